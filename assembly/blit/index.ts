@@ -1,0 +1,1 @@
+// blit kernels: see docs/wasm-abi.md.

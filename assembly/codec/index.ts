@@ -1,0 +1,1 @@
+// codec kernels: see docs/wasm-abi.md.

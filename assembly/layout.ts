@@ -1,0 +1,66 @@
+// Linear-memory layout of the core module: the one place where region offsets
+// and sizes are declared. Every region is static; hosts read the offsets from
+// the exported globals (see docs/wasm-abi.md) instead of hard-coding them.
+//
+// Low memory [0, FIXED_END) holds the fixed regions below; the compiler's own
+// static data is placed after it (asc --memoryBase), and the grid region (whose
+// size depends on the grid the host asks for) starts at the first 64 KiB page
+// boundary after __heap_base. The module never allocates: the runtime is the
+// stub runtime, and no kernel calls `new`.
+
+/** Chunk edge in tiles (protocol: 32×32 tile chunks). */
+export const CHUNK_SIZE: i32 = 32;
+/** Tiles per chunk. */
+export const CHUNK_TILE_COUNT: i32 = 1024;
+/** Packed 6-bit tile bytes per chunk: 1024 × 6 / 8. */
+export const CHUNK_PACKED_BYTES: i32 = 768;
+/** Maximum local palette entries per chunk. */
+export const PALETTE_MAX: i32 = 64;
+
+/** Framebuffer width and height in pixels (one RGB332 byte per pixel). */
+export const FB_WIDTH: i32 = 320;
+export const FB_HEIGHT: i32 = 240;
+
+/** Tile id reserved for "not known to this host" (not in any received chunk). Always blocked. */
+export const TILE_UNKNOWN: i32 = 0xffff;
+/** Tile id reserved for the invisible solid border around a map. Always blocked. */
+export const TILE_BORDER: i32 = 0xfffe;
+
+/** TILE_FLAGS bits. */
+export const TILE_FLAG_COLLIDES: u8 = 1;
+export const TILE_FLAG_OPAQUE: u8 = 2;
+
+// ---- fixed regions (byte offsets, 16-byte aligned) -------------------------
+
+/** Multi-value results of kernels (i32 slots). 64 bytes. */
+export const RESULT: usize = 0x0400;
+/** 1024 global tile ids, u16, row-major (index = y * 32 + x). 2048 bytes. */
+export const CHUNK_TILES: usize = 0x0440;
+/** 1024 palette indices, u8 (0..63), row-major. 1024 bytes + 16 bytes slack for SIMD. */
+export const CHUNK_INDICES: usize = 0x0c40;
+/** Local palette: up to 64 global tile ids, u16. 128 bytes. */
+export const CHUNK_PALETTE: usize = 0x1050;
+/** Packed 6-bit indices: 256 groups of 3 bytes. 768 bytes + 16 bytes slack for SIMD. */
+export const CHUNK_PACKED: usize = 0x10d0;
+/** Pending prediction steps: PENDING_MAX entries of 8 bytes (u32 window, u8 action, 3 pad). */
+export const PENDING: usize = 0x1400;
+export const PENDING_MAX: i32 = 256;
+/** A* output: one action code (u8, 1..8) per step, first step first. */
+export const PATH_OUT: usize = 0x1c00;
+export const PATH_MAX: i32 = 4096;
+/** RGB332 → RGBA8888 lookup table: 256 × u32 (little-endian R,G,B,A bytes). */
+export const RGB332_LUT: usize = 0x2c00;
+/** General byte buffer for host I/O (datagrams, FNV-1a input). 64 KiB. */
+export const IO: usize = 0x4000;
+export const IO_BYTES: i32 = 0x10000;
+/** Per-tile-id flags, 65536 × u8 (TILE_FLAG_* bits); filled by the host from tile data. */
+export const TILE_FLAGS: usize = 0x14000;
+/** 320×240 RGB332 framebuffer, one byte per pixel, row-major. */
+export const FRAMEBUFFER: usize = 0x24000;
+/** 320×240 RGBA8888 output for a canvas ImageData. */
+export const RGBA: usize = 0x36c00;
+/** Image atlas for the blitter (tilesets, sprites, font), indexed RGB332 bytes. 512 KiB. */
+export const ATLAS: usize = 0x82000;
+export const ATLAS_BYTES: i32 = 0x80000;
+/** End of the fixed regions; asc's --memoryBase must equal this. */
+export const FIXED_END: usize = 0x102000;

@@ -1,0 +1,1 @@
+// pathfind kernels: see docs/wasm-abi.md.

@@ -1,0 +1,1 @@
+// sim kernels: see docs/wasm-abi.md.

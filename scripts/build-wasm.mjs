@@ -1,0 +1,39 @@
+// Builds build/core.wasm (release) and, with --debug, build/core.debug.wasm.
+// --if-missing: only build when the output is absent or older than a source
+// file, so `npm start` and `npm test` on a fresh clone build it themselves.
+import { readdirSync, statSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import asc from "assemblyscript/asc";
+
+const args = new Set(process.argv.slice(2));
+if (args.has("--help")) {
+  console.log("usage: node scripts/build-wasm.mjs [--debug] [--if-missing]");
+  process.exit(0);
+}
+const targets = args.has("--debug") ? ["release", "debug"] : ["release"];
+const outFiles = { release: "build/core.wasm", debug: "build/core.debug.wasm" };
+
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    const mtime = entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs;
+    newest = Math.max(newest, mtime);
+  }
+  return newest;
+}
+
+const sourceTime = Math.max(newestSource("assembly"), statSync("asconfig.json").mtimeMs);
+for (const target of targets) {
+  const out = outFiles[target];
+  if (args.has("--if-missing") && existsSync(out) && statSync(out).mtimeMs >= sourceTime) continue;
+  process.stderr.write(`building ${out} (asc, target ${target})\n`);
+  const { error, stderr } = await asc.main(["--config", "asconfig.json", "--target", target], {
+    stdout: process.stdout,
+    stderr: process.stderr,
+  });
+  if (error) {
+    process.stderr.write(`wasm build failed: ${error.message}\n${stderr.toString()}\n`);
+    process.exit(1);
+  }
+}

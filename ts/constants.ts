@@ -1,0 +1,33 @@
+// Sizes and timing shared by every layer. The layout constants below are also
+// compiled into the wasm module (assembly/layout.ts); the loader checks at
+// instantiation that both agree, so a mismatch fails loudly instead of drifting.
+
+/** Chunk edge in tiles. */
+export const CHUNK_SIZE = 32;
+/** Tiles per chunk (32 × 32). */
+export const CHUNK_TILE_COUNT = 1024;
+/** Packed 6-bit tile bytes per chunk (1024 × 6 / 8). */
+export const CHUNK_PACKED_BYTES = 768;
+/** Maximum entries in a chunk's local palette. */
+export const PALETTE_MAX = 64;
+/** Framebuffer size in pixels (RGB332, one byte per pixel). */
+export const FB_WIDTH = 320;
+export const FB_HEIGHT = 240;
+/** Tile id for "not known to this host"; always blocked. */
+export const TILE_UNKNOWN = 0xffff;
+/** Tile id of the invisible solid border around a map; always blocked. */
+export const TILE_BORDER = 0xfffe;
+/** Bits of the per-tile-id flags table. */
+export const TILE_FLAG_COLLIDES = 1;
+export const TILE_FLAG_OPAQUE = 2;
+
+/** Server base tick rate. */
+export const TICK_HZ = 24;
+/** Movement resolves every 4th tick (6 Hz); an action window is 4 ticks. */
+export const TICKS_PER_MOVE = 4;
+/** Each client gets State + Entity packets every 2nd tick (12 Hz). */
+export const BROADCAST_EVERY_TICKS = 2;
+/** Windows beyond the current one plus this many are dropped. */
+export const ACTION_WINDOW_HORIZON = 3;
+/** Viewport edge in tiles: entities within this square around the player are sent. */
+export const VIEW_TILES = 30;

@@ -1,0 +1,163 @@
+// Instantiates build/core.wasm with the plain WebAssembly API (no loader
+// library) and exposes its exports, its memory layout and typed views over
+// linear memory. Works in Node and in the browser: the caller supplies bytes.
+import * as C from "../constants.js";
+
+/** Region offsets and sizes read from the module's exported globals. */
+export interface Layout {
+  RESULT: number;
+  CHUNK_TILES: number;
+  CHUNK_INDICES: number;
+  CHUNK_PALETTE: number;
+  CHUNK_PACKED: number;
+  PENDING: number;
+  PENDING_MAX: number;
+  PATH_OUT: number;
+  PATH_MAX: number;
+  RGB332_LUT: number;
+  IO: number;
+  IO_BYTES: number;
+  TILE_FLAGS: number;
+  FRAMEBUFFER: number;
+  RGBA: number;
+  ATLAS: number;
+  ATLAS_BYTES: number;
+  FIXED_END: number;
+}
+
+const LAYOUT_NAMES: (keyof Layout)[] = [
+  "RESULT",
+  "CHUNK_TILES",
+  "CHUNK_INDICES",
+  "CHUNK_PALETTE",
+  "CHUNK_PACKED",
+  "PENDING",
+  "PENDING_MAX",
+  "PATH_OUT",
+  "PATH_MAX",
+  "RGB332_LUT",
+  "IO",
+  "IO_BYTES",
+  "TILE_FLAGS",
+  "FRAMEBUFFER",
+  "RGBA",
+  "ATLAS",
+  "ATLAS_BYTES",
+  "FIXED_END",
+];
+
+/** Constants that exist both in assembly/layout.ts and ts/constants.ts. */
+const SHARED_CONSTANTS = [
+  "CHUNK_SIZE",
+  "CHUNK_TILE_COUNT",
+  "CHUNK_PACKED_BYTES",
+  "PALETTE_MAX",
+  "FB_WIDTH",
+  "FB_HEIGHT",
+  "TILE_UNKNOWN",
+  "TILE_BORDER",
+  "TILE_FLAG_COLLIDES",
+  "TILE_FLAG_OPAQUE",
+] as const;
+
+export class CoreError extends Error {}
+
+/** An instantiated core module. Views are refreshed whenever memory grows. */
+export class Core {
+  readonly instance: WebAssembly.Instance;
+  readonly memory: WebAssembly.Memory;
+  readonly layout: Layout;
+  private buffer: ArrayBuffer | null = null;
+  private view8!: Uint8Array;
+  private view16!: Uint16Array;
+  private view32!: Uint32Array;
+  private viewI32!: Int32Array;
+
+  constructor(instance: WebAssembly.Instance) {
+    this.instance = instance;
+    const exports = instance.exports;
+    if (!(exports.memory instanceof WebAssembly.Memory)) throw new CoreError("core module exports no memory");
+    this.memory = exports.memory;
+    const layout = {} as Layout;
+    for (const name of LAYOUT_NAMES) layout[name] = readGlobal(exports, name);
+    this.layout = layout;
+    for (const name of SHARED_CONSTANTS) {
+      const inWasm = readGlobal(exports, name);
+      if (inWasm !== C[name]) {
+        throw new CoreError(`core module disagrees with ts/constants.ts on ${name}: wasm ${inWasm}, ts ${C[name]}`);
+      }
+    }
+  }
+
+  /** An exported function by name; throws if the module lacks it. */
+  fn<F extends (...args: never[]) => unknown>(name: string): F {
+    const value = this.instance.exports[name];
+    if (typeof value !== "function") throw new CoreError(`core module has no exported function ${name}`);
+    return value as unknown as F;
+  }
+
+  private refresh(): void {
+    const buffer = this.memory.buffer as ArrayBuffer;
+    if (buffer === this.buffer) return;
+    this.buffer = buffer;
+    this.view8 = new Uint8Array(buffer);
+    this.view16 = new Uint16Array(buffer);
+    this.view32 = new Uint32Array(buffer);
+    this.viewI32 = new Int32Array(buffer);
+  }
+
+  /** Whole linear memory as bytes (re-created after memory.grow). */
+  get u8(): Uint8Array {
+    this.refresh();
+    return this.view8;
+  }
+  get u16(): Uint16Array {
+    this.refresh();
+    return this.view16;
+  }
+  get u32(): Uint32Array {
+    this.refresh();
+    return this.view32;
+  }
+  get i32(): Int32Array {
+    this.refresh();
+    return this.viewI32;
+  }
+}
+
+function readGlobal(exports: WebAssembly.Exports, name: string): number {
+  const value = exports[name];
+  if (!(value instanceof WebAssembly.Global)) throw new CoreError(`core module does not export global ${name}`);
+  return Number(value.value);
+}
+
+/**
+ * Instantiates the core from its bytes or a compiled module. The release build
+ * has no imports; the debug build imports env.abort, which is supplied here.
+ */
+export async function instantiateCore(source: BufferSource | WebAssembly.Module): Promise<Core> {
+  let memoryRef: WebAssembly.Memory | null = null;
+  const imports = {
+    env: {
+      abort(messagePtr: number, filePtr: number, line: number, column: number): never {
+        const text = memoryRef ? `${readAsString(memoryRef, messagePtr)} at ${readAsString(memoryRef, filePtr)}` : "";
+        throw new CoreError(`core module aborted: ${text}:${line}:${column}`);
+      },
+    },
+  };
+  const module = source instanceof WebAssembly.Module ? source : await WebAssembly.compile(source);
+  const instance = await WebAssembly.instantiate(module, imports);
+  const core = new Core(instance);
+  memoryRef = core.memory;
+  return core;
+}
+
+/** Reads an AssemblyScript string (UTF-16, byte length stored 4 bytes before it). */
+function readAsString(memory: WebAssembly.Memory, ptr: number): string {
+  if (ptr === 0) return "";
+  const bytes = new Uint8Array(memory.buffer);
+  const length = new Uint32Array(memory.buffer, ptr - 4, 1)[0] >>> 1;
+  let text = "";
+  for (let i = 0; i < length; i++) text += String.fromCharCode(bytes[ptr + 2 * i] | (bytes[ptr + 2 * i + 1] << 8));
+  return text;
+}
