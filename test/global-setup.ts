@@ -2,5 +2,6 @@
 import { execFileSync } from "node:child_process";
 
 export default function setup(): void {
+  if (process.env.CORE_WASM) return; // the caller chose a prebuilt module
   execFileSync(process.execPath, ["scripts/build-wasm.mjs", "--if-missing"], { stdio: "inherit" });
 }

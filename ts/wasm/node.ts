@@ -10,7 +10,8 @@ let cachedModule: WebAssembly.Module | null = null;
 
 /** A fresh core instance (own memory) from build/core.wasm; compiles the file once per process. */
 export async function loadCore(options: { debug?: boolean } = {}): Promise<Core> {
-  const path = options.debug ? DEBUG_WASM : RELEASE_WASM;
+  // CORE_WASM points tests at another build (e.g. one compiled from a subset of assembly/).
+  const path = options.debug ? DEBUG_WASM : (process.env.CORE_WASM ?? RELEASE_WASM);
   if (!existsSync(path)) throw new CoreError(`${path} is missing: run \`npm run asbuild\` first`);
   if (options.debug) return instantiateCore(readFileSync(path));
   cachedModule ??= await WebAssembly.compile(readFileSync(path));
