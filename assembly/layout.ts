@@ -62,5 +62,10 @@ export const RGBA: usize = 0x36c00;
 /** Image atlas for the blitter (tilesets, sprites, font), indexed RGB332 bytes. 512 KiB. */
 export const ATLAS: usize = 0x82000;
 export const ATLAS_BYTES: i32 = 0x80000;
+/** Tile id → atlas tile index (u16, 0xffff = draw nothing), 65536 entries, for tilemap drawing. */
+export const TILE_LOOK: usize = 0x102000;
+/** Sprite list for batched drawing: SPRITES_MAX entries of 8 bytes (layout in docs/wasm-abi.md). */
+export const SPRITES: usize = 0x122000;
+export const SPRITES_MAX: i32 = 1024;
 /** End of the fixed regions; asc's --memoryBase must equal this. */
-export const FIXED_END: usize = 0x102000;
+export const FIXED_END: usize = 0x124000;

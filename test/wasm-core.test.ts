@@ -5,7 +5,7 @@ describe("core module loader", () => {
   it("instantiates the release and debug builds with agreeing layouts", async () => {
     const release = await loadCore();
     const debug = await loadCore({ debug: true }).catch(() => null);
-    expect(release.layout.FIXED_END).toBe(0x102000);
+    expect(release.layout.FIXED_END).toBe(0x124000);
     // Regions must not overlap: each starts at or after the previous one's end.
     const L = release.layout;
     const regions: [number, number][] = [
@@ -22,6 +22,8 @@ describe("core module loader", () => {
       [L.FRAMEBUFFER, 320 * 240],
       [L.RGBA, 320 * 240 * 4],
       [L.ATLAS, L.ATLAS_BYTES],
+      [L.TILE_LOOK, 65536 * 2],
+      [L.SPRITES, L.SPRITES_MAX * 8],
     ];
     for (let i = 1; i < regions.length; i++) {
       expect(regions[i][0]).toBeGreaterThanOrEqual(regions[i - 1][0] + regions[i - 1][1]);

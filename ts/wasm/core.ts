@@ -22,6 +22,9 @@ export interface Layout {
   RGBA: number;
   ATLAS: number;
   ATLAS_BYTES: number;
+  TILE_LOOK: number;
+  SPRITES: number;
+  SPRITES_MAX: number;
   FIXED_END: number;
 }
 
@@ -43,6 +46,9 @@ const LAYOUT_NAMES: (keyof Layout)[] = [
   "RGBA",
   "ATLAS",
   "ATLAS_BYTES",
+  "TILE_LOOK",
+  "SPRITES",
+  "SPRITES_MAX",
   "FIXED_END",
 ];
 
