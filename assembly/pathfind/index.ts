@@ -1,1 +1,4 @@
-// pathfind kernels: see docs/wasm-abi.md.
+// pathfind kernels: A* click-to-move over the grid (docs/abi/sim.md).
+export { astar } from "./bucket";
+export { astar_heap } from "./heap";
+export { astar_expanded } from "./search";

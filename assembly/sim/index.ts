@@ -1,1 +1,16 @@
-// sim kernels: see docs/wasm-abi.md.
+// sim kernels: the grid, THE movement rule and prediction replay (docs/abi/sim.md).
+export {
+  grid_init,
+  grid_tiles,
+  grid_width,
+  grid_height,
+  grid_origin_x,
+  grid_origin_y,
+  grid_put_chunk,
+  grid_fill_chunk,
+  grid_set_tile,
+  grid_get_tile,
+  flags_reset,
+} from "./grid";
+export { step_allowed, allowed_steps, action_dx, action_dy } from "./step";
+export { replay } from "./replay";

@@ -1,0 +1,103 @@
+// What both A* variants share: argument checks, per-search generation stamps
+// over the node records in the grid region, the Chebyshev heuristic and writing
+// the found path to PATH_OUT.
+//
+// Node record (8 bytes per cell at gridNodes + cell * 8):
+//   +0 u32 stamp   the search generation that last touched the cell; any other
+//                  value means "unseen in this search", so nothing is cleared
+//   +4 u32 info    g << 5 | CLOSED (bit 4) | action that reached the cell (bits 0..3)
+import { PATH_MAX, PATH_OUT } from "../layout";
+import { gridCells, gridEpoch, gridHeight, gridNodes, gridOriginX, gridOriginY, gridWidth } from "../sim/grid";
+import { actionDx, actionDy, freeCellLocal } from "../sim/step";
+
+export const NODE_CLOSED: u32 = 16;
+export const NODE_ACTION_MASK: u32 = 15;
+export const NODE_G_SHIFT: u32 = 5;
+
+export const ASTAR_NO_PATH: i32 = -1;
+export const ASTAR_BUDGET_EXHAUSTED: i32 = -2;
+export const ASTAR_PATH_TOO_LONG: i32 = -3;
+export const ASTAR_BAD_ENDPOINTS: i32 = -4;
+/** searchPrologue's "go on and search" answer. */
+export const SEARCH_PROCEED: i32 = 1;
+
+// Grid-local endpoints of the current search, set by searchPrologue.
+export let startX: i32 = 0;
+export let startY: i32 = 0;
+export let goalX: i32 = 0;
+export let goalY: i32 = 0;
+/** Nodes expanded by the last search (diagnostics and benchmarks). */
+export let lastExpanded: i32 = 0;
+
+let generation: u32 = 0;
+let generationEpoch: u32 = 0;
+
+/** A fresh stamp for a new search; node records with any other stamp read as unseen. */
+export function nextGeneration(): u32 {
+  if (generationEpoch != gridEpoch) {
+    // grid_init zeroed the records; stamps restart at 1.
+    generationEpoch = gridEpoch;
+    generation = 0;
+  }
+  generation++;
+  if (generation == 0) {
+    // 2^32 searches on one grid: clear once instead of misreading ancient stamps as current.
+    memory.fill(gridNodes, 0, gridCells * 8);
+    generation = 1;
+  }
+  return generation;
+}
+
+/** Chebyshev distance from grid-local (x, y) to the goal: the exact step count on an empty grid. */
+// @ts-ignore: decorator
+@inline
+export function heuristic(x: i32, y: i32): i32 {
+  const dx = abs(x - goalX);
+  const dy = abs(y - goalY);
+  return dx > dy ? dx : dy;
+}
+
+/**
+ * Checks the endpoints (world coordinates) and stores them grid-local.
+ * Returns SEARCH_PROCEED, 0 when start == goal (empty path), or
+ * ASTAR_BAD_ENDPOINTS when an endpoint is outside the grid or the goal cell is
+ * not free (it could never be entered).
+ */
+export function searchPrologue(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32): i32 {
+  lastExpanded = 0;
+  const sx = <i64>start_x - <i64>gridOriginX;
+  const sy = <i64>start_y - <i64>gridOriginY;
+  const gx = <i64>goal_x - <i64>gridOriginX;
+  const gy = <i64>goal_y - <i64>gridOriginY;
+  const w = <i64>gridWidth;
+  const h = <i64>gridHeight;
+  if (sx < 0 || sy < 0 || sx >= w || sy >= h || gx < 0 || gy < 0 || gx >= w || gy >= h) return ASTAR_BAD_ENDPOINTS;
+  startX = <i32>sx;
+  startY = <i32>sy;
+  goalX = <i32>gx;
+  goalY = <i32>gy;
+  if (sx == gx && sy == gy) return 0;
+  if (freeCellLocal(goalX, goalY) == 0) return ASTAR_BAD_ENDPOINTS;
+  return SEARCH_PROCEED;
+}
+
+/**
+ * Writes the path ending at grid-local goal cell `goalCell` (g = pathLength) to
+ * PATH_OUT, first step first, by following the recorded actions back to the
+ * start. Returns pathLength, or ASTAR_PATH_TOO_LONG when it exceeds PATH_MAX.
+ */
+export function writePath(goalCell: i32, pathLength: i32): i32 {
+  if (pathLength > PATH_MAX) return ASTAR_PATH_TOO_LONG;
+  let cell = goalCell;
+  for (let i = pathLength - 1; i >= 0; i--) {
+    const action = <i32>(load<u32>(gridNodes + ((<usize>cell) << 3), 4) & NODE_ACTION_MASK);
+    store<u8>(PATH_OUT + <usize>i, <u8>action);
+    cell -= actionDy(action) * gridWidth + actionDx(action);
+  }
+  return pathLength;
+}
+
+/** astar_expanded: nodes expanded by the last astar / astar_heap call. */
+export function astar_expanded(): i32 {
+  return lastExpanded;
+}
