@@ -1,0 +1,89 @@
+// ActionPacket (type 1, 74 bytes, client → server): session token, the tick
+// the action is scheduled for, the client's chunk cache and one action code
+// (docs/protocol.md § ActionPacket).
+import { readU16, readU32, readU64, writeU16, writeU32, writeU64 } from "./bytes.js";
+import { type ChunkEntry, CHUNK_ENTRY_BYTES, readChunkEntry, writeChunkEntry } from "./chunk-id.js";
+import { type DecodeResult, EncodeError, checkRoom, checkU32, checkU64, failure, isIntegerIn } from "./errors.js";
+import { PACKET_ACTION, encodeHeader } from "./header.js";
+import { MANIFEST_ENTRIES } from "./state.js";
+
+/** Every action code defined so far carries no action_data, so the packet is exactly this long. */
+export const ACTION_BYTES = 74;
+
+export const ACTION_NOOP = 0;
+export const ACTION_N = 1;
+export const ACTION_E = 2;
+export const ACTION_S = 3;
+export const ACTION_W = 4;
+export const ACTION_NE = 5;
+export const ACTION_SE = 6;
+export const ACTION_SW = 7;
+export const ACTION_NW = 8;
+export const ACTION_MAX = 8;
+/** Names indexed by action code. */
+export const ACTION_NAMES = ["NOOP", "N", "E", "S", "W", "NE", "SE", "SW", "NW"] as const;
+export type ActionName = (typeof ACTION_NAMES)[number];
+/** Tile step of each action code; north is y - 1. */
+export const ACTION_DX: readonly number[] = [0, 0, 1, 0, -1, 1, 1, -1, -1];
+export const ACTION_DY: readonly number[] = [0, -1, 0, 1, 0, -1, 1, 1, -1];
+
+export interface ActionPacket {
+  type: "action";
+  clientType: number;
+  authToken: bigint;
+  /** Tick whose movement window the action is for; 0 = keep-alive / cache ack only. */
+  targetTick: number;
+  /** The nine chunks the client holds, version 0 = not held; any order. */
+  cache: ChunkEntry[];
+  /** ACTION_NOOP .. ACTION_NW. */
+  action: number;
+}
+
+/** An ActionPacket with nine zeroed cache entries, for reuse. */
+export function createActionPacket(): ActionPacket {
+  const cache: ChunkEntry[] = [];
+  for (let index = 0; index < MANIFEST_ENTRIES; index++) cache.push({ chunkId: 0, version: 0 });
+  return { type: "action", clientType: 0, authToken: 0n, targetTick: 0, cache, action: ACTION_NOOP };
+}
+
+/** Writes an ActionPacket at `offset`; returns ACTION_BYTES. Throws EncodeError on bad input. */
+export function encodeAction(packet: ActionPacket, out: Uint8Array, offset = 0): number {
+  checkU64("auth_token", packet.authToken);
+  checkU32("target_tick", packet.targetTick);
+  if (!isIntegerIn(packet.action, 0, ACTION_MAX)) {
+    throw new EncodeError("out_of_range", `player_action must be 0..${ACTION_MAX}, got ${String(packet.action)}`);
+  }
+  if (!Array.isArray(packet.cache) || packet.cache.length !== MANIFEST_ENTRIES) {
+    throw new EncodeError("out_of_range", `cache must hold ${MANIFEST_ENTRIES} entries`);
+  }
+  checkRoom(out, offset, ACTION_BYTES);
+  encodeHeader(PACKET_ACTION, packet.clientType, out, offset);
+  writeU64(out, offset + 6, packet.authToken);
+  writeU32(out, offset + 14, packet.targetTick);
+  for (let index = 0; index < MANIFEST_ENTRIES; index++) {
+    writeChunkEntry(packet.cache[index], out, offset + 18 + index * CHUNK_ENTRY_BYTES, "cache", index);
+  }
+  writeU16(out, offset + 72, packet.action);
+  return ACTION_BYTES;
+}
+
+/** Decodes the body of a datagram whose header checkHeader accepted with type 1. */
+export function decodeActionBody(bytes: Uint8Array): DecodeResult<ActionPacket> {
+  if (bytes.length < ACTION_BYTES)
+    return failure("truncated", bytes.length, `ActionPacket needs ${ACTION_BYTES} bytes`);
+  const action = readU16(bytes, 72);
+  if (action > ACTION_MAX)
+    return failure("bad_action", 72, `player_action ${action} is not defined (0..${ACTION_MAX})`);
+  if (bytes.length > ACTION_BYTES) {
+    return failure("trailing_bytes", ACTION_BYTES, `action ${ACTION_NAMES[action]} carries no action_data`);
+  }
+  const packet = createActionPacket();
+  packet.clientType = readU16(bytes, 4);
+  packet.authToken = readU64(bytes, 6);
+  packet.targetTick = readU32(bytes, 14);
+  for (let index = 0; index < MANIFEST_ENTRIES; index++) {
+    readChunkEntry(bytes, 18 + index * CHUNK_ENTRY_BYTES, packet.cache[index]);
+  }
+  packet.action = action;
+  return { ok: true, packet };
+}

@@ -1,0 +1,285 @@
+// EntityPacket (type 3, at most 1200 bytes, server → client): the entities in
+// a client's view for one tick, split over as many datagrams as needed
+// (docs/protocol.md § EntityPacket, decisions 6 and 9).
+import { readI16, readU16, readU32, writeU16, writeU32 } from "./bytes.js";
+import { type DecodeResult, EncodeError, checkRoom, checkU32, failure, isIntegerIn, outOfRange } from "./errors.js";
+import { MAX_DATAGRAM_BYTES, PACKET_ENTITY, encodeHeader } from "./header.js";
+import { type Tlv, decodeTlvs, tlvsByteLength, validateTlvs, writeTlvs } from "./tlv.js";
+
+/** Header, tick, entity_count, packet_flags: where the entries start. */
+export const ENTITY_HEADER_BYTES = 12;
+/** Fixed part of one entry; meta_len bytes of TLVs follow. */
+export const ENTITY_ENTRY_BYTES = 18;
+/** ⌊(1200 − 12) / 18⌋: entries without metadata per datagram (decision 6). */
+export const ENTITIES_PER_DATAGRAM_MAX = Math.floor((MAX_DATAGRAM_BYTES - ENTITY_HEADER_BYTES) / ENTITY_ENTRY_BYTES);
+/** meta_len is a u8. */
+export const ENTITY_META_MAX_BYTES = 255;
+
+/** packet_flags bit 0: more EntityPackets follow for this tick. Other bits are reserved and must be 0. */
+export const PACKET_FLAG_MORE = 0x01;
+/** entity_flags bits; bits 3..7 are reserved: sent as 0, ignored on receipt. */
+export const ENTITY_FLAG_STATIC = 0x01;
+export const ENTITY_FLAG_HOSTILE = 0x02;
+export const ENTITY_FLAG_INTERACTABLE = 0x04;
+
+export interface EntityEntry {
+  id: number;
+  typeId: number;
+  /** Absolute world tile coordinates (i16). */
+  x: number;
+  y: number;
+  hp: number;
+  hpMax: number;
+  elo: number;
+  /** entity_flags as a raw u8 (ENTITY_FLAG_*). */
+  flags: number;
+  /** Inline TLVs, in wire order; encoded size at most 255 bytes. */
+  meta: Tlv[];
+}
+
+/** Plain form: what encoders take and decodePacketPlain returns. */
+export interface EntityPacket {
+  type: "entity";
+  clientType: number;
+  tick: number;
+  /** packet_flags bit 0. */
+  more: boolean;
+  entities: EntityEntry[];
+}
+
+/** Zero-copy form returned by decodePacket; read the entries with an EntityCursor. */
+export interface EntityView {
+  type: "entity";
+  clientType: number;
+  tick: number;
+  more: boolean;
+  entityCount: number;
+  /** The whole datagram; entries start at ENTITY_HEADER_BYTES. */
+  bytes: Uint8Array;
+}
+
+function checkEntry(entry: EntityEntry, index: number): void {
+  if (!isIntegerIn(entry.id, 0, 0xffffffff)) outOfRange(`entities[${index}].id`, entry.id, 0, 0xffffffff);
+  if (!isIntegerIn(entry.typeId, 0, 0xffff)) outOfRange(`entities[${index}].type_id`, entry.typeId, 0, 0xffff);
+  if (!isIntegerIn(entry.x, -0x8000, 0x7fff)) outOfRange(`entities[${index}].pos_x`, entry.x, -0x8000, 0x7fff);
+  if (!isIntegerIn(entry.y, -0x8000, 0x7fff)) outOfRange(`entities[${index}].pos_y`, entry.y, -0x8000, 0x7fff);
+  if (!isIntegerIn(entry.hp, 0, 0xffff)) outOfRange(`entities[${index}].hp`, entry.hp, 0, 0xffff);
+  if (!isIntegerIn(entry.hpMax, 0, 0xffff)) outOfRange(`entities[${index}].hp_max`, entry.hpMax, 0, 0xffff);
+  if (!isIntegerIn(entry.elo, 0, 0xffff)) outOfRange(`entities[${index}].elo`, entry.elo, 0, 0xffff);
+  if (!isIntegerIn(entry.flags, 0, 0xff)) outOfRange(`entities[${index}].entity_flags`, entry.flags, 0, 0xff);
+}
+
+/** Encoded size of one entry (18 + meta); throws EncodeError when the meta is invalid or over 255 bytes. */
+export function entityEntryBytes(entry: EntityEntry): number {
+  const metaBytes = tlvsByteLength(entry.meta);
+  if (metaBytes > ENTITY_META_MAX_BYTES) {
+    throw new EncodeError(
+      "bad_tlv",
+      `entity ${entry.id} has ${metaBytes} bytes of meta, limit ${ENTITY_META_MAX_BYTES}`,
+    );
+  }
+  return ENTITY_ENTRY_BYTES + metaBytes;
+}
+
+/**
+ * End index of the batch starting at `start`: entries[start..end) is the
+ * longest run that fits one datagram. Always takes at least one entry (an
+ * entry is at most 273 bytes), so a loop over batches makes progress.
+ */
+export function entityBatchEnd(entries: readonly EntityEntry[], start: number): number {
+  let size = ENTITY_HEADER_BYTES;
+  let end = start;
+  while (end < entries.length && end - start < ENTITIES_PER_DATAGRAM_MAX) {
+    const entryBytes = entityEntryBytes(entries[end]);
+    if (size + entryBytes > MAX_DATAGRAM_BYTES) break;
+    size += entryBytes;
+    end++;
+  }
+  return end;
+}
+
+/**
+ * Writes one EntityPacket holding entries[start..end) at `offset`; returns its
+ * length. Throws EncodeError on bad input, or if the range does not fit one
+ * datagram (use entityBatchEnd to choose `end`).
+ */
+export function encodeEntityRange(
+  clientType: number,
+  tick: number,
+  entries: readonly EntityEntry[],
+  start: number,
+  end: number,
+  more: boolean,
+  out: Uint8Array,
+  offset = 0,
+): number {
+  checkU32("tick", tick);
+  if (!Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end < start || end > entries.length) {
+    throw new EncodeError("out_of_range", `entity range [${start}, ${end}) is not within ${entries.length} entries`);
+  }
+  if (end - start > ENTITIES_PER_DATAGRAM_MAX) {
+    throw new EncodeError("oversize", `${end - start} entities exceed ${ENTITIES_PER_DATAGRAM_MAX} per datagram`);
+  }
+  let size = ENTITY_HEADER_BYTES;
+  for (let index = start; index < end; index++) {
+    checkEntry(entries[index], index);
+    size += entityEntryBytes(entries[index]);
+  }
+  if (size > MAX_DATAGRAM_BYTES) {
+    throw new EncodeError("oversize", `entities [${start}, ${end}) need ${size} bytes, limit ${MAX_DATAGRAM_BYTES}`);
+  }
+  checkRoom(out, offset, size);
+  encodeHeader(PACKET_ENTITY, clientType, out, offset);
+  writeU32(out, offset + 6, tick);
+  out[offset + 10] = end - start;
+  out[offset + 11] = more ? PACKET_FLAG_MORE : 0;
+  let at = offset + ENTITY_HEADER_BYTES;
+  for (let index = start; index < end; index++) {
+    const entry = entries[index];
+    writeU32(out, at, entry.id);
+    writeU16(out, at + 4, entry.typeId);
+    writeU16(out, at + 6, entry.x);
+    writeU16(out, at + 8, entry.y);
+    writeU16(out, at + 10, entry.hp);
+    writeU16(out, at + 12, entry.hpMax);
+    writeU16(out, at + 14, entry.elo);
+    out[at + 16] = entry.flags;
+    const metaBytes = writeTlvs(entry.meta, out, at + ENTITY_ENTRY_BYTES);
+    out[at + 17] = metaBytes;
+    at += ENTITY_ENTRY_BYTES + metaBytes;
+  }
+  return size;
+}
+
+/** Writes `packet` as one datagram at `offset`; returns its length. Throws EncodeError if it does not fit. */
+export function encodeEntity(packet: EntityPacket, out: Uint8Array, offset = 0): number {
+  const entities = packet.entities;
+  return encodeEntityRange(packet.clientType, packet.tick, entities, 0, entities.length, packet.more, out, offset);
+}
+
+/**
+ * Encodes any number of entries as the tick's EntityPackets, each as full as
+ * fits, `more` set on all but the last. Zero entries give one empty packet.
+ * Allocates one array per datagram; hot paths loop over entityBatchEnd and
+ * encodeEntityRange into a reused buffer instead.
+ */
+export function splitEntities(entries: readonly EntityEntry[], tick: number, clientType = 0): Uint8Array[] {
+  const datagrams: Uint8Array[] = [];
+  const buffer = new Uint8Array(MAX_DATAGRAM_BYTES);
+  let start = 0;
+  do {
+    const end = entityBatchEnd(entries, start);
+    const size = encodeEntityRange(clientType, tick, entries, start, end, end < entries.length, buffer, 0);
+    datagrams.push(buffer.slice(0, size));
+    start = end;
+  } while (start < entries.length);
+  return datagrams;
+}
+
+/** Decodes the body of a datagram whose header checkHeader accepted with type 3. */
+export function decodeEntityBody(bytes: Uint8Array): DecodeResult<EntityView> {
+  if (bytes.length < ENTITY_HEADER_BYTES) {
+    return failure("truncated", bytes.length, `EntityPacket needs at least ${ENTITY_HEADER_BYTES} bytes`);
+  }
+  const count = bytes[10];
+  if (count > ENTITIES_PER_DATAGRAM_MAX) {
+    return failure("too_many_entities", 10, `entity_count ${count} exceeds ${ENTITIES_PER_DATAGRAM_MAX}`);
+  }
+  const flags = bytes[11];
+  if ((flags & ~PACKET_FLAG_MORE) !== 0) {
+    return failure("reserved_flags", 11, `packet_flags 0x${flags.toString(16)} sets reserved bits`);
+  }
+  let at = ENTITY_HEADER_BYTES;
+  for (let index = 0; index < count; index++) {
+    if (at + ENTITY_ENTRY_BYTES > bytes.length) {
+      return failure("truncated", bytes.length, `entity ${index} of ${count} is cut off`);
+    }
+    const metaStart = at + ENTITY_ENTRY_BYTES;
+    const metaEnd = metaStart + bytes[at + 17];
+    if (metaEnd > bytes.length) {
+      return failure("length_overrun", at + 17, `entity ${index} meta_len ${bytes[at + 17]} runs past the datagram`);
+    }
+    const error = validateTlvs(bytes, metaStart, metaEnd);
+    if (error !== null) return { ok: false, error };
+    at = metaEnd;
+  }
+  if (at < bytes.length) return failure("trailing_bytes", at, `${bytes.length - at} bytes after ${count} entities`);
+  return {
+    ok: true,
+    packet: {
+      type: "entity",
+      clientType: readU16(bytes, 4),
+      tick: readU32(bytes, 6),
+      more: flags !== 0,
+      entityCount: count,
+      bytes,
+    },
+  };
+}
+
+/**
+ * Walks the entries of a decoded EntityView without allocating: call reset,
+ * then read the fields after each next() that returns true. Meta is
+ * bytes[metaStart..metaEnd), readable with readTlvU16 / readTlvName.
+ */
+export class EntityCursor {
+  bytes: Uint8Array = new Uint8Array(0);
+  id = 0;
+  typeId = 0;
+  x = 0;
+  y = 0;
+  hp = 0;
+  hpMax = 0;
+  elo = 0;
+  flags = 0;
+  metaStart = 0;
+  metaEnd = 0;
+  private remaining = 0;
+  private next_ = 0;
+
+  reset(view: EntityView): this {
+    this.bytes = view.bytes;
+    this.remaining = view.entityCount;
+    this.next_ = ENTITY_HEADER_BYTES;
+    return this;
+  }
+
+  next(): boolean {
+    if (this.remaining === 0) return false;
+    this.remaining--;
+    const bytes = this.bytes;
+    const at = this.next_;
+    this.id = readU32(bytes, at);
+    this.typeId = readU16(bytes, at + 4);
+    this.x = readI16(bytes, at + 6);
+    this.y = readI16(bytes, at + 8);
+    this.hp = readU16(bytes, at + 10);
+    this.hpMax = readU16(bytes, at + 12);
+    this.elo = readU16(bytes, at + 14);
+    this.flags = bytes[at + 16];
+    this.metaStart = at + ENTITY_ENTRY_BYTES;
+    this.metaEnd = this.metaStart + bytes[at + 17];
+    this.next_ = this.metaEnd;
+    return true;
+  }
+}
+
+/** Plain form of a decoded EntityPacket (entries and TLVs copied out). */
+export function entityViewToPacket(view: EntityView): EntityPacket {
+  const entities: EntityEntry[] = [];
+  const cursor = new EntityCursor().reset(view);
+  while (cursor.next()) {
+    entities.push({
+      id: cursor.id,
+      typeId: cursor.typeId,
+      x: cursor.x,
+      y: cursor.y,
+      hp: cursor.hp,
+      hpMax: cursor.hpMax,
+      elo: cursor.elo,
+      flags: cursor.flags,
+      meta: decodeTlvs(view.bytes, cursor.metaStart, cursor.metaEnd),
+    });
+  }
+  return { type: "entity", clientType: view.clientType, tick: view.tick, more: view.more, entities };
+}

@@ -1,0 +1,92 @@
+// The 6-byte header every datagram starts with, and the sizes that bound the
+// wire format (docs/protocol.md § Header, § Packet types).
+import { readU16, writeU16 } from "./bytes.js";
+import { type DecodeError, checkRoom, checkU16, decodeError } from "./errors.js";
+
+/** "RL" read as a little-endian u16: bytes 0x4C 0x52. */
+export const MAGIC = 0x524c;
+/** Bumped on every incompatible wire change (decision 7). */
+export const PROTOCOL_VERSION = 1;
+export const HEADER_BYTES = 6;
+/** Hard datagram limit: fits a safe internet MTU without IP fragmentation. */
+export const MAX_DATAGRAM_BYTES = 1200;
+/** client_type of the official client; other values are registered bots and forks. */
+export const CLIENT_TYPE_OFFICIAL = 0;
+
+export const PACKET_STATE = 0;
+export const PACKET_ACTION = 1;
+export const PACKET_CHUNK = 2;
+export const PACKET_ENTITY = 3;
+export const PACKET_ENTITY_QUERY = 4;
+export const PACKET_ENTITY_DETAIL = 5;
+export const PACKET_PING = 6;
+export const PACKET_PONG = 7;
+
+/** Packet type names as used in decoded objects and the packet tool, indexed by wire id. */
+export const PACKET_TYPE_NAMES = [
+  "state",
+  "action",
+  "chunk",
+  "entity",
+  "entity_query",
+  "entity_detail",
+  "ping",
+  "pong",
+] as const;
+export type PacketTypeName = (typeof PACKET_TYPE_NAMES)[number];
+
+export interface Header {
+  /** Wire id, PACKET_STATE .. PACKET_PONG. */
+  readonly packetType: number;
+  readonly clientType: number;
+}
+
+/** Writes magic, version, type and client type; returns HEADER_BYTES. */
+export function encodeHeader(packetType: number, clientType: number, out: Uint8Array, offset: number): number {
+  checkU16("client_type", clientType);
+  checkRoom(out, offset, HEADER_BYTES);
+  writeU16(out, offset, MAGIC);
+  out[offset + 2] = PROTOCOL_VERSION;
+  out[offset + 3] = packetType;
+  writeU16(out, offset + 4, clientType);
+  return HEADER_BYTES;
+}
+
+/**
+ * Checks what every datagram must satisfy before its type-specific body is
+ * read: size limit, magic, version, known type. Returns null when it passes.
+ */
+export function checkHeader(bytes: Uint8Array): DecodeError | null {
+  if (bytes.length > MAX_DATAGRAM_BYTES) {
+    return decodeError(
+      "oversize",
+      MAX_DATAGRAM_BYTES,
+      `datagram is ${bytes.length} bytes, limit ${MAX_DATAGRAM_BYTES}`,
+    );
+  }
+  if (bytes.length < HEADER_BYTES) {
+    return decodeError("short_header", bytes.length, `datagram is ${bytes.length} bytes, header needs ${HEADER_BYTES}`);
+  }
+  const magic = readU16(bytes, 0);
+  if (magic !== MAGIC) {
+    return decodeError("bad_magic", 0, `magic is 0x${hex16(magic)}, expected 0x${hex16(MAGIC)}`);
+  }
+  if (bytes[2] !== PROTOCOL_VERSION) {
+    return decodeError("bad_version", 2, `protocol version ${bytes[2]}, this build speaks ${PROTOCOL_VERSION}`);
+  }
+  if (bytes[3] >= PACKET_TYPE_NAMES.length) {
+    return decodeError("unknown_type", 3, `packet_type ${bytes[3]} is not defined`);
+  }
+  return null;
+}
+
+/** Header fields of a datagram, or the reason it has no valid header. */
+export function decodeHeader(bytes: Uint8Array): { ok: true; header: Header } | { ok: false; error: DecodeError } {
+  const error = checkHeader(bytes);
+  if (error !== null) return { ok: false, error };
+  return { ok: true, header: { packetType: bytes[3], clientType: readU16(bytes, 4) } };
+}
+
+function hex16(value: number): string {
+  return value.toString(16).toUpperCase().padStart(4, "0");
+}

@@ -1,0 +1,97 @@
+// StatePacket (type 0, 72 bytes, server → client): tick, the 3×3 chunk
+// manifest around the player, the player's entity id and the entity checksum
+// (docs/protocol.md § StatePacket, decisions 8 and 9).
+import { readU16, readU32, writeU32 } from "./bytes.js";
+import { type ChunkEntry, CHUNK_ENTRY_BYTES, chunkX, chunkY, readChunkEntry, writeChunkEntry } from "./chunk-id.js";
+import { type DecodeResult, EncodeError, checkRoom, checkU32, failure } from "./errors.js";
+import { PACKET_STATE, encodeHeader } from "./header.js";
+
+export const STATE_BYTES = 72;
+/** Entries in a StatePacket manifest and an ActionPacket cache list. */
+export const MANIFEST_ENTRIES = 9;
+/** Manifest index of the chunk the player stands in. */
+export const MANIFEST_CENTRE = 4;
+
+export interface StatePacket {
+  type: "state";
+  clientType: number;
+  tick: number;
+  /** 3×3 neighbourhood row by row from the north-west; entry 4 holds the player. */
+  chunks: ChunkEntry[];
+  playerEntityId: number;
+  entityChecksum: number;
+}
+
+/**
+ * chunk_id of manifest entry `index` (0..8) around the chunk `centreId`.
+ * Coordinates wrap as i16, the same as chunk_id itself, so the neighbourhood of
+ * any chunk id is defined.
+ */
+export function manifestChunkId(centreId: number, index: number): number {
+  const cx = chunkX(centreId) + (index % 3) - 1;
+  const cy = chunkY(centreId) + Math.floor(index / 3) - 1;
+  return ((cx & 0xffff) | ((cy & 0xffff) << 16)) >>> 0;
+}
+
+/** Index (0..8) of the first manifest entry not in 3×3 order around entry 4, or -1 if all are. */
+export function manifestMismatch(chunks: readonly ChunkEntry[]): number {
+  const centreId = chunks[MANIFEST_CENTRE].chunkId;
+  for (let index = 0; index < MANIFEST_ENTRIES; index++) {
+    if (chunks[index].chunkId !== manifestChunkId(centreId, index)) return index;
+  }
+  return -1;
+}
+
+/** A StatePacket with nine zeroed entries, for reuse across ticks. */
+export function createStatePacket(): StatePacket {
+  const chunks: ChunkEntry[] = [];
+  for (let index = 0; index < MANIFEST_ENTRIES; index++) chunks.push({ chunkId: 0, version: 0 });
+  return { type: "state", clientType: 0, tick: 0, chunks, playerEntityId: 0, entityChecksum: 0 };
+}
+
+/** Writes a StatePacket at `offset`; returns STATE_BYTES. Throws EncodeError on bad input. */
+export function encodeState(packet: StatePacket, out: Uint8Array, offset = 0): number {
+  checkU32("tick", packet.tick);
+  checkU32("player_entity_id", packet.playerEntityId);
+  checkU32("entity_checksum", packet.entityChecksum);
+  if (!Array.isArray(packet.chunks) || packet.chunks.length !== MANIFEST_ENTRIES) {
+    throw new EncodeError("out_of_range", `chunks must hold ${MANIFEST_ENTRIES} entries`);
+  }
+  checkRoom(out, offset, STATE_BYTES);
+  encodeHeader(PACKET_STATE, packet.clientType, out, offset);
+  writeU32(out, offset + 6, packet.tick);
+  for (let index = 0; index < MANIFEST_ENTRIES; index++) {
+    writeChunkEntry(packet.chunks[index], out, offset + 10 + index * CHUNK_ENTRY_BYTES, "chunks", index);
+  }
+  // Checked after the entries so their own range errors come first.
+  const mismatch = manifestMismatch(packet.chunks);
+  if (mismatch >= 0) {
+    throw new EncodeError("bad_manifest", `chunks[${mismatch}] is not the 3×3 neighbour of chunks[4] (decision 8)`);
+  }
+  writeU32(out, offset + 64, packet.playerEntityId);
+  writeU32(out, offset + 68, packet.entityChecksum);
+  return STATE_BYTES;
+}
+
+/** Decodes the body of a datagram whose header checkHeader accepted with type 0. */
+export function decodeStateBody(bytes: Uint8Array): DecodeResult<StatePacket> {
+  if (bytes.length < STATE_BYTES) return failure("truncated", bytes.length, `StatePacket needs ${STATE_BYTES} bytes`);
+  if (bytes.length > STATE_BYTES) return failure("trailing_bytes", STATE_BYTES, `StatePacket is ${STATE_BYTES} bytes`);
+  const packet = createStatePacket();
+  packet.clientType = readU16(bytes, 4);
+  packet.tick = readU32(bytes, 6);
+  for (let index = 0; index < MANIFEST_ENTRIES; index++) {
+    readChunkEntry(bytes, 10 + index * CHUNK_ENTRY_BYTES, packet.chunks[index]);
+  }
+  const mismatch = manifestMismatch(packet.chunks);
+  if (mismatch >= 0) {
+    return failure(
+      "bad_manifest",
+      10 + mismatch * CHUNK_ENTRY_BYTES,
+      `manifest entry ${mismatch} is not the 3×3 neighbour of entry 4 (decision 8)`,
+    );
+  }
+  packet.playerEntityId = readU32(bytes, 64);
+  packet.entityChecksum = readU32(bytes, 68);
+  return { ok: true, packet };
+}

@@ -1,0 +1,271 @@
+// TLV metadata (tag u8, len u8, value) carried by entity entries and entity
+// details (docs/protocol.md § TLV metadata). Known tags have fixed value
+// formats and appear at most once; unknown tags are skipped so the server can
+// add tags without breaking older clients. A block must be filled exactly by
+// its TLVs. Readers here assume a block that validateTlvs accepted.
+import { type DecodeError, EncodeError, checkRoom, decodeError, isIntegerIn } from "./errors.js";
+
+export const TLV_STATUS_EFFECTS = 0x01;
+export const TLV_WEAPON = 0x02;
+export const TLV_ARMOR = 0x03;
+/** UTF-8 player nick; project addition, see docs/protocol.md. */
+export const TLV_NAME = 0x04;
+/** Longest name value in bytes of UTF-8. */
+export const NAME_MAX_BYTES = 32;
+/** Longest value any TLV can carry (its len is a u8). */
+export const TLV_VALUE_MAX_BYTES = 255;
+
+export type Tlv =
+  | { kind: "status_effects"; value: number }
+  | { kind: "weapon"; value: number }
+  | { kind: "armor"; value: number }
+  | { kind: "name"; value: string }
+  /** A tag this build does not know (never 0x01..0x04), kept as raw bytes. */
+  | { kind: "unknown"; tag: number; bytes: Uint8Array };
+
+const KNOWN_TAG_NAMES = ["", "status_effects", "weapon", "armor", "name"];
+
+/**
+ * Why the UTF-8 in bytes[start..end) is not an acceptable name, or null.
+ * Rejects ill-formed UTF-8 (overlongs, surrogates, > U+10FFFF) and C0/C1
+ * control characters, which would break log lines and the HUD.
+ */
+export function nameProblem(bytes: Uint8Array, start: number, end: number): string | null {
+  if (end - start < 1 || end - start > NAME_MAX_BYTES) return `name must be 1..${NAME_MAX_BYTES} bytes of UTF-8`;
+  let at = start;
+  while (at < end) {
+    const b0 = bytes[at];
+    let length: number;
+    let low = 0x80;
+    let high = 0xbf;
+    if (b0 < 0x80) {
+      if (b0 < 0x20 || b0 === 0x7f) return `control character 0x${b0.toString(16)} at byte ${at - start}`;
+      at++;
+      continue;
+    } else if (b0 >= 0xc2 && b0 <= 0xdf) {
+      length = 2;
+      // U+0080..U+009F are the C1 controls.
+      if (b0 === 0xc2) low = 0xa0;
+    } else if (b0 >= 0xe0 && b0 <= 0xef) {
+      length = 3;
+      if (b0 === 0xe0) low = 0xa0; // overlong
+      if (b0 === 0xed) high = 0x9f; // UTF-16 surrogates
+    } else if (b0 >= 0xf0 && b0 <= 0xf4) {
+      length = 4;
+      if (b0 === 0xf0) low = 0x90; // overlong
+      if (b0 === 0xf4) high = 0x8f; // beyond U+10FFFF
+    } else {
+      return `byte 0x${b0.toString(16)} at ${at - start} cannot start a UTF-8 character`;
+    }
+    if (at + length > end) return `UTF-8 character at byte ${at - start} is cut off`;
+    const b1 = bytes[at + 1];
+    if (b1 < low || b1 > high) return `ill-formed UTF-8 at byte ${at - start + 1}`;
+    for (let k = 2; k < length; k++) {
+      const bk = bytes[at + k];
+      if (bk < 0x80 || bk > 0xbf) return `ill-formed UTF-8 at byte ${at - start + k}`;
+    }
+    at += length;
+  }
+  return null;
+}
+
+/** Checks that bytes[start..end) is a sequence of well-formed TLVs filling it exactly; null when it is. */
+export function validateTlvs(bytes: Uint8Array, start: number, end: number): DecodeError | null {
+  let seen = 0; // bit per known tag
+  let at = start;
+  while (at < end) {
+    if (at + 2 > end) return decodeError("tlv_overrun", at, "TLV tag without a length byte at the end of the block");
+    const tag = bytes[at];
+    const length = bytes[at + 1];
+    const valueStart = at + 2;
+    if (valueStart + length > end) {
+      return decodeError("tlv_overrun", at + 1, `TLV 0x${tag.toString(16)} len ${length} runs past the block`);
+    }
+    if (tag >= TLV_STATUS_EFFECTS && tag <= TLV_NAME) {
+      if ((seen & (1 << tag)) !== 0) return decodeError("duplicate_tlv", at, `TLV ${KNOWN_TAG_NAMES[tag]} repeated`);
+      seen |= 1 << tag;
+      if (tag === TLV_NAME) {
+        const problem = nameProblem(bytes, valueStart, valueStart + length);
+        if (problem !== null) return decodeError("bad_name", valueStart, problem);
+      } else if (length !== 2) {
+        return decodeError("bad_tlv_length", at + 1, `TLV ${KNOWN_TAG_NAMES[tag]} has len ${length}, expected 2`);
+      }
+    }
+    at = valueStart + length;
+  }
+  return null;
+}
+
+/** Bytes of UTF-8 for `text`, or -1 if it holds a lone surrogate. */
+function utf8Length(text: string): number {
+  let length = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) length += 1;
+    else if (unit < 0x800) length += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
+      if (next < 0xdc00 || next > 0xdfff) return -1;
+      length += 4;
+      i++;
+    } else if (unit >= 0xdc00 && unit <= 0xdfff) return -1;
+    else length += 3;
+  }
+  return length;
+}
+
+/** Writes `text` (well-formed, see utf8Length) as UTF-8; returns bytes written. */
+function writeUtf8(text: string, out: Uint8Array, offset: number): number {
+  let at = offset;
+  for (let i = 0; i < text.length; i++) {
+    let point = text.charCodeAt(i);
+    if (point >= 0xd800 && point <= 0xdbff)
+      point = 0x10000 + ((point - 0xd800) << 10) + (text.charCodeAt(++i) - 0xdc00);
+    if (point < 0x80) out[at++] = point;
+    else if (point < 0x800) {
+      out[at++] = 0xc0 | (point >> 6);
+      out[at++] = 0x80 | (point & 63);
+    } else if (point < 0x10000) {
+      out[at++] = 0xe0 | (point >> 12);
+      out[at++] = 0x80 | ((point >> 6) & 63);
+      out[at++] = 0x80 | (point & 63);
+    } else {
+      out[at++] = 0xf0 | (point >> 18);
+      out[at++] = 0x80 | ((point >> 12) & 63);
+      out[at++] = 0x80 | ((point >> 6) & 63);
+      out[at++] = 0x80 | (point & 63);
+    }
+  }
+  return at - offset;
+}
+
+function badTlv(message: string): never {
+  throw new EncodeError("bad_tlv", message);
+}
+
+const nameScratch = new Uint8Array(NAME_MAX_BYTES * 3);
+
+/** Encoded length of `tlvs` after checking them as validateTlvs would; throws EncodeError. */
+export function tlvsByteLength(tlvs: readonly Tlv[]): number {
+  let length = 0;
+  let seen = 0;
+  for (let index = 0; index < tlvs.length; index++) {
+    const tlv = tlvs[index];
+    let tag: number;
+    switch (tlv.kind) {
+      case "status_effects":
+      case "weapon":
+      case "armor":
+        tag = tlv.kind === "status_effects" ? TLV_STATUS_EFFECTS : tlv.kind === "weapon" ? TLV_WEAPON : TLV_ARMOR;
+        if (!isIntegerIn(tlv.value, 0, 0xffff)) badTlv(`${tlv.kind} value must be a u16, got ${String(tlv.value)}`);
+        length += 4;
+        break;
+      case "name": {
+        tag = TLV_NAME;
+        const bytes = typeof tlv.value === "string" ? utf8Length(tlv.value) : -1;
+        if (bytes < 0) badTlv("name must be a string of well-formed UTF-16");
+        if (bytes < 1 || bytes > NAME_MAX_BYTES)
+          badTlv(`name must be 1..${NAME_MAX_BYTES} bytes of UTF-8, got ${bytes}`);
+        const problem = nameProblem(nameScratch, 0, writeUtf8(tlv.value, nameScratch, 0));
+        if (problem !== null) badTlv(`name: ${problem}`);
+        length += 2 + bytes;
+        break;
+      }
+      case "unknown":
+        tag = 0;
+        if (!isIntegerIn(tlv.tag, 0, 0xff) || (tlv.tag >= TLV_STATUS_EFFECTS && tlv.tag <= TLV_NAME)) {
+          badTlv(`unknown TLV tag must be a u8 outside 0x01..0x04, got ${String(tlv.tag)}`);
+        }
+        if (!(tlv.bytes instanceof Uint8Array) || tlv.bytes.length > TLV_VALUE_MAX_BYTES) {
+          badTlv(`TLV value must be a Uint8Array of at most ${TLV_VALUE_MAX_BYTES} bytes`);
+        }
+        length += 2 + tlv.bytes.length;
+        break;
+      default:
+        badTlv(`unknown TLV kind ${String((tlv as { kind: unknown }).kind)}`);
+    }
+    if (tag !== 0) {
+      if ((seen & (1 << tag)) !== 0) badTlv(`TLV ${tlv.kind} repeated`);
+      seen |= 1 << tag;
+    }
+  }
+  return length;
+}
+
+/** Writes TLVs that tlvsByteLength accepted; returns bytes written. */
+export function writeTlvs(tlvs: readonly Tlv[], out: Uint8Array, offset: number): number {
+  let at = offset;
+  for (let index = 0; index < tlvs.length; index++) {
+    const tlv = tlvs[index];
+    switch (tlv.kind) {
+      case "status_effects":
+      case "weapon":
+      case "armor":
+        out[at] = tlv.kind === "status_effects" ? TLV_STATUS_EFFECTS : tlv.kind === "weapon" ? TLV_WEAPON : TLV_ARMOR;
+        out[at + 1] = 2;
+        out[at + 2] = tlv.value;
+        out[at + 3] = tlv.value >>> 8;
+        at += 4;
+        break;
+      case "name": {
+        out[at] = TLV_NAME;
+        const length = writeUtf8(tlv.value, out, at + 2);
+        out[at + 1] = length;
+        at += 2 + length;
+        break;
+      }
+      case "unknown":
+        out[at] = tlv.tag;
+        out[at + 1] = tlv.bytes.length;
+        out.set(tlv.bytes, at + 2);
+        at += 2 + tlv.bytes.length;
+        break;
+    }
+  }
+  return at - offset;
+}
+
+/** Validates and writes a TLV block; returns its length. Throws EncodeError. */
+export function encodeTlvs(tlvs: readonly Tlv[], out: Uint8Array, offset = 0): number {
+  checkRoom(out, offset, tlvsByteLength(tlvs));
+  return writeTlvs(tlvs, out, offset);
+}
+
+const utf8 = new TextDecoder("utf-8");
+
+/** The TLVs of a validated block, in wire order; copies values out of the datagram. */
+export function decodeTlvs(bytes: Uint8Array, start: number, end: number): Tlv[] {
+  const tlvs: Tlv[] = [];
+  for (let at = start; at < end; at += 2 + bytes[at + 1]) {
+    const tag = bytes[at];
+    const valueStart = at + 2;
+    const valueEnd = valueStart + bytes[at + 1];
+    const u16 = bytes[valueStart] | (bytes[valueStart + 1] << 8);
+    if (tag === TLV_STATUS_EFFECTS) tlvs.push({ kind: "status_effects", value: u16 });
+    else if (tag === TLV_WEAPON) tlvs.push({ kind: "weapon", value: u16 });
+    else if (tag === TLV_ARMOR) tlvs.push({ kind: "armor", value: u16 });
+    else if (tag === TLV_NAME) tlvs.push({ kind: "name", value: utf8.decode(bytes.subarray(valueStart, valueEnd)) });
+    else tlvs.push({ kind: "unknown", tag, bytes: bytes.slice(valueStart, valueEnd) });
+  }
+  return tlvs;
+}
+
+/** Offset of the value of the first TLV with `tag` in a validated block, or -1. */
+export function findTlv(bytes: Uint8Array, start: number, end: number, tag: number): number {
+  for (let at = start; at < end; at += 2 + bytes[at + 1]) {
+    if (bytes[at] === tag) return at + 2;
+  }
+  return -1;
+}
+
+/** The u16 value of status_effects / weapon / armor in a validated block, or -1 when absent. */
+export function readTlvU16(bytes: Uint8Array, start: number, end: number, tag: number): number {
+  const at = findTlv(bytes, start, end, tag);
+  return at < 0 ? -1 : bytes[at] | (bytes[at + 1] << 8);
+}
+
+/** The name in a validated block, or null when absent. */
+export function readTlvName(bytes: Uint8Array, start: number, end: number): string | null {
+  const at = findTlv(bytes, start, end, TLV_NAME);
+  return at < 0 ? null : utf8.decode(bytes.subarray(at, at + bytes[at - 1]));
+}
