@@ -1,1 +1,6 @@
-// codec kernels: see docs/wasm-abi.md.
+// codec kernels: chunk palette + 6-bit packing and FNV-1a (ABI in docs/abi/codec.md).
+// Only the ABI names are re-exported, so helpers cannot collide with other folders.
+export { unpack6, pack6 } from "./pack6";
+export { palette_build, palette_expand } from "./palette";
+export { chunk_encode, chunk_decode } from "./chunk";
+export { fnv1a, FNV_OFFSET } from "./fnv1a";

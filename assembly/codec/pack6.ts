@@ -1,0 +1,98 @@
+// 6-bit tile index packing (docs/protocol.md, ChunkPacket `tiles`; bit order
+// from protocol-decisions.md 1): group g = bytes 3g..3g+2 read as the
+// little-endian v = b0 | b1 << 8 | b2 << 16 holds tiles 4g..4g+3, tile k being
+// (v >> 6k) & 63. Both kernels work on 4 groups (12 packed bytes, 16 indices)
+// per v128 step; neither touches the 16 bytes of slack after its regions.
+import { CHUNK_INDICES, CHUNK_PACKED } from "../layout";
+
+/** 12-byte blocks per chunk: 768 / 12. */
+const BLOCKS: i32 = 64;
+
+/**
+ * 16 indices from 4 packed groups spread over byte pairs by pairsOf*.
+ *
+ * Each 16-bit lane holds a byte pair of its group: even lanes (b0, b1) hold
+ * tiles 0 and 1 at bits 0 and 6, odd lanes (b1, b2) hold tiles 2 and 3 at bits
+ * 4 and 10. A lane-wise multiply moves the wanted tile to bits 10..15, where
+ * the 16-bit wrap discards everything above it, so a shift extracts it clean:
+ * the low output byte takes tile 0 / tile 2 (x1024 / x64, >> 10), the high byte
+ * tile 1 / tile 3 (x16 / x1, >> 2, keep the high byte).
+ */
+// @ts-ignore: decorator
+@inline
+function unpackPairs(pairs: v128): v128 {
+  const low = i16x8.shr_u(i16x8.mul(pairs, i16x8(1024, 64, 1024, 64, 1024, 64, 1024, 64)), 10);
+  const high = v128.and(
+    i16x8.shr_u(i16x8.mul(pairs, i16x8(16, 1, 16, 1, 16, 1, 16, 1)), 2),
+    i16x8.splat(<i16>0xff00),
+  );
+  return v128.or(low, high);
+}
+
+/** Byte pairs (b0, b1), (b1, b2) of the 4 groups in bytes 0..11. */
+// @ts-ignore: decorator
+@inline
+function pairsOfBlock(bytes: v128): v128 {
+  return i8x16.shuffle(bytes, bytes, 0, 1, 1, 2, 3, 4, 4, 5, 6, 7, 7, 8, 9, 10, 10, 11);
+}
+
+/** Byte pairs of the 4 groups in bytes 4..15 (the last block, loaded 4 bytes early). */
+// @ts-ignore: decorator
+@inline
+function pairsOfLastBlock(bytes: v128): v128 {
+  return i8x16.shuffle(bytes, bytes, 4, 5, 5, 6, 7, 8, 8, 9, 10, 11, 11, 12, 13, 14, 14, 15);
+}
+
+/**
+ * 4 packed groups (in bytes 0..11 of the result) from 16 indices.
+ *
+ * Masking keeps the 6 bits of each index; the even index of each byte pair
+ * plus the odd one shifted down by 2 makes a 12-bit half-group per 16-bit lane,
+ * and i32x4.dot (pmaddwd) joins two halves as lo + hi * 4096 = the 24-bit group.
+ */
+// @ts-ignore: decorator
+@inline
+function packBlock(indices: v128): v128 {
+  const even = v128.and(indices, i16x8.splat(0x003f));
+  const odd = v128.and(indices, i16x8.splat(0x3f00));
+  const halves = v128.or(even, i16x8.shr_u(odd, 2));
+  const groups = i32x4.dot_i16x8_s(halves, i16x8(1, 4096, 1, 4096, 1, 4096, 1, 4096));
+  return i8x16.shuffle(groups, groups, 0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0, 0, 0, 0);
+}
+
+/**
+ * unpack6: CHUNK_PACKED (768 bytes) -> CHUNK_INDICES (1024 bytes, 0..63).
+ * Follows protocol-decisions.md 1. The last block is loaded 4 bytes early so
+ * that no load reaches past byte 768.
+ */
+export function unpack6(): void {
+  let src = CHUNK_PACKED;
+  let dst = CHUNK_INDICES;
+  const end = CHUNK_PACKED + <usize>((BLOCKS - 1) * 12);
+  while (src < end) {
+    v128.store(dst, unpackPairs(pairsOfBlock(v128.load(src))));
+    src += 12;
+    dst += 16;
+  }
+  v128.store(dst, unpackPairs(pairsOfLastBlock(v128.load(src - 4))));
+}
+
+/**
+ * pack6: CHUNK_INDICES (1024 bytes) -> CHUNK_PACKED (768 bytes), each index
+ * masked with & 63. Follows protocol-decisions.md 1. Every block stores 16
+ * bytes, the last 4 of which the next block overwrites; the last block stores
+ * exactly 12.
+ */
+export function pack6(): void {
+  let src = CHUNK_INDICES;
+  let dst = CHUNK_PACKED;
+  const end = CHUNK_PACKED + <usize>((BLOCKS - 1) * 12);
+  while (dst < end) {
+    v128.store(dst, packBlock(v128.load(src)));
+    src += 16;
+    dst += 12;
+  }
+  const last = packBlock(v128.load(src));
+  v128.store64_lane(dst, last, 0);
+  v128.store32_lane(dst, last, 2, 8);
+}

@@ -1,0 +1,98 @@
+// Reference chunk codec and FNV-1a in plain TypeScript: the oracle the wasm
+// kernels (assembly/codec/) are tested against, and the baseline they are
+// benchmarked against. Usable on its own by hosts without the wasm core.
+//
+// Chunk format (docs/protocol.md, ChunkPacket; protocol-decisions.md 1 and 2):
+// 1024 tiles row-major (index = y * 32 + x), each a 6-bit index into a local
+// palette of at most 64 global tile ids. Tiles 4g..4g+3 form group g, packed
+// into bytes 3g..3g+2 as the little-endian 24-bit v = b0 | b1 << 8 | b2 << 16
+// with tile k of the group = (v >> 6k) & 63.
+
+/** FNV-1a 32-bit offset basis: the hash of the empty input. */
+export const FNV_OFFSET = 0x811c9dc5;
+/** FNV-1a 32-bit prime. */
+export const FNV_PRIME = 0x01000193;
+
+const GROUPS = 256; // 1024 tiles / 4 tiles per group
+const TILE_COUNT = 1024;
+const PALETTE_MAX = 64;
+
+/** Unpacks 768 packed bytes into 1024 palette indices (0..63). packed.length >= 768, out.length >= 1024. */
+export function unpack6(packed: Uint8Array, out: Uint8Array): void {
+  for (let g = 0, src = 0, dst = 0; g < GROUPS; g++, src += 3, dst += 4) {
+    const v = packed[src] | (packed[src + 1] << 8) | (packed[src + 2] << 16);
+    out[dst] = v & 63;
+    out[dst + 1] = (v >>> 6) & 63;
+    out[dst + 2] = (v >>> 12) & 63;
+    out[dst + 3] = v >>> 18;
+  }
+}
+
+/** Packs 1024 indices into 768 bytes; each index is masked with & 63. indices.length >= 1024, out.length >= 768. */
+export function pack6(indices: Uint8Array, out: Uint8Array): void {
+  for (let g = 0, src = 0, dst = 0; g < GROUPS; g++, src += 4, dst += 3) {
+    const v =
+      (indices[src] & 63) |
+      ((indices[src + 1] & 63) << 6) |
+      ((indices[src + 2] & 63) << 12) |
+      ((indices[src + 3] & 63) << 18);
+    out[dst] = v;
+    out[dst + 1] = v >>> 8;
+    out[dst + 2] = v >>> 16;
+  }
+}
+
+/**
+ * Builds the local palette of 1024 global tile ids: palette gets the distinct
+ * ids in order of first appearance (row-major), indices the position of each
+ * tile's id in it. Returns the palette size, or -1 when there are more than
+ * 64 distinct ids (palette and indices then hold partial results).
+ * palette.length >= 64, indices.length >= 1024.
+ */
+export function paletteBuild(tiles: Uint16Array, palette: Uint16Array, indices: Uint8Array): number {
+  let count = 0;
+  // Chunks are mostly runs of one id, so remembering the last id skips the search for most tiles.
+  let lastId = -1;
+  let lastIndex = 0;
+  for (let i = 0; i < TILE_COUNT; i++) {
+    const id = tiles[i];
+    if (id !== lastId) {
+      let found = 0;
+      while (found < count && palette[found] !== id) found++;
+      if (found === count) {
+        if (count === PALETTE_MAX) return -1;
+        palette[count++] = id;
+      }
+      lastId = id;
+      lastIndex = found;
+    }
+    indices[i] = lastIndex;
+  }
+  return count;
+}
+
+/**
+ * Maps 1024 indices through the first `count` palette entries into tiles.
+ * Returns 0, or -1 (tiles untouched) when count is not in 0..64 or an index is >= count.
+ */
+export function paletteExpand(palette: Uint16Array, count: number, indices: Uint8Array, tiles: Uint16Array): number {
+  if (!Number.isInteger(count) || count < 0 || count > PALETTE_MAX) return -1;
+  // Validate first so that a rejected chunk leaves the caller's tiles as they were.
+  let maxIndex = 0;
+  for (let i = 0; i < TILE_COUNT; i++) maxIndex |= indices[i];
+  if (maxIndex >= count) {
+    for (let i = 0; i < TILE_COUNT; i++) if (indices[i] >= count) return -1;
+  }
+  for (let i = 0; i < TILE_COUNT; i++) tiles[i] = palette[indices[i]];
+  return 0;
+}
+
+/**
+ * FNV-1a 32-bit over bytes[start..end), continuing from `hash` (default: the
+ * offset basis), so several buffers can be hashed as one stream. Returns a u32.
+ */
+export function fnv1a(bytes: Uint8Array, start: number, end: number, hash: number = FNV_OFFSET): number {
+  let h = hash | 0;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i], FNV_PRIME);
+  return h >>> 0;
+}

@@ -1,0 +1,115 @@
+// Typed access to the core module's codec kernels (docs/abi/codec.md): the raw
+// exports, plus methods that copy a chunk or a byte range through the module's
+// regions so callers can work with their own typed arrays.
+import { CoreError, type Core } from "./core.js";
+
+/** FNV-1a 32-bit offset basis, as a u32. */
+export const FNV_OFFSET = 0x811c9dc5;
+
+type VoidFn = () => void;
+type CountFn = () => number;
+type CountArgFn = (count: number) => number;
+type HashFn = (ptr: number, len: number, hash: number) => number;
+
+const TILE_COUNT = 1024;
+const PACKED_BYTES = 768;
+const PALETTE_MAX = 64;
+
+export class WasmCodec {
+  /** CHUNK_PACKED (768 bytes) -> CHUNK_INDICES. */
+  readonly unpack6: VoidFn;
+  /** CHUNK_INDICES -> CHUNK_PACKED (indices masked with & 63). */
+  readonly pack6: VoidFn;
+  /** CHUNK_TILES -> CHUNK_PALETTE + CHUNK_INDICES; palette size or -1 (> 64 distinct ids). */
+  readonly paletteBuild: CountFn;
+  /** CHUNK_PALETTE + CHUNK_INDICES -> CHUNK_TILES; 0, or -1 (bad count or index, tiles untouched). */
+  readonly paletteExpand: CountArgFn;
+  /** palette_build then pack6; palette size or -1. */
+  readonly chunkEncode: CountFn;
+  /** unpack6 then palette_expand; 0 or -1. */
+  readonly chunkDecode: CountArgFn;
+  private readonly fnv1aRaw: HashFn;
+
+  constructor(private readonly core: Core) {
+    this.unpack6 = core.fn<VoidFn>("unpack6");
+    this.pack6 = core.fn<VoidFn>("pack6");
+    this.paletteBuild = core.fn<CountFn>("palette_build");
+    this.paletteExpand = core.fn<CountArgFn>("palette_expand");
+    this.chunkEncode = core.fn<CountFn>("chunk_encode");
+    this.chunkDecode = core.fn<CountArgFn>("chunk_decode");
+    this.fnv1aRaw = core.fn<HashFn>("fnv1a");
+    const offset = core.instance.exports.FNV_OFFSET;
+    if (!(offset instanceof WebAssembly.Global) || offset.value >>> 0 !== FNV_OFFSET) {
+      throw new CoreError("core module's FNV_OFFSET is missing or differs from 0x811c9dc5");
+    }
+  }
+
+  /** The 1024 tile ids of CHUNK_TILES (a live view; re-read after memory growth). */
+  get tiles(): Uint16Array {
+    const start = this.core.layout.CHUNK_TILES >>> 1;
+    return this.core.u16.subarray(start, start + TILE_COUNT);
+  }
+  /** The 1024 indices of CHUNK_INDICES (live view). */
+  get indices(): Uint8Array {
+    return this.core.u8.subarray(this.core.layout.CHUNK_INDICES, this.core.layout.CHUNK_INDICES + TILE_COUNT);
+  }
+  /** The 64 entries of CHUNK_PALETTE (live view). */
+  get palette(): Uint16Array {
+    const start = this.core.layout.CHUNK_PALETTE >>> 1;
+    return this.core.u16.subarray(start, start + PALETTE_MAX);
+  }
+  /** The 768 bytes of CHUNK_PACKED (live view). */
+  get packed(): Uint8Array {
+    return this.core.u8.subarray(this.core.layout.CHUNK_PACKED, this.core.layout.CHUNK_PACKED + PACKED_BYTES);
+  }
+
+  /**
+   * Encodes 1024 tile ids: writes the palette (first `count` entries) and the
+   * 768 packed bytes. Returns the palette size, or -1 if more than 64 distinct
+   * ids (palette and packed then untouched).
+   */
+  encodeChunk(tiles: Uint16Array, palette: Uint16Array, packed: Uint8Array): number {
+    this.tiles.set(tiles.subarray(0, TILE_COUNT));
+    const count = this.chunkEncode();
+    if (count < 0) return -1;
+    palette.set(this.palette.subarray(0, count));
+    packed.set(this.packed);
+    return count;
+  }
+
+  /**
+   * Decodes 768 packed bytes with the first `count` palette entries into
+   * tilesOut. Returns 0, or -1 (tilesOut untouched) if count is not in 0..64
+   * or an index is >= count.
+   */
+  decodeChunk(palette: Uint16Array, count: number, packed: Uint8Array, tilesOut: Uint16Array): number {
+    if (!Number.isInteger(count) || count < 0 || count > PALETTE_MAX) return -1;
+    this.palette.set(palette.subarray(0, count));
+    this.packed.set(packed.subarray(0, PACKED_BYTES));
+    if (this.chunkDecode(count) !== 0) return -1;
+    tilesOut.set(this.tiles);
+    return 0;
+  }
+
+  /**
+   * FNV-1a over bytes[start..end), continuing from `hash` (default: the offset
+   * basis). Copies through the IO region in pieces of at most IO_BYTES, so it
+   * overwrites IO. Returns a u32.
+   */
+  fnv1a(bytes: Uint8Array, start: number, end: number, hash: number = FNV_OFFSET): number {
+    const { IO, IO_BYTES } = this.core.layout;
+    const memory = this.core.u8;
+    let h = hash;
+    for (let at = start; at < end; at += IO_BYTES) {
+      const pieceEnd = Math.min(end, at + IO_BYTES);
+      memory.set(bytes.subarray(at, pieceEnd), IO);
+      h = this.fnv1aRaw(IO, pieceEnd - at, h);
+    }
+    return h >>> 0;
+  }
+
+  /** FNV-1a over `len` bytes already in linear memory at `ptr`, continuing from `hash`. Returns a u32. */
+  fnv1aResident(ptr: number, len: number, hash: number = FNV_OFFSET): number {
+    return this.fnv1aRaw(ptr, len, hash) >>> 0;
+  }
+}
