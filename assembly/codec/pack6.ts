@@ -22,10 +22,7 @@ const BLOCKS: i32 = 64;
 @inline
 function unpackPairs(pairs: v128): v128 {
   const low = i16x8.shr_u(i16x8.mul(pairs, i16x8(1024, 64, 1024, 64, 1024, 64, 1024, 64)), 10);
-  const high = v128.and(
-    i16x8.shr_u(i16x8.mul(pairs, i16x8(16, 1, 16, 1, 16, 1, 16, 1)), 2),
-    i16x8.splat(<i16>0xff00),
-  );
+  const high = v128.and(i16x8.shr_u(i16x8.mul(pairs, i16x8(16, 1, 16, 1, 16, 1, 16, 1)), 2), i16x8.splat(<i16>0xff00));
   return v128.or(low, high);
 }
 

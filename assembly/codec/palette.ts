@@ -14,7 +14,7 @@ import { CHUNK_INDICES, CHUNK_PALETTE, CHUNK_TILES, CHUNK_TILE_COUNT, PALETTE_MA
 function paletteFind(id: i32, count: i32): i32 {
   const needle = i16x8.splat(<i16>id);
   for (let base: i32 = 0; base < count; base += 8) {
-    const hits = i16x8.bitmask(i16x8.eq(v128.load(CHUNK_PALETTE + (<usize>base << 1)), needle));
+    const hits = i16x8.bitmask(i16x8.eq(v128.load(CHUNK_PALETTE + ((<usize>base) << 1)), needle));
     if (hits != 0) return min(base + ctz(hits), count);
   }
   return count;
@@ -39,10 +39,7 @@ export function palette_build(): i32 {
   let lastIds = i16x8.splat(~load<i16>(CHUNK_TILES));
   for (let block: usize = 0; block < <usize>CHUNK_TILE_COUNT; block += 16) {
     const tiles = CHUNK_TILES + (block << 1);
-    const differ = v128.or(
-      v128.xor(v128.load(tiles), lastIds),
-      v128.xor(v128.load(tiles, 16), lastIds),
-    );
+    const differ = v128.or(v128.xor(v128.load(tiles), lastIds), v128.xor(v128.load(tiles, 16), lastIds));
     if (!v128.any_true(differ)) {
       v128.store(CHUNK_INDICES + block, i8x16.splat(<i8>lastIndex));
       continue;
@@ -53,7 +50,7 @@ export function palette_build(): i32 {
         let index = paletteFind(id, count);
         if (index == count) {
           if (count == PALETTE_MAX) return -1;
-          store<u16>(CHUNK_PALETTE + (<usize>count << 1), <u16>id);
+          store<u16>(CHUNK_PALETTE + ((<usize>count) << 1), <u16>id);
           count++;
         }
         lastId = id;
