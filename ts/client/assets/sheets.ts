@@ -1,0 +1,39 @@
+// Geometry of the committed image sheets (made by scripts/make-art.ts, see
+// docs/art.md). Every sheet is a grid of 8×8 cells, 16 per row; a cell's index
+// is its reading-order position, so cell i sits at column i % 16, row i / 16.
+
+/** Cell edge in pixels, for tiles, sprites and glyphs alike. */
+export const CELL_SIZE_PX = 8;
+/** Cells per sheet row. */
+export const SHEET_COLUMNS = 16;
+
+/** File names inside ts/client/assets/. */
+export const TILES_FILE = "tiles.tga";
+export const SPRITES_FILE = "sprites.tga";
+export const FONT_FILE = "font.tga";
+
+/** tiles.tga: cell i is map tile id i; cell 0 is transparent and unused. */
+export const TILE_CELL_COUNT = 17;
+
+/** sprites.tga: cell = entity type_id; cells PLAYER_VARIANT_FIRST.. are recoloured players. */
+export const SPRITE_PLAYER = 0;
+export const SPRITE_CREATURE = 1;
+export const SPRITE_CHEST = 2;
+export const SPRITE_SIGN_POST = 3;
+export const PLAYER_VARIANT_FIRST = 4;
+export const PLAYER_VARIANT_COUNT = 4;
+export const SPRITE_CELL_COUNT = 8;
+
+/** font.tga: the glyph of byte c is cell c - FONT_FIRST_CHAR, for FONT_FIRST_CHAR..FONT_LAST_CHAR. */
+export const FONT_FIRST_CHAR = 32;
+export const FONT_LAST_CHAR = 126;
+/** Glyph ink stays in columns 1..5 and rows 0..7 (cap height rows 0..6, descenders on row 7). */
+export const FONT_INK_LEFT_PX = 1;
+export const FONT_INK_WIDTH_PX = 5;
+/** Suggested advance for running text: 6 leaves one clear column between glyphs. */
+export const FONT_ADVANCE_PX = 6;
+
+/** Sheet size in pixels for a given number of cells. */
+export function sheetSizePx(cellCount: number): { width: number; height: number } {
+  return { width: SHEET_COLUMNS * CELL_SIZE_PX, height: Math.ceil(cellCount / SHEET_COLUMNS) * CELL_SIZE_PX };
+}
