@@ -1,0 +1,132 @@
+// The one datagram handler behind every transport (UDP, WebRTC data channel,
+// WebSocket). Order matters: the per-address limit runs before any decoding,
+// the protocol library validates every byte before anything else reads it,
+// and nothing is ever sent to a source that has not proven it holds a live
+// token, so a spoofed source address cannot be made to receive traffic.
+import { CHUNK_SIZE } from "../constants.js";
+import { chunkId } from "../protocol/chunk-id.js";
+import type { ActionPacket } from "../protocol/action.js";
+import { encodeEntityDetail } from "../protocol/entity-detail.js";
+import type { EntityQueryPacket } from "../protocol/entity-query.js";
+import { MAX_DATAGRAM_BYTES } from "../protocol/header.js";
+import { decodePacket } from "../protocol/packet.js";
+import { encodePing, type PingPacket } from "../protocol/ping.js";
+import type { Game } from "./game-server.js";
+import type { Peer, Session } from "./session.js";
+
+/**
+ * A chunk re-sent sooner than this after the last send is suppressed: the
+ * client's cache list may simply predate the chunk's arrival. Shorter than the
+ * client's 200–300 ms retransmit timeout, so a lost chunk is always re-sent.
+ */
+export const CHUNK_RESEND_GUARD_MS = 150;
+
+export class DatagramHandler {
+  constructor(private readonly game: Game) {}
+
+  handle(datagram: Uint8Array, peer: Peer, nowMs: number): void {
+    const metrics = this.game.metrics;
+    metrics.datagramsIn++;
+    metrics.bytesIn += datagram.length;
+    if (!this.game.addressLimiter.take(peer.address, nowMs)) return metrics.drop("rate_limited_address");
+    const result = decodePacket(datagram);
+    if (!result.ok) return metrics.drop(result.error.code);
+    const packet = result.packet;
+    switch (packet.type) {
+      case "action":
+        return this.onAction(packet, peer, nowMs);
+      case "entity_query":
+        return this.onEntityQuery(packet, peer, nowMs);
+      case "ping":
+        return this.onPing(packet, peer, nowMs);
+      default:
+        // State, Chunk, Entity, EntityDetail and Pong only flow server → client.
+        return metrics.drop("wrong_direction");
+    }
+  }
+
+  /** The session a token names, bound to `peer`; undefined (and counted) when refused. */
+  private authenticate(token: bigint, peer: Peer, nowMs: number): Session | undefined {
+    const session = this.game.sessions.byTokenValue(token);
+    if (!session) {
+      this.game.metrics.drop("unknown_token");
+      return undefined;
+    }
+    if (!session.inbound.take(nowMs)) {
+      this.game.metrics.drop("rate_limited_session");
+      return undefined;
+    }
+    if (session.peer?.key !== peer.key) {
+      this.game.log.debug("session bound", { entityId: session.entity.id, peer: peer.key, transport: peer.transport });
+    }
+    this.game.sessions.bind(session, peer);
+    session.lastSeenMs = nowMs;
+    return session;
+  }
+
+  private onAction(packet: ActionPacket, peer: Peer, nowMs: number): void {
+    const session = this.authenticate(packet.authToken, peer, nowMs);
+    if (!session) return;
+    const outcome = session.entity.slots.offer(packet.targetTick, packet.action, this.game.nextWindow);
+    this.game.metrics.action(outcome);
+    // A keep-alive is also how a client that saw a checksum mismatch asks for
+    // the entity state again (protocol: Lost EntityPacket).
+    if (packet.targetTick === 0) session.resendEntities = true;
+    this.sendMissingChunks(session, packet, nowMs);
+  }
+
+  /** One ChunkPacket per chunk of the 3×3 neighbourhood the client lacks or holds stale. */
+  private sendMissingChunks(session: Session, packet: ActionPacket, nowMs: number): void {
+    const world = this.game.world;
+    const centreX = Math.floor(session.entity.x / CHUNK_SIZE);
+    const centreY = Math.floor(session.entity.y / CHUNK_SIZE);
+    for (let cy = centreY - 1; cy <= centreY + 1; cy++) {
+      for (let cx = centreX - 1; cx <= centreX + 1; cx++) {
+        const version = world.chunkVersion(cx, cy);
+        if (version === 0) continue;
+        const id = chunkId(cx, cy);
+        if (packet.cache.some((entry) => entry.chunkId === id && entry.version === version)) continue;
+        const sent = session.chunkSentAtMs.get(id);
+        if (sent && sent.version === version && nowMs - sent.atMs < CHUNK_RESEND_GUARD_MS) continue;
+        session.chunkSentAtMs.set(id, { version, atMs: nowMs });
+        this.send(session, world.encodedChunk(cx, cy));
+      }
+    }
+    // Forget chunks far behind, so the map stays bounded by the neighbourhood.
+    if (session.chunkSentAtMs.size > 32) {
+      for (const [id, sent] of session.chunkSentAtMs) if (nowMs - sent.atMs > 1000) session.chunkSentAtMs.delete(id);
+    }
+  }
+
+  private onEntityQuery(packet: EntityQueryPacket, peer: Peer, nowMs: number): void {
+    const session = this.authenticate(packet.authToken, peer, nowMs);
+    if (!session) return;
+    const entity = this.game.entities.get(packet.entityId);
+    if (!entity) return this.game.metrics.drop("unknown_entity");
+    const out = new Uint8Array(MAX_DATAGRAM_BYTES);
+    const meta = entity.name ? [...entity.meta, { kind: "name" as const, value: entity.name }] : entity.meta;
+    const size = encodeEntityDetail(
+      { type: "entity_detail", clientType: 0, tick: this.game.tick, entityId: entity.id, meta },
+      out,
+    );
+    this.send(session, out.subarray(0, size));
+  }
+
+  /** Pong answers only a link already bound to a live session (a Ping carries no token). */
+  private onPing(packet: PingPacket, peer: Peer, nowMs: number): void {
+    const session = this.game.sessions.byPeerKey(peer.key);
+    if (!session) return this.game.metrics.drop("unbound_ping");
+    if (!session.inbound.take(nowMs)) return this.game.metrics.drop("rate_limited_session");
+    session.lastSeenMs = nowMs;
+    const out = new Uint8Array(14);
+    encodePing({ type: "pong", clientType: 0, timestampMs: packet.timestampMs }, out);
+    this.send(session, out);
+  }
+
+  private send(session: Session, datagram: Uint8Array): void {
+    if (!session.peer) return;
+    this.game.metrics.datagramsOut++;
+    this.game.metrics.bytesOut += datagram.length;
+    session.peer.send(datagram);
+  }
+}

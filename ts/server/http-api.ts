@@ -1,0 +1,109 @@
+// The HTTP side of the game server: a tiny router over node:http with JSON
+// bodies and `{"error": "..."}` refusals. The datagram channel never carries
+// anything that needs a stream (accounts, signalling); this does.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+
+/** Largest request body accepted, in bytes. */
+const BODY_LIMIT_BYTES = 16 * 1024;
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface HttpReply {
+  status?: number;
+  /** A JSON-serialisable body, or a string/Buffer sent as is with `contentType`. */
+  body: unknown;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export type Handler = (request: { body: unknown; raw: IncomingMessage }) => Promise<HttpReply> | HttpReply;
+/** A fallback for paths no route claims (static files); returns false to fall through to 404. */
+export type FallbackHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean> | boolean;
+
+export class HttpApi {
+  private readonly routes = new Map<string, Handler>();
+  private fallback: FallbackHandler | null = null;
+  readonly server: Server;
+
+  constructor(private readonly onError: (error: unknown) => void) {
+    this.server = createServer((req, res) => void this.dispatch(req, res));
+  }
+
+  route(method: "GET" | "POST", path: string, handler: Handler): void {
+    this.routes.set(`${method} ${path}`, handler);
+  }
+
+  setFallback(handler: FallbackHandler): void {
+    this.fallback = handler;
+  }
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const path = new URL(req.url ?? "/", "http://localhost").pathname;
+      const handler = this.routes.get(`${req.method} ${path}`);
+      if (!handler) {
+        if (this.fallback && (await this.fallback(req, res))) return;
+        const known = [...this.routes.keys()].some((key) => key.endsWith(` ${path}`));
+        throw known
+          ? new HttpError(405, `method ${req.method} not allowed on ${path}`)
+          : new HttpError(404, "not found");
+      }
+      const body = req.method === "POST" ? await readJsonBody(req) : undefined;
+      const reply = await handler({ body, raw: req });
+      send(res, reply);
+    } catch (error) {
+      if (error instanceof HttpError) {
+        send(res, { status: error.status, body: { error: error.message } });
+      } else {
+        this.onError(error);
+        send(res, { status: 500, body: { error: "internal server error" } });
+      }
+    }
+  }
+}
+
+function send(res: ServerResponse, reply: HttpReply): void {
+  if (res.headersSent) return;
+  const isRaw = typeof reply.body === "string" || reply.body instanceof Uint8Array;
+  const payload = isRaw ? (reply.body as string | Uint8Array) : JSON.stringify(reply.body);
+  res.writeHead(reply.status ?? 200, {
+    "content-type": reply.contentType ?? (isRaw ? "text/plain; charset=utf-8" : "application/json"),
+    "cache-control": "no-store",
+    ...reply.headers,
+  });
+  res.end(payload);
+}
+
+async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > BODY_LIMIT_BYTES) throw new HttpError(413, `request body over ${BODY_LIMIT_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (text.trim() === "") throw new HttpError(400, "request body must be a JSON object");
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(400, "request body is not valid JSON");
+  }
+}
+
+/** A string field of a JSON object body, or a 400. */
+export function stringField(body: unknown, name: string): string {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new HttpError(400, "request body must be a JSON object");
+  }
+  const value = (body as Record<string, unknown>)[name];
+  if (typeof value !== "string") throw new HttpError(400, `"${name}" must be a string`);
+  return value;
+}

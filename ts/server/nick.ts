@@ -1,0 +1,16 @@
+// Nick rules, shared by guest play and (later) registration.
+export const NICK_MAX_CHARS = 16;
+
+/** The normalised nick, or a human-readable reason it is refused. */
+export function checkNick(raw: string): { ok: true; nick: string } | { ok: false; reason: string } {
+  const nick = raw.normalize("NFC").trim().replace(/\s+/g, " ");
+  if (nick.length === 0) return { ok: false, reason: "nick must not be empty" };
+  if ([...nick].length > NICK_MAX_CHARS)
+    return { ok: false, reason: `nick must be at most ${NICK_MAX_CHARS} characters` };
+  // Letters, digits, marks and a few separators: enough for real names in any
+  // script, nothing that can spoof the UI (control, format or bidi characters).
+  if (!/^[\p{L}\p{M}\p{N} _.\-]+$/u.test(nick)) {
+    return { ok: false, reason: "nick may contain only letters, digits, spaces and _ . -" };
+  }
+  return { ok: true, nick };
+}

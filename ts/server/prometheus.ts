@@ -1,0 +1,43 @@
+// /metrics in the Prometheus text exposition format.
+import type { Game } from "./game-server.js";
+
+export function prometheusText(game: Game): string {
+  const m = game.metrics;
+  const lines: string[] = [];
+  const metric = (name: string, type: "gauge" | "counter", help: string, samples: [string, number][]) => {
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    for (const [labels, value] of samples) lines.push(`${name}${labels} ${value}`);
+  };
+  metric("caves_players", "gauge", "Sessions currently joined.", [["", game.sessions.size]]);
+  metric("caves_entities", "gauge", "Entities in the world.", [["", game.entities.size]]);
+  metric("caves_tick", "counter", "Simulation ticks processed.", [["", game.tick]]);
+  metric("caves_tick_duration_ms", "gauge", "Tick duration percentiles over recent ticks.", [
+    ['{quantile="0.5"}', m.tickMs.percentile(50)],
+    ['{quantile="0.99"}', m.tickMs.percentile(99)],
+  ]);
+  metric("caves_broadcast_duration_ms", "gauge", "Broadcast duration percentiles over recent ticks.", [
+    ['{quantile="0.5"}', m.broadcastMs.percentile(50)],
+    ['{quantile="0.99"}', m.broadcastMs.percentile(99)],
+  ]);
+  metric("caves_datagrams_total", "counter", "Datagrams by direction.", [
+    ['{direction="in"}', m.datagramsIn],
+    ['{direction="out"}', m.datagramsOut],
+  ]);
+  metric("caves_bytes_total", "counter", "Datagram payload bytes by direction.", [
+    ['{direction="in"}', m.bytesIn],
+    ['{direction="out"}', m.bytesOut],
+  ]);
+  metric(
+    "caves_dropped_datagrams_total",
+    "counter",
+    "Inbound datagrams dropped, by reason.",
+    [...m.drops].map(([reason, n]) => [`{reason="${reason}"}`, n]),
+  );
+  metric(
+    "caves_actions_total",
+    "counter",
+    "Offered and executed actions, by outcome.",
+    [...m.actions].map(([outcome, n]) => [`{outcome="${outcome}"}`, n]),
+  );
+  return lines.join("\n") + "\n";
+}

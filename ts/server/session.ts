@@ -1,0 +1,116 @@
+// Sessions: who a token belongs to, where its datagrams come from, and what
+// was last sent to it. Identity is the auth token, never the source address:
+// the first datagram with a live token binds the session to its source, and a
+// later one from a new source moves it (NAT rebinding).
+import { randomBytes } from "node:crypto";
+import { BROADCAST_EVERY_TICKS } from "../constants.js";
+import type { Entity } from "./entities.js";
+import { TokenBucket } from "./rate-limit.js";
+
+/** Where a datagram came from and how to answer it. One per transport link. */
+export interface Peer {
+  /** Unique per link, e.g. "udp:127.0.0.1:5000" or "ws:17". */
+  readonly key: string;
+  /** The remote IP, for per-address rate limiting. */
+  readonly address: string;
+  readonly transport: "udp" | "webrtc" | "websocket";
+  /** Sends one datagram; the transport may hold on to it, so never modify it afterwards. */
+  send(datagram: Uint8Array): void;
+}
+
+export interface Session {
+  readonly token: bigint;
+  readonly tokenHex: string;
+  readonly entity: Entity;
+  readonly nick: string;
+  peer: Peer | null;
+  lastSeenMs: number;
+  /** Broadcast parity: this session is sent State/Entity packets when tick % 2 === sendPhase. */
+  readonly sendPhase: number;
+  readonly inbound: TokenBucket;
+  /** Checksum and tick of the entity entries last sent, to skip unchanged updates. */
+  lastEntityChecksum: number;
+  lastEntityTick: number;
+  /** Set by a keep-alive ActionPacket: re-send the entity entries even if unchanged. */
+  resendEntities: boolean;
+  /** When each chunk (by id) was last sent, to avoid re-sending within the retransmit timeout. */
+  readonly chunkSentAtMs: Map<number, { version: number; atMs: number }>;
+}
+
+export interface SessionLimits {
+  /** Inbound datagrams per second per session, and burst. */
+  ratePerSecond: number;
+  burst: number;
+}
+
+export class SessionRegistry {
+  private readonly byToken = new Map<bigint, Session>();
+  private readonly byPeer = new Map<string, Session>();
+  private phaseCounter = 0;
+
+  constructor(private readonly limits: SessionLimits) {}
+
+  get size(): number {
+    return this.byToken.size;
+  }
+
+  values(): IterableIterator<Session> {
+    return this.byToken.values();
+  }
+
+  create(entity: Entity, nick: string, nowMs: number): Session {
+    let token: bigint;
+    do token = randomBytes(8).readBigUInt64LE(0);
+    while (token === 0n || this.byToken.has(token));
+    const session: Session = {
+      token,
+      tokenHex: token.toString(16).padStart(16, "0"),
+      entity,
+      nick,
+      peer: null,
+      lastSeenMs: nowMs,
+      sendPhase: this.phaseCounter++ % BROADCAST_EVERY_TICKS,
+      inbound: new TokenBucket(this.limits.ratePerSecond, this.limits.burst, nowMs),
+      lastEntityChecksum: -1,
+      lastEntityTick: 0,
+      resendEntities: true,
+      chunkSentAtMs: new Map(),
+    };
+    this.byToken.set(token, session);
+    return session;
+  }
+
+  byTokenValue(token: bigint): Session | undefined {
+    return this.byToken.get(token);
+  }
+
+  byPeerKey(key: string): Session | undefined {
+    return this.byPeer.get(key);
+  }
+
+  /** Binds the session to `peer` (first datagram, or NAT rebinding). */
+  bind(session: Session, peer: Peer): void {
+    if (session.peer?.key === peer.key) {
+      session.peer = peer; // same link; keep the freshest handle
+      return;
+    }
+    if (session.peer) this.byPeer.delete(session.peer.key);
+    // Another session previously bound to this link loses it: one link, one session.
+    const previous = this.byPeer.get(peer.key);
+    if (previous && previous !== session) previous.peer = null;
+    session.peer = peer;
+    this.byPeer.set(peer.key, session);
+  }
+
+  remove(session: Session): void {
+    this.byToken.delete(session.token);
+    if (session.peer && this.byPeer.get(session.peer.key) === session) this.byPeer.delete(session.peer.key);
+  }
+
+  /** Sessions not seen since `cutoffMs`. */
+  stale(cutoffMs: number): Session[] {
+    const out: Session[] = [];
+    for (const s of this.byToken.values()) if (s.lastSeenMs < cutoffMs) out.push(s);
+    return out;
+  }
+}

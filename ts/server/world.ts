@@ -1,0 +1,158 @@
+// The authoritative world: the loaded map sliced into 32×32 chunks, each with a
+// version, held in the wasm grid so that every move is checked by the one
+// movement rule (`step_allowed`) the clients predict with.
+//
+// The map occupies world tiles (0, 0) .. (width - 1, height - 1). Cells of the
+// edge chunks that lie beyond the map are TILE_BORDER: solid and never drawn.
+// Chunks entirely outside the map do not exist; the manifest lists them with
+// version 0 ("no chunk: do not request"), and both sides treat their cells as
+// unknown, i.e. blocked.
+import { CHUNK_SIZE, CHUNK_TILE_COUNT, PALETTE_MAX, TILE_BORDER, TILE_FLAG_COLLIDES } from "../constants.js";
+import { chunkId } from "../protocol/chunk-id.js";
+import { encodeChunk, CHUNK_PACKET_MAX_BYTES } from "../protocol/chunk.js";
+import type { Core } from "../wasm/core.js";
+import { WasmCodec } from "../wasm/codec.js";
+import { WasmSim } from "../wasm/sim.js";
+
+export interface WorldMap {
+  name: string;
+  width: number;
+  height: number;
+  /** width × height world tile ids, row-major. */
+  tiles: Uint16Array;
+  /** 65536 flag bytes (TILE_FLAG_*), indexed by tile id. */
+  flags: Uint8Array;
+  spawns: { x: number; y: number }[];
+}
+
+export class WorldError extends Error {}
+
+export class World {
+  readonly name: string;
+  readonly mapWidth: number;
+  readonly mapHeight: number;
+  readonly chunksX: number;
+  readonly chunksY: number;
+  readonly spawns: { x: number; y: number }[];
+  private readonly versions: Uint16Array;
+  private readonly encoded: (Uint8Array | null)[];
+  private readonly sim: WasmSim;
+  private readonly codec: WasmCodec;
+  private readonly chunkScratch = new Uint16Array(CHUNK_TILE_COUNT);
+  private readonly paletteScratch = new Uint16Array(PALETTE_MAX);
+  private readonly packedScratch = new Uint8Array(768);
+
+  constructor(
+    private readonly core: Core,
+    map: WorldMap,
+  ) {
+    this.name = map.name;
+    this.mapWidth = map.width;
+    this.mapHeight = map.height;
+    this.chunksX = Math.ceil(map.width / CHUNK_SIZE);
+    this.chunksY = Math.ceil(map.height / CHUNK_SIZE);
+    if (this.chunksX > 0x7fff || this.chunksY > 0x7fff) throw new WorldError("map too large for i16 chunk coordinates");
+    this.sim = new WasmSim(core);
+    this.codec = new WasmCodec(core);
+    const gridWidth = this.chunksX * CHUNK_SIZE;
+    const gridHeight = this.chunksY * CHUNK_SIZE;
+    if (!this.sim.initGrid(gridWidth, gridHeight, 0, 0)) {
+      throw new WorldError(`map ${map.name} (${gridWidth}×${gridHeight} tiles) does not fit the wasm grid`);
+    }
+    this.sim.setFlags(map.flags);
+    const grid = this.sim.tiles;
+    grid.fill(TILE_BORDER);
+    for (let y = 0; y < map.height; y++) {
+      grid.set(map.tiles.subarray(y * map.width, (y + 1) * map.width), y * gridWidth);
+    }
+    this.versions = new Uint16Array(this.chunksX * this.chunksY).fill(1);
+    this.encoded = new Array(this.chunksX * this.chunksY).fill(null);
+    // Fail at start-up, naming the chunk, rather than when a client first asks for it.
+    for (let cy = 0; cy < this.chunksY; cy++) for (let cx = 0; cx < this.chunksX; cx++) this.encodedChunk(cx, cy);
+    this.spawns = map.spawns.filter((s) => this.walkable(s.x, s.y));
+    if (this.spawns.length === 0) this.spawns = [this.findWalkable()];
+  }
+
+  hasChunk(cx: number, cy: number): boolean {
+    return cx >= 0 && cy >= 0 && cx < this.chunksX && cy < this.chunksY;
+  }
+
+  /** Current version of a chunk; 0 for a chunk outside the world. */
+  chunkVersion(cx: number, cy: number): number {
+    return this.hasChunk(cx, cy) ? this.versions[cy * this.chunksX + cx] : 0;
+  }
+
+  /** The ChunkPacket for a chunk's current version, encoded once per version. */
+  encodedChunk(cx: number, cy: number): Uint8Array {
+    const index = cy * this.chunksX + cx;
+    const cached = this.encoded[index];
+    if (cached) return cached;
+    this.copyChunkTiles(cx, cy, this.chunkScratch);
+    const count = this.codec.encodeChunk(this.chunkScratch, this.paletteScratch, this.packedScratch);
+    if (count < 0) {
+      throw new WorldError(
+        `map ${this.name}: chunk (${cx}, ${cy}) uses more than ${PALETTE_MAX} distinct tile ids, which a ChunkPacket cannot carry`,
+      );
+    }
+    const out = new Uint8Array(CHUNK_PACKET_MAX_BYTES);
+    const size = encodeChunk(
+      {
+        type: "chunk",
+        clientType: 0,
+        chunkId: chunkId(cx, cy),
+        version: this.versions[index],
+        palette: this.paletteScratch.subarray(0, count),
+        packedTiles: this.packedScratch,
+      },
+      out,
+    );
+    const packet = out.slice(0, size);
+    this.encoded[index] = packet;
+    return packet;
+  }
+
+  /** Copies a chunk's 1024 tile ids (row-major) into `out`. */
+  copyChunkTiles(cx: number, cy: number, out: Uint16Array): void {
+    const grid = this.sim.tiles;
+    const stride = this.chunksX * CHUNK_SIZE;
+    for (let y = 0; y < CHUNK_SIZE; y++) {
+      const from = (cy * CHUNK_SIZE + y) * stride + cx * CHUNK_SIZE;
+      out.set(grid.subarray(from, from + CHUNK_SIZE), y * CHUNK_SIZE);
+    }
+  }
+
+  tileAt(x: number, y: number): number {
+    return this.sim.getTile(x, y);
+  }
+
+  /** Changes one tile at run time; bumps its chunk's version so caches converge. */
+  setTile(x: number, y: number, tile: number): boolean {
+    const cx = Math.floor(x / CHUNK_SIZE);
+    const cy = Math.floor(y / CHUNK_SIZE);
+    if (!this.hasChunk(cx, cy) || x >= this.mapWidth || y >= this.mapHeight) return false;
+    this.sim.setTile(x, y, tile);
+    const index = cy * this.chunksX + cx;
+    // Version 0 means "no chunk", so the counter wraps from 65535 to 1.
+    this.versions[index] = this.versions[index] === 0xffff ? 1 : this.versions[index] + 1;
+    this.encoded[index] = null;
+    return true;
+  }
+
+  /** The one movement rule, in wasm. */
+  stepAllowed(x: number, y: number, action: number): boolean {
+    return this.sim.stepAllowed(x, y, action);
+  }
+
+  /** Whether (x, y) is a free cell: the rule's own data, the wasm TILE_FLAGS table. */
+  walkable(x: number, y: number): boolean {
+    const tile = this.sim.getTile(x, y);
+    return (this.core.u8[this.core.layout.TILE_FLAGS + tile] & TILE_FLAG_COLLIDES) === 0;
+  }
+
+  private findWalkable(): { x: number; y: number } {
+    for (let y = 0; y < this.mapHeight; y++) {
+      for (let x = 0; x < this.mapWidth; x++) if (this.walkable(x, y)) return { x, y };
+    }
+    throw new WorldError(`map ${this.name} has no walkable tile`);
+  }
+}
