@@ -126,11 +126,13 @@ export function parseSeed(text: string): number {
 }
 
 /**
- * Parses a spec string: comma-separated name=value settings (see profileFromSettings), plus an optional
- * seed=N. Whitespace around items is ignored; an empty string is a perfect link.
- * Example: "delay=80,jitter=30,loss=5,dup=2,up-loss=10,seed=7".
+ * Splits a spec string into its settings and optional seed, checking only its shape (name=value items);
+ * values are checked by profileFromSettings. Whitespace around items is ignored.
  */
-export function parseProfileSpec(text: string): ProfileSpec {
+export function splitProfileSpec(text: string): {
+  settings: [name: string, value: string][];
+  seed: number | undefined;
+} {
   const settings: [string, string][] = [];
   let seed: number | undefined;
   for (const item of text.split(",")) {
@@ -142,6 +144,16 @@ export function parseProfileSpec(text: string): ProfileSpec {
     if (name.toLowerCase() === "seed") seed = parseSeed(value);
     else settings.push([name, value]);
   }
+  return { settings, seed };
+}
+
+/**
+ * Parses a spec string: comma-separated name=value settings (see profileFromSettings), plus an optional
+ * seed=N. An empty string is a perfect link. Throws ProfileError.
+ * Example: "delay=80,jitter=30,loss=5,dup=2,up-loss=10,seed=7".
+ */
+export function parseProfileSpec(text: string): ProfileSpec {
+  const { settings, seed } = splitProfileSpec(text);
   return { profile: profileFromSettings(settings), seed };
 }
 
