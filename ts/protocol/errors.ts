@@ -4,28 +4,30 @@
 // `message` is for humans. Encoding is driven by our own code, so an
 // out-of-range value there is a bug and throws an EncodeError.
 
-/** Every reason a datagram can be rejected; docs/protocol.md § Decoding rules lists them. */
-export type DecodeErrorCode =
-  | "oversize"
-  | "short_header"
-  | "bad_magic"
-  | "bad_version"
-  | "unknown_type"
-  | "truncated"
-  | "trailing_bytes"
-  | "bad_manifest"
-  | "bad_action"
-  | "bad_chunk_version"
-  | "palette_too_large"
-  | "reserved_tile"
-  | "bad_palette_index"
-  | "too_many_entities"
-  | "reserved_flags"
-  | "length_overrun"
-  | "tlv_overrun"
-  | "bad_tlv_length"
-  | "duplicate_tlv"
-  | "bad_name";
+/** Every reason a datagram can be rejected; docs/protocol.md § Decoding rules explains each. */
+export const DECODE_ERROR_CODES = [
+  "oversize",
+  "short_header",
+  "bad_magic",
+  "bad_version",
+  "unknown_type",
+  "truncated",
+  "trailing_bytes",
+  "bad_manifest",
+  "bad_action",
+  "bad_chunk_version",
+  "palette_too_large",
+  "reserved_tile",
+  "bad_palette_index",
+  "too_many_entities",
+  "reserved_flags",
+  "length_overrun",
+  "tlv_overrun",
+  "bad_tlv_length",
+  "duplicate_tlv",
+  "bad_name",
+] as const;
+export type DecodeErrorCode = (typeof DECODE_ERROR_CODES)[number];
 
 export interface DecodeError {
   readonly code: DecodeErrorCode;

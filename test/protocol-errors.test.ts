@@ -1,0 +1,443 @@
+// Every decode error code, each provoked by a hand-edited golden vector, and
+// the encoder's refusals. The codes are part of the wire spec (servers count
+// drops by them), so each must be reachable and stable.
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  DECODE_ERROR_CODES,
+  type DecodeErrorCode,
+  EncodeError,
+  type EntityEntry,
+  type Packet,
+  type Tlv,
+  decodePacket,
+  encodeChunk,
+  encodeChunkFromTiles,
+  encodePacket,
+  encodePacketToBytes,
+  entityBatchEnd,
+  splitEntities,
+} from "../ts/protocol/index.js";
+import {
+  actionBytes,
+  actionPacket,
+  chunkSmallBytes,
+  chunkSmallPacket,
+  detailBytes,
+  detailPacket,
+  entityBytes,
+  entityEmptyBytes,
+  entityPacket,
+  pingBytes,
+  queryBytes,
+  statePacket,
+  stateBytes,
+  zeros,
+} from "./protocol-vectors.js";
+
+const seenCodes = new Set<DecodeErrorCode>();
+
+/** Decodes `bytes` and expects rejection with `code`, reported at `offset` when given. */
+function expectError(bytes: number[] | Uint8Array, code: DecodeErrorCode, offset?: number): void {
+  const result = decodePacket(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes));
+  expect(result.ok ? "accepted" : result.error.code).toBe(code);
+  if (!result.ok) {
+    expect(result.error.message.length).toBeGreaterThan(0);
+    if (offset !== undefined) expect(result.error.offset).toBe(offset);
+  }
+  seenCodes.add(code);
+}
+
+function expectOk(bytes: number[]): void {
+  const result = decodePacket(new Uint8Array(bytes));
+  expect(result.ok ? "ok" : `${result.error.code}: ${result.error.message}`).toBe("ok");
+}
+
+/** Copy of `bytes` with `patch` written at `offset`. */
+function patched(bytes: number[], offset: number, patch: number[]): number[] {
+  const copy = bytes.slice();
+  copy.splice(offset, patch.length, ...patch);
+  return copy;
+}
+
+/** An EntityDetailPacket around a raw meta block. */
+function detailWithMeta(meta: number[]): number[] {
+  return [...detailBytes.slice(0, 14), meta.length & 0xff, meta.length >> 8, ...meta];
+}
+
+describe("header errors", () => {
+  it("oversize: more than 1200 bytes, whatever the type", () => {
+    expectError([...entityEmptyBytes, ...zeros(1189)], "oversize");
+    expectOk([...entityEmptyBytes.slice(0, 10), 66, 0, ...zeros(66 * 18)]); // exactly 1200
+  });
+
+  it("short_header: fewer than 6 bytes", () => {
+    for (let length = 0; length < 6; length++) expectError(pingBytes.slice(0, length), "short_header", length);
+  });
+
+  it("bad_magic: anything but 4C 52", () => {
+    expectError(patched(pingBytes, 0, [0x52, 0x4c]), "bad_magic", 0);
+    expectError(patched(pingBytes, 1, [0x53]), "bad_magic", 0);
+  });
+
+  it("bad_version: anything but 1", () => {
+    expectError(patched(pingBytes, 2, [0]), "bad_version", 2);
+    expectError(patched(pingBytes, 2, [2]), "bad_version", 2);
+  });
+
+  it("unknown_type: packet_type above 7", () => {
+    expectError(patched(pingBytes, 3, [8]), "unknown_type", 3);
+    expectError(patched(pingBytes, 3, [255]), "unknown_type", 3);
+  });
+});
+
+describe("fixed-size packets are exact", () => {
+  const fixed: [string, number[]][] = [
+    ["state", stateBytes],
+    ["action", actionBytes],
+    ["entity_query", queryBytes],
+    ["ping", pingBytes],
+    ["pong", patched(pingBytes, 3, [7])],
+  ];
+  for (const [name, bytes] of fixed) {
+    it(`${name}: one byte short is truncated, one byte long is trailing_bytes`, () => {
+      expectError(bytes.slice(0, -1), "truncated", bytes.length - 1);
+      expectError(bytes.slice(0, 6), "truncated", 6);
+      expectError([...bytes, 0], "trailing_bytes", bytes.length);
+    });
+  }
+});
+
+describe("state", () => {
+  it("bad_manifest: entries must be the 3×3 neighbourhood from the north-west", () => {
+    expectError(patched(stateBytes, 10, [0x05]), "bad_manifest", 10);
+    // Swapping two rows keeps every id but breaks the order.
+    const swapped = [...stateBytes.slice(0, 10), ...stateBytes.slice(28, 46), ...stateBytes.slice(10, 28)];
+    expectError([...swapped, ...stateBytes.slice(46)], "bad_manifest", 10);
+    // A manifest around (0, 0) wraps to chunk -1 = 0xFFFF; versions do not matter.
+    const origin = [...stateBytes];
+    for (let index = 0; index < 9; index++) {
+      const cx = (index % 3) - 1;
+      const cy = Math.floor(index / 3) - 1;
+      origin.splice(10 + index * 6, 4, cx & 0xff, (cx >> 8) & 0xff, cy & 0xff, (cy >> 8) & 0xff);
+    }
+    expectOk(origin);
+  });
+});
+
+describe("action", () => {
+  it("bad_action: codes above 8", () => {
+    expectError(patched(actionBytes, 72, [9, 0]), "bad_action", 72);
+    expectError(patched(actionBytes, 72, [0xff, 0xff]), "bad_action", 72);
+    for (let code = 0; code <= 8; code++) expectOk(patched(actionBytes, 72, [code, 0]));
+  });
+
+  it("trailing_bytes: no defined action carries action_data", () => {
+    expectError([...actionBytes, 1, 2], "trailing_bytes", 74);
+  });
+});
+
+describe("chunk", () => {
+  it("truncated before the palette, in the palette and in the tiles", () => {
+    expectError(chunkSmallBytes.slice(0, 12), "truncated", 12);
+    expectError(chunkSmallBytes.slice(0, 15), "truncated", 15);
+    expectError(chunkSmallBytes.slice(0, 784), "truncated", 784);
+    expectError([...chunkSmallBytes, 0], "trailing_bytes", 785);
+  });
+
+  it("bad_chunk_version: version 0 means no chunk", () => {
+    expectError(patched(chunkSmallBytes, 10, [0, 0]), "bad_chunk_version", 10);
+  });
+
+  it("palette_too_large: pal_count above 64", () => {
+    expectError(patched(chunkSmallBytes, 12, [65]), "palette_too_large", 12);
+    expectError(patched(chunkSmallBytes, 12, [255]), "palette_too_large", 12);
+  });
+
+  it("reserved_tile: the palette may not hold TILE_UNKNOWN, may hold TILE_BORDER", () => {
+    expectError(patched(chunkSmallBytes, 15, [0xff, 0xff]), "reserved_tile", 15);
+    expectOk(patched(chunkSmallBytes, 15, [0xfe, 0xff]));
+  });
+
+  it("bad_palette_index: every index must be below pal_count", () => {
+    // Group 100, tile 2 set to index 2 with a 2-entry palette.
+    expectError(patched(chunkSmallBytes, 17 + 300, [0, 0x20, 0]), "bad_palette_index", 317);
+    // Index 63 in the last tile of the last group.
+    expectError(patched(chunkSmallBytes, 17 + 765, [0, 0, 0xfc]), "bad_palette_index", 782);
+    // An empty palette admits no index at all.
+    expectError([...chunkSmallBytes.slice(0, 12), 0, ...zeros(768)], "bad_palette_index", 13);
+  });
+});
+
+describe("entity", () => {
+  it("truncated header and entries", () => {
+    expectError(entityBytes.slice(0, 11), "truncated", 11);
+    expectError(entityBytes.slice(0, 12), "truncated", 12); // count 2, no entries
+    expectError(entityBytes.slice(0, 12 + 18 + 17), "truncated", 47); // second entry cut in its fixed part
+  });
+
+  it("trailing_bytes after the counted entries", () => {
+    expectError([...entityBytes, 0], "trailing_bytes", 65);
+    expectError(patched(entityBytes, 10, [1]), "trailing_bytes", 30);
+  });
+
+  it("too_many_entities: entity_count above 66", () => {
+    expectError(patched(entityBytes, 10, [67]), "too_many_entities", 10);
+  });
+
+  it("reserved_flags: packet_flags bits 1..7 must be 0; entity_flags bits 3..7 are ignored", () => {
+    expectError(patched(entityBytes, 11, [0x02]), "reserved_flags", 11);
+    expectError(patched(entityBytes, 11, [0x81]), "reserved_flags", 11);
+    expectOk(patched(entityBytes, 12 + 16, [0xff]));
+  });
+
+  it("length_overrun: meta_len past the end", () => {
+    expectError(patched(entityBytes, 47, [18]), "length_overrun", 47);
+    expectError(patched(entityBytes, 47, [255]), "length_overrun", 47);
+  });
+
+  it("tlv errors inside an entry are reported at their byte", () => {
+    // Entry 1 meta starts at 48: weapon len 3 instead of 2.
+    expectError(patched(entityBytes, 49, [3]), "bad_tlv_length", 49);
+  });
+});
+
+describe("entity_detail", () => {
+  it("truncated, length_overrun and trailing_bytes", () => {
+    expectError(detailBytes.slice(0, 15), "truncated", 15);
+    expectError(detailBytes.slice(0, -1), "length_overrun", 14);
+    expectError([...detailBytes, 0], "trailing_bytes", 29);
+    expectOk(detailWithMeta([]));
+  });
+
+  it("accepts meta up to 1184 bytes", () => {
+    const meta: number[] = [];
+    while (meta.length + 257 <= 1184) meta.push(0x30, 255, ...zeros(255));
+    meta.push(0x31, 1184 - meta.length - 2, ...zeros(1184 - meta.length - 2));
+    expect(meta.length).toBe(1184);
+    expectOk(detailWithMeta(meta));
+  });
+});
+
+describe("TLV rules", () => {
+  it("tlv_overrun: a value or a length byte running past the block", () => {
+    expectError(detailWithMeta([0x02, 0x02, 0x07]), "tlv_overrun", 17);
+    expectError(detailWithMeta([0x02, 0x02, 0x07, 0x00, 0x05]), "tlv_overrun", 20);
+    expectError(detailWithMeta([0x40, 0x05, 1, 2, 3, 4]), "tlv_overrun", 17);
+  });
+
+  it("bad_tlv_length: u16 tags must have len 2", () => {
+    for (const tag of [0x01, 0x02, 0x03]) {
+      expectError(detailWithMeta([tag, 1, 0]), "bad_tlv_length", 17);
+      expectError(detailWithMeta([tag, 3, 0, 0, 0]), "bad_tlv_length", 17);
+      expectError(detailWithMeta([tag, 0]), "bad_tlv_length", 17);
+    }
+  });
+
+  it("duplicate_tlv: known tags at most once; unknown tags may repeat", () => {
+    expectError(detailWithMeta([0x02, 2, 1, 0, 0x03, 2, 0, 0, 0x02, 2, 1, 0]), "duplicate_tlv", 24);
+    expectError(detailWithMeta([0x04, 1, 0x41, 0x04, 1, 0x42]), "duplicate_tlv", 19);
+    expectOk(detailWithMeta([0x00, 0, 0xff, 1, 7, 0xff, 0, 0x05, 2, 1, 2]));
+  });
+
+  const utf8 = (text: string): number[] => Array.from(new TextEncoder().encode(text));
+  const nameTlv = (bytes: number[]): number[] => detailWithMeta([0x04, bytes.length, ...bytes]);
+
+  it("bad_name: 1..32 bytes of well-formed UTF-8 without control characters", () => {
+    expectError(nameTlv([]), "bad_name", 18);
+    expectError(nameTlv(zeros(33).fill(0x61)), "bad_name", 18);
+    expectOk(nameTlv(zeros(32).fill(0x61)));
+    expectOk(nameTlv(utf8("Ünïcödé 名前 🦊")));
+    expectOk(nameTlv(utf8("\u{10FFFF}")));
+    const bad: [string, number[]][] = [
+      ["newline", [0x61, 0x0a]],
+      ["NUL", [0x00]],
+      ["DEL", [0x7f]],
+      ["C1 control U+0085", [0xc2, 0x85]],
+      ["lone continuation byte", [0x80]],
+      ["cut-off sequence", [0x61, 0xc3]],
+      ["overlong slash", [0xc0, 0xaf]],
+      ["overlong 3-byte", [0xe0, 0x80, 0xaf]],
+      ["overlong 4-byte", [0xf0, 0x80, 0x80, 0xaf]],
+      ["UTF-16 surrogate", [0xed, 0xa0, 0x80]],
+      ["above U+10FFFF", [0xf4, 0x90, 0x80, 0x80]],
+      ["bad second continuation", [0xe2, 0x82, 0x41]],
+      ["0xFF byte", [0xff]],
+    ];
+    for (const [, bytes] of bad) expectError(nameTlv(bytes), "bad_name", 18);
+  });
+});
+
+describe("every decode error code is reachable", () => {
+  afterAll(() => {
+    expect([...seenCodes].sort()).toEqual([...DECODE_ERROR_CODES].sort());
+  });
+  it("(checked after all tests of this file)", () => {
+    expect(DECODE_ERROR_CODES.length).toBe(new Set(DECODE_ERROR_CODES).size);
+  });
+});
+
+/** Expects `action` to throw an EncodeError with `code`. */
+function expectEncodeError(action: () => unknown, code: string): void {
+  let thrown: unknown;
+  try {
+    action();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(EncodeError);
+  expect((thrown as EncodeError).code).toBe(code);
+}
+
+function withChanges<T extends Packet>(packet: T, changes: Record<string, unknown>): Packet {
+  return { ...packet, ...changes } as Packet;
+}
+
+describe("encoder refusals", () => {
+  it("out_of_range scalars", () => {
+    for (const tick of [-1, 2 ** 32, 1.5, Number.NaN, "5", 5n]) {
+      expectEncodeError(() => encodePacketToBytes(withChanges(statePacket, { tick })), "out_of_range");
+    }
+    expectEncodeError(() => encodePacketToBytes(withChanges(statePacket, { clientType: 0x10000 })), "out_of_range");
+    expectEncodeError(() => encodePacketToBytes(withChanges(actionPacket, { action: 9 })), "out_of_range");
+    expectEncodeError(() => encodePacketToBytes(withChanges(actionPacket, { authToken: -1n })), "out_of_range");
+    expectEncodeError(() => encodePacketToBytes(withChanges(actionPacket, { authToken: 2n ** 64n })), "out_of_range");
+    expectEncodeError(() => encodePacketToBytes(withChanges(actionPacket, { authToken: 5 })), "out_of_range");
+    expectEncodeError(() => encodePacketToBytes(withChanges(actionPacket, { cache: [] })), "out_of_range");
+    expectEncodeError(() => encodePacketToBytes(withChanges(statePacket, { chunks: [] })), "out_of_range");
+    const cache = actionPacket.type === "action" ? actionPacket.cache.slice() : [];
+    cache[8] = { chunkId: 0, version: 0x10000 };
+    expectEncodeError(() => encodePacketToBytes(withChanges(actionPacket, { cache })), "out_of_range");
+    expectEncodeError(() => encodePacketToBytes(withChanges(chunkSmallPacket, { version: 0 })), "out_of_range");
+    expectEncodeError(() => encodePacketToBytes({ type: "nope" } as unknown as Packet), "out_of_range");
+  });
+
+  it("bad_manifest when the state entries are not the 3×3 neighbourhood", () => {
+    const chunks = statePacket.type === "state" ? statePacket.chunks.slice() : [];
+    [chunks[0], chunks[1]] = [chunks[1], chunks[0]];
+    expectEncodeError(() => encodePacketToBytes(withChanges(statePacket, { chunks })), "bad_manifest");
+  });
+
+  it("chunk palettes and indices", () => {
+    const packed = new Uint8Array(768);
+    expectEncodeError(() => encodePacketToBytes(withChanges(chunkSmallPacket, { palette: [] })), "out_of_range");
+    const palette65 = Array.from({ length: 65 }, (_, index) => index);
+    expectEncodeError(() => encodePacketToBytes(withChanges(chunkSmallPacket, { palette: palette65 })), "out_of_range");
+    expectEncodeError(
+      () => encodePacketToBytes(withChanges(chunkSmallPacket, { palette: [1, 0xffff] })),
+      "out_of_range",
+    );
+    packed[5] = 0x08; // group 1: v = 0x080000, so tile 7 has index 2
+    expectEncodeError(
+      () => encodePacketToBytes(withChanges(chunkSmallPacket, { palette: [1, 2], packedTiles: packed })),
+      "out_of_range",
+    );
+    expect(encodePacketToBytes(withChanges(chunkSmallPacket, { palette: [1, 2, 3], packedTiles: packed })).length).toBe(
+      787,
+    );
+    expectEncodeError(
+      () => encodePacketToBytes(withChanges(chunkSmallPacket, { packedTiles: new Uint8Array(767) })),
+      "out_of_range",
+    );
+  });
+
+  it("encodeChunkFromTiles builds the palette and refuses more than 64 ids or TILE_UNKNOWN", () => {
+    const tiles = new Uint16Array(1024);
+    for (let index = 0; index < 1024; index++) tiles[index] = index % 64;
+    const out = new Uint8Array(909);
+    expect(encodeChunkFromTiles(0, 0, 1, tiles, out)).toBe(909);
+    tiles[1000] = 64;
+    expectEncodeError(() => encodeChunkFromTiles(0, 0, 1, tiles, out), "out_of_range");
+    tiles.fill(0xffff);
+    expectEncodeError(() => encodeChunkFromTiles(0, 0, 1, tiles, out), "out_of_range");
+    expectEncodeError(() => encodeChunkFromTiles(0, 0, 1, new Uint16Array(1023), out), "out_of_range");
+  });
+
+  it("buffer_too_small, checked before anything is written", () => {
+    const out = new Uint8Array(100).fill(7);
+    expectEncodeError(() => encodePacket(statePacket, out, 29), "buffer_too_small");
+    expectEncodeError(() => encodePacket(statePacket, out, -1), "buffer_too_small");
+    expectEncodeError(() => encodeChunk(chunkSmallPacket as never, out, 0), "buffer_too_small");
+    expectEncodeError(() => encodePacket(detailPacket, new Uint8Array(28)), "buffer_too_small");
+    expectEncodeError(() => encodePacket(entityPacket, new Uint8Array(64)), "buffer_too_small");
+    expect(out.every((byte) => byte === 7)).toBe(true);
+  });
+
+  const entry = (meta: Tlv[] = []): EntityEntry => ({
+    id: 1,
+    typeId: 0,
+    x: 0,
+    y: 0,
+    hp: 1,
+    hpMax: 1,
+    elo: 0,
+    flags: 0,
+    meta,
+  });
+
+  it("entity fields and sizes", () => {
+    const encodeEntries = (entities: EntityEntry[]) =>
+      encodePacketToBytes({ type: "entity", clientType: 0, tick: 1, more: false, entities });
+    expectEncodeError(() => encodeEntries([{ ...entry(), x: 32768 }]), "out_of_range");
+    expectEncodeError(() => encodeEntries([{ ...entry(), y: -32769 }]), "out_of_range");
+    expectEncodeError(() => encodeEntries([{ ...entry(), flags: 256 }]), "out_of_range");
+    expectEncodeError(() => encodeEntries([{ ...entry(), id: -1 }]), "out_of_range");
+    expect(encodeEntries(Array.from({ length: 66 }, () => entry())).length).toBe(1200);
+    expectEncodeError(() => encodeEntries(Array.from({ length: 67 }, () => entry())), "oversize");
+    const heavy = entry([{ kind: "unknown", tag: 0x30, bytes: new Uint8Array(250) }]); // 270 bytes
+    expectEncodeError(() => encodeEntries([heavy, heavy, heavy, heavy, heavy]), "oversize");
+    expect(entityBatchEnd([heavy, heavy, heavy, heavy, heavy], 0)).toBe(4);
+    const tooMuchMeta = entry([
+      { kind: "unknown", tag: 0x30, bytes: new Uint8Array(200) },
+      { kind: "unknown", tag: 0x30, bytes: new Uint8Array(60) },
+    ]);
+    expectEncodeError(() => encodeEntries([tooMuchMeta]), "bad_tlv");
+    expectEncodeError(() => splitEntities([tooMuchMeta], 1), "bad_tlv");
+  });
+
+  it("bad_tlv", () => {
+    const bad: Tlv[][] = [
+      [{ kind: "weapon", value: 0x10000 }],
+      [{ kind: "armor", value: -1 }],
+      [
+        { kind: "status_effects", value: 1 },
+        { kind: "status_effects", value: 2 },
+      ],
+      [{ kind: "name", value: "" }],
+      [{ kind: "name", value: "a".repeat(33) }],
+      [{ kind: "name", value: "名".repeat(11) }], // 33 bytes
+      [{ kind: "name", value: "bad\nname" }],
+      [{ kind: "name", value: "\ud800" }],
+      [{ kind: "name", value: "x\udc00" }],
+      [{ kind: "unknown", tag: 2, bytes: new Uint8Array(2) }],
+      [{ kind: "unknown", tag: 256, bytes: new Uint8Array(0) }],
+      [{ kind: "unknown", tag: 9, bytes: new Uint8Array(256) }],
+      [{ kind: "mystery" } as unknown as Tlv],
+    ];
+    for (const meta of bad) {
+      expectEncodeError(
+        () => encodePacketToBytes({ type: "entity_detail", clientType: 0, tick: 0, entityId: 0, meta }),
+        "bad_tlv",
+      );
+    }
+    const ok = encodePacketToBytes({
+      type: "entity_detail",
+      clientType: 0,
+      tick: 0,
+      entityId: 0,
+      meta: [{ kind: "name", value: "名".repeat(10) + "ab" }],
+    });
+    expect(ok.length).toBe(16 + 2 + 32);
+  });
+
+  it("entity_detail meta above 1184 bytes is oversize", () => {
+    const meta: Tlv[] = [];
+    for (let index = 0; index < 4; index++) meta.push({ kind: "unknown", tag: 0x30, bytes: new Uint8Array(255) });
+    meta.push({ kind: "unknown", tag: 0x31, bytes: new Uint8Array(154) });
+    expect(encodePacketToBytes({ type: "entity_detail", clientType: 0, tick: 0, entityId: 0, meta }).length).toBe(1200);
+    meta.push({ kind: "unknown", tag: 0x30, bytes: new Uint8Array(0) });
+    expectEncodeError(
+      () => encodePacketToBytes({ type: "entity_detail", clientType: 0, tick: 0, entityId: 0, meta }),
+      "oversize",
+    );
+  });
+});
