@@ -1,0 +1,37 @@
+// Bitmap font text (roadmap "UI / HUD": 8×8 glyph sheet, draw_text): ASCII
+// bytes drawn as tinted 8×8 glyphs, one line, clipped to the framebuffer.
+import { blitClipped, clipToFramebuffer } from "./clip";
+import { MODE_TINTED } from "./rows";
+import { FB_HEIGHT, FB_WIDTH } from "../layout";
+
+/** Glyph cell edge in pixels. */
+const GLYPH_SIZE: i32 = 8;
+/** First and last byte with a glyph; the sheet holds glyph (byte - 32) for bytes 32..126. */
+const FIRST_GLYPH_BYTE: i32 = 32;
+const LAST_GLYPH_BYTE: i32 = 126;
+
+/**
+ * Draws `len` bytes from `ptr` left to right from (x, y), each 8 px wide.
+ * Byte c in 32..126 is sheet glyph c - 32 (font_cols glyphs per sheet row);
+ * other bytes (control, DEL, >= 128) are blank cells. Returns x + 8 * len
+ * (i32 wrap-around), the pen position after the last cell.
+ */
+export function draw_text(ptr: usize, len: i32, x: i32, y: i32, color: u8, font: usize, font_cols: i32): i32 {
+  if (len <= 0) return x;
+  const end = x + len * GLYPH_SIZE;
+  if (font_cols <= 0 || y <= -GLYPH_SIZE || y >= FB_HEIGHT) return end;
+  clipToFramebuffer();
+  const sheetStride = font_cols * GLYPH_SIZE;
+  const sheetRowBytes = sheetStride * GLYPH_SIZE;
+  let penX = <i64>x;
+  for (let i = 0; i < len; i++, penX += GLYPH_SIZE) {
+    if (penX >= <i64>FB_WIDTH) break;
+    if (penX <= <i64>-GLYPH_SIZE) continue;
+    const c = <i32>load<u8>(ptr + <usize>i);
+    if (c < FIRST_GLYPH_BYTE || c > LAST_GLYPH_BYTE) continue;
+    const glyph = c - FIRST_GLYPH_BYTE;
+    const src = font + <usize>((glyph / font_cols) * sheetRowBytes) + <usize>((glyph % font_cols) * GLYPH_SIZE);
+    blitClipped(src, sheetStride, GLYPH_SIZE, GLYPH_SIZE, <i32>penX, y, MODE_TINTED, color);
+  }
+  return end;
+}

@@ -1,0 +1,363 @@
+// JS reference of the blit kernels (assembly/blit, docs/abi/blit.md): the same
+// drawing over plain typed arrays. It is the test oracle for the wasm kernels
+// and their benchmark baseline, so it must give identical pixels for every
+// input the ABI defines. Parameters are coerced the way a wasm call coerces
+// them (i32 by ToInt32, u8 by its low byte) so both see the same numbers.
+import { FB_HEIGHT, FB_WIDTH } from "../constants.js";
+
+/** Size of the ATLAS region in bytes (assembly/layout.ts ATLAS_BYTES). */
+export const ATLAS_BYTES = 0x80000;
+/** Entries in the SPRITES region (assembly/layout.ts SPRITES_MAX). */
+export const SPRITES_MAX = 1024;
+/** Bytes per SPRITES entry: i16 x, i16 y, u16 tile, u8 mode, u8 tint. */
+export const SPRITE_BYTES = 8;
+/** Blit modes. */
+export const MODE_OPAQUE = 0;
+export const MODE_TRANSPARENT = 1;
+export const MODE_TINTED = 2;
+/** Atlas tile index meaning "draw nothing" (TILE_LOOK entries and sprite tiles). */
+export const NO_TILE = 0xffff;
+/** Font glyph cell edge in pixels; bytes 32..126 have glyphs (sheet index byte - 32). */
+export const GLYPH_SIZE = 8;
+export const FIRST_GLYPH_BYTE = 32;
+export const LAST_GLYPH_BYTE = 126;
+
+const PIXEL_COUNT = FB_WIDTH * FB_HEIGHT;
+const TILE_ID_COUNT = 0x10000;
+
+/** One sprite-list entry as the SPRITES region stores it. */
+export interface SpriteEntry {
+  x: number;
+  y: number;
+  tile: number;
+  mode: number;
+  tint: number;
+}
+
+/** Text as the byte string draw_text reads: ASCII as is, anything beyond 0x7f as '?'. */
+export function asciiBytes(text: string): Uint8Array {
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    bytes[i] = code < 0x80 ? code : 0x3f;
+  }
+  return bytes;
+}
+
+/** floor(a * b / c) for non-negative integers a, b and positive c, exact beyond 2^53. */
+function mulDivFloor(a: number, b: number, c: number): number {
+  const product = a * b;
+  if (product <= Number.MAX_SAFE_INTEGER) {
+    let quotient = Math.floor(product / c);
+    // The float quotient can round across an integer; step back onto the exact floor.
+    if (quotient * c > product) quotient--;
+    else if ((quotient + 1) * c <= product) quotient++;
+    return quotient;
+  }
+  return Number((BigInt(a) * BigInt(b)) / BigInt(c));
+}
+
+/**
+ * A software blitter with its own framebuffer, atlas, tile look-up table,
+ * sprite list and colour table, laid out like the wasm regions. Image
+ * "pointers" are byte offsets into `atlas`.
+ */
+export class RefBlitter {
+  /** 320×240 RGB332, row-major. */
+  readonly framebuffer = new Uint8Array(PIXEL_COUNT);
+  /** Indexed images (RGB332, 0 transparent), addressed by byte offset. */
+  readonly atlas = new Uint8Array(ATLAS_BYTES);
+  /** Tile id → atlas tile index; starts all 0 like fresh wasm memory. */
+  readonly tileLook = new Uint16Array(TILE_ID_COUNT);
+  /** SPRITES entries, byte for byte as in wasm memory (little-endian). */
+  readonly sprites = new Uint8Array(SPRITES_MAX * SPRITE_BYTES);
+  /** RGB332 → RGBA8888 (little-endian R, G, B, A bytes). */
+  readonly lut = new Uint32Array(256);
+  /** fbToRgba output, one u32 per pixel. */
+  readonly rgba = new Uint32Array(PIXEL_COUNT);
+
+  private readonly spriteHalfWords = new Int16Array(this.sprites.buffer);
+  private readonly spriteTiles = new Uint16Array(this.sprites.buffer);
+  private clipLeft = 0;
+  private clipTop = 0;
+  private clipRight = FB_WIDTH;
+  private clipBottom = FB_HEIGHT;
+
+  /** Copies `pixels` into the atlas at `offsetBytes`; returns the image pointer (the offset). */
+  upload(offsetBytes: number, pixels: Uint8Array): number {
+    if (!Number.isInteger(offsetBytes) || offsetBytes < 0 || offsetBytes + pixels.length > ATLAS_BYTES) {
+      throw new RangeError(`image of ${pixels.length} bytes at ${offsetBytes} does not fit the atlas`);
+    }
+    this.atlas.set(pixels, offsetBytes);
+    return offsetBytes;
+  }
+
+  setTileLook(tileId: number, atlasIndex: number): void {
+    this.tileLook[tileId & 0xffff] = atlasIndex;
+  }
+
+  /** Every tile id to "draw nothing". */
+  resetTileLook(): void {
+    this.tileLook.fill(NO_TILE);
+  }
+
+  setSprite(index: number, sprite: SpriteEntry): void {
+    if (!Number.isInteger(index) || index < 0 || index >= SPRITES_MAX) throw new RangeError(`sprite index ${index}`);
+    this.spriteHalfWords[index * 4] = sprite.x;
+    this.spriteHalfWords[index * 4 + 1] = sprite.y;
+    this.spriteTiles[index * 4 + 2] = sprite.tile;
+    this.sprites[index * 8 + 6] = sprite.mode;
+    this.sprites[index * 8 + 7] = sprite.tint;
+  }
+
+  fbClear(color: number): void {
+    this.framebuffer.fill(color & 0xff);
+  }
+
+  blit(
+    src: number,
+    srcStride: number,
+    srcX: number,
+    srcY: number,
+    w: number,
+    h: number,
+    dstX: number,
+    dstY: number,
+    mode: number,
+    tint: number,
+  ): void {
+    srcStride |= 0;
+    this.clipToFramebuffer();
+    const origin = (src >>> 0) + (srcY | 0) * srcStride + (srcX | 0);
+    this.blitClipped(origin, srcStride, w | 0, h | 0, dstX | 0, dstY | 0, mode | 0, tint & 0xff);
+  }
+
+  /** `tiles[0]` is the window's top-left tile id; rows are `tilesStride` ids apart. */
+  drawTilemap(
+    tiles: Uint16Array,
+    tilesStride: number,
+    cols: number,
+    rows: number,
+    dstX: number,
+    dstY: number,
+    atlas: number,
+    atlasCols: number,
+    tileW: number,
+    tileH: number,
+    clipX: number,
+    clipY: number,
+    clipW: number,
+    clipH: number,
+  ): void {
+    tilesStride |= 0;
+    cols |= 0;
+    rows |= 0;
+    dstX |= 0;
+    dstY |= 0;
+    atlas >>>= 0;
+    atlasCols |= 0;
+    tileW |= 0;
+    tileH |= 0;
+    if (cols <= 0 || rows <= 0 || tileW <= 0 || tileH <= 0 || atlasCols <= 0) return;
+    if (!this.setClip(clipX | 0, clipY | 0, clipW | 0, clipH | 0)) return;
+    const firstCol = Math.max(0, Math.floor((this.clipLeft - dstX) / tileW));
+    const endCol = Math.min(cols, Math.floor((this.clipRight - 1 - dstX) / tileW) + 1);
+    const firstRow = Math.max(0, Math.floor((this.clipTop - dstY) / tileH));
+    const endRow = Math.min(rows, Math.floor((this.clipBottom - 1 - dstY) / tileH) + 1);
+    const atlasStride = atlasCols * tileW;
+    const atlasTileRowBytes = atlasStride * tileH;
+    const tileLook = this.tileLook;
+    for (let row = firstRow; row < endRow; row++) {
+      const y = dstY + row * tileH;
+      const rowStart = row * tilesStride;
+      for (let col = firstCol; col < endCol; col++) {
+        const look = tileLook[tiles[rowStart + col]];
+        if (look === NO_TILE) continue;
+        const src = atlas + Math.floor(look / atlasCols) * atlasTileRowBytes + (look % atlasCols) * tileW;
+        this.blitClipped(src, atlasStride, tileW, tileH, dstX + col * tileW, y, MODE_OPAQUE, 0);
+      }
+    }
+  }
+
+  drawSprites(
+    count: number,
+    atlas: number,
+    atlasCols: number,
+    tileW: number,
+    tileH: number,
+    clipX: number,
+    clipY: number,
+    clipW: number,
+    clipH: number,
+  ): void {
+    count |= 0;
+    atlas >>>= 0;
+    atlasCols |= 0;
+    tileW |= 0;
+    tileH |= 0;
+    if (count <= 0 || tileW <= 0 || tileH <= 0 || atlasCols <= 0) return;
+    if (!this.setClip(clipX | 0, clipY | 0, clipW | 0, clipH | 0)) return;
+    count = Math.min(count, SPRITES_MAX);
+    const atlasStride = atlasCols * tileW;
+    const atlasTileRowBytes = atlasStride * tileH;
+    const halfWords = this.spriteHalfWords;
+    const bytes = this.sprites;
+    for (let i = 0; i < count; i++) {
+      const tile = this.spriteTiles[i * 4 + 2];
+      if (tile === NO_TILE) continue;
+      const src = atlas + Math.floor(tile / atlasCols) * atlasTileRowBytes + (tile % atlasCols) * tileW;
+      const x = halfWords[i * 4];
+      const y = halfWords[i * 4 + 1];
+      this.blitClipped(src, atlasStride, tileW, tileH, x, y, bytes[i * 8 + 6], bytes[i * 8 + 7]);
+    }
+  }
+
+  fillRect(x: number, y: number, w: number, h: number, color: number): void {
+    x |= 0;
+    y |= 0;
+    this.fillEdges(x, y, x + (w | 0), y + (h | 0), color & 0xff);
+  }
+
+  drawRect(x: number, y: number, w: number, h: number, color: number): void {
+    x |= 0;
+    y |= 0;
+    w |= 0;
+    h |= 0;
+    color &= 0xff;
+    if (w <= 0 || h <= 0) return;
+    const right = x + w;
+    const bottom = y + h;
+    this.fillEdges(x, y, right, y + 1, color);
+    this.fillEdges(x, bottom - 1, right, bottom, color);
+    this.fillEdges(x, y + 1, x + 1, bottom - 1, color);
+    this.fillEdges(right - 1, y + 1, right, bottom - 1, color);
+  }
+
+  hbar(x: number, y: number, w: number, h: number, value: number, max: number, fg: number, bg: number): void {
+    x |= 0;
+    y |= 0;
+    w |= 0;
+    h |= 0;
+    value |= 0;
+    max |= 0;
+    if (w <= 0 || h <= 0) return;
+    let filled = 0;
+    if (max > 0 && value > 0) filled = value >= max ? w : mulDivFloor(w, value, max);
+    this.fillEdges(x, y, x + filled, y + h, fg & 0xff);
+    this.fillEdges(x + filled, y, x + w, y + h, bg & 0xff);
+  }
+
+  /** Draws `text` (bytes, or a string through asciiBytes) and returns the pen x after it. */
+  drawText(text: Uint8Array | string, x: number, y: number, color: number, font: number, fontCols: number): number {
+    const bytes = typeof text === "string" ? asciiBytes(text) : text;
+    const len = bytes.length;
+    x |= 0;
+    y |= 0;
+    font >>>= 0;
+    fontCols |= 0;
+    if (len === 0) return x;
+    const end = (x + len * GLYPH_SIZE) | 0;
+    if (fontCols <= 0 || y <= -GLYPH_SIZE || y >= FB_HEIGHT) return end;
+    this.clipToFramebuffer();
+    const sheetStride = fontCols * GLYPH_SIZE;
+    const sheetRowBytes = sheetStride * GLYPH_SIZE;
+    let penX = x;
+    for (let i = 0; i < len; i++, penX += GLYPH_SIZE) {
+      if (penX >= FB_WIDTH) break;
+      if (penX <= -GLYPH_SIZE) continue;
+      const c = bytes[i];
+      if (c < FIRST_GLYPH_BYTE || c > LAST_GLYPH_BYTE) continue;
+      const glyph = c - FIRST_GLYPH_BYTE;
+      const src = font + Math.floor(glyph / fontCols) * sheetRowBytes + (glyph % fontCols) * GLYPH_SIZE;
+      this.blitClipped(src, sheetStride, GLYPH_SIZE, GLYPH_SIZE, penX, y, MODE_TINTED, color & 0xff);
+    }
+    return end;
+  }
+
+  /** The standard RGB332 expansion: r = rrr*255/7, g = ggg*255/7, b = bb*255/3 (floored), alpha 255. */
+  lutInit(): void {
+    for (let c = 0; c < 256; c++) {
+      const red = (((c >> 5) * 255) / 7) | 0;
+      const green = ((((c >> 2) & 7) * 255) / 7) | 0;
+      const blue = (((c & 3) * 255) / 3) | 0;
+      this.lut[c] = (red | (green << 8) | (blue << 16) | 0xff000000) >>> 0;
+    }
+  }
+
+  fbToRgba(): void {
+    const framebuffer = this.framebuffer;
+    const lut = this.lut;
+    const rgba = this.rgba;
+    for (let i = 0; i < PIXEL_COUNT; i++) rgba[i] = lut[framebuffer[i]];
+  }
+
+  /** The RGBA output as bytes for an ImageData. */
+  rgbaBytes(): Uint8ClampedArray {
+    return new Uint8ClampedArray(this.rgba.buffer, this.rgba.byteOffset, this.rgba.byteLength);
+  }
+
+  private clipToFramebuffer(): void {
+    this.clipLeft = 0;
+    this.clipTop = 0;
+    this.clipRight = FB_WIDTH;
+    this.clipBottom = FB_HEIGHT;
+  }
+
+  private setClip(x: number, y: number, w: number, h: number): boolean {
+    this.clipLeft = Math.max(x, 0);
+    this.clipTop = Math.max(y, 0);
+    this.clipRight = Math.min(x + w, FB_WIDTH);
+    this.clipBottom = Math.min(y + h, FB_HEIGHT);
+    return this.clipLeft < this.clipRight && this.clipTop < this.clipBottom;
+  }
+
+  /** Fills [left, right) × [top, bottom) clipped to the framebuffer. */
+  private fillEdges(left: number, top: number, right: number, bottom: number, color: number): void {
+    left = Math.max(left, 0);
+    top = Math.max(top, 0);
+    right = Math.min(right, FB_WIDTH);
+    bottom = Math.min(bottom, FB_HEIGHT);
+    if (left >= right || top >= bottom) return;
+    const framebuffer = this.framebuffer;
+    for (let row = top; row < bottom; row++) framebuffer.fill(color, row * FB_WIDTH + left, row * FB_WIDTH + right);
+  }
+
+  /** The w×h image rectangle at atlas offset `src` (rows `stride` apart) to (dx, dy), through the clip. */
+  private blitClipped(
+    src: number,
+    stride: number,
+    w: number,
+    h: number,
+    dx: number,
+    dy: number,
+    mode: number,
+    tint: number,
+  ): void {
+    const left = Math.max(dx, this.clipLeft);
+    const top = Math.max(dy, this.clipTop);
+    const right = Math.min(dx + w, this.clipRight);
+    const bottom = Math.min(dy + h, this.clipBottom);
+    if (left >= right || top >= bottom) return;
+    const count = right - left;
+    const framebuffer = this.framebuffer;
+    const atlas = this.atlas;
+    let from = src + (top - dy) * stride + (left - dx);
+    let to = top * FB_WIDTH + left;
+    if (mode === MODE_OPAQUE) {
+      for (let row = top; row < bottom; row++, from += stride, to += FB_WIDTH) {
+        for (let i = 0; i < count; i++) framebuffer[to + i] = atlas[from + i];
+      }
+    } else if (mode === MODE_TRANSPARENT) {
+      for (let row = top; row < bottom; row++, from += stride, to += FB_WIDTH) {
+        for (let i = 0; i < count; i++) {
+          const pixel = atlas[from + i];
+          if (pixel !== 0) framebuffer[to + i] = pixel;
+        }
+      }
+    } else if (mode === MODE_TINTED) {
+      for (let row = top; row < bottom; row++, from += stride, to += FB_WIDTH) {
+        for (let i = 0; i < count; i++) if (atlas[from + i] !== 0) framebuffer[to + i] = tint;
+      }
+    }
+  }
+}
