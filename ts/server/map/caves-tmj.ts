@@ -1,0 +1,146 @@
+// Writes the generated caves as a Tiled JSON map (TMJ) and its tile data file.
+// The TMJ stays editable in Tiled (1.9 or newer): one tile layer, an object
+// layer "spawns" and an object layer "interactables", and a tileset whose
+// tiles carry their collides/opaque properties.
+//
+// The tileset is an image collection whose tiles are sub-rectangles of
+// tiles.png because the client's atlas keeps tile id i at atlas index i (index
+// 0 unused), while Tiled numbers a plain image tileset's tiles from the top-left
+// slot: with firstgid 1, GID i would show atlas slot i - 1. Sub-rectangles put
+// GID i on slot i exactly.
+import { CAVE_TILE_DATA, type GeneratedCaves } from "./generate-caves.js";
+
+const TILE_SIZE_PX = 8;
+const ATLAS_COLUMNS = 16;
+
+interface TiledProperty {
+  name: string;
+  type: "bool" | "string" | "int";
+  value: boolean | string | number;
+}
+
+/** The map as TMJ text: deterministic, one row of tile data per line so diffs stay readable. */
+export function cavesTmj(caves: GeneratedCaves): string {
+  let nextObjectId = 1;
+  const point = (name: string, type: string, x: number, y: number, properties: TiledProperty[] = []) => ({
+    id: nextObjectId++,
+    name,
+    type,
+    // Tile centre, so the object sits visibly on its tile in Tiled.
+    x: x * TILE_SIZE_PX + TILE_SIZE_PX / 2,
+    y: y * TILE_SIZE_PX + TILE_SIZE_PX / 2,
+    width: 0,
+    height: 0,
+    rotation: 0,
+    visible: true,
+    point: true,
+    ...(properties.length > 0 ? { properties } : {}),
+  });
+  const spawns = caves.spawns.map((spawn, index) => point(`spawn ${index + 1}`, "spawn", spawn.x, spawn.y));
+  const interactables = [
+    point("welcome sign", "", caves.sign.x, caves.sign.y, [
+      { name: "kind", type: "string", value: "sign" },
+      { name: "text", type: "string", value: caves.sign.text },
+    ]),
+    point("notice board", "", caves.noticeBoard.x, caves.noticeBoard.y, [
+      { name: "kind", type: "string", value: "notice_board" },
+    ]),
+  ];
+  const atlasRows = Math.ceil((CAVE_TILE_DATA.length + 1) / ATLAS_COLUMNS);
+  const map = {
+    compressionlevel: -1,
+    width: caves.width,
+    height: caves.height,
+    infinite: false,
+    layers: [
+      {
+        id: 1,
+        name: "ground",
+        type: "tilelayer",
+        x: 0,
+        y: 0,
+        width: caves.width,
+        height: caves.height,
+        opacity: 1,
+        visible: true,
+        data: "@DATA@",
+      },
+      {
+        id: 2,
+        name: "spawns",
+        type: "objectgroup",
+        draworder: "topdown",
+        x: 0,
+        y: 0,
+        opacity: 1,
+        visible: true,
+        objects: spawns,
+      },
+      {
+        id: 3,
+        name: "interactables",
+        type: "objectgroup",
+        draworder: "topdown",
+        x: 0,
+        y: 0,
+        opacity: 1,
+        visible: true,
+        objects: interactables,
+      },
+    ],
+    nextlayerid: 4,
+    nextobjectid: nextObjectId,
+    orientation: "orthogonal",
+    properties: [
+      { name: "generator", type: "string", value: "scripts/make-map.ts (ts/server/map/generate-caves.ts)" },
+      { name: "name", type: "string", value: "Forgotten Caves" },
+      { name: "seed", type: "int", value: caves.seed },
+    ],
+    renderorder: "right-down",
+    tiledversion: "1.10.2",
+    tileheight: TILE_SIZE_PX,
+    tilewidth: TILE_SIZE_PX,
+    tilesets: [
+      {
+        columns: 0,
+        firstgid: 1,
+        grid: { height: 1, orientation: "orthogonal", width: 1 },
+        margin: 0,
+        name: "caves",
+        spacing: 0,
+        tilecount: CAVE_TILE_DATA.length,
+        tileheight: TILE_SIZE_PX,
+        tilewidth: TILE_SIZE_PX,
+        tiles: CAVE_TILE_DATA.map((tile) => ({
+          id: tile.id - 1,
+          image: "tiles.png",
+          imageheight: atlasRows * TILE_SIZE_PX,
+          imagewidth: ATLAS_COLUMNS * TILE_SIZE_PX,
+          x: (tile.id % ATLAS_COLUMNS) * TILE_SIZE_PX,
+          y: Math.floor(tile.id / ATLAS_COLUMNS) * TILE_SIZE_PX,
+          width: TILE_SIZE_PX,
+          height: TILE_SIZE_PX,
+          properties: [
+            { name: "collides", type: "bool", value: tile.collides },
+            { name: "name", type: "string", value: tile.name },
+            { name: "opaque", type: "bool", value: tile.opaque },
+          ],
+        })),
+      },
+    ],
+    type: "map",
+    version: "1.10",
+  };
+  const rows: string[] = [];
+  for (let y = 0; y < caves.height; y++) {
+    rows.push(Array.from(caves.tiles.subarray(y * caves.width, (y + 1) * caves.width)).join(","));
+  }
+  const data = `[\n${rows.join(",\n")}\n]`;
+  return JSON.stringify(map, null, 1).replace('"@DATA@"', data) + "\n";
+}
+
+/** caves.tiles.json: the tile data of the bundled map, one tile per line. */
+export function cavesTileDataJson(): string {
+  const lines = CAVE_TILE_DATA.map((tile) => "  " + JSON.stringify({ ...tile, look: tile.id }));
+  return `{\n "version": 1,\n "tiles": [\n${lines.join(",\n")}\n ]\n}\n`;
+}

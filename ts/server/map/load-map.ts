@@ -1,0 +1,280 @@
+// Entry point of the map loader: a Tiled map (TMX, TMJ) or a CSV grid becomes
+// a flat world — one u16 tile id per cell, tile data for every id, spawn
+// points and interactables. Synchronous: maps are read once at server start,
+// and the inputs are small (the largest real map here is 146 KB).
+import { readFileSync } from "node:fs";
+import { basename, extname } from "node:path";
+import { TILE_FLAG_COLLIDES } from "../../constants.js";
+import { flattenLayers, isCollisionLayer } from "./flatten.js";
+import { maskGid } from "./gid.js";
+import { MapError } from "./map-error.js";
+import { interactablesOf, spawnObjects, worldObjects, type Interactable, type MapObject } from "./map-objects.js";
+import type { MapFormat, RawMap, RawTileLayer } from "./raw-map.js";
+import { parseCsvMap } from "./tiled-csv.js";
+import { parseTmj } from "./tiled-tmj.js";
+import { parseTmx } from "./tiled-tmx.js";
+import {
+  emptyTileInfo,
+  mergeTileData,
+  readTileDataFile,
+  tileDataFromTilesets,
+  tileDataPathFor,
+  tileFlagsTable,
+  type TileData,
+} from "./tile-data.js";
+import { tilesetHasLocalId, type Tileset } from "./tileset.js";
+
+export { MapError } from "./map-error.js";
+export type { Interactable, MapObject, TilePosition } from "./map-objects.js";
+export type { GidChunk, MapFormat, RawMap, RawTileLayer } from "./raw-map.js";
+export {
+  LOOK_NONE,
+  parseTileDataFile,
+  tileDataPathFor,
+  tileFlagsTable,
+  tileLookTable,
+  type TileData,
+  type TileDataEntry,
+  type TileInfo,
+} from "./tile-data.js";
+
+/** Largest map accepted, in cells (the tile array alone is 2 bytes per cell). */
+export const MAX_MAP_CELLS = 1 << 26;
+
+export interface MapSource {
+  format: MapFormat;
+  file: string;
+  /** Tile layers (including hidden and collision layers), object layers and group layers in the file. */
+  layers: number;
+  objectLayers: number;
+  groupLayers: number;
+  /** Paths of the layers treated as collision layers. */
+  collisionLayers: string[];
+  tilesets: number;
+  orientation: string;
+  infinite: boolean;
+  /** Tiled tile coordinate of world cell (0, 0): the min corner of an infinite map's chunks, else 0. */
+  originX: number;
+  originY: number;
+  tileWidthPx: number;
+  tileHeightPx: number;
+  /** The `.tiles.json` that was merged in, or null when there is none. */
+  tileDataFile: string | null;
+  /** Ids allocated for cells whose combined collision differs from their drawn tile's. */
+  twinCount: number;
+  /** True when the map has no spawn points and the free cell nearest the centre was used. */
+  spawnFallback: boolean;
+}
+
+export interface LoadedMap {
+  /** The map's `name` property, else the file name without extension. */
+  name: string;
+  width: number;
+  height: number;
+  /** width × height world tile ids, row-major. */
+  tiles: Uint16Array;
+  tileData: TileData;
+  spawns: { x: number; y: number }[];
+  interactables: Interactable[];
+  /** Every object of every object layer (hidden ones too), in world tile coordinates. */
+  objects: MapObject[];
+  source: MapSource;
+}
+
+/** Format by file extension: .tmx, .tmj / .json, .csv. */
+export function mapFormatOf(path: string): MapFormat {
+  switch (extname(path).toLowerCase()) {
+    case ".tmx":
+      return "tmx";
+    case ".tmj":
+    case ".json":
+      return "tmj";
+    case ".csv":
+      return "csv";
+    default:
+      throw new MapError(path, "unknown map format (expected .tmx, .tmj, .json or .csv)");
+  }
+}
+
+/** Parses a map file without interpreting it: raw GIDs with flags, any orientation. */
+export function readRawMap(path: string): RawMap {
+  const format = mapFormatOf(path);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new MapError(path, `cannot read map file (${code})`);
+  }
+  if (format === "tmx") return parseTmx(text, path);
+  if (format === "tmj") return parseTmj(text, path);
+  return parseCsvMap(text, path);
+}
+
+/** The tile layers of a map exactly as stored: document order, depth-first into groups, chunks in file order. */
+export function readRawLayers(path: string): RawTileLayer[] {
+  return readRawMap(path).tileLayers;
+}
+
+/** Raw GIDs of the layers, flags included, as little-endian u32 bytes (for checksums over decoded data). */
+export function rawGidBytes(layers: readonly RawTileLayer[]): Uint8Array {
+  let cellCount = 0;
+  for (const layer of layers) for (const chunk of layer.chunks) cellCount += chunk.gids.length;
+  const bytes = new Uint8Array(cellCount * 4);
+  const view = new DataView(bytes.buffer);
+  let offset = 0;
+  for (const layer of layers) {
+    for (const chunk of layer.chunks) {
+      for (const gid of chunk.gids) {
+        view.setUint32(offset, gid, true);
+        offset += 4;
+      }
+    }
+  }
+  return bytes;
+}
+
+/** Loads a map into a flat world. Throws MapError (file + reason) for anything it cannot represent. */
+export function loadMap(path: string): LoadedMap {
+  const map = readRawMap(path);
+  if (map.orientation !== "orthogonal") throw new MapError(path, `unsupported orientation: ${map.orientation}`);
+  const { originX, originY, width, height } = worldExtent(map);
+  if (map.format !== "csv") checkGidsInTilesets(map);
+
+  const tileData = tileDataFromTilesets(map.tilesets);
+  tileData.set(0, emptyTileInfo());
+  const tileDataFile = tileDataPathFor(path);
+  const entries = readTileDataFile(tileDataFile);
+  if (entries) mergeTileData(tileData, entries);
+
+  const flat = flattenLayers({ file: path, width, height, originX, originY, layers: map.tileLayers, tileData });
+  const objects = worldObjects(map, originX, originY);
+  const flags = tileFlagsTable(flat.tileData);
+  const isFree = (x: number, y: number): boolean =>
+    x >= 0 && y >= 0 && x < width && y < height && (flags[flat.tiles[y * width + x]] & TILE_FLAG_COLLIDES) === 0;
+
+  let spawns = spawnObjects(objects).map(({ x, y, id }) => {
+    if (!isFree(x, y)) {
+      throw new MapError(path, `spawn point ${id} at (${x}, ${y}) is outside the map or on a blocked tile`);
+    }
+    return { x, y };
+  });
+  const spawnFallback = spawns.length === 0;
+  if (spawnFallback) spawns = [freeCellNearestCentre(path, width, height, isFree)];
+
+  const nameProperty = map.properties.name;
+  return {
+    name: typeof nameProperty === "string" && nameProperty !== "" ? nameProperty : basename(path, extname(path)),
+    width,
+    height,
+    tiles: flat.tiles,
+    tileData: flat.tileData,
+    spawns,
+    interactables: interactablesOf(objects, path),
+    objects,
+    source: {
+      format: map.format,
+      file: path,
+      layers: map.tileLayers.length,
+      objectLayers: map.objectLayerCount,
+      groupLayers: map.groupLayerCount,
+      collisionLayers: map.tileLayers.filter(isCollisionLayer).map((layer) => layer.path),
+      tilesets: map.tilesets.length,
+      orientation: map.orientation,
+      infinite: map.infinite,
+      originX,
+      originY,
+      tileWidthPx: map.tileWidthPx,
+      tileHeightPx: map.tileHeightPx,
+      tileDataFile: entries ? tileDataFile : null,
+      twinCount: flat.twinCount,
+      spawnFallback,
+    },
+  };
+}
+
+/**
+ * The grid the world uses. Finite maps: the header's size. Infinite maps: the bounding box of
+ * all chunks of all tile layers — the header's width/height do not bound them — shifted so its
+ * min corner is world (0, 0); cells no chunk covers are empty (id 0).
+ */
+function worldExtent(map: RawMap): { originX: number; originY: number; width: number; height: number } {
+  let originX = 0;
+  let originY = 0;
+  let width = map.width;
+  let height = map.height;
+  if (map.infinite) {
+    let minX = Infinity;
+    let minY = Infinity;
+    let maxX = -Infinity;
+    let maxY = -Infinity;
+    for (const layer of map.tileLayers) {
+      for (const chunk of layer.chunks) {
+        minX = Math.min(minX, chunk.x);
+        minY = Math.min(minY, chunk.y);
+        maxX = Math.max(maxX, chunk.x + chunk.width);
+        maxY = Math.max(maxY, chunk.y + chunk.height);
+      }
+    }
+    if (minX === Infinity) throw new MapError(map.file, "infinite map has no chunks");
+    originX = minX;
+    originY = minY;
+    width = maxX - minX;
+    height = maxY - minY;
+  }
+  if (width <= 0 || height <= 0) throw new MapError(map.file, `map is ${width}×${height} tiles: nothing to load`);
+  if (width * height > MAX_MAP_CELLS) {
+    throw new MapError(map.file, `map is ${width}×${height} tiles, more than the ${MAX_MAP_CELLS} cells allowed`);
+  }
+  return { originX, originY, width, height };
+}
+
+/** Every non-empty GID of every tile layer must belong to a tileset, as Tiled itself requires. */
+function checkGidsInTilesets(map: RawMap): void {
+  const tilesets = [...map.tilesets].sort((a, b) => b.firstGid - a.firstGid);
+  const known = new Map<number, boolean>();
+  const owner = (gid: number): Tileset | undefined => tilesets.find((tileset) => tileset.firstGid <= gid);
+  for (const layer of map.tileLayers) {
+    for (const chunk of layer.chunks) {
+      for (let i = 0; i < chunk.gids.length; i++) {
+        const gid = maskGid(chunk.gids[i]);
+        if (gid === 0) continue;
+        let ok = known.get(gid);
+        if (ok === undefined) {
+          const tileset = owner(gid);
+          ok = tileset !== undefined && tilesetHasLocalId(tileset, gid - tileset.firstGid);
+          known.set(gid, ok);
+        }
+        if (!ok) {
+          const x = chunk.x + (i % chunk.width);
+          const y = chunk.y + Math.floor(i / chunk.width);
+          throw new MapError(map.file, `layer "${layer.path}": tile id ${gid} at (${x}, ${y}) is not in any tileset`);
+        }
+      }
+    }
+  }
+}
+
+/** The free cell closest (Chebyshev) to the map centre, scanning rows top to bottom on ties. */
+function freeCellNearestCentre(
+  file: string,
+  width: number,
+  height: number,
+  isFree: (x: number, y: number) => boolean,
+): { x: number; y: number } {
+  const centreX = Math.floor(width / 2);
+  const centreY = Math.floor(height / 2);
+  let best: { x: number; y: number } | null = null;
+  let bestDistance = Infinity;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const distance = Math.max(Math.abs(x - centreX), Math.abs(y - centreY));
+      if (distance < bestDistance && isFree(x, y)) {
+        best = { x, y };
+        bestDistance = distance;
+      }
+    }
+  }
+  if (!best) throw new MapError(file, "no spawn points and no walkable cell to spawn on");
+  return best;
+}

@@ -1,0 +1,92 @@
+// Objects from Tiled object layers, placed on the world grid, and the two
+// kinds the server uses: spawn points and interactables (signs, notice boards).
+import { MapError } from "./map-error.js";
+import type { PropertyValue } from "./properties.js";
+import type { RawMap } from "./raw-map.js";
+
+export interface MapObject {
+  id: number;
+  name: string;
+  type: string;
+  /** Path of the object layer ("group/layer"). */
+  layer: string;
+  /** World tile that contains the object's anchor (Tiled's x, y), after the infinite-map shift. */
+  x: number;
+  y: number;
+  point: boolean;
+  properties: Record<string, PropertyValue>;
+}
+
+export interface TilePosition {
+  x: number;
+  y: number;
+}
+
+export interface Interactable {
+  id: number;
+  name: string;
+  /** The object's `kind` property, e.g. "sign" or "notice_board". */
+  kind: string;
+  /** The `text` property (what a sign says), when present. */
+  text?: string;
+  x: number;
+  y: number;
+  properties: Record<string, PropertyValue>;
+}
+
+/** Every object of the map with its tile position in world coordinates. */
+export function worldObjects(map: RawMap, originX: number, originY: number): MapObject[] {
+  return map.objects.map((object) => ({
+    id: object.id,
+    name: object.name,
+    type: object.type,
+    layer: object.layer,
+    x: Math.floor(object.pixelX / map.tileWidthPx) - originX,
+    y: Math.floor(object.pixelY / map.tileHeightPx) - originY,
+    point: object.point,
+    properties: object.properties,
+  }));
+}
+
+/**
+ * Spawn points: point objects whose type/class is "spawn", or any point object in a layer whose
+ * path contains "spawn" (any case). Areas (rectangles) are not spawn points: in real maps a
+ * "SPAWN" rectangle is where monsters appear, not players.
+ */
+export function spawnObjects(objects: readonly MapObject[]): MapObject[] {
+  return objects.filter(
+    (object) => object.point && (object.type.toLowerCase() === "spawn" || /spawn/i.test(object.layer)),
+  );
+}
+
+/**
+ * Interactables: point objects with a string `kind` property. In a layer named "interactables"
+ * every object must be such a point.
+ */
+export function interactablesOf(objects: readonly MapObject[], file: string): Interactable[] {
+  const found: Interactable[] = [];
+  for (const object of objects) {
+    const inInteractablesLayer = /(^|\/)interactables$/i.test(object.layer);
+    const kind = object.properties.kind;
+    if (typeof kind !== "string" || !object.point) {
+      if (inInteractablesLayer) {
+        throw new MapError(
+          file,
+          `object ${object.id} in "${object.layer}" must be a point with a string "kind" property`,
+        );
+      }
+      continue;
+    }
+    const interactable: Interactable = {
+      id: object.id,
+      name: object.name,
+      kind,
+      x: object.x,
+      y: object.y,
+      properties: object.properties,
+    };
+    if (typeof object.properties.text === "string") interactable.text = object.properties.text;
+    found.push(interactable);
+  }
+  return found;
+}

@@ -1,0 +1,65 @@
+// The loader's intermediate model: what a Tiled map (or a CSV grid) says, in
+// one shape for every format, before anything is flattened. GIDs here are raw
+// (orientation flags still set), so the decoders can be checked bit for bit.
+import type { Properties } from "./properties.js";
+import type { Tileset } from "./tileset.js";
+
+export type MapFormat = "csv" | "tmx" | "tmj";
+
+/** A rectangle of raw GIDs in Tiled's tile coordinates (chunk x/y may be negative in infinite maps). */
+export interface GidChunk {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** Raw GIDs, row-major, width × height. */
+  gids: Uint32Array;
+}
+
+export interface RawTileLayer {
+  name: string;
+  /** Group names and the layer name joined by "/", e.g. "furniture/furniture2". */
+  path: string;
+  /** False when the layer or any group above it is hidden. */
+  visible: boolean;
+  properties: Properties;
+  /** One chunk covering the map for finite maps; the file's chunks, in file order, for infinite maps. */
+  chunks: GidChunk[];
+}
+
+export interface RawObject {
+  id: number;
+  name: string;
+  /** Tiled's object `type` (renamed `class` in Tiled 1.9); "" when unset. */
+  type: string;
+  /** Path of the object layer it is in. */
+  layer: string;
+  /** Position in pixels, as Tiled stores it. */
+  pixelX: number;
+  pixelY: number;
+  widthPx: number;
+  heightPx: number;
+  point: boolean;
+  /** GID of a tile object (raw, flags included), 0 for other objects. */
+  gid: number;
+  properties: Properties;
+}
+
+export interface RawMap {
+  file: string;
+  format: MapFormat;
+  orientation: string;
+  /** Size in tiles from the map header; for infinite maps Tiled's values, which do not bound the chunks. */
+  width: number;
+  height: number;
+  tileWidthPx: number;
+  tileHeightPx: number;
+  infinite: boolean;
+  properties: Properties;
+  tilesets: Tileset[];
+  /** Tile layers in document order, depth-first into groups. */
+  tileLayers: RawTileLayer[];
+  objects: RawObject[];
+  objectLayerCount: number;
+  groupLayerCount: number;
+}

@@ -1,0 +1,198 @@
+// Tile data: what each world tile id means to the rules (collides, opaque)
+// and to the renderer (look = atlas / GID to draw). It comes from Tiled tile
+// properties and from a JSON file beside the map, `<map>.tiles.json`, which
+// wins field by field. Server and client both reduce it to one 65536-byte
+// flags table (the wasm TILE_FLAGS region), so collision is a pure function of
+// a cell's id everywhere.
+import { readFileSync } from "node:fs";
+import { basename, dirname, extname, join } from "node:path";
+import { TILE_BORDER, TILE_FLAG_COLLIDES, TILE_FLAG_OPAQUE, TILE_UNKNOWN } from "../../constants.js";
+import { MAX_WORLD_TILE_ID } from "./gid.js";
+import { MapError } from "./map-error.js";
+import { hasCollisionProperty, isTrue, propertyIgnoringCase } from "./properties.js";
+import { tilesetGids, type Tileset } from "./tileset.js";
+
+export interface TileInfo {
+  id: number;
+  name?: string;
+  collides: boolean;
+  opaque: boolean;
+  /** What to draw: an atlas index / GID (0xFFFF draws nothing). */
+  look: number;
+  /** Set on twin ids made by flattening: the id whose look this twin shares (see docs/maps.md). */
+  twinOf?: number;
+}
+
+/** Tile data by world tile id. */
+export type TileData = Map<number, TileInfo>;
+
+/** One entry of a tile data file; absent fields keep what the tileset says. */
+export interface TileDataEntry {
+  id: number;
+  name?: string;
+  collides?: boolean;
+  opaque?: boolean;
+  look?: number;
+}
+
+export const TILE_DATA_VERSION = 1;
+/** TILE_LOOK value meaning "draw nothing". */
+export const LOOK_NONE = 0xffff;
+const TABLE_SIZE = 0x10000;
+const ENTRY_KEYS = new Set(["id", "name", "collides", "opaque", "look"]);
+
+/** `maps/caves.tmj` → `maps/caves.tiles.json`. */
+export function tileDataPathFor(mapPath: string): string {
+  return join(dirname(mapPath), `${basename(mapPath, extname(mapPath))}.tiles.json`);
+}
+
+/** Reads and validates a tile data file; null when there is no such file. */
+export function readTileDataFile(path: string): TileDataEntry[] | null {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new MapError(path, `cannot read tile data (${(error as Error).message})`);
+  }
+  return parseTileDataFile(text, path);
+}
+
+/** Validates tile data file text strictly: every problem names the field it is in. */
+export function parseTileDataFile(text: string, file: string): TileDataEntry[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new MapError(file, `bad JSON: ${(error as Error).message}`);
+  }
+  if (json === null || typeof json !== "object" || Array.isArray(json)) {
+    throw new MapError(file, "tile data is not a JSON object");
+  }
+  const root = json as Record<string, unknown>;
+  for (const key of Object.keys(root)) {
+    if (key !== "version" && key !== "tiles") throw new MapError(file, `unknown field "${key}"`);
+  }
+  if (root.version !== TILE_DATA_VERSION) {
+    throw new MapError(file, `version: expected ${TILE_DATA_VERSION}, got ${JSON.stringify(root.version)}`);
+  }
+  if (!Array.isArray(root.tiles)) throw new MapError(file, "tiles: expected an array");
+  const seen = new Set<number>();
+  return root.tiles.map((value, index) => {
+    const entry = parseEntry(value, `tiles[${index}]`, file);
+    if (seen.has(entry.id)) throw new MapError(file, `tiles[${index}].id: ${entry.id} appears twice`);
+    seen.add(entry.id);
+    return entry;
+  });
+}
+
+function parseEntry(value: unknown, where: string, file: string): TileDataEntry {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new MapError(file, `${where}: expected an object`);
+  }
+  const fields = value as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    if (!ENTRY_KEYS.has(key)) throw new MapError(file, `${where}: unknown field "${key}"`);
+  }
+  const integer = (key: string, max: number): number | undefined => {
+    const field = fields[key];
+    if (field === undefined) return undefined;
+    if (typeof field !== "number" || !Number.isInteger(field) || field < 0 || field > max) {
+      throw new MapError(file, `${where}.${key}: expected an integer 0..${max}, got ${JSON.stringify(field)}`);
+    }
+    return field;
+  };
+  const boolean = (key: string): boolean | undefined => {
+    const field = fields[key];
+    if (field === undefined || typeof field === "boolean") return field;
+    throw new MapError(file, `${where}.${key}: expected true or false, got ${JSON.stringify(field)}`);
+  };
+  if (fields.id === undefined) throw new MapError(file, `${where}.id: missing`);
+  if (fields.id === TILE_BORDER || fields.id === TILE_UNKNOWN) {
+    throw new MapError(file, `${where}.id: ${fields.id} is reserved (TILE_BORDER / TILE_UNKNOWN)`);
+  }
+  const id = integer("id", MAX_WORLD_TILE_ID)!;
+  if (fields.name !== undefined && typeof fields.name !== "string") {
+    throw new MapError(file, `${where}.name: expected a string, got ${JSON.stringify(fields.name)}`);
+  }
+  const entry: TileDataEntry = { id };
+  if (fields.name !== undefined) entry.name = fields.name as string;
+  const collides = boolean("collides");
+  if (collides !== undefined) entry.collides = collides;
+  const opaque = boolean("opaque");
+  if (opaque !== undefined) entry.opaque = opaque;
+  const look = integer("look", 0xffff);
+  if (look !== undefined) entry.look = look;
+  return entry;
+}
+
+/**
+ * Tile data for every GID the tilesets define (up to the largest wire id), from Tiled tile
+ * properties: a collision property (collides / collision / solid / blocked) and `opaque`;
+ * the name is the `name` property, else the tile's class.
+ * Where tilesets overlap, the one with the larger firstgid owns the GID, as in Tiled.
+ */
+export function tileDataFromTilesets(tilesets: readonly Tileset[]): TileData {
+  const tileData: TileData = new Map();
+  for (const tileset of [...tilesets].sort((a, b) => a.firstGid - b.firstGid)) {
+    for (const gid of tilesetGids(tileset)) {
+      if (gid > MAX_WORLD_TILE_ID) break;
+      const definition = tileset.tiles.get(gid - tileset.firstGid);
+      const info: TileInfo = { id: gid, collides: false, opaque: false, look: gid };
+      if (definition) {
+        const name = propertyIgnoringCase(definition.properties, "name");
+        if (typeof name === "string") info.name = name;
+        else if (definition.className !== "") info.name = definition.className;
+        info.collides = hasCollisionProperty(definition.properties);
+        info.opaque = isTrue(propertyIgnoringCase(definition.properties, "opaque"));
+      }
+      tileData.set(gid, info);
+    }
+  }
+  return tileData;
+}
+
+/** The default meaning of id 0 (a cell no layer has a tile in): solid, drawn as nothing. */
+export function emptyTileInfo(): TileInfo {
+  return { id: 0, name: "empty", collides: true, opaque: false, look: LOOK_NONE };
+}
+
+/** Applies file entries over `tileData` in place, field by field; new ids default to walkable, look = id. */
+export function mergeTileData(tileData: TileData, entries: readonly TileDataEntry[]): TileData {
+  for (const entry of entries) {
+    const base = tileData.get(entry.id) ?? { id: entry.id, collides: false, opaque: false, look: entry.id };
+    const merged: TileInfo = { ...base };
+    if (entry.name !== undefined) merged.name = entry.name;
+    if (entry.collides !== undefined) merged.collides = entry.collides;
+    if (entry.opaque !== undefined) merged.opaque = entry.opaque;
+    if (entry.look !== undefined) merged.look = entry.look;
+    tileData.set(entry.id, merged);
+  }
+  return tileData;
+}
+
+/** TILE_FLAGS bits of one tile. */
+export function tileFlagsOf(info: TileInfo): number {
+  return (info.collides ? TILE_FLAG_COLLIDES : 0) | (info.opaque ? TILE_FLAG_OPAQUE : 0);
+}
+
+/**
+ * The 65536-byte table for the wasm TILE_FLAGS region: bit 0 collides, bit 1 opaque.
+ * Ids without tile data get 0; TILE_BORDER and TILE_UNKNOWN always collide.
+ */
+export function tileFlagsTable(tileData: TileData): Uint8Array {
+  const table = new Uint8Array(TABLE_SIZE);
+  for (const info of tileData.values()) table[info.id] = tileFlagsOf(info);
+  table[TILE_BORDER] = TILE_FLAG_COLLIDES;
+  table[TILE_UNKNOWN] = TILE_FLAG_COLLIDES;
+  return table;
+}
+
+/** The 65536-entry table for the wasm TILE_LOOK region: id → look, LOOK_NONE (draw nothing) where unknown. */
+export function tileLookTable(tileData: TileData): Uint16Array {
+  const table = new Uint16Array(TABLE_SIZE).fill(LOOK_NONE);
+  for (const info of tileData.values()) table[info.id] = info.look;
+  table[TILE_BORDER] = LOOK_NONE;
+  table[TILE_UNKNOWN] = LOOK_NONE;
+  return table;
+}

@@ -1,0 +1,158 @@
+// TMJ (Tiled's JSON map format) into the raw model. Same walk as TMX: layers
+// in document order, depth-first into "group" layers.
+import { decodeEncodedGids, gidsFromJsonArray, type DataSite } from "./layer-data.js";
+import { MapError } from "./map-error.js";
+import { propertiesFromJson } from "./properties.js";
+import type { GidChunk, RawMap, RawObject, RawTileLayer } from "./raw-map.js";
+import { readExternalTileset, tilesetFromJson, type Tileset } from "./tileset.js";
+
+type JsonObject = Record<string, unknown>;
+
+/** Parses TMJ text; `file` is used to resolve external tilesets and in errors. */
+export function parseTmj(text: string, file: string): RawMap {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new MapError(file, `bad JSON: ${(error as Error).message}`);
+  }
+  const root = asObject(json, file, "the map");
+  if (root.type !== undefined && root.type !== "map") {
+    throw new MapError(file, `type is ${JSON.stringify(root.type)}, expected "map"`);
+  }
+  const map: RawMap = {
+    file,
+    format: "tmj",
+    orientation: root.orientation === undefined ? "orthogonal" : String(root.orientation),
+    width: integerField(root, "width", file, "map"),
+    height: integerField(root, "height", file, "map"),
+    tileWidthPx: integerField(root, "tilewidth", file, "map"),
+    tileHeightPx: integerField(root, "tileheight", file, "map"),
+    infinite: root.infinite === true,
+    properties: propertiesFromJson(root.properties),
+    tilesets: [],
+    tileLayers: [],
+    objects: [],
+    objectLayerCount: 0,
+    groupLayerCount: 0,
+  };
+  for (const entry of arrayField(root, "tilesets", file, "map")) map.tilesets.push(readTileset(entry, file));
+  walkLayers(arrayField(root, "layers", file, "map"), map, "", true);
+  return map;
+}
+
+function readTileset(json: unknown, file: string): Tileset {
+  const entry = asObject(json, file, "a tileset entry");
+  const firstGid = integerField(entry, "firstgid", file, "tileset");
+  if (typeof entry.source === "string") return readExternalTileset(entry.source, firstGid, file);
+  return tilesetFromJson(entry, firstGid, file);
+}
+
+function walkLayers(layers: unknown[], map: RawMap, parentPath: string, parentVisible: boolean): void {
+  for (const json of layers) {
+    const layer = asObject(json, map.file, "a layer");
+    const name = typeof layer.name === "string" ? layer.name : "";
+    const path = parentPath === "" ? name : `${parentPath}/${name}`;
+    const visible = parentVisible && layer.visible !== false;
+    switch (layer.type) {
+      case "tilelayer":
+        map.tileLayers.push(readTileLayer(layer, map, name, path, visible));
+        break;
+      case "objectgroup":
+        map.objectLayerCount++;
+        readObjects(layer, map, path);
+        break;
+      case "group":
+        map.groupLayerCount++;
+        walkLayers(arrayField(layer, "layers", map.file, `group "${path}"`), map, path, visible);
+        break;
+      case "imagelayer":
+        break;
+      default:
+        throw new MapError(map.file, `layer "${path}" has unknown type ${JSON.stringify(layer.type)}`);
+    }
+  }
+}
+
+function readTileLayer(layer: JsonObject, map: RawMap, name: string, path: string, visible: boolean): RawTileLayer {
+  const { file } = map;
+  const where = `layer "${path}"`;
+  const chunks: GidChunk[] = [];
+  if (map.infinite) {
+    for (const json of arrayField(layer, "chunks", file, where)) {
+      const chunk = asObject(json, file, `a chunk of ${where}`);
+      const x = integerField(chunk, "x", file, where);
+      const y = integerField(chunk, "y", file, where);
+      const width = integerField(chunk, "width", file, where);
+      const height = integerField(chunk, "height", file, where);
+      const site = { file, where: `${where} chunk (${x}, ${y})` };
+      chunks.push({ x, y, width, height, gids: readData(layer, chunk.data, width * height, site) });
+    }
+  } else {
+    const width = integerField(layer, "width", file, where);
+    const height = integerField(layer, "height", file, where);
+    if (width !== map.width || height !== map.height) {
+      throw new MapError(file, `${where} is ${width}×${height}, the map is ${map.width}×${map.height}`);
+    }
+    chunks.push({ x: 0, y: 0, width, height, gids: readData(layer, layer.data, width * height, { file, where }) });
+  }
+  return { name, path, visible, properties: propertiesFromJson(layer.properties), chunks };
+}
+
+/** `data` is a JSON array of GIDs (encoding absent or "csv") or a base64 string (encoding "base64"). */
+function readData(layer: JsonObject, data: unknown, cellCount: number, site: DataSite): Uint32Array {
+  const encoding = layer.encoding === undefined ? "csv" : String(layer.encoding);
+  const compression = typeof layer.compression === "string" ? layer.compression : undefined;
+  if (encoding === "csv") {
+    if (!Array.isArray(data)) throw new MapError(site.file, `${site.where}: data is not an array`);
+    return gidsFromJsonArray(data, cellCount, site);
+  }
+  if (typeof data !== "string") throw new MapError(site.file, `${site.where}: data is not a string`);
+  return decodeEncodedGids(data, encoding, compression, cellCount, site);
+}
+
+function readObjects(layer: JsonObject, map: RawMap, layerPath: string): void {
+  const { file } = map;
+  for (const json of arrayField(layer, "objects", file, `object layer "${layerPath}"`)) {
+    const object = asObject(json, file, `an object in "${layerPath}"`);
+    const number = (key: string): number => (typeof object[key] === "number" ? (object[key] as number) : 0);
+    const text = (key: string): string | undefined =>
+      typeof object[key] === "string" ? (object[key] as string) : undefined;
+    const raw: RawObject = {
+      id: number("id"),
+      name: text("name") ?? "",
+      type: text("class") ?? text("type") ?? "",
+      layer: layerPath,
+      pixelX: number("x"),
+      pixelY: number("y"),
+      widthPx: number("width"),
+      heightPx: number("height"),
+      point: object.point === true,
+      gid: number("gid"),
+      properties: propertiesFromJson(object.properties),
+    };
+    map.objects.push(raw);
+  }
+}
+
+function asObject(json: unknown, file: string, what: string): JsonObject {
+  if (json === null || typeof json !== "object" || Array.isArray(json)) {
+    throw new MapError(file, `${what} is not a JSON object`);
+  }
+  return json as JsonObject;
+}
+
+function integerField(object: JsonObject, key: string, file: string, where: string): number {
+  const value = object[key];
+  if (typeof value !== "number" || !Number.isInteger(value)) {
+    throw new MapError(file, `${where}: ${key} is ${JSON.stringify(value)}, expected an integer`);
+  }
+  return value;
+}
+
+function arrayField(object: JsonObject, key: string, file: string, where: string): unknown[] {
+  const value = object[key];
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new MapError(file, `${where}: ${key} is not an array`);
+  return value;
+}

@@ -1,0 +1,124 @@
+// TMX (Tiled's XML map format) into the raw model. Layers are walked in
+// document order, depth-first into <group>s; a group's visibility applies to
+// everything inside it.
+import { decodeEncodedGids, parseGid, type DataSite } from "./layer-data.js";
+import { MapError } from "./map-error.js";
+import type { GidChunk, RawMap, RawObject, RawTileLayer } from "./raw-map.js";
+import { readExternalTileset, tilesetFromXml, type Tileset } from "./tileset.js";
+import { childNamed, intAttr, numberAttr, parseXml, xmlProperties, type XmlElement } from "./xml-tree.js";
+
+/** Parses TMX text; `file` is used to resolve external tilesets and in errors. */
+export function parseTmx(text: string, file: string): RawMap {
+  const root = parseXml(text, file);
+  if (root.name !== "map") throw new MapError(file, `expected a <map> root element, found <${root.name}>`);
+  const infinite = root.attrs.infinite === "1";
+  const map: RawMap = {
+    file,
+    format: "tmx",
+    orientation: root.attrs.orientation ?? "orthogonal",
+    width: intAttr(root, "width", file),
+    height: intAttr(root, "height", file),
+    tileWidthPx: intAttr(root, "tilewidth", file),
+    tileHeightPx: intAttr(root, "tileheight", file),
+    infinite,
+    properties: xmlProperties(root),
+    tilesets: [],
+    tileLayers: [],
+    objects: [],
+    objectLayerCount: 0,
+    groupLayerCount: 0,
+  };
+  for (const child of root.children) {
+    if (child.name === "tileset") map.tilesets.push(readTileset(child, file));
+  }
+  walkLayers(root.children, map, "", true);
+  return map;
+}
+
+function readTileset(element: XmlElement, file: string): Tileset {
+  const firstGid = intAttr(element, "firstgid", file);
+  const source = element.attrs.source;
+  return source === undefined ? tilesetFromXml(element, firstGid, file) : readExternalTileset(source, firstGid, file);
+}
+
+function walkLayers(children: XmlElement[], map: RawMap, parentPath: string, parentVisible: boolean): void {
+  for (const element of children) {
+    if (element.name !== "layer" && element.name !== "objectgroup" && element.name !== "group") continue;
+    const name = element.attrs.name ?? "";
+    const path = parentPath === "" ? name : `${parentPath}/${name}`;
+    const visible = parentVisible && element.attrs.visible !== "0";
+    if (element.name === "layer") map.tileLayers.push(readTileLayer(element, map, name, path, visible));
+    else if (element.name === "objectgroup") {
+      map.objectLayerCount++;
+      readObjects(element, map, path);
+    } else {
+      map.groupLayerCount++;
+      walkLayers(element.children, map, path, visible);
+    }
+  }
+}
+
+function readTileLayer(element: XmlElement, map: RawMap, name: string, path: string, visible: boolean): RawTileLayer {
+  const { file } = map;
+  const site: DataSite = { file, where: `layer "${path}"` };
+  const data = childNamed(element, "data");
+  if (!data) throw new MapError(file, `${site.where} has no <data>`);
+  const chunks: GidChunk[] = [];
+  if (map.infinite) {
+    for (const chunk of data.children) {
+      if (chunk.name !== "chunk") continue;
+      const x = intAttr(chunk, "x", file);
+      const y = intAttr(chunk, "y", file);
+      const width = intAttr(chunk, "width", file);
+      const height = intAttr(chunk, "height", file);
+      const chunkSite = { file, where: `${site.where} chunk (${x}, ${y})` };
+      chunks.push({ x, y, width, height, gids: readData(data, chunk, width * height, chunkSite) });
+    }
+  } else {
+    const width = intAttr(element, "width", file, map.width);
+    const height = intAttr(element, "height", file, map.height);
+    if (width !== map.width || height !== map.height) {
+      throw new MapError(file, `${site.where} is ${width}×${height}, the map is ${map.width}×${map.height}`);
+    }
+    chunks.push({ x: 0, y: 0, width, height, gids: readData(data, data, width * height, site) });
+  }
+  return { name, path, visible, properties: xmlProperties(element), chunks };
+}
+
+/** Reads cells from `holder` (the <data> itself, or one of its <chunk>s) using <data>'s encoding. */
+function readData(data: XmlElement, holder: XmlElement, cellCount: number, site: DataSite): Uint32Array {
+  const encoding = data.attrs.encoding;
+  if (encoding !== undefined) {
+    return decodeEncodedGids(holder.text, encoding, data.attrs.compression, cellCount, site);
+  }
+  // No encoding: one <tile gid="…"/> per cell (deprecated, still valid TMX).
+  const tiles = holder.children.filter((child) => child.name === "tile");
+  if (tiles.length !== cellCount) {
+    throw new MapError(site.file, `${site.where}: has ${tiles.length} <tile> elements, expected ${cellCount}`);
+  }
+  const gids = new Uint32Array(cellCount);
+  for (let i = 0; i < cellCount; i++) gids[i] = parseGid((tiles[i].attrs.gid ?? "0").trim(), i, site);
+  return gids;
+}
+
+function readObjects(group: XmlElement, map: RawMap, layerPath: string): void {
+  const { file } = map;
+  for (const element of group.children) {
+    if (element.name !== "object") continue;
+    const gidText = element.attrs.gid;
+    const object: RawObject = {
+      id: intAttr(element, "id", file, 0),
+      name: element.attrs.name ?? "",
+      type: element.attrs.class ?? element.attrs.type ?? "",
+      layer: layerPath,
+      pixelX: numberAttr(element, "x", file, 0),
+      pixelY: numberAttr(element, "y", file, 0),
+      widthPx: numberAttr(element, "width", file, 0),
+      heightPx: numberAttr(element, "height", file, 0),
+      point: childNamed(element, "point") !== undefined,
+      gid: gidText === undefined ? 0 : parseGid(gidText.trim(), 0, { file, where: `object ${element.attrs.id}` }),
+      properties: xmlProperties(element),
+    };
+    map.objects.push(object);
+  }
+}

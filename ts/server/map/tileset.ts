@@ -1,0 +1,187 @@
+// Tilesets embedded in a map or kept in an external file (.tsx XML, or .tsj /
+// .json), reduced to what the loader needs: the GID range a tileset owns and
+// the custom properties of its tiles. Images are never opened — the server
+// does not draw.
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { MapError } from "./map-error.js";
+import { propertiesFromJson, type Properties } from "./properties.js";
+import { childNamed, intAttr, parseXml, xmlProperties, type XmlElement } from "./xml-tree.js";
+
+export interface TileDefinition {
+  /** The tile's `type` / `class` in Tiled; "" when unset. */
+  className: string;
+  properties: Properties;
+}
+
+export interface Tileset {
+  name: string;
+  firstGid: number;
+  /** One past the largest local tile id. */
+  localIdSpan: number;
+  /** For image-collection tilesets, the tile ids that exist (they need not be contiguous); null when all of 0..span-1 do. */
+  definedLocalIds: ReadonlySet<number> | null;
+  /** Tiles that carry a class or properties, by local id. */
+  tiles: Map<number, TileDefinition>;
+  /** The file the tileset was read from (the map itself when embedded). */
+  file: string;
+}
+
+/** Whether a local tile id exists in the tileset. */
+export function tilesetHasLocalId(tileset: Tileset, localId: number): boolean {
+  if (localId < 0 || localId >= tileset.localIdSpan) return false;
+  return tileset.definedLocalIds === null || tileset.definedLocalIds.has(localId);
+}
+
+/** Every GID the tileset defines, ascending. */
+export function* tilesetGids(tileset: Tileset): Generator<number> {
+  if (tileset.definedLocalIds === null) {
+    for (let local = 0; local < tileset.localIdSpan; local++) yield tileset.firstGid + local;
+  } else {
+    for (const local of [...tileset.definedLocalIds].sort((a, b) => a - b)) yield tileset.firstGid + local;
+  }
+}
+
+/** Reads an external tileset referenced by `source` (relative to the referencing file). */
+export function readExternalTileset(source: string, firstGid: number, referencingFile: string): Tileset {
+  const path = resolve(dirname(referencingFile), source);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new MapError(referencingFile, `external tileset "${source}" cannot be read (${code})`);
+  }
+  if (/\.(tsj|json)$/i.test(path)) {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new MapError(path, `bad JSON: ${(error as Error).message}`);
+    }
+    return tilesetFromJson(json, firstGid, path);
+  }
+  const root = parseXml(text, path);
+  if (root.name !== "tileset") throw new MapError(path, `expected a <tileset> root element, found <${root.name}>`);
+  return tilesetFromXml(root, firstGid, path);
+}
+
+/** A tileset from a TMX <tileset> element (embedded) or a TSX root element. */
+export function tilesetFromXml(element: XmlElement, firstGid: number, file: string): Tileset {
+  const name = element.attrs.name ?? "";
+  const tiles = new Map<number, TileDefinition>();
+  const listedIds = new Set<number>();
+  for (const child of element.children) {
+    if (child.name !== "tile") continue;
+    const localId = intAttr(child, "id", file);
+    listedIds.add(localId);
+    const className = child.attrs.class ?? child.attrs.type ?? "";
+    const properties = xmlProperties(child);
+    if (className !== "" || Object.keys(properties).length > 0) tiles.set(localId, { className, properties });
+  }
+  const image = childNamed(element, "image");
+  const geometry = {
+    tileCount: element.attrs.tilecount === undefined ? undefined : intAttr(element, "tilecount", file),
+    tileWidth: intAttr(element, "tilewidth", file, 0),
+    tileHeight: intAttr(element, "tileheight", file, 0),
+    margin: intAttr(element, "margin", file, 0),
+    spacing: intAttr(element, "spacing", file, 0),
+    imageWidth: image ? intAttr(image, "width", file, 0) : undefined,
+    imageHeight: image ? intAttr(image, "height", file, 0) : undefined,
+  };
+  return finishTileset(name, firstGid, file, tiles, image !== undefined, listedIds, geometry);
+}
+
+/** A tileset from a TMJ `tilesets[]` entry (embedded) or a .tsj file. */
+export function tilesetFromJson(json: unknown, firstGid: number, file: string): Tileset {
+  if (json === null || typeof json !== "object" || Array.isArray(json)) {
+    throw new MapError(file, "tileset is not a JSON object");
+  }
+  const entry = json as Record<string, unknown>;
+  const name = typeof entry.name === "string" ? entry.name : "";
+  const tiles = new Map<number, TileDefinition>();
+  const listedIds = new Set<number>();
+  if (entry.tiles !== undefined) {
+    if (!Array.isArray(entry.tiles)) throw new MapError(file, `tileset "${name}": tiles is not an array`);
+    for (const tile of entry.tiles as Record<string, unknown>[]) {
+      const localId = tile?.id;
+      if (typeof localId !== "number" || !Number.isInteger(localId) || localId < 0) {
+        throw new MapError(file, `tileset "${name}": tile id ${JSON.stringify(localId)} is not an integer`);
+      }
+      listedIds.add(localId);
+      const className = typeof tile.class === "string" ? tile.class : typeof tile.type === "string" ? tile.type : "";
+      const properties = propertiesFromJson(tile.properties);
+      if (className !== "" || Object.keys(properties).length > 0) tiles.set(localId, { className, properties });
+    }
+  }
+  // Tiled before 1.2 kept tile properties in a map keyed by the local id.
+  if (entry.tileproperties !== null && typeof entry.tileproperties === "object") {
+    for (const [key, value] of Object.entries(entry.tileproperties as Record<string, unknown>)) {
+      const localId = Number(key);
+      if (!Number.isInteger(localId)) continue;
+      const previous = tiles.get(localId);
+      tiles.set(localId, {
+        className: previous?.className ?? "",
+        properties: { ...previous?.properties, ...propertiesFromJson(value) },
+      });
+    }
+  }
+  const integer = (key: string): number | undefined => {
+    const value = entry[key];
+    if (value === undefined) return undefined;
+    if (typeof value !== "number" || !Number.isInteger(value)) {
+      throw new MapError(file, `tileset "${name}": ${key} is not an integer`);
+    }
+    return value;
+  };
+  const hasImage = typeof entry.image === "string";
+  const geometry = {
+    tileCount: integer("tilecount"),
+    tileWidth: integer("tilewidth") ?? 0,
+    tileHeight: integer("tileheight") ?? 0,
+    margin: integer("margin") ?? 0,
+    spacing: integer("spacing") ?? 0,
+    imageWidth: integer("imagewidth"),
+    imageHeight: integer("imageheight"),
+  };
+  return finishTileset(name, firstGid, file, tiles, hasImage, listedIds, geometry);
+}
+
+interface TilesetGeometry {
+  tileCount: number | undefined;
+  tileWidth: number;
+  tileHeight: number;
+  margin: number;
+  spacing: number;
+  imageWidth: number | undefined;
+  imageHeight: number | undefined;
+}
+
+function finishTileset(
+  name: string,
+  firstGid: number,
+  file: string,
+  tiles: Map<number, TileDefinition>,
+  hasImage: boolean,
+  listedIds: Set<number>,
+  geometry: TilesetGeometry,
+): Tileset {
+  if (!hasImage) {
+    // Image collection: each tile has its own image, and ids may have gaps,
+    // so tilecount is not the span (forest.tsx: 7 tiles with ids 0..13).
+    const span = listedIds.size === 0 ? 0 : Math.max(...listedIds) + 1;
+    return { name, firstGid, localIdSpan: span, definedLocalIds: listedIds, tiles, file };
+  }
+  let count = geometry.tileCount;
+  if (count === undefined) {
+    // Old maps (no tilecount attribute): derive the grid from the image size.
+    const { tileWidth, tileHeight, margin, spacing, imageWidth, imageHeight } = geometry;
+    if (!imageWidth || !imageHeight || tileWidth <= 0 || tileHeight <= 0) {
+      throw new MapError(file, `tileset "${name}" has no tilecount and no image size to derive it from`);
+    }
+    const columns = Math.floor((imageWidth - 2 * margin + spacing) / (tileWidth + spacing));
+    const rows = Math.floor((imageHeight - 2 * margin + spacing) / (tileHeight + spacing));
+    count = Math.max(0, columns) * Math.max(0, rows);
+  }
+  return { name, firstGid, localIdSpan: count, definedLocalIds: null, tiles, file };
+}

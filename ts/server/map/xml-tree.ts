@@ -1,0 +1,109 @@
+// TMX and TSX files as a small element tree. fast-xml-parser runs in
+// preserveOrder mode because layer order is meaning in Tiled: <layer>,
+// <objectgroup> and <group> siblings interleave, and the default
+// (grouped-by-name) output would lose which layer is on top.
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { MapError } from "./map-error.js";
+import { typedPropertyValue, type Properties } from "./properties.js";
+
+export interface XmlElement {
+  name: string;
+  attrs: Record<string, string>;
+  children: XmlElement[];
+  /** Concatenated text content of this element (not of its children). */
+  text: string;
+}
+
+const parser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: "",
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+});
+
+type OrderedNode = Record<string, unknown>;
+
+/** Parses an XML document and returns its root element; malformed XML is a MapError naming line and column. */
+export function parseXml(text: string, file: string): XmlElement {
+  const verdict = XMLValidator.validate(text);
+  if (verdict !== true) {
+    const { msg, line, col } = verdict.err;
+    throw new MapError(file, `bad XML at line ${line}, column ${col}: ${msg}`);
+  }
+  const roots = toElements(parser.parse(text) as OrderedNode[]);
+  if (roots.length !== 1) throw new MapError(file, `bad XML: expected one root element, found ${roots.length}`);
+  return roots[0];
+}
+
+function toElements(nodes: OrderedNode[]): XmlElement[] {
+  const elements: XmlElement[] = [];
+  for (const node of nodes) {
+    const element = toElement(node);
+    if (element) elements.push(element);
+  }
+  return elements;
+}
+
+function toElement(node: OrderedNode): XmlElement | null {
+  for (const key of Object.keys(node)) {
+    if (key === ":@" || key === "#text") continue;
+    const childNodes = (node[key] as OrderedNode[]) ?? [];
+    let text = "";
+    for (const child of childNodes) if ("#text" in child) text += String(child["#text"]);
+    return {
+      name: key,
+      attrs: (node[":@"] as Record<string, string>) ?? {},
+      children: toElements(childNodes),
+      text,
+    };
+  }
+  return null;
+}
+
+/** The first child element with this name. */
+export function childNamed(element: XmlElement, name: string): XmlElement | undefined {
+  return element.children.find((child) => child.name === name);
+}
+
+/** A required integer attribute, or the fallback when absent; anything but an integer is a MapError. */
+export function intAttr(element: XmlElement, name: string, file: string, fallback?: number): number {
+  const text = element.attrs[name];
+  if (text === undefined) {
+    if (fallback === undefined) throw new MapError(file, `<${element.name}> has no ${name} attribute`);
+    return fallback;
+  }
+  if (!/^-?\d+$/.test(text.trim())) {
+    throw new MapError(file, `<${element.name}> ${name}="${text}": expected an integer`);
+  }
+  return Number(text);
+}
+
+/** A numeric attribute (pixel positions may be fractional), or the fallback when absent. */
+export function numberAttr(element: XmlElement, name: string, file: string, fallback: number): number {
+  const text = element.attrs[name];
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value)) {
+    throw new MapError(file, `<${element.name}> ${name}="${text}": expected a number`);
+  }
+  return value;
+}
+
+/** The <properties> of an element. Multi-line string values live in the element text instead of `value`. */
+export function xmlProperties(element: XmlElement): Properties {
+  const properties: Properties = {};
+  const list = childNamed(element, "properties");
+  if (!list) return properties;
+  for (const property of list.children) {
+    if (property.name !== "property") continue;
+    const name = property.attrs.name;
+    if (name === undefined) continue;
+    const value = typedPropertyValue(property.attrs.type, property.attrs.value ?? property.text);
+    if (value !== undefined) properties[name] = value;
+  }
+  return properties;
+}
