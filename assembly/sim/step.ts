@@ -67,7 +67,7 @@ export function freeCellLocal(lx: i32, ly: i32): u32 {
 export function allowedStepsLocal(lx: i32, ly: i32): u32 {
   let free: u32;
   // Cells with all 8 neighbours inside the grid skip the bounds checks (A*'s common case).
-  if (<u32>(lx - 1) < <u32>(gridWidth - 2) && <u32>(ly - 1) < <u32>(gridHeight - 2)) {
+  if (lx >= 1 && ly >= 1 && lx < gridWidth - 1 && ly < gridHeight - 1) {
     const stride = (<usize>gridWidth) << 1;
     const center = gridTiles + ((<usize>ly * <usize>gridWidth + <usize>lx) << 1);
     const north = center - stride;
