@@ -1,5 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { VirtualClock } from "../ts/netsim/clock.js";
+import { DeliveryQueue } from "../ts/netsim/delivery-queue.js";
 import { ImpairedLink, type ImpairedLinkOptions } from "../ts/netsim/impairment.js";
 import { PERFECT_LINK, ProfileError, type LinkProfile } from "../ts/netsim/profile.js";
 
@@ -330,5 +332,35 @@ describe("ImpairedLink on the real clock", () => {
     });
     await done;
     for (const delayMs of delaysMs) expect(delayMs).toBeGreaterThanOrEqual(10);
+  });
+});
+
+describe("DeliveryQueue", () => {
+  it("pops in due order, ties in arrival order, under any interleaving of pushes and pops", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }), { maxLength: 200, size: "medium" }),
+        (ops) => {
+          const queue = new DeliveryQueue();
+          const reference: { dueMs: number; sequence: number }[] = [];
+          let sequence = 0;
+          const datagram = new Uint8Array(0);
+          for (const dueMs of ops) {
+            if (dueMs === undefined) {
+              reference.sort((a, b) => a.dueMs - b.dueMs || a.sequence - b.sequence);
+              const expected = reference.shift();
+              const actual = queue.pop();
+              expect(actual?.sequence).toBe(expected?.sequence);
+            } else {
+              queue.push({ dueMs, sequence, datagram });
+              reference.push({ dueMs, sequence });
+              sequence++;
+            }
+            expect(queue.size).toBe(reference.length);
+          }
+        },
+      ),
+      { seed: 20240601, numRuns: 300 },
+    );
   });
 });
