@@ -240,7 +240,8 @@ export function decodeTlvs(bytes: Uint8Array, start: number, end: number): Tlv[]
     const tag = bytes[at];
     const valueStart = at + 2;
     const valueEnd = valueStart + bytes[at + 1];
-    const u16 = bytes[valueStart] | (bytes[valueStart + 1] << 8);
+    // Only the u16 tags have two value bytes to read; others may end the datagram earlier.
+    const u16 = tag >= TLV_STATUS_EFFECTS && tag <= TLV_ARMOR ? bytes[valueStart] | (bytes[valueStart + 1] << 8) : 0;
     if (tag === TLV_STATUS_EFFECTS) tlvs.push({ kind: "status_effects", value: u16 });
     else if (tag === TLV_WEAPON) tlvs.push({ kind: "weapon", value: u16 });
     else if (tag === TLV_ARMOR) tlvs.push({ kind: "armor", value: u16 });
