@@ -2,8 +2,15 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { VirtualClock } from "../ts/netsim/clock.js";
 import { DeliveryQueue } from "../ts/netsim/delivery-queue.js";
+import { createImpairedDuplex } from "../ts/netsim/duplex.js";
 import { ImpairedLink, type ImpairedLinkOptions } from "../ts/netsim/impairment.js";
-import { PERFECT_LINK, ProfileError, type LinkProfile } from "../ts/netsim/profile.js";
+import {
+  PERFECT_DUPLEX,
+  PERFECT_LINK,
+  ProfileError,
+  type DuplexProfile,
+  type LinkProfile,
+} from "../ts/netsim/profile.js";
 
 interface Delivery {
   atMs: number;
@@ -362,5 +369,49 @@ describe("DeliveryQueue", () => {
       ),
       { seed: 20240601, numRuns: 300 },
     );
+  });
+});
+
+describe("createImpairedDuplex", () => {
+  const lossy: DuplexProfile = { up: { ...PERFECT_LINK, lossPercent: 50 }, down: { ...PERFECT_LINK, lossPercent: 50 } };
+
+  function downSurvivors(upTraffic: number): number[] {
+    const survivors: number[] = [];
+    const duplex = createImpairedDuplex(
+      lossy,
+      9,
+      () => {},
+      (bytes) => survivors.push(bytes[0]),
+      { clock: new VirtualClock() },
+    );
+    for (let i = 0; i < upTraffic; i++) duplex.up.send(Uint8Array.of(0));
+    for (let id = 0; id < 100; id++) duplex.down.send(Uint8Array.of(id));
+    return survivors;
+  }
+
+  it("gives each direction its own stream, so one direction's traffic leaves the other's fates alone", () => {
+    const quiet = downSurvivors(0);
+    expect(quiet.length).toBeGreaterThan(25);
+    expect(quiet.length).toBeLessThan(75);
+    expect(downSurvivors(37)).toEqual(quiet);
+  });
+
+  it("changes both directions together, or neither when the profile is bad, and closes both", () => {
+    const clock = new VirtualClock();
+    const duplex = createImpairedDuplex(
+      PERFECT_DUPLEX,
+      1,
+      () => {},
+      () => {},
+      { clock },
+    );
+    const bad = { up: { ...PERFECT_LINK, delayMs: 5 }, down: { ...PERFECT_LINK, lossPercent: -1 } };
+    expect(() => duplex.setProfile(bad)).toThrow(ProfileError);
+    expect(duplex.up.profile).toBe(PERFECT_LINK);
+    duplex.setProfile(lossy);
+    expect(duplex.up.profile).toBe(lossy.up);
+    expect(duplex.down.profile).toBe(lossy.down);
+    duplex.close();
+    expect(duplex.up.isClosed && duplex.down.isClosed).toBe(true);
   });
 });

@@ -4,7 +4,8 @@
 
 import dgram from "node:dgram";
 import { lookup } from "node:dns/promises";
-import { ImpairedLink, type LinkCounts } from "./impairment.js";
+import { createImpairedDuplex, type ImpairedDuplex } from "./duplex.js";
+import type { LinkCounts } from "./impairment.js";
 import { checkLinkProfile, type DuplexProfile, PERFECT_DUPLEX } from "./profile.js";
 import { deriveSeed, randomSeed } from "./rng.js";
 
@@ -80,8 +81,7 @@ interface ClientMapping {
   readonly address: string;
   readonly port: number;
   readonly upstream: dgram.Socket;
-  readonly up: ImpairedLink;
-  readonly down: ImpairedLink;
+  readonly links: ImpairedDuplex;
   lastHeardMs: number;
 }
 
@@ -184,15 +184,10 @@ export async function startUdpProxy(options: UdpProxyOptions): Promise<UdpProxy>
       address,
       port,
       upstream,
-      up: new ImpairedLink(
-        profile.up,
-        deriveSeed(seed, index, "up"),
+      links: createImpairedDuplex(
+        profile,
+        deriveSeed(seed, index),
         (datagram) => upstream.send(datagram, server.port, server.host, onSent),
-        linkOptions,
-      ),
-      down: new ImpairedLink(
-        profile.down,
-        deriveSeed(seed, index, "down"),
         (datagram) => listenSocket.send(datagram, port, address, onSent),
         linkOptions,
       ),
@@ -203,7 +198,7 @@ export async function startUdpProxy(options: UdpProxyOptions): Promise<UdpProxy>
         strayDatagrams++;
         return;
       }
-      mapping.down.send(datagram);
+      mapping.links.down.send(datagram);
     });
     upstream.on("error", () => {
       sendErrors++;
@@ -218,10 +213,9 @@ export async function startUdpProxy(options: UdpProxyOptions): Promise<UdpProxy>
   function retireMapping(key: string, mapping: ClientMapping): void {
     if (mappings.get(key) !== mapping) return;
     mappings.delete(key);
-    mapping.up.close();
-    mapping.down.close();
-    addCounts(retiredUp, mapping.up.counts);
-    addCounts(retiredDown, mapping.down.counts);
+    mapping.links.close();
+    addCounts(retiredUp, mapping.links.up.counts);
+    addCounts(retiredDown, mapping.links.down.counts);
     const closed = closeSocket(mapping.upstream);
     pendingSocketCloses.add(closed);
     void closed.then(() => pendingSocketCloses.delete(closed));
@@ -239,7 +233,7 @@ export async function startUdpProxy(options: UdpProxyOptions): Promise<UdpProxy>
       mapping = openMapping(key, from.address, from.port);
     }
     mapping.lastHeardMs = performance.now();
-    mapping.up.send(datagram);
+    mapping.links.up.send(datagram);
   });
 
   const sweepIntervalMs = Math.max(10, Math.min(1000, Math.floor(idleTimeoutMs / 4)));
@@ -266,16 +260,15 @@ export async function startUdpProxy(options: UdpProxyOptions): Promise<UdpProxy>
       checkLinkProfile(next.down);
       profile = next;
       for (const mapping of mappings.values()) {
-        mapping.up.setProfile(next.up);
-        mapping.down.setProfile(next.down);
+        mapping.links.setProfile(next);
       }
     },
     counts() {
       const up = { ...retiredUp };
       const down = { ...retiredDown };
       for (const mapping of mappings.values()) {
-        addCounts(up, mapping.up.counts);
-        addCounts(down, mapping.down.counts);
+        addCounts(up, mapping.links.up.counts);
+        addCounts(down, mapping.links.down.counts);
       }
       return {
         up,
