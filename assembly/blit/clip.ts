@@ -10,6 +10,7 @@ import {
   copyOpaqueRow,
   copyTintedRow,
   copyTransparentRow,
+  nonZeroMask,
 } from "./rows";
 
 /**
@@ -77,5 +78,35 @@ export function blitClipped(src: usize, stride: i32, w: i32, h: i32, dx: i32, dy
   } else if (mode == MODE_TINTED) {
     const tintWord = broadcastByte(tint);
     for (; rows > 0; rows--, from += step, to += FB_WIDTH) copyTintedRow(to, from, count, tintWord);
+  }
+}
+
+/** True when the w×h rectangle at (dx, dy) lies wholly inside the active clip (w, h > 0). */
+export function insideClip(dx: i32, dy: i32, w: i32, h: i32): bool {
+  // Compared as differences so no sum can overflow i32.
+  return dx >= clipLeft && dy >= clipTop && dx <= clipRight - w && dy <= clipBottom - h;
+}
+
+/**
+ * blitClipped for an 8-px-wide rectangle already known to lie inside the clip
+ * (the common tile, sprite and glyph case): one u64 per row, no clipping.
+ */
+export function blitInside8(src: usize, stride: i32, h: i32, dx: i32, dy: i32, mode: i32, tint: i32): void {
+  let to = FRAMEBUFFER + <usize>(dy * FB_WIDTH + dx);
+  const step = <usize>stride;
+  if (mode == MODE_OPAQUE) {
+    for (; h > 0; h--, src += step, to += FB_WIDTH) store<u64>(to, load<u64>(src));
+  } else if (mode == MODE_TRANSPARENT) {
+    for (; h > 0; h--, src += step, to += FB_WIDTH) {
+      const pixels = load<u64>(src);
+      const mask = nonZeroMask(pixels);
+      store<u64>(to, (load<u64>(to) & ~mask) | pixels);
+    }
+  } else if (mode == MODE_TINTED) {
+    const tintWord = broadcastByte(tint);
+    for (; h > 0; h--, src += step, to += FB_WIDTH) {
+      const mask = nonZeroMask(load<u64>(src));
+      store<u64>(to, (load<u64>(to) & ~mask) | (tintWord & mask));
+    }
   }
 }

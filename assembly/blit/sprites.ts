@@ -8,7 +8,8 @@
 //   +6 u8  mode             0 opaque, 1 index 0 transparent, 2 tinted; others skip
 //   +7 u8  tint             colour for mode 2
 import { SPRITES, SPRITES_MAX } from "../layout";
-import { blitClipped, setClip } from "./clip";
+import { blitClipped, blitInside8, insideClip, setClip } from "./clip";
+import { tileAddress, useSheet } from "./sheet";
 import { NO_TILE } from "./tilemap";
 
 /** Byte size of one SPRITES entry. */
@@ -35,14 +36,17 @@ export function draw_sprites(
   if (!setClip(clip_x, clip_y, clip_w, clip_h)) return;
   if (count > SPRITES_MAX) count = SPRITES_MAX;
   const atlasStride = atlas_cols * tile_w;
-  const atlasTileRowBytes = atlasStride * tile_h;
+  useSheet(atlas, atlas_cols, tile_w, tile_h);
   let entry = SPRITES;
   for (let i = 0; i < count; i++, entry += SPRITE_BYTES) {
     const tile = <i32>load<u16>(entry, 4);
     if (tile == NO_TILE) continue;
-    const src = atlas + <usize>((tile / atlas_cols) * atlasTileRowBytes) + <usize>((tile % atlas_cols) * tile_w);
+    const src = tileAddress(tile);
     const x = <i32>load<i16>(entry);
     const y = <i32>load<i16>(entry, 2);
-    blitClipped(src, atlasStride, tile_w, tile_h, x, y, <i32>load<u8>(entry, 6), <i32>load<u8>(entry, 7));
+    const mode = <i32>load<u8>(entry, 6);
+    const tint = <i32>load<u8>(entry, 7);
+    if (tile_w == 8 && insideClip(x, y, 8, tile_h)) blitInside8(src, atlasStride, tile_h, x, y, mode, tint);
+    else blitClipped(src, atlasStride, tile_w, tile_h, x, y, mode, tint);
   }
 }

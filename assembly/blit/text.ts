@@ -1,7 +1,8 @@
 // Bitmap font text (roadmap "UI / HUD": 8×8 glyph sheet, draw_text): ASCII
 // bytes drawn as tinted 8×8 glyphs, one line, clipped to the framebuffer.
-import { blitClipped, clipToFramebuffer } from "./clip";
+import { blitClipped, blitInside8, clipToFramebuffer, insideClip } from "./clip";
 import { MODE_TINTED } from "./rows";
+import { tileAddress, useSheet } from "./sheet";
 import { FB_HEIGHT, FB_WIDTH } from "../layout";
 
 /** Glyph cell edge in pixels. */
@@ -22,16 +23,19 @@ export function draw_text(ptr: usize, len: i32, x: i32, y: i32, color: u8, font:
   if (font_cols <= 0 || y <= -GLYPH_SIZE || y >= FB_HEIGHT) return end;
   clipToFramebuffer();
   const sheetStride = font_cols * GLYPH_SIZE;
-  const sheetRowBytes = sheetStride * GLYPH_SIZE;
+  useSheet(font, font_cols, GLYPH_SIZE, GLYPH_SIZE);
   let penX = <i64>x;
   for (let i = 0; i < len; i++, penX += GLYPH_SIZE) {
     if (penX >= <i64>FB_WIDTH) break;
     if (penX <= <i64>-GLYPH_SIZE) continue;
     const c = <i32>load<u8>(ptr + <usize>i);
     if (c < FIRST_GLYPH_BYTE || c > LAST_GLYPH_BYTE) continue;
-    const glyph = c - FIRST_GLYPH_BYTE;
-    const src = font + <usize>((glyph / font_cols) * sheetRowBytes) + <usize>((glyph % font_cols) * GLYPH_SIZE);
-    blitClipped(src, sheetStride, GLYPH_SIZE, GLYPH_SIZE, <i32>penX, y, MODE_TINTED, color);
+    const src = tileAddress(c - FIRST_GLYPH_BYTE);
+    if (insideClip(<i32>penX, y, GLYPH_SIZE, GLYPH_SIZE)) {
+      blitInside8(src, sheetStride, GLYPH_SIZE, <i32>penX, y, MODE_TINTED, color);
+    } else {
+      blitClipped(src, sheetStride, GLYPH_SIZE, GLYPH_SIZE, <i32>penX, y, MODE_TINTED, color);
+    }
   }
   return end;
 }

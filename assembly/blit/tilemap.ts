@@ -1,8 +1,9 @@
 // Tile layer drawing (roadmap 09: the 31×31 tile pass with a sub-tile pixel
 // offset, clipped to the viewport): one call draws a whole grid window of u16
 // tile ids through TILE_LOOK into the framebuffer, opaque.
-import { TILE_LOOK } from "../layout";
+import { FB_WIDTH, FRAMEBUFFER, TILE_LOOK } from "../layout";
 import { blitClipped, clipBottom, clipLeft, clipRight, clipTop, setClip } from "./clip";
+import { tileAddress, useSheet } from "./sheet";
 import { MODE_OPAQUE } from "./rows";
 
 /** Atlas tile index meaning "draw nothing" (TILE_LOOK entry or sprite tile). */
@@ -52,16 +53,26 @@ export function draw_tilemap(
   if (firstCol >= endCol || firstRow >= endRow) return;
 
   const atlasStride = atlas_cols * tile_w;
-  const atlasTileRowBytes = atlasStride * tile_h;
+  useSheet(atlas, atlas_cols, tile_w, tile_h);
+  // 8-px-wide tiles wholly inside the clip (all but the viewport's edge tiles) skip clipping.
+  const narrow = tile_w == 8;
+  const step = <usize>atlasStride;
   for (let row = <i32>firstRow; row < <i32>endRow; row++) {
     // In the visible window every tile position is near the clip, so i32 wrap-around cannot occur here.
     const y = dst_y + row * tile_h;
+    const rowInside = y >= clipTop && y <= clipBottom - tile_h;
     let idAt = tiles + ((<usize>(row * tiles_stride + <i32>firstCol)) << 1);
     for (let col = <i32>firstCol; col < <i32>endCol; col++, idAt += 2) {
       const look = <i32>load<u16>(TILE_LOOK + ((<usize>load<u16>(idAt)) << 1));
       if (look == NO_TILE) continue;
-      const src = atlas + <usize>((look / atlas_cols) * atlasTileRowBytes) + <usize>((look % atlas_cols) * tile_w);
-      blitClipped(src, atlasStride, tile_w, tile_h, dst_x + col * tile_w, y, MODE_OPAQUE, 0);
+      let src = tileAddress(look);
+      const x = dst_x + col * tile_w;
+      if (narrow && rowInside && x >= clipLeft && x <= clipRight - 8) {
+        let to = FRAMEBUFFER + <usize>(y * FB_WIDTH + x);
+        for (let left = tile_h; left > 0; left--, src += step, to += FB_WIDTH) store<u64>(to, load<u64>(src));
+      } else {
+        blitClipped(src, atlasStride, tile_w, tile_h, x, y, MODE_OPAQUE, 0);
+      }
     }
   }
 }
