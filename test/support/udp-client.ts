@@ -1,0 +1,136 @@
+// A minimal protocol client for server tests: real UDP on loopback, built only
+// on the protocol library and the HTTP API, as docs/protocol.md describes them.
+import { createSocket, type Socket } from "node:dgram";
+import { once } from "node:events";
+import { type ActionPacket, createActionPacket, encodeAction } from "../../ts/protocol/action.js";
+import type { ChunkEntry } from "../../ts/protocol/chunk-id.js";
+import { encodeEntityQuery } from "../../ts/protocol/entity-query.js";
+import { decodePacketPlain, type Packet } from "../../ts/protocol/packet.js";
+import { encodePing } from "../../ts/protocol/ping.js";
+import type { StatePacket } from "../../ts/protocol/state.js";
+import type { EntityPacket } from "../../ts/protocol/entity.js";
+import type { ChunkPacket } from "../../ts/protocol/chunk.js";
+
+export interface Joined {
+  token: string;
+  entityId: number;
+  protocolVersion: number;
+  udpPort: number;
+}
+
+export async function joinGuest(httpPort: number, nick: string): Promise<Joined> {
+  const response = await fetch(`http://127.0.0.1:${httpPort}/api/guest`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ nick }),
+  });
+  if (response.status !== 200) throw new Error(`join failed: ${response.status} ${await response.text()}`);
+  return (await response.json()) as Joined;
+}
+
+export class UdpTestClient {
+  readonly socket: Socket;
+  readonly received: { at: number; bytes: Uint8Array; packet: Packet | null }[] = [];
+  readonly states: StatePacket[] = [];
+  readonly entityPackets: EntityPacket[] = [];
+  readonly chunks: ChunkPacket[] = [];
+  /** Drop (do not record) inbound packets for which this returns true. */
+  dropInbound: ((packet: Packet) => boolean) | null = null;
+  token: bigint;
+  private readonly buffer = new Uint8Array(1200);
+
+  private constructor(
+    socket: Socket,
+    readonly udpPort: number,
+    readonly joined: Joined,
+  ) {
+    this.socket = socket;
+    this.token = BigInt(`0x${joined.token}`);
+    socket.on("message", (message) => {
+      const bytes = new Uint8Array(message);
+      const decoded = decodePacketPlain(bytes);
+      const packet = decoded.ok ? decoded.packet : null;
+      if (packet && this.dropInbound?.(packet)) return;
+      this.received.push({ at: performance.now(), bytes, packet });
+      if (packet?.type === "state") this.states.push(packet);
+      if (packet?.type === "entity") this.entityPackets.push(packet);
+      if (packet?.type === "chunk") this.chunks.push(packet);
+    });
+  }
+
+  static async connect(httpPort: number, nick: string): Promise<UdpTestClient> {
+    const joined = await joinGuest(httpPort, nick);
+    return UdpTestClient.withSession(joined);
+  }
+
+  static async withSession(joined: Joined): Promise<UdpTestClient> {
+    const socket = createSocket("udp4");
+    socket.bind(0, "127.0.0.1");
+    await once(socket, "listening");
+    return new UdpTestClient(socket, joined.udpPort, joined);
+  }
+
+  sendRaw(bytes: Uint8Array): void {
+    this.socket.send(bytes, this.udpPort, "127.0.0.1");
+  }
+
+  action(targetTick: number, action: number, cache: ChunkEntry[] = []): void {
+    const packet: ActionPacket = createActionPacket();
+    packet.authToken = this.token;
+    packet.targetTick = targetTick;
+    packet.action = action;
+    cache.slice(0, 9).forEach((entry, index) => (packet.cache[index] = { ...entry }));
+    const size = encodeAction(packet, this.buffer);
+    this.sendRaw(this.buffer.slice(0, size));
+  }
+
+  ping(timestampMs = 0n): void {
+    const size = encodePing({ type: "ping", clientType: 0, timestampMs }, this.buffer);
+    this.sendRaw(this.buffer.slice(0, size));
+  }
+
+  query(entityId: number): void {
+    const size = encodeEntityQuery(
+      { type: "entity_query", clientType: 0, authToken: this.token, entityId },
+      this.buffer,
+    );
+    this.sendRaw(this.buffer.slice(0, size));
+  }
+
+  /** Resolves when `predicate` holds, checking every 10 ms; rejects after `timeoutMs`. */
+  async waitFor<T>(what: string, predicate: () => T | undefined | null | false, timeoutMs = 3000): Promise<T> {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const value = predicate();
+      if (value) return value;
+      if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  lastState(): StatePacket | undefined {
+    return this.states[this.states.length - 1];
+  }
+
+  /** The entities of the most recent complete entity update (all datagrams of one tick). */
+  latestEntities(): { tick: number; packets: EntityPacket[] } | undefined {
+    for (let i = this.entityPackets.length - 1; i >= 0; i--) {
+      if (this.entityPackets[i].more) continue;
+      const tick = this.entityPackets[i].tick;
+      const packets = this.entityPackets.filter((p) => p.tick === tick);
+      return { tick, packets };
+    }
+    return undefined;
+  }
+
+  /** Own entity position per the latest entity update. */
+  position(): { x: number; y: number } | undefined {
+    const latest = this.latestEntities();
+    const me = latest?.packets.flatMap((p) => p.entities).find((e) => e.id === this.joined.entityId);
+    return me ? { x: me.x, y: me.y } : undefined;
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
