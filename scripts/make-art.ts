@@ -9,7 +9,7 @@
 // Colours are RGB332 bytes (see docs/art.md); 0 is transparent, so no opaque
 // colour below is 0.
 import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deflateSync } from "node:zlib";
 import { createImage, rgb24FromRgb332, rgb332, type Rgb332Image } from "../ts/client/assets/image.js";
@@ -685,33 +685,45 @@ function sampleScene(tiles: Rgb332Image, sprites: Rgb332Image, font: Rgb332Image
 
 // ---- main ----------------------------------------------------------------
 
+export interface Sheet {
+  readonly name: string;
+  readonly image: Rgb332Image;
+  /** tiles and font use RLE, sprites do not, so both decoder paths see real use. */
+  readonly rle: boolean;
+  readonly bytes: Uint8Array;
+}
+
+/** Draws and encodes every sheet; the test compares these bytes with the committed files. */
+export function makeSheets(): Sheet[] {
+  const sheets: [string, Rgb332Image, boolean][] = [
+    [TILES_FILE, makeTiles(), true],
+    [SPRITES_FILE, makeSprites(), false],
+    [FONT_FILE, makeFont(), true],
+  ];
+  return sheets.map(([name, image, rle]) => ({ name, image, rle, bytes: encodeTga(image, { rle, id: ID_TEXT }) }));
+}
+
 function main(): void {
   const args = process.argv.slice(2);
   const previewFlag = args.indexOf("--preview");
   const previewDir = previewFlag >= 0 ? args[previewFlag + 1] : undefined;
   if (previewFlag >= 0 && !previewDir) throw new Error("usage: make-art.ts [--preview DIR]");
 
-  const tiles = makeTiles();
-  const sprites = makeSprites();
-  const font = makeFont();
-  const outputs: [string, Rgb332Image, boolean][] = [
-    [TILES_FILE, tiles, true],
-    [SPRITES_FILE, sprites, false],
-    [FONT_FILE, font, true],
-  ];
-  for (const [name, image, rle] of outputs) {
-    const bytes = encodeTga(image, { rle, id: ID_TEXT });
+  const sheets = makeSheets();
+  for (const { name, image, rle, bytes } of sheets) {
     writeFileSync(join(ASSET_DIR, name), bytes);
     console.log(`${name}: ${image.width}x${image.height}, ${rle ? "RLE" : "raw"}, ${bytes.length} bytes`);
   }
   if (previewDir) {
     mkdirSync(previewDir, { recursive: true });
-    for (const [name, image] of outputs) {
-      writeFileSync(join(previewDir, name.replace(".tga", ".png")), toPng(image, image === font ? 4 : 8));
+    for (const { name, image } of sheets) {
+      writeFileSync(join(previewDir, name.replace(".tga", ".png")), toPng(image, name === FONT_FILE ? 4 : 8));
     }
+    const [tiles, sprites, font] = sheets.map((sheet) => sheet.image);
     writeFileSync(join(previewDir, "scene.png"), toPng(sampleScene(tiles, sprites, font), 3));
     console.log(`previews in ${previewDir}`);
   }
 }
 
-main();
+// Run only as a script, so the test can import makeSheets without writing files.
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1])) main();
