@@ -24,10 +24,11 @@ export function draw_text(ptr: usize, len: i32, x: i32, y: i32, color: u8, font:
   clipToFramebuffer();
   const sheetStride = font_cols * GLYPH_SIZE;
   useSheet(font, font_cols, GLYPH_SIZE, GLYPH_SIZE);
-  let penX = <i64>x;
-  for (let i = 0; i < len; i++, penX += GLYPH_SIZE) {
+  // Start at the first cell that reaches x >= -7: a long line far off to the left costs nothing.
+  const first = x <= -GLYPH_SIZE ? <i32>((<i64>-GLYPH_SIZE - <i64>x) / GLYPH_SIZE) + 1 : 0;
+  let penX = <i64>x + <i64>first * GLYPH_SIZE;
+  for (let i = first; i < len; i++, penX += GLYPH_SIZE) {
     if (penX >= <i64>FB_WIDTH) break;
-    if (penX <= <i64>-GLYPH_SIZE) continue;
     const c = <i32>load<u8>(ptr + <usize>i);
     if (c < FIRST_GLYPH_BYTE || c > LAST_GLYPH_BYTE) continue;
     const src = tileAddress(c - FIRST_GLYPH_BYTE);

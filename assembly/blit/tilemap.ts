@@ -69,7 +69,8 @@ export function draw_tilemap(
       const x = dst_x + col * tile_w;
       if (narrow && rowInside && x >= clipLeft && x <= clipRight - 8) {
         let to = FRAMEBUFFER + <usize>(y * FB_WIDTH + x);
-        for (let left = tile_h; left > 0; left--, src += step, to += FB_WIDTH) store<u64>(to, load<u64>(src));
+        for (let rowsLeft = tile_h; rowsLeft > 0; rowsLeft--, src += step, to += FB_WIDTH)
+          store<u64>(to, load<u64>(src));
       } else {
         blitClipped(src, atlasStride, tile_w, tile_h, x, y, MODE_OPAQUE, 0);
       }

@@ -261,10 +261,10 @@ export class RefBlitter {
     this.clipToFramebuffer();
     const sheetStride = fontCols * GLYPH_SIZE;
     const sheetRowBytes = sheetStride * GLYPH_SIZE;
-    let penX = x;
-    for (let i = 0; i < len; i++, penX += GLYPH_SIZE) {
+    const first = x <= -GLYPH_SIZE ? Math.floor((-GLYPH_SIZE - x) / GLYPH_SIZE) + 1 : 0;
+    let penX = x + first * GLYPH_SIZE;
+    for (let i = first; i < len; i++, penX += GLYPH_SIZE) {
       if (penX >= FB_WIDTH) break;
-      if (penX <= -GLYPH_SIZE) continue;
       const c = bytes[i];
       if (c < FIRST_GLYPH_BYTE || c > LAST_GLYPH_BYTE) continue;
       const glyph = c - FIRST_GLYPH_BYTE;
