@@ -26,6 +26,24 @@ export function installApiRoutes(http: HttpApi, game: Game, udpPort: () => numbe
     }
   });
 
+  // Everything a client needs before its first datagram: the rules' tile data
+  // (collision and looks, so prediction uses the server's exact table) and the world's extent.
+  http.route("GET", "/api/world", () => {
+    const world = game.world;
+    return {
+      body: {
+        name: world.name,
+        protocolVersion: PROTOCOL_VERSION,
+        mapWidth: world.mapWidth,
+        mapHeight: world.mapHeight,
+        chunksX: world.chunksX,
+        chunksY: world.chunksY,
+        tickHz: game.options.tickHz,
+        tiles: world.tileInfo,
+      },
+    };
+  });
+
   http.route("GET", "/api/status", () => ({ body: game.status() }));
 
   http.route("GET", "/metrics", () => ({

@@ -37,6 +37,13 @@ export function readWorldMap(path: string): WorldMap {
     tiles: map.tiles,
     flags: tileFlagsTable(map.tileData),
     spawns: map.spawns,
+    tileInfo: [...map.tileData.values()].map(({ id, name, collides, opaque, look }) => ({
+      id,
+      name,
+      collides,
+      opaque,
+      look,
+    })),
   };
 }
 

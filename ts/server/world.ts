@@ -23,6 +23,8 @@ export interface WorldMap {
   /** 65536 flag bytes (TILE_FLAG_*), indexed by tile id. */
   flags: Uint8Array;
   spawns: { x: number; y: number }[];
+  /** What clients need to draw and predict: per tile id, its flags and look (served at /api/world). */
+  tileInfo: { id: number; name?: string; collides: boolean; opaque: boolean; look: number }[];
 }
 
 export class WorldError extends Error {}
@@ -34,6 +36,7 @@ export class World {
   readonly chunksX: number;
   readonly chunksY: number;
   readonly spawns: { x: number; y: number }[];
+  readonly tileInfo: WorldMap["tileInfo"];
   private readonly versions: Uint16Array;
   private readonly encoded: (Uint8Array | null)[];
   private readonly sim: WasmSim;
@@ -49,6 +52,7 @@ export class World {
     this.name = map.name;
     this.mapWidth = map.width;
     this.mapHeight = map.height;
+    this.tileInfo = map.tileInfo;
     this.chunksX = Math.ceil(map.width / CHUNK_SIZE);
     this.chunksY = Math.ceil(map.height / CHUNK_SIZE);
     if (this.chunksX > 0x7fff || this.chunksY > 0x7fff) throw new WorldError("map too large for i16 chunk coordinates");

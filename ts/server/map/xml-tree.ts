@@ -23,7 +23,23 @@ const parser = new XMLParser({
   trimValues: false,
   ignoreDeclaration: true,
   ignorePiTags: true,
+  // Entities are decoded below: the parser's own decoding leaves numeric
+  // references (&#10;, which Tiled writes for newlines in attributes) alone
+  // unless HTML entities are switched on, and those are not XML.
+  processEntities: false,
 });
+
+const XML_ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+
+/** Replaces the five predefined XML entities and numeric character references. */
+function decodeEntities(text: string): string {
+  if (!text.includes("&")) return text;
+  return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z]+);/g, (reference, body: string) => {
+    if (body[0] !== "#") return XML_ENTITIES[body] ?? reference;
+    const code = body[1] === "x" ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
+    return code <= 0x10ffff ? String.fromCodePoint(code) : reference;
+  });
+}
 
 type OrderedNode = Record<string, unknown>;
 
@@ -54,12 +70,11 @@ function toElement(node: OrderedNode): XmlElement | null {
     const childNodes = (node[key] as OrderedNode[]) ?? [];
     let text = "";
     for (const child of childNodes) if ("#text" in child) text += String(child["#text"]);
-    return {
-      name: key,
-      attrs: (node[":@"] as Record<string, string>) ?? {},
-      children: toElements(childNodes),
-      text,
-    };
+    const attrs: Record<string, string> = {};
+    for (const [name, value] of Object.entries((node[":@"] as Record<string, string>) ?? {})) {
+      attrs[name] = decodeEntities(value);
+    }
+    return { name: key, attrs, children: toElements(childNodes), text: decodeEntities(text) };
   }
   return null;
 }
