@@ -1,0 +1,187 @@
+// The bundled map, maps/caves.tmj: big enough (>= 6×6 chunks), every walkable
+// cell reachable from every spawn under the real wasm movement rule, the
+// features the design asks for, and the committed files exactly what
+// scripts/make-map.ts generates.
+import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CHUNK_SIZE, PALETTE_MAX, TILE_FLAG_COLLIDES } from "../ts/constants.js";
+import { cavesTileDataJson, cavesTmj } from "../ts/server/map/caves-tmj.js";
+import { CAVE_TILE, CAVE_TILE_DATA, generateCaves } from "../ts/server/map/generate-caves.js";
+import { loadMap, tileFlagsTable, type LoadedMap } from "../ts/server/map/load-map.js";
+import { loadCore } from "../ts/wasm/node.js";
+
+const MAP_PATH = fileURLToPath(new URL("../maps/caves.tmj", import.meta.url));
+const TILE_DATA_PATH = fileURLToPath(new URL("../maps/caves.tiles.json", import.meta.url));
+
+let map: LoadedMap;
+let flags: Uint8Array;
+beforeAll(() => {
+  map = loadMap(MAP_PATH);
+  flags = tileFlagsTable(map.tileData);
+});
+const idAt = (x: number, y: number): number => map.tiles[y * map.width + x];
+const walkable = (id: number): boolean => (flags[id] & TILE_FLAG_COLLIDES) === 0;
+
+describe("the bundled map", () => {
+  it("is a single-layer TMJ of at least 6×6 chunks with its tile data file", () => {
+    expect(map.name).toBe("Forgotten Caves");
+    expect(Math.floor(map.width / CHUNK_SIZE)).toBeGreaterThanOrEqual(6);
+    expect(Math.floor(map.height / CHUNK_SIZE)).toBeGreaterThanOrEqual(6);
+    expect(map.source.format).toBe("tmj");
+    expect(map.source.layers).toBe(1);
+    expect(map.source.tileDataFile).toBe(TILE_DATA_PATH);
+    expect(map.source.twinCount).toBe(0);
+    expect(map.source.spawnFallback).toBe(false);
+  });
+
+  it("lets every spawn reach every walkable cell under the wasm step rule", async () => {
+    const core = await loadCore();
+    expect(
+      core.fn<(w: number, h: number, x: number, y: number) => number>("grid_init")(map.width, map.height, 0, 0),
+    ).toBe(1);
+    core.u16.set(map.tiles, core.fn<() => number>("grid_tiles")() >>> 1);
+    core.u8.set(flags, core.layout.TILE_FLAGS);
+    const allowedSteps = core.fn<(x: number, y: number) => number>("allowed_steps");
+    const actionDx = core.fn<(action: number) => number>("action_dx");
+    const actionDy = core.fn<(action: number) => number>("action_dy");
+    const walkableCount = map.tiles.reduce((count, id) => count + (walkable(id) ? 1 : 0), 0);
+    expect(walkableCount).toBeGreaterThan(map.width * map.height * 0.3);
+    for (const spawn of map.spawns) {
+      const seen = new Uint8Array(map.width * map.height);
+      const queue = [spawn.y * map.width + spawn.x];
+      seen[queue[0]] = 1;
+      for (let head = 0; head < queue.length; head++) {
+        const x = queue[head] % map.width;
+        const y = Math.floor(queue[head] / map.width);
+        const steps = allowedSteps(x, y);
+        for (let action = 1; action <= 8; action++) {
+          if (((steps >> action) & 1) === 0) continue;
+          const next = (y + actionDy(action)) * map.width + x + actionDx(action);
+          if (!seen[next]) {
+            seen[next] = 1;
+            queue.push(next);
+          }
+        }
+      }
+      expect(queue.length, `cells reached from spawn (${spawn.x}, ${spawn.y})`).toBe(walkableCount);
+    }
+  });
+
+  it("has several spawns in the central flagstone hall, with a sign and a notice board near them", () => {
+    expect(map.spawns.length).toBeGreaterThanOrEqual(4);
+    for (const spawn of map.spawns) {
+      expect(idAt(spawn.x, spawn.y)).toBe(CAVE_TILE.flagstone);
+      expect(Math.abs(spawn.x - map.width / 2)).toBeLessThan(16);
+      expect(Math.abs(spawn.y - map.height / 2)).toBeLessThan(10);
+    }
+    const near = (x: number, y: number) =>
+      map.spawns.some((spawn) => Math.max(Math.abs(spawn.x - x), Math.abs(spawn.y - y)) <= 8);
+    const sign = map.interactables.find((item) => item.kind === "sign")!;
+    const board = map.interactables.find((item) => item.kind === "notice_board")!;
+    expect(map.interactables.length).toBe(2);
+    expect(idAt(sign.x, sign.y)).toBe(CAVE_TILE.sign);
+    expect(sign.text).toMatch(/Forgotten Caves/);
+    expect(idAt(board.x, board.y)).toBe(CAVE_TILE.noticeBoard);
+    expect(near(sign.x, sign.y) && near(board.x, board.y)).toBe(true);
+    expect(map.tiles.filter((id) => id === CAVE_TILE.sign || id === CAVE_TILE.noticeBoard).length).toBe(2);
+  });
+
+  it("is closed by a solid rock rim", () => {
+    const open: [number, number][] = [];
+    for (let y = 0; y < map.height; y++) {
+      for (let x = 0; x < map.width; x++) {
+        const onRim = x < 3 || y < 3 || x >= map.width - 3 || y >= map.height - 3;
+        if (onRim && walkable(idAt(x, y))) open.push([x, y]);
+      }
+    }
+    expect(open).toEqual([]);
+  });
+
+  it("uses every one of the 16 tiles, with water, bridges, halls, crystals and torches in earnest", () => {
+    const counts = new Map<number, number>();
+    for (const id of map.tiles) counts.set(id, (counts.get(id) ?? 0) + 1);
+    expect([...counts.keys()].sort((a, b) => a - b)).toEqual(CAVE_TILE_DATA.map((tile) => tile.id));
+    const count = (id: number) => counts.get(id) ?? 0;
+    expect(count(CAVE_TILE.water) + count(CAVE_TILE.deepWater)).toBeGreaterThan(300);
+    expect(count(CAVE_TILE.bridge)).toBeGreaterThan(40);
+    expect(count(CAVE_TILE.flagstone)).toBeGreaterThan(1000);
+    expect(count(CAVE_TILE.pillar)).toBeGreaterThan(20);
+    expect(count(CAVE_TILE.crystalWall)).toBeGreaterThan(100);
+    expect(count(CAVE_TILE.torchWall)).toBeGreaterThan(100);
+    for (const id of [CAVE_TILE.gravel, CAVE_TILE.moss, CAVE_TILE.rubble, CAVE_TILE.mushrooms]) {
+      expect(count(id)).toBeGreaterThan(200);
+    }
+    // Bridges span water: every bridge cell touches water or deep water.
+    const wet = (id: number) => id === CAVE_TILE.water || id === CAVE_TILE.deepWater;
+    const dryBridges = [...map.tiles.keys()].filter((cell) => {
+      if (map.tiles[cell] !== CAVE_TILE.bridge) return false;
+      const x = cell % map.width;
+      const y = Math.floor(cell / map.width);
+      for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) if (wet(idAt(x + dx, y + dy))) return false;
+      return true;
+    });
+    expect(dryBridges).toEqual([]);
+  });
+
+  it("fits the wire: at most 64 distinct ids in every chunk", () => {
+    let most = 0;
+    for (let chunkY = 0; chunkY * CHUNK_SIZE < map.height; chunkY++) {
+      for (let chunkX = 0; chunkX * CHUNK_SIZE < map.width; chunkX++) {
+        const ids = new Set<number>();
+        for (let y = chunkY * CHUNK_SIZE; y < Math.min(map.height, (chunkY + 1) * CHUNK_SIZE); y++) {
+          for (let x = chunkX * CHUNK_SIZE; x < Math.min(map.width, (chunkX + 1) * CHUNK_SIZE); x++)
+            ids.add(idAt(x, y));
+        }
+        most = Math.max(most, ids.size);
+      }
+    }
+    expect(most).toBeLessThanOrEqual(PALETTE_MAX);
+  });
+
+  it("carries the same tile meaning in its Tiled tileset as in caves.tiles.json", () => {
+    const dir = mkdtempSync(join(tmpdir(), "map-default-"));
+    copyFileSync(MAP_PATH, join(dir, "caves.tmj"));
+    const fromTileset = loadMap(join(dir, "caves.tmj"));
+    expect(fromTileset.source.tileDataFile).toBeNull();
+    expect(Buffer.from(tileFlagsTable(fromTileset.tileData)).equals(Buffer.from(flags))).toBe(true);
+    for (const tile of CAVE_TILE_DATA) expect(fromTileset.tileData.get(tile.id)).toEqual({ ...tile, look: tile.id });
+  });
+
+  it("is exactly what the generator makes (npx tsx scripts/make-map.ts regenerates it)", () => {
+    const caves = generateCaves();
+    expect(cavesTmj(caves)).toBe(readFileSync(MAP_PATH, "utf8"));
+    expect(cavesTileDataJson()).toBe(readFileSync(TILE_DATA_PATH, "utf8"));
+  });
+});
+
+describe("the cave generator", () => {
+  it("connects everything for other seeds and sizes too", () => {
+    const collides = new Set(CAVE_TILE_DATA.filter((tile) => tile.collides).map((tile) => tile.id));
+    for (const [seed, width, height] of [
+      [1, 128, 112],
+      [2024, 160, 96],
+    ]) {
+      const caves = generateCaves({ seed, width, height });
+      const free = (cell: number) => !collides.has(caves.tiles[cell]);
+      const start = caves.spawns[0].y * width + caves.spawns[0].x;
+      const seen = new Uint8Array(width * height);
+      const queue = [start];
+      seen[start] = 1;
+      for (let head = 0; head < queue.length; head++) {
+        const cell = queue[head];
+        for (const next of [cell - 1, cell + 1, cell - width, cell + width]) {
+          if (!seen[next] && free(next)) {
+            seen[next] = 1;
+            queue.push(next);
+          }
+        }
+      }
+      const freeCount = caves.tiles.filter((_, cell) => free(cell)).length;
+      expect(queue.length, `seed ${seed}`).toBe(freeCount);
+      expect(generateCaves({ seed, width, height }).tiles).toEqual(caves.tiles);
+    }
+  });
+});
