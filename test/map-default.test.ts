@@ -139,6 +139,7 @@ describe("the bundled map", () => {
       }
     }
     expect(most).toBeLessThanOrEqual(PALETTE_MAX);
+    expect(map.source.maxIdsPerChunk).toBe(most);
   });
 
   it("carries the same tile meaning in its Tiled tileset as in caves.tiles.json", () => {

@@ -4,7 +4,7 @@
 // tiles carry their collides/opaque properties.
 //
 // The tileset is an image collection whose tiles are sub-rectangles of
-// tiles.png because the client's atlas keeps tile id i at atlas index i (index
+// the client's tiles.tga because its atlas keeps tile id i at atlas index i (index
 // 0 unused), while Tiled numbers a plain image tileset's tiles from the top-left
 // slot: with firstgid 1, GID i would show atlas slot i - 1. Sub-rectangles put
 // GID i on slot i exactly.
@@ -12,6 +12,8 @@ import { CAVE_TILE_DATA, type GeneratedCaves } from "./generate-caves.js";
 
 const TILE_SIZE_PX = 8;
 const ATLAS_COLUMNS = 16;
+/** The client's tile sheet (written by scripts/make-art.ts), relative to maps/; the loader never opens it. */
+const TILESET_IMAGE = "../ts/client/assets/tiles.tga";
 
 interface TiledProperty {
   name: string;
@@ -113,7 +115,7 @@ export function cavesTmj(caves: GeneratedCaves): string {
         tilewidth: TILE_SIZE_PX,
         tiles: CAVE_TILE_DATA.map((tile) => ({
           id: tile.id - 1,
-          image: "tiles.png",
+          image: TILESET_IMAGE,
           imageheight: atlasRows * TILE_SIZE_PX,
           imagewidth: ATLAS_COLUMNS * TILE_SIZE_PX,
           x: (tile.id % ATLAS_COLUMNS) * TILE_SIZE_PX,

@@ -4,7 +4,7 @@
 // and the inputs are small (the largest real map here is 146 KB).
 import { readFileSync } from "node:fs";
 import { basename, extname } from "node:path";
-import { TILE_FLAG_COLLIDES } from "../../constants.js";
+import { CHUNK_SIZE, TILE_FLAG_COLLIDES } from "../../constants.js";
 import { flattenLayers, isCollisionLayer } from "./flatten.js";
 import { maskGid } from "./gid.js";
 import { MapError } from "./map-error.js";
@@ -64,6 +64,8 @@ export interface MapSource {
   twinCount: number;
   /** True when the map has no spawn points and the free cell nearest the centre was used. */
   spawnFallback: boolean;
+  /** Most distinct ids in one 32×32 chunk; a ChunkPacket palette holds PALETTE_MAX (64). */
+  maxIdsPerChunk: number;
 }
 
 export interface LoadedMap {
@@ -189,6 +191,7 @@ export function loadMap(path: string): LoadedMap {
       tileDataFile: entries ? tileDataFile : null,
       twinCount: flat.twinCount,
       spawnFallback,
+      maxIdsPerChunk: maxIdsPerChunk(flat.tiles, width, height),
     },
   };
 }
@@ -253,6 +256,22 @@ function checkGidsInTilesets(map: RawMap): void {
       }
     }
   }
+}
+
+/** The largest number of distinct ids in any chunk of the world. */
+export function maxIdsPerChunk(tiles: Uint16Array, width: number, height: number): number {
+  let most = 0;
+  const ids = new Set<number>();
+  for (let chunkY = 0; chunkY < height; chunkY += CHUNK_SIZE) {
+    for (let chunkX = 0; chunkX < width; chunkX += CHUNK_SIZE) {
+      ids.clear();
+      for (let y = chunkY; y < Math.min(height, chunkY + CHUNK_SIZE); y++) {
+        for (let x = chunkX; x < Math.min(width, chunkX + CHUNK_SIZE); x++) ids.add(tiles[y * width + x]);
+      }
+      most = Math.max(most, ids.size);
+    }
+  }
+  return most;
 }
 
 /** The free cell closest (Chebyshev) to the map centre, scanning rows top to bottom on ties. */
