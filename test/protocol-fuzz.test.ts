@@ -5,147 +5,19 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  type ChunkEntry,
-  type EntityEntry,
   type Packet,
-  type Tlv,
   DECODE_ERROR_CODES,
   ENTITIES_PER_DATAGRAM_MAX,
   MAX_DATAGRAM_BYTES,
-  NAME_MAX_BYTES,
   decodePacket,
   decodePacketPlain,
   encodePacketToBytes,
   entityBatchEnd,
-  manifestChunkId,
-  chunkId,
   viewToPacket,
 } from "../ts/protocol/index.js";
-import { pack6 } from "../ts/ref/codec.js";
+import { anyPacket, entityEntry, u8 } from "./protocol-arbitraries.js";
 
 const SEED = 0x5eed;
-const u8 = fc.integer({ min: 0, max: 0xff });
-const u16 = fc.integer({ min: 0, max: 0xffff });
-const i16 = fc.integer({ min: -0x8000, max: 0x7fff });
-const u32 = fc.integer({ min: 0, max: 0xffffffff });
-const u64 = fc.bigInt({ min: 0n, max: 0xffffffffffffffffn });
-const chunkEntry: fc.Arbitrary<ChunkEntry> = fc.record({ chunkId: u32, version: u16 });
-
-const utf8Length = (text: string): number => new TextEncoder().encode(text).length;
-// Names as players type them: any graphemes, minus the control characters the protocol refuses.
-const name = fc
-  .string({ unit: "grapheme", minLength: 1, maxLength: 12 })
-  .filter((text) => !/[\u0000-\u001f\u007f-\u009f]/u.test(text) && utf8Length(text) <= NAME_MAX_BYTES);
-
-const tlv: fc.Arbitrary<Tlv> = fc.oneof(
-  u16.map((value): Tlv => ({ kind: "status_effects", value })),
-  u16.map((value): Tlv => ({ kind: "weapon", value })),
-  u16.map((value): Tlv => ({ kind: "armor", value })),
-  name.map((value): Tlv => ({ kind: "name", value })),
-  fc
-    .record({
-      tag: fc.oneof(fc.constant(0), fc.integer({ min: 5, max: 0xff })),
-      bytes: fc.uint8Array({ maxLength: 24 }),
-    })
-    .map(({ tag, bytes }): Tlv => ({ kind: "unknown", tag, bytes })),
-);
-
-/** TLV lists with each known kind at most once (the first wins), in random order. */
-const metaList = (maxLength: number): fc.Arbitrary<Tlv[]> =>
-  fc.array(tlv, { maxLength }).map((list) => {
-    const seen = new Set<string>();
-    return list.filter((item) => item.kind === "unknown" || (!seen.has(item.kind) && seen.add(item.kind)));
-  });
-
-const entityEntry: fc.Arbitrary<EntityEntry> = fc.record({
-  id: u32,
-  typeId: u16,
-  x: i16,
-  y: i16,
-  hp: u16,
-  hpMax: u16,
-  elo: u16,
-  flags: u8,
-  // Mostly without meta, as in play; sometimes up to a few TLVs.
-  meta: fc.oneof({ weight: 3, arbitrary: fc.constant([] as Tlv[]) }, { weight: 1, arbitrary: metaList(4) }),
-});
-
-const statePacket = fc
-  .record({ clientType: u16, tick: u32, cx: i16, cy: i16, versions: fc.array(u16, { minLength: 9, maxLength: 9 }) })
-  .chain(({ clientType, tick, cx, cy, versions }) =>
-    fc.record({ playerEntityId: u32, entityChecksum: u32 }).map(({ playerEntityId, entityChecksum }): Packet => ({
-      type: "state",
-      clientType,
-      tick,
-      chunks: versions.map((version, index) => ({ chunkId: manifestChunkId(chunkId(cx, cy), index), version })),
-      playerEntityId,
-      entityChecksum,
-    })),
-  );
-
-const actionPacket = fc.record({
-  type: fc.constant("action" as const),
-  clientType: u16,
-  authToken: u64,
-  targetTick: u32,
-  cache: fc.array(chunkEntry, { minLength: 9, maxLength: 9 }),
-  action: fc.integer({ min: 0, max: 8 }),
-});
-
-const chunkPacket = fc
-  .record({
-    clientType: u16,
-    chunkId: u32,
-    version: fc.integer({ min: 1, max: 0xffff }),
-    palette: fc.array(fc.integer({ min: 0, max: 0xfffe }), { minLength: 1, maxLength: 64 }),
-    raw: fc.uint8Array({ minLength: 1024, maxLength: 1024 }),
-  })
-  .map(({ clientType, chunkId, version, palette, raw }): Packet => {
-    const indices = raw.map((value) => value % palette.length);
-    const packedTiles = new Uint8Array(768);
-    pack6(indices, packedTiles);
-    return { type: "chunk", clientType, chunkId, version, palette, packedTiles };
-  });
-
-const entityPacket = fc
-  .record({ clientType: u16, tick: u32, more: fc.boolean(), entities: fc.array(entityEntry, { maxLength: 80 }) })
-  .map(({ entities, ...rest }): Packet => ({
-    type: "entity",
-    ...rest,
-    entities: entities.slice(0, entityBatchEnd(entities, 0)),
-  }));
-
-const queryPacket = fc.record({
-  type: fc.constant("entity_query" as const),
-  clientType: u16,
-  authToken: u64,
-  entityId: u32,
-});
-
-const detailPacket = fc.record({
-  type: fc.constant("entity_detail" as const),
-  clientType: u16,
-  tick: u32,
-  entityId: u32,
-  meta: metaList(12),
-});
-
-const pingPacket = fc.record({
-  type: fc.constantFrom("ping" as const, "pong" as const),
-  clientType: u16,
-  timestampMs: u64,
-});
-
-const anyPacket: fc.Arbitrary<Packet> = fc.oneof(
-  statePacket,
-  actionPacket,
-  chunkPacket,
-  entityPacket,
-  queryPacket,
-  detailPacket,
-  pingPacket,
-);
-
 /**
  * A view of `bytes` that throws on any index outside it, so a decoder that
  * reads past the datagram fails loudly instead of reading `undefined`.
