@@ -311,7 +311,8 @@ class CaveBuilder {
         const cell = y * this.width + x;
         const kind = this.kinds[cell];
         if (kind !== FLOOR && kind !== HALL) continue;
-        const distance = Math.hypot(x - centreX, y - centreY) / (0.75 + 0.5 * shape(x, y));
+        // sqrt is correctly rounded everywhere (hypot need not be), so the map is the same on every engine.
+        const distance = Math.sqrt((x - centreX) ** 2 + (y - centreY) ** 2) / (0.75 + 0.5 * shape(x, y));
         if (distance > radius) continue;
         if (this.corridor[cell]) this.kinds[cell] = BRIDGE;
         else this.kinds[cell] = distance < radius * 0.55 ? DEEP : WATER;
@@ -448,6 +449,15 @@ class CaveBuilder {
   }
 }
 
+/**
+ * A stand-in for atan2 that orders directions the same way (0..4 around the circle) using
+ * only division, which IEEE 754 rounds exactly; atan2 may differ in the last bit between engines.
+ */
+function diamondAngle(dx: number, dy: number): number {
+  if (dy >= 0) return dx >= 0 ? dy / (dx + dy || 1) : 1 - dx / (-dx + dy);
+  return dx < 0 ? 2 - dy / (-dx - dy) : 3 + dx / (dx - dy);
+}
+
 /** Generates the bundled map. Same options, same bytes. */
 export function generateCaves(options: CaveOptions = {}): GeneratedCaves {
   const seed = options.seed ?? DEFAULT_CAVE_SEED;
@@ -474,7 +484,7 @@ export function generateCaves(options: CaveOptions = {}): GeneratedCaves {
   }));
   const ring = hallCentres
     .slice(1)
-    .sort((a, b) => Math.atan2(a.y - centreY, a.x - centreX) - Math.atan2(b.y - centreY, b.x - centreX));
+    .sort((a, b) => diamondAngle(a.x - centreX, a.y - centreY) - diamondAngle(b.x - centreX, b.y - centreY));
   for (let i = 0; i < ring.length; i++) {
     const next = ring[(i + 1) % ring.length];
     builder.carveWindingCorridor(ring[i].x, ring[i].y, next.x, next.y);
