@@ -28,6 +28,7 @@ import {
   entityEmptyBytes,
   entityPacket,
   pingBytes,
+  pingPacket,
   queryBytes,
   statePacket,
   stateBytes,
@@ -360,6 +361,32 @@ describe("encoder refusals", () => {
     expectEncodeError(() => encodePacket(detailPacket, new Uint8Array(28)), "buffer_too_small");
     expectEncodeError(() => encodePacket(entityPacket, new Uint8Array(64)), "buffer_too_small");
     expect(out.every((byte) => byte === 7)).toBe(true);
+  });
+
+  it("a refused packet leaves the buffer untouched", () => {
+    const chunks = statePacket.type === "state" ? statePacket.chunks.slice() : [];
+    chunks[8] = { chunkId: 0x00000003, version: 3 };
+    const cache = actionPacket.type === "action" ? actionPacket.cache.slice() : [];
+    cache[8] = { chunkId: 0, version: -1 };
+    const entities = entityPacket.type === "entity" ? entityPacket.entities.slice() : [];
+    entities.push({ ...entities[0], hp: 70000 });
+    const refused: Packet[] = [
+      withChanges(statePacket, { chunks }),
+      withChanges(actionPacket, { cache }),
+      withChanges(entityPacket, { entities }),
+      withChanges(detailPacket, {
+        meta: [
+          { kind: "name", value: "ok" },
+          { kind: "weapon", value: 1.5 },
+        ],
+      }),
+      withChanges(pingPacket, { clientType: -1 }),
+    ];
+    for (const packet of refused) {
+      const out = new Uint8Array(1200).fill(7);
+      expect(() => encodePacket(packet, out, 0)).toThrow(EncodeError);
+      expect(out.every((byte) => byte === 7)).toBe(true);
+    }
   });
 
   const entry = (meta: Tlv[] = []): EntityEntry => ({

@@ -2,7 +2,7 @@
 // the action is scheduled for, the client's chunk cache and one action code
 // (docs/protocol.md § ActionPacket).
 import { readU16, readU32, readU64, writeU16, writeU32, writeU64 } from "./bytes.js";
-import { type ChunkEntry, CHUNK_ENTRY_BYTES, readChunkEntry, writeChunkEntry } from "./chunk-id.js";
+import { type ChunkEntry, CHUNK_ENTRY_BYTES, checkChunkEntry, readChunkEntry, writeChunkEntry } from "./chunk-id.js";
 import { type DecodeResult, EncodeError, checkRoom, checkU32, checkU64, failure, isIntegerIn } from "./errors.js";
 import { PACKET_ACTION, encodeHeader } from "./header.js";
 import { MANIFEST_ENTRIES } from "./state.js";
@@ -56,12 +56,13 @@ export function encodeAction(packet: ActionPacket, out: Uint8Array, offset = 0):
   if (!Array.isArray(packet.cache) || packet.cache.length !== MANIFEST_ENTRIES) {
     throw new EncodeError("out_of_range", `cache must hold ${MANIFEST_ENTRIES} entries`);
   }
+  for (let index = 0; index < MANIFEST_ENTRIES; index++) checkChunkEntry(packet.cache[index], "cache", index);
   checkRoom(out, offset, ACTION_BYTES);
   encodeHeader(PACKET_ACTION, packet.clientType, out, offset);
   writeU64(out, offset + 6, packet.authToken);
   writeU32(out, offset + 14, packet.targetTick);
   for (let index = 0; index < MANIFEST_ENTRIES; index++) {
-    writeChunkEntry(packet.cache[index], out, offset + 18 + index * CHUNK_ENTRY_BYTES, "cache", index);
+    writeChunkEntry(packet.cache[index], out, offset + 18 + index * CHUNK_ENTRY_BYTES);
   }
   writeU16(out, offset + 72, packet.action);
   return ACTION_BYTES;

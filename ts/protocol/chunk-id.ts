@@ -45,11 +45,15 @@ export function readChunkEntry(bytes: Uint8Array, offset: number, out: ChunkEntr
   out.version = readU16(bytes, offset + 4);
 }
 
-/** Validates, then writes one entry; `what` and `index` name it in error messages. */
-export function writeChunkEntry(entry: ChunkEntry, out: Uint8Array, offset: number, what: string, index: number): void {
+/** Throws EncodeError unless `entry` fits a ChunkEntry; `what` and `index` name it in the message. */
+export function checkChunkEntry(entry: ChunkEntry, what: string, index: number): void {
   if (!isIntegerIn(entry.chunkId, 0, 0xffffffff))
     outOfRange(`${what}[${index}].chunk_id`, entry.chunkId, 0, 0xffffffff);
   if (!isIntegerIn(entry.version, 0, 0xffff)) outOfRange(`${what}[${index}].version`, entry.version, 0, 0xffff);
+}
+
+/** Writes an entry that checkChunkEntry accepted. */
+export function writeChunkEntry(entry: ChunkEntry, out: Uint8Array, offset: number): void {
   writeU32(out, offset, entry.chunkId);
   writeU16(out, offset + 4, entry.version);
 }

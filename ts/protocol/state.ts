@@ -2,7 +2,15 @@
 // manifest around the player, the player's entity id and the entity checksum
 // (docs/protocol.md § StatePacket, decisions 8 and 9).
 import { readU16, readU32, writeU32 } from "./bytes.js";
-import { type ChunkEntry, CHUNK_ENTRY_BYTES, chunkX, chunkY, readChunkEntry, writeChunkEntry } from "./chunk-id.js";
+import {
+  type ChunkEntry,
+  CHUNK_ENTRY_BYTES,
+  checkChunkEntry,
+  chunkX,
+  chunkY,
+  readChunkEntry,
+  writeChunkEntry,
+} from "./chunk-id.js";
 import { type DecodeResult, EncodeError, checkRoom, checkU32, failure } from "./errors.js";
 import { PACKET_STATE, encodeHeader } from "./header.js";
 
@@ -57,16 +65,16 @@ export function encodeState(packet: StatePacket, out: Uint8Array, offset = 0): n
   if (!Array.isArray(packet.chunks) || packet.chunks.length !== MANIFEST_ENTRIES) {
     throw new EncodeError("out_of_range", `chunks must hold ${MANIFEST_ENTRIES} entries`);
   }
+  for (let index = 0; index < MANIFEST_ENTRIES; index++) checkChunkEntry(packet.chunks[index], "chunks", index);
+  const mismatch = manifestMismatch(packet.chunks);
+  if (mismatch >= 0) {
+    throw new EncodeError("bad_manifest", `chunks[${mismatch}] is not the 3×3 neighbour of chunks[4] (decision 8)`);
+  }
   checkRoom(out, offset, STATE_BYTES);
   encodeHeader(PACKET_STATE, packet.clientType, out, offset);
   writeU32(out, offset + 6, packet.tick);
   for (let index = 0; index < MANIFEST_ENTRIES; index++) {
-    writeChunkEntry(packet.chunks[index], out, offset + 10 + index * CHUNK_ENTRY_BYTES, "chunks", index);
-  }
-  // Checked after the entries so their own range errors come first.
-  const mismatch = manifestMismatch(packet.chunks);
-  if (mismatch >= 0) {
-    throw new EncodeError("bad_manifest", `chunks[${mismatch}] is not the 3×3 neighbour of chunks[4] (decision 8)`);
+    writeChunkEntry(packet.chunks[index], out, offset + 10 + index * CHUNK_ENTRY_BYTES);
   }
   writeU32(out, offset + 64, packet.playerEntityId);
   writeU32(out, offset + 68, packet.entityChecksum);
