@@ -320,7 +320,10 @@ describe("entity updates", () => {
 
   it("skips unchanged updates, and re-sends them after a keep-alive (checksum mismatch recovery)", async () => {
     const c = await boundClient();
-    await c.waitFor("a few states", () => c.states.length >= 4);
+    // Alone in a corner, so other tests' clients (moving, or evicted) stay out of view.
+    server.game.entities.move(server.game.entities.get(c.joined.entityId)!, 70, 60);
+    const moved = c.states.length;
+    await c.waitFor("a few states", () => c.states.length >= moved + 4);
     const countBefore = c.entityPackets.length;
     const stateCountBefore = c.states.length;
     await c.waitFor("more states", () => c.states.length >= stateCountBefore + 6);
