@@ -235,12 +235,12 @@ export class EntityCursor {
   metaStart = 0;
   metaEnd = 0;
   private remaining = 0;
-  private next_ = 0;
+  private nextOffset = 0;
 
   reset(view: EntityView): this {
     this.bytes = view.bytes;
     this.remaining = view.entityCount;
-    this.next_ = ENTITY_HEADER_BYTES;
+    this.nextOffset = ENTITY_HEADER_BYTES;
     return this;
   }
 
@@ -248,7 +248,7 @@ export class EntityCursor {
     if (this.remaining === 0) return false;
     this.remaining--;
     const bytes = this.bytes;
-    const at = this.next_;
+    const at = this.nextOffset;
     this.id = readU32(bytes, at);
     this.typeId = readU16(bytes, at + 4);
     this.x = readI16(bytes, at + 6);
@@ -259,7 +259,7 @@ export class EntityCursor {
     this.flags = bytes[at + 16];
     this.metaStart = at + ENTITY_ENTRY_BYTES;
     this.metaEnd = this.metaStart + bytes[at + 17];
-    this.next_ = this.metaEnd;
+    this.nextOffset = this.metaEnd;
     return true;
   }
 }
