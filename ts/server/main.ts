@@ -1,9 +1,10 @@
 // `npm start`: runs the game server on the bundled map (or --map).
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { formatProfile, parseProfileSpec, ProfileError, randomSeed } from "../netsim/index.js";
 import { DEFAULT_GAME_OPTIONS } from "./game-server.js";
 import { isLogLevel, Logger } from "./log.js";
-import { startServer } from "./server.js";
+import { DEFAULT_CLIENT_DIR, type ServerOptions, startServer } from "./server.js";
 
 const DEFAULT_MAP = fileURLToPath(new URL("../../maps/caves.tmj", import.meta.url));
 
@@ -22,6 +23,17 @@ usage: npm start -- [options]
   --session-rate N      inbound datagrams per second per session (default ${DEFAULT_GAME_OPTIONS.sessionRatePerSecond})
   --address-rate N      inbound datagrams per second per source address (default ${DEFAULT_GAME_OPTIONS.addressRatePerSecond})
   --log-level LEVEL     debug | info | warn | error | silent (default info)
+
+Browser transports (docs/transports.md):
+  --ice-server URL      STUN/TURN server for WebRTC peer connections, repeatable:
+                        stun:HOST:PORT, turn:USER:PASS@HOST:PORT[?transport=tcp], turns:...
+                        (default none: enough when browsers can reach the bind address)
+  --rtc-bind ADDRESS    address WebRTC binds to and offers as its host candidate
+                        (default --host, or every interface when --host is 0.0.0.0 / ::)
+  --rtc-ports MIN-MAX   UDP port range for WebRTC peer connections (default any free port)
+  --client-dir PATH     the built browser client served at / (default dist/client)
+  --netsim SPEC         impair every link, both directions, e.g. "delay=80,jitter=30,loss=5"
+                        (settings delay, jitter, loss, dup, up-*/down-*, seed; docs/netsim.md)
   -h, --help            this text
 `;
 
@@ -34,6 +46,33 @@ function port(name: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) fail(`--${name} must be a port number 0..65535, got "${value}"`);
   return n;
+}
+
+function portRange(value: string): { min: number; max: number } {
+  const match = /^(\d+)-(\d+)$/.exec(value);
+  const min = Number(match?.[1]);
+  const max = Number(match?.[2]);
+  if (!match || min < 1 || max > 65535 || min > max) {
+    fail(`--rtc-ports must be MIN-MAX with 1 <= MIN <= MAX <= 65535, got "${value}"`);
+  }
+  return { min, max };
+}
+
+function iceServer(value: string): string {
+  if (!/^(stun|turns?):[^\s]+$/.test(value)) {
+    fail(`--ice-server must be a stun:, turn: or turns: URL, got "${value}"`);
+  }
+  return value;
+}
+
+function netsimSpec(value: string): NonNullable<ServerOptions["netsim"]> {
+  try {
+    const { profile, seed } = parseProfileSpec(value);
+    return { profile, seed: seed ?? randomSeed() };
+  } catch (error) {
+    if (error instanceof ProfileError) fail(`--netsim: ${error.message}`);
+    throw error;
+  }
 }
 
 function positive(name: string, value: string): number {
@@ -56,6 +95,11 @@ async function main(): Promise<void> {
         "session-rate": { type: "string", default: String(DEFAULT_GAME_OPTIONS.sessionRatePerSecond) },
         "address-rate": { type: "string", default: String(DEFAULT_GAME_OPTIONS.addressRatePerSecond) },
         "log-level": { type: "string", default: "info" },
+        "ice-server": { type: "string", multiple: true, default: [] },
+        "rtc-bind": { type: "string" },
+        "rtc-ports": { type: "string" },
+        "client-dir": { type: "string", default: DEFAULT_CLIENT_DIR },
+        netsim: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
       allowPositionals: false,
@@ -71,6 +115,10 @@ async function main(): Promise<void> {
   const level = v["log-level"]!;
   if (!isLogLevel(level)) fail(`--log-level must be debug, info, warn, error or silent, got "${level}"`);
   const logger = new Logger(level);
+  const netsim = v.netsim === undefined ? undefined : netsimSpec(v.netsim);
+  const webrtc: ServerOptions["webrtc"] = { iceServers: v["ice-server"]!.map(iceServer) };
+  if (v["rtc-bind"] !== undefined) webrtc.bindAddress = v["rtc-bind"];
+  if (v["rtc-ports"] !== undefined) webrtc.portRange = portRange(v["rtc-ports"]);
   let server;
   try {
     server = await startServer({
@@ -82,6 +130,9 @@ async function main(): Promise<void> {
       sendUnchangedEntities: v["send-unchanged"]!,
       sessionRatePerSecond: positive("session-rate", v["session-rate"]!),
       addressRatePerSecond: positive("address-rate", v["address-rate"]!),
+      webrtc,
+      netsim,
+      clientDir: v["client-dir"]!,
       logger,
     });
   } catch (error) {
@@ -99,6 +150,12 @@ async function main(): Promise<void> {
   process.stdout.write(
     `Forgotten Caves is running: http://${host}:${server.httpPort}/  (UDP ${host}:${server.udpPort}, map ${world.name})\n`,
   );
+  if (server.webrtc.unavailableReason) process.stdout.write(`WebRTC is off: ${server.webrtc.unavailableReason}\n`);
+  if (netsim) {
+    process.stdout.write(
+      `netsim: every link impaired: ${formatProfile(netsim.profile)}, seed ${netsim.seed} (add seed=${netsim.seed} to repeat it)\n`,
+    );
+  }
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;

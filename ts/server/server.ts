@@ -1,6 +1,9 @@
-// Composes a running server: the Game, its UDP transport and its HTTP API.
-// Tests start it in-process on port 0; main.ts starts it from the command line.
+// Composes a running server: the Game, its transports (UDP, and for browsers a WebRTC data
+// channel and a WebSocket, all feeding the one datagram handler), its HTTP API and the client's
+// static files. Tests start it in-process on port 0; main.ts starts it from the command line.
 import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import type { DuplexProfile } from "../netsim/index.js";
 import { loadCore } from "../wasm/node.js";
 import { installApiRoutes } from "./api-routes.js";
 import { Game, type GameOptions } from "./game-server.js";
@@ -8,8 +11,21 @@ import { HttpApi } from "./http-api.js";
 import { Logger } from "./log.js";
 import { loadMap } from "./map/load-map.js";
 import { tileFlagsTable } from "./map/tile-data.js";
+import { type LinkPolicy, type LinkSink } from "./transports/link-sink.js";
+import { NetsimLinks } from "./transports/netsim-links.js";
+import { installRtcSignalling } from "./transports/signalling.js";
+import { staticFiles } from "./transports/static-files.js";
+import { DEFAULT_WEBRTC_OPTIONS, type WebRtcOptions, WebRtcTransport } from "./transports/webrtc.js";
+import {
+  DEFAULT_WEBSOCKET_OPTIONS,
+  type WebSocketTransportOptions,
+  WebSocketTransport,
+} from "./transports/websocket.js";
 import { UdpTransport } from "./udp-transport.js";
 import type { WorldMap } from "./world.js";
+
+/** Where the browser client's build lands (Vite, outDir dist/client). */
+export const DEFAULT_CLIENT_DIR = fileURLToPath(new URL("../../dist/client", import.meta.url));
 
 export interface ServerOptions extends Partial<GameOptions> {
   host: string;
@@ -17,6 +33,17 @@ export interface ServerOptions extends Partial<GameOptions> {
   udpPort: number;
   mapPath: string;
   logger?: Logger;
+  /**
+   * WebRTC data channels. By default no ICE servers, the peer connections bind to `host` (unless it
+   * is a wildcard address), at most maxPlayers of them, unbound ones closed after sessionTimeoutMs.
+   */
+  webrtc?: Partial<WebRtcOptions>;
+  /** The WebSocket fallback on /ws. By default at most 2 × maxPlayers connections, 32 per address. */
+  websocket?: Partial<WebSocketTransportOptions>;
+  /** Impair every link (WebRTC, WebSocket and UDP), both directions: --netsim. */
+  netsim?: { profile: DuplexProfile; seed: number };
+  /** The built browser client, served at /; default dist/client. */
+  clientDir?: string;
 }
 
 export interface RunningServer {
@@ -24,7 +51,16 @@ export interface RunningServer {
   httpPort: number;
   udpPort: number;
   host: string;
+  webrtc: WebRtcTransport;
+  websocket: WebSocketTransport;
+  /** The link impairment, when started with `netsim`. */
+  netsim: NetsimLinks | null;
   close(): Promise<void>;
+}
+
+/** A wildcard bind address offers no usable ICE host candidate of its own: let libdatachannel use every interface. */
+function isWildcard(host: string): boolean {
+  return host === "0.0.0.0" || host === "::" || host === "";
 }
 
 /** Reads a Tiled map (and its tile data) into what the World needs. */
@@ -51,11 +87,41 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const logger = options.logger ?? new Logger("info");
   const core = await loadCore();
   const game = new Game(core, readWorldMap(options.mapPath), options, logger);
+
+  // Every transport feeds the one handler; with --netsim each link passes its impaired duplex first.
+  const handler: LinkSink = { datagram: (datagram, peer) => game.receive(datagram, peer), closed: () => {} };
+  const netsim = options.netsim ? new NetsimLinks(options.netsim.profile, options.netsim.seed, handler) : null;
+  const sink = netsim ?? handler;
+  const policy: LinkPolicy = {
+    isBound: (key) => game.sessions.byPeerKey(key) !== undefined,
+    drop: (reason) => game.metrics.drop(reason),
+  };
+
   const udp = await UdpTransport.listen(options.host, options.udpPort, (datagram, peer) =>
-    game.receive(datagram, peer),
+    sink.datagram(datagram, peer),
   );
   const http = new HttpApi((error) => logger.error("http handler failed", { error: String(error) }));
+  const webrtc = await WebRtcTransport.create(sink, policy, logger, {
+    ...DEFAULT_WEBRTC_OPTIONS,
+    bindAddress: isWildcard(options.host) ? undefined : options.host,
+    maxPeers: game.options.maxPlayers,
+    unboundGraceMs: game.options.sessionTimeoutMs,
+    ...options.webrtc,
+  });
+  const websocket = new WebSocketTransport(http.server, sink, policy, logger, {
+    ...DEFAULT_WEBSOCKET_OPTIONS,
+    maxConnections: 2 * game.options.maxPlayers,
+    unboundGraceMs: game.options.sessionTimeoutMs,
+    ...options.websocket,
+  });
   installApiRoutes(http, game, () => udp.port);
+  installRtcSignalling(http, webrtc, game.sessions);
+  http.setFallback(staticFiles(options.clientDir ?? DEFAULT_CLIENT_DIR));
+  const closeTransports = () => {
+    websocket.close();
+    webrtc.close();
+    netsim?.close();
+  };
   try {
     await new Promise<void>((resolve, reject) => {
       http.server.once("error", reject);
@@ -65,20 +131,33 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       });
     });
   } catch (error) {
+    closeTransports();
     await udp.close();
     throw error;
   }
   game.start();
+  const sweeper = setInterval(() => {
+    const nowMs = performance.now();
+    webrtc.sweep(nowMs);
+    websocket.sweep(nowMs);
+    netsim?.sweep(nowMs);
+  }, 1000);
+  sweeper.unref();
   let closed = false;
   return {
     game,
     host: options.host,
     httpPort: (http.server.address() as AddressInfo).port,
     udpPort: udp.port,
+    webrtc,
+    websocket,
+    netsim,
     async close() {
       if (closed) return;
       closed = true;
+      clearInterval(sweeper);
       game.stop();
+      closeTransports();
       http.server.closeAllConnections();
       await Promise.all([new Promise<void>((resolve) => http.server.close(() => resolve())), udp.close()]);
     },
