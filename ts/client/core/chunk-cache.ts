@@ -1,0 +1,94 @@
+// The chunks this client holds: chunk id -> (version, 1024 tile ids), decoded
+// once on arrival by the wasm codec. The StatePacket's manifest says which
+// versions are current around the player; whatever is listed but not held at
+// that version is missing, and the cache list of every ActionPacket tells the
+// server what is held, so it can send the rest (protocol: Reliability).
+//
+// Bounded: chunks farther than `keepRadius` chunks (Chebyshev) from the
+// player's chunk are evicted, and a hard cap covers a teleporting player.
+import { CHUNK_TILE_COUNT, PALETTE_MAX } from "../../constants.js";
+import { type ChunkView, readChunkPalette } from "../../protocol/chunk.js";
+import { type ChunkEntry, chunkX, chunkY } from "../../protocol/chunk-id.js";
+import { MANIFEST_ENTRIES } from "../../protocol/state.js";
+import type { WasmCodec } from "../../wasm/codec.js";
+
+export interface CachedChunk {
+  readonly id: number;
+  readonly version: number;
+  /** 1024 global tile ids, row-major. */
+  readonly tiles: Uint16Array;
+}
+
+export class ChunkCache {
+  private readonly chunks = new Map<number, CachedChunk>();
+  private readonly palette = new Uint16Array(PALETTE_MAX);
+  /** Chunk packets that failed to decode (never expected: the protocol decoder already validated them). */
+  rejected = 0;
+
+  constructor(
+    private readonly codec: WasmCodec,
+    /** Chunks kept around the player's chunk: radius 3 keeps 7×7. */
+    readonly keepRadius = 3,
+  ) {}
+
+  get size(): number {
+    return this.chunks.size;
+  }
+
+  get(id: number): CachedChunk | undefined {
+    return this.chunks.get(id);
+  }
+
+  /** Version held, 0 if none. */
+  version(id: number): number {
+    return this.chunks.get(id)?.version ?? 0;
+  }
+
+  values(): IterableIterator<CachedChunk> {
+    return this.chunks.values();
+  }
+
+  /** Decodes and keeps a received chunk; returns it, or null if it could not be decoded. */
+  store(view: ChunkView): CachedChunk | null {
+    const held = this.chunks.get(view.chunkId);
+    if (held && held.version === view.version) return held; // a duplicate or a re-send
+    const count = readChunkPalette(view, this.palette);
+    const tiles = held?.tiles ?? new Uint16Array(CHUNK_TILE_COUNT);
+    if (this.codec.decodeChunk(this.palette, count, view.packedTiles, tiles) !== 0) {
+      this.rejected++;
+      return null;
+    }
+    const chunk: CachedChunk = { id: view.chunkId, version: view.version, tiles };
+    this.chunks.set(view.chunkId, chunk);
+    return chunk;
+  }
+
+  /** Manifest entries (version > 0: the chunk exists) not held at that version. */
+  missingCount(manifest: readonly ChunkEntry[]): number {
+    let missing = 0;
+    for (const entry of manifest) if (entry.version > 0 && this.version(entry.chunkId) !== entry.version) missing++;
+    return missing;
+  }
+
+  /** Writes the cache list for an ActionPacket: the manifest's chunk ids with the versions held (0 if none). */
+  fillCacheList(manifest: readonly ChunkEntry[] | null, out: ChunkEntry[]): void {
+    for (let index = 0; index < MANIFEST_ENTRIES; index++) {
+      const id = manifest ? manifest[index].chunkId : 0;
+      out[index].chunkId = id;
+      out[index].version = manifest ? this.version(id) : 0;
+    }
+  }
+
+  /** Drops chunks beyond keepRadius of chunk (centreX, centreY). */
+  evictFar(centreX: number, centreY: number): void {
+    for (const id of this.chunks.keys()) {
+      if (Math.max(Math.abs(chunkX(id) - centreX), Math.abs(chunkY(id) - centreY)) > this.keepRadius) {
+        this.chunks.delete(id);
+      }
+    }
+  }
+
+  clear(): void {
+    this.chunks.clear();
+  }
+}

@@ -1,0 +1,30 @@
+// The client's networking core (docs/netcode.md): DOM-free and Node-free, shared
+// by the browser client and the headless bots. Start at GameClient.
+export { GameClient, connectGuest, DEFAULT_GAME_CLIENT_OPTIONS } from "./game-client.js";
+export type {
+  GameClientConfig,
+  GameClientOptions,
+  GuestConnection,
+  MakeTransport,
+  ReconnectFn,
+  SetGoalOptions,
+} from "./game-client.js";
+export type { Transport, TransportName, DatagramHandler } from "./transport.js";
+export {
+  fetchWorld,
+  joinGuest,
+  parseToken,
+  SessionError,
+  tileFlagsTable,
+  type FetchFn,
+  type GuestSession,
+  type WorldInfo,
+  type WorldTile,
+} from "./session-api.js";
+export type { ConnectionState } from "./connection.js";
+export type { ClientStats } from "./stats.js";
+export type { EntityInfo } from "./entity-table.js";
+export type { CachedChunk, ChunkCache } from "./chunk-cache.js";
+export type { GoalResult } from "./planner.js";
+export type { PendingStep, TilePoint } from "./prediction.js";
+export { impairTransport } from "./impaired-transport.js";

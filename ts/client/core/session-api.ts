@@ -1,0 +1,154 @@
+// The HTTP half of joining (docs/server.md § HTTP API): POST /api/guest for a
+// session, GET /api/world for the rules' tile data. Uses the platform fetch,
+// so it runs unchanged in Node and in the browser.
+import { TILE_FLAG_COLLIDES, TILE_FLAG_OPAQUE } from "../../constants.js";
+import { PROTOCOL_VERSION } from "../../protocol/header.js";
+
+/** What POST /api/guest grants. */
+export interface GuestSession {
+  nick: string;
+  /** The auth_token as a u64 value (the server sends it as 16 hex digits; LE on the wire). */
+  token: bigint;
+  entityId: number;
+  protocolVersion: number;
+  udpPort: number;
+}
+
+export interface WorldTile {
+  id: number;
+  name?: string;
+  collides: boolean;
+  opaque: boolean;
+  look: number;
+}
+
+/** What GET /api/world describes. */
+export interface WorldInfo {
+  name: string;
+  mapWidth: number;
+  mapHeight: number;
+  chunksX: number;
+  chunksY: number;
+  tickHz: number;
+  tiles: WorldTile[];
+}
+
+export class SessionError extends Error {
+  constructor(
+    message: string,
+    /** HTTP status, or 0 when the request never got an answer or the answer made no sense. */
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+export type FetchFn = (input: string, init?: RequestInit) => Promise<Response>;
+
+function url(baseUrl: string, path: string): string {
+  return baseUrl.replace(/\/+$/, "") + path;
+}
+
+async function readJson(response: Response, what: string): Promise<Record<string, unknown>> {
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    throw new SessionError(`${what}: answer is not JSON (status ${response.status})`, response.status);
+  }
+  if (typeof body !== "object" || body === null) throw new SessionError(`${what}: answer is not an object`, 0);
+  const record = body as Record<string, unknown>;
+  if (!response.ok) {
+    const reason = typeof record.error === "string" ? record.error : `status ${response.status}`;
+    throw new SessionError(`${what}: ${reason}`, response.status);
+  }
+  return record;
+}
+
+function integerField(record: Record<string, unknown>, name: string, what: string): number {
+  const value = record[name];
+  if (typeof value !== "number" || !Number.isInteger(value)) throw new SessionError(`${what}: ${name} is missing`, 0);
+  return value;
+}
+
+/** The u64 value of a 16-hex-digit token. */
+export function parseToken(hex: unknown): bigint {
+  if (typeof hex !== "string" || !/^[0-9a-fA-F]{16}$/.test(hex)) {
+    throw new SessionError(`join: token must be 16 hex digits`, 0);
+  }
+  return BigInt(`0x${hex}`);
+}
+
+/** Joins as a guest. Throws SessionError on refusal (e.g. 400 bad nick, 503 full) or a protocol mismatch. */
+export async function joinGuest(baseUrl: string, nick: string, fetchFn: FetchFn = fetch): Promise<GuestSession> {
+  let response: Response;
+  try {
+    response = await fetchFn(url(baseUrl, "/api/guest"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ nick }),
+    });
+  } catch (error) {
+    throw new SessionError(`join: ${String(error)}`, 0);
+  }
+  const body = await readJson(response, "join");
+  const protocolVersion = integerField(body, "protocolVersion", "join");
+  if (protocolVersion !== PROTOCOL_VERSION) {
+    throw new SessionError(`join: server speaks protocol ${protocolVersion}, this client ${PROTOCOL_VERSION}`, 0);
+  }
+  return {
+    nick,
+    token: parseToken(body.token),
+    entityId: integerField(body, "entityId", "join"),
+    protocolVersion,
+    udpPort: integerField(body, "udpPort", "join"),
+  };
+}
+
+/** Fetches the world description. Throws SessionError. */
+export async function fetchWorld(baseUrl: string, fetchFn: FetchFn = fetch): Promise<WorldInfo> {
+  let response: Response;
+  try {
+    response = await fetchFn(url(baseUrl, "/api/world"));
+  } catch (error) {
+    throw new SessionError(`world: ${String(error)}`, 0);
+  }
+  const body = await readJson(response, "world");
+  if (!Array.isArray(body.tiles)) throw new SessionError("world: tiles is missing", 0);
+  const tiles: WorldTile[] = [];
+  for (const raw of body.tiles as unknown[]) {
+    const tile = raw as Record<string, unknown>;
+    if (typeof tile !== "object" || tile === null) throw new SessionError("world: a tile is not an object", 0);
+    const id = integerField(tile, "id", "world tile");
+    if (id < 0 || id > 0xffff) throw new SessionError(`world: tile id ${id} is not a u16`, 0);
+    tiles.push({
+      id,
+      name: typeof tile.name === "string" ? tile.name : undefined,
+      collides: tile.collides === true,
+      opaque: tile.opaque === true,
+      look: typeof tile.look === "number" ? tile.look : id,
+    });
+  }
+  return {
+    name: typeof body.name === "string" ? body.name : "",
+    mapWidth: integerField(body, "mapWidth", "world"),
+    mapHeight: integerField(body, "mapHeight", "world"),
+    chunksX: integerField(body, "chunksX", "world"),
+    chunksY: integerField(body, "chunksY", "world"),
+    tickHz: integerField(body, "tickHz", "world"),
+    tiles,
+  };
+}
+
+/**
+ * The 65536-entry TILE_FLAGS table (bit 0 collides, bit 1 opaque) the server
+ * decides movement with, rebuilt from /api/world so that prediction, send-time
+ * validation and A* use exactly the server's collision data.
+ */
+export function tileFlagsTable(world: Pick<WorldInfo, "tiles">): Uint8Array {
+  const flags = new Uint8Array(65536);
+  for (const tile of world.tiles) {
+    flags[tile.id] = (tile.collides ? TILE_FLAG_COLLIDES : 0) | (tile.opaque ? TILE_FLAG_OPAQUE : 0);
+  }
+  return flags;
+}
