@@ -246,13 +246,16 @@ describe("6-bit packing properties (wasm = JS reference)", () => {
   });
 });
 
-/** Tile ids in runs drawn from a pool of `distinct` ids, like a map's rows of floor and wall. */
-function chunkTiles(maxDistinct: number): fc.Arbitrary<Uint16Array> {
-  const special = [0, 1, 0xfffe, 0xffff, 0x8000, 0x7fff];
-  const idPool = fc.uniqueArray(fc.oneof(fc.constantFrom(...special), fc.integer({ min: 0, max: 0xffff })), {
-    minLength: 1,
-    maxLength: maxDistinct,
-  });
+/** Ids near both ends of the u16 range, including TILE_UNKNOWN (0xffff) and TILE_BORDER (0xfffe). */
+const anyId = fc.oneof(fc.constantFrom(0, 1, 0xfffe, 0xffff, 0x8000, 0x7fff), fc.integer({ min: 0, max: 0xffff }));
+/** Small ids (the wasm build looks ids below 64 up by table) and ids sharing their low byte with them. */
+const smallishId = fc
+  .tuple(fc.integer({ min: 0, max: 70 }), fc.constantFrom(0, 0, 0, 0x100, 0x4000, 0xff00))
+  .map(([low, high]) => low + high);
+
+/** Tile ids in runs drawn from a pool of up to `maxDistinct` ids, like a map's rows of floor and wall. */
+function chunkTiles(maxDistinct: number, id: fc.Arbitrary<number> = anyId): fc.Arbitrary<Uint16Array> {
+  const idPool = fc.uniqueArray(id, { minLength: 1, maxLength: maxDistinct });
   return idPool.chain((pool) =>
     fc
       .array(fc.tuple(fc.nat({ max: pool.length - 1 }), fc.integer({ min: 1, max: 80 })), {
@@ -407,6 +410,15 @@ describe("palette properties (wasm = JS reference)", () => {
     );
   });
 
+  it("palette_build matches the reference on small ids mixed with ids sharing their low byte", () => {
+    fc.assert(
+      fc.property(fc.oneof(chunkTiles(64, smallishId), chunkTiles(8, smallishId)), (tiles) => {
+        expect(wasmBuild(tiles)).toEqual(refBuild(tiles));
+      }),
+      property,
+    );
+  });
+
   it("palette_build matches the reference on unstructured chunks (small and large id pools)", () => {
     const tiles = fc.oneof(
       fc.array(fc.integer({ min: 0, max: 7 }), { minLength: 1024, maxLength: 1024 }),
@@ -501,6 +513,34 @@ describe("palette properties (wasm = JS reference)", () => {
     expect(codec.decodeChunk(palette, 9, packed, out)).toBe(-1);
     expect(out).toEqual(new Uint16Array(1024).fill(77));
     expect(codec.decodeChunk(palette, 65, packed, out)).toBe(-1);
+  });
+});
+
+describe("argument checks", () => {
+  it("the reference and the wrapper throw RangeError on buffers that are too short", () => {
+    const short8 = new Uint8Array(100);
+    const short16 = new Uint16Array(100);
+    expect(() => ref.unpack6(short8, new Uint8Array(1024))).toThrow(RangeError);
+    expect(() => ref.unpack6(new Uint8Array(768), short8)).toThrow(RangeError);
+    expect(() => ref.pack6(short8, new Uint8Array(768))).toThrow(RangeError);
+    expect(() => ref.pack6(new Uint8Array(1024), short8)).toThrow(RangeError);
+    expect(() => ref.paletteBuild(short16, new Uint16Array(64), new Uint8Array(1024))).toThrow(RangeError);
+    expect(() => ref.paletteBuild(new Uint16Array(1024), new Uint16Array(63), new Uint8Array(1024))).toThrow(
+      RangeError,
+    );
+    expect(() => ref.paletteExpand(new Uint16Array(3), 4, new Uint8Array(1024), new Uint16Array(1024))).toThrow(
+      RangeError,
+    );
+    expect(() => codec.encodeChunk(short16, new Uint16Array(64), new Uint8Array(768))).toThrow(RangeError);
+    expect(() => codec.decodeChunk(new Uint16Array(3), 4, new Uint8Array(768), new Uint16Array(1024))).toThrow(
+      RangeError,
+    );
+  });
+
+  it("the reference palette stays correct after a rejected chunk (its id map is reset)", () => {
+    expect(refBuild(tilesWithDistinct(65, 5)).count).toBe(-1);
+    const tiles = tilesWithDistinct(64, 5);
+    expect(refBuild(tiles)).toEqual(wasmBuild(tiles));
   });
 });
 

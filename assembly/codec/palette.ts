@@ -4,20 +4,61 @@
 import { CHUNK_INDICES, CHUNK_PALETTE, CHUNK_TILES, CHUNK_TILE_COUNT, PALETTE_MAX } from "../layout";
 
 /**
- * Position of `id` among the first `count` palette entries, or `count` if absent.
- * Compares 8 entries per step; entries at or past `count` are stale data from
- * an earlier chunk, but palette ids are distinct and valid entries come first,
- * so the lowest matching lane is the answer exactly when it is below `count`.
+ * 1 + palette index of each of 16 tiles (i8x16; 0 = not in the palette) by
+ * direct lookup, for palettes whose ids are all below 64: `tables` t holds, at
+ * byte i, 1 + the index of id 16t + i. Ids are clamped to 255 before narrowing
+ * to bytes, and i8x16.swizzle yields 0 for any byte index outside 0..15, so
+ * each id finds its value in at most one table and larger ids find 0.
  */
 // @ts-ignore: decorator
 @inline
-function paletteFind(id: i32, count: i32): i32 {
-  const needle = i16x8.splat(<i16>id);
-  for (let base: i32 = 0; base < count; base += 8) {
-    const hits = i16x8.bitmask(i16x8.eq(v128.load(CHUNK_PALETTE + ((<usize>base) << 1)), needle));
-    if (hits != 0) return min(base + ctz(hits), count);
+function lookupSmallIds(a: v128, b: v128, table0: v128, table1: v128, table2: v128, table3: v128): v128 {
+  const clamp = i16x8.splat(255);
+  const id0 = i8x16.narrow_i16x8_u(i16x8.min_u(a, clamp), i16x8.min_u(b, clamp));
+  const sixteen = i8x16.splat(16);
+  const id1 = i8x16.sub(id0, sixteen);
+  const id2 = i8x16.sub(id1, sixteen);
+  const id3 = i8x16.sub(id2, sixteen);
+  return v128.or(
+    v128.or(i8x16.swizzle(table0, id0), i8x16.swizzle(table1, id1)),
+    v128.or(i8x16.swizzle(table2, id2), i8x16.swizzle(table3, id3)),
+  );
+}
+
+/**
+ * 1 + palette index of each of 16 tiles (i8x16; 0 = not in the palette) by
+ * comparing them with every entry (count >= 1). Index = the number of m in
+ * 1..count-1 with the tile among entries m..count-1: walking the entries
+ * downwards, `seen` collects the lanes matched so far, and subtracting it
+ * (-1 per matched lane) counts. No per-entry constants, so nothing for V8 to
+ * rematerialize in the loop. Adding 1 is subtracting the final match mask.
+ */
+// @ts-ignore: decorator
+@inline
+function lookupByCompare(a: v128, b: v128, count: i32): v128 {
+  let seenA = i16x8.splat(0);
+  let seenB = seenA;
+  let indexA = seenA;
+  let indexB = seenA;
+  for (let entry = <usize>(count - 1); entry > 0; entry--) {
+    const id = v128.load16_splat(CHUNK_PALETTE + (entry << 1));
+    seenA = v128.or(seenA, i16x8.eq(a, id));
+    seenB = v128.or(seenB, i16x8.eq(b, id));
+    indexA = i16x8.sub(indexA, seenA);
+    indexB = i16x8.sub(indexB, seenB);
   }
-  return count;
+  const first = v128.load16_splat(CHUNK_PALETTE);
+  seenA = v128.or(seenA, i16x8.eq(a, first));
+  seenB = v128.or(seenB, i16x8.eq(b, first));
+  return i8x16.narrow_i16x8_u(i16x8.sub(indexA, seenA), i16x8.sub(indexB, seenB));
+}
+
+/** Adds `value` at byte (id - base) of a small-id table (no change if id is outside base..base+15). */
+// @ts-ignore: decorator
+@inline
+function tableWith(table: v128, id: i32, value: i32, base: i32): v128 {
+  const lane = i8x16.eq(i8x16.splat(<i8>(id - base)), i8x16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+  return v128.or(table, v128.and(lane, i8x16.splat(<i8>value)));
 }
 
 /**
@@ -25,40 +66,60 @@ function paletteFind(id: i32, count: i32): i32 {
  * appearance, row-major) + CHUNK_INDICES. Returns the palette size, or -1 if
  * the chunk has more than 64 distinct ids (outputs then unspecified).
  *
- * Chunks are mostly runs of one id: 16 tiles at a time are compared with the
- * last id seen (two v128) and, if all equal, get its index with one store.
- * Other blocks go tile by tile with the same last-id cache, searching the
- * palette 8 entries per step on a change.
+ * Works on blocks of 16 tiles (two v128), cheapest test first:
+ * 1. all 16 equal the previous tile (runs of wall or floor): one splat store;
+ * 2. otherwise look every tile up at once: while all palette ids are below
+ *    64 (the bundled map's ids are 1..16) by table (lookupSmallIds), else by
+ *    comparing with each entry (lookupByCompare);
+ * 3. tiles still missing carry new ids: the first missing lane is the next
+ *    id in order of first appearance, so append it, mark every lane equal to
+ *    it, and repeat. This runs at most 64 times per chunk.
+ * No scratch memory: the tables and block state live in v128 locals.
  */
 export function palette_build(): i32 {
   let count: i32 = 0;
-  let lastId: i32 = -1; // no u16 id equals it, so the first tile always searches
   let lastIndex: i32 = 0;
   // Any splat can equal real ids (0xffff is TILE_UNKNOWN); one that differs
-  // from tile 0 sends the first block down the tile-by-tile path.
+  // from tile 0 keeps the first block off the run path.
   let lastIds = i16x8.splat(~load<i16>(CHUNK_TILES));
+  let smallIds = true;
+  let table0 = i8x16.splat(0);
+  let table1 = table0;
+  let table2 = table0;
+  let table3 = table0;
   for (let block: usize = 0; block < <usize>CHUNK_TILE_COUNT; block += 16) {
     const tiles = CHUNK_TILES + (block << 1);
-    const differ = v128.or(v128.xor(v128.load(tiles), lastIds), v128.xor(v128.load(tiles, 16), lastIds));
-    if (!v128.any_true(differ)) {
+    const a = v128.load(tiles);
+    const b = v128.load(tiles, 16);
+    if (!v128.any_true(v128.or(v128.xor(a, lastIds), v128.xor(b, lastIds)))) {
       v128.store(CHUNK_INDICES + block, i8x16.splat(<i8>lastIndex));
       continue;
     }
-    for (let i: usize = 0; i < 16; i++) {
-      const id = <i32>load<u16>(tiles + (i << 1));
-      if (id != lastId) {
-        let index = paletteFind(id, count);
-        if (index == count) {
-          if (count == PALETTE_MAX) return -1;
-          store<u16>(CHUNK_PALETTE + ((<usize>count) << 1), <u16>id);
-          count++;
-        }
-        lastId = id;
-        lastIndex = index;
+    lastIds = v128.load16_splat(tiles, 30);
+    let found = i8x16.splat(0);
+    if (smallIds) found = lookupSmallIds(a, b, table0, table1, table2, table3);
+    else found = lookupByCompare(a, b, count);
+    let missing = i8x16.bitmask(i8x16.eq(found, i8x16.splat(0)));
+    while (missing != 0) {
+      if (count == PALETTE_MAX) return -1;
+      const id = load<u16>(tiles + ((<usize>ctz(missing)) << 1));
+      store<u16>(CHUNK_PALETTE + ((<usize>count) << 1), id);
+      count++;
+      const ids = i16x8.splat(id);
+      const same = i8x16.narrow_i16x8_s(i16x8.eq(a, ids), i16x8.eq(b, ids));
+      found = v128.or(found, v128.and(same, i8x16.splat(<i8>count)));
+      missing &= ~i8x16.bitmask(same);
+      if (id >= 64) smallIds = false;
+      else if (smallIds) {
+        table0 = tableWith(table0, id, count, 0);
+        table1 = tableWith(table1, id, count, 16);
+        table2 = tableWith(table2, id, count, 32);
+        table3 = tableWith(table3, id, count, 48);
       }
-      store<u8>(CHUNK_INDICES + block + i, <u8>lastIndex);
     }
-    lastIds = i16x8.splat(<i16>lastId);
+    const indices = i8x16.sub(found, i8x16.splat(1));
+    v128.store(CHUNK_INDICES + block, indices);
+    lastIndex = i8x16.extract_lane_u(indices, 15);
   }
   return count;
 }

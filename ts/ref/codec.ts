@@ -15,10 +15,18 @@ export const FNV_PRIME = 0x01000193;
 
 const GROUPS = 256; // 1024 tiles / 4 tiles per group
 const TILE_COUNT = 1024;
+const PACKED_BYTES = 768;
 const PALETTE_MAX = 64;
+
+/** Typed arrays index out of range silently; a short buffer is a caller bug, so say so. */
+function requireLength(array: ArrayLike<number>, length: number, name: string): void {
+  if (array.length < length) throw new RangeError(`${name} has ${array.length} elements, needs at least ${length}`);
+}
 
 /** Unpacks 768 packed bytes into 1024 palette indices (0..63). packed.length >= 768, out.length >= 1024. */
 export function unpack6(packed: Uint8Array, out: Uint8Array): void {
+  requireLength(packed, PACKED_BYTES, "packed");
+  requireLength(out, TILE_COUNT, "out");
   for (let g = 0, src = 0, dst = 0; g < GROUPS; g++, src += 3, dst += 4) {
     const v = packed[src] | (packed[src + 1] << 8) | (packed[src + 2] << 16);
     out[dst] = v & 63;
@@ -30,6 +38,8 @@ export function unpack6(packed: Uint8Array, out: Uint8Array): void {
 
 /** Packs 1024 indices into 768 bytes; each index is masked with & 63. indices.length >= 1024, out.length >= 768. */
 export function pack6(indices: Uint8Array, out: Uint8Array): void {
+  requireLength(indices, TILE_COUNT, "indices");
+  requireLength(out, PACKED_BYTES, "out");
   for (let g = 0, src = 0, dst = 0; g < GROUPS; g++, src += 4, dst += 3) {
     const v =
       (indices[src] & 63) |
@@ -43,6 +53,13 @@ export function pack6(indices: Uint8Array, out: Uint8Array): void {
 }
 
 /**
+ * 1 + palette index of each tile id during one paletteBuild, 0 elsewhere.
+ * Shared by all calls (64 KiB, allocated once); each call clears the entries
+ * it set, so it is all zero between calls.
+ */
+const slotOfId = new Uint8Array(65536);
+
+/**
  * Builds the local palette of 1024 global tile ids: palette gets the distinct
  * ids in order of first appearance (row-major), indices the position of each
  * tile's id in it. Returns the palette size, or -1 when there are more than
@@ -50,33 +67,49 @@ export function pack6(indices: Uint8Array, out: Uint8Array): void {
  * palette.length >= 64, indices.length >= 1024.
  */
 export function paletteBuild(tiles: Uint16Array, palette: Uint16Array, indices: Uint8Array): number {
+  requireLength(tiles, TILE_COUNT, "tiles");
+  requireLength(palette, PALETTE_MAX, "palette");
+  requireLength(indices, TILE_COUNT, "indices");
   let count = 0;
-  // Chunks are mostly runs of one id, so remembering the last id skips the search for most tiles.
+  // Chunks are mostly runs of one id, so remembering the last id skips most lookups.
   let lastId = -1;
   let lastIndex = 0;
   for (let i = 0; i < TILE_COUNT; i++) {
     const id = tiles[i];
     if (id !== lastId) {
-      let found = 0;
-      while (found < count && palette[found] !== id) found++;
-      if (found === count) {
-        if (count === PALETTE_MAX) return -1;
+      let slot = slotOfId[id];
+      if (slot === 0) {
+        if (count === PALETTE_MAX) {
+          clearSlots(palette, count);
+          return -1;
+        }
         palette[count++] = id;
+        slot = count;
+        slotOfId[id] = slot;
       }
       lastId = id;
-      lastIndex = found;
+      lastIndex = slot - 1;
     }
     indices[i] = lastIndex;
   }
+  clearSlots(palette, count);
   return count;
+}
+
+function clearSlots(palette: Uint16Array, count: number): void {
+  for (let j = 0; j < count; j++) slotOfId[palette[j]] = 0;
 }
 
 /**
  * Maps 1024 indices through the first `count` palette entries into tiles.
  * Returns 0, or -1 (tiles untouched) when count is not in 0..64 or an index is >= count.
+ * palette.length >= count, indices.length >= 1024, tiles.length >= 1024.
  */
 export function paletteExpand(palette: Uint16Array, count: number, indices: Uint8Array, tiles: Uint16Array): number {
+  requireLength(indices, TILE_COUNT, "indices");
+  requireLength(tiles, TILE_COUNT, "tiles");
   if (!Number.isInteger(count) || count < 0 || count > PALETTE_MAX) return -1;
+  requireLength(palette, count, "palette");
   // Validate first so that a rejected chunk leaves the caller's tiles as they were.
   let maxIndex = 0;
   for (let i = 0; i < TILE_COUNT; i++) maxIndex |= indices[i];

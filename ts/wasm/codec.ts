@@ -15,6 +15,10 @@ const TILE_COUNT = 1024;
 const PACKED_BYTES = 768;
 const PALETTE_MAX = 64;
 
+function requireLength(array: ArrayLike<number>, length: number, name: string): void {
+  if (array.length < length) throw new RangeError(`${name} has ${array.length} elements, needs at least ${length}`);
+}
+
 export class WasmCodec {
   /** CHUNK_PACKED (768 bytes) -> CHUNK_INDICES. */
   readonly unpack6: VoidFn;
@@ -66,9 +70,13 @@ export class WasmCodec {
   /**
    * Encodes 1024 tile ids: writes the palette (first `count` entries) and the
    * 768 packed bytes. Returns the palette size, or -1 if more than 64 distinct
-   * ids (palette and packed then untouched).
+   * ids (palette and packed then untouched). Throws RangeError if tiles has
+   * fewer than 1024, palette fewer than 64 or packed fewer than 768 elements.
    */
   encodeChunk(tiles: Uint16Array, palette: Uint16Array, packed: Uint8Array): number {
+    requireLength(tiles, TILE_COUNT, "tiles");
+    requireLength(palette, PALETTE_MAX, "palette");
+    requireLength(packed, PACKED_BYTES, "packed");
     this.tiles.set(tiles.subarray(0, TILE_COUNT));
     const count = this.chunkEncode();
     if (count < 0) return -1;
@@ -80,10 +88,14 @@ export class WasmCodec {
   /**
    * Decodes 768 packed bytes with the first `count` palette entries into
    * tilesOut. Returns 0, or -1 (tilesOut untouched) if count is not in 0..64
-   * or an index is >= count.
+   * or an index is >= count. Throws RangeError if palette has fewer than
+   * count, packed fewer than 768 or tilesOut fewer than 1024 elements.
    */
   decodeChunk(palette: Uint16Array, count: number, packed: Uint8Array, tilesOut: Uint16Array): number {
     if (!Number.isInteger(count) || count < 0 || count > PALETTE_MAX) return -1;
+    requireLength(palette, count, "palette");
+    requireLength(packed, PACKED_BYTES, "packed");
+    requireLength(tilesOut, TILE_COUNT, "tilesOut");
     this.palette.set(palette.subarray(0, count));
     this.packed.set(packed.subarray(0, PACKED_BYTES));
     if (this.chunkDecode(count) !== 0) return -1;
