@@ -1,0 +1,165 @@
+// One frame of the game, composed in the wasm framebuffer: the darkness, the
+// tiles of the client's wasm grid around the camera, the route markers, the
+// entities, the pointer outline, an optional banner, and the HUD panel; then
+// one fb_to_rgba for the canvas. DOM-free, so tests draw real frames in Node.
+import { MODE_TINTED, MODE_TRANSPARENT } from "../../ref/blit.js";
+import type { WasmBlitter } from "../../wasm/blit.js";
+import type { WasmSim } from "../../wasm/sim.js";
+import { placeViewport, type PixelPoint, type ViewportPlacement } from "../camera.js";
+import { SHEET_COLUMNS } from "../assets/sheets.js";
+import { type Atlas, MARKER_CORNERS, MARKER_STEP, MARKER_STEP_SMALL, MARKER_OUTLINE } from "./atlas.js";
+import { drawHud, type HudModel } from "./hud.js";
+import { TILE_SIZE_PX, VIEWPORT } from "./layout.js";
+import * as P from "./palette.js";
+import { screenOfTile } from "./picking.js";
+import { SpriteList } from "./sprite-list.js";
+import { queueText, textWidthPx } from "./text.js";
+
+/** The wasm grid the tiles come from: a row-major u16 window of the world. */
+export interface GridView {
+  /** Byte address of the grid's first tile id in linear memory. */
+  readonly tilesPtr: number;
+  readonly width: number;
+  readonly height: number;
+  /** World tile of the grid's top-left cell. */
+  readonly originX: number;
+  readonly originY: number;
+}
+
+export interface TilePoint {
+  readonly x: number;
+  readonly y: number;
+}
+
+/** An entity to draw: float world pixels (tile × 8 at rest), a sprite-sheet cell. */
+export interface SpriteInstance {
+  readonly xPx: number;
+  readonly yPx: number;
+  readonly cell: number;
+}
+
+export interface FrameScene {
+  /** Camera position in float world pixels (the top-left of the tile it centres). */
+  readonly camera: PixelPoint;
+  readonly grid: GridView | null;
+  /** Drawn in order, later over earlier: put the own player last. */
+  readonly entities: readonly SpriteInstance[];
+  /** Route steps already sent to the server (in flight), and the planned rest. */
+  readonly pendingSteps: readonly TilePoint[];
+  readonly plannedSteps: readonly TilePoint[];
+  readonly goal: TilePoint | null;
+  /** The tile under the mouse pointer, if it is over the viewport. */
+  readonly cursor: TilePoint | null;
+  /** A message across the viewport (e.g. while the link is down), or null. */
+  readonly banner: string | null;
+  readonly hud: HudModel;
+}
+
+/** The grid of a WasmSim, or null before it has been sized. */
+export function gridViewOf(sim: WasmSim): GridView | null {
+  const tiles = sim.tiles;
+  if (sim.width <= 0 || sim.height <= 0) return null;
+  return {
+    tilesPtr: tiles.byteOffset,
+    width: sim.width,
+    height: sim.height,
+    originX: sim.originX,
+    originY: sim.originY,
+  };
+}
+
+export class FrameRenderer {
+  private readonly list: SpriteList;
+
+  constructor(
+    private readonly blitter: WasmBlitter,
+    private readonly atlas: Atlas,
+  ) {
+    this.list = new SpriteList(blitter);
+    blitter.lutInit();
+  }
+
+  /** Composes the frame and converts it to RGBA; returns where the world was placed (for pointer mapping). */
+  render(scene: FrameScene): ViewportPlacement {
+    const placement = placeViewport(scene.camera);
+    this.blitter.fillRect(VIEWPORT.x, VIEWPORT.y, VIEWPORT.w, VIEWPORT.h, P.UNKNOWN_DARK);
+    if (scene.grid) this.drawTiles(scene.grid, placement);
+    this.drawRoute(scene, placement);
+    this.drawEntities(scene.entities, placement);
+    if (scene.cursor) this.mark(scene.cursor, MARKER_CORNERS, P.CURSOR_OUTLINE, placement);
+    this.list.flush(this.atlas.markers, VIEWPORT);
+    if (scene.banner) this.drawBanner(scene.banner);
+    drawHud(this.blitter, this.list, this.atlas, scene.hud);
+    this.blitter.fbToRgba();
+    return placement;
+  }
+
+  /** The part of the 31×31 tile window that lies inside the grid, straight from grid memory (no copy). */
+  private drawTiles(grid: GridView, placement: ViewportPlacement): void {
+    const left = Math.max(placement.firstTileX, grid.originX);
+    const top = Math.max(placement.firstTileY, grid.originY);
+    const right = Math.min(placement.firstTileX + placement.tilesWide, grid.originX + grid.width);
+    const bottom = Math.min(placement.firstTileY + placement.tilesHigh, grid.originY + grid.height);
+    if (right <= left || bottom <= top) return;
+    const tilesPtr = grid.tilesPtr + 2 * ((top - grid.originY) * grid.width + (left - grid.originX));
+    const screen = screenOfTile(left, top, placement);
+    this.blitter.drawTilemap(
+      tilesPtr,
+      grid.width,
+      right - left,
+      bottom - top,
+      screen.x,
+      screen.y,
+      this.atlas.tiles,
+      SHEET_COLUMNS,
+      TILE_SIZE_PX,
+      TILE_SIZE_PX,
+      VIEWPORT.x,
+      VIEWPORT.y,
+      VIEWPORT.w,
+      VIEWPORT.h,
+    );
+  }
+
+  private drawRoute(scene: FrameScene, placement: ViewportPlacement): void {
+    for (const step of scene.plannedSteps) this.mark(step, MARKER_STEP_SMALL, P.ROUTE_PLANNED, placement);
+    for (const step of scene.pendingSteps) this.mark(step, MARKER_STEP, P.ROUTE_PENDING, placement);
+    if (scene.goal) this.mark(scene.goal, MARKER_OUTLINE, P.ROUTE_GOAL, placement);
+    // Markers lie under the entities: flush them now, from their own sheet.
+    this.list.flush(this.atlas.markers, VIEWPORT);
+  }
+
+  private mark(tile: TilePoint, cell: number, colour: number, placement: ViewportPlacement): void {
+    const screen = screenOfTile(tile.x, tile.y, placement);
+    if (onViewport(screen.x, screen.y)) this.list.add(screen.x, screen.y, cell, MODE_TINTED, colour);
+  }
+
+  private drawEntities(entities: readonly SpriteInstance[], placement: ViewportPlacement): void {
+    for (const entity of entities) {
+      const x = VIEWPORT.x + Math.round(entity.xPx) - placement.originXPx;
+      const y = VIEWPORT.y + Math.round(entity.yPx) - placement.originYPx;
+      if (onViewport(x, y)) this.list.add(x, y, entity.cell, MODE_TRANSPARENT);
+    }
+    this.list.flush(this.atlas.sprites, VIEWPORT);
+  }
+
+  private drawBanner(message: string): void {
+    const widthPx = Math.min(VIEWPORT.w - 8, textWidthPx(message) + 8);
+    const x = VIEWPORT.x + Math.floor((VIEWPORT.w - widthPx) / 2);
+    const y = VIEWPORT.y + Math.floor(VIEWPORT.h / 2) - 8;
+    this.blitter.fillRect(x, y, widthPx, 16, P.BANNER_BACKGROUND);
+    this.blitter.drawRect(x, y, widthPx, 16, P.BANNER_EDGE);
+    queueText(this.list, message, x + 4, y + 4, P.TEXT_WHITE);
+    this.list.flush(this.atlas.font, { x: x + 1, y: y + 1, w: widthPx - 2, h: 14 });
+  }
+}
+
+/** Whether an 8×8 cell at (x, y) touches the viewport. */
+function onViewport(x: number, y: number): boolean {
+  return (
+    x > VIEWPORT.x - TILE_SIZE_PX &&
+    x < VIEWPORT.x + VIEWPORT.w &&
+    y > VIEWPORT.y - TILE_SIZE_PX &&
+    y < VIEWPORT.y + VIEWPORT.h
+  );
+}

@@ -1,0 +1,98 @@
+// The side panel (the framebuffer's right 80 px): who you are, your health,
+// where you stand, the link's state, who is near, and the message log. Drawn
+// every frame from a plain model, so the game loop decides what it says and
+// this file only how it looks.
+import type { WasmBlitter } from "../../wasm/blit.js";
+import type { Atlas } from "./atlas.js";
+import { PANEL, type Rect } from "./layout.js";
+import * as P from "./palette.js";
+import type { SpriteList } from "./sprite-list.js";
+import { columnsIn, fitText, queueText, wrapText } from "./text.js";
+
+export interface HudLine {
+  readonly text: string;
+  readonly colour: number;
+}
+
+export interface HudModel {
+  readonly name: string;
+  readonly hp: number;
+  readonly hpMax: number;
+  /** The player's tile, or null before the first update. */
+  readonly position: { readonly x: number; readonly y: number } | null;
+  /** One short word or two on the link ("online", "reconnecting"). */
+  readonly status: HudLine;
+  /** Names of the other players in view. */
+  readonly nearby: readonly string[];
+  /** Oldest first; the panel shows as many of the newest as fit. */
+  readonly log: readonly HudLine[];
+}
+
+const PAD_PX = 3;
+const LINE_PX = 9;
+const INNER: Rect = { x: PANEL.x + PAD_PX, y: PANEL.y, w: PANEL.w - 2 * PAD_PX, h: PANEL.h };
+const COLUMNS = columnsIn(INNER.w);
+const HP_BAR: Rect = { x: INNER.x + 14, y: 14, w: INNER.w - 14, h: 5 };
+const NEARBY_SHOWN = 4;
+
+/** Where the HUD's parts are, for tests and for anyone laying out over it. */
+export const HUD_LAYOUT = { inner: INNER, columns: COLUMNS, hpBar: HP_BAR, lineHeightPx: LINE_PX } as const;
+
+function divider(blitter: WasmBlitter, y: number): void {
+  blitter.fillRect(INNER.x, y, INNER.w, 1, P.PANEL_DIVIDER);
+}
+
+/** Draws the whole panel; glyphs are queued on `text` and flushed here. */
+export function drawHud(blitter: WasmBlitter, text: SpriteList, atlas: Atlas, hud: HudModel): void {
+  blitter.fillRect(PANEL.x, PANEL.y, PANEL.w, PANEL.h, P.PANEL_BACKGROUND);
+  blitter.fillRect(PANEL.x, PANEL.y, 1, PANEL.h, P.PANEL_EDGE);
+
+  let y = 3;
+  queueText(text, fitText(hud.name, COLUMNS), INNER.x, y, P.TEXT_GOLD);
+
+  y = 12;
+  queueText(text, "HP", INNER.x, y, P.TEXT_DIM);
+  blitter.fillRect(HP_BAR.x - 1, HP_BAR.y - 1, HP_BAR.w + 2, HP_BAR.h + 2, P.HP_FRAME);
+  blitter.hbar(HP_BAR.x, HP_BAR.y, HP_BAR.w, HP_BAR.h, hud.hp, hud.hpMax, P.HP_FILL, P.HP_EMPTY);
+
+  y = 22;
+  const where = hud.position ? `${hud.position.x},${hud.position.y}` : "-";
+  queueText(text, fitText(where, COLUMNS), INNER.x, y, P.TEXT_WHITE);
+  y += LINE_PX;
+  queueText(text, fitText(hud.status.text, COLUMNS), INNER.x, y, hud.status.colour);
+
+  y += LINE_PX + 2;
+  divider(blitter, y);
+  y += 4;
+  queueText(text, `Near: ${hud.nearby.length}`, INNER.x, y, P.TEXT_DIM);
+  for (const name of hud.nearby.slice(0, NEARBY_SHOWN)) {
+    y += LINE_PX;
+    queueText(text, fitText(name, COLUMNS), INNER.x, y, P.TEXT_WHITE);
+  }
+  if (hud.nearby.length > NEARBY_SHOWN) {
+    y += LINE_PX;
+    queueText(text, `+${hud.nearby.length - NEARBY_SHOWN} more`, INNER.x, y, P.TEXT_DIM);
+  }
+
+  y += LINE_PX + 2;
+  divider(blitter, y);
+  y += 4;
+  const logTop = y;
+  const rows = Math.floor((PANEL.h - 2 - logTop) / LINE_PX);
+  const shown = wrapLog(hud.log, rows);
+  shown.forEach((line, index) => queueText(text, line.text, INNER.x, logTop + index * LINE_PX, line.colour));
+
+  text.flush(atlas.font, PANEL);
+}
+
+/** The newest messages, wrapped to the panel, that fit in `rows` lines (oldest at the top). */
+export function wrapLog(log: readonly HudLine[], rows: number): HudLine[] {
+  const out: HudLine[] = [];
+  for (let index = log.length - 1; index >= 0 && out.length < rows; index--) {
+    const lines = wrapText(log[index].text, COLUMNS);
+    for (let line = lines.length - 1; line >= 0 && out.length < rows; line--) {
+      out.push({ text: lines[line], colour: log[index].colour });
+    }
+  }
+  return out.reverse();
+}

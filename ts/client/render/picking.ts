@@ -1,0 +1,45 @@
+// From a pointer on the page to a world tile: page coordinates → framebuffer
+// pixel (undoing the canvas's CSS scaling) → world tile (undoing the camera).
+// Pure, so the mapping is tested without a browser.
+import { FB_HEIGHT, FB_WIDTH } from "../../constants.js";
+import type { ViewportPlacement } from "../camera.js";
+import { contains, TILE_SIZE_PX, VIEWPORT } from "./layout.js";
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+/** The canvas's box on the page (getBoundingClientRect). */
+export interface CanvasBox {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/** The framebuffer pixel under page point (clientX, clientY), or null outside the canvas. */
+export function framebufferPixelAt(clientX: number, clientY: number, box: CanvasBox): Point | null {
+  if (box.width <= 0 || box.height <= 0) return null;
+  const x = Math.floor(((clientX - box.left) * FB_WIDTH) / box.width);
+  const y = Math.floor(((clientY - box.top) * FB_HEIGHT) / box.height);
+  if (x < 0 || y < 0 || x >= FB_WIDTH || y >= FB_HEIGHT) return null;
+  return { x, y };
+}
+
+/** The world tile drawn at framebuffer pixel (x, y) in a frame placed by `placement`; null outside the viewport. */
+export function worldTileAt(pixel: Point, placement: ViewportPlacement): Point | null {
+  if (!contains(VIEWPORT, pixel.x, pixel.y)) return null;
+  return {
+    x: Math.floor((placement.originXPx + pixel.x - VIEWPORT.x) / TILE_SIZE_PX),
+    y: Math.floor((placement.originYPx + pixel.y - VIEWPORT.y) / TILE_SIZE_PX),
+  };
+}
+
+/** Framebuffer position of world tile (x, y)'s top-left pixel in a frame placed by `placement`. */
+export function screenOfTile(tileX: number, tileY: number, placement: ViewportPlacement): Point {
+  return {
+    x: VIEWPORT.x + tileX * TILE_SIZE_PX - placement.originXPx,
+    y: VIEWPORT.y + tileY * TILE_SIZE_PX - placement.originYPx,
+  };
+}
