@@ -1,0 +1,139 @@
+// Shared fixtures for the client-core tests: real encoded server packets, a
+// scripted transport that records what the client sends, and a test world.
+import { CHUNK_TILE_COUNT } from "../ts/constants.js";
+import type { Transport } from "../ts/client/core/transport.js";
+import type { GuestSession, WorldInfo } from "../ts/client/core/session-api.js";
+import {
+  type ActionPacket,
+  chunkId,
+  createStatePacket,
+  decodePacketPlain,
+  encodeChunkFromTiles,
+  encodePing,
+  encodeState,
+  type EntityEntry,
+  encodeEntityDetail,
+  entityChecksum,
+  manifestChunkId,
+  MANIFEST_ENTRIES,
+  type Packet,
+  splitEntities,
+} from "../ts/protocol/index.js";
+
+export const FLOOR = 1;
+export const GRAVEL = 2;
+export const WALL = 5;
+
+/** The tiles a test world serves at /api/world. */
+export const TEST_WORLD: WorldInfo = {
+  name: "scripted",
+  mapWidth: 96,
+  mapHeight: 96,
+  chunksX: 3,
+  chunksY: 3,
+  tickHz: 24,
+  tiles: [
+    { id: FLOOR, collides: false, opaque: false, look: FLOOR },
+    { id: GRAVEL, collides: false, opaque: false, look: GRAVEL },
+    { id: WALL, collides: true, opaque: true, look: WALL },
+  ],
+};
+
+export function testSession(entityId = 7, token = 0x1122334455667788n): GuestSession {
+  return { nick: "Ada", token, entityId, protocolVersion: 1, udpPort: 7777 };
+}
+
+/** A StatePacket around chunk (cx, cy); `version(cx, cy)` gives each manifest chunk's version (0 = no chunk). */
+export function stateDatagram(
+  tick: number,
+  cx: number,
+  cy: number,
+  checksum: number,
+  playerEntityId = 7,
+  version: (cx: number, cy: number) => number = (x, y) => (x >= 0 && y >= 0 && x < 3 && y < 3 ? 1 : 0),
+): Uint8Array {
+  const state = createStatePacket();
+  state.tick = tick;
+  state.playerEntityId = playerEntityId;
+  state.entityChecksum = checksum;
+  const centre = chunkId(cx, cy);
+  for (let index = 0; index < MANIFEST_ENTRIES; index++) {
+    const id = manifestChunkId(centre, index);
+    state.chunks[index].chunkId = id;
+    state.chunks[index].version = version(cx + (index % 3) - 1, cy + Math.floor(index / 3) - 1);
+  }
+  const out = new Uint8Array(72);
+  encodeState(state, out);
+  return out;
+}
+
+export function player(id: number, x: number, y: number): EntityEntry {
+  return { id, typeId: 0, x, y, hp: 100, hpMax: 100, elo: 1000, flags: 0, meta: [] };
+}
+
+/** A tick's EntityPackets as the server splits them, and their checksum (decision 9). */
+export function entityUpdate(tick: number, entries: EntityEntry[]): { datagrams: Uint8Array[]; checksum: number } {
+  const datagrams = splitEntities(entries, tick);
+  return { datagrams, checksum: entityChecksum(datagrams) };
+}
+
+/** A ChunkPacket for chunk (cx, cy) whose tiles come from `tile(x, y)` in world coordinates. */
+export function chunkDatagram(cx: number, cy: number, version: number, tile: (x: number, y: number) => number) {
+  const tiles = new Uint16Array(CHUNK_TILE_COUNT);
+  for (let y = 0; y < 32; y++) for (let x = 0; x < 32; x++) tiles[y * 32 + x] = tile(cx * 32 + x, cy * 32 + y);
+  const out = new Uint8Array(1200);
+  return out.slice(0, encodeChunkFromTiles(0, chunkId(cx, cy), version, tiles, out));
+}
+
+export function pongDatagram(timestampMs: bigint): Uint8Array {
+  const out = new Uint8Array(14);
+  encodePing({ type: "pong", clientType: 0, timestampMs }, out);
+  return out;
+}
+
+export function nameDatagram(entityId: number, name: string, tick = 1): Uint8Array {
+  const out = new Uint8Array(1200);
+  const size = encodeEntityDetail(
+    { type: "entity_detail", clientType: 0, tick, entityId, meta: [{ kind: "name", value: name }] },
+    out,
+  );
+  return out.slice(0, size);
+}
+
+/** A transport under the test's control: records what the client sends and delivers what the test injects. */
+export class ScriptedLink implements Transport {
+  readonly name = "udp" as const;
+  readonly sent: Packet[] = [];
+  closed = false;
+  private handler: (datagram: Uint8Array) => void = () => {};
+  private closeHandler: (reason: string) => void = () => {};
+
+  send(datagram: Uint8Array): void {
+    const decoded = decodePacketPlain(datagram);
+    if (!decoded.ok) throw new Error(`client sent an undecodable datagram: ${decoded.error.message}`);
+    this.sent.push(decoded.packet);
+  }
+  onDatagram(handler: (datagram: Uint8Array) => void): void {
+    this.handler = handler;
+  }
+  onClose(handler: (reason: string) => void): void {
+    this.closeHandler = handler;
+  }
+  close(): void {
+    this.closed = true;
+  }
+  deliver(...datagrams: Uint8Array[]): void {
+    for (const datagram of datagrams) this.handler(datagram);
+  }
+  /** Simulates the link reporting its own death (a closed WebSocket or data channel). */
+  die(reason: string): void {
+    this.closeHandler(reason);
+  }
+  /** ActionPackets sent so far (optionally only since index `from` of `sent`). */
+  actions(from = 0): ActionPacket[] {
+    return this.sent.slice(from).filter((packet): packet is ActionPacket => packet.type === "action");
+  }
+  count(type: Packet["type"], from = 0): number {
+    return this.sent.slice(from).filter((packet) => packet.type === type).length;
+  }
+}
