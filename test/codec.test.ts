@@ -22,6 +22,30 @@ beforeAll(async () => {
 
 const bytesOf = (text: string): Uint8Array => new TextEncoder().encode(text);
 
+/**
+ * expect(actual).toEqual(expected), with a plain comparison first: vitest's
+ * deep equality on 1024-element typed arrays dominated the run time, so it
+ * only runs (to print the difference) when the values differ.
+ */
+function expectSame<T>(actual: T, expected: T): void {
+  if (!sameValue(actual, expected)) expect(actual).toEqual(expected);
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return Object.is(a, b);
+  if (a.constructor !== b.constructor) return false;
+  if (ArrayBuffer.isView(a)) {
+    const left = a as unknown as ArrayLike<number>;
+    const right = b as unknown as ArrayLike<number>;
+    if (left.length !== right.length) return false;
+    for (let i = 0; i < left.length; i++) if (left[i] !== right[i]) return false;
+    return true;
+  }
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => sameValue((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+}
+
 /** 1024 indices that are all zero except the given (tile, index) pairs. */
 function indicesWith(entries: [number, number][]): Uint8Array {
   const indices = new Uint8Array(1024);
@@ -126,27 +150,27 @@ describe("6-bit packing golden vectors", () => {
     it(`${golden.name}: JS and wasm pack and unpack agree with the hand-computed bytes`, () => {
       const indices = indicesWith(golden.indices);
       const packed = packedWith(golden.packed);
-      expect(refPack(indices)).toEqual(packed);
-      expect(refUnpack(packed)).toEqual(indices);
-      expect(wasmPack(indices)).toEqual(packed);
-      expect(wasmUnpack(packed)).toEqual(indices);
+      expectSame(refPack(indices), packed);
+      expectSame(refUnpack(packed), indices);
+      expectSame(wasmPack(indices), packed);
+      expectSame(wasmUnpack(packed), indices);
     });
   }
 
   it("all 63 packs to all 0xff and back", () => {
     const indices = new Uint8Array(1024).fill(63);
     const packed = new Uint8Array(768).fill(0xff);
-    expect(refPack(indices)).toEqual(packed);
-    expect(wasmPack(indices)).toEqual(packed);
-    expect(refUnpack(packed)).toEqual(indices);
-    expect(wasmUnpack(packed)).toEqual(indices);
+    expectSame(refPack(indices), packed);
+    expectSame(wasmPack(indices), packed);
+    expectSame(refUnpack(packed), indices);
+    expectSame(wasmUnpack(packed), indices);
   });
 
   it("pack masks each index with & 63", () => {
     const indices = new Uint8Array(1024).fill(0xc0 | 21);
     const masked = new Uint8Array(1024).fill(21);
-    expect(wasmPack(indices)).toEqual(refPack(masked));
-    expect(refPack(indices)).toEqual(refPack(masked));
+    expectSame(wasmPack(indices), refPack(masked));
+    expectSame(refPack(indices), refPack(masked));
   });
 
   it("pack and unpack leave the SIMD slack after their output regions alone", () => {
@@ -156,8 +180,8 @@ describe("6-bit packing golden vectors", () => {
     u8.fill(0x5a, CHUNK_INDICES + 1024, CHUNK_INDICES + 1040);
     wasmPack(new Uint8Array(1024).fill(63));
     wasmUnpack(new Uint8Array(768).fill(0xff));
-    expect([...u8.subarray(CHUNK_PACKED + 768, CHUNK_PACKED + 784)]).toEqual(new Array(16).fill(0xa5));
-    expect([...u8.subarray(CHUNK_INDICES + 1024, CHUNK_INDICES + 1040)]).toEqual(new Array(16).fill(0x5a));
+    expectSame([...u8.subarray(CHUNK_PACKED + 768, CHUNK_PACKED + 784)], new Array(16).fill(0xa5));
+    expectSame([...u8.subarray(CHUNK_INDICES + 1024, CHUNK_INDICES + 1040)], new Array(16).fill(0x5a));
   });
 });
 
@@ -203,7 +227,7 @@ describe("6-bit packing properties (wasm = JS reference)", () => {
   it("pack6 matches the reference, including indices above 63", () => {
     fc.assert(
       fc.property(anyBytes(1024), (input) => {
-        expect(wasmPack(input)).toEqual(refPack(input));
+        expectSame(wasmPack(input), refPack(input));
       }),
       property,
     );
@@ -212,7 +236,7 @@ describe("6-bit packing properties (wasm = JS reference)", () => {
   it("unpack6 matches the reference on any bytes", () => {
     fc.assert(
       fc.property(anyBytes(768), (input) => {
-        expect(wasmUnpack(input)).toEqual(refUnpack(input));
+        expectSame(wasmUnpack(input), refUnpack(input));
       }),
       property,
     );
@@ -221,9 +245,9 @@ describe("6-bit packing properties (wasm = JS reference)", () => {
   it("unpack(pack(indices)) = indices and pack(unpack(bytes)) = bytes", () => {
     fc.assert(
       fc.property(indices, anyBytes(768), (input, packed) => {
-        expect(wasmUnpack(wasmPack(input))).toEqual(input);
-        expect(wasmPack(wasmUnpack(packed))).toEqual(packed);
-        expect(refUnpack(refPack(input))).toEqual(input);
+        expectSame(wasmUnpack(wasmPack(input)), input);
+        expectSame(wasmPack(wasmUnpack(packed)), packed);
+        expectSame(refUnpack(refPack(input)), input);
       }),
       property,
     );
@@ -236,10 +260,10 @@ describe("6-bit packing properties (wasm = JS reference)", () => {
         source.set(input, shift);
         const target = new Uint8Array(768 + shift);
         ref.pack6(source.subarray(shift), target.subarray(shift));
-        expect(target.subarray(shift)).toEqual(refPack(input));
+        expectSame(target.subarray(shift), refPack(input));
         const back = new Uint8Array(1024 + shift);
         ref.unpack6(target.subarray(shift), back.subarray(shift));
-        expect(back.subarray(shift)).toEqual(input);
+        expectSame(back.subarray(shift), input);
       }),
       { seed: SEED, numRuns: 50 },
     );
@@ -321,8 +345,8 @@ describe("palette golden cases", () => {
     const expected = { count: 4, palette: Uint16Array.of(9, 5, 0xffff, 2) };
     for (const built of [refBuild(tiles), wasmBuild(tiles)]) {
       expect(built.count).toBe(expected.count);
-      expect(built.palette).toEqual(expected.palette);
-      expect([built.indices[0], built.indices[1], built.indices[33], built.indices[1023]]).toEqual([0, 1, 2, 3]);
+      expectSame(built.palette, expected.palette);
+      expectSame([built.indices[0], built.indices[1], built.indices[33], built.indices[1023]], [0, 1, 2, 3]);
     }
   });
 
@@ -331,14 +355,14 @@ describe("palette golden cases", () => {
     const tiles = new Uint16Array(1024).fill(7);
     const built = wasmBuild(tiles);
     expect(built.count).toBe(1);
-    expect(built.palette).toEqual(Uint16Array.of(7));
-    expect(built.indices).toEqual(new Uint8Array(1024));
+    expectSame(built.palette, Uint16Array.of(7));
+    expectSame(built.indices, new Uint8Array(1024));
   });
 
   it("accepts exactly 64 distinct ids and rejects 65", () => {
     for (let seed = 1; seed <= 20; seed++) {
       const sixtyFour = tilesWithDistinct(64, seed);
-      expect(wasmBuild(sixtyFour)).toEqual(refBuild(sixtyFour));
+      expectSame(wasmBuild(sixtyFour), refBuild(sixtyFour));
       expect(wasmBuild(sixtyFour).count).toBe(64);
       const sixtyFive = tilesWithDistinct(65, seed);
       expect(refBuild(sixtyFive).count).toBe(-1);
@@ -363,7 +387,7 @@ describe("palette golden cases", () => {
       codec.tiles.fill(0x1234);
       const { result, tiles } = wasmExpand(palette, count, indices);
       expect(result).toBe(-1);
-      expect(tiles).toEqual(new Uint16Array(1024).fill(0x1234));
+      expectSame(tiles, new Uint16Array(1024).fill(0x1234));
       expect(ref.paletteExpand(palette, count, indices, new Uint16Array(1024))).toBe(-1);
     }
     // count 0: every tile's index is out of range.
@@ -380,7 +404,7 @@ describe("palette golden cases", () => {
         codec.tiles.fill(0x4321);
         const { result, tiles } = wasmExpand(palette, count, indices);
         expect(result).toBe(-1);
-        expect(tiles).toEqual(new Uint16Array(1024).fill(0x4321));
+        expectSame(tiles, new Uint16Array(1024).fill(0x4321));
         expect(ref.paletteExpand(palette, count, indices, new Uint16Array(1024))).toBe(-1);
       }
     }
@@ -393,7 +417,10 @@ describe("palette golden cases", () => {
       const clipped = indices.map((index) => index % count);
       const { result, tiles } = wasmExpand(palette, count, clipped);
       expect(result).toBe(0);
-      expect(tiles).toEqual(Uint16Array.from(clipped, (index) => palette[index]));
+      expectSame(
+        tiles,
+        Uint16Array.from(clipped, (index) => palette[index]),
+      );
     }
   });
 });
@@ -404,7 +431,7 @@ describe("palette properties (wasm = JS reference)", () => {
       fc.property(chunkTiles(64), (tiles) => {
         const expected = refBuild(tiles);
         expect(expected.count).toBeGreaterThan(0);
-        expect(wasmBuild(tiles)).toEqual(expected);
+        expectSame(wasmBuild(tiles), expected);
       }),
       property,
     );
@@ -413,7 +440,7 @@ describe("palette properties (wasm = JS reference)", () => {
   it("palette_build matches the reference on small ids mixed with ids sharing their low byte", () => {
     fc.assert(
       fc.property(fc.oneof(chunkTiles(64, smallishId), chunkTiles(8, smallishId)), (tiles) => {
-        expect(wasmBuild(tiles)).toEqual(refBuild(tiles));
+        expectSame(wasmBuild(tiles), refBuild(tiles));
       }),
       property,
     );
@@ -431,7 +458,7 @@ describe("palette properties (wasm = JS reference)", () => {
         const expected = refBuild(input);
         const actual = wasmBuild(input);
         expect(actual.count).toBe(expected.count);
-        if (expected.count >= 0) expect(actual).toEqual(expected);
+        if (expected.count >= 0) expectSame(actual, expected);
       }),
       property,
     );
@@ -441,10 +468,10 @@ describe("palette properties (wasm = JS reference)", () => {
     fc.assert(
       fc.property(chunkTiles(64), (tiles) => {
         const built = wasmBuild(tiles);
-        expect(wasmExpand(built.palette, built.count, built.indices)).toEqual({ result: 0, tiles });
+        expectSame(wasmExpand(built.palette, built.count, built.indices), { result: 0, tiles });
         const out = new Uint16Array(1024);
         expect(ref.paletteExpand(built.palette, built.count, built.indices, out)).toBe(0);
-        expect(out).toEqual(tiles);
+        expectSame(out, tiles);
       }),
       property,
     );
@@ -461,7 +488,7 @@ describe("palette properties (wasm = JS reference)", () => {
         const expectedTiles = new Uint16Array(1024).fill(0xbeef);
         const expected = ref.paletteExpand(palette, count, indices, expectedTiles);
         codec.tiles.fill(0xbeef);
-        expect(wasmExpand(palette, count, indices)).toEqual({ result: expected, tiles: expectedTiles });
+        expectSame(wasmExpand(palette, count, indices), { result: expected, tiles: expectedTiles });
       }),
       property,
     );
@@ -493,11 +520,11 @@ describe("palette properties (wasm = JS reference)", () => {
         const count = codec.encodeChunk(tiles, palette, packed);
         const expected = refBuild(tiles);
         expect(count).toBe(expected.count);
-        expect(palette.subarray(0, count)).toEqual(expected.palette);
-        expect(packed).toEqual(refPack(expected.indices));
+        expectSame(palette.subarray(0, count), expected.palette);
+        expectSame(packed, refPack(expected.indices));
         const decoded = new Uint16Array(1024);
         expect(codec.decodeChunk(palette, count, packed, decoded)).toBe(0);
-        expect(decoded).toEqual(tiles);
+        expectSame(decoded, tiles);
       }),
       property,
     );
@@ -511,7 +538,7 @@ describe("palette properties (wasm = JS reference)", () => {
     expect(count).toBe(10);
     const out = new Uint16Array(1024).fill(77);
     expect(codec.decodeChunk(palette, 9, packed, out)).toBe(-1);
-    expect(out).toEqual(new Uint16Array(1024).fill(77));
+    expectSame(out, new Uint16Array(1024).fill(77));
     expect(codec.decodeChunk(palette, 65, packed, out)).toBe(-1);
   });
 });
@@ -540,7 +567,7 @@ describe("argument checks", () => {
   it("the reference palette stays correct after a rejected chunk (its id map is reset)", () => {
     expect(refBuild(tilesWithDistinct(65, 5)).count).toBe(-1);
     const tiles = tilesWithDistinct(64, 5);
-    expect(refBuild(tiles)).toEqual(wasmBuild(tiles));
+    expectSame(refBuild(tiles), wasmBuild(tiles));
   });
 });
 
