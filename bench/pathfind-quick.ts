@@ -1,8 +1,12 @@
 // Paths per second of the A* searches: wasm bucket queue (default), wasm binary
 // heap, and the JS reference. 256 × 256 grids with 20% and 35% random walls
 // (seeded), 200 start/goal pairs drawn from the largest connected region, so
-// every search finds a path. Run: npx tsx bench/pathfind-quick.ts
+// every search finds a path. Run: npx tsx bench/pathfind-quick.ts [--wall]
 // (CORE_WASM=<file> measures another build of the core module.)
+//
+// Time is this process's CPU time by default, so other work on the machine
+// (parallel builds and tests) does not count against the searches; on an idle
+// machine it equals wall time. --wall measures wall-clock time instead.
 import { cpus, loadavg } from "node:os";
 import { Bench } from "tinybench";
 import { TILE_FLAG_COLLIDES } from "../ts/constants.js";
@@ -59,6 +63,13 @@ function largestRegion(grid: RefGrid): number[] {
   return best;
 }
 
+const wallClock = process.argv.includes("--wall");
+/** Milliseconds of CPU time used by this process (user + system). */
+function cpuNowMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
 const core = await loadCore();
 const sim = new WasmSim(core);
 const rows: Record<string, string | number>[] = [];
@@ -90,7 +101,7 @@ for (const density of [0.2, 0.35]) {
     totalLength += length;
   }
 
-  const bench = new Bench({ time: 1500, warmup: true });
+  const bench = new Bench({ time: 1500, warmup: true, ...(wallClock ? {} : { now: cpuNowMs }) });
   const runWasm = (queue: AstarQueue) => () => {
     for (const [sx, sy, gx, gy] of pairs) sim.astarStatus(sx, sy, gx, gy, UNLIMITED, queue);
   };
@@ -122,9 +133,7 @@ for (const density of [0.2, 0.35]) {
   }
 }
 console.table(rows);
-// Other processes on the machine skew absolute numbers; the ratios (same run) are more stable.
-console.log(
-  `load average ${loadavg()
-    .map((l) => l.toFixed(1))
-    .join(" ")} on ${cpus().length} CPUs`,
-);
+const load = loadavg()
+  .map((average) => average.toFixed(1))
+  .join(" ");
+console.log(`${wallClock ? "wall-clock" : "process CPU"} time; load average ${load} on ${cpus().length} CPUs`);
