@@ -111,11 +111,7 @@ export function paletteExpand(palette: Uint16Array, count: number, indices: Uint
   if (!Number.isInteger(count) || count < 0 || count > PALETTE_MAX) return -1;
   requireLength(palette, count, "palette");
   // Validate first so that a rejected chunk leaves the caller's tiles as they were.
-  let maxIndex = 0;
-  for (let i = 0; i < TILE_COUNT; i++) maxIndex |= indices[i];
-  if (maxIndex >= count) {
-    for (let i = 0; i < TILE_COUNT; i++) if (indices[i] >= count) return -1;
-  }
+  for (let i = 0; i < TILE_COUNT; i++) if (indices[i] >= count) return -1;
   for (let i = 0; i < TILE_COUNT; i++) tiles[i] = palette[indices[i]];
   return 0;
 }
