@@ -137,3 +137,48 @@ export class ScriptedLink implements Transport {
     return this.sent.slice(from).filter((packet) => packet.type === type).length;
   }
 }
+
+/** A transport whose link can be cut in both directions (the datagrams simply vanish, as on a dead route). */
+export function cuttable(inner: Transport): { transport: Transport; cut(): void } {
+  let cut = false;
+  return {
+    transport: {
+      name: inner.name,
+      send: (datagram) => {
+        if (!cut) inner.send(datagram);
+      },
+      onDatagram: (handler) =>
+        inner.onDatagram((datagram) => {
+          if (!cut) handler(datagram);
+        }),
+      close: () => inner.close(),
+    },
+    cut: () => {
+      cut = true;
+    },
+  };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Drives clients in real time the way a bot does (update every ~10 ms) until
+ * `done` holds; `each` runs after every round of updates (for invariants).
+ * Throws, naming `what`, after `timeoutMs`.
+ */
+export async function drive(
+  clients: readonly { update(): void }[],
+  what: string,
+  done: () => boolean,
+  timeoutMs = 10_000,
+  each: () => void = () => {},
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    for (const client of clients) client.update();
+    each();
+    if (done()) return;
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(10);
+  }
+}

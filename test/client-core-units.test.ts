@@ -32,7 +32,7 @@ import {
   WALL,
 } from "./client-core-support.js";
 
-const N = 1, E = 2, S = 3, W = 4, SE = 6; // prettier-ignore
+const N = 1, E = 2, W = 4, SE = 6; // prettier-ignore
 
 let core: Core;
 let sim: WasmSim;
