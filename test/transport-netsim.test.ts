@@ -1,10 +1,11 @@
 // --netsim: the server impairs its own links (WebSocket, WebRTC and UDP) with the one netsim
 // core. Timing is only ever checked as a lower bound (a delay cannot make anything faster).
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { webSocketUrl } from "../ts/client/transport/connect.js";
+import { RTCPeerConnection as PolyfillPeerConnection } from "node-datachannel/polyfill";
+import { connectWebRtc, webSocketUrl } from "../ts/client/transport/connect.js";
 import { parseProfileSpec } from "../ts/netsim/index.js";
 import {
   actionDatagram,
@@ -90,6 +91,36 @@ describe("--netsim on the server's links", () => {
     }
   });
 
+  it("impairs WebRTC data channels: loss=100 silences one, a delay only slows it", async () => {
+    const polyfill = PolyfillPeerConnection as unknown as typeof globalThis.RTCPeerConnection;
+    for (const [spec, delayMs] of [
+      ["loss=100", 0],
+      ["delay=100", 100],
+    ] as const) {
+      const test = await startTestServer({ netsim: netsim(spec) });
+      try {
+        const joined = await joinSession(test.baseUrl);
+        // Signalling and the channel's own handshakes are not impaired: only the datagrams it carries.
+        const transport = await connectWebRtc(test.baseUrl, joined.token, { RTCPeerConnection: polyfill });
+        const log = new DatagramLog();
+        transport.onDatagram(log.record);
+        const sentAtMs = performance.now();
+        transport.send(actionDatagram(joined.tokenValue));
+        if (delayMs === 0) {
+          await sleep(500);
+          expect(log.raw.length).toBe(0);
+          expect(test.server.game.metrics.datagramsIn).toBe(0);
+        } else {
+          await waitFor("states through the delayed channel", () => log.states.length >= 2);
+          expect(log.firstAtMs! - sentAtMs).toBeGreaterThanOrEqual(2 * delayMs - 1);
+        }
+        transport.close();
+      } finally {
+        await test.dispose();
+      }
+    }
+  });
+
   it("impairs UDP peers too", async () => {
     const delayMs = 100;
     const test = await startTestServer({ netsim: netsim(`delay=${delayMs}`) });
@@ -111,28 +142,35 @@ describe("--netsim on the server's links", () => {
 });
 
 describe("server command line", () => {
+  /** Runs the server's CLI; resolves with its exit status and output (it exits at once on these arguments). */
   const run = (...args: string[]) =>
-    spawnSync(process.execPath, ["--import", "tsx", "ts/server/main.ts", ...args], {
-      encoding: "utf8",
-      timeout: 15_000,
+    new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ["--import", "tsx", "ts/server/main.ts", ...args],
+        { encoding: "utf8", timeout: 15_000 },
+        (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
+      );
     });
 
-  it("exits 2 with a usage error for a bad --netsim spec, --rtc-ports range or --ice-server URL", () => {
-    for (const [args, message] of [
+  it("exits 2 with a usage error for a bad --netsim spec, --rtc-ports range or --ice-server URL", async () => {
+    const cases = [
       [["--netsim", "loss=200"], "--netsim"],
       [["--netsim", "delay=fast"], "--netsim"],
       [["--rtc-ports", "6000-5000"], "--rtc-ports"],
       [["--ice-server", "http://example.org"], "--ice-server"],
-    ] as const) {
-      const result = run(...args);
-      expect(result.status, args.join(" ")).toBe(2);
-      expect(result.stderr).toContain(message);
-      expect(result.stderr).toContain("usage:");
-    }
+    ] as const;
+    // In parallel: each run pays tsx's start-up.
+    const results = await Promise.all(cases.map(([args]) => run(...args)));
+    cases.forEach(([args, message], index) => {
+      expect(results[index].status, args.join(" ")).toBe(2);
+      expect(results[index].stderr).toContain(message);
+      expect(results[index].stderr).toContain("usage:");
+    });
   });
 
-  it("documents the transport flags in --help", () => {
-    const result = run("--help");
+  it("documents the transport flags in --help", async () => {
+    const result = await run("--help");
     expect(result.status).toBe(0);
     for (const flag of ["--ice-server", "--rtc-bind", "--rtc-ports", "--netsim", "--client-dir"]) {
       expect(result.stdout).toContain(flag);
