@@ -320,6 +320,39 @@ describe("click-to-move", () => {
   });
 });
 
+describe("changing the goal mid-walk", () => {
+  it("plans from the committed tile and replaces the newest step with the new route's first, without a replan", async () => {
+    const { link, client } = await newClient();
+    startPlaying(link, client, 100, 10, 60);
+    client.update(nowMs);
+    answerLastPing(link, client, 20);
+    expect(client.setGoal(30, 60)).toBe("planned");
+    // Walk until a step has just gone out and another is still in flight.
+    let sent: ReturnType<ScriptedLink["actions"]> = [];
+    while (sent.length === 0 || client.pending.length < 2) {
+      const before = link.sent.length;
+      client.update((nowMs += 10));
+      sent = link.actions(before);
+    }
+    const newest = client.pending.at(-1)!;
+    expect(newest.action).toBe(E);
+    const committed = { x: client.predicted!.x - 1, y: 60 }; // where the server ends up without the newest step
+    // A goal further along the same line: a route planned from the prediction (past the step about to be
+    // withdrawn) would start two tiles from where the server ends up, and need a replan.
+    expect(client.setGoal(committed.x + 8, 60)).toBe("planned");
+    const before = link.sent.length;
+    client.update(nowMs);
+    const [replacement, ...rest] = link.actions(before);
+    expect(rest).toHaveLength(0); // no NOOP: the window got the new route's step instead
+    expect(replacement.targetTick).toBe(newest.window * 4);
+    expect(replacement.action).toBe(E); // the route's first step from the committed tile, into the same window
+    expect(client.pending.at(-1)).toEqual({ window: newest.window, action: replacement.action });
+    for (let step = 0; step < 60; step++) client.update((nowMs += 10));
+    expect(client.stats.replans).toBe(0);
+    expect(client.stats.retractions).toBe(0);
+  });
+});
+
 describe("names", () => {
   it("queries players in view, retransmits unanswered queries and learns names from the name TLV", async () => {
     const { link, client } = await newClient();

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ChunkCache } from "../ts/client/core/chunk-cache.js";
 import { ChunkRequester } from "../ts/client/core/chunk-requests.js";
+import { ConnectionMonitor } from "../ts/client/core/connection.js";
 import { EntityTable } from "../ts/client/core/entity-table.js";
 import { GridWindow } from "../ts/client/core/grid-window.js";
 import { NameDirectory } from "../ts/client/core/names.js";
@@ -505,6 +506,28 @@ describe("traffic and loss", () => {
     expect(traffic.bytesOutPerSecond).toBe(74);
     expect(traffic.statesMissed).toBe(3); // 10, 20 and 30; 40 was the last and is not yet a gap
     expect(traffic.lossPercent).toBeCloseTo((100 * 3) / 19, 6);
+  });
+});
+
+describe("connection state", () => {
+  it("reconnects at once after a link that played, with growing backoff after links that never answered", () => {
+    const connection = new ConnectionMonitor(0, 10_000);
+    connection.stateReceived(100);
+    expect(connection.state).toBe("playing");
+    expect(connection.checkTimeout(10_099)).toBe(false);
+    expect(connection.checkTimeout(10_100)).toBe(true);
+    expect(connection.reconnectDue(10_100)).toBe(true);
+    connection.reconnectStarted();
+    connection.linkStarted(10_200); // rejoined, but the server never sends a StatePacket
+    expect(connection.checkTimeout(20_200)).toBe(true);
+    expect(connection.reconnectDue(21_199)).toBe(false);
+    expect(connection.reconnectDue(21_200)).toBe(true);
+    connection.reconnectStarted();
+    connection.reconnectFailed(21_300, "HTTP 503");
+    expect(connection.reconnectDue(23_299)).toBe(false);
+    expect(connection.reconnectDue(23_300)).toBe(true);
+    connection.close();
+    expect(connection.reconnectDue(99_999)).toBe(false);
   });
 });
 

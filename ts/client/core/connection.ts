@@ -2,8 +2,9 @@
 // while they keep coming, "disconnected" after DISCONNECT_AFTER_MS without one
 // (the server evicts a silent session after the same 10 s, so the old session
 // is gone by then) or when the transport reports that it closed. With a
-// reconnect factory the client then rejoins on its own ("reconnecting"),
-// retrying with exponential backoff; "closed" is final.
+// reconnect factory the client then rejoins on its own ("reconnecting"): at
+// once after a link that played, with exponential backoff after a failed
+// rejoin or a link that never got a StatePacket. "closed" is final.
 
 export type ConnectionState = "connecting" | "playing" | "reconnecting" | "disconnected" | "closed";
 
@@ -16,6 +17,8 @@ export class ConnectionMonitor {
   private lastSignMs: number;
   private reconnectAtMs = NaN;
   private backoffMs = RECONNECT_BACKOFF_MIN_MS;
+  /** Whether the current link has delivered a StatePacket. */
+  private played = false;
   /** Why the link was last considered lost. */
   lastLoss = "";
 
@@ -35,6 +38,7 @@ export class ConnectionMonitor {
     if (this.current === "closed") return;
     this.current = "connecting";
     this.lastSignMs = nowMs;
+    this.played = false;
   }
 
   /** A StatePacket arrived. */
@@ -42,6 +46,7 @@ export class ConnectionMonitor {
     if (this.current !== "connecting" && this.current !== "playing") return;
     this.current = "playing";
     this.lastSignMs = nowMs;
+    this.played = true;
     this.backoffMs = RECONNECT_BACKOFF_MIN_MS;
   }
 
@@ -53,12 +58,16 @@ export class ConnectionMonitor {
     return true;
   }
 
-  /** The link is gone (transport closed, or the timeout); a reconnect is due at once. */
+  /** The link is gone (transport closed, or the timeout). */
   lose(nowMs: number, reason: string): void {
     if (this.current === "closed" || this.current === "disconnected" || this.current === "reconnecting") return;
     this.current = "disconnected";
     this.lastLoss = reason;
-    this.reconnectAtMs = nowMs;
+    if (this.played) {
+      this.reconnectAtMs = nowMs;
+    } else {
+      this.backOff(nowMs); // the server never answered this link: do not hammer it with joins
+    }
   }
 
   reconnectDue(nowMs: number): boolean {
@@ -73,6 +82,10 @@ export class ConnectionMonitor {
     if (this.current !== "reconnecting") return;
     this.current = "disconnected";
     this.lastLoss = reason;
+    this.backOff(nowMs);
+  }
+
+  private backOff(nowMs: number): void {
     this.reconnectAtMs = nowMs + this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, RECONNECT_BACKOFF_MAX_MS);
   }

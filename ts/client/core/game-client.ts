@@ -229,8 +229,11 @@ export class GameClient {
    * every frame). "not-ready" before the own position is known.
    */
   setGoal(x: number, y: number, options: SetGoalOptions = {}): GoalResult | "not-ready" {
-    const from = this.prediction.predicted();
-    if (!from || this.connection.state !== "playing") return "not-ready";
+    if (!this.prediction.confirmed || this.connection.state !== "playing") return "not-ready";
+    // A new route starts where the server will be after the steps too late to withdraw: the
+    // still-cancellable ones are retracted by the plan change, so planning past them would
+    // hand the route a first tile the next update cannot step to.
+    const from = this.prediction.predictedBefore(this.earliestWindowAt(this.now()))!;
     const hadGoal = this.planner.goal !== null;
     const result = this.planner.setGoal({ x, y }, from, options.steering === true);
     if (result === "planned" || (hadGoal && this.planner.goal === null)) this.planChanged = true;
@@ -381,8 +384,7 @@ export class GameClient {
   private steer(nowMs: number): void {
     const prediction = this.prediction;
     if (!prediction.confirmed) return;
-    const serverTick = this.serverClock.tickAt(nowMs, this.rtt.smoothedMs);
-    const earliest = earliestWindow(serverTick, leadMs(this.rtt, this.options.leadMarginMs), this.tickHz);
+    const earliest = this.earliestWindowAt(nowMs);
 
     // A changed plan withdraws every step the server can still be told about in time; the
     // rest ("zombies") will execute and stay pending, so the prediction just shifts.
@@ -419,6 +421,12 @@ export class GameClient {
     if (goal && prediction.pending.length === 0 && confirmed.x === goal.x && confirmed.y === goal.y) {
       this.planner.release("arrived");
     }
+  }
+
+  /** The first window a datagram sent at `nowMs` reaches in time (scheduler.ts). */
+  private earliestWindowAt(nowMs: number): number {
+    const serverTick = this.serverClock.tickAt(nowMs, this.rtt.smoothedMs);
+    return earliestWindow(serverTick, leadMs(this.rtt, this.options.leadMarginMs), this.tickHz);
   }
 
   /** The held action if THE rule allows it from the predicted position (send-time validation), else NOOP. */

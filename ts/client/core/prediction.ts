@@ -90,6 +90,20 @@ export class Prediction {
     return { x: result.x, y: result.y };
   }
 
+  /**
+   * Where the server will stand once the steps of windows before `window` have
+   * executed: the prediction without the steps a changed plan would retract.
+   */
+  predictedBefore(window: number): TilePoint | null {
+    const confirmed = this.confirmedPoint;
+    if (!confirmed) return null;
+    let count = 0;
+    while (count < this.steps.length && this.steps[count].window < window) count++;
+    if (count === 0) return confirmed;
+    const result = this.sim.replay(confirmed.x, confirmed.y, this.ackedWindow, this.steps.slice(0, count));
+    return { x: result.x, y: result.y };
+  }
+
   /** The predicted tile after each pending step (the in-flight path, for drawing). */
   inFlightTiles(): TilePoint[] {
     const confirmed = this.confirmedPoint;
