@@ -564,6 +564,21 @@ describe("argument checks", () => {
     );
   });
 
+  it("fnv1a rejects byte ranges outside the buffer", () => {
+    const bytes = bytesOf("foobar");
+    for (const [start, end] of [
+      [-1, 3],
+      [0, 7],
+      [4, 3],
+      [0.5, 3],
+    ]) {
+      expect(() => ref.fnv1a(bytes, start, end)).toThrow(RangeError);
+      expect(() => codec.fnv1a(bytes, start, end)).toThrow(RangeError);
+    }
+    expect(ref.fnv1a(bytes, 6, 6)).toBe(0x811c9dc5);
+    expect(codec.fnv1a(bytes, 6, 6)).toBe(0x811c9dc5);
+  });
+
   it("the reference palette stays correct after a rejected chunk (its id map is reset)", () => {
     expect(refBuild(tilesWithDistinct(65, 5)).count).toBe(-1);
     const tiles = tilesWithDistinct(64, 5);

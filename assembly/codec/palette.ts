@@ -96,9 +96,7 @@ export function palette_build(): i32 {
       continue;
     }
     lastIds = v128.load16_splat(tiles, 30);
-    let found = i8x16.splat(0);
-    if (smallIds) found = lookupSmallIds(a, b, table0, table1, table2, table3);
-    else found = lookupByCompare(a, b, count);
+    let found = smallIds ? lookupSmallIds(a, b, table0, table1, table2, table3) : lookupByCompare(a, b, count);
     let missing = i8x16.bitmask(i8x16.eq(found, i8x16.splat(0)));
     while (missing != 0) {
       if (count == PALETTE_MAX) return -1;

@@ -18,6 +18,13 @@ const TILE_COUNT = 1024;
 const PACKED_BYTES = 768;
 const PALETTE_MAX = 64;
 
+/** Throws RangeError unless [start, end) is an integer range inside bytes. */
+export function requireRange(bytes: Uint8Array, start: number, end: number): void {
+  if (!(Number.isInteger(start) && Number.isInteger(end) && 0 <= start && start <= end && end <= bytes.length)) {
+    throw new RangeError(`byte range [${start}, ${end}) is not inside 0..${bytes.length}`);
+  }
+}
+
 /** Typed arrays index out of range silently; a short buffer is a caller bug, so say so. */
 function requireLength(array: ArrayLike<number>, length: number, name: string): void {
   if (array.length < length) throw new RangeError(`${name} has ${array.length} elements, needs at least ${length}`);
@@ -119,8 +126,10 @@ export function paletteExpand(palette: Uint16Array, count: number, indices: Uint
 /**
  * FNV-1a 32-bit over bytes[start..end), continuing from `hash` (default: the
  * offset basis), so several buffers can be hashed as one stream. Returns a u32.
+ * Throws RangeError unless 0 <= start <= end <= bytes.length (integers).
  */
 export function fnv1a(bytes: Uint8Array, start: number, end: number, hash: number = FNV_OFFSET): number {
+  requireRange(bytes, start, end);
   let h = hash | 0;
   for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i], FNV_PRIME);
   return h >>> 0;

@@ -2,9 +2,9 @@
 // exports, plus methods that copy a chunk or a byte range through the module's
 // regions so callers can work with their own typed arrays.
 import { CoreError, type Core } from "./core.js";
+import { FNV_OFFSET, requireRange } from "../ref/codec.js";
 
-/** FNV-1a 32-bit offset basis, as a u32. */
-export const FNV_OFFSET = 0x811c9dc5;
+export { FNV_OFFSET };
 
 type VoidFn = () => void;
 type CountFn = () => number;
@@ -106,9 +106,10 @@ export class WasmCodec {
   /**
    * FNV-1a over bytes[start..end), continuing from `hash` (default: the offset
    * basis). Copies through the IO region in pieces of at most IO_BYTES, so it
-   * overwrites IO. Returns a u32.
+   * overwrites IO. Returns a u32. Throws RangeError unless 0 <= start <= end <= bytes.length.
    */
   fnv1a(bytes: Uint8Array, start: number, end: number, hash: number = FNV_OFFSET): number {
+    requireRange(bytes, start, end);
     const { IO, IO_BYTES } = this.core.layout;
     const memory = this.core.u8;
     let h = hash;
