@@ -242,10 +242,10 @@ describe("frame composition", () => {
     expect(rgba[at + 3]).toBe(255);
   });
 
-  it("shows a banner across the viewport centre", () => {
+  it("shows a banner across the viewport, above the player", () => {
     renderer.render(scene({ banner: "Reconnecting..." }));
-    expect(pixel(120, 112)).toBe(P.BANNER_EDGE);
-    const inside = block(120 - 40, 116).concat(block(120, 116));
+    expect(pixel(120, 52)).toBe(P.BANNER_EDGE);
+    const inside = block(120 - 40, 56).concat(block(120, 56));
     expect(inside.some((value) => value === P.TEXT_WHITE)).toBe(true);
     expect(inside.some((value) => value === P.BANNER_BACKGROUND)).toBe(true);
   });

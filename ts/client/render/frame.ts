@@ -146,7 +146,8 @@ export class FrameRenderer {
   private drawBanner(message: string): void {
     const widthPx = Math.min(VIEWPORT.w - 8, textWidthPx(message) + 8);
     const x = VIEWPORT.x + Math.floor((VIEWPORT.w - widthPx) / 2);
-    const y = VIEWPORT.y + Math.floor(VIEWPORT.h / 2) - 8;
+    // In the upper third: the player stands at the centre and stays visible.
+    const y = VIEWPORT.y + Math.floor(VIEWPORT.h / 4) - 8;
     this.blitter.fillRect(x, y, widthPx, 16, P.BANNER_BACKGROUND);
     this.blitter.drawRect(x, y, widthPx, 16, P.BANNER_EDGE);
     queueText(this.list, message, x + 4, y + 4, P.TEXT_WHITE);

@@ -21,7 +21,7 @@ export const HP_EMPTY = 0x44;
 export const HP_FRAME = 0x01;
 /** Click-to-move: steps already sent (in flight) bright, the planned rest dim. */
 export const ROUTE_PENDING = 0x7f;
-export const ROUTE_PLANNED = 0x2b;
+export const ROUTE_PLANNED = 0x2f;
 export const ROUTE_GOAL = 0x7f;
 /** The tile under the mouse pointer. */
 export const CURSOR_OUTLINE = 0xb6;

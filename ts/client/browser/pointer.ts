@@ -1,0 +1,41 @@
+// Mouse (and pen/touch) over the canvas: remembers the framebuffer pixel under
+// the pointer and turns the primary button into ClickSteering presses and
+// releases. The pointer is captured while pressed, so steering keeps working
+// when it strays off the canvas, and a lost capture counts as a release.
+import type { ClickSteering } from "../ui/click-steering.js";
+import { VIEWPORT, contains } from "../render/layout.js";
+import { framebufferPixelAt, type Point } from "../render/picking.js";
+
+export class PointerInput {
+  /** The framebuffer pixel under the pointer, or null when it is off the canvas. */
+  pixel: Point | null = null;
+
+  constructor(
+    private readonly canvas: HTMLCanvasElement,
+    private readonly steering: ClickSteering,
+  ) {
+    canvas.addEventListener("pointerdown", (event) => this.down(event));
+    canvas.addEventListener("pointermove", (event) => this.track(event));
+    canvas.addEventListener("pointerup", () => steering.release());
+    canvas.addEventListener("pointercancel", () => steering.release());
+    canvas.addEventListener("lostpointercapture", () => steering.release());
+    canvas.addEventListener("pointerleave", () => {
+      if (!steering.steering) this.pixel = null;
+    });
+    canvas.addEventListener("contextmenu", (event) => event.preventDefault());
+  }
+
+  private track(event: PointerEvent): void {
+    this.pixel = framebufferPixelAt(event.clientX, event.clientY, this.canvas.getBoundingClientRect());
+  }
+
+  private down(event: PointerEvent): void {
+    if (event.button !== 0) return;
+    this.track(event);
+    this.canvas.focus();
+    if (this.pixel === null || !contains(VIEWPORT, this.pixel.x, this.pixel.y)) return;
+    event.preventDefault();
+    this.canvas.setPointerCapture(event.pointerId);
+    this.steering.press();
+  }
+}

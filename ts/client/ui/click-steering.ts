@@ -1,0 +1,58 @@
+// Click-to-move and click-and-hold steering (roadmap: Click-to-move). A press
+// on the viewport aims at the tile under the pointer; while the button stays
+// down, the goal follows the tile under the pointer, re-aimed only when that
+// tile changes — because the pointer moved or because the camera scrolled
+// under a still pointer. A movement key ends the steering until the next press.
+export interface TilePoint {
+  readonly x: number;
+  readonly y: number;
+}
+
+/** The GameClient calls steering makes; its answer "not-ready" means "try again next frame". */
+export interface GoalSink {
+  setGoal(x: number, y: number, options?: { steering?: boolean }): unknown;
+}
+
+export class ClickSteering {
+  private held = false;
+  private aimed: TilePoint | null = null;
+  private fresh = false;
+
+  /** The button went down over the game view. */
+  press(): void {
+    this.held = true;
+    this.aimed = null;
+    this.fresh = true;
+  }
+
+  /** The button went up (or the pointer was lost): the goal stays, steering stops. */
+  release(): void {
+    this.held = false;
+  }
+
+  /** A movement key was pressed: the keyboard takes over. */
+  cancel(): void {
+    this.held = false;
+    this.aimed = null;
+    this.fresh = false;
+  }
+
+  get steering(): boolean {
+    return this.held;
+  }
+
+  /**
+   * Called once per frame with the tile under the pointer now (null when the
+   * pointer is off the viewport). The first aim of a press is a discrete click
+   * (an unreachable tile releases the goal); later ones steer (an unreachable
+   * tile keeps the current route). A click shorter than a frame still aims once.
+   */
+  frame(tile: TilePoint | null, client: GoalSink): void {
+    if ((!this.held && !this.fresh) || tile === null) return;
+    if (this.aimed !== null && this.aimed.x === tile.x && this.aimed.y === tile.y) return;
+    const result = client.setGoal(tile.x, tile.y, { steering: !this.fresh });
+    if (result === "not-ready") return;
+    this.aimed = { x: tile.x, y: tile.y };
+    this.fresh = false;
+  }
+}

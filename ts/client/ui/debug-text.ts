@@ -1,0 +1,40 @@
+// The debug overlay's lines (F3). Tests and tools read it, so two lines have
+// a fixed form: `transport NAME` and `pos X,Y` (the server-confirmed tile).
+import type { ClientStats } from "../core/stats.js";
+
+function rate(perSecond: number): string {
+  return perSecond >= 10 ? perSecond.toFixed(0) : perSecond.toFixed(1);
+}
+
+function bytesRate(bytesPerSecond: number): string {
+  return bytesPerSecond >= 1024 ? `${(bytesPerSecond / 1024).toFixed(1)} KiB/s` : `${Math.round(bytesPerSecond)} B/s`;
+}
+
+function point(value: { x: number; y: number } | null): string {
+  return value ? `${value.x},${value.y}` : "-";
+}
+
+export interface DebugExtras {
+  /** Entities in view, the own one included. */
+  entitiesInView: number;
+  /** Frames drawn per second. */
+  framesPerSecond: number;
+}
+
+export function debugLines(stats: ClientStats, extras: DebugExtras): string[] {
+  return [
+    `transport ${stats.transport}`,
+    `state ${stats.state}`,
+    `rtt ${Number.isFinite(stats.rttMs) ? Math.round(stats.rttMs) : "-"} ms`,
+    `tick ${Number.isFinite(stats.serverTick) ? Math.floor(stats.serverTick) : "-"} (ack ${stats.ackTick})`,
+    `pos ${point(stats.confirmed)}`,
+    `pred ${point(stats.predicted)}`,
+    `pending ${stats.pendingSteps}`,
+    `entities ${extras.entitiesInView}`,
+    `chunks ${stats.chunksCached}`,
+    `in ${rate(stats.datagramsInPerSecond)} dg/s ${bytesRate(stats.bytesInPerSecond)}`,
+    `out ${rate(stats.datagramsOutPerSecond)} dg/s ${bytesRate(stats.bytesOutPerSecond)}`,
+    `loss ${stats.lossPercent.toFixed(1)}%`,
+    `fps ${Math.round(extras.framesPerSecond)}`,
+  ];
+}
