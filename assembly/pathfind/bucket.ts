@@ -28,7 +28,7 @@ import {
   goalX,
   goalY,
   heuristic,
-  lastExpanded,
+  finishSearch,
   nextGeneration,
   searchPrologue,
   startX,
@@ -95,8 +95,7 @@ export function astar(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32, node
   while (true) {
     if (currentFill == 0) {
       if (nextFill == 0 && afterFill == 0) {
-        lastExpanded = expanded;
-        return ASTAR_NO_PATH;
+        return finishSearch(expanded, ASTAR_NO_PATH);
       }
       const emptied = currentBase;
       currentBase = nextBase;
@@ -116,8 +115,7 @@ export function astar(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32, node
     const info = load<u32>(record, 4);
     if (info & NODE_CLOSED) continue;
     if (expanded >= node_budget) {
-      lastExpanded = expanded;
-      return ASTAR_BUDGET_EXHAUSTED;
+      return finishSearch(expanded, ASTAR_BUDGET_EXHAUSTED);
     }
     expanded++;
     store<u32>(record, info | NODE_CLOSED, 4);
@@ -139,8 +137,7 @@ export function astar(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32, node
       }
       store<u32>(successorRecord, (successorG << NODE_G_SHIFT) | (<u32>action), 4);
       if (successor == goalCell) {
-        lastExpanded = expanded;
-        return writePath(goalCell, <i32>successorG);
+        return finishSearch(expanded, writePath(goalCell, <i32>successorG));
       }
       const sx = x + dx;
       const sy = y + dy;

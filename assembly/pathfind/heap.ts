@@ -18,7 +18,7 @@ import {
   goalX,
   goalY,
   heuristic,
-  lastExpanded,
+  finishSearch,
   nextGeneration,
   searchPrologue,
   startX,
@@ -111,8 +111,7 @@ export function astar_heap(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32,
   let expanded = 0;
   while (heapSize != 0) {
     if (expanded >= node_budget) {
-      lastExpanded = expanded;
-      return ASTAR_BUDGET_EXHAUSTED;
+      return finishSearch(expanded, ASTAR_BUDGET_EXHAUSTED);
     }
     expanded++;
     const key = popMin();
@@ -137,8 +136,7 @@ export function astar_heap(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32,
       store<u32>(successorRecord, generation);
       store<u32>(successorRecord, (successorG << NODE_G_SHIFT) | (<u32>action), 4);
       if (successor == goalCell) {
-        lastExpanded = expanded;
-        return writePath(goalCell, <i32>successorG);
+        return finishSearch(expanded, writePath(goalCell, <i32>successorG));
       }
       const sx = x + dx;
       const sy = y + dy;
@@ -149,6 +147,5 @@ export function astar_heap(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32,
       siftUp(slot, successorKey, successor);
     }
   }
-  lastExpanded = expanded;
-  return ASTAR_NO_PATH;
+  return finishSearch(expanded, ASTAR_NO_PATH);
 }

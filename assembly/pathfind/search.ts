@@ -27,7 +27,7 @@ export let startY: i32 = 0;
 export let goalX: i32 = 0;
 export let goalY: i32 = 0;
 /** Nodes expanded by the last search (diagnostics and benchmarks). */
-export let lastExpanded: i32 = 0;
+let lastExpanded: i32 = 0;
 
 let generation: u32 = 0;
 let generationEpoch: u32 = 0;
@@ -95,6 +95,14 @@ export function writePath(goalCell: i32, pathLength: i32): i32 {
     cell -= actionDy(action) * gridWidth + actionDx(action);
   }
   return pathLength;
+}
+
+/** Ends a search: records how many nodes it expanded and passes its result through. */
+// @ts-ignore: decorator
+@inline
+export function finishSearch(expanded: i32, result: i32): i32 {
+  lastExpanded = expanded;
+  return result;
 }
 
 /** astar_expanded: nodes expanded by the last astar / astar_heap call. */

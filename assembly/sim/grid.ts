@@ -8,7 +8,7 @@
 //   queue   cells × 12 bytes: A* open list (bucket stacks or heap + positions)
 //
 // Per-cell search state lives beside the tiles so one grid_init sizes both and
-// searches never clear it (generation stamps, see ../pathfind/state.ts).
+// searches never clear it (generation stamps, see ../pathfind/search.ts).
 import { CHUNK_SIZE, CHUNK_TILES, TILE_BORDER, TILE_FLAGS, TILE_FLAG_COLLIDES, TILE_UNKNOWN } from "../layout";
 
 /** Largest grid edge in cells; A* packs x and y into 12 bits each. */
