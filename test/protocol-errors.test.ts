@@ -34,6 +34,25 @@ import {
   stateBytes,
   zeros,
 } from "./protocol-vectors.js";
+import {
+  chatAckBytes,
+  chatBytes,
+  chatPacket,
+  chatPostAckBytes,
+  chatPostBytes,
+  chatPostPacket,
+  customToClientBytes,
+  customToServerBytes,
+  customToServerPacket,
+  dialogAckBytes,
+  dialogCloseBytes,
+  dialogBytes,
+  dialogPacket,
+  dialogReplyBytes,
+  dialogReplyPacket,
+  tileUpdateBytes,
+  tileUpdatePacket,
+} from "./protocol-game-vectors.js";
 
 const seenCodes = new Set<DecodeErrorCode>();
 
@@ -85,8 +104,8 @@ describe("header errors", () => {
     expectError(patched(pingBytes, 2, [2]), "bad_version", 2);
   });
 
-  it("unknown_type: packet_type above 7", () => {
-    expectError(patched(pingBytes, 3, [8]), "unknown_type", 3);
+  it("unknown_type: packet_type above 18", () => {
+    expectError(patched(pingBytes, 3, [19]), "unknown_type", 3);
     expectError(patched(pingBytes, 3, [255]), "unknown_type", 3);
   });
 });
@@ -98,6 +117,10 @@ describe("fixed-size packets are exact", () => {
     ["entity_query", queryBytes],
     ["ping", pingBytes],
     ["pong", patched(pingBytes, 3, [7])],
+    ["chat_post_ack", chatPostAckBytes],
+    ["chat_ack", chatAckBytes],
+    ["dialog_ack", dialogAckBytes],
+    ["dialog_close", dialogCloseBytes],
   ];
   for (const [name, bytes] of fixed) {
     it(`${name}: one byte short is truncated, one byte long is trailing_bytes`, () => {
@@ -265,6 +288,163 @@ describe("TLV rules", () => {
       ["0xFF byte", [0xff]],
     ];
     for (const [, bytes] of bad) expectError(nameTlv(bytes), "bad_name", 18);
+  });
+});
+
+describe("chat_post", () => {
+  const header = chatPostBytes.slice(0, 18);
+  it("truncated, length_overrun and trailing_bytes", () => {
+    expectError(chatPostBytes.slice(0, 18), "truncated", 18);
+    expectError(patched(chatPostBytes, 18, [7]), "length_overrun", 18);
+    expectError([...chatPostBytes, 0x61], "trailing_bytes", 25);
+  });
+
+  it("bad_sequence: seq 0 is not a message number", () => {
+    expectError(patched(chatPostBytes, 14, [0, 0, 0, 0]), "bad_sequence", 14);
+  });
+
+  it("text_too_long above 200 bytes, bad_text when empty, ill-formed or on several lines", () => {
+    expectError([...header, 201, ...zeros(201).fill(0x61)], "text_too_long", 18);
+    expectOk([...header, 200, ...zeros(200).fill(0x61)]);
+    expectError(patched(chatPostBytes, 18, [0]), "bad_text", 18);
+    expectError(patched(chatPostBytes, 22, [0xe2, 0x9c, 0x41]), "bad_text", 19);
+    expectError(patched(chatPostBytes, 19, [0x0a]), "bad_text", 19);
+    expectError(patched(chatPostBytes, 20, [0x7f]), "bad_text", 19);
+    expectError(patched(chatPostBytes, 22, [0xc2, 0x85, 0x61]), "bad_text", 19);
+  });
+});
+
+describe("chat_post_ack", () => {
+  it("bad_sequence and bad_status", () => {
+    expectError(patched(chatPostAckBytes, 6, [0, 0, 0, 0]), "bad_sequence", 6);
+    expectError(patched(chatPostAckBytes, 10, [3]), "bad_status", 10);
+    for (const status of [0, 1, 2]) expectOk(patched(chatPostAckBytes, 10, [status]));
+  });
+});
+
+describe("chat", () => {
+  it("truncated, length_overrun and trailing_bytes", () => {
+    expectError(chatBytes.slice(0, 19), "truncated", 19);
+    expectError(patched(chatBytes, 18, [9]), "length_overrun", 18);
+    expectError(patched(chatBytes, 22, [6]), "length_overrun", 22);
+    expectError([...chatBytes, 0x21], "trailing_bytes", 28);
+  });
+
+  it("bad_sequence: seq 0, oldest_seq 0 or above seq", () => {
+    expectError(patched(chatBytes, 6, [0, 0, 0, 0]), "bad_sequence", 6);
+    expectError(patched(chatBytes, 10, [0, 0, 0, 0]), "bad_sequence", 10);
+    expectError(patched(chatBytes, 10, [8, 0, 0, 0]), "bad_sequence", 10);
+    expectOk(patched(chatBytes, 10, [7, 0, 0, 0]));
+  });
+
+  it("bad_name: the speaker name follows the name TLV's rules (empty allowed)", () => {
+    expectError([...chatBytes.slice(0, 18), 33, ...zeros(33).fill(0x61), 1, 0x61], "bad_name", 18);
+    expectOk([...chatBytes.slice(0, 18), 32, ...zeros(32).fill(0x61), 1, 0x61]);
+    expectError(patched(chatBytes, 19, [0x0a]), "bad_name", 19);
+    expectError(patched(chatBytes, 20, [0xc3]), "bad_name", 19);
+  });
+
+  it("bad_text and text_too_long", () => {
+    expectError(patched(chatBytes, 22, [0]), "bad_text", 22);
+    expectError([...chatBytes.slice(0, 22), 201, ...zeros(201).fill(0x61)], "text_too_long", 22);
+    expectError(patched(chatBytes, 24, [0x09]), "bad_text", 23);
+  });
+});
+
+describe("tile_update", () => {
+  it("truncated and trailing_bytes", () => {
+    expectError(tileUpdateBytes.slice(0, 14), "truncated", 14);
+    expectError(patched(tileUpdateBytes, 14, [3]), "truncated", 23);
+    expectError([...tileUpdateBytes, 0], "trailing_bytes", 23);
+  });
+
+  it("bad_chunk_version: no version 0, and the update must change the version", () => {
+    expectError(patched(tileUpdateBytes, 10, [0, 0]), "bad_chunk_version", 10);
+    expectError(patched(tileUpdateBytes, 12, [0, 0]), "bad_chunk_version", 12);
+    expectError(patched(tileUpdateBytes, 12, [0xff, 0xff]), "bad_chunk_version", 12);
+  });
+
+  it("bad_count, bad_tile_index and reserved_tile", () => {
+    expectError(patched(tileUpdateBytes, 14, [0]), "bad_count", 14);
+    expectError(patched(tileUpdateBytes, 15, [0x00, 0x04]), "bad_tile_index", 15);
+    expectError(patched(tileUpdateBytes, 21, [0xff, 0xff]), "reserved_tile", 21);
+  });
+});
+
+describe("dialog", () => {
+  it("truncated in the header, an element header and an element body; trailing_bytes", () => {
+    expectError(dialogBytes.slice(0, 18), "truncated", 18);
+    expectError(dialogBytes.slice(0, 40), "truncated", 40);
+    expectError(dialogBytes.slice(0, 45), "truncated", 45);
+    expectError(dialogBytes.slice(0, 55), "truncated", 55);
+    expectError(dialogBytes.slice(0, 56), "truncated", 56);
+    expectError(dialogBytes.slice(0, 69), "truncated", 69);
+    expectError(dialogBytes.slice(0, 70), "truncated", 70);
+    expectError(patched(dialogBytes, 18, [5]), "truncated", 73);
+    expectError([...dialogBytes, 0], "trailing_bytes", 73);
+  });
+
+  it("bad_dialog_id and bad_count", () => {
+    expectError(patched(dialogBytes, 6, [0, 0, 0, 0]), "bad_dialog_id", 6);
+    expectError(patched(dialogBytes, 18, [0]), "bad_count", 18);
+  });
+
+  it("bad_element: unknown kinds, return code 0, text input max_bytes outside 1..200", () => {
+    expectError(patched(dialogBytes, 19, [0]), "bad_element", 19);
+    expectError(patched(dialogBytes, 35, [5]), "bad_element", 35);
+    expectError(patched(dialogBytes, 68, [0, 0]), "bad_element", 68);
+    expectError(patched(dialogBytes, 55, [0]), "bad_element", 55);
+    expectError(patched(dialogBytes, 55, [201]), "bad_element", 55);
+    expectOk(patched(dialogBytes, 55, [200]));
+  });
+
+  it("strings: length_overrun, text_too_long past a text input's max_bytes, bad_text", () => {
+    expectError(patched(dialogBytes, 28, [255]), "length_overrun", 28);
+    expectError(patched(dialogBytes, 55, [1]), "text_too_long", 56);
+    expectError(patched(dialogBytes, 29, [0x01]), "bad_text", 29);
+    expectError(patched(dialogBytes, 71, [0x0a]), "bad_text", 71);
+    expectError(patched(dialogBytes, 57, [0x0a]), "bad_text", 57);
+  });
+});
+
+describe("dialog_ack, dialog_close", () => {
+  it("bad_dialog_id and bad_status", () => {
+    expectError(patched(dialogAckBytes, 14, [0, 0, 0, 0]), "bad_dialog_id", 14);
+    expectError(patched(dialogAckBytes, 18, [2]), "bad_status", 18);
+    expectOk(patched(dialogAckBytes, 18, [0]));
+    expectError(patched(dialogCloseBytes, 6, [0, 0, 0, 0]), "bad_dialog_id", 6);
+  });
+});
+
+describe("dialog_reply", () => {
+  it("truncated, length_overrun, trailing_bytes", () => {
+    expectError(dialogReplyBytes.slice(0, 20), "truncated", 20);
+    expectError(patched(dialogReplyBytes, 20, [3]), "truncated", 25);
+    expectError(patched(dialogReplyBytes, 21, [5]), "length_overrun", 21);
+    expectError([...dialogReplyBytes, 0], "trailing_bytes", 25);
+  });
+
+  it("bad_dialog_id, text_too_long, bad_text", () => {
+    expectError(patched(dialogReplyBytes, 14, [0, 0, 0, 0]), "bad_dialog_id", 14);
+    expectError([...dialogReplyBytes.slice(0, 20), 1, 201, ...zeros(201)], "text_too_long", 21);
+    expectError(patched(dialogReplyBytes, 22, [0x0a]), "bad_text", 22);
+    expectOk([...dialogReplyBytes.slice(0, 18), 0, 0, 0]); // dismissed, no values
+  });
+});
+
+describe("custom_to_server, custom_to_client", () => {
+  it("truncated, length_overrun, trailing_bytes", () => {
+    expectError(customToServerBytes.slice(0, 17), "truncated", 17);
+    expectError(patched(customToServerBytes, 16, [4]), "length_overrun", 16);
+    expectError([...customToServerBytes, 0], "trailing_bytes", 21);
+    expectError(customToClientBytes.slice(0, 9), "truncated", 9);
+    expectError(patched(customToClientBytes, 8, [1]), "length_overrun", 8);
+    expectError([...customToClientBytes, 0], "trailing_bytes", 10);
+  });
+
+  it("payloads up to the datagram limit", () => {
+    expectOk([...customToServerBytes.slice(0, 16), 1182 & 0xff, 1182 >> 8, ...zeros(1182)]);
+    expectOk([...customToClientBytes.slice(0, 8), 1190 & 0xff, 1190 >> 8, ...zeros(1190)]);
   });
 });
 
@@ -454,6 +634,124 @@ describe("encoder refusals", () => {
       meta: [{ kind: "name", value: "名".repeat(10) + "ab" }],
     });
     expect(ok.length).toBe(16 + 2 + 32);
+  });
+
+  it("chat text and names: bad_text; sequence numbers: out_of_range", () => {
+    for (const text of ["", "a".repeat(201), "a\nb", "tab\t", "\ud800", "\u0085"]) {
+      expectEncodeError(() => encodePacketToBytes(withChanges(chatPostPacket, { text })), "bad_text");
+      expectEncodeError(() => encodePacketToBytes(withChanges(chatPacket, { text })), "bad_text");
+    }
+    expect(encodePacketToBytes(withChanges(chatPostPacket, { text: "é".repeat(100) })).length).toBe(219);
+    expectEncodeError(() => encodePacketToBytes(withChanges(chatPacket, { speakerName: "a".repeat(33) })), "bad_text");
+    expectEncodeError(() => encodePacketToBytes(withChanges(chatPacket, { speakerName: "a\nb" })), "bad_text");
+    expectEncodeError(() => encodePacketToBytes(withChanges(chatPostPacket, { seq: 0 })), "out_of_range");
+    expectEncodeError(() => encodePacketToBytes(withChanges(chatPacket, { oldestSeq: 8 })), "out_of_range");
+    expectEncodeError(() => encodePacketToBytes(withChanges(chatPacket, { oldestSeq: 0 })), "out_of_range");
+    expectEncodeError(
+      () => encodePacketToBytes({ type: "chat_post_ack", clientType: 0, seq: 1, status: 3 }),
+      "out_of_range",
+    );
+  });
+
+  it("tile updates: 1..255 changes of valid tiles that change the version", () => {
+    const change = { tileIndex: 0, tileId: 1 };
+    const refused: Record<string, unknown>[] = [
+      { changes: [] },
+      { changes: Array.from({ length: 256 }, () => change) },
+      { changes: [{ tileIndex: 1024, tileId: 1 }] },
+      { changes: [{ tileIndex: 0, tileId: 0xffff }] },
+      { fromVersion: 1, toVersion: 1 },
+      { fromVersion: 0 },
+      { toVersion: 0x10000 },
+    ];
+    for (const changes of refused) {
+      expectEncodeError(() => encodePacketToBytes(withChanges(tileUpdatePacket, changes)), "out_of_range");
+    }
+    const full = encodePacketToBytes(
+      withChanges(tileUpdatePacket, { changes: Array.from({ length: 255 }, () => change) }),
+    );
+    expect(full.length).toBe(15 + 255 * 4);
+  });
+
+  it("dialogs: bad_element, bad_text, and oversize beyond 1200 bytes", () => {
+    const base = dialogPacket.type === "dialog" ? dialogPacket : undefined;
+    const withElement = (element: unknown) => withChanges(dialogPacket, { elements: [...base!.elements, element] });
+    const box = { x: 0, y: 0, width: 10, height: 10 };
+    expectEncodeError(
+      () => encodePacketToBytes(withElement({ kind: "button", ...box, returnCode: 0, label: "" })),
+      "bad_element",
+    );
+    expectEncodeError(
+      () => encodePacketToBytes(withElement({ kind: "text_input", ...box, maxBytes: 0, text: "" })),
+      "bad_element",
+    );
+    expectEncodeError(
+      () => encodePacketToBytes(withElement({ kind: "text_input", ...box, maxBytes: 201, text: "" })),
+      "bad_element",
+    );
+    expectEncodeError(
+      () => encodePacketToBytes(withElement({ kind: "text_input", ...box, maxBytes: 2, text: "abc" })),
+      "bad_text",
+    );
+    expectEncodeError(() => encodePacketToBytes(withElement({ kind: "label", ...box })), "bad_element");
+    expectEncodeError(
+      () => encodePacketToBytes(withElement({ kind: "button", ...box, returnCode: 1, label: "a\nb" })),
+      "bad_text",
+    );
+    expectEncodeError(() => encodePacketToBytes(withChanges(dialogPacket, { elements: [] })), "out_of_range");
+    expectEncodeError(() => encodePacketToBytes(withChanges(dialogPacket, { dialogId: 0 })), "out_of_range");
+    const text = (bytes: number) => ({ kind: "text", ...box, text: "a".repeat(bytes) });
+    const exact = withChanges(dialogPacket, { elements: [text(255), text(255), text(255), text(255), text(111)] });
+    expect(encodePacketToBytes(exact).length).toBe(1200);
+    const over = withChanges(dialogPacket, { elements: [text(255), text(255), text(255), text(255), text(112)] });
+    expectEncodeError(() => encodePacketToBytes(over), "oversize");
+  });
+
+  it("dialog replies and custom payloads: oversize beyond 1200 bytes", () => {
+    const value = "b".repeat(200);
+    expect(
+      encodePacketToBytes(withChanges(dialogReplyPacket, { values: [value, value, value, value, value] })).length,
+    ).toBe(1026);
+    expectEncodeError(
+      () => encodePacketToBytes(withChanges(dialogReplyPacket, { values: Array.from({ length: 6 }, () => value) })),
+      "oversize",
+    );
+    expectEncodeError(
+      () => encodePacketToBytes(withChanges(dialogReplyPacket, { values: ["x".repeat(201)] })),
+      "bad_text",
+    );
+    expect(encodePacketToBytes(withChanges(customToServerPacket, { payload: new Uint8Array(1182) })).length).toBe(1200);
+    expectEncodeError(
+      () => encodePacketToBytes(withChanges(customToServerPacket, { payload: new Uint8Array(1183) })),
+      "oversize",
+    );
+    const toClient = { type: "custom_to_client" as const, clientType: 0, subtype: 1, payload: new Uint8Array(1191) };
+    expectEncodeError(() => encodePacketToBytes(toClient), "oversize");
+    expect(encodePacketToBytes({ ...toClient, payload: new Uint8Array(1190) }).length).toBe(1200);
+  });
+
+  it("a refused game packet leaves the buffer untouched", () => {
+    const refused: Packet[] = [
+      withChanges(chatPacket, { text: "ok", speakerName: "bad\u0000" }),
+      withChanges(tileUpdatePacket, {
+        changes: [
+          { tileIndex: 1, tileId: 2 },
+          { tileIndex: 1024, tileId: 2 },
+        ],
+      }),
+      withChanges(dialogPacket, {
+        elements: [
+          { kind: "text", x: 0, y: 0, width: 1, height: 1, text: "ok" },
+          { kind: "image", x: 0, y: 0, width: 1, height: 1, atlasIndex: -1 },
+        ],
+      }),
+      withChanges(dialogReplyPacket, { values: ["fine", "not\u0007fine"] }),
+    ];
+    for (const packet of refused) {
+      const out = new Uint8Array(1200).fill(7);
+      expect(() => encodePacket(packet, out, 0)).toThrow(EncodeError);
+      expect(out.every((byte) => byte === 7)).toBe(true);
+    }
   });
 
   it("entity_detail meta above 1184 bytes is oversize", () => {

@@ -15,7 +15,11 @@ import {
   entityBatchEnd,
   viewToPacket,
 } from "../ts/protocol/index.js";
-import { anyPacket, entityEntry, u8 } from "./protocol-arbitraries.js";
+import { anyPacket as coreAnyPacket, entityEntry, u8 } from "./protocol-arbitraries.js";
+import { anyGamePacket } from "./protocol-game-arbitraries.js";
+
+/** Every packet type, the chat/tile/dialog/custom ones (types 8–18) included. */
+const anyPacket = fc.oneof(coreAnyPacket, anyGamePacket);
 
 const SEED = 0x5eed;
 /**
@@ -124,7 +128,7 @@ describe("decoding is total", () => {
       fc.property(
         fc.uint8Array({ maxLength: 1300 }),
         fc.boolean(),
-        fc.integer({ min: 0, max: 9 }),
+        fc.integer({ min: 0, max: 20 }),
         (garbage, withHeader, type) => {
           const bytes = withHeader ? new Uint8Array([0x4c, 0x52, 0x01, type, 0, 0, ...garbage]) : garbage;
           checkDecodeIsTotal(bytes);

@@ -19,10 +19,11 @@ import {
   readTlvName,
   readTlvU16,
 } from "../ts/protocol/index.js";
+import { gameVectors } from "./protocol-game-vectors.js";
 import { chunkFullBytes, chunkSmallBytes, entityBytes, vectors } from "./protocol-vectors.js";
 
 describe("golden vectors", () => {
-  for (const [name, bytes, packet, size] of vectors) {
+  for (const [name, bytes, packet, size] of [...vectors, ...gameVectors]) {
     it(`${name}: ${size} bytes decode to the packet`, () => {
       expect(bytes.length).toBe(size);
       const result = decodePacketPlain(new Uint8Array(bytes));

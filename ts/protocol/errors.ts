@@ -26,6 +26,14 @@ export const DECODE_ERROR_CODES = [
   "bad_tlv_length",
   "duplicate_tlv",
   "bad_name",
+  "bad_text",
+  "text_too_long",
+  "bad_sequence",
+  "bad_status",
+  "bad_tile_index",
+  "bad_count",
+  "bad_element",
+  "bad_dialog_id",
 ] as const;
 export type DecodeErrorCode = (typeof DECODE_ERROR_CODES)[number];
 
@@ -47,7 +55,8 @@ export function failure(code: DecodeErrorCode, offset: number, message: string):
   return { ok: false, error: { code, offset, message } };
 }
 
-export type EncodeErrorCode = "out_of_range" | "buffer_too_small" | "oversize" | "bad_manifest" | "bad_tlv";
+export type EncodeErrorCode =
+  "out_of_range" | "buffer_too_small" | "oversize" | "bad_manifest" | "bad_tlv" | "bad_text" | "bad_element";
 
 /** Thrown by encoders for inputs the wire format cannot carry. */
 export class EncodeError extends Error {

@@ -21,6 +21,17 @@ export const PACKET_ENTITY_QUERY = 4;
 export const PACKET_ENTITY_DETAIL = 5;
 export const PACKET_PING = 6;
 export const PACKET_PONG = 7;
+export const PACKET_CHAT_POST = 8;
+export const PACKET_CHAT_POST_ACK = 9;
+export const PACKET_CHAT = 10;
+export const PACKET_CHAT_ACK = 11;
+export const PACKET_TILE_UPDATE = 12;
+export const PACKET_DIALOG = 13;
+export const PACKET_DIALOG_ACK = 14;
+export const PACKET_DIALOG_REPLY = 15;
+export const PACKET_DIALOG_CLOSE = 16;
+export const PACKET_CUSTOM_TO_SERVER = 17;
+export const PACKET_CUSTOM_TO_CLIENT = 18;
 
 /** Packet type names as used in decoded objects and the packet tool, indexed by wire id. */
 export const PACKET_TYPE_NAMES = [
@@ -32,11 +43,22 @@ export const PACKET_TYPE_NAMES = [
   "entity_detail",
   "ping",
   "pong",
+  "chat_post",
+  "chat_post_ack",
+  "chat",
+  "chat_ack",
+  "tile_update",
+  "dialog",
+  "dialog_ack",
+  "dialog_reply",
+  "dialog_close",
+  "custom_to_server",
+  "custom_to_client",
 ] as const;
 export type PacketTypeName = (typeof PACKET_TYPE_NAMES)[number];
 
 export interface Header {
-  /** Wire id, PACKET_STATE .. PACKET_PONG. */
+  /** Wire id, PACKET_STATE .. PACKET_CUSTOM_TO_CLIENT. */
   readonly packetType: number;
   readonly clientType: number;
 }

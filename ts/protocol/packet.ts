@@ -1,7 +1,23 @@
 // One entry point per direction over all packet types: decodePacket checks
 // the header and dispatches on packet_type; encodePacket dispatches on `type`.
 import { type ActionPacket, decodeActionBody, encodeAction } from "./action.js";
+import { type ChatAckPacket, decodeChatAckBody, encodeChatAck } from "./chat-ack.js";
+import { type ChatPostAckPacket, decodeChatPostAckBody, encodeChatPostAck } from "./chat-post-ack.js";
+import { type ChatPostPacket, decodeChatPostBody, encodeChatPost } from "./chat-post.js";
+import { type ChatPacket, decodeChatBody, encodeChat } from "./chat.js";
 import { type ChunkPacket, type ChunkView, chunkViewToPacket, decodeChunkBody, encodeChunk } from "./chunk.js";
+import {
+  type CustomToClientPacket,
+  type CustomToServerPacket,
+  decodeCustomToClientBody,
+  decodeCustomToServerBody,
+  encodeCustomToClient,
+  encodeCustomToServer,
+} from "./custom.js";
+import { type DialogAckPacket, decodeDialogAckBody, encodeDialogAck } from "./dialog-ack.js";
+import { type DialogClosePacket, decodeDialogCloseBody, encodeDialogClose } from "./dialog-close.js";
+import { type DialogReplyPacket, decodeDialogReplyBody, encodeDialogReply } from "./dialog-reply.js";
+import { type DialogPacket, decodeDialogBody, encodeDialog } from "./dialog.js";
 import {
   type EntityDetailPacket,
   type EntityDetailView,
@@ -15,23 +31,60 @@ import { type DecodeResult, EncodeError } from "./errors.js";
 import {
   MAX_DATAGRAM_BYTES,
   PACKET_ACTION,
+  PACKET_CHAT,
+  PACKET_CHAT_ACK,
+  PACKET_CHAT_POST,
+  PACKET_CHAT_POST_ACK,
   PACKET_CHUNK,
+  PACKET_CUSTOM_TO_SERVER,
+  PACKET_DIALOG,
+  PACKET_DIALOG_ACK,
+  PACKET_DIALOG_CLOSE,
+  PACKET_DIALOG_REPLY,
   PACKET_ENTITY,
   PACKET_ENTITY_DETAIL,
   PACKET_ENTITY_QUERY,
+  PACKET_PING,
+  PACKET_PONG,
   PACKET_STATE,
+  PACKET_TILE_UPDATE,
   checkHeader,
 } from "./header.js";
 import { type PingPacket, decodePingBody, encodePing } from "./ping.js";
 import { type StatePacket, decodeStateBody, encodeState } from "./state.js";
+import { type TileUpdatePacket, decodeTileUpdateBody, encodeTileUpdate } from "./tile-update.js";
+
+/** Packets decoded to plain objects by decodePacket as well (no views: they are small and rare). */
+export type GamePacket =
+  | ChatPostPacket
+  | ChatPostAckPacket
+  | ChatPacket
+  | ChatAckPacket
+  | TileUpdatePacket
+  | DialogPacket
+  | DialogAckPacket
+  | DialogReplyPacket
+  | DialogClosePacket
+  | CustomToServerPacket
+  | CustomToClientPacket;
 
 /** Plain packets: what encodePacket takes and decodePacketPlain returns. */
 export type Packet =
-  StatePacket | ActionPacket | ChunkPacket | EntityPacket | EntityQueryPacket | EntityDetailPacket | PingPacket;
+  | StatePacket
+  | ActionPacket
+  | ChunkPacket
+  | EntityPacket
+  | EntityQueryPacket
+  | EntityDetailPacket
+  | PingPacket
+  | GamePacket;
 
-/** Decoded packets; chunk, entity and entity_detail hold views into the datagram. */
+/**
+ * Decoded packets; chunk, entity and entity_detail hold views into the
+ * datagram, and a custom packet's payload is a subarray of it.
+ */
 export type PacketView =
-  StatePacket | ActionPacket | ChunkView | EntityView | EntityQueryPacket | EntityDetailView | PingPacket;
+  StatePacket | ActionPacket | ChunkView | EntityView | EntityQueryPacket | EntityDetailView | PingPacket | GamePacket;
 
 /**
  * Decodes one datagram. Never throws and never reads outside `bytes` (which
@@ -54,8 +107,31 @@ export function decodePacket(bytes: Uint8Array): DecodeResult<PacketView> {
       return decodeEntityQueryBody(bytes);
     case PACKET_ENTITY_DETAIL:
       return decodeEntityDetailBody(bytes);
-    default: // checkHeader admitted only 6 and 7 beyond this point
+    case PACKET_PING:
+    case PACKET_PONG:
       return decodePingBody(bytes);
+    case PACKET_CHAT_POST:
+      return decodeChatPostBody(bytes);
+    case PACKET_CHAT_POST_ACK:
+      return decodeChatPostAckBody(bytes);
+    case PACKET_CHAT:
+      return decodeChatBody(bytes);
+    case PACKET_CHAT_ACK:
+      return decodeChatAckBody(bytes);
+    case PACKET_TILE_UPDATE:
+      return decodeTileUpdateBody(bytes);
+    case PACKET_DIALOG:
+      return decodeDialogBody(bytes);
+    case PACKET_DIALOG_ACK:
+      return decodeDialogAckBody(bytes);
+    case PACKET_DIALOG_REPLY:
+      return decodeDialogReplyBody(bytes);
+    case PACKET_DIALOG_CLOSE:
+      return decodeDialogCloseBody(bytes);
+    case PACKET_CUSTOM_TO_SERVER:
+      return decodeCustomToServerBody(bytes);
+    default: // checkHeader admitted only PACKET_CUSTOM_TO_CLIENT beyond this point
+      return decodeCustomToClientBody(bytes);
   }
 }
 
@@ -68,6 +144,9 @@ export function viewToPacket(view: PacketView): Packet {
       return entityViewToPacket(view);
     case "entity_detail":
       return entityDetailViewToPacket(view);
+    case "custom_to_server":
+    case "custom_to_client":
+      return { ...view, payload: view.payload.slice() };
     default:
       return view;
   }
@@ -97,6 +176,28 @@ export function encodePacket(packet: Packet, out: Uint8Array, offset = 0): numbe
     case "ping":
     case "pong":
       return encodePing(packet, out, offset);
+    case "chat_post":
+      return encodeChatPost(packet, out, offset);
+    case "chat_post_ack":
+      return encodeChatPostAck(packet, out, offset);
+    case "chat":
+      return encodeChat(packet, out, offset);
+    case "chat_ack":
+      return encodeChatAck(packet, out, offset);
+    case "tile_update":
+      return encodeTileUpdate(packet, out, offset);
+    case "dialog":
+      return encodeDialog(packet, out, offset);
+    case "dialog_ack":
+      return encodeDialogAck(packet, out, offset);
+    case "dialog_reply":
+      return encodeDialogReply(packet, out, offset);
+    case "dialog_close":
+      return encodeDialogClose(packet, out, offset);
+    case "custom_to_server":
+      return encodeCustomToServer(packet, out, offset);
+    case "custom_to_client":
+      return encodeCustomToClient(packet, out, offset);
     default:
       throw new EncodeError("out_of_range", `unknown packet type ${String((packet as { type: unknown }).type)}`);
   }
