@@ -151,6 +151,13 @@ describe("movement rule", () => {
     core.u8[base + TILE_UNKNOWN] = 0;
     expect(sim.stepAllowed(0, 1, E)).toBe(false);
     expect(sim.stepAllowed(0, 0, N)).toBe(false);
+    // The wrapper keeps the reserved ids colliding whatever table it is given.
+    sim.setFlags(new Uint8Array(65536));
+    expect([core.u8[base + TILE_BORDER], core.u8[base + TILE_UNKNOWN]]).toEqual([1, 1]);
+    sim.setFlags(new Map([[TILE_BORDER, 0], [WALL, 3]])); // prettier-ignore
+    expect([core.u8[base + TILE_BORDER], core.u8[base + WALL]]).toEqual([1, 3]);
+    expect(() => sim.setFlags(new Uint8Array(100))).toThrow();
+    expect(() => sim.putChunk(0, 0, new Uint16Array(1000))).toThrow();
     sim.resetFlags();
     expect(core.u8[base + TILE_BORDER]).toBe(TILE_FLAG_COLLIDES);
     expect(core.u8[base + TILE_UNKNOWN]).toBe(TILE_FLAG_COLLIDES);
