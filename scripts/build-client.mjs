@@ -1,0 +1,43 @@
+// Builds the browser client (Vite, vite.config.ts) into dist/client, which the
+// game server serves at /. --if-missing: only build when dist/client is absent
+// or older than anything the bundle is made from (the TypeScript under ts/,
+// build/core.wasm, the Vite config), so `npm start` on a fresh clone or after
+// an edit serves the current client without a manual step.
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "vite";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const args = new Set(process.argv.slice(2));
+if (args.has("--help")) {
+  console.log("usage: node scripts/build-client.mjs [--if-missing]");
+  process.exit(0);
+}
+
+const output = join(root, "dist/client/index.html");
+const inputs = ["ts", "build/core.wasm", "vite.config.ts"].map((path) => join(root, path));
+
+function newest(path) {
+  if (!existsSync(path)) return 0;
+  const stats = statSync(path);
+  if (!stats.isDirectory()) return stats.mtimeMs;
+  let latest = stats.mtimeMs;
+  for (const entry of readdirSync(path)) latest = Math.max(latest, newest(join(path, entry)));
+  return latest;
+}
+
+if (args.has("--if-missing") && existsSync(output) && statSync(output).mtimeMs >= Math.max(...inputs.map(newest))) {
+  process.exit(0);
+}
+if (!existsSync(join(root, "build/core.wasm"))) {
+  process.stderr.write("build/core.wasm is missing: run `node scripts/build-wasm.mjs` first\n");
+  process.exit(1);
+}
+process.stderr.write("building dist/client (vite)\n");
+try {
+  await build({ configFile: join(root, "vite.config.ts"), logLevel: "warn" });
+} catch (error) {
+  process.stderr.write(`client build failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
