@@ -1,4 +1,4 @@
-// blit kernels: RGB332 framebuffer drawing and RGBA conversion (docs/abi/blit.md).
+// blit kernels: RGB332 framebuffer drawing and RGBA conversion (docs/wasm-abi.md).
 // Only the ABI is re-exported; helpers stay module-internal.
 export { fb_clear, blit } from "./image";
 export { fill_rect, draw_rect, hbar } from "./shapes";

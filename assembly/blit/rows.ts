@@ -3,7 +3,7 @@
 // modes. Eight pixels go at a time as one u64 (SWAR), so an 8-px tile, sprite
 // or glyph row is one load, a few ALU ops and one store — no per-pixel branch.
 
-/** Blit modes (docs/abi/blit.md): copy all, skip index 0, paint non-zero as the tint. */
+/** Blit modes (docs/wasm-abi.md): copy all, skip index 0, paint non-zero as the tint. */
 export const MODE_OPAQUE: i32 = 0;
 export const MODE_TRANSPARENT: i32 = 1;
 export const MODE_TINTED: i32 = 2;

@@ -1,4 +1,4 @@
-// codec kernels: chunk palette + 6-bit packing and FNV-1a (ABI in docs/abi/codec.md).
+// codec kernels: chunk palette + 6-bit packing and FNV-1a (ABI in docs/wasm-abi.md).
 // Only the ABI names are re-exported, so helpers cannot collide with other folders.
 export { unpack6, pack6 } from "./pack6";
 export { palette_build, palette_expand } from "./palette";

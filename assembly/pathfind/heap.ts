@@ -1,6 +1,6 @@
 // astar_heap: the same search as astar (./bucket.ts) with a binary min-heap
 // open list instead of buckets, kept to measure the two against each other
-// (docs/abi/sim.md has the numbers). Same contract and return codes; paths have
+// (docs/wasm-abi.md has the numbers). Same contract and return codes; paths have
 // the same (optimal) length but may differ in shape because ties break
 // differently: key = f, then lower h (deeper node) first, then packed position.
 //

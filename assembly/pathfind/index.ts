@@ -1,4 +1,4 @@
-// pathfind kernels: A* click-to-move over the grid (docs/abi/sim.md).
+// pathfind kernels: A* click-to-move over the grid (docs/wasm-abi.md).
 export { astar } from "./bucket";
 export { astar_heap } from "./heap";
 export { astar_expanded } from "./search";

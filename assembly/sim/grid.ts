@@ -1,6 +1,6 @@
 // The tile grid: one rectangle of u16 tile ids per module instance, placed in
 // world coordinates by an origin. The server keeps its whole world here, the
-// client its chunk cache. Layout of the dynamic grid region (docs/abi/sim.md):
+// client its chunk cache. Layout of the dynamic grid region (docs/wasm-abi.md):
 //
 //   GRID_BASE (first 64 KiB boundary after __heap_base)
 //   tiles   cells × u16, row-major, stride = width          (padded to 8 bytes)

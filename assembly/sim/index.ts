@@ -1,4 +1,4 @@
-// sim kernels: the grid, THE movement rule and prediction replay (docs/abi/sim.md).
+// sim kernels: the grid, THE movement rule and prediction replay (docs/wasm-abi.md).
 export {
   grid_init,
   grid_tiles,

@@ -1,4 +1,4 @@
-// JS reference of the blit kernels (assembly/blit, docs/abi/blit.md): the same
+// JS reference of the blit kernels (assembly/blit, docs/wasm-abi.md): the same
 // drawing over plain typed arrays. It is the test oracle for the wasm kernels
 // and their benchmark baseline, so it must give identical pixels for every
 // input the ABI defines. Parameters are coerced the way a wasm call coerces

@@ -1,4 +1,4 @@
-// Typed wrapper over the core module's blit kernels (docs/abi/blit.md): puts
+// Typed wrapper over the core module's blit kernels (docs/wasm-abi.md): puts
 // images, tile look-ups, sprite entries and text into their wasm regions and
 // calls the kernels. Region offsets come from core.layout.
 import { FB_HEIGHT, FB_WIDTH } from "../constants.js";

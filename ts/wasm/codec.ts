@@ -1,4 +1,4 @@
-// Typed access to the core module's codec kernels (docs/abi/codec.md): the raw
+// Typed access to the core module's codec kernels (docs/wasm-abi.md): the raw
 // exports, plus methods that copy a chunk or a byte range through the module's
 // regions so callers can work with their own typed arrays.
 import { CoreError, type Core } from "./core.js";

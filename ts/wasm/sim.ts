@@ -1,4 +1,4 @@
-// Typed access to the core module's sim and pathfind kernels (docs/abi/sim.md):
+// Typed access to the core module's sim and pathfind kernels (docs/wasm-abi.md):
 // the grid, THE movement rule, prediction replay and A*. Data crosses the
 // boundary once per unit of work: a chunk, a flags table, a list of pending
 // steps, a path.
