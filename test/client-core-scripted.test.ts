@@ -9,7 +9,7 @@ import { RttEstimator } from "../ts/client/core/rtt.js";
 import { earliestWindow, leadMs } from "../ts/client/core/scheduler.js";
 import type { GuestSession } from "../ts/client/core/session-api.js";
 import type { Transport } from "../ts/client/core/transport.js";
-import type { EntityEntry, PingPacket } from "../ts/protocol/index.js";
+import { encodePing, type EntityEntry, type PingPacket } from "../ts/protocol/index.js";
 import { loadCore } from "../ts/wasm/node.js";
 import {
   chunkDatagram,
@@ -382,6 +382,28 @@ describe("connection", () => {
     link.deliver(new Uint8Array([1, 2, 3]), new Uint8Array(200));
     expect(client.stats.decodeErrors).toBe(2);
     expect(client.state).toBe("playing");
+  });
+
+  it("hands packets it does not handle to the host and sends the host's own datagrams on the link", async () => {
+    const link = new ScriptedLink();
+    const others: string[] = [];
+    const client = GameClient.create({
+      core: await loadCore(),
+      transport: link,
+      session: testSession(),
+      world: TEST_WORLD,
+      now: () => nowMs,
+      onOtherPacket: (packet) => others.push(packet.type),
+    });
+    startPlaying(link, client);
+    const ping = new Uint8Array(14);
+    encodePing({ type: "ping", clientType: 0, timestampMs: 5n }, ping);
+    link.deliver(ping); // a type this core never expects from a server
+    expect(others).toEqual(["ping"]);
+    const before = client.stats.datagramsOut;
+    client.sendDatagram(ping);
+    expect(link.count("ping")).toBeGreaterThanOrEqual(1);
+    expect(client.stats.datagramsOut).toBe(before + 1);
   });
 
   it("disconnects after 10 s without a StatePacket and reconnects through the host's factory, with backoff", async () => {

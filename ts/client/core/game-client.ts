@@ -13,7 +13,7 @@ import { ACTION_MAX, ACTION_NOOP } from "../../protocol/action.js";
 import type { ChunkView } from "../../protocol/chunk.js";
 import { type ChunkEntry, chunkX, chunkY } from "../../protocol/chunk-id.js";
 import type { EntityDetailView } from "../../protocol/entity-detail.js";
-import { decodePacket } from "../../protocol/packet.js";
+import { decodePacket, type PacketView } from "../../protocol/packet.js";
 import { createStatePacket, MANIFEST_CENTRE, type StatePacket } from "../../protocol/state.js";
 import { readTlvName } from "../../protocol/tlv.js";
 import type { Core } from "../../wasm/core.js";
@@ -101,6 +101,11 @@ export interface GameClientConfig {
   /** Monotonic clock in ms; must be the clock update() is called with. Default performance.now(). */
   now?: () => number;
   reconnect?: ReconnectFn;
+  /**
+   * Receives every decoded server packet this core does not handle itself (features layered on top:
+   * chat, dialogs, tile updates). Views alias the datagram: copy what you keep.
+   */
+  onOtherPacket?: (packet: PacketView) => void;
   options?: Partial<GameClientOptions>;
 }
 
@@ -118,6 +123,7 @@ export class GameClient {
   readonly chunks: ChunkCache;
   private readonly now: () => number;
   private readonly reconnectFn: ReconnectFn | undefined;
+  private readonly onOtherPacket: ((packet: PacketView) => void) | undefined;
   private readonly tickHz: number;
   private sessionValue: GuestSession;
   private transport: Transport;
@@ -142,7 +148,13 @@ export class GameClient {
   private planChanged = false;
   private lastHelloMs = -Infinity;
   private lastKeepAliveMs = -Infinity;
-  private counters = { stepsSent: 0, retractions: 0, keepAlives: 0, hellos: 0, decodeErrors: 0, reconnects: 0 };
+  private counters = {
+    stepsSent: 0,
+    retractions: 0,
+    keepAlives: 0,
+    decodeErrors: 0,
+    reconnects: 0,
+  };
 
   private constructor(config: GameClientConfig) {
     this.options = { ...DEFAULT_GAME_CLIENT_OPTIONS, ...config.options };
@@ -150,6 +162,7 @@ export class GameClient {
     this.world = config.world;
     this.now = config.now ?? (() => performance.now());
     this.reconnectFn = config.reconnect;
+    this.onOtherPacket = config.onOtherPacket;
     this.tickHz = config.world.tickHz > 0 ? config.world.tickHz : TICK_HZ;
     this.sessionValue = config.session;
     this.ownId = config.session.entityId;
@@ -188,7 +201,6 @@ export class GameClient {
       // The server answers only a bound link; any ActionPacket with the token binds it.
       if (nowMs - this.lastHelloMs >= this.options.helloIntervalMs) {
         this.lastHelloMs = nowMs;
-        this.counters.hellos++;
         this.sendCacheAck(nowMs);
       }
       return;
@@ -245,6 +257,17 @@ export class GameClient {
     if (!this.planner.goal) return;
     this.planner.release("cleared");
     this.planChanged = true;
+  }
+
+  /**
+   * Sends a datagram the host encoded itself, for packet types this core does not speak (chat, dialogs),
+   * over the current link and counted in the stats. Dropped while no link is up.
+   */
+  sendDatagram(datagram: Uint8Array): void {
+    const state = this.connection.state;
+    if (state !== "playing" && state !== "connecting") return;
+    this.traffic.sent(datagram.length);
+    this.transport.send(datagram);
   }
 
   /** Closes the link for good; the client sends nothing afterwards. */
@@ -486,7 +509,7 @@ export class GameClient {
       case "entity_detail":
         return this.onEntityDetail(packet);
       default:
-        this.counters.decodeErrors++; // client → server types never come this way
+        this.onOtherPacket?.(packet);
     }
   }
 
