@@ -7,7 +7,7 @@ import type { GameClientOptions, Transport } from "../ts/client/core/index.js";
 import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
 import { CHUNK_TILE_COUNT, TILE_BORDER } from "../ts/constants.js";
 import { parseProfileSpec } from "../ts/netsim/index.js";
-import { chunkX, chunkY } from "../ts/protocol/index.js";
+import { chunkX, chunkY, decodePacket } from "../ts/protocol/index.js";
 import { Logger } from "../ts/server/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
@@ -152,6 +152,31 @@ describe("movement", () => {
     expect(client.confirmed).toEqual(goal);
     expect(serverPosition(client)).toEqual(goal);
     expect(client.stats.stepsSent).toBeGreaterThanOrEqual(21);
+  });
+
+  it("gets every chunk whose first copy was lost, by retransmitting its cache list", async () => {
+    const seen = new Set<number>();
+    let dropped = 0;
+    const dropFirstChunks = (udp: Transport): Transport => ({
+      name: udp.name,
+      send: (datagram) => udp.send(datagram),
+      onDatagram: (handler) =>
+        udp.onDatagram((datagram) => {
+          const decoded = decodePacket(datagram);
+          if (decoded.ok && decoded.packet.type === "chunk" && !seen.has(decoded.packet.chunkId)) {
+            seen.add(decoded.packet.chunkId);
+            dropped++;
+            return;
+          }
+          handler(datagram);
+        }),
+      close: () => udp.close(),
+    });
+    const client = await join("Holes", dropFirstChunks);
+    await drive([client], "the neighbourhood despite lost chunks", () => neighbourhoodComplete(client));
+    expect(dropped).toBe(9);
+    expect(client.stats.chunkRequests).toBeGreaterThanOrEqual(1);
+    expect(client.chunks.size).toBe(9);
   });
 
   it("converges over a lossy, jittery link: chunks, entity updates and a click-to-move walk", async () => {
