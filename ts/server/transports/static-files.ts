@@ -28,7 +28,7 @@ export const CLIENT_NOT_BUILT_PAGE = `<!doctype html>
 <body>
 <h1>Forgotten Caves</h1>
 <p>The game server is running, but the browser client has not been built yet.</p>
-<p>Build it into <code>dist/client/</code> (the client's Vite build, e.g. <code>npx vite build</code>),
+<p>Build it into <code>dist/client/</code> with <code>node scripts/build-client.mjs</code> (Vite),
 then reload this page. The API (<code>/api/status</code>) works without it.</p>
 </body>
 </html>
