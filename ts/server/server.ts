@@ -89,7 +89,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const game = new Game(core, readWorldMap(options.mapPath), options, logger);
 
   // Every transport feeds the one handler; with --netsim each link passes its impaired duplex first.
-  const handler: LinkSink = { datagram: (datagram, peer) => game.receive(datagram, peer), closed: () => {} };
+  const handler: LinkSink = {
+    datagram: (datagram, peer) => game.receive(datagram, peer),
+    closed: (peer) => game.sessions.unbindPeer(peer.key),
+  };
   const netsim = options.netsim ? new NetsimLinks(options.netsim.profile, options.netsim.seed, handler) : null;
   const sink = netsim ?? handler;
   const policy: LinkPolicy = {

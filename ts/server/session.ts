@@ -4,6 +4,8 @@
 // later one from a new source moves it (NAT rebinding).
 import { randomBytes } from "node:crypto";
 import { BROADCAST_EVERY_TICKS } from "../constants.js";
+import { ChatChannel } from "./chat.js";
+import { SessionDialogs } from "./dialogs.js";
 import type { Entity } from "./entities.js";
 import { TokenBucket } from "./rate-limit.js";
 
@@ -23,6 +25,8 @@ export interface Session {
   readonly tokenHex: string;
   readonly entity: Entity;
   readonly nick: string;
+  /** The account playing, or null for a guest (whose character is not saved). */
+  readonly accountId: number | null;
   peer: Peer | null;
   lastSeenMs: number;
   /** Broadcast parity: this session is sent State/Entity packets when tick % 2 === sendPhase. */
@@ -35,6 +39,10 @@ export interface Session {
   resendEntities: boolean;
   /** When each chunk (by id) was last sent, to avoid re-sending within the retransmit timeout. */
   readonly chunkSentAtMs: Map<number, { version: number; atMs: number }>;
+  /** Reliable chat both ways: the outbound queue, the inbound sequence, the posting limit. */
+  readonly chat: ChatChannel;
+  /** Dialogs open on (or closing at) this client. */
+  readonly dialogs: SessionDialogs;
 }
 
 export interface SessionLimits {
@@ -58,7 +66,7 @@ export class SessionRegistry {
     return this.byToken.values();
   }
 
-  create(entity: Entity, nick: string, nowMs: number): Session {
+  create(entity: Entity, nick: string, nowMs: number, accountId: number | null = null): Session {
     let token: bigint;
     do token = randomBytes(8).readBigUInt64LE(0);
     while (token === 0n || this.byToken.has(token));
@@ -67,6 +75,7 @@ export class SessionRegistry {
       tokenHex: token.toString(16).padStart(16, "0"),
       entity,
       nick,
+      accountId,
       peer: null,
       lastSeenMs: nowMs,
       sendPhase: this.phaseCounter++ % BROADCAST_EVERY_TICKS,
@@ -75,6 +84,8 @@ export class SessionRegistry {
       lastEntityTick: 0,
       resendEntities: true,
       chunkSentAtMs: new Map(),
+      chat: new ChatChannel(nowMs),
+      dialogs: new SessionDialogs(),
     };
     this.byToken.set(token, session);
     return session;
@@ -100,6 +111,17 @@ export class SessionRegistry {
     if (previous && previous !== session) previous.peer = null;
     session.peer = peer;
     this.byPeer.set(peer.key, session);
+  }
+
+  /**
+   * The link behind `peerKey` closed: its session (if any) keeps living until it
+   * sends from another link or times out, but nothing is sent into the dead link.
+   */
+  unbindPeer(peerKey: string): void {
+    const session = this.byPeer.get(peerKey);
+    if (!session) return;
+    this.byPeer.delete(peerKey);
+    if (session.peer?.key === peerKey) session.peer = null;
   }
 
   remove(session: Session): void {
