@@ -25,6 +25,8 @@ export interface WorldMap {
   spawns: { x: number; y: number }[];
   /** What clients need to draw and predict: per tile id, its flags and look (served at /api/world). */
   tileInfo: { id: number; name?: string; collides: boolean; opaque: boolean; look: number }[];
+  /** Signs, notice boards and the like (LoadedMap.interactables); none when absent. */
+  interactables?: { name: string; kind: string; text?: string; x: number; y: number }[];
 }
 
 export class WorldError extends Error {}
@@ -37,6 +39,7 @@ export class World {
   readonly chunksY: number;
   readonly spawns: { x: number; y: number }[];
   readonly tileInfo: WorldMap["tileInfo"];
+  readonly interactables: NonNullable<WorldMap["interactables"]>;
   private readonly versions: Uint16Array;
   private readonly encoded: (Uint8Array | null)[];
   private readonly sim: WasmSim;
@@ -53,6 +56,7 @@ export class World {
     this.mapWidth = map.width;
     this.mapHeight = map.height;
     this.tileInfo = map.tileInfo;
+    this.interactables = map.interactables ?? [];
     this.chunksX = Math.ceil(map.width / CHUNK_SIZE);
     this.chunksY = Math.ceil(map.height / CHUNK_SIZE);
     if (this.chunksX > 0x7fff || this.chunksY > 0x7fff) throw new WorldError("map too large for i16 chunk coordinates");

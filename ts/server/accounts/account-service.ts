@@ -1,0 +1,96 @@
+// Registration and login (POST /api/register, /api/login; docs/server.md §
+// Accounts): input rules, password hashing off the tick thread, and every
+// refusal as an AccountError with its HTTP status — 400 bad input, 401 bad
+// credentials, 403 banned, 409 name taken, 503 server full.
+import { checkNick } from "../nick.js";
+import type { Session } from "../session.js";
+import { NEW_CHARACTER } from "../persistence/character-store.js";
+import { type AccountRecord, type AccountStore, NameTakenError } from "./account-store.js";
+import { checkAccountName, checkPassword, PASSWORD_MAX_BYTES } from "./account-rules.js";
+import { hashPassword, verifyPassword } from "./password.js";
+
+export class AccountError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What the service needs from the game: room, and entering the world. */
+export interface AccountHost {
+  /** Whether the account (already in play or not) can get a session now. */
+  hasRoomFor(accountId: number | null): boolean;
+  /** Starts a session for the account's character; replaces a session it already has. */
+  joinAccount(account: AccountRecord): Session;
+}
+
+const BAD_CREDENTIALS = "wrong name or password";
+
+export class AccountService {
+  private dummyHash: Promise<string> | null = null;
+
+  constructor(
+    private readonly store: AccountStore,
+    private readonly host: AccountHost,
+  ) {}
+
+  /** Creates an account (and its character) and starts its session. */
+  async register(rawName: string, rawPassword: string, rawNick: string): Promise<Session> {
+    const name = checkAccountName(rawName);
+    if (!name.ok) throw new AccountError(400, name.reason);
+    const password = checkPassword(rawPassword);
+    if (!password.ok) throw new AccountError(400, password.reason);
+    const nick = checkNick(rawNick);
+    if (!nick.ok) throw new AccountError(400, nick.reason);
+    // Cheap refusals first: hashing costs tens of milliseconds of a pool thread.
+    if (this.store.findByName(name.value)) throw new AccountError(409, `name "${name.value}" is taken`);
+    if (!this.host.hasRoomFor(null)) throw new AccountError(503, "server full");
+    const passwordHash = await hashPassword(password.value);
+    let account: AccountRecord;
+    try {
+      account = this.store.create(name.value, nick.nick, passwordHash, NEW_CHARACTER, Date.now());
+    } catch (error) {
+      if (error instanceof NameTakenError) throw new AccountError(409, `name "${name.value}" is taken`);
+      throw error;
+    }
+    return this.enter(account, "account created, but the server is full now: log in later");
+  }
+
+  /**
+   * Checks the password and starts a session for the account's character,
+   * where it was last saved. A session the account already has is replaced.
+   */
+  async login(rawName: string, rawPassword: string): Promise<Session> {
+    if (rawName.trim() === "" || rawPassword === "") throw new AccountError(400, "name and password are required");
+    const password = rawPassword.normalize("NFC");
+    if (Buffer.byteLength(password, "utf8") > PASSWORD_MAX_BYTES) {
+      throw new AccountError(400, `password must be at most ${PASSWORD_MAX_BYTES} bytes of UTF-8`);
+    }
+    const found = this.store.findByName(rawName);
+    if (!found) {
+      // Same work as for a real account, so response times do not reveal which names exist.
+      await verifyPassword(password, await this.dummy());
+      throw new AccountError(401, BAD_CREDENTIALS);
+    }
+    if (!(await verifyPassword(password, found.passwordHash))) throw new AccountError(401, BAD_CREDENTIALS);
+    // Re-read: the account may have been banned while the hash was computed.
+    const account = this.store.findByName(rawName);
+    if (!account) throw new AccountError(401, BAD_CREDENTIALS);
+    if (account.bannedReason !== null) throw new AccountError(403, `account banned: ${account.bannedReason}`);
+    return this.enter(account, "server full");
+  }
+
+  private enter(account: AccountRecord, fullMessage: string): Session {
+    if (!this.host.hasRoomFor(account.id)) throw new AccountError(503, fullMessage);
+    const session = this.host.joinAccount(account);
+    this.store.recordLogin(account.id, Date.now());
+    return session;
+  }
+
+  private dummy(): Promise<string> {
+    this.dummyHash ??= hashPassword("not a password anyone can log in with");
+    return this.dummyHash;
+  }
+}

@@ -1,0 +1,97 @@
+// The accounts table (docs/persistence.md § Schema): lookup by case-folded
+// name, creation together with the account's character, bans.
+import type Database from "better-sqlite3";
+import { type CharacterState, CharacterStore } from "../persistence/character-store.js";
+import { accountNameKey } from "./account-rules.js";
+
+export interface AccountRecord {
+  id: number;
+  name: string;
+  nick: string;
+  passwordHash: string;
+  /** Null when the account may play. */
+  bannedReason: string | null;
+}
+
+/** The name (case-insensitively) belongs to another account. */
+export class NameTakenError extends Error {}
+
+interface AccountRow {
+  id: number;
+  name: string;
+  nick: string;
+  password_hash: string;
+  banned_reason: string | null;
+}
+
+export class AccountStore {
+  private readonly selectByKey: Database.Statement<[string], AccountRow>;
+  private readonly insertAccount: Database.Statement;
+  private readonly updateLogin: Database.Statement;
+  private readonly updateBan: Database.Statement;
+  private readonly createWithCharacter: (
+    name: string,
+    nick: string,
+    passwordHash: string,
+    character: CharacterState,
+    nowMs: number,
+  ) => number;
+
+  constructor(
+    private readonly db: Database.Database,
+    characters: CharacterStore,
+  ) {
+    this.selectByKey = db.prepare<[string], AccountRow>(
+      "SELECT id, name, nick, password_hash, banned_reason FROM accounts WHERE name_key = ?",
+    );
+    this.insertAccount = db.prepare(
+      "INSERT INTO accounts (name, name_key, nick, password_hash, created_at_ms) VALUES (?, ?, ?, ?, ?)",
+    );
+    this.updateLogin = db.prepare("UPDATE accounts SET last_login_at_ms = ? WHERE id = ?");
+    this.updateBan = db.prepare("UPDATE accounts SET banned_reason = ? WHERE name_key = ?");
+    this.createWithCharacter = db.transaction((name, nick, passwordHash, character, nowMs) => {
+      const id = Number(this.insertAccount.run(name, accountNameKey(name), nick, passwordHash, nowMs).lastInsertRowid);
+      characters.create(id, character, nowMs);
+      return id;
+    });
+  }
+
+  findByName(name: string): AccountRecord | undefined {
+    const row = this.selectByKey.get(accountNameKey(name));
+    return (
+      row && {
+        id: row.id,
+        name: row.name,
+        nick: row.nick,
+        passwordHash: row.password_hash,
+        bannedReason: row.banned_reason,
+      }
+    );
+  }
+
+  /** Creates the account and its character in one transaction; throws NameTakenError when the name is taken. */
+  create(name: string, nick: string, passwordHash: string, character: CharacterState, nowMs: number): AccountRecord {
+    try {
+      const id = this.createWithCharacter(name, nick, passwordHash, character, nowMs);
+      return { id, name, nick, passwordHash, bannedReason: null };
+    } catch (error) {
+      if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
+        throw new NameTakenError(`name "${name}" is taken`);
+      }
+      throw error;
+    }
+  }
+
+  recordLogin(accountId: number, nowMs: number): void {
+    this.updateLogin.run(nowMs, accountId);
+  }
+
+  /** Bans (reason) or unbans (null) an account by name; false when there is no such account. */
+  setBan(name: string, reason: string | null): boolean {
+    return this.updateBan.run(reason, accountNameKey(name)).changes > 0;
+  }
+
+  get size(): number {
+    return (this.db.prepare("SELECT count(*) AS n FROM accounts").get() as { n: number }).n;
+  }
+}

@@ -1,0 +1,196 @@
+// The map's interactables (Tiled object layer "interactables": signs, notice
+// boards) as static entities, and what happens when a player uses one.
+//
+// Interaction trigger (docs/protocol.md § Interacting): each interactable is a
+// static entity (entity_flags is_static | is_interactable, type_id 3 "sign
+// post") on its tile. An EntityQuery for it from a player standing within one
+// tile (Chebyshev) is an interaction; from farther away it is only a query
+// (hover, names) and answered with the EntityDetail alone. This reuses the
+// existing packets: a client that can show names can already interact.
+import { ENTITY_FLAG_INTERACTABLE, ENTITY_FLAG_STATIC } from "../protocol/entity.js";
+import { DIALOG_TEXT_RULE } from "../protocol/dialog.js";
+import { utf8ByteLength } from "../protocol/text.js";
+import { NAME_MAX_BYTES } from "../protocol/tlv.js";
+import type { DialogElement } from "../protocol/dialog.js";
+import type { Entity } from "./entities.js";
+import type { Game } from "./game-server.js";
+import type { Session } from "./session.js";
+
+export const ENTITY_TYPE_SIGN_POST = 3;
+/** Tileset atlas indices of the default map's sign and notice board (the dialog shows them). */
+export const ATLAS_SIGN = 14;
+export const ATLAS_NOTICE_BOARD = 15;
+/** Longest notice a player can post, in bytes of UTF-8 (the chat line adds the nick). */
+export const NOTICE_MAX_BYTES = 120;
+export const RETURN_OK = 1;
+export const RETURN_POST = 1;
+export const RETURN_CANCEL = 2;
+
+/** An interactable as the map defines it (ts/server/map/map-objects.ts). */
+export interface InteractableSpec {
+  name: string;
+  /** "sign", "notice_board", … */
+  kind: string;
+  text?: string;
+  x: number;
+  y: number;
+}
+
+/** Layout of dialog text: the client's font advances 6 px, lines are 10 px apart. */
+const CHAR_PX = 6;
+const LINE_PX = 10;
+
+export class Interactables {
+  private readonly byEntity = new Map<number, { spec: InteractableSpec; entity: Entity }>();
+  readonly stats = { interactions: 0, noticesPosted: 0 };
+
+  constructor(
+    private readonly game: Game,
+    specs: readonly InteractableSpec[],
+  ) {
+    for (const spec of specs) {
+      const entity = game.entities.spawn({
+        typeId: ENTITY_TYPE_SIGN_POST,
+        x: spec.x,
+        y: spec.y,
+        hp: 0,
+        hpMax: 0,
+        elo: 0,
+        flags: ENTITY_FLAG_STATIC | ENTITY_FLAG_INTERACTABLE,
+        name: displayName(spec),
+        meta: [],
+      });
+      this.byEntity.set(entity.id, { spec, entity });
+    }
+  }
+
+  get size(): number {
+    return this.byEntity.size;
+  }
+
+  /** The entity standing for the interactable named `name`, for tests and tools. */
+  entityNamed(name: string): Entity | undefined {
+    for (const { spec, entity } of this.byEntity.values()) if (spec.name === name) return entity;
+    return undefined;
+  }
+
+  /** An EntityQuery from `session` for `entity`: true when it was an interaction (the player is adjacent). */
+  onQuery(session: Session, entity: Entity): boolean {
+    const found = this.byEntity.get(entity.id);
+    if (!found) return false;
+    const player = session.entity;
+    if (Math.max(Math.abs(player.x - entity.x), Math.abs(player.y - entity.y)) > 1) return false;
+    this.stats.interactions++;
+    try {
+      if (found.spec.kind === "notice_board") this.openNoticeBoard(session, found.entity);
+      else this.openSign(session, found.spec, found.entity);
+    } catch (error) {
+      // A sign whose text does not fit one dialog is a map problem, not a reason to stop the server.
+      this.game.log.error("interaction failed", { entityId: entity.id, kind: found.spec.kind, error: String(error) });
+    }
+    return true;
+  }
+
+  private openSign(session: Session, spec: InteractableSpec, entity: Entity): void {
+    const width = 208;
+    const pieces = splitText(spec.text ?? "(The sign is blank.)", DIALOG_TEXT_RULE.maxBytes);
+    const elements: DialogElement[] = [
+      { kind: "image", x: 8, y: 8, width: 8, height: 8, atlasIndex: ATLAS_SIGN },
+      { kind: "text", x: 22, y: 8, width: width - 30, height: LINE_PX, text: entity.name },
+    ];
+    let y = 24;
+    for (const piece of pieces) {
+      const height = linesFor(piece, width - 16) * LINE_PX;
+      elements.push({ kind: "text", x: 8, y, width: width - 16, height, text: piece });
+      y += height;
+    }
+    const height = Math.min(y + 28, 232);
+    elements.push({
+      kind: "button",
+      x: width / 2 - 20,
+      y: height - 20,
+      width: 40,
+      height: 12,
+      returnCode: RETURN_OK,
+      label: "OK",
+    });
+    this.game.dialogs.open(session, { x: 16, y: Math.max(4, 120 - height / 2), width, height, elements }, () => {}, {
+      key: `interactable:${entity.id}`,
+    });
+  }
+
+  private openNoticeBoard(session: Session, entity: Entity): void {
+    const elements: DialogElement[] = [
+      { kind: "image", x: 8, y: 8, width: 8, height: 8, atlasIndex: ATLAS_NOTICE_BOARD },
+      { kind: "text", x: 22, y: 8, width: 178, height: LINE_PX, text: entity.name },
+      { kind: "text", x: 8, y: 24, width: 192, height: LINE_PX, text: "Pin a notice for everyone to read:" },
+      { kind: "text_input", x: 8, y: 38, width: 192, height: 12, maxBytes: NOTICE_MAX_BYTES, text: "" },
+      { kind: "button", x: 40, y: 60, width: 48, height: 12, returnCode: RETURN_POST, label: "Post" },
+      { kind: "button", x: 120, y: 60, width: 48, height: 12, returnCode: RETURN_CANCEL, label: "Cancel" },
+    ];
+    this.game.dialogs.open(
+      session,
+      { x: 16, y: 80, width: 208, height: 80, elements },
+      (reply) => {
+        if (reply.returnCode !== RETURN_POST) return;
+        const notice = (reply.values[0] ?? "").trim();
+        if (notice === "") return;
+        // A notice is a chat line in all but name: the same per-session limit applies.
+        if (!reply.session.chat.limiter.take(performance.now())) {
+          this.game.chat.tell(reply.session, "The board is crowded; try again in a moment.", entity.name);
+          return;
+        }
+        this.stats.noticesPosted++;
+        this.game.chat.system(`${reply.session.nick}: ${notice}`, entity.name);
+      },
+      { key: `interactable:${entity.id}` },
+    );
+  }
+}
+
+/** The entity name: the object's name, else its kind, cut to what the name TLV carries. */
+function displayName(spec: InteractableSpec): string {
+  const raw = (spec.name.trim() || spec.kind.replace(/_/g, " ")).replace(/[\u0000-\u001f\u007f-\u009f]/gu, "");
+  return cutToBytes(raw, NAME_MAX_BYTES) || "sign";
+}
+
+function cutToBytes(text: string, maxBytes: number): string {
+  let cut = text;
+  while (utf8ByteLength(cut) > maxBytes) cut = Array.from(cut).slice(0, -1).join("");
+  return cut;
+}
+
+/** Splits `text` at spaces into pieces of at most `maxBytes` bytes (a text element's limit). */
+function splitText(text: string, maxBytes: number): string[] {
+  const pieces: string[] = [];
+  let current = "";
+  for (const word of text.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/gu, " ").split(" ")) {
+    const candidate = current === "" ? word : `${current} ${word}`;
+    if (utf8ByteLength(candidate) <= maxBytes) {
+      current = candidate;
+      continue;
+    }
+    if (current !== "") pieces.push(current);
+    current = cutToBytes(word, maxBytes);
+  }
+  if (current !== "" || pieces.length === 0) pieces.push(current);
+  return pieces;
+}
+
+/** Lines `text` takes when word-wrapped to `widthPx` (an estimate for the layout; the client wraps). */
+function linesFor(text: string, widthPx: number): number {
+  const columns = Math.max(1, Math.floor(widthPx / CHAR_PX));
+  let lines = 0;
+  for (const paragraph of text.split("\n")) {
+    let used = 0;
+    lines++;
+    for (const word of paragraph.split(" ")) {
+      const length = [...word].length;
+      if (used > 0 && used + 1 + length > columns) {
+        lines++;
+        used = length;
+      } else used += (used > 0 ? 1 : 0) + length;
+    }
+  }
+  return lines;
+}

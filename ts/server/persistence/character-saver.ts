@@ -1,0 +1,80 @@
+// When characters are written: the save policy of docs/persistence.md.
+// Each played character's last saved state is remembered; `saveChanged` (run
+// every SAVE_INTERVAL_MS by the game) writes only the characters whose state
+// differs from it, all in one transaction, so an idle server writes nothing and
+// a busy one commits once per interval. A character is also saved when its
+// session ends and, all together, on clean shutdown.
+import type { Entity } from "../entities.js";
+import { type CharacterState, CharacterStore } from "./character-store.js";
+
+/** How often changed characters are written: a crash loses at most this much play (plus one tick). */
+export const SAVE_INTERVAL_MS = 500;
+
+export interface PlayedCharacter {
+  readonly accountId: number;
+  readonly entity: Entity;
+}
+
+export interface SaveStats {
+  /** Transactions committed and character rows written by them. */
+  batches: number;
+  rows: number;
+  lastBatchMs: number;
+}
+
+export class CharacterSaver {
+  /** Last state written (or loaded) per account in play. */
+  private readonly saved = new Map<number, CharacterState>();
+  private readonly batch: { accountId: number; state: CharacterState }[] = [];
+  readonly stats: SaveStats = { batches: 0, rows: 0, lastBatchMs: 0 };
+
+  constructor(
+    private readonly store: CharacterStore,
+    private readonly mapName: string,
+  ) {}
+
+  load(accountId: number): CharacterState | undefined {
+    return this.store.load(accountId);
+  }
+
+  /** Starts tracking a character that entered the world; `state` is what the database holds now. */
+  track(character: PlayedCharacter, state: CharacterState): void {
+    this.saved.set(character.accountId, state);
+  }
+
+  /** Writes the characters whose state changed since their last save, in one transaction. */
+  saveChanged(characters: Iterable<PlayedCharacter>, nowMs: number): void {
+    this.batch.length = 0;
+    for (const character of characters) {
+      const state = this.stateOf(character.entity);
+      const saved = this.saved.get(character.accountId);
+      if (!saved || !sameState(saved, state)) this.batch.push({ accountId: character.accountId, state });
+    }
+    this.commit(nowMs);
+  }
+
+  /** Saves one character whose session ends (if it changed) and stops tracking it. */
+  saveAndForget(character: PlayedCharacter, nowMs: number): void {
+    this.saveChanged([character], nowMs);
+    this.saved.delete(character.accountId);
+  }
+
+  private commit(nowMs: number): void {
+    if (this.batch.length === 0) return;
+    const started = performance.now();
+    this.store.saveMany(this.batch, nowMs);
+    for (const { accountId, state } of this.batch) this.saved.set(accountId, state);
+    this.stats.batches++;
+    this.stats.rows += this.batch.length;
+    this.stats.lastBatchMs = performance.now() - started;
+    this.batch.length = 0;
+  }
+
+  private stateOf(entity: Entity): CharacterState {
+    return { map: this.mapName, x: entity.x, y: entity.y, hp: entity.hp, hpMax: entity.hpMax, elo: entity.elo };
+  }
+}
+
+function sameState(a: CharacterState, b: CharacterState): boolean {
+  return a.map === b.map && a.x === b.x && a.y === b.y && a.hp === b.hp && a.hpMax === b.hpMax && a.elo === b.elo;
+}

@@ -1,0 +1,64 @@
+// The characters table: one row per account holding where the character
+// stands and its vital numbers (docs/persistence.md § Schema).
+import type Database from "better-sqlite3";
+
+export interface CharacterState {
+  /** Map the position belongs to; null (with x, y) until the character was first saved. */
+  map: string | null;
+  x: number | null;
+  y: number | null;
+  hp: number;
+  hpMax: number;
+  elo: number;
+}
+
+/** A brand-new character: no position yet, so it gets a fresh spawn. */
+export const NEW_CHARACTER: CharacterState = { map: null, x: null, y: null, hp: 100, hpMax: 100, elo: 1000 };
+
+interface CharacterRow {
+  map: string | null;
+  x: number | null;
+  y: number | null;
+  hp: number;
+  hp_max: number;
+  elo: number;
+}
+
+export class CharacterStore {
+  private readonly selectOne: Database.Statement<[number], CharacterRow>;
+  private readonly insertOne: Database.Statement;
+  private readonly updateOne: Database.Statement;
+  private readonly saveBatch: (rows: readonly { accountId: number; state: CharacterState }[], nowMs: number) => void;
+
+  constructor(db: Database.Database) {
+    this.selectOne = db.prepare<[number], CharacterRow>(
+      "SELECT map, x, y, hp, hp_max, elo FROM characters WHERE account_id = ?",
+    );
+    this.insertOne = db.prepare(
+      "INSERT INTO characters (account_id, map, x, y, hp, hp_max, elo, saved_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    );
+    this.updateOne = db.prepare(
+      "UPDATE characters SET map = ?, x = ?, y = ?, hp = ?, hp_max = ?, elo = ?, saved_at_ms = ? WHERE account_id = ?",
+    );
+    this.saveBatch = db.transaction((rows: readonly { accountId: number; state: CharacterState }[], nowMs: number) => {
+      for (const { accountId, state } of rows) {
+        this.updateOne.run(state.map, state.x, state.y, state.hp, state.hpMax, state.elo, nowMs, accountId);
+      }
+    });
+  }
+
+  load(accountId: number): CharacterState | undefined {
+    const row = this.selectOne.get(accountId);
+    return row && { map: row.map, x: row.x, y: row.y, hp: row.hp, hpMax: row.hp_max, elo: row.elo };
+  }
+
+  /** Inserts the character of a new account (call inside the account's transaction). */
+  create(accountId: number, state: CharacterState, nowMs: number): void {
+    this.insertOne.run(accountId, state.map, state.x, state.y, state.hp, state.hpMax, state.elo, nowMs);
+  }
+
+  /** Writes every row in one transaction: all of them land, or none. */
+  saveMany(rows: readonly { accountId: number; state: CharacterState }[], nowMs: number): void {
+    if (rows.length > 0) this.saveBatch(rows, nowMs);
+  }
+}

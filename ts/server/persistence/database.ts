@@ -1,0 +1,56 @@
+// The game's embedded database: one SQLite file (better-sqlite3, synchronous
+// calls of a few microseconds each), in WAL mode so a commit appends to the
+// log instead of rewriting pages, migrated to the current schema on open.
+// docs/persistence.md describes the schema, the save policy and what survives
+// a crash.
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { loadMigrations, migrate, MIGRATIONS_DIR } from "./migrate.js";
+
+/** Where `npm start` keeps its database unless --db says otherwise. */
+export const DEFAULT_DATABASE_PATH = "data/caves.sqlite";
+/** An in-memory database: nothing survives the process (tests, throw-away servers). */
+export const MEMORY_DATABASE = ":memory:";
+
+export interface GameDatabase {
+  readonly db: Database.Database;
+  readonly path: string;
+  readonly schemaVersion: number;
+  /** Closes the connection (idempotent); the WAL is checkpointed into the main file. */
+  close(): void;
+}
+
+/**
+ * Opens (creating it and its folder if needed) and migrates the database at
+ * `path`, or an in-memory one for ":memory:". Throws when the file cannot be
+ * opened or a migration fails (MigrationError).
+ */
+export function openGameDatabase(path: string, migrationsDir: string = MIGRATIONS_DIR): GameDatabase {
+  if (path !== MEMORY_DATABASE) mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  try {
+    db.pragma("journal_mode = WAL");
+    // In WAL mode NORMAL syncs at checkpoints, not on every commit: a commit
+    // survives the process being killed (it is in the OS's file cache), and a
+    // power loss can lose the last commits but never corrupts the file.
+    db.pragma("synchronous = NORMAL");
+    db.pragma("foreign_keys = ON");
+    db.pragma("busy_timeout = 5000");
+    const schemaVersion = migrate(db, loadMigrations(migrationsDir));
+    let closed = false;
+    return {
+      db,
+      path,
+      schemaVersion,
+      close() {
+        if (closed) return;
+        closed = true;
+        db.close();
+      },
+    };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,74 @@
+// Run-time tile changes reach the clients that hold the chunk
+// (docs/protocol.md § TileUpdatePacket). Game code changes tiles through
+// Game.setTile; the changes of one tick are collected per chunk and sent at
+// the end of the tick as one TileUpdate per chunk to every session whose 3×3
+// neighbourhood contains it. The chunk's version is bumped either way, so a
+// client that misses the update converges through the manifest and the cache
+// diff, like for any stale chunk.
+import { CHUNK_SIZE } from "../constants.js";
+import { chunkId } from "../protocol/chunk-id.js";
+import { encodeTileUpdate, TILE_UPDATE_MAX_CHANGES } from "../protocol/tile-update.js";
+import type { Game } from "./game-server.js";
+
+interface PendingChunk {
+  readonly cx: number;
+  readonly cy: number;
+  /** Version before the tick's first change; the update applies to it. */
+  readonly fromVersion: number;
+  toVersion: number;
+  /** Local tile index → new tile id; a tile changed twice keeps its last id. */
+  readonly changes: Map<number, number>;
+}
+
+export class TileUpdates {
+  private readonly pending = new Map<number, PendingChunk>();
+  readonly stats = { updates: 0, datagrams: 0, tooLarge: 0 };
+
+  /** Notes that tile (x, y) became `tileId`, taking its chunk from `fromVersion` to `toVersion`. */
+  record(x: number, y: number, tileId: number, fromVersion: number, toVersion: number): void {
+    const cx = Math.floor(x / CHUNK_SIZE);
+    const cy = Math.floor(y / CHUNK_SIZE);
+    const id = chunkId(cx, cy);
+    let chunk = this.pending.get(id);
+    if (!chunk) {
+      chunk = { cx, cy, fromVersion, toVersion, changes: new Map() };
+      this.pending.set(id, chunk);
+    }
+    chunk.toVersion = toVersion;
+    chunk.changes.set((y - cy * CHUNK_SIZE) * CHUNK_SIZE + (x - cx * CHUNK_SIZE), tileId);
+  }
+
+  /** Sends the tick's updates. Chunks with more changes than one update carries are left to the cache diff. */
+  flush(game: Game): void {
+    if (this.pending.size === 0) return;
+    for (const [id, chunk] of this.pending) {
+      if (chunk.changes.size > TILE_UPDATE_MAX_CHANGES) {
+        this.stats.tooLarge++;
+        continue;
+      }
+      const changes = [...chunk.changes].map(([tileIndex, tileId]) => ({ tileIndex, tileId }));
+      const out = new Uint8Array(15 + changes.length * 4);
+      encodeTileUpdate(
+        {
+          type: "tile_update",
+          clientType: 0,
+          chunkId: id,
+          fromVersion: chunk.fromVersion,
+          toVersion: chunk.toVersion,
+          changes,
+        },
+        out,
+      );
+      this.stats.updates++;
+      for (const session of game.sessions.values()) {
+        if (!session.peer) continue;
+        const scx = Math.floor(session.entity.x / CHUNK_SIZE);
+        const scy = Math.floor(session.entity.y / CHUNK_SIZE);
+        if (Math.abs(scx - chunk.cx) > 1 || Math.abs(scy - chunk.cy) > 1) continue;
+        this.stats.datagrams++;
+        game.send(session, out);
+      }
+    }
+    this.pending.clear();
+  }
+}
