@@ -1,28 +1,60 @@
-// The HTTP API of the game server: guest join, status and metrics.
-// docs/server.md documents every route.
+// The HTTP API of the game server: guest join, accounts (register, login),
+// status and metrics. docs/server.md documents every route. Passwords travel
+// only here (over HTTP, HTTPS in front of it in production), never in a datagram.
 import { PROTOCOL_VERSION } from "../protocol/header.js";
+import { AccountError } from "./accounts/account-service.js";
 import { type Game, JoinError } from "./game-server.js";
-import { HttpError, type HttpApi, stringField } from "./http-api.js";
+import { HttpError, type HttpApi, type HttpReply, stringField } from "./http-api.js";
 import { checkNick } from "./nick.js";
 import { prometheusText } from "./prometheus.js";
+import type { Session } from "./session.js";
 
 export function installApiRoutes(http: HttpApi, game: Game, udpPort: () => number): void {
+  /** What every way into the game answers: the session's token and where to send datagrams. */
+  const joined = (session: Session): HttpReply => ({
+    body: {
+      token: session.tokenHex,
+      entityId: session.entity.id,
+      protocolVersion: PROTOCOL_VERSION,
+      udpPort: udpPort(),
+    },
+  });
+  const refusal = (error: unknown): never => {
+    if (error instanceof JoinError || error instanceof AccountError) throw new HttpError(error.status, error.message);
+    throw error;
+  };
+
   http.route("POST", "/api/guest", ({ body }) => {
     const checked = checkNick(stringField(body, "nick"));
     if (!checked.ok) throw new HttpError(400, checked.reason);
     try {
-      const session = game.join(checked.nick);
-      return {
-        body: {
-          token: session.tokenHex,
-          entityId: session.entity.id,
-          protocolVersion: PROTOCOL_VERSION,
-          udpPort: udpPort(),
-        },
-      };
+      return joined(game.join(checked.nick));
     } catch (error) {
-      if (error instanceof JoinError) throw new HttpError(error.status, error.message);
-      throw error;
+      return refusal(error);
+    }
+  });
+
+  // Body {"name", "password", "nick"}: creates the account and its character, and plays it.
+  http.route("POST", "/api/register", async ({ body }) => {
+    const name = stringField(body, "name");
+    const password = stringField(body, "password");
+    const nick = stringField(body, "nick");
+    try {
+      return joined(await game.accounts.register(name, password, nick));
+    } catch (error) {
+      return refusal(error);
+    }
+  });
+
+  // Body {"name", "password"}: plays the account's character where it was saved,
+  // replacing a session the account already has.
+  http.route("POST", "/api/login", async ({ body }) => {
+    const name = stringField(body, "name");
+    const password = stringField(body, "password");
+    try {
+      return joined(await game.accounts.login(name, password));
+    } catch (error) {
+      return refusal(error);
     }
   });
 

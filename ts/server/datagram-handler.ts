@@ -39,8 +39,34 @@ export class DatagramHandler {
         return this.onEntityQuery(packet, peer, nowMs);
       case "ping":
         return this.onPing(packet, peer, nowMs);
+      case "chat_post": {
+        const session = this.authenticate(packet.authToken, peer, nowMs);
+        if (session) this.game.chat.onPost(session, packet, nowMs);
+        return;
+      }
+      case "chat_ack": {
+        const session = this.authenticate(packet.authToken, peer, nowMs);
+        if (session) this.game.chat.onAck(session, packet, nowMs);
+        return;
+      }
+      case "dialog_ack": {
+        const session = this.authenticate(packet.authToken, peer, nowMs);
+        if (session) this.game.dialogs.onAck(session, packet);
+        return;
+      }
+      case "dialog_reply": {
+        const session = this.authenticate(packet.authToken, peer, nowMs);
+        if (session) this.game.dialogs.onReply(session, packet);
+        return;
+      }
+      case "custom_to_server": {
+        const session = this.authenticate(packet.authToken, peer, nowMs);
+        if (session) this.game.custom.dispatch(session, packet);
+        return;
+      }
       default:
-        // State, Chunk, Entity, EntityDetail and Pong only flow server → client.
+        // State, Chunk, Entity, EntityDetail, Pong, ChatPostAck, Chat, TileUpdate,
+        // Dialog, DialogClose and CustomToClient only flow server → client.
         return metrics.drop("wrong_direction");
     }
   }
@@ -110,6 +136,8 @@ export class DatagramHandler {
       out,
     );
     this.send(session, out.subarray(0, size));
+    // From a player next to an interactable, the query is also "use it" (interactables.ts).
+    this.game.interactables.onQuery(session, entity);
   }
 
   /** Pong answers only a link already bound to a live session (a Ping carries no token). */
