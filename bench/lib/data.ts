@@ -1,0 +1,69 @@
+// Deterministic inputs shared by the suites: seeded generators only, so every
+// run (and every other host) sees the same bytes.
+
+/** xorshift32 in [0, 1). */
+export function xorshift(seed: number): () => number {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 4294967296;
+  };
+}
+
+/** mulberry32 in [0, 1): better low bits than xorshift, used for grids and bots. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A cave chunk with the default tile ids: walls from a cellular automaton, floor speckled with variants (6 ids). */
+export function caveChunk(seed: number): Uint16Array {
+  const random = xorshift(seed);
+  let wall = Uint8Array.from({ length: 34 * 34 }, () => (random() < 0.45 ? 1 : 0));
+  for (let step = 0; step < 4; step++) {
+    const next = new Uint8Array(34 * 34);
+    for (let y = 0; y < 34; y++) {
+      for (let x = 0; x < 34; x++) {
+        let walls = 0;
+        for (let dy = -1; dy <= 1; dy++) {
+          for (let dx = -1; dx <= 1; dx++) {
+            const nx = x + dx;
+            const ny = y + dy;
+            walls += nx < 0 || ny < 0 || nx >= 34 || ny >= 34 ? 1 : wall[ny * 34 + nx];
+          }
+        }
+        next[y * 34 + x] = walls >= 5 ? 1 : 0;
+      }
+    }
+    wall = next;
+  }
+  const tiles = new Uint16Array(1024);
+  for (let y = 0; y < 32; y++) {
+    for (let x = 0; x < 32; x++) {
+      const roll = random();
+      const isWall = wall[(y + 1) * 34 + x + 1] === 1;
+      tiles[y * 32 + x] = isWall ? (roll < 0.15 ? 6 : 5) : roll < 0.08 ? 2 : roll < 0.14 ? 3 : roll < 0.16 ? 11 : 1;
+    }
+  }
+  return tiles;
+}
+
+/** 64 distinct large ids scattered at random: the worst case the chunk format allows. */
+export function scatteredChunk(seed: number): Uint16Array {
+  const random = xorshift(seed);
+  return Uint16Array.from({ length: 1024 }, (_, i) => 1000 + 977 * (i < 64 ? i : Math.floor(random() * 64)));
+}
+
+/** Random bytes. */
+export function randomBytes(seed: number, length: number): Uint8Array {
+  const random = xorshift(seed);
+  return Uint8Array.from({ length }, () => Math.floor(random() * 256));
+}
