@@ -183,14 +183,14 @@ async function walkWithKey(page: Page, min: number, max: number): Promise<{ star
 }
 
 /** Clicks a far reachable tile, screenshots the walk, waits for arrival; returns the tile. */
-async function walkByClick(page: Page): Promise<Tile> {
+async function walkByClick(page: Page, label: string): Promise<Tile> {
   const start = await settledPosition(page);
   const target = farReachableTile(start);
   // Let the camera finish gliding onto the player, so the tile is where clickTile computes it.
   await page.waitForTimeout(300);
   await clickTile(page, start, target);
   await waitForDebug(page, (text) => /^pending [1-9]/m.test(text), 3000);
-  await page.screenshot({ path: join(ARTIFACTS, `walking-${target.x}-${target.y}.png`) });
+  await page.screenshot({ path: join(ARTIFACTS, `walking-${label}.png`) });
   await waitForDebug(
     page,
     (text) => {
@@ -268,7 +268,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the game in Chromium", () => {
   }, 30_000);
 
   it("walks to a clicked tile 10+ tiles away", async () => {
-    const target = await walkByClick(pages[0]);
+    const target = await walkByClick(pages[0], "webrtc");
     expect(await settledPosition(pages[0])).toEqual(target);
     await pages[0].waitForTimeout(400);
     await pages[0].screenshot({ path: join(ARTIFACTS, "game-webrtc.png") });
@@ -281,7 +281,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the game in Chromium", () => {
     expect(await page.getByTestId("status").textContent()).toBe("Playing as Cy via websocket");
     await waitForDebug(page, (text) => /^entities [2-9]$/m.test(text), 10_000);
     await walkWithKey(page, 2, 12);
-    await walkByClick(page);
+    await walkByClick(page, "websocket");
     await page.screenshot({ path: join(ARTIFACTS, "game-websocket.png") });
   }, 60_000);
 
