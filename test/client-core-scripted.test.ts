@@ -9,7 +9,7 @@ import { RttEstimator } from "../ts/client/core/rtt.js";
 import { earliestWindow, leadMs } from "../ts/client/core/scheduler.js";
 import type { GuestSession } from "../ts/client/core/session-api.js";
 import type { Transport } from "../ts/client/core/transport.js";
-import { encodePing, type EntityEntry, type PingPacket } from "../ts/protocol/index.js";
+import { chunkId, encodePing, encodeTileUpdate, type EntityEntry, type PingPacket } from "../ts/protocol/index.js";
 import { loadCore } from "../ts/wasm/node.js";
 import {
   chunkDatagram,
@@ -152,6 +152,43 @@ describe("binding and chunks", () => {
     expect(client.stats.chunksCached).toBe(9);
     expect(client.sim.getTile(44, 40)).toBe(WALL);
     expect(client.sim.getTile(80, 80)).toBe(FLOOR);
+  });
+});
+
+describe("tile updates", () => {
+  it("applies a tile update to the chunk held at its from_version, and ignores one for another version", async () => {
+    const { link, client } = await newClient();
+    startPlaying(link, client);
+    const update = (fromVersion: number, toVersion: number, x: number, y: number, tileId: number) => {
+      const out = new Uint8Array(1200);
+      const size = encodeTileUpdate(
+        {
+          type: "tile_update",
+          clientType: 0,
+          chunkId: chunkId(1, 1),
+          fromVersion,
+          toVersion,
+          changes: [{ tileIndex: (y - 32) * 32 + (x - 32), tileId }],
+        },
+        out,
+      );
+      return out.slice(0, size);
+    };
+    link.deliver(update(1, 2, 41, 40, WALL));
+    expect(client.sim.getTile(41, 40)).toBe(WALL);
+    expect(client.chunks.version(chunkId(1, 1))).toBe(2);
+    link.deliver(update(1, 3, 42, 40, WALL)); // not the version held: ignored
+    expect(client.sim.getTile(42, 40)).toBe(FLOOR);
+    expect(client.chunks.version(chunkId(1, 1))).toBe(2);
+    // The manifest now lists version 2: nothing is missing, nothing is requested.
+    const before = link.sent.length;
+    const entities = entityUpdate(102, [player(7, 40, 40)]);
+    link.deliver(stateDatagram(102, 1, 1, entities.checksum, 7, (cx, cy) => (cx === 1 && cy === 1 ? 2 : 1)));
+    for (let step = 0; step < 50; step++) client.update((nowMs += 10));
+    expect(link.actions(before)).toHaveLength(0);
+    client.setHeldAction(E); // and the new wall stops the walk
+    for (let step = 0; step < 50; step++) client.update((nowMs += 10));
+    expect(link.actions(before)).toHaveLength(0);
   });
 });
 

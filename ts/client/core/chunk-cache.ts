@@ -4,12 +4,17 @@
 // that version is missing, and the cache list of every ActionPacket tells the
 // server what is held, so it can send the rest (protocol: Reliability).
 //
+// A TileUpdatePacket turns a chunk held at its from_version into its
+// to_version in place; held at any other version (or not held), the update is
+// ignored and the chunk converges like any stale one, by re-download.
+//
 // Bounded: chunks farther than `keepRadius` chunks (Chebyshev) from the
 // player's chunk are evicted, and a hard cap covers a teleporting player.
 import { CHUNK_TILE_COUNT, PALETTE_MAX } from "../../constants.js";
 import { type ChunkView, readChunkPalette } from "../../protocol/chunk.js";
 import { type ChunkEntry, chunkX, chunkY } from "../../protocol/chunk-id.js";
 import { MANIFEST_ENTRIES } from "../../protocol/state.js";
+import type { TileUpdatePacket } from "../../protocol/tile-update.js";
 import type { WasmCodec } from "../../wasm/codec.js";
 
 export interface CachedChunk {
@@ -60,6 +65,16 @@ export class ChunkCache {
     }
     const chunk: CachedChunk = { id: view.chunkId, version: view.version, tiles };
     this.chunks.set(view.chunkId, chunk);
+    return chunk;
+  }
+
+  /** Applies a run-time tile change; returns the updated chunk, or null when the update does not apply. */
+  applyTileUpdate(update: TileUpdatePacket): CachedChunk | null {
+    const held = this.chunks.get(update.chunkId);
+    if (!held || held.version !== update.fromVersion) return null;
+    for (const change of update.changes) held.tiles[change.tileIndex] = change.tileId;
+    const chunk: CachedChunk = { id: held.id, version: update.toVersion, tiles: held.tiles };
+    this.chunks.set(held.id, chunk);
     return chunk;
   }
 

@@ -103,7 +103,7 @@ export interface GameClientConfig {
   reconnect?: ReconnectFn;
   /**
    * Receives every decoded server packet this core does not handle itself (features layered on top:
-   * chat, dialogs, tile updates). Views alias the datagram: copy what you keep.
+   * chat, dialogs, custom messages). Views alias the datagram: copy what you keep.
    */
   onOtherPacket?: (packet: PacketView) => void;
   options?: Partial<GameClientOptions>;
@@ -501,6 +501,11 @@ export class GameClient {
         return;
       case "chunk":
         return this.onChunk(packet);
+      case "tile_update": {
+        const chunk = this.chunks.applyTileUpdate(packet);
+        if (chunk) this.grid.put(chunk);
+        return;
+      }
       case "pong": {
         const sample = this.pinger.receive(packet.timestampMs, nowMs);
         if (sample !== null) this.rtt.addSample(sample);
