@@ -66,7 +66,8 @@ function fnvCases(): Case[] {
   ] as const) {
     const bytes = ascii(text);
     const hash = fnv1a(bytes, 0, bytes.length);
-    if (hash !== known) throw new Error(`reference fnv1a("${text}") = ${hash.toString(16)}, expected ${known.toString(16)}`);
+    if (hash !== known)
+      throw new Error(`reference fnv1a("${text}") = ${hash.toString(16)}, expected ${known.toString(16)}`);
     cases.push(
       makeCase(`fnv1a "${label}"`, [
         ...(bytes.length ? [{ write: "IO", hex: hex(bytes) }] : []),
@@ -86,7 +87,11 @@ function fnvCases(): Case[] {
     cases.push(
       makeCase(`fnv1a ${length} random bytes`, [
         { write: "IO", offset: 3, hex: hex(bytes) },
-        { call: "fnv1a", args: [{ global: "IO", offset: 3 }, length, 0x811c9dc5 | 0], expect: fnv1a(bytes, 0, length) | 0 },
+        {
+          call: "fnv1a",
+          args: [{ global: "IO", offset: 3 }, length, 0x811c9dc5 | 0],
+          expect: fnv1a(bytes, 0, length) | 0,
+        },
       ]),
     );
   }
@@ -233,8 +238,12 @@ function stepChunk(): Uint16Array {
 
 /** Steps that load the step chunk into a 32×32 grid at world origin (originX, originY). */
 function gridSteps(chunk: Uint16Array, originX: number, originY: number, flags: Map<number, number>): Step[] {
-  const steps: Step[] = [{ call: "grid_init", args: [32, 32, originX, originY], expect: 1 }, { call: "flags_reset", args: [] }];
-  for (const [id, bits] of flags) steps.push({ write: "TILE_FLAGS", offset: id, hex: bits.toString(16).padStart(2, "0") });
+  const steps: Step[] = [
+    { call: "grid_init", args: [32, 32, originX, originY], expect: 1 },
+    { call: "flags_reset", args: [] },
+  ];
+  for (const [id, bits] of flags)
+    steps.push({ write: "TILE_FLAGS", offset: id, hex: bits.toString(16).padStart(2, "0") });
   steps.push({ write: "CHUNK_TILES", hex: hex(chunk) });
   steps.push({ call: "grid_put_chunk", args: [Math.floor(originX / 32), Math.floor(originY / 32)] });
   return steps;
@@ -272,18 +281,29 @@ function simCases(): Case[] {
     stepCalls.push({ call: "allowed_steps", args: [x, y], expect: mask });
   }
   stepCalls.push({ call: "step_allowed", args: [11, 11, -1], expect: 0 });
-  cases.push(makeCase("step_allowed on a 32×32 grid (walls, border, water, corner cutting, outside)", [...gridSteps(chunk, 0, 0, flags), ...stepCalls]));
+  cases.push(
+    makeCase("step_allowed on a 32×32 grid (walls, border, water, corner cutting, outside)", [
+      ...gridSteps(chunk, 0, 0, flags),
+      ...stepCalls,
+    ]),
+  );
 
   // The same rule with the grid at a negative origin: world coordinates shift, answers do not.
   const shifted: Step[] = [];
   for (const [x, y] of probes.slice(0, 5)) {
     for (let action = 1; action <= 8; action++) {
-      shifted.push({ call: "step_allowed", args: [x - 64, y + 32, action], expect: grid.stepAllowed(x, y, action) ? 1 : 0 });
+      shifted.push({
+        call: "step_allowed",
+        args: [x - 64, y + 32, action],
+        expect: grid.stepAllowed(x, y, action) ? 1 : 0,
+      });
     }
   }
   shifted.push({ call: "grid_get_tile", args: [11 - 64, 10 + 32], expect: chunk[10 * 32 + 11] });
   shifted.push({ call: "grid_get_tile", args: [0, 0], expect: 0xffff });
-  cases.push(makeCase("step_allowed with the grid at world origin (-64, 32)", [...gridSteps(chunk, -64, 32, flags), ...shifted]));
+  cases.push(
+    makeCase("step_allowed with the grid at world origin (-64, 32)", [...gridSteps(chunk, -64, 32, flags), ...shifted]),
+  );
 
   // replay: pending steps, some already acknowledged, one blocked.
   const pending = [
@@ -336,12 +356,16 @@ function simCases(): Case[] {
   const caveGrid = new RefGrid(size, size, 0, 0);
   caveGrid.flags[WALL] = 1;
   for (let i = 0; i < size * size; i++) caveGrid.tiles[i] = wall[i] ? WALL : FLOOR;
-  const steps: Step[] = [{ call: "grid_init", args: [size, size, 0, 0], expect: 1 }, { call: "flags_reset", args: [] }];
+  const steps: Step[] = [
+    { call: "grid_init", args: [size, size, 0, 0], expect: 1 },
+    { call: "flags_reset", args: [] },
+  ];
   steps.push({ write: "TILE_FLAGS", offset: WALL, hex: "01" });
   for (let cy = 0; cy < size / 32; cy++) {
     for (let cx = 0; cx < size / 32; cx++) {
       const tiles = new Uint16Array(1024);
-      for (let y = 0; y < 32; y++) for (let x = 0; x < 32; x++) tiles[y * 32 + x] = caveGrid.tiles[(cy * 32 + y) * size + cx * 32 + x];
+      for (let y = 0; y < 32; y++)
+        for (let x = 0; x < 32; x++) tiles[y * 32 + x] = caveGrid.tiles[(cy * 32 + y) * size + cx * 32 + x];
       steps.push({ write: "CHUNK_TILES", hex: hex(tiles) }, { call: "grid_put_chunk", args: [cx, cy] });
     }
   }
@@ -373,9 +397,17 @@ function simCases(): Case[] {
     }
   }
   const [fx] = free;
-  steps.push({ call: "astar", args: [fx % size, Math.floor(fx / size), fx % size, Math.floor(fx / size), 100], expect: 0 });
+  steps.push({
+    call: "astar",
+    args: [fx % size, Math.floor(fx / size), fx % size, Math.floor(fx / size), 100],
+    expect: 0,
+  });
   const wallCell = wall.indexOf(1);
-  steps.push({ call: "astar", args: [fx % size, Math.floor(fx / size), wallCell % size, Math.floor(wallCell / size), 100], expect: -4 });
+  steps.push({
+    call: "astar",
+    args: [fx % size, Math.floor(fx / size), wallCell % size, Math.floor(wallCell / size), 100],
+    expect: -4,
+  });
   steps.push({ call: "astar", args: [fx % size, Math.floor(fx / size), size + 3, 0, 100], expect: -4 });
   cases.push(makeCase("astar on a 64×64 cave: lengths, exact paths, endpoints", steps));
   return cases;
@@ -413,7 +445,13 @@ function blitCases(): Case[] {
   const spriteView = new DataView(spriteBytes.buffer);
   const positions = seeded(4, 40 * 3, 0);
   for (let i = 0; i < 40; i++) {
-    const sprite = { x: positions[3 * i] - 8, y: positions[3 * i + 1] - 8, tile: positions[3 * i + 2] & 3, mode: i % 10 === 0 ? 2 : 1, tint: 0xe0 };
+    const sprite = {
+      x: positions[3 * i] - 8,
+      y: positions[3 * i + 1] - 8,
+      tile: positions[3 * i + 2] & 3,
+      mode: i % 10 === 0 ? 2 : 1,
+      tint: 0xe0,
+    };
     ref.setSprite(i, sprite);
     spriteView.setInt16(i * 8, sprite.x, true);
     spriteView.setInt16(i * 8 + 2, sprite.y, true);
@@ -434,12 +472,19 @@ function blitCases(): Case[] {
   ref.blit(0x4000, 128, 8, 0, 16, 8, 300, 230, 1, 0);
   steps.push(
     { call: "fb_clear", args: [0x25] },
-    { call: "draw_tilemap", args: [{ global: "IO" }, 31, 31, 31, -3, -5, { global: "ATLAS" }, 16, 8, 8, 0, 0, 240, 240] },
+    {
+      call: "draw_tilemap",
+      args: [{ global: "IO" }, 31, 31, 31, -3, -5, { global: "ATLAS" }, 16, 8, 8, 0, 0, 240, 240],
+    },
     { call: "draw_sprites", args: [40, { global: "ATLAS", offset: 0x4000 }, 16, 8, 8, 0, 0, 240, 240] },
     { call: "fill_rect", args: [240, 0, 80, 240, 0x25] },
     { call: "draw_rect", args: [240, 0, 80, 240, 0xff] },
     { call: "hbar", args: [244, 4, 72, 6, 37, 100, 0xe0, 0x20] },
-    { call: "draw_text", args: [{ global: "IO", offset: 4096 }, text.length, 244, 14, 0xfc, { global: "ATLAS", offset: 0x8000 }, 16], expect: pen },
+    {
+      call: "draw_text",
+      args: [{ global: "IO", offset: 4096 }, text.length, 244, 14, 0xfc, { global: "ATLAS", offset: 0x8000 }, 16],
+      expect: pen,
+    },
     { call: "blit", args: [{ global: "ATLAS", offset: 0x4000 }, 128, 8, 0, 16, 8, 300, 230, 1, 0] },
     { check: "FRAMEBUFFER", length: 76800, fnv1a: fnv1a(ref.framebuffer, 0, 76800) | 0 },
     { check: "FRAMEBUFFER", offset: 240 * 320, hex: hex(ref.framebuffer.subarray(240 * 320, 240 * 320 + 64)) },

@@ -28,7 +28,10 @@ function option(name: string, fallback: string): string {
 const root = new URL("../../", import.meta.url);
 const wasmPath = option("--wasm", new URL("build/core.wasm", root).pathname);
 const vectorsPath = option("--vectors", new URL("hosts/vectors.json", root).pathname);
-const runtime = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined" ? "Bun (JavaScriptCore)" : `Node ${process.version} (V8)`;
+const runtime =
+  typeof (globalThis as { Bun?: unknown }).Bun !== "undefined"
+    ? "Bun (JavaScriptCore)"
+    : `Node ${process.version} (V8)`;
 
 function fromHex(hex: string): Uint8Array {
   const bytes = new Uint8Array(hex.length / 2);
@@ -85,7 +88,8 @@ function runCase(testCase: Case): string | null {
         }
       } else {
         const hash = fnv1a(bytes.subarray(start, start + (step.length ?? 0)));
-        if (hash !== step.fnv1a) return `${where}: fnv1a of ${step.length} bytes at ${step.check} is ${hash}, expected ${step.fnv1a}`;
+        if (hash !== step.fnv1a)
+          return `${where}: fnv1a of ${step.length} bytes at ${step.check} is ${hash}, expected ${step.fnv1a}`;
       }
     }
   }

@@ -31,7 +31,28 @@ for (const info of simdFunctions) {
   module.removeFunction(info.name);
   module.addFunction(info.name, info.params, info.results, [], module.unreachable());
 }
-const stubbed = new Set(simdFunctions.map((info) => info.name));
+// Exports that reach a stub through calls trap too (chunk_encode calls palette_build and pack6).
+const traps = new Set(simdFunctions.map((info) => info.name));
+const callees = new Map();
+for (let i = 0; i < module.getNumFunctions(); i++) {
+  const info = binaryen.getFunctionInfo(module.getFunctionByIndex(i));
+  if (info.body === 0 || traps.has(info.name)) continue;
+  const text = binaryen.emitText(info.body);
+  callees.set(
+    info.name,
+    [...text.matchAll(/\(call \$([^\s)]+)/g)].map((match) => match[1]),
+  );
+}
+for (let grew = true; grew;) {
+  grew = false;
+  for (const [name, calls] of callees) {
+    if (!traps.has(name) && calls.some((callee) => traps.has(callee))) {
+      traps.add(name);
+      grew = true;
+    }
+  }
+}
+const stubbed = traps;
 const stubbedExports = [];
 for (let i = 0; i < module.getNumExports(); i++) {
   const info = binaryen.getExportInfo(module.getExportByIndex(i));
@@ -47,5 +68,5 @@ if (!module.validate()) {
 writeFileSync(output, module.emitBinary());
 writeFileSync(stubbedList, stubbedExports.sort().join("\n") + "\n");
 process.stderr.write(
-  `strip-simd: ${simdFunctions.length} SIMD functions stubbed; exports that now trap: ${stubbedExports.join(", ") || "none"}\n`,
+  `strip-simd: ${simdFunctions.length} SIMD functions stubbed; exports that now trap (directly or via calls): ${stubbedExports.join(", ") || "none"}\n`,
 );

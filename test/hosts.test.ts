@@ -1,0 +1,128 @@
+// The core module in other hosts: the golden vectors (hosts/vectors.json, made
+// from the JS reference kernels) run against build/core.wasm through the plain
+// WebAssembly API under Node and Bun, and through wasm2c + gcc as a C program.
+// Each host is skipped, saying why, when its tools are not installed.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildVectors, formatVectors, VECTORS_PATH, type VectorFile } from "../hosts/make-vectors.js";
+
+const ROOT = join(import.meta.dirname, "..");
+const BUN = join(ROOT, "node_modules/.bin/bun");
+const RUNNER = join(ROOT, "hosts/bun/run-vectors.ts");
+const C_RUNNER = join(ROOT, "hosts/c/build/run-vectors");
+const WASM_RT = ["/usr/share/wabt/wasm2c/wasm-rt-impl.c", "/usr/src/wasm2c/wasm-rt-impl.c"];
+
+const vectors = JSON.parse(readFileSync(VECTORS_PATH, "utf8")) as VectorFile;
+
+function run(command: string, args: string[], timeoutMs = 60_000) {
+  const result = spawnSync(command, args, { cwd: ROOT, encoding: "utf8", timeout: timeoutMs });
+  return { status: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "", error: result.error };
+}
+
+function works(command: string, args: string[]): boolean {
+  const result = spawnSync(command, args, { encoding: "utf8", timeout: 10_000 });
+  return result.status === 0;
+}
+
+/** A copy of the vectors with one expected return value changed: every runner must report it. */
+function corruptedVectors(): string {
+  const copy = JSON.parse(JSON.stringify(vectors)) as VectorFile;
+  const target = copy.cases.find((c) => c.name.startsWith("astar"))!;
+  const call = target.steps.find((step) => "call" in step && step.call === "astar" && (step.expect ?? 0) > 0);
+  if (!call || !("call" in call)) throw new Error("no astar call to corrupt");
+  call.expect = (call.expect ?? 0) + 1;
+  const dir = mkdtempSync(join(tmpdir(), "vectors-"));
+  const path = join(dir, "vectors.json");
+  writeFileSync(path, JSON.stringify(copy));
+  return path;
+}
+
+const closing = /^(\d+) passed, (\d+) failed, (\d+) skipped$/m;
+
+describe("golden vectors", () => {
+  it("hosts/vectors.json is what the JS reference kernels produce today", () => {
+    expect(readFileSync(VECTORS_PATH, "utf8")).toBe(formatVectors(buildVectors()));
+  });
+
+  it("covers every kernel family the brief names", () => {
+    const calls = new Set(vectors.cases.flatMap((c) => c.exports));
+    for (const name of [
+      "unpack6",
+      "pack6",
+      "palette_build",
+      "fnv1a",
+      "step_allowed",
+      "astar",
+      "replay",
+      "draw_tilemap",
+      "fb_to_rgba",
+    ]) {
+      expect(calls, name).toContain(name);
+    }
+  });
+});
+
+describe("Node (V8) host: plain WebAssembly API", () => {
+  it("passes every vector", () => {
+    const result = run(process.execPath, ["--import", "tsx", RUNNER]);
+    expect(result.stdout).toMatch(closing);
+    expect(result.stdout).toContain(`${vectors.cases.length} passed, 0 failed, 0 skipped`);
+    expect(result.status).toBe(0);
+  });
+
+  it("reports a wrong expected value as a failure", () => {
+    const result = run(process.execPath, ["--import", "tsx", RUNNER, "--vectors", corruptedVectors()]);
+    expect(result.stdout).toMatch(/^FAIL astar/m);
+    expect(result.status).toBe(1);
+  });
+});
+
+const bunAvailable = existsSync(BUN) && works(BUN, ["--version"]);
+if (!bunAvailable) console.log("hosts.test: Bun host skipped (node_modules/.bin/bun missing or not runnable)");
+
+describe.skipIf(!bunAvailable)("Bun (JavaScriptCore) host", () => {
+  it("passes every vector", () => {
+    const result = run(BUN, [RUNNER]);
+    expect(result.stdout).toContain("Bun (JavaScriptCore)");
+    expect(result.stdout).toContain(`${vectors.cases.length} passed, 0 failed, 0 skipped`);
+    expect(result.status).toBe(0);
+  });
+
+  it("reports a wrong expected value as a failure", () => {
+    const result = run(BUN, [RUNNER, "--vectors", corruptedVectors()]);
+    expect(result.stdout).toMatch(/^FAIL astar/m);
+    expect(result.status).toBe(1);
+  });
+});
+
+const cAvailable = works("wasm2c", ["--version"]) && works("gcc", ["--version"]) && WASM_RT.some((p) => existsSync(p));
+if (!cAvailable)
+  console.log("hosts.test: C host skipped (needs wasm2c and the wasm-rt sources from Debian's wabt, and gcc)");
+
+describe.skipIf(!cAvailable)("C host: wasm2c 1.0.32 + gcc", () => {
+  it("builds, runs every non-SIMD vector, and names the skipped SIMD ones", { timeout: 180_000 }, () => {
+    const build = run("sh", ["hosts/c/build.sh"], 170_000);
+    expect(build.status, build.stderr).toBe(0);
+    const stubbed = new Set(readFileSync(join(ROOT, "hosts/c/build/stubbed.txt"), "utf8").split("\n").filter(Boolean));
+    // The kernels without SIMD must all be there: the C host runs them for real.
+    for (const name of ["fnv1a", "step_allowed", "allowed_steps", "replay", "astar", "grid_init", "draw_tilemap"]) {
+      expect(stubbed.has(name), name).toBe(false);
+    }
+    const result = run(C_RUNNER, ["hosts/vectors.json", "hosts/c/build/stubbed.txt"]);
+    const expectedSkips = vectors.cases.filter((c) => c.exports.some((name) => stubbed.has(name)));
+    const match = closing.exec(result.stdout);
+    expect(match, result.stdout).not.toBeNull();
+    expect(Number(match![2])).toBe(0);
+    expect(Number(match![3])).toBe(expectedSkips.length);
+    expect(Number(match![1])).toBe(vectors.cases.length - expectedSkips.length);
+    for (const skipped of expectedSkips) expect(result.stdout).toContain(`skip ${skipped.name}:`);
+    expect(result.status).toBe(0);
+
+    const broken = run(C_RUNNER, [corruptedVectors(), "hosts/c/build/stubbed.txt"]);
+    expect(broken.stdout).toMatch(/^FAIL astar/m);
+    expect(broken.status).toBe(1);
+  });
+});
