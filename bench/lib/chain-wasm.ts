@@ -100,7 +100,7 @@ const XOR_MUL_BODY = [
   0x0b,
 ];
 
-export function chainModuleBytes(): Uint8Array {
+export function chainModuleBytes(): Uint8Array<ArrayBuffer> {
   const types = section(1, [1, 0x60, 2, I32, I32, 1, I32]);
   const functions = section(3, [2, 0, 0]);
   const exports = section(7, [2, ...name("mul_chain"), 0, 0, ...name("xor_mul_chain"), 0, 1]);
@@ -120,7 +120,7 @@ export interface ChainModule {
 }
 
 export async function loadChainModule(): Promise<ChainModule> {
-  const { instance } = await WebAssembly.instantiate(chainModuleBytes());
+  const instance = await WebAssembly.instantiate(await WebAssembly.compile(chainModuleBytes()));
   const exports = instance.exports as unknown as {
     mul_chain: ChainModule["mulChain"];
     xor_mul_chain: ChainModule["xorMulChain"];
