@@ -1,0 +1,292 @@
+// Fault cases on top of the bad-link convergence tests (docs/netcode.md § Fault
+// cases): every in-flight action lost, several ticks of entity updates lost in a
+// row, a 3 s blackout, and the server restarting. Each walks the course (start →
+// goal 30 tiles away behind two walls) with a clean client walking the same
+// route at the same moment as its baseline, and checks the same invariants as
+// the convergence tests every round: the prediction never in a wall, the chunk
+// neighbourhood complete within 2 s of every crossing, and at the end predicted
+// = confirmed = the server's position = the goal.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { GameClient, Transport } from "../ts/client/core/index.js";
+import { ACTION_NOOP } from "../ts/protocol/action.js";
+import { decodePacket, type PacketView } from "../ts/protocol/index.js";
+import type { RunningServer } from "../ts/server/server.js";
+import { sleep } from "./client-core-support.js";
+import {
+  COURSE_GOAL,
+  COURSE_START,
+  type CourseMap,
+  driveUntil,
+  formatWalk,
+  joinCourse,
+  serverPosition,
+  startCourseServer,
+  tearDown,
+  walkTogether,
+  Watch,
+  writeCourseMap,
+} from "./convergence-support.js";
+
+let map: CourseMap;
+let server: RunningServer;
+let baseUrl: string;
+const clients: GameClient[] = [];
+
+beforeAll(async () => {
+  map = writeCourseMap();
+  server = await startCourseServer(map);
+  baseUrl = `http://127.0.0.1:${server.httpPort}`;
+});
+
+afterAll(() => tearDown(clients, server, map));
+
+/** Same bound as the convergence tests: a correction costs at most one replan, plus this slack per goal. */
+const REPLAN_SLACK = 2;
+
+/** A transport that drops the datagrams `drop` picks (decoded), in one direction, while `active()`. */
+function dropping(
+  udp: Transport,
+  direction: "up" | "down",
+  active: () => boolean,
+  drop: (packet: PacketView) => boolean,
+  counter: { dropped: number },
+): Transport {
+  const picks = (datagram: Uint8Array) => {
+    if (!active()) return false;
+    const decoded = decodePacket(datagram);
+    if (!decoded.ok || !drop(decoded.packet)) return false;
+    counter.dropped++;
+    return true;
+  };
+  return {
+    name: udp.name,
+    send: (datagram) => {
+      if (direction === "up" && picks(datagram)) return;
+      udp.send(datagram);
+    },
+    onDatagram: (handler) =>
+      udp.onDatagram((datagram) => {
+        if (direction === "down" && picks(datagram)) return;
+        handler(datagram);
+      }),
+    close: () => udp.close(),
+  };
+}
+
+/** Whether an upstream packet is a scheduled movement step (target_tick > 0, not a NOOP). */
+function isScheduledStep(packet: PacketView): boolean {
+  return packet.type === "action" && packet.targetTick > 0 && packet.action !== ACTION_NOOP;
+}
+
+/** Joins a clean baseline and a client whose UDP link goes through `fault`; both stand on the start. */
+async function pair(nick: string, fault: (udp: Transport) => Transport, options = {}) {
+  const clean = await joinCourse(baseUrl, `${nick}-ok`);
+  const faulty = await joinCourse(baseUrl, nick, { fault, options });
+  clients.push(clean.client, faulty.client);
+  expect(clean.client.confirmed).toEqual(COURSE_START);
+  expect(faulty.client.confirmed).toEqual(COURSE_START);
+  return { clean: clean.client, faulty: faulty.client };
+}
+
+function walkersOf(...walking: GameClient[]) {
+  return walking.map((client) => ({ client, goal: COURSE_GOAL, watch: new Watch(() => server, client) }));
+}
+
+function expectAtGoal(client: GameClient) {
+  expect(client.predicted).toEqual(COURSE_GOAL);
+  expect(client.confirmed).toEqual(COURSE_GOAL);
+  expect(serverPosition(server, client)).toEqual(COURSE_GOAL);
+}
+
+// First, and alone on the server: it needs a view in which nothing else changes, or another player's move
+// would bring a fresh update and hide whether the client asks for the lost one itself.
+describe("the last entity update lost", () => {
+  it("while nothing changes any more: the client's keep-alive has it re-sent, and the walk completes", async () => {
+    // Dropped from the moment the last step is sent until 1 s later: the server executes the final steps,
+    // sends the arrival once (lost), and then skips every unchanged update — only the client can ask. Without
+    // the keep-alive the goal would never be confirmed, and the walk would time out.
+    let dropUntilMs = -Infinity;
+    let dropFromMs = NaN;
+    let walking: GameClient | null = null;
+    const lost = { dropped: 0 };
+    const joined = await joinCourse(baseUrl, "lost-last-update", {
+      fault: (udp) =>
+        dropping(
+          udp,
+          "down",
+          () => {
+            if (walking && dropUntilMs === -Infinity && walking.goal !== null && walking.route.length === 0) {
+              dropFromMs = performance.now();
+              dropUntilMs = dropFromMs + 1000;
+            }
+            return performance.now() < dropUntilMs;
+          },
+          (packet) => packet.type === "entity",
+          lost,
+        ),
+    });
+    const client = joined.client;
+    clients.push(client);
+    walking = client;
+    const [walk] = await walkTogether(walkersOf(client));
+    console.log(
+      formatWalk("last entity update lost", walk) + ` (${lost.dropped} entity datagrams dropped in the last 1 s)`,
+    );
+    expect(lost.dropped).toBeGreaterThanOrEqual(1);
+    expect(walk.keepAlives).toBeGreaterThanOrEqual(1);
+    expect(walk.corrections).toBe(0);
+    expectAtGoal(client);
+  }, 60_000);
+});
+
+describe.concurrent("fault cases", () => {
+  it("every in-flight action lost for 1 s: the acks expire the lost steps and the walk goes on", async ({ expect }) => {
+    const LOST_MS = 1000;
+    let window = { fromMs: Infinity, toMs: Infinity };
+    const lost = { dropped: 0 };
+    const { clean, faulty } = await pair("lost-steps", (udp) =>
+      dropping(
+        udp,
+        "up",
+        () => performance.now() >= window.fromMs && performance.now() < window.toMs,
+        isScheduledStep,
+        lost,
+      ),
+    );
+    const startMs = performance.now();
+    // From 1.5 s into the walk: the steps already on the way, and all sent for the next second, vanish.
+    window = { fromMs: startMs + 1500, toMs: startMs + 1500 + LOST_MS };
+    const [cleanWalk, walk] = await walkTogether(walkersOf(clean, faulty));
+    const boundMs = 1.5 * cleanWalk.timeMs + LOST_MS;
+    console.log(
+      formatWalk(`all actions lost ${LOST_MS} ms`, walk, cleanWalk.timeMs, boundMs) + ` (${lost.dropped} steps)`,
+    );
+    expect(lost.dropped).toBeGreaterThanOrEqual(5); // 6 windows in a second, one step each
+    // Each lost step is a surprise the acks reveal (several at once when acks coalesce), and nothing else is.
+    expect(walk.corrections).toBeGreaterThanOrEqual(1);
+    expect(walk.corrections).toBeLessThanOrEqual(lost.dropped);
+    expect(walk.replans).toBeLessThanOrEqual(walk.corrections + REPLAN_SLACK);
+    expect(walk.timeMs).toBeLessThanOrEqual(boundMs);
+    expectAtGoal(faulty);
+  }, 60_000);
+
+  it("entity updates of 6 ticks lost in a row, mid-walk: no correction, the cursor catches up", async ({ expect }) => {
+    // From 1.5 s into the walk, every entity datagram of the next 6 ticks that carry one (the server skips
+    // unchanged updates, so while walking that is about one tick per 6 Hz window: a second of updates).
+    const LOST_TICKS = 6;
+    let fromMs = Infinity;
+    const lostTicks = new Set<number>();
+    const lostAtMs: number[] = [];
+    const lost = { dropped: 0 };
+    const { clean, faulty } = await pair("lost-ents", (udp) =>
+      dropping(
+        udp,
+        "down",
+        () => performance.now() >= fromMs,
+        (packet) => {
+          if (packet.type !== "entity") return false;
+          if (!lostTicks.has(packet.tick)) {
+            if (lostTicks.size >= LOST_TICKS) return false;
+            lostTicks.add(packet.tick);
+          }
+          lostAtMs.push(performance.now());
+          return true;
+        },
+        lost,
+      ),
+    );
+    fromMs = performance.now() + 1500;
+    const [cleanWalk, walk] = await walkTogether(walkersOf(clean, faulty));
+    const lostSpanMs = lostAtMs[lostAtMs.length - 1] - lostAtMs[0];
+    const boundMs = 1.5 * cleanWalk.timeMs + lostSpanMs;
+    console.log(
+      formatWalk(`entity updates of ${LOST_TICKS} ticks lost`, walk, cleanWalk.timeMs, boundMs) +
+        ` (${lost.dropped} datagrams over ${Math.round(lostSpanMs)} ms)`,
+    );
+    expect(lostTicks.size).toBe(LOST_TICKS);
+    // Nothing went wrong upstream: every step the client predicted is one the server made.
+    expect(walk.corrections).toBe(0);
+    expect(walk.replans).toBe(0);
+    expect(walk.maxPending).toBeLessThanOrEqual(faulty.options.maxPendingSteps);
+    expect(walk.timeMs).toBeLessThanOrEqual(boundMs);
+    expectAtGoal(faulty);
+  }, 60_000);
+
+  it("a 3 s blackout both ways mid-walk: recovers on the same session, no reconnect", async ({ expect }) => {
+    const BLACKOUT_MS = 3000;
+    let window = { fromMs: Infinity, toMs: Infinity };
+    const lost = { dropped: 0 };
+    const { clean, faulty } = await pair("blackout", (udp) => {
+      const dark = () => performance.now() >= window.fromMs && performance.now() < window.toMs;
+      return dropping(
+        dropping(udp, "up", dark, () => true, lost),
+        "down",
+        dark,
+        () => true,
+        lost,
+      );
+    });
+    const session = faulty.session;
+    const entityId = faulty.ownEntityId;
+    const startMs = performance.now();
+    window = { fromMs: startMs + 1500, toMs: startMs + 1500 + BLACKOUT_MS };
+    const states = new Set<string>();
+    const [cleanWalk, walk] = await walkTogether(walkersOf(clean, faulty), {
+      during: () => states.add(faulty.state),
+    });
+    const boundMs = 1.5 * cleanWalk.timeMs + BLACKOUT_MS;
+    console.log(
+      formatWalk(`blackout ${BLACKOUT_MS} ms`, walk, cleanWalk.timeMs, boundMs) + ` (${lost.dropped} datagrams)`,
+    );
+    expect(lost.dropped).toBeGreaterThanOrEqual(50);
+    expect([...states]).toEqual(["playing"]); // silence below the 10 s timeout is not a disconnect
+    expect(faulty.stats.reconnects).toBe(0);
+    expect(faulty.session).toBe(session);
+    expect(faulty.ownEntityId).toBe(entityId);
+    expect(walk.replans).toBeLessThanOrEqual(walk.corrections + REPLAN_SLACK);
+    expect(walk.timeMs).toBeLessThanOrEqual(boundMs);
+    expectAtGoal(faulty);
+  }, 60_000);
+});
+
+describe("the server restarting", () => {
+  it("on the same ports: the client notices the silence, rejoins, and walks to the goal", async () => {
+    const client = (await joinCourse(baseUrl, "phoenix", { options: { disconnectAfterMs: 2000 } })).client;
+    clients.push(client);
+    const firstEntity = client.ownEntityId;
+    const ports = { httpPort: server.httpPort, udpPort: server.udpPort };
+    expect(client.setGoal(COURSE_GOAL.x, COURSE_GOAL.y)).toBe("planned");
+    const watch = new Watch(() => server, client);
+    await driveUntil(
+      [client],
+      "a few steps",
+      () => client.stats.stepsSent >= 6,
+      10_000,
+      (nowMs) => watch.check(nowMs),
+    );
+
+    // Down for 3 s: the client's first rejoin (after 2 s of silence) is refused, the backed-off retry succeeds.
+    const restartedAtMs = performance.now();
+    await server.close();
+    await sleep(3000);
+    server = await startCourseServer(map, ports);
+    await driveUntil(
+      [client],
+      "playing on the restarted server",
+      () => client.state === "playing" && client.confirmed !== null,
+      20_000,
+    );
+    const rejoinMs = performance.now() - restartedAtMs;
+    expect(client.stats.reconnects).toBe(1);
+    expect(client.ownEntityId).not.toBe(firstEntity);
+    expect(client.goal).toBeNull(); // a new session starts without the old intent
+    expect(client.confirmed).toEqual(COURSE_START); // the restarted world spawned it afresh
+
+    const [walk] = await walkTogether([{ client, goal: COURSE_GOAL, watch: new Watch(() => server, client) }]);
+    console.log(
+      `server restart: playing again ${(rejoinMs / 1000).toFixed(2)} s after the server went down (3 s down), ` +
+        `then ${formatWalk("walk after restart", walk)}`,
+    );
+    expectAtGoal(client);
+  }, 60_000);
+});
