@@ -355,7 +355,7 @@ export class Game {
       drops: Object.fromEntries(m.drops),
       actions: Object.fromEntries(m.actions),
       accounts: { inPlay: this.accountSessions.size },
-      saves: { ...this.characters.stats, intervalMs: SAVE_INTERVAL_MS, database: this.database.path },
+      saves: { ...this.characters.stats, intervalMs: SAVE_INTERVAL_MS },
       chat: this.chat.stats,
       dialogs: this.dialogs.stats,
       custom: this.custom.stats,
