@@ -185,6 +185,7 @@ describe("tile updates", () => {
     expect(server.game.setTile(0, 0, world.tileAt(0, 0))).toBe(true);
     expect(server.game.setTile(-1, 0, WALL)).toBe(false);
     expect(server.game.setTile(80, 0, WALL)).toBe(false); // in chunk (2, 0), beyond the map's edge
+    expect(() => server.game.setTile(1, 1, 0xffff)).toThrow(RangeError);
     expect(world.chunkVersion(0, 0)).toBe(version);
     for (let y = 1; y < 30; y++) for (let x = 1; x < 11; x++) server.game.setTile(x, y, 2 + ((x + y) % 2) * 3);
     const tooLarge = server.game.status().tileUpdates as { tooLarge: number };

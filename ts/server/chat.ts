@@ -12,8 +12,12 @@
 //   queue is bounded: on overflow the oldest line is dropped and counted, and
 //   every ChatPacket names the oldest line still queued, so the client sees the
 //   gap instead of waiting for a line that will never come.
-import { CHAT_STATUS_POSTED, CHAT_STATUS_RATE_LIMITED, CHAT_STATUS_REFUSED } from "../protocol/chat-post-ack.js";
-import { encodeChatPostAck } from "../protocol/chat-post-ack.js";
+import {
+  CHAT_STATUS_POSTED,
+  CHAT_STATUS_RATE_LIMITED,
+  CHAT_STATUS_REFUSED,
+  encodeChatPostAck,
+} from "../protocol/chat-post-ack.js";
 import { CHAT_TEXT_RULE, type ChatPostPacket } from "../protocol/chat-post.js";
 import type { ChatAckPacket } from "../protocol/chat-ack.js";
 import { CHAT_NAME_RULE, CHAT_SPEAKER_SYSTEM, encodeChat } from "../protocol/chat.js";

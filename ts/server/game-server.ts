@@ -11,6 +11,7 @@ import {
   BROADCAST_EVERY_TICKS,
   CHUNK_SIZE,
   TICK_HZ,
+  TILE_UNKNOWN,
   TICKS_PER_MOVE,
   VIEW_TILES,
 } from "../constants.js";
@@ -252,9 +253,13 @@ export class Game {
    * Changes one tile at run time. Clients holding its chunk get a TileUpdate at
    * the end of the tick; the chunk version goes up, so every other cache
    * converges through the manifest. False outside the map; setting a tile to
-   * the id it has changes nothing.
+   * the id it has changes nothing. Throws RangeError for an id no chunk can
+   * hold (TILE_UNKNOWN is never sent).
    */
   setTile(x: number, y: number, tileId: number): boolean {
+    if (!Number.isInteger(tileId) || tileId < 0 || tileId >= TILE_UNKNOWN) {
+      throw new RangeError(`tile id must be 0..0xFFFE, got ${tileId}`);
+    }
     if (x < 0 || y < 0 || x >= this.world.mapWidth || y >= this.world.mapHeight) return false;
     if (this.world.tileAt(x, y) === tileId) return true;
     const cx = Math.floor(x / CHUNK_SIZE);

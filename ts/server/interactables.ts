@@ -114,9 +114,14 @@ export class Interactables {
       returnCode: RETURN_OK,
       label: "OK",
     });
-    this.game.dialogs.open(session, { x: 16, y: Math.max(4, 120 - height / 2), width, height, elements }, () => {}, {
-      key: `interactable:${entity.id}`,
-    });
+    this.game.dialogs.open(
+      session,
+      { x: 16, y: Math.max(4, Math.round(120 - height / 2)), width, height, elements },
+      () => {},
+      {
+        key: `interactable:${entity.id}`,
+      },
+    );
   }
 
   private openNoticeBoard(session: Session, entity: Entity): void {
