@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { formatProfile, parseProfileSpec, ProfileError, randomSeed } from "../netsim/index.js";
 import { DEFAULT_GAME_OPTIONS } from "./game-server.js";
 import { isLogLevel, Logger } from "./log.js";
+import { DEFAULT_DATABASE_PATH, openGameDatabase } from "./persistence/database.js";
 import { DEFAULT_CLIENT_DIR, type ServerOptions, startServer } from "./server.js";
 
 const DEFAULT_MAP = fileURLToPath(new URL("../../maps/caves.tmj", import.meta.url));
@@ -22,6 +23,8 @@ usage: npm start -- [options]
                         (the seed's behaviour; by default unchanged updates are skipped)
   --session-rate N      inbound datagrams per second per session (default ${DEFAULT_GAME_OPTIONS.sessionRatePerSecond})
   --address-rate N      inbound datagrams per second per source address (default ${DEFAULT_GAME_OPTIONS.addressRatePerSecond})
+  --db PATH             SQLite file for accounts and characters
+                        (default ${DEFAULT_DATABASE_PATH}; ":memory:" keeps nothing)
   --log-level LEVEL     debug | info | warn | error | silent (default info)
 
 Browser transports (docs/transports.md):
@@ -95,6 +98,7 @@ async function main(): Promise<void> {
         "session-rate": { type: "string", default: String(DEFAULT_GAME_OPTIONS.sessionRatePerSecond) },
         "address-rate": { type: "string", default: String(DEFAULT_GAME_OPTIONS.addressRatePerSecond) },
         "log-level": { type: "string", default: "info" },
+        db: { type: "string", default: DEFAULT_DATABASE_PATH },
         "ice-server": { type: "string", multiple: true, default: [] },
         "rtc-bind": { type: "string" },
         "rtc-ports": { type: "string" },
@@ -119,9 +123,17 @@ async function main(): Promise<void> {
   const webrtc: ServerOptions["webrtc"] = { iceServers: v["ice-server"]!.map(iceServer) };
   if (v["rtc-bind"] !== undefined) webrtc.bindAddress = v["rtc-bind"];
   if (v["rtc-ports"] !== undefined) webrtc.portRange = portRange(v["rtc-ports"]);
+  let database;
+  try {
+    database = openGameDatabase(v.db!);
+  } catch (error) {
+    process.stderr.write(`error: could not open the database ${v.db}: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
   let server;
   try {
     server = await startServer({
+      database,
       host: v.host!,
       httpPort: port("http-port", v["http-port"]!),
       udpPort: port("udp-port", v["udp-port"]!),
@@ -137,6 +149,7 @@ async function main(): Promise<void> {
     });
   } catch (error) {
     process.stderr.write(`error: could not start the server: ${(error as Error).message}\n`);
+    database.close();
     process.exit(1);
   }
   const world = server.game.world;

@@ -73,6 +73,7 @@ export function readWorldMap(path: string): WorldMap {
     tiles: map.tiles,
     flags: tileFlagsTable(map.tileData),
     spawns: map.spawns,
+    interactables: map.interactables,
     tileInfo: [...map.tileData.values()].map(({ id, name, collides, opaque, look }) => ({
       id,
       name,
@@ -163,6 +164,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       closeTransports();
       http.server.closeAllConnections();
       await Promise.all([new Promise<void>((resolve) => http.server.close(() => resolve())), udp.close()]);
+      // Saves every character in play and closes the database, once nothing can arrive any more.
+      game.shutdown();
     },
   };
 }

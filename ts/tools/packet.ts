@@ -22,9 +22,13 @@ import {
   TLV_NAME,
   TLV_STATUS_EFFECTS,
   TLV_WEAPON,
+  CHAT_STATUS_NAMES,
+  DIALOG_STATE_NAMES,
+  type DialogElement,
   chunkCoords,
   chunkId,
   decodePacketPlain,
+  utf8ByteLength,
   encodeChunkFromTiles,
   encodePacketToBytes,
   MAX_DATAGRAM_BYTES,
@@ -176,6 +180,109 @@ export function packetToJson(packet: Packet): Json {
     case "ping":
     case "pong":
       return { ...head, timestamp_ms: packet.timestampMs.toString() };
+    case "chat_post":
+      return {
+        ...head,
+        auth_token: tokenHex(packet.authToken),
+        seq: packet.seq,
+        text_len: utf8ByteLength(packet.text),
+        text: packet.text,
+      };
+    case "chat_post_ack":
+      return { ...head, seq: packet.seq, status: CHAT_STATUS_NAMES[packet.status] };
+    case "chat":
+      return {
+        ...head,
+        seq: packet.seq,
+        oldest_seq: packet.oldestSeq,
+        speaker_entity_id: packet.speakerEntityId,
+        name_len: utf8ByteLength(packet.speakerName),
+        speaker_name: packet.speakerName,
+        text_len: utf8ByteLength(packet.text),
+        text: packet.text,
+      };
+    case "chat_ack":
+      return { ...head, auth_token: tokenHex(packet.authToken), seq: packet.seq };
+    case "tile_update": {
+      const { cx, cy } = chunkCoords(packet.chunkId);
+      return {
+        ...head,
+        chunk_id: packet.chunkId,
+        cx,
+        cy,
+        from_version: packet.fromVersion,
+        to_version: packet.toVersion,
+        count: packet.changes.length,
+        changes: packet.changes.map(({ tileIndex, tileId }) => ({
+          tile_index: tileIndex,
+          x: tileIndex & 31,
+          y: tileIndex >> 5,
+          tile_id: tileId,
+        })),
+      };
+    }
+    case "dialog":
+      return {
+        ...head,
+        dialog_id: packet.dialogId,
+        x: packet.x,
+        y: packet.y,
+        width: packet.width,
+        height: packet.height,
+        element_count: packet.elements.length,
+        elements: packet.elements.map(elementJson),
+      };
+    case "dialog_ack":
+      return {
+        ...head,
+        auth_token: tokenHex(packet.authToken),
+        dialog_id: packet.dialogId,
+        state: DIALOG_STATE_NAMES[packet.state],
+      };
+    case "dialog_reply":
+      return {
+        ...head,
+        auth_token: tokenHex(packet.authToken),
+        dialog_id: packet.dialogId,
+        return_code: packet.returnCode,
+        value_count: packet.values.length,
+        values: packet.values,
+      };
+    case "dialog_close":
+      return { ...head, dialog_id: packet.dialogId };
+    case "custom_to_server":
+      return {
+        ...head,
+        auth_token: tokenHex(packet.authToken),
+        subtype: packet.subtype,
+        payload_len: packet.payload.length,
+        payload: toHex(packet.payload),
+      };
+    case "custom_to_client":
+      return {
+        ...head,
+        subtype: packet.subtype,
+        payload_len: packet.payload.length,
+        payload: toHex(packet.payload),
+      };
+  }
+}
+
+function tokenHex(token: bigint): string {
+  return token.toString(16).padStart(16, "0");
+}
+
+function elementJson(element: DialogElement): Json {
+  const box = { kind: element.kind, x: element.x, y: element.y, width: element.width, height: element.height };
+  switch (element.kind) {
+    case "text":
+      return { ...box, text: element.text };
+    case "image":
+      return { ...box, atlas_index: element.atlasIndex };
+    case "button":
+      return { ...box, return_code: element.returnCode, label: element.label };
+    case "text_input":
+      return { ...box, max_bytes: element.maxBytes, text: element.text };
   }
 }
 
@@ -420,6 +527,71 @@ function chunkFromJson(fields: Fields, clientType: number): Packet {
   return { type: "chunk", clientType, chunkId: entry.chunkId, version: entry.version, palette, packedTiles };
 }
 
+/** A field given by name (as decode prints it) or by its number. */
+function namedCode(fields: Fields, key: string, names: readonly string[]): number {
+  const raw = fields.raw(key);
+  const code = typeof raw === "string" ? names.indexOf(raw) : raw;
+  if (typeof code !== "number" || code < 0) {
+    throw new ToolInputError(`${fields.at(key)} must be one of ${names.join(", ")} or a number`);
+  }
+  return code;
+}
+
+/** chunk_id, or cx and cy (both given: they must agree). */
+function chunkIdFromJson(fields: Fields): number {
+  let id: number | undefined = fields.has("chunk_id") ? fields.integer("chunk_id") : undefined;
+  if (fields.has("cx") || fields.has("cy")) {
+    let fromCoords: number;
+    try {
+      fromCoords = chunkId(fields.integer("cx"), fields.integer("cy"));
+    } catch (error) {
+      if (error instanceof EncodeError) throw new ToolInputError(`packet: ${error.message}`);
+      throw error;
+    }
+    if (id !== undefined && id !== fromCoords)
+      throw new ToolInputError(`chunk_id ${id} is not (cx, cy) = ${fromCoords}`);
+    id = fromCoords;
+  }
+  if (id === undefined) throw new ToolInputError("packet needs chunk_id or cx and cy");
+  return id;
+}
+
+function tileChangeFromJson(value: unknown, path: string): { tileIndex: number; tileId: number } {
+  const fields = Fields.of(value, path);
+  let tileIndex = fields.has("tile_index") ? fields.integer("tile_index") : undefined;
+  if (fields.has("x") || fields.has("y")) {
+    const fromXy = fields.integer("y") * 32 + fields.integer("x");
+    if (tileIndex !== undefined && tileIndex !== fromXy)
+      throw new ToolInputError(`${path}: tile_index is not y * 32 + x`);
+    tileIndex = fromXy;
+  }
+  if (tileIndex === undefined) throw new ToolInputError(`${path} needs tile_index or x and y`);
+  const change = { tileIndex, tileId: fields.integer("tile_id") };
+  fields.done();
+  return change;
+}
+
+function elementFromJson(value: unknown, path: string): DialogElement {
+  const fields = Fields.of(value, path);
+  const box = {
+    x: fields.integer("x"),
+    y: fields.integer("y"),
+    width: fields.integer("width"),
+    height: fields.integer("height"),
+  };
+  const kind = fields.string("kind");
+  let element: DialogElement;
+  if (kind === "text") element = { kind, ...box, text: fields.string("text") };
+  else if (kind === "image") element = { kind, ...box, atlasIndex: fields.integer("atlas_index") };
+  else if (kind === "button")
+    element = { kind, ...box, returnCode: fields.integer("return_code"), label: fields.string("label") };
+  else if (kind === "text_input")
+    element = { kind, ...box, maxBytes: fields.integer("max_bytes"), text: fields.string("text") };
+  else throw new ToolInputError(`${path}.kind must be text, image, button or text_input`);
+  fields.done();
+  return element;
+}
+
 /** The packet a JSON value (as printed by decode) describes; throws ToolInputError. */
 export function packetFromJson(value: unknown): Packet {
   const fields = Fields.of(value, "packet");
@@ -487,6 +659,118 @@ export function packetFromJson(value: unknown): Packet {
     case "pong":
       packet = { type, clientType, timestampMs: parseU64Decimal(fields.raw("timestamp_ms"), "packet.timestamp_ms") };
       break;
+    case "chat_post": {
+      const text = fields.string("text");
+      fields.derived("text_len", utf8ByteLength(text));
+      const authToken = parseU64Hex(fields.string("auth_token"), "packet.auth_token");
+      packet = { type, clientType, authToken, seq: fields.integer("seq"), text };
+      break;
+    }
+    case "chat_post_ack":
+      packet = { type, clientType, seq: fields.integer("seq"), status: namedCode(fields, "status", CHAT_STATUS_NAMES) };
+      break;
+    case "chat": {
+      const speakerName = fields.has("speaker_name") ? fields.string("speaker_name") : "";
+      const text = fields.string("text");
+      fields.derived("name_len", utf8ByteLength(speakerName));
+      fields.derived("text_len", utf8ByteLength(text));
+      packet = {
+        type,
+        clientType,
+        seq: fields.integer("seq"),
+        oldestSeq: fields.integer("oldest_seq"),
+        speakerEntityId: fields.integer("speaker_entity_id"),
+        speakerName,
+        text,
+      };
+      break;
+    }
+    case "chat_ack":
+      packet = {
+        type,
+        clientType,
+        authToken: parseU64Hex(fields.string("auth_token"), "packet.auth_token"),
+        seq: fields.integer("seq"),
+      };
+      break;
+    case "tile_update": {
+      const changes = fields
+        .array("changes")
+        .map((item, index) => tileChangeFromJson(item, `packet.changes[${index}]`));
+      fields.derived("count", changes.length);
+      packet = {
+        type,
+        clientType,
+        chunkId: chunkIdFromJson(fields),
+        fromVersion: fields.integer("from_version"),
+        toVersion: fields.integer("to_version"),
+        changes,
+      };
+      break;
+    }
+    case "dialog": {
+      const elements = fields
+        .array("elements")
+        .map((item, index) => elementFromJson(item, `packet.elements[${index}]`));
+      fields.derived("element_count", elements.length);
+      packet = {
+        type,
+        clientType,
+        dialogId: fields.integer("dialog_id"),
+        x: fields.integer("x"),
+        y: fields.integer("y"),
+        width: fields.integer("width"),
+        height: fields.integer("height"),
+        elements,
+      };
+      break;
+    }
+    case "dialog_ack":
+      packet = {
+        type,
+        clientType,
+        authToken: parseU64Hex(fields.string("auth_token"), "packet.auth_token"),
+        dialogId: fields.integer("dialog_id"),
+        state: namedCode(fields, "state", DIALOG_STATE_NAMES),
+      };
+      break;
+    case "dialog_reply": {
+      const values = fields.array("values").map((value, index) => {
+        if (typeof value !== "string") throw new ToolInputError(`packet.values[${index}] must be a string`);
+        return value;
+      });
+      fields.derived("value_count", values.length);
+      packet = {
+        type,
+        clientType,
+        authToken: parseU64Hex(fields.string("auth_token"), "packet.auth_token"),
+        dialogId: fields.integer("dialog_id"),
+        returnCode: fields.integer("return_code"),
+        values,
+      };
+      break;
+    }
+    case "dialog_close":
+      packet = { type, clientType, dialogId: fields.integer("dialog_id") };
+      break;
+    case "custom_to_server":
+    case "custom_to_client": {
+      const hex = fields.string("payload");
+      const payload = hex.replace(/\s+/g, "") === "" ? new Uint8Array(0) : parseHex(hex);
+      fields.derived("payload_len", payload.length);
+      const subtype = fields.integer("subtype");
+      packet =
+        type === "custom_to_server"
+          ? {
+              type,
+              clientType,
+              authToken: parseU64Hex(fields.string("auth_token"), "packet.auth_token"),
+              subtype,
+              payload,
+            }
+          : { type, clientType, subtype, payload };
+      break;
+    }
     default:
       throw new ToolInputError(`packet.packet_type must be one of ${PACKET_TYPE_NAMES.join(", ")}`);
   }
