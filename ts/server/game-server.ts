@@ -27,6 +27,7 @@ import { DialogService } from "./dialogs.js";
 import { type Entity, ENTITY_TYPE_PLAYER, EntityStore } from "./entities.js";
 import { DatagramHandler } from "./datagram-handler.js";
 import { Interactables } from "./interactables.js";
+import { EventLoopDelay } from "./event-loop-delay.js";
 import { Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
 import { CharacterSaver, SAVE_INTERVAL_MS } from "./persistence/character-saver.js";
@@ -85,6 +86,7 @@ export class Game {
   readonly entities = new EntityStore();
   readonly sessions: SessionRegistry;
   readonly metrics = new Metrics();
+  readonly eventLoopDelay = new EventLoopDelay();
   readonly addressLimiter: KeyedRateLimiter;
   readonly handler: DatagramHandler;
   readonly options: GameOptions;
@@ -141,10 +143,12 @@ export class Game {
   }
 
   start(): void {
+    this.eventLoopDelay.start();
     this.loop.start();
   }
 
   stop(): void {
+    this.eventLoopDelay.stop();
     this.loop.stop();
   }
 
@@ -352,6 +356,7 @@ export class Game {
       tickHz: this.options.tickHz,
       actionWindowHorizon: ACTION_WINDOW_HORIZON,
       tickMs: { p50: m.tickMs.percentile(50), p99: m.tickMs.percentile(99), max: m.tickMs.percentile(100) },
+      eventLoopDelayMs: this.eventLoopDelay.summary,
       broadcastMs: { p50: m.broadcastMs.percentile(50), p99: m.broadcastMs.percentile(99) },
       datagramsIn: m.datagramsIn,
       datagramsOut: m.datagramsOut,

@@ -19,6 +19,11 @@ export function prometheusText(game: Game): string {
     ['{quantile="0.5"}', m.broadcastMs.percentile(50)],
     ['{quantile="0.99"}', m.broadcastMs.percentile(99)],
   ]);
+  const delay = game.eventLoopDelay.summary;
+  metric("caves_event_loop_delay_ms", "gauge", "Event-loop delay over the last 5 s window.", [
+    ['{quantile="0.5"}', delay.p50],
+    ['{quantile="0.99"}', delay.p99],
+  ]);
   metric("caves_datagrams_total", "counter", "Datagrams by direction.", [
     ['{direction="in"}', m.datagramsIn],
     ['{direction="out"}', m.datagramsOut],
