@@ -9,6 +9,8 @@ import type { Machine } from "./results.js";
 
 export interface RunOptions {
   quick: boolean;
+  /** Server suite: bot counts to try (default 100 … 2000, or 100 with --quick). */
+  serverCounts?: number[];
 }
 
 /** Median, quartiles and extremes of a sample, in the sample's unit. */

@@ -1,0 +1,65 @@
+// `npm run bench [-- --quick] [-- --only codec,pathfind,blit,server]`: runs the
+// benchmark suites, writes bench/results/<suite>.json and regenerates
+// bench/REPORT.md with its SVG charts. docs/benchmarks.md explains the output.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { log } from "./lib/harness.js";
+import type { SuiteResult } from "./lib/results.js";
+import { RESULTS_DIR, writeReport } from "./report.js";
+import { runBlit } from "./suites/blit.js";
+import { runCodec } from "./suites/codec.js";
+import { runPathfind } from "./suites/pathfind.js";
+import { runServer } from "./suites/server.js";
+
+const SUITES: Record<string, (options: { quick: boolean; serverCounts?: number[] }) => Promise<SuiteResult>> = {
+  codec: runCodec,
+  pathfind: runPathfind,
+  blit: runBlit,
+  server: runServer,
+};
+
+const HELP = `usage: npm run bench -- [--quick] [--only SUITE[,SUITE...]] [--bots N[,N...]]
+
+  --quick        short smoke run: small time budgets, fewer pairs, server at N=100 for a few seconds
+  --only LIST    run only these suites (${Object.keys(SUITES).join(", ")}); the others keep their last results
+  --bots LIST    server suite: the bot counts to try (default 100,250,500,750,1000,1500,2000)
+`;
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    only: { type: "string" },
+    bots: { type: "string" },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+if (values.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+const names = values.only ? values.only.split(",").map((s) => s.trim()) : Object.keys(SUITES);
+for (const name of names) {
+  if (!(name in SUITES)) {
+    process.stderr.write(`unknown suite "${name}"\n${HELP}`);
+    process.exit(2);
+  }
+}
+const serverCounts = values.bots?.split(",").map(Number);
+if (serverCounts?.some((n) => !Number.isInteger(n) || n < 1)) {
+  process.stderr.write(`--bots takes positive integers, got "${values.bots}"\n`);
+  process.exit(2);
+}
+
+mkdirSync(RESULTS_DIR, { recursive: true });
+for (const name of names) {
+  log(`== suite ${name}`);
+  const result = await SUITES[name]({ quick: values.quick, serverCounts });
+  writeFileSync(join(RESULTS_DIR, `${name}.json`), JSON.stringify(result, null, 1) + "\n");
+  log(`   wrote bench/results/${name}.json`);
+  for (const target of result.targets) {
+    log(`   ${target.met === null ? "?" : target.met ? "✓" : "✗"} ${target.target}: ${target.measured}`);
+  }
+}
+writeReport();
+log("wrote bench/REPORT.md");
