@@ -84,6 +84,17 @@ describe("joining", () => {
     }
   });
 
+  it("ends the previous guest session at once when a rejoin names its token", async () => {
+    const first = await joinGuest(server.httpPort, "Phoenix");
+    expect(server.game.entities.get(first.entityId)).toBeDefined();
+    const response = await post("/api/guest", JSON.stringify({ nick: "Phoenix", replaces: first.token }));
+    expect(response.status).toBe(200);
+    const second = (await response.json()) as { entityId: number };
+    expect(server.game.entities.get(first.entityId)).toBeUndefined();
+    expect(server.game.entities.get(second.entityId)).toBeDefined();
+    expect((await post("/api/guest", JSON.stringify({ nick: "Phoenix", replaces: "xyz" }))).status).toBe(400);
+  });
+
   it("answers unknown routes with 404 and wrong methods with 405, as JSON errors", async () => {
     expect((await fetch(`http://127.0.0.1:${server.httpPort}/api/nope`)).status).toBe(404);
     const wrong = await fetch(`http://127.0.0.1:${server.httpPort}/api/guest`);

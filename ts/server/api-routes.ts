@@ -24,9 +24,19 @@ export function installApiRoutes(http: HttpApi, game: Game, udpPort: () => numbe
     throw error;
   };
 
+  // Body {"nick", "replaces"?}: `replaces` is the token of this client's previous guest
+  // session (after a lost link), which ends now instead of lingering until eviction.
   http.route("POST", "/api/guest", ({ body }) => {
     const checked = checkNick(stringField(body, "nick"));
     if (!checked.ok) throw new HttpError(400, checked.reason);
+    const replaces = (body as Record<string, unknown>).replaces;
+    if (replaces !== undefined) {
+      if (typeof replaces !== "string" || !/^[0-9a-f]{16}$/i.test(replaces)) {
+        throw new HttpError(400, '"replaces" must be the previous token (16 hex digits)');
+      }
+      const previous = game.sessions.byTokenValue(BigInt(`0x${replaces}`));
+      if (previous && previous.accountId === null) game.leave(previous, "rejoined");
+    }
     try {
       return joined(game.join(checked.nick));
     } catch (error) {

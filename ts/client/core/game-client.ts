@@ -616,8 +616,10 @@ export async function connectGuest(
 ): Promise<GuestConnection> {
   const [session, world] = await Promise.all([joinGuest(baseUrl, nick, fetchFn), fetchWorld(baseUrl, fetchFn)]);
   const transport = await makeTransport(session);
+  let current = session;
   const reconnect: ReconnectFn = async () => {
-    const next = await joinGuest(baseUrl, nick, fetchFn);
+    const next = await joinGuest(baseUrl, nick, fetchFn, current.token);
+    current = next;
     return { session: next, transport: await makeTransport(next) };
   };
   return { session, world, transport, reconnect };

@@ -79,14 +79,25 @@ export function parseToken(hex: unknown): bigint {
   return BigInt(`0x${hex}`);
 }
 
-/** Joins as a guest. Throws SessionError on refusal (e.g. 400 bad nick, 503 full) or a protocol mismatch. */
-export async function joinGuest(baseUrl: string, nick: string, fetchFn: FetchFn = fetch): Promise<GuestSession> {
+/**
+ * Joins as a guest. `replaces` is the token of this client's previous session (a rejoin after a
+ * lost link), which the server then ends at once instead of leaving its entity standing until
+ * eviction. Throws SessionError on refusal (e.g. 400 bad nick, 503 full) or a protocol mismatch.
+ */
+export async function joinGuest(
+  baseUrl: string,
+  nick: string,
+  fetchFn: FetchFn = fetch,
+  replaces?: bigint,
+): Promise<GuestSession> {
   let response: Response;
+  const request: { nick: string; replaces?: string } = { nick };
+  if (replaces !== undefined) request.replaces = replaces.toString(16).padStart(16, "0");
   try {
     response = await fetchFn(url(baseUrl, "/api/guest"), {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ nick }),
+      body: JSON.stringify(request),
     });
   } catch (error) {
     throw new SessionError(`join: ${String(error)}`, 0);
