@@ -8,16 +8,20 @@
 // bindings (ArrowUp and KeyW) counts once. `code` names the physical key, so
 // WASD stays in the same place on AZERTY or Dvorak layouts.
 
-/** Movement action codes (u16 on the wire; brief: shared vocabulary). */
-export const MOVE_NONE = 0;
-export const MOVE_N = 1;
-export const MOVE_E = 2;
-export const MOVE_S = 3;
-export const MOVE_W = 4;
-export const MOVE_NE = 5;
-export const MOVE_SE = 6;
-export const MOVE_SW = 7;
-export const MOVE_NW = 8;
+// Movement action codes: the wire's own (ts/protocol/action.ts), under the names this module uses.
+import {
+  ACTION_E as MOVE_E,
+  ACTION_N as MOVE_N,
+  ACTION_NE as MOVE_NE,
+  ACTION_NOOP as MOVE_NONE,
+  ACTION_NW as MOVE_NW,
+  ACTION_S as MOVE_S,
+  ACTION_SE as MOVE_SE,
+  ACTION_SW as MOVE_SW,
+  ACTION_W as MOVE_W,
+} from "../protocol/action.js";
+
+export { MOVE_E, MOVE_N, MOVE_NE, MOVE_NONE, MOVE_NW, MOVE_S, MOVE_SE, MOVE_SW, MOVE_W };
 
 /** Named commands that are not movement. */
 export type InputCommand = "debug-toggle" | "chat" | "cancel";
