@@ -3,6 +3,7 @@
 // formats and appear at most once; unknown tags are skipped so the server can
 // add tags without breaking older clients. A block must be filled exactly by
 // its TLVs. Readers here assume a block that validateTlvs accepted.
+import { textProblem } from "./text.js";
 import { type DecodeError, EncodeError, checkRoom, decodeError, isIntegerIn } from "./errors.js";
 
 export const TLV_STATUS_EFFECTS = 0x01;
@@ -32,41 +33,7 @@ const KNOWN_TAG_NAMES = ["", "status_effects", "weapon", "armor", "name"];
  */
 export function nameProblem(bytes: Uint8Array, start: number, end: number): string | null {
   if (end - start < 1 || end - start > NAME_MAX_BYTES) return `name must be 1..${NAME_MAX_BYTES} bytes of UTF-8`;
-  let at = start;
-  while (at < end) {
-    const b0 = bytes[at];
-    let length: number;
-    let low = 0x80;
-    let high = 0xbf;
-    if (b0 < 0x80) {
-      if (b0 < 0x20 || b0 === 0x7f) return `control character 0x${b0.toString(16)} at byte ${at - start}`;
-      at++;
-      continue;
-    } else if (b0 >= 0xc2 && b0 <= 0xdf) {
-      length = 2;
-      // U+0080..U+009F are the C1 controls.
-      if (b0 === 0xc2) low = 0xa0;
-    } else if (b0 >= 0xe0 && b0 <= 0xef) {
-      length = 3;
-      if (b0 === 0xe0) low = 0xa0; // overlong
-      if (b0 === 0xed) high = 0x9f; // UTF-16 surrogates
-    } else if (b0 >= 0xf0 && b0 <= 0xf4) {
-      length = 4;
-      if (b0 === 0xf0) low = 0x90; // overlong
-      if (b0 === 0xf4) high = 0x8f; // beyond U+10FFFF
-    } else {
-      return `byte 0x${b0.toString(16)} at ${at - start} cannot start a UTF-8 character`;
-    }
-    if (at + length > end) return `UTF-8 character at byte ${at - start} is cut off`;
-    const b1 = bytes[at + 1];
-    if (b1 < low || b1 > high) return `ill-formed UTF-8 at byte ${at - start + 1}`;
-    for (let k = 2; k < length; k++) {
-      const bk = bytes[at + k];
-      if (bk < 0x80 || bk > 0xbf) return `ill-formed UTF-8 at byte ${at - start + k}`;
-    }
-    at += length;
-  }
-  return null;
+  return textProblem(bytes, start, end, false);
 }
 
 /** Checks that bytes[start..end) is a sequence of well-formed TLVs filling it exactly; null when it is. */
