@@ -26,6 +26,7 @@ import {
   TILE_CELL_COUNT,
   sheetSizePx,
 } from "../ts/client/assets/sheets.js";
+import { mulberry32 } from "../ts/random.js";
 
 const ASSET_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "ts", "client", "assets");
 const ID_TEXT = "Forgotten Caves art (scripts/make-art.ts)";
@@ -92,18 +93,6 @@ const TUNICS: readonly (readonly [number, number])[] = [
 
 // ---- drawing helpers -----------------------------------------------------
 
-/** Deterministic PRNG (mulberry32): the same seed always gives the same art. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Draws into one 8×8 cell of a sheet; coordinates wrap, so patterns tile seamlessly. */
 class Cell {
   constructor(
@@ -157,7 +146,7 @@ function cellOf(sheet: Rgb332Image, index: number): Cell {
 
 /** Dark, low-contrast speckled cave floor: the background of most walkable tiles. */
 function drawFloor(cell: Cell, seed: number): void {
-  const next = random(seed);
+  const next = mulberry32(seed);
   for (let y = 0; y < 8; y++) {
     for (let x = 0; x < 8; x++) {
       const roll = next();
@@ -209,7 +198,7 @@ function drawFlagstone(cell: Cell): void {
     d: C.slabDark,
     j: C.joint,
   });
-  const next = random(4);
+  const next = mulberry32(4);
   for (let speck = 0; speck < 4; speck++) {
     const x = Math.floor(next() * 8);
     const y = Math.floor(next() * 8);
@@ -243,7 +232,7 @@ function drawStones(cell: Cell, regions: readonly string[], colours: RockColours
       cell.set(x, y, colour);
     }
   }
-  const next = random(seed);
+  const next = mulberry32(seed);
   for (let speck = 0; speck < 3; speck++) {
     const x = Math.floor(next() * 8);
     const y = Math.floor(next() * 8);

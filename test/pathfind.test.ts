@@ -14,21 +14,11 @@ import { ACTION_DX, ACTION_DY, RefGrid } from "../ts/ref/sim.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { WasmSim, type PathResult } from "../ts/wasm/sim.js";
+import { mulberry32 } from "../ts/random.js";
 
 const FLOOR = 1;
 const WALL = 5;
 const UNLIMITED = 0x7fffffff;
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let core: Core;
 let sim: WasmSim;

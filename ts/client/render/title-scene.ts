@@ -6,6 +6,7 @@ import type { WasmBlitter } from "../../wasm/blit.js";
 import { CELL_SIZE_PX, PLAYER_VARIANT_FIRST, SPRITE_CHEST, SPRITE_CREATURE, SPRITE_PLAYER } from "../assets/sheets.js";
 import type { FrameScene, SpriteInstance } from "./frame.js";
 import * as P from "./palette.js";
+import { mulberry32 } from "../../random.js";
 
 const SIZE = 31;
 const SEED = 0x0fca7e5;
@@ -23,16 +24,6 @@ const DEEP_WATER = 10;
 const MUSHROOMS = 12;
 const TORCH = 13;
 const BRIDGE = 16;
-
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /** The default map's ids drawn with their own sheet cells: enough for the title cave before /api/world is known. */
 export const DEFAULT_TILE_LOOKS = Array.from({ length: BRIDGE }, (_, index) => ({ id: index + 1, look: index + 1 }));

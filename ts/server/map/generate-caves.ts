@@ -8,6 +8,7 @@
 // water, ...), makes every walkable cell reachable from the spawn hall, and
 // only then picks tile ids (wall and floor variants), which never changes
 // what is walkable.
+import { mulberry32 } from "../../random.js";
 
 /** Tile ids of the bundled map (shared with its tile data and the client's tileset). */
 export const CAVE_TILE = {
@@ -97,18 +98,6 @@ const RIM = 3;
 const SIGN_TEXT =
   "The Forgotten Caves. The great hall is the heart of the caves; every tunnel leads back here. " +
   "Mind the deep water and cross by the bridges.";
-
-/** mulberry32: small, fast, and good enough for level generation. */
-function makeRng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Smooth value noise in [0, 1) with features about `cellSize` tiles across. */
 function makeNoise(
@@ -464,7 +453,7 @@ export function generateCaves(options: CaveOptions = {}): GeneratedCaves {
   const width = options.width ?? DEFAULT_CAVE_WIDTH;
   const height = options.height ?? DEFAULT_CAVE_HEIGHT;
   if (width < 96 || height < 96) throw new Error("cave generator: the map must be at least 96×96");
-  const rng = makeRng(seed);
+  const rng = mulberry32(seed);
   const builder = new CaveBuilder(width, height, rng);
   builder.growCaves();
 
@@ -535,7 +524,7 @@ export function generateCaves(options: CaveOptions = {}): GeneratedCaves {
   builder.kinds[noticeBoard.y * width + noticeBoard.x] = BOARD;
 
   const tunnelCount = builder.connectEverything(spawns[0].x, spawns[0].y);
-  const tiles = chooseTiles(builder, makeRng(seed ^ 0x7f4a7c15));
+  const tiles = chooseTiles(builder, mulberry32(seed ^ 0x7f4a7c15));
   return { seed, width, height, tiles, halls: builder.halls, spawns, sign, noticeBoard, poolCount, tunnelCount };
 }
 
