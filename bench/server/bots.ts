@@ -51,6 +51,7 @@ const random = mulberry32(Number(values.seed));
 const IP_UDP_OVERHEAD = 28;
 const WINDOW_MS = 1000 / 6;
 const CHUNK_RETRY_MS = 250;
+const HELLO_INTERVAL_MS = 250;
 
 function emit(event: string, fields: Record<string, unknown> = {}): void {
   process.stdout.write(JSON.stringify({ event, timeMs: performance.now(), ...fields }) + "\n");
@@ -96,6 +97,7 @@ class Bot {
   nextMoveMs = 0;
   nextPingMs = 0;
   lastChunkRequestMs = -Infinity;
+  lastHelloMs = -Infinity;
   stateChecksum = ENTITY_CHECKSUM_START;
   heldChecksum = ENTITY_CHECKSUM_START;
   entityTick = -1;
@@ -207,6 +209,12 @@ class Bot {
   }
 
   step(now: number): void {
+    // Until the first State arrives the link may not be bound (a lost first datagram, a server still warming
+    // up): repeat the binding ActionPacket like the official client's hello.
+    if (!this.sawState && now - this.lastHelloMs >= HELLO_INTERVAL_MS) {
+      this.lastHelloMs = now;
+      this.sendAction(0, 0);
+    }
     if (now >= this.nextPingMs) {
       this.nextPingMs += 1000;
       encodePing({ type: "ping", clientType: 0, timestampMs: 0n }, this.pingOut, 0);
@@ -251,6 +259,7 @@ await Promise.all(
       const bot = new Bot(token, port, performance.now());
       bots.push(bot);
       await new Promise<void>((resolve) => bot.socket.bind(0, "127.0.0.1", () => resolve()));
+      bot.lastHelloMs = performance.now();
       bot.sendAction(0, 0); // binds the session to this socket
     }
   }),

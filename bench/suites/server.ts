@@ -195,6 +195,8 @@ async function runScale(
   const eldFile = join(tmpdir(), `fc-eld-${process.pid}-${bots}.json`);
   const { child: server, http } = await startServer(mapPath, eldFile);
   const serverPid = server.pid!;
+  // Let the fresh server settle (JIT, first ticks) before the joins start.
+  await new Promise((resolve) => setTimeout(resolve, 3000));
   try {
     const [command, args] = pinned(1, process.execPath, [
       "--import",
@@ -421,7 +423,7 @@ export async function runServer(options: RunOptions & { serverCounts?: number[] 
           "they received / sent) and from the server's /api/status counters. Tick and broadcast percentiles are the " +
           "server's last 1024 ticks (≈ 43 s, so they include the warm-up). Event-loop delay: " +
           (eldSource === "/api/status"
-            ? "the server's eventLoopDelayMs."
+            ? "the server's own eventLoopDelayMs in /api/status (its sampling method is the server's)."
             : "perf_hooks.monitorEventLoopDelay in a preload module (bench/server/eld-preload.mjs), read by SIGUSR2 at both ends of the window, because /api/status does not report it yet.") +
           ` Keeps up: ≥ 95 % of 24 ticks/s and 12 States/s per bot, and p99 tick under one tick (41.7 ms).${tasksetWorks ? "" : " taskset was not available: processes were NOT pinned."}`,
       },
