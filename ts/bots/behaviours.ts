@@ -1,0 +1,189 @@
+// What a bot does with its client: the input a player would give — click a
+// tile, hold a key — and nothing more. Routing, scheduling, prediction and
+// recovery all stay in the shared client core (ts/client/core/); a behaviour
+// only picks targets, so the bots exercise exactly the code the browser runs.
+import type { GameClient } from "../client/core/index.js";
+import { ACTION_MAX } from "../protocol/action.js";
+import { SeededRandom } from "../netsim/index.js";
+import { TILE_BORDER, TILE_UNKNOWN } from "../constants.js";
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+/** One bot's view of itself: its client, its own random stream, and what it has been asked to do. */
+export class BotMind {
+  readonly random: SeededRandom;
+  /** The tile this bot last clicked, while the click is being walked. */
+  target: Point | null = null;
+  /** When the bot may act next (pauses between goals, key changes). */
+  nextActMs = 0;
+  /** Replans counter of the client when the current target was clicked. */
+  private replansAtClick = 0;
+  goalsSet = 0;
+  goalsReached = 0;
+  /** Goals released before arrival (unreachable, e.g. the route ran into unknown territory). */
+  goalsAbandoned = 0;
+  /** Most replans any one goal needed. */
+  maxReplansPerGoal = 0;
+  private collides: Set<number>;
+
+  constructor(
+    readonly client: GameClient,
+    seed: number,
+  ) {
+    this.random = new SeededRandom(seed);
+    this.collides = new Set(client.world.tiles.filter((tile) => tile.collides).map((tile) => tile.id));
+  }
+
+  /** Uniform integer in [min, max]. */
+  int(min: number, max: number): number {
+    return min + Math.floor(this.random.nextFloat() * (max - min + 1));
+  }
+
+  /** Whether the client knows (x, y) as a tile anyone may stand on. */
+  walkable(x: number, y: number): boolean {
+    const tile = this.client.sim.getTile(x, y);
+    return tile !== TILE_UNKNOWN && tile !== TILE_BORDER && !this.collides.has(tile);
+  }
+
+  /** Clicks (x, y); true when the client planned a route there. */
+  click(x: number, y: number): boolean {
+    if (this.client.setGoal(x, y) !== "planned") return false;
+    this.target = { x, y };
+    this.goalsSet++;
+    this.replansAtClick = this.client.stats.replans;
+    return true;
+  }
+
+  /**
+   * Settles the last click once the client has let go of its goal: arrived
+   * (confirmed on the target, nothing pending) or abandoned. True when the bot
+   * is idle — no click being walked.
+   */
+  settle(): boolean {
+    const target = this.target;
+    if (!target) return true;
+    const client = this.client;
+    if (client.goal !== null || client.pending.length > 0) return false;
+    const at = client.confirmed;
+    if (at && at.x === target.x && at.y === target.y) this.goalsReached++;
+    else this.goalsAbandoned++;
+    this.maxReplansPerGoal = Math.max(this.maxReplansPerGoal, client.stats.replans - this.replansAtClick);
+    this.target = null;
+    return true;
+  }
+
+  /** A new session (the client reconnected) starts without the old intent. */
+  forget(): void {
+    this.target = null;
+  }
+}
+
+export interface Behaviour {
+  /** Called every loop round while the bot plays. */
+  act(mind: BotMind, nowMs: number): void;
+}
+
+/** Candidate tiles tried per round when looking for a reachable goal: bounds the A* work of one round. */
+const CLICK_TRIES_PER_ROUND = 3;
+
+/** Click-to-move to random tiles within `radius` (Chebyshev) of the bot, pausing 0.3–1.5 s between goals. */
+export class Wander implements Behaviour {
+  constructor(readonly radius = 30) {}
+
+  act(mind: BotMind, nowMs: number): void {
+    const walking = mind.target !== null;
+    if (!mind.settle()) return;
+    if (walking) {
+      mind.nextActMs = nowMs + mind.int(300, 1500); // a pause after each goal, as a player looks around
+      return;
+    }
+    if (nowMs < mind.nextActMs) return;
+    const at = mind.client.confirmed;
+    if (!at) return;
+    for (let attempt = 0; attempt < CLICK_TRIES_PER_ROUND; attempt++) {
+      const x = at.x + mind.int(-this.radius, this.radius);
+      const y = at.y + mind.int(-this.radius, this.radius);
+      if ((x !== at.x || y !== at.y) && mind.walkable(x, y) && mind.click(x, y)) return;
+    }
+  }
+}
+
+/**
+ * Everyone walks to one goal. A goal beyond what the bot has seen cannot be
+ * routed (unknown tiles block), so the bot clicks the way a player would: the
+ * farthest walkable tile it can see in the goal's direction, then again from
+ * there as new chunks arrive.
+ */
+export class GoTo implements Behaviour {
+  arrived = 0;
+
+  constructor(readonly goal: Point) {}
+
+  act(mind: BotMind, nowMs: number): void {
+    if (!mind.settle() || nowMs < mind.nextActMs) return;
+    const at = mind.client.confirmed;
+    if (!at || (at.x === this.goal.x && at.y === this.goal.y)) return;
+    if (mind.click(this.goal.x, this.goal.y)) return;
+    const dx = this.goal.x - at.x;
+    const dy = this.goal.y - at.y;
+    const distance = Math.max(Math.abs(dx), Math.abs(dy));
+    for (const reach of [30, 22, 14, 7]) {
+      if (reach >= distance) continue;
+      const x = at.x + Math.round((dx * reach) / distance);
+      const y = at.y + Math.round((dy * reach) / distance);
+      if (mind.walkable(x, y) && mind.click(x, y)) return;
+    }
+    mind.nextActMs = nowMs + 1000; // nothing reachable that way yet: look again when more is known
+  }
+}
+
+/** Holds a random direction (1..8), changing it every 1.5–2.5 s. */
+export class Keyboard implements Behaviour {
+  act(mind: BotMind, nowMs: number): void {
+    if (nowMs < mind.nextActMs) return;
+    mind.client.setHeldAction(mind.int(1, ACTION_MAX));
+    mind.nextActMs = nowMs + mind.int(1500, 2500);
+  }
+}
+
+/**
+ * The walkable tile farthest (in steps, by breadth-first search over THE rule)
+ * from `from` among the tiles the client has seen: a default far goal for
+ * `goto`. Ties go to the first found, so the choice is deterministic.
+ */
+export function farthestReachable(client: GameClient, from: Point): Point {
+  const sim = client.sim;
+  const width = sim.width;
+  const height = sim.height;
+  const originX = sim.originX;
+  const originY = sim.originY;
+  const distance = new Int32Array(width * height).fill(-1);
+  const queue = new Int32Array(width * height);
+  let head = 0;
+  let tail = 0;
+  const start = (from.y - originY) * width + (from.x - originX);
+  distance[start] = 0;
+  queue[tail++] = start;
+  let farthest = start;
+  while (head < tail) {
+    const cell = queue[head++];
+    const x = originX + (cell % width);
+    const y = originY + Math.floor(cell / width);
+    const allowed = sim.allowedSteps(x, y);
+    for (let action = 1; action <= ACTION_MAX; action++) {
+      if ((allowed & (1 << action)) === 0) continue;
+      const nx = x + sim.actionDx(action) - originX;
+      const ny = y + sim.actionDy(action) - originY;
+      if (nx < 0 || ny < 0 || nx >= width || ny >= height) continue;
+      const next = ny * width + nx;
+      if (distance[next] >= 0) continue;
+      distance[next] = distance[cell] + 1;
+      if (distance[next] > distance[farthest]) farthest = next;
+      queue[tail++] = next;
+    }
+  }
+  return { x: originX + (farthest % width), y: originY + Math.floor(farthest / width) };
+}

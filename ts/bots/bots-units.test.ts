@@ -1,0 +1,173 @@
+// The bots' pure parts: command line, figures, chat acknowledgement, and the
+// rule that bots add no networking of their own (they drive the shared core).
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { ChatAcks } from "./chat-acks.js";
+import { parseBotArgs, USAGE, UsageError } from "./cli-args.js";
+import { formatLive, formatProgress, formatSummary, type LiveFigures, percentile, percentiles } from "./figures.js";
+
+function run(argv: string[]) {
+  const command = parseBotArgs(argv);
+  if (command.kind !== "run") throw new Error("expected a run");
+  return command.options;
+}
+
+describe("command line", () => {
+  it("has defaults for everything", () => {
+    expect(run([])).toEqual({
+      count: 10,
+      server: null,
+      http: "http://127.0.0.1:8080",
+      behaviour: "wander",
+      durationS: 60,
+      netsim: null,
+      seed: undefined,
+      goal: null,
+      nickPrefix: "bot",
+      joinParallel: 8,
+      updateMs: 10,
+    });
+    expect(parseBotArgs(["--count", "3", "--help"])).toEqual({ kind: "help" });
+    expect(USAGE).toContain("--behaviour NAME");
+  });
+
+  it("reads the documented example, in both flag spellings", () => {
+    const options = run([
+      "--count=200",
+      "--server",
+      "127.0.0.1:7778",
+      "--http",
+      "http://127.0.0.1:8080/",
+      "--behaviour",
+      "goto",
+      "--goal=40,12",
+      "--duration",
+      "60",
+      "--netsim",
+      "delay=80,jitter=30,loss=5,seed=9",
+    ]);
+    expect(options).toMatchObject({
+      count: 200,
+      server: { host: "127.0.0.1", port: 7778 },
+      http: "http://127.0.0.1:8080",
+      behaviour: "goto",
+      goal: { x: 40, y: 12 },
+      durationS: 60,
+      seed: 9,
+    });
+    expect(options.netsim!.up).toEqual({ delayMs: 80, jitterMs: 30, lossPercent: 5, duplicatePercent: 0 });
+    expect(options.netsim!.down).toEqual(options.netsim!.up);
+    expect(run(["--netsim", "loss=1,seed=9", "--seed", "4"]).seed).toBe(4); // --seed wins over the spec's
+  });
+
+  it.each([
+    [["--count", "0"], "--count must be an integer 1..1000"],
+    [["--count", "ten"], "--count must be an integer"],
+    [["--behaviour", "dance"], "--behaviour must be one of wander, goto, keyboard"],
+    [["--server", "localhost"], "--server must be HOST:PORT"],
+    [["--http", "ftp://x"], "--http must be an http:// or https:// URL"],
+    [["--http", "nope"], "--http must be a URL"],
+    [["--netsim", "loss=250"], "--netsim: loss must be a number from 0 to 100"],
+    [["--goal", "3"], "--goal must be X,Y"],
+    [["--goal", "3,4"], "--goal only applies to --behaviour goto"],
+    [["--nick", "a-name-far-too-long"], "--nick must be 1-10"],
+    [["--duration"], "--duration needs a value"],
+    [["--colour", "red"], "unknown option --colour"],
+    [["200"], 'unexpected argument "200"'],
+  ])("rejects %j", (argv, message) => {
+    expect(() => parseBotArgs(argv)).toThrow(UsageError);
+    expect(() => parseBotArgs(argv)).toThrow(message);
+  });
+});
+
+describe("figures", () => {
+  it("percentiles by nearest rank", () => {
+    expect(percentile([], 50)).toBeNaN();
+    expect(percentile([7], 99)).toBe(7);
+    const hundred = Array.from({ length: 100 }, (_, index) => 100 - index); // 100..1, unsorted on purpose
+    expect(percentiles(hundred)).toEqual({ p50: 50, p90: 90, p99: 99 });
+  });
+
+  const live: LiveFigures = {
+    elapsedS: 12.2,
+    joined: 200,
+    wanted: 200,
+    joinFailures: 0,
+    playing: 199,
+    moving: 143,
+    rttMs: { p50: 3, p90: 5.4, p99: 12 },
+    corrections: 4,
+    replans: 5,
+    replansPerMinute: 25,
+    chunkRetransmits: 1,
+    reconnects: 0,
+    goalsReached: 321,
+    datagramsInPerSecond: 4000,
+    datagramsOutPerSecond: 1300,
+    roundMs: { p50: 0.5, p90: 1, p99: 2.25 },
+    lateMs: { p50: 0, p90: 1, p99: 3 },
+  };
+
+  it("a live line names every figure the issue asks for", () => {
+    expect(formatLive(live)).toBe(
+      "12s joined 200/200 playing 199 moving 143 | rtt p50 3 p90 5 p99 12 ms | corrections 4 | " +
+        "replans 5 (25/min) | chunk retransmits 1 | goals 321 | loop 2.3 ms late 3.0 ms",
+    );
+    expect(formatLive({ ...live, reconnects: 2, joinFailures: 1, rttMs: percentiles([]) })).toContain(
+      "rtt p50 - p90 - p99 - ms | corrections 4",
+    );
+    expect(formatProgress({ joined: 57, failed: 0, wanted: 200, lastError: "" })).toBe("joining 57/200");
+    expect(formatProgress({ joined: 57, failed: 2, wanted: 200, lastError: "join: server full" })).toBe(
+      "joining 57/200 (failed 2: join: server full)",
+    );
+  });
+
+  it("a summary reports movement, prediction, traffic, loop and memory", () => {
+    const text = formatSummary({
+      live,
+      stepsSent: 2000,
+      goalsSet: 330,
+      goalsAbandoned: 2,
+      maxReplansPerGoal: 1,
+      disconnects: 0,
+      decodeErrors: 0,
+      wasmMiBPerBot: 2,
+      rssMiBPerBot: 0.55,
+      rssMiB: 230,
+    });
+    expect(text).toContain("200 joined of 200 (0 failed)");
+    expect(text).toContain("2000 steps sent (10.0 per bot), goals 330 set, 321 reached, 2 abandoned");
+    expect(text).toContain("4 corrections, 5 replans (25/min over the last minute), at most 1 replans for one goal");
+    expect(text).toContain("2.0 MiB wasm per bot, 0.55 MiB RSS per bot");
+  });
+});
+
+describe("chat acknowledgement", () => {
+  it("acks cumulatively, waits for a gap, skips lines the server dropped, ignores duplicates", () => {
+    const acks = new ChatAcks();
+    expect(acks.receive({ seq: 1, oldestSeq: 1 })).toBe(1);
+    expect(acks.receive({ seq: 3, oldestSeq: 2 })).toBe(1); // 2 is missing: still 1
+    expect(acks.receive({ seq: 3, oldestSeq: 2 })).toBe(1); // a duplicate re-acks the same
+    expect(acks.receive({ seq: 2, oldestSeq: 2 })).toBe(3); // the gap filled: both at once
+    expect(acks.receive({ seq: 9, oldestSeq: 8 })).toBe(7); // 4..7 gone from the server's queue, 8 still coming
+    expect(acks.receive({ seq: 8, oldestSeq: 8 })).toBe(9);
+    expect(acks.receive({ seq: 12, oldestSeq: 12 })).toBe(12); // 10, 11 dropped by the server as well
+    acks.reset();
+    expect(acks.receive({ seq: 1, oldestSeq: 1 })).toBe(1);
+  });
+});
+
+describe("one client core", () => {
+  it("bots only give input to the shared core: no wire encoding, prediction or routing of their own", () => {
+    const folder = fileURLToPath(new URL(".", import.meta.url));
+    const sources = readdirSync(folder).filter((name) => name.endsWith(".ts") && !name.endsWith(".test.ts"));
+    expect(sources).toContain("swarm.ts");
+    for (const name of sources) {
+      const source = readFileSync(`${folder}/${name}`, "utf8");
+      // The one packet bots write themselves is the chat ack (chat is layered on top of the core).
+      expect(source, name).not.toMatch(/encodeAction|encodePing|encodeEntityQuery|\.replay\(|\.astar\(/);
+      expect(source, name).not.toMatch(/from "\.\.\/client\/core\/(?!index\.js)/);
+    }
+  });
+});

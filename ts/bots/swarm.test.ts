@@ -1,0 +1,138 @@
+// The bot driver in-process against the real server on the default caves map:
+// every behaviour moves its bots through the shared client core, driven from
+// the one loop, and the swarm's figures add up.
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Logger } from "../server/log.js";
+import { type RunningServer, startServer } from "../server/server.js";
+import { loadCore } from "../wasm/node.js";
+import { farthestReachable, type Point } from "./behaviours.js";
+import type { BehaviourName } from "./cli-args.js";
+import { Swarm } from "./swarm.js";
+
+const CAVES = fileURLToPath(new URL("../../maps/caves.tmj", import.meta.url));
+let server: RunningServer;
+const swarms: Swarm[] = [];
+
+beforeAll(async () => {
+  server = await startServer({
+    host: "127.0.0.1",
+    httpPort: 0,
+    udpPort: 0,
+    mapPath: CAVES,
+    logger: new Logger("silent"),
+  });
+});
+
+afterAll(async () => {
+  for (const swarm of swarms) swarm.stop();
+  await server?.close();
+});
+
+function swarmOf(behaviour: BehaviourName, count: number, seed: number, goal: Point | null = null) {
+  const chosen: Point[] = [];
+  const swarm = new Swarm({
+    count,
+    http: `http://127.0.0.1:${server.httpPort}`,
+    server: null,
+    behaviour,
+    goal,
+    netsim: null,
+    seed,
+    nickPrefix: behaviour.slice(0, 4),
+    joinParallel: 4,
+    updateMs: 10,
+    loadCore: () => loadCore(),
+    onGoalChosen: (point) => chosen.push(point),
+  });
+  swarms.push(swarm);
+  return { swarm, chosen };
+}
+
+async function until(what: string, done: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!done()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe.concurrent("the swarm", () => {
+  it("wander: every bot reaches random goals by click-to-move", async ({ expect }) => {
+    const { swarm } = swarmOf("wander", 4, 1);
+    swarm.start();
+    await swarm.joinAll();
+    await until("a goal reached by every bot", () => swarm.bots.every((bot) => bot.mind.goalsReached >= 1), 40_000);
+    const figures = swarm.figures();
+    expect(figures).toMatchObject({ joined: 4, wanted: 4, joinFailures: 0, playing: 4 });
+    for (const bot of swarm.bots) expect(bot.mind.goalsAbandoned).toBe(0);
+    const summary = swarm.summary();
+    expect(summary.stepsSent).toBeGreaterThan(0);
+    expect(summary.wasmMiBPerBot).toBeGreaterThanOrEqual(1); // one core instance per bot
+    swarm.stop();
+    expect(swarm.bots.every((bot) => bot.client.state === "closed")).toBe(true);
+  }, 60_000);
+
+  it("goto: all bots walk to one goal and stand on it", async ({ expect }) => {
+    const spawn = server.game.world.spawns[0];
+    const goal = { x: spawn.x, y: spawn.y - 8 }; // across the great hall, past the sign
+    expect(server.game.world.walkable(goal.x, goal.y)).toBe(true);
+    const { swarm } = swarmOf("goto", 3, 2, goal);
+    swarm.start();
+    await swarm.joinAll();
+    await until("every bot on the goal", () => swarm.bots.every((bot) => bot.mind.goalsReached >= 1), 30_000);
+    for (const bot of swarm.bots) {
+      expect(bot.client.confirmed).toEqual(goal);
+      const entity = server.game.entities.get(bot.client.ownEntityId)!;
+      expect({ x: entity.x, y: entity.y }).toEqual(goal);
+    }
+  }, 60_000);
+
+  it("goto without a goal: picks the farthest tile the first bot can reach, 30+ steps away", async ({ expect }) => {
+    const { swarm, chosen } = swarmOf("goto", 1, 3);
+    swarm.start();
+    await swarm.joinAll();
+    await until("the goal choice", () => chosen.length === 1, 20_000);
+    const client = swarm.bots[0].client;
+    const from = client.confirmed!;
+    expect(farthestReachable(client, from)).toEqual(chosen[0]);
+    expect(server.game.world.walkable(chosen[0].x, chosen[0].y)).toBe(true);
+    const route = client.sim.astar(from.x, from.y, chosen[0].x, chosen[0].y, 20_000);
+    expect(route.status).toBeGreaterThanOrEqual(30);
+    await until("the bot on its way", () => client.pending.length > 0 || client.goal !== null, 10_000);
+  }, 60_000);
+
+  it("keyboard: held directions walk the bots, and they change", async ({ expect }) => {
+    const { swarm } = swarmOf("keyboard", 2, 4);
+    swarm.start();
+    await swarm.joinAll();
+    const held = new Set<number>();
+    await until(
+      "two different held directions and steps",
+      () => {
+        for (const bot of swarm.bots) held.add(bot.client.heldAction);
+        return held.size >= 3 && swarm.summary().stepsSent >= 6;
+      },
+      30_000,
+    );
+    expect(held.size).toBeGreaterThanOrEqual(3); // NOOP before the first act, then at least two directions
+  }, 60_000);
+});
+
+it("joinAll fails with the reason when the server cannot be reached at all", async () => {
+  const swarm = new Swarm({
+    count: 3,
+    http: "http://127.0.0.1:9", // discard port: nothing listens
+    server: null,
+    behaviour: "wander",
+    goal: null,
+    netsim: null,
+    seed: 1,
+    nickPrefix: "lost",
+    joinParallel: 2,
+    updateMs: 10,
+    loadCore: () => loadCore(),
+  });
+  await expect(swarm.joinAll()).rejects.toThrow(/join: /);
+  expect(swarm.bots).toHaveLength(0);
+});
