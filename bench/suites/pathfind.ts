@@ -563,9 +563,9 @@ export async function runPathfind(options: RunOptions): Promise<SuiteResult> {
           ? {}
           : {
               note:
-                `short by ${fmt((1 - wasmRate / pfRate / 20) * 100, 2)} % of the 20× target. PF.js spends ` +
-                `${fmt((clone.median / pfTotal.median) * 100, 2)} % of its time in grid.clone() here: on short, ` +
-                "open searches the per-search clone of the whole grid dominates, so the ratio falls with path length.",
+                `short by ${fmt((1 - wasmRate / pfRate / 20) * 100, 2)} % of the 20× target; grid.clone() is ` +
+                `${fmt((clone.median / pfTotal.median) * 100, 2)} % of PF.js's time here. Both sides' medians move ` +
+                "with the machine's load between runs; no profile was taken for this miss.",
             }),
       },
       {
