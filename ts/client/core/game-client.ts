@@ -22,8 +22,19 @@ import { WasmSim } from "../../wasm/sim.js";
 import { type CachedChunk, ChunkCache } from "./chunk-cache.js";
 import { CHUNK_RETRANSMIT_MS, ChunkRequester } from "./chunk-requests.js";
 import { type ConnectionState, ConnectionMonitor, DISCONNECT_AFTER_MS } from "./connection.js";
+import type { ChatDelivery, PostResult } from "./chat.js";
+import type { CustomMessageHandler } from "./custom.js";
+import type { DialogState } from "./dialogs.js";
 import { type EntityInfo, EntityTable } from "./entity-table.js";
+import { ClientFeatures } from "./features.js";
 import { GridWindow } from "./grid-window.js";
+import {
+  chebyshev,
+  INTERACT_REACH_TILES,
+  interactRefusal,
+  type InteractRefusal,
+  isInteractable,
+} from "./interaction.js";
 import { NameDirectory, QUERY_MAX_TRIES, QUERY_RETRANSMIT_MS } from "./names.js";
 import { Outbox } from "./outbox.js";
 import { ASTAR_NODE_BUDGET, type GoalResult, Planner } from "./planner.js";
@@ -140,6 +151,8 @@ export class GameClient {
   private readonly prediction: Prediction;
   private readonly planner: Planner;
   private readonly nameDirectory: NameDirectory;
+  /** Chat, dialogs, custom messages and the interaction trigger, layered on sendDatagram. */
+  private readonly features: ClientFeatures;
   private manifest: StatePacket["chunks"] | null = null;
   private readonly cacheList: ChunkEntry[] = createStatePacket().chunks;
   private latestStateTick = -1;
@@ -180,6 +193,11 @@ export class GameClient {
     this.prediction = new Prediction(this.sim);
     this.planner = new Planner(this.sim, options.astarNodeBudget);
     this.nameDirectory = new NameDirectory(options.queryRetransmitMs, options.queryMaxTries);
+    this.features = new ClientFeatures({
+      send: (datagram) => this.sendDatagram(datagram),
+      token: () => this.sessionValue.token,
+      clientType: options.clientType,
+    });
     this.listen(config.transport);
   }
 
@@ -220,7 +238,10 @@ export class GameClient {
       this.lastKeepAliveMs = nowMs;
       this.counters.keepAlives++;
     }
-    for (const id of this.nameDirectory.due(nowMs)) this.outbox.sendEntityQuery(id);
+    for (const id of this.nameDirectory.due(nowMs)) {
+      if (!this.queryWouldInteract(id)) this.outbox.sendEntityQuery(id);
+    }
+    this.features.update(nowMs);
     this.steer(nowMs);
   }
 
@@ -268,6 +289,68 @@ export class GameClient {
     if (state !== "playing" && state !== "connecting") return;
     this.traffic.sent(datagram.length);
     this.transport.send(datagram);
+  }
+
+  // ── chat, dialogs, custom messages, interaction (features.ts) ──────────────
+
+  /** Chat delivery: listen() for lines and refusals, unacknowledged, counters. */
+  get chat(): ChatDelivery {
+    return this.features.chat;
+  }
+
+  /** Posts a chat line; it is re-sent until the server acknowledges it. */
+  postChat(text: string): PostResult {
+    return this.features.chat.post(text, this.now());
+  }
+
+  /** Dialogs on screen (shown), listen() for opened and closed ones. */
+  get dialogs(): DialogState {
+    return this.features.dialogs;
+  }
+
+  /** Presses a button of a shown dialog, with one value per text input; false if it is not shown. */
+  replyDialog(dialogId: number, returnCode: number, values: readonly string[] = []): boolean {
+    return this.features.dialogs.reply(dialogId, returnCode, values, this.now());
+  }
+
+  /** Closes a shown dialog without a button (return code 0); false if it is not shown. */
+  dismissDialog(dialogId: number): boolean {
+    return this.features.dialogs.dismiss(dialogId, this.now());
+  }
+
+  /** Routes custom messages of `subtype` from the server to `handler` (replacing an earlier one). */
+  onCustom(subtype: number, handler: CustomMessageHandler): void {
+    this.features.custom.on(subtype, handler);
+  }
+
+  offCustom(subtype: number): void {
+    this.features.custom.off(subtype);
+  }
+
+  /** Sends a custom message (a plain datagram: it may be lost). Throws EncodeError above 1182 bytes. */
+  sendCustom(subtype: number, payload: Uint8Array): void {
+    this.features.custom.send(subtype, payload);
+  }
+
+  /**
+   * Uses the interactable entity `entityId` (a sign, a notice board): sends the
+   * query the server takes as an interaction, re-sent until answered. Returns
+   * null when sent, else why not: the entity is no interactable in view, the
+   * player stands more than one tile from it, or steps are still in flight.
+   */
+  interact(entityId: number): InteractRefusal | null {
+    const refusal = interactRefusal(
+      this.entityTable.entries.get(entityId),
+      this.prediction.confirmed,
+      this.pending.length,
+    );
+    if (refusal === null) this.features.interaction.start(entityId, this.now());
+    return refusal;
+  }
+
+  /** Asks for `entityId`'s name (hover) unless it is known or asked already; it appears in names. */
+  lookUpName(entityId: number): void {
+    this.nameDirectory.want(entityId);
   }
 
   /** Closes the link for good; the client sends nothing afterwards. */
@@ -514,7 +597,7 @@ export class GameClient {
       case "entity_detail":
         return this.onEntityDetail(packet);
       default:
-        this.onOtherPacket?.(packet);
+        if (!this.features.receive(packet, nowMs)) this.onOtherPacket?.(packet);
     }
   }
 
@@ -540,6 +623,20 @@ export class GameClient {
 
   private onEntityDetail(view: EntityDetailView): void {
     this.nameDirectory.receive(view.entityId, readTlvName(view.bytes, view.metaStart, view.metaEnd));
+    this.features.interaction.detailArrived(view.entityId);
+  }
+
+  /**
+   * An EntityQuery for an interactable within reach of where the server may have
+   * the player (the confirmed tile or any tile a pending step leads to) would
+   * use it (protocol § 18): a name lookup must not open a sign's dialog.
+   */
+  private queryWouldInteract(entityId: number): boolean {
+    const entity = this.entityTable.entries.get(entityId);
+    if (!entity || !isInteractable(entity)) return false;
+    const confirmed = this.prediction.confirmed;
+    const near = (tile: TilePoint) => chebyshev(tile, entity) <= INTERACT_REACH_TILES;
+    return (confirmed !== null && near(confirmed)) || this.prediction.inFlightTiles().some(near);
   }
 
   /** The entity cursor advanced: confirm the own position and expire consumed steps. */
@@ -585,6 +682,7 @@ export class GameClient {
     this.pinger.reset();
     this.chunkRequests.reset();
     this.nameDirectory.resetQueries();
+    this.features.reset();
     this.traffic.resetSequence();
     this.planner.release("cleared");
     this.planChanged = false;

@@ -28,3 +28,16 @@ export type { CachedChunk, ChunkCache } from "./chunk-cache.js";
 export type { GoalResult } from "./planner.js";
 export type { PendingStep, TilePoint } from "./prediction.js";
 export { impairTransport } from "./impaired-transport.js";
+export { connectAccount, joinAccount, type AccountRequest } from "./account-api.js";
+export { chatTextProblem, CHAT_OUTBOX_MAX, CHAT_RESEND_MS, type ChatEvent, type PostResult } from "./chat.js";
+export type { ChatDelivery } from "./chat.js";
+export {
+  dialogInputs,
+  dialogValueProblem,
+  DIALOG_REPLY_RESEND_MS,
+  type DialogEvent,
+  type DialogState,
+  type ShownDialog,
+} from "./dialogs.js";
+export type { CustomMessageHandler } from "./custom.js";
+export { chebyshev, isInteractable, INTERACT_REACH_TILES, type InteractRefusal } from "./interaction.js";

@@ -1,0 +1,95 @@
+// Playing an account (docs/persistence.md § Account API): POST /api/register
+// {name, password, nick} creates the account and plays its fresh character;
+// POST /api/login {name, password} plays it where it was last saved (and ends a
+// session the account already has). Both answer like /api/guest, so the result
+// is the same session a guest gets. The password travels only in these HTTP(S)
+// bodies, never in a datagram. Refusals are SessionErrors carrying the HTTP
+// status: 400 bad input, 401 wrong name or password, 403 banned, 409 name
+// taken, 503 full; 0 when the server could not be reached or made no sense.
+import { PROTOCOL_VERSION } from "../../protocol/header.js";
+import type { GuestConnection, MakeTransport, ReconnectFn } from "./game-client.js";
+import { type FetchFn, fetchWorld, type GuestSession, parseToken, SessionError } from "./session-api.js";
+
+export type AccountRequest =
+  | { readonly kind: "login"; readonly name: string; readonly password: string }
+  | { readonly kind: "register"; readonly name: string; readonly password: string; readonly nick: string };
+
+function endpoint(baseUrl: string, kind: AccountRequest["kind"]): string {
+  return `${baseUrl.replace(/\/+$/, "")}/api/${kind}`;
+}
+
+/**
+ * Registers or logs in. The session's `nick` is the nick for a registration and
+ * the account name for a login (the server's answer does not repeat the nick;
+ * the player's entity carries it, and the client learns it by name lookup).
+ */
+export async function joinAccount(
+  baseUrl: string,
+  request: AccountRequest,
+  fetchFn: FetchFn = fetch,
+): Promise<GuestSession> {
+  const what = request.kind;
+  const body =
+    request.kind === "register"
+      ? { name: request.name, password: request.password, nick: request.nick }
+      : { name: request.name, password: request.password };
+  let response: Response;
+  try {
+    response = await fetchFn(endpoint(baseUrl, what), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  } catch (error) {
+    throw new SessionError(`${what}: ${String(error)}`, 0);
+  }
+  let answer: unknown;
+  try {
+    answer = await response.json();
+  } catch {
+    throw new SessionError(`${what}: answer is not JSON (status ${response.status})`, response.status);
+  }
+  if (typeof answer !== "object" || answer === null) throw new SessionError(`${what}: answer is not an object`, 0);
+  const record = answer as Record<string, unknown>;
+  if (!response.ok) {
+    const reason = typeof record.error === "string" ? record.error : `status ${response.status}`;
+    throw new SessionError(`${what}: ${reason}`, response.status);
+  }
+  const integer = (name: string): number => {
+    const value = record[name];
+    if (typeof value !== "number" || !Number.isInteger(value)) throw new SessionError(`${what}: ${name} is missing`, 0);
+    return value;
+  };
+  const protocolVersion = integer("protocolVersion");
+  if (protocolVersion !== PROTOCOL_VERSION) {
+    throw new SessionError(`${what}: server speaks protocol ${protocolVersion}, this client ${PROTOCOL_VERSION}`, 0);
+  }
+  return {
+    nick: request.kind === "register" ? request.nick.trim() : request.name.trim(),
+    token: parseToken(record.token),
+    entityId: integer("entityId"),
+    protocolVersion,
+    udpPort: integer("udpPort"),
+  };
+}
+
+/**
+ * Registers or logs in, fetches the world and opens the link: everything
+ * GameClient.create needs but a core. Its reconnect logs in again with the same
+ * name and password (kept in this closure only), which replaces the lost session.
+ */
+export async function connectAccount(
+  baseUrl: string,
+  request: AccountRequest,
+  makeTransport: MakeTransport,
+  fetchFn: FetchFn = fetch,
+): Promise<GuestConnection> {
+  const [session, world] = await Promise.all([joinAccount(baseUrl, request, fetchFn), fetchWorld(baseUrl, fetchFn)]);
+  const transport = await makeTransport(session);
+  const login: AccountRequest = { kind: "login", name: request.name, password: request.password };
+  const reconnect: ReconnectFn = async () => {
+    const next = await joinAccount(baseUrl, login, fetchFn);
+    return { session: next, transport: await makeTransport(next) };
+  };
+  return { session, world, transport, reconnect };
+}

@@ -1,0 +1,63 @@
+// The features layered on the movement core (docs/client.md § Chat, dialogs and
+// custom messages): chat, dialogs, custom messages and the interaction trigger.
+// Each has its own module; this one routes the packets of types 9, 10, 13, 16 and
+// 18 to them, runs their re-send timers from GameClient.update, and starts them
+// over when a reconnect begins a new session (their numbers and ids are per
+// session). Everything they send goes through the ChannelLink, i.e.
+// GameClient.sendDatagram.
+import type { PacketView } from "../../protocol/packet.js";
+import type { ChannelLink } from "./channel-link.js";
+import { ChatDelivery } from "./chat.js";
+import { CustomRegistry } from "./custom.js";
+import { DialogState } from "./dialogs.js";
+import { InteractionQueries } from "./interaction.js";
+
+export class ClientFeatures {
+  readonly chat: ChatDelivery;
+  readonly dialogs: DialogState;
+  readonly custom: CustomRegistry;
+  readonly interaction: InteractionQueries;
+
+  constructor(link: ChannelLink, onHandlerError?: (error: unknown, subtype: number) => void) {
+    this.chat = new ChatDelivery(link);
+    this.dialogs = new DialogState(link);
+    this.custom = new CustomRegistry(link, onHandlerError);
+    this.interaction = new InteractionQueries(link);
+  }
+
+  /** Handles a server packet of a layered feature; false for anything else (and custom subtypes nobody handles). */
+  receive(packet: PacketView, nowMs: number): boolean {
+    switch (packet.type) {
+      case "chat":
+        this.chat.receiveLine(packet);
+        return true;
+      case "chat_post_ack":
+        this.chat.receivePostAck(packet, nowMs);
+        return true;
+      case "dialog":
+        this.interaction.dialogArrived();
+        this.dialogs.receiveDialog(packet, nowMs);
+        return true;
+      case "dialog_close":
+        this.dialogs.receiveClose(packet);
+        return true;
+      case "custom_to_client":
+        return this.custom.dispatch(packet);
+      default:
+        return false;
+    }
+  }
+
+  update(nowMs: number): void {
+    this.chat.update(nowMs);
+    this.dialogs.update(nowMs);
+    this.interaction.update(nowMs);
+  }
+
+  /** A new session began (reconnect). */
+  reset(): void {
+    this.chat.reset();
+    this.dialogs.reset();
+    this.interaction.reset();
+  }
+}
