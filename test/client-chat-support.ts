@@ -34,6 +34,8 @@ export interface ScriptedClient {
   deliver(...packets: Packet[]): void;
   /** Advances the clock by `ms` and runs update(). */
   advance(ms: number): void;
+  /** Delivers the next StatePacket (same entities), so the link stays alive however long a test runs. */
+  heartbeat(): void;
   /** Packets of `type` the client sent since index `from` of link.sent. */
   sent<T extends Packet["type"]>(type: T, from?: number): Extract<Packet, { type: T }>[];
 }
@@ -61,6 +63,7 @@ export async function scriptedClient(
   const update = entityUpdate(100, [player(7, at.x, at.y), ...entities]);
   link.deliver(stateDatagram(100, 1, 1, update.checksum), ...update.datagrams);
   expect(client.state).toBe("playing");
+  let tick = 100;
   return {
     link,
     client,
@@ -71,6 +74,7 @@ export async function scriptedClient(
       clock.nowMs += ms;
       client.update(clock.nowMs);
     },
+    heartbeat: () => link.deliver(stateDatagram((tick += 2), 1, 1, update.checksum)),
     sent: <T extends Packet["type"]>(type: T, from = 0) =>
       link.sent.slice(from).filter((packet): packet is Extract<Packet, { type: T }> => packet.type === type),
   };
