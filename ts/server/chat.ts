@@ -153,13 +153,34 @@ export class ChatService {
     this.broadcast(CHAT_SPEAKER_SYSTEM, speakerName, text);
   }
 
-  /** A line from `speakerEntityId` (0: system) to every session. Throws EncodeError for text chat cannot carry. */
-  broadcast(speakerEntityId: number, speakerName: string, text: string): void {
+  /**
+   * A system line to the sessions whose player is within `radius` tiles (Chebyshev) of (x, y).
+   * Joins and leaves use it: announced to everyone, they would cost N lines per join, N² in all,
+   * which at a few hundred players is most of the chat traffic and none of its use.
+   */
+  systemNear(x: number, y: number, radius: number, text: string): void {
+    this.broadcast(CHAT_SPEAKER_SYSTEM, "", text, (session) => {
+      const entity = session.entity;
+      return Math.abs(entity.x - x) <= radius && Math.abs(entity.y - y) <= radius;
+    });
+  }
+
+  /**
+   * A line from `speakerEntityId` (0: system) to every session, or to those `audience` accepts.
+   * Throws EncodeError for text chat cannot carry.
+   */
+  broadcast(
+    speakerEntityId: number,
+    speakerName: string,
+    text: string,
+    audience: (session: Session) => boolean = () => true,
+  ): void {
     checkText("chat speaker name", speakerName, CHAT_NAME_RULE);
     checkText("chat text", text, CHAT_TEXT_RULE);
     this.stats.posted++;
     const nowMs = performance.now();
     for (const session of this.game.sessions.values()) {
+      if (!audience(session)) continue;
       if (session.chat.enqueue(speakerEntityId, speakerName, text)) this.stats.overflowDropped++;
       this.pump(session, nowMs);
     }

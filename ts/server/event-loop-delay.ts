@@ -5,6 +5,8 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
 
 const WINDOW_MS = 5000;
+/** Sampling interval of the histogram, in ms. */
+const RESOLUTION_MS = 10;
 
 export interface DelaySummary {
   p50: number;
@@ -21,7 +23,7 @@ export class EventLoopDelay {
 
   start(): void {
     if (this.histogram) return;
-    this.histogram = monitorEventLoopDelay({ resolution: 10 });
+    this.histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
     this.histogram.enable();
     this.timer = setInterval(() => this.roll(), WINDOW_MS);
     this.timer.unref();
@@ -42,8 +44,15 @@ export class EventLoopDelay {
   private roll(): void {
     const h = this.histogram;
     if (!h) return;
-    // The histogram records nanoseconds.
-    this.last = { p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6, windowMs: WINDOW_MS };
+    // The histogram records, in nanoseconds, the whole interval between samples, so an idle loop
+    // reads as the resolution itself; the delay is what exceeds it.
+    const delayMs = (ns: number) => Math.max(0, ns / 1e6 - RESOLUTION_MS);
+    this.last = {
+      p50: delayMs(h.percentile(50)),
+      p99: delayMs(h.percentile(99)),
+      max: delayMs(h.max),
+      windowMs: WINDOW_MS,
+    };
     h.reset();
   }
 }

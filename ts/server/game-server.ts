@@ -69,6 +69,9 @@ export const DEFAULT_GAME_OPTIONS: GameOptions = {
 /** Half the view square: entities within this Chebyshev distance are sent (31×31 around the player). */
 export const VIEW_RADIUS = VIEW_TILES / 2;
 
+/** Joins and leaves are announced to players within this many tiles: about the 3×3 chunks a client holds. */
+export const NOTICE_RADIUS = 48;
+
 export class JoinError extends Error {
   constructor(
     readonly status: number,
@@ -224,7 +227,7 @@ export class Game {
     });
     const session = this.sessions.create(entity, nick, performance.now(), accountId);
     this.log.info("session joined", { entityId: entity.id, nick, accountId, x: spot.x, y: spot.y });
-    this.chat.system(`${nick} joined`);
+    this.chat.systemNear(spot.x, spot.y, NOTICE_RADIUS, `${nick} joined`);
     return session;
   }
 
@@ -249,8 +252,10 @@ export class Game {
       this.characters.saveAndForget({ accountId: session.accountId, entity: session.entity }, Date.now());
     }
     this.log.info("session left", { entityId: session.entity.id, nick: session.nick, reason });
-    // A replaced session's player is still here, under a new session that announced itself.
-    if (reason !== "replaced") this.chat.system(`${session.nick} left`);
+    // A replaced or rejoined session's player is still here, under a new session that announced itself.
+    if (reason !== "replaced" && reason !== "rejoined") {
+      this.chat.systemNear(session.entity.x, session.entity.y, NOTICE_RADIUS, `${session.nick} left`);
+    }
   }
 
   /**
