@@ -17,7 +17,8 @@ import type { ImpairedTransport } from "../ts/client/core/impaired-transport.js"
 import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
 import { CHUNK_SIZE } from "../ts/constants.js";
 import { deriveSeed, type DuplexProfile } from "../ts/netsim/index.js";
-import { chunkId } from "../ts/protocol/index.js";
+import { ACTION_NOOP } from "../ts/protocol/action.js";
+import { chunkId, decodePacket } from "../ts/protocol/index.js";
 import { Logger } from "../ts/server/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
@@ -96,18 +97,52 @@ export interface CourseClient {
   client: GameClient;
   /** The current link's netsim, when a profile was given (the newest one after a reconnect). */
   impaired: ImpairedTransport | null;
+  /** Movement steps the client sent, and how many of them netsim dropped on the way up. */
+  steps: StepCount;
+}
+
+export interface StepCount {
+  sent: number;
+  lost: number;
+}
+
+/** Whether a datagram is a scheduled movement step (an ActionPacket with target_tick > 0 and a real action). */
+export function isStepDatagram(datagram: Uint8Array): boolean {
+  const decoded = decodePacket(datagram);
+  return (
+    decoded.ok &&
+    decoded.packet.type === "action" &&
+    decoded.packet.targetTick > 0 &&
+    decoded.packet.action !== ACTION_NOOP
+  );
+}
+
+/** Counts the steps sent through `impaired` and those its up link dropped (netsim decides loss inside send()). */
+function countingSteps(impaired: ImpairedTransport, steps: StepCount): Transport {
+  return {
+    name: impaired.name,
+    send: (datagram) => {
+      if (!isStepDatagram(datagram)) return impaired.send(datagram);
+      const droppedBefore = impaired.duplex.up.counts.dropped;
+      impaired.send(datagram);
+      steps.sent++;
+      if (impaired.duplex.up.counts.dropped > droppedBefore) steps.lost++;
+    },
+    onDatagram: (handler) => impaired.onDatagram(handler),
+    close: () => impaired.close(),
+  };
 }
 
 /** Joins the course over UDP loopback and waits until the client plays and holds its whole neighbourhood. */
 export async function joinCourse(baseUrl: string, nick: string, join: JoinOptions = {}): Promise<CourseClient> {
-  const joined: CourseClient = { client: null as unknown as GameClient, impaired: null };
+  const joined: CourseClient = { client: null as unknown as GameClient, impaired: null, steps: { sent: 0, lost: 0 } };
   let links = 0;
   const connection = await connectGuest(baseUrl, nick, async (session) => {
     let transport: Transport = await UdpNodeTransport.connect("127.0.0.1", session.udpPort);
     if (join.fault) transport = join.fault(transport);
     if (join.profile) {
       joined.impaired = impairTransport(transport, join.profile, deriveSeed(join.seed ?? 1, nick, links++));
-      transport = joined.impaired;
+      transport = countingSteps(joined.impaired, joined.steps);
     }
     return transport;
   });
@@ -252,6 +287,8 @@ export interface WalkResult {
   retractions: number;
   chunkRetransmits: number;
   keepAlives: number;
+  /** Steps netsim dropped on the way up during the walk (NaN when the link is not impaired). */
+  stepsLost: number;
   maxPending: number;
   rttMs: number;
   /** Chunk crossings during the walk whose neighbourhood was checked, and the slowest one to complete, ms. */
@@ -263,6 +300,8 @@ export interface Walker {
   client: GameClient;
   goal: { x: number; y: number };
   watch: Watch;
+  /** The client's step counter, when its link is impaired (for the steps lost on the way up). */
+  steps?: StepCount;
 }
 
 /**
@@ -277,6 +316,7 @@ export async function walkTogether(
 ): Promise<WalkResult[]> {
   const clients = walkers.map((walker) => walker.client);
   const crossingsBefore = walkers.map((walker) => walker.watch.neighbourhoodMs.length);
+  const lostBefore = walkers.map((walker) => walker.steps?.lost ?? NaN);
   const before = walkers.map((walker) => walker.client.stats);
   const routeSteps: number[] = [];
   const startMs = performance.now();
@@ -332,6 +372,7 @@ export async function walkTogether(
       retractions: after.retractions - start.retractions,
       chunkRetransmits: after.chunkRetransmits - start.chunkRetransmits,
       keepAlives: after.keepAlives - start.keepAlives,
+      stepsLost: (walker.steps?.lost ?? NaN) - lostBefore[index],
       maxPending: walker.watch.maxPending,
       rttMs: after.rttMs,
       crossings: walker.watch.neighbourhoodMs.length - crossingsBefore[index],
@@ -357,7 +398,8 @@ export function formatWalk(profileName: string, result: WalkResult, cleanMs = Na
   const baseline = Number.isNaN(cleanMs) ? "" : ` (clean ${seconds(cleanMs)}, bound ${seconds(boundMs)})`;
   return (
     `${profileName.padEnd(34)} ${seconds(result.timeMs)}${baseline} route ${result.routeSteps} ` +
-    `sent ${result.stepsSent} corrections ${result.corrections} replans ${result.replans} ` +
+    `sent ${result.stepsSent}${Number.isNaN(result.stepsLost) ? "" : ` (${result.stepsLost} lost)`} ` +
+    `corrections ${result.corrections} replans ${result.replans} ` +
     `retractions ${result.retractions} max pending ${result.maxPending} ` +
     `chunk retransmits ${result.chunkRetransmits} keep-alives ${result.keepAlives} rtt ${Math.round(result.rttMs)} ms ` +
     `crossings ${result.crossings} (slowest neighbourhood ${Math.round(result.neighbourhoodMaxMs)} ms)`

@@ -72,7 +72,12 @@ describe.concurrent("a headless client converges on every link profile", () => {
       for (const { client } of [clean, impaired]) expect(client.confirmed).toEqual(COURSE_START);
 
       const [cleanWalk, badWalk] = await walkTogether(
-        [clean, impaired].map(({ client }) => ({ client, goal: COURSE_GOAL, watch: new Watch(() => server, client) })),
+        [clean, impaired].map(({ client, steps }) => ({
+          client,
+          steps,
+          goal: COURSE_GOAL,
+          watch: new Watch(() => server, client),
+        })),
       );
       const boundMs = 1.5 * cleanWalk.timeMs + 2 * nominalRttMs(profile);
       console.log(formatWalk(name, badWalk, cleanWalk.timeMs, boundMs));
