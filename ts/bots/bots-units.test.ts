@@ -1,9 +1,8 @@
-// The bots' pure parts: command line, figures, chat acknowledgement, and the
+// The bots' pure parts: command line, figures, and the
 // rule that bots add no networking of their own (they drive the shared core).
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ChatAcks } from "./chat-acks.js";
 import { parseBotArgs, USAGE, UsageError } from "./cli-args.js";
 import { formatLive, formatProgress, formatSummary, type LiveFigures, percentile, percentiles } from "./figures.js";
 
@@ -126,6 +125,11 @@ describe("figures", () => {
   it("a summary reports movement, prediction, traffic, loop and memory", () => {
     const text = formatSummary({
       live,
+      datagramsOut: 3500,
+      pingsSent: 600,
+      queriesSent: 400,
+      chatAcksSent: 300,
+      retractions: 10,
       stepsSent: 2000,
       goalsSet: 330,
       goalsAbandoned: 2,
@@ -140,21 +144,9 @@ describe("figures", () => {
     expect(text).toContain("2000 steps sent (10.0 per bot), goals 330 set, 321 reached, 2 abandoned");
     expect(text).toContain("4 corrections, 5 replans (25/min over the last minute), at most 1 replans for one goal");
     expect(text).toContain("2.0 MiB wasm per bot, 0.55 MiB RSS per bot");
-  });
-});
-
-describe("chat acknowledgement", () => {
-  it("acks cumulatively, waits for a gap, skips lines the server dropped, ignores duplicates", () => {
-    const acks = new ChatAcks();
-    expect(acks.receive({ seq: 1, oldestSeq: 1 })).toBe(1);
-    expect(acks.receive({ seq: 3, oldestSeq: 2 })).toBe(1); // 2 is missing: still 1
-    expect(acks.receive({ seq: 3, oldestSeq: 2 })).toBe(1); // a duplicate re-acks the same
-    expect(acks.receive({ seq: 2, oldestSeq: 2 })).toBe(3); // the gap filled: both at once
-    expect(acks.receive({ seq: 9, oldestSeq: 8 })).toBe(7); // 4..7 gone from the server's queue, 8 still coming
-    expect(acks.receive({ seq: 8, oldestSeq: 8 })).toBe(9);
-    expect(acks.receive({ seq: 12, oldestSeq: 12 })).toBe(12); // 10, 11 dropped by the server as well
-    acks.reset();
-    expect(acks.receive({ seq: 1, oldestSeq: 1 })).toBe(1);
+    expect(text).toContain(
+      "3500 datagrams: 2000 steps, 10 retractions, 600 pings, 400 name queries, 300 chat acks, 190 cache acks",
+    );
   });
 });
 
@@ -165,8 +157,7 @@ describe("one client core", () => {
     expect(sources).toContain("swarm.ts");
     for (const name of sources) {
       const source = readFileSync(`${folder}/${name}`, "utf8");
-      // The one packet bots write themselves is the chat ack (chat is layered on top of the core).
-      expect(source, name).not.toMatch(/encodeAction|encodePing|encodeEntityQuery|\.replay\(|\.astar\(/);
+      expect(source, name).not.toMatch(/\bencode[A-Z]\w*\(|sendDatagram|\.replay\(|\.astar\(/);
       expect(source, name).not.toMatch(/from "\.\.\/client\/core\/(?!index\.js)/);
     }
   });

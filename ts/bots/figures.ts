@@ -56,6 +56,12 @@ export interface JoinProgress {
 
 export interface Summary {
   live: LiveFigures;
+  /** Datagrams the bots sent in all, and what they were (the rest: cache acks and keep-alives). */
+  datagramsOut: number;
+  pingsSent: number;
+  queriesSent: number;
+  chatAcksSent: number;
+  retractions: number;
   stepsSent: number;
   goalsSet: number;
   goalsAbandoned: number;
@@ -111,6 +117,9 @@ export function formatSummary(summary: Summary): string {
     `  chunks      ${live.chunkRetransmits} retransmitted requests`,
     `  rtt         ${formatPercentiles(live.rttMs)} ms (smoothed, per bot)`,
     `  traffic     ${round(live.datagramsInPerSecond)} datagrams/s in, ${round(live.datagramsOutPerSecond)} out (last second)`,
+    `  sent        ${summary.datagramsOut} datagrams: ${summary.stepsSent} steps, ${summary.retractions} retractions, ` +
+      `${summary.pingsSent} pings, ${summary.queriesSent} name queries, ${summary.chatAcksSent} chat acks, ` +
+      `${summary.datagramsOut - summary.stepsSent - summary.retractions - summary.pingsSent - summary.queriesSent - summary.chatAcksSent} cache acks and keep-alives`,
     `  loop        round ${formatPercentiles(live.roundMs, 1)} ms, timer late ${formatPercentiles(live.lateMs, 1)} ms`,
     `  memory      ${round(summary.wasmMiBPerBot, 1)} MiB wasm per bot, ${round(summary.rssMiBPerBot, 2)} MiB RSS per bot, ` +
       `${round(summary.rssMiB)} MiB RSS in all`,

@@ -16,7 +16,6 @@ import { deriveSeed, type DuplexProfile } from "../netsim/index.js";
 import type { HostPort } from "../netsim/udp-proxy.js";
 import type { Core } from "../wasm/core.js";
 import { type Behaviour, BotMind, farthestReachable, GoTo, Keyboard, type Point, Wander } from "./behaviours.js";
-import { ChatAcks } from "./chat-acks.js";
 import type { BehaviourName } from "./cli-args.js";
 import { type JoinProgress, type LiveFigures, percentiles, type Summary } from "./figures.js";
 
@@ -46,7 +45,6 @@ export interface Bot {
   readonly client: GameClient;
   readonly core: Core;
   readonly mind: BotMind;
-  readonly chat: ChatAcks;
   /** The session the mind's intent belongs to; a reconnect makes a new one. */
   session: GuestSession;
 }
@@ -150,21 +148,14 @@ export class Swarm {
       connectGuest(config.http, nick, makeTransport, config.fetch),
       config.loadCore(),
     ]);
-    const chat = new ChatAcks();
-    const client: GameClient = GameClient.create({
-      core,
-      ...connection,
-      onOtherPacket: (packet) => {
-        if (packet.type === "chat") chat.acknowledge(client, packet);
-      },
-    });
+    // Chat, dialogs and the rest are the core's too: it acknowledges every chat line, as the server needs.
+    const client = GameClient.create({ core, ...connection });
     if (this.stopping) client.close();
     return {
       index,
       nick,
       client,
       core,
-      chat,
       mind: new BotMind(client, deriveSeed(config.seed, "bot", index)),
       session: connection.session,
     };
@@ -280,6 +271,11 @@ export class Swarm {
   summary(nowMs = performance.now()): Summary {
     const live = this.figures(nowMs);
     let stepsSent = 0;
+    let datagramsOut = 0;
+    let pingsSent = 0;
+    let queriesSent = 0;
+    let chatAcksSent = 0;
+    let retractions = 0;
     let goalsSet = 0;
     let goalsAbandoned = 0;
     let maxReplansPerGoal = 0;
@@ -287,8 +283,15 @@ export class Swarm {
     let decodeErrors = 0;
     let wasmBytes = 0;
     for (const bot of this.bots) {
-      const stats = bot.client.stats;
+      const client = bot.client;
+      const stats = client.stats;
       stepsSent += stats.stepsSent;
+      datagramsOut += stats.datagramsOut;
+      pingsSent += stats.pingsSent;
+      queriesSent += stats.queriesSent;
+      retractions += stats.retractions;
+      // The core answers every ChatPacket — shown, duplicate or beyond a gap — with one ChatAck.
+      chatAcksSent += client.chat.counters.received + client.chat.counters.ignored;
       decodeErrors += stats.decodeErrors;
       if (stats.state === "disconnected" || stats.state === "reconnecting") disconnects++;
       goalsSet += bot.mind.goalsSet;
@@ -299,6 +302,11 @@ export class Swarm {
     const joined = Math.max(1, this.bots.length);
     return {
       live,
+      datagramsOut,
+      pingsSent,
+      queriesSent,
+      chatAcksSent,
+      retractions,
       stepsSent,
       goalsSet,
       goalsAbandoned,
