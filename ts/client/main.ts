@@ -1,20 +1,23 @@
 // The page's entry point (index.html loads it): loads the wasm core and the
-// art, shows the join card, and on Play joins the server (HTTP), opens the
-// link (WebRTC data channel, or the WebSocket fallback) and starts a
-// PlaySession. URL parameters: ?transport=websocket|webrtc forces a link,
-// ?debug=1 opens the debug overlay at start.
+// art, shows the join card, and on Play joins the server over HTTP (as a guest,
+// or logging in or registering an account), opens the link (WebRTC data
+// channel, or the WebSocket fallback) and starts a PlaySession with chat,
+// dialogs and names layered on it (SocialSession). URL parameters:
+// ?transport=websocket|webrtc forces a link, ?debug=1 opens the debug overlay
+// at start.
 import "./ui/style.css";
 import { CanvasView } from "./browser/canvas-view.js";
 import { PlaySession } from "./browser/play-session.js";
 import { type ClientResources, loadResources } from "./browser/resources.js";
-import { connectGuest, GameClient } from "./core/index.js";
+import { connectAccount, connectGuest, GameClient, type GuestConnection, type MakeTransport } from "./core/index.js";
 import { type Atlas, installTileLooks, uploadAtlas } from "./render/atlas.js";
 import { FrameRenderer } from "./render/frame.js";
 import { DEFAULT_TILE_LOOKS, titleScene } from "./render/title-scene.js";
 import { connectBest, connectOptionsFromQuery } from "./transport/connect.js";
 import { DebugOverlay } from "./ui/debug-overlay.js";
-import { JoinScreen } from "./ui/join-screen.js";
+import { type JoinRequest, JoinScreen } from "./ui/join-screen.js";
 import { explainJoinError } from "./ui/refusal.js";
+import { SocialSession } from "./ui/social-session.js";
 import { StatusLine } from "./ui/status-line.js";
 import { WasmBlitter } from "../wasm/blit.js";
 
@@ -36,7 +39,7 @@ const query = new URLSearchParams(location.search);
 const serverUrl = location.origin;
 const status = new StatusLine(element("status"));
 const debug = new DebugOverlay(element("debug"), query.get("debug") === "1");
-const join = new JoinScreen(document, (nick) => void play(nick));
+const join = new JoinScreen(document, (request) => void play(request));
 let loaded: Loaded | null = null;
 let session: PlaySession | null = null;
 
@@ -52,7 +55,7 @@ loadResources().then(
     renderer.render(titleScene(blitter));
     view.present();
     join.setReady(true);
-    status.set("Choose a name and press Play.");
+    status.set("Choose a name and press Play, or log in.");
   },
   (error: unknown) => {
     const message = `The game could not load: ${error instanceof Error ? error.message : String(error)}`;
@@ -61,19 +64,27 @@ loadResources().then(
   },
 );
 
-async function play(nick: string): Promise<void> {
+/** Joins as the request says: the password, if any, goes only into the HTTP(S) request. */
+function connect(request: JoinRequest, makeTransport: MakeTransport): Promise<GuestConnection> {
+  return request.kind === "guest"
+    ? connectGuest(serverUrl, request.nick, makeTransport)
+    : connectAccount(serverUrl, request, makeTransport);
+}
+
+async function play(request: JoinRequest): Promise<void> {
   if (!loaded || session) return;
   const { resources, blitter, atlas, renderer, view } = loaded;
   join.setBusy(true);
   join.showError("");
-  status.set(`Joining as ${nick}…`, "busy");
+  const who = request.kind === "guest" ? request.nick : request.name;
+  status.set(request.kind === "register" ? `Registering ${who}…` : `Joining as ${who}…`, "busy");
   const notes: string[] = [];
   const linkOptions = {
     ...connectOptionsFromQuery(location.search),
     onFallback: (reason: string) => notes.push(`No data channel (${reason}); using WebSocket`),
   };
   try {
-    const connection = await connectGuest(serverUrl, nick, (guest) => connectBest(serverUrl, guest.token, linkOptions));
+    const connection = await connect(request, (joined) => connectBest(serverUrl, joined.token, linkOptions));
     installTileLooks(blitter, atlas, connection.world.tiles);
     const client = GameClient.create({
       core: resources.core,
@@ -84,6 +95,18 @@ async function play(nick: string): Promise<void> {
     });
     join.hide();
     session = new PlaySession({ client, nick: connection.session.nick, renderer, view, debug, status, notes });
+    // Chat, dialogs and names, for as long as the page plays (its listeners and the scene hook hold it).
+    new SocialSession({
+      client,
+      renderer,
+      canvas: view.canvas,
+      chatForm: element("chat"),
+      chatInput: element("chat-input"),
+      chatNote: element("chat-note"),
+      dialogLayer: element("dialogs"),
+      logMirror: element("log"),
+      tiles: resources.images.tiles,
+    });
   } catch (error) {
     join.showError(explainJoinError(error, serverUrl));
     status.set("Not connected.", "bad");

@@ -19,9 +19,9 @@ function endpoint(baseUrl: string, kind: AccountRequest["kind"]): string {
 }
 
 /**
- * Registers or logs in. The session's `nick` is the nick for a registration and
- * the account name for a login (the server's answer does not repeat the nick;
- * the player's entity carries it, and the client learns it by name lookup).
+ * Registers or logs in. The session's `nick` is the answer's `nick` if the
+ * server sends one; else the nick registered, or for a login the account name
+ * (the player's entity carries the nick, and the client learns it by name lookup).
  */
 export async function joinAccount(
   baseUrl: string,
@@ -64,8 +64,11 @@ export async function joinAccount(
   if (protocolVersion !== PROTOCOL_VERSION) {
     throw new SessionError(`${what}: server speaks protocol ${protocolVersion}, this client ${PROTOCOL_VERSION}`, 0);
   }
+  // A server that names the nick in its answer is believed; otherwise the nick asked for, or the account name.
+  const nick =
+    typeof record.nick === "string" ? record.nick : request.kind === "register" ? request.nick : request.name;
   return {
-    nick: request.kind === "register" ? request.nick.trim() : request.name.trim(),
+    nick: nick.trim(),
     token: parseToken(record.token),
     entityId: integer("entityId"),
     protocolVersion,

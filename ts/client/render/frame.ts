@@ -1,7 +1,11 @@
 // One frame of the game, composed in the wasm framebuffer: the darkness, the
 // tiles of the client's wasm grid around the camera, the route markers, the
-// entities, the pointer outline, an optional banner, and the HUD panel; then
-// one fb_to_rgba for the canvas. DOM-free, so tests draw real frames in Node.
+// entities, the pointer outline, labels over entities (names on hover, the
+// interaction prompt), an optional banner, and the HUD panel; then one
+// fb_to_rgba for the canvas. DOM-free, so tests draw real frames in Node.
+//
+// Tiles are read from grid memory every frame, so a tile the core changed (a
+// TileUpdate applied in place, a re-sent chunk) shows in the next frame.
 import { MODE_TINTED, MODE_TRANSPARENT } from "../../ref/blit.js";
 import type { WasmBlitter } from "../../wasm/blit.js";
 import type { WasmSim } from "../../wasm/sim.js";
@@ -31,6 +35,20 @@ export interface TilePoint {
   readonly y: number;
 }
 
+/** A short text over an entity at float world pixels (the entity's top-left, as its sprite). */
+export interface WorldLabel {
+  readonly xPx: number;
+  readonly yPx: number;
+  readonly text: string;
+  readonly colour: number;
+}
+
+/**
+ * Adjusts the scene the game loop composed before it is drawn: features layered
+ * on the play session (chat in the log, hover names, prompts) add to it here.
+ */
+export type SceneHook = (scene: FrameScene) => FrameScene;
+
 /** An entity to draw: float world pixels (tile × 8 at rest), a sprite-sheet cell. */
 export interface SpriteInstance {
   readonly xPx: number;
@@ -50,6 +68,8 @@ export interface FrameScene {
   readonly goal: TilePoint | null;
   /** The tile under the mouse pointer, if it is over the viewport. */
   readonly cursor: TilePoint | null;
+  /** Texts over entities, drawn over them and under the banner. */
+  readonly labels?: readonly WorldLabel[];
   /** A message across the viewport (e.g. while the link is down), or null. */
   readonly banner: string | null;
   readonly hud: HudModel;
@@ -70,6 +90,8 @@ export function gridViewOf(sim: WasmSim): GridView | null {
 
 export class FrameRenderer {
   private readonly list: SpriteList;
+  /** Runs first in every render(); null draws the scene as given. */
+  sceneHook: SceneHook | null = null;
 
   constructor(
     private readonly blitter: WasmBlitter,
@@ -80,7 +102,8 @@ export class FrameRenderer {
   }
 
   /** Composes the frame and converts it to RGBA; returns where the world was placed (for pointer mapping). */
-  render(scene: FrameScene): ViewportPlacement {
+  render(composed: FrameScene): ViewportPlacement {
+    const scene = this.sceneHook ? this.sceneHook(composed) : composed;
     const placement = placeViewport(scene.camera);
     this.blitter.fillRect(VIEWPORT.x, VIEWPORT.y, VIEWPORT.w, VIEWPORT.h, P.UNKNOWN_DARK);
     if (scene.grid) this.drawTiles(scene.grid, placement);
@@ -88,6 +111,7 @@ export class FrameRenderer {
     this.drawEntities(scene.entities, placement);
     if (scene.cursor) this.mark(scene.cursor, MARKER_CORNERS, P.CURSOR_OUTLINE, placement);
     this.list.flush(this.atlas.markers, VIEWPORT);
+    if (scene.labels) this.drawLabels(scene.labels, placement);
     if (scene.banner) this.drawBanner(scene.banner);
     drawHud(this.blitter, this.list, this.atlas, scene.hud);
     this.blitter.fbToRgba();
@@ -143,6 +167,24 @@ export class FrameRenderer {
     this.list.flush(this.atlas.sprites, VIEWPORT);
   }
 
+  /** Each label on a dark box centred over its entity, kept inside the viewport. */
+  private drawLabels(labels: readonly WorldLabel[], placement: ViewportPlacement): void {
+    for (const label of labels) {
+      const widthPx = textWidthPx(label.text) + 3;
+      const entityX = VIEWPORT.x + Math.round(label.xPx) - placement.originXPx;
+      const entityY = VIEWPORT.y + Math.round(label.yPx) - placement.originYPx;
+      const x = clamp(
+        entityX + TILE_SIZE_PX / 2 - Math.floor(widthPx / 2),
+        VIEWPORT.x,
+        VIEWPORT.x + VIEWPORT.w - widthPx,
+      );
+      const y = clamp(entityY - LABEL_HEIGHT_PX - 1, VIEWPORT.y, VIEWPORT.y + VIEWPORT.h - LABEL_HEIGHT_PX);
+      this.blitter.fillRect(x, y, widthPx, LABEL_HEIGHT_PX, P.LABEL_BACKGROUND);
+      queueText(this.list, label.text, x + 2, y + 1, label.colour);
+    }
+    this.list.flush(this.atlas.font, VIEWPORT);
+  }
+
   private drawBanner(message: string): void {
     const widthPx = Math.min(VIEWPORT.w - 8, textWidthPx(message) + 8);
     const x = VIEWPORT.x + Math.floor((VIEWPORT.w - widthPx) / 2);
@@ -153,6 +195,12 @@ export class FrameRenderer {
     queueText(this.list, message, x + 4, y + 4, P.TEXT_WHITE);
     this.list.flush(this.atlas.font, { x: x + 1, y: y + 1, w: widthPx - 2, h: 14 });
   }
+}
+
+const LABEL_HEIGHT_PX = 9;
+
+function clamp(value: number, low: number, high: number): number {
+  return Math.max(low, Math.min(high, value));
 }
 
 /** Whether an 8×8 cell at (x, y) touches the viewport. */

@@ -28,3 +28,11 @@ export const CURSOR_OUTLINE = 0xb6;
 /** Banner over the viewport (e.g. while reconnecting). */
 export const BANNER_BACKGROUND = 0x01;
 export const BANNER_EDGE = 0xf0;
+/** Chat in the message log: players' lines, the system's, and our own lines the server refused. */
+export const CHAT_PLAYER = 0xdb;
+export const CHAT_SYSTEM = 0x9d;
+export const CHAT_PROBLEM = 0xf0;
+/** Labels over entities (names on hover, the interaction prompt). */
+export const LABEL_BACKGROUND = 0x01;
+export const LABEL_NAME = 0xff;
+export const LABEL_PROMPT = 0xf8;

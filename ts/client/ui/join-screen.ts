@@ -1,42 +1,96 @@
-// The join card: a nick field and a Play button. It remembers the last nick
-// on this browser, stays disabled until the game has loaded, and shows why a
+// The join card: play as a guest (a nick), log in (account name and password) or
+// register (account name, password and nick). It remembers the last nick and
+// account name on this browser — never the password, which goes only into the
+// HTTP(S) request — stays disabled until the game has loaded, and shows why a
 // join failed in the words explainJoinError chose.
+import type { AccountRequest } from "../core/account-api.js";
+
+export type JoinMode = "guest" | "login" | "register";
+export type JoinRequest = { readonly kind: "guest"; readonly nick: string } | AccountRequest;
+
 const NICK_STORAGE_KEY = "forgotten-caves.nick";
+const ACCOUNT_STORAGE_KEY = "forgotten-caves.account";
+const MODES: readonly JoinMode[] = ["guest", "login", "register"];
+const SUBMIT_LABELS: Readonly<Record<JoinMode, string>> = { guest: "Play", login: "Log in", register: "Register" };
+
+/** What the fields say, as a request (trimmed), or why it cannot be sent yet. */
+export function joinRequestOf(
+  mode: JoinMode,
+  fields: { nick: string; name: string; password: string },
+): JoinRequest | string {
+  const nick = fields.nick.trim();
+  const name = fields.name.trim();
+  if (mode === "guest") return { kind: "guest", nick };
+  if (name === "") return "Enter your account name.";
+  if (fields.password === "") return "Enter your password.";
+  if (mode === "login") return { kind: "login", name, password: fields.password };
+  if (nick === "") return "Choose the name others will see in the caves.";
+  return { kind: "register", name, password: fields.password, nick };
+}
 
 export class JoinScreen {
   private readonly form: HTMLFormElement;
   private readonly nick: HTMLInputElement;
+  private readonly accountName: HTMLInputElement;
+  private readonly password: HTMLInputElement;
   private readonly play: HTMLButtonElement;
   private readonly error: HTMLElement;
+  private readonly modeButtons: Map<JoinMode, HTMLButtonElement>;
+  private mode: JoinMode = "guest";
   private ready = false;
   private busy = false;
 
-  constructor(doc: Document, onPlay: (nick: string) => void) {
+  constructor(doc: Document, onJoin: (request: JoinRequest) => void) {
     this.form = doc.getElementById("join") as HTMLFormElement;
     this.nick = doc.getElementById("nick") as HTMLInputElement;
+    this.accountName = doc.getElementById("account-name") as HTMLInputElement;
+    this.password = doc.getElementById("password") as HTMLInputElement;
     this.play = doc.getElementById("play") as HTMLButtonElement;
     this.error = doc.getElementById("join-error") as HTMLElement;
-    this.nick.value = readStoredNick();
+    this.modeButtons = new Map(MODES.map((mode) => [mode, doc.getElementById(`mode-${mode}`) as HTMLButtonElement]));
+    this.nick.value = readStored(NICK_STORAGE_KEY);
+    this.accountName.value = readStored(ACCOUNT_STORAGE_KEY);
+    for (const [mode, button] of this.modeButtons) button.addEventListener("click", () => this.setMode(mode));
+    this.setMode("guest", false);
     this.form.addEventListener("submit", (event) => {
       event.preventDefault();
       if (!this.ready || this.busy) return;
-      const nick = this.nick.value.trim();
-      storeNick(nick);
-      onPlay(nick);
+      const request = joinRequestOf(this.mode, {
+        nick: this.nick.value,
+        name: this.accountName.value,
+        password: this.password.value,
+      });
+      if (typeof request === "string") return this.showError(request);
+      if (request.kind !== "login") store(NICK_STORAGE_KEY, request.nick);
+      if (request.kind !== "guest") store(ACCOUNT_STORAGE_KEY, request.name);
+      onJoin(request);
     });
+  }
+
+  /** Guest, login or register: shows that mode's fields. */
+  setMode(mode: JoinMode, focus = true): void {
+    this.mode = mode;
+    this.form.dataset.mode = mode;
+    for (const [each, button] of this.modeButtons) button.setAttribute("aria-selected", String(each === mode));
+    for (const field of this.form.querySelectorAll<HTMLElement>("[data-modes]")) {
+      field.hidden = !field.dataset.modes!.split(" ").includes(mode);
+    }
+    this.password.autocomplete = mode === "register" ? "new-password" : "current-password";
+    this.showError("");
+    this.refresh();
+    if (focus) this.firstField().focus();
   }
 
   /** The game has loaded (or failed to: then `ready` stays false and the error says why). */
   setReady(ready: boolean): void {
     this.ready = ready;
     this.refresh();
-    if (ready) this.nick.focus();
+    if (ready) this.firstField().focus();
   }
 
   /** A join is under way: the button waits. */
   setBusy(busy: boolean): void {
     this.busy = busy;
-    this.play.textContent = busy ? "Joining…" : "Play";
     this.refresh();
   }
 
@@ -46,31 +100,38 @@ export class JoinScreen {
 
   show(): void {
     this.form.hidden = false;
-    this.nick.focus();
+    this.firstField().focus();
   }
 
   hide(): void {
     this.form.hidden = true;
     this.error.textContent = "";
+    this.password.value = "";
+  }
+
+  private firstField(): HTMLInputElement {
+    return this.mode === "guest" ? this.nick : this.accountName;
   }
 
   private refresh(): void {
     this.play.disabled = !this.ready || this.busy;
-    this.nick.disabled = this.busy;
+    this.play.textContent = this.busy ? "Joining…" : SUBMIT_LABELS[this.mode];
+    for (const input of [this.nick, this.accountName, this.password]) input.disabled = this.busy;
+    for (const button of this.modeButtons.values()) button.disabled = this.busy;
   }
 }
 
-function readStoredNick(): string {
+function readStored(key: string): string {
   try {
-    return localStorage.getItem(NICK_STORAGE_KEY) ?? "";
+    return localStorage.getItem(key) ?? "";
   } catch {
     return ""; // storage can be off (privacy settings); the field just starts empty
   }
 }
 
-function storeNick(nick: string): void {
+function store(key: string, value: string): void {
   try {
-    localStorage.setItem(NICK_STORAGE_KEY, nick);
+    localStorage.setItem(key, value);
   } catch {
     // not remembered; nothing else depends on it
   }

@@ -1,12 +1,15 @@
 // Every way joining can fail, said in plain words for the join screen: the
-// server refused the nick (400), is full (503), speaks another protocol
-// version, cannot be reached, or let us join but no link could be opened.
+// server refused the nick or the account details (400), the name or password
+// is wrong (401), the account is banned (403), the account name is taken (409),
+// the server is full (503), speaks another protocol version, cannot be reached,
+// or let us join but no link could be opened.
 import { SessionError } from "../core/session-api.js";
 import { TransportError } from "../transport/websocket.js";
 
-/** The reason part of a SessionError message ("join: nick must not be empty" → "nick must not be empty"). */
-function reasonOf(error: SessionError): string {
-  return error.message.replace(/^(join|world): /, "");
+/** Which request failed, from the SessionError's prefix, and the reason after it. */
+function parse(error: SessionError): { what: string; reason: string } {
+  const match = /^(join|world|login|register): ([\s\S]*)$/.exec(error.message);
+  return match ? { what: match[1], reason: match[2] } : { what: "join", reason: error.message };
 }
 
 function sentence(text: string): string {
@@ -19,7 +22,8 @@ function sentence(text: string): string {
 /** What to tell the player when joining `serverUrl` failed with `error`. */
 export function explainJoinError(error: unknown, serverUrl: string): string {
   if (error instanceof SessionError) {
-    const reason = reasonOf(error);
+    const { what, reason } = parse(error);
+    const account = what === "login" || what === "register";
     const mismatch = /server speaks protocol (\d+), this client (\d+)/.exec(reason);
     if (mismatch) {
       return (
@@ -27,10 +31,23 @@ export function explainJoinError(error: unknown, serverUrl: string): string {
         `this page version ${mismatch[2]}. Reload the page to get the current game.`
       );
     }
-    if (error.status === 400) return `The server did not accept that nick: ${sentence(reason)}`;
-    if (error.status === 503) return "The server is full right now. Please try again in a little while.";
-    if (error.status === 0) {
-      return `Cannot reach the game server at ${serverUrl}. Is it running? (${reason})`;
+    switch (error.status) {
+      case 400:
+        return account
+          ? `The server did not accept that: ${sentence(reason)}`
+          : `The server did not accept that nick: ${sentence(reason)}`;
+      case 401:
+        return "Wrong account name or password. Check both and try again.";
+      case 403:
+        return `You cannot log in with this account: ${sentence(reason)}`;
+      case 409:
+        return "That account name is taken. Choose another, or log in if it is yours.";
+      case 503:
+        return /account created/.test(reason)
+          ? "Your account was created, but the server is full right now. Log in a little later."
+          : "The server is full right now. Please try again in a little while.";
+      case 0:
+        return `Cannot reach the game server at ${serverUrl}. Is it running? (${reason})`;
     }
     return `The server could not let you in (HTTP ${error.status}): ${sentence(reason)}`;
   }

@@ -1,0 +1,202 @@
+// Chat, dialogs, names on hover and the interaction trigger in the page, layered
+// on a running play session (docs/client.md § Chat, dialogs and names). The play
+// session drives the GameClient — whose update() also runs chat and dialog
+// re-sends — and composes each frame; this adds to that frame through the
+// renderer's scene hook, once per drawn frame and after the session's input and
+// steering: it merges chat into the side panel's message log, labels the entity
+// under the pointer with its name and interactables within reach with a prompt,
+// starts interactions, and keeps the HTML dialogs in step with the core's.
+//
+// Keys: Enter opens the chat box, E uses the sign or notice board within reach,
+// Escape dismisses the newest dialog. They count only while the game has the
+// focus (the canvas or nothing); in a text field every key is the field's.
+import type { Rgb332Image } from "../assets/image.js";
+import { FB_WIDTH } from "../../constants.js";
+import type { GameClient } from "../core/game-client.js";
+import { chebyshev, INTERACT_REACH_TILES, isInteractable } from "../core/interaction.js";
+import { placeViewport } from "../camera.js";
+import type { FrameRenderer, FrameScene, WorldLabel } from "../render/frame.js";
+import type { HudLine } from "../render/hud.js";
+import * as P from "../render/palette.js";
+import { framebufferPixelAt, type Point, worldTileAt } from "../render/picking.js";
+import { ChatBox } from "./chat-box.js";
+import { chatLogLine, foldForFont } from "./chat-log.js";
+import { DialogLayer } from "./dialog-layer.js";
+import { entityAtTile, HOVER_COLOUR, hoverText, INTERACT_PROMPT, labelOver, PROMPT_COLOUR } from "./hover.js";
+import { type IntentOutcome, InteractIntent, interactablesNear } from "./interact-intent.js";
+import { LogMerge } from "./log-merge.js";
+import { LogMirror } from "./log-mirror.js";
+import { TileImages } from "./tile-images.js";
+
+export interface SocialParts {
+  client: GameClient;
+  renderer: FrameRenderer;
+  canvas: HTMLCanvasElement;
+  /** The chat box: its form, field and the note beside it (count, refusals). */
+  chatForm: HTMLFormElement;
+  chatInput: HTMLInputElement;
+  chatNote: HTMLElement;
+  /** Where dialogs go: a layer over the canvas, the same size. */
+  dialogLayer: HTMLElement;
+  /** The visually hidden copy of the message log. */
+  logMirror: HTMLElement;
+  /** The tile sheet, for dialog images. */
+  tiles: Rgb332Image;
+}
+
+/** What an interaction that did not happen tells the player; null for silence. */
+const INTENT_NOTES: Partial<Record<IntentOutcome, string>> = {
+  unreachable: "There is no way to get next to that.",
+  "too-far": "Nothing to use within reach. Walk next to a sign and press E, or click it.",
+  "timed-out": "Gave up walking there.",
+};
+
+export class SocialSession {
+  private readonly client: GameClient;
+  private readonly log = new LogMerge();
+  private readonly mirror: LogMirror;
+  private readonly chatBox: ChatBox;
+  private readonly dialogs: DialogLayer;
+  private readonly intent = new InteractIntent();
+  private pointer: Point | null = null;
+  private click: Point | null = null;
+  private foldedVersion = -1;
+  private folded: HudLine[] = [];
+  private readonly detach: (() => void)[] = [];
+
+  constructor(private readonly parts: SocialParts) {
+    const client = parts.client;
+    this.client = client;
+    const doc = parts.canvas.ownerDocument;
+    this.mirror = new LogMirror(parts.logMirror);
+    this.chatBox = new ChatBox(
+      parts.chatForm,
+      parts.chatInput,
+      parts.chatNote,
+      (text) => client.postChat(text),
+      parts.canvas,
+    );
+    this.dialogs = new DialogLayer(
+      parts.dialogLayer,
+      new TileImages(doc, parts.tiles),
+      {
+        reply: (id, returnCode, values) => {
+          try {
+            client.replyDialog(id, returnCode, values);
+          } catch (error) {
+            this.note(`That answer does not fit: ${error instanceof Error ? error.message : String(error)}`, true);
+          }
+        },
+        dismiss: (id) => client.dismissDialog(id),
+      },
+      parts.canvas,
+    );
+    this.detach.push(client.chat.listen((event) => this.log.add(chatLogLine(event, client.names))));
+    this.on(doc.defaultView!, "keydown", (event) => this.key(event as KeyboardEvent));
+    this.on(parts.canvas, "pointermove", (event) => this.track(event as PointerEvent));
+    this.on(parts.canvas, "pointerleave", () => (this.pointer = null));
+    this.on(parts.canvas, "pointerdown", (event) => {
+      const pointer = event as PointerEvent;
+      if (pointer.button !== 0) return;
+      this.track(pointer);
+      this.click = this.pointer;
+    });
+    parts.renderer.sceneHook = (scene) => this.frame(scene);
+  }
+
+  stop(): void {
+    if (this.parts.renderer.sceneHook) this.parts.renderer.sceneHook = null;
+    for (const undo of this.detach.splice(0)) undo();
+    this.chatBox.close(false);
+    this.dialogs.sync(new Map());
+  }
+
+  private on(target: EventTarget, type: string, listener: (event: Event) => void): void {
+    target.addEventListener(type, listener);
+    this.detach.push(() => target.removeEventListener(type, listener));
+  }
+
+  private track(event: PointerEvent): void {
+    this.pointer = framebufferPixelAt(event.clientX, event.clientY, this.parts.canvas.getBoundingClientRect());
+  }
+
+  /** Keys for the game view only: with a text field or a dialog button focused they are the field's. */
+  private key(event: KeyboardEvent): void {
+    if (event.ctrlKey || event.metaKey || event.altKey || !this.gameHasFocus()) return;
+    switch (event.code) {
+      case "Enter":
+      case "NumpadEnter":
+        event.preventDefault();
+        this.chatBox.open();
+        return;
+      case "KeyE":
+        if (event.repeat) return;
+        event.preventDefault();
+        this.report(this.intent.useNearest(this.client, performance.now()));
+        return;
+      case "Escape":
+        this.dialogs.dismissTopmost();
+        return;
+    }
+  }
+
+  private gameHasFocus(): boolean {
+    const active = this.parts.canvas.ownerDocument.activeElement;
+    return active === null || active === this.parts.canvas || active === this.parts.canvas.ownerDocument.body;
+  }
+
+  /** The scene hook: runs after the play session's input and steering, before the frame is drawn. */
+  private frame(scene: FrameScene): FrameScene {
+    const client = this.client;
+    const nowMs = performance.now();
+    this.log.observe(scene.hud.log);
+    const placement = placeViewport(scene.camera);
+
+    if (this.click) {
+      // After the session's own click handling this frame: a click on an interactable aims beside it instead.
+      const target = entityAtTile(client.entities, worldTileAt(this.click, placement), client.ownEntityId);
+      this.click = null;
+      if (target && isInteractable(target)) this.report(this.intent.click(target.id, client, nowMs));
+    }
+    this.report(this.intent.frame(client, nowMs));
+
+    const labels = this.labels(scene, this.pointer ? worldTileAt(this.pointer, placement) : null);
+    this.dialogs.setScale(this.parts.canvas.getBoundingClientRect().width / FB_WIDTH);
+    this.dialogs.sync(client.dialogs.shown);
+    this.mirror.show(this.log.lines, this.log.version);
+    if (this.foldedVersion !== this.log.version) {
+      this.foldedVersion = this.log.version;
+      this.folded = this.log.lines.map((line) => ({ text: foldForFont(line.text), colour: line.colour }));
+    }
+    const name = client.names.get(client.ownEntityId) ?? scene.hud.name;
+    return { ...scene, labels, hud: { ...scene.hud, name: foldForFont(name), log: this.folded } };
+  }
+
+  /** The hovered entity's name, and the prompt over interactables within reach. */
+  private labels(scene: FrameScene, hovered: { x: number; y: number } | null): WorldLabel[] {
+    const client = this.client;
+    const labels: WorldLabel[] = [];
+    const under = entityAtTile(client.entities, hovered, client.ownEntityId);
+    const near = interactablesNear(client.entities, client.predicted);
+    for (const entity of near) {
+      if (entity.id !== under?.id) labels.push(labelOver(entity, INTERACT_PROMPT, PROMPT_COLOUR, scene.entities));
+    }
+    if (under) {
+      if (under.id !== client.ownEntityId) client.lookUpName(under.id);
+      const inReach =
+        isInteractable(under) && client.predicted && chebyshev(under, client.predicted) <= INTERACT_REACH_TILES;
+      const text = hoverText(under, client.names);
+      labels.push(labelOver(under, inReach ? `${text} (E)` : text, HOVER_COLOUR, scene.entities));
+    }
+    return labels;
+  }
+
+  private report(outcome: IntentOutcome | null): void {
+    const text = outcome ? INTENT_NOTES[outcome] : undefined;
+    if (text) this.note(text, false);
+  }
+
+  private note(text: string, bad: boolean): void {
+    this.log.add({ text, colour: bad ? P.TEXT_WARN : P.TEXT_DIM });
+  }
+}
