@@ -3,7 +3,7 @@
 // the next frame, the walk-then-use intent driving a real GameClient against a
 // scripted server, and the dialog layout rules (boxes, image scale, input limit).
 import { readFileSync } from "node:fs";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Rgb332Image } from "../ts/client/assets/image.js";
 import { CELL_SIZE_PX, FONT_FILE, SPRITES_FILE, TILES_FILE } from "../ts/client/assets/sheets.js";
 import { decodeTga } from "../ts/client/assets/tga.js";
