@@ -160,6 +160,13 @@ describe.skipIf(!HAVE_CHROMIUM)("chat, dialogs and accounts in Chromium", () => 
     await expect.poll(() => dialogCount(ada)).toBe(0);
     expect(await ada.evaluate(() => document.activeElement?.id)).toBe("game");
 
+    // E uses the sign within reach; the dialog's button has the focus, so Enter presses it.
+    await ada.keyboard.press("e");
+    await expect.poll(() => dialogCount(ada), { timeout: 5000 }).toBe(1);
+    expect(await ada.evaluate(() => document.activeElement?.textContent)).toBe("OK");
+    await ada.keyboard.press("Enter");
+    await expect.poll(() => dialogCount(ada)).toBe(0);
+    expect(await ada.getByTestId("chat-input").isVisible()).toBe(false);
     await ada.keyboard.press("e");
     await expect.poll(() => dialogCount(ada), { timeout: 5000 }).toBe(1);
     await ada.keyboard.press("Escape");
@@ -169,7 +176,7 @@ describe.skipIf(!HAVE_CHROMIUM)("chat, dialogs and accounts in Chromium", () => 
     await expect.poll(() => session.dialogs.open.size).toBe(0);
   }, 45_000);
 
-  it("posts the notice board's line to every chat", async () => {
+  it("posts the notice board's line to every chat (Enter in its text input posts)", async () => {
     const at = await restingCamera(ada);
     await clickTile(ada, at, interactable("notice board"));
     const dialog = ada.getByTestId("dialog");
@@ -178,7 +185,8 @@ describe.skipIf(!HAVE_CHROMIUM)("chat, dialogs and accounts in Chromium", () => 
     await ada.keyboard.type("Meet at the bridge");
     await ada.waitForTimeout(200);
     await shot(ada, "dialog-notice-board");
-    await ada.getByRole("button", { name: "Post" }).click();
+    // Enter in the text input presses the dialog's first button, Post.
+    await ada.keyboard.press("Enter");
     await expect.poll(() => dialogCount(ada)).toBe(0);
     for (const page of [ada, bob]) {
       await expect.poll(() => logText(page), { timeout: 10_000 }).toContain("notice board: Ada: Meet at the bridge");

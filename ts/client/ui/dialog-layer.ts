@@ -159,15 +159,16 @@ export class DialogLayer {
     close.addEventListener("click", () => this.actions.dismiss(dialog.id));
     root.append(close);
 
+    // Enter and Escape are the dialog's: the page's own keys (Enter opens the chat, Escape drops the
+    // route) must not see them, and the play session's keyboard would cancel a button's own Enter.
     root.addEventListener("keydown", (event) => {
-      if (event.key === "Escape") {
-        event.preventDefault();
-        event.stopPropagation();
-        this.actions.dismiss(dialog.id);
-      } else if (event.key === "Enter" && event.target instanceof HTMLInputElement) {
+      if (event.key !== "Escape" && event.key !== "Enter") return;
+      event.preventDefault();
+      event.stopPropagation();
+      if (event.key === "Escape") this.actions.dismiss(dialog.id);
+      else if (event.target instanceof HTMLButtonElement) event.target.click();
+      else if (event.target instanceof HTMLInputElement && !event.isComposing) {
         const button = defaultButton(dialog.elements);
-        event.preventDefault();
-        event.stopPropagation();
         if (button) press(button.returnCode);
       }
     });
