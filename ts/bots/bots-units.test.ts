@@ -4,7 +4,15 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parseBotArgs, USAGE, UsageError } from "./cli-args.js";
-import { formatLive, formatProgress, formatSummary, type LiveFigures, percentile, percentiles } from "./figures.js";
+import {
+  DurationHistogram,
+  formatLive,
+  formatProgress,
+  formatSummary,
+  type LiveFigures,
+  percentile,
+  percentiles,
+} from "./figures.js";
 
 function run(argv: string[]) {
   const command = parseBotArgs(argv);
@@ -88,6 +96,15 @@ describe("figures", () => {
     expect(percentiles(hundred)).toEqual({ p50: 50, p90: 90, p99: 99 });
   });
 
+  it("a run-long histogram gives percentiles to 0.1 ms in fixed memory", () => {
+    const histogram = new DurationHistogram();
+    expect(histogram.percentile(50)).toBeNaN();
+    for (let index = 1; index <= 1000; index++) histogram.add(index / 100); // 0.01 .. 10 ms
+    expect(histogram.percentiles()).toEqual({ p50: 5, p90: 9, p99: 9.9 });
+    histogram.add(60_000); // beyond 10 s: counted in the last bucket
+    expect(histogram.percentile(100)).toBe(10_000);
+  });
+
   const live: LiveFigures = {
     elapsedS: 12.2,
     joined: 200,
@@ -139,11 +156,14 @@ describe("figures", () => {
       wasmMiBPerBot: 2,
       rssMiBPerBot: 0.55,
       rssMiB: 230,
+      runRoundMs: { p50: 0.4, p90: 1.2, p99: 3.5 },
+      runLateMs: { p50: 0, p90: 0.5, p99: 2 },
     });
     expect(text).toContain("200 joined of 200 (0 failed)");
     expect(text).toContain("2000 steps sent (10.0 per bot), goals 330 set, 321 reached, 2 abandoned");
     expect(text).toContain("4 corrections, 5 replans (25/min over the last minute), at most 1 replans for one goal");
     expect(text).toContain("2.0 MiB wasm per bot, 0.55 MiB RSS per bot");
+    expect(text).toContain("round p50 0.4 p90 1.2 p99 3.5 ms, timer late p50 0.0 p90 0.5 p99 2.0 ms (whole run");
     expect(text).toContain(
       "3500 datagrams: 2000 steps, 10 retractions, 600 pings, 400 name queries, 300 chat acks, 190 cache acks",
     );

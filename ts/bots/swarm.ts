@@ -17,7 +17,7 @@ import type { HostPort } from "../netsim/udp-proxy.js";
 import type { Core } from "../wasm/core.js";
 import { type Behaviour, BotMind, farthestReachable, GoTo, Keyboard, type Point, Wander } from "./behaviours.js";
 import type { BehaviourName } from "./cli-args.js";
-import { type JoinProgress, type LiveFigures, percentiles, type Summary } from "./figures.js";
+import { DurationHistogram, type JoinProgress, type LiveFigures, percentiles, type Summary } from "./figures.js";
 
 export interface SwarmConfig {
   count: number;
@@ -73,6 +73,8 @@ export class Swarm {
   private roundSamples: number[] = [];
   private lateSamples: number[] = [];
   private lastRound = { roundMs: percentiles([]), lateMs: percentiles([]) };
+  private readonly runRounds = new DurationHistogram();
+  private readonly runLate = new DurationHistogram();
   /** (time, total replans) once per figures() call, for the per-minute rate. */
   private replanHistory: { atMs: number; replans: number }[] = [];
 
@@ -181,7 +183,9 @@ export class Swarm {
   /** One round: every bot's update, then its behaviour; deadline-paced so rounds do not drift. */
   private round(): void {
     const startMs = performance.now();
-    this.lateSamples.push(Math.max(0, startMs - this.dueMs));
+    const lateMs = Math.max(0, startMs - this.dueMs);
+    this.lateSamples.push(lateMs);
+    this.runLate.add(lateMs);
     this.chooseGoalIfDue();
     const behaviour = this.behaviour;
     for (const bot of this.bots) {
@@ -196,6 +200,7 @@ export class Swarm {
     }
     const endMs = performance.now();
     this.roundSamples.push(endMs - startMs);
+    this.runRounds.add(endMs - startMs);
     this.dueMs += this.config.updateMs;
     if (this.dueMs < endMs) this.dueMs = endMs + this.config.updateMs; // fell behind: do not burst to catch up
     this.schedule();
@@ -316,6 +321,8 @@ export class Swarm {
       wasmMiBPerBot: wasmBytes / joined / 2 ** 20,
       rssMiBPerBot: Math.max(0, this.rssAfterJoinBytes - this.rssBeforeJoinBytes) / joined / 2 ** 20,
       rssMiB: process.memoryUsage().rss / 2 ** 20,
+      runRoundMs: this.runRounds.percentiles(),
+      runLateMs: this.runLate.percentiles(),
     };
   }
 }
