@@ -105,12 +105,13 @@ describe("two clients on bad links", () => {
       [ada, bea].map(({ client }, index) => ({ client, goal: goals[index], watch: new Watch(() => server, client) }));
 
     // Apart: 33 tiles, beyond the 15-tile view radius — neither may see the other.
-    await walkTogether(walkers([WEST_POST, EAST_POST]));
+    const apart = await walkTogether(walkers([WEST_POST, EAST_POST]));
     expect(ada.client.entities.has(bea.client.ownEntityId)).toBe(false);
     expect(bea.client.entities.has(ada.client.ownEntityId)).toBe(false);
 
     // Through each other: they pass at about x = 58 and end 12 tiles apart, in view again.
-    await walkTogether(walkers([ADA_END, BEA_END]));
+    const through = await walkTogether(walkers([ADA_END, BEA_END]));
+    for (const walk of [...apart, ...through]) console.log(formatWalk(`crossing views: ${walk.nick}`, walk));
     const adaAt = serverPosition(server, ada.client)!;
     const beaAt = serverPosition(server, bea.client)!;
     expect(adaAt).toEqual(ADA_END);
