@@ -265,11 +265,11 @@ describe("scheduling", () => {
   });
 
   it("retracts a changed plan with NOOPs only for windows that can still be cancelled; the rest stay pending", async () => {
-    const { link, client } = await newClient({ initialRttMs: 600 }); // a slow link: steps go out far ahead
+    const { link, client } = await newClient({ initialRttMs: 250 }); // a slow link: steps go out windows ahead
     startPlaying(link, client, 100, 10, 60);
     client.update(nowMs);
     client.setHeldAction(E);
-    for (let step = 0; step < 200; step++) client.update((nowMs += 10));
+    for (let step = 0; step < 100; step++) client.update((nowMs += 10)); // ends as the next ping goes out
     const scheduled = client.pending.map((step) => step.window);
     expect(scheduled.length).toBeGreaterThanOrEqual(5);
     // The first pong shows the link is fast: the lead shrinks and most scheduled windows are cancellable again.

@@ -151,6 +151,12 @@ describe("scheduler", () => {
     expect(targetTickOfWindow(11)).toBe(44);
   });
 
+  it("never aims past the server's action window horizon, however large the lead", () => {
+    // At tick 40 the server's next window is 11, and it accepts windows up to 11 + 3.
+    expect(earliestWindow(40, 400, 24)).toBe(13); // 9.6 ticks of lead: arrives at 49.6, within the horizon
+    expect(earliestWindow(40, 1450, 24)).toBe(14); // a stalled host's lead would aim at window 19
+  });
+
   it("leads by half the RTT plus a margin that grows with the RTT's variation", () => {
     const rtt = new RttEstimator(100);
     rtt.addSample(200);

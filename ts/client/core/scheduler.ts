@@ -15,7 +15,7 @@
 // of plan can still cancel the newest step. A cancellation (NOOP to the
 // window) needs exactly the same lead as the step itself, so "cancellable"
 // means "window >= earliestWindow".
-import { TICKS_PER_MOVE } from "../../constants.js";
+import { ACTION_WINDOW_HORIZON, TICKS_PER_MOVE } from "../../constants.js";
 import type { RttEstimator } from "./rtt.js";
 
 /** Fixed part of the margin: covers the host's update period (~16 ms) and server timer jitter. */
@@ -35,7 +35,11 @@ export function leadMs(rtt: RttEstimator, marginMs = LEAD_MARGIN_MS): number {
  */
 export function earliestWindow(serverTick: number, lead: number, tickHz: number): number {
   const arrivalTick = serverTick + (lead * tickHz) / 1000;
-  return Math.floor(arrivalTick / TICKS_PER_MOVE) + 1;
+  // Never past the server's horizon as it stands now: such a step is always dropped, while one
+  // that arrives late is only moved to the next free window. An inflated lead (a stalled host
+  // makes the RTT variance jump) must not turn every step into a dropped one.
+  const horizonWindow = Math.floor(serverTick / TICKS_PER_MOVE) + 1 + ACTION_WINDOW_HORIZON;
+  return Math.min(Math.floor(arrivalTick / TICKS_PER_MOVE) + 1, horizonWindow);
 }
 
 /** The target_tick that addresses window `window` (decision 4: window = ceil(t / 4)). */
