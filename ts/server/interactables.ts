@@ -128,7 +128,7 @@ export class Interactables {
     const elements: DialogElement[] = [
       { kind: "image", x: 8, y: 8, width: 8, height: 8, atlasIndex: ATLAS_NOTICE_BOARD },
       { kind: "text", x: 22, y: 8, width: 178, height: LINE_PX, text: entity.name },
-      { kind: "text", x: 8, y: 24, width: 192, height: LINE_PX, text: "Pin a notice for everyone to read:" },
+      { kind: "text", x: 8, y: 24, width: 192, height: LINE_PX, text: "Pin a notice for all to read:" },
       { kind: "text_input", x: 8, y: 38, width: 192, height: 12, maxBytes: NOTICE_MAX_BYTES, text: "" },
       { kind: "button", x: 40, y: 60, width: 48, height: 12, returnCode: RETURN_POST, label: "Post" },
       { kind: "button", x: 120, y: 60, width: 48, height: 12, returnCode: RETURN_CANCEL, label: "Cancel" },

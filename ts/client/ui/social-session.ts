@@ -15,6 +15,7 @@ import { FB_WIDTH } from "../../constants.js";
 import type { GameClient } from "../core/game-client.js";
 import { chebyshev, INTERACT_REACH_TILES, isInteractable } from "../core/interaction.js";
 import { placeViewport } from "../camera.js";
+import { KEY_BINDINGS } from "../input.js";
 import type { FrameRenderer, FrameScene, WorldLabel } from "../render/frame.js";
 import type { HudLine } from "../render/hud.js";
 import * as P from "../render/palette.js";
@@ -123,18 +124,19 @@ export class SocialSession {
   /** Keys for the game view only: with a text field or a dialog button focused they are the field's. */
   private key(event: KeyboardEvent): void {
     if (event.ctrlKey || event.metaKey || event.altKey || !this.gameHasFocus()) return;
-    switch (event.code) {
-      case "Enter":
-      case "NumpadEnter":
+    const binding = KEY_BINDINGS[event.code];
+    if (binding?.kind !== "command") return;
+    switch (binding.command) {
+      case "chat":
         event.preventDefault();
         this.chatBox.open();
         return;
-      case "KeyE":
+      case "interact":
         if (event.repeat) return;
         event.preventDefault();
         this.report(this.intent.useNearest(this.client, performance.now()));
         return;
-      case "Escape":
+      case "cancel":
         this.dialogs.dismissTopmost();
         return;
     }
