@@ -121,6 +121,7 @@ describe("register, login, guest", () => {
     expect(reply.body).toEqual({
       token: expect.stringMatching(/^[0-9a-f]{16}$/),
       entityId: expect.any(Number),
+      nick: "Ada L",
       protocolVersion: 1,
       udpPort: server.udpPort,
     });

@@ -15,6 +15,7 @@ export function installApiRoutes(http: HttpApi, game: Game, udpPort: () => numbe
     body: {
       token: session.tokenHex,
       entityId: session.entity.id,
+      nick: session.nick,
       protocolVersion: PROTOCOL_VERSION,
       udpPort: udpPort(),
     },
