@@ -249,7 +249,9 @@ describe("UDP proxy on loopback", () => {
     await settle();
     expect(proxy.counts()).toMatchObject({ clients: 0, down: { queued: 0 } });
     expect(udpHandles()).toBe(udpBefore + 1); // only the second client is left
-    expect(timerHandles()).toBe(timersBefore);
+    // At most as many as before: the proxy left none behind (the 5 s deliveries were pending), and a
+    // timer that existed before (the settle timer, vitest's own) may have fired meanwhile.
+    expect(timerHandles()).toBeLessThanOrEqual(timersBefore);
     // The ports are free again: they can be bound.
     for (const port of [listenPort, ...upstreamPorts]) await closeSocket(await bindSocket(port));
   });
