@@ -14,6 +14,16 @@ export function entityChecksumUpdate(hash: number, datagram: Uint8Array): number
   return fnv1a(datagram, ENTITY_HEADER_BYTES, datagram.length, hash);
 }
 
+/**
+ * Folds bytes[start..end) of entries into a running checksum. The checksum
+ * covers every datagram after its 12-byte header, so folding a tick's entries
+ * in order gives the same value as folding its datagrams: a sender can decide
+ * whether anything changed before it assembles a single datagram.
+ */
+export function entityChecksumEntries(hash: number, bytes: Uint8Array, start: number, end: number): number {
+  return fnv1a(bytes, start, end, hash);
+}
+
 /** Checksum of a tick's EntityPacket datagrams in send order. */
 export function entityChecksum(datagrams: readonly Uint8Array[]): number {
   let hash = ENTITY_CHECKSUM_START;

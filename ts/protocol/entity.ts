@@ -129,26 +129,74 @@ export function encodeEntityRange(
     throw new EncodeError("oversize", `entities [${start}, ${end}) need ${size} bytes, limit ${MAX_DATAGRAM_BYTES}`);
   }
   checkRoom(out, offset, size);
+  writeEntityHeader(clientType, tick, end - start, more, out, offset);
+  let at = offset + ENTITY_HEADER_BYTES;
+  for (let index = start; index < end; index++) at += writeEntry(entries[index], out, at);
+  return size;
+}
+
+/**
+ * Writes the 12-byte EntityPacket header for `count` entries at `offset`;
+ * returns ENTITY_HEADER_BYTES. With encodeEntityEntry, the allocation-free way
+ * to assemble EntityPackets from entries encoded earlier (the server encodes
+ * each entity once per tick and copies the bytes into every viewer's packets).
+ * Throws EncodeError on bad input.
+ */
+export function encodeEntityHeader(
+  clientType: number,
+  tick: number,
+  count: number,
+  more: boolean,
+  out: Uint8Array,
+  offset: number,
+): number {
+  checkU32("tick", tick);
+  if (!isIntegerIn(count, 0, ENTITIES_PER_DATAGRAM_MAX))
+    outOfRange("entity_count", count, 0, ENTITIES_PER_DATAGRAM_MAX);
+  checkRoom(out, offset, ENTITY_HEADER_BYTES);
+  writeEntityHeader(clientType, tick, count, more, out, offset);
+  return ENTITY_HEADER_BYTES;
+}
+
+/**
+ * Checks one entry as encodeEntityRange does and writes it at `offset`;
+ * returns its length (18 + meta). Throws EncodeError on bad input (naming it
+ * entities[index]) or when it does not fit `out`.
+ */
+export function encodeEntityEntry(entry: EntityEntry, out: Uint8Array, offset: number, index = 0): number {
+  checkEntry(entry, index);
+  const size = entityEntryBytes(entry);
+  checkRoom(out, offset, size);
+  return writeEntry(entry, out, offset);
+}
+
+function writeEntityHeader(
+  clientType: number,
+  tick: number,
+  count: number,
+  more: boolean,
+  out: Uint8Array,
+  offset: number,
+): void {
   encodeHeader(PACKET_ENTITY, clientType, out, offset);
   writeU32(out, offset + 6, tick);
-  out[offset + 10] = end - start;
+  out[offset + 10] = count;
   out[offset + 11] = more ? PACKET_FLAG_MORE : 0;
-  let at = offset + ENTITY_HEADER_BYTES;
-  for (let index = start; index < end; index++) {
-    const entry = entries[index];
-    writeU32(out, at, entry.id);
-    writeU16(out, at + 4, entry.typeId);
-    writeU16(out, at + 6, entry.x);
-    writeU16(out, at + 8, entry.y);
-    writeU16(out, at + 10, entry.hp);
-    writeU16(out, at + 12, entry.hpMax);
-    writeU16(out, at + 14, entry.elo);
-    out[at + 16] = entry.flags;
-    const metaBytes = writeTlvs(entry.meta, out, at + ENTITY_ENTRY_BYTES);
-    out[at + 17] = metaBytes;
-    at += ENTITY_ENTRY_BYTES + metaBytes;
-  }
-  return size;
+}
+
+/** Writes an entry that checkEntry and entityEntryBytes accepted; returns its length. */
+function writeEntry(entry: EntityEntry, out: Uint8Array, at: number): number {
+  writeU32(out, at, entry.id);
+  writeU16(out, at + 4, entry.typeId);
+  writeU16(out, at + 6, entry.x);
+  writeU16(out, at + 8, entry.y);
+  writeU16(out, at + 10, entry.hp);
+  writeU16(out, at + 12, entry.hpMax);
+  writeU16(out, at + 14, entry.elo);
+  out[at + 16] = entry.flags;
+  const metaBytes = writeTlvs(entry.meta, out, at + ENTITY_ENTRY_BYTES);
+  out[at + 17] = metaBytes;
+  return ENTITY_ENTRY_BYTES + metaBytes;
 }
 
 /** Writes `packet` as one datagram at `offset`; returns its length. Throws EncodeError if it does not fit. */

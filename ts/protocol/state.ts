@@ -1,7 +1,7 @@
 // StatePacket (type 0, 72 bytes, server → client): tick, the 3×3 chunk
 // manifest around the player, the player's entity id and the entity checksum
 // (docs/protocol.md § StatePacket, decisions 8 and 9).
-import { readU16, readU32, writeU32 } from "./bytes.js";
+import { readU16, readU32, writeU16, writeU32 } from "./bytes.js";
 import {
   type ChunkEntry,
   CHUNK_ENTRY_BYTES,
@@ -11,7 +11,7 @@ import {
   readChunkEntry,
   writeChunkEntry,
 } from "./chunk-id.js";
-import { type DecodeResult, EncodeError, checkRoom, checkU32, failure } from "./errors.js";
+import { type DecodeResult, EncodeError, checkI16, checkRoom, checkU16, checkU32, failure } from "./errors.js";
 import { PACKET_STATE, encodeHeader } from "./header.js";
 
 export const STATE_BYTES = 72;
@@ -19,6 +19,10 @@ export const STATE_BYTES = 72;
 export const MANIFEST_ENTRIES = 9;
 /** Manifest index of the chunk the player stands in. */
 export const MANIFEST_CENTRE = 4;
+/** Offset of the tick in a StatePacket. */
+export const STATE_TICK_OFFSET = 6;
+/** Offset of the entity checksum in a StatePacket. */
+export const STATE_CHECKSUM_OFFSET = 68;
 
 export interface StatePacket {
   type: "state";
@@ -72,12 +76,52 @@ export function encodeState(packet: StatePacket, out: Uint8Array, offset = 0): n
   }
   checkRoom(out, offset, STATE_BYTES);
   encodeHeader(PACKET_STATE, packet.clientType, out, offset);
-  writeU32(out, offset + 6, packet.tick);
+  writeU32(out, offset + STATE_TICK_OFFSET, packet.tick);
   for (let index = 0; index < MANIFEST_ENTRIES; index++) {
     writeChunkEntry(packet.chunks[index], out, offset + 10 + index * CHUNK_ENTRY_BYTES);
   }
   writeU32(out, offset + 64, packet.playerEntityId);
   writeU32(out, offset + 68, packet.entityChecksum);
+  return STATE_BYTES;
+}
+
+/**
+ * Writes a StatePacket whose manifest is the 3×3 neighbourhood of chunk
+ * (centreX, centreY), entry i with version versions[i], without a StatePacket
+ * object: the server writes one per client per broadcast. The manifest is
+ * right by construction; everything else is checked as encodeState does.
+ * Returns STATE_BYTES; throws EncodeError on bad input.
+ */
+export function encodeStateAround(
+  clientType: number,
+  tick: number,
+  centreX: number,
+  centreY: number,
+  versions: ArrayLike<number>,
+  playerEntityId: number,
+  entityChecksum: number,
+  out: Uint8Array,
+  offset = 0,
+): number {
+  checkU32("tick", tick);
+  checkU32("player_entity_id", playerEntityId);
+  checkU32("entity_checksum", entityChecksum);
+  checkI16("centre cx", centreX);
+  checkI16("centre cy", centreY);
+  for (let index = 0; index < MANIFEST_ENTRIES; index++) checkU16("chunks.version", versions[index]);
+  checkRoom(out, offset, STATE_BYTES);
+  encodeHeader(PACKET_STATE, clientType, out, offset);
+  writeU32(out, offset + STATE_TICK_OFFSET, tick);
+  for (let index = 0; index < MANIFEST_ENTRIES; index++) {
+    // Neighbours wrap as i16, like manifestChunkId.
+    const cx = (centreX + (index % 3) - 1) & 0xffff;
+    const cy = (centreY + ((index / 3) | 0) - 1) & 0xffff;
+    const at = offset + 10 + index * CHUNK_ENTRY_BYTES;
+    writeU32(out, at, cx | (cy << 16));
+    writeU16(out, at + 4, versions[index]);
+  }
+  writeU32(out, offset + 64, playerEntityId);
+  writeU32(out, offset + STATE_CHECKSUM_OFFSET, entityChecksum);
   return STATE_BYTES;
 }
 

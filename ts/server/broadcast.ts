@@ -6,71 +6,125 @@
 // client nothing was lost, so an idle or sparse client costs one 72-byte
 // datagram per broadcast. A keep-alive from the client (sent when its checksum
 // differs) sets `resendEntities`, which re-sends the current entries.
+//
+// This runs once per client per broadcast, so it allocates nothing but the
+// datagram views: each entity's entry is encoded (and checked) once per tick,
+// however many clients see it; a client's checksum is folded over those bytes
+// before any datagram exists, so an unchanged view costs no entity encoding;
+// State and Entity datagrams are written straight into the outbound slab.
 import { CHUNK_SIZE } from "../constants.js";
-import { chunkId } from "../protocol/chunk-id.js";
-import { ENTITY_CHECKSUM_START, entityChecksumUpdate } from "../protocol/entity-checksum.js";
-import { encodeEntityRange, entityBatchEnd } from "../protocol/entity.js";
+import { ENTITY_CHECKSUM_START, entityChecksumEntries } from "../protocol/entity-checksum.js";
+import {
+  ENTITIES_PER_DATAGRAM_MAX,
+  ENTITY_ENTRY_BYTES,
+  ENTITY_HEADER_BYTES,
+  ENTITY_META_MAX_BYTES,
+  encodeEntityEntry,
+  encodeEntityHeader,
+} from "../protocol/entity.js";
 import { MAX_DATAGRAM_BYTES } from "../protocol/header.js";
-import { createStatePacket, encodeState, MANIFEST_ENTRIES, STATE_BYTES } from "../protocol/state.js";
-import type { Entity } from "./entities.js";
+import { MANIFEST_ENTRIES, STATE_BYTES, encodeStateAround } from "../protocol/state.js";
+import type { StoredEntity } from "./entities.js";
 import { type Game, VIEW_RADIUS } from "./game-server.js";
 import type { Session } from "./session.js";
 
-const state = createStatePacket();
-/** Encoded entity datagrams of the current broadcast: [start, end) byte ranges in `entityBuffer`. */
-let entityBuffer = new Uint8Array(4 * MAX_DATAGRAM_BYTES);
-const datagramEnds: number[] = [];
+const ENTRY_MAX_BYTES = ENTITY_ENTRY_BYTES + ENTITY_META_MAX_BYTES;
 
-/** Sends one broadcast to `session` (which must be bound to a peer). */
-export function broadcastTo(game: Game, session: Session, viewScratch: Entity[]): void {
-  const entity = session.entity;
-  const inView = game.entities.inSquare(entity.x, entity.y, VIEW_RADIUS, viewScratch);
+export class Broadcaster {
+  /** This round's encoded entries, back to back; entities point into it (Entity.entryOffset). */
+  private entries = new Uint8Array(16 * 1024);
+  private entriesUsed = 0;
+  /** Bumped by beginRound; an entity whose entryRound differs is encoded again. */
+  private round = 0;
+  private readonly view: StoredEntity[] = [];
+  private readonly versions = new Uint16Array(MANIFEST_ENTRIES);
 
-  // Encode every EntityPacket of this tick back to back and checksum the entries.
-  datagramEnds.length = 0;
-  let checksum = ENTITY_CHECKSUM_START;
-  let at = 0;
-  let start = 0;
-  do {
-    const end = entityBatchEnd(inView, start);
-    if (at + MAX_DATAGRAM_BYTES > entityBuffer.length) {
-      const grown = new Uint8Array(entityBuffer.length * 2);
-      grown.set(entityBuffer.subarray(0, at));
-      entityBuffer = grown;
+  constructor(private readonly game: Game) {}
+
+  /** Starts a tick's broadcasts: entries encoded earlier may be stale. */
+  beginRound(): void {
+    this.round++;
+    this.entriesUsed = 0;
+  }
+
+  /** Sends one broadcast to `session` (which must be bound to a peer). */
+  sendTo(session: Session): void {
+    const game = this.game;
+    const entity = session.entity;
+    const inView = game.entities.inSquare(entity.x, entity.y, VIEW_RADIUS, this.view);
+
+    // The checksum covers the entries in send order, whatever the datagram split.
+    let checksum = ENTITY_CHECKSUM_START;
+    for (let index = 0; index < inView.length; index++) {
+      const seen = inView[index];
+      if (seen.entryRound !== this.round) this.encodeEntry(seen, index);
+      checksum = entityChecksumEntries(checksum, this.entries, seen.entryOffset, seen.entryOffset + seen.entryBytes);
     }
-    const size = encodeEntityRange(0, game.tick, inView, start, end, end < inView.length, entityBuffer, at);
-    checksum = entityChecksumUpdate(checksum, entityBuffer.subarray(at, at + size));
-    at += size;
-    datagramEnds.push(at);
-    start = end;
-  } while (start < inView.length);
 
-  // State first: the client reads the checksum, then the entries that match it.
-  state.tick = game.tick;
-  state.playerEntityId = entity.id;
-  state.entityChecksum = checksum;
-  const centreX = Math.floor(entity.x / CHUNK_SIZE);
-  const centreY = Math.floor(entity.y / CHUNK_SIZE);
-  for (let index = 0; index < MANIFEST_ENTRIES; index++) {
-    const cx = centreX + (index % 3) - 1;
-    const cy = centreY + Math.floor(index / 3) - 1;
-    state.chunks[index].chunkId = chunkId(cx, cy);
-    state.chunks[index].version = game.world.chunkVersion(cx, cy);
-  }
-  const stateBytes = new Uint8Array(STATE_BYTES);
-  encodeState(state, stateBytes);
-  send(game, session, stateBytes);
+    // State first: the client reads the checksum, then the entries that match it.
+    const centreX = Math.floor(entity.x / CHUNK_SIZE);
+    const centreY = Math.floor(entity.y / CHUNK_SIZE);
+    const world = game.world;
+    const versions = this.versions;
+    for (let index = 0; index < MANIFEST_ENTRIES; index++) {
+      versions[index] = world.chunkVersion(centreX + (index % 3) - 1, centreY + ((index / 3) | 0) - 1);
+    }
+    const slab = game.outbound;
+    slab.reserve(STATE_BYTES);
+    encodeStateAround(0, game.tick, centreX, centreY, versions, entity.id, checksum, slab.bytes, slab.at);
+    send(game, session, slab.take(STATE_BYTES));
 
-  const unchanged = checksum === session.lastEntityChecksum && !session.resendEntities;
-  if (unchanged && !game.options.sendUnchangedEntities) return;
-  let from = 0;
-  for (const end of datagramEnds) {
-    send(game, session, entityBuffer.slice(from, end));
-    from = end;
+    const unchanged = checksum === session.lastEntityChecksum && !session.resendEntities;
+    if (unchanged && !game.options.sendUnchangedEntities) return;
+    this.sendEntities(session, inView);
+    session.lastEntityChecksum = checksum;
+    session.lastEntityTick = game.tick;
+    session.resendEntities = false;
   }
-  session.lastEntityChecksum = checksum;
-  session.lastEntityTick = game.tick;
-  session.resendEntities = false;
+
+  /** The tick's EntityPackets, each as full as fits (count and size), `more` on all but the last. */
+  private sendEntities(session: Session, inView: StoredEntity[]): void {
+    const game = this.game;
+    const slab = game.outbound;
+    const entries = this.entries;
+    let start = 0;
+    do {
+      let size = ENTITY_HEADER_BYTES;
+      let end = start;
+      while (
+        end < inView.length &&
+        end - start < ENTITIES_PER_DATAGRAM_MAX &&
+        size + inView[end].entryBytes <= MAX_DATAGRAM_BYTES
+      ) {
+        size += inView[end].entryBytes;
+        end++;
+      }
+      slab.reserve(size);
+      const out = slab.bytes;
+      let at = slab.at + encodeEntityHeader(0, game.tick, end - start, end < inView.length, out, slab.at);
+      for (let index = start; index < end; index++) {
+        const from = inView[index].entryOffset;
+        const to = from + inView[index].entryBytes;
+        for (let byte = from; byte < to; byte++) out[at++] = entries[byte];
+      }
+      send(game, session, slab.take(size));
+      start = end;
+    } while (start < inView.length);
+  }
+
+  private encodeEntry(entity: StoredEntity, index: number): void {
+    if (this.entriesUsed + ENTRY_MAX_BYTES > this.entries.length) {
+      // Offsets stay valid: the bytes keep their positions in the larger array.
+      const grown = new Uint8Array(this.entries.length * 2);
+      grown.set(this.entries.subarray(0, this.entriesUsed));
+      this.entries = grown;
+    }
+    const size = encodeEntityEntry(entity, this.entries, this.entriesUsed, index);
+    entity.entryRound = this.round;
+    entity.entryOffset = this.entriesUsed;
+    entity.entryBytes = size;
+    this.entriesUsed += size;
+  }
 }
 
 function send(game: Game, session: Session, datagram: Uint8Array): void {

@@ -23,78 +23,157 @@ export interface Entity {
   readonly slots: ActionSlots;
 }
 
+/** What a caller gives `spawn`; the store adds the id and the action slots. */
+export type EntityFields = Omit<Entity, "id" | "slots">;
+
+/** An entity as the store holds it: with the broadcast's encoding cache (broadcast.ts). */
+export interface StoredEntity extends Entity {
+  /** This entity's entry was encoded in broadcast round `entryRound`, at `entryOffset`, `entryBytes` long. */
+  entryRound: number;
+  entryOffset: number;
+  entryBytes: number;
+}
+
 export class EntityStore {
-  private readonly byId = new Map<number, Entity>();
-  private readonly buckets = new Map<number, Set<Entity>>();
+  private readonly byId = new Map<number, StoredEntity>();
+  /** Entities by chunk, each bucket sorted by id so view queries merge instead of sorting. */
+  private readonly buckets = new Map<number, StoredEntity[]>();
   private nextId = 1;
 
   get size(): number {
     return this.byId.size;
   }
 
-  get(id: number): Entity | undefined {
+  get(id: number): StoredEntity | undefined {
     return this.byId.get(id);
   }
 
-  values(): IterableIterator<Entity> {
+  values(): IterableIterator<StoredEntity> {
     return this.byId.values();
   }
 
-  spawn(fields: Omit<Entity, "id" | "slots">): Entity {
+  spawn(fields: EntityFields): StoredEntity {
     // Ids are never reused while the process lives, so a client can never
-    // confuse a newcomer with someone who left.
-    const entity: Entity = { ...fields, id: this.nextId++, slots: new ActionSlots() };
+    // confuse a newcomer with someone who left. Every field is written here, in
+    // one order, so all entities share one object shape and the per-client
+    // loops that read them stay monomorphic.
+    const entity: StoredEntity = {
+      id: this.nextId++,
+      typeId: fields.typeId,
+      x: fields.x,
+      y: fields.y,
+      hp: fields.hp,
+      hpMax: fields.hpMax,
+      elo: fields.elo,
+      flags: fields.flags,
+      name: fields.name,
+      meta: fields.meta,
+      slots: new ActionSlots(),
+      entryRound: -1,
+      entryOffset: 0,
+      entryBytes: 0,
+    };
     this.byId.set(entity.id, entity);
-    this.bucketOf(entity.x, entity.y, true)!.add(entity);
+    insertById(this.bucketOf(entity.x, entity.y), entity);
     return entity;
   }
 
   remove(entity: Entity): void {
     if (!this.byId.delete(entity.id)) return;
-    this.bucketOf(entity.x, entity.y, false)?.delete(entity);
+    this.removeFromBucket(bucketKey(entity.x, entity.y), entity);
   }
 
   move(entity: Entity, x: number, y: number): void {
     const from = bucketKey(entity.x, entity.y);
     const to = bucketKey(x, y);
     if (from !== to) {
-      this.buckets.get(from)?.delete(entity);
-      this.bucketOf(x, y, true)!.add(entity);
+      this.removeFromBucket(from, entity);
+      // Every entity in the store came from spawn, which made it a StoredEntity.
+      insertById(this.bucketOf(x, y), entity as StoredEntity);
     }
     entity.x = x;
     entity.y = y;
   }
 
   /** Entities with |ex - x| <= radius and |ey - y| <= radius, sorted by id, into `out`. */
-  inSquare(x: number, y: number, radius: number, out: Entity[]): Entity[] {
+  inSquare(x: number, y: number, radius: number, out: StoredEntity[]): StoredEntity[] {
     out.length = 0;
     const cx0 = Math.floor((x - radius) / CHUNK_SIZE);
     const cx1 = Math.floor((x + radius) / CHUNK_SIZE);
     const cy0 = Math.floor((y - radius) / CHUNK_SIZE);
     const cy1 = Math.floor((y + radius) / CHUNK_SIZE);
+    let buckets = 0;
     for (let cy = cy0; cy <= cy1; cy++) {
       for (let cx = cx0; cx <= cx1; cx++) {
         const bucket = this.buckets.get(chunkKey(cx, cy));
-        if (!bucket) continue;
-        for (const e of bucket) {
+        if (bucket === undefined) continue;
+        buckets++;
+        for (let index = 0; index < bucket.length; index++) {
+          const e = bucket[index];
           if (Math.abs(e.x - x) <= radius && Math.abs(e.y - y) <= radius) out.push(e);
         }
       }
     }
-    // A stable order makes the entity checksum a function of what is in view only.
-    out.sort((a, b) => a.id - b.id);
+    // A stable order makes the entity checksum a function of what is in view
+    // only. Each bucket is already sorted, so one bucket needs nothing and a
+    // few sorted runs need an insertion sort that moves little.
+    if (buckets > 1) sortById(out);
     return out;
   }
 
-  private bucketOf(x: number, y: number, create: boolean): Set<Entity> | undefined {
+  private bucketOf(x: number, y: number): StoredEntity[] {
     const key = bucketKey(x, y);
     let bucket = this.buckets.get(key);
-    if (!bucket && create) {
-      bucket = new Set();
+    if (bucket === undefined) {
+      bucket = [];
       this.buckets.set(key, bucket);
     }
     return bucket;
   }
+
+  private removeFromBucket(key: number, entity: Entity): void {
+    const bucket = this.buckets.get(key);
+    if (bucket === undefined) return;
+    const index = bucket.indexOf(entity as StoredEntity);
+    if (index >= 0) bucket.splice(index, 1);
+    // An empty bucket is dropped, so wandering does not grow the map without bound.
+    if (bucket.length === 0) this.buckets.delete(key);
+  }
+}
+
+/** Inserts `entity` into `bucket` (sorted by id), keeping it sorted. */
+function insertById(bucket: StoredEntity[], entity: StoredEntity): void {
+  let index = bucket.length;
+  bucket.push(entity);
+  while (index > 0 && bucket[index - 1].id > entity.id) {
+    bucket[index] = bucket[index - 1];
+    index--;
+  }
+  bucket[index] = entity;
+}
+
+/** Beyond this many, insertion sort's quadratic worst case loses to Array.sort. */
+const INSERTION_SORT_MAX = 32;
+
+function sortById(entities: StoredEntity[]): void {
+  if (entities.length > INSERTION_SORT_MAX) {
+    entities.sort(byId);
+    return;
+  }
+  for (let i = 1; i < entities.length; i++) {
+    const entity = entities[i];
+    const id = entity.id;
+    let j = i - 1;
+    while (j >= 0 && entities[j].id > id) {
+      entities[j + 1] = entities[j];
+      j--;
+    }
+    entities[j + 1] = entity;
+  }
+}
+
+function byId(a: Entity, b: Entity): number {
+  return a.id - b.id;
 }
 
 function chunkKey(cx: number, cy: number): number {

@@ -20,16 +20,17 @@ import { PROTOCOL_VERSION } from "../protocol/header.js";
 import type { Core } from "../wasm/core.js";
 import { AccountService } from "./accounts/account-service.js";
 import { type AccountRecord, AccountStore } from "./accounts/account-store.js";
-import { broadcastTo } from "./broadcast.js";
+import { Broadcaster } from "./broadcast.js";
 import { ChatService } from "./chat.js";
 import { type CustomHandler, CustomMessages } from "./custom-messages.js";
 import { DialogService } from "./dialogs.js";
-import { type Entity, ENTITY_TYPE_PLAYER, EntityStore } from "./entities.js";
+import { ENTITY_TYPE_PLAYER, EntityStore } from "./entities.js";
 import { DatagramHandler } from "./datagram-handler.js";
 import { Interactables } from "./interactables.js";
 import { EventLoopDelay } from "./event-loop-delay.js";
 import { Logger } from "./log.js";
 import { Metrics } from "./metrics.js";
+import { OutboundSlab } from "./outbound-slab.js";
 import { CharacterSaver, SAVE_INTERVAL_MS } from "./persistence/character-saver.js";
 import { type CharacterState, CharacterStore, NEW_CHARACTER } from "./persistence/character-store.js";
 import { type GameDatabase, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
@@ -90,6 +91,8 @@ export class Game {
   readonly sessions: SessionRegistry;
   readonly metrics = new Metrics();
   readonly eventLoopDelay = new EventLoopDelay();
+  /** Where per-client datagrams (State, Entity, Pong) are written; see outbound-slab.ts. */
+  readonly outbound = new OutboundSlab();
   readonly addressLimiter: KeyedRateLimiter;
   readonly handler: DatagramHandler;
   readonly options: GameOptions;
@@ -112,7 +115,7 @@ export class Game {
   private readonly saveEveryTicks: number;
   private spawnCursor = 0;
   private shutDown = false;
-  private readonly viewScratch: Entity[] = [];
+  private readonly broadcaster = new Broadcaster(this);
 
   constructor(
     core: Core,
@@ -306,11 +309,12 @@ export class Game {
     this.tileUpdates.flush(this);
     const broadcastStartMs = performance.now();
     const phase = this.tick % BROADCAST_EVERY_TICKS;
+    this.broadcaster.beginRound();
     for (const session of this.sessions.values()) {
       if (!session.peer) continue;
       this.chat.pump(session, broadcastStartMs);
       this.dialogs.pump(session, broadcastStartMs);
-      if (session.sendPhase === phase) broadcastTo(this, session, this.viewScratch);
+      if (session.sendPhase === phase) this.broadcaster.sendTo(session);
     }
     const endMs = performance.now();
     this.metrics.broadcastMs.add(endMs - broadcastStartMs);
