@@ -4,13 +4,24 @@
 // and nothing is ever sent to a source that has not proven it holds a live
 // token, so a spoofed source address cannot be made to receive traffic.
 import { CHUNK_SIZE } from "../constants.js";
-import { chunkId } from "../protocol/chunk-id.js";
-import type { ActionPacket } from "../protocol/action.js";
+import { readU16, readU32 } from "../protocol/bytes.js";
+import { CHUNK_ENTRY_BYTES, chunkId } from "../protocol/chunk-id.js";
+import { ACTION_BYTES, ACTION_MAX, type ActionPacket } from "../protocol/action.js";
 import { encodeEntityDetail } from "../protocol/entity-detail.js";
 import type { EntityQueryPacket } from "../protocol/entity-query.js";
-import { MAX_DATAGRAM_BYTES } from "../protocol/header.js";
+import {
+  HEADER_BYTES,
+  MAGIC,
+  MAX_DATAGRAM_BYTES,
+  PACKET_ACTION,
+  PACKET_PING,
+  PACKET_PONG,
+  PROTOCOL_VERSION,
+  encodeHeader,
+} from "../protocol/header.js";
 import { decodePacket } from "../protocol/packet.js";
-import { encodePing, type PingPacket } from "../protocol/ping.js";
+import { PING_BYTES } from "../protocol/ping.js";
+import { MANIFEST_ENTRIES } from "../protocol/state.js";
 import type { Game } from "./game-server.js";
 import type { Peer, Session } from "./session.js";
 
@@ -22,6 +33,10 @@ import type { Peer, Session } from "./session.js";
 export const CHUNK_RESEND_GUARD_MS = 150;
 
 export class DatagramHandler {
+  /** The cache list of the ActionPacket being answered. */
+  private readonly cacheIds = new Uint32Array(MANIFEST_ENTRIES);
+  private readonly cacheVersions = new Uint16Array(MANIFEST_ENTRIES);
+
   constructor(private readonly game: Game) {}
 
   handle(datagram: Uint8Array, peer: Peer, nowMs: number): void {
@@ -29,6 +44,12 @@ export class DatagramHandler {
     metrics.datagramsIn++;
     metrics.bytesIn += datagram.length;
     if (!this.game.addressLimiter.take(peer.address, nowMs)) return metrics.drop("rate_limited_address");
+    // What every client sends several times a second takes a path that reads
+    // the fields straight from the bytes: isValidAction and isValidPing check
+    // exactly what decodePacket checks for these two types, so the outcome is
+    // the same without a packet object, its nine cache entries or a bigint token.
+    if (isValidAction(datagram)) return this.onActionBytes(datagram, peer, nowMs);
+    if (isValidPing(datagram)) return this.onPing(datagram, peer, nowMs);
     const result = decodePacket(datagram);
     if (!result.ok) return metrics.drop(result.error.code);
     const packet = result.packet;
@@ -38,7 +59,7 @@ export class DatagramHandler {
       case "entity_query":
         return this.onEntityQuery(packet, peer, nowMs);
       case "ping":
-        return this.onPing(packet, peer, nowMs);
+        return this.onPing(datagram, peer, nowMs);
       case "chat_post": {
         const session = this.authenticate(packet.authToken, peer, nowMs);
         if (session) this.game.chat.onPost(session, packet, nowMs);
@@ -73,7 +94,11 @@ export class DatagramHandler {
 
   /** The session a token names, bound to `peer`; undefined (and counted) when refused. */
   private authenticate(token: bigint, peer: Peer, nowMs: number): Session | undefined {
-    const session = this.game.sessions.byTokenValue(token);
+    return this.admit(this.game.sessions.byTokenValue(token), peer, nowMs);
+  }
+
+  /** Rate-limits, binds and marks seen the session a token named; undefined (and counted) when refused. */
+  private admit(session: Session | undefined, peer: Peer, nowMs: number): Session | undefined {
     if (!session) {
       this.game.metrics.drop("unknown_token");
       return undefined;
@@ -82,27 +107,55 @@ export class DatagramHandler {
       this.game.metrics.drop("rate_limited_session");
       return undefined;
     }
-    if (session.peer?.key !== peer.key) {
-      this.game.log.debug("session bound", { entityId: session.entity.id, peer: peer.key, transport: peer.transport });
+    // A steady client sends from the link it is bound to, as the same cached peer.
+    if (session.peer !== peer) {
+      if (session.peer?.key !== peer.key) {
+        this.game.log.debug("session bound", {
+          entityId: session.entity.id,
+          peer: peer.key,
+          transport: peer.transport,
+        });
+      }
+      this.game.sessions.bind(session, peer);
     }
-    this.game.sessions.bind(session, peer);
     session.lastSeenMs = nowMs;
     return session;
+  }
+
+  /** An ActionPacket the fast-path checks in `handle` accepted, read in place. */
+  private onActionBytes(bytes: Uint8Array, peer: Peer, nowMs: number): void {
+    const session = this.admit(this.game.sessions.byTokenWords(readU32(bytes, 6), readU32(bytes, 10)), peer, nowMs);
+    if (!session) return;
+    for (let index = 0; index < MANIFEST_ENTRIES; index++) {
+      const at = 18 + index * CHUNK_ENTRY_BYTES;
+      this.cacheIds[index] = readU32(bytes, at);
+      this.cacheVersions[index] = readU16(bytes, at + 4);
+    }
+    this.applyAction(session, readU32(bytes, 14), readU16(bytes, 72), nowMs);
   }
 
   private onAction(packet: ActionPacket, peer: Peer, nowMs: number): void {
     const session = this.authenticate(packet.authToken, peer, nowMs);
     if (!session) return;
-    const outcome = session.entity.slots.offer(packet.targetTick, packet.action, this.game.nextWindow);
+    for (let index = 0; index < MANIFEST_ENTRIES; index++) {
+      this.cacheIds[index] = packet.cache[index].chunkId;
+      this.cacheVersions[index] = packet.cache[index].version;
+    }
+    this.applyAction(session, packet.targetTick, packet.action, nowMs);
+  }
+
+  /** Schedules the action and answers the cache list (in cacheIds / cacheVersions). */
+  private applyAction(session: Session, targetTick: number, action: number, nowMs: number): void {
+    const outcome = session.entity.slots.offer(targetTick, action, this.game.nextWindow);
     this.game.metrics.action(outcome);
     // A keep-alive is also how a client that saw a checksum mismatch asks for
     // the entity state again (protocol: Lost EntityPacket).
-    if (packet.targetTick === 0) session.resendEntities = true;
-    this.sendMissingChunks(session, packet, nowMs);
+    if (targetTick === 0) session.resendEntities = true;
+    this.sendMissingChunks(session, nowMs);
   }
 
   /** One ChunkPacket per chunk of the 3×3 neighbourhood the client lacks or holds stale. */
-  private sendMissingChunks(session: Session, packet: ActionPacket, nowMs: number): void {
+  private sendMissingChunks(session: Session, nowMs: number): void {
     const world = this.game.world;
     const centreX = Math.floor(session.entity.x / CHUNK_SIZE);
     const centreY = Math.floor(session.entity.y / CHUNK_SIZE);
@@ -111,7 +164,7 @@ export class DatagramHandler {
         const version = world.chunkVersion(cx, cy);
         if (version === 0) continue;
         const id = chunkId(cx, cy);
-        if (packet.cache.some((entry) => entry.chunkId === id && entry.version === version)) continue;
+        if (this.holds(id, version)) continue;
         const sent = session.chunkSentAtMs.get(id);
         if (sent && sent.version === version && nowMs - sent.atMs < CHUNK_RESEND_GUARD_MS) continue;
         session.chunkSentAtMs.set(id, { version, atMs: nowMs });
@@ -122,6 +175,14 @@ export class DatagramHandler {
     if (session.chunkSentAtMs.size > 32) {
       for (const [id, sent] of session.chunkSentAtMs) if (nowMs - sent.atMs > 1000) session.chunkSentAtMs.delete(id);
     }
+  }
+
+  /** Whether the cache list being answered holds chunk `id` at `version`. */
+  private holds(id: number, version: number): boolean {
+    for (let index = 0; index < MANIFEST_ENTRIES; index++) {
+      if (this.cacheIds[index] === id && this.cacheVersions[index] === version) return true;
+    }
+    return false;
   }
 
   private onEntityQuery(packet: EntityQueryPacket, peer: Peer, nowMs: number): void {
@@ -140,15 +201,23 @@ export class DatagramHandler {
     this.game.interactables.onQuery(session, entity);
   }
 
-  /** Pong answers only a link already bound to a live session (a Ping carries no token). */
-  private onPing(packet: PingPacket, peer: Peer, nowMs: number): void {
+  /**
+   * Pong answers only a link already bound to a live session (a Ping carries
+   * no token). `ping` is a Ping datagram decodePacket accepts; the Pong echoes
+   * its timestamp bytes.
+   */
+  private onPing(ping: Uint8Array, peer: Peer, nowMs: number): void {
     const session = this.game.sessions.byPeerKey(peer.key);
     if (!session) return this.game.metrics.drop("unbound_ping");
     if (!session.inbound.take(nowMs)) return this.game.metrics.drop("rate_limited_session");
     session.lastSeenMs = nowMs;
-    const out = new Uint8Array(14);
-    encodePing({ type: "pong", clientType: 0, timestampMs: packet.timestampMs }, out);
-    this.send(session, out);
+    const slab = this.game.outbound;
+    slab.reserve(PING_BYTES);
+    const out = slab.bytes;
+    const at = slab.at;
+    encodeHeader(PACKET_PONG, 0, out, at);
+    for (let index = HEADER_BYTES; index < PING_BYTES; index++) out[at + index] = ping[index];
+    this.send(session, slab.take(PING_BYTES));
   }
 
   private send(session: Session, datagram: Uint8Array): void {
@@ -157,4 +226,21 @@ export class DatagramHandler {
     this.game.metrics.bytesOut += datagram.length;
     session.peer.send(datagram);
   }
+}
+
+/** Whether decodePacket accepts `bytes` as an ActionPacket: exactly what it checks, nothing decoded. */
+export function isValidAction(bytes: Uint8Array): boolean {
+  return bytes.length === ACTION_BYTES && hasHeader(bytes, PACKET_ACTION) && readU16(bytes, 72) <= ACTION_MAX;
+}
+
+/** Whether decodePacket accepts `bytes` as a Ping. */
+export function isValidPing(bytes: Uint8Array): boolean {
+  return bytes.length === PING_BYTES && hasHeader(bytes, PACKET_PING);
+}
+
+/** Magic, version and packet type as checkHeader accepts them (the caller checked the length). */
+function hasHeader(bytes: Uint8Array, packetType: number): boolean {
+  return (
+    bytes[0] === (MAGIC & 0xff) && bytes[1] === MAGIC >>> 8 && bytes[2] === PROTOCOL_VERSION && bytes[3] === packetType
+  );
 }

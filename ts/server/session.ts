@@ -22,6 +22,9 @@ export interface Peer {
 
 export interface Session {
   readonly token: bigint;
+  /** The token's low and high 32 bits as int32, the way the datagram fast path reads it (no bigint). */
+  readonly tokenLow: number;
+  readonly tokenHigh: number;
   readonly tokenHex: string;
   readonly entity: Entity;
   readonly nick: string;
@@ -53,6 +56,8 @@ export interface SessionLimits {
 
 export class SessionRegistry {
   private readonly byToken = new Map<bigint, Session>();
+  /** The same sessions by the token's low word, which create() keeps unique among live sessions. */
+  private readonly byTokenLow = new Map<number, Session>();
   private readonly byPeer = new Map<string, Session>();
   private phaseCounter = 0;
 
@@ -68,10 +73,15 @@ export class SessionRegistry {
 
   create(entity: Entity, nick: string, nowMs: number, accountId: number | null = null): Session {
     let token: bigint;
-    do token = randomBytes(8).readBigUInt64LE(0);
-    while (token === 0n || this.byToken.has(token));
+    let tokenLow: number;
+    do {
+      token = randomBytes(8).readBigUInt64LE(0);
+      tokenLow = Number(token & 0xffffffffn) | 0;
+    } while (token === 0n || this.byToken.has(token) || this.byTokenLow.has(tokenLow));
     const session: Session = {
       token,
+      tokenLow,
+      tokenHigh: Number(token >> 32n) | 0,
       tokenHex: token.toString(16).padStart(16, "0"),
       entity,
       nick,
@@ -88,11 +98,18 @@ export class SessionRegistry {
       dialogs: new SessionDialogs(),
     };
     this.byToken.set(token, session);
+    this.byTokenLow.set(tokenLow, session);
     return session;
   }
 
   byTokenValue(token: bigint): Session | undefined {
     return this.byToken.get(token);
+  }
+
+  /** The session whose token has these low and high 32 bits (each as int32 or u32). */
+  byTokenWords(low: number, high: number): Session | undefined {
+    const session = this.byTokenLow.get(low | 0);
+    return session !== undefined && session.tokenHigh === (high | 0) ? session : undefined;
   }
 
   byPeerKey(key: string): Session | undefined {
@@ -126,6 +143,7 @@ export class SessionRegistry {
 
   remove(session: Session): void {
     this.byToken.delete(session.token);
+    if (this.byTokenLow.get(session.tokenLow) === session) this.byTokenLow.delete(session.tokenLow);
     if (session.peer && this.byPeer.get(session.peer.key) === session) this.byPeer.delete(session.peer.key);
   }
 
