@@ -193,8 +193,9 @@ export class DialogService {
 
   /** Re-sends what is due for `session`. Called every tick. */
   pump(session: Session, nowMs: number): void {
-    if (!session.peer) return;
     const dialogs = session.dialogs;
+    // Called for every session on every tick; almost all have nothing open.
+    if (!session.peer || (dialogs.open.size === 0 && dialogs.closing.size === 0)) return;
     for (const dialog of dialogs.open.values()) {
       if (dialog.shown || !dialog.timer.due(nowMs)) continue;
       dialog.timer.backOff();

@@ -4,25 +4,36 @@
 /** A fixed-size ring of recent samples; percentiles over the ring. */
 export class SampleWindow {
   private readonly samples: Float64Array;
+  /** The samples held, in order; rebuilt by the first percentile() after an add(). */
+  private readonly sorted: Float64Array;
+  private sortedValid = false;
   private count = 0;
   private next = 0;
 
   constructor(size = 1024) {
     this.samples = new Float64Array(size);
+    this.sorted = new Float64Array(size);
   }
 
   add(value: number): void {
     this.samples[this.next] = value;
     this.next = (this.next + 1) % this.samples.length;
     if (this.count < this.samples.length) this.count++;
+    this.sortedValid = false;
   }
 
   /** The p-th percentile (0..100) of the samples held, or 0 when empty. */
   percentile(p: number): number {
     if (this.count === 0) return 0;
-    const sorted = Array.from(this.samples.subarray(0, this.count)).sort((a, b) => a - b);
-    const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-    return sorted[index];
+    // One numeric sort serves every percentile asked before the next sample (a status call asks for several).
+    if (!this.sortedValid) {
+      const sorted = this.sorted.subarray(0, this.count);
+      sorted.set(this.samples.subarray(0, this.count));
+      sorted.sort();
+      this.sortedValid = true;
+    }
+    const index = Math.min(this.count - 1, Math.max(0, Math.ceil((p / 100) * this.count) - 1));
+    return this.sorted[index];
   }
 }
 
