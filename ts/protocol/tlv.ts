@@ -3,7 +3,7 @@
 // formats and appear at most once; unknown tags are skipped so the server can
 // add tags without breaking older clients. A block must be filled exactly by
 // its TLVs. Readers here assume a block that validateTlvs accepted.
-import { textProblem } from "./text.js";
+import { textProblem, utf8ByteLength, writeUtf8 } from "./text.js";
 import { type DecodeError, EncodeError, checkRoom, decodeError, isIntegerIn } from "./errors.js";
 
 export const TLV_STATUS_EFFECTS = 0x01;
@@ -63,49 +63,6 @@ export function validateTlvs(bytes: Uint8Array, start: number, end: number): Dec
   return null;
 }
 
-/** Bytes of UTF-8 for `text`, or -1 if it holds a lone surrogate. */
-function utf8Length(text: string): number {
-  let length = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) length += 1;
-    else if (unit < 0x800) length += 2;
-    else if (unit >= 0xd800 && unit <= 0xdbff) {
-      const next = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
-      if (next < 0xdc00 || next > 0xdfff) return -1;
-      length += 4;
-      i++;
-    } else if (unit >= 0xdc00 && unit <= 0xdfff) return -1;
-    else length += 3;
-  }
-  return length;
-}
-
-/** Writes `text` (well-formed, see utf8Length) as UTF-8; returns bytes written. */
-function writeUtf8(text: string, out: Uint8Array, offset: number): number {
-  let at = offset;
-  for (let i = 0; i < text.length; i++) {
-    let point = text.charCodeAt(i);
-    if (point >= 0xd800 && point <= 0xdbff)
-      point = 0x10000 + ((point - 0xd800) << 10) + (text.charCodeAt(++i) - 0xdc00);
-    if (point < 0x80) out[at++] = point;
-    else if (point < 0x800) {
-      out[at++] = 0xc0 | (point >> 6);
-      out[at++] = 0x80 | (point & 63);
-    } else if (point < 0x10000) {
-      out[at++] = 0xe0 | (point >> 12);
-      out[at++] = 0x80 | ((point >> 6) & 63);
-      out[at++] = 0x80 | (point & 63);
-    } else {
-      out[at++] = 0xf0 | (point >> 18);
-      out[at++] = 0x80 | ((point >> 12) & 63);
-      out[at++] = 0x80 | ((point >> 6) & 63);
-      out[at++] = 0x80 | (point & 63);
-    }
-  }
-  return at - offset;
-}
-
 function badTlv(message: string): never {
   throw new EncodeError("bad_tlv", message);
 }
@@ -129,7 +86,7 @@ export function tlvsByteLength(tlvs: readonly Tlv[]): number {
         break;
       case "name": {
         tag = TLV_NAME;
-        const bytes = typeof tlv.value === "string" ? utf8Length(tlv.value) : -1;
+        const bytes = typeof tlv.value === "string" ? utf8ByteLength(tlv.value) : -1;
         if (bytes < 0) badTlv("name must be a string of well-formed UTF-16");
         if (bytes < 1 || bytes > NAME_MAX_BYTES)
           badTlv(`name must be 1..${NAME_MAX_BYTES} bytes of UTF-8, got ${bytes}`);
