@@ -24,33 +24,40 @@ export function lut_init(): void {
  * constant — true for lut_init's table and any per-channel remap of it), the
  * three channel tables fit SIMD registers and 16 pixels convert per step via
  * byte swizzles; any other table goes through the scalar per-pixel look-up.
- * Both paths give RGBA[i] = LUT[FB[i]] exactly.
+ * Both paths give RGBA[i] = LUT[FB[i]] exactly. A build without SIMD (asc
+ * --disable simd: build/core-scalar.wasm, for hosts such as wasm2c 1.0.32
+ * that cannot run v128) always takes the per-pixel look-up; asc compiles only
+ * the branch ASC_FEATURE_SIMD selects.
  */
 export function fb_to_rgba(): void {
-  const alpha = load<u32>(RGB332_LUT) >>> 24;
-  let redTable: u64 = 0;
-  let greenTable: u64 = 0;
-  let blueTable: u64 = 0;
-  for (let i = 0; i < 8; i++) {
-    redTable |= (<u64>(load<u32>(RGB332_LUT + ((<usize>(i << 5)) << 2)) & 0xff)) << (i << 3);
-    greenTable |= (<u64>((load<u32>(RGB332_LUT + ((<usize>(i << 2)) << 2)) >>> 8) & 0xff)) << (i << 3);
-  }
-  for (let i = 0; i < 4; i++)
-    blueTable |= (<u64>((load<u32>(RGB332_LUT + ((<usize>i) << 2)) >>> 16) & 0xff)) << (i << 3);
-  let separable = true;
-  for (let c = 0; c < 256; c++) {
-    const expected =
-      ((<u32>(redTable >> ((c >> 5) << 3))) & 0xff) |
-      (((<u32>(greenTable >> (((c >> 2) & 7) << 3))) & 0xff) << 8) |
-      (((<u32>(blueTable >> ((c & 3) << 3))) & 0xff) << 16) |
-      (alpha << 24);
-    if (load<u32>(RGB332_LUT + ((<usize>c) << 2)) != expected) {
-      separable = false;
-      break;
+  if (ASC_FEATURE_SIMD) {
+    const alpha = load<u32>(RGB332_LUT) >>> 24;
+    let redTable: u64 = 0;
+    let greenTable: u64 = 0;
+    let blueTable: u64 = 0;
+    for (let i = 0; i < 8; i++) {
+      redTable |= (<u64>(load<u32>(RGB332_LUT + ((<usize>(i << 5)) << 2)) & 0xff)) << (i << 3);
+      greenTable |= (<u64>((load<u32>(RGB332_LUT + ((<usize>(i << 2)) << 2)) >>> 8) & 0xff)) << (i << 3);
     }
+    for (let i = 0; i < 4; i++)
+      blueTable |= (<u64>((load<u32>(RGB332_LUT + ((<usize>i) << 2)) >>> 16) & 0xff)) << (i << 3);
+    let separable = true;
+    for (let c = 0; c < 256; c++) {
+      const expected =
+        ((<u32>(redTable >> ((c >> 5) << 3))) & 0xff) |
+        (((<u32>(greenTable >> (((c >> 2) & 7) << 3))) & 0xff) << 8) |
+        (((<u32>(blueTable >> ((c & 3) << 3))) & 0xff) << 16) |
+        (alpha << 24);
+      if (load<u32>(RGB332_LUT + ((<usize>c) << 2)) != expected) {
+        separable = false;
+        break;
+      }
+    }
+    if (separable) convertSeparable(redTable, greenTable, blueTable, alpha);
+    else convertThroughTable();
+  } else {
+    convertThroughTable();
   }
-  if (separable) convertSeparable(redTable, greenTable, blueTable, alpha);
-  else convertThroughTable();
 }
 
 /** 16 pixels per step: three 8-entry swizzle look-ups, then interleave into R,G,B,A bytes. */

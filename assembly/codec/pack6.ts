@@ -3,6 +3,9 @@
 // little-endian v = b0 | b1 << 8 | b2 << 16 holds tiles 4g..4g+3, tile k being
 // (v >> 6k) & 63. Both kernels work on 4 groups (12 packed bytes, 16 indices)
 // per v128 step; neither touches the 16 bytes of slack after its regions.
+// Without SIMD (asc --disable simd: build/core-scalar.wasm, for hosts such as
+// wasm2c 1.0.32 that cannot run v128) both take the scalar path in
+// pack6-scalar.ts; asc compiles only the branch ASC_FEATURE_SIMD selects.
 //
 // Byte permutations use i8x16.swizzle with a constant mask rather than
 // i8x16.shuffle: V8 (Node 20) rebuilds a shuffle's mask inside the loop on
@@ -10,6 +13,7 @@
 // becomes a single pshufb. That alone took unpack from 72 to 50 ns and pack
 // from 75 to 42 ns; unrolling by 4 (fewer loop and stack checks) gave ~39 / ~41.
 import { CHUNK_INDICES, CHUNK_PACKED } from "../layout";
+import { pack6Scalar, unpack6Scalar } from "./pack6-scalar";
 
 /** 12-byte blocks per chunk: 768 / 12. */
 const BLOCKS: usize = 64;
@@ -86,21 +90,25 @@ const UNROLL: usize = 4;
  * that no load reaches past byte 768.
  */
 export function unpack6(): void {
-  let src = CHUNK_PACKED;
-  let dst = CHUNK_INDICES;
-  const end = CHUNK_PACKED + (BLOCKS - UNROLL) * 12;
-  while (src < end) {
+  if (ASC_FEATURE_SIMD) {
+    let src = CHUNK_PACKED;
+    let dst = CHUNK_INDICES;
+    const end = CHUNK_PACKED + (BLOCKS - UNROLL) * 12;
+    while (src < end) {
+      unpackAt(src, dst, 0);
+      unpackAt(src, dst, 1);
+      unpackAt(src, dst, 2);
+      unpackAt(src, dst, 3);
+      src += UNROLL * 12;
+      dst += UNROLL * 16;
+    }
     unpackAt(src, dst, 0);
     unpackAt(src, dst, 1);
     unpackAt(src, dst, 2);
-    unpackAt(src, dst, 3);
-    src += UNROLL * 12;
-    dst += UNROLL * 16;
+    v128.store(dst + 48, unpackPairs(pairsOfLastBlock(v128.load(src + 32))));
+  } else {
+    unpack6Scalar();
   }
-  unpackAt(src, dst, 0);
-  unpackAt(src, dst, 1);
-  unpackAt(src, dst, 2);
-  v128.store(dst + 48, unpackPairs(pairsOfLastBlock(v128.load(src + 32))));
 }
 
 /**
@@ -110,21 +118,25 @@ export function unpack6(): void {
  * 12, so nothing past byte 768 is written.
  */
 export function pack6(): void {
-  let src = CHUNK_INDICES;
-  let dst = CHUNK_PACKED;
-  const end = CHUNK_PACKED + (BLOCKS - UNROLL) * 12;
-  while (dst < end) {
+  if (ASC_FEATURE_SIMD) {
+    let src = CHUNK_INDICES;
+    let dst = CHUNK_PACKED;
+    const end = CHUNK_PACKED + (BLOCKS - UNROLL) * 12;
+    while (dst < end) {
+      packAt(src, dst, 0);
+      packAt(src, dst, 1);
+      packAt(src, dst, 2);
+      packAt(src, dst, 3);
+      src += UNROLL * 16;
+      dst += UNROLL * 12;
+    }
     packAt(src, dst, 0);
     packAt(src, dst, 1);
     packAt(src, dst, 2);
-    packAt(src, dst, 3);
-    src += UNROLL * 16;
-    dst += UNROLL * 12;
+    const last = packBlock(v128.load(src + 48));
+    v128.store64_lane(dst + 36, last, 0);
+    v128.store32_lane(dst + 36, last, 2, 8);
+  } else {
+    pack6Scalar();
   }
-  packAt(src, dst, 0);
-  packAt(src, dst, 1);
-  packAt(src, dst, 2);
-  const last = packBlock(v128.load(src + 48));
-  v128.store64_lane(dst + 36, last, 0);
-  v128.store32_lane(dst + 36, last, 2, 8);
 }

@@ -1,7 +1,12 @@
 // Local chunk palettes (docs/protocol.md, ChunkPacket `pal_count`/`palette`):
 // a chunk's 1024 global tile ids (u16, row-major, protocol-decisions.md 2)
 // become at most 64 distinct ids plus one 6-bit index per tile, and back.
+//
+// Without SIMD (asc --disable simd: build/core-scalar.wasm, for hosts such as
+// wasm2c 1.0.32 that cannot run v128) both exports take the scalar path in
+// palette-scalar.ts; asc compiles only the branch ASC_FEATURE_SIMD selects.
 import { CHUNK_INDICES, CHUNK_PALETTE, CHUNK_TILES, CHUNK_TILE_COUNT, PALETTE_MAX } from "../layout";
+import { paletteBuildScalar, paletteExpandScalar } from "./palette-scalar";
 
 /**
  * 1 + palette index of each of 16 tiles (i8x16; 0 = not in the palette) by
@@ -77,49 +82,53 @@ function tableWith(table: v128, id: i32, value: i32, base: i32): v128 {
  * No scratch memory: the tables and block state live in v128 locals.
  */
 export function palette_build(): i32 {
-  let count: i32 = 0;
-  let lastIndex: i32 = 0;
-  // Any splat can equal real ids (0xffff is TILE_UNKNOWN); one that differs
-  // from tile 0 keeps the first block off the run path.
-  let lastIds = i16x8.splat(~load<i16>(CHUNK_TILES));
-  let smallIds = true;
-  let table0 = i8x16.splat(0);
-  let table1 = table0;
-  let table2 = table0;
-  let table3 = table0;
-  for (let block: usize = 0; block < <usize>CHUNK_TILE_COUNT; block += 16) {
-    const tiles = CHUNK_TILES + (block << 1);
-    const a = v128.load(tiles);
-    const b = v128.load(tiles, 16);
-    if (!v128.any_true(v128.or(v128.xor(a, lastIds), v128.xor(b, lastIds)))) {
-      v128.store(CHUNK_INDICES + block, i8x16.splat(<i8>lastIndex));
-      continue;
-    }
-    lastIds = v128.load16_splat(tiles, 30);
-    let found = smallIds ? lookupSmallIds(a, b, table0, table1, table2, table3) : lookupByCompare(a, b, count);
-    let missing = i8x16.bitmask(i8x16.eq(found, i8x16.splat(0)));
-    while (missing != 0) {
-      if (count == PALETTE_MAX) return -1;
-      const id = load<u16>(tiles + ((<usize>ctz(missing)) << 1));
-      store<u16>(CHUNK_PALETTE + ((<usize>count) << 1), id);
-      count++;
-      const ids = i16x8.splat(id);
-      const same = i8x16.narrow_i16x8_s(i16x8.eq(a, ids), i16x8.eq(b, ids));
-      found = v128.or(found, v128.and(same, i8x16.splat(<i8>count)));
-      missing &= ~i8x16.bitmask(same);
-      if (id >= 64) smallIds = false;
-      else if (smallIds) {
-        table0 = tableWith(table0, id, count, 0);
-        table1 = tableWith(table1, id, count, 16);
-        table2 = tableWith(table2, id, count, 32);
-        table3 = tableWith(table3, id, count, 48);
+  if (ASC_FEATURE_SIMD) {
+    let count: i32 = 0;
+    let lastIndex: i32 = 0;
+    // Any splat can equal real ids (0xffff is TILE_UNKNOWN); one that differs
+    // from tile 0 keeps the first block off the run path.
+    let lastIds = i16x8.splat(~load<i16>(CHUNK_TILES));
+    let smallIds = true;
+    let table0 = i8x16.splat(0);
+    let table1 = table0;
+    let table2 = table0;
+    let table3 = table0;
+    for (let block: usize = 0; block < <usize>CHUNK_TILE_COUNT; block += 16) {
+      const tiles = CHUNK_TILES + (block << 1);
+      const a = v128.load(tiles);
+      const b = v128.load(tiles, 16);
+      if (!v128.any_true(v128.or(v128.xor(a, lastIds), v128.xor(b, lastIds)))) {
+        v128.store(CHUNK_INDICES + block, i8x16.splat(<i8>lastIndex));
+        continue;
       }
+      lastIds = v128.load16_splat(tiles, 30);
+      let found = smallIds ? lookupSmallIds(a, b, table0, table1, table2, table3) : lookupByCompare(a, b, count);
+      let missing = i8x16.bitmask(i8x16.eq(found, i8x16.splat(0)));
+      while (missing != 0) {
+        if (count == PALETTE_MAX) return -1;
+        const id = load<u16>(tiles + ((<usize>ctz(missing)) << 1));
+        store<u16>(CHUNK_PALETTE + ((<usize>count) << 1), id);
+        count++;
+        const ids = i16x8.splat(id);
+        const same = i8x16.narrow_i16x8_s(i16x8.eq(a, ids), i16x8.eq(b, ids));
+        found = v128.or(found, v128.and(same, i8x16.splat(<i8>count)));
+        missing &= ~i8x16.bitmask(same);
+        if (id >= 64) smallIds = false;
+        else if (smallIds) {
+          table0 = tableWith(table0, id, count, 0);
+          table1 = tableWith(table1, id, count, 16);
+          table2 = tableWith(table2, id, count, 32);
+          table3 = tableWith(table3, id, count, 48);
+        }
+      }
+      const indices = i8x16.sub(found, i8x16.splat(1));
+      v128.store(CHUNK_INDICES + block, indices);
+      lastIndex = i8x16.extract_lane_u(indices, 15);
     }
-    const indices = i8x16.sub(found, i8x16.splat(1));
-    v128.store(CHUNK_INDICES + block, indices);
-    lastIndex = i8x16.extract_lane_u(indices, 15);
+    return count;
+  } else {
+    return paletteBuildScalar();
   }
-  return count;
 }
 
 /**
@@ -135,11 +144,15 @@ export function palette_build(): i32 {
  */
 export function palette_expand(count: i32): i32 {
   if (<u32>count > <u32>PALETTE_MAX) return -1;
-  if (!indicesBelow(count)) return -1;
-  if (count <= 16) expandTables1();
-  else if (count <= 32) expandTables2();
-  else expandTables4();
-  return 0;
+  if (ASC_FEATURE_SIMD) {
+    if (!indicesBelow(count)) return -1;
+    if (count <= 16) expandTables1();
+    else if (count <= 32) expandTables2();
+    else expandTables4();
+    return 0;
+  } else {
+    return paletteExpandScalar(count);
+  }
 }
 
 /** Whether every index in CHUNK_INDICES is below count (count in 0..64). */
