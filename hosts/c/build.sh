@@ -1,9 +1,11 @@
 #!/bin/sh
-# Builds hosts/c/build/run-vectors: build/core.wasm with its SIMD functions
-# stubbed (wasm2c 1.0.32 aborts on SIMD), translated to C by Debian's wasm2c,
-# compiled with gcc against the wasm-rt runtime that the wabt package ships in
-# /usr/share/wabt/wasm2c (wasm-rt-impl.c, wasm-rt-impl.h) and /usr/include (wasm-rt.h).
-# Needs: node (for the stubbing step, via node_modules/binaryen), wasm2c, gcc.
+# Builds hosts/c/build/run-vectors: the core module compiled without SIMD
+# (hosts/c/build/core-scalar.wasm: asc with the release target's flags plus
+# --disable simd, so every kernel takes its scalar path — wasm2c 1.0.32 aborts
+# on v128), translated to C by Debian's wasm2c, compiled with gcc against the
+# wasm-rt runtime that the wabt package ships in /usr/share/wabt/wasm2c
+# (wasm-rt-impl.c, wasm-rt-impl.h) and /usr/include (wasm-rt.h).
+# Needs: node with node_modules/assemblyscript, wasm2c, gcc.
 set -eu
 cd "$(dirname "$0")/../.."
 OUT=hosts/c/build
@@ -13,10 +15,16 @@ for tool in wasm2c gcc node; do
   command -v "$tool" >/dev/null || { echo "build.sh: $tool not found" >&2; exit 3; }
 done
 [ -f "$RT/wasm-rt-impl.c" ] || { echo "build.sh: wasm-rt-impl.c not found (Debian package wabt)" >&2; exit 3; }
-[ -f build/core.wasm ] || node scripts/build-wasm.mjs --if-missing
+[ -f node_modules/assemblyscript/bin/asc.js ] || { echo "build.sh: node_modules/assemblyscript missing (npm install)" >&2; exit 3; }
 mkdir -p "$OUT"
-node hosts/c/strip-simd.mjs build/core.wasm "$OUT/core-nosimd.wasm" "$OUT/stubbed.txt"
-wasm2c "$OUT/core-nosimd.wasm" -n core -o "$OUT/core.c"
+WASM="$OUT/core-scalar.wasm"
+# Rebuilt when missing or older than any AssemblyScript source or the config.
+if [ ! -f "$WASM" ] || [ -n "$(find assembly asconfig.json -newer "$WASM" -print -quit)" ]; then
+  echo "building $WASM (asc, target release, --disable simd)" >&2
+  node node_modules/assemblyscript/bin/asc.js assembly/index.ts --config asconfig.json --target release \
+    --disable simd -o "$WASM" -t "$OUT/core-scalar.wat"
+fi
+wasm2c "$WASM" -n core -o "$OUT/core.c"
 node hosts/c/gen-dispatch.mjs "$OUT/core.h" > "$OUT/exports.inc"
 # Generated and runtime code compile without warnings switched on; the runner with them.
 gcc -O2 -w -I"$OUT" -I"$RT" -c "$OUT/core.c" -o "$OUT/core.o"
