@@ -159,6 +159,7 @@ describe("server command line", () => {
       [["--netsim", "delay=fast"], "--netsim"],
       [["--rtc-ports", "6000-5000"], "--rtc-ports"],
       [["--ice-server", "http://example.org"], "--ice-server"],
+      [["--udp-backend", "quic"], "--udp-backend must be auto, mmsg or dgram"],
     ] as const;
     // In parallel: each run pays tsx's start-up.
     const results = await Promise.all(cases.map(([args]) => run(...args)));
@@ -172,7 +173,7 @@ describe("server command line", () => {
   it("documents the transport flags in --help", async () => {
     const result = await run("--help");
     expect(result.status).toBe(0);
-    for (const flag of ["--ice-server", "--rtc-bind", "--rtc-ports", "--netsim", "--client-dir"]) {
+    for (const flag of ["--ice-server", "--rtc-bind", "--rtc-ports", "--netsim", "--client-dir", "--udp-backend"]) {
       expect(result.stdout).toContain(flag);
     }
   });

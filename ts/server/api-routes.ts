@@ -9,7 +9,16 @@ import { checkNick } from "./nick.js";
 import { prometheusText } from "./prometheus.js";
 import type { Session } from "./session.js";
 
-export function installApiRoutes(http: HttpApi, game: Game, udpPort: () => number): void {
+/**
+ * `udpStatus` describes the UDP socket for /api/status (which backend carries the datagrams and
+ * its counters); without it the status has no "udp" field.
+ */
+export function installApiRoutes(
+  http: HttpApi,
+  game: Game,
+  udpPort: () => number,
+  udpStatus?: () => Record<string, unknown>,
+): void {
   /** What every way into the game answers: the session's token and where to send datagrams. */
   const joined = (session: Session): HttpReply => ({
     body: {
@@ -87,7 +96,9 @@ export function installApiRoutes(http: HttpApi, game: Game, udpPort: () => numbe
     };
   });
 
-  http.route("GET", "/api/status", () => ({ body: game.status() }));
+  http.route("GET", "/api/status", () => ({
+    body: udpStatus ? { ...game.status(), udp: udpStatus() } : game.status(),
+  }));
 
   http.route("GET", "/metrics", () => ({
     body: prometheusText(game),

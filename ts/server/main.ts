@@ -6,6 +6,7 @@ import { DEFAULT_GAME_OPTIONS } from "./game-server.js";
 import { isLogLevel, Logger } from "./log.js";
 import { DEFAULT_DATABASE_PATH, openGameDatabase } from "./persistence/database.js";
 import { DEFAULT_CLIENT_DIR, type ServerOptions, startServer } from "./server.js";
+import { UDP_BACKENDS, type UdpBackend } from "./udp-transport.js";
 
 const DEFAULT_MAP = fileURLToPath(new URL("../../maps/caves.tmj", import.meta.url));
 
@@ -26,6 +27,9 @@ usage: npm start -- [options]
   --db PATH             SQLite file for accounts and characters
                         (default ${DEFAULT_DATABASE_PATH}; ":memory:" keeps nothing)
   --log-level LEVEL     debug | info | warn | error | silent (default info)
+  --udp-backend NAME    auto | mmsg | dgram: how UDP datagrams move (default auto: batched
+                        sendmmsg/recvmmsg through native/udp-mmsg where it is built, else
+                        node:dgram; mmsg refuses to start without it)
 
 Browser transports (docs/transports.md):
   --ice-server URL      STUN/TURN server for WebRTC peer connections, repeatable:
@@ -104,6 +108,7 @@ async function main(): Promise<void> {
         "rtc-ports": { type: "string" },
         "client-dir": { type: "string", default: DEFAULT_CLIENT_DIR },
         netsim: { type: "string" },
+        "udp-backend": { type: "string", default: "auto" },
         help: { type: "boolean", short: "h", default: false },
       },
       allowPositionals: false,
@@ -120,6 +125,8 @@ async function main(): Promise<void> {
   if (!isLogLevel(level)) fail(`--log-level must be debug, info, warn, error or silent, got "${level}"`);
   const logger = new Logger(level);
   const netsim = v.netsim === undefined ? undefined : netsimSpec(v.netsim);
+  const udpBackend = v["udp-backend"] as UdpBackend;
+  if (!UDP_BACKENDS.includes(udpBackend)) fail(`--udp-backend must be auto, mmsg or dgram, got "${udpBackend}"`);
   const webrtc: ServerOptions["webrtc"] = { iceServers: v["ice-server"]!.map(iceServer) };
   if (v["rtc-bind"] !== undefined) webrtc.bindAddress = v["rtc-bind"];
   if (v["rtc-ports"] !== undefined) webrtc.portRange = portRange(v["rtc-ports"]);
@@ -145,6 +152,7 @@ async function main(): Promise<void> {
       webrtc,
       netsim,
       clientDir: v["client-dir"]!,
+      udpBackend,
       logger,
     });
   } catch (error) {
@@ -157,6 +165,7 @@ async function main(): Promise<void> {
   logger.info("listening", {
     http: `http://${host}:${server.httpPort}/`,
     udp: `${host}:${server.udpPort}`,
+    udpBackend: server.udpBackend,
     map: world.name,
     chunks: `${world.chunksX}x${world.chunksY}`,
   });

@@ -21,7 +21,7 @@ import {
   type WebSocketTransportOptions,
   WebSocketTransport,
 } from "./transports/websocket.js";
-import { UdpTransport } from "./udp-transport.js";
+import { type UdpBackend, UdpTransport } from "./udp-transport.js";
 import type { WorldMap } from "./world.js";
 
 /** Where the browser client's build lands (Vite, outDir dist/client). */
@@ -44,12 +44,16 @@ export interface ServerOptions extends Partial<GameOptions> {
   netsim?: { profile: DuplexProfile; seed: number };
   /** The built browser client, served at /; default dist/client. */
   clientDir?: string;
+  /** How UDP datagrams move: batched system calls (native/udp-mmsg) or node:dgram; default "auto". */
+  udpBackend?: UdpBackend;
 }
 
 export interface RunningServer {
   game: Game;
   httpPort: number;
   udpPort: number;
+  /** Which socket carries UDP: "mmsg" (batched) or "dgram". */
+  udpBackend: "mmsg" | "dgram";
   host: string;
   webrtc: WebRtcTransport;
   websocket: WebSocketTransport;
@@ -101,9 +105,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     drop: (reason) => game.metrics.drop(reason),
   };
 
-  const udp = await UdpTransport.listen(options.host, options.udpPort, (datagram, peer) =>
-    sink.datagram(datagram, peer),
+  const udp = await UdpTransport.listen(
+    options.host,
+    options.udpPort,
+    (datagram, peer) => sink.datagram(datagram, peer),
+    { backend: options.udpBackend },
   );
+  if (udp.fallbackReason) logger.info("UDP without batching (node:dgram)", { reason: udp.fallbackReason });
   const http = new HttpApi((error) => logger.error("http handler failed", { error: String(error) }));
   const webrtc = await WebRtcTransport.create(sink, policy, logger, {
     ...DEFAULT_WEBRTC_OPTIONS,
@@ -118,7 +126,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     unboundGraceMs: game.options.sessionTimeoutMs,
     ...options.websocket,
   });
-  installApiRoutes(http, game, () => udp.port);
+  installApiRoutes(
+    http,
+    game,
+    () => udp.port,
+    () => ({
+      backend: udp.backend,
+      ...(udp.fallbackReason ? { fallbackReason: udp.fallbackReason } : {}),
+      ...udp.mmsgStats,
+    }),
+  );
   installRtcSignalling(http, webrtc, game.sessions);
   http.setFallback(staticFiles(options.clientDir ?? DEFAULT_CLIENT_DIR));
   const closeTransports = () => {
@@ -153,6 +170,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     host: options.host,
     httpPort: (http.server.address() as AddressInfo).port,
     udpPort: udp.port,
+    udpBackend: udp.backend,
     webrtc,
     websocket,
     netsim,

@@ -1,14 +1,32 @@
-// UDP transport: a dgram socket feeding the one datagram handler. Peers are
-// cached per source address (bounded) so a steady client does not allocate a
-// new handle per datagram.
+// UDP transport: one socket feeding the one datagram handler. On Linux with
+// native/udp-mmsg built, datagrams go out in sendmmsg batches and come in
+// through recvmmsg (udp-mmsg.ts); elsewhere, or with backend "dgram", through
+// node:dgram, one system call each. Peers are cached per source address
+// (bounded) so a steady client does not allocate a new handle per datagram.
 import { createSocket, type Socket } from "node:dgram";
 import { lookup as dnsLookup } from "node:dns";
 import { isIP } from "node:net";
 import type { Peer } from "./session.js";
+import {
+  type MmsgStats,
+  MmsgSocket,
+  type SocketAddress,
+  addressFamily,
+  formatSocketAddress,
+  udpMmsgBinding,
+} from "./udp-mmsg.js";
 
 const MAX_CACHED_PEERS = 16_384;
 
+/**
+ * The handler gets the datagram and its peer; the bytes may be a view of a
+ * receive buffer that the next datagram overwrites: copy what you keep.
+ */
 export type DatagramSink = (datagram: Uint8Array, peer: Peer) => void;
+
+/** "auto": batched where the native part is available, else dgram; "mmsg" insists on it. */
+export type UdpBackend = "auto" | "mmsg" | "dgram";
+export const UDP_BACKENDS: readonly UdpBackend[] = ["auto", "mmsg", "dgram"];
 
 type LookupCallback = (error: Error | null, address: string, family: number) => void;
 
@@ -24,28 +42,86 @@ function literalLookup(address: string, family: number, callback: LookupCallback
   else dnsLookup(address, family, callback);
 }
 
-export class UdpTransport {
-  private readonly socket: Socket;
-  /** Every cached peer by key, oldest first (the eviction order). */
-  private readonly peers = new Map<string, Peer>();
-  /**
-   * The latest peer seen from each source port: found without building the key
-   * string; only a port shared by two addresses falls back to `peers`.
-   */
-  private readonly peersByPort = new Map<number, UdpPeer>();
+export interface UdpTransportOptions {
+  /** Default "auto". */
+  backend?: UdpBackend;
+}
 
-  private constructor(socket: Socket) {
-    this.socket = socket;
-  }
+/** A source or destination as the batched socket sees it; `numberKey` is set for IPv4. */
+interface CachedPeer extends Peer {
+  readonly port: number;
+  readonly numberKey: number;
+}
+
+export class UdpTransport {
+  /** Every cached peer by key, oldest first (the eviction order). */
+  private readonly peers = new Map<string, CachedPeer>();
+  /** dgram: the latest peer seen from each source port, found without building the key string. */
+  private readonly peersByPort = new Map<number, CachedPeer>();
+  /** mmsg: IPv4 peers by address × 65536 + port, found without building any string. */
+  private readonly peersByNumber = new Map<number, CachedPeer>();
+  private dgram: Socket | null = null;
+  private mmsg: MmsgSocket | null = null;
+  private inet6 = 10;
+
+  private constructor(
+    /** Which socket carries the datagrams. */
+    readonly backend: "mmsg" | "dgram",
+    /** Why the batched socket is not in use ("" when it is, or when dgram was asked for). */
+    readonly fallbackReason: string,
+  ) {}
 
   /** Binds host:port (port 0 picks a free one) and delivers every datagram to `sink`. */
-  static async listen(host: string, port: number, sink: DatagramSink): Promise<UdpTransport> {
+  static async listen(
+    host: string,
+    port: number,
+    sink: DatagramSink,
+    options: UdpTransportOptions = {},
+  ): Promise<UdpTransport> {
+    const backend = options.backend ?? "auto";
+    if (!UDP_BACKENDS.includes(backend)) throw new Error(`unknown UDP backend "${backend}" (auto, mmsg or dgram)`);
+    let reason = "";
+    if (backend !== "dgram") {
+      const loaded = udpMmsgBinding();
+      if (loaded.binding) {
+        const transport = new UdpTransport("mmsg", "");
+        const binding = loaded.binding;
+        transport.inet6 = binding.constants.AF_INET6;
+        const family = host.includes(":") ? 6 : 4;
+        const literal = isIP(host) !== 0 ? host : (await dnsLookupAsync(host, family)).address;
+        transport.mmsg = MmsgSocket.open(binding, literal, port, (datagram, addresses, offset) =>
+          sink(datagram, transport.peerForSocketAddress(addresses, offset)),
+        );
+        return transport;
+      }
+      if (backend === "mmsg") throw new Error(`UDP backend "mmsg" is unavailable: ${loaded.reason}`);
+      reason = loaded.reason;
+    }
+    const transport = new UdpTransport("dgram", reason);
+    await transport.listenDgram(host, port, sink);
+    return transport;
+  }
+
+  get port(): number {
+    return this.mmsg ? this.mmsg.port : this.dgram!.address().port;
+  }
+
+  /** The batched socket's counters, or null on dgram. */
+  get mmsgStats(): MmsgStats | null {
+    return this.mmsg ? this.mmsg.stats : null;
+  }
+
+  close(): Promise<void> {
+    if (this.mmsg) return this.mmsg.close();
+    return new Promise((resolve) => this.dgram!.close(() => resolve()));
+  }
+
+  private async listenDgram(host: string, port: number, sink: DatagramSink): Promise<void> {
     const socket = createSocket({
       type: host.includes(":") ? "udp6" : "udp4",
       reuseAddr: false,
       lookup: literalLookup as never,
     });
-    const transport = new UdpTransport(socket);
     await new Promise<void>((resolve, reject) => {
       socket.once("error", reject);
       socket.bind(port, host, () => {
@@ -55,40 +131,70 @@ export class UdpTransport {
     });
     // After binding, socket errors (e.g. ICMP unreachable on send) must not kill the server.
     socket.on("error", () => {});
-    socket.on("message", (message, rinfo) => sink(message, transport.peerFor(rinfo.address, rinfo.port)));
-    return transport;
+    socket.on("message", (message, rinfo) => sink(message, this.dgramPeer(socket, rinfo.address, rinfo.port)));
+    this.dgram = socket;
   }
 
-  get port(): number {
-    return this.socket.address().port;
-  }
-
-  private peerFor(address: string, port: number): Peer {
+  private dgramPeer(socket: Socket, address: string, port: number): Peer {
     const recent = this.peersByPort.get(port);
     if (recent !== undefined && recent.address === address) return recent;
     const key = `udp:${address}:${port}`;
-    let peer = this.peers.get(key) as UdpPeer | undefined;
+    let peer = this.peers.get(key);
     if (!peer) {
-      if (this.peers.size >= MAX_CACHED_PEERS) {
-        const oldest = this.peers.keys().next().value as string;
-        const evicted = this.peers.get(oldest) as UdpPeer;
-        this.peers.delete(oldest);
-        if (this.peersByPort.get(evicted.port) === evicted) this.peersByPort.delete(evicted.port);
-      }
-      peer = new UdpPeer(this.socket, key, address, port);
-      this.peers.set(key, peer);
+      peer = new DgramPeer(socket, key, address, port);
+      this.remember(peer);
     }
     this.peersByPort.set(port, peer);
     return peer;
   }
 
-  close(): Promise<void> {
-    return new Promise((resolve) => this.socket.close(() => resolve()));
+  private peerForSocketAddress(addresses: Uint8Array, offset: number): Peer {
+    const port = (addresses[offset + 2] << 8) | addresses[offset + 3];
+    const v4 = addressFamily(addresses, offset) !== this.inet6;
+    let numberKey = -1;
+    if (v4) {
+      const ip =
+        addresses[offset + 4] * 0x1000000 +
+        (addresses[offset + 5] << 16) +
+        (addresses[offset + 6] << 8) +
+        addresses[offset + 7];
+      numberKey = ip * 0x10000 + port;
+      const cached = this.peersByNumber.get(numberKey);
+      if (cached !== undefined) return cached;
+    }
+    const address = formatSocketAddress(addresses, offset, this.inet6);
+    const key = `udp:${address}:${port}`;
+    let peer = this.peers.get(key);
+    if (!peer) {
+      const to: SocketAddress = { bytes: addresses.slice(offset, offset + 28), length: v4 ? 16 : 28 };
+      peer = new MmsgPeer(this.mmsg!, key, address, port, numberKey, to);
+      this.remember(peer);
+      if (v4) this.peersByNumber.set(numberKey, peer);
+    }
+    return peer;
+  }
+
+  /** Caches `peer`, evicting the oldest beyond MAX_CACHED_PEERS so a spoofing flood cannot grow memory. */
+  private remember(peer: CachedPeer): void {
+    if (this.peers.size >= MAX_CACHED_PEERS) {
+      const oldest = this.peers.values().next().value as CachedPeer;
+      this.peers.delete(oldest.key);
+      if (this.peersByPort.get(oldest.port) === oldest) this.peersByPort.delete(oldest.port);
+      if (this.peersByNumber.get(oldest.numberKey) === oldest) this.peersByNumber.delete(oldest.numberKey);
+    }
+    this.peers.set(peer.key, peer);
   }
 }
 
-class UdpPeer implements Peer {
+function dnsLookupAsync(host: string, family: number): Promise<{ address: string }> {
+  return new Promise((resolve, reject) =>
+    dnsLookup(host, family, (error, address) => (error ? reject(error) : resolve({ address }))),
+  );
+}
+
+class DgramPeer implements CachedPeer {
   readonly transport = "udp";
+  readonly numberKey = -1;
 
   constructor(
     private readonly socket: Socket,
@@ -99,5 +205,22 @@ class UdpPeer implements Peer {
 
   send(datagram: Uint8Array): void {
     this.socket.send(datagram, this.port, this.address);
+  }
+}
+
+class MmsgPeer implements CachedPeer {
+  readonly transport = "udp";
+
+  constructor(
+    private readonly socket: MmsgSocket,
+    readonly key: string,
+    readonly address: string,
+    readonly port: number,
+    readonly numberKey: number,
+    private readonly to: SocketAddress,
+  ) {}
+
+  send(datagram: Uint8Array): void {
+    this.socket.send(datagram, this.to);
   }
 }

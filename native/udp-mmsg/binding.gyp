@@ -1,0 +1,10 @@
+{
+  "targets": [
+    {
+      "target_name": "udp_mmsg",
+      "sources": ["src/udp_mmsg.c"],
+      "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+      "defines": ["NAPI_VERSION=8"]
+    }
+  ]
+}

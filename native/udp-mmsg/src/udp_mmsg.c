@@ -1,0 +1,494 @@
+// Batched UDP for the game server (Linux): one sendmmsg call for a whole
+// broadcast and one recvmmsg call for everything waiting, on a non-blocking
+// socket that libuv polls.
+//
+// Why: node:dgram makes one system call per datagram and one JS callback (with
+// a new Buffer and address object) per received datagram. On the machines this
+// project is measured on, a system call costs about 3 µs of its own, more than
+// the kernel's UDP work for a 72-byte StatePacket, so batching is the largest
+// single saving the server has (docs/server.md, "Performance").
+//
+// The JS side (ts/server/udp-mmsg.ts) owns every buffer: datagrams to send are
+// staged in one Uint8Array with a table of (offset, length, address length)
+// and a table of 28-byte socket addresses; received datagrams land in fixed
+// 1500-byte slots of another Uint8Array, with their lengths, flags and source
+// addresses in tables beside it. This file only moves bytes between those
+// buffers and the kernel; it never allocates per datagram.
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <node_api.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <uv.h>
+
+// Datagrams per sendmmsg/recvmmsg call (the kernel caps a call at UIO_MAXIOV, 1024).
+#define BATCH 64
+// Bytes per socket-address slot: a sockaddr_in6, the larger of the two families.
+#define ADDR_BYTES 28
+// Bytes per receive slot. Valid datagrams are at most 1200 bytes; a larger one
+// still arrives whole up to this size, so the protocol layer rejects it with
+// its own reason, and beyond it MSG_TRUNC marks it.
+#define RECV_SLOT 1500
+// recvmmsg rounds per readable event, so a flood cannot starve timers (the tick loop).
+#define RECV_ROUNDS 16
+#define SOCKET_BUFFER_BYTES (4 * 1024 * 1024)
+
+typedef struct {
+  int fd;
+  int events;
+  int closing;
+  int finalized;  // the JS handle was garbage-collected: free once closed
+  uv_poll_t poll;
+  napi_env env;
+  napi_async_context async_context;
+  napi_ref self;          // the JS object the callbacks are called on
+  napi_ref on_readable;   // (count) => void
+  napi_ref on_writable;   // () => void
+  napi_ref on_closed;     // () => void, once the descriptor is closed
+  napi_ref recv_data_ref; // keep the receive buffers alive while C holds their pointers
+  napi_ref recv_meta_ref;
+  napi_ref recv_addr_ref;
+  uint8_t *recv_data;
+  int32_t *recv_meta;   // per slot: length, msg_flags
+  uint8_t *recv_addr;   // per slot: ADDR_BYTES
+} Socket;
+
+static void finalize(napi_env env, void *data, void *hint);
+
+#define CHECK(call)                                                        \
+  do {                                                                     \
+    if ((call) != napi_ok) {                                               \
+      const napi_extended_error_info *info_;                               \
+      napi_get_last_error_info(env, &info_);                               \
+      bool pending_;                                                       \
+      napi_is_exception_pending(env, &pending_);                           \
+      if (!pending_)                                                       \
+        napi_throw_error(env, NULL,                                        \
+                         info_->error_message ? info_->error_message       \
+                                              : "udp-mmsg: N-API failure"); \
+      return NULL;                                                         \
+    }                                                                      \
+  } while (0)
+
+static napi_value throw_errno(napi_env env, const char *what, int code) {
+  char message[160];
+  snprintf(message, sizeof message, "%s: %s", what, strerror(code));
+  napi_value error, code_value, message_value, errno_value;
+  napi_create_string_utf8(env, message, NAPI_AUTO_LENGTH, &message_value);
+  napi_create_error(env, NULL, message_value, &error);
+  napi_create_int32(env, code, &errno_value);
+  napi_set_named_property(env, error, "errno", errno_value);
+  napi_create_string_utf8(env, what, NAPI_AUTO_LENGTH, &code_value);
+  napi_set_named_property(env, error, "syscall", code_value);
+  napi_throw(env, error);
+  return NULL;
+}
+
+static Socket *unwrap(napi_env env, napi_value value) {
+  Socket *socket = NULL;
+  if (napi_get_value_external(env, value, (void **)&socket) != napi_ok || socket == NULL) {
+    napi_throw_type_error(env, NULL, "udp-mmsg: not a socket handle");
+    return NULL;
+  }
+  if (socket->closing) {
+    napi_throw_error(env, NULL, "udp-mmsg: socket is closed");
+    return NULL;
+  }
+  return socket;
+}
+
+// A typed array's bytes, checked to be of the expected element type.
+static void *typed_array(napi_env env, napi_value value, napi_typedarray_type want, size_t *length) {
+  bool is_typed = false;
+  napi_is_typedarray(env, value, &is_typed);
+  if (!is_typed) {
+    napi_throw_type_error(env, NULL, "udp-mmsg: expected a typed array");
+    return NULL;
+  }
+  napi_typedarray_type type;
+  void *data = NULL;
+  if (napi_get_typedarray_info(env, value, &type, length, &data, NULL, NULL) != napi_ok || type != want) {
+    napi_throw_type_error(env, NULL, "udp-mmsg: typed array of the wrong element type");
+    return NULL;
+  }
+  return data;
+}
+
+// open(family 4|6, host, port) -> [handle, boundPort]
+static napi_value Open(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  int32_t family, port;
+  char host[64];
+  size_t host_length;
+  CHECK(napi_get_value_int32(env, argv[0], &family));
+  CHECK(napi_get_value_string_utf8(env, argv[1], host, sizeof host, &host_length));
+  CHECK(napi_get_value_int32(env, argv[2], &port));
+  if ((family != 4 && family != 6) || port < 0 || port > 65535) {
+    napi_throw_range_error(env, NULL, "udp-mmsg: family must be 4 or 6 and port 0-65535");
+    return NULL;
+  }
+
+  struct sockaddr_storage address;
+  socklen_t address_length;
+  memset(&address, 0, sizeof address);
+  if (family == 4) {
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&address;
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons((uint16_t)port);
+    if (inet_pton(AF_INET, host, &v4->sin_addr) != 1) {
+      napi_throw_type_error(env, NULL, "udp-mmsg: host is not an IPv4 address");
+      return NULL;
+    }
+    address_length = sizeof *v4;
+  } else {
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&address;
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons((uint16_t)port);
+    if (inet_pton(AF_INET6, host, &v6->sin6_addr) != 1) {
+      napi_throw_type_error(env, NULL, "udp-mmsg: host is not an IPv6 address");
+      return NULL;
+    }
+    address_length = sizeof *v6;
+  }
+
+  int fd = socket(family == 4 ? AF_INET : AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return throw_errno(env, "socket", errno);
+  // Bigger buffers absorb a whole broadcast burst; the kernel caps them at
+  // net.core.[rw]mem_max, and a smaller buffer still works.
+  int size = SOCKET_BUFFER_BYTES;
+  setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+  if (bind(fd, (struct sockaddr *)&address, address_length) != 0) {
+    int code = errno;
+    close(fd);
+    return throw_errno(env, "bind", code);
+  }
+  struct sockaddr_storage bound;
+  socklen_t bound_length = sizeof bound;
+  getsockname(fd, (struct sockaddr *)&bound, &bound_length);
+  int bound_port = ntohs(family == 4 ? ((struct sockaddr_in *)&bound)->sin_port
+                                     : ((struct sockaddr_in6 *)&bound)->sin6_port);
+
+  Socket *socket_state = calloc(1, sizeof *socket_state);
+  if (socket_state == NULL) {
+    close(fd);
+    return throw_errno(env, "calloc", ENOMEM);
+  }
+  socket_state->fd = fd;
+  socket_state->env = env;
+  uv_loop_t *loop;
+  if (napi_get_uv_event_loop(env, &loop) != napi_ok || uv_poll_init(loop, &socket_state->poll, fd) != 0) {
+    close(fd);
+    free(socket_state);
+    napi_throw_error(env, NULL, "udp-mmsg: cannot poll the socket");
+    return NULL;
+  }
+  socket_state->poll.data = socket_state;
+  napi_value resource_name;
+  CHECK(napi_create_string_utf8(env, "UDPMMSG", NAPI_AUTO_LENGTH, &resource_name));
+  CHECK(napi_async_init(env, NULL, resource_name, &socket_state->async_context));
+
+  napi_value handle, port_value, result;
+  CHECK(napi_create_external(env, socket_state, finalize, NULL, &handle));
+  CHECK(napi_create_int32(env, bound_port, &port_value));
+  CHECK(napi_create_array_with_length(env, 2, &result));
+  CHECK(napi_set_element(env, result, 0, handle));
+  CHECK(napi_set_element(env, result, 1, port_value));
+  return result;
+}
+
+static void call_js(Socket *socket, napi_ref function_ref, int argc, int32_t arg) {
+  napi_env env = socket->env;
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+  napi_value self, function, argv[1], result;
+  if (socket->self != NULL) napi_get_reference_value(env, socket->self, &self);
+  else napi_get_undefined(env, &self);
+  napi_get_reference_value(env, function_ref, &function);
+  napi_create_int32(env, arg, &argv[0]);
+  // make_callback, not call_function: it runs the microtask queue afterwards
+  // and keeps async_hooks' view of where the work came from.
+  if (napi_make_callback(env, socket->async_context, self, function, (size_t)argc, argv, &result) != napi_ok) {
+    bool pending = false;
+    napi_is_exception_pending(env, &pending);
+    if (pending) {
+      napi_value error;
+      napi_get_and_clear_last_exception(env, &error);
+      napi_fatal_exception(env, error);
+    }
+  }
+  napi_close_handle_scope(env, scope);
+}
+
+static void receive(Socket *socket) {
+  struct mmsghdr messages[BATCH];
+  struct iovec vectors[BATCH];
+  for (int round = 0; round < RECV_ROUNDS && !socket->closing; round++) {
+    for (int i = 0; i < BATCH; i++) {
+      vectors[i].iov_base = socket->recv_data + (size_t)i * RECV_SLOT;
+      vectors[i].iov_len = RECV_SLOT;
+      memset(&messages[i].msg_hdr, 0, sizeof messages[i].msg_hdr);
+      messages[i].msg_hdr.msg_iov = &vectors[i];
+      messages[i].msg_hdr.msg_iovlen = 1;
+      messages[i].msg_hdr.msg_name = socket->recv_addr + (size_t)i * ADDR_BYTES;
+      messages[i].msg_hdr.msg_namelen = ADDR_BYTES;
+    }
+    int count = recvmmsg(socket->fd, messages, BATCH, MSG_DONTWAIT, NULL);
+    if (count < 0) {
+      if (errno == EINTR) continue;
+      return; // EAGAIN: drained. Anything else (an ICMP error on the socket) was consumed by the call.
+    }
+    if (count == 0) return;
+    for (int i = 0; i < count; i++) {
+      socket->recv_meta[2 * i] = (int32_t)messages[i].msg_len;
+      socket->recv_meta[2 * i + 1] = messages[i].msg_hdr.msg_flags;
+    }
+    call_js(socket, socket->on_readable, 1, count);
+    if (count < BATCH) return;
+  }
+}
+
+static void on_poll(uv_poll_t *poll, int status, int events) {
+  Socket *socket = poll->data;
+  if (socket->closing) return;
+  if (status < 0) {
+    // A poll error (the descriptor went bad) is not recoverable by reading:
+    // stop polling rather than spin; close() still releases everything.
+    uv_poll_stop(poll);
+    return;
+  }
+  if (events & UV_READABLE) receive(socket);
+  if (!socket->closing && (events & UV_WRITABLE) && (socket->events & UV_WRITABLE)) {
+    call_js(socket, socket->on_writable, 0, 0);
+  }
+}
+
+static int set_events(Socket *socket, int events) {
+  socket->events = events;
+  if (events == 0) return uv_poll_stop(&socket->poll);
+  return uv_poll_start(&socket->poll, events, on_poll);
+}
+
+// startReceive(handle, self, data: Uint8Array, meta: Int32Array, addresses: Uint8Array, onReadable, onWritable)
+static napi_value StartReceive(napi_env env, napi_callback_info info) {
+  size_t argc = 7;
+  napi_value argv[7];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 7) {
+    napi_throw_type_error(env, NULL, "udp-mmsg: startReceive takes 7 arguments");
+    return NULL;
+  }
+  Socket *socket = unwrap(env, argv[0]);
+  if (socket == NULL) return NULL;
+  if (socket->self != NULL) {
+    napi_throw_error(env, NULL, "udp-mmsg: already receiving");
+    return NULL;
+  }
+  size_t data_length, meta_length, addr_length;
+  uint8_t *data = typed_array(env, argv[2], napi_uint8_array, &data_length);
+  if (data == NULL) return NULL;
+  int32_t *meta = typed_array(env, argv[3], napi_int32_array, &meta_length);
+  if (meta == NULL) return NULL;
+  uint8_t *addresses = typed_array(env, argv[4], napi_uint8_array, &addr_length);
+  if (addresses == NULL) return NULL;
+  if (data_length < (size_t)BATCH * RECV_SLOT || meta_length < 2 * BATCH || addr_length < (size_t)BATCH * ADDR_BYTES) {
+    napi_throw_range_error(env, NULL, "udp-mmsg: receive buffers are smaller than one batch");
+    return NULL;
+  }
+  socket->recv_data = data;
+  socket->recv_meta = meta;
+  socket->recv_addr = addresses;
+  CHECK(napi_create_reference(env, argv[1], 1, &socket->self));
+  CHECK(napi_create_reference(env, argv[2], 1, &socket->recv_data_ref));
+  CHECK(napi_create_reference(env, argv[3], 1, &socket->recv_meta_ref));
+  CHECK(napi_create_reference(env, argv[4], 1, &socket->recv_addr_ref));
+  CHECK(napi_create_reference(env, argv[5], 1, &socket->on_readable));
+  CHECK(napi_create_reference(env, argv[6], 1, &socket->on_writable));
+  if (set_events(socket, UV_READABLE) != 0) {
+    napi_throw_error(env, NULL, "udp-mmsg: cannot start polling");
+    return NULL;
+  }
+  return NULL;
+}
+
+// wantWritable(handle, on): also call onWritable when the send buffer has room again.
+static napi_value WantWritable(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  Socket *socket = unwrap(env, argv[0]);
+  if (socket == NULL) return NULL;
+  bool on;
+  CHECK(napi_get_value_bool(env, argv[1], &on));
+  int events = on ? (socket->events | UV_WRITABLE) : (socket->events & ~UV_WRITABLE);
+  if (events != socket->events) set_events(socket, events);
+  return NULL;
+}
+
+enum { STAT_ERRORS = 0, STAT_LAST_ERRNO = 1, STAT_WOULD_BLOCK = 2, STAT_SIZE = 3 };
+
+// send(handle, data: Uint8Array, meta: Int32Array, addresses: Uint8Array, count, stats: Int32Array) -> consumed
+// Entry i is data[meta[3i] .. +meta[3i+1]] to the socket address addresses[28i .. +meta[3i+2]].
+// Consumed counts datagrams sent or given up on: a datagram the kernel refuses
+// on its own (unreachable, too large) is counted in stats and skipped; a full
+// send buffer stops the call (stats[WOULD_BLOCK] = 1) and the rest stays with the caller.
+static napi_value Send(napi_env env, napi_callback_info info) {
+  size_t argc = 6;
+  napi_value argv[6];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 6) {
+    napi_throw_type_error(env, NULL, "udp-mmsg: send takes 6 arguments");
+    return NULL;
+  }
+  Socket *socket = unwrap(env, argv[0]);
+  if (socket == NULL) return NULL;
+  size_t data_length, meta_length, addr_length, stats_length;
+  uint8_t *data = typed_array(env, argv[1], napi_uint8_array, &data_length);
+  if (data == NULL) return NULL;
+  int32_t *meta = typed_array(env, argv[2], napi_int32_array, &meta_length);
+  if (meta == NULL) return NULL;
+  uint8_t *addresses = typed_array(env, argv[3], napi_uint8_array, &addr_length);
+  if (addresses == NULL) return NULL;
+  int32_t count;
+  CHECK(napi_get_value_int32(env, argv[4], &count));
+  int32_t *stats = typed_array(env, argv[5], napi_int32_array, &stats_length);
+  if (stats == NULL) return NULL;
+  if (stats_length < STAT_SIZE || count < 0 || (size_t)count * 3 > meta_length ||
+      (size_t)count * ADDR_BYTES > addr_length) {
+    napi_throw_range_error(env, NULL, "udp-mmsg: send tables are shorter than count");
+    return NULL;
+  }
+  // Every entry is checked before any is sent, so a bad table sends nothing.
+  for (int32_t i = 0; i < count; i++) {
+    int64_t offset = meta[3 * i], length = meta[3 * i + 1], name_length = meta[3 * i + 2];
+    if (offset < 0 || length < 0 || offset + length > (int64_t)data_length ||
+        (name_length != sizeof(struct sockaddr_in) && name_length != sizeof(struct sockaddr_in6))) {
+      napi_throw_range_error(env, NULL, "udp-mmsg: send entry outside its buffer");
+      return NULL;
+    }
+  }
+
+  struct mmsghdr messages[BATCH];
+  struct iovec vectors[BATCH];
+  stats[STAT_WOULD_BLOCK] = 0;
+  int32_t done = 0;
+  while (done < count) {
+    int n = count - done < BATCH ? count - done : BATCH;
+    for (int i = 0; i < n; i++) {
+      int32_t entry = done + i;
+      vectors[i].iov_base = data + meta[3 * entry];
+      vectors[i].iov_len = (size_t)meta[3 * entry + 1];
+      memset(&messages[i].msg_hdr, 0, sizeof messages[i].msg_hdr);
+      messages[i].msg_hdr.msg_iov = &vectors[i];
+      messages[i].msg_hdr.msg_iovlen = 1;
+      messages[i].msg_hdr.msg_name = addresses + (size_t)entry * ADDR_BYTES;
+      messages[i].msg_hdr.msg_namelen = (socklen_t)meta[3 * entry + 2];
+    }
+    int sent = sendmmsg(socket->fd, messages, (unsigned)n, 0);
+    if (sent > 0) {
+      done += sent;
+      continue;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      stats[STAT_WOULD_BLOCK] = 1;
+      break;
+    }
+    // sendmmsg reports an error only for the first datagram of a call.
+    stats[STAT_ERRORS]++;
+    stats[STAT_LAST_ERRNO] = errno;
+    done++;
+  }
+  napi_value result;
+  CHECK(napi_create_int32(env, done, &result));
+  return result;
+}
+
+static void on_close(uv_handle_t *handle) {
+  Socket *socket = handle->data;
+  close(socket->fd);
+  socket->fd = -1;
+  napi_env env = socket->env;
+  if (socket->on_closed != NULL) call_js(socket, socket->on_closed, 0, 0);
+  napi_ref refs[] = {socket->self,          socket->on_readable,   socket->on_writable,  socket->on_closed,
+                     socket->recv_data_ref, socket->recv_meta_ref, socket->recv_addr_ref};
+  for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++)
+    if (refs[i] != NULL) napi_delete_reference(env, refs[i]);
+  if (socket->async_context != NULL) napi_async_destroy(env, socket->async_context);
+  socket->self = socket->on_readable = socket->on_writable = socket->on_closed = NULL;
+  socket->recv_data_ref = socket->recv_meta_ref = socket->recv_addr_ref = NULL;
+  socket->async_context = NULL;
+  if (socket->finalized) free(socket);
+}
+
+// The handle's memory outlives close() so that a late call on a closed handle
+// is an error, not a use after free; it goes when the JS handle is collected.
+// A handle collected while still open (never closed by its owner) is closed here.
+static void finalize(napi_env env, void *data, void *hint) {
+  Socket *socket = data;
+  socket->finalized = 1;
+  if (!socket->closing) {
+    socket->closing = 1;
+    uv_poll_stop(&socket->poll);
+    uv_close((uv_handle_t *)&socket->poll, on_close);
+  } else if (socket->fd < 0) {
+    free(socket);
+  }
+}
+
+// close(handle, onClosed): stops polling; the descriptor is closed (and onClosed
+// called) once libuv lets go of it, so the port is free when onClosed runs.
+static napi_value Close(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  Socket *socket = NULL;
+  if (napi_get_value_external(env, argv[0], (void **)&socket) != napi_ok || socket == NULL) {
+    napi_throw_type_error(env, NULL, "udp-mmsg: not a socket handle");
+    return NULL;
+  }
+  if (socket->closing) return NULL;
+  if (argc >= 2) {
+    napi_valuetype type;
+    CHECK(napi_typeof(env, argv[1], &type));
+    if (type == napi_function) CHECK(napi_create_reference(env, argv[1], 1, &socket->on_closed));
+  }
+  socket->closing = 1;
+  uv_poll_stop(&socket->poll);
+  uv_close((uv_handle_t *)&socket->poll, on_close);
+  return NULL;
+}
+
+static napi_value Init(napi_env env, napi_value exports) {
+  napi_property_descriptor properties[] = {
+      {"open", NULL, Open, NULL, NULL, NULL, napi_default, NULL},
+      {"startReceive", NULL, StartReceive, NULL, NULL, NULL, napi_default, NULL},
+      {"wantWritable", NULL, WantWritable, NULL, NULL, NULL, napi_default, NULL},
+      {"send", NULL, Send, NULL, NULL, NULL, napi_default, NULL},
+      {"close", NULL, Close, NULL, NULL, NULL, napi_default, NULL},
+  };
+  napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);
+  napi_value constants;
+  napi_create_object(env, &constants);
+  const struct {
+    const char *name;
+    int value;
+  } values[] = {{"BATCH", BATCH},         {"ADDR_BYTES", ADDR_BYTES}, {"RECV_SLOT", RECV_SLOT},
+                {"MSG_TRUNC", MSG_TRUNC}, {"AF_INET", AF_INET},       {"AF_INET6", AF_INET6}};
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+    napi_value value;
+    napi_create_int32(env, values[i].value, &value);
+    napi_set_named_property(env, constants, values[i].name, value);
+  }
+  napi_set_named_property(env, exports, "constants", constants);
+  return exports;
+}
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, Init)

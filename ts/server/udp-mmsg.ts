@@ -1,0 +1,276 @@
+// The batched UDP socket: datagrams are staged in JS buffers and handed to the
+// kernel with one sendmmsg call per burst (a broadcast, or the replies to one
+// batch of received datagrams), and received with recvmmsg into fixed slots,
+// one JS call per batch instead of per datagram. The native part is
+// native/udp-mmsg (Linux, built by `npm install` as an optional dependency);
+// where it is missing, udp-transport.ts uses node:dgram instead.
+//
+// Flushing happens in a microtask: after the tick that queued a broadcast and
+// after each received batch, so batching adds no latency beyond the burst itself.
+import { createRequire } from "node:module";
+
+interface Binding {
+  open(family: 4 | 6, host: string, port: number): [object, number];
+  startReceive(
+    handle: object,
+    self: object,
+    data: Uint8Array,
+    meta: Int32Array,
+    addresses: Uint8Array,
+    onReadable: (count: number) => void,
+    onWritable: () => void,
+  ): void;
+  wantWritable(handle: object, on: boolean): void;
+  send(
+    handle: object,
+    data: Uint8Array,
+    meta: Int32Array,
+    addresses: Uint8Array,
+    count: number,
+    stats: Int32Array,
+  ): number;
+  close(handle: object, onClosed: () => void): void;
+  constants: {
+    BATCH: number;
+    ADDR_BYTES: number;
+    RECV_SLOT: number;
+    MSG_TRUNC: number;
+    AF_INET: number;
+    AF_INET6: number;
+  };
+}
+
+const BINDING_PATH = "../../native/udp-mmsg/build/Release/udp_mmsg.node";
+
+let loaded: { binding: Binding | null; reason: string } | undefined;
+
+/** The native binding, or null with the reason it is unavailable (not Linux, not built). */
+export function udpMmsgBinding(): { binding: Binding | null; reason: string } {
+  if (loaded) return loaded;
+  if (process.platform !== "linux") {
+    loaded = { binding: null, reason: `sendmmsg/recvmmsg are Linux system calls (this is ${process.platform})` };
+    return loaded;
+  }
+  try {
+    loaded = { binding: createRequire(import.meta.url)(BINDING_PATH) as Binding, reason: "" };
+  } catch (error) {
+    loaded = {
+      binding: null,
+      reason: `native/udp-mmsg is not built (npm install builds it; it needs g++ and Node's headers): ${(error as Error).message.split("\n")[0]}`,
+    };
+  }
+  return loaded;
+}
+
+/** Datagrams waiting for one sendmmsg; a burst larger than this is sent in several. */
+const SEND_ENTRIES = 2048;
+/** Bytes of staged datagrams: 2048 StatePackets, or 218 full EntityPackets. */
+const SEND_BYTES = 256 * 1024;
+
+const STAT_ERRORS = 0;
+const STAT_LAST_ERRNO = 1;
+const STAT_WOULD_BLOCK = 2;
+
+/** A destination as the kernel wants it: sockaddr_in (16 bytes) or sockaddr_in6 (28). */
+export interface SocketAddress {
+  readonly bytes: Uint8Array;
+  readonly length: number;
+}
+
+export interface MmsgStats {
+  /** sendmmsg calls made (each sends up to 64 datagrams). */
+  sendCalls: number;
+  /** Datagrams the kernel refused on their own (unreachable, too large), with the last errno. */
+  sendErrors: number;
+  lastSendErrno: number;
+  /** Datagrams dropped because the send buffer stayed full for longer than the staging area could absorb. */
+  sendDropped: number;
+  /** recvmmsg batches delivered (each up to 64 datagrams). */
+  receiveBatches: number;
+}
+
+/**
+ * `onDatagram` gets a view of the receive slot and the sender's socket address
+ * (in `addresses` at `addressOffset`); both are overwritten by the next batch,
+ * so copy what must outlive the call.
+ */
+export type MmsgDatagramSink = (datagram: Uint8Array, addresses: Uint8Array, addressOffset: number) => void;
+
+export class MmsgSocket {
+  readonly stats: MmsgStats = { sendCalls: 0, sendErrors: 0, lastSendErrno: 0, sendDropped: 0, receiveBatches: 0 };
+  private readonly constants: Binding["constants"];
+  private readonly sendData = new Uint8Array(SEND_BYTES);
+  private readonly sendMeta = new Int32Array(3 * SEND_ENTRIES);
+  private readonly sendAddresses: Uint8Array;
+  private readonly sendStats = new Int32Array(3);
+  private sendCount = 0;
+  private sendBytes = 0;
+  private flushQueued = false;
+  /** The kernel's send buffer was full: wait for writable instead of retrying. */
+  private blocked = false;
+  private readonly receiveData: Uint8Array;
+  private readonly receiveMeta: Int32Array;
+  private readonly receiveAddresses: Uint8Array;
+  private closed = false;
+
+  private constructor(
+    private readonly binding: Binding,
+    private readonly handle: object,
+    readonly port: number,
+    private readonly sink: MmsgDatagramSink,
+  ) {
+    const c = binding.constants;
+    this.constants = c;
+    this.sendAddresses = new Uint8Array(c.ADDR_BYTES * SEND_ENTRIES);
+    this.receiveData = new Uint8Array(c.BATCH * c.RECV_SLOT);
+    this.receiveMeta = new Int32Array(2 * c.BATCH);
+    this.receiveAddresses = new Uint8Array(c.BATCH * c.ADDR_BYTES);
+  }
+
+  /** Binds host (an IP literal) and port (0 picks one); throws like dgram's bind on failure. */
+  static open(binding: Binding, host: string, port: number, sink: MmsgDatagramSink): MmsgSocket {
+    const [handle, boundPort] = binding.open(host.includes(":") ? 6 : 4, host, port);
+    const socket = new MmsgSocket(binding, handle, boundPort, sink);
+    binding.startReceive(
+      handle,
+      socket,
+      socket.receiveData,
+      socket.receiveMeta,
+      socket.receiveAddresses,
+      socket.onReadable,
+      socket.onWritable,
+    );
+    return socket;
+  }
+
+  /** Stages one datagram to `to`; it is sent at the end of the current burst. */
+  send(datagram: Uint8Array, to: SocketAddress): void {
+    if (this.closed) return;
+    if (this.sendCount === SEND_ENTRIES || this.sendBytes + datagram.length > SEND_BYTES) {
+      this.flush();
+      if (this.sendCount === SEND_ENTRIES || this.sendBytes + datagram.length > SEND_BYTES) {
+        this.stats.sendDropped++;
+        return;
+      }
+    }
+    const entry = this.sendCount++;
+    this.sendData.set(datagram, this.sendBytes);
+    this.sendMeta[3 * entry] = this.sendBytes;
+    this.sendMeta[3 * entry + 1] = datagram.length;
+    this.sendMeta[3 * entry + 2] = to.length;
+    this.sendAddresses.set(to.bytes, entry * this.constants.ADDR_BYTES);
+    this.sendBytes += datagram.length;
+    if (!this.flushQueued && !this.blocked) {
+      this.flushQueued = true;
+      queueMicrotask(this.flushFromQueue);
+    }
+  }
+
+  /** Sends everything staged (unless the kernel's buffer is full: then when it drains). */
+  flush(): void {
+    if (this.closed || this.blocked || this.sendCount === 0) return;
+    const stats = this.sendStats;
+    stats[STAT_ERRORS] = 0;
+    const count = this.sendCount;
+    const consumed = this.binding.send(this.handle, this.sendData, this.sendMeta, this.sendAddresses, count, stats);
+    this.stats.sendCalls += Math.ceil(consumed / this.constants.BATCH);
+    if (stats[STAT_ERRORS] > 0) {
+      this.stats.sendErrors += stats[STAT_ERRORS];
+      this.stats.lastSendErrno = stats[STAT_LAST_ERRNO];
+    }
+    if (consumed === count) {
+      this.sendCount = 0;
+      this.sendBytes = 0;
+      return;
+    }
+    // The send buffer is full: keep the rest, in order, and go on when it drains.
+    this.keepFrom(consumed);
+    if (stats[STAT_WOULD_BLOCK] === 1) {
+      this.blocked = true;
+      this.binding.wantWritable(this.handle, true);
+    }
+  }
+
+  /** Sends what is staged, then closes; resolves once the port is free again. */
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.flush();
+    this.closed = true;
+    return new Promise((resolve) => this.binding.close(this.handle, resolve));
+  }
+
+  private readonly flushFromQueue = (): void => {
+    this.flushQueued = false;
+    this.flush();
+  };
+
+  private readonly onWritable = (): void => {
+    this.blocked = false;
+    this.binding.wantWritable(this.handle, false);
+    this.flush();
+  };
+
+  private readonly onReadable = (count: number): void => {
+    this.stats.receiveBatches++;
+    const { RECV_SLOT, ADDR_BYTES, MSG_TRUNC } = this.constants;
+    const meta = this.receiveMeta;
+    for (let index = 0; index < count && !this.closed; index++) {
+      // A datagram cut at the slot size was longer than any valid one; the
+      // whole slot goes on, so the protocol layer rejects it as too long.
+      const length = (meta[2 * index + 1] & MSG_TRUNC) !== 0 ? RECV_SLOT : meta[2 * index];
+      const start = index * RECV_SLOT;
+      this.sink(this.receiveData.subarray(start, start + length), this.receiveAddresses, index * ADDR_BYTES);
+    }
+  };
+
+  private keepFrom(first: number): void {
+    const meta = this.sendMeta;
+    const byteStart = meta[3 * first];
+    this.sendData.copyWithin(0, byteStart, this.sendBytes);
+    meta.copyWithin(0, 3 * first, 3 * this.sendCount);
+    const ADDR_BYTES = this.constants.ADDR_BYTES;
+    this.sendAddresses.copyWithin(0, first * ADDR_BYTES, this.sendCount * ADDR_BYTES);
+    this.sendCount -= first;
+    this.sendBytes -= byteStart;
+    for (let entry = 0; entry < this.sendCount; entry++) meta[3 * entry] -= byteStart;
+  }
+}
+
+/** Reads the family of the socket address at `offset` (host byte order, as the kernel wrote it). */
+export function addressFamily(addresses: Uint8Array, offset: number): number {
+  return addresses[offset] | (addresses[offset + 1] << 8);
+}
+
+/** The IP literal of a sockaddr_in / sockaddr_in6, as node:dgram would report it. */
+export function formatSocketAddress(addresses: Uint8Array, offset: number, inet6: number): string {
+  if (addressFamily(addresses, offset) !== inet6) {
+    return `${addresses[offset + 4]}.${addresses[offset + 5]}.${addresses[offset + 6]}.${addresses[offset + 7]}`;
+  }
+  const groups: number[] = [];
+  for (let group = 0; group < 8; group++) {
+    groups.push((addresses[offset + 8 + 2 * group] << 8) | addresses[offset + 9 + 2 * group]);
+  }
+  // An IPv4-mapped address on a dual-stack socket: ::ffff:a.b.c.d, as dgram shows it.
+  if (groups.slice(0, 5).every((value) => value === 0) && groups[5] === 0xffff) {
+    return `::ffff:${addresses[offset + 20]}.${addresses[offset + 21]}.${addresses[offset + 22]}.${addresses[offset + 23]}`;
+  }
+  // RFC 5952: the longest run of two or more zero groups (the first of equals) becomes "::".
+  let bestStart = -1;
+  let bestLength = 1;
+  for (let start = 0; start < 8;) {
+    if (groups[start] !== 0) {
+      start++;
+      continue;
+    }
+    let end = start;
+    while (end < 8 && groups[end] === 0) end++;
+    if (end - start > bestLength) {
+      bestStart = start;
+      bestLength = end - start;
+    }
+    start = end;
+  }
+  const hex = groups.map((value) => value.toString(16));
+  if (bestStart < 0) return hex.join(":");
+  return `${hex.slice(0, bestStart).join(":")}::${hex.slice(bestStart + bestLength).join(":")}`;
+}
