@@ -1,5 +1,6 @@
 // SampleWindow percentiles: the nearest-rank percentile of the samples held
-// (the last `size` added), the same after the ring wraps and between adds.
+// (the last `size` added, or the newest `last` of them), the same after the ring
+// wraps and between adds.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SampleWindow } from "../ts/server/metrics.js";
@@ -27,6 +28,13 @@ describe("SampleWindow", () => {
             }
             const held = all.slice(-size);
             for (const p of [0, 1, 50, 90, 99, 100]) expect(window.percentile(p)).toBe(nearestRank(held, p));
+            // The newest `last` only (a benchmark's measurement window), asked in between full ones.
+            for (const last of [1, 3, size, size + 5]) {
+              for (const p of [0, 50, 99, 100]) {
+                expect(window.percentile(p, last)).toBe(nearestRank(held.slice(-last), p));
+              }
+            }
+            expect(window.size).toBe(held.length);
           }
         },
       ),

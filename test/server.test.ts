@@ -109,6 +109,18 @@ describe("joining", () => {
     >;
     expect(status).toMatchObject({ protocolVersion: 1, tickHz: 24 });
     expect(status.tick as number).toBeGreaterThan(0);
+    // On Linux, where npm install builds native/udp-mmsg, UDP goes through batched system calls.
+    const udp = status.udp as { backend: string; sendCalls?: number };
+    expect(udp.backend).toBe(process.platform === "linux" ? "mmsg" : "dgram");
+    // ?ticks narrows the timing percentiles to the newest ticks; anything else is a 400.
+    const recent = (await (await fetch(`http://127.0.0.1:${server.httpPort}/api/status?ticks=2`)).json()) as {
+      tickMs: { ticks: number; p50: number };
+    };
+    expect(recent.tickMs.ticks).toBe(2);
+    for (const bad of ["0", "1025", "2.5", "x"]) {
+      const refused = await fetch(`http://127.0.0.1:${server.httpPort}/api/status?ticks=${bad}`);
+      expect(refused.status, bad).toBe(400);
+    }
     const metrics = await (await fetch(`http://127.0.0.1:${server.httpPort}/metrics`)).text();
     expect(metrics).toContain("# TYPE caves_players gauge");
     expect(metrics).toMatch(/caves_tick \d+/);

@@ -5,6 +5,7 @@ import { PROTOCOL_VERSION } from "../protocol/header.js";
 import { AccountError } from "./accounts/account-service.js";
 import { type Game, JoinError } from "./game-server.js";
 import { HttpError, type HttpApi, type HttpReply, stringField } from "./http-api.js";
+import { TIMING_WINDOW_TICKS } from "./metrics.js";
 import { checkNick } from "./nick.js";
 import { prometheusText } from "./prometheus.js";
 import type { Session } from "./session.js";
@@ -96,9 +97,19 @@ export function installApiRoutes(
     };
   });
 
-  http.route("GET", "/api/status", () => ({
-    body: udpStatus ? { ...game.status(), udp: udpStatus() } : game.status(),
-  }));
+  // ?ticks=N narrows the tick and broadcast percentiles to the last N ticks (a benchmark's window).
+  http.route("GET", "/api/status", ({ raw }) => {
+    const ticksParam = new URL(raw.url ?? "/", "http://localhost").searchParams.get("ticks");
+    let ticks = TIMING_WINDOW_TICKS;
+    if (ticksParam !== null) {
+      ticks = Number(ticksParam);
+      if (!/^\d+$/.test(ticksParam) || ticks < 1 || ticks > TIMING_WINDOW_TICKS) {
+        throw new HttpError(400, `ticks must be an integer from 1 to ${TIMING_WINDOW_TICKS}`);
+      }
+    }
+    const status = game.status(ticks);
+    return { body: udpStatus ? { ...status, udp: udpStatus() } : status };
+  });
 
   http.route("GET", "/metrics", () => ({
     body: prometheusText(game),

@@ -51,11 +51,12 @@ export class Broadcaster {
   sendTo(session: Session): void {
     const game = this.game;
     const entity = session.entity;
-    const inView = game.entities.inSquare(entity.x, entity.y, VIEW_RADIUS, this.view);
+    const inView = this.view;
+    const count = game.entities.inSquare(entity.x, entity.y, VIEW_RADIUS, inView);
 
     // The checksum covers the entries in send order, whatever the datagram split.
     let checksum = ENTITY_CHECKSUM_START;
-    for (let index = 0; index < inView.length; index++) {
+    for (let index = 0; index < count; index++) {
       const seen = inView[index];
       if (seen.entryRound !== this.round) this.encodeEntry(seen, index);
       checksum = entityChecksumEntries(checksum, this.entries, seen.entryOffset, seen.entryOffset + seen.entryBytes);
@@ -76,14 +77,14 @@ export class Broadcaster {
 
     const unchanged = checksum === session.lastEntityChecksum && !session.resendEntities;
     if (unchanged && !game.options.sendUnchangedEntities) return;
-    this.sendEntities(session, inView);
+    this.sendEntities(session, inView, count);
     session.lastEntityChecksum = checksum;
     session.lastEntityTick = game.tick;
     session.resendEntities = false;
   }
 
-  /** The tick's EntityPackets, each as full as fits (count and size), `more` on all but the last. */
-  private sendEntities(session: Session, inView: StoredEntity[]): void {
+  /** The tick's EntityPackets for `inView[0..count)`, each as full as fits (count and size), `more` on all but the last. */
+  private sendEntities(session: Session, inView: StoredEntity[], count: number): void {
     const game = this.game;
     const slab = game.outbound;
     const entries = this.entries;
@@ -92,7 +93,7 @@ export class Broadcaster {
       let size = ENTITY_HEADER_BYTES;
       let end = start;
       while (
-        end < inView.length &&
+        end < count &&
         end - start < ENTITIES_PER_DATAGRAM_MAX &&
         size + inView[end].entryBytes <= MAX_DATAGRAM_BYTES
       ) {
@@ -101,7 +102,7 @@ export class Broadcaster {
       }
       slab.reserve(size);
       const out = slab.bytes;
-      let at = slab.at + encodeEntityHeader(0, game.tick, end - start, end < inView.length, out, slab.at);
+      let at = slab.at + encodeEntityHeader(0, game.tick, end - start, end < count, out, slab.at);
       for (let index = start; index < end; index++) {
         const from = inView[index].entryOffset;
         const to = from + inView[index].entryBytes;
@@ -109,7 +110,7 @@ export class Broadcaster {
       }
       send(game, session, slab.take(size));
       start = end;
-    } while (start < inView.length);
+    } while (start < count);
   }
 
   private encodeEntry(entity: StoredEntity, index: number): void {

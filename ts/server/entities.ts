@@ -95,13 +95,19 @@ export class EntityStore {
     entity.y = y;
   }
 
-  /** Entities with |ex - x| <= radius and |ey - y| <= radius, sorted by id, into `out`. */
-  inSquare(x: number, y: number, radius: number, out: StoredEntity[]): StoredEntity[] {
-    out.length = 0;
+  /**
+   * Writes the entities with |ex - x| <= radius and |ey - y| <= radius into
+   * `out[0..count)`, sorted by id, and returns the count. `out` is the caller's
+   * reusable array: it only ever grows, and entries past the count are stale.
+   * (Emptying it with `length = 0` would drop its backing store, so every
+   * query would allocate a new one.)
+   */
+  inSquare(x: number, y: number, radius: number, out: StoredEntity[]): number {
     const cx0 = Math.floor((x - radius) / CHUNK_SIZE);
     const cx1 = Math.floor((x + radius) / CHUNK_SIZE);
     const cy0 = Math.floor((y - radius) / CHUNK_SIZE);
     const cy1 = Math.floor((y + radius) / CHUNK_SIZE);
+    let count = 0;
     let buckets = 0;
     for (let cy = cy0; cy <= cy1; cy++) {
       for (let cx = cx0; cx <= cx1; cx++) {
@@ -110,15 +116,19 @@ export class EntityStore {
         buckets++;
         for (let index = 0; index < bucket.length; index++) {
           const e = bucket[index];
-          if (Math.abs(e.x - x) <= radius && Math.abs(e.y - y) <= radius) out.push(e);
+          if (Math.abs(e.x - x) <= radius && Math.abs(e.y - y) <= radius) {
+            if (count < out.length) out[count] = e;
+            else out.push(e);
+            count++;
+          }
         }
       }
     }
     // A stable order makes the entity checksum a function of what is in view
     // only. Each bucket is already sorted, so one bucket needs nothing and a
     // few sorted runs need an insertion sort that moves little.
-    if (buckets > 1) sortById(out);
-    return out;
+    if (buckets > 1) sortById(out, count);
+    return count;
   }
 
   private bucketOf(x: number, y: number): StoredEntity[] {
@@ -155,12 +165,14 @@ function insertById(bucket: StoredEntity[], entity: StoredEntity): void {
 /** Beyond this many, insertion sort's quadratic worst case loses to Array.sort. */
 const INSERTION_SORT_MAX = 32;
 
-function sortById(entities: StoredEntity[]): void {
-  if (entities.length > INSERTION_SORT_MAX) {
-    entities.sort(byId);
+/** Sorts `entities[0..count)` by id. */
+function sortById(entities: StoredEntity[], count: number): void {
+  if (count > INSERTION_SORT_MAX) {
+    const sorted = entities.slice(0, count).sort(byId);
+    for (let i = 0; i < count; i++) entities[i] = sorted[i];
     return;
   }
-  for (let i = 1; i < entities.length; i++) {
+  for (let i = 1; i < count; i++) {
     const entity = entities[i];
     const id = entity.id;
     let j = i - 1;

@@ -29,7 +29,7 @@ import { DatagramHandler } from "./datagram-handler.js";
 import { Interactables } from "./interactables.js";
 import { EventLoopDelay } from "./event-loop-delay.js";
 import { Logger } from "./log.js";
-import { Metrics } from "./metrics.js";
+import { Metrics, TIMING_WINDOW_TICKS } from "./metrics.js";
 import { OutboundSlab } from "./outbound-slab.js";
 import { CharacterSaver, SAVE_INTERVAL_MS } from "./persistence/character-saver.js";
 import { type CharacterState, CharacterStore, NEW_CHARACTER } from "./persistence/character-store.js";
@@ -353,8 +353,10 @@ export class Game {
     for (const session of this.sessions.stale(nowMs - this.options.sessionTimeoutMs)) this.leave(session, "timeout");
   }
 
-  status(): Record<string, unknown> {
+  /** The status /api/status serves; tick and broadcast percentiles cover the last `ticks` ticks (default: all held, up to 1024). */
+  status(ticks = TIMING_WINDOW_TICKS): Record<string, unknown> {
     const m = this.metrics;
+    const last = Math.min(ticks, m.tickMs.size);
     return {
       protocolVersion: PROTOCOL_VERSION,
       map: this.world.name,
@@ -364,9 +366,14 @@ export class Game {
       tick: this.tick,
       tickHz: this.options.tickHz,
       actionWindowHorizon: ACTION_WINDOW_HORIZON,
-      tickMs: { p50: m.tickMs.percentile(50), p99: m.tickMs.percentile(99), max: m.tickMs.percentile(100) },
+      tickMs: {
+        p50: m.tickMs.percentile(50, last),
+        p99: m.tickMs.percentile(99, last),
+        max: m.tickMs.percentile(100, last),
+        ticks: last,
+      },
       eventLoopDelayMs: this.eventLoopDelay.summary,
-      broadcastMs: { p50: m.broadcastMs.percentile(50), p99: m.broadcastMs.percentile(99) },
+      broadcastMs: { p50: m.broadcastMs.percentile(50, last), p99: m.broadcastMs.percentile(99, last) },
       datagramsIn: m.datagramsIn,
       datagramsOut: m.datagramsOut,
       bytesIn: m.bytesIn,

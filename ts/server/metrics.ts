@@ -2,15 +2,19 @@
 // /metrics (Prometheus text format).
 
 /** A fixed-size ring of recent samples; percentiles over the ring. */
+/** Ticks of timing kept for /api/status: ≈ 43 s at 24 Hz. */
+export const TIMING_WINDOW_TICKS = 1024;
+
 export class SampleWindow {
   private readonly samples: Float64Array;
   /** The samples held, in order; rebuilt by the first percentile() after an add(). */
   private readonly sorted: Float64Array;
   private sortedValid = false;
+  private sortedCount = 0;
   private count = 0;
   private next = 0;
 
-  constructor(size = 1024) {
+  constructor(size = TIMING_WINDOW_TICKS) {
     this.samples = new Float64Array(size);
     this.sorted = new Float64Array(size);
   }
@@ -22,17 +26,29 @@ export class SampleWindow {
     this.sortedValid = false;
   }
 
-  /** The p-th percentile (0..100) of the samples held, or 0 when empty. */
-  percentile(p: number): number {
-    if (this.count === 0) return 0;
+  /** How many samples are held (at most the window size). */
+  get size(): number {
+    return this.count;
+  }
+
+  /**
+   * The p-th percentile (0..100) of the newest `last` samples held (all of
+   * them by default), or 0 when empty. A benchmark asks for just its
+   * measurement window, so the warm-up before it does not count.
+   */
+  percentile(p: number, last = this.count): number {
+    const count = Math.min(this.count, Math.max(0, Math.floor(last)));
+    if (count === 0) return 0;
     // One numeric sort serves every percentile asked before the next sample (a status call asks for several).
-    if (!this.sortedValid) {
-      const sorted = this.sorted.subarray(0, this.count);
-      sorted.set(this.samples.subarray(0, this.count));
+    if (!this.sortedValid || this.sortedCount !== count) {
+      const sorted = this.sorted.subarray(0, count);
+      const size = this.samples.length;
+      for (let i = 0; i < count; i++) sorted[i] = this.samples[(this.next - 1 - i + 2 * size) % size];
       sorted.sort();
       this.sortedValid = true;
+      this.sortedCount = count;
     }
-    const index = Math.min(this.count - 1, Math.max(0, Math.ceil((p / 100) * this.count) - 1));
+    const index = Math.min(count - 1, Math.max(0, Math.ceil((p / 100) * count) - 1));
     return this.sorted[index];
   }
 }

@@ -9,6 +9,9 @@ import { SessionDialogs } from "./dialogs.js";
 import type { Entity } from "./entities.js";
 import { TokenBucket } from "./rate-limit.js";
 
+/** The token bits that key `byTokenLow`: 30, a V8 small integer on every platform. */
+const TOKEN_KEY_MASK = 0x3fffffff;
+
 /** Where a datagram came from and how to answer it. One per transport link. */
 export interface Peer {
   /** Unique per link, e.g. "udp:127.0.0.1:5000" or "ws:17". */
@@ -57,6 +60,11 @@ export interface SessionLimits {
 export class SessionRegistry {
   private readonly byToken = new Map<bigint, Session>();
   /** The same sessions by the token's low word, which create() keeps unique among live sessions. */
+  /**
+   * Sessions by the low 30 bits of their token: a small integer key V8 hashes
+   * without boxing (a full 32-bit word is a heap number half the time). The
+   * server picks tokens, so it keeps these 30 bits unique.
+   */
   private readonly byTokenLow = new Map<number, Session>();
   private readonly byPeer = new Map<string, Session>();
   private phaseCounter = 0;
@@ -77,7 +85,7 @@ export class SessionRegistry {
     do {
       token = randomBytes(8).readBigUInt64LE(0);
       tokenLow = Number(token & 0xffffffffn) | 0;
-    } while (token === 0n || this.byToken.has(token) || this.byTokenLow.has(tokenLow));
+    } while (token === 0n || this.byToken.has(token) || this.byTokenLow.has(tokenLow & TOKEN_KEY_MASK));
     const session: Session = {
       token,
       tokenLow,
@@ -98,7 +106,7 @@ export class SessionRegistry {
       dialogs: new SessionDialogs(),
     };
     this.byToken.set(token, session);
-    this.byTokenLow.set(tokenLow, session);
+    this.byTokenLow.set(tokenLow & TOKEN_KEY_MASK, session);
     return session;
   }
 
@@ -108,8 +116,10 @@ export class SessionRegistry {
 
   /** The session whose token has these low and high 32 bits (each as int32 or u32). */
   byTokenWords(low: number, high: number): Session | undefined {
-    const session = this.byTokenLow.get(low | 0);
-    return session !== undefined && session.tokenHigh === (high | 0) ? session : undefined;
+    const session = this.byTokenLow.get(low & TOKEN_KEY_MASK);
+    return session !== undefined && session.tokenLow === (low | 0) && session.tokenHigh === (high | 0)
+      ? session
+      : undefined;
   }
 
   byPeerKey(key: string): Session | undefined {
@@ -143,7 +153,8 @@ export class SessionRegistry {
 
   remove(session: Session): void {
     this.byToken.delete(session.token);
-    if (this.byTokenLow.get(session.tokenLow) === session) this.byTokenLow.delete(session.tokenLow);
+    const key = session.tokenLow & TOKEN_KEY_MASK;
+    if (this.byTokenLow.get(key) === session) this.byTokenLow.delete(key);
     if (session.peer && this.byPeer.get(session.peer.key) === session) this.byPeer.delete(session.peer.key);
   }
 

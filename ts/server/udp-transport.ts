@@ -47,19 +47,21 @@ export interface UdpTransportOptions {
   backend?: UdpBackend;
 }
 
-/** A source or destination as the batched socket sees it; `numberKey` is set for IPv4. */
+/** A cached UDP peer; `ipv4` is its address as a u32 (-1 for IPv6), for the batched socket's lookup. */
 interface CachedPeer extends Peer {
   readonly port: number;
-  readonly numberKey: number;
+  readonly ipv4: number;
 }
 
 export class UdpTransport {
   /** Every cached peer by key, oldest first (the eviction order). */
   private readonly peers = new Map<string, CachedPeer>();
-  /** dgram: the latest peer seen from each source port, found without building the key string. */
+  /**
+   * The latest peer seen from each source port, found without building the key
+   * string (the port is a small-integer key); only a port shared by two
+   * addresses falls back to `peers`.
+   */
   private readonly peersByPort = new Map<number, CachedPeer>();
-  /** mmsg: IPv4 peers by address × 65536 + port, found without building any string. */
-  private readonly peersByNumber = new Map<number, CachedPeer>();
   private dgram: Socket | null = null;
   private mmsg: MmsgSocket | null = null;
   private inet6 = 10;
@@ -151,26 +153,21 @@ export class UdpTransport {
   private peerForSocketAddress(addresses: Uint8Array, offset: number): Peer {
     const port = (addresses[offset + 2] << 8) | addresses[offset + 3];
     const v4 = addressFamily(addresses, offset) !== this.inet6;
-    let numberKey = -1;
-    if (v4) {
-      const ip =
-        addresses[offset + 4] * 0x1000000 +
-        (addresses[offset + 5] << 16) +
-        (addresses[offset + 6] << 8) +
-        addresses[offset + 7];
-      numberKey = ip * 0x10000 + port;
-      const cached = this.peersByNumber.get(numberKey);
-      if (cached !== undefined) return cached;
-    }
+    const ipv4 = v4
+      ? addresses[offset + 4] * 0x1000000 +
+        ((addresses[offset + 5] << 16) | (addresses[offset + 6] << 8) | addresses[offset + 7])
+      : -1;
+    const recent = this.peersByPort.get(port);
+    if (v4 && recent !== undefined && recent.ipv4 === ipv4) return recent;
     const address = formatSocketAddress(addresses, offset, this.inet6);
     const key = `udp:${address}:${port}`;
     let peer = this.peers.get(key);
     if (!peer) {
       const to: SocketAddress = { bytes: addresses.slice(offset, offset + 28), length: v4 ? 16 : 28 };
-      peer = new MmsgPeer(this.mmsg!, key, address, port, numberKey, to);
+      peer = new MmsgPeer(this.mmsg!, key, address, port, ipv4, to);
       this.remember(peer);
-      if (v4) this.peersByNumber.set(numberKey, peer);
     }
+    this.peersByPort.set(port, peer);
     return peer;
   }
 
@@ -180,7 +177,6 @@ export class UdpTransport {
       const oldest = this.peers.values().next().value as CachedPeer;
       this.peers.delete(oldest.key);
       if (this.peersByPort.get(oldest.port) === oldest) this.peersByPort.delete(oldest.port);
-      if (this.peersByNumber.get(oldest.numberKey) === oldest) this.peersByNumber.delete(oldest.numberKey);
     }
     this.peers.set(peer.key, peer);
   }
@@ -194,7 +190,7 @@ function dnsLookupAsync(host: string, family: number): Promise<{ address: string
 
 class DgramPeer implements CachedPeer {
   readonly transport = "udp";
-  readonly numberKey = -1;
+  readonly ipv4 = -1;
 
   constructor(
     private readonly socket: Socket,
@@ -216,7 +212,7 @@ class MmsgPeer implements CachedPeer {
     readonly key: string,
     readonly address: string,
     readonly port: number,
-    readonly numberKey: number,
+    readonly ipv4: number,
     private readonly to: SocketAddress,
   ) {}
 
