@@ -24,6 +24,8 @@ const TICK_HZ = 24;
 const BROADCAST_HZ = 12;
 const IP_UDP_OVERHEAD = 28;
 
+type UdpBackendChoice = "auto" | "dgram";
+
 interface Status {
   tick: number;
   players: number;
@@ -35,6 +37,7 @@ interface Status {
   bytesOut: number;
   drops: Record<string, number>;
   eventLoopDelayMs?: { p50: number; p99: number };
+  udp?: { backend: string };
 }
 
 interface BotResult {
@@ -57,6 +60,8 @@ interface BotResult {
 export interface ScaleRow {
   bots: number;
   idle: boolean;
+  /** How the server moved UDP: "mmsg" (batched system calls) or "dgram" (node:dgram). */
+  udpBackend: string;
   seconds: number;
   serverCpuPercent: number;
   cpuUsPerClientSecond: number;
@@ -94,7 +99,11 @@ function pinned(core: number, command: string, args: string[]): [string, string[
   return tasksetWorks ? ["taskset", ["-c", String(core), command, ...args]] : [command, args];
 }
 
-async function startServer(mapPath: string, eldFile: string): Promise<{ child: ChildProcess; http: string }> {
+async function startServer(
+  mapPath: string,
+  eldFile: string,
+  udpBackend: UdpBackendChoice,
+): Promise<{ child: ChildProcess; http: string }> {
   const [command, args] = pinned(0, process.execPath, [
     "--import",
     "tsx",
@@ -115,6 +124,8 @@ async function startServer(mapPath: string, eldFile: string): Promise<{ child: C
     "1000000",
     "--log-level",
     "warn",
+    "--udp-backend",
+    udpBackend,
   ]);
   const child = spawn(command, args, {
     cwd: ROOT,
@@ -164,8 +175,9 @@ async function stop(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-async function status(http: string): Promise<Status> {
-  const response = await fetch(`${http}/api/status`);
+/** The server's status; with `ticks`, its tick and broadcast percentiles cover only the newest ticks. */
+async function status(http: string, ticks?: number): Promise<Status> {
+  const response = await fetch(`${http}/api/status${ticks === undefined ? "" : `?ticks=${ticks}`}`);
   return (await response.json()) as Status;
 }
 
@@ -191,9 +203,10 @@ async function runScale(
   idle: boolean,
   warmupS: number,
   measureS: number,
+  udpBackend: UdpBackendChoice = "auto",
 ): Promise<ScaleRow> {
   const eldFile = join(tmpdir(), `fc-eld-${process.pid}-${bots}.json`);
-  const { child: server, http } = await startServer(mapPath, eldFile);
+  const { child: server, http } = await startServer(mapPath, eldFile, udpBackend);
   const serverPid = server.pid!;
   // Let the fresh server settle (JIT, first ticks) before the joins start.
   await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -250,7 +263,8 @@ async function runScale(
         rss = rssMiB(serverPid);
         pending.push(
           (async () => {
-            endStatus = await status(http);
+            // Percentiles of the window's ticks only (the server keeps up to 1024).
+            endStatus = await status(http, Math.min(1024, Math.round(measureS * 24)));
             eld = await readEld(serverPid, eldFile);
           })(),
         );
@@ -282,14 +296,16 @@ async function runScale(
     const row: ScaleRow = {
       bots,
       idle,
+      udpBackend: s1.udp?.backend ?? "dgram",
       seconds,
       serverCpuPercent: (cpu / seconds) * 100,
       cpuUsPerClientSecond: (cpu * 1e6) / clientSeconds,
       rssMiB: rss,
-      eventLoopDelayMs: eldFromStatus
-        ? { ...eldFromStatus, source: "/api/status" }
-        : eld
-          ? { p50: (eld as { p50: number }).p50, p99: (eld as { p99: number }).p99, source: "preload" }
+      // The preload's histogram covers exactly the window; the server's own covers its last 5 s.
+      eventLoopDelayMs: eld
+        ? { p50: (eld as { p50: number }).p50, p99: (eld as { p99: number }).p99, source: "preload" }
+        : eldFromStatus
+          ? { ...eldFromStatus, source: "/api/status" }
           : null,
       tickMs: s1.tickMs,
       broadcastMs: s1.broadcastMs,
@@ -329,6 +345,8 @@ export async function runServer(options: RunOptions & { serverCounts?: number[] 
   const warmupS = options.quick ? 2 : 10;
   const measureS = options.quick ? 5 : 30;
   const rows: ScaleRow[] = [];
+  /** Rows of the server forced onto node:dgram for comparison (not part of the N series). */
+  const comparison: ScaleRow[] = [];
   try {
     for (const bots of counts) {
       const row = await runScale(mapPath, bots, false, warmupS, measureS);
@@ -340,16 +358,23 @@ export async function runServer(options: RunOptions & { serverCounts?: number[] 
     }
     const idleRow = await runScale(mapPath, 100, true, warmupS, measureS);
     rows.push(idleRow);
+    // The same server on node:dgram at the largest N, to show what batched system calls buy.
+    const largestBatched = rows.filter((row) => !row.idle && row.udpBackend === "mmsg").pop();
+    if (!options.quick && largestBatched) {
+      const dgramRow = await runScale(mapPath, largestBatched.bots, false, warmupS, measureS, "dgram");
+      rows.push(dgramRow);
+      comparison.push(dgramRow);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 
-  const moving = rows.filter((row) => !row.idle);
+  const moving = rows.filter((row) => !row.idle && !comparison.includes(row));
   const idleRow = rows.find((row) => row.idle)!;
   const eldCell = (row: ScaleRow) =>
     row.eventLoopDelayMs ? `${fmt(row.eventLoopDelayMs.p50)} / ${fmt(row.eventLoopDelayMs.p99)}` : "—";
   const table = rows.map((row) => [
-    row.idle ? `${row.bots} idle` : row.bots,
+    `${row.bots}${row.idle ? " idle" : ""}${comparison.includes(row) ? " on node:dgram" : ""}`,
     fmt(row.serverCpuPercent),
     fmt(row.cpuUsPerClientSecond),
     fmt(row.rssMiB),
@@ -420,12 +445,16 @@ export async function runServer(options: RunOptions & { serverCounts?: number[] 
           "a Tiled map). Bots: bench/server/bots.ts, one UDP socket and session each; a move intent every window (6/s) " +
           "for the next window, direction changing every 1.5–2.5 s, chunk requests and checksum keep-alives as needed, a " +
           "Ping per second. Bytes are at the IP level: payload + 28 bytes per UDP datagram, counted by the bots (what " +
-          "they received / sent) and from the server's /api/status counters. Tick and broadcast percentiles are the " +
-          "server's last 1024 ticks (≈ 43 s, so they include the warm-up). Event-loop delay: " +
+          "they received / sent) and from the server's /api/status counters. Tick and broadcast percentiles cover the " +
+          "measurement window's ticks only (/api/status?ticks=N). Event-loop delay: " +
           (eldSource === "/api/status"
-            ? "the server's own eventLoopDelayMs in /api/status (its sampling method is the server's)."
-            : "perf_hooks.monitorEventLoopDelay in a preload module (bench/server/eld-preload.mjs), read by SIGUSR2 at both ends of the window, because /api/status does not report it yet.") +
-          ` Keeps up: ≥ 95 % of 24 ticks/s and 12 States/s per bot, and p99 tick under one tick (41.7 ms).${tasksetWorks ? "" : " taskset was not available: processes were NOT pinned."}`,
+            ? "the server's own eventLoopDelayMs in /api/status (its last 5 s window; the preload did not answer)."
+            : "perf_hooks.monitorEventLoopDelay (10 ms resolution) in a preload module (bench/server/eld-preload.mjs), reset at the start of the window and read at its end by SIGUSR2, so it covers exactly the window.") +
+          ` Keeps up: ≥ 95 % of 24 ticks/s and 12 States/s per bot, and p99 tick under one tick (41.7 ms).${tasksetWorks ? "" : " taskset was not available: processes were NOT pinned."}` +
+          ` UDP: ${moving.every((row) => row.udpBackend === "mmsg") ? "batched sendmmsg/recvmmsg (native/udp-mmsg, --udp-backend auto)" : `backends ${moving.map((row) => row.udpBackend).join(", ")} (native/udp-mmsg unavailable for some rows)`}` +
+          (comparison.length > 0
+            ? "; the row marked node:dgram is the same server with --udp-backend dgram, one system call and one JS callback per datagram."
+            : "."),
       },
     ],
     charts: [
@@ -455,7 +484,7 @@ export async function runServer(options: RunOptions & { serverCounts?: number[] 
     ],
     targets,
     notes: [
-      "Server command (reproducible on any machine): node --import tsx ts/server/main.ts --map <dir>/map.tmj --http-port 0 --udp-port 0 --max-players 5000 --session-rate 200 --address-rate 1000000 --log-level warn (plus the event-loop-delay preload).",
+      "Server command (reproducible on any machine): node --import tsx ts/server/main.ts --map <dir>/map.tmj --http-port 0 --udp-port 0 --max-players 5000 --session-rate 200 --address-rate 1000000 --log-level warn --udp-backend auto (plus the event-loop-delay preload).",
     ],
     raw: rows,
   };
