@@ -1,4 +1,6 @@
-// Builds build/core.wasm (release) and, with --debug, build/core.debug.wasm.
+// Builds build/core.wasm (release), build/core-scalar.wasm (the same without
+// SIMD, for hosts whose wasm engine or translator lacks it, such as Debian's
+// wasm2c) and, with --debug, build/core.debug.wasm.
 // --if-missing: only build when the output is absent or older than a source
 // file, so `npm start` and `npm test` on a fresh clone build it themselves.
 import { readdirSync, statSync, existsSync } from "node:fs";
@@ -10,8 +12,8 @@ if (args.has("--help")) {
   console.log("usage: node scripts/build-wasm.mjs [--debug] [--if-missing]");
   process.exit(0);
 }
-const targets = args.has("--debug") ? ["release", "debug"] : ["release"];
-const outFiles = { release: "build/core.wasm", debug: "build/core.debug.wasm" };
+const targets = args.has("--debug") ? ["release", "scalar", "debug"] : ["release", "scalar"];
+const outFiles = { release: "build/core.wasm", scalar: "build/core-scalar.wasm", debug: "build/core.debug.wasm" };
 
 function newestSource(dir) {
   let newest = 0;

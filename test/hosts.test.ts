@@ -1,7 +1,7 @@
 // The core module in other hosts: the golden vectors (hosts/vectors.json, made
 // from the JS reference kernels) run against build/core.wasm through the plain
 // WebAssembly API under Node and Bun, and through wasm2c + gcc as a C program
-// (which runs the build without SIMD, hosts/c/build/core-scalar.wasm).
+// (which runs the build without SIMD, build/core-scalar.wasm).
 // Each host is skipped, saying why, when its tools are not installed.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -109,8 +109,8 @@ describe.skipIf(!cAvailable)("C host: wasm2c 1.0.32 + gcc on the scalar build", 
     const build = run("sh", ["hosts/c/build.sh"], 170_000);
     expect(build.status, build.stderr).toBe(0);
     // wasm2c 1.0.32 cannot translate SIMD: the module it runs must have none, so every kernel is its scalar path.
-    expect(WebAssembly.validate(readFileSync(join(ROOT, "hosts/c/build/core-scalar.wasm")))).toBe(true);
-    expect(readFileSync(join(ROOT, "hosts/c/build/core-scalar.wat"), "utf8")).not.toMatch(SIMD_TEXT);
+    expect(WebAssembly.validate(readFileSync(join(ROOT, "build/core-scalar.wasm")))).toBe(true);
+    expect(readFileSync(join(ROOT, "build/core-scalar.wat"), "utf8")).not.toMatch(SIMD_TEXT);
     const result = run(C_RUNNER, ["hosts/vectors.json"]);
     expect(result.stdout).toContain("core-scalar.wasm vectors on C");
     expect(result.stdout, result.stdout).toMatch(new RegExp(`^${vectors.cases.length} passed, 0 failed$`, "m"));

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Builds hosts/c/build/run-vectors: the core module compiled without SIMD
-# (hosts/c/build/core-scalar.wasm: asc with the release target's flags plus
-# --disable simd, so every kernel takes its scalar path — wasm2c 1.0.32 aborts
-# on v128), translated to C by Debian's wasm2c, compiled with gcc against the
+# (build/core-scalar.wasm, asconfig.json's "scalar" target: the release flags
+# plus --disable simd, so every kernel takes its scalar path — wasm2c 1.0.32
+# aborts on v128), translated to C by Debian's wasm2c, compiled with gcc against the
 # wasm-rt runtime that the wabt package ships in /usr/share/wabt/wasm2c
 # (wasm-rt-impl.c, wasm-rt-impl.h) and /usr/include (wasm-rt.h).
 # Needs: node with node_modules/assemblyscript, wasm2c, gcc.
@@ -17,13 +17,9 @@ done
 [ -f "$RT/wasm-rt-impl.c" ] || { echo "build.sh: wasm-rt-impl.c not found (Debian package wabt)" >&2; exit 3; }
 [ -f node_modules/assemblyscript/bin/asc.js ] || { echo "build.sh: node_modules/assemblyscript missing (npm install)" >&2; exit 3; }
 mkdir -p "$OUT"
-WASM="$OUT/core-scalar.wasm"
+WASM=build/core-scalar.wasm
 # Rebuilt when missing or older than any AssemblyScript source or the config.
-if [ ! -f "$WASM" ] || [ -n "$(find assembly asconfig.json -newer "$WASM" -print -quit)" ]; then
-  echo "building $WASM (asc, target release, --disable simd)" >&2
-  node node_modules/assemblyscript/bin/asc.js assembly/index.ts --config asconfig.json --target release \
-    --disable simd -o "$WASM" -t "$OUT/core-scalar.wat"
-fi
+node scripts/build-wasm.mjs --if-missing
 wasm2c "$WASM" -n core -o "$OUT/core.c"
 node hosts/c/gen-dispatch.mjs "$OUT/core.h" > "$OUT/exports.inc"
 # Generated and runtime code compile without warnings switched on; the runner with them.

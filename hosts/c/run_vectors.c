@@ -5,7 +5,7 @@
  *
  *   hosts/c/build/run-vectors [VECTORS.json]
  *
- * The module is hosts/c/build/core-scalar.wasm (see build.sh): the release
+ * The module is build/core-scalar.wasm (asconfig.json target "scalar"; see build.sh): the release
  * build without SIMD, whose kernels take their scalar paths, so every case
  * runs; an export the module lacks fails its case. Prints one line per case
  * and "N passed, N failed"; exits 1 on failure.
