@@ -14,6 +14,7 @@ import { instantiateCore, type Core } from "../ts/wasm/core.js";
 import { WasmCodec } from "../ts/wasm/codec.js";
 import { WasmBlitter } from "../ts/wasm/blit.js";
 import { RELEASE_WASM } from "../ts/wasm/node.js";
+import { xorshift } from "../bench/lib/data.js";
 
 const SEED = 0x5ca1_ab1e;
 const property = (numRuns: number) => ({ seed: SEED, numRuns });
@@ -37,16 +38,6 @@ beforeAll(async () => {
   core = await instantiateCore(scalarModule);
   codec = new WasmCodec(core);
 }, 150_000);
-
-function xorshift(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 4294967296;
-  };
-}
 
 function randomBytes(seed: number, length: number): Uint8Array {
   const random = xorshift(seed);

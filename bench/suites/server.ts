@@ -449,7 +449,7 @@ export async function runServer(options: RunOptions & { serverCounts?: number[] 
           "measurement window's ticks only (/api/status?ticks=N). Event-loop delay: " +
           (eldSource === "/api/status"
             ? "the server's own eventLoopDelayMs in /api/status (its last 5 s window; the preload did not answer)."
-            : "perf_hooks.monitorEventLoopDelay (10 ms resolution) in a preload module (bench/server/eld-preload.mjs), reset at the start of the window and read at its end by SIGUSR2, so it covers exactly the window.") +
+            : "perf_hooks.monitorEventLoopDelay (1 ms resolution) in a preload module (bench/server/eld-preload.mjs), reset at the start of the window and read at its end by SIGUSR2, so it covers exactly the window.") +
           ` Keeps up: ≥ 95 % of 24 ticks/s and 12 States/s per bot, and p99 tick under one tick (41.7 ms).${tasksetWorks ? "" : " taskset was not available: processes were NOT pinned."}` +
           ` UDP: ${moving.every((row) => row.udpBackend === "mmsg") ? "batched sendmmsg/recvmmsg (native/udp-mmsg, --udp-backend auto)" : `backends ${moving.map((row) => row.udpBackend).join(", ")} (native/udp-mmsg unavailable for some rows)`}` +
           (comparison.length > 0
