@@ -144,7 +144,11 @@ describe.each(backends)("UdpTransport (%s)", (backend) => {
 
   it("speaks IPv6 on ::1", async (context) => {
     if (!(await ipv6Available())) context.skip("this machine has no IPv6 loopback");
-    const transport = await listen(backend, (datagram, peer) => peer.send(new Uint8Array(datagram.subarray(0, 4))), "::1");
+    const transport = await listen(
+      backend,
+      (datagram, peer) => peer.send(new Uint8Array(datagram.subarray(0, 4))),
+      "::1",
+    );
     const client = await clientSocket("udp6");
     const reply = new Promise<{ message: Buffer; address: string }>((resolve) =>
       client.once("message", (message, rinfo) => resolve({ message, address: rinfo.address })),
