@@ -56,7 +56,7 @@ export function udpMmsgBinding(): { binding: Binding | null; reason: string } {
   } catch (error) {
     loaded = {
       binding: null,
-      reason: `native/udp-mmsg is not built (npm install builds it; it needs g++ and Node's headers): ${(error as Error).message.split("\n")[0]}`,
+      reason: `native/udp-mmsg is not built (npm install builds it; it needs a C compiler, make and Node's headers): ${(error as Error).message.split("\n")[0]}`,
     };
   }
   return loaded;
@@ -191,10 +191,17 @@ export class MmsgSocket {
     }
   }
 
-  /** Sends what is staged, then closes; resolves once the port is free again. */
+  /**
+   * Sends what is staged, then closes; resolves once the port is free again.
+   * What the kernel cannot take now (its send buffer full) is dropped and counted.
+   */
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
+    this.blocked = false; // one last try, even while waiting for writable
     this.flush();
+    this.stats.sendDropped += this.sendCount;
+    this.sendCount = 0;
+    this.sendBytes = 0;
     this.closed = true;
     return new Promise((resolve) => this.binding.close(this.handle, resolve));
   }
@@ -241,36 +248,57 @@ export function addressFamily(addresses: Uint8Array, offset: number): number {
   return addresses[offset] | (addresses[offset + 1] << 8);
 }
 
-/** The IP literal of a sockaddr_in / sockaddr_in6, as node:dgram would report it. */
+/**
+ * The IP literal of a sockaddr_in / sockaddr_in6 as node:dgram reports it
+ * (libuv's inet_ntop: RFC 5952 zero compression; IPv4-mapped and
+ * IPv4-compatible addresses end in a dotted quad), with a link-local
+ * address's scope as a number ("fe80::1%2"; dgram would name the interface),
+ * so one address on two interfaces stays two peers.
+ */
 export function formatSocketAddress(addresses: Uint8Array, offset: number, inet6: number): string {
   if (addressFamily(addresses, offset) !== inet6) {
     return `${addresses[offset + 4]}.${addresses[offset + 5]}.${addresses[offset + 6]}.${addresses[offset + 7]}`;
   }
-  const groups: number[] = [];
-  for (let group = 0; group < 8; group++) {
-    groups.push((addresses[offset + 8 + 2 * group] << 8) | addresses[offset + 9 + 2 * group]);
+  const words: number[] = [];
+  for (let word = 0; word < 8; word++) {
+    words.push((addresses[offset + 8 + 2 * word] << 8) | addresses[offset + 9 + 2 * word]);
   }
-  // An IPv4-mapped address on a dual-stack socket: ::ffff:a.b.c.d, as dgram shows it.
-  if (groups.slice(0, 5).every((value) => value === 0) && groups[5] === 0xffff) {
-    return `::ffff:${addresses[offset + 20]}.${addresses[offset + 21]}.${addresses[offset + 22]}.${addresses[offset + 23]}`;
-  }
-  // RFC 5952: the longest run of two or more zero groups (the first of equals) becomes "::".
+  // The longest run of two or more zero words (the first of equals) becomes "::".
   let bestStart = -1;
-  let bestLength = 1;
+  let bestLength = 0;
   for (let start = 0; start < 8;) {
-    if (groups[start] !== 0) {
+    if (words[start] !== 0) {
       start++;
       continue;
     }
     let end = start;
-    while (end < 8 && groups[end] === 0) end++;
+    while (end < 8 && words[end] === 0) end++;
     if (end - start > bestLength) {
       bestStart = start;
       bestLength = end - start;
     }
     start = end;
   }
-  const hex = groups.map((value) => value.toString(16));
-  if (bestStart < 0) return hex.join(":");
-  return `${hex.slice(0, bestStart).join(":")}::${hex.slice(bestStart + bestLength).join(":")}`;
+  if (bestLength < 2) bestStart = -1;
+  const quad = `${addresses[offset + 20]}.${addresses[offset + 21]}.${addresses[offset + 22]}.${addresses[offset + 23]}`;
+  let text: string;
+  if (bestStart === 0 && bestLength === 6) {
+    text = `::${quad}`; // IPv4-compatible: ::a.b.c.d
+  } else if (bestStart === 0 && bestLength === 5 && words[5] === 0xffff) {
+    text = `::ffff:${quad}`; // IPv4-mapped
+  } else if (bestStart < 0) {
+    text = words.map((word) => word.toString(16)).join(":");
+  } else {
+    const head = words.slice(0, bestStart).map((word) => word.toString(16));
+    const tail = words.slice(bestStart + bestLength).map((word) => word.toString(16));
+    text = `${head.join(":")}::${tail.join(":")}`;
+  }
+  const scope =
+    (addresses[offset + 24] |
+      (addresses[offset + 25] << 8) |
+      (addresses[offset + 26] << 16) |
+      (addresses[offset + 27] << 24)) >>>
+    0;
+  const linkLocal = (words[0] & 0xffc0) === 0xfe80;
+  return linkLocal && scope !== 0 ? `${text}%${scope}` : text;
 }

@@ -43,6 +43,8 @@ typedef struct {
   int events;
   int closing;
   int finalized;  // the JS handle was garbage-collected: free once closed
+  int env_gone;   // the environment is being torn down: never touch JS again
+  napi_async_cleanup_hook_handle cleanup_hook;
   uv_poll_t poll;
   napi_env env;
   napi_async_context async_context;
@@ -59,6 +61,7 @@ typedef struct {
 } Socket;
 
 static void finalize(napi_env env, void *data, void *hint);
+static void on_env_cleanup(napi_async_cleanup_hook_handle hook, void *arg);
 
 #define CHECK(call)                                                        \
   do {                                                                     \
@@ -78,20 +81,27 @@ static void finalize(napi_env env, void *data, void *hint);
 static napi_value throw_errno(napi_env env, const char *what, int code) {
   char message[160];
   snprintf(message, sizeof message, "%s: %s", what, strerror(code));
-  napi_value error, code_value, message_value, errno_value;
+  // The same fields node:dgram's errors carry: code "EADDRINUSE", errno -98, syscall "bind".
+  napi_value error, code_value, message_value, errno_value, syscall_value;
   napi_create_string_utf8(env, message, NAPI_AUTO_LENGTH, &message_value);
-  napi_create_error(env, NULL, message_value, &error);
-  napi_create_int32(env, code, &errno_value);
+  napi_create_string_utf8(env, uv_err_name(-code), NAPI_AUTO_LENGTH, &code_value);
+  napi_create_error(env, code_value, message_value, &error);
+  napi_create_int32(env, -code, &errno_value);
   napi_set_named_property(env, error, "errno", errno_value);
-  napi_create_string_utf8(env, what, NAPI_AUTO_LENGTH, &code_value);
-  napi_set_named_property(env, error, "syscall", code_value);
+  napi_create_string_utf8(env, what, NAPI_AUTO_LENGTH, &syscall_value);
+  napi_set_named_property(env, error, "syscall", syscall_value);
   napi_throw(env, error);
   return NULL;
 }
 
+// Marks handles made by open(), so an external from another addon is refused, not misread.
+static const napi_type_tag SOCKET_TAG = {0x8f3c0d2a6b5e4f17ULL, 0xa1d94c7e20b36f58ULL};
+
 static Socket *unwrap(napi_env env, napi_value value) {
   Socket *socket = NULL;
-  if (napi_get_value_external(env, value, (void **)&socket) != napi_ok || socket == NULL) {
+  bool tagged = false;
+  if (napi_check_object_type_tag(env, value, &SOCKET_TAG, &tagged) != napi_ok || !tagged ||
+      napi_get_value_external(env, value, (void **)&socket) != napi_ok || socket == NULL) {
     napi_throw_type_error(env, NULL, "udp-mmsg: not a socket handle");
     return NULL;
   }
@@ -197,6 +207,8 @@ static napi_value Open(napi_env env, napi_callback_info info) {
 
   napi_value handle, port_value, result;
   CHECK(napi_create_external(env, socket_state, finalize, NULL, &handle));
+  CHECK(napi_type_tag_object(env, handle, &SOCKET_TAG));
+  CHECK(napi_add_async_cleanup_hook(env, on_env_cleanup, socket_state, &socket_state->cleanup_hook));
   CHECK(napi_create_int32(env, bound_port, &port_value));
   CHECK(napi_create_array_with_length(env, 2, &result));
   CHECK(napi_set_element(env, result, 0, handle));
@@ -205,12 +217,14 @@ static napi_value Open(napi_env env, napi_callback_info info) {
 }
 
 static void call_js(Socket *socket, napi_ref function_ref, int argc, int32_t arg) {
+  if (socket->env_gone || function_ref == NULL) return;
   napi_env env = socket->env;
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) return;
   napi_value self, function, argv[1], result;
+  // make_callback needs an object to call on: the owner, or (closed before receiving) the global.
   if (socket->self != NULL) napi_get_reference_value(env, socket->self, &self);
-  else napi_get_undefined(env, &self);
+  else napi_get_global(env, &self);
   napi_get_reference_value(env, function_ref, &function);
   napi_create_int32(env, arg, &argv[0]);
   // make_callback, not call_function: it runs the microtask queue afterwards
@@ -227,10 +241,44 @@ static void call_js(Socket *socket, napi_ref function_ref, int argc, int32_t arg
   napi_close_handle_scope(env, scope);
 }
 
+// Re-reads the receive buffers' addresses: the pointers stored at startReceive
+// would dangle if JS detached a buffer (transferred it, say). Returns 0 when a
+// buffer is gone or too small, and receiving stops instead of writing into it.
+static int refresh_receive_buffers(Socket *socket) {
+  napi_env env = socket->env;
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return 0;
+  napi_ref refs[3] = {socket->recv_data_ref, socket->recv_meta_ref, socket->recv_addr_ref};
+  size_t minimum[3] = {(size_t)BATCH * RECV_SLOT, 2 * BATCH, (size_t)BATCH * ADDR_BYTES};
+  void *data[3] = {NULL, NULL, NULL};
+  int ok = 1;
+  for (int i = 0; i < 3 && ok; i++) {
+    napi_value value;
+    napi_typedarray_type type;
+    size_t length = 0;
+    if (napi_get_reference_value(env, refs[i], &value) != napi_ok || value == NULL ||
+        napi_get_typedarray_info(env, value, &type, &length, &data[i], NULL, NULL) != napi_ok || data[i] == NULL ||
+        length < minimum[i]) {
+      ok = 0;
+    }
+  }
+  napi_close_handle_scope(env, scope);
+  if (!ok) return 0;
+  socket->recv_data = data[0];
+  socket->recv_meta = data[1];
+  socket->recv_addr = data[2];
+  return 1;
+}
+
 static void receive(Socket *socket) {
   struct mmsghdr messages[BATCH];
   struct iovec vectors[BATCH];
-  for (int round = 0; round < RECV_ROUNDS && !socket->closing; round++) {
+  for (int round = 0; round < RECV_ROUNDS && !socket->closing && !socket->env_gone; round++) {
+    if (!refresh_receive_buffers(socket)) {
+      uv_poll_stop(&socket->poll);
+      socket->events = 0;
+      return;
+    }
     for (int i = 0; i < BATCH; i++) {
       vectors[i].iov_base = socket->recv_data + (size_t)i * RECV_SLOT;
       vectors[i].iov_len = RECV_SLOT;
@@ -257,7 +305,7 @@ static void receive(Socket *socket) {
 
 static void on_poll(uv_poll_t *poll, int status, int events) {
   Socket *socket = poll->data;
-  if (socket->closing) return;
+  if (socket->closing || socket->env_gone) return;
   if (status < 0) {
     // A poll error (the descriptor went bad) is not recoverable by reading:
     // stop polling rather than spin; close() still releases everything.
@@ -415,6 +463,18 @@ static void on_close(uv_handle_t *handle) {
   Socket *socket = handle->data;
   close(socket->fd);
   socket->fd = -1;
+  if (socket->env_gone) {
+    // Torn down with the socket open (a Worker ending, say): the environment's
+    // references die with it. The struct is left allocated: the env's own
+    // teardown may still run finalize(), which reads it (a few hundred bytes,
+    // once per socket, only when an environment ends with its socket open).
+    napi_remove_async_cleanup_hook(socket->cleanup_hook);
+    return;
+  }
+  if (socket->cleanup_hook != NULL) {
+    napi_remove_async_cleanup_hook(socket->cleanup_hook);
+    socket->cleanup_hook = NULL;
+  }
   napi_env env = socket->env;
   if (socket->on_closed != NULL) call_js(socket, socket->on_closed, 0, 0);
   napi_ref refs[] = {socket->self,          socket->on_readable,   socket->on_writable,  socket->on_closed,
@@ -428,11 +488,24 @@ static void on_close(uv_handle_t *handle) {
   if (socket->finalized) free(socket);
 }
 
+// The environment is going away with the socket still open (a Worker that
+// ends, a process that exits without closing it): close the descriptor and
+// free the memory without calling into JS, whose references die with the env.
+static void on_env_cleanup(napi_async_cleanup_hook_handle hook, void *arg) {
+  Socket *socket = arg;
+  socket->env_gone = 1;
+  if (socket->closing) return;  // close() already queued on_close, which sees env_gone
+  socket->closing = 1;
+  uv_poll_stop(&socket->poll);
+  uv_close((uv_handle_t *)&socket->poll, on_close);
+}
+
 // The handle's memory outlives close() so that a late call on a closed handle
 // is an error, not a use after free; it goes when the JS handle is collected.
 // A handle collected while still open (never closed by its owner) is closed here.
 static void finalize(napi_env env, void *data, void *hint) {
   Socket *socket = data;
+  if (socket->env_gone) return;  // the cleanup hook's close frees it
   socket->finalized = 1;
   if (!socket->closing) {
     socket->closing = 1;
@@ -450,7 +523,9 @@ static napi_value Close(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   Socket *socket = NULL;
-  if (napi_get_value_external(env, argv[0], (void **)&socket) != napi_ok || socket == NULL) {
+  bool tagged = false;
+  if (napi_check_object_type_tag(env, argv[0], &SOCKET_TAG, &tagged) != napi_ok || !tagged ||
+      napi_get_value_external(env, argv[0], (void **)&socket) != napi_ok || socket == NULL) {
     napi_throw_type_error(env, NULL, "udp-mmsg: not a socket handle");
     return NULL;
   }
