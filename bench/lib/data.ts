@@ -12,17 +12,8 @@ export function xorshift(seed: number): () => number {
   };
 }
 
-/** mulberry32 in [0, 1): better low bits than xorshift, used for grids and bots. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 in [0, 1): better low bits than xorshift, used for grids and bots (the project's one copy). */
+export { mulberry32 } from "../../ts/random.js";
 
 /** A cave chunk with the default tile ids: walls from a cellular automaton, floor speckled with variants (6 ids). */
 export function caveChunk(seed: number): Uint16Array {
