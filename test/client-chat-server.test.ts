@@ -3,7 +3,6 @@
 // its in-memory database): lines between two players, in order over lossy
 // links, join notices, account registration and login with every refusal, a
 // second login replacing the first, and a custom-message echo.
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AccountRequest,
@@ -19,25 +18,17 @@ import {
 } from "../ts/client/core/index.js";
 import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
 import { parseProfileSpec } from "../ts/netsim/index.js";
-import { Logger } from "../ts/server/log.js";
-import { type RunningServer, startServer } from "../ts/server/server.js";
+import type { RunningServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { drive } from "./client-core-support.js";
+import { startCavesServer } from "./support/caves-server.js";
 
-const MAP_PATH = fileURLToPath(new URL("../maps/caves.tmj", import.meta.url));
 let server: RunningServer;
 let baseUrl: string;
 const clients: GameClient[] = [];
 
 beforeAll(async () => {
-  server = await startServer({
-    host: "127.0.0.1",
-    httpPort: 0,
-    udpPort: 0,
-    mapPath: MAP_PATH,
-    logger: new Logger("silent"),
-  });
-  baseUrl = `http://127.0.0.1:${server.httpPort}`;
+  ({ server, baseUrl } = await startCavesServer());
 });
 
 afterAll(async () => {

@@ -1,30 +1,21 @@
 // The networking core against the real server on the real default map
 // (maps/caves.tmj, 7×7 chunks of generated caves), over real UDP loopback.
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectGuest, GameClient } from "../ts/client/core/index.js";
 import { udpTransportFor } from "../ts/client/transport/udp-node.js";
 import { CHUNK_TILE_COUNT } from "../ts/constants.js";
 import { chunkX, chunkY } from "../ts/protocol/index.js";
-import { Logger } from "../ts/server/log.js";
-import { type RunningServer, startServer } from "../ts/server/server.js";
+import type { RunningServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { drive } from "./client-core-support.js";
+import { startCavesServer } from "./support/caves-server.js";
 
-const CAVES = fileURLToPath(new URL("../maps/caves.tmj", import.meta.url));
 let server: RunningServer;
 let baseUrl: string;
 const clients: GameClient[] = [];
 
 beforeAll(async () => {
-  server = await startServer({
-    host: "127.0.0.1",
-    httpPort: 0,
-    udpPort: 0,
-    mapPath: CAVES,
-    logger: new Logger("silent"),
-  });
-  baseUrl = `http://127.0.0.1:${server.httpPort}`;
+  ({ server, baseUrl } = await startCavesServer());
 });
 
 afterAll(async () => {

@@ -1,27 +1,19 @@
 // The bot driver in-process against the real server on the default caves map:
 // every behaviour moves its bots through the shared client core, driven from
 // the one loop, and the swarm's figures add up.
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Logger } from "../server/log.js";
-import { type RunningServer, startServer } from "../server/server.js";
+import { startCavesServer } from "../../test/support/caves-server.js";
+import type { RunningServer } from "../server/server.js";
 import { loadCore } from "../wasm/node.js";
 import { farthestReachable, type Point } from "./behaviours.js";
 import type { BehaviourName } from "./cli-args.js";
 import { Swarm } from "./swarm.js";
 
-const CAVES = fileURLToPath(new URL("../../maps/caves.tmj", import.meta.url));
 let server: RunningServer;
 const swarms: Swarm[] = [];
 
 beforeAll(async () => {
-  server = await startServer({
-    host: "127.0.0.1",
-    httpPort: 0,
-    udpPort: 0,
-    mapPath: CAVES,
-    logger: new Logger("silent"),
-  });
+  ({ server } = await startCavesServer());
 });
 
 afterAll(async () => {
