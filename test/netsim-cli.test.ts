@@ -1,34 +1,16 @@
 // The netsim CLI as a user runs it: a real process, real loopback sockets.
-import { spawn } from "node:child_process";
 import dgram from "node:dgram";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { pollUntil, spawnTsx } from "./support/tsx-process.js";
 
 // Each test starts a TypeScript process (about a second on an idle machine); allow for a loaded one.
 const CLI_TEST_TIMEOUT_MS = 60_000;
 
 const MAIN = fileURLToPath(new URL("../ts/netsim/main.ts", import.meta.url));
 
-interface Run {
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-  kill: (signal: NodeJS.Signals) => void;
-}
-
-function runCli(args: string[]): Run {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { stdout: () => stdout, stderr: () => stderr, exited, kill: (signal) => child.kill(signal) };
-}
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
-}
+const runCli = (args: string[]) => spawnTsx(MAIN, args);
+const waitFor = (condition: () => boolean) => pollUntil(condition, 10);
 
 describe("netsim CLI", () => {
   it("prints usage for --help and exits 0", { timeout: CLI_TEST_TIMEOUT_MS }, async () => {

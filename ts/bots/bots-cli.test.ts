@@ -1,57 +1,31 @@
 // The bots CLI as a user runs it: a real process against the real server
 // (in this process, on the caves map), over real UDP — directly, through
 // in-process netsim, and through the netsim UDP proxy.
-import { spawn } from "node:child_process";
 import { createSocket } from "node:dgram";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { parseProfileSpec } from "../netsim/profile.js";
 import { startUdpProxy } from "../netsim/udp-proxy.js";
-import { Logger } from "../server/log.js";
-import { type RunningServer, startServer } from "../server/server.js";
+import type { RunningServer } from "../server/server.js";
+import { startCavesServer } from "../../test/support/caves-server.js";
+import { pollUntil, spawnTsx } from "../../test/support/tsx-process.js";
 
 // Each test starts a TypeScript process (about a second on an idle machine); allow for a loaded one.
 const CLI_TEST_TIMEOUT_MS = 60_000;
 const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
-const CAVES = fileURLToPath(new URL("../../maps/caves.tmj", import.meta.url));
 
 let server: RunningServer;
 let http: string;
 
 beforeAll(async () => {
-  server = await startServer({
-    host: "127.0.0.1",
-    httpPort: 0,
-    udpPort: 0,
-    mapPath: CAVES,
-    logger: new Logger("silent"),
-  });
-  http = `http://127.0.0.1:${server.httpPort}`;
+  ({ server, baseUrl: http } = await startCavesServer());
 });
 
 afterAll(() => server?.close());
 
-interface Run {
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-  kill: (signal: NodeJS.Signals) => void;
-}
-
-function runCli(args: string[]): Run {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { stdout: () => stdout, stderr: () => stderr, exited, kill: (signal) => child.kill(signal) };
-}
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
-}
+const runCli = (args: string[]) => spawnTsx(MAIN, args);
+const waitFor = (condition: () => boolean) => pollUntil(condition, 20);
 
 /** A port nothing listens on (bound, read, closed). */
 async function freePort(kind: "tcp" | "udp"): Promise<number> {
