@@ -11,8 +11,9 @@ import { connectBest, connectOptionsFromQuery, connectWebRtc } from "../ts/clien
 import {
   actionDatagram,
   DatagramLog,
+  expectFirstView,
+  expectSilentAfterClose,
   joinSession,
-  sleep,
   startTestServer,
   type TestServer,
   waitFor,
@@ -88,11 +89,7 @@ describe("WebRTC transport (server)", () => {
     const joined = await joinSession(test.baseUrl);
     const client = await openChannel(test.baseUrl, joined.token);
     client.channel.sendMessageBinary(actionDatagram(joined.tokenValue));
-    await waitFor("a state and the chunks", () => client.log.states.length >= 2 && client.log.chunks.length >= 4);
-    expect(client.log.undecodable).toBe(0);
-    expect(client.log.states.at(-1)!.playerEntityId).toBe(joined.entityId);
-    const manifest = client.log.states.at(-1)!.chunks.filter((entry) => entry.version > 0);
-    for (const entry of manifest) expect(client.log.chunks.some((chunk) => chunk.chunkId === entry.chunkId)).toBe(true);
+    await expectFirstView(client.log, joined);
 
     const session = test.server.game.sessions.byTokenValue(joined.tokenValue)!;
     expect(session.peer?.transport).toBe("webrtc");
@@ -201,12 +198,7 @@ describe("connectWebRtc and connectBest (client)", () => {
     transport.send(actionDatagram(joined.tokenValue));
     await waitFor("states and chunks", () => log.states.length >= 2 && log.chunks.length >= 4);
     expect(test.server.game.sessions.byTokenValue(joined.tokenValue)!.peer?.transport).toBe("webrtc");
-
-    transport.close();
-    transport.close();
-    const count = log.raw.length;
-    await sleep(300);
-    expect(log.raw.length).toBe(count);
+    await expectSilentAfterClose(transport, log);
   });
 
   it("connectWebRtc rejects a refused offer with the server's reason", async () => {

@@ -8,6 +8,8 @@ import type { Transport } from "../ts/client/core/transport.js";
 import {
   actionDatagram,
   DatagramLog,
+  expectFirstView,
+  expectSilentAfterClose,
   joinSession,
   pingDatagram,
   sleep,
@@ -65,11 +67,7 @@ describe("WebSocket transport (server)", () => {
     const inBefore = test.server.game.metrics.bytesIn;
     const datagram = actionDatagram(joined.tokenValue);
     socket.send(datagram);
-    await waitFor("a state and the chunks", () => log.states.length >= 2 && log.chunks.length >= 4);
-    expect(log.undecodable).toBe(0);
-    expect(log.states.at(-1)!.playerEntityId).toBe(joined.entityId);
-    const manifest = log.states.at(-1)!.chunks.filter((entry) => entry.version > 0);
-    for (const entry of manifest) expect(log.chunks.some((chunk) => chunk.chunkId === entry.chunkId)).toBe(true);
+    await expectFirstView(log, joined);
     // Every message is exactly one datagram.
     for (const raw of log.raw) expect(raw.length).toBeLessThanOrEqual(1200);
 
@@ -200,12 +198,7 @@ describe("connectWebSocket (client)", () => {
     await waitFor("states and chunks", () => log.states.length >= 2 && log.chunks.length >= 4);
     expect(log.states.at(-1)!.playerEntityId).toBe(joined.entityId);
 
-    // After close() nothing more is delivered, and close() is safe twice.
-    transport.close();
-    transport.close();
-    const count = log.raw.length;
-    await sleep(300);
-    expect(log.raw.length).toBe(count);
+    await expectSilentAfterClose(transport, log);
   });
 
   it("reports a link the server closed through onClose, with the reason", async () => {

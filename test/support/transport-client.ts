@@ -3,6 +3,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect } from "vitest";
+import type { Transport } from "../../ts/client/core/transport.js";
 import { createActionPacket, encodeAction } from "../../ts/protocol/action.js";
 import type { ChunkPacket } from "../../ts/protocol/chunk.js";
 import type { EntityPacket } from "../../ts/protocol/entity.js";
@@ -128,4 +130,25 @@ export async function waitFor<T>(
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * What every browser transport must deliver after a session's first datagram, checked the same way for each:
+ * states and the chunks, all decodable, for the joined player, with every chunk of the manifest among them.
+ */
+export async function expectFirstView(log: DatagramLog, joined: Joined): Promise<void> {
+  await waitFor("a state and the chunks", () => log.states.length >= 2 && log.chunks.length >= 4);
+  expect(log.undecodable).toBe(0);
+  expect(log.states.at(-1)!.playerEntityId).toBe(joined.entityId);
+  const manifest = log.states.at(-1)!.chunks.filter((entry) => entry.version > 0);
+  for (const entry of manifest) expect(log.chunks.some((chunk) => chunk.chunkId === entry.chunkId)).toBe(true);
+}
+
+/** The client Transport contract on close, the same for each: close() is safe twice and nothing more is delivered. */
+export async function expectSilentAfterClose(transport: Transport, log: DatagramLog): Promise<void> {
+  transport.close();
+  transport.close();
+  const count = log.raw.length;
+  await sleep(300);
+  expect(log.raw.length).toBe(count);
 }
