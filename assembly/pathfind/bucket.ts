@@ -24,12 +24,14 @@ import {
   ASTAR_NO_PATH,
   NODE_CLOSED,
   NODE_G_SHIFT,
+  RELAX_SKIP,
   SEARCH_PROCEED,
   goalX,
   goalY,
   heuristic,
   finishSearch,
-  nextGeneration,
+  relaxSuccessor,
+  searchGeneration,
   searchPrologue,
   startX,
   startY,
@@ -73,14 +75,11 @@ function actionAt(bit: u32): i32 {
 export function astar(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32, node_budget: i32): i32 {
   const status = searchPrologue(start_x, start_y, goal_x, goal_y);
   if (status != SEARCH_PROCEED) return status;
-  const generation = nextGeneration();
+  const generation = searchGeneration;
   const width = gridWidth;
   const nodes = gridNodes;
   const bucketBytes = gridCells << 2;
   const goalCell = goalY * width + goalX;
-  const startRecord = nodes + ((<usize>(startY * width + startX)) << 3);
-  store<u32>(startRecord, generation);
-  store<u32>(startRecord, 0, 4);
 
   // Stacks for f, f + 1 and f + 2: base address and fill in bytes.
   let currentBase = gridQueue;
@@ -128,14 +127,7 @@ export function astar(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32, node
       const dx = actionDx(action);
       const dy = actionDy(action);
       const successor = cell + dy * width + dx;
-      const successorRecord = nodes + ((<usize>successor) << 3);
-      if (load<u32>(successorRecord) == generation) {
-        // Also skips closed cells: their g is optimal, so never above successorG.
-        if (load<u32>(successorRecord, 4) >> NODE_G_SHIFT <= successorG) continue;
-      } else {
-        store<u32>(successorRecord, generation);
-      }
-      store<u32>(successorRecord, (successorG << NODE_G_SHIFT) | (<u32>action), 4);
+      if (relaxSuccessor(nodes + ((<usize>successor) << 3), generation, successorG, action) == RELAX_SKIP) continue;
       if (successor == goalCell) {
         return finishSearch(expanded, writePath(goalCell, <i32>successorG));
       }

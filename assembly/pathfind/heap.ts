@@ -14,12 +14,15 @@ import {
   ASTAR_NO_PATH,
   NODE_CLOSED,
   NODE_G_SHIFT,
+  RELAX_CHEAPER,
+  RELAX_SKIP,
   SEARCH_PROCEED,
   goalX,
   goalY,
   heuristic,
   finishSearch,
-  nextGeneration,
+  relaxSuccessor,
+  searchGeneration,
   searchPrologue,
   startX,
   startY,
@@ -93,7 +96,7 @@ function popMin(): u64 {
 export function astar_heap(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32, node_budget: i32): i32 {
   const status = searchPrologue(start_x, start_y, goal_x, goal_y);
   if (status != SEARCH_PROCEED) return status;
-  const generation = nextGeneration();
+  const generation = searchGeneration;
   const width = gridWidth;
   const nodes = gridNodes;
   heapWidth = width;
@@ -102,9 +105,6 @@ export function astar_heap(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32,
   heapSize = 0;
   const goalCell = goalY * width + goalX;
   const startCell = startY * width + startX;
-  const startRecord = nodes + ((<usize>startCell) << 3);
-  store<u32>(startRecord, generation);
-  store<u32>(startRecord, 0, 4);
   const startH = heuristic(startX, startY);
   siftUp(heapSize++, heapKey(startH, startH, startX, startY), startCell);
 
@@ -129,12 +129,8 @@ export function astar_heap(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32,
       const dx = actionDx(action);
       const dy = actionDy(action);
       const successor = cell + dy * width + dx;
-      const successorRecord = nodes + ((<usize>successor) << 3);
-      const seen = load<u32>(successorRecord) == generation;
-      // A seen cell with g <= successorG is closed or already reached as cheaply.
-      if (seen && load<u32>(successorRecord, 4) >> NODE_G_SHIFT <= successorG) continue;
-      store<u32>(successorRecord, generation);
-      store<u32>(successorRecord, (successorG << NODE_G_SHIFT) | (<u32>action), 4);
+      const reached = relaxSuccessor(nodes + ((<usize>successor) << 3), generation, successorG, action);
+      if (reached == RELAX_SKIP) continue;
       if (successor == goalCell) {
         return finishSearch(expanded, writePath(goalCell, <i32>successorG));
       }
@@ -142,8 +138,8 @@ export function astar_heap(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32,
       const sy = y + dy;
       const sh = heuristic(sx, sy);
       const successorKey = heapKey(<i32>successorG + sh, sh, sx, sy);
-      // seen here means open with a worse g: decrease its key in place.
-      const slot = seen ? <usize>load<u32>(heapPositions + ((<usize>successor) << 2)) : heapSize++;
+      // Reached before at a higher g means still open: decrease its key in place.
+      const slot = reached == RELAX_CHEAPER ? <usize>load<u32>(heapPositions + ((<usize>successor) << 2)) : heapSize++;
       siftUp(slot, successorKey, successor);
     }
   }

@@ -20,12 +20,18 @@ export const ASTAR_PATH_TOO_LONG: i32 = -3;
 export const ASTAR_BAD_ENDPOINTS: i32 = -4;
 /** searchPrologue's "go on and search" answer. */
 export const SEARCH_PROCEED: i32 = 1;
+/** relaxSuccessor's answers. */
+export const RELAX_SKIP: i32 = 0;
+export const RELAX_FIRST: i32 = 1;
+export const RELAX_CHEAPER: i32 = 2;
 
 // Grid-local endpoints of the current search, set by searchPrologue.
 export let startX: i32 = 0;
 export let startY: i32 = 0;
 export let goalX: i32 = 0;
 export let goalY: i32 = 0;
+/** The current search's stamp, set by searchPrologue. */
+export let searchGeneration: u32 = 0;
 /** Nodes expanded by the last search (diagnostics and benchmarks). */
 let lastExpanded: i32 = 0;
 
@@ -33,7 +39,7 @@ let generation: u32 = 0;
 let generationEpoch: u32 = 0;
 
 /** A fresh stamp for a new search; node records with any other stamp read as unseen. */
-export function nextGeneration(): u32 {
+function nextGeneration(): u32 {
   if (generationEpoch != gridEpoch) {
     // grid_init zeroed the records; stamps restart at 1.
     generationEpoch = gridEpoch;
@@ -61,7 +67,8 @@ export function heuristic(x: i32, y: i32): i32 {
  * Checks the endpoints (world coordinates) and stores them grid-local.
  * Returns SEARCH_PROCEED, 0 when start == goal (empty path), or
  * ASTAR_BAD_ENDPOINTS when an endpoint is outside the grid or the goal cell is
- * not free (it could never be entered).
+ * not free (it could never be entered). On SEARCH_PROCEED a new
+ * searchGeneration has begun and the start cell is recorded at g = 0.
  */
 export function searchPrologue(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32): i32 {
   lastExpanded = 0;
@@ -78,7 +85,31 @@ export function searchPrologue(start_x: i32, start_y: i32, goal_x: i32, goal_y: 
   goalY = <i32>gy;
   if (sx == gx && sy == gy) return 0;
   if (freeCellLocal(goalX, goalY) == 0) return ASTAR_BAD_ENDPOINTS;
+  searchGeneration = nextGeneration();
+  const startRecord = gridNodes + ((<usize>(startY * gridWidth + startX)) << 3);
+  store<u32>(startRecord, searchGeneration);
+  store<u32>(startRecord, 0, 4);
   return SEARCH_PROCEED;
+}
+
+/**
+ * Records that the cell at node record `record` is reached with cost g by
+ * `action`, unless this search already reached it as cheaply (which includes
+ * every closed cell: its g is optimal). Returns RELAX_SKIP, RELAX_FIRST (first
+ * reached in this search) or RELAX_CHEAPER (reached before at a higher g).
+ */
+// @ts-ignore: decorator
+@inline
+export function relaxSuccessor(record: usize, generation: u32, g: u32, action: i32): i32 {
+  let answer = RELAX_FIRST;
+  if (load<u32>(record) == generation) {
+    if (load<u32>(record, 4) >> NODE_G_SHIFT <= g) return RELAX_SKIP;
+    answer = RELAX_CHEAPER;
+  } else {
+    store<u32>(record, generation);
+  }
+  store<u32>(record, (g << NODE_G_SHIFT) | (<u32>action), 4);
+  return answer;
 }
 
 /**
