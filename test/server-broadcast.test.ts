@@ -24,36 +24,11 @@ import { mulberry32 } from "../ts/random.js";
 import { Game, VIEW_RADIUS } from "../ts/server/game-server.js";
 import { Logger } from "../ts/server/log.js";
 import type { Peer, Session } from "../ts/server/session.js";
-import type { WorldMap } from "../ts/server/world.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
+import { CapturingPeer, floorMap } from "./support/game-without-network.js";
 
 const SIZE = 160;
-
-function openMap(): WorldMap {
-  const flags = new Uint8Array(65536);
-  return {
-    name: "open",
-    width: SIZE,
-    height: SIZE,
-    tiles: new Uint16Array(SIZE * SIZE).fill(1),
-    flags,
-    spawns: [{ x: 64, y: 64 }],
-    tileInfo: [{ id: 1, collides: false, opaque: false, look: 1 }],
-  };
-}
-
-class CapturingPeer implements Peer {
-  readonly transport = "udp";
-  readonly datagrams: Uint8Array[] = [];
-  constructor(
-    readonly key: string,
-    readonly address: string,
-  ) {}
-  send(datagram: Uint8Array): void {
-    this.datagrams.push(datagram);
-  }
-}
 
 let core: Core;
 beforeAll(async () => {
@@ -87,7 +62,7 @@ function manifest(game: Game, x: number, y: number) {
 
 describe("per-client broadcast", () => {
   it("sends exactly the plain encoders' State and Entity datagrams, skipping unchanged entries", () => {
-    const game = new Game(core, openMap(), {}, new Logger("silent"));
+    const game = new Game(core, floorMap("open", SIZE, { x: 64, y: 64 }), {}, new Logger("silent"));
     const random = mulberry32(20240601);
     const metas: Tlv[][] = [
       [],

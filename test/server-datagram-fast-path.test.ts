@@ -17,11 +17,10 @@ import {
 import { isValidAction, isValidPing } from "../ts/server/datagram-handler.js";
 import { Game } from "../ts/server/game-server.js";
 import { Logger } from "../ts/server/log.js";
-import type { Peer } from "../ts/server/session.js";
-import type { WorldMap } from "../ts/server/world.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { anyPacket, u8 } from "./protocol-arbitraries.js";
+import { CapturingPeer, floorMap } from "./support/game-without-network.js";
 
 const mutation = fc.oneof(
   fc.record({ kind: fc.constant("set" as const), at: fc.nat(), value: u8 }),
@@ -67,34 +66,12 @@ describe("fast-path acceptance", () => {
   });
 });
 
-class CapturingPeer implements Peer {
-  readonly transport = "udp";
-  readonly datagrams: Uint8Array[] = [];
-  constructor(
-    readonly key: string,
-    readonly address: string,
-  ) {}
-  send(datagram: Uint8Array): void {
-    this.datagrams.push(datagram);
-  }
-}
-
 let core: Core;
 beforeAll(async () => {
   core = await loadCore();
 });
 
-function smallMap(): WorldMap {
-  return {
-    name: "small",
-    width: 64,
-    height: 64,
-    tiles: new Uint16Array(64 * 64).fill(1),
-    flags: new Uint8Array(65536),
-    spawns: [{ x: 10, y: 10 }],
-    tileInfo: [{ id: 1, collides: false, opaque: false, look: 1 }],
-  };
-}
+const smallMap = () => floorMap("small", 64, { x: 10, y: 10 });
 
 function actionBytes(token: bigint, patch: (packet: ActionPacket) => void = () => {}): Uint8Array {
   const packet = createActionPacket();

@@ -1,0 +1,31 @@
+// For tests that drive the Game directly, datagram in and datagram out with no
+// sockets between: a peer that keeps what the server sends it, and a plain
+// all-floor map where every cell is free and nothing but the test places things.
+import type { Peer } from "../../ts/server/session.js";
+import type { WorldMap } from "../../ts/server/world.js";
+
+/** A UDP peer whose every datagram from the server is captured in order, instead of sent. */
+export class CapturingPeer implements Peer {
+  readonly transport = "udp";
+  readonly datagrams: Uint8Array[] = [];
+  constructor(
+    readonly key: string,
+    readonly address: string,
+  ) {}
+  send(datagram: Uint8Array): void {
+    this.datagrams.push(datagram);
+  }
+}
+
+/** A `size`×`size` map of floor (tile 1, which does not collide) with one spawn. */
+export function floorMap(name: string, size: number, spawn: { x: number; y: number }): WorldMap {
+  return {
+    name,
+    width: size,
+    height: size,
+    tiles: new Uint16Array(size * size).fill(1),
+    flags: new Uint8Array(65536),
+    spawns: [spawn],
+    tileInfo: [{ id: 1, collides: false, opaque: false, look: 1 }],
+  };
+}
