@@ -11,11 +11,8 @@ import {
   CHAT_STATUS_REFUSED,
   type ChatPacket,
   EncodeError,
-  ENTITY_FLAG_INTERACTABLE,
-  ENTITY_FLAG_STATIC,
-  type EntityEntry,
 } from "../ts/protocol/index.js";
-import { nameDatagram, player } from "./client-core-support.js";
+import { nameDatagram, player, sign } from "./client-core-support.js";
 import { scriptedClient, TOKEN } from "./client-chat-support.js";
 
 function line(seq: number, text: string, speakerEntityId = 9, speakerName = "Bo", oldestSeq = 1): ChatPacket {
@@ -29,20 +26,6 @@ function postAck(seq: number, status = CHAT_STATUS_POSTED) {
 /** Entity ids the client queried, in order (its own name lookup aside). */
 function queried(s: Awaited<ReturnType<typeof scriptedClient>>, ownId = 7): number[] {
   return s.sent("entity_query").flatMap((query) => (query.entityId === ownId ? [] : [query.entityId]));
-}
-
-function sign(id: number, x: number, y: number): EntityEntry {
-  return {
-    id,
-    typeId: 3,
-    x,
-    y,
-    hp: 0,
-    hpMax: 0,
-    elo: 0,
-    flags: ENTITY_FLAG_STATIC | ENTITY_FLAG_INTERACTABLE,
-    meta: [],
-  };
 }
 
 describe("chat: the player's lines", () => {

@@ -14,6 +14,8 @@ import {
   type EntityEntry,
   encodeEntityDetail,
   entityChecksum,
+  ENTITY_FLAG_INTERACTABLE,
+  ENTITY_FLAG_STATIC,
   manifestChunkId,
   MANIFEST_ENTRIES,
   type Packet,
@@ -69,6 +71,21 @@ export function stateDatagram(
 
 export function player(id: number, x: number, y: number): EntityEntry {
   return { id, typeId: 0, x, y, hp: 100, hpMax: 100, elo: 1000, flags: 0, meta: [] };
+}
+
+/** A sign post as the server lists it: static and interactable, the entity the dialog and hover tests use. */
+export function sign(id: number, x: number, y: number): EntityEntry {
+  return {
+    id,
+    typeId: 3,
+    x,
+    y,
+    hp: 0,
+    hpMax: 0,
+    elo: 0,
+    flags: ENTITY_FLAG_STATIC | ENTITY_FLAG_INTERACTABLE,
+    meta: [],
+  };
 }
 
 /** A tick's EntityPackets as the server splits them, and their checksum (decision 9). */

@@ -18,36 +18,16 @@ import { boxStyle, defaultButton, dialogTitle, fitInput, imageScale } from "../t
 import { entityAtTile, hoverText, labelOver } from "../ts/client/ui/hover.js";
 import { InteractIntent, interactablesNear } from "../ts/client/ui/interact-intent.js";
 import { FB_WIDTH } from "../ts/constants.js";
-import {
-  chunkId,
-  type DialogElement,
-  ENTITY_FLAG_INTERACTABLE,
-  ENTITY_FLAG_STATIC,
-  type EntityEntry,
-} from "../ts/protocol/index.js";
+import { chunkId, type DialogElement, type EntityEntry } from "../ts/protocol/index.js";
 import { WasmBlitter } from "../ts/wasm/blit.js";
 import { loadCore } from "../ts/wasm/node.js";
-import { entityUpdate, FLOOR, player, stateDatagram } from "./client-core-support.js";
+import { entityUpdate, FLOOR, player, sign, stateDatagram } from "./client-core-support.js";
 import { scriptedClient, type ScriptedClient } from "./client-chat-support.js";
 
 const ASSET_DIR = new URL("../ts/client/assets/", import.meta.url);
 const sheet = (name: string): Rgb332Image => decodeTga(new Uint8Array(readFileSync(new URL(name, ASSET_DIR))));
 const images = { tiles: sheet(TILES_FILE), sprites: sheet(SPRITES_FILE), font: sheet(FONT_FILE) };
 const MUSHROOMS = 12;
-
-function sign(id: number, x: number, y: number): EntityEntry {
-  return {
-    id,
-    typeId: 3,
-    x,
-    y,
-    hp: 0,
-    hpMax: 0,
-    elo: 0,
-    flags: ENTITY_FLAG_STATIC | ENTITY_FLAG_INTERACTABLE,
-    meta: [],
-  };
-}
 
 function info(entry: EntityEntry): EntityInfo {
   return { ...entry };
