@@ -130,7 +130,7 @@ export function packetToJson(packet: Packet): Json {
     case "action":
       return {
         ...head,
-        auth_token: packet.authToken.toString(16).padStart(16, "0"),
+        auth_token: tokenHex(packet.authToken),
         target_tick: packet.targetTick,
         cache: packet.cache.map(chunkEntryJson),
         player_action: ACTION_NAMES[packet.action],
@@ -168,7 +168,7 @@ export function packetToJson(packet: Packet): Json {
         })),
       };
     case "entity_query":
-      return { ...head, auth_token: packet.authToken.toString(16).padStart(16, "0"), entity_id: packet.entityId };
+      return { ...head, auth_token: tokenHex(packet.authToken), entity_id: packet.entityId };
     case "entity_detail":
       return {
         ...head,
@@ -363,6 +363,16 @@ class Fields {
     return value;
   }
 
+  /** An array whose items `parse` reads, each told its own path for its errors. */
+  list<T>(key: string, parse: (value: unknown, path: string) => T): T[] {
+    return this.array(key).map((item, index) => parse(item, `${this.at(key)}[${index}]`));
+  }
+
+  /** auth_token, which most client-to-server packets carry, as decode prints it. */
+  authToken(): bigint {
+    return parseU64Hex(this.string("auth_token"), this.at("auth_token"));
+  }
+
   /** Checks an optional derived field against the value the encoder will write. */
   derived(key: string, expected: Json): void {
     const value = this.optional(key);
@@ -419,10 +429,6 @@ function chunkEntryFromJson(value: unknown, path: string): ChunkEntry {
   return { chunkId: id, version };
 }
 
-function chunkEntries(fields: Fields, key: string): ChunkEntry[] {
-  return fields.array(key).map((item, index) => chunkEntryFromJson(item, `${fields.at(key)}[${index}]`));
-}
-
 function tlvFromJson(value: unknown, path: string): Tlv {
   const fields = Fields.of(value, path);
   const rawTag = fields.raw("tag");
@@ -443,8 +449,7 @@ function tlvFromJson(value: unknown, path: string): Tlv {
 }
 
 function metaFromJson(fields: Fields): Tlv[] {
-  const meta = fields.has("meta") ? fields.array("meta") : [];
-  return meta.map((item, index) => tlvFromJson(item, `${fields.at("meta")}[${index}]`));
+  return fields.has("meta") ? fields.list("meta", tlvFromJson) : [];
 }
 
 function entityFlagsFromJson(value: unknown, where: string): number {
@@ -606,23 +611,19 @@ export function packetFromJson(value: unknown): Packet {
         type,
         clientType,
         tick: fields.integer("tick"),
-        chunks: chunkEntries(fields, "chunks"),
+        chunks: fields.list("chunks", chunkEntryFromJson),
         playerEntityId: fields.integer("player_entity_id"),
         entityChecksum: fields.integer("entity_checksum"),
       };
       break;
     case "action": {
-      const rawAction = fields.raw("player_action");
-      const action = typeof rawAction === "string" ? ACTION_NAMES.indexOf(rawAction as never) : rawAction;
-      if (typeof action !== "number" || action < 0) {
-        throw new ToolInputError(`packet.player_action must be one of ${ACTION_NAMES.join(", ")} or a number`);
-      }
+      const action = namedCode(fields, "player_action", ACTION_NAMES);
       packet = {
         type,
         clientType,
-        authToken: parseU64Hex(fields.string("auth_token"), "packet.auth_token"),
+        authToken: fields.authToken(),
         targetTick: fields.integer("target_tick"),
-        cache: chunkEntries(fields, "cache"),
+        cache: fields.list("cache", chunkEntryFromJson),
         action,
       };
       break;
@@ -631,7 +632,7 @@ export function packetFromJson(value: unknown): Packet {
       packet = chunkFromJson(fields, clientType);
       break;
     case "entity": {
-      const entities = fields.array("entities").map((item, index) => entityFromJson(item, `packet.entities[${index}]`));
+      const entities = fields.list("entities", entityFromJson);
       fields.derived("entity_count", entities.length);
       const rawFlags = fields.optional("packet_flags") ?? [];
       let more: boolean;
@@ -645,7 +646,7 @@ export function packetFromJson(value: unknown): Packet {
       packet = {
         type,
         clientType,
-        authToken: parseU64Hex(fields.string("auth_token"), "packet.auth_token"),
+        authToken: fields.authToken(),
         entityId: fields.integer("entity_id"),
       };
       break;
@@ -662,7 +663,7 @@ export function packetFromJson(value: unknown): Packet {
     case "chat_post": {
       const text = fields.string("text");
       fields.derived("text_len", utf8ByteLength(text));
-      const authToken = parseU64Hex(fields.string("auth_token"), "packet.auth_token");
+      const authToken = fields.authToken();
       packet = { type, clientType, authToken, seq: fields.integer("seq"), text };
       break;
     }
@@ -689,14 +690,12 @@ export function packetFromJson(value: unknown): Packet {
       packet = {
         type,
         clientType,
-        authToken: parseU64Hex(fields.string("auth_token"), "packet.auth_token"),
+        authToken: fields.authToken(),
         seq: fields.integer("seq"),
       };
       break;
     case "tile_update": {
-      const changes = fields
-        .array("changes")
-        .map((item, index) => tileChangeFromJson(item, `packet.changes[${index}]`));
+      const changes = fields.list("changes", tileChangeFromJson);
       fields.derived("count", changes.length);
       packet = {
         type,
@@ -709,9 +708,7 @@ export function packetFromJson(value: unknown): Packet {
       break;
     }
     case "dialog": {
-      const elements = fields
-        .array("elements")
-        .map((item, index) => elementFromJson(item, `packet.elements[${index}]`));
+      const elements = fields.list("elements", elementFromJson);
       fields.derived("element_count", elements.length);
       packet = {
         type,
@@ -729,21 +726,21 @@ export function packetFromJson(value: unknown): Packet {
       packet = {
         type,
         clientType,
-        authToken: parseU64Hex(fields.string("auth_token"), "packet.auth_token"),
+        authToken: fields.authToken(),
         dialogId: fields.integer("dialog_id"),
         state: namedCode(fields, "state", DIALOG_STATE_NAMES),
       };
       break;
     case "dialog_reply": {
-      const values = fields.array("values").map((value, index) => {
-        if (typeof value !== "string") throw new ToolInputError(`packet.values[${index}] must be a string`);
+      const values = fields.list("values", (value, path) => {
+        if (typeof value !== "string") throw new ToolInputError(`${path} must be a string`);
         return value;
       });
       fields.derived("value_count", values.length);
       packet = {
         type,
         clientType,
-        authToken: parseU64Hex(fields.string("auth_token"), "packet.auth_token"),
+        authToken: fields.authToken(),
         dialogId: fields.integer("dialog_id"),
         returnCode: fields.integer("return_code"),
         values,
@@ -764,7 +761,7 @@ export function packetFromJson(value: unknown): Packet {
           ? {
               type,
               clientType,
-              authToken: parseU64Hex(fields.string("auth_token"), "packet.auth_token"),
+              authToken: fields.authToken(),
               subtype,
               payload,
             }
