@@ -13,24 +13,19 @@ import {
   encodePacketToBytes,
 } from "../ts/protocol/index.js";
 import { CHAT_BURST, CHAT_QUEUE_MAX } from "../ts/server/chat.js";
-import { readWorldMap } from "../ts/server/server.js";
-import { type Harness, startHarness } from "./support/game-harness.js";
-import { writeTestMap, type TestMap } from "./support/test-map.js";
+import { type Harness, startHarnessOnTestMap } from "./support/game-harness.js";
 import { UdpTestClient } from "./support/udp-client.js";
 
-let map: TestMap;
 let server: Harness;
 const clients: UdpTestClient[] = [];
 
 beforeAll(async () => {
-  map = writeTestMap();
-  server = await startHarness(readWorldMap(map.path));
+  server = await startHarnessOnTestMap();
 });
 
 afterAll(async () => {
   for (const client of clients) client.close();
   await server?.close();
-  map?.dispose();
 });
 
 async function player(nick: string): Promise<UdpTestClient> {

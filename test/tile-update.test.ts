@@ -6,24 +6,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHUNK_SIZE } from "../ts/constants.js";
 import { type ChunkEntry, type ChunkPacket, type TileUpdatePacket, chunkId } from "../ts/protocol/index.js";
 import { paletteExpand, unpack6 } from "../ts/ref/codec.js";
-import { readWorldMap } from "../ts/server/server.js";
-import { type Harness, startHarness } from "./support/game-harness.js";
-import { FLOOR, WALL, writeTestMap, type TestMap } from "./support/test-map.js";
+import { type Harness, startHarnessOnTestMap } from "./support/game-harness.js";
+import { FLOOR, WALL } from "./support/test-map.js";
 import { UdpTestClient } from "./support/udp-client.js";
 
-let map: TestMap;
 let server: Harness;
 const clients: UdpTestClient[] = [];
 
 beforeAll(async () => {
-  map = writeTestMap();
-  server = await startHarness(readWorldMap(map.path));
+  server = await startHarnessOnTestMap();
 });
 
 afterAll(async () => {
   for (const client of clients) client.close();
   await server?.close();
-  map?.dispose();
 });
 
 /** A client at the spawn (chunk (1, 1) of the 3×3-chunk test map) holding every chunk of its neighbourhood. */

@@ -13,6 +13,7 @@ import { loadMap } from "../../ts/server/map/load-map.js";
 import { readWorldMap } from "../../ts/server/server.js";
 import { UdpTransport } from "../../ts/server/udp-transport.js";
 import type { WorldMap } from "../../ts/server/world.js";
+import { writeTestMap } from "./test-map.js";
 
 export interface Harness {
   game: Game;
@@ -44,6 +45,28 @@ export async function startHarness(map: WorldMap, options: Partial<GameOptions> 
       game.shutdown();
       http.server.closeAllConnections();
       await Promise.all([new Promise<void>((resolve) => http.server.close(() => resolve())), udp.close()]);
+    },
+  };
+}
+
+/**
+ * The harness on a freshly written test map (test-map.ts), for the tests that need nothing else: its close()
+ * also removes the map, so one handle is all there is to clean up.
+ */
+export async function startHarnessOnTestMap(): Promise<Harness> {
+  const map = writeTestMap();
+  let harness: Harness;
+  try {
+    harness = await startHarness(readWorldMap(map.path));
+  } catch (error) {
+    map.dispose();
+    throw error;
+  }
+  return {
+    ...harness,
+    async close() {
+      await harness.close();
+      map.dispose();
     },
   };
 }
