@@ -7,7 +7,7 @@ import { CHUNK_TILE_COUNT } from "../ts/constants.js";
 import { chunkX, chunkY } from "../ts/protocol/index.js";
 import type { RunningServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
-import { drive } from "./client-core-support.js";
+import { drive, neighbourhoodComplete } from "./client-core-support.js";
 import { startCavesServer } from "./support/caves-server.js";
 
 let server: RunningServer;
@@ -31,14 +31,6 @@ async function join(nick: string): Promise<GameClient> {
   clients.push(client);
   await drive([client], `${nick} playing`, () => client.state === "playing" && client.confirmed !== null);
   return client;
-}
-
-function neighbourhoodComplete(client: GameClient): boolean {
-  const manifest = client.neighbourhood;
-  return (
-    !!manifest &&
-    manifest.every((entry) => entry.version === 0 || client.chunks.version(entry.chunkId) === entry.version)
-  );
 }
 
 describe("on the default caves map", () => {

@@ -12,7 +12,7 @@ import { Logger } from "../ts/server/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { testMapTile, TEST_MAP_HEIGHT, TEST_MAP_WIDTH, writeTestMap, type TestMap } from "./support/test-map.js";
-import { cuttable, drive } from "./client-core-support.js";
+import { cuttable, drive, neighbourhoodComplete } from "./client-core-support.js";
 
 const S = 3;
 let map: TestMap;
@@ -50,15 +50,6 @@ async function join(
   clients.push(client);
   await drive([client], `${nick} playing`, () => client.state === "playing" && client.confirmed !== null);
   return client;
-}
-
-/** Whether every chunk of the manifest that exists is held at its current version. */
-function neighbourhoodComplete(client: GameClient): boolean {
-  const manifest = client.neighbourhood;
-  return (
-    !!manifest &&
-    manifest.every((entry) => entry.version === 0 || client.chunks.version(entry.chunkId) === entry.version)
-  );
 }
 
 function serverPosition(client: GameClient): { x: number; y: number } {

@@ -1,6 +1,7 @@
 // Shared fixtures for the client-core tests: real encoded server packets, a
 // scripted transport that records what the client sends, and a test world.
 import { CHUNK_TILE_COUNT } from "../ts/constants.js";
+import type { GameClient } from "../ts/client/core/game-client.js";
 import type { Transport } from "../ts/client/core/transport.js";
 import type { GuestSession, WorldInfo } from "../ts/client/core/session-api.js";
 import {
@@ -177,6 +178,15 @@ export function cuttable(inner: Transport): { transport: Transport; cut(): void 
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Whether every chunk of the client's latest manifest that exists is held at the manifest's version. */
+export function neighbourhoodComplete(client: GameClient): boolean {
+  const manifest = client.neighbourhood;
+  return (
+    !!manifest &&
+    manifest.every((entry) => entry.version === 0 || client.chunks.version(entry.chunkId) === entry.version)
+  );
+}
 
 /**
  * Drives clients in real time the way a bot does (update every ~10 ms) until

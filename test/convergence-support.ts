@@ -22,7 +22,7 @@ import { chunkId, decodePacket } from "../ts/protocol/index.js";
 import { Logger } from "../ts/server/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
-import { sleep } from "./client-core-support.js";
+import { neighbourhoodComplete, sleep } from "./client-core-support.js";
 
 export const FLOOR = 1;
 export const WALL = 5;
@@ -152,15 +152,6 @@ export async function joinCourse(baseUrl: string, nick: string, join: JoinOption
     return client.state === "playing" && client.confirmed !== null && neighbourhoodComplete(client);
   });
   return joined;
-}
-
-/** Whether every chunk of the client's latest manifest that exists is held at the manifest's version. */
-export function neighbourhoodComplete(client: GameClient): boolean {
-  const manifest = client.neighbourhood;
-  return (
-    !!manifest &&
-    manifest.every((entry) => entry.version === 0 || client.chunks.version(entry.chunkId) === entry.version)
-  );
 }
 
 /**
