@@ -3,6 +3,7 @@
 // and their benchmark baseline, so it must give identical pixels for every
 // input the ABI defines. Parameters are coerced the way a wasm call coerces
 // them (i32 by ToInt32, u8 by its low byte) so both see the same numbers.
+import type { BlitKernels } from "../blit-args.js";
 import { FB_HEIGHT, FB_WIDTH } from "../constants.js";
 
 /** Size of the ATLAS region in bytes (assembly/layout.ts ATLAS_BYTES). */
@@ -57,12 +58,17 @@ function mulDivFloor(a: number, b: number, c: number): number {
   return Number((BigInt(a) * BigInt(b)) / BigInt(c));
 }
 
+/** Byte offset of cell `index` of an atlas grid `atlasCols` cells wide, whose rows of cells are `cellRowBytes` apart. */
+function atlasCell(atlas: number, atlasCols: number, cellW: number, cellRowBytes: number, index: number): number {
+  return atlas + Math.floor(index / atlasCols) * cellRowBytes + (index % atlasCols) * cellW;
+}
+
 /**
  * A software blitter with its own framebuffer, atlas, tile look-up table,
  * sprite list and colour table, laid out like the wasm regions. Image
  * "pointers" are byte offsets into `atlas`.
  */
-export class RefBlitter {
+export class RefBlitter implements BlitKernels<Uint16Array> {
   /** 320×240 RGB332, row-major. */
   readonly framebuffer = new Uint8Array(PIXEL_COUNT);
   /** Indexed images (RGB332, 0 transparent), addressed by byte offset. */
@@ -173,7 +179,7 @@ export class RefBlitter {
       for (let col = firstCol; col < endCol; col++) {
         const look = tileLook[tiles[rowStart + col]];
         if (look === NO_TILE) continue;
-        const src = atlas + Math.floor(look / atlasCols) * atlasTileRowBytes + (look % atlasCols) * tileW;
+        const src = atlasCell(atlas, atlasCols, tileW, atlasTileRowBytes, look);
         this.blitClipped(src, atlasStride, tileW, tileH, dstX + col * tileW, y, MODE_OPAQUE, 0);
       }
     }
@@ -205,7 +211,7 @@ export class RefBlitter {
     for (let i = 0; i < count; i++) {
       const tile = this.spriteTiles[i * 4 + 2];
       if (tile === NO_TILE) continue;
-      const src = atlas + Math.floor(tile / atlasCols) * atlasTileRowBytes + (tile % atlasCols) * tileW;
+      const src = atlasCell(atlas, atlasCols, tileW, atlasTileRowBytes, tile);
       const x = halfWords[i * 4];
       const y = halfWords[i * 4 + 1];
       this.blitClipped(src, atlasStride, tileW, tileH, x, y, bytes[i * 8 + 6], bytes[i * 8 + 7]);
@@ -268,7 +274,7 @@ export class RefBlitter {
       const c = bytes[i];
       if (c < FIRST_GLYPH_BYTE || c > LAST_GLYPH_BYTE) continue;
       const glyph = c - FIRST_GLYPH_BYTE;
-      const src = font + Math.floor(glyph / fontCols) * sheetRowBytes + (glyph % fontCols) * GLYPH_SIZE;
+      const src = atlasCell(font, fontCols, GLYPH_SIZE, sheetRowBytes, glyph);
       this.blitClipped(src, sheetStride, GLYPH_SIZE, GLYPH_SIZE, penX, y, MODE_TINTED, color & 0xff);
     }
     return end;

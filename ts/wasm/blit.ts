@@ -1,17 +1,24 @@
 // Typed wrapper over the core module's blit kernels (docs/wasm-abi.md): puts
 // images, tile look-ups, sprite entries and text into their wasm regions and
 // calls the kernels. Region offsets come from core.layout.
+import type { BlitArgs, BlitKernels, DrawSpritesArgs, DrawTilemapArgs, HbarArgs, RectArgs } from "../blit-args.js";
 import { FB_HEIGHT, FB_WIDTH } from "../constants.js";
 import { ATLAS_BYTES, SPRITES_MAX, SPRITE_BYTES, NO_TILE, asciiBytes, type SpriteEntry } from "../ref/blit.js";
 import { CoreError, type Core } from "./core.js";
 
-type I32 = number;
-type Blit = (...args: I32[]) => void;
-type DrawText = (ptr: I32, len: I32, x: I32, y: I32, color: I32, font: I32, fontCols: I32) => I32;
+type DrawText = (
+  ptr: number,
+  len: number,
+  x: number,
+  y: number,
+  color: number,
+  font: number,
+  fontCols: number,
+) => number;
 
 const PIXEL_COUNT = FB_WIDTH * FB_HEIGHT;
 
-export class WasmBlitter {
+export class WasmBlitter implements BlitKernels<number> {
   readonly core: Core;
   /** Where stageTiles puts a tile window: the first half of IO. */
   readonly tileStagePtr: number;
@@ -20,16 +27,19 @@ export class WasmBlitter {
   readonly textStagePtr: number;
   readonly textStageBytes: number;
 
-  private readonly fbClearFn: (color: I32) => void;
-  private readonly blitFn: Blit;
-  private readonly drawTilemapFn: Blit;
-  private readonly drawSpritesFn: Blit;
-  private readonly fillRectFn: Blit;
-  private readonly drawRectFn: Blit;
-  private readonly hbarFn: Blit;
-  private readonly drawTextFn: DrawText;
-  private readonly lutInitFn: () => void;
-  private readonly fbToRgbaFn: () => void;
+  // The kernels themselves: the wasm call coerces the arguments, so nothing sits in between.
+  readonly fbClear: (color: number) => void;
+  readonly blit: (...args: BlitArgs) => void;
+  /** `tiles` points at the window's top-left u16 tile id in linear memory; rows are `tilesStride` ids apart. */
+  readonly drawTilemap: (...args: DrawTilemapArgs<number>) => void;
+  readonly drawSprites: (...args: DrawSpritesArgs) => void;
+  readonly fillRect: (...args: RectArgs) => void;
+  readonly drawRect: (...args: RectArgs) => void;
+  readonly hbar: (...args: HbarArgs) => void;
+  /** draw_text over bytes already in linear memory; returns the pen x after them. */
+  readonly drawTextAt: DrawText;
+  readonly lutInit: () => void;
+  readonly fbToRgba: () => void;
   private rgbaView: Uint8ClampedArray | null = null;
 
   constructor(core: Core) {
@@ -45,16 +55,16 @@ export class WasmBlitter {
     this.tileStageBytes = half;
     this.textStagePtr = layout.IO + half;
     this.textStageBytes = layout.IO_BYTES - half;
-    this.fbClearFn = core.fn("fb_clear");
-    this.blitFn = core.fn("blit");
-    this.drawTilemapFn = core.fn("draw_tilemap");
-    this.drawSpritesFn = core.fn("draw_sprites");
-    this.fillRectFn = core.fn("fill_rect");
-    this.drawRectFn = core.fn("draw_rect");
-    this.hbarFn = core.fn("hbar");
-    this.drawTextFn = core.fn("draw_text");
-    this.lutInitFn = core.fn("lut_init");
-    this.fbToRgbaFn = core.fn("fb_to_rgba");
+    this.fbClear = core.fn("fb_clear");
+    this.blit = core.fn("blit");
+    this.drawTilemap = core.fn("draw_tilemap");
+    this.drawSprites = core.fn("draw_sprites");
+    this.fillRect = core.fn("fill_rect");
+    this.drawRect = core.fn("draw_rect");
+    this.hbar = core.fn("hbar");
+    this.drawTextAt = core.fn("draw_text");
+    this.lutInit = core.fn("lut_init");
+    this.fbToRgba = core.fn("fb_to_rgba");
   }
 
   /** Copies `pixels` into ATLAS at `offsetBytes`; returns the image's pointer in linear memory. */
@@ -104,105 +114,12 @@ export class WasmBlitter {
     return this.tileStagePtr;
   }
 
-  fbClear(color: number): void {
-    this.fbClearFn(color);
-  }
-
-  blit(
-    src: number,
-    srcStride: number,
-    srcX: number,
-    srcY: number,
-    w: number,
-    h: number,
-    dstX: number,
-    dstY: number,
-    mode: number,
-    tint: number,
-  ): void {
-    this.blitFn(src, srcStride, srcX, srcY, w, h, dstX, dstY, mode, tint);
-  }
-
-  /** `tilesPtr` points at the window's top-left u16 tile id in linear memory; rows are `tilesStride` ids apart. */
-  drawTilemap(
-    tilesPtr: number,
-    tilesStride: number,
-    cols: number,
-    rows: number,
-    dstX: number,
-    dstY: number,
-    atlas: number,
-    atlasCols: number,
-    tileW: number,
-    tileH: number,
-    clipX: number,
-    clipY: number,
-    clipW: number,
-    clipH: number,
-  ): void {
-    this.drawTilemapFn(
-      tilesPtr,
-      tilesStride,
-      cols,
-      rows,
-      dstX,
-      dstY,
-      atlas,
-      atlasCols,
-      tileW,
-      tileH,
-      clipX,
-      clipY,
-      clipW,
-      clipH,
-    );
-  }
-
-  drawSprites(
-    count: number,
-    atlas: number,
-    atlasCols: number,
-    tileW: number,
-    tileH: number,
-    clipX: number,
-    clipY: number,
-    clipW: number,
-    clipH: number,
-  ): void {
-    this.drawSpritesFn(count, atlas, atlasCols, tileW, tileH, clipX, clipY, clipW, clipH);
-  }
-
-  fillRect(x: number, y: number, w: number, h: number, color: number): void {
-    this.fillRectFn(x, y, w, h, color);
-  }
-
-  drawRect(x: number, y: number, w: number, h: number, color: number): void {
-    this.drawRectFn(x, y, w, h, color);
-  }
-
-  hbar(x: number, y: number, w: number, h: number, value: number, max: number, fg: number, bg: number): void {
-    this.hbarFn(x, y, w, h, value, max, fg, bg);
-  }
-
   /** Stages `text` in the second half of IO and draws it; returns the pen x after it. */
   drawText(text: Uint8Array | string, x: number, y: number, color: number, font: number, fontCols: number): number {
     const bytes = typeof text === "string" ? asciiBytes(text) : text;
     if (bytes.length > this.textStageBytes) throw new RangeError(`text of ${bytes.length} bytes exceeds the IO stage`);
     this.core.u8.set(bytes, this.textStagePtr);
-    return this.drawTextFn(this.textStagePtr, bytes.length, x, y, color, font, fontCols);
-  }
-
-  /** draw_text over bytes already in linear memory. */
-  drawTextAt(ptr: number, len: number, x: number, y: number, color: number, font: number, fontCols: number): number {
-    return this.drawTextFn(ptr, len, x, y, color, font, fontCols);
-  }
-
-  lutInit(): void {
-    this.lutInitFn();
-  }
-
-  fbToRgba(): void {
-    this.fbToRgbaFn();
+    return this.drawTextAt(this.textStagePtr, bytes.length, x, y, color, font, fontCols);
   }
 
   /** The FRAMEBUFFER region (a fresh view; do not keep it across memory growth). */
