@@ -1,5 +1,6 @@
 // fast-check arbitraries for every packet type, in the plain form the
-// encoders take. Shared by the protocol fuzz tests and the packet tool tests.
+// encoders take, and for damage to encoded datagrams. Shared by the protocol
+// fuzz tests, the server's fast-path tests and the packet tool tests.
 import fc from "fast-check";
 import {
   type ChunkEntry,
@@ -134,3 +135,33 @@ export const anyPacket: fc.Arbitrary<Packet> = fc.oneof(
   detailPacket,
   pingPacket,
 );
+
+/**
+ * One edit of a datagram's bytes, for the fuzz tests that check what readers make of damaged input: set a byte,
+ * flip a bit, insert a byte or delete one. `at` is taken modulo the length the bytes have when it is applied.
+ */
+export interface ByteMutation {
+  kind: "set" | "flip" | "insert" | "delete";
+  at: number;
+  /** The byte to set or insert, or the bit to flip (0..7). */
+  value: number;
+}
+
+export const byteMutation: fc.Arbitrary<ByteMutation> = fc.oneof(
+  fc.record({ kind: fc.constant("set" as const), at: fc.nat(), value: u8 }),
+  fc.record({ kind: fc.constant("flip" as const), at: fc.nat(), value: fc.integer({ min: 0, max: 7 }) }),
+  fc.record({ kind: fc.constant("insert" as const), at: fc.nat(), value: u8 }),
+  fc.record({ kind: fc.constant("delete" as const), at: fc.nat(), value: fc.constant(0) }),
+);
+
+/** Applies `mutations` to `bytes` in order, in place, and returns them. */
+export function mutateBytes(bytes: number[], mutations: readonly ByteMutation[]): number[] {
+  for (const { kind, at, value } of mutations) {
+    const index = bytes.length === 0 ? 0 : at % bytes.length;
+    if (kind === "set") bytes[index] = value;
+    else if (kind === "flip") bytes[index] ^= 1 << value;
+    else if (kind === "insert") bytes.splice(index, 0, value);
+    else bytes.splice(index, 1);
+  }
+  return bytes;
+}

@@ -15,7 +15,7 @@ import {
   entityBatchEnd,
   viewToPacket,
 } from "../ts/protocol/index.js";
-import { anyPacket as coreAnyPacket, entityEntry, u8 } from "./protocol-arbitraries.js";
+import { anyPacket as coreAnyPacket, byteMutation, entityEntry, mutateBytes, u8 } from "./protocol-arbitraries.js";
 import { anyGamePacket } from "./protocol-game-arbitraries.js";
 
 /** Every packet type, the chat/tile/dialog/custom ones (types 8–18) included. */
@@ -94,26 +94,12 @@ describe("decoding is total", () => {
     );
   });
 
-  const mutation = fc.oneof(
-    fc.record({ kind: fc.constant("set" as const), at: fc.nat(), value: u8 }),
-    fc.record({ kind: fc.constant("flip" as const), at: fc.nat(), value: fc.integer({ min: 0, max: 7 }) }),
-    fc.record({ kind: fc.constant("insert" as const), at: fc.nat(), value: u8 }),
-    fc.record({ kind: fc.constant("delete" as const), at: fc.nat(), value: fc.constant(0) }),
-  );
-
   it("random byte mutations of a valid packet", () => {
     let accepted = 0;
     let rejected = 0;
     fc.assert(
-      fc.property(anyPacket, fc.array(mutation, { minLength: 1, maxLength: 4 }), (packet, mutations) => {
-        const bytes = Array.from(encodePacketToBytes(packet));
-        for (const { kind, at, value } of mutations) {
-          const index = bytes.length === 0 ? 0 : at % bytes.length;
-          if (kind === "set") bytes[index] = value;
-          else if (kind === "flip") bytes[index] ^= 1 << value;
-          else if (kind === "insert") bytes.splice(index, 0, value);
-          else bytes.splice(index, 1);
-        }
+      fc.property(anyPacket, fc.array(byteMutation, { minLength: 1, maxLength: 4 }), (packet, mutations) => {
+        const bytes = mutateBytes(Array.from(encodePacketToBytes(packet)), mutations);
         if (checkDecodeIsTotal(new Uint8Array(bytes))) accepted++;
         else rejected++;
       }),

@@ -19,15 +19,8 @@ import { Game } from "../ts/server/game-server.js";
 import { Logger } from "../ts/server/log.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
-import { anyPacket, u8 } from "./protocol-arbitraries.js";
+import { anyPacket, byteMutation, mutateBytes } from "./protocol-arbitraries.js";
 import { CapturingPeer, floorMap } from "./support/game-without-network.js";
-
-const mutation = fc.oneof(
-  fc.record({ kind: fc.constant("set" as const), at: fc.nat(), value: u8 }),
-  fc.record({ kind: fc.constant("flip" as const), at: fc.nat(), value: fc.integer({ min: 0, max: 7 }) }),
-  fc.record({ kind: fc.constant("insert" as const), at: fc.nat(), value: u8 }),
-  fc.record({ kind: fc.constant("delete" as const), at: fc.nat(), value: fc.constant(0) }),
-);
 
 function encoded(packet: Parameters<typeof encodePacket>[0]): number[] {
   const out = new Uint8Array(1200);
@@ -40,16 +33,8 @@ describe("fast-path acceptance", () => {
     let pings = 0;
     let refused = 0;
     fc.assert(
-      fc.property(anyPacket, fc.array(mutation, { maxLength: 3 }), (packet, mutations) => {
-        const bytes = encoded(packet);
-        for (const { kind, at, value } of mutations) {
-          const index = bytes.length === 0 ? 0 : at % bytes.length;
-          if (kind === "set") bytes[index] = value;
-          else if (kind === "flip") bytes[index] ^= 1 << value;
-          else if (kind === "insert") bytes.splice(index, 0, value);
-          else bytes.splice(index, 1);
-        }
-        const datagram = new Uint8Array(bytes);
+      fc.property(anyPacket, fc.array(byteMutation, { maxLength: 3 }), (packet, mutations) => {
+        const datagram = new Uint8Array(mutateBytes(encoded(packet), mutations));
         const result = decodePacket(datagram);
         const action = result.ok && result.packet.type === "action";
         const ping = result.ok && result.packet.type === "ping";
