@@ -292,6 +292,26 @@ describe.each(backends)("UdpTransport (%s)", (backend) => {
     expect(address).toBe("::1");
   });
 
+  it("answers IPv4 clients of a dual-stack socket bound to ::", async (context) => {
+    if (!(await ipv6Available())) context.skip("this machine has no IPv6");
+    const addresses: string[] = [];
+    const transport = await listen(
+      backend,
+      (datagram, peer) => {
+        addresses.push(peer.address);
+        peer.send(new Uint8Array([datagram[0] + 1]));
+      },
+      "::",
+    );
+    const client = await clientSocket();
+    const replies: number[] = [];
+    client.on("message", (message) => replies.push(message[0]));
+    for (let i = 0; i < 3; i++) client.send(new Uint8Array([i * 10]), transport.port, "127.0.0.1");
+    await expect.poll(() => replies.length, { timeout: 5000 }).toBe(3);
+    expect(replies).toEqual([1, 11, 21]);
+    expect(addresses).toEqual(Array(3).fill("::ffff:127.0.0.1"));
+  });
+
   it("frees its port on close", async () => {
     const transport = await UdpTransport.listen("127.0.0.1", 0, () => {}, { backend });
     const port = transport.port;

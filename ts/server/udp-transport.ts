@@ -153,12 +153,14 @@ export class UdpTransport {
   private peerForSocketAddress(addresses: Uint8Array, offset: number): Peer {
     const port = (addresses[offset + 2] << 8) | addresses[offset + 3];
     const v4 = addressFamily(addresses, offset) !== this.inet6;
-    const ipv4 = v4
-      ? addresses[offset + 4] * 0x1000000 +
-        ((addresses[offset + 5] << 16) | (addresses[offset + 6] << 8) | addresses[offset + 7])
-      : -1;
+    // IPv4 clients of a dual-stack ("::") socket arrive as ::ffff:a.b.c.d: the same fast path.
+    const at = v4 ? offset + 4 : isV4Mapped(addresses, offset) ? offset + 20 : -1;
+    const ipv4 =
+      at < 0
+        ? -1
+        : addresses[at] * 0x1000000 + ((addresses[at + 1] << 16) | (addresses[at + 2] << 8) | addresses[at + 3]);
     const recent = this.peersByPort.get(port);
-    if (v4 && recent !== undefined && recent.ipv4 === ipv4) return recent;
+    if (ipv4 >= 0 && recent !== undefined && recent.ipv4 === ipv4) return recent;
     const address = formatSocketAddress(addresses, offset, this.inet6);
     const key = `udp:${address}:${port}`;
     let peer = this.peers.get(key);
@@ -180,6 +182,12 @@ export class UdpTransport {
     }
     this.peers.set(peer.key, peer);
   }
+}
+
+/** Whether the sockaddr_in6 at `offset` holds an IPv4-mapped address (::ffff:a.b.c.d). */
+function isV4Mapped(addresses: Uint8Array, offset: number): boolean {
+  for (let i = offset + 8; i < offset + 18; i++) if (addresses[i] !== 0) return false;
+  return addresses[offset + 18] === 0xff && addresses[offset + 19] === 0xff;
 }
 
 function dnsLookupAsync(host: string, family: number): Promise<{ address: string }> {
