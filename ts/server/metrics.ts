@@ -1,10 +1,10 @@
 // Server counters and duration percentiles, exposed by /api/status (JSON) and
 // /metrics (Prometheus text format).
 
-/** A fixed-size ring of recent samples; percentiles over the ring. */
 /** Ticks of timing kept for /api/status: ≈ 43 s at 24 Hz. */
 export const TIMING_WINDOW_TICKS = 1024;
 
+/** A fixed-size ring of recent samples; percentiles over the ring. */
 export class SampleWindow {
   private readonly samples: Float64Array;
   /** The samples held, in order; rebuilt by the first percentile() after an add(). */
