@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { fnv1a, pack6, paletteBuild, paletteExpand, unpack6 } from "../ts/ref/codec.js";
 import { RefBlitter } from "../ts/ref/blit.js";
 import { ACTION_DX, ACTION_DY, RefGrid } from "../ts/ref/sim.js";
+import { caveWalls, xorshift } from "../bench/lib/data.js";
 
 /** An argument: an i32, or the address of an exported region global plus a byte offset. */
 export type Arg = number | { global: string; offset?: number };
@@ -38,15 +39,6 @@ const u16Bytes = (values: ArrayLike<number>) => new Uint8Array(Uint16Array.from(
 const i32Bytes = (values: number[]) => new Uint8Array(Int32Array.from(values).buffer);
 const ascii = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
 
-function xorshift(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 4294967296;
-  };
-}
 const bytesOf = (seed: number, length: number) => {
   const random = xorshift(seed);
   return Uint8Array.from({ length }, () => Math.floor(random() * 256));
@@ -335,24 +327,7 @@ function simCases(): Case[] {
   // astar on a 64×64 cave (4 chunks): optimal lengths and exact paths of the reference.
   const size = 64;
   const random = xorshift(4242);
-  let wall = Uint8Array.from({ length: size * size }, () => (random() < 0.42 ? 1 : 0));
-  for (let round = 0; round < 3; round++) {
-    const next = new Uint8Array(size * size);
-    for (let y = 0; y < size; y++) {
-      for (let x = 0; x < size; x++) {
-        let walls = 0;
-        for (let dy = -1; dy <= 1; dy++) {
-          for (let dx = -1; dx <= 1; dx++) {
-            const nx = x + dx;
-            const ny = y + dy;
-            walls += nx < 0 || ny < 0 || nx >= size || ny >= size ? 1 : wall[ny * size + nx];
-          }
-        }
-        next[y * size + x] = walls >= 5 ? 1 : 0;
-      }
-    }
-    wall = next;
-  }
+  const wall = caveWalls(size, random, 0.42, 3);
   const caveGrid = new RefGrid(size, size, 0, 0);
   caveGrid.flags[WALL] = 1;
   for (let i = 0; i < size * size; i++) caveGrid.tiles[i] = wall[i] ? WALL : FLOOR;

@@ -12,6 +12,34 @@ export function xorshift(seed: number): () => number {
   };
 }
 
+/**
+ * Cellular-automaton cave walls (1 = wall): `wallShare` noise from `random`,
+ * then `rounds` of the 5-of-9 rule, outside the grid counting as wall. The
+ * pathfinding suite and the golden vectors (hosts/make-vectors.ts) both draw
+ * their caves with it.
+ */
+export function caveWalls(size: number, random: () => number, wallShare: number, rounds: number): Uint8Array {
+  let wall = Uint8Array.from({ length: size * size }, () => (random() < wallShare ? 1 : 0));
+  for (let round = 0; round < rounds; round++) {
+    const next = new Uint8Array(size * size);
+    for (let y = 0; y < size; y++) {
+      for (let x = 0; x < size; x++) {
+        let walls = 0;
+        for (let dy = -1; dy <= 1; dy++) {
+          for (let dx = -1; dx <= 1; dx++) {
+            const nx = x + dx;
+            const ny = y + dy;
+            walls += nx < 0 || ny < 0 || nx >= size || ny >= size ? 1 : wall[ny * size + nx];
+          }
+        }
+        next[y * size + x] = walls >= 5 ? 1 : 0;
+      }
+    }
+    wall = next;
+  }
+  return wall;
+}
+
 /** mulberry32 in [0, 1): better low bits than xorshift, used for grids and bots (the project's one copy). */
 export { mulberry32 } from "../../ts/random.js";
 

@@ -14,7 +14,7 @@ import { RefGrid } from "../../ts/ref/sim.js";
 import { loadMap, tileFlagsTable } from "../../ts/server/map/load-map.js";
 import { loadCore } from "../../ts/wasm/node.js";
 import { WasmSim } from "../../ts/wasm/sim.js";
-import { mulberry32 } from "../lib/data.js";
+import { caveWalls, mulberry32 } from "../lib/data.js";
 import {
   type RunOptions,
   type Spread,
@@ -114,25 +114,7 @@ function perfectMaze(size: number, seed: number): TestGrid {
 
 /** Cellular-automaton caves: 45 % noise, four rounds of the 5-of-9 rule. */
 function caves(size: number, seed: number): TestGrid {
-  const random = mulberry32(seed);
-  let wall = Uint8Array.from({ length: size * size }, () => (random() < 0.45 ? 1 : 0));
-  for (let round = 0; round < 4; round++) {
-    const next = new Uint8Array(size * size);
-    for (let y = 0; y < size; y++) {
-      for (let x = 0; x < size; x++) {
-        let walls = 0;
-        for (let dy = -1; dy <= 1; dy++) {
-          for (let dx = -1; dx <= 1; dx++) {
-            const nx = x + dx;
-            const ny = y + dy;
-            walls += nx < 0 || ny < 0 || nx >= size || ny >= size ? 1 : wall[ny * size + nx];
-          }
-        }
-        next[y * size + x] = walls >= 5 ? 1 : 0;
-      }
-    }
-    wall = next;
-  }
+  const wall = caveWalls(size, mulberry32(seed), 0.45, 4);
   return makeGrid(`${size}×${size} cellular caves`, size, size, (x, y) => wall[y * size + x] === 1);
 }
 
