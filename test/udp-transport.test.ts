@@ -112,7 +112,10 @@ describe("the batched backend", () => {
       },
       close: (_handle: object, onClosed: () => void) => onClosed(),
       send: (_h: object, data: Uint8Array, meta: Int32Array, _a: Uint8Array, count: number, stats: Int32Array) => {
+        // As native/udp-mmsg does: per-call stats reset, one sendmmsg call counted.
+        stats[0] = 0;
         stats[2] = 0;
+        stats[3] = 1;
         let done = 0;
         for (; done < count; done++) {
           if (room === 0) {
@@ -145,6 +148,8 @@ describe("the batched backend", () => {
     await Promise.resolve();
     await socket.close();
     expect(socket.stats.sendDropped).toBe(3);
+    // Four send calls: the first burst, the one on writable, the blocked one, and close's last try.
+    expect(socket.stats.sendCalls).toBe(4);
   });
 });
 

@@ -70,6 +70,7 @@ const SEND_BYTES = 256 * 1024;
 const STAT_ERRORS = 0;
 const STAT_LAST_ERRNO = 1;
 const STAT_WOULD_BLOCK = 2;
+const STAT_CALLS = 3;
 
 /** A destination as the kernel wants it: sockaddr_in (16 bytes) or sockaddr_in6 (28). */
 export interface SocketAddress {
@@ -102,7 +103,8 @@ export class MmsgSocket {
   private readonly sendData = new Uint8Array(SEND_BYTES);
   private readonly sendMeta = new Int32Array(3 * SEND_ENTRIES);
   private readonly sendAddresses: Uint8Array;
-  private readonly sendStats = new Int32Array(3);
+  /** Written by each send call: see STAT_* (native/udp-mmsg resets them per call). */
+  private readonly sendStats = new Int32Array(4);
   private sendCount = 0;
   private sendBytes = 0;
   private flushQueued = false;
@@ -170,10 +172,9 @@ export class MmsgSocket {
   flush(): void {
     if (this.closed || this.blocked || this.sendCount === 0) return;
     const stats = this.sendStats;
-    stats[STAT_ERRORS] = 0;
     const count = this.sendCount;
     const consumed = this.binding.send(this.handle, this.sendData, this.sendMeta, this.sendAddresses, count, stats);
-    this.stats.sendCalls += Math.ceil(consumed / this.constants.BATCH);
+    this.stats.sendCalls += stats[STAT_CALLS];
     if (stats[STAT_ERRORS] > 0) {
       this.stats.sendErrors += stats[STAT_ERRORS];
       this.stats.lastSendErrno = stats[STAT_LAST_ERRNO];

@@ -380,7 +380,8 @@ static napi_value WantWritable(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-enum { STAT_ERRORS = 0, STAT_LAST_ERRNO = 1, STAT_WOULD_BLOCK = 2, STAT_SIZE = 3 };
+// Per call: datagrams refused, the last errno, whether a full buffer stopped it, sendmmsg calls made.
+enum { STAT_ERRORS = 0, STAT_LAST_ERRNO = 1, STAT_WOULD_BLOCK = 2, STAT_CALLS = 3, STAT_SIZE = 4 };
 
 // send(handle, data: Uint8Array, meta: Int32Array, addresses: Uint8Array, count, stats: Int32Array) -> consumed
 // Entry i is data[meta[3i] .. +meta[3i+1]] to the socket address addresses[28i .. +meta[3i+2]].
@@ -425,7 +426,9 @@ static napi_value Send(napi_env env, napi_callback_info info) {
 
   struct mmsghdr messages[BATCH];
   struct iovec vectors[BATCH];
+  stats[STAT_ERRORS] = 0;
   stats[STAT_WOULD_BLOCK] = 0;
+  stats[STAT_CALLS] = 0;
   int32_t done = 0;
   while (done < count) {
     int n = count - done < BATCH ? count - done : BATCH;
@@ -440,6 +443,7 @@ static napi_value Send(napi_env env, napi_callback_info info) {
       messages[i].msg_hdr.msg_namelen = (socklen_t)meta[3 * entry + 2];
     }
     int sent = sendmmsg(socket->fd, messages, (unsigned)n, 0);
+    stats[STAT_CALLS]++;
     if (sent > 0) {
       done += sent;
       continue;
