@@ -80,10 +80,10 @@ export function paletteExpandScalar(count: i32): i32 {
   for (let offset: usize = 0; offset < <usize>CHUNK_TILE_COUNT; offset += 4) {
     const four = <usize>load<u32>(CHUNK_INDICES + offset);
     const tiles =
-      <u64>load<u16>(CHUNK_PALETTE + ((four & 0xff) << 1)) |
-      (<u64>load<u16>(CHUNK_PALETTE + ((four >> 7) & 0x1fe)) << 16) |
-      (<u64>load<u16>(CHUNK_PALETTE + ((four >> 15) & 0x1fe)) << 32) |
-      (<u64>load<u16>(CHUNK_PALETTE + ((four >> 23) & 0x1fe)) << 48);
+      (<u64>load<u16>(CHUNK_PALETTE + ((four & 0xff) << 1))) |
+      ((<u64>load<u16>(CHUNK_PALETTE + ((four >> 7) & 0x1fe))) << 16) |
+      ((<u64>load<u16>(CHUNK_PALETTE + ((four >> 15) & 0x1fe))) << 32) |
+      ((<u64>load<u16>(CHUNK_PALETTE + ((four >> 23) & 0x1fe))) << 48);
     store<u64>(CHUNK_TILES + (offset << 1), tiles);
   }
   return 0;
