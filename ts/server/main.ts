@@ -4,7 +4,8 @@ import { parseArgs } from "node:util";
 import { formatProfile, parseProfileSpec, ProfileError, randomSeed } from "../netsim/index.js";
 import { DEFAULT_GAME_OPTIONS } from "./game-server.js";
 import { isLogLevel, Logger } from "./log.js";
-import { DEFAULT_DATABASE_PATH, openGameDatabase } from "./persistence/database.js";
+import { DatabaseBackups, DEFAULT_BACKUP_INTERVAL_MS, DEFAULT_BACKUPS_KEPT } from "./persistence/backup.js";
+import { DEFAULT_DATABASE_PATH, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
 import { DEFAULT_CLIENT_DIR, type ServerOptions, startServer } from "./server.js";
 import { UDP_BACKENDS, type UdpBackend } from "./udp-transport.js";
 
@@ -25,7 +26,12 @@ usage: npm start -- [options]
   --session-rate N      inbound datagrams per second per session (default ${DEFAULT_GAME_OPTIONS.sessionRatePerSecond})
   --address-rate N      inbound datagrams per second per source address (default ${DEFAULT_GAME_OPTIONS.addressRatePerSecond})
   --db PATH             SQLite file for accounts and characters
-                        (default ${DEFAULT_DATABASE_PATH}; ":memory:" keeps nothing)
+                        (default ${DEFAULT_DATABASE_PATH}; ":memory:" keeps nothing). A file that
+                        exists but is empty or damaged is refused, never replaced
+  --db-backup DIR       back the database up into DIR with SQLite's online backup API:
+                        at start, every --db-backup-minutes, and before every migration
+  --db-backup-minutes N minutes between backups (default ${DEFAULT_BACKUP_INTERVAL_MS / 60_000})
+  --db-backup-keep N    scheduled backups kept, oldest deleted first (default ${DEFAULT_BACKUPS_KEPT})
   --log-level LEVEL     debug | info | warn | error | silent (default info)
   --udp-backend NAME    auto | mmsg | dgram: how UDP datagrams move (default auto: batched
                         sendmmsg/recvmmsg through native/udp-mmsg where it is built, else
@@ -103,6 +109,9 @@ async function main(): Promise<void> {
         "address-rate": { type: "string", default: String(DEFAULT_GAME_OPTIONS.addressRatePerSecond) },
         "log-level": { type: "string", default: "info" },
         db: { type: "string", default: DEFAULT_DATABASE_PATH },
+        "db-backup": { type: "string" },
+        "db-backup-minutes": { type: "string", default: String(DEFAULT_BACKUP_INTERVAL_MS / 60_000) },
+        "db-backup-keep": { type: "string", default: String(DEFAULT_BACKUPS_KEPT) },
         "ice-server": { type: "string", multiple: true, default: [] },
         "rtc-bind": { type: "string" },
         "rtc-ports": { type: "string" },
@@ -130,13 +139,23 @@ async function main(): Promise<void> {
   const webrtc: ServerOptions["webrtc"] = { iceServers: v["ice-server"]!.map(iceServer) };
   if (v["rtc-bind"] !== undefined) webrtc.bindAddress = v["rtc-bind"];
   if (v["rtc-ports"] !== undefined) webrtc.portRange = portRange(v["rtc-ports"]);
+  const backupDir = v["db-backup"];
+  const backupMinutes = positive("db-backup-minutes", v["db-backup-minutes"]!);
+  const backupKeep = positive("db-backup-keep", v["db-backup-keep"]!);
+  if (backupDir !== undefined && v.db === MEMORY_DATABASE)
+    fail(`--db-backup needs a database file, not ${MEMORY_DATABASE}`);
   let database;
   try {
-    database = openGameDatabase(v.db!);
+    database = openGameDatabase(v.db!, undefined, { backupDir });
   } catch (error) {
     process.stderr.write(`error: could not open the database ${v.db}: ${(error as Error).message}\n`);
     process.exit(1);
   }
+  const backups = backupDir === undefined ? null : new DatabaseBackups(database, { dir: backupDir, keep: backupKeep });
+  backups?.start(backupMinutes * 60_000, (path, error) => {
+    if (path) logger.info("database backed up", { path, ms: Math.round(backups.stats.lastMs ?? 0) });
+    else logger.error("database backup failed", { error: String(error) });
+  });
   let server;
   try {
     server = await startServer({
@@ -183,8 +202,9 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info("shutting down", { signal });
-    server
-      .close()
+    // A backup in progress finishes before the database closes.
+    (backups?.stop() ?? Promise.resolve())
+      .then(() => server.close())
       .then(() => process.exit(0))
       .catch((error: unknown) => {
         logger.error("shutdown failed", { error: String(error) });

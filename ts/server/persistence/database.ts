@@ -6,6 +6,8 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
+import { snapshotBeforeMigration } from "./backup.js";
+import { checkDatabaseFile, checkIntegrity, explainOpenError } from "./integrity.js";
 import { loadMigrations, migrate, MIGRATIONS_DIR } from "./migrate.js";
 
 /** Where `npm start` keeps its database unless --db says otherwise. */
@@ -21,23 +23,52 @@ export interface GameDatabase {
   close(): void;
 }
 
+export interface OpenOptions {
+  /** Where a copy of the database goes before a migration changes it (--db-backup). */
+  backupDir?: string;
+}
+
 /**
  * Opens (creating it and its folder if needed) and migrates the database at
- * `path`, or an in-memory one for ":memory:". Throws when the file cannot be
- * opened or a migration fails (MigrationError).
+ * `path`, or an in-memory one for ":memory:". Throws DatabaseFileError for a
+ * file that exists but is empty, is not SQLite or fails the integrity check
+ * (never replacing it), MigrationError when a migration fails, and what SQLite
+ * throws when the file cannot be opened at all.
  */
-export function openGameDatabase(path: string, migrationsDir: string = MIGRATIONS_DIR): GameDatabase {
-  if (path !== MEMORY_DATABASE) mkdirSync(dirname(path), { recursive: true });
+export function openGameDatabase(
+  path: string,
+  migrationsDir: string = MIGRATIONS_DIR,
+  options: OpenOptions = {},
+): GameDatabase {
+  const onDisk = path !== MEMORY_DATABASE;
+  if (onDisk) {
+    checkDatabaseFile(path);
+    mkdirSync(dirname(path), { recursive: true });
+  }
   const db = new Database(path);
   try {
-    db.pragma("journal_mode = WAL");
+    // The first read of the header is where SQLite notices a file that is not a database.
+    try {
+      db.pragma("journal_mode = WAL");
+    } catch (error) {
+      throw explainOpenError(path, error);
+    }
+    if (onDisk) checkIntegrity(db, path);
     // In WAL mode NORMAL syncs at checkpoints, not on every commit: a commit
     // survives the process being killed (it is in the OS's file cache), and a
     // power loss can lose the last commits but never corrupts the file.
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
     db.pragma("busy_timeout = 5000");
-    const schemaVersion = migrate(db, loadMigrations(migrationsDir));
+    const backupDir = options.backupDir;
+    const schemaVersion = migrate(
+      db,
+      loadMigrations(migrationsDir),
+      Date.now(),
+      onDisk && backupDir !== undefined
+        ? (first) => void snapshotBeforeMigration(db, path, backupDir, first.version)
+        : undefined,
+    );
     let closed = false;
     return {
       db,

@@ -52,10 +52,16 @@ export function loadMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
 
 /**
  * Brings `db` up to the last of `migrations`; returns the schema version.
- * Throws MigrationError (leaving the database as it was) when an applied
+ * `beforeApplying` runs once before the first pending migration of a database
+ * that already has applied ones (the pre-migration backup). Throws MigrationError (leaving the database as it was) when an applied
  * migration differs from its file or the database is newer than the code.
  */
-export function migrate(db: BetterSqlite3.Database, migrations: readonly Migration[], nowMs = Date.now()): number {
+export function migrate(
+  db: BetterSqlite3.Database,
+  migrations: readonly Migration[],
+  nowMs = Date.now(),
+  beforeApplying?: (first: Migration) => void,
+): number {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY,
     name TEXT NOT NULL,
@@ -83,7 +89,9 @@ export function migrate(db: BetterSqlite3.Database, migrations: readonly Migrati
   const record = db.prepare(
     "INSERT INTO schema_migrations (version, name, checksum, applied_at_ms) VALUES (?, ?, ?, ?)",
   );
-  for (const migration of migrations.slice(applied.length)) {
+  const pending = migrations.slice(applied.length);
+  if (pending.length > 0 && applied.length > 0) beforeApplying?.(pending[0]);
+  for (const migration of pending) {
     const apply = db.transaction(() => {
       db.exec(migration.sql);
       record.run(migration.version, migration.name, migration.checksum, nowMs);
