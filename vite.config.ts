@@ -23,7 +23,8 @@ export default defineConfig({
     host: "127.0.0.1",
     port: Number(process.env.CLIENT_DEV_PORT ?? 5173),
     proxy: {
-      "/api": { target: gameServer, changeOrigin: true },
+      // The game server accepts POSTs from its own origin only; the dev page's requests are ours.
+      "/api": { target: gameServer, changeOrigin: true, headers: { origin: gameServer } },
       "/ws": { target: gameServer, ws: true, changeOrigin: true },
     },
   },

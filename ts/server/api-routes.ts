@@ -1,11 +1,16 @@
 // The HTTP API of the game server: guest join, accounts (register, login),
 // status and metrics. docs/server.md documents every route. Passwords travel
 // only here (over HTTP, HTTPS in front of it in production), never in a datagram.
+import type { IncomingMessage } from "node:http";
 import { PROTOCOL_VERSION } from "../protocol/header.js";
 import { AccountError } from "./accounts/account-service.js";
+import { FailureBackoff } from "./accounts/failure-backoff.js";
+import { HashQueue, QueueFullError } from "./accounts/hash-queue.js";
+import { addressKey } from "./address-key.js";
 import { type Game, JoinError } from "./game-server.js";
 import { HttpError, type HttpApi, type HttpReply, stringField } from "./http-api.js";
 import { TIMING_WINDOW_TICKS } from "./metrics.js";
+import { KeyedRateLimiter } from "./rate-limit.js";
 import { checkNick } from "./nick.js";
 import { prometheusText } from "./prometheus.js";
 import type { Session } from "./session.js";
@@ -32,7 +37,30 @@ export function installApiRoutes(
   });
   const refusal = (error: unknown): never => {
     if (error instanceof JoinError || error instanceof AccountError) throw new HttpError(error.status, error.message);
+    if (error instanceof QueueFullError) {
+      throw new HttpError(503, "too many logins at once: try again in a moment", { "retry-after": "1" });
+    }
     throw error;
+  };
+
+  // Password guessing and account spam (docs/server.md § Limits): a source, and an account
+  // name from anywhere, that keep failing must wait longer and longer; hashing runs through a
+  // bounded queue; registrations are rationed per source.
+  const limits = http.limits;
+  const addressFailures = new FailureBackoff(limits.loginFailuresBeforeBackoff);
+  const accountFailures = new FailureBackoff(limits.accountFailuresBeforeBackoff);
+  const hashing = new HashQueue(limits.hashConcurrency, limits.hashQueue);
+  const registrations = new KeyedRateLimiter(
+    limits.registrationsPerAddress / 3600,
+    limits.registrationsPerAddress,
+    100_000,
+  );
+  const guardStats = { loginsHeldBack: 0, registrationsHeldBack: 0 };
+  const source = (raw: IncomingMessage) => addressKey(raw.socket.remoteAddress ?? "");
+  const wait = (ms: number, what: string): never => {
+    throw new HttpError(429, `too many failed logins ${what}: try again in ${Math.ceil(ms / 1000)} s`, {
+      "retry-after": String(Math.ceil(ms / 1000)),
+    });
   };
 
   // Body {"nick", "replaces"?}: `replaces` is the token of this client's previous guest
@@ -56,25 +84,51 @@ export function installApiRoutes(
   });
 
   // Body {"name", "password", "nick"}: creates the account and its character, and plays it.
-  http.route("POST", "/api/register", async ({ body }) => {
+  http.route("POST", "/api/register", async ({ body, raw }) => {
     const name = stringField(body, "name");
     const password = stringField(body, "password");
     const nick = stringField(body, "nick");
+    // Rationed: accounts created per source. An attempt that creates none gives its token back.
+    const from = source(raw);
+    if (!registrations.take(from, Date.now())) {
+      guardStats.registrationsHeldBack++;
+      throw new HttpError(429, "too many registrations from this address: try again later", {
+        "retry-after": String(Math.ceil(3600 / limits.registrationsPerAddress)),
+      });
+    }
     try {
-      return joined(await game.accounts.register(name, password, nick));
+      return joined(await hashing.run(() => game.accounts.register(name, password, nick)));
     } catch (error) {
+      registrations.refund(from);
       return refusal(error);
     }
   });
 
   // Body {"name", "password"}: plays the account's character where it was saved,
   // replacing a session the account already has.
-  http.route("POST", "/api/login", async ({ body }) => {
+  http.route("POST", "/api/login", async ({ body, raw }) => {
     const name = stringField(body, "name");
     const password = stringField(body, "password");
+    const from = source(raw);
+    // Names match in any case, so their failures count together.
+    const account = name.trim().toLowerCase();
+    const nowMs = Date.now();
+    const addressWait = addressFailures.waitMs(from, nowMs);
+    const accountWait = accountFailures.waitMs(account, nowMs);
+    if (addressWait > 0 || accountWait > 0) {
+      guardStats.loginsHeldBack++;
+      wait(Math.max(addressWait, accountWait), addressWait > 0 ? "from this address" : "for this account");
+    }
     try {
-      return joined(await game.accounts.login(name, password));
+      const session = await hashing.run(() => game.accounts.login(name, password));
+      addressFailures.succeed(from);
+      accountFailures.succeed(account);
+      return joined(session);
     } catch (error) {
+      if (error instanceof AccountError && error.status === 401) {
+        addressFailures.fail(from, Date.now());
+        accountFailures.fail(account, Date.now());
+      }
       return refusal(error);
     }
   });
@@ -107,7 +161,10 @@ export function installApiRoutes(
         throw new HttpError(400, `ticks must be an integer from 1 to ${TIMING_WINDOW_TICKS}`);
       }
     }
-    const status = game.status(ticks);
+    const status = {
+      ...game.status(ticks),
+      http: { ...http.connections, ...guardStats, hashing: hashing.stats },
+    };
     return { body: udpStatus ? { ...status, udp: udpStatus() } : status };
   });
 

@@ -2,6 +2,14 @@
 // bodies and `{"error": "..."}` refusals. The datagram channel never carries
 // anything that needs a stream (accounts, signalling); this does.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  type ConnectionStats,
+  DEFAULT_HTTP_LIMITS,
+  guardConnections,
+  type HttpLimits,
+  refuseStateChange,
+  timeoutOptions,
+} from "./http-guard.js";
 
 /** Largest request body accepted, in bytes. */
 const BODY_LIMIT_BYTES = 16 * 1024;
@@ -10,6 +18,8 @@ export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** Extra response headers, e.g. Retry-After on a 429 or 503. */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
   }
@@ -31,9 +41,16 @@ export class HttpApi {
   private readonly routes = new Map<string, Handler>();
   private fallback: FallbackHandler | null = null;
   readonly server: Server;
+  /** Open and refused connections (http-guard.ts). */
+  readonly connections: ConnectionStats;
 
-  constructor(private readonly onError: (error: unknown) => void) {
-    this.server = createServer((req, res) => void this.dispatch(req, res));
+  constructor(
+    private readonly onError: (error: unknown) => void,
+    /** The edge limits (connections, timeouts, origins) and the account limits routes read from here. */
+    readonly limits: HttpLimits = DEFAULT_HTTP_LIMITS,
+  ) {
+    this.server = createServer(timeoutOptions(limits), (req, res) => void this.dispatch(req, res));
+    this.connections = guardConnections(this.server, limits);
   }
 
   route(method: "GET" | "POST", path: string, handler: Handler): void {
@@ -55,12 +72,16 @@ export class HttpApi {
           ? new HttpError(405, `method ${req.method} not allowed on ${path}`)
           : new HttpError(404, "not found");
       }
+      if (req.method === "POST") {
+        const refused = refuseStateChange(req, this.limits.allowedOrigins);
+        if (refused) throw new HttpError(refused.status, refused.message);
+      }
       const body = req.method === "POST" ? await readJsonBody(req) : undefined;
       const reply = await handler({ body, raw: req });
       send(res, reply);
     } catch (error) {
       if (error instanceof HttpError) {
-        send(res, { status: error.status, body: { error: error.message } });
+        send(res, { status: error.status, body: { error: error.message }, headers: error.headers });
       } else {
         this.onError(error);
         send(res, { status: 500, body: { error: "internal server error" } });

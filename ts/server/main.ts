@@ -45,6 +45,8 @@ Browser transports (docs/transports.md):
                         (default --host, or every interface when --host is 0.0.0.0 / ::)
   --rtc-ports MIN-MAX   UDP port range for WebRTC peer connections (default any free port)
   --client-dir PATH     the built browser client served at / (default dist/client)
+  --allow-origin ORIGIN a page origin besides the server's own that may POST to the API,
+                        e.g. http://localhost:5173; repeatable (docs/server.md § HTTP limits)
   --netsim SPEC         impair every link, both directions, e.g. "delay=80,jitter=30,loss=5"
                         (settings delay, jitter, loss, dup, up-*/down-*, seed; docs/netsim.md)
   -h, --help            this text
@@ -88,6 +90,21 @@ function netsimSpec(value: string): NonNullable<ServerOptions["netsim"]> {
   }
 }
 
+function origin(value: string): string {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(value);
+  } catch {
+    // reported below
+  }
+  if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== value) {
+    fail(
+      `--allow-origin must be an origin such as http://localhost:5173 (scheme, host, port; no path), got "${value}"`,
+    );
+  }
+  return value;
+}
+
 function positive(name: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) fail(`--${name} must be a positive integer, got "${value}"`);
@@ -116,6 +133,7 @@ async function main(): Promise<void> {
         "rtc-bind": { type: "string" },
         "rtc-ports": { type: "string" },
         "client-dir": { type: "string", default: DEFAULT_CLIENT_DIR },
+        "allow-origin": { type: "string", multiple: true, default: [] },
         netsim: { type: "string" },
         "udp-backend": { type: "string", default: "auto" },
         help: { type: "boolean", short: "h", default: false },
@@ -171,6 +189,7 @@ async function main(): Promise<void> {
       webrtc,
       netsim,
       clientDir: v["client-dir"]!,
+      http: { allowedOrigins: v["allow-origin"]!.map(origin) },
       udpBackend,
       logger,
     });

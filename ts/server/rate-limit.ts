@@ -27,6 +27,11 @@ export class TokenBucket {
     this.tokens -= 1;
     return true;
   }
+
+  /** Gives back a token taken for something that did not happen after all (never above the burst). */
+  refund(): void {
+    this.tokens = Math.min(this.burst, this.tokens + 1);
+  }
 }
 
 /**
@@ -55,6 +60,11 @@ export class KeyedRateLimiter {
       this.buckets.set(key, bucket);
     }
     return bucket.take(nowMs);
+  }
+
+  /** Gives back a token `key` took (a no-op for a key no longer tracked). */
+  refund(key: string): void {
+    this.buckets.get(key)?.refund();
   }
 
   get size(): number {

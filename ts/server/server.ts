@@ -8,6 +8,7 @@ import { loadCore } from "../wasm/node.js";
 import { installApiRoutes } from "./api-routes.js";
 import { Game, type GameOptions } from "./game-server.js";
 import { HttpApi } from "./http-api.js";
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from "./http-guard.js";
 import { Logger } from "./log.js";
 import { loadMap } from "./map/load-map.js";
 import { tileFlagsTable } from "./map/tile-data.js";
@@ -46,6 +47,8 @@ export interface ServerOptions extends Partial<GameOptions> {
   clientDir?: string;
   /** How UDP datagrams move: batched system calls (native/udp-mmsg) or node:dgram; default "auto". */
   udpBackend?: UdpBackend;
+  /** HTTP edge and account limits (http-guard.ts); DEFAULT_HTTP_LIMITS for what is not given. */
+  http?: Partial<HttpLimits>;
 }
 
 export interface RunningServer {
@@ -112,7 +115,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     { backend: options.udpBackend },
   );
   if (udp.fallbackReason) logger.info("UDP without batching (node:dgram)", { reason: udp.fallbackReason });
-  const http = new HttpApi((error) => logger.error("http handler failed", { error: String(error) }));
+  const http = new HttpApi((error) => logger.error("http handler failed", { error: String(error) }), {
+    ...DEFAULT_HTTP_LIMITS,
+    ...options.http,
+  });
   const webrtc = await WebRtcTransport.create(sink, policy, logger, {
     ...DEFAULT_WEBRTC_OPTIONS,
     bindAddress: isWildcard(options.host) ? undefined : options.host,

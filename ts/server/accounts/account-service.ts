@@ -48,6 +48,10 @@ export class AccountService {
     if (this.store.findByName(name.value)) throw new AccountError(409, `name "${name.value}" is taken`);
     if (!this.host.hasRoomFor(null)) throw new AccountError(503, "server full");
     const passwordHash = await hashPassword(password.value);
+    // The slots may have filled while the hash was computed. Checked again here, in the same
+    // turn of the event loop as creating the account and entering the world, so a refusal
+    // never leaves an account behind and an account created always gets its session.
+    if (!this.host.hasRoomFor(null)) throw new AccountError(503, "server full");
     let account: AccountRecord;
     try {
       account = this.store.create(name.value, nick.nick, passwordHash, NEW_CHARACTER, Date.now());
@@ -55,7 +59,7 @@ export class AccountService {
       if (error instanceof NameTakenError) throw new AccountError(409, `name "${name.value}" is taken`);
       throw error;
     }
-    return this.enter(account, "account created, but the server is full now: log in later");
+    return this.enter(account, "server full");
   }
 
   /**

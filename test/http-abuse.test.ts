@@ -1,0 +1,273 @@
+// The HTTP side under abuse, over real loopback sockets against the real server
+// (startServer): cross-site requests, idle-connection floods, slow headers,
+// login brute force, registration spam and the 503 that left accounts behind.
+// Sources are told apart by binding client sockets to different loopback
+// addresses (127.0.0.2, 127.0.0.3, …), all of which reach a server on 127.0.0.1.
+import { once } from "node:events";
+import { request } from "node:http";
+import { connect, type Socket } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Logger } from "../ts/server/log.js";
+import { openGameDatabase } from "../ts/server/persistence/database.js";
+import { type RunningServer, type ServerOptions, startServer } from "../ts/server/server.js";
+import { writeTestMap, type TestMap } from "./support/test-map.js";
+
+let map: TestMap;
+let dir: string;
+const servers: RunningServer[] = [];
+const sockets: Socket[] = [];
+
+beforeAll(() => {
+  map = writeTestMap();
+  dir = mkdtempSync(join(tmpdir(), "caves-http-abuse-"));
+});
+
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+  for (const server of servers.splice(0)) await server.close();
+});
+
+afterAll(() => {
+  map?.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function start(options: Partial<ServerOptions> = {}): Promise<RunningServer> {
+  const server = await startServer({
+    host: "127.0.0.1",
+    httpPort: 0,
+    udpPort: 0,
+    mapPath: map.path,
+    logger: new Logger("silent"),
+    database: openGameDatabase(join(dir, `db-${servers.length}-${Date.now()}.sqlite`)),
+    ...options,
+  });
+  servers.push(server);
+  return server;
+}
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Record<string, unknown>;
+}
+
+/** One HTTP request from `from` (a loopback address), with its own connection. */
+function call(
+  port: number,
+  method: "GET" | "POST",
+  path: string,
+  options: { body?: string; headers?: Record<string, string>; from?: string } = {},
+): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        localAddress: options.from ?? "127.0.0.1",
+        agent: false,
+        headers: { connection: "close", ...options.headers },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => {
+          let body: Record<string, unknown> = {};
+          try {
+            body = JSON.parse(text) as Record<string, unknown>;
+          } catch {
+            body = { text };
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+        });
+      },
+    );
+    req.on("error", reject);
+    if (options.body !== undefined) req.write(options.body);
+    req.end();
+  });
+}
+
+function postJson(port: number, path: string, body: unknown, from?: string, headers: Record<string, string> = {}) {
+  return call(port, "POST", path, {
+    body: JSON.stringify(body),
+    headers: { "content-type": "application/json", ...headers },
+    from,
+  });
+}
+
+/** An idle TCP connection from `from`; resolves once connected, with a flag set when the server closes it. */
+async function idleConnection(port: number, from: string): Promise<{ socket: Socket; closed: () => boolean }> {
+  const socket = connect({ host: "127.0.0.1", port, localAddress: from });
+  sockets.push(socket);
+  let closed = false;
+  socket.on("close", () => (closed = true));
+  socket.on("error", () => (closed = true));
+  socket.resume(); // read what the server sends (a 408), so its closing reaches us
+  await once(socket, "connect");
+  return { socket, closed: () => closed };
+}
+
+const until = async (condition: () => boolean, timeoutMs: number): Promise<boolean> => {
+  const end = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
+  return condition();
+};
+
+describe("cross-site requests", () => {
+  it("a state-changing POST must be JSON: a text/plain form post is refused with 415 and creates nothing", async () => {
+    const server = await start();
+    const reply = await call(server.httpPort, "POST", "/api/guest", {
+      body: JSON.stringify({ nick: "Forged" }),
+      headers: { "content-type": "text/plain" },
+    });
+    expect(reply.status).toBe(415);
+    expect(String(reply.body.error)).toMatch(/application\/json/);
+    expect(server.game.sessions.size).toBe(0);
+  });
+
+  it("a POST from a page of another origin is refused with 403; same origin and no Origin (native clients) pass", async () => {
+    const server = await start();
+    const port = server.httpPort;
+    const foreign = await postJson(port, "/api/guest", { nick: "Forged" }, undefined, {
+      origin: "http://evil.example",
+    });
+    expect(foreign.status).toBe(403);
+    expect(server.game.sessions.size).toBe(0);
+    const same = await postJson(port, "/api/guest", { nick: "Same" }, undefined, {
+      origin: `http://127.0.0.1:${port}`,
+    });
+    expect(same.status).toBe(200);
+    const native = await postJson(port, "/api/guest", { nick: "Native" });
+    expect(native.status).toBe(200);
+  });
+});
+
+describe("connections", () => {
+  it("idle connections beyond the per-address cap are closed, and another address is still served", async () => {
+    const server = await start({ http: { connectionsPerAddress: 8 } });
+    const port = server.httpPort;
+    const held: { closed: () => boolean }[] = [];
+    for (let index = 0; index < 12; index++) held.push(await idleConnection(port, "127.0.0.2"));
+    expect(await until(() => held.filter((c) => c.closed()).length >= 4, 2000)).toBe(true);
+    expect(held.slice(0, 8).every((c) => !c.closed())).toBe(true);
+    const status = await call(port, "GET", "/api/status", { from: "127.0.0.3" });
+    expect(status.status).toBe(200);
+    expect((status.body.http as Record<string, number>).refusedConnections).toBeGreaterThanOrEqual(4);
+  });
+
+  it("a connection that never finishes its request headers is closed after the headers timeout", async () => {
+    const server = await start({ http: { headersTimeoutMs: 500 } });
+    const slow = await idleConnection(server.httpPort, "127.0.0.4");
+    slow.socket.write("GET /api/status HTTP/1.1\r\nHost: x\r\n"); // never the blank line
+    expect(await until(slow.closed, 5000)).toBe(true);
+  });
+});
+
+describe("logins", () => {
+  it("wrong passwords from one address meet 429 with Retry-After; another address can still log in", async () => {
+    const server = await start({ http: { loginFailuresBeforeBackoff: 3 } });
+    const port = server.httpPort;
+    const created = await postJson(port, "/api/register", { name: "Target", password: "correct horse", nick: "T" });
+    expect(created.status).toBe(200);
+    const statuses = [];
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const reply = await postJson(port, "/api/login", { name: "Target", password: `guess${attempt}xx` }, "127.0.0.5");
+      statuses.push(reply.status);
+      if (reply.status === 429) expect(Number(reply.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    }
+    expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
+    expect(statuses.slice(3)).toEqual([429, 429, 429]);
+    // The attacker's address is held back, even with the right password…
+    const blocked = await postJson(port, "/api/login", { name: "Target", password: "correct horse" }, "127.0.0.5");
+    expect(blocked.status).toBe(429);
+    // …the owner, elsewhere, is not (the per-account limit allows more failures than the per-address one).
+    const owner = await postJson(port, "/api/login", { name: "Target", password: "correct horse" }, "127.0.0.6");
+    expect(owner.status).toBe(200);
+  });
+
+  it("wrong passwords for one account from many addresses meet the per-account limit", async () => {
+    const server = await start({ http: { loginFailuresBeforeBackoff: 50, accountFailuresBeforeBackoff: 4 } });
+    const port = server.httpPort;
+    await postJson(port, "/api/register", { name: "Victim", password: "correct horse", nick: "V" });
+    const statuses = [];
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const reply = await postJson(
+        port,
+        "/api/login",
+        { name: "victim", password: "wrong guess" },
+        `127.0.1.${attempt + 1}`,
+      );
+      statuses.push(reply.status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 429, 429]);
+  });
+
+  it("password hashing is bounded: logins beyond the queue are answered 503 with Retry-After at once", async () => {
+    const server = await start({ http: { hashConcurrency: 1, hashQueue: 2, loginFailuresBeforeBackoff: 1000 } });
+    const port = server.httpPort;
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        postJson(port, "/api/login", { name: `nobody${index}`, password: "whatever1" }, `127.0.2.${index + 1}`),
+      ),
+    );
+    const statuses = replies.map((reply) => reply.status);
+    expect(statuses.filter((status) => status === 401).length).toBeGreaterThanOrEqual(3);
+    expect(statuses.filter((status) => status === 503).length).toBeGreaterThanOrEqual(1);
+    for (const reply of replies.filter((r) => r.status === 503)) {
+      expect(Number(reply.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    }
+    expect(statuses.every((status) => status === 401 || status === 503)).toBe(true);
+  }, 20_000);
+});
+
+describe("registration", () => {
+  it("registrations from one address are limited (429), and an account refused never exists", async () => {
+    const server = await start({ http: { registrationsPerAddress: 2 } });
+    const port = server.httpPort;
+    const statuses = [];
+    for (let index = 0; index < 4; index++) {
+      const reply = await postJson(
+        port,
+        "/api/register",
+        { name: `spam${index}`, password: "password1", nick: `S${index}` },
+        "127.0.0.7",
+      );
+      statuses.push(reply.status);
+    }
+    expect(statuses).toEqual([200, 200, 429, 429]);
+    const other = await postJson(
+      port,
+      "/api/register",
+      { name: "honest", password: "password1", nick: "H" },
+      "127.0.0.8",
+    );
+    expect(other.status).toBe(200);
+    const login = await postJson(port, "/api/login", { name: "spam3", password: "password1" }, "127.0.0.9");
+    expect(login.status).toBe(401);
+  });
+
+  it("a 503 (server full) never leaves an account behind, however many registrations race", async () => {
+    const server = await start({ maxPlayers: 1 });
+    const port = server.httpPort;
+    const names = ["racer0", "racer1", "racer2", "racer3"];
+    const replies = await Promise.all(
+      names.map((name, index) =>
+        postJson(port, "/api/register", { name, password: "password1", nick: name }, `127.0.3.${index + 1}`),
+      ),
+    );
+    const statuses = replies.map((reply) => reply.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 503)).toHaveLength(3);
+    const stored = servers[0].game.accountStore;
+    for (const [index, name] of names.entries()) {
+      expect(stored.findByName(name) !== undefined, name).toBe(statuses[index] === 200);
+    }
+  }, 20_000);
+});
