@@ -135,7 +135,7 @@ export class GameClient {
   private readonly now: () => number;
   private readonly reconnectFn: ReconnectFn | undefined;
   private readonly onOtherPacket: ((packet: PacketView) => void) | undefined;
-  private readonly tickHz: number;
+  private readonly tickHzValue: number;
   private sessionValue: GuestSession;
   private transport: Transport;
   private linkId = 0;
@@ -176,7 +176,7 @@ export class GameClient {
     this.now = config.now ?? (() => performance.now());
     this.reconnectFn = config.reconnect;
     this.onOtherPacket = config.onOtherPacket;
-    this.tickHz = config.world.tickHz > 0 ? config.world.tickHz : TICK_HZ;
+    this.tickHzValue = config.world.tickHz > 0 ? config.world.tickHz : TICK_HZ;
     this.sessionValue = config.session;
     this.ownId = config.session.entityId;
     this.transport = config.transport;
@@ -186,7 +186,7 @@ export class GameClient {
     this.grid = new GridWindow(this.sim, this.chunks, options.gridRadiusChunks);
     this.outbox = new Outbox(config.transport, config.session.token, this.traffic, options.clientType);
     this.connection = new ConnectionMonitor(this.now(), options.disconnectAfterMs);
-    this.serverClock = new ServerClock(this.tickHz);
+    this.serverClock = new ServerClock(this.tickHzValue);
     this.rtt = new RttEstimator(options.initialRttMs);
     this.pinger = new Pinger(options.pingIntervalMs);
     this.chunkRequests = new ChunkRequester(options.chunkRetransmitMs);
@@ -380,6 +380,11 @@ export class GameClient {
     return this.transport.name;
   }
 
+  /** The server's tick rate (WorldInfo.tickHz) that the clock, the scheduler and the host's glides run on. */
+  get tickHz(): number {
+    return this.tickHzValue;
+  }
+
   get ownEntityId(): number {
     return this.ownId;
   }
@@ -532,7 +537,7 @@ export class GameClient {
   /** The first window a datagram sent at `nowMs` reaches in time (scheduler.ts). */
   private earliestWindowAt(nowMs: number): number {
     const serverTick = this.serverClock.tickAt(nowMs, this.rtt.smoothedMs);
-    return earliestWindow(serverTick, leadMs(this.rtt, this.options.leadMarginMs), this.tickHz);
+    return earliestWindow(serverTick, leadMs(this.rtt, this.options.leadMarginMs), this.tickHzValue);
   }
 
   /** The held action if THE rule allows it from the predicted position (send-time validation), else NOOP. */
