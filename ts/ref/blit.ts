@@ -21,20 +21,7 @@ import {
 import { FB_HEIGHT, FB_WIDTH } from "../constants.js";
 
 // The shared numbers are production's (ts/blit-layout.ts); tests reach them here beside the oracle too.
-export {
-  ATLAS_BYTES,
-  asciiBytes,
-  FIRST_GLYPH_BYTE,
-  GLYPH_SIZE,
-  LAST_GLYPH_BYTE,
-  MODE_OPAQUE,
-  MODE_TINTED,
-  MODE_TRANSPARENT,
-  NO_TILE,
-  SPRITE_BYTES,
-  SPRITES_MAX,
-  type SpriteEntry,
-};
+export * from "../blit-layout.js";
 
 const PIXEL_COUNT = FB_WIDTH * FB_HEIGHT;
 const TILE_ID_COUNT = 0x10000;
