@@ -3,11 +3,13 @@
 // without a wasm core: encodeChunkFromTiles and readChunkTiles (chunk.ts), which
 // the packet tool and the tests use. The server (world.ts) and the client
 // (chunk-cache.ts) run the wasm kernels through WasmCodec instead, by
-// measurement (bench/results/codec.json): wasm unpack6 and pack6 are 18× and
-// 17.6× faster with the data resident and 9–10× with the copy, a whole
-// ChunkPacket encode 9× and decode 18× (only a 64-id palette build is faster
-// here, 0.55×, and chunks are mostly a handful of ids). They are the oracle the
-// wasm kernels are tested against too (ts/ref/codec.ts re-exports them).
+// measurement: bench/results/codec.json (load 1.3–1.7) has wasm unpack6 and
+// pack6 18× and 17.6× faster with the data resident and 9–10× with the copy, a
+// whole ChunkPacket encode 9× and decode 18× (only a 64-id palette build is
+// faster here, 0.55×, and chunks are mostly a handful of ids);
+// bench/micro/chunk-kernels.ts, copy included, a cave chunk, load 12: decode
+// 3.8–5.8×, encode 4.4×. They are the oracle the wasm kernels are tested
+// against too (ts/ref/codec.ts re-exports them).
 //
 // 1024 tiles row-major (index = y * 32 + x), each a 6-bit index into a local
 // palette of at most 64 global tile ids. Tiles 4g..4g+3 form group g, packed

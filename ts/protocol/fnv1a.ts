@@ -3,11 +3,11 @@
 // entity's entry per client per broadcast and the client over every
 // EntityPacket. It is JS and not the wasm kernel (assembly/codec) by
 // measurement (bench/micro/entity-checksum-kernel.ts, 40 entries of 18–35
-// bytes, load 1.7 on 2 cores): JS 43–45 ns per entry, wasm with the entry
-// copied into IO 69–72 ns (1.6×: one crossing and a copy per entry cost more
-// than the hash). Only with the entries already in linear memory does wasm win
-// (27 ns, 0.63×), and both the broadcast's entry slab and a received datagram
-// live in JS memory. The wasm kernel serves data already resident in the
+// bytes, 2 shared cores): JS 43–45 ns per entry at load 1.7, wasm with the
+// entry copied into IO 1.5–1.6× that (one crossing and a copy per entry cost
+// more than the hash; the same ratio at load 12). Only with the entries already
+// in linear memory does wasm win (0.63–0.66×), and both the broadcast's entry
+// slab and a received datagram live in JS memory. The wasm kernel serves data already resident in the
 // module (WasmCodec.fnv1aResident); ts/ref/codec.ts names this one the oracle.
 
 /** FNV-1a 32-bit offset basis: the hash of the empty input. */
