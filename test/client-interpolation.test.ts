@@ -1,7 +1,11 @@
 // Entity interpolation: glide over one movement interval, snap on jumps, drop on absence.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { EntityInterpolation, MOVE_INTERVAL_MS } from "../ts/client/interpolation.js";
+import { TICK_HZ } from "../ts/constants.js";
+import { EntityInterpolation, moveIntervalMs } from "../ts/client/interpolation.js";
+
+/** One movement window at the nominal server rate (the browser passes the server's own). */
+const MOVE_INTERVAL_MS = moveIntervalMs(TICK_HZ);
 
 describe("EntityInterpolation", () => {
   it("uses one movement window (4 ticks at 24 Hz) as its interval", () => {
@@ -9,14 +13,14 @@ describe("EntityInterpolation", () => {
   });
 
   it("shows a new entity at rest on its tile", () => {
-    const lerp = new EntityInterpolation();
+    const lerp = new EntityInterpolation(MOVE_INTERVAL_MS);
     lerp.applySnapshot([{ id: 7, x: 5, y: -3 }], 1000);
     expect(lerp.positionAt(7, 1000)).toEqual({ x: 40, y: -24 });
     expect(lerp.tileOf(7)).toEqual({ x: 5, y: -3 });
   });
 
   it("glides one step linearly over the interval: half-way at half the interval", () => {
-    const lerp = new EntityInterpolation();
+    const lerp = new EntityInterpolation(MOVE_INTERVAL_MS);
     lerp.applySnapshot([{ id: 1, x: 5, y: 5 }], 0);
     lerp.applySnapshot([{ id: 1, x: 6, y: 4 }], 1000);
     expect(lerp.positionAt(1, 1000)).toEqual({ x: 40, y: 40 });
@@ -32,7 +36,7 @@ describe("EntityInterpolation", () => {
   });
 
   it("snaps on a jump of more than one tile (Chebyshev)", () => {
-    const lerp = new EntityInterpolation();
+    const lerp = new EntityInterpolation(MOVE_INTERVAL_MS);
     lerp.applySnapshot([{ id: 1, x: 0, y: 0 }], 0);
     lerp.applySnapshot([{ id: 1, x: 2, y: 1 }], 1000);
     expect(lerp.positionAt(1, 1000)).toEqual({ x: 16, y: 8 });
@@ -43,7 +47,7 @@ describe("EntityInterpolation", () => {
   });
 
   it("drops entities that are absent from an update", () => {
-    const lerp = new EntityInterpolation();
+    const lerp = new EntityInterpolation(MOVE_INTERVAL_MS);
     lerp.applySnapshot(
       [
         { id: 1, x: 0, y: 0 },
@@ -63,7 +67,7 @@ describe("EntityInterpolation", () => {
   });
 
   it("takes an update entity by entity", () => {
-    const lerp = new EntityInterpolation();
+    const lerp = new EntityInterpolation(MOVE_INTERVAL_MS);
     lerp.beginUpdate();
     lerp.setTile(10, 0, 0, 0);
     lerp.setTile(11, 4, 4, 0);
@@ -78,7 +82,7 @@ describe("EntityInterpolation", () => {
   });
 
   it("a repeated tile does not restart the glide", () => {
-    const lerp = new EntityInterpolation();
+    const lerp = new EntityInterpolation(MOVE_INTERVAL_MS);
     lerp.applySnapshot([{ id: 1, x: 0, y: 0 }], 0);
     lerp.applySnapshot([{ id: 1, x: 1, y: 0 }], 1000);
     lerp.applySnapshot([{ id: 1, x: 1, y: 0 }], 1080); // the 12 Hz update between two 6 Hz steps
@@ -86,7 +90,7 @@ describe("EntityInterpolation", () => {
   });
 
   it("a step arriving mid-glide continues from where the entity is drawn", () => {
-    const lerp = new EntityInterpolation();
+    const lerp = new EntityInterpolation(MOVE_INTERVAL_MS);
     lerp.applySnapshot([{ id: 1, x: 0, y: 0 }], 0);
     lerp.applySnapshot([{ id: 1, x: 1, y: 0 }], 1000);
     const drawn = lerp.positionAt(1, 1100)!;
@@ -102,7 +106,7 @@ describe("EntityInterpolation", () => {
     );
     fc.assert(
       fc.property(steps, (walk) => {
-        const lerp = new EntityInterpolation();
+        const lerp = new EntityInterpolation(MOVE_INTERVAL_MS);
         let tileX = 0;
         let tileY = 0;
         let nowMs = 0;
@@ -131,7 +135,7 @@ describe("EntityInterpolation", () => {
   });
 
   it("writes into a caller's point when given one", () => {
-    const lerp = new EntityInterpolation();
+    const lerp = new EntityInterpolation(MOVE_INTERVAL_MS);
     lerp.applySnapshot([{ id: 1, x: 2, y: 3 }], 0);
     const out = { x: -1, y: -1 };
     expect(lerp.positionAt(1, 0, out)).toBe(out);

@@ -11,6 +11,8 @@ import { fileURLToPath } from "node:url";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
 import { build } from "vite";
+import { moveIntervalMs } from "../../ts/client/interpolation.js";
+import { TICK_HZ } from "../../ts/constants.js";
 import { Logger } from "../../ts/server/log.js";
 import { readWorldMap, type RunningServer, startServer, type ServerOptions } from "../../ts/server/server.js";
 import { loadCore } from "../../ts/wasm/node.js";
@@ -30,8 +32,8 @@ const CHROMIUM_ARGS = [
   "--disable-sync",
   "--disable-quic",
 ];
-/** Movement: one step per 4 ticks at 24 Hz. */
-export const STEP_MS = 1000 / 6;
+/** Movement: one step per window (4 ticks at 24 Hz, the test server's rate). */
+export const STEP_MS = moveIntervalMs(TICK_HZ);
 
 export interface Tile {
   x: number;

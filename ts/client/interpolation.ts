@@ -2,8 +2,10 @@
 // tiles, 6 steps per second; drawing them there makes everything hop. Each
 // entity gets a track — where its glide started, the tile it is gliding to,
 // and when — and is drawn along a straight line over one movement interval
-// (TICKS_PER_MOVE ticks at TICK_HZ, 166.7 ms), so a walker moves continuously
-// and arrives just as its next step is due.
+// (TICKS_PER_MOVE ticks at the server's tick rate, 166.7 ms at 24 Hz), so a
+// walker moves continuously and arrives just as its next step is due. The rate
+// is the server's (WorldInfo.tickHz, as GameClient.tickHz), the same the
+// client's clock and scheduler run on, so the glide cannot drift from the steps.
 //
 // Purely cosmetic: game logic keeps using the authoritative tiles.
 // - A step of more than one tile (Chebyshev) is a teleport or a burst of lost
@@ -11,12 +13,14 @@
 // - A new step that arrives while the previous glide is still running (jitter)
 //   starts from where the entity is drawn, not from its old tile, so it never jumps back.
 // - An entity missing from an update has left the view (or the world) and is dropped.
-import { TICK_HZ, TICKS_PER_MOVE } from "../constants.js";
+import { TICKS_PER_MOVE } from "../constants.js";
 import { CELL_SIZE_PX } from "./assets/sheets.js";
 import type { PixelPoint } from "./camera.js";
 
-/** One movement window in milliseconds: 4 ticks at 24 Hz. */
-export const MOVE_INTERVAL_MS = (TICKS_PER_MOVE * 1000) / TICK_HZ;
+/** One movement window in milliseconds at `tickHz` ticks per second (4 ticks: 166.7 ms at 24 Hz). */
+export function moveIntervalMs(tickHz: number): number {
+  return (TICKS_PER_MOVE * 1000) / tickHz;
+}
 
 /** An entity's authoritative position, in world tiles, as decoded from an EntityPacket. */
 export interface EntityTile {
@@ -41,8 +45,9 @@ export class EntityInterpolation {
   private readonly tracks = new Map<number, Track>();
   private generation = 0;
 
+  /** `intervalMs`: one movement window at the server's tick rate (moveIntervalMs(client.tickHz)). */
   constructor(
-    private readonly intervalMs: number = MOVE_INTERVAL_MS,
+    private readonly intervalMs: number,
     private readonly tileSizePx: number = CELL_SIZE_PX,
   ) {}
 

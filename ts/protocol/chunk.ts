@@ -5,7 +5,7 @@ import { readU16, readU32, writeU16, writeU32 } from "./bytes.js";
 import { type DecodeResult, EncodeError, checkRoom, checkU32, failure, isIntegerIn, outOfRange } from "./errors.js";
 import { PACKET_CHUNK, encodeHeader } from "./header.js";
 import { CHUNK_PACKED_BYTES, CHUNK_TILE_COUNT, PALETTE_MAX, TILE_UNKNOWN } from "../constants.js";
-import { pack6, paletteBuild, paletteExpand, unpack6 } from "../ref/codec.js";
+import { pack6, paletteBuild, paletteExpand, unpack6 } from "./chunk-kernels.js";
 
 /** Header, ChunkEntry and pal_count: where the palette starts. */
 export const CHUNK_PALETTE_OFFSET = 13;

@@ -3,7 +3,7 @@
 // chained in send order. Leaving out tick, count and flags makes the checksum
 // depend only on the entries the client sees, so it stays put while nothing
 // in view changes and the server may skip unchanged updates (decision 10).
-import { FNV_OFFSET, fnv1a } from "../ref/codec.js";
+import { FNV_OFFSET, fnv1a } from "./fnv1a.js";
 import { ENTITY_HEADER_BYTES } from "./entity.js";
 
 /** Checksum of a tick with no entity bytes, and the starting value for entityChecksumUpdate. */

@@ -4,46 +4,27 @@
 // input the ABI defines. Parameters are coerced the way a wasm call coerces
 // them (i32 by ToInt32, u8 by its low byte) so both see the same numbers.
 import type { BlitKernels } from "../blit-args.js";
+import {
+  ATLAS_BYTES,
+  asciiBytes,
+  FIRST_GLYPH_BYTE,
+  GLYPH_SIZE,
+  LAST_GLYPH_BYTE,
+  MODE_OPAQUE,
+  MODE_TINTED,
+  MODE_TRANSPARENT,
+  NO_TILE,
+  SPRITE_BYTES,
+  SPRITES_MAX,
+  type SpriteEntry,
+} from "../blit-layout.js";
 import { FB_HEIGHT, FB_WIDTH } from "../constants.js";
 
-/** Size of the ATLAS region in bytes (assembly/layout.ts ATLAS_BYTES). */
-export const ATLAS_BYTES = 0x80000;
-/** Entries in the SPRITES region (assembly/layout.ts SPRITES_MAX). */
-export const SPRITES_MAX = 1024;
-/** Bytes per SPRITES entry: i16 x, i16 y, u16 tile, u8 mode, u8 tint. */
-export const SPRITE_BYTES = 8;
-/** Blit modes. */
-export const MODE_OPAQUE = 0;
-export const MODE_TRANSPARENT = 1;
-export const MODE_TINTED = 2;
-/** Atlas tile index meaning "draw nothing" (TILE_LOOK entries and sprite tiles). */
-export const NO_TILE = 0xffff;
-/** Font glyph cell edge in pixels; bytes 32..126 have glyphs (sheet index byte - 32). */
-export const GLYPH_SIZE = 8;
-export const FIRST_GLYPH_BYTE = 32;
-export const LAST_GLYPH_BYTE = 126;
+// The shared numbers are production's (ts/blit-layout.ts); tests reach them here beside the oracle too.
+export * from "../blit-layout.js";
 
 const PIXEL_COUNT = FB_WIDTH * FB_HEIGHT;
 const TILE_ID_COUNT = 0x10000;
-
-/** One sprite-list entry as the SPRITES region stores it. */
-export interface SpriteEntry {
-  x: number;
-  y: number;
-  tile: number;
-  mode: number;
-  tint: number;
-}
-
-/** Text as the byte string draw_text reads: ASCII as is, anything beyond 0x7f as '?'. */
-export function asciiBytes(text: string): Uint8Array {
-  const bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    bytes[i] = code < 0x80 ? code : 0x3f;
-  }
-  return bytes;
-}
 
 /** floor(a * b / c) for non-negative integers a, b and positive c, exact beyond 2^53. */
 function mulDivFloor(a: number, b: number, c: number): number {

@@ -33,7 +33,7 @@ import {
   encodePacketToBytes,
   MAX_DATAGRAM_BYTES,
 } from "../protocol/index.js";
-import { unpack6, pack6 } from "../ref/codec.js";
+import { unpack6, pack6 } from "../protocol/chunk-kernels.js";
 
 const USAGE = `Usage:
   packet decode <hex|->    decode one datagram; prints every field as JSON

@@ -3,7 +3,15 @@
 // calls the kernels. Region offsets come from core.layout.
 import type { BlitArgs, BlitKernels, DrawSpritesArgs, DrawTilemapArgs, HbarArgs, RectArgs } from "../blit-args.js";
 import { FB_HEIGHT, FB_WIDTH } from "../constants.js";
-import { ATLAS_BYTES, SPRITES_MAX, SPRITE_BYTES, NO_TILE, asciiBytes, type SpriteEntry } from "../ref/blit.js";
+import {
+  ATLAS_BYTES,
+  asciiBytes,
+  NO_TILE,
+  SPRITE_BYTES,
+  SPRITES_MAX,
+  type SpriteEntry,
+  writeSpriteEntry,
+} from "../blit-layout.js";
 import { CoreError, type Core } from "./core.js";
 
 type DrawText = (
@@ -46,7 +54,7 @@ export class WasmBlitter implements BlitKernels<number> {
     const layout = core.layout;
     if (layout.ATLAS_BYTES !== ATLAS_BYTES || layout.SPRITES_MAX !== SPRITES_MAX) {
       throw new CoreError(
-        `core module's ATLAS_BYTES/SPRITES_MAX (${layout.ATLAS_BYTES}/${layout.SPRITES_MAX}) differ from ts/ref/blit.ts`,
+        `core module's ATLAS_BYTES/SPRITES_MAX (${layout.ATLAS_BYTES}/${layout.SPRITES_MAX}) differ from ts/blit-layout.ts`,
       );
     }
     this.core = core;
@@ -96,15 +104,7 @@ export class WasmBlitter implements BlitKernels<number> {
   setSprite(index: number, sprite: SpriteEntry): void {
     if (!Number.isInteger(index) || index < 0 || index >= SPRITES_MAX) throw new RangeError(`sprite index ${index}`);
     const at = this.core.layout.SPRITES + index * SPRITE_BYTES;
-    const u8 = this.core.u8;
-    u8[at] = sprite.x;
-    u8[at + 1] = sprite.x >> 8;
-    u8[at + 2] = sprite.y;
-    u8[at + 3] = sprite.y >> 8;
-    u8[at + 4] = sprite.tile;
-    u8[at + 5] = sprite.tile >> 8;
-    u8[at + 6] = sprite.mode;
-    u8[at + 7] = sprite.tint;
+    writeSpriteEntry(this.core.u8, at, sprite.x, sprite.y, sprite.tile, sprite.mode, sprite.tint);
   }
 
   /** Copies a tile-id window into the first half of IO; returns its pointer for drawTilemap. */

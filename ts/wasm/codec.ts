@@ -2,7 +2,9 @@
 // exports, plus methods that copy a chunk or a byte range through the module's
 // regions so callers can work with their own typed arrays.
 import { CoreError, type Core } from "./core.js";
-import { FNV_OFFSET, requireRange } from "../ref/codec.js";
+import { CHUNK_PACKED_BYTES as PACKED_BYTES, CHUNK_TILE_COUNT as TILE_COUNT, PALETTE_MAX } from "../constants.js";
+import { requireLength } from "../protocol/chunk-kernels.js";
+import { FNV_OFFSET, requireRange } from "../protocol/fnv1a.js";
 
 export { FNV_OFFSET };
 
@@ -10,14 +12,6 @@ type VoidFn = () => void;
 type CountFn = () => number;
 type CountArgFn = (count: number) => number;
 type HashFn = (ptr: number, len: number, hash: number) => number;
-
-const TILE_COUNT = 1024;
-const PACKED_BYTES = 768;
-const PALETTE_MAX = 64;
-
-function requireLength(array: ArrayLike<number>, length: number, name: string): void {
-  if (array.length < length) throw new RangeError(`${name} has ${array.length} elements, needs at least ${length}`);
-}
 
 export class WasmCodec {
   /** CHUNK_PACKED (768 bytes) -> CHUNK_INDICES. */

@@ -7,7 +7,7 @@ import type { EntityInfo } from "../core/entity-table.js";
 import type { GameClient } from "../core/game-client.js";
 import { Camera, placeViewport, type PixelPoint } from "../camera.js";
 import { InputState, attachKeyboard } from "../input.js";
-import { EntityInterpolation } from "../interpolation.js";
+import { EntityInterpolation, moveIntervalMs } from "../interpolation.js";
 import { spriteCellFor } from "../render/entity-sprites.js";
 import { FrameRenderer, type FrameScene, gridViewOf, type SpriteInstance } from "../render/frame.js";
 import type { HudLine } from "../render/hud.js";
@@ -47,8 +47,8 @@ export class PlaySession {
   private readonly steering = new ClickSteering();
   private readonly pointer: PointerInput;
   private readonly camera = new Camera();
-  private readonly others = new EntityInterpolation();
-  private readonly ownGlide = new EntityInterpolation();
+  private readonly others: EntityInterpolation;
+  private readonly ownGlide: EntityInterpolation;
   private readonly log = new MessageLog();
   private readonly presence = new PresenceWatch();
   private readonly detachKeyboard: () => void;
@@ -65,6 +65,9 @@ export class PlaySession {
 
   constructor(private readonly parts: PlaySessionParts) {
     this.client = parts.client;
+    // Glides last one movement window at the server's tick rate, the one the client schedules steps by.
+    this.others = new EntityInterpolation(moveIntervalMs(parts.client.tickHz));
+    this.ownGlide = new EntityInterpolation(moveIntervalMs(parts.client.tickHz));
     this.pointer = new PointerInput(parts.view.canvas, this.steering);
     for (const note of parts.notes ?? []) this.log.add(note, "bad");
     this.detachKeyboard = attachKeyboard(window, this.input, { isTextEntryActive: isTyping });

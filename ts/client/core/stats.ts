@@ -1,6 +1,7 @@
 // Numbers for the debug overlay and the bots: traffic each way (totals and
 // per second), an estimate of downstream loss from gaps in the StatePacket
-// ticks, and a snapshot type gathering every counter of the client.
+// ticks, the client's own counters, and the snapshot type gathering every
+// counter of the client (filled by readout.ts).
 import { BROADCAST_EVERY_TICKS } from "../../constants.js";
 import type { ConnectionState } from "./connection.js";
 import type { TilePoint } from "./prediction.js";
@@ -44,6 +45,20 @@ export interface ClientStats {
   queriesSent: number;
   decodeErrors: number;
   reconnects: number;
+}
+
+/** The client's own event counts (the parts count the rest themselves). */
+export interface ClientCounters {
+  stepsSent: number;
+  /** Scheduled steps withdrawn by a NOOP because the plan changed. */
+  retractions: number;
+  keepAlives: number;
+  decodeErrors: number;
+  reconnects: number;
+}
+
+export function createClientCounters(): ClientCounters {
+  return { stepsSent: 0, retractions: 0, keepAlives: 0, decodeErrors: 0, reconnects: 0 };
 }
 
 /** Per-second rate sampling period, and the loss estimate's horizon in periods. */

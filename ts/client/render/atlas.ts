@@ -5,7 +5,7 @@
 import type { Rgb332Image } from "../assets/image.js";
 import { CELL_SIZE_PX, SHEET_COLUMNS, TILE_CELL_COUNT } from "../assets/sheets.js";
 import { TILE_BORDER, TILE_UNKNOWN } from "../../constants.js";
-import { NO_TILE } from "../../ref/blit.js";
+import { NO_TILE } from "../../blit-layout.js";
 import type { WasmBlitter } from "../../wasm/blit.js";
 
 export interface SheetImages {

@@ -6,7 +6,7 @@
 //
 // Tiles are read from grid memory every frame, so a tile the core changed (a
 // TileUpdate applied in place, a re-sent chunk) shows in the next frame.
-import { MODE_TINTED, MODE_TRANSPARENT } from "../../ref/blit.js";
+import { MODE_TINTED, MODE_TRANSPARENT } from "../../blit-layout.js";
 import type { WasmBlitter } from "../../wasm/blit.js";
 import type { WasmSim } from "../../wasm/sim.js";
 import { placeViewport, type PixelPoint, type ViewportPlacement } from "../camera.js";

@@ -2,7 +2,7 @@
 // (FONT_ADVANCE_PX: one clear column between letters, 13 characters across the
 // 80-px panel where draw_text's fixed 8-px advance fits 10), drawn tinted as
 // one sprite batch.
-import { MODE_TINTED } from "../../ref/blit.js";
+import { MODE_TINTED } from "../../blit-layout.js";
 import { FONT_ADVANCE_PX, FONT_FIRST_CHAR, FONT_LAST_CHAR } from "../assets/sheets.js";
 import type { SpriteList } from "./sprite-list.js";
 import { TEXT_SHADOW } from "./palette.js";

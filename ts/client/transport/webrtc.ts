@@ -3,13 +3,12 @@
 // carries exactly the datagrams UDP carries. Signalling is one POST /api/rtc with the complete
 // offer (ICE gathering finished first), answered with the server's complete answer.
 // DOM-free: it needs only an RTCPeerConnection constructor and fetch (docs/transports.md).
+import { MAX_DATAGRAM_BYTES } from "../../protocol/header.js";
 import type { DatagramHandler, Transport } from "../core/transport.js";
 import { TransportError } from "./websocket.js";
 
 export const RTC_SIGNALLING_PATH = "/api/rtc";
 export const DATA_CHANNEL_LABEL = "datagrams";
-
-const MAX_DATAGRAM_BYTES = 1200;
 
 /** While this many bytes wait in the channel, new datagrams are dropped rather than queued. */
 const MAX_BUFFERED_BYTES = 64 * 1024;

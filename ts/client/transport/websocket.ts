@@ -1,12 +1,10 @@
 // The browser's fallback link: a WebSocket to the game server's /ws, one binary message per
 // datagram, used when a WebRTC data channel cannot be set up (docs/transports.md). DOM-free:
 // it needs only a WebSocket constructor (the platform's, or the `ws` package's in Node tests).
+import { MAX_DATAGRAM_BYTES } from "../../protocol/header.js";
 import type { DatagramHandler, Transport } from "../core/transport.js";
 
 export const WEBSOCKET_PATH = "/ws";
-
-/** Largest datagram the protocol allows; a bigger one is a bug and is not sent. */
-const MAX_DATAGRAM_BYTES = 1200;
 
 /** While this many bytes wait to be sent, new datagrams are dropped (a stalled stream must not grow a queue). */
 const MAX_BUFFERED_BYTES = 64 * 1024;
@@ -89,6 +87,7 @@ class WebSocketLink implements Transport {
 
   send(datagram: Uint8Array): void {
     if (this.closed || this.socket.readyState !== 1 /* OPEN */) return;
+    // Over the protocol's limit is a bug, a full buffer a stalled stream: neither is sent.
     if (datagram.length > MAX_DATAGRAM_BYTES || this.socket.bufferedAmount > MAX_BUFFERED_BYTES) return;
     this.socket.send(datagram);
   }

@@ -1,0 +1,48 @@
+// GameClient's tunables and their defaults, apart from the class so the parts
+// it wires (steering, upkeep) can read them without importing the client.
+import { ASTAR_NODE_BUDGET } from "./planner.js";
+import { CHUNK_RETRANSMIT_MS } from "./chunk-requests.js";
+import { DISCONNECT_AFTER_MS } from "./connection.js";
+import { QUERY_MAX_TRIES, QUERY_RETRANSMIT_MS } from "./names.js";
+import { INITIAL_RTT_MS } from "./rtt.js";
+import { LEAD_MARGIN_MS, MAX_PENDING_STEPS } from "./scheduler.js";
+
+export interface GameClientOptions {
+  /** No StatePacket for this long: the link is considered lost. */
+  disconnectAfterMs: number;
+  /** Keep-alives that bind the session, sent until the first StatePacket. */
+  helloIntervalMs: number;
+  pingIntervalMs: number;
+  initialRttMs: number;
+  chunkRetransmitMs: number;
+  /** Minimum gap between keep-alives that ask for lost entity updates. */
+  keepAliveIntervalMs: number;
+  queryRetransmitMs: number;
+  queryMaxTries: number;
+  /** Fixed part of the scheduling lead (scheduler.ts). */
+  leadMarginMs: number;
+  maxPendingSteps: number;
+  astarNodeBudget: number;
+  /** The wasm grid spans (2r+1)² chunks around the player's chunk. */
+  gridRadiusChunks: number;
+  /** Chunks farther than this (Chebyshev, in chunks) from the player's are evicted. */
+  cacheRadiusChunks: number;
+  clientType: number;
+}
+
+export const DEFAULT_GAME_CLIENT_OPTIONS: GameClientOptions = {
+  disconnectAfterMs: DISCONNECT_AFTER_MS,
+  helloIntervalMs: 250,
+  pingIntervalMs: 1000,
+  initialRttMs: INITIAL_RTT_MS,
+  chunkRetransmitMs: CHUNK_RETRANSMIT_MS,
+  keepAliveIntervalMs: 250,
+  queryRetransmitMs: QUERY_RETRANSMIT_MS,
+  queryMaxTries: QUERY_MAX_TRIES,
+  leadMarginMs: LEAD_MARGIN_MS,
+  maxPendingSteps: MAX_PENDING_STEPS,
+  astarNodeBudget: ASTAR_NODE_BUDGET,
+  gridRadiusChunks: 2,
+  cacheRadiusChunks: 3,
+  clientType: 0,
+};

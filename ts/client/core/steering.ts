@@ -1,0 +1,131 @@
+// The steering policy: which step to send, into which window, and when to
+// withdraw scheduled ones. A held movement key walks one step per window; a
+// click-to-move goal follows the planner's route. A changed plan retracts the
+// steps the server can still be told about in time; at most one new step is
+// scheduled per update, into the first window a datagram sent now reaches
+// (scheduler.ts). Validity is THE rule (sim.stepAllowed) from the predicted
+// position, so the client never sends a step the server would refuse.
+import { ACTION_MAX, ACTION_NOOP } from "../../protocol/action.js";
+import type { ActionSender } from "./action-sender.js";
+import type { ClientParts } from "./parts.js";
+import type { GoalResult } from "./planner.js";
+import type { TilePoint } from "./prediction.js";
+import { earliestWindow, leadMs, nextStepWindow, targetTickOfWindow } from "./scheduler.js";
+
+export interface SetGoalOptions {
+  /** Click-and-hold steering: an unreachable tile keeps the current route instead of releasing the goal. */
+  steering?: boolean;
+}
+
+type SteeringParts = Pick<
+  ClientParts,
+  "options" | "now" | "tickHz" | "sim" | "connection" | "serverClock" | "rtt" | "prediction" | "planner" | "counters"
+>;
+
+export class Steering {
+  private held = ACTION_NOOP;
+  private planChanged = false;
+
+  constructor(
+    private readonly parts: SteeringParts,
+    private readonly sender: ActionSender,
+  ) {}
+
+  get heldAction(): number {
+    return this.held;
+  }
+
+  /** Held movement key: 1..8 walks one step per window while held, 0 stops. Cancels any click-to-move goal. */
+  setHeldAction(action: number): void {
+    if (!Number.isInteger(action) || action < 0 || action > ACTION_MAX) {
+      throw new RangeError(`action must be 0..${ACTION_MAX}, got ${action}`);
+    }
+    if (action === this.held) return;
+    this.held = action;
+    this.planChanged = true;
+    if (action !== ACTION_NOOP) this.parts.planner.release("cleared");
+  }
+
+  /** Click-to-move toward world tile (x, y), routed from the predicted position (GameClient.setGoal). */
+  setGoal(x: number, y: number, options: SetGoalOptions = {}): GoalResult | "not-ready" {
+    const { prediction, planner } = this.parts;
+    if (!prediction.confirmed || this.parts.connection.state !== "playing") return "not-ready";
+    // A new route starts where the server will be after the steps too late to withdraw: the
+    // still-cancellable ones are retracted by the plan change, so planning past them would
+    // hand the route a first tile the next update cannot step to.
+    const from = prediction.predictedBefore(this.earliestWindowAt(this.parts.now()))!;
+    const hadGoal = planner.goal !== null;
+    const result = planner.setGoal({ x, y }, from, options.steering === true);
+    if (result === "planned" || (hadGoal && planner.goal === null)) this.planChanged = true;
+    return result;
+  }
+
+  /** Drops the goal and its route; scheduled steps that can still be cancelled are. */
+  clearGoal(): void {
+    const planner = this.parts.planner;
+    if (!planner.goal) return;
+    planner.release("cleared");
+    this.planChanged = true;
+  }
+
+  /** A new session began (reconnect): no goal, and nothing scheduled is left to withdraw. */
+  reset(): void {
+    this.parts.planner.release("cleared");
+    this.planChanged = false;
+  }
+
+  /** Retraction, then at most one new step into the first reachable window. */
+  steer(nowMs: number): void {
+    const { prediction, planner, counters } = this.parts;
+    if (!prediction.confirmed) return;
+    const earliest = this.earliestWindowAt(nowMs);
+
+    // A changed plan withdraws every step the server can still be told about in time; the
+    // rest ("zombies") will execute and stay pending, so the prediction just shifts.
+    let retracted: number[] = [];
+    if (this.planChanged) {
+      this.planChanged = false;
+      retracted = prediction.removeFrom(earliest).map((step) => step.window);
+    }
+
+    const window = nextStepWindow(
+      earliest,
+      prediction.lastWindow,
+      prediction.pending.length,
+      this.parts.options.maxPendingSteps,
+    );
+    if (window >= 0) {
+      const from = prediction.predicted()!;
+      const action = this.held !== ACTION_NOOP ? this.heldStep(from) : planner.nextAction(from);
+      if (action !== ACTION_NOOP) {
+        prediction.add(window, action);
+        this.sender.send(targetTickOfWindow(window), action, nowMs);
+        counters.stepsSent++;
+        // The new step replaces the withdrawn one in that window; no NOOP needed there.
+        retracted = retracted.filter((withdrawn) => withdrawn !== window);
+      }
+    }
+    for (const withdrawn of retracted) {
+      this.sender.send(targetTickOfWindow(withdrawn), ACTION_NOOP, nowMs);
+      counters.retractions++;
+    }
+
+    const goal = planner.goal;
+    const confirmed = prediction.confirmed;
+    if (goal && prediction.pending.length === 0 && confirmed.x === goal.x && confirmed.y === goal.y) {
+      planner.release("arrived");
+    }
+  }
+
+  /** The first window a datagram sent at `nowMs` reaches in time (scheduler.ts). */
+  private earliestWindowAt(nowMs: number): number {
+    const { serverClock, rtt, options, tickHz } = this.parts;
+    const serverTick = serverClock.tickAt(nowMs, rtt.smoothedMs);
+    return earliestWindow(serverTick, leadMs(rtt, options.leadMarginMs), tickHz);
+  }
+
+  /** The held action if THE rule allows it from the predicted position (send-time validation), else NOOP. */
+  private heldStep(from: TilePoint): number {
+    return this.parts.sim.stepAllowed(from.x, from.y, this.held) ? this.held : ACTION_NOOP;
+  }
+}
