@@ -19,6 +19,7 @@ import { readTlvName } from "../../protocol/tlv.js";
 import type { Core } from "../../wasm/core.js";
 import { WasmCodec } from "../../wasm/codec.js";
 import { WasmSim } from "../../wasm/sim.js";
+import { lastWindowConsumedAt, tickOfWindow } from "../../window.js";
 import { type CachedChunk, ChunkCache } from "./chunk-cache.js";
 import { CHUNK_RETRANSMIT_MS, ChunkRequester } from "./chunk-requests.js";
 import { type ConnectionState, ConnectionMonitor, DISCONNECT_AFTER_MS } from "./connection.js";
@@ -38,16 +39,9 @@ import {
 import { NameDirectory, QUERY_MAX_TRIES, QUERY_RETRANSMIT_MS } from "./names.js";
 import { Outbox } from "./outbox.js";
 import { ASTAR_NODE_BUDGET, type GoalResult, Planner } from "./planner.js";
-import { ackWindowOfTick, type PendingStep, Prediction, type TilePoint } from "./prediction.js";
+import { type PendingStep, Prediction, type TilePoint } from "./prediction.js";
 import { INITIAL_RTT_MS, Pinger, RttEstimator } from "./rtt.js";
-import {
-  earliestWindow,
-  LEAD_MARGIN_MS,
-  leadMs,
-  MAX_PENDING_STEPS,
-  nextStepWindow,
-  targetTickOfWindow,
-} from "./scheduler.js";
+import { earliestWindow, LEAD_MARGIN_MS, leadMs, MAX_PENDING_STEPS, nextStepWindow } from "./scheduler.js";
 import { ServerClock } from "./server-clock.js";
 import {
   fetchWorld,
@@ -511,14 +505,14 @@ export class GameClient {
       const action = this.held !== ACTION_NOOP ? this.heldStep(from) : this.planner.nextAction(from);
       if (action !== ACTION_NOOP) {
         prediction.add(window, action);
-        this.sendAction(targetTickOfWindow(window), action, nowMs);
+        this.sendAction(tickOfWindow(window), action, nowMs);
         this.counters.stepsSent++;
         // The new step replaces the withdrawn one in that window; no NOOP needed there.
         retracted = retracted.filter((withdrawn) => withdrawn !== window);
       }
     }
     for (const withdrawn of retracted) {
-      this.sendAction(targetTickOfWindow(withdrawn), ACTION_NOOP, nowMs);
+      this.sendAction(tickOfWindow(withdrawn), ACTION_NOOP, nowMs);
       this.counters.retractions++;
     }
 
@@ -643,7 +637,7 @@ export class GameClient {
   private onAck(): void {
     const entries = this.entityTable.entries;
     const own = entries.get(this.ownId);
-    if (own) this.prediction.acknowledge(ackWindowOfTick(this.entityTable.ackTick), own.x, own.y);
+    if (own) this.prediction.acknowledge(lastWindowConsumedAt(this.entityTable.ackTick), own.x, own.y);
     for (const entry of entries.values()) if (entry.typeId === 0) this.nameDirectory.want(entry.id);
   }
 
