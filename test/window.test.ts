@@ -15,6 +15,7 @@ import {
   tickOfWindow,
   windowOfTick,
   windowPeriodMs,
+  windowsPerSecond,
 } from "../ts/window.js";
 
 const windowNumber = fc.integer({ min: 0, max: 2 ** 30 });
@@ -104,6 +105,7 @@ describe("tick ↔ window", () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 1000 }), (hz) => {
         expect((windowPeriodMs(hz) * hz) / 1000).toBeCloseTo(TICKS_PER_MOVE, 9);
+        expect(windowsPerSecond(hz) * windowPeriodMs(hz)).toBeCloseTo(1000, 9);
       }),
       { seed: 17, numRuns: 500 },
     );
@@ -165,5 +167,6 @@ describe("agrees with the formulas it replaced", () => {
 
   it("on the bots' window period (bench/server/bots.ts: 1000 / 6 ms)", () => {
     expect(windowPeriodMs(TICK_HZ)).toBe(1000 / 6);
+    expect(windowsPerSecond(TICK_HZ)).toBe(6);
   });
 });

@@ -55,3 +55,8 @@ export function farthestWindow(nextWindow: number): number {
 export function windowPeriodMs(tickHz: number): number {
   return (TICKS_PER_MOVE * 1000) / tickHz;
 }
+
+/** Windows per second at `tickHz` ticks per second: how often an entity may step. */
+export function windowsPerSecond(tickHz: number): number {
+  return tickHz / TICKS_PER_MOVE;
+}
