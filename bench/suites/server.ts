@@ -449,7 +449,7 @@ export async function runServer(options: RunOptions & { serverCounts?: number[] 
           `World: ${WORLD_SIZE}×${WORLD_SIZE} tiles, 10 % walls and 4096 spawn points from seed ${WORLD_SEED} (bench/server/world.ts writes it as ` +
           `a Tiled map). Bots: bench/server/bots.ts, one UDP socket and session each; a move intent every window (${MOVES_HZ}/s) ` +
           "for the next window, direction changing every 1.5–2.5 s, chunk requests and checksum keep-alives as needed, a " +
-          "Ping per second. Bytes are at the IP level: payload + 28 bytes per UDP datagram, counted by the bots (what " +
+          `Ping per second. Bytes are at the IP level: payload + ${IP_UDP_OVERHEAD_BYTES} bytes per UDP datagram, counted by the bots (what ` +
           "they received / sent) and from the server's /api/status counters. Tick and broadcast percentiles cover the " +
           "measurement window's ticks only (/api/status?ticks=N). Event-loop delay: " +
           (eldSource === "/api/status"
