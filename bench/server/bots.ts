@@ -15,7 +15,7 @@
 // A GameClient brings a wasm Core per bot (about 0.6 MiB resident and ~10 GiB
 // of reserved address space each, docs/bots.md) and its per-update work —
 // RTT-led scheduling, prediction replays, A*, name lookups — costs 12–40 % of
-// a core for 200 bots there, so 2000 would need one to four cores. It would
+// a core for 200 bots there, so 2000 would need 1.2 to 4 cores. It would
 // also change the traffic being measured: its steps follow the RTT lead and
 // the goal, and every bot queries every other player's name (≈ N² EntityQueries
 // when N bots join at once). So the bench keeps this thin client, with one
@@ -135,7 +135,7 @@ class Bot {
   entityTick = -1;
   entityHash = ENTITY_CHECKSUM_START;
   sawState = false;
-  /** Highest chat message number received in order, acknowledged like the official client does. */
+  /** The ChatAck sent back, like the official client's: seq is the highest chat message received in order. */
   readonly chatAck: ChatAckPacket;
   readonly chatAckOut = new Uint8Array(CHAT_ACK_BYTES);
 
