@@ -3,10 +3,10 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { Camera, DEFAULT_CAMERA_OPTIONS, followTarget, placeViewport, type PixelPoint } from "../ts/client/camera.js";
-import { moveIntervalMs } from "../ts/client/interpolation.js";
+import { windowPeriodMs } from "../ts/window.js";
 import { TICK_HZ } from "../ts/constants.js";
 
-const MOVE_INTERVAL_MS = moveIntervalMs(TICK_HZ);
+const MOVE_INTERVAL_MS = windowPeriodMs(TICK_HZ);
 
 describe("followTarget", () => {
   it("moves at 64 px/s by default", () => {

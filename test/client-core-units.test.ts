@@ -10,9 +10,9 @@ import { EntityTable } from "../ts/client/core/entity-table.js";
 import { GridWindow } from "../ts/client/core/grid-window.js";
 import { NameDirectory } from "../ts/client/core/names.js";
 import { actionTowards, Planner } from "../ts/client/core/planner.js";
-import { ackWindowOfTick, Prediction } from "../ts/client/core/prediction.js";
+import { Prediction } from "../ts/client/core/prediction.js";
 import { Pinger, RttEstimator } from "../ts/client/core/rtt.js";
-import { earliestWindow, leadMs, nextStepWindow, targetTickOfWindow } from "../ts/client/core/scheduler.js";
+import { earliestWindow, leadMs, nextStepWindow } from "../ts/client/core/scheduler.js";
 import { ServerClock } from "../ts/client/core/server-clock.js";
 import { joinGuest, parseToken, SessionError, tileFlagsTable } from "../ts/client/core/session-api.js";
 import { TrafficMeter } from "../ts/client/core/stats.js";
@@ -22,6 +22,7 @@ import { WasmCodec } from "../ts/wasm/codec.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { WasmSim } from "../ts/wasm/sim.js";
+import { lastWindowConsumedAt, tickOfWindow } from "../ts/window.js";
 import {
   chunkDatagram,
   entityUpdate,
@@ -82,7 +83,7 @@ describe("the networking core is platform-neutral", () => {
       // Everything it imports lives in the shared layers, never in the server or a Node-only module.
       for (const match of text.matchAll(/from\s+["']([^"']+)["']/g)) {
         expect(match[1], `${name} imports ${match[1]}`).toMatch(
-          /^\.\/|^\.\.\/\.\.\/(constants|protocol\/|wasm\/(core|sim|codec)|netsim\/index)/,
+          /^\.\/|^\.\.\/\.\.\/(constants|window\.js|protocol\/|wasm\/(core|sim|codec)|netsim\/index)/,
         );
       }
     }
@@ -148,7 +149,7 @@ describe("scheduler", () => {
     // 100 ms of lead is 2.4 ticks: arriving at 41.9 still makes window 11 (tick 44), at 44.1 only window 12.
     expect(earliestWindow(39.5, 100, 24)).toBe(11);
     expect(earliestWindow(41.7, 100, 24)).toBe(12);
-    expect(targetTickOfWindow(11)).toBe(44);
+    expect(tickOfWindow(11)).toBe(44);
   });
 
   it("never aims past the server's action window horizon, however large the lead", () => {
@@ -204,12 +205,12 @@ describe("prediction: predict → ack → replay", () => {
   it("expires every step of an acknowledged window and counts a correction only when the server disagrees", () => {
     loadRows(ROOM);
     const prediction = new Prediction(sim);
-    prediction.acknowledge(ackWindowOfTick(36), 1, 1); // window 9
+    prediction.acknowledge(lastWindowConsumedAt(36), 1, 1); // window 9
     prediction.add(10, E);
     prediction.add(11, E);
     prediction.add(12, E);
     // Ack of tick 44 (window 11): both E steps executed as predicted.
-    prediction.acknowledge(ackWindowOfTick(44), 3, 1);
+    prediction.acknowledge(lastWindowConsumedAt(44), 3, 1);
     expect(prediction.pending).toEqual([{ window: 12, action: E }]);
     expect(prediction.corrections).toBe(0);
     expect(prediction.predicted()).toEqual({ x: 4, y: 1 });

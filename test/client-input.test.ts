@@ -1,5 +1,8 @@
 // Keyboard map: bindings, combinations of held keys, releases, commands and the DOM shell.
-import { describe, expect, it, vi } from "vitest";
+// The action codes are checked against THE movement rule in wasm, not against
+// themselves: MOVE_* are aliases of the protocol's ACTION_* codes, so only the
+// rule can tell whether a key moves the way its binding says.
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import fc from "fast-check";
 import {
   actionFromDelta,
@@ -17,6 +20,23 @@ import {
   MOVE_W,
   type KeyEventTarget,
 } from "../ts/client/input.js";
+import { loadCore } from "../ts/wasm/node.js";
+import { WasmSim } from "../ts/wasm/sim.js";
+
+let sim: WasmSim;
+beforeAll(async () => {
+  sim = new WasmSim(await loadCore());
+  // A 3×3 open floor (tile 1, no flags) around (1, 1): every step from the centre is allowed.
+  expect(sim.initGrid(3, 3, 0, 0)).toBe(true);
+  sim.resetFlags();
+  for (let y = 0; y < 3; y++) for (let x = 0; x < 3; x++) sim.setTile(x, y, 1);
+});
+
+/** Where THE movement rule takes an entity from (1, 1) by one step `action`, as (dx, dy). */
+function ruleStep(action: number): [number, number] {
+  const { x, y } = sim.replay(1, 1, 0, [{ window: 1, action }]);
+  return [x - 1, y - 1];
+}
 
 /** Action codes and their (dx, dy) from the brief's shared vocabulary. */
 const DELTAS: Record<number, [number, number]> = {
@@ -43,6 +63,20 @@ describe("action codes", () => {
       0, 1, 2, 3, 4, 5, 6, 7, 8,
     ]);
     for (const [action, [dx, dy]] of Object.entries(DELTAS)) expect(actionFromDelta(dx, dy)).toBe(Number(action));
+  });
+
+  it("move by the (dx, dy) the movement rule in wasm moves them", () => {
+    for (const [action, delta] of Object.entries(DELTAS))
+      expect(ruleStep(Number(action)), `action ${action}`).toEqual(delta);
+  });
+
+  it("make every movement key step the way its binding points, through the rule", () => {
+    const moves = Object.entries(KEY_BINDINGS).filter(([, binding]) => binding.kind === "move");
+    expect(moves.length).toBeGreaterThanOrEqual(8);
+    for (const [code, binding] of moves) {
+      if (binding.kind !== "move") continue;
+      expect(ruleStep(held(code)), code).toEqual([binding.dx, binding.dy]);
+    }
   });
 });
 

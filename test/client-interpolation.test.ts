@@ -2,10 +2,11 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { TICK_HZ } from "../ts/constants.js";
-import { EntityInterpolation, moveIntervalMs } from "../ts/client/interpolation.js";
+import { EntityInterpolation } from "../ts/client/interpolation.js";
+import { windowPeriodMs } from "../ts/window.js";
 
 /** One movement window at the nominal server rate (the browser passes the server's own). */
-const MOVE_INTERVAL_MS = moveIntervalMs(TICK_HZ);
+const MOVE_INTERVAL_MS = windowPeriodMs(TICK_HZ);
 
 describe("EntityInterpolation", () => {
   it("uses one movement window (4 ticks at 24 Hz) as its interval", () => {

@@ -1,7 +1,7 @@
 // Builds what the tests load before any test file runs, if it is missing or
-// stale: the wasm module, and on Linux the batched-UDP addon (npm install
-// builds it once; an edit to its C source would otherwise be tested against
-// the old binary).
+// stale: the wasm modules (release, scalar and debug), and on Linux the
+// batched-UDP addon (npm install builds it once; an edit to its C source would
+// otherwise be tested against the old binary).
 import { execFileSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 
@@ -11,7 +11,8 @@ const ADDON_SOURCES = ["native/udp-mmsg/src/udp_mmsg.c", "native/udp-mmsg/bindin
 export default function setup(): void {
   if (!process.env.CORE_WASM) {
     // Unless the caller chose a prebuilt module.
-    execFileSync(process.execPath, ["scripts/build-wasm.mjs", "--if-missing"], { stdio: "inherit" });
+    // --debug: test/wasm-core.test.ts compares the debug build's layout with the release build's.
+    execFileSync(process.execPath, ["scripts/build-wasm.mjs", "--if-missing", "--debug"], { stdio: "inherit" });
   }
   if (process.platform !== "linux") return;
   const builtMs = existsSync(ADDON) ? statSync(ADDON).mtimeMs : 0;

@@ -9,20 +9,38 @@
 // client does, so the server does not retransmit them. --idle bots never move
 // (the sparse case).
 //
+// Why not the shared client core (ts/client/core, which ts/bots drives): this
+// process must hold 2000 bots on one core (the harness pins it to core 1) so
+// that the server, not the load generator, is what the benchmark measures.
+// A GameClient brings a wasm Core per bot (about 0.6 MiB resident and ~10 GiB
+// of reserved address space each, docs/bots.md) and its per-update work —
+// RTT-led scheduling, prediction replays, A*, name lookups — costs 12–40 % of
+// a core for 200 bots there, so 2000 would need 1.2 to 4 cores. It would
+// also change the traffic being measured: its steps follow the RTT lead and
+// the goal, and every bot queries every other player's name (≈ N² EntityQueries
+// when N bots join at once). So the bench keeps this thin client, with one
+// fixed, documented traffic pattern per bot, but it writes no packet layout or
+// window arithmetic of its own: packets go through the protocol library's
+// encoders and decoders (ts/protocol) and windows through ts/window.ts.
+//
 // usage: node --import tsx bench/server/bots.ts --http http://127.0.0.1:PORT --count N
 //        [--warmup S] [--measure S] [--idle] [--seed N]
 // stdout: JSON lines {"event":"joined"|"measure-start"|"measure-end"|"result", ...}
 import { createSocket, type Socket } from "node:dgram";
 import { parseArgs } from "node:util";
+import { TICK_HZ } from "../../ts/constants.js";
 import {
+  ACTION_BYTES,
+  ACTION_MAX,
+  ACTION_N,
+  ACTION_NOOP,
+  CHAT_ACK_BYTES,
+  type ChatAckPacket,
   type ChunkEntry,
+  CLIENT_TYPE_OFFICIAL,
   ENTITY_CHECKSUM_START,
-  PACKET_CHAT,
-  PACKET_CHUNK,
-  PACKET_ENTITY,
-  PACKET_PONG,
-  PACKET_STATE,
-  PACKET_TYPE_NAMES,
+  MANIFEST_ENTRIES,
+  PING_BYTES,
   createActionPacket,
   decodePacket,
   encodeAction,
@@ -30,7 +48,9 @@ import {
   encodePing,
   entityChecksumUpdate,
 } from "../../ts/protocol/index.js";
+import { NO_TARGET_TICK, nextWindowAfter, tickOfWindow, windowPeriodMs } from "../../ts/window.js";
 import { mulberry32 } from "../lib/data.js";
+import { IP_UDP_OVERHEAD_BYTES } from "./ip-overhead.js";
 
 const { values } = parseArgs({
   options: {
@@ -48,10 +68,21 @@ const warmupMs = Number(values.warmup) * 1000;
 const measureMs = Number(values.measure) * 1000;
 const idle = values.idle!;
 const random = mulberry32(Number(values.seed));
-const IP_UDP_OVERHEAD = 28;
-const WINDOW_MS = 1000 / 6;
+/** One move intent per movement window: 6 per second at the server's 24 Hz. */
+const WINDOW_MS = windowPeriodMs(TICK_HZ);
 const CHUNK_RETRY_MS = 250;
 const HELLO_INTERVAL_MS = 250;
+const PING_INTERVAL_MS = 1000;
+/** A bot keeps its direction for TURN_AFTER_MIN_MS plus up to TURN_AFTER_SPREAD_MS. */
+const TURN_AFTER_MIN_MS = 1500;
+const TURN_AFTER_SPREAD_MS = 1000;
+/** Chunk versions remembered before those outside the current manifest are forgotten. */
+const HELD_CHUNKS_MAX = 32;
+
+/** A random one of the eight step directions, ACTION_N .. ACTION_MAX. */
+function randomDirection(): number {
+  return ACTION_N + Math.floor(random() * (ACTION_MAX - ACTION_N + 1));
+}
 
 function emit(event: string, fields: Record<string, unknown> = {}): void {
   process.stdout.write(JSON.stringify({ event, timeMs: performance.now(), ...fields }) + "\n");
@@ -81,18 +112,19 @@ const zero = (): Counters => ({
 });
 let measuring = false;
 const totals = zero();
-/** Datagrams received per packet type (index = packet_type), during the window. */
-const byType = new Array<number>(256).fill(0);
+/** Datagrams received per packet type name ("undecodable" for any that fail to decode), during the window. */
+const byType = new Map<string, number>();
 
 class Bot {
   readonly socket: Socket;
   readonly action = createActionPacket();
-  readonly out = new Uint8Array(74);
-  readonly pingOut = new Uint8Array(14);
+  readonly out = new Uint8Array(ACTION_BYTES);
+  /** The Ping never changes (timestamp 0: the bots do not measure RTT), so it is encoded once. */
+  readonly pingOut = new Uint8Array(PING_BYTES);
   tick = 0;
   manifest: ChunkEntry[] = [];
   readonly held = new Map<number, number>();
-  direction = 1 + Math.floor(random() * 8);
+  direction = randomDirection();
   nextTurnMs = 0;
   nextMoveMs = 0;
   nextPingMs = 0;
@@ -103,9 +135,9 @@ class Bot {
   entityTick = -1;
   entityHash = ENTITY_CHECKSUM_START;
   sawState = false;
-  /** Highest chat message number received in order, acknowledged like the official client does. */
-  chatSeq = 0;
-  readonly chatAckOut = new Uint8Array(18);
+  /** The ChatAck sent back, like the official client's: seq is the highest chat message received in order. */
+  readonly chatAck: ChatAckPacket;
+  readonly chatAckOut = new Uint8Array(CHAT_ACK_BYTES);
 
   constructor(
     token: bigint,
@@ -113,19 +145,21 @@ class Bot {
     nowMs: number,
   ) {
     this.action.authToken = token;
+    this.chatAck = { type: "chat_ack", clientType: CLIENT_TYPE_OFFICIAL, authToken: token, seq: 0 };
+    encodePing({ type: "ping", clientType: CLIENT_TYPE_OFFICIAL, timestampMs: 0n }, this.pingOut, 0);
     this.socket = createSocket("udp4");
     this.socket.on("message", (message) => this.receive(message));
     this.socket.on("error", () => {});
     this.nextMoveMs = nowMs + random() * WINDOW_MS;
-    this.nextPingMs = nowMs + random() * 1000;
-    this.nextTurnMs = nowMs + 1500 + random() * 1000;
+    this.nextPingMs = nowMs + random() * PING_INTERVAL_MS;
+    this.nextTurnMs = nowMs + TURN_AFTER_MIN_MS + random() * TURN_AFTER_SPREAD_MS;
   }
 
   send(bytes: Uint8Array): void {
     this.socket.send(bytes, this.port, "127.0.0.1");
     if (measuring) {
       totals.datagramsOut++;
-      totals.bytesOut += bytes.length + IP_UDP_OVERHEAD;
+      totals.bytesOut += bytes.length + IP_UDP_OVERHEAD_BYTES;
     }
   }
 
@@ -133,7 +167,7 @@ class Bot {
     this.action.targetTick = targetTick;
     this.action.action = action;
     const cache = this.action.cache;
-    for (let i = 0; i < 9; i++) {
+    for (let i = 0; i < MANIFEST_ENTRIES; i++) {
       const entry = this.manifest[i];
       const version = entry ? this.held.get(entry.chunkId) : undefined;
       cache[i].chunkId = entry ? entry.chunkId : 0;
@@ -143,69 +177,76 @@ class Bot {
     this.send(this.out);
   }
 
+  /** target_tick 0, NOOP: binds the link, acks the chunk cache (the server sends what is missing). */
+  sendCacheAck(): void {
+    this.sendAction(NO_TARGET_TICK, ACTION_NOOP);
+  }
+
   receive(message: Buffer): void {
     const bytes = new Uint8Array(message.buffer, message.byteOffset, message.length);
-    const type = bytes[3];
+    const result = decodePacket(bytes);
     if (measuring) {
       totals.datagramsIn++;
-      totals.bytesIn += bytes.length + IP_UDP_OVERHEAD;
-      byType[type]++;
+      totals.bytesIn += bytes.length + IP_UDP_OVERHEAD_BYTES;
+      const kind = result.ok ? result.packet.type : "undecodable";
+      byType.set(kind, (byType.get(kind) ?? 0) + 1);
     }
-    if (type === PACKET_STATE) {
-      const result = decodePacket(bytes);
-      if (!result.ok || result.packet.type !== "state") return;
-      if (measuring) totals.state++;
-      // The previous broadcast's entities have arrived by now (they follow their State); compare its checksum.
-      if (this.sawState && this.stateChecksum !== this.heldChecksum) {
-        if (measuring) totals.checksumMismatches++;
-        this.sendAction(0, 0);
-      }
-      this.sawState = true;
-      this.tick = result.packet.tick;
-      this.manifest = result.packet.chunks;
-      this.stateChecksum = result.packet.entityChecksum;
-      const now = performance.now();
-      let missing = false;
-      for (const entry of this.manifest)
-        if (entry.version !== 0 && this.held.get(entry.chunkId) !== entry.version) missing = true;
-      if (missing && now - this.lastChunkRequestMs >= CHUNK_RETRY_MS) {
-        this.lastChunkRequestMs = now;
-        this.sendAction(0, 0);
-      }
-    } else if (type === PACKET_ENTITY) {
-      const result = decodePacket(bytes);
-      if (!result.ok || result.packet.type !== "entity") return;
-      if (measuring) totals.entity++;
-      if (result.packet.tick !== this.entityTick) {
-        this.entityTick = result.packet.tick;
-        this.entityHash = ENTITY_CHECKSUM_START;
-      }
-      this.entityHash = entityChecksumUpdate(this.entityHash, bytes);
-      if (!result.packet.more) this.heldChecksum = this.entityHash;
-    } else if (type === PACKET_CHUNK) {
-      const result = decodePacket(bytes);
-      if (!result.ok || result.packet.type !== "chunk") return;
-      if (measuring) totals.chunk++;
-      this.held.set(result.packet.chunkId, result.packet.version);
-      if (this.held.size > 32) {
-        const keep = new Set(this.manifest.map((entry) => entry.chunkId));
-        for (const id of this.held.keys()) if (!keep.has(id)) this.held.delete(id);
-      }
-    } else if (type === PACKET_CHAT) {
-      const result = decodePacket(bytes);
-      if (!result.ok || result.packet.type !== "chat") return;
-      // Messages below oldestSeq were dropped by the server and will never come: skip past them.
-      this.chatSeq = Math.max(this.chatSeq, result.packet.oldestSeq - 1);
-      if (result.packet.seq === this.chatSeq + 1) this.chatSeq = result.packet.seq;
-      encodeChatAck(
-        { type: "chat_ack", clientType: 0, authToken: this.action.authToken, seq: this.chatSeq },
-        this.chatAckOut,
-        0,
-      );
-      this.send(this.chatAckOut);
-    } else if (type === PACKET_PONG) {
+    if (!result.ok) {
       if (measuring) totals.other++;
-    } else if (measuring) totals.other++;
+      return;
+    }
+    const packet = result.packet;
+    switch (packet.type) {
+      case "state": {
+        if (measuring) totals.state++;
+        // The previous broadcast's entities have arrived by now (they follow their State); compare its checksum.
+        if (this.sawState && this.stateChecksum !== this.heldChecksum) {
+          if (measuring) totals.checksumMismatches++;
+          this.sendCacheAck();
+        }
+        this.sawState = true;
+        this.tick = packet.tick;
+        this.manifest = packet.chunks;
+        this.stateChecksum = packet.entityChecksum;
+        const now = performance.now();
+        let missing = false;
+        for (const entry of this.manifest)
+          if (entry.version !== 0 && this.held.get(entry.chunkId) !== entry.version) missing = true;
+        if (missing && now - this.lastChunkRequestMs >= CHUNK_RETRY_MS) {
+          this.lastChunkRequestMs = now;
+          this.sendCacheAck();
+        }
+        return;
+      }
+      case "entity":
+        if (measuring) totals.entity++;
+        if (packet.tick !== this.entityTick) {
+          this.entityTick = packet.tick;
+          this.entityHash = ENTITY_CHECKSUM_START;
+        }
+        this.entityHash = entityChecksumUpdate(this.entityHash, bytes);
+        if (!packet.more) this.heldChecksum = this.entityHash;
+        return;
+      case "chunk":
+        if (measuring) totals.chunk++;
+        this.held.set(packet.chunkId, packet.version);
+        if (this.held.size > HELD_CHUNKS_MAX) {
+          const keep = new Set(this.manifest.map((entry) => entry.chunkId));
+          for (const id of this.held.keys()) if (!keep.has(id)) this.held.delete(id);
+        }
+        return;
+      case "chat": {
+        // Messages below oldestSeq were dropped by the server and will never come: skip past them.
+        const ack = this.chatAck;
+        ack.seq = Math.max(ack.seq, packet.oldestSeq - 1);
+        if (packet.seq === ack.seq + 1) ack.seq = packet.seq;
+        encodeChatAck(ack, this.chatAckOut, 0);
+        this.send(this.chatAckOut);
+        return;
+      }
+      default:
+        if (measuring) totals.other++;
+    }
   }
 
   step(now: number): void {
@@ -213,22 +254,20 @@ class Bot {
     // up): repeat the binding ActionPacket like the official client's hello.
     if (!this.sawState && now - this.lastHelloMs >= HELLO_INTERVAL_MS) {
       this.lastHelloMs = now;
-      this.sendAction(0, 0);
+      this.sendCacheAck();
     }
     if (now >= this.nextPingMs) {
-      this.nextPingMs += 1000;
-      encodePing({ type: "ping", clientType: 0, timestampMs: 0n }, this.pingOut, 0);
+      this.nextPingMs += PING_INTERVAL_MS;
       this.send(this.pingOut);
     }
     if (idle || !this.sawState || now < this.nextMoveMs) return;
     this.nextMoveMs += WINDOW_MS;
     if (now >= this.nextTurnMs) {
-      this.direction = 1 + Math.floor(random() * 8);
-      this.nextTurnMs = now + 1500 + random() * 1000;
+      this.direction = randomDirection();
+      this.nextTurnMs = now + TURN_AFTER_MIN_MS + random() * TURN_AFTER_SPREAD_MS;
     }
-    // The next movement window after the newest tick seen: window w runs on tick 4w.
-    const window = Math.floor(this.tick / 4) + 1;
-    this.sendAction(window * 4, this.direction);
+    // Aimed at the first window the server has not executed as of the newest State seen.
+    this.sendAction(tickOfWindow(nextWindowAfter(this.tick)), this.direction);
   }
 }
 
@@ -260,7 +299,7 @@ await Promise.all(
       bots.push(bot);
       await new Promise<void>((resolve) => bot.socket.bind(0, "127.0.0.1", () => resolve()));
       bot.lastHelloMs = performance.now();
-      bot.sendAction(0, 0); // binds the session to this socket
+      bot.sendCacheAck(); // binds the session to this socket
     }
   }),
 );
@@ -301,7 +340,7 @@ setTimeout(() => {
       },
       checksumMismatches: totals.checksumMismatches,
       datagramsInPerBotSecondByType: Object.fromEntries(
-        byType.flatMap((n, type) => (n > 0 ? [[PACKET_TYPE_NAMES[type] ?? String(type), perBotPerSecond(n)]] : [])),
+        [...byType].sort(([a], [b]) => a.localeCompare(b)).map(([type, n]) => [type, perBotPerSecond(n)]),
       ),
     });
     for (const bot of bots) bot.socket.close();

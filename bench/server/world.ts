@@ -1,9 +1,10 @@
 // The server-scale workload's world, reproducible on any framework: a
 // 1024×1024-tile map with 10 % walls at random (seeded), floor elsewhere, and
 // 4096 spawn points on random floor cells, written as a Tiled JSON map
-// (map.tmj) with its tile data (map.tiles.json: id 1 floor, id 5 wall) into a
-// directory. Any server that reads Tiled maps can load the same file.
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+// (map.tmj) with its tile data (map.tiles.json, a copy of maps/caves.tiles.json,
+// whose "floor" and "rock wall" tiles it uses) into a directory. Any server
+// that reads Tiled maps can load the same file.
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { mulberry32 } from "../lib/data.js";
@@ -12,12 +13,25 @@ export const WORLD_SIZE = 1024;
 export const WALL_SHARE = 0.1;
 export const SPAWN_COUNT = 4096;
 export const WORLD_SEED = 20240601;
-const FLOOR = 1;
-const WALL = 5;
+const TILE_DATA = fileURLToPath(new URL("../../maps/caves.tiles.json", import.meta.url));
+
+/** The id of the tile named `name` in the tile data the world is written with, checked to (not) collide. */
+function tileId(name: string, collides: boolean): number {
+  const { tiles } = JSON.parse(readFileSync(TILE_DATA, "utf8")) as {
+    tiles: { id: number; name: string; collides: boolean }[];
+  };
+  const tile = tiles.find((entry) => entry.name === name);
+  if (!tile || tile.collides !== collides) {
+    throw new Error(`${TILE_DATA}: no ${collides ? "colliding" : "walkable"} tile named "${name}"`);
+  }
+  return tile.id;
+}
 
 /** Writes map.tmj + map.tiles.json into `dir`; returns the map path. */
 export function writeWorld(dir: string): string {
   mkdirSync(dir, { recursive: true });
+  const FLOOR = tileId("floor", false);
+  const WALL = tileId("rock wall", true);
   const random = mulberry32(WORLD_SEED);
   const data = new Array<number>(WORLD_SIZE * WORLD_SIZE);
   for (let i = 0; i < data.length; i++) data[i] = random() < WALL_SHARE ? WALL : FLOOR;
@@ -95,6 +109,6 @@ export function writeWorld(dir: string): string {
   };
   const mapPath = join(dir, "map.tmj");
   writeFileSync(mapPath, JSON.stringify(map));
-  copyFileSync(fileURLToPath(new URL("../../maps/caves.tiles.json", import.meta.url)), join(dir, "map.tiles.json"));
+  copyFileSync(TILE_DATA, join(dir, "map.tiles.json"));
   return mapPath;
 }

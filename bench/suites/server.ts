@@ -13,16 +13,23 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { type RunOptions, commandLine, fmt, gitCommit, loadNow, log, machineNow } from "../lib/harness.js";
+import { BROADCAST_EVERY_TICKS, TICK_HZ } from "../../ts/constants.js";
+import { STATE_BYTES } from "../../ts/protocol/index.js";
+import { windowsPerSecond } from "../../ts/window.js";
 import type { SuiteResult, Target } from "../lib/results.js";
+import { IP_UDP_OVERHEAD_BYTES } from "../server/ip-overhead.js";
 import { WORLD_SEED, WORLD_SIZE, writeWorld } from "../server/world.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PRELOAD = fileURLToPath(new URL("../server/eld-preload.mjs", import.meta.url));
 const BOTS = fileURLToPath(new URL("../server/bots.ts", import.meta.url));
 const DEFAULT_COUNTS = [100, 250, 500, 750, 1000, 1500, 2000];
-const TICK_HZ = 24;
-const BROADCAST_HZ = 12;
-const IP_UDP_OVERHEAD = 28;
+/** States per client per second: the server broadcasts every BROADCAST_EVERY_TICKS ticks. */
+const BROADCAST_HZ = TICK_HZ / BROADCAST_EVERY_TICKS;
+/** One tick's budget in ms: a p99 tick above it means the server falls behind. */
+const TICK_MS = 1000 / TICK_HZ;
+/** Move intents per bot per second: one per movement window. */
+const MOVES_HZ = windowsPerSecond(TICK_HZ);
 
 type UdpBackendChoice = "auto" | "dgram";
 
@@ -264,7 +271,7 @@ async function runScale(
         pending.push(
           (async () => {
             // Percentiles of the window's ticks only (the server keeps up to 1024).
-            endStatus = await status(http, Math.min(1024, Math.round(measureS * 24)));
+            endStatus = await status(http, Math.min(1024, Math.round(measureS * TICK_HZ)));
             eld = await readEld(serverPid, eldFile);
           })(),
         );
@@ -313,16 +320,14 @@ async function runScale(
       bot,
       server: {
         ipBytesOutPerClientSecond:
-          (s1.bytesOut - s0.bytesOut + IP_UDP_OVERHEAD * (s1.datagramsOut - s0.datagramsOut)) / clientSeconds,
+          (s1.bytesOut - s0.bytesOut + IP_UDP_OVERHEAD_BYTES * (s1.datagramsOut - s0.datagramsOut)) / clientSeconds,
         ipBytesInPerClientSecond:
-          (s1.bytesIn - s0.bytesIn + IP_UDP_OVERHEAD * (s1.datagramsIn - s0.datagramsIn)) / clientSeconds,
+          (s1.bytesIn - s0.bytesIn + IP_UDP_OVERHEAD_BYTES * (s1.datagramsIn - s0.datagramsIn)) / clientSeconds,
         datagramsOutPerClientSecond: (s1.datagramsOut - s0.datagramsOut) / clientSeconds,
       },
       drops: s1.drops,
       keepsUp:
-        tickRateHz >= TICK_HZ * 0.95 &&
-        bot.perBot.statePerSecond >= BROADCAST_HZ * 0.95 &&
-        s1.tickMs.p99 < 1000 / TICK_HZ,
+        tickRateHz >= TICK_HZ * 0.95 && bot.perBot.statePerSecond >= BROADCAST_HZ * 0.95 && s1.tickMs.p99 < TICK_MS,
     };
     log(
       `server: N=${bots}${idle ? " idle" : ""}: cpu ${fmt(row.serverCpuPercent)} %, ${fmt(row.cpuUsPerClientSecond)} µs/client-s, ` +
@@ -393,7 +398,7 @@ export async function runServer(options: RunOptions & { serverCounts?: number[] 
   const largest = moving[moving.length - 1];
   const targets: Target[] = [
     {
-      target: "2000 bots: p99 tick < 20 ms, 24 Hz ticks and 12 Hz broadcasts achieved, < 150 CPU µs per client-second",
+      target: `2000 bots: p99 tick < 20 ms, ${TICK_HZ} Hz ticks and ${BROADCAST_HZ} Hz broadcasts achieved, < 150 CPU µs per client-second`,
       measured: at2000
         ? `p99 tick ${fmt(at2000.tickMs.p99)} ms, ${fmt(at2000.tickRateHz)} Hz, ${fmt(at2000.bot.perBot.statePerSecond)} States/s per bot, ${fmt(at2000.cpuUsPerClientSecond)} µs/client-s`
         : `not run (largest N here: ${largest?.bots ?? "none"}${largest ? `: p99 tick ${fmt(largest.tickMs.p99)} ms, ${fmt(largest.cpuUsPerClientSecond)} µs/client-s` : ""})`,
@@ -405,7 +410,7 @@ export async function runServer(options: RunOptions & { serverCounts?: number[] 
         : null,
     },
     {
-      target: "idle clients under 1.3 KB/s downstream at the IP level (one 72-byte StatePacket per broadcast)",
+      target: `idle clients under 1.3 KB/s downstream at the IP level (one ${STATE_BYTES}-byte StatePacket per broadcast)`,
       measured: `${fmt(idleRow.bot.perBot.ipBytesInPerSecond)} B/s per bot (server counters: ${fmt(idleRow.server.ipBytesOutPerClientSecond)} B/s), ${fmt(idleRow.bot.perBot.statePerSecond)} States/s, ${fmt(idleRow.bot.perBot.entityPerSecond)} EntityPackets/s`,
       met: idleRow.bot.perBot.ipBytesInPerSecond < 1300,
     },
@@ -442,15 +447,15 @@ export async function runServer(options: RunOptions & { serverCounts?: number[] 
         rows: table,
         note:
           `World: ${WORLD_SIZE}×${WORLD_SIZE} tiles, 10 % walls and 4096 spawn points from seed ${WORLD_SEED} (bench/server/world.ts writes it as ` +
-          "a Tiled map). Bots: bench/server/bots.ts, one UDP socket and session each; a move intent every window (6/s) " +
+          `a Tiled map). Bots: bench/server/bots.ts, one UDP socket and session each; a move intent every window (${MOVES_HZ}/s) ` +
           "for the next window, direction changing every 1.5–2.5 s, chunk requests and checksum keep-alives as needed, a " +
-          "Ping per second. Bytes are at the IP level: payload + 28 bytes per UDP datagram, counted by the bots (what " +
+          `Ping per second. Bytes are at the IP level: payload + ${IP_UDP_OVERHEAD_BYTES} bytes per UDP datagram, counted by the bots (what ` +
           "they received / sent) and from the server's /api/status counters. Tick and broadcast percentiles cover the " +
           "measurement window's ticks only (/api/status?ticks=N). Event-loop delay: " +
           (eldSource === "/api/status"
             ? "the server's own eventLoopDelayMs in /api/status (its last 5 s window; the preload did not answer)."
             : "perf_hooks.monitorEventLoopDelay (1 ms resolution) in a preload module (bench/server/eld-preload.mjs), reset at the start of the window and read at its end by SIGUSR2, so it covers exactly the window.") +
-          ` Keeps up: ≥ 95 % of 24 ticks/s and 12 States/s per bot, and p99 tick under one tick (41.7 ms).${tasksetWorks ? "" : " taskset was not available: processes were NOT pinned."}` +
+          ` Keeps up: ≥ 95 % of ${TICK_HZ} ticks/s and ${BROADCAST_HZ} States/s per bot, and p99 tick under one tick (${TICK_MS.toFixed(1)} ms).${tasksetWorks ? "" : " taskset was not available: processes were NOT pinned."}` +
           ` UDP: ${moving.every((row) => row.udpBackend === "mmsg") ? "batched sendmmsg/recvmmsg (native/udp-mmsg, --udp-backend auto)" : `backends ${moving.map((row) => row.udpBackend).join(", ")} (native/udp-mmsg unavailable for some rows)`}` +
           (comparison.length > 0
             ? "; the row marked node:dgram is the same server with --udp-backend dgram, one system call and one JS callback per datagram."

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
 import { build } from "vite";
-import { moveIntervalMs } from "../../ts/client/interpolation.js";
+import { windowPeriodMs } from "../../ts/window.js";
 import { TICK_HZ } from "../../ts/constants.js";
 import { Logger } from "../../ts/server/log.js";
 import { readWorldMap, type RunningServer, startServer, type ServerOptions } from "../../ts/server/server.js";
@@ -33,7 +33,7 @@ const CHROMIUM_ARGS = [
   "--disable-quic",
 ];
 /** Movement: one step per window (4 ticks at 24 Hz, the test server's rate). */
-export const STEP_MS = moveIntervalMs(TICK_HZ);
+export const STEP_MS = windowPeriodMs(TICK_HZ);
 
 export interface Tile {
   x: number;

@@ -13,14 +13,8 @@
 // - A new step that arrives while the previous glide is still running (jitter)
 //   starts from where the entity is drawn, not from its old tile, so it never jumps back.
 // - An entity missing from an update has left the view (or the world) and is dropped.
-import { TICKS_PER_MOVE } from "../constants.js";
 import { CELL_SIZE_PX } from "./assets/sheets.js";
 import type { PixelPoint } from "./camera.js";
-
-/** One movement window in milliseconds at `tickHz` ticks per second (4 ticks: 166.7 ms at 24 Hz). */
-export function moveIntervalMs(tickHz: number): number {
-  return (TICKS_PER_MOVE * 1000) / tickHz;
-}
 
 /** An entity's authoritative position, in world tiles, as decoded from an EntityPacket. */
 export interface EntityTile {
@@ -45,7 +39,7 @@ export class EntityInterpolation {
   private readonly tracks = new Map<number, Track>();
   private generation = 0;
 
-  /** `intervalMs`: one movement window at the server's tick rate (moveIntervalMs(client.tickHz)). */
+  /** `intervalMs`: one movement window at the server's tick rate (windowPeriodMs(client.tickHz), ts/window.ts). */
   constructor(
     private readonly intervalMs: number,
     private readonly tileSizePx: number = CELL_SIZE_PX,

@@ -12,12 +12,12 @@ import {
   CHUNK_SIZE,
   TICK_HZ,
   TILE_UNKNOWN,
-  TICKS_PER_MOVE,
   VIEW_TILES,
 } from "../constants.js";
 import { ACTION_DX, ACTION_DY } from "../protocol/action.js";
 import { PROTOCOL_VERSION } from "../protocol/header.js";
 import type { Core } from "../wasm/core.js";
+import { executesWindow, nextWindowAfter, windowOfTick } from "../window.js";
 import { AccountService } from "./accounts/account-service.js";
 import { type AccountRecord, AccountStore } from "./accounts/account-store.js";
 import { Broadcaster } from "./broadcast.js";
@@ -172,7 +172,7 @@ export class Game {
 
   /** The first movement window that has not executed yet. */
   get nextWindow(): number {
-    return Math.floor(this.tick / TICKS_PER_MOVE) + 1;
+    return nextWindowAfter(this.tick);
   }
 
   /** Handles one inbound datagram from any transport. Never throws. */
@@ -304,7 +304,7 @@ export class Game {
   step(): void {
     const startMs = performance.now();
     this.tick++;
-    if (this.tick % TICKS_PER_MOVE === 0) this.executeWindow(this.tick / TICKS_PER_MOVE);
+    if (executesWindow(this.tick)) this.executeWindow(windowOfTick(this.tick));
     // Tile updates go out before the State packets whose manifests show the new versions.
     this.tileUpdates.flush(this);
     const broadcastStartMs = performance.now();

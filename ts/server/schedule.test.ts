@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ActionSlots, windowOfTick } from "./schedule.js";
+import { windowOfTick } from "../window.js";
+import { ActionSlots } from "./schedule.js";
 
 describe("tick-addressed action slots", () => {
   it("maps target ticks to windows by ceil(t / 4)", () => {

@@ -2,14 +2,15 @@
 //
 // Actions are placed on the server's tick timeline instead of being consumed in
 // arrival order: window w = ceil(target_tick / TICKS_PER_MOVE) executes on tick
-// w * TICKS_PER_MOVE. This replaced a FIFO queue that let two free-running clocks
-// (client send timer, server move timer) race each other. The slot table is a
-// fixed ring of ACTION_WINDOW_HORIZON + 1 entries per entity, so no client
-// behaviour can grow server memory or move an entity more than once per window.
-import { ACTION_WINDOW_HORIZON, TICKS_PER_MOVE } from "../constants.js";
+// w * TICKS_PER_MOVE (ts/window.ts owns that arithmetic). This replaced a FIFO
+// queue that let two free-running clocks (client send timer, server move timer)
+// race each other. The slot table is a fixed ring of ADDRESSABLE_WINDOWS entries
+// per entity, so no client behaviour can grow server memory or move an entity
+// more than once per window.
+import { ADDRESSABLE_WINDOWS, farthestWindow, NO_TARGET_TICK, windowOfTick } from "../window.js";
 
 export const ACTION_NOOP = 0;
-const SLOT_COUNT = ACTION_WINDOW_HORIZON + 1;
+const SLOT_COUNT = ADDRESSABLE_WINDOWS;
 const EMPTY = -1;
 
 /** What happened to an offered action; the server counts these. */
@@ -22,20 +23,10 @@ export type ScheduleOutcome =
   | "beyond_horizon" // addresses a window too far ahead
   | "no_intent"; // target_tick 0: keep-alive / cache ack
 
-/** The window a target tick addresses (decision 4: ceil(t / 4)); 0 for t = 0. */
-export function windowOfTick(targetTick: number): number {
-  return Math.ceil(targetTick / TICKS_PER_MOVE);
-}
-
-/** The tick on which a window executes. */
-export function tickOfWindow(window: number): number {
-  return window * TICKS_PER_MOVE;
-}
-
 /**
  * Per-entity action slots for the upcoming windows. `nextWindow` is the first
  * window that has not executed yet; slots hold windows nextWindow ..
- * nextWindow + ACTION_WINDOW_HORIZON.
+ * farthestWindow(nextWindow).
  */
 export class ActionSlots {
   private readonly windows = new Int32Array(SLOT_COUNT).fill(EMPTY);
@@ -46,9 +37,10 @@ export class ActionSlots {
    * not executed yet.
    */
   offer(targetTick: number, action: number, nextWindow: number): ScheduleOutcome {
-    if (targetTick === 0) return "no_intent";
+    if (targetTick === NO_TARGET_TICK) return "no_intent";
     const window = windowOfTick(targetTick);
-    if (window > nextWindow + ACTION_WINDOW_HORIZON) return "beyond_horizon";
+    const farthest = farthestWindow(nextWindow);
+    if (window > farthest) return "beyond_horizon";
     if (window >= nextWindow) {
       const slot = window % SLOT_COUNT;
       const replaced = this.windows[slot] === window;
@@ -59,7 +51,7 @@ export class ActionSlots {
     // Late: it keeps its order, not its time, so bunched late arrivals do not
     // collapse onto one slot; a late NOOP would only poison upcoming windows.
     if (action === ACTION_NOOP) return "late_noop";
-    for (let w = nextWindow; w <= nextWindow + ACTION_WINDOW_HORIZON; w++) {
+    for (let w = nextWindow; w <= farthest; w++) {
       const slot = w % SLOT_COUNT;
       if (this.windows[slot] !== w) {
         this.windows[slot] = w;

@@ -7,7 +7,8 @@ import type { EntityInfo } from "../core/entity-table.js";
 import type { GameClient } from "../core/game-client.js";
 import { Camera, placeViewport, type PixelPoint } from "../camera.js";
 import { InputState, attachKeyboard } from "../input.js";
-import { EntityInterpolation, moveIntervalMs } from "../interpolation.js";
+import { EntityInterpolation } from "../interpolation.js";
+import { windowPeriodMs } from "../../window.js";
 import { spriteCellFor } from "../render/entity-sprites.js";
 import { FrameRenderer, type FrameScene, gridViewOf, type SpriteInstance } from "../render/frame.js";
 import type { HudLine } from "../render/hud.js";
@@ -66,8 +67,8 @@ export class PlaySession {
   constructor(private readonly parts: PlaySessionParts) {
     this.client = parts.client;
     // Glides last one movement window at the server's tick rate, the one the client schedules steps by.
-    this.others = new EntityInterpolation(moveIntervalMs(parts.client.tickHz));
-    this.ownGlide = new EntityInterpolation(moveIntervalMs(parts.client.tickHz));
+    this.others = new EntityInterpolation(windowPeriodMs(parts.client.tickHz));
+    this.ownGlide = new EntityInterpolation(windowPeriodMs(parts.client.tickHz));
     this.pointer = new PointerInput(parts.view.canvas, this.steering);
     for (const note of parts.notes ?? []) this.log.add(note, "bad");
     this.detachKeyboard = attachKeyboard(window, this.input, { isTextEntryActive: isTyping });

@@ -3,14 +3,13 @@
 //
 // The client remembers only what it asked for: pending steps, (window, action)
 // pairs. The acknowledgement cursor from the entity table says the server's
-// state at tick T is known, so every window <= floor(T / 4) is consumed —
+// state at tick T is known, so every window <= lastWindowConsumedAt(T) (ts/window.ts) is consumed —
 // executed, rejected or lost, it no longer matters which — and its step drops
 // out. The predicted position is never stored: it is the confirmed position
 // with the remaining steps replayed through THE movement rule in wasm, exactly
 // as the server will apply them. A surprise (a lost or rejected step, a late
 // step the server moved to another window) therefore shifts the prediction
 // instead of invalidating it, and the prediction can never stand in a wall.
-import { TICKS_PER_MOVE } from "../../constants.js";
 import type { PendingStep, WasmSim } from "../../wasm/sim.js";
 
 export type { PendingStep };
@@ -18,11 +17,6 @@ export type { PendingStep };
 export interface TilePoint {
   readonly x: number;
   readonly y: number;
-}
-
-/** The window whose effects a StatePacket/EntityPacket of tick `tick` already shows. */
-export function ackWindowOfTick(tick: number): number {
-  return tick < 0 ? -1 : Math.floor(tick / TICKS_PER_MOVE);
 }
 
 export class Prediction {

@@ -2,6 +2,7 @@
 // it concerns. Arriving datagrams only change state — every sending decision
 // waits for the next update() — so this module sends nothing. It also keeps
 // what the latest StatePacket said: the 3×3 manifest and the own entity id.
+import { lastWindowConsumedAt } from "../../window.js";
 import { chunkX, chunkY } from "../../protocol/chunk-id.js";
 import type { EntityDetailView } from "../../protocol/entity-detail.js";
 import { decodePacket, type PacketView } from "../../protocol/packet.js";
@@ -9,7 +10,6 @@ import { MANIFEST_CENTRE, type StatePacket } from "../../protocol/state.js";
 import { readTlvName } from "../../protocol/tlv.js";
 import type { ManifestSource } from "./action-sender.js";
 import type { ClientParts } from "./parts.js";
-import { ackWindowOfTick } from "./prediction.js";
 
 type ReceiverParts = Pick<
   ClientParts,
@@ -121,7 +121,7 @@ export class PacketReceiver implements ManifestSource {
     const { entityTable, prediction, nameDirectory } = this.parts;
     const entries = entityTable.entries;
     const own = entries.get(this.ownIdValue);
-    if (own) prediction.acknowledge(ackWindowOfTick(entityTable.ackTick), own.x, own.y);
+    if (own) prediction.acknowledge(lastWindowConsumedAt(entityTable.ackTick), own.x, own.y);
     for (const entry of entries.values()) if (entry.typeId === 0) nameDirectory.want(entry.id);
   }
 }

@@ -15,7 +15,7 @@
 // of plan can still cancel the newest step. A cancellation (NOOP to the
 // window) needs exactly the same lead as the step itself, so "cancellable"
 // means "window >= earliestWindow".
-import { ACTION_WINDOW_HORIZON, TICKS_PER_MOVE } from "../../constants.js";
+import { farthestWindow, nextWindowAfter } from "../../window.js";
 import type { RttEstimator } from "./rtt.js";
 
 /** Fixed part of the margin: covers the host's update period (~16 ms) and server timer jitter. */
@@ -32,19 +32,14 @@ export function leadMs(rtt: RttEstimator, marginMs = LEAD_MARGIN_MS): number {
 /**
  * The first window a datagram sent now reaches in time: its execution tick 4w
  * must lie after the server tick at arrival, serverTick + lead (continuous).
+ * Steps are addressed with tickOfWindow (ts/window.ts).
  */
 export function earliestWindow(serverTick: number, lead: number, tickHz: number): number {
   const arrivalTick = serverTick + (lead * tickHz) / 1000;
   // Never past the server's horizon as it stands now: such a step is always dropped, while one
   // that arrives late is only moved to the next free window. An inflated lead (a stalled host
   // makes the RTT variance jump) must not turn every step into a dropped one.
-  const horizonWindow = Math.floor(serverTick / TICKS_PER_MOVE) + 1 + ACTION_WINDOW_HORIZON;
-  return Math.min(Math.floor(arrivalTick / TICKS_PER_MOVE) + 1, horizonWindow);
-}
-
-/** The target_tick that addresses window `window` (decision 4: window = ceil(t / 4)). */
-export function targetTickOfWindow(window: number): number {
-  return window * TICKS_PER_MOVE;
+  return Math.min(nextWindowAfter(arrivalTick), farthestWindow(nextWindowAfter(serverTick)));
 }
 
 /**

@@ -10,7 +10,8 @@ import type { ActionSender } from "./action-sender.js";
 import type { ClientParts } from "./parts.js";
 import type { GoalResult } from "./planner.js";
 import type { TilePoint } from "./prediction.js";
-import { earliestWindow, leadMs, nextStepWindow, targetTickOfWindow } from "./scheduler.js";
+import { tickOfWindow } from "../../window.js";
+import { earliestWindow, leadMs, nextStepWindow } from "./scheduler.js";
 
 export interface SetGoalOptions {
   /** Click-and-hold steering: an unreachable tile keeps the current route instead of releasing the goal. */
@@ -99,14 +100,14 @@ export class Steering {
       const action = this.held !== ACTION_NOOP ? this.heldStep(from) : planner.nextAction(from);
       if (action !== ACTION_NOOP) {
         prediction.add(window, action);
-        this.sender.send(targetTickOfWindow(window), action, nowMs);
+        this.sender.send(tickOfWindow(window), action, nowMs);
         counters.stepsSent++;
         // The new step replaces the withdrawn one in that window; no NOOP needed there.
         retracted = retracted.filter((withdrawn) => withdrawn !== window);
       }
     }
     for (const withdrawn of retracted) {
-      this.sender.send(targetTickOfWindow(withdrawn), ACTION_NOOP, nowMs);
+      this.sender.send(tickOfWindow(withdrawn), ACTION_NOOP, nowMs);
       counters.retractions++;
     }
 
