@@ -1,20 +1,17 @@
-// The authoritative game server: owns the world, runs the 24 Hz simulation,
-// and speaks the datagram protocol over every transport through one handler.
+// The composition root of the game: it builds the world, the entities, the
+// sessions and every service, and hands each service only the ports it uses —
+// the egress (egress.ts), the clock (clock.ts), the sessions, a read view of
+// the world and the entities, the logger and the metrics — never the Game
+// itself. Then it steps them: step() runs one 24 Hz tick (movement on window
+// ticks, tile updates, chat and dialog re-sends, the broadcast), and the
+// session lifecycle (join, leave, eviction, saving characters) lives here too.
 // Clients only ever send intent; every move goes through the wasm rule.
 //
-// It also holds what game code builds on: accounts and saved characters
+// Game code builds on what it exposes: accounts and saved characters
 // (accounts/, persistence/), chat, dialogs, custom messages and run-time tile
 // changes — each in its own module, reached through the fields below.
 import { performance } from "node:perf_hooks";
-import {
-  ACTION_WINDOW_HORIZON,
-  BROADCAST_EVERY_TICKS,
-  CHUNK_SIZE,
-  TICK_HZ,
-  TILE_UNKNOWN,
-  TICKS_PER_MOVE,
-  VIEW_TILES,
-} from "../constants.js";
+import { ACTION_WINDOW_HORIZON, BROADCAST_EVERY_TICKS, TICKS_PER_MOVE } from "../constants.js";
 import { ACTION_DX, ACTION_DY } from "../protocol/action.js";
 import { PROTOCOL_VERSION } from "../protocol/header.js";
 import type { Core } from "../wasm/core.js";
@@ -22,15 +19,17 @@ import { AccountService } from "./accounts/account-service.js";
 import { type AccountRecord, AccountStore } from "./accounts/account-store.js";
 import { Broadcaster } from "./broadcast.js";
 import { ChatService } from "./chat.js";
+import type { Clock } from "./clock.js";
 import { type CustomHandler, CustomMessages } from "./custom-messages.js";
 import { DialogService } from "./dialogs.js";
 import { ENTITY_TYPE_PLAYER, EntityStore } from "./entities.js";
 import { DatagramHandler } from "./datagram-handler.js";
+import { Egress } from "./egress.js";
 import { Interactables } from "./interactables.js";
 import { EventLoopDelay } from "./event-loop-delay.js";
+import { DEFAULT_GAME_OPTIONS, type GameOptions, JoinError } from "./game-options.js";
 import { Logger } from "./log.js";
 import { Metrics, TIMING_WINDOW_TICKS } from "./metrics.js";
-import { OutboundSlab } from "./outbound-slab.js";
 import { CharacterSaver, SAVE_INTERVAL_MS } from "./persistence/character-saver.js";
 import { type CharacterState, CharacterStore, NEW_CHARACTER } from "./persistence/character-store.js";
 import { type GameDatabase, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
@@ -38,49 +37,8 @@ import { KeyedRateLimiter } from "./rate-limit.js";
 import { type Peer, type Session, SessionRegistry } from "./session.js";
 import { TickLoop } from "./tick-loop.js";
 import { TileUpdates } from "./tile-updates.js";
+import { NOTICE_RADIUS } from "./view.js";
 import { World, type WorldMap } from "./world.js";
-
-export interface GameOptions {
-  maxPlayers: number;
-  /** Sessions unseen this long are evicted. */
-  sessionTimeoutMs: number;
-  /** Send every entity update even when unchanged (the seed's behaviour; decision 10). */
-  sendUnchangedEntities: boolean;
-  /** Inbound datagram limits: per session and per source address (datagrams/s). */
-  sessionRatePerSecond: number;
-  addressRatePerSecond: number;
-  tickHz: number;
-  /**
-   * Where accounts and characters live (openGameDatabase). Without one the game
-   * opens an in-memory database: accounts work, nothing survives the process.
-   * The game closes it in shutdown().
-   */
-  database?: GameDatabase;
-}
-
-export const DEFAULT_GAME_OPTIONS: GameOptions = {
-  maxPlayers: 256,
-  sessionTimeoutMs: 10_000,
-  sendUnchangedEntities: false,
-  sessionRatePerSecond: 60,
-  addressRatePerSecond: 5_000,
-  tickHz: TICK_HZ,
-};
-
-/** Half the view square: entities within this Chebyshev distance are sent (31×31 around the player). */
-export const VIEW_RADIUS = VIEW_TILES / 2;
-
-/** Joins and leaves are announced to players within this many tiles: about the 3×3 chunks a client holds. */
-export const NOTICE_RADIUS = 48;
-
-export class JoinError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /** Hit points, maximum and rating of a character that has never been saved (and of guests). */
 const FRESH = NEW_CHARACTER;
@@ -91,8 +49,10 @@ export class Game {
   readonly sessions: SessionRegistry;
   readonly metrics = new Metrics();
   readonly eventLoopDelay = new EventLoopDelay();
-  /** Where per-client datagrams (State, Entity, Pong) are written; see outbound-slab.ts. */
-  readonly outbound = new OutboundSlab();
+  /** The one way datagrams leave for clients, counted in the metrics. */
+  readonly egress = new Egress(this.metrics);
+  /** The tick and the next window, as services read them. */
+  readonly clock: Clock;
   readonly addressLimiter: KeyedRateLimiter;
   readonly handler: DatagramHandler;
   readonly options: GameOptions;
@@ -109,13 +69,13 @@ export class Game {
   /** Last processed tick; the first tick processed is 1. */
   tick = 0;
   private readonly loop: TickLoop;
-  private readonly tileUpdates = new TileUpdates();
+  private readonly tileUpdates: TileUpdates;
   /** The session of each account in play. */
   private readonly accountSessions = new Map<number, Session>();
   private readonly saveEveryTicks: number;
   private spawnCursor = 0;
   private shutDown = false;
-  private readonly broadcaster = new Broadcaster(this);
+  private readonly broadcaster: Broadcaster;
 
   constructor(
     core: Core,
@@ -134,7 +94,44 @@ export class Game {
       this.options.addressRatePerSecond * 2,
       4096,
     );
-    this.handler = new DatagramHandler(this);
+    // Services read the Game's tick and window through this, never the Game itself.
+    const game = this;
+    this.clock = {
+      get tick() {
+        return game.tick;
+      },
+      get nextWindow() {
+        return game.nextWindow;
+      },
+    };
+    const { world, entities, sessions, metrics, egress, clock } = this;
+    this.chat = new ChatService(sessions, egress, metrics);
+    this.dialogs = new DialogService(egress, metrics, log);
+    this.custom = new CustomMessages(egress, metrics, log);
+    const { chat, dialogs, custom } = this;
+    this.interactables = new Interactables({ entities, dialogs, chat, log }, world.interactables);
+    this.tileUpdates = new TileUpdates(world, sessions, egress);
+    this.broadcaster = new Broadcaster({
+      entities,
+      world,
+      clock,
+      egress,
+      sendUnchangedEntities: this.options.sendUnchangedEntities,
+    });
+    this.handler = new DatagramHandler({
+      metrics,
+      addressLimiter: this.addressLimiter,
+      sessions,
+      clock,
+      world,
+      entities,
+      egress,
+      log,
+      chat,
+      dialogs,
+      custom,
+      interactables: this.interactables,
+    });
     this.loop = new TickLoop(this.options.tickHz, () => this.step());
     this.database = this.options.database ?? openGameDatabase(MEMORY_DATABASE);
     const characterStore = new CharacterStore(this.database.db);
@@ -142,10 +139,6 @@ export class Game {
     this.characters = new CharacterSaver(characterStore, this.world.name);
     this.accounts = new AccountService(this.accountStore, this);
     this.saveEveryTicks = Math.max(1, Math.round((this.options.tickHz * SAVE_INTERVAL_MS) / 1000));
-    this.chat = new ChatService(this);
-    this.dialogs = new DialogService(this);
-    this.custom = new CustomMessages(this);
-    this.interactables = new Interactables(this, this.world.interactables);
   }
 
   start(): void {
@@ -261,25 +254,9 @@ export class Game {
     }
   }
 
-  /**
-   * Changes one tile at run time. Clients holding its chunk get a TileUpdate at
-   * the end of the tick; the chunk version goes up, so every other cache
-   * converges through the manifest. False outside the map; setting a tile to
-   * the id it has changes nothing. Throws RangeError for an id no chunk can
-   * hold (TILE_UNKNOWN is never sent).
-   */
+  /** Changes one tile at run time and tells the clients holding its chunk (TileUpdates.set has the rules). */
   setTile(x: number, y: number, tileId: number): boolean {
-    if (!Number.isInteger(tileId) || tileId < 0 || tileId >= TILE_UNKNOWN) {
-      throw new RangeError(`tile id must be 0..0xFFFE, got ${tileId}`);
-    }
-    if (x < 0 || y < 0 || x >= this.world.mapWidth || y >= this.world.mapHeight) return false;
-    if (this.world.tileAt(x, y) === tileId) return true;
-    const cx = Math.floor(x / CHUNK_SIZE);
-    const cy = Math.floor(y / CHUNK_SIZE);
-    const fromVersion = this.world.chunkVersion(cx, cy);
-    if (!this.world.setTile(x, y, tileId)) return false;
-    this.tileUpdates.record(x, y, tileId, fromVersion, this.world.chunkVersion(cx, cy));
-    return true;
+    return this.tileUpdates.set(x, y, tileId);
   }
 
   /** Routes custom messages of `subtype` from clients to `handler` (docs/protocol.md § Custom messages). */
@@ -292,21 +269,13 @@ export class Game {
     this.custom.send(session, subtype, payload);
   }
 
-  /** Sends one datagram to the session's client (dropped while it is unbound), counted in the metrics. */
-  send(session: Session, datagram: Uint8Array): void {
-    if (!session.peer) return;
-    this.metrics.datagramsOut++;
-    this.metrics.bytesOut += datagram.length;
-    session.peer.send(datagram);
-  }
-
   /** One simulation tick: movement on window ticks, then this tick's broadcast phase. */
   step(): void {
     const startMs = performance.now();
     this.tick++;
     if (this.tick % TICKS_PER_MOVE === 0) this.executeWindow(this.tick / TICKS_PER_MOVE);
     // Tile updates go out before the State packets whose manifests show the new versions.
-    this.tileUpdates.flush(this);
+    this.tileUpdates.flush();
     const broadcastStartMs = performance.now();
     const phase = this.tick % BROADCAST_EVERY_TICKS;
     this.broadcaster.beginRound();

@@ -2,7 +2,7 @@
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { formatProfile, parseProfileSpec, ProfileError, randomSeed } from "../netsim/index.js";
-import { DEFAULT_GAME_OPTIONS } from "./game-server.js";
+import { DEFAULT_GAME_OPTIONS } from "./game-options.js";
 import { isLogLevel, Logger } from "./log.js";
 import { DEFAULT_DATABASE_PATH, openGameDatabase } from "./persistence/database.js";
 import { DEFAULT_CLIENT_DIR, type ServerOptions, startServer } from "./server.js";
