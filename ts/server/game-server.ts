@@ -1,15 +1,14 @@
-// The composition root of the game: it builds the world, the entities, the
-// sessions and every service, and hands each service only the ports it uses —
-// the egress (egress.ts), the clock (clock.ts), the sessions, a read view of
-// the world and the entities, the logger and the metrics — never the Game
-// itself. Then it steps them: step() runs one 24 Hz tick (movement on window
-// ticks, tile updates, chat and dialog re-sends, the broadcast), and the
-// session lifecycle (join, leave, eviction, saving characters) lives here too.
+// The composition root of the game. It builds the world, the entities, the
+// sessions and the services (chat, dialogs, custom messages, interactables,
+// tile updates, the broadcast, the datagram handler, the session lifecycle,
+// accounts and character saving), and hands each service only the ports it
+// uses — the egress (egress.ts), the clock (clock.ts), the sessions, a read
+// view of the world and the entities, the logger, the metrics, the other rooms
+// it calls — never the Game itself. step() runs one 24 Hz tick over them:
+// movement on window ticks, tile updates, chat and dialog re-sends, the
+// broadcast, the periodic save and the eviction of silent sessions. Its other
+// methods are doors into those services for game code and the HTTP API.
 // Clients only ever send intent; every move goes through the wasm rule.
-//
-// Game code builds on what it exposes: accounts and saved characters
-// (accounts/, persistence/), chat, dialogs, custom messages and run-time tile
-// changes — each in its own module, reached through the fields below.
 import { performance } from "node:perf_hooks";
 import { ACTION_WINDOW_HORIZON, BROADCAST_EVERY_TICKS, TICKS_PER_MOVE } from "../constants.js";
 import { ACTION_DX, ACTION_DY } from "../protocol/action.js";
@@ -22,26 +21,23 @@ import { ChatService } from "./chat.js";
 import type { Clock } from "./clock.js";
 import { type CustomHandler, CustomMessages } from "./custom-messages.js";
 import { DialogService } from "./dialogs.js";
-import { ENTITY_TYPE_PLAYER, EntityStore } from "./entities.js";
+import { EntityStore } from "./entities.js";
 import { DatagramHandler } from "./datagram-handler.js";
 import { Egress } from "./egress.js";
 import { Interactables } from "./interactables.js";
 import { EventLoopDelay } from "./event-loop-delay.js";
-import { DEFAULT_GAME_OPTIONS, type GameOptions, JoinError } from "./game-options.js";
+import { DEFAULT_GAME_OPTIONS, type GameOptions } from "./game-options.js";
 import { Logger } from "./log.js";
 import { Metrics, TIMING_WINDOW_TICKS } from "./metrics.js";
 import { CharacterSaver, SAVE_INTERVAL_MS } from "./persistence/character-saver.js";
-import { type CharacterState, CharacterStore, NEW_CHARACTER } from "./persistence/character-store.js";
+import { CharacterStore } from "./persistence/character-store.js";
 import { type GameDatabase, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
 import { KeyedRateLimiter } from "./rate-limit.js";
 import { type Peer, type Session, SessionRegistry } from "./session.js";
+import { SessionLifecycle } from "./session-lifecycle.js";
 import { TickLoop } from "./tick-loop.js";
 import { TileUpdates } from "./tile-updates.js";
-import { NOTICE_RADIUS } from "./view.js";
 import { World, type WorldMap } from "./world.js";
-
-/** Hit points, maximum and rating of a character that has never been saved (and of guests). */
-const FRESH = NEW_CHARACTER;
 
 export class Game {
   readonly world: World;
@@ -70,10 +66,9 @@ export class Game {
   tick = 0;
   private readonly loop: TickLoop;
   private readonly tileUpdates: TileUpdates;
-  /** The session of each account in play. */
-  private readonly accountSessions = new Map<number, Session>();
+  /** Joining, leaving, eviction and saving characters. */
+  private readonly lifecycle: SessionLifecycle;
   private readonly saveEveryTicks: number;
-  private spawnCursor = 0;
   private shutDown = false;
   private readonly broadcaster: Broadcaster;
 
@@ -137,7 +132,16 @@ export class Game {
     const characterStore = new CharacterStore(this.database.db);
     this.accountStore = new AccountStore(this.database.db, characterStore);
     this.characters = new CharacterSaver(characterStore, this.world.name);
-    this.accounts = new AccountService(this.accountStore, this);
+    this.lifecycle = new SessionLifecycle({
+      options: this.options,
+      world,
+      entities,
+      sessions,
+      chat,
+      characters: this.characters,
+      log,
+    });
+    this.accounts = new AccountService(this.accountStore, this.lifecycle);
     this.saveEveryTicks = Math.max(1, Math.round((this.options.tickHz * SAVE_INTERVAL_MS) / 1000));
   }
 
@@ -175,83 +179,22 @@ export class Game {
 
   /** Creates a guest session with a fresh spawn; throws JoinError when refused. */
   join(nick: string): Session {
-    if (!this.hasRoomFor(null)) throw new JoinError(503, `server full (${this.options.maxPlayers} players)`);
-    return this.enter(nick, this.nextSpawn(), FRESH, null);
+    return this.lifecycle.join(nick);
   }
 
   /** Whether a session can start now; an account already in play can always replace its own. */
   hasRoomFor(accountId: number | null): boolean {
-    if (accountId !== null && this.accountSessions.has(accountId)) return true;
-    return this.sessions.size < this.options.maxPlayers;
+    return this.lifecycle.hasRoomFor(accountId);
   }
 
-  /**
-   * Starts a session for an account's character, where it was last saved (a
-   * fresh spawn when it never was, or the spot is not free on this map). A
-   * session the account already has ends first ("replaced"): its character is
-   * saved, and its token stops working.
-   */
+  /** Starts a session for an account's character, replacing one it already has (SessionLifecycle.joinAccount). */
   joinAccount(account: Pick<AccountRecord, "id" | "nick">): Session {
-    const previous = this.accountSessions.get(account.id);
-    if (previous) this.leave(previous, "replaced");
-    else if (!this.hasRoomFor(account.id)) {
-      throw new JoinError(503, `server full (${this.options.maxPlayers} players)`);
-    }
-    const state = this.characters.load(account.id) ?? FRESH;
-    const session = this.enter(account.nick, this.savedSpot(state) ?? this.nextSpawn(), state, account.id);
-    this.accountSessions.set(account.id, session);
-    this.characters.track({ accountId: account.id, entity: session.entity }, state);
-    return session;
+    return this.lifecycle.joinAccount(account);
   }
 
-  private enter(
-    nick: string,
-    spot: { x: number; y: number },
-    vitals: Pick<CharacterState, "hp" | "hpMax" | "elo">,
-    accountId: number | null,
-  ): Session {
-    const entity = this.entities.spawn({
-      typeId: ENTITY_TYPE_PLAYER,
-      x: spot.x,
-      y: spot.y,
-      hp: vitals.hp,
-      hpMax: vitals.hpMax,
-      elo: vitals.elo,
-      flags: 0,
-      name: nick,
-      meta: [],
-    });
-    const session = this.sessions.create(entity, nick, performance.now(), accountId);
-    this.log.info("session joined", { entityId: entity.id, nick, accountId, x: spot.x, y: spot.y });
-    this.chat.systemNear(spot.x, spot.y, NOTICE_RADIUS, `${nick} joined`);
-    return session;
-  }
-
-  private nextSpawn(): { x: number; y: number } {
-    return this.world.spawns[this.spawnCursor++ % this.world.spawns.length];
-  }
-
-  /** The saved position when it belongs to this map and is a free cell of it. */
-  private savedSpot(state: CharacterState): { x: number; y: number } | null {
-    if (state.map !== this.world.name || state.x === null || state.y === null) return null;
-    const { x, y } = state;
-    if (x < 0 || y < 0 || x >= this.world.mapWidth || y >= this.world.mapHeight) return null;
-    return this.world.walkable(x, y) ? { x, y } : null;
-  }
-
+  /** Ends a session; its account's character is saved. */
   leave(session: Session, reason: string): void {
-    if (this.sessions.byTokenValue(session.token) !== session) return;
-    this.sessions.remove(session);
-    this.entities.remove(session.entity);
-    if (session.accountId !== null && this.accountSessions.get(session.accountId) === session) {
-      this.accountSessions.delete(session.accountId);
-      this.characters.saveAndForget({ accountId: session.accountId, entity: session.entity }, Date.now());
-    }
-    this.log.info("session left", { entityId: session.entity.id, nick: session.nick, reason });
-    // A replaced or rejoined session's player is still here, under a new session that announced itself.
-    if (reason !== "replaced" && reason !== "rejoined") {
-      this.chat.systemNear(session.entity.x, session.entity.y, NOTICE_RADIUS, `${session.nick} left`);
-    }
+    this.lifecycle.leave(session, reason);
   }
 
   /** Changes one tile at run time and tells the clients holding its chunk (TileUpdates.set has the rules). */
@@ -289,19 +232,12 @@ export class Game {
     this.metrics.broadcastMs.add(endMs - broadcastStartMs);
     if (this.tick % this.saveEveryTicks === 0) this.saveCharacters();
     this.metrics.tickMs.add(performance.now() - startMs);
-    if (this.tick % this.options.tickHz === 0) this.evictStale(endMs);
+    if (this.tick % this.options.tickHz === 0) this.lifecycle.evictStale(endMs);
   }
 
   /** Writes every character in play whose state changed since its last save, in one transaction. */
   saveCharacters(): void {
-    const played = [];
-    for (const [accountId, session] of this.accountSessions) played.push({ accountId, entity: session.entity });
-    try {
-      this.characters.saveChanged(played, Date.now());
-    } catch (error) {
-      // A full disk must not stop the world; the next interval tries again.
-      this.log.error("saving characters failed", { error: String(error) });
-    }
+    this.lifecycle.saveCharacters();
   }
 
   /** Executes at most one action per entity for `window`, each through the wasm rule. */
@@ -316,10 +252,6 @@ export class Game {
         this.metrics.action("blocked");
       }
     }
-  }
-
-  private evictStale(nowMs: number): void {
-    for (const session of this.sessions.stale(nowMs - this.options.sessionTimeoutMs)) this.leave(session, "timeout");
   }
 
   /** The status /api/status serves; tick and broadcast percentiles cover the last `ticks` ticks (default: all held, up to 1024). */
@@ -349,7 +281,7 @@ export class Game {
       bytesOut: m.bytesOut,
       drops: Object.fromEntries(m.drops),
       actions: Object.fromEntries(m.actions),
-      accounts: { inPlay: this.accountSessions.size },
+      accounts: { inPlay: this.lifecycle.accountsInPlay },
       saves: { ...this.characters.stats, intervalMs: SAVE_INTERVAL_MS },
       chat: this.chat.stats,
       dialogs: this.dialogs.stats,
