@@ -39,6 +39,19 @@ import { TickLoop } from "./tick-loop.js";
 import { TileUpdates } from "./tile-updates.js";
 import { World, type WorldMap } from "./world.js";
 
+/** The Game's tick and next window as services read them: they get this, never the Game. */
+class GameClock implements Clock {
+  constructor(private readonly game: Game) {}
+
+  get tick(): number {
+    return this.game.tick;
+  }
+
+  get nextWindow(): number {
+    return this.game.nextWindow;
+  }
+}
+
 export class Game {
   readonly world: World;
   readonly entities = new EntityStore();
@@ -89,16 +102,7 @@ export class Game {
       this.options.addressRatePerSecond * 2,
       4096,
     );
-    // Services read the Game's tick and window through this, never the Game itself.
-    const game = this;
-    this.clock = {
-      get tick() {
-        return game.tick;
-      },
-      get nextWindow() {
-        return game.nextWindow;
-      },
-    };
+    this.clock = new GameClock(this);
     const { world, entities, sessions, metrics, egress, clock } = this;
     this.chat = new ChatService(sessions, egress, metrics);
     this.dialogs = new DialogService(egress, metrics, log);
