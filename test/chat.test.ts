@@ -12,7 +12,7 @@ import {
   CHAT_STATUS_REFUSED,
   encodePacketToBytes,
 } from "../ts/protocol/index.js";
-import { CHAT_BURST, CHAT_QUEUE_MAX } from "../ts/server/chat.js";
+import { CHAT_BURST, CHAT_QUEUE_MAX } from "../ts/server/chat-channel.js";
 import { type Harness, startHarnessOnTestMap } from "./support/game-harness.js";
 import { UdpTestClient } from "./support/udp-client.js";
 

@@ -21,9 +21,10 @@ import {
   splitEntities,
 } from "../ts/protocol/index.js";
 import { mulberry32 } from "../ts/random.js";
-import { Game, VIEW_RADIUS } from "../ts/server/game-server.js";
+import { Game } from "../ts/server/game-server.js";
 import { Logger } from "../ts/server/log.js";
 import type { Peer, Session } from "../ts/server/session.js";
+import { VIEW_RADIUS } from "../ts/server/view.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { CapturingPeer, floorMap } from "./support/game-without-network.js";

@@ -6,7 +6,8 @@
 import type { AddressInfo } from "node:net";
 import { loadCore } from "../../ts/wasm/node.js";
 import { installApiRoutes } from "../../ts/server/api-routes.js";
-import { Game, type GameOptions } from "../../ts/server/game-server.js";
+import type { GameOptions } from "../../ts/server/game-options.js";
+import { Game } from "../../ts/server/game-server.js";
 import { HttpApi } from "../../ts/server/http-api.js";
 import { Logger } from "../../ts/server/log.js";
 import { loadMap } from "../../ts/server/map/load-map.js";

@@ -3,17 +3,31 @@
 // only here (over HTTP, HTTPS in front of it in production), never in a datagram.
 import type { IncomingMessage } from "node:http";
 import { PROTOCOL_VERSION } from "../protocol/header.js";
-import { AccountError } from "./accounts/account-service.js";
+import { AccountError, type AccountService } from "./accounts/account-service.js";
 import { FailureBackoff } from "./accounts/failure-backoff.js";
 import { HashQueue, QueueFullError } from "./accounts/hash-queue.js";
 import { addressKey } from "./address-key.js";
-import { type Game, JoinError } from "./game-server.js";
+import { type GameOptions, JoinError } from "./game-options.js";
 import { HttpError, type HttpApi, type HttpReply, stringField } from "./http-api.js";
 import { TIMING_WINDOW_TICKS } from "./metrics.js";
 import { KeyedRateLimiter } from "./rate-limit.js";
 import { checkNick } from "./nick.js";
-import { prometheusText } from "./prometheus.js";
-import type { Session } from "./session.js";
+import { type MetricsSource, prometheusText } from "./prometheus.js";
+import type { Session, SessionRegistry } from "./session.js";
+import type { World } from "./world.js";
+
+/** What the routes use of the game (the Game is one): joining and leaving, accounts, the world, the status. */
+export interface ApiGame extends MetricsSource {
+  readonly sessions: Pick<SessionRegistry, "byTokenValue" | "size">;
+  readonly accounts: Pick<AccountService, "register" | "login">;
+  readonly world: Pick<World, "name" | "mapWidth" | "mapHeight" | "chunksX" | "chunksY" | "tileInfo">;
+  readonly options: Pick<GameOptions, "tickHz">;
+  /** Creates a guest session; throws JoinError when refused. */
+  join(nick: string): Session;
+  leave(session: Session, reason: string): void;
+  /** The /api/status body, over the last `ticks` ticks. */
+  status(ticks: number): Record<string, unknown>;
+}
 
 /**
  * `udpStatus` describes the UDP socket for /api/status (which backend carries the datagrams and
@@ -21,7 +35,7 @@ import type { Session } from "./session.js";
  */
 export function installApiRoutes(
   http: HttpApi,
-  game: Game,
+  game: ApiGame,
   udpPort: () => number,
   udpStatus?: () => Record<string, unknown>,
 ): void {

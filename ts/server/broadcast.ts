@@ -24,11 +24,27 @@ import {
 } from "../protocol/entity.js";
 import { MAX_DATAGRAM_BYTES } from "../protocol/header.js";
 import { MANIFEST_ENTRIES, STATE_BYTES, encodeStateAround } from "../protocol/state.js";
-import type { StoredEntity } from "./entities.js";
-import { type Game, VIEW_RADIUS } from "./game-server.js";
+import type { Clock } from "./clock.js";
+import type { Egress } from "./egress.js";
+import type { EntityStore, StoredEntity } from "./entities.js";
 import type { Session } from "./session.js";
+import { VIEW_RADIUS } from "./view.js";
+import type { World } from "./world.js";
 
 const ENTRY_MAX_BYTES = ENTITY_ENTRY_BYTES + ENTITY_META_MAX_BYTES;
+
+/** What a broadcast reads and where it sends. */
+export interface BroadcastPorts {
+  /** The entities in view. */
+  readonly entities: Pick<EntityStore, "inSquare">;
+  /** The manifest's chunk versions. */
+  readonly world: Pick<World, "chunkVersion">;
+  /** The tick each State and Entity packet carries. */
+  readonly clock: Clock;
+  readonly egress: Egress;
+  /** Send every entity update even when unchanged (GameOptions.sendUnchangedEntities). */
+  readonly sendUnchangedEntities: boolean;
+}
 
 export class Broadcaster {
   /** This round's encoded entries, back to back; entities point into it (Entity.entryOffset). */
@@ -39,7 +55,19 @@ export class Broadcaster {
   private readonly view: StoredEntity[] = [];
   private readonly versions = new Uint16Array(MANIFEST_ENTRIES);
 
-  constructor(private readonly game: Game) {}
+  private readonly entities: BroadcastPorts["entities"];
+  private readonly world: BroadcastPorts["world"];
+  private readonly clock: Clock;
+  private readonly egress: Egress;
+  private readonly sendUnchangedEntities: boolean;
+
+  constructor(ports: BroadcastPorts) {
+    this.entities = ports.entities;
+    this.world = ports.world;
+    this.clock = ports.clock;
+    this.egress = ports.egress;
+    this.sendUnchangedEntities = ports.sendUnchangedEntities;
+  }
 
   /** Starts a tick's broadcasts: entries encoded earlier may be stale. */
   beginRound(): void {
@@ -49,10 +77,9 @@ export class Broadcaster {
 
   /** Sends one broadcast to `session` (which must be bound to a peer). */
   sendTo(session: Session): void {
-    const game = this.game;
     const entity = session.entity;
     const inView = this.view;
-    const count = game.entities.inSquare(entity.x, entity.y, VIEW_RADIUS, inView);
+    const count = this.entities.inSquare(entity.x, entity.y, VIEW_RADIUS, inView);
 
     // The checksum covers the entries in send order, whatever the datagram split.
     let checksum = ENTITY_CHECKSUM_START;
@@ -65,28 +92,30 @@ export class Broadcaster {
     // State first: the client reads the checksum, then the entries that match it.
     const centreX = Math.floor(entity.x / CHUNK_SIZE);
     const centreY = Math.floor(entity.y / CHUNK_SIZE);
-    const world = game.world;
+    const world = this.world;
     const versions = this.versions;
     for (let index = 0; index < MANIFEST_ENTRIES; index++) {
       versions[index] = world.chunkVersion(centreX + (index % 3) - 1, centreY + ((index / 3) | 0) - 1);
     }
-    const slab = game.outbound;
+    const egress = this.egress;
+    const slab = egress.slab;
+    const tick = this.clock.tick;
     slab.reserve(STATE_BYTES);
-    encodeStateAround(0, game.tick, centreX, centreY, versions, entity.id, checksum, slab.bytes, slab.at);
-    send(game, session, slab.take(STATE_BYTES));
+    encodeStateAround(0, tick, centreX, centreY, versions, entity.id, checksum, slab.bytes, slab.at);
+    egress.send(session, slab.take(STATE_BYTES));
 
     const unchanged = checksum === session.lastEntityChecksum && !session.resendEntities;
-    if (unchanged && !game.options.sendUnchangedEntities) return;
-    this.sendEntities(session, inView, count);
+    if (unchanged && !this.sendUnchangedEntities) return;
+    this.sendEntities(session, inView, count, tick);
     session.lastEntityChecksum = checksum;
-    session.lastEntityTick = game.tick;
+    session.lastEntityTick = tick;
     session.resendEntities = false;
   }
 
   /** The tick's EntityPackets for `inView[0..count)`, each as full as fits (count and size), `more` on all but the last. */
-  private sendEntities(session: Session, inView: StoredEntity[], count: number): void {
-    const game = this.game;
-    const slab = game.outbound;
+  private sendEntities(session: Session, inView: StoredEntity[], count: number, tick: number): void {
+    const egress = this.egress;
+    const slab = egress.slab;
     const entries = this.entries;
     let start = 0;
     do {
@@ -102,13 +131,13 @@ export class Broadcaster {
       }
       slab.reserve(size);
       const out = slab.bytes;
-      let at = slab.at + encodeEntityHeader(0, game.tick, end - start, end < count, out, slab.at);
+      let at = slab.at + encodeEntityHeader(0, tick, end - start, end < count, out, slab.at);
       for (let index = start; index < end; index++) {
         const from = inView[index].entryOffset;
         const to = from + inView[index].entryBytes;
         for (let byte = from; byte < to; byte++) out[at++] = entries[byte];
       }
-      send(game, session, slab.take(size));
+      egress.send(session, slab.take(size));
       start = end;
     } while (start < count);
   }
@@ -126,10 +155,4 @@ export class Broadcaster {
     entity.entryBytes = size;
     this.entriesUsed += size;
   }
-}
-
-function send(game: Game, session: Session, datagram: Uint8Array): void {
-  game.metrics.datagramsOut++;
-  game.metrics.bytesOut += datagram.length;
-  session.peer!.send(datagram);
 }

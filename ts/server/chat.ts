@@ -23,103 +23,10 @@ import type { ChatAckPacket } from "../protocol/chat-ack.js";
 import { CHAT_NAME_RULE, CHAT_SPEAKER_SYSTEM, encodeChat } from "../protocol/chat.js";
 import { MAX_DATAGRAM_BYTES } from "../protocol/header.js";
 import { checkText } from "../protocol/text.js";
-import type { Game } from "./game-server.js";
-import { TokenBucket } from "./rate-limit.js";
-import { RetransmitTimer } from "./retransmit.js";
-import type { Session } from "./session.js";
-
-/** Lines a session may post per second, sustained, and in a burst. */
-export const CHAT_RATE_PER_SECOND = 1;
-export const CHAT_BURST = 5;
-/** Lines queued per session before the oldest is dropped. */
-export const CHAT_QUEUE_MAX = 64;
-/** Lines in flight (sent, not yet acknowledged) per session. */
-export const CHAT_WINDOW = 8;
-
-interface ChatLine {
-  readonly seq: number;
-  readonly speakerEntityId: number;
-  readonly speakerName: string;
-  readonly text: string;
-}
-
-/** One session's chat state: its outbound queue and where its inbound lines stand. */
-export class ChatChannel {
-  private nextSeq = 1;
-  private readonly queue: ChatLine[] = [];
-  /** Highest line number sent at least once. */
-  private sentUpTo = 0;
-  private readonly timer = new RetransmitTimer();
-  /** The last inbound line number handled, and the status it got. */
-  inboundSeq = 0;
-  inboundStatus = CHAT_STATUS_POSTED;
-  readonly limiter: TokenBucket;
-
-  constructor(nowMs: number) {
-    this.limiter = new TokenBucket(CHAT_RATE_PER_SECOND, CHAT_BURST, nowMs);
-  }
-
-  /** The oldest line still held: what ChatPackets report as oldest_seq. */
-  get oldestSeq(): number {
-    return this.queue.length > 0 ? this.queue[0].seq : this.nextSeq;
-  }
-
-  get pending(): number {
-    return this.queue.length;
-  }
-
-  /** Queues a line; returns true when the queue overflowed and its oldest line was dropped. */
-  enqueue(speakerEntityId: number, speakerName: string, text: string): boolean {
-    this.queue.push({ seq: this.nextSeq++, speakerEntityId, speakerName, text });
-    if (this.queue.length <= CHAT_QUEUE_MAX) return false;
-    this.queue.shift();
-    return true;
-  }
-
-  /** Drops every line up to `seq` (cumulative); returns whether that acknowledged anything new. */
-  acknowledge(seq: number, nowMs: number): boolean {
-    let progress = false;
-    while (this.queue.length > 0 && this.queue[0].seq <= seq) {
-      this.queue.shift();
-      progress = true;
-    }
-    if (progress) {
-      this.timer.reset();
-      if (this.queue.length > 0 && this.sentUpTo >= this.queue[0].seq) this.timer.sent(nowMs);
-      else this.timer.stop();
-    }
-    return progress;
-  }
-
-  /**
-   * The lines to send at `nowMs`, into `out`: lines of the window never sent,
-   * or the whole window when the re-send timer ran out. Returns how many of
-   * them are re-sends.
-   */
-  due(nowMs: number, out: ChatLine[]): number {
-    out.length = 0;
-    const window = Math.min(this.queue.length, CHAT_WINDOW);
-    if (window === 0) {
-      this.timer.stop();
-      return 0;
-    }
-    const resend = this.timer.due(nowMs);
-    let resent = 0;
-    for (let index = 0; index < window; index++) {
-      const line = this.queue[index];
-      if (resend || line.seq > this.sentUpTo) {
-        out.push(line);
-        if (line.seq <= this.sentUpTo) resent++;
-      }
-    }
-    if (out.length === 0) return 0;
-    if (resend) this.timer.backOff();
-    // The timer runs from the oldest unacknowledged send; new lines do not push it back.
-    if (resend || !this.timer.armed) this.timer.sent(nowMs);
-    this.sentUpTo = Math.max(this.sentUpTo, this.queue[window - 1].seq);
-    return resent;
-  }
-}
+import type { ChatLine } from "./chat-channel.js";
+import type { Egress } from "./egress.js";
+import type { Metrics } from "./metrics.js";
+import type { Session, SessionRegistry } from "./session.js";
 
 export interface ChatStats {
   /** Lines accepted from players and system lines posted. */
@@ -146,7 +53,12 @@ export class ChatService {
   private readonly dueScratch: ChatLine[] = [];
   private readonly out = new Uint8Array(MAX_DATAGRAM_BYTES);
 
-  constructor(private readonly game: Game) {}
+  constructor(
+    /** Who hears a line: every session, or those an audience accepts. */
+    private readonly sessions: Pick<SessionRegistry, "values">,
+    private readonly egress: Egress,
+    private readonly metrics: Metrics,
+  ) {}
 
   /** A system line (speaker 0) to every session: joins, leaves, notices. Throws EncodeError for text chat cannot carry. */
   system(text: string, speakerName = ""): void {
@@ -179,7 +91,7 @@ export class ChatService {
     checkText("chat text", text, CHAT_TEXT_RULE);
     this.stats.posted++;
     const nowMs = performance.now();
-    for (const session of this.game.sessions.values()) {
+    for (const session of this.sessions.values()) {
       if (!audience(session)) continue;
       if (session.chat.enqueue(speakerEntityId, speakerName, text)) this.stats.overflowDropped++;
       this.pump(session, nowMs);
@@ -203,7 +115,7 @@ export class ChatService {
     }
     if (packet.seq > channel.inboundSeq + 1) {
       // An earlier line was lost: the client re-sends from there, in order.
-      this.game.metrics.drop("chat_out_of_order");
+      this.metrics.drop("chat_out_of_order");
       if (channel.inboundSeq > 0) this.sendPostAck(session);
       return;
     }
@@ -215,7 +127,7 @@ export class ChatService {
     } else if (!channel.limiter.take(nowMs)) {
       status = CHAT_STATUS_RATE_LIMITED;
       this.stats.rateLimited++;
-      this.game.metrics.drop("chat_rate_limited");
+      this.metrics.drop("chat_rate_limited");
     }
     channel.inboundSeq = packet.seq;
     channel.inboundStatus = status;
@@ -247,7 +159,7 @@ export class ChatService {
         },
         this.out,
       );
-      this.game.send(session, this.out.slice(0, size));
+      this.egress.send(session, this.out.slice(0, size));
     }
   }
 
@@ -257,6 +169,6 @@ export class ChatService {
       { type: "chat_post_ack", clientType: 0, seq: channel.inboundSeq, status: channel.inboundStatus },
       this.out,
     );
-    this.game.send(session, this.out.slice(0, size));
+    this.egress.send(session, this.out.slice(0, size));
   }
 }

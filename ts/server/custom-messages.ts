@@ -8,7 +8,9 @@ import {
   encodeCustomToClient,
 } from "../protocol/custom.js";
 import { checkU16, EncodeError } from "../protocol/errors.js";
-import type { Game } from "./game-server.js";
+import type { Egress } from "./egress.js";
+import type { Logger } from "./log.js";
+import type { Metrics } from "./metrics.js";
 import type { Session } from "./session.js";
 
 /**
@@ -22,7 +24,12 @@ export class CustomMessages {
   /** Messages by outcome: handled, or dropped for want of a handler. */
   readonly stats = { handled: 0, unhandled: 0, sent: 0 };
 
-  constructor(private readonly game: Game) {}
+  constructor(
+    private readonly egress: Egress,
+    private readonly metrics: Metrics,
+    /** Where a failing handler is reported. */
+    private readonly log: Logger,
+  ) {}
 
   /** Routes client messages of `subtype` to `handler` (replacing any earlier one). */
   on(subtype: number, handler: CustomHandler): void {
@@ -39,14 +46,14 @@ export class CustomMessages {
     const handler = this.handlers.get(packet.subtype);
     if (!handler) {
       this.stats.unhandled++;
-      this.game.metrics.drop("unknown_custom_subtype");
+      this.metrics.drop("unknown_custom_subtype");
       return;
     }
     this.stats.handled++;
     try {
       handler(session, packet.payload, packet.subtype);
     } catch (error) {
-      this.game.log.error("custom message handler failed", { subtype: packet.subtype, error: String(error) });
+      this.log.error("custom message handler failed", { subtype: packet.subtype, error: String(error) });
     }
   }
 
@@ -61,6 +68,6 @@ export class CustomMessages {
     const out = new Uint8Array(10 + payload.length);
     encodeCustomToClient({ type: "custom_to_client", clientType: 0, subtype, payload }, out);
     this.stats.sent++;
-    this.game.send(session, out);
+    this.egress.send(session, out);
   }
 }

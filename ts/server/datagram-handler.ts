@@ -22,8 +22,18 @@ import {
 import { decodePacket } from "../protocol/packet.js";
 import { PING_BYTES } from "../protocol/ping.js";
 import { MANIFEST_ENTRIES } from "../protocol/state.js";
-import type { Game } from "./game-server.js";
-import type { Peer, Session } from "./session.js";
+import type { ChatService } from "./chat.js";
+import type { Clock } from "./clock.js";
+import type { CustomMessages } from "./custom-messages.js";
+import type { DialogService } from "./dialogs.js";
+import type { Egress } from "./egress.js";
+import type { EntityStore } from "./entities.js";
+import type { Interactables } from "./interactables.js";
+import type { Logger } from "./log.js";
+import type { Metrics } from "./metrics.js";
+import type { KeyedRateLimiter } from "./rate-limit.js";
+import type { Peer, Session, SessionRegistry } from "./session.js";
+import type { World } from "./world.js";
 
 /**
  * A chunk re-sent sooner than this after the last send is suppressed: the
@@ -32,18 +42,68 @@ import type { Peer, Session } from "./session.js";
  */
 export const CHUNK_RESEND_GUARD_MS = 150;
 
+/**
+ * What the handler reads, where it sends, and the rooms it routes to. Each is
+ * copied into a field of its own, so the per-datagram path reaches any of
+ * them in one step.
+ */
+export interface DatagramPorts {
+  readonly metrics: Metrics;
+  /** The per-source-address limit, taken before anything is decoded. */
+  readonly addressLimiter: KeyedRateLimiter;
+  /** Tokens and links to sessions, and binding a session to the link it sends from. */
+  readonly sessions: SessionRegistry;
+  /** The window an action is offered against, and the tick an EntityDetail carries. */
+  readonly clock: Clock;
+  /** The chunks answered to a cache list. */
+  readonly world: Pick<World, "chunkVersion" | "encodedChunk">;
+  /** The entities an EntityQuery asks about. */
+  readonly entities: Pick<EntityStore, "get">;
+  readonly egress: Egress;
+  readonly log: Logger;
+  readonly chat: Pick<ChatService, "onPost" | "onAck">;
+  readonly dialogs: Pick<DialogService, "onAck" | "onReply">;
+  readonly custom: Pick<CustomMessages, "dispatch">;
+  readonly interactables: Pick<Interactables, "onQuery">;
+}
+
 export class DatagramHandler {
   /** The cache list of the ActionPacket being answered. */
   private readonly cacheIds = new Uint32Array(MANIFEST_ENTRIES);
   private readonly cacheVersions = new Uint16Array(MANIFEST_ENTRIES);
+  private readonly metrics: Metrics;
+  private readonly addressLimiter: KeyedRateLimiter;
+  private readonly sessions: SessionRegistry;
+  private readonly clock: Clock;
+  private readonly world: DatagramPorts["world"];
+  private readonly entities: DatagramPorts["entities"];
+  private readonly egress: Egress;
+  private readonly log: Logger;
+  private readonly chat: DatagramPorts["chat"];
+  private readonly dialogs: DatagramPorts["dialogs"];
+  private readonly custom: DatagramPorts["custom"];
+  private readonly interactables: DatagramPorts["interactables"];
 
-  constructor(private readonly game: Game) {}
+  constructor(ports: DatagramPorts) {
+    this.metrics = ports.metrics;
+    this.addressLimiter = ports.addressLimiter;
+    this.sessions = ports.sessions;
+    this.clock = ports.clock;
+    this.world = ports.world;
+    this.entities = ports.entities;
+    this.egress = ports.egress;
+    this.log = ports.log;
+    this.chat = ports.chat;
+    this.dialogs = ports.dialogs;
+    this.custom = ports.custom;
+    this.interactables = ports.interactables;
+  }
 
   handle(datagram: Uint8Array, peer: Peer, nowMs: number): void {
-    const metrics = this.game.metrics;
+    const metrics = this.metrics;
     metrics.datagramsIn++;
     metrics.bytesIn += datagram.length;
-    if (!this.game.addressLimiter.take(peer.address, nowMs)) return metrics.drop("rate_limited_address");
+    if (!this.addressLimiter.take(peer.address, nowMs)) return metrics.drop("rate_limited_address");
     // What every client sends several times a second takes a path that reads
     // the fields straight from the bytes: isValidAction and isValidPing check
     // exactly what decodePacket checks for these two types, so the outcome is
@@ -62,27 +122,27 @@ export class DatagramHandler {
         return this.onPing(datagram, peer, nowMs);
       case "chat_post": {
         const session = this.authenticate(packet.authToken, peer, nowMs);
-        if (session) this.game.chat.onPost(session, packet, nowMs);
+        if (session) this.chat.onPost(session, packet, nowMs);
         return;
       }
       case "chat_ack": {
         const session = this.authenticate(packet.authToken, peer, nowMs);
-        if (session) this.game.chat.onAck(session, packet, nowMs);
+        if (session) this.chat.onAck(session, packet, nowMs);
         return;
       }
       case "dialog_ack": {
         const session = this.authenticate(packet.authToken, peer, nowMs);
-        if (session) this.game.dialogs.onAck(session, packet);
+        if (session) this.dialogs.onAck(session, packet);
         return;
       }
       case "dialog_reply": {
         const session = this.authenticate(packet.authToken, peer, nowMs);
-        if (session) this.game.dialogs.onReply(session, packet);
+        if (session) this.dialogs.onReply(session, packet);
         return;
       }
       case "custom_to_server": {
         const session = this.authenticate(packet.authToken, peer, nowMs);
-        if (session) this.game.custom.dispatch(session, packet);
+        if (session) this.custom.dispatch(session, packet);
         return;
       }
       default:
@@ -94,29 +154,29 @@ export class DatagramHandler {
 
   /** The session a token names, bound to `peer`; undefined (and counted) when refused. */
   private authenticate(token: bigint, peer: Peer, nowMs: number): Session | undefined {
-    return this.admit(this.game.sessions.byTokenValue(token), peer, nowMs);
+    return this.admit(this.sessions.byTokenValue(token), peer, nowMs);
   }
 
   /** Rate-limits, binds and marks seen the session a token named; undefined (and counted) when refused. */
   private admit(session: Session | undefined, peer: Peer, nowMs: number): Session | undefined {
     if (!session) {
-      this.game.metrics.drop("unknown_token");
+      this.metrics.drop("unknown_token");
       return undefined;
     }
     if (!session.inbound.take(nowMs)) {
-      this.game.metrics.drop("rate_limited_session");
+      this.metrics.drop("rate_limited_session");
       return undefined;
     }
     // A steady client sends from the link it is bound to, as the same cached peer.
     if (session.peer !== peer) {
       if (session.peer?.key !== peer.key) {
-        this.game.log.debug("session bound", {
+        this.log.debug("session bound", {
           entityId: session.entity.id,
           peer: peer.key,
           transport: peer.transport,
         });
       }
-      this.game.sessions.bind(session, peer);
+      this.sessions.bind(session, peer);
     }
     session.lastSeenMs = nowMs;
     return session;
@@ -124,7 +184,7 @@ export class DatagramHandler {
 
   /** An ActionPacket the fast-path checks in `handle` accepted, read in place. */
   private onActionBytes(bytes: Uint8Array, peer: Peer, nowMs: number): void {
-    const session = this.admit(this.game.sessions.byTokenWords(readU32(bytes, 6), readU32(bytes, 10)), peer, nowMs);
+    const session = this.admit(this.sessions.byTokenWords(readU32(bytes, 6), readU32(bytes, 10)), peer, nowMs);
     if (!session) return;
     for (let index = 0; index < MANIFEST_ENTRIES; index++) {
       const at = 18 + index * CHUNK_ENTRY_BYTES;
@@ -146,8 +206,8 @@ export class DatagramHandler {
 
   /** Schedules the action and answers the cache list (in cacheIds / cacheVersions). */
   private applyAction(session: Session, targetTick: number, action: number, nowMs: number): void {
-    const outcome = session.entity.slots.offer(targetTick, action, this.game.nextWindow);
-    this.game.metrics.action(outcome);
+    const outcome = session.entity.slots.offer(targetTick, action, this.clock.nextWindow);
+    this.metrics.action(outcome);
     // A keep-alive is also how a client that saw a checksum mismatch asks for
     // the entity state again (protocol: Lost EntityPacket).
     if (targetTick === 0) session.resendEntities = true;
@@ -156,7 +216,7 @@ export class DatagramHandler {
 
   /** One ChunkPacket per chunk of the 3×3 neighbourhood the client lacks or holds stale. */
   private sendMissingChunks(session: Session, nowMs: number): void {
-    const world = this.game.world;
+    const world = this.world;
     const centreX = Math.floor(session.entity.x / CHUNK_SIZE);
     const centreY = Math.floor(session.entity.y / CHUNK_SIZE);
     for (let cy = centreY - 1; cy <= centreY + 1; cy++) {
@@ -168,7 +228,7 @@ export class DatagramHandler {
         const sent = session.chunkSentAtMs.get(id);
         if (sent && sent.version === version && nowMs - sent.atMs < CHUNK_RESEND_GUARD_MS) continue;
         session.chunkSentAtMs.set(id, { version, atMs: nowMs });
-        this.send(session, world.encodedChunk(cx, cy));
+        this.egress.send(session, world.encodedChunk(cx, cy));
       }
     }
     // Forget chunks far behind, so the map stays bounded by the neighbourhood.
@@ -188,17 +248,17 @@ export class DatagramHandler {
   private onEntityQuery(packet: EntityQueryPacket, peer: Peer, nowMs: number): void {
     const session = this.authenticate(packet.authToken, peer, nowMs);
     if (!session) return;
-    const entity = this.game.entities.get(packet.entityId);
-    if (!entity) return this.game.metrics.drop("unknown_entity");
+    const entity = this.entities.get(packet.entityId);
+    if (!entity) return this.metrics.drop("unknown_entity");
     const out = new Uint8Array(MAX_DATAGRAM_BYTES);
     const meta = entity.name ? [...entity.meta, { kind: "name" as const, value: entity.name }] : entity.meta;
     const size = encodeEntityDetail(
-      { type: "entity_detail", clientType: 0, tick: this.game.tick, entityId: entity.id, meta },
+      { type: "entity_detail", clientType: 0, tick: this.clock.tick, entityId: entity.id, meta },
       out,
     );
-    this.send(session, out.subarray(0, size));
+    this.egress.send(session, out.subarray(0, size));
     // From a player next to an interactable, the query is also "use it" (interactables.ts).
-    this.game.interactables.onQuery(session, entity);
+    this.interactables.onQuery(session, entity);
   }
 
   /**
@@ -207,24 +267,17 @@ export class DatagramHandler {
    * its timestamp bytes.
    */
   private onPing(ping: Uint8Array, peer: Peer, nowMs: number): void {
-    const session = this.game.sessions.byPeerKey(peer.key);
-    if (!session) return this.game.metrics.drop("unbound_ping");
-    if (!session.inbound.take(nowMs)) return this.game.metrics.drop("rate_limited_session");
+    const session = this.sessions.byPeerKey(peer.key);
+    if (!session) return this.metrics.drop("unbound_ping");
+    if (!session.inbound.take(nowMs)) return this.metrics.drop("rate_limited_session");
     session.lastSeenMs = nowMs;
-    const slab = this.game.outbound;
+    const slab = this.egress.slab;
     slab.reserve(PING_BYTES);
     const out = slab.bytes;
     const at = slab.at;
     encodeHeader(PACKET_PONG, 0, out, at);
     for (let index = HEADER_BYTES; index < PING_BYTES; index++) out[at + index] = ping[index];
-    this.send(session, slab.take(PING_BYTES));
-  }
-
-  private send(session: Session, datagram: Uint8Array): void {
-    if (!session.peer) return;
-    this.game.metrics.datagramsOut++;
-    this.game.metrics.bytesOut += datagram.length;
-    session.peer.send(datagram);
+    this.egress.send(session, slab.take(PING_BYTES));
   }
 }
 

@@ -17,9 +17,12 @@ import type { DialogReplyPacket } from "../protocol/dialog-reply.js";
 import { DIALOG_RETURN_DISMISSED, type DialogElement, encodeDialog } from "../protocol/dialog.js";
 import { MAX_DATAGRAM_BYTES } from "../protocol/header.js";
 import { utf8ByteLength } from "../protocol/text.js";
-import type { Game } from "./game-server.js";
+import type { Egress } from "./egress.js";
+import type { Logger } from "./log.js";
+import type { Metrics } from "./metrics.js";
 import { RetransmitTimer } from "./retransmit.js";
 import type { Session } from "./session.js";
+import type { ClosingDialog, DialogReplyHandlerOf, DialogReplyOf, OpenDialog } from "./session-dialogs.js";
 
 /** Dialogs open on one client at a time; opening one more closes the oldest (as dismissed). */
 export const MAX_OPEN_DIALOGS = 8;
@@ -35,16 +38,10 @@ export interface DialogSpec {
   elements: DialogElement[];
 }
 
-export interface DialogReply {
-  readonly session: Session;
-  readonly dialogId: number;
-  /** The pressed button's return code; 0 when the dialog was dismissed, discarded or replaced. */
-  readonly returnCode: number;
-  /** The text inputs' values in element order (empty when dismissed). */
-  readonly values: string[];
-}
+/** What a reply handler gets: the session, the dialog, the pressed button and the inputs' values. */
+export type DialogReply = DialogReplyOf<Session>;
 
-export type DialogReplyHandler = (reply: DialogReply) => void;
+export type DialogReplyHandler = DialogReplyHandlerOf<Session>;
 
 export interface OpenDialogOptions {
   /**
@@ -53,31 +50,6 @@ export interface OpenDialogOptions {
    * whose dialog is still open gets no second window).
    */
   key?: string;
-}
-
-interface OpenDialog {
-  readonly id: number;
-  readonly datagram: Uint8Array;
-  readonly key: string | undefined;
-  readonly onReply: DialogReplyHandler;
-  readonly returnCodes: ReadonlySet<number>;
-  /** max_bytes of each text input, in element order. */
-  readonly inputMaxBytes: readonly number[];
-  shown: boolean;
-  readonly timer: RetransmitTimer;
-}
-
-interface ClosingDialog {
-  readonly datagram: Uint8Array;
-  readonly timer: RetransmitTimer;
-  sends: number;
-}
-
-/** One session's dialogs, in the order they were opened. */
-export class SessionDialogs {
-  nextId = 1;
-  readonly open = new Map<number, OpenDialog>();
-  readonly closing = new Map<number, ClosingDialog>();
 }
 
 export interface DialogStats {
@@ -93,7 +65,12 @@ export interface DialogStats {
 export class DialogService {
   readonly stats: DialogStats = { opened: 0, replies: 0, duplicateReplies: 0, mismatched: 0, retransmits: 0 };
 
-  constructor(private readonly game: Game) {}
+  constructor(
+    private readonly egress: Egress,
+    private readonly metrics: Metrics,
+    /** Where a failing reply handler is reported. */
+    private readonly log: Logger,
+  ) {}
 
   /**
    * Opens a dialog on `session`'s client and returns its id; `onReply` is
@@ -120,7 +97,7 @@ export class DialogService {
       this.close(session, oldest.id);
       this.callHandler(oldest, { session, dialogId: oldest.id, returnCode: DIALOG_RETURN_DISMISSED, values: [] });
     }
-    const dialog: OpenDialog = {
+    const dialog: OpenDialog<Session> = {
       id,
       datagram: out.slice(0, size),
       key: options.key,
@@ -183,7 +160,7 @@ export class DialogService {
     this.stats.replies++;
     if (!this.fits(dialog, packet)) {
       this.stats.mismatched++;
-      this.game.metrics.drop("dialog_mismatch");
+      this.metrics.drop("dialog_mismatch");
       this.callHandler(dialog, { session, dialogId: dialog.id, returnCode: DIALOG_RETURN_DISMISSED, values: [] });
       return;
     }
@@ -215,39 +192,39 @@ export class DialogService {
   }
 
   /** Whether a reply names one of the dialog's buttons (or 0) and carries one fitting value per text input. */
-  private fits(dialog: OpenDialog, packet: DialogReplyPacket): boolean {
+  private fits(dialog: OpenDialog<Session>, packet: DialogReplyPacket): boolean {
     if (packet.returnCode === DIALOG_RETURN_DISMISSED) return true;
     if (!dialog.returnCodes.has(packet.returnCode)) return false;
     if (packet.values.length !== dialog.inputMaxBytes.length) return false;
     return packet.values.every((value, index) => utf8ByteLength(value) <= dialog.inputMaxBytes[index]);
   }
 
-  private callHandler(dialog: OpenDialog, reply: DialogReply): void {
+  private callHandler(dialog: OpenDialog<Session>, reply: DialogReply): void {
     try {
       dialog.onReply(reply);
     } catch (error) {
-      this.game.log.error("dialog reply handler failed", { dialogId: dialog.id, error: String(error) });
+      this.log.error("dialog reply handler failed", { dialogId: dialog.id, error: String(error) });
     }
   }
 
-  private sendOpen(session: Session, dialog: OpenDialog, nowMs: number): void {
+  private sendOpen(session: Session, dialog: OpenDialog<Session>, nowMs: number): void {
     if (!session.peer) {
       dialog.timer.sent(nowMs); // due again soon: sent once the session is bound
       return;
     }
-    this.game.send(session, dialog.datagram);
+    this.egress.send(session, dialog.datagram);
     dialog.timer.sent(nowMs);
   }
 
   private sendClose(session: Session, closing: ClosingDialog, nowMs: number): void {
     closing.sends++;
-    this.game.send(session, closing.datagram);
+    this.egress.send(session, closing.datagram);
     closing.timer.sent(nowMs);
   }
 
   private sendCloseOnce(session: Session, dialogId: number): void {
     const out = new Uint8Array(10);
     encodeDialogClose({ type: "dialog_close", clientType: 0, dialogId }, out);
-    this.game.send(session, out);
+    this.egress.send(session, out);
   }
 }

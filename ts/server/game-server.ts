@@ -1,19 +1,16 @@
-// The authoritative game server: owns the world, runs the 24 Hz simulation,
-// and speaks the datagram protocol over every transport through one handler.
+// The composition root of the game. It builds the world, the entities, the
+// sessions and the services (chat, dialogs, custom messages, interactables,
+// tile updates, the broadcast, the datagram handler, the session lifecycle,
+// accounts and character saving), and hands each service only the ports it
+// uses — the egress (egress.ts), the clock (clock.ts), the sessions, a read
+// view of the world and the entities, the logger, the metrics, the other rooms
+// it calls — never the Game itself. step() runs one 24 Hz tick over them:
+// movement on window ticks, tile updates, chat and dialog re-sends, the
+// broadcast, the periodic save and the eviction of silent sessions. Its other
+// methods are doors into those services for game code and the HTTP API.
 // Clients only ever send intent; every move goes through the wasm rule.
-//
-// It also holds what game code builds on: accounts and saved characters
-// (accounts/, persistence/), chat, dialogs, custom messages and run-time tile
-// changes — each in its own module, reached through the fields below.
 import { performance } from "node:perf_hooks";
-import {
-  ACTION_WINDOW_HORIZON,
-  BROADCAST_EVERY_TICKS,
-  CHUNK_SIZE,
-  TICK_HZ,
-  TILE_UNKNOWN,
-  VIEW_TILES,
-} from "../constants.js";
+import { ACTION_WINDOW_HORIZON, BROADCAST_EVERY_TICKS } from "../constants.js";
 import { ACTION_DX, ACTION_DY } from "../protocol/action.js";
 import { PROTOCOL_VERSION } from "../protocol/header.js";
 import type { Core } from "../wasm/core.js";
@@ -22,68 +19,39 @@ import { AccountService } from "./accounts/account-service.js";
 import { type AccountRecord, AccountStore } from "./accounts/account-store.js";
 import { Broadcaster } from "./broadcast.js";
 import { ChatService } from "./chat.js";
+import type { Clock } from "./clock.js";
 import { type CustomHandler, CustomMessages } from "./custom-messages.js";
 import { DialogService } from "./dialogs.js";
-import { ENTITY_TYPE_PLAYER, EntityStore } from "./entities.js";
+import { EntityStore } from "./entities.js";
 import { DatagramHandler } from "./datagram-handler.js";
+import { Egress } from "./egress.js";
 import { Interactables } from "./interactables.js";
 import { EventLoopDelay } from "./event-loop-delay.js";
+import { DEFAULT_GAME_OPTIONS, type GameOptions } from "./game-options.js";
 import { Logger } from "./log.js";
 import { Metrics, TIMING_WINDOW_TICKS } from "./metrics.js";
-import { OutboundSlab } from "./outbound-slab.js";
 import { CharacterSaver, SAVE_INTERVAL_MS } from "./persistence/character-saver.js";
-import { type CharacterState, CharacterStore, NEW_CHARACTER } from "./persistence/character-store.js";
+import { CharacterStore } from "./persistence/character-store.js";
 import { type GameDatabase, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
 import { KeyedRateLimiter } from "./rate-limit.js";
 import { type Peer, type Session, SessionRegistry } from "./session.js";
+import { SessionLifecycle } from "./session-lifecycle.js";
 import { TickLoop } from "./tick-loop.js";
 import { TileUpdates } from "./tile-updates.js";
 import { World, type WorldMap } from "./world.js";
 
-export interface GameOptions {
-  maxPlayers: number;
-  /** Sessions unseen this long are evicted. */
-  sessionTimeoutMs: number;
-  /** Send every entity update even when unchanged (the seed's behaviour; decision 10). */
-  sendUnchangedEntities: boolean;
-  /** Inbound datagram limits: per session and per source address (datagrams/s). */
-  sessionRatePerSecond: number;
-  addressRatePerSecond: number;
-  tickHz: number;
-  /**
-   * Where accounts and characters live (openGameDatabase). Without one the game
-   * opens an in-memory database: accounts work, nothing survives the process.
-   * The game closes it in shutdown().
-   */
-  database?: GameDatabase;
-}
+/** The Game's tick and next window as services read them: they get this, never the Game. */
+class GameClock implements Clock {
+  constructor(private readonly game: Game) {}
 
-export const DEFAULT_GAME_OPTIONS: GameOptions = {
-  maxPlayers: 256,
-  sessionTimeoutMs: 10_000,
-  sendUnchangedEntities: false,
-  sessionRatePerSecond: 60,
-  addressRatePerSecond: 5_000,
-  tickHz: TICK_HZ,
-};
+  get tick(): number {
+    return this.game.tick;
+  }
 
-/** Half the view square: entities within this Chebyshev distance are sent (31×31 around the player). */
-export const VIEW_RADIUS = VIEW_TILES / 2;
-
-/** Joins and leaves are announced to players within this many tiles: about the 3×3 chunks a client holds. */
-export const NOTICE_RADIUS = 48;
-
-export class JoinError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
+  get nextWindow(): number {
+    return this.game.nextWindow;
   }
 }
-
-/** Hit points, maximum and rating of a character that has never been saved (and of guests). */
-const FRESH = NEW_CHARACTER;
 
 export class Game {
   readonly world: World;
@@ -91,8 +59,10 @@ export class Game {
   readonly sessions: SessionRegistry;
   readonly metrics = new Metrics();
   readonly eventLoopDelay = new EventLoopDelay();
-  /** Where per-client datagrams (State, Entity, Pong) are written; see outbound-slab.ts. */
-  readonly outbound = new OutboundSlab();
+  /** The one way datagrams leave for clients, counted in the metrics. */
+  readonly egress = new Egress(this.metrics);
+  /** The tick and the next window, as services read them. */
+  readonly clock: Clock;
   readonly addressLimiter: KeyedRateLimiter;
   readonly handler: DatagramHandler;
   readonly options: GameOptions;
@@ -109,13 +79,12 @@ export class Game {
   /** Last processed tick; the first tick processed is 1. */
   tick = 0;
   private readonly loop: TickLoop;
-  private readonly tileUpdates = new TileUpdates();
-  /** The session of each account in play. */
-  private readonly accountSessions = new Map<number, Session>();
+  private readonly tileUpdates: TileUpdates;
+  /** Joining, leaving, eviction and saving characters. */
+  private readonly lifecycle: SessionLifecycle;
   private readonly saveEveryTicks: number;
-  private spawnCursor = 0;
   private shutDown = false;
-  private readonly broadcaster = new Broadcaster(this);
+  private readonly broadcaster: Broadcaster;
 
   constructor(
     core: Core,
@@ -134,18 +103,51 @@ export class Game {
       this.options.addressRatePerSecond * 2,
       4096,
     );
-    this.handler = new DatagramHandler(this);
+    this.clock = new GameClock(this);
+    const { world, entities, sessions, metrics, egress, clock } = this;
+    this.chat = new ChatService(sessions, egress, metrics);
+    this.dialogs = new DialogService(egress, metrics, log);
+    this.custom = new CustomMessages(egress, metrics, log);
+    const { chat, dialogs, custom } = this;
+    this.interactables = new Interactables({ entities, dialogs, chat, log }, world.interactables);
+    this.tileUpdates = new TileUpdates(world, sessions, egress);
+    this.broadcaster = new Broadcaster({
+      entities,
+      world,
+      clock,
+      egress,
+      sendUnchangedEntities: this.options.sendUnchangedEntities,
+    });
+    this.handler = new DatagramHandler({
+      metrics,
+      addressLimiter: this.addressLimiter,
+      sessions,
+      clock,
+      world,
+      entities,
+      egress,
+      log,
+      chat,
+      dialogs,
+      custom,
+      interactables: this.interactables,
+    });
     this.loop = new TickLoop(this.options.tickHz, () => this.step());
     this.database = this.options.database ?? openGameDatabase(MEMORY_DATABASE);
     const characterStore = new CharacterStore(this.database.db);
     this.accountStore = new AccountStore(this.database.db, characterStore);
     this.characters = new CharacterSaver(characterStore, this.world.name);
-    this.accounts = new AccountService(this.accountStore, this);
+    this.lifecycle = new SessionLifecycle({
+      options: this.options,
+      world,
+      entities,
+      sessions,
+      chat,
+      characters: this.characters,
+      log,
+    });
+    this.accounts = new AccountService(this.accountStore, this.lifecycle);
     this.saveEveryTicks = Math.max(1, Math.round((this.options.tickHz * SAVE_INTERVAL_MS) / 1000));
-    this.chat = new ChatService(this);
-    this.dialogs = new DialogService(this);
-    this.custom = new CustomMessages(this);
-    this.interactables = new Interactables(this, this.world.interactables);
   }
 
   start(): void {
@@ -182,104 +184,27 @@ export class Game {
 
   /** Creates a guest session with a fresh spawn; throws JoinError when refused. */
   join(nick: string): Session {
-    if (!this.hasRoomFor(null)) throw new JoinError(503, `server full (${this.options.maxPlayers} players)`);
-    return this.enter(nick, this.nextSpawn(), FRESH, null);
+    return this.lifecycle.join(nick);
   }
 
   /** Whether a session can start now; an account already in play can always replace its own. */
   hasRoomFor(accountId: number | null): boolean {
-    if (accountId !== null && this.accountSessions.has(accountId)) return true;
-    return this.sessions.size < this.options.maxPlayers;
+    return this.lifecycle.hasRoomFor(accountId);
   }
 
-  /**
-   * Starts a session for an account's character, where it was last saved (a
-   * fresh spawn when it never was, or the spot is not free on this map). A
-   * session the account already has ends first ("replaced"): its character is
-   * saved, and its token stops working.
-   */
+  /** Starts a session for an account's character, replacing one it already has (SessionLifecycle.joinAccount). */
   joinAccount(account: Pick<AccountRecord, "id" | "nick">): Session {
-    const previous = this.accountSessions.get(account.id);
-    if (previous) this.leave(previous, "replaced");
-    else if (!this.hasRoomFor(account.id)) {
-      throw new JoinError(503, `server full (${this.options.maxPlayers} players)`);
-    }
-    const state = this.characters.load(account.id) ?? FRESH;
-    const session = this.enter(account.nick, this.savedSpot(state) ?? this.nextSpawn(), state, account.id);
-    this.accountSessions.set(account.id, session);
-    this.characters.track({ accountId: account.id, entity: session.entity }, state);
-    return session;
+    return this.lifecycle.joinAccount(account);
   }
 
-  private enter(
-    nick: string,
-    spot: { x: number; y: number },
-    vitals: Pick<CharacterState, "hp" | "hpMax" | "elo">,
-    accountId: number | null,
-  ): Session {
-    const entity = this.entities.spawn({
-      typeId: ENTITY_TYPE_PLAYER,
-      x: spot.x,
-      y: spot.y,
-      hp: vitals.hp,
-      hpMax: vitals.hpMax,
-      elo: vitals.elo,
-      flags: 0,
-      name: nick,
-      meta: [],
-    });
-    const session = this.sessions.create(entity, nick, performance.now(), accountId);
-    this.log.info("session joined", { entityId: entity.id, nick, accountId, x: spot.x, y: spot.y });
-    this.chat.systemNear(spot.x, spot.y, NOTICE_RADIUS, `${nick} joined`);
-    return session;
-  }
-
-  private nextSpawn(): { x: number; y: number } {
-    return this.world.spawns[this.spawnCursor++ % this.world.spawns.length];
-  }
-
-  /** The saved position when it belongs to this map and is a free cell of it. */
-  private savedSpot(state: CharacterState): { x: number; y: number } | null {
-    if (state.map !== this.world.name || state.x === null || state.y === null) return null;
-    const { x, y } = state;
-    if (x < 0 || y < 0 || x >= this.world.mapWidth || y >= this.world.mapHeight) return null;
-    return this.world.walkable(x, y) ? { x, y } : null;
-  }
-
+  /** Ends a session; its account's character is saved. */
   leave(session: Session, reason: string): void {
-    if (this.sessions.byTokenValue(session.token) !== session) return;
-    this.sessions.remove(session);
-    this.entities.remove(session.entity);
-    if (session.accountId !== null && this.accountSessions.get(session.accountId) === session) {
-      this.accountSessions.delete(session.accountId);
-      this.characters.saveAndForget({ accountId: session.accountId, entity: session.entity }, Date.now());
-    }
-    this.log.info("session left", { entityId: session.entity.id, nick: session.nick, reason });
-    // A replaced or rejoined session's player is still here, under a new session that announced itself.
-    if (reason !== "replaced" && reason !== "rejoined") {
-      this.chat.systemNear(session.entity.x, session.entity.y, NOTICE_RADIUS, `${session.nick} left`);
-    }
+    this.lifecycle.leave(session, reason);
   }
 
-  /**
-   * Changes one tile at run time. Clients holding its chunk get a TileUpdate at
-   * the end of the tick; the chunk version goes up, so every other cache
-   * converges through the manifest. False outside the map; setting a tile to
-   * the id it has changes nothing. Throws RangeError for an id no chunk can
-   * hold (TILE_UNKNOWN is never sent).
-   */
+  /** Changes one tile at run time and tells the clients holding its chunk (TileUpdates.set has the rules). */
   setTile(x: number, y: number, tileId: number): boolean {
-    if (!Number.isInteger(tileId) || tileId < 0 || tileId >= TILE_UNKNOWN) {
-      throw new RangeError(`tile id must be 0..0xFFFE, got ${tileId}`);
-    }
-    if (x < 0 || y < 0 || x >= this.world.mapWidth || y >= this.world.mapHeight) return false;
-    if (this.world.tileAt(x, y) === tileId) return true;
-    const cx = Math.floor(x / CHUNK_SIZE);
-    const cy = Math.floor(y / CHUNK_SIZE);
-    const fromVersion = this.world.chunkVersion(cx, cy);
-    if (!this.world.setTile(x, y, tileId)) return false;
-    this.tileUpdates.record(x, y, tileId, fromVersion, this.world.chunkVersion(cx, cy));
-    return true;
+    return this.tileUpdates.set(x, y, tileId);
   }
 
   /** Routes custom messages of `subtype` from clients to `handler` (docs/protocol.md § Custom messages). */
@@ -292,21 +217,13 @@ export class Game {
     this.custom.send(session, subtype, payload);
   }
 
-  /** Sends one datagram to the session's client (dropped while it is unbound), counted in the metrics. */
-  send(session: Session, datagram: Uint8Array): void {
-    if (!session.peer) return;
-    this.metrics.datagramsOut++;
-    this.metrics.bytesOut += datagram.length;
-    session.peer.send(datagram);
-  }
-
   /** One simulation tick: movement on window ticks, then this tick's broadcast phase. */
   step(): void {
     const startMs = performance.now();
     this.tick++;
     if (executesWindow(this.tick)) this.executeWindow(windowOfTick(this.tick));
     // Tile updates go out before the State packets whose manifests show the new versions.
-    this.tileUpdates.flush(this);
+    this.tileUpdates.flush();
     const broadcastStartMs = performance.now();
     const phase = this.tick % BROADCAST_EVERY_TICKS;
     this.broadcaster.beginRound();
@@ -320,19 +237,12 @@ export class Game {
     this.metrics.broadcastMs.add(endMs - broadcastStartMs);
     if (this.tick % this.saveEveryTicks === 0) this.saveCharacters();
     this.metrics.tickMs.add(performance.now() - startMs);
-    if (this.tick % this.options.tickHz === 0) this.evictStale(endMs);
+    if (this.tick % this.options.tickHz === 0) this.lifecycle.evictStale(endMs);
   }
 
   /** Writes every character in play whose state changed since its last save, in one transaction. */
   saveCharacters(): void {
-    const played = [];
-    for (const [accountId, session] of this.accountSessions) played.push({ accountId, entity: session.entity });
-    try {
-      this.characters.saveChanged(played, Date.now());
-    } catch (error) {
-      // A full disk must not stop the world; the next interval tries again.
-      this.log.error("saving characters failed", { error: String(error) });
-    }
+    this.lifecycle.saveCharacters();
   }
 
   /** Executes at most one action per entity for `window`, each through the wasm rule. */
@@ -347,10 +257,6 @@ export class Game {
         this.metrics.action("blocked");
       }
     }
-  }
-
-  private evictStale(nowMs: number): void {
-    for (const session of this.sessions.stale(nowMs - this.options.sessionTimeoutMs)) this.leave(session, "timeout");
   }
 
   /** The status /api/status serves; tick and broadcast percentiles cover the last `ticks` ticks (default: all held, up to 1024). */
@@ -380,7 +286,7 @@ export class Game {
       bytesOut: m.bytesOut,
       drops: Object.fromEntries(m.drops),
       actions: Object.fromEntries(m.actions),
-      accounts: { inPlay: this.accountSessions.size },
+      accounts: { inPlay: this.lifecycle.accountsInPlay },
       saves: { ...this.characters.stats, intervalMs: SAVE_INTERVAL_MS },
       chat: this.chat.stats,
       dialogs: this.dialogs.stats,

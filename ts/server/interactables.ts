@@ -12,8 +12,10 @@ import { DIALOG_TEXT_RULE } from "../protocol/dialog.js";
 import { utf8ByteLength } from "../protocol/text.js";
 import { NAME_MAX_BYTES } from "../protocol/tlv.js";
 import type { DialogElement } from "../protocol/dialog.js";
-import type { Entity } from "./entities.js";
-import type { Game } from "./game-server.js";
+import type { ChatService } from "./chat.js";
+import type { DialogService } from "./dialogs.js";
+import type { Entity, EntityStore } from "./entities.js";
+import type { Logger } from "./log.js";
 import type { Session } from "./session.js";
 
 export const ENTITY_TYPE_SIGN_POST = 3;
@@ -40,16 +42,24 @@ export interface InteractableSpec {
 const CHAR_PX = 6;
 const LINE_PX = 10;
 
+/** What the interactables use: the entities they stand as, the rooms a use opens, the log. */
+export interface InteractablePorts {
+  readonly entities: Pick<EntityStore, "spawn">;
+  readonly dialogs: Pick<DialogService, "open">;
+  readonly chat: Pick<ChatService, "tell" | "system">;
+  readonly log: Logger;
+}
+
 export class Interactables {
   private readonly byEntity = new Map<number, { spec: InteractableSpec; entity: Entity }>();
   readonly stats = { interactions: 0, noticesPosted: 0 };
 
   constructor(
-    private readonly game: Game,
+    private readonly ports: InteractablePorts,
     specs: readonly InteractableSpec[],
   ) {
     for (const spec of specs) {
-      const entity = game.entities.spawn({
+      const entity = ports.entities.spawn({
         typeId: ENTITY_TYPE_SIGN_POST,
         x: spec.x,
         y: spec.y,
@@ -86,7 +96,7 @@ export class Interactables {
       else this.openSign(session, found.spec, found.entity);
     } catch (error) {
       // A sign whose text does not fit one dialog is a map problem, not a reason to stop the server.
-      this.game.log.error("interaction failed", { entityId: entity.id, kind: found.spec.kind, error: String(error) });
+      this.ports.log.error("interaction failed", { entityId: entity.id, kind: found.spec.kind, error: String(error) });
     }
     return true;
   }
@@ -114,7 +124,7 @@ export class Interactables {
       returnCode: RETURN_OK,
       label: "OK",
     });
-    this.game.dialogs.open(
+    this.ports.dialogs.open(
       session,
       { x: 16, y: Math.max(4, Math.round(120 - height / 2)), width, height, elements },
       () => {},
@@ -133,7 +143,7 @@ export class Interactables {
       { kind: "button", x: 40, y: 60, width: 48, height: 12, returnCode: RETURN_POST, label: "Post" },
       { kind: "button", x: 120, y: 60, width: 48, height: 12, returnCode: RETURN_CANCEL, label: "Cancel" },
     ];
-    this.game.dialogs.open(
+    this.ports.dialogs.open(
       session,
       { x: 16, y: 80, width: 208, height: 80, elements },
       (reply) => {
@@ -142,11 +152,11 @@ export class Interactables {
         if (notice === "") return;
         // A notice is a chat line in all but name: the same per-session limit applies.
         if (!reply.session.chat.limiter.take(performance.now())) {
-          this.game.chat.tell(reply.session, "The board is crowded; try again in a moment.", entity.name);
+          this.ports.chat.tell(reply.session, "The board is crowded; try again in a moment.", entity.name);
           return;
         }
         this.stats.noticesPosted++;
-        this.game.chat.system(`${reply.session.nick}: ${notice}`, entity.name);
+        this.ports.chat.system(`${reply.session.nick}: ${notice}`, entity.name);
       },
       { key: `interactable:${entity.id}` },
     );

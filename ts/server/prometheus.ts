@@ -1,7 +1,17 @@
 // /metrics in the Prometheus text exposition format.
-import type { Game } from "./game-server.js";
+import type { EventLoopDelay } from "./event-loop-delay.js";
+import type { Metrics } from "./metrics.js";
 
-export function prometheusText(game: Game): string {
+/** What /metrics reports on (the Game has all of it). */
+export interface MetricsSource {
+  readonly metrics: Metrics;
+  readonly sessions: { readonly size: number };
+  readonly entities: { readonly size: number };
+  readonly tick: number;
+  readonly eventLoopDelay: Pick<EventLoopDelay, "summary">;
+}
+
+export function prometheusText(game: MetricsSource): string {
   const m = game.metrics;
   const lines: string[] = [];
   const metric = (name: string, type: "gauge" | "counter", help: string, samples: [string, number][]) => {

@@ -4,10 +4,10 @@
 // later one from a new source moves it (NAT rebinding).
 import { randomBytes } from "node:crypto";
 import { BROADCAST_EVERY_TICKS } from "../constants.js";
-import { ChatChannel } from "./chat.js";
-import { SessionDialogs } from "./dialogs.js";
+import { ChatChannel } from "./chat-channel.js";
 import type { Entity } from "./entities.js";
 import { TokenBucket } from "./rate-limit.js";
+import { SessionDialogs } from "./session-dialogs.js";
 
 /** The token bits that key `byTokenLow`: 30, a V8 small integer on every platform. */
 const TOKEN_KEY_MASK = 0x3fffffff;
@@ -48,7 +48,7 @@ export interface Session {
   /** Reliable chat both ways: the outbound queue, the inbound sequence, the posting limit. */
   readonly chat: ChatChannel;
   /** Dialogs open on (or closing at) this client. */
-  readonly dialogs: SessionDialogs;
+  readonly dialogs: SessionDialogs<Session>;
 }
 
 export interface SessionLimits {

@@ -12,7 +12,6 @@
 import { mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import Database from "better-sqlite3";
-import type { GameDatabase } from "./database.js";
 import { checkIntegrity } from "./integrity.js";
 
 export const DEFAULT_BACKUP_INTERVAL_MS = 60 * 60 * 1000;
@@ -89,13 +88,19 @@ export function snapshotBeforeMigration(
   return path;
 }
 
+/** What a backup reads of the game database (a GameDatabase is one). */
+export interface BackedUpDatabase {
+  readonly db: Database.Database;
+  readonly path: string;
+}
+
 export class DatabaseBackups {
   readonly stats: BackupStats = { written: 0, failed: 0, lastPath: null, lastMs: null, lastError: null };
   private timer: ReturnType<typeof setInterval> | null = null;
   private running: Promise<string | null> | null = null;
 
   constructor(
-    private readonly database: GameDatabase,
+    private readonly database: BackedUpDatabase,
     private readonly options: BackupOptions,
   ) {
     if (!Number.isInteger(options.keep) || options.keep < 1) throw new RangeError("keep must be a positive integer");

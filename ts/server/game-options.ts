@@ -1,0 +1,41 @@
+// What a Game can be started with (server flags map onto these), its defaults,
+// and the refusal a join can end in.
+import { TICK_HZ } from "../constants.js";
+import type { GameDatabase } from "./persistence/database.js";
+
+export interface GameOptions {
+  maxPlayers: number;
+  /** Sessions unseen this long are evicted. */
+  sessionTimeoutMs: number;
+  /** Send every entity update even when unchanged (the seed's behaviour; decision 10). */
+  sendUnchangedEntities: boolean;
+  /** Inbound datagram limits: per session and per source address (datagrams/s). */
+  sessionRatePerSecond: number;
+  addressRatePerSecond: number;
+  tickHz: number;
+  /**
+   * Where accounts and characters live (openGameDatabase). Without one the game
+   * opens an in-memory database: accounts work, nothing survives the process.
+   * The game closes it in shutdown().
+   */
+  database?: GameDatabase;
+}
+
+export const DEFAULT_GAME_OPTIONS: GameOptions = {
+  maxPlayers: 256,
+  sessionTimeoutMs: 10_000,
+  sendUnchangedEntities: false,
+  sessionRatePerSecond: 60,
+  addressRatePerSecond: 5_000,
+  tickHz: TICK_HZ,
+};
+
+/** A refused join, with the HTTP status the API answers it with (503: server full). */
+export class JoinError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}

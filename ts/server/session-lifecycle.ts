@@ -1,0 +1,153 @@
+// Who is in play: a session starts (a guest at a fresh spawn, an account's
+// character where it was saved), ends (left, replaced, rejoined, timed out),
+// and an account's character is saved while it plays and when it leaves.
+// Joins and leaves are announced in chat to the players nearby.
+import { performance } from "node:perf_hooks";
+import type { AccountHost } from "./accounts/account-service.js";
+import type { AccountRecord } from "./accounts/account-store.js";
+import type { ChatService } from "./chat.js";
+import { ENTITY_TYPE_PLAYER, type EntityStore } from "./entities.js";
+import { type GameOptions, JoinError } from "./game-options.js";
+import type { Logger } from "./log.js";
+import type { CharacterSaver } from "./persistence/character-saver.js";
+import { type CharacterState, NEW_CHARACTER } from "./persistence/character-store.js";
+import type { Session, SessionRegistry } from "./session.js";
+import { NOTICE_RADIUS } from "./view.js";
+import type { World } from "./world.js";
+
+/** Hit points, maximum and rating of a character that has never been saved (and of guests). */
+const FRESH = NEW_CHARACTER;
+
+/** What starting and ending sessions touches. */
+export interface SessionLifecyclePorts {
+  readonly options: Pick<GameOptions, "maxPlayers" | "sessionTimeoutMs">;
+  /** Spawns, and whether a saved spot is still a free cell of this map. */
+  readonly world: Pick<World, "name" | "spawns" | "mapWidth" | "mapHeight" | "walkable">;
+  /** Each session's player entity. */
+  readonly entities: Pick<EntityStore, "spawn" | "remove">;
+  readonly sessions: SessionRegistry;
+  /** Join and leave notices. */
+  readonly chat: Pick<ChatService, "systemNear">;
+  readonly characters: Pick<CharacterSaver, "load" | "track" | "saveAndForget" | "saveChanged">;
+  readonly log: Logger;
+}
+
+export class SessionLifecycle implements AccountHost {
+  /** The session of each account in play. */
+  private readonly accountSessions = new Map<number, Session>();
+  private spawnCursor = 0;
+
+  constructor(private readonly ports: SessionLifecyclePorts) {}
+
+  /** Accounts with a session in play (guests not counted). */
+  get accountsInPlay(): number {
+    return this.accountSessions.size;
+  }
+
+  /** Creates a guest session with a fresh spawn; throws JoinError when refused. */
+  join(nick: string): Session {
+    if (!this.hasRoomFor(null)) throw this.full();
+    return this.enter(nick, this.nextSpawn(), FRESH, null);
+  }
+
+  /** Whether a session can start now; an account already in play can always replace its own. */
+  hasRoomFor(accountId: number | null): boolean {
+    if (accountId !== null && this.accountSessions.has(accountId)) return true;
+    return this.ports.sessions.size < this.ports.options.maxPlayers;
+  }
+
+  /**
+   * Starts a session for an account's character, where it was last saved (a
+   * fresh spawn when it never was, or the spot is not free on this map). A
+   * session the account already has ends first ("replaced"): its character is
+   * saved, and its token stops working.
+   */
+  joinAccount(account: Pick<AccountRecord, "id" | "nick">): Session {
+    const previous = this.accountSessions.get(account.id);
+    if (previous) this.leave(previous, "replaced");
+    else if (!this.hasRoomFor(account.id)) throw this.full();
+    const characters = this.ports.characters;
+    const state = characters.load(account.id) ?? FRESH;
+    const session = this.enter(account.nick, this.savedSpot(state) ?? this.nextSpawn(), state, account.id);
+    this.accountSessions.set(account.id, session);
+    characters.track({ accountId: account.id, entity: session.entity }, state);
+    return session;
+  }
+
+  /** Ends a session (a no-op for one already ended); its account's character is saved. */
+  leave(session: Session, reason: string): void {
+    const { sessions, entities, characters, log, chat } = this.ports;
+    if (sessions.byTokenValue(session.token) !== session) return;
+    sessions.remove(session);
+    entities.remove(session.entity);
+    if (session.accountId !== null && this.accountSessions.get(session.accountId) === session) {
+      this.accountSessions.delete(session.accountId);
+      characters.saveAndForget({ accountId: session.accountId, entity: session.entity }, Date.now());
+    }
+    log.info("session left", { entityId: session.entity.id, nick: session.nick, reason });
+    // A replaced or rejoined session's player is still here, under a new session that announced itself.
+    if (reason !== "replaced" && reason !== "rejoined") {
+      chat.systemNear(session.entity.x, session.entity.y, NOTICE_RADIUS, `${session.nick} left`);
+    }
+  }
+
+  /** Ends the sessions unseen for the session timeout, as of `nowMs`. */
+  evictStale(nowMs: number): void {
+    const stale = this.ports.sessions.stale(nowMs - this.ports.options.sessionTimeoutMs);
+    for (const session of stale) this.leave(session, "timeout");
+  }
+
+  /** Writes every character in play whose state changed since its last save, in one transaction. */
+  saveCharacters(): void {
+    const played = [];
+    for (const [accountId, session] of this.accountSessions) played.push({ accountId, entity: session.entity });
+    try {
+      this.ports.characters.saveChanged(played, Date.now());
+    } catch (error) {
+      // A full disk must not stop the world; the next interval tries again.
+      this.ports.log.error("saving characters failed", { error: String(error) });
+    }
+  }
+
+  private full(): JoinError {
+    return new JoinError(503, `server full (${this.ports.options.maxPlayers} players)`);
+  }
+
+  private enter(
+    nick: string,
+    spot: { x: number; y: number },
+    vitals: Pick<CharacterState, "hp" | "hpMax" | "elo">,
+    accountId: number | null,
+  ): Session {
+    const { entities, sessions, log, chat } = this.ports;
+    const entity = entities.spawn({
+      typeId: ENTITY_TYPE_PLAYER,
+      x: spot.x,
+      y: spot.y,
+      hp: vitals.hp,
+      hpMax: vitals.hpMax,
+      elo: vitals.elo,
+      flags: 0,
+      name: nick,
+      meta: [],
+    });
+    const session = sessions.create(entity, nick, performance.now(), accountId);
+    log.info("session joined", { entityId: entity.id, nick, accountId, x: spot.x, y: spot.y });
+    chat.systemNear(spot.x, spot.y, NOTICE_RADIUS, `${nick} joined`);
+    return session;
+  }
+
+  private nextSpawn(): { x: number; y: number } {
+    const spawns = this.ports.world.spawns;
+    return spawns[this.spawnCursor++ % spawns.length];
+  }
+
+  /** The saved position when it belongs to this map and is a free cell of it. */
+  private savedSpot(state: CharacterState): { x: number; y: number } | null {
+    const world = this.ports.world;
+    if (state.map !== world.name || state.x === null || state.y === null) return null;
+    const { x, y } = state;
+    if (x < 0 || y < 0 || x >= world.mapWidth || y >= world.mapHeight) return null;
+    return world.walkable(x, y) ? { x, y } : null;
+  }
+}
