@@ -3,6 +3,7 @@
 // datagram it sends is decoded and checked. Covers the sending decisions:
 // binding, chunk retransmits, entity keep-alives, scheduling, retraction,
 // corrections, names, disconnect and reconnect.
+import { tickOfWindow, windowOfTick } from "../ts/window.js";
 import { beforeEach, describe, expect, it } from "vitest";
 import { GameClient, type GameClientOptions } from "../ts/client/core/game-client.js";
 import { RttEstimator } from "../ts/client/core/rtt.js";
@@ -241,7 +242,7 @@ describe("scheduling", () => {
       client.update(nowMs);
       for (const action of link.actions(sentBefore)) {
         expect(action.action).toBe(E);
-        const window = action.targetTick / 4;
+        const window = windowOfTick(action.targetTick);
         expect(Number.isInteger(window)).toBe(true);
         expect(window).toBe(earliestWindow(client.serverTick, lead, 24)); // the first reachable window
         expect(action.targetTick).toBe(lastTarget === 0 ? action.targetTick : lastTarget + 4); // the next window
@@ -285,7 +286,7 @@ describe("scheduling", () => {
     client.update(nowMs);
     const noops = link.actions(before);
     const cancellable = scheduled.filter((window) => window >= earliest);
-    expect(noops.map((packet) => packet.targetTick)).toEqual(cancellable.map((window) => window * 4));
+    expect(noops.map((packet) => packet.targetTick)).toEqual(cancellable.map(tickOfWindow));
     expect(noops.every((packet) => packet.action === 0)).toBe(true);
     // Zombies: too late to cancel, they will execute; the prediction keeps them.
     expect(client.pending.map((step) => step.window)).toEqual(scheduled.filter((window) => window < earliest));
@@ -308,7 +309,7 @@ describe("scheduling", () => {
     const [, north] = link.actions(before);
     expect(north).toMatchObject({ action: N, targetTick: east.targetTick });
     expect(link.actions(before)).toHaveLength(2);
-    expect(client.pending).toEqual([{ window: east.targetTick / 4, action: N }]);
+    expect(client.pending).toEqual([{ window: windowOfTick(east.targetTick), action: N }]);
     expect(client.predicted).toEqual({ x: 40, y: 39 });
   });
 
@@ -381,7 +382,7 @@ describe("changing the goal mid-walk", () => {
     client.update(nowMs);
     const [replacement, ...rest] = link.actions(before);
     expect(rest).toHaveLength(0); // no NOOP: the window got the new route's step instead
-    expect(replacement.targetTick).toBe(newest.window * 4);
+    expect(replacement.targetTick).toBe(tickOfWindow(newest.window));
     expect(replacement.action).toBe(E); // the route's first step from the committed tile, into the same window
     expect(client.pending.at(-1)).toEqual({ window: newest.window, action: replacement.action });
     for (let step = 0; step < 60; step++) client.update((nowMs += 10));

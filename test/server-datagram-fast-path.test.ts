@@ -2,6 +2,7 @@
 // from the bytes, so its acceptance checks must agree with decodePacket on
 // every datagram (valid, mutated, truncated, extended), and the token it reads
 // as two 32-bit words must find exactly the session the bigint token names.
+import { tickOfWindow } from "../ts/window.js";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
@@ -110,7 +111,7 @@ describe("fast-path sessions", () => {
     // A move for the next window is scheduled there.
     game.receive(
       actionBytes(session.token, (packet) => {
-        packet.targetTick = game.nextWindow * 4;
+        packet.targetTick = tickOfWindow(game.nextWindow);
         packet.action = 3;
         for (let cy = 0; cy < 2; cy++)
           for (let cx = 0; cx < 2; cx++)

@@ -1,6 +1,7 @@
 // The authoritative server over real loopback UDP and HTTP.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHUNK_SIZE, TICKS_PER_MOVE } from "../ts/constants.js";
+import { CHUNK_SIZE } from "../ts/constants.js";
+import { lastWindowConsumedAt, tickOfWindow } from "../ts/window.js";
 import { chunkCoords, chunkId } from "../ts/protocol/chunk-id.js";
 import type { ChunkEntry } from "../ts/protocol/chunk-id.js";
 import { entityChecksum } from "../ts/protocol/entity-checksum.js";
@@ -218,13 +219,13 @@ describe("streaming", () => {
 describe("tick-addressed movement", () => {
   /** A target tick inside the window `ahead` windows after the current one. */
   function targetFor(c: UdpTestClient, ahead: number): number {
-    const window = Math.floor(c.lastState()!.tick / TICKS_PER_MOVE) + ahead;
-    return window * TICKS_PER_MOVE;
+    const window = lastWindowConsumedAt(c.lastState()!.tick) + ahead;
+    return tickOfWindow(window);
   }
 
   async function settle(c: UdpTestClient, windows: number): Promise<void> {
     const start = c.lastState()!.tick;
-    await c.waitFor("ticks to pass", () => c.lastState()!.tick >= start + windows * TICKS_PER_MOVE + 2, 5000);
+    await c.waitFor("ticks to pass", () => c.lastState()!.tick >= start + tickOfWindow(windows) + 2, 5000);
     c.action(0, 0); // fetch the current entries even if unchanged
     const after = c.entityPackets.length;
     await c.waitFor("fresh entity update", () => c.entityPackets.length > after);
@@ -252,7 +253,7 @@ describe("tick-addressed movement", () => {
     const updates = c.entityPackets.slice(firstUpdate - 1);
     const mine = updates.map((p) => ({ tick: p.tick, e: p.entities.find((e) => e.id === c.joined.entityId)! }));
     for (let i = 1; i < mine.length; i++) {
-      const windows = Math.floor(mine[i].tick / TICKS_PER_MOVE) - Math.floor(mine[i - 1].tick / TICKS_PER_MOVE);
+      const windows = lastWindowConsumedAt(mine[i].tick) - lastWindowConsumedAt(mine[i - 1].tick);
       const moved = Math.max(Math.abs(mine[i].e.x - mine[i - 1].e.x), Math.abs(mine[i].e.y - mine[i - 1].e.y));
       expect(moved).toBeLessThanOrEqual(windows);
     }
@@ -273,7 +274,7 @@ describe("tick-addressed movement", () => {
     const c = await boundClient();
     const start = c.position()!;
     const before = ((await statusOf()).actions as Record<string, number>) ?? {};
-    const past = Math.max(1, c.lastState()!.tick - 3 * TICKS_PER_MOVE);
+    const past = Math.max(1, c.lastState()!.tick - tickOfWindow(3));
     c.action(past, 0);
     c.action(past, 3);
     await settle(c, 3);
