@@ -10,7 +10,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { fnv1a, pack6, paletteBuild, paletteExpand, unpack6 } from "../ts/ref/codec.js";
 import { RefBlitter } from "../ts/ref/blit.js";
-import { ACTION_DX, ACTION_DY, RefGrid } from "../ts/ref/sim.js";
+import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
+import { RefGrid } from "../ts/ref/sim.js";
 import { caveWalls, xorshift } from "../bench/lib/data.js";
 
 /** An argument: an i32, or the address of an exported region global plus a byte offset. */

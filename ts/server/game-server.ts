@@ -15,7 +15,6 @@ import {
   TICKS_PER_MOVE,
   VIEW_TILES,
 } from "../constants.js";
-import { ACTION_DX, ACTION_DY } from "../protocol/action.js";
 import { PROTOCOL_VERSION } from "../protocol/header.js";
 import type { Core } from "../wasm/core.js";
 import { AccountService } from "./accounts/account-service.js";
@@ -30,6 +29,7 @@ import { Interactables } from "./interactables.js";
 import { EventLoopDelay } from "./event-loop-delay.js";
 import { Logger } from "./log.js";
 import { Metrics, TIMING_WINDOW_TICKS } from "./metrics.js";
+import { executeWindowMoves } from "./movement.js";
 import { OutboundSlab } from "./outbound-slab.js";
 import { CharacterSaver, SAVE_INTERVAL_MS } from "./persistence/character-saver.js";
 import { type CharacterState, CharacterStore, NEW_CHARACTER } from "./persistence/character-store.js";
@@ -337,16 +337,8 @@ export class Game {
 
   /** Executes at most one action per entity for `window`, each through the wasm rule. */
   private executeWindow(window: number): void {
-    for (const entity of this.entities.values()) {
-      const action = entity.slots.take(window);
-      if (action <= 0) continue;
-      if (this.world.stepAllowed(entity.x, entity.y, action)) {
-        this.entities.move(entity, entity.x + ACTION_DX[action], entity.y + ACTION_DY[action]);
-        this.metrics.action("executed");
-      } else {
-        this.metrics.action("blocked");
-      }
-    }
+    // One wasm call per batch of movers (movement.ts); the world's move kernel applies THE rule.
+    executeWindowMoves(window, this.entities, this.world.moves, this.metrics);
   }
 
   private evictStale(nowMs: number): void {
