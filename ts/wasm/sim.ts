@@ -45,7 +45,7 @@ const PENDING_ENTRY_BYTES = 8;
 /** MOVES rows (assembly/sim/moves.ts): i32 entity at +0, i32 x at +4, i32 y at +8, u8 action at +12, u8 moved at +13. */
 const MOVE_ROW_BYTES = 16;
 const MOVE_ROW_WORDS = MOVE_ROW_BYTES >>> 2;
-const MOVE_MOVED_BYTE = 13;
+const MOVE_MOVED_MASK = 0xff00;
 
 /** The move kernel's part of WasmSim: what a caller applying a movement window needs. */
 export type MoveTable = Pick<WasmSim, "moveCapacity" | "setMove" | "applyMoves" | "moveX" | "moveY" | "moved">;
@@ -74,7 +74,7 @@ export class WasmSim {
   private readonly applyMovesRaw: CountFn;
   /** Rows of the MOVES table: the most moves one applyMoves call takes. */
   readonly moveCapacity: number;
-  private readonly movesWord: number;
+  private movesView = new Int32Array(0);
   private readonly astarBucket: AstarFn;
   private readonly astarHeapRaw: AstarFn;
   private readonly astarExpanded: NumberFn;
@@ -98,7 +98,6 @@ export class WasmSim {
     this.replayRaw = core.fn<ReplayFn>("replay");
     this.applyMovesRaw = core.fn<CountFn>("apply_moves");
     this.moveCapacity = core.layout.MOVES_MAX;
-    this.movesWord = core.layout.MOVES >>> 2;
     this.astarBucket = core.fn<AstarFn>("astar");
     this.astarHeapRaw = core.fn<AstarFn>("astar_heap");
     this.astarExpanded = core.fn<NumberFn>("astar_expanded");
@@ -184,15 +183,16 @@ export class WasmSim {
    * they stay invalid.
    */
   setMove(row: number, entity: number, x: number, y: number, action: number): void {
-    if (!(row >= 0 && row < this.moveCapacity))
+    if (!(row >= 0 && row < this.moveCapacity)) {
       throw new CoreError(`move row ${row} outside 0..${this.moveCapacity - 1}`);
-    const i32 = this.core.i32;
-    const word = this.movesWord + row * MOVE_ROW_WORDS;
-    i32[word] = entity;
-    i32[word + 1] = x;
-    i32[word + 2] = y;
-    // The action byte, with moved and the padding cleared.
-    i32[word + 3] = Number.isInteger(action) && action >= 0 && action <= 255 ? action : 255;
+    }
+    const words = this.moveWords();
+    const word = row * MOVE_ROW_WORDS;
+    words[word] = entity;
+    words[word + 1] = x;
+    words[word + 2] = y;
+    // The action byte, with moved and the padding cleared; anything but an integer 0..255 is 255.
+    words[word + 3] = action === (action & 0xff) ? action : 255;
   }
 
   /**
@@ -206,21 +206,40 @@ export class WasmSim {
     return this.applyMovesRaw(count);
   }
 
+  // The readers below are for rows 0 .. moveCapacity - 1 and do not check: they run once per mover per window.
+
   /** The entity tag of MOVES row `row`. */
   moveEntity(row: number): number {
-    return this.core.i32[this.movesWord + row * MOVE_ROW_WORDS];
+    return this.moveWords()[row * MOVE_ROW_WORDS];
   }
   /** The x of MOVES row `row`: after applyMoves, the new x if it moved. */
   moveX(row: number): number {
-    return this.core.i32[this.movesWord + row * MOVE_ROW_WORDS + 1];
+    return this.moveWords()[row * MOVE_ROW_WORDS + 1];
   }
   /** The y of MOVES row `row`: after applyMoves, the new y if it moved. */
   moveY(row: number): number {
-    return this.core.i32[this.movesWord + row * MOVE_ROW_WORDS + 2];
+    return this.moveWords()[row * MOVE_ROW_WORDS + 2];
   }
   /** Whether MOVES row `row` moved in the last applyMoves call. */
   moved(row: number): boolean {
-    return this.core.u8[((this.movesWord + row * MOVE_ROW_WORDS) << 2) + MOVE_MOVED_BYTE] !== 0;
+    // The moved byte is the second byte of the row's fourth i32 word (little-endian).
+    return (this.moveWords()[row * MOVE_ROW_WORDS + 3] & MOVE_MOVED_MASK) !== 0;
+  }
+
+  /**
+   * The MOVES region as i32 words, four per row. Kept rather than taken from
+   * Core's views on every access (this runs per mover): memory.grow detaches the
+   * old buffer, which empties the view, and only then is it re-created.
+   */
+  private moveWords(): Int32Array {
+    if (this.movesView.length === 0) {
+      this.movesView = new Int32Array(
+        this.core.memory.buffer,
+        this.core.layout.MOVES,
+        this.moveCapacity * MOVE_ROW_WORDS,
+      );
+    }
+    return this.movesView;
   }
 
   /**
