@@ -154,6 +154,22 @@ describe("per-window move kernel", () => {
     expect(() => sim.setMove(-1, 0, 0, 0, E)).toThrow(CoreError);
   });
 
+  it("keeps reading and writing the table after initGrid has grown memory (and detached the old buffer)", async () => {
+    const own = new WasmSim(await loadCore());
+    expect(own.initGrid(8, 8, 0, 0)).toBe(true);
+    own.tiles.fill(FLOOR);
+    own.setMove(0, 7, 3, 3, E);
+    expect(own.applyMoves(1)).toBe(1);
+    expect(own.moveX(0)).toBe(4);
+    const before = own.tiles.buffer;
+    expect(own.initGrid(1500, 1500, 0, 0)).toBe(true); // 1500² cells × 22 bytes: far more than the initial memory
+    expect(own.tiles.buffer).not.toBe(before);
+    own.tiles.fill(FLOOR);
+    own.setMove(0, 8, 100, 100, 6);
+    expect(own.applyMoves(1)).toBe(1);
+    expect([own.moveEntity(0), own.moveX(0), own.moveY(0), own.moved(0)]).toEqual([8, 101, 101, true]);
+  });
+
   it("moves nobody from far off the grid, where only NOOP is allowed", () => {
     randomGrid(3, 8, 8, 0, 0);
     sim.tiles.fill(FLOOR);
