@@ -147,11 +147,6 @@ export class World {
     return true;
   }
 
-  /** The one movement rule, in wasm. */
-  stepAllowed(x: number, y: number, action: number): boolean {
-    return this.sim.stepAllowed(x, y, action);
-  }
-
   /** Whether (x, y) is a free cell: the rule's own data, the wasm grid and TILE_FLAGS table. */
   walkable(x: number, y: number): boolean {
     return this.sim.isFree(x, y);
