@@ -21,8 +21,7 @@ export interface TileMeaning {
  * Tile meanings as the callers hold them: a list, the server's tile data (a Map
  * by id) or a world description (/api/world) with its `tiles`.
  */
-export type TileMeanings =
-  Iterable<TileMeaning> | ReadonlyMap<number, TileMeaning> | { readonly tiles: Iterable<TileMeaning> };
+export type TileMeanings = Iterable<TileMeaning> | Map<number, TileMeaning> | { readonly tiles: Iterable<TileMeaning> };
 
 /** TILE_FLAGS bits of one tile. */
 export function tileFlagsOf(tile: TileMeaning): number {
