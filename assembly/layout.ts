@@ -50,6 +50,13 @@ export const PATH_OUT: usize = 0x1c00;
 export const PATH_MAX: i32 = 4096;
 /** RGB332 → RGBA8888 lookup table: 256 × u32 (little-endian R,G,B,A bytes). */
 export const RGB332_LUT: usize = 0x2c00;
+/**
+ * One batch of a movement window for apply_moves: MOVES_MAX rows of 16 bytes
+ * (i32 entity, i32 x, i32 y, u8 action, u8 moved, 2 pad; sim/moves.ts). 4096 bytes:
+ * the gap below IO, so FIXED_END and every other region stay where they were.
+ */
+export const MOVES: usize = 0x3000;
+export const MOVES_MAX: i32 = 256;
 /** General byte buffer for host I/O (datagrams, FNV-1a input). 64 KiB. */
 export const IO: usize = 0x4000;
 export const IO_BYTES: i32 = 0x10000;

@@ -10,7 +10,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { fnv1a, pack6, paletteBuild, paletteExpand, unpack6 } from "../ts/ref/codec.js";
 import { RefBlitter } from "../ts/ref/blit.js";
-import { ACTION_DX, ACTION_DY, RefGrid } from "../ts/ref/sim.js";
+import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
+import { type MoveRow, RefGrid } from "../ts/ref/sim.js";
 import { caveWalls, xorshift } from "../bench/lib/data.js";
 
 /** An argument: an i32, or the address of an exported region global plus a byte offset. */
@@ -321,6 +322,37 @@ function simCases(): Case[] {
       { write: "PENDING", hex: hex(pendingBytes) },
       { call: "replay", args: [8, 11, 10, pending.length], expect: replayed.moved },
       { check: "RESULT", hex: hex(i32Bytes([replayed.x, replayed.y])) },
+    ]),
+  );
+
+  // apply_moves: one batch of a movement window, every probe with every code 0..9 and 34 (whose low 5 bits are
+  // E's); each row's moved byte starts as 0xFF so the kernel must write it.
+  const rows: MoveRow[] = [];
+  for (const [x, y] of probes) {
+    for (const action of [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 34])
+      rows.push({ entity: rows.length, x, y, action, moved: false });
+  }
+  const moveBytes = (moveRows: readonly MoveRow[], moved: (row: MoveRow) => number) => {
+    const bytes = new Uint8Array(moveRows.length * 16);
+    const moveView = new DataView(bytes.buffer);
+    moveRows.forEach((row, i) => {
+      moveView.setInt32(i * 16, row.entity, true);
+      moveView.setInt32(i * 16 + 4, row.x, true);
+      moveView.setInt32(i * 16 + 8, row.y, true);
+      bytes[i * 16 + 12] = row.action;
+      bytes[i * 16 + 13] = moved(row);
+    });
+    return bytes;
+  };
+  const before = moveBytes(rows, () => 0xff);
+  const applied = rows.map((row) => ({ ...row }));
+  const movedRows = grid.applyMoves(applied);
+  cases.push(
+    makeCase(`apply_moves over ${rows.length} rows (every code 0..9 and 34 from each probe)`, [
+      ...gridSteps(chunk, 0, 0, flags),
+      { write: "MOVES", hex: hex(before) },
+      { call: "apply_moves", args: [rows.length], expect: movedRows },
+      { check: "MOVES", hex: hex(moveBytes(applied, (row) => (row.moved ? 1 : 0))) },
     ]),
   );
 

@@ -10,7 +10,8 @@ import {
   ASTAR_PATH_TOO_LONG,
   PATH_MAX,
 } from "../ts/ref/pathfind.js";
-import { ACTION_DX, ACTION_DY, RefGrid } from "../ts/ref/sim.js";
+import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
+import { RefGrid } from "../ts/ref/sim.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { WasmSim, type PathResult } from "../ts/wasm/sim.js";

@@ -3,7 +3,8 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TILE_BORDER, TILE_FLAG_COLLIDES, TILE_UNKNOWN } from "../ts/constants.js";
-import { ACTION_DX, ACTION_DY, RefGrid, type PendingStep } from "../ts/ref/sim.js";
+import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
+import { RefGrid, type PendingStep } from "../ts/ref/sim.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { WasmSim } from "../ts/wasm/sim.js";

@@ -1,4 +1,4 @@
-// sim kernels: the grid, THE movement rule and prediction replay (docs/wasm-abi.md).
+// sim kernels: the grid, THE movement rule, per-window moves and prediction replay (docs/wasm-abi.md).
 export {
   grid_init,
   grid_tiles,
@@ -12,5 +12,6 @@ export {
   grid_get_tile,
   flags_reset,
 } from "./grid";
-export { step_allowed, allowed_steps, action_dx, action_dy } from "./step";
+export { ACTION_MAX, step_allowed, allowed_steps, action_dx, action_dy } from "./step";
+export { apply_moves } from "./moves";
 export { replay } from "./replay";

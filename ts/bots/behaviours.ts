@@ -5,7 +5,6 @@
 import type { GameClient } from "../client/core/index.js";
 import { ACTION_MAX } from "../protocol/action.js";
 import { SeededRandom } from "../netsim/index.js";
-import { TILE_BORDER, TILE_UNKNOWN } from "../constants.js";
 
 export interface Point {
   x: number;
@@ -27,14 +26,12 @@ export class BotMind {
   goalsAbandoned = 0;
   /** Most replans any one goal needed. */
   maxReplansPerGoal = 0;
-  private collides: Set<number>;
 
   constructor(
     readonly client: GameClient,
     seed: number,
   ) {
     this.random = new SeededRandom(seed);
-    this.collides = new Set(client.world.tiles.filter((tile) => tile.collides).map((tile) => tile.id));
   }
 
   /** Uniform integer in [min, max]. */
@@ -44,8 +41,7 @@ export class BotMind {
 
   /** Whether the client knows (x, y) as a tile anyone may stand on. */
   walkable(x: number, y: number): boolean {
-    const tile = this.client.sim.getTile(x, y);
-    return tile !== TILE_UNKNOWN && tile !== TILE_BORDER && !this.collides.has(tile);
+    return this.client.sim.isFree(x, y);
   }
 
   /** Clicks (x, y); true when the client planned a route there. */

@@ -3,7 +3,8 @@
 // LIFO buckets for f, f+1, f+2, goal accepted on generation, generation stamps
 // instead of clearing — and the same successor order, so it returns the same
 // path as wasm astar. Written for speed as the benchmark baseline.
-import { TILE_BORDER, TILE_FLAG_COLLIDES } from "../constants.js";
+import { ACTION_DX as DX, ACTION_DY as DY } from "../protocol/action.js";
+import { isFreeTile } from "../tile-flags.js";
 import type { RefGrid } from "./sim.js";
 
 /** Longest path astar writes (the wasm PATH_OUT region holds this many actions). */
@@ -21,8 +22,6 @@ export interface PathResult {
   path: Uint8Array;
 }
 
-const DX = [0, 0, 1, 0, -1, 1, 1, -1, -1];
-const DY = [0, -1, 0, 1, 0, -1, 1, 1, -1];
 /** Diagonals first, then orthogonals: LIFO pops an orthogonal first among equals (straight paths); as in wasm. */
 const SUCCESSOR_ORDER = [5, 6, 7, 8, 1, 2, 3, 4];
 const CLOSED = 16;
@@ -31,7 +30,7 @@ const G_SHIFT = 5;
 
 /** 1 if tile id `tile` may be stood on. */
 function freeTile(flags: Uint8Array, tile: number): number {
-  return tile < TILE_BORDER && (flags[tile] & TILE_FLAG_COLLIDES) === 0 ? 1 : 0;
+  return isFreeTile(flags, tile) ? 1 : 0;
 }
 
 /** Bit a set iff action a is allowed from grid-local (x, y): the movement rule as a bit mask. */

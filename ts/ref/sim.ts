@@ -1,13 +1,12 @@
 // JS reference of the sim kernels (assembly/sim/): the tile grid, THE movement
-// rule and prediction replay. Plain TypeScript over typed arrays; the test
-// oracle and benchmark baseline for the wasm module.
-import { CHUNK_SIZE, CHUNK_TILE_COUNT, TILE_BORDER, TILE_FLAG_COLLIDES, TILE_UNKNOWN } from "../constants.js";
+// rule, per-window moves and prediction replay. Plain TypeScript over typed
+// arrays; the test oracle and benchmark baseline for the wasm module. The
+// action table is ts/protocol/action.ts's, which the loader holds to the wasm
+// module's at instantiation.
+import { CHUNK_SIZE, CHUNK_TILE_COUNT, TILE_FLAG_COLLIDES, TILE_BORDER, TILE_UNKNOWN } from "../constants.js";
+import { ACTION_DX, ACTION_DY, ACTION_MAX } from "../protocol/action.js";
+import { isFreeTile } from "../tile-flags.js";
 import { RefPathfinder, type PathResult } from "./pathfind.js";
-
-/** x and y offsets of action codes 0..8 (0 NOOP, 1 N, 2 E, 3 S, 4 W, 5 NE, 6 SE, 7 SW, 8 NW; north is y - 1). */
-export const ACTION_DX: readonly number[] = [0, 0, 1, 0, -1, 1, 1, -1, -1];
-export const ACTION_DY: readonly number[] = [0, -1, 0, 1, 0, -1, 1, 1, -1];
-export const ACTION_MAX = 8;
 
 /** Largest grid edge in cells (as in the wasm module). */
 export const GRID_MAX_EDGE = 4096;
@@ -16,6 +15,16 @@ export const GRID_MAX_EDGE = 4096;
 export interface PendingStep {
   window: number;
   action: number;
+}
+
+/** One row of a movement window (a wasm MOVES row): the caller's entity tag, the position and the step to try. */
+export interface MoveRow {
+  entity: number;
+  x: number;
+  y: number;
+  action: number;
+  /** Set by applyMoves: whether the row moved. */
+  moved: boolean;
 }
 
 export interface ReplayResult {
@@ -117,8 +126,7 @@ export class RefGrid {
 
   /** Whether world (x, y) may be stood on: inside the grid, not a reserved id, no COLLIDES flag. */
   isFree(x: number, y: number): boolean {
-    const tile = this.getTile(x, y);
-    return tile !== TILE_UNKNOWN && tile !== TILE_BORDER && (this.flags[tile] & TILE_FLAG_COLLIDES) === 0;
+    return isFreeTile(this.flags, this.getTile(x, y));
   }
 
   /**
@@ -133,6 +141,24 @@ export class RefGrid {
     if (!this.isFree(x + dx, y + dy)) return false;
     if (dx !== 0 && dy !== 0) return this.isFree(x + dx, y) && this.isFree(x, y + dy);
     return true;
+  }
+
+  /**
+   * The per-window move kernel (apply_moves): each row whose action is 1..8 and
+   * allowed from its (x, y) takes the step; every row's `moved` says whether it
+   * did. Rows are independent (entities do not block each other). Returns how
+   * many rows moved.
+   */
+  applyMoves(rows: MoveRow[]): number {
+    let moved = 0;
+    for (const row of rows) {
+      row.moved = row.action !== 0 && this.stepAllowed(row.x, row.y, row.action);
+      if (!row.moved) continue;
+      row.x += ACTION_DX[row.action];
+      row.y += ACTION_DY[row.action];
+      moved++;
+    }
+    return moved;
   }
 
   /**

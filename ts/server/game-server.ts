@@ -11,7 +11,6 @@
 // Clients only ever send intent; every move goes through the wasm rule.
 import { performance } from "node:perf_hooks";
 import { ACTION_WINDOW_HORIZON, BROADCAST_EVERY_TICKS } from "../constants.js";
-import { ACTION_DX, ACTION_DY } from "../protocol/action.js";
 import { PROTOCOL_VERSION } from "../protocol/header.js";
 import type { Core } from "../wasm/core.js";
 import { executesWindow, nextWindowAfter, windowOfTick } from "../window.js";
@@ -30,6 +29,7 @@ import { EventLoopDelay } from "./event-loop-delay.js";
 import { DEFAULT_GAME_OPTIONS, type GameOptions } from "./game-options.js";
 import { Logger } from "./log.js";
 import { Metrics, TIMING_WINDOW_TICKS } from "./metrics.js";
+import { executeWindowMoves } from "./movement.js";
 import { CharacterSaver, SAVE_INTERVAL_MS } from "./persistence/character-saver.js";
 import { CharacterStore } from "./persistence/character-store.js";
 import { type GameDatabase, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
@@ -247,16 +247,8 @@ export class Game {
 
   /** Executes at most one action per entity for `window`, each through the wasm rule. */
   private executeWindow(window: number): void {
-    for (const entity of this.entities.values()) {
-      const action = entity.slots.take(window);
-      if (action <= 0) continue;
-      if (this.world.stepAllowed(entity.x, entity.y, action)) {
-        this.entities.move(entity, entity.x + ACTION_DX[action], entity.y + ACTION_DY[action]);
-        this.metrics.action("executed");
-      } else {
-        this.metrics.action("blocked");
-      }
-    }
+    // One wasm call per batch of movers (movement.ts); the world's move kernel applies THE rule.
+    executeWindowMoves(window, this.entities, this.world.moves, this.metrics);
   }
 
   /** The status /api/status serves; tick and broadcast percentiles cover the last `ticks` ticks (default: all held, up to 1024). */

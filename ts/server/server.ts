@@ -12,7 +12,7 @@ import { HttpApi } from "./http-api.js";
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from "./http-guard.js";
 import { Logger } from "./log.js";
 import { loadMap } from "./map/load-map.js";
-import { tileFlagsTable } from "./map/tile-data.js";
+import { tileFlagsTable } from "../tile-flags.js";
 import { type LinkPolicy, type LinkSink } from "./transports/link-sink.js";
 import { NetsimLinks } from "./transports/netsim-links.js";
 import { installRtcSignalling } from "./transports/signalling.js";

@@ -1,18 +1,18 @@
 // The authoritative world: the loaded map sliced into 32×32 chunks, each with a
 // version, held in the wasm grid so that every move is checked by the one
-// movement rule (`step_allowed`) the clients predict with.
+// movement rule (`step_allowed`, and `apply_moves` over it) the clients predict with.
 //
 // The map occupies world tiles (0, 0) .. (width - 1, height - 1). Cells of the
 // edge chunks that lie beyond the map are TILE_BORDER: solid and never drawn.
 // Chunks entirely outside the map do not exist; the manifest lists them with
 // version 0 ("no chunk: do not request"), and both sides treat their cells as
 // unknown, i.e. blocked.
-import { CHUNK_SIZE, CHUNK_TILE_COUNT, PALETTE_MAX, TILE_BORDER, TILE_FLAG_COLLIDES } from "../constants.js";
+import { CHUNK_SIZE, CHUNK_TILE_COUNT, PALETTE_MAX, TILE_BORDER } from "../constants.js";
 import { chunkId } from "../protocol/chunk-id.js";
 import { encodeChunk, CHUNK_PACKET_MAX_BYTES } from "../protocol/chunk.js";
 import type { Core } from "../wasm/core.js";
 import { WasmCodec } from "../wasm/codec.js";
-import { WasmSim } from "../wasm/sim.js";
+import { type MoveTable, WasmSim } from "../wasm/sim.js";
 
 export interface WorldMap {
   name: string;
@@ -48,10 +48,10 @@ export class World {
   private readonly paletteScratch = new Uint16Array(PALETTE_MAX);
   private readonly packedScratch = new Uint8Array(768);
 
-  constructor(
-    private readonly core: Core,
-    map: WorldMap,
-  ) {
+  /** The wasm move kernel over this world's grid: a movement window is applied through it (movement.ts). */
+  readonly moves: MoveTable;
+
+  constructor(core: Core, map: WorldMap) {
     this.name = map.name;
     this.mapWidth = map.width;
     this.mapHeight = map.height;
@@ -61,6 +61,7 @@ export class World {
     this.chunksY = Math.ceil(map.height / CHUNK_SIZE);
     if (this.chunksX > 0x7fff || this.chunksY > 0x7fff) throw new WorldError("map too large for i16 chunk coordinates");
     this.sim = new WasmSim(core);
+    this.moves = this.sim;
     this.codec = new WasmCodec(core);
     const gridWidth = this.chunksX * CHUNK_SIZE;
     const gridHeight = this.chunksY * CHUNK_SIZE;
@@ -146,15 +147,9 @@ export class World {
     return true;
   }
 
-  /** The one movement rule, in wasm. */
-  stepAllowed(x: number, y: number, action: number): boolean {
-    return this.sim.stepAllowed(x, y, action);
-  }
-
-  /** Whether (x, y) is a free cell: the rule's own data, the wasm TILE_FLAGS table. */
+  /** Whether (x, y) is a free cell: the rule's own data, the wasm grid and TILE_FLAGS table. */
   walkable(x: number, y: number): boolean {
-    const tile = this.sim.getTile(x, y);
-    return (this.core.u8[this.core.layout.TILE_FLAGS + tile] & TILE_FLAG_COLLIDES) === 0;
+    return this.sim.isFree(x, y);
   }
 
   private findWalkable(): { x: number; y: number } {

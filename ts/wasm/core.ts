@@ -2,6 +2,7 @@
 // library) and exposes its exports, its memory layout and typed views over
 // linear memory. Works in Node and in the browser: the caller supplies bytes.
 import * as C from "../constants.js";
+import { ACTION_DX, ACTION_DY, ACTION_MAX } from "../protocol/action.js";
 
 /** Region offsets and sizes read from the module's exported globals. */
 export interface Layout {
@@ -15,6 +16,8 @@ export interface Layout {
   PATH_OUT: number;
   PATH_MAX: number;
   RGB332_LUT: number;
+  MOVES: number;
+  MOVES_MAX: number;
   IO: number;
   IO_BYTES: number;
   TILE_FLAGS: number;
@@ -39,6 +42,8 @@ const LAYOUT_NAMES: (keyof Layout)[] = [
   "PATH_OUT",
   "PATH_MAX",
   "RGB332_LUT",
+  "MOVES",
+  "MOVES_MAX",
   "IO",
   "IO_BYTES",
   "TILE_FLAGS",
@@ -68,6 +73,48 @@ const SHARED_CONSTANTS = [
 
 export class CoreError extends Error {}
 
+/** The action table as ts/protocol/action.ts states it: dx/dy per code 0..max. */
+export interface ActionTable {
+  readonly max: number;
+  readonly dx: readonly number[];
+  readonly dy: readonly number[];
+}
+
+const PROTOCOL_ACTIONS: ActionTable = { max: ACTION_MAX, dx: ACTION_DX, dy: ACTION_DY };
+
+type ActionOffsetFn = (action: number) => number;
+
+/**
+ * Throws CoreError unless the module's movement table (its ACTION_MAX global
+ * and action_dx / action_dy for every code 0..ACTION_MAX) equals `table`. The
+ * wasm module is the one source: the rule that decides a step and the offsets
+ * that apply it live there, and every TS user of ACTION_DX/ACTION_DY is held to
+ * them by this check at instantiation.
+ */
+export function checkActionTable(exports: WebAssembly.Exports, table: ActionTable = PROTOCOL_ACTIONS): void {
+  const max = readGlobal(exports, "ACTION_MAX");
+  if (max !== table.max) {
+    throw new CoreError(`core module's ACTION_MAX is ${max}, ts/protocol/action.ts says ${table.max}`);
+  }
+  if (table.dx.length !== max + 1 || table.dy.length !== max + 1) {
+    throw new CoreError(`ts/protocol/action.ts's ACTION_DX/ACTION_DY must have ${max + 1} entries`);
+  }
+  const dx = exports.action_dx;
+  const dy = exports.action_dy;
+  if (typeof dx !== "function" || typeof dy !== "function") {
+    throw new CoreError("core module lacks action_dx/action_dy");
+  }
+  for (let action = 0; action <= max; action++) {
+    const wasmDx = (dx as ActionOffsetFn)(action);
+    const wasmDy = (dy as ActionOffsetFn)(action);
+    if (wasmDx !== table.dx[action] || wasmDy !== table.dy[action]) {
+      throw new CoreError(
+        `core module moves action ${action} by (${wasmDx}, ${wasmDy}), ts/protocol/action.ts by (${table.dx[action]}, ${table.dy[action]})`,
+      );
+    }
+  }
+}
+
 /** An instantiated core module. Views are refreshed whenever memory grows. */
 export class Core {
   readonly instance: WebAssembly.Instance;
@@ -93,6 +140,7 @@ export class Core {
         throw new CoreError(`core module disagrees with ts/constants.ts on ${name}: wasm ${inWasm}, ts ${C[name]}`);
       }
     }
+    checkActionTable(exports);
   }
 
   /** An exported function by name; throws if the module lacks it. */

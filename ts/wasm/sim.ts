@@ -1,8 +1,9 @@
 // Typed access to the core module's sim and pathfind kernels (docs/wasm-abi.md):
-// the grid, THE movement rule, prediction replay and A*. Data crosses the
-// boundary once per unit of work: a chunk, a flags table, a list of pending
-// steps, a path.
+// the grid, THE movement rule, per-window moves, prediction replay and A*. Data
+// crosses the boundary once per unit of work: a chunk, a flags table, a batch of
+// moves, a list of pending steps, a path.
 import { TILE_BORDER, TILE_FLAG_COLLIDES, TILE_UNKNOWN } from "../constants.js";
+import { isFreeTile } from "../tile-flags.js";
 import { CoreError, type Core } from "./core.js";
 
 type GridInitFn = (width: number, height: number, originX: number, originY: number) => number;
@@ -14,6 +15,7 @@ type XYFn = (x: number, y: number) => number;
 type StepFn = (x: number, y: number, action: number) => number;
 type ActionFn = (action: number) => number;
 type ReplayFn = (x: number, y: number, ackWindow: number, count: number) => number;
+type CountFn = (count: number) => number;
 type AstarFn = (startX: number, startY: number, goalX: number, goalY: number, nodeBudget: number) => number;
 
 /** A pending prediction step: movement window (u32) and action code. */
@@ -40,6 +42,13 @@ export type AstarQueue = "bucket" | "heap";
 
 const CHUNK_TILE_COUNT = 1024;
 const PENDING_ENTRY_BYTES = 8;
+/** MOVES rows (assembly/sim/moves.ts): i32 entity at +0, i32 x at +4, i32 y at +8, u8 action at +12, u8 moved at +13. */
+const MOVE_ROW_BYTES = 16;
+const MOVE_ROW_WORDS = MOVE_ROW_BYTES >>> 2;
+const MOVE_MOVED_MASK = 0xff00;
+
+/** The move kernel's part of WasmSim: what a caller applying a movement window needs. */
+export type MoveTable = Pick<WasmSim, "moveCapacity" | "setMove" | "applyMoves" | "moveX" | "moveY" | "moved">;
 
 export class WasmSim {
   private readonly gridInitRaw: GridInitFn;
@@ -62,6 +71,10 @@ export class WasmSim {
   readonly actionDx: ActionFn;
   readonly actionDy: ActionFn;
   private readonly replayRaw: ReplayFn;
+  private readonly applyMovesRaw: CountFn;
+  /** Rows of the MOVES table: the most moves one applyMoves call takes. */
+  readonly moveCapacity: number;
+  private movesView = new Int32Array(0);
   private readonly astarBucket: AstarFn;
   private readonly astarHeapRaw: AstarFn;
   private readonly astarExpanded: NumberFn;
@@ -83,6 +96,8 @@ export class WasmSim {
     this.actionDx = core.fn<ActionFn>("action_dx");
     this.actionDy = core.fn<ActionFn>("action_dy");
     this.replayRaw = core.fn<ReplayFn>("replay");
+    this.applyMovesRaw = core.fn<CountFn>("apply_moves");
+    this.moveCapacity = core.layout.MOVES_MAX;
     this.astarBucket = core.fn<AstarFn>("astar");
     this.astarHeapRaw = core.fn<AstarFn>("astar_heap");
     this.astarExpanded = core.fn<NumberFn>("astar_expanded");
@@ -147,9 +162,84 @@ export class WasmSim {
     this.flagsResetRaw();
   }
 
+  /**
+   * Whether world (x, y) may be stood on: its tile is known (on the grid, not a
+   * reserved id) and TILE_FLAGS gives it no COLLIDES bit — the tile test of THE
+   * rule, read from the module's own grid and flags.
+   */
+  isFree(x: number, y: number): boolean {
+    return isFreeTile(this.core.u8, this.getTile(x, y), this.core.layout.TILE_FLAGS);
+  }
+
   /** THE movement rule: may `action` be taken from world (x, y)? */
   stepAllowed(x: number, y: number, action: number): boolean {
     return this.stepAllowedRaw(x, y, action) !== 0;
+  }
+
+  /**
+   * Writes row `row` (0 .. moveCapacity - 1) of the MOVES table: `entity` is the
+   * caller's tag for the row (the kernel never reads it), (x, y) the position,
+   * `action` the step to try. Codes that do not fit a byte are stored as 255, so
+   * they stay invalid.
+   */
+  setMove(row: number, entity: number, x: number, y: number, action: number): void {
+    if (!(row >= 0 && row < this.moveCapacity)) {
+      throw new CoreError(`move row ${row} outside 0..${this.moveCapacity - 1}`);
+    }
+    const words = this.moveWords();
+    const word = row * MOVE_ROW_WORDS;
+    words[word] = entity;
+    words[word + 1] = x;
+    words[word + 2] = y;
+    // The action byte, with moved and the padding cleared; anything but an integer 0..255 is 255.
+    words[word + 3] = action === (action & 0xff) ? action : 255;
+  }
+
+  /**
+   * One batch of a movement window: applies rows 0 .. count - 1 of the MOVES
+   * table through THE rule in one call (apply_moves), writing each moved row's
+   * new position back; returns how many rows moved. Rows are independent:
+   * entities do not block each other.
+   */
+  applyMoves(count: number): number {
+    if (!(count >= 0 && count <= this.moveCapacity)) throw new CoreError(`at most ${this.moveCapacity} moves per call`);
+    return this.applyMovesRaw(count);
+  }
+
+  // The readers below are for rows 0 .. moveCapacity - 1 and do not check: they run once per mover per window.
+
+  /** The entity tag of MOVES row `row`. */
+  moveEntity(row: number): number {
+    return this.moveWords()[row * MOVE_ROW_WORDS];
+  }
+  /** The x of MOVES row `row`: after applyMoves, the new x if it moved. */
+  moveX(row: number): number {
+    return this.moveWords()[row * MOVE_ROW_WORDS + 1];
+  }
+  /** The y of MOVES row `row`: after applyMoves, the new y if it moved. */
+  moveY(row: number): number {
+    return this.moveWords()[row * MOVE_ROW_WORDS + 2];
+  }
+  /** Whether MOVES row `row` moved in the last applyMoves call. */
+  moved(row: number): boolean {
+    // The moved byte is the second byte of the row's fourth i32 word (little-endian).
+    return (this.moveWords()[row * MOVE_ROW_WORDS + 3] & MOVE_MOVED_MASK) !== 0;
+  }
+
+  /**
+   * The MOVES region as i32 words, four per row. Kept rather than taken from
+   * Core's views on every access (this runs per mover): memory.grow detaches the
+   * old buffer, which empties the view, and only then is it re-created.
+   */
+  private moveWords(): Int32Array {
+    if (this.movesView.length === 0) {
+      this.movesView = new Int32Array(
+        this.core.memory.buffer,
+        this.core.layout.MOVES,
+        this.moveCapacity * MOVE_ROW_WORDS,
+      );
+    }
+    return this.movesView;
   }
 
   /**

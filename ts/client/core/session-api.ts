@@ -1,7 +1,6 @@
 // The HTTP half of joining (docs/server.md § HTTP API): POST /api/guest for a
 // session, GET /api/world for the rules' tile data. Uses the platform fetch,
 // so it runs unchanged in Node and in the browser.
-import { TILE_FLAG_COLLIDES, TILE_FLAG_OPAQUE } from "../../constants.js";
 import { PROTOCOL_VERSION } from "../../protocol/header.js";
 
 /** What POST /api/guest grants. */
@@ -151,15 +150,7 @@ export async function fetchWorld(baseUrl: string, fetchFn: FetchFn = fetch): Pro
   };
 }
 
-/**
- * The 65536-entry TILE_FLAGS table (bit 0 collides, bit 1 opaque) the server
- * decides movement with, rebuilt from /api/world so that prediction, send-time
- * validation and A* use exactly the server's collision data.
- */
-export function tileFlagsTable(world: Pick<WorldInfo, "tiles">): Uint8Array {
-  const flags = new Uint8Array(65536);
-  for (const tile of world.tiles) {
-    flags[tile.id] = (tile.collides ? TILE_FLAG_COLLIDES : 0) | (tile.opaque ? TILE_FLAG_OPAQUE : 0);
-  }
-  return flags;
-}
+// The TILE_FLAGS table the server decides movement with, built from
+// /api/world's tiles by the same builder as the server's, so that prediction,
+// send-time validation and A* use exactly the server's collision data.
+export { tileFlagsTable } from "../../tile-flags.js";

@@ -12,7 +12,8 @@ import { maskGid, MAX_WORLD_TILE_ID } from "./gid.js";
 import { MapError } from "./map-error.js";
 import { hasCollisionProperty } from "./properties.js";
 import type { RawTileLayer } from "./raw-map.js";
-import { tileFlagsOf, type TileData, type TileInfo } from "./tile-data.js";
+import { tileFlagsOf } from "../../tile-flags.js";
+import type { TileData, TileInfo } from "./tile-data.js";
 
 export interface FlattenInput {
   file: string;

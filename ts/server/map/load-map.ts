@@ -4,7 +4,8 @@
 // and the inputs are small (the largest real map here is 146 KB).
 import { readFileSync } from "node:fs";
 import { basename, extname } from "node:path";
-import { CHUNK_SIZE, TILE_FLAG_COLLIDES } from "../../constants.js";
+import { CHUNK_SIZE } from "../../constants.js";
+import { isFreeTile, tileFlagsTable } from "../../tile-flags.js";
 import { flattenLayers, isCollisionLayer } from "./flatten.js";
 import { maskGid } from "./gid.js";
 import { MapError } from "./map-error.js";
@@ -19,19 +20,18 @@ import {
   readTileDataFile,
   tileDataFromTilesets,
   tileDataPathFor,
-  tileFlagsTable,
   type TileData,
 } from "./tile-data.js";
 import { tilesetHasLocalId, type Tileset } from "./tileset.js";
 
 export { MapError } from "./map-error.js";
+export { tileFlagsTable } from "../../tile-flags.js";
 export type { Interactable, MapObject, TilePosition } from "./map-objects.js";
 export type { GidChunk, MapFormat, RawMap, RawTileLayer } from "./raw-map.js";
 export {
   LOOK_NONE,
   parseTileDataFile,
   tileDataPathFor,
-  tileFlagsTable,
   tileLookTable,
   type TileData,
   type TileDataEntry,
@@ -153,7 +153,7 @@ export function loadMap(path: string): LoadedMap {
   const objects = worldObjects(map, originX, originY);
   const flags = tileFlagsTable(flat.tileData);
   const isFree = (x: number, y: number): boolean =>
-    x >= 0 && y >= 0 && x < width && y < height && (flags[flat.tiles[y * width + x]] & TILE_FLAG_COLLIDES) === 0;
+    x >= 0 && y >= 0 && x < width && y < height && isFreeTile(flags, flat.tiles[y * width + x]);
 
   let spawns = spawnObjects(objects).map(({ x, y, id }) => {
     if (!isFree(x, y)) {

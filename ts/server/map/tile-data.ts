@@ -2,11 +2,12 @@
 // and to the renderer (look = atlas / GID to draw). It comes from Tiled tile
 // properties and from a JSON file beside the map, `<map>.tiles.json`, which
 // wins field by field. Server and client both reduce it to one 65536-byte
-// flags table (the wasm TILE_FLAGS region), so collision is a pure function of
-// a cell's id everywhere.
+// flags table (the wasm TILE_FLAGS region) with the one builder in
+// ts/tile-flags.ts, so collision is a pure function of a cell's id everywhere.
 import { readFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
-import { TILE_BORDER, TILE_FLAG_COLLIDES, TILE_FLAG_OPAQUE, TILE_UNKNOWN } from "../../constants.js";
+import { TILE_BORDER, TILE_UNKNOWN } from "../../constants.js";
+import { TILE_ID_COUNT } from "../../tile-flags.js";
 import { MAX_WORLD_TILE_ID } from "./gid.js";
 import { MapError } from "./map-error.js";
 import { hasCollisionProperty, isTrue, propertyIgnoringCase } from "./properties.js";
@@ -38,7 +39,6 @@ export interface TileDataEntry {
 export const TILE_DATA_VERSION = 1;
 /** TILE_LOOK value meaning "draw nothing". */
 export const LOOK_NONE = 0xffff;
-const TABLE_SIZE = 0x10000;
 const ENTRY_KEYS = new Set(["id", "name", "collides", "opaque", "look"]);
 
 /** `maps/caves.tmj` → `maps/caves.tiles.json`. */
@@ -171,26 +171,9 @@ export function mergeTileData(tileData: TileData, entries: readonly TileDataEntr
   return tileData;
 }
 
-/** TILE_FLAGS bits of one tile. */
-export function tileFlagsOf(info: TileInfo): number {
-  return (info.collides ? TILE_FLAG_COLLIDES : 0) | (info.opaque ? TILE_FLAG_OPAQUE : 0);
-}
-
-/**
- * The 65536-byte table for the wasm TILE_FLAGS region: bit 0 collides, bit 1 opaque.
- * Ids without tile data get 0; TILE_BORDER and TILE_UNKNOWN always collide.
- */
-export function tileFlagsTable(tileData: TileData): Uint8Array {
-  const table = new Uint8Array(TABLE_SIZE);
-  for (const info of tileData.values()) table[info.id] = tileFlagsOf(info);
-  table[TILE_BORDER] = TILE_FLAG_COLLIDES;
-  table[TILE_UNKNOWN] = TILE_FLAG_COLLIDES;
-  return table;
-}
-
 /** The 65536-entry table for the wasm TILE_LOOK region: id → look, LOOK_NONE (draw nothing) where unknown. */
 export function tileLookTable(tileData: TileData): Uint16Array {
-  const table = new Uint16Array(TABLE_SIZE).fill(LOOK_NONE);
+  const table = new Uint16Array(TILE_ID_COUNT).fill(LOOK_NONE);
   for (const info of tileData.values()) table[info.id] = info.look;
   table[TILE_BORDER] = LOOK_NONE;
   table[TILE_UNKNOWN] = LOOK_NONE;
