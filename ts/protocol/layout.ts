@@ -82,6 +82,8 @@ export interface Layout<Name extends string = string> {
   readonly fields: readonly LayoutField[];
   /** Offset of each field by wire name; -1 for a field after a variable one. */
   readonly offset: { readonly [K in Name]: number };
+  /** Bytes of each field by wire name; -1 for a variable one. */
+  readonly size: { readonly [K in Name]: number };
   /** Bytes up to the first variable field (the whole packet when there is none). */
   readonly fixedBytes: number;
 }
@@ -92,6 +94,9 @@ export type FieldSpec<Name extends string = string> = Omit<LayoutField, "name" |
   /** Bytes on the wire; omitted for kinds whose size is given by the kind. */
   readonly size: number;
 };
+
+/** The length prefix of a "string" field: one u8 byte count. */
+export const STRING_LENGTH_BYTES = 1;
 
 const FIXED_BYTES: Partial<Record<FieldKind, number>> = {
   u8: 1,
@@ -207,11 +212,13 @@ export function layout<Name extends string>(
 ): Layout<Name> {
   const fields: LayoutField[] = [];
   const offset: Record<string, number> = {};
+  const size: Record<string, number> = {};
   let at = start;
   for (const field of specs) {
     const placed: LayoutField = { ...field, offset: at, size: field.size };
     fields.push(placed);
     offset[field.name] = at;
+    size[field.name] = field.size;
     at = at < 0 || field.size < 0 ? -1 : at + field.size;
   }
   const firstVariable = fields.findIndex((field) => field.size < 0 || field.offset < 0);
@@ -229,5 +236,11 @@ export function layout<Name extends string>(
       throw new Error(`layout ${name}: ${field.name} has no count field before it`);
     }
   });
-  return { name, fields, offset: offset as { readonly [K in Name]: number }, fixedBytes };
+  return {
+    name,
+    fields,
+    offset: offset as { readonly [K in Name]: number },
+    size: size as { readonly [K in Name]: number },
+    fixedBytes,
+  };
 }

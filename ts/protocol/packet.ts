@@ -49,6 +49,7 @@ import {
   PACKET_STATE,
   PACKET_TILE_UPDATE,
   checkHeader,
+  readPacketType,
 } from "./header.js";
 import { type PingPacket, decodePingBody, encodePing } from "./ping.js";
 import { type StatePacket, decodeStateBody, encodeState } from "./state.js";
@@ -94,7 +95,7 @@ export type PacketView =
 export function decodePacket(bytes: Uint8Array): DecodeResult<PacketView> {
   const error = checkHeader(bytes);
   if (error !== null) return { ok: false, error };
-  switch (bytes[3]) {
+  switch (readPacketType(bytes)) {
     case PACKET_STATE:
       return decodeStateBody(bytes);
     case PACKET_ACTION:
