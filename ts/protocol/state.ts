@@ -42,18 +42,24 @@ export const STATE_PLAYER_OFFSET = STATE_LAYOUT.offset.player_entity_id;
 /** Offset of the entity checksum in a StatePacket. */
 export const STATE_CHECKSUM_OFFSET = STATE_LAYOUT.offset.entity_checksum;
 
-/**
- * Chunk x offset (-1, 0 or 1) of manifest entry `index` from the centre chunk:
- * the manifest runs row by row from the north-west. The one statement of the
- * 3×3 geometry; manifestDy is its row.
- */
+// Chunk offsets (-1, 0 or 1) of each manifest entry from the centre chunk:
+// the manifest runs row by row from the north-west (north is -1). The one
+// statement of the 3×3 geometry, as tables so the per-client broadcast reads
+// them instead of dividing.
+const MANIFEST_DX: readonly number[] = Array.from({ length: MANIFEST_ENTRIES }, (_, i) => (i % MANIFEST_SIDE) - 1);
+const MANIFEST_DY: readonly number[] = Array.from(
+  { length: MANIFEST_ENTRIES },
+  (_, i) => Math.floor(i / MANIFEST_SIDE) - 1,
+);
+
+/** Chunk x offset (-1, 0 or 1) of manifest entry `index` (0 .. MANIFEST_ENTRIES - 1) from the centre chunk. */
 export function manifestDx(index: number): number {
-  return (index % MANIFEST_SIDE) - 1;
+  return MANIFEST_DX[index];
 }
 
 /** Chunk y offset (-1, 0 or 1) of manifest entry `index` from the centre chunk (north is -1). */
 export function manifestDy(index: number): number {
-  return ((index / MANIFEST_SIDE) | 0) - 1;
+  return MANIFEST_DY[index];
 }
 
 export interface StatePacket {
@@ -144,13 +150,18 @@ export function encodeStateAround(
   checkRoom(out, offset, STATE_BYTES);
   encodeHeader(PACKET_STATE, clientType, out, offset);
   writeU32(out, offset + STATE_TICK_OFFSET, tick);
-  for (let index = 0; index < MANIFEST_ENTRIES; index++) {
-    // Neighbours wrap as i16, like manifestChunkId.
-    const cx = (centreX + manifestDx(index)) & 0xffff;
-    const cy = (centreY + manifestDy(index)) & 0xffff;
-    const at = offset + STATE_CHUNKS_OFFSET + index * CHUNK_ENTRY_BYTES;
-    writeU32(out, at + CHUNK_ENTRY_ID_OFFSET, cx | (cy << 16));
-    writeU16(out, at + CHUNK_ENTRY_VERSION_OFFSET, versions[index]);
+  // Row by row from the north-west, the order manifestDx / manifestDy state
+  // (test/protocol-fast-paths.test.ts holds this to encodeState's manifest);
+  // nested loops spare the hot path a division per entry. Neighbours wrap as
+  // i16, like manifestChunkId.
+  let at = offset + STATE_CHUNKS_OFFSET;
+  let index = 0;
+  for (let dy = -1; dy <= 1; dy++) {
+    const cy = ((centreY + dy) & 0xffff) << 16;
+    for (let dx = -1; dx <= 1; dx++, index++, at += CHUNK_ENTRY_BYTES) {
+      writeU32(out, at + CHUNK_ENTRY_ID_OFFSET, ((centreX + dx) & 0xffff) | cy);
+      writeU16(out, at + CHUNK_ENTRY_VERSION_OFFSET, versions[index]);
+    }
   }
   writeU32(out, offset + STATE_PLAYER_OFFSET, playerEntityId);
   writeU32(out, offset + STATE_CHECKSUM_OFFSET, entityChecksum);
