@@ -84,14 +84,14 @@ export interface Layout<Name extends string = string> {
   readonly offset: { readonly [K in Name]: number };
   /** Bytes of each field by wire name; -1 for a variable one. */
   readonly size: { readonly [K in Name]: number };
-  /** Bytes up to the first variable field (the whole packet when there is none). */
+  /** Offset where the first variable field starts (the whole length when there is none), counted from 0, so a packet's includes its header. */
   readonly fixedBytes: number;
 }
 
 /** A field as declared: kind, sizes and references; the offset is computed. */
 export type FieldSpec<Name extends string = string> = Omit<LayoutField, "name" | "offset" | "size"> & {
   readonly name: Name;
-  /** Bytes on the wire; omitted for kinds whose size is given by the kind. */
+  /** Bytes on the wire (set by the builder functions from the kind); -1 for variable kinds. */
   readonly size: number;
 };
 
@@ -140,7 +140,7 @@ export function tileIndexField<Name extends string>(name: Name, key: string): Fi
   return spec(name, "tile_index", 2, { key });
 }
 
-/** `repeat` ChunkEntries of layout `entry` (CHUNK_ENTRY_LAYOUT, passed in to keep this module import-free). */
+/** `repeat` ChunkEntries of layout `entry` (CHUNK_ENTRY_LAYOUT; passed in because chunk-id.ts imports this module). */
 export function chunkEntries<Name extends string>(
   name: Name,
   key: string,

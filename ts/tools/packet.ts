@@ -85,11 +85,14 @@ type Values = Record<string, unknown>;
 
 /** Header fields by wire name, in the order the tool prints them (packet_type first). */
 const HEADER = {
-  type: HEADER_LAYOUT.fields[2].name,
-  magic: HEADER_LAYOUT.fields[0].name,
-  version: HEADER_LAYOUT.fields[1].name,
-  clientType: HEADER_LAYOUT.fields[3].name,
-};
+  type: "packet_type",
+  magic: "magic",
+  version: "version",
+  clientType: "client_type",
+} as const;
+for (const name of Object.values(HEADER)) {
+  if (!HEADER_LAYOUT.fields.some((field) => field.name === name)) throw new Error(`${name} is not a header field`);
+}
 const MAGIC_TEXT = `0x${MAGIC.toString(16).toUpperCase()}`;
 
 function layoutOf(type: string): Layout | undefined {
