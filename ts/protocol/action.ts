@@ -48,6 +48,8 @@ const TOKEN_AT = ACTION_LAYOUT.offset.auth_token;
 const TARGET_TICK_AT = ACTION_LAYOUT.offset.target_tick;
 const CACHE_AT = ACTION_LAYOUT.offset.cache;
 const ACTION_AT = ACTION_LAYOUT.offset.player_action;
+/** auth_token is a little-endian u64: its high u32 word follows the low one. */
+const TOKEN_HIGH_AT = TOKEN_AT + ACTION_LAYOUT.size.auth_token / 2;
 
 export interface ActionPacket {
   type: "action";
@@ -128,7 +130,7 @@ export function readActionTokenLow(bytes: Uint8Array): number {
 
 /** High 32 bits of auth_token (u32). */
 export function readActionTokenHigh(bytes: Uint8Array): number {
-  return readU32(bytes, TOKEN_AT + 4);
+  return readU32(bytes, TOKEN_HIGH_AT);
 }
 
 /** target_tick (u32). */
