@@ -25,7 +25,7 @@ export type FieldKind =
   | "token"
   /** A u32 chunk_id: (cx as u16) | (cy as u16) << 16. */
   | "chunk_id"
-  /** A u32 tile index in a chunk, y * 32 + x (a u16 on the wire). */
+  /** A u16 tile index within a chunk, y * 32 + x. */
   | "tile_index"
   /** `repeat` ChunkEntries (chunk_id u32, version u16) in a row. */
   | "chunk_entries"
@@ -109,6 +109,10 @@ const FIXED_BYTES: Partial<Record<FieldKind, number>> = {
   tile_index: 2,
 };
 
+function fixedBytes(kind: FieldKind): number {
+  return FIXED_BYTES[kind] as number;
+}
+
 function spec<Name extends string>(
   name: Name,
   kind: FieldKind,
@@ -120,24 +124,24 @@ function spec<Name extends string>(
 
 /** A fixed-size integer field; `key` is the property name in the packet object. */
 export function int<Name extends string>(name: Name, kind: "u8" | "u16" | "i16" | "u32", key: string): FieldSpec<Name> {
-  return spec(name, kind, FIXED_BYTES[kind] as number, { key });
+  return spec(name, kind, fixedBytes(kind), { key });
 }
 
 export function u64<Name extends string>(name: Name, key: string): FieldSpec<Name> {
-  return spec(name, "u64", 8, { key });
+  return spec(name, "u64", fixedBytes("u64"), { key });
 }
 
 /** The session token every client-to-server packet but Ping carries. */
 export function token<Name extends string>(name: Name): FieldSpec<Name> {
-  return spec(name, "token", 8, { key: "authToken" });
+  return spec(name, "token", fixedBytes("token"), { key: "authToken" });
 }
 
 export function chunkIdField<Name extends string>(name: Name, key: string): FieldSpec<Name> {
-  return spec(name, "chunk_id", 4, { key });
+  return spec(name, "chunk_id", fixedBytes("chunk_id"), { key });
 }
 
 export function tileIndexField<Name extends string>(name: Name, key: string): FieldSpec<Name> {
-  return spec(name, "tile_index", 2, { key });
+  return spec(name, "tile_index", fixedBytes("tile_index"), { key });
 }
 
 /** `repeat` ChunkEntries of layout `entry` (CHUNK_ENTRY_LAYOUT; passed in because chunk-id.ts imports this module). */
@@ -160,7 +164,7 @@ export function enumField<Name extends string>(
 }
 
 export function flagsField<Name extends string>(name: Name, key: string, names: readonly string[]): FieldSpec<Name> {
-  return spec(name, "flags", 1, { key, names });
+  return spec(name, "flags", fixedBytes("u8"), { key, names });
 }
 
 /** A u8 or u16 giving the length of the variable field `of` (bytes, or items for lists). */
