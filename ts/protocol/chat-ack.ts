@@ -1,11 +1,19 @@
 // ChatAckPacket (type 11, 18 bytes, client → server): the client has every
 // chat message of the session up to `seq`; the server stops re-sending them
 // (docs/protocol.md § Chat).
-import { readU16, readU32, readU64, writeU32, writeU64 } from "./bytes.js";
+import { readU32, readU64, writeU32, writeU64 } from "./bytes.js";
 import { type DecodeResult, checkRoom, checkU32, checkU64, failure } from "./errors.js";
-import { PACKET_CHAT_ACK, encodeHeader } from "./header.js";
+import { HEADER_BYTES, PACKET_CHAT_ACK, encodeHeader, readClientType } from "./header.js";
+import { int, layout, token } from "./layout.js";
 
 export const CHAT_ACK_BYTES = 18;
+/** docs/protocol.md § ChatAckPacket. */
+export const CHAT_ACK_LAYOUT = layout("chat_ack", HEADER_BYTES, CHAT_ACK_BYTES, [
+  token("auth_token"),
+  int("seq", "u32", "seq"),
+]);
+const TOKEN_AT = CHAT_ACK_LAYOUT.offset.auth_token;
+const SEQ_AT = CHAT_ACK_LAYOUT.offset.seq;
 
 export interface ChatAckPacket {
   type: "chat_ack";
@@ -21,8 +29,8 @@ export function encodeChatAck(packet: ChatAckPacket, out: Uint8Array, offset = 0
   checkU32("seq", packet.seq);
   checkRoom(out, offset, CHAT_ACK_BYTES);
   encodeHeader(PACKET_CHAT_ACK, packet.clientType, out, offset);
-  writeU64(out, offset + 6, packet.authToken);
-  writeU32(out, offset + 14, packet.seq);
+  writeU64(out, offset + TOKEN_AT, packet.authToken);
+  writeU32(out, offset + SEQ_AT, packet.seq);
   return CHAT_ACK_BYTES;
 }
 
@@ -35,6 +43,11 @@ export function decodeChatAckBody(bytes: Uint8Array): DecodeResult<ChatAckPacket
   }
   return {
     ok: true,
-    packet: { type: "chat_ack", clientType: readU16(bytes, 4), authToken: readU64(bytes, 6), seq: readU32(bytes, 14) },
+    packet: {
+      type: "chat_ack",
+      clientType: readClientType(bytes),
+      authToken: readU64(bytes, TOKEN_AT),
+      seq: readU32(bytes, SEQ_AT),
+    },
   };
 }

@@ -2,15 +2,32 @@
 // a player's line or a system notice (speaker 0) — numbered per session so the
 // client can acknowledge it, drop duplicates and keep the order
 // (docs/protocol.md § Chat).
-import { readU16, readU32, writeU32 } from "./bytes.js";
+import { readU32, writeU32 } from "./bytes.js";
 import { type DecodeResult, EncodeError, checkRoom, checkU32, failure } from "./errors.js";
-import { PACKET_CHAT, encodeHeader } from "./header.js";
+import { HEADER_BYTES, PACKET_CHAT, encodeHeader, readClientType } from "./header.js";
 import { CHAT_TEXT_MAX_BYTES, CHAT_TEXT_RULE } from "./chat-post.js";
+import { count, int, layout, variable } from "./layout.js";
 import { type TextRule, checkText, readUtf8, textProblem, writeUtf8 } from "./text.js";
 import { NAME_MAX_BYTES } from "./tlv.js";
 
 /** Header, seq, oldest_seq, speaker_entity_id, name_len: where the name starts. */
 export const CHAT_HEADER_BYTES = 19;
+/** docs/protocol.md § ChatPacket: the name, then text_len and the text. */
+export const CHAT_LAYOUT = layout("chat", HEADER_BYTES, CHAT_HEADER_BYTES, [
+  int("seq", "u32", "seq"),
+  int("oldest_seq", "u32", "oldestSeq"),
+  int("speaker_entity_id", "u32", "speakerEntityId"),
+  count("name_len", 1, "speaker_name"),
+  variable("speaker_name", "text", "speakerName"),
+  count("text_len", 1, "text"),
+  variable("text", "text", "text"),
+]);
+const SEQ_AT = CHAT_LAYOUT.offset.seq;
+const OLDEST_SEQ_AT = CHAT_LAYOUT.offset.oldest_seq;
+const SPEAKER_AT = CHAT_LAYOUT.offset.speaker_entity_id;
+const NAME_LEN_AT = CHAT_LAYOUT.offset.name_len;
+/** text_len follows the name, so it has no fixed offset. */
+const TEXT_LEN_BYTES = CHAT_LAYOUT.size.text_len;
 /** Speaker id of system messages (joins, leaves, server notices). */
 export const CHAT_SPEAKER_SYSTEM = 0;
 /** The speaker's display name: empty, or a name as the `name` TLV carries it. */
@@ -44,34 +61,39 @@ export function encodeChat(packet: ChatPacket, out: Uint8Array, offset = 0): num
   checkU32("speaker_entity_id", packet.speakerEntityId);
   const nameBytes = checkText("speaker_name", packet.speakerName, CHAT_NAME_RULE);
   const textBytes = checkText("text", packet.text, CHAT_TEXT_RULE);
-  const size = CHAT_HEADER_BYTES + nameBytes + 1 + textBytes;
+  const size = CHAT_HEADER_BYTES + nameBytes + TEXT_LEN_BYTES + textBytes;
   checkRoom(out, offset, size);
   encodeHeader(PACKET_CHAT, packet.clientType, out, offset);
-  writeU32(out, offset + 6, packet.seq);
-  writeU32(out, offset + 10, packet.oldestSeq);
-  writeU32(out, offset + 14, packet.speakerEntityId);
-  out[offset + 18] = nameBytes;
+  writeU32(out, offset + SEQ_AT, packet.seq);
+  writeU32(out, offset + OLDEST_SEQ_AT, packet.oldestSeq);
+  writeU32(out, offset + SPEAKER_AT, packet.speakerEntityId);
+  out[offset + NAME_LEN_AT] = nameBytes;
   writeUtf8(packet.speakerName, out, offset + CHAT_HEADER_BYTES);
   out[offset + CHAT_HEADER_BYTES + nameBytes] = textBytes;
-  writeUtf8(packet.text, out, offset + CHAT_HEADER_BYTES + nameBytes + 1);
+  writeUtf8(packet.text, out, offset + CHAT_HEADER_BYTES + nameBytes + TEXT_LEN_BYTES);
   return size;
 }
 
 /** Decodes the body of a datagram whose header checkHeader accepted with type 10. */
 export function decodeChatBody(bytes: Uint8Array): DecodeResult<ChatPacket> {
-  if (bytes.length < CHAT_HEADER_BYTES + 1) {
-    return failure("truncated", bytes.length, `ChatPacket needs at least ${CHAT_HEADER_BYTES + 1} bytes`);
+  const minBytes = CHAT_HEADER_BYTES + TEXT_LEN_BYTES;
+  if (bytes.length < minBytes) {
+    return failure("truncated", bytes.length, `ChatPacket needs at least ${minBytes} bytes`);
   }
-  const seq = readU32(bytes, 6);
-  if (seq === 0) return failure("bad_sequence", 6, "seq 0 is not a message number");
-  const oldestSeq = readU32(bytes, 10);
+  const seq = readU32(bytes, SEQ_AT);
+  if (seq === 0) return failure("bad_sequence", SEQ_AT, "seq 0 is not a message number");
+  const oldestSeq = readU32(bytes, OLDEST_SEQ_AT);
   if (oldestSeq === 0 || oldestSeq > seq) {
-    return failure("bad_sequence", 10, `oldest_seq ${oldestSeq} is not in 1..seq (${seq})`);
+    return failure("bad_sequence", OLDEST_SEQ_AT, `oldest_seq ${oldestSeq} is not in 1..seq (${seq})`);
   }
-  const nameBytes = bytes[18];
-  if (nameBytes > NAME_MAX_BYTES) return failure("bad_name", 18, `name_len ${nameBytes} exceeds ${NAME_MAX_BYTES}`);
+  const nameBytes = bytes[NAME_LEN_AT];
+  if (nameBytes > NAME_MAX_BYTES) {
+    return failure("bad_name", NAME_LEN_AT, `name_len ${nameBytes} exceeds ${NAME_MAX_BYTES}`);
+  }
   const nameEnd = CHAT_HEADER_BYTES + nameBytes;
-  if (nameEnd + 1 > bytes.length) return failure("length_overrun", 18, `name_len ${nameBytes} runs past the datagram`);
+  if (nameEnd + TEXT_LEN_BYTES > bytes.length) {
+    return failure("length_overrun", NAME_LEN_AT, `name_len ${nameBytes} runs past the datagram`);
+  }
   const nameProblem = textProblem(bytes, CHAT_HEADER_BYTES, nameEnd, false);
   if (nameProblem !== null) return failure("bad_name", CHAT_HEADER_BYTES, nameProblem);
   const textBytes = bytes[nameEnd];
@@ -79,7 +101,7 @@ export function decodeChatBody(bytes: Uint8Array): DecodeResult<ChatPacket> {
   if (textBytes > CHAT_TEXT_MAX_BYTES) {
     return failure("text_too_long", nameEnd, `text_len ${textBytes} exceeds ${CHAT_TEXT_MAX_BYTES}`);
   }
-  const textStart = nameEnd + 1;
+  const textStart = nameEnd + TEXT_LEN_BYTES;
   const end = textStart + textBytes;
   if (end > bytes.length) return failure("length_overrun", nameEnd, `text_len ${textBytes} runs past the datagram`);
   if (end < bytes.length) return failure("trailing_bytes", end, `${bytes.length - end} bytes after the text`);
@@ -89,10 +111,10 @@ export function decodeChatBody(bytes: Uint8Array): DecodeResult<ChatPacket> {
     ok: true,
     packet: {
       type: "chat",
-      clientType: readU16(bytes, 4),
+      clientType: readClientType(bytes),
       seq,
       oldestSeq,
-      speakerEntityId: readU32(bytes, 14),
+      speakerEntityId: readU32(bytes, SPEAKER_AT),
       speakerName: readUtf8(bytes, CHAT_HEADER_BYTES, nameEnd),
       text: readUtf8(bytes, textStart, end),
     },

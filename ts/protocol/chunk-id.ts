@@ -2,9 +2,19 @@
 // manifests, cache lists and chunk packets share (docs/protocol.md § ChunkEntry).
 import { readU16, readU32, writeU16, writeU32 } from "./bytes.js";
 import { checkI16, isIntegerIn, outOfRange } from "./errors.js";
+import { chunkIdField, int, layout } from "./layout.js";
 import { CHUNK_SIZE } from "../constants.js";
 
 export const CHUNK_ENTRY_BYTES = 6;
+/** docs/protocol.md § ChunkEntry; offsets are relative to the entry. */
+export const CHUNK_ENTRY_LAYOUT = layout("chunk_entry", 0, CHUNK_ENTRY_BYTES, [
+  chunkIdField("chunk_id", "chunkId"),
+  int("version", "u16", "version"),
+]);
+/** Offset of chunk_id within a ChunkEntry. */
+export const CHUNK_ENTRY_ID_OFFSET = CHUNK_ENTRY_LAYOUT.offset.chunk_id;
+/** Offset of version within a ChunkEntry. */
+export const CHUNK_ENTRY_VERSION_OFFSET = CHUNK_ENTRY_LAYOUT.offset.version;
 
 export interface ChunkEntry {
   /** (cx as u16) | (cy as u16) << 16, see chunkId. */
@@ -41,8 +51,8 @@ export function chunkOfTile(tile: number): number {
 }
 
 export function readChunkEntry(bytes: Uint8Array, offset: number, out: ChunkEntry): void {
-  out.chunkId = readU32(bytes, offset);
-  out.version = readU16(bytes, offset + 4);
+  out.chunkId = readU32(bytes, offset + CHUNK_ENTRY_ID_OFFSET);
+  out.version = readU16(bytes, offset + CHUNK_ENTRY_VERSION_OFFSET);
 }
 
 /** Throws EncodeError unless `entry` fits a ChunkEntry; `what` and `index` name it in the message. */
@@ -54,6 +64,6 @@ export function checkChunkEntry(entry: ChunkEntry, what: string, index: number):
 
 /** Writes an entry that checkChunkEntry accepted. */
 export function writeChunkEntry(entry: ChunkEntry, out: Uint8Array, offset: number): void {
-  writeU32(out, offset, entry.chunkId);
-  writeU16(out, offset + 4, entry.version);
+  writeU32(out, offset + CHUNK_ENTRY_ID_OFFSET, entry.chunkId);
+  writeU16(out, offset + CHUNK_ENTRY_VERSION_OFFSET, entry.version);
 }

@@ -3,14 +3,29 @@
 // (docs/protocol.md § ChunkPacket, decisions 1 and 2).
 import { readU16, readU32, writeU16, writeU32 } from "./bytes.js";
 import { type DecodeResult, EncodeError, checkRoom, checkU32, failure, isIntegerIn, outOfRange } from "./errors.js";
-import { PACKET_CHUNK, encodeHeader } from "./header.js";
+import { CHUNK_ENTRY_LAYOUT, CHUNK_ENTRY_VERSION_OFFSET } from "./chunk-id.js";
+import { HEADER_BYTES, PACKET_CHUNK, encodeHeader, readClientType } from "./header.js";
+import { chunkEntries, count, layout, packedTiles, variable } from "./layout.js";
 import { CHUNK_PACKED_BYTES, CHUNK_TILE_COUNT, PALETTE_MAX, TILE_UNKNOWN } from "../constants.js";
 import { pack6, paletteBuild, paletteExpand, unpack6 } from "./chunk-kernels.js";
 
 /** Header, ChunkEntry and pal_count: where the palette starts. */
 export const CHUNK_PALETTE_OFFSET = 13;
-/** 6 + 6 + 1 + 64 × 2 + 768. */
-export const CHUNK_PACKET_MAX_BYTES = CHUNK_PALETTE_OFFSET + PALETTE_MAX * 2 + CHUNK_PACKED_BYTES;
+/** Bytes of one palette entry (a u16 global tile id). */
+export const CHUNK_PALETTE_ENTRY_BYTES = 2;
+/** docs/protocol.md § ChunkPacket: the palette's u16 ids, then the packed tiles. */
+export const CHUNK_LAYOUT = layout("chunk", HEADER_BYTES, CHUNK_PALETTE_OFFSET, [
+  chunkEntries("chunk", "", 1, CHUNK_ENTRY_LAYOUT),
+  count("pal_count", 1, "palette"),
+  variable("palette", "palette", "palette"),
+  packedTiles("tile_indices", "packedTiles"),
+]);
+const CHUNK_ID_AT = CHUNK_LAYOUT.offset.chunk;
+const VERSION_AT = CHUNK_ID_AT + CHUNK_ENTRY_VERSION_OFFSET;
+const PAL_COUNT_AT = CHUNK_LAYOUT.offset.pal_count;
+/** 13 + 64 × 2 + 768. */
+export const CHUNK_PACKET_MAX_BYTES =
+  CHUNK_PALETTE_OFFSET + PALETTE_MAX * CHUNK_PALETTE_ENTRY_BYTES + CHUNK_PACKED_BYTES;
 
 /** Plain form: what encoders take and decodePacketPlain returns. */
 export interface ChunkPacket {
@@ -40,7 +55,7 @@ export interface ChunkView {
 
 /** Byte length of a ChunkPacket with `paletteCount` entries. */
 export function chunkPacketBytes(paletteCount: number): number {
-  return CHUNK_PALETTE_OFFSET + paletteCount * 2 + CHUNK_PACKED_BYTES;
+  return CHUNK_PALETTE_OFFSET + paletteCount * CHUNK_PALETTE_ENTRY_BYTES + CHUNK_PACKED_BYTES;
 }
 
 /**
@@ -82,11 +97,12 @@ export function encodeChunk(packet: ChunkPacket, out: Uint8Array, offset = 0): n
   const size = chunkPacketBytes(count);
   checkRoom(out, offset, size);
   encodeHeader(PACKET_CHUNK, packet.clientType, out, offset);
-  writeU32(out, offset + 6, packet.chunkId);
-  writeU16(out, offset + 10, packet.version);
-  out[offset + 12] = count;
-  for (let index = 0; index < count; index++) writeU16(out, offset + CHUNK_PALETTE_OFFSET + index * 2, palette[index]);
-  out.set(packed, offset + CHUNK_PALETTE_OFFSET + count * 2);
+  writeU32(out, offset + CHUNK_ID_AT, packet.chunkId);
+  writeU16(out, offset + VERSION_AT, packet.version);
+  out[offset + PAL_COUNT_AT] = count;
+  for (let index = 0; index < count; index++)
+    writeU16(out, offset + CHUNK_PALETTE_OFFSET + index * CHUNK_PALETTE_ENTRY_BYTES, palette[index]);
+  out.set(packed, offset + CHUNK_PALETTE_OFFSET + count * CHUNK_PALETTE_ENTRY_BYTES);
   return size;
 }
 
@@ -127,10 +143,12 @@ export function decodeChunkBody(bytes: Uint8Array): DecodeResult<ChunkView> {
       `ChunkPacket needs at least ${CHUNK_PALETTE_OFFSET} bytes before the palette`,
     );
   }
-  const version = readU16(bytes, 10);
-  if (version === 0) return failure("bad_chunk_version", 10, "chunk version 0 means no chunk and is never sent");
-  const count = bytes[12];
-  if (count > PALETTE_MAX) return failure("palette_too_large", 12, `pal_count ${count} exceeds ${PALETTE_MAX}`);
+  const version = readU16(bytes, VERSION_AT);
+  if (version === 0)
+    return failure("bad_chunk_version", VERSION_AT, "chunk version 0 means no chunk and is never sent");
+  const count = bytes[PAL_COUNT_AT];
+  if (count > PALETTE_MAX)
+    return failure("palette_too_large", PAL_COUNT_AT, `pal_count ${count} exceeds ${PALETTE_MAX}`);
   const size = chunkPacketBytes(count);
   if (bytes.length < size) {
     return failure("truncated", bytes.length, `ChunkPacket with ${count} palette entries needs ${size} bytes`);
@@ -138,10 +156,10 @@ export function decodeChunkBody(bytes: Uint8Array): DecodeResult<ChunkView> {
   if (bytes.length > size) {
     return failure("trailing_bytes", size, `ChunkPacket with ${count} palette entries is ${size} bytes`);
   }
-  for (let at = CHUNK_PALETTE_OFFSET; at < CHUNK_PALETTE_OFFSET + count * 2; at += 2) {
+  const tilesStart = CHUNK_PALETTE_OFFSET + count * CHUNK_PALETTE_ENTRY_BYTES;
+  for (let at = CHUNK_PALETTE_OFFSET; at < tilesStart; at += CHUNK_PALETTE_ENTRY_BYTES) {
     if (readU16(bytes, at) === TILE_UNKNOWN) return failure("reserved_tile", at, "palette holds TILE_UNKNOWN (0xFFFF)");
   }
-  const tilesStart = CHUNK_PALETTE_OFFSET + count * 2;
   // An empty palette makes every index invalid; the scan reports it at the first group.
   const badGroup = firstBadGroup(bytes, tilesStart, count);
   if (badGroup >= 0) {
@@ -151,8 +169,8 @@ export function decodeChunkBody(bytes: Uint8Array): DecodeResult<ChunkView> {
     ok: true,
     packet: {
       type: "chunk",
-      clientType: readU16(bytes, 4),
-      chunkId: readU32(bytes, 6),
+      clientType: readClientType(bytes),
+      chunkId: readU32(bytes, CHUNK_ID_AT),
       version,
       paletteCount: count,
       paletteBytes: bytes.subarray(CHUNK_PALETTE_OFFSET, tilesStart),
@@ -164,7 +182,9 @@ export function decodeChunkBody(bytes: Uint8Array): DecodeResult<ChunkView> {
 /** Copies the palette of a decoded chunk into `out` (>= 64 entries); returns the count. */
 export function readChunkPalette(view: ChunkView, out: Uint16Array | number[]): number {
   const bytes = view.paletteBytes;
-  for (let index = 0; index < view.paletteCount; index++) out[index] = bytes[index * 2] | (bytes[index * 2 + 1] << 8);
+  for (let index = 0; index < view.paletteCount; index++) {
+    out[index] = readU16(bytes, index * CHUNK_PALETTE_ENTRY_BYTES);
+  }
   return view.paletteCount;
 }
 

@@ -1,9 +1,10 @@
 // DialogAckPacket (type 14, 19 bytes, client → server): the client shows the
 // dialog (state 0), or no longer shows it (state 1: it acknowledges a
 // DialogClose, or it discarded the dialog) (docs/protocol.md § Dialogs).
-import { readU16, readU32, readU64, writeU32, writeU64 } from "./bytes.js";
+import { readU32, readU64, writeU32, writeU64 } from "./bytes.js";
 import { type DecodeResult, EncodeError, checkRoom, checkU32, checkU64, failure, isIntegerIn } from "./errors.js";
-import { PACKET_DIALOG_ACK, encodeHeader } from "./header.js";
+import { HEADER_BYTES, PACKET_DIALOG_ACK, encodeHeader, readClientType } from "./header.js";
+import { enumField, int, layout, token } from "./layout.js";
 
 export const DIALOG_ACK_BYTES = 19;
 
@@ -12,6 +13,16 @@ export const DIALOG_STATE_SHOWN = 0;
 /** The dialog is not shown (any more): stop re-sending it or its close. */
 export const DIALOG_STATE_CLOSED = 1;
 export const DIALOG_STATE_NAMES = ["shown", "closed"] as const;
+
+/** docs/protocol.md § DialogAckPacket. */
+export const DIALOG_ACK_LAYOUT = layout("dialog_ack", HEADER_BYTES, DIALOG_ACK_BYTES, [
+  token("auth_token"),
+  int("dialog_id", "u32", "dialogId"),
+  enumField("state", 1, "state", DIALOG_STATE_NAMES),
+]);
+const TOKEN_AT = DIALOG_ACK_LAYOUT.offset.auth_token;
+const DIALOG_ID_AT = DIALOG_ACK_LAYOUT.offset.dialog_id;
+const STATE_AT = DIALOG_ACK_LAYOUT.offset.state;
 
 export interface DialogAckPacket {
   type: "dialog_ack";
@@ -32,9 +43,9 @@ export function encodeDialogAck(packet: DialogAckPacket, out: Uint8Array, offset
   }
   checkRoom(out, offset, DIALOG_ACK_BYTES);
   encodeHeader(PACKET_DIALOG_ACK, packet.clientType, out, offset);
-  writeU64(out, offset + 6, packet.authToken);
-  writeU32(out, offset + 14, packet.dialogId);
-  out[offset + 18] = packet.state;
+  writeU64(out, offset + TOKEN_AT, packet.authToken);
+  writeU32(out, offset + DIALOG_ID_AT, packet.dialogId);
+  out[offset + STATE_AT] = packet.state;
   return DIALOG_ACK_BYTES;
 }
 
@@ -46,12 +57,20 @@ export function decodeDialogAckBody(bytes: Uint8Array): DecodeResult<DialogAckPa
   if (bytes.length > DIALOG_ACK_BYTES) {
     return failure("trailing_bytes", DIALOG_ACK_BYTES, `DialogAckPacket is ${DIALOG_ACK_BYTES} bytes`);
   }
-  const dialogId = readU32(bytes, 14);
-  if (dialogId === 0) return failure("bad_dialog_id", 14, "dialog_id 0 names no dialog");
-  const state = bytes[18];
-  if (state >= DIALOG_STATE_NAMES.length) return failure("bad_status", 18, `dialog state ${state} is not defined`);
+  const dialogId = readU32(bytes, DIALOG_ID_AT);
+  if (dialogId === 0) return failure("bad_dialog_id", DIALOG_ID_AT, "dialog_id 0 names no dialog");
+  const state = bytes[STATE_AT];
+  if (state >= DIALOG_STATE_NAMES.length) {
+    return failure("bad_status", STATE_AT, `dialog state ${state} is not defined`);
+  }
   return {
     ok: true,
-    packet: { type: "dialog_ack", clientType: readU16(bytes, 4), authToken: readU64(bytes, 6), dialogId, state },
+    packet: {
+      type: "dialog_ack",
+      clientType: readClientType(bytes),
+      authToken: readU64(bytes, TOKEN_AT),
+      dialogId,
+      state,
+    },
   };
 }

@@ -13,7 +13,8 @@ import {
   failure,
   isIntegerIn,
 } from "./errors.js";
-import { MAX_DATAGRAM_BYTES, PACKET_DIALOG, encodeHeader } from "./header.js";
+import { HEADER_BYTES, MAX_DATAGRAM_BYTES, PACKET_DIALOG, encodeHeader, readClientType } from "./header.js";
+import { STRING_LENGTH_BYTES, count, elements, enumField, int, layout, stringField } from "./layout.js";
 import { type TextRule, checkText, readUtf8, textProblem, writeUtf8 } from "./text.js";
 
 /** Header, dialog_id, x, y, width, height, element_count: where the elements start. */
@@ -27,6 +28,51 @@ export const ELEMENT_BUTTON = 3;
 export const ELEMENT_TEXT_INPUT = 4;
 /** Element kind names indexed by wire code; 0 is not a kind. */
 export const ELEMENT_KIND_NAMES = ["", "text", "image", "button", "text_input"] as const;
+
+/** The part every element shares; offsets are relative to the element. */
+export const DIALOG_ELEMENT_LAYOUT = layout("dialog_element", 0, DIALOG_ELEMENT_HEADER_BYTES, [
+  enumField("kind", 1, "kind", ELEMENT_KIND_NAMES),
+  int("x", "u16", "x"),
+  int("y", "u16", "y"),
+  int("width", "u16", "width"),
+  int("height", "u16", "height"),
+]);
+/** What follows the shared part, by element kind; offsets are relative to the body. */
+export const DIALOG_ELEMENT_BODY_LAYOUTS = {
+  text: layout("text", 0, 0, [stringField("text", "text")]),
+  image: layout("image", 0, 2, [int("atlas_index", "u16", "atlasIndex")]),
+  button: layout("button", 0, 2, [int("return_code", "u16", "returnCode"), stringField("label", "label")]),
+  text_input: layout("text_input", 0, 1, [int("max_bytes", "u8", "maxBytes"), stringField("text", "text")]),
+} as const;
+/** docs/protocol.md § DialogPacket. */
+export const DIALOG_LAYOUT = layout("dialog", HEADER_BYTES, DIALOG_HEADER_BYTES, [
+  int("dialog_id", "u32", "dialogId"),
+  int("x", "u16", "x"),
+  int("y", "u16", "y"),
+  int("width", "u16", "width"),
+  int("height", "u16", "height"),
+  count("element_count", 1, "elements"),
+  elements("elements", "elements", DIALOG_ELEMENT_LAYOUT, DIALOG_ELEMENT_BODY_LAYOUTS),
+]);
+const DIALOG_ID_AT = DIALOG_LAYOUT.offset.dialog_id;
+const X_AT = DIALOG_LAYOUT.offset.x;
+const Y_AT = DIALOG_LAYOUT.offset.y;
+const WIDTH_AT = DIALOG_LAYOUT.offset.width;
+const HEIGHT_AT = DIALOG_LAYOUT.offset.height;
+const COUNT_AT = DIALOG_LAYOUT.offset.element_count;
+const ELEMENT_KIND_AT = DIALOG_ELEMENT_LAYOUT.offset.kind;
+const ELEMENT_X_AT = DIALOG_ELEMENT_LAYOUT.offset.x;
+const ELEMENT_Y_AT = DIALOG_ELEMENT_LAYOUT.offset.y;
+const ELEMENT_WIDTH_AT = DIALOG_ELEMENT_LAYOUT.offset.width;
+const ELEMENT_HEIGHT_AT = DIALOG_ELEMENT_LAYOUT.offset.height;
+const IMAGE_BYTES = DIALOG_ELEMENT_BODY_LAYOUTS.image.fixedBytes;
+const IMAGE_ATLAS_AT = DIALOG_ELEMENT_BODY_LAYOUTS.image.offset.atlas_index;
+const BUTTON = DIALOG_ELEMENT_BODY_LAYOUTS.button;
+const BUTTON_CODE_AT = BUTTON.offset.return_code;
+const BUTTON_LABEL_AT = BUTTON.offset.label;
+const INPUT = DIALOG_ELEMENT_BODY_LAYOUTS.text_input;
+const INPUT_MAX_AT = INPUT.offset.max_bytes;
+const INPUT_TEXT_AT = INPUT.offset.text;
 
 /** Longest value a text input accepts, in bytes of UTF-8 (its max_bytes is 1 … this). */
 export const DIALOG_INPUT_MAX_BYTES = 200;
@@ -77,21 +123,33 @@ function elementBytes(element: DialogElement, index: number): number {
   checkU16(`${what}.height`, element.height);
   switch (element.kind) {
     case "text":
-      return DIALOG_ELEMENT_HEADER_BYTES + 1 + checkText(`${what}.text`, element.text, DIALOG_TEXT_RULE);
+      return (
+        DIALOG_ELEMENT_HEADER_BYTES + STRING_LENGTH_BYTES + checkText(`${what}.text`, element.text, DIALOG_TEXT_RULE)
+      );
     case "image":
       checkU16(`${what}.atlas_index`, element.atlasIndex);
-      return DIALOG_ELEMENT_HEADER_BYTES + 2;
+      return DIALOG_ELEMENT_HEADER_BYTES + IMAGE_BYTES;
     case "button":
       if (!isIntegerIn(element.returnCode, 1, 0xffff)) {
         throw new EncodeError("bad_element", `${what}.return_code must be 1..65535 (0 means dismissed)`);
       }
-      return DIALOG_ELEMENT_HEADER_BYTES + 3 + checkText(`${what}.label`, element.label, DIALOG_LABEL_RULE);
+      return (
+        DIALOG_ELEMENT_HEADER_BYTES +
+        BUTTON_LABEL_AT +
+        STRING_LENGTH_BYTES +
+        checkText(`${what}.label`, element.label, DIALOG_LABEL_RULE)
+      );
     case "text_input": {
       if (!isIntegerIn(element.maxBytes, 1, DIALOG_INPUT_MAX_BYTES)) {
         throw new EncodeError("bad_element", `${what}.max_bytes must be 1..${DIALOG_INPUT_MAX_BYTES}`);
       }
       const rule = { ...DIALOG_INPUT_RULE, maxBytes: element.maxBytes };
-      return DIALOG_ELEMENT_HEADER_BYTES + 2 + checkText(`${what}.text`, element.text, rule);
+      return (
+        DIALOG_ELEMENT_HEADER_BYTES +
+        INPUT_TEXT_AT +
+        STRING_LENGTH_BYTES +
+        checkText(`${what}.text`, element.text, rule)
+      );
     }
     default:
       throw new EncodeError(
@@ -120,9 +178,9 @@ export function dialogByteLength(packet: DialogPacket): number {
 }
 
 function writeString(text: string, out: Uint8Array, lengthAt: number): number {
-  const length = writeUtf8(text, out, lengthAt + 1);
+  const length = writeUtf8(text, out, lengthAt + STRING_LENGTH_BYTES);
   out[lengthAt] = length;
-  return 1 + length;
+  return STRING_LENGTH_BYTES + length;
 }
 
 /** Writes a DialogPacket at `offset`; returns its length. Throws EncodeError on bad input. */
@@ -130,35 +188,35 @@ export function encodeDialog(packet: DialogPacket, out: Uint8Array, offset = 0):
   const size = dialogByteLength(packet);
   checkRoom(out, offset, size);
   encodeHeader(PACKET_DIALOG, packet.clientType, out, offset);
-  writeU32(out, offset + 6, packet.dialogId);
-  writeU16(out, offset + 10, packet.x);
-  writeU16(out, offset + 12, packet.y);
-  writeU16(out, offset + 14, packet.width);
-  writeU16(out, offset + 16, packet.height);
-  out[offset + 18] = packet.elements.length;
+  writeU32(out, offset + DIALOG_ID_AT, packet.dialogId);
+  writeU16(out, offset + X_AT, packet.x);
+  writeU16(out, offset + Y_AT, packet.y);
+  writeU16(out, offset + WIDTH_AT, packet.width);
+  writeU16(out, offset + HEIGHT_AT, packet.height);
+  out[offset + COUNT_AT] = packet.elements.length;
   let at = offset + DIALOG_HEADER_BYTES;
   for (const element of packet.elements) {
-    out[at] = ELEMENT_KIND_NAMES.indexOf(element.kind);
-    writeU16(out, at + 1, element.x);
-    writeU16(out, at + 3, element.y);
-    writeU16(out, at + 5, element.width);
-    writeU16(out, at + 7, element.height);
+    out[at + ELEMENT_KIND_AT] = ELEMENT_KIND_NAMES.indexOf(element.kind);
+    writeU16(out, at + ELEMENT_X_AT, element.x);
+    writeU16(out, at + ELEMENT_Y_AT, element.y);
+    writeU16(out, at + ELEMENT_WIDTH_AT, element.width);
+    writeU16(out, at + ELEMENT_HEIGHT_AT, element.height);
     at += DIALOG_ELEMENT_HEADER_BYTES;
     switch (element.kind) {
       case "text":
         at += writeString(element.text, out, at);
         break;
       case "image":
-        writeU16(out, at, element.atlasIndex);
-        at += 2;
+        writeU16(out, at + IMAGE_ATLAS_AT, element.atlasIndex);
+        at += IMAGE_BYTES;
         break;
       case "button":
-        writeU16(out, at, element.returnCode);
-        at += 2 + writeString(element.label, out, at + 2);
+        writeU16(out, at + BUTTON_CODE_AT, element.returnCode);
+        at += BUTTON_LABEL_AT + writeString(element.label, out, at + BUTTON_LABEL_AT);
         break;
       case "text_input":
-        out[at] = element.maxBytes;
-        at += 1 + writeString(element.text, out, at + 1);
+        out[at + INPUT_MAX_AT] = element.maxBytes;
+        at += INPUT_TEXT_AT + writeString(element.text, out, at + INPUT_TEXT_AT);
         break;
     }
   }
@@ -175,11 +233,12 @@ function readString(
   if (lengthAt >= bytes.length) return failure("truncated", bytes.length, "string length byte is cut off");
   const length = bytes[lengthAt];
   if (length > maxBytes) return failure("text_too_long", lengthAt, `string of ${length} bytes exceeds ${maxBytes}`);
-  const end = lengthAt + 1 + length;
+  const start = lengthAt + STRING_LENGTH_BYTES;
+  const end = start + length;
   if (end > bytes.length)
     return failure("length_overrun", lengthAt, `string of ${length} bytes runs past the datagram`);
-  const problem = textProblem(bytes, lengthAt + 1, end, allowNewline);
-  if (problem !== null) return failure("bad_text", lengthAt + 1, problem);
+  const problem = textProblem(bytes, start, end, allowNewline);
+  if (problem !== null) return failure("bad_text", start, problem);
   return { ok: true, end };
 }
 
@@ -188,61 +247,75 @@ export function decodeDialogBody(bytes: Uint8Array): DecodeResult<DialogPacket> 
   if (bytes.length < DIALOG_HEADER_BYTES) {
     return failure("truncated", bytes.length, `DialogPacket needs at least ${DIALOG_HEADER_BYTES} bytes`);
   }
-  const dialogId = readU32(bytes, 6);
-  if (dialogId === 0) return failure("bad_dialog_id", 6, "dialog_id 0 names no dialog");
-  const count = bytes[18];
-  if (count === 0) return failure("bad_count", 18, "a dialog has at least one element");
+  const dialogId = readU32(bytes, DIALOG_ID_AT);
+  if (dialogId === 0) return failure("bad_dialog_id", DIALOG_ID_AT, "dialog_id 0 names no dialog");
+  const count = bytes[COUNT_AT];
+  if (count === 0) return failure("bad_count", COUNT_AT, "a dialog has at least one element");
   const elements: DialogElement[] = [];
   let at = DIALOG_HEADER_BYTES;
   for (let index = 0; index < count; index++) {
     if (at + DIALOG_ELEMENT_HEADER_BYTES > bytes.length) {
       return failure("truncated", bytes.length, `element ${index} of ${count} is cut off`);
     }
-    const kind = bytes[at];
+    const kind = bytes[at + ELEMENT_KIND_AT];
     const box = {
-      x: readU16(bytes, at + 1),
-      y: readU16(bytes, at + 3),
-      width: readU16(bytes, at + 5),
-      height: readU16(bytes, at + 7),
+      x: readU16(bytes, at + ELEMENT_X_AT),
+      y: readU16(bytes, at + ELEMENT_Y_AT),
+      width: readU16(bytes, at + ELEMENT_WIDTH_AT),
+      height: readU16(bytes, at + ELEMENT_HEIGHT_AT),
     };
     const body = at + DIALOG_ELEMENT_HEADER_BYTES;
     switch (kind) {
       case ELEMENT_TEXT: {
         const text = readString(bytes, body, DIALOG_TEXT_RULE.maxBytes, true);
         if (!text.ok) return text;
-        elements.push({ kind: "text", ...box, text: readUtf8(bytes, body + 1, text.end) });
+        elements.push({ kind: "text", ...box, text: readUtf8(bytes, body + STRING_LENGTH_BYTES, text.end) });
         at = text.end;
         break;
       }
       case ELEMENT_IMAGE:
-        if (body + 2 > bytes.length) return failure("truncated", bytes.length, `image element ${index} is cut off`);
-        elements.push({ kind: "image", ...box, atlasIndex: readU16(bytes, body) });
-        at = body + 2;
+        if (body + IMAGE_BYTES > bytes.length) {
+          return failure("truncated", bytes.length, `image element ${index} is cut off`);
+        }
+        elements.push({ kind: "image", ...box, atlasIndex: readU16(bytes, body + IMAGE_ATLAS_AT) });
+        at = body + IMAGE_BYTES;
         break;
       case ELEMENT_BUTTON: {
-        if (body + 2 > bytes.length) return failure("truncated", bytes.length, `button element ${index} is cut off`);
-        const returnCode = readU16(bytes, body);
-        if (returnCode === 0) return failure("bad_element", body, `button ${index} has return_code 0 (dismissed)`);
-        const label = readString(bytes, body + 2, DIALOG_LABEL_RULE.maxBytes, false);
+        if (body + BUTTON.fixedBytes > bytes.length) {
+          return failure("truncated", bytes.length, `button element ${index} is cut off`);
+        }
+        const returnCode = readU16(bytes, body + BUTTON_CODE_AT);
+        if (returnCode === 0) {
+          return failure("bad_element", body + BUTTON_CODE_AT, `button ${index} has return_code 0 (dismissed)`);
+        }
+        const labelAt = body + BUTTON_LABEL_AT;
+        const label = readString(bytes, labelAt, DIALOG_LABEL_RULE.maxBytes, false);
         if (!label.ok) return label;
-        elements.push({ kind: "button", ...box, returnCode, label: readUtf8(bytes, body + 3, label.end) });
+        const labelText = readUtf8(bytes, labelAt + STRING_LENGTH_BYTES, label.end);
+        elements.push({ kind: "button", ...box, returnCode, label: labelText });
         at = label.end;
         break;
       }
       case ELEMENT_TEXT_INPUT: {
-        if (body + 1 > bytes.length)
+        if (body + INPUT.fixedBytes > bytes.length)
           return failure("truncated", bytes.length, `text input element ${index} is cut off`);
-        const maxBytes = bytes[body];
+        const maxBytes = bytes[body + INPUT_MAX_AT];
         if (maxBytes === 0 || maxBytes > DIALOG_INPUT_MAX_BYTES) {
           return failure(
             "bad_element",
-            body,
+            body + INPUT_MAX_AT,
             `text input ${index} max_bytes ${maxBytes} is not 1..${DIALOG_INPUT_MAX_BYTES}`,
           );
         }
-        const text = readString(bytes, body + 1, maxBytes, false);
+        const textAt = body + INPUT_TEXT_AT;
+        const text = readString(bytes, textAt, maxBytes, false);
         if (!text.ok) return text;
-        elements.push({ kind: "text_input", ...box, maxBytes, text: readUtf8(bytes, body + 2, text.end) });
+        elements.push({
+          kind: "text_input",
+          ...box,
+          maxBytes,
+          text: readUtf8(bytes, textAt + STRING_LENGTH_BYTES, text.end),
+        });
         at = text.end;
         break;
       }
@@ -255,12 +328,12 @@ export function decodeDialogBody(bytes: Uint8Array): DecodeResult<DialogPacket> 
     ok: true,
     packet: {
       type: "dialog",
-      clientType: readU16(bytes, 4),
+      clientType: readClientType(bytes),
       dialogId,
-      x: readU16(bytes, 10),
-      y: readU16(bytes, 12),
-      width: readU16(bytes, 14),
-      height: readU16(bytes, 16),
+      x: readU16(bytes, X_AT),
+      y: readU16(bytes, Y_AT),
+      width: readU16(bytes, WIDTH_AT),
+      height: readU16(bytes, HEIGHT_AT),
       elements,
     },
   };

@@ -3,11 +3,22 @@
 // (docs/protocol.md § EntityDetailPacket).
 import { readU16, readU32, writeU16, writeU32 } from "./bytes.js";
 import { type DecodeResult, EncodeError, checkRoom, checkU32, failure } from "./errors.js";
-import { MAX_DATAGRAM_BYTES, PACKET_ENTITY_DETAIL, encodeHeader } from "./header.js";
+import { HEADER_BYTES, MAX_DATAGRAM_BYTES, PACKET_ENTITY_DETAIL, encodeHeader, readClientType } from "./header.js";
+import { count, int, layout, variable } from "./layout.js";
 import { type Tlv, decodeTlvs, tlvsByteLength, validateTlvs, writeTlvs } from "./tlv.js";
 
 /** Header, tick, entity_id, meta_len: where the metadata starts. */
 export const ENTITY_DETAIL_HEADER_BYTES = 16;
+/** docs/protocol.md § EntityDetailPacket. */
+export const ENTITY_DETAIL_LAYOUT = layout("entity_detail", HEADER_BYTES, ENTITY_DETAIL_HEADER_BYTES, [
+  int("tick", "u32", "tick"),
+  int("entity_id", "u32", "entityId"),
+  count("meta_len", 2, "meta"),
+  variable("meta", "tlvs", "meta"),
+]);
+const TICK_AT = ENTITY_DETAIL_LAYOUT.offset.tick;
+const ENTITY_ID_AT = ENTITY_DETAIL_LAYOUT.offset.entity_id;
+const META_LEN_AT = ENTITY_DETAIL_LAYOUT.offset.meta_len;
 /** 1200 − 16. */
 export const ENTITY_DETAIL_META_MAX_BYTES = MAX_DATAGRAM_BYTES - ENTITY_DETAIL_HEADER_BYTES;
 
@@ -42,9 +53,9 @@ export function encodeEntityDetail(packet: EntityDetailPacket, out: Uint8Array, 
   const size = ENTITY_DETAIL_HEADER_BYTES + metaBytes;
   checkRoom(out, offset, size);
   encodeHeader(PACKET_ENTITY_DETAIL, packet.clientType, out, offset);
-  writeU32(out, offset + 6, packet.tick);
-  writeU32(out, offset + 10, packet.entityId);
-  writeU16(out, offset + 14, metaBytes);
+  writeU32(out, offset + TICK_AT, packet.tick);
+  writeU32(out, offset + ENTITY_ID_AT, packet.entityId);
+  writeU16(out, offset + META_LEN_AT, metaBytes);
   writeTlvs(packet.meta, out, offset + ENTITY_DETAIL_HEADER_BYTES);
   return size;
 }
@@ -54,9 +65,10 @@ export function decodeEntityDetailBody(bytes: Uint8Array): DecodeResult<EntityDe
   if (bytes.length < ENTITY_DETAIL_HEADER_BYTES) {
     return failure("truncated", bytes.length, `EntityDetailPacket needs at least ${ENTITY_DETAIL_HEADER_BYTES} bytes`);
   }
-  const metaEnd = ENTITY_DETAIL_HEADER_BYTES + readU16(bytes, 14);
+  const metaLength = readU16(bytes, META_LEN_AT);
+  const metaEnd = ENTITY_DETAIL_HEADER_BYTES + metaLength;
   if (metaEnd > bytes.length) {
-    return failure("length_overrun", 14, `meta_len ${readU16(bytes, 14)} runs past the datagram`);
+    return failure("length_overrun", META_LEN_AT, `meta_len ${metaLength} runs past the datagram`);
   }
   if (metaEnd < bytes.length) return failure("trailing_bytes", metaEnd, `${bytes.length - metaEnd} bytes after meta`);
   const error = validateTlvs(bytes, ENTITY_DETAIL_HEADER_BYTES, metaEnd);
@@ -65,9 +77,9 @@ export function decodeEntityDetailBody(bytes: Uint8Array): DecodeResult<EntityDe
     ok: true,
     packet: {
       type: "entity_detail",
-      clientType: readU16(bytes, 4),
-      tick: readU32(bytes, 6),
-      entityId: readU32(bytes, 10),
+      clientType: readClientType(bytes),
+      tick: readU32(bytes, TICK_AT),
+      entityId: readU32(bytes, ENTITY_ID_AT),
       bytes,
       metaStart: ENTITY_DETAIL_HEADER_BYTES,
       metaEnd,

@@ -1,10 +1,18 @@
 // EntityQueryPacket (type 4, 18 bytes, client → server): asks for the full
 // metadata of one entity (docs/protocol.md § EntityQueryPacket).
-import { readU16, readU32, readU64, writeU32, writeU64 } from "./bytes.js";
+import { readU32, readU64, writeU32, writeU64 } from "./bytes.js";
 import { type DecodeResult, checkRoom, checkU32, checkU64, failure } from "./errors.js";
-import { PACKET_ENTITY_QUERY, encodeHeader } from "./header.js";
+import { HEADER_BYTES, PACKET_ENTITY_QUERY, encodeHeader, readClientType } from "./header.js";
+import { int, layout, token } from "./layout.js";
 
 export const ENTITY_QUERY_BYTES = 18;
+/** docs/protocol.md § EntityQueryPacket. */
+export const ENTITY_QUERY_LAYOUT = layout("entity_query", HEADER_BYTES, ENTITY_QUERY_BYTES, [
+  token("auth_token"),
+  int("entity_id", "u32", "entityId"),
+]);
+const TOKEN_AT = ENTITY_QUERY_LAYOUT.offset.auth_token;
+const ENTITY_ID_AT = ENTITY_QUERY_LAYOUT.offset.entity_id;
 
 export interface EntityQueryPacket {
   type: "entity_query";
@@ -19,8 +27,8 @@ export function encodeEntityQuery(packet: EntityQueryPacket, out: Uint8Array, of
   checkU32("entity_id", packet.entityId);
   checkRoom(out, offset, ENTITY_QUERY_BYTES);
   encodeHeader(PACKET_ENTITY_QUERY, packet.clientType, out, offset);
-  writeU64(out, offset + 6, packet.authToken);
-  writeU32(out, offset + 14, packet.entityId);
+  writeU64(out, offset + TOKEN_AT, packet.authToken);
+  writeU32(out, offset + ENTITY_ID_AT, packet.entityId);
   return ENTITY_QUERY_BYTES;
 }
 
@@ -36,9 +44,9 @@ export function decodeEntityQueryBody(bytes: Uint8Array): DecodeResult<EntityQue
     ok: true,
     packet: {
       type: "entity_query",
-      clientType: readU16(bytes, 4),
-      authToken: readU64(bytes, 6),
-      entityId: readU32(bytes, 14),
+      clientType: readClientType(bytes),
+      authToken: readU64(bytes, TOKEN_AT),
+      entityId: readU32(bytes, ENTITY_ID_AT),
     },
   };
 }

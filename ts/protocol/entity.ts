@@ -3,7 +3,8 @@
 // (docs/protocol.md § EntityPacket, decisions 6 and 9).
 import { readI16, readU16, readU32, writeU16, writeU32 } from "./bytes.js";
 import { type DecodeResult, EncodeError, checkRoom, checkU32, failure, isIntegerIn, outOfRange } from "./errors.js";
-import { MAX_DATAGRAM_BYTES, PACKET_ENTITY, encodeHeader } from "./header.js";
+import { HEADER_BYTES, MAX_DATAGRAM_BYTES, PACKET_ENTITY, encodeHeader, readClientType } from "./header.js";
+import { count, flagsField, int, items, layout, variable } from "./layout.js";
 import { type Tlv, decodeTlvs, tlvsByteLength, validateTlvs, writeTlvs } from "./tlv.js";
 
 /** Header, tick, entity_count, packet_flags: where the entries start. */
@@ -21,6 +22,52 @@ export const PACKET_FLAG_MORE = 0x01;
 export const ENTITY_FLAG_STATIC = 0x01;
 export const ENTITY_FLAG_HOSTILE = 0x02;
 export const ENTITY_FLAG_INTERACTABLE = 0x04;
+/** entity_flags bit names, bit i at index i (the packet tool prints and parses these). */
+export const ENTITY_FLAG_NAMES = [
+  "is_static",
+  "is_hostile",
+  "is_interactable",
+  "bit3",
+  "bit4",
+  "bit5",
+  "bit6",
+  "bit7",
+] as const;
+/** packet_flags bit names. */
+export const PACKET_FLAG_NAMES = ["more"] as const;
+
+/** docs/protocol.md § EntityEntry; offsets are relative to the entry. */
+export const ENTITY_ENTRY_LAYOUT = layout("entity_entry", 0, ENTITY_ENTRY_BYTES, [
+  int("id", "u32", "id"),
+  int("type_id", "u16", "typeId"),
+  int("pos_x", "i16", "x"),
+  int("pos_y", "i16", "y"),
+  int("hp", "u16", "hp"),
+  int("hp_max", "u16", "hpMax"),
+  int("elo", "u16", "elo"),
+  flagsField("entity_flags", "flags", ENTITY_FLAG_NAMES),
+  count("meta_len", 1, "meta"),
+  variable("meta", "tlvs", "meta"),
+]);
+/** docs/protocol.md § EntityPacket. */
+export const ENTITY_LAYOUT = layout("entity", HEADER_BYTES, ENTITY_HEADER_BYTES, [
+  int("tick", "u32", "tick"),
+  count("entity_count", 1, "entities"),
+  flagsField("packet_flags", "more", PACKET_FLAG_NAMES),
+  items("entities", "entities", ENTITY_ENTRY_LAYOUT),
+]);
+const TICK_AT = ENTITY_LAYOUT.offset.tick;
+const COUNT_AT = ENTITY_LAYOUT.offset.entity_count;
+const FLAGS_AT = ENTITY_LAYOUT.offset.packet_flags;
+const ID_AT = ENTITY_ENTRY_LAYOUT.offset.id;
+const TYPE_AT = ENTITY_ENTRY_LAYOUT.offset.type_id;
+const X_AT = ENTITY_ENTRY_LAYOUT.offset.pos_x;
+const Y_AT = ENTITY_ENTRY_LAYOUT.offset.pos_y;
+const HP_AT = ENTITY_ENTRY_LAYOUT.offset.hp;
+const HP_MAX_AT = ENTITY_ENTRY_LAYOUT.offset.hp_max;
+const ELO_AT = ENTITY_ENTRY_LAYOUT.offset.elo;
+const ENTITY_FLAGS_AT = ENTITY_ENTRY_LAYOUT.offset.entity_flags;
+const META_LEN_AT = ENTITY_ENTRY_LAYOUT.offset.meta_len;
 
 export interface EntityEntry {
   id: number;
@@ -179,23 +226,23 @@ function writeEntityHeader(
   offset: number,
 ): void {
   encodeHeader(PACKET_ENTITY, clientType, out, offset);
-  writeU32(out, offset + 6, tick);
-  out[offset + 10] = count;
-  out[offset + 11] = more ? PACKET_FLAG_MORE : 0;
+  writeU32(out, offset + TICK_AT, tick);
+  out[offset + COUNT_AT] = count;
+  out[offset + FLAGS_AT] = more ? PACKET_FLAG_MORE : 0;
 }
 
 /** Writes an entry that checkEntry and entityEntryBytes accepted; returns its length. */
 function writeEntry(entry: EntityEntry, out: Uint8Array, at: number): number {
-  writeU32(out, at, entry.id);
-  writeU16(out, at + 4, entry.typeId);
-  writeU16(out, at + 6, entry.x);
-  writeU16(out, at + 8, entry.y);
-  writeU16(out, at + 10, entry.hp);
-  writeU16(out, at + 12, entry.hpMax);
-  writeU16(out, at + 14, entry.elo);
-  out[at + 16] = entry.flags;
+  writeU32(out, at + ID_AT, entry.id);
+  writeU16(out, at + TYPE_AT, entry.typeId);
+  writeU16(out, at + X_AT, entry.x);
+  writeU16(out, at + Y_AT, entry.y);
+  writeU16(out, at + HP_AT, entry.hp);
+  writeU16(out, at + HP_MAX_AT, entry.hpMax);
+  writeU16(out, at + ELO_AT, entry.elo);
+  out[at + ENTITY_FLAGS_AT] = entry.flags;
   const metaBytes = writeTlvs(entry.meta, out, at + ENTITY_ENTRY_BYTES);
-  out[at + 17] = metaBytes;
+  out[at + META_LEN_AT] = metaBytes;
   return ENTITY_ENTRY_BYTES + metaBytes;
 }
 
@@ -229,13 +276,13 @@ export function decodeEntityBody(bytes: Uint8Array): DecodeResult<EntityView> {
   if (bytes.length < ENTITY_HEADER_BYTES) {
     return failure("truncated", bytes.length, `EntityPacket needs at least ${ENTITY_HEADER_BYTES} bytes`);
   }
-  const count = bytes[10];
+  const count = bytes[COUNT_AT];
   if (count > ENTITIES_PER_DATAGRAM_MAX) {
-    return failure("too_many_entities", 10, `entity_count ${count} exceeds ${ENTITIES_PER_DATAGRAM_MAX}`);
+    return failure("too_many_entities", COUNT_AT, `entity_count ${count} exceeds ${ENTITIES_PER_DATAGRAM_MAX}`);
   }
-  const flags = bytes[11];
+  const flags = bytes[FLAGS_AT];
   if ((flags & ~PACKET_FLAG_MORE) !== 0) {
-    return failure("reserved_flags", 11, `packet_flags 0x${flags.toString(16)} sets reserved bits`);
+    return failure("reserved_flags", FLAGS_AT, `packet_flags 0x${flags.toString(16)} sets reserved bits`);
   }
   let at = ENTITY_HEADER_BYTES;
   for (let index = 0; index < count; index++) {
@@ -243,9 +290,14 @@ export function decodeEntityBody(bytes: Uint8Array): DecodeResult<EntityView> {
       return failure("truncated", bytes.length, `entity ${index} of ${count} is cut off`);
     }
     const metaStart = at + ENTITY_ENTRY_BYTES;
-    const metaEnd = metaStart + bytes[at + 17];
+    const metaLength = bytes[at + META_LEN_AT];
+    const metaEnd = metaStart + metaLength;
     if (metaEnd > bytes.length) {
-      return failure("length_overrun", at + 17, `entity ${index} meta_len ${bytes[at + 17]} runs past the datagram`);
+      return failure(
+        "length_overrun",
+        at + META_LEN_AT,
+        `entity ${index} meta_len ${metaLength} runs past the datagram`,
+      );
     }
     const error = validateTlvs(bytes, metaStart, metaEnd);
     if (error !== null) return { ok: false, error };
@@ -256,8 +308,8 @@ export function decodeEntityBody(bytes: Uint8Array): DecodeResult<EntityView> {
     ok: true,
     packet: {
       type: "entity",
-      clientType: readU16(bytes, 4),
-      tick: readU32(bytes, 6),
+      clientType: readClientType(bytes),
+      tick: readU32(bytes, TICK_AT),
       more: flags !== 0,
       entityCount: count,
       bytes,
@@ -297,16 +349,16 @@ export class EntityCursor {
     this.remaining--;
     const bytes = this.bytes;
     const at = this.nextOffset;
-    this.id = readU32(bytes, at);
-    this.typeId = readU16(bytes, at + 4);
-    this.x = readI16(bytes, at + 6);
-    this.y = readI16(bytes, at + 8);
-    this.hp = readU16(bytes, at + 10);
-    this.hpMax = readU16(bytes, at + 12);
-    this.elo = readU16(bytes, at + 14);
-    this.flags = bytes[at + 16];
+    this.id = readU32(bytes, at + ID_AT);
+    this.typeId = readU16(bytes, at + TYPE_AT);
+    this.x = readI16(bytes, at + X_AT);
+    this.y = readI16(bytes, at + Y_AT);
+    this.hp = readU16(bytes, at + HP_AT);
+    this.hpMax = readU16(bytes, at + HP_MAX_AT);
+    this.elo = readU16(bytes, at + ELO_AT);
+    this.flags = bytes[at + ENTITY_FLAGS_AT];
     this.metaStart = at + ENTITY_ENTRY_BYTES;
-    this.metaEnd = this.metaStart + bytes[at + 17];
+    this.metaEnd = this.metaStart + bytes[at + META_LEN_AT];
     this.nextOffset = this.metaEnd;
     return true;
   }

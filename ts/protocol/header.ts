@@ -2,6 +2,7 @@
 // wire format (docs/protocol.md § Header, § Packet types).
 import { readU16, writeU16 } from "./bytes.js";
 import { type DecodeError, checkRoom, checkU16, decodeError } from "./errors.js";
+import { enumField, int, layout } from "./layout.js";
 
 /** "RL" read as a little-endian u16: bytes 0x4C 0x52. */
 export const MAGIC = 0x524c;
@@ -57,6 +58,18 @@ export const PACKET_TYPE_NAMES = [
 ] as const;
 export type PacketTypeName = (typeof PACKET_TYPE_NAMES)[number];
 
+/** docs/protocol.md § Header. Every packet layout starts after these HEADER_BYTES. */
+export const HEADER_LAYOUT = layout("header", 0, HEADER_BYTES, [
+  int("magic", "u16", ""),
+  int("version", "u8", ""),
+  enumField("packet_type", 1, "type", PACKET_TYPE_NAMES),
+  int("client_type", "u16", "clientType"),
+]);
+const MAGIC_AT = HEADER_LAYOUT.offset.magic;
+const VERSION_AT = HEADER_LAYOUT.offset.version;
+const TYPE_AT = HEADER_LAYOUT.offset.packet_type;
+const CLIENT_TYPE_AT = HEADER_LAYOUT.offset.client_type;
+
 export interface Header {
   /** Wire id, PACKET_STATE .. PACKET_CUSTOM_TO_CLIENT. */
   readonly packetType: number;
@@ -67,11 +80,30 @@ export interface Header {
 export function encodeHeader(packetType: number, clientType: number, out: Uint8Array, offset: number): number {
   checkU16("client_type", clientType);
   checkRoom(out, offset, HEADER_BYTES);
-  writeU16(out, offset, MAGIC);
-  out[offset + 2] = PROTOCOL_VERSION;
-  out[offset + 3] = packetType;
-  writeU16(out, offset + 4, clientType);
+  writeU16(out, offset + MAGIC_AT, MAGIC);
+  out[offset + VERSION_AT] = PROTOCOL_VERSION;
+  out[offset + TYPE_AT] = packetType;
+  writeU16(out, offset + CLIENT_TYPE_AT, clientType);
   return HEADER_BYTES;
+}
+
+/** packet_type of a datagram at least HEADER_BYTES long (read without checking the header). */
+export function readPacketType(bytes: Uint8Array): number {
+  return bytes[TYPE_AT];
+}
+
+/** client_type of a datagram at least HEADER_BYTES long. */
+export function readClientType(bytes: Uint8Array): number {
+  return readU16(bytes, CLIENT_TYPE_AT);
+}
+
+/**
+ * True when the datagram (at least HEADER_BYTES long) starts with this
+ * build's magic and version and has type `packetType`: the header part of
+ * checkHeader, for fast paths that have already checked the length.
+ */
+export function hasHeader(bytes: Uint8Array, packetType: number): boolean {
+  return readU16(bytes, MAGIC_AT) === MAGIC && bytes[VERSION_AT] === PROTOCOL_VERSION && bytes[TYPE_AT] === packetType;
 }
 
 /**
@@ -89,15 +121,16 @@ export function checkHeader(bytes: Uint8Array): DecodeError | null {
   if (bytes.length < HEADER_BYTES) {
     return decodeError("short_header", bytes.length, `datagram is ${bytes.length} bytes, header needs ${HEADER_BYTES}`);
   }
-  const magic = readU16(bytes, 0);
+  const magic = readU16(bytes, MAGIC_AT);
   if (magic !== MAGIC) {
-    return decodeError("bad_magic", 0, `magic is 0x${hex16(magic)}, expected 0x${hex16(MAGIC)}`);
+    return decodeError("bad_magic", MAGIC_AT, `magic is 0x${hex16(magic)}, expected 0x${hex16(MAGIC)}`);
   }
-  if (bytes[2] !== PROTOCOL_VERSION) {
-    return decodeError("bad_version", 2, `protocol version ${bytes[2]}, this build speaks ${PROTOCOL_VERSION}`);
+  const version = bytes[VERSION_AT];
+  if (version !== PROTOCOL_VERSION) {
+    return decodeError("bad_version", VERSION_AT, `protocol version ${version}, this build speaks ${PROTOCOL_VERSION}`);
   }
-  if (bytes[3] >= PACKET_TYPE_NAMES.length) {
-    return decodeError("unknown_type", 3, `packet_type ${bytes[3]} is not defined`);
+  if (bytes[TYPE_AT] >= PACKET_TYPE_NAMES.length) {
+    return decodeError("unknown_type", TYPE_AT, `packet_type ${bytes[TYPE_AT]} is not defined`);
   }
   return null;
 }
@@ -106,7 +139,7 @@ export function checkHeader(bytes: Uint8Array): DecodeError | null {
 export function decodeHeader(bytes: Uint8Array): { ok: true; header: Header } | { ok: false; error: DecodeError } {
   const error = checkHeader(bytes);
   if (error !== null) return { ok: false, error };
-  return { ok: true, header: { packetType: bytes[3], clientType: readU16(bytes, 4) } };
+  return { ok: true, header: { packetType: bytes[TYPE_AT], clientType: readClientType(bytes) } };
 }
 
 function hex16(value: number): string {

@@ -1,6 +1,8 @@
 // The wire protocol (docs/protocol.md): one module per packet or concept.
 export * from "./bytes.js";
 export * from "./errors.js";
+// The layout builders stay internal to the packet modules; users read the built layouts.
+export { type FieldKind, type Layout, type LayoutField, STRING_LENGTH_BYTES } from "./layout.js";
 export * from "./header.js";
 export * from "./chunk-id.js";
 export * from "./state.js";

@@ -1,12 +1,26 @@
 // One entry point per direction over all packet types: decodePacket checks
 // the header and dispatches on packet_type; encodePacket dispatches on `type`.
-import { type ActionPacket, decodeActionBody, encodeAction } from "./action.js";
-import { type ChatAckPacket, decodeChatAckBody, encodeChatAck } from "./chat-ack.js";
-import { type ChatPostAckPacket, decodeChatPostAckBody, encodeChatPostAck } from "./chat-post-ack.js";
-import { type ChatPostPacket, decodeChatPostBody, encodeChatPost } from "./chat-post.js";
-import { type ChatPacket, decodeChatBody, encodeChat } from "./chat.js";
-import { type ChunkPacket, type ChunkView, chunkViewToPacket, decodeChunkBody, encodeChunk } from "./chunk.js";
+import { ACTION_LAYOUT, type ActionPacket, decodeActionBody, encodeAction } from "./action.js";
+import { CHAT_ACK_LAYOUT, type ChatAckPacket, decodeChatAckBody, encodeChatAck } from "./chat-ack.js";
 import {
+  CHAT_POST_ACK_LAYOUT,
+  type ChatPostAckPacket,
+  decodeChatPostAckBody,
+  encodeChatPostAck,
+} from "./chat-post-ack.js";
+import { CHAT_POST_LAYOUT, type ChatPostPacket, decodeChatPostBody, encodeChatPost } from "./chat-post.js";
+import { CHAT_LAYOUT, type ChatPacket, decodeChatBody, encodeChat } from "./chat.js";
+import {
+  CHUNK_LAYOUT,
+  type ChunkPacket,
+  type ChunkView,
+  chunkViewToPacket,
+  decodeChunkBody,
+  encodeChunk,
+} from "./chunk.js";
+import {
+  CUSTOM_TO_CLIENT_LAYOUT,
+  CUSTOM_TO_SERVER_LAYOUT,
   type CustomToClientPacket,
   type CustomToServerPacket,
   decodeCustomToClientBody,
@@ -14,19 +28,42 @@ import {
   encodeCustomToClient,
   encodeCustomToServer,
 } from "./custom.js";
-import { type DialogAckPacket, decodeDialogAckBody, encodeDialogAck } from "./dialog-ack.js";
-import { type DialogClosePacket, decodeDialogCloseBody, encodeDialogClose } from "./dialog-close.js";
-import { type DialogReplyPacket, decodeDialogReplyBody, encodeDialogReply } from "./dialog-reply.js";
-import { type DialogPacket, decodeDialogBody, encodeDialog } from "./dialog.js";
+import { DIALOG_ACK_LAYOUT, type DialogAckPacket, decodeDialogAckBody, encodeDialogAck } from "./dialog-ack.js";
 import {
+  DIALOG_CLOSE_LAYOUT,
+  type DialogClosePacket,
+  decodeDialogCloseBody,
+  encodeDialogClose,
+} from "./dialog-close.js";
+import {
+  DIALOG_REPLY_LAYOUT,
+  type DialogReplyPacket,
+  decodeDialogReplyBody,
+  encodeDialogReply,
+} from "./dialog-reply.js";
+import { DIALOG_LAYOUT, type DialogPacket, decodeDialogBody, encodeDialog } from "./dialog.js";
+import {
+  ENTITY_DETAIL_LAYOUT,
   type EntityDetailPacket,
   type EntityDetailView,
   decodeEntityDetailBody,
   encodeEntityDetail,
   entityDetailViewToPacket,
 } from "./entity-detail.js";
-import { type EntityQueryPacket, decodeEntityQueryBody, encodeEntityQuery } from "./entity-query.js";
-import { type EntityPacket, type EntityView, decodeEntityBody, encodeEntity, entityViewToPacket } from "./entity.js";
+import {
+  ENTITY_QUERY_LAYOUT,
+  type EntityQueryPacket,
+  decodeEntityQueryBody,
+  encodeEntityQuery,
+} from "./entity-query.js";
+import {
+  ENTITY_LAYOUT,
+  type EntityPacket,
+  type EntityView,
+  decodeEntityBody,
+  encodeEntity,
+  entityViewToPacket,
+} from "./entity.js";
 import { type DecodeResult, EncodeError } from "./errors.js";
 import {
   MAX_DATAGRAM_BYTES,
@@ -48,11 +85,44 @@ import {
   PACKET_PONG,
   PACKET_STATE,
   PACKET_TILE_UPDATE,
+  PACKET_TYPE_NAMES,
   checkHeader,
+  readPacketType,
 } from "./header.js";
-import { type PingPacket, decodePingBody, encodePing } from "./ping.js";
-import { type StatePacket, decodeStateBody, encodeState } from "./state.js";
-import { type TileUpdatePacket, decodeTileUpdateBody, encodeTileUpdate } from "./tile-update.js";
+import type { Layout } from "./layout.js";
+import { PING_LAYOUT, type PingPacket, decodePingBody, encodePing } from "./ping.js";
+import { STATE_LAYOUT, type StatePacket, decodeStateBody, encodeState } from "./state.js";
+import { TILE_UPDATE_LAYOUT, type TileUpdatePacket, decodeTileUpdateBody, encodeTileUpdate } from "./tile-update.js";
+
+/**
+ * The layout of every packet type, indexed by wire id (Ping and Pong share
+ * one): what the packet tool and tests walk to name fields without
+ * restating them.
+ */
+export const PACKET_LAYOUTS: readonly Layout[] = [
+  STATE_LAYOUT,
+  ACTION_LAYOUT,
+  CHUNK_LAYOUT,
+  ENTITY_LAYOUT,
+  ENTITY_QUERY_LAYOUT,
+  ENTITY_DETAIL_LAYOUT,
+  PING_LAYOUT,
+  PING_LAYOUT,
+  CHAT_POST_LAYOUT,
+  CHAT_POST_ACK_LAYOUT,
+  CHAT_LAYOUT,
+  CHAT_ACK_LAYOUT,
+  TILE_UPDATE_LAYOUT,
+  DIALOG_LAYOUT,
+  DIALOG_ACK_LAYOUT,
+  DIALOG_REPLY_LAYOUT,
+  DIALOG_CLOSE_LAYOUT,
+  CUSTOM_TO_SERVER_LAYOUT,
+  CUSTOM_TO_CLIENT_LAYOUT,
+];
+if (PACKET_LAYOUTS.length !== PACKET_TYPE_NAMES.length) {
+  throw new Error(`PACKET_LAYOUTS has ${PACKET_LAYOUTS.length} layouts for ${PACKET_TYPE_NAMES.length} packet types`);
+}
 
 /** Packets decoded to plain objects by decodePacket as well (no views: they are small and rare). */
 export type GamePacket =
@@ -94,7 +164,7 @@ export type PacketView =
 export function decodePacket(bytes: Uint8Array): DecodeResult<PacketView> {
   const error = checkHeader(bytes);
   if (error !== null) return { ok: false, error };
-  switch (bytes[3]) {
+  switch (readPacketType(bytes)) {
     case PACKET_STATE:
       return decodeStateBody(bytes);
     case PACKET_ACTION:

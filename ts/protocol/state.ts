@@ -1,10 +1,13 @@
 // StatePacket (type 0, 72 bytes, server → client): tick, the 3×3 chunk
 // manifest around the player, the player's entity id and the entity checksum
 // (docs/protocol.md § StatePacket, decisions 8 and 9).
-import { readU16, readU32, writeU16, writeU32 } from "./bytes.js";
+import { readU32, writeU16, writeU32 } from "./bytes.js";
 import {
   type ChunkEntry,
   CHUNK_ENTRY_BYTES,
+  CHUNK_ENTRY_ID_OFFSET,
+  CHUNK_ENTRY_LAYOUT,
+  CHUNK_ENTRY_VERSION_OFFSET,
   checkChunkEntry,
   chunkX,
   chunkY,
@@ -12,17 +15,52 @@ import {
   writeChunkEntry,
 } from "./chunk-id.js";
 import { type DecodeResult, EncodeError, checkI16, checkRoom, checkU16, checkU32, failure } from "./errors.js";
-import { PACKET_STATE, encodeHeader } from "./header.js";
+import { HEADER_BYTES, PACKET_STATE, encodeHeader, readClientType } from "./header.js";
+import { chunkEntries, int, layout } from "./layout.js";
 
 export const STATE_BYTES = 72;
+/** Chunks per side of the manifest square around the player. */
+export const MANIFEST_SIDE = 3;
 /** Entries in a StatePacket manifest and an ActionPacket cache list. */
-export const MANIFEST_ENTRIES = 9;
+export const MANIFEST_ENTRIES = MANIFEST_SIDE * MANIFEST_SIDE;
 /** Manifest index of the chunk the player stands in. */
-export const MANIFEST_CENTRE = 4;
+export const MANIFEST_CENTRE = (MANIFEST_ENTRIES - 1) / 2;
+
+/** docs/protocol.md § StatePacket. */
+export const STATE_LAYOUT = layout("state", HEADER_BYTES, STATE_BYTES, [
+  int("tick", "u32", "tick"),
+  chunkEntries("chunks", "chunks", MANIFEST_ENTRIES, CHUNK_ENTRY_LAYOUT),
+  int("player_entity_id", "u32", "playerEntityId"),
+  int("entity_checksum", "u32", "entityChecksum"),
+]);
 /** Offset of the tick in a StatePacket. */
-export const STATE_TICK_OFFSET = 6;
+export const STATE_TICK_OFFSET = STATE_LAYOUT.offset.tick;
+/** Offset of the first manifest entry in a StatePacket. */
+export const STATE_CHUNKS_OFFSET = STATE_LAYOUT.offset.chunks;
+/** Offset of the player's entity id in a StatePacket. */
+export const STATE_PLAYER_OFFSET = STATE_LAYOUT.offset.player_entity_id;
 /** Offset of the entity checksum in a StatePacket. */
-export const STATE_CHECKSUM_OFFSET = 68;
+export const STATE_CHECKSUM_OFFSET = STATE_LAYOUT.offset.entity_checksum;
+
+// Chunk offsets (-1, 0 or 1) of each manifest entry from the centre chunk:
+// the manifest runs row by row from the north-west (north is -1). The one
+// statement of the 3×3 geometry, as tables so the per-client broadcast reads
+// them instead of dividing.
+const MANIFEST_DX: readonly number[] = Array.from({ length: MANIFEST_ENTRIES }, (_, i) => (i % MANIFEST_SIDE) - 1);
+const MANIFEST_DY: readonly number[] = Array.from(
+  { length: MANIFEST_ENTRIES },
+  (_, i) => Math.floor(i / MANIFEST_SIDE) - 1,
+);
+
+/** Chunk x offset (-1, 0 or 1) of manifest entry `index` (0 .. MANIFEST_ENTRIES - 1) from the centre chunk. */
+export function manifestDx(index: number): number {
+  return MANIFEST_DX[index];
+}
+
+/** Chunk y offset (-1, 0 or 1) of manifest entry `index` from the centre chunk (north is -1). */
+export function manifestDy(index: number): number {
+  return MANIFEST_DY[index];
+}
 
 export interface StatePacket {
   type: "state";
@@ -40,8 +78,8 @@ export interface StatePacket {
  * any chunk id is defined.
  */
 export function manifestChunkId(centreId: number, index: number): number {
-  const cx = chunkX(centreId) + (index % 3) - 1;
-  const cy = chunkY(centreId) + Math.floor(index / 3) - 1;
+  const cx = chunkX(centreId) + manifestDx(index);
+  const cy = chunkY(centreId) + manifestDy(index);
   return ((cx & 0xffff) | ((cy & 0xffff) << 16)) >>> 0;
 }
 
@@ -78,10 +116,10 @@ export function encodeState(packet: StatePacket, out: Uint8Array, offset = 0): n
   encodeHeader(PACKET_STATE, packet.clientType, out, offset);
   writeU32(out, offset + STATE_TICK_OFFSET, packet.tick);
   for (let index = 0; index < MANIFEST_ENTRIES; index++) {
-    writeChunkEntry(packet.chunks[index], out, offset + 10 + index * CHUNK_ENTRY_BYTES);
+    writeChunkEntry(packet.chunks[index], out, offset + STATE_CHUNKS_OFFSET + index * CHUNK_ENTRY_BYTES);
   }
-  writeU32(out, offset + 64, packet.playerEntityId);
-  writeU32(out, offset + 68, packet.entityChecksum);
+  writeU32(out, offset + STATE_PLAYER_OFFSET, packet.playerEntityId);
+  writeU32(out, offset + STATE_CHECKSUM_OFFSET, packet.entityChecksum);
   return STATE_BYTES;
 }
 
@@ -112,15 +150,20 @@ export function encodeStateAround(
   checkRoom(out, offset, STATE_BYTES);
   encodeHeader(PACKET_STATE, clientType, out, offset);
   writeU32(out, offset + STATE_TICK_OFFSET, tick);
-  for (let index = 0; index < MANIFEST_ENTRIES; index++) {
-    // Neighbours wrap as i16, like manifestChunkId.
-    const cx = (centreX + (index % 3) - 1) & 0xffff;
-    const cy = (centreY + ((index / 3) | 0) - 1) & 0xffff;
-    const at = offset + 10 + index * CHUNK_ENTRY_BYTES;
-    writeU32(out, at, cx | (cy << 16));
-    writeU16(out, at + 4, versions[index]);
+  // Row by row from the north-west, the order manifestDx / manifestDy state
+  // (test/protocol-fast-paths.test.ts holds this to encodeState's manifest);
+  // nested loops spare the hot path a division per entry. Neighbours wrap as
+  // i16, like manifestChunkId.
+  let at = offset + STATE_CHUNKS_OFFSET;
+  let index = 0;
+  for (let dy = -1; dy <= 1; dy++) {
+    const cy = ((centreY + dy) & 0xffff) << 16;
+    for (let dx = -1; dx <= 1; dx++, index++, at += CHUNK_ENTRY_BYTES) {
+      writeU32(out, at + CHUNK_ENTRY_ID_OFFSET, ((centreX + dx) & 0xffff) | cy);
+      writeU16(out, at + CHUNK_ENTRY_VERSION_OFFSET, versions[index]);
+    }
   }
-  writeU32(out, offset + 64, playerEntityId);
+  writeU32(out, offset + STATE_PLAYER_OFFSET, playerEntityId);
   writeU32(out, offset + STATE_CHECKSUM_OFFSET, entityChecksum);
   return STATE_BYTES;
 }
@@ -130,20 +173,20 @@ export function decodeStateBody(bytes: Uint8Array): DecodeResult<StatePacket> {
   if (bytes.length < STATE_BYTES) return failure("truncated", bytes.length, `StatePacket needs ${STATE_BYTES} bytes`);
   if (bytes.length > STATE_BYTES) return failure("trailing_bytes", STATE_BYTES, `StatePacket is ${STATE_BYTES} bytes`);
   const packet = createStatePacket();
-  packet.clientType = readU16(bytes, 4);
-  packet.tick = readU32(bytes, 6);
+  packet.clientType = readClientType(bytes);
+  packet.tick = readU32(bytes, STATE_TICK_OFFSET);
   for (let index = 0; index < MANIFEST_ENTRIES; index++) {
-    readChunkEntry(bytes, 10 + index * CHUNK_ENTRY_BYTES, packet.chunks[index]);
+    readChunkEntry(bytes, STATE_CHUNKS_OFFSET + index * CHUNK_ENTRY_BYTES, packet.chunks[index]);
   }
   const mismatch = manifestMismatch(packet.chunks);
   if (mismatch >= 0) {
     return failure(
       "bad_manifest",
-      10 + mismatch * CHUNK_ENTRY_BYTES,
+      STATE_CHUNKS_OFFSET + mismatch * CHUNK_ENTRY_BYTES,
       `manifest entry ${mismatch} is not the 3×3 neighbour of entry 4 (decision 8)`,
     );
   }
-  packet.playerEntityId = readU32(bytes, 64);
-  packet.entityChecksum = readU32(bytes, 68);
+  packet.playerEntityId = readU32(bytes, STATE_PLAYER_OFFSET);
+  packet.entityChecksum = readU32(bytes, STATE_CHECKSUM_OFFSET);
   return { ok: true, packet };
 }

@@ -5,12 +5,32 @@
 // like for any stale chunk (docs/protocol.md § TileUpdatePacket).
 import { readU16, readU32, writeU16, writeU32 } from "./bytes.js";
 import { type DecodeResult, EncodeError, checkRoom, checkU32, failure, isIntegerIn } from "./errors.js";
-import { PACKET_TILE_UPDATE, encodeHeader } from "./header.js";
+import { HEADER_BYTES, PACKET_TILE_UPDATE, encodeHeader, readClientType } from "./header.js";
+import { chunkIdField, count, int, items, layout, tileIndexField } from "./layout.js";
 import { CHUNK_TILE_COUNT, TILE_UNKNOWN } from "../constants.js";
 
 /** Header, chunk_id, from_version, to_version, count: where the changes start. */
 export const TILE_UPDATE_HEADER_BYTES = 15;
 export const TILE_CHANGE_BYTES = 4;
+/** One change; offsets are relative to it. */
+export const TILE_CHANGE_LAYOUT = layout("tile_change", 0, TILE_CHANGE_BYTES, [
+  tileIndexField("tile_index", "tileIndex"),
+  int("tile_id", "u16", "tileId"),
+]);
+/** docs/protocol.md § TileUpdatePacket. */
+export const TILE_UPDATE_LAYOUT = layout("tile_update", HEADER_BYTES, TILE_UPDATE_HEADER_BYTES, [
+  chunkIdField("chunk_id", "chunkId"),
+  int("from_version", "u16", "fromVersion"),
+  int("to_version", "u16", "toVersion"),
+  count("count", 1, "changes"),
+  items("changes", "changes", TILE_CHANGE_LAYOUT),
+]);
+const CHUNK_ID_AT = TILE_UPDATE_LAYOUT.offset.chunk_id;
+const FROM_AT = TILE_UPDATE_LAYOUT.offset.from_version;
+const TO_AT = TILE_UPDATE_LAYOUT.offset.to_version;
+const COUNT_AT = TILE_UPDATE_LAYOUT.offset.count;
+const TILE_INDEX_AT = TILE_CHANGE_LAYOUT.offset.tile_index;
+const TILE_ID_AT = TILE_CHANGE_LAYOUT.offset.tile_id;
 /** count is a u8; more changes than this go out as a whole chunk instead. */
 export const TILE_UPDATE_MAX_CHANGES = 255;
 
@@ -56,14 +76,14 @@ export function encodeTileUpdate(packet: TileUpdatePacket, out: Uint8Array, offs
   const size = TILE_UPDATE_HEADER_BYTES + count * TILE_CHANGE_BYTES;
   checkRoom(out, offset, size);
   encodeHeader(PACKET_TILE_UPDATE, packet.clientType, out, offset);
-  writeU32(out, offset + 6, packet.chunkId);
-  writeU16(out, offset + 10, packet.fromVersion);
-  writeU16(out, offset + 12, packet.toVersion);
-  out[offset + 14] = count;
+  writeU32(out, offset + CHUNK_ID_AT, packet.chunkId);
+  writeU16(out, offset + FROM_AT, packet.fromVersion);
+  writeU16(out, offset + TO_AT, packet.toVersion);
+  out[offset + COUNT_AT] = count;
   let at = offset + TILE_UPDATE_HEADER_BYTES;
   for (let index = 0; index < count; index++, at += TILE_CHANGE_BYTES) {
-    writeU16(out, at, packet.changes[index].tileIndex);
-    writeU16(out, at + 2, packet.changes[index].tileId);
+    writeU16(out, at + TILE_INDEX_AT, packet.changes[index].tileIndex);
+    writeU16(out, at + TILE_ID_AT, packet.changes[index].tileId);
   }
   return size;
 }
@@ -73,31 +93,35 @@ export function decodeTileUpdateBody(bytes: Uint8Array): DecodeResult<TileUpdate
   if (bytes.length < TILE_UPDATE_HEADER_BYTES) {
     return failure("truncated", bytes.length, `TileUpdatePacket needs at least ${TILE_UPDATE_HEADER_BYTES} bytes`);
   }
-  const fromVersion = readU16(bytes, 10);
-  const toVersion = readU16(bytes, 12);
-  if (fromVersion === 0) return failure("bad_chunk_version", 10, "from_version 0 names no chunk content");
+  const fromVersion = readU16(bytes, FROM_AT);
+  const toVersion = readU16(bytes, TO_AT);
+  if (fromVersion === 0) return failure("bad_chunk_version", FROM_AT, "from_version 0 names no chunk content");
   if (toVersion === 0 || toVersion === fromVersion) {
-    return failure("bad_chunk_version", 12, `to_version ${toVersion} after from_version ${fromVersion}`);
+    return failure("bad_chunk_version", TO_AT, `to_version ${toVersion} after from_version ${fromVersion}`);
   }
-  const count = bytes[14];
-  if (count === 0) return failure("bad_count", 14, "a tile update carries at least one change");
+  const count = bytes[COUNT_AT];
+  if (count === 0) return failure("bad_count", COUNT_AT, "a tile update carries at least one change");
   const end = TILE_UPDATE_HEADER_BYTES + count * TILE_CHANGE_BYTES;
   if (end > bytes.length) return failure("truncated", bytes.length, `${count} changes need ${end} bytes`);
   if (end < bytes.length) return failure("trailing_bytes", end, `${bytes.length - end} bytes after ${count} changes`);
   const changes: TileChange[] = [];
   for (let at = TILE_UPDATE_HEADER_BYTES; at < end; at += TILE_CHANGE_BYTES) {
-    const tileIndex = readU16(bytes, at);
-    if (tileIndex >= CHUNK_TILE_COUNT) return failure("bad_tile_index", at, `tile_index ${tileIndex} is not 0..1023`);
-    const tileId = readU16(bytes, at + 2);
-    if (tileId === TILE_UNKNOWN) return failure("reserved_tile", at + 2, "tile_id 0xFFFF (TILE_UNKNOWN) is never sent");
+    const tileIndex = readU16(bytes, at + TILE_INDEX_AT);
+    if (tileIndex >= CHUNK_TILE_COUNT) {
+      return failure("bad_tile_index", at + TILE_INDEX_AT, `tile_index ${tileIndex} is not 0..1023`);
+    }
+    const tileId = readU16(bytes, at + TILE_ID_AT);
+    if (tileId === TILE_UNKNOWN) {
+      return failure("reserved_tile", at + TILE_ID_AT, "tile_id 0xFFFF (TILE_UNKNOWN) is never sent");
+    }
     changes.push({ tileIndex, tileId });
   }
   return {
     ok: true,
     packet: {
       type: "tile_update",
-      clientType: readU16(bytes, 4),
-      chunkId: readU32(bytes, 6),
+      clientType: readClientType(bytes),
+      chunkId: readU32(bytes, CHUNK_ID_AT),
       fromVersion,
       toVersion,
       changes,

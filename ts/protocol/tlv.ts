@@ -3,6 +3,7 @@
 // formats and appear at most once; unknown tags are skipped so the server can
 // add tags without breaking older clients. A block must be filled exactly by
 // its TLVs. Readers here assume a block that validateTlvs accepted.
+import { readU16, writeU16 } from "./bytes.js";
 import { textProblem, utf8ByteLength, writeUtf8 } from "./text.js";
 import { type DecodeError, EncodeError, checkRoom, decodeError, isIntegerIn } from "./errors.js";
 
@@ -15,6 +16,20 @@ export const TLV_NAME = 0x04;
 export const NAME_MAX_BYTES = 32;
 /** Longest value any TLV can carry (its len is a u8). */
 export const TLV_VALUE_MAX_BYTES = 255;
+/** A TLV is tag u8, len u8, then len bytes of value; offsets are relative to the TLV. */
+export const TLV_TAG_OFFSET = 0;
+export const TLV_LENGTH_OFFSET = 1;
+/** tag and len: where the value starts. */
+export const TLV_HEADER_BYTES = 2;
+/** Value length of the u16 tags (status_effects, weapon, armor). */
+export const TLV_U16_VALUE_BYTES = 2;
+/** Names of the known tags by tag number, as the Tlv `kind` and the packet tool spell them. */
+export const TLV_TAG_NAMES: Readonly<Record<number, "status_effects" | "weapon" | "armor" | "name">> = {
+  [TLV_STATUS_EFFECTS]: "status_effects",
+  [TLV_WEAPON]: "weapon",
+  [TLV_ARMOR]: "armor",
+  [TLV_NAME]: "name",
+};
 
 export type Tlv =
   | { kind: "status_effects"; value: number }
@@ -23,8 +38,6 @@ export type Tlv =
   | { kind: "name"; value: string }
   /** A tag this build does not know (never 0x01..0x04), kept as raw bytes. */
   | { kind: "unknown"; tag: number; bytes: Uint8Array };
-
-const KNOWN_TAG_NAMES = ["", "status_effects", "weapon", "armor", "name"];
 
 /**
  * Why the UTF-8 in bytes[start..end) is not an acceptable name, or null.
@@ -41,21 +54,28 @@ export function validateTlvs(bytes: Uint8Array, start: number, end: number): Dec
   let seen = 0; // bit per known tag
   let at = start;
   while (at < end) {
-    if (at + 2 > end) return decodeError("tlv_overrun", at, "TLV tag without a length byte at the end of the block");
-    const tag = bytes[at];
-    const length = bytes[at + 1];
-    const valueStart = at + 2;
+    if (at + TLV_HEADER_BYTES > end) {
+      return decodeError("tlv_overrun", at, "TLV tag without a length byte at the end of the block");
+    }
+    const tag = bytes[at + TLV_TAG_OFFSET];
+    const length = bytes[at + TLV_LENGTH_OFFSET];
+    const valueStart = at + TLV_HEADER_BYTES;
     if (valueStart + length > end) {
-      return decodeError("tlv_overrun", at + 1, `TLV 0x${tag.toString(16)} len ${length} runs past the block`);
+      const lengthAt = at + TLV_LENGTH_OFFSET;
+      return decodeError("tlv_overrun", lengthAt, `TLV 0x${tag.toString(16)} len ${length} runs past the block`);
     }
     if (tag >= TLV_STATUS_EFFECTS && tag <= TLV_NAME) {
-      if ((seen & (1 << tag)) !== 0) return decodeError("duplicate_tlv", at, `TLV ${KNOWN_TAG_NAMES[tag]} repeated`);
+      if ((seen & (1 << tag)) !== 0) return decodeError("duplicate_tlv", at, `TLV ${TLV_TAG_NAMES[tag]} repeated`);
       seen |= 1 << tag;
       if (tag === TLV_NAME) {
         const problem = nameProblem(bytes, valueStart, valueStart + length);
         if (problem !== null) return decodeError("bad_name", valueStart, problem);
-      } else if (length !== 2) {
-        return decodeError("bad_tlv_length", at + 1, `TLV ${KNOWN_TAG_NAMES[tag]} has len ${length}, expected 2`);
+      } else if (length !== TLV_U16_VALUE_BYTES) {
+        return decodeError(
+          "bad_tlv_length",
+          at + TLV_LENGTH_OFFSET,
+          `TLV ${TLV_TAG_NAMES[tag]} has len ${length}, expected ${TLV_U16_VALUE_BYTES}`,
+        );
       }
     }
     at = valueStart + length;
@@ -82,7 +102,7 @@ export function tlvsByteLength(tlvs: readonly Tlv[]): number {
       case "armor":
         tag = tlv.kind === "status_effects" ? TLV_STATUS_EFFECTS : tlv.kind === "weapon" ? TLV_WEAPON : TLV_ARMOR;
         if (!isIntegerIn(tlv.value, 0, 0xffff)) badTlv(`${tlv.kind} value must be a u16, got ${String(tlv.value)}`);
-        length += 4;
+        length += TLV_HEADER_BYTES + TLV_U16_VALUE_BYTES;
         break;
       case "name": {
         tag = TLV_NAME;
@@ -92,7 +112,7 @@ export function tlvsByteLength(tlvs: readonly Tlv[]): number {
           badTlv(`name must be 1..${NAME_MAX_BYTES} bytes of UTF-8, got ${bytes}`);
         const problem = nameProblem(nameScratch, 0, writeUtf8(tlv.value, nameScratch, 0));
         if (problem !== null) badTlv(`name: ${problem}`);
-        length += 2 + bytes;
+        length += TLV_HEADER_BYTES + bytes;
         break;
       }
       case "unknown":
@@ -103,7 +123,7 @@ export function tlvsByteLength(tlvs: readonly Tlv[]): number {
         if (!(tlv.bytes instanceof Uint8Array) || tlv.bytes.length > TLV_VALUE_MAX_BYTES) {
           badTlv(`TLV value must be a Uint8Array of at most ${TLV_VALUE_MAX_BYTES} bytes`);
         }
-        length += 2 + tlv.bytes.length;
+        length += TLV_HEADER_BYTES + tlv.bytes.length;
         break;
       default:
         badTlv(`unknown TLV kind ${String((tlv as { kind: unknown }).kind)}`);
@@ -125,24 +145,24 @@ export function writeTlvs(tlvs: readonly Tlv[], out: Uint8Array, offset: number)
       case "status_effects":
       case "weapon":
       case "armor":
-        out[at] = tlv.kind === "status_effects" ? TLV_STATUS_EFFECTS : tlv.kind === "weapon" ? TLV_WEAPON : TLV_ARMOR;
-        out[at + 1] = 2;
-        out[at + 2] = tlv.value;
-        out[at + 3] = tlv.value >>> 8;
-        at += 4;
+        out[at + TLV_TAG_OFFSET] =
+          tlv.kind === "status_effects" ? TLV_STATUS_EFFECTS : tlv.kind === "weapon" ? TLV_WEAPON : TLV_ARMOR;
+        out[at + TLV_LENGTH_OFFSET] = TLV_U16_VALUE_BYTES;
+        writeU16(out, at + TLV_HEADER_BYTES, tlv.value);
+        at += TLV_HEADER_BYTES + TLV_U16_VALUE_BYTES;
         break;
       case "name": {
-        out[at] = TLV_NAME;
-        const length = writeUtf8(tlv.value, out, at + 2);
-        out[at + 1] = length;
-        at += 2 + length;
+        out[at + TLV_TAG_OFFSET] = TLV_NAME;
+        const length = writeUtf8(tlv.value, out, at + TLV_HEADER_BYTES);
+        out[at + TLV_LENGTH_OFFSET] = length;
+        at += TLV_HEADER_BYTES + length;
         break;
       }
       case "unknown":
-        out[at] = tlv.tag;
-        out[at + 1] = tlv.bytes.length;
-        out.set(tlv.bytes, at + 2);
-        at += 2 + tlv.bytes.length;
+        out[at + TLV_TAG_OFFSET] = tlv.tag;
+        out[at + TLV_LENGTH_OFFSET] = tlv.bytes.length;
+        out.set(tlv.bytes, at + TLV_HEADER_BYTES);
+        at += TLV_HEADER_BYTES + tlv.bytes.length;
         break;
     }
   }
@@ -160,12 +180,12 @@ const utf8 = new TextDecoder("utf-8");
 /** The TLVs of a validated block, in wire order; copies values out of the datagram. */
 export function decodeTlvs(bytes: Uint8Array, start: number, end: number): Tlv[] {
   const tlvs: Tlv[] = [];
-  for (let at = start; at < end; at += 2 + bytes[at + 1]) {
-    const tag = bytes[at];
-    const valueStart = at + 2;
-    const valueEnd = valueStart + bytes[at + 1];
+  for (let at = start; at < end; at += TLV_HEADER_BYTES + bytes[at + TLV_LENGTH_OFFSET]) {
+    const tag = bytes[at + TLV_TAG_OFFSET];
+    const valueStart = at + TLV_HEADER_BYTES;
+    const valueEnd = valueStart + bytes[at + TLV_LENGTH_OFFSET];
     // Only the u16 tags have two value bytes to read; others may end the datagram earlier.
-    const u16 = tag >= TLV_STATUS_EFFECTS && tag <= TLV_ARMOR ? bytes[valueStart] | (bytes[valueStart + 1] << 8) : 0;
+    const u16 = tag >= TLV_STATUS_EFFECTS && tag <= TLV_ARMOR ? readU16(bytes, valueStart) : 0;
     if (tag === TLV_STATUS_EFFECTS) tlvs.push({ kind: "status_effects", value: u16 });
     else if (tag === TLV_WEAPON) tlvs.push({ kind: "weapon", value: u16 });
     else if (tag === TLV_ARMOR) tlvs.push({ kind: "armor", value: u16 });
@@ -177,8 +197,8 @@ export function decodeTlvs(bytes: Uint8Array, start: number, end: number): Tlv[]
 
 /** Offset of the value of the first TLV with `tag` in a validated block, or -1. */
 export function findTlv(bytes: Uint8Array, start: number, end: number, tag: number): number {
-  for (let at = start; at < end; at += 2 + bytes[at + 1]) {
-    if (bytes[at] === tag) return at + 2;
+  for (let at = start; at < end; at += TLV_HEADER_BYTES + bytes[at + TLV_LENGTH_OFFSET]) {
+    if (bytes[at + TLV_TAG_OFFSET] === tag) return at + TLV_HEADER_BYTES;
   }
   return -1;
 }
@@ -186,11 +206,12 @@ export function findTlv(bytes: Uint8Array, start: number, end: number, tag: numb
 /** The u16 value of status_effects / weapon / armor in a validated block, or -1 when absent. */
 export function readTlvU16(bytes: Uint8Array, start: number, end: number, tag: number): number {
   const at = findTlv(bytes, start, end, tag);
-  return at < 0 ? -1 : bytes[at] | (bytes[at + 1] << 8);
+  return at < 0 ? -1 : readU16(bytes, at);
 }
 
 /** The name in a validated block, or null when absent. */
 export function readTlvName(bytes: Uint8Array, start: number, end: number): string | null {
   const at = findTlv(bytes, start, end, TLV_NAME);
-  return at < 0 ? null : utf8.decode(bytes.subarray(at, at + bytes[at - 1]));
+  const length = at < 0 ? 0 : bytes[at - TLV_HEADER_BYTES + TLV_LENGTH_OFFSET];
+  return at < 0 ? null : utf8.decode(bytes.subarray(at, at + length));
 }

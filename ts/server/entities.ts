@@ -2,24 +2,20 @@
 // through `move`, which keeps the index in step; view queries touch at most
 // 2×2 chunk buckets for a 31×31 square.
 import { CHUNK_SIZE } from "../constants.js";
-import type { Tlv } from "../protocol/tlv.js";
+import type { EntityEntry } from "../protocol/entity.js";
 import { ActionSlots } from "./schedule.js";
 
 export const ENTITY_TYPE_PLAYER = 0;
 
-export interface Entity {
+/**
+ * A server entity: the fields an EntityPacket entry carries (declared once,
+ * in the protocol's EntityEntry; `meta` is sent with every update, so kept
+ * small) plus what only the server holds.
+ */
+export interface Entity extends EntityEntry {
   readonly id: number;
-  typeId: number;
-  x: number;
-  y: number;
-  hp: number;
-  hpMax: number;
-  elo: number;
-  flags: number;
   /** Display name (players' nicks); served through EntityDetail, not in every update. */
   name: string;
-  /** Inline TLV metadata sent with every entity update (kept small). */
-  meta: Tlv[];
   readonly slots: ActionSlots;
 }
 

@@ -1,6 +1,8 @@
 // Packet tool: decodes a datagram given as hex into named JSON fields, and
 // encodes that JSON back into hex, with the protocol library doing all the
-// validation (docs/protocol.md § Packet tool).
+// validation (docs/protocol.md § Packet tool). It has no schema of its own:
+// field names, order and kinds come from the packet layouts (PACKET_LAYOUTS),
+// and this file only says how each kind of field looks in JSON.
 //
 //   npx tsx ts/tools/packet.ts decode <hex|->
 //   npx tsx ts/tools/packet.ts encode <json|->
@@ -8,32 +10,31 @@
 // Exit codes: 0 success, 2 bad input (hex, JSON, or a packet the protocol rejects).
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+import { CHUNK_PACKED_BYTES, CHUNK_SIZE, CHUNK_TILE_COUNT } from "../constants.js";
 import {
-  ACTION_NAMES,
-  type ChunkEntry,
-  type EntityEntry,
+  CHUNK_LAYOUT,
   EncodeError,
+  HEADER_LAYOUT,
+  type Layout,
+  type LayoutField,
   MAGIC,
+  MAX_DATAGRAM_BYTES,
   type Packet,
+  PACKET_LAYOUTS,
   PACKET_TYPE_NAMES,
   PROTOCOL_VERSION,
+  TLV_HEADER_BYTES,
+  TLV_TAG_NAMES,
+  TLV_U16_VALUE_BYTES,
   type Tlv,
-  TLV_ARMOR,
-  TLV_NAME,
-  TLV_STATUS_EFFECTS,
-  TLV_WEAPON,
-  CHAT_STATUS_NAMES,
-  DIALOG_STATE_NAMES,
-  type DialogElement,
   chunkCoords,
   chunkId,
   decodePacketPlain,
-  utf8ByteLength,
   encodeChunkFromTiles,
   encodePacketToBytes,
-  MAX_DATAGRAM_BYTES,
+  utf8ByteLength,
 } from "../protocol/index.js";
-import { unpack6, pack6 } from "../protocol/chunk-kernels.js";
+import { pack6, unpack6 } from "../protocol/chunk-kernels.js";
 
 const USAGE = `Usage:
   packet decode <hex|->    decode one datagram; prints every field as JSON
@@ -78,212 +79,153 @@ export function toHex(bytes: Uint8Array): string {
 // ---------------------------------------------------------------- packet → JSON
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+/** A packet, entry or element as the protocol library holds it, read by layout key. */
+type Values = Record<string, unknown>;
 
-const ENTITY_FLAG_NAMES = ["is_static", "is_hostile", "is_interactable", "bit3", "bit4", "bit5", "bit6", "bit7"];
-const TLV_TAG_NAMES: Record<number, string> = {
-  [TLV_STATUS_EFFECTS]: "status_effects",
-  [TLV_WEAPON]: "weapon",
-  [TLV_ARMOR]: "armor",
-  [TLV_NAME]: "name",
-};
-
-function chunkEntryJson(entry: ChunkEntry): Json {
-  const { cx, cy } = chunkCoords(entry.chunkId);
-  return { chunk_id: entry.chunkId, cx, cy, version: entry.version };
+/** Header fields by wire name, in the order the tool prints them (packet_type first). */
+const HEADER = {
+  type: "packet_type",
+  magic: "magic",
+  version: "version",
+  clientType: "client_type",
+} as const;
+for (const name of Object.values(HEADER)) {
+  if (!HEADER_LAYOUT.fields.some((field) => field.name === name)) throw new Error(`${name} is not a header field`);
 }
+const MAGIC_TEXT = `0x${MAGIC.toString(16).toUpperCase()}`;
 
-function flagNames(flags: number): Json {
-  return ENTITY_FLAG_NAMES.filter((_, bit) => (flags & (1 << bit)) !== 0);
+function layoutOf(type: string): Layout | undefined {
+  const id = PACKET_TYPE_NAMES.indexOf(type as (typeof PACKET_TYPE_NAMES)[number]);
+  return id < 0 ? undefined : PACKET_LAYOUTS[id];
 }
 
 function tlvJson(tlv: Tlv): Json {
   return tlv.kind === "unknown" ? { tag: tlv.tag, hex: toHex(tlv.bytes) } : { tag: tlv.kind, value: tlv.value };
 }
 
+/** Encoded bytes of TLVs; counts as the encoder does, without its checks (they come with the encode). */
 function metaLength(meta: readonly Tlv[]): number {
   let length = 0;
   for (const tlv of meta) {
-    if (tlv.kind === "unknown") length += 2 + tlv.bytes.length;
-    else if (tlv.kind === "name") length += 2 + new TextEncoder().encode(tlv.value).length;
-    else length += 4;
+    if (tlv.kind === "unknown") length += TLV_HEADER_BYTES + tlv.bytes.length;
+    else if (tlv.kind === "name") length += TLV_HEADER_BYTES + utf8ByteLength(tlv.value);
+    else length += TLV_HEADER_BYTES + TLV_U16_VALUE_BYTES;
   }
   return length;
 }
 
-/** The JSON form the tool prints: every field by its wire name. */
-export function packetToJson(packet: Packet): Json {
-  const head: { [key: string]: Json } = {
-    packet_type: packet.type,
-    magic: `0x${MAGIC.toString(16).toUpperCase()}`,
-    version: PROTOCOL_VERSION,
-    client_type: packet.clientType,
-  };
-  switch (packet.type) {
-    case "state":
-      return {
-        ...head,
-        tick: packet.tick,
-        chunks: packet.chunks.map(chunkEntryJson),
-        player_entity_id: packet.playerEntityId,
-        entity_checksum: packet.entityChecksum,
-      };
-    case "action":
-      return {
-        ...head,
-        auth_token: tokenHex(packet.authToken),
-        target_tick: packet.targetTick,
-        cache: packet.cache.map(chunkEntryJson),
-        player_action: ACTION_NAMES[packet.action],
-      };
-    case "chunk": {
-      const indices = new Uint8Array(1024);
-      unpack6(packet.packedTiles, indices);
-      const rows: Json[] = [];
-      for (let y = 0; y < 32; y++) rows.push(Array.from(indices.subarray(y * 32, y * 32 + 32)));
-      return {
-        ...head,
-        chunk: chunkEntryJson({ chunkId: packet.chunkId, version: packet.version }),
-        pal_count: packet.palette.length,
-        palette: Array.from(packet.palette),
-        tile_indices: rows,
-      };
-    }
-    case "entity":
-      return {
-        ...head,
-        tick: packet.tick,
-        entity_count: packet.entities.length,
-        packet_flags: packet.more ? ["more"] : [],
-        entities: packet.entities.map((entry) => ({
-          id: entry.id,
-          type_id: entry.typeId,
-          pos_x: entry.x,
-          pos_y: entry.y,
-          hp: entry.hp,
-          hp_max: entry.hpMax,
-          elo: entry.elo,
-          entity_flags: flagNames(entry.flags),
-          meta_len: metaLength(entry.meta),
-          meta: entry.meta.map(tlvJson),
-        })),
-      };
-    case "entity_query":
-      return { ...head, auth_token: tokenHex(packet.authToken), entity_id: packet.entityId };
-    case "entity_detail":
-      return {
-        ...head,
-        tick: packet.tick,
-        entity_id: packet.entityId,
-        meta_len: metaLength(packet.meta),
-        meta: packet.meta.map(tlvJson),
-      };
-    case "ping":
-    case "pong":
-      return { ...head, timestamp_ms: packet.timestampMs.toString() };
-    case "chat_post":
-      return {
-        ...head,
-        auth_token: tokenHex(packet.authToken),
-        seq: packet.seq,
-        text_len: utf8ByteLength(packet.text),
-        text: packet.text,
-      };
-    case "chat_post_ack":
-      return { ...head, seq: packet.seq, status: CHAT_STATUS_NAMES[packet.status] };
-    case "chat":
-      return {
-        ...head,
-        seq: packet.seq,
-        oldest_seq: packet.oldestSeq,
-        speaker_entity_id: packet.speakerEntityId,
-        name_len: utf8ByteLength(packet.speakerName),
-        speaker_name: packet.speakerName,
-        text_len: utf8ByteLength(packet.text),
-        text: packet.text,
-      };
-    case "chat_ack":
-      return { ...head, auth_token: tokenHex(packet.authToken), seq: packet.seq };
-    case "tile_update": {
-      const { cx, cy } = chunkCoords(packet.chunkId);
-      return {
-        ...head,
-        chunk_id: packet.chunkId,
-        cx,
-        cy,
-        from_version: packet.fromVersion,
-        to_version: packet.toVersion,
-        count: packet.changes.length,
-        changes: packet.changes.map(({ tileIndex, tileId }) => ({
-          tile_index: tileIndex,
-          x: tileIndex & 31,
-          y: tileIndex >> 5,
-          tile_id: tileId,
-        })),
-      };
-    }
-    case "dialog":
-      return {
-        ...head,
-        dialog_id: packet.dialogId,
-        x: packet.x,
-        y: packet.y,
-        width: packet.width,
-        height: packet.height,
-        element_count: packet.elements.length,
-        elements: packet.elements.map(elementJson),
-      };
-    case "dialog_ack":
-      return {
-        ...head,
-        auth_token: tokenHex(packet.authToken),
-        dialog_id: packet.dialogId,
-        state: DIALOG_STATE_NAMES[packet.state],
-      };
-    case "dialog_reply":
-      return {
-        ...head,
-        auth_token: tokenHex(packet.authToken),
-        dialog_id: packet.dialogId,
-        return_code: packet.returnCode,
-        value_count: packet.values.length,
-        values: packet.values,
-      };
-    case "dialog_close":
-      return { ...head, dialog_id: packet.dialogId };
-    case "custom_to_server":
-      return {
-        ...head,
-        auth_token: tokenHex(packet.authToken),
-        subtype: packet.subtype,
-        payload_len: packet.payload.length,
-        payload: toHex(packet.payload),
-      };
-    case "custom_to_client":
-      return {
-        ...head,
-        subtype: packet.subtype,
-        payload_len: packet.payload.length,
-        payload: toHex(packet.payload),
-      };
-  }
+/** The value a count field writes: the byte or item length of the field it measures. */
+function measured(layout: Layout, of: string, values: Values): number {
+  const field = layout.fields.find((candidate) => candidate.name === of) as LayoutField;
+  const value = values[field.key];
+  if (field.kind === "text") return utf8ByteLength(value as string);
+  if (field.kind === "tlvs") return metaLength(value as Tlv[]);
+  return (value as ArrayLike<unknown>).length;
 }
 
 function tokenHex(token: bigint): string {
   return token.toString(16).padStart(16, "0");
 }
 
-function elementJson(element: DialogElement): Json {
-  const box = { kind: element.kind, x: element.x, y: element.y, width: element.width, height: element.height };
-  switch (element.kind) {
-    case "text":
-      return { ...box, text: element.text };
-    case "image":
-      return { ...box, atlas_index: element.atlasIndex };
-    case "button":
-      return { ...box, return_code: element.returnCode, label: element.label };
-    case "text_input":
-      return { ...box, max_bytes: element.maxBytes, text: element.text };
+/** 1024 packed indices as 32 rows of 32. */
+function tileRowsJson(packed: Uint8Array): Json {
+  const indices = new Uint8Array(CHUNK_TILE_COUNT);
+  unpack6(packed, indices);
+  const rows: Json[] = [];
+  for (let y = 0; y < CHUNK_SIZE; y++) rows.push(Array.from(indices.subarray(y * CHUNK_SIZE, (y + 1) * CHUNK_SIZE)));
+  return rows;
+}
+
+/** Adds the fields of `layout` that `values` holds to `json`, by wire name in wire order. */
+function fieldsJson(layout: Layout, values: Values, json: JsonObject = {}): JsonObject {
+  for (const field of layout.fields) {
+    const value = values[field.key];
+    const name = field.name;
+    switch (field.kind) {
+      case "u8":
+      case "u16":
+      case "i16":
+      case "u32":
+      case "text":
+      case "string":
+        json[name] = value as number | string;
+        break;
+      case "u64":
+        json[name] = (value as bigint).toString();
+        break;
+      case "token":
+        json[name] = tokenHex(value as bigint);
+        break;
+      case "chunk_id": {
+        const { cx, cy } = chunkCoords(value as number);
+        Object.assign(json, { [name]: value as number, cx, cy });
+        break;
+      }
+      case "tile_index":
+        Object.assign(json, {
+          [name]: value as number,
+          x: (value as number) % CHUNK_SIZE,
+          y: Math.floor((value as number) / CHUNK_SIZE),
+        });
+        break;
+      case "chunk_entries": {
+        // One entry with no key: its fields are the packet's own (ChunkPacket's chunk_id, version).
+        const entry = field.item as Layout;
+        json[name] =
+          field.key === "" ? fieldsJson(entry, values) : (value as Values[]).map((item) => fieldsJson(entry, item));
+        break;
+      }
+      case "enum":
+        json[name] = typeof value === "string" ? value : field.names[value as number];
+        break;
+      case "flags": {
+        const bits = typeof value === "boolean" ? Number(value) : (value as number);
+        json[name] = field.names.filter((_, bit) => (bits & (1 << bit)) !== 0);
+        break;
+      }
+      case "count":
+        json[name] = measured(layout, field.of, values);
+        break;
+      case "strings":
+        json[name] = [...(value as string[])];
+        break;
+      case "tlvs":
+        json[name] = (value as Tlv[]).map(tlvJson);
+        break;
+      case "payload":
+        json[name] = toHex(value as Uint8Array);
+        break;
+      case "palette":
+        json[name] = Array.from(value as ArrayLike<number>);
+        break;
+      case "packed_tiles":
+        json[name] = tileRowsJson(value as Uint8Array);
+        break;
+      case "items":
+        json[name] = (value as Values[]).map((item) => fieldsJson(field.item as Layout, item));
+        break;
+      case "elements": {
+        const variants = field.variants as Readonly<Record<string, Layout>>;
+        json[name] = (value as Values[]).map((element) =>
+          fieldsJson(variants[element.kind as string], element, fieldsJson(field.item as Layout, element)),
+        );
+        break;
+      }
+    }
   }
+  return json;
+}
+
+/** The JSON form the tool prints: every field by its wire name. */
+export function packetToJson(packet: Packet): Json {
+  const head: JsonObject = {
+    [HEADER.type]: packet.type,
+    [HEADER.magic]: MAGIC_TEXT,
+    [HEADER.version]: PROTOCOL_VERSION,
+    [HEADER.clientType]: packet.clientType,
+  };
+  return fieldsJson(layoutOf(packet.type) as Layout, packet as unknown as Values, head);
 }
 
 /**
@@ -316,7 +258,8 @@ class Fields {
   private readonly used = new Set<string>();
   constructor(
     private readonly object: { [key: string]: unknown },
-    private readonly path: string,
+    /** Where this object is in the JSON ("packet", "packet.entities[2]"), for messages. */
+    readonly path: string,
   ) {}
 
   static of(value: unknown, path: string): Fields {
@@ -368,11 +311,6 @@ class Fields {
     return this.array(key).map((item, index) => parse(item, `${this.at(key)}[${index}]`));
   }
 
-  /** auth_token, which most client-to-server packets carry, as decode prints it. */
-  authToken(): bigint {
-    return parseU64Hex(this.string("auth_token"), this.at("auth_token"));
-  }
-
   /** Checks an optional derived field against the value the encoder will write. */
   derived(key: string, expected: Json): void {
     const value = this.optional(key);
@@ -407,10 +345,18 @@ function parseU64Decimal(value: unknown, where: string): bigint {
   throw new ToolInputError(`${where} must be a decimal u64 (string, or number up to 2^53)`);
 }
 
-function chunkEntryFromJson(value: unknown, path: string): ChunkEntry {
-  const fields = Fields.of(value, path);
-  const version = fields.integer("version");
-  let id: number | undefined = fields.has("chunk_id") ? fields.integer("chunk_id") : undefined;
+/**
+ * Fields that may be left out of the JSON, with the value they then take.
+ * Everything else is required (derived count fields are optional and checked).
+ */
+const JSON_DEFAULTS: Readonly<Record<string, Json>> = { speaker_name: "", entity_flags: 0, meta: [], packet_flags: [] };
+
+/** chunk_id, or cx and cy (both given: they must agree). `fields` is the object holding them. */
+function chunkIdFromJson(fields: Fields, key: string): number {
+  const path = fields.path;
+  // Messages inside an entry name the entry; at the packet's top level they name the packet.
+  const where = path === "packet" ? "" : `${path}: `;
+  let id: number | undefined = fields.has(key) ? fields.integer(key) : undefined;
   if (fields.has("cx") || fields.has("cy")) {
     let fromCoords: number;
     try {
@@ -420,13 +366,239 @@ function chunkEntryFromJson(value: unknown, path: string): ChunkEntry {
       throw error;
     }
     if (id !== undefined && id !== fromCoords) {
-      throw new ToolInputError(`${path}: chunk_id ${id} is not (cx, cy) = ${fromCoords}`);
+      throw new ToolInputError(`${where}${key} ${id} is not (cx, cy) = ${fromCoords}`);
     }
     id = fromCoords;
   }
-  if (id === undefined) throw new ToolInputError(`${path} needs chunk_id or cx and cy`);
+  if (id === undefined) throw new ToolInputError(`${path} needs ${key} or cx and cy`);
+  return id;
+}
+
+/** tile_index, or x and y (both given: they must agree). */
+function tileIndexFromJson(fields: Fields, key: string): number {
+  let tileIndex = fields.has(key) ? fields.integer(key) : undefined;
+  if (fields.has("x") || fields.has("y")) {
+    const fromXy = fields.integer("y") * CHUNK_SIZE + fields.integer("x");
+    if (tileIndex !== undefined && tileIndex !== fromXy) {
+      throw new ToolInputError(`${fields.path}: ${key} is not y * ${CHUNK_SIZE} + x`);
+    }
+    tileIndex = fromXy;
+  }
+  if (tileIndex === undefined) throw new ToolInputError(`${fields.path} needs ${key} or x and y`);
+  return tileIndex;
+}
+
+/** A field given by name (as decode prints it) or by its number. */
+function namedCode(fields: Fields, key: string, names: readonly string[]): number {
+  const raw = fields.raw(key);
+  const code = typeof raw === "string" ? names.indexOf(raw) : raw;
+  if (typeof code !== "number" || code < 0) {
+    throw new ToolInputError(`${fields.at(key)} must be one of ${names.join(", ")} or a number`);
+  }
+  return code;
+}
+
+/**
+ * Flags as decode prints them (a list of bit names) or as a number. A
+ * one-bit set (packet_flags' "more") is a boolean in the packet.
+ */
+function flagsFromJson(value: unknown, where: string, names: readonly string[]): number | boolean {
+  if (names.length === 1) {
+    if (Array.isArray(value) && value.every((flag) => flag === names[0])) return value.length > 0;
+    if (value === 0 || value === 1) return value === 1;
+    throw new ToolInputError(`${where} must be [] or ["${names[0]}"] (or 0 / 1)`);
+  }
+  if (typeof value === "number") return value;
+  if (!Array.isArray(value)) throw new ToolInputError(`${where} must be a list of flag names or a number`);
+  let flags = 0;
+  for (const name of value) {
+    const bit = names.indexOf(String(name));
+    if (bit < 0) throw new ToolInputError(`${where}: unknown flag ${JSON.stringify(name)} (${names.join(", ")})`);
+    flags |= 1 << bit;
+  }
+  return flags;
+}
+
+/** A hex string of any length, "" for none. */
+function bytesFromHex(hex: string): Uint8Array {
+  return hex.replace(/\s+/g, "") === "" ? new Uint8Array(0) : parseHex(hex);
+}
+
+/** `rows` rows of `CHUNK_SIZE` integers 0..65535, flattened row-major. */
+function tileRows(fields: Fields, key: string): number[] {
+  const rows = fields.array(key);
+  if (rows.length !== CHUNK_SIZE) {
+    throw new ToolInputError(`${fields.at(key)} must hold ${CHUNK_SIZE} rows, got ${rows.length}`);
+  }
+  const flat: number[] = [];
+  rows.forEach((row, y) => {
+    if (!Array.isArray(row) || row.length !== CHUNK_SIZE) {
+      throw new ToolInputError(`${fields.at(key)}[${y}] must hold ${CHUNK_SIZE} values`);
+    }
+    row.forEach((value, x) => {
+      if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > 0xffff) {
+        throw new ToolInputError(`${fields.at(key)}[${y}][${x}] must be an integer 0..65535`);
+      }
+      flat.push(value);
+    });
+  });
+  return flat;
+}
+
+/** One object of `layout` (an entry, a change) from its JSON; every key must be a field. */
+function objectFromJson(layout: Layout, value: unknown, path: string): Values {
+  const fields = Fields.of(value, path);
+  const values = fieldsFromJson(layout, fields, {});
   fields.done();
-  return { chunkId: id, version };
+  return values;
+}
+
+function elementFromJson(field: LayoutField, value: unknown, path: string): Values {
+  const variants = field.variants as Readonly<Record<string, Layout>>;
+  const header = field.item as Layout;
+  const fields = Fields.of(value, path);
+  const kindField = header.fields[0];
+  const kind = fields.string(kindField.name);
+  const body = Object.hasOwn(variants, kind) ? variants[kind] : undefined;
+  if (body === undefined) {
+    const kinds = Object.keys(variants);
+    throw new ToolInputError(`${path}.${kindField.name} must be ${kinds.slice(0, -1).join(", ")} or ${kinds.at(-1)}`);
+  }
+  const element: Values = { [kindField.key]: kind };
+  fieldsFromJson({ ...header, fields: header.fields.slice(1) }, fields, element);
+  fieldsFromJson(body, fields, element);
+  fields.done();
+  return element;
+}
+
+/**
+ * Reads the fields of `layout` from `fields` into `values` by layout key.
+ * Count fields are optional and checked against what the encoder will write
+ * as soon as the field they measure has been read.
+ */
+function fieldsFromJson(layout: Layout, fields: Fields, values: Values): Values {
+  const counts: LayoutField[] = [];
+  for (const field of layout.fields) {
+    const name = field.name;
+    const key = field.key;
+    const missing = !fields.has(name) && Object.hasOwn(JSON_DEFAULTS, name);
+    const raw = (): unknown => (missing ? JSON_DEFAULTS[name] : fields.raw(name));
+    switch (field.kind) {
+      case "u8":
+      case "u16":
+      case "i16":
+      case "u32":
+        values[key] = fields.integer(name);
+        break;
+      case "u64":
+        values[key] = parseU64Decimal(fields.raw(name), fields.at(name));
+        break;
+      case "token":
+        values[key] = parseU64Hex(fields.string(name), fields.at(name));
+        break;
+      case "chunk_id":
+        values[key] = chunkIdFromJson(fields, name);
+        break;
+      case "tile_index":
+        values[key] = tileIndexFromJson(fields, name);
+        break;
+      case "chunk_entries": {
+        const entry = field.item as Layout;
+        if (field.key === "") Object.assign(values, objectFromJson(entry, fields.raw(name), fields.at(name)));
+        else values[key] = fields.list(name, (item, path) => objectFromJson(entry, item, path));
+        break;
+      }
+      case "enum":
+        values[key] = namedCode(fields, name, field.names);
+        break;
+      case "flags":
+        if (missing) fields.optional(name);
+        values[key] = flagsFromJson(raw(), fields.at(name), field.names);
+        break;
+      case "count":
+        counts.push(field);
+        break;
+      case "text":
+      case "string":
+        values[key] = missing ? JSON_DEFAULTS[name] : fields.string(name);
+        break;
+      case "strings":
+        values[key] = fields.list(name, (item, path) => {
+          if (typeof item !== "string") throw new ToolInputError(`${path} must be a string`);
+          return item;
+        });
+        break;
+      case "tlvs":
+        values[key] = missing ? [] : fields.list(name, tlvFromJson);
+        break;
+      case "payload":
+        values[key] = bytesFromHex(fields.string(name));
+        break;
+      case "palette":
+        values[key] = fields.array(name).map((item, index) => {
+          if (typeof item !== "number") throw new ToolInputError(`${fields.at(name)}[${index}] must be a number`);
+          return item;
+        });
+        break;
+      case "packed_tiles": {
+        const palette = values.palette as number[];
+        const indices = tileRows(fields, name);
+        const bad = indices.findIndex((index) => index >= palette.length);
+        if (bad >= 0) {
+          const [y, x] = [Math.floor(bad / CHUNK_SIZE), bad % CHUNK_SIZE];
+          throw new ToolInputError(`${name}[${y}][${x}] = ${indices[bad]} is not below pal_count ${palette.length}`);
+        }
+        const packed = new Uint8Array(CHUNK_PACKED_BYTES);
+        pack6(Uint8Array.from(indices), packed);
+        values[key] = packed;
+        break;
+      }
+      case "items":
+        values[key] = fields.list(name, (item, path) => objectFromJson(field.item as Layout, item, path));
+        break;
+      case "elements":
+        values[key] = fields.list(name, (item, path) => elementFromJson(field, item, path));
+        break;
+    }
+    const count = counts.find((candidate) => candidate.of === name);
+    if (count !== undefined) fields.derived(count.name, measured(layout, name, values));
+  }
+  return values;
+}
+
+/** A chunk given as global tile ids: the library builds the palette (first appearance order). */
+function chunkFromTileIds(fields: Fields, clientType: number): Packet {
+  const entry = objectFromJson(CHUNK_ENTRY_OF_CHUNK, fields.raw("chunk"), fields.at("chunk"));
+  if (fields.has("palette") || fields.has("tile_indices")) {
+    throw new ToolInputError("give either tile_ids, or palette with tile_indices, not both");
+  }
+  const tiles = Uint16Array.from(tileRows(fields, "tile_ids"));
+  const out = new Uint8Array(MAX_DATAGRAM_BYTES);
+  const size = encodeChunkFromTiles(clientType, entry.chunkId as number, entry.version as number, tiles, out);
+  const decoded = decodePacketPlain(out.subarray(0, size));
+  if (!decoded.ok) throw new Error(`encoded chunk does not decode: ${decoded.error.message}`);
+  fields.derived("pal_count", decoded.packet.type === "chunk" ? decoded.packet.palette.length : 0);
+  return decoded.packet;
+}
+const CHUNK_ENTRY_OF_CHUNK = CHUNK_LAYOUT.fields[0].item as Layout;
+
+/** The packet a JSON value (as printed by decode) describes; throws ToolInputError. */
+export function packetFromJson(value: unknown): Packet {
+  const fields = Fields.of(value, "packet");
+  const type = fields.string(HEADER.type);
+  fields.derived(HEADER.magic, MAGIC_TEXT);
+  fields.derived(HEADER.version, PROTOCOL_VERSION);
+  const clientType = fields.has(HEADER.clientType) ? fields.integer(HEADER.clientType) : 0;
+  const layout = layoutOf(type);
+  if (layout === undefined) {
+    throw new ToolInputError(`packet.${HEADER.type} must be one of ${PACKET_TYPE_NAMES.join(", ")}`);
+  }
+  const packet =
+    layout === CHUNK_LAYOUT && fields.has("tile_ids")
+      ? chunkFromTileIds(fields, clientType)
+      : (fieldsFromJson(layout, fields, { type, clientType }) as unknown as Packet);
+  fields.done();
+  return packet;
 }
 
 function tlvFromJson(value: unknown, path: string): Tlv {
@@ -440,339 +612,12 @@ function tlvFromJson(value: unknown, path: string): Tlv {
     tlv = { kind: "name", value: fields.string("value") };
   } else if (typeof tag === "number") {
     const hex = fields.string("hex");
-    tlv = { kind: "unknown", tag, bytes: hex.replace(/\s+/g, "") === "" ? new Uint8Array(0) : parseHex(hex) };
+    tlv = { kind: "unknown", tag, bytes: bytesFromHex(hex) };
   } else {
     throw new ToolInputError(`${path}.tag must be status_effects, weapon, armor, name or a number`);
   }
   fields.done();
   return tlv;
-}
-
-function metaFromJson(fields: Fields): Tlv[] {
-  return fields.has("meta") ? fields.list("meta", tlvFromJson) : [];
-}
-
-function entityFlagsFromJson(value: unknown, where: string): number {
-  if (typeof value === "number") return value;
-  if (!Array.isArray(value)) throw new ToolInputError(`${where} must be a list of flag names or a number`);
-  let flags = 0;
-  for (const name of value) {
-    const bit = ENTITY_FLAG_NAMES.indexOf(String(name));
-    if (bit < 0)
-      throw new ToolInputError(`${where}: unknown flag ${JSON.stringify(name)} (${ENTITY_FLAG_NAMES.join(", ")})`);
-    flags |= 1 << bit;
-  }
-  return flags;
-}
-
-function entityFromJson(value: unknown, path: string): EntityEntry {
-  const fields = Fields.of(value, path);
-  const entry: EntityEntry = {
-    id: fields.integer("id"),
-    typeId: fields.integer("type_id"),
-    x: fields.integer("pos_x"),
-    y: fields.integer("pos_y"),
-    hp: fields.integer("hp"),
-    hpMax: fields.integer("hp_max"),
-    elo: fields.integer("elo"),
-    flags: fields.has("entity_flags") ? entityFlagsFromJson(fields.raw("entity_flags"), fields.at("entity_flags")) : 0,
-    meta: metaFromJson(fields),
-  };
-  fields.derived("meta_len", metaLength(entry.meta));
-  fields.done();
-  return entry;
-}
-
-/** 32 rows of 32 integers, flattened row-major. */
-function tileRows(fields: Fields, key: string): number[] {
-  const rows = fields.array(key);
-  if (rows.length !== 32) throw new ToolInputError(`${fields.at(key)} must hold 32 rows, got ${rows.length}`);
-  const flat: number[] = [];
-  rows.forEach((row, y) => {
-    if (!Array.isArray(row) || row.length !== 32)
-      throw new ToolInputError(`${fields.at(key)}[${y}] must hold 32 values`);
-    row.forEach((value, x) => {
-      if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > 0xffff) {
-        throw new ToolInputError(`${fields.at(key)}[${y}][${x}] must be an integer 0..65535`);
-      }
-      flat.push(value);
-    });
-  });
-  return flat;
-}
-
-function chunkFromJson(fields: Fields, clientType: number): Packet {
-  const entry = chunkEntryFromJson(fields.raw("chunk"), fields.at("chunk"));
-  if (fields.has("tile_ids")) {
-    if (fields.has("palette") || fields.has("tile_indices")) {
-      throw new ToolInputError("give either tile_ids, or palette with tile_indices, not both");
-    }
-    const tiles = Uint16Array.from(tileRows(fields, "tile_ids"));
-    const out = new Uint8Array(MAX_DATAGRAM_BYTES);
-    const size = encodeChunkFromTiles(clientType, entry.chunkId, entry.version, tiles, out);
-    const decoded = decodePacketPlain(out.subarray(0, size));
-    if (!decoded.ok) throw new Error(`encoded chunk does not decode: ${decoded.error.message}`);
-    fields.derived("pal_count", decoded.packet.type === "chunk" ? decoded.packet.palette.length : 0);
-    return decoded.packet;
-  }
-  const palette = fields.array("palette").map((value, index) => {
-    if (typeof value !== "number") throw new ToolInputError(`${fields.at("palette")}[${index}] must be a number`);
-    return value;
-  });
-  fields.derived("pal_count", palette.length);
-  const indices = tileRows(fields, "tile_indices");
-  const bad = indices.findIndex((index) => index >= palette.length);
-  if (bad >= 0) {
-    throw new ToolInputError(
-      `tile_indices[${bad >> 5}][${bad & 31}] = ${indices[bad]} is not below pal_count ${palette.length}`,
-    );
-  }
-  const packedTiles = new Uint8Array(768);
-  pack6(Uint8Array.from(indices), packedTiles);
-  return { type: "chunk", clientType, chunkId: entry.chunkId, version: entry.version, palette, packedTiles };
-}
-
-/** A field given by name (as decode prints it) or by its number. */
-function namedCode(fields: Fields, key: string, names: readonly string[]): number {
-  const raw = fields.raw(key);
-  const code = typeof raw === "string" ? names.indexOf(raw) : raw;
-  if (typeof code !== "number" || code < 0) {
-    throw new ToolInputError(`${fields.at(key)} must be one of ${names.join(", ")} or a number`);
-  }
-  return code;
-}
-
-/** chunk_id, or cx and cy (both given: they must agree). */
-function chunkIdFromJson(fields: Fields): number {
-  let id: number | undefined = fields.has("chunk_id") ? fields.integer("chunk_id") : undefined;
-  if (fields.has("cx") || fields.has("cy")) {
-    let fromCoords: number;
-    try {
-      fromCoords = chunkId(fields.integer("cx"), fields.integer("cy"));
-    } catch (error) {
-      if (error instanceof EncodeError) throw new ToolInputError(`packet: ${error.message}`);
-      throw error;
-    }
-    if (id !== undefined && id !== fromCoords)
-      throw new ToolInputError(`chunk_id ${id} is not (cx, cy) = ${fromCoords}`);
-    id = fromCoords;
-  }
-  if (id === undefined) throw new ToolInputError("packet needs chunk_id or cx and cy");
-  return id;
-}
-
-function tileChangeFromJson(value: unknown, path: string): { tileIndex: number; tileId: number } {
-  const fields = Fields.of(value, path);
-  let tileIndex = fields.has("tile_index") ? fields.integer("tile_index") : undefined;
-  if (fields.has("x") || fields.has("y")) {
-    const fromXy = fields.integer("y") * 32 + fields.integer("x");
-    if (tileIndex !== undefined && tileIndex !== fromXy)
-      throw new ToolInputError(`${path}: tile_index is not y * 32 + x`);
-    tileIndex = fromXy;
-  }
-  if (tileIndex === undefined) throw new ToolInputError(`${path} needs tile_index or x and y`);
-  const change = { tileIndex, tileId: fields.integer("tile_id") };
-  fields.done();
-  return change;
-}
-
-function elementFromJson(value: unknown, path: string): DialogElement {
-  const fields = Fields.of(value, path);
-  const box = {
-    x: fields.integer("x"),
-    y: fields.integer("y"),
-    width: fields.integer("width"),
-    height: fields.integer("height"),
-  };
-  const kind = fields.string("kind");
-  let element: DialogElement;
-  if (kind === "text") element = { kind, ...box, text: fields.string("text") };
-  else if (kind === "image") element = { kind, ...box, atlasIndex: fields.integer("atlas_index") };
-  else if (kind === "button")
-    element = { kind, ...box, returnCode: fields.integer("return_code"), label: fields.string("label") };
-  else if (kind === "text_input")
-    element = { kind, ...box, maxBytes: fields.integer("max_bytes"), text: fields.string("text") };
-  else throw new ToolInputError(`${path}.kind must be text, image, button or text_input`);
-  fields.done();
-  return element;
-}
-
-/** The packet a JSON value (as printed by decode) describes; throws ToolInputError. */
-export function packetFromJson(value: unknown): Packet {
-  const fields = Fields.of(value, "packet");
-  const type = fields.string("packet_type");
-  fields.derived("magic", `0x${MAGIC.toString(16).toUpperCase()}`);
-  fields.derived("version", PROTOCOL_VERSION);
-  const clientType = fields.has("client_type") ? fields.integer("client_type") : 0;
-  let packet: Packet;
-  switch (type) {
-    case "state":
-      packet = {
-        type,
-        clientType,
-        tick: fields.integer("tick"),
-        chunks: fields.list("chunks", chunkEntryFromJson),
-        playerEntityId: fields.integer("player_entity_id"),
-        entityChecksum: fields.integer("entity_checksum"),
-      };
-      break;
-    case "action": {
-      const action = namedCode(fields, "player_action", ACTION_NAMES);
-      packet = {
-        type,
-        clientType,
-        authToken: fields.authToken(),
-        targetTick: fields.integer("target_tick"),
-        cache: fields.list("cache", chunkEntryFromJson),
-        action,
-      };
-      break;
-    }
-    case "chunk":
-      packet = chunkFromJson(fields, clientType);
-      break;
-    case "entity": {
-      const entities = fields.list("entities", entityFromJson);
-      fields.derived("entity_count", entities.length);
-      const rawFlags = fields.optional("packet_flags") ?? [];
-      let more: boolean;
-      if (Array.isArray(rawFlags) && rawFlags.every((flag) => flag === "more")) more = rawFlags.length > 0;
-      else if (rawFlags === 0 || rawFlags === 1) more = rawFlags === 1;
-      else throw new ToolInputError('packet.packet_flags must be [] or ["more"] (or 0 / 1)');
-      packet = { type, clientType, tick: fields.integer("tick"), more, entities };
-      break;
-    }
-    case "entity_query":
-      packet = {
-        type,
-        clientType,
-        authToken: fields.authToken(),
-        entityId: fields.integer("entity_id"),
-      };
-      break;
-    case "entity_detail": {
-      const meta = metaFromJson(fields);
-      fields.derived("meta_len", metaLength(meta));
-      packet = { type, clientType, tick: fields.integer("tick"), entityId: fields.integer("entity_id"), meta };
-      break;
-    }
-    case "ping":
-    case "pong":
-      packet = { type, clientType, timestampMs: parseU64Decimal(fields.raw("timestamp_ms"), "packet.timestamp_ms") };
-      break;
-    case "chat_post": {
-      const text = fields.string("text");
-      fields.derived("text_len", utf8ByteLength(text));
-      const authToken = fields.authToken();
-      packet = { type, clientType, authToken, seq: fields.integer("seq"), text };
-      break;
-    }
-    case "chat_post_ack":
-      packet = { type, clientType, seq: fields.integer("seq"), status: namedCode(fields, "status", CHAT_STATUS_NAMES) };
-      break;
-    case "chat": {
-      const speakerName = fields.has("speaker_name") ? fields.string("speaker_name") : "";
-      const text = fields.string("text");
-      fields.derived("name_len", utf8ByteLength(speakerName));
-      fields.derived("text_len", utf8ByteLength(text));
-      packet = {
-        type,
-        clientType,
-        seq: fields.integer("seq"),
-        oldestSeq: fields.integer("oldest_seq"),
-        speakerEntityId: fields.integer("speaker_entity_id"),
-        speakerName,
-        text,
-      };
-      break;
-    }
-    case "chat_ack":
-      packet = {
-        type,
-        clientType,
-        authToken: fields.authToken(),
-        seq: fields.integer("seq"),
-      };
-      break;
-    case "tile_update": {
-      const changes = fields.list("changes", tileChangeFromJson);
-      fields.derived("count", changes.length);
-      packet = {
-        type,
-        clientType,
-        chunkId: chunkIdFromJson(fields),
-        fromVersion: fields.integer("from_version"),
-        toVersion: fields.integer("to_version"),
-        changes,
-      };
-      break;
-    }
-    case "dialog": {
-      const elements = fields.list("elements", elementFromJson);
-      fields.derived("element_count", elements.length);
-      packet = {
-        type,
-        clientType,
-        dialogId: fields.integer("dialog_id"),
-        x: fields.integer("x"),
-        y: fields.integer("y"),
-        width: fields.integer("width"),
-        height: fields.integer("height"),
-        elements,
-      };
-      break;
-    }
-    case "dialog_ack":
-      packet = {
-        type,
-        clientType,
-        authToken: fields.authToken(),
-        dialogId: fields.integer("dialog_id"),
-        state: namedCode(fields, "state", DIALOG_STATE_NAMES),
-      };
-      break;
-    case "dialog_reply": {
-      const values = fields.list("values", (value, path) => {
-        if (typeof value !== "string") throw new ToolInputError(`${path} must be a string`);
-        return value;
-      });
-      fields.derived("value_count", values.length);
-      packet = {
-        type,
-        clientType,
-        authToken: fields.authToken(),
-        dialogId: fields.integer("dialog_id"),
-        returnCode: fields.integer("return_code"),
-        values,
-      };
-      break;
-    }
-    case "dialog_close":
-      packet = { type, clientType, dialogId: fields.integer("dialog_id") };
-      break;
-    case "custom_to_server":
-    case "custom_to_client": {
-      const hex = fields.string("payload");
-      const payload = hex.replace(/\s+/g, "") === "" ? new Uint8Array(0) : parseHex(hex);
-      fields.derived("payload_len", payload.length);
-      const subtype = fields.integer("subtype");
-      packet =
-        type === "custom_to_server"
-          ? {
-              type,
-              clientType,
-              authToken: fields.authToken(),
-              subtype,
-              payload,
-            }
-          : { type, clientType, subtype, payload };
-      break;
-    }
-    default:
-      throw new ToolInputError(`packet.packet_type must be one of ${PACKET_TYPE_NAMES.join(", ")}`);
-  }
-  fields.done();
-  return packet;
 }
 
 // ---------------------------------------------------------------- commands
