@@ -15,7 +15,8 @@ import {
   encodePacket,
   encodePing,
 } from "../ts/protocol/index.js";
-import { isValidAction, isValidPing } from "../ts/server/datagram-handler.js";
+import { isValidAction } from "../ts/protocol/action.js";
+import { isValidPing } from "../ts/protocol/ping.js";
 import { Game } from "../ts/server/game-server.js";
 import { Logger } from "../ts/server/log.js";
 import type { Core } from "../ts/wasm/core.js";

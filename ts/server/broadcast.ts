@@ -23,7 +23,7 @@ import {
   encodeEntityHeader,
 } from "../protocol/entity.js";
 import { MAX_DATAGRAM_BYTES } from "../protocol/header.js";
-import { MANIFEST_ENTRIES, STATE_BYTES, encodeStateAround } from "../protocol/state.js";
+import { MANIFEST_ENTRIES, STATE_BYTES, encodeStateAround, manifestDx, manifestDy } from "../protocol/state.js";
 import type { Clock } from "./clock.js";
 import type { Egress } from "./egress.js";
 import type { EntityStore, StoredEntity } from "./entities.js";
@@ -95,7 +95,7 @@ export class Broadcaster {
     const world = this.world;
     const versions = this.versions;
     for (let index = 0; index < MANIFEST_ENTRIES; index++) {
-      versions[index] = world.chunkVersion(centreX + (index % 3) - 1, centreY + ((index / 3) | 0) - 1);
+      versions[index] = world.chunkVersion(centreX + manifestDx(index), centreY + manifestDy(index));
     }
     const egress = this.egress;
     const slab = egress.slab;

@@ -6,6 +6,7 @@ import {
   CUSTOM_TO_CLIENT_PAYLOAD_MAX_BYTES,
   type CustomToServerPacket,
   encodeCustomToClient,
+  CUSTOM_TO_CLIENT_HEADER_BYTES,
 } from "../protocol/custom.js";
 import { checkU16, EncodeError } from "../protocol/errors.js";
 import type { Egress } from "./egress.js";
@@ -65,7 +66,7 @@ export class CustomMessages {
         `custom payload of ${payload.length} bytes exceeds ${CUSTOM_TO_CLIENT_PAYLOAD_MAX_BYTES}`,
       );
     }
-    const out = new Uint8Array(10 + payload.length);
+    const out = new Uint8Array(CUSTOM_TO_CLIENT_HEADER_BYTES + payload.length);
     encodeCustomToClient({ type: "custom_to_client", clientType: 0, subtype, payload }, out);
     this.stats.sent++;
     this.egress.send(session, out);

@@ -4,23 +4,21 @@
 // and nothing is ever sent to a source that has not proven it holds a live
 // token, so a spoofed source address cannot be made to receive traffic.
 import { CHUNK_SIZE } from "../constants.js";
-import { readU16, readU32 } from "../protocol/bytes.js";
-import { CHUNK_ENTRY_BYTES, chunkId } from "../protocol/chunk-id.js";
-import { ACTION_BYTES, ACTION_MAX, type ActionPacket } from "../protocol/action.js";
+import { chunkId } from "../protocol/chunk-id.js";
+import {
+  isValidAction,
+  readActionCacheChunkId,
+  readActionCacheVersion,
+  readActionCode,
+  readActionTargetTick,
+  readActionTokenHigh,
+  readActionTokenLow,
+} from "../protocol/action.js";
 import { encodeEntityDetail } from "../protocol/entity-detail.js";
 import type { EntityQueryPacket } from "../protocol/entity-query.js";
-import {
-  HEADER_BYTES,
-  MAGIC,
-  MAX_DATAGRAM_BYTES,
-  PACKET_ACTION,
-  PACKET_PING,
-  PACKET_PONG,
-  PROTOCOL_VERSION,
-  encodeHeader,
-} from "../protocol/header.js";
+import { MAX_DATAGRAM_BYTES, PACKET_PONG, encodeHeader } from "../protocol/header.js";
 import { decodePacket } from "../protocol/packet.js";
-import { PING_BYTES } from "../protocol/ping.js";
+import { PING_BYTES, PING_TIMESTAMP_OFFSET, isValidPing } from "../protocol/ping.js";
 import { MANIFEST_ENTRIES } from "../protocol/state.js";
 import type { ChatService } from "./chat.js";
 import type { Clock } from "./clock.js";
@@ -113,13 +111,11 @@ export class DatagramHandler {
     const result = decodePacket(datagram);
     if (!result.ok) return metrics.drop(result.error.code);
     const packet = result.packet;
+    // Every valid Action and Ping took the fast path above (the protocol's validators accept exactly
+    // what decodePacket accepts for them: test/protocol-validators.test.ts), so they never get here.
     switch (packet.type) {
-      case "action":
-        return this.onAction(packet, peer, nowMs);
       case "entity_query":
         return this.onEntityQuery(packet, peer, nowMs);
-      case "ping":
-        return this.onPing(datagram, peer, nowMs);
       case "chat_post": {
         const session = this.authenticate(packet.authToken, peer, nowMs);
         if (session) this.chat.onPost(session, packet, nowMs);
@@ -182,26 +178,19 @@ export class DatagramHandler {
     return session;
   }
 
-  /** An ActionPacket the fast-path checks in `handle` accepted, read in place. */
+  /** An ActionPacket that isValidAction accepted, read in place through the protocol's readers. */
   private onActionBytes(bytes: Uint8Array, peer: Peer, nowMs: number): void {
-    const session = this.admit(this.sessions.byTokenWords(readU32(bytes, 6), readU32(bytes, 10)), peer, nowMs);
+    const session = this.admit(
+      this.sessions.byTokenWords(readActionTokenLow(bytes), readActionTokenHigh(bytes)),
+      peer,
+      nowMs,
+    );
     if (!session) return;
     for (let index = 0; index < MANIFEST_ENTRIES; index++) {
-      const at = 18 + index * CHUNK_ENTRY_BYTES;
-      this.cacheIds[index] = readU32(bytes, at);
-      this.cacheVersions[index] = readU16(bytes, at + 4);
+      this.cacheIds[index] = readActionCacheChunkId(bytes, index);
+      this.cacheVersions[index] = readActionCacheVersion(bytes, index);
     }
-    this.applyAction(session, readU32(bytes, 14), readU16(bytes, 72), nowMs);
-  }
-
-  private onAction(packet: ActionPacket, peer: Peer, nowMs: number): void {
-    const session = this.authenticate(packet.authToken, peer, nowMs);
-    if (!session) return;
-    for (let index = 0; index < MANIFEST_ENTRIES; index++) {
-      this.cacheIds[index] = packet.cache[index].chunkId;
-      this.cacheVersions[index] = packet.cache[index].version;
-    }
-    this.applyAction(session, packet.targetTick, packet.action, nowMs);
+    this.applyAction(session, readActionTargetTick(bytes), readActionCode(bytes), nowMs);
   }
 
   /** Schedules the action and answers the cache list (in cacheIds / cacheVersions). */
@@ -276,24 +265,7 @@ export class DatagramHandler {
     const out = slab.bytes;
     const at = slab.at;
     encodeHeader(PACKET_PONG, 0, out, at);
-    for (let index = HEADER_BYTES; index < PING_BYTES; index++) out[at + index] = ping[index];
+    for (let index = PING_TIMESTAMP_OFFSET; index < PING_BYTES; index++) out[at + index] = ping[index];
     this.egress.send(session, slab.take(PING_BYTES));
   }
-}
-
-/** Whether decodePacket accepts `bytes` as an ActionPacket: exactly what it checks, nothing decoded. */
-export function isValidAction(bytes: Uint8Array): boolean {
-  return bytes.length === ACTION_BYTES && hasHeader(bytes, PACKET_ACTION) && readU16(bytes, 72) <= ACTION_MAX;
-}
-
-/** Whether decodePacket accepts `bytes` as a Ping. */
-export function isValidPing(bytes: Uint8Array): boolean {
-  return bytes.length === PING_BYTES && hasHeader(bytes, PACKET_PING);
-}
-
-/** Magic, version and packet type as checkHeader accepts them (the caller checked the length). */
-function hasHeader(bytes: Uint8Array, packetType: number): boolean {
-  return (
-    bytes[0] === (MAGIC & 0xff) && bytes[1] === MAGIC >>> 8 && bytes[2] === PROTOCOL_VERSION && bytes[3] === packetType
-  );
 }

@@ -12,7 +12,7 @@
 //   acknowledges it (DialogAck "closed"), a bounded number of times.
 // Every re-send runs on a backing-off timer (retransmit.ts).
 import { DIALOG_STATE_CLOSED, DIALOG_STATE_SHOWN, type DialogAckPacket } from "../protocol/dialog-ack.js";
-import { encodeDialogClose } from "../protocol/dialog-close.js";
+import { encodeDialogClose, DIALOG_CLOSE_BYTES } from "../protocol/dialog-close.js";
 import type { DialogReplyPacket } from "../protocol/dialog-reply.js";
 import { DIALOG_RETURN_DISMISSED, type DialogElement, encodeDialog } from "../protocol/dialog.js";
 import { MAX_DATAGRAM_BYTES } from "../protocol/header.js";
@@ -116,7 +116,7 @@ export class DialogService {
   /** Closes a dialog on the server's initiative; its reply handler is not called. False when it is not open. */
   close(session: Session, dialogId: number): boolean {
     if (!session.dialogs.open.delete(dialogId)) return false;
-    const out = new Uint8Array(10);
+    const out = new Uint8Array(DIALOG_CLOSE_BYTES);
     encodeDialogClose({ type: "dialog_close", clientType: 0, dialogId }, out);
     const closing: ClosingDialog = { datagram: out, timer: new RetransmitTimer(), sends: 0 };
     session.dialogs.closing.set(dialogId, closing);
@@ -223,7 +223,7 @@ export class DialogService {
   }
 
   private sendCloseOnce(session: Session, dialogId: number): void {
-    const out = new Uint8Array(10);
+    const out = new Uint8Array(DIALOG_CLOSE_BYTES);
     encodeDialogClose({ type: "dialog_close", clientType: 0, dialogId }, out);
     this.egress.send(session, out);
   }

@@ -7,9 +7,9 @@
 // race each other. The slot table is a fixed ring of ADDRESSABLE_WINDOWS entries
 // per entity, so no client behaviour can grow server memory or move an entity
 // more than once per window.
+import { ACTION_NOOP } from "../protocol/action.js";
 import { ADDRESSABLE_WINDOWS, farthestWindow, NO_TARGET_TICK, windowOfTick } from "../window.js";
 
-export const ACTION_NOOP = 0;
 const SLOT_COUNT = ADDRESSABLE_WINDOWS;
 const EMPTY = -1;
 

@@ -7,7 +7,12 @@
 // diff, like for any stale chunk.
 import { CHUNK_SIZE, TILE_UNKNOWN } from "../constants.js";
 import { chunkId } from "../protocol/chunk-id.js";
-import { encodeTileUpdate, TILE_UPDATE_MAX_CHANGES } from "../protocol/tile-update.js";
+import {
+  encodeTileUpdate,
+  TILE_UPDATE_MAX_CHANGES,
+  TILE_UPDATE_HEADER_BYTES,
+  TILE_CHANGE_BYTES,
+} from "../protocol/tile-update.js";
 import type { Egress } from "./egress.js";
 import type { SessionRegistry } from "./session.js";
 import type { World } from "./world.js";
@@ -81,7 +86,7 @@ export class TileUpdates {
         continue;
       }
       const changes = [...chunk.changes].map(([tileIndex, tileId]) => ({ tileIndex, tileId }));
-      const out = new Uint8Array(15 + changes.length * 4);
+      const out = new Uint8Array(TILE_UPDATE_HEADER_BYTES + changes.length * TILE_CHANGE_BYTES);
       encodeTileUpdate(
         {
           type: "tile_update",
