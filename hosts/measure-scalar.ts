@@ -157,7 +157,10 @@ console.log(
   `ns per call (median, p25-p75), ${BATCH} calls per sample (fb_to_rgba ${FRAME_BATCH}), ${TIME_MS} ms per task; sink ${sink & 1}`,
 );
 for (const task of bench.tasks) {
-  const samples = [...(task.result.latency.samples ?? [])].sort((a, b) => a - b);
+  const result = task.result;
+  // An aborted or errored task has no latency: say so instead of printing NaN from an empty list.
+  if (result.state !== "completed") throw new Error(`benchmark task "${task.name}" ended as ${result.state}`);
+  const samples = [...(result.latency.samples ?? [])].sort((a, b) => a - b);
   const calls = task.name.startsWith("fb_to_rgba") ? FRAME_BATCH : BATCH;
   const ns = (q: number) => ((quantile(samples, q) * 1e6) / calls).toFixed(0);
   console.log(`${task.name.padEnd(38)} ${ns(0.5).padStart(6)}  (${ns(0.25)}-${ns(0.75)})  n=${samples.length}`);

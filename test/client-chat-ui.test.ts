@@ -104,7 +104,7 @@ describe("the account API's answers", () => {
   it("posts the request and reads the session, its nick from the answer when the server gives one", async () => {
     const requests: [string, unknown][] = [];
     const fetchFn = async (url: string, init?: RequestInit) => {
-      requests.push([url, JSON.parse(String(init?.body))]);
+      requests.push([url, JSON.parse(init?.body as string)]);
       return answer(200, joined)();
     };
     const login = await joinAccount("http://host/", { kind: "login", name: "ada", password: "secret pw" }, fetchFn);

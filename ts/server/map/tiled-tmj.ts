@@ -23,7 +23,12 @@ export function parseTmj(text: string, file: string): RawMap {
   const map: RawMap = {
     file,
     format: "tmj",
-    orientation: root.orientation === undefined ? "orthogonal" : String(root.orientation),
+    orientation:
+      root.orientation === undefined
+        ? "orthogonal"
+        : typeof root.orientation === "string"
+          ? root.orientation
+          : JSON.stringify(root.orientation),
     width: integerField(root, "width", file, "map"),
     height: integerField(root, "height", file, "map"),
     tileWidthPx: integerField(root, "tilewidth", file, "map"),
@@ -101,7 +106,12 @@ function readTileLayer(layer: JsonObject, map: RawMap, name: string, path: strin
 
 /** `data` is a JSON array of GIDs (encoding absent or "csv") or a base64 string (encoding "base64"). */
 function readData(layer: JsonObject, data: unknown, cellCount: number, site: DataSite): Uint32Array {
-  const encoding = layer.encoding === undefined ? "csv" : String(layer.encoding);
+  const encoding =
+    layer.encoding === undefined
+      ? "csv"
+      : typeof layer.encoding === "string"
+        ? layer.encoding
+        : JSON.stringify(layer.encoding);
   const compression = typeof layer.compression === "string" ? layer.compression : undefined;
   if (encoding === "csv") {
     if (!Array.isArray(data)) throw new MapError(site.file, `${site.where}: data is not an array`);
