@@ -5,6 +5,7 @@
 // token, so a spoofed source address cannot be made to receive traffic.
 import { CHUNK_SIZE } from "../constants.js";
 import { chunkId } from "../protocol/chunk-id.js";
+import { addressKey } from "./address-key.js";
 import {
   isValidAction,
   readActionCacheChunkId,
@@ -101,62 +102,89 @@ export class DatagramHandler {
     const metrics = this.metrics;
     metrics.datagramsIn++;
     metrics.bytesIn += datagram.length;
-    if (!this.addressLimiter.take(peer.address, nowMs)) return metrics.drop("rate_limited_address");
     // What every client sends several times a second takes a path that reads
     // the fields straight from the bytes: isValidAction and isValidPing check
     // exactly what decodePacket checks for these two types, so the outcome is
     // the same without a packet object, its nine cache entries or a bigint token.
+    //
+    // Who pays for a datagram: one that proves a live session (its token names
+    // one; a Ping on a link bound to one) is counted against that session's
+    // limit only, so a flood from the same address (a shared NAT, a spoofer)
+    // can never use up an honest player's budget. Everything else is unproven
+    // and counted against its source (unprovenFrom), before it is decoded when
+    // no session is bound to its link.
     if (isValidAction(datagram)) return this.onActionBytes(datagram, peer, nowMs);
     if (isValidPing(datagram)) return this.onPing(datagram, peer, nowMs);
+    const onBoundLink = this.sessions.byPeerKey(peer.key) !== undefined;
+    if (!onBoundLink && !this.addressLimiter.take(addressKey(peer.address), nowMs)) {
+      return metrics.drop("rate_limited_address");
+    }
     const result = decodePacket(datagram);
-    if (!result.ok) return metrics.drop(result.error.code);
+    if (!result.ok) return this.unproven(peer, nowMs, result.error.code, !onBoundLink);
     const packet = result.packet;
+    const charged = !onBoundLink;
     // Every valid Action and Ping took the fast path above (the protocol's validators accept exactly
     // what decodePacket accepts for them: test/protocol-validators.test.ts), so they never get here.
     switch (packet.type) {
       case "entity_query":
-        return this.onEntityQuery(packet, peer, nowMs);
+        return this.onEntityQuery(packet, peer, nowMs, charged);
       case "chat_post": {
-        const session = this.authenticate(packet.authToken, peer, nowMs);
+        const session = this.authenticate(packet.authToken, peer, nowMs, charged);
         if (session) this.chat.onPost(session, packet, nowMs);
         return;
       }
       case "chat_ack": {
-        const session = this.authenticate(packet.authToken, peer, nowMs);
+        const session = this.authenticate(packet.authToken, peer, nowMs, charged);
         if (session) this.chat.onAck(session, packet, nowMs);
         return;
       }
       case "dialog_ack": {
-        const session = this.authenticate(packet.authToken, peer, nowMs);
+        const session = this.authenticate(packet.authToken, peer, nowMs, charged);
         if (session) this.dialogs.onAck(session, packet);
         return;
       }
       case "dialog_reply": {
-        const session = this.authenticate(packet.authToken, peer, nowMs);
+        const session = this.authenticate(packet.authToken, peer, nowMs, charged);
         if (session) this.dialogs.onReply(session, packet);
         return;
       }
       case "custom_to_server": {
-        const session = this.authenticate(packet.authToken, peer, nowMs);
+        const session = this.authenticate(packet.authToken, peer, nowMs, charged);
         if (session) this.custom.dispatch(session, packet);
         return;
       }
       default:
         // State, Chunk, Entity, EntityDetail, Pong, ChatPostAck, Chat, TileUpdate,
         // Dialog, DialogClose and CustomToClient only flow server → client.
-        return metrics.drop("wrong_direction");
+        return this.unproven(peer, nowMs, "wrong_direction", charged);
     }
   }
 
-  /** The session a token names, bound to `peer`; undefined (and counted) when refused. */
-  private authenticate(token: bigint, peer: Peer, nowMs: number): Session | undefined {
-    return this.admit(this.sessions.byTokenValue(token), peer, nowMs);
+  /**
+   * A datagram that proves no session: counted against its source's limit
+   * (IPv4 address or IPv6 /64) unless that was done before decoding it
+   * (`charged`), then dropped as `reason`.
+   */
+  private unproven(peer: Peer, nowMs: number, reason: string, charged: boolean): void {
+    if (!charged && !this.addressLimiter.take(addressKey(peer.address), nowMs)) {
+      return this.metrics.drop("rate_limited_address");
+    }
+    this.metrics.drop(reason);
   }
 
-  /** Rate-limits, binds and marks seen the session a token named; undefined (and counted) when refused. */
-  private admit(session: Session | undefined, peer: Peer, nowMs: number): Session | undefined {
+  /** The session a token names, bound to `peer`; undefined (and counted) when refused. */
+  private authenticate(token: bigint, peer: Peer, nowMs: number, charged: boolean): Session | undefined {
+    return this.admit(this.sessions.byTokenValue(token), peer, nowMs, charged);
+  }
+
+  /**
+   * Rate-limits (against the session's own limit), binds and marks seen the
+   * session a token named; undefined (and counted) when refused. No session:
+   * the datagram is unproven and its source pays (`charged`: it already did).
+   */
+  private admit(session: Session | undefined, peer: Peer, nowMs: number, charged: boolean): Session | undefined {
     if (!session) {
-      this.metrics.drop("unknown_token");
+      this.unproven(peer, nowMs, "unknown_token", charged);
       return undefined;
     }
     if (!session.inbound.take(nowMs)) {
@@ -184,6 +212,7 @@ export class DatagramHandler {
       this.sessions.byTokenWords(readActionTokenLow(bytes), readActionTokenHigh(bytes)),
       peer,
       nowMs,
+      false,
     );
     if (!session) return;
     for (let index = 0; index < MANIFEST_ENTRIES; index++) {
@@ -234,8 +263,8 @@ export class DatagramHandler {
     return false;
   }
 
-  private onEntityQuery(packet: EntityQueryPacket, peer: Peer, nowMs: number): void {
-    const session = this.authenticate(packet.authToken, peer, nowMs);
+  private onEntityQuery(packet: EntityQueryPacket, peer: Peer, nowMs: number, charged: boolean): void {
+    const session = this.authenticate(packet.authToken, peer, nowMs, charged);
     if (!session) return;
     const entity = this.entities.get(packet.entityId);
     if (!entity) return this.metrics.drop("unknown_entity");
@@ -257,7 +286,7 @@ export class DatagramHandler {
    */
   private onPing(ping: Uint8Array, peer: Peer, nowMs: number): void {
     const session = this.sessions.byPeerKey(peer.key);
-    if (!session) return this.metrics.drop("unbound_ping");
+    if (!session) return this.unproven(peer, nowMs, "unbound_ping", false);
     if (!session.inbound.take(nowMs)) return this.metrics.drop("rate_limited_session");
     session.lastSeenMs = nowMs;
     const slab = this.egress.slab;

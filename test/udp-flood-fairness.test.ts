@@ -1,0 +1,83 @@
+// A flood from a player's own address (a shared NAT, or a spoofer who knows it)
+// must not use up that player's budget: traffic that proves a live session is
+// counted per session, only unproven traffic per source address. Before this,
+// the per-address limit ran before authentication: 1.5 M datagrams from
+// 127.0.0.1 left an honest client there without its Pong.
+import { createSocket, type Socket } from "node:dgram";
+import { once } from "node:events";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createActionPacket, encodeAction } from "../ts/protocol/action.js";
+import { type Harness, startHarness } from "./support/game-harness.js";
+import { readWorldMap } from "../ts/server/server.js";
+import { writeTestMap, type TestMap } from "./support/test-map.js";
+import { UdpTestClient } from "./support/udp-client.js";
+
+let map: TestMap;
+let server: Harness;
+const sockets: Socket[] = [];
+
+beforeAll(async () => {
+  map = writeTestMap();
+  server = await startHarness(readWorldMap(map.path), { addressRatePerSecond: 50 });
+});
+
+afterAll(async () => {
+  for (const socket of sockets) socket.close();
+  await server?.close();
+  map?.dispose();
+});
+
+/** Sends `count` datagrams from a fresh socket on `address`, paced so the kernel keeps them. */
+async function flood(address: string, count: number, datagram: (index: number) => Uint8Array): Promise<void> {
+  const socket = createSocket("udp4");
+  sockets.push(socket);
+  socket.bind(0, address);
+  await once(socket, "listening");
+  for (let index = 0; index < count; index++) {
+    socket.send(datagram(index), server.udpPort, "127.0.0.1");
+    if (index % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
+/** An ActionPacket with a token no session has. */
+function forgedAction(index: number): Uint8Array {
+  const packet = createActionPacket();
+  packet.authToken = 0x1234_5678_0000_0000n + BigInt(index);
+  packet.targetTick = 0;
+  const out = new Uint8Array(74);
+  encodeAction(packet, out);
+  return out;
+}
+
+describe("a flood from a player's address", () => {
+  it("is held back by the address limit while the player's own datagrams all pass", async () => {
+    const honest = await UdpTestClient.connect(server.httpPort, "Honest");
+    honest.action(0, 0);
+    await honest.waitFor("first state", () => honest.lastState());
+    const game = server.game;
+    const session = game.sessions.byTokenValue(BigInt(`0x${honest.joined.token}`))!;
+    const before = game.metrics.drops.get("rate_limited_session") ?? 0;
+    const floodDone = flood("127.0.0.1", 3000, (index) =>
+      index % 2 === 0 ? forgedAction(index) : new Uint8Array([0x46, 0x43, 1, 99, 0, 0, index & 0xff]),
+    );
+    // The honest client keeps playing at its usual rate meanwhile: keep-alives and a ping.
+    let pongs = 0;
+    const counted = honest.received.length;
+    for (let round = 0; round < 20; round++) {
+      honest.action(0, 0);
+      if (round % 5 === 0) honest.ping(BigInt(round + 1));
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    await floodDone;
+    await honest.waitFor("its pongs", () => {
+      pongs = honest.received.slice(counted).filter((r) => r.packet?.type === "pong").length;
+      return pongs >= 4;
+    });
+    // The flood met the address limit…
+    expect(game.metrics.drops.get("rate_limited_address") ?? 0).toBeGreaterThan(1000);
+    // …and nothing of the honest session's was dropped.
+    expect(game.metrics.drops.get("rate_limited_session") ?? 0).toBe(before);
+    expect(session.peer).not.toBeNull();
+    honest.close();
+  }, 20_000);
+});
