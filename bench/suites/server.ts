@@ -129,6 +129,9 @@ async function startServer(
     "200",
     "--address-rate",
     "1000000",
+    // Thousands of bots join from this one address.
+    "--join-rate",
+    "1000000",
     "--log-level",
     "warn",
     "--udp-backend",
@@ -489,7 +492,7 @@ export async function runServer(options: RunOptions & { serverCounts?: number[] 
     ],
     targets,
     notes: [
-      "Server command (reproducible on any machine): node --import tsx ts/server/main.ts --map <dir>/map.tmj --http-port 0 --udp-port 0 --max-players 5000 --session-rate 200 --address-rate 1000000 --log-level warn --udp-backend auto (plus the event-loop-delay preload).",
+      "Server command (reproducible on any machine): node --import tsx ts/server/main.ts --map <dir>/map.tmj --http-port 0 --udp-port 0 --max-players 5000 --session-rate 200 --address-rate 1000000 --join-rate 1000000 --log-level warn --udp-backend auto (plus the event-loop-delay preload).",
     ],
     raw: rows,
   };

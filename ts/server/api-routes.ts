@@ -69,7 +69,8 @@ export function installApiRoutes(
     limits.registrationsPerAddress,
     100_000,
   );
-  const guardStats = { loginsHeldBack: 0, registrationsHeldBack: 0 };
+  const guestJoins = new KeyedRateLimiter(limits.guestJoinsPerAddress / 60, limits.guestJoinsPerAddress, 100_000);
+  const guardStats = { loginsHeldBack: 0, registrationsHeldBack: 0, guestJoinsHeldBack: 0 };
   const source = (raw: IncomingMessage) => addressKey(raw.socket.remoteAddress ?? "");
   const wait = (ms: number, what: string): never => {
     throw new HttpError(429, `too many failed logins ${what}: try again in ${Math.ceil(ms / 1000)} s`, {
@@ -79,7 +80,13 @@ export function installApiRoutes(
 
   // Body {"nick", "replaces"?}: `replaces` is the token of this client's previous guest
   // session (after a lost link), which ends now instead of lingering until eviction.
-  http.route("POST", "/api/guest", ({ body }) => {
+  http.route("POST", "/api/guest", ({ body, raw }) => {
+    if (!guestJoins.take(source(raw), Date.now())) {
+      guardStats.guestJoinsHeldBack++;
+      throw new HttpError(429, "too many joins from this address: try again in a minute", {
+        "retry-after": String(Math.ceil(60 / limits.guestJoinsPerAddress)),
+      });
+    }
     const checked = checkNick(stringField(body, "nick"));
     if (!checked.ok) throw new HttpError(400, checked.reason);
     const replaces = (body as Record<string, unknown>).replaces;

@@ -7,6 +7,11 @@ export interface GameOptions {
   maxPlayers: number;
   /** Sessions unseen this long are evicted. */
   sessionTimeoutMs: number;
+  /**
+   * A session that never sent a datagram is evicted this long after its join
+   * (at most sessionTimeoutMs): joins that never play must not hold player slots.
+   */
+  unboundSessionTimeoutMs: number;
   /** Send every entity update even when unchanged (the seed's behaviour; decision 10). */
   sendUnchangedEntities: boolean;
   /** Inbound datagram limits: per session and per source address (datagrams/s). */
@@ -24,6 +29,7 @@ export interface GameOptions {
 export const DEFAULT_GAME_OPTIONS: GameOptions = {
   maxPlayers: 256,
   sessionTimeoutMs: 10_000,
+  unboundSessionTimeoutMs: 5_000,
   sendUnchangedEntities: false,
   sessionRatePerSecond: 60,
   addressRatePerSecond: 5_000,

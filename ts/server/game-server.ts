@@ -94,10 +94,11 @@ export class Game {
   ) {
     this.options = { ...DEFAULT_GAME_OPTIONS, ...options };
     this.world = new World(core, map);
-    this.sessions = new SessionRegistry({
-      ratePerSecond: this.options.sessionRatePerSecond,
-      burst: this.options.sessionRatePerSecond * 2,
-    });
+    this.sessions = new SessionRegistry(
+      { ratePerSecond: this.options.sessionRatePerSecond, burst: this.options.sessionRatePerSecond * 2 },
+      // A player is announced when it starts playing (its first datagram), not when it joins.
+      (session) => this.lifecycle.announce(session),
+    );
     this.addressLimiter = new KeyedRateLimiter(
       this.options.addressRatePerSecond,
       this.options.addressRatePerSecond * 2,

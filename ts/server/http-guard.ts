@@ -32,6 +32,8 @@ export interface HttpLimits {
   hashQueue: number;
   /** Registrations per source per hour (burst the same). */
   registrationsPerAddress: number;
+  /** Guest joins per source per minute (burst the same): joins are free, so eight threads once held every slot. */
+  guestJoinsPerAddress: number;
 }
 
 /** Descriptors kept free for what is not HTTP: the database, UDP, WebRTC, map and client files. */
@@ -66,6 +68,7 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   hashConcurrency: 2,
   hashQueue: 32,
   registrationsPerAddress: 10,
+  guestJoinsPerAddress: 60,
 };
 
 export interface ConnectionStats {

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { formatProfile, parseProfileSpec, ProfileError, randomSeed } from "../netsim/index.js";
 import { DEFAULT_GAME_OPTIONS } from "./game-options.js";
+import { DEFAULT_HTTP_LIMITS } from "./http-guard.js";
 import { isLogLevel, Logger } from "./log.js";
 import { DatabaseBackups, DEFAULT_BACKUP_INTERVAL_MS, DEFAULT_BACKUPS_KEPT } from "./persistence/backup.js";
 import { DEFAULT_DATABASE_PATH, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
@@ -45,6 +46,7 @@ Browser transports (docs/transports.md):
                         (default --host, or every interface when --host is 0.0.0.0 / ::)
   --rtc-ports MIN-MAX   UDP port range for WebRTC peer connections (default any free port)
   --client-dir PATH     the built browser client served at / (default dist/client)
+  --join-rate N         guest joins per minute per source address (default 60)
   --allow-origin ORIGIN a page origin besides the server's own that may POST to the API,
                         e.g. http://localhost:5173; repeatable (docs/server.md § HTTP limits)
   --netsim SPEC         impair every link, both directions, e.g. "delay=80,jitter=30,loss=5"
@@ -134,6 +136,7 @@ async function main(): Promise<void> {
         "rtc-ports": { type: "string" },
         "client-dir": { type: "string", default: DEFAULT_CLIENT_DIR },
         "allow-origin": { type: "string", multiple: true, default: [] },
+        "join-rate": { type: "string", default: String(DEFAULT_HTTP_LIMITS.guestJoinsPerAddress) },
         netsim: { type: "string" },
         "udp-backend": { type: "string", default: "auto" },
         help: { type: "boolean", short: "h", default: false },
@@ -189,7 +192,10 @@ async function main(): Promise<void> {
       webrtc,
       netsim,
       clientDir: v["client-dir"]!,
-      http: { allowedOrigins: v["allow-origin"]!.map(origin) },
+      http: {
+        allowedOrigins: v["allow-origin"]!.map(origin),
+        guestJoinsPerAddress: positive("join-rate", v["join-rate"]!),
+      },
       udpBackend,
       logger,
     });

@@ -20,7 +20,7 @@ const FRESH = NEW_CHARACTER;
 
 /** What starting and ending sessions touches. */
 export interface SessionLifecyclePorts {
-  readonly options: Pick<GameOptions, "maxPlayers" | "sessionTimeoutMs">;
+  readonly options: Pick<GameOptions, "maxPlayers" | "sessionTimeoutMs" | "unboundSessionTimeoutMs">;
   /** Spawns, and whether a saved spot is still a free cell of this map. */
   readonly world: Pick<World, "name" | "spawns" | "mapWidth" | "mapHeight" | "walkable">;
   /** Each session's player entity. */
@@ -85,15 +85,20 @@ export class SessionLifecycle implements AccountHost {
       characters.saveAndForget({ accountId: session.accountId, entity: session.entity }, Date.now());
     }
     log.info("session left", { entityId: session.entity.id, nick: session.nick, reason });
-    // A replaced or rejoined session's player is still here, under a new session that announced itself.
-    if (reason !== "replaced" && reason !== "rejoined") {
+    // A replaced or rejoined session's player is still here, under a new session that announced itself;
+    // one that never played was never announced.
+    if (session.announced && reason !== "replaced" && reason !== "rejoined") {
       chat.systemNear(session.entity.x, session.entity.y, NOTICE_RADIUS, `${session.nick} left`);
     }
   }
 
   /** Ends the sessions unseen for the session timeout, as of `nowMs`. */
   evictStale(nowMs: number): void {
-    const stale = this.ports.sessions.stale(nowMs - this.ports.options.sessionTimeoutMs);
+    const { sessionTimeoutMs, unboundSessionTimeoutMs } = this.ports.options;
+    const stale = this.ports.sessions.stale(
+      nowMs - sessionTimeoutMs,
+      nowMs - Math.min(sessionTimeoutMs, unboundSessionTimeoutMs),
+    );
     for (const session of stale) this.leave(session, "timeout");
   }
 
@@ -119,7 +124,7 @@ export class SessionLifecycle implements AccountHost {
     vitals: Pick<CharacterState, "hp" | "hpMax" | "elo">,
     accountId: number | null,
   ): Session {
-    const { entities, sessions, log, chat } = this.ports;
+    const { entities, sessions, log } = this.ports;
     const entity = entities.spawn({
       typeId: ENTITY_TYPE_PLAYER,
       x: spot.x,
@@ -133,8 +138,20 @@ export class SessionLifecycle implements AccountHost {
     });
     const session = sessions.create(entity, nick, performance.now(), accountId);
     log.info("session joined", { entityId: entity.id, nick, accountId, x: spot.x, y: spot.y });
-    chat.systemNear(spot.x, spot.y, NOTICE_RADIUS, `${nick} joined`);
     return session;
+  }
+
+  /**
+   * The "joined" notice, posted when the session's first datagram arrives
+   * (SessionRegistry's first bind), not at the HTTP join: a join that never
+   * plays announces nothing, so a join flood cannot flood the chat of everyone
+   * nearby (255 joins once sent a bystander 510 lines in 14 s).
+   */
+  announce(session: Session): void {
+    if (session.announced || this.ports.sessions.byTokenValue(session.token) !== session) return;
+    session.announced = true;
+    const { x, y } = session.entity;
+    this.ports.chat.systemNear(x, y, NOTICE_RADIUS, `${session.nick} joined`);
   }
 
   private nextSpawn(): { x: number; y: number } {

@@ -35,6 +35,10 @@ export interface Session {
   readonly accountId: number | null;
   peer: Peer | null;
   lastSeenMs: number;
+  /** Whether a datagram ever bound the session to a link: a session that never plays expires sooner. */
+  everBound: boolean;
+  /** Whether its "joined" notice went out (on its first bind); only then does it get a "left" one. */
+  announced: boolean;
   /** Broadcast parity: this session is sent State/Entity packets when tick % 2 === sendPhase. */
   readonly sendPhase: number;
   readonly inbound: TokenBucket;
@@ -69,7 +73,14 @@ export class SessionRegistry {
   private readonly byPeer = new Map<string, Session>();
   private phaseCounter = 0;
 
-  constructor(private readonly limits: SessionLimits) {}
+  /**
+   * `onFirstBind` runs when a session's first datagram binds it to a link:
+   * where the game announces a player who is actually playing.
+   */
+  constructor(
+    private readonly limits: SessionLimits,
+    private readonly onFirstBind: (session: Session) => void = () => {},
+  ) {}
 
   get size(): number {
     return this.byToken.size;
@@ -96,6 +107,8 @@ export class SessionRegistry {
       accountId,
       peer: null,
       lastSeenMs: nowMs,
+      everBound: false,
+      announced: false,
       sendPhase: this.phaseCounter++ % BROADCAST_EVERY_TICKS,
       inbound: new TokenBucket(this.limits.ratePerSecond, this.limits.burst, nowMs),
       lastEntityChecksum: -1,
@@ -138,6 +151,10 @@ export class SessionRegistry {
     if (previous && previous !== session) previous.peer = null;
     session.peer = peer;
     this.byPeer.set(peer.key, session);
+    if (!session.everBound) {
+      session.everBound = true;
+      this.onFirstBind(session);
+    }
   }
 
   /**
@@ -158,10 +175,13 @@ export class SessionRegistry {
     if (session.peer && this.byPeer.get(session.peer.key) === session) this.byPeer.delete(session.peer.key);
   }
 
-  /** Sessions not seen since `cutoffMs`. */
-  stale(cutoffMs: number): Session[] {
+  /**
+   * Sessions not seen since `cutoffMs`, and sessions never bound to a link
+   * that were created before `unboundCutoffMs`.
+   */
+  stale(cutoffMs: number, unboundCutoffMs = cutoffMs): Session[] {
     const out: Session[] = [];
-    for (const s of this.byToken.values()) if (s.lastSeenMs < cutoffMs) out.push(s);
+    for (const s of this.byToken.values()) if (s.lastSeenMs < (s.everBound ? cutoffMs : unboundCutoffMs)) out.push(s);
     return out;
   }
 }
