@@ -4,102 +4,41 @@
 // Sources are told apart by binding client sockets to different loopback
 // addresses (127.0.0.2, 127.0.0.3, …), all of which reach a server on 127.0.0.1.
 import { once } from "node:events";
-import { request } from "node:http";
 import { connect, type Socket } from "node:net";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { Logger } from "../ts/server/log.js";
 import { openGameDatabase } from "../ts/server/persistence/database.js";
-import { type RunningServer, type ServerOptions, startServer } from "../ts/server/server.js";
-import { writeTestMap, type TestMap } from "./support/test-map.js";
+import type { RunningServer, ServerOptions } from "../ts/server/server.js";
+import { postJsonFrom, requestFrom } from "./support/http-from.js";
+import { startTestServer, type TestServer } from "./support/transport-client.js";
 
-let map: TestMap;
 let dir: string;
-const servers: RunningServer[] = [];
+const servers: TestServer[] = [];
 const sockets: Socket[] = [];
 
 beforeAll(() => {
-  map = writeTestMap();
   dir = mkdtempSync(join(tmpdir(), "caves-http-abuse-"));
 });
 
 afterEach(async () => {
   for (const socket of sockets.splice(0)) socket.destroy();
-  for (const server of servers.splice(0)) await server.close();
+  for (const server of servers.splice(0)) await server.dispose();
 });
 
 afterAll(() => {
-  map?.dispose();
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** The real server on the test map, with a database file of its own. */
 async function start(options: Partial<ServerOptions> = {}): Promise<RunningServer> {
-  const server = await startServer({
-    host: "127.0.0.1",
-    httpPort: 0,
-    udpPort: 0,
-    mapPath: map.path,
-    logger: new Logger("silent"),
+  const started = await startTestServer({
     database: openGameDatabase(join(dir, `db-${servers.length}-${Date.now()}.sqlite`)),
     ...options,
   });
-  servers.push(server);
-  return server;
-}
-
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Record<string, unknown>;
-}
-
-/** One HTTP request from `from` (a loopback address), with its own connection. */
-function call(
-  port: number,
-  method: "GET" | "POST",
-  path: string,
-  options: { body?: string; headers?: Record<string, string>; from?: string } = {},
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port,
-        method,
-        path,
-        localAddress: options.from ?? "127.0.0.1",
-        agent: false,
-        headers: { connection: "close", ...options.headers },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (text += chunk));
-        res.on("end", () => {
-          let body: Record<string, unknown> = {};
-          try {
-            body = JSON.parse(text) as Record<string, unknown>;
-          } catch {
-            body = { text };
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
-        });
-      },
-    );
-    req.on("error", reject);
-    if (options.body !== undefined) req.write(options.body);
-    req.end();
-  });
-}
-
-function postJson(port: number, path: string, body: unknown, from?: string, headers: Record<string, string> = {}) {
-  return call(port, "POST", path, {
-    body: JSON.stringify(body),
-    headers: { "content-type": "application/json", ...headers },
-    from,
-  });
+  servers.push(started);
+  return started.server;
 }
 
 /** An idle TCP connection from `from`; resolves once connected, with a flag set when the server closes it. */
@@ -123,7 +62,7 @@ const until = async (condition: () => boolean, timeoutMs: number): Promise<boole
 describe("cross-site requests", () => {
   it("a state-changing POST must be JSON: a text/plain form post is refused with 415 and creates nothing", async () => {
     const server = await start();
-    const reply = await call(server.httpPort, "POST", "/api/guest", {
+    const reply = await requestFrom(server.httpPort, "POST", "/api/guest", {
       body: JSON.stringify({ nick: "Forged" }),
       headers: { "content-type": "text/plain" },
     });
@@ -135,16 +74,16 @@ describe("cross-site requests", () => {
   it("a POST from a page of another origin is refused with 403; same origin and no Origin (native clients) pass", async () => {
     const server = await start();
     const port = server.httpPort;
-    const foreign = await postJson(port, "/api/guest", { nick: "Forged" }, undefined, {
+    const foreign = await postJsonFrom(port, "/api/guest", { nick: "Forged" }, undefined, {
       origin: "http://evil.example",
     });
     expect(foreign.status).toBe(403);
     expect(server.game.sessions.size).toBe(0);
-    const same = await postJson(port, "/api/guest", { nick: "Same" }, undefined, {
+    const same = await postJsonFrom(port, "/api/guest", { nick: "Same" }, undefined, {
       origin: `http://127.0.0.1:${port}`,
     });
     expect(same.status).toBe(200);
-    const native = await postJson(port, "/api/guest", { nick: "Native" });
+    const native = await postJsonFrom(port, "/api/guest", { nick: "Native" });
     expect(native.status).toBe(200);
   });
 });
@@ -157,7 +96,7 @@ describe("connections", () => {
     for (let index = 0; index < 12; index++) held.push(await idleConnection(port, "127.0.0.2"));
     expect(await until(() => held.filter((c) => c.closed()).length >= 4, 2000)).toBe(true);
     expect(held.slice(0, 8).every((c) => !c.closed())).toBe(true);
-    const status = await call(port, "GET", "/api/status", { from: "127.0.0.3" });
+    const status = await requestFrom(port, "GET", "/api/status", { from: "127.0.0.3" });
     expect(status.status).toBe(200);
     expect((status.body.http as Record<string, number>).refusedConnections).toBeGreaterThanOrEqual(4);
   });
@@ -174,31 +113,36 @@ describe("logins", () => {
   it("wrong passwords from one address meet 429 with Retry-After; another address can still log in", async () => {
     const server = await start({ http: { loginFailuresBeforeBackoff: 3 } });
     const port = server.httpPort;
-    const created = await postJson(port, "/api/register", { name: "Target", password: "correct horse", nick: "T" });
+    const created = await postJsonFrom(port, "/api/register", { name: "Target", password: "correct horse", nick: "T" });
     expect(created.status).toBe(200);
     const statuses = [];
     for (let attempt = 0; attempt < 6; attempt++) {
-      const reply = await postJson(port, "/api/login", { name: "Target", password: `guess${attempt}xx` }, "127.0.0.5");
+      const reply = await postJsonFrom(
+        port,
+        "/api/login",
+        { name: "Target", password: `guess${attempt}xx` },
+        "127.0.0.5",
+      );
       statuses.push(reply.status);
       if (reply.status === 429) expect(Number(reply.headers["retry-after"])).toBeGreaterThanOrEqual(1);
     }
     expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
     expect(statuses.slice(3)).toEqual([429, 429, 429]);
     // The attacker's address is held back, even with the right password…
-    const blocked = await postJson(port, "/api/login", { name: "Target", password: "correct horse" }, "127.0.0.5");
+    const blocked = await postJsonFrom(port, "/api/login", { name: "Target", password: "correct horse" }, "127.0.0.5");
     expect(blocked.status).toBe(429);
     // …the owner, elsewhere, is not (the per-account limit allows more failures than the per-address one).
-    const owner = await postJson(port, "/api/login", { name: "Target", password: "correct horse" }, "127.0.0.6");
+    const owner = await postJsonFrom(port, "/api/login", { name: "Target", password: "correct horse" }, "127.0.0.6");
     expect(owner.status).toBe(200);
   });
 
   it("wrong passwords for one account from many addresses meet the per-account limit", async () => {
     const server = await start({ http: { loginFailuresBeforeBackoff: 50, accountFailuresBeforeBackoff: 4 } });
     const port = server.httpPort;
-    await postJson(port, "/api/register", { name: "Victim", password: "correct horse", nick: "V" });
+    await postJsonFrom(port, "/api/register", { name: "Victim", password: "correct horse", nick: "V" });
     const statuses = [];
     for (let attempt = 0; attempt < 6; attempt++) {
-      const reply = await postJson(
+      const reply = await postJsonFrom(
         port,
         "/api/login",
         { name: "victim", password: "wrong guess" },
@@ -214,7 +158,7 @@ describe("logins", () => {
     const port = server.httpPort;
     const replies = await Promise.all(
       Array.from({ length: 10 }, (_, index) =>
-        postJson(port, "/api/login", { name: `nobody${index}`, password: "whatever1" }, `127.0.2.${index + 1}`),
+        postJsonFrom(port, "/api/login", { name: `nobody${index}`, password: "whatever1" }, `127.0.2.${index + 1}`),
       ),
     );
     const statuses = replies.map((reply) => reply.status);
@@ -233,7 +177,7 @@ describe("registration", () => {
     const port = server.httpPort;
     const statuses = [];
     for (let index = 0; index < 4; index++) {
-      const reply = await postJson(
+      const reply = await postJsonFrom(
         port,
         "/api/register",
         { name: `spam${index}`, password: "password1", nick: `S${index}` },
@@ -242,14 +186,14 @@ describe("registration", () => {
       statuses.push(reply.status);
     }
     expect(statuses).toEqual([200, 200, 429, 429]);
-    const other = await postJson(
+    const other = await postJsonFrom(
       port,
       "/api/register",
       { name: "honest", password: "password1", nick: "H" },
       "127.0.0.8",
     );
     expect(other.status).toBe(200);
-    const login = await postJson(port, "/api/login", { name: "spam3", password: "password1" }, "127.0.0.9");
+    const login = await postJsonFrom(port, "/api/login", { name: "spam3", password: "password1" }, "127.0.0.9");
     expect(login.status).toBe(401);
   });
 
@@ -259,13 +203,13 @@ describe("registration", () => {
     const names = ["racer0", "racer1", "racer2", "racer3"];
     const replies = await Promise.all(
       names.map((name, index) =>
-        postJson(port, "/api/register", { name, password: "password1", nick: name }, `127.0.3.${index + 1}`),
+        postJsonFrom(port, "/api/register", { name, password: "password1", nick: name }, `127.0.3.${index + 1}`),
       ),
     );
     const statuses = replies.map((reply) => reply.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
     expect(statuses.filter((status) => status === 503)).toHaveLength(3);
-    const stored = servers[0].game.accountStore;
+    const stored = server.game.accountStore;
     for (const [index, name] of names.entries()) {
       expect(stored.findByName(name) !== undefined, name).toBe(statuses[index] === 200);
     }

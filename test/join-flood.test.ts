@@ -5,57 +5,28 @@
 // back within seconds, and only a session that starts playing is announced.
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatPacket } from "../ts/protocol/chat.js";
-import { Logger } from "../ts/server/log.js";
-import { type RunningServer, type ServerOptions, startServer } from "../ts/server/server.js";
-import { writeTestMap } from "./support/test-map.js";
+import type { RunningServer, ServerOptions } from "../ts/server/server.js";
+import { postJsonFrom } from "./support/http-from.js";
+import { startTestServer, type TestServer } from "./support/transport-client.js";
 import { joinGuest, UdpTestClient } from "./support/udp-client.js";
 
-const servers: RunningServer[] = [];
+const servers: TestServer[] = [];
 const clients: UdpTestClient[] = [];
-const maps: { dispose(): void }[] = [];
 
 afterEach(async () => {
   for (const client of clients.splice(0)) client.close();
-  for (const server of servers.splice(0)) await server.close();
-  for (const map of maps.splice(0)) map.dispose();
+  for (const server of servers.splice(0)) await server.dispose();
 });
 
 async function start(options: Partial<ServerOptions>): Promise<RunningServer> {
-  const map = writeTestMap();
-  maps.push(map);
-  const server = await startServer({
-    host: "127.0.0.1",
-    httpPort: 0,
-    udpPort: 0,
-    mapPath: map.path,
-    logger: new Logger("silent"),
-    ...options,
-  });
-  servers.push(server);
-  return server;
+  const started = await startTestServer(options);
+  servers.push(started);
+  return started.server;
 }
 
+/** A guest join from `from`; its status. */
 async function guest(port: number, nick: string, from = "127.0.0.1"): Promise<number> {
-  const { request } = await import("node:http");
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port,
-        method: "POST",
-        path: "/api/guest",
-        localAddress: from,
-        agent: false,
-        headers: { "content-type": "application/json" },
-      },
-      (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on("error", reject);
-    req.end(JSON.stringify({ nick }));
-  });
+  return (await postJsonFrom(port, "/api/guest", { nick }, from)).status;
 }
 
 async function playing(port: number, nick: string): Promise<UdpTestClient> {
