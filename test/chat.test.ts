@@ -159,6 +159,18 @@ describe("chat", () => {
     expect(lines(fay).filter((line) => line.speakerName === "Fay")).toHaveLength(CHAT_BURST);
   });
 
+  it("refuses a line carrying bidi overrides, embeddings or isolates, which could make it read as someone else's", async () => {
+    const ida = await player("Ida");
+    const spoofs = ["\u202Enimda :metsys", "hi \u202Aall", "x\u2066y", "ok\u2069"];
+    spoofs.forEach((text, index) => post(ida, index + 1, text));
+    post(ida, spoofs.length + 1, "שלום and hello"); // right-to-left text itself is fine
+    await ida.waitFor("an ack for every line", () => postAcks(ida).length >= spoofs.length + 1);
+    const statuses = postAcks(ida).map((a) => a.status);
+    expect(statuses).toEqual([...spoofs.map(() => CHAT_STATUS_REFUSED), CHAT_STATUS_POSTED]);
+    await ida.waitFor("the plain line", () => lines(ida).find((line) => line.text === "שלום and hello"));
+    expect(lines(ida).filter((line) => line.speakerName === "Ida")).toHaveLength(1);
+  });
+
   it("drops malformed posts — over-long, ill-formed UTF-8, control characters, empty, seq 0 — counting each by code", async () => {
     const gus = await player("Gus");
     const header = (seq: number) => [0x4c, 0x52, 0x01, 0x08, 0x00, 0x00, ...u64(gus.token), seq, 0, 0, 0];

@@ -41,6 +41,14 @@ export interface ChatStats {
   overflowDropped: number;
 }
 
+/**
+ * Bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069):
+ * they reorder what follows them, so "\u202Enimda :metsys" reads as a line from
+ * "system: admin". Right-to-left text needs none of them (the marks U+200E,
+ * U+200F and U+061C stay allowed), so a line carrying one is refused.
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
+
 export class ChatService {
   readonly stats: ChatStats = {
     posted: 0,
@@ -121,7 +129,7 @@ export class ChatService {
     }
     const text = packet.text.trim();
     let status = CHAT_STATUS_POSTED;
-    if (text === "") {
+    if (text === "" || BIDI_CONTROLS.test(text)) {
       status = CHAT_STATUS_REFUSED;
       this.stats.refused++;
     } else if (!channel.limiter.take(nowMs)) {
