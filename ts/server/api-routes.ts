@@ -29,6 +29,11 @@ export interface ApiGame extends MetricsSource {
   status(ticks: number): Record<string, unknown>;
 }
 
+/** The Retry-After header of a 429 or 503: whole seconds, at least 1. */
+function retryAfter(seconds: number): Record<string, string> {
+  return { "retry-after": String(Math.max(1, Math.ceil(seconds))) };
+}
+
 /**
  * `udpStatus` describes the UDP socket for /api/status (which backend carries the datagrams and
  * its counters); without it the status has no "udp" field.
@@ -52,12 +57,12 @@ export function installApiRoutes(
   const refusal = (error: unknown): never => {
     if (error instanceof JoinError || error instanceof AccountError) throw new HttpError(error.status, error.message);
     if (error instanceof QueueFullError) {
-      throw new HttpError(503, "too many logins at once: try again in a moment", { "retry-after": "1" });
+      throw new HttpError(503, "too many logins at once: try again in a moment", retryAfter(1));
     }
     throw error;
   };
 
-  // Password guessing and account spam (docs/server.md § Limits): a source, and an account
+  // Password guessing and account spam (docs/server.md § HTTP limits): a source, and an account
   // name from anywhere, that keep failing must wait longer and longer; hashing runs through a
   // bounded queue; registrations are rationed per source.
   const limits = http.limits;
@@ -73,9 +78,8 @@ export function installApiRoutes(
   const guardStats = { loginsHeldBack: 0, registrationsHeldBack: 0, guestJoinsHeldBack: 0 };
   const source = (raw: IncomingMessage) => addressKey(raw.socket.remoteAddress ?? "");
   const wait = (ms: number, what: string): never => {
-    throw new HttpError(429, `too many failed logins ${what}: try again in ${Math.ceil(ms / 1000)} s`, {
-      "retry-after": String(Math.ceil(ms / 1000)),
-    });
+    const seconds = Math.ceil(ms / 1000);
+    throw new HttpError(429, `too many failed logins ${what}: try again in ${seconds} s`, retryAfter(seconds));
   };
 
   // Body {"nick", "replaces"?}: `replaces` is the token of this client's previous guest
@@ -83,9 +87,11 @@ export function installApiRoutes(
   http.route("POST", "/api/guest", ({ body, raw }) => {
     if (!guestJoins.take(source(raw), Date.now())) {
       guardStats.guestJoinsHeldBack++;
-      throw new HttpError(429, "too many joins from this address: try again in a minute", {
-        "retry-after": String(Math.ceil(60 / limits.guestJoinsPerAddress)),
-      });
+      throw new HttpError(
+        429,
+        "too many joins from this address: try again in a minute",
+        retryAfter(60 / limits.guestJoinsPerAddress),
+      );
     }
     const checked = checkNick(stringField(body, "nick"));
     if (!checked.ok) throw new HttpError(400, checked.reason);
@@ -113,9 +119,11 @@ export function installApiRoutes(
     const from = source(raw);
     if (!registrations.take(from, Date.now())) {
       guardStats.registrationsHeldBack++;
-      throw new HttpError(429, "too many registrations from this address: try again later", {
-        "retry-after": String(Math.ceil(3600 / limits.registrationsPerAddress)),
-      });
+      throw new HttpError(
+        429,
+        "too many registrations from this address: try again later",
+        retryAfter(3600 / limits.registrationsPerAddress),
+      );
     }
     try {
       return joined(await hashing.run(() => game.accounts.register(name, password, nick)));

@@ -5,7 +5,6 @@
 // token, so a spoofed source address cannot be made to receive traffic.
 import { CHUNK_SIZE } from "../constants.js";
 import { chunkId } from "../protocol/chunk-id.js";
-import { addressKey } from "./address-key.js";
 import {
   isValidAction,
   readActionCacheChunkId,
@@ -21,6 +20,7 @@ import { MAX_DATAGRAM_BYTES, PACKET_PONG, encodeHeader } from "../protocol/heade
 import { decodePacket } from "../protocol/packet.js";
 import { PING_BYTES, PING_TIMESTAMP_OFFSET, isValidPing } from "../protocol/ping.js";
 import { MANIFEST_ENTRIES } from "../protocol/state.js";
+import { addressKey } from "./address-key.js";
 import type { ChatService } from "./chat.js";
 import type { Clock } from "./clock.js";
 import type { CustomMessages } from "./custom-messages.js";
