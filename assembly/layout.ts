@@ -50,13 +50,6 @@ export const PATH_OUT: usize = 0x1c00;
 export const PATH_MAX: i32 = 4096;
 /** RGB332 → RGBA8888 lookup table: 256 × u32 (little-endian R,G,B,A bytes). */
 export const RGB332_LUT: usize = 0x2c00;
-/**
- * One batch of a movement window for apply_moves: MOVES_MAX rows of 16 bytes
- * (i32 entity, i32 x, i32 y, u8 action, u8 moved, 2 pad; sim/moves.ts). 4096 bytes:
- * the gap below IO, so FIXED_END and every other region stay where they were.
- */
-export const MOVES: usize = 0x3000;
-export const MOVES_MAX: i32 = 256;
 /** General byte buffer for host I/O (datagrams, FNV-1a input). 64 KiB. */
 export const IO: usize = 0x4000;
 export const IO_BYTES: i32 = 0x10000;
@@ -74,5 +67,13 @@ export const TILE_LOOK: usize = 0x102000;
 /** Sprite list for batched drawing: SPRITES_MAX entries of 8 bytes (layout in docs/wasm-abi.md). */
 export const SPRITES: usize = 0x122000;
 export const SPRITES_MAX: i32 = 1024;
+/**
+ * The moves of one window or one entity tick for apply_moves: MOVES_MAX rows of
+ * 16 bytes (i32 entity, i32 x, i32 y, u8 action, u8 moved, 2 pad; sim/moves.ts).
+ * 4096 rows, so a tick's moves — every player's and every awake NPC's — cross
+ * the boundary in one call. 64 KiB. (0x3000..0x4000, where 256 rows used to be, is free.)
+ */
+export const MOVES: usize = 0x124000;
+export const MOVES_MAX: i32 = 4096;
 /** End of the fixed regions; asc's --memoryBase must equal this. */
-export const FIXED_END: usize = 0x124000;
+export const FIXED_END: usize = 0x134000;

@@ -4,7 +4,7 @@
 // in one call; then each moved entity is moved in the store, so its spatial
 // index follows, and each step is counted executed or blocked. Entities do not
 // block each other (only tiles do), so batching changes nothing but the number
-// of boundary crossings: one per batch of up to MOVES_MAX (256) movers instead
+// of boundary crossings: one per batch of up to MOVES_MAX (4096) movers instead
 // of one per mover. More movers than rows are applied in several batches.
 import type { MoveTable } from "../wasm/sim.js";
 import type { EntityStore, StoredEntity } from "./entities.js";
