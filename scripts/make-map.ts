@@ -1,20 +1,23 @@
-// Regenerates the bundled map: maps/caves.tmj and maps/caves.tiles.json.
+// Regenerates the bundled map: maps/caves.tmj, maps/caves.tiles.json and maps/caves.npcs.json.
 //   npx tsx scripts/make-map.ts          write the files
 //   npx tsx scripts/make-map.ts --check  exit 1 if the committed files differ from what the generator makes
 // Deterministic: the seed is fixed (DEFAULT_CAVE_SEED), so the output only changes when the generator does.
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { cavesNpcKindsJson } from "../ts/server/map/caves-npcs.js";
 import { cavesTileDataJson, cavesTmj } from "../ts/server/map/caves-tmj.js";
 import { generateCaves } from "../ts/server/map/generate-caves.js";
 import { loadMap } from "../ts/server/map/load-map.js";
 
 const mapPath = fileURLToPath(new URL("../maps/caves.tmj", import.meta.url));
 const tileDataPath = fileURLToPath(new URL("../maps/caves.tiles.json", import.meta.url));
+const npcKindsPath = fileURLToPath(new URL("../maps/caves.npcs.json", import.meta.url));
 
 const caves = generateCaves();
 const outputs: [string, string][] = [
   [mapPath, cavesTmj(caves)],
   [tileDataPath, cavesTileDataJson()],
+  [npcKindsPath, cavesNpcKindsJson()],
 ];
 
 if (process.argv.includes("--check")) {
@@ -51,3 +54,7 @@ console.log(
       .join(", "),
 );
 console.log(`wrote ${tileDataPath}`);
+console.log(
+  `wrote ${npcKindsPath} (${loaded.npcKinds.length} kinds; ${loaded.npcSpawns.length} spawns keeping ` +
+    `${loaded.npcSpawns.reduce((total, spawn) => total + spawn.count, 0)} creatures alive)`,
+);

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CHUNK_SIZE, PALETTE_MAX, TILE_FLAG_COLLIDES } from "../ts/constants.js";
+import { cavesNpcKindsJson } from "../ts/server/map/caves-npcs.js";
 import { cavesTileDataJson, cavesTmj } from "../ts/server/map/caves-tmj.js";
 import { CAVE_TILE, CAVE_TILE_DATA, generateCaves } from "../ts/server/map/generate-caves.js";
 import { loadMap, tileFlagsTable, type LoadedMap } from "../ts/server/map/load-map.js";
@@ -15,6 +16,7 @@ import { loadCore } from "../ts/wasm/node.js";
 
 const MAP_PATH = fileURLToPath(new URL("../maps/caves.tmj", import.meta.url));
 const TILE_DATA_PATH = fileURLToPath(new URL("../maps/caves.tiles.json", import.meta.url));
+const NPC_KINDS_PATH = fileURLToPath(new URL("../maps/caves.npcs.json", import.meta.url));
 
 let map: LoadedMap;
 let flags: Uint8Array;
@@ -145,6 +147,7 @@ describe("the bundled map", () => {
   it("carries the same tile meaning in its Tiled tileset as in caves.tiles.json", () => {
     const dir = mkdtempSync(join(tmpdir(), "map-default-"));
     copyFileSync(MAP_PATH, join(dir, "caves.tmj"));
+    copyFileSync(NPC_KINDS_PATH, join(dir, "caves.npcs.json"));
     const fromTileset = loadMap(join(dir, "caves.tmj"));
     expect(fromTileset.source.tileDataFile).toBeNull();
     expect(Buffer.from(tileFlagsTable(fromTileset.tileData)).equals(Buffer.from(flags))).toBe(true);
@@ -155,6 +158,31 @@ describe("the bundled map", () => {
     const caves = generateCaves();
     expect(cavesTmj(caves)).toBe(readFileSync(MAP_PATH, "utf8"));
     expect(cavesTileDataJson()).toBe(readFileSync(TILE_DATA_PATH, "utf8"));
+    expect(cavesNpcKindsJson()).toBe(readFileSync(NPC_KINDS_PATH, "utf8"));
+  });
+
+  it("has creatures: critters and guards in view of the spawn points, hostiles only outside the great hall", () => {
+    const spawnPoint = map.spawns[0];
+    const inView = (x: number, y: number) => Math.abs(x - spawnPoint.x) <= 15 && Math.abs(y - spawnPoint.y) <= 15;
+    const byBehaviour = (behaviour: string) => map.npcSpawns.filter((spawn) => spawn.kind.behaviour === behaviour);
+    expect(map.npcKinds.map((kind) => kind.behaviour).sort()).toEqual([
+      "guard",
+      "hostile",
+      "hostile",
+      "wander",
+      "wander",
+    ]);
+    // A new player sees the world move at once: every cell of some critter areas is in view of the spawn.
+    const critterAreasInView = byBehaviour("wander").filter((spawn) => spawn.cells.every((c) => inView(c.x, c.y)));
+    expect(critterAreasInView.length).toBeGreaterThanOrEqual(2);
+    expect(byBehaviour("guard").length).toBeGreaterThanOrEqual(1);
+    // No hostile lives where its leash could bring it into view of the spawn points.
+    for (const spawn of byBehaviour("hostile")) {
+      for (const cell of spawn.cells) {
+        const distance = Math.max(Math.abs(cell.x - spawnPoint.x), Math.abs(cell.y - spawnPoint.y));
+        expect(distance, spawn.name).toBeGreaterThan(15 + spawn.kind.leash);
+      }
+    }
   });
 });
 

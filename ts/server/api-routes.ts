@@ -20,7 +20,7 @@ import type { World } from "./world.js";
 export interface ApiGame extends MetricsSource {
   readonly sessions: Pick<SessionRegistry, "byTokenValue" | "size">;
   readonly accounts: Pick<AccountService, "register" | "login">;
-  readonly world: Pick<World, "name" | "mapWidth" | "mapHeight" | "chunksX" | "chunksY" | "tileInfo">;
+  readonly world: Pick<World, "name" | "mapWidth" | "mapHeight" | "chunksX" | "chunksY" | "tileInfo" | "npcKinds">;
   readonly options: Pick<GameOptions, "tickHz">;
   /** Creates a guest session; throws JoinError when refused. */
   join(nick: string): Session;
@@ -176,6 +176,14 @@ export function installApiRoutes(
         chunksY: world.chunksY,
         tickHz: game.options.tickHz,
         tiles: world.tileInfo,
+        // What clients draw NPCs with: a kind's sprite, and its speed for a glide as long as its steps.
+        kinds: world.npcKinds.map(({ typeId, name, sprite, behaviour, speed }) => ({
+          typeId,
+          name,
+          sprite,
+          behaviour,
+          speed,
+        })),
       },
     };
   });

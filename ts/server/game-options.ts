@@ -1,6 +1,7 @@
 // What a Game can be started with (server flags map onto these), its defaults,
 // and the refusal a join can end in.
 import { TICK_HZ } from "../constants.js";
+import { DEFAULT_THINK_BUDGET_BASE } from "./npc/think-budget.js";
 import type { GameDatabase } from "./persistence/database.js";
 
 export interface GameOptions {
@@ -18,6 +19,10 @@ export interface GameOptions {
   sessionRatePerSecond: number;
   addressRatePerSecond: number;
   tickHz: number;
+  /** NPC think budget: BASE / (clients + 1) units per entity tick (ts/server/npc/think-budget.ts). */
+  npcThinkBudgetBase: number;
+  /** Seed of the NPCs' random stream (wandering, spawn cells). */
+  npcSeed: number;
   /**
    * Where accounts and characters live (openGameDatabase). Without one the game
    * opens an in-memory database: accounts work, nothing survives the process.
@@ -34,6 +39,8 @@ export const DEFAULT_GAME_OPTIONS: GameOptions = {
   sessionRatePerSecond: 60,
   addressRatePerSecond: 5_000,
   tickHz: TICK_HZ,
+  npcThinkBudgetBase: DEFAULT_THINK_BUDGET_BASE,
+  npcSeed: 0x6e7063,
 };
 
 /** A refused join, with the HTTP status the API answers it with (503: server full). */

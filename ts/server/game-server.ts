@@ -14,6 +14,7 @@ import { ACTION_WINDOW_HORIZON, BROADCAST_EVERY_TICKS } from "../constants.js";
 import { PROTOCOL_VERSION } from "../protocol/header.js";
 import type { Core } from "../wasm/core.js";
 import { executesWindow, nextWindowAfter, windowOfTick } from "../window.js";
+import { ENTITY_TICK_EVERY, entityTickOf, isEntityTick } from "../action-points.js";
 import { AccountService } from "./accounts/account-service.js";
 import { type AccountRecord, AccountStore } from "./accounts/account-store.js";
 import { Broadcaster } from "./broadcast.js";
@@ -30,6 +31,7 @@ import { DEFAULT_GAME_OPTIONS, type GameOptions } from "./game-options.js";
 import { Logger } from "./log.js";
 import { Metrics, TIMING_WINDOW_TICKS } from "./metrics.js";
 import { executeWindowMoves } from "./movement.js";
+import { NpcRoom } from "./npc/npc-room.js";
 import { CharacterSaver, SAVE_INTERVAL_MS } from "./persistence/character-saver.js";
 import { CharacterStore } from "./persistence/character-store.js";
 import { type GameDatabase, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
@@ -76,6 +78,8 @@ export class Game {
   readonly dialogs: DialogService;
   readonly custom: CustomMessages;
   readonly interactables: Interactables;
+  /** The map's creatures: action points, the think budget, their moves (npc/npc-room.ts). */
+  readonly npcs: NpcRoom;
   /** Last processed tick; the first tick processed is 1. */
   tick = 0;
   private readonly loop: TickLoop;
@@ -112,6 +116,22 @@ export class Game {
     const { chat, dialogs, custom } = this;
     this.interactables = new Interactables({ entities, dialogs, chat, log }, world.interactables);
     this.tileUpdates = new TileUpdates(world, sessions, egress);
+    this.npcs = new NpcRoom(
+      {
+        entities,
+        pathing: world.pathing,
+        moves: world.moves,
+        players: () => playerEntities(sessions),
+        clientCount: () => sessions.size,
+        log,
+      },
+      world.npcSpawns,
+      {
+        thinkBudgetBase: this.options.npcThinkBudgetBase,
+        seed: this.options.npcSeed,
+        entityTicksPerSecond: this.options.tickHz / ENTITY_TICK_EVERY,
+      },
+    );
     this.broadcaster = new Broadcaster({
       entities,
       world,
@@ -223,6 +243,12 @@ export class Game {
     const startMs = performance.now();
     this.tick++;
     if (executesWindow(this.tick)) this.executeWindow(windowOfTick(this.tick));
+    // NPCs act on entity ticks (12 Hz), after the players' window, all their steps in one kernel call.
+    if (isEntityTick(this.tick)) {
+      const npcStartMs = performance.now();
+      this.npcs.entityTick(entityTickOf(this.tick));
+      this.metrics.npcMs.add(performance.now() - npcStartMs);
+    }
     // Tile updates go out before the State packets whose manifests show the new versions.
     this.tileUpdates.flush();
     const broadcastStartMs = performance.now();
@@ -286,6 +312,30 @@ export class Game {
       custom: this.custom.stats,
       tileUpdates: this.tileUpdates.stats,
       interactables: { count: this.interactables.size, ...this.interactables.stats },
+      npcs: this.npcStatus(last),
     };
   }
+
+  /** The NPC figures of /api/status: counts, the last second's rates, the last entity tick's budget, totals. */
+  private npcStatus(ticks: number): Record<string, unknown> {
+    const npcs = this.npcs;
+    const m = this.metrics;
+    const lastSecond = npcs.lastSecond;
+    const entityTicksPerSecond = this.options.tickHz / ENTITY_TICK_EVERY;
+    return {
+      count: npcs.size,
+      awake: npcs.awake,
+      thinksPerSecond: lastSecond.thinks,
+      budgetSpentPerSecond: lastSecond.spent,
+      shedPerEntityTick: lastSecond.shed / entityTicksPerSecond,
+      lastEntityTick: npcs.lastTick,
+      totals: { ...npcs.stats },
+      thinkMs: { p50: m.npcMs.percentile(50, ticks), p99: m.npcMs.percentile(99, ticks) },
+    };
+  }
+}
+
+/** The entities of the sessions in play: what the NPCs wake near and notice. */
+function* playerEntities(sessions: SessionRegistry): Iterable<{ readonly x: number; readonly y: number }> {
+  for (const session of sessions.values()) yield session.entity;
 }

@@ -19,8 +19,8 @@ usage: npm start -- [options]
   --host ADDRESS        address to bind HTTP and UDP (default 127.0.0.1)
   --http-port PORT      HTTP API and client page (default 8080; 0 picks a free port)
   --udp-port PORT       UDP datagrams (default 7777; 0 picks a free port)
-  --map PATH            Tiled map: .tmj, .tmx or .csv, with PATH.tiles.json beside it
-                        (default maps/caves.tmj)
+  --map PATH            Tiled map: .tmj, .tmx or .csv, with its tile data (NAME.tiles.json)
+                        and creatures (NAME.npcs.json) beside it (default maps/caves.tmj)
   --max-players N       refuse joins beyond N sessions (default ${DEFAULT_GAME_OPTIONS.maxPlayers})
   --send-unchanged      send every entity update even when nothing in view changed
                         (the seed's behaviour; by default unchanged updates are skipped)
@@ -33,6 +33,9 @@ usage: npm start -- [options]
                         at start, every --db-backup-minutes, and before every migration
   --db-backup-minutes N minutes between backups (default ${DEFAULT_BACKUP_INTERVAL_MS / 60_000})
   --db-backup-keep N    scheduled backups kept, oldest deleted first (default ${DEFAULT_BACKUPS_KEPT})
+  --npc-budget N        NPC think budget: N / (players + 1) units per entity tick
+                        (default ${DEFAULT_GAME_OPTIONS.npcThinkBudgetBase}; docs/server.md § NPCs)
+  --npc-seed N          seed of the creatures' wandering and spawn cells (default ${DEFAULT_GAME_OPTIONS.npcSeed})
   --log-level LEVEL     debug | info | warn | error | silent (default info)
   --udp-backend NAME    auto | mmsg | dgram: how UDP datagrams move (default auto: batched
                         sendmmsg/recvmmsg through native/udp-mmsg where it is built, else
@@ -127,6 +130,8 @@ async function main(): Promise<void> {
         "session-rate": { type: "string", default: String(DEFAULT_GAME_OPTIONS.sessionRatePerSecond) },
         "address-rate": { type: "string", default: String(DEFAULT_GAME_OPTIONS.addressRatePerSecond) },
         "log-level": { type: "string", default: "info" },
+        "npc-budget": { type: "string", default: String(DEFAULT_GAME_OPTIONS.npcThinkBudgetBase) },
+        "npc-seed": { type: "string", default: String(DEFAULT_GAME_OPTIONS.npcSeed) },
         db: { type: "string", default: DEFAULT_DATABASE_PATH },
         "db-backup": { type: "string" },
         "db-backup-minutes": { type: "string", default: String(DEFAULT_BACKUP_INTERVAL_MS / 60_000) },
@@ -189,6 +194,8 @@ async function main(): Promise<void> {
       sendUnchangedEntities: v["send-unchanged"]!,
       sessionRatePerSecond: positive("session-rate", v["session-rate"]!),
       addressRatePerSecond: positive("address-rate", v["address-rate"]!),
+      npcThinkBudgetBase: positive("npc-budget", v["npc-budget"]!),
+      npcSeed: positive("npc-seed", v["npc-seed"]!),
       webrtc,
       netsim,
       clientDir: v["client-dir"]!,
@@ -212,6 +219,8 @@ async function main(): Promise<void> {
     udpBackend: server.udpBackend,
     map: world.name,
     chunks: `${world.chunksX}x${world.chunksY}`,
+    npcs: server.game.npcs.size,
+    npcKinds: world.npcKinds.length,
   });
   process.stdout.write(
     `Forgotten Caves is running: http://${host}:${server.httpPort}/  (UDP ${host}:${server.udpPort}, map ${world.name})\n`,

@@ -64,6 +64,8 @@ export class Metrics {
   readonly actions = new Map<string, number>();
   readonly tickMs = new SampleWindow();
   readonly broadcastMs = new SampleWindow();
+  /** Time of the NPC room's part of each entity tick (npc/npc-room.ts). */
+  readonly npcMs = new SampleWindow();
 
   drop(reason: string): void {
     this.drops.set(reason, (this.drops.get(reason) ?? 0) + 1);

@@ -1,6 +1,7 @@
 // /metrics in the Prometheus text exposition format.
 import type { EventLoopDelay } from "./event-loop-delay.js";
 import type { Metrics } from "./metrics.js";
+import type { NpcRoom } from "./npc/npc-room.js";
 
 /** What /metrics reports on (the Game has all of it). */
 export interface MetricsSource {
@@ -9,6 +10,7 @@ export interface MetricsSource {
   readonly entities: { readonly size: number };
   readonly tick: number;
   readonly eventLoopDelay: Pick<EventLoopDelay, "summary">;
+  readonly npcs: Pick<NpcRoom, "size" | "awake" | "stats" | "lastTick">;
 }
 
 export function prometheusText(game: MetricsSource): string {
@@ -54,5 +56,20 @@ export function prometheusText(game: MetricsSource): string {
     "Offered and executed actions, by outcome.",
     [...m.actions].map(([outcome, n]) => [`{outcome="${outcome}"}`, n]),
   );
+  const npcs = game.npcs;
+  metric("caves_npcs", "gauge", "NPCs alive.", [["", npcs.size]]);
+  metric("caves_npcs_awake", "gauge", "NPCs within the wake radius of a player at the last wake pass.", [
+    ["", npcs.awake],
+  ]);
+  metric("caves_npc_thinks_total", "counter", "NPC decisions made.", [["", npcs.stats.thinks]]);
+  metric("caves_npc_shed_total", "counter", "NPC decisions skipped because the think budget was spent.", [
+    ["", npcs.stats.shed],
+  ]);
+  metric("caves_npc_budget_spent_total", "counter", "Think budget units spent.", [["", npcs.stats.budgetSpent]]);
+  metric("caves_npc_budget_per_tick", "gauge", "Think budget units of the last entity tick.", [
+    ["", npcs.lastTick.budget],
+  ]);
+  metric("caves_npc_searches_total", "counter", "A* searches planned by NPCs.", [["", npcs.stats.searches]]);
+  metric("caves_npc_steps_total", "counter", "NPC steps taken.", [["", npcs.stats.steps]]);
   return lines.join("\n") + "\n";
 }

@@ -82,6 +82,8 @@ export function readWorldMap(path: string): WorldMap {
     flags: tileFlagsTable(map.tileData),
     spawns: map.spawns,
     interactables: map.interactables,
+    npcKinds: map.npcKinds,
+    npcSpawns: map.npcSpawns,
     tileInfo: [...map.tileData.values()].map(({ id, name, collides, opaque, look }) => ({
       id,
       name,

@@ -11,8 +11,10 @@ import { CHUNK_SIZE, CHUNK_TILE_COUNT, PALETTE_MAX, TILE_BORDER } from "../const
 import { chunkId } from "../protocol/chunk-id.js";
 import { encodeChunk, CHUNK_PACKET_MAX_BYTES } from "../protocol/chunk.js";
 import type { Core } from "../wasm/core.js";
+import type { NpcKind } from "./npc/kinds.js";
+import type { NpcSpawnSpec } from "./npc/spawns.js";
 import { WasmCodec } from "../wasm/codec.js";
-import { type MoveTable, WasmSim } from "../wasm/sim.js";
+import { type MoveTable, type Pathing, WasmSim } from "../wasm/sim.js";
 
 export interface WorldMap {
   name: string;
@@ -27,6 +29,9 @@ export interface WorldMap {
   tileInfo: { id: number; name?: string; collides: boolean; opaque: boolean; look: number }[];
   /** Signs, notice boards and the like (LoadedMap.interactables); none when absent. */
   interactables?: { name: string; kind: string; text?: string; x: number; y: number }[];
+  /** The creatures and where they live (LoadedMap.npcKinds / npcSpawns); none when absent. */
+  npcKinds?: NpcKind[];
+  npcSpawns?: NpcSpawnSpec[];
 }
 
 export class WorldError extends Error {}
@@ -50,6 +55,11 @@ export class World {
 
   /** The wasm move kernel over this world's grid: a movement window is applied through it (movement.ts). */
   readonly moves: MoveTable;
+  /** THE rule's allowed steps and the wasm A* over this world's grid: what NPCs plan with (npc/). */
+  readonly pathing: Pathing;
+  /** The creatures of the map and where they live (empty for a map without a kinds file). */
+  readonly npcKinds: readonly NpcKind[];
+  readonly npcSpawns: readonly NpcSpawnSpec[];
 
   constructor(core: Core, map: WorldMap) {
     this.name = map.name;
@@ -62,6 +72,9 @@ export class World {
     if (this.chunksX > 0x7fff || this.chunksY > 0x7fff) throw new WorldError("map too large for i16 chunk coordinates");
     this.sim = new WasmSim(core);
     this.moves = this.sim;
+    this.pathing = this.sim;
+    this.npcKinds = map.npcKinds ?? [];
+    this.npcSpawns = map.npcSpawns ?? [];
     this.codec = new WasmCodec(core);
     const gridWidth = this.chunksX * CHUNK_SIZE;
     const gridHeight = this.chunksY * CHUNK_SIZE;

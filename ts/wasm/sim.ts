@@ -50,6 +50,9 @@ const MOVE_MOVED_MASK = 0xff00;
 /** The move kernel's part of WasmSim: what a caller applying a movement window needs. */
 export type MoveTable = Pick<WasmSim, "moveCapacity" | "setMove" | "applyMoves" | "moveX" | "moveY" | "moved">;
 
+/** What a planner needs: THE rule's allowed steps and the wasm A* (its path left in PATH_OUT, read with readPath). */
+export type Pathing = Pick<WasmSim, "allowedSteps" | "astarStatus" | "readPath" | "lastExpanded">;
+
 export class WasmSim {
   private readonly gridInitRaw: GridInitFn;
   private readonly gridTilesRaw: NumberFn;
@@ -282,6 +285,17 @@ export class WasmSim {
   /** The raw search, leaving the path in PATH_OUT (no copy): for hot loops and benchmarks. */
   astarStatus(startX: number, startY: number, goalX: number, goalY: number, nodeBudget: number, queue: AstarQueue) {
     return (queue === "heap" ? this.astarHeapRaw : this.astarBucket)(startX, startY, goalX, goalY, nodeBudget);
+  }
+
+  /**
+   * Copies the first `count` steps of the last successful search from PATH_OUT
+   * into `out` (from index 0), at most out.length; returns how many were copied.
+   */
+  readPath(out: Uint8Array, count: number): number {
+    const n = Math.max(0, Math.min(count, out.length, this.core.layout.PATH_MAX));
+    const start = this.core.layout.PATH_OUT;
+    out.set(this.core.u8.subarray(start, start + n));
+    return n;
   }
 
   /** Nodes expanded by the last astar call. */

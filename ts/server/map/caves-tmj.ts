@@ -1,6 +1,7 @@
 // Writes the generated caves as a Tiled JSON map (TMJ) and its tile data file.
 // The TMJ stays editable in Tiled (1.9 or newer): one tile layer, an object
-// layer "spawns" and an object layer "interactables", and a tileset whose
+// layer "spawns", an object layer "interactables", an object layer "npcs" of
+// npc_spawn areas (their kinds: caves.npcs.json), and a tileset whose
 // tiles carry their collides/opaque properties.
 //
 // The tileset is an image collection whose tiles are sub-rectangles of
@@ -48,6 +49,32 @@ export function cavesTmj(caves: GeneratedCaves): string {
       { name: "kind", type: "string", value: "notice_board" },
     ]),
   ];
+  const area = (
+    name: string,
+    type: string,
+    x: number,
+    y: number,
+    width: number,
+    height: number,
+    properties: TiledProperty[],
+  ) => ({
+    id: nextObjectId++,
+    name,
+    type,
+    x: x * TILE_SIZE_PX,
+    y: y * TILE_SIZE_PX,
+    width: width * TILE_SIZE_PX,
+    height: height * TILE_SIZE_PX,
+    rotation: 0,
+    visible: true,
+    properties,
+  });
+  const npcSpawns = caves.npcSpawns.map((spawn) =>
+    area(spawn.name, "npc_spawn", spawn.x, spawn.y, spawn.width, spawn.height, [
+      { name: "count", type: "int", value: spawn.count },
+      { name: "kind", type: "string", value: spawn.kind },
+    ]),
+  );
   const atlasRows = Math.ceil((CAVE_TILE_DATA.length + 1) / ATLAS_COLUMNS);
   const map = {
     compressionlevel: -1,
@@ -89,8 +116,19 @@ export function cavesTmj(caves: GeneratedCaves): string {
         visible: true,
         objects: interactables,
       },
+      {
+        id: 4,
+        name: "npcs",
+        type: "objectgroup",
+        draworder: "topdown",
+        x: 0,
+        y: 0,
+        opacity: 1,
+        visible: true,
+        objects: npcSpawns,
+      },
     ],
-    nextlayerid: 4,
+    nextlayerid: 5,
     nextobjectid: nextObjectId,
     orientation: "orthogonal",
     properties: [

@@ -77,9 +77,18 @@ export interface GeneratedCaves {
   spawns: { x: number; y: number }[];
   sign: { x: number; y: number; text: string };
   noticeBoard: { x: number; y: number };
+  /** Where creatures live (npc_spawn objects; their kinds are in caves-npcs.ts). */
+  npcSpawns: CaveNpcSpawn[];
   /** How many pools and connecting tunnels were made (for the summary). */
   poolCount: number;
   tunnelCount: number;
+}
+
+/** An npc_spawn area: `count` creatures of `kind` live on the free cells of the rectangle. */
+export interface CaveNpcSpawn extends Rect {
+  name: string;
+  kind: string;
+  count: number;
 }
 
 // Terrain kinds, before tile ids are chosen.
@@ -525,7 +534,63 @@ export function generateCaves(options: CaveOptions = {}): GeneratedCaves {
 
   const tunnelCount = builder.connectEverything(spawns[0].x, spawns[0].y);
   const tiles = chooseTiles(builder, mulberry32(seed ^ 0x7f4a7c15));
-  return { seed, width, height, tiles, halls: builder.halls, spawns, sign, noticeBoard, poolCount, tunnelCount };
+  const npcSpawns = placeNpcSpawns(greatHall, builder.halls);
+  return {
+    seed,
+    width,
+    height,
+    tiles,
+    halls: builder.halls,
+    spawns,
+    sign,
+    noticeBoard,
+    npcSpawns,
+    poolCount,
+    tunnelCount,
+  };
+}
+
+/**
+ * The creatures' homes, from the halls alone (no random numbers, so the tiles stay as they were):
+ * rats and beetles in the corners of the great hall, in view of the spawn points, so a new player
+ * sees the world move at once; two guards by the hall's south wall; hostiles in the other halls,
+ * none in the great hall. Loading keeps only the free cells of each area.
+ */
+function placeNpcSpawns(greatHall: Rect, halls: readonly Rect[]): CaveNpcSpawn[] {
+  // Within 15 tiles (the view radius) of all six spawn points (centre ± 5).
+  const centreX = greatHall.x + Math.floor(greatHall.width / 2);
+  const spawns: CaveNpcSpawn[] = [
+    { name: "great hall rats", kind: "cave rat", count: 3, x: centreX - 10, y: greatHall.y + 1, width: 7, height: 5 },
+    {
+      name: "great hall beetles",
+      kind: "glow beetle",
+      count: 3,
+      x: centreX + 4,
+      y: greatHall.y + greatHall.height - 6,
+      width: 7,
+      height: 5,
+    },
+  ];
+  // Two guards by the south wall, either side of the centre.
+  const guardY = greatHall.y + greatHall.height - 2;
+  for (const [index, dx] of [-8, 8].entries()) {
+    spawns.push({
+      name: `hall guard ${index + 1}`,
+      kind: "hall guard",
+      count: 1,
+      x: centreX + dx - 1,
+      y: guardY,
+      width: 3,
+      height: 1,
+    });
+  }
+  // The other halls, but not the flooded last one: hostiles by turns, with a few rats among them.
+  const hostiles = ["cave spider", "skeleton"];
+  halls.slice(1, -1).forEach((hall, index) => {
+    spawns.push({ name: `hall ${index + 2} ${hostiles[index % 2]}s`, kind: hostiles[index % 2], count: 4, ...hall });
+    spawns.push({ name: `hall ${index + 2} rats`, kind: "cave rat", count: 2, ...hall });
+  });
+  return spawns;
 }
 
 /** Picks the tile id of every cell; walkable kinds only ever get walkable tiles and vice versa. */

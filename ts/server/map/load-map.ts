@@ -10,6 +10,8 @@ import { flattenLayers, isCollisionLayer } from "./flatten.js";
 import { maskGid } from "./gid.js";
 import { MapError } from "./map-error.js";
 import { interactablesOf, spawnObjects, worldObjects, type Interactable, type MapObject } from "./map-objects.js";
+import { type NpcKind, npcKindsPathFor, readNpcKindsFile } from "../npc/kinds.js";
+import { type NpcSpawnSpec, npcSpawnsOf } from "../npc/spawns.js";
 import type { MapFormat, RawMap, RawTileLayer } from "./raw-map.js";
 import { parseCsvMap } from "./tiled-csv.js";
 import { parseTmj } from "./tiled-tmj.js";
@@ -78,6 +80,10 @@ export interface LoadedMap {
   tileData: TileData;
   spawns: { x: number; y: number }[];
   interactables: Interactable[];
+  /** The creatures of `<map>.npcs.json` (ts/server/npc/kinds.ts); empty when there is no such file. */
+  npcKinds: NpcKind[];
+  /** The map's npc_spawn objects (ts/server/npc/spawns.ts), checked against the kinds and the free cells. */
+  npcSpawns: NpcSpawnSpec[];
   /** Every object of every object layer (hidden ones too), in world tile coordinates. */
   objects: MapObject[];
   source: MapSource;
@@ -163,6 +169,9 @@ export function loadMap(path: string): LoadedMap {
   });
   const spawnFallback = spawns.length === 0;
   if (spawnFallback) spawns = [freeCellNearestCentre(path, width, height, isFree)];
+  const kindsFile = npcKindsPathFor(path);
+  const npcKinds = readNpcKindsFile(kindsFile);
+  const npcSpawns = npcSpawnsOf(objects, npcKinds, isFree, path, kindsFile);
 
   const nameProperty = map.properties.name;
   return {
@@ -173,6 +182,8 @@ export function loadMap(path: string): LoadedMap {
     tileData: flat.tileData,
     spawns,
     interactables: interactablesOf(objects, path),
+    npcKinds: npcKinds ?? [],
+    npcSpawns,
     objects,
     source: {
       format: map.format,

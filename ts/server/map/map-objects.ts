@@ -13,6 +13,9 @@ export interface MapObject {
   /** World tile that contains the object's anchor (Tiled's x, y), after the infinite-map shift. */
   x: number;
   y: number;
+  /** Size in whole tiles (at least 1 × 1; a point is 1 × 1): the tiles an area object covers from (x, y). */
+  width: number;
+  height: number;
   point: boolean;
   properties: Record<string, PropertyValue>;
 }
@@ -43,6 +46,8 @@ export function worldObjects(map: RawMap, originX: number, originY: number): Map
     layer: object.layer,
     x: Math.floor(object.pixelX / map.tileWidthPx) - originX,
     y: Math.floor(object.pixelY / map.tileHeightPx) - originY,
+    width: object.point ? 1 : Math.max(1, Math.round(object.widthPx / map.tileWidthPx)),
+    height: object.point ? 1 : Math.max(1, Math.round(object.heightPx / map.tileHeightPx)),
     point: object.point,
     properties: object.properties,
   }));

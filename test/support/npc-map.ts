@@ -1,0 +1,170 @@
+// A Tiled (TMJ) map with creatures for the NPC tests, written into a temp
+// directory beside its tile data and kinds file and read back through the real
+// loader, so the tests exercise the map's npc_spawn objects and the kinds file
+// exactly as a host's own map would be read.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { NpcKind } from "../../ts/server/npc/kinds.js";
+import { readWorldMap } from "../../ts/server/server.js";
+import type { WorldMap } from "../../ts/server/world.js";
+
+export const NPC_FLOOR = 1;
+export const NPC_WALL = 2;
+const TILE_PX = 8;
+
+export interface NpcSpawnObject {
+  kind: string;
+  x: number;
+  y: number;
+  width?: number;
+  height?: number;
+  count?: number;
+  respawn?: number;
+}
+
+export interface NpcMapSpec {
+  width: number;
+  height: number;
+  /** Tile id at (x, y); the default is a walled rectangle of floor. */
+  tile?: (x: number, y: number) => number;
+  /** The player spawn point. */
+  spawn: { x: number; y: number };
+  kinds: NpcKind[];
+  spawns: NpcSpawnObject[];
+}
+
+export interface NpcMap {
+  path: string;
+  map: WorldMap;
+  dispose(): void;
+}
+
+/** A walled rectangle of floor. */
+export function walledRoom(width: number, height: number): (x: number, y: number) => number {
+  return (x, y) => (x === 0 || y === 0 || x === width - 1 || y === height - 1 ? NPC_WALL : NPC_FLOOR);
+}
+
+/** A kind with test-friendly defaults: a wanderer of speed 50 (one step per window) that respawns in 1 s. */
+export function testKind(fields: Partial<NpcKind> & Pick<NpcKind, "name" | "typeId">): NpcKind {
+  return {
+    behaviour: "wander",
+    speed: 50,
+    hp: 10,
+    perception: 0,
+    leash: 0,
+    wander: 4,
+    respawnSeconds: 1,
+    sprite: "rat",
+    ...fields,
+  };
+}
+
+export function writeNpcMap(spec: NpcMapSpec): NpcMap {
+  const dir = mkdtempSync(join(tmpdir(), "caves-npc-map-"));
+  const tile = spec.tile ?? walledRoom(spec.width, spec.height);
+  const data: number[] = [];
+  for (let y = 0; y < spec.height; y++) for (let x = 0; x < spec.width; x++) data.push(tile(x, y));
+  let nextId = 1;
+  const spawnObjects = spec.spawns.map((spawn) => ({
+    id: nextId++,
+    name: `${spawn.kind} spawn`,
+    type: "npc_spawn",
+    x: spawn.x * TILE_PX,
+    y: spawn.y * TILE_PX,
+    width: (spawn.width ?? 1) * TILE_PX,
+    height: (spawn.height ?? 1) * TILE_PX,
+    rotation: 0,
+    visible: true,
+    properties: [
+      { name: "kind", type: "string", value: spawn.kind },
+      ...(spawn.count === undefined ? [] : [{ name: "count", type: "int", value: spawn.count }]),
+      ...(spawn.respawn === undefined ? [] : [{ name: "respawn", type: "int", value: spawn.respawn }]),
+    ],
+  }));
+  const tmj = {
+    type: "map",
+    version: "1.10",
+    orientation: "orthogonal",
+    renderorder: "right-down",
+    infinite: false,
+    width: spec.width,
+    height: spec.height,
+    tilewidth: TILE_PX,
+    tileheight: TILE_PX,
+    nextlayerid: 4,
+    nextobjectid: nextId + 1,
+    layers: [
+      {
+        id: 1,
+        name: "ground",
+        type: "tilelayer",
+        x: 0,
+        y: 0,
+        width: spec.width,
+        height: spec.height,
+        opacity: 1,
+        visible: true,
+        data,
+      },
+      {
+        id: 2,
+        name: "spawns",
+        type: "objectgroup",
+        x: 0,
+        y: 0,
+        opacity: 1,
+        visible: true,
+        objects: [
+          {
+            id: nextId++,
+            name: "spawn",
+            type: "spawn",
+            point: true,
+            x: spec.spawn.x * TILE_PX + TILE_PX / 2,
+            y: spec.spawn.y * TILE_PX + TILE_PX / 2,
+            width: 0,
+            height: 0,
+            rotation: 0,
+            visible: true,
+          },
+        ],
+      },
+      { id: 3, name: "npcs", type: "objectgroup", x: 0, y: 0, opacity: 1, visible: true, objects: spawnObjects },
+    ],
+    tilesets: [
+      {
+        firstgid: 1,
+        name: "test",
+        tilecount: 2,
+        columns: 2,
+        tilewidth: TILE_PX,
+        tileheight: TILE_PX,
+        margin: 0,
+        spacing: 0,
+        image: "test.png",
+        imagewidth: 2 * TILE_PX,
+        imageheight: TILE_PX,
+      },
+    ],
+  };
+  const path = join(dir, "npcs.tmj");
+  writeFileSync(path, JSON.stringify(tmj));
+  writeFileSync(
+    join(dir, "npcs.tiles.json"),
+    JSON.stringify({
+      version: 1,
+      tiles: [
+        { id: NPC_FLOOR, name: "floor" },
+        { id: NPC_WALL, name: "wall", collides: true, opaque: true },
+      ],
+    }),
+  );
+  writeFileSync(join(dir, "npcs.npcs.json"), JSON.stringify({ version: 1, kinds: spec.kinds }));
+  try {
+    return { path, map: readWorldMap(path), dispose: () => rmSync(dir, { recursive: true, force: true }) };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}

@@ -1,0 +1,76 @@
+// The bundled map's creatures: maps/caves.npcs.json (the kinds file,
+// ts/server/npc/kinds.ts), written by scripts/make-map.ts beside caves.tmj.
+// Speeds are action points per entity tick (ts/action-points.ts): 50 is a
+// player's pace (6 steps/s); the hostiles are slower than a player, so
+// running away works.
+import type { NpcKind } from "../npc/kinds.js";
+import { NPC_KINDS_VERSION } from "../npc/kinds.js";
+
+export const CAVE_NPC_KINDS: NpcKind[] = [
+  {
+    name: "cave rat",
+    typeId: 16,
+    behaviour: "wander",
+    speed: 25,
+    hp: 8,
+    perception: 0,
+    leash: 0,
+    wander: 5,
+    respawnSeconds: 30,
+    sprite: "rat",
+  },
+  {
+    name: "glow beetle",
+    typeId: 17,
+    behaviour: "wander",
+    speed: 17,
+    hp: 5,
+    perception: 0,
+    leash: 0,
+    wander: 4,
+    respawnSeconds: 30,
+    sprite: "beetle",
+  },
+  {
+    name: "cave spider",
+    typeId: 18,
+    behaviour: "hostile",
+    speed: 34,
+    hp: 20,
+    perception: 6,
+    leash: 14,
+    wander: 4,
+    respawnSeconds: 60,
+    sprite: "spider",
+  },
+  {
+    name: "skeleton",
+    typeId: 19,
+    behaviour: "hostile",
+    speed: 25,
+    hp: 30,
+    perception: 7,
+    leash: 16,
+    wander: 3,
+    respawnSeconds: 90,
+    sprite: "skeleton",
+  },
+  {
+    name: "hall guard",
+    typeId: 20,
+    behaviour: "guard",
+    speed: 50,
+    hp: 60,
+    perception: 6,
+    leash: 8,
+    wander: 0,
+    respawnSeconds: 120,
+    sprite: "guard",
+  },
+];
+
+/** caves.npcs.json: one kind per line. */
+export function cavesNpcKindsJson(): string {
+  const lines = CAVE_NPC_KINDS.map((kind) => "  " + JSON.stringify(kind));
+  return `{\n "version": ${NPC_KINDS_VERSION},\n "kinds": [\n${lines.join(",\n")}\n ]\n}\n`;
+}

@@ -1,0 +1,165 @@
+// NPC kinds as data: `<map>.npcs.json` beside the map (maps/caves.npcs.json for
+// the bundled one) names every kind of creature — its type_id on the wire, its
+// speed in action points, HP, behaviour, perception and leash radii, how far it
+// wanders, how long its spawn waits to bring a new one, and the sprite clients
+// draw. Validated strictly, like the tile data file: every problem names the
+// field it is in, and nothing unknown is accepted, so a typo fails at start
+// instead of making a creature silently behave differently.
+import { readFileSync } from "node:fs";
+import { basename, dirname, extname, join } from "node:path";
+import { SPEED_MAX, SPEED_MIN } from "../../action-points.js";
+import { utf8ByteLength } from "../../protocol/text.js";
+import { NAME_MAX_BYTES } from "../../protocol/tlv.js";
+import { MapError } from "../map/map-error.js";
+
+export const NPC_KINDS_VERSION = 1;
+/** type_ids below this are the built-in types (0 player, 1 creature, 2 chest, 3 sign post, …). */
+export const NPC_TYPE_ID_MIN = 16;
+/** The largest perception, leash or wander radius: more would reach far past any player's view. */
+export const NPC_RADIUS_MAX = 64;
+/** The longest respawn wait, in seconds: one day. */
+export const NPC_RESPAWN_MAX_SECONDS = 86_400;
+
+/**
+ * - wander: a passive critter that ambles within `wander` tiles of its home and never notices anyone.
+ * - hostile: notices the nearest player within `perception`, chases it, and walks home once the
+ *   player is farther than `leash` from home (the BrowserQuest pattern).
+ * - guard: stands on its post; turns hostile only when attacked (NpcRoom.provoke), then as hostile.
+ */
+export type NpcBehaviour = "wander" | "hostile" | "guard";
+const BEHAVIOURS: readonly NpcBehaviour[] = ["wander", "hostile", "guard"];
+
+export interface NpcKind {
+  /** Display name, served through EntityDetail like a player's nick. */
+  name: string;
+  typeId: number;
+  behaviour: NpcBehaviour;
+  /** Energy gained per entity tick (ts/action-points.ts): 25 is one step per 4 entity ticks, 3 per second. */
+  speed: number;
+  hp: number;
+  /** Chebyshev radius within which a hostile notices a player (0 for kinds that never notice). */
+  perception: number;
+  /** A hostile gives up once its target is farther than this from the NPC's home. */
+  leash: number;
+  /** How far from home a wanderer strays, and an idle hostile paces. */
+  wander: number;
+  /** Seconds between an NPC's death and its spawn bringing a new one (a spawn may override it). */
+  respawnSeconds: number;
+  /** The client's sprite for the kind (an unknown name is drawn as a generic creature). */
+  sprite: string;
+}
+
+const KIND_KEYS = new Set([
+  "name",
+  "typeId",
+  "behaviour",
+  "speed",
+  "hp",
+  "perception",
+  "leash",
+  "wander",
+  "respawnSeconds",
+  "sprite",
+]);
+const SPRITE_NAME = /^[a-z0-9_-]{1,32}$/;
+
+/** `maps/caves.tmj` → `maps/caves.npcs.json`. */
+export function npcKindsPathFor(mapPath: string): string {
+  return join(dirname(mapPath), `${basename(mapPath, extname(mapPath))}.npcs.json`);
+}
+
+/** Reads and validates a kinds file; null when there is no such file (a map without creatures). */
+export function readNpcKindsFile(path: string): NpcKind[] | null {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new MapError(path, `cannot read NPC kinds (${(error as Error).message})`);
+  }
+  return parseNpcKinds(text, path);
+}
+
+/** Validates kinds file text strictly: names and type_ids unique, every number in range. */
+export function parseNpcKinds(text: string, file: string): NpcKind[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new MapError(file, `bad JSON: ${(error as Error).message}`);
+  }
+  if (json === null || typeof json !== "object" || Array.isArray(json)) {
+    throw new MapError(file, "NPC kinds are not a JSON object");
+  }
+  const root = json as Record<string, unknown>;
+  for (const key of Object.keys(root)) {
+    if (key !== "version" && key !== "kinds") throw new MapError(file, `unknown field "${key}"`);
+  }
+  if (root.version !== NPC_KINDS_VERSION) {
+    throw new MapError(file, `version: expected ${NPC_KINDS_VERSION}, got ${JSON.stringify(root.version)}`);
+  }
+  if (!Array.isArray(root.kinds)) throw new MapError(file, "kinds: expected an array");
+  const names = new Set<string>();
+  const typeIds = new Set<number>();
+  return root.kinds.map((value, index) => {
+    const where = `kinds[${index}]`;
+    const kind = parseKind(value, where, file);
+    if (names.has(kind.name)) throw new MapError(file, `${where}.name: "${kind.name}" appears twice`);
+    if (typeIds.has(kind.typeId)) throw new MapError(file, `${where}.typeId: ${kind.typeId} appears twice`);
+    names.add(kind.name);
+    typeIds.add(kind.typeId);
+    return kind;
+  });
+}
+
+function parseKind(value: unknown, where: string, file: string): NpcKind {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new MapError(file, `${where}: expected an object`);
+  }
+  const fields = value as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    if (!KIND_KEYS.has(key)) throw new MapError(file, `${where}: unknown field "${key}"`);
+  }
+  const integer = (key: string, min: number, max: number, fallback?: number): number => {
+    const field = fields[key];
+    if (field === undefined && fallback !== undefined) return fallback;
+    if (field === undefined) throw new MapError(file, `${where}.${key}: missing`);
+    if (typeof field !== "number" || !Number.isInteger(field) || field < min || field > max) {
+      throw new MapError(file, `${where}.${key}: expected an integer ${min}..${max}, got ${JSON.stringify(field)}`);
+    }
+    return field;
+  };
+  const name = fields.name;
+  if (typeof name !== "string" || name.trim() === "" || name !== name.trim()) {
+    throw new MapError(file, `${where}.name: expected a non-empty string without outer spaces`);
+  }
+  if (utf8ByteLength(name) > NAME_MAX_BYTES) {
+    throw new MapError(file, `${where}.name: at most ${NAME_MAX_BYTES} bytes of UTF-8 (an EntityDetail name)`);
+  }
+  const behaviour = fields.behaviour;
+  if (typeof behaviour !== "string" || !BEHAVIOURS.includes(behaviour as NpcBehaviour)) {
+    throw new MapError(
+      file,
+      `${where}.behaviour: expected one of ${BEHAVIOURS.join(", ")}, got ${JSON.stringify(behaviour)}`,
+    );
+  }
+  const sprite = fields.sprite;
+  if (typeof sprite !== "string" || !SPRITE_NAME.test(sprite)) {
+    throw new MapError(file, `${where}.sprite: expected 1..32 of a-z 0-9 _ -, got ${JSON.stringify(sprite)}`);
+  }
+  const notices = behaviour !== "wander";
+  const perception = integer("perception", notices ? 1 : 0, NPC_RADIUS_MAX, notices ? undefined : 0);
+  const leash = integer("leash", notices ? perception : 0, NPC_RADIUS_MAX, notices ? undefined : 0);
+  return {
+    name,
+    typeId: integer("typeId", NPC_TYPE_ID_MIN, 0xffff),
+    behaviour: behaviour as NpcBehaviour,
+    speed: integer("speed", SPEED_MIN, SPEED_MAX),
+    hp: integer("hp", 1, 0xffff),
+    perception,
+    leash,
+    wander: integer("wander", 0, NPC_RADIUS_MAX, behaviour === "guard" ? 0 : 4),
+    respawnSeconds: integer("respawnSeconds", 1, NPC_RESPAWN_MAX_SECONDS),
+    sprite,
+  };
+}

@@ -1,0 +1,595 @@
+// The NPC room: the map's creatures, living on the action-point model
+// (ts/action-points.ts) under the think budget (think-budget.ts).
+//
+// Every entity tick (every 2nd simulation tick, 12 Hz):
+//  1. Wake. Twice a second the room finds the NPCs within WAKE_RADIUS of a
+//     player and orders them by their distance to the nearest one. The rest
+//     sleep: they gain no energy, think nothing and cost nothing — creatures
+//     far from everyone go idle, as the big tile-MMO servers do.
+//  2. Think. Each awake NPC gains `speed` energy; one with a full ACTION_COST
+//     thinks, nearest first, while the budget lasts: it decides its next step
+//     (wander, notice, chase along a cached A* path, walk home) and pays for
+//     the decision in budget units. When the budget is gone the farther NPCs
+//     are shed this tick: they keep their energy and try again next tick.
+//  3. Move. Every decided step becomes a row of the wasm MOVES table, and one
+//     apply_moves call checks them all with THE movement rule — the same rule
+//     players' steps, the clients' prediction and A* use. Only tiles block:
+//     entities never block each other's steps (docs/netcode.md § What blocks what).
+//
+// Respawning: a spawn keeps its count of NPCs alive; one that dies (kill, the
+// combat room's door) is replaced after its respawn time on a free cell of the area.
+import { ACTION_COST, ENERGY_MAX } from "../../action-points.js";
+// dx, dy of action codes 0..8: the protocol's table, checked against the wasm rule at instantiation.
+import { ACTION_DX, ACTION_DY } from "../../protocol/action.js";
+import { ENTITY_FLAG_HOSTILE } from "../../protocol/entity.js";
+import { mulberry32 } from "../../random.js";
+import type { MoveTable, Pathing } from "../../wasm/sim.js";
+import { ENTITY_TYPE_PLAYER, type EntityStore, type StoredEntity } from "../entities.js";
+import type { Logger } from "../log.js";
+import { VIEW_RADIUS } from "../view.js";
+import type { NpcKind } from "./kinds.js";
+import type { NpcSpawnSpec } from "./spawns.js";
+import { orderByDistance, scanCost, searchCost, THINK_COST, thinkBudget } from "./think-budget.js";
+
+/** NPCs farther than this (Chebyshev) from every player sleep. Beyond the view square, so nothing in view is frozen. */
+export const WAKE_RADIUS = VIEW_RADIUS + 9;
+/** The wake pass runs every this many entity ticks: twice a second at 12 Hz. */
+export const WAKE_EVERY_ENTITY_TICKS = 6;
+/** Nodes one A* search may expand: paths stay within a leash (≤ 64 tiles), so this is generous. */
+export const NPC_SEARCH_NODE_BUDGET = 4096;
+/** Steps of a path an NPC keeps; a longer path is followed this far, then planned again. */
+export const NPC_PATH_STEPS = 96;
+/** After failing to reach a target (no path, budget), an NPC ignores players for this many entity ticks. */
+const GIVE_UP_ENTITY_TICKS = 24;
+/** Chance that an idle wanderer rests (decides not to step) at a given decision. */
+const REST_CHANCE = 0.4;
+
+const IDLE = 0;
+const CHASE = 1;
+const RETURN = 2;
+
+export interface Npc {
+  readonly entity: StoredEntity;
+  readonly kind: NpcKind;
+  readonly spawn: SpawnState;
+  readonly homeX: number;
+  readonly homeY: number;
+  energy: number;
+  state: number;
+  /** Entity id of the player being chased; 0 for none. */
+  targetId: number;
+  /** Entity tick before which this NPC does not notice players (after giving up). */
+  calmUntil: number;
+  /** The cached path: steps [pathIndex, pathLength) lead from the NPC to (goalX, goalY). */
+  readonly path: Uint8Array;
+  pathIndex: number;
+  pathLength: number;
+  goalX: number;
+  goalY: number;
+  /** Chebyshev distance to the nearest player at the last wake pass. */
+  nearest: number;
+  /** The wake pass that last found a player near: awake iff this is the current pass. */
+  wakeStamp: number;
+  alive: boolean;
+}
+
+interface SpawnState {
+  readonly spec: NpcSpawnSpec;
+  alive: number;
+  /** Entity ticks at which a replacement is due, oldest first. */
+  readonly due: number[];
+}
+
+/** What the room uses: the entities it lives among, THE rule and A*, the move kernel, the log. */
+export interface NpcPorts {
+  readonly entities: Pick<EntityStore, "spawn" | "remove" | "move" | "inSquare" | "get">;
+  readonly pathing: Pathing;
+  readonly moves: MoveTable;
+  /** The entities of the players in play (their sessions' entities). */
+  readonly players: () => Iterable<{ readonly x: number; readonly y: number }>;
+  /** How many clients are in play: the budget's divisor. */
+  readonly clientCount: () => number;
+  readonly log: Logger;
+}
+
+export interface NpcOptions {
+  /** BASE of budget = BASE / (clients + 1) units per entity tick. */
+  thinkBudgetBase: number;
+  /** Seed of the room's random stream (wandering, spawn cells): the same seed, the same creatures. */
+  seed: number;
+  /** Entity ticks per second, for turning respawn seconds into entity ticks. */
+  entityTicksPerSecond: number;
+}
+
+/** Counters for /api/status and /metrics. */
+export interface NpcStats {
+  thinks: number;
+  shed: number;
+  budgetSpent: number;
+  searches: number;
+  searchNodes: number;
+  steps: number;
+  blocked: number;
+  deaths: number;
+  respawns: number;
+}
+
+export class NpcRoom {
+  private readonly byEntity = new Map<number, Npc>();
+  private readonly spawns: SpawnState[] = [];
+  private readonly random: () => number;
+  private wakePass = 0;
+  /** The entity tick being run, or the last one run. */
+  private entityTickNow = 0;
+  /** Awake NPCs, nearest to a player first, as of the last wake pass: [0, awakeCount). */
+  private order: Npc[] = [];
+  private awakeCount = 0;
+  private readonly awakeScratch: Npc[] = [];
+  private readonly distanceCounts = new Int32Array(WAKE_RADIUS + 2);
+  private readonly nearScratch: StoredEntity[] = [];
+  /** MOVES row → NPC of the entity tick being applied. */
+  private readonly movers: (Npc | null)[] = [];
+  /** Per entity tick of the last second: thinks, units spent, NPCs shed (rings of entityTicksPerSecond). */
+  private readonly recentThinks: Int32Array;
+  private readonly recentSpent: Int32Array;
+  private readonly recentShed: Int32Array;
+  private recentAt = 0;
+  private lastTickBudget = 0;
+  private lastTickSpent = 0;
+  private lastTickShed = 0;
+  private lastTickThinks = 0;
+  readonly stats: NpcStats = {
+    thinks: 0,
+    shed: 0,
+    budgetSpent: 0,
+    searches: 0,
+    searchNodes: 0,
+    steps: 0,
+    blocked: 0,
+    deaths: 0,
+    respawns: 0,
+  };
+
+  constructor(
+    private readonly ports: NpcPorts,
+    specs: readonly NpcSpawnSpec[],
+    private readonly options: NpcOptions,
+  ) {
+    this.random = mulberry32(options.seed);
+    const perSecond = Math.max(1, Math.round(options.entityTicksPerSecond));
+    this.recentThinks = new Int32Array(perSecond);
+    this.recentSpent = new Int32Array(perSecond);
+    this.recentShed = new Int32Array(perSecond);
+    for (const spec of specs) {
+      const spawn: SpawnState = { spec, alive: 0, due: [] };
+      this.spawns.push(spawn);
+      for (let i = 0; i < spec.count; i++) this.spawnOne(spawn);
+    }
+  }
+
+  /** NPCs alive. */
+  get size(): number {
+    return this.byEntity.size;
+  }
+
+  /** NPCs awake at the last wake pass. */
+  get awake(): number {
+    return this.awakeCount;
+  }
+
+  /** The NPC standing as entity `id`, if any. */
+  get(entityId: number): Npc | undefined {
+    return this.byEntity.get(entityId);
+  }
+
+  values(): IterableIterator<Npc> {
+    return this.byEntity.values();
+  }
+
+  /** Thinks, budget units spent and NPCs shed over the last second of entity ticks. */
+  get lastSecond(): { thinks: number; spent: number; shed: number } {
+    return { thinks: sum(this.recentThinks), spent: sum(this.recentSpent), shed: sum(this.recentShed) };
+  }
+
+  /** What the last entity tick did with its budget. */
+  get lastTick(): { budget: number; spent: number; thinks: number; shed: number } {
+    return {
+      budget: this.lastTickBudget,
+      spent: this.lastTickSpent,
+      thinks: this.lastTickThinks,
+      shed: this.lastTickShed,
+    };
+  }
+
+  /**
+   * Attacked: a guard (or any NPC) turns on `attackerId` — hostile flag set, chasing within
+   * its leash. The combat room calls this; a guard is otherwise never hostile.
+   */
+  provoke(entityId: number, attackerId: number): boolean {
+    const npc = this.byEntity.get(entityId);
+    const attacker = this.ports.entities.get(attackerId);
+    if (npc === undefined || attacker === undefined) return false;
+    npc.entity.flags |= ENTITY_FLAG_HOSTILE;
+    npc.state = CHASE;
+    npc.targetId = attackerId;
+    npc.pathLength = 0;
+    return true;
+  }
+
+  /** Removes a dead NPC; its spawn brings a new one after the respawn time. */
+  kill(entityId: number): boolean {
+    const entityTick = this.entityTickNow;
+    const npc = this.byEntity.get(entityId);
+    if (npc === undefined) return false;
+    npc.alive = false;
+    this.byEntity.delete(entityId);
+    this.ports.entities.remove(npc.entity);
+    const spawn = npc.spawn;
+    spawn.alive--;
+    spawn.due.push(entityTick + Math.max(1, Math.round(spawn.spec.respawnSeconds * this.options.entityTicksPerSecond)));
+    this.stats.deaths++;
+    return true;
+  }
+
+  /** One entity tick: respawns, the wake pass (every WAKE_EVERY_ENTITY_TICKS), thinking under the budget, moving. */
+  entityTick(entityTick: number): void {
+    this.entityTickNow = entityTick;
+    this.respawnDue(entityTick);
+    if (entityTick % WAKE_EVERY_ENTITY_TICKS === 0) this.wake();
+    let budget = thinkBudget(this.options.thinkBudgetBase, this.ports.clientCount());
+    this.lastTickBudget = budget;
+    let spent = 0;
+    let thinks = 0;
+    let shed = 0;
+    let rows = 0;
+    const moves = this.ports.moves;
+    const capacity = moves.moveCapacity;
+    for (let i = 0; i < this.awakeCount; i++) {
+      const npc = this.order[i];
+      if (!npc.alive) continue;
+      if (npc.energy < ENERGY_MAX) npc.energy = Math.min(ENERGY_MAX, npc.energy + npc.kind.speed);
+      if (npc.energy < ACTION_COST) continue;
+      if (npc.kind.behaviour === "guard" && npc.state === IDLE) continue; // at its post: nothing to decide
+      if (budget <= 0) {
+        shed++;
+        continue;
+      }
+      const cost = this.think(npc, entityTick);
+      budget -= cost;
+      spent += cost;
+      thinks++;
+      npc.energy -= ACTION_COST;
+      const action = this.decided;
+      if (action === 0) continue;
+      const entity = npc.entity;
+      moves.setMove(rows, entity.id, entity.x, entity.y, action);
+      if (rows < this.movers.length) this.movers[rows] = npc;
+      else this.movers.push(npc);
+      rows++;
+      if (rows === capacity) {
+        this.applyMoves(rows);
+        rows = 0;
+      }
+    }
+    if (rows > 0) this.applyMoves(rows);
+    this.lastTickSpent = spent;
+    this.lastTickThinks = thinks;
+    this.lastTickShed = shed;
+    const at = this.recentAt;
+    this.recentThinks[at] = thinks;
+    this.recentSpent[at] = spent;
+    this.recentShed[at] = shed;
+    this.recentAt = (at + 1) % this.recentThinks.length;
+    this.stats.thinks += thinks;
+    this.stats.shed += shed;
+    this.stats.budgetSpent += spent;
+  }
+
+  /** The step the last think decided (0: stay). A field rather than a second return value: think runs thousands of times a tick. */
+  private decided = 0;
+
+  /** Decides npc's next step into `decided`; returns the budget units it cost. */
+  private think(npc: Npc, entityTick: number): number {
+    this.decided = 0;
+    if (npc.state === CHASE) return this.chase(npc, entityTick);
+    if (npc.state === RETURN) return this.walkHome(npc);
+    let cost = THINK_COST;
+    if (npc.kind.behaviour === "hostile" && entityTick >= npc.calmUntil) {
+      cost += this.notice(npc);
+      if (npc.state === CHASE) return cost + this.chase(npc, entityTick);
+    }
+    this.wander(npc);
+    return cost;
+  }
+
+  /** A hostile looks for the nearest player within its perception (and its leash from home); returns the scan's cost. */
+  private notice(npc: Npc): number {
+    const { entity, kind } = npc;
+    const near = this.nearScratch;
+    const count = this.ports.entities.inSquare(entity.x, entity.y, kind.perception, near);
+    let best: StoredEntity | null = null;
+    let bestDistance = Infinity;
+    for (let i = 0; i < count; i++) {
+      const other = near[i];
+      if (other.typeId !== ENTITY_TYPE_PLAYER) continue;
+      if (chebyshev(other.x, other.y, npc.homeX, npc.homeY) > kind.leash) continue;
+      const distance = chebyshev(other.x, other.y, entity.x, entity.y);
+      if (distance < bestDistance) {
+        best = other;
+        bestDistance = distance;
+      }
+    }
+    if (best !== null) {
+      npc.state = CHASE;
+      npc.targetId = best.id;
+      npc.pathLength = 0;
+    }
+    return scanCost(count);
+  }
+
+  /** Chasing: stand when adjacent, follow the cached path, plan again only when the target left it. */
+  private chase(npc: Npc, entityTick: number): number {
+    const target = this.ports.entities.get(npc.targetId);
+    const { entity, kind } = npc;
+    if (target === undefined || chebyshev(target.x, target.y, npc.homeX, npc.homeY) > kind.leash) {
+      this.giveUp(npc, entityTick, false);
+      return THINK_COST + this.walkHome(npc);
+    }
+    // Adjacent (diagonals included): stand beside the target. The combat room attacks from here.
+    if (chebyshev(target.x, target.y, entity.x, entity.y) <= 1) return THINK_COST;
+    let cost = THINK_COST;
+    if (!this.pathStillLeadsTo(npc, target.x, target.y)) {
+      cost = searchCost(this.plan(npc, target.x, target.y));
+      if (npc.pathLength === 0) {
+        this.giveUp(npc, entityTick, true);
+        return cost;
+      }
+    }
+    // The path ends on the target's tile; its last step is never taken (adjacency is reached one step before).
+    if (npc.pathIndex < npc.pathLength - 1) this.decided = npc.path[npc.pathIndex++];
+    return cost;
+  }
+
+  /** Walking home along a path; idle again on arrival (a provoked guard calms down). */
+  private walkHome(npc: Npc): number {
+    const { entity } = npc;
+    if (entity.x === npc.homeX && entity.y === npc.homeY) {
+      this.becomeIdle(npc);
+      return 0;
+    }
+    let cost = 0;
+    if (!this.pathStillLeadsTo(npc, npc.homeX, npc.homeY)) {
+      cost = searchCost(this.plan(npc, npc.homeX, npc.homeY));
+      if (npc.pathLength === 0) {
+        // Home cannot be reached from here (a door closed, the budget ran out): live here instead of trying forever.
+        this.becomeIdle(npc);
+        return cost;
+      }
+    }
+    this.decided = npc.path[npc.pathIndex++];
+    return cost;
+  }
+
+  /** Idle: rest, or step in a random allowed direction that stays within `wander` of home; walk back when outside it. */
+  private wander(npc: Npc): void {
+    const { entity, kind } = npc;
+    const allowed = this.ports.pathing.allowedSteps(entity.x, entity.y) & ~1;
+    if (allowed === 0) return;
+    const away = chebyshev(entity.x, entity.y, npc.homeX, npc.homeY);
+    if (away > kind.wander) {
+      // Outside its range (pushed out, or back from a chase that failed): the allowed step that gets closest to home.
+      let best = 0;
+      let bestAway = away;
+      for (let action = 1; action <= 8; action++) {
+        if (((allowed >> action) & 1) === 0) continue;
+        const next = chebyshev(entity.x + ACTION_DX[action], entity.y + ACTION_DY[action], npc.homeX, npc.homeY);
+        if (next < bestAway) {
+          best = action;
+          bestAway = next;
+        }
+      }
+      this.decided = best;
+      return;
+    }
+    if (kind.wander === 0 || this.random() < REST_CHANCE) return;
+    // A random allowed step within range: pick uniformly among the candidates.
+    let candidates = 0;
+    let chosen = 0;
+    for (let action = 1; action <= 8; action++) {
+      if (((allowed >> action) & 1) === 0) continue;
+      if (chebyshev(entity.x + ACTION_DX[action], entity.y + ACTION_DY[action], npc.homeX, npc.homeY) > kind.wander) {
+        continue;
+      }
+      candidates++;
+      if (this.random() * candidates < 1) chosen = action;
+    }
+    this.decided = chosen;
+  }
+
+  /**
+   * Whether the cached path still ends at (x, y). A target that moved onto the remaining path
+   * cuts it short; one that stepped off its end by one tile extends it by that step when THE
+   * rule allows it — neither needs a search. Anything else needs a new plan.
+   */
+  private pathStillLeadsTo(npc: Npc, x: number, y: number): boolean {
+    if (npc.pathIndex >= npc.pathLength) return false;
+    if (npc.goalX === x && npc.goalY === y) return true;
+    // Walk the remaining path: is (x, y) on it?
+    let cx = npc.entity.x;
+    let cy = npc.entity.y;
+    for (let i = npc.pathIndex; i < npc.pathLength; i++) {
+      cx += ACTION_DX[npc.path[i]];
+      cy += ACTION_DY[npc.path[i]];
+      if (cx === x && cy === y) {
+        npc.pathLength = i + 1;
+        npc.goalX = x;
+        npc.goalY = y;
+        return true;
+      }
+    }
+    const dx = x - npc.goalX;
+    const dy = y - npc.goalY;
+    if (Math.abs(dx) <= 1 && Math.abs(dy) <= 1 && npc.pathLength < npc.path.length) {
+      const action = actionOf(dx, dy);
+      if (((this.ports.pathing.allowedSteps(npc.goalX, npc.goalY) >> action) & 1) !== 0) {
+        npc.path[npc.pathLength++] = action;
+        npc.goalX = x;
+        npc.goalY = y;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Plans a path from the NPC to (x, y) with the wasm A*; returns the nodes it expanded. pathLength 0: no path. */
+  private plan(npc: Npc, x: number, y: number): number {
+    const pathing = this.ports.pathing;
+    const status = pathing.astarStatus(npc.entity.x, npc.entity.y, x, y, NPC_SEARCH_NODE_BUDGET, "bucket");
+    const nodes = pathing.lastExpanded;
+    this.stats.searches++;
+    this.stats.searchNodes += nodes;
+    npc.pathIndex = 0;
+    npc.pathLength = status > 0 ? pathing.readPath(npc.path, status) : 0;
+    // A path longer than the cache keeps its first NPC_PATH_STEPS steps and is planned again at their end.
+    let gx = npc.entity.x;
+    let gy = npc.entity.y;
+    for (let i = 0; i < npc.pathLength; i++) {
+      gx += ACTION_DX[npc.path[i]];
+      gy += ACTION_DY[npc.path[i]];
+    }
+    npc.goalX = gx;
+    npc.goalY = gy;
+    return nodes;
+  }
+
+  private giveUp(npc: Npc, entityTick: number, unreachable: boolean): void {
+    npc.state = RETURN;
+    npc.targetId = 0;
+    npc.pathLength = 0;
+    if (unreachable) npc.calmUntil = entityTick + GIVE_UP_ENTITY_TICKS;
+  }
+
+  private becomeIdle(npc: Npc): void {
+    npc.state = IDLE;
+    npc.targetId = 0;
+    npc.pathLength = 0;
+    if (npc.kind.behaviour === "guard") npc.entity.flags &= ~ENTITY_FLAG_HOSTILE;
+  }
+
+  /** One apply_moves call over the tick's decided steps, then the store and the paths follow its answers. */
+  private applyMoves(rows: number): void {
+    const moves = this.ports.moves;
+    moves.applyMoves(rows);
+    for (let row = 0; row < rows; row++) {
+      const npc = this.movers[row]!;
+      this.movers[row] = null;
+      if (moves.moved(row)) {
+        this.ports.entities.move(npc.entity, moves.moveX(row), moves.moveY(row));
+        this.stats.steps++;
+      } else {
+        // The world changed under the path (a door, a tile update): plan again at the next decision.
+        npc.pathLength = 0;
+        this.stats.blocked++;
+      }
+    }
+  }
+
+  /** The wake pass: NPCs within WAKE_RADIUS of a player, nearest first. Sleeping NPCs are never touched. */
+  private wake(): void {
+    const pass = ++this.wakePass;
+    const near = this.nearScratch;
+    const awake = this.awakeScratch;
+    let awakeCount = 0;
+    for (const player of this.ports.players()) {
+      const count = this.ports.entities.inSquare(player.x, player.y, WAKE_RADIUS, near);
+      for (let i = 0; i < count; i++) {
+        const other = near[i];
+        if (other.typeId === ENTITY_TYPE_PLAYER) continue;
+        const npc = this.byEntity.get(other.id);
+        if (npc === undefined) continue; // a sign, a chest: not a creature
+        const distance = chebyshev(other.x, other.y, player.x, player.y);
+        if (npc.wakeStamp !== pass) {
+          npc.wakeStamp = pass;
+          npc.nearest = distance;
+          if (awakeCount < awake.length) awake[awakeCount] = npc;
+          else awake.push(npc);
+          awakeCount++;
+        } else if (distance < npc.nearest) {
+          npc.nearest = distance;
+        }
+      }
+    }
+    orderByDistance(awake, awakeCount, nearestOf, WAKE_RADIUS, this.order, this.distanceCounts);
+    this.awakeCount = awakeCount;
+  }
+
+  private respawnDue(entityTick: number): void {
+    for (const spawn of this.spawns) {
+      while (spawn.due.length > 0 && spawn.due[0] <= entityTick) {
+        spawn.due.shift();
+        this.spawnOne(spawn);
+        this.stats.respawns++;
+      }
+    }
+  }
+
+  private spawnOne(spawn: SpawnState): Npc {
+    const { spec } = spawn;
+    const cell = spec.cells[Math.floor(this.random() * spec.cells.length)];
+    const kind = spec.kind;
+    const entity = this.ports.entities.spawn({
+      typeId: kind.typeId,
+      x: cell.x,
+      y: cell.y,
+      hp: kind.hp,
+      hpMax: kind.hp,
+      elo: 0,
+      flags: kind.behaviour === "hostile" ? ENTITY_FLAG_HOSTILE : 0,
+      name: kind.name,
+      meta: [],
+    });
+    const npc: Npc = {
+      entity,
+      kind,
+      spawn,
+      homeX: cell.x,
+      homeY: cell.y,
+      // A random start spreads a spawn's NPCs over the entity ticks instead of moving them in lockstep.
+      energy: Math.floor(this.random() * ACTION_COST),
+      state: IDLE,
+      targetId: 0,
+      calmUntil: 0,
+      path: new Uint8Array(NPC_PATH_STEPS),
+      pathIndex: 0,
+      pathLength: 0,
+      goalX: 0,
+      goalY: 0,
+      nearest: 0,
+      wakeStamp: 0,
+      alive: true,
+    };
+    this.byEntity.set(entity.id, npc);
+    spawn.alive++;
+    return npc;
+  }
+}
+
+function sum(values: Int32Array): number {
+  let total = 0;
+  for (let i = 0; i < values.length; i++) total += values[i];
+  return total;
+}
+
+function nearestOf(npc: Npc): number {
+  return npc.nearest;
+}
+
+function chebyshev(ax: number, ay: number, bx: number, by: number): number {
+  return Math.max(Math.abs(ax - bx), Math.abs(ay - by));
+}
+
+/** The action code of a one-tile offset (dx, dy each -1..1, not both 0). */
+function actionOf(dx: number, dy: number): number {
+  for (let action = 1; action <= 8; action++) if (ACTION_DX[action] === dx && ACTION_DY[action] === dy) return action;
+  return 0;
+}
