@@ -329,7 +329,7 @@ export class Game {
       budgetSpentPerSecond: lastSecond.spent,
       shedPerEntityTick: lastSecond.shed / entityTicksPerSecond,
       lastEntityTick: npcs.lastTick,
-      totals: { ...npcs.stats },
+      totals: { ...npcs.stats, byDistance: npcs.stats.byDistance.map((band) => ({ ...band })) },
       thinkMs: { p50: m.npcMs.percentile(50, ticks), p99: m.npcMs.percentile(99, ticks) },
     };
   }

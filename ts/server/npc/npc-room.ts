@@ -41,6 +41,9 @@ export const NPC_SEARCH_NODE_BUDGET = 4096;
 export const NPC_PATH_STEPS = 96;
 /** After failing to reach a target (no path, budget), an NPC ignores players for this many entity ticks. */
 const GIVE_UP_ENTITY_TICKS = 24;
+/** Width in tiles of the distance bands thinks and sheds are counted in (NpcStats.byDistance). */
+export const DISTANCE_BAND_TILES = 8;
+const DISTANCE_BANDS = Math.floor(WAKE_RADIUS / DISTANCE_BAND_TILES) + 1;
 /** Chance that an idle wanderer rests (decides not to step) at a given decision. */
 const REST_CHANCE = 0.4;
 
@@ -112,6 +115,11 @@ export interface NpcStats {
   blocked: number;
   deaths: number;
   respawns: number;
+  /**
+   * Thinks and sheds by the NPC's distance to its nearest player, in bands of DISTANCE_BAND_TILES
+   * (band 0: 0..7 tiles, …): which NPCs still act when the budget sheds.
+   */
+  byDistance: { fromTiles: number; thinks: number; shed: number }[];
 }
 
 export class NpcRoom {
@@ -148,6 +156,11 @@ export class NpcRoom {
     blocked: 0,
     deaths: 0,
     respawns: 0,
+    byDistance: Array.from({ length: DISTANCE_BANDS }, (_, band) => ({
+      fromTiles: band * DISTANCE_BAND_TILES,
+      thinks: 0,
+      shed: 0,
+    })),
   };
 
   constructor(
@@ -250,10 +263,13 @@ export class NpcRoom {
       if (npc.energy < ENERGY_MAX) npc.energy = Math.min(ENERGY_MAX, npc.energy + npc.kind.speed);
       if (npc.energy < ACTION_COST) continue;
       if (npc.kind.behaviour === "guard" && npc.state === IDLE) continue; // at its post: nothing to decide
+      const band = this.stats.byDistance[Math.floor(npc.nearest / DISTANCE_BAND_TILES)];
       if (budget <= 0) {
         shed++;
+        band.shed++;
         continue;
       }
+      band.thinks++;
       const cost = this.think(npc, entityTick);
       budget -= cost;
       spent += cost;
