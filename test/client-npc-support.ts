@@ -2,9 +2,8 @@
 // will list them at /api/world (issue 12), entity entries built from them, and
 // the datagrams a scripted server sends for them. No test here needs a server
 // with NPCs: the client is fed decoded entities (or real encoded packets) we control.
-import type { EntityInfo } from "../ts/client/core/entity-table.js";
 import type { NpcKind } from "../ts/client/core/kinds.js";
-import { ENTITY_FLAG_HOSTILE } from "../ts/protocol/entity.js";
+import { ENTITY_FLAG_HOSTILE, type EntityEntry } from "../ts/protocol/entity.js";
 
 export const CAVE_KINDS: NpcKind[] = [
   { typeId: 16, name: "cave rat", sprite: "rat", behaviour: "wander", speed: 25 },
@@ -20,7 +19,7 @@ export const SPIDER = 18;
 export const SKELETON = 19;
 export const GUARD = 20;
 
-/** An entity entry as the client's EntityTable holds it. */
-export function entity(id: number, typeId: number, x: number, y: number, hostile = false): EntityInfo {
+/** An entity entry as the server encodes it (and the client's EntityTable holds it). */
+export function entity(id: number, typeId: number, x: number, y: number, hostile = false): EntityEntry {
   return { id, typeId, x, y, hp: 10, hpMax: 10, elo: 0, flags: hostile ? ENTITY_FLAG_HOSTILE : 0, meta: [] };
 }
