@@ -5,6 +5,7 @@
 import type { ConnectionState } from "../core/connection.js";
 import type { EntityInfo } from "../core/entity-table.js";
 import type { GameClient } from "../core/game-client.js";
+import { kindsByTypeId, type NpcKind } from "../core/kinds.js";
 import { Camera, placeViewport, type PixelPoint } from "../camera.js";
 import { InputState, attachKeyboard } from "../input.js";
 import { EntityInterpolation } from "../interpolation.js";
@@ -17,6 +18,7 @@ import { TILE_SIZE_PX } from "../render/layout.js";
 import * as P from "../render/palette.js";
 import { worldTileAt } from "../render/picking.js";
 import { ClickSteering } from "../ui/click-steering.js";
+import { creatureLines } from "../ui/creature-list.js";
 import { connectionStatus, type StatusLevel } from "../ui/connection-status.js";
 import type { DebugOverlay } from "../ui/debug-overlay.js";
 import { debugLines } from "../ui/debug-text.js";
@@ -52,6 +54,7 @@ export class PlaySession {
   private readonly camera = new Camera();
   private readonly glides: GlideTiming;
   private readonly kindCells: ReadonlyMap<number, number>;
+  private readonly kinds: ReadonlyMap<number, NpcKind>;
   private readonly others: EntityInterpolation;
   private readonly ownGlide: EntityInterpolation;
   private readonly log = new MessageLog();
@@ -74,6 +77,7 @@ export class PlaySession {
     // steps by; an NPC's the action interval of its kind (glide-timing.ts).
     this.glides = new GlideTiming(parts.client.tickHz, parts.client.world.kinds);
     this.kindCells = spriteCellsOfKinds(parts.client.world.kinds);
+    this.kinds = kindsByTypeId(parts.client.world.kinds);
     this.others = new EntityInterpolation(this.glides.windowMs, TILE_SIZE_PX, this.glides.measuredBounds);
     this.ownGlide = new EntityInterpolation(this.glides.windowMs);
     this.pointer = new PointerInput(parts.view.canvas, this.steering);
@@ -234,6 +238,7 @@ export class PlaySession {
         position: client.confirmed,
         status: { text: status.short, colour: STATUS_COLOURS[status.level] },
         nearby: this.presence.present,
+        creatures: creatureLines(entities.values(), client.names, this.kinds, client.confirmed),
         log,
       },
     };
