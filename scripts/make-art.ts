@@ -21,7 +21,12 @@ import {
   FONT_LAST_CHAR,
   SHEET_COLUMNS,
   SPRITES_FILE,
+  SPRITE_BEETLE,
   SPRITE_CELL_COUNT,
+  SPRITE_GUARD,
+  SPRITE_RAT,
+  SPRITE_SKELETON,
+  SPRITE_SPIDER,
   TILES_FILE,
   TILE_CELL_COUNT,
   sheetSizePx,
@@ -430,6 +435,65 @@ function drawSignPost(cell: Cell): void {
   });
 }
 
+// The NPC kinds' creatures (KIND_SPRITE_CELLS). Each has its own outline, so
+// they read apart at 8 px even before colour: low and long (rat), round and
+// shelled (beetle), legs all round (spider), a thin light figure (skeleton), a
+// helmeted figure with a spear (guard).
+
+function drawRat(cell: Cell): void {
+  // Side view, facing left: pink ear, red bead eye, nose and tail.
+  cell.picture(["........", "........", "..pp....", ".kggggk.", "kegggGGk", "pgggGGGk", ".kkkkkkt", "..p..ptt"], {
+    k: C.ink,
+    g: C.stone,
+    G: C.stoneDark,
+    e: C.capRed,
+    p: C.skin,
+    t: C.skin,
+  });
+}
+
+function drawBeetle(cell: Cell): void {
+  // Top view: a dark violet shell with glowing spots, the light it is named for.
+  cell.picture([".k....k.", "..k..k..", "..kddk..", ".kdLLdk.", "kdLddLdk", ".kddddk.", "kkdLLdkk", "..kkkk.."], {
+    k: C.ink,
+    d: C.crystalDark,
+    L: C.slimeLight,
+  });
+}
+
+function drawSpider(cell: Cell): void {
+  // Top view: eight legs around a brown body, two red eyes.
+  cell.picture(["k......k", ".k.kk.k.", "..kbbk..", "kkbrrbkk", "..kbbk..", ".kbBBbk.", "k.kBBk.k", "k..kk..k"], {
+    k: C.ink,
+    b: C.hair,
+    B: C.woodDark,
+    r: C.flameRed,
+  });
+}
+
+function drawSkeleton(cell: Cell): void {
+  // Bone white with dark eye holes and ribs.
+  cell.picture(["..wwww..", ".wkwwkw.", ".wwwwww.", "..wkkw..", ".w.ww.w.", "w.wkkw.w", "..w..w..", ".ww..ww."], {
+    w: C.white,
+    k: C.ink,
+  });
+}
+
+function drawGuard(cell: Cell): void {
+  // A helmeted guard in steel with a red plume, a gold belt and a spear held upright.
+  cell.picture(["..rsss.l", ".sSSSSsw", ".Sfeef.w", "..ffff.w", ".SsssSfw", "f.sggs.w", "..sSSs.w", "..b..b.."], {
+    r: C.capRed,
+    s: C.stone,
+    S: C.stoneDark,
+    f: C.skin,
+    e: C.eye,
+    g: C.gold,
+    b: C.boot,
+    l: C.stoneLight,
+    w: C.woodLight,
+  });
+}
+
 function makeSprites(): Rgb332Image {
   const sheet = newSheet(SPRITE_CELL_COUNT);
   drawPlayer(cellOf(sheet, 0), TUNICS[0]);
@@ -437,6 +501,11 @@ function makeSprites(): Rgb332Image {
   drawChest(cellOf(sheet, 2));
   drawSignPost(cellOf(sheet, 3));
   for (let variant = 1; variant < TUNICS.length; variant++) drawPlayer(cellOf(sheet, 3 + variant), TUNICS[variant]);
+  drawRat(cellOf(sheet, SPRITE_RAT));
+  drawBeetle(cellOf(sheet, SPRITE_BEETLE));
+  drawSpider(cellOf(sheet, SPRITE_SPIDER));
+  drawSkeleton(cellOf(sheet, SPRITE_SKELETON));
+  drawGuard(cellOf(sheet, SPRITE_GUARD));
   return sheet;
 }
 
@@ -663,6 +732,11 @@ function sampleScene(tiles: Rgb332Image, sprites: Rgb332Image, font: Rgb332Image
     [5, 6, 6],
     [6, 8, 2],
     [7, 13, 4],
+    [SPRITE_RAT, 2, 1],
+    [SPRITE_BEETLE, 8, 1],
+    [SPRITE_SPIDER, 11, 4],
+    [SPRITE_SKELETON, 12, 7],
+    [SPRITE_GUARD, 2, 7],
   ];
   for (const [sprite, x, y] of actors) blitCell(scene, sprites, sprite, x * 8, y * 8);
   const text = "Cave 1: Hi! {gjpqy}";

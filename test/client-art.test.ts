@@ -13,7 +13,10 @@ import {
   FONT_INK_LEFT_PX,
   FONT_INK_WIDTH_PX,
   FONT_LAST_CHAR,
+  KIND_SPRITE_CELLS,
   SPRITES_FILE,
+  SPRITE_CELL_COUNT,
+  SPRITE_PLAYER,
   TILES_FILE,
 } from "../ts/client/assets/sheets.js";
 import { makeSheets } from "../scripts/make-art.js";
@@ -54,9 +57,9 @@ describe("committed art", () => {
     expect(same(tiles[5], tiles[1])).toBe(false);
   });
 
-  it("sprites: eight cells, each drawn on a transparent background", () => {
+  it("sprites: thirteen cells, each drawn on a transparent background", () => {
     expect(sprites.length).toBe(16);
-    for (let index = 0; index < 8; index++) {
+    for (let index = 0; index < SPRITE_CELL_COUNT; index++) {
       const pixels = sprites[index].pixels;
       expect(
         pixels.some((pixel) => pixel === 0),
@@ -64,7 +67,15 @@ describe("committed art", () => {
       ).toBe(true);
       expect(pixels.filter((pixel) => pixel !== 0).length, `sprite ${index} has a body`).toBeGreaterThan(12);
     }
-    for (let index = 8; index < 16; index++) expect(empty(sprites[index])).toBe(true);
+    for (let index = SPRITE_CELL_COUNT; index < 16; index++) expect(empty(sprites[index])).toBe(true);
+  });
+
+  it("sprites: every sprite name a kind may give has a cell of its own shape", () => {
+    const shape = (cell: Rgb332Image): string => Array.from(cell.pixels, (pixel) => (pixel !== 0 ? "#" : ".")).join("");
+    const cells = Object.values(KIND_SPRITE_CELLS);
+    expect(Object.keys(KIND_SPRITE_CELLS)).toEqual(["creature", "rat", "beetle", "spider", "skeleton", "guard"]);
+    expect(new Set(cells.map((cell) => shape(sprites[cell]))).size).toBe(cells.length);
+    expect(new Set(cells.map((cell) => shape(sprites[cell]))).has(shape(sprites[SPRITE_PLAYER]))).toBe(false);
   });
 
   it("player variants share the player's shape and differ in colour", () => {

@@ -40,6 +40,7 @@ export const TEST_WORLD: WorldInfo = {
     { id: GRAVEL, collides: false, opaque: false, look: GRAVEL },
     { id: WALL, collides: true, opaque: true, look: WALL },
   ],
+  kinds: [],
 };
 
 export function testSession(entityId = 7, token = 0x1122334455667788n): GuestSession {

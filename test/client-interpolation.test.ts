@@ -2,8 +2,11 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { TICK_HZ } from "../ts/constants.js";
-import { EntityInterpolation } from "../ts/client/interpolation.js";
+import { EntityInterpolation, MEASURED_GLIDE } from "../ts/client/interpolation.js";
+import { GlideTiming } from "../ts/client/glide-timing.js";
+import { actionIntervalMs, PLAYER_SPEED } from "../ts/action-points.js";
 import { windowPeriodMs } from "../ts/window.js";
+import { BEETLE, CAVE_KINDS, GUARD, RAT, SPIDER } from "./client-npc-support.js";
 
 /** One movement window at the nominal server rate (the browser passes the server's own). */
 const MOVE_INTERVAL_MS = windowPeriodMs(TICK_HZ);
@@ -141,5 +144,118 @@ describe("EntityInterpolation", () => {
     const out = { x: -1, y: -1 };
     expect(lerp.positionAt(1, 0, out)).toBe(out);
     expect(out).toEqual({ x: 16, y: 24 });
+  });
+});
+
+/** Positions of entity `id` every frame over [fromMs, toMs): the drawn path at 60 fps. */
+function path(lerp: EntityInterpolation, id: number, fromMs: number, toMs: number): { x: number; y: number }[] {
+  const out: { x: number; y: number }[] = [];
+  for (let t = fromMs; t < toMs; t += 1000 / 60) out.push({ ...lerp.positionAt(id, t)! });
+  return out;
+}
+
+/**
+ * Walks entity `id` east one tile every `stepMs` for `steps` steps, each glide lasting `glideMs`,
+ * and returns the drawn x at 60 fps and the authoritative tile x at the same instants.
+ */
+function walkEast(glideMs: number, stepMs: number, steps: number): { drawnX: number[]; tileX: number[] } {
+  const lerp = new EntityInterpolation(MOVE_INTERVAL_MS);
+  lerp.applySnapshot([{ id: 1, x: 0, y: 0 }], 0);
+  const drawnX: number[] = [];
+  const tileX: number[] = [];
+  let next = 1;
+  for (let t = 0; t < steps * stepMs + glideMs; t += 1000 / 60) {
+    while (next <= steps && next * stepMs <= t) {
+      lerp.beginUpdate();
+      lerp.setTile(1, next, 0, next * stepMs, glideMs);
+      lerp.endUpdate();
+      next++;
+    }
+    drawnX.push(lerp.positionAt(1, t)!.x);
+    tileX.push(lerp.tileOf(1)!.x);
+  }
+  return { drawnX, tileX };
+}
+
+describe("glides of any speed", () => {
+  const timing = new GlideTiming(TICK_HZ, CAVE_KINDS);
+
+  it("times players by the window and each NPC kind by its action interval", () => {
+    expect(timing.glideFor(0)).toBeCloseTo(MOVE_INTERVAL_MS, 9);
+    // One source for the rule: a player-speed NPC glides exactly a window.
+    expect(actionIntervalMs(PLAYER_SPEED, TICK_HZ)).toBeCloseTo(MOVE_INTERVAL_MS, 9);
+    expect(timing.glideFor(GUARD)).toBeCloseTo(MOVE_INTERVAL_MS, 9);
+    expect(timing.glideFor(RAT)).toBeCloseTo(333.333, 3); // speed 25: 3 steps a second
+    expect(timing.glideFor(BEETLE)).toBeCloseTo(actionIntervalMs(17, TICK_HZ), 9);
+    expect(timing.glideFor(SPIDER)).toBeCloseTo(actionIntervalMs(34, TICK_HZ), 9);
+    expect(timing.glideFor(2)).toBeCloseTo(MOVE_INTERVAL_MS, 9); // a chest: built-in types as before
+    expect(timing.glideFor(99)).toBe(MEASURED_GLIDE); // a kind the world did not list
+  });
+
+  it("a slow entity (glow beetle, ~490 ms a step) glides the whole way, with no pause and no hop", () => {
+    const glideMs = timing.glideFor(BEETLE) as number;
+    const { drawnX } = walkEast(glideMs, glideMs, 6);
+    const perFramePx = (8 * (1000 / 60)) / glideMs;
+    for (let index = 1; index < drawnX.length; index++) {
+      const moved = drawnX[index] - drawnX[index - 1];
+      expect(moved).toBeGreaterThanOrEqual(-1e-9); // never back
+      expect(moved).toBeLessThanOrEqual(perFramePx + 1e-6); // never faster than its pace: no hop
+    }
+    // Half-way through a step it is half a tile along, not already there (which a window's glide would do).
+    const lerp = new EntityInterpolation(MOVE_INTERVAL_MS);
+    lerp.applySnapshot([{ id: 1, x: 0, y: 0 }], 0);
+    lerp.beginUpdate();
+    lerp.setTile(1, 1, 0, 1000, glideMs);
+    lerp.endUpdate();
+    expect(lerp.positionAt(1, 1000 + glideMs / 2)!.x).toBeCloseTo(4, 9);
+    expect(lerp.positionAt(1, 1000 + glideMs)).toEqual({ x: 8, y: 0 });
+    // ... and it keeps moving across the frames of a step rather than standing still most of it.
+    const frames = path(lerp, 1, 1000, 1000 + glideMs);
+    expect(new Set(frames.map((point) => Math.round(point.x))).size).toBeGreaterThanOrEqual(8);
+  });
+
+  it("a fast entity (speed 100, one step every entity tick) keeps up: it is on each tile as the next step lands", () => {
+    const fast = new GlideTiming(TICK_HZ, [
+      { typeId: 30, name: "bat", sprite: "bat", behaviour: "wander", speed: 100 },
+    ]);
+    const glideMs = fast.glideFor(30) as number;
+    expect(glideMs).toBeCloseTo(MOVE_INTERVAL_MS / 2, 9);
+    const { drawnX, tileX } = walkEast(glideMs, glideMs, 40);
+    // Never more than one tile behind, and at rest on the last tile at the end: no lag builds up.
+    drawnX.forEach((x, index) => expect(tileX[index] * 8 - x).toBeLessThanOrEqual(8 + 1e-6));
+    expect(drawnX[drawnX.length - 1]).toBeCloseTo(40 * 8, 6);
+  });
+
+  it("steps faster than the glide assumed: the lag stays bounded instead of building up", () => {
+    // Steps every half glide (a kind listed too slow, or updates bunched by jitter) for 10 s.
+    const glideMs = MOVE_INTERVAL_MS;
+    const { drawnX, tileX } = walkEast(glideMs, glideMs / 2, 60);
+    const lagPx = drawnX.map((x, index) => tileX[index] * 8 - x);
+    // At most the tile just stepped onto plus one behind it: the fixed point of a glide restarted every half glide.
+    expect(Math.max(...lagPx)).toBeLessThanOrEqual(2 * 8 + 1e-6);
+    // The last 20 steps lag no more than the first 20: bounded, not growing.
+    const third = Math.floor(lagPx.length / 3);
+    expect(Math.max(...lagPx.slice(2 * third))).toBeLessThanOrEqual(Math.max(...lagPx.slice(0, third)) + 1e-3);
+  });
+
+  it("an unlisted kind glides over its measured pace, clamped; one window before anything is measured", () => {
+    const lerp = new EntityInterpolation(MOVE_INTERVAL_MS, 8, timing.measuredBounds);
+    lerp.applySnapshot([{ id: 5, x: 0, y: 0 }], 0);
+    const step = (x: number, atMs: number): void => {
+      lerp.beginUpdate();
+      lerp.setTile(5, x, 0, atMs, MEASURED_GLIDE);
+      lerp.endUpdate();
+    };
+    step(1, 1000); // nothing measured yet: one window
+    expect(lerp.positionAt(5, 1000 + MOVE_INTERVAL_MS / 2)!.x).toBeCloseTo(4, 9);
+    step(2, 1400); // 400 ms after the last change
+    expect(lerp.positionAt(5, 1600)!.x).toBeCloseTo(12, 9);
+    expect(lerp.positionAt(5, 1800)).toEqual({ x: 16, y: 0 });
+    step(3, 9000); // after a long pause: the glide is clamped to four windows, not 7.6 s
+    expect(lerp.positionAt(5, 9000 + 4 * MOVE_INTERVAL_MS)).toEqual({ x: 24, y: 0 });
+    expect(lerp.positionAt(5, 9000 + 2 * MOVE_INTERVAL_MS)!.x).toBeCloseTo(20, 9);
+    step(4, 9010); // two updates bunched: no faster than the fastest pace the model allows
+    expect(lerp.positionAt(5, 9010 + timing.measuredBounds.minMs)).toEqual({ x: 32, y: 0 });
+    expect(timing.measuredBounds.minMs).toBeCloseTo(actionIntervalMs(100, TICK_HZ), 9);
   });
 });

@@ -8,7 +8,18 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FB_WIDTH, TILE_UNKNOWN } from "../ts/constants.js";
 import { decodeTga } from "../ts/client/assets/tga.js";
 import type { Rgb332Image } from "../ts/client/assets/image.js";
-import { CELL_SIZE_PX, FONT_FILE, SPRITES_FILE, TILES_FILE } from "../ts/client/assets/sheets.js";
+import {
+  CELL_SIZE_PX,
+  FONT_FILE,
+  SPRITE_BEETLE,
+  SPRITE_CREATURE,
+  SPRITE_GUARD,
+  SPRITE_RAT,
+  SPRITE_SKELETON,
+  SPRITE_SPIDER,
+  SPRITES_FILE,
+  TILES_FILE,
+} from "../ts/client/assets/sheets.js";
 import { placeViewport } from "../ts/client/camera.js";
 import {
   type Atlas,
@@ -18,7 +29,7 @@ import {
   markerSheet,
   uploadAtlas,
 } from "../ts/client/render/atlas.js";
-import { spriteCellFor } from "../ts/client/render/entity-sprites.js";
+import { spriteCellFor, spriteCellsOfKinds } from "../ts/client/render/entity-sprites.js";
 import { FrameRenderer, type FrameScene, gridViewOf } from "../ts/client/render/frame.js";
 import { HUD_LAYOUT, type HudModel, wrapLog } from "../ts/client/render/hud.js";
 import { PANEL, VIEWPORT } from "../ts/client/render/layout.js";
@@ -29,6 +40,7 @@ import { NO_TILE } from "../ts/ref/blit.js";
 import { WasmBlitter } from "../ts/wasm/blit.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { WasmSim } from "../ts/wasm/sim.js";
+import { CAVE_KINDS } from "./client-npc-support.js";
 
 const ASSET_DIR = new URL("../ts/client/assets/", import.meta.url);
 const sheet = (name: string): Rgb332Image => decodeTga(new Uint8Array(readFileSync(new URL(name, ASSET_DIR))));
@@ -276,6 +288,36 @@ describe("entity sprites", () => {
     expect([0, 1, 2, 3, 4, 5].map((id) => spriteCellFor(0, id))).toEqual([0, 4, 5, 6, 7, 0]);
     expect([1, 2, 3].map((type) => spriteCellFor(type, 9))).toEqual([1, 2, 3]);
     expect(spriteCellFor(200, 9)).toBe(1);
+  });
+
+  it("shows each NPC kind by the sprite its kind names; an unknown name or unlisted kind as the creature", () => {
+    const kinds = [
+      ...CAVE_KINDS,
+      { typeId: 40, name: "mole", sprite: "mole", behaviour: "wander" as const, speed: 10 },
+      // An inherited property name is not a sprite either.
+      { typeId: 41, name: "odd", sprite: "toString", behaviour: "wander" as const, speed: 10 },
+    ];
+    const cells = spriteCellsOfKinds(kinds);
+    expect([16, 17, 18, 19, 20].map((type) => spriteCellFor(type, 9, cells))).toEqual([
+      SPRITE_RAT,
+      SPRITE_BEETLE,
+      SPRITE_SPIDER,
+      SPRITE_SKELETON,
+      SPRITE_GUARD,
+    ]);
+    expect(spriteCellFor(40, 9, cells)).toBe(SPRITE_CREATURE);
+    expect(spriteCellFor(41, 9, cells)).toBe(SPRITE_CREATURE);
+    expect(spriteCellFor(99, 9, cells)).toBe(SPRITE_CREATURE);
+    // Built-in types keep their cells whatever the kinds say.
+    expect(spriteCellFor(2, 9, cells)).toBe(2);
+  });
+
+  it("draws a rat as the rat cell of the committed sheet", () => {
+    const cells = spriteCellsOfKinds(CAVE_KINDS);
+    renderer.render(scene({ entities: [{ xPx: 11 * 8, yPx: 12 * 8, cell: spriteCellFor(16, 30, cells) }] }));
+    const expected = cell(images.sprites, SPRITE_RAT);
+    const floor = cell(images.tiles, WATER);
+    expect(block(124, 116)).toEqual(expected.map((value, index) => (value === 0 ? floor[index] : value)));
   });
 });
 

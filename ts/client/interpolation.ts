@@ -1,17 +1,20 @@
 // Entity interpolation (roadmap 09): server updates place entities on whole
-// tiles, 6 steps per second; drawing them there makes everything hop. Each
-// entity gets a track — where its glide started, the tile it is gliding to,
-// and when — and is drawn along a straight line over one movement interval
-// (TICKS_PER_MOVE ticks at the server's tick rate, 166.7 ms at 24 Hz), so a
-// walker moves continuously and arrives just as its next step is due. The rate
-// is the server's (WorldInfo.tickHz, as GameClient.tickHz), the same the
-// client's clock and scheduler run on, so the glide cannot drift from the steps.
+// tiles; drawing them there makes everything hop. Each entity gets a track —
+// where its glide started, the tile it is gliding to, and when — and is drawn
+// along a straight line over its own glide duration, so a walker moves
+// continuously and arrives just as its next step is due. The duration is set per
+// step by the caller (glide-timing.ts): one movement window for players, the
+// action interval of its kind for an NPC (ts/action-points.ts), or — for an
+// entity whose pace is not known — the measured time between its last two tile
+// changes, clamped.
 //
 // Purely cosmetic: game logic keeps using the authoritative tiles.
 // - A step of more than one tile (Chebyshev) is a teleport or a burst of lost
 //   updates, not a walk: the entity snaps instead of sliding through walls.
-// - A new step that arrives while the previous glide is still running (jitter)
-//   starts from where the entity is drawn, not from its old tile, so it never jumps back.
+// - A new step that arrives while the previous glide is still running (jitter,
+//   or a pace faster than the glide assumed) starts from where the entity is
+//   drawn, not from its old tile, so it never jumps back; the new glide covers
+//   the remaining distance in one duration, so a lag shrinks instead of building up.
 // - An entity missing from an update has left the view (or the world) and is dropped.
 import { CELL_SIZE_PX } from "./assets/sheets.js";
 import type { PixelPoint } from "./camera.js";
@@ -23,14 +26,26 @@ export interface EntityTile {
   readonly y: number;
 }
 
+/** How long one step's glide lasts: milliseconds, or MEASURED_GLIDE for the entity's own measured pace. */
+export type GlideMs = number | typeof MEASURED_GLIDE;
+export const MEASURED_GLIDE = "measured";
+
+/** Bounds on a measured glide: a pause between steps is not a slow pace. */
+export interface MeasuredGlideBounds {
+  readonly minMs: number;
+  readonly maxMs: number;
+}
+
 interface Track {
   fromXPx: number;
   fromYPx: number;
   tileX: number;
   tileY: number;
   startMs: number;
-  /** startMs + interval, kept so that positionAt(startMs + interval) is exactly at rest. */
+  /** startMs + the glide's duration, kept so that positionAt(endMs) is exactly at rest. */
   endMs: number;
+  /** When the tile last changed (for a measured glide); -Infinity before the first change. */
+  changedAtMs: number;
   /** The update generation that last mentioned this entity. */
   seenIn: number;
 }
@@ -39,10 +54,15 @@ export class EntityInterpolation {
   private readonly tracks = new Map<number, Track>();
   private generation = 0;
 
-  /** `intervalMs`: one movement window at the server's tick rate (windowPeriodMs(client.tickHz), ts/window.ts). */
+  /**
+   * `intervalMs`: the glide of a step given no duration of its own, and of a measured glide with nothing
+   * measured yet: one movement window at the server's tick rate (windowPeriodMs(client.tickHz), ts/window.ts).
+   * `measuredBounds` clamp measured glides (default: the interval itself, i.e. no measuring).
+   */
   constructor(
     private readonly intervalMs: number,
     private readonly tileSizePx: number = CELL_SIZE_PX,
+    private readonly measuredBounds: MeasuredGlideBounds = { minMs: intervalMs, maxMs: intervalMs },
   ) {}
 
   /**
@@ -60,8 +80,8 @@ export class EntityInterpolation {
     this.generation++;
   }
 
-  /** Records that entity `id` is on tile (tileX, tileY) as of `nowMs`. */
-  setTile(id: number, tileX: number, tileY: number, nowMs: number): void {
+  /** Records that entity `id` is on tile (tileX, tileY) as of `nowMs`; a step to it glides over `glideMs`. */
+  setTile(id: number, tileX: number, tileY: number, nowMs: number, glideMs: GlideMs = this.intervalMs): void {
     const track = this.tracks.get(id);
     if (track === undefined) {
       // First sight: already at rest on its tile.
@@ -72,6 +92,7 @@ export class EntityInterpolation {
         tileY,
         startMs: -Infinity,
         endMs: -Infinity,
+        changedAtMs: -Infinity,
         seenIn: this.generation,
       });
       return;
@@ -89,10 +110,18 @@ export class EntityInterpolation {
       track.fromXPx = drawn.x;
       track.fromYPx = drawn.y;
       track.startMs = nowMs;
-      track.endMs = nowMs + this.intervalMs;
+      track.endMs = nowMs + this.durationOf(glideMs, track, nowMs);
     }
+    track.changedAtMs = nowMs;
     track.tileX = tileX;
     track.tileY = tileY;
+  }
+
+  private durationOf(glideMs: GlideMs, track: Track, nowMs: number): number {
+    if (glideMs !== MEASURED_GLIDE) return glideMs;
+    if (track.changedAtMs === -Infinity) return this.intervalMs;
+    const { minMs, maxMs } = this.measuredBounds;
+    return Math.min(maxMs, Math.max(minMs, nowMs - track.changedAtMs));
   }
 
   /** Ends a complete update: entities not set since beginUpdate are removed. */
@@ -119,7 +148,7 @@ export class EntityInterpolation {
       out.x = toXPx;
       out.y = toYPx;
     } else {
-      const progress = Math.max(0, (nowMs - track.startMs) / this.intervalMs);
+      const progress = Math.max(0, (nowMs - track.startMs) / (track.endMs - track.startMs));
       out.x = track.fromXPx + (toXPx - track.fromXPx) * progress;
       out.y = track.fromYPx + (toYPx - track.fromYPx) * progress;
     }

@@ -15,14 +15,36 @@ export const FONT_FILE = "font.tga";
 /** tiles.tga: cell i is map tile id i; cell 0 is transparent and unused. */
 export const TILE_CELL_COUNT = 17;
 
-/** sprites.tga: cell = entity type_id; cells PLAYER_VARIANT_FIRST.. are recoloured players. */
+/**
+ * sprites.tga: cells 0..3 are the built-in type_ids, PLAYER_VARIANT_FIRST.. recoloured players, and the
+ * cells from SPRITE_RAT on the creatures that NPC kinds name by sprite (KIND_SPRITE_CELLS).
+ */
 export const SPRITE_PLAYER = 0;
 export const SPRITE_CREATURE = 1;
 export const SPRITE_CHEST = 2;
 export const SPRITE_SIGN_POST = 3;
 export const PLAYER_VARIANT_FIRST = 4;
 export const PLAYER_VARIANT_COUNT = 4;
-export const SPRITE_CELL_COUNT = 8;
+export const SPRITE_RAT = 8;
+export const SPRITE_BEETLE = 9;
+export const SPRITE_SPIDER = 10;
+export const SPRITE_SKELETON = 11;
+export const SPRITE_GUARD = 12;
+export const SPRITE_CELL_COUNT = 13;
+
+/**
+ * The sprite names an NPC kind may give (GET /api/world `kinds[].sprite`, the contract between a
+ * host's kinds file and this sheet) and their cells. "creature" names the generic one every
+ * unknown name falls back to.
+ */
+export const KIND_SPRITE_CELLS: Readonly<Record<string, number>> = {
+  creature: SPRITE_CREATURE,
+  rat: SPRITE_RAT,
+  beetle: SPRITE_BEETLE,
+  spider: SPRITE_SPIDER,
+  skeleton: SPRITE_SKELETON,
+  guard: SPRITE_GUARD,
+};
 
 /** font.tga: the glyph of byte c is cell c - FONT_FIRST_CHAR, for FONT_FIRST_CHAR..FONT_LAST_CHAR. */
 export const FONT_FIRST_CHAR = 32;

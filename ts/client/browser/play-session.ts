@@ -5,16 +5,20 @@
 import type { ConnectionState } from "../core/connection.js";
 import type { EntityInfo } from "../core/entity-table.js";
 import type { GameClient } from "../core/game-client.js";
+import { kindsByTypeId, type NpcKind } from "../core/kinds.js";
 import { Camera, placeViewport, type PixelPoint } from "../camera.js";
 import { InputState, attachKeyboard } from "../input.js";
 import { EntityInterpolation } from "../interpolation.js";
-import { windowPeriodMs } from "../../window.js";
-import { spriteCellFor } from "../render/entity-sprites.js";
-import { FrameRenderer, type FrameScene, gridViewOf, type SpriteInstance } from "../render/frame.js";
+import { GlideTiming } from "../glide-timing.js";
+import { type DrawnEntity, entitySprites } from "../render/entity-layer.js";
+import { spriteCellsOfKinds } from "../render/entity-sprites.js";
+import { FrameRenderer, type FrameScene, gridViewOf } from "../render/frame.js";
 import type { HudLine } from "../render/hud.js";
+import { TILE_SIZE_PX } from "../render/layout.js";
 import * as P from "../render/palette.js";
 import { worldTileAt } from "../render/picking.js";
 import { ClickSteering } from "../ui/click-steering.js";
+import { creatureLines } from "../ui/creature-list.js";
 import { connectionStatus, type StatusLevel } from "../ui/connection-status.js";
 import type { DebugOverlay } from "../ui/debug-overlay.js";
 import { debugLines } from "../ui/debug-text.js";
@@ -48,6 +52,9 @@ export class PlaySession {
   private readonly steering = new ClickSteering();
   private readonly pointer: PointerInput;
   private readonly camera = new Camera();
+  private readonly glides: GlideTiming;
+  private readonly kindCells: ReadonlyMap<number, number>;
+  private readonly kinds: ReadonlyMap<number, NpcKind>;
   private readonly others: EntityInterpolation;
   private readonly ownGlide: EntityInterpolation;
   private readonly log = new MessageLog();
@@ -66,9 +73,13 @@ export class PlaySession {
 
   constructor(private readonly parts: PlaySessionParts) {
     this.client = parts.client;
-    // Glides last one movement window at the server's tick rate, the one the client schedules steps by.
-    this.others = new EntityInterpolation(windowPeriodMs(parts.client.tickHz));
-    this.ownGlide = new EntityInterpolation(windowPeriodMs(parts.client.tickHz));
+    // A player's glide lasts one movement window at the server's tick rate, the one the client schedules
+    // steps by; an NPC's the action interval of its kind (glide-timing.ts).
+    this.glides = new GlideTiming(parts.client.tickHz, parts.client.world.kinds);
+    this.kindCells = spriteCellsOfKinds(parts.client.world.kinds);
+    this.kinds = kindsByTypeId(parts.client.world.kinds);
+    this.others = new EntityInterpolation(this.glides.windowMs, TILE_SIZE_PX, this.glides.measuredBounds);
+    this.ownGlide = new EntityInterpolation(this.glides.windowMs);
     this.pointer = new PointerInput(parts.view.canvas, this.steering);
     for (const note of parts.notes ?? []) this.log.add(note, "bad");
     this.detachKeyboard = attachKeyboard(window, this.input, { isTextEntryActive: isTyping });
@@ -155,7 +166,8 @@ export class PlaySession {
       this.lastEntities = entities;
       this.others.beginUpdate();
       for (const entity of entities.values()) {
-        if (entity.id !== client.ownEntityId) this.others.setTile(entity.id, entity.x, entity.y, nowMs);
+        if (entity.id === client.ownEntityId) continue;
+        this.others.setTile(entity.id, entity.x, entity.y, nowMs, this.glides.glideFor(entity.typeId));
       }
       this.others.endUpdate();
     }
@@ -190,14 +202,21 @@ export class PlaySession {
     const client = this.client;
     const entities = client.entities;
     const ownId = client.ownEntityId;
-    const sprites: SpriteInstance[] = [];
+    const drawn: DrawnEntity[] = [];
     for (const id of this.others.ids()) {
       const info = entities.get(id);
       const at = this.others.positionAt(id, nowMs, this.otherPoint);
-      if (info && at) sprites.push({ xPx: at.x, yPx: at.y, cell: spriteCellFor(info.typeId, id) });
+      if (info && at) {
+        drawn.push({ id, typeId: info.typeId, flags: info.flags, tileX: info.x, tileY: info.y, xPx: at.x, yPx: at.y });
+      }
     }
     const ownInfo = entities.get(ownId);
-    if (own) sprites.push({ xPx: own.x, yPx: own.y, cell: spriteCellFor(ownInfo?.typeId ?? 0, ownId) });
+    const predicted = client.predicted;
+    if (own && predicted) {
+      const { typeId, flags } = ownInfo ?? { typeId: 0, flags: 0 };
+      drawn.push({ id: ownId, typeId, flags, tileX: predicted.x, tileY: predicted.y, xPx: own.x, yPx: own.y });
+    }
+    const sprites = entitySprites(drawn, ownId, this.kindCells);
 
     const state = client.state;
     const status = connectionStatus(state, client.transportName, this.parts.nick);
@@ -219,6 +238,7 @@ export class PlaySession {
         position: client.confirmed,
         status: { text: status.short, colour: STATUS_COLOURS[status.level] },
         nearby: this.presence.present,
+        creatures: creatureLines(entities.values(), client.names, this.kinds, client.confirmed),
         log,
       },
     };

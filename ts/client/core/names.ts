@@ -1,4 +1,4 @@
-// Display names of players in view. Names are not in the 12 Hz entity
+// Display names of the players and NPCs in view. Names are not in the 12 Hz entity
 // updates (they would cost bytes every time); the client asks once per entity
 // with an EntityQueryPacket and reads the `name` TLV of the EntityDetail
 // answer. Queries are retransmitted after a timeout (protocol: Reliability,

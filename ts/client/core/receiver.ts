@@ -9,6 +9,7 @@ import { decodePacket, type PacketView } from "../../protocol/packet.js";
 import { MANIFEST_CENTRE, type StatePacket } from "../../protocol/state.js";
 import { readTlvName } from "../../protocol/tlv.js";
 import type { ManifestSource } from "./action-sender.js";
+import { isNpcType } from "./kinds.js";
 import type { ClientParts } from "./parts.js";
 
 type ReceiverParts = Pick<
@@ -122,6 +123,9 @@ export class PacketReceiver implements ManifestSource {
     const entries = entityTable.entries;
     const own = entries.get(this.ownIdValue);
     if (own) prediction.acknowledge(lastWindowConsumedAt(entityTable.ackTick), own.x, own.y);
-    for (const entry of entries.values()) if (entry.typeId === 0) nameDirectory.want(entry.id);
+    // Players and NPCs have names (EntityDetail, as a player's nick); built-in things are asked only on hover.
+    for (const entry of entries.values()) {
+      if (entry.typeId === 0 || isNpcType(entry.typeId)) nameDirectory.want(entry.id);
+    }
   }
 }

@@ -1,7 +1,8 @@
 // The HTTP half of joining (docs/server.md § HTTP API): POST /api/guest for a
-// session, GET /api/world for the rules' tile data. Uses the platform fetch,
+// session, GET /api/world for the rules' tile data and NPC kinds. Uses the platform fetch,
 // so it runs unchanged in Node and in the browser.
 import { PROTOCOL_VERSION } from "../../protocol/header.js";
+import { type NpcKind, parseKinds } from "./kinds.js";
 
 /** What POST /api/guest grants. */
 export interface GuestSession {
@@ -30,6 +31,8 @@ export interface WorldInfo {
   chunksY: number;
   tickHz: number;
   tiles: WorldTile[];
+  /** NPC kinds (kinds.ts); empty from a server that sends none. */
+  kinds: NpcKind[];
 }
 
 export class SessionError extends Error {
@@ -139,6 +142,8 @@ export async function fetchWorld(baseUrl: string, fetchFn: FetchFn = fetch): Pro
       look: typeof tile.look === "number" ? tile.look : id,
     });
   }
+  const kinds = parseKinds(body.kinds);
+  if (typeof kinds === "string") throw new SessionError(`world: ${kinds}`, 0);
   return {
     name: typeof body.name === "string" ? body.name : "",
     mapWidth: integerField(body, "mapWidth", "world"),
@@ -147,6 +152,7 @@ export async function fetchWorld(baseUrl: string, fetchFn: FetchFn = fetch): Pro
     chunksY: integerField(body, "chunksY", "world"),
     tickHz: integerField(body, "tickHz", "world"),
     tiles,
+    kinds,
   };
 }
 

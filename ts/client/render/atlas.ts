@@ -29,6 +29,8 @@ export const MARKER_STEP = 0;
 export const MARKER_STEP_SMALL = 1;
 export const MARKER_CORNERS = 2;
 export const MARKER_OUTLINE = 3;
+/** A rounded frame drawn under a hostile entity's sprite: its transparent pixels let the frame show. */
+export const MARKER_HOSTILE = 4;
 
 // 8×8 masks, "#" = ink. Kept here rather than in the art sheets: they are
 // interface shapes, always tinted, never seen in their own colours.
@@ -37,6 +39,7 @@ const MARKER_MASKS: readonly string[][] = [
   ["........", "........", "........", "...##...", "...##...", "........", "........", "........"],
   ["##....##", "#......#", "........", "........", "........", "........", "#......#", "##....##"],
   ["########", "#......#", "#......#", "#......#", "#......#", "#......#", "#......#", "########"],
+  [".######.", "#......#", "#......#", "#......#", "#......#", "#......#", "#......#", ".######."],
 ];
 
 /** The marker sheet as an image: one row of SHEET_COLUMNS cells, ink 0xff on 0. */

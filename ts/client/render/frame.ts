@@ -1,6 +1,6 @@
 // One frame of the game, composed in the wasm framebuffer: the darkness, the
 // tiles of the client's wasm grid around the camera, the route markers, the
-// entities, the pointer outline, labels over entities (names on hover, the
+// entities (hostiles over a red frame), the pointer outline, labels over entities (names on hover, the
 // interaction prompt), an optional banner, and the HUD panel; then one
 // fb_to_rgba for the canvas. DOM-free, so tests draw real frames in Node.
 //
@@ -11,7 +11,7 @@ import type { WasmBlitter } from "../../wasm/blit.js";
 import type { WasmSim } from "../../wasm/sim.js";
 import { placeViewport, type PixelPoint, type ViewportPlacement } from "../camera.js";
 import { SHEET_COLUMNS } from "../assets/sheets.js";
-import { type Atlas, MARKER_CORNERS, MARKER_STEP, MARKER_STEP_SMALL, MARKER_OUTLINE } from "./atlas.js";
+import { type Atlas, MARKER_CORNERS, MARKER_HOSTILE, MARKER_OUTLINE, MARKER_STEP, MARKER_STEP_SMALL } from "./atlas.js";
 import { drawHud, type HudModel } from "./hud.js";
 import { TILE_SIZE_PX, VIEWPORT } from "./layout.js";
 import * as P from "./palette.js";
@@ -54,6 +54,8 @@ export interface SpriteInstance {
   readonly xPx: number;
   readonly yPx: number;
   readonly cell: number;
+  /** Marked with a red frame under the sprite, so a player tells a hostile at a glance. */
+  readonly hostile?: boolean;
 }
 
 export interface FrameScene {
@@ -158,7 +160,15 @@ export class FrameRenderer {
     if (onViewport(screen.x, screen.y)) this.list.add(screen.x, screen.y, cell, MODE_TINTED, colour);
   }
 
+  /** Hostile marks first (a marker batch, under every sprite), then the sprites in the scene's order. */
   private drawEntities(entities: readonly SpriteInstance[], placement: ViewportPlacement): void {
+    for (const entity of entities) {
+      if (!entity.hostile) continue;
+      const x = VIEWPORT.x + Math.round(entity.xPx) - placement.originXPx;
+      const y = VIEWPORT.y + Math.round(entity.yPx) - placement.originYPx;
+      if (onViewport(x, y)) this.list.add(x, y, MARKER_HOSTILE, MODE_TINTED, P.HOSTILE_MARK);
+    }
+    this.list.flush(this.atlas.markers, VIEWPORT);
     for (const entity of entities) {
       const x = VIEWPORT.x + Math.round(entity.xPx) - placement.originXPx;
       const y = VIEWPORT.y + Math.round(entity.yPx) - placement.originYPx;

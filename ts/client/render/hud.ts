@@ -1,5 +1,6 @@
 // The side panel (the framebuffer's right 80 px): who you are, your health,
-// where you stand, the link's state, who is near, and the message log. Drawn
+// where you stand, the link's state, who is near, the creatures in view, and
+// the message log. Drawn
 // every frame from a plain model, so the game loop decides what it says and
 // this file only how it looks.
 import type { WasmBlitter } from "../../wasm/blit.js";
@@ -14,6 +15,13 @@ export interface HudLine {
   readonly colour: number;
 }
 
+/** One line of the creature list: a name, how many of it are in view, and whether they are hostile. */
+export interface HudCreature {
+  readonly name: string;
+  readonly count: number;
+  readonly hostile: boolean;
+}
+
 export interface HudModel {
   readonly name: string;
   readonly hp: number;
@@ -24,6 +32,8 @@ export interface HudModel {
   readonly status: HudLine;
   /** Names of the other players in view. */
   readonly nearby: readonly string[];
+  /** The creatures in view (ui/creature-list.ts): hostile ones first, drawn in red behind a "!". */
+  readonly creatures?: readonly HudCreature[];
   /** Oldest first; the panel shows as many of the newest as fit. */
   readonly log: readonly HudLine[];
 }
@@ -34,6 +44,8 @@ const INNER: Rect = { x: PANEL.x + PAD_PX, y: PANEL.y, w: PANEL.w - 2 * PAD_PX, 
 const COLUMNS = columnsIn(INNER.w);
 const HP_BAR: Rect = { x: INNER.x + 14, y: 14, w: INNER.w - 14, h: 5 };
 const NEARBY_SHOWN = 4;
+/** Creature lines shown; fewer than players, so the log keeps most of the panel. */
+const CREATURES_SHOWN = 3;
 
 /** Where the HUD's parts are, for tests and for anyone laying out over it. */
 export const HUD_LAYOUT = { inner: INNER, columns: COLUMNS, hpBar: HP_BAR, lineHeightPx: LINE_PX } as const;
@@ -74,6 +86,21 @@ export function drawHud(blitter: WasmBlitter, text: SpriteList, atlas: Atlas, hu
     queueText(text, `+${hud.nearby.length - NEARBY_SHOWN} more`, INNER.x, y, P.TEXT_DIM);
   }
 
+  // Creatures, only when there are any: a world without NPCs keeps the panel as it was.
+  const creatures = hud.creatures ?? [];
+  if (creatures.length > 0) {
+    y += LINE_PX + 2;
+    queueText(text, "Creatures", INNER.x, y, P.TEXT_DIM);
+    for (const creature of creatures.slice(0, CREATURES_SHOWN)) {
+      y += LINE_PX;
+      queueText(text, creatureLine(creature), INNER.x, y, creature.hostile ? P.TEXT_BAD : P.TEXT_WHITE);
+    }
+    if (creatures.length > CREATURES_SHOWN) {
+      y += LINE_PX;
+      queueText(text, `+${creatures.length - CREATURES_SHOWN} more`, INNER.x, y, P.TEXT_DIM);
+    }
+  }
+
   y += LINE_PX + 2;
   divider(blitter, y);
   y += 4;
@@ -83,6 +110,16 @@ export function drawHud(blitter: WasmBlitter, text: SpriteList, atlas: Atlas, hu
   shown.forEach((line, index) => queueText(text, line.text, INNER.x, logTop + index * LINE_PX, line.colour));
 
   text.flush(atlas.font, PANEL);
+}
+
+/**
+ * "cave rat", "cave rat x2", "!skeleton" for a hostile: the name is shortened, never the count or
+ * the mark, so a long name still says how many and whether they attack.
+ */
+export function creatureLine(creature: HudCreature): string {
+  const mark = creature.hostile ? "!" : "";
+  const count = creature.count > 1 ? ` x${creature.count}` : "";
+  return mark + fitText(creature.name, COLUMNS - mark.length - count.length) + count;
 }
 
 /** The newest messages, wrapped to the panel, that fit in `rows` lines (oldest at the top). */

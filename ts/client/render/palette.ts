@@ -23,6 +23,8 @@ export const HP_FRAME = 0x01;
 export const ROUTE_PENDING = 0x7f;
 export const ROUTE_PLANNED = 0x2f;
 export const ROUTE_GOAL = 0x7f;
+/** The frame under a hostile entity: the brightest red, which none of the art uses (docs/art.md). */
+export const HOSTILE_MARK = 0xe4;
 /** The tile under the mouse pointer. */
 export const CURSOR_OUTLINE = 0xb6;
 /** Banner over the viewport (e.g. while reconnecting). */

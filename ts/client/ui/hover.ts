@@ -3,12 +3,14 @@
 // name from the name lookups (asked for on hover), or what it is while the name
 // is unknown. Interactables within the player's reach get a prompt instead.
 import type { EntityInfo } from "../core/entity-table.js";
+import type { NpcKind } from "../core/kinds.js";
 import type { SpriteInstance, WorldLabel } from "../render/frame.js";
 import * as P from "../render/palette.js";
 import { TILE_SIZE_PX } from "../render/layout.js";
 import { foldForFont } from "./chat-log.js";
 
 const TYPE_WORDS = ["player", "creature", "chest", "sign"];
+const NO_KINDS: ReadonlyMap<number, NpcKind> = new Map();
 
 /** The interaction prompt over an interactable within reach. */
 export const INTERACT_PROMPT = "E: use";
@@ -28,9 +30,16 @@ export function entityAtTile(
   return own;
 }
 
-/** The name to show for `entity`: its looked-up name, else what it is. */
-export function hoverText(entity: EntityInfo, names: ReadonlyMap<number, string>): string {
-  const name = names.get(entity.id);
+/**
+ * The name to show for `entity`: its looked-up name, else its kind's name (an NPC, before its
+ * EntityDetail answers), else what it is.
+ */
+export function hoverText(
+  entity: EntityInfo,
+  names: ReadonlyMap<number, string>,
+  kinds: ReadonlyMap<number, NpcKind> = NO_KINDS,
+): string {
+  const name = names.get(entity.id) ?? kinds.get(entity.typeId)?.name;
   return foldForFont(name ?? TYPE_WORDS[entity.typeId] ?? "something");
 }
 

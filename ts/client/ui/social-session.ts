@@ -23,6 +23,7 @@ import { framebufferPixelAt, type Point, worldTileAt } from "../render/picking.j
 import { ChatBox } from "./chat-box.js";
 import { chatLogLine, foldForFont } from "./chat-log.js";
 import { DialogLayer } from "./dialog-layer.js";
+import { kindsByTypeId, type NpcKind } from "../core/kinds.js";
 import { entityAtTile, HOVER_COLOUR, hoverText, INTERACT_PROMPT, labelOver, PROMPT_COLOUR } from "./hover.js";
 import { type IntentOutcome, InteractIntent, interactablesNear } from "./interact-intent.js";
 import { LogMerge } from "./log-merge.js";
@@ -59,6 +60,7 @@ export class SocialSession {
   private readonly chatBox: ChatBox;
   private readonly dialogs: DialogLayer;
   private readonly intent = new InteractIntent();
+  private readonly kinds: ReadonlyMap<number, NpcKind>;
   private pointer: Point | null = null;
   private click: Point | null = null;
   private foldedVersion = -1;
@@ -68,6 +70,7 @@ export class SocialSession {
   constructor(private readonly parts: SocialParts) {
     const client = parts.client;
     this.client = client;
+    this.kinds = kindsByTypeId(client.world.kinds);
     const doc = parts.canvas.ownerDocument;
     this.mirror = new LogMirror(parts.logMirror);
     this.chatBox = new ChatBox(
@@ -187,7 +190,7 @@ export class SocialSession {
       if (under.id !== client.ownEntityId) client.lookUpName(under.id);
       const inReach =
         isInteractable(under) && client.predicted && chebyshev(under, client.predicted) <= INTERACT_REACH_TILES;
-      const text = hoverText(under, client.names);
+      const text = hoverText(under, client.names, this.kinds);
       labels.push(labelOver(under, inReach ? `${text} (E)` : text, HOVER_COLOUR, scene.entities));
     }
     return labels;
