@@ -5,15 +5,10 @@
 // picks its sprite and times its glide. An older server sends no list: every
 // entity is then drawn and timed as before.
 import { SPEED_MAX, SPEED_MIN } from "../../action-points.js";
+import { NPC_BEHAVIOURS, NPC_TYPE_ID_MIN, type NpcBehaviour } from "../../npc-types.js";
 
-/**
- * type_ids below this are the built-in types (0 player, 1 creature, 2 chest, 3 sign post, …); NPC kinds
- * start here. The server's kinds loader refuses lower ids for the same reason.
- */
-export const NPC_TYPE_ID_MIN = 16;
-
-export type NpcBehaviour = "wander" | "hostile" | "guard";
-const BEHAVIOURS: readonly string[] = ["wander", "hostile", "guard"] satisfies NpcBehaviour[];
+export { isNpcType, NPC_TYPE_ID_MIN, type NpcBehaviour } from "../../npc-types.js";
+const BEHAVIOURS: readonly string[] = NPC_BEHAVIOURS;
 
 export interface NpcKind {
   readonly typeId: number;
@@ -24,11 +19,6 @@ export interface NpcKind {
   readonly behaviour: NpcBehaviour;
   /** Energy per entity tick, SPEED_MIN..SPEED_MAX: actionIntervalMs(speed, tickHz) between its steps. */
   readonly speed: number;
-}
-
-/** Whether `typeId` belongs to an NPC kind rather than a built-in type. */
-export function isNpcType(typeId: number): boolean {
-  return typeId >= NPC_TYPE_ID_MIN;
 }
 
 /**

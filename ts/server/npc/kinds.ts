@@ -10,24 +10,16 @@ import { basename, dirname, extname, join } from "node:path";
 import { SPEED_MAX, SPEED_MIN } from "../../action-points.js";
 import { utf8ByteLength } from "../../protocol/text.js";
 import { NAME_MAX_BYTES } from "../../protocol/tlv.js";
+import { NPC_BEHAVIOURS, NPC_TYPE_ID_MIN, type NpcBehaviour } from "../../npc-types.js";
 import { MapError } from "../map/map-error.js";
 
 export const NPC_KINDS_VERSION = 1;
-/** type_ids below this are the built-in types (0 player, 1 creature, 2 chest, 3 sign post, …). */
-export const NPC_TYPE_ID_MIN = 16;
 /** The largest perception, leash or wander radius: more would reach far past any player's view. */
 export const NPC_RADIUS_MAX = 64;
 /** The longest respawn wait, in seconds: one day. */
 export const NPC_RESPAWN_MAX_SECONDS = 86_400;
 
-/**
- * - wander: a passive critter that ambles within `wander` tiles of its home and never notices anyone.
- * - hostile: notices the nearest player within `perception`, chases it, and walks home once the
- *   player is farther than `leash` from home (the BrowserQuest pattern).
- * - guard: stands on its post; turns hostile only when attacked (NpcRoom.provoke), then as hostile.
- */
-export type NpcBehaviour = "wander" | "hostile" | "guard";
-const BEHAVIOURS: readonly NpcBehaviour[] = ["wander", "hostile", "guard"];
+const BEHAVIOURS = NPC_BEHAVIOURS;
 
 export interface NpcKind {
   /** Display name, served through EntityDetail like a player's nick. */
