@@ -534,7 +534,10 @@ export function generateCaves(options: CaveOptions = {}): GeneratedCaves {
 
   const tunnelCount = builder.connectEverything(spawns[0].x, spawns[0].y);
   const tiles = chooseTiles(builder, mulberry32(seed ^ 0x7f4a7c15));
-  const npcSpawns = placeNpcSpawns(greatHall, builder.halls);
+  const npcSpawns = placeNpcSpawns(greatHall, builder.halls, (x, y) => {
+    const cell = y * width + x;
+    return x >= 0 && y >= 0 && x < width && y < height && builder.corridor[cell] === 1 && builder.kinds[cell] === FLOOR;
+  });
   return {
     seed,
     width,
@@ -556,7 +559,11 @@ export function generateCaves(options: CaveOptions = {}): GeneratedCaves {
  * sees the world move at once; two guards by the hall's south wall; hostiles in the other halls,
  * none in the great hall. Loading keeps only the free cells of each area.
  */
-function placeNpcSpawns(greatHall: Rect, halls: readonly Rect[]): CaveNpcSpawn[] {
+function placeNpcSpawns(
+  greatHall: Rect,
+  halls: readonly Rect[],
+  isCorridorFloor: (x: number, y: number) => boolean,
+): CaveNpcSpawn[] {
   // Within 15 tiles (the view radius) of all six spawn points (centre ± 5).
   const centreX = greatHall.x + Math.floor(greatHall.width / 2);
   const spawns: CaveNpcSpawn[] = [
@@ -583,6 +590,36 @@ function placeNpcSpawns(greatHall: Rect, halls: readonly Rect[]): CaveNpcSpawn[]
       width: 3,
       height: 1,
     });
+  }
+  // Spiders in the tunnels a short walk out of the great hall: in each of the eight compass
+  // directions, the first corridor floor 34..44 tiles from the centre (beyond view of the spawn
+  // points plus a spider's leash), so leaving the hall soon meets something that follows you.
+  const centreY = greatHall.y + Math.floor(greatHall.height / 2);
+  for (const [dx, dy] of [
+    [0, -1],
+    [1, -1],
+    [1, 0],
+    [1, 1],
+    [0, 1],
+    [-1, 1],
+    [-1, 0],
+    [-1, -1],
+  ]) {
+    for (let distance = 34; distance <= 44; distance++) {
+      const x = centreX + dx * distance;
+      const y = centreY + dy * distance;
+      if (!isCorridorFloor(x, y)) continue;
+      spawns.push({
+        name: `tunnel spiders ${spawns.length}`,
+        kind: "cave spider",
+        count: 2,
+        x: x - 1,
+        y: y - 1,
+        width: 3,
+        height: 3,
+      });
+      break;
+    }
   }
   // The other halls, but not the flooded last one: hostiles by turns, with a few rats among them.
   const hostiles = ["cave spider", "skeleton"];
