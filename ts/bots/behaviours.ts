@@ -5,6 +5,8 @@
 import type { GameClient } from "../client/core/index.js";
 import { ACTION_MAX } from "../protocol/action.js";
 import { SeededRandom } from "../netsim/index.js";
+import { isNpcType } from "../npc-types.js";
+import { ENTITY_FLAG_HOSTILE } from "../protocol/entity.js";
 
 export interface Point {
   x: number;
@@ -133,6 +135,52 @@ export class GoTo implements Behaviour {
       if (mind.walkable(x, y) && mind.click(x, y)) return;
     }
     mind.nextActMs = nowMs + 1000; // nothing reachable that way yet: look again when more is known
+  }
+}
+
+/**
+ * Seeks out creatures: clicks a free tile beside the nearest NPC in view (hostiles first), lingers
+ * there 1–3 s, and wanders like Wander when none is in view — so a swarm walks into the NPC
+ * areas, wakes them, is noticed and chased, and runs off again, exercising the NPC room.
+ */
+export class Hunt implements Behaviour {
+  private readonly wander = new Wander();
+  /** Bots that have clicked their way next to a creature at least once. */
+  reachedCreature = 0;
+
+  act(mind: BotMind, nowMs: number): void {
+    const walking = mind.target !== null;
+    if (!mind.settle()) return;
+    if (walking) {
+      mind.nextActMs = nowMs + mind.int(1000, 3000); // linger beside it (or wherever the walk ended)
+      return;
+    }
+    if (nowMs < mind.nextActMs) return;
+    const at = mind.client.confirmed;
+    if (!at) return;
+    let best: Point | null = null;
+    let bestScore = Infinity;
+    for (const entity of mind.client.entities.values()) {
+      if (!isNpcType(entity.typeId)) continue;
+      const distance = Math.max(Math.abs(entity.x - at.x), Math.abs(entity.y - at.y));
+      // A hostile counts as 8 tiles nearer than it is: the bots go looking for trouble.
+      const score = distance - ((entity.flags & ENTITY_FLAG_HOSTILE) !== 0 ? 8 : 0);
+      if (distance > 1 && score < bestScore) {
+        best = entity;
+        bestScore = score;
+      }
+    }
+    if (best !== null) {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const x = best.x + mind.int(-1, 1);
+        const y = best.y + mind.int(-1, 1);
+        if ((x !== best.x || y !== best.y) && mind.walkable(x, y) && mind.click(x, y)) {
+          this.reachedCreature++;
+          return;
+        }
+      }
+    }
+    this.wander.act(mind, nowMs);
   }
 }
 

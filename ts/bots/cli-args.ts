@@ -8,7 +8,7 @@ import type { HostPort } from "../netsim/udp-proxy.js";
 
 export { UsageError };
 
-export const BEHAVIOURS = ["wander", "goto", "keyboard"] as const;
+export const BEHAVIOURS = ["wander", "goto", "keyboard", "hunt"] as const;
 export type BehaviourName = (typeof BEHAVIOURS)[number];
 
 export interface BotOptions {
@@ -49,6 +49,8 @@ Usage: npm run bots -- [options]
                        goto      all walk to one far goal (--goal X,Y, or the farthest tile reachable
                                  in the first bot's neighbourhood)
                        keyboard  hold a random direction, change it every 1.5-2.5 s
+                       hunt      walk up to the nearest creature in view (hostiles first), linger,
+                                 wander when none is in view: exercises the NPCs
   --goal X,Y           goal tile for goto
   --duration S         seconds to run after joining (default 60; 0 = until Ctrl-C)
   --netsim SPEC        impair each bot's link in-process, both directions, e.g. "delay=80,jitter=30,loss=5"

@@ -3,7 +3,9 @@
 // the one loop, and the swarm's figures add up.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCavesServer } from "../../test/support/caves-server.js";
-import type { RunningServer } from "../server/server.js";
+import { Logger } from "../server/log.js";
+import { type RunningServer, startServer } from "../server/server.js";
+import { testKind, writeNpcMap } from "../../test/support/npc-map.js";
 import { loadCore } from "../wasm/node.js";
 import { farthestReachable, type Point } from "./behaviours.js";
 import type { BehaviourName } from "./cli-args.js";
@@ -21,11 +23,17 @@ afterAll(async () => {
   await server?.close();
 });
 
-function swarmOf(behaviour: BehaviourName, count: number, seed: number, goal: Point | null = null) {
+function swarmOf(
+  behaviour: BehaviourName,
+  count: number,
+  seed: number,
+  goal: Point | null = null,
+  http = `http://127.0.0.1:${server.httpPort}`,
+) {
   const chosen: Point[] = [];
   const swarm = new Swarm({
     count,
-    http: `http://127.0.0.1:${server.httpPort}`,
+    http,
     server: null,
     behaviour,
     goal,
@@ -64,6 +72,43 @@ describe.concurrent("the swarm", () => {
     swarm.stop();
     expect(swarm.bots.every((bot) => bot.client.state === "closed")).toBe(true);
   }, 60_000);
+
+  it("hunt: bots walk up to a creature they see, across the room", async () => {
+    // One statue-still rat (wander 0) 12 tiles east of the spawn: in view, but only a hunter goes to it.
+    const npcMap = writeNpcMap({
+      width: 40,
+      height: 14,
+      spawn: { x: 6, y: 7 },
+      kinds: [testKind({ name: "rat", typeId: 16, wander: 0 })],
+      spawns: [{ kind: "rat", x: 18, y: 7 }],
+    });
+    const hunted = await startServer({
+      host: "127.0.0.1",
+      httpPort: 0,
+      udpPort: 0,
+      mapPath: npcMap.path,
+      logger: new Logger("silent"),
+    });
+    try {
+      const { swarm } = swarmOf("hunt", 2, 4, null, `http://127.0.0.1:${hunted.httpPort}`);
+      swarm.start();
+      await swarm.joinAll();
+      const [rat] = [...hunted.game.npcs.values()];
+      await until(
+        "both bots beside the rat",
+        () =>
+          swarm.bots.every((bot) => {
+            const me = hunted.game.entities.get(bot.client.ownEntityId);
+            return me !== undefined && Math.max(Math.abs(rat.entity.x - me.x), Math.abs(rat.entity.y - me.y)) <= 1;
+          }),
+        30_000,
+      );
+      swarm.stop();
+    } finally {
+      await hunted.close();
+      npcMap.dispose();
+    }
+  }, 45_000);
 
   it("goto: all bots walk to one goal and stand on it", async ({ expect }) => {
     const spawn = server.game.world.spawns[0];
