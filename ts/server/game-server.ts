@@ -5,8 +5,9 @@
 // uses — the egress (egress.ts), the clock (clock.ts), the sessions, a read
 // view of the world and the entities, the logger, the metrics, the other rooms
 // it calls — never the Game itself. step() runs one 24 Hz tick over them:
-// movement on window ticks, tile updates, chat and dialog re-sends, the
-// broadcast, the periodic save and the eviction of silent sessions. Its other
+// players' movement on window ticks, the NPCs on entity ticks (npc/), tile
+// updates, chat and dialog re-sends, the broadcast, the periodic save and the
+// eviction of silent sessions. Its other
 // methods are doors into those services for game code and the HTTP API.
 // Clients only ever send intent; every move goes through the wasm rule.
 import { performance } from "node:perf_hooks";
@@ -238,7 +239,7 @@ export class Game {
     this.custom.send(session, subtype, payload);
   }
 
-  /** One simulation tick: movement on window ticks, then this tick's broadcast phase. */
+  /** One simulation tick: players' movement on window ticks, the NPCs on entity ticks, then this tick's broadcast phase. */
   step(): void {
     const startMs = performance.now();
     this.tick++;
