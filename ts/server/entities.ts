@@ -93,12 +93,13 @@ export class EntityStore {
 
   /**
    * Writes the entities with |ex - x| <= radius and |ey - y| <= radius into
-   * `out[0..count)`, sorted by id, and returns the count. `out` is the caller's
+   * `out[0..count)`, sorted by id unless `sorted` is false (the NPCs' wake and
+   * perception scans need no order, and skip the sort), and returns the count. `out` is the caller's
    * reusable array: it only ever grows, and entries past the count are stale.
    * (Emptying it with `length = 0` would drop its backing store, so every
    * query would allocate a new one.)
    */
-  inSquare(x: number, y: number, radius: number, out: StoredEntity[]): number {
+  inSquare(x: number, y: number, radius: number, out: StoredEntity[], sorted = true): number {
     const cx0 = Math.floor((x - radius) / CHUNK_SIZE);
     const cx1 = Math.floor((x + radius) / CHUNK_SIZE);
     const cy0 = Math.floor((y - radius) / CHUNK_SIZE);
@@ -123,7 +124,7 @@ export class EntityStore {
     // A stable order makes the entity checksum a function of what is in view
     // only. Each bucket is already sorted, so one bucket needs nothing and a
     // few sorted runs need an insertion sort that moves little.
-    if (buckets > 1) sortById(out, count);
+    if (sorted && buckets > 1) sortById(out, count);
     return count;
   }
 

@@ -322,7 +322,7 @@ export class NpcRoom {
   private notice(npc: Npc): number {
     const { entity, kind } = npc;
     const near = this.nearScratch;
-    const count = this.ports.entities.inSquare(entity.x, entity.y, kind.perception, near);
+    const count = this.ports.entities.inSquare(entity.x, entity.y, kind.perception, near, false);
     let best: StoredEntity | null = null;
     let bestDistance = Infinity;
     for (let i = 0; i < count; i++) {
@@ -517,7 +517,7 @@ export class NpcRoom {
     const awake = this.awakeScratch;
     let awakeCount = 0;
     for (const player of this.ports.players()) {
-      const count = this.ports.entities.inSquare(player.x, player.y, WAKE_RADIUS, near);
+      const count = this.ports.entities.inSquare(player.x, player.y, WAKE_RADIUS, near, false);
       for (let i = 0; i < count; i++) {
         const other = near[i];
         if (other.typeId === ENTITY_TYPE_PLAYER) continue;
