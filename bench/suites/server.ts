@@ -24,6 +24,7 @@ import { windowsPerSecond } from "../../ts/window.js";
 import type { SuiteResult, Target } from "../lib/results.js";
 import { IP_UDP_OVERHEAD_BYTES } from "../server/ip-overhead.js";
 import { ENTITY_TICK_EVERY } from "../../ts/action-points.js";
+import { DISTANCE_BAND_TILES, WAKE_RADIUS } from "../../ts/server/npc/npc-room.js";
 import { DEFAULT_THINK_BUDGET_BASE, thinkBudget } from "../../ts/server/npc/think-budget.js";
 import {
   HOSTILE_AREA_EVERY,
@@ -912,12 +913,18 @@ export async function runServerNpcs(
       },
       {
         title: "Which NPCs still act: decisions/s / shed/s by distance to the nearest player (bands of the wake pass)",
-        columns: ["row", ...bands.map((band) => `${band.fromTiles}–${band.fromTiles + 7} tiles`)],
+        columns: [
+          "row",
+          ...bands.map((band) => {
+            const to = Math.min(band.fromTiles + DISTANCE_BAND_TILES - 1, WAKE_RADIUS);
+            return to === band.fromTiles ? `${to} tiles` : `${band.fromTiles}–${to} tiles`;
+          }),
+        ],
         rows: bandRows,
         note:
           "Thinks are handed out nearest first each entity tick; a shed NPC keeps its energy and tries again next entity tick. " +
           "A shed count is per entity tick the NPC was ready and refused, so one NPC refused on 3 ticks counts 3 times. " +
-          `The last band reaches the wake radius; it is narrower than ${NPC_AREA_TILES / 2} tiles.`,
+          `Distance is Chebyshev to the nearest player at the last wake pass; the wake radius is ${WAKE_RADIUS} tiles, so the last band is what is left of it.`,
       },
     ],
     charts: [
