@@ -1,22 +1,26 @@
-// `npm run bench [-- --quick] [-- --only codec,pathfind,blit,server]`: runs the
+// `npm run bench [-- --quick] [-- --only codec,pathfind,blit,server,npcs]`: runs the
 // benchmark suites, writes bench/results/<suite>.json and regenerates
 // bench/REPORT.md with its SVG charts. docs/benchmarks.md explains the output.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { log } from "./lib/harness.js";
+import type { RunOptions } from "./lib/harness.js";
 import type { SuiteResult } from "./lib/results.js";
 import { RESULTS_DIR, writeReport } from "./report.js";
 import { runBlit } from "./suites/blit.js";
 import { runCodec } from "./suites/codec.js";
 import { runPathfind } from "./suites/pathfind.js";
-import { runServer } from "./suites/server.js";
+import { type NpcRowSpec, parseNpcRows, runServer, runServerNpcs } from "./suites/server.js";
 
-const SUITES: Record<string, (options: { quick: boolean; serverCounts?: number[] }) => Promise<SuiteResult>> = {
+type SuiteOptions = RunOptions & { npcRows?: NpcRowSpec[]; npcBots?: number };
+
+const SUITES: Record<string, (options: SuiteOptions) => Promise<SuiteResult>> = {
   codec: runCodec,
   pathfind: runPathfind,
   blit: runBlit,
   server: runServer,
+  npcs: runServerNpcs,
 };
 
 const HELP = `usage: npm run bench -- [--quick] [--only SUITE[,SUITE...]] [--bots N[,N...]]
@@ -24,6 +28,10 @@ const HELP = `usage: npm run bench -- [--quick] [--only SUITE[,SUITE...]] [--bot
   --quick        short smoke run: small time budgets, fewer pairs, server at N=100 for a few seconds
   --only LIST    run only these suites (${Object.keys(SUITES).join(", ")}); the others keep their last results
   --bots LIST    server suite: the bot counts to try (default 100,250,500,750,1000,1500,2000)
+  --npcs LIST    npcs suite: the rows, each COUNT or COUNT@BUDGET (COUNT NPCs in the world; BUDGET the
+                 server's --npc-budget); 0 is the row without NPCs the others are compared with
+                 (default 0,20000,100000,20000@20000000; with --quick 0,20000 at 100 bots)
+  --npc-bots N   npcs suite: wandering bots in every row (default 2000)
 `;
 
 const { values } = parseArgs({
@@ -31,6 +39,8 @@ const { values } = parseArgs({
     quick: { type: "boolean", default: false },
     only: { type: "string" },
     bots: { type: "string" },
+    npcs: { type: "string" },
+    "npc-bots": { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
@@ -50,11 +60,23 @@ if (serverCounts?.some((n) => !Number.isInteger(n) || n < 1)) {
   process.stderr.write(`--bots takes positive integers, got "${values.bots}"\n`);
   process.exit(2);
 }
+let npcRows: NpcRowSpec[] | undefined;
+try {
+  npcRows = values.npcs === undefined ? undefined : parseNpcRows(values.npcs);
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(2);
+}
+const npcBots = values["npc-bots"] === undefined ? undefined : Number(values["npc-bots"]);
+if (npcBots !== undefined && (!Number.isInteger(npcBots) || npcBots < 1)) {
+  process.stderr.write(`--npc-bots takes a positive integer, got "${values["npc-bots"]}"\n`);
+  process.exit(2);
+}
 
 mkdirSync(RESULTS_DIR, { recursive: true });
 for (const name of names) {
   log(`== suite ${name}`);
-  const result = await SUITES[name]({ quick: values.quick, serverCounts });
+  const result = await SUITES[name]({ quick: values.quick, serverCounts, npcRows, npcBots });
   writeFileSync(join(RESULTS_DIR, `${name}.json`), JSON.stringify(result, null, 1) + "\n");
   log(`   wrote bench/results/${name}.json`);
   for (const target of result.targets) {

@@ -4,6 +4,13 @@
 // (map.tmj) with its tile data (map.tiles.json, a copy of maps/caves.tiles.json,
 // whose "floor" and "rock wall" tiles it uses) into a directory. Any server
 // that reads Tiled maps can load the same file.
+//
+// With `npcs`, the same world also gets creatures (docs/benchmarks.md § NPCs):
+// a kinds file beside the map (map.npcs.json: a wandering critter and a
+// hostile, both deciding 3 times a second) and a third object layer of
+// npc_spawn rectangles at seeded random places totalling that many NPCs. The
+// tiles, the player spawns and their random stream are untouched, and without
+// `npcs` the files are byte-identical to the world before NPCs existed.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +20,46 @@ export const WORLD_SIZE = 1024;
 export const WALL_SHARE = 0.1;
 export const SPAWN_COUNT = 4096;
 export const WORLD_SEED = 20240601;
+/** Seed of the NPC areas' places: a stream of its own, so the tiles and player spawns stay as they were. */
+export const NPC_SEED = 20240602;
+/** Each npc_spawn area is a square of this many tiles a side… */
+export const NPC_AREA_TILES = 16;
+/** …keeping this many NPCs alive (the last area takes the remainder). */
+export const NPCS_PER_AREA = 10;
+/** Every this-many-th area holds hostiles; the others critters. */
+export const HOSTILE_AREA_EVERY = 5;
+/** Tiled pixels per tile. */
+const TILE_PX = 8;
+/**
+ * The bench creatures. Speed 25 is 25 energy per entity tick (12 Hz) against an action cost of
+ * 100: a decision every 4 entity ticks, 3 a second, above the issue's "at least twice a second".
+ */
+export const NPC_KINDS = [
+  {
+    name: "bench critter",
+    typeId: 16,
+    behaviour: "wander",
+    speed: 25,
+    hp: 8,
+    perception: 0,
+    leash: 0,
+    wander: 6,
+    respawnSeconds: 30,
+    sprite: "rat",
+  },
+  {
+    name: "bench hostile",
+    typeId: 17,
+    behaviour: "hostile",
+    speed: 25,
+    hp: 20,
+    perception: 6,
+    leash: 12,
+    wander: 3,
+    respawnSeconds: 60,
+    sprite: "skeleton",
+  },
+] as const;
 const TILE_DATA = fileURLToPath(new URL("../../maps/caves.tiles.json", import.meta.url));
 
 /** The id of the tile named `name` in the tile data the world is written with, checked to (not) collide. */
@@ -27,8 +74,41 @@ function tileId(name: string, collides: boolean): number {
   return tile.id;
 }
 
-/** Writes map.tmj + map.tiles.json into `dir`; returns the map path. */
-export function writeWorld(dir: string): string {
+export interface WorldOptions {
+  /** NPCs to spread over the map (0 or absent: none, no kinds file, the original bytes). */
+  npcs?: number;
+}
+
+/** The npc_spawn rectangles for `total` NPCs: NPC_AREA_TILES squares at seeded random places, ids from `firstId`. */
+function npcSpawnObjects(total: number, firstId: number): object[] {
+  const random = mulberry32(NPC_SEED);
+  const objects: object[] = [];
+  for (let placed = 0; placed < total; placed += NPCS_PER_AREA) {
+    const index = objects.length;
+    const x = Math.floor(random() * (WORLD_SIZE - NPC_AREA_TILES + 1));
+    const y = Math.floor(random() * (WORLD_SIZE - NPC_AREA_TILES + 1));
+    const kind = NPC_KINDS[index % HOSTILE_AREA_EVERY === HOSTILE_AREA_EVERY - 1 ? 1 : 0];
+    objects.push({
+      id: firstId + index,
+      name: "",
+      type: "npc_spawn",
+      x: x * TILE_PX,
+      y: y * TILE_PX,
+      width: NPC_AREA_TILES * TILE_PX,
+      height: NPC_AREA_TILES * TILE_PX,
+      rotation: 0,
+      visible: true,
+      properties: [
+        { name: "kind", type: "string", value: kind.name },
+        { name: "count", type: "int", value: Math.min(NPCS_PER_AREA, total - placed) },
+      ],
+    });
+  }
+  return objects;
+}
+
+/** Writes map.tmj + map.tiles.json (and map.npcs.json with `npcs`) into `dir`; returns the map path. */
+export function writeWorld(dir: string, options: WorldOptions = {}): string {
   mkdirSync(dir, { recursive: true });
   const FLOOR = tileId("floor", false);
   const WALL = tileId("rock wall", true);
@@ -53,6 +133,24 @@ export function writeWorld(dir: string): string {
       point: true,
     });
   }
+  const npcs = options.npcs ?? 0;
+  const npcObjects = npcs > 0 ? npcSpawnObjects(npcs, SPAWN_COUNT + 1) : [];
+  const npcLayers =
+    npcs > 0
+      ? [
+          {
+            id: 3,
+            type: "objectgroup",
+            name: "npcs",
+            x: 0,
+            y: 0,
+            opacity: 1,
+            visible: true,
+            draworder: "topdown",
+            objects: npcObjects,
+          },
+        ]
+      : [];
   const map = {
     type: "map",
     version: "1.10",
@@ -63,8 +161,8 @@ export function writeWorld(dir: string): string {
     tilewidth: 8,
     tileheight: 8,
     infinite: false,
-    nextlayerid: 3,
-    nextobjectid: SPAWN_COUNT + 1,
+    nextlayerid: 3 + npcLayers.length,
+    nextobjectid: SPAWN_COUNT + npcObjects.length + 1,
     properties: [{ name: "name", type: "string", value: "bench 1024x1024 10% walls" }],
     tilesets: [
       {
@@ -105,10 +203,12 @@ export function writeWorld(dir: string): string {
         draworder: "topdown",
         objects,
       },
+      ...npcLayers,
     ],
   };
   const mapPath = join(dir, "map.tmj");
   writeFileSync(mapPath, JSON.stringify(map));
   copyFileSync(TILE_DATA, join(dir, "map.tiles.json"));
+  if (npcs > 0) writeFileSync(join(dir, "map.npcs.json"), JSON.stringify({ version: 1, kinds: NPC_KINDS }, null, 1));
   return mapPath;
 }

@@ -6,6 +6,11 @@
 // achieved broadcast rate and IP-level bytes per client each way on the bot
 // side and from the server's counters. Then the idle case: downstream bytes
 // per client when nothing in view changes.
+//
+// The NPC rows (runServerNpcs, suite "npcs") run the same server and bots on
+// the same world with creatures written into it (bench/server/world.ts): at
+// one bot count, a row without NPCs and a row per NPC count, recording the
+// NPC room's figures from /api/status beside the server's.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,7 +23,19 @@ import { STATE_BYTES } from "../../ts/protocol/index.js";
 import { windowsPerSecond } from "../../ts/window.js";
 import type { SuiteResult, Target } from "../lib/results.js";
 import { IP_UDP_OVERHEAD_BYTES } from "../server/ip-overhead.js";
-import { WORLD_SEED, WORLD_SIZE, writeWorld } from "../server/world.js";
+import { ENTITY_TICK_EVERY } from "../../ts/action-points.js";
+import { DISTANCE_BAND_TILES, WAKE_RADIUS } from "../../ts/server/npc/npc-room.js";
+import { DEFAULT_THINK_BUDGET_BASE, thinkBudget } from "../../ts/server/npc/think-budget.js";
+import {
+  HOSTILE_AREA_EVERY,
+  NPC_AREA_TILES,
+  NPC_KINDS,
+  NPC_SEED,
+  NPCS_PER_AREA,
+  WORLD_SEED,
+  WORLD_SIZE,
+  writeWorld,
+} from "../server/world.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PRELOAD = fileURLToPath(new URL("../server/eld-preload.mjs", import.meta.url));
@@ -31,7 +48,55 @@ const TICK_MS = 1000 / TICK_HZ;
 /** Move intents per bot per second: one per movement window. */
 const MOVES_HZ = windowsPerSecond(TICK_HZ);
 
+/** NPC entity ticks per second: NPCs act every ENTITY_TICK_EVERY simulation ticks. */
+const ENTITY_TICK_HZ = TICK_HZ / ENTITY_TICK_EVERY;
+/** The NPC rows' bot count (the issue's 2000 wandering bots). */
+const DEFAULT_NPC_BOTS = 2000;
+/**
+ * The NPC rows: a row without NPCs (the comparison for "all included"), the issue's 20,000 and
+ * 100,000, and 20,000 again with a budget large enough that nothing is shed, to show what the
+ * default budget holds back.
+ */
+export const DEFAULT_NPC_ROWS: NpcRowSpec[] = [
+  { npcs: 0 },
+  { npcs: 20_000 },
+  { npcs: 100_000 },
+  { npcs: 20_000, budgetBase: 20_000_000 },
+];
+/** How often (jittered) the harness reads the NPC time of the last entity tick during a window. */
+const NPC_SAMPLE_MS = { min: 150, max: 350 };
+/** The issue's goals for the NPC rows. */
+const NPC_GOALS = { tickP99Ms: 20, cpuUsPerClientSecond: 250, awakeMin: 4000, decisionsPerAwakeSecond: 2 };
+
 type UdpBackendChoice = "auto" | "dgram";
+
+/** One NPC row: how many NPCs the world holds, and the server's --npc-budget (default: the server's). */
+export interface NpcRowSpec {
+  npcs: number;
+  budgetBase?: number;
+}
+
+interface NpcStatus {
+  count: number;
+  awake: number;
+  thinksPerSecond: number;
+  budgetSpentPerSecond: number;
+  shedPerEntityTick: number;
+  lastEntityTick: { budget: number; spent: number; thinks: number; shed: number };
+  totals: {
+    thinks: number;
+    shed: number;
+    budgetSpent: number;
+    searches: number;
+    searchNodes: number;
+    steps: number;
+    blocked: number;
+    deaths: number;
+    respawns: number;
+    byDistance: { fromTiles: number; thinks: number; shed: number }[];
+  };
+  thinkMs: { p50: number; p99: number };
+}
 
 interface Status {
   tick: number;
@@ -45,6 +110,7 @@ interface Status {
   drops: Record<string, number>;
   eventLoopDelayMs?: { p50: number; p99: number };
   udp?: { backend: string };
+  npcs?: NpcStatus;
 }
 
 interface BotResult {
@@ -81,6 +147,41 @@ export interface ScaleRow {
   server: { ipBytesOutPerClientSecond: number; ipBytesInPerClientSecond: number; datagramsOutPerClientSecond: number };
   drops: Record<string, number>;
   keepsUp: boolean;
+  /** /proc/loadavg (1, 5, 15 min) just before the server started and just after the window. */
+  load?: { before: number[]; after: number[] };
+  /** The NPC room over the window (NPC rows only). */
+  npcs?: NpcRow;
+}
+
+/** The NPC room's figures over one measurement window. */
+export interface NpcRow {
+  count: number;
+  /** --npc-budget BASE, and the units per entity tick it gives at this many clients. */
+  budgetBase: number;
+  budgetPerEntityTick: number;
+  /** Awake NPCs: the mean of the samples taken during the window, and the window's ends. */
+  awakeMean: number;
+  awakeStart: number;
+  awakeEnd: number;
+  decisionsPerSecond: number;
+  decisionsPerAwakeNpcSecond: number;
+  budgetSpentPerSecond: number;
+  shedPerEntityTick: number;
+  searchesPerSecond: number;
+  searchNodesPerSecond: number;
+  stepsPerSecond: number;
+  blockedPerSecond: number;
+  byDistance: { fromTiles: number; thinksPerSecond: number; shedPerSecond: number }[];
+  /**
+   * Time of the NPC part of each entity tick: p50 / p99 over the window's entity ticks (from
+   * /api/status?ticks=…), and the mean of `samples` readings of the last entity tick's time
+   * taken at jittered moments through the window (an unbiased sample of entity ticks).
+   */
+  thinkMs: { p50: number; p99: number; mean: number; samples: number };
+  /** mean NPC ms per entity tick × entity ticks/s ÷ mean awake NPCs, in µs. */
+  thinkUsPerAwakeNpcSecond: number;
+  /** mean NPC ms per entity tick × entity ticks/s ÷ decisions/s, in µs. */
+  thinkUsPerDecision: number;
 }
 
 const clockTicks = (() => {
@@ -106,10 +207,16 @@ function pinned(core: number, command: string, args: string[]): [string, string[
   return tasksetWorks ? ["taskset", ["-c", String(core), command, ...args]] : [command, args];
 }
 
+/** The 1-, 5- and 15-minute load averages. */
+function loadAverages(): number[] {
+  return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).map(Number);
+}
+
 async function startServer(
   mapPath: string,
   eldFile: string,
   udpBackend: UdpBackendChoice,
+  extraArgs: string[] = [],
 ): Promise<{ child: ChildProcess; http: string }> {
   const [command, args] = pinned(0, process.execPath, [
     "--import",
@@ -136,6 +243,7 @@ async function startServer(
     "warn",
     "--udp-backend",
     udpBackend,
+    ...extraArgs,
   ]);
   const child = spawn(command, args, {
     cwd: ROOT,
@@ -207,6 +315,11 @@ async function readEld(pid: number, file: string): Promise<{ p50: number; p99: n
   return null;
 }
 
+/** NPC rows: the server's --npc-budget, and whether to sample the NPC room through the window. */
+interface NpcRunOptions {
+  budgetBase?: number;
+}
+
 async function runScale(
   mapPath: string,
   bots: number,
@@ -214,9 +327,12 @@ async function runScale(
   warmupS: number,
   measureS: number,
   udpBackend: UdpBackendChoice = "auto",
+  npcRun?: NpcRunOptions,
 ): Promise<ScaleRow> {
   const eldFile = join(tmpdir(), `fc-eld-${process.pid}-${bots}.json`);
-  const { child: server, http } = await startServer(mapPath, eldFile, udpBackend);
+  const loadBefore = loadAverages();
+  const extraArgs = npcRun?.budgetBase === undefined ? [] : ["--npc-budget", String(npcRun.budgetBase)];
+  const { child: server, http } = await startServer(mapPath, eldFile, udpBackend, extraArgs);
   const serverPid = server.pid!;
   // Let the fresh server settle (JIT, first ticks) before the joins start.
   await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -247,6 +363,27 @@ async function runScale(
     let eld: { p50: number; p99: number } | null = null;
     let rss = NaN;
     let result: BotResult | null = null;
+    /** The NPC window's own percentiles (entity ticks, not ticks) and the in-window samples. */
+    let npcWindow: NpcStatus | null = null;
+    const npcSamples: { thinkMs: number; awake: number }[] = [];
+    let sampling: ReturnType<typeof setTimeout> | null = null;
+    const sampleNpcs = (): void => {
+      const takeSample = async (): Promise<void> => {
+        // ?ticks=1: thinkMs.p50 is then the newest entity tick's NPC time.
+        const npcs = (await status(http, 1)).npcs;
+        if (npcs && sampling !== null) npcSamples.push({ thinkMs: npcs.thinkMs.p50, awake: npcs.awake });
+      };
+      sampling = setTimeout(
+        () => {
+          takeSample()
+            .catch((error: unknown) => log(`server: an NPC sample failed: ${(error as Error).message}`))
+            .finally(() => {
+              if (sampling !== null) sampleNpcs();
+            });
+        },
+        NPC_SAMPLE_MS.min + Math.random() * (NPC_SAMPLE_MS.max - NPC_SAMPLE_MS.min),
+      );
+    };
     const pending: Promise<void>[] = [];
     const lines = createInterface({ input: botProcess.stdout! });
     lines.on("line", (line) => {
@@ -266,16 +403,22 @@ async function runScale(
             await readEld(serverPid, eldFile); // resets the histogram
           })(),
         );
+        if (npcRun) sampleNpcs();
       }
       if (message.event === "measure-end") {
         endCpu = cpuSeconds(serverPid);
         endMs = performance.now();
         rss = rssMiB(serverPid);
+        if (sampling !== null) clearTimeout(sampling);
+        sampling = null;
         pending.push(
           (async () => {
             // Percentiles of the window's ticks only (the server keeps up to 1024).
             endStatus = await status(http, Math.min(1024, Math.round(measureS * TICK_HZ)));
             eld = await readEld(serverPid, eldFile);
+            // The NPC time is one sample per entity tick, so its window is measureS × 12 samples.
+            if (npcRun)
+              npcWindow = (await status(http, Math.min(1024, Math.round(measureS * ENTITY_TICK_HZ)))).npcs ?? null;
           })(),
         );
       }
@@ -331,18 +474,76 @@ async function runScale(
       drops: s1.drops,
       keepsUp:
         tickRateHz >= TICK_HZ * 0.95 && bot.perBot.statePerSecond >= BROADCAST_HZ * 0.95 && s1.tickMs.p99 < TICK_MS,
+      load: { before: loadBefore, after: loadAverages() },
+      npcs:
+        npcRun && s0.npcs && s1.npcs
+          ? npcRowOf(s0.npcs, s1.npcs, npcWindow, npcSamples, seconds, bots, npcRun.budgetBase)
+          : undefined,
     };
     log(
       `server: N=${bots}${idle ? " idle" : ""}: cpu ${fmt(row.serverCpuPercent)} %, ${fmt(row.cpuUsPerClientSecond)} µs/client-s, ` +
         `tick p99 ${fmt(row.tickMs.p99)} ms, ${fmt(tickRateHz)} Hz, state ${fmt(bot.perBot.statePerSecond)}/s per bot, ` +
         `down ${fmt(bot.perBot.ipBytesInPerSecond)} B/s per bot, bots' cpu ${fmt(bot.botProcessCpuPercent)} %, ` +
-        `in by type ${JSON.stringify(bot.datagramsInPerBotSecondByType)}`,
+        `in by type ${JSON.stringify(bot.datagramsInPerBotSecondByType)}, load ${row.load!.before[0]} → ${row.load!.after[0]}` +
+        (row.npcs
+          ? `; NPCs ${row.npcs.count}: awake ${fmt(row.npcs.awakeMean)}, ${fmt(row.npcs.decisionsPerSecond)} decisions/s ` +
+            `(${fmt(row.npcs.decisionsPerAwakeNpcSecond)} per awake NPC), shed ${fmt(row.npcs.shedPerEntityTick)}/entity tick, ` +
+            `NPC ms mean ${fmt(row.npcs.thinkMs.mean)} p50 ${fmt(row.npcs.thinkMs.p50)} p99 ${fmt(row.npcs.thinkMs.p99)}`
+          : ""),
     );
     return row;
   } finally {
     await stop(server);
     rmSync(eldFile, { force: true });
   }
+}
+
+/** The NPC figures of one window from the /api/status at its two ends, its own percentiles and the in-window samples. */
+function npcRowOf(
+  s0: NpcStatus,
+  s1: NpcStatus,
+  window: NpcStatus | null,
+  samples: { thinkMs: number; awake: number }[],
+  seconds: number,
+  bots: number,
+  budgetBase = DEFAULT_THINK_BUDGET_BASE,
+): NpcRow {
+  const rate = (key: "thinks" | "shed" | "budgetSpent" | "searches" | "searchNodes" | "steps" | "blocked") =>
+    (s1.totals[key] - s0.totals[key]) / seconds;
+  const awakeMean =
+    samples.length > 0 ? samples.reduce((sum, sample) => sum + sample.awake, 0) / samples.length : s1.awake;
+  const thinkMsMean =
+    samples.length > 0 ? samples.reduce((sum, sample) => sum + sample.thinkMs, 0) / samples.length : NaN;
+  const decisionsPerSecond = rate("thinks");
+  return {
+    count: s1.count,
+    budgetBase,
+    budgetPerEntityTick: thinkBudget(budgetBase, bots),
+    awakeMean,
+    awakeStart: s0.awake,
+    awakeEnd: s1.awake,
+    decisionsPerSecond,
+    decisionsPerAwakeNpcSecond: awakeMean > 0 ? decisionsPerSecond / awakeMean : NaN,
+    budgetSpentPerSecond: rate("budgetSpent"),
+    shedPerEntityTick: rate("shed") / ENTITY_TICK_HZ,
+    searchesPerSecond: rate("searches"),
+    searchNodesPerSecond: rate("searchNodes"),
+    stepsPerSecond: rate("steps"),
+    blockedPerSecond: rate("blocked"),
+    byDistance: s1.totals.byDistance.map((band, i) => ({
+      fromTiles: band.fromTiles,
+      thinksPerSecond: (band.thinks - (s0.totals.byDistance[i]?.thinks ?? 0)) / seconds,
+      shedPerSecond: (band.shed - (s0.totals.byDistance[i]?.shed ?? 0)) / seconds,
+    })),
+    thinkMs: {
+      p50: window?.thinkMs.p50 ?? NaN,
+      p99: window?.thinkMs.p99 ?? NaN,
+      mean: thinkMsMean,
+      samples: samples.length,
+    },
+    thinkUsPerAwakeNpcSecond: awakeMean > 0 ? (thinkMsMean * 1000 * ENTITY_TICK_HZ) / awakeMean : NaN,
+    thinkUsPerDecision: decisionsPerSecond > 0 ? (thinkMsMean * 1000 * ENTITY_TICK_HZ) / decisionsPerSecond : NaN,
+  };
 }
 
 export async function runServer(options: RunOptions & { serverCounts?: number[] }): Promise<SuiteResult> {
@@ -493,6 +694,257 @@ export async function runServer(options: RunOptions & { serverCounts?: number[] 
     targets,
     notes: [
       "Server command (reproducible on any machine): node --import tsx ts/server/main.ts --map <dir>/map.tmj --http-port 0 --udp-port 0 --max-players 5000 --session-rate 200 --address-rate 1000000 --join-rate 1000000 --log-level warn --udp-backend auto (plus the event-loop-delay preload).",
+    ],
+    raw: rows,
+  };
+}
+
+/** "20000" → 20,000 NPCs at the default budget; "20000@20000000" → with --npc-budget 20000000. */
+export function parseNpcRows(text: string): NpcRowSpec[] {
+  return text.split(",").map((item) => {
+    const [npcs, budget] = item.trim().split("@");
+    const spec: NpcRowSpec = { npcs: Number(npcs) };
+    if (budget !== undefined) spec.budgetBase = Number(budget);
+    if (!Number.isInteger(spec.npcs) || spec.npcs < 0 || (budget !== undefined && !(Number(budget) >= 1))) {
+      throw new Error(`--npcs takes COUNT or COUNT@BUDGET (integers), got "${item}"`);
+    }
+    return spec;
+  });
+}
+
+function npcRowLabel(row: ScaleRow): string {
+  const npcs = row.npcs;
+  if (!npcs || npcs.count === 0) return `${row.bots} bots, no NPCs`;
+  const budget = npcs.budgetBase === DEFAULT_THINK_BUDGET_BASE ? "" : `, --npc-budget ${fmt(npcs.budgetBase)}`;
+  return `${row.bots} bots, ${fmt(npcs.count)} NPCs${budget}`;
+}
+
+function loadCell(row: ScaleRow): string {
+  return row.load ? `${row.load.before[0].toFixed(2)} / ${row.load.after[0].toFixed(2)}` : "—";
+}
+
+/** The share of `part` in `part + rest`, as "12 %". */
+function share(part: number, rest: number): string {
+  return part + rest > 0 ? `${fmt((part / (part + rest)) * 100)} %` : "—";
+}
+
+/**
+ * The NPC rows (issue 12's performance section): the same server and bots on the same world with
+ * NPCs written into it, at one bot count, a row per NPC count; a row without NPCs in the same
+ * session gives the comparison for the all-included figures.
+ */
+export async function runServerNpcs(
+  options: RunOptions & { npcRows?: NpcRowSpec[]; npcBots?: number },
+): Promise<SuiteResult> {
+  const loadStart = loadNow();
+  const bots = options.npcBots ?? (options.quick ? 100 : DEFAULT_NPC_BOTS);
+  const specs = options.npcRows ?? (options.quick ? [{ npcs: 0 }, { npcs: 20_000 }] : DEFAULT_NPC_ROWS);
+  const warmupS = options.quick ? 2 : 10;
+  const measureS = options.quick ? 5 : 30;
+  const worlds = new Map<number, string>();
+  const dir = mkdtempSync(join(tmpdir(), "fc-npc-world-"));
+  const rows: ScaleRow[] = [];
+  try {
+    for (const spec of specs) {
+      let mapPath = worlds.get(spec.npcs);
+      if (mapPath === undefined) {
+        mapPath = writeWorld(join(dir, `npcs-${spec.npcs}`), { npcs: spec.npcs });
+        worlds.set(spec.npcs, mapPath);
+      }
+      log(`server: ${bots} bots, ${spec.npcs} NPCs${spec.budgetBase ? `, --npc-budget ${spec.budgetBase}` : ""}`);
+      rows.push(await runScale(mapPath, bots, false, warmupS, measureS, "auto", { budgetBase: spec.budgetBase }));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const baseline = rows.find((row) => (row.npcs?.count ?? 0) === 0);
+  /** Server CPU above the no-NPC row, in µs per awake NPC-second: everything NPCs cost, broadcasting them included. */
+  const allIncluded = (row: ScaleRow): number => {
+    const npcs = row.npcs;
+    if (!baseline || !npcs || npcs.count === 0 || !(npcs.awakeMean > 0)) return NaN;
+    const extraCpuS = ((row.serverCpuPercent - baseline.serverCpuPercent) / 100) * row.seconds;
+    return (extraCpuS * 1e6) / (npcs.awakeMean * row.seconds);
+  };
+  const perRow = rows.map((row) => {
+    const npcs = row.npcs;
+    return [
+      npcRowLabel(row),
+      loadCell(row),
+      fmt(row.serverCpuPercent),
+      fmt(row.cpuUsPerClientSecond),
+      `${fmt(row.tickMs.p50)} / ${fmt(row.tickMs.p99)}`,
+      fmt(row.tickRateHz),
+      fmt(row.bot.perBot.statePerSecond),
+      npcs ? fmt(npcs.budgetPerEntityTick) : "—",
+      npcs ? fmt(npcs.awakeMean) : "—",
+      npcs ? fmt(npcs.decisionsPerSecond) : "—",
+      npcs && npcs.count > 0 ? fmt(npcs.decisionsPerAwakeNpcSecond) : "—",
+      npcs ? fmt(npcs.budgetSpentPerSecond) : "—",
+      npcs ? fmt(npcs.shedPerEntityTick) : "—",
+      npcs ? `${fmt(npcs.searchesPerSecond)} / ${fmt(npcs.searchNodesPerSecond)}` : "—",
+      npcs ? `${fmt(npcs.thinkMs.mean)} / ${fmt(npcs.thinkMs.p50)} / ${fmt(npcs.thinkMs.p99)}` : "—",
+      npcs && npcs.count > 0 ? fmt(npcs.thinkUsPerAwakeNpcSecond) : "—",
+      npcs && npcs.count > 0 ? fmt(npcs.thinkUsPerDecision) : "—",
+      fmt(allIncluded(row)),
+      fmt(row.bot.botProcessCpuPercent),
+      row.keepsUp ? "yes" : "**no**",
+    ];
+  });
+  const bands = rows.find((row) => row.npcs && row.npcs.count > 0)?.npcs?.byDistance ?? [];
+  const bandRows = rows
+    .filter((row) => row.npcs && row.npcs.count > 0)
+    .map((row) => [
+      npcRowLabel(row),
+      ...row.npcs!.byDistance.map(
+        (band) =>
+          `${fmt(band.thinksPerSecond)} / ${fmt(band.shedPerSecond)} (${share(band.shedPerSecond, band.thinksPerSecond)} shed)`,
+      ),
+    ]);
+
+  const holds = (row: ScaleRow) =>
+    row.tickMs.p99 < NPC_GOALS.tickP99Ms &&
+    row.tickRateHz >= TICK_HZ * 0.95 &&
+    row.bot.perBot.statePerSecond >= BROADCAST_HZ * 0.95;
+  const rates = (row: ScaleRow) =>
+    `p99 tick ${fmt(row.tickMs.p99)} ms, ${fmt(row.tickRateHz)} ticks/s, ${fmt(row.bot.perBot.statePerSecond)} States/s per bot (load ${loadCell(row)})`;
+  const at = (npcs: number) =>
+    rows.find((row) => row.npcs?.count === npcs && row.npcs.budgetBase === DEFAULT_THINK_BUDGET_BASE);
+  const at20k = at(20_000);
+  const at100k = at(100_000);
+  const notRun = `not run (bots ${bots}; rows: ${rows.map(npcRowLabel).join("; ")})`;
+  const full = bots === DEFAULT_NPC_BOTS;
+  const targets: Target[] = [
+    {
+      target: `2000 bots + 20,000 NPCs: p99 tick < ${NPC_GOALS.tickP99Ms} ms with ${TICK_HZ} ticks/s and ${BROADCAST_HZ} States/s per bot held (≥ 95 %)`,
+      measured: at20k && full ? rates(at20k) : notRun,
+      met: at20k && full ? holds(at20k) : null,
+    },
+    {
+      target: `2000 bots + 20,000 NPCs: ≤ ${NPC_GOALS.cpuUsPerClientSecond} server CPU µs per client-second, all included`,
+      measured:
+        at20k && full
+          ? `${fmt(at20k.cpuUsPerClientSecond)} µs/client-s (${fmt(at20k.serverCpuPercent)} % of a core; without NPCs in the same session: ${baseline ? fmt(baseline.cpuUsPerClientSecond) : "—"})`
+          : notRun,
+      met: at20k && full ? at20k.cpuUsPerClientSecond <= NPC_GOALS.cpuUsPerClientSecond : null,
+    },
+    {
+      target: `2000 bots + 20,000 NPCs: ≥ ${fmt(NPC_GOALS.awakeMin)} NPCs awake near players, each deciding ≥ ${NPC_GOALS.decisionsPerAwakeSecond}×/s (decisions/s ÷ awake NPCs)`,
+      measured:
+        at20k?.npcs && full
+          ? `${fmt(at20k.npcs.awakeMean)} awake, ${fmt(at20k.npcs.decisionsPerSecond)} decisions/s = ${fmt(at20k.npcs.decisionsPerAwakeNpcSecond)} per awake NPC per second ` +
+            `(budget ${fmt(at20k.npcs.budgetPerEntityTick)} units per entity tick, ${fmt(at20k.npcs.shedPerEntityTick)} shed per entity tick; ` +
+            `enough decisions for the nearest ${fmt(at20k.npcs.decisionsPerSecond / NPC_GOALS.decisionsPerAwakeSecond)} at ${NPC_GOALS.decisionsPerAwakeSecond}/s)`
+          : notRun,
+      met:
+        at20k?.npcs && full
+          ? at20k.npcs.awakeMean >= NPC_GOALS.awakeMin &&
+            at20k.npcs.decisionsPerAwakeNpcSecond >= NPC_GOALS.decisionsPerAwakeSecond
+          : null,
+    },
+    {
+      target: `2000 bots + 100,000 NPCs: the budget gives way, not the tick — p99 tick < ${NPC_GOALS.tickP99Ms} ms with both rates held, the nearest NPCs still deciding`,
+      measured:
+        at100k?.npcs && full
+          ? `${rates(at100k)}; ${fmt(at100k.npcs.awakeMean)} awake, ${fmt(at100k.npcs.decisionsPerSecond)} decisions/s, ${fmt(at100k.npcs.shedPerEntityTick)} shed per entity tick; ` +
+            `shed by distance: ${at100k.npcs.byDistance.map((band) => `${band.fromTiles}+ tiles ${share(band.shedPerSecond, band.thinksPerSecond)}`).join(", ")}`
+          : notRun,
+      met: at100k && full ? holds(at100k) : null,
+    },
+  ];
+  const kinds = NPC_KINDS.map(
+    (kind) =>
+      `"${kind.name}" (${kind.behaviour}, speed ${kind.speed}${kind.behaviour === "hostile" ? `, perception ${kind.perception}, leash ${kind.leash}` : ""}, wander ${kind.wander})`,
+  ).join(" and ");
+  const charted = rows.filter((row) => row.npcs);
+  return {
+    suite: "npcs",
+    title: "Server with NPCs: 2000 wandering bots and 20,000 / 100,000 creatures on the 1024×1024 world",
+    date: new Date().toISOString(),
+    command: commandLine(),
+    quick: options.quick,
+    gitCommit: gitCommit(),
+    machine: machineNow(loadStart),
+    timing:
+      `per row: a fresh server, ${warmupS} s warm-up after all joins, then a ${measureS} s window; server CPU from /proc/<pid>/stat; ` +
+      `NPC figures from /api/status at both ends of the window (counter differences), NPC time percentiles over the window's ` +
+      `${Math.round(measureS * ENTITY_TICK_HZ)} entity ticks, and the mean NPC time from the last entity tick's time read every ` +
+      `${NPC_SAMPLE_MS.min}–${NPC_SAMPLE_MS.max} ms (jittered) through the window; load average (/proc/loadavg, 1 min) before and after each row in the table`,
+    tables: [
+      {
+        title: `NPC rows (server on core 0, bots on core 1)`,
+        columns: [
+          "row",
+          "load 1-min before / after",
+          "server CPU %",
+          "CPU µs per client-s",
+          "tick ms p50 / p99",
+          "ticks/s",
+          "States/s per bot",
+          "budget units per entity tick",
+          "NPCs awake (mean)",
+          "NPC decisions/s",
+          "decisions per awake NPC per s",
+          "budget units spent/s",
+          "shed per entity tick",
+          "A* searches/s / nodes/s",
+          "NPC ms per entity tick mean / p50 / p99",
+          "think µs per awake NPC-s",
+          "think µs per decision",
+          "all-included CPU µs per awake NPC-s",
+          "bots' CPU %",
+          "keeps up",
+        ],
+        rows: perRow,
+        note:
+          `World: the server suite's (${WORLD_SIZE}×${WORLD_SIZE}, 10 % walls, seed ${WORLD_SEED}) plus map.npcs.json with ${kinds}, and ` +
+          `npc_spawn areas of ${NPC_AREA_TILES}×${NPC_AREA_TILES} tiles keeping ${NPCS_PER_AREA} NPCs each at uniform random places (seed ${NPC_SEED}), ` +
+          `every ${HOSTILE_AREA_EVERY}th area hostiles. Speed 25 is a decision every 4 entity ticks (${ENTITY_TICK_HZ} Hz): 3 per second while the budget lasts. ` +
+          `Budget per entity tick = BASE / (clients + 1), BASE ${fmt(DEFAULT_THINK_BUDGET_BASE)} unless the row says --npc-budget. ` +
+          "Decisions, budget, shed, searches: differences of /api/status npcs.totals over the window. Awake: the mean of the in-window samples. " +
+          "NPC ms per entity tick: the server's own timing of the NPC room's entityTick (wake pass, thinks, apply_moves); p50 / p99 from " +
+          "/api/status?ticks=(window's entity ticks), mean from the in-window samples (the percentiles use the same ring as tickMs, which holds one " +
+          "sample per entity tick, so ?ticks=N there covers N entity ticks = 2N ticks; the harness asks for the window's entity-tick count). " +
+          `Think µs per awake NPC-s = mean NPC ms per entity tick × ${ENTITY_TICK_HZ} ÷ mean awake NPCs; per decision = the same ÷ decisions/s. ` +
+          "All-included CPU µs per awake NPC-s = (server CPU of the row − server CPU of the no-NPC row in the same session) ÷ awake NPC-seconds: " +
+          "it adds what the NPC time leaves out — the entities in every State and EntityPacket, the checksum, GC of the room's garbage. " +
+          `Keeps up: ≥ 95 % of ${TICK_HZ} ticks/s and ${BROADCAST_HZ} States/s per bot, p99 tick under ${TICK_MS.toFixed(1)} ms. ` +
+          "The harness reads /api/status 3–7 times a second during NPC rows (the no-NPC row too), a small cost on the server's CPU.",
+      },
+      {
+        title: "Which NPCs still act: decisions/s / shed/s by distance to the nearest player (bands of the wake pass)",
+        columns: [
+          "row",
+          ...bands.map((band) => {
+            const to = Math.min(band.fromTiles + DISTANCE_BAND_TILES - 1, WAKE_RADIUS);
+            return to === band.fromTiles ? `${to} tiles` : `${band.fromTiles}–${to} tiles`;
+          }),
+        ],
+        rows: bandRows,
+        note:
+          "Thinks are handed out nearest first each entity tick; a shed NPC keeps its energy and tries again next entity tick. " +
+          "A shed count is per entity tick the NPC was ready and refused, so one NPC refused on 3 ticks counts 3 times. " +
+          `Distance is Chebyshev to the nearest player at the last wake pass; the wake radius is ${WAKE_RADIUS} tiles, so the last band is what is left of it.`,
+      },
+    ],
+    charts: [
+      {
+        file: "server-npc-tick.svg",
+        title: "Server with NPCs: p99 tick and p99 NPC time per entity tick",
+        kind: "bar",
+        categories: charted.map(npcRowLabel),
+        series: [
+          { name: "p99 tick ms", values: charted.map((row) => row.tickMs.p99) },
+          { name: "p99 NPC ms per entity tick", values: charted.map((row) => row.npcs?.thinkMs.p99 ?? NaN) },
+        ],
+        yLabel: "ms",
+        references: [{ label: "target 20 ms", value: NPC_GOALS.tickP99Ms }],
+      },
+    ],
+    targets,
+    notes: [
+      "Reproduce one row: write the world with bench/server/world.ts writeWorld(dir, { npcs: 20000 }), start the server command of the server suite on it (plus --npc-budget N for a budget row), and run bench/server/bots.ts with --count 2000.",
+      "The load average is the machine's (2 cores): above 2 means something besides this server and its bots wanted CPU during the row.",
     ],
     raw: rows,
   };
