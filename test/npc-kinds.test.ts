@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { MapError } from "../ts/server/map/map-error.js";
 import { parseNpcKinds } from "../ts/server/npc/kinds.js";
-import { orderByDistance, thinkBudget } from "../ts/server/npc/think-budget.js";
+import { ReadyQueue } from "../ts/server/npc/ready-queue.js";
+import { thinkBudget } from "../ts/server/npc/think-budget.js";
 import { testKind, writeNpcMap } from "./support/npc-map.js";
 
 const RAT = { name: "rat", typeId: 16, behaviour: "wander", speed: 25, hp: 8, respawnSeconds: 30, sprite: "rat" };
@@ -92,10 +93,14 @@ describe("the think budget", () => {
     expect(thinkBudget(10, 100)).toBe(1);
   });
 
-  it("orders by distance, stably, in one counting pass", () => {
-    const items = [5, 0, 3, 0, 5, 1].map((distance, id) => ({ id, distance }));
-    const out: typeof items = [];
-    orderByDistance(items, items.length, (item) => item.distance, 5, out, new Int32Array(7));
-    expect(out.map((item) => item.id)).toEqual([1, 3, 5, 2, 0, 4]);
+  it("is spent nearest first, first come first served within a distance; the rest waits", () => {
+    const queue = new ReadyQueue<number>(5);
+    [5, 0, 3, 0, 9, 1].forEach((distance, id) => queue.push(id, distance));
+    expect(queue.size).toBe(6);
+    expect([queue.pop(), queue.pop(), queue.pop()]).toEqual([1, 3, 5]);
+    expect(queue.countAt(5)).toBe(2); // 9 was clamped to the farthest distance
+    queue.push(6, 0); // arrives later but nearer: next
+    expect([queue.pop(), queue.pop(), queue.pop(), queue.pop(), queue.pop()]).toEqual([6, 2, 0, 4, undefined]);
+    expect(queue.size).toBe(0);
   });
 });

@@ -243,6 +243,9 @@ describe("NPCs over UDP", () => {
     // Every decision went to the nearest rats: the first moved, the far half never did.
     expect(moved.has(6)).toBe(true);
     for (const rat of rats.slice(5)) expect(moved.has(rat.homeX), `rat at x ${rat.homeX}`).toBe(false);
+    // Twelve decisions a second go to the two nearest rats (six each); nobody else decides twice a second.
+    expect(game.npcs.decidingTwice).toBeGreaterThanOrEqual(1);
+    expect(game.npcs.decidingTwice).toBeLessThanOrEqual(3);
     // One unit a tick, one decision a tick: the budget held.
     expect(game.npcs.stats.thinks).toBeLessThanOrEqual(game.npcs.stats.budgetSpent);
   });

@@ -3,6 +3,8 @@
 // entity tick adds `speed` to `energy`, and the entity acts (one step, one
 // decision) when energy >= ACTION_COST, paying ACTION_COST and keeping the
 // rest, so a speed that does not divide ACTION_COST still averages out exactly.
+// Energy stops growing at energyCap(speed): an entity kept waiting (a shed NPC)
+// keeps its remainder but never banks a second action.
 //
 // Entity ticks run on every ENTITY_TICK_EVERY-th simulation tick: 12 Hz at the
 // default 24 Hz. A player's speed is PLAYER_SPEED, exactly one action per
@@ -16,13 +18,16 @@ import { TICKS_PER_MOVE } from "./constants.js";
 export const ENTITY_TICK_EVERY = 2;
 /** Energy one action costs. */
 export const ACTION_COST = 100;
-/** Most energy an entity can bank: one action. Waiting never buys a burst of steps. */
-export const ENERGY_MAX = ACTION_COST;
 /** A player's speed: one action per movement window (50 at 2 entity ticks per window). */
 export const PLAYER_SPEED = (ACTION_COST * ENTITY_TICK_EVERY) / TICKS_PER_MOVE;
 /** Speeds a kind may have: 1 (one action per 100 entity ticks) .. ACTION_COST (one per entity tick). */
 export const SPEED_MIN = 1;
 export const SPEED_MAX = ACTION_COST;
+
+/** The most energy an entity of `speed` holds: one action plus less than one tick's gain, never two actions. */
+export function energyCap(speed: number): number {
+  return ACTION_COST + speed - 1;
+}
 
 /** Whether simulation tick `tick` is an entity tick. */
 export function isEntityTick(tick: number): boolean {

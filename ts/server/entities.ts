@@ -22,6 +22,13 @@ export interface Entity extends EntityEntry {
 /** What a caller gives `spawn`; the store adds the id and the action slots. */
 export type EntityFields = Omit<Entity, "id" | "slots">;
 
+/**
+ * How a spawned entity acts: "actions" — through its action slots, filled by ActionPackets (players,
+ * and anything a test schedules), executed by the window's moves; "room" — by a room of its own that
+ * moves it directly (NPCs, npc/), so the window never looks at it. Static things are either.
+ */
+export type EntityDriver = "actions" | "room";
+
 /** An entity as the store holds it: with the broadcast's encoding cache (broadcast.ts). */
 export interface StoredEntity extends Entity {
   /** This entity's entry was encoded in broadcast round `entryRound`, at `entryOffset`, `entryBytes` long. */
@@ -32,6 +39,8 @@ export interface StoredEntity extends Entity {
 
 export class EntityStore {
   private readonly byId = new Map<number, StoredEntity>();
+  /** The entities driven by their action slots: what a movement window walks (thousands of NPCs are not). */
+  private readonly actorsById = new Map<number, StoredEntity>();
   /** Entities by chunk, each bucket sorted by id so view queries merge instead of sorting. */
   private readonly buckets = new Map<number, StoredEntity[]>();
   private nextId = 1;
@@ -48,7 +57,12 @@ export class EntityStore {
     return this.byId.values();
   }
 
-  spawn(fields: EntityFields): StoredEntity {
+  /** The entities spawned with the "actions" driver, by id: the ones whose slots a window takes. */
+  actors(): IterableIterator<StoredEntity> {
+    return this.actorsById.values();
+  }
+
+  spawn(fields: EntityFields, driver: EntityDriver = "actions"): StoredEntity {
     // Ids are never reused while the process lives, so a client can never
     // confuse a newcomer with someone who left. Every field is written here, in
     // one order, so all entities share one object shape and the per-client
@@ -70,12 +84,14 @@ export class EntityStore {
       entryBytes: 0,
     };
     this.byId.set(entity.id, entity);
+    if (driver === "actions") this.actorsById.set(entity.id, entity);
     insertById(this.bucketOf(entity.x, entity.y), entity);
     return entity;
   }
 
   remove(entity: Entity): void {
     if (!this.byId.delete(entity.id)) return;
+    this.actorsById.delete(entity.id);
     this.removeFromBucket(bucketKey(entity.x, entity.y), entity);
   }
 

@@ -323,15 +323,21 @@ export class Game {
     const m = this.metrics;
     const lastSecond = npcs.lastSecond;
     const entityTicksPerSecond = this.options.tickHz / ENTITY_TICK_EVERY;
+    const entitySamples = Math.min(m.npcMs.size, Math.max(1, Math.round(ticks / ENTITY_TICK_EVERY)));
     return {
       count: npcs.size,
       awake: npcs.awake,
+      decidingTwicePerSecond: npcs.decidingTwice,
       thinksPerSecond: lastSecond.thinks,
       budgetSpentPerSecond: lastSecond.spent,
       shedPerEntityTick: lastSecond.shed / entityTicksPerSecond,
       lastEntityTick: npcs.lastTick,
       totals: { ...npcs.stats, byDistance: npcs.stats.byDistance.map((band) => ({ ...band })) },
-      thinkMs: { p50: m.npcMs.percentile(50, ticks), p99: m.npcMs.percentile(99, ticks) },
+      // One sample per entity tick: the last `ticks` ticks hold ticks / ENTITY_TICK_EVERY of them.
+      thinkMs: {
+        p50: m.npcMs.percentile(50, entitySamples),
+        p99: m.npcMs.percentile(99, entitySamples),
+      },
     };
   }
 }

@@ -30,7 +30,8 @@ export function executeWindowMoves(
 ): void {
   const capacity = moves.moveCapacity;
   let rows = 0;
-  for (const entity of entities.values()) {
+  // Only the entities driven by action slots: NPCs move in their own room and are never visited here.
+  for (const entity of entities.actors()) {
     const action = entity.slots.take(window);
     if (action <= 0) continue;
     moves.setMove(rows, entity.id, entity.x, entity.y, action);

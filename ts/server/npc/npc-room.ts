@@ -3,14 +3,17 @@
 //
 // Every entity tick (every 2nd simulation tick, 12 Hz):
 //  1. Wake. Twice a second the room finds the NPCs within WAKE_RADIUS of a
-//     player and orders them by their distance to the nearest one. The rest
-//     sleep: they gain no energy, think nothing and cost nothing — creatures
-//     far from everyone go idle, as the big tile-MMO servers do.
-//  2. Think. Each awake NPC gains `speed` energy; one with a full ACTION_COST
-//     thinks, nearest first, while the budget lasts: it decides its next step
-//     (wander, notice, chase along a cached A* path, walk home) and pays for
-//     the decision in budget units. When the budget is gone the farther NPCs
-//     are shed this tick: they keep their energy and try again next tick.
+//     player (through its own creatures-only index, npc-index.ts) and notes
+//     each one's distance to the nearest player. The rest sleep: they gain no
+//     energy, think nothing and cost nothing — creatures far from everyone go
+//     idle, as the big tile-MMO servers do.
+//  2. Think. An awake NPC's energy grows by `speed` per entity tick, in closed
+//     form, so nothing visits it until the tick its energy reaches ACTION_COST:
+//     a timing wheel holds each awake NPC under the entity tick it is due.
+//     The NPCs due this tick think nearest first while the budget lasts: each
+//     decides its next step (wander, notice, chase along a cached A* path,
+//     walk home) and pays for the decision in budget units. When the budget is
+//     gone the farther ones are shed: they stay due and try again next tick.
 //  3. Move. Every decided step becomes a row of the wasm MOVES table, and one
 //     apply_moves call checks them all with THE movement rule — the same rule
 //     players' steps, the clients' prediction and A* use. Only tiles block:
@@ -18,7 +21,8 @@
 //
 // Respawning: a spawn keeps its count of NPCs alive; one that dies (kill, the
 // combat room's door) is replaced after its respawn time on a free cell of the area.
-import { ACTION_COST, ENERGY_MAX } from "../../action-points.js";
+import { ACTION_COST, energyCap } from "../../action-points.js";
+import { CHUNK_SIZE } from "../../constants.js";
 // dx, dy of action codes 0..8: the protocol's table, checked against the wasm rule at instantiation.
 import { ACTION_DX, ACTION_DY } from "../../protocol/action.js";
 import { ENTITY_FLAG_HOSTILE } from "../../protocol/entity.js";
@@ -28,13 +32,20 @@ import { ENTITY_TYPE_PLAYER, type EntityStore, type StoredEntity } from "../enti
 import type { Logger } from "../log.js";
 import { VIEW_RADIUS } from "../view.js";
 import type { NpcKind } from "./kinds.js";
+import { NpcIndex } from "./npc-index.js";
 import type { NpcSpawnSpec } from "./spawns.js";
-import { orderByDistance, scanCost, searchCost, THINK_COST, thinkBudget } from "./think-budget.js";
+import { ReadyQueue } from "./ready-queue.js";
+import { scanCost, searchCost, THINK_COST, thinkBudget } from "./think-budget.js";
 
 /** NPCs farther than this (Chebyshev) from every player sleep. Beyond the view square, so nothing in view is frozen. */
 export const WAKE_RADIUS = VIEW_RADIUS + 9;
-/** The wake pass runs every this many entity ticks: twice a second at 12 Hz. */
-export const WAKE_EVERY_ENTITY_TICKS = 6;
+/**
+ * One wake cycle looks near every player once, spread over this many entity ticks (1 s at 12 Hz):
+ * each entity tick takes its slice of the players, so no tick carries the whole pass. An NPC is
+ * awake while a player was near it in this cycle or the last. WAKE_RADIUS exceeds the view by 9
+ * tiles, more than a player walks in the 2 s that can take, so nothing in view is ever asleep.
+ */
+export const WAKE_CYCLE_ENTITY_TICKS = 12;
 /** Nodes one A* search may expand: paths stay within a leash (≤ 64 tiles), so this is generous. */
 export const NPC_SEARCH_NODE_BUDGET = 4096;
 /** Steps of a path an NPC keeps; a longer path is followed this far, then planned again. */
@@ -44,6 +55,8 @@ const GIVE_UP_ENTITY_TICKS = 24;
 /** Width in tiles of the distance bands thinks and sheds are counted in (NpcStats.byDistance). */
 export const DISTANCE_BAND_TILES = 8;
 const DISTANCE_BANDS = Math.floor(WAKE_RADIUS / DISTANCE_BAND_TILES) + 1;
+/** Entity ticks the timing wheel spans: more than the longest wait for an action (ACTION_COST / SPEED_MIN = 100). */
+const WHEEL_TICKS = 128;
 /** Chance that an idle wanderer rests (decides not to step) at a given decision. */
 const REST_CHANCE = 0.4;
 
@@ -57,7 +70,19 @@ export interface Npc {
   readonly spawn: SpawnState;
   readonly homeX: number;
   readonly homeY: number;
+  /** Energy as of entity tick energyTick; it grows by kind.speed per entity tick while awake, up to energyCap. */
   energy: number;
+  energyTick: number;
+  /** energyCap(speed), ts/action-points.ts: a shed NPC keeps its remainder, but never banks a second action. */
+  readonly energyCap: number;
+  /** The entity tick this NPC is filed under in the timing wheel; -1 while not filed (asleep, a guard at its post). */
+  dueTick: number;
+  indexKey: number;
+  indexSlot: number;
+  /** In the ready queue: its energy is full and it waits for budget. */
+  ready: boolean;
+  /** Decisions made in the current wake cycle (one second): tallied into NpcRoom.decidingTwice. */
+  decisions: number;
   state: number;
   /** Entity id of the player being chased; 0 for none. */
   targetId: number;
@@ -124,16 +149,26 @@ export interface NpcStats {
 
 export class NpcRoom {
   private readonly byEntity = new Map<number, Npc>();
+  private readonly index = new NpcIndex<Npc>();
+  /** The timing wheel: wheel[t % WHEEL_TICKS][0 .. wheelCounts[…]) are the NPCs filed under entity tick t (stale entries skipped). */
+  private readonly wheel: (Npc | null)[][] = Array.from({ length: WHEEL_TICKS }, () => []);
+  private readonly wheelCounts = new Int32Array(WHEEL_TICKS);
+  /** NPCs whose energy is full, waiting for budget: nearest first (ready-queue.ts). */
+  private readonly ready = new ReadyQueue<Npc>(WAKE_RADIUS);
   private readonly spawns: SpawnState[] = [];
   private readonly random: () => number;
-  private wakePass = 0;
+  /** The wake cycle being run; an NPC stamped with it or the one before is awake. */
+  private wakeCycle = 1;
+  /** The players of this cycle (taken at its start) and how many of them have been looked near. */
+  private wakePlayers: { readonly x: number; readonly y: number }[] = [];
+  private wakeDone = 0;
+  /** NPCs found near a player so far in this cycle. */
+  private cycleAwake = 0;
   /** The entity tick being run, or the last one run. */
   private entityTickNow = 0;
-  /** Awake NPCs, nearest to a player first, as of the last wake pass: [0, awakeCount). */
-  private order: Npc[] = [];
   private awakeCount = 0;
-  private readonly awakeScratch: Npc[] = [];
-  private readonly distanceCounts = new Int32Array(WAKE_RADIUS + 2);
+  /** NPCs that decided at least twice in the last complete wake cycle (one second). */
+  decidingTwice = 0;
   private readonly nearScratch: StoredEntity[] = [];
   /** MOVES row → NPC of the entity tick being applied. */
   private readonly movers: (Npc | null)[] = [];
@@ -185,9 +220,9 @@ export class NpcRoom {
     return this.byEntity.size;
   }
 
-  /** NPCs awake at the last wake pass. */
+  /** NPCs a player was near in the last complete wake cycle (or this one, if more). */
   get awake(): number {
-    return this.awakeCount;
+    return Math.max(this.awakeCount, this.cycleAwake);
   }
 
   /** The NPC standing as entity `id`, if any. */
@@ -226,6 +261,12 @@ export class NpcRoom {
     npc.state = CHASE;
     npc.targetId = attackerId;
     npc.pathLength = 0;
+    // A guard at its post was out of the timing wheel; an awake one is filed now (a sleeping one when woken).
+    if (npc.dueTick < 0 && !npc.ready && this.isAwake(npc)) {
+      npc.energy = Math.min(npc.energy, ACTION_COST);
+      npc.energyTick = this.entityTickNow;
+      this.file(npc, this.nextDue(npc));
+    }
     return true;
   }
 
@@ -235,7 +276,9 @@ export class NpcRoom {
     const npc = this.byEntity.get(entityId);
     if (npc === undefined) return false;
     npc.alive = false;
+    npc.dueTick = -1;
     this.byEntity.delete(entityId);
+    this.index.remove(npc);
     this.ports.entities.remove(npc.entity);
     const spawn = npc.spawn;
     spawn.alive--;
@@ -244,37 +287,42 @@ export class NpcRoom {
     return true;
   }
 
-  /** One entity tick: respawns, the wake pass (every WAKE_EVERY_ENTITY_TICKS), thinking under the budget, moving. */
+  /** One entity tick: respawns, this tick's slice of the wake cycle, the due NPCs' thinking under the budget, moving. */
   entityTick(entityTick: number): void {
     this.entityTickNow = entityTick;
     this.respawnDue(entityTick);
-    if (entityTick % WAKE_EVERY_ENTITY_TICKS === 0) this.wake();
+    this.wake(entityTick);
     let budget = thinkBudget(this.options.thinkBudgetBase, this.ports.clientCount());
     this.lastTickBudget = budget;
+    this.takeDue(entityTick);
     let spent = 0;
     let thinks = 0;
-    let shed = 0;
     let rows = 0;
     const moves = this.ports.moves;
     const capacity = moves.moveCapacity;
-    for (let i = 0; i < this.awakeCount; i++) {
-      const npc = this.order[i];
+    const byDistance = this.stats.byDistance;
+    const ready = this.ready;
+    while (budget > 0) {
+      const npc = ready.pop();
+      if (npc === undefined) break;
+      npc.ready = false;
       if (!npc.alive) continue;
-      if (npc.energy < ENERGY_MAX) npc.energy = Math.min(ENERGY_MAX, npc.energy + npc.kind.speed);
-      if (npc.energy < ACTION_COST) continue;
-      if (npc.kind.behaviour === "guard" && npc.state === IDLE) continue; // at its post: nothing to decide
-      const band = this.stats.byDistance[Math.floor(npc.nearest / DISTANCE_BAND_TILES)];
-      if (budget <= 0) {
-        shed++;
-        band.shed++;
+      if (!this.isAwake(npc)) {
+        // Fell asleep while waiting: it keeps its energy and leaves until a wake pass finds a player near.
+        npc.energy = this.energyAt(npc, entityTick);
+        npc.energyTick = entityTick;
         continue;
       }
-      band.thinks++;
+      byDistance[Math.floor(npc.nearest / DISTANCE_BAND_TILES)].thinks++;
+      npc.decisions++;
       const cost = this.think(npc, entityTick);
       budget -= cost;
       spent += cost;
       thinks++;
-      npc.energy -= ACTION_COST;
+      npc.energy = this.energyAt(npc, entityTick) - ACTION_COST;
+      npc.energyTick = entityTick;
+      // A guard back at its post decides nothing until provoked: it leaves the wheel.
+      if (!(npc.kind.behaviour === "guard" && npc.state === IDLE)) this.file(npc, this.nextDue(npc));
       const action = this.decided;
       if (action === 0) continue;
       const entity = npc.entity;
@@ -286,6 +334,12 @@ export class NpcRoom {
         this.applyMoves(rows);
         rows = 0;
       }
+    }
+    // Whoever is still ready was shed this tick: it waits, first in line at its distance.
+    const shed = ready.size;
+    for (let d = 0; d <= WAKE_RADIUS; d++) {
+      const waiting = ready.countAt(d);
+      if (waiting > 0) byDistance[Math.floor(d / DISTANCE_BAND_TILES)].shed += waiting;
     }
     if (rows > 0) this.applyMoves(rows);
     this.lastTickSpent = spent;
@@ -299,6 +353,54 @@ export class NpcRoom {
     this.stats.thinks += thinks;
     this.stats.shed += shed;
     this.stats.budgetSpent += spent;
+  }
+
+  /**
+   * Moves the NPCs filed under `entityTick` into the ready queue at their distance to the nearest
+   * player. Entries that are stale (re-filed since, dead) are skipped; NPCs that fell asleep keep
+   * their energy and leave the wheel until a wake pass finds a player near them again.
+   */
+  private takeDue(entityTick: number): void {
+    const slot = entityTick % WHEEL_TICKS;
+    const bucket = this.wheel[slot];
+    const filed = this.wheelCounts[slot];
+    this.wheelCounts[slot] = 0;
+    for (let i = 0; i < filed; i++) {
+      const npc = bucket[i]!;
+      bucket[i] = null; // an emptied slot keeps no removed NPC reachable
+      if (!npc.alive || npc.dueTick !== entityTick) continue;
+      npc.dueTick = -1;
+      if (!this.isAwake(npc)) {
+        npc.energy = this.energyAt(npc, entityTick);
+        npc.energyTick = entityTick;
+        continue;
+      }
+      npc.ready = true;
+      this.ready.push(npc, npc.nearest);
+    }
+  }
+
+  /** Files `npc` under entity tick `tick` (at least the next one) in the timing wheel. */
+  private file(npc: Npc, tick: number): void {
+    const at = Math.max(tick, this.entityTickNow + 1);
+    npc.dueTick = at;
+    const slot = at % WHEEL_TICKS;
+    const count = this.wheelCounts[slot];
+    const bucket = this.wheel[slot];
+    if (count < bucket.length) bucket[count] = npc;
+    else bucket.push(npc);
+    this.wheelCounts[slot] = count + 1;
+  }
+
+  /** npc's energy at entity tick `tick`, from its closed form. */
+  private energyAt(npc: Npc, tick: number): number {
+    return Math.min(npc.energyCap, npc.energy + npc.kind.speed * (tick - npc.energyTick));
+  }
+
+  /** The first entity tick at which npc has a full ACTION_COST of energy. */
+  private nextDue(npc: Npc): number {
+    const missing = ACTION_COST - npc.energy;
+    return npc.energyTick + (missing <= 0 ? 0 : Math.ceil(missing / npc.kind.speed));
   }
 
   /** The step the last think decided (0: stay). A field rather than a second return value: think runs thousands of times a tick. */
@@ -501,6 +603,7 @@ export class NpcRoom {
       this.movers[row] = null;
       if (moves.moved(row)) {
         this.ports.entities.move(npc.entity, moves.moveX(row), moves.moveY(row));
+        this.index.moved(npc);
         this.stats.steps++;
       } else {
         // The world changed under the path (a door, a tile update): plan again at the next decision.
@@ -510,33 +613,77 @@ export class NpcRoom {
     }
   }
 
-  /** The wake pass: NPCs within WAKE_RADIUS of a player, nearest first. Sleeping NPCs are never touched. */
-  private wake(): void {
-    const pass = ++this.wakePass;
-    const near = this.nearScratch;
-    const awake = this.awakeScratch;
-    let awakeCount = 0;
-    for (const player of this.ports.players()) {
-      const count = this.ports.entities.inSquare(player.x, player.y, WAKE_RADIUS, near, false);
-      for (let i = 0; i < count; i++) {
-        const other = near[i];
-        if (other.typeId === ENTITY_TYPE_PLAYER) continue;
-        const npc = this.byEntity.get(other.id);
-        if (npc === undefined) continue; // a sign, a chest: not a creature
-        const distance = chebyshev(other.x, other.y, player.x, player.y);
-        if (npc.wakeStamp !== pass) {
-          npc.wakeStamp = pass;
-          npc.nearest = distance;
-          if (awakeCount < awake.length) awake[awakeCount] = npc;
-          else awake.push(npc);
-          awakeCount++;
-        } else if (distance < npc.nearest) {
-          npc.nearest = distance;
+  /**
+   * At the end of a wake cycle (one second): how many NPCs decided at least twice in it — the
+   * issue's measure of a live world — and a fresh count for the next. One pass over the NPCs a second.
+   */
+  private tallyDecisions(): void {
+    let twice = 0;
+    for (const npc of this.byEntity.values()) {
+      if (npc.decisions >= 2) twice++;
+      npc.decisions = 0;
+    }
+    this.decidingTwice = twice;
+  }
+
+  /** Whether a player was near `npc` in this wake cycle or the last. */
+  private isAwake(npc: Npc): boolean {
+    return npc.wakeStamp >= this.wakeCycle - 1;
+  }
+
+  /**
+   * This entity tick's slice of the wake cycle: for every NPC within WAKE_RADIUS of the slice's
+   * players, its distance to the nearest of them; the newly woken are filed in the timing wheel.
+   * Sleeping NPCs are never touched: only the creatures in the chunks around players are looked at.
+   */
+  private wake(entityTick: number): void {
+    const phase = entityTick % WAKE_CYCLE_ENTITY_TICKS;
+    if (phase === 0) {
+      this.tallyDecisions();
+      this.awakeCount = this.cycleAwake;
+      this.cycleAwake = 0;
+      this.wakeCycle++;
+      this.wakePlayers = this.byEntity.size === 0 ? [] : [...this.ports.players()];
+      this.wakeDone = 0;
+    }
+    const players = this.wakePlayers;
+    const end = Math.ceil((players.length * (phase + 1)) / WAKE_CYCLE_ENTITY_TICKS);
+    const cycle = this.wakeCycle;
+    const index = this.index;
+    for (; this.wakeDone < end; this.wakeDone++) {
+      const player = players[this.wakeDone];
+      const px = player.x;
+      const py = player.y;
+      const cx0 = Math.floor((px - WAKE_RADIUS) / CHUNK_SIZE);
+      const cx1 = Math.floor((px + WAKE_RADIUS) / CHUNK_SIZE);
+      const cy0 = Math.floor((py - WAKE_RADIUS) / CHUNK_SIZE);
+      const cy1 = Math.floor((py + WAKE_RADIUS) / CHUNK_SIZE);
+      for (let cy = cy0; cy <= cy1; cy++) {
+        for (let cx = cx0; cx <= cx1; cx++) {
+          const bucket = index.chunk(cx, cy);
+          if (bucket === undefined) continue;
+          for (let i = 0; i < bucket.length; i++) {
+            const npc = bucket[i];
+            const entity = npc.entity;
+            const distance = Math.max(Math.abs(entity.x - px), Math.abs(entity.y - py));
+            if (distance > WAKE_RADIUS) continue;
+            if (npc.wakeStamp !== cycle) {
+              npc.wakeStamp = cycle;
+              npc.nearest = distance;
+              this.cycleAwake++;
+              // Newly woken (asleep, it gained nothing): filed under the tick its energy is full.
+              // A guard at its post has nothing to decide and stays out of the wheel.
+              if (npc.dueTick < 0 && !npc.ready && !(npc.kind.behaviour === "guard" && npc.state === IDLE)) {
+                npc.energyTick = entityTick;
+                this.file(npc, this.nextDue(npc));
+              }
+            } else if (distance < npc.nearest) {
+              npc.nearest = distance;
+            }
+          }
         }
       }
     }
-    orderByDistance(awake, awakeCount, nearestOf, WAKE_RADIUS, this.order, this.distanceCounts);
-    this.awakeCount = awakeCount;
   }
 
   private respawnDue(entityTick: number): void {
@@ -553,17 +700,20 @@ export class NpcRoom {
     const { spec } = spawn;
     const cell = spec.cells[Math.floor(this.random() * spec.cells.length)];
     const kind = spec.kind;
-    const entity = this.ports.entities.spawn({
-      typeId: kind.typeId,
-      x: cell.x,
-      y: cell.y,
-      hp: kind.hp,
-      hpMax: kind.hp,
-      elo: 0,
-      flags: kind.behaviour === "hostile" ? ENTITY_FLAG_HOSTILE : 0,
-      name: kind.name,
-      meta: [],
-    });
+    const entity = this.ports.entities.spawn(
+      {
+        typeId: kind.typeId,
+        x: cell.x,
+        y: cell.y,
+        hp: kind.hp,
+        hpMax: kind.hp,
+        elo: 0,
+        flags: kind.behaviour === "hostile" ? ENTITY_FLAG_HOSTILE : 0,
+        name: kind.name,
+        meta: [],
+      },
+      "room",
+    );
     const npc: Npc = {
       entity,
       kind,
@@ -572,6 +722,13 @@ export class NpcRoom {
       homeY: cell.y,
       // A random start spreads a spawn's NPCs over the entity ticks instead of moving them in lockstep.
       energy: Math.floor(this.random() * ACTION_COST),
+      energyTick: this.entityTickNow,
+      energyCap: energyCap(kind.speed),
+      dueTick: -1,
+      indexKey: 0,
+      indexSlot: -1,
+      ready: false,
+      decisions: 0,
       state: IDLE,
       targetId: 0,
       calmUntil: 0,
@@ -585,6 +742,7 @@ export class NpcRoom {
       alive: true,
     };
     this.byEntity.set(entity.id, npc);
+    this.index.add(npc);
     spawn.alive++;
     return npc;
   }
@@ -594,10 +752,6 @@ function sum(values: Int32Array): number {
   let total = 0;
   for (let i = 0; i < values.length; i++) total += values[i];
   return total;
-}
-
-function nearestOf(npc: Npc): number {
-  return npc.nearest;
 }
 
 function chebyshev(ax: number, ay: number, bx: number, by: number): number {

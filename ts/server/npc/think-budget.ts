@@ -2,8 +2,8 @@
 // and the order it is spent in. Each think returns its cost in budget units —
 // 1 for a plain decision, more for a perception scan and for an A* (by nodes
 // expanded) — and the loop stops handing out thinks when the budget is spent:
-// natural load shedding. The NPCs nearest to players come first, so what is
-// shed is what the fewest players can see.
+// natural load shedding. The NPCs nearest to players come first (the ready
+// queue, ready-queue.ts), so what is shed is what the fewest players can see.
 
 /** Budget units of one plain decision (a wander step, following a cached path). */
 export const THINK_COST = 1;
@@ -31,28 +31,4 @@ export function searchCost(nodes: number): number {
 /** The cost of a perception scan that looked at `scanned` entities. */
 export function scanCost(scanned: number): number {
   return Math.ceil(scanned / SCANNED_PER_UNIT);
-}
-
-/**
- * Orders `items` by `distance` (an integer 0..maxDistance) ascending into `out`, stable, in
- * O(n + maxDistance) — a counting sort, because the wake pass produces thousands of NPCs with
- * small integer distances twice a second. `counts` is the caller's reusable scratch (at least
- * maxDistance + 2 long); `out` only grows, and entries past `count` are stale.
- */
-export function orderByDistance<T>(
-  items: readonly T[],
-  count: number,
-  distance: (item: T) => number,
-  maxDistance: number,
-  out: T[],
-  counts: Int32Array,
-): void {
-  counts.fill(0, 0, maxDistance + 2);
-  for (let i = 0; i < count; i++) counts[distance(items[i]) + 1]++;
-  for (let d = 1; d <= maxDistance + 1; d++) counts[d] += counts[d - 1];
-  while (out.length < count) out.push(items[0]);
-  for (let i = 0; i < count; i++) {
-    const item = items[i];
-    out[counts[distance(item)]++] = item;
-  }
 }
