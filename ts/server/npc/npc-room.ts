@@ -2,7 +2,8 @@
 // (ts/action-points.ts) under the think budget (think-budget.ts).
 //
 // Every entity tick (every 2nd simulation tick, 12 Hz):
-//  1. Wake. Twice a second the room finds the NPCs within WAKE_RADIUS of a
+//  1. Wake. Once a second — spread over the second's entity ticks, a slice of
+//     the players each — the room finds the NPCs within WAKE_RADIUS of a
 //     player (through its own creatures-only index, npc-index.ts) and notes
 //     each one's distance to the nearest player. The rest sleep: they gain no
 //     energy, think nothing and cost nothing — creatures far from everyone go
@@ -10,10 +11,11 @@
 //  2. Think. An awake NPC's energy grows by `speed` per entity tick, in closed
 //     form, so nothing visits it until the tick its energy reaches ACTION_COST:
 //     a timing wheel holds each awake NPC under the entity tick it is due.
-//     The NPCs due this tick think nearest first while the budget lasts: each
-//     decides its next step (wander, notice, chase along a cached A* path,
-//     walk home) and pays for the decision in budget units. When the budget is
-//     gone the farther ones are shed: they stay due and try again next tick.
+//     The NPCs due this tick join the ready queue (ready-queue.ts) and think
+//     nearest first while the budget lasts: each decides its next step (wander,
+//     notice, chase along a cached A* path, walk home) and pays for the
+//     decision in budget units. When the budget is gone the farther ones are
+//     shed: they stay queued, first in line at their distance, at no cost.
 //  3. Move. Every decided step becomes a row of the wasm MOVES table, and one
 //     apply_moves call checks them all with THE movement rule — the same rule
 //     players' steps, the clients' prediction and A* use. Only tiles block:
