@@ -42,7 +42,7 @@ export class EntityStore {
   /** The entities driven by their action slots: what a movement window walks (thousands of NPCs are not). */
   private readonly actorsById = new Map<number, StoredEntity>();
   /** Entities by chunk, each bucket sorted by id so view queries merge instead of sorting. */
-  private readonly buckets = new Map<number, StoredEntity[]>();
+  private readonly buckets = new Map<number, Bucket>();
   private nextId = 1;
 
   get size(): number {
@@ -85,7 +85,7 @@ export class EntityStore {
     };
     this.byId.set(entity.id, entity);
     if (driver === "actions") this.actorsById.set(entity.id, entity);
-    insertById(this.bucketOf(entity.x, entity.y), entity);
+    this.bucketOf(entity.x, entity.y).insert(entity);
     return entity;
   }
 
@@ -98,13 +98,15 @@ export class EntityStore {
   move(entity: Entity, x: number, y: number): void {
     const from = bucketKey(entity.x, entity.y);
     const to = bucketKey(x, y);
+    entity.x = x;
+    entity.y = y;
     if (from !== to) {
       this.removeFromBucket(from, entity);
       // Every entity in the store came from spawn, which made it a StoredEntity.
-      insertById(this.bucketOf(x, y), entity as StoredEntity);
+      this.bucketOf(x, y).insert(entity as StoredEntity);
+    } else {
+      this.buckets.get(from)?.moved(entity);
     }
-    entity.x = x;
-    entity.y = y;
   }
 
   /**
@@ -121,34 +123,39 @@ export class EntityStore {
     const cy0 = Math.floor((y - radius) / CHUNK_SIZE);
     const cy1 = Math.floor((y + radius) / CHUNK_SIZE);
     let count = 0;
-    let buckets = 0;
+    let runs = 0;
     for (let cy = cy0; cy <= cy1; cy++) {
       for (let cx = cx0; cx <= cx1; cx++) {
         const bucket = this.buckets.get(chunkKey(cx, cy));
         if (bucket === undefined) continue;
-        buckets++;
-        for (let index = 0; index < bucket.length; index++) {
-          const e = bucket[index];
-          if (Math.abs(e.x - x) <= radius && Math.abs(e.y - y) <= radius) {
+        const runStart = count;
+        // The positions sit packed beside the entities: the test reads two small arrays, and only
+        // the entities inside the square are touched (a view holds a few of a bucket's dozens).
+        const items = bucket.items;
+        const xs = bucket.xs;
+        const ys = bucket.ys;
+        for (let index = 0; index < items.length; index++) {
+          if (Math.abs(xs[index] - x) <= radius && Math.abs(ys[index] - y) <= radius) {
+            const e = items[index];
             if (count < out.length) out[count] = e;
             else out.push(e);
             count++;
           }
         }
+        if (count > runStart) runStarts[runs++] = runStart;
       }
     }
     // A stable order makes the entity checksum a function of what is in view
-    // only. Each bucket is already sorted, so one bucket needs nothing and a
-    // few sorted runs need an insertion sort that moves little.
-    if (sorted && buckets > 1) sortById(out, count);
+    // only. Each bucket's run is already sorted by id, so the runs are merged.
+    if (sorted && runs > 1) mergeRuns(out, count, runs);
     return count;
   }
 
-  private bucketOf(x: number, y: number): StoredEntity[] {
+  private bucketOf(x: number, y: number): Bucket {
     const key = bucketKey(x, y);
     let bucket = this.buckets.get(key);
     if (bucket === undefined) {
-      bucket = [];
+      bucket = new Bucket();
       this.buckets.set(key, bucket);
     }
     return bucket;
@@ -157,49 +164,100 @@ export class EntityStore {
   private removeFromBucket(key: number, entity: Entity): void {
     const bucket = this.buckets.get(key);
     if (bucket === undefined) return;
-    const index = bucket.indexOf(entity as StoredEntity);
-    if (index >= 0) bucket.splice(index, 1);
+    bucket.remove(entity);
     // An empty bucket is dropped, so wandering does not grow the map without bound.
-    if (bucket.length === 0) this.buckets.delete(key);
+    if (bucket.items.length === 0) this.buckets.delete(key);
   }
 }
 
-/** Inserts `entity` into `bucket` (sorted by id), keeping it sorted. */
-function insertById(bucket: StoredEntity[], entity: StoredEntity): void {
-  let index = bucket.length;
-  bucket.push(entity);
-  while (index > 0 && bucket[index - 1].id > entity.id) {
-    bucket[index] = bucket[index - 1];
-    index--;
-  }
-  bucket[index] = entity;
-}
+/** One chunk's entities sorted by id, with their positions packed beside them for the square test. */
+class Bucket {
+  readonly items: StoredEntity[] = [];
+  readonly xs: number[] = [];
+  readonly ys: number[] = [];
 
-/** Beyond this many, insertion sort's quadratic worst case loses to Array.sort. */
-const INSERTION_SORT_MAX = 32;
-
-/** Sorts `entities[0..count)` by id. */
-function sortById(entities: StoredEntity[], count: number): void {
-  if (count > INSERTION_SORT_MAX) {
-    const sorted = entities.slice(0, count).sort(byId);
-    for (let i = 0; i < count; i++) entities[i] = sorted[i];
-    return;
-  }
-  for (let i = 1; i < count; i++) {
-    const entity = entities[i];
-    const id = entity.id;
-    let j = i - 1;
-    while (j >= 0 && entities[j].id > id) {
-      entities[j + 1] = entities[j];
-      j--;
+  insert(entity: StoredEntity): void {
+    const { items, xs, ys } = this;
+    let index = items.length;
+    items.push(entity);
+    xs.push(entity.x);
+    ys.push(entity.y);
+    while (index > 0 && items[index - 1].id > entity.id) {
+      items[index] = items[index - 1];
+      xs[index] = xs[index - 1];
+      ys[index] = ys[index - 1];
+      index--;
     }
-    entities[j + 1] = entity;
+    items[index] = entity;
+    xs[index] = entity.x;
+    ys[index] = entity.y;
+  }
+
+  remove(entity: Entity): void {
+    const index = this.indexOf(entity.id);
+    if (index < 0) return;
+    this.items.splice(index, 1);
+    this.xs.splice(index, 1);
+    this.ys.splice(index, 1);
+  }
+
+  /** The entity moved within this chunk: its packed position follows. */
+  moved(entity: Entity): void {
+    const index = this.indexOf(entity.id);
+    if (index < 0) return;
+    this.xs[index] = entity.x;
+    this.ys[index] = entity.y;
+  }
+
+  /** Binary search by id (the bucket is sorted by id). */
+  private indexOf(id: number): number {
+    const items = this.items;
+    let low = 0;
+    let high = items.length - 1;
+    while (low <= high) {
+      const mid = (low + high) >> 1;
+      const at = items[mid].id;
+      if (at === id) return mid;
+      if (at < id) low = mid + 1;
+      else high = mid - 1;
+    }
+    return -1;
   }
 }
 
-function byId(a: Entity, b: Entity): number {
-  return a.id - b.id;
+/** Where each bucket's run starts in inSquare's output (at most 3×3 buckets for any view square). */
+const runStarts: number[] = [];
+/** mergeRuns' scratch: only ever grows. */
+const merged: StoredEntity[] = [];
+
+/**
+ * Merges the id-sorted runs of `entities[0..count)` (run r starts at runStarts[r]) into one
+ * sorted sequence, in place: a k-way pick of the smallest head, k ≤ 9, no allocation.
+ */
+function mergeRuns(entities: StoredEntity[], count: number, runs: number): void {
+  const heads = runHeads;
+  const ends = runEnds;
+  for (let r = 0; r < runs; r++) {
+    heads[r] = runStarts[r];
+    ends[r] = r + 1 < runs ? runStarts[r + 1] : count;
+  }
+  for (let i = 0; i < count; i++) {
+    let best = -1;
+    let bestId = Infinity;
+    for (let r = 0; r < runs; r++) {
+      if (heads[r] < ends[r] && entities[heads[r]].id < bestId) {
+        best = r;
+        bestId = entities[heads[r]].id;
+      }
+    }
+    const next = entities[heads[best]++];
+    if (i < merged.length) merged[i] = next;
+    else merged.push(next);
+  }
+  for (let i = 0; i < count; i++) entities[i] = merged[i];
 }
+const runHeads = new Int32Array(16);
+const runEnds = new Int32Array(16);
 
 function chunkKey(cx: number, cy: number): number {
   // Chunk coordinates fit in i16 (protocol), so this packing is collision-free.
