@@ -4,10 +4,9 @@
 // wins field by field. Server and client both reduce it to one 65536-byte
 // flags table (the wasm TILE_FLAGS region) with the one builder in
 // ts/tile-flags.ts, so collision is a pure function of a cell's id everywhere.
-import { readFileSync } from "node:fs";
-import { basename, dirname, extname, join } from "node:path";
 import { TILE_BORDER, TILE_UNKNOWN } from "../../constants.js";
 import { TILE_ID_COUNT } from "../../tile-flags.js";
+import { dataFilePathFor, parseDataFileList, readDataFile } from "./data-file.js";
 import { MAX_WORLD_TILE_ID } from "./gid.js";
 import { MapError } from "./map-error.js";
 import { hasCollisionProperty, isTrue, propertyIgnoringCase } from "./properties.js";
@@ -43,42 +42,20 @@ const ENTRY_KEYS = new Set(["id", "name", "collides", "opaque", "look"]);
 
 /** `maps/caves.tmj` → `maps/caves.tiles.json`. */
 export function tileDataPathFor(mapPath: string): string {
-  return join(dirname(mapPath), `${basename(mapPath, extname(mapPath))}.tiles.json`);
+  return dataFilePathFor(mapPath, "tiles");
 }
 
 /** Reads and validates a tile data file; null when there is no such file. */
 export function readTileDataFile(path: string): TileDataEntry[] | null {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new MapError(path, `cannot read tile data (${(error as Error).message})`);
-  }
-  return parseTileDataFile(text, path);
+  const text = readDataFile(path, "tile data");
+  return text === null ? null : parseTileDataFile(text, path);
 }
 
 /** Validates tile data file text strictly: every problem names the field it is in. */
 export function parseTileDataFile(text: string, file: string): TileDataEntry[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new MapError(file, `bad JSON: ${(error as Error).message}`);
-  }
-  if (json === null || typeof json !== "object" || Array.isArray(json)) {
-    throw new MapError(file, "tile data is not a JSON object");
-  }
-  const root = json as Record<string, unknown>;
-  for (const key of Object.keys(root)) {
-    if (key !== "version" && key !== "tiles") throw new MapError(file, `unknown field "${key}"`);
-  }
-  if (root.version !== TILE_DATA_VERSION) {
-    throw new MapError(file, `version: expected ${TILE_DATA_VERSION}, got ${JSON.stringify(root.version)}`);
-  }
-  if (!Array.isArray(root.tiles)) throw new MapError(file, "tiles: expected an array");
+  const tiles = parseDataFileList(text, file, "tile data", TILE_DATA_VERSION, "tiles");
   const seen = new Set<number>();
-  return root.tiles.map((value, index) => {
+  return tiles.map((value, index) => {
     const entry = parseEntry(value, `tiles[${index}]`, file);
     if (seen.has(entry.id)) throw new MapError(file, `tiles[${index}].id: ${entry.id} appears twice`);
     seen.add(entry.id);

@@ -5,12 +5,11 @@
 // draw. Validated strictly, like the tile data file: every problem names the
 // field it is in, and nothing unknown is accepted, so a typo fails at start
 // instead of making a creature silently behave differently.
-import { readFileSync } from "node:fs";
-import { basename, dirname, extname, join } from "node:path";
 import { SPEED_MAX, SPEED_MIN } from "../../action-points.js";
 import { utf8ByteLength } from "../../protocol/text.js";
 import { NAME_MAX_BYTES } from "../../protocol/tlv.js";
 import { NPC_BEHAVIOURS, NPC_TYPE_ID_MIN, type NpcBehaviour } from "../../npc-types.js";
+import { dataFilePathFor, parseDataFileList, readDataFile } from "../map/data-file.js";
 import { MapError } from "../map/map-error.js";
 
 export const NPC_KINDS_VERSION = 1;
@@ -57,43 +56,21 @@ const SPRITE_NAME = /^[a-z0-9_-]{1,32}$/;
 
 /** `maps/caves.tmj` → `maps/caves.npcs.json`. */
 export function npcKindsPathFor(mapPath: string): string {
-  return join(dirname(mapPath), `${basename(mapPath, extname(mapPath))}.npcs.json`);
+  return dataFilePathFor(mapPath, "npcs");
 }
 
 /** Reads and validates a kinds file; null when there is no such file (a map without creatures). */
 export function readNpcKindsFile(path: string): NpcKind[] | null {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new MapError(path, `cannot read NPC kinds (${(error as Error).message})`);
-  }
-  return parseNpcKinds(text, path);
+  const text = readDataFile(path, "NPC kinds");
+  return text === null ? null : parseNpcKinds(text, path);
 }
 
 /** Validates kinds file text strictly: names and type_ids unique, every number in range. */
 export function parseNpcKinds(text: string, file: string): NpcKind[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new MapError(file, `bad JSON: ${(error as Error).message}`);
-  }
-  if (json === null || typeof json !== "object" || Array.isArray(json)) {
-    throw new MapError(file, "NPC kinds are not a JSON object");
-  }
-  const root = json as Record<string, unknown>;
-  for (const key of Object.keys(root)) {
-    if (key !== "version" && key !== "kinds") throw new MapError(file, `unknown field "${key}"`);
-  }
-  if (root.version !== NPC_KINDS_VERSION) {
-    throw new MapError(file, `version: expected ${NPC_KINDS_VERSION}, got ${JSON.stringify(root.version)}`);
-  }
-  if (!Array.isArray(root.kinds)) throw new MapError(file, "kinds: expected an array");
+  const kinds = parseDataFileList(text, file, "NPC kinds", NPC_KINDS_VERSION, "kinds");
   const names = new Set<string>();
   const typeIds = new Set<number>();
-  return root.kinds.map((value, index) => {
+  return kinds.map((value, index) => {
     const where = `kinds[${index}]`;
     const kind = parseKind(value, where, file);
     if (names.has(kind.name)) throw new MapError(file, `${where}.name: "${kind.name}" appears twice`);
