@@ -89,4 +89,26 @@ describe("a join flood", () => {
     expect(systemLines(bystander).filter((line) => line.startsWith("Silent"))).toEqual([]);
     expect(systemLines(bystander).filter((line) => line === "Late joined")).toHaveLength(1);
   });
+
+  it("coalesces the joins of a second into one line per bystander", async () => {
+    const server = await start({});
+    const bystander = await playing(server.httpPort, "Bystander");
+    await bystander.waitFor("its own join notice", () => systemLines(bystander).includes("Bystander joined"));
+    const before = systemLines(bystander).length;
+    const nicks = Array.from({ length: 8 }, (_, index) => `Bus${index}`);
+    await Promise.all(nicks.map((nick) => playing(server.httpPort, nick)));
+    await bystander.waitFor("the bus's notice", () => systemLines(bystander).length > before, 4000);
+    await sleep(1500); // a second window, if the joins straddled two
+    const lines = systemLines(bystander).slice(before);
+    // Eight joins, at most two lines (one per window they fell into), every joiner counted once.
+    expect(lines.length).toBeLessThanOrEqual(2);
+    let counted = 0;
+    for (const line of lines) {
+      const others = /^(\w+), (\w+) and (\d+) others joined$/.exec(line);
+      if (others) counted += 2 + Number(others[3]);
+      else counted += line.replace(/ joined$/, "").split(/, | and /).length;
+    }
+    expect(counted).toBe(8);
+    expect(lines.some((line) => /and \d+ others joined$/.test(line))).toBe(true);
+  });
 });

@@ -250,6 +250,7 @@ export class Game {
       this.npcs.entityTick(entityTickOf(this.tick));
       this.metrics.npcMs.add(performance.now() - npcStartMs);
     }
+    this.lifecycle.flushJoinNotices(startMs);
     // Tile updates go out before the State packets whose manifests show the new versions.
     this.tileUpdates.flush();
     const broadcastStartMs = performance.now();

@@ -6,6 +6,7 @@ import { performance } from "node:perf_hooks";
 import type { AccountHost } from "./accounts/account-service.js";
 import type { AccountRecord } from "./accounts/account-store.js";
 import type { ChatService } from "./chat.js";
+import { JoinNotices } from "./join-notices.js";
 import { ENTITY_TYPE_PLAYER, type EntityStore } from "./entities.js";
 import { type GameOptions, JoinError } from "./game-options.js";
 import type { Logger } from "./log.js";
@@ -27,7 +28,7 @@ export interface SessionLifecyclePorts {
   readonly entities: Pick<EntityStore, "spawn" | "remove">;
   readonly sessions: SessionRegistry;
   /** Join and leave notices. */
-  readonly chat: Pick<ChatService, "systemNear">;
+  readonly chat: Pick<ChatService, "systemNear" | "tell">;
   readonly characters: Pick<CharacterSaver, "load" | "track" | "saveAndForget" | "saveChanged">;
   readonly log: Logger;
 }
@@ -36,8 +37,17 @@ export class SessionLifecycle implements AccountHost {
   /** The session of each account in play. */
   private readonly accountSessions = new Map<number, Session>();
   private spawnCursor = 0;
+  /** "joined" notices, coalesced over a second (join-notices.ts). */
+  private readonly joinNotices: JoinNotices;
 
-  constructor(private readonly ports: SessionLifecyclePorts) {}
+  constructor(private readonly ports: SessionLifecyclePorts) {
+    this.joinNotices = new JoinNotices(ports, NOTICE_RADIUS);
+  }
+
+  /** Announces the joins whose coalescing window has passed; the Game calls it every tick. */
+  flushJoinNotices(nowMs: number): void {
+    this.joinNotices.flush(nowMs);
+  }
 
   /** Accounts with a session in play (guests not counted). */
   get accountsInPlay(): number {
@@ -87,7 +97,8 @@ export class SessionLifecycle implements AccountHost {
     log.info("session left", { entityId: session.entity.id, nick: session.nick, reason });
     // A replaced or rejoined session's player is still here, under a new session that announced itself;
     // one that never played was never announced.
-    if (session.announced && reason !== "replaced" && reason !== "rejoined") {
+    const neverAnnounced = this.joinNotices.cancel(session);
+    if (session.announced && !neverAnnounced && reason !== "replaced" && reason !== "rejoined") {
       chat.systemNear(session.entity.x, session.entity.y, NOTICE_RADIUS, `${session.nick} left`);
     }
   }
@@ -145,13 +156,13 @@ export class SessionLifecycle implements AccountHost {
    * The "joined" notice, posted when the session's first datagram arrives
    * (SessionRegistry's first bind), not at the HTTP join: a join that never
    * plays announces nothing, so a join flood cannot flood the chat of everyone
-   * nearby (255 joins once sent a bystander 510 lines in 14 s).
+   * nearby (255 joins once sent a bystander 510 lines in 14 s). The joins of
+   * one second are announced together, one line per listener (join-notices.ts).
    */
   announce(session: Session): void {
     if (session.announced || this.ports.sessions.byTokenValue(session.token) !== session) return;
     session.announced = true;
-    const { x, y } = session.entity;
-    this.ports.chat.systemNear(x, y, NOTICE_RADIUS, `${session.nick} joined`);
+    this.joinNotices.add(session, performance.now());
   }
 
   private nextSpawn(): { x: number; y: number } {
