@@ -111,4 +111,22 @@ describe("a join flood", () => {
     expect(counted).toBe(8);
     expect(lines.some((line) => /and \d+ others joined$/.test(line))).toBe(true);
   });
+
+  it("a player who leaves before its join was announced is announced neither joining nor leaving", async () => {
+    const server = await start({});
+    const bystander = await playing(server.httpPort, "Bystander");
+    await bystander.waitFor("its own join notice", () => systemLines(bystander).includes("Bystander joined"));
+    const ghost = await playing(server.httpPort, "Ghost");
+    const session = server.game.sessions.byTokenValue(ghost.token)!;
+    expect(session.announced).toBe(true); // it played: its notice is waiting for the window
+    server.game.leave(session, "left");
+    const mark = await playing(server.httpPort, "Marker"); // a later join, so the window surely passed
+    await bystander.waitFor(
+      "Marker's notice",
+      () => systemLines(bystander).some((line) => line.includes("Marker")),
+      4000,
+    );
+    expect(mark.lastState()).toBeDefined();
+    expect(systemLines(bystander).filter((line) => line.includes("Ghost"))).toEqual([]);
+  });
 });
