@@ -294,6 +294,67 @@ describe("scheduling", () => {
     expect(client.stats.retractions).toBe(cancellable.length);
   });
 
+  it("a key press moves exactly one tile, however short: released before the next update, or before its window", async () => {
+    const { link, client } = await newClient({ initialRttMs: 250 }); // a slow link: the step is cancellable for long
+    startPlaying(link, client, 100, 10, 60);
+    client.update(nowMs);
+    // A 30 ms tap between two updates: the key is down and up again before the loop looks.
+    const before = link.sent.length;
+    client.pressAction(E);
+    client.setHeldAction(0);
+    client.update((nowMs += 10));
+    for (let step = 0; step < 20; step++) client.update((nowMs += 10));
+    const sent = link.actions(before);
+    expect(sent.filter((packet) => packet.action === E)).toHaveLength(1);
+    expect(sent.filter((packet) => packet.action === 0)).toHaveLength(0); // never withdrawn
+    expect(client.predicted).toEqual({ x: 11, y: 60 });
+    // A 100 ms press: held across updates, then released while its one step is still cancellable.
+    const second = link.sent.length;
+    client.pressAction(E);
+    client.setHeldAction(E);
+    client.update((nowMs += 10));
+    client.setHeldAction(0);
+    for (let step = 0; step < 20; step++) client.update((nowMs += 10));
+    const secondSent = link.actions(second);
+    expect(secondSent.filter((packet) => packet.action === E)).toHaveLength(1);
+    expect(secondSent.filter((packet) => packet.action === 0)).toHaveLength(0);
+    expect(client.predicted).toEqual({ x: 12, y: 60 });
+  });
+
+  it("a long hold walks on and its release withdraws the walk's later steps, but never the press's first", async () => {
+    const { link, client } = await newClient({ initialRttMs: 250 });
+    startPlaying(link, client, 100, 10, 60);
+    client.update(nowMs);
+    const before = link.sent.length;
+    client.pressAction(E);
+    client.setHeldAction(E);
+    for (let step = 0; step < 60; step++) client.update((nowMs += 10));
+    const walked = link.actions(before).filter((packet) => packet.action === E);
+    expect(walked.length).toBeGreaterThanOrEqual(3);
+    client.setHeldAction(0);
+    client.update((nowMs += 10));
+    const withdrawn = link.actions(before).filter((packet) => packet.action === 0);
+    expect(withdrawn.length).toBeGreaterThan(0);
+    // The first step of the press is never among the withdrawn ones.
+    expect(withdrawn.map((packet) => packet.targetTick)).not.toContain(walked[0].targetTick);
+    expect(client.pending.map((step) => tickOfWindow(step.window))).toContain(walked[0].targetTick);
+  });
+
+  it("a tap into a wall sends nothing, like a held key into it", async () => {
+    const { link, client } = await newClient();
+    startPlaying(link, client, 100, 43, 40); // the wall column is at x = 44
+    client.update(nowMs);
+    const before = link.sent.length;
+    client.pressAction(E);
+    client.setHeldAction(0);
+    for (let step = 0; step < 20; step++) client.update((nowMs += 10));
+    expect(link.actions(before).filter((packet) => packet.action !== 0)).toHaveLength(0);
+    // The press is spent: a later step goes wherever the keys say, not east.
+    client.setHeldAction(N);
+    client.update((nowMs += 200));
+    expect(link.actions(before).filter((packet) => packet.action === E)).toHaveLength(0);
+  });
+
   it("replaces a still-cancellable step with the new plan's step instead of sending a NOOP", async () => {
     const { link, client } = await newClient();
     startPlaying(link, client);

@@ -207,6 +207,21 @@ describe("InputState", () => {
     expect(state.takeMovePressed()).toBe(false);
   });
 
+  it("keeps the action of a press until read, even when the key is already up (a tap between frames)", () => {
+    const state = new InputState();
+    expect(state.takeMovePress()).toBe(MOVE_NONE);
+    state.keyDown("ArrowRight");
+    state.keyUp("ArrowRight"); // a 30 ms tap, over before the game loop looks
+    expect(state.moveAction()).toBe(MOVE_NONE);
+    expect(state.takeMovePress()).toBe(MOVE_E);
+    expect(state.takeMovePress()).toBe(MOVE_NONE);
+    state.keyDown("ArrowUp");
+    state.keyDown("ArrowRight"); // the latest press counts, with what is held with it
+    expect(state.takeMovePress()).toBe(MOVE_NE);
+    state.keyDown("ArrowRight"); // auto-repeat is no press
+    expect(state.takeMovePress()).toBe(MOVE_NONE);
+  });
+
   it("tells bound keys from unbound ones and forgets everything on releaseAll", () => {
     const state = new InputState();
     expect(state.keyDown("KeyQ")).toBe(false);

@@ -156,6 +156,19 @@ describe.skipIf(!HAVE_CHROMIUM)("the game in Chromium", () => {
     expect(expected).not.toEqual(start);
   }, 30_000);
 
+  it("moves exactly one tile per short key tap (30 ms down), however short", async () => {
+    const page = pages[0];
+    const start = await settledPosition(page);
+    const { key, dx, dy } = walkIntoWall(start, 4, 12);
+    for (let tap = 0; tap < 4; tap++) {
+      await page.keyboard.down(key);
+      await page.waitForTimeout(30);
+      await page.keyboard.up(key);
+      await page.waitForTimeout(350);
+    }
+    expect(await settledPosition(page)).toEqual({ x: start.x + 4 * dx, y: start.y + 4 * dy });
+  }, 30_000);
+
   it("walks to a clicked tile 10+ tiles away", async () => {
     const target = await walkByClick(pages[0], "webrtc");
     expect(await settledPosition(pages[0])).toEqual(target);

@@ -70,6 +70,8 @@ export class InputState {
   private readonly held = new Set<string>();
   private readonly commands: InputCommand[] = [];
   private movePressed = false;
+  /** The movement action the held keys made at the latest movement key-down since the last takeMovePress. */
+  private pressedAction = MOVE_NONE;
 
   constructor(private readonly bindings: Readonly<Record<string, KeyBinding>> = KEY_BINDINGS) {}
 
@@ -83,7 +85,11 @@ export class InputState {
     if (this.held.has(code)) return true;
     this.held.add(code);
     if (binding.kind === "command") this.commands.push(binding.command);
-    else this.movePressed = true;
+    else {
+      this.movePressed = true;
+      // Kept until read: a tap released before the game loop looks still moves (Steering.pressAction).
+      this.pressedAction = this.moveAction();
+    }
     return true;
   }
 
@@ -124,6 +130,17 @@ export class InputState {
     const pressed = this.movePressed;
     this.movePressed = false;
     return pressed;
+  }
+
+  /**
+   * The movement action of the latest movement key press since the last call — what the held keys
+   * made at that key-down, even if they are up again — or MOVE_NONE when there was none (or only
+   * opposites were held). The game owes each such press one step.
+   */
+  takeMovePress(): number {
+    const action = this.pressedAction;
+    this.pressedAction = MOVE_NONE;
+    return action;
   }
 
   /** Commands pressed since the last call, oldest first. */

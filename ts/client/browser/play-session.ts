@@ -7,7 +7,7 @@ import type { EntityInfo } from "../core/entity-table.js";
 import type { GameClient } from "../core/game-client.js";
 import { kindsByTypeId, type NpcKind } from "../core/kinds.js";
 import { Camera, placeViewport, type PixelPoint } from "../camera.js";
-import { InputState, attachKeyboard } from "../input.js";
+import { InputState, MOVE_NONE, attachKeyboard } from "../input.js";
 import { EntityInterpolation } from "../interpolation.js";
 import { GlideTiming } from "../glide-timing.js";
 import { type DrawnEntity, entitySprites } from "../render/entity-layer.js";
@@ -117,6 +117,9 @@ export class PlaySession {
       this.steering.cancel();
       client.clearGoal();
     }
+    // Each key press owes one step, so a tap shorter than a frame (or than a window) still moves.
+    const pressed = this.input.takeMovePress();
+    if (pressed !== MOVE_NONE) client.pressAction(pressed);
     client.setHeldAction(this.input.moveAction());
     this.noteConnection(client.state);
     if (client.state === "playing") this.noteEntities(nowMs);

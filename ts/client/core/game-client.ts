@@ -175,6 +175,11 @@ export class GameClient extends ClientReadout {
     this.steering.setHeldAction(action);
   }
 
+  /** A movement key went down (1..8): exactly one step of it is sent, however short the press (Steering.pressAction). */
+  pressAction(action: number): void {
+    this.steering.pressAction(action);
+  }
+
   /**
    * Click-to-move toward world tile (x, y), routed from the predicted position.
    * Calling it again with the same tile changes nothing (click-and-hold calls it

@@ -26,6 +26,13 @@ type SteeringParts = Pick<
 export class Steering {
   private held = ACTION_NOOP;
   private planChanged = false;
+  /**
+   * A key press owes one step (a tap must always move, however short): the press's action until a
+   * step of it is sent, then NOOP. `pressWindow` is the window that step went into: releasing the key
+   * withdraws the held walk's later steps, never the press's own.
+   */
+  private owed = ACTION_NOOP;
+  private pressWindow = -1;
 
   constructor(
     private readonly parts: SteeringParts,
@@ -34,6 +41,20 @@ export class Steering {
 
   get heldAction(): number {
     return this.held;
+  }
+
+  /**
+   * A movement key went down with `action` (1..8): exactly one step of it is sent, even if the key
+   * is up again before the next update — a tap of 30 ms moves one tile. Holding it walks on
+   * (setHeldAction); the press's step counts as the hold's first. Cancels any click-to-move goal.
+   */
+  pressAction(action: number): void {
+    if (!Number.isInteger(action) || action < 1 || action > ACTION_MAX) {
+      throw new RangeError(`action must be 1..${ACTION_MAX}, got ${action}`);
+    }
+    this.owed = action;
+    this.pressWindow = -1;
+    this.parts.planner.release("cleared");
   }
 
   /** Held movement key: 1..8 walks one step per window while held, 0 stops. Cancels any click-to-move goal. */
@@ -73,6 +94,8 @@ export class Steering {
   reset(): void {
     this.parts.planner.release("cleared");
     this.planChanged = false;
+    this.owed = ACTION_NOOP;
+    this.pressWindow = -1;
   }
 
   /** Retraction, then at most one new step into the first reachable window. */
@@ -86,7 +109,9 @@ export class Steering {
     let retracted: number[] = [];
     if (this.planChanged) {
       this.planChanged = false;
-      retracted = prediction.removeFrom(earliest).map((step) => step.window);
+      // The step a key press owed stays: a released tap still moves one tile.
+      const from = this.pressWindow >= 0 ? Math.max(earliest, this.pressWindow + 1) : earliest;
+      retracted = prediction.removeFrom(from).map((step) => step.window);
     }
 
     const window = nextStepWindow(
@@ -97,7 +122,14 @@ export class Steering {
     );
     if (window >= 0) {
       const from = prediction.predicted()!;
-      const action = this.held !== ACTION_NOOP ? this.heldStep(from) : planner.nextAction(from);
+      const walking = this.held !== ACTION_NOOP ? this.held : this.owed;
+      const action = walking !== ACTION_NOOP ? this.allowedOrNoop(from, walking) : planner.nextAction(from);
+      if (this.owed !== ACTION_NOOP && (walking === this.owed || this.held !== ACTION_NOOP)) {
+        // The press is paid by this step (or by a hold that changed direction), or void where
+        // THE rule forbids it: a tap into a wall is no step, as a held key into a wall is none.
+        if (action !== ACTION_NOOP) this.pressWindow = window;
+        this.owed = ACTION_NOOP;
+      }
       if (action !== ACTION_NOOP) {
         prediction.add(window, action);
         this.sender.send(tickOfWindow(window), action, nowMs);
@@ -125,8 +157,8 @@ export class Steering {
     return earliestWindow(serverTick, leadMs(rtt, options.leadMarginMs), tickHz);
   }
 
-  /** The held action if THE rule allows it from the predicted position (send-time validation), else NOOP. */
-  private heldStep(from: TilePoint): number {
-    return this.parts.sim.stepAllowed(from.x, from.y, this.held) ? this.held : ACTION_NOOP;
+  /** `action` if THE rule allows it from the predicted position (send-time validation), else NOOP. */
+  private allowedOrNoop(from: TilePoint, action: number): number {
+    return this.parts.sim.stepAllowed(from.x, from.y, action) ? action : ACTION_NOOP;
   }
 }
