@@ -734,7 +734,8 @@ export class NpcRoom {
       state: IDLE,
       targetId: 0,
       calmUntil: 0,
-      path: new Uint8Array(NPC_PATH_STEPS),
+      // Only a creature that can chase walks paths; a wanderer never plans one and keeps none.
+      path: kind.behaviour === "wander" ? NO_PATH : new Uint8Array(NPC_PATH_STEPS),
       pathIndex: 0,
       pathLength: 0,
       goalX: 0,
@@ -749,6 +750,9 @@ export class NpcRoom {
     return npc;
   }
 }
+
+/** The path of a creature that never plans one (wanderers): empty, shared. */
+const NO_PATH = new Uint8Array(0);
 
 function sum(values: Int32Array): number {
   let total = 0;
