@@ -13,6 +13,7 @@ import {
   type BrowserRig,
   clickTile,
   HAVE_CHROMIUM,
+  logText,
   openAndJoin,
   positionIn,
   settledPosition,
@@ -167,6 +168,26 @@ describe.skipIf(!HAVE_CHROMIUM)("the game in Chromium", () => {
       await page.waitForTimeout(350);
     }
     expect(await settledPosition(page)).toEqual({ x: start.x + 4 * dx, y: start.y + 4 * dy });
+  }, 30_000);
+
+  it("says why a clicked wall cannot be reached, in the log", async () => {
+    const page = pages[0];
+    const start = await settledPosition(page);
+    let wall: Tile | null = null;
+    for (let r = 2; r <= 12 && wall === null; r++) {
+      for (let dx = -r; dx <= r && wall === null; dx++) {
+        for (const dy of [-r, r]) {
+          const tile = { x: start.x + dx, y: start.y + dy };
+          const id = rig.sim.getTile(tile.x, tile.y);
+          // Not the sign (14) or the notice board (15): a click on those walks up and opens them.
+          if (!rig.sim.isFree(tile.x, tile.y) && id < 0xfffe && id !== 14 && id !== 15) wall = tile;
+        }
+      }
+    }
+    expect(wall).not.toBeNull();
+    await page.waitForTimeout(300); // the camera at rest, so the tile is where clickTile aims
+    await clickTile(page, start, wall!);
+    await expect.poll(() => logText(page), { timeout: 5000 }).toMatch(/You can't walk (on [a-z ]+|there)\./);
   }, 30_000);
 
   it("walks to a clicked tile 10+ tiles away", async () => {

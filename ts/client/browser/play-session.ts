@@ -17,6 +17,7 @@ import type { HudLine } from "../render/hud.js";
 import { TILE_SIZE_PX } from "../render/layout.js";
 import * as P from "../render/palette.js";
 import { worldTileAt } from "../render/picking.js";
+import { UNREACHABLE_NOTE_EVERY_MS, unreachableNote } from "../ui/unreachable-note.js";
 import { ClickSteering } from "../ui/click-steering.js";
 import { creatureLines } from "../ui/creature-list.js";
 import { connectionStatus, type StatusLevel } from "../ui/connection-status.js";
@@ -65,6 +66,8 @@ export class PlaySession {
   private lastFrameMs = NaN;
   private lastUpdateMs = -Infinity;
   private framesPerSecond = 0;
+  /** When the page last said why a clicked tile cannot be reached (at most one such line per 1.5 s). */
+  private lastUnreachableNoteMs = -Infinity;
   private frameHandle = 0;
   private readonly backgroundTimer: ReturnType<typeof setInterval>;
   private running = true;
@@ -145,7 +148,13 @@ export class PlaySession {
     const cameraPoint = camera ?? { x: 0, y: 0 };
     const placement = placeViewport(cameraPoint);
     const cursor = this.pointer.pixel ? worldTileAt(this.pointer.pixel, placement) : null;
-    if (client.state === "playing") this.steering.frame(cursor, client);
+    if (client.state === "playing" && cursor !== null) {
+      const answer = this.steering.frame(cursor, client);
+      if (answer === "unreachable" && now - this.lastUnreachableNoteMs >= UNREACHABLE_NOTE_EVERY_MS) {
+        this.lastUnreachableNoteMs = now;
+        this.log.add(unreachableNote(client.sim.getTile(cursor.x, cursor.y), client.world.tiles), "info");
+      }
+    }
 
     this.parts.renderer.render(this.scene(now, cameraPoint, own, cursor));
     this.parts.view.present();

@@ -46,13 +46,17 @@ export class ClickSteering {
    * pointer is off the viewport). The first aim of a press is a discrete click
    * (an unreachable tile releases the goal); later ones steer (an unreachable
    * tile keeps the current route). A click shorter than a frame still aims once.
+   * Returns the answer to a discrete click (so the page can say why a tile cannot be reached),
+   * undefined otherwise.
    */
-  frame(tile: TilePoint | null, client: GoalSink): void {
-    if ((!this.held && !this.fresh) || tile === null) return;
-    if (this.aimed !== null && this.aimed.x === tile.x && this.aimed.y === tile.y) return;
+  frame(tile: TilePoint | null, client: GoalSink): unknown {
+    if ((!this.held && !this.fresh) || tile === null) return undefined;
+    if (this.aimed !== null && this.aimed.x === tile.x && this.aimed.y === tile.y) return undefined;
+    const discrete = this.fresh;
     const result = client.setGoal(tile.x, tile.y, { steering: !this.fresh });
-    if (result === "not-ready") return;
+    if (result === "not-ready") return undefined;
     this.aimed = { x: tile.x, y: tile.y };
     this.fresh = false;
+    return discrete ? result : undefined;
   }
 }
