@@ -217,4 +217,29 @@ describe.skipIf(!HAVE_CHROMIUM)("the game in Chromium", () => {
     await page.keyboard.press("F3");
     await expect.poll(() => page.getByTestId("debug").isVisible()).toBe(true);
   }, 15_000);
+
+  it.each(["webrtc", "websocket"])(
+    "a closed tab (%s) leaves at once: its session ends and others read it left",
+    async (transport) => {
+      const nick = transport === "webrtc" ? "Leaver" : "Leaver WS";
+      const leaver = await openAndJoin(
+        rig,
+        nick,
+        transport === "websocket" ? "transport=websocket&debug=1" : "debug=1",
+      );
+      const game = rig.server.game;
+      const isIn = () => [...game.sessions.values()].some((session) => session.nick === nick);
+      expect(isIn()).toBe(true);
+      const watcher = pages[1];
+      // Its join is announced first (joins are coalesced over a second), so its leaving is too.
+      await expect.poll(() => logText(watcher), { timeout: 5000 }).toContain(`${nick} joined`);
+      const closedAt = performance.now();
+      await leaver.close();
+      await expect.poll(isIn, { timeout: 2000, interval: 20 }).toBe(false);
+      // Within a second or two of the tab closing, not the 10 s timeout.
+      expect(performance.now() - closedAt).toBeLessThan(2000);
+      await expect.poll(() => logText(watcher), { timeout: 3000 }).toContain(`${nick} left`);
+    },
+    20_000,
+  );
 });

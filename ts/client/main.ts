@@ -93,6 +93,9 @@ async function play(request: JoinRequest): Promise<void> {
       world: connection.world,
       reconnect: connection.reconnect,
     });
+    // Leaving the page closes the link (for WebRTC that sends the close the server waits for), so the
+    // server ends the session at once and the others read "left" now, not after its 10 s timeout.
+    window.addEventListener("pagehide", () => client.close(), { once: true });
     join.hide();
     session = new PlaySession({ client, nick: connection.session.nick, renderer, view, debug, status, notes });
     // Chat, dialogs and names, for as long as the page plays (its listeners and the scene hook hold it).

@@ -204,6 +204,19 @@ export class Game {
     this.handler.handle(datagram, peer, performance.now());
   }
 
+  /**
+   * A transport's link closed (a WebSocket or a WebRTC data channel: a tab closed, a page left).
+   * Its session ends at once, as "closed", when that link was the session's only way in — others
+   * see the player leave within a tick instead of after the 10 s timeout. Clients that come back
+   * do so with a new session (a join or a login), so nothing waits for this one; a session that had
+   * already moved to another link keeps playing there. UDP has no close: its sessions time out.
+   */
+  linkClosed(peerKey: string): void {
+    const session = this.sessions.byPeerKey(peerKey);
+    this.sessions.unbindPeer(peerKey);
+    if (session !== undefined && session.peer === null) this.lifecycle.leave(session, "closed");
+  }
+
   /** Creates a guest session with a fresh spawn; throws JoinError when refused. */
   join(nick: string): Session {
     return this.lifecycle.join(nick);

@@ -102,7 +102,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Every transport feeds the one handler; with --netsim each link passes its impaired duplex first.
   const handler: LinkSink = {
     datagram: (datagram, peer) => game.receive(datagram, peer),
-    closed: (peer) => game.sessions.unbindPeer(peer.key),
+    closed: (peer) => game.linkClosed(peer.key),
   };
   const netsim = options.netsim ? new NetsimLinks(options.netsim.profile, options.netsim.seed, handler) : null;
   const sink = netsim ?? handler;
