@@ -24,7 +24,7 @@ import { windowsPerSecond } from "../../ts/window.js";
 import type { SuiteResult, Target } from "../lib/results.js";
 import { IP_UDP_OVERHEAD_BYTES } from "../server/ip-overhead.js";
 import { ENTITY_TICK_EVERY } from "../../ts/action-points.js";
-import { DISTANCE_BAND_TILES, WAKE_RADIUS } from "../../ts/server/npc/npc-room.js";
+import { DISTANCE_BAND_TILES, type NpcRoom, type NpcStats, WAKE_RADIUS } from "../../ts/server/npc/npc-room.js";
 import { DEFAULT_THINK_BUDGET_BASE, thinkBudget } from "../../ts/server/npc/think-budget.js";
 import {
   HOSTILE_AREA_EVERY,
@@ -84,19 +84,8 @@ interface NpcStatus {
   thinksPerSecond: number;
   budgetSpentPerSecond: number;
   shedPerEntityTick: number;
-  lastEntityTick: { budget: number; spent: number; thinks: number; shed: number };
-  totals: {
-    thinks: number;
-    shed: number;
-    budgetSpent: number;
-    searches: number;
-    searchNodes: number;
-    steps: number;
-    blocked: number;
-    deaths: number;
-    respawns: number;
-    byDistance: { fromTiles: number; thinks: number; shed: number }[];
-  };
+  lastEntityTick: NpcRoom["lastTick"];
+  totals: NpcStats;
   thinkMs: { p50: number; p99: number };
 }
 

@@ -19,6 +19,7 @@ import {
   ACTION_SE as MOVE_SE,
   ACTION_SW as MOVE_SW,
   ACTION_W as MOVE_W,
+  actionFromDelta,
 } from "../protocol/action.js";
 
 export { MOVE_E, MOVE_N, MOVE_NE, MOVE_NONE, MOVE_NW, MOVE_S, MOVE_SE, MOVE_SW, MOVE_W };
@@ -58,12 +59,8 @@ export const KEY_BINDINGS: Readonly<Record<string, KeyBinding>> = {
   KeyE: command("interact"),
 };
 
-/** Action code for a step (dx, dy) with each component in -1..1; (0, 0) is MOVE_NONE. */
-export function actionFromDelta(dx: number, dy: number): number {
-  // Indexed by (dy + 1) * 3 + (dx + 1): rows north, level, south; columns west, none, east.
-  const table = [MOVE_NW, MOVE_N, MOVE_NE, MOVE_W, MOVE_NONE, MOVE_E, MOVE_SW, MOVE_S, MOVE_SE];
-  return table[(Math.sign(dy) + 1) * 3 + Math.sign(dx) + 1];
-}
+/** Action code for a step (dx, dy) with each component in -1..1; (0, 0) is MOVE_NONE (the protocol's inverse table). */
+export { actionFromDelta };
 
 /** Which keys are held and which commands were pressed; fed with key codes, read by the game loop. */
 export class InputState {

@@ -37,6 +37,23 @@ export type ActionName = (typeof ACTION_NAMES)[number];
 export const ACTION_DX: readonly number[] = [0, 0, 1, 0, -1, 1, 1, -1, -1];
 export const ACTION_DY: readonly number[] = [0, -1, 0, 1, 0, -1, 1, 1, -1];
 
+/** Action code for a step (dx, dy), each component's sign taken (-1..1); (0, 0) is NOOP. The inverse of ACTION_DX/DY. */
+export function actionFromDelta(dx: number, dy: number): number {
+  // Indexed by (dy + 1) * 3 + (dx + 1): rows north, level, south; columns west, none, east.
+  return ACTION_OF_DELTA[(Math.sign(dy) + 1) * 3 + Math.sign(dx) + 1];
+}
+const ACTION_OF_DELTA: readonly number[] = [
+  ACTION_NW,
+  ACTION_N,
+  ACTION_NE,
+  ACTION_W,
+  ACTION_NOOP,
+  ACTION_E,
+  ACTION_SW,
+  ACTION_S,
+  ACTION_SE,
+];
+
 /** docs/protocol.md § ActionPacket. */
 export const ACTION_LAYOUT = layout("action", HEADER_BYTES, ACTION_BYTES, [
   token("auth_token"),

@@ -26,7 +26,7 @@
 import { ACTION_COST, energyCap } from "../../action-points.js";
 import { CHUNK_SIZE } from "../../constants.js";
 // dx, dy of action codes 0..8: the protocol's table, checked against the wasm rule at instantiation.
-import { ACTION_DX, ACTION_DY } from "../../protocol/action.js";
+import { ACTION_DX, ACTION_DY, actionFromDelta } from "../../protocol/action.js";
 import { ENTITY_FLAG_HOSTILE } from "../../protocol/entity.js";
 import { mulberry32 } from "../../random.js";
 import type { MoveTable, Pathing } from "../../wasm/sim.js";
@@ -105,7 +105,6 @@ export interface Npc {
 
 interface SpawnState {
   readonly spec: NpcSpawnSpec;
-  alive: number;
   /** Entity ticks at which a replacement is due, oldest first. */
   readonly due: number[];
 }
@@ -211,7 +210,7 @@ export class NpcRoom {
     this.recentSpent = new Int32Array(perSecond);
     this.recentShed = new Int32Array(perSecond);
     for (const spec of specs) {
-      const spawn: SpawnState = { spec, alive: 0, due: [] };
+      const spawn: SpawnState = { spec, due: [] };
       this.spawns.push(spawn);
       for (let i = 0; i < spec.count; i++) this.spawnOne(spawn);
     }
@@ -283,7 +282,6 @@ export class NpcRoom {
     this.index.remove(npc);
     this.ports.entities.remove(npc.entity);
     const spawn = npc.spawn;
-    spawn.alive--;
     spawn.due.push(entityTick + Math.max(1, Math.round(spawn.spec.respawnSeconds * this.options.entityTicksPerSecond)));
     this.stats.deaths++;
     return true;
@@ -550,7 +548,7 @@ export class NpcRoom {
     const dx = x - npc.goalX;
     const dy = y - npc.goalY;
     if (Math.abs(dx) <= 1 && Math.abs(dy) <= 1 && npc.pathLength < npc.path.length) {
-      const action = actionOf(dx, dy);
+      const action = actionFromDelta(dx, dy);
       if (((this.ports.pathing.allowedSteps(npc.goalX, npc.goalY) >> action) & 1) !== 0) {
         npc.path[npc.pathLength++] = action;
         npc.goalX = x;
@@ -746,7 +744,6 @@ export class NpcRoom {
     };
     this.byEntity.set(entity.id, npc);
     this.index.add(npc);
-    spawn.alive++;
     return npc;
   }
 }
@@ -762,10 +759,4 @@ function sum(values: Int32Array): number {
 
 function chebyshev(ax: number, ay: number, bx: number, by: number): number {
   return Math.max(Math.abs(ax - bx), Math.abs(ay - by));
-}
-
-/** The action code of a one-tile offset (dx, dy each -1..1, not both 0). */
-function actionOf(dx: number, dy: number): number {
-  for (let action = 1; action <= 8; action++) if (ACTION_DX[action] === dx && ACTION_DY[action] === dy) return action;
-  return 0;
 }
