@@ -23,7 +23,9 @@ function refusal(text: string): string {
 
 describe("the NPC kinds file", () => {
   it("accepts a minimal wanderer and fills its defaults", () => {
-    expect(parseNpcKinds(kindsText(RAT), "x.npcs.json")).toEqual([{ ...RAT, perception: 0, leash: 0, wander: 4 }]);
+    expect(parseNpcKinds(kindsText(RAT), "x.npcs.json")).toEqual([
+      { ...RAT, perception: 0, leash: 0, wander: 4, attack: 0, armor: 0, elo: 1000 },
+    ]);
   });
 
   it.each([
@@ -55,6 +57,13 @@ describe("the NPC kinds file", () => {
     ["a duplicate name", kindsText(RAT, { ...RAT, typeId: 17 }), /kinds\[1\].name: "rat" appears twice/],
     ["a duplicate type_id", kindsText(RAT, { ...RAT, name: "mouse" }), /kinds\[1\].typeId: 16 appears twice/],
     ["no respawn time", kindsText({ ...RAT, respawnSeconds: undefined }), /respawnSeconds: missing/],
+    [
+      "a hostile without a weapon value",
+      kindsText({ ...RAT, behaviour: "hostile", perception: 4, leash: 6 }),
+      /kinds\[0\].attack: missing/,
+    ],
+    ["a negative armor", kindsText({ ...RAT, armor: -1 }), /armor: expected an integer 0..1000, got -1/],
+    ["a rating below the floor", kindsText({ ...RAT, elo: 50 }), /elo: expected an integer 100..65535, got 50/],
   ])("refuses %s", (_, text, message) => {
     expect(refusal(text)).toMatch(message);
   });

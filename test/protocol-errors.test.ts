@@ -16,6 +16,7 @@ import {
   encodePacketToBytes,
   entityBatchEnd,
   splitEntities,
+  PACKET_TYPE_NAMES,
 } from "../ts/protocol/index.js";
 import {
   actionBytes,
@@ -104,8 +105,9 @@ describe("header errors", () => {
     expectError(patched(pingBytes, 2, [2]), "bad_version", 2);
   });
 
-  it("unknown_type: packet_type above 18", () => {
-    expectError(patched(pingBytes, 3, [19]), "unknown_type", 3);
+  it("unknown_type: packet_type above the last defined one", () => {
+    // The first undefined id follows the last defined one; ids are only ever added (P-16).
+    expectError(patched(pingBytes, 3, [PACKET_TYPE_NAMES.length]), "unknown_type", 3);
     expectError(patched(pingBytes, 3, [255]), "unknown_type", 3);
   });
 });

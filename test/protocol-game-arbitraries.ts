@@ -149,6 +149,20 @@ const customToServer = fc.record({
 });
 const customToClient = fc.record({ type: fc.constant("custom_to_client" as const), clientType, subtype: u16, payload });
 
+const combatEvent = fc.record({
+  kind: fc.constantFrom("hit" as const, "miss" as const, "kill" as const),
+  attackerId: fc.nat({ max: 0xffffffff }),
+  targetId: fc.nat({ max: 0xffffffff }),
+  amount: u16,
+  targetHp: u16,
+});
+const combat = fc.record({
+  type: fc.constant("combat" as const),
+  clientType,
+  tick: fc.nat({ max: 0xffffffff }),
+  events: fc.array(combatEvent, { minLength: 1, maxLength: 91 }),
+});
+
 export const anyGamePacket: fc.Arbitrary<Packet> = fc.oneof(
   chatPost,
   chatPostAck,
@@ -161,4 +175,5 @@ export const anyGamePacket: fc.Arbitrary<Packet> = fc.oneof(
   dialogClose,
   customToServer,
   customToClient,
+  combat,
 );

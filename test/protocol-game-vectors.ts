@@ -196,6 +196,24 @@ export const customToClientPacket: Packet = {
   payload: new Uint8Array(0),
 };
 
+// prettier-ignore
+export const combatBytes = [
+  0x4c, 0x52, 0x01, 0x13, 0x00, 0x00, // type 19
+  0x2a, 0x00, 0x00, 0x00, // tick 42
+  0x02, // count 2
+  0x00, 0x07, 0x00, 0x00, 0x00, 0x09, 0x01, 0x00, 0x00, 0x05, 0x00, 0x0f, 0x00, // hit: 7 → 265 for 5, hp 15
+  0x02, 0x07, 0x00, 0x00, 0x00, 0x0a, 0x01, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, // kill: 7 → 266, +8 rating
+];
+export const combatPacket: Packet = {
+  type: "combat",
+  clientType: 0,
+  tick: 42,
+  events: [
+    { kind: "hit", attackerId: 7, targetId: 265, amount: 5, targetHp: 15 },
+    { kind: "kill", attackerId: 7, targetId: 266, amount: 8, targetHp: 0 },
+  ],
+};
+
 /** [name, bytes, packet, size] for every vector. */
 export const gameVectors: [string, number[], Packet, number][] = [
   ["chat_post", chatPostBytes, chatPostPacket, 25],
@@ -210,4 +228,5 @@ export const gameVectors: [string, number[], Packet, number][] = [
   ["dialog_close", dialogCloseBytes, dialogClosePacket, 10],
   ["custom_to_server", customToServerBytes, customToServerPacket, 21],
   ["custom_to_client", customToClientBytes, customToClientPacket, 10],
+  ["combat", combatBytes, combatPacket, 37],
 ];

@@ -32,6 +32,10 @@ export interface NpcMapSpec {
   spawn: { x: number; y: number };
   kinds: NpcKind[];
   spawns: NpcSpawnObject[];
+  /** safe_zone rectangles (combat: no PvP inside). */
+  safeZones?: { x: number; y: number; width: number; height: number }[];
+  /** The map's `pvp` property; absent when undefined. */
+  pvp?: boolean;
 }
 
 export interface NpcMap {
@@ -56,6 +60,9 @@ export function testKind(fields: Partial<NpcKind> & Pick<NpcKind, "name" | "type
     wander: 4,
     respawnSeconds: 1,
     sprite: "rat",
+    attack: 0,
+    armor: 0,
+    elo: 1000,
     ...fields,
   };
 }
@@ -92,7 +99,7 @@ export function writeNpcMap(spec: NpcMapSpec): NpcMap {
     height: spec.height,
     tilewidth: TILE_PX,
     tileheight: TILE_PX,
-    nextlayerid: 4,
+    nextlayerid: 5,
     nextobjectid: nextId + 1,
     layers: [
       {
@@ -131,7 +138,28 @@ export function writeNpcMap(spec: NpcMapSpec): NpcMap {
         ],
       },
       { id: 3, name: "npcs", type: "objectgroup", x: 0, y: 0, opacity: 1, visible: true, objects: spawnObjects },
+      {
+        id: 4,
+        name: "zones",
+        type: "objectgroup",
+        x: 0,
+        y: 0,
+        opacity: 1,
+        visible: true,
+        objects: (spec.safeZones ?? []).map((zone) => ({
+          id: nextId++,
+          name: "safe",
+          type: "safe_zone",
+          x: zone.x * TILE_PX,
+          y: zone.y * TILE_PX,
+          width: zone.width * TILE_PX,
+          height: zone.height * TILE_PX,
+          rotation: 0,
+          visible: true,
+        })),
+      },
     ],
+    ...(spec.pvp === undefined ? {} : { properties: [{ name: "pvp", type: "bool", value: spec.pvp }] }),
     tilesets: [
       {
         firstgid: 1,

@@ -33,6 +33,7 @@ export const PACKET_DIALOG_REPLY = 15;
 export const PACKET_DIALOG_CLOSE = 16;
 export const PACKET_CUSTOM_TO_SERVER = 17;
 export const PACKET_CUSTOM_TO_CLIENT = 18;
+export const PACKET_COMBAT = 19;
 
 /** Packet type names as used in decoded objects and the packet tool, indexed by wire id. */
 export const PACKET_TYPE_NAMES = [
@@ -55,6 +56,7 @@ export const PACKET_TYPE_NAMES = [
   "dialog_close",
   "custom_to_server",
   "custom_to_client",
+  "combat",
 ] as const;
 export type PacketTypeName = (typeof PACKET_TYPE_NAMES)[number];
 
@@ -71,7 +73,7 @@ const TYPE_AT = HEADER_LAYOUT.offset.packet_type;
 const CLIENT_TYPE_AT = HEADER_LAYOUT.offset.client_type;
 
 export interface Header {
-  /** Wire id, PACKET_STATE .. PACKET_CUSTOM_TO_CLIENT. */
+  /** Wire id, PACKET_STATE .. PACKET_COMBAT. */
   readonly packetType: number;
   readonly clientType: number;
 }

@@ -25,4 +25,5 @@ export * from "./dialog-ack.js";
 export * from "./dialog-reply.js";
 export * from "./dialog-close.js";
 export * from "./custom.js";
+export * from "./combat.js";
 export * from "./packet.js";

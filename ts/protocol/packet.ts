@@ -64,6 +64,7 @@ import {
   encodeEntity,
   entityViewToPacket,
 } from "./entity.js";
+import { COMBAT_LAYOUT, type CombatPacket, decodeCombatBody, encodeCombat } from "./combat.js";
 import { type DecodeResult, EncodeError } from "./errors.js";
 import {
   MAX_DATAGRAM_BYTES,
@@ -73,6 +74,7 @@ import {
   PACKET_CHAT_POST,
   PACKET_CHAT_POST_ACK,
   PACKET_CHUNK,
+  PACKET_CUSTOM_TO_CLIENT,
   PACKET_CUSTOM_TO_SERVER,
   PACKET_DIALOG,
   PACKET_DIALOG_ACK,
@@ -119,6 +121,7 @@ export const PACKET_LAYOUTS: readonly Layout[] = [
   DIALOG_CLOSE_LAYOUT,
   CUSTOM_TO_SERVER_LAYOUT,
   CUSTOM_TO_CLIENT_LAYOUT,
+  COMBAT_LAYOUT,
 ];
 if (PACKET_LAYOUTS.length !== PACKET_TYPE_NAMES.length) {
   throw new Error(`PACKET_LAYOUTS has ${PACKET_LAYOUTS.length} layouts for ${PACKET_TYPE_NAMES.length} packet types`);
@@ -136,7 +139,8 @@ export type GamePacket =
   | DialogReplyPacket
   | DialogClosePacket
   | CustomToServerPacket
-  | CustomToClientPacket;
+  | CustomToClientPacket
+  | CombatPacket;
 
 /** Plain packets: what encodePacket takes and decodePacketPlain returns. */
 export type Packet =
@@ -200,8 +204,10 @@ export function decodePacket(bytes: Uint8Array): DecodeResult<PacketView> {
       return decodeDialogCloseBody(bytes);
     case PACKET_CUSTOM_TO_SERVER:
       return decodeCustomToServerBody(bytes);
-    default: // checkHeader admitted only PACKET_CUSTOM_TO_CLIENT beyond this point
+    case PACKET_CUSTOM_TO_CLIENT:
       return decodeCustomToClientBody(bytes);
+    default: // checkHeader admitted only PACKET_COMBAT beyond this point
+      return decodeCombatBody(bytes);
   }
 }
 
@@ -268,6 +274,8 @@ export function encodePacket(packet: Packet, out: Uint8Array, offset = 0): numbe
       return encodeCustomToServer(packet, out, offset);
     case "custom_to_client":
       return encodeCustomToClient(packet, out, offset);
+    case "combat":
+      return encodeCombat(packet, out, offset);
     default:
       throw new EncodeError("out_of_range", `unknown packet type ${String((packet as { type: unknown }).type)}`);
   }

@@ -15,13 +15,18 @@ import { checkNick } from "./nick.js";
 import { type MetricsSource, prometheusText } from "./prometheus.js";
 import type { Session, SessionRegistry } from "./session.js";
 import type { World } from "./world.js";
+import type { PvpRule } from "./combat/pvp-zones.js";
 
 /** What the routes use of the game (the Game is one): joining and leaving, accounts, the world, the status. */
 export interface ApiGame extends MetricsSource {
   readonly sessions: Pick<SessionRegistry, "byTokenValue" | "size">;
   readonly accounts: Pick<AccountService, "register" | "login">;
-  readonly world: Pick<World, "name" | "mapWidth" | "mapHeight" | "chunksX" | "chunksY" | "tileInfo" | "npcKinds">;
+  readonly world: Pick<
+    World,
+    "name" | "mapWidth" | "mapHeight" | "chunksX" | "chunksY" | "tileInfo" | "npcKinds" | "safeZones"
+  >;
   readonly options: Pick<GameOptions, "tickHz">;
+  readonly pvp: Pick<PvpRule, "enabled">;
   /** Creates a guest session; throws JoinError when refused. */
   join(nick: string): Session;
   leave(session: Session, reason: string): void;
@@ -184,6 +189,11 @@ export function installApiRoutes(
           behaviour,
           speed,
         })),
+        // Where players may fight each other (combat/pvp-zones.ts): the switch and the safe rectangles.
+        pvp: {
+          enabled: game.pvp.enabled,
+          safeZones: world.safeZones.map(({ x, y, width, height }) => ({ x, y, width, height })),
+        },
       },
     };
   });

@@ -23,6 +23,10 @@ export interface GameOptions {
   npcThinkBudgetBase: number;
   /** Seed of the NPCs' random stream (wandering, spawn cells). */
   npcSeed: number;
+  /** Players may fight each other outside the map's safe zones (or the map's `pvp` property says so). */
+  pvp: boolean;
+  /** Seed of the combat room's hit rolls. */
+  combatSeed: number;
   /**
    * Where accounts and characters live (openGameDatabase). Without one the game
    * opens an in-memory database: accounts work, nothing survives the process.
@@ -41,6 +45,8 @@ export const DEFAULT_GAME_OPTIONS: GameOptions = {
   tickHz: TICK_HZ,
   npcThinkBudgetBase: DEFAULT_THINK_BUDGET_BASE,
   npcSeed: 0x6e7063,
+  pvp: false,
+  combatSeed: 0x636f6d,
 };
 
 /** A refused join, with the HTTP status the API answers it with (503: server full). */

@@ -23,7 +23,7 @@ import { ChatService } from "./chat.js";
 import type { Clock } from "./clock.js";
 import { type CustomHandler, CustomMessages } from "./custom-messages.js";
 import { DialogService } from "./dialogs.js";
-import { EntityStore } from "./entities.js";
+import { EntityStore, type StoredEntity } from "./entities.js";
 import { DatagramHandler } from "./datagram-handler.js";
 import { Egress } from "./egress.js";
 import { Interactables } from "./interactables.js";
@@ -33,6 +33,8 @@ import { Logger } from "./log.js";
 import { Metrics, TIMING_WINDOW_TICKS } from "./metrics.js";
 import { executeWindowMoves } from "./movement.js";
 import { NpcRoom } from "./npc/npc-room.js";
+import { CombatRoom } from "./combat/combat-room.js";
+import { PvpRule } from "./combat/pvp-zones.js";
 import { CharacterSaver, SAVE_INTERVAL_MS } from "./persistence/character-saver.js";
 import { CharacterStore } from "./persistence/character-store.js";
 import { type GameDatabase, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
@@ -81,6 +83,10 @@ export class Game {
   readonly interactables: Interactables;
   /** The map's creatures: action points, the think budget, their moves (npc/npc-room.ts). */
   readonly npcs: NpcRoom;
+  /** Bump to attack, HP, death and respawn (combat/combat-room.ts). */
+  readonly combat: CombatRoom;
+  /** Where players may fight each other. */
+  readonly pvp: PvpRule;
   /** Last processed tick; the first tick processed is 1. */
   tick = 0;
   private readonly loop: TickLoop;
@@ -124,6 +130,8 @@ export class Game {
         moves: world.moves,
         players: () => playerEntities(sessions),
         clientCount: () => sessions.size,
+        // The combat room is built next; a creature's first step comes at the first tick, after both.
+        bump: (attacker, x, y) => this.combat.bump(attacker, x, y),
         log,
       },
       world.npcSpawns,
@@ -132,6 +140,21 @@ export class Game {
         seed: this.options.npcSeed,
         entityTicksPerSecond: this.options.tickHz / ENTITY_TICK_EVERY,
       },
+    );
+    this.pvp = new PvpRule(this.options.pvp || world.mapPvp === true, world.safeZones);
+    this.combat = new CombatRoom(
+      {
+        entities,
+        npcs: this.npcs,
+        sessionOf: (entityId) => sessions.byEntityId(entityId),
+        players: () => playerEntities(sessions),
+        spawns: world.spawns,
+        pvp: this.pvp,
+        egress,
+        clock,
+        log,
+      },
+      { seed: this.options.combatSeed, tickHz: this.options.tickHz },
     );
     this.broadcaster = new Broadcaster({
       entities,
@@ -263,6 +286,8 @@ export class Game {
       this.npcs.entityTick(entityTickOf(this.tick));
       this.metrics.npcMs.add(performance.now() - npcStartMs);
     }
+    // Corpses removed, the dead risen, regeneration, and the tick's blows told — before the broadcast shows them.
+    this.combat.endTick(this.tick);
     this.lifecycle.flushJoinNotices(startMs);
     // Tile updates go out before the State packets whose manifests show the new versions.
     this.tileUpdates.flush();
@@ -290,7 +315,7 @@ export class Game {
   /** Executes at most one action per entity for `window`, each through the wasm rule. */
   private executeWindow(window: number): void {
     // One wasm call per batch of movers (movement.ts); the world's move kernel applies THE rule.
-    executeWindowMoves(window, this.entities, this.world.moves, this.metrics);
+    executeWindowMoves(window, this.entities, this.world.moves, this.metrics, this.combat);
   }
 
   /** The status /api/status serves; tick and broadcast percentiles cover the last `ticks` ticks (default: all held, up to 1024). */
@@ -328,6 +353,12 @@ export class Game {
       tileUpdates: this.tileUpdates.stats,
       interactables: { count: this.interactables.size, ...this.interactables.stats },
       npcs: this.npcStatus(last),
+      combat: {
+        ...this.combat.stats,
+        kills: { ...this.combat.stats.kills },
+        deadPlayers: this.combat.deadPlayers,
+        pvp: this.pvp.enabled,
+      },
     };
   }
 
@@ -357,6 +388,6 @@ export class Game {
 }
 
 /** The entities of the sessions in play: what the NPCs wake near and notice. */
-function* playerEntities(sessions: SessionRegistry): Iterable<{ readonly x: number; readonly y: number }> {
+function* playerEntities(sessions: SessionRegistry): Iterable<StoredEntity> {
   for (const session of sessions.values()) yield session.entity;
 }

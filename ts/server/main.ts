@@ -36,6 +36,9 @@ usage: npm start -- [options]
   --npc-budget N        NPC think budget: N / (players + 1) units per entity tick
                         (default ${DEFAULT_GAME_OPTIONS.npcThinkBudgetBase}; docs/server.md § NPCs)
   --npc-seed N          seed of the creatures' wandering and spawn cells (default ${DEFAULT_GAME_OPTIONS.npcSeed})
+  --pvp                 players may attack each other (bump into them) outside the map's
+                        safe_zone areas; the map's "pvp" property can turn it on too (docs/combat.md)
+  --combat-seed N       seed of the hit rolls (default ${DEFAULT_GAME_OPTIONS.combatSeed})
   --log-level LEVEL     debug | info | warn | error | silent (default info)
   --udp-backend NAME    auto | mmsg | dgram: how UDP datagrams move (default auto: batched
                         sendmmsg/recvmmsg through native/udp-mmsg where it is built, else
@@ -132,6 +135,8 @@ async function main(): Promise<void> {
         "log-level": { type: "string", default: "info" },
         "npc-budget": { type: "string", default: String(DEFAULT_GAME_OPTIONS.npcThinkBudgetBase) },
         "npc-seed": { type: "string", default: String(DEFAULT_GAME_OPTIONS.npcSeed) },
+        pvp: { type: "boolean", default: false },
+        "combat-seed": { type: "string", default: String(DEFAULT_GAME_OPTIONS.combatSeed) },
         db: { type: "string", default: DEFAULT_DATABASE_PATH },
         "db-backup": { type: "string" },
         "db-backup-minutes": { type: "string", default: String(DEFAULT_BACKUP_INTERVAL_MS / 60_000) },
@@ -196,6 +201,8 @@ async function main(): Promise<void> {
       addressRatePerSecond: positive("address-rate", v["address-rate"]!),
       npcThinkBudgetBase: positive("npc-budget", v["npc-budget"]!),
       npcSeed: positive("npc-seed", v["npc-seed"]!),
+      pvp: v.pvp!,
+      combatSeed: positive("combat-seed", v["combat-seed"]!),
       webrtc,
       netsim,
       clientDir: v["client-dir"]!,
@@ -221,6 +228,7 @@ async function main(): Promise<void> {
     chunks: `${world.chunksX}x${world.chunksY}`,
     npcs: server.game.npcs.size,
     npcKinds: world.npcKinds.length,
+    pvp: server.game.pvp.enabled ? `on (${world.safeZones.length} safe zones)` : "off",
   });
   process.stdout.write(
     `Forgotten Caves is running: http://${host}:${server.httpPort}/  (UDP ${host}:${server.udpPort}, map ${world.name})\n`,

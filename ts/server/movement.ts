@@ -6,12 +6,21 @@
 // block each other (only tiles do), so batching changes nothing but the number
 // of boundary crossings: one per batch of up to MOVES_MAX (4096) movers instead
 // of one per mover. More movers than rows are applied in several batches.
+// A step the rule allowed into a tile holding a foe is an attack instead
+// (the combat room's bump, combat/combat-room.ts): the mover stays, and the
+// outcome is counted "attack". A dead player's actions are taken and ignored.
 import type { MoveTable } from "../wasm/sim.js";
 import type { EntityStore, StoredEntity } from "./entities.js";
 
 /** Where a window's step outcomes are counted (Metrics.action). */
 export interface MoveOutcomes {
-  action(outcome: "executed" | "blocked"): void;
+  action(outcome: "executed" | "blocked" | "attack" | "dead"): void;
+}
+
+/** The combat room's side of a window: who cannot act, and which allowed steps are attacks. */
+export interface WindowCombat {
+  isDown(entity: StoredEntity): boolean;
+  bump(attacker: StoredEntity, x: number, y: number): boolean;
 }
 
 /**
@@ -27,6 +36,7 @@ export function executeWindowMoves(
   entities: EntityStore,
   moves: MoveTable,
   outcomes: MoveOutcomes,
+  combat: WindowCombat,
 ): void {
   const capacity = moves.moveCapacity;
   let rows = 0;
@@ -34,27 +44,43 @@ export function executeWindowMoves(
   for (const entity of entities.actors()) {
     const action = entity.slots.take(window);
     if (action <= 0) continue;
+    if (combat.isDown(entity)) {
+      outcomes.action("dead");
+      continue;
+    }
     moves.setMove(rows, entity.id, entity.x, entity.y, action);
     if (rows < batch.length) batch[rows] = entity;
     else batch.push(entity);
     rows++;
     // Moving entities in the store while iterating is safe: it re-buckets them, the iteration is by id.
     if (rows === capacity) {
-      applyBatch(rows, entities, moves, outcomes);
+      applyBatch(rows, entities, moves, outcomes, combat);
       rows = 0;
     }
   }
-  if (rows > 0) applyBatch(rows, entities, moves, outcomes);
+  if (rows > 0) applyBatch(rows, entities, moves, outcomes, combat);
 }
 
 /** One apply_moves call over rows 0 .. rows - 1, then the results into the store and the counts. */
-function applyBatch(rows: number, entities: EntityStore, moves: MoveTable, outcomes: MoveOutcomes): void {
+function applyBatch(
+  rows: number,
+  entities: EntityStore,
+  moves: MoveTable,
+  outcomes: MoveOutcomes,
+  combat: WindowCombat,
+): void {
   moves.applyMoves(rows);
   for (let row = 0; row < rows; row++) {
     const entity = batch[row]!;
     batch[row] = null;
     if (moves.moved(row)) {
-      entities.move(entity, moves.moveX(row), moves.moveY(row));
+      const x = moves.moveX(row);
+      const y = moves.moveY(row);
+      if (combat.bump(entity, x, y)) {
+        outcomes.action("attack");
+        continue;
+      }
+      entities.move(entity, x, y);
       outcomes.action("executed");
     } else {
       outcomes.action("blocked");

@@ -84,6 +84,8 @@ export function readWorldMap(path: string): WorldMap {
     interactables: map.interactables,
     npcKinds: map.npcKinds,
     npcSpawns: map.npcSpawns,
+    safeZones: map.safeZones,
+    pvp: map.pvp,
     tileInfo: [...map.tileData.values()].map(({ id, name, collides, opaque, look }) => ({
       id,
       name,

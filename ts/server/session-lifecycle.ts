@@ -77,7 +77,10 @@ export class SessionLifecycle implements AccountHost {
     if (previous) this.leave(previous, "replaced");
     else if (!this.hasRoomFor(account.id)) throw this.full();
     const characters = this.ports.characters;
-    const state = characters.load(account.id) ?? FRESH;
+    const saved = characters.load(account.id) ?? FRESH;
+    // Saved dead (it left or the server stopped before it rose): it rises now, at a spawn with full HP,
+    // as it would have in play (combat/combat-room.ts).
+    const state = saved.hp > 0 ? saved : { ...saved, hp: saved.hpMax, x: null, y: null };
     const session = this.enter(account.nick, this.savedSpot(state) ?? this.nextSpawn(), state, account.id);
     this.accountSessions.set(account.id, session);
     characters.track({ accountId: account.id, entity: session.entity }, state);

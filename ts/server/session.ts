@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { BROADCAST_EVERY_TICKS } from "../constants.js";
 import { ChatChannel } from "./chat-channel.js";
-import type { Entity } from "./entities.js";
+import type { StoredEntity } from "./entities.js";
 import { TokenBucket } from "./rate-limit.js";
 import { SessionDialogs } from "./session-dialogs.js";
 
@@ -29,7 +29,7 @@ export interface Session {
   readonly tokenLow: number;
   readonly tokenHigh: number;
   readonly tokenHex: string;
-  readonly entity: Entity;
+  readonly entity: StoredEntity;
   readonly nick: string;
   /** The account playing, or null for a guest (whose character is not saved). */
   readonly accountId: number | null;
@@ -71,6 +71,8 @@ export class SessionRegistry {
    */
   private readonly byTokenLow = new Map<number, Session>();
   private readonly byPeer = new Map<string, Session>();
+  /** Sessions by their player entity's id: where the combat room sends a player's blows. */
+  private readonly byEntity = new Map<number, Session>();
   private phaseCounter = 0;
 
   /**
@@ -90,7 +92,7 @@ export class SessionRegistry {
     return this.byToken.values();
   }
 
-  create(entity: Entity, nick: string, nowMs: number, accountId: number | null = null): Session {
+  create(entity: StoredEntity, nick: string, nowMs: number, accountId: number | null = null): Session {
     let token: bigint;
     let tokenLow: number;
     do {
@@ -120,6 +122,7 @@ export class SessionRegistry {
     };
     this.byToken.set(token, session);
     this.byTokenLow.set(tokenLow & TOKEN_KEY_MASK, session);
+    this.byEntity.set(entity.id, session);
     return session;
   }
 
@@ -133,6 +136,11 @@ export class SessionRegistry {
     return session !== undefined && session.tokenLow === (low | 0) && session.tokenHigh === (high | 0)
       ? session
       : undefined;
+  }
+
+  /** The session whose player is entity `entityId`, if it is in play. */
+  byEntityId(entityId: number): Session | undefined {
+    return this.byEntity.get(entityId);
   }
 
   byPeerKey(key: string): Session | undefined {
@@ -172,6 +180,7 @@ export class SessionRegistry {
     this.byToken.delete(session.token);
     const key = session.tokenLow & TOKEN_KEY_MASK;
     if (this.byTokenLow.get(key) === session) this.byTokenLow.delete(key);
+    if (this.byEntity.get(session.entity.id) === session) this.byEntity.delete(session.entity.id);
     if (session.peer && this.byPeer.get(session.peer.key) === session) this.byPeer.delete(session.peer.key);
   }
 

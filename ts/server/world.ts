@@ -13,6 +13,7 @@ import { encodeChunk, CHUNK_PACKET_MAX_BYTES } from "../protocol/chunk.js";
 import type { Core } from "../wasm/core.js";
 import type { NpcKind } from "./npc/kinds.js";
 import type { NpcSpawnSpec } from "./npc/spawns.js";
+import type { SafeZone } from "./combat/pvp-zones.js";
 import { WasmCodec } from "../wasm/codec.js";
 import { type MoveTable, type Pathing, WasmSim } from "../wasm/sim.js";
 
@@ -32,6 +33,9 @@ export interface WorldMap {
   /** The creatures and where they live (LoadedMap.npcKinds / npcSpawns); none when absent. */
   npcKinds?: NpcKind[];
   npcSpawns?: NpcSpawnSpec[];
+  /** Where PvP never holds (LoadedMap.safeZones), and the map's own PvP switch; none / null when absent. */
+  safeZones?: SafeZone[];
+  pvp?: boolean | null;
 }
 
 export class WorldError extends Error {}
@@ -60,6 +64,9 @@ export class World {
   /** The creatures of the map and where they live (empty for a map without a kinds file). */
   readonly npcKinds: readonly NpcKind[];
   readonly npcSpawns: readonly NpcSpawnSpec[];
+  readonly safeZones: readonly SafeZone[];
+  /** The map's `pvp` property; null when it does not say. */
+  readonly mapPvp: boolean | null;
 
   constructor(core: Core, map: WorldMap) {
     this.name = map.name;
@@ -75,6 +82,8 @@ export class World {
     this.pathing = this.sim;
     this.npcKinds = map.npcKinds ?? [];
     this.npcSpawns = map.npcSpawns ?? [];
+    this.safeZones = map.safeZones ?? [];
+    this.mapPvp = map.pvp ?? null;
     this.codec = new WasmCodec(core);
     const gridWidth = this.chunksX * CHUNK_SIZE;
     const gridHeight = this.chunksY * CHUNK_SIZE;

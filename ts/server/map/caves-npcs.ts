@@ -2,7 +2,9 @@
 // ts/server/npc/kinds.ts), written by scripts/make-map.ts beside caves.tmj.
 // Speeds are action points per entity tick (ts/action-points.ts): 50 is a
 // player's pace (6 steps/s); the hostiles are slower than a player, so
-// running away works.
+// running away works. attack / armor / elo feed the combat formula
+// (ts/server/combat/formula.ts): a new player (elo 1000, bare hands) kills a
+// rat in a blow or two and a spider in about five; a skeleton is a real fight.
 import type { NpcKind } from "../npc/kinds.js";
 import { NPC_KINDS_VERSION } from "../npc/kinds.js";
 
@@ -18,6 +20,9 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     wander: 5,
     respawnSeconds: 30,
     sprite: "rat",
+    attack: 0,
+    armor: 0,
+    elo: 800,
   },
   {
     name: "glow beetle",
@@ -30,6 +35,9 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     wander: 4,
     respawnSeconds: 30,
     sprite: "beetle",
+    attack: 0,
+    armor: 2,
+    elo: 700,
   },
   {
     name: "cave spider",
@@ -42,6 +50,9 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     wander: 4,
     respawnSeconds: 60,
     sprite: "spider",
+    attack: 3,
+    armor: 1,
+    elo: 1050,
   },
   {
     name: "skeleton",
@@ -54,6 +65,9 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     wander: 3,
     respawnSeconds: 90,
     sprite: "skeleton",
+    attack: 4,
+    armor: 3,
+    elo: 1200,
   },
   {
     name: "hall guard",
@@ -66,6 +80,9 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     wander: 0,
     respawnSeconds: 120,
     sprite: "guard",
+    attack: 7,
+    armor: 6,
+    elo: 1400,
   },
 ];
 

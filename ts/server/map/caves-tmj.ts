@@ -75,6 +75,9 @@ export function cavesTmj(caves: GeneratedCaves): string {
       { name: "kind", type: "string", value: spawn.kind },
     ]),
   );
+  // The great hall is always safe: no PvP where players arrive (combat/pvp-zones.ts).
+  const hall = caves.greatHall;
+  const zones = [area("great hall", "safe_zone", hall.x, hall.y, hall.width, hall.height, [])];
   const atlasRows = Math.ceil((CAVE_TILE_DATA.length + 1) / ATLAS_COLUMNS);
   const map = {
     compressionlevel: -1,
@@ -127,8 +130,19 @@ export function cavesTmj(caves: GeneratedCaves): string {
         visible: true,
         objects: npcSpawns,
       },
+      {
+        id: 5,
+        name: "zones",
+        type: "objectgroup",
+        draworder: "topdown",
+        x: 0,
+        y: 0,
+        opacity: 1,
+        visible: true,
+        objects: zones,
+      },
     ],
-    nextlayerid: 5,
+    nextlayerid: 6,
     nextobjectid: nextObjectId,
     orientation: "orthogonal",
     properties: [

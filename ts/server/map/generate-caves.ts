@@ -74,6 +74,8 @@ export interface GeneratedCaves {
   /** Tile ids, row-major. */
   tiles: Uint16Array;
   halls: Rect[];
+  /** The hall the spawn points are in: a safe zone (no PvP) in the map. */
+  greatHall: Rect;
   spawns: { x: number; y: number }[];
   sign: { x: number; y: number; text: string };
   noticeBoard: { x: number; y: number };
@@ -544,6 +546,7 @@ export function generateCaves(options: CaveOptions = {}): GeneratedCaves {
     height,
     tiles,
     halls: builder.halls,
+    greatHall,
     spawns,
     sign,
     noticeBoard,

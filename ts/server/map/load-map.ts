@@ -12,6 +12,7 @@ import { MapError } from "./map-error.js";
 import { interactablesOf, spawnObjects, worldObjects, type Interactable, type MapObject } from "./map-objects.js";
 import { type NpcKind, npcKindsPathFor, readNpcKindsFile } from "../npc/kinds.js";
 import { type NpcSpawnSpec, npcSpawnsOf } from "../npc/spawns.js";
+import { type SafeZone, mapPvpOf, safeZonesOf } from "../combat/pvp-zones.js";
 import type { MapFormat, RawMap, RawTileLayer } from "./raw-map.js";
 import { parseCsvMap } from "./tiled-csv.js";
 import { parseTmj } from "./tiled-tmj.js";
@@ -86,6 +87,10 @@ export interface LoadedMap {
   npcSpawns: NpcSpawnSpec[];
   /** Every object of every object layer (hidden ones too), in world tile coordinates. */
   objects: MapObject[];
+  /** The map's safe_zone rectangles: no PvP inside (ts/server/combat/pvp-zones.ts). */
+  safeZones: SafeZone[];
+  /** The map's `pvp` property, or null when it has none (then the server's --pvp decides). */
+  pvp: boolean | null;
   source: MapSource;
 }
 
@@ -185,6 +190,8 @@ export function loadMap(path: string): LoadedMap {
     npcKinds: npcKinds ?? [],
     npcSpawns,
     objects,
+    safeZones: safeZonesOf(objects, path),
+    pvp: mapPvpOf(map.properties, path),
     source: {
       format: map.format,
       file: path,

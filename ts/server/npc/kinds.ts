@@ -6,6 +6,7 @@
 // field it is in, and nothing unknown is accepted, so a typo fails at start
 // instead of making a creature silently behave differently.
 import { SPEED_MAX, SPEED_MIN } from "../../action-points.js";
+import { ELO_MAX, ELO_MIN } from "../../combat-rules.js";
 import { utf8ByteLength } from "../../protocol/text.js";
 import { NAME_MAX_BYTES } from "../../protocol/tlv.js";
 import { NPC_BEHAVIOURS, NPC_TYPE_ID_MIN, type NpcBehaviour } from "../../npc-types.js";
@@ -38,7 +39,18 @@ export interface NpcKind {
   respawnSeconds: number;
   /** The client's sprite for the kind (an unknown name is drawn as a generic creature). */
   sprite: string;
+  /** Damage of its natural weapon (bite, blade) before the combat formula (0: it never fights back). */
+  attack: number;
+  /** Its natural armor in the combat formula (ts/server/combat/formula.ts). */
+  armor: number;
+  /** Its rating: the level the combat formula compares, and what a kill of it is worth. */
+  elo: number;
 }
+
+/** A kind's rating when the file gives none: the same as a new player's. */
+export const NPC_DEFAULT_ELO = 1000;
+/** The largest natural attack or armor a kind may have. */
+export const NPC_COMBAT_VALUE_MAX = 1000;
 
 const KIND_KEYS = new Set([
   "name",
@@ -51,6 +63,9 @@ const KIND_KEYS = new Set([
   "wander",
   "respawnSeconds",
   "sprite",
+  "attack",
+  "armor",
+  "elo",
 ]);
 const SPRITE_NAME = /^[a-z0-9_-]{1,32}$/;
 
@@ -130,5 +145,8 @@ function parseKind(value: unknown, where: string, file: string): NpcKind {
     wander: integer("wander", 0, NPC_RADIUS_MAX, behaviour === "guard" ? 0 : 4),
     respawnSeconds: integer("respawnSeconds", 1, NPC_RESPAWN_MAX_SECONDS),
     sprite,
+    attack: integer("attack", 0, NPC_COMBAT_VALUE_MAX, behaviour === "wander" ? 0 : undefined),
+    armor: integer("armor", 0, NPC_COMBAT_VALUE_MAX, 0),
+    elo: integer("elo", ELO_MIN, ELO_MAX, NPC_DEFAULT_ELO),
   };
 }

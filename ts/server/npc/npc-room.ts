@@ -118,6 +118,11 @@ export interface NpcPorts {
   readonly players: () => Iterable<{ readonly x: number; readonly y: number }>;
   /** How many clients are in play: the budget's divisor. */
   readonly clientCount: () => number;
+  /**
+   * The combat room's bump (combat/combat-room.ts): a hostile's allowed step into a tile holding a
+   * player is an attack, and the creature stays. Returns whether it was one.
+   */
+  readonly bump: (attacker: StoredEntity, x: number, y: number) => boolean;
   readonly log: Logger;
 }
 
@@ -139,6 +144,8 @@ export interface NpcStats {
   searchNodes: number;
   steps: number;
   blocked: number;
+  /** Steps that were attacks on a player instead (the combat room's bump). */
+  attacks: number;
   deaths: number;
   respawns: number;
   /**
@@ -190,6 +197,7 @@ export class NpcRoom {
     searchNodes: 0,
     steps: 0,
     blocked: 0,
+    attacks: 0,
     deaths: 0,
     respawns: 0,
     byDistance: Array.from({ length: DISTANCE_BANDS }, (_, band) => ({
@@ -306,7 +314,8 @@ export class NpcRoom {
       const npc = ready.pop();
       if (npc === undefined) break;
       npc.ready = false;
-      if (!npc.alive) continue;
+      // A corpse (hp 0, combat/) decides nothing and is not filed again: the combat room removes it.
+      if (!npc.alive || npc.entity.hp === 0) continue;
       if (!this.isAwake(npc)) {
         // Fell asleep while waiting: it keeps its energy and leaves until a wake pass finds a player near.
         npc.energy = this.energyAt(npc, entityTick);
@@ -429,7 +438,7 @@ export class NpcRoom {
     let bestDistance = Infinity;
     for (let i = 0; i < count; i++) {
       const other = near[i];
-      if (other.typeId !== ENTITY_TYPE_PLAYER) continue;
+      if (other.typeId !== ENTITY_TYPE_PLAYER || other.hp === 0) continue;
       if (chebyshev(other.x, other.y, npc.homeX, npc.homeY) > kind.leash) continue;
       const distance = chebyshev(other.x, other.y, entity.x, entity.y);
       if (distance < bestDistance) {
@@ -449,12 +458,23 @@ export class NpcRoom {
   private chase(npc: Npc, entityTick: number): number {
     const target = this.ports.entities.get(npc.targetId);
     const { entity, kind } = npc;
-    if (target === undefined || chebyshev(target.x, target.y, npc.homeX, npc.homeY) > kind.leash) {
+    if (target === undefined || target.hp === 0 || chebyshev(target.x, target.y, npc.homeX, npc.homeY) > kind.leash) {
       this.giveUp(npc, entityTick, false);
       return THINK_COST + this.walkHome(npc);
     }
-    // Adjacent (diagonals included): stand beside the target. The combat room attacks from here.
-    if (chebyshev(target.x, target.y, entity.x, entity.y) <= 1) return THINK_COST;
+    // Adjacent (diagonals included): a step into the target's tile, which the combat room turns into
+    // an attack (bump) — if THE rule allows that step; a diagonal past a corner is walked around.
+    const dx = target.x - entity.x;
+    const dy = target.y - entity.y;
+    if (Math.max(Math.abs(dx), Math.abs(dy)) <= 1) {
+      const toward = actionFromDelta(dx, dy);
+      // A kind without a weapon (attack 0) only stands beside its target.
+      if (toward === 0 || kind.attack === 0) return THINK_COST;
+      if (((this.ports.pathing.allowedSteps(entity.x, entity.y) >> toward) & 1) !== 0) {
+        this.decided = toward;
+        return THINK_COST;
+      }
+    }
     let cost = THINK_COST;
     if (!this.pathStillLeadsTo(npc, target.x, target.y)) {
       cost = searchCost(this.plan(npc, target.x, target.y));
@@ -463,7 +483,7 @@ export class NpcRoom {
         return cost;
       }
     }
-    // The path ends on the target's tile; its last step is never taken (adjacency is reached one step before).
+    // The path ends on the target's tile; its last step (the attack) is taken from adjacency, above.
     if (npc.pathIndex < npc.pathLength - 1) this.decided = npc.path[npc.pathIndex++];
     return cost;
   }
@@ -602,7 +622,14 @@ export class NpcRoom {
       const npc = this.movers[row]!;
       this.movers[row] = null;
       if (moves.moved(row)) {
-        this.ports.entities.move(npc.entity, moves.moveX(row), moves.moveY(row));
+        const x = moves.moveX(row);
+        const y = moves.moveY(row);
+        // Only a hostile attacks: its step onto a player is a blow, and it stays where it is.
+        if ((npc.entity.flags & ENTITY_FLAG_HOSTILE) !== 0 && this.ports.bump(npc.entity, x, y)) {
+          this.stats.attacks++;
+          continue;
+        }
+        this.ports.entities.move(npc.entity, x, y);
         this.index.moved(npc);
         this.stats.steps++;
       } else {
@@ -707,7 +734,7 @@ export class NpcRoom {
         y: cell.y,
         hp: kind.hp,
         hpMax: kind.hp,
-        elo: 0,
+        elo: kind.elo,
         flags: kind.behaviour === "hostile" ? ENTITY_FLAG_HOSTILE : 0,
         name: kind.name,
         meta: [],

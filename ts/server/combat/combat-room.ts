@@ -1,0 +1,352 @@
+// The combat room: bump to attack, HP, death and respawn, server-authoritative
+// and in one place (docs/combat.md).
+//
+// A step THE movement rule allows into a tile holding a foe (combat-rules.ts:
+// a living creature; a living player where PvP holds at both tiles) is an
+// attack instead of a move. Players' steps come from the movement window
+// (movement.ts), creatures' from the NPC room's entity ticks (npc/); both ask
+// `bump` after apply_moves answered, so an attack obeys exactly the rule a
+// step obeys — no corner cutting on diagonals, one action per window for a
+// player, one per ACTION_COST of energy for a creature — and no new packet or
+// action code was needed for it. A flood of ActionPackets cannot attack faster
+// than anyone can walk: each window holds one action.
+//
+// Each blow is resolved by the formula (formula.ts) with the room's seeded
+// stream; a hit lowers the defender's hp (which every client sees in its next
+// EntityPacket), and the blow is told to the players involved in a
+// CombatPacket (protocol/combat.ts) at the end of the tick. At 0 hp:
+//  - a creature stays in view as a corpse (hp 0) for CORPSE_SECONDS, then the
+//    NPC room removes it and its spawn brings a new one after its respawn time;
+//  - a player lies dead for PLAYER_RESPAWN_SECONDS (its actions are ignored),
+//    then stands at a spawn point with full HP.
+// A kill is an Elo game the killer won (formula.ts: eloAfterKill); a creature's
+// rating is its kind's and does not move. HP regenerates out of combat.
+import {
+  CORPSE_SECONDS,
+  PLAYER_RESPAWN_SECONDS,
+  REGEN_DELAY_SECONDS,
+  REGEN_PER_SECOND,
+  isFoe,
+} from "../../combat-rules.js";
+import {
+  COMBAT_EVENT_BYTES,
+  COMBAT_EVENTS_MAX,
+  COMBAT_HEADER_BYTES,
+  COMBAT_HIT,
+  COMBAT_KILL,
+  COMBAT_MISS,
+  writeCombatEventFields,
+  writeCombatHeader,
+} from "../../protocol/combat.js";
+import { mulberry32 } from "../../random.js";
+import type { Clock } from "../clock.js";
+import type { Egress } from "../egress.js";
+import { ENTITY_TYPE_PLAYER, type EntityStore, type StoredEntity } from "../entities.js";
+import type { Logger } from "../log.js";
+import type { NpcRoom } from "../npc/npc-room.js";
+import type { Session } from "../session.js";
+import { eloAfterKill, resolveBlow } from "./formula.js";
+import type { PvpRule } from "./pvp-zones.js";
+
+/** Damage of a player's bare hands: the weapon TLV's item data replaces it once items exist (issue 14). */
+export const UNARMED_DAMAGE = 6;
+/** Fields per queued event in a player's outbox: kind, attacker, target, amount, target hp. */
+const EVENT_FIELDS = 5;
+/** Events kept per player per tick; more are cosmetic and dropped (counted). */
+const OUTBOX_EVENTS_MAX = COMBAT_EVENTS_MAX;
+
+/** What the room uses. */
+export interface CombatPorts {
+  readonly entities: Pick<EntityStore, "inSquare" | "get" | "move">;
+  /** The creatures: their kinds (natural weapons), provoking, and removal once a corpse has lain. */
+  readonly npcs: Pick<NpcRoom, "get" | "provoke" | "kill">;
+  /** Whose client a player's blows go to. */
+  readonly sessionOf: (entityId: number) => Pick<Session, "peer"> | undefined;
+  /** The players in play: what regenerates each second. */
+  readonly players: () => Iterable<StoredEntity>;
+  /** Where a dead player stands again. */
+  readonly spawns: readonly { readonly x: number; readonly y: number }[];
+  readonly pvp: PvpRule;
+  readonly egress: Egress;
+  readonly clock: Pick<Clock, "tick">;
+  readonly log: Logger;
+}
+
+export interface CombatOptions {
+  /** Seed of the hit rolls: the same seed and the same inputs, the same fight. */
+  seed: number;
+  tickHz: number;
+}
+
+export interface CombatStats {
+  attacks: number;
+  hits: number;
+  misses: number;
+  damage: number;
+  kills: { players: number; npcs: number };
+  respawns: number;
+  /** Events beyond a player's per-tick outbox (cosmetic, not sent). */
+  eventsDropped: number;
+  packetsSent: number;
+}
+
+interface DeadPlayer {
+  readonly entity: StoredEntity;
+  readonly respawnTick: number;
+}
+
+interface Corpse {
+  readonly entityId: number;
+  readonly removeTick: number;
+}
+
+export class CombatRoom {
+  readonly stats: CombatStats = {
+    attacks: 0,
+    hits: 0,
+    misses: 0,
+    damage: 0,
+    kills: { players: 0, npcs: 0 },
+    respawns: 0,
+    eventsDropped: 0,
+    packetsSent: 0,
+  };
+  private readonly random: () => number;
+  /** The tick each entity last dealt or took a blow (regeneration waits REGEN_DELAY after it). */
+  private readonly lastBlowTick = new Map<number, number>();
+  /** Creatures below full hp: the only ones regeneration visits. */
+  private readonly woundedNpcs = new Map<number, StoredEntity>();
+  /** Dead players in order of death (and so of respawn). */
+  private readonly dead: DeadPlayer[] = [];
+  private readonly deadIds = new Set<number>();
+  private readonly corpses: Corpse[] = [];
+  /** Per player entity id: its queued events, EVENT_FIELDS numbers each; reused tick after tick. */
+  private readonly outboxes = new Map<number, number[]>();
+  /** The player entity ids with events queued this tick. */
+  private readonly outboxUsed: number[] = [];
+  private readonly scratch: StoredEntity[] = [];
+  private respawnCursor = 0;
+  private readonly respawnTicks: number;
+  private readonly corpseTicks: number;
+  private readonly regenDelayTicks: number;
+
+  constructor(
+    private readonly ports: CombatPorts,
+    private readonly options: CombatOptions,
+  ) {
+    this.random = mulberry32(options.seed);
+    this.respawnTicks = Math.round(PLAYER_RESPAWN_SECONDS * options.tickHz);
+    this.corpseTicks = Math.round(CORPSE_SECONDS * options.tickHz);
+    this.regenDelayTicks = Math.round(REGEN_DELAY_SECONDS * options.tickHz);
+  }
+
+  /** Players lying dead, waiting to respawn. */
+  get deadPlayers(): number {
+    return this.dead.length;
+  }
+
+  /** Whether `entity` is a dead player: its actions are ignored until it respawns. */
+  isDown(entity: StoredEntity): boolean {
+    return this.deadIds.has(entity.id);
+  }
+
+  /**
+   * `attacker`'s step to (x, y), which THE rule allowed, meets a foe there: the step becomes an
+   * attack on it and the attacker stays. Returns whether it did (the caller then does not move).
+   * The foe is the lowest-id one on the tile, so the choice does not depend on bucket order.
+   */
+  bump(attacker: StoredEntity, x: number, y: number): boolean {
+    const scratch = this.scratch;
+    const count = this.ports.entities.inSquare(x, y, 0, scratch, false);
+    if (count === 0) return false;
+    const byPlayer = attacker.typeId === ENTITY_TYPE_PLAYER;
+    const pvpFrom = byPlayer && this.ports.pvp.allowsAt(attacker.x, attacker.y);
+    let foe: StoredEntity | null = null;
+    for (let i = 0; i < count; i++) {
+      const other = scratch[i];
+      if (other === attacker || (foe !== null && other.id > foe.id)) continue;
+      const otherIsPlayer = other.typeId === ENTITY_TYPE_PLAYER;
+      // A creature's foes are players; a player's are creatures, and players where PvP holds at both tiles.
+      const hostileTo = byPlayer
+        ? isFoe(other.typeId, other.hp, otherIsPlayer && pvpFrom && this.ports.pvp.allowsAt(other.x, other.y))
+        : otherIsPlayer && other.hp > 0;
+      if (hostileTo) foe = other;
+    }
+    if (foe === null) return false;
+    this.attack(attacker, foe);
+    return true;
+  }
+
+  /** One blow of `attacker` at `defender` (adjacent, by the caller's rule). */
+  private attack(attacker: StoredEntity, defender: StoredEntity): void {
+    const tick = this.ports.clock.tick;
+    const stats = this.stats;
+    stats.attacks++;
+    const blow = resolveBlow(
+      attacker.elo,
+      defender.elo,
+      this.weaponOf(attacker),
+      this.armorOf(defender),
+      this.random(),
+      this.random(),
+    );
+    this.lastBlowTick.set(attacker.id, tick);
+    this.lastBlowTick.set(defender.id, tick);
+    // A creature turns on whoever attacks it (a guard only then); a wanderer just takes it.
+    const npc = this.ports.npcs.get(defender.id);
+    if (npc !== undefined && attacker.typeId === ENTITY_TYPE_PLAYER && npc.kind.behaviour !== "wander") {
+      this.ports.npcs.provoke(defender.id, attacker.id);
+    }
+    if (!blow.hit) {
+      stats.misses++;
+      this.tell(COMBAT_MISS, attacker, defender, 0);
+      return;
+    }
+    stats.hits++;
+    const damage = Math.min(defender.hp, blow.damage);
+    stats.damage += damage;
+    defender.hp -= damage;
+    if (npc !== undefined) this.woundedNpcs.set(defender.id, defender);
+    this.tell(COMBAT_HIT, attacker, defender, blow.damage);
+    if (defender.hp === 0) this.die(defender, attacker, npc !== undefined);
+  }
+
+  private die(victim: StoredEntity, killer: StoredEntity, victimIsNpc: boolean): void {
+    const tick = this.ports.clock.tick;
+    const killerIsPlayer = killer.typeId === ENTITY_TYPE_PLAYER;
+    const rated = eloAfterKill(killer.elo, victim.elo);
+    // Only players' ratings move: a creature's is its kind's, and its next life starts from it.
+    const gain = killerIsPlayer ? rated.killer - killer.elo : victim.elo - rated.victim;
+    if (killerIsPlayer) killer.elo = rated.killer;
+    if (!victimIsNpc) victim.elo = rated.victim;
+    this.tell(COMBAT_KILL, killer, victim, Math.max(0, gain));
+    if (victimIsNpc) {
+      this.stats.kills.npcs++;
+      this.woundedNpcs.delete(victim.id);
+      this.corpses.push({ entityId: victim.id, removeTick: tick + this.corpseTicks });
+    } else {
+      this.stats.kills.players++;
+      this.dead.push({ entity: victim, respawnTick: tick + this.respawnTicks });
+      this.deadIds.add(victim.id);
+      this.ports.log.info("player died", { entityId: victim.id, killer: killer.id, elo: victim.elo });
+    }
+  }
+
+  /**
+   * End of a tick: corpses lain long enough are removed (their spawns bring new ones), dead
+   * players whose time is up stand again, HP regenerates once a second, and the tick's blows go to
+   * the players who took part in them.
+   */
+  endTick(tick: number): void {
+    const corpses = this.corpses;
+    let removed = 0;
+    while (removed < corpses.length && corpses[removed].removeTick <= tick) {
+      this.ports.npcs.kill(corpses[removed].entityId);
+      this.lastBlowTick.delete(corpses[removed].entityId);
+      removed++;
+    }
+    if (removed > 0) corpses.splice(0, removed);
+    const dead = this.dead;
+    let risen = 0;
+    while (risen < dead.length && dead[risen].respawnTick <= tick) this.respawn(dead[risen++].entity);
+    if (risen > 0) dead.splice(0, risen);
+    if (tick % this.options.tickHz === 0) this.regenerate(tick);
+    this.flush(tick);
+  }
+
+  private respawn(entity: StoredEntity): void {
+    this.deadIds.delete(entity.id);
+    // A player who left while dead is gone from the store: nothing to stand up (its saved hp 0 respawns it at login).
+    if (this.ports.entities.get(entity.id) !== entity) return;
+    const spawns = this.ports.spawns;
+    const spot = spawns[this.respawnCursor++ % spawns.length];
+    this.ports.entities.move(entity, spot.x, spot.y);
+    entity.hp = entity.hpMax;
+    this.lastBlowTick.delete(entity.id);
+    this.stats.respawns++;
+    this.ports.log.info("player respawned", { entityId: entity.id, x: spot.x, y: spot.y });
+  }
+
+  /** Once a second: everyone alive, wounded and out of combat for REGEN_DELAY regains a little. */
+  private regenerate(tick: number): void {
+    for (const player of this.ports.players()) {
+      if (player.hp > 0 && player.hp < player.hpMax) this.regenerateOne(player, tick);
+    }
+    for (const [id, npc] of this.woundedNpcs) {
+      if (this.ports.entities.get(id) !== npc || npc.hp === 0) {
+        this.woundedNpcs.delete(id);
+        continue;
+      }
+      if (this.regenerateOne(npc, tick)) this.woundedNpcs.delete(id);
+    }
+  }
+
+  /** Regenerates one entity if it is out of combat; returns whether it is at full hp. */
+  private regenerateOne(entity: StoredEntity, tick: number): boolean {
+    const last = this.lastBlowTick.get(entity.id);
+    if (last !== undefined && tick - last < this.regenDelayTicks) return false;
+    entity.hp = Math.min(entity.hpMax, entity.hp + Math.max(1, Math.round(entity.hpMax * REGEN_PER_SECOND)));
+    if (entity.hp === entity.hpMax) this.lastBlowTick.delete(entity.id);
+    return entity.hp === entity.hpMax;
+  }
+
+  private weaponOf(entity: StoredEntity): number {
+    if (entity.typeId === ENTITY_TYPE_PLAYER) return UNARMED_DAMAGE;
+    return this.ports.npcs.get(entity.id)?.kind.attack ?? 0;
+  }
+
+  private armorOf(entity: StoredEntity): number {
+    if (entity.typeId === ENTITY_TYPE_PLAYER) return 0;
+    return this.ports.npcs.get(entity.id)?.kind.armor ?? 0;
+  }
+
+  /** Queues an event for each player who took part (attacker, target). */
+  private tell(kind: number, attacker: StoredEntity, target: StoredEntity, amount: number): void {
+    if (attacker.typeId === ENTITY_TYPE_PLAYER) this.queue(attacker.id, kind, attacker, target, amount);
+    if (target.typeId === ENTITY_TYPE_PLAYER && target !== attacker)
+      this.queue(target.id, kind, attacker, target, amount);
+  }
+
+  private queue(playerId: number, kind: number, attacker: StoredEntity, target: StoredEntity, amount: number): void {
+    let box = this.outboxes.get(playerId);
+    if (box === undefined) {
+      box = [];
+      this.outboxes.set(playerId, box);
+    }
+    if (box.length === 0) this.outboxUsed.push(playerId);
+    if (box.length >= OUTBOX_EVENTS_MAX * EVENT_FIELDS) {
+      this.stats.eventsDropped++;
+      return;
+    }
+    box.push(kind, attacker.id, target.id, Math.min(0xffff, amount), target.hp);
+  }
+
+  /** One CombatPacket per player with events this tick, written into the outbound slab. */
+  private flush(tick: number): void {
+    const used = this.outboxUsed;
+    if (used.length === 0) return;
+    const { egress, sessionOf, entities } = this.ports;
+    for (let u = 0; u < used.length; u++) {
+      const playerId = used[u];
+      const box = this.outboxes.get(playerId)!;
+      const count = box.length / EVENT_FIELDS;
+      const session = sessionOf(playerId);
+      if (session !== undefined && session.peer !== null && count > 0) {
+        const size = COMBAT_HEADER_BYTES + count * COMBAT_EVENT_BYTES;
+        const slab = egress.slab;
+        slab.reserve(size);
+        writeCombatHeader(slab.bytes, slab.at, 0, tick, count);
+        let at = slab.at + COMBAT_HEADER_BYTES;
+        for (let f = 0; f < box.length; f += EVENT_FIELDS, at += COMBAT_EVENT_BYTES) {
+          writeCombatEventFields(slab.bytes, at, box[f], box[f + 1], box[f + 2], box[f + 3], box[f + 4]);
+        }
+        egress.send(session, slab.take(size));
+        this.stats.packetsSent++;
+      }
+      box.length = 0;
+      // A player gone from play keeps no outbox.
+      if (entities.get(playerId) === undefined) this.outboxes.delete(playerId);
+    }
+    used.length = 0;
+  }
+}
