@@ -1,13 +1,15 @@
 // The features layered on the movement core (docs/client.md § Chat, dialogs and
-// custom messages): chat, dialogs, custom messages and the interaction trigger.
-// Each has its own module; this one routes the packets of types 9, 10, 13, 16 and
-// 18 to them, runs their re-send timers from GameClient.update, and starts them
-// over when a reconnect begins a new session (their numbers and ids are per
-// session). Everything they send goes through the ChannelLink, i.e.
+// custom messages): chat, dialogs, custom messages, the interaction trigger and
+// the combat feed.
+// Each has its own module; this one routes the packets of types 9, 10, 13, 16,
+// 18 and 19 (combat) to them, runs their re-send timers from GameClient.update,
+// and starts them over when a reconnect begins a new session (their numbers and
+// ids are per session). Everything they send goes through the ChannelLink, i.e.
 // GameClient.sendDatagram.
 import type { PacketView } from "../../protocol/packet.js";
 import type { ChannelLink } from "./channel-link.js";
 import { ChatDelivery } from "./chat.js";
+import { CombatFeed } from "./combat.js";
 import { CustomRegistry } from "./custom.js";
 import { DialogState } from "./dialogs.js";
 import { InteractionQueries } from "./interaction.js";
@@ -17,6 +19,7 @@ export class ClientFeatures {
   readonly dialogs: DialogState;
   readonly custom: CustomRegistry;
   readonly interaction: InteractionQueries;
+  readonly combat = new CombatFeed();
 
   constructor(link: ChannelLink, onHandlerError?: (error: unknown, subtype: number) => void) {
     this.chat = new ChatDelivery(link);
@@ -43,6 +46,9 @@ export class ClientFeatures {
         return true;
       case "custom_to_client":
         return this.custom.dispatch(packet);
+      case "combat":
+        this.combat.receive(packet, nowMs);
+        return true;
       default:
         return false;
     }

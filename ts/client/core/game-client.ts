@@ -47,13 +47,13 @@ import {
 } from "./session-api.js";
 import { type ReconnectFn, SessionLink } from "./session-link.js";
 import { createClientCounters, TrafficMeter } from "./stats.js";
-import { type SetGoalOptions, Steering } from "./steering.js";
+import { type AttackRefusal, type SetGoalOptions, Steering } from "./steering.js";
 import type { Transport } from "./transport.js";
 import { LinkUpkeep } from "./upkeep.js";
 
 export { DEFAULT_GAME_CLIENT_OPTIONS, type GameClientOptions } from "./options.js";
 export type { ReconnectFn } from "./session-link.js";
-export type { SetGoalOptions } from "./steering.js";
+export type { AttackRefusal, SetGoalOptions } from "./steering.js";
 
 export interface GameClientConfig {
   /** A core instance of this client's own: its grid is the client's map. */
@@ -192,6 +192,19 @@ export class GameClient extends ClientReadout {
   /** Drops the goal and its route; scheduled steps that can still be cancelled are. */
   clearGoal(): void {
     this.steering.clearGoal();
+  }
+
+  /**
+   * Click-to-attack: walks to the living creature `entityId` and bumps it once a window until it
+   * dies or leaves view (Steering.attack). null when started, else why not. Any other steering ends it.
+   */
+  attack(entityId: number): AttackRefusal | null {
+    return this.steering.attack(entityId);
+  }
+
+  /** The creature attack() follows, or 0. */
+  get attackTarget(): number {
+    return this.steering.attackTarget;
   }
 
   /**

@@ -8,7 +8,9 @@ export type {
   MakeTransport,
   ReconnectFn,
   SetGoalOptions,
+  AttackRefusal,
 } from "./game-client.js";
+export type { CombatFeed, CombatNotice } from "./combat.js";
 export type { Transport, TransportName, DatagramHandler } from "./transport.js";
 export {
   fetchWorld,

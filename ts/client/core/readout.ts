@@ -5,6 +5,7 @@
 // in game-client.ts.
 import type { ChunkEntry } from "../../protocol/chunk-id.js";
 import type { WasmSim } from "../../wasm/sim.js";
+import type { CombatFeed } from "./combat.js";
 import type { ChatDelivery } from "./chat.js";
 import type { ChunkCache } from "./chunk-cache.js";
 import type { ConnectionState } from "./connection.js";
@@ -146,6 +147,11 @@ export class ClientReadout {
   /** Dialogs on screen (shown), listen() for opened and closed ones. */
   get dialogs(): DialogState {
     return this.parts.features.dialogs;
+  }
+
+  /** The blows this client took part in: listen() for hits, misses and kills (cosmetic; hp is in `entities`). */
+  get combat(): CombatFeed {
+    return this.parts.features.combat;
   }
 
   /** Every counter of the client, as a fresh object. */

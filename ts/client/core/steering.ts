@@ -5,7 +5,12 @@
 // scheduled per update, into the first window a datagram sent now reaches
 // (scheduler.ts). Validity is THE rule (sim.stepAllowed) from the predicted
 // position, so the client never sends a step the server would refuse.
-import { ACTION_MAX, ACTION_NOOP } from "../../protocol/action.js";
+// A step into a living creature's tile is an attack on the server (the bump,
+// ts/combat-rules.ts): it is sent as the step it is, but predicted as no move.
+// attack(entityId) follows a creature: the route leads to its tile (re-planned
+// as it moves), so the last step is the bump, repeated each window until it dies.
+import { isFoe } from "../../combat-rules.js";
+import { ACTION_DX, ACTION_DY, ACTION_MAX, ACTION_NOOP } from "../../protocol/action.js";
 import type { ActionSender } from "./action-sender.js";
 import type { ClientParts } from "./parts.js";
 import type { GoalResult } from "./planner.js";
@@ -20,8 +25,21 @@ export interface SetGoalOptions {
 
 type SteeringParts = Pick<
   ClientParts,
-  "options" | "now" | "tickHz" | "sim" | "connection" | "serverClock" | "rtt" | "prediction" | "planner" | "counters"
+  | "options"
+  | "now"
+  | "tickHz"
+  | "sim"
+  | "connection"
+  | "serverClock"
+  | "rtt"
+  | "prediction"
+  | "planner"
+  | "counters"
+  | "entityTable"
 >;
+
+/** Why attack() did not start: the entity is not a living creature in view, or the client is not playing yet. */
+export type AttackRefusal = "not-a-foe" | "not-ready" | "unreachable";
 
 export class Steering {
   private held = ACTION_NOOP;
@@ -33,6 +51,8 @@ export class Steering {
    */
   private owed = ACTION_NOOP;
   private pressWindow = -1;
+  /** The creature being attacked (attack()); 0 for none. */
+  private attacking = 0;
 
   constructor(
     private readonly parts: SteeringParts,
@@ -54,6 +74,7 @@ export class Steering {
     }
     this.owed = action;
     this.pressWindow = -1;
+    this.attacking = 0;
     this.parts.planner.release("cleared");
   }
 
@@ -65,11 +86,38 @@ export class Steering {
     if (action === this.held) return;
     this.held = action;
     this.planChanged = true;
-    if (action !== ACTION_NOOP) this.parts.planner.release("cleared");
+    if (action !== ACTION_NOOP) {
+      this.attacking = 0;
+      this.parts.planner.release("cleared");
+    }
+  }
+
+  /** The creature attack() is following, or 0. */
+  get attackTarget(): number {
+    return this.attacking;
+  }
+
+  /**
+   * Click-to-attack: walks to the living creature `entityId` and bumps it each window until it
+   * dies or leaves view (the route is re-planned as it moves). null when started, else why not.
+   */
+  attack(entityId: number): AttackRefusal | null {
+    const target = this.parts.entityTable.entries.get(entityId);
+    if (target === undefined || !isFoe(target.typeId, target.hp, false)) return "not-a-foe";
+    const result = this.goTo(target.x, target.y, { steering: true });
+    if (result === "not-ready") return "not-ready";
+    if (result !== "planned" && result !== "unchanged") return "unreachable";
+    this.attacking = entityId;
+    return null;
   }
 
   /** Click-to-move toward world tile (x, y), routed from the predicted position (GameClient.setGoal). */
   setGoal(x: number, y: number, options: SetGoalOptions = {}): GoalResult | "not-ready" {
+    this.attacking = 0;
+    return this.goTo(x, y, options);
+  }
+
+  private goTo(x: number, y: number, options: SetGoalOptions): GoalResult | "not-ready" {
     const { prediction, planner } = this.parts;
     if (!prediction.confirmed || this.parts.connection.state !== "playing") return "not-ready";
     // A new route starts where the server will be after the steps too late to withdraw: the
@@ -85,6 +133,7 @@ export class Steering {
   /** Drops the goal and its route; scheduled steps that can still be cancelled are. */
   clearGoal(): void {
     const planner = this.parts.planner;
+    this.attacking = 0;
     if (!planner.goal) return;
     planner.release("cleared");
     this.planChanged = true;
@@ -96,12 +145,14 @@ export class Steering {
     this.planChanged = false;
     this.owed = ACTION_NOOP;
     this.pressWindow = -1;
+    this.attacking = 0;
   }
 
   /** Retraction, then at most one new step into the first reachable window. */
   steer(nowMs: number): void {
     const { prediction, planner, counters } = this.parts;
     if (!prediction.confirmed) return;
+    if (this.attacking !== 0) this.followTarget();
     const earliest = this.earliestWindowAt(nowMs);
 
     // A changed plan withdraws every step the server can still be told about in time; the
@@ -131,7 +182,8 @@ export class Steering {
         this.owed = ACTION_NOOP;
       }
       if (action !== ACTION_NOOP) {
-        prediction.add(window, action);
+        // A bump attacks and does not move: predicted as staying put, sent as the step it is.
+        prediction.add(window, this.bumpsFoe(from, action) ? ACTION_NOOP : action);
         this.sender.send(tickOfWindow(window), action, nowMs);
         counters.stepsSent++;
         // The new step replaces the withdrawn one in that window; no NOOP needed there.
@@ -148,6 +200,32 @@ export class Steering {
     if (goal && prediction.pending.length === 0 && confirmed.x === goal.x && confirmed.y === goal.y) {
       planner.release("arrived");
     }
+  }
+
+  /** Keeps the attack's route on the creature's current tile; ends the attack once it is dead or gone. */
+  private followTarget(): void {
+    const target = this.parts.entityTable.entries.get(this.attacking);
+    const planner = this.parts.planner;
+    if (target === undefined || !isFoe(target.typeId, target.hp, false)) {
+      this.attacking = 0;
+      if (planner.goal) {
+        planner.release("cleared");
+        this.planChanged = true;
+      }
+      return;
+    }
+    const goal = planner.goal;
+    if (goal === null || goal.x !== target.x || goal.y !== target.y) this.goTo(target.x, target.y, { steering: true });
+  }
+
+  /** Whether `action` from `from` steps into a tile where a living creature stands (an attack). */
+  private bumpsFoe(from: TilePoint, action: number): boolean {
+    const x = from.x + ACTION_DX[action];
+    const y = from.y + ACTION_DY[action];
+    for (const entity of this.parts.entityTable.entries.values()) {
+      if (entity.x === x && entity.y === y && isFoe(entity.typeId, entity.hp, false)) return true;
+    }
+    return false;
   }
 
   /** The first window a datagram sent at `nowMs` reaches in time (scheduler.ts). */
