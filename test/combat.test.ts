@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { PLAYER_RESPAWN_SECONDS } from "../ts/combat-rules.js";
 import { ACTION_E, ACTION_NE, ACTION_W } from "../ts/protocol/action.js";
-import type { CombatPacket } from "../ts/protocol/combat.js";
+import { COMBAT_HIT, COMBAT_KILL, COMBAT_MISS, type CombatPacket } from "../ts/protocol/combat.js";
 import type { EntityEntry } from "../ts/protocol/entity.js";
 import { type Harness, startHarness } from "./support/game-harness.js";
 import { type NpcMap, NPC_WALL, testKind, walledRoom, writeNpcMap } from "./support/npc-map.js";
@@ -94,10 +94,10 @@ describe("combat over UDP", () => {
     for (const event of events) {
       expect(event.attackerId).toBe(client.joined.entityId);
       expect(event.targetId).toBe(target.id);
-      expect(["hit", "miss"]).toContain(event.kind);
+      expect([COMBAT_HIT, COMBAT_MISS]).toContain(event.kind);
     }
     // The hp in the entity updates is the sum of the hits told.
-    const dealt = events.filter((e) => e.kind === "hit").reduce((sum, e) => sum + e.amount, 0);
+    const dealt = events.filter((e) => e.kind === COMBAT_HIT).reduce((sum, e) => sum + e.amount, 0);
     expect(latest(client, target.id)!.hp).toBe(500 - dealt);
     // At most one attack per window: 8 windows, at most 8 blows.
     expect(events.length).toBeLessThanOrEqual(8);
@@ -170,7 +170,7 @@ describe("combat over UDP", () => {
     const corpse = client.position()!;
     await actEachWindow(client, ACTION_W, 4);
     expect(client.position()).toEqual(corpse);
-    const kill = combatEvents(client).find((e) => e.kind === "kill" && e.targetId === client.joined.entityId);
+    const kill = combatEvents(client).find((e) => e.kind === COMBAT_KILL && e.targetId === client.joined.entityId);
     expect(kill).toBeDefined();
     expect(me(client)!.elo).toBe(eloBefore - kill!.amount);
     const risen = await client.waitFor("respawn", () => (me(client)!.hp === 100 ? performance.now() : 0), 10_000);
@@ -198,7 +198,7 @@ describe("combat over UDP", () => {
     } finally {
       clearInterval(bumping);
     }
-    const kill = combatEvents(client).find((e) => e.kind === "kill")!;
+    const kill = combatEvents(client).find((e) => e.kind === COMBAT_KILL)!;
     expect(kill).toMatchObject({ attackerId: client.joined.entityId, targetId: first.id, targetHp: 0 });
     expect(kill.amount).toBeGreaterThan(0);
     await client.waitFor("the killer's rating", () => me(client)!.elo === eloBefore + kill.amount);

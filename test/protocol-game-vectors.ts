@@ -209,8 +209,8 @@ export const combatPacket: Packet = {
   clientType: 0,
   tick: 42,
   events: [
-    { kind: "hit", attackerId: 7, targetId: 265, amount: 5, targetHp: 15 },
-    { kind: "kill", attackerId: 7, targetId: 266, amount: 8, targetHp: 0 },
+    { kind: 0, attackerId: 7, targetId: 265, amount: 5, targetHp: 15 },
+    { kind: 2, attackerId: 7, targetId: 266, amount: 8, targetHp: 0 },
   ],
 };
 

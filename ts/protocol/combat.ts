@@ -44,7 +44,8 @@ const AMOUNT_AT = COMBAT_EVENT_LAYOUT.offset.amount;
 const TARGET_HP_AT = COMBAT_EVENT_LAYOUT.offset.target_hp;
 
 export interface CombatEvent {
-  kind: CombatEventKind;
+  /** COMBAT_HIT, COMBAT_MISS or COMBAT_KILL (names: COMBAT_EVENT_KINDS), a number like every enum field. */
+  kind: number;
   attackerId: number;
   targetId: number;
   /** hit: the damage dealt; miss: 0; kill: the rating the killer gained. */
@@ -79,19 +80,13 @@ export function encodeCombat(packet: CombatPacket, out: Uint8Array, offset = 0):
   out[offset + COUNT_AT] = events.length;
   let at = offset + COMBAT_HEADER_BYTES;
   for (let index = 0; index < events.length; index++, at += COMBAT_EVENT_BYTES) {
-    writeCombatEvent(out, at, events[index], index);
+    const event = events[index];
+    writeCombatEventFields(out, at, event.kind, event.attackerId, event.targetId, event.amount, event.targetHp, index);
   }
   return size;
 }
 
-/** Writes one event at `at` (the combat room writes its batches straight into the outbound slab). */
-export function writeCombatEvent(out: Uint8Array, at: number, event: CombatEvent, index = 0): void {
-  const kind = COMBAT_EVENT_KINDS.indexOf(event.kind);
-  if (kind < 0) throw new EncodeError("out_of_range", `events[${index}].kind ${String(event.kind)} is not defined`);
-  writeCombatEventFields(out, at, kind, event.attackerId, event.targetId, event.amount, event.targetHp, index);
-}
-
-/** The same from plain numbers (no event object): the server's hot path. */
+/** Writes one event's fields at `at`: from plain numbers, so the combat room writes into the outbound slab without objects. */
 export function writeCombatEventFields(
   out: Uint8Array,
   at: number,
@@ -155,7 +150,7 @@ export function decodeCombatBody(bytes: Uint8Array): DecodeResult<CombatPacket> 
       return failure("bad_element", at + KIND_AT, `combat event kind ${kind} is not defined`);
     }
     events.push({
-      kind: COMBAT_EVENT_KINDS[kind],
+      kind,
       attackerId: readU32(bytes, at + ATTACKER_AT),
       targetId: readU32(bytes, at + TARGET_AT),
       amount: readU16(bytes, at + AMOUNT_AT),

@@ -3,7 +3,7 @@
 // lost packet is never re-sent — so nothing here is state: hp and death are
 // read from the entity table (a dead entity's hp is 0 there until it is gone).
 // The UI listens for floating numbers, hit flashes and the combat log.
-import type { CombatEventKind, CombatPacket } from "../../protocol/combat.js";
+import { COMBAT_EVENT_KINDS, type CombatEventKind, type CombatPacket } from "../../protocol/combat.js";
 
 export interface CombatNotice {
   readonly kind: CombatEventKind;
@@ -32,7 +32,15 @@ export class CombatFeed {
     this.counters.packets++;
     for (const event of packet.events) {
       this.counters.events++;
-      const notice: CombatNotice = { ...event, tick: packet.tick, atMs: nowMs };
+      const notice: CombatNotice = {
+        kind: COMBAT_EVENT_KINDS[event.kind],
+        attackerId: event.attackerId,
+        targetId: event.targetId,
+        amount: event.amount,
+        targetHp: event.targetHp,
+        tick: packet.tick,
+        atMs: nowMs,
+      };
       for (const listener of this.listeners) listener(notice);
     }
   }
