@@ -6,6 +6,7 @@ import type { GameClient } from "../client/core/index.js";
 import { ACTION_MAX } from "../protocol/action.js";
 import { SeededRandom } from "../netsim/index.js";
 import { isNpcType } from "../npc-types.js";
+import { isFoe } from "../combat-rules.js";
 import { ENTITY_FLAG_HOSTILE } from "../protocol/entity.js";
 
 export interface Point {
@@ -181,6 +182,53 @@ export class Hunt implements Behaviour {
       }
     }
     this.wander.act(mind, nowMs);
+  }
+}
+
+/**
+ * Fights creatures: attacks the nearest living one in view (hostiles first) with click-to-attack
+ * (GameClient.attack: walk up, bump once a window until it dies), and wanders when none is in view or
+ * none can be reached. Dead, it waits for the respawn like a player. For load: every blow goes through
+ * the server's combat room, every kill through a corpse and a respawn.
+ */
+export class Fight implements Behaviour {
+  private readonly wander = new Wander();
+  /** When each bot may look for a creature again: a look costs up to three A* searches. */
+  private readonly nextLookMs = new WeakMap<BotMind, number>();
+  /** Attacks started (a creature chosen and routed to). */
+  attacksStarted = 0;
+
+  act(mind: BotMind, nowMs: number): void {
+    const client = mind.client;
+    const own = client.entities.get(client.ownEntityId);
+    if (own !== undefined && own.hp === 0) return; // dead: it waits for the respawn, as a player does
+    if (client.attackTarget !== 0) return; // the core walks and bumps until the creature dies
+    const at = client.confirmed;
+    if (!at) return;
+    if (nowMs >= (this.nextLookMs.get(mind) ?? 0)) {
+      this.nextLookMs.set(mind, nowMs + 500);
+      if (this.attackNearest(mind, at)) return;
+    }
+    this.wander.act(mind, nowMs);
+  }
+
+  /** Starts an attack on the nearest reachable living creature in view (hostiles count 8 tiles nearer). */
+  private attackNearest(mind: BotMind, at: Point): boolean {
+    const candidates: { id: number; score: number }[] = [];
+    for (const entity of mind.client.entities.values()) {
+      if (!isFoe(entity.typeId, entity.hp, false)) continue;
+      const distance = Math.max(Math.abs(entity.x - at.x), Math.abs(entity.y - at.y));
+      candidates.push({ id: entity.id, score: distance - ((entity.flags & ENTITY_FLAG_HOSTILE) !== 0 ? 8 : 0) });
+    }
+    candidates.sort((a, b) => a.score - b.score);
+    for (let i = 0; i < Math.min(3, candidates.length); i++) {
+      if (mind.client.attack(candidates[i].id) === null) {
+        mind.forget(); // the attack replaced any wandering goal
+        this.attacksStarted++;
+        return true;
+      }
+    }
+    return false;
   }
 }
 

@@ -8,7 +8,7 @@ import type { HostPort } from "../netsim/udp-proxy.js";
 
 export { UsageError };
 
-export const BEHAVIOURS = ["wander", "goto", "keyboard", "hunt"] as const;
+export const BEHAVIOURS = ["wander", "goto", "keyboard", "hunt", "fight"] as const;
 export type BehaviourName = (typeof BEHAVIOURS)[number];
 
 export interface BotOptions {
@@ -51,6 +51,8 @@ Usage: npm run bots -- [options]
                        keyboard  hold a random direction, change it every 1.5-2.5 s
                        hunt      walk up to the nearest creature in view (hostiles first), linger,
                                  wander when none is in view: exercises the NPCs
+                       fight     attack the nearest creature in view (click-to-attack: walk up, bump
+                                 each window until it dies), wander when none: exercises combat
   --goal X,Y           goal tile for goto
   --duration S         seconds to run after joining (default 60; 0 = until Ctrl-C)
   --netsim SPEC        impair each bot's link in-process, both directions, e.g. "delay=80,jitter=30,loss=5"

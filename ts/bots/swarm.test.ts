@@ -110,6 +110,36 @@ describe.concurrent("the swarm", () => {
     }
   }, 45_000);
 
+  it("fight: bots attack the creatures they see until they die, and they respawn", async ({ expect }) => {
+    // Three weak, still rats across the room: the fighters walk up, bump them to death, and look again.
+    const npcMap = writeNpcMap({
+      width: 40,
+      height: 14,
+      spawn: { x: 6, y: 7 },
+      kinds: [testKind({ name: "rat", typeId: 16, wander: 0, hp: 6, respawnSeconds: 2 })],
+      spawns: [{ kind: "rat", x: 16, y: 5, width: 6, height: 5, count: 3 }],
+    });
+    const arena = await startServer({
+      host: "127.0.0.1",
+      httpPort: 0,
+      udpPort: 0,
+      mapPath: npcMap.path,
+      logger: new Logger("silent"),
+    });
+    try {
+      const { swarm } = swarmOf("fight", 2, 5, null, `http://127.0.0.1:${arena.httpPort}`);
+      swarm.start();
+      await swarm.joinAll();
+      await until("four kills", () => arena.game.combat.stats.kills.npcs >= 4, 30_000);
+      expect(arena.game.combat.stats.attacks).toBeGreaterThanOrEqual(4);
+      expect(arena.game.npcs.stats.respawns).toBeGreaterThanOrEqual(1);
+      swarm.stop();
+    } finally {
+      await arena.close();
+      npcMap.dispose();
+    }
+  }, 45_000);
+
   it("goto: all bots walk to one goal and stand on it", async ({ expect }) => {
     const spawn = server.game.world.spawns[0];
     const goal = { x: spawn.x, y: spawn.y - 8 }; // across the great hall, past the sign

@@ -15,7 +15,17 @@ import { UdpNodeTransport } from "../client/transport/udp-node.js";
 import { deriveSeed, type DuplexProfile } from "../netsim/index.js";
 import type { HostPort } from "../netsim/udp-proxy.js";
 import type { Core } from "../wasm/core.js";
-import { type Behaviour, BotMind, farthestReachable, GoTo, Hunt, Keyboard, type Point, Wander } from "./behaviours.js";
+import {
+  type Behaviour,
+  BotMind,
+  farthestReachable,
+  Fight,
+  GoTo,
+  Hunt,
+  Keyboard,
+  type Point,
+  Wander,
+} from "./behaviours.js";
 import type { BehaviourName } from "./cli-args.js";
 import { DurationHistogram, type JoinProgress, type LiveFigures, percentiles, type Summary } from "./figures.js";
 
@@ -86,9 +96,11 @@ export class Swarm {
           ? new Keyboard()
           : config.behaviour === "hunt"
             ? new Hunt()
-            : config.goal
-              ? new GoTo(config.goal)
-              : null; // goto without a goal: chosen once the first bot has seen its neighbourhood
+            : config.behaviour === "fight"
+              ? new Fight()
+              : config.goal
+                ? new GoTo(config.goal)
+                : null; // goto without a goal: chosen once the first bot has seen its neighbourhood
   }
 
   /** Starts the one driving loop (bots joined later are driven from their first round on). */
