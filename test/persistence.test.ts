@@ -2,12 +2,11 @@
 // checksums, refusals), the batched dirty-only character saves, and the crash
 // test — a real server process killed with SIGKILL mid-play and restarted on
 // the same database.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
 import { ACTION_E, ACTION_S } from "../ts/protocol/action.js";
@@ -20,6 +19,7 @@ import type { Entity } from "../ts/server/entities.js";
 import { ActionSlots } from "../ts/server/schedule.js";
 import { readWorldMap } from "../ts/server/server.js";
 import { postJson, startHarness } from "./support/game-harness.js";
+import { type ServerProcess, startServerProcess } from "./support/server-process.js";
 import { writeTestMap, type TestMap } from "./support/test-map.js";
 import { type Joined, UdpTestClient } from "./support/udp-client.js";
 
@@ -239,24 +239,9 @@ async function stepOnce(client: UdpTestClient, action: number): Promise<{ x: num
   });
 }
 
-/** A server process on `dbPath`, started the way main.ts starts one; resolves once it listens. */
-async function startProcess(dbPath: string): Promise<{ child: ChildProcess; httpPort: number; stderr: () => string }> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "test/support/persistent-server.ts", "--db", dbPath, "--map", map.path],
-    { stdio: ["ignore", "pipe", "pipe"], env: process.env },
-  );
-  children.push(child);
-  let stderr = "";
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const lines = createInterface({ input: child.stdout! });
-  const first = await Promise.race([
-    once(lines, "line").then(([line]) => line as string),
-    once(child, "exit").then(([code]) => {
-      throw new Error(`server exited with ${String(code)}: ${stderr}`);
-    }),
-  ]);
-  return { child, httpPort: (JSON.parse(first) as { httpPort: number }).httpPort, stderr: () => stderr };
+/** A server process on `dbPath` and the test map (support/server-process.ts). */
+function startProcess(dbPath: string): Promise<ServerProcess> {
+  return startServerProcess(dbPath, map.path, children);
 }
 
 /** Own x positions in the order the client received them, with arrival times. */
