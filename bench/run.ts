@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only codec,pathfind,blit,server,npcs]`: runs the
+// `npm run bench [-- --quick] [-- --only codec,pathfind,blit,server,npcs,combat]`: runs the
 // benchmark suites, writes bench/results/<suite>.json and regenerates
 // bench/REPORT.md with its SVG charts. docs/benchmarks.md explains the output.
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -11,7 +11,7 @@ import { RESULTS_DIR, writeReport } from "./report.js";
 import { runBlit } from "./suites/blit.js";
 import { runCodec } from "./suites/codec.js";
 import { runPathfind } from "./suites/pathfind.js";
-import { type NpcRowSpec, parseNpcRows, runServer, runServerNpcs } from "./suites/server.js";
+import { type NpcRowSpec, parseNpcRows, runServer, runServerCombat, runServerNpcs } from "./suites/server.js";
 
 type SuiteOptions = RunOptions & { npcRows?: NpcRowSpec[]; npcBots?: number };
 
@@ -21,6 +21,7 @@ const SUITES: Record<string, (options: SuiteOptions) => Promise<SuiteResult>> = 
   blit: runBlit,
   server: runServer,
   npcs: runServerNpcs,
+  combat: runServerCombat,
 };
 
 const HELP = `usage: npm run bench -- [--quick] [--only SUITE[,SUITE...]] [--bots N[,N...]]
@@ -31,7 +32,7 @@ const HELP = `usage: npm run bench -- [--quick] [--only SUITE[,SUITE...]] [--bot
   --npcs LIST    npcs suite: the rows, each COUNT or COUNT@BUDGET (COUNT NPCs in the world; BUDGET the
                  server's --npc-budget); 0 is the row without NPCs the others are compared with
                  (default 0,20000,100000,20000@20000000; with --quick 0,20000 at 100 bots)
-  --npc-bots N   npcs suite: wandering bots in every row (default 2000)
+  --npc-bots N   npcs and combat suites: bots in every row (default 2000)
 `;
 
 const { values } = parseArgs({

@@ -7,7 +7,11 @@
 // for a re-send on a mismatch, and pings once a second like the official
 // client; it acknowledges chat messages (join/leave notices) as the official
 // client does, so the server does not retransmit them. --idle bots never move
-// (the sparse case).
+// (the sparse case). --fight bots seek creatures instead (issue 13's load):
+// each walks toward the nearest living NPC in its latest entity update and,
+// once adjacent, keeps stepping into its tile — which the server turns into an
+// attack (bump) — until it dies; with none in view, or stuck on a wall, they
+// wander as the others do. Their steps are the same one ActionPacket per window.
 //
 // Why not the shared client core (ts/client/core, which ts/bots drives): this
 // process must hold 2000 bots on one core (the harness pins it to core 1) so
@@ -24,7 +28,7 @@
 // encoders and decoders (ts/protocol) and windows through ts/window.ts.
 //
 // usage: node --import tsx bench/server/bots.ts --http http://127.0.0.1:PORT --count N
-//        [--warmup S] [--measure S] [--idle] [--seed N]
+//        [--warmup S] [--measure S] [--idle | --fight] [--seed N]
 // stdout: JSON lines {"event":"joined"|"measure-start"|"measure-end"|"result", ...}
 import { createSocket, type Socket } from "node:dgram";
 import { parseArgs } from "node:util";
@@ -48,6 +52,9 @@ import {
   encodePing,
   entityChecksumUpdate,
 } from "../../ts/protocol/index.js";
+import { isFoe } from "../../ts/combat-rules.js";
+import { actionFromDelta } from "../../ts/protocol/action.js";
+import { EntityCursor } from "../../ts/protocol/entity.js";
 import { NO_TARGET_TICK, nextWindowAfter, tickOfWindow, windowPeriodMs } from "../../ts/window.js";
 import { mulberry32 } from "../lib/data.js";
 import { IP_UDP_OVERHEAD_BYTES } from "./ip-overhead.js";
@@ -59,6 +66,7 @@ const { values } = parseArgs({
     warmup: { type: "string", default: "5" },
     measure: { type: "string", default: "20" },
     idle: { type: "boolean", default: false },
+    fight: { type: "boolean", default: false },
     seed: { type: "string", default: "1" },
   },
 });
@@ -67,6 +75,11 @@ const count = Number(values.count);
 const warmupMs = Number(values.warmup) * 1000;
 const measureMs = Number(values.measure) * 1000;
 const idle = values.idle!;
+const fight = values.fight!;
+/** Windows a fighter may step toward its creature without getting nearer before it wanders a while instead. */
+const STUCK_WINDOWS = 4;
+/** Reused to walk the entries of each EntityPacket (fighters only): no allocation per entry. */
+const cursor = new EntityCursor();
 const random = mulberry32(Number(values.seed));
 /** One move intent per movement window: 6 per second at the server's 24 Hz. */
 const WINDOW_MS = windowPeriodMs(TICK_HZ);
@@ -135,6 +148,18 @@ class Bot {
   entityTick = -1;
   entityHash = ENTITY_CHECKSUM_START;
   sawState = false;
+  /** Fighters: the own entity as of the latest entity update, and the nearest living creature in it. */
+  x = 0;
+  y = 0;
+  foeX = 0;
+  foeY = 0;
+  foeDistance = Infinity;
+  /** The entity tick the foe was found in: a foe from an older update is forgotten. */
+  foeTick = -1;
+  stuckWindows = 0;
+  lastDistance = Infinity;
+  /** Until then a stuck fighter wanders instead of heading for its foe. */
+  wanderUntilMs = 0;
   /** The ChatAck sent back, like the official client's: seq is the highest chat message received in order. */
   readonly chatAck: ChatAckPacket;
   readonly chatAckOut = new Uint8Array(CHAT_ACK_BYTES);
@@ -142,6 +167,7 @@ class Bot {
   constructor(
     token: bigint,
     readonly port: number,
+    readonly entityId: number,
     nowMs: number,
   ) {
     this.action.authToken = token;
@@ -226,6 +252,7 @@ class Bot {
         }
         this.entityHash = entityChecksumUpdate(this.entityHash, bytes);
         if (!packet.more) this.heldChecksum = this.entityHash;
+        if (fight) this.findFoe(packet);
         return;
       case "chunk":
         if (measuring) totals.chunk++;
@@ -249,6 +276,47 @@ class Bot {
     }
   }
 
+  /** Fighters: the own position and the nearest living creature in this entity update. */
+  findFoe(packet: Parameters<EntityCursor["reset"]>[0]): void {
+    if (packet.tick !== this.foeTick) {
+      this.foeTick = packet.tick;
+      this.foeDistance = Infinity;
+    }
+    cursor.reset(packet);
+    // The own entry may come after a creature's: distances are from the position of the last update.
+    while (cursor.next()) {
+      if (cursor.id === this.entityId) {
+        this.x = cursor.x;
+        this.y = cursor.y;
+        continue;
+      }
+      if (!isFoe(cursor.typeId, cursor.hp, false)) continue;
+      const distance = Math.max(Math.abs(cursor.x - this.x), Math.abs(cursor.y - this.y));
+      if (distance < this.foeDistance) {
+        this.foeDistance = distance;
+        this.foeX = cursor.x;
+        this.foeY = cursor.y;
+      }
+    }
+  }
+
+  /** Fighters: the step toward the foe (into its tile when adjacent: the attack), or 0 to wander. */
+  fightStep(now: number): number {
+    if (this.foeDistance === Infinity || now < this.wanderUntilMs) return ACTION_NOOP;
+    if (this.foeDistance > 1) {
+      // Not getting nearer (a wall in the straight line): wander a while, then try again.
+      this.stuckWindows = this.foeDistance >= this.lastDistance ? this.stuckWindows + 1 : 0;
+      this.lastDistance = this.foeDistance;
+      if (this.stuckWindows >= STUCK_WINDOWS) {
+        this.stuckWindows = 0;
+        this.wanderUntilMs = now + TURN_AFTER_MIN_MS;
+        this.direction = randomDirection();
+        return ACTION_NOOP;
+      }
+    }
+    return actionFromDelta(Math.sign(this.foeX - this.x), Math.sign(this.foeY - this.y));
+  }
+
   step(now: number): void {
     // Until the first State arrives the link may not be bound (a lost first datagram, a server still warming
     // up): repeat the binding ActionPacket like the official client's hello.
@@ -266,12 +334,13 @@ class Bot {
       this.direction = randomDirection();
       this.nextTurnMs = now + TURN_AFTER_MIN_MS + random() * TURN_AFTER_SPREAD_MS;
     }
+    const toward = fight ? this.fightStep(now) : ACTION_NOOP;
     // Aimed at the first window the server has not executed as of the newest State seen.
-    this.sendAction(tickOfWindow(nextWindowAfter(this.tick)), this.direction);
+    this.sendAction(tickOfWindow(nextWindowAfter(this.tick)), toward !== ACTION_NOOP ? toward : this.direction);
   }
 }
 
-async function join(index: number): Promise<{ token: bigint; port: number }> {
+async function join(index: number): Promise<{ token: bigint; port: number; entityId: number }> {
   for (let attempt = 0; ; attempt++) {
     const response = await fetch(`${httpBase}/api/guest`, {
       method: "POST",
@@ -279,8 +348,8 @@ async function join(index: number): Promise<{ token: bigint; port: number }> {
       body: JSON.stringify({ nick: `bot${index}` }),
     });
     if (response.ok) {
-      const body = (await response.json()) as { token: string; udpPort: number };
-      return { token: BigInt(`0x${body.token}`), port: body.udpPort };
+      const body = (await response.json()) as { token: string; udpPort: number; entityId: number };
+      return { token: BigInt(`0x${body.token}`), port: body.udpPort, entityId: body.entityId };
     }
     if (attempt >= 5) throw new Error(`join ${index}: HTTP ${response.status} ${await response.text()}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -294,8 +363,8 @@ await Promise.all(
   Array.from({ length: JOIN_CONCURRENCY }, async () => {
     while (next < count) {
       const index = next++;
-      const { token, port } = await join(index);
-      const bot = new Bot(token, port, performance.now());
+      const { token, port, entityId } = await join(index);
+      const bot = new Bot(token, port, entityId, performance.now());
       bots.push(bot);
       await new Promise<void>((resolve) => bot.socket.bind(0, "127.0.0.1", () => resolve()));
       bot.lastHelloMs = performance.now();

@@ -46,6 +46,9 @@ export const NPC_KINDS = [
     wander: 6,
     respawnSeconds: 30,
     sprite: "rat",
+    attack: 0,
+    armor: 0,
+    elo: 800,
   },
   {
     name: "bench hostile",
@@ -58,6 +61,9 @@ export const NPC_KINDS = [
     wander: 3,
     respawnSeconds: 60,
     sprite: "skeleton",
+    attack: 3,
+    armor: 1,
+    elo: 1050,
   },
 ] as const;
 const TILE_DATA = fileURLToPath(new URL("../../maps/caves.tiles.json", import.meta.url));

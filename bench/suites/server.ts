@@ -102,6 +102,32 @@ interface Status {
   eventLoopDelayMs?: { p50: number; p99: number };
   udp?: { backend: string };
   npcs?: NpcStatus;
+  combat?: CombatStatus;
+}
+
+/** /api/status combat (ts/server/game-server.ts): counts since start. */
+interface CombatStatus {
+  attacks: number;
+  hits: number;
+  misses: number;
+  damage: number;
+  kills: { players: number; npcs: number };
+  respawns: number;
+  eventsDropped: number;
+  packetsSent: number;
+}
+
+/** The combat room over one window: rates from the two /api/status ends. */
+export interface CombatRow {
+  attacksPerSecond: number;
+  hitsPerSecond: number;
+  damagePerSecond: number;
+  npcKillsPerSecond: number;
+  playerDeathsPerSecond: number;
+  respawnsPerSecond: number;
+  combatPacketsPerSecond: number;
+  /** Creatures' steps that were blows (NpcRoom totals.attacks). */
+  npcAttacksPerSecond: number;
 }
 
 interface BotResult {
@@ -142,6 +168,10 @@ export interface ScaleRow {
   load?: { before: number[]; after: number[] };
   /** The NPC room over the window (NPC rows only). */
   npcs?: NpcRow;
+  /** The combat room over the window (fight rows only). */
+  combat?: CombatRow;
+  /** Whether the bots fought (--fight) rather than wandered. */
+  fight?: boolean;
 }
 
 /** The NPC room's figures over one measurement window. */
@@ -311,6 +341,8 @@ async function readEld(pid: number, file: string): Promise<{ p50: number; p99: n
 /** NPC rows: the server's --npc-budget, and whether to sample the NPC room through the window. */
 interface NpcRunOptions {
   budgetBase?: number;
+  /** The bots seek and attack creatures (bench/server/bots.ts --fight) instead of wandering. */
+  fight?: boolean;
 }
 
 async function runScale(
@@ -343,6 +375,7 @@ async function runScale(
       "--measure",
       String(measureS),
       ...(idle ? ["--idle"] : []),
+      ...(npcRun?.fight ? ["--fight"] : []),
     ]);
     const botProcess = spawn(command, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let botErr = "";
@@ -472,6 +505,8 @@ async function runScale(
         npcRun && s0.npcs && s1.npcs
           ? npcRowOf(s0.npcs, s1.npcs, npcWindow, npcSamples, seconds, bots, npcRun.budgetBase)
           : undefined,
+      fight: npcRun?.fight === true,
+      combat: s0.combat && s1.combat ? combatRowOf(s0, s1, seconds) : undefined,
     };
     log(
       `server: N=${bots}${idle ? " idle" : ""}: cpu ${fmt(row.serverCpuPercent)} %, ${fmt(row.cpuUsPerClientSecond)} µs/client-s, ` +
@@ -489,6 +524,23 @@ async function runScale(
     await stop(server);
     rmSync(eldFile, { force: true });
   }
+}
+
+/** The combat figures of one window: counter differences of /api/status combat (and the NPC room's attacks). */
+function combatRowOf(s0: Status, s1: Status, seconds: number): CombatRow {
+  const c0 = s0.combat!;
+  const c1 = s1.combat!;
+  const npcAttacks = (s1.npcs?.totals.attacks ?? 0) - (s0.npcs?.totals.attacks ?? 0);
+  return {
+    attacksPerSecond: (c1.attacks - c0.attacks) / seconds,
+    hitsPerSecond: (c1.hits - c0.hits) / seconds,
+    damagePerSecond: (c1.damage - c0.damage) / seconds,
+    npcKillsPerSecond: (c1.kills.npcs - c0.kills.npcs) / seconds,
+    playerDeathsPerSecond: (c1.kills.players - c0.kills.players) / seconds,
+    respawnsPerSecond: (c1.respawns - c0.respawns) / seconds,
+    combatPacketsPerSecond: (c1.packetsSent - c0.packetsSent) / seconds,
+    npcAttacksPerSecond: npcAttacks / seconds,
+  };
 }
 
 /** The NPC figures of one window from the /api/status at its two ends, its own percentiles and the in-window samples. */
@@ -940,6 +992,123 @@ export async function runServerNpcs(
     targets,
     notes: [
       "Reproduce one row: write the world with bench/server/world.ts writeWorld(dir, { npcs: 20000 }), start the server command of the server suite on it (plus --npc-budget N for a budget row), and run bench/server/bots.ts with --count 2000.",
+      "The load average is the machine's (2 cores): above 2 means something besides this server and its bots wanted CPU during the row.",
+    ],
+    raw: rows,
+  };
+}
+
+/** Issue 13's performance target: 2000 bots fighting among 20,000 NPCs. */
+const COMBAT_GOALS = { tickP99Ms: 20, cpuUsPerClientSecond: 300 };
+const COMBAT_NPCS = 20_000;
+
+/**
+ * The combat rows (issue 13's performance section): the npcs suite's world with 20,000 creatures, 2000 bots
+ * that seek and attack them (bench/server/bots.ts --fight), beside the same bots wandering in the same
+ * session (the npcs suite's 20,000 row), so the cost of fighting is the difference.
+ */
+export async function runServerCombat(options: RunOptions & { npcBots?: number }): Promise<SuiteResult> {
+  const loadStart = loadNow();
+  const bots = options.npcBots ?? (options.quick ? 100 : DEFAULT_NPC_BOTS);
+  const warmupS = options.quick ? 2 : 10;
+  const measureS = options.quick ? 5 : 30;
+  const dir = mkdtempSync(join(tmpdir(), "fc-combat-world-"));
+  const rows: ScaleRow[] = [];
+  try {
+    const mapPath = writeWorld(join(dir, "world"), { npcs: COMBAT_NPCS });
+    for (const fighting of [false, true]) {
+      log(`combat: ${bots} bots ${fighting ? "fighting" : "wandering"}, ${COMBAT_NPCS} NPCs`);
+      rows.push(await runScale(mapPath, bots, false, warmupS, measureS, "auto", { fight: fighting }));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const label = (row: ScaleRow) => `${row.bots} bots ${row.fight ? "fighting" : "wandering"}, ${fmt(COMBAT_NPCS)} NPCs`;
+  const fightRow = rows.find((row) => row.fight);
+  const full = bots === DEFAULT_NPC_BOTS;
+  const notRun = `not run (bots ${bots})`;
+  const targets: Target[] = [
+    {
+      target: `2000 bots fighting among 20,000 NPCs: p99 tick < ${COMBAT_GOALS.tickP99Ms} ms with ${TICK_HZ} ticks/s and ${BROADCAST_HZ} States/s per bot held (≥ 95 %)`,
+      measured:
+        fightRow && full
+          ? `p99 tick ${fmt(fightRow.tickMs.p99)} ms, ${fmt(fightRow.tickRateHz)} ticks/s, ${fmt(fightRow.bot.perBot.statePerSecond)} States/s per bot (load ${loadCell(fightRow)})`
+          : notRun,
+      met:
+        fightRow && full
+          ? fightRow.tickMs.p99 < COMBAT_GOALS.tickP99Ms &&
+            fightRow.tickRateHz >= TICK_HZ * 0.95 &&
+            fightRow.bot.perBot.statePerSecond >= BROADCAST_HZ * 0.95
+          : null,
+    },
+    {
+      target: `2000 bots fighting among 20,000 NPCs: ≤ ${COMBAT_GOALS.cpuUsPerClientSecond} server CPU µs per client-second`,
+      measured:
+        fightRow && full
+          ? `${fmt(fightRow.cpuUsPerClientSecond)} µs/client-s (${fmt(fightRow.serverCpuPercent)} % of a core; the same bots wandering: ${fmt(rows.find((row) => !row.fight)?.cpuUsPerClientSecond ?? NaN)})`
+          : notRun,
+      met: fightRow && full ? fightRow.cpuUsPerClientSecond <= COMBAT_GOALS.cpuUsPerClientSecond : null,
+    },
+  ];
+  return {
+    suite: "combat",
+    title: "Server with combat: 2000 bots fighting among 20,000 creatures on the 1024×1024 world",
+    date: new Date().toISOString(),
+    command: commandLine(),
+    quick: options.quick,
+    gitCommit: gitCommit(),
+    machine: machineNow(loadStart),
+    timing: `per row: a fresh server, ${warmupS} s warm-up after all joins, then a ${measureS} s window; server CPU from /proc/<pid>/stat; combat figures from /api/status at both ends of the window; load average before and after each row in the table`,
+    tables: [
+      {
+        title: "Combat rows (server on core 0, bots on core 1)",
+        columns: [
+          "row",
+          "load 1-min before / after",
+          "server CPU %",
+          "CPU µs per client-s",
+          "tick ms p50 / p99",
+          "ticks/s",
+          "States/s per bot",
+          "down B/s per bot",
+          "player blows/s",
+          "hits/s",
+          "creature blows/s",
+          "creatures killed/s",
+          "players killed/s",
+          "CombatPackets/s",
+          "bots' CPU %",
+          "keeps up",
+        ],
+        rows: rows.map((row) => [
+          label(row),
+          loadCell(row),
+          fmt(row.serverCpuPercent),
+          fmt(row.cpuUsPerClientSecond),
+          `${fmt(row.tickMs.p50)} / ${fmt(row.tickMs.p99)}`,
+          fmt(row.tickRateHz),
+          fmt(row.bot.perBot.statePerSecond),
+          fmt(row.bot.perBot.ipBytesInPerSecond),
+          row.combat ? fmt(row.combat.attacksPerSecond - row.combat.npcAttacksPerSecond) : "—",
+          row.combat ? fmt(row.combat.hitsPerSecond) : "—",
+          row.combat ? fmt(row.combat.npcAttacksPerSecond) : "—",
+          row.combat ? fmt(row.combat.npcKillsPerSecond) : "—",
+          row.combat ? fmt(row.combat.playerDeathsPerSecond) : "—",
+          row.combat ? fmt(row.combat.combatPacketsPerSecond) : "—",
+          fmt(row.bot.botProcessCpuPercent),
+          row.keepsUp ? "yes" : "**no**",
+        ]),
+        note:
+          `World: the npcs suite's, with ${fmt(COMBAT_NPCS)} NPCs (${NPC_KINDS.map((kind) => `"${kind.name}": ${kind.behaviour}, hp ${kind.hp}, attack ${kind.attack}, elo ${kind.elo}`).join("; ")}). ` +
+          "Fighting bots walk straight toward the nearest living creature in their latest entity update and step into its tile once adjacent " +
+          "(the server's bump: an attack), one ActionPacket per window as the wandering bots send; with none in view, or not getting nearer for 4 windows, they wander. " +
+          "Player blows/s = the combat room's attacks minus the creatures' (NPC room totals.attacks). A dead bot keeps sending; the server ignores it until it respawns.",
+      },
+    ],
+    charts: [],
+    targets,
+    notes: [
+      "Reproduce: write the world with bench/server/world.ts writeWorld(dir, { npcs: 20000 }), start the server command of the server suite on it, and run bench/server/bots.ts with --count 2000 --fight.",
       "The load average is the machine's (2 cores): above 2 means something besides this server and its bots wanted CPU during the row.",
     ],
     raw: rows,
