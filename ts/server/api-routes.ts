@@ -16,6 +16,7 @@ import { type MetricsSource, prometheusText } from "./prometheus.js";
 import type { Session, SessionRegistry } from "./session.js";
 import type { World } from "./world.js";
 import type { PvpRule } from "./combat/pvp-zones.js";
+import type { AdminService } from "./admin/admin-service.js";
 
 /** What the routes use of the game (the Game is one): joining and leaving, accounts, the world, the status. */
 export interface ApiGame extends MetricsSource {
@@ -27,6 +28,8 @@ export interface ApiGame extends MetricsSource {
   >;
   readonly options: Pick<GameOptions, "tickHz">;
   readonly pvp: Pick<PvpRule, "enabled">;
+  /** Address bans (admin/): a banned source may not join, register or log in. */
+  readonly admin: Pick<AdminService, "addressRefusal">;
   /** Creates a guest session; throws JoinError when refused. */
   join(nick: string): Session;
   leave(session: Session, reason: string): void;
@@ -82,6 +85,11 @@ export function installApiRoutes(
   const guestJoins = new KeyedRateLimiter(limits.guestJoinsPerAddress / 60, limits.guestJoinsPerAddress, 100_000);
   const guardStats = { loginsHeldBack: 0, registrationsHeldBack: 0, guestJoinsHeldBack: 0 };
   const source = (raw: IncomingMessage) => addressKey(raw.socket.remoteAddress ?? "");
+  /** A banned source gets 403 with the ban's reason and end, before anything else is done for it. */
+  const refuseBanned = (raw: IncomingMessage): void => {
+    const banned = game.admin.addressRefusal(raw.socket.remoteAddress ?? "");
+    if (banned !== null) throw new HttpError(403, banned);
+  };
   const wait = (ms: number, what: string): never => {
     const seconds = Math.ceil(ms / 1000);
     throw new HttpError(429, `too many failed logins ${what}: try again in ${seconds} s`, retryAfter(seconds));
@@ -90,6 +98,7 @@ export function installApiRoutes(
   // Body {"nick", "replaces"?}: `replaces` is the token of this client's previous guest
   // session (after a lost link), which ends now instead of lingering until eviction.
   http.route("POST", "/api/guest", ({ body, raw }) => {
+    refuseBanned(raw);
     if (!guestJoins.take(source(raw), Date.now())) {
       guardStats.guestJoinsHeldBack++;
       throw new HttpError(
@@ -117,6 +126,7 @@ export function installApiRoutes(
 
   // Body {"name", "password", "nick"}: creates the account and its character, and plays it.
   http.route("POST", "/api/register", async ({ body, raw }) => {
+    refuseBanned(raw);
     const name = stringField(body, "name");
     const password = stringField(body, "password");
     const nick = stringField(body, "nick");
@@ -141,6 +151,7 @@ export function installApiRoutes(
   // Body {"name", "password"}: plays the account's character where it was saved,
   // replacing a session the account already has.
   http.route("POST", "/api/login", async ({ body, raw }) => {
+    refuseBanned(raw);
     const name = stringField(body, "name");
     const password = stringField(body, "password");
     const from = source(raw);

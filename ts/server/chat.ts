@@ -33,6 +33,8 @@ export interface ChatStats {
   posted: number;
   rateLimited: number;
   refused: number;
+  /** Lines of muted players, refused. */
+  muted: number;
   /** Re-sent copies of client lines, acknowledged again and not posted. */
   duplicates: number;
   /** ChatPackets re-sent because no ack came. */
@@ -54,6 +56,7 @@ export class ChatService {
     posted: 0,
     rateLimited: 0,
     refused: 0,
+    muted: 0,
     duplicates: 0,
     retransmits: 0,
     overflowDropped: 0,
@@ -66,6 +69,8 @@ export class ChatService {
     private readonly sessions: Pick<SessionRegistry, "values">,
     private readonly egress: Egress,
     private readonly metrics: Metrics,
+    /** Whether a session may not post now (an operator muted it, admin/); its lines are refused. */
+    private readonly muted: (session: Session) => boolean = () => false,
   ) {}
 
   /** A system line (speaker 0) to every session: joins, leaves, notices. Throws EncodeError for text chat cannot carry. */
@@ -132,6 +137,9 @@ export class ChatService {
     if (text === "" || BIDI_CONTROLS.test(text)) {
       status = CHAT_STATUS_REFUSED;
       this.stats.refused++;
+    } else if (this.muted(session)) {
+      status = CHAT_STATUS_REFUSED;
+      this.stats.muted++;
     } else if (!channel.limiter.take(nowMs)) {
       status = CHAT_STATUS_RATE_LIMITED;
       this.stats.rateLimited++;

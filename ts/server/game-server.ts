@@ -34,6 +34,8 @@ import { Metrics, TIMING_WINDOW_TICKS } from "./metrics.js";
 import { executeWindowMoves } from "./movement.js";
 import { NpcRoom } from "./npc/npc-room.js";
 import { CombatRoom } from "./combat/combat-room.js";
+import { AdminService } from "./admin/admin-service.js";
+import { AdminStore } from "./admin/admin-store.js";
 import { PvpRule } from "./combat/pvp-zones.js";
 import { CharacterSaver, SAVE_INTERVAL_MS } from "./persistence/character-saver.js";
 import { CharacterStore } from "./persistence/character-store.js";
@@ -87,6 +89,8 @@ export class Game {
   readonly combat: CombatRoom;
   /** Where players may fight each other. */
   readonly pvp: PvpRule;
+  /** What operators do: kick, ban, mute, announce (admin/; its HTTP API only with an admin token). */
+  readonly admin: AdminService;
   /** Last processed tick; the first tick processed is 1. */
   tick = 0;
   private readonly loop: TickLoop;
@@ -117,7 +121,7 @@ export class Game {
     );
     this.clock = new GameClock(this);
     const { world, entities, sessions, metrics, egress, clock } = this;
-    this.chat = new ChatService(sessions, egress, metrics);
+    this.chat = new ChatService(sessions, egress, metrics, (session) => this.admin.isMuted(session));
     this.dialogs = new DialogService(egress, metrics, log);
     this.custom = new CustomMessages(egress, metrics, log);
     const { chat, dialogs, custom } = this;
@@ -192,6 +196,15 @@ export class Game {
       log,
     });
     this.accounts = new AccountService(this.accountStore, this.lifecycle);
+    this.admin = new AdminService({
+      sessions,
+      leave: (session, reason) => this.lifecycle.leave(session, reason),
+      chat: this.chat,
+      accounts: this.accountStore,
+      store: new AdminStore(this.database.db),
+      log,
+      now: Date.now,
+    });
     this.saveEveryTicks = Math.max(1, Math.round((this.options.tickHz * SAVE_INTERVAL_MS) / 1000));
   }
 

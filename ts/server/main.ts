@@ -1,5 +1,7 @@
 // `npm start`: runs the game server on the bundled map (or --map).
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { checkAdminToken } from "./admin/admin-routes.js";
 import { parseArgs } from "node:util";
 import { formatProfile, parseProfileSpec, ProfileError, randomSeed } from "../netsim/index.js";
 import { DEFAULT_GAME_OPTIONS } from "./game-options.js";
@@ -39,6 +41,10 @@ usage: npm start -- [options]
   --pvp                 players may attack each other (bump into them) outside the map's
                         safe_zone areas; the map's "pvp" property can turn it on too (docs/combat.md)
   --combat-seed N       seed of the hit rolls (default ${DEFAULT_GAME_OPTIONS.combatSeed})
+  --admin-token-file F  serve the admin API (/api/admin/*: kick, ban, mute, announce; docs/server.md § Admin)
+                        to requests bearing the token in file F (at least 32 characters). The token may
+                        come from the environment instead, CAVES_ADMIN_TOKEN; without either there is
+                        no admin API. npm run -s admin -- --help is its command-line client
   --log-level LEVEL     debug | info | warn | error | silent (default info)
   --udp-backend NAME    auto | mmsg | dgram: how UDP datagrams move (default auto: batched
                         sendmmsg/recvmmsg through native/udp-mmsg where it is built, else
@@ -149,6 +155,7 @@ async function main(): Promise<void> {
         "join-rate": { type: "string", default: String(DEFAULT_HTTP_LIMITS.guestJoinsPerAddress) },
         netsim: { type: "string" },
         "udp-backend": { type: "string", default: "auto" },
+        "admin-token-file": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
       allowPositionals: false,
@@ -170,6 +177,14 @@ async function main(): Promise<void> {
   const webrtc: ServerOptions["webrtc"] = { iceServers: v["ice-server"]!.map(iceServer) };
   if (v["rtc-bind"] !== undefined) webrtc.bindAddress = v["rtc-bind"];
   if (v["rtc-ports"] !== undefined) webrtc.portRange = portRange(v["rtc-ports"]);
+  let adminToken: string | undefined;
+  try {
+    const fromFile = v["admin-token-file"] === undefined ? undefined : readFileSync(v["admin-token-file"], "utf8");
+    const raw = fromFile ?? process.env.CAVES_ADMIN_TOKEN;
+    adminToken = raw === undefined ? undefined : checkAdminToken(raw);
+  } catch (error) {
+    fail(`admin token: ${(error as Error).message}`);
+  }
   const backupDir = v["db-backup"];
   const backupMinutes = positive("db-backup-minutes", v["db-backup-minutes"]!);
   const backupKeep = positive("db-backup-keep", v["db-backup-keep"]!);
@@ -212,6 +227,7 @@ async function main(): Promise<void> {
       },
       udpBackend,
       logger,
+      adminToken,
     });
   } catch (error) {
     process.stderr.write(`error: could not start the server: ${(error as Error).message}\n`);
@@ -229,6 +245,7 @@ async function main(): Promise<void> {
     npcs: server.game.npcs.size,
     npcKinds: world.npcKinds.length,
     pvp: server.game.pvp.enabled ? `on (${world.safeZones.length} safe zones)` : "off",
+    admin: adminToken === undefined ? "off" : "on",
   });
   process.stdout.write(
     `Forgotten Caves is running: http://${host}:${server.httpPort}/  (UDP ${host}:${server.udpPort}, map ${world.name})\n`,

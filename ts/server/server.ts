@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { DuplexProfile } from "../netsim/index.js";
 import { loadCore } from "../wasm/node.js";
 import { installApiRoutes } from "./api-routes.js";
+import { installAdminRoutes } from "./admin/admin-routes.js";
 import type { GameOptions } from "./game-options.js";
 import { Game } from "./game-server.js";
 import { HttpApi } from "./http-api.js";
@@ -50,6 +51,8 @@ export interface ServerOptions extends Partial<GameOptions> {
   udpBackend?: UdpBackend;
   /** HTTP edge and account limits (http-guard.ts); DEFAULT_HTTP_LIMITS for what is not given. */
   http?: Partial<HttpLimits>;
+  /** The operators' bearer token: with one, the admin API (/api/admin/*) is served; there is no default. */
+  adminToken?: string;
 }
 
 export interface RunningServer {
@@ -148,6 +151,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }),
   );
   installRtcSignalling(http, webrtc, game.sessions);
+  if (options.adminToken !== undefined) installAdminRoutes(http, game.admin, options.adminToken);
   http.setFallback(staticFiles(options.clientDir ?? DEFAULT_CLIENT_DIR));
   const closeTransports = () => {
     websocket.close();

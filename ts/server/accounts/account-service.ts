@@ -82,7 +82,8 @@ export class AccountService {
     // Re-read: the account may have been banned while the hash was computed.
     const account = this.store.findByName(rawName);
     if (!account) throw new AccountError(401, BAD_CREDENTIALS);
-    if (account.bannedReason !== null) throw new AccountError(403, `account banned: ${account.bannedReason}`);
+    const ban = activeBan(account, Date.now());
+    if (ban !== null) throw new AccountError(403, ban);
     return this.enter(account, "server full");
   }
 
@@ -97,4 +98,15 @@ export class AccountService {
     this.dummyHash ??= hashPassword("not a password anyone can log in with");
     return this.dummyHash;
   }
+}
+
+/** Why `account` may not play now, or null: a ban without an end, or one that has not ended yet. */
+export function activeBan(
+  account: Pick<AccountRecord, "bannedReason" | "bannedUntilMs">,
+  nowMs: number,
+): string | null {
+  if (account.bannedReason === null) return null;
+  if (account.bannedUntilMs === null) return `account banned: ${account.bannedReason}`;
+  if (account.bannedUntilMs <= nowMs) return null;
+  return `account banned until ${new Date(account.bannedUntilMs).toISOString()}: ${account.bannedReason}`;
 }

@@ -11,6 +11,8 @@ export interface AccountRecord {
   passwordHash: string;
   /** Null when the account may play. */
   bannedReason: string | null;
+  /** When a ban ends (ms since the epoch); null with a reason: for good. */
+  bannedUntilMs: number | null;
 }
 
 /** The name (case-insensitively) belongs to another account. */
@@ -22,6 +24,7 @@ interface AccountRow {
   nick: string;
   password_hash: string;
   banned_reason: string | null;
+  banned_until_ms: number | null;
 }
 
 export class AccountStore {
@@ -42,13 +45,13 @@ export class AccountStore {
     characters: CharacterStore,
   ) {
     this.selectByKey = db.prepare<[string], AccountRow>(
-      "SELECT id, name, nick, password_hash, banned_reason FROM accounts WHERE name_key = ?",
+      "SELECT id, name, nick, password_hash, banned_reason, banned_until_ms FROM accounts WHERE name_key = ?",
     );
     this.insertAccount = db.prepare(
       "INSERT INTO accounts (name, name_key, nick, password_hash, created_at_ms) VALUES (?, ?, ?, ?, ?)",
     );
     this.updateLogin = db.prepare("UPDATE accounts SET last_login_at_ms = ? WHERE id = ?");
-    this.updateBan = db.prepare("UPDATE accounts SET banned_reason = ? WHERE name_key = ?");
+    this.updateBan = db.prepare("UPDATE accounts SET banned_reason = ?, banned_until_ms = ? WHERE name_key = ?");
     this.createWithCharacter = db.transaction((name, nick, passwordHash, character, nowMs) => {
       const id = Number(this.insertAccount.run(name, accountNameKey(name), nick, passwordHash, nowMs).lastInsertRowid);
       characters.create(id, character, nowMs);
@@ -65,6 +68,7 @@ export class AccountStore {
         nick: row.nick,
         passwordHash: row.password_hash,
         bannedReason: row.banned_reason,
+        bannedUntilMs: row.banned_until_ms,
       }
     );
   }
@@ -73,7 +77,7 @@ export class AccountStore {
   create(name: string, nick: string, passwordHash: string, character: CharacterState, nowMs: number): AccountRecord {
     try {
       const id = this.createWithCharacter(name, nick, passwordHash, character, nowMs);
-      return { id, name, nick, passwordHash, bannedReason: null };
+      return { id, name, nick, passwordHash, bannedReason: null, bannedUntilMs: null };
     } catch (error) {
       if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
         throw new NameTakenError(`name "${name}" is taken`);
@@ -86,9 +90,15 @@ export class AccountStore {
     this.updateLogin.run(nowMs, accountId);
   }
 
-  /** Bans (reason) or unbans (null) an account by name; false when there is no such account. */
-  setBan(name: string, reason: string | null): boolean {
-    return this.updateBan.run(reason, accountNameKey(name)).changes > 0;
+  /** Bans (reason, until untilMs or for good) or unbans (null) an account by name; false when there is no such account. */
+  setBan(name: string, reason: string | null, untilMs: number | null = null): boolean {
+    return this.updateBan.run(reason, reason === null ? null : untilMs, accountNameKey(name)).changes > 0;
+  }
+
+  /** The name of account `accountId`, if it exists. */
+  nameOf(accountId: number): string | undefined {
+    const row = this.db.prepare<[number], { name: string }>("SELECT name FROM accounts WHERE id = ?").get(accountId);
+    return row?.name;
   }
 
   get size(): number {

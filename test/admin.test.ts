@@ -1,0 +1,221 @@
+// The operators' interface (issue 17 item 10), against a real server on real
+// sockets and a real SQLite file: the admin API exists only with a token and
+// answers only to it; kick, ban (account, address, timed, persisted across a
+// restart), mute and announce do what they say; every action is in the admin
+// log; the command-line client drives it with the exit codes it promises.
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { encodePacketToBytes } from "../ts/protocol/packet.js";
+import { checkAdminToken } from "../ts/server/admin/admin-routes.js";
+import { Logger } from "../ts/server/log.js";
+import { openGameDatabase } from "../ts/server/persistence/database.js";
+import { type RunningServer, startServer } from "../ts/server/server.js";
+import { postJson } from "./support/game-harness.js";
+import { writeTestMap } from "./support/test-map.js";
+import { type Joined, UdpTestClient } from "./support/udp-client.js";
+
+const TOKEN = "a-long-operator-token-0123456789abcdef";
+const map = writeTestMap();
+const dir = mkdtempSync(join(tmpdir(), "caves-admin-"));
+let server: RunningServer | undefined;
+const clients: UdpTestClient[] = [];
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.close();
+  await server?.close();
+  server = undefined;
+});
+afterAll(() => {
+  map.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function start(options: { adminToken?: string; dbPath?: string } = {}): Promise<RunningServer> {
+  server = await startServer({
+    host: "127.0.0.1",
+    httpPort: 0,
+    udpPort: 0,
+    mapPath: map.path,
+    logger: new Logger("silent"),
+    adminToken: options.adminToken,
+    database: options.dbPath === undefined ? undefined : openGameDatabase(options.dbPath),
+  });
+  return server;
+}
+
+async function admin(
+  method: "GET" | "POST",
+  path: string,
+  body?: Record<string, unknown>,
+  token = TOKEN,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`http://127.0.0.1:${server!.httpPort}/api/admin/${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+async function play(joined: Joined): Promise<UdpTestClient> {
+  const client = await UdpTestClient.withSession(joined);
+  clients.push(client);
+  client.action(0, 0);
+  await client.waitFor("own position", () => client.position(), 5000);
+  return client;
+}
+
+async function guest(nick: string): Promise<UdpTestClient> {
+  return play((await postJson(server!.httpPort, "/api/guest", { nick })).body as unknown as Joined);
+}
+
+function chatLines(client: UdpTestClient): { speakerName: string; text: string }[] {
+  return client.received.flatMap((r) =>
+    r.packet?.type === "chat" ? [{ speakerName: r.packet.speakerName, text: r.packet.text }] : [],
+  );
+}
+
+describe("the admin API", () => {
+  it("does not exist without a token; with one it answers only a bearer of it, and logs every refusal", async () => {
+    await start();
+    expect((await admin("GET", "players")).status).toBe(404);
+    await server!.close();
+    await start({ adminToken: TOKEN, dbPath: join(dir, "auth.sqlite") });
+    expect((await admin("GET", "players", undefined, "wrong-token-wrong-token-wrong-token")).status).toBe(401);
+    const bare = await fetch(`http://127.0.0.1:${server!.httpPort}/api/admin/players`);
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get("www-authenticate")).toMatch(/Bearer/);
+    expect((await admin("GET", "players")).status).toBe(200);
+    const log = (await admin("GET", "log?limit=10")).body.entries as { action: string }[];
+    expect(log.filter((entry) => entry.action === "players refused")).toHaveLength(2);
+    expect(() => checkAdminToken("short")).toThrow(/at least 32 characters/);
+  });
+
+  it("lists players; kick ends a session; announce reaches everyone as the server", async () => {
+    await start({ adminToken: TOKEN });
+    const ada = await guest("Ada");
+    const bo = await guest("Bo");
+    const players = (await admin("GET", "players")).body.players as { nick: string; address: string }[];
+    expect(players.map((p) => p.nick).sort()).toEqual(["Ada", "Bo"]);
+    expect(players[0].address).toBe("127.0.0.1");
+    const announced = await admin("POST", "announce", { text: "Restart in 5 minutes." });
+    expect(announced.status).toBe(200);
+    for (const client of [ada, bo]) {
+      await client.waitFor("the announcement", () =>
+        chatLines(client).some((line) => line.speakerName === "server" && line.text === "Restart in 5 minutes."),
+      );
+    }
+    expect((await admin("POST", "kick", { nick: "bo", reason: "testing" })).status).toBe(200);
+    expect(server!.game.sessions.size).toBe(1);
+    expect((await admin("POST", "kick", { nick: "Nobody" })).status).toBe(404);
+    expect((await admin("POST", "kick", {})).status).toBe(400);
+  });
+
+  it("bans an account (timed: it ends by itself) and an address, kicking who it covers; unban lifts it", async () => {
+    await start({ adminToken: TOKEN, dbPath: join(dir, "bans.sqlite") });
+    const registered = await postJson(server!.httpPort, "/api/register", {
+      name: "Mallory",
+      password: "mallory-password",
+      nick: "Mal",
+    });
+    await play(registered.body as unknown as Joined);
+    const banned = await admin("POST", "ban", { nick: "Mal", minutes: 0.02, reason: "griefing" });
+    expect(banned.status).toBe(200);
+    expect(banned.body).toMatchObject({ account: "Mallory", kicked: ["Mal"] });
+    expect(server!.game.sessions.size).toBe(0);
+    const refused = await postJson(server!.httpPort, "/api/login", { name: "Mallory", password: "mallory-password" });
+    expect(refused.status).toBe(403);
+    expect(String(refused.body.error)).toMatch(/banned until .*: griefing/);
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    const after = await postJson(server!.httpPort, "/api/login", { name: "Mallory", password: "mallory-password" });
+    expect(after.status).toBe(200);
+    await play(after.body as unknown as Joined);
+
+    // An address: every way in from it is refused, with the reason.
+    expect((await admin("POST", "ban", { address: "127.0.0.1", reason: "flooding" })).body).toMatchObject({
+      address: "127.0.0.1",
+      kicked: ["Mal"],
+    });
+    const guestRefused = await postJson(server!.httpPort, "/api/guest", { nick: "Eve" });
+    expect(guestRefused.status).toBe(403);
+    expect(String(guestRefused.body.error)).toMatch(/this address is banned: flooding/);
+    expect(((await admin("GET", "bans")).body.addresses as unknown[]).length).toBe(1);
+    expect((await admin("POST", "unban", { address: "127.0.0.1" })).body).toMatchObject({ lifted: true });
+    expect((await postJson(server!.httpPort, "/api/guest", { nick: "Eve" })).status).toBe(200);
+    expect((await admin("POST", "ban", { account: "Nobody", reason: "x" })).status).toBe(404);
+    expect((await admin("POST", "ban", { address: "not an address", reason: "x" })).status).toBe(400);
+    expect((await admin("POST", "ban", { nick: "Eve", minutes: -1, reason: "x" })).status).toBe(400);
+  });
+
+  it("a ban survives a restart, and so does the log of it", async () => {
+    const dbPath = join(dir, "restart.sqlite");
+    await start({ adminToken: TOKEN, dbPath });
+    await postJson(server!.httpPort, "/api/register", { name: "Trent", password: "trent-password", nick: "Trent" });
+    expect((await admin("POST", "ban", { account: "Trent", reason: "cheating" })).status).toBe(200);
+    await server!.close();
+    await start({ adminToken: TOKEN, dbPath });
+    const login = await postJson(server!.httpPort, "/api/login", { name: "Trent", password: "trent-password" });
+    expect(login.status).toBe(403);
+    expect(String(login.body.error)).toBe("account banned: cheating");
+    const log = (await admin("GET", "log")).body.entries as { action: string; detail: { request: unknown } }[];
+    expect(log.find((entry) => entry.action === "ban")?.detail.request).toMatchObject({ reason: "cheating" });
+  });
+
+  it("mute refuses a player's chat lines (nobody hears them) until unmuted", async () => {
+    await start({ adminToken: TOKEN });
+    const loud = await guest("Loud");
+    const ear = await guest("Ear");
+    const say = (seq: number, text: string) =>
+      loud.sendRaw(encodePacketToBytes({ type: "chat_post", clientType: 0, authToken: loud.token, seq, text }));
+    expect((await admin("POST", "mute", { nick: "Loud", reason: "spam" })).status).toBe(200);
+    await loud.waitFor("told of the mute", () => chatLines(loud).some((line) => line.text === "You are muted: spam"));
+    say(1, "buy gold");
+    await loud.waitFor("the refusal", () =>
+      loud.received.some((r) => r.packet?.type === "chat_post_ack" && r.packet.seq === 1 && r.packet.status === 2),
+    );
+    expect((await admin("GET", "players")).body.players).toEqual(
+      expect.arrayContaining([expect.objectContaining({ nick: "Loud", muted: true })]),
+    );
+    expect((await admin("POST", "unmute", { nick: "Loud" })).status).toBe(200);
+    say(2, "sorry");
+    await ear.waitFor("the line after unmute", () => chatLines(ear).some((line) => line.text === "sorry"));
+    expect(chatLines(ear).some((line) => line.text === "buy gold")).toBe(false);
+    expect(server!.game.chat.stats.muted).toBe(1);
+  });
+
+  it("the command-line client: JSON out and exit 0; a refusal exits 1; bad usage exits 2", async () => {
+    await start({ adminToken: TOKEN });
+    await guest("Cli");
+    const tokenFile = join(dir, "token");
+    writeFileSync(tokenFile, `${TOKEN}\n`);
+    const url = `http://127.0.0.1:${server!.httpPort}`;
+    const run = async (...args: string[]) => {
+      try {
+        const { stdout, stderr } = await promisify(execFile)(
+          process.execPath,
+          ["--import", "tsx", "ts/tools/admin.ts", "--url", url, ...args],
+          { env: { ...process.env, CAVES_ADMIN_TOKEN: "" } },
+        );
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const failed = error as { code: number; stdout: string; stderr: string };
+        return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+      }
+    };
+    const listed = await run("--token-file", tokenFile, "players");
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout).players[0].nick).toBe("Cli");
+    const kicked = await run("--token-file", tokenFile, "kick", "Nobody");
+    expect(kicked.code).toBe(1);
+    expect(kicked.stderr).toMatch(/refused \(404\): no player "Nobody"/);
+    expect((await run("--token-file", tokenFile, "ban", "Cli")).code).toBe(2); // no reason
+    expect((await run("players")).stderr).toMatch(/no admin token/);
+    expect((await run("--token-file", tokenFile, "frobnicate")).code).toBe(2);
+    expect((await run("--token-file", tokenFile, "ban", "Cli", "--minutes", "5", "being", "a", "test")).code).toBe(0);
+    expect(server!.game.sessions.size).toBe(0);
+  }, 60_000);
+});

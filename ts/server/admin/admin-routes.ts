@@ -1,0 +1,131 @@
+// The admin HTTP API (docs/server.md § Admin): /api/admin/*, each request
+// authenticated with `Authorization: Bearer <token>`, the token the host gave
+// the server (--admin-token-file or CAVES_ADMIN_TOKEN; there is no default,
+// and without one these routes do not exist). Tokens are compared through
+// their SHA-256 digests with timingSafeEqual, so neither length nor content
+// leaks through timing; a wrong token is logged and answered 401.
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import { type HttpApi, HttpError } from "../http-api.js";
+import { AdminError, type AdminService, type PlayerRef } from "./admin-service.js";
+
+/** The shortest token accepted: 32 characters (e.g. `openssl rand -hex 16`), so guessing is hopeless. */
+export const ADMIN_TOKEN_MIN_CHARS = 32;
+const LOG_LIMIT_MAX = 1000;
+
+/** Checks a host's token: long enough and printable; throws an Error saying what is wrong. */
+export function checkAdminToken(token: string): string {
+  const trimmed = token.trim();
+  if (trimmed.length < ADMIN_TOKEN_MIN_CHARS) {
+    throw new Error(`the admin token must be at least ${ADMIN_TOKEN_MIN_CHARS} characters (try: openssl rand -hex 32)`);
+  }
+  if (!/^[\x21-\x7e]+$/.test(trimmed)) throw new Error("the admin token must be printable ASCII without spaces");
+  return trimmed;
+}
+
+export function installAdminRoutes(http: HttpApi, admin: AdminService, token: string): void {
+  const expected = digest(checkAdminToken(token));
+  const authorize = (raw: IncomingMessage, action: string): void => {
+    const header = raw.headers.authorization ?? "";
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (match === null || !timingSafeEqual(digest(match[1]), expected)) {
+      admin.refused(
+        action,
+        { from: raw.socket.remoteAddress ?? "" },
+        match === null ? "no bearer token" : "wrong token",
+      );
+      throw new HttpError(401, "admin token missing or wrong", { "www-authenticate": 'Bearer realm="admin"' });
+    }
+  };
+  const run = (action: string, raw: IncomingMessage, work: () => unknown) => {
+    authorize(raw, action);
+    try {
+      return { body: work() };
+    } catch (error) {
+      if (error instanceof AdminError) {
+        admin.refused(action, {}, error.message);
+        throw new HttpError(error.status, error.message);
+      }
+      throw error;
+    }
+  };
+  const post = (action: string, work: (body: Record<string, unknown>) => unknown) =>
+    http.route("POST", `/api/admin/${action}`, ({ body, raw }) => run(action, raw, () => work(objectBody(body))));
+
+  http.route("GET", "/api/admin/players", ({ raw }) => run("players", raw, () => ({ players: admin.players() })));
+  http.route("GET", "/api/admin/bans", ({ raw }) => run("bans", raw, () => admin.bans()));
+  http.route("GET", "/api/admin/log", ({ raw }) =>
+    run("log", raw, () => {
+      const limitParam = new URL(raw.url ?? "/", "http://localhost").searchParams.get("limit") ?? "50";
+      const limit = Number(limitParam);
+      if (!/^\d+$/.test(limitParam) || limit < 1 || limit > LOG_LIMIT_MAX) {
+        throw new AdminError(400, `limit must be an integer from 1 to ${LOG_LIMIT_MAX}`);
+      }
+      return { entries: admin.recent(limit) };
+    }),
+  );
+  post("kick", (body) => admin.kick(playerRef(body), optionalText(body, "reason") ?? "kicked by an operator"));
+  post("ban", (body) =>
+    admin.ban(
+      { ...playerRef(body, true), account: optionalText(body, "account"), address: optionalText(body, "address") },
+      optionalNumber(body, "minutes"),
+      requiredText(body, "reason"),
+    ),
+  );
+  post("unban", (body) =>
+    admin.unban({ account: optionalText(body, "account"), address: optionalText(body, "address") }),
+  );
+  post("mute", (body) =>
+    admin.mute(
+      playerRef(body),
+      optionalNumber(body, "minutes"),
+      optionalText(body, "reason") ?? "muted by an operator",
+    ),
+  );
+  post("unmute", (body) => admin.unmute(playerRef(body)));
+  post("announce", (body) => admin.announce(requiredText(body, "text")));
+}
+
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text, "utf8").digest();
+}
+
+function objectBody(body: unknown): Record<string, unknown> {
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    throw new AdminError(400, "the body must be a JSON object");
+  return body as Record<string, unknown>;
+}
+
+/** nick or entityId; `optional`: neither is fine (the caller has other ways to name a target). */
+function playerRef(body: Record<string, unknown>, optional = false): PlayerRef {
+  const nick = optionalText(body, "nick");
+  const entityId = optionalNumber(body, "entityId");
+  if (entityId !== undefined && (!Number.isInteger(entityId) || entityId < 1)) {
+    throw new AdminError(400, '"entityId" must be a positive integer');
+  }
+  if (!optional && nick === undefined && entityId === undefined) {
+    throw new AdminError(400, 'give "nick" or "entityId" of a player in play');
+  }
+  return { nick, entityId };
+}
+
+function optionalText(body: Record<string, unknown>, key: string): string | undefined {
+  const value = body[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || value.trim() === "")
+    throw new AdminError(400, `"${key}" must be a non-empty string`);
+  return value.trim();
+}
+
+function requiredText(body: Record<string, unknown>, key: string): string {
+  const value = optionalText(body, key);
+  if (value === undefined) throw new AdminError(400, `"${key}" is required`);
+  return value;
+}
+
+function optionalNumber(body: Record<string, unknown>, key: string): number | undefined {
+  const value = body[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value)) throw new AdminError(400, `"${key}" must be a number`);
+  return value;
+}

@@ -1,0 +1,276 @@
+// What an operator can do to a running world (docs/server.md § Admin): see
+// who plays, kick, ban (an account or an address, for a while or for good,
+// persisted), mute, announce. Every action is written to the admin log
+// (SQLite, admin_log) and to the server log, refused ones included, so a
+// host can always answer "who did that, and when".
+import { activeBan } from "../accounts/account-service.js";
+import type { AccountStore } from "../accounts/account-store.js";
+import { addressKey } from "../address-key.js";
+import type { ChatService } from "../chat.js";
+import type { Logger } from "../log.js";
+import type { Session, SessionRegistry } from "../session.js";
+import type { AddressBan, AdminLogEntry, AdminStore } from "./admin-store.js";
+
+/** A refused admin request: the HTTP status and why. */
+export class AdminError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Who a request is about: an online player by nick or entity id. */
+export interface PlayerRef {
+  nick?: string;
+  entityId?: number;
+}
+
+export interface AdminPorts {
+  readonly sessions: Pick<SessionRegistry, "values" | "byEntityId">;
+  readonly leave: (session: Session, reason: string) => void;
+  readonly chat: Pick<ChatService, "system" | "tell">;
+  readonly accounts: Pick<AccountStore, "findByName" | "setBan" | "nameOf">;
+  readonly store: AdminStore;
+  readonly log: Logger;
+  readonly now: () => number;
+}
+
+/** The longest timed ban or mute: a year. Longer is "for good" (no minutes). */
+export const ADMIN_MINUTES_MAX = 525_600;
+/** Speaker name of announcements in chat. */
+export const ANNOUNCE_SPEAKER = "server";
+
+export class AdminService {
+  /** Muted sessions' accounts (by account id) and guests (by token): until when. */
+  private readonly mutes = new Map<string, { untilMs: number | null; reason: string }>();
+
+  constructor(private readonly ports: AdminPorts) {}
+
+  /** Everyone in play. */
+  players(): Record<string, unknown>[] {
+    const now = this.ports.now();
+    return [...this.ports.sessions.values()].map((session) => ({
+      entityId: session.entity.id,
+      nick: session.nick,
+      accountId: session.accountId,
+      address: session.peer?.address ?? null,
+      transport: session.peer?.transport ?? null,
+      x: session.entity.x,
+      y: session.entity.y,
+      hp: session.entity.hp,
+      elo: session.entity.elo,
+      muted: this.muteOf(session, now) !== null,
+    }));
+  }
+
+  kick(target: PlayerRef, reason: string): Record<string, unknown> {
+    const session = this.find(target);
+    this.ports.leave(session, "kicked");
+    return this.record("kick", { target, reason }, { entityId: session.entity.id, nick: session.nick });
+  }
+
+  /**
+   * Bans an account (by name), an address (an IPv4 address or an IPv6 address, whose /64 is banned), or
+   * an online player (its account; a guest's address). `minutes` absent: for good. Sessions it covers end.
+   */
+  ban(
+    target: PlayerRef & { account?: string; address?: string },
+    minutes: number | undefined,
+    reason: string,
+  ): Record<string, unknown> {
+    const now = this.ports.now();
+    const untilMs = minutes === undefined ? null : now + checkMinutes(minutes) * 60_000;
+    let account = target.account;
+    let address = target.address;
+    if (account === undefined && address === undefined) {
+      const session = this.find(target);
+      if (session.accountId !== null) account = this.accountNameOf(session);
+      else if (session.peer !== null) address = session.peer.address;
+      else throw new AdminError(409, `${session.nick} is a guest that has not connected yet: ban an address instead`);
+    }
+    const kicked: string[] = [];
+    if (account !== undefined) {
+      if (!this.ports.accounts.setBan(account, reason, untilMs)) throw new AdminError(404, `no account "${account}"`);
+      const record = this.ports.accounts.findByName(account)!;
+      for (const session of this.matching((s) => s.accountId === record.id)) kicked.push(this.end(session));
+    }
+    if (address !== undefined) {
+      const key = addressKey(checkAddress(address));
+      this.ports.store.banAddress({ address: key, reason, createdAtMs: now, untilMs });
+      for (const session of this.matching((s) => s.peer !== null && addressKey(s.peer.address) === key)) {
+        kicked.push(this.end(session));
+      }
+      address = key;
+    }
+    return this.record(
+      "ban",
+      { target, minutes: minutes ?? null, reason },
+      { account: account ?? null, address: address ?? null, untilMs, kicked },
+    );
+  }
+
+  unban(target: { account?: string; address?: string }): Record<string, unknown> {
+    if (target.account === undefined && target.address === undefined) {
+      throw new AdminError(400, 'give "account" or "address"');
+    }
+    let lifted = false;
+    if (target.account !== undefined) {
+      if (!this.ports.accounts.setBan(target.account, null))
+        throw new AdminError(404, `no account "${target.account}"`);
+      lifted = true;
+    }
+    if (target.address !== undefined)
+      lifted = this.ports.store.unbanAddress(addressKey(checkAddress(target.address))) || lifted;
+    return this.record("unban", { target }, { lifted });
+  }
+
+  /** Why `address` may not join now, or null. */
+  addressRefusal(address: string): string | null {
+    const ban = this.ports.store.addressBan(addressKey(address), this.ports.now());
+    return ban === null ? null : banText("this address is banned", ban);
+  }
+
+  /** The bans in force: addresses, and the named accounts' state when asked about. */
+  bans(): { addresses: AddressBan[] } {
+    return { addresses: this.ports.store.activeAddressBans(this.ports.now()) };
+  }
+
+  /** Whether the account `name` is banned now, and why. */
+  accountBan(name: string): string | null {
+    const account = this.ports.accounts.findByName(name);
+    if (account === undefined) throw new AdminError(404, `no account "${name}"`);
+    return activeBan(account, this.ports.now());
+  }
+
+  mute(target: PlayerRef, minutes: number | undefined, reason: string): Record<string, unknown> {
+    const session = this.find(target);
+    const untilMs = minutes === undefined ? null : this.ports.now() + checkMinutes(minutes) * 60_000;
+    this.mutes.set(muteKey(session), { untilMs, reason });
+    this.ports.chat.tell(
+      session,
+      untilMs === null ? `You are muted: ${reason}` : `You are muted for ${minutes} min: ${reason}`,
+    );
+    return this.record("mute", { target, minutes: minutes ?? null, reason }, { entityId: session.entity.id, untilMs });
+  }
+
+  unmute(target: PlayerRef): Record<string, unknown> {
+    const session = this.find(target);
+    const lifted = this.mutes.delete(muteKey(session));
+    if (lifted) this.ports.chat.tell(session, "You may speak again.");
+    return this.record("unmute", { target }, { entityId: session.entity.id, lifted });
+  }
+
+  /** Whether `session` may not post chat now (the chat service refuses its lines). */
+  isMuted(session: Session): boolean {
+    return this.muteOf(session, this.ports.now()) !== null;
+  }
+
+  announce(text: string): Record<string, unknown> {
+    try {
+      this.ports.chat.system(text, ANNOUNCE_SPEAKER);
+    } catch (error) {
+      throw new AdminError(400, `not sendable as chat: ${(error as Error).message}`);
+    }
+    return this.record("announce", { text }, { players: [...this.ports.sessions.values()].length });
+  }
+
+  /** The newest admin actions, newest first. */
+  recent(limit: number): AdminLogEntry[] {
+    return this.ports.store.recent(limit);
+  }
+
+  /** A request refused before it did anything: logged like the others. */
+  refused(action: string, detail: Record<string, unknown>, why: string): void {
+    this.ports.store.log(this.ports.now(), `${action} refused`, { ...detail, why });
+    this.ports.log.warn("admin action refused", { action, why });
+  }
+
+  private muteOf(session: Session, now: number): { untilMs: number | null } | null {
+    const key = muteKey(session);
+    const mute = this.mutes.get(key);
+    if (mute === undefined) return null;
+    if (mute.untilMs !== null && mute.untilMs <= now) {
+      this.mutes.delete(key);
+      return null;
+    }
+    return mute;
+  }
+
+  private find(target: PlayerRef): Session {
+    const { nick, entityId } = target;
+    if (entityId !== undefined) {
+      const session = this.ports.sessions.byEntityId(entityId);
+      if (session === undefined) throw new AdminError(404, `no player with entity id ${entityId} is in play`);
+      return session;
+    }
+    if (nick === undefined) throw new AdminError(400, 'give "nick" or "entityId" of a player in play');
+    const wanted = nick.toLowerCase();
+    const found = [...this.ports.sessions.values()].filter((session) => session.nick.toLowerCase() === wanted);
+    if (found.length === 0) throw new AdminError(404, `no player "${nick}" is in play`);
+    if (found.length > 1) {
+      throw new AdminError(
+        409,
+        `${found.length} players are called "${nick}": use entityId (${found.map((s) => s.entity.id).join(", ")})`,
+      );
+    }
+    return found[0];
+  }
+
+  private matching(predicate: (session: Session) => boolean): Session[] {
+    return [...this.ports.sessions.values()].filter(predicate);
+  }
+
+  private end(session: Session): string {
+    this.ports.leave(session, "banned");
+    return session.nick;
+  }
+
+  private accountNameOf(session: Session): string {
+    const name = session.accountId === null ? undefined : this.ports.accounts.nameOf(session.accountId);
+    if (name === undefined) throw new AdminError(404, `${session.nick}'s account no longer exists`);
+    return name;
+  }
+
+  private record(
+    action: string,
+    request: Record<string, unknown>,
+    result: Record<string, unknown>,
+  ): Record<string, unknown> {
+    this.ports.store.log(this.ports.now(), action, { request, result });
+    this.ports.log.info("admin action", { action, ...request, ...result });
+    return { action, ...result };
+  }
+}
+
+function muteKey(session: Session): string {
+  return session.accountId !== null ? `account:${session.accountId}` : `guest:${session.tokenHex}`;
+}
+
+function checkMinutes(minutes: number): number {
+  if (typeof minutes !== "number" || !Number.isFinite(minutes) || minutes <= 0 || minutes > ADMIN_MINUTES_MAX) {
+    throw new AdminError(
+      400,
+      `"minutes" must be a number above 0 and at most ${ADMIN_MINUTES_MAX} (omit it: for good)`,
+    );
+  }
+  return minutes;
+}
+
+function checkAddress(address: string): string {
+  if (
+    typeof address !== "string" ||
+    !/^[0-9a-fA-F:.]{2,45}$/.test(address) ||
+    !(address.includes(".") || address.includes(":"))
+  ) {
+    throw new AdminError(400, `"address" must be an IPv4 or IPv6 address, got ${JSON.stringify(address)}`);
+  }
+  return address;
+}
+
+function banText(what: string, ban: AddressBan): string {
+  return ban.untilMs === null
+    ? `${what}: ${ban.reason}`
+    : `${what} until ${new Date(ban.untilMs).toISOString()}: ${ban.reason}`;
+}
