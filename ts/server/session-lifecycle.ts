@@ -14,6 +14,7 @@ import type { CharacterSaver } from "./persistence/character-saver.js";
 import { type CharacterState, NEW_CHARACTER } from "./persistence/character-store.js";
 import type { Session, SessionRegistry } from "./session.js";
 import { NOTICE_RADIUS } from "./view.js";
+import { nickKey } from "./nick.js";
 import type { World } from "./world.js";
 
 /** Hit points, maximum and rating of a character that has never been saved (and of guests). */
@@ -39,6 +40,8 @@ export class SessionLifecycle implements AccountHost {
   private spawnCursor = 0;
   /** "joined" notices, coalesced over a second (join-notices.ts). */
   private readonly joinNotices: JoinNotices;
+  /** The sessions in play by nickKey (nick.ts): a new nick that looks like one of these is refused. */
+  private readonly nickKeys = new Map<string, Session>();
 
   constructor(private readonly ports: SessionLifecyclePorts) {
     this.joinNotices = new JoinNotices(ports, NOTICE_RADIUS);
@@ -57,7 +60,18 @@ export class SessionLifecycle implements AccountHost {
   /** Creates a guest session with a fresh spawn; throws JoinError when refused. */
   join(nick: string): Session {
     if (!this.hasRoomFor(null)) throw this.full();
+    const lookalike = this.nickInUse(nick);
+    if (lookalike !== null) throw new JoinError(409, lookalikeMessage(nick, lookalike));
     return this.enter(nick, this.nextSpawn(), FRESH, null);
+  }
+
+  /**
+   * The nick of a player in play that `nick` would pass for (the same nickKey: case, separators,
+   * compatibility forms and UTS #39 confusables aside), or null. Guests and new accounts may not take
+   * one: "Аdmin" in Cyrillic next to "Admin", or "ada" next to "Ada", would be an impersonation.
+   */
+  nickInUse(nick: string): string | null {
+    return this.nickKeys.get(nickKey(nick))?.nick ?? null;
   }
 
   /** Whether a session can start now; an account already in play can always replace its own. */
@@ -93,6 +107,8 @@ export class SessionLifecycle implements AccountHost {
     if (sessions.byTokenValue(session.token) !== session) return;
     sessions.remove(session);
     entities.remove(session.entity);
+    const key = nickKey(session.nick);
+    if (this.nickKeys.get(key) === session) this.nickKeys.delete(key);
     if (session.accountId !== null && this.accountSessions.get(session.accountId) === session) {
       this.accountSessions.delete(session.accountId);
       characters.saveAndForget({ accountId: session.accountId, entity: session.entity }, Date.now());
@@ -151,6 +167,8 @@ export class SessionLifecycle implements AccountHost {
       meta: [],
     });
     const session = sessions.create(entity, nick, performance.now(), accountId);
+    // An account's own nick is its name in the world: it enters even beside a lookalike guest (who came later).
+    this.nickKeys.set(nickKey(nick), session);
     log.info("session joined", { entityId: entity.id, nick, accountId, x: spot.x, y: spot.y });
     return session;
   }
@@ -181,4 +199,11 @@ export class SessionLifecycle implements AccountHost {
     if (x < 0 || y < 0 || x >= world.mapWidth || y >= world.mapHeight) return null;
     return world.walkable(x, y) ? { x, y } : null;
   }
+}
+
+/** The refusal of a nick that would pass for one in play. */
+export function lookalikeMessage(nick: string, lookalike: string): string {
+  return nick === lookalike
+    ? `"${nick}" is playing now: choose another nick`
+    : `"${nick}" looks too much like "${lookalike}", who is playing now: choose another nick`;
 }

@@ -3,6 +3,7 @@
 // refusal as an AccountError with its HTTP status — 400 bad input, 401 bad
 // credentials, 403 banned, 409 name taken, 503 server full.
 import { checkNick } from "../nick.js";
+import { lookalikeMessage } from "../session-lifecycle.js";
 import type { Session } from "../session.js";
 import { NEW_CHARACTER } from "../persistence/character-store.js";
 import { type AccountRecord, type AccountStore, NameTakenError } from "./account-store.js";
@@ -24,6 +25,8 @@ export interface AccountHost {
   hasRoomFor(accountId: number | null): boolean;
   /** Starts a session for the account's character; replaces a session it already has. */
   joinAccount(account: AccountRecord): Session;
+  /** The nick of a player in play that `nick` would pass for, or null (SessionLifecycle.nickInUse). */
+  nickInUse(nick: string): string | null;
 }
 
 const BAD_CREDENTIALS = "wrong name or password";
@@ -47,11 +50,13 @@ export class AccountService {
     // Cheap refusals first: hashing costs tens of milliseconds of a pool thread.
     if (this.store.findByName(name.value)) throw new AccountError(409, `name "${name.value}" is taken`);
     if (!this.host.hasRoomFor(null)) throw new AccountError(503, "server full");
+    this.refuseLookalike(nick.nick);
     const passwordHash = await hashPassword(password.value);
     // The slots may have filled while the hash was computed. Checked again here, in the same
     // turn of the event loop as creating the account and entering the world, so a refusal
     // never leaves an account behind and an account created always gets its session.
     if (!this.host.hasRoomFor(null)) throw new AccountError(503, "server full");
+    this.refuseLookalike(nick.nick);
     let account: AccountRecord;
     try {
       account = this.store.create(name.value, nick.nick, passwordHash, NEW_CHARACTER, Date.now());
@@ -85,6 +90,12 @@ export class AccountService {
     const ban = activeBan(account, Date.now());
     if (ban !== null) throw new AccountError(403, ban);
     return this.enter(account, "server full");
+  }
+
+  /** A new account may not take a nick that passes for a player's in play (checked before and after hashing). */
+  private refuseLookalike(nick: string): void {
+    const lookalike = this.host.nickInUse(nick);
+    if (lookalike !== null) throw new AccountError(409, lookalikeMessage(nick, lookalike));
   }
 
   private enter(account: AccountRecord, fullMessage: string): Session {
