@@ -362,9 +362,15 @@ describe("entity updates", () => {
 });
 
 describe("sessions and hostile input", () => {
+  // Moving needs the authentication trailer now (docs/protocol.md § 6.1): a spec-only packet from a new
+  // address is a replay as far as the server can tell (test/session-security.test.ts).
   it("moves a session to a new source address (NAT rebinding)", async () => {
-    const first = await boundClient();
+    const first = await client();
+    first.sign();
+    first.action(0, 0);
+    await first.waitFor("first state", () => first.lastState());
     const second = await UdpTestClient.withSession(first.joined);
+    second.continueFrom(first);
     clients.push(second);
     second.action(0, 0);
     await second.waitFor("state on the new address", () => second.lastState());
