@@ -4,7 +4,6 @@
 import { describe, expect, it } from "vitest";
 import { AddressProof, UNPROVEN_AMPLIFICATION } from "../ts/server/address-proof.js";
 import { REPLAY_WINDOW, ReplayWindow } from "../ts/server/replay-window.js";
-import { CapturingPeer } from "./support/game-without-network.js";
 
 describe("ReplayWindow", () => {
   it("accepts each sequence once, in any order within the window, and nothing too old or 0", () => {
@@ -40,7 +39,7 @@ describe("ReplayWindow", () => {
 describe("AddressProof", () => {
   it("starts a UDP address unproven with a cookie, budgets 3× what arrived, and is proven by the echo", () => {
     const proof = new AddressProof();
-    const udp = new CapturingPeer("udp:10.0.0.1:5000", "10.0.0.1");
+    const udp = "udp:10.0.0.1:5000";
     proof.bound(udp, false);
     expect(proof.proven).toBe(false);
     expect(proof.cookieLow !== 0 || proof.cookieHigh !== 0).toBe(true);
@@ -51,20 +50,20 @@ describe("AddressProof", () => {
     expect(proof.echoes(0, 0)).toBe(false);
     expect(proof.echoes(proof.cookieLow, proof.cookieHigh ^ 2)).toBe(false);
     expect(proof.echoes(proof.cookieLow >>> 0, proof.cookieHigh >>> 0)).toBe(true);
-    proof.prove(udp.key);
+    proof.prove(udp);
     expect(proof.proven).toBe(true);
     // Another address starts over; back to the proven one needs no challenge.
-    proof.bound(new CapturingPeer("udp:10.0.0.2:6000", "10.0.0.2"), false);
+    proof.bound("udp:10.0.0.2:6000", false);
     expect(proof.proven).toBe(false);
     proof.bound(udp, false);
     expect(proof.proven).toBe(true);
   });
 
-  it("counts a connection-bound link and a vouched-for source as proven", () => {
+  it("counts a link vouched for (connection-bound, or the HTTP join's source) as proven", () => {
     const proof = new AddressProof();
-    proof.bound({ ...new CapturingPeer("ws:1", "10.0.0.1"), transport: "websocket", send: () => {} }, false);
+    proof.bound("ws:1", true);
     expect(proof.proven).toBe(true);
-    proof.bound(new CapturingPeer("udp:10.0.0.3:1", "10.0.0.3"), true);
+    proof.bound("udp:10.0.0.3:1", true);
     expect(proof.proven).toBe(true);
   });
 });

@@ -6,7 +6,6 @@
 // of chunks aimed at the victim. A proof is kept for one address; moving to
 // another starts a new one, except back to the last address proven.
 import { randomBytes } from "node:crypto";
-import type { Peer } from "./session.js";
 
 /** Bytes an unproven address may be sent per byte received from it. */
 export const UNPROVEN_AMPLIFICATION = 3;
@@ -24,17 +23,17 @@ export class AddressProof {
   private provenKey = "";
 
   /**
-   * The session was bound to `peer`. A connection-bound link (WebSocket: a TCP
-   * handshake; WebRTC: ICE checks and DTLS) is proven by its connection, as is
-   * the last address proven; a UDP address that `sourceProven` vouches for
-   * too (a spec-only client from the address that joined over HTTP). Any other
-   * gets a fresh cookie.
+   * The session was bound to the link `peerKey`. `vouched`: the link is proven
+   * without a challenge — a connection-bound one (WebSocket: a TCP handshake;
+   * WebRTC: ICE checks and DTLS), or a UDP address on the source a spec-only
+   * client joined from over HTTP. So is the last link proven; any other gets a
+   * fresh cookie.
    */
-  bound(peer: Peer, sourceProven: boolean): void {
+  bound(peerKey: string, vouched: boolean): void {
     this.bytesIn = 0;
     this.bytesOut = 0;
-    if (peer.transport !== "udp" || peer.key === this.provenKey || sourceProven) {
-      this.prove(peer.key);
+    if (vouched || peerKey === this.provenKey) {
+      this.prove(peerKey);
       return;
     }
     this.proven = false;

@@ -178,7 +178,8 @@ export class SessionRegistry {
       session.peer = peer; // same link; keep the freshest handle
       return;
     }
-    session.proof.bound(peer, sourceProven);
+    // A WebSocket or WebRTC link is proven by its connection (address-proof.ts).
+    session.proof.bound(peer.key, peer.transport !== "udp" || sourceProven);
     if (session.peer) this.byPeer.delete(session.peer.key);
     // Another session previously bound to this link loses it: one link, one session.
     const previous = this.byPeer.get(peer.key);
