@@ -120,6 +120,7 @@ describe("register, login, guest", () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
       token: expect.stringMatching(/^[0-9a-f]{16}$/),
+      key: expect.stringMatching(/^[0-9a-f]{64}$/), // the session key (docs/protocol.md § 6.1)
       entityId: expect.any(Number),
       nick: "Ada L",
       protocolVersion: 1,

@@ -44,7 +44,7 @@ async function join(
   options: Partial<GameClientOptions> = {},
 ) {
   const connection = await connectGuest(baseUrl, nick, async (session) =>
-    wrap(await UdpNodeTransport.connect("127.0.0.1", session.udpPort)),
+    wrap(await UdpNodeTransport.connect("127.0.0.1", session.udpPort, session.key)),
   );
   const client = GameClient.create({ core: await loadCore(), ...connection, options });
   clients.push(client);

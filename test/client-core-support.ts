@@ -163,6 +163,7 @@ export function cuttable(inner: Transport): { transport: Transport; cut(): void 
   return {
     transport: {
       name: inner.name,
+      actionMac: inner.actionMac,
       send: (datagram) => {
         if (!cut) inner.send(datagram);
       },

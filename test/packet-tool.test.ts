@@ -90,6 +90,19 @@ describe("JSON form (in process)", () => {
     expect(pong.timestamp_ms).toBe("1700000000123");
   });
 
+  it("prints the ActionPacket trailer and a challenge's cookie (§ 6.1, § 12.1)", () => {
+    const trailer = [7, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0xff, ...Array.from({ length: 16 }, (_, i) => 0xa0 + i)];
+    const tagged = JSON.parse(decodeCommand(toHex(new Uint8Array([...vectors[1][1], ...trailer]))));
+    expect(tagged.auth).toEqual({
+      sequence: 7,
+      challenge: String(0xff00000000000009n),
+      tag: "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf",
+    });
+    const challenge = JSON.parse(decodeCommand(toHex(new Uint8Array([...vectors[9][1], 5, 0, 0, 0, 0, 0, 0, 0]))));
+    expect(challenge).toMatchObject({ packet_type: "pong", challenge: "5" });
+    expect(encodeCommand(JSON.stringify(tagged))).toBe(toHex(new Uint8Array([...vectors[1][1], ...trailer])));
+  });
+
   it("accepts chunk tiles as global tile ids and builds the palette", () => {
     const rows = Array.from({ length: 32 }, (_, y) => Array.from({ length: 32 }, (_, x) => (x === y ? 7 : 0xfffe)));
     const hex = encodeCommand(

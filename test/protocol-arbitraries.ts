@@ -73,14 +73,21 @@ const statePacket = fc
     })),
   );
 
-const actionPacket = fc.record({
-  type: fc.constant("action" as const),
-  clientType: u16,
-  authToken: u64,
-  targetTick: u32,
-  cache: fc.array(chunkEntry, { minLength: 9, maxLength: 9 }),
-  action: fc.integer({ min: 0, max: 8 }),
-});
+const actionPacket = fc
+  .record({
+    type: fc.constant("action" as const),
+    clientType: u16,
+    authToken: u64,
+    targetTick: u32,
+    cache: fc.array(chunkEntry, { minLength: 9, maxLength: 9 }),
+    action: fc.integer({ min: 0, max: 8 }),
+    // The authentication trailer (docs/protocol.md § 6.1), on about half of them.
+    auth: fc.option(
+      fc.record({ sequence: u32, challenge: u64, tag: fc.uint8Array({ minLength: 16, maxLength: 16 }) }),
+      { nil: undefined },
+    ),
+  })
+  .map(({ auth, ...packet }): Packet => (auth === undefined ? packet : { ...packet, auth }));
 
 const chunkPacket = fc
   .record({
@@ -126,6 +133,14 @@ const pingPacket = fc.record({
   timestampMs: u64,
 });
 
+/** A challenge Pong (docs/protocol.md § 12.1): a Pong with a cookie, never 0. */
+const challengePacket = fc.record({
+  type: fc.constant("pong" as const),
+  clientType: u16,
+  timestampMs: u64,
+  challenge: fc.bigInt({ min: 1n, max: 0xffffffffffffffffn }),
+});
+
 export const anyPacket: fc.Arbitrary<Packet> = fc.oneof(
   statePacket,
   actionPacket,
@@ -134,6 +149,7 @@ export const anyPacket: fc.Arbitrary<Packet> = fc.oneof(
   queryPacket,
   detailPacket,
   pingPacket,
+  challengePacket,
 );
 
 /**

@@ -160,6 +160,23 @@ describe("action", () => {
   it("trailing_bytes: no defined action carries action_data", () => {
     expectError([...actionBytes, 1, 2], "trailing_bytes", 74);
   });
+
+  it("takes exactly one 28-byte authentication trailer (§ 6.1), nothing shorter or longer", () => {
+    const trailer = [5, 0, 0, 0, ...zeros(8), ...Array.from({ length: 16 }, (_, i) => i)];
+    expectOk([...actionBytes, ...trailer]);
+    expectError([...actionBytes, ...trailer.slice(0, -1)], "trailing_bytes", 74);
+    expectError([...actionBytes, ...trailer, 0], "trailing_bytes", 74);
+  });
+});
+
+describe("pong as a challenge (§ 12.1)", () => {
+  const pongBytes = patched(pingBytes, 3, [7]);
+  it("a 22-byte Pong carries a cookie, never 0; a 22-byte Ping is trailing_bytes", () => {
+    expectOk([...pongBytes, 1, 0, 0, 0, 0, 0, 0, 0]);
+    expectError([...pongBytes, ...zeros(8)], "bad_challenge", 14);
+    expectError([...pingBytes, 1, 0, 0, 0, 0, 0, 0, 0], "trailing_bytes", 14);
+    expectError([...pongBytes, 1, 0, 0, 0, 0, 0, 0, 0, 0], "trailing_bytes", 14);
+  });
 });
 
 describe("chunk", () => {

@@ -42,6 +42,7 @@ function bind(game: Game, session: Session, peer: Peer, targetTick = 0): void {
   action.targetTick = targetTick;
   const bytes = new Uint8Array(74);
   encodeAction(action, bytes);
+  session.joinSource = peer.address; // as if it joined over HTTP from there: its address is proven (address-proof.ts)
   game.receive(bytes, peer);
 }
 

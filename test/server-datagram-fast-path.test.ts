@@ -58,6 +58,7 @@ describe("fast-path sessions", () => {
     const game = new Game(core, smallMap(), {}, new Logger("silent"));
     const session = game.join("ada");
     const peer = new CapturingPeer("test:1", "10.0.0.1");
+    session.joinSource = "10.0.0.1"; // as if it joined over HTTP from there: its address is proven (address-proof.ts)
     const forged = session.token ^ (1n << 40n);
     game.receive(actionBytes(forged), peer);
     expect(game.metrics.drops.get("unknown_token")).toBe(1);

@@ -35,7 +35,8 @@ function rooms() {
     const session = sessions.create(entity, nick, performance.now());
     const peer = new CapturingPeer(`udp:${nick}`, "127.0.0.1");
     peers.set(session, peer);
-    if (bound) sessions.bind(session, peer);
+    // sourceProven: these players play from the address that joined (address-proof.ts).
+    if (bound) sessions.bind(session, peer, true);
     return session;
   };
   return { metrics, egress, sessions, player, peers };
@@ -76,7 +77,7 @@ describe("chat through its ports", () => {
     expect(peers.get(cy)!.datagrams).toEqual([]);
     expect(cy.chat.pending).toBe(1);
     expect(metrics.datagramsOut).toBe(2);
-    sessions.bind(cy, peers.get(cy)!);
+    sessions.bind(cy, peers.get(cy)!, true);
     chat.pump(cy, performance.now());
     expect(chatsOf(peers.get(cy)!).map((c) => c.seq)).toEqual([1]);
     expect(metrics.datagramsOut).toBe(3);

@@ -17,14 +17,17 @@ let map: TestMap;
 let server: RunningServer;
 const clients: UdpTestClient[] = [];
 
-async function client(nick = "tester"): Promise<UdpTestClient> {
+/** Nicks of players in play are unique (look-alikes are refused): each default client gets its own. */
+let testers = 0;
+
+async function client(nick = `tester${++testers}`): Promise<UdpTestClient> {
   const c = await UdpTestClient.connect(server.httpPort, nick);
   clients.push(c);
   return c;
 }
 
 /** Binds a fresh client (a keep-alive) and waits for its first state and entity update. */
-async function boundClient(nick = "tester"): Promise<UdpTestClient> {
+async function boundClient(nick?: string): Promise<UdpTestClient> {
   const c = await client(nick);
   c.action(0, 0);
   await c.waitFor("first state", () => c.lastState());
@@ -362,9 +365,15 @@ describe("entity updates", () => {
 });
 
 describe("sessions and hostile input", () => {
+  // Moving needs the authentication trailer now (docs/protocol.md § 6.1): a spec-only packet from a new
+  // address is a replay as far as the server can tell (test/session-security.test.ts).
   it("moves a session to a new source address (NAT rebinding)", async () => {
-    const first = await boundClient();
+    const first = await client();
+    first.sign();
+    first.action(0, 0);
+    await first.waitFor("first state", () => first.lastState());
     const second = await UdpTestClient.withSession(first.joined);
+    second.continueFrom(first);
     clients.push(second);
     second.action(0, 0);
     await second.waitFor("state on the new address", () => second.lastState());

@@ -13,6 +13,7 @@ import {
   joinSession,
   pingDatagram,
   sleep,
+  signedActionDatagram,
   startTestServer,
   type TestServer,
   waitFor,
@@ -130,8 +131,9 @@ describe("WebSocket transport (server)", () => {
       const session = test.server.game.sessions.byTokenValue(joined.tokenValue)!;
       expect(session.peer?.transport).toBe("udp");
 
+      // Moving needs the tag (docs/protocol.md § 6.1): a spec-only packet from a new link could be a replay.
       const { socket, log } = await openSocket();
-      socket.send(actionDatagram(joined.tokenValue));
+      socket.send(signedActionDatagram(joined, 1000));
       await waitFor("states over the WebSocket", () => log.states.length >= 2);
       expect(session.peer?.transport).toBe("websocket");
       expect(log.states.at(-1)!.playerEntityId).toBe(joined.entityId);

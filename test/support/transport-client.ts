@@ -5,7 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
 import type { Transport } from "../../ts/client/core/transport.js";
-import { createActionPacket, encodeAction } from "../../ts/protocol/action.js";
+import { createActionPacket, encodeAction, sealAction } from "../../ts/protocol/action.js";
+import { nodeActionMac } from "../../ts/protocol/action-mac-node.js";
+import { parseSessionKey } from "../../ts/client/core/session-api.js";
 import type { ChunkPacket } from "../../ts/protocol/chunk.js";
 import type { EntityPacket } from "../../ts/protocol/entity.js";
 import { decodePacketPlain, type Packet } from "../../ts/protocol/packet.js";
@@ -54,6 +56,8 @@ export async function startTestServer(overrides: Partial<ServerOptions> = {}): P
 
 export interface Joined {
   token: string;
+  /** The session key, 64 hex digits (docs/protocol.md § 6.1). */
+  key: string;
   tokenValue: bigint;
   entityId: number;
   udpPort: number;
@@ -66,8 +70,16 @@ export async function joinSession(baseUrl: string, nick = "tester"): Promise<Joi
     body: JSON.stringify({ nick }),
   });
   if (response.status !== 200) throw new Error(`join failed: ${response.status} ${await response.text()}`);
-  const body = (await response.json()) as { token: string; entityId: number; udpPort: number };
+  const body = (await response.json()) as { token: string; key: string; entityId: number; udpPort: number };
   return { ...body, tokenValue: BigInt(`0x${body.token}`) };
+}
+
+/** A keep-alive with an empty cache, tagged with the session key at `sequence` (what may move a session). */
+export function signedActionDatagram(joined: Joined, sequence: number): Uint8Array {
+  const out = new Uint8Array(1200);
+  out.set(actionDatagram(joined.tokenValue));
+  const size = sealAction(out, 0, sequence, 0, 0, nodeActionMac(parseSessionKey(joined.key)!));
+  return out.slice(0, size);
 }
 
 /** An ActionPacket datagram; the defaults make a keep-alive with an empty cache (asks for every chunk). */

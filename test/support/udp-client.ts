@@ -1,8 +1,13 @@
 // A minimal protocol client for server tests: real UDP on loopback, built only
 // on the protocol library and the HTTP API, as docs/protocol.md describes them.
+// By default it speaks the spec alone (74-byte ActionPackets, no trailer);
+// after sign() it tags every ActionPacket with the session key and answers
+// each challenge with an echo at once, as the networking core does (§ 6.1, § 12.1).
 import { createSocket, type Socket } from "node:dgram";
 import { once } from "node:events";
-import { type ActionPacket, createActionPacket, encodeAction } from "../../ts/protocol/action.js";
+import { type ActionPacket, createActionPacket, encodeAction, sealAction } from "../../ts/protocol/action.js";
+import { nodeActionMac } from "../../ts/protocol/action-mac-node.js";
+import { parseSessionKey } from "../../ts/client/core/session-api.js";
 import type { ChunkEntry } from "../../ts/protocol/chunk-id.js";
 import { encodeEntityQuery } from "../../ts/protocol/entity-query.js";
 import { decodePacketPlain, type Packet } from "../../ts/protocol/packet.js";
@@ -13,6 +18,8 @@ import type { ChunkPacket } from "../../ts/protocol/chunk.js";
 
 export interface Joined {
   token: string;
+  /** The session key, 64 hex digits. */
+  key?: string;
   entityId: number;
   protocolVersion: number;
   udpPort: number;
@@ -37,6 +44,17 @@ export class UdpTestClient {
   /** Drop (do not record) inbound packets for which this returns true. */
   dropInbound: ((packet: Packet) => boolean) | null = null;
   token: bigint;
+  /** Bytes and datagrams this socket sent, and the last datagram. */
+  bytesSent = 0;
+  datagramsSent = 0;
+  lastSent: Uint8Array | null = null;
+  /** Every challenge cookie received (challenge Pongs are also in `received`). */
+  readonly challenges: bigint[] = [];
+  /** After sign(): whether a challenge is answered at once with a tagged cache ack carrying the echo. */
+  answerChallenges = true;
+  private mac: ReturnType<typeof nodeActionMac> | null = null;
+  private sequence = 0;
+  private challenge = 0n;
   private readonly buffer = new Uint8Array(1200);
 
   private constructor(
@@ -51,6 +69,12 @@ export class UdpTestClient {
       const decoded = decodePacketPlain(bytes);
       const packet = decoded.ok ? decoded.packet : null;
       if (packet && this.dropInbound?.(packet)) return;
+      if (packet?.type === "pong" && packet.challenge !== undefined) {
+        this.challenges.push(packet.challenge);
+        // A socket that does not answer stands for a spoofed victim: its cookie never reaches the sender.
+        if (this.answerChallenges) this.challenge = packet.challenge;
+        if (this.mac && this.answerChallenges) this.action(0, 0);
+      }
       this.received.push({ at: performance.now(), bytes, packet });
       if (packet?.type === "state") this.states.push(packet);
       if (packet?.type === "entity") this.entityPackets.push(packet);
@@ -63,15 +87,42 @@ export class UdpTestClient {
     return UdpTestClient.withSession(joined);
   }
 
-  static async withSession(joined: Joined): Promise<UdpTestClient> {
+  /** A client on `joined`'s session from a fresh socket on `address` (any of 127.0.0.0/8 on Linux). */
+  static async withSession(joined: Joined, address = "127.0.0.1"): Promise<UdpTestClient> {
     const socket = createSocket("udp4");
-    socket.bind(0, "127.0.0.1");
+    socket.bind(0, address);
     await once(socket, "listening");
     return new UdpTestClient(socket, joined.udpPort, joined);
   }
 
   sendRaw(bytes: Uint8Array): void {
+    this.bytesSent += bytes.length;
+    this.datagramsSent++;
+    this.lastSent = bytes;
     this.socket.send(bytes, this.udpPort, "127.0.0.1");
+  }
+
+  /** From now on every ActionPacket carries the authentication trailer (and challenges are answered). */
+  sign(): this {
+    const key = parseSessionKey(this.joined.key);
+    if (!key) throw new Error("the join answer carried no session key");
+    this.mac = nodeActionMac(key);
+    return this;
+  }
+
+  /** Carries on the signed sequence of `other` (the same client on a new socket). */
+  continueFrom(other: UdpTestClient): this {
+    this.sign();
+    this.sequence = other.sequence;
+    this.challenge = other.challenge;
+    return this;
+  }
+
+  /** Bytes received on this socket, in all. */
+  bytesReceived(): number {
+    let total = 0;
+    for (const r of this.received) total += r.bytes.length;
+    return total;
   }
 
   action(targetTick: number, action: number, cache: ChunkEntry[] = []): void {
@@ -80,7 +131,11 @@ export class UdpTestClient {
     packet.targetTick = targetTick;
     packet.action = action;
     cache.slice(0, 9).forEach((entry, index) => (packet.cache[index] = { ...entry }));
-    const size = encodeAction(packet, this.buffer);
+    let size = encodeAction(packet, this.buffer);
+    if (this.mac) {
+      const cookie = this.challenge;
+      size = sealAction(this.buffer, 0, ++this.sequence, Number(cookie & 0xffffffffn), Number(cookie >> 32n), this.mac);
+    }
     this.sendRaw(this.buffer.slice(0, size));
   }
 
@@ -130,7 +185,12 @@ export class UdpTestClient {
     return me ? { x: me.x, y: me.y } : undefined;
   }
 
+  private closed = false;
+
+  /** Closes the socket (once; later calls do nothing). */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.socket.close();
   }
 }

@@ -156,7 +156,8 @@ export class Swarm {
     const makeTransport = async (session: GuestSession): Promise<Transport> => {
       const host = config.server?.host ?? new URL(config.http).hostname;
       const port = config.server?.port ?? session.udpPort;
-      const udp = await UdpNodeTransport.connect(host, port);
+      // Signed with the session key, as every UDP client should: its session can then follow an address change.
+      const udp = await UdpNodeTransport.connect(host, port, session.key);
       if (!config.netsim) return udp;
       return impairTransport(udp, config.netsim, deriveSeed(config.seed, "link", index, links++));
     };

@@ -41,6 +41,8 @@ export type FieldKind =
   | "tlvs"
   /** Opaque bytes whose length is a preceding count field. */
   | "payload"
+  /** Opaque bytes of a fixed length (an authentication tag). */
+  | "bytes"
   /** u16 global tile ids, as many as a preceding count field says. */
   | "palette"
   /** 1024 6-bit palette indices packed four per three bytes (768 bytes). */
@@ -134,6 +136,11 @@ export function u64<Name extends string>(name: Name, key: string): FieldSpec<Nam
 /** The session token every client-to-server packet but Ping carries. */
 export function token<Name extends string>(name: Name): FieldSpec<Name> {
   return spec(name, "token", fixedBytes("token"), { key: "authToken" });
+}
+
+/** `size` opaque bytes (a Uint8Array in TypeScript). */
+export function bytesField<Name extends string>(name: Name, key: string, size: number): FieldSpec<Name> {
+  return spec(name, "bytes", size, { key });
 }
 
 export function chunkIdField<Name extends string>(name: Name, key: string): FieldSpec<Name> {

@@ -1,8 +1,9 @@
 // PingPacket (type 6, client → server) and PongPacket (type 7, server →
 // client), 14 bytes each: the server echoes the ping's timestamp_ms unchanged
-// (docs/protocol.md § Ping / Pong).
-import { readU64, writeU64 } from "./bytes.js";
-import { type DecodeResult, checkRoom, checkU64, failure } from "./errors.js";
+// (docs/protocol.md § Ping / Pong). A 22-byte Pong is a challenge: it carries
+// the return-routability cookie an unproven address must echo (§ 12.1).
+import { readU64, writeU32, writeU64 } from "./bytes.js";
+import { type DecodeResult, EncodeError, checkRoom, checkU64, failure } from "./errors.js";
 import {
   HEADER_BYTES,
   PACKET_PING,
@@ -19,32 +20,66 @@ export const PING_BYTES = 14;
 export const PING_LAYOUT = layout("ping", HEADER_BYTES, PING_BYTES, [u64("timestamp_ms", "timestampMs")]);
 /** Offset of timestamp_ms, which a Pong echoes byte for byte. */
 export const PING_TIMESTAMP_OFFSET = PING_LAYOUT.offset.timestamp_ms;
+/** A challenge Pong: the Pong, then the cookie (docs/protocol.md § 12.1). */
+export const CHALLENGE_BYTES = 22;
+export const CHALLENGE_LAYOUT = layout("challenge", PING_BYTES, CHALLENGE_BYTES, [u64("challenge", "challenge")]);
+const CHALLENGE_AT = CHALLENGE_LAYOUT.offset.challenge;
 
 export interface PingPacket {
   type: "ping" | "pong";
   clientType: number;
   /** Echoed verbatim; the official client sends 0 and times the round trip locally. */
   timestampMs: bigint;
+  /** Pong only: the return-routability cookie (never 0n) that makes it a challenge (§ 12.1). */
+  challenge?: bigint;
 }
 
-/** Writes a Ping or Pong at `offset`; returns PING_BYTES. Throws EncodeError on bad input. */
+/** Writes a Ping or Pong (or challenge) at `offset`; returns its length. Throws EncodeError on bad input. */
 export function encodePing(packet: PingPacket, out: Uint8Array, offset = 0): number {
   checkU64("timestamp_ms", packet.timestampMs);
-  checkRoom(out, offset, PING_BYTES);
+  const challenge = packet.challenge;
+  if (challenge !== undefined) {
+    if (packet.type !== "pong") throw new EncodeError("out_of_range", "only a Pong carries a challenge");
+    checkU64("challenge", challenge);
+    if (challenge === 0n) throw new EncodeError("out_of_range", "challenge must not be 0");
+  }
+  const size = challenge === undefined ? PING_BYTES : CHALLENGE_BYTES;
+  checkRoom(out, offset, size);
   encodeHeader(packet.type === "pong" ? PACKET_PONG : PACKET_PING, packet.clientType, out, offset);
   writeU64(out, offset + PING_TIMESTAMP_OFFSET, packet.timestampMs);
-  return PING_BYTES;
+  if (challenge !== undefined) writeU64(out, offset + CHALLENGE_AT, challenge);
+  return size;
+}
+
+/** Writes a challenge Pong (timestamp 0, cookie as two u32 words, not both 0) at `at`; returns CHALLENGE_BYTES. */
+export function writeChallenge(out: Uint8Array, at: number, cookieLow: number, cookieHigh: number): number {
+  encodeHeader(PACKET_PONG, 0, out, at);
+  writeU64(out, at + PING_TIMESTAMP_OFFSET, 0n);
+  writeU32(out, at + CHALLENGE_AT, cookieLow >>> 0);
+  writeU32(out, at + CHALLENGE_AT + 4, cookieHigh >>> 0);
+  return CHALLENGE_BYTES;
 }
 
 /** Decodes the body of a datagram whose header checkHeader accepted with type 6 or 7. */
 export function decodePingBody(bytes: Uint8Array): DecodeResult<PingPacket> {
   const name = readPacketType(bytes) === PACKET_PONG ? "pong" : "ping";
   if (bytes.length < PING_BYTES) return failure("truncated", bytes.length, `${name} needs ${PING_BYTES} bytes`);
-  if (bytes.length > PING_BYTES) return failure("trailing_bytes", PING_BYTES, `${name} is ${PING_BYTES} bytes`);
-  return {
-    ok: true,
-    packet: { type: name, clientType: readClientType(bytes), timestampMs: readU64(bytes, PING_TIMESTAMP_OFFSET) },
+  const isChallenge = name === "pong" && bytes.length === CHALLENGE_BYTES;
+  if (bytes.length > PING_BYTES && !isChallenge) {
+    const sizes = name === "pong" ? `${PING_BYTES} bytes, or ${CHALLENGE_BYTES} as a challenge` : `${PING_BYTES} bytes`;
+    return failure("trailing_bytes", PING_BYTES, `${name} is ${sizes}`);
+  }
+  const packet: PingPacket = {
+    type: name,
+    clientType: readClientType(bytes),
+    timestampMs: readU64(bytes, PING_TIMESTAMP_OFFSET),
   };
+  if (isChallenge) {
+    const challenge = readU64(bytes, CHALLENGE_AT);
+    if (challenge === 0n) return failure("bad_challenge", CHALLENGE_AT, "a challenge cookie is never 0");
+    packet.challenge = challenge;
+  }
+  return { ok: true, packet };
 }
 
 /** True when `bytes` is a well-formed PingPacket (not a Pong): the same verdict as decodePacket. */

@@ -52,16 +52,25 @@ export function installApiRoutes(
   udpPort: () => number,
   udpStatus?: () => Record<string, unknown>,
 ): void {
-  /** What every way into the game answers: the session's token and where to send datagrams. */
-  const joined = (session: Session): HttpReply => ({
-    body: {
-      token: session.tokenHex,
-      entityId: session.entity.id,
-      nick: session.nick,
-      protocolVersion: PROTOCOL_VERSION,
-      udpPort: udpPort(),
-    },
-  });
+  /**
+   * What every way into the game answers: the session's token, its key (which tags
+   * the ActionPackets that may move it, docs/protocol.md § 6.1) and where to send
+   * datagrams. The request's source is kept: a spec-only client's UDP address
+   * on the same source counts as proven (the TCP handshake came from there).
+   */
+  const joined = (session: Session, raw: IncomingMessage): HttpReply => {
+    session.joinSource = source(raw);
+    return {
+      body: {
+        token: session.tokenHex,
+        key: session.keyHex,
+        entityId: session.entity.id,
+        nick: session.nick,
+        protocolVersion: PROTOCOL_VERSION,
+        udpPort: udpPort(),
+      },
+    };
+  };
   const refusal = (error: unknown): never => {
     if (error instanceof JoinError || error instanceof AccountError) throw new HttpError(error.status, error.message);
     if (error instanceof QueueFullError) {
@@ -118,7 +127,7 @@ export function installApiRoutes(
       if (previous && previous.accountId === null) game.leave(previous, "rejoined");
     }
     try {
-      return joined(game.join(checked.nick));
+      return joined(game.join(checked.nick), raw);
     } catch (error) {
       return refusal(error);
     }
@@ -141,7 +150,7 @@ export function installApiRoutes(
       );
     }
     try {
-      return joined(await hashing.run(() => game.accounts.register(name, password, nick)));
+      return joined(await hashing.run(() => game.accounts.register(name, password, nick)), raw);
     } catch (error) {
       registrations.refund(from);
       return refusal(error);
@@ -168,7 +177,7 @@ export function installApiRoutes(
       const session = await hashing.run(() => game.accounts.login(name, password));
       addressFailures.succeed(from);
       accountFailures.succeed(account);
-      return joined(session);
+      return joined(session, raw);
     } catch (error) {
       if (error instanceof AccountError && error.status === 401) {
         addressFailures.fail(from, Date.now());

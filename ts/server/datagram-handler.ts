@@ -1,12 +1,20 @@
 // The one datagram handler behind every transport (UDP, WebRTC data channel,
 // WebSocket). Order matters: the per-address limit runs before any decoding,
 // the protocol library validates every byte before anything else reads it,
-// and nothing is ever sent to a source that has not proven it holds a live
-// token, so a spoofed source address cannot be made to receive traffic.
+// nothing is ever sent to a source that has not proven it holds a live
+// token, and an address that has not proven it receives gets only challenges
+// within 3× what it sent (address-proof.ts), so a spoofed source address
+// cannot be made into a reflector. Only an ActionPacket binds or moves a
+// session, and moving needs its authentication trailer (docs/protocol.md § 6.1).
 import { CHUNK_SIZE } from "../constants.js";
 import { chunkId } from "../protocol/chunk-id.js";
+import { actionTagValid } from "../protocol/action-mac-node.js";
 import {
+  hasActionAuth,
   isValidAction,
+  readActionChallengeHigh,
+  readActionChallengeLow,
+  readActionSequence,
   readActionCacheChunkId,
   readActionCacheVersion,
   readActionCode,
@@ -18,7 +26,7 @@ import { encodeEntityDetail } from "../protocol/entity-detail.js";
 import type { EntityQueryPacket } from "../protocol/entity-query.js";
 import { MAX_DATAGRAM_BYTES, PACKET_PONG, encodeHeader } from "../protocol/header.js";
 import { decodePacket } from "../protocol/packet.js";
-import { PING_BYTES, PING_TIMESTAMP_OFFSET, isValidPing } from "../protocol/ping.js";
+import { CHALLENGE_BYTES, PING_BYTES, PING_TIMESTAMP_OFFSET, isValidPing, writeChallenge } from "../protocol/ping.js";
 import { MANIFEST_ENTRIES } from "../protocol/state.js";
 import { addressKey } from "./address-key.js";
 import type { ChatService } from "./chat.js";
@@ -127,29 +135,29 @@ export class DatagramHandler {
     // what decodePacket accepts for them: test/protocol-validators.test.ts), so they never get here.
     switch (packet.type) {
       case "entity_query":
-        return this.onEntityQuery(packet, peer, nowMs, charged);
+        return this.onEntityQuery(packet, peer, nowMs, charged, datagram.length);
       case "chat_post": {
-        const session = this.authenticate(packet.authToken, peer, nowMs, charged);
+        const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
         if (session) this.chat.onPost(session, packet, nowMs);
         return;
       }
       case "chat_ack": {
-        const session = this.authenticate(packet.authToken, peer, nowMs, charged);
+        const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
         if (session) this.chat.onAck(session, packet, nowMs);
         return;
       }
       case "dialog_ack": {
-        const session = this.authenticate(packet.authToken, peer, nowMs, charged);
+        const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
         if (session) this.dialogs.onAck(session, packet);
         return;
       }
       case "dialog_reply": {
-        const session = this.authenticate(packet.authToken, peer, nowMs, charged);
+        const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
         if (session) this.dialogs.onReply(session, packet);
         return;
       }
       case "custom_to_server": {
-        const session = this.authenticate(packet.authToken, peer, nowMs, charged);
+        const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
         if (session) this.custom.dispatch(session, packet);
         return;
       }
@@ -172,54 +180,120 @@ export class DatagramHandler {
     this.metrics.drop(reason);
   }
 
-  /** The session a token names, bound to `peer`; undefined (and counted) when refused. */
-  private authenticate(token: bigint, peer: Peer, nowMs: number, charged: boolean): Session | undefined {
-    return this.admit(this.sessions.byTokenValue(token), peer, nowMs, charged);
+  /** The session a token names, if `peer` is its link; undefined (and counted) when refused. */
+  private authenticate(token: bigint, peer: Peer, nowMs: number, charged: boolean, size: number): Session | undefined {
+    return this.admitOnLink(this.sessions.byTokenValue(token), peer, nowMs, charged, size);
   }
 
   /**
-   * Rate-limits (against the session's own limit), binds and marks seen the
-   * session a token named; undefined (and counted) when refused. No session:
-   * the datagram is unproven and its source pays (`charged`: it already did).
+   * Rate-limits (against the session's own limit) and marks seen the session
+   * a token named, when the datagram came over the link the session is bound
+   * to; undefined (and counted) when refused. Only an ActionPacket binds or
+   * moves a session (onActionBytes): any other packet from another link is
+   * unproven, so a replayed chat or query can never pull a session away.
    */
-  private admit(session: Session | undefined, peer: Peer, nowMs: number, charged: boolean): Session | undefined {
+  private admitOnLink(
+    session: Session | undefined,
+    peer: Peer,
+    nowMs: number,
+    charged: boolean,
+    size: number,
+  ): Session | undefined {
     if (!session) {
       this.unproven(peer, nowMs, "unknown_token", charged);
+      return undefined;
+    }
+    const bound = session.peer;
+    if (bound === null || bound.key !== peer.key) {
+      this.unproven(peer, nowMs, "not_bound_link", charged);
       return undefined;
     }
     if (!session.inbound.take(nowMs)) {
       this.metrics.drop("rate_limited_session");
       return undefined;
     }
-    // A steady client sends from the link it is bound to, as the same cached peer.
-    if (session.peer !== peer) {
-      if (session.peer?.key !== peer.key) {
-        this.log.debug("session bound", {
-          entityId: session.entity.id,
-          peer: peer.key,
-          transport: peer.transport,
-        });
-      }
-      this.sessions.bind(session, peer);
-    }
+    if (bound !== peer) this.sessions.bind(session, peer); // same link; the freshest handle
+    if (!session.proof.proven) this.receivedUnproven(session, size);
     session.lastSeenMs = nowMs;
     return session;
   }
 
-  /** An ActionPacket that isValidAction accepted, read in place through the protocol's readers. */
+  /** Counts `size` bytes from a session's unproven address: its amplification budget grows by 3× that. */
+  private receivedUnproven(session: Session, size: number): void {
+    session.proof.bytesIn += size;
+    this.metrics.bytesFromUnproven += size;
+  }
+
+  /**
+   * An ActionPacket that isValidAction accepted, read in place through the
+   * protocol's readers (docs/protocol.md § 6.1 for the trailer rules).
+   */
   private onActionBytes(bytes: Uint8Array, peer: Peer, nowMs: number): void {
-    const session = this.admit(
-      this.sessions.byTokenWords(readActionTokenLow(bytes), readActionTokenHigh(bytes)),
-      peer,
-      nowMs,
-      false,
-    );
-    if (!session) return;
+    const session = this.sessions.byTokenWords(readActionTokenLow(bytes), readActionTokenHigh(bytes));
+    if (!session) return this.unproven(peer, nowMs, "unknown_token", false);
+    const metrics = this.metrics;
+    const bound = session.peer;
+    const onLink = bound !== null && bound.key === peer.key;
+    // Who pays: a datagram from the session's link pays the session's limit; one
+    // from elsewhere (a first bind or a move, honest or not) is unproven until its
+    // tag is checked, so its source pays, before any hashing is done for it.
+    if (onLink) {
+      if (!session.inbound.take(nowMs)) return metrics.drop("rate_limited_session");
+    } else if (!this.addressLimiter.take(addressKey(peer.address), nowMs)) {
+      return metrics.drop("rate_limited_address");
+    }
+    const tagged = hasActionAuth(bytes);
+    const targetTick = readActionTargetTick(bytes);
+    const proof = session.proof;
+    if (tagged) {
+      // The tag is checked whenever it matters: to bind or move the session, to
+      // schedule a step (a replayed step must not run twice), and while the address
+      // is unproven (the echo). A keep-alive over the proven link skips the hash:
+      // sending one again changes nothing but a re-sent chunk.
+      if (!onLink || targetTick !== 0 || !proof.proven || !session.keyed) {
+        if (!actionTagValid(bytes, session.key)) return metrics.drop("bad_tag");
+        if (!session.replay.accept(readActionSequence(bytes))) return metrics.drop("replayed");
+        session.keyed = true;
+      }
+    } else if (session.keyed) {
+      // A keyed client always tags: an untagged packet for its session is a spec-only replay.
+      return metrics.drop("untagged");
+    } else if (!onLink && session.everBound) {
+      // A spec-only client binds its first link only; moving needs the tag.
+      return metrics.drop("untagged_move");
+    }
+    if (!onLink) {
+      this.log.debug("session bound", { entityId: session.entity.id, peer: peer.key, transport: peer.transport });
+      this.sessions.bind(session, peer, !tagged && session.joinSource === addressKey(peer.address));
+    } else if (bound !== peer) {
+      this.sessions.bind(session, peer); // same link; the freshest handle
+    }
+    session.lastSeenMs = nowMs;
+    if (!proof.proven) {
+      this.receivedUnproven(session, bytes.length);
+      if (tagged && proof.echoes(readActionChallengeLow(bytes), readActionChallengeHigh(bytes))) {
+        proof.prove(peer.key);
+        metrics.addressesProven++;
+        session.resendEntities = true;
+      } else {
+        this.challenge(session);
+      }
+    }
     for (let index = 0; index < MANIFEST_ENTRIES; index++) {
       this.cacheIds[index] = readActionCacheChunkId(bytes, index);
       this.cacheVersions[index] = readActionCacheVersion(bytes, index);
     }
-    this.applyAction(session, readActionTargetTick(bytes), readActionCode(bytes), nowMs);
+    this.applyAction(session, targetTick, readActionCode(bytes), nowMs);
+  }
+
+  /** Sends the session's unproven address its cookie (a challenge Pong), within the amplification limit. */
+  private challenge(session: Session): void {
+    const proof = session.proof;
+    if (!proof.allows(CHALLENGE_BYTES)) return;
+    const slab = this.egress.slab;
+    slab.reserve(CHALLENGE_BYTES);
+    writeChallenge(slab.bytes, slab.at, proof.cookieLow, proof.cookieHigh);
+    this.egress.sendChallenge(session, slab.take(CHALLENGE_BYTES));
   }
 
   /** Schedules the action and answers the cache list (in cacheIds / cacheVersions). */
@@ -229,7 +303,8 @@ export class DatagramHandler {
     // A keep-alive is also how a client that saw a checksum mismatch asks for
     // the entity state again (protocol: Lost EntityPacket).
     if (targetTick === 0) session.resendEntities = true;
-    this.sendMissingChunks(session, nowMs);
+    // Chunks wait for the address to be proven (they would only be held back, and the re-send guard set).
+    if (session.proof.proven) this.sendMissingChunks(session, nowMs);
   }
 
   /** One ChunkPacket per chunk of the 3×3 neighbourhood the client lacks or holds stale. */
@@ -263,8 +338,8 @@ export class DatagramHandler {
     return false;
   }
 
-  private onEntityQuery(packet: EntityQueryPacket, peer: Peer, nowMs: number, charged: boolean): void {
-    const session = this.authenticate(packet.authToken, peer, nowMs, charged);
+  private onEntityQuery(packet: EntityQueryPacket, peer: Peer, nowMs: number, charged: boolean, sizeIn: number): void {
+    const session = this.authenticate(packet.authToken, peer, nowMs, charged, sizeIn);
     if (!session) return;
     const entity = this.entities.get(packet.entityId);
     if (!entity) return this.metrics.drop("unknown_entity");
@@ -289,6 +364,8 @@ export class DatagramHandler {
     if (!session) return this.unproven(peer, nowMs, "unbound_ping", false);
     if (!session.inbound.take(nowMs)) return this.metrics.drop("rate_limited_session");
     session.lastSeenMs = nowMs;
+    // An unproven address gets no Pong (Egress would hold it back); its bytes count toward its challenge budget.
+    if (!session.proof.proven) return this.receivedUnproven(session, ping.length);
     const slab = this.egress.slab;
     slab.reserve(PING_BYTES);
     const out = slab.bytes;

@@ -1,11 +1,20 @@
 // The one way a datagram leaves for a client. Every service sends through it,
-// so "sent" means the same everywhere: nothing goes to an unbound session, and
-// every datagram that goes out is counted once in the metrics. Per-client
+// so "sent" means the same everywhere: nothing goes to an unbound session, nor
+// to an address that has not proven it receives (address-proof.ts) — such an
+// address gets challenges only, within 3× the bytes it sent — and every
+// datagram that goes out is counted once in the metrics. Per-client
 // datagrams written on a hot path (State, Entity, Pong) are written into the
 // outbound slab first, then sent as views of it (outbound-slab.ts).
+import type { AddressProof } from "./address-proof.js";
 import type { Metrics } from "./metrics.js";
 import { OutboundSlab } from "./outbound-slab.js";
 import type { Peer } from "./session.js";
+
+/** What Egress reads of a session: where it is bound and whether that address is proven. */
+export interface EgressTarget {
+  readonly peer: Peer | null;
+  readonly proof: AddressProof;
+}
 
 export class Egress {
   /** Where per-client datagrams are written before `send`; see outbound-slab.ts. */
@@ -13,12 +22,33 @@ export class Egress {
 
   constructor(private readonly metrics: Metrics) {}
 
-  /** Sends one datagram to the session's client (dropped while it is unbound), counted in the metrics. */
-  send(session: { readonly peer: Peer | null }, datagram: Uint8Array): void {
+  /** Sends one datagram to the session's client (dropped while it is unbound or unproven), counted in the metrics. */
+  send(session: EgressTarget, datagram: Uint8Array): void {
     const peer = session.peer;
     if (peer === null) return;
+    if (!session.proof.proven) {
+      this.metrics.heldUnproven++;
+      return;
+    }
     this.metrics.datagramsOut++;
     this.metrics.bytesOut += datagram.length;
     peer.send(datagram);
+  }
+
+  /**
+   * Sends a challenge to the session's unproven address, if it fits the
+   * amplification limit (3× the bytes received from it); returns whether it went.
+   */
+  sendChallenge(session: EgressTarget, datagram: Uint8Array): boolean {
+    const peer = session.peer;
+    const proof = session.proof;
+    if (peer === null || proof.proven || !proof.allows(datagram.length)) return false;
+    proof.bytesOut += datagram.length;
+    this.metrics.datagramsOut++;
+    this.metrics.bytesOut += datagram.length;
+    this.metrics.challengesSent++;
+    this.metrics.bytesToUnproven += datagram.length;
+    peer.send(datagram);
+    return true;
   }
 }

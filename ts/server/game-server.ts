@@ -356,6 +356,14 @@ export class Game {
       datagramsOut: m.datagramsOut,
       bytesIn: m.bytesIn,
       bytesOut: m.bytesOut,
+      // Return routability (docs/server.md § Sessions): what unproven addresses got for what they sent.
+      addressProof: {
+        challengesSent: m.challengesSent,
+        proven: m.addressesProven,
+        heldUnproven: m.heldUnproven,
+        bytesToUnproven: m.bytesToUnproven,
+        bytesFromUnproven: m.bytesFromUnproven,
+      },
       drops: Object.fromEntries(m.drops),
       actions: Object.fromEntries(m.actions),
       accounts: { inPlay: this.lifecycle.accountsInPlay },

@@ -58,6 +58,14 @@ export class Metrics {
   datagramsOut = 0;
   bytesIn = 0;
   bytesOut = 0;
+  /** Return routability (address-proof.ts): datagrams withheld from unproven addresses, challenges sent, */
+  heldUnproven = 0;
+  challengesSent = 0;
+  /** bytes sent to unproven addresses (challenges only) and received from them. */
+  bytesToUnproven = 0;
+  bytesFromUnproven = 0;
+  /** Unproven addresses that echoed their challenge. */
+  addressesProven = 0;
   /** Dropped inbound datagrams by reason (decode error codes, rate limits, unknown tokens, ...). */
   readonly drops = new Map<string, number>();
   /** Scheduling outcomes of offered actions. */

@@ -1,8 +1,13 @@
 // Sessions: who a token belongs to, where its datagrams come from, and what
 // was last sent to it. Identity is the auth token, never the source address:
-// the first datagram with a live token binds the session to its source, and a
-// later one from a new source moves it (NAT rebinding).
+// the first ActionPacket with a live token binds the session to its source,
+// and a later authenticated one (tagged with the session key, a sequence the
+// replay window has not seen) from a new source moves it (NAT rebinding);
+// docs/protocol.md § 6.1.
 import { randomBytes } from "node:crypto";
+import { createSessionKey } from "../protocol/action-mac-node.js";
+import { AddressProof } from "./address-proof.js";
+import { ReplayWindow } from "./replay-window.js";
 import { BROADCAST_EVERY_TICKS } from "../constants.js";
 import { ChatChannel } from "./chat-channel.js";
 import type { StoredEntity } from "./entities.js";
@@ -29,6 +34,23 @@ export interface Session {
   readonly tokenLow: number;
   readonly tokenHigh: number;
   readonly tokenHex: string;
+  /** The session key (HMAC-SHA256) that tags its ActionPackets, handed out with the token over HTTP. */
+  readonly key: Uint8Array;
+  readonly keyHex: string;
+  /**
+   * Whether an authenticated (tagged) ActionPacket arrived: from then on the
+   * session refuses untagged ones, so a spec-only replay cannot reach it.
+   */
+  keyed: boolean;
+  /** Authenticated sequences accepted. */
+  readonly replay: ReplayWindow;
+  /** Whether the bound address receives (return routability), and its amplification budget. */
+  readonly proof: AddressProof;
+  /**
+   * The source (addressKey) the HTTP request that created the session came from, or null:
+   * a spec-only client's UDP address on that source counts as proven (a TCP handshake came from it).
+   */
+  joinSource: string | null;
   readonly entity: StoredEntity;
   readonly nick: string;
   /** The account playing, or null for a guest (whose character is not saved). */
@@ -99,11 +121,18 @@ export class SessionRegistry {
       token = randomBytes(8).readBigUInt64LE(0);
       tokenLow = Number(token & 0xffffffffn) | 0;
     } while (token === 0n || this.byToken.has(token) || this.byTokenLow.has(tokenLow & TOKEN_KEY_MASK));
+    const key = createSessionKey();
     const session: Session = {
       token,
       tokenLow,
       tokenHigh: Number(token >> 32n) | 0,
       tokenHex: token.toString(16).padStart(16, "0"),
+      key,
+      keyHex: Buffer.from(key).toString("hex"),
+      keyed: false,
+      replay: new ReplayWindow(),
+      proof: new AddressProof(),
+      joinSource: null,
       entity,
       nick,
       accountId,
@@ -147,12 +176,18 @@ export class SessionRegistry {
     return this.byPeer.get(key);
   }
 
-  /** Binds the session to `peer` (first datagram, or NAT rebinding). */
-  bind(session: Session, peer: Peer): void {
+  /**
+   * Binds the session to `peer` (first datagram, or NAT rebinding); a new
+   * link starts unproven unless AddressProof.bound says otherwise
+   * (`sourceProven`: the HTTP join came from its source).
+   */
+  bind(session: Session, peer: Peer, sourceProven = false): void {
     if (session.peer?.key === peer.key) {
       session.peer = peer; // same link; keep the freshest handle
       return;
     }
+    // A WebSocket or WebRTC link is proven by its connection (address-proof.ts).
+    session.proof.bound(peer.key, peer.transport !== "udp" || sourceProven);
     if (session.peer) this.byPeer.delete(session.peer.key);
     // Another session previously bound to this link loses it: one link, one session.
     const previous = this.byPeer.get(peer.key);

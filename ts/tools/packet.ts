@@ -12,6 +12,9 @@ import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { CHUNK_PACKED_BYTES, CHUNK_SIZE, CHUNK_TILE_COUNT } from "../constants.js";
 import {
+  type ActionAuth,
+  ACTION_AUTH_LAYOUT,
+  CHALLENGE_LAYOUT,
   CHUNK_LAYOUT,
   EncodeError,
   HEADER_LAYOUT,
@@ -194,6 +197,7 @@ function fieldsJson(layout: Layout, values: Values, json: JsonObject = {}): Json
         json[name] = (value as Tlv[]).map(tlvJson);
         break;
       case "payload":
+      case "bytes":
         json[name] = toHex(value as Uint8Array);
         break;
       case "palette":
@@ -225,7 +229,15 @@ export function packetToJson(packet: Packet): Json {
     [HEADER.version]: PROTOCOL_VERSION,
     [HEADER.clientType]: packet.clientType,
   };
-  return fieldsJson(layoutOf(packet.type) as Layout, packet as unknown as Values, head);
+  const json = fieldsJson(layoutOf(packet.type) as Layout, packet as unknown as Values, head);
+  // The optional tails (docs/protocol.md § 6.1, § 12.1): the tool prints the tag, it cannot check it (no key).
+  if (packet.type === "action" && packet.auth !== undefined) {
+    json.auth = fieldsJson(ACTION_AUTH_LAYOUT, packet.auth as unknown as Values);
+  }
+  if (packet.type === "pong" && packet.challenge !== undefined) {
+    fieldsJson(CHALLENGE_LAYOUT, packet as unknown as Values, json);
+  }
+  return json;
 }
 
 /**
@@ -534,6 +546,12 @@ function fieldsFromJson(layout: Layout, fields: Fields, values: Values): Values 
       case "payload":
         values[key] = bytesFromHex(fields.string(name));
         break;
+      case "bytes": {
+        const bytes = bytesFromHex(fields.string(name));
+        if (bytes.length !== field.size) throw new ToolInputError(`${fields.at(name)} must be ${field.size} bytes`);
+        values[key] = bytes;
+        break;
+      }
       case "palette":
         values[key] = fields.array(name).map((item, index) => {
           if (typeof item !== "number") throw new ToolInputError(`${fields.at(name)}[${index}] must be a number`);
@@ -597,6 +615,12 @@ export function packetFromJson(value: unknown): Packet {
     layout === CHUNK_LAYOUT && fields.has("tile_ids")
       ? chunkFromTileIds(fields, clientType)
       : (fieldsFromJson(layout, fields, { type, clientType }) as unknown as Packet);
+  if (packet.type === "action" && fields.has("auth")) {
+    packet.auth = objectFromJson(ACTION_AUTH_LAYOUT, fields.raw("auth"), "packet.auth") as unknown as ActionAuth;
+  }
+  if (packet.type === "pong" && fields.has("challenge")) {
+    fieldsFromJson(CHALLENGE_LAYOUT, fields, packet as unknown as Values);
+  }
   fields.done();
   return packet;
 }

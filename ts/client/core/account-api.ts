@@ -8,7 +8,14 @@
 // taken, 503 full; 0 when the server could not be reached or made no sense.
 import { PROTOCOL_VERSION } from "../../protocol/header.js";
 import type { GuestConnection, MakeTransport, ReconnectFn } from "./game-client.js";
-import { type FetchFn, fetchWorld, type GuestSession, parseToken, SessionError } from "./session-api.js";
+import {
+  type FetchFn,
+  fetchWorld,
+  type GuestSession,
+  parseSessionKey,
+  parseToken,
+  SessionError,
+} from "./session-api.js";
 
 export type AccountRequest =
   | { readonly kind: "login"; readonly name: string; readonly password: string }
@@ -70,6 +77,7 @@ export async function joinAccount(
   return {
     nick: nick.trim(),
     token: parseToken(record.token),
+    key: parseSessionKey(record.key),
     entityId: integer("entityId"),
     protocolVersion,
     udpPort: integer("udpPort"),

@@ -50,6 +50,11 @@ export class ConnectionMonitor {
     this.backoffMs = RECONNECT_BACKOFF_MIN_MS;
   }
 
+  /** How long since the last StatePacket (or the link's start). */
+  silentMs(nowMs: number): number {
+    return nowMs - this.lastSignMs;
+  }
+
   /** Moves to "disconnected" when the link has been silent too long; returns true when it just did. */
   checkTimeout(nowMs: number): boolean {
     if (this.current !== "connecting" && this.current !== "playing") return false;

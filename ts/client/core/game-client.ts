@@ -160,6 +160,7 @@ export class GameClient extends ClientReadout {
     if (connection.state === "closed") return;
     this.parts.traffic.roll(nowMs);
     this.link.check(nowMs);
+    this.upkeep.answerChallenge(nowMs);
     if (connection.state === "connecting") {
       this.upkeep.hello(nowMs);
       return;

@@ -27,6 +27,7 @@ export function impairTransport(
   inner.onDatagram((datagram) => duplex.down.send(datagram));
   return {
     name: inner.name,
+    actionMac: inner.actionMac,
     duplex,
     send: (datagram) => duplex.up.send(datagram),
     onDatagram: (next) => {

@@ -12,6 +12,12 @@ export interface GameClientOptions {
   disconnectAfterMs: number;
   /** Keep-alives that bind the session, sent until the first StatePacket. */
   helloIntervalMs: number;
+  /**
+   * While playing over a signing (UDP) link, no StatePacket for this long: hellos again (every
+   * helloIntervalMs), so a session whose address changed (NAT rebinding) is moved and its new
+   * address proven even when the player sends nothing else.
+   */
+  silenceHelloAfterMs: number;
   pingIntervalMs: number;
   initialRttMs: number;
   chunkRetransmitMs: number;
@@ -33,6 +39,7 @@ export interface GameClientOptions {
 export const DEFAULT_GAME_CLIENT_OPTIONS: GameClientOptions = {
   disconnectAfterMs: DISCONNECT_AFTER_MS,
   helloIntervalMs: 250,
+  silenceHelloAfterMs: 2000,
   pingIntervalMs: 1000,
   initialRttMs: INITIAL_RTT_MS,
   chunkRetransmitMs: CHUNK_RETRANSMIT_MS,

@@ -1,7 +1,10 @@
 // Every datagram the client sends, encoded by the protocol library (never by
 // hand) into a fresh array — transports may hold on to what they are given —
-// and counted.
-import { ACTION_NOOP, type ActionPacket, createActionPacket, encodeAction } from "../../protocol/action.js";
+// and counted. Over a link that signs (a UDP transport with the session key:
+// Transport.actionMac), every ActionPacket carries the authentication trailer
+// (docs/protocol.md § 6.1): the next sequence number, the echo of the server's
+// latest challenge, the tag.
+import { ACTION_NOOP, type ActionPacket, createActionPacket, encodeAction, sealAction } from "../../protocol/action.js";
 import type { ChunkEntry } from "../../protocol/chunk-id.js";
 import { encodeEntityQuery } from "../../protocol/entity-query.js";
 import { MAX_DATAGRAM_BYTES } from "../../protocol/header.js";
@@ -12,6 +15,13 @@ import type { Transport } from "./transport.js";
 export class Outbox {
   private readonly scratch = new Uint8Array(MAX_DATAGRAM_BYTES);
   private readonly action: ActionPacket = createActionPacket();
+  /** The last sequence number sent in a trailer; sequences start at 1 for each session. */
+  private sequence = 0;
+  /** The server's latest challenge cookie to this address, as two u32 words (0, 0: none), echoed in every trailer. */
+  private challengeLow = 0;
+  private challengeHigh = 0;
+  /** A challenge arrived that no ActionPacket has answered yet. */
+  challengePending = false;
 
   constructor(
     private transport: Transport,
@@ -28,6 +38,22 @@ export class Outbox {
     this.transport = transport;
     this.token = token;
     this.action.authToken = token;
+    this.sequence = 0;
+    this.challengeLow = 0;
+    this.challengeHigh = 0;
+    this.challengePending = false;
+  }
+
+  /** Whether the link signs ActionPackets: a UDP link, whose source address may change under it (NAT rebinding). */
+  get signs(): boolean {
+    return this.transport.actionMac !== undefined;
+  }
+
+  /** A challenge Pong arrived: its cookie goes into every trailer from now on, and one is owed at once. */
+  challenged(cookie: bigint): void {
+    this.challengeLow = Number(cookie & 0xffffffffn);
+    this.challengeHigh = Number(cookie >> 32n);
+    this.challengePending = true;
   }
 
   /** An ActionPacket: `targetTick` 0 is a keep-alive / cache ack (then `action` must be NOOP). */
@@ -39,7 +65,13 @@ export class Outbox {
       packet.cache[index].chunkId = cache[index].chunkId;
       packet.cache[index].version = cache[index].version;
     }
-    this.flush(encodeAction(packet, this.scratch));
+    let size = encodeAction(packet, this.scratch);
+    const mac = this.transport.actionMac;
+    if (mac !== undefined) {
+      size = sealAction(this.scratch, 0, ++this.sequence, this.challengeLow, this.challengeHigh, mac);
+      this.challengePending = false;
+    }
+    this.flush(size);
   }
 
   sendPing(timestampMs: bigint): void {

@@ -15,6 +15,7 @@ import type { ClientParts } from "./parts.js";
 type ReceiverParts = Pick<
   ClientParts,
   | "now"
+  | "outbox"
   | "traffic"
   | "connection"
   | "serverClock"
@@ -85,6 +86,8 @@ export class PacketReceiver implements ManifestSource {
         return;
       }
       case "pong": {
+        // A challenge (docs/protocol.md § 12.1): the outbox echoes its cookie, the next update() at once.
+        if (packet.challenge !== undefined) return parts.outbox.challenged(packet.challenge);
         const sample = parts.pinger.receive(packet.timestampMs, nowMs);
         if (sample !== null) parts.rtt.addSample(sample);
         return;

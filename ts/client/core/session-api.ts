@@ -9,6 +9,11 @@ export interface GuestSession {
   nick: string;
   /** The auth_token as a u64 value (the server sends it as 16 hex digits; LE on the wire). */
   token: bigint;
+  /**
+   * The session key (32 bytes, sent as 64 hex digits) a UDP link tags ActionPackets with
+   * (docs/protocol.md § 6.1); undefined from a server that sends none.
+   */
+  key?: Uint8Array;
   entityId: number;
   protocolVersion: number;
   udpPort: number;
@@ -81,6 +86,17 @@ export function parseToken(hex: unknown): bigint {
   return BigInt(`0x${hex}`);
 }
 
+/** The session key of a join answer: 64 hex digits, or absent (undefined). */
+export function parseSessionKey(hex: unknown): Uint8Array | undefined {
+  if (hex === undefined) return undefined;
+  if (typeof hex !== "string" || !/^[0-9a-fA-F]{64}$/.test(hex)) {
+    throw new SessionError(`join: key must be 64 hex digits`, 0);
+  }
+  const key = new Uint8Array(32);
+  for (let index = 0; index < 32; index++) key[index] = parseInt(hex.slice(index * 2, index * 2 + 2), 16);
+  return key;
+}
+
 /**
  * Joins as a guest. `replaces` is the token of this client's previous session (a rejoin after a
  * lost link), which the server then ends at once instead of leaving its entity standing until
@@ -112,6 +128,7 @@ export async function joinGuest(
   return {
     nick,
     token: parseToken(body.token),
+    key: parseSessionKey(body.key),
     entityId: integerField(body, "entityId", "join"),
     protocolVersion,
     udpPort: integerField(body, "udpPort", "join"),

@@ -3,6 +3,8 @@
 // a WebRTC data channel and a WebSocket (browser) all fit behind it, so the
 // core never knows which one it is talking over.
 
+import type { ActionMac } from "../../protocol/action.js";
+
 export type TransportName = "udp" | "webrtc" | "websocket";
 
 /** Called with each received datagram; the array is the handler's to keep (transports never reuse it). */
@@ -16,6 +18,13 @@ export interface Transport {
   onDatagram(handler: DatagramHandler): void;
   /** Sets a callback for a link that knows it has closed (WebSocket, data channel); UDP never calls it. */
   onClose?(handler: (reason: string) => void): void;
+  /**
+   * Signs ActionPackets with the session key (docs/protocol.md § 6.1), on a link
+   * whose datagrams nothing else authenticates (UDP). Absent on WebRTC (DTLS) and
+   * WebSocket (TCP) links, which are bound to their connection: their packets go
+   * without the trailer.
+   */
+  readonly actionMac?: ActionMac;
   /** Closes the link; no datagram is delivered afterwards. Safe to call twice. */
   close(): void;
 }

@@ -1,5 +1,6 @@
 // What the link needs sent besides steps, each on its own timer: hellos that
-// bind the session until the first StatePacket, pings for the RTT, cache acks
+// bind the session until the first StatePacket (and again after a silence:
+// the address may have changed), the echo a challenge is owed, pings for the RTT, cache acks
 // that ask for missing chunks, keep-alives that ask for lost entity updates,
 // and the name queries the directory has due.
 import type { ActionSender, ManifestSource } from "./action-sender.js";
@@ -10,6 +11,7 @@ import type { TilePoint } from "./prediction.js";
 type UpkeepParts = Pick<
   ClientParts,
   | "options"
+  | "connection"
   | "outbox"
   | "pinger"
   | "chunks"
@@ -37,9 +39,21 @@ export class LinkUpkeep {
     this.sender.sendCacheAck(nowMs);
   }
 
+  /**
+   * A challenge arrived (the server asks this address to prove it receives,
+   * docs/protocol.md § 12.1): a cache ack at once carries the echo. A lost
+   * echo is repaired by the next ActionPacket, which the server answers with
+   * the challenge again.
+   */
+  answerChallenge(nowMs: number): void {
+    if (this.parts.outbox.challengePending) this.sender.sendCacheAck(nowMs);
+  }
+
   /** While playing: pings, cache acks, keep-alives and name queries that are due. */
   run(nowMs: number): void {
     const { options, outbox, pinger, chunks, chunkRequests, entityTable, nameDirectory, counters } = this.parts;
+    // Only a signing (UDP) link can have its address changed under it; a silent one hellos until it hears again.
+    if (outbox.signs && this.parts.connection.silentMs(nowMs) >= options.silenceHelloAfterMs) this.hello(nowMs);
     if (pinger.due(nowMs)) outbox.sendPing(pinger.send(nowMs));
     const manifest = this.manifest.manifest;
     const missing = manifest ? chunks.missingCount(manifest) : 0;

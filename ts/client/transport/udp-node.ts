@@ -1,7 +1,12 @@
 // Node-only: the UDP transport for bots, tests and tools. A connected dgram
-// socket, so the kernel delivers only the server's datagrams to it.
+// socket, so the kernel delivers only the server's datagrams to it. Given the
+// session key, it signs ActionPackets (Transport.actionMac): UDP is the one
+// link whose source address anyone can claim, so a session may move to a new
+// address (NAT rebinding) only with a tagged, fresh packet (docs/protocol.md § 6.1).
 import { createSocket, type Socket } from "node:dgram";
 import { isIPv6 } from "node:net";
+import type { ActionMac } from "../../protocol/action.js";
+import { nodeActionMac } from "../../protocol/action-mac-node.js";
 import type { DatagramHandler, Transport } from "../core/transport.js";
 import type { GuestSession } from "../core/session-api.js";
 
@@ -10,7 +15,13 @@ export class UdpNodeTransport implements Transport {
   private handler: DatagramHandler = () => {};
   private closed = false;
 
-  private constructor(private readonly socket: Socket) {
+  readonly actionMac: ActionMac | undefined;
+
+  private constructor(
+    private readonly socket: Socket,
+    key: Uint8Array | undefined,
+  ) {
+    this.actionMac = key === undefined ? undefined : nodeActionMac(key);
     socket.on("message", (message) => {
       if (!this.closed) this.handler(new Uint8Array(message.buffer, message.byteOffset, message.byteLength));
     });
@@ -18,8 +29,8 @@ export class UdpNodeTransport implements Transport {
     socket.on("error", () => {});
   }
 
-  /** Opens a socket connected to host:port. */
-  static async connect(host: string, port: number): Promise<UdpNodeTransport> {
+  /** Opens a socket connected to host:port; with the session `key`, ActionPackets are signed. */
+  static async connect(host: string, port: number, key?: Uint8Array): Promise<UdpNodeTransport> {
     const socket = createSocket(isIPv6(host.replace(/^\[|\]$/g, "")) ? "udp6" : "udp4");
     await new Promise<void>((resolve, reject) => {
       socket.once("error", reject);
@@ -28,7 +39,7 @@ export class UdpNodeTransport implements Transport {
         resolve();
       });
     });
-    return new UdpNodeTransport(socket);
+    return new UdpNodeTransport(socket, key);
   }
 
   send(datagram: Uint8Array): void {
@@ -50,5 +61,5 @@ export class UdpNodeTransport implements Transport {
 /** A MakeTransport for connectGuest: UDP to the HTTP server's host at the session's udpPort. */
 export function udpTransportFor(baseUrl: string): (session: GuestSession) => Promise<UdpNodeTransport> {
   const host = new URL(baseUrl).hostname;
-  return (session) => UdpNodeTransport.connect(host, session.udpPort);
+  return (session) => UdpNodeTransport.connect(host, session.udpPort, session.key);
 }

@@ -40,11 +40,10 @@ import {
 } from "../../protocol/combat.js";
 import { mulberry32 } from "../../random.js";
 import type { Clock } from "../clock.js";
-import type { Egress } from "../egress.js";
+import type { Egress, EgressTarget } from "../egress.js";
 import { ENTITY_TYPE_PLAYER, type EntityStore, type StoredEntity } from "../entities.js";
 import type { Logger } from "../log.js";
 import type { NpcRoom } from "../npc/npc-room.js";
-import type { Session } from "../session.js";
 import { eloAfterKill, resolveBlow } from "./formula.js";
 import type { PvpRule } from "./pvp-zones.js";
 
@@ -61,7 +60,7 @@ export interface CombatPorts {
   /** The creatures: their kinds (natural weapons), provoking, and removal once a corpse has lain. */
   readonly npcs: Pick<NpcRoom, "get" | "provoke" | "kill">;
   /** Whose client a player's blows go to. */
-  readonly sessionOf: (entityId: number) => Pick<Session, "peer"> | undefined;
+  readonly sessionOf: (entityId: number) => EgressTarget | undefined;
   /** The players in play: what regenerates each second. */
   readonly players: () => Iterable<StoredEntity>;
   /** Where a dead player stands again. */

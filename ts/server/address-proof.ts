@@ -1,0 +1,61 @@
+// Return routability (docs/protocol.md § 12.1, docs/server.md § Sessions):
+// whether the address a session is bound to has shown that it receives what
+// is sent to it. Until it has, the server sends it nothing but challenges, and
+// never more bytes than 3× what arrived from it (QUIC's anti-amplification
+// rule), so a datagram "from" a spoofed victim cannot be made into a stream
+// of chunks aimed at the victim. A proof is kept for one address; moving to
+// another starts a new one, except back to the last address proven.
+import { randomBytes } from "node:crypto";
+
+/** Bytes an unproven address may be sent per byte received from it. */
+export const UNPROVEN_AMPLIFICATION = 3;
+
+export class AddressProof {
+  /** Whether the bound address is proven: everything may be sent to it. */
+  proven = false;
+  /** Bytes received from, and sent to, the bound address while it is unproven. */
+  bytesIn = 0;
+  bytesOut = 0;
+  /** The cookie the bound address must echo, as two u32 words; both 0 while none is due. */
+  cookieLow = 0;
+  cookieHigh = 0;
+  /** The last peer key proven, which the session may move back to without a new challenge. */
+  private provenKey = "";
+
+  /**
+   * The session was bound to the link `peerKey`. `vouched`: the link is proven
+   * without a challenge — a connection-bound one (WebSocket: a TCP handshake;
+   * WebRTC: ICE checks and DTLS), or a UDP address on the source a spec-only
+   * client joined from over HTTP. So is the last link proven; any other gets a
+   * fresh cookie.
+   */
+  bound(peerKey: string, vouched: boolean): void {
+    this.bytesIn = 0;
+    this.bytesOut = 0;
+    if (vouched || peerKey === this.provenKey) {
+      this.prove(peerKey);
+      return;
+    }
+    this.proven = false;
+    const cookie = randomBytes(8);
+    this.cookieLow = cookie.readUInt32LE(0);
+    this.cookieHigh = cookie.readUInt32LE(4) | 1; // never 0: 0 means "no echo"
+  }
+
+  prove(peerKey: string): void {
+    this.proven = true;
+    this.provenKey = peerKey;
+    this.cookieLow = 0;
+    this.cookieHigh = 0;
+  }
+
+  /** Whether an echo (two u32 words) is the cookie due. */
+  echoes(low: number, high: number): boolean {
+    return !this.proven && (low | 0) === (this.cookieLow | 0) && (high | 0) === (this.cookieHigh | 0);
+  }
+
+  /** Whether `size` more bytes may go to the unproven address (within the amplification limit). */
+  allows(size: number): boolean {
+    return this.bytesOut + size <= UNPROVEN_AMPLIFICATION * this.bytesIn;
+  }
+}

@@ -1,0 +1,29 @@
+// Which authenticated sequence numbers a session has already accepted
+// (docs/protocol.md § 6.1): a captured ActionPacket sent again — from the
+// same address or another — carries a sequence the window has seen, or one
+// too old to tell, and is refused; so a step executes once and a replay can
+// never move a session. netcode's replay protection, sized for UDP's reordering.
+
+/** Sequences kept: a packet up to this many behind the newest is still accepted once. */
+export const REPLAY_WINDOW = 256;
+
+export class ReplayWindow {
+  /** received[s % REPLAY_WINDOW] is the last sequence accepted in that slot (0: none; sequences start at 1). */
+  private readonly received = new Uint32Array(REPLAY_WINDOW);
+  private newest = 0;
+
+  /**
+   * Accepts `sequence` (a u32 ≥ 1) once: true the first time, false for a
+   * repeat, for 0, and for one REPLAY_WINDOW or more behind the newest.
+   * Only call it for a packet whose tag was checked, so a forger cannot move the window.
+   */
+  accept(sequence: number): boolean {
+    if (sequence === 0) return false;
+    if (sequence + REPLAY_WINDOW <= this.newest) return false;
+    const slot = sequence % REPLAY_WINDOW;
+    if (this.received[slot] >= sequence) return false;
+    this.received[slot] = sequence;
+    if (sequence > this.newest) this.newest = sequence;
+    return true;
+  }
+}
