@@ -34,6 +34,7 @@ export const DECODE_ERROR_CODES = [
   "bad_count",
   "bad_element",
   "bad_dialog_id",
+  "bad_rows",
 ] as const;
 export type DecodeErrorCode = (typeof DECODE_ERROR_CODES)[number];
 

@@ -33,6 +33,12 @@ export const PACKET_DIALOG_REPLY = 15;
 export const PACKET_DIALOG_CLOSE = 16;
 export const PACKET_CUSTOM_TO_SERVER = 17;
 export const PACKET_CUSTOM_TO_CLIENT = 18;
+/**
+ * Wire id 19 is the combat packet, being added on another branch; until the
+ * two meet this build has no packet 19 and rejects it as unknown_type.
+ */
+export const PACKET_UNASSIGNED_19 = 19;
+export const PACKET_CHUNK_WIDE = 20;
 
 /** Packet type names as used in decoded objects and the packet tool, indexed by wire id. */
 export const PACKET_TYPE_NAMES = [
@@ -55,6 +61,8 @@ export const PACKET_TYPE_NAMES = [
   "dialog_close",
   "custom_to_server",
   "custom_to_client",
+  "unassigned_19",
+  "chunk_wide",
 ] as const;
 export type PacketTypeName = (typeof PACKET_TYPE_NAMES)[number];
 
@@ -129,7 +137,7 @@ export function checkHeader(bytes: Uint8Array): DecodeError | null {
   if (version !== PROTOCOL_VERSION) {
     return decodeError("bad_version", VERSION_AT, `protocol version ${version}, this build speaks ${PROTOCOL_VERSION}`);
   }
-  if (bytes[TYPE_AT] >= PACKET_TYPE_NAMES.length) {
+  if (bytes[TYPE_AT] >= PACKET_TYPE_NAMES.length || bytes[TYPE_AT] === PACKET_UNASSIGNED_19) {
     return decodeError("unknown_type", TYPE_AT, `packet_type ${bytes[TYPE_AT]} is not defined`);
   }
   return null;

@@ -19,6 +19,14 @@ import {
   encodeChunk,
 } from "./chunk.js";
 import {
+  CHUNK_WIDE_LAYOUT,
+  type ChunkWidePacket,
+  type ChunkWideView,
+  chunkWideViewToPacket,
+  decodeChunkWideBody,
+  encodeChunkWide,
+} from "./chunk-wide.js";
+import {
   CUSTOM_TO_CLIENT_LAYOUT,
   CUSTOM_TO_SERVER_LAYOUT,
   type CustomToClientPacket,
@@ -73,6 +81,7 @@ import {
   PACKET_CHAT_POST,
   PACKET_CHAT_POST_ACK,
   PACKET_CHUNK,
+  PACKET_CHUNK_WIDE,
   PACKET_CUSTOM_TO_SERVER,
   PACKET_DIALOG,
   PACKET_DIALOG_ACK,
@@ -86,13 +95,17 @@ import {
   PACKET_STATE,
   PACKET_TILE_UPDATE,
   PACKET_TYPE_NAMES,
+  HEADER_BYTES,
   checkHeader,
   readPacketType,
 } from "./header.js";
-import type { Layout } from "./layout.js";
+import { type Layout, layout } from "./layout.js";
 import { PING_LAYOUT, type PingPacket, decodePingBody, encodePing } from "./ping.js";
 import { STATE_LAYOUT, type StatePacket, decodeStateBody, encodeState } from "./state.js";
 import { TILE_UPDATE_LAYOUT, type TileUpdatePacket, decodeTileUpdateBody, encodeTileUpdate } from "./tile-update.js";
+
+/** Wire id 19 (combat, on another branch): no fields here, and checkHeader rejects the id. */
+const UNASSIGNED_19_LAYOUT = layout("unassigned_19", HEADER_BYTES, HEADER_BYTES, []);
 
 /**
  * The layout of every packet type, indexed by wire id (Ping and Pong share
@@ -119,6 +132,8 @@ export const PACKET_LAYOUTS: readonly Layout[] = [
   DIALOG_CLOSE_LAYOUT,
   CUSTOM_TO_SERVER_LAYOUT,
   CUSTOM_TO_CLIENT_LAYOUT,
+  UNASSIGNED_19_LAYOUT,
+  CHUNK_WIDE_LAYOUT,
 ];
 if (PACKET_LAYOUTS.length !== PACKET_TYPE_NAMES.length) {
   throw new Error(`PACKET_LAYOUTS has ${PACKET_LAYOUTS.length} layouts for ${PACKET_TYPE_NAMES.length} packet types`);
@@ -143,6 +158,7 @@ export type Packet =
   | StatePacket
   | ActionPacket
   | ChunkPacket
+  | ChunkWidePacket
   | EntityPacket
   | EntityQueryPacket
   | EntityDetailPacket
@@ -154,7 +170,15 @@ export type Packet =
  * datagram, and a custom packet's payload is a subarray of it.
  */
 export type PacketView =
-  StatePacket | ActionPacket | ChunkView | EntityView | EntityQueryPacket | EntityDetailView | PingPacket | GamePacket;
+  | StatePacket
+  | ActionPacket
+  | ChunkView
+  | ChunkWideView
+  | EntityView
+  | EntityQueryPacket
+  | EntityDetailView
+  | PingPacket
+  | GamePacket;
 
 /**
  * Decodes one datagram. Never throws and never reads outside `bytes` (which
@@ -200,6 +224,8 @@ export function decodePacket(bytes: Uint8Array): DecodeResult<PacketView> {
       return decodeDialogCloseBody(bytes);
     case PACKET_CUSTOM_TO_SERVER:
       return decodeCustomToServerBody(bytes);
+    case PACKET_CHUNK_WIDE:
+      return decodeChunkWideBody(bytes);
     default: // checkHeader admitted only PACKET_CUSTOM_TO_CLIENT beyond this point
       return decodeCustomToClientBody(bytes);
   }
@@ -210,6 +236,8 @@ export function viewToPacket(view: PacketView): Packet {
   switch (view.type) {
     case "chunk":
       return chunkViewToPacket(view);
+    case "chunk_wide":
+      return chunkWideViewToPacket(view);
     case "entity":
       return entityViewToPacket(view);
     case "entity_detail":
@@ -237,6 +265,8 @@ export function encodePacket(packet: Packet, out: Uint8Array, offset = 0): numbe
       return encodeAction(packet, out, offset);
     case "chunk":
       return encodeChunk(packet, out, offset);
+    case "chunk_wide":
+      return encodeChunkWide(packet, out, offset);
     case "entity":
       return encodeEntity(packet, out, offset);
     case "entity_query":
