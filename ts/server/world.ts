@@ -54,8 +54,6 @@ export class World {
   private readonly paletteScratch = new Uint16Array(PALETTE_MAX);
   private readonly packedScratch = new Uint8Array(768);
   private readonly widePart: WidePart = { rowCount: 0, count: 0 };
-  /** Chunks that need the wide form (more than 64 ids) at their current version. */
-  private wideCount = 0;
 
   /** The wasm move kernel over this world's grid: a movement window is applied through it (movement.ts). */
   readonly moves: MoveTable;
@@ -139,15 +137,9 @@ export class World {
       datagrams = [out.slice(0, size)];
     } else {
       datagrams = this.encodeWide(id, version);
-      this.wideCount++;
     }
     this.encoded[index] = datagrams;
     return datagrams;
-  }
-
-  /** How many chunks were encoded in the wide form (counted once per version; for status and tests). */
-  get wideChunksEncoded(): number {
-    return this.wideCount;
   }
 
   /** The ChunkWidePackets of the chunk in chunkScratch, greedily as many rows per part as fit a datagram. */
