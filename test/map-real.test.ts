@@ -325,7 +325,7 @@ describe("loading the real maps", () => {
     // Its SPAWN objects are monster areas (rectangles), not spawn points.
     expect(map.objects.filter((object) => object.type === "SPAWN").length).toBe(31);
     expect(map.source.spawnFallback).toBe(true);
-    // More than a ChunkPacket palette holds: the chunk encoder has to cope (see docs/maps.md).
+    // More than a ChunkPacket palette holds: such chunks go as ChunkWidePackets (test/map-real-server.test.ts).
     expect(map.source.maxIdsPerChunk).toBeGreaterThan(64);
   });
 });

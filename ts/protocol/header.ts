@@ -79,7 +79,7 @@ const TYPE_AT = HEADER_LAYOUT.offset.packet_type;
 const CLIENT_TYPE_AT = HEADER_LAYOUT.offset.client_type;
 
 export interface Header {
-  /** Wire id, PACKET_STATE .. PACKET_CUSTOM_TO_CLIENT. */
+  /** Wire id, PACKET_STATE .. PACKET_CHUNK_WIDE (19 is not assigned in this build). */
   readonly packetType: number;
   readonly clientType: number;
 }

@@ -91,7 +91,7 @@ export class World {
     }
     this.versions = new Uint16Array(this.chunksX * this.chunksY).fill(1);
     this.encoded = new Array(this.chunksX * this.chunksY).fill(null);
-    // Encode every chunk at start-up: a chunk the wire cannot carry fails here, naming itself.
+    // Encode every chunk at start-up (once per version), so no client request waits for an encode.
     for (let cy = 0; cy < this.chunksY; cy++) for (let cx = 0; cx < this.chunksX; cx++) this.chunkDatagrams(cx, cy);
     this.spawns = map.spawns.filter((s) => this.walkable(s.x, s.y));
     if (this.spawns.length === 0) this.spawns = [this.findWalkable()];
