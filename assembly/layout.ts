@@ -16,6 +16,10 @@ export const CHUNK_TILE_COUNT: i32 = 1024;
 export const CHUNK_PACKED_BYTES: i32 = 768;
 /** Maximum local palette entries per chunk. */
 export const PALETTE_MAX: i32 = 64;
+/** Most palette entries of one wide chunk part (ChunkWidePacket): all 1024 cells distinct. */
+export const WIDE_PALETTE_MAX: i32 = 1024;
+/** Most bit-packed index bytes of one wide part: 1024 cells × 10 bits / 8. */
+export const WIDE_PACKED_MAX_BYTES: i32 = 1280;
 
 /** Framebuffer width and height in pixels (one RGB332 byte per pixel). */
 export const FB_WIDTH: i32 = 320;
@@ -50,6 +54,10 @@ export const PATH_OUT: usize = 0x1c00;
 export const PATH_MAX: i32 = 4096;
 /** RGB332 → RGBA8888 lookup table: 256 × u32 (little-endian R,G,B,A bytes). */
 export const RGB332_LUT: usize = 0x2c00;
+/** Wide chunk part palette: up to 1024 global tile ids, u16 (in the former MOVES gap). 2048 bytes. */
+export const WIDE_PALETTE: usize = 0x3000;
+/** Wide chunk part indices, bit-packed LSB first (1..10 bits each). 1280 bytes. */
+export const WIDE_PACKED: usize = 0x3800;
 /** General byte buffer for host I/O (datagrams, FNV-1a input). 64 KiB. */
 export const IO: usize = 0x4000;
 export const IO_BYTES: i32 = 0x10000;
@@ -71,9 +79,14 @@ export const SPRITES_MAX: i32 = 1024;
  * The moves of one window or one entity tick for apply_moves: MOVES_MAX rows of
  * 16 bytes (i32 entity, i32 x, i32 y, u8 action, u8 moved, 2 pad; sim/moves.ts).
  * 4096 rows, so a tick's moves — every player's and every awake NPC's — cross
- * the boundary in one call. 64 KiB. (0x3000..0x4000, where 256 rows used to be, is free.)
+ * the boundary in one call. 64 KiB. (0x3000..0x4000, where 256 rows used to be, now holds WIDE_PALETTE and WIDE_PACKED.)
  */
 export const MOVES: usize = 0x124000;
 export const MOVES_MAX: i32 = 4096;
+/**
+ * Wide codec scratch: 1 + palette index (u16) of each of the 65536 tile ids
+ * while one wide kernel runs; all zero between calls. 128 KiB.
+ */
+export const WIDE_SLOTS: usize = 0x134000;
 /** End of the fixed regions; asc's --memoryBase must equal this. */
-export const FIXED_END: usize = 0x134000;
+export const FIXED_END: usize = 0x154000;

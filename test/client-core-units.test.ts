@@ -17,7 +17,14 @@ import { ServerClock } from "../ts/client/core/server-clock.js";
 import { joinGuest, parseToken, SessionError, tileFlagsTable } from "../ts/client/core/session-api.js";
 import { TrafficMeter } from "../ts/client/core/stats.js";
 import { TILE_UNKNOWN } from "../ts/constants.js";
-import { chunkId, decodePacket, type ChunkEntry, type ChunkView, type EntityView } from "../ts/protocol/index.js";
+import {
+  chunkId,
+  decodePacket,
+  encodeChunkWideFromTiles,
+  type ChunkEntry,
+  type ChunkView,
+  type EntityView,
+} from "../ts/protocol/index.js";
 import { WasmCodec } from "../ts/wasm/codec.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
@@ -357,6 +364,55 @@ describe("chunk cache and the wasm grid window", () => {
     cache.store(decodeChunk(chunkDatagram(0, 0, 2, () => GRAVEL)));
     expect(cache.version(chunkId(0, 0))).toBe(2);
     expect(cache.get(chunkId(0, 0))!.tiles.every((tile) => tile === GRAVEL)).toBe(true);
+  });
+
+  it("gathers a wide chunk's parts: missing in the cache list until all 32 rows are in, in any order", () => {
+    const cache = new ChunkCache(new WasmCodec(core));
+    const manifest = manifestAround(1, 1, 3);
+    const id = chunkId(1, 1);
+    // 1024 distinct ids: three parts.
+    const tiles = Uint16Array.from({ length: 1024 }, (_, i) => 2000 + ((i * 7) % 1024));
+    const parts = encodeChunkWideFromTiles(0, id, 3, tiles).map((bytes) => {
+      const result = decodePacket(bytes);
+      if (!result.ok || result.packet.type !== "chunk_wide") throw new Error("expected a wide part");
+      return result.packet;
+    });
+    expect(parts.length).toBe(3);
+    const heldVersion = () => {
+      const list = manifest.map(() => ({ chunkId: 0, version: 0 }));
+      cache.fillCacheList(manifest, list);
+      return list[4].version;
+    };
+    expect(cache.storeWide(parts[2])).toBeNull();
+    expect(cache.storeWide(parts[0])).toBeNull();
+    expect(cache.storeWide(parts[0])).toBeNull(); // a duplicate changes nothing
+    expect([heldVersion(), cache.pendingCount, cache.missingCount(manifest)]).toEqual([0, 1, 9]);
+    const chunk = cache.storeWide(parts[1])!;
+    expect(chunk.version).toBe(3);
+    expect(Buffer.from(chunk.tiles.buffer).equals(Buffer.from(tiles.buffer))).toBe(true);
+    expect([heldVersion(), cache.pendingCount]).toEqual([3, 0]);
+    // A re-send of the complete chunk is ignored; a newer version's parts start over and keep the old chunk held.
+    expect(cache.storeWide(parts[1])).toBeNull();
+    const newer = encodeChunkWideFromTiles(
+      0,
+      id,
+      4,
+      tiles.map((tile) => tile + 1),
+    ).map((bytes) => {
+      const result = decodePacket(bytes);
+      if (!result.ok || result.packet.type !== "chunk_wide") throw new Error("expected a wide part");
+      return result.packet;
+    });
+    expect(cache.storeWide(newer[0])).toBeNull();
+    expect(cache.version(id)).toBe(3);
+    expect(cache.storeWide(newer[1])).toBeNull();
+    expect(cache.storeWide(newer[2])!.tiles[0]).toBe(tiles[0] + 1);
+    expect(cache.version(id)).toBe(4);
+    // Pending parts far from the player are evicted with the chunks.
+    cache.storeWide(parts[0]);
+    expect(cache.pendingCount).toBe(1);
+    cache.evictFar(10, 10);
+    expect(cache.pendingCount).toBe(0);
   });
 
   it("evicts chunks beyond the keep radius", () => {

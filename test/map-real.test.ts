@@ -4,14 +4,13 @@
 // loaded-map checks prove what flattening makes of them.
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { TILE_FLAG_COLLIDES } from "../ts/constants.js";
 import { maskGid } from "../ts/server/map/gid.js";
 import { loadMap, MapError, rawGidBytes, readRawMap, tileFlagsTable } from "../ts/server/map/load-map.js";
+import { MAPS_REAL } from "./support/maps-real.js";
 
-// CI checks shared/ out beside the clone, as on the development machine.
-const REAL = resolve(fileURLToPath(new URL("..", import.meta.url)), "../shared/maps-real");
+const REAL = MAPS_REAL;
 const real = (path: string): string => resolve(REAL, path);
 
 interface Expectation {
@@ -326,7 +325,7 @@ describe("loading the real maps", () => {
     // Its SPAWN objects are monster areas (rectangles), not spawn points.
     expect(map.objects.filter((object) => object.type === "SPAWN").length).toBe(31);
     expect(map.source.spawnFallback).toBe(true);
-    // More than a ChunkPacket palette holds: the chunk encoder has to cope (see docs/maps.md).
+    // More than a ChunkPacket palette holds: such chunks go as ChunkWidePackets (test/map-real-server.test.ts).
     expect(map.source.maxIdsPerChunk).toBeGreaterThan(64);
   });
 });

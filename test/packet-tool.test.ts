@@ -150,7 +150,7 @@ describe("packet tool CLI", () => {
   }, SPAWN_TIMEOUT_MS * 4);
 
   it("decodes the golden vector of every packet type", () => {
-    expect(new Set(cliVectors.map(([, , packet]) => packet.type)).size).toBe(8);
+    expect(new Set(cliVectors.map(([, , packet]) => packet.type)).size).toBe(9);
     decodeRuns.forEach((run, index) => {
       expect(run.stderr).toBe("");
       expect(run.code).toBe(0);

@@ -9,10 +9,11 @@ import {
   type Tlv,
   NAME_MAX_BYTES,
   chunkId,
+  chunkWidePacketBytes,
   entityBatchEnd,
   manifestChunkId,
 } from "../ts/protocol/index.js";
-import { pack6 } from "../ts/ref/codec.js";
+import { pack6, wideIndexBits } from "../ts/ref/codec.js";
 
 export const u8 = fc.integer({ min: 0, max: 0xff });
 export const u16 = fc.integer({ min: 0, max: 0xffff });
@@ -104,6 +105,33 @@ const chunkPacket = fc
     return { type: "chunk", clientType, chunkId, version, palette, packedTiles };
   });
 
+/** A wide chunk part: 1..32 rows, 1..1024 palette ids (the datagram limit caps the product). */
+const chunkWidePacket = fc
+  .record({
+    clientType: u16,
+    chunkId: u32,
+    version: fc.integer({ min: 1, max: 0xffff }),
+    rowStart: fc.integer({ min: 0, max: 31 }),
+    rowCount: fc.integer({ min: 1, max: 32 }),
+    palette: fc.array(fc.integer({ min: 0, max: 0xfffe }), { minLength: 1, maxLength: 1024 }),
+    raw: fc.array(fc.nat(), { minLength: 1024, maxLength: 1024 }),
+  })
+  .map(({ clientType, chunkId, version, rowStart, rowCount: wanted, palette: ids, raw }): Packet => {
+    const rowCount = Math.min(wanted, 32 - rowStart);
+    // Keep the part within one datagram: fewer ids for a taller band.
+    let palette = ids;
+    while (chunkWidePacketBytes(rowCount, palette.length) > 1200) palette = palette.slice(0, palette.length >> 1);
+    const bits = wideIndexBits(palette.length);
+    const packedTiles = new Uint8Array(rowCount * 4 * bits);
+    for (let cell = 0; cell < rowCount * 32; cell++) {
+      const index = raw[cell] % palette.length;
+      for (let bit = 0; bit < bits; bit++) {
+        if ((index >> bit) & 1) packedTiles[(cell * bits + bit) >> 3] |= 1 << ((cell * bits + bit) & 7);
+      }
+    }
+    return { type: "chunk_wide", clientType, chunkId, version, rowStart, rowCount, palette, packedTiles };
+  });
+
 const entityPacket = fc
   .record({ clientType: u16, tick: u32, more: fc.boolean(), entities: fc.array(entityEntry, { maxLength: 80 }) })
   .map(({ entities, ...rest }): Packet => ({
@@ -145,6 +173,7 @@ export const anyPacket: fc.Arbitrary<Packet> = fc.oneof(
   statePacket,
   actionPacket,
   chunkPacket,
+  chunkWidePacket,
   entityPacket,
   queryPacket,
   detailPacket,

@@ -23,6 +23,7 @@ import {
   actionPacket,
   chunkSmallBytes,
   chunkSmallPacket,
+  chunkWideBytes,
   detailBytes,
   detailPacket,
   entityBytes,
@@ -105,8 +106,9 @@ describe("header errors", () => {
     expectError(patched(pingBytes, 2, [2]), "bad_version", 2);
   });
 
-  it("unknown_type: packet_type above the last defined one", () => {
+  it("unknown_type: packet_type above the last defined one (21 and up)", () => {
     // The first undefined id follows the last defined one; ids are only ever added (P-16).
+    expect(PACKET_TYPE_NAMES.length).toBe(21);
     expectError(patched(pingBytes, 3, [PACKET_TYPE_NAMES.length]), "unknown_type", 3);
     expectError(patched(pingBytes, 3, [255]), "unknown_type", 3);
   });
@@ -208,6 +210,44 @@ describe("chunk", () => {
     expectError(patched(chunkSmallBytes, 17 + 765, [0, 0, 0xfc]), "bad_palette_index", 782);
     // An empty palette admits no index at all.
     expectError([...chunkSmallBytes.slice(0, 12), 0, ...zeros(768)], "bad_palette_index", 13);
+  });
+});
+
+describe("chunk_wide", () => {
+  it("truncated and trailing bytes: the size follows from row_count and pal_count", () => {
+    expectError(chunkWideBytes.slice(0, 15), "truncated", 15);
+    expectError(chunkWideBytes.slice(0, 37), "truncated", 37);
+    expectError([...chunkWideBytes, 0], "trailing_bytes", 38);
+    // One more row at 2 bits is 8 more bytes.
+    expectError(patched(chunkWideBytes, 12, [29, 3]), "truncated", 38);
+    expectOk([...patched(chunkWideBytes, 12, [29, 3]), ...zeros(8)]);
+  });
+
+  it("bad_chunk_version: version 0 means no chunk", () => {
+    expectError(patched(chunkWideBytes, 10, [0, 0]), "bad_chunk_version", 10);
+  });
+
+  it("bad_rows: 1..32 rows inside the chunk", () => {
+    expectError(patched(chunkWideBytes, 12, [30, 0]), "bad_rows", 12);
+    expectError(patched(chunkWideBytes, 12, [31, 2]), "bad_rows", 12);
+    expectError(patched(chunkWideBytes, 12, [32, 1]), "bad_rows", 12);
+    expectOk(patched(chunkWideBytes, 12, [0, 2]));
+  });
+
+  it("palette_too_large above 1024 ids; bad_palette_index for an empty palette", () => {
+    expectError(patched(chunkWideBytes, 14, [0x01, 0x04]), "palette_too_large", 14);
+    expectError(patched(chunkWideBytes, 14, [0, 0]), "bad_palette_index", 14);
+  });
+
+  it("reserved_tile: the palette may not hold TILE_UNKNOWN, may hold TILE_BORDER", () => {
+    expectError(patched(chunkWideBytes, 18, [0xff, 0xff]), "reserved_tile", 18);
+  });
+
+  it("bad_palette_index: every index must be below pal_count", () => {
+    // Cell 2 gets index 3 (bits 4..5 of the first packed byte) with a 3-entry palette.
+    expectError(patched(chunkWideBytes, 22, [0x39]), "bad_palette_index", 22);
+    // The last cell, in the last byte.
+    expectError(patched(chunkWideBytes, 37, [0xc0]), "bad_palette_index", 37);
   });
 });
 

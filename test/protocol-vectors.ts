@@ -110,6 +110,33 @@ export const chunkFullPacket: Packet = {
   packedTiles: chunkFullPacked,
 };
 
+// A wide chunk part: rows 30..31 of chunk (1, 2), a 3-entry palette at 2 bits per
+// index; cell 0 has index 1, cell 1 index 2, cell 63 index 2, all others 0.
+// prettier-ignore
+export const chunkWideBytes = [
+  0x4c, 0x52, 0x01, 0x14, 0x00, 0x00, // type 20
+  0x01, 0x00, 0x02, 0x00, 0x03, 0x00, // chunk (1, 2) version 3
+  0x1e, 0x02, // row_start 30, row_count 2
+  0x03, 0x00, // pal_count 3
+  0x07, 0x00, 0x34, 0x12, 0xfe, 0xff, // palette [7, 0x1234, TILE_BORDER]
+  0x09, // cells 0..3: 1 | 2 << 2
+  ...zeros(14),
+  0x80, // cells 60..63: 2 << 6
+];
+export const chunkWidePacked = new Uint8Array(16);
+chunkWidePacked.set([0x09], 0);
+chunkWidePacked.set([0x80], 15);
+export const chunkWidePacket: Packet = {
+  type: "chunk_wide",
+  clientType: 0,
+  chunkId: 0x00020001,
+  version: 3,
+  rowStart: 30,
+  rowCount: 2,
+  palette: [7, 0x1234, 0xfffe],
+  packedTiles: chunkWidePacked,
+};
+
 // prettier-ignore
 export const entityBytes = [
   0x4c, 0x52, 0x01, 0x03, 0x00, 0x00, // type 3
@@ -227,4 +254,5 @@ export const vectors: [string, number[], Packet, number][] = [
   ["entity_detail", detailBytes, detailPacket, 29],
   ["ping", pingBytes, pingPacket, 14],
   ["pong", pongBytes, pongPacket, 14],
+  ["chunk_wide, rows 30..31, 3-entry palette", chunkWideBytes, chunkWidePacket, 38],
 ];

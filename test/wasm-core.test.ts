@@ -27,7 +27,7 @@ function debugBuildMissing(): string | null {
 describe("core module loader", () => {
   it("instantiates the release build with regions that fit its fixed memory", async () => {
     const release = await loadCore();
-    expect(release.layout.FIXED_END).toBe(0x134000);
+    expect(release.layout.FIXED_END).toBe(0x154000);
     // Regions must not overlap: each starts at or after the previous one's end.
     const L = release.layout;
     const regions: [number, number][] = [
@@ -39,6 +39,8 @@ describe("core module loader", () => {
       [L.PENDING, L.PENDING_MAX * 8],
       [L.PATH_OUT, L.PATH_MAX],
       [L.RGB332_LUT, 1024],
+      [L.WIDE_PALETTE, 2048],
+      [L.WIDE_PACKED, 1280],
       [L.IO, L.IO_BYTES],
       [L.TILE_FLAGS, 65536],
       [L.FRAMEBUFFER, 320 * 240],
@@ -46,6 +48,8 @@ describe("core module loader", () => {
       [L.ATLAS, L.ATLAS_BYTES],
       [L.TILE_LOOK, 65536 * 2],
       [L.SPRITES, L.SPRITES_MAX * 8],
+      [L.MOVES, L.MOVES_MAX * 16],
+      [L.WIDE_SLOTS, 65536 * 2],
     ];
     for (let i = 1; i < regions.length; i++) {
       expect(regions[i][0]).toBeGreaterThanOrEqual(regions[i - 1][0] + regions[i - 1][1]);

@@ -10,6 +10,10 @@ export const CHUNK_TILE_COUNT = 1024;
 export const CHUNK_PACKED_BYTES = 768;
 /** Maximum entries in a chunk's local palette. */
 export const PALETTE_MAX = 64;
+/** Most entries in one ChunkWidePacket palette: every cell of a chunk distinct. */
+export const WIDE_PALETTE_MAX = 1024;
+/** Most bit-packed index bytes in one ChunkWidePacket: 32 rows × 32 cells × 10 bits / 8. */
+export const WIDE_PACKED_MAX_BYTES = 1280;
 /** Framebuffer size in pixels (RGB332, one byte per pixel). */
 export const FB_WIDTH = 320;
 export const FB_HEIGHT = 240;

@@ -81,6 +81,15 @@ export function scatteredChunk(seed: number): Uint16Array {
   return Uint16Array.from({ length: 1024 }, (_, i) => 1000 + 977 * (i < 64 ? i : Math.floor(random() * 64)));
 }
 
+/**
+ * A chunk of `ids` distinct scattered ids (the first `ids` cells hold each once), like the
+ * multi-layer Tiled maps' chunks (island.tmx 119 ids, sourceoftales 248): a ChunkWidePacket.
+ */
+export function wideChunk(seed: number, ids: number): Uint16Array {
+  const random = xorshift(seed);
+  return Uint16Array.from({ length: 1024 }, (_, i) => 3000 + 13 * (i < ids ? i : Math.floor(random() * ids)));
+}
+
 /** Random bytes. */
 export function randomBytes(seed: number, length: number): Uint8Array {
   const random = xorshift(seed);

@@ -1,6 +1,7 @@
 // Codec suite: wasm kernels vs the JS reference (ts/ref/codec.ts) for 6-bit
-// pack/unpack, palette build, FNV-1a over 72 and 1200 bytes, and whole
-// ChunkPacket / EntityPacket encode and decode with the protocol library.
+// pack/unpack, palette build, FNV-1a over 72 and 1200 bytes, whole
+// ChunkPacket / EntityPacket encode and decode with the protocol library, and
+// the wide form (ChunkWidePacket) of a 119-id chunk beside the 6-bit one.
 //
 // Every wasm kernel is measured twice: with its input already resident in
 // linear memory (what the server and client do: datagrams are received into
@@ -12,29 +13,41 @@
 // Tasks are written out one by one on purpose: closures made in one loop share
 // their code, and a JS reference inlined into shared code sees several inputs
 // and gets slower (palette_expand measured 2.5x slower that way).
-import { FNV_OFFSET, fnv1a, pack6, paletteBuild, unpack6 } from "../../ts/ref/codec.js";
+import {
+  FNV_OFFSET,
+  fnv1a,
+  pack6,
+  paletteBuild,
+  unpack6,
+  wideEncode,
+  wideIndexBits,
+  wideRowsFit,
+} from "../../ts/ref/codec.js";
 import {
   type EntityEntry,
   EntityCursor,
   ENTITY_HEADER_BYTES,
   CHUNK_PALETTE_OFFSET,
+  CHUNK_WIDE_PAYLOAD_BUDGET,
   PACKET_CHUNK,
   checkHeader,
   chunkId,
   decodePacket,
   encodeChunkFromTiles,
+  encodeChunkWideFromTiles,
   encodeEntityRange,
   encodeHeader,
   readChunkTiles,
+  readChunkWideRows,
   readU16,
   writeU16,
   writeU32,
 } from "../../ts/protocol/index.js";
 import { TILE_UNKNOWN } from "../../ts/constants.js";
-import { WasmCodec } from "../../ts/wasm/codec.js";
+import { type WidePart, WasmCodec } from "../../ts/wasm/codec.js";
 import { loadCore } from "../../ts/wasm/node.js";
 import { loadChainModule } from "../lib/chain-wasm.js";
-import { caveChunk, randomBytes, scatteredChunk, xorshift } from "../lib/data.js";
+import { caveChunk, randomBytes, scatteredChunk, wideChunk, xorshift } from "../lib/data.js";
 import {
   type RunOptions,
   type Spread,
@@ -91,6 +104,53 @@ export async function runCodec(options: RunOptions): Promise<SuiteResult> {
   const entityLength = encodeEntityRange(0, 1234, entries, 0, entries.length, false, datagram, 0);
   const entityDatagram = datagram.slice(0, entityLength);
   const outDatagram = new Uint8Array(1200);
+  // The wide form: a 119-id chunk (island.tmx's count) is one ChunkWidePacket of all 32 rows.
+  const WIDE_IDS = 119;
+  const wide = wideChunk(3, WIDE_IDS);
+  const wideDatagrams = encodeChunkWideFromTiles(0, caveId, 7, wide);
+  const wideDatagram = wideDatagrams[0];
+  const wideLength = wideDatagram.length;
+  const widePaletteJs = new Uint16Array(1024);
+  const widePackedJs = new Uint8Array(1280);
+  const widePart: WidePart = { rowCount: 0, count: 0 };
+  const { WIDE_PALETTE, WIDE_PACKED } = core.layout;
+  const widePaletteView = core.u16.subarray(WIDE_PALETTE >>> 1, (WIDE_PALETTE >>> 1) + 1024);
+  const widePackedView = u8.subarray(WIDE_PACKED, WIDE_PACKED + 1280);
+  /** Every part of the chunk in `tiles` with the JS kernels; returns the parts' payload bytes. */
+  const wideEncodeJs = (tiles: Uint16Array): number => {
+    let bytes = 0;
+    for (let rowStart = 0; rowStart < 32;) {
+      const rows = wideRowsFit(tiles, rowStart, CHUNK_WIDE_PAYLOAD_BUDGET);
+      const count = wideEncode(tiles, rowStart, rows, widePaletteJs, widePackedJs);
+      bytes += 2 * count + rows * 4 * wideIndexBits(count);
+      rowStart += rows;
+    }
+    return bytes;
+  };
+  /** The same in wasm with the tiles in CHUNK_TILES; palette and indices stay in WIDE_PALETTE / WIDE_PACKED. */
+  const wideEncodeResident = (): number => {
+    let bytes = 0;
+    for (let rowStart = 0; rowStart < 32; rowStart += widePart.rowCount) {
+      codec.encodeWidePart(rowStart, CHUNK_WIDE_PAYLOAD_BUDGET, widePart);
+      bytes += 2 * widePart.count + widePart.rowCount * 4 * wideIndexBits(widePart.count);
+    }
+    return bytes;
+  };
+  const wideEncodeCopy = (tiles: Uint16Array): number => {
+    tilesView.set(tiles);
+    let bytes = 0;
+    for (let rowStart = 0; rowStart < 32; rowStart += widePart.rowCount) {
+      codec.encodeWidePart(rowStart, CHUNK_WIDE_PAYLOAD_BUDGET, widePart);
+      const packedBytes = widePart.rowCount * 4 * wideIndexBits(widePart.count);
+      widePaletteJs.set(widePaletteView.subarray(0, widePart.count));
+      widePackedJs.set(widePackedView.subarray(0, packedBytes));
+      bytes += 2 * widePart.count + packedBytes;
+    }
+    return bytes;
+  };
+  const wideDecoded = decodePacket(wideDatagram);
+  if (!wideDecoded.ok || wideDecoded.packet.type !== "chunk_wide") throw new Error("wide datagram does not decode");
+  const wideView = wideDecoded.packet;
 
   /** ChunkPacket from tiles already in CHUNK_TILES, assembled in IO: the datagram is a view of wasm memory. */
   const encodeChunkResident = (): number => {
@@ -162,6 +222,18 @@ export async function runCodec(options: RunOptions): Promise<SuiteResult> {
   verify(fnvRaw(IO, 0, FNV_OFFSET) >>> 0 === FNV_OFFSET, "fnv1a of nothing");
   u8.set(bytes1200, IO);
   verify(fnvRaw(IO, 1200, FNV_OFFSET) >>> 0 === fnv1a(bytes1200, 0, 1200), "fnv1a 1200");
+  verify(wideDatagrams.length === 1 && wideView.rowCount === 32, "a 119-id chunk is one wide part");
+  verify(wideEncodeJs(wide) === wideEncodeCopy(wide), "wide encode sizes");
+  verify(
+    Buffer.compare(Buffer.from(widePackedJs.buffer, 0, wideLength - 16 - 2 * WIDE_IDS), wideView.packedTiles) === 0,
+    "wide packed bytes",
+  );
+  tilesOut.fill(0);
+  verify(
+    codec.decodeWidePart(wideView.paletteBytes, WIDE_IDS, wideView.packedTiles, 0, 32, tilesOut) === 0,
+    "wide decode",
+  );
+  verify(Buffer.compare(Buffer.from(tilesOut.buffer), Buffer.from(wide.buffer)) === 0, "wide decoded tiles");
 
   const tasks: TaskSpec[] = [
     // unpack6
@@ -365,6 +437,58 @@ export async function runCodec(options: RunOptions): Promise<SuiteResult> {
         for (let i = 0; i < BATCH; i++) decodeChunkCopy(chunkDatagram, tilesOut);
       },
     },
+    // The wide form of a 119-id chunk: tiles -> palette + 7-bit indices (all parts: here one)
+    {
+      name: "wideenc js",
+      fn: () => {
+        for (let i = 0; i < BATCH; i++) sink ^= wideEncodeJs(wide);
+      },
+    },
+    {
+      name: "wideenc wasm resident",
+      fn: () => {
+        for (let i = 0; i < BATCH; i++) sink ^= wideEncodeResident();
+      },
+      beforeAll: () => tilesView.set(wide),
+    },
+    {
+      name: "wideenc wasm copy",
+      fn: () => {
+        for (let i = 0; i < BATCH; i++) sink ^= wideEncodeCopy(wide);
+      },
+    },
+    // ... and back: a ChunkWidePacket datagram -> 1024 tile ids
+    {
+      name: "widedec js",
+      fn: () => {
+        for (let i = 0; i < BATCH; i++) {
+          const r = decodePacket(wideDatagram);
+          if (r.ok && r.packet.type === "chunk_wide") readChunkWideRows(r.packet, tilesOut);
+        }
+      },
+    },
+    {
+      name: "widedec wasm resident",
+      fn: () => {
+        for (let i = 0; i < BATCH; i++) sink ^= codec.wideDecode(0, 32, WIDE_IDS);
+      },
+      beforeAll: () => {
+        u8.set(wideView.paletteBytes, WIDE_PALETTE);
+        widePackedView.set(wideView.packedTiles);
+      },
+    },
+    {
+      name: "widedec wasm copy",
+      fn: () => {
+        for (let i = 0; i < BATCH; i++) {
+          const r = decodePacket(wideDatagram);
+          if (r.ok && r.packet.type === "chunk_wide") {
+            const view = r.packet;
+            codec.decodeWidePart(view.paletteBytes, view.paletteCount, view.packedTiles, 0, 32, tilesOut);
+          }
+        }
+      },
+    },
     // Whole EntityPacket (20 entries) encode + checksum: the only wasm part is FNV-1a
     {
       name: "entityenc js",
@@ -488,6 +612,18 @@ export async function runCodec(options: RunOptions): Promise<SuiteResult> {
       key: "chunkdec",
       label: `ChunkPacket decode (${chunkLength} B → tiles)`,
       bytes: chunkLength,
+      bytesLabel: "datagram",
+    },
+    {
+      key: "wideenc",
+      label: `wide chunk encode, ${WIDE_IDS} ids (tiles → ${wideLength - 16} B palette + 7-bit indices)`,
+      bytes: 2048,
+      bytesLabel: "tile bytes",
+    },
+    {
+      key: "widedec",
+      label: `ChunkWidePacket decode (${wideLength} B → tiles; resident: the kernel only)`,
+      bytes: wideLength,
       bytesLabel: "datagram",
     },
     {

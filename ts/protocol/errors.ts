@@ -35,6 +35,7 @@ export const DECODE_ERROR_CODES = [
   "bad_element",
   "bad_dialog_id",
   "bad_challenge",
+  "bad_rows",
 ] as const;
 export type DecodeErrorCode = (typeof DECODE_ERROR_CODES)[number];
 

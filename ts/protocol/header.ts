@@ -34,6 +34,7 @@ export const PACKET_DIALOG_CLOSE = 16;
 export const PACKET_CUSTOM_TO_SERVER = 17;
 export const PACKET_CUSTOM_TO_CLIENT = 18;
 export const PACKET_COMBAT = 19;
+export const PACKET_CHUNK_WIDE = 20;
 
 /** Packet type names as used in decoded objects and the packet tool, indexed by wire id. */
 export const PACKET_TYPE_NAMES = [
@@ -57,6 +58,7 @@ export const PACKET_TYPE_NAMES = [
   "custom_to_server",
   "custom_to_client",
   "combat",
+  "chunk_wide",
 ] as const;
 export type PacketTypeName = (typeof PACKET_TYPE_NAMES)[number];
 
@@ -73,7 +75,7 @@ const TYPE_AT = HEADER_LAYOUT.offset.packet_type;
 const CLIENT_TYPE_AT = HEADER_LAYOUT.offset.client_type;
 
 export interface Header {
-  /** Wire id, PACKET_STATE .. PACKET_COMBAT. */
+  /** Wire id, PACKET_STATE .. PACKET_CHUNK_WIDE. */
   readonly packetType: number;
   readonly clientType: number;
 }

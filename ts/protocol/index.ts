@@ -8,6 +8,7 @@ export * from "./chunk-id.js";
 export * from "./state.js";
 export * from "./action.js";
 export * from "./chunk.js";
+export * from "./chunk-wide.js";
 export * from "./tlv.js";
 export * from "./entity.js";
 export * from "./entity-checksum.js";

@@ -47,6 +47,12 @@ export type FieldKind =
   | "palette"
   /** 1024 6-bit palette indices packed four per three bytes (768 bytes). */
   | "packed_tiles"
+  /**
+   * row_count × 32 palette indices at ⌈log2 pal_count⌉ bits each (at least 1),
+   * one little-endian bit stream (ChunkWidePacket): its size follows from the
+   * row_count and pal_count fields before it.
+   */
+  | "bit_packed_tiles"
   /** One string: a u8 byte length, then that many bytes of UTF-8. */
   | "string"
   /** Strings with a u8 length prefix each, as many as a preceding count field says. */
@@ -196,6 +202,11 @@ export function packedTiles<Name extends string>(name: Name, key: string): Field
   return spec(name, "packed_tiles", CHUNK_PACKED_BYTES, { key });
 }
 
+/** ChunkWidePacket's indices: variable, sized by its row_count and pal_count fields, not by a count of its own. */
+export function bitPackedTiles<Name extends string>(name: Name, key: string): FieldSpec<Name> {
+  return spec(name, "bit_packed_tiles", -1, { key });
+}
+
 export function items<Name extends string>(name: Name, key: string, item: Layout): FieldSpec<Name> {
   return spec(name, "items", -1, { key, item });
 }
@@ -241,7 +252,7 @@ export function layout<Name extends string>(
     if (field.kind === "count" && !fields.slice(index + 1).some((later) => later.name === field.of)) {
       throw new Error(`layout ${name}: count ${field.name} measures ${field.of}, which does not follow it`);
     }
-    const counted = field.size < 0 && field.kind !== "string";
+    const counted = field.size < 0 && field.kind !== "string" && field.kind !== "bit_packed_tiles";
     const hasCount = fields.slice(0, index).some((earlier) => earlier.kind === "count" && earlier.of === field.name);
     if (counted && !hasCount) {
       throw new Error(`layout ${name}: ${field.name} has no count field before it`);

@@ -19,6 +19,14 @@ import {
   encodeChunk,
 } from "./chunk.js";
 import {
+  CHUNK_WIDE_LAYOUT,
+  type ChunkWidePacket,
+  type ChunkWideView,
+  chunkWideViewToPacket,
+  decodeChunkWideBody,
+  encodeChunkWide,
+} from "./chunk-wide.js";
+import {
   CUSTOM_TO_CLIENT_LAYOUT,
   CUSTOM_TO_SERVER_LAYOUT,
   type CustomToClientPacket,
@@ -75,6 +83,7 @@ import {
   PACKET_CHAT_POST_ACK,
   PACKET_CHUNK,
   PACKET_CUSTOM_TO_CLIENT,
+  PACKET_CHUNK_WIDE,
   PACKET_CUSTOM_TO_SERVER,
   PACKET_DIALOG,
   PACKET_DIALOG_ACK,
@@ -122,6 +131,7 @@ export const PACKET_LAYOUTS: readonly Layout[] = [
   CUSTOM_TO_SERVER_LAYOUT,
   CUSTOM_TO_CLIENT_LAYOUT,
   COMBAT_LAYOUT,
+  CHUNK_WIDE_LAYOUT,
 ];
 if (PACKET_LAYOUTS.length !== PACKET_TYPE_NAMES.length) {
   throw new Error(`PACKET_LAYOUTS has ${PACKET_LAYOUTS.length} layouts for ${PACKET_TYPE_NAMES.length} packet types`);
@@ -147,6 +157,7 @@ export type Packet =
   | StatePacket
   | ActionPacket
   | ChunkPacket
+  | ChunkWidePacket
   | EntityPacket
   | EntityQueryPacket
   | EntityDetailPacket
@@ -158,7 +169,15 @@ export type Packet =
  * datagram, and a custom packet's payload is a subarray of it.
  */
 export type PacketView =
-  StatePacket | ActionPacket | ChunkView | EntityView | EntityQueryPacket | EntityDetailView | PingPacket | GamePacket;
+  | StatePacket
+  | ActionPacket
+  | ChunkView
+  | ChunkWideView
+  | EntityView
+  | EntityQueryPacket
+  | EntityDetailView
+  | PingPacket
+  | GamePacket;
 
 /**
  * Decodes one datagram. Never throws and never reads outside `bytes` (which
@@ -206,6 +225,8 @@ export function decodePacket(bytes: Uint8Array): DecodeResult<PacketView> {
       return decodeCustomToServerBody(bytes);
     case PACKET_CUSTOM_TO_CLIENT:
       return decodeCustomToClientBody(bytes);
+    case PACKET_CHUNK_WIDE:
+      return decodeChunkWideBody(bytes);
     default: // checkHeader admitted only PACKET_COMBAT beyond this point
       return decodeCombatBody(bytes);
   }
@@ -216,6 +237,8 @@ export function viewToPacket(view: PacketView): Packet {
   switch (view.type) {
     case "chunk":
       return chunkViewToPacket(view);
+    case "chunk_wide":
+      return chunkWideViewToPacket(view);
     case "entity":
       return entityViewToPacket(view);
     case "entity_detail":
@@ -243,6 +266,8 @@ export function encodePacket(packet: Packet, out: Uint8Array, offset = 0): numbe
       return encodeAction(packet, out, offset);
     case "chunk":
       return encodeChunk(packet, out, offset);
+    case "chunk_wide":
+      return encodeChunkWide(packet, out, offset);
     case "entity":
       return encodeEntity(packet, out, offset);
     case "entity_query":

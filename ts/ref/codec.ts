@@ -5,4 +5,5 @@
 // one, kept in the protocol library because production calls them (each says
 // by which measurement). Only tests and benchmarks import this module.
 export { pack6, paletteBuild, paletteExpand, unpack6 } from "../protocol/chunk-kernels.js";
+export { firstBadIndex, wideDecode, wideEncode, wideIndexBits, wideRowsFit } from "../protocol/chunk-wide-kernels.js";
 export { FNV_OFFSET, FNV_PRIME, fnv1a, requireRange } from "../protocol/fnv1a.js";

@@ -63,7 +63,7 @@ export interface DatagramPorts {
   /** The window an action is offered against, and the tick an EntityDetail carries. */
   readonly clock: Clock;
   /** The chunks answered to a cache list. */
-  readonly world: Pick<World, "chunkVersion" | "encodedChunk">;
+  readonly world: Pick<World, "chunkVersion" | "chunkDatagrams">;
   /** The entities an EntityQuery asks about. */
   readonly entities: Pick<EntityStore, "get">;
   readonly egress: Egress;
@@ -307,7 +307,7 @@ export class DatagramHandler {
     if (session.proof.proven) this.sendMissingChunks(session, nowMs);
   }
 
-  /** One ChunkPacket per chunk of the 3×3 neighbourhood the client lacks or holds stale. */
+  /** The datagrams (one ChunkPacket, or its ChunkWidePackets) of each chunk of the 3×3 neighbourhood the client lacks or holds stale. */
   private sendMissingChunks(session: Session, nowMs: number): void {
     const world = this.world;
     const centreX = Math.floor(session.entity.x / CHUNK_SIZE);
@@ -321,7 +321,8 @@ export class DatagramHandler {
         const sent = session.chunkSentAtMs.get(id);
         if (sent && sent.version === version && nowMs - sent.atMs < CHUNK_RESEND_GUARD_MS) continue;
         session.chunkSentAtMs.set(id, { version, atMs: nowMs });
-        this.egress.send(session, world.encodedChunk(cx, cy));
+        const datagrams = world.chunkDatagrams(cx, cy);
+        for (let part = 0; part < datagrams.length; part++) this.egress.send(session, datagrams[part]);
       }
     }
     // Forget chunks far behind, so the map stays bounded by the neighbourhood.

@@ -12,8 +12,7 @@ import { Game } from "./game-server.js";
 import { HttpApi } from "./http-api.js";
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from "./http-guard.js";
 import { Logger } from "./log.js";
-import { loadMap } from "./map/load-map.js";
-import { tileFlagsTable } from "../tile-flags.js";
+import { readWorldMap } from "./world-map.js";
 import { type LinkPolicy, type LinkSink } from "./transports/link-sink.js";
 import { NetsimLinks } from "./transports/netsim-links.js";
 import { installRtcSignalling } from "./transports/signalling.js";
@@ -25,7 +24,6 @@ import {
   WebSocketTransport,
 } from "./transports/websocket.js";
 import { type UdpBackend, UdpTransport } from "./udp-transport.js";
-import type { WorldMap } from "./world.js";
 
 /** Where the browser client's build lands (Vite, outDir dist/client). */
 export const DEFAULT_CLIENT_DIR = fileURLToPath(new URL("../../dist/client", import.meta.url));
@@ -74,30 +72,7 @@ function isWildcard(host: string): boolean {
   return host === "0.0.0.0" || host === "::" || host === "";
 }
 
-/** Reads a Tiled map (and its tile data) into what the World needs. */
-export function readWorldMap(path: string): WorldMap {
-  const map = loadMap(path);
-  return {
-    name: map.name,
-    width: map.width,
-    height: map.height,
-    tiles: map.tiles,
-    flags: tileFlagsTable(map.tileData),
-    spawns: map.spawns,
-    interactables: map.interactables,
-    npcKinds: map.npcKinds,
-    npcSpawns: map.npcSpawns,
-    safeZones: map.safeZones,
-    pvp: map.pvp,
-    tileInfo: [...map.tileData.values()].map(({ id, name, collides, opaque, look }) => ({
-      id,
-      name,
-      collides,
-      opaque,
-      look,
-    })),
-  };
-}
+export { readWorldMap } from "./world-map.js";
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const logger = options.logger ?? new Logger("info");

@@ -10,11 +10,12 @@
 import { CHUNK_SIZE, CHUNK_TILE_COUNT, PALETTE_MAX, TILE_BORDER } from "../constants.js";
 import { chunkId } from "../protocol/chunk-id.js";
 import { encodeChunk, CHUNK_PACKET_MAX_BYTES } from "../protocol/chunk.js";
+import { CHUNK_WIDE_PAYLOAD_BUDGET, chunkWidePacketBytes, encodeChunkWide } from "../protocol/chunk-wide.js";
 import type { Core } from "../wasm/core.js";
 import type { NpcKind } from "./npc/kinds.js";
 import type { NpcSpawnSpec } from "./npc/spawns.js";
 import type { SafeZone } from "./combat/pvp-zones.js";
-import { WasmCodec } from "../wasm/codec.js";
+import { WasmCodec, type WidePart } from "../wasm/codec.js";
 import { type MoveTable, type Pathing, WasmSim } from "../wasm/sim.js";
 
 export interface WorldMap {
@@ -50,12 +51,13 @@ export class World {
   readonly tileInfo: WorldMap["tileInfo"];
   readonly interactables: NonNullable<WorldMap["interactables"]>;
   private readonly versions: Uint16Array;
-  private readonly encoded: (Uint8Array | null)[];
+  private readonly encoded: (readonly Uint8Array[] | null)[];
   private readonly sim: WasmSim;
   private readonly codec: WasmCodec;
   private readonly chunkScratch = new Uint16Array(CHUNK_TILE_COUNT);
   private readonly paletteScratch = new Uint16Array(PALETTE_MAX);
   private readonly packedScratch = new Uint8Array(768);
+  private readonly widePart: WidePart = { rowCount: 0, count: 0 };
 
   /** The wasm move kernel over this world's grid: a movement window is applied through it (movement.ts). */
   readonly moves: MoveTable;
@@ -98,8 +100,8 @@ export class World {
     }
     this.versions = new Uint16Array(this.chunksX * this.chunksY).fill(1);
     this.encoded = new Array(this.chunksX * this.chunksY).fill(null);
-    // Fail at start-up, naming the chunk, rather than when a client first asks for it.
-    for (let cy = 0; cy < this.chunksY; cy++) for (let cx = 0; cx < this.chunksX; cx++) this.encodedChunk(cx, cy);
+    // Encode every chunk at start-up (once per version), so no client request waits for an encode.
+    for (let cy = 0; cy < this.chunksY; cy++) for (let cx = 0; cx < this.chunksX; cx++) this.chunkDatagrams(cx, cy);
     this.spawns = map.spawns.filter((s) => this.walkable(s.x, s.y));
     if (this.spawns.length === 0) this.spawns = [this.findWalkable()];
   }
@@ -113,33 +115,67 @@ export class World {
     return this.hasChunk(cx, cy) ? this.versions[cy * this.chunksX + cx] : 0;
   }
 
-  /** The ChunkPacket for a chunk's current version, encoded once per version. */
-  encodedChunk(cx: number, cy: number): Uint8Array {
+  /**
+   * The datagrams that carry a chunk's current version, encoded once per
+   * version: one ChunkPacket when its palette fits 64 ids, else the
+   * ChunkWidePackets whose row bands cover it (docs/protocol.md §
+   * ChunkWidePacket). The cache diff sends them all.
+   */
+  chunkDatagrams(cx: number, cy: number): readonly Uint8Array[] {
     const index = cy * this.chunksX + cx;
     const cached = this.encoded[index];
     if (cached) return cached;
     this.copyChunkTiles(cx, cy, this.chunkScratch);
     const count = this.codec.encodeChunk(this.chunkScratch, this.paletteScratch, this.packedScratch);
-    if (count < 0) {
-      throw new WorldError(
-        `map ${this.name}: chunk (${cx}, ${cy}) uses more than ${PALETTE_MAX} distinct tile ids, which a ChunkPacket cannot carry`,
+    const id = chunkId(cx, cy);
+    const version = this.versions[index];
+    let datagrams: Uint8Array[];
+    if (count >= 0) {
+      const out = new Uint8Array(CHUNK_PACKET_MAX_BYTES);
+      const size = encodeChunk(
+        {
+          type: "chunk",
+          clientType: 0,
+          chunkId: id,
+          version,
+          palette: this.paletteScratch.subarray(0, count),
+          packedTiles: this.packedScratch,
+        },
+        out,
       );
+      datagrams = [out.slice(0, size)];
+    } else {
+      datagrams = this.encodeWide(id, version);
     }
-    const out = new Uint8Array(CHUNK_PACKET_MAX_BYTES);
-    const size = encodeChunk(
-      {
-        type: "chunk",
-        clientType: 0,
-        chunkId: chunkId(cx, cy),
-        version: this.versions[index],
-        palette: this.paletteScratch.subarray(0, count),
-        packedTiles: this.packedScratch,
-      },
-      out,
-    );
-    const packet = out.slice(0, size);
-    this.encoded[index] = packet;
-    return packet;
+    this.encoded[index] = datagrams;
+    return datagrams;
+  }
+
+  /** The ChunkWidePackets of the chunk in chunkScratch, greedily as many rows per part as fit a datagram. */
+  private encodeWide(id: number, version: number): Uint8Array[] {
+    const codec = this.codec;
+    const part = this.widePart;
+    codec.loadTiles(this.chunkScratch);
+    const datagrams: Uint8Array[] = [];
+    for (let rowStart = 0; rowStart < CHUNK_SIZE; rowStart += part.rowCount) {
+      codec.encodeWidePart(rowStart, CHUNK_WIDE_PAYLOAD_BUDGET, part);
+      const out = new Uint8Array(chunkWidePacketBytes(part.rowCount, part.count));
+      encodeChunkWide(
+        {
+          type: "chunk_wide",
+          clientType: 0,
+          chunkId: id,
+          version,
+          rowStart,
+          rowCount: part.rowCount,
+          palette: codec.widePalette.subarray(0, part.count),
+          packedTiles: codec.widePacked.subarray(0, part.rowCount * 4 * codec.wideIndexBits(part.count)),
+        },
+        out,
+      );
+      datagrams.push(out);
+    }
+    return datagrams;
   }
 
   /** Copies a chunk's 1024 tile ids (row-major) into `out`. */

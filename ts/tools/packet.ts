@@ -38,6 +38,7 @@ import {
   utf8ByteLength,
 } from "../protocol/index.js";
 import { pack6, unpack6 } from "../protocol/chunk-kernels.js";
+import { packBits, unpackBits, wideIndexBits } from "../protocol/chunk-wide-kernels.js";
 
 const USAGE = `Usage:
   packet decode <hex|->    decode one datagram; prints every field as JSON
@@ -50,7 +51,8 @@ field names are the wire names of docs/protocol.md. u64 values: auth_token as 16
 timestamp_ms as a decimal string. Chunk ids may be given as chunk_id, as cx/cy,
 or both (then they must agree). A chunk takes palette + tile_indices (32 rows of
 32 palette indices), or tile_ids (32 rows of 32 global tile ids; the palette is
-then built in order of first appearance). Derived fields (magic, version, pal_count,
+then built in order of first appearance). A chunk_wide part takes row_start,
+row_count, palette and tile_indices (row_count rows of 32 palette indices). Derived fields (magic, version, pal_count,
 entity_count, meta_len) are optional on encode and checked when present.
 
 Exit status: 0 on success, 2 on bad input.`;
@@ -140,6 +142,15 @@ function tileRowsJson(packed: Uint8Array): Json {
   return rows;
 }
 
+/** A wide part's bit-packed indices as rowCount rows of 32 (the palette size gives the bits). */
+function wideRowsJson(packed: Uint8Array, rowCount: number, paletteCount: number): Json {
+  const indices = new Uint16Array(rowCount * CHUNK_SIZE);
+  unpackBits(packed, indices.length, wideIndexBits(paletteCount), indices);
+  const rows: Json[] = [];
+  for (let y = 0; y < rowCount; y++) rows.push(Array.from(indices.subarray(y * CHUNK_SIZE, (y + 1) * CHUNK_SIZE)));
+  return rows;
+}
+
 /** Adds the fields of `layout` that `values` holds to `json`, by wire name in wire order. */
 function fieldsJson(layout: Layout, values: Values, json: JsonObject = {}): JsonObject {
   for (const field of layout.fields) {
@@ -205,6 +216,13 @@ function fieldsJson(layout: Layout, values: Values, json: JsonObject = {}): Json
         break;
       case "packed_tiles":
         json[name] = tileRowsJson(value as Uint8Array);
+        break;
+      case "bit_packed_tiles":
+        json[name] = wideRowsJson(
+          value as Uint8Array,
+          values.rowCount as number,
+          (values.palette as ArrayLike<number>).length,
+        );
         break;
       case "items":
         json[name] = (value as Values[]).map((item) => fieldsJson(field.item as Layout, item));
@@ -437,10 +455,10 @@ function bytesFromHex(hex: string): Uint8Array {
 }
 
 /** `rows` rows of `CHUNK_SIZE` integers 0..65535, flattened row-major. */
-function tileRows(fields: Fields, key: string): number[] {
+function tileRows(fields: Fields, key: string, rowCount = CHUNK_SIZE): number[] {
   const rows = fields.array(key);
-  if (rows.length !== CHUNK_SIZE) {
-    throw new ToolInputError(`${fields.at(key)} must hold ${CHUNK_SIZE} rows, got ${rows.length}`);
+  if (rows.length !== rowCount) {
+    throw new ToolInputError(`${fields.at(key)} must hold ${rowCount} rows, got ${rows.length}`);
   }
   const flat: number[] = [];
   rows.forEach((row, y) => {
@@ -568,6 +586,25 @@ function fieldsFromJson(layout: Layout, fields: Fields, values: Values): Values 
         }
         const packed = new Uint8Array(CHUNK_PACKED_BYTES);
         pack6(Uint8Array.from(indices), packed);
+        values[key] = packed;
+        break;
+      }
+      case "bit_packed_tiles": {
+        // row_count was read before; a bad one is the encoder's to refuse, so only rows 1..32 are read here.
+        const palette = values.palette as number[];
+        const rowCount = values.rowCount as number;
+        if (!Number.isInteger(rowCount) || rowCount < 1 || rowCount > CHUNK_SIZE) {
+          throw new ToolInputError(`row_count must be 1..${CHUNK_SIZE}, got ${rowCount}`);
+        }
+        const indices = tileRows(fields, name, rowCount);
+        const bad = indices.findIndex((index) => index >= palette.length);
+        if (bad >= 0) {
+          const [y, x] = [Math.floor(bad / CHUNK_SIZE), bad % CHUNK_SIZE];
+          throw new ToolInputError(`${name}[${y}][${x}] = ${indices[bad]} is not below pal_count ${palette.length}`);
+        }
+        const bits = wideIndexBits(Math.max(1, palette.length));
+        const packed = new Uint8Array(rowCount * 4 * bits);
+        packBits(indices, indices.length, bits, packed);
         values[key] = packed;
         break;
       }

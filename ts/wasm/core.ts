@@ -11,6 +11,9 @@ export interface Layout {
   CHUNK_INDICES: number;
   CHUNK_PALETTE: number;
   CHUNK_PACKED: number;
+  WIDE_PALETTE: number;
+  WIDE_PACKED: number;
+  WIDE_SLOTS: number;
   PENDING: number;
   PENDING_MAX: number;
   PATH_OUT: number;
@@ -37,6 +40,9 @@ const LAYOUT_NAMES: (keyof Layout)[] = [
   "CHUNK_INDICES",
   "CHUNK_PALETTE",
   "CHUNK_PACKED",
+  "WIDE_PALETTE",
+  "WIDE_PACKED",
+  "WIDE_SLOTS",
   "PENDING",
   "PENDING_MAX",
   "PATH_OUT",
@@ -63,6 +69,8 @@ const SHARED_CONSTANTS = [
   "CHUNK_TILE_COUNT",
   "CHUNK_PACKED_BYTES",
   "PALETTE_MAX",
+  "WIDE_PALETTE_MAX",
+  "WIDE_PACKED_MAX_BYTES",
   "FB_WIDTH",
   "FB_HEIGHT",
   "TILE_UNKNOWN",

@@ -80,6 +80,11 @@ export class PacketReceiver implements ManifestSource {
         if (chunk) parts.grid.put(chunk);
         return;
       }
+      case "chunk_wide": {
+        const chunk = parts.chunks.storeWide(packet);
+        if (chunk) parts.grid.put(chunk);
+        return;
+      }
       case "tile_update": {
         const chunk = parts.chunks.applyTileUpdate(packet);
         if (chunk) parts.grid.put(chunk);

@@ -67,7 +67,7 @@ export interface MapSource {
   twinCount: number;
   /** True when the map has no spawn points and the free cell nearest the centre was used. */
   spawnFallback: boolean;
-  /** Most distinct ids in one 32×32 chunk; a ChunkPacket palette holds PALETTE_MAX (64). */
+  /** Most distinct ids in one 32×32 chunk; above PALETTE_MAX (64) the chunk is sent as ChunkWidePackets. */
   maxIdsPerChunk: number;
 }
 

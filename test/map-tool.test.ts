@@ -1,0 +1,74 @@
+// The map tool (`npm run -s map -- check PATH`): its report comes from the
+// server's own loader and World, so the encodings it names are the ones the
+// server sends; refused maps exit 1 naming the reason, bad usage exits 2.
+import { execFile } from "node:child_process";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { checkMap } from "../ts/tools/map.js";
+import type { Core } from "../ts/wasm/core.js";
+import { loadCore } from "../ts/wasm/node.js";
+import { MAPS_REAL } from "./support/maps-real.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const TSX = fileURLToPath(new URL("../node_modules/.bin/tsx", import.meta.url));
+const real = (file: string) => resolve(MAPS_REAL, file);
+
+let core: Core;
+beforeAll(async () => {
+  core = await loadCore();
+});
+
+function runTool(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    execFile(TSX, ["ts/tools/map.ts", ...args], { cwd: ROOT, timeout: 60_000 }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== "number") fail(error);
+      else done({ code: error ? (error.code as number) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe("map check", () => {
+  it("names each chunk's encoding: sourceoftales has 21 wide chunks, its 248-id chunk in 2 parts", () => {
+    const { lines, errors } = checkMap(real("sourceoftales/maps/goldenfields/main.tmx"), core);
+    expect(errors).toEqual([]);
+    const text = lines.join("\n");
+    expect(text).toContain("200 × 200 tiles of 32 × 32 px");
+    expect(text).toContain("at most 248 ids in one chunk");
+    expect(text).toMatch(/ChunkPacket \(≤ 64 ids\): 28 chunks/);
+    expect(text).toMatch(/ChunkWidePacket \(> 64 ids\): 21 chunks, 33 datagrams/);
+    expect(text).toContain("(4, 1): 248 ids → 2 parts");
+    expect(text).toContain("Collision: collision only");
+    expect(text).toContain("set_fence: hidden: ignored");
+    expect(text).toContain("WARP: 35");
+    expect(text).toContain("35 warps/teleports are not followed");
+    expect(text).toMatch(/spawns: none in the map; players start on the free cell nearest the centre/);
+  });
+
+  it("a map of narrow chunks only: no wide chunk", () => {
+    const { lines, errors } = checkMap(real("rs-tiled/tiled_base64.tmx"), core);
+    expect(errors).toEqual([]);
+    expect(lines.join("\n")).toMatch(/ChunkWidePacket \(> 64 ids\): 0 chunks, 0 datagrams/);
+  });
+
+  it("reports what the server refuses as an error, not a crash", () => {
+    expect(checkMap(real("mapeditor-tiled/isometric_grass_and_water.tmx"), core).errors).toEqual([
+      `${real("mapeditor-tiled/isometric_grass_and_water.tmx")}: unsupported orientation: isometric`,
+    ]);
+    expect(checkMap(real("no/such/map.tmx"), core).errors[0]).toMatch(/cannot read map file \(ENOENT\)/);
+  });
+
+  it("the CLI exits 0 for a map the server starts on, 1 for one it refuses, 2 for bad usage", async () => {
+    const [good, bad, usage] = await Promise.all([
+      runTool(["check", real("mapeditor-tiled/rpg/island.tmx")]),
+      runTool(["check", real("mapeditor-tiled/hexagonal-mini.tmx")]),
+      runTool(["inspect"]),
+    ]);
+    expect(good.code).toBe(0);
+    expect(good.stdout).toContain("ChunkWidePacket (> 64 ids): 2 chunks");
+    expect(good.stdout).toContain("ok: the server would start on this map");
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("unsupported orientation: hexagonal");
+    expect(usage.code).toBe(2);
+  }, 90_000);
+});

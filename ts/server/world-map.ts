@@ -1,0 +1,34 @@
+// A loaded map as the World takes it: the one mapping from the loader's
+// LoadedMap to WorldMap, used by the server at start and by the map tool.
+import { tileFlagsTable } from "../tile-flags.js";
+import { type LoadedMap, loadMap } from "./map/load-map.js";
+import type { WorldMap } from "./world.js";
+
+/** What the World needs of a loaded map. */
+export function worldMapOf(map: LoadedMap): WorldMap {
+  return {
+    name: map.name,
+    width: map.width,
+    height: map.height,
+    tiles: map.tiles,
+    flags: tileFlagsTable(map.tileData),
+    spawns: map.spawns,
+    interactables: map.interactables,
+    npcKinds: map.npcKinds,
+    npcSpawns: map.npcSpawns,
+    safeZones: map.safeZones,
+    pvp: map.pvp,
+    tileInfo: [...map.tileData.values()].map(({ id, name, collides, opaque, look }) => ({
+      id,
+      name,
+      collides,
+      opaque,
+      look,
+    })),
+  };
+}
+
+/** Reads a Tiled map (and its tile data) into what the World needs. */
+export function readWorldMap(path: string): WorldMap {
+  return worldMapOf(loadMap(path));
+}

@@ -1,0 +1,159 @@
+// Map tool for map makers: `npm run -s map -- check PATH` prints what the
+// server will do with a map — its size, its layers and what each is used for,
+// the ids in every 32×32 chunk and which chunk encoding (ChunkPacket or
+// ChunkWidePacket parts) each needs, the spawn points, the objects by type,
+// the collision sources — by running the server's own loader and World on it
+// (docs/maps.md § Checking a map). Exit status: 0 when the server would start
+// on the map (notes are not errors), 1 when it would refuse it, 2 for bad usage.
+import { pathToFileURL } from "node:url";
+import { CHUNK_SIZE, CHUNK_TILE_COUNT, PALETTE_MAX } from "../constants.js";
+import { type LoadedMap, loadMap, MapError, type RawMap, readRawMap } from "../server/map/load-map.js";
+import { World, WorldError } from "../server/world.js";
+import { worldMapOf } from "../server/world-map.js";
+import type { Core } from "../wasm/core.js";
+import { loadCore } from "../wasm/node.js";
+
+const USAGE = `Usage:
+  map check PATH     what the server will do with the map at PATH (.tmx, .tmj, .json, .csv)
+  map --help         this text
+
+Exit status: 0 if the server would start on the map, 1 if it would refuse it, 2 on bad usage.`;
+
+export interface MapCheck {
+  /** The report, one line per entry. */
+  lines: string[];
+  /** Why the server would refuse the map; empty when it would start. */
+  errors: string[];
+}
+
+/** Per chunk: its coordinates, distinct ids, and the datagrams the server sends for it. */
+interface ChunkLine {
+  cx: number;
+  cy: number;
+  ids: number;
+  datagrams: number;
+  bytes: number;
+}
+
+function chunkLines(world: World): ChunkLine[] {
+  const tiles = new Uint16Array(CHUNK_TILE_COUNT);
+  const distinct = new Set<number>();
+  const lines: ChunkLine[] = [];
+  for (let cy = 0; cy < world.chunksY; cy++) {
+    for (let cx = 0; cx < world.chunksX; cx++) {
+      world.copyChunkTiles(cx, cy, tiles);
+      distinct.clear();
+      for (const tile of tiles) distinct.add(tile);
+      const datagrams = world.chunkDatagrams(cx, cy);
+      const bytes = datagrams.reduce((sum, datagram) => sum + datagram.length, 0);
+      lines.push({ cx, cy, ids: distinct.size, datagrams: datagrams.length, bytes });
+    }
+  }
+  return lines;
+}
+
+/** Each tile layer and what the server makes of it. */
+function layerLines(map: LoadedMap, raw: RawMap): string[] {
+  const source = map.source;
+  const lines = [`layers: ${source.layers} tile, ${source.objectLayers} object, ${source.groupLayers} group`];
+  const collision = new Set(source.collisionLayers);
+  for (const layer of raw.tileLayers) {
+    const use = collision.has(layer.path) ? "collision only" : layer.visible ? "drawn" : "hidden: ignored";
+    lines.push(`  ${layer.path}: ${use}`);
+  }
+  lines.push("  (the drawn layers are flattened: each cell keeps its top-most tile)");
+  return lines;
+}
+
+/** Checks the map at `path` with the server's loader and World on `core`. Never throws for a bad map. */
+export function checkMap(path: string, core: Core): MapCheck {
+  const lines: string[] = [`map: ${path}`];
+  let map: LoadedMap;
+  let raw: RawMap;
+  try {
+    map = loadMap(path);
+    raw = readRawMap(path);
+  } catch (error) {
+    if (error instanceof MapError) return { lines, errors: [error.message] };
+    throw error;
+  }
+  const source = map.source;
+  lines.push(
+    `  "${map.name}": ${source.format}, ${source.orientation}, ${map.width} × ${map.height} tiles of ` +
+      `${source.tileWidthPx} × ${source.tileHeightPx} px${source.infinite ? `, infinite (origin ${source.originX}, ${source.originY})` : ""}`,
+  );
+  lines.push(...layerLines(map, raw));
+  lines.push(
+    `tiles: ${map.tileData.size} ids with tile data, ${source.tilesets} tilesets` +
+      (source.tileDataFile ? `, tile data file ${source.tileDataFile}` : "") +
+      (source.twinCount > 0 ? `, ${source.twinCount} collision twins` : ""),
+  );
+  const collides = [...map.tileData.values()].filter((info) => info.collides).length;
+  lines.push(`collision: ${collides} tile ids collide (tile properties, collision layers, twins); id 0 = no tile`);
+  if (source.spawnFallback) {
+    const [spawn] = map.spawns;
+    lines.push(`spawns: none in the map; players start on the free cell nearest the centre, (${spawn.x}, ${spawn.y})`);
+  } else {
+    lines.push(`spawns: ${map.spawns.length}: ${map.spawns.map(({ x, y }) => `(${x}, ${y})`).join(" ")}`);
+  }
+  const byType = new Map<string, number>();
+  for (const object of map.objects) byType.set(object.type, (byType.get(object.type) ?? 0) + 1);
+  const types = [...byType].sort((a, b) => b[1] - a[1]);
+  lines.push(`objects: ${map.objects.length}${types.length > 0 ? ", by type:" : ""}`);
+  for (const [type, count] of types) lines.push(`  ${type === "" ? "(no type)" : type}: ${count}`);
+  const warps = map.objects.filter((object) => /warp|teleport/i.test(object.type)).length;
+  lines.push(
+    `  used: ${source.spawnFallback ? 0 : map.spawns.length} spawn points, ${map.interactables.length} interactables, ` +
+      `${map.npcSpawns.length} creature spawns (${map.npcKinds.length} kinds); other objects are not used yet` +
+      (warps > 0 ? ` (${warps} warps/teleports are not followed)` : ""),
+  );
+
+  let world: World;
+  try {
+    world = new World(core, worldMapOf(map));
+  } catch (error) {
+    if (error instanceof WorldError) return { lines, errors: [error.message] };
+    throw error;
+  }
+  const chunks = chunkLines(world);
+  const narrow = chunks.filter((chunk) => chunk.ids <= PALETTE_MAX);
+  const wide = chunks.filter((chunk) => chunk.ids > PALETTE_MAX);
+  const most = Math.max(...chunks.map((chunk) => chunk.ids));
+  const sum = (list: ChunkLine[], key: "datagrams" | "bytes") => list.reduce((total, chunk) => total + chunk[key], 0);
+  lines.push(
+    `chunks: ${world.chunksX} × ${world.chunksY} of ${CHUNK_SIZE} × ${CHUNK_SIZE}; at most ${most} ids in one chunk`,
+    `  ChunkPacket (≤ ${PALETTE_MAX} ids): ${narrow.length} chunks, ${sum(narrow, "bytes")} bytes`,
+    `  ChunkWidePacket (> ${PALETTE_MAX} ids): ${wide.length} chunks, ${sum(wide, "datagrams")} datagrams, ${sum(wide, "bytes")} bytes`,
+  );
+  for (const chunk of wide) {
+    lines.push(
+      `    (${chunk.cx}, ${chunk.cy}): ${chunk.ids} ids → ${chunk.datagrams} part${chunk.datagrams > 1 ? "s" : ""}, ${chunk.bytes} bytes`,
+    );
+  }
+  return { lines, errors: [] };
+}
+
+async function main(args: string[]): Promise<number> {
+  if (args.length === 0 || args.includes("--help") || args.includes("-h")) {
+    (args.length === 0 ? process.stderr : process.stdout).write(`${USAGE}\n`);
+    return args.length === 0 ? 2 : 0;
+  }
+  const [command, path, ...extra] = args;
+  if (command !== "check" || path === undefined || extra.length > 0) {
+    process.stderr.write(`map: expected "check PATH", got ${JSON.stringify(args.join(" "))}\n${USAGE}\n`);
+    return 2;
+  }
+  const result = checkMap(path, await loadCore());
+  process.stdout.write(`${result.lines.join("\n")}\n`);
+  for (const error of result.errors) process.stderr.write(`error: ${error}\n`);
+  if (result.errors.length > 0) {
+    process.stderr.write("the server would refuse this map\n");
+    return 1;
+  }
+  process.stdout.write("ok: the server would start on this map\n");
+  return 0;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.exitCode = await main(process.argv.slice(2));
+}
