@@ -63,7 +63,10 @@ export interface Joined {
   udpPort: number;
 }
 
-export async function joinSession(baseUrl: string, nick = "tester"): Promise<Joined> {
+/** Nicks in play are unique (look-alikes are refused): each default join gets its own. */
+let testers = 0;
+
+export async function joinSession(baseUrl: string, nick = `tester${++testers}`): Promise<Joined> {
   const response = await fetch(`${baseUrl}/api/guest`, {
     method: "POST",
     headers: { "content-type": "application/json" },

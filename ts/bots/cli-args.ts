@@ -58,7 +58,8 @@ Usage: npm run bots -- [options]
   --netsim SPEC        impair each bot's link in-process, both directions, e.g. "delay=80,jitter=30,loss=5"
                        (a seed=N in the spec seeds the links; docs/netsim.md)
   --seed N             seed for behaviours and links, 0..4294967295 (default random, printed)
-  --nick PREFIX        nick prefix, bots are PREFIX1..PREFIXN (default "bot")
+  --nick PREFIX        nick prefix, bots are PREFIX1..PREFIXN (default "bot"); nicks in play are
+                       unique, so a second bot process on the same server needs its own prefix
   --join-parallel N    joins in flight at once (default 8)
   --update-ms MS       period of the one loop that drives every bot (default 10)
   -h, --help           this text

@@ -39,7 +39,8 @@ function swarmOf(
     goal,
     netsim: null,
     seed,
-    nickPrefix: behaviour.slice(0, 4),
+    // Swarms of one behaviour share the server at once: the seed keeps their nicks apart (look-alikes are refused).
+    nickPrefix: `${behaviour.slice(0, 4)}s${seed}n`,
     joinParallel: 4,
     updateMs: 10,
     loadCore: () => loadCore(),

@@ -59,3 +59,10 @@ export function checkNick(raw: string): { ok: true; nick: string } | { ok: false
   if (RESERVED_KEYS.has(nickKey(nick))) return { ok: false, reason: `"${nick}" is reserved` };
   return { ok: true, nick };
 }
+
+/** The refusal of a nick that would pass for one in play. */
+export function lookalikeMessage(nick: string, lookalike: string): string {
+  return nick === lookalike
+    ? `"${nick}" is playing now: choose another nick`
+    : `"${nick}" looks too much like "${lookalike}", who is playing now: choose another nick`;
+}

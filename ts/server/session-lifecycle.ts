@@ -14,7 +14,7 @@ import type { CharacterSaver } from "./persistence/character-saver.js";
 import { type CharacterState, NEW_CHARACTER } from "./persistence/character-store.js";
 import type { Session, SessionRegistry } from "./session.js";
 import { NOTICE_RADIUS } from "./view.js";
-import { nickKey } from "./nick.js";
+import { lookalikeMessage, nickKey } from "./nick.js";
 import type { World } from "./world.js";
 
 /** Hit points, maximum and rating of a character that has never been saved (and of guests). */
@@ -199,11 +199,4 @@ export class SessionLifecycle implements AccountHost {
     if (x < 0 || y < 0 || x >= world.mapWidth || y >= world.mapHeight) return null;
     return world.walkable(x, y) ? { x, y } : null;
   }
-}
-
-/** The refusal of a nick that would pass for one in play. */
-export function lookalikeMessage(nick: string, lookalike: string): string {
-  return nick === lookalike
-    ? `"${nick}" is playing now: choose another nick`
-    : `"${nick}" looks too much like "${lookalike}", who is playing now: choose another nick`;
 }

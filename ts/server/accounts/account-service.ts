@@ -2,8 +2,7 @@
 // Accounts): input rules, password hashing off the tick thread, and every
 // refusal as an AccountError with its HTTP status — 400 bad input, 401 bad
 // credentials, 403 banned, 409 name taken, 503 server full.
-import { checkNick } from "../nick.js";
-import { lookalikeMessage } from "../session-lifecycle.js";
+import { checkNick, lookalikeMessage } from "../nick.js";
 import type { Session } from "../session.js";
 import { NEW_CHARACTER } from "../persistence/character-store.js";
 import { type AccountRecord, type AccountStore, NameTakenError } from "./account-store.js";
