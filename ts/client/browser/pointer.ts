@@ -1,7 +1,8 @@
 // Mouse (and pen/touch) over the canvas: remembers the framebuffer pixel under
 // the pointer and turns the primary button into ClickSteering presses and
 // releases. The pointer is captured while pressed, so steering keeps working
-// when it strays off the canvas, and a lost capture counts as a release.
+// when it strays off the canvas, and a lost capture counts as a release. A press
+// on the side panel goes to `onPanelPress` (the log's tabs) instead.
 import type { ClickSteering } from "../ui/click-steering.js";
 import { VIEWPORT, contains } from "../render/layout.js";
 import { framebufferPixelAt, type Point } from "../render/picking.js";
@@ -13,6 +14,7 @@ export class PointerInput {
   constructor(
     private readonly canvas: HTMLCanvasElement,
     private readonly steering: ClickSteering,
+    private readonly onPanelPress: (pixel: Point) => void = () => {},
   ) {
     canvas.addEventListener("pointerdown", (event) => this.down(event));
     canvas.addEventListener("pointermove", (event) => this.track(event));
@@ -33,7 +35,11 @@ export class PointerInput {
     if (event.button !== 0) return;
     this.track(event);
     this.canvas.focus();
-    if (this.pixel === null || !contains(VIEWPORT, this.pixel.x, this.pixel.y)) return;
+    if (this.pixel === null) return;
+    if (!contains(VIEWPORT, this.pixel.x, this.pixel.y)) {
+      this.onPanelPress(this.pixel);
+      return;
+    }
     event.preventDefault();
     this.canvas.setPointerCapture(event.pointerId);
     this.steering.press();
