@@ -115,6 +115,7 @@ export class PlaySession {
     this.ownGlide = new EntityInterpolation(this.glides.windowMs);
     this.pointer = new PointerInput(parts.view.canvas, this.steering, (pixel) => this.panelPress(pixel));
     this.combatMirror = parts.combatMirror ? new LogMirror(parts.combatMirror) : null;
+    parts.view.canvas.dataset.logTab = this.logTab;
     this.client.combat.listen((notice) => this.onCombat(notice, performance.now()));
     for (const note of parts.notes ?? []) this.log.add(note, "bad");
     this.detachKeyboard = attachKeyboard(window, this.input, { isTextEntryActive: isTyping });
@@ -164,7 +165,11 @@ export class PlaySession {
     this.showDeath(nowMs);
     // Here rather than per frame: a hidden page gets no frames but must still report.
     this.parts.debug.refresh(nowMs, () =>
-      debugLines(client.stats, { entitiesInView: client.entities.size, framesPerSecond: this.framesPerSecond }),
+      debugLines(client.stats, {
+        entitiesInView: client.entities.size,
+        framesPerSecond: this.framesPerSecond,
+        floats: { total: this.effects.floated, live: this.effects.floaters(nowMs).map((floater) => floater.text) },
+      }),
     );
   }
 
@@ -234,6 +239,7 @@ export class PlaySession {
 
   private showTab(tab: LogTab): void {
     this.logTab = tab;
+    this.parts.view.canvas.dataset.logTab = tab;
     if (tab === "combat") this.combatUnread = false;
   }
 

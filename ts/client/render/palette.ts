@@ -46,9 +46,11 @@ export const COMBAT_KILL = 0x9d;
 export const COMBAT_DEATH = 0xf0;
 /** Damage numbers over entities in fights this player has no part in. */
 export const COMBAT_OTHER = 0xff;
-/** A struck sprite's flash, and a corpse's grey. */
+/** "miss" over the one missed: pale, apart from the numbers. */
+export const COMBAT_MISS = 0xdf;
+/** A struck sprite's flash, and a corpse's grey (a grey none of the art uses, docs/art.md, so a corpse is told apart). */
 export const HIT_FLASH = 0xff;
-export const CORPSE_GREY = 0x6d;
+export const CORPSE_GREY = 0x93;
 /** The small HP bar over a damaged entity. */
 export const ENTITY_HP_FILL = 0x1c;
 export const ENTITY_HP_LOW = 0xe4;

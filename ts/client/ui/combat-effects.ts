@@ -50,12 +50,14 @@ export class CombatEffects {
   private readonly explained = new Map<number, HpMark>();
   /** Drops shown from updates: a notice arriving later for them is not shown again. */
   private readonly shown = new Map<number, HpMark>();
+  /** Numbers floated since the start (the debug overlay shows it; tests read it). */
+  floated = 0;
 
   /** A blow this player took part in (CombatFeed.listen). */
   notice(notice: CombatNotice, ownId: number, nowMs: number): void {
     const target = notice.targetId;
     if (notice.kind === "miss") {
-      this.float(target, "miss", P.COMBAT_QUIET, nowMs);
+      this.float(target, "miss", P.COMBAT_MISS, nowMs);
       return;
     }
     if (notice.kind !== "hit") return;
@@ -119,6 +121,7 @@ export class CombatEffects {
   }
 
   private float(entityId: number, text: string, colour: number, nowMs: number): void {
+    this.floated++;
     this.live.push({ entityId, text, colour, bornMs: nowMs });
     if (this.live.length > FLOATERS_MAX) this.live.splice(0, this.live.length - FLOATERS_MAX);
   }
