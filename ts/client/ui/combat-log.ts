@@ -19,6 +19,8 @@ export interface Combatant {
   readonly own: boolean;
   /** A creature takes "the"; a player does not. */
   readonly creature: boolean;
+  /** Gone from view before its notice came: "something". */
+  readonly unseen?: boolean;
 }
 
 /** The sources a name is looked up in: the entities in view, the name lookups, the world's kinds. */
@@ -29,10 +31,12 @@ export interface CombatNames {
   readonly kinds: ReadonlyMap<number, NpcKind>;
 }
 
-/** Entity `id` as a combatant; one gone from view before its notice came is "something". */
+/** Entity `id` as a combatant; one gone from view (and unnamed) before its notice came is "something". */
 export function combatantOf(id: number, sources: CombatNames): Combatant {
   if (id === sources.ownId) return { name: "", own: true, creature: false };
   const entity = sources.entities.get(id);
+  if (entity === undefined && !sources.names.has(id))
+    return { name: "something", own: false, creature: false, unseen: true };
   const creature = entity !== undefined && isCreatureType(entity.typeId);
   const kindName = entity === undefined ? undefined : sources.kinds.get(entity.typeId)?.name;
   const name =
@@ -43,6 +47,7 @@ export function combatantOf(id: number, sources: CombatNames): Combatant {
 /** How a sentence's subject names `who`: "You", "The cave rat", "Bob". */
 export function subjectName(who: Combatant): string {
   if (who.own) return "You";
+  if (who.unseen) return "Something";
   return who.creature ? `The ${who.name}` : who.name;
 }
 
