@@ -5,12 +5,15 @@
 // window; damage numbers float (read from the debug overlay's `floats` line,
 // not from pixels); the combat lines go to the Combat tab and its text copy,
 // never into the chat log; the creature dies, lies grey as a corpse, and is
-// gone. A screenshot of the fight is saved. Needs /usr/bin/chromium; without it
-// the suite says so and is skipped.
+// gone. Then a brute far off kills a player who attacks it: the death screen
+// counts down, movement is ignored, and the player stands again at the spawn.
+// Screenshots of the fight and of the death screen are saved. Needs
+// /usr/bin/chromium; without it the suite says so and is skipped.
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PLAYER_RESPAWN_SECONDS } from "../../ts/combat-rules.js";
 import { rgb332FromRgba } from "../../ts/client/assets/image.js";
 import * as P from "../../ts/client/render/palette.js";
 import { logTabsAt } from "../../ts/client/render/hud.js";
@@ -20,11 +23,13 @@ import {
   type BrowserRig,
   canvasPixels,
   clickTile,
+  debugText,
   framebufferOfTile,
   HAVE_CHROMIUM,
   logText,
   openAndJoin,
   pointOfTile,
+  positionIn,
   settledPosition,
   skipNotice,
   startRig,
@@ -37,8 +42,12 @@ skipNotice("browser combat tests");
 const SPAWN: Tile = { x: 4, y: 5 };
 const DUMMY: Tile = { x: 6, y: 5 };
 const DUMMY_TYPE = 16;
+/** Ten tiles east of the spawn, in view: it notices only who stands next to it, and kills with one blow. */
+const BRUTE: Tile = { x: 14, y: 5 };
+const BRUTE_TYPE = 17;
 /** Where the report's screenshot of a fight goes (and a copy among the test artifacts). */
 const FIGHT_SCREENSHOT = "/tmp/caves-combat-fight.png";
+const DEATH_SCREENSHOT = "/tmp/caves-combat-death.png";
 
 let rig: BrowserRig;
 let npcMap: NpcMap;
@@ -71,11 +80,29 @@ async function greyPixelsAt(page: Page, at: Tile): Promise<number> {
 describe.skipIf(!HAVE_CHROMIUM)("combat in Chromium", () => {
   beforeAll(async () => {
     npcMap = writeNpcMap({
-      width: 16,
+      width: 18,
       height: 11,
       spawn: SPAWN,
-      kinds: [testKind({ name: "dummy", typeId: DUMMY_TYPE, hp: 12, wander: 0, respawnSeconds: 600 })],
-      spawns: [{ kind: "dummy", x: DUMMY.x, y: DUMMY.y }],
+      kinds: [
+        testKind({ name: "dummy", typeId: DUMMY_TYPE, hp: 12, wander: 0, respawnSeconds: 600 }),
+        testKind({
+          name: "brute",
+          typeId: BRUTE_TYPE,
+          behaviour: "hostile",
+          sprite: "skeleton",
+          hp: 60_000,
+          wander: 0,
+          perception: 1,
+          leash: 1,
+          attack: 1000,
+          elo: 1400,
+          respawnSeconds: 600,
+        }),
+      ],
+      spawns: [
+        { kind: "dummy", x: DUMMY.x, y: DUMMY.y },
+        { kind: "brute", x: BRUTE.x, y: BRUTE.y },
+      ],
     });
     rig = await startRig({ mapPath: npcMap.path });
   }, 90_000);
@@ -87,7 +114,7 @@ describe.skipIf(!HAVE_CHROMIUM)("combat in Chromium", () => {
 
   it("click a monster: it is attacked, damage numbers float, it dies, lies as a corpse and is gone", async () => {
     const page = await openAndJoin(rig, "Ada", "debug=1");
-    await waitForDebug(page, (text) => entitiesIn(text) === 2, 10_000);
+    await waitForDebug(page, (text) => entitiesIn(text) === 3, 10_000);
     const start = await settledPosition(page);
     expect(start).toEqual(SPAWN);
     // Let the camera finish gliding onto the player, so tiles are where pointOfTile computes them.
@@ -131,7 +158,7 @@ describe.skipIf(!HAVE_CHROMIUM)("combat in Chromium", () => {
     expect(floated.total).toBeGreaterThanOrEqual(hits.length);
 
     // Then it is gone from view, and its tile with it.
-    await waitForDebug(page, (text) => entitiesIn(text) === 1, 5000);
+    await waitForDebug(page, (text) => entitiesIn(text) === 2, 5000);
     await page.waitForTimeout(200);
     expect(await greyPixelsAt(page, fought)).toBe(0);
 
@@ -146,7 +173,7 @@ describe.skipIf(!HAVE_CHROMIUM)("combat in Chromium", () => {
       position: null,
       status: { text: "", colour: 0 },
       nearby: [],
-      creatures: [],
+      creatures: [{ name: "brute", count: 1, hostile: true }], // the panel as it is now: the brute alone in view
       log: [],
       combatLog: [],
     })!;
@@ -157,6 +184,49 @@ describe.skipIf(!HAVE_CHROMIUM)("combat in Chromium", () => {
       box.y + (tabs.chat.y + tabs.chat.h / 2) * scale,
     );
     await expect.poll(() => page.getByTestId("game").getAttribute("data-log-tab"), { timeout: 3000 }).toBe("chat");
+    await page.close();
+  }, 60_000);
+
+  it("killed: the death screen counts down, movement is ignored, and the player stands again at the spawn", async () => {
+    const page = await openAndJoin(rig, "Bo", "debug=1");
+    await waitForDebug(page, (text) => entitiesIn(text) === 2, 10_000); // Bo and the brute (the dummy is dead)
+    const start = await settledPosition(page);
+    expect(start).toEqual(SPAWN);
+    await page.waitForTimeout(400);
+    const death = page.getByTestId("death");
+    expect(await death.isHidden()).toBe(true);
+    await clickTile(page, start, BRUTE);
+    await expect.poll(() => death.isVisible(), { timeout: 15_000 }).toBe(true);
+    expect(await page.getByTestId("death-detail").textContent()).toBe("The brute killed you.");
+    const countdown = (await page.getByTestId("death-countdown").textContent()) ?? "";
+    const seconds = Number(/^Back on your feet in (\d) s$/.exec(countdown)?.[1]);
+    expect(seconds).toBeGreaterThanOrEqual(1);
+    expect(seconds).toBeLessThanOrEqual(PLAYER_RESPAWN_SECONDS);
+    await page.screenshot({ path: DEATH_SCREENSHOT });
+    copyFileSync(DEATH_SCREENSHOT, join(ARTIFACTS, "combat-death.png"));
+    await expect.poll(() => combatLogText(page), { timeout: 3000 }).toContain("The brute killed you.");
+
+    // The dead do not walk: a key tap sends no step (nothing pending, the prediction stays on the server's tile).
+    const lying = positionIn(await debugText(page))!;
+    await page.keyboard.down("ArrowLeft");
+    await page.waitForTimeout(60);
+    await page.keyboard.up("ArrowLeft");
+    await page.waitForTimeout(400);
+    const after = await debugText(page);
+    expect(after).toMatch(/^pending 0$/m);
+    expect(positionIn(after)).toEqual(lying);
+    expect(/^pred (-?\d+),(-?\d+)$/m.exec(after)?.slice(1).map(Number)).toEqual([lying.x, lying.y]);
+
+    // Back on its feet at the spawn, with full health, after PLAYER_RESPAWN_SECONDS: the screen is gone.
+    await expect.poll(() => death.isHidden(), { timeout: (PLAYER_RESPAWN_SECONDS + 3) * 1000 }).toBe(true);
+    await waitForDebug(
+      page,
+      (text) => {
+        const pos = positionIn(text);
+        return pos !== null && pos.x === SPAWN.x && pos.y === SPAWN.y;
+      },
+      2000,
+    );
     await page.close();
   }, 60_000);
 });
