@@ -11,7 +11,7 @@
 // /usr/bin/chromium; without it the suite says so and is skipped.
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
+import { chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PLAYER_RESPAWN_SECONDS } from "../../ts/combat-rules.js";
 import { rgb332FromRgba } from "../../ts/client/assets/image.js";
@@ -22,6 +22,8 @@ import {
   ARTIFACTS,
   type BrowserRig,
   canvasPixels,
+  CHROMIUM,
+  CHROMIUM_ARGS,
   clickTile,
   debugText,
   framebufferOfTile,
@@ -45,6 +47,9 @@ const DUMMY_TYPE = 16;
 /** Ten tiles east of the spawn, in view: it notices only who stands next to it, and kills with one blow. */
 const BRUTE: Tile = { x: 14, y: 5 };
 const BRUTE_TYPE = 17;
+/** Three tiles south of the spawn: the touch test's creature. */
+const TARGET: Tile = { x: 4, y: 8 };
+const TARGET_TYPE = 18;
 /** Where the report's screenshot of a fight goes (and a copy among the test artifacts). */
 const FIGHT_SCREENSHOT = "/tmp/caves-combat-fight.png";
 const DEATH_SCREENSHOT = "/tmp/caves-combat-death.png";
@@ -98,10 +103,12 @@ describe.skipIf(!HAVE_CHROMIUM)("combat in Chromium", () => {
           elo: 1400,
           respawnSeconds: 600,
         }),
+        testKind({ name: "target", typeId: TARGET_TYPE, hp: 2000, wander: 0, respawnSeconds: 600 }),
       ],
       spawns: [
         { kind: "dummy", x: DUMMY.x, y: DUMMY.y },
         { kind: "brute", x: BRUTE.x, y: BRUTE.y },
+        { kind: "target", x: TARGET.x, y: TARGET.y },
       ],
     });
     rig = await startRig({ mapPath: npcMap.path });
@@ -114,7 +121,7 @@ describe.skipIf(!HAVE_CHROMIUM)("combat in Chromium", () => {
 
   it("click a monster: it is attacked, damage numbers float, it dies, lies as a corpse and is gone", async () => {
     const page = await openAndJoin(rig, "Ada", "debug=1");
-    await waitForDebug(page, (text) => entitiesIn(text) === 3, 10_000);
+    await waitForDebug(page, (text) => entitiesIn(text) === 4, 10_000);
     const start = await settledPosition(page);
     expect(start).toEqual(SPAWN);
     // Let the camera finish gliding onto the player, so tiles are where pointOfTile computes them.
@@ -158,7 +165,7 @@ describe.skipIf(!HAVE_CHROMIUM)("combat in Chromium", () => {
     expect(floated.total).toBeGreaterThanOrEqual(hits.length);
 
     // Then it is gone from view, and its tile with it.
-    await waitForDebug(page, (text) => entitiesIn(text) === 2, 5000);
+    await waitForDebug(page, (text) => entitiesIn(text) === 3, 5000);
     await page.waitForTimeout(200);
     expect(await greyPixelsAt(page, fought)).toBe(0);
 
@@ -173,7 +180,11 @@ describe.skipIf(!HAVE_CHROMIUM)("combat in Chromium", () => {
       position: null,
       status: { text: "", colour: 0 },
       nearby: [],
-      creatures: [{ name: "brute", count: 1, hostile: true }], // the panel as it is now: the brute alone in view
+      // The panel as it is now: the brute and the target in view.
+      creatures: [
+        { name: "brute", count: 1, hostile: true },
+        { name: "target", count: 1, hostile: false },
+      ],
       log: [],
       combatLog: [],
     })!;
@@ -189,7 +200,7 @@ describe.skipIf(!HAVE_CHROMIUM)("combat in Chromium", () => {
 
   it("killed: the death screen counts down, movement is ignored, and the player stands again at the spawn", async () => {
     const page = await openAndJoin(rig, "Bo", "debug=1");
-    await waitForDebug(page, (text) => entitiesIn(text) === 2, 10_000); // Bo and the brute (the dummy is dead)
+    await waitForDebug(page, (text) => entitiesIn(text) === 3, 10_000); // Bo, the brute, the target (the dummy is dead)
     const start = await settledPosition(page);
     expect(start).toEqual(SPAWN);
     await page.waitForTimeout(400);
@@ -228,5 +239,31 @@ describe.skipIf(!HAVE_CHROMIUM)("combat in Chromium", () => {
       2000,
     );
     await page.close();
+  }, 60_000);
+
+  it("on a phone-sized touch screen a tap on a creature attacks it", async () => {
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    try {
+      const context = await browser.newContext({
+        viewport: { width: 390, height: 780 },
+        hasTouch: true,
+        isMobile: true,
+      });
+      const page = await context.newPage();
+      await page.goto(`${rig.baseUrl}/?debug=1`);
+      await expect.poll(() => page.getByTestId("play").isEnabled(), { timeout: 10_000 }).toBe(true);
+      await page.getByTestId("nick").fill("Cy");
+      await page.getByTestId("play").tap();
+      await waitForDebug(page, (text) => /^state playing$/m.test(text) && positionIn(text), 10_000);
+      const start = await settledPosition(page);
+      await page.waitForTimeout(400);
+      const point = await pointOfTile(page, start, TARGET);
+      await page.touchscreen.tap(point.x, point.y);
+      await expect.poll(() => combatLogText(page), { timeout: 10_000 }).toMatch(/You (hit|miss) the target/);
+      await waitForDebug(page, (text) => (floatsIn(text)?.total ?? 0) >= 1, 3000);
+      await page.screenshot({ path: join(ARTIFACTS, "combat-touch.png") });
+    } finally {
+      await browser.close();
+    }
   }, 60_000);
 });

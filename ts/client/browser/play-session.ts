@@ -103,6 +103,8 @@ export class PlaySession {
   /** The own tile drawn last frame: a jump of more than one tile (respawn, teleport) snaps the camera. */
   private lastOwnTile: { x: number; y: number } | null = null;
   private deathShown = "";
+  /** Whether the canvas says a click attacks (written only when it changes). */
+  private hoverAttacks = false;
 
   constructor(private readonly parts: PlaySessionParts) {
     this.client = parts.client;
@@ -205,6 +207,7 @@ export class PlaySession {
         this.log.add(unreachableNote(client.sim.getTile(cursor.x, cursor.y), client.world.tiles), "info");
       }
     }
+    this.pointer.settle();
 
     const scene = this.scene(now, cameraPoint, own, cursor, foe !== null);
     this.lastHud = scene.hud;
@@ -252,6 +255,8 @@ export class PlaySession {
 
   /** The canvas says what a click there does (CSS shows an attack cursor; tests read it). */
   private showHover(attack: boolean): void {
+    if (attack === this.hoverAttacks) return;
+    this.hoverAttacks = attack;
     const canvas = this.parts.view.canvas;
     if (attack) canvas.dataset.hover = "attack";
     else delete canvas.dataset.hover;

@@ -48,6 +48,11 @@ export class ClickSteering {
     return this.held;
   }
 
+  /** A press not yet aimed (a tap shorter than a frame): the pointer's pixel must be kept until it is. */
+  get aimPending(): boolean {
+    return this.fresh;
+  }
+
   /**
    * Called once per frame with the tile under the pointer now (null when the
    * pointer is off the viewport). The first aim of a press is a discrete click
