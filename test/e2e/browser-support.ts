@@ -23,7 +23,7 @@ export const HAVE_CHROMIUM = existsSync(CHROMIUM);
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 export const MAP_PATH = join(REPO, "maps/caves.tmj");
 export const ARTIFACTS = join(REPO, "test-artifacts");
-const CHROMIUM_ARGS = [
+export const CHROMIUM_ARGS = [
   "--no-sandbox",
   "--disable-gpu",
   "--no-first-run",

@@ -97,7 +97,17 @@ async function play(request: JoinRequest): Promise<void> {
     // server ends the session at once and the others read "left" now, not after its 10 s timeout.
     window.addEventListener("pagehide", () => client.close(), { once: true });
     join.hide();
-    session = new PlaySession({ client, nick: connection.session.nick, renderer, view, debug, status, notes });
+    session = new PlaySession({
+      client,
+      nick: connection.session.nick,
+      renderer,
+      view,
+      debug,
+      status,
+      notes,
+      deathScreen: element("death"),
+      combatMirror: element("combat-log"),
+    });
     // Chat, dialogs and names, for as long as the page plays (its listeners and the scene hook hold it).
     new SocialSession({
       client,

@@ -2,6 +2,9 @@
 // keyboard and pointer input, and composes the frame (camera, interpolated
 // entities, the own player at its smoothed predicted position, route, HUD).
 // The networking core decides what to send; this shell only reads its state.
+// Combat (issue 13) shows here: damage numbers and hit flashes (ui/combat-effects.ts),
+// HP bars and corpses, click-to-attack, the combat tab of the log, and the death
+// screen with its countdown (ui/death-watch.ts), during which input is ignored.
 import type { ConnectionState } from "../core/connection.js";
 import type { EntityInfo } from "../core/entity-table.js";
 import type { GameClient } from "../core/game-client.js";
@@ -10,15 +13,23 @@ import { Camera, placeViewport, type PixelPoint } from "../camera.js";
 import { InputState, MOVE_NONE, attachKeyboard } from "../input.js";
 import { EntityInterpolation } from "../interpolation.js";
 import { GlideTiming } from "../glide-timing.js";
+import type { CombatNotice } from "../core/combat.js";
 import { type DrawnEntity, entitySprites } from "../render/entity-layer.js";
 import { spriteCellsOfKinds } from "../render/entity-sprites.js";
 import { FrameRenderer, type FrameScene, gridViewOf } from "../render/frame.js";
-import type { HudLine } from "../render/hud.js";
-import { TILE_SIZE_PX } from "../render/layout.js";
+import { type HudLine, type LogTab, logTabsAt, type HudModel } from "../render/hud.js";
+import type { WorldText } from "../render/frame.js";
+import type { Point } from "../render/picking.js";
+import { contains, TILE_SIZE_PX } from "../render/layout.js";
 import * as P from "../render/palette.js";
 import { worldTileAt } from "../render/picking.js";
 import { UNREACHABLE_NOTE_EVERY_MS, unreachableNote } from "../ui/unreachable-note.js";
 import { ClickSteering } from "../ui/click-steering.js";
+import { CombatEffects, floaterRisePx } from "../ui/combat-effects.js";
+import { combatantOf, combatLogLine, type CombatNames, subjectName } from "../ui/combat-log.js";
+import { DeathWatch, deathScreenText } from "../ui/death-watch.js";
+import { foeAtTile } from "../ui/hover.js";
+import { LogMirror } from "../ui/log-mirror.js";
 import { creatureLines } from "../ui/creature-list.js";
 import { connectionStatus, type StatusLevel } from "../ui/connection-status.js";
 import type { DebugOverlay } from "../ui/debug-overlay.js";
@@ -45,7 +56,14 @@ export interface PlaySessionParts {
   status: StatusLine;
   /** Messages for the log before the first frame (e.g. why the data channel was not used). */
   notes?: readonly string[];
+  /** The death screen over the game view: its title, detail and countdown are filled in here. */
+  deathScreen?: HTMLElement;
+  /** The visually hidden copy of the combat log (the framebuffer is invisible to screen readers and tests). */
+  combatMirror?: HTMLElement;
 }
+
+/** Combat lines kept: as many as the chat log. */
+const COMBAT_LOG_LIMIT = 64;
 
 export class PlaySession {
   private readonly client: GameClient;
@@ -73,6 +91,20 @@ export class PlaySession {
   private running = true;
   private readonly ownPoint: PixelPoint = { x: 0, y: 0 };
   private readonly otherPoint: PixelPoint = { x: 0, y: 0 };
+  private readonly effects = new CombatEffects();
+  private readonly deaths = new DeathWatch();
+  private readonly combatLines: HudLine[] = [];
+  private combatVersion = 0;
+  private readonly combatMirror: LogMirror | null;
+  private logTab: LogTab = "chat";
+  private combatUnread = false;
+  /** The HUD model last drawn: where its log tabs were, for a press on the panel. */
+  private lastHud: HudModel | null = null;
+  /** The own tile drawn last frame: a jump of more than one tile (respawn, teleport) snaps the camera. */
+  private lastOwnTile: { x: number; y: number } | null = null;
+  private deathShown = "";
+  /** Whether the canvas says a click attacks (written only when it changes). */
+  private hoverAttacks = false;
 
   constructor(private readonly parts: PlaySessionParts) {
     this.client = parts.client;
@@ -83,7 +115,10 @@ export class PlaySession {
     this.kinds = kindsByTypeId(parts.client.world.kinds);
     this.others = new EntityInterpolation(this.glides.windowMs, TILE_SIZE_PX, this.glides.measuredBounds);
     this.ownGlide = new EntityInterpolation(this.glides.windowMs);
-    this.pointer = new PointerInput(parts.view.canvas, this.steering);
+    this.pointer = new PointerInput(parts.view.canvas, this.steering, (pixel) => this.panelPress(pixel));
+    this.combatMirror = parts.combatMirror ? new LogMirror(parts.combatMirror) : null;
+    parts.view.canvas.dataset.logTab = this.logTab;
+    this.client.combat.listen((notice) => this.onCombat(notice, performance.now()));
     for (const note of parts.notes ?? []) this.log.add(note, "bad");
     this.detachKeyboard = attachKeyboard(window, this.input, { isTextEntryActive: isTyping });
     this.frameHandle = requestAnimationFrame(() => this.frame());
@@ -110,6 +145,7 @@ export class PlaySession {
     client.update(nowMs);
     for (const command of this.input.takeCommands()) {
       if (command === "debug-toggle") this.parts.debug.toggle();
+      else if (command === "log-tab") this.showTab(this.logTab === "chat" ? "combat" : "chat");
       else if (command === "cancel") {
         this.steering.cancel();
         client.clearGoal();
@@ -122,13 +158,20 @@ export class PlaySession {
     }
     // Each key press owes one step, so a tap shorter than a frame (or than a window) still moves.
     const pressed = this.input.takeMovePress();
-    if (pressed !== MOVE_NONE) client.pressAction(pressed);
-    client.setHeldAction(this.input.moveAction());
+    // The dead do not walk: the server ignores their actions, so none are sent (or predicted).
+    const dead = this.deaths.dead;
+    if (pressed !== MOVE_NONE && !dead) client.pressAction(pressed);
+    client.setHeldAction(dead ? MOVE_NONE : this.input.moveAction());
     this.noteConnection(client.state);
     if (client.state === "playing") this.noteEntities(nowMs);
+    this.showDeath(nowMs);
     // Here rather than per frame: a hidden page gets no frames but must still report.
     this.parts.debug.refresh(nowMs, () =>
-      debugLines(client.stats, { entitiesInView: client.entities.size, framesPerSecond: this.framesPerSecond }),
+      debugLines(client.stats, {
+        entitiesInView: client.entities.size,
+        framesPerSecond: this.framesPerSecond,
+        floats: { total: this.effects.floated, live: this.effects.floaters(nowMs).map((floater) => floater.text) },
+      }),
     );
   }
 
@@ -144,20 +187,98 @@ export class PlaySession {
 
     const client = this.client;
     const own = this.ownPosition(now);
+    // A respawn (or any jump of more than a tile) is not walked by the camera: it cuts.
+    if (own && this.ownJumped()) this.camera.snapTo(own);
     const camera = own ? this.camera.update(elapsedMs, own) : this.camera.current;
     const cameraPoint = camera ?? { x: 0, y: 0 };
     const placement = placeViewport(cameraPoint);
     const cursor = this.pointer.pixel ? worldTileAt(this.pointer.pixel, placement) : null;
-    if (client.state === "playing" && cursor !== null) {
-      const answer = this.steering.frame(cursor, client);
+    const foe = foeAtTile(client.entities, cursor, client.ownEntityId);
+    this.showHover(foe !== null);
+    if (this.deaths.dead) this.steering.cancel();
+    else if (client.state === "playing" && cursor !== null) {
+      const answer = this.steering.frame(
+        cursor,
+        client,
+        (tile) => foeAtTile(client.entities, tile, client.ownEntityId)?.id ?? null,
+      );
       if (answer === "unreachable" && now - this.lastUnreachableNoteMs >= UNREACHABLE_NOTE_EVERY_MS) {
         this.lastUnreachableNoteMs = now;
         this.log.add(unreachableNote(client.sim.getTile(cursor.x, cursor.y), client.world.tiles), "info");
       }
     }
+    this.pointer.settle();
 
-    this.parts.renderer.render(this.scene(now, cameraPoint, own, cursor));
+    const scene = this.scene(now, cameraPoint, own, cursor, foe !== null);
+    this.lastHud = scene.hud;
+    this.parts.renderer.render(scene);
     this.parts.view.present();
+  }
+
+  /** Whether the own drawn tile moved by more than one tile since the last frame. */
+  private ownJumped(): boolean {
+    const at = this.client.predicted;
+    const last = this.lastOwnTile;
+    this.lastOwnTile = at ? { x: at.x, y: at.y } : null;
+    return at !== null && last !== null && Math.max(Math.abs(at.x - last.x), Math.abs(at.y - last.y)) > 1;
+  }
+
+  /** A blow this player took part in: a number over the target, a log line, and a kill of us starts the countdown. */
+  private onCombat(notice: CombatNotice, nowMs: number): void {
+    const client = this.client;
+    const ownId = client.ownEntityId;
+    this.effects.notice(notice, ownId, nowMs);
+    const sources: CombatNames = { ownId, entities: client.entities, names: client.names, kinds: this.kinds };
+    this.combatLines.push(combatLogLine(notice, sources));
+    if (this.combatLines.length > COMBAT_LOG_LIMIT)
+      this.combatLines.splice(0, this.combatLines.length - COMBAT_LOG_LIMIT);
+    this.combatVersion++;
+    if (this.logTab !== "combat") this.combatUnread = true;
+    if (notice.kind === "kill" && notice.targetId === ownId) {
+      const killer = subjectName(combatantOf(notice.attackerId, sources));
+      this.deaths.killed(killer, notice.tick, client.serverTick, client.tickHz, nowMs);
+    }
+  }
+
+  private showTab(tab: LogTab): void {
+    this.logTab = tab;
+    this.parts.view.canvas.dataset.logTab = tab;
+    if (tab === "combat") this.combatUnread = false;
+  }
+
+  /** A press on the side panel: a log tab switches the log. */
+  private panelPress(pixel: Point): void {
+    const tabs = this.lastHud ? logTabsAt(this.lastHud) : null;
+    if (tabs === null) return;
+    for (const tab of ["chat", "combat"] as const) if (contains(tabs[tab], pixel.x, pixel.y)) this.showTab(tab);
+  }
+
+  /** The canvas says what a click there does (CSS shows an attack cursor; tests read it). */
+  private showHover(attack: boolean): void {
+    if (attack === this.hoverAttacks) return;
+    this.hoverAttacks = attack;
+    const canvas = this.parts.view.canvas;
+    if (attack) canvas.dataset.hover = "attack";
+    else delete canvas.dataset.hover;
+  }
+
+  /** The death screen follows the own entity's hp; the DOM is written only when its words change. */
+  private showDeath(nowMs: number): void {
+    const screen = this.parts.deathScreen;
+    const state = this.deaths.state(nowMs);
+    const words = state.dead ? deathScreenText(state) : null;
+    const key = words ? `${words.title}|${words.detail}|${words.countdown}` : "";
+    if (screen && key !== this.deathShown) {
+      screen.hidden = words === null;
+      if (words) {
+        for (const [part, text] of Object.entries(words)) {
+          const element = screen.querySelector(`[data-part="${part}"]`);
+          if (element) element.textContent = text;
+        }
+      }
+    }
+    this.deathShown = key;
+    if (this.combatMirror) this.combatMirror.show(this.combatLines, this.combatVersion);
   }
 
   /** The own player's drawn position: the predicted tile, glided like everyone else's. */
@@ -182,6 +303,13 @@ export class PlaySession {
         this.others.setTile(entity.id, entity.x, entity.y, nowMs, this.glides.glideFor(entity.typeId));
       }
       this.others.endUpdate();
+      this.effects.observe(entities, client.ownEntityId, nowMs);
+      const own = entities.get(client.ownEntityId);
+      if (own && this.deaths.observe(own.hp, own.hpMax, nowMs)) {
+        // Death drops every plan: nothing walks on after the respawn.
+        this.steering.cancel();
+        client.clearGoal();
+      }
     }
     for (const message of this.presence.update(entities, client.names, client.ownEntityId)) {
       this.log.add(message.text, message.kind);
@@ -202,6 +330,8 @@ export class PlaySession {
       this.log.add(client.lastLoss ? `Connection lost: ${client.lastLoss}` : "Connection lost", "bad");
       this.presence.clear();
       this.steering.cancel();
+      this.effects.reset();
+      this.deaths.reset();
     }
   }
 
@@ -210,6 +340,7 @@ export class PlaySession {
     camera: PixelPoint,
     own: PixelPoint | null,
     cursor: { x: number; y: number } | null,
+    cursorAttacks: boolean,
   ): FrameScene {
     const client = this.client;
     const entities = client.entities;
@@ -219,16 +350,39 @@ export class PlaySession {
       const info = entities.get(id);
       const at = this.others.positionAt(id, nowMs, this.otherPoint);
       if (info && at) {
-        drawn.push({ id, typeId: info.typeId, flags: info.flags, tileX: info.x, tileY: info.y, xPx: at.x, yPx: at.y });
+        drawn.push({
+          id,
+          typeId: info.typeId,
+          flags: info.flags,
+          tileX: info.x,
+          tileY: info.y,
+          xPx: at.x,
+          yPx: at.y,
+          hp: info.hp,
+          hpMax: info.hpMax,
+          flash: this.effects.flashing(id, nowMs),
+        });
       }
     }
     const ownInfo = entities.get(ownId);
     const predicted = client.predicted;
     if (own && predicted) {
-      const { typeId, flags } = ownInfo ?? { typeId: 0, flags: 0 };
-      drawn.push({ id: ownId, typeId, flags, tileX: predicted.x, tileY: predicted.y, xPx: own.x, yPx: own.y });
+      const { typeId, flags, hp, hpMax } = ownInfo ?? { typeId: 0, flags: 0, hp: 0, hpMax: 0 };
+      drawn.push({
+        id: ownId,
+        typeId,
+        flags,
+        tileX: predicted.x,
+        tileY: predicted.y,
+        xPx: own.x,
+        yPx: own.y,
+        hp,
+        hpMax,
+        flash: this.effects.flashing(ownId, nowMs),
+      });
     }
     const sprites = entitySprites(drawn, ownId, this.kindCells);
+    const floaters = this.floaters(drawn, nowMs);
 
     const state = client.state;
     const status = connectionStatus(state, client.transportName, this.parts.nick);
@@ -242,6 +396,8 @@ export class PlaySession {
       plannedSteps: client.route,
       goal: client.goal,
       cursor,
+      cursorAttacks,
+      floaters,
       banner: bannerFor(state, own !== null),
       hud: {
         name: this.parts.nick,
@@ -252,8 +408,34 @@ export class PlaySession {
         nearby: this.presence.present,
         creatures: creatureLines(entities.values(), client.names, this.kinds, client.confirmed),
         log,
+        combatLog: this.combatLines,
+        logTab: this.logTab,
+        combatUnread: this.combatUnread,
       },
     };
+  }
+
+  /** The floating numbers over the entities drawn this frame, each rising as it ages; several over one entity stack up. */
+  private floaters(drawn: readonly DrawnEntity[], nowMs: number): WorldText[] {
+    const live = this.effects.floaters(nowMs);
+    if (live.length === 0) return [];
+    const out: WorldText[] = [];
+    const perEntity = new Map<number, number>();
+    for (let index = live.length - 1; index >= 0; index--) {
+      const floater = live[index];
+      const entity = drawn.find((candidate) => candidate.id === floater.entityId);
+      if (entity === undefined) continue;
+      const above = perEntity.get(floater.entityId) ?? 0;
+      perEntity.set(floater.entityId, above + 1);
+      out.push({
+        xPx: entity.xPx + TILE_SIZE_PX / 2,
+        // Over the HP bar, the newest lowest: older numbers have risen further.
+        yPx: entity.yPx - 3 - floaterRisePx(floater.bornMs, nowMs) - above * 3,
+        text: floater.text,
+        colour: floater.colour,
+      });
+    }
+    return out;
   }
 }
 

@@ -22,6 +22,11 @@ export interface DrawnEntity {
   /** Where it is drawn before stacking, in float world pixels (its glide). */
   readonly xPx: number;
   readonly yPx: number;
+  /** Health (EntityEntry hp, hp_max): a bar over it when hurt, drawn as a corpse at 0 (hp_max 0: no health, a sign). */
+  readonly hp?: number;
+  readonly hpMax?: number;
+  /** Struck a moment ago (ui/combat-effects.ts): drawn in the flash colour. */
+  readonly flash?: boolean;
 }
 
 /** How far each later entity of a stack is moved from the one before. */
@@ -46,13 +51,20 @@ export function entitySprites(
     const index = stackHeights.get(tile) ?? 0;
     stackHeights.set(tile, index + 1);
     const step = Math.min(index, STACK_STEPS_MAX);
+    const hp = entity.hp ?? 0;
+    const hpMax = entity.hpMax ?? 0;
+    const dead = hpMax > 0 && hp === 0;
     placed.push({
       entity,
       sprite: {
         xPx: entity.xPx + step * STACK_STEP_PX.x,
         yPx: entity.yPx + step * STACK_STEP_PX.y,
         cell: spriteCellFor(entity.typeId, entity.id, kindCells),
-        hostile: (entity.flags & ENTITY_FLAG_HOSTILE) !== 0,
+        // A corpse is no threat: no red frame.
+        hostile: !dead && (entity.flags & ENTITY_FLAG_HOSTILE) !== 0,
+        look: dead ? "dead" : entity.flash === true ? "flash" : "normal",
+        hp,
+        hpMax,
       },
     });
   }

@@ -1,7 +1,8 @@
 // One frame of the game, composed in the wasm framebuffer: the darkness, the
 // tiles of the client's wasm grid around the camera, the route markers, the
-// entities (hostiles over a red frame), the pointer outline, labels over entities (names on hover, the
-// interaction prompt), an optional banner, and the HUD panel; then one
+// entities (hostiles over a red frame, struck ones flashing, corpses grey, the hurt under an HP bar), the
+// pointer outline (red over a foe), labels over entities (names on hover, the interaction prompt), damage
+// numbers, an optional banner, and the HUD panel; then one
 // fb_to_rgba for the canvas. DOM-free, so tests draw real frames in Node.
 //
 // Tiles are read from grid memory every frame, so a tile the core changed (a
@@ -56,6 +57,21 @@ export interface SpriteInstance {
   readonly cell: number;
   /** Marked with a red frame under the sprite, so a player tells a hostile at a glance. */
   readonly hostile?: boolean;
+  /** "flash": just struck, drawn in the flash colour; "dead": a corpse, a grey silhouette. */
+  readonly look?: SpriteLook;
+  /** Health: a small bar over the sprite while 0 < hp < hpMax. */
+  readonly hp?: number;
+  readonly hpMax?: number;
+}
+
+export type SpriteLook = "normal" | "flash" | "dead";
+
+/** A text floating over the world (a damage number, "miss"): centred over xPx, its baseline at yPx. */
+export interface WorldText {
+  readonly xPx: number;
+  readonly yPx: number;
+  readonly text: string;
+  readonly colour: number;
 }
 
 export interface FrameScene {
@@ -70,8 +86,12 @@ export interface FrameScene {
   readonly goal: TilePoint | null;
   /** The tile under the mouse pointer, if it is over the viewport. */
   readonly cursor: TilePoint | null;
+  /** A click on the cursor's tile attacks (a living creature stands there): the outline is red. */
+  readonly cursorAttacks?: boolean;
   /** Texts over entities, drawn over them and under the banner. */
   readonly labels?: readonly WorldLabel[];
+  /** Damage numbers and misses, over everything in the world. */
+  readonly floaters?: readonly WorldText[];
   /** A message across the viewport (e.g. while the link is down), or null. */
   readonly banner: string | null;
   readonly hud: HudModel;
@@ -111,9 +131,13 @@ export class FrameRenderer {
     if (scene.grid) this.drawTiles(scene.grid, placement);
     this.drawRoute(scene, placement);
     this.drawEntities(scene.entities, placement);
-    if (scene.cursor) this.mark(scene.cursor, MARKER_CORNERS, P.CURSOR_OUTLINE, placement);
+    if (scene.cursor) {
+      const colour = scene.cursorAttacks === true ? P.ATTACK_OUTLINE : P.CURSOR_OUTLINE;
+      this.mark(scene.cursor, MARKER_CORNERS, colour, placement);
+    }
     this.list.flush(this.atlas.markers, VIEWPORT);
     if (scene.labels) this.drawLabels(scene.labels, placement);
+    if (scene.floaters) this.drawFloaters(scene.floaters, placement);
     if (scene.banner) this.drawBanner(scene.banner);
     drawHud(this.blitter, this.list, this.atlas, scene.hud);
     this.blitter.fbToRgba();
@@ -160,7 +184,11 @@ export class FrameRenderer {
     if (onViewport(screen.x, screen.y)) this.list.add(screen.x, screen.y, cell, MODE_TINTED, colour);
   }
 
-  /** Hostile marks first (a marker batch, under every sprite), then the sprites in the scene's order. */
+  /**
+   * Hostile marks first (a marker batch, under every sprite), then the sprites in the scene's order
+   * (a struck one in the flash colour, a corpse as a grey silhouette: tinted, every inked pixel one
+   * colour), then the HP bars of the hurt, over the sprites.
+   */
   private drawEntities(entities: readonly SpriteInstance[], placement: ViewportPlacement): void {
     for (const entity of entities) {
       if (!entity.hostile) continue;
@@ -172,9 +200,38 @@ export class FrameRenderer {
     for (const entity of entities) {
       const x = VIEWPORT.x + Math.round(entity.xPx) - placement.originXPx;
       const y = VIEWPORT.y + Math.round(entity.yPx) - placement.originYPx;
-      if (onViewport(x, y)) this.list.add(x, y, entity.cell, MODE_TRANSPARENT);
+      if (!onViewport(x, y)) continue;
+      const look = entity.look ?? "normal";
+      if (look === "normal") this.list.add(x, y, entity.cell, MODE_TRANSPARENT);
+      else this.list.add(x, y, entity.cell, MODE_TINTED, look === "dead" ? P.CORPSE_GREY : P.HIT_FLASH);
     }
     this.list.flush(this.atlas.sprites, VIEWPORT);
+    for (const entity of entities) {
+      const hp = entity.hp ?? 0;
+      const hpMax = entity.hpMax ?? 0;
+      if (hp <= 0 || hp >= hpMax) continue;
+      const x = VIEWPORT.x + Math.round(entity.xPx) - placement.originXPx;
+      const y = VIEWPORT.y + Math.round(entity.yPx) - placement.originYPx - HP_BAR_GAP_PX - HP_BAR_HEIGHT_PX;
+      if (!insideViewport(x, y, TILE_SIZE_PX, HP_BAR_HEIGHT_PX)) continue;
+      const fill = hp * 3 <= hpMax ? P.ENTITY_HP_LOW : P.ENTITY_HP_FILL;
+      this.blitter.hbar(x, y, TILE_SIZE_PX, HP_BAR_HEIGHT_PX, hp, hpMax, fill, P.ENTITY_HP_EMPTY);
+    }
+  }
+
+  /** Each text centred over its point with a dark shadow (no box: a number must not hide the fight), kept inside the viewport. */
+  private drawFloaters(floaters: readonly WorldText[], placement: ViewportPlacement): void {
+    for (const floater of floaters) {
+      const widthPx = textWidthPx(floater.text);
+      const centreX = VIEWPORT.x + Math.round(floater.xPx) - placement.originXPx;
+      const x = clamp(centreX - Math.floor(widthPx / 2), VIEWPORT.x, VIEWPORT.x + VIEWPORT.w - widthPx);
+      const y = clamp(
+        VIEWPORT.y + Math.round(floater.yPx) - placement.originYPx - 8,
+        VIEWPORT.y,
+        VIEWPORT.y + VIEWPORT.h - 8,
+      );
+      queueText(this.list, floater.text, x, y, floater.colour, true);
+    }
+    this.list.flush(this.atlas.font, VIEWPORT);
   }
 
   /** Each label on a dark box centred over its entity, kept inside the viewport. */
@@ -208,9 +265,17 @@ export class FrameRenderer {
 }
 
 const LABEL_HEIGHT_PX = 9;
+/** The HP bar over a hurt entity: 2 px tall, 1 px above its sprite. */
+const HP_BAR_HEIGHT_PX = 2;
+const HP_BAR_GAP_PX = 1;
 
 function clamp(value: number, low: number, high: number): number {
   return Math.max(low, Math.min(high, value));
+}
+
+/** Whether a w×h rectangle at (x, y) lies wholly inside the viewport (hbar does not clip to it). */
+function insideViewport(x: number, y: number, w: number, h: number): boolean {
+  return x >= VIEWPORT.x && y >= VIEWPORT.y && x + w <= VIEWPORT.x + VIEWPORT.w && y + h <= VIEWPORT.y + VIEWPORT.h;
 }
 
 /** Whether an 8×8 cell at (x, y) touches the viewport. */

@@ -38,3 +38,28 @@ export const CHAT_PROBLEM = 0xf0;
 export const LABEL_BACKGROUND = 0x01;
 export const LABEL_NAME = 0xff;
 export const LABEL_PROMPT = 0xf8;
+/** Combat (issue 13): floating numbers and log lines for blows dealt, taken, missed, kills and the own death. */
+export const COMBAT_DEALT = 0xfc;
+export const COMBAT_TAKEN = 0xe4;
+export const COMBAT_QUIET = 0x92;
+export const COMBAT_KILL = 0x9d;
+export const COMBAT_DEATH = 0xf0;
+/** Damage numbers over entities in fights this player has no part in. */
+export const COMBAT_OTHER = 0xff;
+/** "miss" over the one missed: pale, apart from the numbers. */
+export const COMBAT_MISS = 0xdf;
+/** A struck sprite's flash, and a corpse's grey (a grey none of the art uses, docs/art.md, so a corpse is told apart). */
+export const HIT_FLASH = 0xff;
+export const CORPSE_GREY = 0x93;
+/** The small HP bar over a damaged entity. */
+export const ENTITY_HP_FILL = 0x1c;
+export const ENTITY_HP_LOW = 0xe4;
+export const ENTITY_HP_EMPTY = 0x24;
+/** The pointer's outline over something a click attacks. */
+export const ATTACK_OUTLINE = 0xe4;
+/** The log's tabs: the one shown, the other, and the other with lines not yet seen. */
+export const TAB_ACTIVE = 0xfd;
+export const TAB_IDLE = 0x6e;
+export const TAB_UNREAD = 0xf4;
+/** The HUD's HP numbers beside the bar. */
+export const HP_TEXT = 0xb7;

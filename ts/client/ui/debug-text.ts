@@ -1,5 +1,6 @@
-// The debug overlay's lines (F3). Tests and tools read it, so two lines have
-// a fixed form: `transport NAME` and `pos X,Y` (the server-confirmed tile).
+// The debug overlay's lines (F3). Tests and tools read it, so three lines have
+// a fixed form: `transport NAME`, `pos X,Y` (the server-confirmed tile) and
+// `floats N: TEXT …` (damage numbers floated so far, and those floating now).
 import type { ClientStats } from "../core/stats.js";
 
 function rate(perSecond: number): string {
@@ -19,6 +20,8 @@ export interface DebugExtras {
   entitiesInView: number;
   /** Frames drawn per second. */
   framesPerSecond: number;
+  /** Damage numbers and misses: how many floated since the start, and the texts floating now. */
+  floats?: { readonly total: number; readonly live: readonly string[] };
 }
 
 export function debugLines(stats: ClientStats, extras: DebugExtras): string[] {
@@ -36,5 +39,6 @@ export function debugLines(stats: ClientStats, extras: DebugExtras): string[] {
     `out ${rate(stats.datagramsOutPerSecond)} dg/s ${bytesRate(stats.bytesOutPerSecond)}`,
     `loss ${stats.lossPercent.toFixed(1)}%`,
     `fps ${Math.round(extras.framesPerSecond)}`,
+    ...(extras.floats ? [`floats ${extras.floats.total}: ${extras.floats.live.join(" ") || "-"}`] : []),
   ];
 }

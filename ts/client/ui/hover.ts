@@ -2,6 +2,7 @@
 // the own player, who may share the tile) and the label to show over it — its
 // name from the name lookups (asked for on hover), or what it is while the name
 // is unknown. Interactables within the player's reach get a prompt instead.
+import { isFoe } from "../../combat-rules.js";
 import type { EntityInfo } from "../core/entity-table.js";
 import type { NpcKind } from "../core/kinds.js";
 import type { SpriteInstance, WorldLabel } from "../render/frame.js";
@@ -28,6 +29,24 @@ export function entityAtTile(
     own = entity;
   }
   return own;
+}
+
+/**
+ * The living creature on `tile` that a click attacks (combat-rules.ts isFoe, PvP off as the client's
+ * attack() assumes), or null. The lowest id first, as the server picks its foe on a shared tile.
+ */
+export function foeAtTile(
+  entities: ReadonlyMap<number, EntityInfo>,
+  tile: { x: number; y: number } | null,
+  ownId: number,
+): EntityInfo | null {
+  if (!tile) return null;
+  let foe: EntityInfo | null = null;
+  for (const entity of entities.values()) {
+    if (entity.x !== tile.x || entity.y !== tile.y || entity.id === ownId) continue;
+    if (isFoe(entity.typeId, entity.hp, false) && (foe === null || entity.id < foe.id)) foe = entity;
+  }
+  return foe;
 }
 
 /**
