@@ -7,44 +7,12 @@ import { PLAYER_RESPAWN_SECONDS } from "../ts/combat-rules.js";
 import { ACTION_E, ACTION_NE, ACTION_W } from "../ts/protocol/action.js";
 import { COMBAT_HIT, COMBAT_KILL, COMBAT_MISS, type CombatPacket } from "../ts/protocol/combat.js";
 import type { EntityEntry } from "../ts/protocol/entity.js";
-import { type Harness, startHarness } from "./support/game-harness.js";
-import { type NpcMap, NPC_WALL, testKind, walledRoom, writeNpcMap } from "./support/npc-map.js";
+import { latestEntry as latest, NpcGame } from "./support/npc-game.js";
+import { NPC_WALL, testKind, walledRoom } from "./support/npc-map.js";
 import { UdpTestClient } from "./support/udp-client.js";
 
-let harness: Harness | undefined;
-let npcMap: NpcMap | undefined;
-const clients: UdpTestClient[] = [];
-
-afterEach(async () => {
-  for (const client of clients.splice(0)) client.close();
-  await harness?.close();
-  harness = undefined;
-  npcMap?.dispose();
-  npcMap = undefined;
-});
-
-async function start(spec: Parameters<typeof writeNpcMap>[0], options = {}): Promise<Harness> {
-  npcMap = writeNpcMap(spec);
-  harness = await startHarness(npcMap.map, options);
-  return harness;
-}
-
-async function connect(nick: string): Promise<UdpTestClient> {
-  const client = await UdpTestClient.connect(harness!.httpPort, nick);
-  clients.push(client);
-  client.action(0, 0);
-  await client.waitFor("own position", () => client.position());
-  return client;
-}
-
-/** The latest entry of entity `id` the client holds. */
-function latest(client: UdpTestClient, id: number): EntityEntry | undefined {
-  for (let i = client.entityPackets.length - 1; i >= 0; i--) {
-    const found = client.entityPackets[i].entities.find((entity) => entity.id === id);
-    if (found) return found;
-  }
-  return undefined;
-}
+const npcGame = new NpcGame();
+afterEach(() => npcGame.cleanup());
 
 function me(client: UdpTestClient): EntityEntry | undefined {
   return latest(client, client.joined.entityId);
@@ -75,14 +43,14 @@ const dummy = (fields: Partial<Parameters<typeof testKind>[0]> = {}) =>
 
 describe("combat over UDP", () => {
   it("bumping a creature attacks it: its hp falls, the attacker does not move, and the client is told each blow", async () => {
-    await start({
+    await npcGame.start({
       width: 12,
       height: 8,
       spawn: { x: 4, y: 4 },
       kinds: [dummy()],
       spawns: [{ kind: "dummy", x: 5, y: 4 }],
     });
-    const client = await connect("fighter");
+    const client = await npcGame.connect("fighter");
     const target = await client.waitFor("the dummy", () => inView(client, 16)[0]);
     expect(target).toMatchObject({ x: 5, y: 4, hp: 500, hpMax: 500 });
     await actEachWindow(client, ACTION_E, 8);
@@ -106,7 +74,7 @@ describe("combat over UDP", () => {
   it("a diagonal bump past a corner is no attack, as a diagonal step past it is none", async () => {
     // The dummy stands NE of the player with a wall to the north: the corner rule forbids the step.
     const room = walledRoom(12, 8);
-    await start({
+    await npcGame.start({
       width: 12,
       height: 8,
       tile: (x, y) => (x === 4 && y === 3 ? NPC_WALL : room(x, y)),
@@ -114,24 +82,24 @@ describe("combat over UDP", () => {
       kinds: [dummy()],
       spawns: [{ kind: "dummy", x: 5, y: 3 }],
     });
-    const client = await connect("cornered");
+    const client = await npcGame.connect("cornered");
     const target = await client.waitFor("the dummy", () => inView(client, 16)[0]);
     await actEachWindow(client, ACTION_NE, 6);
     await sleep(300);
     expect(latest(client, target.id)!.hp).toBe(500);
     expect(combatEvents(client)).toEqual([]);
-    expect(harness!.game.combat.stats.attacks).toBe(0);
+    expect(npcGame.harness.game.combat.stats.attacks).toBe(0);
   });
 
   it("a hostile next to a standing player hurts it on its own action points", async () => {
-    await start({
+    await npcGame.start({
       width: 16,
       height: 8,
       spawn: { x: 4, y: 4 },
       kinds: [testKind({ name: "biter", typeId: 18, behaviour: "hostile", perception: 5, leash: 8, attack: 4 })],
       spawns: [{ kind: "biter", x: 7, y: 4 }],
     });
-    const client = await connect("standing");
+    const client = await npcGame.connect("standing");
     await client.waitFor("being bitten", () => me(client)!.hp < 100, 8000);
     const bites = combatEvents(client).filter((e) => e.targetId === client.joined.entityId);
     expect(bites.length).toBeGreaterThan(0);
@@ -143,7 +111,7 @@ describe("combat over UDP", () => {
   it("a player at 0 HP lies dead, then stands at a spawn point with full HP after the respawn delay", async () => {
     // One bite kills; the killer lives 4 tiles from the spawn point and notices at 3.
     const game = (
-      await start({
+      await npcGame.start({
         width: 20,
         height: 8,
         spawn: { x: 3, y: 4 },
@@ -161,7 +129,7 @@ describe("combat over UDP", () => {
         spawns: [{ kind: "killer", x: 7, y: 4 }],
       })
     ).game;
-    const client = await connect("doomed");
+    const client = await npcGame.connect("doomed");
     const eloBefore = me(client)!.elo;
     client.action(client.lastState()!.tick + 4, ACTION_E); // to (4, 4): within 3 of the killer
     const diedAt = await client.waitFor("death", () => (me(client)!.hp === 0 ? performance.now() : 0), 8000);
@@ -181,7 +149,7 @@ describe("combat over UDP", () => {
 
   it("a creature killed lies as a corpse (hp 0), is removed, and its spawn brings a new one after its respawn time", async () => {
     const game = (
-      await start({
+      await npcGame.start({
         width: 12,
         height: 8,
         spawn: { x: 4, y: 4 },
@@ -189,7 +157,7 @@ describe("combat over UDP", () => {
         spawns: [{ kind: "dummy", x: 5, y: 4 }],
       })
     ).game;
-    const client = await connect("slayer");
+    const client = await npcGame.connect("slayer");
     const first = await client.waitFor("the dummy", () => inView(client, 16)[0]);
     const eloBefore = me(client)!.elo;
     const bumping = setInterval(() => client.action(client.lastState()!.tick + 4, ACTION_E), 160);
@@ -210,15 +178,15 @@ describe("combat over UDP", () => {
   });
 
   it("PvP off: a step into a player is an ordinary step, never a blow", async () => {
-    await start({
+    await npcGame.start({
       width: 12,
       height: 8,
       spawn: { x: 4, y: 4 },
       kinds: [dummy()],
       spawns: [{ kind: "dummy", x: 9, y: 6 }],
     });
-    const a = await connect("Ann");
-    const b = await connect("Bob");
+    const a = await npcGame.connect("Ann");
+    const b = await npcGame.connect("Bob");
     // Both spawn on (4, 4); Bob steps east, then Ann steps onto him.
     b.action(b.lastState()!.tick + 4, ACTION_E);
     await b.waitFor("Bob east", () => b.position()!.x === 5);
@@ -226,11 +194,11 @@ describe("combat over UDP", () => {
     await a.waitFor("Ann onto Bob's tile", () => a.position()!.x === 5);
     await sleep(200);
     expect(me(b)!.hp).toBe(100);
-    expect(harness!.game.combat.stats.attacks).toBe(0);
+    expect(npcGame.harness.game.combat.stats.attacks).toBe(0);
   });
 
   it("PvP on (--pvp): a bump into a player attacks, except inside a safe zone", async () => {
-    await start(
+    await npcGame.start(
       {
         width: 16,
         height: 8,
@@ -241,14 +209,14 @@ describe("combat over UDP", () => {
       },
       { pvp: true },
     );
-    const a = await connect("Ann");
-    const b = await connect("Bob");
+    const a = await npcGame.connect("Ann");
+    const b = await npcGame.connect("Bob");
     // Inside the safe zone (1..6): Bob at (5, 4), Ann bumps from (4, 4): an ordinary step.
     b.action(b.lastState()!.tick + 4, ACTION_E);
     await b.waitFor("Bob east", () => b.position()!.x === 5);
     a.action(a.lastState()!.tick + 4, ACTION_E);
     await a.waitFor("Ann onto Bob", () => a.position()!.x === 5);
-    expect(harness!.game.combat.stats.attacks).toBe(0);
+    expect(npcGame.harness.game.combat.stats.attacks).toBe(0);
     // Out of it: Bob walks to (9, 4), Ann to (8, 4), and her bumps are blows.
     for (let x = 6; x <= 9; x++) {
       b.action(b.lastState()!.tick + 4, ACTION_E);
@@ -268,7 +236,7 @@ describe("combat over UDP", () => {
 
   it("a flood of ActionPackets attacks no faster than one blow per movement window", async () => {
     const game = (
-      await start({
+      await npcGame.start({
         width: 12,
         height: 8,
         spawn: { x: 4, y: 4 },
@@ -276,7 +244,7 @@ describe("combat over UDP", () => {
         spawns: [{ kind: "dummy", x: 5, y: 4 }],
       })
     ).game;
-    const client = await connect("flooder");
+    const client = await npcGame.connect("flooder");
     await client.waitFor("the dummy", () => inView(client, 16)[0]);
     const fromTick = game.tick;
     // 30 packets every 20 ms, each for one of the next three windows: far more than the windows hold.

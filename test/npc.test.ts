@@ -4,39 +4,16 @@
 // with ActionPackets and sees the creatures in its EntityPackets.
 import { afterEach, describe, expect, it } from "vitest";
 import { WAKE_RADIUS } from "../ts/server/npc/npc-room.js";
-import { ENTITY_FLAG_HOSTILE, type EntityEntry } from "../ts/protocol/entity.js";
-import { type Harness, startHarness } from "./support/game-harness.js";
-import { type NpcMap, NPC_WALL, testKind, walledRoom, writeNpcMap } from "./support/npc-map.js";
+import { ENTITY_FLAG_HOSTILE } from "../ts/protocol/entity.js";
+import { latestEntry as latest, NpcGame } from "./support/npc-game.js";
+import { NPC_WALL, testKind, walledRoom } from "./support/npc-map.js";
 import { UdpTestClient } from "./support/udp-client.js";
 
 const E = 2;
 const W = 4;
 
-let harness: Harness | undefined;
-let npcMap: NpcMap | undefined;
-const clients: UdpTestClient[] = [];
-
-afterEach(async () => {
-  for (const client of clients.splice(0)) client.close();
-  await harness?.close();
-  harness = undefined;
-  npcMap?.dispose();
-  npcMap = undefined;
-});
-
-async function start(spec: Parameters<typeof writeNpcMap>[0], options = {}): Promise<Harness> {
-  npcMap = writeNpcMap(spec);
-  harness = await startHarness(npcMap.map, options);
-  return harness;
-}
-
-async function connect(nick: string): Promise<UdpTestClient> {
-  const client = await UdpTestClient.connect(harness!.httpPort, nick);
-  clients.push(client);
-  client.action(0, 0);
-  await client.waitFor("own position", () => client.position());
-  return client;
-}
+const npcGame = new NpcGame();
+afterEach(() => npcGame.cleanup());
 
 /** Every NPC entry the client has seen, in arrival order, by entity id. */
 function sightings(client: UdpTestClient, typeId: number): Map<number, { x: number; y: number; flags: number }[]> {
@@ -53,15 +30,6 @@ function sightings(client: UdpTestClient, typeId: number): Map<number, { x: numb
     }
   }
   return seen;
-}
-
-/** The latest entry of entity `id` the client holds. */
-function latest(client: UdpTestClient, id: number): EntityEntry | undefined {
-  for (let i = client.entityPackets.length - 1; i >= 0; i--) {
-    const found = client.entityPackets[i].entities.find((entity) => entity.id === id);
-    if (found) return found;
-  }
-  return undefined;
 }
 
 /** Walks `steps` steps with `action`, one per window, waiting for each to show. */
@@ -87,7 +55,7 @@ describe("NPCs over UDP", () => {
     const height = 20;
     const room = walledRoom(width, height);
     const tile = (x: number, y: number) => (x >= 14 && x <= 22 && y % 3 === 0 ? NPC_WALL : room(x, y));
-    await start({
+    await npcGame.start({
       width,
       height,
       tile,
@@ -95,7 +63,7 @@ describe("NPCs over UDP", () => {
       kinds: [testKind({ name: "rat", typeId: 16, wander: 4 })],
       spawns: [{ kind: "rat", x: 16, y: 7, width: 4, height: 5, count: 6 }],
     });
-    const client = await connect("watcher");
+    const client = await npcGame.connect("watcher");
     await sleep(4000);
     const tracks = sightings(client, 16);
     expect(tracks.size).toBe(6);
@@ -128,7 +96,7 @@ describe("NPCs over UDP", () => {
 
   it("a hostile notices a player in its radius, reaches adjacency by the shortest route, and walks home past its leash", async () => {
     const game = (
-      await start({
+      await npcGame.start({
         width: 48,
         height: 16,
         spawn: { x: 4, y: 8 },
@@ -146,7 +114,7 @@ describe("NPCs over UDP", () => {
         spawns: [{ kind: "spider", x: 30, y: 8 }],
       })
     ).game;
-    const client = await connect("bait");
+    const client = await npcGame.connect("bait");
     const [spider] = [...game.npcs.values()];
     expect(spider.entity.flags & ENTITY_FLAG_HOSTILE).toBe(ENTITY_FLAG_HOSTILE);
     // Out of its perception: it stays put.
@@ -186,7 +154,7 @@ describe("NPCs over UDP", () => {
   it("no NPC thinks with no player near; a far player does not wake them", async () => {
     const width = 120;
     const game = (
-      await start({
+      await npcGame.start({
         width,
         height: 20,
         spawn: { x: 4, y: 10 },
@@ -198,13 +166,13 @@ describe("NPCs over UDP", () => {
     expect(game.npcs.size).toBe(20);
     expect(game.npcs.stats.thinks).toBe(0);
     const homes = [...game.npcs.values()].map((npc) => `${npc.entity.x},${npc.entity.y}`);
-    const client = await connect("far away");
+    const client = await npcGame.connect("far away");
     expect(90 - client.position()!.x).toBeGreaterThan(WAKE_RADIUS);
     await sleep(1500);
     expect(game.npcs.awake).toBe(0);
     expect(game.npcs.stats.thinks).toBe(0);
     expect([...game.npcs.values()].map((npc) => `${npc.entity.x},${npc.entity.y}`)).toEqual(homes);
-    const status = (await (await fetch(`http://127.0.0.1:${harness!.httpPort}/api/status`)).json()) as {
+    const status = (await (await fetch(`http://127.0.0.1:${npcGame.harness.httpPort}/api/status`)).json()) as {
       npcs: { count: number; awake: number; thinksPerSecond: number };
     };
     expect(status.npcs).toMatchObject({ count: 20, awake: 0, thinksPerSecond: 0 });
@@ -214,7 +182,7 @@ describe("NPCs over UDP", () => {
     // One rat per 1×1 spawn along a row, 2 .. 22 tiles east of the player: all awake.
     const spawns = Array.from({ length: 11 }, (_, i) => ({ kind: "rat", x: 6 + 2 * i, y: 6 }));
     const game = (
-      await start(
+      await npcGame.start(
         {
           width: 40,
           height: 13,
@@ -232,7 +200,7 @@ describe("NPCs over UDP", () => {
       for (const rat of rats) if (rat.entity.x !== rat.homeX || rat.entity.y !== rat.homeY) moved.add(rat.homeX);
     }, 20);
     try {
-      await connect("centre");
+      await npcGame.connect("centre");
       await sleep(3000);
     } finally {
       clearInterval(watch);
@@ -252,7 +220,7 @@ describe("NPCs over UDP", () => {
 
   it("a dead NPC's spawn brings a new one after its respawn time", async () => {
     const game = (
-      await start({
+      await npcGame.start({
         width: 30,
         height: 12,
         spawn: { x: 4, y: 6 },
@@ -261,7 +229,7 @@ describe("NPCs over UDP", () => {
         spawns: [{ kind: "rat", x: 10, y: 4, width: 4, height: 4, count: 2, respawn: 1 }],
       })
     ).game;
-    const client = await connect("witness");
+    const client = await npcGame.connect("witness");
     await client.waitFor("two rats", () => sightings(client, 16).size === 2);
     const [victim, survivor] = [...sightings(client, 16).keys()];
     const killedAt = performance.now();
@@ -284,7 +252,7 @@ describe("NPCs over UDP", () => {
 
   it("a guard stands at its post beside a player until provoked, then chases and calms down at home", async () => {
     const game = (
-      await start({
+      await npcGame.start({
         width: 40,
         height: 12,
         spawn: { x: 10, y: 6 },
@@ -292,7 +260,7 @@ describe("NPCs over UDP", () => {
         spawns: [{ kind: "guard", x: 12, y: 6 }],
       })
     ).game;
-    const client = await connect("visitor");
+    const client = await npcGame.connect("visitor");
     const [guard] = [...game.npcs.values()];
     expect(guard.entity.flags & ENTITY_FLAG_HOSTILE).toBe(0);
     await walk(client, E, 1); // beside the guard
