@@ -1,9 +1,15 @@
 // The combat formula, the Elo update and the PvP zones as pure rules: every
 // branch pinned with chosen draws, and the properties that make the numbers
-// sensible (monotone in level, a hit always hurts, ratings bounded).
+// sensible (monotone in level, a hit always hurts, ratings bounded); and the
+// room's memory of who is fighting stays bounded (a Game stepped by hand).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ELO_MAX, ELO_MIN, isFoe } from "../ts/combat-rules.js";
+import { ELO_MAX, ELO_MIN, REGEN_DELAY_SECONDS, isFoe } from "../ts/combat-rules.js";
+import { ACTION_E } from "../ts/protocol/action.js";
+import { Game } from "../ts/server/game-server.js";
+import { Logger } from "../ts/server/log.js";
+import { loadCore } from "../ts/wasm/node.js";
+import { testKind, writeNpcMap } from "./support/npc-map.js";
 import { eloAfterKill, expectedScore, hitChance, resolveBlow } from "../ts/server/combat/formula.js";
 import { PvpRule, mapPvpOf, safeZonesOf } from "../ts/server/combat/pvp-zones.js";
 import { MapError } from "../ts/server/map/map-error.js";
@@ -123,5 +129,34 @@ describe("PvP zones", () => {
     );
     expect(() => safeZonesOf([object({ properties: { pvp: true } })], "m.tmj")).toThrow(/unknown property "pvp"/);
     expect(() => mapPvpOf({ pvp: "yes" }, "m.tmj")).toThrow(MapError);
+  });
+});
+
+describe("the combat room's memory", () => {
+  it("forgets a fighter once the regeneration delay has passed, even one that left mid-fight", async () => {
+    const npcMap = writeNpcMap({
+      width: 12,
+      height: 8,
+      spawn: { x: 4, y: 4 },
+      kinds: [testKind({ name: "dummy", typeId: 16, wander: 0, hp: 5000 })],
+      spawns: [{ kind: "dummy", x: 5, y: 4 }],
+    });
+    const game = new Game(await loadCore(), npcMap.map, {}, new Logger("silent"));
+    try {
+      const session = game.join("Ann");
+      // The game is stepped by hand (no tick loop, no network): bump east in every window for two seconds.
+      for (let tick = 0; tick < 48; tick++) {
+        session.entity.slots.offer(game.tick + 4, ACTION_E, game.nextWindow);
+        game.step();
+      }
+      expect(game.combat.stats.attacks).toBeGreaterThan(0);
+      expect(game.combat.fighting).toBe(2);
+      game.leave(session, "left");
+      for (let tick = 0; tick < (REGEN_DELAY_SECONDS + 1) * game.options.tickHz; tick++) game.step();
+      expect(game.combat.fighting).toBe(0);
+    } finally {
+      game.shutdown();
+      npcMap.dispose();
+    }
   });
 });

@@ -378,6 +378,7 @@ export class Game {
         ...this.combat.stats,
         kills: { ...this.combat.stats.kills },
         deadPlayers: this.combat.deadPlayers,
+        fighting: this.combat.fighting,
         pvp: this.pvp.enabled,
       },
     };

@@ -139,6 +139,11 @@ export class CombatRoom {
     this.regenDelayTicks = Math.round(REGEN_DELAY_SECONDS * options.tickHz);
   }
 
+  /** Entities that dealt or took a blow within the regeneration delay: the fights going on. */
+  get fighting(): number {
+    return this.lastBlowTick.size;
+  }
+
   /** Players lying dead, waiting to respawn. */
   get deadPlayers(): number {
     return this.dead.length;
@@ -268,6 +273,9 @@ export class CombatRoom {
 
   /** Once a second: everyone alive, wounded and out of combat for REGEN_DELAY regains a little. */
   private regenerate(tick: number): void {
+    // A blow older than the delay no longer holds anything back: forgetting it keeps the map to the
+    // entities fighting now (a player who left mid-fight leaves no entry behind).
+    for (const [id, last] of this.lastBlowTick) if (tick - last >= this.regenDelayTicks) this.lastBlowTick.delete(id);
     for (const player of this.ports.players()) {
       if (player.hp > 0 && player.hp < player.hpMax) this.regenerateOne(player, tick);
     }
