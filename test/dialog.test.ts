@@ -9,8 +9,6 @@ import {
   type DialogClosePacket,
   type DialogPacket,
   type Packet,
-  ACTION_DX,
-  ACTION_DY,
   DIALOG_STATE_CLOSED,
   DIALOG_STATE_SHOWN,
   EncodeError,
@@ -22,6 +20,7 @@ import type { DialogReply } from "../ts/server/dialogs.js";
 import { ENTITY_TYPE_SIGN_POST } from "../ts/server/interactables.js";
 import { type Harness, startHarness, worldMapWithInteractables } from "./support/game-harness.js";
 import { UdpTestClient } from "./support/udp-client.js";
+import { walkNextTo } from "./support/walk.js";
 
 const DEFAULT_MAP = fileURLToPath(new URL("../maps/caves.tmj", import.meta.url));
 let server: Harness;
@@ -64,24 +63,6 @@ function ackDialog(client: UdpTestClient, dialogId: number, state: number): void
 
 function reply(client: UdpTestClient, dialogId: number, returnCode: number, values: string[] = []): void {
   send(client, { type: "dialog_reply", clientType: 0, authToken: client.token, dialogId, returnCode, values });
-}
-
-/** Walks to within one tile of (x, y), a step per movement window (the great hall is open floor). */
-async function walkNextTo(client: UdpTestClient, x: number, y: number): Promise<void> {
-  for (;;) {
-    const at = client.position()!;
-    const dx = Math.sign(x - at.x);
-    const dy = Math.sign(y - at.y);
-    if (Math.max(Math.abs(x - at.x), Math.abs(y - at.y)) <= 1) return;
-    // Step diagonally or straight toward the target, stopping beside it rather than on it.
-    const target = { dx: Math.abs(x - at.x) > 1 ? dx : 0, dy: Math.abs(y - at.y) > 1 ? dy : 0 };
-    const action = ACTION_DX.findIndex((ax, code) => code > 0 && ax === target.dx && ACTION_DY[code] === target.dy);
-    client.action(client.lastState()!.tick + 4, action);
-    await client.waitFor("a step", () => {
-      const now = client.position()!;
-      return now.x !== at.x || now.y !== at.y;
-    });
-  }
 }
 
 describe("interactables on the bundled map", () => {
@@ -149,6 +130,12 @@ describe("interactables on the bundled map", () => {
       text: "Writer: Meet me at the east bridge",
     });
     await writer.waitFor("the close", () => closes(writer).find((c) => c.dialogId === dialog.dialogId));
+    // The board keeps it: the next reader sees it above the input, with its author.
+    await walkNextTo(listener, board.x, board.y);
+    listener.query(board.id);
+    const read = await listener.waitFor("the board's dialog", () => dialogs(listener)[0]);
+    const texts = read.elements.flatMap((e) => (e.kind === "text" ? [e.text] : []));
+    expect(texts[1]).toMatch(/^Writer, \d{1,2} [A-Z][a-z]{2} \d\d:\d\d: Meet me at the east bridge$/);
   });
 });
 

@@ -3,7 +3,7 @@
 // accounts in a temp SQLite file), Debian's Chromium through playwright-core.
 // Two pages chat; a hovered sign shows its name on the framebuffer; a click on
 // the sign walks next to it and opens its dialog; E and Escape; the notice
-// board's line reaches both chats; a tile changed by the server shows; an
+// board's line reaches both chats and is shown to the next reader; a tile changed by the server shows; an
 // account is registered, refused in plain words, and logged into again where it
 // was left, its password never in a datagram. Screenshots go to test-artifacts/.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -193,7 +193,16 @@ describe.skipIf(!HAVE_CHROMIUM)("chat, dialogs and accounts in Chromium", () => 
     }
     await ada.waitForTimeout(300);
     await shot(ada, "notice-posted");
-  }, 45_000);
+    // The board keeps it: Bob, opening the board next, reads it in the dialog.
+    const bobAt = await restingCamera(bob);
+    await clickTile(bob, bobAt, interactable("notice board"));
+    await expect.poll(() => bob.getByTestId("dialog").count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => bob.getByTestId("dialog").textContent()).toMatch(/Ada, .*: Meet at the bridge/);
+    // Clicking the board is a use: nothing says it cannot be walked on.
+    expect(await logText(bob)).not.toContain("can't walk on notice board");
+    await shot(bob, "notice-board-read");
+    await bob.keyboard.press("Escape");
+  }, 60_000);
 
   it("draws a tile the server changes at run time", async () => {
     const cy = await openAndJoin(rig, "Cy", "debug=1");

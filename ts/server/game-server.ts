@@ -39,6 +39,7 @@ import { AdminStore } from "./admin/admin-store.js";
 import { PvpRule } from "./combat/pvp-zones.js";
 import { CharacterSaver, SAVE_INTERVAL_MS } from "./persistence/character-saver.js";
 import { CharacterStore } from "./persistence/character-store.js";
+import { NoticeStore } from "./persistence/notice-store.js";
 import { type GameDatabase, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
 import { KeyedRateLimiter } from "./rate-limit.js";
 import { type Peer, type Session, SessionRegistry } from "./session.js";
@@ -125,7 +126,11 @@ export class Game {
     this.dialogs = new DialogService(egress, metrics, log);
     this.custom = new CustomMessages(egress, metrics, log);
     const { chat, dialogs, custom } = this;
-    this.interactables = new Interactables({ entities, dialogs, chat, log }, world.interactables);
+    this.database = this.options.database ?? openGameDatabase(MEMORY_DATABASE);
+    this.interactables = new Interactables(
+      { entities, dialogs, chat, notices: new NoticeStore(this.database.db), worldName: world.name, log },
+      world.interactables,
+    );
     this.tileUpdates = new TileUpdates(world, sessions, egress);
     this.npcs = new NpcRoom(
       {
@@ -182,7 +187,6 @@ export class Game {
       interactables: this.interactables,
     });
     this.loop = new TickLoop(this.options.tickHz, () => this.step());
-    this.database = this.options.database ?? openGameDatabase(MEMORY_DATABASE);
     const characterStore = new CharacterStore(this.database.db);
     this.accountStore = new AccountStore(this.database.db, characterStore);
     this.characters = new CharacterSaver(characterStore, this.world.name);

@@ -8,7 +8,9 @@
 // (hover, names) and answered with the EntityDetail alone. This reuses the
 // existing packets: a client that can show names can already interact.
 import { ENTITY_FLAG_INTERACTABLE, ENTITY_FLAG_STATIC } from "../protocol/entity.js";
-import { DIALOG_TEXT_RULE } from "../protocol/dialog.js";
+import { DIALOG_TEXT_RULE, dialogByteLength } from "../protocol/dialog.js";
+import { MAX_DATAGRAM_BYTES } from "../protocol/header.js";
+import type { NoticeStore } from "./persistence/notice-store.js";
 import { utf8ByteLength } from "../protocol/text.js";
 import { NAME_MAX_BYTES } from "../protocol/tlv.js";
 import type { DialogElement } from "../protocol/dialog.js";
@@ -47,8 +49,19 @@ export interface InteractablePorts {
   readonly entities: Pick<EntityStore, "spawn">;
   readonly dialogs: Pick<DialogService, "open">;
   readonly chat: Pick<ChatService, "tell" | "system">;
+  /** The boards' notices, kept across restarts (persistence/notice-store.ts). */
+  readonly notices: Pick<NoticeStore, "post" | "recent">;
+  /** Names the world the boards stand in: a board's notices are keyed by the map and the board. */
+  readonly worldName: string;
   readonly log: Logger;
 }
+
+/** Notices a board's dialog looks at (as many of them as fit are shown, newest first). */
+const NOTICES_SHOWN_MAX = 8;
+/** The dialog's notice list ends here (px): the prompt, the input and the buttons follow. */
+const NOTICE_AREA_END_PX = 160;
+/** Keeps the board's dialog well inside one datagram, whatever the notices say. */
+const NOTICE_DIALOG_BUDGET_BYTES = MAX_DATAGRAM_BYTES - 100;
 
 export class Interactables {
   private readonly byEntity = new Map<number, { spec: InteractableSpec; entity: Entity }>();
@@ -92,7 +105,7 @@ export class Interactables {
     if (Math.max(Math.abs(player.x - entity.x), Math.abs(player.y - entity.y)) > 1) return false;
     this.stats.interactions++;
     try {
-      if (found.spec.kind === "notice_board") this.openNoticeBoard(session, found.entity);
+      if (found.spec.kind === "notice_board") this.openNoticeBoard(session, found.spec, found.entity);
       else this.openSign(session, found.spec, found.entity);
     } catch (error) {
       // A sign whose text does not fit one dialog is a map problem, not a reason to stop the server.
@@ -134,18 +147,45 @@ export class Interactables {
     );
   }
 
-  private openNoticeBoard(session: Session, entity: Entity): void {
+  /**
+   * The board: its newest notices (author, time, text; as many as fit, newest first), then a line to
+   * pin one. A pinned notice is kept (SQLite) for the next reader and posted to everyone's chat.
+   */
+  private openNoticeBoard(session: Session, spec: InteractableSpec, entity: Entity): void {
+    const width = 208;
+    const board = `${this.ports.worldName}/${spec.name}@${spec.x},${spec.y}`;
     const elements: DialogElement[] = [
       { kind: "image", x: 8, y: 8, width: 8, height: 8, atlasIndex: ATLAS_NOTICE_BOARD },
       { kind: "text", x: 22, y: 8, width: 178, height: LINE_PX, text: entity.name },
-      { kind: "text", x: 8, y: 24, width: 192, height: LINE_PX, text: "Pin a notice for all to read:" },
-      { kind: "text_input", x: 8, y: 38, width: 192, height: 12, maxBytes: NOTICE_MAX_BYTES, text: "" },
-      { kind: "button", x: 40, y: 60, width: 48, height: 12, returnCode: RETURN_POST, label: "Post" },
-      { kind: "button", x: 120, y: 60, width: 48, height: 12, returnCode: RETURN_CANCEL, label: "Cancel" },
     ];
+    let y = 24;
+    const notices = this.ports.notices.recent(board, NOTICES_SHOWN_MAX);
+    if (notices.length === 0) {
+      elements.push({ kind: "text", x: 8, y, width: width - 16, height: LINE_PX, text: "No notices yet." });
+      y += LINE_PX;
+    }
+    for (const notice of notices) {
+      const text = cutToBytes(
+        `${notice.author}, ${noticeTime(notice.postedAtMs)}: ${notice.text}`,
+        DIALOG_TEXT_RULE.maxBytes,
+      );
+      const height = linesFor(text, width - 16) * LINE_PX;
+      const element: DialogElement = { kind: "text", x: 8, y, width: width - 16, height, text };
+      if (y + height > NOTICE_AREA_END_PX || !fitsOneDatagram([...elements, element])) break;
+      elements.push(element);
+      y += height + 2;
+    }
+    y += 4;
+    elements.push(
+      { kind: "text", x: 8, y, width: width - 16, height: LINE_PX, text: "Pin a notice for all to read:" },
+      { kind: "text_input", x: 8, y: y + 14, width: width - 16, height: 12, maxBytes: NOTICE_MAX_BYTES, text: "" },
+      { kind: "button", x: 40, y: y + 36, width: 48, height: 12, returnCode: RETURN_POST, label: "Post" },
+      { kind: "button", x: 120, y: y + 36, width: 48, height: 12, returnCode: RETURN_CANCEL, label: "Cancel" },
+    );
+    const height = y + 56;
     this.ports.dialogs.open(
       session,
-      { x: 16, y: 80, width: 208, height: 80, elements },
+      { x: 16, y: Math.max(4, Math.round(120 - height / 2)), width, height, elements },
       (reply) => {
         if (reply.returnCode !== RETURN_POST) return;
         const notice = (reply.values[0] ?? "").trim();
@@ -156,10 +196,37 @@ export class Interactables {
           return;
         }
         this.stats.noticesPosted++;
+        try {
+          this.ports.notices.post(board, { author: reply.session.nick, text: notice, postedAtMs: Date.now() });
+        } catch (error) {
+          // A full disk loses the notice's keeping, not the notice: it still goes out to everyone now.
+          this.ports.log.error("keeping a notice failed", { board, error: String(error) });
+        }
         this.ports.chat.system(`${reply.session.nick}: ${notice}`, entity.name);
       },
       { key: `interactable:${entity.id}` },
     );
+  }
+}
+
+/** "1 Dec 14:05" (UTC): when a notice was pinned, short enough for a dialog line. */
+function noticeTime(ms: number): string {
+  const date = new Date(ms);
+  const month = date.toLocaleString("en-GB", { month: "short", timeZone: "UTC" });
+  const hh = String(date.getUTCHours()).padStart(2, "0");
+  const mm = String(date.getUTCMinutes()).padStart(2, "0");
+  return `${date.getUTCDate()} ${month} ${hh}:${mm}`;
+}
+
+/** Whether a dialog of these elements fits one datagram with room to spare. */
+function fitsOneDatagram(elements: DialogElement[]): boolean {
+  try {
+    return (
+      dialogByteLength({ type: "dialog", clientType: 0, dialogId: 1, x: 0, y: 0, width: 1, height: 1, elements }) <=
+      NOTICE_DIALOG_BUDGET_BYTES
+    );
+  } catch {
+    return false;
   }
 }
 

@@ -28,7 +28,8 @@ import { ClickSteering } from "../ui/click-steering.js";
 import { CombatEffects, floaterRisePx } from "../ui/combat-effects.js";
 import { combatantOf, combatLogLine, type CombatNames, subjectName } from "../ui/combat-log.js";
 import { DeathWatch, deathScreenText } from "../ui/death-watch.js";
-import { foeAtTile } from "../ui/hover.js";
+import { entityAtTile, foeAtTile } from "../ui/hover.js";
+import { isInteractable } from "../core/interaction.js";
 import { LogMirror } from "../ui/log-mirror.js";
 import { creatureLines } from "../ui/creature-list.js";
 import { connectionStatus, type StatusLevel } from "../ui/connection-status.js";
@@ -202,7 +203,11 @@ export class PlaySession {
         client,
         (tile) => foeAtTile(client.entities, tile, client.ownEntityId)?.id ?? null,
       );
-      if (answer === "unreachable" && now - this.lastUnreachableNoteMs >= UNREACHABLE_NOTE_EVERY_MS) {
+      // A click on a sign or a notice board is a use (the social session walks beside it), never "can't walk there".
+      const uses =
+        answer === "unreachable" &&
+        isInteractable(entityAtTile(client.entities, cursor, client.ownEntityId) ?? { flags: 0 });
+      if (answer === "unreachable" && !uses && now - this.lastUnreachableNoteMs >= UNREACHABLE_NOTE_EVERY_MS) {
         this.lastUnreachableNoteMs = now;
         this.log.add(unreachableNote(client.sim.getTile(cursor.x, cursor.y), client.world.tiles), "info");
       }
