@@ -3,6 +3,8 @@
 // whole-number canvas fit, and the title cave.
 import { describe, expect, it } from "vitest";
 import { fitCanvas } from "../ts/client/browser/canvas-view.js";
+import { ConnectionMonitor } from "../ts/client/core/connection.js";
+import type { Outage } from "../ts/client/core/readout.js";
 import type { ClientStats } from "../ts/client/core/stats.js";
 import { SessionError } from "../ts/client/core/session-api.js";
 import { TILE_CELL_COUNT } from "../ts/client/assets/sheets.js";
@@ -147,6 +149,59 @@ describe("connection status", () => {
       expect(short.length).toBeLessThanOrEqual(12);
       expect(/^[\x20-\x7e]+$/.test(short)).toBe(true);
     }
+  });
+
+  it("counts an outage down: a quiet server while playing, then the wait before each rejoin with its attempt", () => {
+    const outage = (fields: Partial<Outage>): Outage => ({
+      silentMs: 0,
+      disconnectAfterMs: 10_000,
+      retryInMs: NaN,
+      attempts: 0,
+      lastLoss: "",
+      ...fields,
+    });
+    expect(connectionStatus("playing", "udp", "Ada", outage({ silentMs: 500 })).line).toBe("Playing as Ada via udp");
+    expect(connectionStatus("playing", "udp", "Ada", outage({ silentMs: 3200 }))).toEqual({
+      line: "No word from the server for 3 s — reconnecting in 7 s if it stays quiet",
+      short: "quiet",
+      level: "busy",
+    });
+    expect(connectionStatus("disconnected", "udp", "Ada", outage({ retryInMs: 3400, attempts: 2 })).line).toBe(
+      "Connection lost — trying again in 4 s (attempt 3)",
+    );
+    expect(connectionStatus("disconnected", "udp", "Ada", outage({ retryInMs: 0 })).line).toBe(
+      "Disconnected — reconnecting…",
+    );
+    expect(connectionStatus("reconnecting", "udp", "Ada", outage({ attempts: 3 })).line).toBe(
+      "Reconnecting… (attempt 3)",
+    );
+    for (const short of [
+      connectionStatus("disconnected", "udp", "Ada", outage({ retryInMs: 9999 })).short,
+      connectionStatus("playing", "udp", "Ada", outage({ silentMs: 9000 })).short,
+    ]) {
+      expect(short.length).toBeLessThanOrEqual(12);
+    }
+  });
+
+  it("the connection monitor counts rejoins since the link last played and says when the next one is due", () => {
+    const monitor = new ConnectionMonitor(0);
+    expect(Number.isNaN(monitor.retryInMs(0))).toBe(true);
+    monitor.stateReceived(100);
+    monitor.lose(200, "closed");
+    expect(monitor.retryInMs(200)).toBe(0); // a link that played: at once
+    monitor.reconnectStarted();
+    monitor.reconnectFailed(300, "refused");
+    expect(monitor.attempts).toBe(1);
+    expect(monitor.retryInMs(300)).toBe(1000);
+    expect(monitor.retryInMs(800)).toBe(500);
+    monitor.reconnectStarted();
+    monitor.reconnectFailed(1400, "refused");
+    expect(monitor.retryInMs(1400)).toBe(2000);
+    expect(monitor.attempts).toBe(2);
+    monitor.reconnectStarted();
+    monitor.linkStarted(3500);
+    monitor.stateReceived(3600);
+    expect(monitor.attempts).toBe(0);
   });
 });
 

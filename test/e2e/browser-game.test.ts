@@ -137,7 +137,10 @@ describe.skipIf(!HAVE_CHROMIUM)("the game in Chromium", () => {
     await expect
       .poll(() => page.locator("#join-error").textContent(), { timeout: 10_000 })
       .toContain("The server did not accept that nick");
-    expect(await page.getByTestId("status").textContent()).toBe("Not connected.");
+    // The status line says what happened too, not just "not connected" (issue 18 item 9).
+    expect(await page.getByTestId("status").textContent()).toMatch(
+      /^Not connected: The server did not accept that nick/,
+    );
     await page.close();
   }, 30_000);
 

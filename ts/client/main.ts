@@ -121,8 +121,10 @@ async function play(request: JoinRequest): Promise<void> {
       tiles: resources.images.tiles,
     });
   } catch (error) {
-    join.showError(explainJoinError(error, serverUrl));
-    status.set("Not connected.", "bad");
+    // The same plain words on the card and under the game: what happened, not just "not connected".
+    const explanation = explainJoinError(error, serverUrl);
+    join.showError(explanation);
+    status.set(`Not connected: ${explanation}`, "bad");
   } finally {
     join.setBusy(false);
   }

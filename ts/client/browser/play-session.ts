@@ -6,6 +6,7 @@
 // HP bars and corpses, click-to-attack, the combat tab of the log, and the death
 // screen with its countdown (ui/death-watch.ts), during which input is ignored.
 import type { ConnectionState } from "../core/connection.js";
+import type { Outage } from "../core/readout.js";
 import type { EntityInfo } from "../core/entity-table.js";
 import type { GameClient } from "../core/game-client.js";
 import { kindsByTypeId, type NpcKind } from "../core/kinds.js";
@@ -164,6 +165,9 @@ export class PlaySession {
     if (pressed !== MOVE_NONE && !dead) client.pressAction(pressed);
     client.setHeldAction(dead ? MOVE_NONE : this.input.moveAction());
     this.noteConnection(client.state);
+    // The status line counts an outage down (the StatusLine writes only changed text).
+    const status = connectionStatus(client.state, client.transportName, this.parts.nick, client.outage(nowMs));
+    this.parts.status.set(status.line, status.level);
     if (client.state === "playing") this.noteEntities(nowMs);
     this.showDeath(nowMs);
     // Here rather than per frame: a hidden page gets no frames but must still report.
@@ -326,8 +330,6 @@ export class PlaySession {
     if (state === previous) return;
     this.lastState = state;
     const client = this.client;
-    const status = connectionStatus(state, client.transportName, this.parts.nick);
-    this.parts.status.set(status.line, status.level);
     if (state === "playing") {
       const verb = client.stats.reconnects > 0 ? "Reconnected" : "Connected";
       this.log.add(`${verb} via ${client.transportName}`, "good");
@@ -390,7 +392,8 @@ export class PlaySession {
     const floaters = this.floaters(drawn, nowMs);
 
     const state = client.state;
-    const status = connectionStatus(state, client.transportName, this.parts.nick);
+    const outage = client.outage(nowMs);
+    const status = connectionStatus(state, client.transportName, this.parts.nick, outage);
     const log: HudLine[] = this.log.entries.map((entry) => ({ text: entry.text, colour: LOG_COLOURS[entry.kind] }));
     const hp = ownInfo ?? HP_UNKNOWN;
     return {
@@ -403,7 +406,7 @@ export class PlaySession {
       cursor,
       cursorAttacks,
       floaters,
-      banner: bannerFor(state, own !== null),
+      banner: bannerFor(state, own !== null, outage),
       hud: {
         name: this.parts.nick,
         hp: hp.hp,
@@ -444,13 +447,14 @@ export class PlaySession {
   }
 }
 
-/** What to say across the game view, if anything. */
-function bannerFor(state: ConnectionState, positioned: boolean): string | null {
+/** What to say across the game view, if anything: during an outage, when the next try comes. */
+function bannerFor(state: ConnectionState, positioned: boolean, outage: Outage): string | null {
   switch (state) {
     case "connecting":
     case "playing":
       return positioned ? null : "Entering the caves...";
     case "disconnected":
+      return outage.retryInMs > 0 ? `Reconnecting in ${Math.ceil(outage.retryInMs / 1000)} s...` : "Reconnecting...";
     case "reconnecting":
       return "Reconnecting...";
     case "closed":

@@ -21,6 +21,8 @@ export class ConnectionMonitor {
   private played = false;
   /** Why the link was last considered lost. */
   lastLoss = "";
+  /** Rejoins tried since the link last played (the page says "attempt N"). */
+  attempts = 0;
 
   constructor(
     nowMs: number,
@@ -48,6 +50,12 @@ export class ConnectionMonitor {
     this.lastSignMs = nowMs;
     this.played = true;
     this.backoffMs = RECONNECT_BACKOFF_MIN_MS;
+    this.attempts = 0;
+  }
+
+  /** While disconnected: how long until the next rejoin is tried (0: due now); NaN in any other state. */
+  retryInMs(nowMs: number): number {
+    return this.current === "disconnected" ? Math.max(0, this.reconnectAtMs - nowMs) : NaN;
   }
 
   /** How long since the last StatePacket (or the link's start). */
@@ -80,7 +88,9 @@ export class ConnectionMonitor {
   }
 
   reconnectStarted(): void {
-    if (this.current === "disconnected") this.current = "reconnecting";
+    if (this.current !== "disconnected") return;
+    this.current = "reconnecting";
+    this.attempts++;
   }
 
   reconnectFailed(nowMs: number, reason: string): void {

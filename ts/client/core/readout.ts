@@ -9,6 +9,19 @@ import type { CombatFeed } from "./combat.js";
 import type { ChatDelivery } from "./chat.js";
 import type { ChunkCache } from "./chunk-cache.js";
 import type { ConnectionState } from "./connection.js";
+
+/** What the page says during an outage is made of this (GameClient.outage). */
+export interface Outage {
+  /** Since the last StatePacket (or the link's start). */
+  readonly silentMs: number;
+  /** Silence after which the link counts as lost and the client rejoins. */
+  readonly disconnectAfterMs: number;
+  /** While disconnected, until the next rejoin (0: now); NaN otherwise. */
+  readonly retryInMs: number;
+  /** Rejoins tried since the link last played. */
+  readonly attempts: number;
+  readonly lastLoss: string;
+}
 import type { DialogState } from "./dialogs.js";
 import type { EntityInfo } from "./entity-table.js";
 import type { GameClientOptions } from "./options.js";
@@ -59,6 +72,18 @@ export class ClientReadout {
   /** Why the link was last considered lost ("" if never). */
   get lastLoss(): string {
     return this.parts.connection.lastLoss;
+  }
+
+  /** The outage as of `nowMs`, in the words' inputs: silence, the next rejoin, attempts (connection.ts). */
+  outage(nowMs: number): Outage {
+    const connection = this.parts.connection;
+    return {
+      silentMs: connection.silentMs(nowMs),
+      disconnectAfterMs: connection.disconnectAfterMs,
+      retryInMs: connection.retryInMs(nowMs),
+      attempts: connection.attempts,
+      lastLoss: connection.lastLoss,
+    };
   }
 
   get session(): GuestSession {
