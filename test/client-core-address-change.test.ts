@@ -9,31 +9,23 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectGuest, GameClient } from "../ts/client/core/index.js";
 import type { DatagramHandler, Transport } from "../ts/client/core/index.js";
 import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
-import { Logger } from "../ts/server/log.js";
-import { type RunningServer, startServer } from "../ts/server/server.js";
+import type { RunningServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
-import { writeTestMap, type TestMap } from "./support/test-map.js";
+import { startServerOnTestMap, type TestServer } from "./support/test-server.js";
 import { drive } from "./client-core-support.js";
 
-let map: TestMap;
+let running: TestServer | undefined;
 let server: RunningServer;
 const clients: GameClient[] = [];
 
 beforeAll(async () => {
-  map = writeTestMap();
-  server = await startServer({
-    host: "127.0.0.1",
-    httpPort: 0,
-    udpPort: 0,
-    mapPath: map.path,
-    logger: new Logger("silent"),
-  });
+  running = await startServerOnTestMap();
+  server = running.server;
 });
 
 afterAll(async () => {
   for (const client of clients) client.close();
-  await server?.close();
-  map?.dispose();
+  await running?.close();
 });
 
 /** A UDP link whose socket can be replaced under the client, keeping the session key. */

@@ -8,34 +8,27 @@ import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
 import { CHUNK_TILE_COUNT, TILE_BORDER } from "../ts/constants.js";
 import { parseProfileSpec } from "../ts/netsim/index.js";
 import { chunkX, chunkY, decodePacket } from "../ts/protocol/index.js";
-import { Logger } from "../ts/server/log.js";
-import { type RunningServer, startServer } from "../ts/server/server.js";
+import type { RunningServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
-import { testMapTile, TEST_MAP_HEIGHT, TEST_MAP_WIDTH, writeTestMap, type TestMap } from "./support/test-map.js";
+import { testMapTile, TEST_MAP_HEIGHT, TEST_MAP_WIDTH } from "./support/test-map.js";
+import { startServerOnTestMap, type TestServer } from "./support/test-server.js";
 import { cuttable, drive, neighbourhoodComplete } from "./client-core-support.js";
 
 const S = 3;
-let map: TestMap;
+let running: TestServer | undefined;
 let server: RunningServer;
 let baseUrl: string;
 const clients: GameClient[] = [];
 
 beforeAll(async () => {
-  map = writeTestMap();
-  server = await startServer({
-    host: "127.0.0.1",
-    httpPort: 0,
-    udpPort: 0,
-    mapPath: map.path,
-    logger: new Logger("silent"),
-  });
-  baseUrl = `http://127.0.0.1:${server.httpPort}`;
+  running = await startServerOnTestMap();
+  server = running.server;
+  baseUrl = running.baseUrl;
 });
 
 afterAll(async () => {
   for (const client of clients) client.close();
-  await server?.close();
-  map?.dispose();
+  await running?.close();
 });
 
 async function join(

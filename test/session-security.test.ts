@@ -8,30 +8,22 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTION_AUTH_BYTES, ACTION_BYTES, ACTION_NOOP, ACTION_S } from "../ts/protocol/action.js";
 import { lastWindowConsumedAt, tickOfWindow } from "../ts/window.js";
-import { Logger } from "../ts/server/log.js";
-import { type RunningServer, startServer } from "../ts/server/server.js";
-import { writeTestMap, type TestMap } from "./support/test-map.js";
+import type { RunningServer } from "../ts/server/server.js";
+import { startServerOnTestMap, type TestServer } from "./support/test-server.js";
 import { UdpTestClient } from "./support/udp-client.js";
 
-let map: TestMap;
+let running: TestServer | undefined;
 let server: RunningServer;
 const clients: UdpTestClient[] = [];
 
 beforeAll(async () => {
-  map = writeTestMap();
-  server = await startServer({
-    host: "127.0.0.1",
-    httpPort: 0,
-    udpPort: 0,
-    mapPath: map.path,
-    logger: new Logger("silent"),
-  });
+  running = await startServerOnTestMap();
+  server = running.server;
 });
 
 afterAll(async () => {
   for (const c of clients) c.close();
-  await server?.close();
-  map?.dispose();
+  await running?.close();
 });
 
 function track(c: UdpTestClient): UdpTestClient {
