@@ -3,28 +3,21 @@
 // silhouette with no hostile frame, the hit flash, damage numbers, the red
 // pointer outline over a foe, and the panel's HP numbers and log tabs. Fed
 // entities we build here: no server is needed.
-import { readFileSync } from "node:fs";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FB_WIDTH } from "../ts/constants.js";
-import { decodeTga } from "../ts/client/assets/tga.js";
-import type { Rgb332Image } from "../ts/client/assets/image.js";
-import { CELL_SIZE_PX, FONT_FILE, SPRITE_RAT, SPRITES_FILE, TILES_FILE } from "../ts/client/assets/sheets.js";
-import { installTileLooks, uploadAtlas } from "../ts/client/render/atlas.js";
+import { CELL_SIZE_PX, SPRITE_RAT } from "../ts/client/assets/sheets.js";
 import { type DrawnEntity, entitySprites } from "../ts/client/render/entity-layer.js";
 import { spriteCellsOfKinds } from "../ts/client/render/entity-sprites.js";
-import { FrameRenderer, type FrameScene, gridViewOf } from "../ts/client/render/frame.js";
+import { type FrameRenderer, type FrameScene, gridViewOf } from "../ts/client/render/frame.js";
 import { HUD_LAYOUT, type HudModel, hpNumbers, logTabsAt } from "../ts/client/render/hud.js";
 import * as P from "../ts/client/render/palette.js";
 import { ENTITY_FLAG_HOSTILE } from "../ts/protocol/entity.js";
-import { WasmBlitter } from "../ts/wasm/blit.js";
-import { loadCore } from "../ts/wasm/node.js";
-import { WasmSim } from "../ts/wasm/sim.js";
+import type { WasmBlitter } from "../ts/wasm/blit.js";
+import type { WasmSim } from "../ts/wasm/sim.js";
+import { floorGrid, makeRenderRig, SHEETS } from "./client-render-rig.js";
 import { CAVE_KINDS, RAT, SPIDER } from "./client-npc-support.js";
 
-const ASSET_DIR = new URL("../ts/client/assets/", import.meta.url);
-const sheet = (name: string): Rgb332Image => decodeTga(new Uint8Array(readFileSync(new URL(name, ASSET_DIR))));
-const images = { tiles: sheet(TILES_FILE), sprites: sheet(SPRITES_FILE), font: sheet(FONT_FILE) };
-const FLOOR = 1;
+const images = SHEETS;
 const OWN = 7;
 const kindCells = spriteCellsOfKinds(CAVE_KINDS);
 
@@ -33,18 +26,10 @@ let sim: WasmSim;
 let renderer: FrameRenderer;
 
 beforeAll(async () => {
-  const core = await loadCore();
-  blitter = new WasmBlitter(core);
-  sim = new WasmSim(core);
-  const atlas = uploadAtlas(blitter, images);
-  installTileLooks(blitter, atlas, [{ id: FLOOR, look: FLOOR }]);
-  renderer = new FrameRenderer(blitter, atlas);
+  ({ blitter, sim, renderer } = await makeRenderRig());
 });
 
-beforeEach(() => {
-  expect(sim.initGrid(64, 64, 0, 0)).toBe(true);
-  for (let y = 0; y < 64; y++) for (let x = 0; x < 64; x++) sim.setTile(x, y, FLOOR);
-});
+beforeEach(() => floorGrid(sim));
 
 const HUD: HudModel = {
   name: "Ada",

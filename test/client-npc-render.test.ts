@@ -2,35 +2,22 @@
 // entities that share a tile (entities never block each other) all visible, in
 // an order that does not change from frame to frame. Fed entities we build here:
 // no server with NPCs is needed.
-import { readFileSync } from "node:fs";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FB_WIDTH } from "../ts/constants.js";
-import { decodeTga } from "../ts/client/assets/tga.js";
 import type { Rgb332Image } from "../ts/client/assets/image.js";
-import {
-  CELL_SIZE_PX,
-  FONT_FILE,
-  SPRITE_GUARD,
-  SPRITE_RAT,
-  SPRITE_SPIDER,
-  SPRITES_FILE,
-  TILES_FILE,
-} from "../ts/client/assets/sheets.js";
-import { installTileLooks, uploadAtlas } from "../ts/client/render/atlas.js";
+import { CELL_SIZE_PX, SPRITE_GUARD, SPRITE_RAT, SPRITE_SPIDER } from "../ts/client/assets/sheets.js";
 import { type DrawnEntity, entitySprites, STACK_STEP_PX } from "../ts/client/render/entity-layer.js";
 import { spriteCellsOfKinds } from "../ts/client/render/entity-sprites.js";
-import { FrameRenderer, type FrameScene, gridViewOf } from "../ts/client/render/frame.js";
+import { type FrameRenderer, type FrameScene, gridViewOf } from "../ts/client/render/frame.js";
 import * as P from "../ts/client/render/palette.js";
 import { ENTITY_FLAG_HOSTILE } from "../ts/protocol/entity.js";
-import { WasmBlitter } from "../ts/wasm/blit.js";
-import { loadCore } from "../ts/wasm/node.js";
-import { WasmSim } from "../ts/wasm/sim.js";
+import type { WasmBlitter } from "../ts/wasm/blit.js";
+import type { WasmSim } from "../ts/wasm/sim.js";
+import { floorGrid, makeRenderRig, RIG_FLOOR, SHEETS } from "./client-render-rig.js";
 import { CAVE_KINDS, GUARD, RAT, SPIDER } from "./client-npc-support.js";
 
-const ASSET_DIR = new URL("../ts/client/assets/", import.meta.url);
-const sheet = (name: string): Rgb332Image => decodeTga(new Uint8Array(readFileSync(new URL(name, ASSET_DIR))));
-const images = { tiles: sheet(TILES_FILE), sprites: sheet(SPRITES_FILE), font: sheet(FONT_FILE) };
-const FLOOR = 1;
+const images = SHEETS;
+const FLOOR = RIG_FLOOR;
 const OWN = 7;
 const kindCells = spriteCellsOfKinds(CAVE_KINDS);
 
@@ -39,18 +26,10 @@ let sim: WasmSim;
 let renderer: FrameRenderer;
 
 beforeAll(async () => {
-  const core = await loadCore();
-  blitter = new WasmBlitter(core);
-  sim = new WasmSim(core);
-  const atlas = uploadAtlas(blitter, images);
-  installTileLooks(blitter, atlas, [{ id: FLOOR, look: FLOOR }]);
-  renderer = new FrameRenderer(blitter, atlas);
+  ({ blitter, sim, renderer } = await makeRenderRig());
 });
 
-beforeEach(() => {
-  expect(sim.initGrid(64, 64, 0, 0)).toBe(true);
-  for (let y = 0; y < 64; y++) for (let x = 0; x < 64; x++) sim.setTile(x, y, FLOOR);
-});
+beforeEach(() => floorGrid(sim));
 
 /** An entity at rest on tile (x, y). */
 function at(id: number, typeId: number, x: number, y: number, flags = 0): DrawnEntity {
