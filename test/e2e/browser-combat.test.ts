@@ -218,7 +218,15 @@ describe.skipIf(!HAVE_CHROMIUM)("combat in Chromium", () => {
     await expect.poll(() => combatLogText(page), { timeout: 3000 }).toContain("The brute killed you.");
 
     // The dead do not walk: a key tap sends no step (nothing pending, the prediction stays on the server's tile).
-    const lying = positionIn(await debugText(page))!;
+    // Where the body lies is the server's word: a step confirmed in the window of the killing blow may
+    // arrive just after the death notice, so wait until nothing is pending and the tile holds still.
+    let lying = await settledPosition(page);
+    for (let tries = 0; tries < 8; tries++) {
+      await page.waitForTimeout(250);
+      const again = await settledPosition(page);
+      if (again.x === lying.x && again.y === lying.y) break;
+      lying = again;
+    }
     await page.keyboard.down("ArrowLeft");
     await page.waitForTimeout(60);
     await page.keyboard.up("ArrowLeft");
