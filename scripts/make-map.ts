@@ -1,10 +1,11 @@
-// Regenerates the bundled map: maps/caves.tmj, maps/caves.tiles.json and maps/caves.npcs.json.
+// Regenerates the bundled map: maps/caves.tmj, maps/caves.tiles.json, maps/caves.npcs.json and maps/caves.items.json.
 //   npx tsx scripts/make-map.ts          write the files
 //   npx tsx scripts/make-map.ts --check  exit 1 if the committed files differ from what the generator makes
 // Deterministic: the seed is fixed (DEFAULT_CAVE_SEED), so the output only changes when the generator does.
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { cavesNpcKindsJson } from "../ts/server/map/caves-npcs.js";
+import { cavesItemsJson } from "../ts/server/map/caves-items.js";
 import { cavesTileDataJson, cavesTmj } from "../ts/server/map/caves-tmj.js";
 import { generateCaves } from "../ts/server/map/generate-caves.js";
 import { loadMap } from "../ts/server/map/load-map.js";
@@ -12,12 +13,14 @@ import { loadMap } from "../ts/server/map/load-map.js";
 const mapPath = fileURLToPath(new URL("../maps/caves.tmj", import.meta.url));
 const tileDataPath = fileURLToPath(new URL("../maps/caves.tiles.json", import.meta.url));
 const npcKindsPath = fileURLToPath(new URL("../maps/caves.npcs.json", import.meta.url));
+const itemsPath = fileURLToPath(new URL("../maps/caves.items.json", import.meta.url));
 
 const caves = generateCaves();
 const outputs: [string, string][] = [
   [mapPath, cavesTmj(caves)],
   [tileDataPath, cavesTileDataJson()],
   [npcKindsPath, cavesNpcKindsJson()],
+  [itemsPath, cavesItemsJson()],
 ];
 
 if (process.argv.includes("--check")) {
@@ -57,4 +60,7 @@ console.log(`wrote ${tileDataPath}`);
 console.log(
   `wrote ${npcKindsPath} (${loaded.npcKinds.length} kinds; ${loaded.npcSpawns.length} spawns keeping ` +
     `${loaded.npcSpawns.reduce((total, spawn) => total + spawn.count, 0)} creatures alive)`,
+);
+console.log(
+  `wrote ${itemsPath} (${loaded.items.length} items; chests: ${loaded.chests.map((chest) => chest.name).join(", ")})`,
 );

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CHUNK_SIZE, PALETTE_MAX, TILE_FLAG_COLLIDES } from "../ts/constants.js";
 import { cavesNpcKindsJson } from "../ts/server/map/caves-npcs.js";
+import { cavesItemsJson } from "../ts/server/map/caves-items.js";
 import { cavesTileDataJson, cavesTmj } from "../ts/server/map/caves-tmj.js";
 import { CAVE_TILE, CAVE_TILE_DATA, generateCaves } from "../ts/server/map/generate-caves.js";
 import { loadMap, tileFlagsTable, type LoadedMap } from "../ts/server/map/load-map.js";
@@ -17,6 +18,7 @@ import { loadCore } from "../ts/wasm/node.js";
 const MAP_PATH = fileURLToPath(new URL("../maps/caves.tmj", import.meta.url));
 const TILE_DATA_PATH = fileURLToPath(new URL("../maps/caves.tiles.json", import.meta.url));
 const NPC_KINDS_PATH = fileURLToPath(new URL("../maps/caves.npcs.json", import.meta.url));
+const ITEMS_PATH = fileURLToPath(new URL("../maps/caves.items.json", import.meta.url));
 
 let map: LoadedMap;
 let flags: Uint8Array;
@@ -83,7 +85,7 @@ describe("the bundled map", () => {
       map.spawns.some((spawn) => Math.max(Math.abs(spawn.x - x), Math.abs(spawn.y - y)) <= 8);
     const sign = map.interactables.find((item) => item.kind === "sign")!;
     const board = map.interactables.find((item) => item.kind === "notice_board")!;
-    expect(map.interactables.length).toBe(2);
+    expect(map.interactables.filter((item) => item.kind !== "chest").length).toBe(2);
     expect(idAt(sign.x, sign.y)).toBe(CAVE_TILE.sign);
     expect(sign.text).toMatch(/Forgotten Caves/);
     expect(idAt(board.x, board.y)).toBe(CAVE_TILE.noticeBoard);
@@ -148,6 +150,7 @@ describe("the bundled map", () => {
     const dir = mkdtempSync(join(tmpdir(), "map-default-"));
     copyFileSync(MAP_PATH, join(dir, "caves.tmj"));
     copyFileSync(NPC_KINDS_PATH, join(dir, "caves.npcs.json"));
+    copyFileSync(ITEMS_PATH, join(dir, "caves.items.json"));
     const fromTileset = loadMap(join(dir, "caves.tmj"));
     expect(fromTileset.source.tileDataFile).toBeNull();
     expect(Buffer.from(tileFlagsTable(fromTileset.tileData)).equals(Buffer.from(flags))).toBe(true);
@@ -159,6 +162,18 @@ describe("the bundled map", () => {
     expect(cavesTmj(caves)).toBe(readFileSync(MAP_PATH, "utf8"));
     expect(cavesTileDataJson()).toBe(readFileSync(TILE_DATA_PATH, "utf8"));
     expect(cavesNpcKindsJson()).toBe(readFileSync(NPC_KINDS_PATH, "utf8"));
+    expect(cavesItemsJson()).toBe(readFileSync(ITEMS_PATH, "utf8"));
+  });
+
+  it("has items: a supply chest in the great hall, three chests in other halls, the rusty key in one", () => {
+    expect(map.items.map((item) => item.name)).toContain("rusty key");
+    expect(map.chests.map((chest) => chest.name)).toEqual(["supply chest", "old chest", "iron chest", "dusty chest"]);
+    const hall = map.safeZones[0];
+    const inHall = (chest: { x: number; y: number }) =>
+      chest.x >= hall.x && chest.y >= hall.y && chest.x < hall.x + hall.width && chest.y < hall.y + hall.height;
+    expect(map.chests.filter(inHall).map((chest) => chest.name)).toEqual(["supply chest"]);
+    const keys = map.chests.filter((chest) => chest.items.some(({ item }) => item.name === "rusty key"));
+    expect(keys.map((chest) => chest.name)).toEqual(["dusty chest"]);
   });
 
   it("has creatures: critters and guards in view of the spawn points, hostiles only outside the great hall", () => {

@@ -24,7 +24,7 @@ function refusal(text: string): string {
 describe("the NPC kinds file", () => {
   it("accepts a minimal wanderer and fills its defaults", () => {
     expect(parseNpcKinds(kindsText(RAT), "x.npcs.json")).toEqual([
-      { ...RAT, perception: 0, leash: 0, wander: 4, attack: 0, armor: 0, elo: 1000 },
+      { ...RAT, perception: 0, leash: 0, wander: 4, attack: 0, armor: 0, elo: 1000, loot: [] },
     ]);
   });
 

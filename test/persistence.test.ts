@@ -64,7 +64,7 @@ function expectMigrationError(action: () => unknown, message: RegExp): void {
 }
 
 describe("migrations", () => {
-  it("the bundled schema: accounts and characters (1), bans and the admin log (2), notices (3), recorded, WAL on a file", () => {
+  it("the bundled schema: accounts and characters (1), bans and the admin log (2), notices (3), items (4), recorded, WAL on a file", () => {
     const path = join(dir, "schema.sqlite");
     const database = openGameDatabase(path);
     expect(database.schemaVersion).toBe(loadMigrations().length);
@@ -73,18 +73,29 @@ describe("migrations", () => {
     expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
     expect(db.pragma("user_version", { simple: true })).toBe(database.schemaVersion);
     const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(["accounts", "address_bans", "admin_log", "characters", "notices", "schema_migrations"]);
+    expect(tables).toEqual([
+      "accounts",
+      "address_bans",
+      "admin_log",
+      "characters",
+      "item_containers",
+      "item_piles",
+      "item_stacks",
+      "notices",
+      "schema_migrations",
+    ]);
     const rows = db.prepare("SELECT version, name, length(checksum) AS hexDigits FROM schema_migrations").all();
     expect(rows).toEqual([
       { version: 1, name: "accounts-and-characters", hexDigits: 64 },
       { version: 2, name: "admin", hexDigits: 64 },
       { version: 3, name: "notices", hexDigits: 64 },
+      { version: 4, name: "items", hexDigits: 64 },
     ]);
     database.close();
     database.close(); // idempotent
     // Reopening applies nothing again.
     const again = openGameDatabase(path);
-    expect(again.db.prepare("SELECT count(*) FROM schema_migrations").pluck().get()).toBe(3);
+    expect(again.db.prepare("SELECT count(*) FROM schema_migrations").pluck().get()).toBe(4);
     again.close();
   });
 

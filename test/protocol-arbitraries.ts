@@ -34,8 +34,32 @@ export const tlv: fc.Arbitrary<Tlv> = fc.oneof(
   u16.map((value): Tlv => ({ kind: "armor", value })),
   name.map((value): Tlv => ({ kind: "name", value })),
   fc
+    .record({ capacity: fc.integer({ min: 0, max: 40 }), version: fc.nat({ max: 0xffffffff }), picks: fc.nat() })
+    .chain(({ capacity, version }) =>
+      fc
+        .uniqueArray(fc.oneof(fc.integer({ min: 0, max: Math.max(0, capacity - 1) }), fc.constantFrom(250, 251)), {
+          maxLength: 12,
+        })
+        .map((slots) => slots.filter((slot) => slot < capacity || slot >= 250).sort((a, b) => a - b))
+        .chain((slots) =>
+          fc
+            .tuple(
+              ...slots.map(() => fc.tuple(fc.integer({ min: 1, max: 0xffff }), fc.integer({ min: 1, max: 0xffff }))),
+            )
+            .map((pairs): Tlv => ({
+              kind: "inventory",
+              version,
+              capacity,
+              stacks: slots.map((slot, index) => ({ slot, itemId: pairs[index][0], count: pairs[index][1] })),
+            })),
+        ),
+    ),
+  fc
+    .tuple(fc.integer({ min: 1, max: 0xffff }), fc.integer({ min: 1, max: 0xffff }))
+    .map(([itemId, count]): Tlv => ({ kind: "item", itemId, count })),
+  fc
     .record({
-      tag: fc.oneof(fc.constant(0), fc.integer({ min: 5, max: 0xff })),
+      tag: fc.oneof(fc.constant(0), fc.integer({ min: 7, max: 0xff })),
       bytes: fc.uint8Array({ maxLength: 24 }),
     })
     .map(({ tag, bytes }): Tlv => ({ kind: "unknown", tag, bytes })),

@@ -52,6 +52,8 @@ import {
   dialogPacket,
   dialogReplyBytes,
   dialogReplyPacket,
+  itemRequestBytes,
+  itemResultBytes,
   tileUpdateBytes,
   tileUpdatePacket,
 } from "./protocol-game-vectors.js";
@@ -106,9 +108,9 @@ describe("header errors", () => {
     expectError(patched(pingBytes, 2, [2]), "bad_version", 2);
   });
 
-  it("unknown_type: packet_type above the last defined one (21 and up)", () => {
+  it("unknown_type: packet_type above the last defined one (23 and up)", () => {
     // The first undefined id follows the last defined one; ids are only ever added (P-16).
-    expect(PACKET_TYPE_NAMES.length).toBe(21);
+    expect(PACKET_TYPE_NAMES.length).toBe(23);
     expectError(patched(pingBytes, 3, [PACKET_TYPE_NAMES.length]), "unknown_type", 3);
     expectError(patched(pingBytes, 3, [255]), "unknown_type", 3);
   });
@@ -125,6 +127,8 @@ describe("fixed-size packets are exact", () => {
     ["chat_ack", chatAckBytes],
     ["dialog_ack", dialogAckBytes],
     ["dialog_close", dialogCloseBytes],
+    ["item_request", itemRequestBytes],
+    ["item_result", itemResultBytes],
   ];
   for (const [name, bytes] of fixed) {
     it(`${name}: one byte short is truncated, one byte long is trailing_bytes`, () => {
@@ -319,7 +323,26 @@ describe("TLV rules", () => {
   it("duplicate_tlv: known tags at most once; unknown tags may repeat", () => {
     expectError(detailWithMeta([0x02, 2, 1, 0, 0x03, 2, 0, 0, 0x02, 2, 1, 0]), "duplicate_tlv", 24);
     expectError(detailWithMeta([0x04, 1, 0x41, 0x04, 1, 0x42]), "duplicate_tlv", 19);
-    expectOk(detailWithMeta([0x00, 0, 0xff, 1, 7, 0xff, 0, 0x05, 2, 1, 2]));
+    expectOk(detailWithMeta([0x00, 0, 0xff, 1, 7, 0xff, 0, 0x07, 2, 1, 2]));
+    expectError(detailWithMeta([0x06, 4, 1, 0, 1, 0, 0x06, 4, 1, 0, 1, 0]), "duplicate_tlv", 22);
+  });
+
+  it("bad_tlv_length and bad_item: the inventory and item tags (issue 14)", () => {
+    // inventory: version u32, capacity u8, then 5 bytes per stack (slot, item_id, count).
+    expectOk(detailWithMeta([0x05, 5, 1, 0, 0, 0, 20]));
+    expectOk(detailWithMeta([0x05, 15, 1, 0, 0, 0, 20, 0, 7, 0, 1, 0, 250, 2, 0, 1, 0]));
+    expectError(detailWithMeta([0x05, 4, 1, 0, 0, 0]), "bad_tlv_length", 17);
+    expectError(detailWithMeta([0x05, 9, 1, 0, 0, 0, 20, 0, 7, 0, 1]), "bad_tlv_length", 17);
+    // Slots in rising order, inside the capacity (or the two equipment slots), item and count ≥ 1.
+    expectError(detailWithMeta([0x05, 15, 1, 0, 0, 0, 20, 3, 7, 0, 1, 0, 3, 2, 0, 1, 0]), "bad_item", 28);
+    expectError(detailWithMeta([0x05, 10, 1, 0, 0, 0, 2, 2, 7, 0, 1, 0]), "bad_item", 23);
+    expectError(detailWithMeta([0x05, 10, 1, 0, 0, 0, 20, 0, 0, 0, 1, 0]), "bad_item", 23);
+    expectError(detailWithMeta([0x05, 10, 1, 0, 0, 0, 20, 0, 7, 0, 0, 0]), "bad_item", 23);
+    // item: item_id u16, count u16, both ≥ 1.
+    expectOk(detailWithMeta([0x06, 4, 9, 0, 3, 0]));
+    expectError(detailWithMeta([0x06, 2, 9, 0]), "bad_tlv_length", 17);
+    expectError(detailWithMeta([0x06, 4, 0, 0, 3, 0]), "bad_item", 18);
+    expectError(detailWithMeta([0x06, 4, 9, 0, 0, 0]), "bad_item", 18);
   });
 
   const utf8 = (text: string): number[] => Array.from(new TextEncoder().encode(text));
@@ -427,6 +450,17 @@ describe("tile_update", () => {
     expectError(patched(tileUpdateBytes, 14, [0]), "bad_count", 14);
     expectError(patched(tileUpdateBytes, 15, [0x00, 0x04]), "bad_tile_index", 15);
     expectError(patched(tileUpdateBytes, 21, [0xff, 0xff]), "reserved_tile", 21);
+  });
+});
+
+describe("items (issue 14)", () => {
+  it("bad_request: request_id 0, an undefined op; bad_status: an undefined result status", () => {
+    expectError(patched(itemRequestBytes, 14, [0, 0, 0, 0]), "bad_request", 14);
+    expectError(patched(itemRequestBytes, 18, [8]), "bad_request", 18);
+    expectOk(patched(itemRequestBytes, 18, [7]));
+    expectError(patched(itemResultBytes, 6, [0, 0, 0, 0]), "bad_request", 6);
+    expectError(patched(itemResultBytes, 10, [9]), "bad_status", 10);
+    expectOk(patched(itemResultBytes, 10, [8]));
   });
 });
 

@@ -163,6 +163,25 @@ const combat = fc.record({
   events: fc.array(combatEvent, { minLength: 1, maxLength: 91 }),
 });
 
+const itemRequest = fc.record({
+  type: fc.constant("item_request" as const),
+  clientType,
+  authToken: u64,
+  requestId: fc.integer({ min: 1, max: 0xffffffff }),
+  op: fc.integer({ min: 0, max: 7 }),
+  container: fc.nat({ max: 0xffffffff }),
+  slot: fc.nat({ max: 0xff }),
+  toSlot: fc.nat({ max: 0xff }),
+  count: u16,
+});
+const itemResult = fc.record({
+  type: fc.constant("item_result" as const),
+  clientType,
+  requestId: fc.integer({ min: 1, max: 0xffffffff }),
+  status: fc.integer({ min: 0, max: 8 }),
+  version: fc.nat({ max: 0xffffffff }),
+});
+
 export const anyGamePacket: fc.Arbitrary<Packet> = fc.oneof(
   chatPost,
   chatPostAck,
@@ -176,4 +195,6 @@ export const anyGamePacket: fc.Arbitrary<Packet> = fc.oneof(
   customToServer,
   customToClient,
   combat,
+  itemRequest,
+  itemResult,
 );

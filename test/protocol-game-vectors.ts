@@ -214,6 +214,38 @@ export const combatPacket: Packet = {
   ],
 };
 
+// prettier-ignore
+export const itemRequestBytes = [
+  0x4c, 0x52, 0x01, 0x15, 0x00, 0x00, // type 21
+  0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, // auth_token
+  0x05, 0x00, 0x00, 0x00, // request_id 5
+  0x00, // op take
+  0x2c, 0x01, 0x00, 0x00, // container: entity 300
+  0x03, // slot 3
+  0x00, // to_slot
+  0x02, 0x00, // count 2
+];
+export const itemRequestPacket: Packet = {
+  type: "item_request",
+  clientType: 0,
+  authToken: 0x0807060504030201n,
+  requestId: 5,
+  op: 0,
+  container: 300,
+  slot: 3,
+  toSlot: 0,
+  count: 2,
+};
+
+// prettier-ignore
+export const itemResultBytes = [
+  0x4c, 0x52, 0x01, 0x16, 0x00, 0x00, // type 22
+  0x05, 0x00, 0x00, 0x00, // request_id 5
+  0x04, // status full
+  0x09, 0x00, 0x00, 0x00, // version 9
+];
+export const itemResultPacket: Packet = { type: "item_result", clientType: 0, requestId: 5, status: 4, version: 9 };
+
 /** [name, bytes, packet, size] for every vector. */
 export const gameVectors: [string, number[], Packet, number][] = [
   ["chat_post", chatPostBytes, chatPostPacket, 25],
@@ -229,4 +261,6 @@ export const gameVectors: [string, number[], Packet, number][] = [
   ["custom_to_server", customToServerBytes, customToServerPacket, 21],
   ["custom_to_client", customToClientBytes, customToClientPacket, 10],
   ["combat", combatBytes, combatPacket, 37],
+  ["item_request", itemRequestBytes, itemRequestPacket, 27],
+  ["item_result", itemResultBytes, itemResultPacket, 15],
 ];

@@ -63,6 +63,7 @@ export function testKind(fields: Partial<NpcKind> & Pick<NpcKind, "name" | "type
     attack: 0,
     armor: 0,
     elo: 1000,
+    loot: [],
     ...fields,
   };
 }

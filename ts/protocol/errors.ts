@@ -36,6 +36,8 @@ export const DECODE_ERROR_CODES = [
   "bad_dialog_id",
   "bad_challenge",
   "bad_rows",
+  "bad_item",
+  "bad_request",
 ] as const;
 export type DecodeErrorCode = (typeof DECODE_ERROR_CODES)[number];
 

@@ -35,6 +35,8 @@ export const PACKET_CUSTOM_TO_SERVER = 17;
 export const PACKET_CUSTOM_TO_CLIENT = 18;
 export const PACKET_COMBAT = 19;
 export const PACKET_CHUNK_WIDE = 20;
+export const PACKET_ITEM_REQUEST = 21;
+export const PACKET_ITEM_RESULT = 22;
 
 /** Packet type names as used in decoded objects and the packet tool, indexed by wire id. */
 export const PACKET_TYPE_NAMES = [
@@ -59,6 +61,8 @@ export const PACKET_TYPE_NAMES = [
   "custom_to_client",
   "combat",
   "chunk_wide",
+  "item_request",
+  "item_result",
 ] as const;
 export type PacketTypeName = (typeof PACKET_TYPE_NAMES)[number];
 
@@ -75,7 +79,7 @@ const TYPE_AT = HEADER_LAYOUT.offset.packet_type;
 const CLIENT_TYPE_AT = HEADER_LAYOUT.offset.client_type;
 
 export interface Header {
-  /** Wire id, PACKET_STATE .. PACKET_CHUNK_WIDE. */
+  /** Wire id, PACKET_STATE .. PACKET_ITEM_RESULT. */
   readonly packetType: number;
   readonly clientType: number;
 }

@@ -27,4 +27,6 @@ export * from "./dialog-reply.js";
 export * from "./dialog-close.js";
 export * from "./custom.js";
 export * from "./combat.js";
+export * from "./item-request.js";
+export * from "./item-result.js";
 export * from "./packet.js";

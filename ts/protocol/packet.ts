@@ -73,6 +73,13 @@ import {
   entityViewToPacket,
 } from "./entity.js";
 import { COMBAT_LAYOUT, type CombatPacket, decodeCombatBody, encodeCombat } from "./combat.js";
+import {
+  ITEM_REQUEST_LAYOUT,
+  type ItemRequestPacket,
+  decodeItemRequestBody,
+  encodeItemRequest,
+} from "./item-request.js";
+import { ITEM_RESULT_LAYOUT, type ItemResultPacket, decodeItemResultBody, encodeItemResult } from "./item-result.js";
 import { type DecodeResult, EncodeError } from "./errors.js";
 import {
   MAX_DATAGRAM_BYTES,
@@ -92,6 +99,8 @@ import {
   PACKET_ENTITY,
   PACKET_ENTITY_DETAIL,
   PACKET_ENTITY_QUERY,
+  PACKET_ITEM_REQUEST,
+  PACKET_ITEM_RESULT,
   PACKET_PING,
   PACKET_PONG,
   PACKET_STATE,
@@ -132,6 +141,8 @@ export const PACKET_LAYOUTS: readonly Layout[] = [
   CUSTOM_TO_CLIENT_LAYOUT,
   COMBAT_LAYOUT,
   CHUNK_WIDE_LAYOUT,
+  ITEM_REQUEST_LAYOUT,
+  ITEM_RESULT_LAYOUT,
 ];
 if (PACKET_LAYOUTS.length !== PACKET_TYPE_NAMES.length) {
   throw new Error(`PACKET_LAYOUTS has ${PACKET_LAYOUTS.length} layouts for ${PACKET_TYPE_NAMES.length} packet types`);
@@ -150,7 +161,9 @@ export type GamePacket =
   | DialogClosePacket
   | CustomToServerPacket
   | CustomToClientPacket
-  | CombatPacket;
+  | CombatPacket
+  | ItemRequestPacket
+  | ItemResultPacket;
 
 /** Plain packets: what encodePacket takes and decodePacketPlain returns. */
 export type Packet =
@@ -227,6 +240,10 @@ export function decodePacket(bytes: Uint8Array): DecodeResult<PacketView> {
       return decodeCustomToClientBody(bytes);
     case PACKET_CHUNK_WIDE:
       return decodeChunkWideBody(bytes);
+    case PACKET_ITEM_REQUEST:
+      return decodeItemRequestBody(bytes);
+    case PACKET_ITEM_RESULT:
+      return decodeItemResultBody(bytes);
     default: // checkHeader admitted only PACKET_COMBAT beyond this point
       return decodeCombatBody(bytes);
   }
@@ -301,6 +318,10 @@ export function encodePacket(packet: Packet, out: Uint8Array, offset = 0): numbe
       return encodeCustomToClient(packet, out, offset);
     case "combat":
       return encodeCombat(packet, out, offset);
+    case "item_request":
+      return encodeItemRequest(packet, out, offset);
+    case "item_result":
+      return encodeItemResult(packet, out, offset);
     default:
       throw new EncodeError("out_of_range", `unknown packet type ${String((packet as { type: unknown }).type)}`);
   }

@@ -3,7 +3,7 @@
 // formats and appear at most once; unknown tags are skipped so the server can
 // add tags without breaking older clients. A block must be filled exactly by
 // its TLVs. Readers here assume a block that validateTlvs accepted.
-import { readU16, writeU16 } from "./bytes.js";
+import { readU16, readU32, writeU16, writeU32 } from "./bytes.js";
 import { textProblem, utf8ByteLength, writeUtf8 } from "./text.js";
 import { type DecodeError, EncodeError, checkRoom, decodeError, isIntegerIn } from "./errors.js";
 
@@ -12,6 +12,26 @@ export const TLV_WEAPON = 0x02;
 export const TLV_ARMOR = 0x03;
 /** UTF-8 player nick; project addition, see docs/protocol.md. */
 export const TLV_NAME = 0x04;
+/**
+ * A container's contents: version u32, capacity u8, then (slot u8, item_id u16, count u16) per
+ * stack; project addition (issue 14), see docs/protocol.md § TLV metadata.
+ */
+export const TLV_INVENTORY = 0x05;
+/** One stack lying on the ground: item_id u16, count u16; project addition (issue 14). */
+export const TLV_ITEM = 0x06;
+/** The highest tag this build knows: 0x01 … TLV_LAST_KNOWN have fixed formats. */
+export const TLV_LAST_KNOWN = TLV_ITEM;
+/** Bytes of the inventory value before its stacks: version u32, capacity u8. */
+export const INVENTORY_HEADER_BYTES = 5;
+/** Bytes of one stack in an inventory value: slot u8, item_id u16, count u16. */
+export const INVENTORY_STACK_BYTES = 5;
+/** Stacks one inventory value holds at most: (255 − 5) / 5. */
+export const INVENTORY_STACKS_MAX = 50;
+/** Value length of the item tag. */
+export const ITEM_VALUE_BYTES = 4;
+/** Slots above the bag: where the equipped weapon and armor are listed in an inventory value. */
+export const SLOT_WEAPON = 250;
+export const SLOT_ARMOR = 251;
 /** Longest name value in bytes of UTF-8. */
 export const NAME_MAX_BYTES = 32;
 /** Longest value any TLV can carry (its len is a u8). */
@@ -24,19 +44,33 @@ export const TLV_HEADER_BYTES = 2;
 /** Value length of the u16 tags (status_effects, weapon, armor). */
 export const TLV_U16_VALUE_BYTES = 2;
 /** Names of the known tags by tag number, as the Tlv `kind` and the packet tool spell them. */
-export const TLV_TAG_NAMES: Readonly<Record<number, "status_effects" | "weapon" | "armor" | "name">> = {
+export const TLV_TAG_NAMES: Readonly<
+  Record<number, "status_effects" | "weapon" | "armor" | "name" | "inventory" | "item">
+> = {
   [TLV_STATUS_EFFECTS]: "status_effects",
   [TLV_WEAPON]: "weapon",
   [TLV_ARMOR]: "armor",
   [TLV_NAME]: "name",
+  [TLV_INVENTORY]: "inventory",
+  [TLV_ITEM]: "item",
 };
+
+/** One stack of an inventory value: `count` (≥ 1) of catalogue item `itemId` (≥ 1) in `slot`. */
+export interface ItemStack {
+  slot: number;
+  itemId: number;
+  count: number;
+}
 
 export type Tlv =
   | { kind: "status_effects"; value: number }
   | { kind: "weapon"; value: number }
   | { kind: "armor"; value: number }
   | { kind: "name"; value: string }
-  /** A tag this build does not know (never 0x01..0x04), kept as raw bytes. */
+  /** A container's contents; `version` grows with every change, so a reader keeps the newest. */
+  | { kind: "inventory"; version: number; capacity: number; stacks: ItemStack[] }
+  | { kind: "item"; itemId: number; count: number }
+  /** A tag this build does not know (never 0x01..0x06), kept as raw bytes. */
   | { kind: "unknown"; tag: number; bytes: Uint8Array };
 
 /**
@@ -64,10 +98,20 @@ export function validateTlvs(bytes: Uint8Array, start: number, end: number): Dec
       const lengthAt = at + TLV_LENGTH_OFFSET;
       return decodeError("tlv_overrun", lengthAt, `TLV 0x${tag.toString(16)} len ${length} runs past the block`);
     }
-    if (tag >= TLV_STATUS_EFFECTS && tag <= TLV_NAME) {
+    if (tag >= TLV_STATUS_EFFECTS && tag <= TLV_LAST_KNOWN) {
       if ((seen & (1 << tag)) !== 0) return decodeError("duplicate_tlv", at, `TLV ${TLV_TAG_NAMES[tag]} repeated`);
       seen |= 1 << tag;
-      if (tag === TLV_NAME) {
+      if (tag === TLV_INVENTORY) {
+        const problem = inventoryProblem(bytes, valueStart, length);
+        if (problem !== null) return decodeError(problem.code, problem.at, problem.message);
+      } else if (tag === TLV_ITEM) {
+        if (length !== ITEM_VALUE_BYTES) {
+          return decodeError("bad_tlv_length", at + TLV_LENGTH_OFFSET, `TLV item has len ${length}, expected 4`);
+        }
+        if (readU16(bytes, valueStart) === 0 || readU16(bytes, valueStart + 2) === 0) {
+          return decodeError("bad_item", valueStart, "TLV item needs an item_id and a count of at least 1");
+        }
+      } else if (tag === TLV_NAME) {
         const problem = nameProblem(bytes, valueStart, valueStart + length);
         if (problem !== null) return decodeError("bad_name", valueStart, problem);
       } else if (length !== TLV_U16_VALUE_BYTES) {
@@ -79,6 +123,35 @@ export function validateTlvs(bytes: Uint8Array, start: number, end: number): Dec
       }
     }
     at = valueStart + length;
+  }
+  return null;
+}
+
+/** Why an inventory value at bytes[start..start+length) is malformed, or null. */
+function inventoryProblem(
+  bytes: Uint8Array,
+  start: number,
+  length: number,
+): { code: "bad_tlv_length" | "bad_item"; at: number; message: string } | null {
+  if (length < INVENTORY_HEADER_BYTES || (length - INVENTORY_HEADER_BYTES) % INVENTORY_STACK_BYTES !== 0) {
+    return {
+      code: "bad_tlv_length",
+      at: start - TLV_HEADER_BYTES + TLV_LENGTH_OFFSET,
+      message: `TLV inventory has len ${length}, expected 5 + 5 per stack`,
+    };
+  }
+  const capacity = bytes[start + 4];
+  let lastSlot = -1;
+  for (let at = start + INVENTORY_HEADER_BYTES; at < start + length; at += INVENTORY_STACK_BYTES) {
+    const slot = bytes[at];
+    if (slot <= lastSlot) return { code: "bad_item", at, message: "inventory slots must be listed in rising order" };
+    if (slot >= capacity && slot !== SLOT_WEAPON && slot !== SLOT_ARMOR) {
+      return { code: "bad_item", at, message: `inventory slot ${slot} is outside the capacity ${capacity}` };
+    }
+    if (readU16(bytes, at + 1) === 0 || readU16(bytes, at + 3) === 0) {
+      return { code: "bad_item", at, message: "an inventory stack needs an item_id and a count of at least 1" };
+    }
+    lastSlot = slot;
   }
   return null;
 }
@@ -115,10 +188,40 @@ export function tlvsByteLength(tlvs: readonly Tlv[]): number {
         length += TLV_HEADER_BYTES + bytes;
         break;
       }
+      case "inventory": {
+        tag = TLV_INVENTORY;
+        const { version, capacity, stacks } = tlv;
+        if (!isIntegerIn(version, 0, 0xffffffff)) badTlv(`inventory version must be a u32, got ${String(version)}`);
+        if (!isIntegerIn(capacity, 0, 0xff)) badTlv(`inventory capacity must be a u8, got ${String(capacity)}`);
+        if (!Array.isArray(stacks) || stacks.length > INVENTORY_STACKS_MAX) {
+          badTlv(`inventory holds at most ${INVENTORY_STACKS_MAX} stacks`);
+        }
+        let lastSlot = -1;
+        for (const stack of stacks) {
+          const { slot, itemId, count } = stack;
+          if (!isIntegerIn(slot, lastSlot + 1, 0xff)) badTlv("inventory slots must be u8s in rising order");
+          if (slot >= capacity && slot !== SLOT_WEAPON && slot !== SLOT_ARMOR) {
+            badTlv(`inventory slot ${slot} is outside the capacity ${capacity}`);
+          }
+          if (!isIntegerIn(itemId, 1, 0xffff) || !isIntegerIn(count, 1, 0xffff)) {
+            badTlv("an inventory stack needs an item_id and a count of 1..65535");
+          }
+          lastSlot = slot;
+        }
+        length += TLV_HEADER_BYTES + INVENTORY_HEADER_BYTES + stacks.length * INVENTORY_STACK_BYTES;
+        break;
+      }
+      case "item":
+        tag = TLV_ITEM;
+        if (!isIntegerIn(tlv.itemId, 1, 0xffff) || !isIntegerIn(tlv.count, 1, 0xffff)) {
+          badTlv("item needs an item_id and a count of 1..65535");
+        }
+        length += TLV_HEADER_BYTES + ITEM_VALUE_BYTES;
+        break;
       case "unknown":
         tag = 0;
-        if (!isIntegerIn(tlv.tag, 0, 0xff) || (tlv.tag >= TLV_STATUS_EFFECTS && tlv.tag <= TLV_NAME)) {
-          badTlv(`unknown TLV tag must be a u8 outside 0x01..0x04, got ${String(tlv.tag)}`);
+        if (!isIntegerIn(tlv.tag, 0, 0xff) || (tlv.tag >= TLV_STATUS_EFFECTS && tlv.tag <= TLV_LAST_KNOWN)) {
+          badTlv(`unknown TLV tag must be a u8 outside 0x01..0x06, got ${String(tlv.tag)}`);
         }
         if (!(tlv.bytes instanceof Uint8Array) || tlv.bytes.length > TLV_VALUE_MAX_BYTES) {
           badTlv(`TLV value must be a Uint8Array of at most ${TLV_VALUE_MAX_BYTES} bytes`);
@@ -158,6 +261,29 @@ export function writeTlvs(tlvs: readonly Tlv[], out: Uint8Array, offset: number)
         at += TLV_HEADER_BYTES + length;
         break;
       }
+      case "inventory": {
+        out[at + TLV_TAG_OFFSET] = TLV_INVENTORY;
+        out[at + TLV_LENGTH_OFFSET] = INVENTORY_HEADER_BYTES + tlv.stacks.length * INVENTORY_STACK_BYTES;
+        let value = at + TLV_HEADER_BYTES;
+        writeU32(out, value, tlv.version);
+        out[value + 4] = tlv.capacity;
+        value += INVENTORY_HEADER_BYTES;
+        for (const stack of tlv.stacks) {
+          out[value] = stack.slot;
+          writeU16(out, value + 1, stack.itemId);
+          writeU16(out, value + 3, stack.count);
+          value += INVENTORY_STACK_BYTES;
+        }
+        at = value;
+        break;
+      }
+      case "item":
+        out[at + TLV_TAG_OFFSET] = TLV_ITEM;
+        out[at + TLV_LENGTH_OFFSET] = ITEM_VALUE_BYTES;
+        writeU16(out, at + TLV_HEADER_BYTES, tlv.itemId);
+        writeU16(out, at + TLV_HEADER_BYTES + 2, tlv.count);
+        at += TLV_HEADER_BYTES + ITEM_VALUE_BYTES;
+        break;
       case "unknown":
         out[at + TLV_TAG_OFFSET] = tlv.tag;
         out[at + TLV_LENGTH_OFFSET] = tlv.bytes.length;
@@ -190,9 +316,21 @@ export function decodeTlvs(bytes: Uint8Array, start: number, end: number): Tlv[]
     else if (tag === TLV_WEAPON) tlvs.push({ kind: "weapon", value: u16 });
     else if (tag === TLV_ARMOR) tlvs.push({ kind: "armor", value: u16 });
     else if (tag === TLV_NAME) tlvs.push({ kind: "name", value: utf8.decode(bytes.subarray(valueStart, valueEnd)) });
-    else tlvs.push({ kind: "unknown", tag, bytes: bytes.slice(valueStart, valueEnd) });
+    else if (tag === TLV_INVENTORY) tlvs.push(readInventory(bytes, valueStart, valueEnd));
+    else if (tag === TLV_ITEM) {
+      tlvs.push({ kind: "item", itemId: readU16(bytes, valueStart), count: readU16(bytes, valueStart + 2) });
+    } else tlvs.push({ kind: "unknown", tag, bytes: bytes.slice(valueStart, valueEnd) });
   }
   return tlvs;
+}
+
+/** The inventory value at bytes[start..end) of a validated block. */
+function readInventory(bytes: Uint8Array, start: number, end: number): Tlv {
+  const stacks: ItemStack[] = [];
+  for (let at = start + INVENTORY_HEADER_BYTES; at < end; at += INVENTORY_STACK_BYTES) {
+    stacks.push({ slot: bytes[at], itemId: readU16(bytes, at + 1), count: readU16(bytes, at + 3) });
+  }
+  return { kind: "inventory", version: readU32(bytes, start), capacity: bytes[start + 4], stacks };
 }
 
 /** Offset of the value of the first TLV with `tag` in a validated block, or -1. */

@@ -24,7 +24,7 @@ export interface ApiGame extends MetricsSource {
   readonly accounts: Pick<AccountService, "register" | "login">;
   readonly world: Pick<
     World,
-    "name" | "mapWidth" | "mapHeight" | "chunksX" | "chunksY" | "tileInfo" | "npcKinds" | "safeZones"
+    "name" | "mapWidth" | "mapHeight" | "chunksX" | "chunksY" | "tileInfo" | "npcKinds" | "safeZones" | "items"
   >;
   readonly options: Pick<GameOptions, "tickHz">;
   readonly pvp: Pick<PvpRule, "enabled">;
@@ -208,6 +208,17 @@ export function installApiRoutes(
           sprite,
           behaviour,
           speed,
+        })),
+        // What clients draw and explain items with (items/catalogue.ts): the whole catalogue, every number.
+        items: world.items.map(({ id, name, kind, stack, sprite, damage, armor, heal }) => ({
+          id,
+          name,
+          kind,
+          stack,
+          sprite,
+          damage,
+          armor,
+          heal,
         })),
         // Where players may fight each other (combat/pvp-zones.ts): the switch and the safe rectangles.
         pvp: {

@@ -36,6 +36,8 @@ import type { DialogService } from "./dialogs.js";
 import type { Egress } from "./egress.js";
 import type { EntityStore } from "./entities.js";
 import type { Interactables } from "./interactables.js";
+import type { ItemRoom } from "./items/item-room.js";
+import type { Tlv } from "../protocol/tlv.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
 import type { KeyedRateLimiter } from "./rate-limit.js";
@@ -72,6 +74,8 @@ export interface DatagramPorts {
   readonly dialogs: Pick<DialogService, "onAck" | "onReply">;
   readonly custom: Pick<CustomMessages, "dispatch">;
   readonly interactables: Pick<Interactables, "onQuery">;
+  /** Item requests, and what a query adds to an EntityDetail (a bag, a chest's contents). */
+  readonly items: Pick<ItemRoom, "onRequest" | "detailTlv">;
 }
 
 export class DatagramHandler {
@@ -90,6 +94,7 @@ export class DatagramHandler {
   private readonly dialogs: DatagramPorts["dialogs"];
   private readonly custom: DatagramPorts["custom"];
   private readonly interactables: DatagramPorts["interactables"];
+  private readonly items: DatagramPorts["items"];
 
   constructor(ports: DatagramPorts) {
     this.metrics = ports.metrics;
@@ -104,6 +109,7 @@ export class DatagramHandler {
     this.dialogs = ports.dialogs;
     this.custom = ports.custom;
     this.interactables = ports.interactables;
+    this.items = ports.items;
   }
 
   handle(datagram: Uint8Array, peer: Peer, nowMs: number): void {
@@ -159,6 +165,11 @@ export class DatagramHandler {
       case "custom_to_server": {
         const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
         if (session) this.custom.dispatch(session, packet);
+        return;
+      }
+      case "item_request": {
+        const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
+        if (session) this.items.onRequest(session, packet);
         return;
       }
       default:
@@ -345,7 +356,10 @@ export class DatagramHandler {
     const entity = this.entities.get(packet.entityId);
     if (!entity) return this.metrics.drop("unknown_entity");
     const out = new Uint8Array(MAX_DATAGRAM_BYTES);
-    const meta = entity.name ? [...entity.meta, { kind: "name" as const, value: entity.name }] : entity.meta;
+    const meta: Tlv[] = entity.name ? [...entity.meta, { kind: "name", value: entity.name }] : [...entity.meta];
+    // Your own bag, or a chest's contents when you stand next to it (items/item-room.ts).
+    const items = this.items.detailTlv(session, entity);
+    if (items !== null) meta.push(items);
     const size = encodeEntityDetail(
       { type: "entity_detail", clientType: 0, tick: this.clock.tick, entityId: entity.id, meta },
       out,

@@ -34,6 +34,10 @@ import { Metrics, TIMING_WINDOW_TICKS } from "./metrics.js";
 import { executeWindowMoves } from "./movement.js";
 import { NpcRoom } from "./npc/npc-room.js";
 import { CombatRoom } from "./combat/combat-room.js";
+import { ItemCatalogue } from "./items/catalogue.js";
+import { ItemRoom } from "./items/item-room.js";
+import { lootOf, type LootEntry } from "./items/item-specs.js";
+import { ItemStore } from "./persistence/item-store.js";
 import { AdminService } from "./admin/admin-service.js";
 import { AdminStore } from "./admin/admin-store.js";
 import { PvpRule } from "./combat/pvp-zones.js";
@@ -90,6 +94,8 @@ export class Game {
   readonly combat: CombatRoom;
   /** Where players may fight each other. */
   readonly pvp: PvpRule;
+  /** Bags, equipment, chests, piles and loot (items/item-room.ts). */
+  readonly items: ItemRoom;
   /** What operators do: kick, ban, mute, announce (admin/; its HTTP API only with an admin token). */
   readonly admin: AdminService;
   /** Last processed tick; the first tick processed is 1. */
@@ -162,8 +168,37 @@ export class Game {
         egress,
         clock,
         log,
+        // Players fight with what they wield (items, built next), creatures with what their kind says.
+        equipment: {
+          weaponDamage: (entity) => this.items.weaponDamage(entity),
+          armorValue: (entity) => this.items.armorValue(entity),
+        },
+        loot: (victim, typeId) => {
+          const loot = lootByType.get(typeId);
+          if (loot !== undefined) this.items.dropLoot(loot, victim.x, victim.y);
+        },
       },
       { seed: this.options.combatSeed, tickHz: this.options.tickHz },
+    );
+    const catalogue = new ItemCatalogue(world.items);
+    const lootByType = new Map<number, LootEntry[]>();
+    for (const kind of world.npcKinds) {
+      if (kind.loot.length > 0) lootByType.set(kind.typeId, lootOf(kind.loot, catalogue, world.name, kind.name));
+    }
+    this.items = new ItemRoom(
+      {
+        entities,
+        store: new ItemStore(this.database.db, world.name),
+        catalogue,
+        egress,
+        chat,
+        isDown: (entity) => this.combat.isDown(entity),
+        clock,
+        log,
+        worldName: world.name,
+      },
+      world.chests,
+      { seed: this.options.combatSeed },
     );
     this.broadcaster = new Broadcaster({
       entities,
@@ -185,6 +220,7 @@ export class Game {
       dialogs,
       custom,
       interactables: this.interactables,
+      items: this.items,
     });
     this.loop = new TickLoop(this.options.tickHz, () => this.step());
     const characterStore = new CharacterStore(this.database.db);
@@ -197,6 +233,7 @@ export class Game {
       sessions,
       chat,
       characters: this.characters,
+      items: this.items,
       log,
     });
     this.accounts = new AccountService(this.accountStore, this.lifecycle);
@@ -305,6 +342,8 @@ export class Game {
     }
     // Corpses removed, the dead risen, regeneration, and the tick's blows told — before the broadcast shows them.
     this.combat.endTick(this.tick);
+    // Steps onto piles pick them up (after the window and the NPCs moved everyone this tick).
+    this.items.endTick();
     this.lifecycle.flushJoinNotices(startMs);
     // Tile updates go out before the State packets whose manifests show the new versions.
     this.tileUpdates.flush();
@@ -378,6 +417,7 @@ export class Game {
       tileUpdates: this.tileUpdates.stats,
       interactables: { count: this.interactables.size, ...this.interactables.stats },
       npcs: this.npcStatus(last),
+      items: { chests: this.items.chestCount, piles: this.items.pileCount, ...this.items.stats },
       combat: {
         ...this.combat.stats,
         kills: { ...this.combat.stats.kills },

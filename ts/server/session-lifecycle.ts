@@ -11,6 +11,7 @@ import { ENTITY_TYPE_PLAYER, type EntityStore } from "./entities.js";
 import { type GameOptions, JoinError } from "./game-options.js";
 import type { Logger } from "./log.js";
 import type { CharacterSaver } from "./persistence/character-saver.js";
+import type { ItemRoom } from "./items/item-room.js";
 import { type CharacterState, NEW_CHARACTER } from "./persistence/character-store.js";
 import type { Session, SessionRegistry } from "./session.js";
 import { NOTICE_RADIUS } from "./view.js";
@@ -31,6 +32,8 @@ export interface SessionLifecyclePorts {
   /** Join and leave notices. */
   readonly chat: Pick<ChatService, "systemNear" | "tell">;
   readonly characters: Pick<CharacterSaver, "load" | "track" | "saveAndForget" | "saveChanged">;
+  /** What each session carries: loaded when it starts, put away (a guest's dropped) when it ends. */
+  readonly items: Pick<ItemRoom, "enter" | "leave">;
   readonly log: Logger;
 }
 
@@ -106,6 +109,7 @@ export class SessionLifecycle implements AccountHost {
     const { sessions, entities, characters, log, chat } = this.ports;
     if (sessions.byTokenValue(session.token) !== session) return;
     sessions.remove(session);
+    this.ports.items.leave(session);
     entities.remove(session.entity);
     const key = nickKey(session.nick);
     if (this.nickKeys.get(key) === session) this.nickKeys.delete(key);
@@ -167,6 +171,7 @@ export class SessionLifecycle implements AccountHost {
       meta: [],
     });
     const session = sessions.create(entity, nick, performance.now(), accountId);
+    this.ports.items.enter(session);
     // An account's own nick is its name in the world: it enters even beside a lookalike guest (who came later).
     this.nickKeys.set(nickKey(nick), session);
     log.info("session joined", { entityId: entity.id, nick, accountId, x: spot.x, y: spot.y });

@@ -2,6 +2,7 @@
 // LoadedMap to WorldMap, used by the server at start and by the map tool.
 import { tileFlagsTable } from "../tile-flags.js";
 import { type LoadedMap, loadMap } from "./map/load-map.js";
+import { CHEST_KIND } from "./items/item-specs.js";
 import type { WorldMap } from "./world.js";
 
 /** What the World needs of a loaded map. */
@@ -13,9 +14,12 @@ export function worldMapOf(map: LoadedMap): WorldMap {
     tiles: map.tiles,
     flags: tileFlagsTable(map.tileData),
     spawns: map.spawns,
-    interactables: map.interactables,
+    // Chests are the item room's (items/item-room.ts), not signs.
+    interactables: map.interactables.filter((object) => object.kind !== CHEST_KIND),
     npcKinds: map.npcKinds,
     npcSpawns: map.npcSpawns,
+    items: map.items,
+    chests: map.chests,
     safeZones: map.safeZones,
     pvp: map.pvp,
     tileInfo: [...map.tileData.values()].map(({ id, name, collides, opaque, look }) => ({

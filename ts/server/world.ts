@@ -15,6 +15,8 @@ import type { Core } from "../wasm/core.js";
 import type { NpcKind } from "./npc/kinds.js";
 import type { NpcSpawnSpec } from "./npc/spawns.js";
 import type { SafeZone } from "./combat/pvp-zones.js";
+import type { ItemDef } from "./items/catalogue.js";
+import type { ChestSpec } from "./items/item-specs.js";
 import { WasmCodec, type WidePart } from "../wasm/codec.js";
 import { type MoveTable, type Pathing, WasmSim } from "../wasm/sim.js";
 
@@ -34,6 +36,9 @@ export interface WorldMap {
   /** The creatures and where they live (LoadedMap.npcKinds / npcSpawns); none when absent. */
   npcKinds?: NpcKind[];
   npcSpawns?: NpcSpawnSpec[];
+  /** The item catalogue and the chests (LoadedMap.items / chests); none when absent. */
+  items?: ItemDef[];
+  chests?: ChestSpec[];
   /** Where PvP never holds (LoadedMap.safeZones), and the map's own PvP switch; none / null when absent. */
   safeZones?: SafeZone[];
   pvp?: boolean | null;
@@ -67,6 +72,8 @@ export class World {
   readonly npcKinds: readonly NpcKind[];
   readonly npcSpawns: readonly NpcSpawnSpec[];
   readonly safeZones: readonly SafeZone[];
+  readonly items: readonly ItemDef[];
+  readonly chests: readonly ChestSpec[];
   /** The map's `pvp` property; null when it does not say. */
   readonly mapPvp: boolean | null;
 
@@ -85,6 +92,8 @@ export class World {
     this.npcKinds = map.npcKinds ?? [];
     this.npcSpawns = map.npcSpawns ?? [];
     this.safeZones = map.safeZones ?? [];
+    this.items = map.items ?? [];
+    this.chests = map.chests ?? [];
     this.mapPvp = map.pvp ?? null;
     this.codec = new WasmCodec(core);
     const gridWidth = this.chunksX * CHUNK_SIZE;

@@ -27,6 +27,9 @@ import {
   PACKET_TYPE_NAMES,
   PROTOCOL_VERSION,
   TLV_HEADER_BYTES,
+  INVENTORY_HEADER_BYTES,
+  INVENTORY_STACK_BYTES,
+  ITEM_VALUE_BYTES,
   TLV_TAG_NAMES,
   TLV_U16_VALUE_BYTES,
   type Tlv,
@@ -106,7 +109,21 @@ function layoutOf(type: string): Layout | undefined {
 }
 
 function tlvJson(tlv: Tlv): Json {
-  return tlv.kind === "unknown" ? { tag: tlv.tag, hex: toHex(tlv.bytes) } : { tag: tlv.kind, value: tlv.value };
+  switch (tlv.kind) {
+    case "unknown":
+      return { tag: tlv.tag, hex: toHex(tlv.bytes) };
+    case "inventory":
+      return {
+        tag: "inventory",
+        version: tlv.version,
+        capacity: tlv.capacity,
+        stacks: tlv.stacks.map((stack) => ({ slot: stack.slot, itemId: stack.itemId, count: stack.count })),
+      };
+    case "item":
+      return { tag: "item", itemId: tlv.itemId, count: tlv.count };
+    default:
+      return { tag: tlv.kind, value: tlv.value };
+  }
 }
 
 /** Encoded bytes of TLVs; counts as the encoder does, without its checks (they come with the encode). */
@@ -115,6 +132,9 @@ function metaLength(meta: readonly Tlv[]): number {
   for (const tlv of meta) {
     if (tlv.kind === "unknown") length += TLV_HEADER_BYTES + tlv.bytes.length;
     else if (tlv.kind === "name") length += TLV_HEADER_BYTES + utf8ByteLength(tlv.value);
+    else if (tlv.kind === "inventory") {
+      length += TLV_HEADER_BYTES + INVENTORY_HEADER_BYTES + tlv.stacks.length * INVENTORY_STACK_BYTES;
+    } else if (tlv.kind === "item") length += TLV_HEADER_BYTES + ITEM_VALUE_BYTES;
     else length += TLV_HEADER_BYTES + TLV_U16_VALUE_BYTES;
   }
   return length;
@@ -671,11 +691,27 @@ function tlvFromJson(value: unknown, path: string): Tlv {
     tlv = { kind: tag, value: fields.integer("value") };
   } else if (tag === "name") {
     tlv = { kind: "name", value: fields.string("value") };
+  } else if (tag === "inventory") {
+    const stacks = fields.raw("stacks");
+    if (!Array.isArray(stacks)) throw new ToolInputError(`${path}.stacks must be an array`);
+    tlv = {
+      kind: "inventory",
+      version: fields.integer("version"),
+      capacity: fields.integer("capacity"),
+      stacks: stacks.map((raw, index) => {
+        const stack = Fields.of(raw, `${path}.stacks[${index}]`);
+        const value = { slot: stack.integer("slot"), itemId: stack.integer("itemId"), count: stack.integer("count") };
+        stack.done();
+        return value;
+      }),
+    };
+  } else if (tag === "item") {
+    tlv = { kind: "item", itemId: fields.integer("itemId"), count: fields.integer("count") };
   } else if (typeof tag === "number") {
     const hex = fields.string("hex");
     tlv = { kind: "unknown", tag, bytes: bytesFromHex(hex) };
   } else {
-    throw new ToolInputError(`${path}.tag must be status_effects, weapon, armor, name or a number`);
+    throw new ToolInputError(`${path}.tag must be status_effects, weapon, armor, name, inventory, item or a number`);
   }
   fields.done();
   return tlv;

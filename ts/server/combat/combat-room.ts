@@ -69,6 +69,13 @@ export interface CombatPorts {
   readonly egress: Egress;
   readonly clock: Pick<Clock, "tick">;
   readonly log: Logger;
+  /** A player's equipped weapon damage (null: bare hands) and armor (items/item-room.ts). */
+  readonly equipment?: {
+    weaponDamage(entity: StoredEntity): number | null;
+    armorValue(entity: StoredEntity): number;
+  };
+  /** A creature of kind `typeId` died: its loot falls where it lies. */
+  readonly loot?: (victim: StoredEntity, typeId: number) => void;
 }
 
 export interface CombatOptions {
@@ -226,6 +233,7 @@ export class CombatRoom {
     this.tell(COMBAT_KILL, killer, victim, Math.max(0, gain));
     if (victimIsNpc) {
       this.stats.kills.npcs++;
+      this.ports.loot?.(victim, victim.typeId);
       this.woundedNpcs.delete(victim.id);
       this.corpses.push({ entityId: victim.id, removeTick: tick + this.corpseTicks });
     } else {
@@ -298,12 +306,12 @@ export class CombatRoom {
   }
 
   private weaponOf(entity: StoredEntity): number {
-    if (entity.typeId === ENTITY_TYPE_PLAYER) return UNARMED_DAMAGE;
+    if (entity.typeId === ENTITY_TYPE_PLAYER) return this.ports.equipment?.weaponDamage(entity) ?? UNARMED_DAMAGE;
     return this.ports.npcs.get(entity.id)?.kind.attack ?? 0;
   }
 
   private armorOf(entity: StoredEntity): number {
-    if (entity.typeId === ENTITY_TYPE_PLAYER) return 0;
+    if (entity.typeId === ENTITY_TYPE_PLAYER) return this.ports.equipment?.armorValue(entity) ?? 0;
     return this.ports.npcs.get(entity.id)?.kind.armor ?? 0;
   }
 

@@ -5,6 +5,7 @@
 // running away works. attack / armor / elo feed the combat formula
 // (ts/server/combat/formula.ts): a new player (elo 1000, bare hands) kills a
 // rat in a blow or two and a spider in about five; a skeleton is a real fight.
+// Loot names items of caves.items.json (caves-items.ts); guards and rats drop nothing.
 import type { NpcKind } from "../npc/kinds.js";
 import { NPC_KINDS_VERSION } from "../npc/kinds.js";
 
@@ -23,6 +24,7 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     attack: 0,
     armor: 0,
     elo: 800,
+    loot: [],
   },
   {
     name: "glow beetle",
@@ -38,6 +40,7 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     attack: 0,
     armor: 2,
     elo: 700,
+    loot: [{ item: "glow crystal", chance: 0.3, min: 1, max: 1 }],
   },
   {
     name: "cave spider",
@@ -53,6 +56,7 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     attack: 3,
     armor: 1,
     elo: 1050,
+    loot: [{ item: "gold coin", chance: 0.5, min: 1, max: 3 }],
   },
   {
     name: "skeleton",
@@ -68,6 +72,11 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     attack: 4,
     armor: 3,
     elo: 1200,
+    loot: [
+      { item: "gold coin", chance: 0.8, min: 2, max: 6 },
+      { item: "healing potion", chance: 0.25, min: 1, max: 1 },
+      { item: "short sword", chance: 0.05, min: 1, max: 1 },
+    ],
   },
   {
     name: "hall guard",
@@ -83,11 +92,15 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     attack: 7,
     armor: 6,
     elo: 1400,
+    loot: [],
   },
 ];
 
 /** caves.npcs.json: one kind per line. */
 export function cavesNpcKindsJson(): string {
-  const lines = CAVE_NPC_KINDS.map((kind) => "  " + JSON.stringify(kind));
+  // A kind without loot leaves the field out (the parser's default), as a host would write it.
+  const lines = CAVE_NPC_KINDS.map(
+    (kind) => "  " + JSON.stringify(kind.loot.length > 0 ? kind : { ...kind, loot: undefined }),
+  );
   return `{\n "version": ${NPC_KINDS_VERSION},\n "kinds": [\n${lines.join(",\n")}\n ]\n}\n`;
 }

@@ -10,6 +10,7 @@
 // slot: with firstgid 1, GID i would show atlas slot i - 1. Sub-rectangles put
 // GID i on slot i exactly.
 import { CAVE_TILE_DATA, type GeneratedCaves } from "./generate-caves.js";
+import { caveChests } from "./caves-items.js";
 
 const TILE_SIZE_PX = 8;
 const ATLAS_COLUMNS = 16;
@@ -78,6 +79,15 @@ export function cavesTmj(caves: GeneratedCaves): string {
   // The great hall is always safe: no PvP where players arrive (combat/pvp-zones.ts).
   const hall = caves.greatHall;
   const zones = [area("great hall", "safe_zone", hall.x, hall.y, hall.width, hall.height, [])];
+  // Chests last, so adding them kept every earlier object's id (a chest's contents are stored by its id).
+  for (const chest of caveChests(caves)) {
+    interactables.push(
+      point(chest.name, "", chest.x, chest.y, [
+        { name: "items", type: "string", value: chest.items },
+        { name: "kind", type: "string", value: "chest" },
+      ]),
+    );
+  }
   const atlasRows = Math.ceil((CAVE_TILE_DATA.length + 1) / ATLAS_COLUMNS);
   const map = {
     compressionlevel: -1,

@@ -11,6 +11,8 @@ import { maskGid } from "./gid.js";
 import { MapError } from "./map-error.js";
 import { interactablesOf, spawnObjects, worldObjects, type Interactable, type MapObject } from "./map-objects.js";
 import { type NpcKind, npcKindsPathFor, readNpcKindsFile } from "../npc/kinds.js";
+import { type ItemDef, ItemCatalogue, itemCataloguePathFor, readItemCatalogueFile } from "../items/catalogue.js";
+import { type ChestSpec, chestsOf, lootOf } from "../items/item-specs.js";
 import { type NpcSpawnSpec, npcSpawnsOf } from "../npc/spawns.js";
 import { type SafeZone, mapPvpOf, safeZonesOf } from "../combat/pvp-zones.js";
 import type { MapFormat, RawMap, RawTileLayer } from "./raw-map.js";
@@ -85,6 +87,10 @@ export interface LoadedMap {
   npcKinds: NpcKind[];
   /** The map's npc_spawn objects (ts/server/npc/spawns.ts), checked against the kinds and the free cells. */
   npcSpawns: NpcSpawnSpec[];
+  /** The items of `<map>.items.json` (ts/server/items/catalogue.ts); empty when there is no such file. */
+  items: ItemDef[];
+  /** The map's chests (interactables of kind "chest"), their contents checked against the items. */
+  chests: ChestSpec[];
   /** Every object of every object layer (hidden ones too), in world tile coordinates. */
   objects: MapObject[];
   /** The map's safe_zone rectangles: no PvP inside (ts/server/combat/pvp-zones.ts). */
@@ -177,6 +183,13 @@ export function loadMap(path: string): LoadedMap {
   const kindsFile = npcKindsPathFor(path);
   const npcKinds = readNpcKindsFile(kindsFile);
   const npcSpawns = npcSpawnsOf(objects, npcKinds, isFree, path, kindsFile);
+  const itemsFile = itemCataloguePathFor(path);
+  const items = readItemCatalogueFile(itemsFile) ?? [];
+  const catalogue = new ItemCatalogue(items);
+  // Loot and chest contents name items: every name must be in the catalogue, or the map does not load.
+  (npcKinds ?? []).forEach((kind, index) => lootOf(kind.loot, catalogue, kindsFile, `kinds[${index}]`));
+  const interactables = interactablesOf(objects, path);
+  const chests = chestsOf(interactables, catalogue, path);
 
   const nameProperty = map.properties.name;
   return {
@@ -186,9 +199,11 @@ export function loadMap(path: string): LoadedMap {
     tiles: flat.tiles,
     tileData: flat.tileData,
     spawns,
-    interactables: interactablesOf(objects, path),
+    interactables,
     npcKinds: npcKinds ?? [],
     npcSpawns,
+    items,
+    chests,
     objects,
     safeZones: safeZonesOf(objects, path),
     pvp: mapPvpOf(map.properties, path),

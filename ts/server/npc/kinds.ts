@@ -12,6 +12,7 @@ import { NAME_MAX_BYTES } from "../../protocol/tlv.js";
 import { NPC_BEHAVIOURS, NPC_TYPE_ID_MIN, type NpcBehaviour } from "../../npc-types.js";
 import { dataFilePathFor, parseDataFileList, readDataFile } from "../map/data-file.js";
 import { MapError } from "../map/map-error.js";
+import type { RawLootEntry } from "../items/item-specs.js";
 
 export const NPC_KINDS_VERSION = 1;
 /** The largest perception, leash or wander radius: more would reach far past any player's view. */
@@ -45,7 +46,13 @@ export interface NpcKind {
   armor: number;
   /** Its rating: the level the combat formula compares, and what a kill of it is worth. */
   elo: number;
+  /** What may fall where it dies, by item name (checked against the item catalogue when the map loads). */
+  loot: RawLootEntry[];
 }
+
+/** The most lines a loot table has, and the most of one item a line drops. */
+export const NPC_LOOT_LINES_MAX = 8;
+export const NPC_LOOT_COUNT_MAX = 999;
 
 /** A kind's rating when the file gives none: the same as a new player's. */
 export const NPC_DEFAULT_ELO = 1000;
@@ -66,6 +73,7 @@ const KIND_KEYS = new Set([
   "attack",
   "armor",
   "elo",
+  "loot",
 ]);
 const SPRITE_NAME = /^[a-z0-9_-]{1,32}$/;
 
@@ -148,5 +156,46 @@ function parseKind(value: unknown, where: string, file: string): NpcKind {
     attack: integer("attack", 0, NPC_COMBAT_VALUE_MAX, behaviour === "wander" ? 0 : undefined),
     armor: integer("armor", 0, NPC_COMBAT_VALUE_MAX, 0),
     elo: integer("elo", ELO_MIN, ELO_MAX, NPC_DEFAULT_ELO),
+    loot: parseLoot(fields.loot, where, file),
   };
+}
+
+const LOOT_KEYS = new Set(["item", "chance", "min", "max"]);
+
+function parseLoot(value: unknown, where: string, file: string): RawLootEntry[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.length > NPC_LOOT_LINES_MAX) {
+    throw new MapError(file, `${where}.loot: expected an array of at most ${NPC_LOOT_LINES_MAX} lines`);
+  }
+  return value.map((line: unknown, index) => {
+    const at = `${where}.loot[${index}]`;
+    if (line === null || typeof line !== "object" || Array.isArray(line)) {
+      throw new MapError(file, `${at}: expected an object`);
+    }
+    const fields = line as Record<string, unknown>;
+    for (const key of Object.keys(fields)) {
+      if (!LOOT_KEYS.has(key)) throw new MapError(file, `${at}: unknown field "${key}"`);
+    }
+    if (typeof fields.item !== "string" || fields.item === "") {
+      throw new MapError(file, `${at}.item: expected an item name`);
+    }
+    const chance = fields.chance;
+    if (typeof chance !== "number" || !(chance > 0 && chance <= 1)) {
+      throw new MapError(file, `${at}.chance: expected a number above 0 and at most 1, got ${JSON.stringify(chance)}`);
+    }
+    const count = (key: "min" | "max"): number => {
+      const field = fields[key] ?? 1;
+      if (typeof field !== "number" || !Number.isInteger(field) || field < 1 || field > NPC_LOOT_COUNT_MAX) {
+        throw new MapError(
+          file,
+          `${at}.${key}: expected an integer 1..${NPC_LOOT_COUNT_MAX}, got ${JSON.stringify(field)}`,
+        );
+      }
+      return field;
+    };
+    const min = count("min");
+    const max = fields.max === undefined ? min : count("max");
+    if (max < min) throw new MapError(file, `${at}.max: must be at least min (${min})`);
+    return { item: fields.item, chance, min, max };
+  });
 }

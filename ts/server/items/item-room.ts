@@ -1,0 +1,758 @@
+// Everything items do in the world (issue 14, docs/items.md): the players'
+// bags and equipment, the map's chests, the piles on the ground, loot, and
+// the ItemRequests that move items between them.
+//
+// One rule makes items safe: a change is decided in memory on copies
+// (bag.ts), written to SQLite in one transaction over every row it touches
+// (persistence/item-store.ts), and only then applied and answered. So an item
+// is durable before the player hears "ok", and a kill at any moment leaves it
+// in exactly one place. Guests' bags are not stored (their characters are
+// not): what a guest carries is dropped where it stands when its session ends.
+//
+// Every request has an id: the first copy executes, every later copy gets the
+// same answer (the last REMEMBERED_ANSWERS per player), one older than those
+// gets `stale` and changes nothing — a lost or duplicated datagram never
+// duplicates or loses an item. After every change the player's own
+// EntityDetail (with its `inventory` TLV) goes out, and so does a chest's to
+// every player next to it.
+import { ENTITY_FLAG_INTERACTABLE, ENTITY_FLAG_STATIC } from "../../protocol/entity.js";
+import { encodeEntityDetail } from "../../protocol/entity-detail.js";
+import { MAX_DATAGRAM_BYTES } from "../../protocol/header.js";
+import { ITEM_OPS, type ItemRequestPacket } from "../../protocol/item-request.js";
+import { ITEM_STATUSES, type ItemStatus, encodeItemResult, ITEM_RESULT_BYTES } from "../../protocol/item-result.js";
+import { SLOT_ARMOR, SLOT_WEAPON, type ItemStack, type Tlv } from "../../protocol/tlv.js";
+import { mulberry32 } from "../../random.js";
+import type { Clock } from "../clock.js";
+import type { ChatService } from "../chat.js";
+import type { Egress } from "../egress.js";
+import type { EntityStore, StoredEntity } from "../entities.js";
+import type { Logger } from "../log.js";
+import type { ItemStore, ItemWrite, StoredStack } from "../persistence/item-store.js";
+import type { Session } from "../session.js";
+import { addTo, emptySlots, type Slots, type Stack, takeFrom } from "./bag.js";
+import type { ItemCatalogue, ItemDef } from "./catalogue.js";
+import type { ChestSpec, LootEntry } from "./item-specs.js";
+
+/** Built-in type_ids of the things items live in (docs/protocol.md § 18.3). */
+export const ENTITY_TYPE_CHEST = 2;
+export const ENTITY_TYPE_ITEM = 5;
+/** Slots in a player's bag and in a chest. */
+export const BAG_SLOTS = 20;
+export const CHEST_SLOTS = 20;
+/** Answers each player's recent requests are remembered for (a re-sent copy gets the same one). */
+export const REMEMBERED_ANSWERS = 64;
+/** Piles a world holds at most: a drop beyond is refused (`full`), so dropping cannot grow memory without end. */
+export const PILES_MAX = 4096;
+/** How far (Chebyshev) a player reaches into a chest or a pile. */
+const REACH = 1;
+
+const STATUS = Object.fromEntries(ITEM_STATUSES.map((name, code) => [name, code])) as Record<ItemStatus, number>;
+
+/** What a player carries, and its request memory. */
+interface Carried {
+  readonly session: Session;
+  /** Its container key in the store; null for a guest (kept in memory only). */
+  readonly key: string | null;
+  bag: (Stack | null)[];
+  weapon: Stack | null;
+  armor: Stack | null;
+  version: number;
+  /** Where it stood at the last end of tick: a step onto a pile picks it up. */
+  lastX: number;
+  lastY: number;
+  readonly answers: Map<number, { status: number; version: number }>;
+  /** Request ids up to this one were forgotten: a copy of one gets `stale`. */
+  forgottenUpTo: number;
+}
+
+interface Chest {
+  readonly entity: StoredEntity;
+  readonly key: string;
+  slots: (Stack | null)[];
+  version: number;
+}
+
+interface Pile {
+  readonly entity: StoredEntity;
+  /** Its row in item_piles. */
+  readonly rowId: number;
+  readonly itemId: number;
+  count: number;
+}
+
+/** A change decided on copies: what to write, then what to apply once it is written. */
+interface Change {
+  write: ItemWrite;
+  apply: (newPileIds: readonly number[]) => void;
+}
+
+export interface ItemPorts {
+  readonly entities: Pick<EntityStore, "spawn" | "remove" | "get">;
+  readonly store: Pick<ItemStore, "load" | "piles" | "write">;
+  readonly catalogue: ItemCatalogue;
+  readonly egress: Egress;
+  readonly chat: Pick<ChatService, "tell">;
+  /** Whether an entity lies dead (combat): the dead do not use items. */
+  readonly isDown: (entity: StoredEntity) => boolean;
+  readonly clock: Pick<Clock, "tick">;
+  readonly log: Logger;
+  readonly worldName: string;
+}
+
+export interface ItemStats {
+  requests: number;
+  repeated: number;
+  stale: number;
+  refused: number;
+  done: number;
+  pickedUp: number;
+  dropped: number;
+  lootDropped: number;
+  writeFailures: number;
+}
+
+export class ItemRoom {
+  private readonly carried = new Map<number, Carried>();
+  private readonly chests = new Map<number, Chest>();
+  private readonly piles = new Map<number, Pile>();
+  /** Pile entity ids by tile (x * 65536 + y, map coordinates are below 32768): what a step lands on. */
+  private readonly pilesAt = new Map<number, number[]>();
+  private readonly random: () => number;
+  readonly stats: ItemStats = {
+    requests: 0,
+    repeated: 0,
+    stale: 0,
+    refused: 0,
+    done: 0,
+    pickedUp: 0,
+    dropped: 0,
+    lootDropped: 0,
+    writeFailures: 0,
+  };
+
+  constructor(
+    private readonly ports: ItemPorts,
+    chests: readonly ChestSpec[],
+    options: { seed: number },
+  ) {
+    this.random = mulberry32(options.seed ^ 0x17e45);
+    const seeds: NonNullable<ItemWrite["containers"]> = [];
+    for (const spec of chests) {
+      const key = `chest:${ports.worldName}:${spec.id}`;
+      const stored = ports.store.load(key);
+      let slots = emptySlots(CHEST_SLOTS);
+      let version = 1;
+      if (stored === undefined) {
+        // First start with this chest: it holds what the map says, and from now on what players leave in it.
+        for (const { item, count } of spec.items) slots = addTo(slots, item.id, count, ports.catalogue).slots;
+        seeds.push({ key, version, stacks: stacksOf(slots) });
+      } else {
+        version = stored.version;
+        slots = this.slotsFrom(stored.stacks, CHEST_SLOTS, key);
+      }
+      const entity = ports.entities.spawn({
+        typeId: ENTITY_TYPE_CHEST,
+        x: spec.x,
+        y: spec.y,
+        hp: 0,
+        hpMax: 0,
+        elo: 0,
+        flags: ENTITY_FLAG_STATIC | ENTITY_FLAG_INTERACTABLE,
+        name: spec.name,
+        meta: [],
+      });
+      this.chests.set(entity.id, { entity, key, slots, version });
+    }
+    if (seeds.length > 0) ports.store.write({ containers: seeds });
+    for (const pile of ports.store.piles()) {
+      if (ports.catalogue.get(pile.itemId) === undefined) {
+        ports.log.warn("pile of an item the catalogue no longer has is left in the database", { pile: pile.id });
+        continue;
+      }
+      this.spawnPile(pile.id, pile.x, pile.y, pile.itemId, pile.count);
+    }
+  }
+
+  get chestCount(): number {
+    return this.chests.size;
+  }
+
+  get pileCount(): number {
+    return this.piles.size;
+  }
+
+  /** The chest entity standing for the map object `name`, for tests and tools. */
+  chestNamed(name: string): StoredEntity | undefined {
+    for (const chest of this.chests.values()) if (chest.entity.name === name) return chest.entity;
+    return undefined;
+  }
+
+  /** A session starts: an account's bag comes from the store, a guest's starts empty. */
+  enter(session: Session): void {
+    const key = session.accountId === null ? null : `character:${session.accountId}`;
+    const carried: Carried = {
+      session,
+      key,
+      bag: emptySlots(BAG_SLOTS),
+      weapon: null,
+      armor: null,
+      version: 1,
+      lastX: session.entity.x,
+      lastY: session.entity.y,
+      answers: new Map(),
+      forgottenUpTo: 0,
+    };
+    const stored = key === null ? undefined : this.ports.store.load(key);
+    if (stored !== undefined && key !== null) {
+      carried.version = stored.version;
+      carried.bag = this.slotsFrom(
+        stored.stacks.filter((stack) => stack.slot < BAG_SLOTS),
+        BAG_SLOTS,
+        key,
+      );
+      for (const stack of stored.stacks) {
+        const item = this.ports.catalogue.get(stack.itemId);
+        if (item === undefined) continue;
+        if (stack.slot === SLOT_WEAPON && item.kind === "weapon") carried.weapon = stack;
+        if (stack.slot === SLOT_ARMOR && item.kind === "armor") carried.armor = stack;
+      }
+    }
+    this.carried.set(session.entity.id, carried);
+    this.showEquipment(carried);
+  }
+
+  /** A session ends: an account's bag is already stored; a guest's items drop where it stood. */
+  leave(session: Session): void {
+    const carried = this.carried.get(session.entity.id);
+    if (carried === undefined || carried.session !== session) return;
+    this.carried.delete(session.entity.id);
+    if (carried.key !== null) return;
+    const { x, y } = session.entity;
+    const stacks = [...carried.bag, carried.weapon, carried.armor].filter((s): s is Stack => s !== null);
+    const room = PILES_MAX - this.piles.size;
+    const dropped = stacks.slice(0, Math.max(0, room));
+    if (dropped.length === 0) return;
+    this.commit({
+      write: { newPiles: dropped.map((stack) => ({ x, y, itemId: stack.itemId, count: stack.count })) },
+      apply: (ids) => {
+        dropped.forEach((stack, index) => this.spawnPile(ids[index], x, y, stack.itemId, stack.count));
+      },
+    });
+  }
+
+  /** The combat formula's numbers for a player: its weapon's damage (null: bare hands) and its armor. */
+  weaponDamage(entity: StoredEntity): number | null {
+    const weapon = this.carried.get(entity.id)?.weapon;
+    return weapon ? (this.ports.catalogue.get(weapon.itemId)?.damage ?? null) : null;
+  }
+
+  armorValue(entity: StoredEntity): number {
+    const armor = this.carried.get(entity.id)?.armor;
+    return armor ? (this.ports.catalogue.get(armor.itemId)?.armor ?? 0) : 0;
+  }
+
+  /** Whether the player holds at least one of the item named `name` (a door's key, for example). */
+  holds(session: Session, name: string): boolean {
+    const item = this.ports.catalogue.named(name);
+    const carried = this.carried.get(session.entity.id);
+    if (item === undefined || carried === undefined) return false;
+    if (carried.weapon?.itemId === item.id || carried.armor?.itemId === item.id) return true;
+    return carried.bag.some((stack) => stack !== null && stack.itemId === item.id);
+  }
+
+  /**
+   * The TLV a query of `entity` by `session` adds to its EntityDetail: the player's own bag when
+   * it asks about itself, a chest's contents to a player within reach; null otherwise.
+   */
+  detailTlv(session: Session, entity: StoredEntity): Tlv | null {
+    if (entity === session.entity) {
+      const carried = this.carried.get(entity.id);
+      return carried ? inventoryTlv(carried.version, BAG_SLOTS, bagStacks(carried)) : null;
+    }
+    const chest = this.chests.get(entity.id);
+    if (chest === undefined || !within(session.entity, entity, REACH)) return null;
+    return inventoryTlv(chest.version, CHEST_SLOTS, stacksOf(chest.slots));
+  }
+
+  /** An ItemRequest from `session`: executed once, answered every time. */
+  onRequest(session: Session, packet: ItemRequestPacket): void {
+    const carried = this.carried.get(session.entity.id);
+    if (carried === undefined || carried.session !== session) return;
+    this.stats.requests++;
+    const known = carried.answers.get(packet.requestId);
+    if (known !== undefined) {
+      this.stats.repeated++;
+      return this.answer(session, packet.requestId, known.status, known.version);
+    }
+    if (packet.requestId <= carried.forgottenUpTo) {
+      this.stats.stale++;
+      return this.answer(session, packet.requestId, STATUS.stale, carried.version);
+    }
+    const status = this.execute(carried, packet);
+    if (status === STATUS.ok) this.stats.done++;
+    else this.stats.refused++;
+    carried.answers.set(packet.requestId, { status, version: carried.version });
+    if (carried.answers.size > REMEMBERED_ANSWERS) {
+      const oldest = carried.answers.keys().next().value as number;
+      carried.answers.delete(oldest);
+      carried.forgottenUpTo = Math.max(carried.forgottenUpTo, oldest);
+    }
+    this.answer(session, packet.requestId, status, carried.version);
+  }
+
+  /**
+   * End of a tick: every living player that stepped onto a pile picks up what fits. Runs over the
+   * players in play, one map lookup each.
+   */
+  endTick(): void {
+    if (this.pilesAt.size === 0) {
+      for (const carried of this.carried.values()) {
+        carried.lastX = carried.session.entity.x;
+        carried.lastY = carried.session.entity.y;
+      }
+      return;
+    }
+    for (const carried of this.carried.values()) {
+      const entity = carried.session.entity;
+      if (entity.x === carried.lastX && entity.y === carried.lastY) continue;
+      carried.lastX = entity.x;
+      carried.lastY = entity.y;
+      const here = this.pilesAt.get(tileKey(entity.x, entity.y));
+      if (here === undefined || this.ports.isDown(entity)) continue;
+      for (const pileId of here.slice()) this.pickUp(carried, pileId);
+    }
+  }
+
+  /** A creature died at (x, y): its kind's loot table rolls, and what falls lies there. */
+  dropLoot(loot: readonly LootEntry[], x: number, y: number): void {
+    const falls: { itemId: number; count: number }[] = [];
+    for (const entry of loot) {
+      if (this.random() >= entry.chance) continue;
+      const count = entry.min + Math.floor(this.random() * (entry.max - entry.min + 1));
+      falls.push({ itemId: entry.item.id, count });
+    }
+    if (falls.length === 0 || this.piles.size + falls.length > PILES_MAX) return;
+    this.commit({
+      write: { newPiles: falls.map((fall) => ({ x, y, ...fall })) },
+      apply: (ids) => {
+        falls.forEach((fall, index) => this.spawnPile(ids[index], x, y, fall.itemId, fall.count));
+        this.stats.lootDropped += falls.length;
+      },
+    });
+  }
+
+  /** Every item in the world by id: bags in play, chests and piles (the conservation tests sum this). */
+  census(): Map<number, number> {
+    const total = new Map<number, number>();
+    const add = (stack: Stack | null): void => {
+      if (stack !== null) total.set(stack.itemId, (total.get(stack.itemId) ?? 0) + stack.count);
+    };
+    for (const carried of this.carried.values()) {
+      carried.bag.forEach(add);
+      add(carried.weapon);
+      add(carried.armor);
+    }
+    for (const chest of this.chests.values()) chest.slots.forEach(add);
+    for (const pile of this.piles.values()) add({ itemId: pile.itemId, count: pile.count });
+    return total;
+  }
+
+  private execute(carried: Carried, packet: ItemRequestPacket): number {
+    const entity = carried.session.entity;
+    if (this.ports.isDown(entity)) return STATUS.dead;
+    const op = ITEM_OPS[packet.op];
+    switch (op) {
+      case "take":
+      case "take_all":
+        return this.take(carried, packet.container, op === "take_all" ? -1 : packet.slot, packet.count);
+      case "put":
+        return this.put(carried, packet.container, packet.slot, packet.count);
+      case "drop":
+        return this.drop(carried, packet.slot, packet.count);
+      case "equip":
+        return this.equip(carried, packet.slot);
+      case "unequip":
+        return this.unequip(carried, packet.slot);
+      case "use":
+        return this.use(carried, packet.slot);
+      case "move":
+        return this.move(carried, packet.slot, packet.toSlot);
+    }
+  }
+
+  /** Take from a chest (one slot, or every slot for `slot` −1) or from a pile, as much as fits. */
+  private take(carried: Carried, containerId: number, slot: number, count: number): number {
+    const pile = this.piles.get(containerId);
+    if (pile !== undefined) {
+      if (!within(carried.session.entity, pile.entity, REACH)) return STATUS.too_far;
+      return this.takePile(carried, pile, count === 0 ? pile.count : Math.min(count, pile.count));
+    }
+    const chest = this.chests.get(containerId);
+    if (chest === undefined) return STATUS.no_container;
+    if (!within(carried.session.entity, chest.entity, REACH)) return STATUS.too_far;
+    let bag: Slots = carried.bag;
+    let slots: Slots = chest.slots;
+    let moved = 0;
+    const from = slot < 0 ? chest.slots.map((_, index) => index) : [slot];
+    for (const index of from) {
+      const stack = slots[index] ?? null;
+      if (stack === null) continue;
+      const wanted = slot < 0 || count === 0 ? stack.count : Math.min(count, stack.count);
+      const added = addTo(bag, stack.itemId, wanted, this.ports.catalogue);
+      if (added.added === 0) continue;
+      bag = added.slots;
+      slots = takeFrom(slots, index, added.added);
+      moved += added.added;
+    }
+    if (moved === 0) return from.some((index) => chest.slots[index] != null) ? STATUS.full : STATUS.no_item;
+    const newBag = bag as (Stack | null)[];
+    const newSlots = slots as (Stack | null)[];
+    return this.commitStatus({
+      write: { containers: [this.containerRow(carried, newBag), chestRow(chest, newSlots)] },
+      apply: () => {
+        this.setBag(carried, newBag);
+        chest.slots = newSlots;
+        chest.version++;
+        this.showChest(chest);
+      },
+    });
+  }
+
+  private takePile(carried: Carried, pile: Pile, count: number): number {
+    const added = addTo(carried.bag, pile.itemId, count, this.ports.catalogue);
+    if (added.added === 0) return STATUS.full;
+    const left = pile.count - added.added;
+    return this.commitStatus({
+      write: {
+        containers: [this.containerRow(carried, added.slots)],
+        ...(left === 0 ? { removedPiles: [pile.rowId] } : { changedPiles: [{ id: pile.rowId, count: left }] }),
+      },
+      apply: () => {
+        this.setBag(carried, added.slots);
+        this.setPileCount(pile, left);
+      },
+    });
+  }
+
+  private pickUp(carried: Carried, pileId: number): void {
+    const pile = this.piles.get(pileId);
+    if (pile === undefined) return;
+    const before = pile.count;
+    if (this.takePile(carried, pile, pile.count) !== STATUS.ok) return;
+    this.stats.pickedUp++;
+    const taken = before - pile.count;
+    this.ports.chat.tell(carried.session, `You pick up ${amount(this.item(pile.itemId), taken)}.`);
+  }
+
+  private put(carried: Carried, containerId: number, slot: number, count: number): number {
+    const chest = this.chests.get(containerId);
+    if (chest === undefined) return STATUS.no_container;
+    if (!within(carried.session.entity, chest.entity, REACH)) return STATUS.too_far;
+    const stack = carried.bag[slot] ?? null;
+    if (slot >= BAG_SLOTS || stack === null) return STATUS.no_item;
+    const wanted = count === 0 ? stack.count : Math.min(count, stack.count);
+    const added = addTo(chest.slots, stack.itemId, wanted, this.ports.catalogue);
+    if (added.added === 0) return STATUS.full;
+    const bag = takeFrom(carried.bag, slot, added.added);
+    return this.commitStatus({
+      write: { containers: [this.containerRow(carried, bag), chestRow(chest, added.slots)] },
+      apply: () => {
+        this.setBag(carried, bag);
+        chest.slots = added.slots;
+        chest.version++;
+        this.showChest(chest);
+      },
+    });
+  }
+
+  /** Drops (part of) a bag stack, or the equipped weapon or armor, as a pile on the player's tile. */
+  private drop(carried: Carried, slot: number, count: number): number {
+    const equipped = slot === SLOT_WEAPON ? carried.weapon : slot === SLOT_ARMOR ? carried.armor : null;
+    const stack = slot < BAG_SLOTS ? (carried.bag[slot] ?? null) : equipped;
+    if (stack === null) return STATUS.no_item;
+    const dropped = count === 0 ? stack.count : Math.min(count, stack.count);
+    const { x, y } = carried.session.entity;
+    // Onto a pile of the same item on this tile, so dropping one by one does not make a pile each.
+    const same = (this.pilesAt.get(tileKey(x, y)) ?? [])
+      .map((id) => this.piles.get(id) as Pile)
+      .find((pile) => pile.itemId === stack.itemId && pile.count + dropped <= 0xffff);
+    if (same === undefined && this.piles.size >= PILES_MAX) return STATUS.full;
+    const next = this.withoutStack(carried, slot, dropped);
+    return this.commitStatus({
+      write: {
+        containers: [this.containerRow(carried, next.bag, next.weapon, next.armor)],
+        ...(same !== undefined
+          ? { changedPiles: [{ id: same.rowId, count: same.count + dropped }] }
+          : { newPiles: [{ x, y, itemId: stack.itemId, count: dropped }] }),
+      },
+      apply: (ids) => {
+        this.setCarried(carried, next.bag, next.weapon, next.armor);
+        if (same !== undefined) this.setPileCount(same, same.count + dropped);
+        else this.spawnPile(ids[0], x, y, stack.itemId, dropped);
+        this.stats.dropped++;
+      },
+    });
+  }
+
+  private equip(carried: Carried, slot: number): number {
+    const stack = slot < BAG_SLOTS ? (carried.bag[slot] ?? null) : null;
+    if (stack === null) return STATUS.no_item;
+    const kind = this.item(stack.itemId)?.kind;
+    if (kind !== "weapon" && kind !== "armor") return STATUS.wrong_kind;
+    return this.move(carried, slot, kind === "weapon" ? SLOT_WEAPON : SLOT_ARMOR);
+  }
+
+  private unequip(carried: Carried, slot: number): number {
+    const stack = slot === SLOT_WEAPON ? carried.weapon : slot === SLOT_ARMOR ? carried.armor : null;
+    if (stack === null) return STATUS.no_item;
+    const free = carried.bag.indexOf(null);
+    if (free < 0) return STATUS.full;
+    return this.move(carried, slot, free);
+  }
+
+  /** Uses a consumable: it heals, one of the stack is gone. */
+  private use(carried: Carried, slot: number): number {
+    const stack = slot < BAG_SLOTS ? (carried.bag[slot] ?? null) : null;
+    if (stack === null) return STATUS.no_item;
+    const item = this.item(stack.itemId);
+    if (item === undefined || item.kind !== "consumable") return STATUS.wrong_kind;
+    const bag = takeFrom(carried.bag, slot, 1);
+    const entity = carried.session.entity;
+    return this.commitStatus({
+      write: { containers: [this.containerRow(carried, bag)] },
+      apply: () => {
+        this.setBag(carried, bag);
+        entity.hp = Math.min(entity.hpMax, entity.hp + item.heal);
+      },
+    });
+  }
+
+  /**
+   * Moves the stack in `from` to `to` (bag slots, SLOT_WEAPON, SLOT_ARMOR): onto an empty slot,
+   * onto the same item (merging up to a stack), or swapping with what is there. An equipment slot
+   * only takes its kind, so a swap that would put a potion into the weapon slot is `wrong_kind`.
+   */
+  private move(carried: Carried, from: number, to: number): number {
+    const read = (slot: number): Stack | null | undefined =>
+      slot === SLOT_WEAPON ? carried.weapon : slot === SLOT_ARMOR ? carried.armor : carried.bag[slot];
+    const moving = read(from);
+    const there = read(to);
+    if (moving === undefined || there === undefined) return STATUS.no_item;
+    if (moving === null) return STATUS.no_item;
+    if (from === to) return STATUS.ok;
+    const fits = (stack: Stack | null, slot: number): boolean =>
+      stack === null ||
+      (slot !== SLOT_WEAPON && slot !== SLOT_ARMOR) ||
+      this.item(stack.itemId)?.kind === (slot === SLOT_WEAPON ? "weapon" : "armor");
+    let movingTo: Stack | null = moving;
+    let left: Stack | null = there;
+    if (there !== null && there.itemId === moving.itemId) {
+      const stackMax = this.item(moving.itemId)?.stack ?? 1;
+      const merged = Math.min(stackMax, there.count + moving.count);
+      movingTo = { itemId: moving.itemId, count: merged };
+      const rest = moving.count - (merged - there.count);
+      left = rest > 0 ? { itemId: moving.itemId, count: rest } : null;
+    }
+    if (!fits(movingTo, to) || !fits(left, from)) return STATUS.wrong_kind;
+    const bag = carried.bag.slice();
+    let weapon = carried.weapon;
+    let armor = carried.armor;
+    const write = (slot: number, stack: Stack | null): void => {
+      if (slot === SLOT_WEAPON) weapon = stack;
+      else if (slot === SLOT_ARMOR) armor = stack;
+      else bag[slot] = stack;
+    };
+    write(to, movingTo);
+    write(from, left);
+    return this.commitStatus({
+      write: { containers: [this.containerRow(carried, bag, weapon, armor)] },
+      apply: () => this.setCarried(carried, bag, weapon, armor),
+    });
+  }
+
+  /** The carried bag and equipment with `count` fewer in `slot`. */
+  private withoutStack(
+    carried: Carried,
+    slot: number,
+    count: number,
+  ): { bag: (Stack | null)[]; weapon: Stack | null; armor: Stack | null } {
+    const less = (stack: Stack | null): Stack | null =>
+      stack === null || stack.count <= count ? null : { itemId: stack.itemId, count: stack.count - count };
+    if (slot === SLOT_WEAPON) return { bag: carried.bag, weapon: less(carried.weapon), armor: carried.armor };
+    if (slot === SLOT_ARMOR) return { bag: carried.bag, weapon: carried.weapon, armor: less(carried.armor) };
+    return { bag: takeFrom(carried.bag, slot, count), weapon: carried.weapon, armor: carried.armor };
+  }
+
+  /** Writes, then applies; false (and nothing applied) when the write failed. */
+  private commit(change: Change): boolean {
+    let ids: number[];
+    // A guest's bag has no row (key ""): it lives in memory only.
+    const containers = change.write.containers?.filter((row) => row.key !== "");
+    try {
+      ids = this.ports.store.write({ ...change.write, containers });
+    } catch (error) {
+      // A full disk or a broken file: the change did not happen, anywhere.
+      this.stats.writeFailures++;
+      this.ports.log.error("item change not written", { error: String(error) });
+      return false;
+    }
+    change.apply(ids);
+    return true;
+  }
+
+  private commitStatus(change: Change): number {
+    return this.commit(change) ? STATUS.ok : STATUS.full;
+  }
+
+  /** The player's container row for `bag` (and equipment); none for a guest, whose items live in memory. */
+  private containerRow(
+    carried: Carried,
+    bag: Slots,
+    weapon: Stack | null = carried.weapon,
+    armor: Stack | null = carried.armor,
+  ): { key: string; version: number; stacks: StoredStack[] } {
+    const stacks = stacksOf(bag);
+    if (weapon !== null) stacks.push({ slot: SLOT_WEAPON, ...weapon });
+    if (armor !== null) stacks.push({ slot: SLOT_ARMOR, ...armor });
+    // A guest's row (key "") is left out of the write by commit.
+    return { key: carried.key ?? "", version: carried.version + 1, stacks };
+  }
+
+  private setBag(carried: Carried, bag: (Stack | null)[]): void {
+    this.setCarried(carried, bag, carried.weapon, carried.armor);
+  }
+
+  private setCarried(carried: Carried, bag: (Stack | null)[], weapon: Stack | null, armor: Stack | null): void {
+    const equipmentChanged = weapon?.itemId !== carried.weapon?.itemId || armor?.itemId !== carried.armor?.itemId;
+    carried.bag = bag;
+    carried.weapon = weapon;
+    carried.armor = armor;
+    carried.version++;
+    if (equipmentChanged) this.showEquipment(carried);
+    this.sendDetail(carried.session, carried.session.entity);
+  }
+
+  /** The inline `weapon` / `armor` TLVs every client sees on the player (by item id). */
+  private showEquipment(carried: Carried): void {
+    const meta: Tlv[] = [];
+    if (carried.weapon !== null) meta.push({ kind: "weapon", value: carried.weapon.itemId });
+    if (carried.armor !== null) meta.push({ kind: "armor", value: carried.armor.itemId });
+    carried.session.entity.meta = meta;
+  }
+
+  private showChest(chest: Chest): void {
+    for (const carried of this.carried.values()) {
+      if (within(carried.session.entity, chest.entity, REACH)) this.sendDetail(carried.session, chest.entity);
+    }
+  }
+
+  private spawnPile(rowId: number, x: number, y: number, itemId: number, count: number): void {
+    const item = this.item(itemId) as ItemDef;
+    const entity = this.ports.entities.spawn({
+      typeId: ENTITY_TYPE_ITEM,
+      x,
+      y,
+      hp: 0,
+      hpMax: 0,
+      elo: 0,
+      flags: ENTITY_FLAG_STATIC | ENTITY_FLAG_INTERACTABLE,
+      name: item.name,
+      meta: [{ kind: "item", itemId, count }],
+    });
+    this.piles.set(entity.id, { entity, rowId, itemId, count });
+    const key = tileKey(x, y);
+    const here = this.pilesAt.get(key);
+    if (here === undefined) this.pilesAt.set(key, [entity.id]);
+    else here.push(entity.id);
+  }
+
+  private setPileCount(pile: Pile, count: number): void {
+    pile.count = count;
+    if (count > 0) {
+      pile.entity.meta = [{ kind: "item", itemId: pile.itemId, count }];
+      return;
+    }
+    this.piles.delete(pile.entity.id);
+    const key = tileKey(pile.entity.x, pile.entity.y);
+    const here = this.pilesAt.get(key);
+    if (here !== undefined) {
+      here.splice(here.indexOf(pile.entity.id), 1);
+      if (here.length === 0) this.pilesAt.delete(key);
+    }
+    this.ports.entities.remove(pile.entity);
+  }
+
+  private item(id: number): ItemDef | undefined {
+    return this.ports.catalogue.get(id);
+  }
+
+  /** Stored stacks as slots; a stack of an item the catalogue no longer has is logged and left out. */
+  private slotsFrom(stacks: readonly StoredStack[], size: number, key: string): (Stack | null)[] {
+    const slots = emptySlots(size);
+    for (const stack of stacks) {
+      if (stack.slot >= size || this.item(stack.itemId) === undefined) {
+        this.ports.log.warn("stored stack skipped", { container: key, slot: stack.slot, itemId: stack.itemId });
+        continue;
+      }
+      slots[stack.slot] = { itemId: stack.itemId, count: stack.count };
+    }
+    return slots;
+  }
+
+  private answer(session: Session, requestId: number, status: number, version: number): void {
+    const out = new Uint8Array(ITEM_RESULT_BYTES);
+    encodeItemResult({ type: "item_result", clientType: 0, requestId, status, version }, out);
+    this.ports.egress.send(session, out);
+  }
+
+  /** Sends `entity`'s EntityDetail to `session`, as a query would be answered. */
+  sendDetail(session: Session, entity: StoredEntity): void {
+    if (session.peer === null) return;
+    const meta: Tlv[] = entity.name ? [...entity.meta, { kind: "name", value: entity.name }] : [...entity.meta];
+    const extra = this.detailTlv(session, entity);
+    if (extra !== null) meta.push(extra);
+    const out = new Uint8Array(MAX_DATAGRAM_BYTES);
+    const size = encodeEntityDetail(
+      { type: "entity_detail", clientType: 0, tick: this.ports.clock.tick, entityId: entity.id, meta },
+      out,
+    );
+    this.ports.egress.send(session, out.slice(0, size));
+  }
+}
+
+function tileKey(x: number, y: number): number {
+  return x * 65536 + y;
+}
+
+function within(a: StoredEntity, b: StoredEntity, reach: number): boolean {
+  return Math.max(Math.abs(a.x - b.x), Math.abs(a.y - b.y)) <= reach;
+}
+
+function stacksOf(slots: Slots): StoredStack[] {
+  const stacks: StoredStack[] = [];
+  slots.forEach((stack, slot) => {
+    if (stack !== null) stacks.push({ slot, itemId: stack.itemId, count: stack.count });
+  });
+  return stacks;
+}
+
+function bagStacks(carried: Carried): ItemStack[] {
+  const stacks = stacksOf(carried.bag);
+  if (carried.weapon !== null) stacks.push({ slot: SLOT_WEAPON, ...carried.weapon });
+  if (carried.armor !== null) stacks.push({ slot: SLOT_ARMOR, ...carried.armor });
+  return stacks;
+}
+
+function chestRow(chest: Chest, slots: Slots): { key: string; version: number; stacks: StoredStack[] } {
+  return { key: chest.key, version: chest.version + 1, stacks: stacksOf(slots) };
+}
+
+function inventoryTlv(version: number, capacity: number, stacks: ItemStack[]): Tlv {
+  return { kind: "inventory", version: version >>> 0, capacity, stacks };
+}
+
+/** "3 gold coins"-style text for chat lines: "a dagger" for one, "3 × gold coin" for more. */
+function amount(item: ItemDef | undefined, count: number): string {
+  const name = item?.name ?? "item";
+  return count === 1 ? `the ${name}` : `${count} × ${name}`;
+}
