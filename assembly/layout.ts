@@ -88,5 +88,14 @@ export const MOVES_MAX: i32 = 4096;
  * while one wide kernel runs; all zero between calls. 128 KiB.
  */
 export const WIDE_SLOTS: usize = 0x134000;
+/**
+ * Light (issue 15): LIGHT_LEVELS darkening tables of 256 bytes, table L mapping an RGB332 colour
+ * to itself under light level L (LIGHT_LEVELS − 1 = full light). Filled by the host. 4 KiB.
+ */
+export const LIGHT_TABLES: usize = 0x154000;
+export const LIGHT_LEVELS: i32 = 16;
+/** The light level of each tile of the view: LIGHT_MAP_MAX u8 levels, rows of the width light_apply is given. 4 KiB. */
+export const LIGHT_MAP: usize = 0x155000;
+export const LIGHT_MAP_MAX: i32 = 4096;
 /** End of the fixed regions; asc's --memoryBase must equal this. */
-export const FIXED_END: usize = 0x154000;
+export const FIXED_END: usize = 0x156000;

@@ -623,3 +623,53 @@ describe("fb_to_rgba matches the reference", () => {
     );
   });
 });
+
+describe("light_apply matches the reference (issue 15)", () => {
+  const lightCase = fc.record({
+    x: fc.oneof(coordinate, fc.integer({ min: -20, max: 330 })),
+    y: fc.oneof(coordinate, fc.integer({ min: -20, max: 250 })),
+    w: fc.oneof(extent, fc.integer({ min: 0, max: 340 })),
+    h: fc.oneof(extent, fc.integer({ min: 0, max: 260 })),
+    originX: fc.integer({ min: -40, max: 340 }),
+    originY: fc.integer({ min: -40, max: 260 }),
+    mapWidth: fc.oneof(fc.integer({ min: -1, max: 64 }), fc.constant(4097)),
+    mapHeight: fc.integer({ min: -1, max: 64 }),
+    mapSeed: fc.integer(),
+    tableSeed: fc.integer(),
+    background: backgroundSeed,
+  });
+
+  it("for random tables, light maps (levels above 15 included), origins off-screen and clip rectangles", () => {
+    fc.assert(
+      fc.property(lightCase, (c) => {
+        setBackground(seededBytes(c.background, FB_WIDTH * FB_HEIGHT, 0.1));
+        const tables = seededBytes(c.tableSeed, 16 * 256, 0.05);
+        const map = seededBytes(c.mapSeed, 4096, 0.2);
+        wasm.lightTables.set(tables);
+        ref.lightTables.set(tables);
+        wasm.lightMap.set(map);
+        ref.lightMap.set(map);
+        wasm.lightApply(c.x, c.y, c.w, c.h, c.originX, c.originY, c.mapWidth, c.mapHeight);
+        ref.lightApply(c.x, c.y, c.w, c.h, c.originX, c.originY, c.mapWidth, c.mapHeight);
+        expectSameFramebuffer();
+      }),
+      PROPERTY,
+    );
+  });
+
+  it("the client's tables: level 15 changes nothing, each lower level is no brighter, night keeps some light", async () => {
+    const { buildLightTables, NIGHT_FLOOR } = await import("../ts/client/render/light.js");
+    const tables = new Uint8Array(16 * 256);
+    buildLightTables(tables);
+    const luma = (c: number) => ((c >> 5) * 255) / 7 + (((c >> 2) & 7) * 255) / 7 + ((c & 3) * 255) / 3;
+    for (let colour = 0; colour < 256; colour++) {
+      expect(tables[15 * 256 + colour]).toBe(colour);
+      for (let level = 1; level < 16; level++) {
+        expect(luma(tables[(level - 1) * 256 + colour])).toBeLessThanOrEqual(luma(tables[level * 256 + colour]) + 1e-9);
+      }
+    }
+    // White at night is dim, not black.
+    expect(luma(tables[0xff])).toBeGreaterThan(NIGHT_FLOOR * 0.5 * 3 * 255);
+    expect(luma(tables[0xff])).toBeLessThan(0.6 * 3 * 255);
+  });
+});

@@ -59,12 +59,19 @@ async function walkNextTo(client: GameClient, id: number, timeoutMs = 15_000): P
   for (let dy = -1; dy <= 1; dy++)
     for (let dx = -1; dx <= 1; dx++) if (dx || dy) neighbours.push({ x: target.x + dx, y: target.y + dy });
   neighbours.sort((a, b) => Math.hypot(a.x - from.x, a.y - from.y) - Math.hypot(b.x - from.x, b.y - from.y));
-  const goal = neighbours.find((tile) => client.setGoal(tile.x, tile.y) === "planned");
+  // Over a lossy link the chunks around the interactable may come after its entity: plan once they are here.
+  let goal: { x: number; y: number } | undefined;
+  await drive(
+    [client],
+    "a reachable tile next to the interactable",
+    () => (goal = neighbours.find((tile) => client.setGoal(tile.x, tile.y) === "planned")) !== undefined,
+    timeoutMs,
+  );
   if (!goal) throw new Error("no reachable tile next to the interactable");
   await drive(
     [client],
     "arrival next to the interactable",
-    () => client.pending.length === 0 && client.confirmed?.x === goal.x && client.confirmed?.y === goal.y,
+    () => client.pending.length === 0 && client.confirmed?.x === goal!.x && client.confirmed?.y === goal!.y,
     timeoutMs,
   );
 }

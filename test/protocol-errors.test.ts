@@ -54,6 +54,7 @@ import {
   dialogReplyPacket,
   itemRequestBytes,
   itemResultBytes,
+  worldClockBytes,
   tileUpdateBytes,
   tileUpdatePacket,
 } from "./protocol-game-vectors.js";
@@ -108,9 +109,9 @@ describe("header errors", () => {
     expectError(patched(pingBytes, 2, [2]), "bad_version", 2);
   });
 
-  it("unknown_type: packet_type above the last defined one (23 and up)", () => {
+  it("unknown_type: packet_type above the last defined one (24 and up)", () => {
     // The first undefined id follows the last defined one; ids are only ever added (P-16).
-    expect(PACKET_TYPE_NAMES.length).toBe(23);
+    expect(PACKET_TYPE_NAMES.length).toBe(24);
     expectError(patched(pingBytes, 3, [PACKET_TYPE_NAMES.length]), "unknown_type", 3);
     expectError(patched(pingBytes, 3, [255]), "unknown_type", 3);
   });
@@ -129,6 +130,7 @@ describe("fixed-size packets are exact", () => {
     ["dialog_close", dialogCloseBytes],
     ["item_request", itemRequestBytes],
     ["item_result", itemResultBytes],
+    ["world_clock", worldClockBytes],
   ];
   for (const [name, bytes] of fixed) {
     it(`${name}: one byte short is truncated, one byte long is trailing_bytes`, () => {
@@ -461,6 +463,16 @@ describe("items (issue 14)", () => {
     expectError(patched(itemResultBytes, 6, [0, 0, 0, 0]), "bad_request", 6);
     expectError(patched(itemResultBytes, 10, [9]), "bad_status", 10);
     expectOk(patched(itemResultBytes, 10, [8]));
+  });
+});
+
+describe("world clock (issue 15)", () => {
+  it("bad_clock: day_ticks 0, day_tick past the day; bad_status: an undefined weather", () => {
+    expectError(patched(worldClockBytes, 10, [0, 0, 0, 0]), "bad_clock", 10);
+    expectError(patched(worldClockBytes, 14, [0x80, 0x70, 0, 0]), "bad_clock", 14);
+    expectOk(patched(worldClockBytes, 14, [0x7f, 0x70, 0, 0]));
+    expectError(patched(worldClockBytes, 18, [4]), "bad_status", 18);
+    expectOk(patched(worldClockBytes, 18, [3]));
   });
 });
 

@@ -182,6 +182,19 @@ const itemResult = fc.record({
   version: fc.nat({ max: 0xffffffff }),
 });
 
+const worldClock = fc
+  .record({ dayTicks: fc.integer({ min: 1, max: 0xffffffff }), at: fc.double({ min: 0, max: 1, noNaN: true }) })
+  .chain(({ dayTicks, at }) =>
+    fc.record({
+      type: fc.constant("world_clock" as const),
+      clientType,
+      tick: fc.nat({ max: 0xffffffff }),
+      dayTicks: fc.constant(dayTicks),
+      dayTick: fc.constant(Math.min(dayTicks - 1, Math.floor(at * dayTicks))),
+      weather: fc.integer({ min: 0, max: 3 }),
+    }),
+  );
+
 export const anyGamePacket: fc.Arbitrary<Packet> = fc.oneof(
   chatPost,
   chatPostAck,
@@ -197,4 +210,5 @@ export const anyGamePacket: fc.Arbitrary<Packet> = fc.oneof(
   combat,
   itemRequest,
   itemResult,
+  worldClock,
 );

@@ -246,6 +246,23 @@ export const itemResultBytes = [
 ];
 export const itemResultPacket: Packet = { type: "item_result", clientType: 0, requestId: 5, status: 4, version: 9 };
 
+// prettier-ignore
+export const worldClockBytes = [
+  0x4c, 0x52, 0x01, 0x17, 0x00, 0x00, // type 23
+  0xe8, 0x03, 0x00, 0x00, // tick 1000
+  0x80, 0x70, 0x00, 0x00, // day_ticks 28800 (20 minutes at 24 Hz)
+  0x40, 0x38, 0x00, 0x00, // day_tick 14400: noon
+  0x02, // weather fog
+];
+export const worldClockPacket: Packet = {
+  type: "world_clock",
+  clientType: 0,
+  tick: 1000,
+  dayTicks: 28800,
+  dayTick: 14400,
+  weather: 2,
+};
+
 /** [name, bytes, packet, size] for every vector. */
 export const gameVectors: [string, number[], Packet, number][] = [
   ["chat_post", chatPostBytes, chatPostPacket, 25],
@@ -263,4 +280,5 @@ export const gameVectors: [string, number[], Packet, number][] = [
   ["combat", combatBytes, combatPacket, 37],
   ["item_request", itemRequestBytes, itemRequestPacket, 27],
   ["item_result", itemResultBytes, itemResultPacket, 15],
+  ["world_clock", worldClockBytes, worldClockPacket, 19],
 ];

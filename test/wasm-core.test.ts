@@ -27,7 +27,7 @@ function debugBuildMissing(): string | null {
 describe("core module loader", () => {
   it("instantiates the release build with regions that fit its fixed memory", async () => {
     const release = await loadCore();
-    expect(release.layout.FIXED_END).toBe(0x154000);
+    expect(release.layout.FIXED_END).toBe(0x156000);
     // Regions must not overlap: each starts at or after the previous one's end.
     const L = release.layout;
     const regions: [number, number][] = [
@@ -50,6 +50,8 @@ describe("core module loader", () => {
       [L.SPRITES, L.SPRITES_MAX * 8],
       [L.MOVES, L.MOVES_MAX * 16],
       [L.WIDE_SLOTS, 65536 * 2],
+      [L.LIGHT_TABLES, L.LIGHT_LEVELS * 256],
+      [L.LIGHT_MAP, L.LIGHT_MAP_MAX],
     ];
     for (let i = 1; i < regions.length; i++) {
       expect(regions[i][0]).toBeGreaterThanOrEqual(regions[i - 1][0] + regions[i - 1][1]);

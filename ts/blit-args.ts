@@ -46,6 +46,18 @@ export type RectArgs = [x: number, y: number, w: number, h: number, color: numbe
 
 export type HbarArgs = [x: number, y: number, w: number, h: number, value: number, max: number, fg: number, bg: number];
 
+/** light_apply: the rectangle, where light-map tile (0, 0) starts on screen, the map's size in tiles. */
+export type LightArgs = [
+  x: number,
+  y: number,
+  w: number,
+  h: number,
+  originX: number,
+  originY: number,
+  mapWidth: number,
+  mapHeight: number,
+];
+
 /** The kernels both blitters offer under the same names and argument lists. */
 export interface BlitKernels<Tiles> {
   fbClear(color: number): void;
@@ -57,4 +69,5 @@ export interface BlitKernels<Tiles> {
   hbar(...args: HbarArgs): void;
   lutInit(): void;
   fbToRgba(): void;
+  lightApply(...args: LightArgs): void;
 }

@@ -64,3 +64,8 @@ export function asciiBytes(text: string): Uint8Array {
   }
   return bytes;
 }
+
+/** Light levels (assembly/layout.ts LIGHT_LEVELS): level LIGHT_LEVELS − 1 is full light. */
+export const LIGHT_LEVELS = 16;
+/** Tiles of the light map at most (assembly/layout.ts LIGHT_MAP_MAX). */
+export const LIGHT_MAP_MAX = 4096;

@@ -6,3 +6,4 @@ export { draw_tilemap } from "./tilemap";
 export { draw_sprites } from "./sprites";
 export { draw_text } from "./text";
 export { lut_init, fb_to_rgba } from "./rgba";
+export { light_apply } from "./light";

@@ -6,6 +6,7 @@
 import { RefBlitter } from "../../ts/ref/blit.js";
 import { WasmBlitter } from "../../ts/wasm/blit.js";
 import { loadCore } from "../../ts/wasm/node.js";
+import { buildLightTables } from "../../ts/client/render/light.js";
 import {
   type RunOptions,
   commandLine,
@@ -54,11 +55,15 @@ interface Blitter {
   drawText(text: string, x: number, y: number, color: number, font: number, fontCols: number): number;
   lutInit(): void;
   fbToRgba(): void;
+  readonly lightTables: Uint8Array;
+  readonly lightMap: Uint8Array;
+  lightApply(...args: number[]): void;
 }
 
 interface Scene {
   tiles: () => void;
   sprites: () => void;
+  light: () => void;
   hud: () => void;
   rgba: () => void;
   frame: () => void;
@@ -81,6 +86,10 @@ function buildScene(blitter: Blitter, drawLayer: (atlas: number, dx: number, dy:
     });
   }
   blitter.lutInit();
+  buildLightTables(blitter.lightTables);
+  // A night with torches: levels vary from tile to tile over the 31×31 view (+1 for the sub-tile offset).
+  const levels = seededBytes(6, 32 * 32, 0);
+  for (let i = 0; i < 32 * 32; i++) blitter.lightMap[i] = levels[i] & 15;
   let frameNumber = 0;
   const tiles = () => {
     frameNumber++;
@@ -98,15 +107,18 @@ function buildScene(blitter: Blitter, drawLayer: (atlas: number, dx: number, dy:
     blitter.drawText("chest.", VIEWPORT + 4, 50, 0xdb, font, SHEET_COLS);
     blitter.drawText("Tick 123456", VIEWPORT + 4, 228, 0x92, font, SHEET_COLS);
   };
+  const light = () => blitter.lightApply(0, 0, 240, 240, -(frameNumber & 7), -((frameNumber >> 3) & 7), 32, 32);
   const rgba = () => blitter.fbToRgba();
   return {
     tiles,
     sprites,
+    light,
     hud,
     rgba,
     frame: () => {
       tiles();
       sprites();
+      light();
       hud();
       rgba();
     },
@@ -142,9 +154,10 @@ export async function runBlit(options: RunOptions): Promise<SuiteResult> {
   };
 
   const parts = [
-    ["frame", "full frame (tiles + sprites + HUD + RGBA)"],
+    ["frame", "full frame (tiles + sprites + lighting + HUD + RGBA)"],
     ["tiles", "31×31 tile layer"],
     ["sprites", "100 sprites"],
+    ["light", "lighting pass (240×240 viewport, a level per tile)"],
     ["hud", "HUD (panel, outline, bar, 5 text lines)"],
     ["rgba", "fb_to_rgba (76 800 px)"],
   ] as const;

@@ -38,6 +38,7 @@ export const DECODE_ERROR_CODES = [
   "bad_rows",
   "bad_item",
   "bad_request",
+  "bad_clock",
 ] as const;
 export type DecodeErrorCode = (typeof DECODE_ERROR_CODES)[number];
 

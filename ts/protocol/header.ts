@@ -37,6 +37,7 @@ export const PACKET_COMBAT = 19;
 export const PACKET_CHUNK_WIDE = 20;
 export const PACKET_ITEM_REQUEST = 21;
 export const PACKET_ITEM_RESULT = 22;
+export const PACKET_WORLD_CLOCK = 23;
 
 /** Packet type names as used in decoded objects and the packet tool, indexed by wire id. */
 export const PACKET_TYPE_NAMES = [
@@ -63,6 +64,7 @@ export const PACKET_TYPE_NAMES = [
   "chunk_wide",
   "item_request",
   "item_result",
+  "world_clock",
 ] as const;
 export type PacketTypeName = (typeof PACKET_TYPE_NAMES)[number];
 
@@ -79,7 +81,7 @@ const TYPE_AT = HEADER_LAYOUT.offset.packet_type;
 const CLIENT_TYPE_AT = HEADER_LAYOUT.offset.client_type;
 
 export interface Header {
-  /** Wire id, PACKET_STATE .. PACKET_ITEM_RESULT. */
+  /** Wire id, PACKET_STATE .. PACKET_WORLD_CLOCK. */
   readonly packetType: number;
   readonly clientType: number;
 }

@@ -29,4 +29,5 @@ export * from "./custom.js";
 export * from "./combat.js";
 export * from "./item-request.js";
 export * from "./item-result.js";
+export * from "./world-clock.js";
 export * from "./packet.js";

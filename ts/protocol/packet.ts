@@ -80,6 +80,7 @@ import {
   encodeItemRequest,
 } from "./item-request.js";
 import { ITEM_RESULT_LAYOUT, type ItemResultPacket, decodeItemResultBody, encodeItemResult } from "./item-result.js";
+import { WORLD_CLOCK_LAYOUT, type WorldClockPacket, decodeWorldClockBody, encodeWorldClock } from "./world-clock.js";
 import { type DecodeResult, EncodeError } from "./errors.js";
 import {
   MAX_DATAGRAM_BYTES,
@@ -101,6 +102,7 @@ import {
   PACKET_ENTITY_QUERY,
   PACKET_ITEM_REQUEST,
   PACKET_ITEM_RESULT,
+  PACKET_WORLD_CLOCK,
   PACKET_PING,
   PACKET_PONG,
   PACKET_STATE,
@@ -143,6 +145,7 @@ export const PACKET_LAYOUTS: readonly Layout[] = [
   CHUNK_WIDE_LAYOUT,
   ITEM_REQUEST_LAYOUT,
   ITEM_RESULT_LAYOUT,
+  WORLD_CLOCK_LAYOUT,
 ];
 if (PACKET_LAYOUTS.length !== PACKET_TYPE_NAMES.length) {
   throw new Error(`PACKET_LAYOUTS has ${PACKET_LAYOUTS.length} layouts for ${PACKET_TYPE_NAMES.length} packet types`);
@@ -163,7 +166,8 @@ export type GamePacket =
   | CustomToClientPacket
   | CombatPacket
   | ItemRequestPacket
-  | ItemResultPacket;
+  | ItemResultPacket
+  | WorldClockPacket;
 
 /** Plain packets: what encodePacket takes and decodePacketPlain returns. */
 export type Packet =
@@ -244,6 +248,8 @@ export function decodePacket(bytes: Uint8Array): DecodeResult<PacketView> {
       return decodeItemRequestBody(bytes);
     case PACKET_ITEM_RESULT:
       return decodeItemResultBody(bytes);
+    case PACKET_WORLD_CLOCK:
+      return decodeWorldClockBody(bytes);
     default: // checkHeader admitted only PACKET_COMBAT beyond this point
       return decodeCombatBody(bytes);
   }
@@ -322,6 +328,8 @@ export function encodePacket(packet: Packet, out: Uint8Array, offset = 0): numbe
       return encodeItemRequest(packet, out, offset);
     case "item_result":
       return encodeItemResult(packet, out, offset);
+    case "world_clock":
+      return encodeWorldClock(packet, out, offset);
     default:
       throw new EncodeError("out_of_range", `unknown packet type ${String((packet as { type: unknown }).type)}`);
   }

@@ -10,6 +10,8 @@ import {
   FIRST_GLYPH_BYTE,
   GLYPH_SIZE,
   LAST_GLYPH_BYTE,
+  LIGHT_LEVELS,
+  LIGHT_MAP_MAX,
   MODE_OPAQUE,
   MODE_TINTED,
   MODE_TRANSPARENT,
@@ -62,6 +64,9 @@ export class RefBlitter implements BlitKernels<Uint16Array> {
   readonly lut = new Uint32Array(256);
   /** fbToRgba output, one u32 per pixel. */
   readonly rgba = new Uint32Array(PIXEL_COUNT);
+  /** LIGHT_LEVELS darkening tables of 256 bytes, and one level per light-map tile. */
+  readonly lightTables = new Uint8Array(LIGHT_LEVELS * 256);
+  readonly lightMap = new Uint8Array(LIGHT_MAP_MAX);
 
   private readonly spriteHalfWords = new Int16Array(this.sprites.buffer);
   private readonly spriteTiles = new Uint16Array(this.sprites.buffer);
@@ -276,6 +281,36 @@ export class RefBlitter implements BlitKernels<Uint16Array> {
     const lut = this.lut;
     const rgba = this.rgba;
     for (let i = 0; i < PIXEL_COUNT; i++) rgba[i] = lut[framebuffer[i]];
+  }
+
+  /** Pixel (px, py) of the rectangle becomes lightTables[level of its light-map tile][pixel]; edge tiles extend outwards. */
+  lightApply(
+    x: number,
+    y: number,
+    w: number,
+    h: number,
+    originX: number,
+    originY: number,
+    mapWidth: number,
+    mapHeight: number,
+  ): void {
+    [x, y, w, h, originX, originY, mapWidth, mapHeight] = [x, y, w, h, originX, originY, mapWidth, mapHeight].map(
+      (value) => value | 0,
+    );
+    if (mapWidth <= 0 || mapHeight <= 0 || mapWidth * mapHeight > LIGHT_MAP_MAX) return;
+    const left = Math.max(0, x);
+    const top = Math.max(0, y);
+    const right = Math.min(FB_WIDTH, x + w);
+    const bottom = Math.min(FB_HEIGHT, y + h);
+    for (let py = top; py < bottom; py++) {
+      const ty = Math.min(mapHeight - 1, Math.max(0, (py - originY) >> 3));
+      for (let px = left; px < right; px++) {
+        const tx = Math.min(mapWidth - 1, Math.max(0, (px - originX) >> 3));
+        const level = this.lightMap[ty * mapWidth + tx] & (LIGHT_LEVELS - 1);
+        const at = py * FB_WIDTH + px;
+        this.framebuffer[at] = this.lightTables[level * 256 + this.framebuffer[at]];
+      }
+    }
   }
 
   /** The RGBA output as bytes for an ImageData. */

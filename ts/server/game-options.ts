@@ -1,5 +1,6 @@
 // What a Game can be started with (server flags map onto these), its defaults,
 // and the refusal a join can end in.
+import { DEFAULT_DAY_MINUTES } from "../world-time.js";
 import { TICK_HZ } from "../constants.js";
 import { DEFAULT_THINK_BUDGET_BASE } from "./npc/think-budget.js";
 import type { GameDatabase } from "./persistence/database.js";
@@ -27,6 +28,12 @@ export interface GameOptions {
   pvp: boolean;
   /** Seed of the combat room's hit rolls. */
   combatSeed: number;
+  /** Real minutes per in-game day (ts/world-time.ts). */
+  dayMinutes: number;
+  /** Where the first day starts, 0 … 1 (0 midnight, 0.5 noon). */
+  startTimeOfDay: number;
+  /** Seed of the weather schedule. */
+  weatherSeed: number;
   /**
    * Where accounts and characters live (openGameDatabase). Without one the game
    * opens an in-memory database: accounts work, nothing survives the process.
@@ -47,6 +54,10 @@ export const DEFAULT_GAME_OPTIONS: GameOptions = {
   npcSeed: 0x6e7063,
   pvp: false,
   combatSeed: 0x636f6d,
+  dayMinutes: DEFAULT_DAY_MINUTES,
+  // 9:00: a new world starts in the morning.
+  startTimeOfDay: 0.375,
+  weatherSeed: 0x776561,
 };
 
 /** A refused join, with the HTTP status the API answers it with (503: server full). */

@@ -38,6 +38,7 @@ import { ItemCatalogue } from "./items/catalogue.js";
 import { ItemRoom } from "./items/item-room.js";
 import { lootOf, type LootEntry } from "./items/item-specs.js";
 import { ItemStore } from "./persistence/item-store.js";
+import { WorldClock } from "./world-clock.js";
 import { AdminService } from "./admin/admin-service.js";
 import { AdminStore } from "./admin/admin-store.js";
 import { PvpRule } from "./combat/pvp-zones.js";
@@ -96,6 +97,8 @@ export class Game {
   readonly pvp: PvpRule;
   /** Bags, equipment, chests, piles and loot (items/item-room.ts). */
   readonly items: ItemRoom;
+  /** The time of day and the weather (world-clock.ts). */
+  readonly worldClock: WorldClock;
   /** What operators do: kick, ban, mute, announce (admin/; its HTTP API only with an admin token). */
   readonly admin: AdminService;
   /** Last processed tick; the first tick processed is 1. */
@@ -118,8 +121,12 @@ export class Game {
     this.world = new World(core, map);
     this.sessions = new SessionRegistry(
       { ratePerSecond: this.options.sessionRatePerSecond, burst: this.options.sessionRatePerSecond * 2 },
-      // A player is announced when it starts playing (its first datagram), not when it joins.
-      (session) => this.lifecycle.announce(session),
+      // A player is announced when it starts playing (its first datagram), not when it joins,
+      // and is told the time and weather at once.
+      (session) => {
+        this.lifecycle.announce(session);
+        this.worldClock.sendTo(session, this.tick);
+      },
     );
     this.addressLimiter = new KeyedRateLimiter(
       this.options.addressRatePerSecond,
@@ -127,6 +134,15 @@ export class Game {
       4096,
     );
     this.clock = new GameClock(this);
+    this.worldClock = new WorldClock(
+      {
+        dayMinutes: this.options.dayMinutes,
+        startTimeOfDay: this.options.startTimeOfDay,
+        weatherSeed: this.options.weatherSeed,
+        tickHz: this.options.tickHz,
+      },
+      this.egress,
+    );
     const { world, entities, sessions, metrics, egress, clock } = this;
     this.chat = new ChatService(sessions, egress, metrics, (session) => this.admin.isMuted(session));
     this.dialogs = new DialogService(egress, metrics, log);
@@ -345,6 +361,7 @@ export class Game {
     // Steps onto piles pick them up (after the window and the NPCs moved everyone this tick).
     this.items.endTick();
     this.lifecycle.flushJoinNotices(startMs);
+    this.worldClock.endTick(this.tick, this.sessions.values());
     // Tile updates go out before the State packets whose manifests show the new versions.
     this.tileUpdates.flush();
     const broadcastStartMs = performance.now();
@@ -418,6 +435,12 @@ export class Game {
       interactables: { count: this.interactables.size, ...this.interactables.stats },
       npcs: this.npcStatus(last),
       items: { chests: this.items.chestCount, piles: this.items.pileCount, ...this.items.stats },
+      worldClock: {
+        timeOfDay: this.worldClock.timeOfDay(this.tick),
+        dayMinutes: this.options.dayMinutes,
+        weather: this.worldClock.weather,
+        ...this.worldClock.stats,
+      },
       combat: {
         ...this.combat.stats,
         kills: { ...this.combat.stats.kills },

@@ -1,4 +1,5 @@
 // `npm start`: runs the game server on the bundled map (or --map).
+import { DAY_MINUTES_MAX, DAY_MINUTES_MIN } from "../world-time.js";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { checkAdminToken } from "./admin/admin-routes.js";
@@ -41,6 +42,9 @@ usage: npm start -- [options]
   --pvp                 players may attack each other (bump into them) outside the map's
                         safe_zone areas; the map's "pvp" property can turn it on too (docs/combat.md)
   --combat-seed N       seed of the hit rolls (default ${DEFAULT_GAME_OPTIONS.combatSeed})
+  --day-minutes N       real minutes per in-game day, ${DAY_MINUTES_MIN}..${DAY_MINUTES_MAX} (default ${DEFAULT_GAME_OPTIONS.dayMinutes})
+  --time HH:MM          the time of day the world starts at (default 09:00; docs/world-time.md)
+  --weather-seed N      seed of the weather schedule (default ${DEFAULT_GAME_OPTIONS.weatherSeed})
   --admin-token-file F  serve the admin API (/api/admin/*: kick, ban, mute, announce; docs/server.md § Admin)
                         to requests bearing the token in file F (at least 32 characters). The token may
                         come from the environment instead, CAVES_ADMIN_TOKEN; without either there is
@@ -125,6 +129,22 @@ function positive(name: string, value: string): number {
   return n;
 }
 
+function dayMinutes(value: string): number {
+  const n = positive("day-minutes", value);
+  if (n > DAY_MINUTES_MAX) fail(`--day-minutes must be at most ${DAY_MINUTES_MAX} (a real day), got "${value}"`);
+  return n;
+}
+
+/** "HH:MM" → 0 … 1 of a day. */
+function timeOfDay(value: string): number {
+  const match = /^(\d{1,2}):(\d{2})$/.exec(value);
+  const hours = match ? Number(match[1]) : -1;
+  const minutes = match ? Number(match[2]) : -1;
+  if (hours < 0 || hours > 23 || minutes < 0 || minutes > 59)
+    fail(`--time must be HH:MM (00:00..23:59), got "${value}"`);
+  return (hours * 60 + minutes) / (24 * 60);
+}
+
 async function main(): Promise<void> {
   let parsed;
   try {
@@ -143,6 +163,9 @@ async function main(): Promise<void> {
         "npc-seed": { type: "string", default: String(DEFAULT_GAME_OPTIONS.npcSeed) },
         pvp: { type: "boolean", default: false },
         "combat-seed": { type: "string", default: String(DEFAULT_GAME_OPTIONS.combatSeed) },
+        "day-minutes": { type: "string", default: String(DEFAULT_GAME_OPTIONS.dayMinutes) },
+        time: { type: "string", default: "09:00" },
+        "weather-seed": { type: "string", default: String(DEFAULT_GAME_OPTIONS.weatherSeed) },
         db: { type: "string", default: DEFAULT_DATABASE_PATH },
         "db-backup": { type: "string" },
         "db-backup-minutes": { type: "string", default: String(DEFAULT_BACKUP_INTERVAL_MS / 60_000) },
@@ -218,6 +241,9 @@ async function main(): Promise<void> {
       npcSeed: positive("npc-seed", v["npc-seed"]!),
       pvp: v.pvp!,
       combatSeed: positive("combat-seed", v["combat-seed"]!),
+      dayMinutes: dayMinutes(v["day-minutes"]!),
+      startTimeOfDay: timeOfDay(v.time!),
+      weatherSeed: positive("weather-seed", v["weather-seed"]!),
       webrtc,
       netsim,
       clientDir: v["client-dir"]!,

@@ -1,11 +1,21 @@
 // Typed wrapper over the core module's blit kernels (docs/wasm-abi.md): puts
 // images, tile look-ups, sprite entries and text into their wasm regions and
 // calls the kernels. Region offsets come from core.layout.
-import type { BlitArgs, BlitKernels, DrawSpritesArgs, DrawTilemapArgs, HbarArgs, RectArgs } from "../blit-args.js";
+import type {
+  BlitArgs,
+  BlitKernels,
+  DrawSpritesArgs,
+  DrawTilemapArgs,
+  HbarArgs,
+  LightArgs,
+  RectArgs,
+} from "../blit-args.js";
 import { FB_HEIGHT, FB_WIDTH } from "../constants.js";
 import {
   ATLAS_BYTES,
   asciiBytes,
+  LIGHT_LEVELS,
+  LIGHT_MAP_MAX,
   NO_TILE,
   SPRITE_BYTES,
   SPRITES_MAX,
@@ -48,13 +58,20 @@ export class WasmBlitter implements BlitKernels<number> {
   readonly drawTextAt: DrawText;
   readonly lutInit: () => void;
   readonly fbToRgba: () => void;
+  /** Darkens a rectangle by the levels of LIGHT_MAP through LIGHT_TABLES (docs/wasm-abi.md § Light). */
+  readonly lightApply: (...args: LightArgs) => void;
   private rgbaView: Uint8ClampedArray | null = null;
 
   constructor(core: Core) {
     const layout = core.layout;
-    if (layout.ATLAS_BYTES !== ATLAS_BYTES || layout.SPRITES_MAX !== SPRITES_MAX) {
+    if (
+      layout.ATLAS_BYTES !== ATLAS_BYTES ||
+      layout.SPRITES_MAX !== SPRITES_MAX ||
+      layout.LIGHT_LEVELS !== LIGHT_LEVELS ||
+      layout.LIGHT_MAP_MAX !== LIGHT_MAP_MAX
+    ) {
       throw new CoreError(
-        `core module's ATLAS_BYTES/SPRITES_MAX (${layout.ATLAS_BYTES}/${layout.SPRITES_MAX}) differ from ts/blit-layout.ts`,
+        `core module's ATLAS_BYTES/SPRITES_MAX/LIGHT_LEVELS/LIGHT_MAP_MAX differ from ts/blit-layout.ts`,
       );
     }
     this.core = core;
@@ -73,6 +90,19 @@ export class WasmBlitter implements BlitKernels<number> {
     this.drawTextAt = core.fn("draw_text");
     this.lutInit = core.fn("lut_init");
     this.fbToRgba = core.fn("fb_to_rgba");
+    this.lightApply = core.fn("light_apply");
+  }
+
+  /** The darkening tables (LIGHT_LEVELS × 256 bytes), written in place. */
+  get lightTables(): Uint8Array {
+    const { LIGHT_TABLES } = this.core.layout;
+    return this.core.u8.subarray(LIGHT_TABLES, LIGHT_TABLES + LIGHT_LEVELS * 256);
+  }
+
+  /** The light map (LIGHT_MAP_MAX levels), written in place before lightApply. */
+  get lightMap(): Uint8Array {
+    const { LIGHT_MAP } = this.core.layout;
+    return this.core.u8.subarray(LIGHT_MAP, LIGHT_MAP + LIGHT_MAP_MAX);
   }
 
   /** Copies `pixels` into ATLAS at `offsetBytes`; returns the image's pointer in linear memory. */

@@ -31,6 +31,10 @@ export interface Layout {
   TILE_LOOK: number;
   SPRITES: number;
   SPRITES_MAX: number;
+  LIGHT_TABLES: number;
+  LIGHT_LEVELS: number;
+  LIGHT_MAP: number;
+  LIGHT_MAP_MAX: number;
   FIXED_END: number;
 }
 
@@ -60,6 +64,10 @@ const LAYOUT_NAMES: (keyof Layout)[] = [
   "TILE_LOOK",
   "SPRITES",
   "SPRITES_MAX",
+  "LIGHT_TABLES",
+  "LIGHT_LEVELS",
+  "LIGHT_MAP",
+  "LIGHT_MAP_MAX",
   "FIXED_END",
 ];
 

@@ -23,6 +23,8 @@ import type { WorldText } from "../render/frame.js";
 import type { Point } from "../render/picking.js";
 import { contains, TILE_SIZE_PX } from "../render/layout.js";
 import * as P from "../render/palette.js";
+import { ambientLevel, clockText, partOfDay } from "../../world-time.js";
+import type { WorldClockView } from "../core/world-clock.js";
 import { worldTileAt } from "../render/picking.js";
 import { UNREACHABLE_NOTE_EVERY_MS, unreachableNote } from "../ui/unreachable-note.js";
 import { ClickSteering } from "../ui/click-steering.js";
@@ -99,6 +101,8 @@ export class PlaySession {
   private combatVersion = 0;
   private readonly combatMirror: LogMirror | null;
   private logTab: LogTab = "chat";
+  /** The clock text last put on the canvas (data-clock). */
+  private shownClock: string | undefined = undefined;
   private combatUnread = false;
   /** The HUD model last drawn: where its log tabs were, for a press on the panel. */
   private lastHud: HudModel | null = null;
@@ -394,6 +398,12 @@ export class PlaySession {
     const state = client.state;
     const outage = client.outage(nowMs);
     const status = connectionStatus(state, client.transportName, this.parts.nick, outage);
+    // The clock as the HUD shows it, also on the canvas (data-clock) for tests and assistive tools; set on change only.
+    const clock = clockLine(client.worldClock, client.serverTick);
+    if (clock !== this.shownClock) {
+      this.shownClock = clock;
+      this.parts.view.canvas.dataset.clock = clock ?? "";
+    }
     const log: HudLine[] = this.log.entries.map((entry) => ({ text: entry.text, colour: LOG_COLOURS[entry.kind] }));
     const hp = ownInfo ?? HP_UNKNOWN;
     return {
@@ -407,11 +417,15 @@ export class PlaySession {
       cursorAttacks,
       floaters,
       banner: bannerFor(state, own !== null, outage),
+      light: client.worldClock.known
+        ? ambientLevel(client.worldClock.timeOfDay(client.serverTick), client.worldClock.weather)
+        : undefined,
       hud: {
         name: this.parts.nick,
         hp: hp.hp,
         hpMax: hp.hpMax,
         position: client.confirmed,
+        clock,
         status: { text: status.short, colour: STATUS_COLOURS[status.level] },
         nearby: this.presence.present,
         creatures: creatureLines(entities.values(), client.names, this.kinds, client.confirmed),
@@ -466,4 +480,11 @@ function bannerFor(state: ConnectionState, positioned: boolean, outage: Outage):
 function isTyping(): boolean {
   const active = document.activeElement;
   return active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement;
+}
+
+/** The HUD's clock: "21:40 night", "14:05 rain" (the weather when the sky is not clear); undefined before the server said. */
+function clockLine(clock: WorldClockView, serverTick: number): string | undefined {
+  if (!clock.known) return undefined;
+  const timeOfDay = clock.timeOfDay(serverTick);
+  return `${clockText(timeOfDay)} ${clock.weather === "clear" ? partOfDay(timeOfDay) : clock.weather}`;
 }

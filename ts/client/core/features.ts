@@ -2,7 +2,7 @@
 // custom messages): chat, dialogs, custom messages, the interaction trigger and
 // the combat feed.
 // Each has its own module; this one routes the packets of types 9, 10, 13, 16,
-// 18 and 19 (combat) to them, runs their re-send timers from GameClient.update,
+// 18, 19 (combat) and 23 (the world clock) to them, runs their re-send timers from GameClient.update,
 // and starts them over when a reconnect begins a new session (their numbers and
 // ids are per session). Everything they send goes through the ChannelLink, i.e.
 // GameClient.sendDatagram.
@@ -13,6 +13,7 @@ import { CombatFeed } from "./combat.js";
 import { CustomRegistry } from "./custom.js";
 import { DialogState } from "./dialogs.js";
 import { InteractionQueries } from "./interaction.js";
+import { WorldClockView } from "./world-clock.js";
 
 export class ClientFeatures {
   readonly chat: ChatDelivery;
@@ -20,6 +21,7 @@ export class ClientFeatures {
   readonly custom: CustomRegistry;
   readonly interaction: InteractionQueries;
   readonly combat = new CombatFeed();
+  readonly worldClock = new WorldClockView();
 
   constructor(link: ChannelLink, onHandlerError?: (error: unknown, subtype: number) => void) {
     this.chat = new ChatDelivery(link);
@@ -49,6 +51,9 @@ export class ClientFeatures {
       case "combat":
         this.combat.receive(packet, nowMs);
         return true;
+      case "world_clock":
+        this.worldClock.receive(packet);
+        return true;
       default:
         return false;
     }
@@ -65,5 +70,6 @@ export class ClientFeatures {
     this.chat.reset();
     this.dialogs.reset();
     this.interaction.reset();
+    this.worldClock.reset();
   }
 }

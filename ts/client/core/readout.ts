@@ -6,6 +6,7 @@
 import type { ChunkEntry } from "../../protocol/chunk-id.js";
 import type { WasmSim } from "../../wasm/sim.js";
 import type { CombatFeed } from "./combat.js";
+import type { WorldClockView } from "./world-clock.js";
 import type { ChatDelivery } from "./chat.js";
 import type { ChunkCache } from "./chunk-cache.js";
 import type { ConnectionState } from "./connection.js";
@@ -177,6 +178,11 @@ export class ClientReadout {
   /** The blows this client took part in: listen() for hits, misses and kills (cosmetic; hp is in `entities`). */
   get combat(): CombatFeed {
     return this.parts.features.combat;
+  }
+
+  /** The time of day and the weather: `timeOfDay(client.serverTick)`, `weather`. */
+  get worldClock(): WorldClockView {
+    return this.parts.features.worldClock;
   }
 
   /** Every counter of the client, as a fresh object. */

@@ -11,6 +11,8 @@ import { MODE_TINTED, MODE_TRANSPARENT } from "../../blit-layout.js";
 import type { WasmBlitter } from "../../wasm/blit.js";
 import type { WasmSim } from "../../wasm/sim.js";
 import { placeViewport, type PixelPoint, type ViewportPlacement } from "../camera.js";
+import { FULL_LIGHT } from "../../world-time.js";
+import { buildLightTables } from "./light.js";
 import { SHEET_COLUMNS } from "../assets/sheets.js";
 import { type Atlas, MARKER_CORNERS, MARKER_HOSTILE, MARKER_OUTLINE, MARKER_STEP, MARKER_STEP_SMALL } from "./atlas.js";
 import { drawHud, type HudModel } from "./hud.js";
@@ -94,6 +96,11 @@ export interface FrameScene {
   readonly floaters?: readonly WorldText[];
   /** A message across the viewport (e.g. while the link is down), or null. */
   readonly banner: string | null;
+  /**
+   * The ambient light level of the world, 0 (darkest night) … 15 (full day; also when absent): the
+   * lighting pass darkens the world — tiles, route, sprites — and leaves labels, numbers and the HUD bright.
+   */
+  readonly light?: number;
   readonly hud: HudModel;
 }
 
@@ -121,6 +128,19 @@ export class FrameRenderer {
   ) {
     this.list = new SpriteList(blitter);
     blitter.lutInit();
+    buildLightTables(blitter.lightTables);
+  }
+
+  /**
+   * The lighting pass over the viewport: one level per tile of the view in the light map (today the
+   * ambient level everywhere; light sources will raise it around them), then one wasm call.
+   */
+  private applyLight(level: number, placement: ViewportPlacement): void {
+    const wide = placement.tilesWide + 1;
+    const high = placement.tilesHigh + 1;
+    this.blitter.lightMap.fill(level, 0, wide * high);
+    const screen = screenOfTile(placement.firstTileX, placement.firstTileY, placement);
+    this.blitter.lightApply(VIEWPORT.x, VIEWPORT.y, VIEWPORT.w, VIEWPORT.h, screen.x, screen.y, wide, high);
   }
 
   /** Composes the frame and converts it to RGBA; returns where the world was placed (for pointer mapping). */
@@ -136,6 +156,7 @@ export class FrameRenderer {
       this.mark(scene.cursor, MARKER_CORNERS, colour, placement);
     }
     this.list.flush(this.atlas.markers, VIEWPORT);
+    if (scene.light !== undefined && scene.light < FULL_LIGHT) this.applyLight(scene.light, placement);
     if (scene.labels) this.drawLabels(scene.labels, placement);
     if (scene.floaters) this.drawFloaters(scene.floaters, placement);
     if (scene.banner) this.drawBanner(scene.banner);

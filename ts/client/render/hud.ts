@@ -30,6 +30,8 @@ export interface HudModel {
   readonly hpMax: number;
   /** The player's tile, or null before the first update. */
   readonly position: { readonly x: number; readonly y: number } | null;
+  /** The time of day and the weather ("21:40 night", "14:05 rain"), or absent before the server said. */
+  readonly clock?: string;
   /** One short word or two on the link ("online", "reconnecting"). */
   readonly status: HudLine;
   /** Names of the other players in view. */
@@ -90,6 +92,11 @@ export function drawHud(blitter: WasmBlitter, text: SpriteList, atlas: Atlas, hu
   queueText(text, fitText(where, COLUMNS), INNER.x, y, P.TEXT_WHITE);
   y += LINE_PX;
   queueText(text, fitText(hud.status.text, COLUMNS), INNER.x, y, hud.status.colour);
+  // The time of day and the weather, on a row of their own once the server has said.
+  if (hud.clock !== undefined) {
+    y += LINE_PX;
+    queueText(text, fitText(hud.clock, COLUMNS), INNER.x, y, P.TEXT_DIM);
+  }
 
   y += LINE_PX + 2;
   divider(blitter, y);
