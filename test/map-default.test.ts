@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { CHUNK_SIZE, PALETTE_MAX, TILE_FLAG_COLLIDES } from "../ts/constants.js";
 import { cavesNpcKindsJson } from "../ts/server/map/caves-npcs.js";
 import { cavesTileDataJson, cavesTmj } from "../ts/server/map/caves-tmj.js";
-import { CAVE_TILE, CAVE_TILE_DATA, generateCaves } from "../ts/server/map/generate-caves.js";
+import { CAVE_TILE, CAVE_TILE_DATA, CAVE_VAULT_KEY, generateCaves } from "../ts/server/map/generate-caves.js";
 import { loadMap, tileFlagsTable, type LoadedMap } from "../ts/server/map/load-map.js";
 import { loadCore } from "../ts/wasm/node.js";
 
@@ -39,13 +39,18 @@ describe("the bundled map", () => {
     expect(map.source.spawnFallback).toBe(false);
   });
 
-  it("lets every spawn reach every walkable cell under the wasm step rule", async () => {
+  // Doors (docs/maps.md § Doors) are ways through: the rule runs with every door open, i.e. with the
+  // closed door tile free. A closed door cuts its corridor until someone opens it; a locked one, its vault.
+  it("lets every spawn reach every walkable cell under the wasm step rule, doors opened", async () => {
     const core = await loadCore();
     expect(
       core.fn<(w: number, h: number, x: number, y: number) => number>("grid_init")(map.width, map.height, 0, 0),
     ).toBe(1);
     core.u16.set(map.tiles, core.fn<() => number>("grid_tiles")() >>> 1);
-    core.u8.set(flags, core.layout.TILE_FLAGS);
+    const doorsOpen = flags.slice();
+    doorsOpen[CAVE_TILE.door] = 0;
+    core.u8.set(doorsOpen, core.layout.TILE_FLAGS);
+    const walkable = (id: number): boolean => (doorsOpen[id] & TILE_FLAG_COLLIDES) === 0;
     const allowedSteps = core.fn<(x: number, y: number) => number>("allowed_steps");
     const actionDx = core.fn<(action: number) => number>("action_dx");
     const actionDy = core.fn<(action: number) => number>("action_dy");
@@ -89,6 +94,25 @@ describe("the bundled map", () => {
     expect(idAt(board.x, board.y)).toBe(CAVE_TILE.noticeBoard);
     expect(near(sign.x, sign.y) && near(board.x, board.y)).toBe(true);
     expect(map.tiles.filter((id) => id === CAVE_TILE.sign || id === CAVE_TILE.noticeBoard).length).toBe(2);
+  });
+
+  it("has doors far from the spawn points, one of them locked by the rusty key in front of a dead end", () => {
+    expect(map.doors.length).toBeGreaterThanOrEqual(3);
+    for (const door of map.doors) {
+      expect(idAt(door.x, door.y)).toBe(door.open ? CAVE_TILE.openDoor : CAVE_TILE.door);
+      expect({ closed: door.closedTile, open: door.openTile }).toEqual({
+        closed: CAVE_TILE.door,
+        open: CAVE_TILE.openDoor,
+      });
+      for (const spawn of map.spawns)
+        expect(Math.max(Math.abs(spawn.x - door.x), Math.abs(spawn.y - door.y))).toBeGreaterThan(40);
+    }
+    expect(map.doors.some((door) => door.open)).toBe(true);
+    const locked = map.doors.filter((door) => door.locked);
+    expect(locked).toHaveLength(1);
+    expect(locked[0]).toMatchObject({ name: "vault door", key: CAVE_VAULT_KEY, open: false });
+    expect(CAVE_VAULT_KEY).toBe("rusty key");
+    expect(map.interactables.some((item) => item.kind === "door")).toBe(false);
   });
 
   it("is closed by a solid rock rim", () => {
@@ -187,8 +211,10 @@ describe("the bundled map", () => {
 });
 
 describe("the cave generator", () => {
-  it("connects everything for other seeds and sizes too", () => {
-    const collides = new Set(CAVE_TILE_DATA.filter((tile) => tile.collides).map((tile) => tile.id));
+  it("connects everything for other seeds and sizes too, doors opened", () => {
+    const collides = new Set(
+      CAVE_TILE_DATA.filter((tile) => tile.collides && tile.opensTo === undefined).map((tile) => tile.id),
+    );
     for (const [seed, width, height] of [
       [1, 128, 112],
       [2024, 160, 96],

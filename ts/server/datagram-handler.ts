@@ -36,6 +36,7 @@ import type { DialogService } from "./dialogs.js";
 import type { Egress } from "./egress.js";
 import type { EntityStore } from "./entities.js";
 import type { Interactables } from "./interactables.js";
+import type { Doors } from "./doors.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
 import type { KeyedRateLimiter } from "./rate-limit.js";
@@ -72,6 +73,8 @@ export interface DatagramPorts {
   readonly dialogs: Pick<DialogService, "onAck" | "onReply">;
   readonly custom: Pick<CustomMessages, "dispatch">;
   readonly interactables: Pick<Interactables, "onQuery">;
+  /** A query from a player next to a door uses it (doors.ts). */
+  readonly doors: Pick<Doors, "onQuery">;
 }
 
 export class DatagramHandler {
@@ -90,6 +93,7 @@ export class DatagramHandler {
   private readonly dialogs: DatagramPorts["dialogs"];
   private readonly custom: DatagramPorts["custom"];
   private readonly interactables: DatagramPorts["interactables"];
+  private readonly doors: DatagramPorts["doors"];
 
   constructor(ports: DatagramPorts) {
     this.metrics = ports.metrics;
@@ -104,6 +108,7 @@ export class DatagramHandler {
     this.dialogs = ports.dialogs;
     this.custom = ports.custom;
     this.interactables = ports.interactables;
+    this.doors = ports.doors;
   }
 
   handle(datagram: Uint8Array, peer: Peer, nowMs: number): void {
@@ -351,8 +356,8 @@ export class DatagramHandler {
       out,
     );
     this.egress.send(session, out.subarray(0, size));
-    // From a player next to an interactable, the query is also "use it" (interactables.ts).
-    this.interactables.onQuery(session, entity);
+    // From a player next to an interactable, the query is also "use it" (interactables.ts, doors.ts).
+    if (!this.interactables.onQuery(session, entity)) this.doors.onQuery(session, entity);
   }
 
   /**

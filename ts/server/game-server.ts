@@ -27,6 +27,7 @@ import { EntityStore, type StoredEntity } from "./entities.js";
 import { DatagramHandler } from "./datagram-handler.js";
 import { Egress } from "./egress.js";
 import { Interactables } from "./interactables.js";
+import { Doors } from "./doors.js";
 import { EventLoopDelay } from "./event-loop-delay.js";
 import { DEFAULT_GAME_OPTIONS, type GameOptions } from "./game-options.js";
 import { Logger } from "./log.js";
@@ -84,6 +85,8 @@ export class Game {
   readonly dialogs: DialogService;
   readonly custom: CustomMessages;
   readonly interactables: Interactables;
+  /** The map's doors: open, closed, locked (doors.ts). */
+  readonly doors: Doors;
   /** The map's creatures: action points, the think budget, their moves (npc/npc-room.ts). */
   readonly npcs: NpcRoom;
   /** Bump to attack, HP, death and respawn (combat/combat-room.ts). */
@@ -132,6 +135,19 @@ export class Game {
       world.interactables,
     );
     this.tileUpdates = new TileUpdates(world, sessions, egress);
+    this.doors = new Doors(
+      {
+        entities,
+        tiles: this.tileUpdates,
+        chat,
+        // Nobody holds an item yet (items are not built): every locked door stays shut. The items
+        // room replaces this with the inventory's answer.
+        keys: { holds: () => false },
+        clock,
+        log,
+      },
+      world.doors,
+    );
     this.npcs = new NpcRoom(
       {
         entities,
@@ -141,6 +157,7 @@ export class Game {
         clientCount: () => sessions.size,
         // The combat room is built next; a creature's first step comes at the first tick, after both.
         bump: (attacker, x, y) => this.combat.bump(attacker, x, y),
+        doors: this.doors,
         log,
       },
       world.npcSpawns,
@@ -185,6 +202,7 @@ export class Game {
       dialogs,
       custom,
       interactables: this.interactables,
+      doors: this.doors,
     });
     this.loop = new TickLoop(this.options.tickHz, () => this.step());
     const characterStore = new CharacterStore(this.database.db);
@@ -377,6 +395,7 @@ export class Game {
       custom: this.custom.stats,
       tileUpdates: this.tileUpdates.stats,
       interactables: { count: this.interactables.size, ...this.interactables.stats },
+      doors: { count: this.doors.size, ...this.doors.stats },
       npcs: this.npcStatus(last),
       combat: {
         ...this.combat.stats,

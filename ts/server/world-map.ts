@@ -14,6 +14,7 @@ export function worldMapOf(map: LoadedMap): WorldMap {
     flags: tileFlagsTable(map.tileData),
     spawns: map.spawns,
     interactables: map.interactables,
+    doors: map.doors,
     npcKinds: map.npcKinds,
     npcSpawns: map.npcSpawns,
     safeZones: map.safeZones,

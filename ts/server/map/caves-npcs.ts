@@ -68,6 +68,8 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     attack: 4,
     armor: 3,
     elo: 1200,
+    // The dead know the caves' doors: a skeleton opens an unlocked one in its way (never a locked one).
+    opensDoors: true,
   },
   {
     name: "hall guard",
