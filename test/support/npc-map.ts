@@ -11,6 +11,9 @@ import type { WorldMap } from "../../ts/server/world.js";
 
 export const NPC_FLOOR = 1;
 export const NPC_WALL = 2;
+/** With `doors`: a closed door tile (opensTo NPC_OPEN_DOOR) and its open twin. */
+export const NPC_DOOR = 3;
+export const NPC_OPEN_DOOR = 4;
 const TILE_PX = 8;
 
 export interface NpcSpawnObject {
@@ -36,6 +39,20 @@ export interface NpcMapSpec {
   safeZones?: { x: number; y: number; width: number; height: number }[];
   /** The map's `pvp` property; absent when undefined. */
   pvp?: boolean;
+  /**
+   * Door objects (docs/maps.md § Doors) in an "interactables" layer; the map then also has the door
+   * tiles NPC_DOOR / NPC_OPEN_DOOR. `properties` are the object's besides kind "door" (locked, key, …).
+   */
+  doors?: DoorObject[];
+}
+
+export interface DoorObject {
+  x: number;
+  y: number;
+  name?: string;
+  properties?: { name: string; type: string; value: string | number | boolean }[];
+  /** An area instead of a point (a bad door, for the loader's errors). */
+  area?: boolean;
 }
 
 export interface NpcMap {
@@ -138,6 +155,32 @@ export function writeNpcMap(spec: NpcMapSpec): NpcMap {
         ],
       },
       { id: 3, name: "npcs", type: "objectgroup", x: 0, y: 0, opacity: 1, visible: true, objects: spawnObjects },
+      ...(spec.doors === undefined
+        ? []
+        : [
+            {
+              id: 5,
+              name: "interactables",
+              type: "objectgroup",
+              x: 0,
+              y: 0,
+              opacity: 1,
+              visible: true,
+              objects: spec.doors.map((door) => ({
+                id: nextId++,
+                name: door.name ?? "",
+                type: "",
+                point: door.area !== true,
+                x: door.x * TILE_PX + (door.area === true ? 0 : TILE_PX / 2),
+                y: door.y * TILE_PX + (door.area === true ? 0 : TILE_PX / 2),
+                width: door.area === true ? TILE_PX : 0,
+                height: door.area === true ? TILE_PX : 0,
+                rotation: 0,
+                visible: true,
+                properties: [{ name: "kind", type: "string", value: "door" }, ...(door.properties ?? [])],
+              })),
+            },
+          ]),
       {
         id: 4,
         name: "zones",
@@ -164,14 +207,14 @@ export function writeNpcMap(spec: NpcMapSpec): NpcMap {
       {
         firstgid: 1,
         name: "test",
-        tilecount: 2,
-        columns: 2,
+        tilecount: spec.doors === undefined ? 2 : 4,
+        columns: spec.doors === undefined ? 2 : 4,
         tilewidth: TILE_PX,
         tileheight: TILE_PX,
         margin: 0,
         spacing: 0,
         image: "test.png",
-        imagewidth: 2 * TILE_PX,
+        imagewidth: (spec.doors === undefined ? 2 : 4) * TILE_PX,
         imageheight: TILE_PX,
       },
     ],
@@ -185,6 +228,12 @@ export function writeNpcMap(spec: NpcMapSpec): NpcMap {
       tiles: [
         { id: NPC_FLOOR, name: "floor" },
         { id: NPC_WALL, name: "wall", collides: true, opaque: true },
+        ...(spec.doors === undefined
+          ? []
+          : [
+              { id: NPC_DOOR, name: "door", collides: true, opaque: true, opensTo: NPC_OPEN_DOOR },
+              { id: NPC_OPEN_DOOR, name: "open door" },
+            ]),
       ],
     }),
   );

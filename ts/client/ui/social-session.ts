@@ -7,7 +7,7 @@
 // under the pointer with its name and interactables within reach with a prompt,
 // starts interactions, and keeps the HTML dialogs in step with the core's.
 //
-// Keys: Enter opens the chat box, E uses the sign or notice board within reach,
+// Keys: Enter opens the chat box, E uses the sign, notice board or door within reach,
 // Escape dismisses the newest dialog. They count only while the game has the
 // focus (the canvas or nothing); in a text field every key is the field's.
 import type { Rgb332Image } from "../assets/image.js";
@@ -49,7 +49,7 @@ export interface SocialParts {
 /** What an interaction that did not happen tells the player; null for silence. */
 const INTENT_NOTES: Partial<Record<IntentOutcome, string>> = {
   unreachable: "There is no way to get next to that.",
-  "too-far": "Nothing to use within reach. Walk next to a sign and press E, or click it.",
+  "too-far": "Nothing to use within reach. Walk next to a sign or a door and press E, or click it.",
   "timed-out": "Gave up walking there.",
 };
 
