@@ -13,6 +13,7 @@
 import type { Rgb332Image } from "../assets/image.js";
 import { FB_WIDTH } from "../../constants.js";
 import type { GameClient } from "../core/game-client.js";
+import { ENTITY_TYPE_DOOR } from "../../entity-types.js";
 import { chebyshev, INTERACT_REACH_TILES, isInteractable } from "../core/interaction.js";
 import { placeViewport } from "../camera.js";
 import { KEY_BINDINGS } from "../input.js";
@@ -187,9 +188,13 @@ export class SocialSession {
       if (entity.id !== under?.id) labels.push(labelOver(entity, INTERACT_PROMPT, PROMPT_COLOUR, scene.entities));
     }
     if (under) {
-      if (under.id !== client.ownEntityId) client.lookUpName(under.id);
       const inReach =
         isInteractable(under) && client.predicted && chebyshev(under, client.predicted) <= INTERACT_REACH_TILES;
+      // A name is asked with an EntityQuery, which from beside a door is a use (docs/protocol.md § 18):
+      // a door within reach is not asked about — hovering must not open it. Its label says "door" until known.
+      if (under.id !== client.ownEntityId && !(inReach && under.typeId === ENTITY_TYPE_DOOR)) {
+        client.lookUpName(under.id);
+      }
       const text = hoverText(under, client.names, this.kinds);
       labels.push(labelOver(under, inReach ? `${text} (E)` : text, HOVER_COLOUR, scene.entities));
     }
