@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CAVE_TILE } from "../../ts/server/map/generate-caves.js";
 import type { NpcKind } from "../../ts/server/npc/kinds.js";
 import { readWorldMap } from "../../ts/server/server.js";
 import type { WorldMap } from "../../ts/server/world.js";
@@ -231,8 +232,16 @@ export function writeNpcMap(spec: NpcMapSpec): NpcMap {
         ...(spec.doors === undefined
           ? []
           : [
-              { id: NPC_DOOR, name: "door", collides: true, opaque: true, opensTo: NPC_OPEN_DOOR },
-              { id: NPC_OPEN_DOOR, name: "open door" },
+              // Drawn with the client's door art (the bundled map's tiles 17 and 18).
+              {
+                id: NPC_DOOR,
+                name: "door",
+                collides: true,
+                opaque: true,
+                opensTo: NPC_OPEN_DOOR,
+                look: CAVE_TILE.door,
+              },
+              { id: NPC_OPEN_DOOR, name: "open door", look: CAVE_TILE.openDoor },
             ]),
       ],
     }),
