@@ -97,6 +97,20 @@ describe("the door room", () => {
     expect(world.tileAt(5, 2)).toBe(NPC_DOOR);
   });
 
+  it("tells a repeat from a new use when two players take turns within a second", async () => {
+    const { world, doors, clock, player, door } = await room(new Set(["Ann/rusty key"]));
+    const ann = player("Ann", 4, 2);
+    const bob = player("Bob", 6, 2);
+    doors.onQuery(ann, door.entity); // opens (Ann has the key)
+    clock.tick += 2;
+    doors.onQuery(bob, door.entity); // Bob closes it
+    expect(world.tileAt(5, 2)).toBe(NPC_DOOR);
+    clock.tick += 4;
+    doors.onQuery(ann, door.entity); // Ann's re-sent query of her first use: nothing happens
+    expect(world.tileAt(5, 2)).toBe(NPC_DOOR);
+    expect(doors.stats).toMatchObject({ opened: 1, closed: 1 });
+  });
+
   it("is only queried, not used, from two tiles away; creatures never unlock it", async () => {
     const { world, doors, player, door } = await room(new Set(["Ann/rusty key"]));
     expect(doors.onQuery(player("Ann", 3, 2), door.entity)).toBe(false);

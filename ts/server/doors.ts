@@ -8,8 +8,9 @@
 //
 // Use (docs/protocol.md § 18): an EntityQuery for the door from a player within
 // one tile (Chebyshev) toggles it. The client re-sends an unanswered query, so a
-// query from the same player for the same door within DOOR_REPEAT_TICKS of its
-// last use is taken as that use's repeat, not as a second toggle. Refusals are
+// query from a player for a door within DOOR_REPEAT_TICKS of that player's last
+// use of it is taken as that use's repeat, not as a second toggle — also when
+// another player used the door in between. Refusals are
 // told through chat.tell, like a sign speaks: a door never closes on a player or
 // a creature standing in it ("Something is in the way."), and a locked door
 // without its key stays shut ("The door is locked.").
@@ -34,6 +35,8 @@ import type { TileUpdates } from "./tile-updates.js";
  * (ts/client/core/interaction.ts), so its repeats all fall inside.
  */
 export const DOOR_REPEAT_TICKS = 24;
+/** Uses a door remembers for telling repeats: two players taking turns within a second are told apart. */
+const DOOR_RECENT_USES = 4;
 export const DOOR_IN_THE_WAY = "Something is in the way.";
 export const DOOR_LOCKED = "The door is locked.";
 
@@ -62,9 +65,13 @@ export interface Door {
   readonly entity: Entity;
   open: boolean;
   locked: boolean;
-  /** The player entity that used it last, and the tick it did: a repeat of that query is no new use. */
+  /** The player entity that used it last, and the tick it did. */
   lastUserId: number;
   lastUseTick: number;
+  /** The last DOOR_RECENT_USES uses (player entity id, tick), a ring: a repeat of any of them is no new use. */
+  readonly recentUsers: Int32Array;
+  readonly recentTicks: Float64Array;
+  recentAt: number;
 }
 
 /** A cell's key in the by-cell map: maps hold at most 2^26 cells, so x < 2^26. */
@@ -99,7 +106,17 @@ export class Doors {
         // Nothing schedules a door's steps: the room (this one) is its only driver.
         "room",
       );
-      const door: Door = { spec, entity, open: spec.open, locked: spec.locked, lastUserId: 0, lastUseTick: 0 };
+      const door: Door = {
+        spec,
+        entity,
+        open: spec.open,
+        locked: spec.locked,
+        lastUserId: 0,
+        lastUseTick: 0,
+        recentUsers: new Int32Array(DOOR_RECENT_USES),
+        recentTicks: new Float64Array(DOOR_RECENT_USES),
+        recentAt: 0,
+      };
       this.byEntity.set(entity.id, door);
       this.byCell.set(cellKey(spec.x, spec.y), door);
     }
@@ -129,9 +146,12 @@ export class Doors {
     const player = session.entity;
     if (Math.max(Math.abs(player.x - entity.x), Math.abs(player.y - entity.y)) > 1) return false;
     const tick = this.ports.clock.tick;
-    if (door.lastUserId === player.id && tick - door.lastUseTick < DOOR_REPEAT_TICKS) return true;
+    if (isRepeat(door, player.id, tick)) return true;
     door.lastUserId = player.id;
     door.lastUseTick = tick;
+    door.recentUsers[door.recentAt] = player.id;
+    door.recentTicks[door.recentAt] = tick;
+    door.recentAt = (door.recentAt + 1) % DOOR_RECENT_USES;
     if (door.open) {
       if (!this.close(door)) this.tell(session, door, DOOR_IN_THE_WAY);
       return true;
@@ -195,6 +215,14 @@ export class Doors {
       this.ports.log.error("door message failed", { entityId: door.entity.id, error: String(error) });
     }
   }
+}
+
+/** Whether player `userId` used `door` less than DOOR_REPEAT_TICKS before `tick`: a re-sent query of that use. */
+function isRepeat(door: Door, userId: number, tick: number): boolean {
+  for (let i = 0; i < DOOR_RECENT_USES; i++) {
+    if (door.recentUsers[i] === userId && tick - door.recentTicks[i] < DOOR_REPEAT_TICKS) return true;
+  }
+  return false;
 }
 
 /** A door's entity name: the map object's name, else what it is. */
