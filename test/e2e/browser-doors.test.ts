@@ -18,6 +18,7 @@ import {
   framebufferOfTile,
   HAVE_CHROMIUM,
   openAndJoin,
+  restingCamera,
   settledPosition,
   skipNotice,
   startRig,
@@ -34,13 +35,6 @@ const BEYOND: Tile = { x: 11, y: 4 };
 
 let rig: BrowserRig;
 let npcMap: NpcMap;
-
-/** Waits until the player rests and the camera has caught up with it (pointer maths assume a centred camera). */
-async function restingCamera(page: Page): Promise<Tile> {
-  const at = await settledPosition(page, 15_000);
-  await page.waitForTimeout(400);
-  return at;
-}
 
 /** The doorway's 8×8 pixels on the canvas, the camera resting on the player at `at`. */
 async function doorwayPixels(page: Page, at: Tile): Promise<number[]> {

@@ -20,10 +20,11 @@
 //
 // Door state lives in memory only: on a restart every door is as the map has it.
 import { ENTITY_TYPE_DOOR } from "../entity-types.js";
-import { ENTITY_FLAG_INTERACTABLE, ENTITY_FLAG_STATIC } from "../protocol/entity.js";
+import { ENTITY_FLAG_STATIC } from "../protocol/entity.js";
 import type { ChatService } from "./chat.js";
 import type { Clock } from "./clock.js";
 import type { Entity, EntityStore, StoredEntity } from "./entities.js";
+import { staticInteractable } from "./interactables.js";
 import type { Logger } from "./log.js";
 import type { DoorSpec } from "./map/map-doors.js";
 import type { Session } from "./session.js";
@@ -92,17 +93,7 @@ export class Doors {
   ) {
     for (const spec of specs) {
       const entity = ports.entities.spawn(
-        {
-          typeId: ENTITY_TYPE_DOOR,
-          x: spec.x,
-          y: spec.y,
-          hp: 0,
-          hpMax: 0,
-          elo: 0,
-          flags: ENTITY_FLAG_STATIC | ENTITY_FLAG_INTERACTABLE,
-          name: doorName(spec.name, spec.locked),
-          meta: [],
-        },
+        staticInteractable(ENTITY_TYPE_DOOR, spec.x, spec.y, doorName(spec.name, spec.locked)),
         // Nothing schedules a door's steps: the room (this one) is its only driver.
         "room",
       );
