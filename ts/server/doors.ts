@@ -136,6 +136,8 @@ export class Doors {
     if (door === undefined) return false;
     const player = session.entity;
     if (Math.max(Math.abs(player.x - entity.x), Math.abs(player.y - entity.y)) > 1) return false;
+    // The dead (waiting to rise, combat/) open nothing.
+    if (player.hp === 0 && player.hpMax > 0) return false;
     const tick = this.ports.clock.tick;
     if (isRepeat(door, player.id, tick)) return true;
     door.lastUserId = player.id;
