@@ -366,6 +366,29 @@ function drawBridge(cell: Cell): void {
   );
 }
 
+/** A closed (or locked) door: planks in a stone frame with an iron band and ring; it blocks sight. */
+function drawDoor(cell: Cell): void {
+  cell.picture(["SSSSSSSS", "SkLwLwkS", "SkwLwLkS", "SiiiiiiS", "SkLwLgkS", "SkwLwLkS", "SkLwLwkS", "SkkkkkkS"], {
+    S: ROCK.shadow,
+    k: C.woodDark,
+    L: C.woodLight,
+    w: C.wood,
+    i: C.ink,
+    g: C.gold,
+  });
+}
+
+/** The same door swung open against its frame: the floor shows through, the leaf is a strip on the left. */
+function drawOpenDoor(cell: Cell): void {
+  drawFloor(cell, 18);
+  cell.picture(["SSSSSSSS", "SkL....S", "SkL....S", "Si.....S", "SkL....S", "SkL....S", "SkL....S", "Sk.....S"], {
+    S: ROCK.shadow,
+    k: C.woodDark,
+    L: C.woodLight,
+    i: C.ink,
+  });
+}
+
 function makeTiles(): Rgb332Image {
   const sheet = newSheet(TILE_CELL_COUNT);
   const draw: Record<number, (cell: Cell) => void> = {
@@ -385,6 +408,8 @@ function makeTiles(): Rgb332Image {
     14: drawSign,
     15: drawNoticeBoard,
     16: drawBridge,
+    17: drawDoor,
+    18: drawOpenDoor,
   };
   for (let id = 1; id < TILE_CELL_COUNT; id++) draw[id](cellOf(sheet, id));
   return sheet;
@@ -708,7 +733,7 @@ function blitCell(target: Rgb332Image, sheet: Rgb332Image, index: number, left: 
 /** A small made-up room using every tile, with sprites and a line of text, to judge the art in context. */
 function sampleScene(tiles: Rgb332Image, sprites: Rgb332Image, font: Rgb332Image): Rgb332Image {
   const map = [
-    "5555555555555555",
+    "5555555h55i55555",
     "5111231111d11165",
     "51411111111c1175",
     "5144111b12211165",
@@ -718,7 +743,7 @@ function sampleScene(tiles: Rgb332Image, sprites: Rgb332Image, font: Rgb332Image
     "5111111111111165",
     "6666666666666666",
   ];
-  const ids: Record<string, number> = { a: 10, b: 11, c: 12, d: 13, e: 14, f: 15, g: 16 };
+  const ids: Record<string, number> = { a: 10, b: 11, c: 12, d: 13, e: 14, f: 15, g: 16, h: 17, i: 18 };
   const scene = createImage(map[0].length * 8, map.length * 8 + 16);
   map.forEach((row, y) => {
     for (let x = 0; x < row.length; x++) blitCell(scene, tiles, ids[row[x]] ?? Number(row[x]), x * 8, y * 8);

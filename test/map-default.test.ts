@@ -11,7 +11,7 @@ import { CHUNK_SIZE, PALETTE_MAX, TILE_FLAG_COLLIDES } from "../ts/constants.js"
 import { cavesNpcKindsJson } from "../ts/server/map/caves-npcs.js";
 import { cavesItemsJson } from "../ts/server/map/caves-items.js";
 import { cavesTileDataJson, cavesTmj } from "../ts/server/map/caves-tmj.js";
-import { CAVE_TILE, CAVE_TILE_DATA, generateCaves } from "../ts/server/map/generate-caves.js";
+import { CAVE_TILE, CAVE_TILE_DATA, CAVE_VAULT_KEY, generateCaves } from "../ts/server/map/generate-caves.js";
 import { loadMap, tileFlagsTable, type LoadedMap } from "../ts/server/map/load-map.js";
 import { loadCore } from "../ts/wasm/node.js";
 
@@ -41,13 +41,18 @@ describe("the bundled map", () => {
     expect(map.source.spawnFallback).toBe(false);
   });
 
-  it("lets every spawn reach every walkable cell under the wasm step rule", async () => {
+  // Doors (docs/maps.md § Doors) are ways through: the rule runs with every door open, i.e. with the
+  // closed door tile free. A closed door cuts its corridor until someone opens it; a locked one, its vault.
+  it("lets every spawn reach every walkable cell under the wasm step rule, doors opened", async () => {
     const core = await loadCore();
     expect(
       core.fn<(w: number, h: number, x: number, y: number) => number>("grid_init")(map.width, map.height, 0, 0),
     ).toBe(1);
     core.u16.set(map.tiles, core.fn<() => number>("grid_tiles")() >>> 1);
-    core.u8.set(flags, core.layout.TILE_FLAGS);
+    const doorsOpen = flags.slice();
+    doorsOpen[CAVE_TILE.door] = 0;
+    core.u8.set(doorsOpen, core.layout.TILE_FLAGS);
+    const walkable = (id: number): boolean => (doorsOpen[id] & TILE_FLAG_COLLIDES) === 0;
     const allowedSteps = core.fn<(x: number, y: number) => number>("allowed_steps");
     const actionDx = core.fn<(action: number) => number>("action_dx");
     const actionDy = core.fn<(action: number) => number>("action_dy");
@@ -91,6 +96,42 @@ describe("the bundled map", () => {
     expect(idAt(board.x, board.y)).toBe(CAVE_TILE.noticeBoard);
     expect(near(sign.x, sign.y) && near(board.x, board.y)).toBe(true);
     expect(map.tiles.filter((id) => id === CAVE_TILE.sign || id === CAVE_TILE.noticeBoard).length).toBe(2);
+  });
+
+  it("has doors far from the spawn points, one of them locked by the rusty key in front of a dead end", () => {
+    expect(map.doors.length).toBeGreaterThanOrEqual(3);
+    for (const door of map.doors) {
+      expect(idAt(door.x, door.y)).toBe(door.open ? CAVE_TILE.openDoor : CAVE_TILE.door);
+      expect({ closed: door.closedTile, open: door.openTile }).toEqual({
+        closed: CAVE_TILE.door,
+        open: CAVE_TILE.openDoor,
+      });
+      for (const spawn of map.spawns)
+        expect(Math.max(Math.abs(spawn.x - door.x), Math.abs(spawn.y - door.y))).toBeGreaterThan(40);
+    }
+    expect(map.doors.some((door) => door.open)).toBe(true);
+    const locked = map.doors.filter((door) => door.locked);
+    expect(locked).toHaveLength(1);
+    expect(locked[0]).toMatchObject({ name: "vault door", key: CAVE_VAULT_KEY, open: false });
+    expect(CAVE_VAULT_KEY).toBe("rusty key");
+    // A vault: with the doors as the map has them, one side of the locked door is out of reach of the spawn.
+    const seen = new Uint8Array(map.width * map.height);
+    const queue = [map.spawns[0].y * map.width + map.spawns[0].x];
+    seen[queue[0]] = 1;
+    for (let head = 0; head < queue.length; head++) {
+      for (const next of [queue[head] - 1, queue[head] + 1, queue[head] - map.width, queue[head] + map.width]) {
+        if (!seen[next] && walkable(map.tiles[next])) {
+          seen[next] = 1;
+          queue.push(next);
+        }
+      }
+    }
+    const vault = locked[0];
+    const sides = [-1, 1, -map.width, map.width]
+      .map((offset) => vault.y * map.width + vault.x + offset)
+      .filter((cell) => walkable(map.tiles[cell]));
+    expect(sides.map((cell) => seen[cell])).toEqual(expect.arrayContaining([0, 1]));
+    expect(map.interactables.some((item) => item.kind === "door")).toBe(false);
   });
 
   it("is closed by a solid rock rim", () => {
@@ -165,15 +206,53 @@ describe("the bundled map", () => {
     expect(cavesItemsJson()).toBe(readFileSync(ITEMS_PATH, "utf8"));
   });
 
-  it("has items: a supply chest in the great hall, three chests in other halls, the rusty key in one", () => {
+  it("has items: a supply chest in the great hall, three in other halls, the rusty key out in the caves, the vault chest behind its door", () => {
     expect(map.items.map((item) => item.name)).toContain("rusty key");
-    expect(map.chests.map((chest) => chest.name)).toEqual(["supply chest", "old chest", "iron chest", "dusty chest"]);
+    expect(map.chests.map((chest) => chest.name)).toEqual([
+      "supply chest",
+      "old chest",
+      "iron chest",
+      "dusty chest",
+      "vault chest",
+    ]);
     const hall = map.safeZones[0];
     const inHall = (chest: { x: number; y: number }) =>
       chest.x >= hall.x && chest.y >= hall.y && chest.x < hall.x + hall.width && chest.y < hall.y + hall.height;
     expect(map.chests.filter(inHall).map((chest) => chest.name)).toEqual(["supply chest"]);
     const keys = map.chests.filter((chest) => chest.items.some(({ item }) => item.name === "rusty key"));
     expect(keys.map((chest) => chest.name)).toEqual(["dusty chest"]);
+    // Walking from the spawn through every unlocked door: the key is reachable, the vault chest is not;
+    // with the vault door open too, it is.
+    const vault = map.doors.find((door) => door.locked)!;
+    expect(vault.key).toBe("rusty key");
+    const reachable = (vaultOpen: boolean): Set<number> => {
+      const seen = new Set<number>();
+      const start = map.spawns[0].y * map.width + map.spawns[0].x;
+      const queue = [start];
+      seen.add(start);
+      const doorCells = new Set(
+        map.doors.filter((door) => vaultOpen || !door.locked).map((door) => door.y * map.width + door.x),
+      );
+      for (let head = 0; head < queue.length; head++) {
+        const cell = queue[head];
+        for (const next of [cell + 1, cell - 1, cell + map.width, cell - map.width]) {
+          if (seen.has(next) || next < 0 || next >= map.tiles.length) continue;
+          if (!walkable(map.tiles[next]) && !doorCells.has(next)) continue;
+          seen.add(next);
+          queue.push(next);
+        }
+      }
+      return seen;
+    };
+    const cellOf = (name: string) => {
+      const chest = map.chests.find((candidate) => candidate.name === name)!;
+      return chest.y * map.width + chest.x;
+    };
+    const shut = reachable(false);
+    for (const name of ["supply chest", "old chest", "iron chest", "dusty chest"])
+      expect(shut.has(cellOf(name))).toBe(true);
+    expect(shut.has(cellOf("vault chest"))).toBe(false);
+    expect(reachable(true).has(cellOf("vault chest"))).toBe(true);
   });
 
   it("has creatures: critters and guards in view of the spawn points, hostiles only outside the great hall", () => {
@@ -202,8 +281,10 @@ describe("the bundled map", () => {
 });
 
 describe("the cave generator", () => {
-  it("connects everything for other seeds and sizes too", () => {
-    const collides = new Set(CAVE_TILE_DATA.filter((tile) => tile.collides).map((tile) => tile.id));
+  it("connects everything for other seeds and sizes too, doors opened", () => {
+    const collides = new Set(
+      CAVE_TILE_DATA.filter((tile) => tile.collides && tile.opensTo === undefined).map((tile) => tile.id),
+    );
     for (const [seed, width, height] of [
       [1, 128, 112],
       [2024, 160, 96],

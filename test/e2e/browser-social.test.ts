@@ -23,6 +23,7 @@ import {
   HAVE_CHROMIUM,
   logText,
   openAndJoin,
+  restingCamera,
   openPage,
   pointOfTile,
   REPO,
@@ -59,13 +60,6 @@ function interactable(name: string): Tile {
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
-}
-
-/** Waits until the player rests and the camera has caught up with it (pointer maths assume a centred camera). */
-async function restingCamera(page: Page): Promise<Tile> {
-  const at = await settledPosition(page, 15_000);
-  await page.waitForTimeout(400);
-  return at;
 }
 
 async function dialogCount(page: Page): Promise<number> {

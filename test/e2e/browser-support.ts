@@ -133,6 +133,13 @@ export async function settledPosition(page: Page, timeoutMs = 5000): Promise<Til
   return waitForDebug(page, (text) => (/^pending 0$/m.test(text) ? positionIn(text) : null), timeoutMs);
 }
 
+/** Waits until the player rests and the camera has caught up with it (pointer maths assume a centred camera). */
+export async function restingCamera(page: Page): Promise<Tile> {
+  const at = await settledPosition(page, 15_000);
+  await page.waitForTimeout(400);
+  return at;
+}
+
 /** Opens the page (with `query`), joins as guest `nick` and waits until it plays. */
 export async function openAndJoin(rig: BrowserRig, nick: string, query: string): Promise<Page> {
   const page = await openPage(rig, nick, query);

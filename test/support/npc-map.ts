@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CAVE_TILE } from "../../ts/server/map/generate-caves.js";
 import type { NpcKind } from "../../ts/server/npc/kinds.js";
 import type { ItemDef } from "../../ts/server/items/catalogue.js";
 import { readWorldMap } from "../../ts/server/server.js";
@@ -12,6 +13,9 @@ import type { WorldMap } from "../../ts/server/world.js";
 
 export const NPC_FLOOR = 1;
 export const NPC_WALL = 2;
+/** With `doors`: a closed door tile (opensTo NPC_OPEN_DOOR) and its open twin. */
+export const NPC_DOOR = 3;
+export const NPC_OPEN_DOOR = 4;
 const TILE_PX = 8;
 
 export interface NpcSpawnObject {
@@ -41,6 +45,20 @@ export interface NpcMapSpec {
   items?: ItemDef[];
   /** Chests in the interactables layer: `items` as a map writes it ("dagger, healing potion:3"). */
   chests?: { name: string; x: number; y: number; items: string }[];
+  /**
+   * Door objects (docs/maps.md § Doors) in an "interactables" layer; the map then also has the door
+   * tiles NPC_DOOR / NPC_OPEN_DOOR. `properties` are the object's besides kind "door" (locked, key, …).
+   */
+  doors?: DoorObject[];
+}
+
+export interface DoorObject {
+  x: number;
+  y: number;
+  name?: string;
+  properties?: { name: string; type: string; value: string | number | boolean }[];
+  /** An area instead of a point (a bad door, for the loader's errors). */
+  area?: boolean;
 }
 
 export interface NpcMap {
@@ -152,22 +170,37 @@ export function writeNpcMap(spec: NpcMapSpec): NpcMap {
         y: 0,
         opacity: 1,
         visible: true,
-        objects: (spec.chests ?? []).map((chest) => ({
-          id: nextId++,
-          name: chest.name,
-          type: "",
-          point: true,
-          x: chest.x * TILE_PX + TILE_PX / 2,
-          y: chest.y * TILE_PX + TILE_PX / 2,
-          width: 0,
-          height: 0,
-          rotation: 0,
-          visible: true,
-          properties: [
-            { name: "kind", type: "string", value: "chest" },
-            { name: "items", type: "string", value: chest.items },
-          ],
-        })),
+        objects: [
+          ...(spec.doors ?? []).map((door) => ({
+            id: nextId++,
+            name: door.name ?? "",
+            type: "",
+            point: door.area !== true,
+            x: door.x * TILE_PX + (door.area === true ? 0 : TILE_PX / 2),
+            y: door.y * TILE_PX + (door.area === true ? 0 : TILE_PX / 2),
+            width: door.area === true ? TILE_PX : 0,
+            height: door.area === true ? TILE_PX : 0,
+            rotation: 0,
+            visible: true,
+            properties: [{ name: "kind", type: "string", value: "door" }, ...(door.properties ?? [])],
+          })),
+          ...(spec.chests ?? []).map((chest) => ({
+            id: nextId++,
+            name: chest.name,
+            type: "",
+            point: true,
+            x: chest.x * TILE_PX + TILE_PX / 2,
+            y: chest.y * TILE_PX + TILE_PX / 2,
+            width: 0,
+            height: 0,
+            rotation: 0,
+            visible: true,
+            properties: [
+              { name: "kind", type: "string", value: "chest" },
+              { name: "items", type: "string", value: chest.items },
+            ],
+          })),
+        ],
       },
       {
         id: 4,
@@ -195,14 +228,14 @@ export function writeNpcMap(spec: NpcMapSpec): NpcMap {
       {
         firstgid: 1,
         name: "test",
-        tilecount: 2,
-        columns: 2,
+        tilecount: spec.doors === undefined ? 2 : 4,
+        columns: spec.doors === undefined ? 2 : 4,
         tilewidth: TILE_PX,
         tileheight: TILE_PX,
         margin: 0,
         spacing: 0,
         image: "test.png",
-        imagewidth: 2 * TILE_PX,
+        imagewidth: (spec.doors === undefined ? 2 : 4) * TILE_PX,
         imageheight: TILE_PX,
       },
     ],
@@ -216,6 +249,20 @@ export function writeNpcMap(spec: NpcMapSpec): NpcMap {
       tiles: [
         { id: NPC_FLOOR, name: "floor" },
         { id: NPC_WALL, name: "wall", collides: true, opaque: true },
+        ...(spec.doors === undefined
+          ? []
+          : [
+              // Drawn with the client's door art (the bundled map's tiles 17 and 18).
+              {
+                id: NPC_DOOR,
+                name: "door",
+                collides: true,
+                opaque: true,
+                opensTo: NPC_OPEN_DOOR,
+                look: CAVE_TILE.door,
+              },
+              { id: NPC_OPEN_DOOR, name: "open door", look: CAVE_TILE.openDoor },
+            ]),
       ],
     }),
   );

@@ -38,6 +38,7 @@ import type { EntityStore } from "./entities.js";
 import type { Interactables } from "./interactables.js";
 import type { ItemRoom } from "./items/item-room.js";
 import type { Tlv } from "../protocol/tlv.js";
+import type { Doors } from "./doors.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
 import type { KeyedRateLimiter } from "./rate-limit.js";
@@ -76,6 +77,8 @@ export interface DatagramPorts {
   readonly interactables: Pick<Interactables, "onQuery">;
   /** Item requests, and what a query adds to an EntityDetail (a bag, a chest's contents). */
   readonly items: Pick<ItemRoom, "onRequest" | "detailTlv">;
+  /** A query from a player next to a door uses it (doors.ts). */
+  readonly doors: Pick<Doors, "onQuery">;
 }
 
 export class DatagramHandler {
@@ -95,6 +98,7 @@ export class DatagramHandler {
   private readonly custom: DatagramPorts["custom"];
   private readonly interactables: DatagramPorts["interactables"];
   private readonly items: DatagramPorts["items"];
+  private readonly doors: DatagramPorts["doors"];
 
   constructor(ports: DatagramPorts) {
     this.metrics = ports.metrics;
@@ -110,6 +114,7 @@ export class DatagramHandler {
     this.custom = ports.custom;
     this.interactables = ports.interactables;
     this.items = ports.items;
+    this.doors = ports.doors;
   }
 
   handle(datagram: Uint8Array, peer: Peer, nowMs: number): void {
@@ -365,8 +370,8 @@ export class DatagramHandler {
       out,
     );
     this.egress.send(session, out.subarray(0, size));
-    // From a player next to an interactable, the query is also "use it" (interactables.ts).
-    this.interactables.onQuery(session, entity);
+    // From a player next to an interactable, the query is also "use it" (interactables.ts, doors.ts).
+    if (!this.interactables.onQuery(session, entity)) this.doors.onQuery(session, entity);
   }
 
   /**

@@ -27,6 +27,7 @@ import { EntityStore, type StoredEntity } from "./entities.js";
 import { DatagramHandler } from "./datagram-handler.js";
 import { Egress } from "./egress.js";
 import { Interactables } from "./interactables.js";
+import { Doors } from "./doors.js";
 import { EventLoopDelay } from "./event-loop-delay.js";
 import { DEFAULT_GAME_OPTIONS, type GameOptions } from "./game-options.js";
 import { Logger } from "./log.js";
@@ -89,6 +90,8 @@ export class Game {
   readonly dialogs: DialogService;
   readonly custom: CustomMessages;
   readonly interactables: Interactables;
+  /** The map's doors: open, closed, locked (doors.ts). */
+  readonly doors: Doors;
   /** The map's creatures: action points, the think budget, their moves (npc/npc-room.ts). */
   readonly npcs: NpcRoom;
   /** Bump to attack, HP, death and respawn (combat/combat-room.ts). */
@@ -154,6 +157,18 @@ export class Game {
       world.interactables,
     );
     this.tileUpdates = new TileUpdates(world, sessions, egress);
+    this.doors = new Doors(
+      {
+        entities,
+        tiles: this.tileUpdates,
+        chat,
+        // A locked door opens for whoever carries its key (the items room, built below, answers).
+        keys: { holds: (session, key) => this.items.holds(session, key) },
+        clock,
+        log,
+      },
+      world.doors,
+    );
     this.npcs = new NpcRoom(
       {
         entities,
@@ -163,6 +178,7 @@ export class Game {
         clientCount: () => sessions.size,
         // The combat room is built next; a creature's first step comes at the first tick, after both.
         bump: (attacker, x, y) => this.combat.bump(attacker, x, y),
+        doors: this.doors,
         log,
       },
       world.npcSpawns,
@@ -237,6 +253,7 @@ export class Game {
       custom,
       interactables: this.interactables,
       items: this.items,
+      doors: this.doors,
     });
     this.loop = new TickLoop(this.options.tickHz, () => this.step());
     const characterStore = new CharacterStore(this.database.db);
@@ -433,6 +450,7 @@ export class Game {
       custom: this.custom.stats,
       tileUpdates: this.tileUpdates.stats,
       interactables: { count: this.interactables.size, ...this.interactables.stats },
+      doors: { count: this.doors.size, ...this.doors.stats },
       npcs: this.npcStatus(last),
       items: { chests: this.items.chestCount, piles: this.items.pileCount, ...this.items.stats },
       worldClock: {

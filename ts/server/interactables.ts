@@ -16,7 +16,7 @@ import { NAME_MAX_BYTES } from "../protocol/tlv.js";
 import type { DialogElement } from "../protocol/dialog.js";
 import type { ChatService } from "./chat.js";
 import type { DialogService } from "./dialogs.js";
-import type { Entity, EntityStore } from "./entities.js";
+import type { Entity, EntityFields, EntityStore } from "./entities.js";
 import type { Logger } from "./log.js";
 import type { Session } from "./session.js";
 
@@ -72,17 +72,7 @@ export class Interactables {
     specs: readonly InteractableSpec[],
   ) {
     for (const spec of specs) {
-      const entity = ports.entities.spawn({
-        typeId: ENTITY_TYPE_SIGN_POST,
-        x: spec.x,
-        y: spec.y,
-        hp: 0,
-        hpMax: 0,
-        elo: 0,
-        flags: ENTITY_FLAG_STATIC | ENTITY_FLAG_INTERACTABLE,
-        name: displayName(spec),
-        meta: [],
-      });
+      const entity = ports.entities.spawn(staticInteractable(ENTITY_TYPE_SIGN_POST, spec.x, spec.y, displayName(spec)));
       this.byEntity.set(entity.id, { spec, entity });
     }
   }
@@ -207,6 +197,21 @@ export class Interactables {
       { key: `interactable:${entity.id}` },
     );
   }
+}
+
+/** The fields of a static interactable entity (a sign, a board, a door): no health, no rating, flags 0x05. */
+export function staticInteractable(typeId: number, x: number, y: number, name: string): EntityFields {
+  return {
+    typeId,
+    x,
+    y,
+    hp: 0,
+    hpMax: 0,
+    elo: 0,
+    flags: ENTITY_FLAG_STATIC | ENTITY_FLAG_INTERACTABLE,
+    name,
+    meta: [],
+  };
 }
 
 /** "1 Dec 14:05" (UTC): when a notice was pinned, short enough for a dialog line. */

@@ -16,6 +16,7 @@ export function worldMapOf(map: LoadedMap): WorldMap {
     spawns: map.spawns,
     // Chests are the item room's (items/item-room.ts), not signs.
     interactables: map.interactables.filter((object) => object.kind !== CHEST_KIND),
+    doors: map.doors,
     npcKinds: map.npcKinds,
     npcSpawns: map.npcSpawns,
     items: map.items,

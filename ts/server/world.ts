@@ -12,6 +12,7 @@ import { chunkId } from "../protocol/chunk-id.js";
 import { encodeChunk, CHUNK_PACKET_MAX_BYTES } from "../protocol/chunk.js";
 import { CHUNK_WIDE_PAYLOAD_BUDGET, chunkWidePacketBytes, encodeChunkWide } from "../protocol/chunk-wide.js";
 import type { Core } from "../wasm/core.js";
+import type { DoorSpec } from "./map/map-doors.js";
 import type { NpcKind } from "./npc/kinds.js";
 import type { NpcSpawnSpec } from "./npc/spawns.js";
 import type { SafeZone } from "./combat/pvp-zones.js";
@@ -33,6 +34,8 @@ export interface WorldMap {
   tileInfo: { id: number; name?: string; collides: boolean; opaque: boolean; look: number }[];
   /** Signs, notice boards and the like (LoadedMap.interactables); none when absent. */
   interactables?: { name: string; kind: string; text?: string; x: number; y: number }[];
+  /** The map's doors (LoadedMap.doors); none when absent. */
+  doors?: DoorSpec[];
   /** The creatures and where they live (LoadedMap.npcKinds / npcSpawns); none when absent. */
   npcKinds?: NpcKind[];
   npcSpawns?: NpcSpawnSpec[];
@@ -55,6 +58,7 @@ export class World {
   readonly spawns: { x: number; y: number }[];
   readonly tileInfo: WorldMap["tileInfo"];
   readonly interactables: NonNullable<WorldMap["interactables"]>;
+  readonly doors: readonly DoorSpec[];
   private readonly versions: Uint16Array;
   private readonly encoded: (readonly Uint8Array[] | null)[];
   private readonly sim: WasmSim;
@@ -83,6 +87,7 @@ export class World {
     this.mapHeight = map.height;
     this.tileInfo = map.tileInfo;
     this.interactables = map.interactables ?? [];
+    this.doors = map.doors ?? [];
     this.chunksX = Math.ceil(map.width / CHUNK_SIZE);
     this.chunksY = Math.ceil(map.height / CHUNK_SIZE);
     if (this.chunksX > 0x7fff || this.chunksY > 0x7fff) throw new WorldError("map too large for i16 chunk coordinates");

@@ -211,7 +211,7 @@ export class PlaySession {
         client,
         (tile) => foeAtTile(client.entities, tile, client.ownEntityId)?.id ?? null,
       );
-      // A click on a sign or a notice board is a use (the social session walks beside it), never "can't walk there".
+      // A click on a sign, a notice board or a door is a use (the social session walks beside it), never "can't walk there".
       const uses =
         answer === "unreachable" &&
         isInteractable(entityAtTile(client.entities, cursor, client.ownEntityId) ?? { flags: 0 });

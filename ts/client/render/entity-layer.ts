@@ -6,6 +6,7 @@
 // each later one STACK_STEP_PX further up and right, so a few pixels of every
 // one show. The order is stable (the own player first, then by entity id) so a
 // stack does not shuffle from frame to frame.
+import { ENTITY_TYPE_DOOR } from "../../entity-types.js";
 import { ENTITY_FLAG_HOSTILE } from "../../protocol/entity.js";
 import { spriteCellFor } from "./entity-sprites.js";
 import type { SpriteInstance } from "./frame.js";
@@ -47,6 +48,8 @@ export function entitySprites(
   const stackHeights = new Map<string, number>();
   const placed: { entity: DrawnEntity; sprite: SpriteInstance }[] = [];
   for (const entity of ordered) {
+    // A door has no sprite: its tile shows whether it is open or closed (its name and prompt still show).
+    if (entity.typeId === ENTITY_TYPE_DOOR) continue;
     const tile = `${entity.tileX},${entity.tileY}`;
     const index = stackHeights.get(tile) ?? 0;
     stackHeights.set(tile, index + 1);

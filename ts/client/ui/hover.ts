@@ -10,7 +10,8 @@ import * as P from "../render/palette.js";
 import { TILE_SIZE_PX } from "../render/layout.js";
 import { foldForFont } from "./chat-log.js";
 
-const TYPE_WORDS = ["player", "creature", "chest", "sign"];
+/** What a built-in type_id is, while its name is unknown (ts/entity-types.ts: 4 is a door). */
+const TYPE_WORDS = ["player", "creature", "chest", "sign", "door"];
 const NO_KINDS: ReadonlyMap<number, NpcKind> = new Map();
 
 /** The interaction prompt over an interactable within reach. */

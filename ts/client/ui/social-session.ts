@@ -7,12 +7,13 @@
 // under the pointer with its name and interactables within reach with a prompt,
 // starts interactions, and keeps the HTML dialogs in step with the core's.
 //
-// Keys: Enter opens the chat box, E uses the sign or notice board within reach,
+// Keys: Enter opens the chat box, E uses the sign, notice board or door within reach,
 // Escape dismisses the newest dialog. They count only while the game has the
 // focus (the canvas or nothing); in a text field every key is the field's.
 import type { Rgb332Image } from "../assets/image.js";
 import { FB_WIDTH } from "../../constants.js";
 import type { GameClient } from "../core/game-client.js";
+import { ENTITY_TYPE_DOOR } from "../../entity-types.js";
 import { chebyshev, INTERACT_REACH_TILES, isInteractable } from "../core/interaction.js";
 import { placeViewport } from "../camera.js";
 import { KEY_BINDINGS } from "../input.js";
@@ -49,7 +50,7 @@ export interface SocialParts {
 /** What an interaction that did not happen tells the player; null for silence. */
 const INTENT_NOTES: Partial<Record<IntentOutcome, string>> = {
   unreachable: "There is no way to get next to that.",
-  "too-far": "Nothing to use within reach. Walk next to a sign and press E, or click it.",
+  "too-far": "Nothing to use within reach. Walk next to a sign or a door and press E, or click it.",
   "timed-out": "Gave up walking there.",
 };
 
@@ -187,9 +188,13 @@ export class SocialSession {
       if (entity.id !== under?.id) labels.push(labelOver(entity, INTERACT_PROMPT, PROMPT_COLOUR, scene.entities));
     }
     if (under) {
-      if (under.id !== client.ownEntityId) client.lookUpName(under.id);
       const inReach =
         isInteractable(under) && client.predicted && chebyshev(under, client.predicted) <= INTERACT_REACH_TILES;
+      // A name is asked with an EntityQuery, which from beside a door is a use (docs/protocol.md § 18):
+      // a door within reach is not asked about — hovering must not open it. Its label says "door" until known.
+      if (under.id !== client.ownEntityId && !(inReach && under.typeId === ENTITY_TYPE_DOOR)) {
+        client.lookUpName(under.id);
+      }
       const text = hoverText(under, client.names, this.kinds);
       labels.push(labelOver(under, inReach ? `${text} (E)` : text, HOVER_COLOUR, scene.entities));
     }

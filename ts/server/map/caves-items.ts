@@ -3,8 +3,8 @@
 // beside caves.tmj. The numbers sit against the combat formula
 // (ts/server/combat/formula.ts): bare hands do 6, a dagger 9 and a short sword
 // 12; leather armor 3 and chain mail 6 against a skeleton's attack of 4. The
-// rusty key opens the locked door of the caves (its chest lies out in a far
-// hall).
+// rusty key lies in the dusty chest of a far hall and opens the vault door, behind
+// which the vault chest holds the best of the catalogue.
 import { CAVE_TILE_DATA, type GeneratedCaves } from "./generate-caves.js";
 import { ITEM_CATALOGUE_VERSION, type ItemDef } from "../items/catalogue.js";
 
@@ -57,11 +57,53 @@ export function caveChests(caves: GeneratedCaves): CaveChest[] {
     caves.sign.y * caves.width + caves.sign.x,
     caves.noticeBoard.y * caves.width + caves.noticeBoard.x,
   ]);
-  return wanted.map((chest) => {
+  const chests = wanted.map((chest) => {
     const spot = nearestFree(caves, chest.x, chest.y, taken);
     taken.add(spot.y * caves.width + spot.x);
     return { ...chest, ...spot };
   });
+  // The vault's reward: a chest at the far end of the dead end behind the locked door.
+  const vaultDoor = caves.doors.find((door) => door.key !== null);
+  const deepest = vaultDoor === undefined ? null : deepestBehind(caves, vaultDoor);
+  if (deepest !== null)
+    chests.push({ name: "vault chest", ...deepest, items: "chain mail, short sword, gold coin:100, glow crystal:5" });
+  return chests;
+}
+
+/**
+ * The walkable cell behind `door` farthest from it: the cells the spawn cannot reach with the door
+ * shut (orthogonal steps, every other door open), the last one a search from the door finds.
+ */
+function deepestBehind(caves: GeneratedCaves, door: { x: number; y: number }): { x: number; y: number } | null {
+  const { width, height, tiles } = caves;
+  const solid = new Set(
+    CAVE_TILE_DATA.filter((tile) => tile.collides && tile.opensTo === undefined).map((tile) => tile.id),
+  );
+  const doorCell = door.y * width + door.x;
+  const walk = (from: number, blocked: number): Int32Array => {
+    const distance = new Int32Array(width * height).fill(-1);
+    const queue = [from];
+    distance[from] = 0;
+    for (let head = 0; head < queue.length; head++) {
+      const cell = queue[head];
+      for (const next of [cell + 1, cell - 1, cell + width, cell - width]) {
+        if (next < 0 || next >= tiles.length || next === blocked || distance[next] >= 0 || solid.has(tiles[next]))
+          continue;
+        distance[next] = distance[cell] + 1;
+        queue.push(next);
+      }
+    }
+    return distance;
+  };
+  const spawn = caves.spawns[0];
+  const fromSpawn = walk(spawn.y * width + spawn.x, doorCell);
+  const fromDoor = walk(doorCell, -1);
+  let best = -1;
+  for (let cell = 0; cell < tiles.length; cell++) {
+    if (cell === doorCell || fromSpawn[cell] >= 0 || fromDoor[cell] < 0) continue;
+    if (best < 0 || fromDoor[cell] > fromDoor[best]) best = cell;
+  }
+  return best < 0 ? null : { x: best % width, y: Math.floor(best / width) };
 }
 
 function nearestFree(

@@ -77,6 +77,8 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
       { item: "healing potion", chance: 0.25, min: 1, max: 1 },
       { item: "short sword", chance: 0.05, min: 1, max: 1 },
     ],
+    // The dead know the caves' doors: a skeleton opens an unlocked one in its way (never a locked one).
+    opensDoors: true,
   },
   {
     name: "hall guard",

@@ -1,6 +1,6 @@
 // Writes the generated caves as a Tiled JSON map (TMJ) and its tile data file.
 // The TMJ stays editable in Tiled (1.9 or newer): one tile layer, an object
-// layer "spawns", an object layer "interactables", an object layer "npcs" of
+// layer "spawns", an object layer "interactables" (sign, board, doors, chests), an object layer "npcs" of
 // npc_spawn areas (their kinds: caves.npcs.json), and a tileset whose
 // tiles carry their collides/opaque properties.
 //
@@ -49,6 +49,18 @@ export function cavesTmj(caves: GeneratedCaves): string {
     point("notice board", "", caves.noticeBoard.x, caves.noticeBoard.y, [
       { name: "kind", type: "string", value: "notice_board" },
     ]),
+    // Doors (docs/maps.md § Doors): the cell's tile says open or closed; a locked one names its key.
+    ...caves.doors.map((door) =>
+      point(door.name, "", door.x, door.y, [
+        { name: "kind", type: "string", value: "door" },
+        ...(door.key === null
+          ? []
+          : [
+              { name: "key", type: "string" as const, value: door.key },
+              { name: "locked", type: "bool" as const, value: true },
+            ]),
+      ]),
+    ),
   ];
   const area = (
     name: string,
@@ -205,6 +217,7 @@ export function cavesTileset(image: string): Record<string, unknown> {
         { name: "collides", type: "bool", value: tile.collides },
         { name: "name", type: "string", value: tile.name },
         { name: "opaque", type: "bool", value: tile.opaque },
+        ...(tile.opensTo === undefined ? [] : [{ name: "opensTo", type: "int" as const, value: tile.opensTo }]),
       ],
     })),
   };

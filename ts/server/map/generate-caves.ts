@@ -28,10 +28,12 @@ export const CAVE_TILE = {
   sign: 14,
   noticeBoard: 15,
   bridge: 16,
+  door: 17,
+  openDoor: 18,
 } as const;
 
 /** Tile data of the bundled map, in id order (also written to caves.tiles.json). */
-export const CAVE_TILE_DATA: { id: number; name: string; collides: boolean; opaque: boolean }[] = [
+export const CAVE_TILE_DATA: { id: number; name: string; collides: boolean; opaque: boolean; opensTo?: number }[] = [
   { id: 1, name: "floor", collides: false, opaque: false },
   { id: 2, name: "gravel", collides: false, opaque: false },
   { id: 3, name: "moss", collides: false, opaque: false },
@@ -48,7 +50,13 @@ export const CAVE_TILE_DATA: { id: number; name: string; collides: boolean; opaq
   { id: 14, name: "sign", collides: true, opaque: false },
   { id: 15, name: "notice board", collides: true, opaque: false },
   { id: 16, name: "bridge", collides: false, opaque: false },
+  // A closed (or locked) door and the same door open (docs/maps.md § Doors).
+  { id: 17, name: "door", collides: true, opaque: true, opensTo: 18 },
+  { id: 18, name: "open door", collides: false, opaque: false },
 ];
+
+/** The item that opens the bundled map's locked door (the items catalogue names it; a chest holds it). */
+export const CAVE_VAULT_KEY = "rusty key";
 
 export const DEFAULT_CAVE_SEED = 0x5eed_cafe;
 export const DEFAULT_CAVE_WIDTH = 224;
@@ -81,9 +89,23 @@ export interface GeneratedCaves {
   noticeBoard: { x: number; y: number };
   /** Where creatures live (npc_spawn objects; their kinds are in caves-npcs.ts). */
   npcSpawns: CaveNpcSpawn[];
+  /** The doors (door objects in "interactables"): in corridor throats far from the great hall; the first is the locked vault door. */
+  doors: CaveDoor[];
   /** How many pools and connecting tunnels were made (for the summary). */
   poolCount: number;
   tunnelCount: number;
+}
+
+/** A door of the bundled map: its cell holds CAVE_TILE.door (closed, locked) or CAVE_TILE.openDoor. */
+export interface CaveDoor {
+  name: string;
+  x: number;
+  y: number;
+  open: boolean;
+  /** The item that unlocks it, for the locked door; null for the others. */
+  key: string | null;
+  /** For the locked door: how many walkable cells lie behind it (the vault). */
+  vaultCells?: number;
 }
 
 /** An npc_spawn area: `count` creatures of `kind` live on the free cells of the rectangle. */
@@ -540,6 +562,8 @@ export function generateCaves(options: CaveOptions = {}): GeneratedCaves {
     const cell = y * width + x;
     return x >= 0 && y >= 0 && x < width && y < height && builder.corridor[cell] === 1 && builder.kinds[cell] === FLOOR;
   });
+  // Doors last, from their own random stream, so every other cell stays what it was without them.
+  const doors = placeDoors(builder, tiles, centreX, centreY, npcSpawns, mulberry32(seed ^ 0x0d00_2bad));
   return {
     seed,
     width,
@@ -551,6 +575,7 @@ export function generateCaves(options: CaveOptions = {}): GeneratedCaves {
     sign,
     noticeBoard,
     npcSpawns,
+    doors,
     poolCount,
     tunnelCount,
   };
@@ -631,6 +656,108 @@ function placeNpcSpawns(
     spawns.push({ name: `hall ${index + 2} rats`, kind: "cave rat", count: 2, ...hall });
   });
   return spawns;
+}
+
+/** Doors stay this far (Chebyshev) from the map centre: beyond the great hall and its tunnel spiders. */
+const DOOR_MIN_CENTRE_DISTANCE = 48;
+/** Doors stay this far apart. */
+const DOOR_SPACING = 24;
+/** The vault behind the locked door: a dead end of this many walkable cells. */
+const VAULT_MIN_CELLS = 20;
+const VAULT_MAX_CELLS = 400;
+/** Unlocked doors besides the vault's: this many closed ones, then one left open. */
+const CLOSED_DOORS = 3;
+
+/**
+ * The doors: one locked door in front of a vault — a dead end of VAULT_MIN..MAX_CELLS corridor
+ * and cave cells without halls or creatures, behind a corridor throat — then CLOSED_DOORS closed
+ * doors and one open door in other throats, each DOOR_SPACING apart and far from the great hall.
+ * A throat is a corridor floor cell walled in on two opposite sides and all four corners, so the
+ * door has wall to either side. Writes the door tiles into `tiles`; walkable kinds are unchanged
+ * (a door is a way through).
+ */
+function placeDoors(
+  builder: CaveBuilder,
+  tiles: Uint16Array,
+  centreX: number,
+  centreY: number,
+  npcSpawns: readonly CaveNpcSpawn[],
+  rng: () => number,
+): CaveDoor[] {
+  const { width, height, kinds, corridor } = builder;
+  const rock = (x: number, y: number) => kinds[y * width + x] === ROCK;
+  const walkable = (x: number, y: number) => builder.isWalkable(y * width + x);
+  const nearSpawnArea = (x: number, y: number) =>
+    npcSpawns.some((a) => x >= a.x - 3 && y >= a.y - 3 && x < a.x + a.width + 3 && y < a.y + a.height + 3);
+  const candidates: { x: number; y: number; alongX: boolean }[] = [];
+  for (let y = RIM + 1; y < height - RIM - 1; y++) {
+    for (let x = RIM + 1; x < width - RIM - 1; x++) {
+      const cell = y * width + x;
+      if (kinds[cell] !== FLOOR || corridor[cell] !== 1) continue;
+      if (Math.max(Math.abs(x - centreX), Math.abs(y - centreY)) < DOOR_MIN_CENTRE_DISTANCE) continue;
+      if (!(rock(x - 1, y - 1) && rock(x + 1, y - 1) && rock(x - 1, y + 1) && rock(x + 1, y + 1))) continue;
+      const alongX = walkable(x - 1, y) && walkable(x + 1, y) && rock(x, y - 1) && rock(x, y + 1);
+      const alongY = walkable(x, y - 1) && walkable(x, y + 1) && rock(x - 1, y) && rock(x + 1, y);
+      if ((!alongX && !alongY) || nearSpawnArea(x, y)) continue;
+      candidates.push({ x, y, alongX });
+    }
+  }
+  // The walkable cells reachable from (x, y) without crossing the door cell, up to VAULT_MAX_CELLS + 1
+  // (more: not a vault); -1 when the region holds a hall cell or a creature's home.
+  const seen = new Int32Array(width * height);
+  let stamp = 0;
+  const pocket = (fromX: number, fromY: number, doorCell: number): number => {
+    stamp++;
+    seen[doorCell] = stamp;
+    const queue = [fromY * width + fromX];
+    seen[queue[0]] = stamp;
+    for (let head = 0; head < queue.length; head++) {
+      const cell = queue[head];
+      const x = cell % width;
+      const y = Math.floor(cell / width);
+      if (kinds[cell] === HALL || nearSpawnArea(x, y)) return -1;
+      if (queue.length > VAULT_MAX_CELLS) return VAULT_MAX_CELLS + 1;
+      for (const next of [cell - 1, cell + 1, cell - width, cell + width]) {
+        if (seen[next] !== stamp && builder.isWalkable(next)) {
+          seen[next] = stamp;
+          queue.push(next);
+        }
+      }
+    }
+    return queue.length;
+  };
+  const doors: CaveDoor[] = [];
+  const farFromDoors = (x: number, y: number) =>
+    doors.every((door) => Math.max(Math.abs(door.x - x), Math.abs(door.y - y)) >= DOOR_SPACING);
+  // The vault: the throat in front of the largest pocket (the first such throat in scan order on ties).
+  let vault: { x: number; y: number; cells: number } | null = null;
+  for (const { x, y, alongX } of candidates) {
+    const sides = alongX ? [x - 1, y, x + 1, y] : [x, y - 1, x, y + 1];
+    for (let side = 0; side < 4; side += 2) {
+      const cells = pocket(sides[side], sides[side + 1], y * width + x);
+      if (cells >= VAULT_MIN_CELLS && cells <= VAULT_MAX_CELLS && (vault === null || cells > vault.cells)) {
+        vault = { x, y, cells };
+      }
+    }
+  }
+  if (vault !== null) {
+    doors.push({
+      name: "vault door",
+      x: vault.x,
+      y: vault.y,
+      open: false,
+      key: CAVE_VAULT_KEY,
+      vaultCells: vault.cells,
+    });
+  }
+  for (let picked = 0; picked <= CLOSED_DOORS && candidates.length > 0;) {
+    const { x, y } = candidates.splice(Math.floor(rng() * candidates.length), 1)[0];
+    if (!farFromDoors(x, y)) continue;
+    doors.push({ name: "", x, y, open: picked === CLOSED_DOORS, key: null });
+    picked++;
+  }
+  for (const door of doors) tiles[door.y * width + door.x] = door.open ? CAVE_TILE.openDoor : CAVE_TILE.door;
+  return doors;
 }
 
 /** Picks the tile id of every cell; walkable kinds only ever get walkable tiles and vice versa. */

@@ -9,6 +9,7 @@ import { isFreeTile, tileFlagsTable } from "../../tile-flags.js";
 import { flattenLayers, isCollisionLayer } from "./flatten.js";
 import { maskGid } from "./gid.js";
 import { MapError } from "./map-error.js";
+import { type DoorSpec, doorsOf } from "./map-doors.js";
 import { interactablesOf, spawnObjects, worldObjects, type Interactable, type MapObject } from "./map-objects.js";
 import { type NpcKind, npcKindsPathFor, readNpcKindsFile } from "../npc/kinds.js";
 import { type ItemDef, ItemCatalogue, itemCataloguePathFor, readItemCatalogueFile } from "../items/catalogue.js";
@@ -32,6 +33,7 @@ import { tilesetHasLocalId, type Tileset } from "./tileset.js";
 export { MapError } from "./map-error.js";
 export { tileFlagsTable } from "../../tile-flags.js";
 export type { Interactable, MapObject, TilePosition } from "./map-objects.js";
+export type { DoorSpec } from "./map-doors.js";
 export type { GidChunk, MapFormat, RawMap, RawTileLayer } from "./raw-map.js";
 export {
   LOOK_NONE,
@@ -83,6 +85,8 @@ export interface LoadedMap {
   tileData: TileData;
   spawns: { x: number; y: number }[];
   interactables: Interactable[];
+  /** The map's doors (map-doors.ts, docs/maps.md § Doors): where, which tiles, locked with which key. */
+  doors: DoorSpec[];
   /** The creatures of `<map>.npcs.json` (ts/server/npc/kinds.ts); empty when there is no such file. */
   npcKinds: NpcKind[];
   /** The map's npc_spawn objects (ts/server/npc/spawns.ts), checked against the kinds and the free cells. */
@@ -200,6 +204,7 @@ export function loadMap(path: string): LoadedMap {
     tileData: flat.tileData,
     spawns,
     interactables,
+    doors: doorsOf(objects, flat.tiles, width, height, flat.tileData, path),
     npcKinds: npcKinds ?? [],
     npcSpawns,
     items,

@@ -25,6 +25,9 @@ export interface TilePosition {
   y: number;
 }
 
+/** The `kind` property value that makes an interactable a door (map-doors.ts reads those). */
+export const DOOR_KIND = "door";
+
 export interface Interactable {
   id: number;
   name: string;
@@ -65,8 +68,8 @@ export function spawnObjects(objects: readonly MapObject[]): MapObject[] {
 }
 
 /**
- * Interactables: point objects with a string `kind` property. In a layer named "interactables"
- * every object must be such a point.
+ * Interactables: point objects with a string `kind` property, doors (kind "door") excepted. In a
+ * layer named "interactables" every object must be such a point.
  */
 export function interactablesOf(objects: readonly MapObject[], file: string): Interactable[] {
   const found: Interactable[] = [];
@@ -82,6 +85,8 @@ export function interactablesOf(objects: readonly MapObject[], file: string): In
       }
       continue;
     }
+    // Doors have their own loader and room (map-doors.ts, ts/server/doors.ts).
+    if (kind === DOOR_KIND) continue;
     const interactable: Interactable = {
       id: object.id,
       name: object.name,

@@ -21,6 +21,8 @@ export interface TileInfo {
   look: number;
   /** Set on twin ids made by flattening: the id whose look this twin shares (see docs/maps.md). */
   twinOf?: number;
+  /** A closed door's tile: the id the cell takes when the door opens (docs/maps.md § Doors). */
+  opensTo?: number;
 }
 
 /** Tile data by world tile id. */
@@ -33,12 +35,13 @@ export interface TileDataEntry {
   collides?: boolean;
   opaque?: boolean;
   look?: number;
+  opensTo?: number;
 }
 
 export const TILE_DATA_VERSION = 1;
 /** TILE_LOOK value meaning "draw nothing". */
 export const LOOK_NONE = 0xffff;
-const ENTRY_KEYS = new Set(["id", "name", "collides", "opaque", "look"]);
+const ENTRY_KEYS = new Set(["id", "name", "collides", "opaque", "look", "opensTo"]);
 
 /** `maps/caves.tmj` → `maps/caves.tiles.json`. */
 export function tileDataPathFor(mapPath: string): string {
@@ -100,13 +103,19 @@ function parseEntry(value: unknown, where: string, file: string): TileDataEntry 
   if (opaque !== undefined) entry.opaque = opaque;
   const look = integer("look", 0xffff);
   if (look !== undefined) entry.look = look;
+  const opensTo = integer("opensTo", MAX_WORLD_TILE_ID);
+  if (opensTo !== undefined) {
+    if (opensTo === id) throw new MapError(file, `${where}.opensTo: a door cannot open to its own tile ${id}`);
+    entry.opensTo = opensTo;
+  }
   return entry;
 }
 
 /**
  * Tile data for every GID the tilesets define (up to the largest wire id), from Tiled tile
- * properties: a collision property (collides / collision / solid / blocked) and `opaque`;
- * the name is the `name` property, else the tile's class.
+ * properties: a collision property (collides / collision / solid / blocked), `opaque` and a door's
+ * `opensTo` (int: the id it opens to; checked with the doors, map-doors.ts); the name is the `name`
+ * property, else the tile's class.
  * Where tilesets overlap, the one with the larger firstgid owns the GID, as in Tiled.
  */
 export function tileDataFromTilesets(tilesets: readonly Tileset[]): TileData {
@@ -122,6 +131,10 @@ export function tileDataFromTilesets(tilesets: readonly Tileset[]): TileData {
         else if (definition.className !== "") info.name = definition.className;
         info.collides = hasCollisionProperty(definition.properties);
         info.opaque = isTrue(propertyIgnoringCase(definition.properties, "opaque"));
+        const opensTo = propertyIgnoringCase(definition.properties, "opensTo");
+        if (typeof opensTo === "number" && Number.isInteger(opensTo) && opensTo > 0 && opensTo !== gid) {
+          info.opensTo = opensTo;
+        }
       }
       tileData.set(gid, info);
     }
@@ -143,6 +156,7 @@ export function mergeTileData(tileData: TileData, entries: readonly TileDataEntr
     if (entry.collides !== undefined) merged.collides = entry.collides;
     if (entry.opaque !== undefined) merged.opaque = entry.opaque;
     if (entry.look !== undefined) merged.look = entry.look;
+    if (entry.opensTo !== undefined) merged.opensTo = entry.opensTo;
     tileData.set(entry.id, merged);
   }
   return tileData;

@@ -1,8 +1,8 @@
 // NPC kinds as data: `<map>.npcs.json` beside the map (maps/caves.npcs.json for
 // the bundled one) names every kind of creature — its type_id on the wire, its
 // speed in action points, HP, behaviour, perception and leash radii, how far it
-// wanders, how long its spawn waits to bring a new one, and the sprite clients
-// draw. Validated strictly, like the tile data file: every problem names the
+// wanders, how long its spawn waits to bring a new one, the sprite clients
+// draw, and whether it opens doors. Validated strictly, like the tile data file: every problem names the
 // field it is in, and nothing unknown is accepted, so a typo fails at start
 // instead of making a creature silently behave differently.
 import { SPEED_MAX, SPEED_MIN } from "../../action-points.js";
@@ -48,6 +48,11 @@ export interface NpcKind {
   elo: number;
   /** What may fall where it dies, by item name (checked against the item catalogue when the map loads). */
   loot: RawLootEntry[];
+  /**
+   * Whether it opens a closed, unlocked door that stands in its way (npc-room.ts § doors); absent
+   * or false: a door stops it like a wall. No creature ever unlocks or closes a door.
+   */
+  opensDoors?: boolean;
 }
 
 /** The most lines a loot table has, and the most of one item a line drops. */
@@ -74,6 +79,7 @@ const KIND_KEYS = new Set([
   "armor",
   "elo",
   "loot",
+  "opensDoors",
 ]);
 const SPRITE_NAME = /^[a-z0-9_-]{1,32}$/;
 
@@ -139,6 +145,10 @@ function parseKind(value: unknown, where: string, file: string): NpcKind {
   if (typeof sprite !== "string" || !SPRITE_NAME.test(sprite)) {
     throw new MapError(file, `${where}.sprite: expected 1..32 of a-z 0-9 _ -, got ${JSON.stringify(sprite)}`);
   }
+  const opensDoors = fields.opensDoors ?? false;
+  if (typeof opensDoors !== "boolean") {
+    throw new MapError(file, `${where}.opensDoors: expected true or false, got ${JSON.stringify(opensDoors)}`);
+  }
   const notices = behaviour !== "wander";
   const perception = integer("perception", notices ? 1 : 0, NPC_RADIUS_MAX, notices ? undefined : 0);
   const leash = integer("leash", notices ? perception : 0, NPC_RADIUS_MAX, notices ? undefined : 0);
@@ -157,6 +167,8 @@ function parseKind(value: unknown, where: string, file: string): NpcKind {
     armor: integer("armor", 0, NPC_COMBAT_VALUE_MAX, 0),
     elo: integer("elo", ELO_MIN, ELO_MAX, NPC_DEFAULT_ELO),
     loot: parseLoot(fields.loot, where, file),
+    // Only a kind that opens doors says so: the others read as they did before doors existed.
+    ...(opensDoors ? { opensDoors } : {}),
   };
 }
 

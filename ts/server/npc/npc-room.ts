@@ -31,6 +31,7 @@ import { ENTITY_FLAG_HOSTILE } from "../../protocol/entity.js";
 import { mulberry32 } from "../../random.js";
 import type { MoveTable, Pathing } from "../../wasm/sim.js";
 import { ENTITY_TYPE_PLAYER, type EntityStore, type StoredEntity } from "../entities.js";
+import type { Doors } from "../doors.js";
 import type { Logger } from "../log.js";
 import { VIEW_RADIUS } from "../view.js";
 import type { NpcKind } from "./kinds.js";
@@ -123,6 +124,8 @@ export interface NpcPorts {
    * player is an attack, and the creature stays. Returns whether it was one.
    */
   readonly bump: (attacker: StoredEntity, x: number, y: number) => boolean;
+  /** The doors (doors.ts): a creature whose kind opensDoors opens a closed, unlocked one in its way. */
+  readonly doors: Pick<Doors, "openByCreature">;
   readonly log: Logger;
 }
 
@@ -146,6 +149,8 @@ export interface NpcStats {
   blocked: number;
   /** Steps that were attacks on a player instead (the combat room's bump). */
   attacks: number;
+  /** Doors opened (kinds with opensDoors): each one a creature's action instead of a step. */
+  doorsOpened: number;
   deaths: number;
   respawns: number;
   /**
@@ -198,6 +203,7 @@ export class NpcRoom {
     steps: 0,
     blocked: 0,
     attacks: 0,
+    doorsOpened: 0,
     deaths: 0,
     respawns: 0,
     byDistance: Array.from({ length: DISTANCE_BANDS }, (_, band) => ({
@@ -477,6 +483,7 @@ export class NpcRoom {
     }
     let cost = THINK_COST;
     if (!this.pathStillLeadsTo(npc, target.x, target.y)) {
+      if (this.openDoorToward(npc, target.x, target.y)) return cost;
       cost = searchCost(this.plan(npc, target.x, target.y));
       if (npc.pathLength === 0) {
         this.giveUp(npc, entityTick, true);
@@ -497,6 +504,7 @@ export class NpcRoom {
     }
     let cost = 0;
     if (!this.pathStillLeadsTo(npc, npc.homeX, npc.homeY)) {
+      if (this.openDoorToward(npc, npc.homeX, npc.homeY)) return THINK_COST;
       cost = searchCost(this.plan(npc, npc.homeX, npc.homeY));
       if (npc.pathLength === 0) {
         // Home cannot be reached from here (a door closed, the budget ran out): live here instead of trying forever.
@@ -577,6 +585,30 @@ export class NpcRoom {
       }
     }
     return false;
+  }
+
+  /**
+   * The doors rule, for kinds with opensDoors, tried when the NPC needs a new path to (x, y) (none
+   * cached, or its step was refused — a door closed on it): the neighbour cells one step toward the
+   * goal — the horizontal one, the vertical one, then the diagonal — are looked at in that order,
+   * and the first that holds a closed, unlocked door is opened. That is the NPC's action (it does
+   * not step); its next decision plans through the open doorway. A* never paths through a closed
+   * door, so a creature opens only a door it stands beside. True when it opened one.
+   */
+  private openDoorToward(npc: Npc, x: number, y: number): boolean {
+    if (npc.kind.opensDoors !== true) return false;
+    const { entity } = npc;
+    const sx = Math.sign(x - entity.x);
+    const sy = Math.sign(y - entity.y);
+    const doors = this.ports.doors;
+    const opened =
+      (sx !== 0 && doors.openByCreature(entity.x + sx, entity.y)) ||
+      (sy !== 0 && doors.openByCreature(entity.x, entity.y + sy)) ||
+      (sx !== 0 && sy !== 0 && doors.openByCreature(entity.x + sx, entity.y + sy));
+    if (!opened) return false;
+    npc.pathLength = 0;
+    this.stats.doorsOpened++;
+    return true;
   }
 
   /** Plans a path from the NPC to (x, y) with the wasm A*; returns the nodes it expanded. pathLength 0: no path. */
