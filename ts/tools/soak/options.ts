@@ -1,0 +1,184 @@
+// Command-line parsing for `npm run -s soak`: a total function from argv to a
+// command or a UsageError (exit status 2), so soak.ts only runs and prints.
+// Every rate is bounded by a flag with a default that leaves a 2-core machine
+// usable; the attack is the same on every run with the same --seed.
+import { UsageError } from "../../netsim/cli-args.js";
+import { parseSeed, ProfileError } from "../../netsim/profile.js";
+
+export { UsageError };
+
+export interface SoakOptions {
+  /** How long the attack runs, in seconds (from --minutes or --seconds). */
+  durationS: number;
+  /** Honest headless bots (ts/bots) playing throughout. */
+  bots: number;
+  /** Hostile datagrams per second, all kinds together. */
+  floodRate: number;
+  /** Loopback source addresses the flood sends from (127.0.0.1 and 127.0.2.x). */
+  floodSources: number;
+  /** UDP sockets (ports) per flood source address. */
+  socketsPerSource: number;
+  /** Guest sessions the attacker holds itself and signs for, to try amplification from unproven addresses. */
+  attackerSessions: number;
+  /** Idle (slow-header) TCP connections the attacker tries to hold open. */
+  idleConnections: number;
+  /** Malformed and wrong-content-type HTTP requests per second. */
+  httpRate: number;
+  /** Wrong-password logins per second. */
+  loginRate: number;
+  /** Accounts registered before the attack that must all log in after it. */
+  accounts: number;
+  /** Seeds the flood's choices; undefined picks one (printed). */
+  seed: number | undefined;
+  /** Extra argument for the server's command line, repeatable (e.g. --udp-backend=dgram). */
+  serverArgs: string[];
+}
+
+export type SoakCommand = { kind: "help" } | { kind: "run"; options: SoakOptions };
+
+export const DEFAULTS: Omit<SoakOptions, "durationS" | "seed" | "serverArgs"> = {
+  bots: 16,
+  floodRate: 20_000,
+  floodSources: 32,
+  socketsPerSource: 2,
+  attackerSessions: 4,
+  idleConnections: 400,
+  httpRate: 20,
+  loginRate: 20,
+  accounts: 20,
+};
+
+export const USAGE = `soak — a real server under honest play and every attack of issue 17 at once.
+
+Usage: npm run -s soak -- --minutes N [options]
+
+Starts a server process (free ports, a temporary database), registers the accounts, then for the
+whole duration runs at once: honest bots (ts/bots), a UDP flood (random bytes, mutated valid
+datagrams, captured packets replayed byte for byte, forged packets with the bots' stolen tokens, the
+attacker's own signed sessions moved onto addresses that never answer), sent from many loopback
+addresses and ports, the bots' own address included; idle and slow-header HTTP connections,
+malformed requests and wrong content types; and a login brute force. Prints progress every 10 s and
+a report at the end (docs/security.md explains each figure).
+
+  --minutes N             how long the attack runs; fractions allowed (e.g. 0.1)
+  --seconds N             the same in seconds (one of the two is required)
+  --bots N                honest bots (default ${DEFAULTS.bots}, at most 500)
+  --flood-rate N          hostile datagrams per second (default ${DEFAULTS.floodRate}, at most 500000)
+  --flood-sources N       loopback addresses the flood sends from (default ${DEFAULTS.floodSources}, at most 250)
+  --sockets-per-source N  UDP sockets (ports) per source address (default ${DEFAULTS.socketsPerSource}, at most 16)
+  --attacker-sessions N   guest sessions the attacker signs for itself (default ${DEFAULTS.attackerSessions}, at most 32)
+  --idle-connections N    idle TCP connections the attacker keeps trying to hold (default ${DEFAULTS.idleConnections}, at most 10000)
+  --http-rate N           malformed / wrong-content-type HTTP requests per second (default ${DEFAULTS.httpRate}, at most 1000)
+  --login-rate N          wrong-password logins per second (default ${DEFAULTS.loginRate}, at most 1000)
+  --accounts N            accounts registered before that must all log in after (default ${DEFAULTS.accounts}, 1..200)
+  --seed N                seed of the flood's choices, 0..4294967295 (default random, printed)
+  --server-arg ARG        one more argument for the server, repeatable (e.g. --server-arg=--udp-backend=dgram)
+  -h, --help              this text
+
+Exit status: 0 the server stayed up and every account logged in after; 1 it crashed, an account
+was lost, a defence gave way (a brute-force guess or a wrong content type accepted) or the run could
+not start; 2 bad command line.
+`;
+
+const VALUE_OPTIONS = [
+  "minutes",
+  "seconds",
+  "bots",
+  "flood-rate",
+  "flood-sources",
+  "sockets-per-source",
+  "attacker-sessions",
+  "idle-connections",
+  "http-rate",
+  "login-rate",
+  "accounts",
+  "seed",
+  "server-arg",
+];
+
+function parseInteger(text: string, what: string, min: number, max: number): number {
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= min && value <= max)) throw new UsageError(`${what} must be an integer ${min}..${max}, got "${text}"`);
+  return value;
+}
+
+function parseDuration(text: string, what: string, secondsPerUnit: number): number {
+  const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) * secondsPerUnit : Number.NaN;
+  if (!(value >= 1 && value <= 86_400)) {
+    throw new UsageError(`${what} must be a number giving 1 s to 24 h, got "${text}"`);
+  }
+  return value;
+}
+
+/** Turns argv (without node and the script) into a command; throws UsageError with a readable message. */
+export function parseSoakArgs(argv: readonly string[]): SoakCommand {
+  const options: SoakOptions = { ...DEFAULTS, durationS: 0, seed: undefined, serverArgs: [] };
+  let durationGiven = "";
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index];
+    if (arg === "-h" || arg === "--help") return { kind: "help" };
+    if (!arg.startsWith("--")) throw new UsageError(`unexpected argument "${arg}"`);
+    const equals = arg.indexOf("=");
+    const name = equals < 0 ? arg.slice(2) : arg.slice(2, equals);
+    if (!VALUE_OPTIONS.includes(name)) throw new UsageError(`unknown option --${name}`);
+    let value: string;
+    if (equals >= 0) {
+      value = arg.slice(equals + 1);
+    } else {
+      const next = argv[index + 1];
+      if (next === undefined || (next.startsWith("--") && name !== "server-arg")) {
+        throw new UsageError(`--${name} needs a value`);
+      }
+      value = next;
+      index++;
+    }
+    switch (name) {
+      case "minutes":
+      case "seconds":
+        if (durationGiven && durationGiven !== name) throw new UsageError("give --minutes or --seconds, not both");
+        durationGiven = name;
+        options.durationS = parseDuration(value, `--${name}`, name === "minutes" ? 60 : 1);
+        break;
+      case "bots":
+        options.bots = parseInteger(value, "--bots", 1, 500);
+        break;
+      case "flood-rate":
+        options.floodRate = parseInteger(value, "--flood-rate", 0, 500_000);
+        break;
+      case "flood-sources":
+        options.floodSources = parseInteger(value, "--flood-sources", 1, 250);
+        break;
+      case "sockets-per-source":
+        options.socketsPerSource = parseInteger(value, "--sockets-per-source", 1, 16);
+        break;
+      case "attacker-sessions":
+        options.attackerSessions = parseInteger(value, "--attacker-sessions", 0, 32);
+        break;
+      case "idle-connections":
+        options.idleConnections = parseInteger(value, "--idle-connections", 0, 10_000);
+        break;
+      case "http-rate":
+        options.httpRate = parseInteger(value, "--http-rate", 0, 1000);
+        break;
+      case "login-rate":
+        options.loginRate = parseInteger(value, "--login-rate", 0, 1000);
+        break;
+      case "accounts":
+        options.accounts = parseInteger(value, "--accounts", 1, 200);
+        break;
+      case "seed":
+        try {
+          options.seed = parseSeed(value);
+        } catch (error) {
+          if (error instanceof ProfileError) throw new UsageError(`--seed: ${error.message}`);
+          throw error;
+        }
+        break;
+      case "server-arg":
+        options.serverArgs.push(value);
+        break;
+    }
+  }
+  if (!durationGiven) throw new UsageError("say how long: --minutes N or --seconds N");
+  return { kind: "run", options };
+}
