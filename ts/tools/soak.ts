@@ -9,7 +9,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { loadavg, setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DurationHistogram, percentile } from "../bots/figures.js";
@@ -21,7 +21,7 @@ import type { AttackConfig, AttackCounters, FromAttacker, ToAttacker } from "./s
 import { PacketCapture } from "./soak/capture.js";
 import { parseSoakArgs, type SoakOptions, USAGE, UsageError } from "./soak/options.js";
 import { failures, formatProgress, formatReport, type SoakFigures } from "./soak/report.js";
-import { ServerProcess, type ServerStatus } from "./soak/server-process.js";
+import { kernelReceiveDrops, ServerProcess, type ServerStatus } from "./soak/server-process.js";
 
 const ATTACKER = fileURLToPath(new URL("./soak/attacker.ts", import.meta.url));
 /** Accounts the brute force guesses at (kept apart from the ones that must log in after: see soak/accounts.ts). */
@@ -31,6 +31,8 @@ const SAMPLE_MS = 1000;
 const ATTACKER_TIMEOUT_MS = 30_000;
 
 const MiB = 2 ** 20;
+/** Set by SIGINT / SIGTERM: the attack ends early and the report is printed for the time it ran. */
+let stopRequested = false;
 const load = () =>
   `load average ${loadavg()
     .map((value) => value.toFixed(2))
@@ -43,12 +45,13 @@ class AttackerProcess {
   private latest: AttackCounters | null = null;
   private final: Promise<AttackCounters | null>;
 
-  constructor() {
+  constructor(nice: number) {
     this.child = fork(ATTACKER, [], {
       execArgv: ["--import", "tsx"],
       serialization: "advanced",
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
+    if (nice > 0) setPriority(this.child.pid!, nice);
     this.final = new Promise((resolve) => {
       this.child.on("message", (message: FromAttacker) => {
         if (message.type === "counters") {
@@ -107,7 +110,7 @@ async function soak(options: SoakOptions, seed: number, say: (line: string) => v
   const dir = mkdtempSync(join(tmpdir(), "caves-soak-"));
   const dbPath = join(dir, "soak.sqlite");
   const loadBefore = load();
-  const server = await ServerProcess.start(dbPath, options.serverArgs);
+  const server = await ServerProcess.start(dbPath, options.serverArgs, options.serverNodeArgs, options.serverLog);
   say(
     `soak: server pid ${server.pid}, http 127.0.0.1:${server.httpPort}, udp 127.0.0.1:${server.udpPort}, db ${dbPath}`,
   );
@@ -140,7 +143,7 @@ async function soak(options: SoakOptions, seed: number, say: (line: string) => v
     say(`soak: ${swarm.bots.length}/${options.bots} honest bots joined`);
 
     const rssStartMiB = server.rssBytes() / MiB;
-    attacker = new AttackerProcess();
+    attacker = new AttackerProcess(options.attackerNice);
     await attacker.start({
       httpPort: server.httpPort,
       udpPort: server.udpPort,
@@ -157,6 +160,8 @@ async function soak(options: SoakOptions, seed: number, say: (line: string) => v
     say(`soak: attack started for ${options.durationS} s`);
     const first = (await server.status(TICK_HZ)).status;
     const firstAtMs = performance.now();
+    const cpuFirstMs = server.cpuMs();
+    const kernelDropsFirst = kernelReceiveDrops();
 
     // Sample once a second; print every 10 s (more often in short runs).
     const startMs = performance.now();
@@ -175,12 +180,9 @@ async function soak(options: SoakOptions, seed: number, say: (line: string) => v
     let playingMin = swarm.bots.length;
     let last: ServerStatus = first;
     let lastAtMs = firstAtMs;
+    let cpuLastMs = cpuFirstMs;
     let lastProgressS = 0;
-    let stopped = false;
-    const stop = () => (stopped = true);
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-    while (!stopped && performance.now() < endMs && server.alive) {
+    while (!stopRequested && performance.now() < endMs && server.alive) {
       await sleep(Math.min(SAMPLE_MS, Math.max(0, endMs - performance.now())));
       if (!server.alive) break;
       const bots = swarm.bots;
@@ -193,6 +195,7 @@ async function soak(options: SoakOptions, seed: number, say: (line: string) => v
         statusMs.push(ms);
         last = status;
         lastAtMs = performance.now();
+        cpuLastMs = server.cpuMs();
         lateP99.push(status.tickLateMs.p99);
         lateMax = Math.max(lateMax, status.tickLateMs.max);
         tickP99Worst = Math.max(tickP99Worst, status.tickMs.p99);
@@ -239,8 +242,6 @@ async function soak(options: SoakOptions, seed: number, say: (line: string) => v
         );
       }
     }
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
     const elapsedS = (performance.now() - startMs) / 1000;
     const attack = await attacker.stop();
     attacker = null;
@@ -263,6 +264,7 @@ async function soak(options: SoakOptions, seed: number, say: (line: string) => v
     const crash = crashedEarly ?? server.crash;
     const missing = missingFromDatabase(dbPath, [...kept, ...targets]);
     const expected = Math.round(((lastAtMs - firstAtMs) * TICK_HZ) / 1000);
+    const datagramsIn = last.datagramsIn - first.datagramsIn;
     return {
       elapsedS,
       seed,
@@ -276,6 +278,15 @@ async function soak(options: SoakOptions, seed: number, say: (line: string) => v
       rssMaxMiB,
       attack,
       serverDatagramsIn: final.datagramsIn,
+      serverCpu: {
+        shareOfCore: (cpuLastMs - cpuFirstMs) / (lastAtMs - firstAtMs),
+        microsPerDatagram: datagramsIn > 0 ? ((cpuLastMs - cpuFirstMs) * 1000) / datagramsIn : Number.NaN,
+        datagramsPerBatch:
+          last.udp?.receiveBatches !== undefined && first.udp?.receiveBatches !== undefined
+            ? datagramsIn / Math.max(1, last.udp.receiveBatches - first.udp.receiveBatches)
+            : Number.NaN,
+        kernelReceiveDrops: kernelReceiveDrops() - kernelDropsFirst,
+      },
       bytesToUnproven: final.addressProof.bytesToUnproven,
       bytesFromUnproven: final.addressProof.bytesFromUnproven,
       challengesSent: final.addressProof.challengesSent,
@@ -342,6 +353,12 @@ async function main(argv: readonly string[]): Promise<number> {
   const options = command.options;
   const seed = options.seed ?? randomSeed();
   const say = (line: string) => process.stdout.write(`${line}\n`);
+  const onSignal = () => {
+    if (stopRequested) process.exit(1); // a second signal: now (the server is killed on exit)
+    stopRequested = true;
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   say(
     `soak: ${options.durationS} s, ${options.bots} bots, flood ${options.floodRate}/s from ${options.floodSources} ` +
       `addresses × ${options.socketsPerSource} sockets, ${options.idleConnections} idle connections, ` +

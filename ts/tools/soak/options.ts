@@ -28,15 +28,21 @@ export interface SoakOptions {
   loginRate: number;
   /** Accounts registered before the attack that must all log in after it. */
   accounts: number;
+  /** Scheduling niceness of the attacker process (0..19): on one machine it must not take the server's CPU. */
+  attackerNice: number;
   /** Seeds the flood's choices; undefined picks one (printed). */
   seed: number | undefined;
   /** Extra argument for the server's command line, repeatable (e.g. --udp-backend=dgram). */
   serverArgs: string[];
+  /** Extra argument for the server's node (e.g. --cpu-prof, --trace-gc), repeatable: the stall study's tools. */
+  serverNodeArgs: string[];
+  /** Where the server's stdout and stderr go besides the soak's own watching; null: nowhere. */
+  serverLog: string | null;
 }
 
 export type SoakCommand = { kind: "help" } | { kind: "run"; options: SoakOptions };
 
-export const DEFAULTS: Omit<SoakOptions, "durationS" | "seed" | "serverArgs"> = {
+export const DEFAULTS: Omit<SoakOptions, "durationS" | "seed" | "serverArgs" | "serverNodeArgs" | "serverLog"> = {
   bots: 16,
   floodRate: 20_000,
   floodSources: 32,
@@ -46,6 +52,7 @@ export const DEFAULTS: Omit<SoakOptions, "durationS" | "seed" | "serverArgs"> = 
   httpRate: 20,
   loginRate: 20,
   accounts: 20,
+  attackerNice: 10,
 };
 
 export const USAGE = `soak — a real server under honest play and every attack of issue 17 at once.
@@ -71,8 +78,12 @@ a report at the end (docs/security.md explains each figure).
   --http-rate N           malformed / wrong-content-type HTTP requests per second (default ${DEFAULTS.httpRate}, at most 1000)
   --login-rate N          wrong-password logins per second (default ${DEFAULTS.loginRate}, at most 1000)
   --accounts N            accounts registered before that must all log in after (default ${DEFAULTS.accounts}, 1..200)
+  --attacker-nice N       niceness of the attacker process, 0..19 (default ${DEFAULTS.attackerNice}): a real attacker is
+                          another host, so here it yields the CPU to the server (and the bots) when they need it
   --seed N                seed of the flood's choices, 0..4294967295 (default random, printed)
   --server-arg ARG        one more argument for the server, repeatable (e.g. --server-arg=--udp-backend=dgram)
+  --server-node-arg ARG   one more argument for the server's node, repeatable (e.g. --server-node-arg=--cpu-prof)
+  --server-log FILE       copy the server's stdout and stderr (its JSON log lines, --trace-gc output) to FILE
   -h, --help              this text
 
 Exit status: 0 the server stayed up and every account logged in after; 1 it crashed, an account
@@ -92,8 +103,11 @@ const VALUE_OPTIONS = [
   "http-rate",
   "login-rate",
   "accounts",
+  "attacker-nice",
   "seed",
   "server-arg",
+  "server-node-arg",
+  "server-log",
 ];
 
 function parseInteger(text: string, what: string, min: number, max: number): number {
@@ -112,7 +126,14 @@ function parseDuration(text: string, what: string, secondsPerUnit: number): numb
 
 /** Turns argv (without node and the script) into a command; throws UsageError with a readable message. */
 export function parseSoakArgs(argv: readonly string[]): SoakCommand {
-  const options: SoakOptions = { ...DEFAULTS, durationS: 0, seed: undefined, serverArgs: [] };
+  const options: SoakOptions = {
+    ...DEFAULTS,
+    durationS: 0,
+    seed: undefined,
+    serverArgs: [],
+    serverNodeArgs: [],
+    serverLog: null,
+  };
   let durationGiven = "";
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index];
@@ -126,7 +147,7 @@ export function parseSoakArgs(argv: readonly string[]): SoakCommand {
       value = arg.slice(equals + 1);
     } else {
       const next = argv[index + 1];
-      if (next === undefined || (next.startsWith("--") && name !== "server-arg")) {
+      if (next === undefined || (next.startsWith("--") && !name.startsWith("server-"))) {
         throw new UsageError(`--${name} needs a value`);
       }
       value = next;
@@ -166,6 +187,9 @@ export function parseSoakArgs(argv: readonly string[]): SoakCommand {
       case "accounts":
         options.accounts = parseInteger(value, "--accounts", 1, 200);
         break;
+      case "attacker-nice":
+        options.attackerNice = parseInteger(value, "--attacker-nice", 0, 19);
+        break;
       case "seed":
         try {
           options.seed = parseSeed(value);
@@ -176,6 +200,12 @@ export function parseSoakArgs(argv: readonly string[]): SoakCommand {
         break;
       case "server-arg":
         options.serverArgs.push(value);
+        break;
+      case "server-node-arg":
+        options.serverNodeArgs.push(value);
+        break;
+      case "server-log":
+        options.serverLog = value;
         break;
     }
   }

@@ -36,6 +36,16 @@ export interface SoakFigures {
   rssMaxMiB: number;
   attack: AttackCounters | null;
   serverDatagramsIn: number;
+  serverCpu: {
+    /** CPU time over wall time while the attack ran (1 = one core). */
+    shareOfCore: number;
+    /** Of it, per datagram received (all work included: ticks, broadcast, HTTP). */
+    microsPerDatagram: number;
+    /** Datagrams per recvmmsg batch (NaN on node:dgram). */
+    datagramsPerBatch: number;
+    /** UDP receive-buffer overruns on the machine meanwhile (the server's socket, mostly). */
+    kernelReceiveDrops: number;
+  };
   bytesToUnproven: number;
   bytesFromUnproven: number;
   challengesSent: number;
@@ -153,6 +163,12 @@ export function formatReport(f: SoakFigures): string {
         `${flood.challengesReceived} of them challenges)`,
     );
   }
+  const cpu = f.serverCpu;
+  lines.push(
+    `  server cpu   ${fixed(100 * cpu.shareOfCore)} % of a core while attacked, ${fixed(cpu.microsPerDatagram, 2)} µs ` +
+      `per datagram in; ${fixed(cpu.datagramsPerBatch)} datagrams per recvmmsg batch; ${cpu.kernelReceiveDrops} ` +
+      `datagrams dropped by the kernel (receive buffers full)`,
+  );
   lines.push(
     `  ticks        lateness p99 ${fixed(t.lateP99Median)} ms (median second), ${fixed(t.lateP99Worst)} ms (worst second), ` +
       `max ${fixed(t.lateMax)} ms; tick duration p99 ${fixed(t.tickP99Worst)} ms worst, max ${fixed(t.tickMax)} ms; ` +

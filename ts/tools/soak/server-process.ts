@@ -4,7 +4,7 @@
 // memory read from /proc, its /api/status fetched with the time it took.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
+import { createWriteStream, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
@@ -12,6 +12,26 @@ const SERVER_MAIN = fileURLToPath(new URL("../../server/main.ts", import.meta.ur
 const READY_TIMEOUT_MS = 30_000;
 /** The last stderr kept for a crash report. */
 const STDERR_TAIL_BYTES = 8192;
+/** USER_HZ, the unit of /proc/<pid>/stat times: 100 on every Linux architecture Node runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * Datagrams the kernel dropped because a UDP socket's receive buffer was full, machine-wide
+ * (/proc/net/snmp Udp RcvbufErrors); NaN where it cannot be read. On loopback, most are the
+ * server's socket overrun by the flood.
+ */
+export function kernelReceiveDrops(): number {
+  try {
+    const lines = readFileSync("/proc/net/snmp", "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith("Udp: "));
+    const names = lines[0].split(" ");
+    const values = lines[1].split(" ");
+    return Number(values[names.indexOf("RcvbufErrors")]);
+  } catch {
+    return Number.NaN;
+  }
+}
 
 export interface ServerStatus {
   tick: number;
@@ -33,7 +53,7 @@ export interface ServerStatus {
   };
   drops: Record<string, number>;
   http?: { open: number; refusedConnections: number; loginsHeldBack: number; registrationsHeldBack: number };
-  udp?: Record<string, unknown>;
+  udp?: { backend: string; receiveBatches?: number };
 }
 
 export class ServerProcess {
@@ -58,8 +78,14 @@ export class ServerProcess {
    * Starts the server on `dbPath` with `extraArgs`; resolves once it listens
    * (its stdout line names both ports). Rejects with its stderr if it exits first.
    */
-  static async start(dbPath: string, extraArgs: readonly string[]): Promise<ServerProcess> {
+  static async start(
+    dbPath: string,
+    extraArgs: readonly string[],
+    nodeArgs: readonly string[] = [],
+    logPath: string | null = null,
+  ): Promise<ServerProcess> {
     const args = [
+      ...nodeArgs,
       "--import",
       "tsx",
       SERVER_MAIN,
@@ -74,6 +100,12 @@ export class ServerProcess {
       ...extraArgs,
     ];
     const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+    if (logPath !== null) {
+      const log = createWriteStream(logPath);
+      child.stdout!.on("data", (chunk: Buffer) => log.write(chunk));
+      child.stderr!.on("data", (chunk: Buffer) => log.write(chunk));
+      child.once("exit", () => log.end());
+    }
     let stderr = "";
     const keepTail = (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-STDERR_TAIL_BYTES);
@@ -100,6 +132,10 @@ export class ServerProcess {
       }),
     ]).finally(() => clearTimeout(timer));
     const server = new ServerProcess(child, ports.http, ports.udp);
+    // However the soak ends (an exception, process.exit), the server does not outlive it.
+    const killOnExit = () => child.kill("SIGKILL");
+    process.once("exit", killOnExit);
+    child.once("exit", () => process.off("exit", killOnExit));
     child.stderr!.off("data", keepTail);
     server.stderrTail = stderr;
     child.stderr!.on("data", (chunk: Buffer) => {
@@ -126,6 +162,18 @@ export class ServerProcess {
     try {
       const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${this.pid}/status`, "utf8"));
       return match ? Number(match[1]) * 1024 : Number.NaN;
+    } catch {
+      return Number.NaN;
+    }
+  }
+
+  /** CPU time the process has used (user + system, Linux /proc), ms; NaN once it is gone. */
+  cpuMs(): number {
+    try {
+      // Fields after the command name (which may hold spaces, hence the last ")"): utime and stime are the 12th and 13th.
+      const stat = readFileSync(`/proc/${this.pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
     } catch {
       return Number.NaN;
     }
