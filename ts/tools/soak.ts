@@ -8,8 +8,8 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
-import { loadavg, setPriority, tmpdir } from "node:os";
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg, setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DurationHistogram, percentile } from "../bots/figures.js";
@@ -21,7 +21,7 @@ import type { AttackConfig, AttackCounters, FromAttacker, ToAttacker } from "./s
 import { PacketCapture } from "./soak/capture.js";
 import { parseSoakArgs, type SoakOptions, USAGE, UsageError } from "./soak/options.js";
 import { failures, formatProgress, formatReport, type SoakFigures } from "./soak/report.js";
-import { kernelReceiveDrops, ServerProcess, type ServerStatus } from "./soak/server-process.js";
+import { kernelReceiveDrops, machineCpuTicks, ServerProcess, type ServerStatus } from "./soak/server-process.js";
 
 const ATTACKER = fileURLToPath(new URL("./soak/attacker.ts", import.meta.url));
 /** Accounts the brute force guesses at (kept apart from the ones that must log in after: see soak/accounts.ts). */
@@ -181,6 +181,19 @@ async function soak(options: SoakOptions, seed: number, say: (line: string) => v
     let last: ServerStatus = first;
     let lastAtMs = firstAtMs;
     let cpuLastMs = cpuFirstMs;
+    let machineLast = machineCpuTicks();
+    let cpuAtSample = cpuFirstMs;
+    const cores = availableParallelism();
+    let sampleAtMs = firstAtMs;
+    let datagramsInLast = first.datagramsIn;
+    const timeline = options.timeline;
+    if (timeline !== null) {
+      writeFileSync(
+        timeline,
+        "elapsed_s,tick_late_p99_ms,tick_late_max_ms,tick_max_ms,loop_p99_ms,loop_max_ms,datagrams_in_per_s," +
+          "server_cpu_share,machine_cpu_share,status_ms,bots_playing\n",
+      );
+    }
     let lastProgressS = 0;
     while (!stopRequested && performance.now() < endMs && server.alive) {
       await sleep(Math.min(SAMPLE_MS, Math.max(0, endMs - performance.now())));
@@ -217,6 +230,32 @@ async function soak(options: SoakOptions, seed: number, say: (line: string) => v
         }
       }
       playingMin = Math.min(playingMin, playing);
+      if (timeline !== null) {
+        // Server CPU and machine CPU over the same second: a late tick while the machine is saturated is starvation.
+        const machine = machineCpuTicks();
+        const spanS = (lastAtMs - sampleAtMs) / 1000;
+        const cpuShare = (cpuLastMs - cpuAtSample) / 1000 / Math.max(0.001, spanS);
+        const machineShare =
+          ((machine.busy - machineLast.busy) / Math.max(1, machine.total - machineLast.total)) * cores;
+        const row = [
+          ((performance.now() - startMs) / 1000).toFixed(1),
+          last.tickLateMs.p99.toFixed(1),
+          last.tickLateMs.max.toFixed(1),
+          last.tickMs.max.toFixed(1),
+          last.eventLoopDelayMs.p99.toFixed(1),
+          last.eventLoopDelayMs.max.toFixed(1),
+          Math.round((last.datagramsIn - datagramsInLast) / Math.max(0.001, spanS)),
+          cpuShare.toFixed(2),
+          machineShare.toFixed(2),
+          statusMs[statusMs.length - 1].toFixed(1),
+          playing,
+        ];
+        appendFileSync(timeline, `${row.join(",")}\n`);
+        machineLast = machine;
+        sampleAtMs = lastAtMs;
+        cpuAtSample = cpuLastMs;
+        datagramsInLast = last.datagramsIn;
+      }
       const elapsedS = (performance.now() - startMs) / 1000;
       if (elapsedS - lastProgressS >= progressEveryS - 0.01) {
         lastProgressS = elapsedS;

@@ -38,11 +38,16 @@ export interface SoakOptions {
   serverNodeArgs: string[];
   /** Where the server's stdout and stderr go besides the soak's own watching; null: nowhere. */
   serverLog: string | null;
+  /** A CSV file for the once-a-second samples (the stall study's timeline); null: none. */
+  timeline: string | null;
 }
 
 export type SoakCommand = { kind: "help" } | { kind: "run"; options: SoakOptions };
 
-export const DEFAULTS: Omit<SoakOptions, "durationS" | "seed" | "serverArgs" | "serverNodeArgs" | "serverLog"> = {
+export const DEFAULTS: Omit<
+  SoakOptions,
+  "durationS" | "seed" | "serverArgs" | "serverNodeArgs" | "serverLog" | "timeline"
+> = {
   bots: 16,
   floodRate: 20_000,
   floodSources: 32,
@@ -83,6 +88,8 @@ a report at the end (docs/security.md explains each figure).
   --seed N                seed of the flood's choices, 0..4294967295 (default random, printed)
   --server-arg ARG        one more argument for the server, repeatable (e.g. --server-arg=--udp-backend=dgram)
   --server-node-arg ARG   one more argument for the server's node, repeatable (e.g. --server-node-arg=--cpu-prof)
+  --timeline FILE         write the once-a-second samples as CSV: server tick lateness, event-loop delay,
+                          datagrams in, the server's and the whole machine's CPU use, status answer time
   --server-log FILE       copy the server's stdout and stderr (its JSON log lines, --trace-gc output) to FILE
   -h, --help              this text
 
@@ -108,6 +115,7 @@ const VALUE_OPTIONS = [
   "server-arg",
   "server-node-arg",
   "server-log",
+  "timeline",
 ];
 
 function parseInteger(text: string, what: string, min: number, max: number): number {
@@ -133,6 +141,7 @@ export function parseSoakArgs(argv: readonly string[]): SoakCommand {
     serverArgs: [],
     serverNodeArgs: [],
     serverLog: null,
+    timeline: null,
   };
   let durationGiven = "";
   for (let index = 0; index < argv.length; index++) {
@@ -206,6 +215,9 @@ export function parseSoakArgs(argv: readonly string[]): SoakCommand {
         break;
       case "server-log":
         options.serverLog = value;
+        break;
+      case "timeline":
+        options.timeline = value;
         break;
     }
   }

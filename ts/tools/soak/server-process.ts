@@ -15,6 +15,18 @@ const STDERR_TAIL_BYTES = 8192;
 /** USER_HZ, the unit of /proc/<pid>/stat times: 100 on every Linux architecture Node runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
+/** The machine's CPU time so far, busy and in all (Linux /proc/stat, every core), in USER_HZ ticks. */
+export function machineCpuTicks(): { busy: number; total: number } {
+  try {
+    const fields = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+    const total = fields.reduce((sum, value) => sum + value, 0);
+    const idle = fields[3] + (fields[4] ?? 0); // idle and iowait
+    return { busy: total - idle, total };
+  } catch {
+    return { busy: Number.NaN, total: Number.NaN };
+  }
+}
+
 /**
  * Datagrams the kernel dropped because a UDP socket's receive buffer was full, machine-wide
  * (/proc/net/snmp Udp RcvbufErrors); NaN where it cannot be read. On loopback, most are the
