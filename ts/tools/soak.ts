@@ -9,10 +9,9 @@ import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, loadavg, setPriority, tmpdir } from "node:os";
+import { loadavg, setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DurationHistogram, percentile } from "../bots/figures.js";
 import { Swarm } from "../bots/swarm.js";
 import { randomSeed } from "../netsim/index.js";
 import { loadCore } from "../wasm/node.js";
@@ -21,12 +20,14 @@ import type { AttackConfig, AttackCounters, FromAttacker, ToAttacker } from "./s
 import { PacketCapture } from "./soak/capture.js";
 import { parseSoakArgs, type SoakOptions, USAGE, UsageError } from "./soak/options.js";
 import { failures, formatProgress, formatReport, type SoakFigures } from "./soak/report.js";
-import { kernelReceiveDrops, machineCpuTicks, ServerProcess, type ServerStatus } from "./soak/server-process.js";
+import { BotSamples, ServerSamples, TIMELINE_HEADER } from "./soak/samples.js";
+import { kernelReceiveDrops, ServerProcess, type ServerStatus } from "./soak/server-process.js";
 
 const ATTACKER = fileURLToPath(new URL("./soak/attacker.ts", import.meta.url));
 /** Accounts the brute force guesses at (kept apart from the ones that must log in after: see soak/accounts.ts). */
 const BRUTE_FORCE_TARGETS = 4;
-const TICK_HZ = 24;
+/** The newest ticks each status read covers: one second at 24 Hz, the sampling period. */
+const TICKS_PER_SAMPLE = 24;
 const SAMPLE_MS = 1000;
 const ATTACKER_TIMEOUT_MS = 30_000;
 
@@ -158,42 +159,18 @@ async function soak(options: SoakOptions, seed: number, say: (line: string) => v
       bruteForceTargets: targets.map((account) => account.name),
     });
     say(`soak: attack started for ${options.durationS} s`);
-    const first = (await server.status(TICK_HZ)).status;
+    const first = (await server.status(TICKS_PER_SAMPLE)).status;
     const firstAtMs = performance.now();
-    const cpuFirstMs = server.cpuMs();
     const kernelDropsFirst = kernelReceiveDrops();
 
     // Sample once a second; print every 10 s (more often in short runs).
     const startMs = performance.now();
     const endMs = startMs + options.durationS * 1000;
     const progressEveryS = Math.max(1, Math.min(10, Math.floor(options.durationS / 3)));
-    const rtt = new DurationHistogram();
-    let rttMaxMs = 0;
-    const lateP99: number[] = [];
-    const statusMs: number[] = [];
-    let lateMax = 0;
-    let tickP99Worst = 0;
-    let tickMax = 0;
-    let loopP99Worst = 0;
-    let loopMax = 0;
-    let rssMaxMiB = rssStartMiB;
-    let playingMin = swarm.bots.length;
-    let last: ServerStatus = first;
-    let lastAtMs = firstAtMs;
-    let cpuLastMs = cpuFirstMs;
-    let machineLast = machineCpuTicks();
-    let cpuAtSample = cpuFirstMs;
-    const cores = availableParallelism();
-    let sampleAtMs = firstAtMs;
-    let datagramsInLast = first.datagramsIn;
+    const samples = new ServerSamples(first, firstAtMs, server.cpuMs(), rssStartMiB);
+    const botSamples = new BotSamples(swarm.bots.length);
     const timeline = options.timeline;
-    if (timeline !== null) {
-      writeFileSync(
-        timeline,
-        "elapsed_s,tick_late_p99_ms,tick_late_max_ms,tick_max_ms,loop_p99_ms,loop_max_ms,datagrams_in_per_s," +
-          "server_cpu_share,machine_cpu_share,status_ms,bots_playing\n",
-      );
-    }
+    if (timeline !== null) writeFileSync(timeline, `${TIMELINE_HEADER}\n`);
     let lastProgressS = 0;
     while (!stopRequested && performance.now() < endMs && server.alive) {
       await sleep(Math.min(SAMPLE_MS, Math.max(0, endMs - performance.now())));
@@ -203,64 +180,21 @@ async function soak(options: SoakOptions, seed: number, say: (line: string) => v
         capture.take(),
         bots.map((bot) => bot.client.session.token),
       );
+      let answered = false;
       try {
-        const { status, ms } = await server.status(TICK_HZ);
-        statusMs.push(ms);
-        last = status;
-        lastAtMs = performance.now();
-        cpuLastMs = server.cpuMs();
-        lateP99.push(status.tickLateMs.p99);
-        lateMax = Math.max(lateMax, status.tickLateMs.max);
-        tickP99Worst = Math.max(tickP99Worst, status.tickMs.p99);
-        tickMax = Math.max(tickMax, status.tickMs.max);
-        loopP99Worst = Math.max(loopP99Worst, status.eventLoopDelayMs.p99);
-        loopMax = Math.max(loopMax, status.eventLoopDelayMs.max);
+        const { status, ms } = await server.status(TICKS_PER_SAMPLE);
+        samples.add(status, performance.now(), ms, server.cpuMs(), server.rssBytes() / MiB);
+        answered = true;
       } catch {
-        statusMs.push(Number.POSITIVE_INFINITY); // unanswered: counts as the worst answer time
+        samples.unanswered(server.rssBytes() / MiB);
       }
-      rssMaxMiB = Math.max(rssMaxMiB, server.rssBytes() / MiB);
-      let playing = 0;
-      for (const bot of bots) {
-        const stats = bot.client.stats;
-        if (stats.state !== "playing") continue;
-        playing++;
-        if (stats.pongsReceived > 0) {
-          rtt.add(stats.rttMs);
-          rttMaxMs = Math.max(rttMaxMs, stats.rttMs);
-        }
-      }
-      playingMin = Math.min(playingMin, playing);
-      if (timeline !== null) {
-        // Server CPU and machine CPU over the same second: a late tick while the machine is saturated is starvation.
-        const machine = machineCpuTicks();
-        const spanS = (lastAtMs - sampleAtMs) / 1000;
-        const cpuShare = (cpuLastMs - cpuAtSample) / 1000 / Math.max(0.001, spanS);
-        const machineShare =
-          ((machine.busy - machineLast.busy) / Math.max(1, machine.total - machineLast.total)) * cores;
-        const row = [
-          ((performance.now() - startMs) / 1000).toFixed(1),
-          last.tickLateMs.p99.toFixed(1),
-          last.tickLateMs.max.toFixed(1),
-          last.tickMs.max.toFixed(1),
-          last.eventLoopDelayMs.p99.toFixed(1),
-          last.eventLoopDelayMs.max.toFixed(1),
-          Math.round((last.datagramsIn - datagramsInLast) / Math.max(0.001, spanS)),
-          cpuShare.toFixed(2),
-          machineShare.toFixed(2),
-          statusMs[statusMs.length - 1].toFixed(1),
-          playing,
-        ];
-        appendFileSync(timeline, `${row.join(",")}\n`);
-        machineLast = machine;
-        sampleAtMs = lastAtMs;
-        cpuAtSample = cpuLastMs;
-        datagramsInLast = last.datagramsIn;
-      }
+      botSamples.add(bots);
+      if (timeline !== null && answered) appendFileSync(timeline, `${samples.row},${botSamples.playing}\n`);
       const elapsedS = (performance.now() - startMs) / 1000;
       if (elapsedS - lastProgressS >= progressEveryS - 0.01) {
         lastProgressS = elapsedS;
         const counters = attacker.counters;
-        const expected = Math.round(((lastAtMs - firstAtMs) * TICK_HZ) / 1000);
+        const last = samples.last;
         say(
           formatProgress({
             elapsedS,
@@ -269,11 +203,11 @@ async function soak(options: SoakOptions, seed: number, say: (line: string) => v
             rssMiB: server.rssBytes() / MiB,
             tickLateP99Ms: last.tickLateMs.p99,
             loopP99Ms: last.eventLoopDelayMs.p99,
-            lostTicks: Math.max(0, expected - (last.tick - first.tick)),
-            playing,
+            lostTicks: samples.lostTicks(),
+            playing: botSamples.playing,
             bots: bots.length,
-            rttP99Ms: rtt.percentile(99),
-            statusMs: statusMs[statusMs.length - 1],
+            rttP99Ms: botSamples.rtt.percentile(99),
+            statusMs: samples.statusMs[samples.statusMs.length - 1],
             idleOpen: counters?.http.idle.open ?? 0,
             guesses: counters?.bruteForce.guesses ?? 0,
             heldBack: counters?.bruteForce.answers["429"] ?? 0,
@@ -288,10 +222,11 @@ async function soak(options: SoakOptions, seed: number, say: (line: string) => v
     swarm.stop();
     swarm = null;
     const crashedEarly = server.crash;
-    let final: ServerStatus = last;
+    const kernelDrops = kernelReceiveDrops() - kernelDropsFirst;
+    let final: ServerStatus = samples.last;
     if (server.alive) {
       try {
-        final = (await server.status(TICK_HZ)).status;
+        final = (await server.status(TICKS_PER_SAMPLE)).status;
       } catch {
         // the last sample stands
       }
@@ -302,8 +237,6 @@ async function soak(options: SoakOptions, seed: number, say: (line: string) => v
     await server.stop();
     const crash = crashedEarly ?? server.crash;
     const missing = missingFromDatabase(dbPath, [...kept, ...targets]);
-    const expected = Math.round(((lastAtMs - firstAtMs) * TICK_HZ) / 1000);
-    const datagramsIn = last.datagramsIn - first.datagramsIn;
     return {
       elapsedS,
       seed,
@@ -314,50 +247,26 @@ async function soak(options: SoakOptions, seed: number, say: (line: string) => v
         : null,
       rssStartMiB,
       rssEndMiB,
-      rssMaxMiB,
+      rssMaxMiB: samples.rssMaxMiB,
       attack,
       serverDatagramsIn: final.datagramsIn,
-      serverCpu: {
-        shareOfCore: (cpuLastMs - cpuFirstMs) / (lastAtMs - firstAtMs),
-        microsPerDatagram: datagramsIn > 0 ? ((cpuLastMs - cpuFirstMs) * 1000) / datagramsIn : Number.NaN,
-        datagramsPerBatch:
-          last.udp?.receiveBatches !== undefined && first.udp?.receiveBatches !== undefined
-            ? datagramsIn / Math.max(1, last.udp.receiveBatches - first.udp.receiveBatches)
-            : Number.NaN,
-        kernelReceiveDrops: kernelReceiveDrops() - kernelDropsFirst,
-      },
+      serverCpu: samples.cpu(kernelDrops),
       bytesToUnproven: final.addressProof.bytesToUnproven,
       bytesFromUnproven: final.addressProof.bytesFromUnproven,
       challengesSent: final.addressProof.challengesSent,
-      ticks: {
-        lateP99Median: percentile(lateP99, 50),
-        lateP99Worst: lateP99.length > 0 ? Math.max(...lateP99) : Number.NaN,
-        lateMax,
-        tickP99Worst,
-        tickMax,
-        loopP99Worst,
-        loopMax,
-        expected,
-        run: last.tick - first.tick,
-        skipped: final.ticksSkipped - first.ticksSkipped,
-      },
+      ticks: samples.ticks(),
       bots: {
         wanted: options.bots,
         joined: summary.live.joined,
         playingEnd: summary.live.playing,
-        playingMin,
+        playingMin: botSamples.playingMin,
         reconnects: summary.live.reconnects,
         disconnects: summary.disconnects,
-        rttMs: rtt.percentiles(),
-        rttMaxMs,
+        rttMs: botSamples.rtt.percentiles(),
+        rttMaxMs: botSamples.rttMaxMs,
         botLoopLateP99Ms: summary.runLateMs.p99,
       },
-      statusMs: {
-        p50: percentile(statusMs, 50),
-        p90: percentile(statusMs, 90),
-        p99: percentile(statusMs, 99),
-        max: statusMs.length > 0 ? Math.max(...statusMs) : Number.NaN,
-      },
+      statusMs: samples.statusFigures(),
       refusedConnections: final.http?.refusedConnections ?? 0,
       drops: final.drops,
       accounts: {
