@@ -46,7 +46,10 @@ export class TickLoop {
 
   private run(): void {
     const periodMs = 1000 / this.hz;
-    const elapsedTicks = Math.floor((performance.now() - this.startMs) / periodMs);
+    const nowMs = performance.now();
+    // The first due tick's lateness against its own deadline, before a skip forgives the stall.
+    let lateMs = nowMs - this.startMs - (this.ticksRun + 1) * periodMs;
+    const elapsedTicks = Math.floor((nowMs - this.startMs) / periodMs);
     let due = elapsedTicks - this.ticksRun;
     if (due > MAX_CATCH_UP_TICKS) {
       this.skippedTicks += due - 1;
@@ -55,7 +58,8 @@ export class TickLoop {
     }
     for (let i = 0; i < due; i++) {
       this.ticksRun++;
-      this.lateMs?.add(Math.max(0, performance.now() - this.startMs - this.ticksRun * periodMs));
+      if (i > 0) lateMs = performance.now() - this.startMs - this.ticksRun * periodMs;
+      this.lateMs?.add(Math.max(0, lateMs));
       this.onTick();
       if (!this.timer) return; // stopped from inside a tick
     }
