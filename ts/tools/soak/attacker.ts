@@ -9,21 +9,19 @@ import { BruteForce, type BruteForceCounters } from "./brute-force.js";
 import { Flood, type FloodCounters, floodSourceAddress } from "./flood.js";
 import { HttpAbuse, type HttpAbuseCounters } from "./http-abuse.js";
 import { postJsonFrom } from "./http-from.js";
+import type { SoakOptions } from "./options.js";
 
-export interface AttackConfig {
+/** What the attacker is told at start: where the server is, the seed, and the attack's rates (soak/options.ts). */
+export type AttackConfig = Pick<
+  SoakOptions,
+  "floodRate" | "floodSources" | "socketsPerSource" | "attackerSessions" | "idleConnections" | "httpRate" | "loginRate"
+> & {
   httpPort: number;
   udpPort: number;
   seed: number;
-  floodRate: number;
-  floodSources: number;
-  socketsPerSource: number;
-  attackerSessions: number;
-  idleConnections: number;
-  httpRate: number;
-  loginRate: number;
   /** Account names the brute force guesses at. */
   bruteForceTargets: string[];
-}
+};
 
 export interface AttackCounters {
   flood: FloodCounters;

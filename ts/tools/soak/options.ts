@@ -2,6 +2,7 @@
 // command or a UsageError (exit status 2), so soak.ts only runs and prints.
 // Every rate is bounded by a flag with a default that leaves a 2-core machine
 // usable; the attack is the same on every run with the same --seed.
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { UsageError } from "../../netsim/cli-args.js";
 import { parseSeed, ProfileError } from "../../netsim/profile.js";
 
@@ -98,25 +99,34 @@ was lost, a defence gave way (a brute-force guess or a wrong content type accept
 not start; 2 bad command line.
 `;
 
-const VALUE_OPTIONS = [
-  "minutes",
-  "seconds",
-  "bots",
-  "flood-rate",
-  "flood-sources",
-  "sockets-per-source",
-  "attacker-sessions",
-  "idle-connections",
-  "http-rate",
-  "login-rate",
-  "accounts",
-  "attacker-nice",
-  "seed",
-  "server-arg",
-  "server-node-arg",
-  "server-log",
-  "timeline",
+type IntegerKey =
+  | "bots"
+  | "floodRate"
+  | "floodSources"
+  | "socketsPerSource"
+  | "attackerSessions"
+  | "idleConnections"
+  | "httpRate"
+  | "loginRate"
+  | "accounts"
+  | "attackerNice";
+
+/** The integer flags: which option each sets, and its bounds. */
+const INTEGER_FLAGS: readonly { flag: string; key: IntegerKey; min: number; max: number }[] = [
+  { flag: "bots", key: "bots", min: 1, max: 500 },
+  { flag: "flood-rate", key: "floodRate", min: 0, max: 500_000 },
+  { flag: "flood-sources", key: "floodSources", min: 1, max: 250 },
+  { flag: "sockets-per-source", key: "socketsPerSource", min: 1, max: 16 },
+  { flag: "attacker-sessions", key: "attackerSessions", min: 0, max: 32 },
+  { flag: "idle-connections", key: "idleConnections", min: 0, max: 10_000 },
+  { flag: "http-rate", key: "httpRate", min: 0, max: 1000 },
+  { flag: "login-rate", key: "loginRate", min: 0, max: 1000 },
+  { flag: "accounts", key: "accounts", min: 1, max: 200 },
+  { flag: "attacker-nice", key: "attackerNice", min: 0, max: 19 },
 ];
+
+const STRING_FLAGS = ["minutes", "seconds", "seed", "server-log", "timeline", ...INTEGER_FLAGS.map((f) => f.flag)];
+const REPEATED_FLAGS = ["server-arg", "server-node-arg"];
 
 function parseInteger(text: string, what: string, min: number, max: number): number {
   const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
@@ -134,93 +144,52 @@ function parseDuration(text: string, what: string, secondsPerUnit: number): numb
 
 /** Turns argv (without node and the script) into a command; throws UsageError with a readable message. */
 export function parseSoakArgs(argv: readonly string[]): SoakCommand {
+  const config: ParseArgsConfig["options"] = { help: { type: "boolean", short: "h" } };
+  for (const flag of STRING_FLAGS) config[flag] = { type: "string" };
+  for (const flag of REPEATED_FLAGS) config[flag] = { type: "string", multiple: true };
+  let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  try {
+    values = parseArgs({ args: [...argv], options: config, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    // node:util's messages name the option ("Unknown option '--colour'"); ours say it the tools' way.
+    const message = (error as Error).message;
+    const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(message);
+    const missing = /Option '(?:-\w, )?(--[\w-]+)[^']*' argument missing/.exec(message);
+    const positional = /Unexpected argument '([^']+)'/.exec(message);
+    if (unknown) throw new UsageError(`unknown option ${unknown[1]}`);
+    if (missing) throw new UsageError(`${missing[1]} needs a value`);
+    if (positional) throw new UsageError(`unexpected argument "${positional[1]}"`);
+    throw new UsageError(message);
+  }
+  if (values.help === true) return { kind: "help" };
+  const text = (flag: string) => values[flag] as string | undefined;
   const options: SoakOptions = {
     ...DEFAULTS,
     durationS: 0,
     seed: undefined,
-    serverArgs: [],
-    serverNodeArgs: [],
-    serverLog: null,
-    timeline: null,
+    serverArgs: (values["server-arg"] as string[] | undefined) ?? [],
+    serverNodeArgs: (values["server-node-arg"] as string[] | undefined) ?? [],
+    serverLog: text("server-log") ?? null,
+    timeline: text("timeline") ?? null,
   };
-  let durationGiven = "";
-  for (let index = 0; index < argv.length; index++) {
-    const arg = argv[index];
-    if (arg === "-h" || arg === "--help") return { kind: "help" };
-    if (!arg.startsWith("--")) throw new UsageError(`unexpected argument "${arg}"`);
-    const equals = arg.indexOf("=");
-    const name = equals < 0 ? arg.slice(2) : arg.slice(2, equals);
-    if (!VALUE_OPTIONS.includes(name)) throw new UsageError(`unknown option --${name}`);
-    let value: string;
-    if (equals >= 0) {
-      value = arg.slice(equals + 1);
-    } else {
-      const next = argv[index + 1];
-      if (next === undefined || (next.startsWith("--") && !name.startsWith("server-"))) {
-        throw new UsageError(`--${name} needs a value`);
-      }
-      value = next;
-      index++;
-    }
-    switch (name) {
-      case "minutes":
-      case "seconds":
-        if (durationGiven && durationGiven !== name) throw new UsageError("give --minutes or --seconds, not both");
-        durationGiven = name;
-        options.durationS = parseDuration(value, `--${name}`, name === "minutes" ? 60 : 1);
-        break;
-      case "bots":
-        options.bots = parseInteger(value, "--bots", 1, 500);
-        break;
-      case "flood-rate":
-        options.floodRate = parseInteger(value, "--flood-rate", 0, 500_000);
-        break;
-      case "flood-sources":
-        options.floodSources = parseInteger(value, "--flood-sources", 1, 250);
-        break;
-      case "sockets-per-source":
-        options.socketsPerSource = parseInteger(value, "--sockets-per-source", 1, 16);
-        break;
-      case "attacker-sessions":
-        options.attackerSessions = parseInteger(value, "--attacker-sessions", 0, 32);
-        break;
-      case "idle-connections":
-        options.idleConnections = parseInteger(value, "--idle-connections", 0, 10_000);
-        break;
-      case "http-rate":
-        options.httpRate = parseInteger(value, "--http-rate", 0, 1000);
-        break;
-      case "login-rate":
-        options.loginRate = parseInteger(value, "--login-rate", 0, 1000);
-        break;
-      case "accounts":
-        options.accounts = parseInteger(value, "--accounts", 1, 200);
-        break;
-      case "attacker-nice":
-        options.attackerNice = parseInteger(value, "--attacker-nice", 0, 19);
-        break;
-      case "seed":
-        try {
-          options.seed = parseSeed(value);
-        } catch (error) {
-          if (error instanceof ProfileError) throw new UsageError(`--seed: ${error.message}`);
-          throw error;
-        }
-        break;
-      case "server-arg":
-        options.serverArgs.push(value);
-        break;
-      case "server-node-arg":
-        options.serverNodeArgs.push(value);
-        break;
-      case "server-log":
-        options.serverLog = value;
-        break;
-      case "timeline":
-        options.timeline = value;
-        break;
+  const minutes = text("minutes");
+  const seconds = text("seconds");
+  if (minutes !== undefined && seconds !== undefined) throw new UsageError("give --minutes or --seconds, not both");
+  if (minutes === undefined && seconds === undefined) throw new UsageError("say how long: --minutes N or --seconds N");
+  options.durationS =
+    minutes !== undefined ? parseDuration(minutes, "--minutes", 60) : parseDuration(seconds!, "--seconds", 1);
+  for (const { flag, key, min, max } of INTEGER_FLAGS) {
+    const value = text(flag);
+    if (value !== undefined) options[key] = parseInteger(value, `--${flag}`, min, max);
+  }
+  const seed = text("seed");
+  if (seed !== undefined) {
+    try {
+      options.seed = parseSeed(seed);
+    } catch (error) {
+      if (error instanceof ProfileError) throw new UsageError(`--seed: ${error.message}`);
+      throw error;
     }
   }
-  if (!durationGiven) throw new UsageError("say how long: --minutes N or --seconds N");
   return { kind: "run", options };
 }
