@@ -7,6 +7,10 @@ import { createSocket, type Socket } from "node:dgram";
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createActionPacket, encodeAction } from "../ts/protocol/action.js";
+import { Game } from "../ts/server/game-server.js";
+import { Logger } from "../ts/server/log.js";
+import { loadCore } from "../ts/wasm/node.js";
+import { CapturingPeer, floorMap } from "./support/game-without-network.js";
 import { type Harness, startHarness } from "./support/game-harness.js";
 import { readWorldMap } from "../ts/server/server.js";
 import { writeTestMap, type TestMap } from "./support/test-map.js";
@@ -80,4 +84,49 @@ describe("a flood from a player's address", () => {
     expect(session.peer).not.toBeNull();
     honest.close();
   }, 20_000);
+});
+
+// Loopback has one IPv6 address (::1), so no socket here can send from two
+// addresses of one /64: the IPv6 case drives the real Game's datagram handler
+// with peers as the UDP transport makes them. One host usually owns a whole
+// /64, so a limit per full address would give it 2^64 budgets.
+describe("IPv6 sources", () => {
+  it("share one budget per /64, and a session on the flooded /64 keeps passing", async () => {
+    const game = new Game(
+      await loadCore(),
+      floorMap("v6", 64, { x: 10, y: 10 }),
+      { addressRatePerSecond: 50 },
+      new Logger("silent"),
+    );
+    const drops = (reason: string) => game.metrics.drops.get(reason) ?? 0;
+    const garbage = new Uint8Array([0x46, 0x43, 1, 99, 0, 0, 7]);
+    // An honest seed-spec client on the /64, bound before the flood.
+    const session = game.join("Six");
+    const honest = new CapturingPeer("udp:[2001:db8:1:2::c]:4000", "2001:db8:1:2::c");
+    const keepAlive = forgedAction(0);
+    keepAlive.set(new Uint8Array(new BigUint64Array([session.token]).buffer), 6);
+    game.receive(keepAlive, honest);
+    expect(session.peer?.key).toBe(honest.key);
+    // 200 datagrams from one address of the /64: the bucket (burst 100) runs dry.
+    const first = new CapturingPeer("udp:[2001:db8:1:2::a]:5000", "2001:db8:1:2::a");
+    for (let index = 0; index < 200; index++) game.receive(garbage, first);
+    const limited = drops("rate_limited_address");
+    expect(limited).toBeGreaterThanOrEqual(99);
+    // Another address of the same /64 finds the budget spent…
+    const sibling = new CapturingPeer("udp:[2001:db8:1:2:ffff::b]:5001", "2001:db8:1:2:ffff::b");
+    for (let index = 0; index < 10; index++) game.receive(garbage, sibling);
+    expect(drops("rate_limited_address")).toBe(limited + 10);
+    // …while the next /64 has its own.
+    const neighbour = new CapturingPeer("udp:[2001:db8:1:3::a]:5002", "2001:db8:1:3::a");
+    const dropped = game.metrics.totalDrops();
+    for (let index = 0; index < 10; index++) game.receive(garbage, neighbour);
+    expect(drops("rate_limited_address")).toBe(limited + 10); // none of the neighbour's
+    expect(game.metrics.totalDrops()).toBe(dropped + 10); // each dropped as what it is, after decoding
+    // The bound session's keep-alives pay its own budget, not the /64's.
+    const executedBefore = [...game.metrics.actions.values()].reduce((sum, n) => sum + n, 0);
+    for (let index = 0; index < 10; index++) game.receive(keepAlive, honest);
+    expect([...game.metrics.actions.values()].reduce((sum, n) => sum + n, 0)).toBe(executedBefore + 10);
+    expect(drops("rate_limited_session")).toBe(0);
+    game.shutdown();
+  });
 });

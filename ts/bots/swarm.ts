@@ -43,6 +43,8 @@ export interface SwarmConfig {
   updateMs: number;
   loadCore: () => Promise<Core>;
   fetch?: FetchFn;
+  /** Wraps each bot's link (after any netsim), e.g. to copy what it sends (the soak's captured packets). */
+  wrapTransport?: (transport: Transport, index: number) => Transport;
   /** Told whenever the join count changes. */
   onProgress?: (progress: JoinProgress) => void;
   /** Told once, when goto picked its goal by itself. */
@@ -158,8 +160,10 @@ export class Swarm {
       const port = config.server?.port ?? session.udpPort;
       // Signed with the session key, as every UDP client should: its session can then follow an address change.
       const udp = await UdpNodeTransport.connect(host, port, session.key);
-      if (!config.netsim) return udp;
-      return impairTransport(udp, config.netsim, deriveSeed(config.seed, "link", index, links++));
+      const link = config.netsim
+        ? impairTransport(udp, config.netsim, deriveSeed(config.seed, "link", index, links++))
+        : udp;
+      return config.wrapTransport ? config.wrapTransport(link, index) : link;
     };
     const [connection, core] = await Promise.all([
       connectGuest(config.http, nick, makeTransport, config.fetch),

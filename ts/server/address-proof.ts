@@ -5,10 +5,33 @@
 // rule), so a datagram "from" a spoofed victim cannot be made into a stream
 // of chunks aimed at the victim. A proof is kept for one address; moving to
 // another starts a new one, except back to the last address proven.
-import { randomBytes } from "node:crypto";
+import { randomFillSync } from "node:crypto";
 
 /** Bytes an unproven address may be sent per byte received from it. */
 export const UNPROVEN_AMPLIFICATION = 3;
+
+/**
+ * Cookies are cut from a block of random bytes drawn at once, 512 cookies per
+ * draw. One randomBytes(8) per bind cost 5 µs and a Buffer: under a flood of
+ * signed packets moving a session from address to address (the soak's
+ * amplification attempt) it was 9 % of the server's CPU time. Every byte of a
+ * block is used once; the block comes from the same CSPRNG.
+ */
+const COOKIE_BLOCK_BYTES = 4096;
+const cookieBlock = new Uint8Array(COOKIE_BLOCK_BYTES);
+const cookieWords = new DataView(cookieBlock.buffer);
+let cookieAt = COOKIE_BLOCK_BYTES;
+
+/** The offset of 8 fresh random bytes in cookieBlock. */
+function nextCookieAt(): number {
+  if (cookieAt + 8 > COOKIE_BLOCK_BYTES) {
+    randomFillSync(cookieBlock);
+    cookieAt = 0;
+  }
+  const at = cookieAt;
+  cookieAt += 8;
+  return at;
+}
 
 export class AddressProof {
   /** Whether the bound address is proven: everything may be sent to it. */
@@ -37,9 +60,9 @@ export class AddressProof {
       return;
     }
     this.proven = false;
-    const cookie = randomBytes(8);
-    this.cookieLow = cookie.readUInt32LE(0);
-    this.cookieHigh = cookie.readUInt32LE(4) | 1; // never 0: 0 means "no echo"
+    const at = nextCookieAt();
+    this.cookieLow = cookieWords.getUint32(at, true);
+    this.cookieHigh = cookieWords.getUint32(at + 4, true) | 1; // never 0: 0 means "no echo"
   }
 
   prove(peerKey: string): void {

@@ -255,7 +255,7 @@ export class Game {
       items: this.items,
       doors: this.doors,
     });
-    this.loop = new TickLoop(this.options.tickHz, () => this.step());
+    this.loop = new TickLoop(this.options.tickHz, () => this.step(), this.metrics.tickLateMs);
     const characterStore = new CharacterStore(this.database.db);
     this.accountStore = new AccountStore(this.database.db, characterStore);
     this.characters = new CharacterSaver(characterStore, this.world.name);
@@ -427,6 +427,13 @@ export class Game {
         max: m.tickMs.percentile(100, last),
         ticks: last,
       },
+      // Lateness against each tick's deadline, and ticks skipped after a stall of more than 4 ticks (tick-loop.ts).
+      tickLateMs: {
+        p50: m.tickLateMs.percentile(50, last),
+        p99: m.tickLateMs.percentile(99, last),
+        max: m.tickLateMs.percentile(100, last),
+      },
+      ticksSkipped: this.loop.skippedTicks,
       eventLoopDelayMs: this.eventLoopDelay.summary,
       broadcastMs: { p50: m.broadcastMs.percentile(50, last), p99: m.broadcastMs.percentile(99, last) },
       datagramsIn: m.datagramsIn,

@@ -71,6 +71,8 @@ export class Metrics {
   /** Scheduling outcomes of offered actions. */
   readonly actions = new Map<string, number>();
   readonly tickMs = new SampleWindow();
+  /** How long after its deadline each tick started (tick-loop.ts). */
+  readonly tickLateMs = new SampleWindow();
   readonly broadcastMs = new SampleWindow();
   /** Time of the NPC room's part of each entity tick (npc/npc-room.ts). */
   readonly npcMs = new SampleWindow();

@@ -2,8 +2,11 @@
 // start + n / hz; the loop sleeps until the next deadline, so timer jitter does
 // not accumulate into drift. If the process falls far behind (a GC pause, a
 // suspended laptop), it skips ahead instead of running a burst of catch-up
-// ticks, and counts the ticks it skipped.
+// ticks, and counts the ticks it skipped. How late each tick ran (against its
+// own deadline) goes to `lateMs`: the one figure that says whether players'
+// moves execute on time, whatever stalled the loop.
 import { performance } from "node:perf_hooks";
+import type { SampleWindow } from "./metrics.js";
 
 /** Never run more than this many overdue ticks back to back. */
 const MAX_CATCH_UP_TICKS = 4;
@@ -17,6 +20,7 @@ export class TickLoop {
   constructor(
     private readonly hz: number,
     private readonly onTick: () => void,
+    private readonly lateMs?: SampleWindow,
   ) {}
 
   start(): void {
@@ -42,7 +46,10 @@ export class TickLoop {
 
   private run(): void {
     const periodMs = 1000 / this.hz;
-    const elapsedTicks = Math.floor((performance.now() - this.startMs) / periodMs);
+    const nowMs = performance.now();
+    // The first due tick's lateness against its own deadline, before a skip forgives the stall.
+    let lateMs = nowMs - this.startMs - (this.ticksRun + 1) * periodMs;
+    const elapsedTicks = Math.floor((nowMs - this.startMs) / periodMs);
     let due = elapsedTicks - this.ticksRun;
     if (due > MAX_CATCH_UP_TICKS) {
       this.skippedTicks += due - 1;
@@ -51,6 +58,8 @@ export class TickLoop {
     }
     for (let i = 0; i < due; i++) {
       this.ticksRun++;
+      if (i > 0) lateMs = performance.now() - this.startMs - this.ticksRun * periodMs;
+      this.lateMs?.add(Math.max(0, lateMs));
       this.onTick();
       if (!this.timer) return; // stopped from inside a tick
     }

@@ -1,0 +1,39 @@
+// The tick loop's own account of being late (what /api/status reports as
+// tickLateMs and ticksSkipped, and the soak reads): a tick that starts after
+// its deadline records by how much, and a stall longer than the catch-up limit
+// is counted as skipped ticks instead of run as a burst. Real timers.
+import { describe, expect, it } from "vitest";
+import { SampleWindow } from "../ts/server/metrics.js";
+import { TickLoop } from "../ts/server/tick-loop.js";
+
+const HZ = 24;
+
+describe("TickLoop lateness", () => {
+  it("records how late each tick started and counts the ticks a long stall skipped", async () => {
+    const late = new SampleWindow();
+    let ticks = 0;
+    const loop = new TickLoop(
+      HZ,
+      () => {
+        ticks++;
+        // The third tick blocks the thread for 300 ms: seven ticks' time, more than the 4 the loop catches up.
+        if (ticks === 3) {
+          const until = performance.now() + 300;
+          while (performance.now() < until) {
+            // a stalled event loop
+          }
+        }
+      },
+      late,
+    );
+    loop.start();
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    loop.stop();
+    expect(loop.skippedTicks).toBeGreaterThanOrEqual(3);
+    // The tick after the stall started about 300 ms late (less what the skip forgave: at most one period).
+    expect(late.percentile(100)).toBeGreaterThan(200);
+    // An unstalled tick starts within a few ms of its deadline on an idle machine; allow for a loaded one.
+    expect(late.percentile(0)).toBeLessThan(40);
+    expect(late.size).toBe(ticks);
+  });
+});
