@@ -41,6 +41,7 @@ export const TEST_WORLD: WorldInfo = {
     { id: WALL, collides: true, opaque: true, look: WALL },
   ],
   kinds: [],
+  items: [],
 };
 
 export function testSession(entityId = 7, token = 0x1122334455667788n): GuestSession {

@@ -23,6 +23,8 @@ export interface Outage {
   readonly lastLoss: string;
 }
 import type { DialogState } from "./dialogs.js";
+import { type ItemDef, itemsById } from "./item-catalogue.js";
+import type { ItemState } from "./items.js";
 import type { EntityInfo } from "./entity-table.js";
 import type { GameClientOptions } from "./options.js";
 import type { ClientParts } from "./parts.js";
@@ -53,6 +55,8 @@ export class ClientReadout {
   protected readonly link: SessionLink;
   protected readonly receiver: PacketReceiver;
   protected readonly steering: Steering;
+  /** The item catalogue by id (GET /api/world `items`). */
+  readonly itemCatalogue: ReadonlyMap<number, ItemDef>;
 
   protected constructor(sources: ReadoutSources) {
     this.parts = sources.parts;
@@ -63,6 +67,7 @@ export class ClientReadout {
     this.link = sources.link;
     this.receiver = sources.receiver;
     this.steering = sources.steering;
+    this.itemCatalogue = itemsById(sources.world.items);
   }
 
   get state(): ConnectionState {
@@ -177,6 +182,14 @@ export class ClientReadout {
   /** The blows this client took part in: listen() for hits, misses and kills (cosmetic; hp is in `entities`). */
   get combat(): CombatFeed {
     return this.parts.features.combat;
+  }
+
+  /**
+   * Items: the own `inventory` (bag and equipment), the open `chest`, requests `pending`, and
+   * listen() for results, refusals and changes. The requests are GameClient.take, equip, … .
+   */
+  get items(): ItemState {
+    return this.parts.features.items;
   }
 
   /** Every counter of the client, as a fresh object. */
