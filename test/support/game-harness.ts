@@ -25,7 +25,11 @@ export interface Harness {
 
 /** The map at `path` as the World needs it, with its interactables (signs, notice boards). */
 export function worldMapWithInteractables(path: string): WorldMap {
-  return { ...readWorldMap(path), interactables: loadMap(path).interactables };
+  // Chests are the item room's, not signs (world-map.ts leaves them out the same way).
+  return {
+    ...readWorldMap(path),
+    interactables: loadMap(path).interactables.filter((object) => object.kind !== "chest"),
+  };
 }
 
 export async function startHarness(map: WorldMap, options: Partial<GameOptions> = {}): Promise<Harness> {

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { NpcKind } from "../../ts/server/npc/kinds.js";
+import type { ItemDef } from "../../ts/server/items/catalogue.js";
 import { readWorldMap } from "../../ts/server/server.js";
 import type { WorldMap } from "../../ts/server/world.js";
 
@@ -36,6 +37,10 @@ export interface NpcMapSpec {
   safeZones?: { x: number; y: number; width: number; height: number }[];
   /** The map's `pvp` property; absent when undefined. */
   pvp?: boolean;
+  /** The item catalogue (written as `<map>.items.json`); none when absent. */
+  items?: ItemDef[];
+  /** Chests in the interactables layer: `items` as a map writes it ("dagger, healing potion:3"). */
+  chests?: { name: string; x: number; y: number; items: string }[];
 }
 
 export interface NpcMap {
@@ -100,7 +105,7 @@ export function writeNpcMap(spec: NpcMapSpec): NpcMap {
     height: spec.height,
     tilewidth: TILE_PX,
     tileheight: TILE_PX,
-    nextlayerid: 5,
+    nextlayerid: 6,
     nextobjectid: nextId + 1,
     layers: [
       {
@@ -139,6 +144,31 @@ export function writeNpcMap(spec: NpcMapSpec): NpcMap {
         ],
       },
       { id: 3, name: "npcs", type: "objectgroup", x: 0, y: 0, opacity: 1, visible: true, objects: spawnObjects },
+      {
+        id: 5,
+        name: "interactables",
+        type: "objectgroup",
+        x: 0,
+        y: 0,
+        opacity: 1,
+        visible: true,
+        objects: (spec.chests ?? []).map((chest) => ({
+          id: nextId++,
+          name: chest.name,
+          type: "",
+          point: true,
+          x: chest.x * TILE_PX + TILE_PX / 2,
+          y: chest.y * TILE_PX + TILE_PX / 2,
+          width: 0,
+          height: 0,
+          rotation: 0,
+          visible: true,
+          properties: [
+            { name: "kind", type: "string", value: "chest" },
+            { name: "items", type: "string", value: chest.items },
+          ],
+        })),
+      },
       {
         id: 4,
         name: "zones",
@@ -190,6 +220,16 @@ export function writeNpcMap(spec: NpcMapSpec): NpcMap {
     }),
   );
   writeFileSync(join(dir, "npcs.npcs.json"), JSON.stringify({ version: 1, kinds: spec.kinds }));
+  if (spec.items !== undefined) {
+    // As a host writes it: only the number an item's kind carries.
+    const items = spec.items.map(({ damage, armor, heal, ...item }) => ({
+      ...item,
+      ...(damage > 0 ? { damage } : {}),
+      ...(armor > 0 ? { armor } : {}),
+      ...(heal > 0 ? { heal } : {}),
+    }));
+    writeFileSync(join(dir, "npcs.items.json"), JSON.stringify({ version: 1, items }));
+  }
   try {
     return { path, map: readWorldMap(path), dispose: () => rmSync(dir, { recursive: true, force: true }) };
   } catch (error) {

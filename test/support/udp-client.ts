@@ -10,6 +10,7 @@ import { nodeActionMac } from "../../ts/protocol/action-mac-node.js";
 import { parseSessionKey } from "../../ts/client/core/session-api.js";
 import type { ChunkEntry } from "../../ts/protocol/chunk-id.js";
 import { encodeEntityQuery } from "../../ts/protocol/entity-query.js";
+import { ITEM_OPS, type ItemOp, encodeItemRequest } from "../../ts/protocol/item-request.js";
 import { decodePacketPlain, type Packet } from "../../ts/protocol/packet.js";
 import { encodePing } from "../../ts/protocol/ping.js";
 import type { StatePacket } from "../../ts/protocol/state.js";
@@ -147,6 +148,29 @@ export class UdpTestClient {
   query(entityId: number): void {
     const size = encodeEntityQuery(
       { type: "entity_query", clientType: 0, authToken: this.token, entityId },
+      this.buffer,
+    );
+    this.sendRaw(this.buffer.slice(0, size));
+  }
+
+  /** Sends an ItemRequest (docs/protocol.md § Items); re-sending is the caller's (same `requestId`). */
+  itemRequest(
+    requestId: number,
+    op: ItemOp,
+    fields: { container?: number; slot?: number; toSlot?: number; count?: number } = {},
+  ): void {
+    const size = encodeItemRequest(
+      {
+        type: "item_request",
+        clientType: 0,
+        authToken: this.token,
+        requestId,
+        op: ITEM_OPS.indexOf(op),
+        container: fields.container ?? 0,
+        slot: fields.slot ?? 0,
+        toSlot: fields.toSlot ?? 0,
+        count: fields.count ?? 0,
+      },
       this.buffer,
     );
     this.sendRaw(this.buffer.slice(0, size));

@@ -88,7 +88,6 @@ export function cavesTmj(caves: GeneratedCaves): string {
       ]),
     );
   }
-  const atlasRows = Math.ceil((CAVE_TILE_DATA.length + 1) / ATLAS_COLUMNS);
   const map = {
     compressionlevel: -1,
     width: caves.width,
@@ -164,34 +163,7 @@ export function cavesTmj(caves: GeneratedCaves): string {
     tiledversion: "1.10.2",
     tileheight: TILE_SIZE_PX,
     tilewidth: TILE_SIZE_PX,
-    tilesets: [
-      {
-        columns: 0,
-        firstgid: 1,
-        grid: { height: 1, orientation: "orthogonal", width: 1 },
-        margin: 0,
-        name: "caves",
-        spacing: 0,
-        tilecount: CAVE_TILE_DATA.length,
-        tileheight: TILE_SIZE_PX,
-        tilewidth: TILE_SIZE_PX,
-        tiles: CAVE_TILE_DATA.map((tile) => ({
-          id: tile.id - 1,
-          image: TILESET_IMAGE,
-          imageheight: atlasRows * TILE_SIZE_PX,
-          imagewidth: ATLAS_COLUMNS * TILE_SIZE_PX,
-          x: (tile.id % ATLAS_COLUMNS) * TILE_SIZE_PX,
-          y: Math.floor(tile.id / ATLAS_COLUMNS) * TILE_SIZE_PX,
-          width: TILE_SIZE_PX,
-          height: TILE_SIZE_PX,
-          properties: [
-            { name: "collides", type: "bool", value: tile.collides },
-            { name: "name", type: "string", value: tile.name },
-            { name: "opaque", type: "bool", value: tile.opaque },
-          ],
-        })),
-      },
-    ],
+    tilesets: [cavesTileset(TILESET_IMAGE)],
     type: "map",
     version: "1.10",
   };
@@ -201,6 +173,41 @@ export function cavesTmj(caves: GeneratedCaves): string {
   }
   const data = `[\n${rows.join(",\n")}\n]`;
   return JSON.stringify(map, null, 1).replace('"@DATA@"', data) + "\n";
+}
+
+/**
+ * The bundled tiles as a Tiled tileset: an image collection of sub-rectangles of the client's sheet
+ * at `image` (relative to the map file), each tile carrying its collides/opaque/name properties.
+ * Generated dungeon levels (ts/server/dungeon/) use it too.
+ */
+export function cavesTileset(image: string): Record<string, unknown> {
+  const atlasRows = Math.ceil((CAVE_TILE_DATA.length + 1) / ATLAS_COLUMNS);
+  return {
+    columns: 0,
+    firstgid: 1,
+    grid: { height: 1, orientation: "orthogonal", width: 1 },
+    margin: 0,
+    name: "caves",
+    spacing: 0,
+    tilecount: CAVE_TILE_DATA.length,
+    tileheight: TILE_SIZE_PX,
+    tilewidth: TILE_SIZE_PX,
+    tiles: CAVE_TILE_DATA.map((tile) => ({
+      id: tile.id - 1,
+      image,
+      imageheight: atlasRows * TILE_SIZE_PX,
+      imagewidth: ATLAS_COLUMNS * TILE_SIZE_PX,
+      x: (tile.id % ATLAS_COLUMNS) * TILE_SIZE_PX,
+      y: Math.floor(tile.id / ATLAS_COLUMNS) * TILE_SIZE_PX,
+      width: TILE_SIZE_PX,
+      height: TILE_SIZE_PX,
+      properties: [
+        { name: "collides", type: "bool", value: tile.collides },
+        { name: "name", type: "string", value: tile.name },
+        { name: "opaque", type: "bool", value: tile.opaque },
+      ],
+    })),
+  };
 }
 
 /** caves.tiles.json: the tile data of the bundled map, one tile per line. */

@@ -1,0 +1,119 @@
+// Writes a generated dungeon level as a Tiled map (TMJ) that Tiled opens and the
+// server plays (`npm start -- --map level.tmj`): the bundled tileset, a spawn
+// point at the stairs up, the chests in the interactables layer, the creature
+// spawns as npc_spawn areas, and the stairs as objects of type "stairs" in a
+// "warps" layer (direction up / down, the depth they lead to). The server does
+// not follow stairs yet (docs/dungeons.md); the objects are where they will be
+// read from.
+import { cavesTileset } from "../map/caves-tmj.js";
+import type { GeneratedDungeon } from "./generate-dungeon.js";
+
+const TILE_PX = 8;
+
+type Property = { name: string; type: "string" | "int"; value: string | number };
+
+/** The level as TMJ text; `tilesetImage` is the client's tiles.tga relative to where the map is written. */
+export function dungeonTmj(level: GeneratedDungeon, tilesetImage: string): string {
+  let nextId = 1;
+  const point = (name: string, type: string, x: number, y: number, properties: Property[] = []) => ({
+    id: nextId++,
+    name,
+    type,
+    x: x * TILE_PX + TILE_PX / 2,
+    y: y * TILE_PX + TILE_PX / 2,
+    width: 0,
+    height: 0,
+    rotation: 0,
+    visible: true,
+    point: true,
+    ...(properties.length > 0 ? { properties } : {}),
+  });
+  const layer = (id: number, name: string, objects: unknown[]) => ({
+    id,
+    name,
+    type: "objectgroup",
+    draworder: "topdown",
+    x: 0,
+    y: 0,
+    opacity: 1,
+    visible: true,
+    objects,
+  });
+  const spawns = [point("stairs up", "spawn", level.entry.x, level.entry.y)];
+  const chests = level.chests.map((chest, index) =>
+    point(`chest ${index + 1}`, "", chest.x, chest.y, [
+      { name: "items", type: "string", value: chest.items },
+      { name: "kind", type: "string", value: "chest" },
+    ]),
+  );
+  const npcs = level.spawns.map((spawn, index) => ({
+    id: nextId++,
+    name: `${spawn.kind} ${index + 1}`,
+    type: "npc_spawn",
+    x: spawn.x * TILE_PX,
+    y: spawn.y * TILE_PX,
+    width: spawn.width * TILE_PX,
+    height: spawn.height * TILE_PX,
+    rotation: 0,
+    visible: true,
+    properties: [
+      { name: "count", type: "int", value: spawn.count },
+      { name: "kind", type: "string", value: spawn.kind },
+    ],
+  }));
+  const warps = [
+    point("stairs up", "stairs", level.entry.x, level.entry.y, [
+      { name: "depth", type: "int", value: level.depth - 1 },
+      { name: "direction", type: "string", value: "up" },
+    ]),
+    point("stairs down", "stairs", level.exit.x, level.exit.y, [
+      { name: "depth", type: "int", value: level.depth + 1 },
+      { name: "direction", type: "string", value: "down" },
+    ]),
+  ];
+  const map = {
+    compressionlevel: -1,
+    width: level.width,
+    height: level.height,
+    infinite: false,
+    layers: [
+      {
+        id: 1,
+        name: "ground",
+        type: "tilelayer",
+        x: 0,
+        y: 0,
+        width: level.width,
+        height: level.height,
+        opacity: 1,
+        visible: true,
+        data: "@DATA@",
+      },
+      layer(2, "spawns", spawns),
+      layer(3, "interactables", chests),
+      layer(4, "npcs", npcs),
+      layer(5, "warps", warps),
+    ],
+    nextlayerid: 6,
+    nextobjectid: nextId,
+    orientation: "orthogonal",
+    properties: [
+      { name: "depth", type: "int", value: level.depth },
+      { name: "generator", type: "string", value: "npm run -s dungeon (ts/server/dungeon/generate-dungeon.ts)" },
+      { name: "name", type: "string", value: `Forgotten Caves, depth ${level.depth} (seed ${level.seed})` },
+      { name: "seed", type: "int", value: level.seed },
+    ],
+    renderorder: "right-down",
+    tiledversion: "1.10.2",
+    tileheight: TILE_PX,
+    tilewidth: TILE_PX,
+    tilesets: [cavesTileset(tilesetImage)],
+    type: "map",
+    version: "1.10",
+  };
+  const rows: string[] = [];
+  for (let y = 0; y < level.height; y++) {
+    rows.push(Array.from(level.tiles.subarray(y * level.width, (y + 1) * level.width)).join(","));
+  }
+  return JSON.stringify(map, null, 1).replace('"@DATA@"', `[\n${rows.join(",\n")}\n]`) + "\n";
+}
