@@ -10,6 +10,7 @@
 // saved. Needs /usr/bin/chromium; without it the suite says so and is skipped.
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
+import { chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SPRITE_PLAYER, SPRITE_WORN_DAGGER } from "../../ts/client/assets/sheets.js";
 import { rgb24FromRgb332 } from "../../ts/client/assets/image.js";
@@ -28,14 +29,18 @@ import {
   ARTIFACTS,
   type BrowserRig,
   canvasPixels,
+  CHROMIUM,
+  CHROMIUM_ARGS,
   clickTile,
   HAVE_CHROMIUM,
   logText,
   openAndJoin,
+  pointOfTile,
   positionIn,
   settledPosition,
   skipNotice,
   startRig,
+  type Tile,
   waitForDebug,
 } from "./browser-support.js";
 
@@ -54,6 +59,8 @@ const STEPS = [
 ];
 const SCREENSHOT = "/tmp/caves-items-equipped.png";
 let rig: BrowserRig;
+/** The first test's player and where it stood at the end: its items drop there when it leaves (a guest). */
+let finder: { page: Page; at: Tile } | null = null;
 
 /** The pixels of sheet cell `cell` (RGB332), row-major. */
 function cellPixels(cell: number): number[] {
@@ -149,6 +156,7 @@ describe.skipIf(!HAVE_CHROMIUM)("items in Chromium", () => {
       5000,
     );
     expect(Math.max(Math.abs(there.x - chest.x), Math.abs(there.y - chest.y))).toBe(2);
+    finder = { page, at: there };
     await page.waitForTimeout(400);
     const overlay = cellPixels(SPRITE_WORN_DAGGER);
     const body = cellPixels(SPRITE_PLAYER);
@@ -170,4 +178,56 @@ describe.skipIf(!HAVE_CHROMIUM)("items in Chromium", () => {
     await page.screenshot({ path: SCREENSHOT });
     copyFileSync(SCREENSHOT, join(ARTIFACTS, "items-equipped.png"));
   }, 60_000);
+
+  it("on a phone-sized touch screen: taps pick up what a guest left, open the bag and equip the dagger", async () => {
+    expect(finder, "the first test left its player").not.toBeNull();
+    const game = rig.server.game;
+    const dagger = game.world.items.find((item) => item.name === "dagger")!;
+    const left = finder!.at;
+    const piles = game.items.pileCount;
+    await finder!.page.close({ runBeforeUnload: true });
+    // A guest's things drop where it stood: the dagger and the two potions.
+    await expect.poll(() => game.items.pileCount, { timeout: 10_000 }).toBe(piles + 2);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    try {
+      const context = await browser.newContext({
+        viewport: { width: 390, height: 780 },
+        hasTouch: true,
+        isMobile: true,
+      });
+      const page = await context.newPage();
+      await page.goto(`${rig.baseUrl}/?debug=1`);
+      await expect.poll(() => page.getByTestId("play").isEnabled(), { timeout: 10_000 }).toBe(true);
+      await page.getByTestId("nick").fill("Tapper");
+      await page.getByTestId("play").tap();
+      await waitForDebug(page, (text) => /^state playing$/m.test(text) && positionIn(text), 10_000);
+      const bag = page.getByTestId("bag");
+      const daggerSlot = bag.locator(`.items-grid [data-item-id="${dagger.id}"]`);
+      // Each tap on the tile walks beside it and picks up one of its piles (the dagger's or the potions').
+      for (let taps = 0; ; taps++) {
+        const start = await settledPosition(page, 10_000);
+        await page.waitForTimeout(400);
+        const point = await pointOfTile(page, start, left);
+        await page.touchscreen.tap(point.x, point.y);
+        const before = game.items.pileCount;
+        await expect.poll(() => game.items.pileCount, { timeout: 10_000 }).toBeLessThan(before);
+        await page.getByTestId("bag-button").tap();
+        await expect.poll(() => bag.isVisible()).toBe(true);
+        if ((await daggerSlot.count()) === 1 || taps === 1) break;
+        await page.getByTestId("bag-button").tap();
+      }
+      await expect.poll(() => daggerSlot.count(), { timeout: 5000 }).toBe(1);
+      // Slots are big enough to tap: at least 40 × 40 CSS px.
+      const box = (await daggerSlot.boundingBox())!;
+      expect(Math.min(box.width, box.height)).toBeGreaterThanOrEqual(40);
+      await daggerSlot.tap();
+      await page.getByTestId("item-action-equip").tap();
+      await expect
+        .poll(() => page.getByTestId("bag-weapon").getAttribute("data-item-id"), { timeout: 5000 })
+        .toBe(String(dagger.id));
+      await page.screenshot({ path: join(ARTIFACTS, "items-touch.png") });
+    } finally {
+      await browser.close();
+    }
+  }, 90_000);
 });
