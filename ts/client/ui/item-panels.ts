@@ -210,6 +210,11 @@ export class ItemPanels {
     if (this.bag.hidden) return;
     const inventory = this.client.items.inventory;
     const body = this.bagBody;
+    // Keyboard play: a re-drawn bag keeps the focus on the slot (or the action's slot) it was on.
+    const focused = body.contains(this.doc.activeElement) ? this.doc.activeElement : null;
+    const focusSlot = focused
+      ? (focused.closest<HTMLElement>("[data-slot]")?.dataset.slot ?? String(this.selected ?? 0))
+      : null;
     body.replaceChildren();
     if (!inventory) {
       body.append(this.element("p", "items-empty", "Looking in your bag…"));
@@ -224,6 +229,7 @@ export class ItemPanels {
     const grid = this.element("div", "items-grid");
     for (let slot = 0; slot < inventory.capacity; slot++) grid.append(this.slot(inventory, slot, null));
     body.append(equipment, grid, this.details(inventory));
+    if (focusSlot !== null) body.querySelector<HTMLElement>(`[data-slot="${focusSlot}"]`)?.focus();
   }
 
   private slot(inventory: Container, slot: number, caption: string | null): HTMLElement {
@@ -329,6 +335,7 @@ export class ItemPanels {
   private renderChest(chest: Container): void {
     this.chestTitle.textContent = this.client.names.get(chest.entityId) ?? "Chest";
     const body = this.chestBody;
+    const hadFocus = body.contains(this.doc.activeElement);
     body.replaceChildren();
     const list = this.element("ul", "chest-list");
     for (const stack of chest.stacks) {
@@ -358,6 +365,8 @@ export class ItemPanels {
     takeAll.disabled = chest.stacks.length === 0;
     takeAll.addEventListener("click", () => this.send(this.client.takeAll(chest.entityId)));
     body.append(takeAll);
+    // A Take pressed from the keyboard re-draws the list: the focus stays in the window, on the first Take.
+    if (hadFocus) (body.querySelector<HTMLElement>(".chest-row .item-action") ?? takeAll).focus();
   }
 
   // ── building blocks ────────────────────────────────────────────────────────
