@@ -17,12 +17,12 @@ import {
 import type { ItemDef } from "../ts/client/core/item-catalogue.js";
 import { type DrawnEntity, entitySprites } from "../ts/client/render/entity-layer.js";
 import { ItemLooks } from "../ts/client/render/item-sprites.js";
-import { type FrameRenderer, gridViewOf, type FrameScene } from "../ts/client/render/frame.js";
+import { type FrameRenderer, type FrameScene } from "../ts/client/render/frame.js";
 import { ENTITY_TYPE_ITEM } from "../ts/item-types.js";
 import type { Tlv } from "../ts/protocol/tlv.js";
 import type { WasmBlitter } from "../ts/wasm/blit.js";
 import type { WasmSim } from "../ts/wasm/sim.js";
-import { floorGrid, makeRenderRig, RIG_FLOOR, SHEETS } from "./client-render-rig.js";
+import { floorGrid, makeRenderRig, RIG_FLOOR, SHEETS, renderAtRigCamera, rigScreenOf } from "./client-render-rig.js";
 
 const CATALOGUE: ItemDef[] = [
   { id: 2, name: "dagger", kind: "weapon", stack: 1, sprite: "dagger", damage: 9, armor: 0, heal: 0 },
@@ -61,20 +61,10 @@ function at(id: number, typeId: number, x: number, y: number, meta: Tlv[]): Draw
 }
 
 function render(entities: FrameScene["entities"]): void {
-  renderer.render({
-    camera: { x: 10 * CELL_SIZE_PX, y: 12 * CELL_SIZE_PX },
-    grid: gridViewOf(sim),
-    entities,
-    pendingSteps: [],
-    plannedSteps: [],
-    goal: null,
-    cursor: null,
-    banner: null,
-    hud: { name: "Ada", hp: 1, hpMax: 1, position: null, status: { text: "", colour: 0 }, nearby: [], log: [] },
-  });
+  renderAtRigCamera({ renderer, sim }, entities);
 }
 
-const screen = (x: number, y: number): { x: number; y: number } => ({ x: 116 + (x - 10) * 8, y: 116 + (y - 12) * 8 });
+const screen = rigScreenOf;
 
 function block(x: number, y: number): number[] {
   const out: number[] = [];
