@@ -10,7 +10,7 @@
 // saved. Needs /usr/bin/chromium; without it the suite says so and is skipped.
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SPRITE_PLAYER, SPRITE_WORN_DAGGER } from "../../ts/client/assets/sheets.js";
 import { rgb24FromRgb332 } from "../../ts/client/assets/image.js";
@@ -29,10 +29,9 @@ import {
   ARTIFACTS,
   type BrowserRig,
   canvasPixels,
-  CHROMIUM,
-  CHROMIUM_ARGS,
   clickTile,
   HAVE_CHROMIUM,
+  joinOnPhone,
   logText,
   openAndJoin,
   pointOfTile,
@@ -188,19 +187,8 @@ describe.skipIf(!HAVE_CHROMIUM)("items in Chromium", () => {
     await finder!.page.close({ runBeforeUnload: true });
     // A guest's things drop where it stood: the dagger and the two potions.
     await expect.poll(() => game.items.pileCount, { timeout: 10_000 }).toBe(piles + 2);
-    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    const { browser, page } = await joinOnPhone(rig, "Tapper");
     try {
-      const context = await browser.newContext({
-        viewport: { width: 390, height: 780 },
-        hasTouch: true,
-        isMobile: true,
-      });
-      const page = await context.newPage();
-      await page.goto(`${rig.baseUrl}/?debug=1`);
-      await expect.poll(() => page.getByTestId("play").isEnabled(), { timeout: 10_000 }).toBe(true);
-      await page.getByTestId("nick").fill("Tapper");
-      await page.getByTestId("play").tap();
-      await waitForDebug(page, (text) => /^state playing$/m.test(text) && positionIn(text), 10_000);
       const bag = page.getByTestId("bag");
       const daggerSlot = bag.locator(`.items-grid [data-item-id="${dagger.id}"]`);
       // Each tap on the tile walks beside it and picks up one of its piles (the dagger's or the potions').
