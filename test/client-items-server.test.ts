@@ -7,8 +7,7 @@
 // every request is answered once and no item is made or lost.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  connectGuest,
-  GameClient,
+  type GameClient,
   impairTransport,
   SLOT_WEAPON,
   stackIn,
@@ -16,13 +15,11 @@ import {
   type ItemEvent,
   type Transport,
 } from "../ts/client/core/index.js";
-import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
 import { ENTITY_TYPE_ITEM } from "../ts/item-types.js";
 import { parseProfileSpec } from "../ts/netsim/index.js";
 import type { RunningServer } from "../ts/server/server.js";
-import { loadCore } from "../ts/wasm/node.js";
 import { startCavesServer } from "./support/caves-server.js";
-import { drive } from "./client-core-support.js";
+import { drive, joinOverUdp } from "./client-core-support.js";
 
 let server: RunningServer;
 let baseUrl: string;
@@ -37,14 +34,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function join(nick: string, wrap: (udp: Transport) => Transport = (udp) => udp): Promise<GameClient> {
-  const connection = await connectGuest(baseUrl, nick, async (session) =>
-    wrap(await UdpNodeTransport.connect("127.0.0.1", session.udpPort, session.key)),
-  );
-  const client = GameClient.create({ core: await loadCore(), ...connection });
-  clients.push(client);
-  await drive([client], `${nick} playing`, () => client.state === "playing" && client.confirmed !== null);
-  return client;
+function join(nick: string, wrap?: (udp: Transport) => Transport): Promise<GameClient> {
+  return joinOverUdp(baseUrl, nick, clients, wrap);
 }
 
 function itemId(client: GameClient, name: string): number {
