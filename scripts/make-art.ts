@@ -23,6 +23,21 @@ import {
   SPRITES_FILE,
   SPRITE_BEETLE,
   SPRITE_CELL_COUNT,
+  SPRITE_COIN,
+  SPRITE_CRYSTAL,
+  SPRITE_DAGGER,
+  SPRITE_ITEM,
+  SPRITE_KEY,
+  SPRITE_LEATHER,
+  SPRITE_MAIL,
+  SPRITE_POTION,
+  SPRITE_SWORD,
+  SPRITE_WORN_ARMOR,
+  SPRITE_WORN_DAGGER,
+  SPRITE_WORN_LEATHER,
+  SPRITE_WORN_MAIL,
+  SPRITE_WORN_SWORD,
+  SPRITE_WORN_WEAPON,
   SPRITE_GUARD,
   SPRITE_RAT,
   SPRITE_SKELETON,
@@ -519,6 +534,103 @@ function drawGuard(cell: Cell): void {
   });
 }
 
+// Items (ITEM_SPRITE_CELLS): small things on a transparent background, each
+// with its own outline (the art test checks no two share a shape): a gold key,
+// a short and a long blade drawn diagonally, a brown vest and a grey chain
+// shirt, a red flask, a gold coin with a glint, a cyan crystal, and a sack for
+// anything else.
+
+function drawKey(cell: Cell): void {
+  cell.picture(["........", ".YYY....", "Y...Y...", "Y...YYYY", "y...y.y.", ".yyy..yy", "........", "........"], {
+    Y: C.gold,
+    y: C.goldDark,
+  });
+}
+
+function drawDagger(cell: Cell): void {
+  cell.picture(["........", "......w.", ".....wl.", "....wl..", "..gwl...", "...g....", "..b.g...", "bb......"], {
+    w: C.white,
+    l: C.stone,
+    g: C.gold,
+    b: C.woodDark,
+  });
+}
+
+function drawSword(cell: Cell): void {
+  cell.picture([".......w", "......wl", ".....wl.", "....wl..", ".g.wl...", "..gl....", ".bgg....", "b......."], {
+    w: C.white,
+    l: C.stone,
+    g: C.gold,
+    b: C.woodDark,
+  });
+}
+
+function drawLeather(cell: Cell): void {
+  cell.picture(["........", ".kk..kk.", "kWwkkwWk", "kWwwwwWk", ".kwwwwk.", ".kWwwWk.", ".kWWWWk.", "..kkkk.."], {
+    k: C.woodDark,
+    w: C.woodLight,
+    W: C.wood,
+  });
+}
+
+function drawMail(cell: Cell): void {
+  cell.picture(["........", ".kk..kk.", "kslkklsk", "kslslssk", ".klslsk.", ".kslslk.", ".ksssskk", "..kkkk.."], {
+    k: C.ink,
+    s: C.stone,
+    l: C.stoneLight,
+  });
+}
+
+function drawPotion(cell: Cell): void {
+  cell.picture(["...cc...", "...gg...", "..g..g..", ".grrrrg.", ".gRrrrg.", ".grrrrg.", "..gggg..", "........"], {
+    c: C.cork,
+    g: C.stoneLight,
+    r: C.capRed,
+    R: C.capOrange,
+  });
+}
+
+function drawCoin(cell: Cell): void {
+  cell.picture(["........", "..yyyy..", ".yYYYWy.", ".yYyYYy.", ".yYyYYy.", ".yYYYYy.", "..yyyy..", "........"], {
+    y: C.goldDark,
+    Y: C.gold,
+    W: C.white,
+  });
+}
+
+function drawCrystal(cell: Cell): void {
+  cell.picture(["....L...", "...LcL..", "..LccdL.", "..Lccd..", ".LccddL.", ".Lccdd..", "..kkkk..", "........"], {
+    L: C.crystalLight,
+    c: C.crystal,
+    d: C.crystalDark,
+    k: C.ink,
+  });
+}
+
+function drawSack(cell: Cell): void {
+  cell.picture(["........", "...kk...", "..kWWk..", "...kk...", "..WwwW..", ".WwwwwW.", ".WwwwwW.", "..WWWW.."], {
+    k: C.woodDark,
+    w: C.woodLight,
+    W: C.wood,
+  });
+}
+
+// Worn overlays (WORN_SPRITE_CELLS): drawn over a player at the same place.
+// A weapon is held in the right hand (column 7, above the hand at row 5, over
+// the player's own little sword); armor covers the tunic (rows 4..6) and
+// leaves face, hands, belt and boots showing.
+
+function drawWornWeapon(cell: Cell, rows: readonly string[]): void {
+  cell.picture(rows, { w: C.white, l: C.stone, g: C.gold, d: C.wood, L: C.woodLight });
+}
+
+function drawWornArmor(cell: Cell, main: number, shade: number): void {
+  cell.picture(["........", "........", "........", "........", ".SmmmmS.", "..m..m..", "..mSSm..", "........"], {
+    m: main,
+    S: shade,
+  });
+}
+
 function makeSprites(): Rgb332Image {
   const sheet = newSheet(SPRITE_CELL_COUNT);
   drawPlayer(cellOf(sheet, 0), TUNICS[0]);
@@ -531,6 +643,24 @@ function makeSprites(): Rgb332Image {
   drawSpider(cellOf(sheet, SPRITE_SPIDER));
   drawSkeleton(cellOf(sheet, SPRITE_SKELETON));
   drawGuard(cellOf(sheet, SPRITE_GUARD));
+  drawKey(cellOf(sheet, SPRITE_KEY));
+  drawDagger(cellOf(sheet, SPRITE_DAGGER));
+  drawSword(cellOf(sheet, SPRITE_SWORD));
+  drawLeather(cellOf(sheet, SPRITE_LEATHER));
+  drawMail(cellOf(sheet, SPRITE_MAIL));
+  drawPotion(cellOf(sheet, SPRITE_POTION));
+  drawCoin(cellOf(sheet, SPRITE_COIN));
+  drawCrystal(cellOf(sheet, SPRITE_CRYSTAL));
+  drawSack(cellOf(sheet, SPRITE_ITEM));
+  const hand = ["........", "........", "........", "........", "........", "........", "........", "........"];
+  const held = (column: readonly string[]): string[] => hand.map((row, y) => row.slice(0, 6) + column[y]);
+  // Dagger: a short blade and a gold guard; sword: a long blade and a wide guard; any other weapon: a club.
+  drawWornWeapon(cellOf(sheet, SPRITE_WORN_DAGGER), held(["..", "..", ".w", ".l", ".g", "..", "..", ".."]));
+  drawWornWeapon(cellOf(sheet, SPRITE_WORN_SWORD), held([".w", ".l", ".l", ".l", "gg", "..", "..", ".."]));
+  drawWornWeapon(cellOf(sheet, SPRITE_WORN_WEAPON), held(["..", "dL", ".L", ".L", ".d", "..", "..", ".."]));
+  drawWornArmor(cellOf(sheet, SPRITE_WORN_LEATHER), C.woodLight, C.wood);
+  drawWornArmor(cellOf(sheet, SPRITE_WORN_MAIL), C.stoneLight, C.stone);
+  drawWornArmor(cellOf(sheet, SPRITE_WORN_ARMOR), C.paper, C.slab);
   return sheet;
 }
 
@@ -764,6 +894,19 @@ function sampleScene(tiles: Rgb332Image, sprites: Rgb332Image, font: Rgb332Image
     [SPRITE_GUARD, 2, 7],
   ];
   for (const [sprite, x, y] of actors) blitCell(scene, sprites, sprite, x * 8, y * 8);
+  // Items on the floor, and two players wearing what they found.
+  const items = [SPRITE_KEY, SPRITE_DAGGER, SPRITE_SWORD, SPRITE_LEATHER, SPRITE_MAIL, SPRITE_POTION, SPRITE_COIN];
+  items.forEach((sprite, index) => blitCell(scene, sprites, sprite, (5 + index) * 8, 4 * 8));
+  blitCell(scene, sprites, SPRITE_CRYSTAL, 12 * 8, 3 * 8);
+  blitCell(scene, sprites, SPRITE_ITEM, 13 * 8, 3 * 8);
+  for (const [worn, x, y] of [
+    [[SPRITE_WORN_SWORD, SPRITE_WORN_MAIL], 5, 7],
+    [[SPRITE_WORN_DAGGER, SPRITE_WORN_LEATHER], 7, 7],
+    [[SPRITE_WORN_WEAPON, SPRITE_WORN_ARMOR], 9, 7],
+  ] as const) {
+    blitCell(scene, sprites, 0, x * 8, y * 8);
+    for (const cell of worn) blitCell(scene, sprites, cell, x * 8, y * 8);
+  }
   const text = "Cave 1: Hi! {gjpqy}";
   for (let index = 0; index < text.length; index++) {
     blitCell(scene, font, text.charCodeAt(index) - FONT_FIRST_CHAR, 2 + index * 6 - 1, map.length * 8 + 4);

@@ -13,11 +13,16 @@ import {
   FONT_INK_LEFT_PX,
   FONT_INK_WIDTH_PX,
   FONT_LAST_CHAR,
+  ITEM_SPRITE_CELLS,
   KIND_SPRITE_CELLS,
   SPRITES_FILE,
   SPRITE_CELL_COUNT,
   SPRITE_PLAYER,
+  SPRITE_WORN_ARMOR,
+  SPRITE_WORN_DAGGER,
+  SPRITE_WORN_WEAPON,
   TILES_FILE,
+  WORN_SPRITE_CELLS,
 } from "../ts/client/assets/sheets.js";
 import { makeSheets } from "../scripts/make-art.js";
 
@@ -36,7 +41,7 @@ const same = (a: Rgb332Image, b: Rgb332Image): boolean => a.pixels.every((pixel,
 describe("committed art", () => {
   it("decodes to the documented sizes", () => {
     expect(decodeTga(files[TILES_FILE])).toMatchObject({ width: 128, height: 16 });
-    expect(decodeTga(files[SPRITES_FILE])).toMatchObject({ width: 128, height: 8 });
+    expect(decodeTga(files[SPRITES_FILE])).toMatchObject({ width: 128, height: 16 });
     expect(decodeTga(files[FONT_FILE])).toMatchObject({ width: 128, height: 48 });
   });
 
@@ -57,17 +62,35 @@ describe("committed art", () => {
     expect(same(tiles[5], tiles[1])).toBe(false);
   });
 
-  it("sprites: thirteen cells, each drawn on a transparent background", () => {
-    expect(sprites.length).toBe(16);
+  it("sprites: 28 cells, each drawn on a transparent background; the worn overlays are small", () => {
+    expect(sprites.length).toBe(32);
     for (let index = 0; index < SPRITE_CELL_COUNT; index++) {
       const pixels = sprites[index].pixels;
       expect(
         pixels.some((pixel) => pixel === 0),
         `sprite ${index} has background`,
       ).toBe(true);
-      expect(pixels.filter((pixel) => pixel !== 0).length, `sprite ${index} has a body`).toBeGreaterThan(12);
+      const ink = pixels.filter((pixel) => pixel !== 0).length;
+      if (index < SPRITE_WORN_DAGGER) expect(ink, `sprite ${index} has a body`).toBeGreaterThan(12);
+      else expect(ink, `overlay ${index} leaves the player showing`).toBeLessThanOrEqual(12);
     }
-    for (let index = SPRITE_CELL_COUNT; index < 16; index++) expect(empty(sprites[index])).toBe(true);
+    for (let index = SPRITE_CELL_COUNT; index < 32; index++) expect(empty(sprites[index])).toBe(true);
+  });
+
+  it("sprites: every item sprite name has a cell of its own shape; worn overlays sit on the player", () => {
+    const shape = (cell: Rgb332Image): string => Array.from(cell.pixels, (pixel) => (pixel !== 0 ? "#" : ".")).join("");
+    const cells = Object.values(ITEM_SPRITE_CELLS);
+    expect(Object.keys(ITEM_SPRITE_CELLS).sort()).toEqual(
+      ["item", "key", "dagger", "sword", "leather", "mail", "potion", "coin", "crystal"].sort(),
+    );
+    expect(new Set(cells.map((cell) => shape(sprites[cell]))).size).toBe(cells.length);
+    const player = sprites[SPRITE_PLAYER].pixels;
+    for (const cell of [...Object.values(WORN_SPRITE_CELLS), SPRITE_WORN_WEAPON, SPRITE_WORN_ARMOR]) {
+      const pixels = sprites[cell].pixels;
+      // Within the player's outline but for the blade's tip above its hand (column 7).
+      const outside = [...pixels.keys()].filter((at) => pixels[at] !== 0 && player[at] === 0 && at % 8 !== 7);
+      expect(outside, `overlay ${cell}`).toEqual([]);
+    }
   });
 
   it("sprites: every sprite name a kind may give has a cell of its own shape", () => {

@@ -5,16 +5,16 @@
 // entities we build here: no server is needed.
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FB_WIDTH } from "../ts/constants.js";
-import { CELL_SIZE_PX, SPRITE_RAT } from "../ts/client/assets/sheets.js";
+import { SPRITE_RAT } from "../ts/client/assets/sheets.js";
 import { type DrawnEntity, entitySprites } from "../ts/client/render/entity-layer.js";
 import { spriteCellsOfKinds } from "../ts/client/render/entity-sprites.js";
-import { type FrameRenderer, type FrameScene, gridViewOf } from "../ts/client/render/frame.js";
+import { type FrameRenderer, type FrameScene } from "../ts/client/render/frame.js";
 import { HUD_LAYOUT, type HudModel, hpNumbers, logTabsAt } from "../ts/client/render/hud.js";
 import * as P from "../ts/client/render/palette.js";
 import { ENTITY_FLAG_HOSTILE } from "../ts/protocol/entity.js";
 import type { WasmBlitter } from "../ts/wasm/blit.js";
 import type { WasmSim } from "../ts/wasm/sim.js";
-import { floorGrid, makeRenderRig, SHEETS } from "./client-render-rig.js";
+import { floorGrid, makeRenderRig, SHEETS, renderAtRigCamera, rigScreenOf } from "./client-render-rig.js";
 import { CAVE_KINDS, RAT, SPIDER } from "./client-npc-support.js";
 
 const images = SHEETS;
@@ -55,21 +55,10 @@ function at(
 
 /** Renders with the camera on tile (10, 12), whose top-left lands at framebuffer (116, 116). */
 function render(entities: FrameScene["entities"], extra: Partial<FrameScene> = {}): void {
-  renderer.render({
-    camera: { x: 10 * CELL_SIZE_PX, y: 12 * CELL_SIZE_PX },
-    grid: gridViewOf(sim),
-    entities,
-    pendingSteps: [],
-    plannedSteps: [],
-    goal: null,
-    cursor: null,
-    banner: null,
-    hud: HUD,
-    ...extra,
-  });
+  renderAtRigCamera({ renderer, sim }, entities, { hud: HUD, ...extra });
 }
 
-const screen = (x: number, y: number): { x: number; y: number } => ({ x: 116 + (x - 10) * 8, y: 116 + (y - 12) * 8 });
+const screen = rigScreenOf;
 
 function pixel(x: number, y: number): number {
   return blitter.framebuffer()[y * FB_WIDTH + x];

@@ -1,7 +1,9 @@
 // Shared fixtures for the client-core tests: real encoded server packets, a
 // scripted transport that records what the client sends, and a test world.
 import { CHUNK_TILE_COUNT } from "../ts/constants.js";
-import type { GameClient } from "../ts/client/core/game-client.js";
+import { connectGuest, GameClient, type GameClientOptions } from "../ts/client/core/game-client.js";
+import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
+import { loadCore } from "../ts/wasm/node.js";
 import type { Transport } from "../ts/client/core/transport.js";
 import type { GuestSession, WorldInfo } from "../ts/client/core/session-api.js";
 import {
@@ -41,6 +43,7 @@ export const TEST_WORLD: WorldInfo = {
     { id: WALL, collides: true, opaque: true, look: WALL },
   ],
   kinds: [],
+  items: [],
 };
 
 export function testSession(entityId = 7, token = 0x1122334455667788n): GuestSession {
@@ -210,4 +213,24 @@ export async function drive(
     if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(10);
   }
+}
+
+/**
+ * Joins the real server at `baseUrl` as guest `nick` over UDP loopback (through `wrap`, e.g. an impaired
+ * link), adds the client to `clients` (for the suite's afterAll to close) and drives it until it plays.
+ */
+export async function joinOverUdp(
+  baseUrl: string,
+  nick: string,
+  clients: GameClient[],
+  wrap: (udp: Transport) => Transport = (udp) => udp,
+  options: Partial<GameClientOptions> = {},
+): Promise<GameClient> {
+  const connection = await connectGuest(baseUrl, nick, async (session) =>
+    wrap(await UdpNodeTransport.connect("127.0.0.1", session.udpPort, session.key)),
+  );
+  const client = GameClient.create({ core: await loadCore(), ...connection, options });
+  clients.push(client);
+  await drive([client], `${nick} playing`, () => client.state === "playing" && client.confirmed !== null);
+  return client;
 }

@@ -90,7 +90,7 @@ describe("the networking core is platform-neutral", () => {
       // Everything it imports lives in the shared layers, never in the server or a Node-only module.
       for (const match of text.matchAll(/from\s+["']([^"']+)["']/g)) {
         expect(match[1], `${name} imports ${match[1]}`).toMatch(
-          /^\.\/|^\.\.\/\.\.\/(constants|window\.js|action-points\.js|npc-types\.js|combat-rules\.js|world-time\.js|tile-flags|protocol\/|wasm\/(core|sim|codec)|netsim\/index)/,
+          /^\.\/|^\.\.\/\.\.\/(constants|window\.js|action-points\.js|npc-types\.js|item-types\.js|combat-rules\.js|world-time\.js|tile-flags|protocol\/|wasm\/(core|sim|codec)|netsim\/index)/,
         );
       }
     }

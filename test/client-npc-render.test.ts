@@ -8,12 +8,12 @@ import type { Rgb332Image } from "../ts/client/assets/image.js";
 import { CELL_SIZE_PX, SPRITE_GUARD, SPRITE_RAT, SPRITE_SPIDER } from "../ts/client/assets/sheets.js";
 import { type DrawnEntity, entitySprites, STACK_STEP_PX } from "../ts/client/render/entity-layer.js";
 import { spriteCellsOfKinds } from "../ts/client/render/entity-sprites.js";
-import { type FrameRenderer, type FrameScene, gridViewOf } from "../ts/client/render/frame.js";
+import { type FrameRenderer, type FrameScene } from "../ts/client/render/frame.js";
 import * as P from "../ts/client/render/palette.js";
 import { ENTITY_FLAG_HOSTILE } from "../ts/protocol/entity.js";
 import type { WasmBlitter } from "../ts/wasm/blit.js";
 import type { WasmSim } from "../ts/wasm/sim.js";
-import { floorGrid, makeRenderRig, RIG_FLOOR, SHEETS } from "./client-render-rig.js";
+import { floorGrid, makeRenderRig, RIG_FLOOR, SHEETS, renderAtRigCamera, rigScreenOf } from "./client-render-rig.js";
 import { CAVE_KINDS, GUARD, RAT, SPIDER } from "./client-npc-support.js";
 
 const images = SHEETS;
@@ -38,21 +38,11 @@ function at(id: number, typeId: number, x: number, y: number, flags = 0): DrawnE
 
 /** Renders the sprites with the camera on tile (10, 12), whose top-left lands at framebuffer (116, 116). */
 function render(entities: FrameScene["entities"]): void {
-  renderer.render({
-    camera: { x: 10 * CELL_SIZE_PX, y: 12 * CELL_SIZE_PX },
-    grid: gridViewOf(sim),
-    entities,
-    pendingSteps: [],
-    plannedSteps: [],
-    goal: null,
-    cursor: null,
-    banner: null,
-    hud: { name: "Ada", hp: 1, hpMax: 1, position: null, status: { text: "", colour: 0 }, nearby: [], log: [] },
-  });
+  renderAtRigCamera({ renderer, sim }, entities);
 }
 
 /** Framebuffer position of tile (x, y)'s top-left with the camera on (10, 12). */
-const screen = (x: number, y: number): { x: number; y: number } => ({ x: 116 + (x - 10) * 8, y: 116 + (y - 12) * 8 });
+const screen = rigScreenOf;
 
 function pixel(x: number, y: number): number {
   return blitter.framebuffer()[y * FB_WIDTH + x];

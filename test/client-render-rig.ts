@@ -7,7 +7,8 @@ import { decodeTga } from "../ts/client/assets/tga.js";
 import type { Rgb332Image } from "../ts/client/assets/image.js";
 import { FONT_FILE, SPRITES_FILE, TILES_FILE } from "../ts/client/assets/sheets.js";
 import { installTileLooks, uploadAtlas } from "../ts/client/render/atlas.js";
-import { FrameRenderer } from "../ts/client/render/frame.js";
+import { FrameRenderer, type FrameScene, gridViewOf } from "../ts/client/render/frame.js";
+import type { HudModel } from "../ts/client/render/hud.js";
 import { WasmBlitter } from "../ts/wasm/blit.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { WasmSim } from "../ts/wasm/sim.js";
@@ -39,4 +40,40 @@ export async function makeRenderRig(): Promise<RenderRig> {
 export function floorGrid(sim: WasmSim): void {
   expect(sim.initGrid(64, 64, 0, 0)).toBe(true);
   for (let y = 0; y < 64; y++) for (let x = 0; x < 64; x++) sim.setTile(x, y, RIG_FLOOR);
+}
+
+/** The side panel the frame tests draw when the panel is not what they check. */
+export const RIG_HUD: HudModel = {
+  name: "Ada",
+  hp: 1,
+  hpMax: 1,
+  position: null,
+  status: { text: "", colour: 0 },
+  nearby: [],
+  log: [],
+};
+
+/** Renders `entities` over the rig's floor with the camera on tile (10, 12), whose top-left lands at framebuffer (116, 116). */
+export function renderAtRigCamera(
+  rig: Pick<RenderRig, "renderer" | "sim">,
+  entities: FrameScene["entities"],
+  extra: Partial<FrameScene> = {},
+): void {
+  rig.renderer.render({
+    camera: { x: 10 * 8, y: 12 * 8 },
+    grid: gridViewOf(rig.sim),
+    entities,
+    pendingSteps: [],
+    plannedSteps: [],
+    goal: null,
+    cursor: null,
+    banner: null,
+    hud: RIG_HUD,
+    ...extra,
+  });
+}
+
+/** Framebuffer position of tile (x, y)'s top-left under renderAtRigCamera. */
+export function rigScreenOf(x: number, y: number): { x: number; y: number } {
+  return { x: 116 + (x - 10) * 8, y: 116 + (y - 12) * 8 };
 }

@@ -11,7 +11,7 @@
 // /usr/bin/chromium; without it the suite says so and is skipped.
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PLAYER_RESPAWN_SECONDS } from "../../ts/combat-rules.js";
 import { rgb332FromRgba } from "../../ts/client/assets/image.js";
@@ -22,12 +22,11 @@ import {
   ARTIFACTS,
   type BrowserRig,
   canvasPixels,
-  CHROMIUM,
-  CHROMIUM_ARGS,
   clickTile,
   debugText,
   framebufferOfTile,
   HAVE_CHROMIUM,
+  joinOnPhone,
   logText,
   openAndJoin,
   pointOfTile,
@@ -250,19 +249,8 @@ describe.skipIf(!HAVE_CHROMIUM)("combat in Chromium", () => {
   }, 60_000);
 
   it("on a phone-sized touch screen a tap on a creature attacks it", async () => {
-    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    const { browser, page } = await joinOnPhone(rig, "Cy");
     try {
-      const context = await browser.newContext({
-        viewport: { width: 390, height: 780 },
-        hasTouch: true,
-        isMobile: true,
-      });
-      const page = await context.newPage();
-      await page.goto(`${rig.baseUrl}/?debug=1`);
-      await expect.poll(() => page.getByTestId("play").isEnabled(), { timeout: 10_000 }).toBe(true);
-      await page.getByTestId("nick").fill("Cy");
-      await page.getByTestId("play").tap();
-      await waitForDebug(page, (text) => /^state playing$/m.test(text) && positionIn(text), 10_000);
       const start = await settledPosition(page);
       await page.waitForTimeout(400);
       const point = await pointOfTile(page, start, TARGET);

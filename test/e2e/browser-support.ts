@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
 import { build } from "vite";
 import { windowPeriodMs } from "../../ts/window.js";
@@ -196,4 +196,25 @@ export async function canvasPixels(page: Page, x: number, y: number, width: numb
 /** The text copy of the side panel's message log. */
 export async function logText(page: Page): Promise<string> {
   return (await page.getByTestId("log").textContent()) ?? "";
+}
+
+/**
+ * A page in a browser of its own with a phone's 390 × 780 touch screen, joined as guest `nick` and
+ * playing (taps, not clicks). Close the returned browser when done.
+ */
+export async function joinOnPhone(rig: BrowserRig, nick: string): Promise<{ browser: Browser; page: Page }> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  try {
+    const context = await browser.newContext({ viewport: { width: 390, height: 780 }, hasTouch: true, isMobile: true });
+    const page = await context.newPage();
+    await page.goto(`${rig.baseUrl}/?debug=1`);
+    await expect.poll(() => page.getByTestId("play").isEnabled(), { timeout: 10_000 }).toBe(true);
+    await page.getByTestId("nick").fill(nick);
+    await page.getByTestId("play").tap();
+    await waitForDebug(page, (text) => /^state playing$/m.test(text) && positionIn(text), 10_000);
+    return { browser, page };
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
 }

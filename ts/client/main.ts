@@ -2,7 +2,7 @@
 // art, shows the join card, and on Play joins the server over HTTP (as a guest,
 // or logging in or registering an account), opens the link (WebRTC data
 // channel, or the WebSocket fallback) and starts a PlaySession with chat,
-// dialogs and names layered on it (SocialSession). URL parameters:
+// dialogs and names layered on it (SocialSession), and the bag and chest windows (ItemPanels). URL parameters:
 // ?transport=websocket|webrtc forces a link, ?debug=1 opens the debug overlay
 // at start.
 import "./ui/style.css";
@@ -17,8 +17,10 @@ import { connectBest, connectOptionsFromQuery } from "./transport/connect.js";
 import { DebugOverlay } from "./ui/debug-overlay.js";
 import { type JoinRequest, JoinScreen } from "./ui/join-screen.js";
 import { explainJoinError } from "./ui/refusal.js";
+import { ItemPanels } from "./ui/item-panels.js";
 import { SocialSession } from "./ui/social-session.js";
 import { StatusLine } from "./ui/status-line.js";
+import { TileImages } from "./ui/tile-images.js";
 import { WasmBlitter } from "../wasm/blit.js";
 
 interface Loaded {
@@ -109,7 +111,7 @@ async function play(request: JoinRequest): Promise<void> {
       combatMirror: element("combat-log"),
     });
     // Chat, dialogs and names, for as long as the page plays (its listeners and the scene hook hold it).
-    new SocialSession({
+    const social = new SocialSession({
       client,
       renderer,
       canvas: view.canvas,
@@ -119,6 +121,14 @@ async function play(request: JoinRequest): Promise<void> {
       dialogLayer: element("dialogs"),
       logMirror: element("log"),
       tiles: resources.images.tiles,
+    });
+    // The bag and the chest windows (their listeners hold them).
+    new ItemPanels({
+      client,
+      layer: element("items"),
+      sprites: new TileImages(document, resources.images.sprites),
+      home: view.canvas,
+      note: (text, bad) => social.note(text, bad),
     });
   } catch (error) {
     // The same plain words on the card and under the game: what happened, not just "not connected".

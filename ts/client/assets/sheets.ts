@@ -16,8 +16,9 @@ export const FONT_FILE = "font.tga";
 export const TILE_CELL_COUNT = 19;
 
 /**
- * sprites.tga: cells 0..3 are the built-in type_ids, PLAYER_VARIANT_FIRST.. recoloured players, and the
- * cells from SPRITE_RAT on the creatures that NPC kinds name by sprite (KIND_SPRITE_CELLS).
+ * sprites.tga: cells 0..3 are the built-in type_ids, PLAYER_VARIANT_FIRST.. recoloured players, the
+ * cells from SPRITE_RAT on the creatures that NPC kinds name by sprite (KIND_SPRITE_CELLS), from
+ * SPRITE_KEY on the items (ITEM_SPRITE_CELLS), and from SPRITE_WORN_DAGGER on the worn overlays.
  */
 export const SPRITE_PLAYER = 0;
 export const SPRITE_CREATURE = 1;
@@ -30,7 +31,28 @@ export const SPRITE_BEETLE = 9;
 export const SPRITE_SPIDER = 10;
 export const SPRITE_SKELETON = 11;
 export const SPRITE_GUARD = 12;
-export const SPRITE_CELL_COUNT = 13;
+/** Items (issue 14): on the ground, in the inventory; the catalogue names them by sprite (ITEM_SPRITE_CELLS). */
+export const SPRITE_KEY = 13;
+export const SPRITE_DAGGER = 14;
+export const SPRITE_SWORD = 15;
+export const SPRITE_LEATHER = 16;
+export const SPRITE_MAIL = 17;
+export const SPRITE_POTION = 18;
+export const SPRITE_COIN = 19;
+export const SPRITE_CRYSTAL = 20;
+/** The generic item (a sack) every unknown item sprite name falls back to. */
+export const SPRITE_ITEM = 21;
+/**
+ * Worn overlays (issue 14): drawn over a player's sprite at the same place, showing the equipped
+ * weapon in its hand or the armor over its tunic (WORN_SPRITE_CELLS; a generic one per kind).
+ */
+export const SPRITE_WORN_DAGGER = 22;
+export const SPRITE_WORN_SWORD = 23;
+export const SPRITE_WORN_WEAPON = 24;
+export const SPRITE_WORN_LEATHER = 25;
+export const SPRITE_WORN_MAIL = 26;
+export const SPRITE_WORN_ARMOR = 27;
+export const SPRITE_CELL_COUNT = 28;
 
 /**
  * The sprite names an NPC kind may give (GET /api/world `kinds[].sprite`, the contract between a
@@ -44,6 +66,30 @@ export const KIND_SPRITE_CELLS: Readonly<Record<string, number>> = {
   spider: SPRITE_SPIDER,
   skeleton: SPRITE_SKELETON,
   guard: SPRITE_GUARD,
+};
+
+/**
+ * The sprite names an item may give (GET /api/world `items[].sprite`, the contract between a host's
+ * item catalogue and this sheet) and their cells; "item" names the generic one.
+ */
+export const ITEM_SPRITE_CELLS: Readonly<Record<string, number>> = {
+  item: SPRITE_ITEM,
+  key: SPRITE_KEY,
+  dagger: SPRITE_DAGGER,
+  sword: SPRITE_SWORD,
+  leather: SPRITE_LEATHER,
+  mail: SPRITE_MAIL,
+  potion: SPRITE_POTION,
+  coin: SPRITE_COIN,
+  crystal: SPRITE_CRYSTAL,
+};
+
+/** Worn overlays by item sprite name; a weapon or armor whose name is not here wears the generic one. */
+export const WORN_SPRITE_CELLS: Readonly<Record<string, number>> = {
+  dagger: SPRITE_WORN_DAGGER,
+  sword: SPRITE_WORN_SWORD,
+  leather: SPRITE_WORN_LEATHER,
+  mail: SPRITE_WORN_MAIL,
 };
 
 /** font.tga: the glyph of byte c is cell c - FONT_FIRST_CHAR, for FONT_FIRST_CHAR..FONT_LAST_CHAR. */

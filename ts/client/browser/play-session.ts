@@ -15,8 +15,11 @@ import { InputState, MOVE_NONE, attachKeyboard } from "../input.js";
 import { EntityInterpolation } from "../interpolation.js";
 import { GlideTiming } from "../glide-timing.js";
 import type { CombatNotice } from "../core/combat.js";
+import type { Tlv } from "../../protocol/tlv.js";
 import { type DrawnEntity, entitySprites } from "../render/entity-layer.js";
 import { spriteCellsOfKinds } from "../render/entity-sprites.js";
+import { ItemLooks, NO_CELL } from "../render/item-sprites.js";
+import { ENTITY_TYPE_ITEM } from "../../item-types.js";
 import { FrameRenderer, type FrameScene, gridViewOf } from "../render/frame.js";
 import { type HudLine, type LogTab, logTabsAt, type HudModel } from "../render/hud.js";
 import type { WorldText } from "../render/frame.js";
@@ -66,6 +69,12 @@ export interface PlaySessionParts {
   combatMirror?: HTMLElement;
 }
 
+interface ItemLook {
+  cell: number;
+  wornArmor: number;
+  wornWeapon: number;
+}
+
 /** Combat lines kept: as many as the chat log. */
 const COMBAT_LOG_LIMIT = 64;
 
@@ -78,6 +87,8 @@ export class PlaySession {
   private readonly glides: GlideTiming;
   private readonly kindCells: ReadonlyMap<number, number>;
   private readonly kinds: ReadonlyMap<number, NpcKind>;
+  private readonly itemLooks: ItemLooks;
+  private readonly lookScratch: ItemLook = { cell: NO_CELL, wornArmor: NO_CELL, wornWeapon: NO_CELL };
   private readonly others: EntityInterpolation;
   private readonly ownGlide: EntityInterpolation;
   private readonly log = new MessageLog();
@@ -119,6 +130,7 @@ export class PlaySession {
     this.glides = new GlideTiming(parts.client.tickHz, parts.client.world.kinds);
     this.kindCells = spriteCellsOfKinds(parts.client.world.kinds);
     this.kinds = kindsByTypeId(parts.client.world.kinds);
+    this.itemLooks = new ItemLooks(parts.client.world.items);
     this.others = new EntityInterpolation(this.glides.windowMs, TILE_SIZE_PX, this.glides.measuredBounds);
     this.ownGlide = new EntityInterpolation(this.glides.windowMs);
     this.pointer = new PointerInput(parts.view.canvas, this.steering, (pixel) => this.panelPress(pixel));
@@ -372,13 +384,14 @@ export class PlaySession {
           hp: info.hp,
           hpMax: info.hpMax,
           flash: this.effects.flashing(id, nowMs),
+          ...this.itemLook(info.typeId, info.meta),
         });
       }
     }
     const ownInfo = entities.get(ownId);
     const predicted = client.predicted;
     if (own && predicted) {
-      const { typeId, flags, hp, hpMax } = ownInfo ?? { typeId: 0, flags: 0, hp: 0, hpMax: 0 };
+      const { typeId, flags, hp, hpMax, meta } = ownInfo ?? { typeId: 0, flags: 0, hp: 0, hpMax: 0, meta: [] };
       drawn.push({
         id: ownId,
         typeId,
@@ -390,6 +403,7 @@ export class PlaySession {
         hp,
         hpMax,
         flash: this.effects.flashing(ownId, nowMs),
+        ...this.itemLook(typeId, meta),
       });
     }
     const sprites = entitySprites(drawn, ownId, this.kindCells);
@@ -435,6 +449,20 @@ export class PlaySession {
         combatUnread: this.combatUnread,
       },
     };
+  }
+
+  /**
+   * How items change an entity's look: a pile is its item's sprite, a player shows what it wears.
+   * Written into one scratch object the caller spreads at once, so a frame allocates nothing more for it.
+   */
+  private itemLook(typeId: number, meta: readonly Tlv[]): ItemLook {
+    const looks = this.itemLooks;
+    const look = this.lookScratch;
+    const pile = typeId === ENTITY_TYPE_ITEM;
+    look.cell = pile ? looks.pileCell(meta) : NO_CELL;
+    look.wornArmor = pile || meta.length === 0 ? NO_CELL : looks.wornCell(meta, "armor");
+    look.wornWeapon = pile || meta.length === 0 ? NO_CELL : looks.wornCell(meta, "weapon");
+    return look;
   }
 
   /** The floating numbers over the entities drawn this frame, each rising as it ages; several over one entity stack up. */

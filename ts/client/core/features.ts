@@ -1,8 +1,8 @@
 // The features layered on the movement core (docs/client.md § Chat, dialogs and
-// custom messages): chat, dialogs, custom messages, the interaction trigger and
-// the combat feed.
+// custom messages): chat, dialogs, custom messages, the interaction trigger,
+// the combat feed and items.
 // Each has its own module; this one routes the packets of types 9, 10, 13, 16,
-// 18, 19 (combat) and 23 (the world clock) to them, runs their re-send timers from GameClient.update,
+// 18, 19 (combat), 22 (item results) and 23 (the world clock) to them, runs their re-send timers from GameClient.update,
 // and starts them over when a reconnect begins a new session (their numbers and
 // ids are per session). Everything they send goes through the ChannelLink, i.e.
 // GameClient.sendDatagram.
@@ -14,6 +14,7 @@ import { CustomRegistry } from "./custom.js";
 import { DialogState } from "./dialogs.js";
 import { InteractionQueries } from "./interaction.js";
 import { WorldClockView } from "./world-clock.js";
+import { type ItemSight, ItemState } from "./items.js";
 
 export class ClientFeatures {
   readonly chat: ChatDelivery;
@@ -22,12 +23,14 @@ export class ClientFeatures {
   readonly interaction: InteractionQueries;
   readonly combat = new CombatFeed();
   readonly worldClock = new WorldClockView();
+  readonly items: ItemState;
 
-  constructor(link: ChannelLink, onHandlerError?: (error: unknown, subtype: number) => void) {
+  constructor(link: ChannelLink, sight: ItemSight, onHandlerError?: (error: unknown, subtype: number) => void) {
     this.chat = new ChatDelivery(link);
     this.dialogs = new DialogState(link);
     this.custom = new CustomRegistry(link, onHandlerError);
     this.interaction = new InteractionQueries(link);
+    this.items = new ItemState(link, sight);
   }
 
   /** Handles a server packet of a layered feature; false for anything else (and custom subtypes nobody handles). */
@@ -54,6 +57,9 @@ export class ClientFeatures {
       case "world_clock":
         this.worldClock.receive(packet);
         return true;
+      case "item_result":
+        this.items.receiveResult(packet);
+        return true;
       default:
         return false;
     }
@@ -63,6 +69,7 @@ export class ClientFeatures {
     this.chat.update(nowMs);
     this.dialogs.update(nowMs);
     this.interaction.update(nowMs);
+    this.items.update(nowMs);
   }
 
   /** A new session began (reconnect). */
@@ -71,5 +78,6 @@ export class ClientFeatures {
     this.dialogs.reset();
     this.interaction.reset();
     this.worldClock.reset();
+    this.items.reset();
   }
 }

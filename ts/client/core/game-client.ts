@@ -13,6 +13,7 @@
 // datagrams only change state. There are no free-running timers, so a test
 // can drive a client on a virtual clock.
 import { TICK_HZ } from "../../constants.js";
+import { ENTITY_TYPE_ITEM } from "../../item-types.js";
 import type { PacketView } from "../../protocol/packet.js";
 import type { Core } from "../../wasm/core.js";
 import { WasmCodec } from "../../wasm/codec.js";
@@ -27,6 +28,7 @@ import { EntityTable } from "./entity-table.js";
 import { ClientFeatures } from "./features.js";
 import { GridWindow } from "./grid-window.js";
 import { interactRefusal, type InteractRefusal } from "./interaction.js";
+import type { ItemOp } from "./items.js";
 import { NameDirectory } from "./names.js";
 import { DEFAULT_GAME_CLIENT_OPTIONS, type GameClientOptions } from "./options.js";
 import { Outbox } from "./outbox.js";
@@ -85,6 +87,8 @@ function wire(config: GameClientConfig): Wiring {
   sim.setFlags(tileFlagsTable(config.world));
   const chunks = new ChunkCache(new WasmCodec(config.core), options.cacheRadiusChunks);
   const traffic = new TrafficMeter();
+  const entityTable = new EntityTable();
+  const prediction = new Prediction(sim);
   const parts: ClientParts = {
     options,
     now,
@@ -99,16 +103,23 @@ function wire(config: GameClientConfig): Wiring {
     rtt: new RttEstimator(options.initialRttMs),
     pinger: new Pinger(options.pingIntervalMs),
     chunkRequests: new ChunkRequester(options.chunkRetransmitMs),
-    entityTable: new EntityTable(),
-    prediction: new Prediction(sim),
+    entityTable,
+    prediction,
     planner: new Planner(sim, options.astarNodeBudget),
     nameDirectory: new NameDirectory(options.queryRetransmitMs, options.queryMaxTries),
     // Everything the features send goes over the current link (they start before it exists: bound late).
-    features: new ClientFeatures({
-      send: (datagram) => link.send(datagram),
-      token: () => link.session.token,
-      clientType: options.clientType,
-    }),
+    features: new ClientFeatures(
+      {
+        send: (datagram) => link.send(datagram),
+        token: () => link.session.token,
+        clientType: options.clientType,
+      },
+      {
+        ownEntityId: () => receiver.ownEntityId,
+        position: () => prediction.predicted(),
+        entity: (entityId) => entityTable.entries.get(entityId),
+      },
+    ),
     counters: createClientCounters(),
   };
   const receiver = new PacketReceiver(parts, config.session.entityId, config.onOtherPacket);
@@ -255,9 +266,62 @@ export class GameClient extends ClientReadout {
    */
   interact(entityId: number): InteractRefusal | null {
     const { entityTable, prediction, features } = this.parts;
-    const refusal = interactRefusal(entityTable.entries.get(entityId), prediction.confirmed, prediction.pending.length);
-    if (refusal === null) features.interaction.start(entityId, this.parts.now());
-    return refusal;
+    const entity = entityTable.entries.get(entityId);
+    const refusal = interactRefusal(entity, prediction.confirmed, prediction.pending.length);
+    if (refusal !== null) return refusal;
+    // Using a pile on the ground (next to the player or under it) picks it up.
+    if (entity?.typeId === ENTITY_TYPE_ITEM) return this.take(entityId) === null ? "busy" : null;
+    features.interaction.start(entityId, this.parts.now());
+    return null;
+  }
+
+  // ── items (items.ts): each sends one ItemRequest, re-sent until answered; null when too many are in flight ──
+
+  /** Takes (part of, `count` 0: all of) chest slot `slot`, or the pile `containerId` (slot ignored). */
+  take(containerId: number, slot = 0, count = 0): number | null {
+    return this.itemRequest("take", { container: containerId, slot, count });
+  }
+
+  /** Takes everything from chest `chestId` that fits. */
+  takeAll(chestId: number): number | null {
+    return this.itemRequest("take_all", { container: chestId });
+  }
+
+  /** Puts (part of) bag slot `slot` into chest `chestId`. */
+  put(chestId: number, slot: number, count = 0): number | null {
+    return this.itemRequest("put", { container: chestId, slot, count });
+  }
+
+  /** Drops (part of) bag slot `slot` (or SLOT_WEAPON / SLOT_ARMOR) on the player's tile. */
+  drop(slot: number, count = 0): number | null {
+    return this.itemRequest("drop", { slot, count });
+  }
+
+  /** Wields or wears the weapon or armor in bag slot `slot` (what was equipped goes to that slot). */
+  equip(slot: number): number | null {
+    return this.itemRequest("equip", { slot });
+  }
+
+  /** Puts the equipped SLOT_WEAPON or SLOT_ARMOR back into the first free bag slot. */
+  unequip(slot: number): number | null {
+    return this.itemRequest("unequip", { slot });
+  }
+
+  /** Uses the consumable in bag slot `slot` (a potion heals). */
+  use(slot: number): number | null {
+    return this.itemRequest("use", { slot });
+  }
+
+  /** Moves a stack between bag and equipment slots: onto an empty slot, merging, or swapping. */
+  move(fromSlot: number, toSlot: number): number | null {
+    return this.itemRequest("move", { slot: fromSlot, toSlot });
+  }
+
+  private itemRequest(
+    op: ItemOp,
+    fields: { container?: number; slot?: number; toSlot?: number; count?: number },
+  ): number | null {
+    return this.parts.features.items.request(op, fields, this.parts.now());
   }
 
   /** Asks for `entityId`'s name (hover) unless it is known or asked already; it appears in names. */

@@ -42,4 +42,29 @@ export {
   type ShownDialog,
 } from "./dialogs.js";
 export type { CustomMessageHandler } from "./custom.js";
+export {
+  itemName,
+  itemNumbers,
+  itemsById,
+  parseItems,
+  stackText,
+  ITEM_KINDS,
+  type ItemDef,
+  type ItemKind,
+} from "./item-catalogue.js";
+export {
+  isEquipmentSlot,
+  stackIn,
+  ITEM_GIVE_UP_MS,
+  ITEM_RESEND_MS,
+  SLOT_ARMOR,
+  SLOT_WEAPON,
+  type Container,
+  type ItemEvent,
+  type ItemOp,
+  type ItemRequestInfo,
+  type ItemStack,
+  type ItemState,
+  type ItemStatus,
+} from "./items.js";
 export { chebyshev, isInteractable, INTERACT_REACH_TILES, type InteractRefusal } from "./interaction.js";

@@ -21,7 +21,9 @@ export type InteractRefusal =
   /** The player's acknowledged position is more than one tile away. */
   | "too-far"
   /** Steps are still in flight: where the server has the player is not known yet. */
-  | "moving";
+  | "moving"
+  /** A pile to pick up, but ITEM_REQUESTS_MAX item requests are in flight already. */
+  | "busy";
 
 export interface InteractTarget {
   readonly x: number;

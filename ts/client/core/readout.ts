@@ -24,6 +24,8 @@ export interface Outage {
   readonly lastLoss: string;
 }
 import type { DialogState } from "./dialogs.js";
+import { type ItemDef, itemsById } from "./item-catalogue.js";
+import type { ItemState } from "./items.js";
 import type { EntityInfo } from "./entity-table.js";
 import type { GameClientOptions } from "./options.js";
 import type { ClientParts } from "./parts.js";
@@ -54,6 +56,8 @@ export class ClientReadout {
   protected readonly link: SessionLink;
   protected readonly receiver: PacketReceiver;
   protected readonly steering: Steering;
+  /** The item catalogue by id (GET /api/world `items`). */
+  readonly itemCatalogue: ReadonlyMap<number, ItemDef>;
 
   protected constructor(sources: ReadoutSources) {
     this.parts = sources.parts;
@@ -64,6 +68,7 @@ export class ClientReadout {
     this.link = sources.link;
     this.receiver = sources.receiver;
     this.steering = sources.steering;
+    this.itemCatalogue = itemsById(sources.world.items);
   }
 
   get state(): ConnectionState {
@@ -183,6 +188,14 @@ export class ClientReadout {
   /** The time of day and the weather: `timeOfDay(client.serverTick)`, `weather`. */
   get worldClock(): WorldClockView {
     return this.parts.features.worldClock;
+  }
+
+  /**
+   * Items: the own `inventory` (bag and equipment), the open `chest`, requests `pending`, and
+   * listen() for results, refusals and changes. The requests are GameClient.take, equip, … .
+   */
+  get items(): ItemState {
+    return this.parts.features.items;
   }
 
   /** Every counter of the client, as a fresh object. */

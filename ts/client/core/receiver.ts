@@ -121,8 +121,11 @@ export class PacketReceiver implements ManifestSource {
   }
 
   private onEntityDetail(view: EntityDetailView): void {
+    const features = this.parts.features;
     this.parts.nameDirectory.receive(view.entityId, readTlvName(view.bytes, view.metaStart, view.metaEnd));
-    this.parts.features.interaction.detailArrived(view.entityId);
+    // Before the trigger forgets it: a chest's detail answering the player's own use opens it.
+    features.items.receiveDetail(view, features.interaction.pendingEntityId);
+    features.interaction.detailArrived(view.entityId);
   }
 
   /** The entity cursor advanced: confirm the own position and expire consumed steps. */

@@ -1,7 +1,8 @@
 // The HTTP half of joining (docs/server.md § HTTP API): POST /api/guest for a
-// session, GET /api/world for the rules' tile data and NPC kinds. Uses the platform fetch,
+// session, GET /api/world for the rules' tile data, NPC kinds and items. Uses the platform fetch,
 // so it runs unchanged in Node and in the browser.
 import { PROTOCOL_VERSION } from "../../protocol/header.js";
+import { type ItemDef, parseItems } from "./item-catalogue.js";
 import { type NpcKind, parseKinds } from "./kinds.js";
 
 /** What POST /api/guest grants. */
@@ -38,6 +39,8 @@ export interface WorldInfo {
   tiles: WorldTile[];
   /** NPC kinds (kinds.ts); empty from a server that sends none. */
   kinds: NpcKind[];
+  /** The item catalogue (item-catalogue.ts); empty from a server that sends none. */
+  items: ItemDef[];
 }
 
 export class SessionError extends Error {
@@ -161,6 +164,8 @@ export async function fetchWorld(baseUrl: string, fetchFn: FetchFn = fetch): Pro
   }
   const kinds = parseKinds(body.kinds);
   if (typeof kinds === "string") throw new SessionError(`world: ${kinds}`, 0);
+  const items = parseItems(body.items);
+  if (typeof items === "string") throw new SessionError(`world: ${items}`, 0);
   return {
     name: typeof body.name === "string" ? body.name : "",
     mapWidth: integerField(body, "mapWidth", "world"),
@@ -170,6 +175,7 @@ export async function fetchWorld(baseUrl: string, fetchFn: FetchFn = fetch): Pro
     tickHz: integerField(body, "tickHz", "world"),
     tiles,
     kinds,
+    items,
   };
 }
 

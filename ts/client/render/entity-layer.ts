@@ -28,6 +28,11 @@ export interface DrawnEntity {
   readonly hpMax?: number;
   /** Struck a moment ago (ui/combat-effects.ts): drawn in the flash colour. */
   readonly flash?: boolean;
+  /** A cell that replaces the type's own (a pile is drawn as its item: render/item-sprites.ts). */
+  readonly cell?: number;
+  /** Worn overlays over the sprite (the equipped armor, then the weapon), or NO_CELL (-1). */
+  readonly wornArmor?: number;
+  readonly wornWeapon?: number;
 }
 
 /** How far each later entity of a stack is moved from the one before. */
@@ -62,7 +67,12 @@ export function entitySprites(
       sprite: {
         xPx: entity.xPx + step * STACK_STEP_PX.x,
         yPx: entity.yPx + step * STACK_STEP_PX.y,
-        cell: spriteCellFor(entity.typeId, entity.id, kindCells),
+        cell:
+          entity.cell !== undefined && entity.cell >= 0
+            ? entity.cell
+            : spriteCellFor(entity.typeId, entity.id, kindCells),
+        wornArmor: entity.wornArmor ?? -1,
+        wornWeapon: entity.wornWeapon ?? -1,
         // A corpse is no threat: no red frame.
         hostile: !dead && (entity.flags & ENTITY_FLAG_HOSTILE) !== 0,
         look: dead ? "dead" : entity.flash === true ? "flash" : "normal",

@@ -1,6 +1,7 @@
 // One frame of the game, composed in the wasm framebuffer: the darkness, the
 // tiles of the client's wasm grid around the camera, the route markers, the
-// entities (hostiles over a red frame, struck ones flashing, corpses grey, the hurt under an HP bar), the
+// entities (hostiles over a red frame, struck ones flashing, corpses grey, the hurt under an HP bar, players
+// with their worn weapon and armor drawn over them), the
 // pointer outline (red over a foe), labels over entities (names on hover, the interaction prompt), damage
 // numbers, an optional banner, and the HUD panel; then one
 // fb_to_rgba for the canvas. DOM-free, so tests draw real frames in Node.
@@ -64,6 +65,9 @@ export interface SpriteInstance {
   /** Health: a small bar over the sprite while 0 < hp < hpMax. */
   readonly hp?: number;
   readonly hpMax?: number;
+  /** Worn overlays drawn over the sprite in its look (the equipped armor, then the weapon); absent or -1: none. */
+  readonly wornArmor?: number;
+  readonly wornWeapon?: number;
 }
 
 export type SpriteLook = "normal" | "flash" | "dead";
@@ -223,8 +227,12 @@ export class FrameRenderer {
       const y = VIEWPORT.y + Math.round(entity.yPx) - placement.originYPx;
       if (!onViewport(x, y)) continue;
       const look = entity.look ?? "normal";
-      if (look === "normal") this.list.add(x, y, entity.cell, MODE_TRANSPARENT);
-      else this.list.add(x, y, entity.cell, MODE_TINTED, look === "dead" ? P.CORPSE_GREY : P.HIT_FLASH);
+      const mode = look === "normal" ? MODE_TRANSPARENT : MODE_TINTED;
+      const tint = look === "normal" ? 0 : look === "dead" ? P.CORPSE_GREY : P.HIT_FLASH;
+      this.list.add(x, y, entity.cell, mode, tint);
+      // What it wears, in the same look: armor over the tunic, then the weapon in its hand.
+      if (entity.wornArmor !== undefined && entity.wornArmor >= 0) this.list.add(x, y, entity.wornArmor, mode, tint);
+      if (entity.wornWeapon !== undefined && entity.wornWeapon >= 0) this.list.add(x, y, entity.wornWeapon, mode, tint);
     }
     this.list.flush(this.atlas.sprites, VIEWPORT);
     for (const entity of entities) {

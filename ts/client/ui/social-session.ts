@@ -206,7 +206,8 @@ export class SocialSession {
     if (text) this.note(text, false);
   }
 
-  private note(text: string, bad: boolean): void {
+  /** Adds a line of the page's own to the message log (a refusal in bad colours). */
+  note(text: string, bad: boolean): void {
     this.log.add({ text, colour: bad ? P.TEXT_WARN : P.TEXT_DIM });
   }
 }
