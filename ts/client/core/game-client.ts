@@ -259,10 +259,11 @@ export class GameClient extends ClientReadout {
   }
 
   /**
-   * Uses the interactable entity `entityId` (a sign, a notice board): sends the
-   * query the server takes as an interaction, re-sent until answered. Returns
-   * null when sent, else why not: the entity is no interactable in view, the
-   * player stands more than one tile from it, or steps are still in flight.
+   * Uses the interactable entity `entityId` (a sign, a notice board, a chest): sends the
+   * query the server takes as an interaction, re-sent until answered; a pile on the
+   * ground is taken instead (an ItemRequest). Returns null when sent, else why not:
+   * the entity is no interactable in view, the player stands more than one tile from
+   * it, steps are still in flight, or too many item requests are.
    */
   interact(entityId: number): InteractRefusal | null {
     const { entityTable, prediction, features } = this.parts;
