@@ -14,6 +14,7 @@ import { ENTITY_TYPE_DOOR } from "../ts/entity-types.js";
 import { ACTION_E } from "../ts/protocol/action.js";
 import { DOOR_IN_THE_WAY, DOOR_LOCKED, DOOR_REPEAT_TICKS } from "../ts/server/doors.js";
 import type { NpcKind } from "../ts/server/npc/kinds.js";
+import type { ItemDef } from "../ts/server/items/catalogue.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { drive } from "./client-core-support.js";
 import { NpcGame } from "./support/npc-game.js";
@@ -55,6 +56,8 @@ async function start(
     spawn?: { x: number; y: number };
     kinds?: NpcKind[];
     npcs?: { kind: string; x: number; y: number }[];
+    items?: ItemDef[];
+    chests?: { name: string; x: number; y: number; items: string }[];
   } = {},
 ) {
   const doors = options.doors ?? [
@@ -69,6 +72,8 @@ async function start(
     kinds: options.kinds ?? [],
     spawns: (options.npcs ?? []).map((npc) => ({ ...npc, count: 1 })),
     doors,
+    items: options.items,
+    chests: options.chests,
   });
 }
 
@@ -209,6 +214,38 @@ describe("doors", () => {
     expect(game.world.walkable(LOCKED.x, LOCKED.y)).toBe(false);
     expect(client.setGoal(LOCKED.x + 1, LOCKED.y)).toBe("unreachable");
     expect(game.doors.stats).toMatchObject({ opened: 0, unlocked: 0, refusedLocked: 1 });
+  });
+
+  it("opens a locked door for a player carrying its key, taken from a chest, and leaves it unlocked", async () => {
+    const key: ItemDef = {
+      id: 1,
+      name: "rusty key",
+      kind: "key",
+      stack: 1,
+      sprite: "key",
+      damage: 0,
+      armor: 0,
+      heal: 0,
+    };
+    await start({ spawn: { x: 7, y: 8 }, items: [key], chests: [{ name: "key box", x: 6, y: 8, items: "rusty key" }] });
+    const game = npcGame.harness.game;
+    const { client, told } = await join("Keyholder");
+    const door = game.doors.at(LOCKED.x, LOCKED.y)!;
+    const box = game.items.chestNamed("key box")!;
+    await drive([client], "the box in view", () => client.entities.has(box.id));
+    expect(client.takeAll(box.id)).not.toBeNull();
+    await drive([client], "the key in the bag", () =>
+      (client.items.inventory?.stacks ?? []).some((stack) => stack.itemId === key.id),
+    );
+    const session = game.sessions.byEntityId(client.ownEntityId)!;
+    expect(game.items.holds(session, "rusty key")).toBe(true);
+    await walkTo(client, LOCKED.x - 1, LOCKED.y);
+    await use(client, LOCKED);
+    await drive([client], "the door open on the client", () => tileOnClient(client, LOCKED) === NPC_OPEN_DOOR);
+    expect(door.locked).toBe(false);
+    expect(told).not.toContain(`locked door: ${DOOR_LOCKED}`);
+    expect(game.doors.stats).toMatchObject({ unlocked: 1, refusedLocked: 0 });
+    await walkTo(client, LOCKED.x + 1, LOCKED.y);
   });
 
   it("is opened by a creature whose kind opensDoors, never by one without, and never when locked", async () => {

@@ -269,15 +269,21 @@ describe("items over UDP", () => {
       spawns: [{ kind: "piggy bank", x: 5, y: 5 }],
     });
     const client = await npcGame.connect("looter");
-    const bumping = setInterval(() => client.action(client.lastState()!.tick + 4, ACTION_SE), 170);
+    await client.waitFor("the piggy bank", () =>
+      (client.latestEntities()?.packets ?? []).some((p) => p.entities.some((e) => e.typeId === 16)),
+    );
+    const bumping = setInterval(() => {
+      const state = client.lastState();
+      if (state) client.action(state.tick + 4, ACTION_SE);
+    }, 170);
     try {
-      const pile = await client.waitFor("the loot", () => piles(client)[0], 15_000);
+      const pile = await client.waitFor("the loot", () => piles(client)[0], 25_000);
       expect(pile).toMatchObject({ x: 5, y: 5, meta: [{ kind: "item", itemId: COIN.id, count: 3 }] });
     } finally {
       clearInterval(bumping);
     }
     // The bump that killed it has the looter step onto the loot next: it is picked up.
-    await client.waitFor("picked up", () => inventoryOf(client, client.joined.entityId)?.stacks.length === 1, 5000);
+    await client.waitFor("picked up", () => inventoryOf(client, client.joined.entityId)?.stacks.length === 1, 10_000);
     expect(inventoryOf(client, client.joined.entityId)!.stacks).toEqual(stacks([0, COIN, 3]));
   });
 

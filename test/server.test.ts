@@ -211,11 +211,18 @@ describe("streaming", () => {
     expect(pong.packet).toMatchObject({ type: "pong", timestampMs: 123456789n });
   });
 
-  it("answers EntityQuery with EntityDetail carrying the nick", async () => {
+  it("answers EntityQuery with EntityDetail carrying the nick, and to the player itself its bag", async () => {
     const c = await boundClient("Grace");
     c.query(c.joined.entityId);
     const detail = await c.waitFor("detail", () => c.received.find((r) => r.packet?.type === "entity_detail"));
-    expect(detail.packet).toMatchObject({ entityId: c.joined.entityId, meta: [{ kind: "name", value: "Grace" }] });
+    // Its own bag (issue 14, docs/protocol.md § 18.3): empty, version 1, 20 slots.
+    expect(detail.packet).toMatchObject({
+      entityId: c.joined.entityId,
+      meta: [
+        { kind: "name", value: "Grace" },
+        { kind: "inventory", version: 1, capacity: 20, stacks: [] },
+      ],
+    });
   });
 });
 

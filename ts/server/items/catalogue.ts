@@ -5,14 +5,14 @@
 // weapon's damage, an armor's protection, a consumable's healing). Validated
 // strictly like the tile data and NPC kinds files: every problem names the
 // field, nothing unknown is accepted, so a typo fails at start.
+import { ITEM_KINDS, type ItemKind } from "../../item-types.js";
 import { utf8ByteLength } from "../../protocol/text.js";
 import { NAME_MAX_BYTES } from "../../protocol/tlv.js";
 import { dataFilePathFor, parseDataFileList, readDataFile } from "../map/data-file.js";
 import { MapError } from "../map/map-error.js";
 
 export const ITEM_CATALOGUE_VERSION = 1;
-export const ITEM_KINDS = ["weapon", "armor", "key", "consumable", "treasure"] as const;
-export type ItemKind = (typeof ITEM_KINDS)[number];
+export { ITEM_KINDS, type ItemKind };
 /** The largest stack: counts travel as u16, and a bag of 20 such stacks stays far below that. */
 export const ITEM_STACK_MAX = 999;
 /** The largest damage, armor or heal number an item may carry (the NPC kinds' bound). */

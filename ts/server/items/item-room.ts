@@ -22,6 +22,7 @@ import { ITEM_OPS, type ItemRequestPacket } from "../../protocol/item-request.js
 import { ITEM_STATUSES, type ItemStatus, encodeItemResult, ITEM_RESULT_BYTES } from "../../protocol/item-result.js";
 import { SLOT_ARMOR, SLOT_WEAPON, type ItemStack, type Tlv } from "../../protocol/tlv.js";
 import { mulberry32 } from "../../random.js";
+import { ENTITY_TYPE_CHEST, ENTITY_TYPE_ITEM } from "../../item-types.js";
 import type { Clock } from "../clock.js";
 import type { ChatService } from "../chat.js";
 import type { Egress } from "../egress.js";
@@ -33,9 +34,8 @@ import { addTo, emptySlots, type Slots, type Stack, takeFrom } from "./bag.js";
 import type { ItemCatalogue, ItemDef } from "./catalogue.js";
 import type { ChestSpec, LootEntry } from "./item-specs.js";
 
-/** Built-in type_ids of the things items live in (docs/protocol.md § 18.3). */
-export const ENTITY_TYPE_CHEST = 2;
-export const ENTITY_TYPE_ITEM = 5;
+/** Built-in type_ids of the things items live in (docs/protocol.md § 18.3), shared with the client. */
+export { ENTITY_TYPE_CHEST, ENTITY_TYPE_ITEM } from "../../item-types.js";
 /** Slots in a player's bag and in a chest. */
 export const BAG_SLOTS = 20;
 export const CHEST_SLOTS = 20;
