@@ -8,7 +8,7 @@
 import { ITEM_KINDS, type ItemKind } from "../../item-types.js";
 import { utf8ByteLength } from "../../protocol/text.js";
 import { NAME_MAX_BYTES } from "../../protocol/tlv.js";
-import { dataFilePathFor, parseDataFileList, readDataFile } from "../map/data-file.js";
+import { DataRecord, dataFilePathFor, parseDataFileList, readDataFile } from "../map/data-file.js";
 import { MapError } from "../map/map-error.js";
 
 export const ITEM_CATALOGUE_VERSION = 1;
@@ -37,7 +37,6 @@ export interface ItemDef {
 }
 
 const ITEM_KEYS = new Set(["id", "name", "kind", "stack", "sprite", "damage", "armor", "heal"]);
-const SPRITE_NAME = /^[a-z0-9_-]{1,32}$/;
 /** Which number each kind must carry; the others are 0. */
 const NUMBER_OF: Readonly<Record<ItemKind, "damage" | "armor" | "heal" | null>> = {
   weapon: "damage",
@@ -100,53 +99,25 @@ export function parseItemCatalogue(text: string, file: string): ItemDef[] {
 }
 
 function parseItem(value: unknown, where: string, file: string): ItemDef {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new MapError(file, `${where}: expected an object`);
-  }
-  const fields = value as Record<string, unknown>;
-  for (const key of Object.keys(fields)) {
-    if (!ITEM_KEYS.has(key)) throw new MapError(file, `${where}: unknown field "${key}"`);
-  }
-  const integer = (key: string, min: number, max: number, fallback?: number): number => {
-    const field = fields[key];
-    if (field === undefined && fallback !== undefined) return fallback;
-    if (field === undefined) throw new MapError(file, `${where}.${key}: missing`);
-    if (typeof field !== "number" || !Number.isInteger(field) || field < min || field > max) {
-      throw new MapError(file, `${where}.${key}: expected an integer ${min}..${max}, got ${JSON.stringify(field)}`);
-    }
-    return field;
-  };
-  const name = fields.name;
-  if (typeof name !== "string" || name.trim() === "" || name !== name.trim()) {
-    throw new MapError(file, `${where}.name: expected a non-empty string without outer spaces`);
-  }
-  if (utf8ByteLength(name) > NAME_MAX_BYTES) {
-    throw new MapError(file, `${where}.name: at most ${NAME_MAX_BYTES} bytes of UTF-8 (an EntityDetail name)`);
-  }
+  const record = DataRecord.of(value, where, file, ITEM_KEYS);
+  const name = record.displayName("name", NAME_MAX_BYTES, utf8ByteLength);
   if (name.includes(",") || name.includes(":")) {
-    throw new MapError(file, `${where}.name: may not contain "," or ":" (chest contents list items by name)`);
+    record.fail("name", 'may not contain "," or ":" (chest contents list items by name)');
   }
-  const kind = fields.kind;
-  if (typeof kind !== "string" || !ITEM_KINDS.includes(kind as ItemKind)) {
-    throw new MapError(file, `${where}.kind: expected one of ${ITEM_KINDS.join(", ")}, got ${JSON.stringify(kind)}`);
-  }
-  const sprite = fields.sprite;
-  if (typeof sprite !== "string" || !SPRITE_NAME.test(sprite)) {
-    throw new MapError(file, `${where}.sprite: expected 1..32 of a-z 0-9 _ -, got ${JSON.stringify(sprite)}`);
-  }
-  const itemKind = kind as ItemKind;
-  const carries = NUMBER_OF[itemKind];
+  const kind = record.choice("kind", ITEM_KINDS);
+  const sprite = record.sprite("sprite");
+  const carries = NUMBER_OF[kind];
   const number = (key: "damage" | "armor" | "heal"): number => {
-    if (key === carries) return integer(key, 1, ITEM_VALUE_MAX);
-    if (fields[key] !== undefined) throw new MapError(file, `${where}.${key}: only a ${kindCarrying(key)} has ${key}`);
+    if (key === carries) return record.integer(key, 1, ITEM_VALUE_MAX);
+    if (record.fields[key] !== undefined) record.fail(key, `only a ${kindCarrying(key)} has ${key}`);
     return 0;
   };
-  const singles = itemKind === "weapon" || itemKind === "armor" || itemKind === "key";
+  const singles = kind === "weapon" || kind === "armor" || kind === "key";
   return {
-    id: integer("id", 1, 0xffff),
+    id: record.integer("id", 1, 0xffff),
     name,
-    kind: itemKind,
-    stack: singles ? integer("stack", 1, 1, 1) : integer("stack", 1, ITEM_STACK_MAX, 1),
+    kind,
+    stack: singles ? record.integer("stack", 1, 1, 1) : record.integer("stack", 1, ITEM_STACK_MAX, 1),
     sprite,
     damage: number("damage"),
     armor: number("armor"),

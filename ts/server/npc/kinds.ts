@@ -10,7 +10,7 @@ import { ELO_MAX, ELO_MIN } from "../../combat-rules.js";
 import { utf8ByteLength } from "../../protocol/text.js";
 import { NAME_MAX_BYTES } from "../../protocol/tlv.js";
 import { NPC_BEHAVIOURS, NPC_TYPE_ID_MIN, type NpcBehaviour } from "../../npc-types.js";
-import { dataFilePathFor, parseDataFileList, readDataFile } from "../map/data-file.js";
+import { DataRecord, dataFilePathFor, parseDataFileList, readDataFile } from "../map/data-file.js";
 import { MapError } from "../map/map-error.js";
 import type { RawLootEntry } from "../items/item-specs.js";
 
@@ -81,7 +81,6 @@ const KIND_KEYS = new Set([
   "loot",
   "opensDoors",
 ]);
-const SPRITE_NAME = /^[a-z0-9_-]{1,32}$/;
 
 /** `maps/caves.tmj` → `maps/caves.npcs.json`. */
 export function npcKindsPathFor(mapPath: string): string {
@@ -111,40 +110,13 @@ export function parseNpcKinds(text: string, file: string): NpcKind[] {
 }
 
 function parseKind(value: unknown, where: string, file: string): NpcKind {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new MapError(file, `${where}: expected an object`);
-  }
-  const fields = value as Record<string, unknown>;
-  for (const key of Object.keys(fields)) {
-    if (!KIND_KEYS.has(key)) throw new MapError(file, `${where}: unknown field "${key}"`);
-  }
-  const integer = (key: string, min: number, max: number, fallback?: number): number => {
-    const field = fields[key];
-    if (field === undefined && fallback !== undefined) return fallback;
-    if (field === undefined) throw new MapError(file, `${where}.${key}: missing`);
-    if (typeof field !== "number" || !Number.isInteger(field) || field < min || field > max) {
-      throw new MapError(file, `${where}.${key}: expected an integer ${min}..${max}, got ${JSON.stringify(field)}`);
-    }
-    return field;
-  };
-  const name = fields.name;
-  if (typeof name !== "string" || name.trim() === "" || name !== name.trim()) {
-    throw new MapError(file, `${where}.name: expected a non-empty string without outer spaces`);
-  }
-  if (utf8ByteLength(name) > NAME_MAX_BYTES) {
-    throw new MapError(file, `${where}.name: at most ${NAME_MAX_BYTES} bytes of UTF-8 (an EntityDetail name)`);
-  }
-  const behaviour = fields.behaviour;
-  if (typeof behaviour !== "string" || !BEHAVIOURS.includes(behaviour as NpcBehaviour)) {
-    throw new MapError(
-      file,
-      `${where}.behaviour: expected one of ${BEHAVIOURS.join(", ")}, got ${JSON.stringify(behaviour)}`,
-    );
-  }
-  const sprite = fields.sprite;
-  if (typeof sprite !== "string" || !SPRITE_NAME.test(sprite)) {
-    throw new MapError(file, `${where}.sprite: expected 1..32 of a-z 0-9 _ -, got ${JSON.stringify(sprite)}`);
-  }
+  const record = DataRecord.of(value, where, file, KIND_KEYS);
+  const fields = record.fields;
+  const integer = (key: string, min: number, max: number, fallback?: number): number =>
+    record.integer(key, min, max, fallback);
+  const name = record.displayName("name", NAME_MAX_BYTES, utf8ByteLength);
+  const behaviour = record.choice("behaviour", BEHAVIOURS);
+  const sprite = record.sprite("sprite");
   const opensDoors = fields.opensDoors ?? false;
   if (typeof opensDoors !== "boolean") {
     throw new MapError(file, `${where}.opensDoors: expected true or false, got ${JSON.stringify(opensDoors)}`);
@@ -155,7 +127,7 @@ function parseKind(value: unknown, where: string, file: string): NpcKind {
   return {
     name,
     typeId: integer("typeId", NPC_TYPE_ID_MIN, 0xffff),
-    behaviour: behaviour as NpcBehaviour,
+    behaviour,
     speed: integer("speed", SPEED_MIN, SPEED_MAX),
     hp: integer("hp", 1, 0xffff),
     perception,
