@@ -6,39 +6,15 @@
 // not follow stairs yet (docs/dungeons.md); the objects are where they will be
 // read from.
 import { cavesTileset } from "../map/caves-tmj.js";
+import { objectLayer, TiledObjects } from "../map/tiled-objects.js";
 import type { GeneratedDungeon } from "./generate-dungeon.js";
 
 const TILE_PX = 8;
 
-type Property = { name: string; type: "string" | "int"; value: string | number };
-
 /** The level as TMJ text; `tilesetImage` is the client's tiles.tga relative to where the map is written. */
 export function dungeonTmj(level: GeneratedDungeon, tilesetImage: string): string {
-  let nextId = 1;
-  const point = (name: string, type: string, x: number, y: number, properties: Property[] = []) => ({
-    id: nextId++,
-    name,
-    type,
-    x: x * TILE_PX + TILE_PX / 2,
-    y: y * TILE_PX + TILE_PX / 2,
-    width: 0,
-    height: 0,
-    rotation: 0,
-    visible: true,
-    point: true,
-    ...(properties.length > 0 ? { properties } : {}),
-  });
-  const layer = (id: number, name: string, objects: unknown[]) => ({
-    id,
-    name,
-    type: "objectgroup",
-    draworder: "topdown",
-    x: 0,
-    y: 0,
-    opacity: 1,
-    visible: true,
-    objects,
-  });
+  const objects = new TiledObjects();
+  const point = objects.point.bind(objects);
   const spawns = [point("stairs up", "spawn", level.entry.x, level.entry.y)];
   const chests = level.chests.map((chest, index) =>
     point(`chest ${index + 1}`, "", chest.x, chest.y, [
@@ -46,21 +22,12 @@ export function dungeonTmj(level: GeneratedDungeon, tilesetImage: string): strin
       { name: "kind", type: "string", value: "chest" },
     ]),
   );
-  const npcs = level.spawns.map((spawn, index) => ({
-    id: nextId++,
-    name: `${spawn.kind} ${index + 1}`,
-    type: "npc_spawn",
-    x: spawn.x * TILE_PX,
-    y: spawn.y * TILE_PX,
-    width: spawn.width * TILE_PX,
-    height: spawn.height * TILE_PX,
-    rotation: 0,
-    visible: true,
-    properties: [
+  const npcs = level.spawns.map((spawn, index) =>
+    objects.area(`${spawn.kind} ${index + 1}`, "npc_spawn", spawn.x, spawn.y, spawn.width, spawn.height, [
       { name: "count", type: "int", value: spawn.count },
       { name: "kind", type: "string", value: spawn.kind },
-    ],
-  }));
+    ]),
+  );
   const warps = [
     point("stairs up", "stairs", level.entry.x, level.entry.y, [
       { name: "depth", type: "int", value: level.depth - 1 },
@@ -89,13 +56,13 @@ export function dungeonTmj(level: GeneratedDungeon, tilesetImage: string): strin
         visible: true,
         data: "@DATA@",
       },
-      layer(2, "spawns", spawns),
-      layer(3, "interactables", chests),
-      layer(4, "npcs", npcs),
-      layer(5, "warps", warps),
+      objectLayer(2, "spawns", spawns),
+      objectLayer(3, "interactables", chests),
+      objectLayer(4, "npcs", npcs),
+      objectLayer(5, "warps", warps),
     ],
     nextlayerid: 6,
-    nextobjectid: nextId,
+    nextobjectid: objects.nextObjectId,
     orientation: "orthogonal",
     properties: [
       { name: "depth", type: "int", value: level.depth },

@@ -11,35 +11,17 @@
 // GID i on slot i exactly.
 import { CAVE_TILE_DATA, type GeneratedCaves } from "./generate-caves.js";
 import { caveChests } from "./caves-items.js";
+import { objectLayer, TiledObjects } from "./tiled-objects.js";
 
 const TILE_SIZE_PX = 8;
 const ATLAS_COLUMNS = 16;
 /** The client's tile sheet (written by scripts/make-art.ts), relative to maps/; the loader never opens it. */
 const TILESET_IMAGE = "../ts/client/assets/tiles.tga";
 
-interface TiledProperty {
-  name: string;
-  type: "bool" | "string" | "int";
-  value: boolean | string | number;
-}
-
 /** The map as TMJ text: deterministic, one row of tile data per line so diffs stay readable. */
 export function cavesTmj(caves: GeneratedCaves): string {
-  let nextObjectId = 1;
-  const point = (name: string, type: string, x: number, y: number, properties: TiledProperty[] = []) => ({
-    id: nextObjectId++,
-    name,
-    type,
-    // Tile centre, so the object sits visibly on its tile in Tiled.
-    x: x * TILE_SIZE_PX + TILE_SIZE_PX / 2,
-    y: y * TILE_SIZE_PX + TILE_SIZE_PX / 2,
-    width: 0,
-    height: 0,
-    rotation: 0,
-    visible: true,
-    point: true,
-    ...(properties.length > 0 ? { properties } : {}),
-  });
+  const objects = new TiledObjects();
+  const point = objects.point.bind(objects);
   const spawns = caves.spawns.map((spawn, index) => point(`spawn ${index + 1}`, "spawn", spawn.x, spawn.y));
   const interactables = [
     point("welcome sign", "", caves.sign.x, caves.sign.y, [
@@ -62,26 +44,7 @@ export function cavesTmj(caves: GeneratedCaves): string {
       ]),
     ),
   ];
-  const area = (
-    name: string,
-    type: string,
-    x: number,
-    y: number,
-    width: number,
-    height: number,
-    properties: TiledProperty[],
-  ) => ({
-    id: nextObjectId++,
-    name,
-    type,
-    x: x * TILE_SIZE_PX,
-    y: y * TILE_SIZE_PX,
-    width: width * TILE_SIZE_PX,
-    height: height * TILE_SIZE_PX,
-    rotation: 0,
-    visible: true,
-    properties,
-  });
+  const area = objects.area.bind(objects);
   const npcSpawns = caves.npcSpawns.map((spawn) =>
     area(spawn.name, "npc_spawn", spawn.x, spawn.y, spawn.width, spawn.height, [
       { name: "count", type: "int", value: spawn.count },
@@ -118,53 +81,13 @@ export function cavesTmj(caves: GeneratedCaves): string {
         visible: true,
         data: "@DATA@",
       },
-      {
-        id: 2,
-        name: "spawns",
-        type: "objectgroup",
-        draworder: "topdown",
-        x: 0,
-        y: 0,
-        opacity: 1,
-        visible: true,
-        objects: spawns,
-      },
-      {
-        id: 3,
-        name: "interactables",
-        type: "objectgroup",
-        draworder: "topdown",
-        x: 0,
-        y: 0,
-        opacity: 1,
-        visible: true,
-        objects: interactables,
-      },
-      {
-        id: 4,
-        name: "npcs",
-        type: "objectgroup",
-        draworder: "topdown",
-        x: 0,
-        y: 0,
-        opacity: 1,
-        visible: true,
-        objects: npcSpawns,
-      },
-      {
-        id: 5,
-        name: "zones",
-        type: "objectgroup",
-        draworder: "topdown",
-        x: 0,
-        y: 0,
-        opacity: 1,
-        visible: true,
-        objects: zones,
-      },
+      objectLayer(2, "spawns", spawns),
+      objectLayer(3, "interactables", interactables),
+      objectLayer(4, "npcs", npcSpawns),
+      objectLayer(5, "zones", zones),
     ],
     nextlayerid: 6,
-    nextobjectid: nextObjectId,
+    nextobjectid: objects.nextObjectId,
     orientation: "orthogonal",
     properties: [
       { name: "generator", type: "string", value: "scripts/make-map.ts (ts/server/map/generate-caves.ts)" },
