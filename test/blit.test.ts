@@ -657,6 +657,27 @@ describe("light_apply matches the reference (issue 15)", () => {
     );
   });
 
+  it("for the client's separable tables (the SIMD path) over maps of few levels, long runs and off-screen origins", async () => {
+    const { buildLightTables } = await import("../ts/client/render/light.js");
+    const tables = new Uint8Array(16 * 256);
+    buildLightTables(tables);
+    wasm.lightTables.set(tables);
+    ref.lightTables.set(tables);
+    fc.assert(
+      fc.property(lightCase, fc.integer({ min: 1, max: 3 }), (c, levels) => {
+        setBackground(seededBytes(c.background, FB_WIDTH * FB_HEIGHT, 0.1));
+        // Few distinct levels, so neighbouring tiles share one and runs are long.
+        const map = seededBytes(c.mapSeed, 4096, 0).map((b) => 15 - (b % levels) * 5);
+        wasm.lightMap.set(map);
+        ref.lightMap.set(map);
+        wasm.lightApply(c.x, c.y, c.w, c.h, c.originX, c.originY, c.mapWidth, c.mapHeight);
+        ref.lightApply(c.x, c.y, c.w, c.h, c.originX, c.originY, c.mapWidth, c.mapHeight);
+        expectSameFramebuffer();
+      }),
+      PROPERTY,
+    );
+  });
+
   it("the client's tables: level 15 changes nothing, each lower level is no brighter, night keeps some light", async () => {
     const { buildLightTables, NIGHT_FLOOR } = await import("../ts/client/render/light.js");
     const tables = new Uint8Array(16 * 256);
