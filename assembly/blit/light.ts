@@ -10,7 +10,8 @@
 // client's tables, which scale each channel), 16 pixels of a run go through three
 // 8-entry byte swizzles per step, as fb_to_rgba does; any other table, and the
 // ends of runs, take the per-pixel look-up. Both give TABLE[level][pixel] exactly.
-import { FB_HEIGHT, FB_WIDTH, FRAMEBUFFER, LIGHT_LEVELS, LIGHT_MAP, LIGHT_MAP_MAX, LIGHT_TABLES } from "../layout";
+import { FB_WIDTH, FRAMEBUFFER, LIGHT_LEVELS, LIGHT_MAP, LIGHT_MAP_MAX, LIGHT_TABLES } from "../layout";
+import { clipBottom, clipLeft, clipRight, clipTop, setClip } from "./clip";
 
 const TILE_SHIFT: i32 = 3;
 
@@ -94,26 +95,23 @@ export function light_apply(
   mapHeight: i32,
 ): void {
   if (mapWidth <= 0 || mapHeight <= 0 || <i64>mapWidth * <i64>mapHeight > <i64>LIGHT_MAP_MAX) return;
-  let left = <i64>x;
-  let top = <i64>y;
-  let right = left + <i64>w;
-  let bottom = top + <i64>h;
-  if (left < 0) left = 0;
-  if (top < 0) top = 0;
-  if (right > <i64>FB_WIDTH) right = FB_WIDTH;
-  if (bottom > <i64>FB_HEIGHT) bottom = FB_HEIGHT;
-  if (left >= right || top >= bottom) return;
+  // The rectangle clipped to the framebuffer, the way every blit kernel clips (clip.ts).
+  if (!setClip(x, y, w, h)) return;
+  const left = clipLeft;
+  const top = clipTop;
+  const right = clipRight;
+  const bottom = clipBottom;
   // The tables may have changed since the last call: look at each level afresh.
   memory.fill(LEVEL_STATE, 0, 16);
   const levelMask = LIGHT_LEVELS - 1;
-  const end = <i32>right;
-  for (let py = <i32>top; py < <i32>bottom; py++) {
+  const end = right;
+  for (let py = top; py < bottom; py++) {
     let ty = (py - originY) >> TILE_SHIFT;
     if (ty < 0) ty = 0;
     if (ty >= mapHeight) ty = mapHeight - 1;
     const mapRow = LIGHT_MAP + <usize>(ty * mapWidth);
     const row = FRAMEBUFFER + <usize>(py * FB_WIDTH);
-    let px = <i32>left;
+    let px = left;
     let runStart = px;
     let runLevel = -1;
     while (px < end) {
