@@ -6,10 +6,8 @@
 // not follow stairs yet (docs/dungeons.md); the objects are where they will be
 // read from.
 import { cavesTileset } from "../map/caves-tmj.js";
-import { objectLayer, TiledObjects } from "../map/tiled-objects.js";
+import { objectLayer, TiledObjects, tiledMapText } from "../map/tiled-objects.js";
 import type { GeneratedDungeon } from "./generate-dungeon.js";
-
-const TILE_PX = 8;
 
 /** The level as TMJ text; `tilesetImage` is the client's tiles.tga relative to where the map is written. */
 export function dungeonTmj(level: GeneratedDungeon, tilesetImage: string): string {
@@ -38,49 +36,23 @@ export function dungeonTmj(level: GeneratedDungeon, tilesetImage: string): strin
       { name: "direction", type: "string", value: "down" },
     ]),
   ];
-  const map = {
-    compressionlevel: -1,
+  return tiledMapText({
     width: level.width,
     height: level.height,
-    infinite: false,
-    layers: [
-      {
-        id: 1,
-        name: "ground",
-        type: "tilelayer",
-        x: 0,
-        y: 0,
-        width: level.width,
-        height: level.height,
-        opacity: 1,
-        visible: true,
-        data: "@DATA@",
-      },
+    tiles: level.tiles,
+    objectLayers: [
       objectLayer(2, "spawns", spawns),
       objectLayer(3, "interactables", chests),
       objectLayer(4, "npcs", npcs),
       objectLayer(5, "warps", warps),
     ],
-    nextlayerid: 6,
-    nextobjectid: objects.nextObjectId,
-    orientation: "orthogonal",
+    nextObjectId: objects.nextObjectId,
     properties: [
       { name: "depth", type: "int", value: level.depth },
       { name: "generator", type: "string", value: "npm run -s dungeon (ts/server/dungeon/generate-dungeon.ts)" },
       { name: "name", type: "string", value: `Forgotten Caves, depth ${level.depth} (seed ${level.seed})` },
       { name: "seed", type: "int", value: level.seed },
     ],
-    renderorder: "right-down",
-    tiledversion: "1.10.2",
-    tileheight: TILE_PX,
-    tilewidth: TILE_PX,
-    tilesets: [cavesTileset(tilesetImage)],
-    type: "map",
-    version: "1.10",
-  };
-  const rows: string[] = [];
-  for (let y = 0; y < level.height; y++) {
-    rows.push(Array.from(level.tiles.subarray(y * level.width, (y + 1) * level.width)).join(","));
-  }
-  return JSON.stringify(map, null, 1).replace('"@DATA@"', `[\n${rows.join(",\n")}\n]`) + "\n";
+    tileset: cavesTileset(tilesetImage),
+  });
 }

@@ -11,7 +11,7 @@
 // GID i on slot i exactly.
 import { CAVE_TILE_DATA, type GeneratedCaves } from "./generate-caves.js";
 import { caveChests } from "./caves-items.js";
-import { objectLayer, TiledObjects } from "./tiled-objects.js";
+import { objectLayer, TiledObjects, tiledMapText } from "./tiled-objects.js";
 
 const TILE_SIZE_PX = 8;
 const ATLAS_COLUMNS = 16;
@@ -63,51 +63,24 @@ export function cavesTmj(caves: GeneratedCaves): string {
       ]),
     );
   }
-  const map = {
-    compressionlevel: -1,
+  return tiledMapText({
     width: caves.width,
     height: caves.height,
-    infinite: false,
-    layers: [
-      {
-        id: 1,
-        name: "ground",
-        type: "tilelayer",
-        x: 0,
-        y: 0,
-        width: caves.width,
-        height: caves.height,
-        opacity: 1,
-        visible: true,
-        data: "@DATA@",
-      },
+    tiles: caves.tiles,
+    objectLayers: [
       objectLayer(2, "spawns", spawns),
       objectLayer(3, "interactables", interactables),
       objectLayer(4, "npcs", npcSpawns),
       objectLayer(5, "zones", zones),
     ],
-    nextlayerid: 6,
-    nextobjectid: objects.nextObjectId,
-    orientation: "orthogonal",
+    nextObjectId: objects.nextObjectId,
     properties: [
       { name: "generator", type: "string", value: "scripts/make-map.ts (ts/server/map/generate-caves.ts)" },
       { name: "name", type: "string", value: "Forgotten Caves" },
       { name: "seed", type: "int", value: caves.seed },
     ],
-    renderorder: "right-down",
-    tiledversion: "1.10.2",
-    tileheight: TILE_SIZE_PX,
-    tilewidth: TILE_SIZE_PX,
-    tilesets: [cavesTileset(TILESET_IMAGE)],
-    type: "map",
-    version: "1.10",
-  };
-  const rows: string[] = [];
-  for (let y = 0; y < caves.height; y++) {
-    rows.push(Array.from(caves.tiles.subarray(y * caves.width, (y + 1) * caves.width)).join(","));
-  }
-  const data = `[\n${rows.join(",\n")}\n]`;
-  return JSON.stringify(map, null, 1).replace('"@DATA@"', data) + "\n";
+    tileset: cavesTileset(TILESET_IMAGE),
+  });
 }
 
 /**

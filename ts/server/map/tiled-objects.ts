@@ -58,3 +58,56 @@ export class TiledObjects {
 export function objectLayer(id: number, name: string, objects: unknown[]) {
   return { id, name, type: "objectgroup", draworder: "topdown", x: 0, y: 0, opacity: 1, visible: true, objects };
 }
+
+/**
+ * A whole orthogonal 8-px map as TMJ text: one tile layer "ground" (id 1; its data one row per
+ * line, so diffs stay readable), the object layers given (ids from 2), the map's properties and one
+ * tileset. Deterministic: the same arguments, the same bytes.
+ */
+export function tiledMapText(map: {
+  width: number;
+  height: number;
+  tiles: Uint16Array;
+  objectLayers: readonly unknown[];
+  nextObjectId: number;
+  properties: TiledProperty[];
+  tileset: Record<string, unknown>;
+}): string {
+  const json = {
+    compressionlevel: -1,
+    width: map.width,
+    height: map.height,
+    infinite: false,
+    layers: [
+      {
+        id: 1,
+        name: "ground",
+        type: "tilelayer",
+        x: 0,
+        y: 0,
+        width: map.width,
+        height: map.height,
+        opacity: 1,
+        visible: true,
+        data: "@DATA@",
+      },
+      ...map.objectLayers,
+    ],
+    nextlayerid: map.objectLayers.length + 2,
+    nextobjectid: map.nextObjectId,
+    orientation: "orthogonal",
+    properties: map.properties,
+    renderorder: "right-down",
+    tiledversion: "1.10.2",
+    tileheight: TILE_PX,
+    tilewidth: TILE_PX,
+    tilesets: [map.tileset],
+    type: "map",
+    version: "1.10",
+  };
+  const rows: string[] = [];
+  for (let y = 0; y < map.height; y++) {
+    rows.push(Array.from(map.tiles.subarray(y * map.width, (y + 1) * map.width)).join(","));
+  }
+  return JSON.stringify(json, null, 1).replace('"@DATA@"', `[\n${rows.join(",\n")}\n]`) + "\n";
+}
