@@ -55,6 +55,8 @@ import {
   itemRequestBytes,
   itemResultBytes,
   worldClockBytes,
+  entityAckBytes,
+  stateDeltaBytes,
   tileUpdateBytes,
   tileUpdatePacket,
 } from "./protocol-game-vectors.js";
@@ -109,9 +111,9 @@ describe("header errors", () => {
     expectError(patched(pingBytes, 2, [2]), "bad_version", 2);
   });
 
-  it("unknown_type: packet_type above the last defined one (24 and up)", () => {
+  it("unknown_type: packet_type above the last defined one (26 and up)", () => {
     // The first undefined id follows the last defined one; ids are only ever added (P-16).
-    expect(PACKET_TYPE_NAMES.length).toBe(24);
+    expect(PACKET_TYPE_NAMES.length).toBe(26);
     expectError(patched(pingBytes, 3, [PACKET_TYPE_NAMES.length]), "unknown_type", 3);
     expectError(patched(pingBytes, 3, [255]), "unknown_type", 3);
   });
@@ -131,6 +133,7 @@ describe("fixed-size packets are exact", () => {
     ["item_request", itemRequestBytes],
     ["item_result", itemResultBytes],
     ["world_clock", worldClockBytes],
+    ["entity_ack", entityAckBytes],
   ];
   for (const [name, bytes] of fixed) {
     it(`${name}: one byte short is truncated, one byte long is trailing_bytes`, () => {
@@ -473,6 +476,44 @@ describe("world clock (issue 15)", () => {
     expectOk(patched(worldClockBytes, 14, [0x7f, 0x70, 0, 0]));
     expectError(patched(worldClockBytes, 18, [4]), "bad_status", 18);
     expectOk(patched(worldClockBytes, 18, [3]));
+  });
+});
+
+describe("state delta (issue 20, P-21)", () => {
+  /** The StateDelta vector's fixed part with other counts and another body (delta_len follows the body). */
+  const withBody = (removed: number, changed: number, body: number[], deltaLen = body.length): number[] => [
+    ...stateDeltaBytes.slice(0, 76),
+    removed,
+    0,
+    changed,
+    0,
+    deltaLen & 0xff,
+    deltaLen >> 8,
+    ...body,
+  ];
+  it("the vector decodes; a short fixed part is truncated; delta_len must match the datagram", () => {
+    expectOk(stateDeltaBytes);
+    expectError(stateDeltaBytes.slice(0, 81), "truncated", 81);
+    expectError(withBody(0, 0, [0x01], 0), "trailing_bytes", 82);
+    expectError(withBody(0, 0, [], 1), "length_overrun", 80);
+    expectOk(withBody(0, 0, []));
+  });
+  it("bad_delta: both position forms, ids not ascending, a padded or overlong varint, an id past u32", () => {
+    expectError(withBody(0, 1, [0x05, 0x03, 1, 1, 0, 0, 0, 0]), "bad_delta", 83);
+    expectError(withBody(0, 2, [0x05, 0x00, 0x00, 0x00]), "bad_delta", 84);
+    expectOk(withBody(0, 2, [0x05, 0x00, 0x01, 0x00]));
+    expectError(withBody(2, 0, [0x05, 0x00]), "bad_delta", 83);
+    expectError(withBody(1, 0, [0x85, 0x00]), "bad_delta", 82);
+    expectError(withBody(1, 0, [0xff, 0xff, 0xff, 0xff, 0xff, 0x01]), "bad_delta", 82);
+    expectError(withBody(2, 0, [0xff, 0xff, 0xff, 0xff, 0x0f, 0x01]), "bad_delta", 87);
+    expectOk(withBody(1, 0, [0xff, 0xff, 0xff, 0xff, 0x0f]));
+  });
+  it("truncated fields, meta past the body, and meta checked as TLVs", () => {
+    expectError(withBody(0, 1, [0x05]), "truncated", 83);
+    expectError(withBody(0, 1, [0x05, 0x08, 0x01]), "truncated", 85);
+    expectError(withBody(0, 1, [0x05, 0x80, 0x04, 0x02]), "length_overrun", 84);
+    expectError(withBody(0, 1, [0x05, 0x80, 0x03, 0x02, 0x01, 0x00]), "bad_tlv_length", 86);
+    expectOk(withBody(0, 1, [0x05, 0x80, 0x04, 0x02, 0x02, 0x05, 0x00]));
   });
 });
 

@@ -195,6 +195,13 @@ const worldClock = fc
     }),
   );
 
+const entityAck = fc.record({
+  type: fc.constant("entity_ack" as const),
+  clientType,
+  authToken: u64,
+  tick: u32,
+});
+
 export const anyGamePacket: fc.Arbitrary<Packet> = fc.oneof(
   chatPost,
   chatPostAck,
@@ -211,4 +218,5 @@ export const anyGamePacket: fc.Arbitrary<Packet> = fc.oneof(
   itemRequest,
   itemResult,
   worldClock,
+  entityAck,
 );

@@ -2,6 +2,7 @@
 // 8–18), written out byte by byte from the tables in docs/protocol.md (never
 // produced by the encoder). Shared by the golden, error and fuzz tests.
 import type { Packet } from "../ts/protocol/index.js";
+import { stateBytes, statePacket } from "./protocol-vectors.js";
 
 // prettier-ignore
 export const chatPostBytes = [
@@ -263,6 +264,46 @@ export const worldClockPacket: Packet = {
   weather: 2,
 };
 
+// prettier-ignore
+export const entityAckBytes = [
+  0x4c, 0x52, 0x01, 0x18, 0x00, 0x00, // type 24
+  0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // auth_token 1
+  0xe8, 0x03, 0x00, 0x00, // tick 1000
+];
+export const entityAckPacket: Packet = { type: "entity_ack", clientType: 0, authToken: 1n, tick: 1000 };
+
+// A StateDelta: the StatePacket vector's fields, then a delta against tick 990 that removes
+// entity 7, moves entity 3 by (+1, -1) and brings in entity 200 (a creature at (10, 20)).
+// prettier-ignore
+export const stateDeltaBody = [
+  0x07, // removed: id gap 7
+  0x03, 0x01, 0x01, 0xff, // changed: id gap 3, mask pos_small, dx +1, dy -1
+  0xc5, 0x01, // id gap 197 (varint): entity 200
+  0x9e, // mask pos_full | type_id | hp | hp_max | meta
+  0x0a, 0x00, 0x14, 0x00, // pos (10, 20)
+  0x10, 0x00, // type_id 16
+  0x08, 0x00, 0x08, 0x00, // hp 8, hp_max 8
+  0x04, 0x02, 0x02, 0x05, 0x00, // meta_len 4: weapon 5
+];
+// prettier-ignore
+export const stateDeltaBytes = [
+  0x4c, 0x52, 0x01, 0x19, 0x00, 0x00, // type 25
+  ...stateBytes.slice(6), // tick, manifest, player_entity_id, entity_checksum as in the StatePacket vector
+  0xde, 0x03, 0x00, 0x00, // baseline_tick 990
+  0x01, 0x00, // removed_count 1
+  0x02, 0x00, // changed_count 2
+  0x17, 0x00, // delta_len 23
+  ...stateDeltaBody,
+];
+export const stateDeltaPacket: Packet = {
+  ...(statePacket as Extract<Packet, { type: "state" }>),
+  type: "state_delta",
+  baselineTick: 990,
+  removedCount: 1,
+  changedCount: 2,
+  delta: new Uint8Array(stateDeltaBody),
+};
+
 /** [name, bytes, packet, size] for every vector. */
 export const gameVectors: [string, number[], Packet, number][] = [
   ["chat_post", chatPostBytes, chatPostPacket, 25],
@@ -281,4 +322,6 @@ export const gameVectors: [string, number[], Packet, number][] = [
   ["item_request", itemRequestBytes, itemRequestPacket, 27],
   ["item_result", itemResultBytes, itemResultPacket, 15],
   ["world_clock", worldClockBytes, worldClockPacket, 19],
+  ["entity_ack", entityAckBytes, entityAckPacket, 18],
+  ["state_delta", stateDeltaBytes, stateDeltaPacket, 105],
 ];

@@ -39,6 +39,7 @@ export const DECODE_ERROR_CODES = [
   "bad_item",
   "bad_request",
   "bad_clock",
+  "bad_delta",
 ] as const;
 export type DecodeErrorCode = (typeof DECODE_ERROR_CODES)[number];
 

@@ -38,6 +38,8 @@ export const PACKET_CHUNK_WIDE = 20;
 export const PACKET_ITEM_REQUEST = 21;
 export const PACKET_ITEM_RESULT = 22;
 export const PACKET_WORLD_CLOCK = 23;
+export const PACKET_ENTITY_ACK = 24;
+export const PACKET_STATE_DELTA = 25;
 
 /** Packet type names as used in decoded objects and the packet tool, indexed by wire id. */
 export const PACKET_TYPE_NAMES = [
@@ -65,6 +67,8 @@ export const PACKET_TYPE_NAMES = [
   "item_request",
   "item_result",
   "world_clock",
+  "entity_ack",
+  "state_delta",
 ] as const;
 export type PacketTypeName = (typeof PACKET_TYPE_NAMES)[number];
 
@@ -81,7 +85,7 @@ const TYPE_AT = HEADER_LAYOUT.offset.packet_type;
 const CLIENT_TYPE_AT = HEADER_LAYOUT.offset.client_type;
 
 export interface Header {
-  /** Wire id, PACKET_STATE .. PACKET_WORLD_CLOCK. */
+  /** Wire id, PACKET_STATE .. PACKET_STATE_DELTA. */
   readonly packetType: number;
   readonly clientType: number;
 }

@@ -30,4 +30,7 @@ export * from "./combat.js";
 export * from "./item-request.js";
 export * from "./item-result.js";
 export * from "./world-clock.js";
+export * from "./entity-ack.js";
+export * from "./state-delta.js";
+export * from "./entity-delta.js";
 export * from "./packet.js";

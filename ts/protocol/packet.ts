@@ -81,6 +81,14 @@ import {
 } from "./item-request.js";
 import { ITEM_RESULT_LAYOUT, type ItemResultPacket, decodeItemResultBody, encodeItemResult } from "./item-result.js";
 import { WORLD_CLOCK_LAYOUT, type WorldClockPacket, decodeWorldClockBody, encodeWorldClock } from "./world-clock.js";
+import { ENTITY_ACK_LAYOUT, type EntityAckPacket, decodeEntityAckBody, encodeEntityAck } from "./entity-ack.js";
+import {
+  STATE_DELTA_LAYOUT,
+  type StateDeltaPacket,
+  type StateDeltaView,
+  decodeStateDeltaBody,
+  encodeStateDelta,
+} from "./state-delta.js";
 import { type DecodeResult, EncodeError } from "./errors.js";
 import {
   MAX_DATAGRAM_BYTES,
@@ -103,6 +111,8 @@ import {
   PACKET_ITEM_REQUEST,
   PACKET_ITEM_RESULT,
   PACKET_WORLD_CLOCK,
+  PACKET_ENTITY_ACK,
+  PACKET_STATE_DELTA,
   PACKET_PING,
   PACKET_PONG,
   PACKET_STATE,
@@ -146,6 +156,8 @@ export const PACKET_LAYOUTS: readonly Layout[] = [
   ITEM_REQUEST_LAYOUT,
   ITEM_RESULT_LAYOUT,
   WORLD_CLOCK_LAYOUT,
+  ENTITY_ACK_LAYOUT,
+  STATE_DELTA_LAYOUT,
 ];
 if (PACKET_LAYOUTS.length !== PACKET_TYPE_NAMES.length) {
   throw new Error(`PACKET_LAYOUTS has ${PACKET_LAYOUTS.length} layouts for ${PACKET_TYPE_NAMES.length} packet types`);
@@ -167,7 +179,8 @@ export type GamePacket =
   | CombatPacket
   | ItemRequestPacket
   | ItemResultPacket
-  | WorldClockPacket;
+  | WorldClockPacket
+  | EntityAckPacket;
 
 /** Plain packets: what encodePacket takes and decodePacketPlain returns. */
 export type Packet =
@@ -179,6 +192,7 @@ export type Packet =
   | EntityQueryPacket
   | EntityDetailPacket
   | PingPacket
+  | StateDeltaPacket
   | GamePacket;
 
 /**
@@ -194,6 +208,7 @@ export type PacketView =
   | EntityQueryPacket
   | EntityDetailView
   | PingPacket
+  | StateDeltaView
   | GamePacket;
 
 /**
@@ -250,6 +265,10 @@ export function decodePacket(bytes: Uint8Array): DecodeResult<PacketView> {
       return decodeItemResultBody(bytes);
     case PACKET_WORLD_CLOCK:
       return decodeWorldClockBody(bytes);
+    case PACKET_ENTITY_ACK:
+      return decodeEntityAckBody(bytes);
+    case PACKET_STATE_DELTA:
+      return decodeStateDeltaBody(bytes);
     default: // checkHeader admitted only PACKET_COMBAT beyond this point
       return decodeCombatBody(bytes);
   }
@@ -269,6 +288,8 @@ export function viewToPacket(view: PacketView): Packet {
     case "custom_to_server":
     case "custom_to_client":
       return { ...view, payload: view.payload.slice() };
+    case "state_delta":
+      return { ...view, delta: view.delta.slice() };
     default:
       return view;
   }
@@ -330,6 +351,10 @@ export function encodePacket(packet: Packet, out: Uint8Array, offset = 0): numbe
       return encodeItemResult(packet, out, offset);
     case "world_clock":
       return encodeWorldClock(packet, out, offset);
+    case "entity_ack":
+      return encodeEntityAck(packet, out, offset);
+    case "state_delta":
+      return encodeStateDelta(packet, out, offset);
     default:
       throw new EncodeError("out_of_range", `unknown packet type ${String((packet as { type: unknown }).type)}`);
   }

@@ -14,7 +14,17 @@ import {
   readChunkEntry,
   writeChunkEntry,
 } from "./chunk-id.js";
-import { type DecodeResult, EncodeError, checkI16, checkRoom, checkU16, checkU32, failure } from "./errors.js";
+import {
+  type DecodeError,
+  type DecodeResult,
+  EncodeError,
+  checkI16,
+  checkRoom,
+  checkU16,
+  checkU32,
+  decodeError,
+  failure,
+} from "./errors.js";
 import { HEADER_BYTES, PACKET_STATE, encodeHeader, readClientType } from "./header.js";
 import { chunkEntries, int, layout } from "./layout.js";
 
@@ -141,6 +151,37 @@ export function encodeStateAround(
   out: Uint8Array,
   offset = 0,
 ): number {
+  return writeStateAround(
+    PACKET_STATE,
+    clientType,
+    tick,
+    centreX,
+    centreY,
+    versions,
+    playerEntityId,
+    entityChecksum,
+    out,
+    offset,
+  );
+}
+
+/**
+ * encodeStateAround for a packet that begins with the StatePacket's fields at
+ * the StatePacket's offsets (the StateDeltaPacket, state-delta.ts): writes the
+ * header with `packetType` and the first STATE_BYTES. Returns STATE_BYTES.
+ */
+export function writeStateAround(
+  packetType: number,
+  clientType: number,
+  tick: number,
+  centreX: number,
+  centreY: number,
+  versions: ArrayLike<number>,
+  playerEntityId: number,
+  entityChecksum: number,
+  out: Uint8Array,
+  offset = 0,
+): number {
   checkU32("tick", tick);
   checkU32("player_entity_id", playerEntityId);
   checkU32("entity_checksum", entityChecksum);
@@ -148,7 +189,7 @@ export function encodeStateAround(
   checkI16("centre cy", centreY);
   for (let index = 0; index < MANIFEST_ENTRIES; index++) checkU16("chunks.version", versions[index]);
   checkRoom(out, offset, STATE_BYTES);
-  encodeHeader(PACKET_STATE, clientType, out, offset);
+  encodeHeader(packetType, clientType, out, offset);
   writeU32(out, offset + STATE_TICK_OFFSET, tick);
   // Row by row from the north-west, the order manifestDx / manifestDy state
   // (test/protocol-fast-paths.test.ts holds this to encodeState's manifest);
@@ -173,6 +214,16 @@ export function decodeStateBody(bytes: Uint8Array): DecodeResult<StatePacket> {
   if (bytes.length < STATE_BYTES) return failure("truncated", bytes.length, `StatePacket needs ${STATE_BYTES} bytes`);
   if (bytes.length > STATE_BYTES) return failure("trailing_bytes", STATE_BYTES, `StatePacket is ${STATE_BYTES} bytes`);
   const packet = createStatePacket();
+  const error = readStateFields(bytes, packet);
+  return error === null ? { ok: true, packet } : { ok: false, error };
+}
+
+/**
+ * Reads the StatePacket's fields (the first STATE_BYTES of `bytes`, which the
+ * caller made sure exist) into `packet`; returns null, or the manifest's
+ * problem. Shared with the StateDeltaPacket, which starts with them.
+ */
+export function readStateFields(bytes: Uint8Array, packet: Omit<StatePacket, "type">): DecodeError | null {
   packet.clientType = readClientType(bytes);
   packet.tick = readU32(bytes, STATE_TICK_OFFSET);
   for (let index = 0; index < MANIFEST_ENTRIES; index++) {
@@ -180,7 +231,7 @@ export function decodeStateBody(bytes: Uint8Array): DecodeResult<StatePacket> {
   }
   const mismatch = manifestMismatch(packet.chunks);
   if (mismatch >= 0) {
-    return failure(
+    return decodeError(
       "bad_manifest",
       STATE_CHUNKS_OFFSET + mismatch * CHUNK_ENTRY_BYTES,
       `manifest entry ${mismatch} is not the 3×3 neighbour of entry 4 (decision 8)`,
@@ -188,5 +239,5 @@ export function decodeStateBody(bytes: Uint8Array): DecodeResult<StatePacket> {
   }
   packet.playerEntityId = readU32(bytes, STATE_PLAYER_OFFSET);
   packet.entityChecksum = readU32(bytes, STATE_CHECKSUM_OFFSET);
-  return { ok: true, packet };
+  return null;
 }
