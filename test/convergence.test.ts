@@ -62,36 +62,42 @@ const PROFILES: { name: string; profile: DuplexProfile; seed: number }[] = [
 // The profiles run concurrently: each test's clean baseline walks at the same moment as its impaired client,
 // so whatever load the machine is under affects both, and the file takes one walk's time instead of five.
 describe.concurrent("a headless client converges on every link profile", () => {
-  for (const { name, profile, seed } of PROFILES) {
-    it(`${name}: reaches a goal 30 tiles away in ≤ 1.5× the clean time + 2 RTT, never in a wall`, async ({
-      expect,
-    }) => {
-      const clean = await joinCourse(baseUrl, `clean-${seed}`);
-      const impaired = await joinCourse(baseUrl, `bad-${seed}`, { profile, seed });
-      clients.push(clean.client, impaired.client);
-      for (const { client } of [clean, impaired]) expect(client.confirmed).toEqual(COURSE_START);
+  // Each profile with entity deltas (P-21, the client's default) and with the seed's packets.
+  for (const { name: profileName, profile, seed } of PROFILES) {
+    for (const deltas of [true, false]) {
+      const name = deltas ? profileName : `${profileName} (seed packets)`;
+      it(`${name}: reaches a goal 30 tiles away in ≤ 1.5× the clean time + 2 RTT, never in a wall`, async ({
+        expect,
+      }) => {
+        const options = { entityDeltas: deltas };
+        const tag = `${seed}${deltas ? "" : "s"}`;
+        const clean = await joinCourse(baseUrl, `clean-${tag}`, { options });
+        const impaired = await joinCourse(baseUrl, `bad-${tag}`, { profile, seed, options });
+        clients.push(clean.client, impaired.client);
+        for (const { client } of [clean, impaired]) expect(client.confirmed).toEqual(COURSE_START);
 
-      const [cleanWalk, badWalk] = await walkTogether(
-        [clean, impaired].map(({ client, steps }) => ({
-          client,
-          steps,
-          goal: COURSE_GOAL,
-          watch: new Watch(() => server, client),
-        })),
-      );
-      const boundMs = 1.5 * cleanWalk.timeMs + 2 * nominalRttMs(profile);
-      console.log(formatWalk(name, badWalk, cleanWalk.timeMs, boundMs));
+        const [cleanWalk, badWalk] = await walkTogether(
+          [clean, impaired].map(({ client, steps }) => ({
+            client,
+            steps,
+            goal: COURSE_GOAL,
+            watch: new Watch(() => server, client),
+          })),
+        );
+        const boundMs = 1.5 * cleanWalk.timeMs + 2 * nominalRttMs(profile);
+        console.log(formatWalk(name, badWalk, cleanWalk.timeMs, boundMs));
 
-      expect(badWalk.routeSteps).toBeGreaterThanOrEqual(30);
-      expect(badWalk.crossings).toBeGreaterThanOrEqual(1); // into the goal's chunk, checked by the Watch
-      expect(badWalk.timeMs).toBeLessThanOrEqual(boundMs);
-      expect(badWalk.replans).toBeLessThanOrEqual(badWalk.corrections + REPLAN_SLACK);
-      for (const { client } of [clean, impaired]) {
-        expect(client.predicted).toEqual(COURSE_GOAL);
-        expect(client.confirmed).toEqual(COURSE_GOAL);
-        expect(serverPosition(server, client)).toEqual(COURSE_GOAL);
-      }
-    }, 60_000);
+        expect(badWalk.routeSteps).toBeGreaterThanOrEqual(30);
+        expect(badWalk.crossings).toBeGreaterThanOrEqual(1); // into the goal's chunk, checked by the Watch
+        expect(badWalk.timeMs).toBeLessThanOrEqual(boundMs);
+        expect(badWalk.replans).toBeLessThanOrEqual(badWalk.corrections + REPLAN_SLACK);
+        for (const { client } of [clean, impaired]) {
+          expect(client.predicted).toEqual(COURSE_GOAL);
+          expect(client.confirmed).toEqual(COURSE_GOAL);
+          expect(serverPosition(server, client)).toEqual(COURSE_GOAL);
+        }
+      }, 60_000);
+    }
   }
 });
 

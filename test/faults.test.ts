@@ -100,8 +100,16 @@ function expectAtGoal(client: GameClient) {
 
 // First, and alone on the server: it needs a view in which nothing else changes, or another player's move
 // would bring a fresh update and hide whether the client asks for the lost one itself.
-describe("the last entity update lost", () => {
-  it("while nothing changes any more: the client's keep-alive has it re-sent, and the walk completes", async () => {
+// Both ways of carrying entities: the seed's (State + EntityPackets, a keep-alive asks for a lost update) and
+// entity deltas (P-21: one StateDelta per broadcast against the newest list acknowledged, so the next one
+// repeats what a lost one said).
+const CARRIERS = [
+  { deltas: false, name: "seed packets", lostType: "entity" },
+  { deltas: true, name: "entity deltas", lostType: "state_delta" },
+] as const;
+
+describe.each(CARRIERS)("the last entity update lost ($name)", ({ deltas, lostType }) => {
+  it("while nothing changes any more: the client recovers it (seed: its keep-alive has it re-sent), and the walk completes", async () => {
     // Dropped from the moment the last step is sent until 1 s later: the server executes the final steps,
     // sends the arrival once (lost), and then skips every unchanged update — only the client can ask. Without
     // the keep-alive the goal would never be confirmed, and the walk would time out.
@@ -109,7 +117,8 @@ describe("the last entity update lost", () => {
     let dropFromMs = NaN;
     let walking: GameClient | null = null;
     const lost = { dropped: 0 };
-    const joined = await joinCourse(baseUrl, "lost-last-update", {
+    const joined = await joinCourse(baseUrl, deltas ? "lost-last-delta" : "lost-last-update", {
+      options: { entityDeltas: deltas },
       fault: (udp) =>
         dropping(
           udp,
@@ -121,7 +130,7 @@ describe("the last entity update lost", () => {
             }
             return performance.now() < dropUntilMs;
           },
-          (packet) => packet.type === "entity",
+          (packet) => packet.type === lostType,
           lost,
         ),
     });
@@ -133,7 +142,8 @@ describe("the last entity update lost", () => {
       formatWalk("last entity update lost", walk) + ` (${lost.dropped} entity datagrams dropped in the last 1 s)`,
     );
     expect(lost.dropped).toBeGreaterThanOrEqual(1);
-    expect(walk.keepAlives).toBeGreaterThanOrEqual(1);
+    // A delta session needs no keep-alive: the server repeats the changes until the client acknowledges them.
+    if (!deltas) expect(walk.keepAlives).toBeGreaterThanOrEqual(1);
     expect(walk.corrections).toBe(0);
     expectAtGoal(client);
   }, 60_000);
@@ -170,47 +180,54 @@ describe.concurrent("fault cases", () => {
     expectAtGoal(faulty);
   }, 60_000);
 
-  it("entity updates of 6 ticks lost in a row, mid-walk: no correction, the cursor catches up", async ({ expect }) => {
-    // From 1.5 s into the walk, every entity datagram of the next 6 ticks that carry one (the server skips
-    // unchanged updates, so while walking that is about one tick per 6 Hz window: a second of updates).
-    const LOST_TICKS = 6;
-    let fromMs = Infinity;
-    const lostTicks = new Set<number>();
-    const lostAtMs: number[] = [];
-    const lost = { dropped: 0 };
-    const { clean, faulty } = await pair("lost-ents", (udp) =>
-      dropping(
-        udp,
-        "down",
-        () => performance.now() >= fromMs,
-        (packet) => {
-          if (packet.type !== "entity") return false;
-          if (!lostTicks.has(packet.tick)) {
-            if (lostTicks.size >= LOST_TICKS) return false;
-            lostTicks.add(packet.tick);
-          }
-          lostAtMs.push(performance.now());
-          return true;
-        },
-        lost,
-      ),
-    );
-    fromMs = performance.now() + 1500;
-    const [cleanWalk, walk] = await walkTogether(walkersOf(clean, faulty));
-    const lostSpanMs = lostAtMs[lostAtMs.length - 1] - lostAtMs[0];
-    const boundMs = 1.5 * cleanWalk.timeMs + lostSpanMs;
-    console.log(
-      formatWalk(`entity updates of ${LOST_TICKS} ticks lost`, walk, cleanWalk.timeMs, boundMs) +
-        ` (${lost.dropped} datagrams over ${Math.round(lostSpanMs)} ms)`,
-    );
-    expect(lostTicks.size).toBe(LOST_TICKS);
-    // Nothing went wrong upstream: every step the client predicted is one the server made.
-    expect(walk.corrections).toBe(0);
-    expect(walk.replans).toBe(0);
-    expect(walk.maxPending).toBeLessThanOrEqual(faulty.options.maxPendingSteps);
-    expect(walk.timeMs).toBeLessThanOrEqual(boundMs);
-    expectAtGoal(faulty);
-  }, 60_000);
+  it.each(CARRIERS)(
+    "entity updates of 6 ticks lost in a row, mid-walk ($name): no correction, the cursor catches up",
+    async ({ deltas, lostType }) => {
+      // From 1.5 s into the walk, every entity datagram of the next 6 ticks that carry one (the server skips
+      // unchanged updates, so while walking that is about one tick per 6 Hz window: a second of updates).
+      const LOST_TICKS = 6;
+      let fromMs = Infinity;
+      const lostTicks = new Set<number>();
+      const lostAtMs: number[] = [];
+      const lost = { dropped: 0 };
+      const { clean, faulty } = await pair(
+        deltas ? "lost-deltas" : "lost-ents",
+        (udp) =>
+          dropping(
+            udp,
+            "down",
+            () => performance.now() >= fromMs,
+            (packet) => {
+              if (packet.type !== lostType) return false;
+              if (!lostTicks.has(packet.tick)) {
+                if (lostTicks.size >= LOST_TICKS) return false;
+                lostTicks.add(packet.tick);
+              }
+              lostAtMs.push(performance.now());
+              return true;
+            },
+            lost,
+          ),
+        { entityDeltas: deltas },
+      );
+      fromMs = performance.now() + 1500;
+      const [cleanWalk, walk] = await walkTogether(walkersOf(clean, faulty));
+      const lostSpanMs = lostAtMs[lostAtMs.length - 1] - lostAtMs[0];
+      const boundMs = 1.5 * cleanWalk.timeMs + lostSpanMs;
+      console.log(
+        formatWalk(`entity updates of ${LOST_TICKS} ticks lost`, walk, cleanWalk.timeMs, boundMs) +
+          ` (${lost.dropped} datagrams over ${Math.round(lostSpanMs)} ms)`,
+      );
+      expect(lostTicks.size).toBe(LOST_TICKS);
+      // Nothing went wrong upstream: every step the client predicted is one the server made.
+      expect(walk.corrections).toBe(0);
+      expect(walk.replans).toBe(0);
+      expect(walk.maxPending).toBeLessThanOrEqual(faulty.options.maxPendingSteps);
+      expect(walk.timeMs).toBeLessThanOrEqual(boundMs);
+      expectAtGoal(faulty);
+    },
+    60_000,
+  );
 
   it("a 3 s blackout both ways mid-walk: recovers on the same session, no reconnect", async ({ expect }) => {
     const BLACKOUT_MS = 3000;
@@ -238,7 +255,8 @@ describe.concurrent("fault cases", () => {
     console.log(
       formatWalk(`blackout ${BLACKOUT_MS} ms`, walk, cleanWalk.timeMs, boundMs) + ` (${lost.dropped} datagrams)`,
     );
-    expect(lost.dropped).toBeGreaterThanOrEqual(50);
+    // Both ways for 3 s: at least 36 broadcasts down (one StateDelta each with deltas, more with the seed's packets).
+    expect(lost.dropped).toBeGreaterThanOrEqual(36);
     expect([...states]).toEqual(["playing"]); // silence below the 10 s timeout is not a disconnect
     expect(faulty.stats.reconnects).toBe(0);
     expect(faulty.session).toBe(session);

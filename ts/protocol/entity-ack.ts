@@ -6,7 +6,7 @@
 // (docs/protocol.md § 8.4).
 import { readU32, readU64, writeU32, writeU64 } from "./bytes.js";
 import { type DecodeResult, checkRoom, checkU32, checkU64, failure } from "./errors.js";
-import { HEADER_BYTES, PACKET_ENTITY_ACK, encodeHeader, readClientType } from "./header.js";
+import { HEADER_BYTES, PACKET_ENTITY_ACK, encodeHeader, hasHeader, readClientType } from "./header.js";
 import { int, layout, token } from "./layout.js";
 
 export const ENTITY_ACK_BYTES = 18;
@@ -54,4 +54,20 @@ export function decodeEntityAckBody(bytes: Uint8Array): DecodeResult<EntityAckPa
       tick: readU32(bytes, TICK_AT),
     },
   };
+}
+
+/** Whether `bytes` is an EntityAckPacket decodePacket would accept (every 18-byte body is valid): the server's fast path. */
+export function isValidEntityAck(bytes: Uint8Array): boolean {
+  return bytes.length === ENTITY_ACK_BYTES && hasHeader(bytes, PACKET_ENTITY_ACK);
+}
+
+/** The low and high 32-bit words of an EntityAckPacket's token, and its tick, read without a bigint. */
+export function entityAckTokenLow(bytes: Uint8Array): number {
+  return readU32(bytes, TOKEN_AT) | 0;
+}
+export function entityAckTokenHigh(bytes: Uint8Array): number {
+  return readU32(bytes, TOKEN_AT + 4) | 0;
+}
+export function entityAckTick(bytes: Uint8Array): number {
+  return readU32(bytes, TICK_AT);
 }

@@ -22,10 +22,20 @@ import {
   encodeEntityEntry,
   encodeEntityHeader,
 } from "../protocol/entity.js";
-import { MAX_DATAGRAM_BYTES } from "../protocol/header.js";
-import { MANIFEST_ENTRIES, STATE_BYTES, encodeStateAround, manifestDx, manifestDy } from "../protocol/state.js";
+import { type DeltaWritten, writeEntityDelta } from "../protocol/entity-delta.js";
+import { MAX_DATAGRAM_BYTES, PACKET_STATE_DELTA } from "../protocol/header.js";
+import { STATE_DELTA_BODY_OFFSET, STATE_DELTA_FIXED_BYTES, writeStateDeltaTail } from "../protocol/state-delta.js";
+import {
+  MANIFEST_ENTRIES,
+  STATE_BYTES,
+  encodeStateAround,
+  manifestDx,
+  manifestDy,
+  writeStateAround,
+} from "../protocol/state.js";
 import type { Clock } from "./clock.js";
 import type { Egress } from "./egress.js";
+import { ACTIVE_AFTER_STEP_TICKS, type EntityBaselines, IDLE_STATE_EVERY_TICKS } from "./entity-baselines.js";
 import type { EntityStore, StoredEntity } from "./entities.js";
 import type { Session } from "./session.js";
 import { VIEW_RADIUS } from "./view.js";
@@ -54,6 +64,7 @@ export class Broadcaster {
   private round = 0;
   private readonly view: StoredEntity[] = [];
   private readonly versions = new Uint16Array(MANIFEST_ENTRIES);
+  private readonly written: DeltaWritten = { bytes: 0, removed: 0, changed: 0 };
 
   private readonly entities: BroadcastPorts["entities"];
   private readonly world: BroadcastPorts["world"];
@@ -100,6 +111,8 @@ export class Broadcaster {
     const egress = this.egress;
     const slab = egress.slab;
     const tick = this.clock.tick;
+    const baselines = session.baselines;
+    if (baselines !== null) return this.sendDelta(session, baselines, count, checksum, centreX, centreY, tick);
     slab.reserve(STATE_BYTES);
     encodeStateAround(0, tick, centreX, centreY, versions, entity.id, checksum, slab.bytes, slab.at);
     egress.send(session, slab.take(STATE_BYTES));
@@ -110,6 +123,73 @@ export class Broadcaster {
     session.lastEntityChecksum = checksum;
     session.lastEntityTick = tick;
     session.resendEntities = false;
+  }
+
+  /**
+   * A session with entity deltas (P-21): this broadcast as one StateDeltaPacket
+   * against the newest list the client acknowledged — or, when nothing in view
+   * or in the manifest changed and the player schedules no steps, nothing at all
+   * but every IDLE_STATE_EVERY_TICKS; or, when the delta does not fit one
+   * datagram, the seed's State and EntityPackets, whose list the client can
+   * acknowledge as well.
+   */
+  private sendDelta(
+    session: Session,
+    baselines: EntityBaselines,
+    count: number,
+    checksum: number,
+    centreX: number,
+    centreY: number,
+    tick: number,
+  ): void {
+    const inView = this.view;
+    const list = baselines.next();
+    for (let index = 0; index < count; index++) {
+      const seen = inView[index];
+      list.append(this.entries, seen.entryOffset, seen.entryOffset + seen.entryBytes);
+    }
+    list.tick = tick;
+    list.checksum = checksum;
+    const egress = this.egress;
+    const slab = egress.slab;
+    slab.reserve(MAX_DATAGRAM_BYTES);
+    const out = slab.bytes;
+    const at = slab.at;
+    const versions = this.versions;
+    const written = writeEntityDelta(
+      baselines.baseline(),
+      list,
+      out,
+      at + STATE_DELTA_BODY_OFFSET,
+      at + MAX_DATAGRAM_BYTES,
+      this.written,
+    );
+    const entity = session.entity;
+    if (written.bytes >= 0) {
+      if (
+        written.removed === 0 &&
+        written.changed === 0 &&
+        tick - baselines.lastSentTick < IDLE_STATE_EVERY_TICKS &&
+        tick - baselines.lastStepTick > ACTIVE_AFTER_STEP_TICKS &&
+        sameManifest(baselines, centreX, centreY, versions)
+      ) {
+        baselines.discard(list);
+        return;
+      }
+      writeStateAround(PACKET_STATE_DELTA, 0, tick, centreX, centreY, versions, entity.id, checksum, out, at);
+      writeStateDeltaTail(baselines.baselineTick(), written.removed, written.changed, written.bytes, out, at);
+      egress.send(session, slab.take(STATE_DELTA_FIXED_BYTES + written.bytes));
+    } else {
+      encodeStateAround(0, tick, centreX, centreY, versions, entity.id, checksum, out, at);
+      egress.send(session, slab.take(STATE_BYTES));
+      this.sendEntities(session, inView, count, tick);
+    }
+    baselines.lastSentTick = tick;
+    baselines.lastCentreX = centreX;
+    baselines.lastCentreY = centreY;
+    baselines.lastVersions.set(versions);
+    session.lastEntityChecksum = checksum;
+    session.lastEntityTick = tick;
   }
 
   /** The tick's EntityPackets for `inView[0..count)`, each as full as fits (count and size), `more` on all but the last. */
@@ -155,4 +235,12 @@ export class Broadcaster {
     entity.entryBytes = size;
     this.entriesUsed += size;
   }
+}
+
+/** Whether the manifest around (centreX, centreY) with `versions` is the one last sent to the session. */
+function sameManifest(baselines: EntityBaselines, centreX: number, centreY: number, versions: Uint16Array): boolean {
+  if (baselines.lastCentreX !== centreX || baselines.lastCentreY !== centreY) return false;
+  const last = baselines.lastVersions;
+  for (let index = 0; index < MANIFEST_ENTRIES; index++) if (last[index] !== versions[index]) return false;
+  return true;
 }

@@ -26,6 +26,8 @@ import { encodeEntityDetail } from "../protocol/entity-detail.js";
 import type { EntityQueryPacket } from "../protocol/entity-query.js";
 import { MAX_DATAGRAM_BYTES, PACKET_PONG, encodeHeader } from "../protocol/header.js";
 import { decodePacket } from "../protocol/packet.js";
+import { entityAckTick, entityAckTokenHigh, entityAckTokenLow, isValidEntityAck } from "../protocol/entity-ack.js";
+import { EntityBaselines } from "./entity-baselines.js";
 import { CHALLENGE_BYTES, PING_BYTES, PING_TIMESTAMP_OFFSET, isValidPing, writeChallenge } from "../protocol/ping.js";
 import { MANIFEST_ENTRIES } from "../protocol/state.js";
 import { addressKey } from "./address-key.js";
@@ -134,6 +136,7 @@ export class DatagramHandler {
     // no session is bound to its link.
     if (isValidAction(datagram)) return this.onActionBytes(datagram, peer, nowMs);
     if (isValidPing(datagram)) return this.onPing(datagram, peer, nowMs);
+    if (isValidEntityAck(datagram)) return this.onEntityAck(datagram, peer, nowMs);
     const onBoundLink = this.sessions.byPeerKey(peer.key) !== undefined;
     if (!onBoundLink && !this.addressLimiter.take(addressKey(peer.address), nowMs)) {
       return metrics.drop("rate_limited_address");
@@ -319,6 +322,7 @@ export class DatagramHandler {
     // A keep-alive is also how a client that saw a checksum mismatch asks for
     // the entity state again (protocol: Lost EntityPacket).
     if (targetTick === 0) session.resendEntities = true;
+    else if (session.baselines !== null) session.baselines.lastStepTick = this.clock.tick;
     // Chunks wait for the address to be proven (they would only be held back, and the re-send guard set).
     if (session.proof.proven) this.sendMissingChunks(session, nowMs);
   }
@@ -379,6 +383,23 @@ export class DatagramHandler {
    * no token). `ping` is a Ping datagram decodePacket accepts; the Pong echoes
    * its timestamp bytes.
    */
+  /**
+   * An EntityAckPacket (P-21): the client holds the list of its tick. The first
+   * one turns entity deltas on for the session (bounded: one ring of lists per
+   * session). Only over the session's own link, like every packet but an Action.
+   */
+  private onEntityAck(bytes: Uint8Array, peer: Peer, nowMs: number): void {
+    const session = this.sessions.byTokenWords(entityAckTokenLow(bytes), entityAckTokenHigh(bytes));
+    const onBoundLink = this.sessions.byPeerKey(peer.key) !== undefined;
+    if (!onBoundLink && !this.addressLimiter.take(addressKey(peer.address), nowMs)) {
+      return this.metrics.drop("rate_limited_address");
+    }
+    const admitted = this.admitOnLink(session, peer, nowMs, !onBoundLink, bytes.length);
+    if (!admitted) return;
+    if (admitted.baselines === null) admitted.baselines = new EntityBaselines();
+    admitted.baselines.acknowledge(entityAckTick(bytes));
+  }
+
   private onPing(ping: Uint8Array, peer: Peer, nowMs: number): void {
     const session = this.sessions.byPeerKey(peer.key);
     if (!session) return this.unproven(peer, nowMs, "unbound_ping", false);

@@ -10,6 +10,7 @@ import { AddressProof } from "./address-proof.js";
 import { ReplayWindow } from "./replay-window.js";
 import { BROADCAST_EVERY_TICKS } from "../constants.js";
 import { ChatChannel } from "./chat-channel.js";
+import type { EntityBaselines } from "./entity-baselines.js";
 import type { StoredEntity } from "./entities.js";
 import { TokenBucket } from "./rate-limit.js";
 import { SessionDialogs } from "./session-dialogs.js";
@@ -69,6 +70,8 @@ export interface Session {
   lastEntityTick: number;
   /** Set by a keep-alive ActionPacket: re-send the entity entries even if unchanged. */
   resendEntities: boolean;
+  /** Entity deltas (P-21): null until the client's first EntityAckPacket; then its baselines. */
+  baselines: EntityBaselines | null;
   /** When each chunk (by id) was last sent, to avoid re-sending within the retransmit timeout. */
   readonly chunkSentAtMs: Map<number, { version: number; atMs: number }>;
   /** Reliable chat both ways: the outbound queue, the inbound sequence, the posting limit. */
@@ -145,6 +148,7 @@ export class SessionRegistry {
       lastEntityChecksum: -1,
       lastEntityTick: 0,
       resendEntities: true,
+      baselines: null,
       chunkSentAtMs: new Map(),
       chat: new ChatChannel(nowMs),
       dialogs: new SessionDialogs(),

@@ -21,9 +21,24 @@
 // gone and, if nothing changes in view, the server will not send them again;
 // needsResend() then asks for a keep-alive ActionPacket, which makes the server
 // re-send the current entries.
+//
+// With entity deltas (P-21) the table also keeps the raw entries of its last
+// verified lists by tick: a StateDeltaPacket names the one it was written
+// against, and applied to it gives the entries of its tick, checked against the
+// packet's checksum. The client acknowledges the newest list it holds
+// (ackDue / acknowledged); the server writes against that, so a lost delta
+// needs no re-send — the next one repeats its changes.
 import { ENTITY_CHECKSUM_START, entityChecksumUpdate } from "../../protocol/entity-checksum.js";
-import { EntityCursor, type EntityView as EntityPacketView } from "../../protocol/entity.js";
+import {
+  EntityCursor,
+  ENTITY_ENTRY_BYTES,
+  ENTITY_ENTRY_LAYOUT,
+  type EntityView as EntityPacketView,
+} from "../../protocol/entity.js";
+import { EntryList, applyEntityDelta, emptyEntryList } from "../../protocol/entity-delta.js";
+import type { StateDeltaView } from "../../protocol/state-delta.js";
 import { decodeTlvs, type Tlv } from "../../protocol/tlv.js";
+import { readI16, readU16, readU32 } from "../../protocol/bytes.js";
 
 export interface EntityInfo {
   readonly id: number;
@@ -41,6 +56,8 @@ interface Update {
   tick: number;
   checksum: number;
   entries: EntityInfo[];
+  /** The same entries in wire form, ascending by id: a baseline for deltas. */
+  list: EntryList;
 }
 
 interface Assembly extends Update {
@@ -53,6 +70,8 @@ interface Assembly extends Update {
 const STATES_KEPT = 8;
 /** Complete updates waiting for a State that vouches for them. */
 const CANDIDATES_KEPT = 4;
+/** Verified lists kept as delta baselines: more than the server's ring (8), so any it names is here. */
+const BASELINES_KEPT = 12;
 
 export class EntityTable {
   private held = new Map<number, EntityInfo>();
@@ -62,8 +81,15 @@ export class EntityTable {
   private candidates: Update[] = [];
   private assembly: Assembly | null = null;
   private readonly reader = new EntityCursor();
+  /** Verified lists by tick, newest last (the same list may serve several ticks). */
+  private baselines: { tick: number; list: EntryList }[] = [];
+  private heldList: EntryList = emptyEntryList();
+  /** The tick last acknowledged to the server (EntityAckPacket), -1 before the first. */
+  private ackedTick = -1;
   /** Entity datagrams dropped as duplicates of ones already folded in. */
   duplicates = 0;
+  /** StateDeltas that could not be applied: their baseline is not held, or the result failed the checksum. */
+  deltaMisses = 0;
 
   /** The entries as of the acknowledged tick, by entity id. */
   get entries(): ReadonlyMap<number, EntityInfo> {
@@ -93,7 +119,14 @@ export class EntityTable {
       return false;
     }
     if (!assembly || assembly.tick !== view.tick || assembly.complete) {
-      assembly = { tick: view.tick, checksum: ENTITY_CHECKSUM_START, entries: [], datagrams: [], complete: false };
+      assembly = {
+        tick: view.tick,
+        checksum: ENTITY_CHECKSUM_START,
+        entries: [],
+        list: new EntryList(),
+        datagrams: [],
+        complete: false,
+      };
       this.assembly = assembly;
     }
     assembly.checksum = entityChecksumUpdate(assembly.checksum, bytes);
@@ -111,10 +144,16 @@ export class EntityTable {
         flags: reader.flags,
         meta: reader.metaEnd > reader.metaStart ? decodeTlvs(bytes, reader.metaStart, reader.metaEnd) : [],
       });
+      assembly.list.append(bytes, reader.metaStart - ENTITY_ENTRY_BYTES, reader.metaEnd);
     }
     if (view.more) return false;
     assembly.complete = true;
-    this.candidates.push({ tick: assembly.tick, checksum: assembly.checksum, entries: assembly.entries });
+    this.candidates.push({
+      tick: assembly.tick,
+      checksum: assembly.checksum,
+      entries: assembly.entries,
+      list: assembly.list,
+    });
     if (this.candidates.length > CANDIDATES_KEPT) this.candidates.shift();
     return this.advance();
   }
@@ -131,7 +170,45 @@ export class EntityTable {
     return this.unverifiedStates >= 2;
   }
 
+  /**
+   * Applies a StateDeltaPacket (its State part is the receiver's): returns true
+   * if the cursor advanced to its tick. A delta against a list not held, or one
+   * whose result fails its checksum, is counted and dropped; the next
+   * acknowledgement tells the server what is held.
+   */
+  onStateDelta(view: StateDeltaView): boolean {
+    if (view.tick <= this.cursor) return false;
+    const base =
+      view.baselineTick === 0 ? emptyEntryList() : this.baselines.find((b) => b.tick === view.baselineTick)?.list;
+    const end = view.delta.length;
+    const list = base ? applyEntityDelta(base, view.delta, 0, end, view.removedCount, view.changedCount) : null;
+    if (list === null || list.checksum !== view.entityChecksum) {
+      this.deltaMisses++;
+      this.ackedTick = -1; // say again what is held
+      return false;
+    }
+    list.tick = view.tick;
+    this.adopt(list, view.tick);
+    this.cursor = view.tick;
+    // Older States and candidates are settled by this newer list.
+    this.candidates = this.candidates.filter((update) => update.tick > view.tick);
+    return true;
+  }
+
+  /** The tick to acknowledge now (EntityAckPacket), or -1 when the server already knows it. */
+  get ackDue(): number {
+    return this.cursor > 0 && this.cursor !== this.ackedTick ? this.cursor : -1;
+  }
+
+  /** An EntityAckPacket for `tick` went out. */
+  acknowledged(tick: number): void {
+    this.ackedTick = tick;
+  }
+
   reset(): void {
+    this.baselines = [];
+    this.heldList = emptyEntryList();
+    this.ackedTick = -1;
     this.held = new Map();
     this.heldChecksum = NaN;
     this.cursor = -1;
@@ -161,11 +238,34 @@ export class EntityTable {
     if (bestCandidate) {
       this.held = new Map(bestCandidate.entries.map((entry) => [entry.id, entry]));
       this.heldChecksum = bestCandidate.checksum;
+      this.heldList = bestCandidate.list;
       const adopted = bestCandidate.tick;
       this.candidates = this.candidates.filter((update) => update.tick > adopted);
     }
+    this.remember(this.heldList, bestTick);
     this.cursor = bestTick;
     return true;
+  }
+
+  /** Holds `list` (from a delta) as the entries of `tick`. */
+  private adopt(list: EntryList, tick: number): void {
+    const held = new Map<number, EntityInfo>();
+    const bytes = list.bytes;
+    for (let index = 0; index < list.count; index++) {
+      const at = list.starts[index];
+      const info = readEntry(bytes, at, list.starts[index + 1]);
+      held.set(info.id, info);
+    }
+    this.held = held;
+    this.heldChecksum = list.checksum;
+    this.heldList = list;
+    this.remember(list, tick);
+  }
+
+  /** Keeps `list` as the baseline of `tick`. */
+  private remember(list: EntryList, tick: number): void {
+    this.baselines.push({ tick, list });
+    if (this.baselines.length > BASELINES_KEPT) this.baselines.shift();
   }
 }
 
@@ -173,4 +273,22 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
   return true;
+}
+
+const ENTRY = ENTITY_ENTRY_LAYOUT.offset;
+
+/** One entry in wire form at bytes[at..end) as EntityInfo. */
+function readEntry(bytes: Uint8Array, at: number, end: number): EntityInfo {
+  const metaStart = at + ENTITY_ENTRY_BYTES;
+  return {
+    id: readU32(bytes, at + ENTRY.id),
+    typeId: readU16(bytes, at + ENTRY.type_id),
+    x: readI16(bytes, at + ENTRY.pos_x),
+    y: readI16(bytes, at + ENTRY.pos_y),
+    hp: readU16(bytes, at + ENTRY.hp),
+    hpMax: readU16(bytes, at + ENTRY.hp_max),
+    elo: readU16(bytes, at + ENTRY.elo),
+    flags: bytes[at + ENTRY.entity_flags],
+    meta: end > metaStart ? decodeTlvs(bytes, metaStart, end) : [],
+  };
 }

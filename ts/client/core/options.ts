@@ -34,6 +34,13 @@ export interface GameClientOptions {
   /** Chunks farther than this (Chebyshev, in chunks) from the player's are evicted. */
   cacheRadiusChunks: number;
   clientType: number;
+  /**
+   * Ask for entity deltas (P-21: StateDeltaPackets against the newest list acknowledged, fewer
+   * bytes and a lower State rate while nothing changes); false keeps the seed's packets.
+   */
+  entityDeltas: boolean;
+  /** Minimum gap between EntityAckPackets. */
+  entityAckIntervalMs: number;
 }
 
 export const DEFAULT_GAME_CLIENT_OPTIONS: GameClientOptions = {
@@ -52,4 +59,6 @@ export const DEFAULT_GAME_CLIENT_OPTIONS: GameClientOptions = {
   gridRadiusChunks: 2,
   cacheRadiusChunks: 3,
   clientType: 0,
+  entityDeltas: true,
+  entityAckIntervalMs: 100,
 };

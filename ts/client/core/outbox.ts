@@ -6,6 +6,7 @@
 // latest challenge, the tag.
 import { ACTION_NOOP, type ActionPacket, createActionPacket, encodeAction, sealAction } from "../../protocol/action.js";
 import type { ChunkEntry } from "../../protocol/chunk-id.js";
+import { encodeEntityAck } from "../../protocol/entity-ack.js";
 import { encodeEntityQuery } from "../../protocol/entity-query.js";
 import { MAX_DATAGRAM_BYTES } from "../../protocol/header.js";
 import { encodePing } from "../../protocol/ping.js";
@@ -81,6 +82,12 @@ export class Outbox {
   sendEntityQuery(entityId: number): void {
     const packet = { type: "entity_query" as const, clientType: this.clientType, authToken: this.token, entityId };
     this.flush(encodeEntityQuery(packet, this.scratch));
+  }
+
+  /** "I hold the entity list of `tick`" (P-21): asks for, and keeps current, entity deltas. */
+  sendEntityAck(tick: number): void {
+    const packet = { type: "entity_ack" as const, clientType: this.clientType, authToken: this.token, tick };
+    this.flush(encodeEntityAck(packet, this.scratch));
   }
 
   private flush(size: number): void {

@@ -75,6 +75,10 @@ export class PacketReceiver implements ManifestSource {
       case "entity":
         if (parts.entityTable.onEntityDatagram(packet)) this.onAck();
         return;
+      case "state_delta":
+        this.observeState(packet, nowMs);
+        if (parts.entityTable.onStateDelta(packet)) this.onAck();
+        return;
       case "chunk": {
         const chunk = parts.chunks.store(packet);
         if (chunk) parts.grid.put(chunk);
@@ -105,6 +109,12 @@ export class PacketReceiver implements ManifestSource {
   }
 
   private onState(packet: StatePacket, nowMs: number): void {
+    this.observeState(packet, nowMs);
+    if (this.parts.entityTable.onState(packet.tick, packet.entityChecksum)) this.onAck();
+  }
+
+  /** What a StatePacket (or a StateDeltaPacket's State part) says of the clock, the link, the manifest and the own id. */
+  private observeState(packet: Omit<StatePacket, "type">, nowMs: number): void {
     const parts = this.parts;
     parts.traffic.stateTick(packet.tick);
     parts.serverClock.observe(packet.tick, nowMs);
@@ -117,7 +127,6 @@ export class PacketReceiver implements ManifestSource {
       parts.grid.recentre(chunkX(centre), chunkY(centre));
       parts.chunks.evictFar(chunkX(centre), chunkY(centre));
     }
-    if (parts.entityTable.onState(packet.tick, packet.entityChecksum)) this.onAck();
   }
 
   private onEntityDetail(view: EntityDetailView): void {

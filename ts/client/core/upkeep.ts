@@ -25,6 +25,7 @@ type UpkeepParts = Pick<
 export class LinkUpkeep {
   private lastHelloMs = -Infinity;
   private lastKeepAliveMs = -Infinity;
+  private lastEntityAckMs = -Infinity;
 
   constructor(
     private readonly parts: UpkeepParts,
@@ -68,6 +69,13 @@ export class LinkUpkeep {
       this.lastKeepAliveMs = nowMs;
       counters.keepAlives++;
     }
+    // Entity deltas (P-21): the newest verified list, acknowledged at most every entityAckIntervalMs.
+    if (options.entityDeltas && entityTable.ackDue > 0 && nowMs - this.lastEntityAckMs >= options.entityAckIntervalMs) {
+      const tick = entityTable.ackDue;
+      outbox.sendEntityAck(tick);
+      entityTable.acknowledged(tick);
+      this.lastEntityAckMs = nowMs;
+    }
     for (const id of nameDirectory.due(nowMs)) {
       if (!this.queryWouldInteract(id)) outbox.sendEntityQuery(id);
     }
@@ -77,6 +85,7 @@ export class LinkUpkeep {
   reset(): void {
     this.lastHelloMs = -Infinity;
     this.lastKeepAliveMs = -Infinity;
+    this.lastEntityAckMs = -Infinity;
   }
 
   /**

@@ -1,0 +1,82 @@
+// Entity deltas, the server's side (P-21, docs/protocol.md § 8.4): per session
+// that asked for them, the entity lists of its last few broadcasts, so the next
+// one can be written against the newest list the client has acknowledged.
+//
+// The ring never gives up the acknowledged list: a new broadcast takes the
+// oldest other slot. A client whose acknowledgement is older than the ring
+// (its acks were lost for a while) is written against the empty list — the
+// whole view, which is what the seed would have sent anyway — and catches up
+// with its next acknowledgement. Memory per session is bounded: BASELINES_KEPT
+// lists of at most one view each, and a view too big to send as a delta is
+// sent the seed's way (its list is kept all the same).
+import { EntryList, emptyEntryList } from "../protocol/entity-delta.js";
+import { MANIFEST_ENTRIES } from "../protocol/state.js";
+
+/** Lists kept per session: 8 broadcasts, two thirds of a second at 12 Hz — more than a round trip. */
+export const BASELINES_KEPT = 8;
+/**
+ * A session whose view has not changed gets a StateDelta only every this many
+ * ticks (a quarter of the broadcasts: 3 Hz), and at the full rate again the
+ * moment anything in view or the manifest changes, or it schedules a step.
+ */
+export const IDLE_STATE_EVERY_TICKS = 8;
+/** How long after a scheduled step a session counts as active (a refused step needs its State to correct). */
+export const ACTIVE_AFTER_STEP_TICKS = 24;
+
+export class EntityBaselines {
+  private readonly lists: EntryList[] = [];
+  /** The newest tick the client said it holds (0: the empty list). */
+  private ackedTick = 0;
+  /** What the last StateDelta or State sent said, for the idle rule. */
+  lastSentTick = -1;
+  lastCentreX = 0x7fffffff;
+  lastCentreY = 0x7fffffff;
+  readonly lastVersions = new Uint16Array(MANIFEST_ENTRIES);
+  /** The tick of the session's latest scheduled step. */
+  lastStepTick = -1;
+
+  constructor() {
+    for (let index = 0; index < BASELINES_KEPT; index++) this.lists.push(new EntryList(256, 16));
+  }
+
+  /** The client holds the list of `tick` (an EntityAckPacket). An unknown or older tick changes nothing. */
+  acknowledge(tick: number): void {
+    if (tick <= this.ackedTick) return;
+    for (const list of this.lists) {
+      if (list.tick === tick) {
+        this.ackedTick = tick;
+        return;
+      }
+    }
+  }
+
+  /** The list to write this broadcast's delta against, and its tick (0 for the empty list). */
+  baseline(): EntryList {
+    if (this.ackedTick > 0) {
+      for (const list of this.lists) if (list.tick === this.ackedTick) return list;
+    }
+    return emptyEntryList();
+  }
+
+  /** The tick of baseline(): 0 when it is the empty list. */
+  baselineTick(): number {
+    return this.baseline().tick > 0 ? this.ackedTick : 0;
+  }
+
+  /** A cleared list for this broadcast: the oldest one that is not the acknowledged baseline. */
+  next(): EntryList {
+    let oldest: EntryList | null = null;
+    for (const list of this.lists) {
+      if (list.tick === this.ackedTick && list.tick > 0) continue;
+      if (oldest === null || list.tick < oldest.tick) oldest = list;
+    }
+    const list = oldest as EntryList; // BASELINES_KEPT ≥ 2, so one is always free
+    list.clear();
+    return list;
+  }
+
+  /** Forgets a list that was filled but not sent (an idle broadcast skipped), so it is never taken for a baseline. */
+  discard(list: EntryList): void {
+    list.clear();
+  }
+}
