@@ -28,7 +28,9 @@
 // encoders and decoders (ts/protocol) and windows through ts/window.ts.
 //
 // usage: node --import tsx bench/server/bots.ts --http http://127.0.0.1:PORT --count N
-//        [--warmup S] [--measure S] [--idle | --fight] [--seed N]
+//        [--warmup S] [--measure S] [--idle | --fight] [--deltas] [--seed N]
+// --deltas: each bot asks for entity deltas (P-21) as the official client does by default — it
+// acknowledges the lists it verifies (EntityAckPacket) and applies each StateDeltaPacket to its baseline.
 // stdout: JSON lines {"event":"joined"|"measure-start"|"measure-end"|"result", ...}
 import { createSocket, type Socket } from "node:dgram";
 import { parseArgs } from "node:util";
@@ -51,6 +53,17 @@ import {
   encodeChatAck,
   encodePing,
   entityChecksumUpdate,
+  ENTITY_ACK_BYTES,
+  ENTITY_ENTRY_LAYOUT,
+  EntryList,
+  type EntityAckPacket,
+  type StateDeltaView,
+  applyEntityDelta,
+  emptyEntryList,
+  encodeEntityAck,
+  readI16,
+  readU16,
+  readU32,
 } from "../../ts/protocol/index.js";
 import { isFoe } from "../../ts/combat-rules.js";
 import { actionFromDelta } from "../../ts/protocol/action.js";
@@ -67,6 +80,7 @@ const { values } = parseArgs({
     measure: { type: "string", default: "20" },
     idle: { type: "boolean", default: false },
     fight: { type: "boolean", default: false },
+    deltas: { type: "boolean", default: false },
     seed: { type: "string", default: "1" },
   },
 });
@@ -76,6 +90,11 @@ const warmupMs = Number(values.warmup) * 1000;
 const measureMs = Number(values.measure) * 1000;
 const idle = values.idle!;
 const fight = values.fight!;
+const deltas = values.deltas!;
+/** Delta bots: verified lists kept as baselines (the server keeps 8), and the gap between acknowledgements. */
+const BASELINES_KEPT = 12;
+const ENTITY_ACK_INTERVAL_MS = 250;
+const ENTRY = ENTITY_ENTRY_LAYOUT.offset;
 /** Windows a fighter may step toward its creature without getting nearer before it wanders a while instead. */
 const STUCK_WINDOWS = 4;
 /** Reused to walk the entries of each EntityPacket (fighters only): no allocation per entry. */
@@ -163,6 +182,12 @@ class Bot {
   /** The ChatAck sent back, like the official client's: seq is the highest chat message received in order. */
   readonly chatAck: ChatAckPacket;
   readonly chatAckOut = new Uint8Array(CHAT_ACK_BYTES);
+  /** Delta bots: the EntityAck sent back, the lists held by tick (oldest first), and the last tick acknowledged. */
+  readonly entityAck: EntityAckPacket;
+  readonly entityAckOut = new Uint8Array(ENTITY_ACK_BYTES);
+  baselines: EntryList[] = [];
+  ackedTick = -1;
+  lastEntityAckMs = -Infinity;
 
   constructor(
     token: bigint,
@@ -172,6 +197,7 @@ class Bot {
   ) {
     this.action.authToken = token;
     this.chatAck = { type: "chat_ack", clientType: CLIENT_TYPE_OFFICIAL, authToken: token, seq: 0 };
+    this.entityAck = { type: "entity_ack", clientType: CLIENT_TYPE_OFFICIAL, authToken: token, tick: 0 };
     encodePing({ type: "ping", clientType: CLIENT_TYPE_OFFICIAL, timestampMs: 0n }, this.pingOut, 0);
     this.socket = createSocket("udp4");
     this.socket.on("message", (message) => this.receive(message));
@@ -223,25 +249,22 @@ class Bot {
     }
     const packet = result.packet;
     switch (packet.type) {
+      case "state_delta":
+        if (measuring) totals.state++;
+        this.observe(packet);
+        this.applyDelta(packet);
+        return;
       case "state": {
         if (measuring) totals.state++;
+        // A delta bot asks for deltas at once: tick 0 names the empty list, so the first delta is the whole view.
+        if (deltas && this.ackedTick < 0) this.sendEntityAck(0);
         // The previous broadcast's entities have arrived by now (they follow their State); compare its checksum.
         if (this.sawState && this.stateChecksum !== this.heldChecksum) {
           if (measuring) totals.checksumMismatches++;
           this.sendCacheAck();
         }
-        this.sawState = true;
-        this.tick = packet.tick;
-        this.manifest = packet.chunks;
+        this.observe(packet);
         this.stateChecksum = packet.entityChecksum;
-        const now = performance.now();
-        let missing = false;
-        for (const entry of this.manifest)
-          if (entry.version !== 0 && this.held.get(entry.chunkId) !== entry.version) missing = true;
-        if (missing && now - this.lastChunkRequestMs >= CHUNK_RETRY_MS) {
-          this.lastChunkRequestMs = now;
-          this.sendCacheAck();
-        }
         return;
       }
       case "entity":
@@ -273,6 +296,74 @@ class Bot {
       }
       default:
         if (measuring) totals.other++;
+    }
+  }
+
+  /** What a State (or a StateDelta's State part) says: the tick, the manifest, and whether chunks are missing. */
+  observe(packet: { tick: number; chunks: ChunkEntry[] }): void {
+    this.sawState = true;
+    this.tick = packet.tick;
+    this.manifest = packet.chunks;
+    const now = performance.now();
+    let missing = false;
+    for (const entry of this.manifest)
+      if (entry.version !== 0 && this.held.get(entry.chunkId) !== entry.version) missing = true;
+    if (missing && now - this.lastChunkRequestMs >= CHUNK_RETRY_MS) {
+      this.lastChunkRequestMs = now;
+      this.sendCacheAck();
+    }
+  }
+
+  sendEntityAck(tick: number): void {
+    this.entityAck.tick = tick;
+    encodeEntityAck(this.entityAck, this.entityAckOut, 0);
+    this.send(this.entityAckOut);
+    this.ackedTick = tick;
+    this.lastEntityAckMs = performance.now();
+  }
+
+  /** Delta bots: the StateDelta applied to its baseline and checked; the newest verified list acknowledged. */
+  applyDelta(packet: StateDeltaView): void {
+    const held = this.baselines;
+    const base = packet.baselineTick === 0 ? emptyEntryList() : held.find((list) => list.tick === packet.baselineTick);
+    const delta = packet.delta;
+    const list = base ? applyEntityDelta(base, delta, 0, delta.length, packet.removedCount, packet.changedCount) : null;
+    if (list === null || list.checksum !== packet.entityChecksum) {
+      if (measuring) totals.checksumMismatches++;
+      // Say at once what is held, so the next delta is written against it.
+      const newest = held.length > 0 ? held[held.length - 1].tick : 0;
+      this.sendEntityAck(newest);
+      return;
+    }
+    list.tick = packet.tick;
+    held.push(list);
+    if (held.length > BASELINES_KEPT) held.shift();
+    if (performance.now() - this.lastEntityAckMs >= ENTITY_ACK_INTERVAL_MS) this.sendEntityAck(list.tick);
+    if (fight) this.findFoeIn(list);
+  }
+
+  /** Fighters with deltas: findFoe over a list's entries. */
+  findFoeIn(list: EntryList): void {
+    this.foeTick = list.tick;
+    this.foeDistance = Infinity;
+    const bytes = list.bytes;
+    for (let index = 0; index < list.count; index++) {
+      const at = list.starts[index];
+      const id = readU32(bytes, at + ENTRY.id);
+      const x = readI16(bytes, at + ENTRY.pos_x);
+      const y = readI16(bytes, at + ENTRY.pos_y);
+      if (id === this.entityId) {
+        this.x = x;
+        this.y = y;
+        continue;
+      }
+      if (!isFoe(readU16(bytes, at + ENTRY.type_id), readU16(bytes, at + ENTRY.hp), false)) continue;
+      const distance = Math.max(Math.abs(x - this.x), Math.abs(y - this.y));
+      if (distance < this.foeDistance) {
+        this.foeDistance = distance;
+        this.foeX = x;
+        this.foeY = y;
+      }
     }
   }
 

@@ -62,6 +62,10 @@ export const DEFAULT_NPC_ROWS: NpcRowSpec[] = [
   { npcs: 20_000 },
   { npcs: 100_000 },
   { npcs: 20_000, budgetBase: 20_000_000 },
+  // The same with the bots asking for entity deltas (P-21), as the official client does by default.
+  { npcs: 0, deltas: true },
+  { npcs: 20_000, deltas: true },
+  { npcs: 100_000, deltas: true },
 ];
 /** How often (jittered) the harness reads the NPC time of the last entity tick during a window. */
 const NPC_SAMPLE_MS = { min: 150, max: 350 };
@@ -74,6 +78,8 @@ type UdpBackendChoice = "auto" | "dgram";
 export interface NpcRowSpec {
   npcs: number;
   budgetBase?: number;
+  /** The bots ask for entity deltas (bench/server/bots.ts --deltas). */
+  deltas?: boolean;
 }
 
 interface NpcStatus {
@@ -172,6 +178,8 @@ export interface ScaleRow {
   combat?: CombatRow;
   /** Whether the bots fought (--fight) rather than wandered. */
   fight?: boolean;
+  /** Whether the bots asked for entity deltas (--deltas). */
+  deltas?: boolean;
 }
 
 /** The NPC room's figures over one measurement window. */
@@ -343,6 +351,8 @@ interface NpcRunOptions {
   budgetBase?: number;
   /** The bots seek and attack creatures (bench/server/bots.ts --fight) instead of wandering. */
   fight?: boolean;
+  /** The bots ask for entity deltas (bench/server/bots.ts --deltas). */
+  deltas?: boolean;
 }
 
 async function runScale(
@@ -376,6 +386,7 @@ async function runScale(
       String(measureS),
       ...(idle ? ["--idle"] : []),
       ...(npcRun?.fight ? ["--fight"] : []),
+      ...(npcRun?.deltas ? ["--deltas"] : []),
     ]);
     const botProcess = spawn(command, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let botErr = "";
@@ -506,6 +517,7 @@ async function runScale(
           ? npcRowOf(s0.npcs, s1.npcs, npcWindow, npcSamples, seconds, bots, npcRun.budgetBase)
           : undefined,
       fight: npcRun?.fight === true,
+      deltas: npcRun?.deltas === true,
       combat: s0.combat && s1.combat ? combatRowOf(s0, s1, seconds) : undefined,
     };
     log(
@@ -749,11 +761,18 @@ export async function runServer(options: RunOptions & { serverCounts?: number[] 
   };
 }
 
-/** "20000" → 20,000 NPCs at the default budget; "20000@20000000" → with --npc-budget 20000000. */
+/**
+ * "20000" → 20,000 NPCs at the default budget; "20000@20000000" → with --npc-budget 20000000;
+ * a "+deltas" suffix ("20000+deltas") → the bots ask for entity deltas.
+ */
 export function parseNpcRows(text: string): NpcRowSpec[] {
   return text.split(",").map((item) => {
-    const [npcs, budget] = item.trim().split("@");
-    const spec: NpcRowSpec = { npcs: Number(npcs) };
+    const deltas = item.trim().endsWith("+deltas");
+    const [npcs, budget] = item
+      .trim()
+      .replace(/\+deltas$/, "")
+      .split("@");
+    const spec: NpcRowSpec = { npcs: Number(npcs), ...(deltas ? { deltas } : {}) };
     if (budget !== undefined) spec.budgetBase = Number(budget);
     if (!Number.isInteger(spec.npcs) || spec.npcs < 0 || (budget !== undefined && !(Number(budget) >= 1))) {
       throw new Error(`--npcs takes COUNT or COUNT@BUDGET (integers), got "${item}"`);
@@ -764,9 +783,10 @@ export function parseNpcRows(text: string): NpcRowSpec[] {
 
 function npcRowLabel(row: ScaleRow): string {
   const npcs = row.npcs;
-  if (!npcs || npcs.count === 0) return `${row.bots} bots, no NPCs`;
+  const carrier = row.deltas ? ", entity deltas" : "";
+  if (!npcs || npcs.count === 0) return `${row.bots} bots, no NPCs${carrier}`;
   const budget = npcs.budgetBase === DEFAULT_THINK_BUDGET_BASE ? "" : `, --npc-budget ${fmt(npcs.budgetBase)}`;
-  return `${row.bots} bots, ${fmt(npcs.count)} NPCs${budget}`;
+  return `${row.bots} bots, ${fmt(npcs.count)} NPCs${budget}${carrier}`;
 }
 
 /** A loaded row's targets: p99 tick under `tickP99Ms` with ≥ 95 % of the tick rate and of the States per bot. */
@@ -780,7 +800,7 @@ function holdsRates(row: ScaleRow, tickP99Ms: number): boolean {
 
 /** What holdsRates looked at, in words, with the row's load. */
 function ratesText(row: ScaleRow): string {
-  return `p99 tick ${fmt(row.tickMs.p99)} ms, ${fmt(row.tickRateHz)} ticks/s, ${fmt(row.bot.perBot.statePerSecond)} States/s per bot (load ${loadCell(row)})`;
+  return `p99 tick ${fmt(row.tickMs.p99)} ms, ${fmt(row.tickRateHz)} ticks/s, ${fmt(row.bot.perBot.statePerSecond)} States/s per bot${row.deltas ? ", entity deltas" : ""} (load ${loadCell(row)})`;
 }
 
 function loadCell(row: ScaleRow): string {
@@ -815,16 +835,24 @@ export async function runServerNpcs(
         mapPath = writeWorld(join(dir, `npcs-${spec.npcs}`), { npcs: spec.npcs });
         worlds.set(spec.npcs, mapPath);
       }
-      log(`server: ${bots} bots, ${spec.npcs} NPCs${spec.budgetBase ? `, --npc-budget ${spec.budgetBase}` : ""}`);
-      rows.push(await runScale(mapPath, bots, false, warmupS, measureS, "auto", { budgetBase: spec.budgetBase }));
+      log(
+        `server: ${bots} bots, ${spec.npcs} NPCs${spec.budgetBase ? `, --npc-budget ${spec.budgetBase}` : ""}` +
+          (spec.deltas ? ", entity deltas" : ""),
+      );
+      rows.push(
+        await runScale(mapPath, bots, false, warmupS, measureS, "auto", {
+          budgetBase: spec.budgetBase,
+          deltas: spec.deltas,
+        }),
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 
-  const baseline = rows.find((row) => (row.npcs?.count ?? 0) === 0);
-  /** Server CPU above the no-NPC row, in µs per awake NPC-second: everything NPCs cost, broadcasting them included. */
+  /** Server CPU above the no-NPC row of the same carrier (seed packets or deltas), in µs per awake NPC-second. */
   const allIncluded = (row: ScaleRow): number => {
+    const baseline = rows.find((other) => (other.npcs?.count ?? 0) === 0 && other.deltas === row.deltas);
     const npcs = row.npcs;
     if (!baseline || !npcs || npcs.count === 0 || !(npcs.awakeMean > 0)) return NaN;
     const extraCpuS = ((row.serverCpuPercent - baseline.serverCpuPercent) / 100) * row.seconds;
@@ -867,10 +895,16 @@ export async function runServerNpcs(
     ]);
 
   const holds = (row: ScaleRow) => holdsRates(row, NPC_GOALS.tickP99Ms);
-  const at = (npcs: number) =>
-    rows.find((row) => row.npcs?.count === npcs && row.npcs.budgetBase === DEFAULT_THINK_BUDGET_BASE);
+  // The verdicts are the official client's: with entity deltas when those rows ran, else the seed's packets.
+  const at = (npcs: number) => {
+    const matching = rows.filter(
+      (row) => row.npcs?.count === npcs && row.npcs.budgetBase === DEFAULT_THINK_BUDGET_BASE,
+    );
+    return matching.find((row) => row.deltas) ?? matching[0];
+  };
   const at20k = at(20_000);
   const at100k = at(100_000);
+  const baseline = at20k && rows.find((row) => (row.npcs?.count ?? 0) === 0 && row.deltas === at20k.deltas);
   const notRun = `not run (bots ${bots}; rows: ${rows.map(npcRowLabel).join("; ")})`;
   const full = bots === DEFAULT_NPC_BOTS;
   const targets: Target[] = [
@@ -883,7 +917,7 @@ export async function runServerNpcs(
       target: `2000 bots + 20,000 NPCs: ≤ ${NPC_GOALS.cpuUsPerClientSecond} server CPU µs per client-second, all included`,
       measured:
         at20k && full
-          ? `${fmt(at20k.cpuUsPerClientSecond)} µs/client-s (${fmt(at20k.serverCpuPercent)} % of a core; without NPCs in the same session: ${baseline ? fmt(baseline.cpuUsPerClientSecond) : "—"})`
+          ? `${fmt(at20k.cpuUsPerClientSecond)} µs/client-s (${fmt(at20k.serverCpuPercent)} % of a core${at20k.deltas ? ", entity deltas" : ""}; without NPCs in the same session: ${baseline ? fmt(baseline.cpuUsPerClientSecond) : "—"})`
           : notRun,
       met: at20k && full ? at20k.cpuUsPerClientSecond <= NPC_GOALS.cpuUsPerClientSecond : null,
     },
@@ -1025,15 +1059,24 @@ export async function runServerCombat(options: RunOptions & { npcBots?: number }
   const rows: ScaleRow[] = [];
   try {
     const mapPath = writeWorld(join(dir, "world"), { npcs: COMBAT_NPCS });
-    for (const fighting of [false, true]) {
-      log(`combat: ${bots} bots ${fighting ? "fighting" : "wandering"}, ${COMBAT_NPCS} NPCs`);
-      rows.push(await runScale(mapPath, bots, false, warmupS, measureS, "auto", { fight: fighting }));
+    // Wandering and fighting with the seed's packets, then fighting with entity deltas (the official client's default).
+    for (const [fighting, deltas] of [
+      [false, false],
+      [true, false],
+      [true, true],
+    ]) {
+      log(
+        `combat: ${bots} bots ${fighting ? "fighting" : "wandering"}, ${COMBAT_NPCS} NPCs${deltas ? ", entity deltas" : ""}`,
+      );
+      rows.push(await runScale(mapPath, bots, false, warmupS, measureS, "auto", { fight: fighting, deltas }));
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const label = (row: ScaleRow) => `${row.bots} bots ${row.fight ? "fighting" : "wandering"}, ${fmt(COMBAT_NPCS)} NPCs`;
-  const fightRow = rows.find((row) => row.fight);
+  const label = (row: ScaleRow) =>
+    `${row.bots} bots ${row.fight ? "fighting" : "wandering"}, ${fmt(COMBAT_NPCS)} NPCs${row.deltas ? ", entity deltas" : ""}`;
+  // The verdicts are the official client's: with entity deltas.
+  const fightRow = rows.find((row) => row.fight && row.deltas) ?? rows.find((row) => row.fight);
   const full = bots === DEFAULT_NPC_BOTS;
   const notRun = `not run (bots ${bots})`;
   const targets: Target[] = [
@@ -1046,7 +1089,7 @@ export async function runServerCombat(options: RunOptions & { npcBots?: number }
       target: `2000 bots fighting among 20,000 NPCs: ≤ ${COMBAT_GOALS.cpuUsPerClientSecond} server CPU µs per client-second`,
       measured:
         fightRow && full
-          ? `${fmt(fightRow.cpuUsPerClientSecond)} µs/client-s (${fmt(fightRow.serverCpuPercent)} % of a core; the same bots wandering: ${fmt(rows.find((row) => !row.fight)?.cpuUsPerClientSecond ?? NaN)})`
+          ? `${fmt(fightRow.cpuUsPerClientSecond)} µs/client-s (${fmt(fightRow.serverCpuPercent)} % of a core${fightRow.deltas ? ", entity deltas" : ""}; the same bots wandering, seed packets: ${fmt(rows.find((row) => !row.fight)?.cpuUsPerClientSecond ?? NaN)})`
           : notRun,
       met: fightRow && full ? fightRow.cpuUsPerClientSecond <= COMBAT_GOALS.cpuUsPerClientSecond : null,
     },
