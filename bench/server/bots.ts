@@ -433,11 +433,20 @@ class Bot {
 
 async function join(index: number): Promise<{ token: bigint; port: number; entityId: number }> {
   for (let attempt = 0; ; attempt++) {
-    const response = await fetch(`${httpBase}/api/guest`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ nick: `bot${index}` }),
-    });
+    let response: Response;
+    try {
+      response = await fetch(`${httpBase}/api/guest`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ nick: `bot${index}` }),
+      });
+    } catch (error) {
+      // A kept-alive connection the server closed as it was reused ("other side closed", seen on a loaded
+      // machine): a network failure, not a refusal, so it is tried again like a 5xx.
+      if (attempt >= 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      continue;
+    }
     if (response.ok) {
       const body = (await response.json()) as { token: string; udpPort: number; entityId: number };
       return { token: BigInt(`0x${body.token}`), port: body.udpPort, entityId: body.entityId };

@@ -22,7 +22,7 @@ import {
   encodeEntityEntry,
   encodeEntityHeader,
 } from "../protocol/entity.js";
-import { type DeltaWritten, writeEntityDelta } from "../protocol/entity-delta.js";
+import { type DeltaWritten, type EntryList, writeEntityDelta } from "../protocol/entity-delta.js";
 import { MAX_DATAGRAM_BYTES, PACKET_STATE_DELTA } from "../protocol/header.js";
 import { STATE_DELTA_BODY_OFFSET, STATE_DELTA_FIXED_BYTES, writeStateDeltaTail } from "../protocol/state-delta.js";
 import {
@@ -92,13 +92,19 @@ export class Broadcaster {
     const inView = this.view;
     const count = this.entities.inSquare(entity.x, entity.y, VIEW_RADIUS, inView);
 
-    // The checksum covers the entries in send order, whatever the datagram split.
+    // The checksum covers the entries in send order, whatever the datagram split. A delta session's
+    // entries are copied into this broadcast's list first, and hashed there in one pass.
+    const baselines = session.baselines;
+    const list = baselines === null ? null : baselines.next();
     let checksum = ENTITY_CHECKSUM_START;
     for (let index = 0; index < count; index++) {
       const seen = inView[index];
       if (seen.entryRound !== this.round) this.encodeEntry(seen, index);
-      checksum = entityChecksumEntries(checksum, this.entries, seen.entryOffset, seen.entryOffset + seen.entryBytes);
+      const from = seen.entryOffset;
+      if (list === null) checksum = entityChecksumEntries(checksum, this.entries, from, from + seen.entryBytes);
+      else list.append(this.entries, from, from + seen.entryBytes);
     }
+    if (list !== null) checksum = list.computeChecksum();
 
     // State first: the client reads the checksum, then the entries that match it.
     const centreX = Math.floor(entity.x / CHUNK_SIZE);
@@ -111,8 +117,9 @@ export class Broadcaster {
     const egress = this.egress;
     const slab = egress.slab;
     const tick = this.clock.tick;
-    const baselines = session.baselines;
-    if (baselines !== null) return this.sendDelta(session, baselines, count, checksum, centreX, centreY, tick);
+    if (baselines !== null && list !== null) {
+      return this.sendDelta(session, baselines, list, count, checksum, centreX, centreY, tick);
+    }
     slab.reserve(STATE_BYTES);
     encodeStateAround(0, tick, centreX, centreY, versions, entity.id, checksum, slab.bytes, slab.at);
     egress.send(session, slab.take(STATE_BYTES));
@@ -136,6 +143,7 @@ export class Broadcaster {
   private sendDelta(
     session: Session,
     baselines: EntityBaselines,
+    list: EntryList,
     count: number,
     checksum: number,
     centreX: number,
@@ -143,11 +151,6 @@ export class Broadcaster {
     tick: number,
   ): void {
     const inView = this.view;
-    const list = baselines.next();
-    for (let index = 0; index < count; index++) {
-      const seen = inView[index];
-      list.append(this.entries, seen.entryOffset, seen.entryOffset + seen.entryBytes);
-    }
     list.tick = tick;
     list.checksum = checksum;
     const egress = this.egress;
