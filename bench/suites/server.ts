@@ -41,6 +41,8 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PRELOAD = fileURLToPath(new URL("../server/eld-preload.mjs", import.meta.url));
 const BOTS = fileURLToPath(new URL("../server/bots.ts", import.meta.url));
 const DEFAULT_COUNTS = [100, 250, 500, 750, 1000, 1500, 2000];
+/** Colyseus 0.17's downstream per wandering client at N = 500, IP level (issue 20: 887–905 B/s; the lower figure). */
+const COLYSEUS_DOWN_B_PER_S = 887;
 /** States per client per second: the server broadcasts every BROADCAST_EVERY_TICKS ticks. */
 const BROADCAST_HZ = TICK_HZ / BROADCAST_EVERY_TICKS;
 /** One tick's budget in ms: a p99 tick above it means the server falls behind. */
@@ -353,6 +355,8 @@ interface NpcRunOptions {
   fight?: boolean;
   /** The bots ask for entity deltas (bench/server/bots.ts --deltas). */
   deltas?: boolean;
+  /** Whether this is an NPC row: the NPC room is sampled through the window (default true). */
+  sampleNpcs?: boolean;
 }
 
 async function runScale(
@@ -441,7 +445,7 @@ async function runScale(
             await readEld(serverPid, eldFile); // resets the histogram
           })(),
         );
-        if (npcRun) sampleNpcs();
+        if (npcRun && npcRun.sampleNpcs !== false) sampleNpcs();
       }
       if (message.event === "measure-end") {
         endCpu = cpuSeconds(serverPid);
@@ -455,7 +459,8 @@ async function runScale(
             endStatus = await status(http, Math.min(1024, Math.round(measureS * TICK_HZ)));
             eld = await readEld(serverPid, eldFile);
             // The server maps ?ticks=N onto its NPC ring (one sample per entity tick): N / 2 samples.
-            if (npcRun) npcWindow = (await status(http, Math.min(1024, Math.round(measureS * TICK_HZ)))).npcs ?? null;
+            if (npcRun && npcRun.sampleNpcs !== false)
+              npcWindow = (await status(http, Math.min(1024, Math.round(measureS * TICK_HZ)))).npcs ?? null;
           })(),
         );
       }
@@ -509,11 +514,14 @@ async function runScale(
         datagramsOutPerClientSecond: (s1.datagramsOut - s0.datagramsOut) / clientSeconds,
       },
       drops: s1.drops,
+      // An idle delta session gets a quarter of the States by design (P-21): only the tick rate counts for it.
       keepsUp:
-        tickRateHz >= TICK_HZ * 0.95 && bot.perBot.statePerSecond >= BROADCAST_HZ * 0.95 && s1.tickMs.p99 < TICK_MS,
+        tickRateHz >= TICK_HZ * 0.95 &&
+        (bot.perBot.statePerSecond >= BROADCAST_HZ * 0.95 || (idle && npcRun?.deltas === true)) &&
+        s1.tickMs.p99 < TICK_MS,
       load: { before: loadBefore, after: loadAverages() },
       npcs:
-        npcRun && s0.npcs && s1.npcs
+        npcRun && npcRun.sampleNpcs !== false && s0.npcs && s1.npcs
           ? npcRowOf(s0.npcs, s1.npcs, npcWindow, npcSamples, seconds, bots, npcRun.budgetBase)
           : undefined,
       fight: npcRun?.fight === true,
@@ -629,6 +637,17 @@ export async function runServer(options: RunOptions & { serverCounts?: number[] 
     }
     const idleRow = await runScale(mapPath, 100, true, warmupS, measureS);
     rows.push(idleRow);
+    // The bots asking for entity deltas (P-21), as the official client does by default: N = 500 wandering
+    // (issue 20's bytes comparison), 2000 wandering, and 100 idle.
+    if (!options.quick) {
+      for (const [bots, idle] of [
+        [500, false],
+        [2000, false],
+        [100, true],
+      ] as const) {
+        rows.push(await runScale(mapPath, bots, idle, warmupS, measureS, "auto", { deltas: true, sampleNpcs: false }));
+      }
+    }
     // The same server on node:dgram at the largest N, to show what batched system calls buy.
     const largestBatched = rows.filter((row) => !row.idle && row.udpBackend === "mmsg").pop();
     if (!options.quick && largestBatched) {
@@ -640,12 +659,15 @@ export async function runServer(options: RunOptions & { serverCounts?: number[] 
     rmSync(dir, { recursive: true, force: true });
   }
 
-  const moving = rows.filter((row) => !row.idle && !comparison.includes(row));
-  const idleRow = rows.find((row) => row.idle)!;
+  const moving = rows.filter((row) => !row.idle && !comparison.includes(row) && !row.deltas);
+  const idleRow = rows.find((row) => row.idle && !row.deltas)!;
+  const deltaAt500 = rows.find((row) => row.deltas && !row.idle && row.bots === 500);
+  const deltaIdle = rows.find((row) => row.deltas && row.idle);
+  const seedAt500 = moving.find((row) => row.bots === 500);
   const eldCell = (row: ScaleRow) =>
     row.eventLoopDelayMs ? `${fmt(row.eventLoopDelayMs.p50)} / ${fmt(row.eventLoopDelayMs.p99)}` : "—";
   const table = rows.map((row) => [
-    `${row.bots}${row.idle ? " idle" : ""}${comparison.includes(row) ? " on node:dgram" : ""}`,
+    `${row.bots}${row.idle ? " idle" : ""}${comparison.includes(row) ? " on node:dgram" : ""}${row.deltas ? ", entity deltas" : ""}`,
     fmt(row.serverCpuPercent),
     fmt(row.cpuUsPerClientSecond),
     fmt(row.rssMiB),
@@ -679,6 +701,20 @@ export async function runServer(options: RunOptions & { serverCounts?: number[] 
       target: `idle clients under 1.3 KB/s downstream at the IP level (one ${STATE_BYTES}-byte StatePacket per broadcast)`,
       measured: `${fmt(idleRow.bot.perBot.ipBytesInPerSecond)} B/s per bot (server counters: ${fmt(idleRow.server.ipBytesOutPerClientSecond)} B/s), ${fmt(idleRow.bot.perBot.statePerSecond)} States/s, ${fmt(idleRow.bot.perBot.entityPerSecond)} EntityPackets/s`,
       met: idleRow.bot.perBot.ipBytesInPerSecond < 1300,
+    },
+    {
+      target: `with entity deltas (P-21): downstream per wandering client at N = 500 below Colyseus 0.17's ${COLYSEUS_DOWN_B_PER_S} B/s (issue 20's measurement, not this run)`,
+      measured: deltaAt500
+        ? `${fmt(deltaAt500.bot.perBot.ipBytesInPerSecond)} B/s per bot (seed packets in this run: ${seedAt500 ? fmt(seedAt500.bot.perBot.ipBytesInPerSecond) : "—"}); up ${fmt(deltaAt500.bot.perBot.ipBytesOutPerSecond)} B/s; ${fmt(deltaAt500.cpuUsPerClientSecond)} server µs/client-s`
+        : "not run",
+      met: deltaAt500 ? deltaAt500.bot.perBot.ipBytesInPerSecond < COLYSEUS_DOWN_B_PER_S : null,
+    },
+    {
+      target: "with entity deltas: idle clients under 600 B/s downstream at the IP level",
+      measured: deltaIdle
+        ? `${fmt(deltaIdle.bot.perBot.ipBytesInPerSecond)} B/s per bot, ${fmt(deltaIdle.bot.perBot.statePerSecond)} StateDeltas/s`
+        : "not run",
+      met: deltaIdle ? deltaIdle.bot.perBot.ipBytesInPerSecond < 600 : null,
     },
   ];
   const eldSource = rows.find((row) => row.eventLoopDelayMs)?.eventLoopDelayMs?.source ?? "none";
