@@ -64,6 +64,12 @@ describe("the NPC kinds file", () => {
     ],
     ["a negative armor", kindsText({ ...RAT, armor: -1 }), /armor: expected an integer 0..1000, got -1/],
     ["a rating below the floor", kindsText({ ...RAT, elo: 50 }), /elo: expected an integer 100..65535, got 50/],
+    [
+      "fewer creatures at night than by day",
+      kindsText({ ...RAT, nightSpawns: 0.5 }),
+      /nightSpawns: expected a number from 1 to 4, got 0.5/,
+    ],
+    ["a night radius as text", kindsText({ ...RAT, nightPerception: "far" }), /nightPerception: expected an integer/],
   ])("refuses %s", (_, text, message) => {
     expect(refusal(text)).toMatch(message);
   });

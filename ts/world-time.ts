@@ -50,3 +50,19 @@ const WEATHER_LIGHT: Readonly<Record<Weather, number>> = { clear: 1, rain: 0.8, 
 export function ambientLevel(timeOfDay: number, weather: Weather): number {
   return Math.round(FULL_LIGHT * daylight(timeOfDay) * WEATHER_LIGHT[weather]);
 }
+
+/**
+ * How far creatures notice in each weather, as a share of their radius (docs/world-time.md):
+ * fog hides a player most, a storm's noise and dark a good deal, rain a little.
+ */
+export const WEATHER_PERCEPTION: Readonly<Record<Weather, number>> = { clear: 1, rain: 0.85, fog: 0.5, storm: 0.75 };
+
+/**
+ * A creature's perception radius now: its night radius between dusk and dawn (partOfDay "night"),
+ * its day radius otherwise, shortened by the weather; at least 1 for a creature that notices at all.
+ */
+export function perceptionRadius(dayRadius: number, nightRadius: number, night: boolean, weather: Weather): number {
+  const radius = night ? nightRadius : dayRadius;
+  if (radius === 0) return 0;
+  return Math.max(1, Math.round(radius * WEATHER_PERCEPTION[weather]));
+}

@@ -18,6 +18,7 @@ import { executesWindow, nextWindowAfter, windowOfTick } from "../window.js";
 import { ENTITY_TICK_EVERY, entityTickOf, isEntityTick } from "../action-points.js";
 import { AccountService } from "./accounts/account-service.js";
 import { type AccountRecord, AccountStore } from "./accounts/account-store.js";
+import { partOfDay } from "../world-time.js";
 import { Broadcaster } from "./broadcast.js";
 import { ChatService } from "./chat.js";
 import type { Clock } from "./clock.js";
@@ -370,6 +371,8 @@ export class Game {
     // NPCs act on entity ticks (12 Hz), after the players' window, all their steps in one kernel call.
     if (isEntityTick(this.tick)) {
       const npcStartMs = performance.now();
+      const clock = this.worldClock;
+      this.npcs.setConditions(partOfDay(clock.timeOfDay(this.tick)) === "night", clock.weather);
       this.npcs.entityTick(entityTickOf(this.tick));
       this.metrics.npcMs.add(performance.now() - npcStartMs);
     }

@@ -32,6 +32,13 @@ export interface NpcKind {
   hp: number;
   /** Chebyshev radius within which a hostile notices a player (0 for kinds that never notice). */
   perception: number;
+  /** Its perception between dusk and dawn (the world clock's night); absent: `perception` (nightPerceptionOf). */
+  nightPerception?: number;
+  /**
+   * How many of a spawn's count it keeps at night, as a multiple (1 … 4); absent: 1.5 for hostiles —
+   * the dark brings more of them — and 1 for the others (nightSpawnsOf).
+   */
+  nightSpawns?: number;
   /** A hostile gives up once its target is farther than this from the NPC's home. */
   leash: number;
   /** How far from home a wanderer strays, and an idle hostile paces. */
@@ -55,6 +62,20 @@ export interface NpcKind {
   opensDoors?: boolean;
 }
 
+/** A hostile kind's nightSpawns when the file gives none, and the most any kind may have. */
+export const NIGHT_SPAWNS_HOSTILE = 1.5;
+export const NIGHT_SPAWNS_MAX = 4;
+
+/** A kind's perception at night. */
+export function nightPerceptionOf(kind: NpcKind): number {
+  return kind.nightPerception ?? kind.perception;
+}
+
+/** How many times its spawn's count a kind keeps at night. */
+export function nightSpawnsOf(kind: NpcKind): number {
+  return kind.nightSpawns ?? (kind.behaviour === "hostile" ? NIGHT_SPAWNS_HOSTILE : 1);
+}
+
 /** The most lines a loot table has, and the most of one item a line drops. */
 export const NPC_LOOT_LINES_MAX = 8;
 export const NPC_LOOT_COUNT_MAX = 999;
@@ -71,6 +92,8 @@ const KIND_KEYS = new Set([
   "speed",
   "hp",
   "perception",
+  "nightPerception",
+  "nightSpawns",
   "leash",
   "wander",
   "respawnSeconds",
@@ -124,6 +147,18 @@ function parseKind(value: unknown, where: string, file: string): NpcKind {
   const notices = behaviour !== "wander";
   const perception = integer("perception", notices ? 1 : 0, NPC_RADIUS_MAX, notices ? undefined : 0);
   const leash = integer("leash", notices ? perception : 0, NPC_RADIUS_MAX, notices ? undefined : 0);
+  const nightPerception =
+    fields.nightPerception === undefined ? undefined : integer("nightPerception", notices ? 1 : 0, NPC_RADIUS_MAX);
+  const nightSpawns = fields.nightSpawns;
+  if (
+    nightSpawns !== undefined &&
+    (typeof nightSpawns !== "number" || !(nightSpawns >= 1 && nightSpawns <= NIGHT_SPAWNS_MAX))
+  ) {
+    throw new MapError(
+      file,
+      `${where}.nightSpawns: expected a number from 1 to ${NIGHT_SPAWNS_MAX}, got ${JSON.stringify(nightSpawns)}`,
+    );
+  }
   return {
     name,
     typeId: integer("typeId", NPC_TYPE_ID_MIN, 0xffff),
@@ -131,6 +166,9 @@ function parseKind(value: unknown, where: string, file: string): NpcKind {
     speed: integer("speed", SPEED_MIN, SPEED_MAX),
     hp: integer("hp", 1, 0xffff),
     perception,
+    // Only a kind that changes at night says so: the others read as they did before the world clock.
+    ...(nightPerception !== undefined ? { nightPerception } : {}),
+    ...(nightSpawns !== undefined ? { nightSpawns } : {}),
     leash,
     wander: integer("wander", 0, NPC_RADIUS_MAX, behaviour === "guard" ? 0 : 4),
     respawnSeconds: integer("respawnSeconds", 1, NPC_RESPAWN_MAX_SECONDS),

@@ -29,12 +29,13 @@ import { CHUNK_SIZE } from "../../constants.js";
 import { ACTION_DX, ACTION_DY, actionFromDelta } from "../../protocol/action.js";
 import { ENTITY_FLAG_HOSTILE } from "../../protocol/entity.js";
 import { mulberry32 } from "../../random.js";
+import { type Weather, perceptionRadius } from "../../world-time.js";
 import type { MoveTable, Pathing } from "../../wasm/sim.js";
 import { ENTITY_TYPE_PLAYER, type EntityStore, type StoredEntity } from "../entities.js";
 import type { Doors } from "../doors.js";
 import type { Logger } from "../log.js";
 import { VIEW_RADIUS } from "../view.js";
-import type { NpcKind } from "./kinds.js";
+import { type NpcKind, nightPerceptionOf, nightSpawnsOf } from "./kinds.js";
 import { NpcIndex } from "./npc-index.js";
 import type { NpcSpawnSpec } from "./spawns.js";
 import { ReadyQueue } from "./ready-queue.js";
@@ -108,6 +109,8 @@ interface SpawnState {
   readonly spec: NpcSpawnSpec;
   /** Entity ticks at which a replacement is due, oldest first. */
   readonly due: number[];
+  /** Its NPCs alive now. */
+  alive: number;
 }
 
 /** What the room uses: the entities it lives among, THE rule and A*, the move kernel, the log. */
@@ -179,6 +182,9 @@ export class NpcRoom {
   private cycleAwake = 0;
   /** The entity tick being run, or the last one run. */
   private entityTickNow = 0;
+  /** The world's conditions (setConditions): night, and the weather. */
+  private night = false;
+  private weather: Weather = "clear";
   private awakeCount = 0;
   /** NPCs that decided at least twice in the last complete wake cycle (one second). */
   decidingTwice = 0;
@@ -224,7 +230,7 @@ export class NpcRoom {
     this.recentSpent = new Int32Array(perSecond);
     this.recentShed = new Int32Array(perSecond);
     for (const spec of specs) {
-      const spawn: SpawnState = { spec, due: [] };
+      const spawn: SpawnState = { spec, due: [], alive: 0 };
       this.spawns.push(spawn);
       for (let i = 0; i < spec.count; i++) this.spawnOne(spawn);
     }
@@ -296,9 +302,40 @@ export class NpcRoom {
     this.index.remove(npc);
     this.ports.entities.remove(npc.entity);
     const spawn = npc.spawn;
-    spawn.due.push(entityTick + Math.max(1, Math.round(spawn.spec.respawnSeconds * this.options.entityTicksPerSecond)));
+    spawn.alive--;
+    // Replaced only while the spawn is below what it keeps now: a night's extra ones are not, by day.
+    if (spawn.alive + spawn.due.length < this.keeps(spawn)) {
+      spawn.due.push(
+        entityTick + Math.max(1, Math.round(spawn.spec.respawnSeconds * this.options.entityTicksPerSecond)),
+      );
+    }
     this.stats.deaths++;
     return true;
+  }
+
+  /**
+   * The world's conditions (the world clock, each entity tick): at night a spawn keeps its kind's
+   * nightSpawns times its count — the extra ones come one by one, a respawn time apart — and
+   * perception takes the kind's night radius; the weather shortens it (ts/world-time.ts).
+   */
+  setConditions(night: boolean, weather: Weather): void {
+    if (weather !== this.weather) this.weather = weather;
+    if (night === this.night) return;
+    this.night = night;
+    if (!night) return;
+    const entityTick = this.entityTickNow;
+    const step = (spawn: SpawnState) =>
+      Math.max(1, Math.round(spawn.spec.respawnSeconds * this.options.entityTicksPerSecond));
+    for (const spawn of this.spawns) {
+      const missing = this.keeps(spawn) - spawn.alive - spawn.due.length;
+      for (let i = 1; i <= missing; i++) spawn.due.push(entityTick + i * step(spawn));
+    }
+  }
+
+  /** How many NPCs `spawn` keeps now. */
+  private keeps(spawn: SpawnState): number {
+    const count = spawn.spec.count;
+    return this.night ? Math.ceil(count * nightSpawnsOf(spawn.spec.kind)) : count;
   }
 
   /** One entity tick: respawns, this tick's slice of the wake cycle, the due NPCs' thinking under the budget, moving. */
@@ -439,7 +476,8 @@ export class NpcRoom {
   private notice(npc: Npc): number {
     const { entity, kind } = npc;
     const near = this.nearScratch;
-    const count = this.ports.entities.inSquare(entity.x, entity.y, kind.perception, near, false);
+    const radius = perceptionRadius(kind.perception, nightPerceptionOf(kind), this.night, this.weather);
+    const count = this.ports.entities.inSquare(entity.x, entity.y, radius, near, false);
     let best: StoredEntity | null = null;
     let bestDistance = Infinity;
     for (let i = 0; i < count; i++) {
@@ -749,6 +787,8 @@ export class NpcRoom {
     for (const spawn of this.spawns) {
       while (spawn.due.length > 0 && spawn.due[0] <= entityTick) {
         spawn.due.shift();
+        // A night's extra one still due at dawn is not brought.
+        if (spawn.alive >= this.keeps(spawn)) continue;
         this.spawnOne(spawn);
         this.stats.respawns++;
       }
@@ -757,6 +797,7 @@ export class NpcRoom {
 
   private spawnOne(spawn: SpawnState): Npc {
     const { spec } = spawn;
+    spawn.alive++;
     const cell = spec.cells[Math.floor(this.random() * spec.cells.length)];
     const kind = spec.kind;
     const entity = this.ports.entities.spawn(
