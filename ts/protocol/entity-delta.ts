@@ -236,18 +236,10 @@ function changeMask(
   return mask;
 }
 
-/** Bytes of a changed entry's mask and fields (without its id gap). */
+/** Most bytes of a changed entry with `mask`: its id gap at the longest, the mask and the fields. */
 function entrySize(mask: number, cur: Uint8Array, curAt: number): number {
-  let size = VARINT_MAX_BYTES + 1;
-  if (mask & DELTA_POS_SMALL) size += 2;
-  if (mask & DELTA_POS_FULL) size += 4;
-  if (mask & DELTA_TYPE) size += 2;
-  if (mask & DELTA_HP) size += 2;
-  if (mask & DELTA_HP_MAX) size += 2;
-  if (mask & DELTA_ELO) size += 2;
-  if (mask & DELTA_FLAGS) size += 1;
-  if (mask & DELTA_META) size += 1 + cur[curAt + META_LEN_AT];
-  return size;
+  const meta = mask & DELTA_META ? 1 + cur[curAt + META_LEN_AT] : 0;
+  return VARINT_MAX_BYTES + 1 + fixedFieldBytes(mask) + meta;
 }
 
 function writeFields(
