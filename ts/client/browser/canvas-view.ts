@@ -64,6 +64,11 @@ export class CanvasView {
     matchMedia(`(resolution: ${devicePixelRatio}dppx)`).addEventListener("change", () => this.fit(), { once: true });
   }
 
+  /** The stacked layout's panel canvas, or null without LayoutParts. */
+  get panelCanvas(): HTMLCanvasElement | null {
+    return this.parts?.panel ?? null;
+  }
+
   /** Sizes the canvas to the space around it. */
   fit(): void {
     if (this.parts) return this.arrange(this.parts);
