@@ -22,6 +22,8 @@ import { SocialSession } from "./ui/social-session.js";
 import { StatusLine } from "./ui/status-line.js";
 import { TileImages } from "./ui/tile-images.js";
 import { TouchControls } from "./ui/touch-controls.js";
+import { Minimap, tileColours } from "./ui/minimap.js";
+import { WhoOnline } from "./ui/who-online.js";
 import { WasmBlitter } from "../wasm/blit.js";
 
 interface Loaded {
@@ -137,6 +139,10 @@ async function play(request: JoinRequest): Promise<void> {
     });
     // The d-pad and the use, chat and bag buttons on a touch screen (they press the game's keys).
     new TouchControls(element("touch"), window, view.canvas);
+    // The map of the explored chunks (M) and who is online (O); their listeners and timers hold them.
+    new Minimap(element("minimap"), client, tileColours(connection.world.tiles, resources.images.tiles));
+    element("who").hidden = false;
+    new WhoOnline(element("who"), serverUrl, view.canvas);
   } catch (error) {
     // The same plain words on the card and under the game: what happened, not just "not connected".
     const explanation = explainJoinError(error, serverUrl);

@@ -1,6 +1,6 @@
 // On-screen controls for touch screens (issue 18 item 4): a d-pad steered by
 // dragging a thumb over it (eight directions and a dead centre), and buttons for
-// use and chat (the bag has its Bag button already, ui/item-panels.ts). They press the game's own keys — a KeyboardEvent with
+// use, chat and the map (the bag has its Bag button already, ui/item-panels.ts). They press the game's own keys — a KeyboardEvent with
 // the bound `code` (input.ts KEY_BINDINGS) dispatched on the window — so every
 // listener (movement, chat, use, the bag, the minimap) treats a touch exactly
 // as its key: one binding table, no second path to keep in step. Holding the
@@ -47,6 +47,7 @@ export interface TouchButton {
 export const TOUCH_BUTTONS: readonly TouchButton[] = [
   { label: "Use", code: "KeyE", testId: "touch-use" },
   { label: "Chat", code: "Enter", testId: "touch-chat" },
+  { label: "Map", code: "KeyM", testId: "touch-map" },
 ];
 
 export class TouchControls {
