@@ -21,6 +21,9 @@ import { ItemPanels } from "./ui/item-panels.js";
 import { SocialSession } from "./ui/social-session.js";
 import { StatusLine } from "./ui/status-line.js";
 import { TileImages } from "./ui/tile-images.js";
+import { TouchControls } from "./ui/touch-controls.js";
+import { Minimap, tileColours } from "./ui/minimap.js";
+import { WhoOnline } from "./ui/who-online.js";
 import { WasmBlitter } from "../wasm/blit.js";
 
 interface Loaded {
@@ -51,7 +54,11 @@ loadResources().then(
     const blitter = new WasmBlitter(resources.core);
     const atlas = uploadAtlas(blitter, resources.images);
     const renderer = new FrameRenderer(blitter, atlas);
-    const view = new CanvasView(element("game"), element("stage"), blitter);
+    const view = new CanvasView(element("game"), element("stage"), blitter, {
+      screen: element("screen"),
+      panel: element("panel"),
+      status: element("status"),
+    });
     loaded = { resources, blitter, atlas, renderer, view };
     installTileLooks(blitter, atlas, DEFAULT_TILE_LOOKS);
     renderer.render(titleScene(blitter));
@@ -130,6 +137,12 @@ async function play(request: JoinRequest): Promise<void> {
       home: view.canvas,
       note: (text, bad) => social.note(text, bad),
     });
+    // The d-pad and the use, chat and bag buttons on a touch screen (they press the game's keys).
+    new TouchControls(element("touch"), window, view.canvas);
+    // The map of the explored chunks (M) and who is online (O); their listeners and timers hold them.
+    new Minimap(element("minimap"), client, tileColours(connection.world.tiles, resources.images.tiles));
+    element("who").hidden = false;
+    new WhoOnline(element("who"), serverUrl, view.canvas);
   } catch (error) {
     // The same plain words on the card and under the game: what happened, not just "not connected".
     const explanation = explainJoinError(error, serverUrl);

@@ -12,6 +12,7 @@ import { HttpError, type HttpApi, type HttpReply, stringField } from "./http-api
 import { TIMING_WINDOW_TICKS } from "./metrics.js";
 import { KeyedRateLimiter } from "./rate-limit.js";
 import { checkNick } from "./nick.js";
+import { installOnlineRoute } from "./online-route.js";
 import { type MetricsSource, prometheusText } from "./prometheus.js";
 import type { Session, SessionRegistry } from "./session.js";
 import type { World } from "./world.js";
@@ -20,7 +21,7 @@ import type { AdminService } from "./admin/admin-service.js";
 
 /** What the routes use of the game (the Game is one): joining and leaving, accounts, the world, the status. */
 export interface ApiGame extends MetricsSource {
-  readonly sessions: Pick<SessionRegistry, "byTokenValue" | "size">;
+  readonly sessions: Pick<SessionRegistry, "byTokenValue" | "size" | "values">;
   readonly accounts: Pick<AccountService, "register" | "login">;
   readonly world: Pick<
     World,
@@ -92,8 +93,10 @@ export function installApiRoutes(
     100_000,
   );
   const guestJoins = new KeyedRateLimiter(limits.guestJoinsPerAddress / 60, limits.guestJoinsPerAddress, 100_000);
-  const guardStats = { loginsHeldBack: 0, registrationsHeldBack: 0, guestJoinsHeldBack: 0 };
+  const guardStats = { loginsHeldBack: 0, registrationsHeldBack: 0, guestJoinsHeldBack: 0, onlineHeldBack: 0 };
   const source = (raw: IncomingMessage) => addressKey(raw.socket.remoteAddress ?? "");
+  // Who is playing, for the page's who's-online list: bounded and rationed per source (online-route.ts).
+  installOnlineRoute(http, game.sessions, source, guardStats);
   /** A banned source gets 403 with the ban's reason and end, before anything else is done for it. */
   const refuseBanned = (raw: IncomingMessage): void => {
     const banned = game.admin.addressRefusal(raw.socket.remoteAddress ?? "");

@@ -2,8 +2,22 @@
 // ImageData (no copy until putImageData), and the canvas sized to the largest
 // whole multiple of 320×240 device pixels that fits, so every framebuffer
 // pixel is the same square of screen pixels (image-rendering: pixelated).
+// The page's layout (render/layout.ts pageLayout) decides the scale: on a
+// portrait screen the view is cropped to fill the width and the panel is shown
+// by a second canvas under it (the same ImageData, its panel rectangle only).
 import { FB_HEIGHT, FB_WIDTH } from "../../constants.js";
 import type { WasmBlitter } from "../../wasm/blit.js";
+import { PANEL, type PageLayout, pageLayout, VIEWPORT } from "../render/layout.js";
+
+/** The page around the canvas that the layout arranges; without them the canvas is only sized (as in tests). */
+export interface LayoutParts {
+  /** The box around the canvas and what lies over it (dialogs, chat, debug overlay): the view's clip. */
+  readonly screen: HTMLElement;
+  /** The second canvas that shows the panel in the stacked layout. */
+  readonly panel: HTMLCanvasElement;
+  /** The status line: its height is taken from the page unless it lies over the view. */
+  readonly status: HTMLElement;
+}
 
 export interface CanvasFit {
   /** Device pixels per framebuffer pixel (≥ 1). */
@@ -26,26 +40,75 @@ export class CanvasView {
   private readonly context: CanvasRenderingContext2D;
   private image: ImageData | null = null;
   private imageSource: Uint8ClampedArray | null = null;
+  private readonly panelContext: CanvasRenderingContext2D | null = null;
+  /** The layout last applied (null without LayoutParts). */
+  layout: PageLayout | null = null;
 
   constructor(
     readonly canvas: HTMLCanvasElement,
     private readonly space: HTMLElement,
     private readonly blitter: WasmBlitter,
+    private readonly parts: LayoutParts | null = null,
   ) {
     const context = canvas.getContext("2d", { alpha: false });
     if (!context) throw new Error("this browser cannot draw on a canvas");
     this.context = context;
+    if (parts) {
+      parts.panel.width = PANEL.w;
+      parts.panel.height = PANEL.h;
+      this.panelContext = parts.panel.getContext("2d", { alpha: false });
+    }
     this.fit();
     window.addEventListener("resize", () => this.fit());
     // A zoom or a move to another screen changes devicePixelRatio without a resize.
     matchMedia(`(resolution: ${devicePixelRatio}dppx)`).addEventListener("change", () => this.fit(), { once: true });
   }
 
+  /** The stacked layout's panel canvas, or null without LayoutParts. */
+  get panelCanvas(): HTMLCanvasElement | null {
+    return this.parts?.panel ?? null;
+  }
+
   /** Sizes the canvas to the space around it. */
   fit(): void {
+    if (this.parts) return this.arrange(this.parts);
     const fit = fitCanvas(this.space.clientWidth, this.space.clientHeight, devicePixelRatio);
     this.canvas.style.width = `${fit.cssWidth}px`;
     this.canvas.style.height = `${fit.cssHeight}px`;
+  }
+
+  /** Applies pageLayout to the page: the canvas's size, the view's clip, the panel canvas, the status line. */
+  private arrange(parts: LayoutParts): void {
+    const doc = this.canvas.ownerDocument;
+    const page = doc.documentElement;
+    const statusHeight = parts.status.offsetHeight;
+    const layout = pageLayout(page.clientWidth, page.clientHeight, statusHeight, devicePixelRatio);
+    this.layout = layout;
+    const px = layout.cssPerPixel;
+    doc.body.dataset.layout = layout.mode;
+    doc.body.dataset.status = layout.statusOverlay ? "overlay" : "row";
+    this.canvas.style.width = `${FB_WIDTH * px}px`;
+    this.canvas.style.height = `${FB_HEIGHT * px}px`;
+    const screen = parts.screen.style;
+    screen.setProperty("--fb-css", `${px}px`);
+    screen.setProperty("--crop-left", `${-layout.viewLeft * px}px`);
+    screen.setProperty("--canvas-width", `${FB_WIDTH * px}px`);
+    const stacked = layout.mode === "stacked";
+    screen.width = stacked ? `${layout.viewColumns * px}px` : "";
+    screen.height = stacked ? `${FB_HEIGHT * px}px` : "";
+    parts.panel.hidden = !stacked;
+    parts.panel.style.width = `${(PANEL.w * layout.panelScale) / devicePixelRatio}px`;
+    parts.panel.style.height = `${(PANEL.h * layout.panelScale) / devicePixelRatio}px`;
+    // Over the view's bottom edge, never the panel: the player stands in the middle of the view.
+    const status = parts.status.style;
+    if (layout.statusOverlay) {
+      const box = this.canvas.getBoundingClientRect();
+      status.left = `${box.left + VIEWPORT.x * px}px`;
+      status.width = `${VIEWPORT.w * px}px`;
+    } else {
+      status.left = "";
+      status.width = "";
+    }
   }
 
   /** Shows the RGBA region (fb_to_rgba has run). */
@@ -57,5 +120,9 @@ export class CanvasView {
       this.image = new ImageData(rgba as Uint8ClampedArray<ArrayBuffer>, FB_WIDTH, FB_HEIGHT);
     }
     this.context.putImageData(this.image!, 0, 0);
+    // Only the panel's rectangle, from the same ImageData (no copy of the view).
+    if (this.panelContext && this.layout?.mode === "stacked") {
+      this.panelContext.putImageData(this.image!, -PANEL.x, -PANEL.y, PANEL.x, PANEL.y, PANEL.w, PANEL.h);
+    }
   }
 }

@@ -133,7 +133,12 @@ export class PlaySession {
     this.itemLooks = new ItemLooks(parts.client.world.items);
     this.others = new EntityInterpolation(this.glides.windowMs, TILE_SIZE_PX, this.glides.measuredBounds);
     this.ownGlide = new EntityInterpolation(this.glides.windowMs);
-    this.pointer = new PointerInput(parts.view.canvas, this.steering, (pixel) => this.panelPress(pixel));
+    this.pointer = new PointerInput(
+      parts.view.canvas,
+      this.steering,
+      (pixel) => this.panelPress(pixel),
+      parts.view.panelCanvas,
+    );
     this.combatMirror = parts.combatMirror ? new LogMirror(parts.combatMirror) : null;
     parts.view.canvas.dataset.logTab = this.logTab;
     this.client.combat.listen((notice) => this.onCombat(notice, performance.now()));

@@ -7,8 +7,8 @@
 // at it: its pixel is kept until the frame loop aimed the press (settle()), so
 // a tap always walks, or attacks, like a click.
 import type { ClickSteering } from "../ui/click-steering.js";
-import { VIEWPORT, contains } from "../render/layout.js";
-import { framebufferPixelAt, type Point } from "../render/picking.js";
+import { PANEL, VIEWPORT, contains } from "../render/layout.js";
+import { framebufferPixelAt, framebufferPixelIn, type Point } from "../render/picking.js";
 
 export class PointerInput {
   /** The framebuffer pixel under the pointer, or null when it is off the canvas. */
@@ -20,7 +20,14 @@ export class PointerInput {
     private readonly canvas: HTMLCanvasElement,
     private readonly steering: ClickSteering,
     private readonly onPanelPress: (pixel: Point) => void = () => {},
+    /** The stacked layout's panel canvas (it shows the framebuffer's PANEL): a press there is a panel press too. */
+    panel: HTMLCanvasElement | null = null,
   ) {
+    panel?.addEventListener("pointerdown", (event) => {
+      if (event.button !== 0) return;
+      const pixel = framebufferPixelIn(event.clientX, event.clientY, panel.getBoundingClientRect(), PANEL);
+      if (pixel !== null) this.onPanelPress(pixel);
+    });
     canvas.addEventListener("pointerdown", (event) => this.down(event));
     canvas.addEventListener("pointermove", (event) => this.track(event));
     canvas.addEventListener("pointerup", () => steering.release());

@@ -3,7 +3,7 @@
 // Pure, so the mapping is tested without a browser.
 import { FB_HEIGHT, FB_WIDTH } from "../../constants.js";
 import type { ViewportPlacement } from "../camera.js";
-import { contains, TILE_SIZE_PX, VIEWPORT } from "./layout.js";
+import { contains, type Rect, TILE_SIZE_PX, VIEWPORT } from "./layout.js";
 
 export interface Point {
   x: number;
@@ -25,6 +25,18 @@ export function framebufferPixelAt(clientX: number, clientY: number, box: Canvas
   const y = Math.floor(((clientY - box.top) * FB_HEIGHT) / box.height);
   if (x < 0 || y < 0 || x >= FB_WIDTH || y >= FB_HEIGHT) return null;
   return { x, y };
+}
+
+/**
+ * The framebuffer pixel under page point (clientX, clientY) on an element showing only framebuffer rectangle
+ * `shows` (the stacked layout's panel canvas), or null outside it.
+ */
+export function framebufferPixelIn(clientX: number, clientY: number, box: CanvasBox, shows: Rect): Point | null {
+  if (box.width <= 0 || box.height <= 0) return null;
+  const x = Math.floor(((clientX - box.left) * shows.w) / box.width);
+  const y = Math.floor(((clientY - box.top) * shows.h) / box.height);
+  if (x < 0 || y < 0 || x >= shows.w || y >= shows.h) return null;
+  return { x: shows.x + x, y: shows.y + y };
 }
 
 /** The world tile drawn at framebuffer pixel (x, y) in a frame placed by `placement`; null outside the viewport. */

@@ -1,0 +1,91 @@
+// The overview's DOM-free parts: the minimap's tile colours (the commonest
+// colour of each tile's art) and its memory of explored chunks (coloured once
+// per version, bounded, painted into a window around the player), and the
+// who's-online answer's checking.
+import { describe, expect, it } from "vitest";
+import { CHUNK_SIZE, CHUNK_TILE_COUNT } from "../ts/constants.js";
+import { chunkId } from "../ts/protocol/chunk-id.js";
+import { createImage, rgb24FromRgb332 } from "../ts/client/assets/image.js";
+import { CELL_SIZE_PX, SHEET_COLUMNS } from "../ts/client/assets/sheets.js";
+import { ExploredChunks, MINIMAP_CHUNKS_MAX, tileColours } from "../ts/client/ui/minimap.js";
+import { onlineLabel, parseOnline } from "../ts/client/ui/who-online.js";
+
+/** A tile sheet whose cell `look` is `main` but for `rest` pixels of `other`. */
+function sheetWith(look: number, main: number, other: number, rest: number) {
+  const sheet = createImage(SHEET_COLUMNS * CELL_SIZE_PX, 4 * CELL_SIZE_PX);
+  const left = (look % SHEET_COLUMNS) * CELL_SIZE_PX;
+  const top = Math.floor(look / SHEET_COLUMNS) * CELL_SIZE_PX;
+  for (let index = 0; index < CELL_SIZE_PX * CELL_SIZE_PX; index++) {
+    const x = left + (index % CELL_SIZE_PX);
+    const y = top + Math.floor(index / CELL_SIZE_PX);
+    sheet.pixels[y * sheet.width + x] = index < rest ? other : main;
+  }
+  return sheet;
+}
+
+function chunk(cx: number, cy: number, version: number, tile: number) {
+  return { id: chunkId(cx, cy), version, tiles: new Uint16Array(CHUNK_TILE_COUNT).fill(tile) };
+}
+
+describe("tileColours", () => {
+  it("gives each tile the commonest colour of its look's art, and 0 to a tile without art", () => {
+    const sheet = sheetWith(5, 0x1f, 0xe0, 20);
+    const colours = tileColours(
+      [
+        { id: 3, look: 5 },
+        { id: 4, look: 0 },
+        { id: 9, look: 10_000 },
+      ],
+      sheet,
+    );
+    expect(colours[3]).toBe(0x1f);
+    expect(colours[4]).toBe(0);
+    expect(colours[9]).toBe(0);
+  });
+});
+
+describe("ExploredChunks", () => {
+  const colours = new Uint8Array(0x10000);
+  colours[7] = 0x1c; // green
+  colours[8] = 0x03; // blue
+
+  it("remembers chunks the cache forgets and recolours a chunk only when its version changes", () => {
+    const explored = new ExploredChunks(colours);
+    expect(explored.observe([chunk(1, 1, 1, 7), chunk(2, 1, 1, 7)])).toBe(true);
+    expect(explored.observe([chunk(1, 1, 1, 7)])).toBe(false);
+    expect(explored.size).toBe(2);
+    // A new version (a door opened, say) is taken again.
+    expect(explored.observe([chunk(1, 1, 2, 8)])).toBe(true);
+    const size = 3 * CHUNK_SIZE;
+    const rgba = new Uint8ClampedArray(size * size * 4);
+    explored.paint(rgba, 0, 0, size);
+    const at = (x: number, y: number) =>
+      (rgba[(y * size + x) * 4] << 16) | (rgba[(y * size + x) * 4 + 1] << 8) | rgba[(y * size + x) * 4 + 2];
+    expect(at(CHUNK_SIZE + 3, CHUNK_SIZE + 3)).toBe(rgb24FromRgb332(0x03));
+    expect(at(2 * CHUNK_SIZE + 3, CHUNK_SIZE + 3)).toBe(rgb24FromRgb332(0x1c));
+    expect(at(3, 3)).toBe(0); // unexplored: black
+    expect(rgba[3]).toBe(255);
+  });
+
+  it("keeps at most MINIMAP_CHUNKS_MAX chunks, forgetting the one seen longest ago", () => {
+    const explored = new ExploredChunks(colours);
+    for (let index = 0; index < MINIMAP_CHUNKS_MAX + 3; index++)
+      explored.observe([chunk(index % 100, Math.floor(index / 100), 1, 7)]);
+    expect(explored.size).toBe(MINIMAP_CHUNKS_MAX);
+  });
+});
+
+describe("parseOnline", () => {
+  it("accepts the route's answer and refuses anything else", () => {
+    expect(parseOnline({ count: 2, nicks: ["Amy", "Zed"], truncated: false })).toEqual({
+      count: 2,
+      nicks: ["Amy", "Zed"],
+      truncated: false,
+    });
+    expect(parseOnline({ count: -1, nicks: [] })).toBeNull();
+    expect(parseOnline({ count: 1, nicks: [3] })).toBeNull();
+    expect(parseOnline("2 online")).toBeNull();
+    expect(parseOnline(null)).toBeNull();
+    expect(onlineLabel(3)).toBe("3 online");
+  });
+});

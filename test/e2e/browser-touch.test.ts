@@ -1,0 +1,283 @@
+// Scaling and touch in a real browser (issue 18 items 4 and 5): the client built
+// by Vite, the real game server on the bundled map, Debian's Chromium through
+// playwright-core with its touch emulation (hasTouch, isMobile,
+// page.touchscreen.tap). The page must use its space at a whole scale in a
+// desktop window, an 800 × 500 window and a phone held both ways; on the phone
+// every tap on a reachable tile walks there, the d-pad steps and holds, and the
+// touch buttons use and chat. Screenshots go to test-artifacts/.
+// Needs /usr/bin/chromium; without it the suite says so and is skipped.
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type HudModel, logTabsAt } from "../../ts/client/render/hud.js";
+import {
+  ARTIFACTS,
+  type BrowserRig,
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  HAVE_CHROMIUM,
+  logText,
+  pointOfTile,
+  positionIn,
+  restingCamera,
+  settledPosition,
+  skipNotice,
+  startRig,
+  type Tile,
+  waitForDebug,
+} from "./browser-support.js";
+
+skipNotice("browser touch and scaling tests");
+
+const EMPTY_HUD: HudModel = {
+  name: "",
+  hp: 0,
+  hpMax: 0,
+  position: null,
+  status: { text: "", colour: 0 },
+  nearby: [],
+  log: [],
+  combatLog: [],
+};
+
+let rig: BrowserRig;
+let browser: Browser;
+
+interface Screen {
+  width: number;
+  height: number;
+  deviceScaleFactor: number;
+  touch: boolean;
+}
+
+/** A page of its own browser context with `screen`'s size, pixel ratio and (when `touch`) a touch screen. */
+async function openOn(screen: Screen): Promise<Page> {
+  const context = await browser.newContext({
+    viewport: { width: screen.width, height: screen.height },
+    deviceScaleFactor: screen.deviceScaleFactor,
+    hasTouch: screen.touch,
+    isMobile: screen.touch,
+  });
+  const page = await context.newPage();
+  page.on("pageerror", (error) => console.error(`[${screen.width}x${screen.height}] page error: ${error.message}`));
+  await page.goto(`${rig.baseUrl}/?debug=1`);
+  await expect.poll(() => page.getByTestId("play").isEnabled(), { timeout: 10_000 }).toBe(true);
+  return page;
+}
+
+async function joinAs(page: Page, nick: string, touch: boolean): Promise<Tile> {
+  await page.getByTestId("nick").fill(nick);
+  if (touch) await page.getByTestId("play").tap();
+  else await page.getByTestId("play").click();
+  return waitForDebug(page, (text) => (/^state playing$/m.test(text) ? positionIn(text) : null), 10_000);
+}
+
+/** What the page shows: the canvas's CSS box, the view's clip, the panel canvas and the status line. */
+async function shown(page: Page) {
+  return page.evaluate(() => {
+    const box = (id: string) => {
+      const element = document.getElementById(id)!;
+      const rect = element.getBoundingClientRect();
+      return { left: rect.left, top: rect.top, width: rect.width, height: rect.height, hidden: element.hidden };
+    };
+    return {
+      canvas: box("game"),
+      screen: box("screen"),
+      panel: box("panel"),
+      status: box("status"),
+      layout: document.body.dataset.layout,
+      ratio: devicePixelRatio,
+      page: { width: document.documentElement.clientWidth, height: document.documentElement.clientHeight },
+    };
+  });
+}
+
+/**
+ * Device pixels per framebuffer pixel, asserted whole (no pixel is blurred between two screen pixels). Layout
+ * rounds CSS boxes to 1/64 px, so at a ratio of 3 a box of 1280 device pixels may read 1279.95.
+ */
+function wholeScale(cssWidth: number, sourcePx: number, ratio: number): number {
+  const scale = (cssWidth * ratio) / sourcePx;
+  expect(Math.abs(scale - Math.round(scale))).toBeLessThan(1e-3);
+  return Math.round(scale);
+}
+
+/** A free tile `distance` steps from `from` in a straight line of free tiles, or null. */
+function freeTileAway(from: Tile, dx: number, dy: number, distance: number): Tile | null {
+  for (let step = 1; step <= distance; step++) {
+    if (!rig.sim.isFree(from.x + dx * step, from.y + dy * step)) return null;
+  }
+  return { x: from.x + dx * distance, y: from.y + dy * distance };
+}
+
+describe.skipIf(!HAVE_CHROMIUM)("scaling and touch in Chromium", () => {
+  beforeAll(async () => {
+    rig = await startRig();
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await rig?.close();
+  }, 30_000);
+
+  it("fills an 800 × 500 window at 2× (the status line over the view's edge, not the panel)", async () => {
+    const page = await openOn({ width: 800, height: 500, deviceScaleFactor: 1, touch: false });
+    await joinAs(page, "Small", false);
+    const { canvas, status, layout, ratio } = await shown(page);
+    expect(layout).toBe("side");
+    expect(wholeScale(canvas.width, 320, ratio)).toBe(2);
+    expect(canvas.height).toBe(480);
+    // Inside the window, and the status line ends where the panel (framebuffer x ≥ 240) begins.
+    expect(canvas.top).toBeGreaterThanOrEqual(0);
+    expect(canvas.top + canvas.height).toBeLessThanOrEqual(500);
+    expect(status.left + status.width).toBeLessThanOrEqual(canvas.left + 240 * 2 + 0.5);
+    await page.screenshot({ path: join(ARTIFACTS, "layout-800x500.png") });
+    await page.context().close();
+  }, 30_000);
+
+  it("keeps 3× in the 1000 × 760 desktop window the other suites use", async () => {
+    const page = await openOn({ width: 1000, height: 760, deviceScaleFactor: 1, touch: false });
+    const { canvas, layout, panel } = await shown(page);
+    expect(layout).toBe("side");
+    expect(canvas.width).toBe(960);
+    expect(panel.hidden).toBe(true);
+    await page.context().close();
+  }, 30_000);
+
+  for (const ratio of [1, 3]) {
+    it(`fills a 390 × 844 portrait phone's width (pixel ratio ${ratio}): view on top, panel under it`, async () => {
+      const page = await openOn({ width: 390, height: 844, deviceScaleFactor: ratio, touch: true });
+      await joinAs(page, `Tall${ratio}`, true);
+      const { canvas, screen, panel, layout } = await shown(page);
+      expect(layout).toBe("stacked");
+      const scale = wholeScale(canvas.width, 320, ratio);
+      // More than the 1× the page used to fall back to, and the view spans the width (to a framebuffer pixel).
+      expect(scale).toBeGreaterThanOrEqual(2 * ratio);
+      expect(screen.width).toBeGreaterThan(390 - scale / ratio);
+      expect(screen.width).toBeLessThanOrEqual(390);
+      expect(screen.height).toBeCloseTo((240 * scale) / ratio, 5);
+      expect(panel.hidden).toBe(false);
+      wholeScale(panel.width, 80, ratio);
+      expect(panel.top).toBeGreaterThanOrEqual(screen.top + screen.height - 0.5);
+      expect(panel.top + panel.height).toBeLessThanOrEqual(844);
+      expect(await page.getByTestId("touch").isVisible()).toBe(true);
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: join(ARTIFACTS, `layout-390x844-dpr${ratio}.png`) });
+      await page.context().close();
+    }, 30_000);
+  }
+
+  it("fills an 844 × 390 landscape phone at a whole scale with the pad beside the view", async () => {
+    const page = await openOn({ width: 844, height: 390, deviceScaleFactor: 3, touch: true });
+    await joinAs(page, "Wide", true);
+    const { canvas, layout, ratio } = await shown(page);
+    expect(layout).toBe("side");
+    expect(wholeScale(canvas.width, 320, ratio)).toBe(4);
+    const pad = (await page.getByTestId("dpad").boundingBox())!;
+    expect(pad.x + pad.width).toBeLessThanOrEqual(canvas.left + 0.5);
+    await page.screenshot({ path: join(ARTIFACTS, "layout-844x390.png") });
+    await page.context().close();
+  }, 30_000);
+
+  it("walks to each tapped tile on a touch screen, tap after tap", async () => {
+    const page = await openOn({ width: 390, height: 844, deviceScaleFactor: 3, touch: true });
+    await joinAs(page, "Tapper", true);
+    const directions = [
+      [1, 0],
+      [-1, 0],
+      [0, 1],
+      [0, -1],
+      [1, 1],
+      [-1, -1],
+    ];
+    let moved = 0;
+    for (let tap = 0; tap < 6; tap++) {
+      const start = await restingCamera(page);
+      let target: Tile | null = null;
+      for (let turn = 0; turn < directions.length && target === null; turn++) {
+        const [dx, dy] = directions[(tap + turn) % directions.length];
+        target = freeTileAway(start, dx, dy, 3) ?? freeTileAway(start, dx, dy, 2);
+      }
+      expect(target, `a free tile near ${start.x},${start.y}`).not.toBeNull();
+      const point = await pointOfTile(page, start, target!);
+      await page.touchscreen.tap(point.x, point.y);
+      await waitForDebug(
+        page,
+        (text) => {
+          const at = positionIn(text);
+          return at !== null && at.x === target!.x && at.y === target!.y;
+        },
+        8000,
+      );
+      moved++;
+    }
+    expect(moved).toBe(6);
+    await page.context().close();
+  }, 90_000);
+
+  it("steps once per d-pad tap and walks on while the pad is held", async () => {
+    const page = await openOn({ width: 390, height: 844, deviceScaleFactor: 3, touch: true });
+    await joinAs(page, "Padder", true);
+    const pad = (await page.getByTestId("dpad").boundingBox())!;
+    const centre = { x: pad.x + pad.width / 2, y: pad.y + pad.height / 2 };
+    const offsets: Record<string, { dx: number; dy: number; x: number; y: number }> = {
+      east: { dx: 1, dy: 0, x: pad.width * 0.4, y: 0 },
+      west: { dx: -1, dy: 0, x: -pad.width * 0.4, y: 0 },
+      south: { dx: 0, dy: 1, x: 0, y: pad.height * 0.4 },
+      north: { dx: 0, dy: -1, x: 0, y: -pad.height * 0.4 },
+    };
+    const start = await settledPosition(page);
+    // A direction with two free tiles: two taps, two steps.
+    const way = Object.values(offsets).find((o) => freeTileAway(start, o.dx, o.dy, 2) !== null);
+    expect(way, "a free direction").toBeDefined();
+    for (let tap = 0; tap < 2; tap++) {
+      await page.touchscreen.tap(centre.x + way!.x, centre.y + way!.y);
+      await page.waitForTimeout(350);
+    }
+    expect(await settledPosition(page)).toEqual({ x: start.x + 2 * way!.dx, y: start.y + 2 * way!.dy });
+    // Held (a touch that stays down): it walks on, more than one step.
+    const from = await settledPosition(page);
+    const back = { dx: -way!.dx, dy: -way!.dy, x: -way!.x, y: -way!.y };
+    const cdp = await page.context().newCDPSession(page);
+    const point = { x: centre.x + back.x, y: centre.y + back.y };
+    await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: [point] });
+    await page.waitForTimeout(900);
+    await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
+    const after = await settledPosition(page);
+    const steps = Math.abs(after.x - from.x) + Math.abs(after.y - from.y);
+    expect(steps).toBeGreaterThanOrEqual(2);
+    expect(Math.sign(after.x - from.x)).toBe(back.dx === 0 ? 0 : Math.sign(back.dx));
+    expect(Math.sign(after.y - from.y)).toBe(back.dy === 0 ? 0 : Math.sign(back.dy));
+    await page.context().close();
+  }, 60_000);
+
+  it("uses and opens the chat from the touch buttons; a tap on the panel under the view switches the log", async () => {
+    const page = await openOn({ width: 390, height: 844, deviceScaleFactor: 3, touch: true });
+    await joinAs(page, "Buttons", true);
+    await page.getByTestId("touch-chat").tap();
+    await expect.poll(() => page.getByTestId("chat").isVisible(), { timeout: 3000 }).toBe(true);
+    await page.getByTestId("chat-input").press("Escape");
+    await expect.poll(() => page.getByTestId("chat").isVisible(), { timeout: 3000 }).toBe(false);
+    // At the spawn nothing is within reach: Use says so (the answer to E).
+    await page.getByTestId("touch-use").tap();
+    await expect.poll(() => logText(page), { timeout: 3000 }).toContain("Nothing to use within reach");
+    await page.screenshot({ path: join(ARTIFACTS, "touch-buttons.png") });
+    // The panel under the view takes taps too: its Combat tab shows the combat log. Where the tab lies depends
+    // on how many creature lines the panel lists (0 to 3), so each place is tried until the log switches.
+    const panel = (await page.getByTestId("panel").boundingBox())!;
+    const panelScale = panel.width / 80;
+    for (let lines = 3; lines >= 0; lines--) {
+      const creatures = Array.from({ length: lines }, (_, index) => ({ name: `c${index}`, count: 1, hostile: false }));
+      const tabs = logTabsAt({ ...EMPTY_HUD, creatures })!;
+      await page.touchscreen.tap(
+        panel.x + (tabs.combat.x - 240 + tabs.combat.w / 2) * panelScale,
+        panel.y + (tabs.combat.y + tabs.combat.h / 2) * panelScale,
+      );
+      await page.waitForTimeout(150);
+      if ((await page.getByTestId("game").getAttribute("data-log-tab")) === "combat") break;
+    }
+    expect(await page.getByTestId("game").getAttribute("data-log-tab")).toBe("combat");
+    await page.context().close();
+  }, 30_000);
+});

@@ -1,0 +1,122 @@
+// Who is online (issue 18 item 8): a button with the count ("3 online") and,
+// when pressed (or O), a list of the nicks, both from GET /api/online
+// (ts/server/online-route.ts). Asked every POLL_MS while the page plays and
+// every OPEN_POLL_MS while the list is open — inside the route's ration of 30 a
+// minute — and at once on opening; a refused or failed request keeps the last
+// answer and says so.
+import { KEY_BINDINGS } from "../input.js";
+
+const POLL_MS = 15_000;
+const OPEN_POLL_MS = 5_000;
+
+/** The answer of GET /api/online, checked. */
+export interface OnlineAnswer {
+  count: number;
+  nicks: string[];
+  truncated: boolean;
+}
+
+/** Reads an /api/online body; null when it is not one. */
+export function parseOnline(body: unknown): OnlineAnswer | null {
+  if (typeof body !== "object" || body === null) return null;
+  const { count, nicks, truncated } = body as Record<string, unknown>;
+  if (!Number.isInteger(count) || (count as number) < 0) return null;
+  if (!Array.isArray(nicks) || !nicks.every((nick) => typeof nick === "string")) return null;
+  return { count: count as number, nicks: nicks as string[], truncated: truncated === true };
+}
+
+/** The button's words. */
+export function onlineLabel(count: number): string {
+  return `${count} online`;
+}
+
+export class WhoOnline {
+  private readonly button: HTMLButtonElement;
+  private readonly list: HTMLElement;
+  private readonly items: HTMLOListElement;
+  private readonly note: HTMLElement;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private asking = false;
+
+  constructor(
+    root: HTMLElement,
+    private readonly serverUrl: string,
+    /** Focus goes back here when the list closes. */
+    private readonly home: HTMLElement,
+  ) {
+    const doc = root.ownerDocument;
+    this.button = doc.createElement("button");
+    this.button.type = "button";
+    this.button.className = "who-button";
+    this.button.dataset.testid = "who-button";
+    this.button.setAttribute("aria-expanded", "false");
+    this.button.textContent = "… online";
+    this.button.addEventListener("click", () => this.toggle());
+    this.list = doc.createElement("section");
+    this.list.className = "who-list";
+    this.list.dataset.testid = "who-list";
+    this.list.setAttribute("aria-label", "Who is online");
+    this.list.hidden = true;
+    this.items = doc.createElement("ol");
+    this.note = doc.createElement("p");
+    this.note.className = "who-note";
+    this.list.append(this.items, this.note);
+    root.replaceChildren(this.button, this.list);
+    doc.defaultView!.addEventListener("keydown", (event) => {
+      const active = doc.activeElement;
+      if (active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement) return;
+      if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+      const binding = KEY_BINDINGS[event.code];
+      if (binding?.kind !== "command") return;
+      if (binding.command === "who-online") this.toggle();
+      else if (binding.command === "cancel" && this.open) this.toggle();
+    });
+    void this.ask();
+  }
+
+  get open(): boolean {
+    return !this.list.hidden;
+  }
+
+  toggle(): void {
+    const hadFocus = this.list.contains(this.list.ownerDocument.activeElement);
+    this.list.hidden = !this.list.hidden;
+    this.button.setAttribute("aria-expanded", String(this.open));
+    if (!this.open && hadFocus) this.home.focus();
+    void this.ask();
+  }
+
+  /** Asks now, then again after the poll interval (one request in flight at most). */
+  private async ask(): Promise<void> {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    if (!this.asking) {
+      this.asking = true;
+      try {
+        const response = await fetch(`${this.serverUrl}/api/online`);
+        const answer = response.ok ? parseOnline(await response.json()) : null;
+        if (answer) this.show(answer);
+        else this.note.textContent = response.status === 429 ? "Asked too often; the list is a little old." : "";
+      } catch {
+        this.note.textContent = "The server did not answer; the list may be old.";
+      } finally {
+        this.asking = false;
+      }
+    }
+    this.timer = setTimeout(() => void this.ask(), this.open ? OPEN_POLL_MS : POLL_MS);
+  }
+
+  private show(answer: OnlineAnswer): void {
+    this.button.textContent = onlineLabel(answer.count);
+    this.button.dataset.count = String(answer.count);
+    const doc = this.list.ownerDocument;
+    this.items.replaceChildren(
+      ...answer.nicks.map((nick) => {
+        const item = doc.createElement("li");
+        item.textContent = nick;
+        return item;
+      }),
+    );
+    this.note.textContent = answer.truncated ? `and ${answer.count - answer.nicks.length} more` : "";
+  }
+}
