@@ -46,7 +46,7 @@ describe("map check", () => {
     expect(text).toContain("WARP: 35");
     expect(text).toContain("35 warps/teleports are not followed");
     expect(text).toMatch(/spawns: none in the map; players start on the free cell nearest the centre/);
-  });
+  }, 60_000); // it builds the 8158-tile atlas as the server does: seconds on a busy machine
 
   it("a map of narrow chunks only: no wide chunk", () => {
     const { lines, errors } = checkMap(real("rs-tiled/tiled_base64.tmx"), core);
