@@ -6,6 +6,7 @@
 // nothing per frame. Served by the HTTP API under a content hash
 // (docs/art.md § Map art, docs/server.md).
 import { createHash } from "node:crypto";
+import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MAP_ATLAS_BYTES, MAP_ATLAS_COLUMNS } from "../../blit-layout.js";
 import { GID_TILE_MASK } from "./gid.js";
@@ -56,13 +57,17 @@ export interface MapArtInput {
   images?: TilesetImages;
 }
 
-/** Whether the map shows the client's own art: no tilesets (CSV), or tilesets whose only image is the built-in sheet. */
+/**
+ * Whether the map shows the client's own art: no tilesets (CSV), or tilesets whose only image is the
+ * built-in sheet — this repository's, or any file named tiles.tga (a generated dungeon level moved
+ * elsewhere still names the sheet it was made for).
+ */
 export function usesBuiltInArt(tilesets: readonly Tileset[]): boolean {
   const paths = tilesets.flatMap((tileset) => [
     ...(tileset.art.image ? [tileset.art.image.path] : []),
     ...[...tileset.art.tileImages.values()].map((ref) => ref.path),
   ]);
-  return paths.every((path) => path === BUILT_IN_TILE_SHEET);
+  return paths.every((path) => path === BUILT_IN_TILE_SHEET || basename(path) === basename(BUILT_IN_TILE_SHEET));
 }
 
 /**
