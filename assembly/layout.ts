@@ -97,5 +97,12 @@ export const LIGHT_LEVELS: i32 = 16;
 /** The light level of each tile of the view: LIGHT_MAP_MAX u8 levels, rows of the width light_apply is given. 4 KiB. */
 export const LIGHT_MAP: usize = 0x155000;
 export const LIGHT_MAP_MAX: i32 = 4096;
+/**
+ * A host's own map art (issue 16): the map atlas the server builds from the map's tilesets
+ * (ts/server/map/map-atlas.ts), RGB332 tiles of the map's tile size, drawn by draw_tilemap like
+ * ATLAS images. 16 MiB, appended after the earlier regions so none of them moved.
+ */
+export const MAP_ATLAS: usize = 0x156000;
+export const MAP_ATLAS_BYTES: i32 = 0x1000000;
 /** End of the fixed regions; asc's --memoryBase must equal this. */
-export const FIXED_END: usize = 0x156000;
+export const FIXED_END: usize = 0x1156000;

@@ -97,6 +97,7 @@ describe("placeViewport", () => {
       offsetYPx: 4,
       tilesWide: 31,
       tilesHigh: 31,
+      tileSizePx: 8,
     });
   });
 

@@ -76,30 +76,46 @@ describe("flattening", () => {
   it("draws the top-most visible tile and allocates one twin per (tile, combined flags)", () => {
     // The author reserved 0xFFFD for something of their own: twins must skip it.
     const map = loadMap(writeMap(LAYERS, { version: 1, tiles: [{ id: 0xfffd, name: "author's own" }] }));
+    // Issue 16: the map has its own art (t.png), so a cell that draws two layers is a stack id as well:
+    // one per distinct (stack, flags), allocated in cell order like the twins.
     const rugOverWall = 0xfffc;
-    const rugMarked = 0xfffb;
+    const rugOverFloorMarked = 0xfffb;
     const floorMarked = 0xfffa;
+    const glassOverFloor = 0xfff9;
     // prettier-ignore
     expect([...map.tiles]).toEqual([
-      FLOOR, FLOOR, rugOverWall, rugMarked,
+      FLOOR, FLOOR, rugOverWall, rugOverFloorMarked,
       FLOOR, rugOverWall, FLOOR, FLOOR,
-      floorMarked, FLOOR, GLASS, FLOOR]);
-    expect(map.source.twinCount).toBe(3);
+      floorMarked, FLOOR, glassOverFloor, FLOOR]);
+    // Rug over a wall at (2, 0) and at (1, 1): one stack and flags, one id.
+    expect(map.source.twinCount).toBe(4);
+    expect(map.source.stackCount).toBe(3);
     expect(map.tileData.get(rugOverWall)).toEqual({
       id: rugOverWall,
-      name: "rug (+collides, opaque)",
+      name: "rug (+collides, opaque, stack of 2)",
       collides: true,
       opaque: true,
       look: RUG,
       twinOf: RUG,
+      stack: [WALL, 0, 0, RUG, 0, 0],
     });
-    expect(map.tileData.get(rugMarked)).toMatchObject({ collides: true, opaque: false, look: RUG, twinOf: RUG });
+    expect(map.tileData.get(glassOverFloor)).toMatchObject({
+      look: GLASS,
+      twinOf: GLASS,
+      stack: [FLOOR, 0, 0, GLASS, 0, 0],
+    });
+    expect(map.tileData.get(rugOverFloorMarked)).toMatchObject({
+      collides: true,
+      opaque: false,
+      look: RUG,
+      twinOf: RUG,
+    });
     expect(map.tileData.get(floorMarked)).toMatchObject({ collides: true, opaque: false, look: FLOOR, twinOf: FLOOR });
     // The collision layer is never drawn; its tiles' own data is irrelevant.
     expect(map.tiles.includes(MARKER)).toBe(false);
     expect(map.source.collisionLayers).toEqual(["Collision"]);
     const looks = tileLookTable(map.tileData);
-    expect([looks[rugOverWall], looks[rugMarked], looks[floorMarked]]).toEqual([RUG, RUG, FLOOR]);
+    expect([looks[rugOverWall], looks[rugOverFloorMarked], looks[floorMarked]]).toEqual([RUG, RUG, FLOOR]);
   });
 
   it("the wasm movement rule sees the combined collision through the flags table alone", async () => {
@@ -140,7 +156,11 @@ describe("flattening", () => {
     );
     expect(byProperty.source.collisionLayers).toEqual(["blocked cells"]);
     expect(byProperty.tiles[0]).toBe(0xfffd);
-    expect(byProperty.tiles[1]).toBe(MARKER); // an ordinary layer, drawn on top
+    // An ordinary layer, drawn on top (over the floor: a stack id since issue 16).
+    expect(byProperty.tileData.get(byProperty.tiles[1])).toMatchObject({
+      twinOf: MARKER,
+      stack: [FLOOR, 0, 0, MARKER, 0, 0],
+    });
   });
 
   it("fails clearly when every id is taken and a twin is needed", () => {

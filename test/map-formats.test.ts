@@ -35,6 +35,11 @@ const TILESET_TMX = `<tileset firstgid="1" name="t" tilewidth="8" tileheight="8"
   <tile id="4"><properties><property name="collides" type="bool" value="true"/><property name="opaque" type="bool" value="true"/></properties></tile>
  </tileset>`;
 
+/** Each cell's drawn tile: flipped tiles are stack ids (issue 16: the flip is drawn) whose twinOf is the masked GID. */
+function drawnIds(map: { tiles: Uint16Array; tileData: Map<number, { twinOf?: number }> }): number[] {
+  return [...map.tiles].map((id) => map.tileData.get(id)?.twinOf ?? id);
+}
+
 function tmxMap(width: number, height: number, body: string, extra = ""): string {
   return `<?xml version="1.0" encoding="UTF-8"?>
 <map version="1.10" orientation="orthogonal" renderorder="right-down" width="${width}" height="${height}" tilewidth="8" tileheight="8" infinite="0" ${extra}>
@@ -95,7 +100,7 @@ describe("TMX layer encodings", () => {
     ];
     for (const body of bodies) {
       const map = loadMap(write("enc.tmx", tmxMap(3, 2, layer(body))));
-      expect([...map.tiles]).toEqual(expected);
+      expect(drawnIds(map)).toEqual(expected);
       expect(map.source.format).toBe("tmx");
     }
   });
@@ -103,7 +108,15 @@ describe("TMX layer encodings", () => {
   it("masks all four flag bits, including the hexagonal 120° rotation bit", () => {
     const flagged = [0x10000001, 0x20000002, 0x40000003, 0x80000004, 0xf0000005, 6];
     const map = loadMap(write("flags.tmx", tmxMap(3, 2, layer(`<data encoding="csv">${flagged.join(",")}</data>`))));
-    expect([...map.tiles]).toEqual(expected);
+    expect(drawnIds(map)).toEqual(expected);
+    // The three flips are drawn (each its own stack id); the hexagonal rotation bit means nothing here.
+    expect(map.tiles[0]).toBe(1);
+    expect([1, 2, 3, 4].map((cell) => map.tileData.get(map.tiles[cell])!.stack)).toEqual([
+      [0x20000002, 0, 0],
+      [0x40000003, 0, 0],
+      [0x80000004, 0, 0],
+      [0xe0000005, 0, 0],
+    ]);
     // Raw layers keep the flags, for checksums over the file's exact data.
     expect(
       Array.from(
@@ -185,7 +198,7 @@ describe("TMJ", () => {
       { encoding: "base64", compression: "gzip", data: base64Gids(gids, "gzip") },
     ]) {
       const map = loadMap(write("m.tmj", tmj([tileLayer(fields)])));
-      expect([...map.tiles]).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(drawnIds(map)).toEqual([1, 2, 3, 4, 5, 6]);
       expect(map.tileData.get(5)?.collides).toBe(true);
     }
   });

@@ -182,7 +182,8 @@ describe("the real maps start, serve over UDP and play", () => {
       expect(client.stats.corrections).toBe(0);
       // Tiled maps often have isolated cells; the bigger ones must give the walk somewhere to go.
       if (file !== "rs-tiled/tiled_flipped.tmx") expect(goal).not.toEqual(start);
-    }, 30_000);
+      // Starting builds the map's own atlas (issue 16: 8158 tiles for sourceoftales, seconds on a busy machine).
+    }, 60_000);
   }
 });
 
@@ -198,5 +199,5 @@ describe("wide chunks under loss", () => {
     expect(tap.wideParts).toBeGreaterThan(tap.dropped);
     expect(client.chunks.pendingCount).toBe(0);
     expect(client.chunks.rejected).toBe(0);
-  }, 30_000);
+  }, 60_000);
 });

@@ -231,9 +231,17 @@ describe("loading the real maps", () => {
     expect([...gzip.tiles].filter((id) => id !== 0).length).toBe(161);
   });
 
-  it("masks all flip flags: every cell of tiled_flipped is GID 3", () => {
+  it("masks all flip flags: every cell of tiled_flipped draws GID 3, each flip its own stack id", () => {
     const map = loadMap(real("rs-tiled/tiled_flipped.tmx"));
-    expect([...map.tiles]).toEqual([3, 3, 3, 3]);
+    // Issue 16: a flipped tile is drawn flipped, so each (GID, flips) is a stack id whose drawn tile is GID 3.
+    expect([...map.tiles].map((id) => map.tileData.get(id)!.twinOf ?? id)).toEqual([3, 3, 3, 3]);
+    expect(new Set(map.tiles).size).toBe(4);
+    expect([...map.tiles].map((id) => map.tileData.get(id)!.stack)).toEqual([
+      [0xe0000003, 0, 0],
+      [0x40000003, 0, 0],
+      [0x80000003, 0, 0],
+      [0x20000003, 0, 0],
+    ]);
   });
 
   it("masks the flipped cells of island.tmx and resolves GIDs through beach_tileset.tsx", () => {
@@ -246,9 +254,11 @@ describe("loading the real maps", () => {
     const flipped = [...ground.keys()].filter((i) => ground[i] >= 0x10000000);
     expect(flipped.length).toBe(4);
     for (const cell of flipped) {
-      // Ground is the bottom layer; where nothing is drawn above, the world id is the masked GID.
+      // Ground is the bottom layer; where nothing is drawn above, the drawn tile is the masked GID
+      // (a stack id since issue 16: the flip is drawn).
       const above = raw.tileLayers.slice(1).some((layer) => layer.chunks[0].gids[cell] !== 0);
-      if (!above) expect(map.tiles[cell]).toBe(maskGid(ground[cell]));
+      const id = map.tiles[cell];
+      if (!above) expect(map.tileData.get(id)!.twinOf ?? id).toBe(maskGid(ground[cell]));
     }
   });
 

@@ -29,21 +29,24 @@ function runTool(args: string[]): Promise<{ code: number; stdout: string; stderr
 }
 
 describe("map check", () => {
-  it("names each chunk's encoding: sourceoftales has 21 wide chunks, its 248-id chunk in 2 parts", () => {
+  it("names each chunk's encoding: sourceoftales has 30 wide chunks, its 949-id chunk in 3 parts", () => {
     const { lines, errors } = checkMap(real("sourceoftales/maps/goldenfields/main.tmx"), core);
     expect(errors).toEqual([]);
     const text = lines.join("\n");
     expect(text).toContain("200 × 200 tiles of 32 × 32 px");
-    expect(text).toContain("at most 248 ids in one chunk");
-    expect(text).toMatch(/ChunkPacket \(≤ 64 ids\): 28 chunks/);
-    expect(text).toMatch(/ChunkWidePacket \(> 64 ids\): 21 chunks, 33 datagrams/);
-    expect(text).toContain("(4, 1): 248 ids → 2 parts");
+    // Issue 16: every distinct stack of its 12 drawn layers (and of its 96 px trees' pieces) is an id.
+    expect(text).toContain("at most 949 ids in one chunk");
+    expect(text).toMatch(/ChunkPacket \(≤ 64 ids\): 19 chunks/);
+    expect(text).toMatch(/ChunkWidePacket \(> 64 ids\): 30 chunks, 66 datagrams/);
+    expect(text).toContain("(1, 3): 949 ids → 3 parts");
+    expect(text).toContain("102 collision twins, 8208 stack ids");
+    expect(text).toMatch(/art: the map's own, 8157 atlas tiles of 32 px/);
     expect(text).toContain("Collision: collision only");
     expect(text).toContain("set_fence: hidden: ignored");
     expect(text).toContain("WARP: 35");
     expect(text).toContain("35 warps/teleports are not followed");
     expect(text).toMatch(/spawns: none in the map; players start on the free cell nearest the centre/);
-  });
+  }, 60_000); // it builds the 8158-tile atlas as the server does: seconds on a busy machine
 
   it("a map of narrow chunks only: no wide chunk", () => {
     const { lines, errors } = checkMap(real("rs-tiled/tiled_base64.tmx"), core);

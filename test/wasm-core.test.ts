@@ -27,7 +27,7 @@ function debugBuildMissing(): string | null {
 describe("core module loader", () => {
   it("instantiates the release build with regions that fit its fixed memory", async () => {
     const release = await loadCore();
-    expect(release.layout.FIXED_END).toBe(0x156000);
+    expect(release.layout.FIXED_END).toBe(0x1156000);
     // Regions must not overlap: each starts at or after the previous one's end.
     const L = release.layout;
     const regions: [number, number][] = [
@@ -52,6 +52,7 @@ describe("core module loader", () => {
       [L.WIDE_SLOTS, 65536 * 2],
       [L.LIGHT_TABLES, L.LIGHT_LEVELS * 256],
       [L.LIGHT_MAP, L.LIGHT_MAP_MAX],
+      [L.MAP_ATLAS, L.MAP_ATLAS_BYTES],
     ];
     for (let i = 1; i < regions.length; i++) {
       expect(regions[i][0]).toBeGreaterThanOrEqual(regions[i - 1][0] + regions[i - 1][1]);

@@ -2,7 +2,9 @@
 // goldenfields, up to 248) served to the browser client in Chromium: the page
 // gathers the ChunkWidePackets into its chunk cache (all 9 chunks of the
 // neighbourhood held, none pending) and the player walks with the keyboard,
-// the server agreeing. Drawing the map's own art is a later slice. Needs
+// the server agreeing; and the page draws the map's own art (issue 16): the
+// canvas matches a reference painting made here from the tileset images
+// (test/support/map-painter.ts), within the RGB332 quantisation. Needs
 // /usr/bin/chromium; without it the suite says so and is skipped.
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +20,9 @@ import {
   waitForDebug,
 } from "./browser-support.js";
 import { MAPS_REAL } from "../support/maps-real.js";
+import { paintedColour, paintRegion } from "../support/map-painter.js";
+import { readRawMap } from "../../ts/server/map/load-map.js";
+import { canvasPixels, restingCamera } from "./browser-support.js";
 
 skipNotice("browser wide-chunk map test");
 
@@ -33,7 +38,8 @@ let rig: BrowserRig;
 
 describe.skipIf(!HAVE_CHROMIUM)("a map with wide chunks in Chromium", () => {
   beforeAll(async () => {
-    rig = await startRig({ mapPath: MAP });
+    // Noon: no lighting pass over the art (the weather is set clear in the art test).
+    rig = await startRig({ mapPath: MAP, startTimeOfDay: 0.5 });
   }, 90_000);
 
   afterAll(async () => {
@@ -72,5 +78,44 @@ describe.skipIf(!HAVE_CHROMIUM)("a map with wide chunks in Chromium", () => {
       (candidate) => candidate.x === expected.x && candidate.y === expected.y,
     );
     expect(entity).toBeDefined();
+  }, 60_000);
+
+  it("draws the map's own 32 px art, every layer, as a painting from the tileset images shows it", async () => {
+    const game = rig.server.game;
+    game.worldClock.setWeather("clear", game.tick);
+    game.worldClock.setTimeOfDay(0.5, game.tick);
+    const page = await openAndJoin(rig, "Painter", "debug=1");
+    const at = await restingCamera(page);
+    await waitForDebug(page, (text) => /^chunks 9$/m.test(text), 10_000);
+    await page.waitForTimeout(500);
+    // 32 px tiles in the 240 px view: the camera tile's top-left is at (104, 104), so world pixel
+    // (at × 32 − 104) is at the view's corner.
+    const view = 240;
+    const leftPx = at.x * 32 - 104;
+    const topPx = at.y * 32 - 104;
+    const painting = paintRegion(readRawMap(MAP), leftPx, topPx, view, view);
+    const shown = await canvasPixels(page, 0, 0, view, view);
+    let compared = 0;
+    let within = 0;
+    let errorSum = 0;
+    const colours = new Set<number>();
+    for (let y = 0; y < view; y++) {
+      for (let x = 0; x < view; x++) {
+        // The player (and anything over its neighbours) is not map art.
+        if (x >= 72 && x < 168 && y >= 72 && y < 168) continue;
+        const [r, g, b] = paintedColour(painting, x, y);
+        const pixel = shown[y * view + x];
+        const [sr, sg, sb] = [(pixel >> 16) & 0xff, (pixel >> 8) & 0xff, pixel & 0xff];
+        colours.add(pixel);
+        compared++;
+        // Ordered dithering puts each channel on one of the two RGB332 levels around it: less than a step off.
+        if (Math.abs(sr - r) <= 37 && Math.abs(sg - g) <= 37 && Math.abs(sb - b) <= 86) within++;
+        errorSum += Math.abs(sr - r) + Math.abs(sg - g) + Math.abs(sb - b);
+      }
+    }
+    expect(colours.size).toBeGreaterThan(20); // real art, not a flat fill
+    expect(within / compared).toBeGreaterThan(0.98);
+    // Dithering averages out: the mean error per pixel is well under one step per channel.
+    expect(errorSum / compared / 3).toBeLessThan(20);
   }, 60_000);
 });

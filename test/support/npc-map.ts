@@ -234,7 +234,9 @@ export function writeNpcMap(spec: NpcMapSpec): NpcMap {
         tileheight: TILE_PX,
         margin: 0,
         spacing: 0,
-        image: "test.png",
+        // The client's own sheet by name: the map is drawn with the built-in tiles by id (issue 16:
+        // a map naming any other image gets its own art, drawn as placeholders when the image is absent).
+        image: "tiles.tga",
         imagewidth: (spec.doors === undefined ? 2 : 4) * TILE_PX,
         imageheight: TILE_PX,
       },

@@ -82,11 +82,17 @@ export class Camera {
 export interface ViewportOptions {
   widthPx: number;
   heightPx: number;
+  /** The map's tiles as drawn: 8 px for the built-in art, a host's own map art at its native 8, 16 or 32 px. */
   tileSizePx: number;
 }
 
 /** The game view: the left 240×240 of the 320×240 framebuffer, 8 px tiles. */
 export const DEFAULT_VIEWPORT: Readonly<ViewportOptions> = { widthPx: 240, heightPx: 240, tileSizePx: CELL_SIZE_PX };
+
+/** The game view for a map drawn with `tileSizePx` tiles (its own art, docs/art.md § Map art). */
+export function viewportForTileSize(tileSizePx: number): Readonly<ViewportOptions> {
+  return tileSizePx === CELL_SIZE_PX ? DEFAULT_VIEWPORT : { ...DEFAULT_VIEWPORT, tileSizePx };
+}
 
 /** Where the world sits in the viewport for one frame. */
 export interface ViewportPlacement {
@@ -102,20 +108,24 @@ export interface ViewportPlacement {
   /** Tiles to draw per row/column to cover the viewport at any offset (31 × 31 for 240 px and 8 px tiles). */
   tilesWide: number;
   tilesHigh: number;
+  /** The tiles' size on screen; world pixels (tile × 8) are scaled by tileSizePx / 8 to screen pixels. */
+  tileSizePx: number;
 }
 
 /**
  * Places the viewport so the camera's tile is centred: the camera point is a tile's top-left
  * corner, so the tile's centre (camera + half a tile) lands on the viewport centre. The camera
  * is rounded to whole pixels here, and only here, so every layer of a frame uses the same shift.
+ * The camera is in world pixels (tile × 8) whatever the tile size; larger tiles scale it.
  */
 export function placeViewport(
   camera: Readonly<PixelPoint>,
   viewport: Readonly<ViewportOptions> = DEFAULT_VIEWPORT,
 ): ViewportPlacement {
   const tile = viewport.tileSizePx;
-  const originXPx = Math.round(camera.x) + Math.floor(tile / 2) - Math.floor(viewport.widthPx / 2);
-  const originYPx = Math.round(camera.y) + Math.floor(tile / 2) - Math.floor(viewport.heightPx / 2);
+  const scale = tile / CELL_SIZE_PX;
+  const originXPx = Math.round(camera.x * scale) + Math.floor(tile / 2) - Math.floor(viewport.widthPx / 2);
+  const originYPx = Math.round(camera.y * scale) + Math.floor(tile / 2) - Math.floor(viewport.heightPx / 2);
   const firstTileX = Math.floor(originXPx / tile);
   const firstTileY = Math.floor(originYPx / tile);
   return {
@@ -127,5 +137,6 @@ export function placeViewport(
     offsetYPx: originYPx - firstTileY * tile,
     tilesWide: Math.ceil(viewport.widthPx / tile) + 1,
     tilesHigh: Math.ceil(viewport.heightPx / tile) + 1,
+    tileSizePx: tile,
   };
 }

@@ -9,9 +9,17 @@ import "./ui/style.css";
 import { CanvasView } from "./browser/canvas-view.js";
 import { PlaySession } from "./browser/play-session.js";
 import { type ClientResources, loadResources } from "./browser/resources.js";
-import { connectAccount, connectGuest, GameClient, type GuestConnection, type MakeTransport } from "./core/index.js";
+import {
+  connectAccount,
+  connectGuest,
+  fetchMapArt,
+  GameClient,
+  type GuestConnection,
+  type MakeTransport,
+} from "./core/index.js";
 import { type Atlas, installTileLooks, uploadAtlas } from "./render/atlas.js";
 import { FrameRenderer } from "./render/frame.js";
+import { installMapArt } from "./render/map-art.js";
 import { DEFAULT_TILE_LOOKS, titleScene } from "./render/title-scene.js";
 import { connectBest, connectOptionsFromQuery } from "./transport/connect.js";
 import { DebugOverlay } from "./ui/debug-overlay.js";
@@ -94,7 +102,15 @@ async function play(request: JoinRequest): Promise<void> {
   };
   try {
     const connection = await connect(request, (joined) => connectBest(serverUrl, joined.token, linkOptions));
-    installTileLooks(blitter, atlas, connection.world.tiles);
+    // A host's own map brings its own art (docs/art.md § Map art); else the built-in tiles draw it.
+    const art = connection.world.art ?? null;
+    if (art) {
+      const pixels = await fetchMapArt(serverUrl, art);
+      renderer.setMapTiles(installMapArt(blitter, art, pixels, connection.world.tiles));
+    } else {
+      renderer.setMapTiles(null);
+      installTileLooks(blitter, atlas, connection.world.tiles);
+    }
     const client = GameClient.create({
       core: resources.core,
       transport: connection.transport,

@@ -18,6 +18,7 @@ import type { Session, SessionRegistry } from "./session.js";
 import type { World } from "./world.js";
 import type { PvpRule } from "./combat/pvp-zones.js";
 import type { AdminService } from "./admin/admin-service.js";
+import { installMapArtRoute, mapArtDescription } from "./map-art-route.js";
 
 /** What the routes use of the game (the Game is one): joining and leaving, accounts, the world, the status. */
 export interface ApiGame extends MetricsSource {
@@ -25,7 +26,7 @@ export interface ApiGame extends MetricsSource {
   readonly accounts: Pick<AccountService, "register" | "login">;
   readonly world: Pick<
     World,
-    "name" | "mapWidth" | "mapHeight" | "chunksX" | "chunksY" | "tileInfo" | "npcKinds" | "safeZones" | "items"
+    "name" | "mapWidth" | "mapHeight" | "chunksX" | "chunksY" | "tileInfo" | "npcKinds" | "safeZones" | "items" | "art"
   >;
   readonly options: Pick<GameOptions, "tickHz">;
   readonly pvp: Pick<PvpRule, "enabled">;
@@ -190,6 +191,9 @@ export function installApiRoutes(
     }
   });
 
+  // The map's own art, if it has any: its atlas at a content-hashed URL that /api/world names.
+  installMapArtRoute(http, game.world.art);
+
   // Everything a client needs before its first datagram: the rules' tile data
   // (collision and looks, so prediction uses the server's exact table) and the world's extent.
   http.route("GET", "/api/world", () => {
@@ -204,6 +208,8 @@ export function installApiRoutes(
         chunksY: world.chunksY,
         tickHz: game.options.tickHz,
         tiles: world.tileInfo,
+        // The map's atlas (map-art-route.ts): null when the client draws the map with its own art.
+        art: mapArtDescription(world.art),
         // What clients draw NPCs with: a kind's sprite, and its speed for a glide as long as its steps.
         kinds: world.npcKinds.map(({ typeId, name, sprite, behaviour, speed }) => ({
           typeId,

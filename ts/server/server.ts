@@ -77,7 +77,10 @@ export { readWorldMap } from "./world-map.js";
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const logger = options.logger ?? new Logger("info");
   const core = await loadCore();
-  const game = new Game(core, readWorldMap(options.mapPath), options, logger);
+  const worldMap = readWorldMap(options.mapPath);
+  // A map whose art cannot all be drawn still plays (placeholders); say what is missing, once, at start.
+  for (const problem of worldMap.art?.problems ?? []) logger.warn("map art", { problem });
+  const game = new Game(core, worldMap, options, logger);
 
   // Every transport feeds the one handler; with --netsim each link passes its impaired duplex first.
   const handler: LinkSink = {

@@ -3,10 +3,16 @@
 import { tileFlagsTable } from "../tile-flags.js";
 import { type LoadedMap, loadMap } from "./map/load-map.js";
 import { CHEST_KIND } from "./items/item-specs.js";
+import { NO_TILE } from "../blit-layout.js";
+import { buildMapArt, type MapArt } from "./map/map-atlas.js";
 import type { WorldMap } from "./world.js";
 
-/** What the World needs of a loaded map. */
-export function worldMapOf(map: LoadedMap): WorldMap {
+/**
+ * What the World needs of a loaded map. With `art` (the map's atlas, map-atlas.ts) every id's look is its
+ * atlas tile, and an id the atlas does not draw draws nothing.
+ */
+export function worldMapOf(map: LoadedMap, art: MapArt | null = null): WorldMap {
+  const lookOf = (id: number, look: number): number => (art ? (art.looks.get(id) ?? NO_TILE) : look);
   return {
     name: map.name,
     width: map.width,
@@ -23,17 +29,17 @@ export function worldMapOf(map: LoadedMap): WorldMap {
     chests: map.chests,
     safeZones: map.safeZones,
     pvp: map.pvp,
-    tileInfo: [...map.tileData.values()].map(({ id, name, collides, opaque, look }) => ({
-      id,
-      name,
-      collides,
-      opaque,
-      look,
-    })),
+    tileInfo: [...map.tileData.values()].map(({ id, name, collides, opaque, look, stack }) =>
+      stack
+        ? { id, name, collides, opaque, look: lookOf(id, look), stack }
+        : { id, name, collides, opaque, look: lookOf(id, look) },
+    ),
+    art,
   };
 }
 
-/** Reads a Tiled map (and its tile data) into what the World needs. */
+/** Reads a Tiled map (and its tile data), and builds its own art if it has any, into what the World needs. */
 export function readWorldMap(path: string): WorldMap {
-  return worldMapOf(loadMap(path));
+  const map = loadMap(path);
+  return worldMapOf(map, map.art ? buildMapArt({ ...map.art, tiles: map.tiles, tileData: map.tileData }) : null);
 }

@@ -18,6 +18,7 @@ import type { NpcSpawnSpec } from "./npc/spawns.js";
 import type { SafeZone } from "./combat/pvp-zones.js";
 import type { ItemDef } from "./items/catalogue.js";
 import type { ChestSpec } from "./items/item-specs.js";
+import type { MapArt } from "./map/map-atlas.js";
 import { WasmCodec, type WidePart } from "../wasm/codec.js";
 import { type MoveTable, type Pathing, WasmSim } from "../wasm/sim.js";
 
@@ -30,8 +31,10 @@ export interface WorldMap {
   /** 65536 flag bytes (TILE_FLAG_*), indexed by tile id. */
   flags: Uint8Array;
   spawns: { x: number; y: number }[];
-  /** What clients need to draw and predict: per tile id, its flags and look (served at /api/world). */
-  tileInfo: { id: number; name?: string; collides: boolean; opaque: boolean; look: number }[];
+  /** What clients need to draw and predict: per tile id, its flags and look, and a stack id's stack (served at /api/world). */
+  tileInfo: { id: number; name?: string; collides: boolean; opaque: boolean; look: number; stack?: number[] }[];
+  /** The map's own art (ts/server/map/map-atlas.ts); null or absent: the client's built-in art. */
+  art?: MapArt | null;
   /** Signs, notice boards and the like (LoadedMap.interactables); none when absent. */
   interactables?: { name: string; kind: string; text?: string; x: number; y: number }[];
   /** The map's doors (LoadedMap.doors); none when absent. */
@@ -57,6 +60,7 @@ export class World {
   readonly chunksY: number;
   readonly spawns: { x: number; y: number }[];
   readonly tileInfo: WorldMap["tileInfo"];
+  readonly art: MapArt | null;
   readonly interactables: NonNullable<WorldMap["interactables"]>;
   readonly doors: readonly DoorSpec[];
   private readonly versions: Uint16Array;
@@ -86,6 +90,7 @@ export class World {
     this.mapWidth = map.width;
     this.mapHeight = map.height;
     this.tileInfo = map.tileInfo;
+    this.art = map.art ?? null;
     this.interactables = map.interactables ?? [];
     this.doors = map.doors ?? [];
     this.chunksX = Math.ceil(map.width / CHUNK_SIZE);

@@ -10,6 +10,7 @@ import { CHUNK_SIZE, CHUNK_TILE_COUNT, PALETTE_MAX } from "../constants.js";
 import { type LoadedMap, loadMap, MapError, type RawMap, readRawMap } from "../server/map/load-map.js";
 import { World, WorldError } from "../server/world.js";
 import { worldMapOf } from "../server/world-map.js";
+import { buildMapArt } from "../server/map/map-atlas.js";
 import type { Core } from "../wasm/core.js";
 import { loadCore } from "../wasm/node.js";
 
@@ -61,7 +62,11 @@ function layerLines(map: LoadedMap, raw: RawMap): string[] {
     const use = collision.has(layer.path) ? "collision only" : layer.visible ? "drawn" : "hidden: ignored";
     lines.push(`  ${layer.path}: ${use}`);
   }
-  lines.push("  (the drawn layers are flattened: each cell keeps its top-most tile)");
+  lines.push(
+    map.art
+      ? "  (the drawn layers are drawn in order: each distinct stack of tiles and flips in a cell gets its own id)"
+      : "  (the built-in art: each cell shows its top-most tile)",
+  );
   return lines;
 }
 
@@ -86,7 +91,8 @@ export function checkMap(path: string, core: Core): MapCheck {
   lines.push(
     `tiles: ${map.tileData.size} ids with tile data, ${source.tilesets} tilesets` +
       (source.tileDataFile ? `, tile data file ${source.tileDataFile}` : "") +
-      (source.twinCount > 0 ? `, ${source.twinCount} collision twins` : ""),
+      (source.twinCount > source.stackCount ? `, ${source.twinCount - source.stackCount} collision twins` : "") +
+      (source.stackCount > 0 ? `, ${source.stackCount} stack ids` : ""),
   );
   const collides = [...map.tileData.values()].filter((info) => info.collides).length;
   lines.push(`collision: ${collides} tile ids collide (tile properties, collision layers, twins); id 0 = no tile`);
@@ -108,9 +114,20 @@ export function checkMap(path: string, core: Core): MapCheck {
       (warps > 0 ? ` (${warps} warps/teleports are not followed)` : ""),
   );
 
+  const art = map.art ? buildMapArt({ ...map.art, tiles: map.tiles, tileData: map.tileData }) : null;
+  if (!art) {
+    lines.push("art: the client's built-in tiles (the map's ids are its tile sheet's cells)");
+  } else {
+    lines.push(
+      `art: the map's own, ${art.tileCount - 1} atlas tiles of ${art.tileWidthPx} px from ${source.stackCount} stacks ` +
+        `and the single tiles, ${art.pixels.length} bytes`,
+    );
+    for (const problem of art.problems) lines.push(`  warning: ${problem} (drawn as a placeholder)`);
+  }
+
   let world: World;
   try {
-    world = new World(core, worldMapOf(map));
+    world = new World(core, worldMapOf(map, art));
   } catch (error) {
     if (error instanceof WorldError) return { lines, errors: [error.message] };
     throw error;

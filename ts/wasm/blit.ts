@@ -16,6 +16,7 @@ import {
   asciiBytes,
   LIGHT_LEVELS,
   LIGHT_MAP_MAX,
+  MAP_ATLAS_BYTES,
   NO_TILE,
   SPRITE_BYTES,
   SPRITES_MAX,
@@ -68,10 +69,11 @@ export class WasmBlitter implements BlitKernels<number> {
       layout.ATLAS_BYTES !== ATLAS_BYTES ||
       layout.SPRITES_MAX !== SPRITES_MAX ||
       layout.LIGHT_LEVELS !== LIGHT_LEVELS ||
-      layout.LIGHT_MAP_MAX !== LIGHT_MAP_MAX
+      layout.LIGHT_MAP_MAX !== LIGHT_MAP_MAX ||
+      layout.MAP_ATLAS_BYTES !== MAP_ATLAS_BYTES
     ) {
       throw new CoreError(
-        `core module's ATLAS_BYTES/SPRITES_MAX/LIGHT_LEVELS/LIGHT_MAP_MAX differ from ts/blit-layout.ts`,
+        `core module's ATLAS_BYTES/SPRITES_MAX/LIGHT_LEVELS/LIGHT_MAP_MAX/MAP_ATLAS_BYTES differ from ts/blit-layout.ts`,
       );
     }
     this.core = core;
@@ -111,6 +113,16 @@ export class WasmBlitter implements BlitKernels<number> {
       throw new RangeError(`image of ${pixels.length} bytes at ${offsetBytes} does not fit the atlas`);
     }
     const ptr = this.core.layout.ATLAS + offsetBytes;
+    this.core.u8.set(pixels, ptr);
+    return ptr;
+  }
+
+  /** Copies a map atlas (ts/server/map/map-atlas.ts) to the start of MAP_ATLAS; returns its pointer. */
+  uploadMapAtlas(pixels: Uint8Array): number {
+    if (pixels.length > MAP_ATLAS_BYTES) {
+      throw new RangeError(`map atlas of ${pixels.length} bytes does not fit MAP_ATLAS (${MAP_ATLAS_BYTES} bytes)`);
+    }
+    const ptr = this.core.layout.MAP_ATLAS;
     this.core.u8.set(pixels, ptr);
     return ptr;
   }

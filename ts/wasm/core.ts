@@ -35,6 +35,8 @@ export interface Layout {
   LIGHT_LEVELS: number;
   LIGHT_MAP: number;
   LIGHT_MAP_MAX: number;
+  MAP_ATLAS: number;
+  MAP_ATLAS_BYTES: number;
   FIXED_END: number;
 }
 
@@ -68,6 +70,8 @@ const LAYOUT_NAMES: (keyof Layout)[] = [
   "LIGHT_LEVELS",
   "LIGHT_MAP",
   "LIGHT_MAP_MAX",
+  "MAP_ATLAS",
+  "MAP_ATLAS_BYTES",
   "FIXED_END",
 ];
 

@@ -10,7 +10,7 @@ import type { Outage } from "../core/readout.js";
 import type { EntityInfo } from "../core/entity-table.js";
 import type { GameClient } from "../core/game-client.js";
 import { kindsByTypeId, type NpcKind } from "../core/kinds.js";
-import { Camera, placeViewport, type PixelPoint } from "../camera.js";
+import { Camera, type PixelPoint } from "../camera.js";
 import { InputState, MOVE_NONE, attachKeyboard } from "../input.js";
 import { EntityInterpolation } from "../interpolation.js";
 import { GlideTiming } from "../glide-timing.js";
@@ -217,7 +217,7 @@ export class PlaySession {
     if (own && this.ownJumped()) this.camera.snapTo(own);
     const camera = own ? this.camera.update(elapsedMs, own) : this.camera.current;
     const cameraPoint = camera ?? { x: 0, y: 0 };
-    const placement = placeViewport(cameraPoint);
+    const placement = this.parts.renderer.place(cameraPoint);
     const cursor = this.pointer.pixel ? worldTileAt(this.pointer.pixel, placement) : null;
     const foe = foeAtTile(client.entities, cursor, client.ownEntityId);
     this.showHover(foe !== null);

@@ -14,12 +14,14 @@ export type { CombatFeed, CombatNotice } from "./combat.js";
 export type { Transport, TransportName, DatagramHandler } from "./transport.js";
 export {
   fetchWorld,
+  fetchMapArt,
   joinGuest,
   parseToken,
   SessionError,
   tileFlagsTable,
   type FetchFn,
   type GuestSession,
+  type MapArtInfo,
   type WorldInfo,
   type WorldTile,
 } from "./session-api.js";

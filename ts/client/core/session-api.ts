@@ -28,6 +28,18 @@ export interface WorldTile {
   look: number;
 }
 
+/** The map's own art as GET /api/world names it (ts/server/map-art-route.ts): where its atlas is and its shape. */
+export interface MapArtInfo {
+  /** Path of the atlas on the server, content-hashed. */
+  url: string;
+  tileSizePx: number;
+  /** Atlas tiles per row. */
+  columns: number;
+  /** Atlas tiles, tile 0 unused. */
+  tileCount: number;
+  bytes: number;
+}
+
 /** What GET /api/world describes. */
 export interface WorldInfo {
   name: string;
@@ -41,6 +53,8 @@ export interface WorldInfo {
   kinds: NpcKind[];
   /** The item catalogue (item-catalogue.ts); empty from a server that sends none. */
   items: ItemDef[];
+  /** The map's own art, or null / absent: the client draws the map with its built-in tiles. */
+  art?: MapArtInfo | null;
 }
 
 export class SessionError extends Error {
@@ -166,6 +180,7 @@ export async function fetchWorld(baseUrl: string, fetchFn: FetchFn = fetch): Pro
   if (typeof kinds === "string") throw new SessionError(`world: ${kinds}`, 0);
   const items = parseItems(body.items);
   if (typeof items === "string") throw new SessionError(`world: ${items}`, 0);
+  const art = parseMapArt(body.art);
   return {
     name: typeof body.name === "string" ? body.name : "",
     mapWidth: integerField(body, "mapWidth", "world"),
@@ -176,7 +191,44 @@ export async function fetchWorld(baseUrl: string, fetchFn: FetchFn = fetch): Pro
     tiles,
     kinds,
     items,
+    art,
   };
+}
+
+/** Validates /api/world's `art`: absent or null (an older server, or the built-in art) is null. */
+function parseMapArt(raw: unknown): MapArtInfo | null {
+  if (raw === undefined || raw === null) return null;
+  if (typeof raw !== "object" || Array.isArray(raw)) throw new SessionError("world: art is not an object", 0);
+  const art = raw as Record<string, unknown>;
+  if (typeof art.url !== "string" || !art.url.startsWith("/api/"))
+    throw new SessionError("world: art.url is not an API path", 0);
+  const info: MapArtInfo = {
+    url: art.url,
+    tileSizePx: integerField(art, "tileSizePx", "world art"),
+    columns: integerField(art, "columns", "world art"),
+    tileCount: integerField(art, "tileCount", "world art"),
+    bytes: integerField(art, "bytes", "world art"),
+  };
+  if (info.tileSizePx < 4 || info.tileSizePx > 64 || info.columns <= 0 || info.tileCount <= 0 || info.bytes <= 0) {
+    throw new SessionError("world: art's sizes are out of range", 0);
+  }
+  return info;
+}
+
+/** Fetches the map's atlas that /api/world named (RGB332 bytes). Throws SessionError. */
+export async function fetchMapArt(baseUrl: string, art: MapArtInfo, fetchFn: FetchFn = fetch): Promise<Uint8Array> {
+  let response: Response;
+  try {
+    response = await fetchFn(url(baseUrl, art.url));
+  } catch (error) {
+    throw new SessionError(`map art: ${String(error)}`, 0);
+  }
+  if (!response.ok) throw new SessionError(`map art: status ${response.status}`, response.status);
+  const pixels = new Uint8Array(await response.arrayBuffer());
+  if (pixels.length !== art.bytes) {
+    throw new SessionError(`map art: ${pixels.length} bytes, the world says ${art.bytes}`, 0);
+  }
+  return pixels;
 }
 
 // The TILE_FLAGS table the server decides movement with, built from

@@ -11,15 +11,23 @@
 import { MODE_TINTED, MODE_TRANSPARENT } from "../../blit-layout.js";
 import type { WasmBlitter } from "../../wasm/blit.js";
 import type { WasmSim } from "../../wasm/sim.js";
-import { placeViewport, type PixelPoint, type ViewportPlacement } from "../camera.js";
+import {
+  DEFAULT_VIEWPORT,
+  placeViewport,
+  type PixelPoint,
+  type ViewportOptions,
+  type ViewportPlacement,
+  viewportForTileSize,
+} from "../camera.js";
 import { FULL_LIGHT } from "../../world-time.js";
 import { buildLightTables } from "./light.js";
 import { SHEET_COLUMNS } from "../assets/sheets.js";
+import type { MapTileSheet } from "./map-art.js";
 import { type Atlas, MARKER_CORNERS, MARKER_HOSTILE, MARKER_OUTLINE, MARKER_STEP, MARKER_STEP_SMALL } from "./atlas.js";
 import { drawHud, type HudModel } from "./hud.js";
 import { TILE_SIZE_PX, VIEWPORT } from "./layout.js";
 import * as P from "./palette.js";
-import { screenOfTile } from "./picking.js";
+import { screenOfTile, spriteScreenX, spriteScreenY } from "./picking.js";
 import { SpriteList } from "./sprite-list.js";
 import { queueText, textWidthPx } from "./text.js";
 
@@ -125,6 +133,9 @@ export class FrameRenderer {
   private readonly list: SpriteList;
   /** Runs first in every render(); null draws the scene as given. */
   sceneHook: SceneHook | null = null;
+  /** The map's own tiles (map-art.ts), or null: the built-in 8 px tile sheet. */
+  private mapTiles: MapTileSheet | null = null;
+  private viewport: Readonly<ViewportOptions> = DEFAULT_VIEWPORT;
 
   constructor(
     private readonly blitter: WasmBlitter,
@@ -135,22 +146,37 @@ export class FrameRenderer {
     buildLightTables(blitter.lightTables);
   }
 
+  /** Draws the map with its own tiles (at their size) from now on; null goes back to the built-in sheet. */
+  setMapTiles(sheet: MapTileSheet | null): void {
+    this.mapTiles = sheet;
+    this.viewport = viewportForTileSize(sheet ? sheet.tileSizePx : TILE_SIZE_PX);
+  }
+
+  /** Where a frame with this camera puts the world: the one placement drawing and pointer mapping share. */
+  place(camera: Readonly<PixelPoint>): ViewportPlacement {
+    return placeViewport(camera, this.viewport);
+  }
+
   /**
    * The lighting pass over the viewport: one level per tile of the view in the light map (today the
    * ambient level everywhere; light sources will raise it around them), then one wasm call.
    */
   private applyLight(level: number, placement: ViewportPlacement): void {
-    const wide = placement.tilesWide + 1;
-    const high = placement.tilesHigh + 1;
+    // The light map's cells are 8 px (light_apply's tile); larger map tiles are covered by 8 px cells from the view's corner.
+    const native = placement.tileSizePx === TILE_SIZE_PX;
+    const wide = native ? placement.tilesWide + 1 : VIEWPORT.w / TILE_SIZE_PX + 1;
+    const high = native ? placement.tilesHigh + 1 : VIEWPORT.h / TILE_SIZE_PX + 1;
     this.blitter.lightMap.fill(level, 0, wide * high);
-    const screen = screenOfTile(placement.firstTileX, placement.firstTileY, placement);
+    const screen = native
+      ? screenOfTile(placement.firstTileX, placement.firstTileY, placement)
+      : { x: VIEWPORT.x, y: VIEWPORT.y };
     this.blitter.lightApply(VIEWPORT.x, VIEWPORT.y, VIEWPORT.w, VIEWPORT.h, screen.x, screen.y, wide, high);
   }
 
   /** Composes the frame and converts it to RGBA; returns where the world was placed (for pointer mapping). */
   render(composed: FrameScene): ViewportPlacement {
     const scene = this.sceneHook ? this.sceneHook(composed) : composed;
-    const placement = placeViewport(scene.camera);
+    const placement = this.place(scene.camera);
     this.blitter.fillRect(VIEWPORT.x, VIEWPORT.y, VIEWPORT.w, VIEWPORT.h, P.UNKNOWN_DARK);
     if (scene.grid) this.drawTiles(scene.grid, placement);
     this.drawRoute(scene, placement);
@@ -178,6 +204,7 @@ export class FrameRenderer {
     if (right <= left || bottom <= top) return;
     const tilesPtr = grid.tilesPtr + 2 * ((top - grid.originY) * grid.width + (left - grid.originX));
     const screen = screenOfTile(left, top, placement);
+    const sheet = this.mapTiles;
     this.blitter.drawTilemap(
       tilesPtr,
       grid.width,
@@ -185,10 +212,10 @@ export class FrameRenderer {
       bottom - top,
       screen.x,
       screen.y,
-      this.atlas.tiles,
-      SHEET_COLUMNS,
-      TILE_SIZE_PX,
-      TILE_SIZE_PX,
+      sheet ? sheet.ptr : this.atlas.tiles,
+      sheet ? sheet.columns : SHEET_COLUMNS,
+      placement.tileSizePx,
+      placement.tileSizePx,
       VIEWPORT.x,
       VIEWPORT.y,
       VIEWPORT.w,
@@ -204,9 +231,13 @@ export class FrameRenderer {
     this.list.flush(this.atlas.markers, VIEWPORT);
   }
 
+  /** An 8 px marker on a tile: centred in it when the map's tiles are larger. */
   private mark(tile: TilePoint, cell: number, colour: number, placement: ViewportPlacement): void {
     const screen = screenOfTile(tile.x, tile.y, placement);
-    if (onViewport(screen.x, screen.y)) this.list.add(screen.x, screen.y, cell, MODE_TINTED, colour);
+    const inset = (placement.tileSizePx - TILE_SIZE_PX) >> 1;
+    const x = screen.x + inset;
+    const y = screen.y + inset;
+    if (onViewport(x, y)) this.list.add(x, y, cell, MODE_TINTED, colour);
   }
 
   /**
@@ -217,14 +248,14 @@ export class FrameRenderer {
   private drawEntities(entities: readonly SpriteInstance[], placement: ViewportPlacement): void {
     for (const entity of entities) {
       if (!entity.hostile) continue;
-      const x = VIEWPORT.x + Math.round(entity.xPx) - placement.originXPx;
-      const y = VIEWPORT.y + Math.round(entity.yPx) - placement.originYPx;
+      const x = spriteScreenX(entity.xPx, placement);
+      const y = spriteScreenY(entity.yPx, placement);
       if (onViewport(x, y)) this.list.add(x, y, MARKER_HOSTILE, MODE_TINTED, P.HOSTILE_MARK);
     }
     this.list.flush(this.atlas.markers, VIEWPORT);
     for (const entity of entities) {
-      const x = VIEWPORT.x + Math.round(entity.xPx) - placement.originXPx;
-      const y = VIEWPORT.y + Math.round(entity.yPx) - placement.originYPx;
+      const x = spriteScreenX(entity.xPx, placement);
+      const y = spriteScreenY(entity.yPx, placement);
       if (!onViewport(x, y)) continue;
       const look = entity.look ?? "normal";
       const mode = look === "normal" ? MODE_TRANSPARENT : MODE_TINTED;
@@ -239,8 +270,8 @@ export class FrameRenderer {
       const hp = entity.hp ?? 0;
       const hpMax = entity.hpMax ?? 0;
       if (hp <= 0 || hp >= hpMax) continue;
-      const x = VIEWPORT.x + Math.round(entity.xPx) - placement.originXPx;
-      const y = VIEWPORT.y + Math.round(entity.yPx) - placement.originYPx - HP_BAR_GAP_PX - HP_BAR_HEIGHT_PX;
+      const x = spriteScreenX(entity.xPx, placement);
+      const y = spriteScreenY(entity.yPx, placement) - HP_BAR_GAP_PX - HP_BAR_HEIGHT_PX;
       if (!insideViewport(x, y, TILE_SIZE_PX, HP_BAR_HEIGHT_PX)) continue;
       const fill = hp * 3 <= hpMax ? P.ENTITY_HP_LOW : P.ENTITY_HP_FILL;
       this.blitter.hbar(x, y, TILE_SIZE_PX, HP_BAR_HEIGHT_PX, hp, hpMax, fill, P.ENTITY_HP_EMPTY);
@@ -251,13 +282,10 @@ export class FrameRenderer {
   private drawFloaters(floaters: readonly WorldText[], placement: ViewportPlacement): void {
     for (const floater of floaters) {
       const widthPx = textWidthPx(floater.text);
-      const centreX = VIEWPORT.x + Math.round(floater.xPx) - placement.originXPx;
+      // xPx is the sprite's centre (its left + 4): centred over the sprite as drawn.
+      const centreX = spriteScreenX(floater.xPx - TILE_SIZE_PX / 2, placement) + TILE_SIZE_PX / 2;
       const x = clamp(centreX - Math.floor(widthPx / 2), VIEWPORT.x, VIEWPORT.x + VIEWPORT.w - widthPx);
-      const y = clamp(
-        VIEWPORT.y + Math.round(floater.yPx) - placement.originYPx - 8,
-        VIEWPORT.y,
-        VIEWPORT.y + VIEWPORT.h - 8,
-      );
+      const y = clamp(spriteScreenY(floater.yPx, placement) - 8, VIEWPORT.y, VIEWPORT.y + VIEWPORT.h - 8);
       queueText(this.list, floater.text, x, y, floater.colour, true);
     }
     this.list.flush(this.atlas.font, VIEWPORT);
@@ -267,8 +295,8 @@ export class FrameRenderer {
   private drawLabels(labels: readonly WorldLabel[], placement: ViewportPlacement): void {
     for (const label of labels) {
       const widthPx = textWidthPx(label.text) + 3;
-      const entityX = VIEWPORT.x + Math.round(label.xPx) - placement.originXPx;
-      const entityY = VIEWPORT.y + Math.round(label.yPx) - placement.originYPx;
+      const entityX = spriteScreenX(label.xPx, placement);
+      const entityY = spriteScreenY(label.yPx, placement);
       const x = clamp(
         entityX + TILE_SIZE_PX / 2 - Math.floor(widthPx / 2),
         VIEWPORT.x,

@@ -42,16 +42,35 @@ export function framebufferPixelIn(clientX: number, clientY: number, box: Canvas
 /** The world tile drawn at framebuffer pixel (x, y) in a frame placed by `placement`; null outside the viewport. */
 export function worldTileAt(pixel: Point, placement: ViewportPlacement): Point | null {
   if (!contains(VIEWPORT, pixel.x, pixel.y)) return null;
+  const tile = placement.tileSizePx;
   return {
-    x: Math.floor((placement.originXPx + pixel.x - VIEWPORT.x) / TILE_SIZE_PX),
-    y: Math.floor((placement.originYPx + pixel.y - VIEWPORT.y) / TILE_SIZE_PX),
+    x: Math.floor((placement.originXPx + pixel.x - VIEWPORT.x) / tile),
+    y: Math.floor((placement.originYPx + pixel.y - VIEWPORT.y) / tile),
   };
 }
 
 /** Framebuffer position of world tile (x, y)'s top-left pixel in a frame placed by `placement`. */
 export function screenOfTile(tileX: number, tileY: number, placement: ViewportPlacement): Point {
   return {
-    x: VIEWPORT.x + tileX * TILE_SIZE_PX - placement.originXPx,
-    y: VIEWPORT.y + tileY * TILE_SIZE_PX - placement.originYPx,
+    x: VIEWPORT.x + tileX * placement.tileSizePx - placement.originXPx,
+    y: VIEWPORT.y + tileY * placement.tileSizePx - placement.originYPx,
   };
+}
+
+/**
+ * Framebuffer x of an 8 px sprite at world pixel x `xPx` (tile × 8): scaled with the map's tiles and
+ * centred in its tile when the tiles are larger than the sprite. Numbers, not a point: called per entity per frame.
+ */
+export function spriteScreenX(xPx: number, placement: ViewportPlacement): number {
+  return VIEWPORT.x + spriteOffsetPx(xPx, placement.tileSizePx) - placement.originXPx;
+}
+
+/** Framebuffer y of an 8 px sprite at world pixel y `yPx`, as spriteScreenX. */
+export function spriteScreenY(yPx: number, placement: ViewportPlacement): number {
+  return VIEWPORT.y + spriteOffsetPx(yPx, placement.tileSizePx) - placement.originYPx;
+}
+
+function spriteOffsetPx(worldPx: number, tileSizePx: number): number {
+  if (tileSizePx === TILE_SIZE_PX) return Math.round(worldPx);
+  return Math.round((worldPx * tileSizePx) / TILE_SIZE_PX) + ((tileSizePx - TILE_SIZE_PX) >> 1);
 }

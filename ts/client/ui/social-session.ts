@@ -15,7 +15,6 @@ import { FB_WIDTH } from "../../constants.js";
 import type { GameClient } from "../core/game-client.js";
 import { ENTITY_TYPE_DOOR } from "../../entity-types.js";
 import { chebyshev, INTERACT_REACH_TILES, isInteractable } from "../core/interaction.js";
-import { placeViewport } from "../camera.js";
 import { KEY_BINDINGS } from "../input.js";
 import type { FrameRenderer, FrameScene, WorldLabel } from "../render/frame.js";
 import type { HudLine } from "../render/hud.js";
@@ -156,7 +155,7 @@ export class SocialSession {
     const client = this.client;
     const nowMs = performance.now();
     this.log.observe(scene.hud.log);
-    const placement = placeViewport(scene.camera);
+    const placement = this.parts.renderer.place(scene.camera);
 
     if (this.click) {
       // After the session's own click handling this frame: a click on an interactable aims beside it instead.

@@ -6,12 +6,16 @@
 //   plus COLLIDES if any collision layer has a tile there;
 // - when those flags differ from what the drawn id says on its own, the cell
 //   gets a twin id: same look as the drawn id, the combined flags. Twins are
-//   counted down from 0xFFFD, skipping every id that has tile data.
+//   counted down from 0xFFFD, skipping every id that has tile data;
+// - a cell whose drawn stack (tile-stacks.ts) is more than its one unflipped
+//   tile — several layers, a flip, a piece of a large neighbour — gets a stack
+//   id the same way, one per distinct (stack, flags), its `stack` recorded.
 import { TILE_FLAG_COLLIDES, TILE_FLAG_OPAQUE } from "../../constants.js";
 import { maskGid, MAX_WORLD_TILE_ID } from "./gid.js";
 import { MapError } from "./map-error.js";
 import { hasCollisionProperty } from "./properties.js";
 import type { RawTileLayer } from "./raw-map.js";
+import { type Footprint, type Footprints, STACK_GID_BITS } from "./tile-stacks.js";
 import { tileFlagsOf } from "../../tile-flags.js";
 import type { TileData, TileInfo } from "./tile-data.js";
 
@@ -27,13 +31,21 @@ export interface FlattenInput {
   layers: readonly RawTileLayer[];
   /** Tile data for the map's ids; completed in place with defaults and twins. */
   tileData: TileData;
+  /**
+   * Which cells each tile covers; given only for maps with their own art, which draw stacks. Absent (the
+   * built-in art: maps/caves, CSV maps): every cell is its top-most tile alone, flips ignored.
+   */
+  footprints?: Footprints;
 }
 
 export interface FlatWorld {
   /** One world tile id per cell, row-major. */
   tiles: Uint16Array;
   tileData: TileData;
+  /** Collision twins and stack ids together (every id made by flattening). */
   twinCount: number;
+  /** Of those, the ids made for stacks (several layers, flips, pieces of large tiles). */
+  stackCount: number;
 }
 
 /** A layer that only marks blocked cells and is never drawn: named collision(s), or a collision property is true. */
@@ -42,10 +54,17 @@ export function isCollisionLayer(layer: RawTileLayer): boolean {
 }
 
 export function flattenLayers(input: FlattenInput): FlatWorld {
-  const { file, width, height, originX, originY, layers, tileData } = input;
+  const { file, width, height, originX, originY, layers, tileData, footprints } = input;
   const cellCount = width * height;
   const topIds = new Uint32Array(cellCount);
   const cellFlags = new Uint8Array(cellCount);
+  // What each cell shows, bottom to top: STACK_ENTRY_LENGTH numbers per tile or piece (tile-stacks.ts).
+  const stacks: (number[] | undefined)[] = new Array<number[] | undefined>(cellCount);
+  const addToStack = (cell: number, rawGid: number, dx: number, dy: number): void => {
+    const stack = stacks[cell];
+    if (stack) stack.push(rawGid, dx, dy);
+    else stacks[cell] = [rawGid, dx, dy];
+  };
   const flagsById = new Map<number, number>();
   const flagsOf = (id: number): number => {
     let flags = flagsById.get(id);
@@ -88,6 +107,24 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
           }
           topIds[cell] = gid;
           cellFlags[cell] |= flagsOf(gid);
+          if (!footprints) continue;
+          const rawGid = (gids[y * chunk.width + x] & STACK_GID_BITS) >>> 0;
+          const footprint = footprints.of(rawGid);
+          if (isOneCell(footprint)) {
+            addToStack(cell, rawGid, 0, 0);
+            continue;
+          }
+          // A tile over several cells: a piece in each covered cell of the world, anchored here.
+          const worldX = chunk.x + x - originX;
+          const worldY = chunk.y + y - originY;
+          for (let dy = footprint.firstDy; dy <= footprint.lastDy; dy++) {
+            for (let dx = footprint.firstDx; dx <= footprint.lastDx; dx++) {
+              const coveredX = worldX + dx;
+              const coveredY = worldY + dy;
+              if (coveredX < 0 || coveredY < 0 || coveredX >= width || coveredY >= height) continue;
+              addToStack(coveredY * width + coveredX, rawGid, -dx, -dy);
+            }
+          }
         }
       }
     }
@@ -95,11 +132,31 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
 
   const tiles = new Uint16Array(cellCount);
   const twins = new Map<number, number>(); // key: id * 256 + flags
+  const stackIds = new Map<string, number>(); // key: the stack's numbers, then the flags
   let nextTwinId = MAX_WORLD_TILE_ID;
+  const allocate = (): number => {
+    while (nextTwinId > 0 && tileData.has(nextTwinId)) nextTwinId--;
+    if (nextTwinId <= 0) throw new MapError(file, "no free tile ids left for collision twins and tile stacks");
+    return nextTwinId--;
+  };
   for (let cell = 0; cell < cellCount; cell++) {
     const id = topIds[cell];
     const ownFlags = flagsOf(id);
     const flags = cellFlags[cell] | ownFlags;
+    const stack = stacks[cell];
+    // The plain cell: nothing drawn, or its own tile alone, unflipped, covering just this cell.
+    const plain = stack === undefined || (stack.length === 3 && stack[0] === id && stack[1] === 0 && stack[2] === 0);
+    if (!plain) {
+      const key = `${stack.join(",")}|${flags}`;
+      let stackId = stackIds.get(key);
+      if (stackId === undefined) {
+        stackId = allocate();
+        tileData.set(stackId, makeTwin(stackId, tileData.get(id)!, flags, stack));
+        stackIds.set(key, stackId);
+      }
+      tiles[cell] = stackId;
+      continue;
+    }
     if (flags === ownFlags) {
       tiles[cell] = id;
       continue;
@@ -107,24 +164,30 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
     const key = id * 256 + flags;
     let twinId = twins.get(key);
     if (twinId === undefined) {
-      while (nextTwinId > 0 && tileData.has(nextTwinId)) nextTwinId--;
-      if (nextTwinId <= 0) throw new MapError(file, "no free tile ids left for collision twins");
-      twinId = nextTwinId--;
+      twinId = allocate();
       tileData.set(twinId, makeTwin(twinId, tileData.get(id)!, flags));
       twins.set(key, twinId);
     }
     tiles[cell] = twinId;
   }
-  return { tiles, tileData, twinCount: twins.size };
+  return { tiles, tileData, twinCount: twins.size + stackIds.size, stackCount: stackIds.size };
 }
 
-function makeTwin(twinId: number, base: TileInfo, flags: number): TileInfo {
+function isOneCell(footprint: Footprint): boolean {
+  return footprint.firstDx === 0 && footprint.lastDx === 0 && footprint.firstDy === 0 && footprint.lastDy === 0;
+}
+
+function makeTwin(twinId: number, base: TileInfo, flags: number, stack?: number[]): TileInfo {
   const collides = (flags & TILE_FLAG_COLLIDES) !== 0;
   const opaque = (flags & TILE_FLAG_OPAQUE) !== 0;
-  const added = [collides && !base.collides ? "collides" : "", opaque && !base.opaque ? "opaque" : ""]
+  const added = [
+    collides && !base.collides ? "collides" : "",
+    opaque && !base.opaque ? "opaque" : "",
+    stack ? `stack of ${stack.length / 3}` : "",
+  ]
     .filter((word) => word !== "")
     .join(", ");
-  return {
+  const twin: TileInfo = {
     id: twinId,
     name: `${base.name ?? `tile ${base.id}`} (+${added})`,
     collides,
@@ -132,4 +195,6 @@ function makeTwin(twinId: number, base: TileInfo, flags: number): TileInfo {
     look: base.look,
     twinOf: base.id,
   };
+  if (stack) twin.stack = stack;
+  return twin;
 }

@@ -29,11 +29,22 @@ import {
   type TileData,
 } from "./tile-data.js";
 import { tilesetHasLocalId, type Tileset } from "./tileset.js";
+import { Footprints } from "./tile-stacks.js";
+import { usesBuiltInArt } from "./map-atlas.js";
 
 export { MapError } from "./map-error.js";
 export { tileFlagsTable } from "../../tile-flags.js";
 export type { Interactable, MapObject, TilePosition } from "./map-objects.js";
 export type { DoorSpec } from "./map-doors.js";
+export type { MapArt } from "./map-atlas.js";
+
+/** What the atlas of a map with its own art is built from. */
+export interface MapArtSource {
+  tilesets: Tileset[];
+  tileWidthPx: number;
+  tileHeightPx: number;
+  footprints: Footprints;
+}
 export type { GidChunk, MapFormat, RawMap, RawTileLayer } from "./raw-map.js";
 export {
   LOOK_NONE,
@@ -67,8 +78,10 @@ export interface MapSource {
   tileHeightPx: number;
   /** The `.tiles.json` that was merged in, or null when there is none. */
   tileDataFile: string | null;
-  /** Ids allocated for cells whose combined collision differs from their drawn tile's. */
+  /** Ids allocated for cells whose combined collision differs from their drawn tile's, and for stacks. */
   twinCount: number;
+  /** Of those, the ids of cells that draw more than one unflipped tile (layers, flips, pieces of large tiles). */
+  stackCount: number;
   /** True when the map has no spawn points and the free cell nearest the centre was used. */
   spawnFallback: boolean;
   /** Most distinct ids in one 32×32 chunk; above PALETTE_MAX (64) the chunk is sent as ChunkWidePackets. */
@@ -101,6 +114,11 @@ export interface LoadedMap {
   safeZones: SafeZone[];
   /** The map's `pvp` property, or null when it has none (then the server's --pvp decides). */
   pvp: boolean | null;
+  /**
+   * Where the map's own art comes from, for buildMapArt (map-atlas.ts: reads the images, so only the server
+   * and the map tool call it); null when the map shows the client's built-in art (maps/caves, CSV maps).
+   */
+  art: MapArtSource | null;
   source: MapSource;
 }
 
@@ -170,7 +188,19 @@ export function loadMap(path: string): LoadedMap {
   const entries = readTileDataFile(tileDataFile);
   if (entries) mergeTileData(tileData, entries);
 
-  const flat = flattenLayers({ file: path, width, height, originX, originY, layers: map.tileLayers, tileData });
+  // Only a map with its own art draws stacks (layers, flips, large tiles); the built-in art draws one tile per cell.
+  const ownArt = map.format !== "csv" && !usesBuiltInArt(map.tilesets);
+  const footprints = new Footprints(map.tilesets, map.tileWidthPx, map.tileHeightPx);
+  const flat = flattenLayers({
+    file: path,
+    width,
+    height,
+    originX,
+    originY,
+    layers: map.tileLayers,
+    tileData,
+    footprints: ownArt ? footprints : undefined,
+  });
   const objects = worldObjects(map, originX, originY);
   const flags = tileFlagsTable(flat.tileData);
   const isFree = (x: number, y: number): boolean =>
@@ -212,6 +242,9 @@ export function loadMap(path: string): LoadedMap {
     objects,
     safeZones: safeZonesOf(objects, path),
     pvp: mapPvpOf(map.properties, path),
+    art: ownArt
+      ? { tilesets: map.tilesets, tileWidthPx: map.tileWidthPx, tileHeightPx: map.tileHeightPx, footprints }
+      : null,
     source: {
       format: map.format,
       file: path,
@@ -228,6 +261,7 @@ export function loadMap(path: string): LoadedMap {
       tileHeightPx: map.tileHeightPx,
       tileDataFile: entries ? tileDataFile : null,
       twinCount: flat.twinCount,
+      stackCount: flat.stackCount,
       spawnFallback,
       maxIdsPerChunk: maxIdsPerChunk(flat.tiles, width, height),
     },

@@ -23,6 +23,11 @@ export interface TileInfo {
   twinOf?: number;
   /** A closed door's tile: the id the cell takes when the door opens (docs/maps.md § Doors). */
   opensTo?: number;
+  /**
+   * Set on stack ids made by flattening: what the cell draws, bottom to top, three numbers per tile
+   * (the GID with its flip bits, and dx, dy from the drawn cell to the tile's anchor cell; tile-stacks.ts).
+   */
+  stack?: number[];
 }
 
 /** Tile data by world tile id. */

@@ -1,7 +1,8 @@
 // Tilesets embedded in a map or kept in an external file (.tsx XML, or .tsj /
 // .json), reduced to what the loader needs: the GID range a tileset owns and
-// the custom properties of its tiles. Images are never opened — the server
-// does not draw.
+// the custom properties of its tiles, and where its art is (TilesetArt: the
+// image or the per-tile images and how tiles are cut from them). Images are
+// not opened here: tileset-images.ts reads them for the map's atlas.
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { MapError } from "./map-error.js";
@@ -12,6 +13,38 @@ export interface TileDefinition {
   /** The tile's `type` / `class` in Tiled; "" when unset. */
   className: string;
   properties: Properties;
+}
+
+/** An image a tileset names, resolved against the file that names it. */
+export interface TilesetImageRef {
+  /** As written in the file (for messages). */
+  source: string;
+  /** Absolute path. */
+  path: string;
+  /** The colour drawn as transparent (Tiled's `trans`, 0xRRGGBB), or null. */
+  transparentColour: number | null;
+  /** Sub-rectangle of the image (Tiled 1.9 image-collection tiles with x/y/width/height); null = the whole image. */
+  rect: { x: number; y: number; width: number; height: number } | null;
+  /** The image's size as the file states it (0 when unstated): a collection tile's size before its image is read. */
+  widthPx: number;
+  heightPx: number;
+}
+
+/** How a tileset's tiles are cut from its image(s) and placed on the map (docs/art.md § Map art). */
+export interface TilesetArt {
+  tileWidthPx: number;
+  tileHeightPx: number;
+  marginPx: number;
+  spacingPx: number;
+  /** Tiles per image row (the attribute, else derived from the image width); 0 for image collections. */
+  columns: number;
+  /** Tiled's <tileoffset>: every tile of the set is drawn shifted by this many pixels. */
+  offsetXPx: number;
+  offsetYPx: number;
+  /** The one image of a grid tileset; null for an image collection. */
+  image: TilesetImageRef | null;
+  /** Image-collection tiles: each tile's own image, by local id. */
+  tileImages: Map<number, TilesetImageRef>;
 }
 
 export interface Tileset {
@@ -25,6 +58,7 @@ export interface Tileset {
   tiles: Map<number, TileDefinition>;
   /** The file the tileset was read from (the map itself when embedded). */
   file: string;
+  art: TilesetArt;
 }
 
 /** Whether a local tile id exists in the tileset. */
@@ -71,10 +105,25 @@ export function tilesetFromXml(element: XmlElement, firstGid: number, file: stri
   const name = element.attrs.name ?? "";
   const tiles = new Map<number, TileDefinition>();
   const listedIds = new Set<number>();
+  const tileImages = new Map<number, TilesetImageRef>();
   for (const child of element.children) {
     if (child.name !== "tile") continue;
     const localId = intAttr(child, "id", file);
     listedIds.add(localId);
+    const tileImage = childNamed(child, "image");
+    if (tileImage?.attrs.source !== undefined) {
+      const rect =
+        child.attrs.width !== undefined && child.attrs.height !== undefined
+          ? {
+              x: intAttr(child, "x", file, 0),
+              y: intAttr(child, "y", file, 0),
+              width: intAttr(child, "width", file),
+              height: intAttr(child, "height", file),
+            }
+          : null;
+      const declared = { width: intAttr(tileImage, "width", file, 0), height: intAttr(tileImage, "height", file, 0) };
+      tileImages.set(localId, imageRef(tileImage.attrs.source, tileImage.attrs.trans, rect, file, declared));
+    }
     const className = child.attrs.class ?? child.attrs.type ?? "";
     const properties = xmlProperties(child);
     if (className !== "" || Object.keys(properties).length > 0) tiles.set(localId, { className, properties });
@@ -88,8 +137,17 @@ export function tilesetFromXml(element: XmlElement, firstGid: number, file: stri
     spacing: intAttr(element, "spacing", file, 0),
     imageWidth: image ? intAttr(image, "width", file, 0) : undefined,
     imageHeight: image ? intAttr(image, "height", file, 0) : undefined,
+    columns: element.attrs.columns === undefined ? undefined : intAttr(element, "columns", file),
   };
-  return finishTileset(name, firstGid, file, tiles, image !== undefined, listedIds, geometry);
+  const offset = childNamed(element, "tileoffset");
+  const art = artOf(
+    geometry,
+    offset ? intAttr(offset, "x", file, 0) : 0,
+    offset ? intAttr(offset, "y", file, 0) : 0,
+    image?.attrs.source !== undefined ? imageRef(image.attrs.source, image.attrs.trans, null, file) : null,
+    tileImages,
+  );
+  return finishTileset(name, firstGid, file, tiles, image !== undefined, listedIds, geometry, art);
 }
 
 /** A tileset from a TMJ `tilesets[]` entry (embedded) or a .tsj file. */
@@ -101,6 +159,7 @@ export function tilesetFromJson(json: unknown, firstGid: number, file: string): 
   const name = typeof entry.name === "string" ? entry.name : "";
   const tiles = new Map<number, TileDefinition>();
   const listedIds = new Set<number>();
+  const tileImages = new Map<number, TilesetImageRef>();
   if (entry.tiles !== undefined) {
     if (!Array.isArray(entry.tiles)) throw new MapError(file, `tileset "${name}": tiles is not an array`);
     for (const tile of entry.tiles as Record<string, unknown>[]) {
@@ -109,6 +168,17 @@ export function tilesetFromJson(json: unknown, firstGid: number, file: string): 
         throw new MapError(file, `tileset "${name}": tile id ${JSON.stringify(localId)} is not an integer`);
       }
       listedIds.add(localId);
+      if (typeof tile.image === "string") {
+        const size = (key: string): number | undefined =>
+          typeof tile[key] === "number" && Number.isInteger(tile[key]) ? (tile[key] as number) : undefined;
+        const width = size("width");
+        const height = size("height");
+        const rect =
+          width !== undefined && height !== undefined ? { x: size("x") ?? 0, y: size("y") ?? 0, width, height } : null;
+        const trans = typeof tile.transparentcolor === "string" ? tile.transparentcolor : undefined;
+        const declared = { width: size("imagewidth") ?? 0, height: size("imageheight") ?? 0 };
+        tileImages.set(localId, imageRef(tile.image, trans, rect, file, declared));
+      }
       const className = typeof tile.class === "string" ? tile.class : typeof tile.type === "string" ? tile.type : "";
       const properties = propertiesFromJson(tile.properties);
       if (className !== "" || Object.keys(properties).length > 0) tiles.set(localId, { className, properties });
@@ -143,8 +213,15 @@ export function tilesetFromJson(json: unknown, firstGid: number, file: string): 
     spacing: integer("spacing") ?? 0,
     imageWidth: integer("imagewidth"),
     imageHeight: integer("imageheight"),
+    columns: integer("columns"),
   };
-  return finishTileset(name, firstGid, file, tiles, hasImage, listedIds, geometry);
+  const offset = entry.tileoffset as Record<string, unknown> | undefined;
+  const offsetOf = (key: string): number =>
+    offset !== null && typeof offset === "object" && typeof offset[key] === "number" ? Math.trunc(offset[key]) : 0;
+  const trans = typeof entry.transparentcolor === "string" ? entry.transparentcolor : undefined;
+  const image = hasImage ? imageRef(entry.image as string, trans, null, file) : null;
+  const art = artOf(geometry, offsetOf("x"), offsetOf("y"), image, tileImages);
+  return finishTileset(name, firstGid, file, tiles, hasImage, listedIds, geometry, art);
 }
 
 interface TilesetGeometry {
@@ -155,6 +232,55 @@ interface TilesetGeometry {
   spacing: number;
   imageWidth: number | undefined;
   imageHeight: number | undefined;
+  columns: number | undefined;
+}
+
+/** `trans` is "rrggbb" or "#rrggbb" (TMX without the #, TMJ with it); anything else is no colour key. */
+function imageRef(
+  source: string,
+  trans: string | undefined,
+  rect: TilesetImageRef["rect"],
+  file: string,
+  declared: { width: number; height: number } = { width: 0, height: 0 },
+): TilesetImageRef {
+  const hex = trans?.replace(/^#/, "");
+  const transparentColour = hex !== undefined && /^[0-9a-fA-F]{6}$/.test(hex) ? parseInt(hex, 16) : null;
+  const path = resolve(dirname(file), source);
+  return { source, path, transparentColour, rect, widthPx: declared.width, heightPx: declared.height };
+}
+
+/** The pixel size a tile is drawn at (before flips): its rectangle, its image's stated size, or the tileset's tile size. */
+export function tileSizeOf(tileset: Tileset, localId: number): { widthPx: number; heightPx: number } {
+  const art = tileset.art;
+  const ref = art.image ? null : art.tileImages.get(localId);
+  if (ref?.rect) return { widthPx: ref.rect.width, heightPx: ref.rect.height };
+  if (ref && ref.widthPx > 0 && ref.heightPx > 0) return { widthPx: ref.widthPx, heightPx: ref.heightPx };
+  return { widthPx: art.tileWidthPx, heightPx: art.tileHeightPx };
+}
+
+function artOf(
+  geometry: TilesetGeometry,
+  offsetXPx: number,
+  offsetYPx: number,
+  image: TilesetImageRef | null,
+  tileImages: Map<number, TilesetImageRef>,
+): TilesetArt {
+  const { tileWidth, tileHeight, margin, spacing, imageWidth } = geometry;
+  let columns = geometry.columns ?? 0;
+  if (image && columns <= 0 && imageWidth && tileWidth > 0) {
+    columns = Math.max(0, Math.floor((imageWidth - 2 * margin + spacing) / (tileWidth + spacing)));
+  }
+  return {
+    tileWidthPx: tileWidth,
+    tileHeightPx: tileHeight,
+    marginPx: margin,
+    spacingPx: spacing,
+    columns: image ? columns : 0,
+    offsetXPx,
+    offsetYPx,
+    image,
+    tileImages,
+  };
 }
 
 function finishTileset(
@@ -165,12 +291,13 @@ function finishTileset(
   hasImage: boolean,
   listedIds: Set<number>,
   geometry: TilesetGeometry,
+  art: TilesetArt,
 ): Tileset {
   if (!hasImage) {
     // Image collection: each tile has its own image, and ids may have gaps,
     // so tilecount is not the span (forest.tsx: 7 tiles with ids 0..13).
     const span = listedIds.size === 0 ? 0 : Math.max(...listedIds) + 1;
-    return { name, firstGid, localIdSpan: span, definedLocalIds: listedIds, tiles, file };
+    return { name, firstGid, localIdSpan: span, definedLocalIds: listedIds, tiles, file, art };
   }
   let count = geometry.tileCount;
   if (count === undefined) {
@@ -183,5 +310,5 @@ function finishTileset(
     const rows = Math.floor((imageHeight - 2 * margin + spacing) / (tileHeight + spacing));
     count = Math.max(0, columns) * Math.max(0, rows);
   }
-  return { name, firstGid, localIdSpan: count, definedLocalIds: null, tiles, file };
+  return { name, firstGid, localIdSpan: count, definedLocalIds: null, tiles, file, art };
 }

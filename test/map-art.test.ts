@@ -1,0 +1,113 @@
+// A host's own map art (issue 16, docs/art.md § Map art): the atlas the server
+// builds from the tileset images, drawn through the real wasm blitter, against
+// a reference painting made from the same images by an independent painter
+// (test/support/map-painter.ts); a missing image is a placeholder and a
+// message, not a crash; the bundled map keeps the client's own art; the atlas
+// route serves exactly the atlas, cached for ever under its hash.
+import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { checkMap } from "../ts/tools/map.js";
+import { HttpApi } from "../ts/server/http-api.js";
+import { installMapArtRoute, mapArtDescription, mapArtPath } from "../ts/server/map-art-route.js";
+import { loadMap, readRawMap } from "../ts/server/map/load-map.js";
+import { ditherRgb332 } from "../ts/server/map/rgb332-dither.js";
+import { readWorldMap } from "../ts/server/world-map.js";
+import { installMapArt } from "../ts/client/render/map-art.js";
+import type { MapArtInfo } from "../ts/client/core/session-api.js";
+import { WasmBlitter } from "../ts/wasm/blit.js";
+import { loadCore } from "../ts/wasm/node.js";
+import { paintedColour, paintRegion } from "./support/map-painter.js";
+import { MAPS_REAL } from "./support/maps-real.js";
+
+const real = (file: string): string => resolve(MAPS_REAL, file);
+const FB_WIDTH = 320;
+
+describe("map art through the atlas and the wasm blitter", () => {
+  it("draws tiled_flipped's four flips of GID 3 as Tiled paints them (H+V+D, V, H, D)", async () => {
+    const file = real("rs-tiled/tiled_flipped.tmx");
+    const world = readWorldMap(file);
+    const art = world.art!;
+    expect(art.problems).toEqual([]);
+    expect(art.tileWidthPx).toBe(32);
+    const info: MapArtInfo = mapArtDescription(art) as unknown as MapArtInfo;
+    const blitter = new WasmBlitter(await loadCore());
+    const sheet = installMapArt(blitter, info, art.pixels, world.tileInfo);
+    const tilesPtr = blitter.stageTiles(world.tiles);
+    blitter.fillRect(0, 0, 320, 240, 0);
+    blitter.drawTilemap(tilesPtr, 2, 2, 2, 0, 0, sheet.ptr, sheet.columns, 32, 32, 0, 0, 320, 240);
+    const fb = blitter.framebuffer();
+
+    const painting = paintRegion(readRawMap(file), 0, 0, 64, 64);
+    let exact = 0;
+    for (let y = 0; y < 64; y++) {
+      for (let x = 0; x < 64; x++) {
+        const [r, g, b] = paintedColour(painting, x, y);
+        if (fb[y * FB_WIDTH + x] === ditherRgb332(Math.round(r), Math.round(g), Math.round(b), x, y)) exact++;
+      }
+    }
+    // The same dithering of the same colours; only rounding at soft alpha edges may differ.
+    expect(exact / (64 * 64)).toBeGreaterThan(0.99);
+    // The four cells differ: each flip really is drawn (GID 3 is not symmetric).
+    const cell = (cx: number, cy: number): string =>
+      Array.from({ length: 32 }, (_, y) =>
+        fb.subarray((cy * 32 + y) * FB_WIDTH + cx * 32, (cy * 32 + y) * FB_WIDTH + cx * 32 + 32).join(","),
+      ).join(";");
+    expect(new Set([cell(0, 0), cell(1, 0), cell(0, 1), cell(1, 1)]).size).toBe(4);
+  });
+
+  it("a missing tileset image is a message and a placeholder, never a crash (island: the beach tileset is absent)", async () => {
+    const world = readWorldMap(real("mapeditor-tiled/rpg/island.tmx"));
+    const art = world.art!;
+    expect(art.problems).toEqual(['tileset "beach_tileset": image beach_tileset.png cannot be used (ENOENT)']);
+    expect(art.tileWidthPx).toBe(16);
+    // Every drawn tile is the magenta (0xe3) and black checker: no other colour in the atlas.
+    expect([...new Set(art.pixels)].sort((a, b) => a - b)).toEqual([0x00, 0xe3]);
+    // Every cell the map draws has a look in the atlas.
+    const looks = new Map(world.tileInfo.map((tile) => [tile.id, tile.look]));
+    for (const id of new Set(world.tiles)) if (id !== 0) expect(looks.get(id)).toBeLessThan(art.tileCount);
+    const check = checkMap(real("mapeditor-tiled/rpg/island.tmx"), await loadCore());
+    expect(check.errors).toEqual([]);
+    expect(check.lines.join("\n")).toContain(
+      'warning: tileset "beach_tileset": image beach_tileset.png cannot be used',
+    );
+  });
+
+  it("the bundled caves map keeps the client's built-in art: no atlas, every look as the loader has it", () => {
+    const caves = fileURLToPath(new URL("../maps/caves.tmj", import.meta.url));
+    const world = readWorldMap(caves);
+    expect(world.art).toBeNull();
+    const loaded = loadMap(caves);
+    expect(world.tileInfo.map((tile) => [tile.id, tile.look])).toEqual(
+      [...loaded.tileData.values()].map((tile) => [tile.id, tile.look]),
+    );
+    expect(loaded.source.stackCount).toBe(0);
+  });
+
+  it("serves the atlas at its hash, gzipped when asked, cached for ever", async () => {
+    const art = readWorldMap(real("rs-tiled/tiled_flipped.tmx")).art!;
+    const http = new HttpApi(() => {});
+    installMapArtRoute(http, art);
+    await new Promise<void>((done) => http.server.listen(0, "127.0.0.1", done));
+    try {
+      const { port } = http.server.address() as AddressInfo;
+      expect(mapArtPath(art)).toBe(`/api/map-art/${art.hash}.rgb332`);
+      expect((mapArtDescription(art) as { url: string }).url).toBe(mapArtPath(art));
+      const zipped = await fetch(`http://127.0.0.1:${port}${mapArtPath(art)}`, {
+        headers: { "accept-encoding": "gzip" },
+      });
+      expect(zipped.headers.get("content-encoding")).toBe("gzip");
+      expect(zipped.headers.get("cache-control")).toContain("immutable");
+      expect(Buffer.from(await zipped.arrayBuffer()).equals(Buffer.from(art.pixels))).toBe(true);
+      const plain = await fetch(`http://127.0.0.1:${port}${mapArtPath(art)}`, {
+        headers: { "accept-encoding": "identity" },
+      });
+      expect(plain.headers.get("content-encoding")).toBeNull();
+      expect(Buffer.from(await plain.arrayBuffer()).equals(Buffer.from(art.pixels))).toBe(true);
+      expect((await fetch(`http://127.0.0.1:${port}/api/map-art/0000.rgb332`)).status).toBe(404);
+    } finally {
+      await new Promise<void>((done) => http.server.close(() => done()));
+    }
+  });
+});

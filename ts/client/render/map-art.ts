@@ -1,0 +1,53 @@
+// A host's own map art in the client (docs/art.md § Map art): the atlas the
+// server built from the map's tilesets (ts/server/map/map-atlas.ts) goes into
+// the wasm MAP_ATLAS region once, and TILE_LOOK maps each world id to its
+// atlas tile, so the frame's one draw_tilemap call draws every layer, flip and
+// large tile of the map at the map's own tile size.
+import { MAP_ATLAS_BYTES, NO_TILE } from "../../blit-layout.js";
+import { TILE_BORDER, TILE_UNKNOWN } from "../../constants.js";
+import type { MapArtInfo } from "../core/session-api.js";
+import type { WasmBlitter } from "../../wasm/blit.js";
+import type { TileLook } from "./atlas.js";
+
+/** Where the uploaded map atlas is and how to address it: what FrameRenderer.setMapTiles takes. */
+export interface MapTileSheet {
+  readonly ptr: number;
+  readonly columns: number;
+  readonly tileSizePx: number;
+  readonly tileCount: number;
+}
+
+/** Checks the atlas against what /api/world said of it; returns the problem, or null. */
+export function mapAtlasProblem(art: MapArtInfo, pixels: Uint8Array): string | null {
+  const tileBytes = art.tileSizePx * art.tileSizePx;
+  const rows = Math.ceil(art.tileCount / art.columns);
+  if (pixels.length !== art.bytes) return `the map atlas has ${pixels.length} bytes, the world says ${art.bytes}`;
+  if (pixels.length !== rows * art.columns * tileBytes) {
+    return `the map atlas's ${pixels.length} bytes are not ${rows} rows of ${art.columns} tiles of ${art.tileSizePx} px`;
+  }
+  if (pixels.length > MAP_ATLAS_BYTES) return `the map atlas has ${pixels.length} bytes, more than ${MAP_ATLAS_BYTES}`;
+  return null;
+}
+
+/**
+ * Uploads the atlas and fills TILE_LOOK from the world's tiles: a look names an atlas tile (1 ..
+ * tileCount − 1); any other look, TILE_UNKNOWN and TILE_BORDER draw nothing. Throws on an atlas that
+ * does not match its description (mapAtlasProblem).
+ */
+export function installMapArt(
+  blitter: WasmBlitter,
+  art: MapArtInfo,
+  pixels: Uint8Array,
+  tiles: Iterable<TileLook>,
+): MapTileSheet {
+  const problem = mapAtlasProblem(art, pixels);
+  if (problem !== null) throw new Error(problem);
+  const ptr = blitter.uploadMapAtlas(pixels);
+  blitter.resetTileLook();
+  for (const { id, look } of tiles) {
+    blitter.setTileLook(id, Number.isInteger(look) && look > 0 && look < art.tileCount ? look : NO_TILE);
+  }
+  blitter.setTileLook(TILE_UNKNOWN, NO_TILE);
+  blitter.setTileLook(TILE_BORDER, NO_TILE);
+  return { ptr, columns: art.columns, tileSizePx: art.tileSizePx, tileCount: art.tileCount };
+}

@@ -1,0 +1,256 @@
+// The map's own art for the client: every world id the map draws becomes one
+// atlas tile, its stack (tile-stacks.ts) composited here in full colour —
+// layers bottom to top, flips, pieces of large tiles, alpha over — and only
+// then dithered to RGB332 (rgb332-dither.ts). The client draws one opaque tile
+// per cell through TILE_LOOK, as for its own art, so layers and flips cost it
+// nothing per frame. Served by the HTTP API under a content hash
+// (docs/art.md § Map art, docs/server.md).
+import { createHash } from "node:crypto";
+import { basename } from "node:path";
+import { fileURLToPath } from "node:url";
+import { MAP_ATLAS_BYTES, MAP_ATLAS_COLUMNS } from "../../blit-layout.js";
+import { GID_TILE_MASK } from "./gid.js";
+import { ditherRgb332 } from "./rgb332-dither.js";
+import {
+  GID_FLIP_DIAGONAL,
+  GID_FLIP_HORIZONTAL,
+  GID_FLIP_VERTICAL,
+  type Footprints,
+  STACK_ENTRY_LENGTH,
+} from "./tile-stacks.js";
+import type { TileData } from "./tile-data.js";
+import { type TilePicture, TilesetImages } from "./tileset-images.js";
+import type { Tileset } from "./tileset.js";
+
+/** The client's own tile sheet: a map whose tilesets show only it (maps/caves.tmj) keeps the client's built-in art. */
+export const BUILT_IN_TILE_SHEET = fileURLToPath(new URL("../../client/assets/tiles.tga", import.meta.url));
+
+/** Smallest and largest map tile edge the atlas is built for. */
+export const MAP_TILE_MIN_PX = 4;
+export const MAP_TILE_MAX_PX = 64;
+
+export interface MapArt {
+  tileWidthPx: number;
+  tileHeightPx: number;
+  /** Atlas tiles per row (rows are columns × tileWidthPx bytes). */
+  columns: number;
+  /** Atlas tiles, cell 0 unused (a look of 0 draws nothing, as in the client's sheets). */
+  tileCount: number;
+  /** RGB332, row-major, columns × tileWidthPx wide. */
+  pixels: Uint8Array;
+  /** Hex SHA-256 prefix of `pixels` and the geometry: the atlas's URL names it, so it can be cached for ever. */
+  hash: string;
+  /** What could not be drawn (missing or unreadable images, an atlas too large): reported at start. */
+  problems: string[];
+  /** World id → its atlas tile, for every id the map draws; any other id draws nothing (NO_TILE). */
+  looks: Map<number, number>;
+}
+
+export interface MapArtInput {
+  tilesets: readonly Tileset[];
+  tileWidthPx: number;
+  tileHeightPx: number;
+  footprints: Footprints;
+  tiles: Uint16Array;
+  tileData: TileData;
+  /** The images (tests pass one with another reader); default a TilesetImages with readPng. */
+  images?: TilesetImages;
+}
+
+/**
+ * Whether the map shows the client's own art: no tilesets (CSV), or tilesets whose only image is the
+ * built-in sheet — this repository's, or any file named tiles.tga (a generated dungeon level moved
+ * elsewhere still names the sheet it was made for).
+ */
+export function usesBuiltInArt(tilesets: readonly Tileset[]): boolean {
+  const paths = tilesets.flatMap((tileset) => [
+    ...(tileset.art.image ? [tileset.art.image.path] : []),
+    ...[...tileset.art.tileImages.values()].map((ref) => ref.path),
+  ]);
+  return paths.every((path) => path === BUILT_IN_TILE_SHEET || basename(path) === basename(BUILT_IN_TILE_SHEET));
+}
+
+/**
+ * Builds the atlas: one tile per distinct stack the map draws, and each drawn id's atlas tile; null when
+ * the map uses the built-in art. Never throws for art: a missing image becomes the placeholder and a problem.
+ */
+export function buildMapArt(input: MapArtInput): MapArt | null {
+  const { tilesets, tileWidthPx: width, tileHeightPx: height, tiles, tileData, footprints } = input;
+  if (usesBuiltInArt(tilesets)) return null;
+  const problems: string[] = [];
+  if (width !== height || width < MAP_TILE_MIN_PX || width > MAP_TILE_MAX_PX) {
+    problems.push(
+      `map tiles are ${width}×${height} px: only square tiles of ${MAP_TILE_MIN_PX}..${MAP_TILE_MAX_PX} px are drawn; the map shows no art`,
+    );
+  }
+  const images = input.images ?? new TilesetImages();
+  const capacity = Math.floor(MAP_ATLAS_BYTES / (width * height * MAP_ATLAS_COLUMNS)) * MAP_ATLAS_COLUMNS;
+  const drawn = problems.length > 0 ? [] : drawnIds(tiles, tileData);
+  const cellOfStack = new Map<string, number>();
+  const tilePixels: Uint8Array[] = [new Uint8Array(width * height)];
+  let overflow = 0;
+  const looks = new Map<number, number>();
+  const rgba = new Float32Array(width * height * 4);
+  for (const id of drawn) {
+    const stack = tileData.get(id)!.stack ?? [id, 0, 0];
+    const key = stack.join(",");
+    let cell = cellOfStack.get(key);
+    if (cell === undefined) {
+      if (tilePixels.length >= capacity) {
+        overflow++;
+        continue;
+      }
+      composite(rgba, stack, width, height, footprints, images);
+      tilePixels.push(quantise(rgba, width, height));
+      cell = tilePixels.length - 1;
+      cellOfStack.set(key, cell);
+    }
+    looks.set(id, cell);
+  }
+  problems.push(...images.problems);
+  if (overflow > 0) {
+    problems.push(
+      `${overflow} tile stacks do not fit the ${capacity}-tile atlas (${MAP_ATLAS_BYTES} bytes) and draw nothing`,
+    );
+  }
+
+  const columns = MAP_ATLAS_COLUMNS;
+  const rows = Math.ceil(tilePixels.length / columns);
+  const stride = columns * width;
+  const pixels = new Uint8Array(rows * height * stride);
+  tilePixels.forEach((tile, index) => {
+    const left = (index % columns) * width;
+    const top = Math.floor(index / columns) * height;
+    for (let y = 0; y < height; y++) pixels.set(tile.subarray(y * width, (y + 1) * width), (top + y) * stride + left);
+  });
+  const hash = createHash("sha256").update(`${width}x${height}/${columns}:`).update(pixels).digest("hex").slice(0, 16);
+  return {
+    tileWidthPx: width,
+    tileHeightPx: height,
+    columns,
+    tileCount: tilePixels.length,
+    pixels,
+    hash,
+    problems,
+    looks,
+  };
+}
+
+/** Every id a cell shows, and every tile a door can open to (TileUpdates put those on cells later), ascending. */
+function drawnIds(tiles: Uint16Array, tileData: TileData): number[] {
+  const ids = new Set<number>(tiles);
+  for (const info of tileData.values()) if (info.opensTo !== undefined) ids.add(info.opensTo);
+  ids.delete(0);
+  return [...ids].filter((id) => tileData.has(id)).sort((a, b) => a - b);
+}
+
+/** Composites one stack into `rgba` (straight-alpha floats 0..255), bottom entry first. */
+function composite(
+  rgba: Float32Array,
+  stack: readonly number[],
+  width: number,
+  height: number,
+  footprints: Footprints,
+  images: TilesetImages,
+): void {
+  rgba.fill(0);
+  for (let at = 0; at < stack.length; at += STACK_ENTRY_LENGTH) {
+    const raw = stack[at] >>> 0;
+    const gid = raw & GID_TILE_MASK;
+    const tileset = footprints.owner(gid);
+    const picture = tileset ? images.picture(tileset, gid - tileset.firstGid) : null;
+    if (!picture) continue;
+    drawPicture(rgba, width, height, picture, raw, stack[at + 1], stack[at + 2]);
+  }
+}
+
+/**
+ * Draws one tile (or the piece of it that falls in this cell) over `rgba`. The tile is anchored at the
+ * bottom-left of cell (anchorDx, anchorDy) relative to this one, shifted by its tileset's offset; flips
+ * as Tiled applies them: the diagonal flip (x/y swap) first, then horizontal, then vertical.
+ */
+export function drawPicture(
+  rgba: Float32Array,
+  width: number,
+  height: number,
+  picture: TilePicture,
+  raw: number,
+  anchorDx: number,
+  anchorDy: number,
+): void {
+  const flipH = (raw & GID_FLIP_HORIZONTAL) !== 0;
+  const flipV = (raw & GID_FLIP_VERTICAL) !== 0;
+  const diagonal = (raw & GID_FLIP_DIAGONAL) !== 0;
+  const drawnWidth = diagonal ? picture.height : picture.width;
+  const drawnHeight = diagonal ? picture.width : picture.height;
+  const left = anchorDx * width + picture.offsetXPx;
+  const top = (anchorDy + 1) * height + picture.offsetYPx - drawnHeight;
+  const image = picture.image;
+  for (let y = Math.max(0, top); y < Math.min(height, top + drawnHeight); y++) {
+    for (let x = Math.max(0, left); x < Math.min(width, left + drawnWidth); x++) {
+      let u = x - left;
+      let v = y - top;
+      if (flipH) u = drawnWidth - 1 - u;
+      if (flipV) v = drawnHeight - 1 - v;
+      const sourceX = diagonal ? v : u;
+      const sourceY = diagonal ? u : v;
+      let red = 0;
+      let green = 0;
+      let blue = 0;
+      let alpha = 255;
+      if (image === null) {
+        // The placeholder: a magenta and black 4 px checker, which no real art looks like.
+        if (((sourceX >> 2) + (sourceY >> 2)) & 1) red = blue = 255;
+      } else {
+        const imageX = picture.x + sourceX;
+        const imageY = picture.y + sourceY;
+        if (imageX < 0 || imageY < 0 || imageX >= image.width || imageY >= image.height) continue;
+        const from = (imageY * image.width + imageX) * 4;
+        red = image.data[from];
+        green = image.data[from + 1];
+        blue = image.data[from + 2];
+        alpha = image.data[from + 3];
+      }
+      if (alpha === 0) continue;
+      const to = (y * width + x) * 4;
+      if (alpha === 255) {
+        rgba[to] = red;
+        rgba[to + 1] = green;
+        rgba[to + 2] = blue;
+        rgba[to + 3] = 255;
+        continue;
+      }
+      // Straight-alpha "over": the result's colour is the weighted mix, its alpha the union.
+      const a = alpha / 255;
+      const keep = (rgba[to + 3] / 255) * (1 - a);
+      const out = a + keep;
+      rgba[to] = (red * a + rgba[to] * keep) / out;
+      rgba[to + 1] = (green * a + rgba[to + 1] * keep) / out;
+      rgba[to + 2] = (blue * a + rgba[to + 2] * keep) / out;
+      rgba[to + 3] = out * 255;
+    }
+  }
+}
+
+/** The composited tile over black (the darkness around the map), dithered to RGB332. */
+function quantise(rgba: Float32Array, width: number, height: number): Uint8Array {
+  const out = new Uint8Array(width * height);
+  for (let y = 0, at = 0, pixel = 0; y < height; y++) {
+    for (let x = 0; x < width; x++, at += 4, pixel++) {
+      const alpha = rgba[at + 3];
+      if (alpha >= 255) {
+        out[pixel] = ditherRgb332((rgba[at] + 0.5) | 0, (rgba[at + 1] + 0.5) | 0, (rgba[at + 2] + 0.5) | 0, x, y);
+      } else {
+        const a = alpha / 255;
+        out[pixel] = ditherRgb332(
+          (rgba[at] * a + 0.5) | 0,
+          (rgba[at + 1] * a + 0.5) | 0,
+          (rgba[at + 2] * a + 0.5) | 0,
+          x,
+          y,
+        );
+      }
+    }
+  }
+  return out;
+}
