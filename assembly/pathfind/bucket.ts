@@ -1,8 +1,9 @@
 // astar: A* over the grid with a bucket queue — the default search.
 // Follows the brief's "wasm: A*" section and the roadmap's click-to-move:
 // 8-connected, every step costs 1, Chebyshev heuristic (admissible and
-// consistent, so the first path found is step-optimal), every expansion asks
-// the movement rule (allowedStepsLocal), unknown and outside cells blocked.
+// consistent, so the first path found is step-optimal), every expansion reads
+// the movement rule's answer from the step mask (./step-mask.ts: one byte per
+// cell computed by allowedStepsLocal), unknown and outside cells blocked.
 //
 // Why three buckets suffice: a step changes g by +1 and the Chebyshev h by -1,
 // 0 or +1, so a successor's f is f, f+1 or f+2 of the node being expanded. The
@@ -17,8 +18,8 @@
 //
 // The goal is accepted when generated, not when popped: its neighbour n has
 // h(n) = 1, so g(goal) = g(n) + 1 = f(n), the smallest f still open — optimal.
-import { gridCells, gridNodes, gridQueue, gridWidth } from "../sim/grid";
-import { actionDx, actionDy, allowedStepsLocal } from "../sim/step";
+import { gridCells, gridMasks, gridNodes, gridQueue, gridWidth } from "../sim/grid";
+import { actionDx, actionDy } from "../sim/step";
 import {
   ASTAR_BUDGET_EXHAUSTED,
   ASTAR_NO_PATH,
@@ -37,6 +38,7 @@ import {
   startY,
   writePath,
 } from "./search";
+import { actionAt } from "./step-mask";
 
 /** Open-list entry: grid-local x in bits 0..11, y in bits 12..23. */
 // @ts-ignore: decorator
@@ -46,31 +48,11 @@ function packCell(x: i32, y: i32): u32 {
 }
 
 /**
- * Reorders an allowed-steps mask so that ctz visits diagonals (NE, SE, SW, NW)
- * before orthogonals (N, E, S, W): bits 0..3 = actions 5..8, bits 4..7 =
- * actions 1..4. LIFO then pops an orthogonal successor first among equals, so
- * paths run straight instead of zig-zagging on open ground. The JS reference
- * uses the same order and finds the same paths.
- */
-// @ts-ignore: decorator
-@inline
-function successorOrder(allowed: u32): u32 {
-  return ((allowed >> 5) & 0xf) | ((allowed & 0x1e) << 3);
-}
-
-/** The action at bit `bit` of a successorOrder mask. */
-// @ts-ignore: decorator
-@inline
-function actionAt(bit: u32): i32 {
-  return <i32>((bit + 4) & 7) + 1;
-}
-
-/**
  * astar: a step-optimal path from world (start_x, start_y) to (goal_x, goal_y)
  * expanding at most node_budget nodes. Returns the path length (actions in
- * PATH_OUT, first step first; 0 when start == goal), -1 no path, -2 budget
- * exhausted, -3 path longer than PATH_MAX, -4 endpoint outside the grid or goal
- * blocked.
+ * PATH_OUT — its first PATH_MAX steps — and whole at astar_path(), first step
+ * first; 0 when start == goal), -1 no path, -2 budget exhausted, -4 endpoint
+ * outside the grid or goal blocked.
  */
 export function astar(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32, node_budget: i32): i32 {
   const status = searchPrologue(start_x, start_y, goal_x, goal_y);
@@ -78,6 +60,7 @@ export function astar(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32, node
   const generation = searchGeneration;
   const width = gridWidth;
   const nodes = gridNodes;
+  const masks = gridMasks;
   const bucketBytes = gridCells << 2;
   const goalCell = goalY * width + goalX;
 
@@ -120,7 +103,9 @@ export function astar(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32, node
     store<u32>(record, info | NODE_CLOSED, 4);
     const successorG = (info >> NODE_G_SHIFT) + 1;
     const h = heuristic(x, y);
-    let steps = successorOrder(allowedStepsLocal(x, y));
+    // Successor order: diagonals (NE, SE, SW, NW) before orthogonals, so LIFO
+    // pops an orthogonal successor first among equals and paths run straight.
+    let steps = <u32>load<u8>(masks + <usize>cell);
     while (steps != 0) {
       const action = actionAt(ctz(steps));
       steps &= steps - 1;

@@ -14,7 +14,7 @@ import { RefGrid } from "../../ts/ref/sim.js";
 import { loadMap, tileFlagsTable } from "../../ts/server/map/load-map.js";
 import { loadCore } from "../../ts/wasm/node.js";
 import { WasmSim } from "../../ts/wasm/sim.js";
-import { caveWalls, mulberry32 } from "../lib/data.js";
+import { caveWalls, mulberry32, perfectMazeOpen } from "../lib/data.js";
 import {
   type RunOptions,
   type Spread,
@@ -38,7 +38,7 @@ const DX = [0, 0, 1, 0, -1, 1, 1, -1, -1];
 const DY = [0, -1, 0, 1, 0, -1, 1, 1, -1];
 const C_RANGE = "2,150–24,000 paths/s";
 
-interface TestGrid {
+export interface TestGrid {
   name: string;
   width: number;
   height: number;
@@ -63,7 +63,7 @@ function withFree(name: string, width: number, height: number, tiles: Uint16Arra
   return { name, width, height, tiles, flags, free };
 }
 
-function randomWalls(size: number, density: number, seed: number): TestGrid {
+export function randomWalls(size: number, density: number, seed: number): TestGrid {
   const random = mulberry32(seed);
   const walls = Uint8Array.from({ length: size * size }, () => (random() < density ? 1 : 0));
   return makeGrid(
@@ -74,51 +74,20 @@ function randomWalls(size: number, density: number, seed: number): TestGrid {
   );
 }
 
-/** A perfect maze (randomised Kruskal: a uniform-ish spanning tree) on the odd lattice; corridors 1 wide. */
-function perfectMaze(size: number, seed: number): TestGrid {
-  const random = mulberry32(seed);
-  const cells = (size - 1) >> 1; // cells at odd coordinates 1, 3, ..., 2*cells-1
-  const open = new Uint8Array(size * size);
-  const parent = Int32Array.from({ length: cells * cells }, (_, i) => i);
-  const find = (i: number): number => {
-    while (parent[i] !== i) i = parent[i] = parent[parent[i]];
-    return i;
-  };
-  const edges: number[] = [];
-  for (let cy = 0; cy < cells; cy++) {
-    for (let cx = 0; cx < cells; cx++) {
-      open[(2 * cy + 1) * size + 2 * cx + 1] = 1;
-      if (cx + 1 < cells) edges.push((cy * cells + cx) * 2);
-      if (cy + 1 < cells) edges.push((cy * cells + cx) * 2 + 1);
-    }
-  }
-  for (let i = edges.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [edges[i], edges[j]] = [edges[j], edges[i]];
-  }
-  for (const edge of edges) {
-    const cell = edge >> 1;
-    const cx = cell % cells;
-    const cy = Math.floor(cell / cells);
-    const other = edge & 1 ? cell + cells : cell + 1;
-    const a = find(cell);
-    const b = find(other);
-    if (a === b) continue;
-    parent[a] = b;
-    const wx = 2 * cx + 1 + (edge & 1 ? 0 : 1);
-    const wy = 2 * cy + 1 + (edge & 1 ? 1 : 0);
-    open[wy * size + wx] = 1;
-  }
-  return makeGrid(`${size}×${size} perfect maze`, size, size, (x, y) => open[y * size + x] === 0);
+/** A perfect maze (bench/lib/data.ts: Kruskal's short dead ends, or the backtracker's long corridors). */
+export function perfectMaze(size: number, seed: number, kind: "kruskal" | "backtracker"): TestGrid {
+  const open = perfectMazeOpen(size, mulberry32(seed), kind);
+  const name = kind === "kruskal" ? "perfect maze" : "backtracker maze";
+  return makeGrid(`${size}×${size} ${name}`, size, size, (x, y) => open[y * size + x] === 0);
 }
 
 /** Cellular-automaton caves: 45 % noise, four rounds of the 5-of-9 rule. */
-function caves(size: number, seed: number): TestGrid {
+export function caves(size: number, seed: number): TestGrid {
   const wall = caveWalls(size, mulberry32(seed), 0.45, 4);
   return makeGrid(`${size}×${size} cellular caves`, size, size, (x, y) => wall[y * size + x] === 1);
 }
 
-function defaultMap(): TestGrid {
+export function defaultMap(): TestGrid {
   const map = loadMap(new URL("../../maps/caves.tmj", import.meta.url).pathname);
   return withFree(
     `default map (${map.width}×${map.height})`,
@@ -181,7 +150,7 @@ function largestRegion(grid: TestGrid): number[] {
   return best;
 }
 
-interface Pair {
+export interface Pair {
   sx: number;
   sy: number;
   gx: number;
@@ -190,7 +159,7 @@ interface Pair {
 }
 
 /** `count` pairs from the largest region, each with its BFS step count; pairs longer than PATH_MAX are redrawn. */
-function makePairs(grid: TestGrid, count: number, seed: number): Pair[] {
+export function makePairs(grid: TestGrid, count: number, seed: number): Pair[] {
   const region = largestRegion(grid);
   const random = mulberry32(seed);
   const cells = grid.width * grid.height;
@@ -274,7 +243,7 @@ interface Library {
   slow?: boolean;
 }
 
-function buildNativeAstar(dir: string): string | null {
+export function buildNativeAstar(dir: string): string | null {
   const binary = join(dir, "astar");
   const source = new URL("../native/astar.c", import.meta.url).pathname;
   const result = spawnSync("gcc", ["-O3", "-o", binary, source], { encoding: "utf8" });
@@ -285,7 +254,7 @@ function buildNativeAstar(dir: string): string | null {
   return binary;
 }
 
-function runNative(binary: string, dir: string, grid: TestGrid, pairs: Pair[], rounds: number) {
+export function runNative(binary: string, dir: string, grid: TestGrid, pairs: Pair[], rounds: number) {
   const cells = grid.width * grid.height;
   const padded = (cells + 3) & ~3;
   const buffer = Buffer.alloc(8 + padded + 4 + pairs.length * 16);
@@ -314,7 +283,8 @@ export async function runPathfind(options: RunOptions): Promise<SuiteResult> {
   const grids = [
     randomWalls(256, 0.2, 20),
     randomWalls(256, 0.35, 35),
-    perfectMaze(256, 7),
+    perfectMaze(256, 7, "kruskal"),
+    perfectMaze(256, 11, "backtracker"),
     caves(192, 192),
     defaultMap(),
   ];
