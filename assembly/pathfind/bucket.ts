@@ -19,7 +19,6 @@
 // The goal is accepted when generated, not when popped: its neighbour n has
 // h(n) = 1, so g(goal) = g(n) + 1 = f(n), the smallest f still open — optimal.
 import { gridCells, gridMasks, gridNodes, gridQueue, gridWidth } from "../sim/grid";
-import { actionDx, actionDy } from "../sim/step";
 import {
   ASTAR_BUDGET_EXHAUSTED,
   ASTAR_NO_PATH,
@@ -29,7 +28,7 @@ import {
   SEARCH_PROCEED,
   goalX,
   goalY,
-  heuristic,
+  chebyshev,
   finishSearch,
   relaxSuccessor,
   searchGeneration,
@@ -38,7 +37,7 @@ import {
   startY,
   writePath,
 } from "./search";
-import { actionAt } from "./step-mask";
+import { actionAt, bitDx, bitDy } from "./step-mask";
 
 /** Open-list entry: grid-local x in bits 0..11, y in bits 12..23. */
 // @ts-ignore: decorator
@@ -73,6 +72,8 @@ export function astar(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32, node
   let afterFill: usize = 0;
   store<u32>(currentBase, packCell(startX, startY));
 
+  const gx = goalX;
+  const gy = goalY;
   let expanded = 0;
   while (true) {
     if (currentFill == 0) {
@@ -102,34 +103,36 @@ export function astar(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32, node
     expanded++;
     store<u32>(record, info | NODE_CLOSED, 4);
     const successorG = (info >> NODE_G_SHIFT) + 1;
-    const h = heuristic(x, y);
+    const h = chebyshev(x - gx, y - gy);
     // Successor order: diagonals (NE, SE, SW, NW) before orthogonals, so LIFO
     // pops an orthogonal successor first among equals and paths run straight.
     let steps = <u32>load<u8>(masks + <usize>cell);
     while (steps != 0) {
-      const action = actionAt(ctz(steps));
+      const bit = ctz(steps);
       steps &= steps - 1;
-      const dx = actionDx(action);
-      const dy = actionDy(action);
+      const dx = bitDx(bit);
+      const dy = bitDy(bit);
       const successor = cell + dy * width + dx;
-      if (relaxSuccessor(nodes + ((<usize>successor) << 3), generation, successorG, action) == RELAX_SKIP) continue;
+      const reached = relaxSuccessor(nodes + ((<usize>successor) << 3), generation, successorG, actionAt(bit));
+      if (reached == RELAX_SKIP) continue;
       if (successor == goalCell) {
         return finishSearch(expanded, writePath(goalCell, <i32>successorG));
       }
       const sx = x + dx;
       const sy = y + dy;
-      const rise = heuristic(sx, sy) - h; // f(successor) - f(current) - 1
-      const entry = packCell(sx, sy);
-      if (rise < 0) {
-        store<u32>(currentBase + currentFill, entry);
-        currentFill += 4;
-      } else if (rise == 0) {
-        store<u32>(nextBase + nextFill, entry);
-        nextFill += 4;
-      } else {
-        store<u32>(afterBase + afterFill, entry);
-        afterFill += 4;
-      }
+      const rise = chebyshev(sx - gx, sy - gy) - h; // f(successor) - f(current) - 1: -1, 0 or 1
+      // Branch-free push: which bucket follows the geometry, so a branch on it mispredicts often.
+      const below = rise < 0;
+      const level = rise == 0;
+      const slot = select<usize>(
+        currentBase + currentFill,
+        select<usize>(nextBase + nextFill, afterBase + afterFill, level),
+        below,
+      );
+      store<u32>(slot, packCell(sx, sy));
+      currentFill += (<usize>below) << 2;
+      nextFill += (<usize>level) << 2;
+      afterFill += (<usize>(rise > 0)) << 2;
     }
   }
   return ASTAR_NO_PATH;

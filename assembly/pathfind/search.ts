@@ -69,13 +69,20 @@ function nextGeneration(): u32 {
   return generation;
 }
 
-/** Chebyshev distance from grid-local (x, y) to the goal: the exact step count on an empty grid. */
+/** Chebyshev length of the offset (dx, dy): the exact step count on an empty grid. */
+// @ts-ignore: decorator
+@inline
+export function chebyshev(dx: i32, dy: i32): i32 {
+  const ax = abs(dx);
+  const ay = abs(dy);
+  return ax > ay ? ax : ay;
+}
+
+/** Chebyshev distance from grid-local (x, y) to the goal: the search's heuristic. */
 // @ts-ignore: decorator
 @inline
 export function heuristic(x: i32, y: i32): i32 {
-  const dx = abs(x - goalX);
-  const dy = abs(y - goalY);
-  return dx > dy ? dx : dy;
+  return chebyshev(x - goalX, y - goalY);
 }
 
 /**
@@ -118,14 +125,14 @@ export function searchPrologue(start_x: i32, start_y: i32, goal_x: i32, goal_y: 
 // @ts-ignore: decorator
 @inline
 export function relaxSuccessor(record: usize, generation: u32, g: u32, action: i32): i32 {
+  // Stamp and info in one load and one store (little-endian: stamp is the low word).
+  const both = load<u64>(record);
   let answer = RELAX_FIRST;
-  if (load<u32>(record) == generation) {
-    if (load<u32>(record, 4) >> NODE_G_SHIFT <= g) return RELAX_SKIP;
+  if (<u32>both == generation) {
+    if ((<u32>(both >> 32)) >> NODE_G_SHIFT <= g) return RELAX_SKIP;
     answer = RELAX_CHEAPER;
-  } else {
-    store<u32>(record, generation);
   }
-  store<u32>(record, (g << NODE_G_SHIFT) | (<u32>action), 4);
+  store<u64>(record, ((<u64>((g << NODE_G_SHIFT) | (<u32>action))) << 32) | (<u64>generation));
   return answer;
 }
 

@@ -36,6 +36,27 @@ export function actionAt(bit: u32): i32 {
   return <i32>((bit + 4) & 7) + 1;
 }
 
+// dx + 1 and dy + 1 of the action at each successor-order bit, two bits per bit
+// (bit b at 2b): NE, SE, SW, NW, N, E, S, W. The same offsets as actionDx /
+// actionDy of actionAt(bit) (test: pathfind.test.ts walks every path), without
+// their range check.
+const BIT_DX_PLUS_ONE: u32 = 2 | (2 << 2) | (0 << 4) | (0 << 6) | (1 << 8) | (2 << 10) | (1 << 12) | (0 << 14);
+const BIT_DY_PLUS_ONE: u32 = 0 | (2 << 2) | (2 << 4) | (0 << 6) | (0 << 8) | (1 << 10) | (2 << 12) | (1 << 14);
+
+/** x offset of the action at successor-order bit `bit` (0..7). */
+// @ts-ignore: decorator
+@inline
+export function bitDx(bit: u32): i32 {
+  return <i32>((BIT_DX_PLUS_ONE >> (bit << 1)) & 3) - 1;
+}
+
+/** y offset of the action at successor-order bit `bit` (0..7). */
+// @ts-ignore: decorator
+@inline
+export function bitDy(bit: u32): i32 {
+  return <i32>((BIT_DY_PLUS_ONE >> (bit << 1)) & 3) - 1;
+}
+
 /** Recomputes the mask of grid-local cells [x0, x1) × [y0, y1), clipped to the grid. */
 function refreshRect(x0: i32, y0: i32, x1: i32, y1: i32): void {
   if (x0 < 0) x0 = 0;
