@@ -39,6 +39,19 @@ import {
 } from "./search";
 import { actionAt, bitDx, bitDy } from "./step-mask";
 
+/** Cell-index offset of the step at each successor-order bit (i32 × 8), for the grid width in deltaWidth. */
+const SUCCESSOR_DELTAS: usize = memory.data(32, 16);
+let deltaWidth: i32 = 0;
+
+/** Fills SUCCESSOR_DELTAS for grid width `width` (once per width, not per search). */
+function ensureDeltas(width: i32): void {
+  if (deltaWidth == width) return;
+  for (let bit: u32 = 0; bit < 8; bit++) {
+    store<i32>(SUCCESSOR_DELTAS + ((<usize>bit) << 2), bitDy(bit) * width + bitDx(bit));
+  }
+  deltaWidth = width;
+}
+
 /** Open-list entry: grid-local x in bits 0..11, y in bits 12..23. */
 // @ts-ignore: decorator
 @inline
@@ -74,6 +87,7 @@ export function astar(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32, node
 
   const gx = goalX;
   const gy = goalY;
+  ensureDeltas(width);
   let expanded = 0;
   while (true) {
     if (currentFill == 0) {
@@ -110,16 +124,15 @@ export function astar(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32, node
     while (steps != 0) {
       const bit = ctz(steps);
       steps &= steps - 1;
-      const dx = bitDx(bit);
-      const dy = bitDy(bit);
-      const successor = cell + dy * width + dx;
+      // Most successors in open ground were reached already: the skip test comes before any geometry.
+      const successor = cell + load<i32>(SUCCESSOR_DELTAS + ((<usize>bit) << 2));
       const reached = relaxSuccessor(nodes + ((<usize>successor) << 3), generation, successorG, actionAt(bit));
       if (reached == RELAX_SKIP) continue;
       if (successor == goalCell) {
         return finishSearch(expanded, writePath(goalCell, <i32>successorG));
       }
-      const sx = x + dx;
-      const sy = y + dy;
+      const sx = x + bitDx(bit);
+      const sy = y + bitDy(bit);
       const rise = chebyshev(sx - gx, sy - gy) - h; // f(successor) - f(current) - 1: -1, 0 or 1
       // Branch-free push: which bucket follows the geometry, so a branch on it mispredicts often.
       const below = rise < 0;
