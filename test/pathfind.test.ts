@@ -3,19 +3,14 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TILE_FLAG_COLLIDES, TILE_UNKNOWN } from "../ts/constants.js";
-import {
-  ASTAR_BAD_ENDPOINTS,
-  ASTAR_BUDGET_EXHAUSTED,
-  ASTAR_NO_PATH,
-  ASTAR_PATH_TOO_LONG,
-  PATH_MAX,
-} from "../ts/ref/pathfind.js";
+import { ASTAR_BAD_ENDPOINTS, ASTAR_BUDGET_EXHAUSTED, ASTAR_NO_PATH, PATH_MAX } from "../ts/ref/pathfind.js";
 import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
 import { RefGrid } from "../ts/ref/sim.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { WasmSim, type PathResult } from "../ts/wasm/sim.js";
 import { mulberry32 } from "../ts/random.js";
+import { perfectMazeOpen } from "../bench/lib/data.js";
 
 const FLOOR = 1;
 const WALL = 5;
@@ -46,6 +41,15 @@ function randomGrid(
     const r = random();
     ref.tiles[i] = r < wallDensity ? WALL : r < wallDensity + unknownDensity ? TILE_UNKNOWN : FLOOR;
   }
+  return ref;
+}
+
+/** A depth-first perfect maze (bench/lib/data.ts): one-wide corridors, shortest paths past 4096 steps. */
+function backtrackerMaze(size: number, seed: number): RefGrid {
+  const open = perfectMazeOpen(size, mulberry32(seed), "backtracker");
+  const ref = new RefGrid(size, size);
+  ref.flags[WALL] = TILE_FLAG_COLLIDES;
+  for (let i = 0; i < open.length; i++) ref.tiles[i] = open[i] ? FLOOR : WALL;
   return ref;
 }
 
@@ -241,7 +245,7 @@ describe("A*", () => {
     }
   });
 
-  it("returns -3 for a path longer than PATH_MAX", () => {
+  it("delivers paths longer than PATH_MAX whole, step-optimal, in PATH_OUT's first PATH_MAX steps too", () => {
     expect(core.layout.PATH_MAX).toBe(PATH_MAX);
     // A serpentine: walls on every odd row with a gap alternating between the ends.
     const width = 100;
@@ -257,15 +261,128 @@ describe("A*", () => {
     mirror(ref);
     const length = bfsDistances(ref, 0, 0)[100 * width];
     expect(length).toBeGreaterThan(PATH_MAX);
-    expect(sim.astar(0, 0, 0, 100, UNLIMITED).status).toBe(ASTAR_PATH_TOO_LONG);
-    expect(sim.astar(0, 0, 0, 100, UNLIMITED, "heap").status).toBe(ASTAR_PATH_TOO_LONG);
-    expect(ref.astar(0, 0, 0, 100, UNLIMITED).status).toBe(ASTAR_PATH_TOO_LONG);
-    // The same corridor a little shorter fits.
-    const fits = bfsDistances(ref, 0, 0)[80 * width];
-    expect(fits).toBeLessThanOrEqual(PATH_MAX);
-    const result = sim.astar(0, 0, 0, 80, UNLIMITED);
-    expect(result.status).toBe(fits);
-    expect(walks(ref, result.path, 0, 0, 0, 80)).toBe(true);
+    for (const queue of ["bucket", "heap"] as const) {
+      const result = sim.astar(0, 0, 0, 100, UNLIMITED, queue);
+      expect(judge(ref, result, 0, 0, 0, 100, length)).toBeNull();
+      // PATH_OUT keeps the old contract for hosts that read it: the path's first PATH_MAX steps.
+      const out = core.layout.PATH_OUT;
+      expect(core.u8.slice(out, out + PATH_MAX)).toEqual(result.path.subarray(0, PATH_MAX));
+      // readPath reads the whole path, not just PATH_OUT.
+      const copy = new Uint8Array(length + 5);
+      expect(sim.readPath(copy, length)).toBe(length);
+      expect(copy.subarray(0, length)).toEqual(result.path);
+    }
+    const reference = ref.astar(0, 0, 0, 100, UNLIMITED);
+    expect(judge(ref, reference, 0, 0, 0, 100, length)).toBeNull();
+    expect(sim.astar(0, 0, 0, 100, UNLIMITED).path).toEqual(reference.path);
+    // A failed search leaves nothing to read.
+    expect(sim.astar(0, 0, 0, 100, 10).status).toBe(ASTAR_BUDGET_EXHAUSTED);
+    expect(sim.readPath(new Uint8Array(8), 8)).toBe(0);
+  });
+
+  it("finds paths of more than 4096 steps through a 256² perfect maze, step-optimal, equal to the reference", () => {
+    const size = 256;
+    const ref = backtrackerMaze(size, 11);
+    mirror(ref);
+    const random = mulberry32(12);
+    const open: number[] = [];
+    for (let i = 0; i < size * size; i++) if (ref.tiles[i] === FLOOR) open.push(i);
+    let long = 0;
+    for (let attempt = 0; attempt < 40 && long < 6; attempt++) {
+      const a = open[Math.floor(random() * open.length)];
+      const distances = bfsDistances(ref, a % size, Math.floor(a / size));
+      // The farthest cell from a: the longest shortest path from here.
+      let b = a;
+      for (const cell of open) if (distances[cell] > distances[b]) b = cell;
+      if (distances[b] <= PATH_MAX) continue;
+      long++;
+      const [sx, sy, gx, gy] = [a % size, Math.floor(a / size), b % size, Math.floor(b / size)];
+      const result = sim.astar(sx, sy, gx, gy, UNLIMITED);
+      expect(judge(ref, result, sx, sy, gx, gy, distances[b])).toBeNull();
+      expect(result.path).toEqual(ref.astar(sx, sy, gx, gy, UNLIMITED).path);
+      expect(judge(ref, sim.astar(sx, sy, gx, gy, UNLIMITED, "heap"), sx, sy, gx, gy, distances[b])).toBeNull();
+    }
+    expect(long).toBe(6);
+  });
+
+  it("keeps its step mask exact through tile, chunk and flag writes between searches (property)", () => {
+    const TILES = [FLOOR, WALL, 7, 8, TILE_UNKNOWN];
+    fc.assert(
+      fc.property(
+        fc.record({
+          seed: fc.integer(),
+          width: fc.integer({ min: 1, max: 48 }),
+          height: fc.integer({ min: 1, max: 48 }),
+          originX: fc.integer({ min: -100, max: 100 }),
+          originY: fc.integer({ min: -100, max: 100 }),
+        }),
+        fc.array(fc.nat({ max: 5 }), { minLength: 1, maxLength: 30 }),
+        (g, writes) => {
+          const random = mulberry32(g.seed);
+          const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+          const ref = randomGrid(g.seed, g.width, g.height, 0.3, 0.05, g.originX, g.originY);
+          ref.flags[7] = TILE_FLAG_COLLIDES; // 7 collides at first, 8 does not; flag writes may swap them
+          mirror(ref);
+          const worldX = () => g.originX - 2 + Math.floor(random() * (g.width + 4));
+          const worldY = () => g.originY - 2 + Math.floor(random() * (g.height + 4));
+          for (const kind of writes) {
+            if (kind === 0) {
+              const [x, y, tile] = [worldX(), worldY(), pick(TILES)];
+              ref.setTile(x, y, tile);
+              sim.setTile(x, y, tile);
+            } else if (kind === 1) {
+              // A chunk that may hang over any edge of the grid.
+              const cx = Math.floor((worldX() - 16) / 32);
+              const cy = Math.floor((worldY() - 16) / 32);
+              const chunk = Uint16Array.from({ length: 1024 }, () => pick(TILES));
+              ref.putChunk(cx, cy, chunk);
+              sim.putChunk(cx, cy, chunk);
+            } else if (kind === 2) {
+              const [cx, cy, tile] = [Math.floor(worldX() / 32), Math.floor(worldY() / 32), pick(TILES)];
+              ref.fillChunk(cx, cy, tile);
+              sim.fillChunk(cx, cy, tile);
+            } else if (kind === 3) {
+              // Flags change: every cell of tile 7 or 8 changes its answer at once.
+              const tile = pick([7, 8, FLOOR]);
+              ref.flags[tile] ^= TILE_FLAG_COLLIDES;
+              sim.setFlags(ref.flags);
+            } else if (kind === 4) {
+              // A host writing tiles directly through the view, then saying so.
+              const cell = Math.floor(random() * ref.tiles.length);
+              ref.tiles[cell] = pick(TILES);
+              sim.tiles[cell] = ref.tiles[cell];
+              sim.gridChanged();
+            } else {
+              sim.resetFlags();
+              ref.flagsReset();
+              sim.setFlags(ref.flags);
+            }
+            // Every cell's allowed steps, through the searches: from each probe to a few goals.
+            for (let probe = 0; probe < 3; probe++) {
+              const [sx, sy, gx, gy] = [worldX(), worldY(), worldX(), worldY()];
+              const reference = ref.astar(sx, sy, gx, gy, UNLIMITED);
+              expect(sim.astar(sx, sy, gx, gy, UNLIMITED)).toEqual(reference);
+              expect(sim.astar(sx, sy, gx, gy, UNLIMITED, "heap").status).toBe(reference.status);
+            }
+          }
+          // And the mask itself, cell by cell: one-step searches see exactly the rule's neighbours.
+          for (let y = 0; y < g.height; y++) {
+            for (let x = 0; x < g.width; x++) {
+              const wx = g.originX + x;
+              const wy = g.originY + y;
+              for (let action = 1; action <= 8; action++) {
+                const tx = wx + ACTION_DX[action];
+                const ty = wy + ACTION_DY[action];
+                if (!ref.isFree(tx, ty)) continue;
+                const adjacent = sim.astar(wx, wy, tx, ty, 1).status === 1;
+                expect(adjacent).toBe(ref.stepAllowed(wx, wy, action));
+              }
+            }
+          }
+        },
+      ),
+      { seed: 2020, numRuns: 100 },
+    );
   });
 
   it("walks straight and diagonally on open ground", () => {

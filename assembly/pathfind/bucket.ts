@@ -1,8 +1,9 @@
 // astar: A* over the grid with a bucket queue — the default search.
 // Follows the brief's "wasm: A*" section and the roadmap's click-to-move:
 // 8-connected, every step costs 1, Chebyshev heuristic (admissible and
-// consistent, so the first path found is step-optimal), every expansion asks
-// the movement rule (allowedStepsLocal), unknown and outside cells blocked.
+// consistent, so the first path found is step-optimal), every expansion reads
+// the movement rule's answer from the step mask (./step-mask.ts: one byte per
+// cell computed by allowedStepsLocal), unknown and outside cells blocked.
 //
 // Why three buckets suffice: a step changes g by +1 and the Chebyshev h by -1,
 // 0 or +1, so a successor's f is f, f+1 or f+2 of the node being expanded. The
@@ -17,8 +18,7 @@
 //
 // The goal is accepted when generated, not when popped: its neighbour n has
 // h(n) = 1, so g(goal) = g(n) + 1 = f(n), the smallest f still open — optimal.
-import { gridCells, gridNodes, gridQueue, gridWidth } from "../sim/grid";
-import { actionDx, actionDy, allowedStepsLocal } from "../sim/step";
+import { gridCells, gridMasks, gridNodes, gridQueue, gridWidth } from "../sim/grid";
 import {
   ASTAR_BUDGET_EXHAUSTED,
   ASTAR_NO_PATH,
@@ -28,7 +28,7 @@ import {
   SEARCH_PROCEED,
   goalX,
   goalY,
-  heuristic,
+  chebyshev,
   finishSearch,
   relaxSuccessor,
   searchGeneration,
@@ -37,6 +37,20 @@ import {
   startY,
   writePath,
 } from "./search";
+import { actionAt, bitDx, bitDy } from "./step-mask";
+
+/** Cell-index offset of the step at each successor-order bit (i32 × 8), for the grid width in deltaWidth. */
+const SUCCESSOR_DELTAS: usize = memory.data(32, 16);
+let deltaWidth: i32 = 0;
+
+/** Fills SUCCESSOR_DELTAS for grid width `width` (once per width, not per search). */
+function ensureDeltas(width: i32): void {
+  if (deltaWidth == width) return;
+  for (let bit: u32 = 0; bit < 8; bit++) {
+    store<i32>(SUCCESSOR_DELTAS + ((<usize>bit) << 2), bitDy(bit) * width + bitDx(bit));
+  }
+  deltaWidth = width;
+}
 
 /** Open-list entry: grid-local x in bits 0..11, y in bits 12..23. */
 // @ts-ignore: decorator
@@ -46,31 +60,11 @@ function packCell(x: i32, y: i32): u32 {
 }
 
 /**
- * Reorders an allowed-steps mask so that ctz visits diagonals (NE, SE, SW, NW)
- * before orthogonals (N, E, S, W): bits 0..3 = actions 5..8, bits 4..7 =
- * actions 1..4. LIFO then pops an orthogonal successor first among equals, so
- * paths run straight instead of zig-zagging on open ground. The JS reference
- * uses the same order and finds the same paths.
- */
-// @ts-ignore: decorator
-@inline
-function successorOrder(allowed: u32): u32 {
-  return ((allowed >> 5) & 0xf) | ((allowed & 0x1e) << 3);
-}
-
-/** The action at bit `bit` of a successorOrder mask. */
-// @ts-ignore: decorator
-@inline
-function actionAt(bit: u32): i32 {
-  return <i32>((bit + 4) & 7) + 1;
-}
-
-/**
  * astar: a step-optimal path from world (start_x, start_y) to (goal_x, goal_y)
  * expanding at most node_budget nodes. Returns the path length (actions in
- * PATH_OUT, first step first; 0 when start == goal), -1 no path, -2 budget
- * exhausted, -3 path longer than PATH_MAX, -4 endpoint outside the grid or goal
- * blocked.
+ * PATH_OUT — its first PATH_MAX steps — and whole at astar_path(), first step
+ * first; 0 when start == goal), -1 no path, -2 budget exhausted, -4 endpoint
+ * outside the grid or goal blocked.
  */
 export function astar(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32, node_budget: i32): i32 {
   const status = searchPrologue(start_x, start_y, goal_x, goal_y);
@@ -78,6 +72,7 @@ export function astar(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32, node
   const generation = searchGeneration;
   const width = gridWidth;
   const nodes = gridNodes;
+  const masks = gridMasks;
   const bucketBytes = gridCells << 2;
   const goalCell = goalY * width + goalX;
 
@@ -90,6 +85,9 @@ export function astar(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32, node
   let afterFill: usize = 0;
   store<u32>(currentBase, packCell(startX, startY));
 
+  const gx = goalX;
+  const gy = goalY;
+  ensureDeltas(width);
   let expanded = 0;
   while (true) {
     if (currentFill == 0) {
@@ -119,32 +117,35 @@ export function astar(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32, node
     expanded++;
     store<u32>(record, info | NODE_CLOSED, 4);
     const successorG = (info >> NODE_G_SHIFT) + 1;
-    const h = heuristic(x, y);
-    let steps = successorOrder(allowedStepsLocal(x, y));
+    const h = chebyshev(x - gx, y - gy);
+    // Successor order: diagonals (NE, SE, SW, NW) before orthogonals, so LIFO
+    // pops an orthogonal successor first among equals and paths run straight.
+    let steps = <u32>load<u8>(masks + <usize>cell);
     while (steps != 0) {
-      const action = actionAt(ctz(steps));
+      const bit = ctz(steps);
       steps &= steps - 1;
-      const dx = actionDx(action);
-      const dy = actionDy(action);
-      const successor = cell + dy * width + dx;
-      if (relaxSuccessor(nodes + ((<usize>successor) << 3), generation, successorG, action) == RELAX_SKIP) continue;
+      // Most successors in open ground were reached already: the skip test comes before any geometry.
+      const successor = cell + load<i32>(SUCCESSOR_DELTAS + ((<usize>bit) << 2));
+      const reached = relaxSuccessor(nodes + ((<usize>successor) << 3), generation, successorG, actionAt(bit));
+      if (reached == RELAX_SKIP) continue;
       if (successor == goalCell) {
         return finishSearch(expanded, writePath(goalCell, <i32>successorG));
       }
-      const sx = x + dx;
-      const sy = y + dy;
-      const rise = heuristic(sx, sy) - h; // f(successor) - f(current) - 1
-      const entry = packCell(sx, sy);
-      if (rise < 0) {
-        store<u32>(currentBase + currentFill, entry);
-        currentFill += 4;
-      } else if (rise == 0) {
-        store<u32>(nextBase + nextFill, entry);
-        nextFill += 4;
-      } else {
-        store<u32>(afterBase + afterFill, entry);
-        afterFill += 4;
-      }
+      const sx = x + bitDx(bit);
+      const sy = y + bitDy(bit);
+      const rise = chebyshev(sx - gx, sy - gy) - h; // f(successor) - f(current) - 1: -1, 0 or 1
+      // Branch-free push: which bucket follows the geometry, so a branch on it mispredicts often.
+      const below = rise < 0;
+      const level = rise == 0;
+      const slot = select<usize>(
+        currentBase + currentFill,
+        select<usize>(nextBase + nextFill, afterBase + afterFill, level),
+        below,
+      );
+      store<u32>(slot, packCell(sx, sy));
+      currentFill += (<usize>below) << 2;
+      nextFill += (<usize>level) << 2;
+      afterFill += (<usize>(rise > 0)) << 2;
     }
   }
   return ASTAR_NO_PATH;

@@ -7,8 +7,8 @@
 // The heap is indexed (decrease-key, no stale entries): u64 entries
 // f << 36 | h << 24 | y << 12 | x at gridQueue, and each open cell's heap index
 // (u32) at gridQueue + cells * 8 — 12 bytes per cell, the queue area's size.
-import { gridCells, gridNodes, gridQueue, gridWidth } from "../sim/grid";
-import { actionDx, actionDy, allowedStepsLocal } from "../sim/step";
+import { gridCells, gridMasks, gridNodes, gridQueue, gridWidth } from "../sim/grid";
+import { actionDx, actionDy } from "../sim/step";
 import {
   ASTAR_BUDGET_EXHAUSTED,
   ASTAR_NO_PATH,
@@ -28,6 +28,7 @@ import {
   startY,
   writePath,
 } from "./search";
+import { actionAt } from "./step-mask";
 
 let heapSize: usize = 0;
 let heapEntries: usize = 0;
@@ -122,9 +123,9 @@ export function astar_heap(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32,
     const info = load<u32>(record, 4);
     store<u32>(record, info | NODE_CLOSED, 4);
     const successorG = (info >> NODE_G_SHIFT) + 1;
-    let steps = allowedStepsLocal(x, y) & 0x1fe;
+    let steps = <u32>load<u8>(gridMasks + <usize>cell);
     while (steps != 0) {
-      const action = <i32>ctz(steps);
+      const action = actionAt(ctz(steps));
       steps &= steps - 1;
       const dx = actionDx(action);
       const dy = actionDy(action);

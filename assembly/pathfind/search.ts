@@ -1,14 +1,26 @@
 // What both A* variants share: argument checks, per-search generation stamps
 // over the node records in the grid region, the Chebyshev heuristic and writing
-// the found path to PATH_OUT.
+// the found path out: whole into the grid region's queue area (free once the
+// search has ended; astar_path gives its address), and its first PATH_MAX
+// steps into PATH_OUT.
 //
 // Node record (8 bytes per cell at gridNodes + cell * 8):
 //   +0 u32 stamp   the search generation that last touched the cell; any other
 //                  value means "unseen in this search", so nothing is cleared
 //   +4 u32 info    g << 5 | CLOSED (bit 4) | action that reached the cell (bits 0..3)
 import { PATH_MAX, PATH_OUT } from "../layout";
-import { gridCells, gridEpoch, gridHeight, gridNodes, gridOriginX, gridOriginY, gridWidth } from "../sim/grid";
+import {
+  gridCells,
+  gridEpoch,
+  gridHeight,
+  gridNodes,
+  gridOriginX,
+  gridOriginY,
+  gridQueue,
+  gridWidth,
+} from "../sim/grid";
 import { actionDx, actionDy, freeCellLocal } from "../sim/step";
+import { maskEnsure } from "./step-mask";
 
 export const NODE_CLOSED: u32 = 16;
 export const NODE_ACTION_MASK: u32 = 15;
@@ -16,7 +28,6 @@ export const NODE_G_SHIFT: u32 = 5;
 
 export const ASTAR_NO_PATH: i32 = -1;
 export const ASTAR_BUDGET_EXHAUSTED: i32 = -2;
-export const ASTAR_PATH_TOO_LONG: i32 = -3;
 export const ASTAR_BAD_ENDPOINTS: i32 = -4;
 /** searchPrologue's "go on and search" answer. */
 export const SEARCH_PROCEED: i32 = 1;
@@ -34,6 +45,10 @@ export let goalY: i32 = 0;
 export let searchGeneration: u32 = 0;
 /** Nodes expanded by the last search (diagnostics and benchmarks). */
 let lastExpanded: i32 = 0;
+/** Steps of the last path found, whole at gridQueue; 0 when the last search found none. */
+let lastPathLength: i32 = 0;
+/** gridEpoch when that path was written: a grid_init since then voids it. */
+let lastPathEpoch: u32 = 0;
 
 let generation: u32 = 0;
 let generationEpoch: u32 = 0;
@@ -54,13 +69,20 @@ function nextGeneration(): u32 {
   return generation;
 }
 
-/** Chebyshev distance from grid-local (x, y) to the goal: the exact step count on an empty grid. */
+/** Chebyshev length of the offset (dx, dy): the exact step count on an empty grid. */
+// @ts-ignore: decorator
+@inline
+export function chebyshev(dx: i32, dy: i32): i32 {
+  const ax = abs(dx);
+  const ay = abs(dy);
+  return ax > ay ? ax : ay;
+}
+
+/** Chebyshev distance from grid-local (x, y) to the goal: the search's heuristic. */
 // @ts-ignore: decorator
 @inline
 export function heuristic(x: i32, y: i32): i32 {
-  const dx = abs(x - goalX);
-  const dy = abs(y - goalY);
-  return dx > dy ? dx : dy;
+  return chebyshev(x - goalX, y - goalY);
 }
 
 /**
@@ -72,6 +94,7 @@ export function heuristic(x: i32, y: i32): i32 {
  */
 export function searchPrologue(start_x: i32, start_y: i32, goal_x: i32, goal_y: i32): i32 {
   lastExpanded = 0;
+  lastPathLength = 0;
   const sx = <i64>start_x - <i64>gridOriginX;
   const sy = <i64>start_y - <i64>gridOriginY;
   const gx = <i64>goal_x - <i64>gridOriginX;
@@ -85,6 +108,7 @@ export function searchPrologue(start_x: i32, start_y: i32, goal_x: i32, goal_y: 
   goalY = <i32>gy;
   if (sx == gx && sy == gy) return 0;
   if (freeCellLocal(goalX, goalY) == 0) return ASTAR_BAD_ENDPOINTS;
+  maskEnsure();
   searchGeneration = nextGeneration();
   const startRecord = gridNodes + ((<usize>(startY * gridWidth + startX)) << 3);
   store<u32>(startRecord, searchGeneration);
@@ -101,30 +125,34 @@ export function searchPrologue(start_x: i32, start_y: i32, goal_x: i32, goal_y: 
 // @ts-ignore: decorator
 @inline
 export function relaxSuccessor(record: usize, generation: u32, g: u32, action: i32): i32 {
+  // Stamp and info in one load and one store (little-endian: stamp is the low word).
+  const both = load<u64>(record);
   let answer = RELAX_FIRST;
-  if (load<u32>(record) == generation) {
-    if (load<u32>(record, 4) >> NODE_G_SHIFT <= g) return RELAX_SKIP;
+  if (<u32>both == generation) {
+    if ((<u32>(both >> 32)) >> NODE_G_SHIFT <= g) return RELAX_SKIP;
     answer = RELAX_CHEAPER;
-  } else {
-    store<u32>(record, generation);
   }
-  store<u32>(record, (g << NODE_G_SHIFT) | (<u32>action), 4);
+  store<u64>(record, ((<u64>((g << NODE_G_SHIFT) | (<u32>action))) << 32) | (<u64>generation));
   return answer;
 }
 
 /**
- * Writes the path ending at grid-local goal cell `goalCell` (g = pathLength) to
- * PATH_OUT, first step first, by following the recorded actions back to the
- * start. Returns pathLength, or ASTAR_PATH_TOO_LONG when it exceeds PATH_MAX.
+ * Writes the path ending at grid-local goal cell `goalCell` (g = pathLength),
+ * first step first, by following the recorded actions back to the start: whole
+ * at gridQueue (the open list is done with; a path has fewer steps than the
+ * grid has cells, and the queue area holds 12 bytes per cell), and its first
+ * PATH_MAX steps in PATH_OUT. Returns pathLength: no length is refused.
  */
 export function writePath(goalCell: i32, pathLength: i32): i32 {
-  if (pathLength > PATH_MAX) return ASTAR_PATH_TOO_LONG;
   let cell = goalCell;
   for (let i = pathLength - 1; i >= 0; i--) {
     const action = <i32>(load<u32>(gridNodes + ((<usize>cell) << 3), 4) & NODE_ACTION_MASK);
-    store<u8>(PATH_OUT + <usize>i, <u8>action);
+    store<u8>(gridQueue + <usize>i, <u8>action);
     cell -= actionDy(action) * gridWidth + actionDx(action);
   }
+  memory.copy(PATH_OUT, gridQueue, <usize>min(pathLength, PATH_MAX));
+  lastPathLength = pathLength;
+  lastPathEpoch = gridEpoch;
   return pathLength;
 }
 
@@ -139,4 +167,13 @@ export function finishSearch(expanded: i32, result: i32): i32 {
 /** astar_expanded: nodes expanded by the last astar / astar_heap call. */
 export function astar_expanded(): i32 {
   return lastExpanded;
+}
+
+/**
+ * astar_path: address of the whole path of the last astar / astar_heap call
+ * that returned n >= 1 (n action bytes, first step first), or 0 when the last
+ * call found none. Valid until the next astar, astar_heap or grid_init call.
+ */
+export function astar_path(): usize {
+  return lastPathLength > 0 && lastPathEpoch == gridEpoch ? gridQueue : 0;
 }

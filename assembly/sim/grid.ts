@@ -4,12 +4,14 @@
 //
 //   GRID_BASE (first 64 KiB boundary after __heap_base)
 //   tiles   cells × u16, row-major, stride = width          (padded to 8 bytes)
+//   masks   cells × u8: the rule's allowed steps per cell, A*'s cache of it (padded to 8 bytes)
 //   nodes   cells × 8 bytes: u32 search stamp, u32 g/closed/action  (A* state)
 //   queue   cells × 12 bytes: A* open list (bucket stacks or heap + positions)
 //
 // Per-cell search state lives beside the tiles so one grid_init sizes both and
 // searches never clear it (generation stamps, see ../pathfind/search.ts).
 import { CHUNK_SIZE, CHUNK_TILES, TILE_BORDER, TILE_FLAGS, TILE_FLAG_COLLIDES, TILE_UNKNOWN } from "../layout";
+import { maskInvalidate, maskReset, maskTilesChanged } from "../pathfind/step-mask";
 
 /** Largest grid edge in cells; A* packs x and y into 12 bits each. */
 export const GRID_MAX_EDGE: i32 = 4096;
@@ -29,6 +31,8 @@ export let gridOriginX: i32 = 0;
 export let gridOriginY: i32 = 0;
 export let gridCells: usize = 0;
 export let gridTiles: usize = GRID_BASE;
+/** The step mask (../pathfind/step-mask.ts): one u8 per cell, row-major like the tiles. */
+export let gridMasks: usize = GRID_BASE;
 export let gridNodes: usize = GRID_BASE;
 export let gridQueue: usize = GRID_BASE;
 /** Bumped by every grid_init; the A* module resets its generation counter when it changes. */
@@ -44,7 +48,8 @@ export function grid_init(width: i32, height: i32, origin_x: i32, origin_y: i32)
   if (width < 1 || height < 1 || width > GRID_MAX_EDGE || height > GRID_MAX_EDGE) return 0;
   const cells = <usize>width * <usize>height;
   const tilesBytes = (cells * 2 + 7) & ~(<usize>7);
-  const end = GRID_BASE + tilesBytes + cells * NODE_BYTES + cells * QUEUE_BYTES_PER_CELL;
+  const masksBytes = (cells + 7) & ~(<usize>7);
+  const end = GRID_BASE + tilesBytes + masksBytes + cells * NODE_BYTES + cells * QUEUE_BYTES_PER_CELL;
   const haveBytes = <usize>memory.size() * PAGE_BYTES;
   if (end > haveBytes) {
     const pages = <i32>((end - haveBytes + PAGE_BYTES - 1) / PAGE_BYTES);
@@ -56,11 +61,14 @@ export function grid_init(width: i32, height: i32, origin_x: i32, origin_y: i32)
   gridOriginY = origin_y;
   gridCells = cells;
   gridTiles = GRID_BASE;
-  gridNodes = GRID_BASE + tilesBytes;
+  gridMasks = GRID_BASE + tilesBytes;
+  gridNodes = gridMasks + masksBytes;
   gridQueue = gridNodes + cells * NODE_BYTES;
   // 0xFFFF in every byte is TILE_UNKNOWN in every u16.
   memory.fill(gridTiles, 0xff, cells * 2);
+  memory.fill(gridMasks, 0, cells);
   memory.fill(gridNodes, 0, cells * NODE_BYTES);
+  maskReset();
   gridEpoch++;
   return 1;
 }
@@ -107,6 +115,7 @@ function blitChunk(chunk_x: i32, chunk_y: i32, fillTile: i32): void {
       memory.copy(dst, src, spanBytes);
     }
   }
+  maskTilesChanged(<i32>x0, <i32>y0, <i32>x1, <i32>y1);
 }
 
 /**
@@ -129,6 +138,7 @@ export function grid_set_tile(x: i32, y: i32, tile: i32): void {
   const ly = y - gridOriginY;
   if (<u32>lx >= <u32>gridWidth || <u32>ly >= <u32>gridHeight) return;
   store<u16>(gridTiles + ((<usize>ly * <usize>gridWidth + <usize>lx) << 1), tile);
+  maskTilesChanged(lx, ly, lx + 1, ly + 1);
 }
 
 /** grid_get_tile: the tile id at world (x, y); TILE_UNKNOWN outside the grid. */
@@ -141,10 +151,12 @@ export function grid_get_tile(x: i32, y: i32): i32 {
 
 /**
  * flags_reset: clears TILE_FLAGS and marks TILE_UNKNOWN and TILE_BORDER as
- * colliding. The host then sets the flags of real tile ids from tile data.
+ * colliding. The host then sets the flags of real tile ids from tile data;
+ * the A* step mask is rebuilt from them before the next search.
  */
 export function flags_reset(): void {
   memory.fill(TILE_FLAGS, 0, 65536);
   store<u8>(TILE_FLAGS + <usize>TILE_UNKNOWN, TILE_FLAG_COLLIDES);
   store<u8>(TILE_FLAGS + <usize>TILE_BORDER, TILE_FLAG_COLLIDES);
+  maskInvalidate();
 }

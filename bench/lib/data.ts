@@ -95,3 +95,71 @@ export function randomBytes(seed: number, length: number): Uint8Array {
   const random = xorshift(seed);
   return Uint8Array.from({ length }, () => Math.floor(random() * 256));
 }
+
+/**
+ * A perfect maze (one path between any two cells) on the odd lattice of a
+ * size × size grid, corridors one cell wide: 1 = open. "kruskal" joins random
+ * edges of a spanning tree (many short dead ends, shortest paths of ~1,000
+ * steps at 256²); "backtracker" is a depth-first walk (long winding corridors:
+ * shortest paths past 10,000 steps at 256², beyond A*'s old 4,096-step cap).
+ */
+export function perfectMazeOpen(size: number, random: () => number, kind: "kruskal" | "backtracker"): Uint8Array {
+  const cells = (size - 1) >> 1; // cells at odd coordinates 1, 3, ..., 2*cells-1
+  const open = new Uint8Array(size * size);
+  const carve = (cell: number, other: number) => {
+    const [ax, ay, bx, by] = [cell % cells, Math.floor(cell / cells), other % cells, Math.floor(other / cells)];
+    open[(ay + by + 1) * size + ax + bx + 1] = 1; // the wall cell between the two
+  };
+  for (let cy = 0; cy < cells; cy++) for (let cx = 0; cx < cells; cx++) open[(2 * cy + 1) * size + 2 * cx + 1] = 1;
+  if (kind === "kruskal") {
+    const parent = Int32Array.from({ length: cells * cells }, (_, i) => i);
+    const find = (i: number): number => {
+      while (parent[i] !== i) i = parent[i] = parent[parent[i]];
+      return i;
+    };
+    const edges: number[] = [];
+    for (let cy = 0; cy < cells; cy++) {
+      for (let cx = 0; cx < cells; cx++) {
+        if (cx + 1 < cells) edges.push((cy * cells + cx) * 2);
+        if (cy + 1 < cells) edges.push((cy * cells + cx) * 2 + 1);
+      }
+    }
+    for (let i = edges.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [edges[i], edges[j]] = [edges[j], edges[i]];
+    }
+    for (const edge of edges) {
+      const cell = edge >> 1;
+      const other = edge & 1 ? cell + cells : cell + 1;
+      const a = find(cell);
+      const b = find(other);
+      if (a === b) continue;
+      parent[a] = b;
+      carve(cell, other);
+    }
+    return open;
+  }
+  const seen = new Uint8Array(cells * cells);
+  const stack = [0];
+  seen[0] = 1;
+  const next: number[] = [];
+  while (stack.length > 0) {
+    const cell = stack[stack.length - 1];
+    const cx = cell % cells;
+    const cy = Math.floor(cell / cells);
+    next.length = 0;
+    if (cy > 0 && !seen[cell - cells]) next.push(cell - cells);
+    if (cx + 1 < cells && !seen[cell + 1]) next.push(cell + 1);
+    if (cy + 1 < cells && !seen[cell + cells]) next.push(cell + cells);
+    if (cx > 0 && !seen[cell - 1]) next.push(cell - 1);
+    if (next.length === 0) {
+      stack.pop();
+      continue;
+    }
+    const other = next[Math.floor(random() * next.length)];
+    seen[other] = 1;
+    carve(cell, other);
+    stack.push(other);
+  }
+  return open;
+}

@@ -7,12 +7,15 @@ import { ACTION_DX as DX, ACTION_DY as DY } from "../protocol/action.js";
 import { isFreeTile } from "../tile-flags.js";
 import type { RefGrid } from "./sim.js";
 
-/** Longest path astar writes (the wasm PATH_OUT region holds this many actions). */
+/**
+ * Steps of a path the wasm PATH_OUT region holds (the first PATH_MAX of a longer
+ * one; the whole path is at astar_path). Not a limit on path length.
+ */
 export const PATH_MAX = 4096;
 
 export const ASTAR_NO_PATH = -1;
 export const ASTAR_BUDGET_EXHAUSTED = -2;
-export const ASTAR_PATH_TOO_LONG = -3;
+// -3 (path longer than PATH_MAX) is no longer returned: paths of any length are delivered.
 export const ASTAR_BAD_ENDPOINTS = -4;
 
 export interface PathResult {
@@ -182,7 +185,6 @@ export class RefPathfinder {
   }
 
   private pathTo(goalCell: number, length: number): PathResult {
-    if (length > PATH_MAX) return { status: ASTAR_PATH_TOO_LONG, path: new Uint8Array(0) };
     const path = new Uint8Array(length);
     const width = this.grid.width;
     let cell = goalCell;

@@ -117,6 +117,7 @@ export class World {
     for (let y = 0; y < map.height; y++) {
       grid.set(map.tiles.subarray(y * map.width, (y + 1) * map.width), y * gridWidth);
     }
+    this.sim.gridChanged(); // written through the view: NPC A*'s step mask is rebuilt from the rule
     this.versions = new Uint16Array(this.chunksX * this.chunksY).fill(1);
     this.encoded = new Array(this.chunksX * this.chunksY).fill(null);
     // Encode every chunk at start-up (once per version), so no client request waits for an encode.

@@ -31,7 +31,7 @@ export interface ReplayResult {
 }
 
 export interface PathResult {
-  /** Path length >= 0, or -1 no path, -2 budget exhausted, -3 longer than PATH_MAX, -4 bad endpoints. */
+  /** Path length >= 0 (any length), or -1 no path, -2 budget exhausted, -4 bad endpoints. */
   status: number;
   /** One action code per step, first step first; a copy (empty unless status > 0). */
   path: Uint8Array;
@@ -50,7 +50,7 @@ const MOVE_MOVED_MASK = 0xff00;
 /** The move kernel's part of WasmSim: what a caller applying a movement window needs. */
 export type MoveTable = Pick<WasmSim, "moveCapacity" | "setMove" | "applyMoves" | "moveX" | "moveY" | "moved">;
 
-/** What a planner needs: THE rule's allowed steps and the wasm A* (its path left in PATH_OUT, read with readPath). */
+/** What a planner needs: THE rule's allowed steps and the wasm A* (its path left in the module, read with readPath). */
 export type Pathing = Pick<WasmSim, "allowedSteps" | "astarStatus" | "readPath" | "lastExpanded">;
 
 export class WasmSim {
@@ -81,6 +81,8 @@ export class WasmSim {
   private readonly astarBucket: AstarFn;
   private readonly astarHeapRaw: AstarFn;
   private readonly astarExpanded: NumberFn;
+  private readonly astarPathRaw: NumberFn;
+  private readonly gridChangedRaw: () => void;
 
   constructor(private readonly core: Core) {
     this.gridInitRaw = core.fn<GridInitFn>("grid_init");
@@ -104,6 +106,8 @@ export class WasmSim {
     this.astarBucket = core.fn<AstarFn>("astar");
     this.astarHeapRaw = core.fn<AstarFn>("astar_heap");
     this.astarExpanded = core.fn<NumberFn>("astar_expanded");
+    this.astarPathRaw = core.fn<NumberFn>("astar_path");
+    this.gridChangedRaw = core.fn<() => void>("grid_changed");
   }
 
   /** Sizes the grid (all TILE_UNKNOWN); false if an edge is outside 1..4096 or memory cannot grow. */
@@ -124,10 +128,22 @@ export class WasmSim {
     return this.gridOriginYRaw();
   }
 
-  /** The grid's tiles, row-major (a live view: re-read after initGrid, which may grow memory). */
+  /**
+   * The grid's tiles, row-major (a live view: re-read after initGrid, which may grow memory).
+   * After writing through it, call gridChanged() before the next search.
+   */
   get tiles(): Uint16Array {
     const start = this.gridTilesRaw() >>> 1;
     return this.core.u16.subarray(start, start + this.gridWidthRaw() * this.gridHeightRaw());
+  }
+
+  /**
+   * Tells the module that `tiles` (or TILE_FLAGS) was written directly: A*'s step
+   * mask is rebuilt from the rule before the next search. putChunk, fillChunk,
+   * setTile, setFlags and resetFlags need no call.
+   */
+  gridChanged(): void {
+    this.gridChangedRaw();
   }
 
   /** Copies a chunk's 1024 tile ids (row-major) into the grid at world chunk (chunkX, chunkY), clipped. */
@@ -149,6 +165,7 @@ export class WasmSim {
       const u8 = this.core.u8;
       u8[base + TILE_UNKNOWN] |= TILE_FLAG_COLLIDES;
       u8[base + TILE_BORDER] |= TILE_FLAG_COLLIDES;
+      this.gridChangedRaw();
       return;
     }
     this.flagsResetRaw();
@@ -158,6 +175,7 @@ export class WasmSim {
       if (tile === TILE_UNKNOWN || tile === TILE_BORDER) continue;
       u8[base + tile] = bits;
     }
+    this.gridChangedRaw();
   }
 
   /** Zeroes TILE_FLAGS, then marks TILE_UNKNOWN and TILE_BORDER as colliding. */
@@ -266,7 +284,7 @@ export class WasmSim {
     return { x: i32[layout.RESULT >>> 2], y: i32[(layout.RESULT >>> 2) + 1], moved };
   }
 
-  /** A step-optimal path from start to goal (world coordinates); the path is copied out of PATH_OUT. */
+  /** A step-optimal path from start to goal (world coordinates), of any length; the path is copied out. */
   astar(
     startX: number,
     startY: number,
@@ -278,22 +296,24 @@ export class WasmSim {
     const search = queue === "heap" ? this.astarHeapRaw : this.astarBucket;
     const status = search(startX, startY, goalX, goalY, nodeBudget);
     if (status <= 0) return { status, path: new Uint8Array(0) };
-    const start = this.core.layout.PATH_OUT;
+    const start = this.astarPathRaw();
     return { status, path: this.core.u8.slice(start, start + status) };
   }
 
-  /** The raw search, leaving the path in PATH_OUT (no copy): for hot loops and benchmarks. */
+  /** The raw search, leaving the path in the module (no copy; read it with readPath): for hot loops and benchmarks. */
   astarStatus(startX: number, startY: number, goalX: number, goalY: number, nodeBudget: number, queue: AstarQueue) {
     return (queue === "heap" ? this.astarHeapRaw : this.astarBucket)(startX, startY, goalX, goalY, nodeBudget);
   }
 
   /**
-   * Copies the first `count` steps of the last successful search from PATH_OUT
-   * into `out` (from index 0), at most out.length; returns how many were copied.
+   * Copies the first `count` steps of the last successful search (its whole
+   * path, astar_path) into `out` (from index 0), at most out.length; returns how
+   * many were copied (0 when the last search found no path).
    */
   readPath(out: Uint8Array, count: number): number {
-    const n = Math.max(0, Math.min(count, out.length, this.core.layout.PATH_MAX));
-    const start = this.core.layout.PATH_OUT;
+    const start = this.astarPathRaw();
+    if (start === 0) return 0;
+    const n = Math.max(0, Math.min(count, out.length));
     out.set(this.core.u8.subarray(start, start + n));
     return n;
   }
