@@ -25,7 +25,8 @@ import {
 export { MOVE_E, MOVE_N, MOVE_NE, MOVE_NONE, MOVE_NW, MOVE_S, MOVE_SE, MOVE_SW, MOVE_W };
 
 /** Named commands that are not movement. */
-export type InputCommand = "debug-toggle" | "chat" | "cancel" | "interact" | "log-tab" | "inventory" | "take-all";
+export type InputCommand =
+  "debug-toggle" | "chat" | "cancel" | "interact" | "log-tab" | "inventory" | "take-all" | "name-tags";
 
 export type KeyBinding =
   | { readonly kind: "move"; readonly dx: -1 | 0 | 1; readonly dy: -1 | 0 | 1 }
@@ -60,6 +61,7 @@ export const KEY_BINDINGS: Readonly<Record<string, KeyBinding>> = {
   KeyL: command("log-tab"),
   KeyI: command("inventory"),
   KeyT: command("take-all"),
+  KeyN: command("name-tags"),
 };
 
 /** Action code for a step (dx, dy) with each component in -1..1; (0, 0) is MOVE_NONE (the protocol's inverse table). */

@@ -38,6 +38,9 @@ export const CHAT_PROBLEM = 0xf0;
 export const LABEL_BACKGROUND = 0x01;
 export const LABEL_NAME = 0xff;
 export const LABEL_PROMPT = 0xf8;
+/** Names over heads (render/name-tags.ts): other players pale blue-white, the own name gold. */
+export const NAME_TAG = 0xdb;
+export const NAME_TAG_OWN = 0xf8;
 /** Combat (issue 13): floating numbers and log lines for blows dealt, taken, missed, kills and the own death. */
 export const COMBAT_DEALT = 0xfc;
 export const COMBAT_TAKEN = 0xe4;

@@ -13,7 +13,7 @@
 import type { Rgb332Image } from "../assets/image.js";
 import { FB_WIDTH } from "../../constants.js";
 import type { GameClient } from "../core/game-client.js";
-import { ENTITY_TYPE_DOOR } from "../../entity-types.js";
+import { ENTITY_TYPE_DOOR, ENTITY_TYPE_PLAYER } from "../../entity-types.js";
 import { chebyshev, INTERACT_REACH_TILES, isInteractable } from "../core/interaction.js";
 import { placeViewport } from "../camera.js";
 import { KEY_BINDINGS } from "../input.js";
@@ -28,6 +28,7 @@ import { kindsByTypeId, type NpcKind } from "../core/kinds.js";
 import { entityAtTile, HOVER_COLOUR, hoverText, INTERACT_PROMPT, labelOver, PROMPT_COLOUR } from "./hover.js";
 import { type IntentOutcome, InteractIntent, interactablesNear } from "./interact-intent.js";
 import { LogMerge } from "./log-merge.js";
+import { type NameTagCandidate, nameTagsWanted, placeNameTags, rememberNameTags } from "../render/name-tags.js";
 import { LogMirror } from "./log-mirror.js";
 import { TileImages } from "./tile-images.js";
 
@@ -67,12 +68,18 @@ export class SocialSession {
   private foldedVersion = -1;
   private folded: HudLine[] = [];
   private readonly detach: (() => void)[] = [];
+  /** Names over heads (N toggles; remembered in localStorage). */
+  private nameTags: boolean;
+  /** The names drawn over heads last frame, joined (the canvas's data-name-tags, for tests and tools). */
+  private shownTags = "";
 
   constructor(private readonly parts: SocialParts) {
     const client = parts.client;
     this.client = client;
     this.kinds = kindsByTypeId(client.world.kinds);
     const doc = parts.canvas.ownerDocument;
+    this.nameTags = nameTagsWanted(storageOf(doc));
+    parts.canvas.dataset.nameTags = this.nameTags ? "on" : "off";
     this.mirror = new LogMirror(parts.logMirror);
     this.chatBox = new ChatBox(
       parts.chatForm,
@@ -143,6 +150,10 @@ export class SocialSession {
       case "cancel":
         this.dialogs.dismissTopmost();
         return;
+      case "name-tags":
+        if (event.repeat) return;
+        this.toggleNameTags();
+        return;
     }
   }
 
@@ -178,11 +189,44 @@ export class SocialSession {
     return { ...scene, labels, hud: { ...scene.hud, name: foldForFont(name), log: this.folded } };
   }
 
+  /** Shows or hides the names over heads, and remembers the choice. */
+  toggleNameTags(): void {
+    this.nameTags = !this.nameTags;
+    this.parts.canvas.dataset.nameTags = this.nameTags ? "on" : "off";
+    rememberNameTags(storageOf(this.parts.canvas.ownerDocument), this.nameTags);
+  }
+
+  /** The names over the players in view (not over the hovered one: its hover label says it). */
+  private tags(scene: FrameScene, hoveredId: number | undefined): WorldLabel[] {
+    const client = this.client;
+    const own = client.predicted;
+    const ownId = client.ownEntityId;
+    const candidates: NameTagCandidate[] = [];
+    for (const entity of client.entities.values()) {
+      if (entity.typeId !== ENTITY_TYPE_PLAYER || entity.id === hoveredId) continue;
+      const name = entity.id === ownId ? (client.names.get(ownId) ?? scene.hud.name) : client.names.get(entity.id);
+      if (name === undefined) continue;
+      // The own player is drawn where it is predicted, the others where the server last put them.
+      const at = entity.id === ownId && own ? { ...entity, x: own.x, y: own.y } : entity;
+      const colour = entity.id === ownId ? P.NAME_TAG_OWN : P.NAME_TAG;
+      const distance = own ? chebyshev(at, own) : 0;
+      candidates.push({ label: labelOver(at, foldForFont(name), colour, scene.entities), distance });
+    }
+    const placed = placeNameTags(candidates);
+    const shown = placed.map((label) => label.text).join("|");
+    if (shown !== this.shownTags) {
+      this.shownTags = shown;
+      this.parts.canvas.dataset.nameTagsShown = shown;
+    }
+    return placed;
+  }
+
   /** The hovered entity's name, and the prompt over interactables within reach. */
   private labels(scene: FrameScene, hovered: { x: number; y: number } | null): WorldLabel[] {
     const client = this.client;
-    const labels: WorldLabel[] = [];
     const under = entityAtTile(client.entities, hovered, client.ownEntityId);
+    // Names first: the prompts and the hover label are drawn over them.
+    const labels: WorldLabel[] = this.nameTags ? this.tags(scene, under?.id) : [];
     const near = interactablesNear(client.entities, client.predicted);
     for (const entity of near) {
       if (entity.id !== under?.id) labels.push(labelOver(entity, INTERACT_PROMPT, PROMPT_COLOUR, scene.entities));
@@ -209,5 +253,14 @@ export class SocialSession {
   /** Adds a line of the page's own to the message log (a refusal in bad colours). */
   note(text: string, bad: boolean): void {
     this.log.add({ text, colour: bad ? P.TEXT_WARN : P.TEXT_DIM });
+  }
+}
+
+/** The page's localStorage, or null where it is refused (a sandboxed frame throws on the getter). */
+function storageOf(doc: Document): Storage | null {
+  try {
+    return doc.defaultView?.localStorage ?? null;
+  } catch {
+    return null;
   }
 }
