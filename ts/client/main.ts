@@ -108,7 +108,9 @@ async function play(request: JoinRequest): Promise<void> {
       status,
       notes,
       deathScreen: element("death"),
+      logMirror: element("log"),
       combatMirror: element("combat-log"),
+      logPanel: element("log-panel"),
     });
     // Chat, dialogs and names, for as long as the page plays (its listeners and the scene hook hold it).
     const social = new SocialSession({
@@ -119,7 +121,8 @@ async function play(request: JoinRequest): Promise<void> {
       chatInput: element("chat-input"),
       chatNote: element("chat-note"),
       dialogLayer: element("dialogs"),
-      logMirror: element("log"),
+      log: session.messages,
+      scrollLog: (direction) => session?.scrollLog(direction),
       tiles: resources.images.tiles,
     });
     // The bag and the chest windows (their listeners hold them).

@@ -3,6 +3,7 @@
 // and an account's character is saved while it plays and when it leaves.
 // Joins and leaves are announced in chat to the players nearby.
 import { performance } from "node:perf_hooks";
+import { CHAT_SPEAKER_PRESENCE } from "../protocol/chat.js";
 import type { AccountHost } from "./accounts/account-service.js";
 import type { AccountRecord } from "./accounts/account-store.js";
 import type { ChatService } from "./chat.js";
@@ -122,7 +123,7 @@ export class SessionLifecycle implements AccountHost {
     // one that never played was never announced.
     const neverAnnounced = this.joinNotices.cancel(session);
     if (session.announced && !neverAnnounced && reason !== "replaced" && reason !== "rejoined") {
-      chat.systemNear(session.entity.x, session.entity.y, NOTICE_RADIUS, `${session.nick} left`);
+      chat.systemNear(session.entity.x, session.entity.y, NOTICE_RADIUS, `${session.nick} left`, CHAT_SPEAKER_PRESENCE);
     }
   }
 

@@ -34,6 +34,8 @@ export const BANNER_EDGE = 0xf0;
 export const CHAT_PLAYER = 0xdb;
 export const CHAT_SYSTEM = 0x9d;
 export const CHAT_PROBLEM = 0xf0;
+/** The server's "X joined" / "X left" lines (the log's presence channel): quiet. */
+export const CHAT_PRESENCE = 0x92;
 /** Labels over entities (names on hover, the interaction prompt). */
 export const LABEL_BACKGROUND = 0x01;
 export const LABEL_NAME = 0xff;

@@ -3,7 +3,7 @@
 // session drives the GameClient — whose update() also runs chat and dialog
 // re-sends — and composes each frame; this adds to that frame through the
 // renderer's scene hook, once per drawn frame and after the session's input and
-// steering: it merges chat into the side panel's message log, labels the entity
+// steering: it writes chat into the message log's channels (ui/log-channels.ts), labels the entity
 // under the pointer with its name and interactables within reach with a prompt,
 // starts interactions, and keeps the HTML dialogs in step with the core's.
 //
@@ -18,18 +18,16 @@ import { chebyshev, INTERACT_REACH_TILES, isInteractable } from "../core/interac
 import { placeViewport } from "../camera.js";
 import { KEY_BINDINGS } from "../input.js";
 import type { FrameRenderer, FrameScene, WorldLabel } from "../render/frame.js";
-import type { HudLine } from "../render/hud.js";
 import * as P from "../render/palette.js";
 import { framebufferPixelAt, type Point, worldTileAt } from "../render/picking.js";
 import { ChatBox } from "./chat-box.js";
 import { chatLogLine, foldForFont } from "./chat-log.js";
+import { type ChannelLog, chatEventChannel } from "./log-channels.js";
 import { DialogLayer } from "./dialog-layer.js";
 import { kindsByTypeId, type NpcKind } from "../core/kinds.js";
 import { entityAtTile, HOVER_COLOUR, hoverText, INTERACT_PROMPT, labelOver, PROMPT_COLOUR } from "./hover.js";
 import { type IntentOutcome, InteractIntent, interactablesNear } from "./interact-intent.js";
-import { LogMerge } from "./log-merge.js";
 import { type NameTagCandidate, nameTagsWanted, placeNameTags, rememberNameTags } from "../render/name-tags.js";
-import { LogMirror } from "./log-mirror.js";
 import { TileImages } from "./tile-images.js";
 
 export interface SocialParts {
@@ -42,8 +40,10 @@ export interface SocialParts {
   chatNote: HTMLElement;
   /** Where dialogs go: a layer over the canvas, the same size. */
   dialogLayer: HTMLElement;
-  /** The visually hidden copy of the message log. */
-  logMirror: HTMLElement;
+  /** The message log (the play session's): chat goes into its channels. */
+  log: ChannelLog;
+  /** PageUp / PageDown while the game has the keys: the log scrolls. */
+  scrollLog?: (direction: -1 | 1) => void;
   /** The tile sheet, for dialog images. */
   tiles: Rgb332Image;
 }
@@ -57,16 +57,12 @@ const INTENT_NOTES: Partial<Record<IntentOutcome, string>> = {
 
 export class SocialSession {
   private readonly client: GameClient;
-  private readonly log = new LogMerge();
-  private readonly mirror: LogMirror;
   private readonly chatBox: ChatBox;
   private readonly dialogs: DialogLayer;
   private readonly intent = new InteractIntent();
   private readonly kinds: ReadonlyMap<number, NpcKind>;
   private pointer: Point | null = null;
   private click: Point | null = null;
-  private foldedVersion = -1;
-  private folded: HudLine[] = [];
   private readonly detach: (() => void)[] = [];
   /** Names over heads (N toggles; remembered in localStorage). */
   private nameTags: boolean;
@@ -80,7 +76,6 @@ export class SocialSession {
     const doc = parts.canvas.ownerDocument;
     this.nameTags = nameTagsWanted(storageOf(doc));
     parts.canvas.dataset.nameTags = this.nameTags ? "on" : "off";
-    this.mirror = new LogMirror(parts.logMirror);
     this.chatBox = new ChatBox(
       parts.chatForm,
       parts.chatInput,
@@ -103,7 +98,12 @@ export class SocialSession {
       },
       parts.canvas,
     );
-    this.detach.push(client.chat.listen((event) => this.log.add(chatLogLine(event, client.names))));
+    this.detach.push(
+      client.chat.listen((event) => {
+        const line = chatLogLine(event, client.names);
+        parts.log.add(chatEventChannel(event), line.text, line.colour);
+      }),
+    );
     this.on(doc.defaultView!, "keydown", (event) => this.key(event as KeyboardEvent));
     this.on(parts.canvas, "pointermove", (event) => this.track(event as PointerEvent));
     this.on(parts.canvas, "pointerleave", () => (this.pointer = null));
@@ -135,6 +135,11 @@ export class SocialSession {
   /** Keys for the game view only: with a text field or a dialog button focused they are the field's. */
   private key(event: KeyboardEvent): void {
     if (event.ctrlKey || event.metaKey || event.altKey || !this.gameHasFocus()) return;
+    if (event.code === "PageUp" || event.code === "PageDown") {
+      event.preventDefault();
+      this.parts.scrollLog?.(event.code === "PageUp" ? -1 : 1);
+      return;
+    }
     const binding = KEY_BINDINGS[event.code];
     if (binding?.kind !== "command") return;
     switch (binding.command) {
@@ -166,7 +171,6 @@ export class SocialSession {
   private frame(scene: FrameScene): FrameScene {
     const client = this.client;
     const nowMs = performance.now();
-    this.log.observe(scene.hud.log);
     const placement = placeViewport(scene.camera);
 
     if (this.click) {
@@ -180,13 +184,8 @@ export class SocialSession {
     const labels = this.labels(scene, this.pointer ? worldTileAt(this.pointer, placement) : null);
     this.dialogs.setScale(this.parts.canvas.getBoundingClientRect().width / FB_WIDTH);
     this.dialogs.sync(client.dialogs.shown);
-    this.mirror.show(this.log.lines, this.log.version);
-    if (this.foldedVersion !== this.log.version) {
-      this.foldedVersion = this.log.version;
-      this.folded = this.log.lines.map((line) => ({ text: foldForFont(line.text), colour: line.colour }));
-    }
     const name = client.names.get(client.ownEntityId) ?? scene.hud.name;
-    return { ...scene, labels, hud: { ...scene.hud, name: foldForFont(name), log: this.folded } };
+    return { ...scene, labels, hud: { ...scene.hud, name: foldForFont(name) } };
   }
 
   /** Shows or hides the names over heads, and remembers the choice. */
@@ -252,7 +251,7 @@ export class SocialSession {
 
   /** Adds a line of the page's own to the message log (a refusal in bad colours). */
   note(text: string, bad: boolean): void {
-    this.log.add({ text, colour: bad ? P.TEXT_WARN : P.TEXT_DIM });
+    this.parts.log.add("system", text, bad ? P.TEXT_WARN : P.TEXT_DIM);
   }
 }
 
