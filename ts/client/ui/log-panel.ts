@@ -176,7 +176,8 @@ export class LogPanel {
 
   private markUnread(channel: LogChannel): void {
     for (const [view, tab] of this.tabs) {
-      if (view !== this.view && viewShows(view, channel)) tab.dataset.unread = "true";
+      // Only news the shown view does not already show: All showing a chat line leaves Chat unmarked.
+      if (view !== this.view && viewShows(view, channel) && !viewShows(this.view, channel)) tab.dataset.unread = "true";
     }
   }
 
