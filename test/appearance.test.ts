@@ -50,7 +50,7 @@ describe("the appearance TLV", () => {
     expect(checkAppearance(0)).toEqual({ ok: true, value: 0 });
     expect(checkAppearance(PLAYER_LOOK_COUNT - 1)).toEqual({ ok: true, value: PLAYER_LOOK_COUNT - 1 });
     for (const bad of [-1, PLAYER_LOOK_COUNT, 1.5, "2", true, {}])
-      expect(checkAppearance(bad).ok, String(bad)).toBe(false);
+      expect(checkAppearance(bad).ok, JSON.stringify(bad)).toBe(false);
   });
 });
 
