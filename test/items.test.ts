@@ -252,7 +252,7 @@ describe("items over UDP", () => {
     expect(game.items.weaponDamage(entity)).toBeNull();
     await watcher.waitFor(
       "the weapon put away",
-      () => latestEntry(watcher, fighter.joined.entityId)?.meta.length === 1,
+      () => latestEntry(watcher, fighter.joined.entityId)?.meta.length === 2, // its look and the armor
     );
   });
 

@@ -22,6 +22,8 @@ import { SocialSession } from "./ui/social-session.js";
 import { StatusLine } from "./ui/status-line.js";
 import { TileImages } from "./ui/tile-images.js";
 import { WasmBlitter } from "../wasm/blit.js";
+import { PLAYER_LOOKS } from "../appearance.js";
+import { playerLookCell } from "./render/entity-sprites.js";
 
 interface Loaded {
   resources: ClientResources;
@@ -54,6 +56,8 @@ loadResources().then(
     const view = new CanvasView(element("game"), element("stage"), blitter);
     loaded = { resources, blitter, atlas, renderer, view };
     installTileLooks(blitter, atlas, DEFAULT_TILE_LOOKS);
+    const sprites = new TileImages(document, resources.images.sprites);
+    join.setLookImages(PLAYER_LOOKS.map((_, look) => sprites.cell(document, playerLookCell(look), true)));
     renderer.render(titleScene(blitter));
     view.present();
     join.setReady(true);
@@ -69,7 +73,7 @@ loadResources().then(
 /** Joins as the request says: the password, if any, goes only into the HTTP(S) request. */
 function connect(request: JoinRequest, makeTransport: MakeTransport): Promise<GuestConnection> {
   return request.kind === "guest"
-    ? connectGuest(serverUrl, request.nick, makeTransport)
+    ? connectGuest(serverUrl, request.nick, makeTransport, fetch, request.appearance)
     : connectAccount(serverUrl, request, makeTransport);
 }
 

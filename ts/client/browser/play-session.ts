@@ -19,7 +19,8 @@ import { GlideTiming } from "../glide-timing.js";
 import type { CombatNotice } from "../core/combat.js";
 import type { Tlv } from "../../protocol/tlv.js";
 import { type DrawnEntity, entitySprites } from "../render/entity-layer.js";
-import { spriteCellsOfKinds } from "../render/entity-sprites.js";
+import { playerLookCell, spriteCellsOfKinds } from "../render/entity-sprites.js";
+import { ENTITY_TYPE_PLAYER } from "../../entity-types.js";
 import { ItemLooks, NO_CELL } from "../render/item-sprites.js";
 import { ENTITY_TYPE_ITEM } from "../../item-types.js";
 import { FrameRenderer, type FrameScene, gridViewOf } from "../render/frame.js";
@@ -447,14 +448,15 @@ export class PlaySession {
   }
 
   /**
-   * How items change an entity's look: a pile is its item's sprite, a player shows what it wears.
-   * Written into one scratch object the caller spreads at once, so a frame allocates nothing more for it.
+   * How the inline TLVs change an entity's look: a pile is its item's sprite, a player is drawn in the
+   * look it chose (the appearance TLV, issue 18) and shows what it wears. Written into one scratch
+   * object the caller spreads at once, so a frame allocates nothing more for it.
    */
   private itemLook(typeId: number, meta: readonly Tlv[]): ItemLook {
     const looks = this.itemLooks;
     const look = this.lookScratch;
     const pile = typeId === ENTITY_TYPE_ITEM;
-    look.cell = pile ? looks.pileCell(meta) : NO_CELL;
+    look.cell = pile ? looks.pileCell(meta) : typeId === ENTITY_TYPE_PLAYER ? chosenLookCell(meta) : NO_CELL;
     look.wornArmor = pile || meta.length === 0 ? NO_CELL : looks.wornCell(meta, "armor");
     look.wornWeapon = pile || meta.length === 0 ? NO_CELL : looks.wornCell(meta, "weapon");
     return look;
@@ -482,6 +484,15 @@ export class PlaySession {
     }
     return out;
   }
+}
+
+/** The cell of the look a player's appearance TLV names, or NO_CELL (none, or one this sheet lacks: drawn by its id). */
+function chosenLookCell(meta: readonly Tlv[]): number {
+  for (let index = 0; index < meta.length; index++) {
+    const tlv = meta[index];
+    if (tlv.kind === "appearance") return playerLookCell(tlv.value);
+  }
+  return NO_CELL;
 }
 
 /** What to say across the game view, if anything: during an outage, when the next try comes. */
