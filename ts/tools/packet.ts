@@ -711,7 +711,9 @@ function tlvFromJson(value: unknown, path: string): Tlv {
     const hex = fields.string("hex");
     tlv = { kind: "unknown", tag, bytes: bytesFromHex(hex) };
   } else {
-    throw new ToolInputError(`${path}.tag must be status_effects, weapon, armor, name, inventory, item, appearance or a number`);
+    throw new ToolInputError(
+      `${path}.tag must be status_effects, weapon, armor, name, inventory, item, appearance or a number`,
+    );
   }
   fields.done();
   return tlv;
