@@ -192,6 +192,7 @@ export class SocialSession {
   toggleNameTags(): void {
     this.nameTags = !this.nameTags;
     this.parts.canvas.dataset.nameTags = this.nameTags ? "on" : "off";
+    if (!this.nameTags) this.parts.canvas.dataset.nameTagsShown = this.shownTags = "";
     rememberNameTags(storageOf(this.parts.canvas.ownerDocument), this.nameTags);
   }
 
