@@ -81,7 +81,10 @@ describe.skipIf(!HAVE_CHROMIUM)("names over heads, looks and the message log in 
     const fb = framebufferOfTile(at, { x: adaEntity.x, y: adaEntity.y });
     // Ada's tile shows the green tunic; the row above her, her name in the tag colour.
     expect(count(await canvasPixels(bob, fb.x, fb.y, 8, 8), GREEN_TUNIC)).toBeGreaterThan(0);
-    const over = { x: fb.x + 4 - 20, y: fb.y - 10, width: 40, height: 9 };
+    await shot(bob, "names-over-heads");
+    // Three label rows over her: a tag moves up a row when it would cover a nearer one (Bob's own,
+    // if they share the spawn).
+    const over = { x: fb.x + 4 - 24, y: fb.y - 28, width: 48, height: 27 };
     const tagged = count(await canvasPixels(bob, over.x, over.y, over.width, over.height), NAME_TAG);
     expect(tagged).toBeGreaterThan(10);
     await shot(bob, "names-over-heads");
