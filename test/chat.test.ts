@@ -12,6 +12,7 @@ import {
   CHAT_STATUS_REFUSED,
   encodePacketToBytes,
 } from "../ts/protocol/index.js";
+import { CHAT_SPEAKER_PRESENCE } from "../ts/protocol/chat.js";
 import { CHAT_BURST, CHAT_QUEUE_MAX } from "../ts/server/chat-channel.js";
 import { type Harness, startHarnessOnTestMap } from "./support/game-harness.js";
 import { UdpTestClient } from "./support/udp-client.js";
@@ -73,7 +74,8 @@ describe("chat", () => {
     // Joins within a second are announced together ("Ann and Bob joined"; join-notices.ts).
     const namesBob = (text: string) => /^(Bob|Ann and Bob) joined$/.test(text);
     const joined = await ann.waitFor("Bob's join notice", () => lines(ann).find((line) => namesBob(line.text)));
-    expect(joined).toMatchObject({ speakerEntityId: 0, speakerName: "" });
+    // The system speaks it under the presence name: clients file it apart from other system lines (issue 18).
+    expect(joined).toMatchObject({ speakerEntityId: 0, speakerName: CHAT_SPEAKER_PRESENCE });
     expect(lines(bob).some((line) => namesBob(line.text))).toBe(true);
 
     post(ann, 1, "hello Bob ✓");

@@ -75,9 +75,10 @@ describe("chat between two players through the real server", () => {
     const ada = await guest("Ada");
     const bo = await guest("Bo");
     const all = [ada.client, bo.client];
-    // Joins within a second are announced together (join-notices.ts): "Bo joined" or "Ada and Bo joined".
+    // Joins within a second are announced together (join-notices.ts): "Bo joined" or "Ada and Bo joined",
+    // by the system under the presence speaker name (the log's presence channel, issue 18).
     await drive(all, "Bo's join notice at Ada", () =>
-      lines(ada.events).some((line) => line === "system: Bo joined" || line === "system: Ada and Bo joined"),
+      lines(ada.events).some((line) => line === "presence: Bo joined" || line === "presence: Ada and Bo joined"),
     );
     expect(ada.client.postChat("hello Bo")).toBe("sent");
     await drive(all, "the line at Bo", () => lines(bo.events).includes("Ada: hello Bo"));

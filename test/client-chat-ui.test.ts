@@ -4,11 +4,11 @@
 import { describe, expect, it } from "vitest";
 import { joinAccount } from "../ts/client/core/account-api.js";
 import { SessionError } from "../ts/client/core/session-api.js";
-import type { HudLine } from "../ts/client/render/hud.js";
 import * as P from "../ts/client/render/palette.js";
 import { chatInputProblem, chatLogLine, foldForFont, speakerLabel } from "../ts/client/ui/chat-log.js";
 import { joinRequestOf } from "../ts/client/ui/join-screen.js";
-import { LogMerge } from "../ts/client/ui/log-merge.js";
+import { ChannelLog, chatEventChannel, type LogView, nextView } from "../ts/client/ui/log-channels.js";
+import { CHAT_SPEAKER_PRESENCE } from "../ts/protocol/chat.js";
 import { explainJoinError } from "../ts/client/ui/refusal.js";
 
 const names = new Map([[9, "Bo"]]);
@@ -46,35 +46,52 @@ describe("chat in the message log", () => {
   });
 });
 
-describe("one log for the session's lines and chat", () => {
-  const line = (text: string, colour = 1): HudLine => ({ text, colour });
+describe("the message log's channels", () => {
+  const line = (speakerEntityId: number, speakerName: string, text: string) =>
+    ({ kind: "line", seq: 1, speakerEntityId, speakerName, text }) as const;
 
-  it("takes the session's new lines as they appear, interleaved with chat in arrival order", () => {
-    const merge = new LogMerge();
-    merge.observe([line("Connected")]);
-    merge.add(line("Bo: hi", 2));
-    merge.observe([line("Connected")]); // rebuilt every frame, unchanged
-    merge.observe([line("Connected"), line("Bo is near")]);
-    merge.add(line("Bo: over here", 2));
-    expect(merge.lines.map((each) => each.text)).toEqual(["Connected", "Bo: hi", "Bo is near", "Bo: over here"]);
+  it("files a player's line as chat, the system's as system, its joins and leaves as presence", () => {
+    expect(chatEventChannel(line(7, "Bo", "hi"))).toBe("chat");
+    expect(chatEventChannel(line(0, "", "Welcome"))).toBe("system");
+    expect(chatEventChannel(line(0, "notice board", "Ada: meet here"))).toBe("system");
+    expect(chatEventChannel(line(0, CHAT_SPEAKER_PRESENCE, "Ada joined"))).toBe("presence");
+    // What became of our own lines is about chat.
+    expect(chatEventChannel({ kind: "missed", count: 2 })).toBe("chat");
+    expect(chatEventChannel({ kind: "not_posted", text: "x", reason: "rate_limited" })).toBe("chat");
+    // A presence line says who itself; a player cannot be the system, whatever name it gives.
+    expect(chatLogLine(line(0, CHAT_SPEAKER_PRESENCE, "Ada joined"), new Map()).text).toBe("Ada joined");
+    expect(chatEventChannel(line(9, CHAT_SPEAKER_PRESENCE, "Ada joined"))).toBe("chat");
   });
 
-  it("follows a session log that drops its oldest lines at its cap, repeated texts included", () => {
-    const merge = new LogMerge();
-    merge.observe([line("a"), line("b"), line("a")]);
-    merge.observe([line("b"), line("a"), line("b")]); // "a" fell off, "b" came
-    merge.observe([line("a"), line("b"), line("c")]); // "b" fell off, "c" came
-    merge.observe([line("c"), line("d"), line("e")]); // two fell off, two came
-    expect(merge.lines.map((each) => each.text)).toEqual(["a", "b", "a", "b", "c", "d", "e"]);
-    const version = merge.version;
-    merge.observe([line("c"), line("d"), line("e")]);
-    expect(merge.version).toBe(version);
+  it("shows each view its channels in arrival order; All leaves presence out, System has it", () => {
+    const log = new ChannelLog();
+    log.add("chat", "Bo: hi", 1);
+    log.add("presence", "Cy joined", 2);
+    log.add("combat", "You hit the rat for 3.", 3);
+    log.add("system", "Connected via webrtc", 4);
+    const texts = (view: LogView) => log.linesOf(view).map((each) => each.text);
+    expect(texts("all")).toEqual(["Bo: hi", "You hit the rat for 3.", "Connected via webrtc"]);
+    expect(texts("chat")).toEqual(["Bo: hi"]);
+    expect(texts("combat")).toEqual(["You hit the rat for 3."]);
+    expect(texts("system")).toEqual(["Cy joined", "Connected via webrtc"]);
+    expect(log.since(2).map((each) => each.seq)).toEqual([3, 4]);
+    expect(log.lastSeq).toBe(4);
+    expect(nextView("all")).toBe("chat");
+    expect(nextView("system")).toBe("all");
   });
 
-  it("keeps at most its limit, oldest dropped", () => {
-    const merge = new LogMerge(3);
-    for (const text of ["1", "2", "3", "4"]) merge.add(line(text));
-    expect(merge.lines.map((each) => each.text)).toEqual(["2", "3", "4"]);
+  it("caps every channel on its own: a flood of joins cannot push one chat line out", () => {
+    const log = new ChannelLog(5);
+    log.add("chat", "Bo: still here", 1);
+    for (let index = 0; index < 500; index++) log.add("presence", `bot${index} joined`, 2);
+    expect(log.linesOf("chat").map((each) => each.text)).toEqual(["Bo: still here"]);
+    expect(log.linesOf("system").map((each) => each.text)).toEqual([
+      "bot495 joined",
+      "bot496 joined",
+      "bot497 joined",
+      "bot498 joined",
+      "bot499 joined",
+    ]);
   });
 });
 

@@ -9,7 +9,7 @@ import { SPRITE_RAT } from "../ts/client/assets/sheets.js";
 import { type DrawnEntity, entitySprites } from "../ts/client/render/entity-layer.js";
 import { spriteCellsOfKinds } from "../ts/client/render/entity-sprites.js";
 import { type FrameRenderer, type FrameScene } from "../ts/client/render/frame.js";
-import { HUD_LAYOUT, type HudModel, hpNumbers, logTabsAt } from "../ts/client/render/hud.js";
+import { HUD_LAYOUT, type HudModel, hpNumbers } from "../ts/client/render/hud.js";
 import * as P from "../ts/client/render/palette.js";
 import { ENTITY_FLAG_HOSTILE } from "../ts/protocol/entity.js";
 import type { WasmBlitter } from "../ts/wasm/blit.js";
@@ -38,7 +38,6 @@ const HUD: HudModel = {
   position: null,
   status: { text: "", colour: 0 },
   nearby: [],
-  log: [],
 };
 
 /** An entity at rest on tile (x, y) with `hp` of 10. */
@@ -159,34 +158,5 @@ describe("the panel in a fight", () => {
     expect(row.filter((value) => value === P.HP_TEXT).length).toBeGreaterThan(10);
     expect(pixel(HUD_LAYOUT.hpBar.x + HUD_LAYOUT.hpBar.w / 2 - 1, HUD_LAYOUT.hpBar.y + 1)).toBe(P.HP_FILL);
     expect(pixel(HUD_LAYOUT.hpBar.x + HUD_LAYOUT.hpBar.w / 2 + 1, HUD_LAYOUT.hpBar.y + 1)).toBe(P.HP_EMPTY);
-  });
-
-  it("with a combat log, the log has Chat and Combat tabs where logTabsAt says; the shown one is underlined", () => {
-    const hud: HudModel = {
-      ...HUD,
-      nearby: ["Bob", "Cy"],
-      creatures: [{ name: "cave rat", count: 2, hostile: false }],
-      log: [{ text: "Bob: hi", colour: P.CHAT_PLAYER }],
-      combatLog: [{ text: "You hit", colour: P.COMBAT_DEALT }],
-      combatUnread: true,
-    };
-    expect(logTabsAt(HUD)).toBeNull();
-    const tabs = logTabsAt(hud)!;
-    render([], { hud });
-    const ink = (rect: { x: number; y: number; w: number }, colour: number): number =>
-      block(rect.x, rect.y, rect.w, 8).filter((value) => value === colour).length;
-    expect(ink(tabs.chat, P.TAB_ACTIVE)).toBeGreaterThan(10);
-    expect(ink(tabs.combat, P.TAB_UNREAD)).toBeGreaterThan(10);
-    expect(pixel(tabs.chat.x, tabs.chat.y + 8)).toBe(P.TAB_ACTIVE);
-    // The Chat tab shows chat; the Combat tab the combat lines instead.
-    const below = (colour: number): number =>
-      block(HUD_LAYOUT.inner.x, tabs.chat.y + 11, 60, 8).filter((value) => value === colour).length;
-    expect(below(P.CHAT_PLAYER)).toBeGreaterThan(0);
-    expect(below(P.COMBAT_DEALT)).toBe(0);
-    render([], { hud: { ...hud, logTab: "combat", combatUnread: false } });
-    expect(ink(tabs.combat, P.TAB_ACTIVE)).toBeGreaterThan(10);
-    expect(ink(tabs.chat, P.TAB_IDLE)).toBeGreaterThan(10);
-    expect(below(P.COMBAT_DEALT)).toBeGreaterThan(0);
-    expect(below(P.CHAT_PLAYER)).toBe(0);
   });
 });

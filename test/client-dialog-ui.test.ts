@@ -54,7 +54,7 @@ async function drawingClient(entities: EntityEntry[] = []) {
     goal: null,
     cursor: null,
     banner: null,
-    hud: { name: "Ada", hp: 1, hpMax: 1, position: null, status: { text: "", colour: 0 }, nearby: [], log: [] },
+    hud: { name: "Ada", hp: 1, hpMax: 1, position: null, status: { text: "", colour: 0 }, nearby: [] },
     ...overrides,
   });
   const block = (x: number, y: number): number[] => {

@@ -82,7 +82,6 @@ describe("the panel", () => {
     position: { x: 40, y: 40 },
     status: { text: "online", colour: P.TEXT_GOOD },
     nearby: ["Bob"],
-    log: [],
     ...overrides,
   });
 

@@ -50,7 +50,6 @@ export const RIG_HUD: HudModel = {
   position: null,
   status: { text: "", colour: 0 },
   nearby: [],
-  log: [],
 };
 
 /** Renders `entities` over the rig's floor with the camera on tile (10, 12), whose top-left lands at framebuffer (116, 116). */

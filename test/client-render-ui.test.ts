@@ -13,7 +13,7 @@ import { TransportError } from "../ts/client/transport/websocket.js";
 import { ClickSteering } from "../ts/client/ui/click-steering.js";
 import { connectionStatus } from "../ts/client/ui/connection-status.js";
 import { debugLines } from "../ts/client/ui/debug-text.js";
-import { MessageLog, PresenceWatch } from "../ts/client/ui/message-log.js";
+import { PresenceWatch } from "../ts/client/ui/presence.js";
 import { explainJoinError } from "../ts/client/ui/refusal.js";
 
 /** Records setGoal calls and answers like GameClient.setGoal. */
@@ -80,10 +80,10 @@ describe("click steering", () => {
   });
 });
 
-describe("presence log", () => {
+describe("who is near", () => {
   const player = (id: number) => ({ id, typeId: 0 });
 
-  it("announces named players coming into view and leaving it, never the own entity or non-players", () => {
+  it("lists named players in view in the order they came, never the own entity or non-players", () => {
     const watch = new PresenceWatch();
     const names = new Map<number, string>([
       [1, "Me"],
@@ -95,22 +95,16 @@ describe("presence log", () => {
       [3, player(3)],
       [4, { id: 4, typeId: 1 }],
     ]);
-    expect(watch.update(view, names, 1)).toEqual([{ text: "Bob is near", kind: "good" }]);
-    expect(watch.update(view, names, 1)).toEqual([]);
+    watch.update(view, names, 1);
+    expect(watch.present).toEqual(["Bob"]);
     names.set(2, "Cy"); // the name query came back
-    expect(watch.update(view, names, 1)).toEqual([{ text: "Cy is near", kind: "good" }]);
+    watch.update(view, names, 1);
     expect(watch.present).toEqual(["Bob", "Cy"]);
     view.delete(3);
-    expect(watch.update(view, names, 1)).toEqual([{ text: "Bob left", kind: "info" }]);
-    view.delete(2);
+    watch.update(view, names, 1);
+    expect(watch.present).toEqual(["Cy"]);
     watch.clear();
-    expect(watch.update(view, names, 1)).toEqual([]);
-  });
-
-  it("keeps only the newest messages", () => {
-    const log = new MessageLog(3);
-    for (let index = 0; index < 5; index++) log.add(`m${index}`);
-    expect(log.entries.map((entry) => entry.text)).toEqual(["m2", "m3", "m4"]);
+    expect(watch.present).toEqual([]);
   });
 });
 

@@ -31,7 +31,7 @@ import {
 } from "../ts/client/render/atlas.js";
 import { spriteCellFor, spriteCellsOfKinds } from "../ts/client/render/entity-sprites.js";
 import { FrameRenderer, type FrameScene, gridViewOf } from "../ts/client/render/frame.js";
-import { HUD_LAYOUT, type HudModel, wrapLog } from "../ts/client/render/hud.js";
+import { HUD_LAYOUT, type HudModel } from "../ts/client/render/hud.js";
 import { PANEL, VIEWPORT } from "../ts/client/render/layout.js";
 import * as P from "../ts/client/render/palette.js";
 import { framebufferPixelAt, screenOfTile, worldTileAt } from "../ts/client/render/picking.js";
@@ -85,7 +85,6 @@ const hud: HudModel = {
   position: { x: 10, y: 12 },
   status: { text: "online", colour: P.TEXT_GOOD },
   nearby: ["Bob"],
-  log: [{ text: "Bob is near", colour: P.TEXT_WHITE }],
 };
 
 function scene(overrides: Partial<FrameScene> = {}): FrameScene {
@@ -383,15 +382,5 @@ describe("text layout", () => {
     expect(wrapText("", 8)).toEqual([""]);
     expect(glyphCell(0x41)).toBe(0x41 - 32);
     expect(glyphCell(0x2014)).toBe(0x3f - 32);
-  });
-
-  it("shows the newest log lines at the bottom", () => {
-    const log = Array.from({ length: 30 }, (_, index) => ({ text: `line ${index}`, colour: 1 }));
-    const shown = wrapLog(log, 5);
-    expect(shown.map((line) => line.text)).toEqual(["line 25", "line 26", "line 27", "line 28", "line 29"]);
-    expect(wrapLog([{ text: "Connected via websocket", colour: 2 }], 2).map((line) => line.text)).toEqual([
-      "via",
-      "websocket",
-    ]);
   });
 });

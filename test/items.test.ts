@@ -229,9 +229,11 @@ describe("items over UDP", () => {
     );
     await watcher.waitFor("the fighter's weapon and armor", () => {
       const entry = latestEntry(watcher, fighter.joined.entityId);
-      return entry?.meta.length === 2 && entry;
+      return entry?.meta.length === 3 && entry;
     });
+    // The player's look (issue 18) stays beside what it wears.
     expect(latestEntry(watcher, fighter.joined.entityId)!.meta).toEqual([
+      { kind: "appearance", value: expect.any(Number) },
       { kind: "weapon", value: DAGGER.id },
       { kind: "armor", value: JERKIN.id },
     ]);
@@ -250,7 +252,7 @@ describe("items over UDP", () => {
     expect(game.items.weaponDamage(entity)).toBeNull();
     await watcher.waitFor(
       "the weapon put away",
-      () => latestEntry(watcher, fighter.joined.entityId)?.meta.length === 1,
+      () => latestEntry(watcher, fighter.joined.entityId)?.meta.length === 2, // its look and the armor
     );
   });
 

@@ -57,9 +57,10 @@ export const tlv: fc.Arbitrary<Tlv> = fc.oneof(
   fc
     .tuple(fc.integer({ min: 1, max: 0xffff }), fc.integer({ min: 1, max: 0xffff }))
     .map(([itemId, count]): Tlv => ({ kind: "item", itemId, count })),
+  fc.integer({ min: 0, max: 0xffff }).map((value): Tlv => ({ kind: "appearance", value })),
   fc
     .record({
-      tag: fc.oneof(fc.constant(0), fc.integer({ min: 7, max: 0xff })),
+      tag: fc.oneof(fc.constant(0), fc.integer({ min: 8, max: 0xff })),
       bytes: fc.uint8Array({ maxLength: 24 }),
     })
     .map(({ tag, bytes }): Tlv => ({ kind: "unknown", tag, bytes })),

@@ -219,6 +219,8 @@ describe("streaming", () => {
     expect(detail.packet).toMatchObject({
       entityId: c.joined.entityId,
       meta: [
+        // The player's look (issue 18), inline on the entity, comes along in its detail.
+        { kind: "appearance", value: expect.any(Number) },
         { kind: "name", value: "Grace" },
         { kind: "inventory", version: 1, capacity: 20, stacks: [] },
       ],
@@ -342,11 +344,14 @@ describe("entity updates", () => {
     });
     expect(update.packets[0].more).toBe(true);
     expect(update.packets[update.packets.length - 1].more).toBe(false);
-    expect(update.packets[0].entities).toHaveLength(66);
     expect(update.packets.reduce((n, p) => n + p.entities.length, 0)).toBeGreaterThanOrEqual(101);
     const datagrams = c.received
       .filter((r) => r.packet?.type === "entity" && (r.packet as { tick: number }).tick === update.tick)
       .map((r) => r.bytes);
+    // The first datagram is full: 66 bare entries, fewer when the players' entries carry their look
+    // (the appearance TLV, 4 bytes each, issue 18): no room is left for another 18-byte entry.
+    expect(update.packets[0].entities.length).toBeGreaterThanOrEqual(62);
+    expect(datagrams[0].length).toBeGreaterThan(1200 - 18);
     const state = c.states.find((s) => s.tick === update.tick)!;
     expect(entityChecksum(datagrams)).toBe(state.entityChecksum);
     for (const r of c.received) expect(r.bytes.length).toBeLessThanOrEqual(1200);

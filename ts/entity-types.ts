@@ -7,3 +7,6 @@
  * the tile shows whether it is open or closed — but name it on hover and offer its use.
  */
 export const ENTITY_TYPE_DOOR = 4;
+
+/** A player (docs/protocol.md § 18): the seed's type_id 0, for the clients (the server's own is in entities.ts). */
+export const ENTITY_TYPE_PLAYER = 0;

@@ -250,7 +250,7 @@ describe.skipIf(!HAVE_CHROMIUM)("chat, dialogs and accounts in Chromium", () => 
     await first.getByTestId("play").click();
     await waitForDebug(first, (text) => /^state playing$/m.test(text), 10_000);
     expect(await first.getByTestId("status").textContent()).toBe("Playing as Ada E via webrtc");
-    await expect.poll(() => logText(first), { timeout: 5000 }).toContain("system: Ada E joined");
+    await expect.poll(() => logText(first), { timeout: 5000 }).toContain("Ada E joined");
     expect(rig.server.game.accountStore.findByName(name)?.nick).toBe("Ada E");
     // Walk a few tiles, so logging in again has a place to come back to.
     const start = await restingCamera(first);

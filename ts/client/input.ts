@@ -26,7 +26,16 @@ export { MOVE_E, MOVE_N, MOVE_NE, MOVE_NONE, MOVE_NW, MOVE_S, MOVE_SE, MOVE_SW, 
 
 /** Named commands that are not movement. */
 export type InputCommand =
-  "debug-toggle" | "chat" | "cancel" | "interact" | "log-tab" | "inventory" | "take-all" | "minimap" | "who-online";
+  | "debug-toggle"
+  | "chat"
+  | "cancel"
+  | "interact"
+  | "log-tab"
+  | "inventory"
+  | "take-all"
+  | "minimap"
+  | "who-online"
+  | "name-tags";
 
 export type KeyBinding =
   | { readonly kind: "move"; readonly dx: -1 | 0 | 1; readonly dy: -1 | 0 | 1 }
@@ -63,6 +72,7 @@ export const KEY_BINDINGS: Readonly<Record<string, KeyBinding>> = {
   KeyT: command("take-all"),
   KeyM: command("minimap"),
   KeyO: command("who-online"),
+  KeyN: command("name-tags"),
 };
 
 /** Action code for a step (dx, dy) with each component in -1..1; (0, 0) is MOVE_NONE (the protocol's inverse table). */

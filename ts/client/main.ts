@@ -33,6 +33,8 @@ import { TouchControls } from "./ui/touch-controls.js";
 import { Minimap, tileColours } from "./ui/minimap.js";
 import { WhoOnline } from "./ui/who-online.js";
 import { WasmBlitter } from "../wasm/blit.js";
+import { PLAYER_LOOKS } from "../appearance.js";
+import { playerLookCell } from "./render/entity-sprites.js";
 
 interface Loaded {
   resources: ClientResources;
@@ -69,6 +71,8 @@ loadResources().then(
     });
     loaded = { resources, blitter, atlas, renderer, view };
     installTileLooks(blitter, atlas, DEFAULT_TILE_LOOKS);
+    const sprites = new TileImages(document, resources.images.sprites);
+    join.setLookImages(PLAYER_LOOKS.map((_, look) => sprites.cell(document, playerLookCell(look), true)));
     renderer.render(titleScene(blitter));
     view.present();
     join.setReady(true);
@@ -84,7 +88,7 @@ loadResources().then(
 /** Joins as the request says: the password, if any, goes only into the HTTP(S) request. */
 function connect(request: JoinRequest, makeTransport: MakeTransport): Promise<GuestConnection> {
   return request.kind === "guest"
-    ? connectGuest(serverUrl, request.nick, makeTransport)
+    ? connectGuest(serverUrl, request.nick, makeTransport, fetch, request.appearance)
     : connectAccount(serverUrl, request, makeTransport);
 }
 
@@ -131,7 +135,9 @@ async function play(request: JoinRequest): Promise<void> {
       status,
       notes,
       deathScreen: element("death"),
+      logMirror: element("log"),
       combatMirror: element("combat-log"),
+      logPanel: element("log-panel"),
     });
     // Chat, dialogs and names, for as long as the page plays (its listeners and the scene hook hold it).
     const social = new SocialSession({
@@ -142,7 +148,8 @@ async function play(request: JoinRequest): Promise<void> {
       chatInput: element("chat-input"),
       chatNote: element("chat-note"),
       dialogLayer: element("dialogs"),
-      logMirror: element("log"),
+      log: session.messages,
+      scrollLog: (direction) => session?.scrollLog(direction),
       tiles: resources.images.tiles,
     });
     // The bag and the chest windows (their listeners hold them).

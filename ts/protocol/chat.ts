@@ -30,6 +30,11 @@ const NAME_LEN_AT = CHAT_LAYOUT.offset.name_len;
 const TEXT_LEN_BYTES = CHAT_LAYOUT.size.text_len;
 /** Speaker id of system messages (joins, leaves, server notices). */
 export const CHAT_SPEAKER_SYSTEM = 0;
+/**
+ * The speaker name of the system's "X joined" / "X left" lines (speaker 0): clients file them as
+ * presence, apart from the other system lines (docs/protocol.md § 14, issue 18).
+ */
+export const CHAT_SPEAKER_PRESENCE = "presence";
 /** The speaker's display name: empty, or a name as the `name` TLV carries it. */
 export const CHAT_NAME_RULE: TextRule = { minBytes: 0, maxBytes: NAME_MAX_BYTES, allowNewline: false };
 

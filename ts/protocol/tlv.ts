@@ -19,8 +19,13 @@ export const TLV_NAME = 0x04;
 export const TLV_INVENTORY = 0x05;
 /** One stack lying on the ground: item_id u16, count u16; project addition (issue 14). */
 export const TLV_ITEM = 0x06;
+/**
+ * A player's chosen look: u16, an index into the player looks the clients draw (the tunic colours of
+ * the sprite sheet); project addition (issue 18), see docs/protocol.md § TLV metadata.
+ */
+export const TLV_APPEARANCE = 0x07;
 /** The highest tag this build knows: 0x01 … TLV_LAST_KNOWN have fixed formats. */
-export const TLV_LAST_KNOWN = TLV_ITEM;
+export const TLV_LAST_KNOWN = TLV_APPEARANCE;
 /** Bytes of the inventory value before its stacks: version u32, capacity u8. */
 export const INVENTORY_HEADER_BYTES = 5;
 /** Bytes of one stack in an inventory value: slot u8, item_id u16, count u16. */
@@ -41,11 +46,11 @@ export const TLV_TAG_OFFSET = 0;
 export const TLV_LENGTH_OFFSET = 1;
 /** tag and len: where the value starts. */
 export const TLV_HEADER_BYTES = 2;
-/** Value length of the u16 tags (status_effects, weapon, armor). */
+/** Value length of the u16 tags (status_effects, weapon, armor, appearance). */
 export const TLV_U16_VALUE_BYTES = 2;
 /** Names of the known tags by tag number, as the Tlv `kind` and the packet tool spell them. */
 export const TLV_TAG_NAMES: Readonly<
-  Record<number, "status_effects" | "weapon" | "armor" | "name" | "inventory" | "item">
+  Record<number, "status_effects" | "weapon" | "armor" | "name" | "inventory" | "item" | "appearance">
 > = {
   [TLV_STATUS_EFFECTS]: "status_effects",
   [TLV_WEAPON]: "weapon",
@@ -53,6 +58,7 @@ export const TLV_TAG_NAMES: Readonly<
   [TLV_NAME]: "name",
   [TLV_INVENTORY]: "inventory",
   [TLV_ITEM]: "item",
+  [TLV_APPEARANCE]: "appearance",
 };
 
 /** One stack of an inventory value: `count` (≥ 1) of catalogue item `itemId` (≥ 1) in `slot`. */
@@ -70,7 +76,9 @@ export type Tlv =
   /** A container's contents; `version` grows with every change, so a reader keeps the newest. */
   | { kind: "inventory"; version: number; capacity: number; stacks: ItemStack[] }
   | { kind: "item"; itemId: number; count: number }
-  /** A tag this build does not know (never 0x01..0x06), kept as raw bytes. */
+  /** A player's look (index into the clients' player looks). */
+  | { kind: "appearance"; value: number }
+  /** A tag this build does not know (never 0x01..0x07), kept as raw bytes. */
   | { kind: "unknown"; tag: number; bytes: Uint8Array };
 
 /**
@@ -162,6 +170,20 @@ function badTlv(message: string): never {
 
 const nameScratch = new Uint8Array(NAME_MAX_BYTES * 3);
 
+/** The tag of a u16-valued kind. */
+function u16Tag(kind: "status_effects" | "weapon" | "armor" | "appearance"): number {
+  switch (kind) {
+    case "status_effects":
+      return TLV_STATUS_EFFECTS;
+    case "weapon":
+      return TLV_WEAPON;
+    case "armor":
+      return TLV_ARMOR;
+    case "appearance":
+      return TLV_APPEARANCE;
+  }
+}
+
 /** Encoded length of `tlvs` after checking them as validateTlvs would; throws EncodeError. */
 export function tlvsByteLength(tlvs: readonly Tlv[]): number {
   let length = 0;
@@ -173,7 +195,8 @@ export function tlvsByteLength(tlvs: readonly Tlv[]): number {
       case "status_effects":
       case "weapon":
       case "armor":
-        tag = tlv.kind === "status_effects" ? TLV_STATUS_EFFECTS : tlv.kind === "weapon" ? TLV_WEAPON : TLV_ARMOR;
+      case "appearance":
+        tag = u16Tag(tlv.kind);
         if (!isIntegerIn(tlv.value, 0, 0xffff)) badTlv(`${tlv.kind} value must be a u16, got ${String(tlv.value)}`);
         length += TLV_HEADER_BYTES + TLV_U16_VALUE_BYTES;
         break;
@@ -221,7 +244,7 @@ export function tlvsByteLength(tlvs: readonly Tlv[]): number {
       case "unknown":
         tag = 0;
         if (!isIntegerIn(tlv.tag, 0, 0xff) || (tlv.tag >= TLV_STATUS_EFFECTS && tlv.tag <= TLV_LAST_KNOWN)) {
-          badTlv(`unknown TLV tag must be a u8 outside 0x01..0x06, got ${String(tlv.tag)}`);
+          badTlv(`unknown TLV tag must be a u8 outside 0x01..0x07, got ${String(tlv.tag)}`);
         }
         if (!(tlv.bytes instanceof Uint8Array) || tlv.bytes.length > TLV_VALUE_MAX_BYTES) {
           badTlv(`TLV value must be a Uint8Array of at most ${TLV_VALUE_MAX_BYTES} bytes`);
@@ -248,8 +271,8 @@ export function writeTlvs(tlvs: readonly Tlv[], out: Uint8Array, offset: number)
       case "status_effects":
       case "weapon":
       case "armor":
-        out[at + TLV_TAG_OFFSET] =
-          tlv.kind === "status_effects" ? TLV_STATUS_EFFECTS : tlv.kind === "weapon" ? TLV_WEAPON : TLV_ARMOR;
+      case "appearance":
+        out[at + TLV_TAG_OFFSET] = u16Tag(tlv.kind);
         out[at + TLV_LENGTH_OFFSET] = TLV_U16_VALUE_BYTES;
         writeU16(out, at + TLV_HEADER_BYTES, tlv.value);
         at += TLV_HEADER_BYTES + TLV_U16_VALUE_BYTES;
@@ -311,10 +334,12 @@ export function decodeTlvs(bytes: Uint8Array, start: number, end: number): Tlv[]
     const valueStart = at + TLV_HEADER_BYTES;
     const valueEnd = valueStart + bytes[at + TLV_LENGTH_OFFSET];
     // Only the u16 tags have two value bytes to read; others may end the datagram earlier.
-    const u16 = tag >= TLV_STATUS_EFFECTS && tag <= TLV_ARMOR ? readU16(bytes, valueStart) : 0;
+    const u16 =
+      (tag >= TLV_STATUS_EFFECTS && tag <= TLV_ARMOR) || tag === TLV_APPEARANCE ? readU16(bytes, valueStart) : 0;
     if (tag === TLV_STATUS_EFFECTS) tlvs.push({ kind: "status_effects", value: u16 });
     else if (tag === TLV_WEAPON) tlvs.push({ kind: "weapon", value: u16 });
     else if (tag === TLV_ARMOR) tlvs.push({ kind: "armor", value: u16 });
+    else if (tag === TLV_APPEARANCE) tlvs.push({ kind: "appearance", value: u16 });
     else if (tag === TLV_NAME) tlvs.push({ kind: "name", value: utf8.decode(bytes.subarray(valueStart, valueEnd)) });
     else if (tag === TLV_INVENTORY) tlvs.push(readInventory(bytes, valueStart, valueEnd));
     else if (tag === TLV_ITEM) {

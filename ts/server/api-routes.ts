@@ -13,6 +13,7 @@ import { TIMING_WINDOW_TICKS } from "./metrics.js";
 import { KeyedRateLimiter } from "./rate-limit.js";
 import { checkNick } from "./nick.js";
 import { installOnlineRoute } from "./online-route.js";
+import { checkAppearance } from "../appearance.js";
 import { type MetricsSource, prometheusText } from "./prometheus.js";
 import type { Session, SessionRegistry } from "./session.js";
 import type { World } from "./world.js";
@@ -33,7 +34,7 @@ export interface ApiGame extends MetricsSource {
   /** Address bans (admin/): a banned source may not join, register or log in. */
   readonly admin: Pick<AdminService, "addressRefusal">;
   /** Creates a guest session; throws JoinError when refused. */
-  join(nick: string): Session;
+  join(nick: string, appearance?: number | null): Session;
   leave(session: Session, reason: string): void;
   /** The /api/status body, over the last `ticks` ticks. */
   status(ticks: number): Record<string, unknown>;
@@ -122,6 +123,7 @@ export function installApiRoutes(
     }
     const checked = checkNick(stringField(body, "nick"));
     if (!checked.ok) throw new HttpError(400, checked.reason);
+    const appearance = appearanceField(body);
     const replaces = (body as Record<string, unknown>).replaces;
     if (replaces !== undefined) {
       if (typeof replaces !== "string" || !/^[0-9a-f]{16}$/i.test(replaces)) {
@@ -131,7 +133,7 @@ export function installApiRoutes(
       if (previous && previous.accountId === null) game.leave(previous, "rejoined");
     }
     try {
-      return joined(game.join(checked.nick), raw);
+      return joined(game.join(checked.nick, appearance), raw);
     } catch (error) {
       return refusal(error);
     }
@@ -143,6 +145,7 @@ export function installApiRoutes(
     const name = stringField(body, "name");
     const password = stringField(body, "password");
     const nick = stringField(body, "nick");
+    const appearance = appearanceField(body);
     // Rationed: accounts created per source. An attempt that creates none gives its token back.
     const from = source(raw);
     if (!registrations.take(from, Date.now())) {
@@ -154,7 +157,7 @@ export function installApiRoutes(
       );
     }
     try {
-      return joined(await hashing.run(() => game.accounts.register(name, password, nick)), raw);
+      return joined(await hashing.run(() => game.accounts.register(name, password, nick, appearance)), raw);
     } catch (error) {
       registrations.refund(from);
       return refusal(error);
@@ -167,6 +170,7 @@ export function installApiRoutes(
     refuseBanned(raw);
     const name = stringField(body, "name");
     const password = stringField(body, "password");
+    const appearance = appearanceField(body);
     const from = source(raw);
     // Names match in any case, so their failures count together.
     const account = name.trim().toLowerCase();
@@ -178,7 +182,7 @@ export function installApiRoutes(
       wait(Math.max(addressWait, accountWait), addressWait > 0 ? "from this address" : "for this account");
     }
     try {
-      const session = await hashing.run(() => game.accounts.login(name, password));
+      const session = await hashing.run(() => game.accounts.login(name, password, appearance));
       addressFailures.succeed(from);
       accountFailures.succeed(account);
       return joined(session, raw);
@@ -259,4 +263,12 @@ export function installApiRoutes(
     body: prometheusText(game),
     contentType: "text/plain; version=0.0.4; charset=utf-8",
   }));
+}
+
+/** A join body's optional "appearance" (ts/appearance.ts): null when absent; 400 in words when not a look. */
+function appearanceField(body: unknown): number | null {
+  const value = typeof body === "object" && body !== null ? (body as Record<string, unknown>).appearance : undefined;
+  const checked = checkAppearance(value);
+  if (!checked.ok) throw new HttpError(400, checked.reason);
+  return checked.value;
 }

@@ -83,8 +83,8 @@ export class ChatService {
    * Joins and leaves use it: announced to everyone, they would cost N lines per join, N² in all,
    * which at a few hundred players is most of the chat traffic and none of its use.
    */
-  systemNear(x: number, y: number, radius: number, text: string): void {
-    this.broadcast(CHAT_SPEAKER_SYSTEM, "", text, (session) => {
+  systemNear(x: number, y: number, radius: number, text: string, speakerName = ""): void {
+    this.broadcast(CHAT_SPEAKER_SYSTEM, speakerName, text, (session) => {
       const entity = session.entity;
       return Math.abs(entity.x - x) <= radius && Math.abs(entity.y - y) <= radius;
     });

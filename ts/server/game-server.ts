@@ -329,8 +329,8 @@ export class Game {
   }
 
   /** Creates a guest session with a fresh spawn; throws JoinError when refused. */
-  join(nick: string): Session {
-    return this.lifecycle.join(nick);
+  join(nick: string, appearance: number | null = null): Session {
+    return this.lifecycle.join(nick, appearance);
   }
 
   /** Whether a session can start now; an account already in play can always replace its own. */

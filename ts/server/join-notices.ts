@@ -3,6 +3,7 @@
 // joined", "Ada, Bo and 7 others joined". A burst of joins (a bus of players,
 // or a flood) costs each bystander one line a second instead of one per join
 // (issue 17 item 3: 255 joins once sent a bystander 510 lines in 14 s).
+import { CHAT_SPEAKER_PRESENCE } from "../protocol/chat.js";
 import type { ChatService } from "./chat.js";
 import type { Session, SessionRegistry } from "./session.js";
 
@@ -60,7 +61,7 @@ export class JoinNotices {
       for (const join of batch) {
         if (Math.abs(join.x - x) <= this.radius && Math.abs(join.y - y) <= this.radius) names.push(join.nick);
       }
-      if (names.length > 0) this.ports.chat.tell(listener, joinLine(names));
+      if (names.length > 0) this.ports.chat.tell(listener, joinLine(names), CHAT_SPEAKER_PRESENCE);
     }
   }
 }

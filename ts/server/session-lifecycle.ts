@@ -3,6 +3,8 @@
 // and an account's character is saved while it plays and when it leaves.
 // Joins and leaves are announced in chat to the players nearby.
 import { performance } from "node:perf_hooks";
+import { CHAT_SPEAKER_PRESENCE } from "../protocol/chat.js";
+import { defaultLook } from "../appearance.js";
 import type { AccountHost } from "./accounts/account-service.js";
 import type { AccountRecord } from "./accounts/account-store.js";
 import type { ChatService } from "./chat.js";
@@ -37,6 +39,9 @@ export interface SessionLifecyclePorts {
   readonly log: Logger;
 }
 
+/** What an account's session is started from: its id, nick and chosen look (null: never chosen). */
+export type AccountEntry = Pick<AccountRecord, "id" | "nick"> & { readonly appearance?: number | null };
+
 export class SessionLifecycle implements AccountHost {
   /** The session of each account in play. */
   private readonly accountSessions = new Map<number, Session>();
@@ -61,11 +66,11 @@ export class SessionLifecycle implements AccountHost {
   }
 
   /** Creates a guest session with a fresh spawn; throws JoinError when refused. */
-  join(nick: string): Session {
+  join(nick: string, appearance: number | null = null): Session {
     if (!this.hasRoomFor(null)) throw this.full();
     const lookalike = this.nickInUse(nick);
     if (lookalike !== null) throw new JoinError(409, lookalikeMessage(nick, lookalike));
-    return this.enter(nick, this.nextSpawn(), FRESH, null);
+    return this.enter(nick, this.nextSpawn(), FRESH, null, appearance);
   }
 
   /**
@@ -89,7 +94,7 @@ export class SessionLifecycle implements AccountHost {
    * session the account already has ends first ("replaced"): its character is
    * saved, and its token stops working.
    */
-  joinAccount(account: Pick<AccountRecord, "id" | "nick">): Session {
+  joinAccount(account: AccountEntry): Session {
     const previous = this.accountSessions.get(account.id);
     if (previous) this.leave(previous, "replaced");
     else if (!this.hasRoomFor(account.id)) throw this.full();
@@ -98,7 +103,8 @@ export class SessionLifecycle implements AccountHost {
     // Saved dead (it left or the server stopped before it rose): it rises now, at a spawn with full HP,
     // as it would have in play (combat/combat-room.ts).
     const state = saved.hp > 0 ? saved : { ...saved, hp: saved.hpMax, x: null, y: null };
-    const session = this.enter(account.nick, this.savedSpot(state) ?? this.nextSpawn(), state, account.id);
+    const spot = this.savedSpot(state) ?? this.nextSpawn();
+    const session = this.enter(account.nick, spot, state, account.id, account.appearance ?? defaultLook(account.id));
     this.accountSessions.set(account.id, session);
     characters.track({ accountId: account.id, entity: session.entity }, state);
     return session;
@@ -122,7 +128,7 @@ export class SessionLifecycle implements AccountHost {
     // one that never played was never announced.
     const neverAnnounced = this.joinNotices.cancel(session);
     if (session.announced && !neverAnnounced && reason !== "replaced" && reason !== "rejoined") {
-      chat.systemNear(session.entity.x, session.entity.y, NOTICE_RADIUS, `${session.nick} left`);
+      chat.systemNear(session.entity.x, session.entity.y, NOTICE_RADIUS, `${session.nick} left`, CHAT_SPEAKER_PRESENCE);
     }
   }
 
@@ -157,6 +163,7 @@ export class SessionLifecycle implements AccountHost {
     spot: { x: number; y: number },
     vitals: Pick<CharacterState, "hp" | "hpMax" | "elo">,
     accountId: number | null,
+    appearance: number | null,
   ): Session {
     const { entities, sessions, log } = this.ports;
     const entity = entities.spawn({
@@ -170,6 +177,9 @@ export class SessionLifecycle implements AccountHost {
       name: nick,
       meta: [],
     });
+    // The look every client draws (the appearance TLV, inline like the worn items): a guest that did
+    // not choose gets one by its entity id, for the session.
+    entity.meta = [{ kind: "appearance", value: appearance ?? defaultLook(entity.id) }];
     const session = sessions.create(entity, nick, performance.now(), accountId);
     this.ports.items.enter(session);
     // An account's own nick is its name in the world: it enters even beside a lookalike guest (who came later).

@@ -687,7 +687,7 @@ function tlvFromJson(value: unknown, path: string): Tlv {
   const rawTag = fields.raw("tag");
   const tag = typeof rawTag === "number" ? (TLV_TAG_NAMES[rawTag] ?? rawTag) : rawTag;
   let tlv: Tlv;
-  if (tag === "status_effects" || tag === "weapon" || tag === "armor") {
+  if (tag === "status_effects" || tag === "weapon" || tag === "armor" || tag === "appearance") {
     tlv = { kind: tag, value: fields.integer("value") };
   } else if (tag === "name") {
     tlv = { kind: "name", value: fields.string("value") };
@@ -711,7 +711,9 @@ function tlvFromJson(value: unknown, path: string): Tlv {
     const hex = fields.string("hex");
     tlv = { kind: "unknown", tag, bytes: bytesFromHex(hex) };
   } else {
-    throw new ToolInputError(`${path}.tag must be status_effects, weapon, armor, name, inventory, item or a number`);
+    throw new ToolInputError(
+      `${path}.tag must be status_effects, weapon, armor, name, inventory, item, appearance or a number`,
+    );
   }
   fields.done();
   return tlv;

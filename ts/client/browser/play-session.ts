@@ -3,8 +3,10 @@
 // entities, the own player at its smoothed predicted position, route, HUD).
 // The networking core decides what to send; this shell only reads its state.
 // Combat (issue 13) shows here: damage numbers and hit flashes (ui/combat-effects.ts),
-// HP bars and corpses, click-to-attack, the combat tab of the log, and the death
+// HP bars and corpses, click-to-attack, the combat lines of the log, and the death
 // screen with its countdown (ui/death-watch.ts), during which input is ignored.
+// The message log (issue 18) is a ChannelLog this session owns and shows in the
+// page's log panel (ui/log-panel.ts); the social session writes chat into it.
 import type { ConnectionState } from "../core/connection.js";
 import type { Outage } from "../core/readout.js";
 import type { EntityInfo } from "../core/entity-table.js";
@@ -17,14 +19,13 @@ import { GlideTiming } from "../glide-timing.js";
 import type { CombatNotice } from "../core/combat.js";
 import type { Tlv } from "../../protocol/tlv.js";
 import { type DrawnEntity, entitySprites } from "../render/entity-layer.js";
-import { spriteCellsOfKinds } from "../render/entity-sprites.js";
+import { playerLookCell, spriteCellsOfKinds } from "../render/entity-sprites.js";
+import { ENTITY_TYPE_PLAYER } from "../../entity-types.js";
 import { ItemLooks, NO_CELL } from "../render/item-sprites.js";
 import { ENTITY_TYPE_ITEM } from "../../item-types.js";
 import { FrameRenderer, type FrameScene, gridViewOf } from "../render/frame.js";
-import { type HudLine, type LogTab, logTabsAt, type HudModel } from "../render/hud.js";
 import type { WorldText } from "../render/frame.js";
-import type { Point } from "../render/picking.js";
-import { contains, TILE_SIZE_PX } from "../render/layout.js";
+import { TILE_SIZE_PX } from "../render/layout.js";
 import * as P from "../render/palette.js";
 import { ambientLevel, clockText, partOfDay } from "../../world-time.js";
 import type { WorldClockView } from "../core/world-clock.js";
@@ -37,11 +38,13 @@ import { DeathWatch, deathScreenText } from "../ui/death-watch.js";
 import { entityAtTile, foeAtTile } from "../ui/hover.js";
 import { isInteractable } from "../core/interaction.js";
 import { LogMirror } from "../ui/log-mirror.js";
+import { ChannelLog, type LogChannel, type LogView, nextView } from "../ui/log-channels.js";
+import { LogPanel } from "../ui/log-panel.js";
 import { creatureLines } from "../ui/creature-list.js";
 import { connectionStatus, type StatusLevel } from "../ui/connection-status.js";
 import type { DebugOverlay } from "../ui/debug-overlay.js";
 import { debugLines } from "../ui/debug-text.js";
-import { type LogKind, MessageLog, PresenceWatch } from "../ui/message-log.js";
+import { PresenceWatch } from "../ui/presence.js";
 import type { StatusLine } from "../ui/status-line.js";
 import type { CanvasView } from "./canvas-view.js";
 import { PointerInput } from "./pointer.js";
@@ -51,6 +54,8 @@ const BACKGROUND_UPDATE_MS = 100;
 /** HP shown before the first own entity update arrives. */
 const HP_UNKNOWN = { hp: 0, hpMax: 0 };
 
+/** How the session's own log lines read: plain news, good news, trouble. */
+type LogKind = "info" | "good" | "bad";
 const LOG_COLOURS: Readonly<Record<LogKind, number>> = { info: P.TEXT_DIM, good: P.TEXT_WHITE, bad: P.TEXT_WARN };
 const STATUS_COLOURS: Readonly<Record<StatusLevel, number>> = { ok: P.TEXT_GOOD, busy: P.TEXT_GOLD, bad: P.TEXT_WARN };
 
@@ -65,8 +70,11 @@ export interface PlaySessionParts {
   notes?: readonly string[];
   /** The death screen over the game view: its title, detail and countdown are filled in here. */
   deathScreen?: HTMLElement;
-  /** The visually hidden copy of the combat log (the framebuffer is invisible to screen readers and tests). */
+  /** The visually hidden copies of the log: every channel but combat, and the combat lines. */
+  logMirror?: HTMLElement;
   combatMirror?: HTMLElement;
+  /** Where the message log panel goes (over the bottom of the game view). */
+  logPanel?: HTMLElement;
 }
 
 interface ItemLook {
@@ -74,9 +82,6 @@ interface ItemLook {
   wornArmor: number;
   wornWeapon: number;
 }
-
-/** Combat lines kept: as many as the chat log. */
-const COMBAT_LOG_LIMIT = 64;
 
 export class PlaySession {
   private readonly client: GameClient;
@@ -91,7 +96,10 @@ export class PlaySession {
   private readonly lookScratch: ItemLook = { cell: NO_CELL, wornArmor: NO_CELL, wornWeapon: NO_CELL };
   private readonly others: EntityInterpolation;
   private readonly ownGlide: EntityInterpolation;
-  private readonly log = new MessageLog();
+  /** The message log: the session's lines (system), combat's, and chat (the social session adds those). */
+  readonly messages = new ChannelLog();
+  private readonly panel: LogPanel | null;
+  private readonly mirrors: LogMirror[] = [];
   private readonly presence = new PresenceWatch();
   private readonly detachKeyboard: () => void;
   private lastEntities: ReadonlyMap<number, EntityInfo> | null = null;
@@ -108,15 +116,8 @@ export class PlaySession {
   private readonly otherPoint: PixelPoint = { x: 0, y: 0 };
   private readonly effects = new CombatEffects();
   private readonly deaths = new DeathWatch();
-  private readonly combatLines: HudLine[] = [];
-  private combatVersion = 0;
-  private readonly combatMirror: LogMirror | null;
-  private logTab: LogTab = "chat";
   /** The clock text last put on the canvas (data-clock). */
   private shownClock: string | undefined = undefined;
-  private combatUnread = false;
-  /** The HUD model last drawn: where its log tabs were, for a press on the panel. */
-  private lastHud: HudModel | null = null;
   /** The own tile drawn last frame: a jump of more than one tile (respawn, teleport) snaps the camera. */
   private lastOwnTile: { x: number; y: number } | null = null;
   private deathShown = "";
@@ -133,16 +134,14 @@ export class PlaySession {
     this.itemLooks = new ItemLooks(parts.client.world.items);
     this.others = new EntityInterpolation(this.glides.windowMs, TILE_SIZE_PX, this.glides.measuredBounds);
     this.ownGlide = new EntityInterpolation(this.glides.windowMs);
-    this.pointer = new PointerInput(
-      parts.view.canvas,
-      this.steering,
-      (pixel) => this.panelPress(pixel),
-      parts.view.panelCanvas,
-    );
-    this.combatMirror = parts.combatMirror ? new LogMirror(parts.combatMirror) : null;
-    parts.view.canvas.dataset.logTab = this.logTab;
+    this.pointer = new PointerInput(parts.view.canvas, this.steering);
+    if (parts.logMirror) this.mirrors.push(new LogMirror(parts.logMirror, this.messages, NOT_COMBAT));
+    if (parts.combatMirror) this.mirrors.push(new LogMirror(parts.combatMirror, this.messages, COMBAT));
+    this.panel = parts.logPanel
+      ? new LogPanel(parts.logPanel, this.messages, (view) => (parts.view.canvas.dataset.logTab = view))
+      : null;
     this.client.combat.listen((notice) => this.onCombat(notice, performance.now()));
-    for (const note of parts.notes ?? []) this.log.add(note, "bad");
+    for (const note of parts.notes ?? []) this.note(note, "bad");
     this.detachKeyboard = attachKeyboard(window, this.input, { isTextEntryActive: isTyping });
     this.frameHandle = requestAnimationFrame(() => this.frame());
     this.backgroundTimer = setInterval(() => {
@@ -168,7 +167,7 @@ export class PlaySession {
     client.update(nowMs);
     for (const command of this.input.takeCommands()) {
       if (command === "debug-toggle") this.parts.debug.toggle();
-      else if (command === "log-tab") this.showTab(this.logTab === "chat" ? "combat" : "chat");
+      else if (command === "log-tab") this.panel?.showView(nextView(this.panel.shown));
       else if (command === "cancel") {
         this.steering.cancel();
         client.clearGoal();
@@ -234,15 +233,15 @@ export class PlaySession {
         isInteractable(entityAtTile(client.entities, cursor, client.ownEntityId) ?? { flags: 0 });
       if (answer === "unreachable" && !uses && now - this.lastUnreachableNoteMs >= UNREACHABLE_NOTE_EVERY_MS) {
         this.lastUnreachableNoteMs = now;
-        this.log.add(unreachableNote(client.sim.getTile(cursor.x, cursor.y), client.world.tiles), "info");
+        this.note(unreachableNote(client.sim.getTile(cursor.x, cursor.y), client.world.tiles), "info");
       }
     }
     this.pointer.settle();
 
     const scene = this.scene(now, cameraPoint, own, cursor, foe !== null);
-    this.lastHud = scene.hud;
     this.parts.renderer.render(scene);
     this.parts.view.present();
+    this.panel?.update(this.parts.view.canvas.clientWidth);
   }
 
   /** Whether the own drawn tile moved by more than one tile since the last frame. */
@@ -259,28 +258,27 @@ export class PlaySession {
     const ownId = client.ownEntityId;
     this.effects.notice(notice, ownId, nowMs);
     const sources: CombatNames = { ownId, entities: client.entities, names: client.names, kinds: this.kinds };
-    this.combatLines.push(combatLogLine(notice, sources));
-    if (this.combatLines.length > COMBAT_LOG_LIMIT)
-      this.combatLines.splice(0, this.combatLines.length - COMBAT_LOG_LIMIT);
-    this.combatVersion++;
-    if (this.logTab !== "combat") this.combatUnread = true;
+    const line = combatLogLine(notice, sources);
+    this.messages.add("combat", line.text, line.colour);
     if (notice.kind === "kill" && notice.targetId === ownId) {
       const killer = subjectName(combatantOf(notice.attackerId, sources));
       this.deaths.killed(killer, notice.tick, client.serverTick, client.tickHz, nowMs);
     }
   }
 
-  private showTab(tab: LogTab): void {
-    this.logTab = tab;
-    this.parts.view.canvas.dataset.logTab = tab;
-    if (tab === "combat") this.combatUnread = false;
+  /** A line of the session's own in the log's system channel. */
+  private note(text: string, kind: LogKind): void {
+    this.messages.add("system", text, LOG_COLOURS[kind]);
   }
 
-  /** A press on the side panel: a log tab switches the log. */
-  private panelPress(pixel: Point): void {
-    const tabs = this.lastHud ? logTabsAt(this.lastHud) : null;
-    if (tabs === null) return;
-    for (const tab of ["chat", "combat"] as const) if (contains(tabs[tab], pixel.x, pixel.y)) this.showTab(tab);
+  /** Shows `view` in the log panel (a tab click does the same). */
+  showLogView(view: LogView): void {
+    this.panel?.showView(view);
+  }
+
+  /** PageUp / PageDown scroll the log while the game has the keys (social-session.ts). */
+  scrollLog(direction: -1 | 1): void {
+    this.panel?.page(direction);
   }
 
   /** The canvas says what a click there does (CSS shows an attack cursor; tests read it). */
@@ -308,7 +306,7 @@ export class PlaySession {
       }
     }
     this.deathShown = key;
-    if (this.combatMirror) this.combatMirror.show(this.combatLines, this.combatVersion);
+    for (const mirror of this.mirrors) mirror.show();
   }
 
   /** The own player's drawn position: the predicted tile, glided like everyone else's. */
@@ -341,9 +339,7 @@ export class PlaySession {
         client.clearGoal();
       }
     }
-    for (const message of this.presence.update(entities, client.names, client.ownEntityId)) {
-      this.log.add(message.text, message.kind);
-    }
+    this.presence.update(entities, client.names, client.ownEntityId);
   }
 
   private noteConnection(state: ConnectionState): void {
@@ -353,9 +349,9 @@ export class PlaySession {
     const client = this.client;
     if (state === "playing") {
       const verb = client.stats.reconnects > 0 ? "Reconnected" : "Connected";
-      this.log.add(`${verb} via ${client.transportName}`, "good");
+      this.note(`${verb} via ${client.transportName}`, "good");
     } else if ((state === "disconnected" || state === "reconnecting") && previous === "playing") {
-      this.log.add(client.lastLoss ? `Connection lost: ${client.lastLoss}` : "Connection lost", "bad");
+      this.note(client.lastLoss ? `Connection lost: ${client.lastLoss}` : "Connection lost", "bad");
       this.presence.clear();
       this.steering.cancel();
       this.effects.reset();
@@ -423,7 +419,6 @@ export class PlaySession {
       this.shownClock = clock;
       this.parts.view.canvas.dataset.clock = clock ?? "";
     }
-    const log: HudLine[] = this.log.entries.map((entry) => ({ text: entry.text, colour: LOG_COLOURS[entry.kind] }));
     const hp = ownInfo ?? HP_UNKNOWN;
     return {
       camera,
@@ -448,23 +443,20 @@ export class PlaySession {
         status: { text: status.short, colour: STATUS_COLOURS[status.level] },
         nearby: this.presence.present,
         creatures: creatureLines(entities.values(), client.names, this.kinds, client.confirmed),
-        log,
-        combatLog: this.combatLines,
-        logTab: this.logTab,
-        combatUnread: this.combatUnread,
       },
     };
   }
 
   /**
-   * How items change an entity's look: a pile is its item's sprite, a player shows what it wears.
-   * Written into one scratch object the caller spreads at once, so a frame allocates nothing more for it.
+   * How the inline TLVs change an entity's look: a pile is its item's sprite, a player is drawn in the
+   * look it chose (the appearance TLV, issue 18) and shows what it wears. Written into one scratch
+   * object the caller spreads at once, so a frame allocates nothing more for it.
    */
   private itemLook(typeId: number, meta: readonly Tlv[]): ItemLook {
     const looks = this.itemLooks;
     const look = this.lookScratch;
     const pile = typeId === ENTITY_TYPE_ITEM;
-    look.cell = pile ? looks.pileCell(meta) : NO_CELL;
+    look.cell = pile ? looks.pileCell(meta) : typeId === ENTITY_TYPE_PLAYER ? chosenLookCell(meta) : NO_CELL;
     look.wornArmor = pile || meta.length === 0 ? NO_CELL : looks.wornCell(meta, "armor");
     look.wornWeapon = pile || meta.length === 0 ? NO_CELL : looks.wornCell(meta, "weapon");
     return look;
@@ -494,6 +486,15 @@ export class PlaySession {
   }
 }
 
+/** The cell of the look a player's appearance TLV names, or NO_CELL (none, or one this sheet lacks: drawn by its id). */
+function chosenLookCell(meta: readonly Tlv[]): number {
+  for (let index = 0; index < meta.length; index++) {
+    const tlv = meta[index];
+    if (tlv.kind === "appearance") return playerLookCell(tlv.value);
+  }
+  return NO_CELL;
+}
+
 /** What to say across the game view, if anything: during an outage, when the next try comes. */
 function bannerFor(state: ConnectionState, positioned: boolean, outage: Outage): string | null {
   switch (state) {
@@ -521,3 +522,6 @@ function clockLine(clock: WorldClockView, serverTick: number): string | undefine
   const timeOfDay = clock.timeOfDay(serverTick);
   return `${clockText(timeOfDay)} ${clock.weather === "clear" ? partOfDay(timeOfDay) : clock.weather}`;
 }
+
+const COMBAT: ReadonlySet<LogChannel> = new Set(["combat"]);
+const NOT_COMBAT: ReadonlySet<LogChannel> = new Set(["chat", "system", "presence"]);

@@ -17,9 +17,16 @@ import {
   SessionError,
 } from "./session-api.js";
 
+/** `appearance`: the look chosen on the join card (ts/appearance.ts); a login that gives one keeps it from then on. */
 export type AccountRequest =
-  | { readonly kind: "login"; readonly name: string; readonly password: string }
-  | { readonly kind: "register"; readonly name: string; readonly password: string; readonly nick: string };
+  | { readonly kind: "login"; readonly name: string; readonly password: string; readonly appearance?: number }
+  | {
+      readonly kind: "register";
+      readonly name: string;
+      readonly password: string;
+      readonly nick: string;
+      readonly appearance?: number;
+    };
 
 function endpoint(baseUrl: string, kind: AccountRequest["kind"]): string {
   return `${baseUrl.replace(/\/+$/, "")}/api/${kind}`;
@@ -38,8 +45,8 @@ export async function joinAccount(
   const what = request.kind;
   const body =
     request.kind === "register"
-      ? { name: request.name, password: request.password, nick: request.nick }
-      : { name: request.name, password: request.password };
+      ? { name: request.name, password: request.password, nick: request.nick, appearance: request.appearance }
+      : { name: request.name, password: request.password, appearance: request.appearance };
   let response: Response;
   try {
     response = await fetchFn(endpoint(baseUrl, what), {

@@ -353,12 +353,17 @@ export async function connectGuest(
   nick: string,
   makeTransport: MakeTransport,
   fetchFn: FetchFn = fetch,
+  /** The look chosen on the join card (ts/appearance.ts); absent: the server picks. Kept for rejoins. */
+  appearance?: number,
 ): Promise<GuestConnection> {
-  const [session, world] = await Promise.all([joinGuest(baseUrl, nick, fetchFn), fetchWorld(baseUrl, fetchFn)]);
+  const [session, world] = await Promise.all([
+    joinGuest(baseUrl, nick, fetchFn, undefined, appearance),
+    fetchWorld(baseUrl, fetchFn),
+  ]);
   const transport = await makeTransport(session);
   let current = session;
   const reconnect: ReconnectFn = async () => {
-    const next = await joinGuest(baseUrl, nick, fetchFn, current.token);
+    const next = await joinGuest(baseUrl, nick, fetchFn, current.token, appearance);
     current = next;
     return { session: next, transport: await makeTransport(next) };
   };

@@ -124,10 +124,12 @@ export async function joinGuest(
   nick: string,
   fetchFn: FetchFn = fetch,
   replaces?: bigint,
+  appearance?: number,
 ): Promise<GuestSession> {
   let response: Response;
-  const request: { nick: string; replaces?: string } = { nick };
+  const request: { nick: string; replaces?: string; appearance?: number } = { nick };
   if (replaces !== undefined) request.replaces = replaces.toString(16).padStart(16, "0");
+  if (appearance !== undefined) request.appearance = appearance;
   try {
     response = await fetchFn(url(baseUrl, "/api/guest"), {
       method: "POST",

@@ -26,7 +26,16 @@ export function spriteCellsOfKinds(kinds: readonly NpcKind[]): ReadonlyMap<numbe
   );
 }
 
-/** The cell for entity `entityId` of `typeId`; `kindCells` from spriteCellsOfKinds. */
+/**
+ * The cell of player look `look` (ts/appearance.ts: 0 the blue tunic of cell 0, then the variants in
+ * the sheet's order), or -1 for a look this sheet has no art for.
+ */
+export function playerLookCell(look: number): number {
+  if (!Number.isInteger(look) || look < 0 || look >= PLAYER_COLOURS) return -1;
+  return look === 0 ? SPRITE_PLAYER : PLAYER_VARIANT_FIRST + look - 1;
+}
+
+/** The cell for entity `entityId` of `typeId` (a player without an appearance TLV by its id); `kindCells` from spriteCellsOfKinds. */
 export function spriteCellFor(
   typeId: number,
   entityId: number,

@@ -1,16 +1,15 @@
 // The side panel (the framebuffer's right 80 px): who you are, your health
-// (numbers and bar), where you stand, the link's state, who is near, the
-// creatures in view, and the message log with its two tabs — Chat (chat, the
-// system's and the session's lines) and Combat (the blows, issue 13) — kept
-// apart so a fight does not scroll chat away (issue 18). Drawn every frame from
-// a plain model, so the game loop decides what it says and this file only how
-// it looks; logTabsAt says where the tabs are, for the pointer.
+// (numbers and bar), where you stand, the link's state, who is near and the
+// creatures in view. Drawn every frame from a plain model, so the game loop
+// decides what it says and this file only how it looks. The message log is not
+// here any more (issue 18): 13 columns broke every line word by word, so it is a
+// panel of its own in the page, over the game view (ui/log-panel.ts).
 import type { WasmBlitter } from "../../wasm/blit.js";
 import type { Atlas } from "./atlas.js";
 import { PANEL, type Rect } from "./layout.js";
 import * as P from "./palette.js";
 import type { SpriteList } from "./sprite-list.js";
-import { columnsIn, fitText, queueText, textWidthPx, wrapText } from "./text.js";
+import { columnsIn, fitText, queueText, textWidthPx } from "./text.js";
 
 export interface HudLine {
   readonly text: string;
@@ -38,19 +37,7 @@ export interface HudModel {
   readonly nearby: readonly string[];
   /** The creatures in view (ui/creature-list.ts): hostile ones first, drawn in red behind a "!". */
   readonly creatures?: readonly HudCreature[];
-  /** Oldest first; the panel shows as many of the newest as fit. */
-  readonly log: readonly HudLine[];
-  /** The combat lines, oldest first; with it the log has tabs (without, the panel is as before combat). */
-  readonly combatLog?: readonly HudLine[];
-  /** The tab shown (default "chat"). */
-  readonly logTab?: LogTab;
-  /** Combat lines came while the Chat tab was shown: its tab is marked. */
-  readonly combatUnread?: boolean;
 }
-
-export type LogTab = "chat" | "combat";
-export const LOG_TABS: readonly LogTab[] = ["chat", "combat"];
-const TAB_LABELS: Readonly<Record<LogTab, string>> = { chat: "Chat", combat: "Combat" };
 
 const PAD_PX = 3;
 const LINE_PX = 9;
@@ -60,9 +47,7 @@ const COLUMNS = columnsIn(INNER.w);
 const HP_ROW_Y = 12;
 const HP_BAR: Rect = { x: INNER.x, y: 21, w: INNER.w, h: 4 };
 const NEARBY_SHOWN = 4;
-/** Blank pixels between the two tab labels. */
-const FONT_GAP_PX = 6;
-/** Creature lines shown; fewer than players, so the log keeps most of the panel. */
+/** Creature lines shown. */
 const CREATURES_SHOWN = 3;
 
 /** Where the HUD's parts are, for tests and for anyone laying out over it. */
@@ -126,57 +111,12 @@ export function drawHud(blitter: WasmBlitter, text: SpriteList, atlas: Atlas, hu
     }
   }
 
-  y += LINE_PX + 2;
-  divider(blitter, y);
-  y += 4;
-  let logTop = y;
-  let lines = hud.log;
-  if (hud.combatLog !== undefined) {
-    const tab = hud.logTab ?? "chat";
-    for (const [name, rect] of Object.entries(tabRects(y)) as [LogTab, Rect][]) {
-      const colour = name === tab ? P.TAB_ACTIVE : name === "combat" && hud.combatUnread ? P.TAB_UNREAD : P.TAB_IDLE;
-      queueText(text, TAB_LABELS[name], rect.x, y, colour);
-      if (name === tab) blitter.fillRect(rect.x, y + LINE_PX - 1, rect.w - 2, 1, P.TAB_ACTIVE);
-    }
-    logTop = y + LINE_PX + 2;
-    if (tab === "combat") lines = hud.combatLog;
-  }
-  const rows = Math.floor((PANEL.h - 2 - logTop) / LINE_PX);
-  const shown = wrapLog(lines, rows);
-  shown.forEach((line, index) => queueText(text, line.text, INNER.x, logTop + index * LINE_PX, line.colour));
-
   text.flush(atlas.font, PANEL);
 }
 
 /** "12/20", or "-" before the own entity's health is known. */
 export function hpNumbers(hp: number, hpMax: number): string {
   return hpMax > 0 ? `${hp}/${hpMax}` : "-";
-}
-
-/** Where each log tab's label is drawn for a tab row at `y`. */
-function tabRects(y: number): Record<LogTab, Rect> {
-  const chatWidth = textWidthPx(TAB_LABELS.chat) + FONT_GAP_PX;
-  return {
-    chat: { x: INNER.x, y, w: chatWidth, h: LINE_PX },
-    combat: { x: INNER.x + chatWidth, y, w: textWidthPx(TAB_LABELS.combat) + FONT_GAP_PX, h: LINE_PX },
-  };
-}
-
-/**
- * Where the log's tabs are in the panel drawn for `hud` (the same arithmetic as drawHud), for the
- * pointer; null when the model has no combat log (no tabs).
- */
-export function logTabsAt(hud: HudModel): Record<LogTab, Rect> | null {
-  if (hud.combatLog === undefined) return null;
-  let y = HP_BAR.y + HP_BAR.h + 3 + LINE_PX + LINE_PX + 2 + 4;
-  y += LINE_PX * Math.min(hud.nearby.length, NEARBY_SHOWN) + (hud.nearby.length > NEARBY_SHOWN ? LINE_PX : 0);
-  const creatures = hud.creatures ?? [];
-  if (creatures.length > 0) {
-    y += LINE_PX + 2 + LINE_PX * Math.min(creatures.length, CREATURES_SHOWN);
-    if (creatures.length > CREATURES_SHOWN) y += LINE_PX;
-  }
-  y += LINE_PX + 2 + 4;
-  return tabRects(y);
 }
 
 /**
@@ -187,16 +127,4 @@ export function creatureLine(creature: HudCreature): string {
   const mark = creature.hostile ? "!" : "";
   const count = creature.count > 1 ? ` x${creature.count}` : "";
   return mark + fitText(creature.name, COLUMNS - mark.length - count.length) + count;
-}
-
-/** The newest messages, wrapped to the panel, that fit in `rows` lines (oldest at the top). */
-export function wrapLog(log: readonly HudLine[], rows: number): HudLine[] {
-  const out: HudLine[] = [];
-  for (let index = log.length - 1; index >= 0 && out.length < rows; index--) {
-    const lines = wrapText(log[index].text, COLUMNS);
-    for (let line = lines.length - 1; line >= 0 && out.length < rows; line--) {
-      out.push({ text: lines[line], colour: log[index].colour });
-    }
-  }
-  return out.reverse();
 }

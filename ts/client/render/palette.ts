@@ -34,10 +34,15 @@ export const BANNER_EDGE = 0xf0;
 export const CHAT_PLAYER = 0xdb;
 export const CHAT_SYSTEM = 0x9d;
 export const CHAT_PROBLEM = 0xf0;
+/** The server's "X joined" / "X left" lines (the log's presence channel): quiet. */
+export const CHAT_PRESENCE = 0x92;
 /** Labels over entities (names on hover, the interaction prompt). */
 export const LABEL_BACKGROUND = 0x01;
 export const LABEL_NAME = 0xff;
 export const LABEL_PROMPT = 0xf8;
+/** Names over heads (render/name-tags.ts): other players pale blue-white, the own name gold. */
+export const NAME_TAG = 0xdb;
+export const NAME_TAG_OWN = 0xf8;
 /** Combat (issue 13): floating numbers and log lines for blows dealt, taken, missed, kills and the own death. */
 export const COMBAT_DEALT = 0xfc;
 export const COMBAT_TAKEN = 0xe4;

@@ -108,11 +108,6 @@ export function titleCaveTiles(): Uint16Array {
   return tiles;
 }
 
-const HUD_LOG = [
-  { text: "Forgotten Caves", colour: P.TEXT_GOLD },
-  { text: "Pick a name and press Play.", colour: P.TEXT_WHITE },
-];
-
 /** The title frame's scene; stages its tiles in IO (call right before rendering). */
 export function titleScene(blitter: WasmBlitter): FrameScene {
   const tilesPtr = blitter.stageTiles(titleCaveTiles());
@@ -143,7 +138,6 @@ export function titleScene(blitter: WasmBlitter): FrameScene {
       position: null,
       status: { text: "not joined", colour: P.TEXT_DIM },
       nearby: [],
-      log: HUD_LOG,
     },
   };
 }

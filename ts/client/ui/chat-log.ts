@@ -2,11 +2,12 @@
 // "speaker: text" with the speaker's current nick from the name lookups (the
 // name the line carried when the speaker is unknown to us, "system" for entity
 // 0 without a name), and the refusals in plain words. The HUD font has only
-// printable ASCII: foldForFont takes accents off before a line is drawn, and
-// anything else shows as '?'.
+// printable ASCII: foldForFont takes accents off before a line is drawn there
+// (the log panel is HTML and shows the text as it came).
 import type { ChatEvent } from "../core/chat.js";
 import type { HudLine } from "../render/hud.js";
 import * as P from "../render/palette.js";
+import { PRESENCE_SPEAKER } from "./log-channels.js";
 
 /** "é" → "e": letters with marks lose the marks; the font draws other non-ASCII as '?'. */
 export function foldForFont(text: string): string {
@@ -22,6 +23,9 @@ export function speakerLabel(speakerEntityId: number, speakerName: string, names
 export function chatLogLine(event: ChatEvent, names: ReadonlyMap<number, string>): HudLine {
   switch (event.kind) {
     case "line": {
+      // The server's join and leave lines say who themselves: "Ada joined", not "presence: Ada joined".
+      if (event.speakerEntityId === 0 && event.speakerName === PRESENCE_SPEAKER)
+        return { text: event.text, colour: P.CHAT_PRESENCE };
       const speaker = speakerLabel(event.speakerEntityId, event.speakerName, names);
       const colour = event.speakerEntityId === 0 ? P.CHAT_SYSTEM : P.CHAT_PLAYER;
       return { text: `${speaker}: ${event.text}`, colour };

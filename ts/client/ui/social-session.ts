@@ -3,7 +3,7 @@
 // session drives the GameClient — whose update() also runs chat and dialog
 // re-sends — and composes each frame; this adds to that frame through the
 // renderer's scene hook, once per drawn frame and after the session's input and
-// steering: it merges chat into the side panel's message log, labels the entity
+// steering: it writes chat into the message log's channels (ui/log-channels.ts), labels the entity
 // under the pointer with its name and interactables within reach with a prompt,
 // starts interactions, and keeps the HTML dialogs in step with the core's.
 //
@@ -13,21 +13,20 @@
 import type { Rgb332Image } from "../assets/image.js";
 import { FB_WIDTH } from "../../constants.js";
 import type { GameClient } from "../core/game-client.js";
-import { ENTITY_TYPE_DOOR } from "../../entity-types.js";
+import { ENTITY_TYPE_DOOR, ENTITY_TYPE_PLAYER } from "../../entity-types.js";
 import { chebyshev, INTERACT_REACH_TILES, isInteractable } from "../core/interaction.js";
 import { KEY_BINDINGS } from "../input.js";
 import type { FrameRenderer, FrameScene, WorldLabel } from "../render/frame.js";
-import type { HudLine } from "../render/hud.js";
 import * as P from "../render/palette.js";
 import { framebufferPixelAt, type Point, worldTileAt } from "../render/picking.js";
 import { ChatBox } from "./chat-box.js";
 import { chatLogLine, foldForFont } from "./chat-log.js";
+import { type ChannelLog, chatEventChannel } from "./log-channels.js";
 import { DialogLayer } from "./dialog-layer.js";
 import { kindsByTypeId, type NpcKind } from "../core/kinds.js";
 import { entityAtTile, HOVER_COLOUR, hoverText, INTERACT_PROMPT, labelOver, PROMPT_COLOUR } from "./hover.js";
 import { type IntentOutcome, InteractIntent, interactablesNear } from "./interact-intent.js";
-import { LogMerge } from "./log-merge.js";
-import { LogMirror } from "./log-mirror.js";
+import { type NameTagCandidate, nameTagsWanted, placeNameTags, rememberNameTags } from "../render/name-tags.js";
 import { TileImages } from "./tile-images.js";
 
 export interface SocialParts {
@@ -40,8 +39,10 @@ export interface SocialParts {
   chatNote: HTMLElement;
   /** Where dialogs go: a layer over the canvas, the same size. */
   dialogLayer: HTMLElement;
-  /** The visually hidden copy of the message log. */
-  logMirror: HTMLElement;
+  /** The message log (the play session's): chat goes into its channels. */
+  log: ChannelLog;
+  /** PageUp / PageDown while the game has the keys: the log scrolls. */
+  scrollLog?: (direction: -1 | 1) => void;
   /** The tile sheet, for dialog images. */
   tiles: Rgb332Image;
 }
@@ -55,24 +56,25 @@ const INTENT_NOTES: Partial<Record<IntentOutcome, string>> = {
 
 export class SocialSession {
   private readonly client: GameClient;
-  private readonly log = new LogMerge();
-  private readonly mirror: LogMirror;
   private readonly chatBox: ChatBox;
   private readonly dialogs: DialogLayer;
   private readonly intent = new InteractIntent();
   private readonly kinds: ReadonlyMap<number, NpcKind>;
   private pointer: Point | null = null;
   private click: Point | null = null;
-  private foldedVersion = -1;
-  private folded: HudLine[] = [];
   private readonly detach: (() => void)[] = [];
+  /** Names over heads (N toggles; remembered in localStorage). */
+  private nameTags: boolean;
+  /** The names drawn over heads last frame, joined (the canvas's data-name-tags, for tests and tools). */
+  private shownTags = "";
 
   constructor(private readonly parts: SocialParts) {
     const client = parts.client;
     this.client = client;
     this.kinds = kindsByTypeId(client.world.kinds);
     const doc = parts.canvas.ownerDocument;
-    this.mirror = new LogMirror(parts.logMirror);
+    this.nameTags = nameTagsWanted(storageOf(doc));
+    parts.canvas.dataset.nameTags = this.nameTags ? "on" : "off";
     this.chatBox = new ChatBox(
       parts.chatForm,
       parts.chatInput,
@@ -95,7 +97,12 @@ export class SocialSession {
       },
       parts.canvas,
     );
-    this.detach.push(client.chat.listen((event) => this.log.add(chatLogLine(event, client.names))));
+    this.detach.push(
+      client.chat.listen((event) => {
+        const line = chatLogLine(event, client.names);
+        parts.log.add(chatEventChannel(event), line.text, line.colour);
+      }),
+    );
     this.on(doc.defaultView!, "keydown", (event) => this.key(event as KeyboardEvent));
     this.on(parts.canvas, "pointermove", (event) => this.track(event as PointerEvent));
     this.on(parts.canvas, "pointerleave", () => (this.pointer = null));
@@ -127,6 +134,11 @@ export class SocialSession {
   /** Keys for the game view only: with a text field or a dialog button focused they are the field's. */
   private key(event: KeyboardEvent): void {
     if (event.ctrlKey || event.metaKey || event.altKey || !this.gameHasFocus()) return;
+    if (event.code === "PageUp" || event.code === "PageDown") {
+      event.preventDefault();
+      this.parts.scrollLog?.(event.code === "PageUp" ? -1 : 1);
+      return;
+    }
     const binding = KEY_BINDINGS[event.code];
     if (binding?.kind !== "command") return;
     switch (binding.command) {
@@ -142,6 +154,10 @@ export class SocialSession {
       case "cancel":
         this.dialogs.dismissTopmost();
         return;
+      case "name-tags":
+        if (event.repeat) return;
+        this.toggleNameTags();
+        return;
     }
   }
 
@@ -154,7 +170,6 @@ export class SocialSession {
   private frame(scene: FrameScene): FrameScene {
     const client = this.client;
     const nowMs = performance.now();
-    this.log.observe(scene.hud.log);
     const placement = this.parts.renderer.place(scene.camera);
 
     if (this.click) {
@@ -168,20 +183,49 @@ export class SocialSession {
     const labels = this.labels(scene, this.pointer ? worldTileAt(this.pointer, placement) : null);
     this.dialogs.setScale(this.parts.canvas.getBoundingClientRect().width / FB_WIDTH);
     this.dialogs.sync(client.dialogs.shown);
-    this.mirror.show(this.log.lines, this.log.version);
-    if (this.foldedVersion !== this.log.version) {
-      this.foldedVersion = this.log.version;
-      this.folded = this.log.lines.map((line) => ({ text: foldForFont(line.text), colour: line.colour }));
-    }
     const name = client.names.get(client.ownEntityId) ?? scene.hud.name;
-    return { ...scene, labels, hud: { ...scene.hud, name: foldForFont(name), log: this.folded } };
+    return { ...scene, labels, hud: { ...scene.hud, name: foldForFont(name) } };
+  }
+
+  /** Shows or hides the names over heads, and remembers the choice. */
+  toggleNameTags(): void {
+    this.nameTags = !this.nameTags;
+    this.parts.canvas.dataset.nameTags = this.nameTags ? "on" : "off";
+    if (!this.nameTags) this.parts.canvas.dataset.nameTagsShown = this.shownTags = "";
+    rememberNameTags(storageOf(this.parts.canvas.ownerDocument), this.nameTags);
+  }
+
+  /** The names over the players in view (not over the hovered one: its hover label says it). */
+  private tags(scene: FrameScene, hoveredId: number | undefined): WorldLabel[] {
+    const client = this.client;
+    const own = client.predicted;
+    const ownId = client.ownEntityId;
+    const candidates: NameTagCandidate[] = [];
+    for (const entity of client.entities.values()) {
+      if (entity.typeId !== ENTITY_TYPE_PLAYER || entity.id === hoveredId) continue;
+      const name = entity.id === ownId ? (client.names.get(ownId) ?? scene.hud.name) : client.names.get(entity.id);
+      if (name === undefined) continue;
+      // The own player is drawn where it is predicted, the others where the server last put them.
+      const at = entity.id === ownId && own ? { ...entity, x: own.x, y: own.y } : entity;
+      const colour = entity.id === ownId ? P.NAME_TAG_OWN : P.NAME_TAG;
+      const distance = own ? chebyshev(at, own) : 0;
+      candidates.push({ label: labelOver(at, foldForFont(name), colour, scene.entities), distance });
+    }
+    const placed = placeNameTags(candidates);
+    const shown = placed.map((label) => label.text).join("|");
+    if (shown !== this.shownTags) {
+      this.shownTags = shown;
+      this.parts.canvas.dataset.nameTagsShown = shown;
+    }
+    return placed;
   }
 
   /** The hovered entity's name, and the prompt over interactables within reach. */
   private labels(scene: FrameScene, hovered: { x: number; y: number } | null): WorldLabel[] {
     const client = this.client;
-    const labels: WorldLabel[] = [];
     const under = entityAtTile(client.entities, hovered, client.ownEntityId);
+    // Names first: the prompts and the hover label are drawn over them.
+    const labels: WorldLabel[] = this.nameTags ? this.tags(scene, under?.id) : [];
     const near = interactablesNear(client.entities, client.predicted);
     for (const entity of near) {
       if (entity.id !== under?.id) labels.push(labelOver(entity, INTERACT_PROMPT, PROMPT_COLOUR, scene.entities));
@@ -207,6 +251,15 @@ export class SocialSession {
 
   /** Adds a line of the page's own to the message log (a refusal in bad colours). */
   note(text: string, bad: boolean): void {
-    this.log.add({ text, colour: bad ? P.TEXT_WARN : P.TEXT_DIM });
+    this.parts.log.add("system", text, bad ? P.TEXT_WARN : P.TEXT_DIM);
+  }
+}
+
+/** The page's localStorage, or null where it is refused (a sandboxed frame throws on the getter). */
+function storageOf(doc: Document): Storage | null {
+  try {
+    return doc.defaultView?.localStorage ?? null;
+  } catch {
+    return null;
   }
 }

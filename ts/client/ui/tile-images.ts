@@ -28,12 +28,15 @@ export class TileImages {
     this.cells = (image.height / CELL_SIZE_PX) * SHEET_COLUMNS;
   }
 
-  /** An 8×8 canvas showing atlas cell `index` (tile id i at index i); blank beyond the sheet. */
-  cell(doc: Document, index: number): HTMLCanvasElement {
+  /**
+   * An 8×8 canvas showing atlas cell `index` (tile id i at index i); blank beyond the sheet, and at 0
+   * unless `drawZero` (tile 0 is the void; sprite cell 0 is the player).
+   */
+  cell(doc: Document, index: number, drawZero = false): HTMLCanvasElement {
     const canvas = doc.createElement("canvas");
     canvas.width = CELL_SIZE_PX;
     canvas.height = CELL_SIZE_PX;
-    if (index > 0 && index < this.cells) {
+    if ((index > 0 || (drawZero && index === 0)) && index < this.cells) {
       const sx = (index % SHEET_COLUMNS) * CELL_SIZE_PX;
       const sy = Math.floor(index / SHEET_COLUMNS) * CELL_SIZE_PX;
       canvas

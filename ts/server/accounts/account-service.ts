@@ -39,7 +39,12 @@ export class AccountService {
   ) {}
 
   /** Creates an account (and its character) and starts its session. */
-  async register(rawName: string, rawPassword: string, rawNick: string): Promise<Session> {
+  async register(
+    rawName: string,
+    rawPassword: string,
+    rawNick: string,
+    appearance: number | null = null,
+  ): Promise<Session> {
     const name = checkAccountName(rawName);
     if (!name.ok) throw new AccountError(400, name.reason);
     const password = checkPassword(rawPassword);
@@ -58,7 +63,7 @@ export class AccountService {
     this.refuseLookalike(nick.nick);
     let account: AccountRecord;
     try {
-      account = this.store.create(name.value, nick.nick, passwordHash, NEW_CHARACTER, Date.now());
+      account = this.store.create(name.value, nick.nick, passwordHash, NEW_CHARACTER, Date.now(), appearance);
     } catch (error) {
       if (error instanceof NameTakenError) throw new AccountError(409, `name "${name.value}" is taken`);
       throw error;
@@ -69,8 +74,9 @@ export class AccountService {
   /**
    * Checks the password and starts a session for the account's character,
    * where it was last saved. A session the account already has is replaced.
+   * An `appearance` given is the character's look from now on (kept).
    */
-  async login(rawName: string, rawPassword: string): Promise<Session> {
+  async login(rawName: string, rawPassword: string, appearance: number | null = null): Promise<Session> {
     if (rawName.trim() === "" || rawPassword === "") throw new AccountError(400, "name and password are required");
     const password = rawPassword.normalize("NFC");
     if (Buffer.byteLength(password, "utf8") > PASSWORD_MAX_BYTES) {
@@ -88,6 +94,10 @@ export class AccountService {
     if (!account) throw new AccountError(401, BAD_CREDENTIALS);
     const ban = activeBan(account, Date.now());
     if (ban !== null) throw new AccountError(403, ban);
+    if (appearance !== null && appearance !== account.appearance) {
+      this.store.setAppearance(account.id, appearance);
+      return this.enter({ ...account, appearance }, "server full");
+    }
     return this.enter(account, "server full");
   }
 

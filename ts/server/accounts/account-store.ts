@@ -13,6 +13,8 @@ export interface AccountRecord {
   bannedReason: string | null;
   /** When a ban ends (ms since the epoch); null with a reason: for good. */
   bannedUntilMs: number | null;
+  /** The character's chosen look (ts/appearance.ts), or null when it never chose one. */
+  appearance: number | null;
 }
 
 /** The name (case-insensitively) belongs to another account. */
@@ -25,6 +27,7 @@ interface AccountRow {
   password_hash: string;
   banned_reason: string | null;
   banned_until_ms: number | null;
+  appearance: number | null;
 }
 
 export class AccountStore {
@@ -32,12 +35,14 @@ export class AccountStore {
   private readonly insertAccount: Database.Statement;
   private readonly updateLogin: Database.Statement;
   private readonly updateBan: Database.Statement;
+  private readonly updateAppearance: Database.Statement;
   private readonly createWithCharacter: (
     name: string,
     nick: string,
     passwordHash: string,
     character: CharacterState,
     nowMs: number,
+    appearance: number | null,
   ) => number;
 
   constructor(
@@ -45,15 +50,17 @@ export class AccountStore {
     characters: CharacterStore,
   ) {
     this.selectByKey = db.prepare<[string], AccountRow>(
-      "SELECT id, name, nick, password_hash, banned_reason, banned_until_ms FROM accounts WHERE name_key = ?",
+      "SELECT id, name, nick, password_hash, banned_reason, banned_until_ms, appearance FROM accounts WHERE name_key = ?",
     );
     this.insertAccount = db.prepare(
-      "INSERT INTO accounts (name, name_key, nick, password_hash, created_at_ms) VALUES (?, ?, ?, ?, ?)",
+      "INSERT INTO accounts (name, name_key, nick, password_hash, created_at_ms, appearance) VALUES (?, ?, ?, ?, ?, ?)",
     );
     this.updateLogin = db.prepare("UPDATE accounts SET last_login_at_ms = ? WHERE id = ?");
     this.updateBan = db.prepare("UPDATE accounts SET banned_reason = ?, banned_until_ms = ? WHERE name_key = ?");
-    this.createWithCharacter = db.transaction((name, nick, passwordHash, character, nowMs) => {
-      const id = Number(this.insertAccount.run(name, accountNameKey(name), nick, passwordHash, nowMs).lastInsertRowid);
+    this.updateAppearance = db.prepare("UPDATE accounts SET appearance = ? WHERE id = ?");
+    this.createWithCharacter = db.transaction((name, nick, passwordHash, character, nowMs, appearance) => {
+      const key = accountNameKey(name);
+      const id = Number(this.insertAccount.run(name, key, nick, passwordHash, nowMs, appearance).lastInsertRowid);
       characters.create(id, character, nowMs);
       return id;
     });
@@ -69,15 +76,28 @@ export class AccountStore {
         passwordHash: row.password_hash,
         bannedReason: row.banned_reason,
         bannedUntilMs: row.banned_until_ms,
+        appearance: row.appearance,
       }
     );
   }
 
+  /** Keeps the look the account's character chose (at registration, or at a login that chose anew). */
+  setAppearance(accountId: number, appearance: number): void {
+    this.updateAppearance.run(appearance, accountId);
+  }
+
   /** Creates the account and its character in one transaction; throws NameTakenError when the name is taken. */
-  create(name: string, nick: string, passwordHash: string, character: CharacterState, nowMs: number): AccountRecord {
+  create(
+    name: string,
+    nick: string,
+    passwordHash: string,
+    character: CharacterState,
+    nowMs: number,
+    appearance: number | null = null,
+  ): AccountRecord {
     try {
-      const id = this.createWithCharacter(name, nick, passwordHash, character, nowMs);
-      return { id, name, nick, passwordHash, bannedReason: null, bannedUntilMs: null };
+      const id = this.createWithCharacter(name, nick, passwordHash, character, nowMs, appearance);
+      return { id, name, nick, passwordHash, bannedReason: null, bannedUntilMs: null, appearance };
     } catch (error) {
       if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
         throw new NameTakenError(`name "${name}" is taken`);

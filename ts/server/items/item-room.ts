@@ -632,9 +632,9 @@ export class ItemRoom {
     this.sendDetail(carried.session, carried.session.entity);
   }
 
-  /** The inline `weapon` / `armor` TLVs every client sees on the player (by item id). */
+  /** The inline `weapon` / `armor` TLVs every client sees on the player (by item id), beside its other inline TLVs (the appearance). */
   private showEquipment(carried: Carried): void {
-    const meta: Tlv[] = [];
+    const meta: Tlv[] = carried.session.entity.meta.filter((tlv) => tlv.kind !== "weapon" && tlv.kind !== "armor");
     if (carried.weapon !== null) meta.push({ kind: "weapon", value: carried.weapon.itemId });
     if (carried.armor !== null) meta.push({ kind: "armor", value: carried.armor.itemId });
     carried.session.entity.meta = meta;
