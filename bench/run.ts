@@ -30,8 +30,9 @@ const HELP = `usage: npm run bench -- [--quick] [--only SUITE[,SUITE...]] [--bot
   --only LIST    run only these suites (${Object.keys(SUITES).join(", ")}); the others keep their last results
   --bots LIST    server suite: the bot counts to try (default 100,250,500,750,1000,1500,2000)
   --npcs LIST    npcs suite: the rows, each COUNT or COUNT@BUDGET (COUNT NPCs in the world; BUDGET the
-                 server's --npc-budget); 0 is the row without NPCs the others are compared with
-                 (default 0,20000,100000,20000@20000000; with --quick 0,20000 at 100 bots)
+                 server's --npc-budget), "+deltas" after either for bots that ask for entity deltas;
+                 0 is the row without NPCs the others are compared with (default 0,20000,100000,
+                 20000@20000000,0+deltas,20000+deltas,100000+deltas; with --quick 0,20000 at 100 bots)
   --npc-bots N   npcs and combat suites: bots in every row (default 2000)
 `;
 
