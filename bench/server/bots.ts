@@ -91,9 +91,9 @@ const measureMs = Number(values.measure) * 1000;
 const idle = values.idle!;
 const fight = values.fight!;
 const deltas = values.deltas!;
-/** Delta bots: verified lists kept as baselines (the server keeps 8), and the gap between acknowledgements. */
-const BASELINES_KEPT = 12;
-const ENTITY_ACK_INTERVAL_MS = 250;
+/** Delta bots: verified lists kept as baselines (the server keeps 12), and the gap between acknowledgements. */
+const BASELINES_KEPT = 16;
+const ENTITY_ACK_INTERVAL_MS = 500;
 const ENTRY = ENTITY_ENTRY_LAYOUT.offset;
 /** Windows a fighter may step toward its creature without getting nearer before it wanders a while instead. */
 const STUCK_WINDOWS = 4;

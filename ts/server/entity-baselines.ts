@@ -12,8 +12,8 @@
 import { EntryList, emptyEntryList } from "../protocol/entity-delta.js";
 import { MANIFEST_ENTRIES } from "../protocol/state.js";
 
-/** Lists kept per session: 8 broadcasts, two thirds of a second at 12 Hz — more than a round trip. */
-export const BASELINES_KEPT = 8;
+/** Lists kept per session: 12 broadcasts, a second at 12 Hz — the acknowledgement interval (500 ms) and a slow round trip. */
+export const BASELINES_KEPT = 12;
 /**
  * A session whose view has not changed gets a StateDelta only every this many
  * ticks (a quarter of the broadcasts: 3 Hz), and at the full rate again the

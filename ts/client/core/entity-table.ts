@@ -70,8 +70,8 @@ interface Assembly extends Update {
 const STATES_KEPT = 8;
 /** Complete updates waiting for a State that vouches for them. */
 const CANDIDATES_KEPT = 4;
-/** Verified lists kept as delta baselines: more than the server's ring (8), so any it names is here. */
-const BASELINES_KEPT = 12;
+/** Verified lists kept as delta baselines: more than the server's ring (12), so any it names is here. */
+const BASELINES_KEPT = 16;
 
 export class EntityTable {
   private held = new Map<number, EntityInfo>();

@@ -60,5 +60,5 @@ export const DEFAULT_GAME_CLIENT_OPTIONS: GameClientOptions = {
   cacheRadiusChunks: 3,
   clientType: 0,
   entityDeltas: true,
-  entityAckIntervalMs: 250,
+  entityAckIntervalMs: 500,
 };
