@@ -182,6 +182,8 @@ export interface ScaleRow {
   fight?: boolean;
   /** Whether the bots asked for entity deltas (--deltas). */
   deltas?: boolean;
+  /** NPC rows: the NPCs the world was written with (the live count drops as bots kill some). */
+  npcsInWorld?: number;
 }
 
 /** The NPC room's figures over one measurement window. */
@@ -875,12 +877,12 @@ export async function runServerNpcs(
         `server: ${bots} bots, ${spec.npcs} NPCs${spec.budgetBase ? `, --npc-budget ${spec.budgetBase}` : ""}` +
           (spec.deltas ? ", entity deltas" : ""),
       );
-      rows.push(
-        await runScale(mapPath, bots, false, warmupS, measureS, "auto", {
-          budgetBase: spec.budgetBase,
-          deltas: spec.deltas,
-        }),
-      );
+      const row = await runScale(mapPath, bots, false, warmupS, measureS, "auto", {
+        budgetBase: spec.budgetBase,
+        deltas: spec.deltas,
+      });
+      row.npcsInWorld = spec.npcs;
+      rows.push(row);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -934,7 +936,7 @@ export async function runServerNpcs(
   // The verdicts are the official client's: with entity deltas when those rows ran, else the seed's packets.
   const at = (npcs: number) => {
     const matching = rows.filter(
-      (row) => row.npcs?.count === npcs && row.npcs.budgetBase === DEFAULT_THINK_BUDGET_BASE,
+      (row) => row.npcsInWorld === npcs && row.npcs?.budgetBase === DEFAULT_THINK_BUDGET_BASE,
     );
     return matching.find((row) => row.deltas) ?? matching[0];
   };
