@@ -352,18 +352,23 @@ class Bot {
       const id = readU32(bytes, at + ENTRY.id);
       const x = readI16(bytes, at + ENTRY.pos_x);
       const y = readI16(bytes, at + ENTRY.pos_y);
-      if (id === this.entityId) {
-        this.x = x;
-        this.y = y;
-        continue;
-      }
-      if (!isFoe(readU16(bytes, at + ENTRY.type_id), readU16(bytes, at + ENTRY.hp), false)) continue;
-      const distance = Math.max(Math.abs(x - this.x), Math.abs(y - this.y));
-      if (distance < this.foeDistance) {
-        this.foeDistance = distance;
-        this.foeX = x;
-        this.foeY = y;
-      }
+      this.consider(id, readU16(bytes, at + ENTRY.type_id), x, y, readU16(bytes, at + ENTRY.hp));
+    }
+  }
+
+  /** One entry of an update: the own position, or a creature nearer than the foe so far. */
+  consider(id: number, typeId: number, x: number, y: number, hp: number): void {
+    if (id === this.entityId) {
+      this.x = x;
+      this.y = y;
+      return;
+    }
+    if (!isFoe(typeId, hp, false)) return;
+    const distance = Math.max(Math.abs(x - this.x), Math.abs(y - this.y));
+    if (distance < this.foeDistance) {
+      this.foeDistance = distance;
+      this.foeX = x;
+      this.foeY = y;
     }
   }
 
@@ -375,20 +380,7 @@ class Bot {
     }
     cursor.reset(packet);
     // The own entry may come after a creature's: distances are from the position of the last update.
-    while (cursor.next()) {
-      if (cursor.id === this.entityId) {
-        this.x = cursor.x;
-        this.y = cursor.y;
-        continue;
-      }
-      if (!isFoe(cursor.typeId, cursor.hp, false)) continue;
-      const distance = Math.max(Math.abs(cursor.x - this.x), Math.abs(cursor.y - this.y));
-      if (distance < this.foeDistance) {
-        this.foeDistance = distance;
-        this.foeX = cursor.x;
-        this.foeY = cursor.y;
-      }
-    }
+    while (cursor.next()) this.consider(cursor.id, cursor.typeId, cursor.x, cursor.y, cursor.hp);
   }
 
   /** Fighters: the step toward the foe (into its tile when adjacent: the attack), or 0 to wander. */

@@ -159,8 +159,9 @@ export class Broadcaster {
     const out = slab.bytes;
     const at = slab.at;
     const versions = this.versions;
+    const baseline = baselines.baseline();
     const written = writeEntityDelta(
-      baselines.baseline(),
+      baseline,
       list,
       out,
       at + STATE_DELTA_BODY_OFFSET,
@@ -180,7 +181,8 @@ export class Broadcaster {
         return;
       }
       writeStateAround(PACKET_STATE_DELTA, 0, tick, centreX, centreY, versions, entity.id, checksum, out, at);
-      writeStateDeltaTail(baselines.baselineTick(), written.removed, written.changed, written.bytes, out, at);
+      // The empty baseline's tick is -1; on the wire it is 0 ("the empty list").
+      writeStateDeltaTail(Math.max(0, baseline.tick), written.removed, written.changed, written.bytes, out, at);
       egress.send(session, slab.take(STATE_DELTA_FIXED_BYTES + written.bytes));
     } else {
       encodeStateAround(0, tick, centreX, centreY, versions, entity.id, checksum, out, at);

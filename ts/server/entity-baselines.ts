@@ -50,17 +50,12 @@ export class EntityBaselines {
     }
   }
 
-  /** The list to write this broadcast's delta against, and its tick (0 for the empty list). */
+  /** The list to write this broadcast's delta against: the acknowledged one, or the empty list (tick -1). */
   baseline(): EntryList {
     if (this.ackedTick > 0) {
       for (const list of this.lists) if (list.tick === this.ackedTick) return list;
     }
     return emptyEntryList();
-  }
-
-  /** The tick of baseline(): 0 when it is the empty list. */
-  baselineTick(): number {
-    return this.baseline().tick > 0 ? this.ackedTick : 0;
   }
 
   /** A cleared list for this broadcast: the oldest one that is not the acknowledged baseline. */

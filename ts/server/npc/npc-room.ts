@@ -319,7 +319,7 @@ export class NpcRoom {
    * perception takes the kind's night radius; the weather shortens it (ts/world-time.ts).
    */
   setConditions(night: boolean, weather: Weather): void {
-    if (weather !== this.weather) this.weather = weather;
+    this.weather = weather;
     if (night === this.night) return;
     this.night = night;
     if (!night) return;
