@@ -15,7 +15,9 @@ import {
   STATE_TICK_OFFSET,
   chunkId,
   encodeEntityEntry,
+  encodeEntityEntryWithMeta,
   encodeEntityHeader,
+  encodeEntityMeta,
   encodeState,
   encodeStateAround,
   entityBatchEnd,
@@ -120,6 +122,19 @@ describe("encodeEntityHeader and encodeEntityEntry", () => {
     );
   });
 
+  it("encodeEntityEntryWithMeta over encodeEntityMeta writes encodeEntityEntry's bytes (the broadcast's meta cache)", () => {
+    fc.assert(
+      fc.property(entityEntry, fc.integer({ min: 0, max: 16 }), (entry, offset) => {
+        const expected = new Uint8Array(300);
+        const size = encodeEntityEntry(entry, expected, offset);
+        const out = new Uint8Array(300);
+        expect(encodeEntityEntryWithMeta(entry, encodeEntityMeta(entry), out, offset)).toBe(size);
+        expect(out).toEqual(expected);
+      }),
+      { seed: 12, numRuns: 300 },
+    );
+  });
+
   it("refuse what encodeEntityRange refuses", () => {
     const good: EntityEntry = { id: 1, typeId: 0, x: 0, y: 0, hp: 1, hpMax: 1, elo: 0, flags: 0, meta: [] };
     const out = new Uint8Array(1200);
@@ -140,7 +155,9 @@ describe("encodeEntityHeader and encodeEntityEntry", () => {
     ]) {
       expect(() => splitEntities([bad], 1)).toThrow(EncodeError);
       expect(() => encodeEntityEntry(bad, out, 0)).toThrow(EncodeError);
+      expect(() => encodeEntityEntryWithMeta(bad, encodeEntityMeta(bad), out, 0)).toThrow(EncodeError);
     }
+    expect(() => encodeEntityEntryWithMeta(good, new Uint8Array(4), out, 1200 - 21)).toThrow(EncodeError);
     expect(() => encodeEntityEntry(good, out, 1200 - 17)).toThrow(EncodeError);
     expect(() => encodeEntityHeader(0, 1, 67, false, out, 0)).toThrow(EncodeError);
     expect(() => encodeEntityHeader(0, -1, 0, false, out, 0)).toThrow(EncodeError);

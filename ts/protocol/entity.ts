@@ -231,8 +231,47 @@ function writeEntityHeader(
   out[offset + FLAGS_AT] = more ? PACKET_FLAG_MORE : 0;
 }
 
+/**
+ * An entry's meta as its TLV block, checked as encodeEntityEntry checks it (EncodeError when invalid
+ * or over 255 bytes). A sender whose entities keep their meta for many updates encodes it once here
+ * and writes each update with encodeEntityEntryWithMeta.
+ */
+export function encodeEntityMeta(entry: EntityEntry): Uint8Array {
+  const bytes = new Uint8Array(entityEntryBytes(entry) - ENTITY_ENTRY_BYTES);
+  writeTlvs(entry.meta, bytes, 0);
+  return bytes;
+}
+
+/**
+ * encodeEntityEntry with the meta already encoded (`meta` from encodeEntityMeta of this entry's
+ * meta): the fixed fields are checked and written, the meta copied. Returns the entry's length.
+ */
+export function encodeEntityEntryWithMeta(
+  entry: EntityEntry,
+  meta: Uint8Array,
+  out: Uint8Array,
+  offset: number,
+  index = 0,
+): number {
+  checkEntry(entry, index);
+  const size = ENTITY_ENTRY_BYTES + meta.length;
+  checkRoom(out, offset, size);
+  writeFixed(entry, out, offset);
+  out.set(meta, offset + ENTITY_ENTRY_BYTES);
+  out[offset + META_LEN_AT] = meta.length;
+  return size;
+}
+
 /** Writes an entry that checkEntry and entityEntryBytes accepted; returns its length. */
 function writeEntry(entry: EntityEntry, out: Uint8Array, at: number): number {
+  writeFixed(entry, out, at);
+  const metaBytes = writeTlvs(entry.meta, out, at + ENTITY_ENTRY_BYTES);
+  out[at + META_LEN_AT] = metaBytes;
+  return ENTITY_ENTRY_BYTES + metaBytes;
+}
+
+/** The entry's fields before meta_len. */
+function writeFixed(entry: EntityEntry, out: Uint8Array, at: number): void {
   writeU32(out, at + ID_AT, entry.id);
   writeU16(out, at + TYPE_AT, entry.typeId);
   writeU16(out, at + X_AT, entry.x);
@@ -241,9 +280,6 @@ function writeEntry(entry: EntityEntry, out: Uint8Array, at: number): number {
   writeU16(out, at + HP_MAX_AT, entry.hpMax);
   writeU16(out, at + ELO_AT, entry.elo);
   out[at + ENTITY_FLAGS_AT] = entry.flags;
-  const metaBytes = writeTlvs(entry.meta, out, at + ENTITY_ENTRY_BYTES);
-  out[at + META_LEN_AT] = metaBytes;
-  return ENTITY_ENTRY_BYTES + metaBytes;
 }
 
 /** Writes `packet` as one datagram at `offset`; returns its length. Throws EncodeError if it does not fit. */

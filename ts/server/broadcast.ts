@@ -19,8 +19,9 @@ import {
   ENTITY_ENTRY_BYTES,
   ENTITY_HEADER_BYTES,
   ENTITY_META_MAX_BYTES,
-  encodeEntityEntry,
+  encodeEntityEntryWithMeta,
   encodeEntityHeader,
+  encodeEntityMeta,
 } from "../protocol/entity.js";
 import { type DeltaWritten, type EntryList, writeEntityDelta } from "../protocol/entity-delta.js";
 import { MAX_DATAGRAM_BYTES, PACKET_STATE_DELTA } from "../protocol/header.js";
@@ -234,7 +235,12 @@ export class Broadcaster {
       grown.set(this.entries.subarray(0, this.entriesUsed));
       this.entries = grown;
     }
-    const size = encodeEntityEntry(entity, this.entries, this.entriesUsed, index);
+    // The meta (a few TLVs, checked like everything sent) is encoded once per change, not per round.
+    if (entity.metaEncodedFrom !== entity.meta) {
+      entity.metaEncoded = encodeEntityMeta(entity);
+      entity.metaEncodedFrom = entity.meta;
+    }
+    const size = encodeEntityEntryWithMeta(entity, entity.metaEncoded, this.entries, this.entriesUsed, index);
     entity.entryRound = this.round;
     entity.entryOffset = this.entriesUsed;
     entity.entryBytes = size;

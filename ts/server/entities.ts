@@ -7,6 +7,8 @@ import { ActionSlots } from "./schedule.js";
 
 export const ENTITY_TYPE_PLAYER = 0;
 
+const NO_META = new Uint8Array(0);
+
 /**
  * A server entity: the fields an EntityPacket entry carries (declared once,
  * in the protocol's EntityEntry; `meta` is sent with every update, so kept
@@ -35,6 +37,12 @@ export interface StoredEntity extends Entity {
   entryRound: number;
   entryOffset: number;
   entryBytes: number;
+  /**
+   * `meta` encoded as its TLV block, for the meta array `metaEncodedFrom` (the broadcast re-encodes it
+   * when `meta` is another array). Meta is replaced, never changed in place, so identity is enough.
+   */
+  metaEncodedFrom: readonly unknown[] | null;
+  metaEncoded: Uint8Array;
 }
 
 export class EntityStore {
@@ -82,6 +90,8 @@ export class EntityStore {
       entryRound: -1,
       entryOffset: 0,
       entryBytes: 0,
+      metaEncodedFrom: null,
+      metaEncoded: NO_META,
     };
     this.byId.set(entity.id, entity);
     if (driver === "actions") this.actorsById.set(entity.id, entity);
