@@ -8,5 +8,5 @@
  */
 export const ENTITY_TYPE_DOOR = 4;
 
-/** A player (docs/protocol.md § 18): the seed's type_id 0, for the clients (the server's own is in entities.ts). */
+/** A player (docs/protocol.md § 18): the seed's type_id 0, for the server and the clients alike. */
 export const ENTITY_TYPE_PLAYER = 0;

@@ -5,7 +5,8 @@ import { CHUNK_SIZE } from "../constants.js";
 import type { EntityEntry } from "../protocol/entity.js";
 import { ActionSlots } from "./schedule.js";
 
-export const ENTITY_TYPE_PLAYER = 0;
+// The player type_id lives with the other built-in type ids (ts/entity-types.ts); re-exported for the server.
+export { ENTITY_TYPE_PLAYER } from "../entity-types.js";
 
 const NO_META = new Uint8Array(0);
 
