@@ -7,6 +7,7 @@ import { basename, extname } from "node:path";
 import { CHUNK_SIZE } from "../../constants.js";
 import { isFreeTile, tileFlagsTable } from "../../tile-flags.js";
 import { flattenLayers, isCollisionLayer } from "./flatten.js";
+import { isCollisionObjectLayer, rasteriseCollisionObjects, rasteriseTileShapes } from "./collision-shapes.js";
 import { maskGid } from "./gid.js";
 import { MapError } from "./map-error.js";
 import { type DoorSpec, doorsOf } from "./map-doors.js";
@@ -68,6 +69,16 @@ export interface MapSource {
   groupLayers: number;
   /** Paths of the layers treated as collision layers. */
   collisionLayers: string[];
+  /** Paths of the object layers whose objects are all collision (collision-shapes.ts). */
+  collisionObjectLayers: string[];
+  /** Collision objects with an area, and the cells they block (a cell blocks when a shape covers its centre). */
+  collisionObjects: number;
+  collisionObjectCells: number;
+  /** Tiles with collision shapes drawn inside them that the map places, and the cells those block. */
+  collisionShapeTiles: number;
+  collisionShapeCells: number;
+  /** Collision objects that block nothing, and why. */
+  collisionNotes: string[];
   tilesets: number;
   orientation: string;
   infinite: boolean;
@@ -191,6 +202,19 @@ export function loadMap(path: string): LoadedMap {
   // Only a map with its own art draws stacks (layers, flips, large tiles); the built-in art draws one tile per cell.
   const ownArt = map.format !== "csv" && !usesBuiltInArt(map.tilesets);
   const footprints = new Footprints(map.tilesets, map.tileWidthPx, map.tileHeightPx);
+  // Collision drawn as shapes (objects in a collision layer, shapes inside tiles): cells whose centre they cover.
+  const grid = { width, height, cellWidthPx: map.tileWidthPx, cellHeightPx: map.tileHeightPx };
+  const blockedCells = new Uint8Array(width * height);
+  const objectCollision = rasteriseCollisionObjects(map, grid, originX, originY, blockedCells);
+  const tileShapes = rasteriseTileShapes({
+    layers: map.tileLayers,
+    isCollisionLayer,
+    tilesets: map.tilesets,
+    grid,
+    originX,
+    originY,
+    blocked: blockedCells,
+  });
   const flat = flattenLayers({
     file: path,
     width,
@@ -200,6 +224,7 @@ export function loadMap(path: string): LoadedMap {
     layers: map.tileLayers,
     tileData,
     footprints: ownArt ? footprints : undefined,
+    blockedCells: objectCollision.objects > 0 || tileShapes.cells > 0 ? blockedCells : undefined,
   });
   const objects = worldObjects(map, originX, originY);
   const flags = tileFlagsTable(flat.tileData);
@@ -252,6 +277,12 @@ export function loadMap(path: string): LoadedMap {
       objectLayers: map.objectLayerCount,
       groupLayers: map.groupLayerCount,
       collisionLayers: map.tileLayers.filter(isCollisionLayer).map((layer) => layer.path),
+      collisionObjectLayers: map.objectLayers.filter(isCollisionObjectLayer).map((layer) => layer.path),
+      collisionObjects: objectCollision.objects,
+      collisionObjectCells: objectCollision.cells,
+      collisionShapeTiles: tileShapes.tiles,
+      collisionShapeCells: tileShapes.cells,
+      collisionNotes: objectCollision.notes,
       tilesets: map.tilesets.length,
       orientation: map.orientation,
       infinite: map.infinite,
