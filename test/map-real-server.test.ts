@@ -26,7 +26,8 @@ const MAPS: { file: string; wide: boolean }[] = [
   { file: "mapeditor-tiled/rpg/island.tmx", wide: true },
   { file: "workadventure-map-starter-kit/office.tmj", wide: true },
   { file: "sourceoftales/maps/goldenfields/main.tmx", wide: true },
-  { file: "mapeditor-tiled/forest/forest.tmx", wide: false },
+  // Wide since issue 16's tile objects are drawn: its 13 trees and squirrel are stamped into the stack (184 ids).
+  { file: "mapeditor-tiled/forest/forest.tmx", wide: true },
   { file: "rs-tiled/tiled_base64.tmx", wide: false },
   { file: "rs-tiled/tiled_base64_gzip.tmx", wide: false },
   { file: "rs-tiled/tiled_base64_zstandard.tmx", wide: false },

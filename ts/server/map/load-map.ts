@@ -31,6 +31,7 @@ import {
 } from "./tile-data.js";
 import { tilesetHasLocalId, type Tileset } from "./tileset.js";
 import { Footprints } from "./tile-stacks.js";
+import { stampTileObjects, type TileObjectReport } from "./tile-objects.js";
 import { usesBuiltInArt } from "./map-atlas.js";
 
 export { MapError } from "./map-error.js";
@@ -79,6 +80,8 @@ export interface MapSource {
   collisionShapeCells: number;
   /** Collision objects that block nothing, and why. */
   collisionNotes: string[];
+  /** The tile objects (objects with a gid) stamped into drawn layers, snapped to the grid, or not drawn. */
+  tileObjects: TileObjectReport;
   tilesets: number;
   orientation: string;
   infinite: boolean;
@@ -192,6 +195,8 @@ export function loadMap(path: string): LoadedMap {
   if (map.orientation !== "orthogonal") throw new MapError(path, `unsupported orientation: ${map.orientation}`);
   const { originX, originY, width, height } = worldExtent(map);
   if (map.format !== "csv") checkGidsInTilesets(map);
+  // Tile objects become tiles of extra drawn layers at their object layer's place (tile-objects.ts).
+  const { layers: drawnLayers, report: tileObjects } = stampTileObjects(map, { originX, originY, width, height });
 
   const tileData = tileDataFromTilesets(map.tilesets);
   tileData.set(0, emptyTileInfo());
@@ -207,7 +212,7 @@ export function loadMap(path: string): LoadedMap {
   const blockedCells = new Uint8Array(width * height);
   const objectCollision = rasteriseCollisionObjects(map, grid, originX, originY, blockedCells);
   const tileShapes = rasteriseTileShapes({
-    layers: map.tileLayers,
+    layers: drawnLayers,
     isCollisionLayer,
     tilesets: map.tilesets,
     grid,
@@ -221,7 +226,7 @@ export function loadMap(path: string): LoadedMap {
     height,
     originX,
     originY,
-    layers: map.tileLayers,
+    layers: drawnLayers,
     tileData,
     footprints: ownArt ? footprints : undefined,
     blockedCells: objectCollision.objects > 0 || tileShapes.cells > 0 ? blockedCells : undefined,
@@ -283,6 +288,7 @@ export function loadMap(path: string): LoadedMap {
       collisionShapeTiles: tileShapes.tiles,
       collisionShapeCells: tileShapes.cells,
       collisionNotes: objectCollision.notes,
+      tileObjects,
       tilesets: map.tilesets.length,
       orientation: map.orientation,
       infinite: map.infinite,

@@ -55,6 +55,8 @@ export interface RawObjectLayer {
   path: string;
   visible: boolean;
   properties: Properties;
+  /** How many tile layers come before it in document order (where its tile objects are drawn). */
+  tileLayersBefore: number;
 }
 
 export interface RawMap {

@@ -67,7 +67,13 @@ function walkLayers(layers: unknown[], map: RawMap, parentPath: string, parentVi
         break;
       case "objectgroup":
         map.objectLayerCount++;
-        map.objectLayers.push({ name, path, visible, properties: propertiesFromJson(layer.properties) });
+        map.objectLayers.push({
+          name,
+          path,
+          visible,
+          properties: propertiesFromJson(layer.properties),
+          tileLayersBefore: map.tileLayers.length,
+        });
         readObjects(layer, map, path, visible);
         break;
       case "group":

@@ -52,7 +52,13 @@ function walkLayers(children: XmlElement[], map: RawMap, parentPath: string, par
     if (element.name === "layer") map.tileLayers.push(readTileLayer(element, map, name, path, visible));
     else if (element.name === "objectgroup") {
       map.objectLayerCount++;
-      map.objectLayers.push({ name, path, visible, properties: xmlProperties(element) });
+      map.objectLayers.push({
+        name,
+        path,
+        visible,
+        properties: xmlProperties(element),
+        tileLayersBefore: map.tileLayers.length,
+      });
       readObjects(element, map, path, visible);
     } else {
       map.groupLayerCount++;
