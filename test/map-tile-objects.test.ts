@@ -72,6 +72,7 @@ describe("tile objects", () => {
             <object id="2" gid="2" x="32" y="32" width="8" height="8" rotation="45"/>
             <object id="3" name="big" gid="2" x="32" y="40" width="16" height="16"/>
             <object id="4" gid="2" x="0" y="8" width="8" height="8" visible="0"/>
+            <object id="5" gid="99" x="0" y="8"/>
            </objectgroup>`,
         ),
       ),
@@ -85,6 +86,7 @@ describe("tile objects", () => {
       notDrawn: [
         'tile object 2 in "things" is rotated 45°: only unrotated tile objects are drawn',
         'tile object 3 ("big") in "things" is drawn at 16×16 px, its tile is 8×8: scaled tile objects are not drawn',
+        'tile object 5 in "things": tile id 99 is in no tileset',
       ],
     });
   });

@@ -12,7 +12,7 @@
 import { GID_TILE_MASK } from "./gid.js";
 import type { RawMap, RawTileLayer } from "./raw-map.js";
 import { GID_FLIP_HORIZONTAL, GID_FLIP_VERTICAL } from "./tile-stacks.js";
-import { tileSizeOf, type Tileset } from "./tileset.js";
+import { tileSizeOf, tilesetHasLocalId, type Tileset } from "./tileset.js";
 
 export interface TileObjectReport {
   /** Tile objects stamped into the map's drawn layers. */
@@ -75,7 +75,7 @@ export function stampTileObjects(
       const name = `tile object ${object.id}${object.name !== "" ? ` ("${object.name}")` : ""} in "${object.layer}"`;
       const gid = object.gid & GID_TILE_MASK;
       const tileset: Tileset | undefined = tilesets.find((candidate) => candidate.firstGid <= gid);
-      if (!tileset) {
+      if (!tileset || !tilesetHasLocalId(tileset, gid - tileset.firstGid)) {
         report.notDrawn.push(`${name}: tile id ${gid} is in no tileset`);
         continue;
       }
