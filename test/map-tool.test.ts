@@ -2,7 +2,9 @@
 // server's own loader and World, so the encodings it names are the ones the
 // server sends; refused maps exit 1 naming the reason, bad usage exits 2.
 import { execFile } from "node:child_process";
-import { resolve } from "node:path";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { checkMap } from "../ts/tools/map.js";
@@ -52,6 +54,42 @@ describe("map check", () => {
     const { lines, errors } = checkMap(real("rs-tiled/tiled_base64.tmx"), core);
     expect(errors).toEqual([]);
     expect(lines.join("\n")).toMatch(/ChunkWidePacket \(> 64 ids\): 0 chunks, 0 datagrams/);
+  });
+
+  it("reports collision objects, tile collision shapes and tile objects (issue 16)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "map-tool-"));
+    try {
+      const path = join(dir, "shapes.tmx");
+      const ground = Array.from({ length: 64 }, () => 1).join(",");
+      writeFileSync(
+        path,
+        `<map orientation="orthogonal" width="8" height="8" tilewidth="8" tileheight="8">
+ <tileset firstgid="1" name="t" tilewidth="8" tileheight="8" tilecount="4" columns="2"><image source="t.png" width="16" height="16"/>
+  <tile id="2"><objectgroup><object id="1" x="0" y="0" width="8" height="8"/></objectgroup></tile>
+ </tileset>
+ <layer name="ground" width="8" height="8"><data encoding="csv">${ground}</data></layer>
+ <objectgroup name="Collisions"><object id="1" x="0" y="0" width="16" height="8"/><object id="2" x="0" y="0"><polyline points="0,0 8,8"/></object></objectgroup>
+ <objectgroup name="things"><object id="3" gid="3" x="32" y="32"/><object id="4" gid="2" x="41" y="40"/><object id="5" gid="2" x="8" y="64" rotation="90"/></objectgroup>
+</map>`,
+      );
+      const { lines, errors } = checkMap(path, core);
+      expect(errors).toEqual([]);
+      expect(lines).toContain(
+        '  collision objects: 1 shapes (layers "Collisions") block 2 cells (a cell blocks when a shape covers its centre)',
+      );
+      expect(lines).toContain(
+        '  note: collision object 2 in "Collisions" is a polyline without an area: it blocks nothing',
+      );
+      expect(lines).toContain("  tile collision shapes: 1 tiles with shapes drawn inside block 1 cells");
+      expect(lines).toContain(
+        "tile objects: 2 drawn as tiles of their object layer's place in the stack (1 off the grid moved to the nearest cell, at most 1 px)",
+      );
+      expect(lines).toContain(
+        '  not drawn: tile object 5 in "things" is rotated 90°: only unrotated tile objects are drawn',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("reports what the server refuses as an error, not a crash", () => {

@@ -24,6 +24,8 @@ usage: npm start -- [options]
   --udp-port PORT       UDP datagrams (default 7777; 0 picks a free port)
   --map PATH            Tiled map: .tmj, .tmx or .csv, with its tile data (NAME.tiles.json)
                         and creatures (NAME.npcs.json) beside it (default maps/caves.tmj)
+  --watch               reload the map's tiles when its folder changes; clients get the changed
+                        cells without a restart (docs/maps.md § Reloading a map)
   --max-players N       refuse joins beyond N sessions (default ${DEFAULT_GAME_OPTIONS.maxPlayers})
   --send-unchanged      send every entity update even when nothing in view changed
                         (the seed's behaviour; by default unchanged updates are skipped)
@@ -154,6 +156,7 @@ async function main(): Promise<void> {
         "http-port": { type: "string", default: "8080" },
         "udp-port": { type: "string", default: "7777" },
         map: { type: "string", default: DEFAULT_MAP },
+        watch: { type: "boolean", default: false },
         "max-players": { type: "string", default: String(DEFAULT_GAME_OPTIONS.maxPlayers) },
         "send-unchanged": { type: "boolean", default: false },
         "session-rate": { type: "string", default: String(DEFAULT_GAME_OPTIONS.sessionRatePerSecond) },
@@ -233,6 +236,7 @@ async function main(): Promise<void> {
       httpPort: port("http-port", v["http-port"]!),
       udpPort: port("udp-port", v["udp-port"]!),
       mapPath: v.map!,
+      watchMap: v.watch!,
       maxPlayers: positive("max-players", v["max-players"]!),
       sendUnchangedEntities: v["send-unchanged"]!,
       sessionRatePerSecond: positive("session-rate", v["session-rate"]!),

@@ -12,7 +12,8 @@ import { Game } from "./game-server.js";
 import { HttpApi } from "./http-api.js";
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from "./http-guard.js";
 import { Logger } from "./log.js";
-import { readWorldMap } from "./world-map.js";
+import { readWorldMapAndSource } from "./world-map.js";
+import { MapWatcher } from "./map-watch.js";
 import { type LinkPolicy, type LinkSink } from "./transports/link-sink.js";
 import { NetsimLinks } from "./transports/netsim-links.js";
 import { installRtcSignalling } from "./transports/signalling.js";
@@ -51,6 +52,8 @@ export interface ServerOptions extends Partial<GameOptions> {
   http?: Partial<HttpLimits>;
   /** The operators' bearer token: with one, the admin API (/api/admin/*) is served; there is no default. */
   adminToken?: string;
+  /** --watch: reload the map's tiles when its folder changes (map-watch.ts); default false. */
+  watchMap?: boolean;
 }
 
 export interface RunningServer {
@@ -64,6 +67,8 @@ export interface RunningServer {
   websocket: WebSocketTransport;
   /** The link impairment, when started with `netsim`. */
   netsim: NetsimLinks | null;
+  /** The map watcher, when started with `watchMap`. */
+  mapWatcher: MapWatcher | null;
   close(): Promise<void>;
 }
 
@@ -77,7 +82,7 @@ export { readWorldMap } from "./world-map.js";
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const logger = options.logger ?? new Logger("info");
   const core = await loadCore();
-  const worldMap = readWorldMap(options.mapPath);
+  const { world: worldMap, loaded } = readWorldMapAndSource(options.mapPath);
   // A map whose art cannot all be drawn still plays (placeholders); say what is missing, once, at start.
   for (const problem of worldMap.art?.problems ?? []) logger.warn("map art", { problem });
   const game = new Game(core, worldMap, options, logger);
@@ -150,6 +155,21 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     throw error;
   }
   game.start();
+  const mapWatcher = options.watchMap
+    ? new MapWatcher(
+        options.mapPath,
+        {
+          mapWidth: game.world.mapWidth,
+          mapHeight: game.world.mapHeight,
+          tileInfo: game.world.tileInfo,
+          setTile: (x, y, id) => game.setTile(x, y, id),
+        },
+        loaded,
+        worldMap.art != null,
+        logger,
+      )
+    : null;
+  mapWatcher?.start();
   const sweeper = setInterval(() => {
     const nowMs = performance.now();
     webrtc.sweep(nowMs);
@@ -167,9 +187,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     webrtc,
     websocket,
     netsim,
+    mapWatcher,
     async close() {
       if (closed) return;
       closed = true;
+      mapWatcher?.close();
       clearInterval(sweeper);
       game.stop();
       closeTransports();

@@ -40,6 +40,12 @@ export function worldMapOf(map: LoadedMap, art: MapArt | null = null): WorldMap 
 
 /** Reads a Tiled map (and its tile data), and builds its own art if it has any, into what the World needs. */
 export function readWorldMap(path: string): WorldMap {
+  return readWorldMapAndSource(path).world;
+}
+
+/** readWorldMap, and the loaded map it was made from (for --watch, which compares later loads with it). */
+export function readWorldMapAndSource(path: string): { world: WorldMap; loaded: LoadedMap } {
   const map = loadMap(path);
-  return worldMapOf(map, map.art ? buildMapArt({ ...map.art, tiles: map.tiles, tileData: map.tileData }) : null);
+  const art = map.art ? buildMapArt({ ...map.art, tiles: map.tiles, tileData: map.tileData }) : null;
+  return { world: worldMapOf(map, art), loaded: map };
 }

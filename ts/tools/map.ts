@@ -70,6 +70,41 @@ function layerLines(map: LoadedMap, raw: RawMap): string[] {
   return lines;
 }
 
+/** The collision drawn as shapes: objects of collision layers, shapes inside tiles (a cell blocks when one covers its centre). */
+function collisionShapeLines(map: LoadedMap): string[] {
+  const source = map.source;
+  const lines: string[] = [];
+  const layers = source.collisionObjectLayers;
+  if (source.collisionObjects > 0 || layers.length > 0 || source.collisionNotes.length > 0) {
+    lines.push(
+      `  collision objects: ${source.collisionObjects} shapes` +
+        (layers.length > 0 ? ` (layers ${layers.map((path) => `"${path}"`).join(", ")})` : "") +
+        ` block ${source.collisionObjectCells} cells (a cell blocks when a shape covers its centre)`,
+    );
+  }
+  for (const note of source.collisionNotes) lines.push(`  note: ${note}`);
+  if (source.collisionShapeTiles > 0) {
+    lines.push(
+      `  tile collision shapes: ${source.collisionShapeTiles} tiles with shapes drawn inside block ${source.collisionShapeCells} cells`,
+    );
+  }
+  return lines;
+}
+
+/** Tile objects (objects with a gid): stamped into the drawn layers, snapped, or not drawn and why. */
+function tileObjectLines(map: LoadedMap): string[] {
+  const report = map.source.tileObjects;
+  if (report.stamped === 0 && report.notDrawn.length === 0) return [];
+  const lines = [
+    `tile objects: ${report.stamped} drawn as tiles of their object layer's place in the stack` +
+      (report.snapped > 0
+        ? ` (${report.snapped} off the grid moved to the nearest cell, at most ${report.maxSnapPx} px)`
+        : ""),
+  ];
+  for (const reason of report.notDrawn) lines.push(`  not drawn: ${reason}`);
+  return lines;
+}
+
 /** Checks the map at `path` with the server's loader and World on `core`. Never throws for a bad map. */
 export function checkMap(path: string, core: Core): MapCheck {
   const lines: string[] = [`map: ${path}`];
@@ -96,6 +131,7 @@ export function checkMap(path: string, core: Core): MapCheck {
   );
   const collides = [...map.tileData.values()].filter((info) => info.collides).length;
   lines.push(`collision: ${collides} tile ids collide (tile properties, collision layers, twins); id 0 = no tile`);
+  lines.push(...collisionShapeLines(map));
   if (source.spawnFallback) {
     const [spawn] = map.spawns;
     lines.push(`spawns: none in the map; players start on the free cell nearest the centre, (${spawn.x}, ${spawn.y})`);
@@ -113,6 +149,8 @@ export function checkMap(path: string, core: Core): MapCheck {
       `${map.npcSpawns.length} creature spawns (${map.npcKinds.length} kinds); other objects are not used yet` +
       (warps > 0 ? ` (${warps} warps/teleports are not followed)` : ""),
   );
+
+  lines.push(...tileObjectLines(map));
 
   const art = map.art ? buildMapArt({ ...map.art, tiles: map.tiles, tileData: map.tileData }) : null;
   if (!art) {

@@ -3,7 +3,8 @@
 // alone (the wasm TILE_FLAGS table). Rules (docs/maps.md):
 // - the drawn id of a cell is the top-most visible, non-collision layer's tile;
 // - the cell's flags are the OR of every visible drawn layer's tile flags there,
-//   plus COLLIDES if any collision layer has a tile there;
+//   plus COLLIDES if any collision layer has a tile there, or a collision shape
+//   covers the cell's centre (collision-shapes.ts);
 // - when those flags differ from what the drawn id says on its own, the cell
 //   gets a twin id: same look as the drawn id, the combined flags. Twins are
 //   counted down from 0xFFFD, skipping every id that has tile data;
@@ -36,6 +37,8 @@ export interface FlattenInput {
    * built-in art: maps/caves, CSV maps): every cell is its top-most tile alone, flips ignored.
    */
   footprints?: Footprints;
+  /** Cells blocked by collision objects and tiles' collision shapes (collision-shapes.ts): non-zero blocks. */
+  blockedCells?: Uint8Array;
 }
 
 export interface FlatWorld {
@@ -54,10 +57,12 @@ export function isCollisionLayer(layer: RawTileLayer): boolean {
 }
 
 export function flattenLayers(input: FlattenInput): FlatWorld {
-  const { file, width, height, originX, originY, layers, tileData, footprints } = input;
+  const { file, width, height, originX, originY, layers, tileData, footprints, blockedCells } = input;
   const cellCount = width * height;
   const topIds = new Uint32Array(cellCount);
   const cellFlags = new Uint8Array(cellCount);
+  if (blockedCells)
+    for (let cell = 0; cell < cellCount; cell++) if (blockedCells[cell] !== 0) cellFlags[cell] = TILE_FLAG_COLLIDES;
   // What each cell shows, bottom to top: STACK_ENTRY_LENGTH numbers per tile or piece (tile-stacks.ts).
   const stacks: (number[] | undefined)[] = new Array<number[] | undefined>(cellCount);
   const addToStack = (cell: number, rawGid: number, dx: number, dy: number): void => {

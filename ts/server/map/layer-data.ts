@@ -1,10 +1,11 @@
 // Decoding of Tiled tile layer data into raw GIDs (orientation flags still
 // set): CSV text, base64 (little-endian u32 per cell) optionally compressed
-// with zlib or gzip, and JSON arrays. Decoders are strict and total: any
+// with zlib, gzip or zstd (zstd-layer.ts), and JSON arrays. Decoders are strict and total: any
 // malformed input is a MapError that names the file and the place in it, never
 // a silently short or garbled layer.
 import * as zlib from "node:zlib";
 import { MapError } from "./map-error.js";
+import { decodeZstdLayer } from "./zstd-layer.js";
 
 /** Where decoded data goes, for error messages: file plus a description such as `layer "Ground"`. */
 export interface DataSite {
@@ -53,18 +54,17 @@ export function decodeBase64Gids(
     fail(site, "bad base64 data");
   }
   const packed = Buffer.from(compact, "base64");
-  const bytes = decompress(packed, compression ?? "", site);
+  const bytes = decompress(packed, compression ?? "", cellCount * 4, site);
   if (bytes.length !== cellCount * 4) {
     fail(site, `decoded ${bytes.length} bytes, expected ${cellCount * 4} (${cellCount} cells × 4)`);
   }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const gids = new Uint32Array(cellCount);
-  for (let i = 0; i < cellCount; i++) gids[i] = bytes.readUInt32LE(i * 4);
+  for (let i = 0; i < cellCount; i++) gids[i] = view.getUint32(i * 4, true);
   return gids;
 }
 
-type ZstdDecompress = (buffer: Buffer) => Buffer;
-
-function decompress(packed: Buffer, compression: string, site: DataSite): Buffer {
+function decompress(packed: Buffer, compression: string, expectedBytes: number, site: DataSite): Uint8Array {
   try {
     switch (compression) {
       case "":
@@ -73,12 +73,8 @@ function decompress(packed: Buffer, compression: string, site: DataSite): Buffer
         return zlib.inflateSync(packed);
       case "gzip":
         return zlib.gunzipSync(packed);
-      case "zstd": {
-        // Node added zstd in 22.15; on older versions the map cannot be read.
-        const zstd = (zlib as unknown as { zstdDecompressSync?: ZstdDecompress }).zstdDecompressSync;
-        if (typeof zstd !== "function") fail(site, "unsupported compression: zstd");
-        return zstd(packed);
-      }
+      case "zstd":
+        return decodeZstdLayer(packed, expectedBytes);
       default:
         fail(site, `unsupported compression: ${compression}`);
     }

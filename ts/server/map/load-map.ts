@@ -7,6 +7,7 @@ import { basename, extname } from "node:path";
 import { CHUNK_SIZE } from "../../constants.js";
 import { isFreeTile, tileFlagsTable } from "../../tile-flags.js";
 import { flattenLayers, isCollisionLayer } from "./flatten.js";
+import { isCollisionObjectLayer, rasteriseCollisionObjects, rasteriseTileShapes } from "./collision-shapes.js";
 import { maskGid } from "./gid.js";
 import { MapError } from "./map-error.js";
 import { type DoorSpec, doorsOf } from "./map-doors.js";
@@ -30,6 +31,7 @@ import {
 } from "./tile-data.js";
 import { tilesetHasLocalId, type Tileset } from "./tileset.js";
 import { Footprints } from "./tile-stacks.js";
+import { stampTileObjects, type TileObjectReport } from "./tile-objects.js";
 import { usesBuiltInArt } from "./map-atlas.js";
 
 export { MapError } from "./map-error.js";
@@ -68,6 +70,18 @@ export interface MapSource {
   groupLayers: number;
   /** Paths of the layers treated as collision layers. */
   collisionLayers: string[];
+  /** Paths of the object layers whose objects are all collision (collision-shapes.ts). */
+  collisionObjectLayers: string[];
+  /** Collision objects with an area, and the cells they block (a cell blocks when a shape covers its centre). */
+  collisionObjects: number;
+  collisionObjectCells: number;
+  /** Tiles with collision shapes drawn inside them that the map places, and the cells those block. */
+  collisionShapeTiles: number;
+  collisionShapeCells: number;
+  /** Collision objects that block nothing, and why. */
+  collisionNotes: string[];
+  /** The tile objects (objects with a gid) stamped into drawn layers, snapped to the grid, or not drawn. */
+  tileObjects: TileObjectReport;
   tilesets: number;
   orientation: string;
   infinite: boolean;
@@ -181,6 +195,8 @@ export function loadMap(path: string): LoadedMap {
   if (map.orientation !== "orthogonal") throw new MapError(path, `unsupported orientation: ${map.orientation}`);
   const { originX, originY, width, height } = worldExtent(map);
   if (map.format !== "csv") checkGidsInTilesets(map);
+  // Tile objects become tiles of extra drawn layers at their object layer's place (tile-objects.ts).
+  const { layers: drawnLayers, report: tileObjects } = stampTileObjects(map, { originX, originY, width, height });
 
   const tileData = tileDataFromTilesets(map.tilesets);
   tileData.set(0, emptyTileInfo());
@@ -191,15 +207,29 @@ export function loadMap(path: string): LoadedMap {
   // Only a map with its own art draws stacks (layers, flips, large tiles); the built-in art draws one tile per cell.
   const ownArt = map.format !== "csv" && !usesBuiltInArt(map.tilesets);
   const footprints = new Footprints(map.tilesets, map.tileWidthPx, map.tileHeightPx);
+  // Collision drawn as shapes (objects in a collision layer, shapes inside tiles): cells whose centre they cover.
+  const grid = { width, height, cellWidthPx: map.tileWidthPx, cellHeightPx: map.tileHeightPx };
+  const blockedCells = new Uint8Array(width * height);
+  const objectCollision = rasteriseCollisionObjects(map, grid, originX, originY, blockedCells);
+  const tileShapes = rasteriseTileShapes({
+    layers: drawnLayers,
+    isCollisionLayer,
+    tilesets: map.tilesets,
+    grid,
+    originX,
+    originY,
+    blocked: blockedCells,
+  });
   const flat = flattenLayers({
     file: path,
     width,
     height,
     originX,
     originY,
-    layers: map.tileLayers,
+    layers: drawnLayers,
     tileData,
     footprints: ownArt ? footprints : undefined,
+    blockedCells: objectCollision.objects > 0 || tileShapes.cells > 0 ? blockedCells : undefined,
   });
   const objects = worldObjects(map, originX, originY);
   const flags = tileFlagsTable(flat.tileData);
@@ -252,6 +282,13 @@ export function loadMap(path: string): LoadedMap {
       objectLayers: map.objectLayerCount,
       groupLayers: map.groupLayerCount,
       collisionLayers: map.tileLayers.filter(isCollisionLayer).map((layer) => layer.path),
+      collisionObjectLayers: map.objectLayers.filter(isCollisionObjectLayer).map((layer) => layer.path),
+      collisionObjects: objectCollision.objects,
+      collisionObjectCells: objectCollision.cells,
+      collisionShapeTiles: tileShapes.tiles,
+      collisionShapeCells: tileShapes.cells,
+      collisionNotes: objectCollision.notes,
+      tileObjects,
       tilesets: map.tilesets.length,
       orientation: map.orientation,
       infinite: map.infinite,

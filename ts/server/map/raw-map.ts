@@ -1,6 +1,7 @@
 // The loader's intermediate model: what a Tiled map (or a CSV grid) says, in
 // one shape for every format, before anything is flattened. GIDs here are raw
 // (orientation flags still set), so the decoders can be checked bit for bit.
+import type { ObjectShape } from "./object-shapes.js";
 import type { Properties } from "./properties.js";
 import type { Tileset } from "./tileset.js";
 
@@ -42,7 +43,20 @@ export interface RawObject {
   point: boolean;
   /** GID of a tile object (raw, flags included), 0 for other objects. */
   gid: number;
+  /** Its geometry (kind, rotation, polygon points), for collision objects and tile objects. */
+  shape: ObjectShape;
+  /** False when the object, its layer or a group above it is hidden. */
+  visible: boolean;
   properties: Properties;
+}
+
+export interface RawObjectLayer {
+  name: string;
+  path: string;
+  visible: boolean;
+  properties: Properties;
+  /** How many tile layers come before it in document order (where its tile objects are drawn). */
+  tileLayersBefore: number;
 }
 
 export interface RawMap {
@@ -60,6 +74,8 @@ export interface RawMap {
   /** Tile layers in document order, depth-first into groups. */
   tileLayers: RawTileLayer[];
   objects: RawObject[];
+  /** The object layers, in document order. */
+  objectLayers: RawObjectLayer[];
   objectLayerCount: number;
   groupLayerCount: number;
 }

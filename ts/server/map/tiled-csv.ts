@@ -41,6 +41,7 @@ export function parseCsvMap(text: string, file: string): RawMap {
     tilesets: [],
     tileLayers: [{ name, path: name, visible: true, properties: {}, chunks: [{ x: 0, y: 0, width, height, gids }] }],
     objects: [],
+    objectLayers: [],
     objectLayerCount: 0,
     groupLayerCount: 0,
   };

@@ -2,6 +2,7 @@
 // in document order, depth-first into "group" layers.
 import { decodeEncodedGids, gidsFromJsonArray, type DataSite } from "./layer-data.js";
 import { MapError } from "./map-error.js";
+import { shapeFromJson } from "./object-shapes.js";
 import { propertiesFromJson } from "./properties.js";
 import type { GidChunk, RawMap, RawObject, RawTileLayer } from "./raw-map.js";
 import { readExternalTileset, tilesetFromJson, type Tileset } from "./tileset.js";
@@ -38,6 +39,7 @@ export function parseTmj(text: string, file: string): RawMap {
     tilesets: [],
     tileLayers: [],
     objects: [],
+    objectLayers: [],
     objectLayerCount: 0,
     groupLayerCount: 0,
   };
@@ -65,7 +67,14 @@ function walkLayers(layers: unknown[], map: RawMap, parentPath: string, parentVi
         break;
       case "objectgroup":
         map.objectLayerCount++;
-        readObjects(layer, map, path);
+        map.objectLayers.push({
+          name,
+          path,
+          visible,
+          properties: propertiesFromJson(layer.properties),
+          tileLayersBefore: map.tileLayers.length,
+        });
+        readObjects(layer, map, path, visible);
         break;
       case "group":
         map.groupLayerCount++;
@@ -121,7 +130,7 @@ function readData(layer: JsonObject, data: unknown, cellCount: number, site: Dat
   return decodeEncodedGids(data, encoding, compression, cellCount, site);
 }
 
-function readObjects(layer: JsonObject, map: RawMap, layerPath: string): void {
+function readObjects(layer: JsonObject, map: RawMap, layerPath: string, layerVisible: boolean): void {
   const { file } = map;
   for (const json of arrayField(layer, "objects", file, `object layer "${layerPath}"`)) {
     const object = asObject(json, file, `an object in "${layerPath}"`);
@@ -139,6 +148,8 @@ function readObjects(layer: JsonObject, map: RawMap, layerPath: string): void {
       heightPx: number("height"),
       point: object.point === true,
       gid: number("gid"),
+      shape: shapeFromJson(object, file),
+      visible: layerVisible && object.visible !== false,
       properties: propertiesFromJson(object.properties),
     };
     map.objects.push(raw);

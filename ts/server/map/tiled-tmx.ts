@@ -3,6 +3,7 @@
 // everything inside it.
 import { decodeEncodedGids, parseGid, type DataSite } from "./layer-data.js";
 import { MapError } from "./map-error.js";
+import { shapeFromXml } from "./object-shapes.js";
 import type { GidChunk, RawMap, RawObject, RawTileLayer } from "./raw-map.js";
 import { readExternalTileset, tilesetFromXml, type Tileset } from "./tileset.js";
 import { childNamed, intAttr, numberAttr, parseXml, xmlProperties, type XmlElement } from "./xml-tree.js";
@@ -25,6 +26,7 @@ export function parseTmx(text: string, file: string): RawMap {
     tilesets: [],
     tileLayers: [],
     objects: [],
+    objectLayers: [],
     objectLayerCount: 0,
     groupLayerCount: 0,
   };
@@ -50,7 +52,14 @@ function walkLayers(children: XmlElement[], map: RawMap, parentPath: string, par
     if (element.name === "layer") map.tileLayers.push(readTileLayer(element, map, name, path, visible));
     else if (element.name === "objectgroup") {
       map.objectLayerCount++;
-      readObjects(element, map, path);
+      map.objectLayers.push({
+        name,
+        path,
+        visible,
+        properties: xmlProperties(element),
+        tileLayersBefore: map.tileLayers.length,
+      });
+      readObjects(element, map, path, visible);
     } else {
       map.groupLayerCount++;
       walkLayers(element.children, map, path, visible);
@@ -101,7 +110,7 @@ function readData(data: XmlElement, holder: XmlElement, cellCount: number, site:
   return gids;
 }
 
-function readObjects(group: XmlElement, map: RawMap, layerPath: string): void {
+function readObjects(group: XmlElement, map: RawMap, layerPath: string, layerVisible: boolean): void {
   const { file } = map;
   for (const element of group.children) {
     if (element.name !== "object") continue;
@@ -117,6 +126,8 @@ function readObjects(group: XmlElement, map: RawMap, layerPath: string): void {
       heightPx: numberAttr(element, "height", file, 0),
       point: childNamed(element, "point") !== undefined,
       gid: gidText === undefined ? 0 : parseGid(gidText.trim(), 0, { file, where: `object ${element.attrs.id}` }),
+      shape: shapeFromXml(element, file),
+      visible: layerVisible && element.attrs.visible !== "0",
       properties: xmlProperties(element),
     };
     map.objects.push(object);

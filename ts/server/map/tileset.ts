@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { MapError } from "./map-error.js";
+import { shapeFromJson, shapeFromXml, type ObjectShape } from "./object-shapes.js";
 import { propertiesFromJson, type Properties } from "./properties.js";
 import { childNamed, intAttr, parseXml, xmlProperties, type XmlElement } from "./xml-tree.js";
 
@@ -59,6 +60,8 @@ export interface Tileset {
   /** The file the tileset was read from (the map itself when embedded). */
   file: string;
   art: TilesetArt;
+  /** Collision shapes drawn inside tiles (Tiled's tile collision editor), by local id, in the tile's pixels. */
+  collisionShapes: Map<number, ObjectShape[]>;
 }
 
 /** Whether a local tile id exists in the tileset. */
@@ -106,10 +109,15 @@ export function tilesetFromXml(element: XmlElement, firstGid: number, file: stri
   const tiles = new Map<number, TileDefinition>();
   const listedIds = new Set<number>();
   const tileImages = new Map<number, TilesetImageRef>();
+  const collisionShapes = new Map<number, ObjectShape[]>();
   for (const child of element.children) {
     if (child.name !== "tile") continue;
     const localId = intAttr(child, "id", file);
     listedIds.add(localId);
+    const shapes = childNamed(child, "objectgroup")
+      ?.children.filter((object) => object.name === "object")
+      .map((object) => shapeFromXml(object, file));
+    if (shapes && shapes.length > 0) collisionShapes.set(localId, shapes);
     const tileImage = childNamed(child, "image");
     if (tileImage?.attrs.source !== undefined) {
       const rect =
@@ -147,7 +155,7 @@ export function tilesetFromXml(element: XmlElement, firstGid: number, file: stri
     image?.attrs.source !== undefined ? imageRef(image.attrs.source, image.attrs.trans, null, file) : null,
     tileImages,
   );
-  return finishTileset(name, firstGid, file, tiles, image !== undefined, listedIds, geometry, art);
+  return finishTileset(name, firstGid, file, tiles, image !== undefined, listedIds, geometry, art, collisionShapes);
 }
 
 /** A tileset from a TMJ `tilesets[]` entry (embedded) or a .tsj file. */
@@ -160,6 +168,7 @@ export function tilesetFromJson(json: unknown, firstGid: number, file: string): 
   const tiles = new Map<number, TileDefinition>();
   const listedIds = new Set<number>();
   const tileImages = new Map<number, TilesetImageRef>();
+  const collisionShapes = new Map<number, ObjectShape[]>();
   if (entry.tiles !== undefined) {
     if (!Array.isArray(entry.tiles)) throw new MapError(file, `tileset "${name}": tiles is not an array`);
     for (const tile of entry.tiles as Record<string, unknown>[]) {
@@ -168,6 +177,13 @@ export function tilesetFromJson(json: unknown, firstGid: number, file: string): 
         throw new MapError(file, `tileset "${name}": tile id ${JSON.stringify(localId)} is not an integer`);
       }
       listedIds.add(localId);
+      const group = tile.objectgroup as { objects?: unknown } | undefined;
+      if (group !== null && typeof group === "object" && Array.isArray(group.objects)) {
+        const shapes = (group.objects as unknown[])
+          .filter((object): object is Record<string, unknown> => object !== null && typeof object === "object")
+          .map((object) => shapeFromJson(object, file));
+        if (shapes.length > 0) collisionShapes.set(localId, shapes);
+      }
       if (typeof tile.image === "string") {
         const size = (key: string): number | undefined =>
           typeof tile[key] === "number" && Number.isInteger(tile[key]) ? (tile[key] as number) : undefined;
@@ -221,7 +237,7 @@ export function tilesetFromJson(json: unknown, firstGid: number, file: string): 
   const trans = typeof entry.transparentcolor === "string" ? entry.transparentcolor : undefined;
   const image = hasImage ? imageRef(entry.image as string, trans, null, file) : null;
   const art = artOf(geometry, offsetOf("x"), offsetOf("y"), image, tileImages);
-  return finishTileset(name, firstGid, file, tiles, hasImage, listedIds, geometry, art);
+  return finishTileset(name, firstGid, file, tiles, hasImage, listedIds, geometry, art, collisionShapes);
 }
 
 interface TilesetGeometry {
@@ -292,12 +308,13 @@ function finishTileset(
   listedIds: Set<number>,
   geometry: TilesetGeometry,
   art: TilesetArt,
+  collisionShapes: Map<number, ObjectShape[]>,
 ): Tileset {
   if (!hasImage) {
     // Image collection: each tile has its own image, and ids may have gaps,
     // so tilecount is not the span (forest.tsx: 7 tiles with ids 0..13).
     const span = listedIds.size === 0 ? 0 : Math.max(...listedIds) + 1;
-    return { name, firstGid, localIdSpan: span, definedLocalIds: listedIds, tiles, file, art };
+    return { name, firstGid, localIdSpan: span, definedLocalIds: listedIds, tiles, file, art, collisionShapes };
   }
   let count = geometry.tileCount;
   if (count === undefined) {
@@ -310,5 +327,5 @@ function finishTileset(
     const rows = Math.floor((imageHeight - 2 * margin + spacing) / (tileHeight + spacing));
     count = Math.max(0, columns) * Math.max(0, rows);
   }
-  return { name, firstGid, localIdSpan: count, definedLocalIds: null, tiles, file, art };
+  return { name, firstGid, localIdSpan: count, definedLocalIds: null, tiles, file, art, collisionShapes };
 }

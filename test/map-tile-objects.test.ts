@@ -1,0 +1,98 @@
+// Tile objects (objects with a gid, issue 16) drawn as static things: stamped
+// at load into a drawn layer at their object layer's place, in the cell whose
+// bottom-left corner is nearest their anchor; off-grid ones snap (counted),
+// rotated or scaled ones are not drawn (listed). The real forest example's 13
+// are all on its grid.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadMap } from "../ts/server/map/load-map.js";
+import { MAPS_REAL } from "./support/maps-real.js";
+
+const dir = mkdtempSync(join(tmpdir(), "map-tile-objects-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let counter = 0;
+function write(text: string): string {
+  const path = join(dir, `${counter++}-objects.tmx`);
+  writeFileSync(path, text);
+  return path;
+}
+
+const SIZE = 6;
+/** A 6×6 map of 8 px tiles: GID 1 ground, `before` object layers under the "top" tile layer, `after` above it. */
+function tmx(before: string, after: string, topCells: Record<number, number> = {}): string {
+  const ground = Array.from({ length: SIZE * SIZE }, () => 1).join(",");
+  const top = Array.from({ length: SIZE * SIZE }, (_, cell) => topCells[cell] ?? 0).join(",");
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<map version="1.10" orientation="orthogonal" width="${SIZE}" height="${SIZE}" tilewidth="8" tileheight="8" infinite="0">
+ <tileset firstgid="1" name="t" tilewidth="8" tileheight="8" tilecount="16" columns="4"><image source="t.png" width="32" height="32"/>
+  <tile id="4"><properties><property name="collides" type="bool" value="true"/></properties></tile>
+ </tileset>
+ <layer id="1" name="ground" width="${SIZE}" height="${SIZE}"><data encoding="csv">${ground}</data></layer>
+ ${before}
+ <layer id="2" name="top" width="${SIZE}" height="${SIZE}"><data encoding="csv">${top}</data></layer>
+ ${after}
+</map>`;
+}
+
+/** The stack of cell (x, y) as [gid, dx, dy] triples, or its own GID alone for a plain cell. */
+function stackAt(map: ReturnType<typeof loadMap>, x: number, y: number): number[] {
+  const id = map.tiles[y * SIZE + x];
+  return map.tileData.get(id)?.stack ?? [id, 0, 0];
+}
+
+describe("tile objects", () => {
+  it("are stamped at their object layer's place in the layer order, with their tile's flags", () => {
+    const map = loadMap(
+      write(
+        tmx(
+          `<objectgroup id="3" name="under"><object id="1" gid="3" x="8" y="16" width="8" height="8"/></objectgroup>`,
+          `<objectgroup id="4" name="over"><object id="2" gid="5" x="8" y="16" width="8" height="8"/>
+           <object id="3" gid="2" x="24" y="24"/></objectgroup>`,
+          { [1 * SIZE + 1]: 4 },
+        ),
+      ),
+    );
+    // Cell (1, 1): ground 1, the "under" object's 3, the top layer's 4, the "over" object's 5 (which collides).
+    expect(stackAt(map, 1, 1)).toEqual([1, 0, 0, 3, 0, 0, 4, 0, 0, 5, 0, 0]);
+    expect(map.tileData.get(map.tiles[1 * SIZE + 1])!.collides).toBe(true);
+    // Cell (3, 2): ground and the object without a size (it takes its tile's).
+    expect(stackAt(map, 3, 2)).toEqual([1, 0, 0, 2, 0, 0]);
+    expect(map.source.tileObjects).toEqual({ stamped: 3, snapped: 0, maxSnapPx: 0, notDrawn: [] });
+  });
+
+  it("off the grid snap to the nearest cell; rotated, scaled or hidden ones are not drawn", () => {
+    const map = loadMap(
+      write(
+        tmx(
+          "",
+          `<objectgroup id="4" name="things">
+            <object id="1" gid="2" x="11" y="21" width="8" height="8"/>
+            <object id="2" gid="2" x="32" y="32" width="8" height="8" rotation="45"/>
+            <object id="3" name="big" gid="2" x="32" y="40" width="16" height="16"/>
+            <object id="4" gid="2" x="0" y="8" width="8" height="8" visible="0"/>
+            <object id="5" gid="99" x="0" y="8"/>
+           </objectgroup>`,
+        ),
+      ),
+    );
+    expect(stackAt(map, 1, 2)).toEqual([1, 0, 0, 2, 0, 0]); // (11, 21) → bottom-left (8, 24): moved 3 px
+    expect(stackAt(map, 0, 0)).toEqual([1, 0, 0]);
+    expect(map.source.tileObjects).toEqual({
+      stamped: 1,
+      snapped: 1,
+      maxSnapPx: 3,
+      notDrawn: [
+        'tile object 2 in "things" is rotated 45°: only unrotated tile objects are drawn',
+        'tile object 3 ("big") in "things" is drawn at 16×16 px, its tile is 8×8: scaled tile objects are not drawn',
+        'tile object 5 in "things": tile id 99 is in no tileset',
+      ],
+    });
+  });
+
+  it("the forest example's trees and squirrel are all stamped, none snapped", () => {
+    const map = loadMap(resolve(MAPS_REAL, "mapeditor-tiled/forest/forest.tmx"));
+    expect(map.source.tileObjects).toEqual({ stamped: 13, snapped: 0, maxSnapPx: 0, notDrawn: [] });
+  });
+});
