@@ -61,6 +61,8 @@ export class WasmBlitter implements BlitKernels<number> {
   readonly fbToRgba: () => void;
   /** Darkens a rectangle by the levels of LIGHT_MAP through LIGHT_TABLES (docs/wasm-abi.md § Light). */
   readonly lightApply: (...args: LightArgs) => void;
+  /** Draws weather over a rectangle as it looks at a frame number (docs/wasm-abi.md § Weather). */
+  readonly weatherDraw: (x: number, y: number, w: number, h: number, kind: number, frame: number) => void;
   private rgbaView: Uint8ClampedArray | null = null;
 
   constructor(core: Core) {
@@ -93,6 +95,7 @@ export class WasmBlitter implements BlitKernels<number> {
     this.lutInit = core.fn("lut_init");
     this.fbToRgba = core.fn("fb_to_rgba");
     this.lightApply = core.fn("light_apply");
+    this.weatherDraw = core.fn("weather_draw");
   }
 
   /** The darkening tables (LIGHT_LEVELS × 256 bytes), written in place. */

@@ -113,6 +113,11 @@ export interface FrameScene {
    * lighting pass darkens the world — tiles, route, sprites — and leaves labels, numbers and the HUD bright.
    */
   readonly light?: number;
+  /**
+   * The weather over the world (after the light, under labels and the HUD): its weather_draw code (0
+   * clear, 1 rain, 2 fog, 3 storm; absent: clear) and the frame number it is drawn at (weather.ts).
+   */
+  readonly weather?: { readonly code: number; readonly frame: number };
   readonly hud: HudModel;
 }
 
@@ -187,6 +192,9 @@ export class FrameRenderer {
     }
     this.list.flush(this.atlas.markers, VIEWPORT);
     if (scene.light !== undefined && scene.light < FULL_LIGHT) this.applyLight(scene.light, placement);
+    if (scene.weather && scene.weather.code > 0) {
+      this.blitter.weatherDraw(VIEWPORT.x, VIEWPORT.y, VIEWPORT.w, VIEWPORT.h, scene.weather.code, scene.weather.frame);
+    }
     if (scene.labels) this.drawLabels(scene.labels, placement);
     if (scene.floaters) this.drawFloaters(scene.floaters, placement);
     if (scene.banner) this.drawBanner(scene.banner);
