@@ -31,6 +31,7 @@ import { ambientLevel, clockText, partOfDay } from "../../world-time.js";
 import type { WorldClockView } from "../core/world-clock.js";
 import { worldTileAt } from "../render/picking.js";
 import { weatherCode, weatherFrameAt } from "../render/weather.js";
+import { entityLights } from "../render/light.js";
 import { UNREACHABLE_NOTE_EVERY_MS, unreachableNote } from "../ui/unreachable-note.js";
 import { ClickSteering } from "../ui/click-steering.js";
 import { CombatEffects, floaterRisePx } from "../ui/combat-effects.js";
@@ -435,6 +436,7 @@ export class PlaySession {
       light: client.worldClock.known
         ? ambientLevel(client.worldClock.timeOfDay(client.serverTick), client.worldClock.weather)
         : undefined,
+      lights: entityLights(drawn, this.kinds),
       weather: { code: weatherCode(client.worldClock.weather), frame: weatherFrameAt(nowMs) },
       hud: {
         name: this.parts.nick,
