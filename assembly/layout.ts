@@ -104,5 +104,18 @@ export const LIGHT_MAP_MAX: i32 = 4096;
  */
 export const MAP_ATLAS: usize = 0x156000;
 export const MAP_ATLAS_BYTES: i32 = 0x1000000;
+/**
+ * Light sources (issue 15, docs/wasm-abi.md § Light): each tile id's light radius in tiles (u8, 0 = gives no
+ * light), from the tile data's `light`; filled by the host. 64 KiB, appended after MAP_ATLAS.
+ */
+export const TILE_LIGHT: usize = 0x1156000;
+/** Light sources the host adds (lit entities) for light_build: LIGHT_SOURCES_MAX entries of 8 bytes (i16 x, i16 y, u8 radius, 3 pad). */
+export const LIGHT_SOURCES: usize = 0x1166000;
+export const LIGHT_SOURCES_MAX: i32 = 256;
+/** light_build's scratch: one level per world tile of the view and its margin. 4 KiB. */
+export const LIGHT_WORK: usize = 0x1166800;
+export const LIGHT_WORK_MAX: i32 = 4096;
+/** Largest light radius in tiles (TILE_LIGHT and LIGHT_SOURCES entries are clamped to it). */
+export const LIGHT_RADIUS_MAX: i32 = 8;
 /** End of the fixed regions; asc's --memoryBase must equal this. */
-export const FIXED_END: usize = 0x1156000;
+export const FIXED_END: usize = 0x1167800;

@@ -7,7 +7,7 @@ import { ENTITY_FLAG_HOSTILE, type EntityEntry } from "../ts/protocol/entity.js"
 
 export const CAVE_KINDS: NpcKind[] = [
   { typeId: 16, name: "cave rat", sprite: "rat", behaviour: "wander", speed: 25 },
-  { typeId: 17, name: "glow beetle", sprite: "beetle", behaviour: "wander", speed: 17 },
+  { typeId: 17, name: "glow beetle", sprite: "beetle", behaviour: "wander", speed: 17, light: 2 },
   { typeId: 18, name: "cave spider", sprite: "spider", behaviour: "hostile", speed: 34 },
   { typeId: 19, name: "skeleton", sprite: "skeleton", behaviour: "hostile", speed: 25 },
   { typeId: 20, name: "hall guard", sprite: "guard", behaviour: "guard", speed: 50 },

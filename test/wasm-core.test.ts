@@ -27,7 +27,7 @@ function debugBuildMissing(): string | null {
 describe("core module loader", () => {
   it("instantiates the release build with regions that fit its fixed memory", async () => {
     const release = await loadCore();
-    expect(release.layout.FIXED_END).toBe(0x1156000);
+    expect(release.layout.FIXED_END).toBe(0x1167800);
     // Regions must not overlap: each starts at or after the previous one's end.
     const L = release.layout;
     const regions: [number, number][] = [
@@ -53,6 +53,9 @@ describe("core module loader", () => {
       [L.LIGHT_TABLES, L.LIGHT_LEVELS * 256],
       [L.LIGHT_MAP, L.LIGHT_MAP_MAX],
       [L.MAP_ATLAS, L.MAP_ATLAS_BYTES],
+      [L.TILE_LIGHT, 65536],
+      [L.LIGHT_SOURCES, L.LIGHT_SOURCES_MAX * 8],
+      [L.LIGHT_WORK, L.LIGHT_WORK_MAX],
     ];
     for (let i = 1; i < regions.length; i++) {
       expect(regions[i][0]).toBeGreaterThanOrEqual(regions[i - 1][0] + regions[i - 1][1]);

@@ -7,3 +7,5 @@ export { draw_sprites } from "./sprites";
 export { draw_text } from "./text";
 export { lut_init, fb_to_rgba } from "./rgba";
 export { light_apply } from "./light";
+export { weather_draw } from "./weather";
+export { light_build } from "./light-sources";

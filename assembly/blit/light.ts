@@ -8,8 +8,9 @@
 // Speed: neighbouring tiles of one level form one run. When a level's table is
 // channel-separable (each of r, g, b depends only on its own bits — true for the
 // client's tables, which scale each channel), 16 pixels of a run go through three
-// 8-entry byte swizzles per step, as fb_to_rgba does; any other table, and the
-// ends of runs, take the per-pixel look-up. Both give TABLE[level][pixel] exactly.
+// 8-entry byte swizzles per step, as fb_to_rgba does, and a remaining 8 (a run of
+// one tile) through the same swizzles on half a vector; any other table, and the
+// last few pixels of runs, take the per-pixel look-up. Both give TABLE[level][pixel] exactly.
 import { FB_WIDTH, FRAMEBUFFER, LIGHT_LEVELS, LIGHT_MAP, LIGHT_MAP_MAX, LIGHT_TABLES } from "../layout";
 import { clipBottom, clipLeft, clipRight, clipTop, setClip } from "./clip";
 
@@ -53,7 +54,8 @@ function separableLevel(level: i32): bool {
 function shadeRun(row: usize, from: i32, to: i32, level: i32): void {
   let px = from;
   if (ASC_FEATURE_SIMD) {
-    if (to - px >= 16 && separableLevel(level)) {
+    // Torch pools make runs of one 8-px tile: those take the 8-pixel step below, not the look-up.
+    if (to - px >= 8 && separableLevel(level)) {
       const tables = LEVEL_TABLES + <usize>level * 24;
       const reds = i64x2.splat(load<u64>(tables));
       const greens = i64x2.splat(load<u64>(tables, 8));
@@ -67,6 +69,16 @@ function shadeRun(row: usize, from: i32, to: i32, level: i32): void {
         const green = i8x16.swizzle(greens, v128.and(i8x16.shr_u(pixels, 2), sevens));
         const blue = i8x16.swizzle(blues, v128.and(pixels, threes));
         v128.store(at, v128.or(v128.or(i8x16.shl(red, 5), i8x16.shl(green, 2)), blue));
+      }
+      if (px + 8 <= to) {
+        // The same swizzles over the low eight lanes; only those eight bytes are stored.
+        const at = row + <usize>px;
+        const pixels = v128.load64_zero(at);
+        const red = i8x16.swizzle(reds, i8x16.shr_u(pixels, 5));
+        const green = i8x16.swizzle(greens, v128.and(i8x16.shr_u(pixels, 2), sevens));
+        const blue = i8x16.swizzle(blues, v128.and(pixels, threes));
+        v128.store64_lane(at, v128.or(v128.or(i8x16.shl(red, 5), i8x16.shl(green, 2)), blue), 0);
+        px += 8;
       }
     }
   }

@@ -4,6 +4,7 @@
 // and by the JS reference (ts/ref/blit.ts), plus each part alone. Both must
 // produce the same RGBA bytes before anything is timed.
 import { RefBlitter } from "../../ts/ref/blit.js";
+import { weatherDraw } from "../../ts/ref/weather.js";
 import { WasmBlitter } from "../../ts/wasm/blit.js";
 import { loadCore } from "../../ts/wasm/node.js";
 import { buildLightTables } from "../../ts/client/render/light.js";
@@ -29,6 +30,8 @@ const SHEET_COLS = 16;
 const LAYER_TILES = 31;
 const SPRITE_COUNT = 100;
 const VIEWPORT = 240;
+/** The weather row draws fog: every pixel averaged once, the puffs twice (rain touches a few hundred). */
+const WEATHER_BENCHED = 2;
 
 /** Deterministic pseudo-random bytes (xorshift32); `zeroShare` of them are 0. */
 function seededBytes(seed: number, length: number, zeroShare: number): Uint8Array {
@@ -64,13 +67,18 @@ interface Scene {
   tiles: () => void;
   sprites: () => void;
   light: () => void;
+  weather: () => void;
   hud: () => void;
   rgba: () => void;
   frame: () => void;
 }
 
 /** Loads the same art into a blitter and returns its frame parts; `drawLayer` draws the tile grid at an offset. */
-function buildScene(blitter: Blitter, drawLayer: (atlas: number, dx: number, dy: number) => void): Scene {
+function buildScene(
+  blitter: Blitter,
+  drawLayer: (atlas: number, dx: number, dy: number) => void,
+  drawWeather: (frame: number) => void,
+): Scene {
   const tileset = blitter.upload(0, seededBytes(1, SHEET_COLS * 2 * TILE_SIZE * TILE_SIZE, 0.02));
   const spriteSheet = blitter.upload(0x4000, seededBytes(2, SHEET_COLS * TILE_SIZE * TILE_SIZE, 0.5));
   const font = blitter.upload(0x8000, seededBytes(3, SHEET_COLS * 6 * TILE_SIZE * TILE_SIZE, 0.7));
@@ -128,6 +136,7 @@ function buildScene(blitter: Blitter, drawLayer: (atlas: number, dx: number, dy:
     tiles,
     sprites,
     light,
+    weather: () => drawWeather(frameNumber),
     hud,
     rgba,
     frame: () => {
@@ -145,14 +154,20 @@ export async function runBlit(options: RunOptions): Promise<SuiteResult> {
   const grid = Uint16Array.from(seededBytes(5, LAYER_TILES * LAYER_TILES, 0), (b) => 1 + (b & 15));
 
   const ref = new RefBlitter();
-  const refScene = buildScene(ref, (atlas, dx, dy) =>
-    ref.drawTilemap(grid, LAYER_TILES, LAYER_TILES, LAYER_TILES, dx, dy, atlas, SHEET_COLS, 8, 8, 0, 0, 240, 240),
+  const refScene = buildScene(
+    ref,
+    (atlas, dx, dy) =>
+      ref.drawTilemap(grid, LAYER_TILES, LAYER_TILES, LAYER_TILES, dx, dy, atlas, SHEET_COLS, 8, 8, 0, 0, 240, 240),
+    (frame) => weatherDraw(ref.framebuffer, 0, 0, VIEWPORT, VIEWPORT, WEATHER_BENCHED, frame),
   );
 
   const wasm = new WasmBlitter(await loadCore());
   const gridPtr = wasm.stageTiles(grid);
-  const wasmScene = buildScene(wasm, (atlas, dx, dy) =>
-    wasm.drawTilemap(gridPtr, LAYER_TILES, LAYER_TILES, LAYER_TILES, dx, dy, atlas, SHEET_COLS, 8, 8, 0, 0, 240, 240),
+  const wasmScene = buildScene(
+    wasm,
+    (atlas, dx, dy) =>
+      wasm.drawTilemap(gridPtr, LAYER_TILES, LAYER_TILES, LAYER_TILES, dx, dy, atlas, SHEET_COLS, 8, 8, 0, 0, 240, 240),
+    (frame) => wasm.weatherDraw(0, 0, VIEWPORT, VIEWPORT, WEATHER_BENCHED, frame),
   );
 
   // Same frame, same pixels: a benchmark of two different pictures would be meaningless.
@@ -160,6 +175,11 @@ export async function runBlit(options: RunOptions): Promise<SuiteResult> {
   wasmScene.frame();
   const same = Buffer.compare(Buffer.from(ref.rgbaBytes()), Buffer.from(wasm.rgba())) === 0;
   if (!same) throw new Error("wasm and reference frames differ; run test/blit.test.ts");
+  refScene.weather();
+  wasmScene.weather();
+  if (Buffer.compare(ref.framebuffer, wasm.framebuffer()) !== 0) {
+    throw new Error("wasm and reference weather differ; run test/weather-draw.test.ts");
+  }
 
   // A table that is not channel-separable sends fb_to_rgba down its per-pixel look-up path.
   const scalarLut = () => {
@@ -173,6 +193,7 @@ export async function runBlit(options: RunOptions): Promise<SuiteResult> {
     ["tiles", "31×31 tile layer"],
     ["sprites", "100 sprites"],
     ["light", "lighting pass (240×240 viewport: night, four torch pools)"],
+    ["weather", "weather_draw (fog over the 240×240 viewport: veil and puffs, the costliest weather)"],
     ["hud", "HUD (panel, outline, bar, 5 text lines)"],
     ["rgba", "fb_to_rgba (76 800 px)"],
   ] as const;

@@ -20,6 +20,7 @@ import {
 import { type Atlas, installTileLooks, uploadAtlas } from "./render/atlas.js";
 import { FrameRenderer } from "./render/frame.js";
 import { installMapArt } from "./render/map-art.js";
+import { installTileLights } from "./render/light.js";
 import { DEFAULT_TILE_LOOKS, titleScene } from "./render/title-scene.js";
 import { connectBest, connectOptionsFromQuery } from "./transport/connect.js";
 import { DebugOverlay } from "./ui/debug-overlay.js";
@@ -115,6 +116,7 @@ async function play(request: JoinRequest): Promise<void> {
       renderer.setMapTiles(null);
       installTileLooks(blitter, atlas, connection.world.tiles);
     }
+    installTileLights(blitter, connection.world.tiles);
     const client = GameClient.create({
       core: resources.core,
       transport: connection.transport,

@@ -215,12 +215,13 @@ export function installApiRoutes(
         // The map's atlas (map-art-route.ts): null when the client draws the map with its own art.
         art: mapArtDescription(world.art),
         // What clients draw NPCs with: a kind's sprite, and its speed for a glide as long as its steps.
-        kinds: world.npcKinds.map(({ typeId, name, sprite, behaviour, speed }) => ({
+        kinds: world.npcKinds.map(({ typeId, name, sprite, behaviour, speed, light }) => ({
           typeId,
           name,
           sprite,
           behaviour,
           speed,
+          ...(light ? { light } : {}),
         })),
         // What clients draw and explain items with (items/catalogue.ts): the whole catalogue, every number.
         items: world.items.map(({ id, name, kind, stack, sprite, damage, armor, heal }) => ({

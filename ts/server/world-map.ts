@@ -29,11 +29,15 @@ export function worldMapOf(map: LoadedMap, art: MapArt | null = null): WorldMap 
     chests: map.chests,
     safeZones: map.safeZones,
     pvp: map.pvp,
-    tileInfo: [...map.tileData.values()].map(({ id, name, collides, opaque, look, stack }) =>
-      stack
-        ? { id, name, collides, opaque, look: lookOf(id, look), stack }
-        : { id, name, collides, opaque, look: lookOf(id, look) },
-    ),
+    tileInfo: [...map.tileData.values()].map(({ id, name, collides, opaque, look, stack, light }) => ({
+      id,
+      name,
+      collides,
+      opaque,
+      look: lookOf(id, look),
+      ...(stack ? { stack } : {}),
+      ...(light ? { light } : {}),
+    })),
     art,
   };
 }

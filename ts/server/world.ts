@@ -32,7 +32,15 @@ export interface WorldMap {
   flags: Uint8Array;
   spawns: { x: number; y: number }[];
   /** What clients need to draw and predict: per tile id, its flags and look, and a stack id's stack (served at /api/world). */
-  tileInfo: { id: number; name?: string; collides: boolean; opaque: boolean; look: number; stack?: number[] }[];
+  tileInfo: {
+    id: number;
+    name?: string;
+    collides: boolean;
+    opaque: boolean;
+    look: number;
+    stack?: number[];
+    light?: number;
+  }[];
   /** The map's own art (ts/server/map/map-atlas.ts); null or absent: the client's built-in art. */
   art?: MapArt | null;
   /** Signs, notice boards and the like (LoadedMap.interactables); none when absent. */

@@ -16,6 +16,9 @@ import {
   asciiBytes,
   LIGHT_LEVELS,
   LIGHT_MAP_MAX,
+  LIGHT_RADIUS_MAX,
+  LIGHT_SOURCES_MAX,
+  LIGHT_WORK_MAX,
   MAP_ATLAS_BYTES,
   NO_TILE,
   SPRITE_BYTES,
@@ -61,6 +64,21 @@ export class WasmBlitter implements BlitKernels<number> {
   readonly fbToRgba: () => void;
   /** Darkens a rectangle by the levels of LIGHT_MAP through LIGHT_TABLES (docs/wasm-abi.md § Light). */
   readonly lightApply: (...args: LightArgs) => void;
+  /**
+   * Writes LIGHT_MAP for a view around its light sources (TILE_LIGHT radii of the grid's tiles, and the
+   * first `sourceCount` LIGHT_SOURCES entries), opaque tiles blocking; 0, or −1 for a view it refuses.
+   */
+  readonly lightBuild: (
+    viewX: number,
+    viewY: number,
+    wide: number,
+    high: number,
+    ambient: number,
+    cellScale: number,
+    sourceCount: number,
+  ) => number;
+  /** Draws weather over a rectangle as it looks at a frame number (docs/wasm-abi.md § Weather). */
+  readonly weatherDraw: (x: number, y: number, w: number, h: number, kind: number, frame: number) => void;
   private rgbaView: Uint8ClampedArray | null = null;
 
   constructor(core: Core) {
@@ -70,10 +88,13 @@ export class WasmBlitter implements BlitKernels<number> {
       layout.SPRITES_MAX !== SPRITES_MAX ||
       layout.LIGHT_LEVELS !== LIGHT_LEVELS ||
       layout.LIGHT_MAP_MAX !== LIGHT_MAP_MAX ||
-      layout.MAP_ATLAS_BYTES !== MAP_ATLAS_BYTES
+      layout.MAP_ATLAS_BYTES !== MAP_ATLAS_BYTES ||
+      layout.LIGHT_SOURCES_MAX !== LIGHT_SOURCES_MAX ||
+      layout.LIGHT_WORK_MAX !== LIGHT_WORK_MAX ||
+      layout.LIGHT_RADIUS_MAX !== LIGHT_RADIUS_MAX
     ) {
       throw new CoreError(
-        `core module's ATLAS_BYTES/SPRITES_MAX/LIGHT_LEVELS/LIGHT_MAP_MAX/MAP_ATLAS_BYTES differ from ts/blit-layout.ts`,
+        `core module's ATLAS_BYTES/SPRITES_MAX/LIGHT_*/MAP_ATLAS_BYTES differ from ts/blit-layout.ts`,
       );
     }
     this.core = core;
@@ -93,6 +114,8 @@ export class WasmBlitter implements BlitKernels<number> {
     this.lutInit = core.fn("lut_init");
     this.fbToRgba = core.fn("fb_to_rgba");
     this.lightApply = core.fn("light_apply");
+    this.weatherDraw = core.fn("weather_draw");
+    this.lightBuild = core.fn("light_build");
   }
 
   /** The darkening tables (LIGHT_LEVELS × 256 bytes), written in place. */
@@ -105,6 +128,27 @@ export class WasmBlitter implements BlitKernels<number> {
   get lightMap(): Uint8Array {
     const { LIGHT_MAP } = this.core.layout;
     return this.core.u8.subarray(LIGHT_MAP, LIGHT_MAP + LIGHT_MAP_MAX);
+  }
+
+  /** Each tile id's light radius in tiles (TILE_LIGHT, 65536 entries), written in place; 0 gives no light. */
+  get tileLight(): Uint8Array {
+    const { TILE_LIGHT } = this.core.layout;
+    return this.core.u8.subarray(TILE_LIGHT, TILE_LIGHT + 0x10000);
+  }
+
+  /** Writes LIGHT_SOURCES entry `index`: a light of `radius` tiles at world tile (x, y). */
+  setLightSource(index: number, x: number, y: number, radius: number): void {
+    const { LIGHT_SOURCES } = this.core.layout;
+    if (!Number.isInteger(index) || index < 0 || index >= LIGHT_SOURCES_MAX) {
+      throw new RangeError(`light source ${index} is outside 0..${LIGHT_SOURCES_MAX - 1}`);
+    }
+    const at = LIGHT_SOURCES + index * 8;
+    const bytes = this.core.u8;
+    bytes[at] = x;
+    bytes[at + 1] = x >> 8;
+    bytes[at + 2] = y;
+    bytes[at + 3] = y >> 8;
+    bytes[at + 4] = radius;
   }
 
   /** Copies `pixels` into ATLAS at `offsetBytes`; returns the image's pointer in linear memory. */

@@ -37,6 +37,12 @@ export interface Layout {
   LIGHT_MAP_MAX: number;
   MAP_ATLAS: number;
   MAP_ATLAS_BYTES: number;
+  TILE_LIGHT: number;
+  LIGHT_SOURCES: number;
+  LIGHT_SOURCES_MAX: number;
+  LIGHT_WORK: number;
+  LIGHT_WORK_MAX: number;
+  LIGHT_RADIUS_MAX: number;
   FIXED_END: number;
 }
 
@@ -72,6 +78,12 @@ const LAYOUT_NAMES: (keyof Layout)[] = [
   "LIGHT_MAP_MAX",
   "MAP_ATLAS",
   "MAP_ATLAS_BYTES",
+  "TILE_LIGHT",
+  "LIGHT_SOURCES",
+  "LIGHT_SOURCES_MAX",
+  "LIGHT_WORK",
+  "LIGHT_WORK_MAX",
+  "LIGHT_RADIUS_MAX",
   "FIXED_END",
 ];
 

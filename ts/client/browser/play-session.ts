@@ -30,6 +30,8 @@ import * as P from "../render/palette.js";
 import { ambientLevel, clockText, partOfDay } from "../../world-time.js";
 import type { WorldClockView } from "../core/world-clock.js";
 import { worldTileAt } from "../render/picking.js";
+import { weatherCode, weatherFrameAt } from "../render/weather.js";
+import { entityLights } from "../render/light.js";
 import { UNREACHABLE_NOTE_EVERY_MS, unreachableNote } from "../ui/unreachable-note.js";
 import { ClickSteering } from "../ui/click-steering.js";
 import { CombatEffects, floaterRisePx } from "../ui/combat-effects.js";
@@ -434,6 +436,8 @@ export class PlaySession {
       light: client.worldClock.known
         ? ambientLevel(client.worldClock.timeOfDay(client.serverTick), client.worldClock.weather)
         : undefined,
+      lights: entityLights(drawn, this.kinds),
+      weather: { code: weatherCode(client.worldClock.weather), frame: weatherFrameAt(nowMs) },
       hud: {
         name: this.parts.nick,
         hp: hp.hp,

@@ -19,6 +19,8 @@ export interface NpcKind {
   readonly behaviour: NpcBehaviour;
   /** Energy per entity tick, SPEED_MIN..SPEED_MAX: actionIntervalMs(speed, tickHz) between its steps. */
   readonly speed: number;
+  /** It glows: a light radius in tiles (1 … 8) the renderer lights around it at night; absent: none. */
+  readonly light?: number;
 }
 
 /**
@@ -48,7 +50,11 @@ export function parseKinds(raw: unknown): NpcKind[] | string {
     if (typeof speed !== "number" || !(speed >= SPEED_MIN && speed <= SPEED_MAX)) {
       return `${where}.speed must be a number ${SPEED_MIN}..${SPEED_MAX}`;
     }
-    kinds.push({ typeId, name, sprite, behaviour: behaviour as NpcBehaviour, speed });
+    const { light } = kind;
+    if (light !== undefined && (typeof light !== "number" || !Number.isInteger(light) || light < 0 || light > 8)) {
+      return `${where}.light must be an integer 0..8`;
+    }
+    kinds.push({ typeId, name, sprite, behaviour: behaviour as NpcBehaviour, speed, ...(light ? { light } : {}) });
   }
   return kinds;
 }

@@ -26,6 +26,8 @@ export interface WorldTile {
   collides: boolean;
   opaque: boolean;
   look: number;
+  /** A light source: its radius in tiles (1 … 8); absent: none (docs/world-time.md § Light). */
+  light?: number;
 }
 
 /** The map's own art as GET /api/world names it (ts/server/map-art-route.ts): where its atlas is and its shape. */
@@ -176,6 +178,9 @@ export async function fetchWorld(baseUrl: string, fetchFn: FetchFn = fetch): Pro
       collides: tile.collides === true,
       opaque: tile.opaque === true,
       look: typeof tile.look === "number" ? tile.look : id,
+      ...(typeof tile.light === "number" && Number.isInteger(tile.light) && tile.light > 0 && tile.light <= 8
+        ? { light: tile.light }
+        : {}),
     });
   }
   const kinds = parseKinds(body.kinds);

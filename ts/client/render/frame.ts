@@ -8,7 +8,7 @@
 //
 // Tiles are read from grid memory every frame, so a tile the core changed (a
 // TileUpdate applied in place, a re-sent chunk) shows in the next frame.
-import { MODE_TINTED, MODE_TRANSPARENT } from "../../blit-layout.js";
+import { LIGHT_SOURCES_MAX, MODE_TINTED, MODE_TRANSPARENT } from "../../blit-layout.js";
 import type { WasmBlitter } from "../../wasm/blit.js";
 import type { WasmSim } from "../../wasm/sim.js";
 import {
@@ -20,7 +20,7 @@ import {
   viewportForTileSize,
 } from "../camera.js";
 import { FULL_LIGHT } from "../../world-time.js";
-import { buildLightTables } from "./light.js";
+import { buildLightTables, type EntityLight } from "./light.js";
 import { SHEET_COLUMNS } from "../assets/sheets.js";
 import type { MapTileSheet } from "./map-art.js";
 import { type Atlas, MARKER_CORNERS, MARKER_HOSTILE, MARKER_OUTLINE, MARKER_STEP, MARKER_STEP_SMALL } from "./atlas.js";
@@ -113,6 +113,13 @@ export interface FrameScene {
    * lighting pass darkens the world — tiles, route, sprites — and leaves labels, numbers and the HUD bright.
    */
   readonly light?: number;
+  /** Lights carried by entities (glowing creatures), at world tiles; the map's own (TILE_LIGHT) are found by the pass. */
+  readonly lights?: readonly EntityLight[];
+  /**
+   * The weather over the world (after the light, under labels and the HUD): its weather_draw code (0
+   * clear, 1 rain, 2 fog, 3 storm; absent: clear) and the frame number it is drawn at (weather.ts).
+   */
+  readonly weather?: { readonly code: number; readonly frame: number };
   readonly hud: HudModel;
 }
 
@@ -158,19 +165,42 @@ export class FrameRenderer {
   }
 
   /**
-   * The lighting pass over the viewport: one level per tile of the view in the light map (today the
-   * ambient level everywhere; light sources will raise it around them), then one wasm call.
+   * The lighting pass over the viewport, two wasm calls: light_build writes the light map — the
+   * ambient level, raised around the map's lit tiles (TILE_LIGHT) and `lights`, opaque tiles
+   * blocking — one level per world tile of the view, each tile as (its size / 8)² cells of 8 px;
+   * then light_apply darkens the view by it. A tile size that is not a multiple of 8 gets the
+   * ambient level alone.
    */
-  private applyLight(level: number, placement: ViewportPlacement): void {
-    // The light map's cells are 8 px (light_apply's tile); larger map tiles are covered by 8 px cells from the view's corner.
-    const native = placement.tileSizePx === TILE_SIZE_PX;
-    const wide = native ? placement.tilesWide + 1 : VIEWPORT.w / TILE_SIZE_PX + 1;
-    const high = native ? placement.tilesHigh + 1 : VIEWPORT.h / TILE_SIZE_PX + 1;
-    this.blitter.lightMap.fill(level, 0, wide * high);
-    const screen = native
-      ? screenOfTile(placement.firstTileX, placement.firstTileY, placement)
-      : { x: VIEWPORT.x, y: VIEWPORT.y };
-    this.blitter.lightApply(VIEWPORT.x, VIEWPORT.y, VIEWPORT.w, VIEWPORT.h, screen.x, screen.y, wide, high);
+  private applyLight(level: number, lights: readonly EntityLight[], placement: ViewportPlacement): void {
+    const tile = placement.tileSizePx;
+    if (tile % TILE_SIZE_PX === 0) {
+      const count = Math.min(lights.length, LIGHT_SOURCES_MAX);
+      for (let i = 0; i < count; i++) this.blitter.setLightSource(i, lights[i].x, lights[i].y, lights[i].radius);
+      const scale = tile / TILE_SIZE_PX;
+      const built = this.blitter.lightBuild(
+        placement.firstTileX,
+        placement.firstTileY,
+        placement.tilesWide,
+        placement.tilesHigh,
+        level,
+        scale,
+        count,
+      );
+      if (built === 0) {
+        const screen = screenOfTile(placement.firstTileX, placement.firstTileY, placement);
+        const wide = placement.tilesWide * scale;
+        const high = placement.tilesHigh * scale;
+        this.blitter.lightApply(VIEWPORT.x, VIEWPORT.y, VIEWPORT.w, VIEWPORT.h, screen.x, screen.y, wide, high);
+        return;
+      }
+    }
+    this.ambientLight(level);
+  }
+
+  /** The ambient level everywhere: a light map of one tile (light_apply extends edge tiles outwards). */
+  private ambientLight(level: number): void {
+    this.blitter.lightMap[0] = level;
+    this.blitter.lightApply(VIEWPORT.x, VIEWPORT.y, VIEWPORT.w, VIEWPORT.h, VIEWPORT.x, VIEWPORT.y, 1, 1);
   }
 
   /** Composes the frame and converts it to RGBA; returns where the world was placed (for pointer mapping). */
@@ -186,7 +216,11 @@ export class FrameRenderer {
       this.mark(scene.cursor, MARKER_CORNERS, colour, placement);
     }
     this.list.flush(this.atlas.markers, VIEWPORT);
-    if (scene.light !== undefined && scene.light < FULL_LIGHT) this.applyLight(scene.light, placement);
+    if (scene.light !== undefined && scene.light < FULL_LIGHT)
+      this.applyLight(scene.light, scene.lights ?? [], placement);
+    if (scene.weather && scene.weather.code > 0) {
+      this.blitter.weatherDraw(VIEWPORT.x, VIEWPORT.y, VIEWPORT.w, VIEWPORT.h, scene.weather.code, scene.weather.frame);
+    }
     if (scene.labels) this.drawLabels(scene.labels, placement);
     if (scene.floaters) this.drawFloaters(scene.floaters, placement);
     if (scene.banner) this.drawBanner(scene.banner);

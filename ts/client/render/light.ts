@@ -5,6 +5,7 @@
 // the identity, so full daylight changes no pixel. Written once into the wasm
 // LIGHT_TABLES (and the JS reference's): the per-pixel work is the wasm pass's.
 import { LIGHT_LEVELS } from "../../blit-layout.js";
+import type { WasmBlitter } from "../../wasm/blit.js";
 
 /** The brightness of level 0 (the darkest night), as a share of full light. */
 export const NIGHT_FLOOR = 0.22;
@@ -24,4 +25,51 @@ export function buildLightTables(out: Uint8Array): void {
         (Math.round((red * 7) / 255) << 5) | (Math.round((green * 7) / 255) << 2) | Math.round((blue * 3) / 255);
     }
   }
+}
+
+/** A light the frame adds around an entity: a world tile and a radius in tiles (a LIGHT_SOURCES entry). */
+export interface EntityLight {
+  readonly x: number;
+  readonly y: number;
+  readonly radius: number;
+}
+
+/** Fills TILE_LIGHT from the world's tiles: each tile's `light` radius (docs/world-time.md § Light), 0 elsewhere. */
+export function installTileLights(
+  blitter: WasmBlitter,
+  tiles: Iterable<{ readonly id: number; readonly light?: number }>,
+): number {
+  const table = blitter.tileLight;
+  table.fill(0);
+  let sources = 0;
+  for (const { id, light } of tiles) {
+    if (light === undefined || light <= 0) continue;
+    table[id & 0xffff] = Math.min(light, 255);
+    sources++;
+  }
+  return sources;
+}
+
+/**
+ * The lights of the entities drawn this frame: every living one whose kind glows (its kinds-file
+ * `light`), at its tile; corpses (hp 0 of hp_max > 0) give none.
+ */
+export function entityLights(
+  entities: Iterable<{
+    readonly typeId: number;
+    readonly tileX: number;
+    readonly tileY: number;
+    readonly hp?: number;
+    readonly hpMax?: number;
+  }>,
+  kinds: ReadonlyMap<number, { readonly light?: number }>,
+): EntityLight[] {
+  const lights: EntityLight[] = [];
+  for (const entity of entities) {
+    const radius = kinds.get(entity.typeId)?.light;
+    if (radius === undefined || radius <= 0) continue;
+    if ((entity.hpMax ?? 0) > 0 && (entity.hp ?? 0) <= 0) continue;
+    lights.push({ x: entity.tileX, y: entity.tileY, radius });
+  }
+  return lights;
 }

@@ -41,6 +41,7 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     armor: 2,
     elo: 700,
     loot: [{ item: "glow crystal", chance: 0.3, min: 1, max: 1 }],
+    light: 2,
   },
   {
     name: "cave spider",

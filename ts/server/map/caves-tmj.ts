@@ -114,6 +114,7 @@ export function cavesTileset(image: string): Record<string, unknown> {
         { name: "name", type: "string", value: tile.name },
         { name: "opaque", type: "bool", value: tile.opaque },
         ...(tile.opensTo === undefined ? [] : [{ name: "opensTo", type: "int" as const, value: tile.opensTo }]),
+        ...(tile.light === undefined ? [] : [{ name: "light", type: "int" as const, value: tile.light }]),
       ],
     })),
   };

@@ -201,5 +201,7 @@ function makeTwin(twinId: number, base: TileInfo, flags: number, stack?: number[
     twinOf: base.id,
   };
   if (stack) twin.stack = stack;
+  // A twin of a torch still burns (its look and light are its base's).
+  if (base.light !== undefined) twin.light = base.light;
   return twin;
 }

@@ -33,7 +33,14 @@ export const CAVE_TILE = {
 } as const;
 
 /** Tile data of the bundled map, in id order (also written to caves.tiles.json). */
-export const CAVE_TILE_DATA: { id: number; name: string; collides: boolean; opaque: boolean; opensTo?: number }[] = [
+export const CAVE_TILE_DATA: {
+  id: number;
+  name: string;
+  collides: boolean;
+  opaque: boolean;
+  opensTo?: number;
+  light?: number;
+}[] = [
   { id: 1, name: "floor", collides: false, opaque: false },
   { id: 2, name: "gravel", collides: false, opaque: false },
   { id: 3, name: "moss", collides: false, opaque: false },
@@ -46,7 +53,7 @@ export const CAVE_TILE_DATA: { id: number; name: string; collides: boolean; opaq
   { id: 10, name: "deep water", collides: true, opaque: false },
   { id: 11, name: "rubble", collides: false, opaque: false },
   { id: 12, name: "mushrooms", collides: false, opaque: false },
-  { id: 13, name: "torch wall", collides: true, opaque: true },
+  { id: 13, name: "torch wall", collides: true, opaque: true, light: 5 },
   { id: 14, name: "sign", collides: true, opaque: false },
   { id: 15, name: "notice board", collides: true, opaque: false },
   { id: 16, name: "bridge", collides: false, opaque: false },

@@ -28,7 +28,12 @@ export interface TileInfo {
    * (the GID with its flip bits, and dx, dy from the drawn cell to the tile's anchor cell; tile-stacks.ts).
    */
   stack?: number[];
+  /** A light source (issue 15, docs/world-time.md § Light): its light radius in tiles, 1 … LIGHT_RADIUS_MAX. */
+  light?: number;
 }
+
+/** Largest `light` radius in tiles (assembly/layout.ts LIGHT_RADIUS_MAX). */
+export const TILE_LIGHT_MAX = 8;
 
 /** Tile data by world tile id. */
 export type TileData = Map<number, TileInfo>;
@@ -41,12 +46,13 @@ export interface TileDataEntry {
   opaque?: boolean;
   look?: number;
   opensTo?: number;
+  light?: number;
 }
 
 export const TILE_DATA_VERSION = 1;
 /** TILE_LOOK value meaning "draw nothing". */
 export const LOOK_NONE = 0xffff;
-const ENTRY_KEYS = new Set(["id", "name", "collides", "opaque", "look", "opensTo"]);
+const ENTRY_KEYS = new Set(["id", "name", "collides", "opaque", "look", "opensTo", "light"]);
 
 /** `maps/caves.tmj` → `maps/caves.tiles.json`. */
 export function tileDataPathFor(mapPath: string): string {
@@ -108,6 +114,8 @@ function parseEntry(value: unknown, where: string, file: string): TileDataEntry 
   if (opaque !== undefined) entry.opaque = opaque;
   const look = integer("look", 0xffff);
   if (look !== undefined) entry.look = look;
+  const light = integer("light", TILE_LIGHT_MAX);
+  if (light !== undefined) entry.light = light;
   const opensTo = integer("opensTo", MAX_WORLD_TILE_ID);
   if (opensTo !== undefined) {
     if (opensTo === id) throw new MapError(file, `${where}.opensTo: a door cannot open to its own tile ${id}`);
@@ -140,11 +148,23 @@ export function tileDataFromTilesets(tilesets: readonly Tileset[]): TileData {
         if (typeof opensTo === "number" && Number.isInteger(opensTo) && opensTo > 0 && opensTo !== gid) {
           info.opensTo = opensTo;
         }
+        const light = lightProperty(propertyIgnoringCase(definition.properties, "light"));
+        if (light > 0) info.light = light;
       }
       tileData.set(gid, info);
     }
   }
   return tileData;
+}
+
+/**
+ * A Tiled `light` property as a radius: an int or float is the radius in tiles (rounded, clamped to
+ * 0 … TILE_LIGHT_MAX), `true` a torch's 5 tiles; anything else gives no light.
+ */
+export function lightProperty(value: unknown): number {
+  if (value === true) return 5;
+  if (typeof value !== "number" || !Number.isFinite(value)) return 0;
+  return Math.max(0, Math.min(TILE_LIGHT_MAX, Math.round(value)));
 }
 
 /** The default meaning of id 0 (a cell no layer has a tile in): solid, drawn as nothing. */
@@ -162,6 +182,10 @@ export function mergeTileData(tileData: TileData, entries: readonly TileDataEntr
     if (entry.opaque !== undefined) merged.opaque = entry.opaque;
     if (entry.look !== undefined) merged.look = entry.look;
     if (entry.opensTo !== undefined) merged.opensTo = entry.opensTo;
+    if (entry.light !== undefined) {
+      if (entry.light > 0) merged.light = entry.light;
+      else delete merged.light;
+    }
     tileData.set(entry.id, merged);
   }
   return tileData;

@@ -60,6 +60,8 @@ export interface NpcKind {
    * or false: a door stops it like a wall. No creature ever unlocks or closes a door.
    */
   opensDoors?: boolean;
+  /** It glows (issue 15, docs/world-time.md § Light): a light radius in tiles, 1 … 8, drawn by clients at night; absent: none. */
+  light?: number;
 }
 
 /** A hostile kind's nightSpawns when the file gives none, and the most any kind may have. */
@@ -93,6 +95,7 @@ const KIND_KEYS = new Set([
   "hp",
   "perception",
   "nightPerception",
+  "light",
   "nightSpawns",
   "leash",
   "wander",
@@ -179,6 +182,7 @@ function parseKind(value: unknown, where: string, file: string): NpcKind {
     loot: parseLoot(fields.loot, where, file),
     // Only a kind that opens doors says so: the others read as they did before doors existed.
     ...(opensDoors ? { opensDoors } : {}),
+    ...(fields.light !== undefined && fields.light !== 0 ? { light: integer("light", 0, 8) } : {}),
   };
 }
 

@@ -1,0 +1,103 @@
+// The frame's lighting and weather as a player sees them (issue 15), on the real
+// renderer and wasm blitter: at night a torch tile lights a pool around it and a wall
+// stops it, a glowing creature lights its own tiles, and rain and fog show over the
+// world but not over the HUD panel.
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { installTileLooks, uploadAtlas } from "../ts/client/render/atlas.js";
+import { entityLights, installTileLights } from "../ts/client/render/light.js";
+import { FB_WIDTH, TILE_FLAG_OPAQUE } from "../ts/constants.js";
+import {
+  floorGrid,
+  makeRenderRig,
+  RIG_FLOOR,
+  renderAtRigCamera,
+  rigScreenOf,
+  SHEETS,
+  type RenderRig,
+} from "./client-render-rig.js";
+
+const TORCH = 13;
+const WALL = 5;
+let rig: RenderRig;
+
+beforeAll(async () => {
+  rig = await makeRenderRig();
+  const atlas = uploadAtlas(rig.blitter, SHEETS);
+  installTileLooks(rig.blitter, atlas, [
+    { id: RIG_FLOOR, look: RIG_FLOOR },
+    { id: TORCH, look: TORCH },
+    { id: WALL, look: WALL },
+  ]);
+});
+
+beforeEach(() => {
+  floorGrid(rig.sim);
+  const flags = new Uint8Array(65536);
+  flags[TORCH] = flags[WALL] = TILE_FLAG_OPAQUE;
+  rig.sim.setFlags(flags);
+  installTileLights(rig.blitter, [{ id: TORCH, light: 5 }]);
+});
+
+/** Mean brightness (sum of the RGB332 channel levels) of tile (x, y) as drawn. */
+function tileBrightness(x: number, y: number): number {
+  const fb = rig.blitter.framebuffer();
+  const { x: left, y: top } = rigScreenOf(x, y);
+  let sum = 0;
+  for (let py = top; py < top + 8; py++) {
+    for (let px = left; px < left + 8; px++) {
+      const c = fb[py * FB_WIDTH + px];
+      sum += (c >> 5) + ((c >> 2) & 7) + (c & 3) * 2;
+    }
+  }
+  return sum / 64;
+}
+
+describe("light sources in the frame (issue 15)", () => {
+  it("at midnight a torch lights a pool around it; far tiles stay dark; a wall stops the light", () => {
+    rig.sim.setTile(10, 12, TORCH);
+    for (let y = 0; y < 64; y++) rig.sim.setTile(13, y, WALL); // a wall column three tiles right of the torch
+    renderAtRigCamera(rig, [], { light: 0 });
+    const near = tileBrightness(9, 12);
+    const far = tileBrightness(10, 22);
+    const behind = tileBrightness(14, 12);
+    const open = tileBrightness(7, 12); // three tiles out on the open side
+    expect(near).toBeGreaterThan(far * 1.5);
+    expect(open).toBeGreaterThan(behind);
+    expect(behind).toBe(far);
+    // At noon the pool is gone: every floor tile is drawn alike.
+    renderAtRigCamera(rig, [], { light: 15 });
+    expect(tileBrightness(9, 12)).toBe(tileBrightness(10, 22));
+  });
+
+  it("a glowing creature lights its tiles; a dead one does not", () => {
+    const kinds = new Map([[17, { light: 2 }]]);
+    const alive = entityLights([{ typeId: 17, tileX: 20, tileY: 12, hp: 3, hpMax: 5 }], kinds);
+    expect(alive).toEqual([{ x: 20, y: 12, radius: 2 }]);
+    expect(entityLights([{ typeId: 17, tileX: 20, tileY: 12, hp: 0, hpMax: 5 }], kinds)).toEqual([]);
+    expect(entityLights([{ typeId: 18, tileX: 20, tileY: 12 }], kinds)).toEqual([]);
+    renderAtRigCamera(rig, [], { light: 0, lights: alive });
+    expect(tileBrightness(20, 13)).toBeGreaterThan(tileBrightness(20, 20));
+  });
+});
+
+describe("weather in the frame (issue 15)", () => {
+  const panelBytes = () => {
+    const fb = rig.blitter.framebuffer();
+    const rows: number[] = [];
+    for (let y = 0; y < 240; y++) rows.push(...fb.subarray(y * FB_WIDTH + 240, (y + 1) * FB_WIDTH));
+    return rows;
+  };
+
+  it("rain and fog change the view and leave the HUD panel as it was", () => {
+    renderAtRigCamera(rig, []);
+    const panel = panelBytes();
+    const clearView = rig.blitter.framebuffer().slice();
+    for (const code of [1, 2, 3]) {
+      renderAtRigCamera(rig, [], { weather: { code, frame: 77 } });
+      expect(panelBytes()).toEqual(panel);
+      expect(Buffer.compare(rig.blitter.framebuffer(), clearView)).not.toBe(0);
+    }
+    renderAtRigCamera(rig, [], { weather: { code: 0, frame: 77 } });
+    expect(Buffer.compare(rig.blitter.framebuffer(), clearView)).toBe(0);
+  });
+});
