@@ -25,17 +25,28 @@ function newestSource(dir) {
   return newest;
 }
 
+// asc's "converge" repeats binaryen's optimisation until the module stops shrinking; when the last
+// round comes out a few bytes larger than the one before it says "Last converge was suboptimal."
+// and keeps that module. Harmless (the module is valid and slightly bigger; the loader's
+// checks and the tests run on it), but on a first `npm start` it reads like a failure, so that one
+// line is dropped and everything else asc writes goes to stderr as before.
+const CONVERGE_NOTE = /^Last converge was suboptimal\.\r?\n?$/;
+const stderr = asc.createMemoryStream((text) => {
+  if (typeof text === "string" && CONVERGE_NOTE.test(text)) return;
+  process.stderr.write(text);
+});
+
 const sourceTime = Math.max(newestSource("assembly"), statSync("asconfig.json").mtimeMs);
 for (const target of targets) {
   const out = outFiles[target];
   if (args.has("--if-missing") && existsSync(out) && statSync(out).mtimeMs >= sourceTime) continue;
   process.stderr.write(`building ${out} (asc, target ${target})\n`);
-  const { error, stderr } = await asc.main(["--config", "asconfig.json", "--target", target], {
+  const { error } = await asc.main(["--config", "asconfig.json", "--target", target], {
     stdout: process.stdout,
-    stderr: process.stderr,
+    stderr,
   });
   if (error) {
-    process.stderr.write(`wasm build failed: ${error.message}\n${stderr.toString()}\n`);
+    process.stderr.write(`wasm build failed: ${error.message}\n`);
     process.exit(1);
   }
 }

@@ -8,7 +8,7 @@ import { chunkId } from "../ts/protocol/chunk-id.js";
 import { createImage, rgb24FromRgb332 } from "../ts/client/assets/image.js";
 import { CELL_SIZE_PX, SHEET_COLUMNS } from "../ts/client/assets/sheets.js";
 import { ExploredChunks, MINIMAP_CHUNKS_MAX, tileColours } from "../ts/client/ui/minimap.js";
-import { onlineLabel, parseOnline } from "../ts/client/ui/who-online.js";
+import { onlineLabel, parseOnline, sortNicks } from "../ts/client/ui/who-online.js";
 
 /** A tile sheet whose cell `look` is `main` but for `rest` pixels of `other`. */
 function sheetWith(look: number, main: number, other: number, rest: number) {
@@ -87,5 +87,18 @@ describe("parseOnline", () => {
     expect(parseOnline("2 online")).toBeNull();
     expect(parseOnline(null)).toBeNull();
     expect(onlineLabel(3)).toBe("3 online");
+  });
+});
+
+describe("sortNicks", () => {
+  it("lists bot2 before bot10 and ignores case (20 bots read bot1, bot10, bot11, … bot2 before)", () => {
+    expect(sortNicks(["bot10", "bot2", "Ada", "bot1", "ada b", "Zed"])).toEqual([
+      "Ada",
+      "ada b",
+      "bot1",
+      "bot2",
+      "bot10",
+      "Zed",
+    ]);
   });
 });

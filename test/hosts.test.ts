@@ -83,7 +83,11 @@ describe("Node (V8) host: plain WebAssembly API", () => {
 });
 
 const bunAvailable = existsSync(BUN) && works(BUN, ["--version"]);
-if (!bunAvailable) console.log("hosts.test: Bun host skipped (node_modules/.bin/bun missing or not runnable)");
+if (!bunAvailable) {
+  console.log(
+    "hosts.test: Bun host skipped (node_modules/.bin/bun missing or not runnable; the default install leaves it out: npm install --no-save bun@1.4.5, as .ci/run does)",
+  );
+}
 
 describe.skipIf(!bunAvailable)("Bun (JavaScriptCore) host", () => {
   it("passes every vector", () => {

@@ -46,6 +46,12 @@ export interface BrowserRig {
   baseUrl: string;
   /** The map under THE movement rule (wasm), to choose walkable directions and reachable targets. */
   sim: WasmSim;
+  /**
+   * Stops the server and starts another on the same HTTP and UDP ports with the rig's options and
+   * `options` on top (a database to reopen, say): an outage and a restart, as the pages see them.
+   * `whileDown` runs between the two.
+   */
+  restartServer(options?: Partial<ServerOptions>, whileDown?: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -68,7 +74,7 @@ export async function startRig(options: Partial<ServerOptions> = {}): Promise<Br
   expect(sim.initGrid(map.width, map.height, 0, 0)).toBe(true);
   sim.tiles.set(map.tiles);
   sim.setFlags(map.flags);
-  const server = await startServer({
+  const serverOptions: ServerOptions = {
     host: "127.0.0.1",
     httpPort: 0,
     udpPort: 0,
@@ -76,24 +82,32 @@ export async function startRig(options: Partial<ServerOptions> = {}): Promise<Br
     logger: new Logger("silent"),
     clientDir,
     ...options,
-  });
+  };
+  const server = await startServer(serverOptions);
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,
     args: CHROMIUM_ARGS,
     viewport: { width: 1000, height: 760 },
   });
-  return {
+  const rig: BrowserRig = {
     server,
     context,
     baseUrl: `http://127.0.0.1:${server.httpPort}`,
     sim,
+    async restartServer(more = {}, whileDown) {
+      const { httpPort, udpPort } = rig.server;
+      await rig.server.close();
+      await whileDown?.();
+      rig.server = await startServer({ ...serverOptions, ...more, httpPort, udpPort });
+    },
     async close() {
       await context.close();
-      await server.close();
+      await rig.server.close();
       for (const dir of [clientDir, userDataDir]) rmSync(dir, { recursive: true, force: true });
     },
   };
+  return rig;
 }
 
 export async function debugText(page: Page): Promise<string> {

@@ -35,7 +35,8 @@ export type InputCommand =
   | "take-all"
   | "minimap"
   | "who-online"
-  | "name-tags";
+  | "name-tags"
+  | "sound";
 
 export type KeyBinding =
   | { readonly kind: "move"; readonly dx: -1 | 0 | 1; readonly dy: -1 | 0 | 1 }
@@ -73,6 +74,7 @@ export const KEY_BINDINGS: Readonly<Record<string, KeyBinding>> = {
   KeyM: command("minimap"),
   KeyO: command("who-online"),
   KeyN: command("name-tags"),
+  KeyV: command("sound"),
 };
 
 /** Action code for a step (dx, dy) with each component in -1..1; (0, 0) is MOVE_NONE (the protocol's inverse table). */

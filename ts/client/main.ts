@@ -33,6 +33,9 @@ import { TileImages } from "./ui/tile-images.js";
 import { TouchControls } from "./ui/touch-controls.js";
 import { Minimap, tileColours } from "./ui/minimap.js";
 import { WhoOnline } from "./ui/who-online.js";
+import { renderOffline, SoundBoard } from "./ui/sound-board.js";
+import { SoundCues } from "./ui/sound-cues.js";
+import { rms, SOUND_NAMES, type SoundName } from "./assets/sounds.js";
 import { WasmBlitter } from "../wasm/blit.js";
 import { PLAYER_LOOKS } from "../appearance.js";
 import { playerLookCell } from "./render/entity-sprites.js";
@@ -57,6 +60,17 @@ const status = new StatusLine(element("status"));
 const debug = new DebugOverlay(element("debug"), query.get("debug") === "1");
 const join = new JoinScreen(document, (request) => void play(request));
 let loaded: Loaded | null = null;
+// The sound (V or its button mutes it, remembered); it opens on Play, a user gesture.
+const sounds = new SoundBoard(element("sound"), storageOrNull());
+if (query.get("debug") === "1") {
+  // For tests and tools (docs/client.md § Sound): renders a sound offline through the page's own graph.
+  Object.assign(window, {
+    cavesSound: {
+      names: SOUND_NAMES,
+      render: async (name: SoundName) => rms(await renderOffline(name)),
+    },
+  });
+}
 let session: PlaySession | null = null;
 
 status.set("Loading the game…", "busy");
@@ -86,6 +100,15 @@ loadResources().then(
   },
 );
 
+/** The page's localStorage, or null where the browser refuses it (a privacy mode). */
+function storageOrNull(): Storage | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}
+
 /** Joins as the request says: the password, if any, goes only into the HTTP(S) request. */
 function connect(request: JoinRequest, makeTransport: MakeTransport): Promise<GuestConnection> {
   return request.kind === "guest"
@@ -98,6 +121,7 @@ async function play(request: JoinRequest): Promise<void> {
   const { resources, blitter, atlas, renderer, view } = loaded;
   join.setBusy(true);
   join.showError("");
+  sounds.start();
   const who = request.kind === "guest" ? request.nick : request.name;
   status.set(request.kind === "register" ? `Registering ${who}…` : `Joining as ${who}…`, "busy");
   const notes: string[] = [];
@@ -168,6 +192,12 @@ async function play(request: JoinRequest): Promise<void> {
     new Minimap(element("minimap"), client, tileColours(connection.world.tiles, resources.images.tiles));
     element("who").hidden = false;
     new WhoOnline(element("who"), serverUrl, view.canvas);
+    const cues = new SoundCues(client, sounds);
+    const listen = () => {
+      cues.update();
+      requestAnimationFrame(listen);
+    };
+    requestAnimationFrame(listen);
   } catch (error) {
     // The same plain words on the card and under the game: what happened, not just "not connected".
     const explanation = explainJoinError(error, serverUrl);

@@ -13,6 +13,7 @@ import { TIMING_WINDOW_TICKS } from "./metrics.js";
 import { KeyedRateLimiter } from "./rate-limit.js";
 import { checkNick } from "./nick.js";
 import { installOnlineRoute } from "./online-route.js";
+import { countByTransport } from "./transport-counts.js";
 import { checkAppearance } from "../appearance.js";
 import { type MetricsSource, prometheusText } from "./prometheus.js";
 import type { Session, SessionRegistry } from "./session.js";
@@ -255,6 +256,7 @@ export function installApiRoutes(
     }
     const status = {
       ...game.status(ticks),
+      playersByTransport: countByTransport(game.sessions.values()),
       http: { ...http.connections, ...guardStats, hashing: hashing.stats },
     };
     return { body: udpStatus ? { ...status, udp: udpStatus() } : status };

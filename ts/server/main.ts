@@ -1,4 +1,5 @@
 // `npm start`: runs the game server on the bundled map (or --map).
+import { startupSummary } from "./startup-summary.js";
 import { DAY_MINUTES_MAX, DAY_MINUTES_MIN } from "../world-time.js";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -280,7 +281,17 @@ async function main(): Promise<void> {
   process.stdout.write(
     `Forgotten Caves is running: http://${host}:${server.httpPort}/  (UDP ${host}:${server.udpPort}, map ${world.name})\n`,
   );
-  if (server.webrtc.unavailableReason) process.stdout.write(`WebRTC is off: ${server.webrtc.unavailableReason}\n`);
+  for (const line of startupSummary({
+    host,
+    httpPort: server.httpPort,
+    udpPort: server.udpPort,
+    udpBackend: server.udpBackend,
+    udpFallbackReason: server.udpFallbackReason,
+    webrtcUnavailableReason: server.webrtc.unavailableReason,
+    database: v.db!,
+  })) {
+    process.stdout.write(`${line}\n`);
+  }
   if (netsim) {
     process.stdout.write(
       `netsim: every link impaired: ${formatProfile(netsim.profile)}, seed ${netsim.seed} (add seed=${netsim.seed} to repeat it)\n`,

@@ -2,11 +2,13 @@
 import type { EventLoopDelay } from "./event-loop-delay.js";
 import type { Metrics } from "./metrics.js";
 import type { NpcRoom } from "./npc/npc-room.js";
+import type { Session } from "./session.js";
+import { countByTransport } from "./transport-counts.js";
 
 /** What /metrics reports on (the Game has all of it). */
 export interface MetricsSource {
   readonly metrics: Metrics;
-  readonly sessions: { readonly size: number };
+  readonly sessions: { readonly size: number; values(): Iterable<Pick<Session, "peer">> };
   readonly entities: { readonly size: number };
   readonly tick: number;
   readonly eventLoopDelay: Pick<EventLoopDelay, "summary">;
@@ -21,6 +23,13 @@ export function prometheusText(game: MetricsSource): string {
     for (const [labels, value] of samples) lines.push(`${name}${labels} ${value}`);
   };
   metric("caves_players", "gauge", "Sessions currently joined.", [["", game.sessions.size]]);
+  const byTransport = countByTransport(game.sessions.values());
+  metric(
+    "caves_players_by_transport",
+    "gauge",
+    "Sessions by the transport of their link (unbound: joined, no datagram yet).",
+    Object.entries(byTransport).map(([transport, n]) => [`{transport="${transport}"}`, n]),
+  );
   metric("caves_entities", "gauge", "Entities in the world.", [["", game.entities.size]]);
   metric("caves_tick", "counter", "Simulation ticks processed.", [["", game.tick]]);
   metric("caves_tick_duration_ms", "gauge", "Tick duration percentiles over recent ticks.", [

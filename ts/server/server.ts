@@ -62,6 +62,8 @@ export interface RunningServer {
   udpPort: number;
   /** Which socket carries UDP: "mmsg" (batched) or "dgram". */
   udpBackend: "mmsg" | "dgram";
+  /** Why the "auto" backend fell back to node:dgram ("" when it did not). */
+  udpFallbackReason: string;
   host: string;
   webrtc: WebRtcTransport;
   websocket: WebSocketTransport;
@@ -184,6 +186,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     httpPort: (http.server.address() as AddressInfo).port,
     udpPort: udp.port,
     udpBackend: udp.backend,
+    udpFallbackReason: udp.fallbackReason,
     webrtc,
     websocket,
     netsim,

@@ -25,6 +25,12 @@ export function parseOnline(body: unknown): OnlineAnswer | null {
   return { count: count as number, nicks: nicks as string[], truncated: truncated === true };
 }
 
+/** Nicks in the order a person reads a list: bot2 before bot10, case aside. */
+export function sortNicks(nicks: readonly string[]): string[] {
+  const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+  return [...nicks].sort(collator.compare);
+}
+
 /** The button's words. */
 export function onlineLabel(count: number): string {
   return `${count} online`;
@@ -111,7 +117,7 @@ export class WhoOnline {
     this.button.dataset.count = String(answer.count);
     const doc = this.list.ownerDocument;
     this.items.replaceChildren(
-      ...answer.nicks.map((nick) => {
+      ...sortNicks(answer.nicks).map((nick) => {
         const item = doc.createElement("li");
         item.textContent = nick;
         return item;
