@@ -25,10 +25,14 @@ const EAST = ACTION_DX.findIndex((dx, code) => code > 0 && dx === 1 && ACTION_DY
 async function playing(httpPort: number, nick: string): Promise<UdpTestClient> {
   const client = (await UdpTestClient.connect(httpPort, nick)).sign();
   client.action(0, 0);
-  await client.waitFor("its own position", () => {
-    if (client.position() === undefined) client.action(0, 0);
-    return client.position();
-  });
+  await client.waitFor(
+    "its own position",
+    () => {
+      if (client.position() === undefined) client.action(0, 0);
+      return client.position();
+    },
+    10_000,
+  );
   return client;
 }
 
@@ -73,7 +77,7 @@ describe.skipIf(skip !== null)("a world of two regions behind a gateway", () => 
 
   beforeAll(async () => {
     cluster = await startTestCluster();
-  }, 30_000);
+  }, 90_000);
 
   afterAll(async () => {
     for (const client of clients) client.close();
@@ -140,7 +144,10 @@ describe.skipIf(skip !== null)("a world of two regions behind a gateway", () => 
     // And the other way round.
     const back = await other.waitFor("the watcher in view", () => {
       other.action(0, 0);
-      return other.latestEntities()?.packets.flatMap((p) => p.entities).find((e) => e.id === watcher.joined.entityId);
+      return other
+        .latestEntities()
+        ?.packets.flatMap((p) => p.entities)
+        .find((e) => e.id === watcher.joined.entityId);
     });
     expect(back.x).toBe(watcher.position()!.x);
   }, 30_000);

@@ -85,7 +85,9 @@ export async function startTestCluster(gateways = 1): Promise<TestCluster> {
       child.exited.then((code) => {
         throw new Error(`the cluster exited (${String(code)}): ${child.stderr()}`);
       }),
-      new Promise((_, reject) => setTimeout(() => reject(new Error(`no cluster after 15 s: ${child.stderr()}`)), 15_000)),
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`no cluster after 60 s: ${child.stderr()}`)), 60_000),
+      ),
     ]);
   } catch (error) {
     await stop();

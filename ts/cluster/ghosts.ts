@@ -64,7 +64,17 @@ export class GhostTable {
       }
       seen.add(id);
       if (existing === undefined) {
-        const fields = { typeId, x, y, hp, hpMax, elo, flags, name: String(name), meta: Array.isArray(meta) ? meta : [] };
+        const fields = {
+          typeId,
+          x,
+          y,
+          hp,
+          hpMax,
+          elo,
+          flags,
+          name: String(name),
+          meta: Array.isArray(meta) ? meta : [],
+        };
         ghosts.set(id, this.entities.spawn(fields, "room", id));
         this.stats.spawned++;
         continue;

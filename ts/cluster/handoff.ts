@@ -101,7 +101,11 @@ export function arrivalOf(state: HandoffState): SessionArrival {
  * Gives the adopted session what its game did not: its replay window, its chat numbers and its
  * scheduled steps; returns how many steps were offered again, and how many of those did not keep their window.
  */
-export function restoreSession(session: Session, state: HandoffState, nextWindow: number): { steps: number; moved: number } {
+export function restoreSession(
+  session: Session,
+  state: HandoffState,
+  nextWindow: number,
+): { steps: number; moved: number } {
   session.replay.restore(state.replay);
   session.chat.restore(state.chat);
   let moved = 0;

@@ -64,7 +64,9 @@ export function parseLayout(text: string, chunksX: number, chunksY: number): Clu
     }
     const [cx0, cy0, cx1, cy1] = chunks as number[];
     if (cx0 < 0 || cy0 < 0 || cx1 > chunksX || cy1 > chunksY || cx0 >= cx1 || cy0 >= cy1) {
-      throw new LayoutError(`regions[${index}].chunks [${chunks.join(", ")}] is empty or outside ${chunksX}×${chunksY}`);
+      throw new LayoutError(
+        `regions[${index}].chunks [${chunks.join(", ")}] is empty or outside ${chunksX}×${chunksY}`,
+      );
     }
     return { region: region as number, cx0, cy0, cx1, cy1 };
   });
@@ -77,7 +79,8 @@ export function readLayout(path: string, chunksX: number, chunksY: number): Clus
 
 /** `regions` near-square rectangles over the map: columns × rows with columns ≥ rows. */
 export function gridLayout(chunksX: number, chunksY: number, regions: number): ClusterLayout {
-  if (!Number.isInteger(regions) || regions < 1) throw new LayoutError(`regions must be an integer ≥ 1, got ${regions}`);
+  if (!Number.isInteger(regions) || regions < 1)
+    throw new LayoutError(`regions must be an integer ≥ 1, got ${regions}`);
   let rows = Math.floor(Math.sqrt(regions));
   while (regions % rows !== 0) rows--;
   const columns = regions / rows;

@@ -98,10 +98,13 @@ async function runRegion(): Promise<void> {
     httpPort: 0,
     logger,
   });
-  process.stdout.write(`${JSON.stringify({ ready: "region", region, linkPort: running.linkPort, httpPort: running.httpPort })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ ready: "region", region, linkPort: running.linkPort, httpPort: running.httpPort })}\n`,
+  );
   const stop = () => void running.close().then(() => process.exit(0));
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
+  exitWithParent(stop);
 }
 
 async function runGateway(): Promise<void> {
@@ -121,6 +124,15 @@ async function runGateway(): Promise<void> {
   const stop = () => void running.close().then(() => process.exit(0));
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
+  exitWithParent(stop);
+}
+
+/** A child whose launcher died (SIGKILL leaves no time to stop it) stops too: nothing is left running. */
+function exitWithParent(stop: () => void): void {
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, 1000).unref();
 }
 
 function chunksOf(map: { width: number; height: number }): [number, number] {
@@ -162,7 +174,32 @@ async function runCluster(): Promise<void> {
     if (error instanceof LayoutError) fail(error.message);
     throw error;
   }
-  const redis = values.redis === undefined ? await startRedis() : null;
+  // Whatever has started is stopped on SIGTERM / SIGINT, also while the rest is still starting.
+  let redis: Awaited<ReturnType<typeof startRedis>> | null = null;
+  let stopping = false;
+  const children: Child[] = [];
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    const exits = children.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.child.exitCode !== null || c.child.signalCode !== null) return resolve();
+          c.child.once("exit", () => resolve());
+          c.child.kill("SIGTERM");
+        }),
+    );
+    void Promise.race([Promise.all(exits), new Promise((resolve) => setTimeout(resolve, 5000))])
+      .then(() => {
+        for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
+        return redis?.stop();
+      })
+      .then(() => process.exit(0));
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+  if (values.redis === undefined) redis = await startRedis();
+  if (stopping) return void (await redis?.stop());
   const redisUrl = values.redis ?? redis!.url;
   const directory = new Directory(redisUrl);
   await directory.connect();
@@ -170,8 +207,6 @@ async function runCluster(): Promise<void> {
   await directory.tickEpochMs(Date.now());
   await directory.close();
   const common = ["--redis", redisUrl, "--map", values.map, "--host", values.host, "--log-level", level];
-  let stopping = false;
-  const children: Child[] = [];
   const regionArgs = (region: number) => [
     "--role",
     "region",
@@ -229,29 +264,11 @@ async function runCluster(): Promise<void> {
   } else {
     process.stdout.write(
       `Forgotten Caves cluster: ${layout.regionCount} regions, ${gatewayCount} gateways, Redis at ${redisUrl}\n` +
-        gateways.map((g) => `  play at http://${values.host}:${String(g.httpPort)}/  (UDP ${String(g.udpPort)})\n`).join(""),
+        gateways
+          .map((g) => `  play at http://${values.host}:${String(g.httpPort)}/  (UDP ${String(g.udpPort)})\n`)
+          .join(""),
     );
   }
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    const exits = children.map(
-      (c) =>
-        new Promise<void>((resolve) => {
-          if (c.child.exitCode !== null || c.child.signalCode !== null) return resolve();
-          c.child.once("exit", () => resolve());
-          c.child.kill("SIGTERM");
-        }),
-    );
-    void Promise.race([Promise.all(exits), new Promise((resolve) => setTimeout(resolve, 5000))])
-      .then(() => {
-        for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
-        return redis?.stop();
-      })
-      .then(() => process.exit(0));
-  };
-  process.once("SIGTERM", stop);
-  process.once("SIGINT", stop);
 }
 
 const main = values.role === "region" ? runRegion : values.role === "gateway" ? runGateway : runCluster;

@@ -151,12 +151,20 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     switch (kind) {
       case FRAME_OPEN: {
         const { address, transport } = jsonOf(payload, "open") as { address?: unknown; transport?: unknown };
-        if (typeof address !== "string" || (transport !== "udp" && transport !== "webrtc" && transport !== "websocket")) {
+        if (
+          typeof address !== "string" ||
+          (transport !== "udp" && transport !== "webrtc" && transport !== "websocket")
+        ) {
           throw new FrameError("open: bad address or transport");
         }
         if (!link.peers.has(client) && link.peers.size >= MAX_PEERS_PER_GATEWAY) throw new FrameError("open: too many");
         const key = `gw:${link.id}:${client}`;
-        const peer: Peer = { key, address, transport, send: (datagram) => link.writer.send(FRAME_DATA, client, datagram) };
+        const peer: Peer = {
+          key,
+          address,
+          transport,
+          send: (datagram) => link.writer.send(FRAME_DATA, client, datagram),
+        };
         link.peers.set(client, peer);
         peerLinks.set(key, { link, client });
         return;
@@ -364,7 +372,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     if (++refreshes % 10 === 0) directory.refreshOwners(owned.keys()).catch(() => {});
     const nowMs = performance.now();
     for (const link of gateways.values()) {
-      for (const [client, sinceMs] of link.tombstones) if (nowMs - sinceMs > TOMBSTONE_MS) link.tombstones.delete(client);
+      for (const [client, sinceMs] of link.tombstones)
+        if (nowMs - sinceMs > TOMBSTONE_MS) link.tombstones.delete(client);
     }
   }, REFRESH_MS);
   refresher.unref();
