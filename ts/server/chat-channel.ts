@@ -96,4 +96,32 @@ export class ChatChannel {
     this.sentUpTo = Math.max(this.sentUpTo, this.queue[window - 1].seq);
     return resent;
   }
+
+  /** Where the channel stands, for a session moving to another process (ts/cluster/handoff.ts). */
+  snapshot(): ChatChannelState {
+    return {
+      nextSeq: this.nextSeq,
+      queue: this.queue.map((line) => ({ ...line })),
+      inboundSeq: this.inboundSeq,
+      inboundStatus: this.inboundStatus,
+    };
+  }
+
+  /** Continues another process's channel: the same numbers both ways, its unacknowledged lines re-sent from here. */
+  restore(state: ChatChannelState): void {
+    this.nextSeq = state.nextSeq;
+    this.queue.length = 0;
+    for (const line of state.queue.slice(-CHAT_QUEUE_MAX)) this.queue.push({ ...line });
+    this.sentUpTo = 0;
+    this.inboundSeq = state.inboundSeq;
+    this.inboundStatus = state.inboundStatus;
+  }
+}
+
+/** A chat channel's numbers and queue as they travel between processes. */
+export interface ChatChannelState {
+  readonly nextSeq: number;
+  readonly queue: readonly ChatLine[];
+  readonly inboundSeq: number;
+  readonly inboundStatus: number;
 }

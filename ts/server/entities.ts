@@ -52,7 +52,12 @@ export class EntityStore {
   private readonly actorsById = new Map<number, StoredEntity>();
   /** Entities by chunk, each bucket sorted by id so view queries merge instead of sorting. */
   private readonly buckets = new Map<number, Bucket>();
-  private nextId = 1;
+  private nextId: number;
+
+  /** `firstId`: where this store's ids start (a cluster's regions take disjoint ranges, ts/cluster/). */
+  constructor(firstId = 1) {
+    this.nextId = firstId;
+  }
 
   get size(): number {
     return this.byId.size;
@@ -71,13 +76,14 @@ export class EntityStore {
     return this.actorsById.values();
   }
 
-  spawn(fields: EntityFields, driver: EntityDriver = "actions"): StoredEntity {
+  /** `id`: an entity arriving from another process keeps its own (ts/cluster/); otherwise the next one. */
+  spawn(fields: EntityFields, driver: EntityDriver = "actions", id = this.nextId++): StoredEntity {
     // Ids are never reused while the process lives, so a client can never
     // confuse a newcomer with someone who left. Every field is written here, in
     // one order, so all entities share one object shape and the per-client
     // loops that read them stay monomorphic.
     const entity: StoredEntity = {
-      id: this.nextId++,
+      id,
       typeId: fields.typeId,
       x: fields.x,
       y: fields.y,

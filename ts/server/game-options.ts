@@ -40,6 +40,8 @@ export interface GameOptions {
    * The game closes it in shutdown().
    */
   database?: GameDatabase;
+  /** The first entity id this game hands out (default 1): a cluster's regions take disjoint ranges (ts/cluster/). */
+  firstEntityId?: number;
 }
 
 export const DEFAULT_GAME_OPTIONS: GameOptions = {

@@ -50,7 +50,7 @@ import { NoticeStore } from "./persistence/notice-store.js";
 import { type GameDatabase, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
 import { KeyedRateLimiter } from "./rate-limit.js";
 import { type Peer, type Session, SessionRegistry } from "./session.js";
-import { SessionLifecycle } from "./session-lifecycle.js";
+import { type SessionArrival, SessionLifecycle } from "./session-lifecycle.js";
 import { TickLoop } from "./tick-loop.js";
 import { TileUpdates } from "./tile-updates.js";
 import { World, type WorldMap } from "./world.js";
@@ -70,7 +70,7 @@ class GameClock implements Clock {
 
 export class Game {
   readonly world: World;
-  readonly entities = new EntityStore();
+  readonly entities: EntityStore;
   readonly sessions: SessionRegistry;
   readonly metrics = new Metrics();
   readonly eventLoopDelay = new EventLoopDelay();
@@ -122,6 +122,7 @@ export class Game {
     readonly log: Logger = new Logger("info"),
   ) {
     this.options = { ...DEFAULT_GAME_OPTIONS, ...options };
+    this.entities = new EntityStore(this.options.firstEntityId);
     this.world = new World(core, map);
     this.sessions = new SessionRegistry(
       { ratePerSecond: this.options.sessionRatePerSecond, burst: this.options.sessionRatePerSecond * 2 },
@@ -346,6 +347,16 @@ export class Game {
   /** Ends a session; its account's character is saved. */
   leave(session: Session, reason: string): void {
     this.lifecycle.leave(session, reason);
+  }
+
+  /** A session handed over by another process of a cluster starts here as it was (ts/cluster/handoff.ts). */
+  adoptSession(arrival: SessionArrival, peer: Peer, nowMs: number): Session {
+    return this.lifecycle.adopt(arrival, peer, nowMs);
+  }
+
+  /** A session handed over to another process of a cluster stops here, without a "left" notice or a save. */
+  releaseSession(session: Session): void {
+    this.lifecycle.release(session);
   }
 
   /** Changes one tile at run time and tells the clients holding its chunk (TileUpdates.set has the rules). */

@@ -26,4 +26,16 @@ export class ReplayWindow {
     if (sequence > this.newest) this.newest = sequence;
     return true;
   }
+
+  /** The sequences accepted, for a session moving to another process (ts/cluster/handoff.ts). */
+  snapshot(): { newest: number; received: number[] } {
+    return { newest: this.newest, received: Array.from(this.received) };
+  }
+
+  /** Takes over what another process's window accepted: a packet replayed there is refused here too. */
+  restore(saved: { newest: number; received: readonly number[] }): void {
+    if (saved.received.length !== REPLAY_WINDOW) throw new Error(`a replay window holds ${REPLAY_WINDOW} sequences`);
+    this.received.set(saved.received);
+    this.newest = saved.newest >>> 0;
+  }
 }

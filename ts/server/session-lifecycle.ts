@@ -9,13 +9,13 @@ import type { AccountHost } from "./accounts/account-service.js";
 import type { AccountRecord } from "./accounts/account-store.js";
 import type { ChatService } from "./chat.js";
 import { JoinNotices } from "./join-notices.js";
-import { ENTITY_TYPE_PLAYER, type EntityStore } from "./entities.js";
+import { ENTITY_TYPE_PLAYER, type EntityFields, type EntityStore } from "./entities.js";
 import { type GameOptions, JoinError } from "./game-options.js";
 import type { Logger } from "./log.js";
 import type { CharacterSaver } from "./persistence/character-saver.js";
 import type { ItemRoom } from "./items/item-room.js";
 import { type CharacterState, NEW_CHARACTER } from "./persistence/character-store.js";
-import type { Session, SessionRegistry } from "./session.js";
+import type { Peer, Session, SessionRegistry } from "./session.js";
 import { NOTICE_RADIUS } from "./view.js";
 import { lookalikeMessage, nickKey } from "./nick.js";
 import type { World } from "./world.js";
@@ -35,8 +35,24 @@ export interface SessionLifecyclePorts {
   readonly chat: Pick<ChatService, "systemNear" | "tell">;
   readonly characters: Pick<CharacterSaver, "load" | "track" | "saveAndForget" | "saveChanged">;
   /** What each session carries: loaded when it starts, put away (a guest's dropped) when it ends. */
-  readonly items: Pick<ItemRoom, "enter" | "leave">;
+  readonly items: Pick<ItemRoom, "enter" | "leave" | "forget">;
   readonly log: Logger;
+}
+
+/**
+ * A session another process of a cluster handed over (ts/cluster/handoff.ts): its identity, its player
+ * entity as it stood, and what its link had proven. Guests only, until accounts live in a shared store.
+ */
+export interface SessionArrival {
+  readonly token: bigint;
+  readonly key: Uint8Array;
+  readonly nick: string;
+  readonly entity: EntityFields & { readonly id: number };
+  readonly keyed: boolean;
+  readonly announced: boolean;
+  readonly joinSource: string | null;
+  /** Whether the link it arrives on was proven where it came from (address-proof.ts). */
+  readonly proven: boolean;
 }
 
 /** What an account's session is started from: its id, nick and chosen look (null: never chosen). */
@@ -130,6 +146,43 @@ export class SessionLifecycle implements AccountHost {
     if (session.announced && !neverAnnounced && reason !== "replaced" && reason !== "rejoined") {
       chat.systemNear(session.entity.x, session.entity.y, NOTICE_RADIUS, `${session.nick} left`, CHAT_SPEAKER_PRESENCE);
     }
+  }
+
+  /**
+   * A guest session handed over by another process starts here as it was, bound to `peer` (the same
+   * client behind the same gateway), with no "joined" notice: it never left the world.
+   */
+  adopt(arrival: SessionArrival, peer: Peer, nowMs: number): Session {
+    const { entities, sessions, log } = this.ports;
+    const entity = entities.spawn({ ...arrival.entity, meta: [...arrival.entity.meta] }, "actions", arrival.entity.id);
+    let session: Session;
+    try {
+      session = sessions.create(entity, arrival.nick, nowMs, null, { token: arrival.token, key: arrival.key });
+    } catch (error) {
+      entities.remove(entity);
+      throw error;
+    }
+    session.keyed = arrival.keyed;
+    session.announced = arrival.announced;
+    session.joinSource = arrival.joinSource;
+    session.everBound = true; // it played where it came from: binding it here is not a first bind
+    sessions.bind(session, peer, arrival.proven);
+    this.ports.items.enter(session);
+    this.nickKeys.set(nickKey(arrival.nick), session);
+    log.debug("session arrived", { entityId: entity.id, nick: arrival.nick, x: entity.x, y: entity.y });
+    return session;
+  }
+
+  /** A session handed over to another process stops here: no "left" notice, nothing dropped or saved. */
+  release(session: Session): void {
+    const { sessions, entities } = this.ports;
+    if (sessions.byTokenValue(session.token) !== session) return;
+    sessions.remove(session);
+    this.ports.items.forget(session);
+    entities.remove(session.entity);
+    const key = nickKey(session.nick);
+    if (this.nickKeys.get(key) === session) this.nickKeys.delete(key);
+    this.joinNotices.cancel(session);
   }
 
   /** Ends the sessions unseen for the session timeout, as of `nowMs`. */

@@ -117,14 +117,24 @@ export class SessionRegistry {
     return this.byToken.values();
   }
 
-  create(entity: StoredEntity, nick: string, nowMs: number, accountId: number | null = null): Session {
+  /** `identity`: a session arriving from another process keeps its token and key (ts/cluster/). */
+  create(
+    entity: StoredEntity,
+    nick: string,
+    nowMs: number,
+    accountId: number | null = null,
+    identity?: { token: bigint; key: Uint8Array },
+  ): Session {
     let token: bigint;
     let tokenLow: number;
     do {
-      token = randomBytes(8).readBigUInt64LE(0);
+      token = identity?.token ?? randomBytes(8).readBigUInt64LE(0);
       tokenLow = Number(token & 0xffffffffn) | 0;
+      if (identity !== undefined && (this.byToken.has(token) || this.byTokenLow.has(tokenLow & TOKEN_KEY_MASK))) {
+        throw new Error("a session with this token is already in play");
+      }
     } while (token === 0n || this.byToken.has(token) || this.byTokenLow.has(tokenLow & TOKEN_KEY_MASK));
-    const key = createSessionKey();
+    const key = identity?.key ?? createSessionKey();
     const session: Session = {
       token,
       tokenLow,

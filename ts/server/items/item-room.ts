@@ -222,6 +222,11 @@ export class ItemRoom {
   }
 
   /** A session ends: an account's bag is already stored; a guest's items drop where it stood. */
+  /** The session moved to another process of a cluster with what it carries: forget it here, drop nothing. */
+  forget(session: Session): void {
+    if (this.carried.get(session.entity.id)?.session === session) this.carried.delete(session.entity.id);
+  }
+
   leave(session: Session): void {
     const carried = this.carried.get(session.entity.id);
     if (carried === undefined || carried.session !== session) return;

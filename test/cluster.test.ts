@@ -1,0 +1,198 @@
+// Issue 19's first slice, for real: a redis-server, two region processes and a gateway on loopback
+// (test/support/cluster-process.ts), and protocol clients on real UDP. A client walking across the
+// border keeps its session, its address and its scheduled steps and ends where the same walk ends on
+// one process; it sees the other side before it crosses; two regions never both own an entity.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
+import { tickOfWindow, windowOfTick } from "../ts/window.js";
+import {
+  BORDER_X,
+  clusterSkipReason,
+  type RegionStatus,
+  startTestCluster,
+  type TestCluster,
+} from "./support/cluster-process.js";
+import { startServerOnTestMap } from "./support/test-server.js";
+import { UdpTestClient } from "./support/udp-client.js";
+
+const skip = clusterSkipReason();
+if (skip !== null) process.stderr.write(`test/cluster.test.ts skipped: ${skip}\n`);
+
+const WEST = ACTION_DX.findIndex((dx, code) => code > 0 && dx === -1 && ACTION_DY[code] === 0);
+const EAST = ACTION_DX.findIndex((dx, code) => code > 0 && dx === 1 && ACTION_DY[code] === 0);
+
+/** A signed client on the server or gateway at httpPort, bound and placed (its first entity update seen). */
+async function playing(httpPort: number, nick: string): Promise<UdpTestClient> {
+  const client = (await UdpTestClient.connect(httpPort, nick)).sign();
+  client.action(0, 0);
+  await client.waitFor(
+    "its own position",
+    () => {
+      if (client.position() === undefined) client.action(0, 0);
+      return client.position();
+    },
+    10_000,
+  );
+  return client;
+}
+
+/**
+ * Sends `steps`, one per movement window from two windows after the latest State, never more than the
+ * horizon ahead (so each lands in its own window: none replaced, none late), then waits until the
+ * position has stood still for half a second. Returns the final position.
+ */
+async function walk(client: UdpTestClient, steps: number[]): Promise<{ x: number; y: number }> {
+  const firstWindow = windowOfTick(client.lastState()!.tick) + 2;
+  for (let index = 0; index < steps.length; index++) {
+    const window = firstWindow + index;
+    await client.waitFor("room within the horizon", () => windowOfTick(client.lastState()!.tick) + 3 >= window, 5000);
+    client.action(tickOfWindow(window), steps[index]);
+  }
+  let last = client.position()!;
+  let stillSince = performance.now();
+  await client.waitFor(
+    "the walk to end",
+    () => {
+      const now = client.position()!;
+      if (now.x !== last.x || now.y !== last.y) {
+        last = now;
+        stillSince = performance.now();
+      }
+      return performance.now() - stillSince > 500;
+    },
+    10_000,
+  );
+  return last;
+}
+
+/** The region whose /api/cluster lists entity `id` as owned now. */
+function ownersOf(statuses: RegionStatus[], id: number): number[] {
+  return statuses.filter((status) => status.owned.some((entry) => entry.id === id)).map((status) => status.region);
+}
+
+describe.skipIf(skip !== null)("a world of two regions behind a gateway", () => {
+  let cluster: TestCluster;
+  const clients: UdpTestClient[] = [];
+  const gatewayHttp = () => cluster.ready.gateways[0].httpPort;
+
+  beforeAll(async () => {
+    cluster = await startTestCluster();
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    await cluster?.stop();
+  }, 15_000);
+
+  it("a walk across the border keeps the session and its steps and ends where it ends on one process", async () => {
+    const steps = Array.from({ length: 18 }, () => WEST);
+    // The same walk on one process, for the reference.
+    const single = await startServerOnTestMap();
+    let expected: { x: number; y: number };
+    let start: { x: number; y: number };
+    try {
+      const alone = await playing(single.server.httpPort, "Solo");
+      start = alone.position()!;
+      expected = await walk(alone, steps);
+      alone.close();
+    } finally {
+      await single.close();
+    }
+    expect(expected.x).toBe(start.x - steps.length);
+
+    const client = await playing(gatewayHttp(), "Walker");
+    clients.push(client);
+    // Joins go to region 0; the spawn (the map's centre) is region 1's ground: handed off at once.
+    expect(client.position()).toEqual(start);
+    expect(start.x).toBeGreaterThan(BORDER_X + 2);
+    const statesBefore = client.states.length;
+    const end = await walk(client, steps);
+    expect(end).toEqual(expected);
+    expect(end.x).toBeLessThan(BORDER_X - 2);
+    // One session all along: the same token (never rejoined), the same socket and gateway port, still served.
+    expect(client.states.length).toBeGreaterThan(statesBefore + 40);
+    expect(client.udpPort).toBe(cluster.ready.gateways[0].udpPort);
+    const [region0, region1] = await Promise.all([cluster.regionStatus(0), cluster.regionStatus(1)]);
+    const id = client.joined.entityId;
+    expect(ownersOf([region0, region1], id)).toEqual([0]);
+    expect(region0.positions.find((p) => p.id === id)).toEqual({ id, ...end });
+    // Handed 0 → 1 at the spawn, 1 → 0 at the border; the steps in flight crossed with it.
+    expect(region1.handoffsIn).toBeGreaterThanOrEqual(1);
+    expect(region1.handoffsOut).toBeGreaterThanOrEqual(1);
+    expect(region0.claimConflicts + region1.claimConflicts).toBe(0);
+  }, 60_000);
+
+  it("a player sees one on the other side of the border before anyone crosses", async () => {
+    const watcher = clients[0]; // west of the border, owned by region 0
+    const other = await playing(gatewayHttp(), "Neighbour"); // at the spawn, region 1's ground
+    clients.push(other);
+    // Region 1's player walks to 3 tiles east of the border: still region 1's (the margin), in view of the watcher.
+    const at = other.position()!;
+    await walk(
+      other,
+      Array.from({ length: at.x - (BORDER_X + 2) }, () => WEST),
+    );
+    const statuses = await Promise.all([cluster.regionStatus(0), cluster.regionStatus(1)]);
+    expect(ownersOf(statuses, other.joined.entityId)).toEqual([1]);
+    expect(ownersOf(statuses, watcher.joined.entityId)).toEqual([0]);
+    const seen = await watcher.waitFor("the neighbour in view", () => {
+      watcher.action(0, 0); // a keep-alive: the entity list is re-sent
+      const latest = watcher.latestEntities();
+      return latest?.packets.flatMap((p) => p.entities).find((e) => e.id === other.joined.entityId);
+    });
+    expect(seen.x).toBe(BORDER_X + 2);
+    // And the other way round.
+    const back = await other.waitFor("the watcher in view", () => {
+      other.action(0, 0);
+      return other
+        .latestEntities()
+        ?.packets.flatMap((p) => p.entities)
+        .find((e) => e.id === watcher.joined.entityId);
+    });
+    expect(back.x).toBe(watcher.position()!.x);
+  }, 30_000);
+
+  it("two regions never both own an entity over random walks along the border", async () => {
+    const walker = clients[1]; // 2 tiles east of the border
+    let seed = 19;
+    const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32) as number;
+    let x = walker.position()!.x;
+    const steps: number[] = [];
+    // 120 steps in runs of random length and direction, kept to x 24…40: they cross the border, and
+    // dither on it, many times.
+    let east = false;
+    while (steps.length < 120) {
+      const run = 1 + Math.floor(random() * 8);
+      east = x <= 26 ? true : x >= 38 ? false : random() < 0.5;
+      for (let index = 0; index < run && steps.length < 120 && x > 24 && x < 40; index++) {
+        steps.push(east ? EAST : WEST);
+        x += east ? 1 : -1;
+      }
+      if (x <= 24 || x >= 40) {
+        steps.push(x <= 24 ? EAST : WEST);
+        x += x <= 24 ? 1 : -1;
+      }
+    }
+    const end = await walk(walker, steps);
+    expect(end.x).toBe(x);
+    const statuses = await Promise.all([cluster.regionStatus(0), cluster.regionStatus(1)]);
+    const id = walker.joined.entityId;
+    // Each region's periods of owning it, closed and open, never overlap the other's.
+    const periods = statuses.flatMap((status) => [
+      ...status.ownership.filter((o) => o.id === id).map((o) => ({ region: status.region, ...o })),
+      ...status.owned.filter((o) => o.id === id).map((o) => ({ region: status.region, ...o, toMs: Infinity })),
+    ]);
+    periods.sort((a, b) => a.fromMs - b.fromMs);
+    expect(periods.length).toBeGreaterThan(4); // it did cross, several times
+    for (let index = 1; index < periods.length; index++) {
+      expect(periods[index].region).not.toBe(periods[index - 1].region);
+      expect(periods[index].fromMs).toBeGreaterThanOrEqual(periods[index - 1].toMs);
+    }
+    expect(ownersOf(statuses, id)).toHaveLength(1);
+    // The directory's compare-and-set never found another owner written down.
+    expect(statuses.reduce((sum, status) => sum + status.claimConflicts, 0)).toBe(0);
+    // Beyond the hysteresis margin on either side, the owner is the ground's.
+    if (end.x < BORDER_X - 2) expect(ownersOf(statuses, id)[0]).toBe(0);
+    if (end.x > BORDER_X + 1) expect(ownersOf(statuses, id)[0]).toBe(1);
+  }, 60_000);
+});

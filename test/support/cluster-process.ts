@@ -1,0 +1,107 @@
+// A real cluster for tests: `ts/cluster/main.ts --json` as its own process (a private redis-server,
+// region processes, gateways, all on loopback and free ports), on the test map cut in two at chunk
+// column 1 — region 0 owns tiles x 0…31, region 1 x 32…79 — and stopped with everything it started.
+import { writeFileSync } from "node:fs";
+import { join, dirname } from "node:path";
+import { findRedisServer } from "../../ts/cluster/redis-process.js";
+import { writeTestMap } from "./test-map.js";
+import { pollUntil, spawnTsx, type TsxProcess } from "./tsx-process.js";
+
+export interface ClusterReady {
+  redis: string;
+  regions: { region: number; linkPort: number; httpPort: number }[];
+  gateways: { id: string; httpPort: number; udpPort: number }[];
+}
+
+export interface TestCluster {
+  ready: ClusterReady;
+  process: TsxProcess;
+  /** GET /api/cluster of region `region`. */
+  regionStatus(region: number): Promise<RegionStatus>;
+  stop(): Promise<void>;
+}
+
+export interface RegionStatus {
+  region: number;
+  tick: number;
+  players: number;
+  ghosts: number;
+  handoffsOut: number;
+  handoffsIn: number;
+  stepsCarried: number;
+  rerouted: number;
+  claimConflicts: number;
+  claims: number;
+  redisCommands: number;
+  owned: { id: number; fromMs: number }[];
+  ownership: { id: number; fromMs: number; toMs: number }[];
+  positions: { id: number; x: number; y: number }[];
+}
+
+/** The first tile column region 1 owns. */
+export const BORDER_X = 32;
+
+/** Why the cluster tests cannot run here, or null when they can. */
+export function clusterSkipReason(): string | null {
+  const found = findRedisServer();
+  return found.path === null ? found.reason : null;
+}
+
+export async function startTestCluster(gateways = 1): Promise<TestCluster> {
+  const map = writeTestMap();
+  const layoutPath = join(dirname(map.path), "layout.json");
+  writeFileSync(
+    layoutPath,
+    JSON.stringify({
+      regions: [
+        { region: 0, chunks: [0, 0, 1, 3] },
+        { region: 1, chunks: [1, 0, 3, 3] },
+      ],
+    }),
+  );
+  const child = spawnTsx("ts/cluster/main.ts", [
+    "--layout",
+    layoutPath,
+    "--gateways",
+    String(gateways),
+    "--map",
+    map.path,
+    "--http-port",
+    "0",
+    "--udp-port",
+    "0",
+    "--json",
+    "--log-level",
+    "warn",
+  ]);
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await Promise.race([child.exited, new Promise((resolve) => setTimeout(resolve, 8000))]);
+    map.dispose();
+  };
+  try {
+    await Promise.race([
+      pollUntil(() => child.stdout().includes("\n"), 20),
+      child.exited.then((code) => {
+        throw new Error(`the cluster exited (${String(code)}): ${child.stderr()}`);
+      }),
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`no cluster after 60 s: ${child.stderr()}`)), 60_000),
+      ),
+    ]);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const ready = JSON.parse(child.stdout().split("\n")[0]) as ClusterReady;
+  return {
+    ready,
+    process: child,
+    async regionStatus(region) {
+      const entry = ready.regions.find((r) => r.region === region)!;
+      const response = await fetch(`http://127.0.0.1:${entry.httpPort}/api/cluster`);
+      return (await response.json()) as RegionStatus;
+    },
+    stop,
+  };
+}

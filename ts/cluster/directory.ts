@@ -1,0 +1,156 @@
+// The cluster's directory in Redis (docs/scaling.md § Directory): which region process serves which
+// region id (and where its link listens), which rectangle of chunks each region owns, which gateway and
+// region hold each session, and which region owns each entity. Entries of live things carry TTLs and
+// are refreshed by their holder, so a process that dies falls out of the directory on its own. The
+// owner of an entity changes only by compare-and-set (a Lua script: one atomic step in Redis), so
+// two regions can never both be written down as its owner.
+import { Redis } from "ioredis";
+import type { ClusterLayout } from "./layout.js";
+
+/** Where a region process can be reached. */
+export interface RegionEndpoint {
+  readonly region: number;
+  readonly host: string;
+  /** Its link port (gateways and neighbour regions connect there). */
+  readonly linkPort: number;
+  /** Its HTTP API (join, status, metrics, /api/cluster). */
+  readonly httpPort: number;
+  readonly pid: number;
+}
+
+/** How long a region's entry lives without a refresh; regions refresh every REFRESH_MS. */
+export const REGION_TTL_MS = 5000;
+export const SESSION_TTL_MS = 30_000;
+export const OWNER_TTL_MS = 60_000;
+export const REFRESH_MS = 1000;
+
+// KEYS[1] the owner key; ARGV: expected owner ("" = none), new owner, TTL ms. 1 when set, 0 when the
+// owner was someone else.
+const CLAIM_SCRIPT = `
+local current = redis.call("GET", KEYS[1])
+if (current == false and ARGV[1] == "") or current == ARGV[1] then
+  redis.call("SET", KEYS[1], ARGV[2], "PX", ARGV[3])
+  return 1
+end
+return 0`;
+
+export class Directory {
+  readonly redis: Redis;
+  /** Commands this process sent, for the figures (INFO gives the server's total). */
+  commands = 0;
+
+  constructor(
+    url: string,
+    private readonly prefix = "fc:",
+  ) {
+    this.redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+  }
+
+  async connect(): Promise<void> {
+    await this.redis.connect();
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+    await Promise.resolve();
+  }
+
+  /** The world's tick epoch (ms since 1970): the first process sets it, every process reads it. */
+  async tickEpochMs(proposedMs: number): Promise<number> {
+    this.commands += 2;
+    await this.redis.set(`${this.prefix}epoch`, String(proposedMs), "NX");
+    return Number(await this.redis.get(`${this.prefix}epoch`));
+  }
+
+  async publishLayout(layout: ClusterLayout): Promise<void> {
+    this.commands += 1 + layout.rects.length;
+    const multi = this.redis.multi().set(`${this.prefix}layout`, JSON.stringify(layout));
+    layout.rects.forEach((rect, index) => multi.set(`${this.prefix}rect:${index}`, String(rect.region)));
+    await multi.exec();
+  }
+
+  async registerRegion(endpoint: RegionEndpoint): Promise<void> {
+    this.commands++;
+    await this.redis.set(`${this.prefix}region:${endpoint.region}`, JSON.stringify(endpoint), "PX", REGION_TTL_MS);
+  }
+
+  /** The live regions' endpoints, by region id. */
+  async regions(regionCount: number): Promise<Map<number, RegionEndpoint>> {
+    const keys = Array.from({ length: regionCount }, (_, region) => `${this.prefix}region:${region}`);
+    this.commands++;
+    const values = await this.redis.mget(...keys);
+    const out = new Map<number, RegionEndpoint>();
+    values.forEach((value, region) => {
+      if (value !== null) out.set(region, JSON.parse(value) as RegionEndpoint);
+    });
+    return out;
+  }
+
+  /** Writes down (or refreshes) which gateway and region hold the sessions given, in one round trip. */
+  async putSessions(entries: Iterable<{ tokenHex: string; gateway: string; region: number }>): Promise<void> {
+    const multi = this.redis.multi();
+    let count = 0;
+    for (const { tokenHex, gateway, region } of entries) {
+      multi.set(`${this.prefix}session:${tokenHex}`, `${gateway} ${region}`, "PX", SESSION_TTL_MS);
+      count++;
+    }
+    if (count === 0) return;
+    this.commands += count;
+    await multi.exec();
+  }
+
+  async sessionOf(tokenHex: string): Promise<{ gateway: string; region: number } | null> {
+    this.commands++;
+    const value = await this.redis.get(`${this.prefix}session:${tokenHex}`);
+    if (value === null) return null;
+    const [gateway, region] = value.split(" ");
+    return { gateway, region: Number(region) };
+  }
+
+  /**
+   * Makes `to` the owner of entity `entityId` if `from` is (null: nobody is); false when someone else
+   * is written down. A claim from nobody is how a region takes an entity it created.
+   */
+  async claimEntity(entityId: number, from: number | null, to: number): Promise<boolean> {
+    this.commands++;
+    const result = await this.redis.eval(
+      CLAIM_SCRIPT,
+      1,
+      `${this.prefix}owner:${entityId}`,
+      from === null ? "" : String(from),
+      String(to),
+      String(OWNER_TTL_MS),
+    );
+    return result === 1;
+  }
+
+  /** Refreshes the owner entries of the entities a region holds (their TTL), in one round trip. */
+  async refreshOwners(entityIds: Iterable<number>): Promise<void> {
+    const multi = this.redis.multi();
+    let count = 0;
+    for (const id of entityIds) {
+      multi.pexpire(`${this.prefix}owner:${id}`, OWNER_TTL_MS);
+      count++;
+    }
+    if (count === 0) return;
+    this.commands += count;
+    await multi.exec();
+  }
+
+  /** Removes an entity's owner entry if `owner` still holds it (the entity left the world). */
+  async releaseEntity(entityId: number, owner: number): Promise<void> {
+    this.commands++;
+    await this.redis.eval(
+      `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`,
+      1,
+      `${this.prefix}owner:${entityId}`,
+      String(owner),
+    );
+  }
+
+  async ownerOf(entityId: number): Promise<number | null> {
+    this.commands++;
+    const value = await this.redis.get(`${this.prefix}owner:${entityId}`);
+    return value === null ? null : Number(value);
+  }
+}

@@ -1,0 +1,392 @@
+// A gateway process (docs/scaling.md § Gateways): it owns the clients' transports (UDP, and the
+// WebSocket for browsers) and the HTTP front door, and forwards each client's datagrams over a direct
+// link (link-frames.ts) to the region that owns its player — so a player crossing a border keeps its
+// address, its session and its socket, and the wire protocol to the client is the one a single server
+// speaks. The route of a datagram is its session's: an ActionPacket names its token; any other packet
+// follows the token its link last used. A handoff comes from the old region on its link and goes to
+// the new one on its own, ahead of that client's next datagram; datagrams the old region got after it
+// let go come back (REROUTE) and follow. HTTP: joins go to region 0 (the accounts' region until they
+// live in a shared store), whose answer names the gateway's UDP port; other /api/ requests go there too.
+import { createConnection, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { isValidAction, readActionTokenHigh, readActionTokenLow } from "../protocol/action.js";
+import { addressKey } from "../server/address-key.js";
+import { HttpApi } from "../server/http-api.js";
+import { DEFAULT_HTTP_LIMITS } from "../server/http-guard.js";
+import { Logger } from "../server/log.js";
+import { KeyedRateLimiter } from "../server/rate-limit.js";
+import type { Peer } from "../server/session.js";
+import { staticFiles } from "../server/transports/static-files.js";
+import { DEFAULT_WEBSOCKET_OPTIONS, WebSocketTransport } from "../server/transports/websocket.js";
+import { UdpTransport } from "../server/udp-transport.js";
+import { Directory, REFRESH_MS } from "./directory.js";
+import type { HandoffState } from "./handoff.js";
+import {
+  FRAME_CLOSE,
+  FRAME_DATA,
+  FRAME_HANDOFF,
+  FRAME_HELLO,
+  FRAME_OPEN,
+  FRAME_REROUTE,
+  FrameError,
+  FrameReader,
+  FrameWriter,
+  jsonOf,
+} from "./link-frames.js";
+
+/** The token bits routes are keyed by (as SessionRegistry keys them: a small integer). */
+const TOKEN_KEY_MASK = 0x3fffffff;
+/** A client link unseen this long is forgotten (its regions are told). */
+const CLIENT_IDLE_MS = 30_000;
+/** A route (a session) no client used this long is forgotten. */
+const ROUTE_IDLE_MS = 60_000;
+/** HTTP bodies the gateway passes on. */
+const MAX_PROXY_BODY_BYTES = 64 * 1024;
+
+export interface GatewayOptions {
+  id: string;
+  host: string;
+  httpPort: number;
+  udpPort: number;
+  redisUrl: string;
+  regionCount: number;
+  clientDir: string;
+  /** Most client links held at once (beyond: new ones are dropped). */
+  maxClients?: number;
+  logger?: Logger;
+}
+
+interface Route {
+  readonly low: number;
+  readonly high: number;
+  readonly tokenHex: string;
+  region: number;
+  lastUsedMs: number;
+}
+
+interface Client {
+  readonly id: number;
+  peer: Peer;
+  route: Route;
+  lastSeenMs: number;
+}
+
+interface RegionLink {
+  readonly region: number;
+  readonly writer: FrameWriter;
+  readonly socket: Socket;
+  /** The clients announced (FRAME_OPEN) on this link. */
+  readonly opened: Set<number>;
+  httpBase: string;
+}
+
+export interface RunningGateway {
+  readonly id: string;
+  readonly httpPort: number;
+  readonly udpPort: number;
+  readonly stats: GatewayStats;
+  close(): Promise<void>;
+}
+
+export interface GatewayStats {
+  forwarded: number;
+  delivered: number;
+  unrouted: number;
+  noRegion: number;
+  handoffs: number;
+  bounced: number;
+  rerouted: number;
+  clientsDropped: number;
+  badFrames: number;
+}
+
+export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
+  const log = options.logger ?? new Logger("info");
+  const maxClients = options.maxClients ?? 20_000;
+  const directory = new Directory(options.redisUrl);
+  await directory.connect();
+  const links = new Map<number, RegionLink>();
+  const connecting = new Set<number>();
+  const routes = new Map<number, Route>();
+  const clients = new Map<string, Client>();
+  const clientsById = new Map<number, Client>();
+  let nextClientId = 1;
+  const stats: GatewayStats = {
+    forwarded: 0,
+    delivered: 0,
+    unrouted: 0,
+    noRegion: 0,
+    handoffs: 0,
+    bounced: 0,
+    rerouted: 0,
+    clientsDropped: 0,
+    badFrames: 0,
+  };
+
+  const routeOf = (low: number, high: number): Route | undefined => {
+    const route = routes.get(low & TOKEN_KEY_MASK);
+    return route !== undefined && route.low === (low | 0) && route.high === (high | 0) ? route : undefined;
+  };
+
+  function sendTo(link: RegionLink, client: Client, kind: number, payload: Uint8Array): void {
+    if (!link.opened.has(client.id)) {
+      link.writer.sendJson(FRAME_OPEN, client.id, { address: client.peer.address, transport: client.peer.transport });
+      link.opened.add(client.id);
+    }
+    link.writer.send(kind, client.id, payload);
+  }
+
+  /** Every datagram from every client transport. */
+  function onDatagram(datagram: Uint8Array, peer: Peer): void {
+    const nowMs = performance.now();
+    let client = clients.get(peer.key);
+    let route = client?.route;
+    if (isValidAction(datagram)) {
+      const named = routeOf(readActionTokenLow(datagram), readActionTokenHigh(datagram));
+      if (named !== undefined) route = named;
+    }
+    if (route === undefined) {
+      stats.unrouted++;
+      return;
+    }
+    if (client === undefined) {
+      if (clients.size >= maxClients) {
+        stats.clientsDropped++;
+        return;
+      }
+      client = { id: nextClientId++, peer, route, lastSeenMs: nowMs };
+      clients.set(peer.key, client);
+      clientsById.set(client.id, client);
+    }
+    client.peer = peer;
+    client.route = route;
+    client.lastSeenMs = nowMs;
+    route.lastUsedMs = nowMs;
+    const link = links.get(route.region);
+    if (link === undefined) {
+      stats.noRegion++;
+      return;
+    }
+    stats.forwarded++;
+    sendTo(link, client, FRAME_DATA, datagram);
+  }
+
+  function forget(client: Client): void {
+    clients.delete(client.peer.key);
+    clientsById.delete(client.id);
+    for (const link of links.values()) {
+      if (link.opened.delete(client.id)) link.writer.send(FRAME_CLOSE, client.id, new Uint8Array(0));
+    }
+  }
+
+  function onRegionFrame(link: RegionLink, kind: number, clientId: number, payload: Buffer): void {
+    const client = clientsById.get(clientId);
+    switch (kind) {
+      case FRAME_DATA:
+        if (client === undefined) return;
+        stats.delivered++;
+        client.peer.send(payload);
+        return;
+      case FRAME_REROUTE: {
+        if (client === undefined) return;
+        const target = links.get(client.route.region);
+        if (target === undefined || target === link) return;
+        stats.rerouted++;
+        sendTo(target, client, FRAME_DATA, payload);
+        return;
+      }
+      case FRAME_HANDOFF: {
+        if (client === undefined) throw new FrameError("handoff for an unknown client");
+        const state = jsonOf(payload, "handoff") as HandoffState;
+        const route = routes.get(Number(BigInt(`0x${state.tokenHex}`) & 0xffffffffn) & TOKEN_KEY_MASK);
+        if (route === undefined || route.tokenHex !== state.tokenHex) throw new FrameError("handoff: unknown session");
+        let target = links.get(state.to);
+        let forwarded: Uint8Array = payload;
+        if (target === undefined) {
+          // The new region is not reachable: the session goes back where it was rather than nowhere.
+          stats.bounced++;
+          target = link;
+          forwarded = Buffer.from(JSON.stringify({ ...state, to: state.from }));
+        }
+        route.region = target.region;
+        stats.handoffs++;
+        sendTo(target, client, FRAME_HANDOFF, forwarded);
+        directory
+          .putSessions([{ tokenHex: route.tokenHex, gateway: options.id, region: route.region }])
+          .catch(() => {});
+        return;
+      }
+      default:
+        throw new FrameError(`region frame of kind ${kind}`);
+    }
+  }
+
+  async function linkRegions(): Promise<void> {
+    const missing: number[] = [];
+    for (let region = 0; region < options.regionCount; region++) {
+      if (!links.has(region) && !connecting.has(region)) missing.push(region);
+    }
+    if (missing.length === 0) return;
+    const endpoints = await directory.regions(options.regionCount);
+    for (const region of missing) {
+      const endpoint = endpoints.get(region);
+      if (endpoint === undefined) continue;
+      connecting.add(region);
+      const socket = createConnection({ host: endpoint.host, port: endpoint.linkPort });
+      socket.setNoDelay(true);
+      socket.on("connect", () => {
+        connecting.delete(region);
+        const writer = new FrameWriter(socket);
+        writer.sendJson(FRAME_HELLO, 0, { role: "gateway", id: options.id });
+        const link: RegionLink = {
+          region,
+          writer,
+          socket,
+          opened: new Set(),
+          httpBase: `http://${endpoint.host}:${endpoint.httpPort}`,
+        };
+        const reader = new FrameReader((kind, client, payload) => onRegionFrame(link, kind, client, payload));
+        socket.on("data", (chunk: Buffer) => {
+          try {
+            reader.push(chunk);
+          } catch (error) {
+            stats.badFrames++;
+            log.warn("region link closed: bad frame", { region, error: String(error) });
+            socket.destroy();
+          }
+        });
+        links.set(region, link);
+        log.info("linked to region", { region, port: endpoint.linkPort });
+      });
+      socket.on("error", () => {});
+      socket.on("close", () => {
+        connecting.delete(region);
+        if (links.get(region)?.socket === socket) {
+          links.delete(region);
+          log.warn("region link lost", { region });
+        }
+      });
+    }
+  }
+
+  const udp = await UdpTransport.listen(options.host, options.udpPort, onDatagram);
+  const http = new HttpApi((error) => log.error("http handler failed", { error: String(error) }), DEFAULT_HTTP_LIMITS);
+  const joins = new KeyedRateLimiter(DEFAULT_HTTP_LIMITS.guestJoinsPerAddress / 60, 60, 100_000);
+  const websocket = new WebSocketTransport(
+    http.server,
+    { datagram: onDatagram, closed: (peer) => forgetPeer(peer.key) },
+    { isBound: (key) => clients.has(key), drop: () => stats.unrouted++ },
+    log,
+    { ...DEFAULT_WEBSOCKET_OPTIONS, maxConnections: maxClients, unboundGraceMs: 10_000 },
+  );
+  function forgetPeer(key: string): void {
+    const client = clients.get(key);
+    if (client !== undefined) forget(client);
+  }
+  const statics = staticFiles(options.clientDir);
+  http.route("GET", "/api/gateway", () => ({
+    body: { id: options.id, clients: clients.size, routes: routes.size, regions: [...links.keys()], ...stats },
+  }));
+  http.setFallback(async (req, res) => {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    if (!path.startsWith("/api/") && path !== "/metrics") return statics(req, res);
+    await proxy(req, res, path);
+    return true;
+  });
+
+  /** Passes an API request to region 0; an answer that starts a session is routed and names our UDP port. */
+  async function proxy(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const link = links.get(0);
+    if (link === undefined) return reply(res, 503, { error: "the world is starting: try again in a moment" });
+    const source = addressKey(req.socket.remoteAddress ?? "");
+    if (req.method === "POST" && !joins.take(source, Date.now())) {
+      return reply(res, 429, { error: "too many requests from this address: try again in a minute" });
+    }
+    let body: string | undefined;
+    if (req.method === "POST") {
+      const parts: Buffer[] = [];
+      let size = 0;
+      for await (const part of req as AsyncIterable<Buffer>) {
+        size += part.length;
+        if (size > MAX_PROXY_BODY_BYTES) return reply(res, 413, { error: "request body too large" });
+        parts.push(part);
+      }
+      body = Buffer.concat(parts).toString("utf8");
+    }
+    const answer = await fetch(`${link.httpBase}${req.url ?? path}`, {
+      method: req.method,
+      headers: { "content-type": req.headers["content-type"] ?? "application/json" },
+      body,
+    }).catch(() => null);
+    if (answer === null) return reply(res, 502, { error: "the region did not answer" });
+    const text = await answer.text();
+    const type = answer.headers.get("content-type") ?? "application/octet-stream";
+    if (answer.status === 200 && type.includes("json")) {
+      const json = JSON.parse(text) as { token?: unknown; udpPort?: unknown };
+      if (typeof json.token === "string" && /^[0-9a-f]{16}$/.test(json.token) && "udpPort" in json) {
+        const token = BigInt(`0x${json.token}`);
+        const route: Route = {
+          low: Number(token & 0xffffffffn) | 0,
+          high: Number(token >> 32n) | 0,
+          tokenHex: json.token,
+          region: 0,
+          lastUsedMs: performance.now(),
+        };
+        routes.set(route.low & TOKEN_KEY_MASK, route);
+        directory.putSessions([{ tokenHex: route.tokenHex, gateway: options.id, region: 0 }]).catch(() => {});
+        return reply(res, 200, { ...json, udpPort: udp.port });
+      }
+    }
+    res.writeHead(answer.status, { "content-type": type });
+    res.end(text);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    http.server.once("error", reject);
+    http.server.listen(options.httpPort, options.host, () => {
+      http.server.off("error", reject);
+      resolve();
+    });
+  });
+  await linkRegions();
+  let rounds = 0;
+  const upkeep = setInterval(() => {
+    linkRegions().catch((error: unknown) => log.warn("linking regions", { error: String(error) }));
+    const nowMs = performance.now();
+    for (const client of [...clients.values()]) if (nowMs - client.lastSeenMs > CLIENT_IDLE_MS) forget(client);
+    for (const [key, route] of routes) if (nowMs - route.lastUsedMs > ROUTE_IDLE_MS) routes.delete(key);
+    websocket.sweep(nowMs);
+    if (++rounds % 5 === 0) {
+      const live = [...routes.values()].filter((route) => nowMs - route.lastUsedMs < 10_000);
+      directory
+        .putSessions(live.map((route) => ({ tokenHex: route.tokenHex, gateway: options.id, region: route.region })))
+        .catch(() => {});
+    }
+  }, REFRESH_MS);
+  upkeep.unref();
+  log.info("gateway started", { id: options.id, httpPort: (http.server.address() as AddressInfo).port, udp: udp.port });
+
+  let closed = false;
+  return {
+    id: options.id,
+    httpPort: (http.server.address() as AddressInfo).port,
+    udpPort: udp.port,
+    stats,
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(upkeep);
+      websocket.close();
+      for (const link of links.values()) link.socket.destroy();
+      http.server.closeAllConnections();
+      await Promise.all([new Promise<void>((resolve) => http.server.close(() => resolve())), udp.close()]);
+      await directory.close();
+    },
+  };
+}
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,106 @@
+// Ghosts (docs/scaling.md § Ghosts): read-only copies of a neighbour region's entities near this
+// region's ground, held in this region's entity store, so the broadcast shows players on both sides
+// of a border to each other without knowing about regions. A ghost is never simulated here (it is
+// spawned with the "room" driver: no movement window takes it, no room moves it); each GHOSTS frame
+// from its owner replaces the set that owner publishes here, and an entity this region owns itself is
+// never overwritten by a ghost (a frame sent before a handoff may arrive after it).
+import type { Tlv } from "../protocol/tlv.js";
+import type { EntityStore, StoredEntity } from "../server/entities.js";
+import { type ClusterLayout, distanceToRegion, GHOST_RADIUS_TILES } from "./layout.js";
+import { FrameError } from "./link-frames.js";
+
+/** One ghost as a GHOSTS frame carries it: id, typeId, x, y, hp, hpMax, elo, flags, name, meta. */
+export type GhostEntry = [number, number, number, number, number, number, number, number, string, Tlv[]];
+
+/** Of the entities `owned` (this region's own), those within the ghost radius of `neighbour`'s ground. */
+export function ghostsFor(layout: ClusterLayout, neighbour: number, owned: Iterable<StoredEntity>): GhostEntry[] {
+  const out: GhostEntry[] = [];
+  for (const e of owned) {
+    if (distanceToRegion(layout, neighbour, e.x, e.y) > GHOST_RADIUS_TILES) continue;
+    out.push([e.id, e.typeId, e.x, e.y, e.hp, e.hpMax, e.elo, e.flags, e.name, e.meta]);
+  }
+  return out;
+}
+
+export class GhostTable {
+  /** The ghosts each neighbour region published here, by entity id. */
+  private readonly byRegion = new Map<number, Map<number, StoredEntity>>();
+  stats = { frames: 0, spawned: 0, removed: 0, skippedOwned: 0 };
+
+  constructor(private readonly entities: EntityStore) {}
+
+  /** Whether `id` is a ghost here (not an entity this region owns). */
+  isGhost(id: number): boolean {
+    for (const ghosts of this.byRegion.values()) if (ghosts.has(id)) return true;
+    return false;
+  }
+
+  get size(): number {
+    let count = 0;
+    for (const ghosts of this.byRegion.values()) count += ghosts.size;
+    return count;
+  }
+
+  /** Replaces what region `from` publishes here with `entries`; throws FrameError on a malformed list. */
+  apply(from: number, entries: unknown): void {
+    if (!Array.isArray(entries)) throw new FrameError("ghosts: not a list");
+    this.stats.frames++;
+    let ghosts = this.byRegion.get(from);
+    if (ghosts === undefined) {
+      ghosts = new Map();
+      this.byRegion.set(from, ghosts);
+    }
+    const seen = new Set<number>();
+    for (const entry of entries as unknown[]) {
+      if (!Array.isArray(entry) || entry.length !== 10 || !entry.slice(0, 8).every((n) => Number.isInteger(n))) {
+        throw new FrameError("ghosts: bad entry");
+      }
+      const [id, typeId, x, y, hp, hpMax, elo, flags, name, meta] = entry as GhostEntry;
+      const existing = ghosts.get(id);
+      if (existing === undefined && this.entities.get(id) !== undefined) {
+        // Ours (handed here already), or another neighbour's ghost of it in flight: keep what is held.
+        this.stats.skippedOwned++;
+        continue;
+      }
+      seen.add(id);
+      if (existing === undefined) {
+        const fields = {
+          typeId,
+          x,
+          y,
+          hp,
+          hpMax,
+          elo,
+          flags,
+          name: String(name),
+          meta: Array.isArray(meta) ? meta : [],
+        };
+        ghosts.set(id, this.entities.spawn(fields, "room", id));
+        this.stats.spawned++;
+        continue;
+      }
+      existing.hp = hp;
+      existing.hpMax = hpMax;
+      existing.elo = elo;
+      existing.flags = flags;
+      if (existing.x !== x || existing.y !== y) this.entities.move(existing, x, y);
+    }
+    for (const [id, ghost] of ghosts) {
+      if (seen.has(id)) continue;
+      ghosts.delete(id);
+      this.entities.remove(ghost);
+      this.stats.removed++;
+    }
+  }
+
+  /** The entity `id` arrived here as this region's own: its ghost (from whichever neighbour) goes first. */
+  drop(id: number): void {
+    for (const ghosts of this.byRegion.values()) {
+      const ghost = ghosts.get(id);
+      if (ghost === undefined) continue;
+      ghosts.delete(id);
+      this.entities.remove(ghost);
+      this.stats.removed++;
+    }
+  }
+}

@@ -1,0 +1,117 @@
+// A session moving between region processes (docs/scaling.md § Handoff): everything the old region
+// knew of it, written once when it stops simulating it, read once by the new region that starts.
+// The scheduled steps travel as (window, action) pairs and are offered again at the new region, so a
+// step is executed once — at its window, or (when the new region already passed that window by a
+// tick of clock skew) at the first free window after it, as any late step is (schedule.ts).
+import { ACTION_WINDOW_HORIZON } from "../constants.js";
+import type { Tlv } from "../protocol/tlv.js";
+import type { ChatChannelState } from "../server/chat-channel.js";
+import type { Session } from "../server/session.js";
+import type { SessionArrival } from "../server/session-lifecycle.js";
+import { tickOfWindow } from "../window.js";
+import { FrameError } from "./link-frames.js";
+
+/** The JSON a HANDOFF frame carries. */
+export interface HandoffState {
+  readonly from: number;
+  readonly to: number;
+  readonly tokenHex: string;
+  readonly keyHex: string;
+  readonly nick: string;
+  readonly entity: {
+    id: number;
+    typeId: number;
+    x: number;
+    y: number;
+    hp: number;
+    hpMax: number;
+    elo: number;
+    flags: number;
+    name: string;
+    meta: Tlv[];
+  };
+  readonly keyed: boolean;
+  readonly announced: boolean;
+  readonly joinSource: string | null;
+  readonly proven: boolean;
+  readonly replay: { newest: number; received: number[] };
+  readonly chat: ChatChannelState;
+  /** The steps scheduled and not executed yet: [window, action]. */
+  readonly steps: [number, number][];
+}
+
+/** What the old region writes down of `session` as it lets it go; `nextWindow` is its first unexecuted window. */
+export function handoffStateOf(session: Session, from: number, to: number, nextWindow: number): HandoffState {
+  const entity = session.entity;
+  const steps: [number, number][] = [];
+  for (let window = nextWindow; window <= nextWindow + ACTION_WINDOW_HORIZON; window++) {
+    const action = entity.slots.peek(window);
+    if (action >= 0) steps.push([window, action]);
+  }
+  return {
+    from,
+    to,
+    tokenHex: session.tokenHex,
+    keyHex: session.keyHex,
+    nick: session.nick,
+    entity: {
+      id: entity.id,
+      typeId: entity.typeId,
+      x: entity.x,
+      y: entity.y,
+      hp: entity.hp,
+      hpMax: entity.hpMax,
+      elo: entity.elo,
+      flags: entity.flags,
+      name: entity.name,
+      meta: entity.meta,
+    },
+    keyed: session.keyed,
+    announced: session.announced,
+    joinSource: session.joinSource,
+    proven: session.proof.proven,
+    replay: session.replay.snapshot(),
+    chat: session.chat.snapshot(),
+    steps,
+  };
+}
+
+/** The arrival the new region's game adopts; throws FrameError on a state that is not one. */
+export function arrivalOf(state: HandoffState): SessionArrival {
+  if (!/^[0-9a-f]{16}$/.test(state.tokenHex) || !/^[0-9a-f]{64}$/.test(state.keyHex)) {
+    throw new FrameError("handoff: bad token or key");
+  }
+  const e = state.entity;
+  if (![e.id, e.typeId, e.x, e.y, e.hp, e.hpMax, e.elo, e.flags].every((n) => Number.isInteger(n))) {
+    throw new FrameError("handoff: bad entity");
+  }
+  return {
+    token: BigInt(`0x${state.tokenHex}`),
+    key: new Uint8Array(Buffer.from(state.keyHex, "hex")),
+    nick: state.nick,
+    entity: { ...e, meta: e.meta },
+    keyed: state.keyed,
+    announced: state.announced,
+    joinSource: state.joinSource,
+    proven: state.proven,
+  };
+}
+
+/**
+ * Gives the adopted session what its game did not: its replay window, its chat numbers and its
+ * scheduled steps; returns how many steps were offered again, and how many of those did not keep their window.
+ */
+export function restoreSession(
+  session: Session,
+  state: HandoffState,
+  nextWindow: number,
+): { steps: number; moved: number } {
+  session.replay.restore(state.replay);
+  session.chat.restore(state.chat);
+  let moved = 0;
+  for (const [window, action] of state.steps) {
+    const outcome = session.entity.slots.offer(tickOfWindow(window), action, nextWindow);
+    if (outcome !== "scheduled") moved++;
+  }
+  return { steps: state.steps.length, moved };
+}

@@ -1,0 +1,429 @@
+// A region process (docs/scaling.md § Regions): a Game that simulates the players standing on its
+// rectangles of the map, fed by gateways over direct links (link-frames.ts), not by sockets of its own.
+// After each tick it hands off the players that walked far enough onto a neighbour's ground
+// (layout.ts, handoff.ts) and publishes the entities near each neighbour's ground to it as ghosts
+// (ghosts.ts). Its clock is the world's: ticks count from one epoch kept in Redis, so every region
+// runs the same tick at the same moment and a step scheduled at one executes at the same tick at the
+// other. The directory (directory.ts) gets its endpoint, and each entity it owns, claimed by
+// compare-and-set.
+import { createConnection, createServer, type Server, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
+import { BROADCAST_EVERY_TICKS } from "../constants.js";
+import { loadCore } from "../wasm/node.js";
+import { installApiRoutes } from "../server/api-routes.js";
+import { Game } from "../server/game-server.js";
+import type { GameOptions } from "../server/game-options.js";
+import { HttpApi } from "../server/http-api.js";
+import { DEFAULT_HTTP_LIMITS } from "../server/http-guard.js";
+import { Logger } from "../server/log.js";
+import type { Peer, Session } from "../server/session.js";
+import { TickLoop } from "../server/tick-loop.js";
+import { readWorldMap } from "../server/world-map.js";
+import { Directory, REFRESH_MS } from "./directory.js";
+import { GhostTable, ghostsFor } from "./ghosts.js";
+import { arrivalOf, type HandoffState, handoffStateOf, restoreSession } from "./handoff.js";
+import { type ClusterLayout, distanceToRegion, handoffTarget, neighboursOf } from "./layout.js";
+import {
+  FRAME_CLOSE,
+  FRAME_DATA,
+  FRAME_GHOSTS,
+  FRAME_HANDOFF,
+  FRAME_HELLO,
+  FRAME_OPEN,
+  FRAME_REROUTE,
+  FrameError,
+  FrameReader,
+  FrameWriter,
+  jsonOf,
+} from "./link-frames.js";
+
+/** Each region hands out entity ids from its own range: (region + 1) × 2^24 onwards. */
+export const ENTITY_ID_RANGE = 2 ** 24;
+/** Client links one gateway may open here (a gateway is trusted, but its memory here is bounded still). */
+const MAX_PEERS_PER_GATEWAY = 65_536;
+/** A session handed off is remembered this long, so its datagrams still in flight are sent back to route again. */
+const TOMBSTONE_MS = 10_000;
+/** Closed ownership intervals kept for /api/cluster. */
+const OWNERSHIP_LOG_MAX = 20_000;
+
+export interface RegionOptions {
+  region: number;
+  layout: ClusterLayout;
+  redisUrl: string;
+  mapPath: string;
+  host: string;
+  /** The link port gateways and neighbours connect to; 0 picks a free one. */
+  linkPort: number;
+  httpPort: number;
+  game?: Partial<GameOptions>;
+  logger?: Logger;
+}
+
+/** A gateway's link here: its client links (virtual peers) and the sessions handed off from them. */
+interface GatewayLink {
+  readonly id: string;
+  readonly writer: FrameWriter;
+  readonly peers: Map<number, Peer>;
+  /** Clients whose session left this region, and when: their datagrams go back to the gateway. */
+  readonly tombstones: Map<number, number>;
+}
+
+/** One period of a region owning an entity, wall-clock ms (Date.now: one clock for every process here). */
+export interface Ownership {
+  id: number;
+  fromMs: number;
+  toMs: number;
+}
+
+export interface RunningRegion {
+  readonly region: number;
+  readonly game: Game;
+  readonly linkPort: number;
+  readonly httpPort: number;
+  close(): Promise<void>;
+}
+
+export async function startRegion(options: RegionOptions): Promise<RunningRegion> {
+  const { region, layout } = options;
+  const log = options.logger ?? new Logger("info");
+  const core = await loadCore();
+  const map = readWorldMap(options.mapPath);
+  // The creatures of this region's ground live here (they do not cross borders yet: docs/scaling.md).
+  const npcSpawns = (map.npcSpawns ?? []).filter((spawn) => distanceToRegion(layout, region, spawn.x, spawn.y) === 0);
+  const game = new Game(
+    core,
+    { ...map, npcSpawns },
+    { ...options.game, firstEntityId: (region + 1) * ENTITY_ID_RANGE + 1 },
+    log,
+  );
+  const directory = new Directory(options.redisUrl);
+  await directory.connect();
+  const tickPeriodMs = 1000 / game.options.tickHz;
+  const epochMs = await directory.tickEpochMs(Date.now());
+
+  const ghosts = new GhostTable(game.entities);
+  const gateways = new Map<string, GatewayLink>();
+  /** Where each virtual peer (by key) came from: the handoff answers on the same link. */
+  const peerLinks = new Map<string, { link: GatewayLink; client: number }>();
+  const neighbours = new Map<number, { writer: FrameWriter; socket: Socket }>();
+  const connecting = new Set<number>();
+  const owned = new Map<number, number>(); // player entity id → owned since (ms)
+  const ownershipLog: Ownership[] = [];
+  const stats = {
+    handoffsOut: 0,
+    handoffsIn: 0,
+    stepsCarried: 0,
+    stepsMovedWindow: 0,
+    rerouted: 0,
+    claimConflicts: 0,
+    claims: 0,
+    badFrames: 0,
+    unknownClient: 0,
+    ghostFramesOut: 0,
+  };
+
+  const own = (id: number) => {
+    if (owned.has(id)) return;
+    owned.set(id, Date.now());
+  };
+  const disown = (id: number) => {
+    const since = owned.get(id);
+    if (since === undefined) return;
+    owned.delete(id);
+    ownershipLog.push({ id, fromMs: since, toMs: Date.now() });
+    if (ownershipLog.length > OWNERSHIP_LOG_MAX) ownershipLog.shift();
+  };
+  const claim = (id: number, from: number | null) => {
+    stats.claims++;
+    directory.claimEntity(id, from, region).then(
+      (ok) => {
+        if (!ok) {
+          stats.claimConflicts++;
+          log.warn("entity claimed by another region", { entityId: id, from });
+        }
+      },
+      (error: unknown) => log.warn("claim failed", { entityId: id, error: String(error) }),
+    );
+  };
+
+  function onGatewayFrame(link: GatewayLink, kind: number, client: number, payload: Buffer): void {
+    switch (kind) {
+      case FRAME_OPEN: {
+        const { address, transport } = jsonOf(payload, "open") as { address?: unknown; transport?: unknown };
+        if (
+          typeof address !== "string" ||
+          (transport !== "udp" && transport !== "webrtc" && transport !== "websocket")
+        ) {
+          throw new FrameError("open: bad address or transport");
+        }
+        if (!link.peers.has(client) && link.peers.size >= MAX_PEERS_PER_GATEWAY) throw new FrameError("open: too many");
+        const key = `gw:${link.id}:${client}`;
+        const peer: Peer = {
+          key,
+          address,
+          transport,
+          send: (datagram) => link.writer.send(FRAME_DATA, client, datagram),
+        };
+        link.peers.set(client, peer);
+        peerLinks.set(key, { link, client });
+        return;
+      }
+      case FRAME_DATA: {
+        const peer = link.peers.get(client);
+        if (peer === undefined) {
+          stats.unknownClient++;
+          return;
+        }
+        if (link.tombstones.has(client)) {
+          stats.rerouted++;
+          link.writer.send(FRAME_REROUTE, client, payload);
+          return;
+        }
+        game.receive(payload, peer);
+        return;
+      }
+      case FRAME_CLOSE: {
+        const peer = link.peers.get(client);
+        if (peer === undefined) return;
+        link.peers.delete(client);
+        link.tombstones.delete(client);
+        peerLinks.delete(peer.key);
+        game.linkClosed(peer.key);
+        return;
+      }
+      case FRAME_HANDOFF:
+        return arrive(link, client, jsonOf(payload, "handoff") as HandoffState);
+      default:
+        throw new FrameError(`gateway frame of kind ${kind}`);
+    }
+  }
+
+  /** A session handed here by the gateway (from a neighbour, or back to us when its target was down). */
+  function arrive(link: GatewayLink, client: number, state: HandoffState): void {
+    const peer = link.peers.get(client);
+    if (peer === undefined) throw new FrameError("handoff for a client never opened");
+    const arrival = arrivalOf(state);
+    ghosts.drop(arrival.entity.id);
+    const session = game.adoptSession(arrival, peer, performance.now());
+    const restored = restoreSession(session, state, game.nextWindow);
+    link.tombstones.delete(client);
+    stats.handoffsIn++;
+    stats.stepsCarried += restored.steps;
+    stats.stepsMovedWindow += restored.moved;
+    own(session.entity.id);
+    if (state.from !== region) claim(session.entity.id, state.from);
+  }
+
+  function handOff(session: Session, target: number): void {
+    const at = session.peer === null ? undefined : peerLinks.get(session.peer.key);
+    if (at === undefined) return; // not behind a gateway link (yet): it stays
+    const state = handoffStateOf(session, region, target, game.nextWindow);
+    game.releaseSession(session);
+    disown(session.entity.id);
+    at.link.tombstones.set(at.client, performance.now());
+    at.link.writer.sendJson(FRAME_HANDOFF, at.client, state);
+    stats.handoffsOut++;
+  }
+
+  function acceptLink(socket: Socket): void {
+    socket.setNoDelay(true);
+    const writer = new FrameWriter(socket);
+    let gateway: GatewayLink | null = null;
+    let neighbour: number | null = null;
+    const reader = new FrameReader((kind, client, payload) => {
+      if (gateway !== null) return onGatewayFrame(gateway, kind, client, payload);
+      if (neighbour !== null) {
+        if (kind !== FRAME_GHOSTS) throw new FrameError(`region frame of kind ${kind}`);
+        return ghosts.apply(neighbour, jsonOf(payload, "ghosts"));
+      }
+      if (kind !== FRAME_HELLO) throw new FrameError("the first frame must be a hello");
+      const hello = jsonOf(payload, "hello") as { role?: unknown; id?: unknown };
+      if (hello.role === "gateway" && typeof hello.id === "string" && /^[\w-]{1,32}$/.test(hello.id)) {
+        gateway = { id: hello.id, writer, peers: new Map(), tombstones: new Map() };
+        gateways.set(hello.id, gateway);
+      } else if (hello.role === "region" && Number.isInteger(hello.id) && (hello.id as number) < layout.regionCount) {
+        neighbour = hello.id as number;
+      } else {
+        throw new FrameError("hello: bad role or id");
+      }
+    });
+    socket.on("data", (chunk: Buffer) => {
+      try {
+        reader.push(chunk);
+      } catch (error) {
+        stats.badFrames++;
+        log.warn("link closed: bad frame", { error: String(error) });
+        socket.destroy();
+      }
+    });
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      const closed = gateway;
+      if (closed === null || gateways.get(closed.id) !== closed) return;
+      gateways.delete(closed.id);
+      // The gateway is gone: its clients reconnect through another one (with new sessions).
+      for (const peer of closed.peers.values()) {
+        peerLinks.delete(peer.key);
+        game.linkClosed(peer.key);
+      }
+    });
+  }
+
+  /** Connects to the neighbours the directory knows and this region is not linked to yet. */
+  async function linkNeighbours(): Promise<void> {
+    const wanted = neighboursOf(layout, region).filter((n) => !neighbours.has(n) && !connecting.has(n));
+    if (wanted.length === 0) return;
+    const endpoints = await directory.regions(layout.regionCount);
+    for (const n of wanted) {
+      const endpoint = endpoints.get(n);
+      if (endpoint === undefined) continue;
+      connecting.add(n);
+      const socket = createConnection({ host: endpoint.host, port: endpoint.linkPort });
+      socket.setNoDelay(true);
+      socket.on("connect", () => {
+        connecting.delete(n);
+        const writer = new FrameWriter(socket);
+        writer.sendJson(FRAME_HELLO, 0, { role: "region", id: region });
+        neighbours.set(n, { writer, socket });
+      });
+      socket.on("error", () => {});
+      socket.on("close", () => {
+        connecting.delete(n);
+        if (neighbours.get(n)?.socket === socket) neighbours.delete(n);
+      });
+    }
+  }
+
+  /** What runs after each tick of the game: new and gone sessions, handoffs, ghosts. */
+  const scratch: Session[] = [];
+  function afterTick(): void {
+    scratch.length = 0;
+    for (const session of game.sessions.values()) {
+      const id = session.entity.id;
+      if (!owned.has(id)) {
+        // A join here (handoffs arrive already owned): nobody owned it before.
+        own(id);
+        claim(id, null);
+      }
+      // Accounts stay where they joined until characters live in a shared store (docs/scaling.md).
+      if (session.accountId === null) scratch.push(session);
+    }
+    for (const session of scratch) {
+      const target = handoffTarget(layout, region, session.entity.x, session.entity.y);
+      if (target >= 0 && target !== region) handOff(session, target);
+    }
+    for (const id of owned.keys()) {
+      if (game.sessions.byEntityId(id) === undefined) {
+        disown(id);
+        directory.releaseEntity(id, region).catch(() => {});
+      }
+    }
+    if (game.tick % BROADCAST_EVERY_TICKS === 0) publishGhosts();
+  }
+
+  function* ownEntities() {
+    for (const entity of game.entities.values()) if (!ghosts.isGhost(entity.id)) yield entity;
+  }
+
+  function publishGhosts(): void {
+    for (const [n, { writer }] of neighbours) {
+      writer.sendJson(FRAME_GHOSTS, 0, ghostsFor(layout, n, ownEntities()));
+      stats.ghostFramesOut++;
+    }
+  }
+
+  // The HTTP API: joins (through a gateway, which answers with its own UDP port), status, metrics, and
+  // /api/cluster for this region's part. Joins all come from the gateways' address: the per-address join
+  // limit is theirs to keep (the gateway is the edge).
+  const http = new HttpApi((error) => log.error("http handler failed", { error: String(error) }), {
+    ...DEFAULT_HTTP_LIMITS,
+    guestJoinsPerAddress: 1_000_000,
+    registrationsPerAddress: 1_000_000,
+  });
+  installApiRoutes(http, game, () => 0);
+  http.route("GET", "/api/cluster", () => ({
+    body: {
+      region,
+      tick: game.tick,
+      players: game.sessions.size,
+      ghosts: ghosts.size,
+      ghostStats: ghosts.stats,
+      gateways: [...gateways.keys()],
+      neighbours: [...neighbours.keys()],
+      ...stats,
+      redisCommands: directory.commands,
+      owned: [...owned].map(([id, fromMs]) => ({ id, fromMs })),
+      ownership: ownershipLog,
+      positions: [...game.sessions.values()].map((s) => ({ id: s.entity.id, x: s.entity.x, y: s.entity.y })),
+    },
+  }));
+  const linkServer: Server = createServer(acceptLink);
+  await listen(linkServer, options.linkPort, options.host);
+  await listen(http.server, options.httpPort, options.host);
+  const linkPort = (linkServer.address() as AddressInfo).port;
+  const httpPort = (http.server.address() as AddressInfo).port;
+  const endpoint = { region, host: options.host, linkPort, httpPort, pid: process.pid };
+  await directory.registerRegion(endpoint);
+  let refreshes = 0;
+  const refresher = setInterval(() => {
+    directory.registerRegion(endpoint).catch((error: unknown) => log.warn("redis", { error: String(error) }));
+    linkNeighbours().catch((error: unknown) => log.warn("linking neighbours", { error: String(error) }));
+    if (++refreshes % 10 === 0) directory.refreshOwners(owned.keys()).catch(() => {});
+    const nowMs = performance.now();
+    for (const link of gateways.values()) {
+      for (const [client, sinceMs] of link.tombstones)
+        if (nowMs - sinceMs > TOMBSTONE_MS) link.tombstones.delete(client);
+    }
+  }, REFRESH_MS);
+  refresher.unref();
+  await linkNeighbours();
+
+  // Start on a tick boundary of the world's clock: tick T runs at epoch + T × period, in every region.
+  const nowMs = Date.now();
+  const nextTick = Math.ceil((nowMs - epochMs) / tickPeriodMs);
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, epochMs + nextTick * tickPeriodMs - Date.now())));
+  game.tick = nextTick;
+  const loop = new TickLoop(
+    game.options.tickHz,
+    () => {
+      game.step();
+      afterTick();
+    },
+    game.metrics.tickLateMs,
+  );
+  game.eventLoopDelay.start();
+  loop.start();
+  log.info("region started", { region, linkPort, httpPort, tick: game.tick });
+
+  let closed = false;
+  return {
+    region,
+    game,
+    linkPort,
+    httpPort,
+    async close() {
+      if (closed) return;
+      closed = true;
+      loop.stop();
+      clearInterval(refresher);
+      for (const { socket } of neighbours.values()) socket.destroy();
+      linkServer.close();
+      http.server.closeAllConnections();
+      await new Promise<void>((resolve) => http.server.close(() => resolve()));
+      game.eventLoopDelay.stop();
+      game.shutdown();
+      await directory.close();
+    },
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
