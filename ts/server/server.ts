@@ -12,7 +12,7 @@ import { Game } from "./game-server.js";
 import { HttpApi } from "./http-api.js";
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from "./http-guard.js";
 import { Logger } from "./log.js";
-import { readWorldMap } from "./world-map.js";
+import { readWorld } from "./world-areas.js";
 import { type LinkPolicy, type LinkSink } from "./transports/link-sink.js";
 import { NetsimLinks } from "./transports/netsim-links.js";
 import { installRtcSignalling } from "./transports/signalling.js";
@@ -77,7 +77,8 @@ export { readWorldMap } from "./world-map.js";
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const logger = options.logger ?? new Logger("info");
   const core = await loadCore();
-  const worldMap = readWorldMap(options.mapPath);
+  // The map and every map of its folder its warps reach, as one world (world-areas.ts, P-24).
+  const worldMap = readWorld(options.mapPath).map;
   // A map whose art cannot all be drawn still plays (placeholders); say what is missing, once, at start.
   for (const problem of worldMap.art?.problems ?? []) logger.warn("map art", { problem });
   const game = new Game(core, worldMap, options, logger);
