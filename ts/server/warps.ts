@@ -92,9 +92,13 @@ export class Warps {
     }
   }
 
-  /** Moves `entity` to world tile (x, y) at once; arriving on a warp cell does not send it on. */
+  /**
+   * Moves `entity` to world tile (x, y) at once; arriving on a warp cell does not send it on. The steps it
+   * had scheduled were meant for where it was and are dropped (the client drops its route too: steering.ts).
+   */
   teleport(entity: StoredEntity, x: number, y: number): void {
     this.ports.entities.move(entity, x, y);
+    entity.slots.clear();
     const key = cellKey(x, y);
     if (this.byCell.has(key)) this.standing.set(entity.id, key);
     else this.standing.delete(entity.id);
