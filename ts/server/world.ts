@@ -170,7 +170,7 @@ export class World {
   /**
    * Puts a level into slot `slot` (P-24): `tiles` (width × height ≤ the slot's edge, row-major) at the slot's
    * top-left, TILE_BORDER around it. Every chunk of the slot gets a version it never had while held before,
-   * so a client that cached a chunk of an earlier level here asks again. Then encodes them, so no request waits.
+   * so a client that cached a chunk of an earlier level here asks again.
    */
   fillSlot(slot: number, tiles: Uint16Array, width: number, height: number): void {
     const area = this.levelSlots[slot];
@@ -194,8 +194,9 @@ export class World {
         this.sim.putChunk(firstCx + cx, firstCy + cy, chunk);
       }
     }
+    // Encoded on first request (once per version), not here: 64 encodes would lengthen this tick, and the
+    // arriving players ask for only the 3×3 chunks around them.
     this.markPresent(area, 1);
-    this.forEachChunkOf(area, (cx, cy) => this.chunkDatagrams(cx, cy));
   }
 
   /** Empties slot `slot`: its cells become TILE_BORDER and its chunks cease to exist (version 0 in manifests). */
