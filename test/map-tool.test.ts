@@ -46,7 +46,10 @@ describe("map check", () => {
     expect(text).toContain("Collision: collision only");
     expect(text).toContain("set_fence: hidden: ignored");
     expect(text).toContain("WARP: 35");
-    expect(text).toContain("35 warps/teleports are not followed");
+    // Warps are followed now (issue 16): the two same-map ladders; the others lead to maps not in the folder.
+    expect(text).toContain("warps: 35 (2 followed, 33 not)");
+    expect(text).toMatch(/"mountain ladder down" at \(153, 11\): followed to world \(153, 14\)/);
+    expect(text).toMatch(/"to Pub" at \(118, 73\): not followed: .*"goldenfields\/pub" is not in the folder/);
     expect(text).toMatch(/spawns: none in the map; players start on the free cell nearest the centre/);
   }, 60_000); // it builds the 8158-tile atlas as the server does: seconds on a busy machine
 

@@ -34,6 +34,12 @@ export interface GameOptions {
   startTimeOfDay: number;
   /** Seed of the weather schedule. */
   weatherSeed: number;
+  /** Dungeon levels one process holds at once (P-24: slots beside the maps), their edge in tiles, and how long an empty one is kept. */
+  levelSlots: number;
+  levelSize: number;
+  levelKeepEmptyMs: number;
+  /** Seed of the dungeon levels below the map's stairs (each level's seed follows from it and the stairs). */
+  dungeonSeed: number;
   /**
    * Where accounts and characters live (openGameDatabase). Without one the game
    * opens an in-memory database: accounts work, nothing survives the process.
@@ -60,6 +66,10 @@ export const DEFAULT_GAME_OPTIONS: GameOptions = {
   // 9:00: a new world starts in the morning.
   startTimeOfDay: 0.375,
   weatherSeed: 0x776561,
+  levelSlots: 4,
+  levelSize: 256,
+  levelKeepEmptyMs: 60_000,
+  dungeonSeed: 0x64756e,
 };
 
 /** A refused join, with the HTTP status the API answers it with (503: server full). */

@@ -54,6 +54,9 @@ import { type SessionArrival, SessionLifecycle } from "./session-lifecycle.js";
 import { TickLoop } from "./tick-loop.js";
 import { TileUpdates } from "./tile-updates.js";
 import { World, type WorldMap } from "./world.js";
+import { Warps } from "./warps.js";
+import { DungeonLevels } from "./dungeon/levels.js";
+import { LevelGenerator } from "./dungeon/level-generator.js";
 
 /** The Game's tick and next window as services read them: they get this, never the Game. */
 class GameClock implements Clock {
@@ -105,6 +108,10 @@ export class Game {
   readonly worldClock: WorldClock;
   /** What operators do: kick, ban, mute, announce (admin/; its HTTP API only with an admin token). */
   readonly admin: AdminService;
+  /** Warps, teleports and stairs stepped on (warps.ts), and the dungeon levels below the stairs (dungeon/levels.ts). */
+  readonly warps: Warps;
+  readonly levels: DungeonLevels;
+  private readonly levelGenerator = new LevelGenerator();
   /** Last processed tick; the first tick processed is 1. */
   tick = 0;
   private readonly loop: TickLoop;
@@ -123,7 +130,12 @@ export class Game {
   ) {
     this.options = { ...DEFAULT_GAME_OPTIONS, ...options };
     this.entities = new EntityStore(this.options.firstEntityId);
-    this.world = new World(core, map);
+    // Level slots only for a world with stairs down, drawn with the built-in tiles the levels are made of (P-24).
+    const hasStairs = (map.warps ?? []).some((warp) => warp.stairs === "down");
+    if (hasStairs && map.art)
+      log.warn("stairs not followed: dungeon levels use the built-in tiles, the map has its own art");
+    const levelSlots = hasStairs && !map.art ? this.options.levelSlots : 0;
+    this.world = new World(core, map, { levelSlots, levelSize: this.options.levelSize });
     this.sessions = new SessionRegistry(
       { ratePerSecond: this.options.sessionRatePerSecond, burst: this.options.sessionRatePerSecond * 2 },
       // A player is announced when it starts playing (its first datagram), not when it joins,
@@ -234,6 +246,26 @@ export class Game {
       world.chests,
       { seed: this.options.combatSeed },
     );
+    this.warps = new Warps(
+      { entities, stairs: (session, warp) => this.levels.onStairs(session, warp) },
+      levelSlots > 0 ? (map.warps ?? []) : (map.warps ?? []).filter((warp) => warp.stairs === null),
+    );
+    this.levels = new DungeonLevels(
+      {
+        world,
+        warps: this.warps,
+        npcs: this.npcs,
+        items: this.items,
+        kinds: world.npcKinds,
+        catalogue,
+        players: () => sessions.values(),
+        inPlay: (session) => sessions.byEntityId(session.entity.id) === session,
+        generator: this.levelGenerator,
+        log,
+        nowMs: () => performance.now(),
+      },
+      { levelSize: this.options.levelSize, keepEmptyMs: this.options.levelKeepEmptyMs, seed: this.options.dungeonSeed },
+    );
     this.broadcaster = new Broadcaster({
       entities,
       world,
@@ -302,6 +334,7 @@ export class Game {
     if (this.shutDown) return;
     this.shutDown = true;
     this.stop();
+    this.levelGenerator.close();
     this.saveCharacters();
     this.database.close();
   }
@@ -378,7 +411,14 @@ export class Game {
   step(): void {
     const startMs = performance.now();
     this.tick++;
-    if (executesWindow(this.tick)) this.executeWindow(windowOfTick(this.tick));
+    if (executesWindow(this.tick)) {
+      this.executeWindow(windowOfTick(this.tick));
+      // Steps onto warps and stairs send players on before anyone is told where they stand.
+      this.warps.afterMoves(this.sessions.values());
+    }
+    const second = this.tick % this.options.tickHz === 0;
+    this.levels.endTick(second);
+    if (second) this.warps.sweep((entityId) => this.sessions.byEntityId(entityId) !== undefined);
     // NPCs act on entity ticks (12 Hz), after the players' window, all their steps in one kernel call.
     if (isEntityTick(this.tick)) {
       const npcStartMs = performance.now();
@@ -470,6 +510,14 @@ export class Game {
       dialogs: this.dialogs.stats,
       custom: this.custom.stats,
       tileUpdates: this.tileUpdates.stats,
+      warps: { cells: this.warps.size, ...this.warps.stats },
+      levels: {
+        held: this.levels.size,
+        slots: this.world.levelSlots.length,
+        ...this.levels.stats,
+        installMs: [...this.levels.stats.installMs],
+        generationMs: [...this.levelGenerator.timesMs],
+      },
       interactables: { count: this.interactables.size, ...this.interactables.stats },
       doors: { count: this.doors.size, ...this.doors.stats },
       npcs: this.npcStatus(last),

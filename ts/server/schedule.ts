@@ -70,6 +70,11 @@ export class ActionSlots {
     return this.actions[slot];
   }
 
+  /** Drops every scheduled action: a teleport voids the steps sent for where the entity was (warps.ts). */
+  clear(): void {
+    this.windows.fill(EMPTY);
+  }
+
   /** The action scheduled for `window` without removing it, or -1. */
   peek(window: number): number {
     const slot = window % SLOT_COUNT;

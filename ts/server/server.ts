@@ -12,8 +12,8 @@ import { Game } from "./game-server.js";
 import { HttpApi } from "./http-api.js";
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from "./http-guard.js";
 import { Logger } from "./log.js";
-import { readWorldMapAndSource } from "./world-map.js";
 import { MapWatcher } from "./map-watch.js";
+import { readWorld } from "./world-areas.js";
 import { type LinkPolicy, type LinkSink } from "./transports/link-sink.js";
 import { NetsimLinks } from "./transports/netsim-links.js";
 import { installRtcSignalling } from "./transports/signalling.js";
@@ -84,7 +84,17 @@ export { readWorldMap } from "./world-map.js";
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const logger = options.logger ?? new Logger("info");
   const core = await loadCore();
-  const { world: worldMap, loaded } = readWorldMapAndSource(options.mapPath);
+  // The map and every map of its folder its warps reach, as one world (world-areas.ts, P-24).
+  const composed = readWorld(options.mapPath);
+  const worldMap = composed.map;
+  const loaded = composed.loaded[0];
+  // --watch reloads one map file in place; a world of several maps is not reloaded (yet).
+  const watchMap = options.watchMap === true && composed.files.length === 1;
+  if (options.watchMap === true && !watchMap) {
+    logger.warn("--watch ignored: the map's warps make a world of several maps, which is not reloaded", {
+      maps: composed.files.length,
+    });
+  }
   // A map whose art cannot all be drawn still plays (placeholders); say what is missing, once, at start.
   for (const problem of worldMap.art?.problems ?? []) logger.warn("map art", { problem });
   const game = new Game(core, worldMap, options, logger);
@@ -157,7 +167,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     throw error;
   }
   game.start();
-  const mapWatcher = options.watchMap
+  const mapWatcher = watchMap
     ? new MapWatcher(
         options.mapPath,
         {

@@ -20,6 +20,7 @@ import type { ItemDef } from "./items/catalogue.js";
 import type { ChestSpec } from "./items/item-specs.js";
 import type { MapArt } from "./map/map-atlas.js";
 import { WasmCodec, type WidePart } from "../wasm/codec.js";
+import { type AreaRect, AreaLayoutError, layoutAreas, type WorldWarp } from "./areas.js";
 import { type MoveTable, type Pathing, WasmSim } from "../wasm/sim.js";
 
 export interface WorldMap {
@@ -56,6 +57,20 @@ export interface WorldMap {
   /** Where PvP never holds (LoadedMap.safeZones), and the map's own PvP switch; none / null when absent. */
   safeZones?: SafeZone[];
   pvp?: boolean | null;
+  /**
+   * The maps this one is made of (world-areas.ts composes a folder's maps into one WorldMap): their
+   * rectangles, whose chunks exist; the cells between them are TILE_BORDER in no chunk. Absent: the
+   * whole map is one area.
+   */
+  areas?: AreaRect[];
+  /** The warps, resolved to world tiles (world-areas.ts); none when absent. */
+  warps?: WorldWarp[];
+}
+
+/** Dungeon level slots beside the maps (P-24): how many, and their edge in tiles. */
+export interface LevelSlotOptions {
+  levelSlots: number;
+  levelSize: number;
 }
 
 export class WorldError extends Error {}
@@ -71,6 +86,11 @@ export class World {
   readonly art: MapArt | null;
   readonly interactables: NonNullable<WorldMap["interactables"]>;
   readonly doors: readonly DoorSpec[];
+  /** The maps' rectangles (one for a one-map world) and the level slots' (P-24, areas.ts). */
+  readonly mapAreas: readonly AreaRect[];
+  readonly levelSlots: readonly AreaRect[];
+  /** Per chunk: 1 when it lies in an area that holds something now (a map, a filled level slot). */
+  private readonly present: Uint8Array;
   private readonly versions: Uint16Array;
   private readonly encoded: (readonly Uint8Array[] | null)[];
   private readonly sim: WasmSim;
@@ -93,7 +113,7 @@ export class World {
   /** The map's `pvp` property; null when it does not say. */
   readonly mapPvp: boolean | null;
 
-  constructor(core: Core, map: WorldMap) {
+  constructor(core: Core, map: WorldMap, slots: LevelSlotOptions = { levelSlots: 0, levelSize: 0 }) {
     this.name = map.name;
     this.mapWidth = map.width;
     this.mapHeight = map.height;
@@ -101,9 +121,17 @@ export class World {
     this.art = map.art ?? null;
     this.interactables = map.interactables ?? [];
     this.doors = map.doors ?? [];
-    this.chunksX = Math.ceil(map.width / CHUNK_SIZE);
-    this.chunksY = Math.ceil(map.height / CHUNK_SIZE);
-    if (this.chunksX > 0x7fff || this.chunksY > 0x7fff) throw new WorldError("map too large for i16 chunk coordinates");
+    let layout;
+    try {
+      layout = layoutAreas([map], slots.levelSlots, slots.levelSize);
+    } catch (error) {
+      if (error instanceof AreaLayoutError) throw new WorldError(`map ${map.name}: ${error.message}`);
+      throw error;
+    }
+    this.mapAreas = map.areas ?? layout.maps;
+    this.levelSlots = layout.slots;
+    this.chunksX = layout.gridWidth / CHUNK_SIZE;
+    this.chunksY = layout.gridHeight / CHUNK_SIZE;
     this.sim = new WasmSim(core);
     this.moves = this.sim;
     this.pathing = this.sim;
@@ -127,20 +155,87 @@ export class World {
     }
     this.sim.gridChanged(); // written through the view: NPC A*'s step mask is rebuilt from the rule
     this.versions = new Uint16Array(this.chunksX * this.chunksY).fill(1);
+    this.present = new Uint8Array(this.chunksX * this.chunksY);
     this.encoded = new Array(this.chunksX * this.chunksY).fill(null);
+    for (const area of this.mapAreas) this.markPresent(area, 1);
     // Encode every chunk at start-up (once per version), so no client request waits for an encode.
-    for (let cy = 0; cy < this.chunksY; cy++) for (let cx = 0; cx < this.chunksX; cx++) this.chunkDatagrams(cx, cy);
+    for (let cy = 0; cy < this.chunksY; cy++) {
+      for (let cx = 0; cx < this.chunksX; cx++) if (this.hasChunk(cx, cy)) this.chunkDatagrams(cx, cy);
+    }
     this.spawns = map.spawns.filter((s) => this.walkable(s.x, s.y));
     if (this.spawns.length === 0) this.spawns = [this.findWalkable()];
   }
 
   hasChunk(cx: number, cy: number): boolean {
-    return cx >= 0 && cy >= 0 && cx < this.chunksX && cy < this.chunksY;
+    return cx >= 0 && cy >= 0 && cx < this.chunksX && cy < this.chunksY && this.present[cy * this.chunksX + cx] === 1;
   }
 
-  /** Current version of a chunk; 0 for a chunk outside the world. */
+  /** Current version of a chunk; 0 for a chunk outside every area (a gap, an empty level slot, beyond the grid). */
   chunkVersion(cx: number, cy: number): number {
     return this.hasChunk(cx, cy) ? this.versions[cy * this.chunksX + cx] : 0;
+  }
+
+  /**
+   * Puts a level into slot `slot` (P-24): `tiles` (width × height ≤ the slot's edge, row-major) at the slot's
+   * top-left, TILE_BORDER around it. Every chunk of the slot gets a version it never had while held before,
+   * so a client that cached a chunk of an earlier level here asks again.
+   */
+  fillSlot(slot: number, tiles: Uint16Array, width: number, height: number): void {
+    const area = this.levelSlots[slot];
+    if (area === undefined) throw new WorldError(`no level slot ${slot}`);
+    if (width > area.width || height > area.height || tiles.length !== width * height) {
+      throw new WorldError(`a ${width}×${height} level does not fit the ${area.width}×${area.height} slot`);
+    }
+    const chunk = this.chunkScratch;
+    const firstCx = area.x / CHUNK_SIZE;
+    const firstCy = area.y / CHUNK_SIZE;
+    for (let cy = 0; cy < Math.ceil(area.height / CHUNK_SIZE); cy++) {
+      for (let cx = 0; cx < Math.ceil(area.width / CHUNK_SIZE); cx++) {
+        chunk.fill(TILE_BORDER);
+        for (let y = 0; y < CHUNK_SIZE; y++) {
+          const row = cy * CHUNK_SIZE + y;
+          const from = cx * CHUNK_SIZE;
+          if (row >= height || from >= width) continue;
+          const to = Math.min(width, from + CHUNK_SIZE);
+          chunk.set(tiles.subarray(row * width + from, row * width + to), y * CHUNK_SIZE);
+        }
+        this.sim.putChunk(firstCx + cx, firstCy + cy, chunk);
+      }
+    }
+    // Encoded on first request (once per version), not here: 64 encodes would lengthen this tick, and the
+    // arriving players ask for only the 3×3 chunks around them.
+    this.markPresent(area, 1);
+  }
+
+  /** Empties slot `slot`: its cells become TILE_BORDER and its chunks cease to exist (version 0 in manifests). */
+  clearSlot(slot: number): void {
+    const area = this.levelSlots[slot];
+    if (area === undefined) throw new WorldError(`no level slot ${slot}`);
+    this.forEachChunkOf(area, (cx, cy) => this.sim.fillChunk(cx, cy, TILE_BORDER));
+    this.markPresent(area, 0);
+  }
+
+  /** Marks the chunks of `area` present or not; either way their encodings go and their versions move on. */
+  private markPresent(area: AreaRect, present: 0 | 1): void {
+    this.forEachChunkOf(area, (cx, cy) => {
+      const index = cy * this.chunksX + cx;
+      this.present[index] = present;
+      if (this.encoded[index] !== null) this.bumpVersion(index);
+    });
+  }
+
+  private forEachChunkOf(area: AreaRect, visit: (cx: number, cy: number) => void): void {
+    const left = area.x / CHUNK_SIZE;
+    const top = area.y / CHUNK_SIZE;
+    const right = Math.ceil((area.x + area.width) / CHUNK_SIZE);
+    const bottom = Math.ceil((area.y + area.height) / CHUNK_SIZE);
+    for (let cy = top; cy < bottom; cy++) for (let cx = left; cx < right; cx++) visit(cx, cy);
+  }
+
+  private bumpVersion(index: number): void {
+    // Version 0 means "no chunk", so the counter wraps from 65535 to 1.
+    this.versions[index] = this.versions[index] === 0xffff ? 1 : this.versions[index] + 1;
+    this.encoded[index] = null;
   }
 
   /**
@@ -224,12 +319,9 @@ export class World {
   setTile(x: number, y: number, tile: number): boolean {
     const cx = Math.floor(x / CHUNK_SIZE);
     const cy = Math.floor(y / CHUNK_SIZE);
-    if (!this.hasChunk(cx, cy) || x >= this.mapWidth || y >= this.mapHeight) return false;
+    if (!this.hasChunk(cx, cy) || this.sim.getTile(x, y) === TILE_BORDER) return false;
     this.sim.setTile(x, y, tile);
-    const index = cy * this.chunksX + cx;
-    // Version 0 means "no chunk", so the counter wraps from 65535 to 1.
-    this.versions[index] = this.versions[index] === 0xffff ? 1 : this.versions[index] + 1;
-    this.encoded[index] = null;
+    this.bumpVersion(cy * this.chunksX + cx);
     return true;
   }
 

@@ -10,6 +10,7 @@ import { CHUNK_SIZE, CHUNK_TILE_COUNT, PALETTE_MAX } from "../constants.js";
 import { type LoadedMap, loadMap, MapError, type RawMap, readRawMap } from "../server/map/load-map.js";
 import { World, WorldError } from "../server/world.js";
 import { worldMapOf } from "../server/world-map.js";
+import { type ComposedWorld, readWorld, WorldAreasError } from "../server/world-areas.js";
 import { buildMapArt } from "../server/map/map-atlas.js";
 import type { Core } from "../wasm/core.js";
 import { loadCore } from "../wasm/node.js";
@@ -105,6 +106,41 @@ function tileObjectLines(map: LoadedMap): string[] {
   return lines;
 }
 
+/**
+ * The warps, teleports and stairs as the server follows them (world-areas.ts): where each leads, or why it
+ * is not followed; and the other maps of the folder they bring into the world. `error`: the world the
+ * server would refuse (a linked map that does not load, maps that disagree on tile ids).
+ */
+function warpLines(path: string): { lines: string[]; error: string | null } {
+  let world: ComposedWorld;
+  try {
+    world = readWorld(path);
+  } catch (error) {
+    if (error instanceof MapError || error instanceof WorldAreasError) return { lines: [], error: error.message };
+    throw error;
+  }
+  const followed = world.reports.filter((report) => report.unfollowed === null).length;
+  const lines = [`warps: ${world.reports.length} (${followed} followed, ${world.reports.length - followed} not)`];
+  for (const { file, warp, arrival, unfollowed } of world.reports) {
+    const what = `  ${warp.kind} ${warp.id}${warp.name ? ` "${warp.name}"` : ""} at (${warp.x}, ${warp.y})`;
+    const where = file === path ? "" : ` in ${file}`;
+    if (unfollowed !== null) lines.push(`${what}${where}: not followed: ${unfollowed}`);
+    else if (warp.kind === "stairs") lines.push(`${what}${where}: followed, ${warp.direction} to a dungeon level`);
+    else
+      lines.push(
+        `${what}${where}: followed to world (${arrival!.x}, ${arrival!.y})${warp.map ? ` in ${warp.map}` : ""}`,
+      );
+  }
+  if (world.files.length > 1) {
+    lines.push(`world: ${world.files.length} maps through the warps, each its own area (P-24):`);
+    world.files.forEach((file, index) => {
+      const area = world.areas[index];
+      lines.push(`  ${file}: at world (${area.x}, ${area.y}), ${area.width} × ${area.height}`);
+    });
+  }
+  return { lines, error: null };
+}
+
 /** Checks the map at `path` with the server's loader and World on `core`. Never throws for a bad map. */
 export function checkMap(path: string, core: Core): MapCheck {
   const lines: string[] = [`map: ${path}`];
@@ -143,12 +179,13 @@ export function checkMap(path: string, core: Core): MapCheck {
   const types = [...byType].sort((a, b) => b[1] - a[1]);
   lines.push(`objects: ${map.objects.length}${types.length > 0 ? ", by type:" : ""}`);
   for (const [type, count] of types) lines.push(`  ${type === "" ? "(no type)" : type}: ${count}`);
-  const warps = map.objects.filter((object) => /warp|teleport/i.test(object.type)).length;
   lines.push(
     `  used: ${source.spawnFallback ? 0 : map.spawns.length} spawn points, ${map.interactables.length} interactables, ` +
-      `${map.npcSpawns.length} creature spawns (${map.npcKinds.length} kinds); other objects are not used yet` +
-      (warps > 0 ? ` (${warps} warps/teleports are not followed)` : ""),
+      `${map.npcSpawns.length} creature spawns (${map.npcKinds.length} kinds), the warps below; other objects are not used yet`,
   );
+  const warps = warpLines(path);
+  lines.push(...warps.lines);
+  if (warps.error !== null) return { lines, errors: [warps.error] };
 
   lines.push(...tileObjectLines(map));
 

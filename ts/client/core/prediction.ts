@@ -25,6 +25,11 @@ export class Prediction {
   private ackedWindow = -1;
   /** Acks whose confirmed position differed from the one predicted for that window. */
   corrections = 0;
+  /**
+   * Of those, the ones more than a step away from the prediction: a teleport (a warp, stairs, a respawn).
+   * The steering drops its goal on one (steering.ts); the view snaps by itself (interpolation.ts, camera.ts).
+   */
+  teleports = 0;
 
   constructor(private readonly sim: WasmSim) {}
 
@@ -69,6 +74,7 @@ export class Prediction {
     if (previous) {
       const expected = this.sim.replay(previous.x, previous.y, this.ackedWindow, this.steps.slice(0, consumed));
       if (expected.x !== x || expected.y !== y) this.corrections++;
+      if (Math.max(Math.abs(expected.x - x), Math.abs(expected.y - y)) > 1) this.teleports++;
     }
     this.steps.splice(0, consumed);
     this.confirmedPoint = { x, y };

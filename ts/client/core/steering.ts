@@ -44,6 +44,8 @@ export type AttackRefusal = "not-a-foe" | "not-ready" | "unreachable";
 export class Steering {
   private held = ACTION_NOOP;
   private planChanged = false;
+  /** prediction.teleports when last looked at. */
+  private teleportsSeen = 0;
   /**
    * A key press owes one step (a tap must always move, however short): the press's action until a
    * step of it is sent, then NOOP. `pressWindow` is the window that step went into: releasing the key
@@ -152,6 +154,12 @@ export class Steering {
   steer(nowMs: number): void {
     const { prediction, planner, counters } = this.parts;
     if (!prediction.confirmed) return;
+    // A teleport put the player elsewhere: the route (planned where it was) and its scheduled steps are void.
+    if (prediction.teleports !== this.teleportsSeen) {
+      this.teleportsSeen = prediction.teleports;
+      this.clearGoal();
+      this.planChanged = true;
+    }
     if (this.attacking !== 0) this.followTarget();
     const earliest = this.earliestWindowAt(nowMs);
 

@@ -2,9 +2,9 @@
 // server plays (`npm start -- --map level.tmj`): the bundled tileset, a spawn
 // point at the stairs up, the chests in the interactables layer, the creature
 // spawns as npc_spawn areas, and the stairs as objects of type "stairs" in a
-// "warps" layer (direction up / down, the depth they lead to). The server does
-// not follow stairs yet (docs/dungeons.md); the objects are where they will be
-// read from.
+// "warps" layer (direction up / down, the depth they lead to). Played as a map,
+// its stairs down lead to generated levels like any map's (docs/dungeons.md);
+// its stairs up lead nowhere, as a map's do.
 import { cavesTileset } from "../map/caves-tmj.js";
 import { objectLayer, TiledObjects, tiledMapText } from "../map/tiled-objects.js";
 import type { GeneratedDungeon } from "./generate-dungeon.js";

@@ -137,32 +137,7 @@ export class ItemRoom {
   ) {
     this.random = mulberry32(options.seed ^ 0x17e45);
     const seeds: NonNullable<ItemWrite["containers"]> = [];
-    for (const spec of chests) {
-      const key = `chest:${ports.worldName}:${spec.id}`;
-      const stored = ports.store.load(key);
-      let slots = emptySlots(CHEST_SLOTS);
-      let version = 1;
-      if (stored === undefined) {
-        // First start with this chest: it holds what the map says, and from now on what players leave in it.
-        for (const { item, count } of spec.items) slots = addTo(slots, item.id, count, ports.catalogue).slots;
-        seeds.push({ key, version, stacks: stacksOf(slots) });
-      } else {
-        version = stored.version;
-        slots = this.slotsFrom(stored.stacks, CHEST_SLOTS, key);
-      }
-      const entity = ports.entities.spawn({
-        typeId: ENTITY_TYPE_CHEST,
-        x: spec.x,
-        y: spec.y,
-        hp: 0,
-        hpMax: 0,
-        elo: 0,
-        flags: ENTITY_FLAG_STATIC | ENTITY_FLAG_INTERACTABLE,
-        name: spec.name,
-        meta: [],
-      });
-      this.chests.set(entity.id, { entity, key, slots, version });
-    }
+    for (const spec of chests) this.placeChest(spec, `chest:${ports.worldName}:${spec.id}`, seeds);
     if (seeds.length > 0) ports.store.write({ containers: seeds });
     for (const pile of ports.store.piles()) {
       if (ports.catalogue.get(pile.itemId) === undefined) {
@@ -171,6 +146,59 @@ export class ItemRoom {
       }
       this.spawnPile(pile.id, pile.x, pile.y, pile.itemId, pile.count);
     }
+  }
+
+  /**
+   * Chests added at run time (a dungeon level coming alive, ../dungeon/levels.ts), their contents stored
+   * under `keyPrefix` and the chest's id: a level that comes back has its chests as players left them.
+   * Returns their entity ids for removeChests.
+   */
+  addChests(specs: readonly ChestSpec[], keyPrefix: string): number[] {
+    const seeds: NonNullable<ItemWrite["containers"]> = [];
+    const ids = specs.map((spec) =>
+      this.placeChest(spec, `chest:${this.ports.worldName}:${keyPrefix}:${spec.id}`, seeds),
+    );
+    if (seeds.length > 0) this.ports.store.write({ containers: seeds });
+    return ids;
+  }
+
+  /** Removes chests added by addChests (their contents stay stored). */
+  removeChests(entityIds: readonly number[]): void {
+    for (const id of entityIds) {
+      const chest = this.chests.get(id);
+      if (chest === undefined) continue;
+      this.chests.delete(id);
+      this.ports.entities.remove(chest.entity);
+    }
+  }
+
+  /** A chest's entity, with what the store holds under `key` or, the first time, what its spec says. */
+  private placeChest(spec: ChestSpec, key: string, seeds: NonNullable<ItemWrite["containers"]>): number {
+    const ports = this.ports;
+    const stored = ports.store.load(key);
+    let slots = emptySlots(CHEST_SLOTS);
+    let version = 1;
+    if (stored === undefined) {
+      // First start with this chest: it holds what the map says, and from now on what players leave in it.
+      for (const { item, count } of spec.items) slots = addTo(slots, item.id, count, ports.catalogue).slots;
+      seeds.push({ key, version, stacks: stacksOf(slots) });
+    } else {
+      version = stored.version;
+      slots = this.slotsFrom(stored.stacks, CHEST_SLOTS, key);
+    }
+    const entity = ports.entities.spawn({
+      typeId: ENTITY_TYPE_CHEST,
+      x: spec.x,
+      y: spec.y,
+      hp: 0,
+      hpMax: 0,
+      elo: 0,
+      flags: ENTITY_FLAG_STATIC | ENTITY_FLAG_INTERACTABLE,
+      name: spec.name,
+      meta: [],
+    });
+    this.chests.set(entity.id, { entity, key, slots, version });
+    return entity.id;
   }
 
   get chestCount(): number {

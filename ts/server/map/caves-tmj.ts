@@ -72,6 +72,15 @@ export function cavesTmj(caves: GeneratedCaves): string {
       objectLayer(3, "interactables", interactables),
       objectLayer(4, "npcs", npcSpawns),
       objectLayer(5, "zones", zones),
+      objectLayer(
+        6,
+        "warps",
+        caves.stairs.map((stairs, index) =>
+          point(`stairs down ${index + 1}`, "stairs", stairs.x, stairs.y, [
+            { name: "direction", type: "string", value: "down" },
+          ]),
+        ),
+      ),
     ],
     nextObjectId: objects.nextObjectId,
     properties: [

@@ -98,6 +98,8 @@ export interface GeneratedCaves {
   npcSpawns: CaveNpcSpawn[];
   /** The doors (door objects in "interactables"): in corridor throats far from the great hall; the first is the locked vault door. */
   doors: CaveDoor[];
+  /** Stairs down to the dungeon levels (stairs objects in "warps"; docs/dungeons.md): one in the great hall, one in the farthest hall. */
+  stairs: { x: number; y: number }[];
   /** How many pools and connecting tunnels were made (for the summary). */
   poolCount: number;
   tunnelCount: number;
@@ -583,9 +585,58 @@ export function generateCaves(options: CaveOptions = {}): GeneratedCaves {
     noticeBoard,
     npcSpawns,
     doors,
+    stairs: placeStairs(tiles, width, height, greatHall, builder.halls, [...spawns, sign, noticeBoard, ...doors]),
     poolCount,
     tunnelCount,
   };
+}
+
+/**
+ * Stairs down, from the finished tiles alone (no random numbers, so nothing else moves): the free cell
+ * nearest a point four rows south of the spawn points, and the free cell nearest the centre of the hall
+ * farthest from the great hall. Never on a spawn point, the sign, the board or a door.
+ */
+function placeStairs(
+  tiles: Uint16Array,
+  width: number,
+  height: number,
+  greatHall: Rect,
+  halls: readonly Rect[],
+  taken: readonly { x: number; y: number }[],
+): { x: number; y: number }[] {
+  const collides = new Set(CAVE_TILE_DATA.filter((tile) => tile.collides).map((tile) => tile.id));
+  const free = (x: number, y: number) =>
+    x > 0 &&
+    y > 0 &&
+    x < width - 1 &&
+    y < height - 1 &&
+    !collides.has(tiles[y * width + x]) &&
+    !taken.some((cell) => cell.x === x && cell.y === y);
+  const nearest = (x: number, y: number) => {
+    for (let ring = 0; ring < Math.max(width, height); ring++) {
+      for (let dy = -ring; dy <= ring; dy++) {
+        for (let dx = -ring; dx <= ring; dx++) {
+          if (Math.max(Math.abs(dx), Math.abs(dy)) === ring && free(x + dx, y + dy)) return { x: x + dx, y: y + dy };
+        }
+      }
+    }
+    throw new Error("no free cell for stairs");
+  };
+  const centre = (hall: Rect) => ({ x: hall.x + (hall.width >> 1), y: hall.y + (hall.height >> 1) });
+  const hallCentre = centre(greatHall);
+  let farthest = halls[0];
+  for (const hall of halls) {
+    const c = centre(hall);
+    const f = centre(farthest);
+    if (
+      Math.abs(c.x - hallCentre.x) + Math.abs(c.y - hallCentre.y) >
+      Math.abs(f.x - hallCentre.x) + Math.abs(f.y - hallCentre.y)
+    ) {
+      farthest = hall;
+    }
+  }
+  const far = centre(farthest);
+  return [nearest(hallCentre.x, hallCentre.y + 4), nearest(far.x, far.y)];
 }
 
 /**

@@ -291,6 +291,36 @@ export class NpcRoom {
     return true;
   }
 
+  /**
+   * Spawns added at run time (a dungeon level coming alive, ../dungeon/levels.ts): their NPCs appear now.
+   * Returns the handles removeSpawns takes.
+   */
+  addSpawns(specs: readonly NpcSpawnSpec[]): readonly object[] {
+    const added: SpawnState[] = [];
+    for (const spec of specs) {
+      const spawn: SpawnState = { spec, due: [], alive: 0 };
+      this.spawns.push(spawn);
+      added.push(spawn);
+      for (let i = 0; i < spec.count; i++) this.spawnOne(spawn);
+    }
+    return added;
+  }
+
+  /** Removes spawns added by addSpawns and every NPC of theirs, none brought back (a level dropped). */
+  removeSpawns(handles: readonly object[]): void {
+    const gone = new Set(handles);
+    for (let i = this.spawns.length - 1; i >= 0; i--) if (gone.has(this.spawns[i])) this.spawns.splice(i, 1);
+    for (const npc of [...this.byEntity.values()]) {
+      if (!gone.has(npc.spawn)) continue;
+      npc.alive = false;
+      npc.dueTick = -1;
+      this.byEntity.delete(npc.entity.id);
+      this.index.remove(npc);
+      this.ports.entities.remove(npc.entity);
+      npc.spawn.alive--;
+    }
+  }
+
   /** Removes a dead NPC; its spawn brings a new one after the respawn time. */
   kill(entityId: number): boolean {
     const entityTick = this.entityTickNow;

@@ -1,0 +1,330 @@
+// Dungeon levels in the running world (issue 15, docs/dungeons.md § Where
+// levels live). Stairs down in a map lead to a level of depth 1; each level has
+// stairs up (where players arrive) and stairs down to the next depth. A level
+// is generated when the first player takes the stairs to it — in the worker
+// (level-generator.ts), so the tick never waits; the player stays on the
+// stairs until it is ready — and lives in one of the world's level slots
+// (P-24: a fixed number of fixed-size rectangles beside the maps, areas.ts).
+// It is kept while anyone is in it and for keepEmptyMs after; then, or when
+// its slot is wanted and it is the level empty the longest, it is dropped. A
+// level is its seed and depth: the seed of the one below follows from them,
+// the seed of a first level from the world's dungeon seed and the stairs' tile,
+// so a dropped level comes back tile for tile when someone returns.
+//
+// Coming alive, a level's creature spawns join the NPC room and its chests
+// the item room (their contents stored per level, so a looted chest stays
+// looted); dropped, both go. Up from a first level leads to the stairs that
+// led down; up from a deeper one to the stairs down of the level above.
+import type { NpcKind } from "../npc/kinds.js";
+import { npcSpawnsOf } from "../npc/spawns.js";
+import type { NpcRoom } from "../npc/npc-room.js";
+import type { ItemRoom } from "../items/item-room.js";
+import type { ItemCatalogue } from "../items/catalogue.js";
+import { chestsOf } from "../items/item-specs.js";
+import { type AreaRect, inArea, type WorldWarp } from "../areas.js";
+import type { Logger } from "../log.js";
+import type { Session } from "../session.js";
+import type { Warps } from "../warps.js";
+import type { World } from "../world.js";
+import type { MapObject } from "../map/map-objects.js";
+import { DUNGEON_MAX_DEPTH, type GeneratedDungeon } from "./generate-dungeon.js";
+
+export interface LevelPorts {
+  world: Pick<World, "levelSlots" | "fillSlot" | "clearSlot" | "walkable">;
+  warps: Pick<Warps, "teleport" | "add" | "remove">;
+  npcs: Pick<NpcRoom, "addSpawns" | "removeSpawns">;
+  items: Pick<ItemRoom, "addChests" | "removeChests">;
+  /** The world's creature kinds and item catalogue: what a level's spawns and chests name. */
+  kinds: readonly NpcKind[];
+  catalogue: ItemCatalogue;
+  /** The sessions in play, and whether one still is. */
+  players: () => Iterable<Session>;
+  inPlay: (session: Session) => boolean;
+  generator: { generate(seed: number, depth: number, size: number): Promise<GeneratedDungeon> };
+  log: Logger;
+  nowMs: () => number;
+}
+
+export interface LevelOptions {
+  /** Edge of a generated level in tiles (≤ the slots' edge). */
+  levelSize: number;
+  /** How long a level nobody is in is kept. */
+  keepEmptyMs: number;
+  /** The world's dungeon seed (GameOptions.dungeonSeed). */
+  seed: number;
+}
+
+export interface LevelStats {
+  generated: number;
+  dropped: number;
+  /** Stairs taken while every slot held a level someone was in: the player stays where it is. */
+  refused: number;
+  failed: number;
+  /** Milliseconds the tick spent putting finished levels into the world (fillSlot, spawns, chests). */
+  installMs: number[];
+}
+
+/** Which level: the seed and depth make its tiles; `parent` is the level above (null: a map's stairs at upX, upY). */
+interface LevelId {
+  key: string;
+  seed: number;
+  depth: number;
+  parent: string | null;
+  upX: number;
+  upY: number;
+}
+
+interface Level {
+  id: LevelId;
+  slot: number;
+  area: AreaRect;
+  ready: boolean;
+  /** World tiles of the stairs up (arrival from above) and down (arrival from below). */
+  entry: { x: number; y: number };
+  exit: { x: number; y: number };
+  waiting: { session: Session; to: "entry" | "exit" }[];
+  emptySinceMs: number | null;
+  warps: WorldWarp[];
+  spawns: readonly object[];
+  chests: number[];
+}
+
+/** One round of a 32-bit mix (splitmix-like): a child seed from a parent's and a number. */
+export function levelSeed(parent: number, salt: number): number {
+  let h = (parent ^ Math.imul(salt + 0x9e3779b9, 0x85ebca6b)) >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x7feb352d) >>> 0;
+  h = Math.imul(h ^ (h >>> 15), 0x846ca68b) >>> 0;
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+export class DungeonLevels {
+  private readonly bySlot: (Level | null)[];
+  private readonly byKey = new Map<string, Level>();
+  /** Every level ever entered, by key: what a dropped parent is regenerated from. Bounded by maps' stairs × depth. */
+  private readonly known = new Map<string, LevelId>();
+  /** Levels the worker finished, waiting for the tick to put them in the world. */
+  private readonly finished: { level: Level; generated: GeneratedDungeon | null; error: string }[] = [];
+  readonly stats: LevelStats = { generated: 0, dropped: 0, refused: 0, failed: 0, installMs: [] };
+
+  constructor(
+    private readonly ports: LevelPorts,
+    private readonly options: LevelOptions,
+  ) {
+    this.bySlot = ports.world.levelSlots.map(() => null);
+  }
+
+  /** Levels held now (generating or ready). */
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  /** The level held in `slot`, for tests and /api/status: its seed, depth and whether it is ready. */
+  inSlot(slot: number): { seed: number; depth: number; ready: boolean; players: boolean } | null {
+    const level = this.bySlot[slot];
+    return level
+      ? { seed: level.id.seed, depth: level.id.depth, ready: level.ready, players: level.emptySinceMs === null }
+      : null;
+  }
+
+  /** A player stepped onto stairs (the warps room calls this). */
+  onStairs(session: Session, warp: WorldWarp): void {
+    const from = this.levelAt(warp.x, warp.y);
+    if (from === null) {
+      // A map's stairs: down to a first level; stairs up in a map lead nowhere.
+      if (warp.stairs !== "down") return;
+      const seed = levelSeed(this.options.seed, warp.y * 65536 + warp.x);
+      this.go(session, this.idOf(seed, 1, null, warp.x, warp.y), "entry");
+      return;
+    }
+    const { id } = from;
+    if (warp.stairs === "down") {
+      if (id.depth >= DUNGEON_MAX_DEPTH) return;
+      this.go(session, this.idOf(levelSeed(id.seed, id.depth + 1), id.depth + 1, id.key, 0, 0), "entry");
+    } else if (id.parent === null) {
+      this.ports.warps.teleport(session.entity, id.upX, id.upY);
+    } else {
+      this.go(session, this.known.get(id.parent)!, "exit");
+    }
+  }
+
+  /** Each tick: finished levels come alive and their waiting players arrive; once a second (`second`), the empty ones age. */
+  endTick(second: boolean): void {
+    while (this.finished.length > 0) this.install(this.finished.shift()!);
+    if (second) this.age();
+  }
+
+  private idOf(seed: number, depth: number, parent: string | null, upX: number, upY: number): LevelId {
+    const key = `${seed}:${depth}`;
+    let id = this.known.get(key);
+    if (id === undefined) {
+      id = { key, seed, depth, parent, upX, upY };
+      this.known.set(key, id);
+    }
+    return id;
+  }
+
+  private levelAt(x: number, y: number): Level | null {
+    for (const level of this.bySlot) if (level !== null && inArea(level.area, x, y)) return level;
+    return null;
+  }
+
+  private go(session: Session, id: LevelId, to: "entry" | "exit"): void {
+    const level = this.byKey.get(id.key) ?? this.create(id);
+    if (level === null) {
+      this.stats.refused++;
+      this.ports.log.info("stairs refused: every level slot holds a level someone is in", { level: id.key });
+      return;
+    }
+    if (level.ready) this.ports.warps.teleport(session.entity, level[to].x, level[to].y);
+    else level.waiting.push({ session, to });
+  }
+
+  /** A level for `id` in a free slot, or in the slot of the level empty the longest; null when all are in use. */
+  private create(id: LevelId): Level | null {
+    let slot = this.bySlot.indexOf(null);
+    if (slot < 0) {
+      let oldest: Level | null = null;
+      for (const level of this.bySlot) {
+        if (level === null || !level.ready || level.emptySinceMs === null || level.waiting.length > 0) continue;
+        if (oldest === null || level.emptySinceMs < oldest.emptySinceMs!) oldest = level;
+      }
+      if (oldest === null) return null;
+      slot = oldest.slot;
+      this.drop(oldest);
+    }
+    const area = this.ports.world.levelSlots[slot];
+    const level: Level = {
+      id,
+      slot,
+      area,
+      ready: false,
+      entry: { x: 0, y: 0 },
+      exit: { x: 0, y: 0 },
+      waiting: [],
+      emptySinceMs: null,
+      warps: [],
+      spawns: [],
+      chests: [],
+    };
+    this.bySlot[slot] = level;
+    this.byKey.set(id.key, level);
+    this.ports.generator.generate(id.seed, id.depth, this.options.levelSize).then(
+      (generated) => this.finished.push({ level, generated, error: "" }),
+      (error: unknown) => this.finished.push({ level, generated: null, error: String(error) }),
+    );
+    return level;
+  }
+
+  /** Puts a finished level into its slot, brings its creatures and chests, and lets its waiting players in. */
+  private install({
+    level,
+    generated,
+    error,
+  }: {
+    level: Level;
+    generated: GeneratedDungeon | null;
+    error: string;
+  }): void {
+    if (this.bySlot[level.slot] !== level) return;
+    if (generated === null) {
+      this.stats.failed++;
+      this.ports.log.error("dungeon level generation failed", { level: level.id.key, error });
+      this.bySlot[level.slot] = null;
+      this.byKey.delete(level.id.key);
+      return;
+    }
+    const startMs = this.ports.nowMs();
+    const { world, warps } = this.ports;
+    const { area } = level;
+    world.fillSlot(level.slot, generated.tiles, generated.width, generated.height);
+    level.entry = { x: area.x + generated.entry.x, y: area.y + generated.entry.y };
+    level.exit = { x: area.x + generated.exit.x, y: area.y + generated.exit.y };
+    const stairs = (name: string, at: { x: number; y: number }, way: "up" | "down"): WorldWarp => ({
+      name,
+      file: `level ${level.id.key}`,
+      objectId: 0,
+      x: at.x,
+      y: at.y,
+      width: 1,
+      height: 1,
+      to: null,
+      stairs: way,
+    });
+    level.warps = [stairs("stairs up", level.entry, "up")];
+    if (level.id.depth < DUNGEON_MAX_DEPTH) level.warps.push(stairs("stairs down", level.exit, "down"));
+    warps.add(level.warps);
+    const file = `dungeon level ${level.id.key}`;
+    try {
+      // The level's objects read by the maps' own readers, so a level's spawns and chests obey the maps' rules.
+      const objects: MapObject[] = generated.spawns.map((spawn, index) => ({
+        id: index + 1,
+        name: `${spawn.kind} ${index + 1}`,
+        type: "npc_spawn",
+        layer: "npcs",
+        x: area.x + spawn.x,
+        y: area.y + spawn.y,
+        width: spawn.width,
+        height: spawn.height,
+        point: false,
+        properties: { kind: spawn.kind, count: spawn.count },
+      }));
+      level.spawns = this.ports.npcs.addSpawns(
+        npcSpawnsOf(objects, this.ports.kinds, (x, y) => world.walkable(x, y), file, "the world's kinds"),
+      );
+      const chests = chestsOf(
+        generated.chests.map((chest, index) => ({
+          id: index + 1,
+          name: "chest",
+          kind: "chest",
+          x: area.x + chest.x,
+          y: area.y + chest.y,
+          properties: { kind: "chest", items: chest.items },
+        })),
+        this.ports.catalogue,
+        file,
+      );
+      level.chests = this.ports.items.addChests(chests, `level:${level.id.key}`);
+    } catch (failure) {
+      // A world whose kinds or catalogue lack what levels name still has levels: without those creatures or chests.
+      this.ports.log.warn("dungeon level without its creatures or chests", {
+        level: level.id.key,
+        error: String(failure),
+      });
+    }
+    level.ready = true;
+    this.stats.generated++;
+    for (const { session, to } of level.waiting.splice(0)) {
+      if (this.ports.inPlay(session)) warps.teleport(session.entity, level[to].x, level[to].y);
+    }
+    const installMs = this.stats.installMs;
+    installMs.push(this.ports.nowMs() - startMs);
+    if (installMs.length > 64) installMs.shift();
+  }
+
+  /** Marks levels empty or not, and drops those empty for keepEmptyMs. */
+  private age(): void {
+    const nowMs = this.ports.nowMs();
+    const occupied = new Uint8Array(this.bySlot.length);
+    for (const session of this.ports.players()) {
+      const { x, y } = session.entity;
+      const level = this.levelAt(x, y);
+      if (level !== null) occupied[level.slot] = 1;
+    }
+    for (const level of this.bySlot) {
+      if (level === null || !level.ready) continue;
+      if (occupied[level.slot] === 1) level.emptySinceMs = null;
+      else if (level.emptySinceMs === null) level.emptySinceMs = nowMs;
+      else if (nowMs - level.emptySinceMs >= this.options.keepEmptyMs && level.waiting.length === 0) this.drop(level);
+    }
+  }
+
+  private drop(level: Level): void {
+    this.ports.warps.remove(level.warps);
+    this.ports.npcs.removeSpawns(level.spawns);
+    this.ports.items.removeChests(level.chests);
+    this.ports.world.clearSlot(level.slot);
+    this.bySlot[level.slot] = null;
+    this.byKey.delete(level.id.key);
+    this.stats.dropped++;
+  }
+}
