@@ -11,8 +11,8 @@
 // the same world with creatures written into it (bench/server/world.ts): at
 // one bot count, a row without NPCs and a row per NPC count, recording the
 // NPC room's figures from /api/status beside the server's.
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -23,6 +23,16 @@ import { STATE_BYTES } from "../../ts/protocol/index.js";
 import { windowsPerSecond } from "../../ts/window.js";
 import type { SuiteResult, Target } from "../lib/results.js";
 import { IP_UDP_OVERHEAD_BYTES } from "../server/ip-overhead.js";
+import {
+  clockTicks,
+  cpuSeconds,
+  loadAverages,
+  pinned,
+  readEld,
+  rssMiB,
+  stop,
+  tasksetWorks,
+} from "../server/processes.js";
 import { ENTITY_TICK_EVERY } from "../../ts/action-points.js";
 import { DISTANCE_BAND_TILES, type NpcRoom, type NpcStats, WAKE_RADIUS } from "../../ts/server/npc/npc-room.js";
 import { DEFAULT_THINK_BUDGET_BASE, thinkBudget } from "../../ts/server/npc/think-budget.js";
@@ -219,34 +229,6 @@ export interface NpcRow {
   thinkUsPerDecision: number;
 }
 
-const clockTicks = (() => {
-  const result = spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" });
-  return Number(result.stdout) || 100;
-})();
-
-/** utime + stime of a process in seconds. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
-}
-
-function rssMiB(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return match ? Number(match[1]) / 1024 : NaN;
-}
-
-const tasksetWorks = spawnSync("taskset", ["-c", "0", "true"]).status === 0;
-
-function pinned(core: number, command: string, args: string[]): [string, string[]] {
-  return tasksetWorks ? ["taskset", ["-c", String(core), command, ...args]] : [command, args];
-}
-
-/** The 1-, 5- and 15-minute load averages. */
-function loadAverages(): number[] {
-  return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).map(Number);
-}
-
 async function startServer(
   mapPath: string,
   eldFile: string,
@@ -319,35 +301,10 @@ async function startServer(
   return { child, http };
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-  await exited;
-  clearTimeout(timer);
-}
-
 /** The server's status; with `ticks`, its tick and broadcast percentiles cover only the newest ticks. */
 async function status(http: string, ticks?: number): Promise<Status> {
   const response = await fetch(`${http}/api/status${ticks === undefined ? "" : `?ticks=${ticks}`}`);
   return (await response.json()) as Status;
-}
-
-async function readEld(pid: number, file: string): Promise<{ p50: number; p99: number } | null> {
-  rmSync(file, { force: true });
-  process.kill(pid, "SIGUSR2");
-  for (let i = 0; i < 50; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    if (existsSync(file)) {
-      try {
-        return JSON.parse(readFileSync(file, "utf8")) as { p50: number; p99: number };
-      } catch {
-        // written but not complete yet
-      }
-    }
-  }
-  return null;
 }
 
 /** NPC rows: the server's --npc-budget, and whether to sample the NPC room through the window. */
