@@ -113,11 +113,42 @@ export function ensureColyseus(): { ok: true } | { ok: false; reason: string } {
   return { ok: true };
 }
 
-/** The kernel's TCP counters of the established connections whose local port is `port`. */
-export function tcpCounters(port: number): TcpCounters {
+/** One connection's counters, keyed by its peer address. */
+type TcpSockets = Map<string, TcpCounters>;
+
+/**
+ * The kernel's TCP counters of the established connections whose local port is `port`, per peer. The
+ * matchmaking HTTP requests share the WebSocket port, and their kept-alive connections close during the
+ * window, so a window's figures come from tcpWindow over the connections present at both of its ends.
+ */
+export function tcpSockets(port: number): TcpSockets {
   const result = spawnSync("ss", ["-tinH", "state", "established", `( sport = :${port} )`], { encoding: "utf8" });
   if (result.status !== 0) throw new Error(`ss failed: ${result.stderr || result.error?.message}`);
-  const counters: TcpCounters = {
+  const sockets: TcpSockets = new Map();
+  const field = (line: string, name: string) => Number(new RegExp(`\\b${name}:(\\d+)`).exec(line)?.[1] ?? 0);
+  let peer = "";
+  for (const line of result.stdout.split("\n")) {
+    // ss prints each socket's address line (…, local, peer), then its details indented on the next line.
+    if (!/\bsegs_out:/.test(line)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields.length >= 2) peer = fields[fields.length - 1];
+      continue;
+    }
+    sockets.set(peer, {
+      sockets: 1,
+      bytesSent: field(line, "bytes_sent"),
+      bytesReceived: field(line, "bytes_received"),
+      segmentsOut: field(line, "segs_out"),
+      segmentsIn: field(line, "segs_in"),
+      withTimestamps: /(^|\s)ts(\s|$)/.test(line) ? 1 : 0,
+    });
+  }
+  return sockets;
+}
+
+/** What the connections present at both ends sent and received between them, summed. */
+export function tcpWindow(start: TcpSockets, end: TcpSockets): TcpCounters {
+  const sum: TcpCounters = {
     sockets: 0,
     bytesSent: 0,
     bytesReceived: 0,
@@ -125,18 +156,17 @@ export function tcpCounters(port: number): TcpCounters {
     segmentsIn: 0,
     withTimestamps: 0,
   };
-  const field = (line: string, name: string) => Number(new RegExp(`\\b${name}:(\\d+)`).exec(line)?.[1] ?? 0);
-  for (const line of result.stdout.split("\n")) {
-    // ss prints each socket's address line, then its details indented on the next line.
-    if (!/\bsegs_out:/.test(line)) continue;
-    counters.sockets++;
-    counters.bytesSent += field(line, "bytes_sent");
-    counters.bytesReceived += field(line, "bytes_received");
-    counters.segmentsOut += field(line, "segs_out");
-    counters.segmentsIn += field(line, "segs_in");
-    if (/(^|\s)ts(\s|$)/.test(line)) counters.withTimestamps++;
+  for (const [peer, last] of end) {
+    const first = start.get(peer);
+    if (!first) continue;
+    sum.sockets++;
+    sum.bytesSent += last.bytesSent - first.bytesSent;
+    sum.bytesReceived += last.bytesReceived - first.bytesReceived;
+    sum.segmentsOut += last.segmentsOut - first.segmentsOut;
+    sum.segmentsIn += last.segmentsIn - first.segmentsIn;
+    sum.withTimestamps += last.withTimestamps;
   }
-  return counters;
+  return sum;
 }
 
 async function startColyseus(
@@ -216,8 +246,8 @@ export async function runColyseusRow(
       startMs: 0,
       endMs: 0,
       rss: NaN,
-      startTcp: null as TcpCounters | null,
-      endTcp: null as TcpCounters | null,
+      startTcp: null as TcpSockets | null,
+      endTcp: null as TcpSockets | null,
       startStatus: null as ColyseusStatus | null,
       endStatus: null as ColyseusStatus | null,
       eld: null as { p50: number; p99: number } | null,
@@ -235,7 +265,7 @@ export async function runColyseusRow(
       if (message.event === "measure-start") {
         window.startCpu = cpuSeconds(serverPid);
         window.startMs = performance.now();
-        window.startTcp = tcpCounters(port);
+        window.startTcp = tcpSockets(port);
         pending.push(
           (async () => {
             window.startStatus = await colyseusStatus(status);
@@ -246,7 +276,7 @@ export async function runColyseusRow(
       if (message.event === "measure-end") {
         window.endCpu = cpuSeconds(serverPid);
         window.endMs = performance.now();
-        window.endTcp = tcpCounters(port);
+        window.endTcp = tcpSockets(port);
         window.rss = rssMiB(serverPid);
         pending.push(
           (async () => {
@@ -276,10 +306,9 @@ export async function runColyseusRow(
     const seconds = (window.endMs - window.startMs) / 1000;
     const cpu = window.endCpu - window.startCpu;
     const clientSeconds = bots * seconds;
+    const tcp = tcpWindow(startTcp, endTcp);
     const headerBytesPerSegment =
-      IPV4_TCP_HEADER_BYTES + (endTcp.withTimestamps === endTcp.sockets ? TCP_TIMESTAMP_OPTION_BYTES : 0);
-    const segmentsOut = endTcp.segmentsOut - startTcp.segmentsOut;
-    const segmentsIn = endTcp.segmentsIn - startTcp.segmentsIn;
+      IPV4_TCP_HEADER_BYTES + (tcp.sockets > 0 && tcp.withTimestamps === tcp.sockets ? TCP_TIMESTAMP_OPTION_BYTES : 0);
     const tickRateHz = (endStatus.tick - startStatus.tick) / seconds;
     const patchRateHz = (endStatus.patches - startStatus.patches) / seconds;
     const eld = window.eld;
@@ -296,14 +325,12 @@ export async function runColyseusRow(
       patchRateHz,
       bot: result,
       tcp: {
-        sockets: endTcp.sockets,
+        sockets: tcp.sockets,
         headerBytesPerSegment,
-        ipBytesOutPerClientSecond:
-          (endTcp.bytesSent - startTcp.bytesSent + segmentsOut * headerBytesPerSegment) / clientSeconds,
-        ipBytesInPerClientSecond:
-          (endTcp.bytesReceived - startTcp.bytesReceived + segmentsIn * headerBytesPerSegment) / clientSeconds,
-        payloadBytesOutPerClientSecond: (endTcp.bytesSent - startTcp.bytesSent) / clientSeconds,
-        segmentsOutPerClientSecond: segmentsOut / clientSeconds,
+        ipBytesOutPerClientSecond: (tcp.bytesSent + tcp.segmentsOut * headerBytesPerSegment) / clientSeconds,
+        ipBytesInPerClientSecond: (tcp.bytesReceived + tcp.segmentsIn * headerBytesPerSegment) / clientSeconds,
+        payloadBytesOutPerClientSecond: tcp.bytesSent / clientSeconds,
+        segmentsOutPerClientSecond: tcp.segmentsOut / clientSeconds,
       },
       // The simulation and the patches at ≥ 95 % of their rates, and the event loop never a tick late at p99.
       keepsUp:
