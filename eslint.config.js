@@ -45,7 +45,17 @@ const syntaxRules = {
 
 export default defineConfig(
   {
-    ignores: ["assembly/**", "build/**", "dist/**", "node_modules/**", "native/**", "test-artifacts/**", ".vite/**"],
+    ignores: [
+      "assembly/**",
+      "build/**",
+      "dist/**",
+      "node_modules/**",
+      "native/**",
+      "test-artifacts/**",
+      ".vite/**",
+      // Its own package (Colyseus, installed by the bench on first use) and tsconfig: `npx tsc -p bench/colyseus`.
+      "bench/colyseus/**",
+    ],
   },
   {
     files: ["**/*.ts"],

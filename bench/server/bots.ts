@@ -28,7 +28,7 @@
 // encoders and decoders (ts/protocol) and windows through ts/window.ts.
 //
 // usage: node --import tsx bench/server/bots.ts --http http://127.0.0.1:PORT --count N
-//        [--warmup S] [--measure S] [--idle | --fight] [--deltas] [--seed N]
+//        [--warmup S] [--measure S] [--idle | --fight] [--deltas] [--seed N] [--wait-go] [--first N]
 // --deltas: each bot asks for entity deltas (P-21) as the official client does by default — it
 // acknowledges the lists it verifies (EntityAckPacket) and applies each StateDeltaPacket to its baseline.
 // stdout: JSON lines {"event":"joined"|"measure-start"|"measure-end"|"result", ...}
@@ -82,10 +82,14 @@ const { values } = parseArgs({
     fight: { type: "boolean", default: false },
     deltas: { type: "boolean", default: false },
     seed: { type: "string", default: "1" },
+    "wait-go": { type: "boolean", default: false },
+    // The first bot's number (nicks are bot<N>): several bot processes on one server need distinct nicks.
+    first: { type: "string", default: "0" },
   },
 });
 const httpBase = values.http!;
 const count = Number(values.count);
+const firstBot = Number(values.first);
 const warmupMs = Number(values.warmup) * 1000;
 const measureMs = Number(values.measure) * 1000;
 const idle = values.idle!;
@@ -455,7 +459,7 @@ await Promise.all(
   Array.from({ length: JOIN_CONCURRENCY }, async () => {
     while (next < count) {
       const index = next++;
-      const { token, port, entityId } = await join(index);
+      const { token, port, entityId } = await join(firstBot + index);
       const bot = new Bot(token, port, entityId, performance.now());
       bots.push(bot);
       await new Promise<void>((resolve) => bot.socket.bind(0, "127.0.0.1", () => resolve()));
@@ -465,6 +469,15 @@ await Promise.all(
   }),
 );
 emit("joined", { bots: bots.length });
+// --wait-go: the harness runs several bot processes and says "go" on stdin once all have joined, so their
+// warm-ups and windows line up (the bots already send their hellos and pings meanwhile).
+if (values["wait-go"]) {
+  await new Promise<void>((resolve) => {
+    process.stdin.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes("go")) resolve();
+    });
+  });
+}
 
 const timer = setInterval(() => {
   const now = performance.now();
