@@ -1,11 +1,45 @@
 import { defineConfig } from "vitest/config";
 
+// Test files that measure time against the machine (a walk bounded by a clean run's time, Chromium key
+// taps and animations, SIGKILL at chosen moments) run one at a time, after the rest. Everything else runs
+// in two workers: Vitest's default is one worker per core minus one — a single worker on a 2-core CI
+// machine, where most files wait on sockets, timers and child processes rather than on a core. Every test
+// is bounded in time and uses its own ports (port 0) and folders, so two may run side by side.
+const TIMING_SENSITIVE = [
+  "test/e2e/**/*.test.ts",
+  "test/convergence.test.ts",
+  "test/faults.test.ts",
+  "test/items-crash.test.ts",
+  "test/combat-persistence.test.ts",
+  "test/persistence.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts", "ts/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     teardownTimeout: 10_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "parallel",
+          include: ["test/**/*.test.ts", "ts/**/*.test.ts"],
+          exclude: TIMING_SENSITIVE,
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "one at a time",
+          include: TIMING_SENSITIVE,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

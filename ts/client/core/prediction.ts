@@ -26,7 +26,7 @@ export class Prediction {
   /** Acks whose confirmed position differed from the one predicted for that window. */
   corrections = 0;
   /**
-   * Of those, the ones more than a step away from the prediction: a teleport (a warp, stairs, a respawn).
+   * Acks farther from the last confirmed position than walking allows: a teleport (a warp, stairs, a respawn).
    * The steering drops its goal on one (steering.ts); the view snaps by itself (interpolation.ts, camera.ts).
    */
   teleports = 0;
@@ -74,7 +74,11 @@ export class Prediction {
     if (previous) {
       const expected = this.sim.replay(previous.x, previous.y, this.ackedWindow, this.steps.slice(0, consumed));
       if (expected.x !== x || expected.y !== y) this.corrections++;
-      if (Math.max(Math.abs(expected.x - x), Math.abs(expected.y - y)) > 1) this.teleports++;
+      // A player walks at most one tile per window: farther from the last confirmed position than the windows
+      // since allow is a teleport. (Distance from the prediction is not: lost steps put the server several
+      // tiles from it on an ordinary walk, and dropping the route then would stall the walk.)
+      const moved = Math.max(Math.abs(previous.x - x), Math.abs(previous.y - y));
+      if (moved > Math.max(1, ackWindow - this.ackedWindow)) this.teleports++;
     }
     this.steps.splice(0, consumed);
     this.confirmedPoint = { x, y };
