@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 
 // Test files that measure time against the machine (a walk bounded by a clean run's time, Chromium key
-// taps and animations, SIGKILL at chosen moments) run one at a time, after the rest. Everything else runs
+// taps and animations, SIGKILL at chosen moments, a flood that must reach its rate) run one at a time, after the rest. Everything else runs
 // in two workers: Vitest's default is one worker per core minus one — a single worker on a 2-core CI
 // machine, where most files wait on sockets, timers and child processes rather than on a core. Every test
 // is bounded in time and uses its own ports (port 0) and folders, so two may run side by side.
@@ -12,6 +12,7 @@ const TIMING_SENSITIVE = [
   "test/items-crash.test.ts",
   "test/combat-persistence.test.ts",
   "test/persistence.test.ts",
+  "test/soak-cli.test.ts",
 ];
 
 export default defineConfig({
