@@ -7,7 +7,7 @@
 // the new one on its own, ahead of that client's next datagram; datagrams the old region got after it
 // let go come back (REROUTE) and follow. HTTP: joins go to region 0 (the accounts' region until they
 // live in a shared store), whose answer names the gateway's UDP port; other /api/ requests go there too.
-import { createConnection, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isValidAction, readActionTokenHigh, readActionTokenLow } from "../protocol/action.js";
@@ -26,12 +26,12 @@ import {
   FRAME_CLOSE,
   FRAME_DATA,
   FRAME_HANDOFF,
-  FRAME_HELLO,
   FRAME_OPEN,
   FRAME_REROUTE,
   FrameError,
   FrameReader,
-  FrameWriter,
+  type FrameWriter,
+  dialLink,
   jsonOf,
 } from "./link-frames.js";
 
@@ -233,40 +233,39 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       const endpoint = endpoints.get(region);
       if (endpoint === undefined) continue;
       connecting.add(region);
-      const socket = createConnection({ host: endpoint.host, port: endpoint.linkPort });
-      socket.setNoDelay(true);
-      socket.on("connect", () => {
-        connecting.delete(region);
-        const writer = new FrameWriter(socket);
-        writer.sendJson(FRAME_HELLO, 0, { role: "gateway", id: options.id });
-        const link: RegionLink = {
-          region,
-          writer,
-          socket,
-          opened: new Set(),
-          httpBase: `http://${endpoint.host}:${endpoint.httpPort}`,
-        };
-        const reader = new FrameReader((kind, client, payload) => onRegionFrame(link, kind, client, payload));
-        socket.on("data", (chunk: Buffer) => {
-          try {
-            reader.push(chunk);
-          } catch (error) {
-            stats.badFrames++;
-            log.warn("region link closed: bad frame", { region, error: String(error) });
-            socket.destroy();
+      dialLink(
+        { host: endpoint.host, port: endpoint.linkPort },
+        { role: "gateway", id: options.id },
+        (writer, socket) => {
+          connecting.delete(region);
+          const link: RegionLink = {
+            region,
+            writer,
+            socket,
+            opened: new Set(),
+            httpBase: `http://${endpoint.host}:${endpoint.httpPort}`,
+          };
+          const reader = new FrameReader((kind, client, payload) => onRegionFrame(link, kind, client, payload));
+          socket.on("data", (chunk: Buffer) => {
+            try {
+              reader.push(chunk);
+            } catch (error) {
+              stats.badFrames++;
+              log.warn("region link closed: bad frame", { region, error: String(error) });
+              socket.destroy();
+            }
+          });
+          links.set(region, link);
+          log.info("linked to region", { region, port: endpoint.linkPort });
+        },
+        (socket) => {
+          connecting.delete(region);
+          if (links.get(region)?.socket === socket) {
+            links.delete(region);
+            log.warn("region link lost", { region });
           }
-        });
-        links.set(region, link);
-        log.info("linked to region", { region, port: endpoint.linkPort });
-      });
-      socket.on("error", () => {});
-      socket.on("close", () => {
-        connecting.delete(region);
-        if (links.get(region)?.socket === socket) {
-          links.delete(region);
-          log.warn("region link lost", { region });
-        }
-      });
+        },
+      );
     }
   }
 

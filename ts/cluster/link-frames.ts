@@ -3,7 +3,7 @@
 // pair is what makes a handoff lose nothing: a region hands a session off on the same stream its
 // gateway's datagrams arrive by, and the gateway forwards it on the stream to the new region ahead of
 // that client's next datagram. Frame: u32 length of what follows | u8 kind | u32 client | payload.
-import type { Socket } from "node:net";
+import { createConnection, type Socket } from "node:net";
 
 export const FRAME_HELLO = 1; // first frame of a link: JSON {role: "gateway" | "region", id}
 export const FRAME_OPEN = 2; // gateway → region: a client link, JSON {address, transport}
@@ -82,4 +82,26 @@ export function jsonOf(payload: Uint8Array, what: string): unknown {
   } catch {
     throw new FrameError(`${what}: not JSON`);
   }
+}
+
+/**
+ * Dials another process's link port: on connect, a FrameWriter that has sent the HELLO naming this end
+ * (`hello`), handed to `onOpen`; `onClose` once the socket is gone (also after a failed connect, whose
+ * error is only that: the caller dials again on its next pass).
+ */
+export function dialLink(
+  endpoint: { host: string; port: number },
+  hello: { role: "gateway" | "region"; id: number | string },
+  onOpen: (writer: FrameWriter, socket: Socket) => void,
+  onClose: (socket: Socket) => void,
+): void {
+  const socket = createConnection({ host: endpoint.host, port: endpoint.port });
+  socket.setNoDelay(true);
+  socket.on("connect", () => {
+    const writer = new FrameWriter(socket);
+    writer.sendJson(FRAME_HELLO, 0, hello);
+    onOpen(writer, socket);
+  });
+  socket.on("error", () => {});
+  socket.on("close", () => onClose(socket));
 }

@@ -6,7 +6,7 @@
 // runs the same tick at the same moment and a step scheduled at one executes at the same tick at the
 // other. The directory (directory.ts) gets its endpoint, and each entity it owns, claimed by
 // compare-and-set.
-import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { createServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { BROADCAST_EVERY_TICKS } from "../constants.js";
@@ -35,6 +35,7 @@ import {
   FrameError,
   FrameReader,
   FrameWriter,
+  dialLink,
   jsonOf,
 } from "./link-frames.js";
 
@@ -279,19 +280,18 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       const endpoint = endpoints.get(n);
       if (endpoint === undefined) continue;
       connecting.add(n);
-      const socket = createConnection({ host: endpoint.host, port: endpoint.linkPort });
-      socket.setNoDelay(true);
-      socket.on("connect", () => {
-        connecting.delete(n);
-        const writer = new FrameWriter(socket);
-        writer.sendJson(FRAME_HELLO, 0, { role: "region", id: region });
-        neighbours.set(n, { writer, socket });
-      });
-      socket.on("error", () => {});
-      socket.on("close", () => {
-        connecting.delete(n);
-        if (neighbours.get(n)?.socket === socket) neighbours.delete(n);
-      });
+      dialLink(
+        { host: endpoint.host, port: endpoint.linkPort },
+        { role: "region", id: region },
+        (writer, socket) => {
+          connecting.delete(n);
+          neighbours.set(n, { writer, socket });
+        },
+        (socket) => {
+          connecting.delete(n);
+          if (neighbours.get(n)?.socket === socket) neighbours.delete(n);
+        },
+      );
     }
   }
 
