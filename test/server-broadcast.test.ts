@@ -116,6 +116,17 @@ describe("per-client broadcast", () => {
               Math.min(SIZE - 1, Math.max(0, entity.y + Math.floor(random() * 3) - 1)),
             );
           }
+          // Every other field an entry carries changes too (hits, levels, flags, a new meta array):
+          // the broadcast keeps entries encoded between rounds, and must never send a stale one.
+          if (entity.typeId !== 0 && random() < 0.05) {
+            const field = Math.floor(random() * 6);
+            if (field === 0) entity.hp = Math.floor(random() * 100);
+            else if (field === 1) entity.hpMax = 100 + Math.floor(random() * 50);
+            else if (field === 2) entity.elo = Math.floor(random() * 3000);
+            else if (field === 3) entity.flags = Math.floor(random() * 8);
+            else if (field === 4) entity.typeId = 1 + Math.floor(random() * 3);
+            else entity.meta = metas[Math.floor(random() * metas.length)].slice();
+          }
         }
       }
       if (step === 30) bind(game, viewers[0], peers[0]); // a keep-alive: entries re-sent though unchanged

@@ -99,6 +99,8 @@ export class SessionRegistry {
   /** Sessions by their player entity's id: where the combat room sends a player's blows. */
   private readonly byEntity = new Map<number, Session>();
   private phaseCounter = 0;
+  /** The sessions of each broadcast phase (Session.sendPhase), in the order they were created. */
+  private readonly phases: Session[][] = Array.from({ length: BROADCAST_EVERY_TICKS }, () => []);
 
   /**
    * `onFirstBind` runs when a session's first datagram binds it to a link:
@@ -115,6 +117,11 @@ export class SessionRegistry {
 
   values(): IterableIterator<Session> {
     return this.byToken.values();
+  }
+
+  /** The sessions broadcast to on ticks of phase `phase` (tick % BROADCAST_EVERY_TICKS): half of them each tick. */
+  inPhase(phase: number): readonly Session[] {
+    return this.phases[phase];
   }
 
   /** `identity`: a session arriving from another process keeps its token and key (ts/cluster/). */
@@ -166,6 +173,7 @@ export class SessionRegistry {
     this.byToken.set(token, session);
     this.byTokenLow.set(tokenLow & TOKEN_KEY_MASK, session);
     this.byEntity.set(entity.id, session);
+    this.phases[session.sendPhase].push(session);
     return session;
   }
 
@@ -226,6 +234,11 @@ export class SessionRegistry {
   }
 
   remove(session: Session): void {
+    if (this.byToken.get(session.token) === session) {
+      const phase = this.phases[session.sendPhase];
+      const index = phase.indexOf(session);
+      if (index >= 0) phase.splice(index, 1);
+    }
     this.byToken.delete(session.token);
     const key = session.tokenLow & TOKEN_KEY_MASK;
     if (this.byTokenLow.get(key) === session) this.byTokenLow.delete(key);
