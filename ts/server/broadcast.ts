@@ -123,7 +123,7 @@ export class Broadcaster {
     }
     slab.reserve(STATE_BYTES);
     encodeStateAround(0, tick, centreX, centreY, versions, entity.id, checksum, slab.bytes, slab.at);
-    egress.send(session, slab.take(STATE_BYTES));
+    egress.sendWritten(session, STATE_BYTES);
 
     const unchanged = checksum === session.lastEntityChecksum && !session.resendEntities;
     if (unchanged && !this.sendUnchangedEntities) return;
@@ -184,10 +184,10 @@ export class Broadcaster {
       writeStateAround(PACKET_STATE_DELTA, 0, tick, centreX, centreY, versions, entity.id, checksum, out, at);
       // The empty baseline's tick is -1; on the wire it is 0 ("the empty list").
       writeStateDeltaTail(Math.max(0, baseline.tick), written.removed, written.changed, written.bytes, out, at);
-      egress.send(session, slab.take(STATE_DELTA_FIXED_BYTES + written.bytes));
+      egress.sendWritten(session, STATE_DELTA_FIXED_BYTES + written.bytes);
     } else {
       encodeStateAround(0, tick, centreX, centreY, versions, entity.id, checksum, out, at);
-      egress.send(session, slab.take(STATE_BYTES));
+      egress.sendWritten(session, STATE_BYTES);
       this.sendEntities(session, inView, count, tick);
     }
     baselines.lastSentTick = tick;
@@ -223,7 +223,7 @@ export class Broadcaster {
         const to = from + inView[index].entryBytes;
         for (let byte = from; byte < to; byte++) out[at++] = entries[byte];
       }
-      egress.send(session, slab.take(size));
+      egress.sendWritten(session, size);
       start = end;
     } while (start < count);
   }

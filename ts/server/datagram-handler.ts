@@ -413,6 +413,6 @@ export class DatagramHandler {
     const at = slab.at;
     encodeHeader(PACKET_PONG, 0, out, at);
     for (let index = PING_TIMESTAMP_OFFSET; index < PING_BYTES; index++) out[at + index] = ping[index];
-    this.egress.send(session, slab.take(PING_BYTES));
+    this.egress.sendWritten(session, PING_BYTES);
   }
 }

@@ -36,6 +36,29 @@ export class Egress {
   }
 
   /**
+   * Sends the `size` bytes written at `slab.bytes[slab.at]` (after `slab.reserve(size)`) as one datagram,
+   * like `send(session, slab.take(size))` — and moves the slab past them either way — but hands a transport
+   * that copies (Peer.sendFrom) the bytes where they lie, without a view of its own per datagram.
+   */
+  sendWritten(session: EgressTarget, size: number): void {
+    const peer = session.peer;
+    const slab = this.slab;
+    if (peer === null || peer.sendFrom === undefined) {
+      this.send(session, slab.take(size));
+      return;
+    }
+    const at = slab.at;
+    slab.at = at + size;
+    if (!session.proof.proven) {
+      this.metrics.heldUnproven++;
+      return;
+    }
+    this.metrics.datagramsOut++;
+    this.metrics.bytesOut += size;
+    peer.sendFrom(slab.bytes, at, size);
+  }
+
+  /**
    * Sends a challenge to the session's unproven address, if it fits the
    * amplification limit (3× the bytes received from it); returns whether it went.
    */

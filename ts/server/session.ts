@@ -27,6 +27,12 @@ export interface Peer {
   readonly transport: "udp" | "webrtc" | "websocket";
   /** Sends one datagram; the transport may hold on to it, so never modify it afterwards. */
   send(datagram: Uint8Array): void;
+  /**
+   * Sends `bytes[start .. start + length)` as one datagram, copying it before returning — for a
+   * transport that copies anyway (the batched UDP socket stages every datagram in its own buffer),
+   * so the sender needs no view per datagram. Optional: without it, Egress makes the view.
+   */
+  sendFrom?(bytes: Uint8Array, start: number, length: number): void;
 }
 
 export interface Session {

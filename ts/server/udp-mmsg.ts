@@ -67,6 +67,9 @@ const SEND_ENTRIES = 2048;
 /** Bytes of staged datagrams: 2048 StatePackets, or 218 full EntityPackets. */
 const SEND_BYTES = 256 * 1024;
 
+/** Datagrams up to this size are copied byte by byte into the staging area (see sendFrom). */
+const SMALL_COPY_BYTES = 256;
+
 const STAT_ERRORS = 0;
 const STAT_LAST_ERRNO = 1;
 const STAT_WOULD_BLOCK = 2;
@@ -147,21 +150,37 @@ export class MmsgSocket {
 
   /** Stages one datagram to `to`; it is sent at the end of the current burst. */
   send(datagram: Uint8Array, to: SocketAddress): void {
+    this.sendFrom(datagram, 0, datagram.length, to);
+  }
+
+  /**
+   * Stages `bytes[start .. start + length)` as one datagram to `to`, copied now: the caller's bytes
+   * need no view of their own (Egress.sendWritten hands over the outbound slab this way).
+   */
+  sendFrom(bytes: Uint8Array, start: number, length: number, to: SocketAddress): void {
     if (this.closed) return;
-    if (this.sendCount === SEND_ENTRIES || this.sendBytes + datagram.length > SEND_BYTES) {
+    if (this.sendCount === SEND_ENTRIES || this.sendBytes + length > SEND_BYTES) {
       this.flush();
-      if (this.sendCount === SEND_ENTRIES || this.sendBytes + datagram.length > SEND_BYTES) {
+      if (this.sendCount === SEND_ENTRIES || this.sendBytes + length > SEND_BYTES) {
         this.stats.sendDropped++;
         return;
       }
     }
     const entry = this.sendCount++;
-    this.sendData.set(datagram, this.sendBytes);
-    this.sendMeta[3 * entry] = this.sendBytes;
-    this.sendMeta[3 * entry + 1] = datagram.length;
-    this.sendMeta[3 * entry + 2] = to.length;
-    this.sendAddresses.set(to.bytes, entry * this.constants.ADDR_BYTES);
-    this.sendBytes += datagram.length;
+    const at = this.sendBytes;
+    const data = this.sendData;
+    // Most datagrams are States of 72 bytes: a loop beats TypedArray#set (and the view it needs) there.
+    if (length <= SMALL_COPY_BYTES) for (let byte = 0; byte < length; byte++) data[at + byte] = bytes[start + byte];
+    else data.set(bytes.subarray(start, start + length), at);
+    const meta = this.sendMeta;
+    meta[3 * entry] = at;
+    meta[3 * entry + 1] = length;
+    meta[3 * entry + 2] = to.length;
+    const addresses = this.sendAddresses;
+    const addressAt = entry * this.constants.ADDR_BYTES;
+    const address = to.bytes;
+    for (let byte = 0; byte < to.length; byte++) addresses[addressAt + byte] = address[byte];
+    this.sendBytes = at + length;
     if (!this.flushQueued && !this.blocked) {
       this.flushQueued = true;
       queueMicrotask(this.flushFromQueue);

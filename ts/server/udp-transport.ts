@@ -227,4 +227,8 @@ class MmsgPeer implements CachedPeer {
   send(datagram: Uint8Array): void {
     this.socket.send(datagram, this.to);
   }
+
+  sendFrom(bytes: Uint8Array, start: number, length: number): void {
+    this.socket.sendFrom(bytes, start, length, this.to);
+  }
 }

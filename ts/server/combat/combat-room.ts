@@ -355,7 +355,7 @@ export class CombatRoom {
         for (let f = 0; f < box.length; f += EVENT_FIELDS, at += COMBAT_EVENT_BYTES) {
           writeCombatEventFields(slab.bytes, at, box[f], box[f + 1], box[f + 2], box[f + 3], box[f + 4]);
         }
-        egress.send(session, slab.take(size));
+        egress.sendWritten(session, size);
         this.stats.packetsSent++;
       }
       box.length = 0;
