@@ -1,0 +1,86 @@
+// The server's spatial index against a brute-force scan: after any sequence of
+// spawns, moves and removals — across chunk edges, at negative coordinates, at
+// the ends of the i16 range and beyond it — every square query returns exactly
+// the entities inside the square, sorted by id (or in any order when unsorted).
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { EntityStore, type StoredEntity } from "../ts/server/entities.js";
+
+/** Coordinates where the bucket grid has edges: chunk borders, zero, both ends of i16 and past them. */
+const coordinate = fc.oneof(
+  fc.integer({ min: -80, max: 80 }),
+  fc.integer({ min: -32768, max: -32700 }),
+  fc.integer({ min: 32700, max: 32767 }),
+  fc.integer({ min: -40000, max: 40000 }),
+);
+
+type Op =
+  | { kind: "spawn"; x: number; y: number }
+  | { kind: "move"; pick: number; x: number; y: number }
+  | { kind: "step"; pick: number; dx: number; dy: number }
+  | { kind: "remove"; pick: number }
+  | { kind: "query"; x: number; y: number; radius: number; sorted: boolean };
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constant("spawn" as const), x: coordinate, y: coordinate }),
+  fc.record({ kind: fc.constant("move" as const), pick: fc.nat(), x: coordinate, y: coordinate }),
+  fc.record({
+    kind: fc.constant("step" as const),
+    pick: fc.nat(),
+    dx: fc.integer({ min: -1, max: 1 }),
+    dy: fc.integer({ min: -1, max: 1 }),
+  }),
+  fc.record({ kind: fc.constant("remove" as const), pick: fc.nat() }),
+  fc.record({
+    kind: fc.constant("query" as const),
+    x: coordinate,
+    y: coordinate,
+    radius: fc.integer({ min: 0, max: 70 }),
+    sorted: fc.boolean(),
+  }),
+);
+
+describe("EntityStore's spatial index", () => {
+  it("answers every square query as a brute-force scan does, after any spawns, moves and removals", () => {
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 200 }), (ops) => {
+        const store = new EntityStore();
+        const alive: StoredEntity[] = [];
+        const out: StoredEntity[] = [];
+        const check = (x: number, y: number, radius: number, sorted: boolean): void => {
+          const count = store.inSquare(x, y, radius, out, sorted);
+          const got = out.slice(0, count);
+          const expected = alive
+            .filter((e) => Math.abs(e.x - x) <= radius && Math.abs(e.y - y) <= radius)
+            .sort((a, b) => a.id - b.id);
+          if (sorted) expect(got.map((e) => e.id)).toEqual(expected.map((e) => e.id));
+          else expect(got.map((e) => e.id).sort((a, b) => a - b)).toEqual(expected.map((e) => e.id));
+        };
+        for (const step of ops) {
+          if (step.kind === "spawn") {
+            alive.push(
+              store.spawn({ typeId: 1, x: step.x, y: step.y, hp: 1, hpMax: 1, elo: 0, flags: 0, name: "", meta: [] }),
+            );
+          } else if (step.kind === "query") {
+            check(step.x, step.y, step.radius, step.sorted);
+          } else if (alive.length > 0) {
+            const index = step.pick % alive.length;
+            const entity = alive[index];
+            if (step.kind === "remove") {
+              store.remove(entity);
+              alive.splice(index, 1);
+            } else if (step.kind === "move") {
+              store.move(entity, step.x, step.y);
+            } else {
+              store.move(entity, entity.x + step.dx, entity.y + step.dy);
+            }
+          }
+        }
+        // Finally, every entity is found at its own tile, and the store holds exactly the living ones.
+        for (const entity of alive) check(entity.x, entity.y, 0, true);
+        expect(store.size).toBe(alive.length);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
