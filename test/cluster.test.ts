@@ -2,8 +2,17 @@
 // (test/support/cluster-process.ts), and protocol clients on real UDP. A client walking across the
 // border keeps its session, its address and its scheduled steps and ends where the same walk ends on
 // one process; it sees the other side before it crosses; two regions never both own an entity.
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
+import {
+  type ChatPacket,
+  type ChatPostAckPacket,
+  CHAT_STATUS_POSTED,
+  CHAT_STATUS_RATE_LIMITED,
+  encodePacketToBytes,
+} from "../ts/protocol/index.js";
+import { CHAT_BURST } from "../ts/server/chat-channel.js";
 import { tickOfWindow, windowOfTick } from "../ts/window.js";
 import {
   BORDER_X,
@@ -63,6 +72,22 @@ async function walk(client: UdpTestClient, steps: number[]): Promise<{ x: number
     10_000,
   );
   return last;
+}
+
+/** Chat lines a client received, one per sequence number, in order. */
+function lines(client: UdpTestClient): ChatPacket[] {
+  const bySeq = new Map<number, ChatPacket>();
+  for (const { packet } of client.received)
+    if (packet?.type === "chat" && !bySeq.has(packet.seq)) bySeq.set(packet.seq, packet);
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+}
+
+function postAcks(client: UdpTestClient): ChatPostAckPacket[] {
+  return client.received.flatMap(({ packet }) => (packet?.type === "chat_post_ack" ? [packet] : []));
+}
+
+function post(client: UdpTestClient, seq: number, text: string): void {
+  client.sendRaw(encodePacketToBytes({ type: "chat_post", clientType: 0, authToken: client.token, seq, text }));
 }
 
 /** The region whose /api/cluster lists entity `id` as owned now. */
@@ -195,4 +220,63 @@ describe.skipIf(skip !== null)("a world of two regions behind a gateway", () => 
     if (end.x < BORDER_X - 2) expect(ownersOf(statuses, id)[0]).toBe(0);
     if (end.x > BORDER_X + 1) expect(ownersOf(statuses, id)[0]).toBe(1);
   }, 60_000);
+
+  it("a chat line said in one region reaches a player in the other, under the same rate limit", async () => {
+    // Fresh players (the earlier ones may have timed out standing idle): one walks west onto region 0's ground.
+    const listener = await playing(gatewayHttp(), "Listener");
+    clients.push(listener);
+    await walk(
+      listener,
+      Array.from({ length: 18 }, () => WEST),
+    );
+    const speaker = await playing(gatewayHttp(), "Speaker"); // at the spawn: region 1's ground
+    clients.push(speaker);
+    const id = speaker.joined.entityId;
+    for (let round = 0; ; round++) {
+      const owners = ownersOf(await Promise.all([cluster.regionStatus(0), cluster.regionStatus(1)]), id);
+      if (owners.length === 1 && owners[0] === 1) break;
+      if (round > 100) throw new Error(`the speaker is owned by ${owners.join(", ") || "nobody"}, not region 1`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(ownersOf([await cluster.regionStatus(0)], listener.joined.entityId)).toEqual([0]);
+
+    // What is not a relayed line on the chat channel is dropped and counted; the relay keeps working.
+    const redis = new Redis(cluster.ready.redis);
+    await redis.publish("fc:chat", "not json");
+    await redis.publish(
+      "fc:chat",
+      JSON.stringify({ from: 1, line: { speakerEntityId: 1, speakerName: "x", text: "" } }),
+    );
+    redis.disconnect();
+
+    // A burst and one more, as fast as they go: the speaker's region posts the burst and refuses the rest,
+    // and only the lines it posted reach the other region.
+    for (let seq = 1; seq <= CHAT_BURST + 1; seq++) post(speaker, seq, `east ${seq}`);
+    await speaker.waitFor("every post answered", () => postAcks(speaker).some((ack) => ack.seq === CHAT_BURST + 1));
+    const statuses = new Map(postAcks(speaker).map((ack) => [ack.seq, ack.status]));
+    expect(statuses.get(CHAT_BURST + 1)).toBe(CHAT_STATUS_RATE_LIMITED);
+    const posted = [...statuses].filter(([, status]) => status === CHAT_STATUS_POSTED).map(([seq]) => `east ${seq}`);
+    expect(posted).toHaveLength(CHAT_BURST);
+    const heard = await listener.waitFor("the speaker's lines across the border", () => {
+      const from = lines(listener).filter((line) => line.speakerEntityId === id);
+      return from.length >= CHAT_BURST && from;
+    });
+    expect(heard.map((line) => line.text)).toEqual(posted);
+    expect(heard.every((line) => line.speakerName === "Speaker")).toBe(true);
+
+    // And the other way: region 0's player is heard in region 1.
+    const nextSeq = Math.max(0, ...postAcks(listener).map((ack) => ack.seq)) + 1;
+    post(listener, nextSeq, "west says hi");
+    const back = await speaker.waitFor("the listener's line", () =>
+      lines(speaker).find((line) => line.text === "west says hi"),
+    );
+    expect(back).toMatchObject({ speakerEntityId: listener.joined.entityId, speakerName: "Listener" });
+    // Said once: each region's players got each line once (one sequence number each).
+    expect(lines(listener).filter((line) => line.text === "east 1")).toHaveLength(1);
+    expect(lines(speaker).filter((line) => line.text === "west says hi")).toHaveLength(1);
+    const [status0, status1] = await Promise.all([cluster.regionStatus(0), cluster.regionStatus(1)]);
+    expect(status0.chatRelay.dropped).toBe(2);
+    expect(status1.chatRelay.dropped).toBe(1); // region 1 ignores what says it is its own
+    expect(status0.chatRelay.received).toBeGreaterThanOrEqual(CHAT_BURST); // and any "left" line from region 1
+  }, 30_000);
 });

@@ -36,6 +36,7 @@ export interface RegionStatus {
   owned: { id: number; fromMs: number }[];
   ownership: { id: number; fromMs: number; toMs: number }[];
   positions: { id: number; x: number; y: number }[];
+  chatRelay: { published: number; received: number; dropped: number };
 }
 
 /** The first tile column region 1 owns. */

@@ -20,6 +20,7 @@ import { Logger } from "../server/log.js";
 import type { Peer, Session } from "../server/session.js";
 import { TickLoop } from "../server/tick-loop.js";
 import { readWorldMap } from "../server/world-map.js";
+import { ChatRelay } from "./chat-relay.js";
 import { Directory, REFRESH_MS } from "./directory.js";
 import { GhostTable, ghostsFor } from "./ghosts.js";
 import { arrivalOf, type HandoffState, handoffStateOf, restoreSession } from "./handoff.js";
@@ -104,6 +105,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const epochMs = await directory.tickEpochMs(Date.now());
 
   const ghosts = new GhostTable(game.entities);
+  const chatRelay = new ChatRelay(region, directory.redis, game.chat, log);
+  await chatRelay.start();
   const gateways = new Map<string, GatewayLink>();
   /** Where each virtual peer (by key) came from: the handoff answers on the same link. */
   const peerLinks = new Map<string, { link: GatewayLink; client: number }>();
@@ -352,7 +355,9 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       gateways: [...gateways.keys()],
       neighbours: [...neighbours.keys()],
       ...stats,
-      redisCommands: directory.commands,
+      redisCommands: directory.commands + chatRelay.stats.published,
+      chatRelay: chatRelay.stats,
+      chat: game.chat.stats,
       owned: [...owned].map(([id, fromMs]) => ({ id, fromMs })),
       ownership: ownershipLog,
       positions: [...game.sessions.values()].map((s) => ({ id: s.entity.id, x: s.entity.x, y: s.entity.y })),
@@ -413,6 +418,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       await new Promise<void>((resolve) => http.server.close(() => resolve()));
       game.eventLoopDelay.stop();
       game.shutdown();
+      await chatRelay.close();
       await directory.close();
     },
   };
