@@ -280,3 +280,86 @@ describe.skipIf(skip !== null)("a world of two regions behind a gateway", () => 
     expect(status0.chatRelay.received).toBeGreaterThanOrEqual(CHAT_BURST); // and any "left" line from region 1
   }, 30_000);
 });
+
+describe.skipIf(skip !== null)("an attack across the border (PvP on)", () => {
+  let cluster: TestCluster;
+  const clients: UdpTestClient[] = [];
+
+  beforeAll(async () => {
+    cluster = await startTestCluster(1, ["--pvp"]);
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    await cluster?.stop();
+  }, 15_000);
+
+  it("a player bumping one whose authority is the neighbour region lands each blow once", async () => {
+    const http = cluster.ready.gateways[0].httpPort;
+    // West walks onto region 0's ground and back to the last column of it: region 0's (the margin).
+    const west = await playing(http, "West");
+    clients.push(west);
+    const spawn = west.position()!;
+    await walk(
+      west,
+      Array.from({ length: spawn.x - (BORDER_X - 4) }, () => WEST),
+    );
+    await walk(west, [EAST, EAST, EAST]);
+    expect(west.position()).toEqual({ x: BORDER_X - 1, y: spawn.y });
+    // East stops on the first column of region 1's ground, next to West.
+    const east = await playing(http, "East");
+    clients.push(east);
+    await walk(
+      east,
+      Array.from({ length: spawn.x - BORDER_X }, () => WEST),
+    );
+    expect(east.position()).toEqual({ x: BORDER_X, y: spawn.y });
+    const statuses = await Promise.all([cluster.regionStatus(0), cluster.regionStatus(1)]);
+    expect(ownersOf(statuses, west.joined.entityId)).toEqual([0]);
+    expect(ownersOf(statuses, east.joined.entityId)).toEqual([1]);
+    const [before0, before1] = statuses;
+    // Region 0 sees East (a ghost) before West swings.
+    await west.waitFor("East in view", () =>
+      west
+        .latestEntities()
+        ?.packets.flatMap((p) => p.entities)
+        .some((e) => e.id === east.joined.entityId),
+    );
+
+    // Four bumps east: each an attack (West stays), resolved once by region 1, where East's hp lives.
+    const BLOWS = 4;
+    await walk(
+      west,
+      Array.from({ length: BLOWS }, () => EAST),
+    );
+    expect(west.position()).toEqual({ x: BORDER_X - 1, y: spawn.y });
+    const blows = (client: UdpTestClient) =>
+      client.received.flatMap(({ packet }) =>
+        packet?.type === "combat"
+          ? packet.events.filter((e) => e.attackerId === west.joined.entityId && e.targetId === east.joined.entityId)
+          : [],
+      );
+    const seenByWest = await west.waitFor("the four blows' reports", () => blows(west).length >= BLOWS && blows(west));
+    const seenByEast = await east.waitFor("the four blows taken", () => blows(east).length >= BLOWS && blows(east));
+    expect(seenByWest).toEqual(seenByEast);
+    expect(seenByWest).toHaveLength(BLOWS);
+    const [after0, after1] = await Promise.all([cluster.regionStatus(0), cluster.regionStatus(1)]);
+    expect(after0.strikes.sent - before0.strikes.sent).toBe(BLOWS);
+    expect(after1.strikes.resolved - before1.strikes.resolved).toBe(BLOWS);
+    expect(after1.combat.attacks - before1.combat.attacks).toBe(BLOWS);
+    expect(after0.combat.attacks - before0.combat.attacks).toBe(0); // not resolved on the attacker's side too
+    expect(after0.strikes.answered - before0.strikes.answered).toBe(BLOWS);
+    // East's hp went down by exactly the damage of the hits, once each (no regeneration so soon after a blow).
+    const damage = seenByWest.reduce((sum, e) => sum + (e.kind === 0 ? e.amount : 0), 0);
+    expect(after1.combat.damage - before1.combat.damage).toBe(damage);
+    expect(seenByWest[BLOWS - 1].targetHp).toBe(100 - damage);
+    const hpSeen = await west.waitFor("East's hp in the ghost West sees", () => {
+      const entry = west
+        .latestEntities()
+        ?.packets.flatMap((p) => p.entities)
+        .find((e) => e.id === east.joined.entityId);
+      return entry !== undefined && entry.hp === 100 - damage && entry;
+    });
+    expect(hpSeen.hp).toBe(100 - damage);
+  }, 60_000);
+});

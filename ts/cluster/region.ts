@@ -23,6 +23,7 @@ import { readWorldMap } from "../server/world-map.js";
 import { ChatRelay } from "./chat-relay.js";
 import { Directory, REFRESH_MS } from "./directory.js";
 import { GhostTable, ghostsFor } from "./ghosts.js";
+import { StrikeLink } from "./strikes.js";
 import { arrivalOf, type HandoffState, handoffStateOf, restoreSession } from "./handoff.js";
 import { type ClusterLayout, distanceToRegion, handoffTarget, neighboursOf } from "./layout.js";
 import {
@@ -33,6 +34,8 @@ import {
   FRAME_HELLO,
   FRAME_OPEN,
   FRAME_REROUTE,
+  FRAME_STRIKE,
+  FRAME_STRIKE_ANSWER,
   FrameError,
   FrameReader,
   FrameWriter,
@@ -105,12 +108,13 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const epochMs = await directory.tickEpochMs(Date.now());
 
   const ghosts = new GhostTable(game.entities);
+  const neighbours = new Map<number, { writer: FrameWriter; socket: Socket }>();
+  const strikes = new StrikeLink(game.combat, ghosts, (n) => neighbours.get(n)?.writer);
   const chatRelay = new ChatRelay(region, directory.redis, game.chat, log);
   await chatRelay.start();
   const gateways = new Map<string, GatewayLink>();
   /** Where each virtual peer (by key) came from: the handoff answers on the same link. */
   const peerLinks = new Map<string, { link: GatewayLink; client: number }>();
-  const neighbours = new Map<number, { writer: FrameWriter; socket: Socket }>();
   const connecting = new Set<number>();
   const owned = new Map<number, number>(); // player entity id → owned since (ms)
   const ownershipLog: Ownership[] = [];
@@ -238,8 +242,10 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     const reader = new FrameReader((kind, client, payload) => {
       if (gateway !== null) return onGatewayFrame(gateway, kind, client, payload);
       if (neighbour !== null) {
-        if (kind !== FRAME_GHOSTS) throw new FrameError(`region frame of kind ${kind}`);
-        return ghosts.apply(neighbour, jsonOf(payload, "ghosts"));
+        if (kind === FRAME_GHOSTS) return ghosts.apply(neighbour, jsonOf(payload, "ghosts"));
+        if (kind === FRAME_STRIKE) return strikes.onStrike(neighbour, jsonOf(payload, "strike"));
+        if (kind === FRAME_STRIKE_ANSWER) return strikes.onAnswer(jsonOf(payload, "strike answer"));
+        throw new FrameError(`region frame of kind ${kind}`);
       }
       if (kind !== FRAME_HELLO) throw new FrameError("the first frame must be a hello");
       const hello = jsonOf(payload, "hello") as { role?: unknown; id?: unknown };
@@ -357,6 +363,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       ...stats,
       redisCommands: directory.commands + chatRelay.stats.published,
       chatRelay: chatRelay.stats,
+      strikes: strikes.stats,
+      combat: game.combat.stats,
       chat: game.chat.stats,
       owned: [...owned].map(([id, fromMs]) => ({ id, fromMs })),
       ownership: ownershipLog,
