@@ -362,4 +362,54 @@ describe.skipIf(skip !== null)("an attack across the border (PvP on)", () => {
     });
     expect(hpSeen.hp).toBe(100 - damage);
   }, 60_000);
+
+  it("a region killed with SIGKILL is restarted and its players come back where they stood", async () => {
+    const east = clients[1]; // region 1's, on the first column of its ground
+    const redis = new Redis(cluster.ready.redis);
+    try {
+      const tokenHex = east.token.toString(16).padStart(16, "0");
+      const endpoint = async () =>
+        JSON.parse((await redis.get("fc:region:1")) ?? "null") as { pid: number; httpPort: number } | null;
+      const before = (await endpoint())!;
+      const at = east.position()!;
+      // Its state is in region 1's checkpoint (written every second).
+      for (let round = 0; !(await redis.hexists("fc:checkpoint:1", tokenHex)); round++) {
+        if (round > 100) throw new Error("no checkpoint of the session");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const statesAtKill = east.states.length;
+      process.kill(before.pid, "SIGKILL");
+      // The client goes on as a client does (a keep-alive every 200 ms); the launcher restarts the region.
+      const keepAlive = setInterval(() => east.action(0, 0), 200);
+      try {
+        let restarted: { pid: number; httpPort: number } | null = null;
+        for (let round = 0; restarted === null; round++) {
+          if (round > 600) throw new Error("region 1 was not restarted within 30 s");
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          const now = await endpoint();
+          if (now !== null && now.pid !== before.pid) restarted = now;
+        }
+        const back = await east.waitFor(
+          "the player back in the restarted region",
+          () => east.states.length > statesAtKill + 5 && east.position(),
+          20_000,
+        );
+        // The same session (never rejoined), the same entity, where it stood at the checkpoint.
+        expect(back).toEqual(at);
+        const status = (await (await fetch(`http://127.0.0.1:${restarted.httpPort}/api/cluster`)).json()) as {
+          restored: number;
+          owned: { id: number }[];
+        };
+        expect(status.restored).toBeGreaterThanOrEqual(1);
+        expect(status.owned.map((o) => o.id)).toContain(east.joined.entityId);
+      } finally {
+        clearInterval(keepAlive);
+      }
+      // And it is simulated again: a step moves it.
+      const end = await walk(east, [EAST]);
+      expect(end).toEqual({ x: at.x + 1, y: at.y });
+    } finally {
+      redis.disconnect();
+    }
+  }, 60_000);
 });

@@ -10,6 +10,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { BROADCAST_EVERY_TICKS } from "../constants.js";
+import { isValidAction, readActionTokenHigh, readActionTokenLow } from "../protocol/action.js";
 import { loadCore } from "../wasm/node.js";
 import { installApiRoutes } from "../server/api-routes.js";
 import { Game } from "../server/game-server.js";
@@ -21,7 +22,7 @@ import type { Peer, Session } from "../server/session.js";
 import { TickLoop } from "../server/tick-loop.js";
 import { readWorldMap } from "../server/world-map.js";
 import { ChatRelay } from "./chat-relay.js";
-import { Directory, REFRESH_MS } from "./directory.js";
+import { CHECKPOINT_TTL_MS, Directory, REFRESH_MS } from "./directory.js";
 import { GhostTable, ghostsFor } from "./ghosts.js";
 import { StrikeLink } from "./strikes.js";
 import { arrivalOf, type HandoffState, handoffStateOf, restoreSession } from "./handoff.js";
@@ -129,7 +130,28 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     badFrames: 0,
     unknownClient: 0,
     ghostFramesOut: 0,
+    restored: 0,
+    checkpointed: 0,
   };
+  // What this region held when it last died (its checkpoint), adopted again as each comes back; forgotten
+  // after CHECKPOINT_TTL_MS (those clients have given up by then).
+  const restorable = new Map<string, HandoffState>();
+  for (const [tokenHex, json] of Object.entries(await directory.checkpoint(region))) {
+    try {
+      restorable.set(tokenHex, JSON.parse(json) as HandoffState);
+    } catch {
+      log.warn("checkpoint: an entry is not JSON", { tokenHex });
+    }
+  }
+  // Ids this region's last life gave out (its own range) are not handed out again: their players come back.
+  const ownRange = (id: number) => id > (region + 1) * ENTITY_ID_RANGE && id <= (region + 2) * ENTITY_ID_RANGE;
+  for (const state of restorable.values()) {
+    if (Number.isInteger(state.entity?.id) && ownRange(state.entity.id)) game.entities.reserveThrough(state.entity.id);
+  }
+  if (restorable.size > 0) {
+    log.warn("restarting with a checkpoint", { region, sessions: restorable.size });
+    setTimeout(() => restorable.clear(), CHECKPOINT_TTL_MS).unref();
+  }
 
   const own = (id: number) => {
     if (owned.has(id)) return;
@@ -188,6 +210,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
           link.writer.send(FRAME_REROUTE, client, payload);
           return;
         }
+        if (restorable.size > 0 && isValidAction(payload)) restore(link, client, payload);
         game.receive(payload, peer);
         return;
       }
@@ -221,6 +244,27 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     stats.stepsMovedWindow += restored.moved;
     own(session.entity.id);
     if (state.from !== region) claim(session.entity.id, state.from);
+  }
+
+  /**
+   * After a restart: the first ActionPacket of a session this region held when it died (its checkpoint
+   * in Redis, at most REFRESH_MS old) adopts it again on the link it arrives by, where it stood then —
+   * the same session, token and entity; the steps since the checkpoint are lost (what the client
+   * predicted is corrected, as after any lost steps).
+   */
+  function restore(link: GatewayLink, client: number, payload: Uint8Array): void {
+    const low = readActionTokenLow(payload);
+    const high = readActionTokenHigh(payload);
+    const tokenHex = ((BigInt(high >>> 0) << 32n) | BigInt(low >>> 0)).toString(16).padStart(16, "0");
+    const state = restorable.get(tokenHex);
+    if (state === undefined || game.sessions.byTokenValue(BigInt(`0x${tokenHex}`)) !== undefined) return;
+    restorable.delete(tokenHex);
+    try {
+      arrive(link, client, { ...state, from: region, to: region });
+      stats.restored++;
+    } catch (error) {
+      log.warn("checkpoint: a session could not be restored", { error: String(error) });
+    }
   }
 
   function handOff(session: Session, target: number): void {
@@ -331,6 +375,17 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     if (game.tick % BROADCAST_EVERY_TICKS === 0) publishGhosts();
   }
 
+  /** Every second: the state of each session behind a gateway, for a restart of this region (restore). */
+  function writeCheckpoint(): void {
+    const states = new Map<string, string>();
+    for (const session of game.sessions.values()) {
+      if (session.accountId !== null || session.peer === null || !peerLinks.has(session.peer.key)) continue;
+      states.set(session.tokenHex, JSON.stringify(handoffStateOf(session, region, region, game.nextWindow)));
+    }
+    stats.checkpointed = states.size;
+    directory.putCheckpoint(region, states).catch((error: unknown) => log.warn("checkpoint", { error: String(error) }));
+  }
+
   function* ownEntities() {
     for (const entity of game.entities.values()) if (!ghosts.isGhost(entity.id)) yield entity;
   }
@@ -383,6 +438,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     directory.registerRegion(endpoint).catch((error: unknown) => log.warn("redis", { error: String(error) }));
     linkNeighbours().catch((error: unknown) => log.warn("linking neighbours", { error: String(error) }));
     if (++refreshes % 10 === 0) directory.refreshOwners(owned.keys()).catch(() => {});
+    writeCheckpoint();
     const nowMs = performance.now();
     for (const link of gateways.values()) {
       for (const [client, sinceMs] of link.tombstones)
