@@ -36,6 +36,16 @@ export interface RegionStatus {
   owned: { id: number; fromMs: number }[];
   ownership: { id: number; fromMs: number; toMs: number }[];
   positions: { id: number; x: number; y: number }[];
+  chatRelay: { published: number; received: number; dropped: number };
+  strikes: {
+    sent: number;
+    unsent: number;
+    resolved: number;
+    refused: number;
+    answered: number;
+    answersDropped: number;
+  };
+  combat: { attacks: number; hits: number; misses: number; damage: number };
 }
 
 /** The first tile column region 1 owns. */
@@ -47,7 +57,7 @@ export function clusterSkipReason(): string | null {
   return found.path === null ? found.reason : null;
 }
 
-export async function startTestCluster(gateways = 1): Promise<TestCluster> {
+export async function startTestCluster(gateways = 1, extraArgs: string[] = []): Promise<TestCluster> {
   const map = writeTestMap();
   const layoutPath = join(dirname(map.path), "layout.json");
   writeFileSync(
@@ -73,6 +83,7 @@ export async function startTestCluster(gateways = 1): Promise<TestCluster> {
     "--json",
     "--log-level",
     "warn",
+    ...extraArgs,
   ]);
   const stop = async () => {
     child.kill("SIGTERM");

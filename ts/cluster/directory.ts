@@ -23,6 +23,8 @@ export const REGION_TTL_MS = 5000;
 export const SESSION_TTL_MS = 30_000;
 export const OWNER_TTL_MS = 60_000;
 export const REFRESH_MS = 1000;
+/** How long a region's checkpoint outlives its last refresh: a restart within this brings its players back. */
+export const CHECKPOINT_TTL_MS = 30_000;
 
 // KEYS[1] the owner key; ARGV: expected owner ("" = none), new owner, TTL ms. 1 when set, 0 when the
 // owner was someone else.
@@ -146,6 +148,24 @@ export class Directory {
       `${this.prefix}owner:${entityId}`,
       String(owner),
     );
+  }
+
+  /**
+   * Replaces region `region`'s checkpoint — its sessions' states by token (handoff.ts), what a restart of
+   * it adopts again — in one atomic step.
+   */
+  async putCheckpoint(region: number, states: Map<string, string>): Promise<void> {
+    const key = `${this.prefix}checkpoint:${region}`;
+    const multi = this.redis.multi().del(key);
+    if (states.size > 0) multi.hset(key, states).pexpire(key, CHECKPOINT_TTL_MS);
+    this.commands += states.size > 0 ? 3 : 1;
+    await multi.exec();
+  }
+
+  /** Region `region`'s checkpoint: session state JSON by token hex. */
+  async checkpoint(region: number): Promise<Record<string, string>> {
+    this.commands++;
+    return this.redis.hgetall(`${this.prefix}checkpoint:${region}`);
   }
 
   async ownerOf(entityId: number): Promise<number | null> {

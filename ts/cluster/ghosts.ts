@@ -35,6 +35,21 @@ export class GhostTable {
     return false;
   }
 
+  /** Ghost `id`, if it is one here. */
+  get(id: number): StoredEntity | undefined {
+    for (const ghosts of this.byRegion.values()) {
+      const ghost = ghosts.get(id);
+      if (ghost !== undefined) return ghost;
+    }
+    return undefined;
+  }
+
+  /** The region that published ghost `id` here, or null when `id` is no ghost here. */
+  ownerOf(id: number): number | null {
+    for (const [region, ghosts] of this.byRegion) if (ghosts.has(id)) return region;
+    return null;
+  }
+
   get size(): number {
     let count = 0;
     for (const ghosts of this.byRegion.values()) count += ghosts.size;

@@ -12,6 +12,8 @@ export const FRAME_CLOSE = 4; // gateway → region: the client link closed
 export const FRAME_HANDOFF = 5; // region → gateway → region: a session moving, JSON (handoff.ts)
 export const FRAME_REROUTE = 6; // region → gateway: a datagram for a session that has left, to route again
 export const FRAME_GHOSTS = 7; // region → region: its entities near the receiver's ground, JSON (ghosts.ts)
+export const FRAME_STRIKE = 8; // region → region: a blow at one of the receiver's entities, JSON (strikes.ts)
+export const FRAME_STRIKE_ANSWER = 9; // region → region: what that blow did, for the attacker, JSON (strikes.ts)
 
 /** kind + client. */
 const HEADER_BYTES = 5;

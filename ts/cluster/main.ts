@@ -33,6 +33,7 @@ usage: npm run -s cluster -- [options]
   --http-port PORT     the first gateway's HTTP port, the next ones count up (default 8080; 0: free ports)
   --udp-port PORT      the first gateway's UDP port, the next ones count up (default 7777; 0: free ports)
   --client-dir PATH    the built browser client the gateways serve (default dist/client)
+  --pvp                players may attack each other outside the map's safe zones, across borders too
   --log-level LEVEL    debug | info | warn | error | silent (default warn)
   --json               print one JSON line with every port once all are up (for tests and scripts)
   -h, --help           this text
@@ -60,6 +61,7 @@ const { values } = parseArgs({
     "client-dir": { type: "string", default: DEFAULT_CLIENT_DIR },
     "log-level": { type: "string", default: "warn" },
     json: { type: "boolean", default: false },
+    pvp: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
   strict: true,
@@ -96,6 +98,7 @@ async function runRegion(): Promise<void> {
     host: values.host,
     linkPort: 0,
     httpPort: 0,
+    game: { pvp: values.pvp },
     logger,
   });
   process.stdout.write(
@@ -214,6 +217,7 @@ async function runCluster(): Promise<void> {
     String(region),
     "--layout-json",
     layoutJson(layout),
+    ...(values.pvp ? ["--pvp"] : []),
     ...common,
   ];
   const supervise = (entry: Child, args: string[]) => {

@@ -10,6 +10,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { BROADCAST_EVERY_TICKS } from "../constants.js";
+import { isValidAction, readActionTokenHigh, readActionTokenLow } from "../protocol/action.js";
 import { loadCore } from "../wasm/node.js";
 import { installApiRoutes } from "../server/api-routes.js";
 import { Game } from "../server/game-server.js";
@@ -20,8 +21,10 @@ import { Logger } from "../server/log.js";
 import type { Peer, Session } from "../server/session.js";
 import { TickLoop } from "../server/tick-loop.js";
 import { readWorldMap } from "../server/world-map.js";
-import { Directory, REFRESH_MS } from "./directory.js";
+import { ChatRelay } from "./chat-relay.js";
+import { CHECKPOINT_TTL_MS, Directory, REFRESH_MS } from "./directory.js";
 import { GhostTable, ghostsFor } from "./ghosts.js";
+import { StrikeLink } from "./strikes.js";
 import { arrivalOf, type HandoffState, handoffStateOf, restoreSession } from "./handoff.js";
 import { type ClusterLayout, distanceToRegion, handoffTarget, neighboursOf } from "./layout.js";
 import {
@@ -32,6 +35,8 @@ import {
   FRAME_HELLO,
   FRAME_OPEN,
   FRAME_REROUTE,
+  FRAME_STRIKE,
+  FRAME_STRIKE_ANSWER,
   FrameError,
   FrameReader,
   FrameWriter,
@@ -104,10 +109,13 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const epochMs = await directory.tickEpochMs(Date.now());
 
   const ghosts = new GhostTable(game.entities);
+  const neighbours = new Map<number, { writer: FrameWriter; socket: Socket }>();
+  const strikes = new StrikeLink(game.combat, ghosts, (n) => neighbours.get(n)?.writer);
+  const chatRelay = new ChatRelay(region, directory.redis, game.chat, log);
+  await chatRelay.start();
   const gateways = new Map<string, GatewayLink>();
   /** Where each virtual peer (by key) came from: the handoff answers on the same link. */
   const peerLinks = new Map<string, { link: GatewayLink; client: number }>();
-  const neighbours = new Map<number, { writer: FrameWriter; socket: Socket }>();
   const connecting = new Set<number>();
   const owned = new Map<number, number>(); // player entity id → owned since (ms)
   const ownershipLog: Ownership[] = [];
@@ -122,7 +130,28 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     badFrames: 0,
     unknownClient: 0,
     ghostFramesOut: 0,
+    restored: 0,
+    checkpointed: 0,
   };
+  // What this region held when it last died (its checkpoint), adopted again as each comes back; forgotten
+  // after CHECKPOINT_TTL_MS (those clients have given up by then).
+  const restorable = new Map<string, HandoffState>();
+  for (const [tokenHex, json] of Object.entries(await directory.checkpoint(region))) {
+    try {
+      restorable.set(tokenHex, JSON.parse(json) as HandoffState);
+    } catch {
+      log.warn("checkpoint: an entry is not JSON", { tokenHex });
+    }
+  }
+  // Ids this region's last life gave out (its own range) are not handed out again: their players come back.
+  const ownRange = (id: number) => id > (region + 1) * ENTITY_ID_RANGE && id <= (region + 2) * ENTITY_ID_RANGE;
+  for (const state of restorable.values()) {
+    if (Number.isInteger(state.entity?.id) && ownRange(state.entity.id)) game.entities.reserveThrough(state.entity.id);
+  }
+  if (restorable.size > 0) {
+    log.warn("restarting with a checkpoint", { region, sessions: restorable.size });
+    setTimeout(() => restorable.clear(), CHECKPOINT_TTL_MS).unref();
+  }
 
   const own = (id: number) => {
     if (owned.has(id)) return;
@@ -181,6 +210,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
           link.writer.send(FRAME_REROUTE, client, payload);
           return;
         }
+        if (restorable.size > 0 && isValidAction(payload)) restore(link, client, payload);
         game.receive(payload, peer);
         return;
       }
@@ -216,6 +246,27 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     if (state.from !== region) claim(session.entity.id, state.from);
   }
 
+  /**
+   * After a restart: the first ActionPacket of a session this region held when it died (its checkpoint
+   * in Redis, at most REFRESH_MS old) adopts it again on the link it arrives by, where it stood then —
+   * the same session, token and entity; the steps since the checkpoint are lost (what the client
+   * predicted is corrected, as after any lost steps).
+   */
+  function restore(link: GatewayLink, client: number, payload: Uint8Array): void {
+    const low = readActionTokenLow(payload);
+    const high = readActionTokenHigh(payload);
+    const tokenHex = ((BigInt(high >>> 0) << 32n) | BigInt(low >>> 0)).toString(16).padStart(16, "0");
+    const state = restorable.get(tokenHex);
+    if (state === undefined || game.sessions.byTokenValue(BigInt(`0x${tokenHex}`)) !== undefined) return;
+    restorable.delete(tokenHex);
+    try {
+      arrive(link, client, { ...state, from: region, to: region });
+      stats.restored++;
+    } catch (error) {
+      log.warn("checkpoint: a session could not be restored", { error: String(error) });
+    }
+  }
+
   function handOff(session: Session, target: number): void {
     const at = session.peer === null ? undefined : peerLinks.get(session.peer.key);
     if (at === undefined) return; // not behind a gateway link (yet): it stays
@@ -235,8 +286,10 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     const reader = new FrameReader((kind, client, payload) => {
       if (gateway !== null) return onGatewayFrame(gateway, kind, client, payload);
       if (neighbour !== null) {
-        if (kind !== FRAME_GHOSTS) throw new FrameError(`region frame of kind ${kind}`);
-        return ghosts.apply(neighbour, jsonOf(payload, "ghosts"));
+        if (kind === FRAME_GHOSTS) return ghosts.apply(neighbour, jsonOf(payload, "ghosts"));
+        if (kind === FRAME_STRIKE) return strikes.onStrike(neighbour, jsonOf(payload, "strike"));
+        if (kind === FRAME_STRIKE_ANSWER) return strikes.onAnswer(jsonOf(payload, "strike answer"));
+        throw new FrameError(`region frame of kind ${kind}`);
       }
       if (kind !== FRAME_HELLO) throw new FrameError("the first frame must be a hello");
       const hello = jsonOf(payload, "hello") as { role?: unknown; id?: unknown };
@@ -322,6 +375,17 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     if (game.tick % BROADCAST_EVERY_TICKS === 0) publishGhosts();
   }
 
+  /** Every second: the state of each session behind a gateway, for a restart of this region (restore). */
+  function writeCheckpoint(): void {
+    const states = new Map<string, string>();
+    for (const session of game.sessions.values()) {
+      if (session.accountId !== null || session.peer === null || !peerLinks.has(session.peer.key)) continue;
+      states.set(session.tokenHex, JSON.stringify(handoffStateOf(session, region, region, game.nextWindow)));
+    }
+    stats.checkpointed = states.size;
+    directory.putCheckpoint(region, states).catch((error: unknown) => log.warn("checkpoint", { error: String(error) }));
+  }
+
   function* ownEntities() {
     for (const entity of game.entities.values()) if (!ghosts.isGhost(entity.id)) yield entity;
   }
@@ -352,7 +416,11 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       gateways: [...gateways.keys()],
       neighbours: [...neighbours.keys()],
       ...stats,
-      redisCommands: directory.commands,
+      redisCommands: directory.commands + chatRelay.stats.published,
+      chatRelay: chatRelay.stats,
+      strikes: strikes.stats,
+      combat: game.combat.stats,
+      chat: game.chat.stats,
       owned: [...owned].map(([id, fromMs]) => ({ id, fromMs })),
       ownership: ownershipLog,
       positions: [...game.sessions.values()].map((s) => ({ id: s.entity.id, x: s.entity.x, y: s.entity.y })),
@@ -370,6 +438,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     directory.registerRegion(endpoint).catch((error: unknown) => log.warn("redis", { error: String(error) }));
     linkNeighbours().catch((error: unknown) => log.warn("linking neighbours", { error: String(error) }));
     if (++refreshes % 10 === 0) directory.refreshOwners(owned.keys()).catch(() => {});
+    writeCheckpoint();
     const nowMs = performance.now();
     for (const link of gateways.values()) {
       for (const [client, sinceMs] of link.tombstones)
@@ -413,6 +482,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       await new Promise<void>((resolve) => http.server.close(() => resolve()));
       game.eventLoopDelay.stop();
       game.shutdown();
+      await chatRelay.close();
       await directory.close();
     },
   };

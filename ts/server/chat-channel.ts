@@ -98,8 +98,9 @@ export class ChatChannel {
   }
 
   /** Where the channel stands, for a session moving to another process (ts/cluster/handoff.ts). */
-  snapshot(): ChatChannelState {
+  snapshot(nowMs = performance.now()): ChatChannelState {
     return {
+      limiterTokens: this.limiter.tokensAt(nowMs),
       nextSeq: this.nextSeq,
       queue: this.queue.map((line) => ({ ...line })),
       inboundSeq: this.inboundSeq,
@@ -108,7 +109,9 @@ export class ChatChannel {
   }
 
   /** Continues another process's channel: the same numbers both ways, its unacknowledged lines re-sent from here. */
-  restore(state: ChatChannelState): void {
+  restore(state: ChatChannelState, nowMs = performance.now()): void {
+    // The rate limit travels too: crossing a border does not refill a player's burst.
+    this.limiter.resume(state.limiterTokens, nowMs);
     this.nextSeq = state.nextSeq;
     this.queue.length = 0;
     for (const line of state.queue.slice(-CHAT_QUEUE_MAX)) this.queue.push({ ...line });
@@ -120,6 +123,8 @@ export class ChatChannel {
 
 /** A chat channel's numbers and queue as they travel between processes. */
 export interface ChatChannelState {
+  /** The rate limiter's tokens when the state was written. */
+  readonly limiterTokens: number;
   readonly nextSeq: number;
   readonly queue: readonly ChatLine[];
   readonly inboundSeq: number;

@@ -28,11 +28,27 @@ import type { Egress } from "./egress.js";
 import type { Metrics } from "./metrics.js";
 import type { Session, SessionRegistry } from "./session.js";
 
+/**
+ * A line as it travels to the other processes of a cluster (ts/cluster/chat-relay.ts): what every
+ * session there hears too. `near` keeps a presence line to the players around the spot it names,
+ * as it is kept here.
+ */
+export interface RelayedLine {
+  readonly speakerEntityId: number;
+  readonly speakerName: string;
+  readonly text: string;
+  readonly near?: { readonly x: number; readonly y: number; readonly radius: number };
+}
+
 export interface ChatStats {
   /** Lines accepted from players and system lines posted. */
   posted: number;
   rateLimited: number;
   refused: number;
+  /** Lines from other processes of a cluster, delivered here. */
+  relayedIn: number;
+  /** Lines from other processes that were not lines chat can carry, dropped. */
+  relayedBad: number;
   /** Lines of muted players, refused. */
   muted: number;
   /** Re-sent copies of client lines, acknowledged again and not posted. */
@@ -56,6 +72,8 @@ export class ChatService {
     posted: 0,
     rateLimited: 0,
     refused: 0,
+    relayedIn: 0,
+    relayedBad: 0,
     muted: 0,
     duplicates: 0,
     retransmits: 0,
@@ -63,6 +81,12 @@ export class ChatService {
   };
   private readonly dueScratch: ChatLine[] = [];
   private readonly out = new Uint8Array(MAX_DATAGRAM_BYTES);
+  /**
+   * Where the lines every session hears go besides this process's sessions: null in one process; in a
+   * cluster region, the relay that hands them to the other regions (players' lines, system lines,
+   * presence lines — the channels a single process has; private `tell` lines stay here).
+   */
+  relay: ((line: RelayedLine) => void) | null = null;
 
   constructor(
     /** Who hears a line: every session, or those an audience accepts. */
@@ -76,6 +100,7 @@ export class ChatService {
   /** A system line (speaker 0) to every session: joins, leaves, notices. Throws EncodeError for text chat cannot carry. */
   system(text: string, speakerName = ""): void {
     this.broadcast(CHAT_SPEAKER_SYSTEM, speakerName, text);
+    this.relay?.({ speakerEntityId: CHAT_SPEAKER_SYSTEM, speakerName, text });
   }
 
   /**
@@ -88,6 +113,35 @@ export class ChatService {
       const entity = session.entity;
       return Math.abs(entity.x - x) <= radius && Math.abs(entity.y - y) <= radius;
     });
+    this.relay?.({ speakerEntityId: CHAT_SPEAKER_SYSTEM, speakerName, text, near: { x, y, radius } });
+  }
+
+  /**
+   * A line another process of the cluster delivered to its own sessions: delivered here the same way
+   * (and not relayed again). Returns false, counting it, for one chat cannot carry — a relay is a
+   * trusted peer, but what it sends is checked like anything that arrives.
+   */
+  deliverRelayed(line: RelayedLine): boolean {
+    const near = line.near;
+    try {
+      if (!Number.isInteger(line.speakerEntityId) || line.speakerEntityId < 0) throw new Error("speaker");
+      if (near !== undefined && ![near.x, near.y, near.radius].every((n) => Number.isInteger(n)))
+        throw new Error("near");
+      this.deliver(
+        line.speakerEntityId,
+        line.speakerName,
+        line.text,
+        near === undefined
+          ? undefined
+          : (session) =>
+              Math.abs(session.entity.x - near.x) <= near.radius && Math.abs(session.entity.y - near.y) <= near.radius,
+      );
+    } catch {
+      this.stats.relayedBad++;
+      return false;
+    }
+    this.stats.relayedIn++;
+    return true;
   }
 
   /**
@@ -100,9 +154,19 @@ export class ChatService {
     text: string,
     audience: (session: Session) => boolean = () => true,
   ): void {
+    this.deliver(speakerEntityId, speakerName, text, audience);
+    this.stats.posted++;
+  }
+
+  /** Queues a line for the sessions `audience` accepts (checked first: throws EncodeError). */
+  private deliver(
+    speakerEntityId: number,
+    speakerName: string,
+    text: string,
+    audience: (session: Session) => boolean = () => true,
+  ): void {
     checkText("chat speaker name", speakerName, CHAT_NAME_RULE);
     checkText("chat text", text, CHAT_TEXT_RULE);
-    this.stats.posted++;
     const nowMs = performance.now();
     for (const session of this.sessions.values()) {
       if (!audience(session)) continue;
@@ -148,7 +212,10 @@ export class ChatService {
     channel.inboundSeq = packet.seq;
     channel.inboundStatus = status;
     this.sendPostAck(session);
-    if (status === CHAT_STATUS_POSTED) this.broadcast(session.entity.id, session.nick, text);
+    if (status === CHAT_STATUS_POSTED) {
+      this.broadcast(session.entity.id, session.nick, text);
+      this.relay?.({ speakerEntityId: session.entity.id, speakerName: session.nick, text });
+    }
   }
 
   /** A ChatAck: lines up to its seq arrived. */

@@ -76,6 +76,14 @@ export class EntityStore {
     return this.actorsById.values();
   }
 
+  /**
+   * Hands out no id at or below `id` from now on: a cluster region restarted from its checkpoint
+   * (ts/cluster/region.ts) will adopt its players again under ids its last life gave out.
+   */
+  reserveThrough(id: number): void {
+    this.nextId = Math.max(this.nextId, id + 1);
+  }
+
   /** `id`: an entity arriving from another process keeps its own (ts/cluster/); otherwise the next one. */
   spawn(fields: EntityFields, driver: EntityDriver = "actions", id = this.nextId++): StoredEntity {
     // Ids are never reused while the process lives, so a client can never

@@ -28,6 +28,17 @@ export class TokenBucket {
     return true;
   }
 
+  /** The tokens held at `nowMs` (for a session moving to another process, whose clock is its own). */
+  tokensAt(nowMs: number): number {
+    return Math.min(this.burst, this.tokens + (Math.max(0, nowMs - this.lastMs) * this.ratePerSecond) / 1000);
+  }
+
+  /** Continues another process's bucket: `tokens` held now (clamped to 0…burst). */
+  resume(tokens: number, nowMs: number): void {
+    this.tokens = Number.isFinite(tokens) ? Math.min(this.burst, Math.max(0, tokens)) : 0;
+    this.lastMs = nowMs;
+  }
+
   /** Gives back a token taken for something that did not happen after all (never above the burst). */
   refund(): void {
     this.tokens = Math.min(this.burst, this.tokens + 1);

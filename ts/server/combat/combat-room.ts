@@ -30,6 +30,7 @@ import {
 } from "../../combat-rules.js";
 import {
   COMBAT_EVENT_BYTES,
+  COMBAT_EVENT_KINDS,
   COMBAT_EVENTS_MAX,
   COMBAT_HEADER_BYTES,
   COMBAT_HIT,
@@ -51,6 +52,8 @@ import type { PvpRule } from "./pvp-zones.js";
 export const UNARMED_DAMAGE = 6;
 /** Fields per queued event in a player's outbox: kind, attacker, target, amount, target hp. */
 const EVENT_FIELDS = 5;
+/** The largest value of each event field as a CombatPacket carries it (protocol/combat.ts): an answer is checked against them. */
+const EVENT_FIELD_MAX = [COMBAT_EVENT_KINDS.length - 1, 0xffffffff, 0xffffffff, 0xffff, 0xffff];
 /** Events kept per player per tick; more are cosmetic and dropped (counted). */
 const OUTBOX_EVENTS_MAX = COMBAT_EVENTS_MAX;
 
@@ -77,6 +80,29 @@ export interface CombatPorts {
   /** A creature of kind `typeId` died: its loot falls where it lies. */
   readonly loot?: (victim: StoredEntity, typeId: number) => void;
 }
+
+/**
+ * Foes whose authority is another process (a cluster region's ghosts of its neighbour's entities,
+ * ts/cluster/strikes.ts): a blow at one is not resolved here but sent to its owner, which resolves it
+ * with this same room's rule (`strikeFrom`) and answers with the events for the attacker
+ * (`strikeAnswered`). So a blow across a border lands once, where the defender's hp lives.
+ */
+export interface RemoteCombat {
+  isRemote(entity: StoredEntity): boolean;
+  /** Sends `attacker`'s blow at the remote `defender`, with the attacker's weapon damage as it is here. */
+  strike(attacker: StoredEntity, defender: StoredEntity, weapon: number): void;
+}
+
+/** What the owner of a defender answers a remote blow with. */
+export interface StrikeOutcome {
+  /** The events for the attacker's player: kind, attacker, target, amount, target hp, EVENT_FIELDS each. */
+  readonly events: number[];
+  /** The attacker's rating after the blow (a kill moves it). */
+  readonly attackerElo: number;
+}
+
+/** How far the owner accepts a remote attacker from its defender: adjacent, or one step behind its ghost. */
+export const REMOTE_STRIKE_REACH = 2;
 
 export interface CombatOptions {
   /** Seed of the hit rolls: the same seed and the same inputs, the same fight. */
@@ -132,6 +158,11 @@ export class CombatRoom {
   private readonly outboxUsed: number[] = [];
   private readonly scratch: StoredEntity[] = [];
   private respawnCursor = 0;
+  /** Blows across a process border (RemoteCombat); null in one process. */
+  remote: RemoteCombat | null = null;
+  readonly remoteStats = { strikesOut: 0, strikesIn: 0, strikesRefused: 0, answersIn: 0, answersRefused: 0 };
+  /** While a remote blow is resolved: the attacker whose events are collected for its owner, not sent here. */
+  private capturing: { attackerId: number; events: number[] } | null = null;
   private readonly respawnTicks: number;
   private readonly corpseTicks: number;
   private readonly regenDelayTicks: number;
@@ -184,23 +215,95 @@ export class CombatRoom {
       if (hostileTo) foe = other;
     }
     if (foe === null) return false;
+    if (this.remote?.isRemote(foe) === true) {
+      // The blow is the defender's owner's to resolve; the step is spent here all the same.
+      this.remoteStats.strikesOut++;
+      this.lastBlowTick.set(attacker.id, this.ports.clock.tick);
+      this.remote.strike(attacker, foe, this.weaponOf(attacker));
+      return true;
+    }
     this.attack(attacker, foe);
     return true;
   }
 
+  /**
+   * A blow from another process at `defenderId`, owned here: `attacker` is the attacker's ghost here,
+   * `weapon` its weapon damage as its owner knows it. Resolved by the rule a blow here obeys (the foe
+   * rule, the formula, death), with the reach widened by one step for a ghost a broadcast behind.
+   * Returns the attacker's events and rating for its owner, or null when the blow cannot land (no such
+   * defender here, not a foe now, out of reach), counted.
+   */
+  strikeFrom(attacker: StoredEntity, defenderId: number, weapon: number): StrikeOutcome | null {
+    const defender = this.ports.entities.get(defenderId);
+    const byPlayer = attacker.typeId === ENTITY_TYPE_PLAYER;
+    const defenderIsPlayer = defender?.typeId === ENTITY_TYPE_PLAYER;
+    const hostile =
+      defender !== undefined &&
+      this.remote?.isRemote(defender) !== true &&
+      Number.isInteger(weapon) &&
+      weapon >= 0 &&
+      Math.max(Math.abs(defender.x - attacker.x), Math.abs(defender.y - attacker.y)) <= REMOTE_STRIKE_REACH &&
+      (byPlayer
+        ? isFoe(
+            defender.typeId,
+            defender.hp,
+            defenderIsPlayer &&
+              this.ports.pvp.allowsAt(attacker.x, attacker.y) &&
+              this.ports.pvp.allowsAt(defender.x, defender.y),
+          )
+        : defenderIsPlayer && defender.hp > 0);
+    if (!hostile) {
+      this.remoteStats.strikesRefused++;
+      return null;
+    }
+    this.remoteStats.strikesIn++;
+    const events: number[] = [];
+    this.capturing = { attackerId: attacker.id, events };
+    try {
+      this.attack(attacker, defender, weapon);
+    } finally {
+      this.capturing = null;
+    }
+    return { events, attackerElo: attacker.elo };
+  }
+
+  /**
+   * The owner's answer to a blow `attackerId` (a player or creature here) struck across the border:
+   * its events go to the attacker's player as if the blow had been struck here, and a kill's rating is
+   * kept. False (nothing changed) when the attacker is not here any more or the answer is malformed.
+   */
+  strikeAnswered(attackerId: number, outcome: StrikeOutcome): boolean {
+    const attacker = this.ports.entities.get(attackerId);
+    const { events, attackerElo } = outcome;
+    if (
+      attacker === undefined ||
+      this.remote?.isRemote(attacker) === true ||
+      !Array.isArray(events) ||
+      events.length % EVENT_FIELDS !== 0 ||
+      events.length > OUTBOX_EVENTS_MAX * EVENT_FIELDS ||
+      !events.every((n, i) => Number.isInteger(n) && n >= 0 && n <= EVENT_FIELD_MAX[i % EVENT_FIELDS]) ||
+      !Number.isInteger(attackerElo)
+    ) {
+      this.remoteStats.answersRefused++;
+      return false;
+    }
+    this.remoteStats.answersIn++;
+    this.lastBlowTick.set(attacker.id, this.ports.clock.tick);
+    if (attacker.typeId === ENTITY_TYPE_PLAYER) {
+      attacker.elo = attackerElo;
+      for (let f = 0; f < events.length; f += EVENT_FIELDS) {
+        this.queueFields(attacker.id, events[f], events[f + 1], events[f + 2], events[f + 3], events[f + 4]);
+      }
+    }
+    return true;
+  }
+
   /** One blow of `attacker` at `defender` (adjacent, by the caller's rule). */
-  private attack(attacker: StoredEntity, defender: StoredEntity): void {
+  private attack(attacker: StoredEntity, defender: StoredEntity, weapon = this.weaponOf(attacker)): void {
     const tick = this.ports.clock.tick;
     const stats = this.stats;
     stats.attacks++;
-    const blow = resolveBlow(
-      attacker.elo,
-      defender.elo,
-      this.weaponOf(attacker),
-      this.armorOf(defender),
-      this.random(),
-      this.random(),
-    );
+    const blow = resolveBlow(attacker.elo, defender.elo, weapon, this.armorOf(defender), this.random(), this.random());
     this.lastBlowTick.set(attacker.id, tick);
     this.lastBlowTick.set(defender.id, tick);
     // A creature turns on whoever attacks it (a guard only then); a wanderer just takes it.
@@ -323,6 +426,23 @@ export class CombatRoom {
   }
 
   private queue(playerId: number, kind: number, attacker: StoredEntity, target: StoredEntity, amount: number): void {
+    const fields = [kind, attacker.id, target.id, Math.min(0xffff, amount), target.hp] as const;
+    if (this.capturing !== null && playerId === this.capturing.attackerId) {
+      // A remote attacker's events: its owner tells its player.
+      this.capturing.events.push(...fields);
+      return;
+    }
+    this.queueFields(playerId, ...fields);
+  }
+
+  private queueFields(
+    playerId: number,
+    kind: number,
+    attackerId: number,
+    targetId: number,
+    amount: number,
+    targetHp: number,
+  ): void {
     let box = this.outboxes.get(playerId);
     if (box === undefined) {
       box = [];
@@ -333,7 +453,7 @@ export class CombatRoom {
       this.stats.eventsDropped++;
       return;
     }
-    box.push(kind, attacker.id, target.id, Math.min(0xffff, amount), target.hp);
+    box.push(kind, attackerId, targetId, amount, targetHp);
   }
 
   /** One CombatPacket per player with events this tick, written into the outbound slab. */
