@@ -3,12 +3,12 @@
 // the custom properties of its tiles, and where its art is (TilesetArt: the
 // image or the per-tile images and how tiles are cut from them). Images are
 // not opened here: tileset-images.ts reads them for the map's atlas.
-import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { MapError } from "./map-error.js";
 import { shapeFromJson, shapeFromXml, type ObjectShape } from "./object-shapes.js";
 import { propertiesFromJson, type Properties } from "./properties.js";
 import { childNamed, intAttr, parseXml, xmlProperties, type XmlElement } from "./xml-tree.js";
+import { readBoundedText } from "./bounded-file.js";
 
 export interface TileDefinition {
   /** The tile's `type` / `class` in Tiled; "" when unset. */
@@ -84,7 +84,7 @@ export function readExternalTileset(source: string, firstGid: number, referencin
   const path = resolve(dirname(referencingFile), source);
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readBoundedText(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new MapError(referencingFile, `external tileset "${source}" cannot be read (${code})`);
