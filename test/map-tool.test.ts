@@ -53,6 +53,18 @@ describe("map check", () => {
     expect(text).toMatch(/spawns: none in the map; players start on the free cell nearest the centre/);
   }, 60_000); // it builds the 8158-tile atlas as the server does: seconds on a busy machine
 
+  it("reports the tilesets' tile animations, read but not played yet (island's beach tileset, forest)", () => {
+    const island = checkMap(real("mapeditor-tiled/rpg/island.tmx"), core);
+    expect(island.errors).toEqual([]);
+    expect(island.lines).toContain(
+      "animations: 33 animated tiles, not played yet (each is drawn as its own still tile):",
+    );
+    expect(island.lines).toContain('  tileset "beach_tileset": 33 tiles, 3..4 frames, cycles up to 1000 ms');
+    const forest = checkMap(real("mapeditor-tiled/forest/forest.tmx"), core);
+    expect(forest.lines).toContain('  tileset "forest": 1 tiles, 2..2 frames, cycles up to 300 ms');
+    expect(checkMap(real("rs-tiled/tiled_base64.tmx"), core).lines.join("\n")).not.toContain("animations:");
+  });
+
   it("a map of narrow chunks only: no wide chunk", () => {
     const { lines, errors } = checkMap(real("rs-tiled/tiled_base64.tmx"), core);
     expect(errors).toEqual([]);
