@@ -80,7 +80,7 @@ function collisionShapeLines(map: LoadedMap): string[] {
     lines.push(
       `  collision objects: ${source.collisionObjects} shapes` +
         (layers.length > 0 ? ` (layers ${layers.map((path) => `"${path}"`).join(", ")})` : "") +
-        ` block ${source.collisionObjectCells} cells (a cell blocks when a shape covers its centre)`,
+        ` block ${source.collisionObjectCells} cells (a cell blocks when a shape covers its centre or a polyline passes through it)`,
     );
   }
   for (const note of source.collisionNotes) lines.push(`  note: ${note}`);

@@ -72,7 +72,7 @@ export interface MapSource {
   collisionLayers: string[];
   /** Paths of the object layers whose objects are all collision (collision-shapes.ts). */
   collisionObjectLayers: string[];
-  /** Collision objects with an area, and the cells they block (a cell blocks when a shape covers its centre). */
+  /** Collision objects with an area or a polyline, and the cells they block (a shape: its centre covered; a polyline: passed through). */
   collisionObjects: number;
   collisionObjectCells: number;
   /** Tiles with collision shapes drawn inside them that the map places, and the cells those block. */
