@@ -117,5 +117,17 @@ export const LIGHT_WORK: usize = 0x1166800;
 export const LIGHT_WORK_MAX: i32 = 4096;
 /** Largest light radius in tiles (TILE_LIGHT and LIGHT_SOURCES entries are clamped to it). */
 export const LIGHT_RADIUS_MAX: i32 = 8;
+/**
+ * The largest framebuffer fb_resize accepts: a 30 × 30 tile view of 32 px tiles (960 × 960) and the
+ * 80 px side panel (issue 16). Framebuffers up to FB_WIDTH × FB_HEIGHT stay in FRAMEBUFFER and RGBA, so
+ * the 8 px default is drawn where it always was; larger ones use FRAMEBUFFER_LARGE and RGBA_LARGE,
+ * appended here so no earlier region moved.
+ */
+export const FB_MAX_WIDTH: i32 = 1040;
+export const FB_MAX_HEIGHT: i32 = 960;
+/** A framebuffer larger than 320×240, one byte per pixel, rows fb_resize's width apart. 975 KiB. */
+export const FRAMEBUFFER_LARGE: usize = 0x1167800;
+/** Its RGBA8888 output. 3.8 MiB. */
+export const RGBA_LARGE: usize = 0x125b400;
 /** End of the fixed regions; asc's --memoryBase must equal this. */
-export const FIXED_END: usize = 0x1167800;
+export const FIXED_END: usize = 0x162a400;

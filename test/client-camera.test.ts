@@ -2,7 +2,17 @@
 // keeping up with a walker in every direction, and viewport placement.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { Camera, DEFAULT_CAMERA_OPTIONS, followTarget, placeViewport, type PixelPoint } from "../ts/client/camera.js";
+import {
+  Camera,
+  DEFAULT_CAMERA_OPTIONS,
+  DEFAULT_VIEWPORT,
+  followTarget,
+  placeViewport,
+  type PixelPoint,
+  viewportForTileSize,
+} from "../ts/client/camera.js";
+import { DEFAULT_SCREEN, PANEL, pageLayout, screenForTileSize, VIEWPORT } from "../ts/client/render/layout.js";
+import { worldTileAt } from "../ts/client/render/picking.js";
 import { windowPeriodMs } from "../ts/window.js";
 import { TICK_HZ } from "../ts/constants.js";
 
@@ -98,6 +108,8 @@ describe("placeViewport", () => {
       tilesWide: 31,
       tilesHigh: 31,
       tileSizePx: 8,
+      widthPx: 240,
+      heightPx: 240,
     });
   });
 
@@ -127,5 +139,63 @@ describe("placeViewport", () => {
       ),
       { seed: 0xca4, numRuns: 500 },
     );
+  });
+});
+
+describe("the 30 × 30 tile view at every tile size (issue 16)", () => {
+  it("8 px keeps the 320 × 240 framebuffer, its 240 × 240 view and the panel exactly", () => {
+    expect(screenForTileSize(8)).toEqual({ width: 320, height: 240, view: VIEWPORT, panel: PANEL });
+    expect(DEFAULT_SCREEN).toEqual({
+      width: 320,
+      height: 240,
+      view: { x: 0, y: 0, w: 240, h: 240 },
+      panel: { x: 240, y: 0, w: 80, h: 240 },
+    });
+    expect(viewportForTileSize(8)).toBe(DEFAULT_VIEWPORT);
+  });
+
+  it("16 and 32 px tiles get a 480 and a 960 px view, 30 tiles across, with the panel beside it", () => {
+    for (const [tile, view, width] of [
+      [16, 480, 560],
+      [32, 960, 1040],
+    ]) {
+      const screen = screenForTileSize(tile);
+      expect(screen).toEqual({
+        width,
+        height: view,
+        view: { x: 0, y: 0, w: view, h: view },
+        panel: { x: view, y: 0, w: 80, h: 240 },
+      });
+      const viewport = viewportForTileSize(tile);
+      expect(viewport).toEqual({ widthPx: view, heightPx: view, tileSizePx: tile });
+      // The pass covers the view at any sub-tile offset: 30 whole tiles, one more for the partial ones.
+      const placement = placeViewport({ x: 0, y: 0 }, viewport);
+      expect([placement.tilesWide, placement.tilesHigh]).toEqual([31, 31]);
+      // The camera's tile is centred: tile (0, 0) spans the middle tile of the view.
+      expect(worldTileAt({ x: view / 2, y: view / 2 }, placement)).toEqual({ x: 0, y: 0 });
+      // 30 tiles' worth of pixels: tiles -15 … 15, the two at the edges cut in half (as at 8 px).
+      expect(worldTileAt({ x: 0, y: 0 }, placement)).toEqual({ x: -15, y: -15 });
+      expect(worldTileAt({ x: view - 1, y: view - 1 }, placement)).toEqual({ x: 15, y: 15 });
+      expect([placement.offsetXPx, placement.offsetYPx]).toEqual([tile / 2, tile / 2]);
+      // The panel is not the view: a click there steers nothing.
+      expect(worldTileAt({ x: view + 10, y: 10 }, placement)).toBeNull();
+    }
+  });
+
+  it("tile sizes between fit too, and a larger one shows fewer tiles rather than overflow the framebuffer", () => {
+    expect(screenForTileSize(12)).toMatchObject({ width: 448, height: 360, view: { w: 360, h: 360 } });
+    const huge = screenForTileSize(48);
+    expect(huge.width).toBeLessThanOrEqual(1040);
+    expect(huge.height).toBeLessThanOrEqual(960);
+    expect(huge.view.w).toBe(960);
+    for (const tile of [8, 12, 15, 16, 24, 32, 48, 64])
+      expect((screenForTileSize(tile).width * screenForTileSize(tile).height) % 16).toBe(0);
+  });
+
+  it("the page fits the larger framebuffer at a whole scale, as it does the default", () => {
+    const screen = screenForTileSize(16);
+    const layout = pageLayout(1920, 1080, 24, 1, screen);
+    expect(layout).toMatchObject({ mode: "side", scale: 2, viewColumns: 480 });
+    expect(pageLayout(1920, 1080, 24, 1)).toMatchObject({ mode: "side", scale: 4, viewColumns: 240 });
   });
 });

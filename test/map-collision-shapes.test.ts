@@ -104,18 +104,19 @@ describe("collision objects", () => {
     // The rectangle: (1, 1) (2, 1). The ellipse, centre (52, 12) radius 12: all nine centres of cells 5..7 × 0..2
     // (a corner centre is at 0.89 of the radius). The triangle (legs 25): six cells. The rectangle rotated 90°
     // about (64, 64): x 56..64, y 64..80.
-    expect(blocked(map)).toEqual(SHAPES_BLOCK);
+    // The polyline along the map's top edge blocks the cells below it: all of row 0.
+    const rowZero = Array.from({ length: SIZE }, (_, x) => `${x},0`);
+    expect(blocked(map)).toEqual([...rowZero, ...SHAPES_BLOCK.filter((cell) => !cell.endsWith(",0"))]);
     expect(map.source.collisionObjectLayers).toEqual(["Collisions"]);
-    expect(map.source.collisionObjects).toBe(5);
-    expect(map.source.collisionObjectCells).toBe(19);
+    expect(map.source.collisionObjects).toBe(6);
+    expect(map.source.collisionObjectCells).toBe(19 + 7);
     expect(map.source.collisionNotes).toEqual([
-      'collision object 5 in "Collisions" is a polyline without an area: it blocks nothing',
       'collision object 6 in "Collisions" covers no cell\'s centre: it blocks nothing',
     ]);
     // Through the twin scheme: blocked floor cells are a twin of the floor, not the floor.
     const twin = map.tileData.get(map.tiles[1 * SIZE + 1])!;
     expect(twin).toMatchObject({ twinOf: 1, collides: true, name: "tile 1 (+collides)" });
-    expect(map.tileData.get(map.tiles[0])!.collides).toBe(false);
+    expect(map.tileData.get(map.tiles[3 * SIZE + 3])!.collides).toBe(false);
   });
 
   it("a hidden collision layer, a layer with a collides property and an object of class collision all count", () => {
@@ -172,6 +173,35 @@ describe("collision objects", () => {
     };
     const map = loadMap(write("shapes.tmj", JSON.stringify(json)));
     expect(blocked(map)).toEqual(SHAPES_BLOCK);
+  });
+
+  it("polylines block the cells they pass through: a bent fence, a rotated line, one outside the map", () => {
+    const map = loadMap(
+      write(
+        "lines.tmx",
+        tmx(`<objectgroup id="2" name="Collisions">
+  <object id="1" x="4" y="12"><polyline points="0,0 40,0 40,48"/></object>
+  <object id="2" x="64" y="40" rotation="90"><polyline points="0,0 24,0"/></object>
+  <object id="3" x="1000000000" y="1000000000"><polyline points="0,0 1000000000,1000000000"/></object>
+  <object id="4" x="76" y="4"><polyline points="0,0 3,2"/></object>
+ </objectgroup>`),
+      ),
+    );
+    // The fence: row 1 from x 0.5 to 5.5 cells, then down column 5 to y 7.5. The rotated line: x = 64 (the edge
+    // between columns 7 and 8: the cells right of it) from y 40 to 64 (rows 5..7; 64 is an edge, not reached).
+    // The short one stays in cell (9, 0).
+    const fence = ["0,1", "1,1", "2,1", "3,1", "4,1", "5,1"].concat(["5,2", "5,3", "5,4", "5,5", "5,6", "5,7"]);
+    expect(blocked(map)).toEqual(
+      ["9,0", ...fence, "8,5", "8,6", "8,7"].sort((p, q) => {
+        const [px, py] = p.split(",").map(Number);
+        const [qx, qy] = q.split(",").map(Number);
+        return py - qy || px - qx;
+      }),
+    );
+    expect(map.source.collisionObjects).toBe(4);
+    expect(map.source.collisionNotes).toEqual([
+      'collision object 3 in "Collisions" lies outside the map: it blocks nothing',
+    ]);
   });
 
   it("a spawn point a collision object covers is refused, as on a wall", () => {

@@ -100,7 +100,7 @@ describe("layer data", () => {
     const threeCells = Buffer.alloc(12).toString("base64");
     expectMapError(
       write("len.tmx", tmx(`<data encoding="base64">${threeCells}</data>`)),
-      "decoded 12 bytes, expected 16",
+      "base64 data is 16 characters, a 2×2 layer is 24 (16 bytes)",
     );
     expectMapError(write("len.tmx", tmx('<data encoding="csv">1,1,1</data>')), "CSV has 3 values, expected 4");
     expectMapError(

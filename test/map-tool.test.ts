@@ -53,6 +53,18 @@ describe("map check", () => {
     expect(text).toMatch(/spawns: none in the map; players start on the free cell nearest the centre/);
   }, 60_000); // it builds the 8158-tile atlas as the server does: seconds on a busy machine
 
+  it("reports the tilesets' tile animations, read but not played yet (island's beach tileset, forest)", () => {
+    const island = checkMap(real("mapeditor-tiled/rpg/island.tmx"), core);
+    expect(island.errors).toEqual([]);
+    expect(island.lines).toContain(
+      "animations: 33 animated tiles, not played yet (each is drawn as its own still tile):",
+    );
+    expect(island.lines).toContain('  tileset "beach_tileset": 33 tiles, 3..4 frames, cycles up to 1000 ms');
+    const forest = checkMap(real("mapeditor-tiled/forest/forest.tmx"), core);
+    expect(forest.lines).toContain('  tileset "forest": 1 tiles, 2..2 frames, cycles up to 300 ms');
+    expect(checkMap(real("rs-tiled/tiled_base64.tmx"), core).lines.join("\n")).not.toContain("animations:");
+  });
+
   it("a map of narrow chunks only: no wide chunk", () => {
     const { lines, errors } = checkMap(real("rs-tiled/tiled_base64.tmx"), core);
     expect(errors).toEqual([]);
@@ -77,12 +89,11 @@ describe("map check", () => {
       );
       const { lines, errors } = checkMap(path, core);
       expect(errors).toEqual([]);
+      // The polyline from (0, 0) to (8, 8) passes through cell (0, 0) only, which the rectangle blocks too.
       expect(lines).toContain(
-        '  collision objects: 1 shapes (layers "Collisions") block 2 cells (a cell blocks when a shape covers its centre)',
+        '  collision objects: 2 shapes (layers "Collisions") block 2 cells (a cell blocks when a shape covers its centre or a polyline passes through it)',
       );
-      expect(lines).toContain(
-        '  note: collision object 2 in "Collisions" is a polyline without an area: it blocks nothing',
-      );
+      expect(lines.join("\n")).not.toContain("without an area");
       expect(lines).toContain("  tile collision shapes: 1 tiles with shapes drawn inside block 1 cells");
       expect(lines).toContain(
         "tile objects: 2 drawn as tiles of their object layer's place in the stack (1 off the grid moved to the nearest cell, at most 1 px)",

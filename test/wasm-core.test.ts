@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { FB_MAX_HEIGHT, FB_MAX_WIDTH } from "../ts/constants.js";
 import { describe, expect, it } from "vitest";
 import { DEBUG_WASM, loadCore } from "../ts/wasm/node.js";
 
@@ -27,7 +28,7 @@ function debugBuildMissing(): string | null {
 describe("core module loader", () => {
   it("instantiates the release build with regions that fit its fixed memory", async () => {
     const release = await loadCore();
-    expect(release.layout.FIXED_END).toBe(0x1167800);
+    expect(release.layout.FIXED_END).toBe(0x162a400);
     // Regions must not overlap: each starts at or after the previous one's end.
     const L = release.layout;
     const regions: [number, number][] = [
@@ -56,6 +57,8 @@ describe("core module loader", () => {
       [L.TILE_LIGHT, 65536],
       [L.LIGHT_SOURCES, L.LIGHT_SOURCES_MAX * 8],
       [L.LIGHT_WORK, L.LIGHT_WORK_MAX],
+      [L.FRAMEBUFFER_LARGE, FB_MAX_WIDTH * FB_MAX_HEIGHT],
+      [L.RGBA_LARGE, FB_MAX_WIDTH * FB_MAX_HEIGHT * 4],
     ];
     for (let i = 1; i < regions.length; i++) {
       expect(regions[i][0]).toBeGreaterThanOrEqual(regions[i - 1][0] + regions[i - 1][1]);

@@ -14,9 +14,12 @@ export const PALETTE_MAX = 64;
 export const WIDE_PALETTE_MAX = 1024;
 /** Most bit-packed index bytes in one ChunkWidePacket: 32 rows × 32 cells × 10 bits / 8. */
 export const WIDE_PACKED_MAX_BYTES = 1280;
-/** Framebuffer size in pixels (RGB332, one byte per pixel). */
+/** Framebuffer size in pixels (RGB332, one byte per pixel): the default, for 8 px tiles. */
 export const FB_WIDTH = 320;
 export const FB_HEIGHT = 240;
+/** The largest framebuffer (fb_resize): a 30 × 30 view of 32 px tiles and the 80 px panel. */
+export const FB_MAX_WIDTH = 1040;
+export const FB_MAX_HEIGHT = 960;
 /** Tile id for "not known to this host"; always blocked. */
 export const TILE_UNKNOWN = 0xffff;
 /** Tile id of the invisible solid border around a map; always blocked. */

@@ -1,7 +1,7 @@
 // The clip rectangle every blit kernel draws through, and the clipped
 // rectangle blit they all share. Edges are computed in i64 so offsets near
 // the i32 limits clip instead of wrapping back onto the screen.
-import { FB_HEIGHT, FB_WIDTH, FRAMEBUFFER } from "../layout";
+import { fbBase, fbHeight, fbWidth } from "./target";
 import {
   MODE_OPAQUE,
   MODE_TINTED,
@@ -30,8 +30,8 @@ export function setClip(x: i32, y: i32, w: i32, h: i32): bool {
   let bottom = top + <i64>h;
   if (left < 0) left = 0;
   if (top < 0) top = 0;
-  if (right > <i64>FB_WIDTH) right = FB_WIDTH;
-  if (bottom > <i64>FB_HEIGHT) bottom = FB_HEIGHT;
+  if (right > <i64>fbWidth) right = fbWidth;
+  if (bottom > <i64>fbHeight) bottom = fbHeight;
   if (left >= right || top >= bottom) {
     clipLeft = clipTop = clipRight = clipBottom = 0;
     return false;
@@ -47,8 +47,8 @@ export function setClip(x: i32, y: i32, w: i32, h: i32): bool {
 export function clipToFramebuffer(): void {
   clipLeft = 0;
   clipTop = 0;
-  clipRight = FB_WIDTH;
-  clipBottom = FB_HEIGHT;
+  clipRight = fbWidth;
+  clipBottom = fbHeight;
 }
 
 /**
@@ -69,15 +69,15 @@ export function blitClipped(src: usize, stride: i32, w: i32, h: i32, dx: i32, dy
   const count = <i32>(right - left);
   let rows = <i32>(bottom - top);
   let from = src + <usize>((top - <i64>dy) * <i64>stride + (left - <i64>dx));
-  let to = FRAMEBUFFER + <usize>(<i32>top * FB_WIDTH + <i32>left);
+  let to = fbBase + <usize>(<i32>top * fbWidth + <i32>left);
   const step = <usize>stride;
   if (mode == MODE_OPAQUE) {
-    for (; rows > 0; rows--, from += step, to += FB_WIDTH) copyOpaqueRow(to, from, count);
+    for (; rows > 0; rows--, from += step, to += fbWidth) copyOpaqueRow(to, from, count);
   } else if (mode == MODE_TRANSPARENT) {
-    for (; rows > 0; rows--, from += step, to += FB_WIDTH) copyTransparentRow(to, from, count);
+    for (; rows > 0; rows--, from += step, to += fbWidth) copyTransparentRow(to, from, count);
   } else if (mode == MODE_TINTED) {
     const tintWord = broadcastByte(tint);
-    for (; rows > 0; rows--, from += step, to += FB_WIDTH) copyTintedRow(to, from, count, tintWord);
+    for (; rows > 0; rows--, from += step, to += fbWidth) copyTintedRow(to, from, count, tintWord);
   }
 }
 
@@ -92,19 +92,19 @@ export function insideClip(dx: i32, dy: i32, w: i32, h: i32): bool {
  * (the common tile, sprite and glyph case): one u64 per row, no clipping.
  */
 export function blitInside8(src: usize, stride: i32, h: i32, dx: i32, dy: i32, mode: i32, tint: i32): void {
-  let to = FRAMEBUFFER + <usize>(dy * FB_WIDTH + dx);
+  let to = fbBase + <usize>(dy * fbWidth + dx);
   const step = <usize>stride;
   if (mode == MODE_OPAQUE) {
-    for (; h > 0; h--, src += step, to += FB_WIDTH) store<u64>(to, load<u64>(src));
+    for (; h > 0; h--, src += step, to += fbWidth) store<u64>(to, load<u64>(src));
   } else if (mode == MODE_TRANSPARENT) {
-    for (; h > 0; h--, src += step, to += FB_WIDTH) {
+    for (; h > 0; h--, src += step, to += fbWidth) {
       const pixels = load<u64>(src);
       const mask = nonZeroMask(pixels);
       store<u64>(to, (load<u64>(to) & ~mask) | pixels);
     }
   } else if (mode == MODE_TINTED) {
     const tintWord = broadcastByte(tint);
-    for (; h > 0; h--, src += step, to += FB_WIDTH) {
+    for (; h > 0; h--, src += step, to += fbWidth) {
       const mask = nonZeroMask(load<u64>(src));
       store<u64>(to, (load<u64>(to) & ~mask) | (tintWord & mask));
     }

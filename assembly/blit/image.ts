@@ -1,12 +1,12 @@
 // Whole-framebuffer clear and the general rectangle blit (roadmap: "Pixel
 // helpers" — signed offsets, clipped against all four framebuffer edges,
 // index 0 transparent).
-import { FB_HEIGHT, FB_WIDTH, FRAMEBUFFER } from "../layout";
+import { fbBase, fbHeight, fbWidth } from "./target";
 import { blitClipped, clipToFramebuffer } from "./clip";
 
 /** Sets every framebuffer pixel to `color`. */
 export function fb_clear(color: u8): void {
-  memory.fill(FRAMEBUFFER, color, <usize>(FB_WIDTH * FB_HEIGHT));
+  memory.fill(fbBase, color, <usize>(fbWidth * fbHeight));
 }
 
 /**

@@ -9,3 +9,4 @@ export { lut_init, fb_to_rgba } from "./rgba";
 export { light_apply } from "./light";
 export { weather_draw } from "./weather";
 export { light_build } from "./light-sources";
+export { fb_resize, fb_address, rgba_address } from "./target";

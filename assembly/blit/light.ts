@@ -11,7 +11,8 @@
 // 8-entry byte swizzles per step, as fb_to_rgba does, and a remaining 8 (a run of
 // one tile) through the same swizzles on half a vector; any other table, and the
 // last few pixels of runs, take the per-pixel look-up. Both give TABLE[level][pixel] exactly.
-import { FB_WIDTH, FRAMEBUFFER, LIGHT_LEVELS, LIGHT_MAP, LIGHT_MAP_MAX, LIGHT_TABLES } from "../layout";
+import { LIGHT_LEVELS, LIGHT_MAP, LIGHT_MAP_MAX, LIGHT_TABLES } from "../layout";
+import { fbBase, fbWidth } from "./target";
 import { clipBottom, clipLeft, clipRight, clipTop, setClip } from "./clip";
 
 const TILE_SHIFT: i32 = 3;
@@ -122,7 +123,7 @@ export function light_apply(
     if (ty < 0) ty = 0;
     if (ty >= mapHeight) ty = mapHeight - 1;
     const mapRow = LIGHT_MAP + <usize>(ty * mapWidth);
-    const row = FRAMEBUFFER + <usize>(py * FB_WIDTH);
+    const row = fbBase + <usize>(py * fbWidth);
     let px = left;
     let runStart = px;
     let runLevel = -1;

@@ -1,8 +1,7 @@
 // Framebuffer → RGBA8888 for a canvas ImageData: the RGB332 expansion table
 // and the whole-frame conversion through it.
-import { FB_HEIGHT, FB_WIDTH, FRAMEBUFFER, RGB332_LUT, RGBA } from "../layout";
-
-const PIXEL_COUNT: i32 = FB_WIDTH * FB_HEIGHT;
+import { RGB332_LUT } from "../layout";
+import { fbBase, fbHeight, fbWidth, rgbaBase } from "./target";
 
 /**
  * Fills RGB332_LUT with the standard expansion of rrrgggbb: r = rrr*255/7,
@@ -19,7 +18,7 @@ export function lut_init(): void {
 }
 
 /**
- * RGBA[i] = RGB332_LUT[FRAMEBUFFER[i]] for every pixel. When the table is
+ * RGBA[i] = RGB332_LUT[FRAMEBUFFER[i]] for every pixel (or the large pair, target.ts). When the table is
  * channel-separable (each of R, G, B depends only on its own bits and alpha is
  * constant — true for lut_init's table and any per-channel remap of it), the
  * three channel tables fit SIMD registers and 16 pixels convert per step via
@@ -68,9 +67,9 @@ function convertSeparable(redTable: u64, greenTable: u64, blueTable: u64, alpha:
   const alphas = i8x16.splat(<i8>alpha);
   const sevens = i8x16.splat(7);
   const threes = i8x16.splat(3);
-  let from = FRAMEBUFFER;
-  let to = RGBA;
-  const end = FRAMEBUFFER + <usize>PIXEL_COUNT;
+  let from = fbBase;
+  let to = rgbaBase;
+  const end = fbBase + <usize>(fbWidth * fbHeight);
   for (; from < end; from += 16, to += 64) {
     const pixels = v128.load(from);
     const red = i8x16.swizzle(reds, i8x16.shr_u(pixels, 5));
@@ -89,9 +88,9 @@ function convertSeparable(redTable: u64, greenTable: u64, blueTable: u64, alpha:
 
 /** Any table: four pixels per step, one look-up each. */
 function convertThroughTable(): void {
-  let from = FRAMEBUFFER;
-  let to = RGBA;
-  const end = FRAMEBUFFER + <usize>PIXEL_COUNT;
+  let from = fbBase;
+  let to = rgbaBase;
+  const end = fbBase + <usize>(fbWidth * fbHeight);
   for (; from < end; from += 4, to += 16) {
     const four = load<u32>(from);
     store<u32>(to, load<u32>(RGB332_LUT + (((<usize>four) & 0xff) << 2)));

@@ -1,19 +1,19 @@
 // HUD primitives (roadmap "UI / HUD": fill_rect, draw_rect, draw_hbar), all
 // clipped to the framebuffer. Edges are i64 so no i32 offset can wrap on-screen.
-import { FB_HEIGHT, FB_WIDTH, FRAMEBUFFER } from "../layout";
+import { fbBase, fbHeight, fbWidth } from "./target";
 import { broadcastByte, fillRow } from "./rows";
 
 /** Fills [left, right) × [top, bottom), clipped to the framebuffer. */
 function fillEdges(left: i64, top: i64, right: i64, bottom: i64, color: i32): void {
   if (left < 0) left = 0;
   if (top < 0) top = 0;
-  if (right > <i64>FB_WIDTH) right = FB_WIDTH;
-  if (bottom > <i64>FB_HEIGHT) bottom = FB_HEIGHT;
+  if (right > <i64>fbWidth) right = fbWidth;
+  if (bottom > <i64>fbHeight) bottom = fbHeight;
   if (left >= right || top >= bottom) return;
   const count = <i32>(right - left);
   const colorWord = broadcastByte(color);
-  let to = FRAMEBUFFER + <usize>(<i32>top * FB_WIDTH + <i32>left);
-  for (let rows = <i32>(bottom - top); rows > 0; rows--, to += FB_WIDTH) fillRow(to, count, colorWord);
+  let to = fbBase + <usize>(<i32>top * fbWidth + <i32>left);
+  for (let rows = <i32>(bottom - top); rows > 0; rows--, to += fbWidth) fillRow(to, count, colorWord);
 }
 
 /** Fills the w×h rectangle at (x, y). */

@@ -3,7 +3,7 @@
 import { blitClipped, blitInside8, clipToFramebuffer, insideClip } from "./clip";
 import { MODE_TINTED } from "./rows";
 import { tileAddress, useSheet } from "./sheet";
-import { FB_HEIGHT, FB_WIDTH } from "../layout";
+import { fbHeight, fbWidth } from "./target";
 
 /** Glyph cell edge in pixels. */
 const GLYPH_SIZE: i32 = 8;
@@ -20,7 +20,7 @@ const LAST_GLYPH_BYTE: i32 = 126;
 export function draw_text(ptr: usize, len: i32, x: i32, y: i32, color: u8, font: usize, font_cols: i32): i32 {
   if (len <= 0) return x;
   const end = x + len * GLYPH_SIZE;
-  if (font_cols <= 0 || y <= -GLYPH_SIZE || y >= FB_HEIGHT) return end;
+  if (font_cols <= 0 || y <= -GLYPH_SIZE || y >= fbHeight) return end;
   clipToFramebuffer();
   const sheetStride = font_cols * GLYPH_SIZE;
   useSheet(font, font_cols, GLYPH_SIZE, GLYPH_SIZE);
@@ -28,7 +28,7 @@ export function draw_text(ptr: usize, len: i32, x: i32, y: i32, color: u8, font:
   const first = x <= -GLYPH_SIZE ? <i32>((<i64>-GLYPH_SIZE - <i64>x) / GLYPH_SIZE) + 1 : 0;
   let penX = <i64>x + <i64>first * GLYPH_SIZE;
   for (let i = first; i < len; i++, penX += GLYPH_SIZE) {
-    if (penX >= <i64>FB_WIDTH) break;
+    if (penX >= <i64>fbWidth) break;
     const c = <i32>load<u8>(ptr + <usize>i);
     if (c < FIRST_GLYPH_BYTE || c > LAST_GLYPH_BYTE) continue;
     const src = tileAddress(c - FIRST_GLYPH_BYTE);

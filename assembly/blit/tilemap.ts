@@ -1,7 +1,8 @@
 // Tile layer drawing (roadmap 09: the 31×31 tile pass with a sub-tile pixel
 // offset, clipped to the viewport): one call draws a whole grid window of u16
 // tile ids through TILE_LOOK into the framebuffer, opaque.
-import { FB_WIDTH, FRAMEBUFFER, TILE_LOOK } from "../layout";
+import { TILE_LOOK } from "../layout";
+import { fbBase, fbWidth } from "./target";
 import { blitClipped, clipBottom, clipLeft, clipRight, clipTop, setClip } from "./clip";
 import { tileAddress, useSheet } from "./sheet";
 import { MODE_OPAQUE } from "./rows";
@@ -68,8 +69,8 @@ export function draw_tilemap(
       let src = tileAddress(look);
       const x = dst_x + col * tile_w;
       if (narrow && rowInside && x >= clipLeft && x <= clipRight - 8) {
-        let to = FRAMEBUFFER + <usize>(y * FB_WIDTH + x);
-        for (let rowsLeft = tile_h; rowsLeft > 0; rowsLeft--, src += step, to += FB_WIDTH)
+        let to = fbBase + <usize>(y * fbWidth + x);
+        for (let rowsLeft = tile_h; rowsLeft > 0; rowsLeft--, src += step, to += fbWidth)
           store<u64>(to, load<u64>(src));
       } else {
         blitClipped(src, atlasStride, tile_w, tile_h, x, y, MODE_OPAQUE, 0);

@@ -16,7 +16,7 @@
 // - fog (2): the rectangle averaged with fog grey, then once more with a paler grey
 //   inside drifting 16 × 16 px puffs (a hash of the puff's cell in a grid moving with the frame).
 // - clear (0) and unknown codes draw nothing.
-import { FB_WIDTH, FRAMEBUFFER } from "../layout";
+import { fbBase, fbWidth } from "./target";
 import { clipBottom, clipLeft, clipRight, clipTop, setClip } from "./clip";
 import { broadcastByte } from "./rows";
 
@@ -67,7 +67,7 @@ function averageRun(row: usize, from: i32, to: i32, colour: i32): void {
 /** Averages the whole clip with `colour`. */
 function averageClip(colour: i32): void {
   for (let py = clipTop; py < clipBottom; py++) {
-    averageRun(FRAMEBUFFER + <usize>(py * FB_WIDTH), clipLeft, clipRight, colour);
+    averageRun(fbBase + <usize>(py * fbWidth), clipLeft, clipRight, colour);
   }
 }
 
@@ -92,7 +92,7 @@ function drawStreaks(count: i32, length: i32, speed: i32, frame: i32, salt: u32)
       const y = headY + k;
       const x = headX - (k >> 1);
       if (y < clipTop || y >= clipBottom || x < clipLeft || x >= clipRight) continue;
-      const at = FRAMEBUFFER + <usize>(y * FB_WIDTH + x);
+      const at = fbBase + <usize>(y * fbWidth + x);
       store<u8>(at, <u8>average(<i32>load<u8>(at), RAIN_COLOUR));
     }
   }
@@ -107,7 +107,7 @@ function drawFog(frame: i32): void {
   for (let py = clipTop; py < clipBottom; py++) {
     const gy = <u32>(py - clipTop) + driftY;
     const cellY = gy >> FOG_PUFF_SHIFT;
-    const row = FRAMEBUFFER + <usize>(py * FB_WIDTH);
+    const row = fbBase + <usize>(py * fbWidth);
     let px = clipLeft;
     while (px < clipRight) {
       const gx = <u32>(px - clipLeft) + driftX;

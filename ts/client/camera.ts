@@ -14,6 +14,7 @@
 // Walking never triggers it: at 64 px/s the camera trails a 48 px/s walker by
 // under one tile.
 import { CELL_SIZE_PX } from "./assets/sheets.js";
+import { screenForTileSize } from "./render/layout.js";
 
 export interface CameraOptions {
   /** Follow speed per axis. */
@@ -89,9 +90,14 @@ export interface ViewportOptions {
 /** The game view: the left 240×240 of the 320×240 framebuffer, 8 px tiles. */
 export const DEFAULT_VIEWPORT: Readonly<ViewportOptions> = { widthPx: 240, heightPx: 240, tileSizePx: CELL_SIZE_PX };
 
-/** The game view for a map drawn with `tileSizePx` tiles (its own art, docs/art.md § Map art). */
+/**
+ * The game view for a map drawn with `tileSizePx` tiles (its own art, docs/art.md § Map art): 30 × 30
+ * tiles at every size, 480 × 480 px for 16 px tiles and 960 × 960 for 32 (render/layout.ts screenForTileSize).
+ */
 export function viewportForTileSize(tileSizePx: number): Readonly<ViewportOptions> {
-  return tileSizePx === CELL_SIZE_PX ? DEFAULT_VIEWPORT : { ...DEFAULT_VIEWPORT, tileSizePx };
+  if (tileSizePx === CELL_SIZE_PX) return DEFAULT_VIEWPORT;
+  const { view } = screenForTileSize(tileSizePx);
+  return { widthPx: view.w, heightPx: view.h, tileSizePx };
 }
 
 /** Where the world sits in the viewport for one frame. */
@@ -110,6 +116,9 @@ export interface ViewportPlacement {
   tilesHigh: number;
   /** The tiles' size on screen; world pixels (tile × 8) are scaled by tileSizePx / 8 to screen pixels. */
   tileSizePx: number;
+  /** The view's size in framebuffer pixels (its top-left is the framebuffer's). */
+  widthPx: number;
+  heightPx: number;
 }
 
 /**
@@ -138,5 +147,7 @@ export function placeViewport(
     tilesWide: Math.ceil(viewport.widthPx / tile) + 1,
     tilesHigh: Math.ceil(viewport.heightPx / tile) + 1,
     tileSizePx: tile,
+    widthPx: viewport.widthPx,
+    heightPx: viewport.heightPx,
   };
 }

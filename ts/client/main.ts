@@ -140,6 +140,8 @@ async function play(request: JoinRequest): Promise<void> {
       renderer.setMapTiles(null);
       installTileLooks(blitter, atlas, connection.world.tiles);
     }
+    // The framebuffer is sized for the map's tiles (30 × 30 of them and the panel); the canvas follows.
+    view.setScreen(renderer.screen);
     installTileLights(blitter, connection.world.tiles);
     const client = GameClient.create({
       core: resources.core,

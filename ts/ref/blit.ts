@@ -20,7 +20,7 @@ import {
   SPRITES_MAX,
   type SpriteEntry,
 } from "../blit-layout.js";
-import { FB_HEIGHT, FB_WIDTH } from "../constants.js";
+import { FB_HEIGHT, FB_MAX_HEIGHT, FB_MAX_WIDTH, FB_WIDTH } from "../constants.js";
 
 // The shared numbers are production's (ts/blit-layout.ts); tests reach them here beside the oracle too.
 export * from "../blit-layout.js";
@@ -52,8 +52,11 @@ function atlasCell(atlas: number, atlasCols: number, cellW: number, cellRowBytes
  * "pointers" are byte offsets into `atlas`.
  */
 export class RefBlitter implements BlitKernels<Uint16Array> {
-  /** 320×240 RGB332, row-major. */
-  readonly framebuffer = new Uint8Array(PIXEL_COUNT);
+  /** The framebuffer's size: 320×240 until resize(), as in the wasm module. */
+  width = FB_WIDTH;
+  height = FB_HEIGHT;
+  /** width × height RGB332, row-major. */
+  framebuffer = new Uint8Array(PIXEL_COUNT);
   /** Indexed images (RGB332, 0 transparent), addressed by byte offset. */
   readonly atlas = new Uint8Array(ATLAS_BYTES);
   /** Tile id → atlas tile index; starts all 0 like fresh wasm memory. */
@@ -63,7 +66,7 @@ export class RefBlitter implements BlitKernels<Uint16Array> {
   /** RGB332 → RGBA8888 (little-endian R, G, B, A bytes). */
   readonly lut = new Uint32Array(256);
   /** fbToRgba output, one u32 per pixel. */
-  readonly rgba = new Uint32Array(PIXEL_COUNT);
+  rgba = new Uint32Array(PIXEL_COUNT);
   /** LIGHT_LEVELS darkening tables of 256 bytes, and one level per light-map tile. */
   readonly lightTables = new Uint8Array(LIGHT_LEVELS * 256);
   readonly lightMap = new Uint8Array(LIGHT_MAP_MAX);
@@ -72,8 +75,27 @@ export class RefBlitter implements BlitKernels<Uint16Array> {
   private readonly spriteTiles = new Uint16Array(this.sprites.buffer);
   private clipLeft = 0;
   private clipTop = 0;
-  private clipRight = FB_WIDTH;
-  private clipBottom = FB_HEIGHT;
+  private clipRight = this.width;
+  private clipBottom = this.height;
+
+  /** fb_resize: the same sizes as the wasm module accept (docs/wasm-abi.md § Framebuffer size); new buffers, all 0. */
+  resize(width: number, height: number): void {
+    if (
+      !Number.isInteger(width) ||
+      !Number.isInteger(height) ||
+      width < 1 ||
+      height < 1 ||
+      width > FB_MAX_WIDTH ||
+      height > FB_MAX_HEIGHT ||
+      (width * height) % 16 !== 0
+    ) {
+      throw new RangeError(`no ${width}×${height} framebuffer`);
+    }
+    this.width = width;
+    this.height = height;
+    this.framebuffer = new Uint8Array(width * height);
+    this.rgba = new Uint32Array(width * height);
+  }
 
   /** Copies `pixels` into the atlas at `offsetBytes`; returns the image pointer (the offset). */
   upload(offsetBytes: number, pixels: Uint8Array): number {
@@ -249,14 +271,14 @@ export class RefBlitter implements BlitKernels<Uint16Array> {
     fontCols |= 0;
     if (len === 0) return x;
     const end = (x + len * GLYPH_SIZE) | 0;
-    if (fontCols <= 0 || y <= -GLYPH_SIZE || y >= FB_HEIGHT) return end;
+    if (fontCols <= 0 || y <= -GLYPH_SIZE || y >= this.height) return end;
     this.clipToFramebuffer();
     const sheetStride = fontCols * GLYPH_SIZE;
     const sheetRowBytes = sheetStride * GLYPH_SIZE;
     const first = x <= -GLYPH_SIZE ? Math.floor((-GLYPH_SIZE - x) / GLYPH_SIZE) + 1 : 0;
     let penX = x + first * GLYPH_SIZE;
     for (let i = first; i < len; i++, penX += GLYPH_SIZE) {
-      if (penX >= FB_WIDTH) break;
+      if (penX >= this.width) break;
       const c = bytes[i];
       if (c < FIRST_GLYPH_BYTE || c > LAST_GLYPH_BYTE) continue;
       const glyph = c - FIRST_GLYPH_BYTE;
@@ -280,7 +302,7 @@ export class RefBlitter implements BlitKernels<Uint16Array> {
     const framebuffer = this.framebuffer;
     const lut = this.lut;
     const rgba = this.rgba;
-    for (let i = 0; i < PIXEL_COUNT; i++) rgba[i] = lut[framebuffer[i]];
+    for (let i = 0; i < this.framebuffer.length; i++) rgba[i] = lut[framebuffer[i]];
   }
 
   /** Pixel (px, py) of the rectangle becomes lightTables[level of its light-map tile][pixel]; edge tiles extend outwards. */
@@ -300,14 +322,14 @@ export class RefBlitter implements BlitKernels<Uint16Array> {
     if (mapWidth <= 0 || mapHeight <= 0 || mapWidth * mapHeight > LIGHT_MAP_MAX) return;
     const left = Math.max(0, x);
     const top = Math.max(0, y);
-    const right = Math.min(FB_WIDTH, x + w);
-    const bottom = Math.min(FB_HEIGHT, y + h);
+    const right = Math.min(this.width, x + w);
+    const bottom = Math.min(this.height, y + h);
     for (let py = top; py < bottom; py++) {
       const ty = Math.min(mapHeight - 1, Math.max(0, (py - originY) >> 3));
       for (let px = left; px < right; px++) {
         const tx = Math.min(mapWidth - 1, Math.max(0, (px - originX) >> 3));
         const level = this.lightMap[ty * mapWidth + tx] & (LIGHT_LEVELS - 1);
-        const at = py * FB_WIDTH + px;
+        const at = py * this.width + px;
         this.framebuffer[at] = this.lightTables[level * 256 + this.framebuffer[at]];
       }
     }
@@ -321,15 +343,15 @@ export class RefBlitter implements BlitKernels<Uint16Array> {
   private clipToFramebuffer(): void {
     this.clipLeft = 0;
     this.clipTop = 0;
-    this.clipRight = FB_WIDTH;
-    this.clipBottom = FB_HEIGHT;
+    this.clipRight = this.width;
+    this.clipBottom = this.height;
   }
 
   private setClip(x: number, y: number, w: number, h: number): boolean {
     this.clipLeft = Math.max(x, 0);
     this.clipTop = Math.max(y, 0);
-    this.clipRight = Math.min(x + w, FB_WIDTH);
-    this.clipBottom = Math.min(y + h, FB_HEIGHT);
+    this.clipRight = Math.min(x + w, this.width);
+    this.clipBottom = Math.min(y + h, this.height);
     return this.clipLeft < this.clipRight && this.clipTop < this.clipBottom;
   }
 
@@ -337,11 +359,11 @@ export class RefBlitter implements BlitKernels<Uint16Array> {
   private fillEdges(left: number, top: number, right: number, bottom: number, color: number): void {
     left = Math.max(left, 0);
     top = Math.max(top, 0);
-    right = Math.min(right, FB_WIDTH);
-    bottom = Math.min(bottom, FB_HEIGHT);
+    right = Math.min(right, this.width);
+    bottom = Math.min(bottom, this.height);
     if (left >= right || top >= bottom) return;
     const framebuffer = this.framebuffer;
-    for (let row = top; row < bottom; row++) framebuffer.fill(color, row * FB_WIDTH + left, row * FB_WIDTH + right);
+    for (let row = top; row < bottom; row++) framebuffer.fill(color, row * this.width + left, row * this.width + right);
   }
 
   /** The w×h image rectangle at atlas offset `src` (rows `stride` apart) to (dx, dy), through the clip. */
@@ -364,20 +386,20 @@ export class RefBlitter implements BlitKernels<Uint16Array> {
     const framebuffer = this.framebuffer;
     const atlas = this.atlas;
     let from = src + (top - dy) * stride + (left - dx);
-    let to = top * FB_WIDTH + left;
+    let to = top * this.width + left;
     if (mode === MODE_OPAQUE) {
-      for (let row = top; row < bottom; row++, from += stride, to += FB_WIDTH) {
+      for (let row = top; row < bottom; row++, from += stride, to += this.width) {
         for (let i = 0; i < count; i++) framebuffer[to + i] = atlas[from + i];
       }
     } else if (mode === MODE_TRANSPARENT) {
-      for (let row = top; row < bottom; row++, from += stride, to += FB_WIDTH) {
+      for (let row = top; row < bottom; row++, from += stride, to += this.width) {
         for (let i = 0; i < count; i++) {
           const pixel = atlas[from + i];
           if (pixel !== 0) framebuffer[to + i] = pixel;
         }
       }
     } else if (mode === MODE_TINTED) {
-      for (let row = top; row < bottom; row++, from += stride, to += FB_WIDTH) {
+      for (let row = top; row < bottom; row++, from += stride, to += this.width) {
         for (let i = 0; i < count; i++) if (atlas[from + i] !== 0) framebuffer[to + i] = tint;
       }
     }

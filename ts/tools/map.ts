@@ -80,7 +80,7 @@ function collisionShapeLines(map: LoadedMap): string[] {
     lines.push(
       `  collision objects: ${source.collisionObjects} shapes` +
         (layers.length > 0 ? ` (layers ${layers.map((path) => `"${path}"`).join(", ")})` : "") +
-        ` block ${source.collisionObjectCells} cells (a cell blocks when a shape covers its centre)`,
+        ` block ${source.collisionObjectCells} cells (a cell blocks when a shape covers its centre or a polyline passes through it)`,
     );
   }
   for (const note of source.collisionNotes) lines.push(`  note: ${note}`);
@@ -142,6 +142,25 @@ function warpLines(path: string): { lines: string[]; error: string | null } {
 }
 
 /** Checks the map at `path` with the server's loader and World on `core`. Never throws for a bad map. */
+/** The tilesets' tile animations, which are read but not played yet: each animated tile shows its own still image. */
+function animationLines(raw: RawMap): string[] {
+  const animated = raw.tilesets.filter((tileset) => tileset.animations.size > 0);
+  if (animated.length === 0) return [];
+  const lines = [
+    `animations: ${animated.reduce((sum, tileset) => sum + tileset.animations.size, 0)} animated tiles, ` +
+      "not played yet (each is drawn as its own still tile):",
+  ];
+  for (const tileset of animated) {
+    const frames = [...tileset.animations.values()];
+    const longest = Math.max(...frames.map((list) => list.reduce((sum, frame) => sum + frame.durationMs, 0)));
+    lines.push(
+      `  tileset "${tileset.name}": ${tileset.animations.size} tiles, ${Math.min(...frames.map((list) => list.length))}` +
+        `..${Math.max(...frames.map((list) => list.length))} frames, cycles up to ${longest} ms`,
+    );
+  }
+  return lines;
+}
+
 export function checkMap(path: string, core: Core): MapCheck {
   const lines: string[] = [`map: ${path}`];
   let map: LoadedMap;
@@ -199,6 +218,7 @@ export function checkMap(path: string, core: Core): MapCheck {
     );
     for (const problem of art.problems) lines.push(`  warning: ${problem} (drawn as a placeholder)`);
   }
+  lines.push(...animationLines(raw));
 
   let world: World;
   try {

@@ -38,8 +38,6 @@ type DrawText = (
   fontCols: number,
 ) => number;
 
-const PIXEL_COUNT = FB_WIDTH * FB_HEIGHT;
-
 export class WasmBlitter implements BlitKernels<number> {
   readonly core: Core;
   /** Where stageTiles puts a tile window: the first half of IO. */
@@ -80,6 +78,11 @@ export class WasmBlitter implements BlitKernels<number> {
   /** Draws weather over a rectangle as it looks at a frame number (docs/wasm-abi.md § Weather). */
   readonly weatherDraw: (x: number, y: number, w: number, h: number, kind: number, frame: number) => void;
   private rgbaView: Uint8ClampedArray | null = null;
+  private readonly fbResize: (width: number, height: number) => number;
+  private readonly fbAddress: () => number;
+  private readonly rgbaAddress: () => number;
+  /** The framebuffer's size (320×240 until resize). */
+  private size = { width: FB_WIDTH, height: FB_HEIGHT };
 
   constructor(core: Core) {
     const layout = core.layout;
@@ -116,6 +119,28 @@ export class WasmBlitter implements BlitKernels<number> {
     this.lightApply = core.fn("light_apply");
     this.weatherDraw = core.fn("weather_draw");
     this.lightBuild = core.fn("light_build");
+    this.fbResize = core.fn("fb_resize");
+    this.fbAddress = core.fn("fb_address");
+    this.rgbaAddress = core.fn("rgba_address");
+  }
+
+  /**
+   * Makes the framebuffer width × height (docs/wasm-abi.md § Framebuffer size): at most
+   * FB_MAX_WIDTH × FB_MAX_HEIGHT, a multiple of 16 pixels. Throws RangeError for another size.
+   */
+  resize(width: number, height: number): void {
+    if (width === this.size.width && height === this.size.height) return;
+    if (this.fbResize(width, height) !== 0) throw new RangeError(`no ${width}×${height} framebuffer`);
+    this.size = { width, height };
+    this.rgbaView = null;
+  }
+
+  get width(): number {
+    return this.size.width;
+  }
+
+  get height(): number {
+    return this.size.height;
   }
 
   /** The darkening tables (LIGHT_LEVELS × 256 bytes), written in place. */
@@ -208,9 +233,10 @@ export class WasmBlitter implements BlitKernels<number> {
     return this.drawTextAt(this.textStagePtr, bytes.length, x, y, color, font, fontCols);
   }
 
-  /** The FRAMEBUFFER region (a fresh view; do not keep it across memory growth). */
+  /** The framebuffer, width × height bytes (a fresh view; do not keep it across memory growth). */
   framebuffer(): Uint8Array {
-    return this.core.u8.subarray(this.core.layout.FRAMEBUFFER, this.core.layout.FRAMEBUFFER + PIXEL_COUNT);
+    const at = this.fbAddress();
+    return this.core.u8.subarray(at, at + this.size.width * this.size.height);
   }
 
   /** The RGB332_LUT region as 256 u32. */
@@ -219,11 +245,11 @@ export class WasmBlitter implements BlitKernels<number> {
     return this.core.u32.subarray(start, start + 256);
   }
 
-  /** The RGBA region as bytes for `new ImageData(view, 320, 240)`; re-created only after memory growth. */
+  /** The RGBA output as bytes for `new ImageData(view, width, height)`; re-created after memory growth or a resize. */
   rgba(): Uint8ClampedArray {
     const buffer = this.core.memory.buffer;
     if (this.rgbaView === null || this.rgbaView.buffer !== buffer) {
-      this.rgbaView = new Uint8ClampedArray(buffer, this.core.layout.RGBA, PIXEL_COUNT * 4);
+      this.rgbaView = new Uint8ClampedArray(buffer, this.rgbaAddress(), this.size.width * this.size.height * 4);
     }
     return this.rgbaView;
   }

@@ -43,6 +43,8 @@ export interface Layout {
   LIGHT_WORK: number;
   LIGHT_WORK_MAX: number;
   LIGHT_RADIUS_MAX: number;
+  FRAMEBUFFER_LARGE: number;
+  RGBA_LARGE: number;
   FIXED_END: number;
 }
 
@@ -84,6 +86,8 @@ const LAYOUT_NAMES: (keyof Layout)[] = [
   "LIGHT_WORK",
   "LIGHT_WORK_MAX",
   "LIGHT_RADIUS_MAX",
+  "FRAMEBUFFER_LARGE",
+  "RGBA_LARGE",
   "FIXED_END",
 ];
 
@@ -97,6 +101,8 @@ const SHARED_CONSTANTS = [
   "WIDE_PACKED_MAX_BYTES",
   "FB_WIDTH",
   "FB_HEIGHT",
+  "FB_MAX_WIDTH",
+  "FB_MAX_HEIGHT",
   "TILE_UNKNOWN",
   "TILE_BORDER",
   "TILE_FLAG_COLLIDES",

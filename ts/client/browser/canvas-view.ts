@@ -1,13 +1,13 @@
 // Puts the framebuffer on the page: the wasm RGBA region straight into an
 // ImageData (no copy until putImageData), and the canvas sized to the largest
-// whole multiple of 320×240 device pixels that fits, so every framebuffer
+// whole multiple of the framebuffer (320×240, or larger for a map's larger
+// tiles) in device pixels that fits, so every framebuffer
 // pixel is the same square of screen pixels (image-rendering: pixelated).
 // The page's layout (render/layout.ts pageLayout) decides the scale: on a
 // portrait screen the view is cropped to fill the width and the panel is shown
 // by a second canvas under it (the same ImageData, its panel rectangle only).
-import { FB_HEIGHT, FB_WIDTH } from "../../constants.js";
 import type { WasmBlitter } from "../../wasm/blit.js";
-import { PANEL, type PageLayout, pageLayout, VIEWPORT } from "../render/layout.js";
+import { DEFAULT_SCREEN, type PageLayout, pageLayout, type Screen } from "../render/layout.js";
 
 /** The page around the canvas that the layout arranges; without them the canvas is only sized (as in tests). */
 export interface LayoutParts {
@@ -26,14 +26,19 @@ export interface CanvasFit {
   cssHeight: number;
 }
 
-/** The largest whole scale at which the framebuffer fits the space, in device pixels. */
-export function fitCanvas(availableCssWidth: number, availableCssHeight: number, devicePixelRatio: number): CanvasFit {
+/** The largest whole scale at which the framebuffer (of `screen`'s size) fits the space, in device pixels. */
+export function fitCanvas(
+  availableCssWidth: number,
+  availableCssHeight: number,
+  devicePixelRatio: number,
+  screen: { width: number; height: number } = DEFAULT_SCREEN,
+): CanvasFit {
   const ratio = devicePixelRatio > 0 ? devicePixelRatio : 1;
   const scale = Math.max(
     1,
-    Math.floor(Math.min((availableCssWidth * ratio) / FB_WIDTH, (availableCssHeight * ratio) / FB_HEIGHT)),
+    Math.floor(Math.min((availableCssWidth * ratio) / screen.width, (availableCssHeight * ratio) / screen.height)),
   );
-  return { scale, cssWidth: (FB_WIDTH * scale) / ratio, cssHeight: (FB_HEIGHT * scale) / ratio };
+  return { scale, cssWidth: (screen.width * scale) / ratio, cssHeight: (screen.height * scale) / ratio };
 }
 
 export class CanvasView {
@@ -43,6 +48,8 @@ export class CanvasView {
   private readonly panelContext: CanvasRenderingContext2D | null = null;
   /** The layout last applied (null without LayoutParts). */
   layout: PageLayout | null = null;
+  /** The framebuffer shown: its size, view and panel (FrameRenderer.screen). */
+  private shown: Screen = DEFAULT_SCREEN;
 
   constructor(
     readonly canvas: HTMLCanvasElement,
@@ -54,14 +61,33 @@ export class CanvasView {
     if (!context) throw new Error("this browser cannot draw on a canvas");
     this.context = context;
     if (parts) {
-      parts.panel.width = PANEL.w;
-      parts.panel.height = PANEL.h;
+      parts.panel.width = DEFAULT_SCREEN.panel.w;
+      parts.panel.height = DEFAULT_SCREEN.panel.h;
       this.panelContext = parts.panel.getContext("2d", { alpha: false });
     }
     this.fit();
     window.addEventListener("resize", () => this.fit());
     // A zoom or a move to another screen changes devicePixelRatio without a resize.
     matchMedia(`(resolution: ${devicePixelRatio}dppx)`).addEventListener("change", () => this.fit(), { once: true });
+  }
+
+  /** The framebuffer's size, view and panel as shown now. */
+  get screen(): Screen {
+    return this.shown;
+  }
+
+  /**
+   * Shows a framebuffer of another size (a map drawn with larger tiles, FrameRenderer.screen): the
+   * canvas gets its pixel size and is fitted again, still a whole number of device pixels per pixel.
+   */
+  setScreen(screen: Screen): void {
+    if (screen === this.shown) return;
+    this.shown = screen;
+    this.canvas.width = screen.width;
+    this.canvas.height = screen.height;
+    this.image = null;
+    this.imageSource = null;
+    this.fit();
   }
 
   /** The stacked layout's panel canvas, or null without LayoutParts. */
@@ -72,7 +98,7 @@ export class CanvasView {
   /** Sizes the canvas to the space around it. */
   fit(): void {
     if (this.parts) return this.arrange(this.parts);
-    const fit = fitCanvas(this.space.clientWidth, this.space.clientHeight, devicePixelRatio);
+    const fit = fitCanvas(this.space.clientWidth, this.space.clientHeight, devicePixelRatio, this.shown);
     this.canvas.style.width = `${fit.cssWidth}px`;
     this.canvas.style.height = `${fit.cssHeight}px`;
   }
@@ -82,29 +108,29 @@ export class CanvasView {
     const doc = this.canvas.ownerDocument;
     const page = doc.documentElement;
     const statusHeight = parts.status.offsetHeight;
-    const layout = pageLayout(page.clientWidth, page.clientHeight, statusHeight, devicePixelRatio);
+    const layout = pageLayout(page.clientWidth, page.clientHeight, statusHeight, devicePixelRatio, this.shown);
     this.layout = layout;
     const px = layout.cssPerPixel;
     doc.body.dataset.layout = layout.mode;
     doc.body.dataset.status = layout.statusOverlay ? "overlay" : "row";
-    this.canvas.style.width = `${FB_WIDTH * px}px`;
-    this.canvas.style.height = `${FB_HEIGHT * px}px`;
+    this.canvas.style.width = `${this.shown.width * px}px`;
+    this.canvas.style.height = `${this.shown.height * px}px`;
     const screen = parts.screen.style;
     screen.setProperty("--fb-css", `${px}px`);
     screen.setProperty("--crop-left", `${-layout.viewLeft * px}px`);
-    screen.setProperty("--canvas-width", `${FB_WIDTH * px}px`);
+    screen.setProperty("--canvas-width", `${this.shown.width * px}px`);
     const stacked = layout.mode === "stacked";
     screen.width = stacked ? `${layout.viewColumns * px}px` : "";
-    screen.height = stacked ? `${FB_HEIGHT * px}px` : "";
+    screen.height = stacked ? `${this.shown.height * px}px` : "";
     parts.panel.hidden = !stacked;
-    parts.panel.style.width = `${(PANEL.w * layout.panelScale) / devicePixelRatio}px`;
-    parts.panel.style.height = `${(PANEL.h * layout.panelScale) / devicePixelRatio}px`;
+    parts.panel.style.width = `${(this.shown.panel.w * layout.panelScale) / devicePixelRatio}px`;
+    parts.panel.style.height = `${(this.shown.panel.h * layout.panelScale) / devicePixelRatio}px`;
     // Over the view's bottom edge, never the panel: the player stands in the middle of the view.
     const status = parts.status.style;
     if (layout.statusOverlay) {
       const box = this.canvas.getBoundingClientRect();
-      status.left = `${box.left + VIEWPORT.x * px}px`;
-      status.width = `${VIEWPORT.w * px}px`;
+      status.left = `${box.left + this.shown.view.x * px}px`;
+      status.width = `${this.shown.view.w * px}px`;
     } else {
       status.left = "";
       status.width = "";
@@ -117,12 +143,20 @@ export class CanvasView {
     if (rgba !== this.imageSource) {
       // A new view means wasm memory grew; ImageData must wrap the new buffer.
       this.imageSource = rgba;
-      this.image = new ImageData(rgba as Uint8ClampedArray<ArrayBuffer>, FB_WIDTH, FB_HEIGHT);
+      this.image = new ImageData(rgba as Uint8ClampedArray<ArrayBuffer>, this.blitter.width, this.blitter.height);
     }
     this.context.putImageData(this.image!, 0, 0);
     // Only the panel's rectangle, from the same ImageData (no copy of the view).
     if (this.panelContext && this.layout?.mode === "stacked") {
-      this.panelContext.putImageData(this.image!, -PANEL.x, -PANEL.y, PANEL.x, PANEL.y, PANEL.w, PANEL.h);
+      this.panelContext.putImageData(
+        this.image!,
+        -this.shown.panel.x,
+        -this.shown.panel.y,
+        this.shown.panel.x,
+        this.shown.panel.y,
+        this.shown.panel.w,
+        this.shown.panel.h,
+      );
     }
   }
 }

@@ -136,7 +136,7 @@ export class PlaySession {
     this.itemLooks = new ItemLooks(parts.client.world.items);
     this.others = new EntityInterpolation(this.glides.windowMs, TILE_SIZE_PX, this.glides.measuredBounds);
     this.ownGlide = new EntityInterpolation(this.glides.windowMs);
-    this.pointer = new PointerInput(parts.view.canvas, this.steering);
+    this.pointer = new PointerInput(parts.view.canvas, this.steering, undefined, null, () => parts.view.screen);
     if (parts.logMirror) this.mirrors.push(new LogMirror(parts.logMirror, this.messages, NOT_COMBAT));
     if (parts.combatMirror) this.mirrors.push(new LogMirror(parts.combatMirror, this.messages, COMBAT));
     this.panel = parts.logPanel

@@ -7,7 +7,7 @@
 // at it: its pixel is kept until the frame loop aimed the press (settle()), so
 // a tap always walks, or attacks, like a click.
 import type { ClickSteering } from "../ui/click-steering.js";
-import { PANEL, VIEWPORT, contains } from "../render/layout.js";
+import { DEFAULT_SCREEN, type Screen, contains } from "../render/layout.js";
 import { framebufferPixelAt, framebufferPixelIn, type Point } from "../render/picking.js";
 
 export class PointerInput {
@@ -22,10 +22,17 @@ export class PointerInput {
     private readonly onPanelPress: (pixel: Point) => void = () => {},
     /** The stacked layout's panel canvas (it shows the framebuffer's PANEL): a press there is a panel press too. */
     panel: HTMLCanvasElement | null = null,
+    /** The framebuffer shown (CanvasView.screen): its size maps the pointer, its view tells steering from the panel. */
+    private readonly screenOf: () => Screen = () => DEFAULT_SCREEN,
   ) {
     panel?.addEventListener("pointerdown", (event) => {
       if (event.button !== 0) return;
-      const pixel = framebufferPixelIn(event.clientX, event.clientY, panel.getBoundingClientRect(), PANEL);
+      const pixel = framebufferPixelIn(
+        event.clientX,
+        event.clientY,
+        panel.getBoundingClientRect(),
+        this.screenOf().panel,
+      );
       if (pixel !== null) this.onPanelPress(pixel);
     });
     canvas.addEventListener("pointerdown", (event) => this.down(event));
@@ -50,7 +57,7 @@ export class PointerInput {
 
   private track(event: PointerEvent): void {
     this.left = false;
-    this.pixel = framebufferPixelAt(event.clientX, event.clientY, this.canvas.getBoundingClientRect());
+    this.pixel = framebufferPixelAt(event.clientX, event.clientY, this.canvas.getBoundingClientRect(), this.screenOf());
   }
 
   private down(event: PointerEvent): void {
@@ -58,7 +65,7 @@ export class PointerInput {
     this.track(event);
     this.canvas.focus();
     if (this.pixel === null) return;
-    if (!contains(VIEWPORT, this.pixel.x, this.pixel.y)) {
+    if (!contains(this.screenOf().view, this.pixel.x, this.pixel.y)) {
       this.onPanelPress(this.pixel);
       return;
     }

@@ -25,7 +25,7 @@ import { SHEET_COLUMNS } from "../assets/sheets.js";
 import type { MapTileSheet } from "./map-art.js";
 import { type Atlas, MARKER_CORNERS, MARKER_HOSTILE, MARKER_OUTLINE, MARKER_STEP, MARKER_STEP_SMALL } from "./atlas.js";
 import { drawHud, type HudModel } from "./hud.js";
-import { TILE_SIZE_PX, VIEWPORT } from "./layout.js";
+import { DEFAULT_SCREEN, type Rect, type Screen, screenForTileSize, TILE_SIZE_PX } from "./layout.js";
 import * as P from "./palette.js";
 import { screenOfTile, spriteScreenX, spriteScreenY } from "./picking.js";
 import { SpriteList } from "./sprite-list.js";
@@ -143,6 +143,8 @@ export class FrameRenderer {
   /** The map's own tiles (map-art.ts), or null: the built-in 8 px tile sheet. */
   private mapTiles: MapTileSheet | null = null;
   private viewport: Readonly<ViewportOptions> = DEFAULT_VIEWPORT;
+  /** The framebuffer for the current tiles: 320 × 240, or larger for a map's 16 or 32 px tiles. */
+  private current: Screen = DEFAULT_SCREEN;
 
   constructor(
     private readonly blitter: WasmBlitter,
@@ -156,7 +158,16 @@ export class FrameRenderer {
   /** Draws the map with its own tiles (at their size) from now on; null goes back to the built-in sheet. */
   setMapTiles(sheet: MapTileSheet | null): void {
     this.mapTiles = sheet;
-    this.viewport = viewportForTileSize(sheet ? sheet.tileSizePx : TILE_SIZE_PX);
+    const tileSizePx = sheet ? sheet.tileSizePx : TILE_SIZE_PX;
+    this.viewport = viewportForTileSize(tileSizePx);
+    // The framebuffer holds 30 × 30 of these tiles and the panel (docs/art.md § Map art).
+    this.current = screenForTileSize(tileSizePx);
+    this.blitter.resize(this.current.width, this.current.height);
+  }
+
+  /** The framebuffer's size, view and panel as drawn now (the canvas and the pointer follow it). */
+  get screen(): Screen {
+    return this.current;
   }
 
   /** Where a frame with this camera puts the world: the one placement drawing and pointer mapping share. */
@@ -190,7 +201,16 @@ export class FrameRenderer {
         const screen = screenOfTile(placement.firstTileX, placement.firstTileY, placement);
         const wide = placement.tilesWide * scale;
         const high = placement.tilesHigh * scale;
-        this.blitter.lightApply(VIEWPORT.x, VIEWPORT.y, VIEWPORT.w, VIEWPORT.h, screen.x, screen.y, wide, high);
+        this.blitter.lightApply(
+          this.current.view.x,
+          this.current.view.y,
+          this.current.view.w,
+          this.current.view.h,
+          screen.x,
+          screen.y,
+          wide,
+          high,
+        );
         return;
       }
     }
@@ -200,14 +220,29 @@ export class FrameRenderer {
   /** The ambient level everywhere: a light map of one tile (light_apply extends edge tiles outwards). */
   private ambientLight(level: number): void {
     this.blitter.lightMap[0] = level;
-    this.blitter.lightApply(VIEWPORT.x, VIEWPORT.y, VIEWPORT.w, VIEWPORT.h, VIEWPORT.x, VIEWPORT.y, 1, 1);
+    this.blitter.lightApply(
+      this.current.view.x,
+      this.current.view.y,
+      this.current.view.w,
+      this.current.view.h,
+      this.current.view.x,
+      this.current.view.y,
+      1,
+      1,
+    );
   }
 
   /** Composes the frame and converts it to RGBA; returns where the world was placed (for pointer mapping). */
   render(composed: FrameScene): ViewportPlacement {
     const scene = this.sceneHook ? this.sceneHook(composed) : composed;
     const placement = this.place(scene.camera);
-    this.blitter.fillRect(VIEWPORT.x, VIEWPORT.y, VIEWPORT.w, VIEWPORT.h, P.UNKNOWN_DARK);
+    this.blitter.fillRect(
+      this.current.view.x,
+      this.current.view.y,
+      this.current.view.w,
+      this.current.view.h,
+      P.UNKNOWN_DARK,
+    );
     if (scene.grid) this.drawTiles(scene.grid, placement);
     this.drawRoute(scene, placement);
     this.drawEntities(scene.entities, placement);
@@ -215,16 +250,23 @@ export class FrameRenderer {
       const colour = scene.cursorAttacks === true ? P.ATTACK_OUTLINE : P.CURSOR_OUTLINE;
       this.mark(scene.cursor, MARKER_CORNERS, colour, placement);
     }
-    this.list.flush(this.atlas.markers, VIEWPORT);
+    this.list.flush(this.atlas.markers, this.current.view);
     if (scene.light !== undefined && scene.light < FULL_LIGHT)
       this.applyLight(scene.light, scene.lights ?? [], placement);
     if (scene.weather && scene.weather.code > 0) {
-      this.blitter.weatherDraw(VIEWPORT.x, VIEWPORT.y, VIEWPORT.w, VIEWPORT.h, scene.weather.code, scene.weather.frame);
+      this.blitter.weatherDraw(
+        this.current.view.x,
+        this.current.view.y,
+        this.current.view.w,
+        this.current.view.h,
+        scene.weather.code,
+        scene.weather.frame,
+      );
     }
     if (scene.labels) this.drawLabels(scene.labels, placement);
     if (scene.floaters) this.drawFloaters(scene.floaters, placement);
     if (scene.banner) this.drawBanner(scene.banner);
-    drawHud(this.blitter, this.list, this.atlas, scene.hud);
+    drawHud(this.blitter, this.list, this.atlas, scene.hud, this.current.panel, this.current.height);
     this.blitter.fbToRgba();
     return placement;
   }
@@ -250,10 +292,10 @@ export class FrameRenderer {
       sheet ? sheet.columns : SHEET_COLUMNS,
       placement.tileSizePx,
       placement.tileSizePx,
-      VIEWPORT.x,
-      VIEWPORT.y,
-      VIEWPORT.w,
-      VIEWPORT.h,
+      this.current.view.x,
+      this.current.view.y,
+      this.current.view.w,
+      this.current.view.h,
     );
   }
 
@@ -262,7 +304,7 @@ export class FrameRenderer {
     for (const step of scene.pendingSteps) this.mark(step, MARKER_STEP, P.ROUTE_PENDING, placement);
     if (scene.goal) this.mark(scene.goal, MARKER_OUTLINE, P.ROUTE_GOAL, placement);
     // Markers lie under the entities: flush them now, from their own sheet.
-    this.list.flush(this.atlas.markers, VIEWPORT);
+    this.list.flush(this.atlas.markers, this.current.view);
   }
 
   /** An 8 px marker on a tile: centred in it when the map's tiles are larger. */
@@ -271,7 +313,7 @@ export class FrameRenderer {
     const inset = (placement.tileSizePx - TILE_SIZE_PX) >> 1;
     const x = screen.x + inset;
     const y = screen.y + inset;
-    if (onViewport(x, y)) this.list.add(x, y, cell, MODE_TINTED, colour);
+    if (onViewport(x, y, this.current.view)) this.list.add(x, y, cell, MODE_TINTED, colour);
   }
 
   /**
@@ -284,13 +326,13 @@ export class FrameRenderer {
       if (!entity.hostile) continue;
       const x = spriteScreenX(entity.xPx, placement);
       const y = spriteScreenY(entity.yPx, placement);
-      if (onViewport(x, y)) this.list.add(x, y, MARKER_HOSTILE, MODE_TINTED, P.HOSTILE_MARK);
+      if (onViewport(x, y, this.current.view)) this.list.add(x, y, MARKER_HOSTILE, MODE_TINTED, P.HOSTILE_MARK);
     }
-    this.list.flush(this.atlas.markers, VIEWPORT);
+    this.list.flush(this.atlas.markers, this.current.view);
     for (const entity of entities) {
       const x = spriteScreenX(entity.xPx, placement);
       const y = spriteScreenY(entity.yPx, placement);
-      if (!onViewport(x, y)) continue;
+      if (!onViewport(x, y, this.current.view)) continue;
       const look = entity.look ?? "normal";
       const mode = look === "normal" ? MODE_TRANSPARENT : MODE_TINTED;
       const tint = look === "normal" ? 0 : look === "dead" ? P.CORPSE_GREY : P.HIT_FLASH;
@@ -299,14 +341,14 @@ export class FrameRenderer {
       if (entity.wornArmor !== undefined && entity.wornArmor >= 0) this.list.add(x, y, entity.wornArmor, mode, tint);
       if (entity.wornWeapon !== undefined && entity.wornWeapon >= 0) this.list.add(x, y, entity.wornWeapon, mode, tint);
     }
-    this.list.flush(this.atlas.sprites, VIEWPORT);
+    this.list.flush(this.atlas.sprites, this.current.view);
     for (const entity of entities) {
       const hp = entity.hp ?? 0;
       const hpMax = entity.hpMax ?? 0;
       if (hp <= 0 || hp >= hpMax) continue;
       const x = spriteScreenX(entity.xPx, placement);
       const y = spriteScreenY(entity.yPx, placement) - HP_BAR_GAP_PX - HP_BAR_HEIGHT_PX;
-      if (!insideViewport(x, y, TILE_SIZE_PX, HP_BAR_HEIGHT_PX)) continue;
+      if (!insideViewport(x, y, TILE_SIZE_PX, HP_BAR_HEIGHT_PX, this.current.view)) continue;
       const fill = hp * 3 <= hpMax ? P.ENTITY_HP_LOW : P.ENTITY_HP_FILL;
       this.blitter.hbar(x, y, TILE_SIZE_PX, HP_BAR_HEIGHT_PX, hp, hpMax, fill, P.ENTITY_HP_EMPTY);
     }
@@ -318,11 +360,19 @@ export class FrameRenderer {
       const widthPx = textWidthPx(floater.text);
       // xPx is the sprite's centre (its left + 4): centred over the sprite as drawn.
       const centreX = spriteScreenX(floater.xPx - TILE_SIZE_PX / 2, placement) + TILE_SIZE_PX / 2;
-      const x = clamp(centreX - Math.floor(widthPx / 2), VIEWPORT.x, VIEWPORT.x + VIEWPORT.w - widthPx);
-      const y = clamp(spriteScreenY(floater.yPx, placement) - 8, VIEWPORT.y, VIEWPORT.y + VIEWPORT.h - 8);
+      const x = clamp(
+        centreX - Math.floor(widthPx / 2),
+        this.current.view.x,
+        this.current.view.x + this.current.view.w - widthPx,
+      );
+      const y = clamp(
+        spriteScreenY(floater.yPx, placement) - 8,
+        this.current.view.y,
+        this.current.view.y + this.current.view.h - 8,
+      );
       queueText(this.list, floater.text, x, y, floater.colour, true);
     }
-    this.list.flush(this.atlas.font, VIEWPORT);
+    this.list.flush(this.atlas.font, this.current.view);
   }
 
   /** Each label on a dark box centred over its entity, kept inside the viewport. */
@@ -333,21 +383,25 @@ export class FrameRenderer {
       const entityY = spriteScreenY(label.yPx, placement);
       const x = clamp(
         entityX + TILE_SIZE_PX / 2 - Math.floor(widthPx / 2),
-        VIEWPORT.x,
-        VIEWPORT.x + VIEWPORT.w - widthPx,
+        this.current.view.x,
+        this.current.view.x + this.current.view.w - widthPx,
       );
-      const y = clamp(entityY - LABEL_HEIGHT_PX - 1, VIEWPORT.y, VIEWPORT.y + VIEWPORT.h - LABEL_HEIGHT_PX);
+      const y = clamp(
+        entityY - LABEL_HEIGHT_PX - 1,
+        this.current.view.y,
+        this.current.view.y + this.current.view.h - LABEL_HEIGHT_PX,
+      );
       this.blitter.fillRect(x, y, widthPx, LABEL_HEIGHT_PX, P.LABEL_BACKGROUND);
       queueText(this.list, label.text, x + 2, y + 1, label.colour);
     }
-    this.list.flush(this.atlas.font, VIEWPORT);
+    this.list.flush(this.atlas.font, this.current.view);
   }
 
   private drawBanner(message: string): void {
-    const widthPx = Math.min(VIEWPORT.w - 8, textWidthPx(message) + 8);
-    const x = VIEWPORT.x + Math.floor((VIEWPORT.w - widthPx) / 2);
+    const widthPx = Math.min(this.current.view.w - 8, textWidthPx(message) + 8);
+    const x = this.current.view.x + Math.floor((this.current.view.w - widthPx) / 2);
     // In the upper third: the player stands at the centre and stays visible.
-    const y = VIEWPORT.y + Math.floor(VIEWPORT.h / 4) - 8;
+    const y = this.current.view.y + Math.floor(this.current.view.h / 4) - 8;
     this.blitter.fillRect(x, y, widthPx, 16, P.BANNER_BACKGROUND);
     this.blitter.drawRect(x, y, widthPx, 16, P.BANNER_EDGE);
     queueText(this.list, message, x + 4, y + 4, P.TEXT_WHITE);
@@ -365,16 +419,11 @@ function clamp(value: number, low: number, high: number): number {
 }
 
 /** Whether a w×h rectangle at (x, y) lies wholly inside the viewport (hbar does not clip to it). */
-function insideViewport(x: number, y: number, w: number, h: number): boolean {
-  return x >= VIEWPORT.x && y >= VIEWPORT.y && x + w <= VIEWPORT.x + VIEWPORT.w && y + h <= VIEWPORT.y + VIEWPORT.h;
+function insideViewport(x: number, y: number, w: number, h: number, view: Rect): boolean {
+  return x >= view.x && y >= view.y && x + w <= view.x + view.w && y + h <= view.y + view.h;
 }
 
 /** Whether an 8×8 cell at (x, y) touches the viewport. */
-function onViewport(x: number, y: number): boolean {
-  return (
-    x > VIEWPORT.x - TILE_SIZE_PX &&
-    x < VIEWPORT.x + VIEWPORT.w &&
-    y > VIEWPORT.y - TILE_SIZE_PX &&
-    y < VIEWPORT.y + VIEWPORT.h
-  );
+function onViewport(x: number, y: number, view: Rect): boolean {
+  return x > view.x - TILE_SIZE_PX && x < view.x + view.w && y > view.y - TILE_SIZE_PX && y < view.y + view.h;
 }

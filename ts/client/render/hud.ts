@@ -41,77 +41,92 @@ export interface HudModel {
 
 const PAD_PX = 3;
 const LINE_PX = 9;
-const INNER: Rect = { x: PANEL.x + PAD_PX, y: PANEL.y, w: PANEL.w - 2 * PAD_PX, h: PANEL.h };
-const COLUMNS = columnsIn(INNER.w);
+const INNER_DEFAULT: Rect = { x: PANEL.x + PAD_PX, y: PANEL.y, w: PANEL.w - 2 * PAD_PX, h: PANEL.h };
+const COLUMNS = columnsIn(INNER_DEFAULT.w);
 /** "HP" and "hp/hpMax" on one row, the bar under them across the panel. */
 const HP_ROW_Y = 12;
-const HP_BAR: Rect = { x: INNER.x, y: 21, w: INNER.w, h: 4 };
+const HP_BAR_DEFAULT: Rect = { x: INNER_DEFAULT.x, y: 21, w: INNER_DEFAULT.w, h: 4 };
 const NEARBY_SHOWN = 4;
 /** Creature lines shown. */
 const CREATURES_SHOWN = 3;
 
 /** Where the HUD's parts are, for tests and for anyone laying out over it. */
-export const HUD_LAYOUT = { inner: INNER, columns: COLUMNS, hpBar: HP_BAR, lineHeightPx: LINE_PX } as const;
+export const HUD_LAYOUT = {
+  inner: INNER_DEFAULT,
+  columns: COLUMNS,
+  hpBar: HP_BAR_DEFAULT,
+  lineHeightPx: LINE_PX,
+} as const;
 
-function divider(blitter: WasmBlitter, y: number): void {
-  blitter.fillRect(INNER.x, y, INNER.w, 1, P.PANEL_DIVIDER);
-}
-
-/** Draws the whole panel; glyphs are queued on `text` and flushed here. */
-export function drawHud(blitter: WasmBlitter, text: SpriteList, atlas: Atlas, hud: HudModel): void {
-  blitter.fillRect(PANEL.x, PANEL.y, PANEL.w, PANEL.h, P.PANEL_BACKGROUND);
-  blitter.fillRect(PANEL.x, PANEL.y, 1, PANEL.h, P.PANEL_EDGE);
+/**
+ * Draws the whole panel; glyphs are queued on `text` and flushed here. `panel` is where it is (the
+ * default screen's PANEL, or beside a larger view); `columnHeightPx` the framebuffer's height, so the
+ * column under the panel on a larger screen is panel background too.
+ */
+export function drawHud(
+  blitter: WasmBlitter,
+  text: SpriteList,
+  atlas: Atlas,
+  hud: HudModel,
+  panel: Rect = PANEL,
+  columnHeightPx: number = PANEL.h,
+): void {
+  const inner: Rect = { ...INNER_DEFAULT, x: INNER_DEFAULT.x + panel.x - PANEL.x };
+  const hpBar: Rect = { ...HP_BAR_DEFAULT, x: inner.x };
+  const divider = (y: number) => blitter.fillRect(inner.x, y, inner.w, 1, P.PANEL_DIVIDER);
+  blitter.fillRect(panel.x, panel.y, panel.w, Math.max(panel.h, columnHeightPx), P.PANEL_BACKGROUND);
+  blitter.fillRect(panel.x, panel.y, 1, Math.max(panel.h, columnHeightPx), P.PANEL_EDGE);
 
   let y = 3;
-  queueText(text, fitText(hud.name, COLUMNS), INNER.x, y, P.TEXT_GOLD);
+  queueText(text, fitText(hud.name, COLUMNS), inner.x, y, P.TEXT_GOLD);
 
   y = HP_ROW_Y;
-  queueText(text, "HP", INNER.x, y, P.TEXT_DIM);
+  queueText(text, "HP", inner.x, y, P.TEXT_DIM);
   const numbers = hpNumbers(hud.hp, hud.hpMax);
-  queueText(text, numbers, INNER.x + INNER.w - textWidthPx(numbers), y, P.HP_TEXT);
-  blitter.fillRect(HP_BAR.x - 1, HP_BAR.y - 1, HP_BAR.w + 2, HP_BAR.h + 2, P.HP_FRAME);
-  blitter.hbar(HP_BAR.x, HP_BAR.y, HP_BAR.w, HP_BAR.h, hud.hp, hud.hpMax, P.HP_FILL, P.HP_EMPTY);
+  queueText(text, numbers, inner.x + inner.w - textWidthPx(numbers), y, P.HP_TEXT);
+  blitter.fillRect(hpBar.x - 1, hpBar.y - 1, hpBar.w + 2, hpBar.h + 2, P.HP_FRAME);
+  blitter.hbar(hpBar.x, hpBar.y, hpBar.w, hpBar.h, hud.hp, hud.hpMax, P.HP_FILL, P.HP_EMPTY);
 
-  y = HP_BAR.y + HP_BAR.h + 3;
+  y = hpBar.y + hpBar.h + 3;
   const where = hud.position ? `${hud.position.x},${hud.position.y}` : "-";
-  queueText(text, fitText(where, COLUMNS), INNER.x, y, P.TEXT_WHITE);
+  queueText(text, fitText(where, COLUMNS), inner.x, y, P.TEXT_WHITE);
   y += LINE_PX;
-  queueText(text, fitText(hud.status.text, COLUMNS), INNER.x, y, hud.status.colour);
+  queueText(text, fitText(hud.status.text, COLUMNS), inner.x, y, hud.status.colour);
   // The time of day and the weather, on a row of their own once the server has said.
   if (hud.clock !== undefined) {
     y += LINE_PX;
-    queueText(text, fitText(hud.clock, COLUMNS), INNER.x, y, P.TEXT_DIM);
+    queueText(text, fitText(hud.clock, COLUMNS), inner.x, y, P.TEXT_DIM);
   }
 
   y += LINE_PX + 2;
-  divider(blitter, y);
+  divider(y);
   y += 4;
-  queueText(text, `Near: ${hud.nearby.length}`, INNER.x, y, P.TEXT_DIM);
+  queueText(text, `Near: ${hud.nearby.length}`, inner.x, y, P.TEXT_DIM);
   for (const name of hud.nearby.slice(0, NEARBY_SHOWN)) {
     y += LINE_PX;
-    queueText(text, fitText(name, COLUMNS), INNER.x, y, P.TEXT_WHITE);
+    queueText(text, fitText(name, COLUMNS), inner.x, y, P.TEXT_WHITE);
   }
   if (hud.nearby.length > NEARBY_SHOWN) {
     y += LINE_PX;
-    queueText(text, `+${hud.nearby.length - NEARBY_SHOWN} more`, INNER.x, y, P.TEXT_DIM);
+    queueText(text, `+${hud.nearby.length - NEARBY_SHOWN} more`, inner.x, y, P.TEXT_DIM);
   }
 
   // Creatures, only when there are any: a world without NPCs keeps the panel as it was.
   const creatures = hud.creatures ?? [];
   if (creatures.length > 0) {
     y += LINE_PX + 2;
-    queueText(text, "Creatures", INNER.x, y, P.TEXT_DIM);
+    queueText(text, "Creatures", inner.x, y, P.TEXT_DIM);
     for (const creature of creatures.slice(0, CREATURES_SHOWN)) {
       y += LINE_PX;
-      queueText(text, creatureLine(creature), INNER.x, y, creature.hostile ? P.TEXT_BAD : P.TEXT_WHITE);
+      queueText(text, creatureLine(creature), inner.x, y, creature.hostile ? P.TEXT_BAD : P.TEXT_WHITE);
     }
     if (creatures.length > CREATURES_SHOWN) {
       y += LINE_PX;
-      queueText(text, `+${creatures.length - CREATURES_SHOWN} more`, INNER.x, y, P.TEXT_DIM);
+      queueText(text, `+${creatures.length - CREATURES_SHOWN} more`, inner.x, y, P.TEXT_DIM);
     }
   }
 
-  text.flush(atlas.font, PANEL);
+  text.flush(atlas.font, panel);
 }
 
 /** "12/20", or "-" before the own entity's health is known. */

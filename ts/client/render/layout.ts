@@ -1,7 +1,9 @@
-// Where things sit on the 320×240 framebuffer: the game viewport is the left
-// 240×240 (30×30 tiles of 8 px), the HUD panel the right 80 px. One place for
-// the numbers, so frame composition, HUD and click mapping agree.
-import { FB_HEIGHT, FB_WIDTH } from "../../constants.js";
+// Where things sit on the framebuffer: the game viewport is the left 30 × 30
+// tiles (240 × 240 at the built-in 8 px; 480 × 480 and 960 × 960 for a map
+// drawn with its own 16 or 32 px tiles, issue 16), the HUD panel the 80 px
+// right of it. One place for the numbers, so frame composition, HUD, the
+// canvas and click mapping agree.
+import { FB_HEIGHT, FB_MAX_HEIGHT, FB_MAX_WIDTH, FB_WIDTH } from "../../constants.js";
 import { CELL_SIZE_PX } from "../assets/sheets.js";
 
 export interface Rect {
@@ -12,8 +14,40 @@ export interface Rect {
 }
 
 export const TILE_SIZE_PX = CELL_SIZE_PX;
-export const VIEWPORT: Rect = { x: 0, y: 0, w: 240, h: FB_HEIGHT };
-export const PANEL: Rect = { x: VIEWPORT.w, y: 0, w: FB_WIDTH - VIEWPORT.w, h: FB_HEIGHT };
+/** Tiles across and down the view (the spec's 30 × 30), at every tile size that fits the framebuffer. */
+export const VIEW_TILES = 30;
+/** The HUD panel: 80 px wide, 240 tall, right of the view (the column below it, on larger screens, is blank panel). */
+const PANEL_WIDTH_PX = FB_WIDTH - VIEW_TILES * CELL_SIZE_PX;
+const PANEL_HEIGHT_PX = FB_HEIGHT;
+
+/** The framebuffer for one tile size: its size, the view in it and the HUD panel beside the view. */
+export interface Screen {
+  /** Framebuffer size (what fb_resize is given). */
+  readonly width: number;
+  readonly height: number;
+  readonly view: Rect;
+  /** The HUD's 80 × 240 at the view's top right. */
+  readonly panel: Rect;
+}
+
+/**
+ * The framebuffer for a map drawn with `tileSizePx` tiles: a view of 30 × 30 tiles (fewer when that
+ * would not fit the largest framebuffer, 1040 × 960) and the panel. The width is rounded up to a
+ * multiple of 16 (fb_resize's unit); 8 px gives the default 320 × 240 exactly.
+ */
+export function screenForTileSize(tileSizePx: number): Screen {
+  const tile = Math.max(1, Math.floor(tileSizePx));
+  const viewPx = Math.min(VIEW_TILES * tile, FB_MAX_WIDTH - PANEL_WIDTH_PX, FB_MAX_HEIGHT);
+  const view: Rect = { x: 0, y: 0, w: viewPx, h: viewPx };
+  const panel: Rect = { x: viewPx, y: 0, w: PANEL_WIDTH_PX, h: PANEL_HEIGHT_PX };
+  const width = Math.min(FB_MAX_WIDTH, Math.ceil((viewPx + PANEL_WIDTH_PX) / 16) * 16);
+  return { width, height: Math.max(viewPx, PANEL_HEIGHT_PX), view, panel };
+}
+
+/** The built-in 8 px tiles' framebuffer: 320 × 240, the view the left 240 × 240. */
+export const DEFAULT_SCREEN: Screen = screenForTileSize(CELL_SIZE_PX);
+export const VIEWPORT: Rect = DEFAULT_SCREEN.view;
+export const PANEL: Rect = DEFAULT_SCREEN.panel;
 
 export function contains(rect: Rect, x: number, y: number): boolean {
   return x >= rect.x && x < rect.x + rect.w && y >= rect.y && y < rect.y + rect.h;
@@ -48,42 +82,49 @@ export interface PageLayout {
 /** Fewest view columns a stacked layout may crop to: 24 tiles, so the 30-tile view loses at most 3 on each side. */
 export const MIN_VIEW_COLUMNS = 24 * TILE_SIZE_PX;
 
+/** MIN_VIEW_COLUMNS for a screen: the same 24 of 30 tiles. */
+function minViewColumns(screen: Screen): number {
+  return Math.round((screen.view.w * 24) / VIEW_TILES);
+}
+
 /**
  * The layout for a page of `pageCssWidth` × `pageCssHeight` CSS pixels whose status line takes `statusCssHeight`,
  * at `devicePixelRatio`: the stacked layout on a portrait page when it gives the view a larger scale, else side.
+ * `screen` is the framebuffer's (the default 320 × 240 unless a map's tiles are larger).
  */
 export function pageLayout(
   pageCssWidth: number,
   pageCssHeight: number,
   statusCssHeight: number,
   devicePixelRatio: number,
+  screen: Screen = DEFAULT_SCREEN,
 ): PageLayout {
   const ratio = devicePixelRatio > 0 ? devicePixelRatio : 1;
   const width = Math.floor(pageCssWidth * ratio);
   const height = Math.floor(pageCssHeight * ratio);
   const status = Math.ceil(statusCssHeight * ratio);
-  const sideScale = (space: number) => Math.max(1, Math.floor(Math.min(width / FB_WIDTH, space / FB_HEIGHT)));
+  const sideScale = (space: number) => Math.max(1, Math.floor(Math.min(width / screen.width, space / screen.height)));
   const withRow = sideScale(height - status);
   const overlaid = sideScale(height);
   const side: PageLayout = {
     mode: "side",
     scale: Math.max(withRow, overlaid),
     cssPerPixel: Math.max(withRow, overlaid) / ratio,
-    viewLeft: VIEWPORT.x,
-    viewColumns: VIEWPORT.w,
+    viewLeft: screen.view.x,
+    viewColumns: screen.view.w,
     panelScale: Math.max(withRow, overlaid),
     statusOverlay: overlaid > withRow,
   };
   if (pageCssHeight <= pageCssWidth) return side;
-  for (let scale = Math.floor(width / MIN_VIEW_COLUMNS); scale > side.scale; scale--) {
-    const columns = Math.min(VIEWPORT.w, Math.floor(width / scale));
-    const panelScale = Math.min(scale, Math.floor((height - status - VIEWPORT.h * scale) / PANEL.h));
-    if (panelScale < 1 || PANEL.w * panelScale > width) continue;
+  for (let scale = Math.floor(width / minViewColumns(screen)); scale > side.scale; scale--) {
+    const columns = Math.min(screen.view.w, Math.floor(width / scale));
+    const panelScale = Math.min(scale, Math.floor((height - status - screen.view.h * scale) / screen.panel.h));
+    if (panelScale < 1 || screen.panel.w * panelScale > width) continue;
     return {
       mode: "stacked",
       scale,
       cssPerPixel: scale / ratio,
-      viewLeft: VIEWPORT.x + Math.floor((VIEWPORT.w - columns) / 2),
+      viewLeft: screen.view.x + Math.floor((screen.view.w - columns) / 2),
       viewColumns: columns,
       panelScale,
       statusOverlay: false,

@@ -18,12 +18,20 @@ export interface CanvasBox {
   height: number;
 }
 
-/** The framebuffer pixel under page point (clientX, clientY), or null outside the canvas. */
-export function framebufferPixelAt(clientX: number, clientY: number, box: CanvasBox): Point | null {
+/**
+ * The framebuffer pixel under page point (clientX, clientY), or null outside the canvas; `screen` is the
+ * framebuffer's size (320 × 240 unless a map's larger tiles resized it).
+ */
+export function framebufferPixelAt(
+  clientX: number,
+  clientY: number,
+  box: CanvasBox,
+  screen: { width: number; height: number } = { width: FB_WIDTH, height: FB_HEIGHT },
+): Point | null {
   if (box.width <= 0 || box.height <= 0) return null;
-  const x = Math.floor(((clientX - box.left) * FB_WIDTH) / box.width);
-  const y = Math.floor(((clientY - box.top) * FB_HEIGHT) / box.height);
-  if (x < 0 || y < 0 || x >= FB_WIDTH || y >= FB_HEIGHT) return null;
+  const x = Math.floor(((clientX - box.left) * screen.width) / box.width);
+  const y = Math.floor(((clientY - box.top) * screen.height) / box.height);
+  if (x < 0 || y < 0 || x >= screen.width || y >= screen.height) return null;
   return { x, y };
 }
 
@@ -41,7 +49,7 @@ export function framebufferPixelIn(clientX: number, clientY: number, box: Canvas
 
 /** The world tile drawn at framebuffer pixel (x, y) in a frame placed by `placement`; null outside the viewport. */
 export function worldTileAt(pixel: Point, placement: ViewportPlacement): Point | null {
-  if (!contains(VIEWPORT, pixel.x, pixel.y)) return null;
+  if (!contains({ ...VIEWPORT, w: placement.widthPx, h: placement.heightPx }, pixel.x, pixel.y)) return null;
   const tile = placement.tileSizePx;
   return {
     x: Math.floor((placement.originXPx + pixel.x - VIEWPORT.x) / tile),

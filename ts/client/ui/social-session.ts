@@ -181,7 +181,8 @@ export class SocialSession {
     this.report(this.intent.frame(client, nowMs));
 
     const labels = this.labels(scene, this.pointer ? worldTileAt(this.pointer, placement) : null);
-    this.dialogs.setScale(this.parts.canvas.getBoundingClientRect().width / FB_WIDTH);
+    // CSS px per framebuffer pixel: the canvas's pixel width is the framebuffer's (320, or more for larger map tiles).
+    this.dialogs.setScale(this.parts.canvas.getBoundingClientRect().width / (this.parts.canvas.width || FB_WIDTH));
     this.dialogs.sync(client.dialogs.shown);
     const name = client.names.get(client.ownEntityId) ?? scene.hud.name;
     return { ...scene, labels, hud: { ...scene.hud, name: foldForFont(name) } };

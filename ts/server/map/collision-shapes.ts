@@ -122,6 +122,101 @@ export function rasteriseShape(shape: ObjectShape, grid: CellGrid, blocked: Uint
   return covered;
 }
 
+/**
+ * Marks every cell a polyline passes through (polylines in collision object layers: a fence, a cliff
+ * edge). Each segment is walked cell by cell (Amanatides & Woo): a cell blocks when the segment runs
+ * through its inside; a segment along a cell edge blocks the cells right of or below it, one through a
+ * cell corner also one of the two cells beside the corner, and an end point on an edge does not reach
+ * past it. The shape's rotation turns the points about its anchor. Returns how many cells of the grid
+ * the line passes through (marked now or blocked already).
+ */
+export function rasterisePolyline(shape: ObjectShape, grid: CellGrid, blocked: Uint8Array): number {
+  if (shape.kind !== "polyline" || shape.points.length < 2) return 0;
+  const radians = (shape.rotationDeg * Math.PI) / 180;
+  const cos = Math.cos(radians);
+  const sin = Math.sin(radians);
+  // In cell units, so cell (x, y) is the square [x, x + 1) × [y, y + 1).
+  const points = shape.points.map((point) => ({
+    x: (shape.x + point.x * cos - point.y * sin) / grid.cellWidthPx,
+    y: (shape.y + point.x * sin + point.y * cos) / grid.cellHeightPx,
+  }));
+  const passed = new Set<number>();
+  for (let i = 1; i < points.length; i++) {
+    // Clipped to the map first, so a line drawn far outside costs nothing to walk.
+    const inside = clipSegment(points[i - 1], points[i], grid.width, grid.height);
+    if (inside === null) continue;
+    walkSegment(inside[0], inside[1], (x, y) => {
+      if (x >= 0 && y >= 0 && x < grid.width && y < grid.height) passed.add(y * grid.width + x);
+    });
+  }
+  for (const cell of passed) blocked[cell] = 1;
+  return passed.size;
+}
+
+type Point = { x: number; y: number };
+
+/** The part of segment a–b inside [0, width] × [0, height] (Liang–Barsky), or null when none is. */
+function clipSegment(a: Point, b: Point, width: number, height: number): [Point, Point] | null {
+  const dx = b.x - a.x;
+  const dy = b.y - a.y;
+  let enter = 0;
+  let leave = 1;
+  for (const [p, q] of [
+    [-dx, a.x],
+    [dx, width - a.x],
+    [-dy, a.y],
+    [dy, height - a.y],
+  ]) {
+    if (p === 0) {
+      if (q < 0) return null;
+      continue;
+    }
+    const t = q / p;
+    if (p < 0) enter = Math.max(enter, t);
+    else leave = Math.min(leave, t);
+    if (enter > leave) return null;
+  }
+  return [
+    { x: a.x + enter * dx, y: a.y + enter * dy },
+    { x: a.x + leave * dx, y: a.y + leave * dy },
+  ];
+}
+
+/** Calls `visit` for each cell (unit squares) the segment from `a` to `b` passes through, in order. */
+function walkSegment(a: { x: number; y: number }, b: { x: number; y: number }, visit: (x: number, y: number) => void) {
+  const dx = b.x - a.x;
+  const dy = b.y - a.y;
+  // Leaving a point on an edge leftwards or upwards starts in the cell left of or above it; arriving on an
+  // edge rightwards or downwards ends in the cell before it.
+  const first = (at: number, d: number) => (d < 0 && Number.isInteger(at) ? at - 1 : Math.floor(at));
+  const last = (from: number, at: number, d: number) => {
+    const cell = d > 0 && Number.isInteger(at) ? at - 1 : Math.floor(at);
+    return d > 0 ? Math.max(from, cell) : d < 0 ? Math.min(from, cell) : from;
+  };
+  let x = first(a.x, dx);
+  let y = first(a.y, dy);
+  const endX = last(x, b.x, dx);
+  const endY = last(y, b.y, dy);
+  const stepX = Math.sign(dx);
+  const stepY = Math.sign(dy);
+  const deltaX = stepX === 0 ? Infinity : Math.abs(1 / dx);
+  const deltaY = stepY === 0 ? Infinity : Math.abs(1 / dy);
+  // How far along the segment (0..1) the next vertical and horizontal cell edges are.
+  let nextX = stepX > 0 ? (x + 1 - a.x) / dx : stepX < 0 ? (x - a.x) / dx : Infinity;
+  let nextY = stepY > 0 ? (y + 1 - a.y) / dy : stepY < 0 ? (y - a.y) / dy : Infinity;
+  visit(x, y);
+  for (let steps = Math.abs(endX - x) + Math.abs(endY - y); steps > 0; steps--) {
+    if (nextX < nextY) {
+      x += stepX;
+      nextX += deltaX;
+    } else {
+      y += stepY;
+      nextY += deltaY;
+    }
+    visit(x, y);
+  }
+}
+
 /** What the tiles' own collision shapes blocked. */
 export interface TileShapeCollision {
   /** Distinct tiles (GIDs) with collision shapes that the map places. */
@@ -257,15 +352,22 @@ export function rasteriseCollisionObjects(
   for (const object of map.objects) {
     if (!isCollisionObject(object, layers)) continue;
     const name = `collision object ${object.id}${object.name !== "" ? ` ("${object.name}")` : ""} in "${object.layer}"`;
-    if (!hasArea(object.shape)) {
-      result.notes.push(`${name} is a ${object.shape.kind} without an area: it blocks nothing`);
-      continue;
-    }
     const shape = {
       ...object.shape,
       x: object.shape.x - originX * grid.cellWidthPx,
       y: object.shape.y - originY * grid.cellHeightPx,
     };
+    if (shape.kind === "polyline" && shape.points.length >= 2) {
+      // A line has no area: it blocks the cells it passes through.
+      result.objects++;
+      if (rasterisePolyline(shape, grid, blocked) === 0)
+        result.notes.push(`${name} lies outside the map: it blocks nothing`);
+      continue;
+    }
+    if (!hasArea(object.shape)) {
+      result.notes.push(`${name} is a ${object.shape.kind} without an area: it blocks nothing`);
+      continue;
+    }
     result.objects++;
     if (rasteriseShape(shape, grid, blocked) === 0) {
       result.notes.push(`${name} covers no cell's centre: it blocks nothing`);

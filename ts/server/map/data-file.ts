@@ -2,9 +2,9 @@
 // where they are, reading one (absent is not an error), and the envelope they
 // share — an object of exactly `version` and one list — checked strictly, so
 // every problem names the file and the field.
-import { readFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { MapError } from "./map-error.js";
+import { readBoundedText } from "./bounded-file.js";
 
 /** `maps/caves.tmj` with suffix "tiles" → `maps/caves.tiles.json`. */
 export function dataFilePathFor(mapPath: string, suffix: string): string {
@@ -14,7 +14,7 @@ export function dataFilePathFor(mapPath: string, suffix: string): string {
 /** The file's text, or null when there is no such file; `what` names it in the error for any other failure. */
 export function readDataFile(path: string, what: string): string | null {
   try {
-    return readFileSync(path, "utf8");
+    return readBoundedText(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw new MapError(path, `cannot read ${what} (${(error as Error).message})`);

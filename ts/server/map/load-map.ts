@@ -2,7 +2,6 @@
 // a flat world — one u16 tile id per cell, tile data for every id, spawn
 // points and interactables. Synchronous: maps are read once at server start,
 // and the inputs are small (the largest real map here is 146 KB).
-import { readFileSync } from "node:fs";
 import { basename, extname } from "node:path";
 import { CHUNK_SIZE } from "../../constants.js";
 import { isFreeTile, tileFlagsTable } from "../../tile-flags.js";
@@ -33,6 +32,7 @@ import { tilesetHasLocalId, type Tileset } from "./tileset.js";
 import { Footprints } from "./tile-stacks.js";
 import { stampTileObjects, type TileObjectReport } from "./tile-objects.js";
 import { usesBuiltInArt } from "./map-atlas.js";
+import { readBoundedText } from "./bounded-file.js";
 
 export { MapError } from "./map-error.js";
 export { tileFlagsTable } from "../../tile-flags.js";
@@ -72,7 +72,7 @@ export interface MapSource {
   collisionLayers: string[];
   /** Paths of the object layers whose objects are all collision (collision-shapes.ts). */
   collisionObjectLayers: string[];
-  /** Collision objects with an area, and the cells they block (a cell blocks when a shape covers its centre). */
+  /** Collision objects with an area or a polyline, and the cells they block (a shape: its centre covered; a polyline: passed through). */
   collisionObjects: number;
   collisionObjectCells: number;
   /** Tiles with collision shapes drawn inside them that the map places, and the cells those block. */
@@ -156,7 +156,7 @@ export function readRawMap(path: string): RawMap {
   const format = mapFormatOf(path);
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readBoundedText(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new MapError(path, `cannot read map file (${code})`);

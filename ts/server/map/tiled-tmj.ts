@@ -1,6 +1,6 @@
 // TMJ (Tiled's JSON map format) into the raw model. Same walk as TMX: layers
 // in document order, depth-first into "group" layers.
-import { decodeEncodedGids, gidsFromJsonArray, type DataSite } from "./layer-data.js";
+import { decodeEncodedGids, gidsFromJsonArray, LayerDecodes, type DataSite } from "./layer-data.js";
 import { MapError } from "./map-error.js";
 import { shapeFromJson } from "./object-shapes.js";
 import { propertiesFromJson } from "./properties.js";
@@ -44,7 +44,9 @@ export function parseTmj(text: string, file: string): RawMap {
     groupLayerCount: 0,
   };
   for (const entry of arrayField(root, "tilesets", file, "map")) map.tilesets.push(readTileset(entry, file));
-  walkLayers(arrayField(root, "layers", file, "map"), map, "", true);
+  const decodes = new LayerDecodes();
+  walkLayers(arrayField(root, "layers", file, "map"), map, "", true, decodes);
+  decodes.run();
   return map;
 }
 
@@ -55,7 +57,13 @@ function readTileset(json: unknown, file: string): Tileset {
   return tilesetFromJson(entry, firstGid, file);
 }
 
-function walkLayers(layers: unknown[], map: RawMap, parentPath: string, parentVisible: boolean): void {
+function walkLayers(
+  layers: unknown[],
+  map: RawMap,
+  parentPath: string,
+  parentVisible: boolean,
+  decodes: LayerDecodes,
+): void {
   for (const json of layers) {
     const layer = asObject(json, map.file, "a layer");
     const name = typeof layer.name === "string" ? layer.name : "";
@@ -63,7 +71,7 @@ function walkLayers(layers: unknown[], map: RawMap, parentPath: string, parentVi
     const visible = parentVisible && layer.visible !== false;
     switch (layer.type) {
       case "tilelayer":
-        map.tileLayers.push(readTileLayer(layer, map, name, path, visible));
+        map.tileLayers.push(readTileLayer(layer, map, name, path, visible, decodes));
         break;
       case "objectgroup":
         map.objectLayerCount++;
@@ -78,7 +86,7 @@ function walkLayers(layers: unknown[], map: RawMap, parentPath: string, parentVi
         break;
       case "group":
         map.groupLayerCount++;
-        walkLayers(arrayField(layer, "layers", map.file, `group "${path}"`), map, path, visible);
+        walkLayers(arrayField(layer, "layers", map.file, `group "${path}"`), map, path, visible, decodes);
         break;
       case "imagelayer":
         break;
@@ -88,7 +96,15 @@ function walkLayers(layers: unknown[], map: RawMap, parentPath: string, parentVi
   }
 }
 
-function readTileLayer(layer: JsonObject, map: RawMap, name: string, path: string, visible: boolean): RawTileLayer {
+/** The layer with its chunks; their GIDs are decoded by `decodes` once the whole file is walked. */
+function readTileLayer(
+  layer: JsonObject,
+  map: RawMap,
+  name: string,
+  path: string,
+  visible: boolean,
+  decodes: LayerDecodes,
+): RawTileLayer {
   const { file } = map;
   const where = `layer "${path}"`;
   const chunks: GidChunk[] = [];
@@ -100,7 +116,9 @@ function readTileLayer(layer: JsonObject, map: RawMap, name: string, path: strin
       const width = integerField(chunk, "width", file, where);
       const height = integerField(chunk, "height", file, where);
       const site = { file, where: `${where} chunk (${x}, ${y})` };
-      chunks.push({ x, y, width, height, gids: readData(layer, chunk.data, width * height, site) });
+      const area: GidChunk = { x, y, width, height, gids: new Uint32Array(0) };
+      decodes.add(area, site, (cells, at) => readData(layer, chunk.data, cells, at));
+      chunks.push(area);
     }
   } else {
     const width = integerField(layer, "width", file, where);
@@ -108,7 +126,9 @@ function readTileLayer(layer: JsonObject, map: RawMap, name: string, path: strin
     if (width !== map.width || height !== map.height) {
       throw new MapError(file, `${where} is ${width}×${height}, the map is ${map.width}×${map.height}`);
     }
-    chunks.push({ x: 0, y: 0, width, height, gids: readData(layer, layer.data, width * height, { file, where }) });
+    const area: GidChunk = { x: 0, y: 0, width, height, gids: new Uint32Array(0) };
+    decodes.add(area, { file, where }, (cells, at) => readData(layer, layer.data, cells, at));
+    chunks.push(area);
   }
   return { name, path, visible, properties: propertiesFromJson(layer.properties), chunks };
 }

@@ -1,7 +1,7 @@
 // TMX (Tiled's XML map format) into the raw model. Layers are walked in
 // document order, depth-first into <group>s; a group's visibility applies to
 // everything inside it.
-import { decodeEncodedGids, parseGid, type DataSite } from "./layer-data.js";
+import { decodeEncodedGids, LayerDecodes, parseGid, type DataSite } from "./layer-data.js";
 import { MapError } from "./map-error.js";
 import { shapeFromXml } from "./object-shapes.js";
 import type { GidChunk, RawMap, RawObject, RawTileLayer } from "./raw-map.js";
@@ -33,7 +33,9 @@ export function parseTmx(text: string, file: string): RawMap {
   for (const child of root.children) {
     if (child.name === "tileset") map.tilesets.push(readTileset(child, file));
   }
-  walkLayers(root.children, map, "", true);
+  const decodes = new LayerDecodes();
+  walkLayers(root.children, map, "", true, decodes);
+  decodes.run();
   return map;
 }
 
@@ -43,13 +45,19 @@ function readTileset(element: XmlElement, file: string): Tileset {
   return source === undefined ? tilesetFromXml(element, firstGid, file) : readExternalTileset(source, firstGid, file);
 }
 
-function walkLayers(children: XmlElement[], map: RawMap, parentPath: string, parentVisible: boolean): void {
+function walkLayers(
+  children: XmlElement[],
+  map: RawMap,
+  parentPath: string,
+  parentVisible: boolean,
+  decodes: LayerDecodes,
+): void {
   for (const element of children) {
     if (element.name !== "layer" && element.name !== "objectgroup" && element.name !== "group") continue;
     const name = element.attrs.name ?? "";
     const path = parentPath === "" ? name : `${parentPath}/${name}`;
     const visible = parentVisible && element.attrs.visible !== "0";
-    if (element.name === "layer") map.tileLayers.push(readTileLayer(element, map, name, path, visible));
+    if (element.name === "layer") map.tileLayers.push(readTileLayer(element, map, name, path, visible, decodes));
     else if (element.name === "objectgroup") {
       map.objectLayerCount++;
       map.objectLayers.push({
@@ -62,12 +70,20 @@ function walkLayers(children: XmlElement[], map: RawMap, parentPath: string, par
       readObjects(element, map, path, visible);
     } else {
       map.groupLayerCount++;
-      walkLayers(element.children, map, path, visible);
+      walkLayers(element.children, map, path, visible, decodes);
     }
   }
 }
 
-function readTileLayer(element: XmlElement, map: RawMap, name: string, path: string, visible: boolean): RawTileLayer {
+/** The layer with its chunks; their GIDs are decoded by `decodes` once the whole file is walked. */
+function readTileLayer(
+  element: XmlElement,
+  map: RawMap,
+  name: string,
+  path: string,
+  visible: boolean,
+  decodes: LayerDecodes,
+): RawTileLayer {
   const { file } = map;
   const site: DataSite = { file, where: `layer "${path}"` };
   const data = childNamed(element, "data");
@@ -81,7 +97,9 @@ function readTileLayer(element: XmlElement, map: RawMap, name: string, path: str
       const width = intAttr(chunk, "width", file);
       const height = intAttr(chunk, "height", file);
       const chunkSite = { file, where: `${site.where} chunk (${x}, ${y})` };
-      chunks.push({ x, y, width, height, gids: readData(data, chunk, width * height, chunkSite) });
+      const area: GidChunk = { x, y, width, height, gids: new Uint32Array(0) };
+      decodes.add(area, chunkSite, (cells, at) => readData(data, chunk, cells, at));
+      chunks.push(area);
     }
   } else {
     const width = intAttr(element, "width", file, map.width);
@@ -89,7 +107,9 @@ function readTileLayer(element: XmlElement, map: RawMap, name: string, path: str
     if (width !== map.width || height !== map.height) {
       throw new MapError(file, `${site.where} is ${width}×${height}, the map is ${map.width}×${map.height}`);
     }
-    chunks.push({ x: 0, y: 0, width, height, gids: readData(data, data, width * height, site) });
+    const area: GidChunk = { x: 0, y: 0, width, height, gids: new Uint32Array(0) };
+    decodes.add(area, site, (cells, at) => readData(data, data, cells, at));
+    chunks.push(area);
   }
   return { name, path, visible, properties: xmlProperties(element), chunks };
 }

@@ -4,8 +4,9 @@
 // and image-collection tiles (with Tiled 1.9 sub-rectangles). An image that
 // cannot be read is not an error: the map still plays, its tiles are drawn as
 // a placeholder, and the problem is reported once (docs/art.md § Map art).
-import { readFileSync } from "node:fs";
 import { decode, type DecodedPng } from "fast-png";
+import { readBoundedFile } from "./bounded-file.js";
+import { checkedPng } from "./png-frame.js";
 import type { Tileset, TilesetImageRef } from "./tileset.js";
 
 /** An 8-bit RGBA image, row-major, straight (not premultiplied) alpha. */
@@ -30,13 +31,12 @@ export interface TilePicture {
 /** Largest image accepted, in pixels (a 4096×4096 sheet): a bigger one is reported and drawn as the placeholder. */
 export const MAX_IMAGE_PIXELS = 1 << 24;
 
-/** Decodes a PNG file into RGBA; throws an Error whose message says why not. */
+/**
+ * Decodes a PNG file into RGBA; throws an Error whose message says why not. The file's size, its
+ * header's image size and its image data are checked before fast-png sees it (png-frame.ts).
+ */
 export function readPng(path: string): RgbaImage {
-  const bytes = readFileSync(path);
-  const png = decode(bytes);
-  if (png.width <= 0 || png.height <= 0 || png.width * png.height > MAX_IMAGE_PIXELS) {
-    throw new Error(`image is ${png.width}×${png.height} pixels, outside 1..${MAX_IMAGE_PIXELS}`);
-  }
+  const png = decode(checkedPng(readBoundedFile(path), MAX_IMAGE_PIXELS));
   return { width: png.width, height: png.height, data: rgbaOf(png) };
 }
 

@@ -3,12 +3,12 @@
 // the custom properties of its tiles, and where its art is (TilesetArt: the
 // image or the per-tile images and how tiles are cut from them). Images are
 // not opened here: tileset-images.ts reads them for the map's atlas.
-import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { MapError } from "./map-error.js";
 import { shapeFromJson, shapeFromXml, type ObjectShape } from "./object-shapes.js";
 import { propertiesFromJson, type Properties } from "./properties.js";
 import { childNamed, intAttr, parseXml, xmlProperties, type XmlElement } from "./xml-tree.js";
+import { readBoundedText } from "./bounded-file.js";
 
 export interface TileDefinition {
   /** The tile's `type` / `class` in Tiled; "" when unset. */
@@ -62,6 +62,25 @@ export interface Tileset {
   art: TilesetArt;
   /** Collision shapes drawn inside tiles (Tiled's tile collision editor), by local id, in the tile's pixels. */
   collisionShapes: Map<number, ObjectShape[]>;
+  /** Tile animations (Tiled's <animation>, a JSON tile's `animation`), by local id: the frames in order. */
+  animations: Map<number, AnimationFrame[]>;
+}
+
+/** One frame of a tile animation: which tile of the same tileset is shown, and for how long. */
+export interface AnimationFrame {
+  localId: number;
+  durationMs: number;
+}
+
+/** Checks one frame as the file states it; `where` names the tileset and tile for the message. */
+function animationFrame(tileId: unknown, duration: unknown, file: string, where: string): AnimationFrame {
+  if (typeof tileId !== "number" || !Number.isInteger(tileId) || tileId < 0) {
+    throw new MapError(file, `${where}: frame tile id ${JSON.stringify(tileId)} is not a tile id`);
+  }
+  if (typeof duration !== "number" || !Number.isInteger(duration) || duration <= 0 || duration > 0x7fffffff) {
+    throw new MapError(file, `${where}: frame duration ${JSON.stringify(duration)} is not a positive number of ms`);
+  }
+  return { localId: tileId, durationMs: duration };
 }
 
 /** Whether a local tile id exists in the tileset. */
@@ -84,7 +103,7 @@ export function readExternalTileset(source: string, firstGid: number, referencin
   const path = resolve(dirname(referencingFile), source);
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readBoundedText(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new MapError(referencingFile, `external tileset "${source}" cannot be read (${code})`);
@@ -110,6 +129,7 @@ export function tilesetFromXml(element: XmlElement, firstGid: number, file: stri
   const listedIds = new Set<number>();
   const tileImages = new Map<number, TilesetImageRef>();
   const collisionShapes = new Map<number, ObjectShape[]>();
+  const animations = new Map<number, AnimationFrame[]>();
   for (const child of element.children) {
     if (child.name !== "tile") continue;
     const localId = intAttr(child, "id", file);
@@ -118,6 +138,18 @@ export function tilesetFromXml(element: XmlElement, firstGid: number, file: stri
       ?.children.filter((object) => object.name === "object")
       .map((object) => shapeFromXml(object, file));
     if (shapes && shapes.length > 0) collisionShapes.set(localId, shapes);
+    const animation = childNamed(child, "animation");
+    if (animation) {
+      const where = `tileset "${name}" tile ${localId} animation`;
+      const frames = animation.children
+        .filter((frame) => frame.name === "frame")
+        .map((frame) => {
+          const number = (key: string) =>
+            /^\d+$/.test(frame.attrs[key] ?? "") ? Number(frame.attrs[key]) : frame.attrs[key];
+          return animationFrame(number("tileid"), number("duration"), file, where);
+        });
+      if (frames.length > 0) animations.set(localId, frames);
+    }
     const tileImage = childNamed(child, "image");
     if (tileImage?.attrs.source !== undefined) {
       const rect =
@@ -155,7 +187,10 @@ export function tilesetFromXml(element: XmlElement, firstGid: number, file: stri
     image?.attrs.source !== undefined ? imageRef(image.attrs.source, image.attrs.trans, null, file) : null,
     tileImages,
   );
-  return finishTileset(name, firstGid, file, tiles, image !== undefined, listedIds, geometry, art, collisionShapes);
+  return finishTileset(name, firstGid, file, tiles, image !== undefined, listedIds, geometry, art, {
+    collisionShapes,
+    animations,
+  });
 }
 
 /** A tileset from a TMJ `tilesets[]` entry (embedded) or a .tsj file. */
@@ -169,6 +204,7 @@ export function tilesetFromJson(json: unknown, firstGid: number, file: string): 
   const listedIds = new Set<number>();
   const tileImages = new Map<number, TilesetImageRef>();
   const collisionShapes = new Map<number, ObjectShape[]>();
+  const animations = new Map<number, AnimationFrame[]>();
   if (entry.tiles !== undefined) {
     if (!Array.isArray(entry.tiles)) throw new MapError(file, `tileset "${name}": tiles is not an array`);
     for (const tile of entry.tiles as Record<string, unknown>[]) {
@@ -183,6 +219,15 @@ export function tilesetFromJson(json: unknown, firstGid: number, file: string): 
           .filter((object): object is Record<string, unknown> => object !== null && typeof object === "object")
           .map((object) => shapeFromJson(object, file));
         if (shapes.length > 0) collisionShapes.set(localId, shapes);
+      }
+      if (tile.animation !== undefined) {
+        const where = `tileset "${name}" tile ${localId} animation`;
+        if (!Array.isArray(tile.animation)) throw new MapError(file, `${where} is not an array`);
+        const frames = (tile.animation as unknown[]).map((frame) => {
+          const entry = (frame ?? {}) as Record<string, unknown>;
+          return animationFrame(entry.tileid, entry.duration, file, where);
+        });
+        if (frames.length > 0) animations.set(localId, frames);
       }
       if (typeof tile.image === "string") {
         const size = (key: string): number | undefined =>
@@ -237,7 +282,10 @@ export function tilesetFromJson(json: unknown, firstGid: number, file: string): 
   const trans = typeof entry.transparentcolor === "string" ? entry.transparentcolor : undefined;
   const image = hasImage ? imageRef(entry.image as string, trans, null, file) : null;
   const art = artOf(geometry, offsetOf("x"), offsetOf("y"), image, tileImages);
-  return finishTileset(name, firstGid, file, tiles, hasImage, listedIds, geometry, art, collisionShapes);
+  return finishTileset(name, firstGid, file, tiles, hasImage, listedIds, geometry, art, {
+    collisionShapes,
+    animations,
+  });
 }
 
 interface TilesetGeometry {
@@ -308,13 +356,24 @@ function finishTileset(
   listedIds: Set<number>,
   geometry: TilesetGeometry,
   art: TilesetArt,
-  collisionShapes: Map<number, ObjectShape[]>,
+  perTile: Pick<Tileset, "collisionShapes" | "animations">,
 ): Tileset {
+  const { collisionShapes, animations } = perTile;
   if (!hasImage) {
     // Image collection: each tile has its own image, and ids may have gaps,
     // so tilecount is not the span (forest.tsx: 7 tiles with ids 0..13).
     const span = listedIds.size === 0 ? 0 : Math.max(...listedIds) + 1;
-    return { name, firstGid, localIdSpan: span, definedLocalIds: listedIds, tiles, file, art, collisionShapes };
+    const tileset = {
+      name,
+      firstGid,
+      localIdSpan: span,
+      definedLocalIds: listedIds,
+      tiles,
+      file,
+      art,
+      collisionShapes,
+    };
+    return withAnimations(tileset, animations);
   }
   let count = geometry.tileCount;
   if (count === undefined) {
@@ -327,5 +386,24 @@ function finishTileset(
     const rows = Math.floor((imageHeight - 2 * margin + spacing) / (tileHeight + spacing));
     count = Math.max(0, columns) * Math.max(0, rows);
   }
-  return { name, firstGid, localIdSpan: count, definedLocalIds: null, tiles, file, art, collisionShapes };
+  return withAnimations(
+    { name, firstGid, localIdSpan: count, definedLocalIds: null, tiles, file, art, collisionShapes },
+    animations,
+  );
+}
+
+/** The tileset with its animations, every frame checked to name a tile of the set. */
+function withAnimations(tileset: Omit<Tileset, "animations">, animations: Map<number, AnimationFrame[]>): Tileset {
+  const complete: Tileset = { ...tileset, animations };
+  for (const [localId, frames] of animations) {
+    for (const frame of frames) {
+      if (!tilesetHasLocalId(complete, frame.localId)) {
+        throw new MapError(
+          tileset.file,
+          `tileset "${tileset.name}" tile ${localId} animation: frame tile ${frame.localId} is not in the tileset`,
+        );
+      }
+    }
+  }
+  return complete;
 }

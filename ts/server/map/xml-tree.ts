@@ -50,7 +50,14 @@ export function parseXml(text: string, file: string): XmlElement {
     const { msg, line, col } = verdict.err;
     throw new MapError(file, `bad XML at line ${line}, column ${col}: ${msg}`);
   }
-  const roots = toElements(parser.parse(text) as OrderedNode[]);
+  let nodes: OrderedNode[];
+  try {
+    nodes = parser.parse(text) as OrderedNode[];
+  } catch (error) {
+    // The validator passes some documents the parser refuses: nesting deeper than its limit (100).
+    throw new MapError(file, `bad XML: ${(error as Error).message}`);
+  }
+  const roots = toElements(nodes);
   if (roots.length !== 1) throw new MapError(file, `bad XML: expected one root element, found ${roots.length}`);
   return roots[0];
 }
