@@ -83,6 +83,8 @@ interface ItemLook {
   cell: number;
   wornArmor: number;
   wornWeapon: number;
+  /** The light its wielded weapon gives (a torch), 0 for none. */
+  light: number;
 }
 
 export class PlaySession {
@@ -95,7 +97,7 @@ export class PlaySession {
   private readonly kindCells: ReadonlyMap<number, number>;
   private readonly kinds: ReadonlyMap<number, NpcKind>;
   private readonly itemLooks: ItemLooks;
-  private readonly lookScratch: ItemLook = { cell: NO_CELL, wornArmor: NO_CELL, wornWeapon: NO_CELL };
+  private readonly lookScratch: ItemLook = { cell: NO_CELL, wornArmor: NO_CELL, wornWeapon: NO_CELL, light: 0 };
   private readonly others: EntityInterpolation;
   private readonly ownGlide: EntityInterpolation;
   /** The message log: the session's lines (system), combat's, and chat (the social session adds those). */
@@ -453,7 +455,7 @@ export class PlaySession {
 
   /**
    * How the inline TLVs change an entity's look: a pile is its item's sprite, a player is drawn in the
-   * look it chose (the appearance TLV, issue 18) and shows what it wears. Written into one scratch
+   * look it chose (the appearance TLV, issue 18), shows what it wears and carries the light of a wielded torch. Written into one scratch
    * object the caller spreads at once, so a frame allocates nothing more for it.
    */
   private itemLook(typeId: number, meta: readonly Tlv[]): ItemLook {
@@ -463,6 +465,7 @@ export class PlaySession {
     look.cell = pile ? looks.pileCell(meta) : typeId === ENTITY_TYPE_PLAYER ? chosenLookCell(meta) : NO_CELL;
     look.wornArmor = pile || meta.length === 0 ? NO_CELL : looks.wornCell(meta, "armor");
     look.wornWeapon = pile || meta.length === 0 ? NO_CELL : looks.wornCell(meta, "weapon");
+    look.light = pile || meta.length === 0 ? 0 : looks.heldLight(meta);
     return look;
   }
 
