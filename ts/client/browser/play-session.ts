@@ -50,6 +50,7 @@ import { PresenceWatch } from "../ui/presence.js";
 import type { StatusLine } from "../ui/status-line.js";
 import type { CanvasView } from "./canvas-view.js";
 import { PointerInput } from "./pointer.js";
+import type { FrameLog } from "./frame-log.js";
 
 /** When the page is hidden, animation frames stop; the client must still be driven (keep-alives, acks). */
 const BACKGROUND_UPDATE_MS = 100;
@@ -77,6 +78,8 @@ export interface PlaySessionParts {
   combatMirror?: HTMLElement;
   /** Where the message log panel goes (over the bottom of the game view). */
   logPanel?: HTMLElement;
+  /** Where every frame's camera and own sprite are recorded (?debug=1: window.cavesFrames); absent: nowhere. */
+  frameLog?: FrameLog;
 }
 
 interface ItemLook {
@@ -242,6 +245,19 @@ export class PlaySession {
     }
     this.pointer.settle();
 
+    const predicted = client.predicted;
+    if (this.parts.frameLog && own && camera && predicted) {
+      this.parts.frameLog.add({
+        atMs: now,
+        cameraX: camera.x,
+        cameraY: camera.y,
+        ownX: own.x,
+        ownY: own.y,
+        tileX: predicted.x,
+        tileY: predicted.y,
+        tileId: client.sim.getTile(predicted.x, predicted.y),
+      });
+    }
     const scene = this.scene(now, cameraPoint, own, cursor, foe !== null);
     this.parts.renderer.render(scene);
     this.parts.view.present();
