@@ -404,6 +404,33 @@ function drawOpenDoor(cell: Cell): void {
   });
 }
 
+/** Stairs down (issue 15): stone steps in a dark frame, each tread dimmer than the one above, sinking into black. */
+function drawStairsDown(cell: Cell): void {
+  cell.picture(["kLLLLLLk", "kssssssk", "kSSSSSSk", "kddddddk", "kDDDDDDk", "kjjjjjjk", "kiiiiiik", "kiiiiiik"], {
+    k: C.ink,
+    L: C.stoneLight,
+    s: C.stone,
+    S: C.stone,
+    d: C.stoneDark,
+    D: C.stoneDark,
+    j: C.joint,
+    i: C.ink,
+  });
+  // The edge of each lower tread catches a little light, so the steps read as steps, not a ramp.
+  for (const x of [2, 4, 6]) cell.set(x, 2, C.stoneLight);
+  for (const x of [1, 3, 5]) cell.set(x, 4, C.stone);
+}
+
+/** Stairs up: three lit treads with shadowed risers between, no pit — the way out of a level. */
+function drawStairsUp(cell: Cell): void {
+  cell.picture(["dLLLLLLd", "dssssssd", "djjjjjjd", "dLLLLLLd", "dssssssd", "djjjjjjd", "dLLLLLLd", "dssssssd"], {
+    d: C.stoneDark,
+    L: C.stoneLight,
+    s: C.stone,
+    j: C.joint,
+  });
+}
+
 function makeTiles(): Rgb332Image {
   const sheet = newSheet(TILE_CELL_COUNT);
   const draw: Record<number, (cell: Cell) => void> = {
@@ -425,6 +452,8 @@ function makeTiles(): Rgb332Image {
     16: drawBridge,
     17: drawDoor,
     18: drawOpenDoor,
+    19: drawStairsDown,
+    20: drawStairsUp,
   };
   for (let id = 1; id < TILE_CELL_COUNT; id++) draw[id](cellOf(sheet, id));
   return sheet;
@@ -870,10 +899,10 @@ function sampleScene(tiles: Rgb332Image, sprites: Rgb332Image, font: Rgb332Image
     "5111818111111675",
     "511111119a9a9165",
     "5e1f1111g9a9a165",
-    "5111111111111165",
+    "5111j111111k1165",
     "6666666666666666",
   ];
-  const ids: Record<string, number> = { a: 10, b: 11, c: 12, d: 13, e: 14, f: 15, g: 16, h: 17, i: 18 };
+  const ids: Record<string, number> = { a: 10, b: 11, c: 12, d: 13, e: 14, f: 15, g: 16, h: 17, i: 18, j: 19, k: 20 };
   const scene = createImage(map[0].length * 8, map.length * 8 + 16);
   map.forEach((row, y) => {
     for (let x = 0; x < row.length; x++) blitCell(scene, tiles, ids[row[x]] ?? Number(row[x]), x * 8, y * 8);

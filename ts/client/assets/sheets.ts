@@ -13,7 +13,7 @@ export const SPRITES_FILE = "sprites.tga";
 export const FONT_FILE = "font.tga";
 
 /** tiles.tga: cell i is map tile id i; cell 0 is transparent and unused. */
-export const TILE_CELL_COUNT = 19;
+export const TILE_CELL_COUNT = 21;
 
 /**
  * sprites.tga: cells 0..3 are the built-in type_ids, PLAYER_VARIANT_FIRST.. recoloured players, the
