@@ -34,6 +34,8 @@ import {
   SPRITE_SWORD,
   SPRITE_WORN_ARMOR,
   SPRITE_WORN_DAGGER,
+  SPRITE_WORN_TORCH,
+  SPRITE_TORCH,
   SPRITE_WORN_LEATHER,
   SPRITE_WORN_MAIL,
   SPRITE_WORN_SWORD,
@@ -636,6 +638,18 @@ function drawCrystal(cell: Cell): void {
   });
 }
 
+/** A torch: a wooden stick, its head wrapped and burning. */
+function drawTorch(cell: Cell): void {
+  cell.picture(["....y...", "...yYo..", "...orr..", "....kh..", "....h...", "...h....", "...h....", "..h....."], {
+    y: C.flameYellow,
+    Y: C.white,
+    o: C.flameOrange,
+    r: C.flameRed,
+    k: C.woodDark,
+    h: C.wood,
+  });
+}
+
 function drawSack(cell: Cell): void {
   cell.picture(["........", "...kk...", "..kWWk..", "...kk...", "..WwwW..", ".WwwwwW.", ".WwwwwW.", "..WWWW.."], {
     k: C.woodDark,
@@ -650,7 +664,15 @@ function drawSack(cell: Cell): void {
 // leaves face, hands, belt and boots showing.
 
 function drawWornWeapon(cell: Cell, rows: readonly string[]): void {
-  cell.picture(rows, { w: C.white, l: C.stone, g: C.gold, d: C.wood, L: C.woodLight });
+  cell.picture(rows, {
+    w: C.white,
+    l: C.stone,
+    g: C.gold,
+    d: C.wood,
+    L: C.woodLight,
+    y: C.flameYellow,
+    o: C.flameOrange,
+  });
 }
 
 function drawWornArmor(cell: Cell, main: number, shade: number): void {
@@ -681,12 +703,15 @@ function makeSprites(): Rgb332Image {
   drawCoin(cellOf(sheet, SPRITE_COIN));
   drawCrystal(cellOf(sheet, SPRITE_CRYSTAL));
   drawSack(cellOf(sheet, SPRITE_ITEM));
+  drawTorch(cellOf(sheet, SPRITE_TORCH));
   const hand = ["........", "........", "........", "........", "........", "........", "........", "........"];
   const held = (column: readonly string[]): string[] => hand.map((row, y) => row.slice(0, 6) + column[y]);
   // Dagger: a short blade and a gold guard; sword: a long blade and a wide guard; any other weapon: a club.
   drawWornWeapon(cellOf(sheet, SPRITE_WORN_DAGGER), held(["..", "..", ".w", ".l", ".g", "..", "..", ".."]));
   drawWornWeapon(cellOf(sheet, SPRITE_WORN_SWORD), held([".w", ".l", ".l", ".l", "gg", "..", "..", ".."]));
   drawWornWeapon(cellOf(sheet, SPRITE_WORN_WEAPON), held(["..", "dL", ".L", ".L", ".d", "..", "..", ".."]));
+  // Torch: a flame over a stick in the hand.
+  drawWornWeapon(cellOf(sheet, SPRITE_WORN_TORCH), held([".y", ".o", ".d", ".d", ".d", "..", "..", ".."]));
   drawWornArmor(cellOf(sheet, SPRITE_WORN_LEATHER), C.woodLight, C.wood);
   drawWornArmor(cellOf(sheet, SPRITE_WORN_MAIL), C.stoneLight, C.stone);
   drawWornArmor(cellOf(sheet, SPRITE_WORN_ARMOR), C.paper, C.slab);
@@ -924,7 +949,16 @@ function sampleScene(tiles: Rgb332Image, sprites: Rgb332Image, font: Rgb332Image
   ];
   for (const [sprite, x, y] of actors) blitCell(scene, sprites, sprite, x * 8, y * 8);
   // Items on the floor, and two players wearing what they found.
-  const items = [SPRITE_KEY, SPRITE_DAGGER, SPRITE_SWORD, SPRITE_LEATHER, SPRITE_MAIL, SPRITE_POTION, SPRITE_COIN];
+  const items = [
+    SPRITE_KEY,
+    SPRITE_DAGGER,
+    SPRITE_SWORD,
+    SPRITE_LEATHER,
+    SPRITE_MAIL,
+    SPRITE_POTION,
+    SPRITE_COIN,
+    SPRITE_TORCH,
+  ];
   items.forEach((sprite, index) => blitCell(scene, sprites, sprite, (5 + index) * 8, 4 * 8));
   blitCell(scene, sprites, SPRITE_CRYSTAL, 12 * 8, 3 * 8);
   blitCell(scene, sprites, SPRITE_ITEM, 13 * 8, 3 * 8);
