@@ -34,6 +34,8 @@ import {
   SPRITE_SWORD,
   SPRITE_WORN_ARMOR,
   SPRITE_WORN_DAGGER,
+  SPRITE_WORN_TORCH,
+  SPRITE_TORCH,
   SPRITE_WORN_LEATHER,
   SPRITE_WORN_MAIL,
   SPRITE_WORN_SWORD,
@@ -404,6 +406,33 @@ function drawOpenDoor(cell: Cell): void {
   });
 }
 
+/** Stairs down (issue 15): stone steps in a dark frame, each tread dimmer than the one above, sinking into black. */
+function drawStairsDown(cell: Cell): void {
+  cell.picture(["kLLLLLLk", "kssssssk", "kSSSSSSk", "kddddddk", "kDDDDDDk", "kjjjjjjk", "kiiiiiik", "kiiiiiik"], {
+    k: C.ink,
+    L: C.stoneLight,
+    s: C.stone,
+    S: C.stone,
+    d: C.stoneDark,
+    D: C.stoneDark,
+    j: C.joint,
+    i: C.ink,
+  });
+  // The edge of each lower tread catches a little light, so the steps read as steps, not a ramp.
+  for (const x of [2, 4, 6]) cell.set(x, 2, C.stoneLight);
+  for (const x of [1, 3, 5]) cell.set(x, 4, C.stone);
+}
+
+/** Stairs up: three lit treads with shadowed risers between, no pit — the way out of a level. */
+function drawStairsUp(cell: Cell): void {
+  cell.picture(["dLLLLLLd", "dssssssd", "djjjjjjd", "dLLLLLLd", "dssssssd", "djjjjjjd", "dLLLLLLd", "dssssssd"], {
+    d: C.stoneDark,
+    L: C.stoneLight,
+    s: C.stone,
+    j: C.joint,
+  });
+}
+
 function makeTiles(): Rgb332Image {
   const sheet = newSheet(TILE_CELL_COUNT);
   const draw: Record<number, (cell: Cell) => void> = {
@@ -425,6 +454,8 @@ function makeTiles(): Rgb332Image {
     16: drawBridge,
     17: drawDoor,
     18: drawOpenDoor,
+    19: drawStairsDown,
+    20: drawStairsUp,
   };
   for (let id = 1; id < TILE_CELL_COUNT; id++) draw[id](cellOf(sheet, id));
   return sheet;
@@ -607,6 +638,18 @@ function drawCrystal(cell: Cell): void {
   });
 }
 
+/** A torch: a wooden stick, its head wrapped and burning. */
+function drawTorch(cell: Cell): void {
+  cell.picture(["....y...", "...yYo..", "...orr..", "....kh..", "....h...", "...h....", "...h....", "..h....."], {
+    y: C.flameYellow,
+    Y: C.white,
+    o: C.flameOrange,
+    r: C.flameRed,
+    k: C.woodDark,
+    h: C.wood,
+  });
+}
+
 function drawSack(cell: Cell): void {
   cell.picture(["........", "...kk...", "..kWWk..", "...kk...", "..WwwW..", ".WwwwwW.", ".WwwwwW.", "..WWWW.."], {
     k: C.woodDark,
@@ -621,7 +664,15 @@ function drawSack(cell: Cell): void {
 // leaves face, hands, belt and boots showing.
 
 function drawWornWeapon(cell: Cell, rows: readonly string[]): void {
-  cell.picture(rows, { w: C.white, l: C.stone, g: C.gold, d: C.wood, L: C.woodLight });
+  cell.picture(rows, {
+    w: C.white,
+    l: C.stone,
+    g: C.gold,
+    d: C.wood,
+    L: C.woodLight,
+    y: C.flameYellow,
+    o: C.flameOrange,
+  });
 }
 
 function drawWornArmor(cell: Cell, main: number, shade: number): void {
@@ -652,12 +703,15 @@ function makeSprites(): Rgb332Image {
   drawCoin(cellOf(sheet, SPRITE_COIN));
   drawCrystal(cellOf(sheet, SPRITE_CRYSTAL));
   drawSack(cellOf(sheet, SPRITE_ITEM));
+  drawTorch(cellOf(sheet, SPRITE_TORCH));
   const hand = ["........", "........", "........", "........", "........", "........", "........", "........"];
   const held = (column: readonly string[]): string[] => hand.map((row, y) => row.slice(0, 6) + column[y]);
   // Dagger: a short blade and a gold guard; sword: a long blade and a wide guard; any other weapon: a club.
   drawWornWeapon(cellOf(sheet, SPRITE_WORN_DAGGER), held(["..", "..", ".w", ".l", ".g", "..", "..", ".."]));
   drawWornWeapon(cellOf(sheet, SPRITE_WORN_SWORD), held([".w", ".l", ".l", ".l", "gg", "..", "..", ".."]));
   drawWornWeapon(cellOf(sheet, SPRITE_WORN_WEAPON), held(["..", "dL", ".L", ".L", ".d", "..", "..", ".."]));
+  // Torch: a flame over a stick in the hand.
+  drawWornWeapon(cellOf(sheet, SPRITE_WORN_TORCH), held([".y", ".o", ".d", ".d", ".d", "..", "..", ".."]));
   drawWornArmor(cellOf(sheet, SPRITE_WORN_LEATHER), C.woodLight, C.wood);
   drawWornArmor(cellOf(sheet, SPRITE_WORN_MAIL), C.stoneLight, C.stone);
   drawWornArmor(cellOf(sheet, SPRITE_WORN_ARMOR), C.paper, C.slab);
@@ -870,10 +924,10 @@ function sampleScene(tiles: Rgb332Image, sprites: Rgb332Image, font: Rgb332Image
     "5111818111111675",
     "511111119a9a9165",
     "5e1f1111g9a9a165",
-    "5111111111111165",
+    "5111j111111k1165",
     "6666666666666666",
   ];
-  const ids: Record<string, number> = { a: 10, b: 11, c: 12, d: 13, e: 14, f: 15, g: 16, h: 17, i: 18 };
+  const ids: Record<string, number> = { a: 10, b: 11, c: 12, d: 13, e: 14, f: 15, g: 16, h: 17, i: 18, j: 19, k: 20 };
   const scene = createImage(map[0].length * 8, map.length * 8 + 16);
   map.forEach((row, y) => {
     for (let x = 0; x < row.length; x++) blitCell(scene, tiles, ids[row[x]] ?? Number(row[x]), x * 8, y * 8);
@@ -895,7 +949,16 @@ function sampleScene(tiles: Rgb332Image, sprites: Rgb332Image, font: Rgb332Image
   ];
   for (const [sprite, x, y] of actors) blitCell(scene, sprites, sprite, x * 8, y * 8);
   // Items on the floor, and two players wearing what they found.
-  const items = [SPRITE_KEY, SPRITE_DAGGER, SPRITE_SWORD, SPRITE_LEATHER, SPRITE_MAIL, SPRITE_POTION, SPRITE_COIN];
+  const items = [
+    SPRITE_KEY,
+    SPRITE_DAGGER,
+    SPRITE_SWORD,
+    SPRITE_LEATHER,
+    SPRITE_MAIL,
+    SPRITE_POTION,
+    SPRITE_COIN,
+    SPRITE_TORCH,
+  ];
   items.forEach((sprite, index) => blitCell(scene, sprites, sprite, (5 + index) * 8, 4 * 8));
   blitCell(scene, sprites, SPRITE_CRYSTAL, 12 * 8, 3 * 8);
   blitCell(scene, sprites, SPRITE_ITEM, 13 * 8, 3 * 8);

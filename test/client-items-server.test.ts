@@ -4,7 +4,9 @@
 // walking away, take / equip / take all / use / drop / pick up go through
 // ItemRequests with their results, refusals come back in their statuses, and
 // over a link losing a fifth of its datagrams both ways (and duplicating some)
-// every request is answered once and no item is made or lost.
+// every request is answered once and no item is made or lost. A torch taken from
+// the supply chest and wielded reaches another client as the wielder's weapon TLV,
+// which with the catalogue's `light` makes it a light source in that client's frame.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type GameClient,
@@ -16,6 +18,8 @@ import {
   type Transport,
 } from "../ts/client/core/index.js";
 import { ENTITY_TYPE_ITEM } from "../ts/item-types.js";
+import { ItemLooks } from "../ts/client/render/item-sprites.js";
+import { entityLights } from "../ts/client/render/light.js";
 import { parseProfileSpec } from "../ts/netsim/index.js";
 import type { RunningServer } from "../ts/server/server.js";
 import { startCavesServer } from "./support/caves-server.js";
@@ -126,11 +130,11 @@ describe("items over UDP", () => {
     );
     const inChest = (): number => client.items.chest!.stacks.reduce((sum, stack) => sum + stack.count, 0);
     const total = inChest();
-    expect(total).toBe(3); // a dagger and two potions
+    expect(total).toBe(4); // a dagger, a torch and two potions
     for (let round = 0; round < 3; round++) {
       expect(await answered(client, events, () => client.takeAll(chestEntity.id))).toBe("ok");
       expect(census()).toEqual(before);
-      await drive([client], "the bag full of it", () => client.items.inventory!.stacks.length === 2, 8000);
+      await drive([client], "the bag full of it", () => client.items.inventory!.stacks.length === 3, 8000);
       for (const stack of [...client.items.inventory!.stacks]) {
         expect(await answered(client, events, () => client.put(chestEntity.id, stack.slot))).toBe("ok");
         expect(census()).toEqual(before);
@@ -141,11 +145,58 @@ describe("items over UDP", () => {
     }
     expect(client.items.pending).toEqual([]);
     const ids = events.flatMap((event) => (event.kind === "result" ? [event.request.requestId] : []));
-    expect(ids).toHaveLength(9);
+    expect(ids).toHaveLength(12); // three rounds of a take-all and three puts
     expect(new Set(ids).size).toBe(ids.length);
     const links = impaired!.duplex;
     expect(links.up.counts.dropped + links.down.counts.dropped).toBeGreaterThan(0);
     client.close();
+  });
+
+  it("a torch wielded by one player is a light source in another's client (issue 15)", async () => {
+    const bearer = await join("Bearer");
+    const watcher = await join("Watcher");
+    const events = record(bearer);
+    await drive([bearer], "the own bag", () => bearer.items.inventory !== null);
+    const torch = itemId(watcher, "torch");
+    // The watcher learnt the torch's light from /api/world, and nothing else in the catalogue gives any.
+    expect(watcher.itemCatalogue.get(torch)?.light).toBe(4);
+    expect([...watcher.itemCatalogue.values()].filter((item) => (item.light ?? 0) > 0)).toHaveLength(1);
+    const looks = new ItemLooks(watcher.world.items);
+    const lightsSeen = () =>
+      entityLights(
+        [...watcher.entities.values()].map((entity) => ({
+          typeId: entity.typeId,
+          tileX: entity.x,
+          tileY: entity.y,
+          hp: entity.hp,
+          hpMax: entity.hpMax,
+          light: looks.heldLight(entity.meta),
+        })),
+        new Map(),
+      );
+    await drive([bearer, watcher], "the bearer in the watcher's view", () => watcher.entities.has(bearer.ownEntityId));
+    expect(lightsSeen().filter((light) => light.radius === 4)).toEqual([]);
+
+    const chestEntity = server.game.items.chestNamed("supply chest")!;
+    await walkBeside(bearer, chestEntity);
+    expect(bearer.interact(chestEntity.id)).toBeNull();
+    await drive([bearer], "the chest window", () => bearer.items.chest !== null);
+    expect(await answered(bearer, events, () => bearer.take(chestEntity.id, slotOf(bearer.items.chest, torch)))).toBe(
+      "ok",
+    );
+    await drive([bearer], "the torch in the bag", () => countOf(bearer.items.inventory, torch) === 1);
+    // In the bag it lights nothing anyone sees; wielded, it does.
+    expect(await answered(bearer, events, () => bearer.equip(slotOf(bearer.items.inventory, torch)))).toBe("ok");
+    const at = bearer.confirmed!;
+    await drive([bearer, watcher], "the torch's light at the bearer in the watcher's frame", () =>
+      lightsSeen().some((light) => light.radius === 4 && light.x === at.x && light.y === at.y),
+    );
+    expect(watcher.entities.get(bearer.ownEntityId)!.meta).toContainEqual({ kind: "weapon", value: torch });
+    // Put away, the light goes out.
+    expect(await answered(bearer, events, () => bearer.unequip(SLOT_WEAPON))).toBe("ok");
+    await drive([bearer, watcher], "the light out", () => lightsSeen().every((light) => light.radius !== 4));
+    bearer.close();
+    watcher.close();
   });
 
   it("opens the supply chest, takes the dagger, equips it, takes all, uses, drops, picks up, and says why not", async () => {

@@ -192,5 +192,20 @@ describe("the catalogue from /api/world", () => {
     expect(parseItems([{ id: 0 }])).toBe("items[0].id must be an integer 1..65535");
     expect(parseItems([{ id: 1, name: "x", kind: "wand", stack: 1, sprite: "" }])).toMatch(/items\[0\]\.kind/);
     expect(parseItems([{ id: 1, name: "x", kind: "key", stack: 1, sprite: "key", damage: -1 }])).toMatch(/damage/);
+    // A torch's light (issue 15): read when given, 0 … 8.
+    const torch = {
+      id: 9,
+      name: "torch",
+      kind: "weapon" as const,
+      stack: 1,
+      sprite: "torch",
+      damage: 7,
+      armor: 0,
+      heal: 0,
+    };
+    expect(parseItems([{ ...torch, light: 4 }])).toEqual([{ ...torch, light: 4 }]);
+    expect(itemNumbers({ ...torch, light: 4 })).toEqual(["damage 7", "light 4"]);
+    expect(parseItems([{ ...torch, light: 9 }])).toBe("items[0].light must be an integer 0..8");
+    expect(parseItems([{ ...torch, light: "bright" }])).toBe("items[0].light must be an integer 0..8");
   });
 });

@@ -1,10 +1,14 @@
 // The frame's lighting and weather as a player sees them (issue 15), on the real
 // renderer and wasm blitter: at night a torch tile lights a pool around it and a wall
-// stops it, a glowing creature lights its own tiles, and rain and fog show over the
+// stops it, a glowing creature lights its own tiles, a player wielding a torch lights
+// the tiles around it (and one wielding a dagger does not), and rain and fog show over the
 // world but not over the HUD panel.
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { installTileLooks, uploadAtlas } from "../ts/client/render/atlas.js";
 import { entityLights, installTileLights } from "../ts/client/render/light.js";
+import { ItemLooks } from "../ts/client/render/item-sprites.js";
+import type { ItemDef } from "../ts/client/core/item-catalogue.js";
+import { ENTITY_TYPE_PLAYER } from "../ts/entity-types.js";
 import { FB_WIDTH, TILE_FLAG_OPAQUE } from "../ts/constants.js";
 import {
   floorGrid,
@@ -77,6 +81,50 @@ describe("light sources in the frame (issue 15)", () => {
     expect(entityLights([{ typeId: 18, tileX: 20, tileY: 12 }], kinds)).toEqual([]);
     renderAtRigCamera(rig, [], { light: 0, lights: alive });
     expect(tileBrightness(20, 13)).toBeGreaterThan(tileBrightness(20, 20));
+  });
+});
+
+describe("a carried torch (issue 15)", () => {
+  const weapon = { kind: "weapon", stack: 1, armor: 0, heal: 0 } as const;
+  const catalogue: ItemDef[] = [
+    { ...weapon, id: 2, name: "dagger", sprite: "dagger", damage: 9 },
+    { ...weapon, id: 9, name: "torch", sprite: "torch", damage: 7, light: 4 },
+  ];
+  const looks = new ItemLooks(catalogue);
+  /** A player at (x, y) wielding item `itemId`, as the frame loop builds it from the EntityEntry's TLVs. */
+  const player = (x: number, y: number, itemId: number) => ({
+    typeId: ENTITY_TYPE_PLAYER,
+    tileX: x,
+    tileY: y,
+    hp: 50,
+    hpMax: 50,
+    light: looks.heldLight([{ kind: "weapon", value: itemId }]),
+  });
+
+  it("at midnight a player wielding a torch lights a pool around it; a dagger lights nothing", () => {
+    expect(looks.heldLight([])).toBe(0);
+    expect(looks.heldLight([{ kind: "armor", value: 9 }])).toBe(0);
+    const kinds = new Map<number, { light?: number }>();
+    const withTorch = entityLights([player(20, 12, 9)], kinds);
+    expect(withTorch).toEqual([{ x: 20, y: 12, radius: 4 }]);
+    expect(entityLights([player(20, 12, 2)], kinds)).toEqual([]);
+
+    renderAtRigCamera(rig, [], { light: 0, lights: [] });
+    const darkHere = tileBrightness(20, 12);
+    const darkNear = tileBrightness(23, 12);
+    renderAtRigCamera(rig, [], { light: 0, lights: withTorch });
+    const litHere = tileBrightness(20, 12);
+    const litNear = tileBrightness(23, 12); // three tiles out: inside the pool of 4, dimmer than its middle
+    const outside = tileBrightness(20, 18); // six tiles out: beyond it
+    expect(litHere).toBeGreaterThan(darkHere * 2);
+    expect(litNear).toBeGreaterThan(darkNear);
+    expect(litHere).toBeGreaterThan(litNear);
+    expect(outside).toBe(darkHere);
+    // A wall between the torch and a tile keeps it dark, as for a torch tile.
+    for (let y = 0; y < 64; y++) rig.sim.setTile(21, y, WALL);
+    renderAtRigCamera(rig, [], { light: 0, lights: withTorch });
+    expect(tileBrightness(23, 12)).toBe(darkNear);
+    expect(tileBrightness(19, 12)).toBeGreaterThan(darkNear);
   });
 });
 

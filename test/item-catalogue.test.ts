@@ -18,6 +18,13 @@ describe("item catalogue", () => {
     ]);
   });
 
+  it("reads a torch: a weapon with a light radius (issue 15); no other item has one", () => {
+    const torch = { id: 9, name: "torch", kind: "weapon", sprite: "torch", damage: 7, light: 4 };
+    const [read, plain] = parse([torch, dagger]);
+    expect(read).toEqual({ ...torch, stack: 1, armor: 0, heal: 0 });
+    expect(plain.light).toBeUndefined();
+  });
+
   it("refuses what would make an item silently behave otherwise, naming the field", () => {
     const cases: [unknown[], RegExp][] = [
       [[{ ...dagger, damage: undefined }], /items\[0\]\.damage: missing/],
@@ -30,6 +37,9 @@ describe("item catalogue", () => {
       [[dagger, { ...potion, name: "dagger" }], /items\[1\]\.name: "dagger" appears twice/],
       [[{ ...dagger, sprite: "Big Sword" }], /items\[0\]\.sprite: expected 1\.\.32 of a-z 0-9 _ -/],
       [[{ ...dagger, id: 0 }], /items\[0\]\.id: expected an integer 1\.\.65535/],
+      [[{ ...potion, light: 3 }], /items\[0\]\.light: only a weapon \(wielded\) gives light/],
+      [[{ ...dagger, light: 9 }], /items\[0\]\.light: expected an integer 1\.\.8/],
+      [[{ ...dagger, light: 0 }], /items\[0\]\.light: expected an integer 1\.\.8/],
     ];
     for (const [items, message] of cases) expect(() => parse(items), String(message)).toThrow(message);
   });

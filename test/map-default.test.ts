@@ -145,11 +145,20 @@ describe("the bundled map", () => {
     expect(open).toEqual([]);
   });
 
-  it("uses every one of the 16 tiles, with water, bridges, halls, crystals and torches in earnest", () => {
+  it("uses every tile but the stairs up, stairs down under its stairs, with water, bridges, halls, crystals and torches in earnest", () => {
     const counts = new Map<number, number>();
     for (const id of map.tiles) counts.set(id, (counts.get(id) ?? 0) + 1);
-    expect([...counts.keys()].sort((a, b) => a - b)).toEqual(CAVE_TILE_DATA.map((tile) => tile.id));
+    // Every tile but the stairs up, which only dungeon levels have (docs/dungeons.md).
+    expect([...counts.keys()].sort((a, b) => a - b)).toEqual(
+      CAVE_TILE_DATA.map((tile) => tile.id).filter((id) => id !== CAVE_TILE.stairsUp),
+    );
     const count = (id: number) => counts.get(id) ?? 0;
+    // The stairs down are drawn where the stairs objects are, and nowhere else.
+    const stairsAt = generateCaves().stairs.map((stairs) => stairs.y * map.width + stairs.x);
+    expect(stairsAt.length).toBeGreaterThan(0);
+    expect([...map.tiles.keys()].filter((cell) => map.tiles[cell] === CAVE_TILE.stairsDown)).toEqual(
+      stairsAt.sort((a, b) => a - b),
+    );
     expect(count(CAVE_TILE.water) + count(CAVE_TILE.deepWater)).toBeGreaterThan(300);
     expect(count(CAVE_TILE.bridge)).toBeGreaterThan(40);
     expect(count(CAVE_TILE.flagstone)).toBeGreaterThan(1000);

@@ -185,13 +185,13 @@ describe.skipIf(!HAVE_CHROMIUM)("items in Chromium", () => {
     const left = finder!.at;
     const piles = game.items.pileCount;
     await finder!.page.close({ runBeforeUnload: true });
-    // A guest's things drop where it stood: the dagger and the two potions.
-    await expect.poll(() => game.items.pileCount, { timeout: 10_000 }).toBe(piles + 2);
+    // A guest's things drop where it stood: the dagger, the torch and the two potions.
+    await expect.poll(() => game.items.pileCount, { timeout: 10_000 }).toBe(piles + 3);
     const { browser, page } = await joinOnPhone(rig, "Tapper");
     try {
       const bag = page.getByTestId("bag");
       const daggerSlot = bag.locator(`.items-grid [data-item-id="${dagger.id}"]`);
-      // Each tap on the tile walks beside it and picks up one of its piles (the dagger's or the potions').
+      // Each tap on the tile walks beside it and picks up one of its piles (the dagger's, the torch's or the potions').
       for (let taps = 0; ; taps++) {
         const start = await settledPosition(page, 10_000);
         await page.waitForTimeout(400);
@@ -201,7 +201,7 @@ describe.skipIf(!HAVE_CHROMIUM)("items in Chromium", () => {
         await expect.poll(() => game.items.pileCount, { timeout: 10_000 }).toBeLessThan(before);
         await page.getByTestId("bag-button").tap();
         await expect.poll(() => bag.isVisible()).toBe(true);
-        if ((await daggerSlot.count()) === 1 || taps === 1) break;
+        if ((await daggerSlot.count()) === 1 || taps === 2) break;
         await page.getByTestId("bag-button").tap();
       }
       await expect.poll(() => daggerSlot.count(), { timeout: 5000 }).toBe(1);

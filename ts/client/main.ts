@@ -24,6 +24,7 @@ import { installTileLights } from "./render/light.js";
 import { DEFAULT_TILE_LOOKS, titleScene } from "./render/title-scene.js";
 import { connectBest, connectOptionsFromQuery } from "./transport/connect.js";
 import { DebugOverlay } from "./ui/debug-overlay.js";
+import { FrameLog } from "./browser/frame-log.js";
 import { type JoinRequest, JoinScreen } from "./ui/join-screen.js";
 import { explainJoinError } from "./ui/refusal.js";
 import { ItemPanels } from "./ui/item-panels.js";
@@ -58,6 +59,7 @@ const query = new URLSearchParams(location.search);
 const serverUrl = location.origin;
 const status = new StatusLine(element("status"));
 const debug = new DebugOverlay(element("debug"), query.get("debug") === "1");
+const frameLog = query.get("debug") === "1" ? new FrameLog() : undefined;
 const join = new JoinScreen(document, (request) => void play(request));
 let loaded: Loaded | null = null;
 // The sound (V or its button mutes it, remembered); it opens on Play, a user gesture.
@@ -69,6 +71,8 @@ if (query.get("debug") === "1") {
       names: SOUND_NAMES,
       render: async (name: SoundName) => rms(await renderOffline(name)),
     },
+    // Every frame's camera and own sprite (browser/frame-log.ts): a teleport's frames, for tests.
+    cavesFrames: { take: () => frameLog?.take() ?? [] },
   });
 }
 let session: PlaySession | null = null;
@@ -166,6 +170,7 @@ async function play(request: JoinRequest): Promise<void> {
       logMirror: element("log"),
       combatMirror: element("combat-log"),
       logPanel: element("log-panel"),
+      frameLog,
     });
     // Chat, dialogs and names, for as long as the page plays (its listeners and the scene hook hold it).
     const social = new SocialSession({

@@ -225,7 +225,8 @@ export function installApiRoutes(
           ...(light ? { light } : {}),
         })),
         // What clients draw and explain items with (items/catalogue.ts): the whole catalogue, every number.
-        items: world.items.map(({ id, name, kind, stack, sprite, damage, armor, heal }) => ({
+        // `light` only on an item that gives it (a torch): a client learns who carries light from the weapon TLV.
+        items: world.items.map(({ id, name, kind, stack, sprite, damage, armor, heal, light }) => ({
           id,
           name,
           kind,
@@ -234,6 +235,7 @@ export function installApiRoutes(
           damage,
           armor,
           heal,
+          ...(light ? { light } : {}),
         })),
         // Where players may fight each other (combat/pvp-zones.ts): the switch and the safe rectangles.
         pvp: {

@@ -269,6 +269,10 @@ export class Game {
       },
       { levelSize: this.options.levelSize, keepEmptyMs: this.options.levelKeepEmptyMs, seed: this.options.dungeonSeed },
     );
+    // Piles a crash left in a level's slot (levels do not outlive the process, their piles' rows do): up to the
+    // map's first stairs down, as a dropped level's go to the stairs it is reached by (docs/dungeons.md).
+    const firstStairs = levelSlots > 0 ? (map.warps ?? []).find((warp) => warp.stairs === "down") : undefined;
+    if (firstStairs) for (const slot of world.levelSlots) this.items.movePiles(slot, firstStairs.x, firstStairs.y);
     this.broadcaster = new Broadcaster({
       entities,
       world,
@@ -295,7 +299,11 @@ export class Game {
     this.loop = new TickLoop(this.options.tickHz, () => this.step(), this.metrics.tickLateMs);
     const characterStore = new CharacterStore(this.database.db);
     this.accountStore = new AccountStore(this.database.db, characterStore);
-    this.characters = new CharacterSaver(characterStore, this.world.name);
+    this.characters = new CharacterSaver(
+      characterStore,
+      this.world.name,
+      (x, y) => this.levels.surfaceOf(x, y) ?? { x, y },
+    );
     this.lifecycle = new SessionLifecycle({
       options: this.options,
       world,
@@ -304,6 +312,7 @@ export class Game {
       chat,
       characters: this.characters,
       items: this.items,
+      warps: this.warps,
       log,
     });
     this.accounts = new AccountService(this.accountStore, this.lifecycle);

@@ -10,6 +10,7 @@ import type { AccountRecord } from "./accounts/account-store.js";
 import type { ChatService } from "./chat.js";
 import { JoinNotices } from "./join-notices.js";
 import { ENTITY_TYPE_PLAYER, type EntityFields, type EntityStore } from "./entities.js";
+import type { Warps } from "./warps.js";
 import { type GameOptions, JoinError } from "./game-options.js";
 import type { Logger } from "./log.js";
 import type { CharacterSaver } from "./persistence/character-saver.js";
@@ -36,6 +37,8 @@ export interface SessionLifecyclePorts {
   readonly characters: Pick<CharacterSaver, "load" | "track" | "saveAndForget" | "saveChanged">;
   /** What each session carries: loaded when it starts, put away (a guest's dropped) when it ends. */
   readonly items: Pick<ItemRoom, "enter" | "leave" | "forget">;
+  /** A player that starts on a warp (its saved place: the stairs down from a level) has arrived on it. */
+  readonly warps: Pick<Warps, "arrive">;
   readonly log: Logger;
 }
 
@@ -234,6 +237,7 @@ export class SessionLifecycle implements AccountHost {
     // not choose gets one by its entity id, for the session.
     entity.meta = [{ kind: "appearance", value: appearance ?? defaultLook(entity.id) }];
     const session = sessions.create(entity, nick, performance.now(), accountId);
+    this.ports.warps.arrive(entity);
     this.ports.items.enter(session);
     // An account's own nick is its name in the world: it enters even beside a lookalike guest (who came later).
     this.nickKeys.set(nickKey(nick), session);

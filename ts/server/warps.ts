@@ -93,6 +93,15 @@ export class Warps {
   }
 
   /**
+   * A player put into the world at its tile (a join: a saved place may be the stairs a level was
+   * reached by): standing on a warp there counts as having arrived on it, so it does not send at once.
+   */
+  arrive(entity: StoredEntity): void {
+    const key = cellKey(entity.x, entity.y);
+    if (this.byCell.has(key)) this.standing.set(entity.id, key);
+  }
+
+  /**
    * Moves `entity` to world tile (x, y) at once; arriving on a warp cell does not send it on. The steps it
    * had scheduled were meant for where it was and are dropped (the client drops its route too: steering.ts).
    */

@@ -13,7 +13,7 @@ export const SPRITES_FILE = "sprites.tga";
 export const FONT_FILE = "font.tga";
 
 /** tiles.tga: cell i is map tile id i; cell 0 is transparent and unused. */
-export const TILE_CELL_COUNT = 19;
+export const TILE_CELL_COUNT = 21;
 
 /**
  * sprites.tga: cells 0..3 are the built-in type_ids, PLAYER_VARIANT_FIRST.. recoloured players, the
@@ -52,7 +52,10 @@ export const SPRITE_WORN_WEAPON = 24;
 export const SPRITE_WORN_LEATHER = 25;
 export const SPRITE_WORN_MAIL = 26;
 export const SPRITE_WORN_ARMOR = 27;
-export const SPRITE_CELL_COUNT = 28;
+/** The torch (issue 15): the item, and held in the hand (its light is the catalogue's, not the art's). */
+export const SPRITE_TORCH = 28;
+export const SPRITE_WORN_TORCH = 29;
+export const SPRITE_CELL_COUNT = 30;
 
 /**
  * The sprite names an NPC kind may give (GET /api/world `kinds[].sprite`, the contract between a
@@ -82,6 +85,7 @@ export const ITEM_SPRITE_CELLS: Readonly<Record<string, number>> = {
   potion: SPRITE_POTION,
   coin: SPRITE_COIN,
   crystal: SPRITE_CRYSTAL,
+  torch: SPRITE_TORCH,
 };
 
 /** Worn overlays by item sprite name; a weapon or armor whose name is not here wears the generic one. */
@@ -90,6 +94,7 @@ export const WORN_SPRITE_CELLS: Readonly<Record<string, number>> = {
   sword: SPRITE_WORN_SWORD,
   leather: SPRITE_WORN_LEATHER,
   mail: SPRITE_WORN_MAIL,
+  torch: SPRITE_WORN_TORCH,
 };
 
 /** font.tga: the glyph of byte c is cell c - FONT_FIRST_CHAR, for FONT_FIRST_CHAR..FONT_LAST_CHAR. */

@@ -50,6 +50,7 @@ import { PresenceWatch } from "../ui/presence.js";
 import type { StatusLine } from "../ui/status-line.js";
 import type { CanvasView } from "./canvas-view.js";
 import { PointerInput } from "./pointer.js";
+import type { FrameLog } from "./frame-log.js";
 
 /** When the page is hidden, animation frames stop; the client must still be driven (keep-alives, acks). */
 const BACKGROUND_UPDATE_MS = 100;
@@ -77,12 +78,16 @@ export interface PlaySessionParts {
   combatMirror?: HTMLElement;
   /** Where the message log panel goes (over the bottom of the game view). */
   logPanel?: HTMLElement;
+  /** Where every frame's camera and own sprite are recorded (?debug=1: window.cavesFrames); absent: nowhere. */
+  frameLog?: FrameLog;
 }
 
 interface ItemLook {
   cell: number;
   wornArmor: number;
   wornWeapon: number;
+  /** The light its wielded weapon gives (a torch), 0 for none. */
+  light: number;
 }
 
 export class PlaySession {
@@ -95,7 +100,7 @@ export class PlaySession {
   private readonly kindCells: ReadonlyMap<number, number>;
   private readonly kinds: ReadonlyMap<number, NpcKind>;
   private readonly itemLooks: ItemLooks;
-  private readonly lookScratch: ItemLook = { cell: NO_CELL, wornArmor: NO_CELL, wornWeapon: NO_CELL };
+  private readonly lookScratch: ItemLook = { cell: NO_CELL, wornArmor: NO_CELL, wornWeapon: NO_CELL, light: 0 };
   private readonly others: EntityInterpolation;
   private readonly ownGlide: EntityInterpolation;
   /** The message log: the session's lines (system), combat's, and chat (the social session adds those). */
@@ -240,6 +245,19 @@ export class PlaySession {
     }
     this.pointer.settle();
 
+    const predicted = client.predicted;
+    if (this.parts.frameLog && own && camera && predicted) {
+      this.parts.frameLog.add({
+        atMs: now,
+        cameraX: camera.x,
+        cameraY: camera.y,
+        ownX: own.x,
+        ownY: own.y,
+        tileX: predicted.x,
+        tileY: predicted.y,
+        tileId: client.sim.getTile(predicted.x, predicted.y),
+      });
+    }
     const scene = this.scene(now, cameraPoint, own, cursor, foe !== null);
     this.parts.renderer.render(scene);
     this.parts.view.present();
@@ -453,7 +471,7 @@ export class PlaySession {
 
   /**
    * How the inline TLVs change an entity's look: a pile is its item's sprite, a player is drawn in the
-   * look it chose (the appearance TLV, issue 18) and shows what it wears. Written into one scratch
+   * look it chose (the appearance TLV, issue 18), shows what it wears and carries the light of a wielded torch. Written into one scratch
    * object the caller spreads at once, so a frame allocates nothing more for it.
    */
   private itemLook(typeId: number, meta: readonly Tlv[]): ItemLook {
@@ -463,6 +481,7 @@ export class PlaySession {
     look.cell = pile ? looks.pileCell(meta) : typeId === ENTITY_TYPE_PLAYER ? chosenLookCell(meta) : NO_CELL;
     look.wornArmor = pile || meta.length === 0 ? NO_CELL : looks.wornCell(meta, "armor");
     look.wornWeapon = pile || meta.length === 0 ? NO_CELL : looks.wornCell(meta, "weapon");
+    look.light = pile || meta.length === 0 ? 0 : looks.heldLight(meta);
     return look;
   }
 

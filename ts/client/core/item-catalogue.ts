@@ -4,6 +4,7 @@
 // the client names, draws and explains them. An older server sends no list:
 // the catalogue is then empty and every item shows as "item #id".
 import { ITEM_KINDS, type ItemKind } from "../../item-types.js";
+import { LIGHT_RADIUS_MAX } from "../../blit-layout.js";
 
 export { ITEM_KINDS, type ItemKind } from "../../item-types.js";
 const KINDS: readonly string[] = ITEM_KINDS;
@@ -21,6 +22,8 @@ export interface ItemDef {
   readonly damage: number;
   readonly armor: number;
   readonly heal: number;
+  /** A weapon that lights the tiles around whoever wields it (a torch): a radius in tiles, 1 … 8; absent: none. */
+  readonly light?: number;
 }
 
 function count(value: unknown): value is number {
@@ -39,7 +42,7 @@ export function parseItems(raw: unknown): ItemDef[] | string {
   for (const [index, entry] of (raw as unknown[]).entries()) {
     const where = `items[${index}]`;
     if (typeof entry !== "object" || entry === null) return `${where} is not an object`;
-    const { id, name, kind, stack, sprite, damage, armor, heal } = entry as Record<string, unknown>;
+    const { id, name, kind, stack, sprite, damage, armor, heal, light } = entry as Record<string, unknown>;
     if (!count(id) || id === 0) return `${where}.id must be an integer 1..65535`;
     if (seen.has(id)) return `${where}.id ${id} is listed twice`;
     seen.add(id);
@@ -54,6 +57,8 @@ export function parseItems(raw: unknown): ItemDef[] | string {
     ] as const) {
       if (value !== undefined && !count(value)) return `${where}.${field} must be an integer 0..65535`;
     }
+    if (light !== undefined && (!count(light) || light > LIGHT_RADIUS_MAX))
+      return `${where}.light must be an integer 0..${LIGHT_RADIUS_MAX}`;
     items.push({
       id,
       name,
@@ -63,6 +68,7 @@ export function parseItems(raw: unknown): ItemDef[] | string {
       damage: (damage as number | undefined) ?? 0,
       armor: (armor as number | undefined) ?? 0,
       heal: (heal as number | undefined) ?? 0,
+      ...(light ? { light: light as number } : {}),
     });
   }
   return items;
@@ -84,12 +90,13 @@ export function stackText(items: ReadonlyMap<number, ItemDef>, itemId: number, a
   return amount === 1 ? name : `${amount} × ${name}`;
 }
 
-/** The numbers a tooltip shows for an item: "damage 9", "armor 3", "heals 30", and the stack size. */
+/** The numbers a tooltip shows for an item: "damage 9", "armor 3", "heals 30", a torch's "light 4", and the stack size. */
 export function itemNumbers(item: ItemDef): string[] {
   const numbers: string[] = [];
   if (item.damage > 0) numbers.push(`damage ${item.damage}`);
   if (item.armor > 0) numbers.push(`armor ${item.armor}`);
   if (item.heal > 0) numbers.push(`heals ${item.heal}`);
+  if (item.light !== undefined && item.light > 0) numbers.push(`light ${item.light}`);
   if (item.stack > 1) numbers.push(`stacks to ${item.stack}`);
   return numbers;
 }

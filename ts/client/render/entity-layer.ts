@@ -33,6 +33,8 @@ export interface DrawnEntity {
   /** Worn overlays over the sprite (the equipped armor, then the weapon), or NO_CELL (-1). */
   readonly wornArmor?: number;
   readonly wornWeapon?: number;
+  /** The light it carries (a wielded torch: render/item-sprites.ts heldLight), a radius in tiles; absent or 0: none. */
+  readonly light?: number;
 }
 
 /** How far each later entity of a stack is moved from the one before. */

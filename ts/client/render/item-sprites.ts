@@ -5,7 +5,8 @@
 // wearing a weapon or armor (the inline `weapon` / `armor` TLVs, item ids) gets
 // that item's worn overlay over its sprite. The look-ups are built once per
 // world, and reading a TLV list allocates nothing, so the frame loop can ask
-// for every entity of every frame.
+// for every entity of every frame. The same weapon TLV says whether a player
+// carries light (a wielded torch: the catalogue's `light`).
 import {
   ITEM_SPRITE_CELLS,
   SPRITE_ITEM,
@@ -22,10 +23,12 @@ export const NO_CELL = -1;
 export class ItemLooks {
   private readonly cells = new Map<number, number>();
   private readonly worn = new Map<number, number>();
+  private readonly lights = new Map<number, number>();
 
   constructor(items: Iterable<ItemDef>) {
     for (const item of items) {
       this.cells.set(item.id, itemSpriteCell(item.sprite));
+      if (item.kind === "weapon" && item.light !== undefined && item.light > 0) this.lights.set(item.id, item.light);
       if (item.kind === "weapon" || item.kind === "armor") {
         const fallback = item.kind === "weapon" ? SPRITE_WORN_WEAPON : SPRITE_WORN_ARMOR;
         this.worn.set(
@@ -48,6 +51,15 @@ export class ItemLooks {
       if (tlv.kind === "item") return this.cellOf(tlv.itemId);
     }
     return NO_CELL;
+  }
+
+  /** The light radius of the weapon the `weapon` TLV in `meta` names (a torch), or 0. */
+  heldLight(meta: readonly Tlv[]): number {
+    for (let index = 0; index < meta.length; index++) {
+      const tlv = meta[index];
+      if (tlv.kind === "weapon") return this.lights.get(tlv.value) ?? 0;
+    }
+    return 0;
   }
 
   /** The worn overlay of the `weapon` (or `armor`) TLV in `meta`, or NO_CELL. */

@@ -52,7 +52,8 @@ export function installTileLights(
 
 /**
  * The lights of the entities drawn this frame: every living one whose kind glows (its kinds-file
- * `light`), at its tile; corpses (hp 0 of hp_max > 0) give none.
+ * `light`) or that carries light (`light`: a wielded torch), at its tile, the larger radius when both;
+ * corpses (hp 0 of hp_max > 0) give none.
  */
 export function entityLights(
   entities: Iterable<{
@@ -61,13 +62,14 @@ export function entityLights(
     readonly tileY: number;
     readonly hp?: number;
     readonly hpMax?: number;
+    readonly light?: number;
   }>,
   kinds: ReadonlyMap<number, { readonly light?: number }>,
 ): EntityLight[] {
   const lights: EntityLight[] = [];
   for (const entity of entities) {
-    const radius = kinds.get(entity.typeId)?.light;
-    if (radius === undefined || radius <= 0) continue;
+    const radius = Math.max(kinds.get(entity.typeId)?.light ?? 0, entity.light ?? 0);
+    if (radius <= 0) continue;
     if ((entity.hpMax ?? 0) > 0 && (entity.hp ?? 0) <= 0) continue;
     lights.push({ x: entity.tileX, y: entity.tileY, radius });
   }

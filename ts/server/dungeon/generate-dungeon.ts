@@ -224,12 +224,16 @@ export function generateDungeon(options: DungeonOptions): GeneratedDungeon {
     spawns.push({ kind, count, x: room.x, y: room.y, width: room.width, height: room.height });
   }
 
+  const tiles = chooseTiles(kinds, width, height, depth, rng);
+  // The stairs drawn as stairs (after every random draw, so nothing else in the level moves).
+  tiles[entry.y * width + entry.x] = CAVE_TILE.stairsUp;
+  tiles[exit.y * width + exit.x] = CAVE_TILE.stairsDown;
   return {
     seed,
     depth,
     width,
     height,
-    tiles: chooseTiles(kinds, width, height, depth, rng),
+    tiles,
     rooms,
     entry,
     exit,

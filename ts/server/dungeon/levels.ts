@@ -33,7 +33,7 @@ export interface LevelPorts {
   world: Pick<World, "levelSlots" | "fillSlot" | "clearSlot" | "walkable">;
   warps: Pick<Warps, "teleport" | "add" | "remove">;
   npcs: Pick<NpcRoom, "addSpawns" | "removeSpawns">;
-  items: Pick<ItemRoom, "addChests" | "removeChests">;
+  items: Pick<ItemRoom, "addChests" | "removeChests" | "movePiles">;
   /** The world's creature kinds and item catalogue: what a level's spawns and chests name. */
   kinds: readonly NpcKind[];
   catalogue: ItemCatalogue;
@@ -124,6 +124,24 @@ export class DungeonLevels {
     return level
       ? { seed: level.id.seed, depth: level.id.depth, ready: level.ready, players: level.emptySinceMs === null }
       : null;
+  }
+
+  /**
+   * The map's stairs down that the level at (x, y) is reached from, through every level above it;
+   * null when (x, y) is in no level. Where a player in a level is saved (levels are dropped, and do
+   * not outlive the process: docs/dungeons.md § Saved in a level) and where a dropped level's piles go.
+   */
+  surfaceOf(x: number, y: number): { x: number; y: number } | null {
+    const level = this.levelAt(x, y);
+    return level === null ? null : this.rootStairs(level.id);
+  }
+
+  /** The map's stairs down a chain of levels starts from. */
+  private rootStairs(from: LevelId): { x: number; y: number } {
+    let id = from;
+    // Each parent was known before its child was made, and `known` forgets nothing.
+    while (id.parent !== null) id = this.known.get(id.parent)!;
+    return { x: id.upX, y: id.upY };
   }
 
   /** A player stepped onto stairs (the warps room calls this). */
@@ -319,6 +337,9 @@ export class DungeonLevels {
   }
 
   private drop(level: Level): void {
+    // What was left lying in it goes up to the map's stairs it is reached by (docs/dungeons.md).
+    const stairs = this.rootStairs(level.id);
+    this.ports.items.movePiles(level.area, stairs.x, stairs.y);
     this.ports.warps.remove(level.warps);
     this.ports.npcs.removeSpawns(level.spawns);
     this.ports.items.removeChests(level.chests);

@@ -6,6 +6,7 @@
 // strictly like the tile data and NPC kinds files: every problem names the
 // field, nothing unknown is accepted, so a typo fails at start.
 import { ITEM_KINDS, type ItemKind } from "../../item-types.js";
+import { LIGHT_RADIUS_MAX } from "../../blit-layout.js";
 import { utf8ByteLength } from "../../protocol/text.js";
 import { NAME_MAX_BYTES } from "../../protocol/tlv.js";
 import { DataRecord, dataFilePathFor, parseDataFileList, readDataFile } from "../map/data-file.js";
@@ -34,9 +35,15 @@ export interface ItemDef {
   armor: number;
   /** Hit points a consumable restores when used (0 for every other kind). */
   heal: number;
+  /**
+   * A weapon that gives light while wielded (a torch, issue 15): its light radius in tiles, 1 …
+   * LIGHT_RADIUS_MAX; absent: none. Only a weapon, because the wielded weapon is what every client
+   * already sees of a player (the inline `weapon` TLV): a torch in the bag would light nothing others see.
+   */
+  light?: number;
 }
 
-const ITEM_KEYS = new Set(["id", "name", "kind", "stack", "sprite", "damage", "armor", "heal"]);
+const ITEM_KEYS = new Set(["id", "name", "kind", "stack", "sprite", "damage", "armor", "heal", "light"]);
 /** Which number each kind must carry; the others are 0. */
 const NUMBER_OF: Readonly<Record<ItemKind, "damage" | "armor" | "heal" | null>> = {
   weapon: "damage",
@@ -113,6 +120,9 @@ function parseItem(value: unknown, where: string, file: string): ItemDef {
     return 0;
   };
   const singles = kind === "weapon" || kind === "armor" || kind === "key";
+  if (record.fields.light !== undefined && kind !== "weapon")
+    record.fail("light", "only a weapon (wielded) gives light");
+  const light = record.integer("light", 1, LIGHT_RADIUS_MAX, 0);
   return {
     id: record.integer("id", 1, 0xffff),
     name,
@@ -122,6 +132,7 @@ function parseItem(value: unknown, where: string, file: string): ItemDef {
     damage: number("damage"),
     armor: number("armor"),
     heal: number("heal"),
+    ...(light > 0 ? { light } : {}),
   };
 }
 

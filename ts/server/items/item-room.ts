@@ -172,6 +172,33 @@ export class ItemRoom {
     }
   }
 
+  /**
+   * Moves every pile lying in `area` to (x, y), in one transaction: a dungeon level's piles when the
+   * level is dropped (or found in its slot at start, left by a crash), to the map's stairs it is
+   * reached by (../dungeon/levels.ts) — so nothing is lost, and the next level in that slot does not
+   * inherit them. Returns how many moved; a failed write moves none (they stay, logged).
+   */
+  movePiles(area: { x: number; y: number; width: number; height: number }, x: number, y: number): number {
+    const moving = [...this.piles.values()].filter(
+      ({ entity }) =>
+        entity.x >= area.x && entity.y >= area.y && entity.x < area.x + area.width && entity.y < area.y + area.height,
+    );
+    if (moving.length === 0) return 0;
+    const moved = this.commit({
+      write: {
+        removedPiles: moving.map((pile) => pile.rowId),
+        newPiles: moving.map(({ itemId, count }) => ({ x, y, itemId, count })),
+      },
+      apply: (ids) =>
+        moving.forEach((pile, index) => {
+          const count = pile.count;
+          this.setPileCount(pile, 0);
+          this.spawnPile(ids[index], x, y, pile.itemId, count);
+        }),
+    });
+    return moved ? moving.length : 0;
+  }
+
   /** A chest's entity, with what the store holds under `key` or, the first time, what its spec says. */
   private placeChest(spec: ChestSpec, key: string, seeds: NonNullable<ItemWrite["containers"]>): number {
     const ports = this.ports;

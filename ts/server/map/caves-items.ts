@@ -17,6 +17,8 @@ export const CAVE_ITEMS: ItemDef[] = [
   { id: 6, name: "healing potion", kind: "consumable", stack: 10, sprite: "potion", damage: 0, armor: 0, heal: 30 },
   { id: 7, name: "gold coin", kind: "treasure", stack: 999, sprite: "coin", damage: 0, armor: 0, heal: 0 },
   { id: 8, name: "glow crystal", kind: "treasure", stack: 20, sprite: "crystal", damage: 0, armor: 0, heal: 0 },
+  // A torch is a poor club (7, one over bare hands) that lights 4 tiles around whoever wields it at night.
+  { id: 9, name: "torch", kind: "weapon", stack: 1, sprite: "torch", damage: 7, armor: 0, heal: 0, light: 4 },
 ];
 
 /** A chest of the bundled map: where it stands and what the map puts in it (the `items` property). */
@@ -28,7 +30,8 @@ export interface CaveChest {
 }
 
 /**
- * The chests: a supply chest in the great hall for the first minutes (a dagger and potions), and
+ * The chests: a supply chest in the great hall for the first minutes (a dagger, a torch for the
+ * night and potions), and
  * one in each of three other halls, the farthest holding the rusty key. Each stands on the free
  * floor cell nearest its spot that is not a spawn point, sign or board.
  */
@@ -40,7 +43,7 @@ export function caveChests(caves: GeneratedCaves): CaveChest[] {
   const far = (rect: { x: number; y: number }) => Math.abs(rect.x - hall.x) + Math.abs(rect.y - hall.y);
   const byDistance = [...others].sort((a, b) => far(a) - far(b) || a.x - b.x || a.y - b.y);
   const wanted: { name: string; x: number; y: number; items: string }[] = [
-    { name: "supply chest", x: centreX - 7, y: centreY + 3, items: "dagger, healing potion:2" },
+    { name: "supply chest", x: centreX - 7, y: centreY + 3, items: "dagger, torch, healing potion:2" },
   ];
   const contents = [
     { name: "old chest", items: "gold coin:12, leather armor" },
@@ -131,11 +134,12 @@ function nearestFree(
 /** caves.items.json: one item per line. */
 export function cavesItemsJson(): string {
   // Only the number an item's kind carries is written (the others are 0, and the parser refuses them).
-  const lines = CAVE_ITEMS.map(({ damage, armor, heal, ...item }) => {
+  const lines = CAVE_ITEMS.map(({ damage, armor, heal, light, ...item }) => {
     const numbers = {
       ...(damage > 0 ? { damage } : {}),
       ...(armor > 0 ? { armor } : {}),
       ...(heal > 0 ? { heal } : {}),
+      ...(light ? { light } : {}),
     };
     return "  " + JSON.stringify({ ...item, ...numbers });
   });

@@ -30,6 +30,8 @@ export const CAVE_TILE = {
   bridge: 16,
   door: 17,
   openDoor: 18,
+  stairsDown: 19,
+  stairsUp: 20,
 } as const;
 
 /** Tile data of the bundled map, in id order (also written to caves.tiles.json). */
@@ -60,6 +62,9 @@ export const CAVE_TILE_DATA: {
   // A closed (or locked) door and the same door open (docs/maps.md § Doors).
   { id: 17, name: "door", collides: true, opaque: true, opensTo: 18 },
   { id: 18, name: "open door", collides: false, opaque: false },
+  // Stairs (issue 15, docs/dungeons.md): floor one walks onto; the warps layer's stairs objects make them lead somewhere.
+  { id: 19, name: "stairs down", collides: false, opaque: false },
+  { id: 20, name: "stairs up", collides: false, opaque: false },
 ];
 
 /** The item that opens the bundled map's locked door (the items catalogue names it; a chest holds it). */
@@ -573,6 +578,9 @@ export function generateCaves(options: CaveOptions = {}): GeneratedCaves {
   });
   // Doors last, from their own random stream, so every other cell stays what it was without them.
   const doors = placeDoors(builder, tiles, centreX, centreY, npcSpawns, mulberry32(seed ^ 0x0d00_2bad));
+  const stairs = placeStairs(tiles, width, height, greatHall, builder.halls, [...spawns, sign, noticeBoard, ...doors]);
+  // Drawn as stairs (the tile under each stairs object), so a player sees where they are.
+  for (const { x, y } of stairs) tiles[y * width + x] = CAVE_TILE.stairsDown;
   return {
     seed,
     width,
@@ -585,7 +593,7 @@ export function generateCaves(options: CaveOptions = {}): GeneratedCaves {
     noticeBoard,
     npcSpawns,
     doors,
-    stairs: placeStairs(tiles, width, height, greatHall, builder.halls, [...spawns, sign, noticeBoard, ...doors]),
+    stairs,
     poolCount,
     tunnelCount,
   };

@@ -3,7 +3,8 @@
 // every SAVE_INTERVAL_MS by the game) writes only the characters whose state
 // differs from it, all in one transaction, so an idle server writes nothing and
 // a busy one commits once per interval. A character is also saved when its
-// session ends and, all together, on clean shutdown.
+// session ends and, all together, on clean shutdown. One in a dungeon level is
+// saved at the map's stairs down it came by: levels do not outlive the process.
 import type { Entity } from "../entities.js";
 import { type CharacterState, CharacterStore } from "./character-store.js";
 
@@ -28,9 +29,14 @@ export class CharacterSaver {
   private readonly batch: { accountId: number; state: CharacterState }[] = [];
   readonly stats: SaveStats = { batches: 0, rows: 0, lastBatchMs: 0 };
 
+  /**
+   * `savedAt` is where a character standing at (x, y) is saved: itself, except in a dungeon level,
+   * which does not outlive the process — there the map's stairs down it came by (dungeon/levels.ts).
+   */
   constructor(
     private readonly store: CharacterStore,
     private readonly mapName: string,
+    private readonly savedAt: (x: number, y: number) => { x: number; y: number } = (x, y) => ({ x, y }),
   ) {}
 
   load(accountId: number): CharacterState | undefined {
@@ -71,7 +77,8 @@ export class CharacterSaver {
   }
 
   private stateOf(entity: Entity): CharacterState {
-    return { map: this.mapName, x: entity.x, y: entity.y, hp: entity.hp, hpMax: entity.hpMax, elo: entity.elo };
+    const { x, y } = this.savedAt(entity.x, entity.y);
+    return { map: this.mapName, x, y, hp: entity.hp, hpMax: entity.hpMax, elo: entity.elo };
   }
 }
 
