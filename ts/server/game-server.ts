@@ -121,9 +121,9 @@ export class Game {
   private readonly saveEveryTicks: number;
   private shutDown = false;
   private readonly broadcaster: Broadcaster;
-  /** This tick's sessions to broadcast to, in chunk order (sortByChunk), and the sort's keys. */
+  /** This tick's sessions to broadcast to, put in chunk order by `chunkOrder`. */
   private readonly dueScratch: Session[] = [];
-  private dueKeys = new Float64Array(1024);
+  private readonly chunkOrder = new ChunkOrder();
 
   constructor(
     core: Core,
@@ -462,8 +462,7 @@ export class Game {
       else due.push(session);
       dueCount++;
     }
-    if (this.dueKeys.length < dueCount) this.dueKeys = new Float64Array(dueCount * 2);
-    sortByChunk(due, dueCount, this.dueKeys);
+    this.chunkOrder.sort(due, dueCount);
     for (let index = 0; index < dueCount; index++) this.broadcaster.sendTo(due[index]);
     const endMs = performance.now();
     this.metrics.broadcastMs.add(endMs - broadcastStartMs);
@@ -590,24 +589,34 @@ function* playerEntities(sessions: SessionRegistry): Iterable<StoredEntity> {
 }
 
 /**
- * Orders `sessions[0..count)` by their player's chunk, row by row, so that one broadcast after another
- * reads the same few buckets and entities while they are still in the CPU's caches: views of players
- * in one chunk overlap almost whole. (In the order sessions joined, each view starts cold.) The keys
- * pack chunk and index into one number, sorted as a typed array (a numeric sort, no comparator calls).
+ * Orders sessions by their player's chunk, row by row, so that one broadcast after another reads the
+ * same few buckets and entities while they are still in the CPU's caches: views of players in one
+ * chunk overlap almost whole. (In the order sessions joined, each view starts cold.) The keys pack
+ * chunk and index into one number, sorted as a typed array (a numeric sort, no comparator calls).
  */
-function sortByChunk(sessions: Session[], count: number, keys: Float64Array): void {
-  if (count < 2 || count > 0xffff) return; // the key holds the index in 16 bits
-  for (let index = 0; index < count; index++) {
-    const entity = sessions[index].entity;
-    // Positions are i16: chunk coordinates shifted to 0 … 2047, so the key is never negative.
-    const cx = ((entity.x + 0x8000) / CHUNK_SIZE) | 0;
-    const cy = ((entity.y + 0x8000) / CHUNK_SIZE) | 0;
-    keys[index] = (cy * 2048 + cx) * 65536 + index;
+class ChunkOrder {
+  private keys = new Float64Array(1024);
+  private copy: Session[] = [];
+
+  /** Sorts `sessions[0..count)` in place. */
+  sort(sessions: Session[], count: number): void {
+    if (count < 2 || count > 0xffff) return; // the key holds the index in 16 bits
+    if (this.keys.length < count) this.keys = new Float64Array(count * 2);
+    const keys = this.keys;
+    for (let index = 0; index < count; index++) {
+      const entity = sessions[index].entity;
+      // Positions are i16: chunk coordinates shifted to 0 … 2047 (clamped, so a position out of range
+      // cannot make a key negative and its index unreadable).
+      const cx = Math.min(CHUNK_KEY_SPAN - 1, Math.max(0, Math.floor((entity.x + 0x8000) / CHUNK_SIZE)));
+      const cy = Math.min(CHUNK_KEY_SPAN - 1, Math.max(0, Math.floor((entity.y + 0x8000) / CHUNK_SIZE)));
+      keys[index] = (cy * CHUNK_KEY_SPAN + cx) * 65536 + index;
+    }
+    const sorted = keys.subarray(0, count).sort();
+    const copy = this.copy;
+    for (let index = 0; index < count; index++) copy[index] = sessions[index];
+    for (let index = 0; index < count; index++) sessions[index] = copy[sorted[index] % 65536];
   }
-  const sorted = keys.subarray(0, count).sort();
-  const order = SORT_SCRATCH.length < count ? (SORT_SCRATCH = new Array<Session>(count * 2)) : SORT_SCRATCH;
-  for (let index = 0; index < count; index++) order[index] = sessions[index];
-  for (let index = 0; index < count; index++) sessions[index] = order[sorted[index] % 65536];
 }
 
-let SORT_SCRATCH: Session[] = [];
+/** Chunks per axis of the i16 position range. */
+const CHUNK_KEY_SPAN = 0x10000 / CHUNK_SIZE;
