@@ -62,15 +62,20 @@ const PROFILES: { name: string; profile: DuplexProfile; seed: number }[] = [
 // The profiles run concurrently: each test's clean baseline walks at the same moment as its impaired client,
 // so whatever load the machine is under affects both, and the file takes one walk's time instead of five.
 describe.concurrent("a headless client converges on every link profile", () => {
-  // Each profile with entity deltas (P-21, the client's default) and with the seed's packets.
+  // Each profile with compact entity deltas (P-25, the client's default), P-21's entity deltas, and the seed's packets.
+  const CARRIERS = [
+    { suffix: "", tag: "", options: { entityDeltas: true, compactDeltas: true } },
+    { suffix: " (P-21 deltas)", tag: "f", options: { entityDeltas: true, compactDeltas: false } },
+    { suffix: " (seed packets)", tag: "s", options: { entityDeltas: false } },
+  ];
   for (const { name: profileName, profile, seed } of PROFILES) {
-    for (const deltas of [true, false]) {
-      const name = deltas ? profileName : `${profileName} (seed packets)`;
+    for (const carrier of CARRIERS) {
+      const name = `${profileName}${carrier.suffix}`;
       it(`${name}: reaches a goal 30 tiles away in ≤ 1.5× the clean time + 2 RTT, never in a wall`, async ({
         expect,
       }) => {
-        const options = { entityDeltas: deltas };
-        const tag = `${seed}${deltas ? "" : "s"}`;
+        const options = carrier.options;
+        const tag = `${seed}${carrier.tag}`;
         const clean = await joinCourse(baseUrl, `clean-${tag}`, { options });
         const impaired = await joinCourse(baseUrl, `bad-${tag}`, { profile, seed, options });
         clients.push(clean.client, impaired.client);

@@ -10,6 +10,7 @@ import {
   type Packet,
   type Tlv,
   decodePacket,
+  expandStateDeltaCompact,
   encodeChunk,
   encodeChunkFromTiles,
   encodePacket,
@@ -57,6 +58,8 @@ import {
   worldClockBytes,
   entityAckBytes,
   stateDeltaBytes,
+  compactAckBytes,
+  stateDeltaCompactBytes,
   tileUpdateBytes,
   tileUpdatePacket,
 } from "./protocol-game-vectors.js";
@@ -111,9 +114,9 @@ describe("header errors", () => {
     expectError(patched(pingBytes, 2, [2]), "bad_version", 2);
   });
 
-  it("unknown_type: packet_type above the last defined one (26 and up)", () => {
+  it("unknown_type: packet_type above the last defined one (28 and up)", () => {
     // The first undefined id follows the last defined one; ids are only ever added (P-16).
-    expect(PACKET_TYPE_NAMES.length).toBe(26);
+    expect(PACKET_TYPE_NAMES.length).toBe(28);
     expectError(patched(pingBytes, 3, [PACKET_TYPE_NAMES.length]), "unknown_type", 3);
     expectError(patched(pingBytes, 3, [255]), "unknown_type", 3);
   });
@@ -134,6 +137,7 @@ describe("fixed-size packets are exact", () => {
     ["item_result", itemResultBytes],
     ["world_clock", worldClockBytes],
     ["entity_ack", entityAckBytes],
+    ["compact_ack", compactAckBytes],
   ];
   for (const [name, bytes] of fixed) {
     it(`${name}: one byte short is truncated, one byte long is trailing_bytes`, () => {
@@ -514,6 +518,47 @@ describe("state delta (issue 20, P-21)", () => {
     expectError(withBody(0, 1, [0x05, 0x80, 0x04, 0x02]), "length_overrun", 84);
     expectError(withBody(0, 1, [0x05, 0x80, 0x03, 0x02, 0x01, 0x00]), "bad_tlv_length", 86);
     expectOk(withBody(0, 1, [0x05, 0x80, 0x04, 0x02, 0x02, 0x05, 0x00]));
+  });
+});
+
+describe("compact state delta (issue 20, P-25)", () => {
+  // The vector's head: fixed 18 bytes, nine versions (12 bytes: 18..29), player 30, back 31, counts 32 and 33,
+  // delta_len 34..35, body from 36.
+  it("the vector decodes and means the StateDelta vector's tick, manifest and player", () => {
+    expectOk(stateDeltaCompactBytes);
+    const result = decodePacket(Uint8Array.from(stateDeltaCompactBytes));
+    if (!result.ok || result.packet.type !== "state_delta_compact") throw new Error("vector does not decode");
+    const expanded = expandStateDeltaCompact(result.packet);
+    const full = decodePacket(Uint8Array.from(stateDeltaBytes));
+    if (!full.ok || full.packet.type !== "state_delta") throw new Error("state delta vector does not decode");
+    expect(expanded.chunks).toEqual(full.packet.chunks);
+    expect(expanded.playerEntityId).toBe(full.packet.playerEntityId);
+    expect(expanded.entityChecksum).toBe(full.packet.entityChecksum);
+    expect(expanded.baselineTick).toBe(0x01020304 - 10);
+    expect([...expanded.delta]).toEqual([...full.packet.delta]);
+    // baseline_back 0 names the empty list.
+    const fromEmpty = decodePacket(Uint8Array.from(patched(stateDeltaCompactBytes, 31, [0])));
+    if (!fromEmpty.ok || fromEmpty.packet.type !== "state_delta_compact") throw new Error("does not decode");
+    expect(expandStateDeltaCompact(fromEmpty.packet).baselineTick).toBe(0);
+  });
+  it("truncated below the shortest head; delta_len must match the datagram", () => {
+    expectError(stateDeltaCompactBytes.slice(0, 32), "truncated", 32);
+    expectError(stateDeltaCompactBytes.slice(0, -1), "length_overrun", 34);
+    expectError(patched(stateDeltaCompactBytes, 34, [0x16]), "trailing_bytes", 58);
+  });
+  it("bad_delta: a version above u16, an overlong or padded varint, a baseline before tick 0", () => {
+    // The 65535 entry (three bytes) made 81919.
+    expectError(patched(stateDeltaCompactBytes, 24, [0xff, 0xff, 0x04]), "bad_delta", 24);
+    expectError(patched(stateDeltaCompactBytes, 29, [0x83, 0x00]), "bad_delta", 29);
+    const late = patched(stateDeltaCompactBytes, 6, [0x05, 0x00, 0x00, 0x00]); // tick 5, back 10
+    expectError(late, "bad_delta", 31);
+    expectOk(patched(late, 31, [0x05]));
+  });
+  it("a bad body is the delta codec's bad_delta, at its offset in the datagram", () => {
+    // One removed id written as a padded varint (0x87 0x00): the body's own check, at the body's offset.
+    const body = [0x87, 0x00];
+    const bytes = [...stateDeltaCompactBytes.slice(0, 32), 0x01, 0x00, body.length, 0x00, ...body];
+    expectError(bytes, "bad_delta", 36);
   });
 });
 

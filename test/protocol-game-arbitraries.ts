@@ -202,6 +202,32 @@ const entityAck = fc.record({
   tick: u32,
 });
 
+const compactAck = fc.record({
+  type: fc.constant("compact_ack" as const),
+  clientType,
+  authToken: u64,
+  tick: u32,
+});
+
+// A compact StateDelta (P-25) whose head takes every varint length: versions to u16, ids to u32, a baseline
+// anywhere back to tick 0; the body is empty (its codec has its own tests: the counts say 0).
+const stateDeltaCompact = fc.nat({ max: 0xffffffff }).chain((tick) =>
+  fc.record({
+    type: fc.constant("state_delta_compact" as const),
+    clientType,
+    tick: fc.constant(tick),
+    entityChecksum: u32,
+    centreX: fc.integer({ min: -0x8000, max: 0x7fff }),
+    centreY: fc.integer({ min: -0x8000, max: 0x7fff }),
+    versions: fc.array(fc.oneof(fc.nat({ max: 3 }), fc.nat({ max: 0xffff })), { minLength: 9, maxLength: 9 }),
+    playerEntityId: fc.oneof(fc.nat({ max: 200 }), u32),
+    baselineBack: fc.nat({ max: tick }),
+    removedCount: fc.constant(0),
+    changedCount: fc.constant(0),
+    delta: fc.constant(new Uint8Array(0)),
+  }),
+);
+
 export const anyGamePacket: fc.Arbitrary<Packet> = fc.oneof(
   chatPost,
   chatPostAck,
@@ -219,4 +245,6 @@ export const anyGamePacket: fc.Arbitrary<Packet> = fc.oneof(
   itemResult,
   worldClock,
   entityAck,
+  compactAck,
+  stateDeltaCompact,
 );

@@ -304,6 +304,48 @@ export const stateDeltaPacket: Packet = {
   delta: new Uint8Array(stateDeltaBody),
 };
 
+// prettier-ignore
+export const compactAckBytes = [
+  0x4c, 0x52, 0x01, 0x1a, 0x00, 0x00, // type 26
+  0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // auth_token 1
+  0xe8, 0x03, 0x00, 0x00, // tick 1000
+];
+export const compactAckPacket: Packet = { type: "compact_ack", clientType: 0, authToken: 1n, tick: 1000 };
+
+// The StateDelta vector in the compact form (P-25): the same tick, manifest (centre (1, -1)), player, checksum
+// and body; the baseline 10 ticks back.
+// prettier-ignore
+export const stateDeltaCompactBytes = [
+  0x4c, 0x52, 0x01, 0x1b, 0x00, 0x00, // type 27
+  0x04, 0x03, 0x02, 0x01, // tick 0x01020304
+  0xef, 0xbe, 0xad, 0xde, // entity_checksum 0xDEADBEEF
+  0x01, 0x00, 0xff, 0xff, // centre (1, -1)
+  0x00, 0x00, 0x00, 0x07, // versions 0, 0, 0, 7 (varints)
+  0xb4, 0x24, // 0x1234
+  0xff, 0xff, 0x03, // 65535
+  0x01, 0x02, 0x03, // 1, 2, 3
+  0x2a, // player_entity_id 42
+  0x0a, // baseline_back 10
+  0x01, // removed_count 1
+  0x02, // changed_count 2
+  0x17, 0x00, // delta_len 23
+  ...stateDeltaBody,
+];
+export const stateDeltaCompactPacket: Packet = {
+  type: "state_delta_compact",
+  clientType: 0,
+  tick: 0x01020304,
+  entityChecksum: 0xdeadbeef,
+  centreX: 1,
+  centreY: -1,
+  versions: [0, 0, 0, 7, 0x1234, 0xffff, 1, 2, 3],
+  playerEntityId: 42,
+  baselineBack: 10,
+  removedCount: 1,
+  changedCount: 2,
+  delta: new Uint8Array(stateDeltaBody),
+};
+
 /** [name, bytes, packet, size] for every vector. */
 export const gameVectors: [string, number[], Packet, number][] = [
   ["chat_post", chatPostBytes, chatPostPacket, 25],
@@ -324,4 +366,6 @@ export const gameVectors: [string, number[], Packet, number][] = [
   ["world_clock", worldClockBytes, worldClockPacket, 19],
   ["entity_ack", entityAckBytes, entityAckPacket, 18],
   ["state_delta", stateDeltaBytes, stateDeltaPacket, 105],
+  ["compact_ack", compactAckBytes, compactAckPacket, 18],
+  ["state_delta_compact", stateDeltaCompactBytes, stateDeltaCompactPacket, 59],
 ];

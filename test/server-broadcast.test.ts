@@ -16,6 +16,9 @@ import {
   PACKET_ENTITY,
   PACKET_STATE,
   PACKET_STATE_DELTA,
+  PACKET_STATE_DELTA_COMPACT,
+  type StateDeltaCompactView,
+  expandStateDeltaCompact,
   applyEntityDelta,
   decodePacket,
   emptyEntryList,
@@ -173,117 +176,136 @@ describe("per-client broadcast", () => {
   });
 });
 
-describe("per-client broadcast with entity deltas (P-21)", () => {
-  it("sends StateDeltas that rebuild exactly the view from any acknowledged baseline, the seed's packets when too big, and idles", () => {
-    const game = new Game(core, floorMap("open", SIZE, { x: 64, y: 64 }), {}, new Logger("silent"));
-    const random = mulberry32(20240602);
-    // A crowd too big for one delta from nothing (140 entries), then a sparse view for steady deltas.
-    const crowd = Array.from({ length: 140 }, (_, i) =>
-      game.entities.spawn({
-        typeId: 16 + (i % 3),
-        x: 64 + Math.floor(random() * 30) - 15,
-        y: 64 + Math.floor(random() * 30) - 15,
-        hp: 8,
-        hpMax: 8,
-        elo: 1000,
-        flags: 0,
-        name: "",
-        meta: i % 4 === 0 ? [{ kind: "weapon", value: 2 }] : [],
-      }),
-    );
-    const viewer = game.join("dee");
-    const peer = new CapturingPeer("test:d", "10.0.0.9");
-    bind(game, viewer, peer);
-    const ack = (tick: number) => {
-      const bytes = new Uint8Array(ENTITY_ACK_BYTES);
-      encodeEntityAck({ type: "entity_ack", clientType: 0, authToken: viewer.token, tick }, bytes);
-      game.receive(bytes, peer);
-    };
-    ack(0); // turns deltas on: the empty list is held
+for (const compact of [false, true])
+  describe(`per-client broadcast with ${compact ? "compact " : ""}entity deltas (${compact ? "P-25" : "P-21"})`, () => {
+    const DELTA_TYPE = compact ? PACKET_STATE_DELTA_COMPACT : PACKET_STATE_DELTA;
+    it("sends StateDeltas that rebuild exactly the view from any acknowledged baseline, the seed's packets when too big, and idles", () => {
+      const game = new Game(core, floorMap("open", SIZE, { x: 64, y: 64 }), {}, new Logger("silent"));
+      const random = mulberry32(20240602);
+      // A crowd too big for one delta from nothing (140 entries), then a sparse view for steady deltas.
+      const crowd = Array.from({ length: 140 }, (_, i) =>
+        game.entities.spawn({
+          typeId: 16 + (i % 3),
+          x: 64 + Math.floor(random() * 30) - 15,
+          y: 64 + Math.floor(random() * 30) - 15,
+          hp: 8,
+          hpMax: 8,
+          elo: 1000,
+          flags: 0,
+          name: "",
+          meta: i % 4 === 0 ? [{ kind: "weapon", value: 2 }] : [],
+        }),
+      );
+      const viewer = game.join("dee");
+      const peer = new CapturingPeer("test:d", "10.0.0.9");
+      bind(game, viewer, peer);
+      const ack = (tick: number) => {
+        const bytes = new Uint8Array(ENTITY_ACK_BYTES);
+        const type = compact ? ("compact_ack" as const) : ("entity_ack" as const);
+        encodeEntityAck({ type, clientType: 0, authToken: viewer.token, tick }, bytes);
+        game.receive(bytes, peer);
+      };
+      ack(0); // turns deltas on: the empty list is held
 
-    /** The client's side: verified lists by tick, as the official client keeps them. */
-    const held = new Map<number, EntryList>([[0, emptyEntryList()]]);
-    const expectedList = (tick: number): EntryList => {
-      const list = new EntryList();
-      const scratch = new Uint8Array(300);
-      for (const entry of expectedView(game, viewer.entity.x, viewer.entity.y)) {
-        list.append(scratch, 0, encodeEntityEntry(entry, scratch, 0));
-      }
-      list.tick = tick;
-      list.checksum = list.computeChecksum();
-      return list;
-    };
-    let deltas = 0;
-    let fallbacks = 0;
-    let broadcasts = 0;
-    const run = (steps: number, moveEvery: number, acking: boolean): number => {
-      let sent = 0;
-      for (let step = 0; step < steps; step++) {
-        if (moveEvery > 0 && step % moveEvery === 0) {
-          for (const entity of crowd) {
-            if (random() < 0.2) game.entities.move(entity, entity.x + Math.floor(random() * 3) - 1, entity.y);
+      /** The client's side: verified lists by tick, as the official client keeps them. */
+      const held = new Map<number, EntryList>([[0, emptyEntryList()]]);
+      const expectedList = (tick: number): EntryList => {
+        const list = new EntryList();
+        const scratch = new Uint8Array(300);
+        for (const entry of expectedView(game, viewer.entity.x, viewer.entity.y)) {
+          list.append(scratch, 0, encodeEntityEntry(entry, scratch, 0));
+        }
+        list.tick = tick;
+        list.checksum = list.computeChecksum();
+        return list;
+      };
+      let deltas = 0;
+      let fallbacks = 0;
+      let broadcasts = 0;
+      const run = (steps: number, moveEvery: number, acking: boolean): number => {
+        let sent = 0;
+        for (let step = 0; step < steps; step++) {
+          if (moveEvery > 0 && step % moveEvery === 0) {
+            for (const entity of crowd) {
+              if (random() < 0.2) game.entities.move(entity, entity.x + Math.floor(random() * 3) - 1, entity.y);
+            }
           }
-        }
-        peer.datagrams.length = 0;
-        game.step();
-        if (game.tick % BROADCAST_EVERY_TICKS !== viewer.sendPhase) {
-          expect(peer.datagrams.filter((d) => d[3] === PACKET_STATE_DELTA || d[3] === PACKET_STATE)).toHaveLength(0);
-          continue;
-        }
-        broadcasts++;
-        const expected = expectedList(game.tick);
-        const ours = peer.datagrams.filter((d) => [PACKET_STATE, PACKET_ENTITY, PACKET_STATE_DELTA].includes(d[3]));
-        if (ours.length === 0) continue; // idle: skipped
-        sent++;
-        if (ours[0][3] === PACKET_STATE_DELTA) {
-          expect(ours).toHaveLength(1);
-          const decoded = decodePacket(ours[0]);
-          expect(decoded.ok).toBe(true);
-          const view = (decoded as { packet: StateDeltaView }).packet;
-          expect(view.entityChecksum).toBe(expected.checksum);
-          const base = held.get(view.baselineTick);
-          expect(base, `baseline ${view.baselineTick} is one the client acknowledged`).toBeDefined();
-          const applied = applyEntityDelta(
-            base!,
-            view.delta,
-            0,
-            view.delta.length,
-            view.removedCount,
-            view.changedCount,
+          peer.datagrams.length = 0;
+          game.step();
+          if (game.tick % BROADCAST_EVERY_TICKS !== viewer.sendPhase) {
+            expect(peer.datagrams.filter((d) => d[3] === DELTA_TYPE || d[3] === PACKET_STATE)).toHaveLength(0);
+            continue;
+          }
+          broadcasts++;
+          const expected = expectedList(game.tick);
+          const ours = peer.datagrams.filter((d) =>
+            [PACKET_STATE, PACKET_ENTITY, PACKET_STATE_DELTA, PACKET_STATE_DELTA_COMPACT].includes(d[3]),
           );
-          expect(applied).not.toBeNull();
-          expect(applied!.bytes.subarray(0, applied!.byteLength)).toEqual(
-            expected.bytes.subarray(0, expected.byteLength),
-          );
-          deltas++;
-        } else {
-          // Too big for one datagram: the seed's State and EntityPackets, which the client verifies by checksum.
-          expect(ours[0][3]).toBe(PACKET_STATE);
-          expect(ours.slice(1)).toEqual(splitEntities(expectedView(game, viewer.entity.x, viewer.entity.y), game.tick));
-          fallbacks++;
+          if (ours.length === 0) continue; // idle: skipped
+          sent++;
+          if (ours[0][3] !== PACKET_STATE) {
+            // One form per session: the one its first acknowledgement asked for.
+            expect(ours[0][3]).toBe(DELTA_TYPE);
+            expect(ours).toHaveLength(1);
+            const decoded = decodePacket(ours[0]);
+            expect(decoded.ok).toBe(true);
+            const packet = (decoded as { packet: StateDeltaView | StateDeltaCompactView }).packet;
+            const view = packet.type === "state_delta_compact" ? expandStateDeltaCompact(packet) : packet;
+            expect(view.tick).toBe(game.tick);
+            expect(view.playerEntityId).toBe(viewer.entity.id);
+            expect(view.chunks).toEqual(manifest(game, viewer.entity.x, viewer.entity.y));
+            expect(view.entityChecksum).toBe(expected.checksum);
+            const base = held.get(view.baselineTick);
+            expect(base, `baseline ${view.baselineTick} is one the client acknowledged`).toBeDefined();
+            const applied = applyEntityDelta(
+              base!,
+              view.delta,
+              0,
+              view.delta.length,
+              view.removedCount,
+              view.changedCount,
+            );
+            expect(applied).not.toBeNull();
+            expect(applied!.bytes.subarray(0, applied!.byteLength)).toEqual(
+              expected.bytes.subarray(0, expected.byteLength),
+            );
+            deltas++;
+          } else {
+            // Too big for one datagram: the seed's State and EntityPackets, which the client verifies by checksum.
+            expect(ours[0][3]).toBe(PACKET_STATE);
+            expect(ours.slice(1)).toEqual(
+              splitEntities(expectedView(game, viewer.entity.x, viewer.entity.y), game.tick),
+            );
+            fallbacks++;
+          }
+          held.set(game.tick, expected);
+          if (acking) ack(game.tick);
         }
-        held.set(game.tick, expected);
-        if (acking) ack(game.tick);
-      }
-      return sent;
-    };
-    // From nothing, 140 entries do not fit one datagram: the seed's packets; acknowledged, deltas follow.
-    run(12, 2, true);
-    expect(fallbacks).toBeGreaterThanOrEqual(1);
-    expect(deltas).toBeGreaterThanOrEqual(3);
-    // Acknowledgements lost: every delta is still against the last acknowledged list, and still rebuilds the view.
-    const before = deltas;
-    run(10, 2, false);
-    expect(deltas - before).toBe(5);
-    // Nothing moves and the client holds the current list: a State every 8 ticks instead of every 2.
-    run(4, 0, true); // acknowledge the settled list
-    broadcasts = 0;
-    const sent = run(48, 0, true);
-    expect(broadcasts).toBe(24);
-    expect(sent).toBe(6);
-    // Something moves again: back to every broadcast at once.
-    broadcasts = 0;
-    expect(run(8, 1, true)).toBe(4);
-    game.shutdown();
+        return sent;
+      };
+      // From nothing, 140 entries do not fit one datagram: the seed's packets; acknowledged, deltas follow.
+      run(12, 2, true);
+      expect(fallbacks).toBeGreaterThanOrEqual(1);
+      expect(deltas).toBeGreaterThanOrEqual(3);
+      // Acknowledgements lost: every delta is still against the last acknowledged list, and still rebuilds the view.
+      const before = deltas;
+      run(10, 2, false);
+      expect(deltas - before).toBe(5);
+      // The crowd moves every other broadcast and acknowledgements are lost: P-21 sends every broadcast (each is a
+      // delta against the old baseline); P-25 holds back each one that repeats the one before it — half of them.
+      broadcasts = 0;
+      const halves = run(16, 4, false);
+      expect(broadcasts).toBe(8);
+      expect(halves).toBe(compact ? 4 : 8);
+      // Nothing moves and the client holds the current list: a State every 8 ticks instead of every 2.
+      run(4, 0, true); // acknowledge the settled list
+      broadcasts = 0;
+      const sent = run(48, 0, true);
+      expect(broadcasts).toBe(24);
+      expect(sent).toBe(6);
+      // Something moves again: back to every broadcast at once.
+      broadcasts = 0;
+      expect(run(8, 1, true)).toBe(4);
+      game.shutdown();
+    });
   });
-});

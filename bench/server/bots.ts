@@ -28,9 +28,11 @@
 // encoders and decoders (ts/protocol) and windows through ts/window.ts.
 //
 // usage: node --import tsx bench/server/bots.ts --http http://127.0.0.1:PORT --count N
-//        [--warmup S] [--measure S] [--idle | --fight] [--deltas] [--seed N] [--wait-go] [--first N]
-// --deltas: each bot asks for entity deltas (P-21) as the official client does by default — it
-// acknowledges the lists it verifies (EntityAckPacket) and applies each StateDeltaPacket to its baseline.
+//        [--warmup S] [--measure S] [--idle | --fight] [--deltas] [--compact] [--seed N] [--wait-go] [--first N]
+// --deltas: each bot asks for entity deltas (P-21) — it acknowledges the lists it verifies
+// (EntityAckPacket) and applies each StateDeltaPacket to its baseline. --compact (implies --deltas):
+// the compact form (P-25) as the official client asks by default — CompactAckPackets, and
+// StateDeltaCompactPackets applied the same way.
 // stdout: JSON lines {"event":"joined"|"measure-start"|"measure-end"|"result", ...}
 import { createSocket, type Socket } from "node:dgram";
 import { parseArgs } from "node:util";
@@ -56,8 +58,10 @@ import {
   ENTITY_ACK_BYTES,
   ENTITY_ENTRY_LAYOUT,
   EntryList,
+  type CompactAckPacket,
   type EntityAckPacket,
   type StateDeltaView,
+  expandStateDeltaCompact,
   applyEntityDelta,
   emptyEntryList,
   encodeEntityAck,
@@ -81,6 +85,7 @@ const { values } = parseArgs({
     idle: { type: "boolean", default: false },
     fight: { type: "boolean", default: false },
     deltas: { type: "boolean", default: false },
+    compact: { type: "boolean", default: false },
     seed: { type: "string", default: "1" },
     "wait-go": { type: "boolean", default: false },
     // The first bot's number (nicks are bot<N>): several bot processes on one server need distinct nicks.
@@ -94,7 +99,8 @@ const warmupMs = Number(values.warmup) * 1000;
 const measureMs = Number(values.measure) * 1000;
 const idle = values.idle!;
 const fight = values.fight!;
-const deltas = values.deltas!;
+const compact = values.compact!;
+const deltas = values.deltas! || compact;
 /** Delta bots: verified lists kept as baselines (the server keeps 12), and the gap between acknowledgements. */
 const BASELINES_KEPT = 16;
 const ENTITY_ACK_INTERVAL_MS = 500;
@@ -187,7 +193,7 @@ class Bot {
   readonly chatAck: ChatAckPacket;
   readonly chatAckOut = new Uint8Array(CHAT_ACK_BYTES);
   /** Delta bots: the EntityAck sent back, the lists held by tick (oldest first), and the last tick acknowledged. */
-  readonly entityAck: EntityAckPacket;
+  readonly entityAck: EntityAckPacket | CompactAckPacket;
   readonly entityAckOut = new Uint8Array(ENTITY_ACK_BYTES);
   baselines: EntryList[] = [];
   ackedTick = -1;
@@ -201,7 +207,12 @@ class Bot {
   ) {
     this.action.authToken = token;
     this.chatAck = { type: "chat_ack", clientType: CLIENT_TYPE_OFFICIAL, authToken: token, seq: 0 };
-    this.entityAck = { type: "entity_ack", clientType: CLIENT_TYPE_OFFICIAL, authToken: token, tick: 0 };
+    this.entityAck = {
+      type: compact ? "compact_ack" : "entity_ack",
+      clientType: CLIENT_TYPE_OFFICIAL,
+      authToken: token,
+      tick: 0,
+    };
     encodePing({ type: "ping", clientType: CLIENT_TYPE_OFFICIAL, timestampMs: 0n }, this.pingOut, 0);
     this.socket = createSocket("udp4");
     this.socket.on("message", (message) => this.receive(message));
@@ -258,6 +269,13 @@ class Bot {
         this.observe(packet);
         this.applyDelta(packet);
         return;
+      case "state_delta_compact": {
+        if (measuring) totals.state++;
+        const delta = expandStateDeltaCompact(packet);
+        this.observe(delta);
+        this.applyDelta(delta);
+        return;
+      }
       case "state": {
         if (measuring) totals.state++;
         // A delta bot asks for deltas at once: tick 0 names the empty list, so the first delta is the whole view.

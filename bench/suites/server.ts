@@ -100,6 +100,8 @@ export interface NpcRowSpec {
   budgetBase?: number;
   /** The bots ask for entity deltas (bench/server/bots.ts --deltas). */
   deltas?: boolean;
+  /** ... in the compact form (--compact, P-25). */
+  compact?: boolean;
 }
 
 interface NpcStatus {
@@ -200,6 +202,8 @@ export interface ScaleRow {
   fight?: boolean;
   /** Whether the bots asked for entity deltas (--deltas). */
   deltas?: boolean;
+  /** Whether they asked for the compact form (--compact, P-25): the official client's default. */
+  compact?: boolean;
   /** NPC rows: the NPCs the world was written with (the live count drops as bots kill some). */
   npcsInWorld?: number;
 }
@@ -324,6 +328,8 @@ interface NpcRunOptions {
   fight?: boolean;
   /** The bots ask for entity deltas (bench/server/bots.ts --deltas). */
   deltas?: boolean;
+  /** ... in the compact form (bench/server/bots.ts --compact, P-25). */
+  compact?: boolean;
   /** Whether this is an NPC row: the NPC room is sampled through the window (default true). */
   sampleNpcs?: boolean;
   /** One bot process per entry, pinned to that core, the bots shared among them (default [1]). */
@@ -373,7 +379,7 @@ async function runScale(
         ...(botCores.length > 1 ? ["--wait-go"] : []),
         ...(idle ? ["--idle"] : []),
         ...(npcRun?.fight ? ["--fight"] : []),
-        ...(npcRun?.deltas ? ["--deltas"] : []),
+        ...(npcRun?.deltas ? [npcRun.compact ? "--compact" : "--deltas"] : []),
       ]);
       return spawn(command, args, { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
     });
@@ -520,10 +526,13 @@ async function runScale(
         datagramsOutPerClientSecond: (s1.datagramsOut - s0.datagramsOut) / clientSeconds,
       },
       drops: s1.drops,
-      // An idle delta session gets a quarter of the States by design (P-21): only the tick rate counts for it.
+      // An idle delta session gets a quarter of the States by design (P-21), and a compact one no broadcast that
+      // repeats the one before (P-25): only the tick rate counts for them.
       keepsUp:
         tickRateHz >= TICK_HZ * 0.95 &&
-        (bot.perBot.statePerSecond >= BROADCAST_HZ * 0.95 || (idle && npcRun?.deltas === true)) &&
+        (bot.perBot.statePerSecond >= BROADCAST_HZ * 0.95 ||
+          (idle && npcRun?.deltas === true) ||
+          npcRun?.compact === true) &&
         s1.tickMs.p99 < TICK_MS,
       load: { before: loadBefore, after: loadAverages() },
       npcs:
@@ -532,6 +541,7 @@ async function runScale(
           : undefined,
       fight: npcRun?.fight === true,
       deltas: npcRun?.deltas === true,
+      compact: npcRun?.compact === true,
       combat: s0.combat && s1.combat ? combatRowOf(s0, s1, seconds) : undefined,
     };
     log(
@@ -670,16 +680,19 @@ export async function runServer(
     }
     const idleRow = await runScale(mapPath, 100, true, warmupS, measureS);
     rows.push(idleRow);
-    // The bots asking for entity deltas (P-21), as the official client does by default: N = 500 wandering
-    // (issue 20's bytes comparison), 2000 wandering, and 100 idle.
+    // The bots asking for compact entity deltas (P-25), as the official client does by default: N = 500
+    // wandering (issue 20's bytes comparison), 2000 wandering, and 100 idle; then P-21's full form at 500 and idle.
     if (!options.quick) {
       // (Only at the N the series was asked for: `--bots 500` gives the delta rows at 500 and idle.)
-      for (const [bots, idle] of [
-        [500, false],
-        [2000, false],
-        [100, true],
-      ].filter(([bots, idle]) => idle || counts.includes(bots as number)) as [number, boolean][]) {
-        rows.push(await runScale(mapPath, bots, idle, warmupS, measureS, "auto", { deltas: true, sampleNpcs: false }));
+      for (const [bots, idle, compact] of [
+        [500, false, true],
+        [2000, false, true],
+        [100, true, true],
+        [500, false, false],
+        [100, true, false],
+      ].filter(([bots, idle]) => idle || counts.includes(bots as number)) as [number, boolean, boolean][]) {
+        const run = { deltas: true, compact, sampleNpcs: false };
+        rows.push(await runScale(mapPath, bots, idle, warmupS, measureS, "auto", run));
       }
     }
     // Colyseus 0.17 on the same workload and world (issue 20 goal 2), in the same session.
@@ -703,13 +716,15 @@ export async function runServer(
 
   const moving = rows.filter((row) => !row.idle && !comparison.includes(row) && !row.deltas);
   const idleRow = rows.find((row) => row.idle && !row.deltas)!;
-  const deltaAt500 = rows.find((row) => row.deltas && !row.idle && row.bots === 500);
-  const deltaIdle = rows.find((row) => row.deltas && row.idle);
+  const compactAt500 = rows.find((row) => row.compact && !row.idle && row.bots === 500);
+  const deltaAt500 = rows.find((row) => row.deltas && !row.compact && !row.idle && row.bots === 500);
+  const deltaIdle = rows.find((row) => row.deltas && !row.compact && row.idle);
+  const compactIdle = rows.find((row) => row.compact && row.idle);
   const seedAt500 = moving.find((row) => row.bots === 500);
   const eldCell = (row: ScaleRow) =>
     row.eventLoopDelayMs ? `${fmt(row.eventLoopDelayMs.p50)} / ${fmt(row.eventLoopDelayMs.p99)}` : "—";
   const table = rows.map((row) => [
-    `${row.bots}${row.idle ? " idle" : ""}${comparison.includes(row) ? " on node:dgram" : ""}${row.deltas ? ", entity deltas" : ""}`,
+    `${row.bots}${row.idle ? " idle" : ""}${comparison.includes(row) ? " on node:dgram" : ""}${deltaLabel(row)}`,
     loadCell(row),
     fmt(row.serverCpuPercent),
     fmt(row.cpuUsPerClientSecond),
@@ -747,14 +762,14 @@ export async function runServer(
       met: idleRow.bot.perBot.ipBytesInPerSecond < 1300,
     },
     colyseus.cpuTarget,
-    colyseus.bytesTarget(deltaAt500, seedAt500),
-    {
-      target: "with entity deltas: idle clients under 600 B/s downstream at the IP level",
-      measured: deltaIdle
-        ? `${fmt(deltaIdle.bot.perBot.ipBytesInPerSecond)} B/s per bot, ${fmt(deltaIdle.bot.perBot.statePerSecond)} StateDeltas/s`
+    colyseus.bytesTarget(compactAt500, seedAt500, deltaAt500),
+    ...[compactIdle, deltaIdle].map((row, index): Target => ({
+      target: `with ${index === 0 ? "compact entity deltas (P-25)" : "entity deltas (P-21)"}: idle clients under 600 B/s downstream at the IP level`,
+      measured: row
+        ? `${fmt(row.bot.perBot.ipBytesInPerSecond)} B/s per bot, ${fmt(row.bot.perBot.statePerSecond)} StateDeltas/s`
         : "not run",
-      met: deltaIdle ? deltaIdle.bot.perBot.ipBytesInPerSecond < 600 : null,
-    },
+      met: row ? row.bot.perBot.ipBytesInPerSecond < 600 : null,
+    })),
   ];
   const eldSource = rows.find((row) => row.eventLoopDelayMs)?.eventLoopDelayMs?.source ?? "none";
   return {
@@ -883,9 +898,16 @@ function colyseusTables(
 ): {
   tables: SuiteResult["tables"];
   cpuTarget: Target;
-  bytesTarget: (deltaAt500: ScaleRow | undefined, seedAt500: ScaleRow | undefined) => Target;
+  bytesTarget: (
+    compactAt500: ScaleRow | undefined,
+    seedAt500: ScaleRow | undefined,
+    fullAt500: ScaleRow | undefined,
+  ) => Target;
 } {
-  const deltasAt = (bots: number) => rows.find((row) => row.deltas && !row.idle && row.bots === bots);
+  // The official client's default form first: compact deltas, else P-21's.
+  const deltasAt = (bots: number) =>
+    rows.find((row) => row.compact && !row.idle && row.bots === bots) ??
+    rows.find((row) => row.deltas && !row.idle && row.bots === bots);
   const seedAt = (bots: number) => moving.find((row) => row.bots === bots);
   const colyseusAt500 = colyseusRows.find((row) => row.bots === 500);
   const loadText = (load: { before: number[]; after: number[] }) =>
@@ -974,7 +996,7 @@ function colyseusTables(
               ];
             }),
             note:
-              "Ours: the rows of the table above at the same N (seed packets; entity deltas where that row ran). " +
+              "Ours: the rows of the table above at the same N (seed packets; compact entity deltas, P-25, where that row ran, else P-21's). " +
               "Our tick p99 is the whole tick (simulation and broadcast); Colyseus's is its simulation callback, its patches run on a timer of " +
               "their own, so its event-loop delay is the figure to compare." +
               (notRun ? ` Not all Colyseus rows ran: ${notRun}.` : ""),
@@ -996,15 +1018,19 @@ function colyseusTables(
         ? colyseusAt500.cpuUsPerClientSecond / ours500.cpuUsPerClientSecond >= COLYSEUS_CPU_RATIO_GOAL
         : null,
   };
-  const bytesTarget = (deltaAt500: ScaleRow | undefined, seedAt500: ScaleRow | undefined): Target => {
+  const bytesTarget = (
+    deltaAt500: ScaleRow | undefined,
+    seedAt500: ScaleRow | undefined,
+    fullAt500: ScaleRow | undefined,
+  ): Target => {
     const yardstick = colyseusAt500 ? colyseusAt500.tcp.ipBytesOutPerClientSecond : COLYSEUS_DOWN_B_PER_S;
     const source = colyseusAt500
       ? "in the same session"
       : "issue 20's measurement: no Colyseus row at N = 500 in this run";
     return {
-      target: `with entity deltas (P-21): downstream per wandering client at N = 500 below Colyseus 0.17's (${source})`,
+      target: `with compact entity deltas (P-25): downstream per wandering client at N = 500 below Colyseus 0.17's (${source})`,
       measured: deltaAt500
-        ? `${fmt(deltaAt500.bot.perBot.ipBytesInPerSecond)} B/s per bot against Colyseus's ${fmt(yardstick)} (seed packets in this run: ${seedAt500 ? fmt(seedAt500.bot.perBot.ipBytesInPerSecond) : "—"}); up ${fmt(deltaAt500.bot.perBot.ipBytesOutPerSecond)} B/s; ${fmt(deltaAt500.cpuUsPerClientSecond)} server µs/client-s`
+        ? `${fmt(deltaAt500.bot.perBot.ipBytesInPerSecond)} B/s per bot against Colyseus's ${fmt(yardstick)} (in this run: seed packets ${seedAt500 ? fmt(seedAt500.bot.perBot.ipBytesInPerSecond) : "—"}, P-21 deltas ${fullAt500 ? fmt(fullAt500.bot.perBot.ipBytesInPerSecond) : "—"}); ${fmt(deltaAt500.bot.perBot.statePerSecond)} StateDeltas/s; up ${fmt(deltaAt500.bot.perBot.ipBytesOutPerSecond)} B/s; ${fmt(deltaAt500.cpuUsPerClientSecond)} server µs/client-s`
         : "not run",
       met: deltaAt500 ? deltaAt500.bot.perBot.ipBytesInPerSecond < yardstick : null,
     };
@@ -1014,16 +1040,17 @@ function colyseusTables(
 
 /**
  * "20000" → 20,000 NPCs at the default budget; "20000@20000000" → with --npc-budget 20000000;
- * a "+deltas" suffix ("20000+deltas") → the bots ask for entity deltas.
+ * a "+deltas" suffix ("20000+deltas") → the bots ask for entity deltas (P-21), "+compact" for the compact form (P-25).
  */
 export function parseNpcRows(text: string): NpcRowSpec[] {
   return text.split(",").map((item) => {
-    const deltas = item.trim().endsWith("+deltas");
+    const compact = item.trim().endsWith("+compact");
+    const deltas = compact || item.trim().endsWith("+deltas");
     const [npcs, budget] = item
       .trim()
-      .replace(/\+deltas$/, "")
+      .replace(/\+(deltas|compact)$/, "")
       .split("@");
-    const spec: NpcRowSpec = { npcs: Number(npcs), ...(deltas ? { deltas } : {}) };
+    const spec: NpcRowSpec = { npcs: Number(npcs), ...(deltas ? { deltas } : {}), ...(compact ? { compact } : {}) };
     if (budget !== undefined) spec.budgetBase = Number(budget);
     if (!Number.isInteger(spec.npcs) || spec.npcs < 0 || (budget !== undefined && !(Number(budget) >= 1))) {
       throw new Error(`--npcs takes COUNT or COUNT@BUDGET (integers), got "${item}"`);
@@ -1032,9 +1059,14 @@ export function parseNpcRows(text: string): NpcRowSpec[] {
   });
 }
 
+/** ", entity deltas" / ", compact deltas" / "": which packets a row's bots asked for. */
+function deltaLabel(row: ScaleRow): string {
+  return row.compact ? ", compact deltas" : row.deltas ? ", entity deltas" : "";
+}
+
 function npcRowLabel(row: ScaleRow): string {
   const npcs = row.npcs;
-  const carrier = row.deltas ? ", entity deltas" : "";
+  const carrier = deltaLabel(row);
   if (!npcs || npcs.count === 0) return `${row.bots} bots, no NPCs${carrier}`;
   const budget = npcs.budgetBase === DEFAULT_THINK_BUDGET_BASE ? "" : `, --npc-budget ${fmt(npcs.budgetBase)}`;
   return `${row.bots} bots, ${fmt(npcs.count)} NPCs${budget}${carrier}`;
@@ -1051,7 +1083,7 @@ function holdsRates(row: ScaleRow, tickP99Ms: number): boolean {
 
 /** What holdsRates looked at, in words, with the row's load. */
 function ratesText(row: ScaleRow): string {
-  return `p99 tick ${fmt(row.tickMs.p99)} ms, ${fmt(row.tickRateHz)} ticks/s, ${fmt(row.bot.perBot.statePerSecond)} States/s per bot${row.deltas ? ", entity deltas" : ""} (load ${loadCell(row)})`;
+  return `p99 tick ${fmt(row.tickMs.p99)} ms, ${fmt(row.tickRateHz)} ticks/s, ${fmt(row.bot.perBot.statePerSecond)} States/s per bot${deltaLabel(row)} (load ${loadCell(row)})`;
 }
 
 function loadCell(row: ScaleRow): string {
@@ -1088,11 +1120,12 @@ export async function runServerNpcs(
       }
       log(
         `server: ${bots} bots, ${spec.npcs} NPCs${spec.budgetBase ? `, --npc-budget ${spec.budgetBase}` : ""}` +
-          (spec.deltas ? ", entity deltas" : ""),
+          (spec.compact ? ", compact deltas" : spec.deltas ? ", entity deltas" : ""),
       );
       const row = await runScale(mapPath, bots, false, warmupS, measureS, "auto", {
         budgetBase: spec.budgetBase,
         deltas: spec.deltas,
+        compact: spec.compact,
       });
       row.npcsInWorld = spec.npcs;
       rows.push(row);

@@ -22,6 +22,7 @@ import { type DecodeError, decodeError } from "./errors.js";
 import { ENTITY_CHECKSUM_START, entityChecksumEntries } from "./entity-checksum.js";
 import { ENTITY_ENTRY_BYTES, ENTITY_ENTRY_LAYOUT, ENTITY_META_MAX_BYTES } from "./entity.js";
 import { validateTlvs } from "./tlv.js";
+import { VARINT_MAX_BYTES, readVarint, writeVarint } from "./varint.js";
 
 const TYPE_AT = ENTITY_ENTRY_LAYOUT.offset.type_id;
 const X_AT = ENTITY_ENTRY_LAYOUT.offset.pos_x;
@@ -45,7 +46,6 @@ export const DELTA_META = 0x80; // u8 meta_len, then the TLV block
 export const DELTA_MASK_NAMES = ["pos_small", "pos_full", "type_id", "hp", "hp_max", "elo", "entity_flags", "meta"];
 
 /** Longest LEB128 encoding of a u32. */
-const VARINT_MAX_BYTES = 5;
 /** Most bytes one changed entry can take: gap, mask, pos, 4 u16, flags, meta. */
 export const DELTA_ENTRY_MAX_BYTES = VARINT_MAX_BYTES + 1 + 4 + 8 + 1 + 1 + ENTITY_META_MAX_BYTES;
 
@@ -278,37 +278,6 @@ function copy2(from: Uint8Array, fromAt: number, out: Uint8Array, at: number): n
   out[at] = from[fromAt];
   out[at + 1] = from[fromAt + 1];
   return at + 2;
-}
-
-function writeVarint(out: Uint8Array, at: number, value: number): number {
-  while (value >= 0x80) {
-    out[at++] = (value & 0x7f) | 0x80;
-    value = Math.floor(value / 128);
-  }
-  out[at++] = value;
-  return at;
-}
-
-/** A varint read: its value, and the offset after it (-1 when malformed or past `end`). */
-const varint = { value: 0, next: 0 };
-
-function readVarint(bytes: Uint8Array, at: number, end: number): typeof varint {
-  let value = 0;
-  let scale = 1;
-  for (let i = 0; i < VARINT_MAX_BYTES; i++) {
-    if (at >= end) break;
-    const byte = bytes[at++];
-    value += (byte & 0x7f) * scale;
-    if ((byte & 0x80) === 0) {
-      varint.value = value;
-      // Over u32, or a padded form (a last byte of 0 after the first): not what an encoder writes.
-      varint.next = value > 0xffffffff || (i > 0 && byte === 0) ? -1 : at;
-      return varint;
-    }
-    scale *= 128;
-  }
-  varint.next = -1;
-  return varint;
 }
 
 /**

@@ -40,6 +40,8 @@ export const PACKET_ITEM_RESULT = 22;
 export const PACKET_WORLD_CLOCK = 23;
 export const PACKET_ENTITY_ACK = 24;
 export const PACKET_STATE_DELTA = 25;
+export const PACKET_COMPACT_ACK = 26;
+export const PACKET_STATE_DELTA_COMPACT = 27;
 
 /** Packet type names as used in decoded objects and the packet tool, indexed by wire id. */
 export const PACKET_TYPE_NAMES = [
@@ -69,6 +71,8 @@ export const PACKET_TYPE_NAMES = [
   "world_clock",
   "entity_ack",
   "state_delta",
+  "compact_ack",
+  "state_delta_compact",
 ] as const;
 export type PacketTypeName = (typeof PACKET_TYPE_NAMES)[number];
 
@@ -85,7 +89,7 @@ const TYPE_AT = HEADER_LAYOUT.offset.packet_type;
 const CLIENT_TYPE_AT = HEADER_LAYOUT.offset.client_type;
 
 export interface Header {
-  /** Wire id, PACKET_STATE .. PACKET_STATE_DELTA. */
+  /** Wire id, PACKET_STATE .. PACKET_STATE_DELTA_COMPACT. */
   readonly packetType: number;
   readonly clientType: number;
 }

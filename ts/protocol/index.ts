@@ -32,5 +32,7 @@ export * from "./item-result.js";
 export * from "./world-clock.js";
 export * from "./entity-ack.js";
 export * from "./state-delta.js";
+export * from "./state-delta-compact.js";
+export * from "./varint.js";
 export * from "./entity-delta.js";
 export * from "./packet.js";

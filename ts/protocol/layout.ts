@@ -21,6 +21,10 @@ export type FieldKind =
   | "u32"
   /** A u64 that is a number (timestamps): a bigint in TypeScript. */
   | "u64"
+  /** An unsigned LEB128 varint of at most 32 bits (1–5 bytes, the shortest form), a number in TypeScript. */
+  | "varint"
+  /** `repeat` varints in a row, an array of numbers in TypeScript. */
+  | "varints"
   /** The u64 session token (auth_token). */
   | "token"
   /** A u32 chunk_id: (cx as u16) | (cy as u16) << 16. */
@@ -133,6 +137,16 @@ function spec<Name extends string>(
 /** A fixed-size integer field; `key` is the property name in the packet object. */
 export function int<Name extends string>(name: Name, kind: "u8" | "u16" | "i16" | "u32", key: string): FieldSpec<Name> {
   return spec(name, kind, fixedBytes(kind), { key });
+}
+
+/** A variable-length unsigned integer (LEB128, ≤ u32): 1–5 bytes, so the fields after it have no fixed offset. */
+export function varint<Name extends string>(name: Name, key: string): FieldSpec<Name> {
+  return spec(name, "varint", -1, { key });
+}
+
+/** `repeat` varints (an array of `repeat` numbers). */
+export function varints<Name extends string>(name: Name, key: string, repeat: number): FieldSpec<Name> {
+  return spec(name, "varints", -1, { key, repeat });
 }
 
 export function u64<Name extends string>(name: Name, key: string): FieldSpec<Name> {
@@ -252,7 +266,12 @@ export function layout<Name extends string>(
     if (field.kind === "count" && !fields.slice(index + 1).some((later) => later.name === field.of)) {
       throw new Error(`layout ${name}: count ${field.name} measures ${field.of}, which does not follow it`);
     }
-    const counted = field.size < 0 && field.kind !== "string" && field.kind !== "bit_packed_tiles";
+    const counted =
+      field.size < 0 &&
+      field.kind !== "string" &&
+      field.kind !== "bit_packed_tiles" &&
+      field.kind !== "varint" &&
+      field.kind !== "varints";
     const hasCount = fields.slice(0, index).some((earlier) => earlier.kind === "count" && earlier.of === field.name);
     if (counted && !hasCount) {
       throw new Error(`layout ${name}: ${field.name} has no count field before it`);

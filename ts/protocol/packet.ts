@@ -81,7 +81,21 @@ import {
 } from "./item-request.js";
 import { ITEM_RESULT_LAYOUT, type ItemResultPacket, decodeItemResultBody, encodeItemResult } from "./item-result.js";
 import { WORLD_CLOCK_LAYOUT, type WorldClockPacket, decodeWorldClockBody, encodeWorldClock } from "./world-clock.js";
-import { ENTITY_ACK_LAYOUT, type EntityAckPacket, decodeEntityAckBody, encodeEntityAck } from "./entity-ack.js";
+import {
+  COMPACT_ACK_LAYOUT,
+  ENTITY_ACK_LAYOUT,
+  type CompactAckPacket,
+  type EntityAckPacket,
+  decodeEntityAckBody,
+  encodeEntityAck,
+} from "./entity-ack.js";
+import {
+  STATE_DELTA_COMPACT_LAYOUT,
+  type StateDeltaCompactPacket,
+  type StateDeltaCompactView,
+  decodeStateDeltaCompactBody,
+  encodeStateDeltaCompact,
+} from "./state-delta-compact.js";
 import {
   STATE_DELTA_LAYOUT,
   type StateDeltaPacket,
@@ -113,6 +127,8 @@ import {
   PACKET_WORLD_CLOCK,
   PACKET_ENTITY_ACK,
   PACKET_STATE_DELTA,
+  PACKET_COMPACT_ACK,
+  PACKET_STATE_DELTA_COMPACT,
   PACKET_PING,
   PACKET_PONG,
   PACKET_STATE,
@@ -158,6 +174,8 @@ export const PACKET_LAYOUTS: readonly Layout[] = [
   WORLD_CLOCK_LAYOUT,
   ENTITY_ACK_LAYOUT,
   STATE_DELTA_LAYOUT,
+  COMPACT_ACK_LAYOUT,
+  STATE_DELTA_COMPACT_LAYOUT,
 ];
 if (PACKET_LAYOUTS.length !== PACKET_TYPE_NAMES.length) {
   throw new Error(`PACKET_LAYOUTS has ${PACKET_LAYOUTS.length} layouts for ${PACKET_TYPE_NAMES.length} packet types`);
@@ -180,7 +198,8 @@ export type GamePacket =
   | ItemRequestPacket
   | ItemResultPacket
   | WorldClockPacket
-  | EntityAckPacket;
+  | EntityAckPacket
+  | CompactAckPacket;
 
 /** Plain packets: what encodePacket takes and decodePacketPlain returns. */
 export type Packet =
@@ -193,6 +212,7 @@ export type Packet =
   | EntityDetailPacket
   | PingPacket
   | StateDeltaPacket
+  | StateDeltaCompactPacket
   | GamePacket;
 
 /**
@@ -209,6 +229,7 @@ export type PacketView =
   | EntityDetailView
   | PingPacket
   | StateDeltaView
+  | StateDeltaCompactView
   | GamePacket;
 
 /**
@@ -266,9 +287,12 @@ export function decodePacket(bytes: Uint8Array): DecodeResult<PacketView> {
     case PACKET_WORLD_CLOCK:
       return decodeWorldClockBody(bytes);
     case PACKET_ENTITY_ACK:
+    case PACKET_COMPACT_ACK:
       return decodeEntityAckBody(bytes);
     case PACKET_STATE_DELTA:
       return decodeStateDeltaBody(bytes);
+    case PACKET_STATE_DELTA_COMPACT:
+      return decodeStateDeltaCompactBody(bytes);
     default: // checkHeader admitted only PACKET_COMBAT beyond this point
       return decodeCombatBody(bytes);
   }
@@ -290,6 +314,8 @@ export function viewToPacket(view: PacketView): Packet {
       return { ...view, payload: view.payload.slice() };
     case "state_delta":
       return { ...view, delta: view.delta.slice() };
+    case "state_delta_compact":
+      return { ...view, versions: [...view.versions], delta: view.delta.slice() };
     default:
       return view;
   }
@@ -352,9 +378,12 @@ export function encodePacket(packet: Packet, out: Uint8Array, offset = 0): numbe
     case "world_clock":
       return encodeWorldClock(packet, out, offset);
     case "entity_ack":
+    case "compact_ack":
       return encodeEntityAck(packet, out, offset);
     case "state_delta":
       return encodeStateDelta(packet, out, offset);
+    case "state_delta_compact":
+      return encodeStateDeltaCompact(packet, out, offset);
     default:
       throw new EncodeError("out_of_range", `unknown packet type ${String((packet as { type: unknown }).type)}`);
   }

@@ -26,6 +26,7 @@ import {
 import { type DeltaWritten, type EntryList, writeEntityDelta } from "../protocol/entity-delta.js";
 import { MAX_DATAGRAM_BYTES, PACKET_STATE_DELTA } from "../protocol/header.js";
 import { STATE_DELTA_BODY_OFFSET, STATE_DELTA_FIXED_BYTES, writeStateDeltaTail } from "../protocol/state-delta.js";
+import { STATE_DELTA_COMPACT_HEAD_MAX, writeStateDeltaCompactHead } from "../protocol/state-delta-compact.js";
 import {
   MANIFEST_ENTRIES,
   STATE_BYTES,
@@ -161,36 +162,70 @@ export class Broadcaster {
     const at = slab.at;
     const versions = this.versions;
     const baseline = baselines.baseline();
-    const written = writeEntityDelta(
-      baseline,
-      list,
-      out,
-      at + STATE_DELTA_BODY_OFFSET,
-      at + MAX_DATAGRAM_BYTES,
-      this.written,
-    );
+    const compact = baselines.compact;
+    // The compact head's length is known only once the counts are: the body goes after the longest head, and
+    // moves down to the real one.
+    const bodyAt = at + (compact ? STATE_DELTA_COMPACT_HEAD_MAX : STATE_DELTA_BODY_OFFSET);
+    const written = writeEntityDelta(baseline, list, out, bodyAt, at + MAX_DATAGRAM_BYTES, this.written);
     const entity = session.entity;
     if (written.bytes >= 0) {
+      const sameView = sameManifest(baselines, centreX, centreY, versions);
       if (
         written.removed === 0 &&
         written.changed === 0 &&
         tick - baselines.lastSentTick < IDLE_STATE_EVERY_TICKS &&
         tick - baselines.lastStepTick > ACTIVE_AFTER_STEP_TICKS &&
-        sameManifest(baselines, centreX, centreY, versions)
+        sameView
       ) {
         baselines.discard(list);
         return;
       }
-      writeStateAround(PACKET_STATE_DELTA, 0, tick, centreX, centreY, versions, entity.id, checksum, out, at);
+      // The half rate (P-25): a compact session's broadcast that repeats the one sent just before it (same list,
+      // same manifest) is held back — never two in a row, so a lost one is repaired a broadcast later. It never
+      // stretches the idle rate's gap: that rule alone decides once IDLE_STATE_EVERY_TICKS have passed.
+      if (
+        compact &&
+        sameView &&
+        checksum === session.lastEntityChecksum &&
+        !baselines.repeatSkipped &&
+        tick - baselines.lastSentTick < IDLE_STATE_EVERY_TICKS
+      ) {
+        baselines.repeatSkipped = true;
+        baselines.discard(list);
+        return;
+      }
       // The empty baseline's tick is -1; on the wire it is 0 ("the empty list").
-      writeStateDeltaTail(Math.max(0, baseline.tick), written.removed, written.changed, written.bytes, out, at);
-      egress.sendWritten(session, STATE_DELTA_FIXED_BYTES + written.bytes);
+      if (compact) {
+        const back = baseline.tick < 0 ? 0 : tick - baseline.tick;
+        const head = writeStateDeltaCompactHead(
+          0,
+          tick,
+          checksum,
+          centreX,
+          centreY,
+          versions,
+          entity.id,
+          back,
+          written.removed,
+          written.changed,
+          written.bytes,
+          out,
+          at,
+        );
+        out.copyWithin(at + head, bodyAt, bodyAt + written.bytes);
+        egress.sendWritten(session, head + written.bytes);
+      } else {
+        writeStateAround(PACKET_STATE_DELTA, 0, tick, centreX, centreY, versions, entity.id, checksum, out, at);
+        writeStateDeltaTail(Math.max(0, baseline.tick), written.removed, written.changed, written.bytes, out, at);
+        egress.sendWritten(session, STATE_DELTA_FIXED_BYTES + written.bytes);
+      }
     } else {
       encodeStateAround(0, tick, centreX, centreY, versions, entity.id, checksum, out, at);
       egress.sendWritten(session, STATE_BYTES);
       this.sendEntities(session, inView, count, tick);
     }
     baselines.lastSentTick = tick;
+    baselines.repeatSkipped = false;
     baselines.lastCentreX = centreX;
     baselines.lastCentreY = centreY;
     baselines.lastVersions.set(versions);

@@ -26,7 +26,13 @@ import { encodeEntityDetail } from "../protocol/entity-detail.js";
 import type { EntityQueryPacket } from "../protocol/entity-query.js";
 import { MAX_DATAGRAM_BYTES, PACKET_PONG, encodeHeader } from "../protocol/header.js";
 import { decodePacket } from "../protocol/packet.js";
-import { entityAckTick, entityAckTokenHigh, entityAckTokenLow, isValidEntityAck } from "../protocol/entity-ack.js";
+import {
+  entityAckTick,
+  entityAckTokenHigh,
+  entityAckTokenLow,
+  isCompactAck,
+  isValidEntityAck,
+} from "../protocol/entity-ack.js";
 import { EntityBaselines } from "./entity-baselines.js";
 import { CHALLENGE_BYTES, PING_BYTES, PING_TIMESTAMP_OFFSET, isValidPing, writeChallenge } from "../protocol/ping.js";
 import { MANIFEST_ENTRIES } from "../protocol/state.js";
@@ -384,8 +390,8 @@ export class DatagramHandler {
    * its timestamp bytes.
    */
   /**
-   * An EntityAckPacket (P-21): the client holds the list of its tick. The first
-   * one turns entity deltas on for the session (bounded: one ring of lists per
+   * An EntityAckPacket or CompactAckPacket (P-21, P-25): the client holds the
+   * list of its tick. The first one turns entity deltas on for the session (bounded: one ring of lists per
    * session). Only over the session's own link, like every packet but an Action.
    */
   private onEntityAck(bytes: Uint8Array, peer: Peer, nowMs: number): void {
@@ -396,7 +402,8 @@ export class DatagramHandler {
     }
     const admitted = this.admitOnLink(session, peer, nowMs, !onBoundLink, bytes.length);
     if (!admitted) return;
-    if (admitted.baselines === null) admitted.baselines = new EntityBaselines();
+    // The first acknowledgement chooses the form for the session's life: a CompactAck the compact one (P-25).
+    if (admitted.baselines === null) admitted.baselines = new EntityBaselines(isCompactAck(bytes));
     admitted.baselines.acknowledge(entityAckTick(bytes));
   }
 

@@ -24,6 +24,10 @@ export const IDLE_STATE_EVERY_TICKS = 8;
 export const ACTIVE_AFTER_STEP_TICKS = 24;
 
 export class EntityBaselines {
+  /** Whether the session asked for compact deltas (its first acknowledgement was a CompactAck, P-25). */
+  readonly compact: boolean;
+  /** Compact sessions: the last broadcast was held back because it repeated the one before (the half rate). */
+  repeatSkipped = false;
   private readonly lists: EntryList[] = [];
   /** The newest tick the client said it holds (0: the empty list). */
   private ackedTick = 0;
@@ -35,7 +39,8 @@ export class EntityBaselines {
   /** The tick of the session's latest scheduled step. */
   lastStepTick = -1;
 
-  constructor() {
+  constructor(compact = false) {
+    this.compact = compact;
     for (let index = 0; index < BASELINES_KEPT; index++) this.lists.push(new EntryList(256, 16));
   }
 

@@ -181,9 +181,13 @@ function fieldsJson(layout: Layout, values: Values, json: JsonObject = {}): Json
       case "u16":
       case "i16":
       case "u32":
+      case "varint":
       case "text":
       case "string":
         json[name] = value as number | string;
+        break;
+      case "varints":
+        json[name] = [...(value as number[])];
         break;
       case "u64":
         json[name] = (value as bigint).toString();
@@ -538,7 +542,14 @@ function fieldsFromJson(layout: Layout, fields: Fields, values: Values): Values 
       case "u16":
       case "i16":
       case "u32":
+      case "varint":
         values[key] = fields.integer(name);
+        break;
+      case "varints":
+        values[key] = fields.array(name).map((item, index) => {
+          if (typeof item !== "number") throw new ToolInputError(`${fields.at(name)}[${index}] must be a number`);
+          return item;
+        });
         break;
       case "u64":
         values[key] = parseU64Decimal(fields.raw(name), fields.at(name));

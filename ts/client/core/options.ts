@@ -39,6 +39,12 @@ export interface GameClientOptions {
    * bytes and a lower State rate while nothing changes); false keeps the seed's packets.
    */
   entityDeltas: boolean;
+  /**
+   * With entityDeltas: ask for the compact form (P-25: CompactAck, StateDeltaCompactPackets with a
+   * 33-byte head instead of 82, and a broadcast that repeats the one before it held back); false
+   * asks for P-21's StateDeltaPackets.
+   */
+  compactDeltas: boolean;
   /** Minimum gap between EntityAckPackets. */
   entityAckIntervalMs: number;
 }
@@ -60,5 +66,6 @@ export const DEFAULT_GAME_CLIENT_OPTIONS: GameClientOptions = {
   cacheRadiusChunks: 3,
   clientType: 0,
   entityDeltas: true,
+  compactDeltas: true,
   entityAckIntervalMs: 500,
 };

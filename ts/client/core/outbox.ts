@@ -84,9 +84,13 @@ export class Outbox {
     this.flush(encodeEntityQuery(packet, this.scratch));
   }
 
-  /** "I hold the entity list of `tick`" (P-21): asks for, and keeps current, entity deltas. */
-  sendEntityAck(tick: number): void {
-    const packet = { type: "entity_ack" as const, clientType: this.clientType, authToken: this.token, tick };
+  /**
+   * "I hold the entity list of `tick`" (P-21): asks for, and keeps current, entity deltas — as a
+   * CompactAck (P-25) when `compact`, which the server reads as a request for the compact form.
+   */
+  sendEntityAck(tick: number, compact = false): void {
+    const type = compact ? ("compact_ack" as const) : ("entity_ack" as const);
+    const packet = { type, clientType: this.clientType, authToken: this.token, tick };
     this.flush(encodeEntityAck(packet, this.scratch));
   }
 

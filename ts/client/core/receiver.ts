@@ -7,6 +7,7 @@ import { chunkX, chunkY } from "../../protocol/chunk-id.js";
 import type { EntityDetailView } from "../../protocol/entity-detail.js";
 import { decodePacket, type PacketView } from "../../protocol/packet.js";
 import { MANIFEST_CENTRE, type StatePacket } from "../../protocol/state.js";
+import { expandStateDeltaCompact } from "../../protocol/state-delta-compact.js";
 import { readTlvName } from "../../protocol/tlv.js";
 import type { ManifestSource } from "./action-sender.js";
 import { isNpcType } from "./kinds.js";
@@ -79,6 +80,13 @@ export class PacketReceiver implements ManifestSource {
         this.observeState(packet, nowMs);
         if (parts.entityTable.onStateDelta(packet)) this.onAck();
         return;
+      case "state_delta_compact": {
+        // The compact form (P-25) says the same in fewer bytes: one path for both.
+        const delta = expandStateDeltaCompact(packet);
+        this.observeState(delta, nowMs);
+        if (parts.entityTable.onStateDelta(delta)) this.onAck();
+        return;
+      }
       case "chunk": {
         const chunk = parts.chunks.store(packet);
         if (chunk) parts.grid.put(chunk);

@@ -72,7 +72,7 @@ export class LinkUpkeep {
     // Entity deltas (P-21): the newest verified list, acknowledged at most every entityAckIntervalMs.
     if (options.entityDeltas && entityTable.ackDue > 0 && nowMs - this.lastEntityAckMs >= options.entityAckIntervalMs) {
       const tick = entityTable.ackDue;
-      outbox.sendEntityAck(tick);
+      outbox.sendEntityAck(tick, options.compactDeltas);
       entityTable.acknowledged(tick);
       this.lastEntityAckMs = nowMs;
     }
