@@ -50,7 +50,7 @@ const HELP = `usage: npm run bench -- [--quick] [--only SUITE[,SUITE...]] [--bot
                  first that does not keep up; 100 with --quick; "none" to skip them). Colyseus is installed into
                  bench/colyseus/node_modules on first use (npm ci --prefix bench/colyseus)
   --npcs LIST    npcs suite: the rows, each COUNT or COUNT@BUDGET (COUNT NPCs in the world; BUDGET the
-                 server's --npc-budget), "+deltas" after either for bots that ask for entity deltas;
+                 server's --npc-budget), "+deltas" after either for bots that ask for entity deltas (P-21), "+compact" for compact ones (P-25);
                  0 is the row without NPCs the others are compared with (default 0,20000,100000,
                  20000@20000000,0+deltas,20000+deltas,100000+deltas; with --quick 0,20000 at 100 bots)
   --npc-bots N   npcs and combat suites: bots in every row (default 2000)
