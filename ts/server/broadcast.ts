@@ -93,22 +93,6 @@ export class Broadcaster {
     const entity = session.entity;
     const inView = this.view;
     const count = this.entities.inSquare(entity.x, entity.y, VIEW_RADIUS, inView);
-
-    // The checksum covers the entries in send order, whatever the datagram split. A delta session's
-    // entries are copied into this broadcast's list first, and hashed there in one pass.
-    const baselines = session.baselines;
-    const list = baselines === null ? null : baselines.next();
-    let checksum = ENTITY_CHECKSUM_START;
-    for (let index = 0; index < count; index++) {
-      const seen = inView[index];
-      if (seen.entryRound !== this.round) this.encodeEntry(seen, index);
-      const from = seen.entryOffset;
-      if (list === null) checksum = entityChecksumEntries(checksum, this.entries, from, from + seen.entryBytes);
-      else list.append(this.entries, from, from + seen.entryBytes);
-    }
-    if (list !== null) checksum = list.computeChecksum();
-
-    // State first: the client reads the checksum, then the entries that match it.
     const centreX = Math.floor(entity.x / CHUNK_SIZE);
     const centreY = Math.floor(entity.y / CHUNK_SIZE);
     const world = this.world;
@@ -116,12 +100,22 @@ export class Broadcaster {
     for (let index = 0; index < MANIFEST_ENTRIES; index++) {
       versions[index] = world.chunkVersion(centreX + manifestDx(index), centreY + manifestDy(index));
     }
+    const tick = this.clock.tick;
+    const baselines = session.baselines;
+    if (baselines !== null) return this.sendDeltaSession(session, baselines, count, centreX, centreY, tick);
+
+    // The checksum covers the entries in send order, whatever the datagram split.
+    let checksum = ENTITY_CHECKSUM_START;
+    for (let index = 0; index < count; index++) {
+      const seen = inView[index];
+      if (seen.entryRound !== this.round) this.encodeEntry(seen, index);
+      const from = seen.entryOffset;
+      checksum = entityChecksumEntries(checksum, this.entries, from, from + seen.entryBytes);
+    }
+
+    // State first: the client reads the checksum, then the entries that match it.
     const egress = this.egress;
     const slab = egress.slab;
-    const tick = this.clock.tick;
-    if (baselines !== null && list !== null) {
-      return this.sendDelta(session, baselines, list, count, checksum, centreX, centreY, tick);
-    }
     slab.reserve(STATE_BYTES);
     encodeStateAround(0, tick, centreX, centreY, versions, entity.id, checksum, slab.bytes, slab.at);
     egress.sendWritten(session, STATE_BYTES);
@@ -132,6 +126,59 @@ export class Broadcaster {
     session.lastEntityChecksum = checksum;
     session.lastEntityTick = tick;
     session.resendEntities = false;
+  }
+
+  /**
+   * A delta session's broadcast: the view's entries copied into this
+   * broadcast's list (hashed there in one pass), then sendDelta. A compact
+   * session (P-25) that may hold this broadcast back — the last one was sent,
+   * recently, with this manifest — hashes the entries where they lie first, and
+   * when they repeat the last ones sent, holds it back at once: no list, no diff.
+   */
+  private sendDeltaSession(
+    session: Session,
+    baselines: EntityBaselines,
+    count: number,
+    centreX: number,
+    centreY: number,
+    tick: number,
+  ): void {
+    const inView = this.view;
+    const sameView = sameManifest(baselines, centreX, centreY, this.versions);
+    if (
+      baselines.compact &&
+      sameView &&
+      !baselines.repeatSkipped &&
+      tick - baselines.lastSentTick < IDLE_STATE_EVERY_TICKS
+    ) {
+      let checksum = ENTITY_CHECKSUM_START;
+      for (let index = 0; index < count; index++) {
+        const seen = inView[index];
+        if (seen.entryRound !== this.round) this.encodeEntry(seen, index);
+        const from = seen.entryOffset;
+        checksum = entityChecksumEntries(checksum, this.entries, from, from + seen.entryBytes);
+      }
+      if (checksum === session.lastEntityChecksum) {
+        // The half rate (P-25): this broadcast repeats the one sent just before it — never two held back in a row,
+        // so a lost one is repaired a broadcast later, and never past the idle rule's gap.
+        baselines.repeatSkipped = true;
+        return;
+      }
+      const list = baselines.next();
+      for (let index = 0; index < count; index++) {
+        const seen = inView[index];
+        list.append(this.entries, seen.entryOffset, seen.entryOffset + seen.entryBytes);
+      }
+      return this.sendDelta(session, baselines, list, count, checksum, centreX, centreY, tick, sameView);
+    }
+    const list = baselines.next();
+    for (let index = 0; index < count; index++) {
+      const seen = inView[index];
+      if (seen.entryRound !== this.round) this.encodeEntry(seen, index);
+      list.append(this.entries, seen.entryOffset, seen.entryOffset + seen.entryBytes);
+    }
+    const checksum = list.computeChecksum();
+    return this.sendDelta(session, baselines, list, count, checksum, centreX, centreY, tick, sameView);
   }
 
   /**
@@ -151,6 +198,7 @@ export class Broadcaster {
     centreX: number,
     centreY: number,
     tick: number,
+    sameView: boolean,
   ): void {
     const inView = this.view;
     list.tick = tick;
@@ -169,7 +217,6 @@ export class Broadcaster {
     const written = writeEntityDelta(baseline, list, out, bodyAt, at + MAX_DATAGRAM_BYTES, this.written);
     const entity = session.entity;
     if (written.bytes >= 0) {
-      const sameView = sameManifest(baselines, centreX, centreY, versions);
       if (
         written.removed === 0 &&
         written.changed === 0 &&
@@ -177,20 +224,6 @@ export class Broadcaster {
         tick - baselines.lastStepTick > ACTIVE_AFTER_STEP_TICKS &&
         sameView
       ) {
-        baselines.discard(list);
-        return;
-      }
-      // The half rate (P-25): a compact session's broadcast that repeats the one sent just before it (same list,
-      // same manifest) is held back — never two in a row, so a lost one is repaired a broadcast later. It never
-      // stretches the idle rate's gap: that rule alone decides once IDLE_STATE_EVERY_TICKS have passed.
-      if (
-        compact &&
-        sameView &&
-        checksum === session.lastEntityChecksum &&
-        !baselines.repeatSkipped &&
-        tick - baselines.lastSentTick < IDLE_STATE_EVERY_TICKS
-      ) {
-        baselines.repeatSkipped = true;
         baselines.discard(list);
         return;
       }
