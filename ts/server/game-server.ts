@@ -162,6 +162,7 @@ export class Game {
         tickHz: this.options.tickHz,
       },
       this.egress,
+      (session) => this.sessions.byTokenValue(session.token) === session,
     );
     const { world, entities, sessions, metrics, egress, clock } = this;
     this.chat = new ChatService(sessions, egress, metrics, (session) => this.admin.isMuted(session));

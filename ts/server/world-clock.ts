@@ -1,10 +1,10 @@
 // The world's clock and weather (issue 15, docs/world-time.md): the time of day
 // follows the tick (one in-game day per `dayMinutes` real minutes), the weather
 // follows a seeded schedule — each state holds 3 … 10 minutes, then the next is
-// drawn from a transition table — and every player is told both once a second
-// and at once (three times, a quarter second apart) when the weather changes
-// (docs/protocol.md § 18.4, P-20). Nothing here allocates per player: one
-// datagram per send round goes to every session.
+// drawn from a transition table — and every player is told both every 4 seconds,
+// once a second for its first 3 seconds, and at once when the weather or the time
+// changes (five times over 2 seconds) (docs/protocol.md § 18.4, P-20). Nothing
+// here allocates per player: one datagram per send round goes to every session.
 import { encodeWorldClock, WORLD_CLOCK_BYTES } from "../protocol/world-clock.js";
 import { mulberry32 } from "../random.js";
 import { WEATHER_STATES, type Weather } from "../world-time.js";
@@ -22,8 +22,12 @@ export interface WorldClockOptions {
 /** How long one weather state holds, in minutes. */
 const WEATHER_MINUTES_MIN = 3;
 const WEATHER_MINUTES_MAX = 10;
-/** After a change the packet goes out again this many ticks later, twice (a quarter second at 24 Hz). */
-const CHANGE_REPEAT_TICKS = 6;
+/** After a change the packet goes out again these many ticks later (¼, ½, 1 and 2 s at 24 Hz). */
+const CHANGE_REPEATS = [6, 12, 24, 48];
+/** The steady repeat for everyone, in seconds: the clock moves by itself between packets. */
+const STEADY_EVERY_SECONDS = 4;
+/** A session that has just bound hears the clock every second for this many seconds. */
+const FRESH_SECONDS = 3;
 
 /** What follows each state, with its weight: storms come out of rain, fog lifts to clear. */
 const NEXT: Readonly<Record<Weather, readonly [Weather, number][]>> = {
@@ -57,11 +61,15 @@ export class WorldClock {
   private weatherUntil: number;
   /** Ticks at which to send again after a change. */
   private readonly repeats: number[] = [];
+  /** Sessions bound in the last FRESH_SECONDS, and the tick until which they hear the clock every second. */
+  private readonly fresh = new Map<Session, number>();
   readonly stats = { weatherChanges: 0, packetsSent: 0 };
 
   constructor(
     private readonly options: WorldClockOptions,
     private readonly egress: Egress,
+    /** Whether a session is still in the game (a fresh one may leave within its first seconds). */
+    private readonly isLive: (session: Session) => boolean = () => true,
   ) {
     this.dayTicks = Math.max(1, Math.round(options.dayMinutes * 60 * options.tickHz));
     this.startDayTick = Math.floor((((options.startTimeOfDay % 1) + 1) % 1) * this.dayTicks);
@@ -92,8 +100,7 @@ export class WorldClock {
   setTimeOfDay(timeOfDay: number, tick: number): void {
     const wanted = Math.floor((((timeOfDay % 1) + 1) % 1) * this.dayTicks);
     this.startDayTick = (((wanted - tick) % this.dayTicks) + this.dayTicks) % this.dayTicks;
-    this.repeats.length = 0;
-    this.repeats.push(tick, tick + CHANGE_REPEAT_TICKS, tick + 2 * CHANGE_REPEAT_TICKS);
+    this.repeatFrom(tick);
   }
 
   /** End of a tick: the schedule, and the packet to everyone when it is due. */
@@ -101,20 +108,41 @@ export class WorldClock {
     if (tick >= this.weatherUntil) this.change(this.drawNext(), tick);
     const repeatDue = this.repeats.length > 0 && this.repeats[0] <= tick;
     if (repeatDue) this.repeats.shift();
-    if (!repeatDue && tick % this.options.tickHz !== 0) return;
+    const second = tick % this.options.tickHz === 0;
+    if (!repeatDue && !second) return;
+    const everyone = repeatDue || tick % (this.options.tickHz * STEADY_EVERY_SECONDS) === 0;
     const out = this.datagram(tick);
-    for (const session of sessions) {
-      if (session.peer === null) continue;
-      this.egress.send(session, out);
-      this.stats.packetsSent++;
+    if (everyone) {
+      for (const session of sessions) this.sendDatagram(session, out);
+    }
+    // The once-a-second round is for sessions that joined lately (and a round for everyone already reached them).
+    for (const [session, until] of this.fresh) {
+      if (tick >= until || !this.isLive(session)) this.fresh.delete(session);
+      else if (!everyone) this.sendDatagram(session, out);
     }
   }
 
-  /** A session's first packet of the clock, sent when it binds (so a join knows it before the next round). */
+  /**
+   * A session's first packet of the clock, sent when it binds (so a join knows
+   * it before the next round); then once a second for FRESH_SECONDS, so a lost
+   * first one is repaired within a second as before the steady rate slowed.
+   */
   sendTo(session: Session, tick: number): void {
     if (session.peer === null) return;
-    this.egress.send(session, this.datagram(tick));
+    this.sendDatagram(session, this.datagram(tick));
+    this.fresh.set(session, tick + FRESH_SECONDS * this.options.tickHz + 1);
+  }
+
+  private sendDatagram(session: Session, out: Uint8Array): void {
+    if (session.peer === null) return;
+    this.egress.send(session, out);
     this.stats.packetsSent++;
+  }
+
+  private repeatFrom(tick: number): void {
+    this.repeats.length = 0;
+    this.repeats.push(tick);
+    for (const after of CHANGE_REPEATS) this.repeats.push(tick + after);
   }
 
   /** The clock at `tick` as one datagram (fresh: a transport may hold on to what it is given). */
@@ -139,9 +167,8 @@ export class WorldClock {
     if (code === this.weatherCode) return;
     this.weatherCode = code;
     this.stats.weatherChanges++;
-    // Now (this tick's send) and twice more a quarter second apart: a change is not missed for long.
-    this.repeats.length = 0;
-    this.repeats.push(tick, tick + CHANGE_REPEAT_TICKS, tick + 2 * CHANGE_REPEAT_TICKS);
+    // Now (this tick's send) and four times more within 2 s: a change is not missed for long.
+    this.repeatFrom(tick);
   }
 
   private drawNext(): number {
