@@ -60,6 +60,7 @@ import {
   stateDeltaBytes,
   compactAckBytes,
   stateDeltaCompactBytes,
+  leaveBytes,
   tileUpdateBytes,
   tileUpdatePacket,
 } from "./protocol-game-vectors.js";
@@ -114,9 +115,9 @@ describe("header errors", () => {
     expectError(patched(pingBytes, 2, [2]), "bad_version", 2);
   });
 
-  it("unknown_type: packet_type above the last defined one (28 and up)", () => {
+  it("unknown_type: packet_type above the last defined one (29 and up)", () => {
     // The first undefined id follows the last defined one; ids are only ever added (P-16).
-    expect(PACKET_TYPE_NAMES.length).toBe(28);
+    expect(PACKET_TYPE_NAMES.length).toBe(29);
     expectError(patched(pingBytes, 3, [PACKET_TYPE_NAMES.length]), "unknown_type", 3);
     expectError(patched(pingBytes, 3, [255]), "unknown_type", 3);
   });
@@ -138,6 +139,7 @@ describe("fixed-size packets are exact", () => {
     ["world_clock", worldClockBytes],
     ["entity_ack", entityAckBytes],
     ["compact_ack", compactAckBytes],
+    ["leave", leaveBytes],
   ];
   for (const [name, bytes] of fixed) {
     it(`${name}: one byte short is truncated, one byte long is trailing_bytes`, () => {

@@ -228,6 +228,8 @@ const stateDeltaCompact = fc.nat({ max: 0xffffffff }).chain((tick) =>
   }),
 );
 
+const leave = fc.record({ type: fc.constant("leave" as const), clientType, authToken: u64 });
+
 export const anyGamePacket: fc.Arbitrary<Packet> = fc.oneof(
   chatPost,
   chatPostAck,
@@ -247,4 +249,5 @@ export const anyGamePacket: fc.Arbitrary<Packet> = fc.oneof(
   entityAck,
   compactAck,
   stateDeltaCompact,
+  leave,
 );

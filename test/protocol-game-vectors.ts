@@ -346,6 +346,13 @@ export const stateDeltaCompactPacket: Packet = {
   delta: new Uint8Array(stateDeltaBody),
 };
 
+// prettier-ignore
+export const leaveBytes = [
+  0x4c, 0x52, 0x01, 0x1c, 0x00, 0x00, // type 28
+  0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // auth_token 1
+];
+export const leavePacket: Packet = { type: "leave", clientType: 0, authToken: 1n };
+
 /** [name, bytes, packet, size] for every vector. */
 export const gameVectors: [string, number[], Packet, number][] = [
   ["chat_post", chatPostBytes, chatPostPacket, 25],
@@ -368,4 +375,5 @@ export const gameVectors: [string, number[], Packet, number][] = [
   ["state_delta", stateDeltaBytes, stateDeltaPacket, 105],
   ["compact_ack", compactAckBytes, compactAckPacket, 18],
   ["state_delta_compact", stateDeltaCompactBytes, stateDeltaCompactPacket, 59],
+  ["leave", leaveBytes, leavePacket, 14],
 ];

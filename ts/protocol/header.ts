@@ -42,6 +42,7 @@ export const PACKET_ENTITY_ACK = 24;
 export const PACKET_STATE_DELTA = 25;
 export const PACKET_COMPACT_ACK = 26;
 export const PACKET_STATE_DELTA_COMPACT = 27;
+export const PACKET_LEAVE = 28;
 
 /** Packet type names as used in decoded objects and the packet tool, indexed by wire id. */
 export const PACKET_TYPE_NAMES = [
@@ -73,6 +74,7 @@ export const PACKET_TYPE_NAMES = [
   "state_delta",
   "compact_ack",
   "state_delta_compact",
+  "leave",
 ] as const;
 export type PacketTypeName = (typeof PACKET_TYPE_NAMES)[number];
 
@@ -89,7 +91,7 @@ const TYPE_AT = HEADER_LAYOUT.offset.packet_type;
 const CLIENT_TYPE_AT = HEADER_LAYOUT.offset.client_type;
 
 export interface Header {
-  /** Wire id, PACKET_STATE .. PACKET_STATE_DELTA_COMPACT. */
+  /** Wire id, PACKET_STATE .. PACKET_LEAVE. */
   readonly packetType: number;
   readonly clientType: number;
 }

@@ -34,5 +34,6 @@ export * from "./entity-ack.js";
 export * from "./state-delta.js";
 export * from "./state-delta-compact.js";
 export * from "./varint.js";
+export * from "./leave.js";
 export * from "./entity-delta.js";
 export * from "./packet.js";

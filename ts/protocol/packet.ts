@@ -96,6 +96,7 @@ import {
   decodeStateDeltaCompactBody,
   encodeStateDeltaCompact,
 } from "./state-delta-compact.js";
+import { LEAVE_LAYOUT, type LeavePacket, decodeLeaveBody, encodeLeave } from "./leave.js";
 import {
   STATE_DELTA_LAYOUT,
   type StateDeltaPacket,
@@ -129,6 +130,7 @@ import {
   PACKET_STATE_DELTA,
   PACKET_COMPACT_ACK,
   PACKET_STATE_DELTA_COMPACT,
+  PACKET_LEAVE,
   PACKET_PING,
   PACKET_PONG,
   PACKET_STATE,
@@ -176,6 +178,7 @@ export const PACKET_LAYOUTS: readonly Layout[] = [
   STATE_DELTA_LAYOUT,
   COMPACT_ACK_LAYOUT,
   STATE_DELTA_COMPACT_LAYOUT,
+  LEAVE_LAYOUT,
 ];
 if (PACKET_LAYOUTS.length !== PACKET_TYPE_NAMES.length) {
   throw new Error(`PACKET_LAYOUTS has ${PACKET_LAYOUTS.length} layouts for ${PACKET_TYPE_NAMES.length} packet types`);
@@ -199,7 +202,8 @@ export type GamePacket =
   | ItemResultPacket
   | WorldClockPacket
   | EntityAckPacket
-  | CompactAckPacket;
+  | CompactAckPacket
+  | LeavePacket;
 
 /** Plain packets: what encodePacket takes and decodePacketPlain returns. */
 export type Packet =
@@ -293,6 +297,8 @@ export function decodePacket(bytes: Uint8Array): DecodeResult<PacketView> {
       return decodeStateDeltaBody(bytes);
     case PACKET_STATE_DELTA_COMPACT:
       return decodeStateDeltaCompactBody(bytes);
+    case PACKET_LEAVE:
+      return decodeLeaveBody(bytes);
     default: // checkHeader admitted only PACKET_COMBAT beyond this point
       return decodeCombatBody(bytes);
   }
@@ -384,6 +390,8 @@ export function encodePacket(packet: Packet, out: Uint8Array, offset = 0): numbe
       return encodeStateDelta(packet, out, offset);
     case "state_delta_compact":
       return encodeStateDeltaCompact(packet, out, offset);
+    case "leave":
+      return encodeLeave(packet, out, offset);
     default:
       throw new EncodeError("out_of_range", `unknown packet type ${String((packet as { type: unknown }).type)}`);
   }

@@ -296,6 +296,7 @@ export class Game {
       interactables: this.interactables,
       items: this.items,
       doors: this.doors,
+      leave: (session, reason) => this.lifecycle.leave(session, reason),
     });
     this.loop = new TickLoop(this.options.tickHz, () => this.step(), this.metrics.tickLateMs);
     const characterStore = new CharacterStore(this.database.db);

@@ -8,6 +8,7 @@ import { ACTION_NOOP, type ActionPacket, createActionPacket, encodeAction, sealA
 import type { ChunkEntry } from "../../protocol/chunk-id.js";
 import { encodeEntityAck } from "../../protocol/entity-ack.js";
 import { encodeEntityQuery } from "../../protocol/entity-query.js";
+import { encodeLeave } from "../../protocol/leave.js";
 import { MAX_DATAGRAM_BYTES } from "../../protocol/header.js";
 import { encodePing } from "../../protocol/ping.js";
 import type { TrafficMeter } from "./stats.js";
@@ -92,6 +93,11 @@ export class Outbox {
     const type = compact ? ("compact_ack" as const) : ("entity_ack" as const);
     const packet = { type, clientType: this.clientType, authToken: this.token, tick };
     this.flush(encodeEntityAck(packet, this.scratch));
+  }
+
+  /** "This session is over" (P-26): sent as the client closes, so the server ends the session now. */
+  sendLeave(): void {
+    this.flush(encodeLeave({ type: "leave", clientType: this.clientType, authToken: this.token }, this.scratch));
   }
 
   private flush(size: number): void {

@@ -68,10 +68,16 @@ export class SessionLink {
     if (connection.reconnectDue(nowMs) && this.reconnectFn) this.startReconnect(this.reconnectFn);
   }
 
-  /** Closes the link for good; nothing is sent afterwards. */
+  /**
+   * Closes the link for good; nothing is sent afterwards. A client still in the
+   * game says so first (a LeavePacket, P-26): a UDP link has no close the server
+   * could notice, and without it the player would stay in the world until the
+   * server's 10 s timeout.
+   */
   close(): void {
     const connection = this.parts.connection;
     if (connection.state === "closed") return;
+    if (connection.state === "playing" || connection.state === "connecting") this.parts.outbox.sendLeave();
     connection.close();
     this.drop();
   }
