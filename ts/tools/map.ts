@@ -11,7 +11,8 @@ import { type LoadedMap, loadMap, MapError, type RawMap, readRawMap } from "../s
 import { World, WorldError } from "../server/world.js";
 import { worldMapOf } from "../server/world-map.js";
 import { type ComposedWorld, readWorld, WorldAreasError } from "../server/world-areas.js";
-import { buildMapArt } from "../server/map/map-atlas.js";
+import { buildMapArt, type MapArt } from "../server/map/map-atlas.js";
+import { MAX_FRAMES_PER_STACK } from "../server/map/stack-animation.js";
 import type { Core } from "../wasm/core.js";
 import { loadCore } from "../wasm/node.js";
 
@@ -141,14 +142,20 @@ function warpLines(path: string): { lines: string[]; error: string | null } {
   return { lines, error: null };
 }
 
-/** Checks the map at `path` with the server's loader and World on `core`. Never throws for a bad map. */
-/** The tilesets' tile animations, which are read but not played yet: each animated tile shows its own still image. */
-function animationLines(raw: RawMap): string[] {
+/**
+ * The tilesets' tile animations and what the client plays of them: each animated stack's frames are atlas
+ * tiles the client picks by the clock (stack-animation.ts); with the built-in art (or no atlas) none play.
+ */
+function animationLines(raw: RawMap, art: MapArt | null): string[] {
   const animated = raw.tilesets.filter((tileset) => tileset.animations.size > 0);
   if (animated.length === 0) return [];
+  const total = animated.reduce((sum, tileset) => sum + tileset.animations.size, 0);
   const lines = [
-    `animations: ${animated.reduce((sum, tileset) => sum + tileset.animations.size, 0)} animated tiles, ` +
-      "not played yet (each is drawn as its own still tile):",
+    art
+      ? `animations: ${total} animated tiles; ${art.frames.size} ids animate, ` +
+        `${[...art.frames.values()].reduce((sum, frames) => sum + frames.length, 0)} frames in all ` +
+        `(at most ${MAX_FRAMES_PER_STACK} per stack)`
+      : `animations: ${total} animated tiles, not played (only a map with its own art plays them)`,
   ];
   for (const tileset of animated) {
     const frames = [...tileset.animations.values()];
@@ -158,9 +165,16 @@ function animationLines(raw: RawMap): string[] {
         `..${Math.max(...frames.map((list) => list.length))} frames, cycles up to ${longest} ms`,
     );
   }
+  if (art && art.reducedStacks > 0) {
+    lines.push(
+      `  warning: ${art.reducedStacks} stacks combine animations into more than ${MAX_FRAMES_PER_STACK} frames: ` +
+        "their lower animated layers stay on their first frame",
+    );
+  }
   return lines;
 }
 
+/** Checks the map at `path` with the server's loader and World on `core`. Never throws for a bad map. */
 export function checkMap(path: string, core: Core): MapCheck {
   const lines: string[] = [`map: ${path}`];
   let map: LoadedMap;
@@ -218,7 +232,7 @@ export function checkMap(path: string, core: Core): MapCheck {
     );
     for (const problem of art.problems) lines.push(`  warning: ${problem} (drawn as a placeholder)`);
   }
-  lines.push(...animationLines(raw));
+  lines.push(...animationLines(raw, art));
 
   let world: World;
   try {
