@@ -85,7 +85,7 @@ describe("map check", () => {
  </tileset>
  <layer name="ground" width="8" height="8"><data encoding="csv">${ground}</data></layer>
  <objectgroup name="Collisions"><object id="1" x="0" y="0" width="16" height="8"/><object id="2" x="0" y="0"><polyline points="0,0 8,8"/></object></objectgroup>
- <objectgroup name="things"><object id="3" gid="3" x="32" y="32"/><object id="4" gid="2" x="41" y="40"/><object id="5" gid="2" x="8" y="64" rotation="90"/></objectgroup>
+ <objectgroup name="things"><object id="3" gid="3" x="32" y="32"/><object id="4" gid="2" x="41" y="40"/><object id="5" gid="2" x="8" y="64" rotation="30"/></objectgroup>
 </map>`,
       );
       const { lines, errors } = checkMap(path, core);
@@ -100,7 +100,7 @@ describe("map check", () => {
         "tile objects: 2 drawn as tiles of their object layer's place in the stack (1 off the grid moved to the nearest cell, at most 1 px)",
       );
       expect(lines).toContain(
-        '  not drawn: tile object 5 in "things" is rotated 90°: only unrotated tile objects are drawn',
+        '  not drawn: tile object 5 in "things" is rotated 30°: only tile objects rotated by a multiple of 90° are drawn',
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });
