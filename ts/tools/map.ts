@@ -154,7 +154,8 @@ function animationLines(raw: RawMap, art: MapArt | null): string[] {
     art
       ? `animations: ${total} animated tiles; ${art.frames.size} ids animate, ` +
         `${[...art.frames.values()].reduce((sum, frames) => sum + frames.length, 0)} frames in all ` +
-        `(at most ${MAX_FRAMES_PER_STACK} per stack)`
+        `(at most ${MAX_FRAMES_PER_STACK} per stack)` +
+        (art.frames.size === 0 ? "; none changes the picture (a missing image draws every frame alike)" : "")
       : `animations: ${total} animated tiles, not played (only a map with its own art plays them)`,
   ];
   for (const tileset of animated) {
@@ -205,7 +206,8 @@ export function checkMap(path: string, core: Core): MapCheck {
     const [spawn] = map.spawns;
     lines.push(`spawns: none in the map; players start on the free cell nearest the centre, (${spawn.x}, ${spawn.y})`);
   } else {
-    lines.push(`spawns: ${map.spawns.length}: ${map.spawns.map(({ x, y }) => `(${x}, ${y})`).join(" ")}`);
+    const from = source.spawnsFromStartLayer ? " (the free cells of the start layer)" : "";
+    lines.push(`spawns: ${map.spawns.length}${from}: ${map.spawns.map(({ x, y }) => `(${x}, ${y})`).join(" ")}`);
   }
   const byType = new Map<string, number>();
   for (const object of map.objects) byType.set(object.type, (byType.get(object.type) ?? 0) + 1);
