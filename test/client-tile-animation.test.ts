@@ -6,12 +6,14 @@
 // picking itself is checked on a hand-made timeline, bad frames are not played.
 import { resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { MapArtInfo } from "../ts/client/core/session-api.js";
+import { fetchWorld, type MapArtInfo } from "../ts/client/core/session-api.js";
 import { gridViewOf } from "../ts/client/render/frame.js";
 import { installMapArt } from "../ts/client/render/map-art.js";
 import { screenOfTile } from "../ts/client/render/picking.js";
 import { TileAnimations, tileFramesProblem } from "../ts/client/render/tile-animation.js";
+import { Logger } from "../ts/server/log.js";
 import { mapArtDescription } from "../ts/server/map-art-route.js";
+import { startServer } from "../ts/server/server.js";
 import { readWorldMap } from "../ts/server/world-map.js";
 import { makeRenderRig, RIG_HUD, type RenderRig } from "./client-render-rig.js";
 import { MAPS_REAL } from "./support/maps-real.js";
@@ -73,6 +75,28 @@ describe("picking a frame by the clock", () => {
 });
 
 describe("forest.tmx's squirrel through the real renderer", () => {
+  it("comes over GET /api/world as the server built it", async () => {
+    const map = resolve(MAPS_REAL, "mapeditor-tiled/forest/forest.tmx");
+    const server = await startServer({
+      host: "127.0.0.1",
+      httpPort: 0,
+      udpPort: 0,
+      mapPath: map,
+      logger: new Logger("silent"),
+    });
+    try {
+      const world = await fetchWorld(`http://127.0.0.1:${server.httpPort}`);
+      const sent = world.tiles.filter((tile) => tile.frames !== undefined);
+      const built = server.game.world.tileInfo.filter((tile) => tile.frames !== undefined);
+      expect(sent.length).toBe(3);
+      expect(sent.map(({ id, look, frames }) => ({ id, look, frames }))).toEqual(
+        built.map(({ id, look, frames }) => ({ id, look, frames })),
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
   it("draws each animated id's frame of the time given, and only those cells change", () => {
     const world = readWorldMap(resolve(MAPS_REAL, "mapeditor-tiled/forest/forest.tmx"));
     const art = world.art!;
