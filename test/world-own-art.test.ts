@@ -21,6 +21,8 @@ import { inArea } from "../ts/server/areas.js";
 import { Logger } from "../ts/server/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { readWorld, WorldAreasError } from "../ts/server/world-areas.js";
+import { checkMap } from "../ts/tools/map.js";
+import { loadCore } from "../ts/wasm/node.js";
 import { drive, joinOverUdp } from "./client-core-support.js";
 import { neighbourhoodComplete } from "./client-core-support.js";
 
@@ -99,7 +101,7 @@ afterEach(async () => {
 });
 
 describe("a world of two maps with their own tileset art", () => {
-  it("is one atlas; the same GIDs of the two maps are distinct world ids with their own map's art", () => {
+  it("is one atlas; the same GIDs of the two maps are distinct world ids with their own map's art", async () => {
     const world = readWorld(hall);
     expect(world.files).toHaveLength(2);
     const art = world.map.art!;
@@ -121,6 +123,10 @@ describe("a world of two maps with their own tileset art", () => {
     expect(pixelOf(idAt(hallArea.x, hallArea.y))).toBe(RGB332.green);
     expect(pixelOf(cellarFloor)).toBe(RGB332.blue);
     expect(pixelOf(idAt(cellarArea.x, cellarArea.y))).toBe(RGB332.yellow);
+    // map check says what the server makes of the folder.
+    const check = checkMap(hall, await loadCore());
+    expect(check.errors).toEqual([]);
+    expect(check.lines).toContain("  one atlas for the world: 4 tiles of 16 px, 4096 bytes; 5 world ids");
     // Collision stays each map's: walls block, floors do not.
     const collides = (id: number): boolean => world.map.tileInfo.find((tile) => tile.id === id)!.collides;
     expect([collides(hallFloor), collides(cellarFloor), collides(idAt(cellarArea.x, cellarArea.y))]).toEqual([

@@ -138,6 +138,14 @@ function warpLines(path: string): { lines: string[]; error: string | null } {
       const area = world.areas[index];
       lines.push(`  ${file}: at world (${area.x}, ${area.y}), ${area.width} × ${area.height}`);
     });
+    const art = world.map.art;
+    if (art) {
+      // world-art.ts: the maps' own art as one atlas, their ids renumbered apart.
+      lines.push(
+        `  one atlas for the world: ${art.tileCount - 1} tiles of ${art.tileWidthPx} px, ${art.pixels.length} bytes; ` +
+          `${world.map.tileInfo.length} world ids`,
+      );
+    }
   }
   return { lines, error: null };
 }
