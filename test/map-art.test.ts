@@ -4,8 +4,10 @@
 // (test/support/map-painter.ts); a missing image is a placeholder and a
 // message, not a crash; the bundled map keeps the client's own art; the atlas
 // route serves exactly the atlas, cached for ever under its hash.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { checkMap } from "../ts/tools/map.js";
@@ -72,6 +74,28 @@ describe("map art through the atlas and the wasm blitter", () => {
     expect(check.lines.join("\n")).toContain(
       'warning: tileset "beach_tileset": image beach_tileset.png cannot be used',
     );
+  });
+
+  it("a collision twin of a plain cell draws the tile it twins (a Collision layer over the art)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "map-art-twin-"));
+    try {
+      const file = join(dir, "twin.tmx");
+      writeFileSync(
+        file,
+        `<map orientation="orthogonal" width="2" height="1" tilewidth="32" tileheight="32">
+ <tileset firstgid="1" source="${real("rs-tiled/tilesheet.tsx")}"/>
+ <layer name="ground" width="2" height="1"><data encoding="csv">5,5</data></layer>
+ <layer name="Collision" width="2" height="1"><data encoding="csv">0,5</data></layer></map>`,
+      );
+      const world = readWorldMap(file);
+      const [plain, twin] = world.tiles;
+      expect(twin).not.toBe(plain);
+      const look = (id: number): number => world.tileInfo.find((tile) => tile.id === id)!.look;
+      expect(look(twin)).toBe(look(plain));
+      expect(look(plain)).toBeGreaterThan(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("the bundled caves map keeps the client's built-in art: no atlas, every look as the loader has it", () => {

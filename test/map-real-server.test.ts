@@ -184,7 +184,7 @@ describe("the real maps start, serve over UDP and play", () => {
       expect(client.stats.corrections).toBe(0);
       // Tiled maps often have isolated cells; the bigger ones must give the walk somewhere to go.
       if (file !== "rs-tiled/tiled_flipped.tmx") expect(goal).not.toEqual(start);
-      // Starting builds the map's own atlas (issue 16: 8158 tiles for sourceoftales, seconds on a busy machine).
+      // Starting builds the map's own atlas (issue 16: 8139 tiles for sourceoftales, seconds on a busy machine).
     }, 60_000);
   }
 });

@@ -307,6 +307,22 @@ describe("loading the real maps", () => {
     );
   });
 
+  it("office.tmj's players start on its start layer's free cells (WorkAdventure's convention)", () => {
+    const file = real("workadventure-map-starter-kit/office.tmj");
+    const map = loadMap(file);
+    const start = readRawMap(file).tileLayers.find((layer) => layer.name === "start")!.chunks[0];
+    const painted = [...start.gids.keys()].filter((cell) => start.gids[cell] !== 0);
+    expect(painted.length).toBeGreaterThan(0);
+    expect(map.source.spawnFallback).toBe(false);
+    expect(map.source.spawnsFromStartLayer).toBe(true);
+    const flags = tileFlagsTable(map.tileData);
+    expect(map.spawns.length).toBeGreaterThan(0);
+    for (const { x, y } of map.spawns) {
+      expect(painted).toContain(y * start.width + x);
+      expect(flags[map.tiles[y * map.width + x]] & TILE_FLAG_COLLIDES).toBe(0);
+    }
+  });
+
   it("loads sourceoftales goldenfields: 200×200, 13 layers, its Collision layer blocks", () => {
     const file = real("sourceoftales/maps/goldenfields/main.tmx");
     const map = loadMap(file);

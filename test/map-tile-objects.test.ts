@@ -1,13 +1,17 @@
 // Tile objects (objects with a gid, issue 16) drawn as static things: stamped
 // at load into a drawn layer at their object layer's place, in the cell whose
 // bottom-left corner is nearest their anchor; off-grid ones snap (counted),
-// rotated or scaled ones are not drawn (listed). The real forest example's 13
-// are all on its grid.
+// ones turned by a multiple of 90° are their tile with the flips of that turn,
+// anchored where the turned tile lands; others rotated, or scaled, are not
+// drawn (listed). The real forest example's 13 are all on its grid.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadMap } from "../ts/server/map/load-map.js";
+import { rotatedFlips } from "../ts/server/map/tile-objects.js";
+import type { RgbaImage } from "../ts/server/map/tileset-images.js";
+import { flipTile } from "./support/map-painter.js";
 import { MAPS_REAL } from "./support/maps-real.js";
 
 const dir = mkdtempSync(join(tmpdir(), "map-tile-objects-"));
@@ -84,11 +88,71 @@ describe("tile objects", () => {
       snapped: 1,
       maxSnapPx: 3,
       notDrawn: [
-        'tile object 2 in "things" is rotated 45°: only unrotated tile objects are drawn',
+        'tile object 2 in "things" is rotated 45°: only tile objects rotated by a multiple of 90° are drawn',
         'tile object 3 ("big") in "things" is drawn at 16×16 px, its tile is 8×8: scaled tile objects are not drawn',
         'tile object 5 in "things": tile id 99 is in no tileset',
       ],
     });
+  });
+
+  it("a quarter turn is a set of flips: the flips' picture turned equals the picture of the flips given", () => {
+    // A 2 × 3 image of distinct pixels, turned here by moving pixels (independent of the flip matrices).
+    const image: RgbaImage = { width: 2, height: 3, data: new Uint8Array(24).map((_, index) => index) };
+    const turnClockwise = (from: RgbaImage): RgbaImage => {
+      const out = { width: from.height, height: from.width, data: new Uint8Array(from.data.length) };
+      for (let y = 0; y < from.height; y++) {
+        for (let x = 0; x < from.width; x++) {
+          // Clockwise on screen: (x, y) → (height − 1 − y, x).
+          const to = (x * out.width + (from.height - 1 - y)) * 4;
+          out.data.set(from.data.subarray((y * from.width + x) * 4, (y * from.width + x) * 4 + 4), to);
+        }
+      }
+      return out;
+    };
+    const H = 0x80000000;
+    const V = 0x40000000;
+    const D = 0x20000000;
+    expect([1, 2, 3].map((turns) => rotatedFlips(0, turns))).toEqual([(D | H) >>> 0, (H | V) >>> 0, (D | V) >>> 0]);
+    for (const flips of [0, H, V, (H | V) >>> 0]) {
+      let turned = flipTile(image, flips);
+      for (let turns = 0; turns < 4; turns++) {
+        const expected = flipTile(image, rotatedFlips(flips, turns));
+        expect([turned.width, turned.height, [...turned.data]]).toEqual([
+          expected.width,
+          expected.height,
+          [...expected.data],
+        ]);
+        turned = turnClockwise(turned);
+      }
+    }
+  });
+
+  it("turned by 90°, 180° and 270° are drawn with those flips where the turned tile lands", () => {
+    const map = loadMap(
+      write(
+        tmx(
+          "",
+          `<objectgroup id="4" name="turned">
+            <object id="1" gid="2" x="8" y="16" width="8" height="8" rotation="90"/>
+            <object id="2" gid="2" x="24" y="16" width="8" height="8" rotation="180"/>
+            <object id="3" gid="2" x="40" y="16" width="8" height="8" rotation="-90"/>
+            <object id="4" gid="${(0x80000000 | 3) >>> 0}" x="8" y="40" width="8" height="8" rotation="450"/>
+           </objectgroup>`,
+        ),
+      ),
+    );
+    const H = 0x80000000;
+    const V = 0x40000000;
+    const D = 0x20000000;
+    // 90° about (8, 16): the tile spans x 8..16, y 16..24, cell (1, 2).
+    expect(stackAt(map, 1, 2)).toEqual([1, 0, 0, (D | H | 2) >>> 0, 0, 0]);
+    // 180° about (24, 16): x 16..24, y 16..24, cell (2, 2).
+    expect(stackAt(map, 2, 2)).toEqual([1, 0, 0, (H | V | 2) >>> 0, 0, 0]);
+    // −90° (270°) about (40, 16): x 32..40, y 8..16, cell (4, 1).
+    expect(stackAt(map, 4, 1)).toEqual([1, 0, 0, (D | V | 2) >>> 0, 0, 0]);
+    // Flipped horizontally, then 450° (a quarter turn) about (8, 40): x 8..16, y 40..48, cell (1, 5).
+    expect(stackAt(map, 1, 5)).toEqual([1, 0, 0, (D | H | V | 3) >>> 0, 0, 0]);
+    expect(map.source.tileObjects).toMatchObject({ stamped: 4, snapped: 0, notDrawn: [] });
   });
 
   it("the forest example's trees and squirrel are all stamped, none snapped", () => {

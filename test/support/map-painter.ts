@@ -131,3 +131,42 @@ export function paintRegion(map: RawMap, leftPx: number, topPx: number, width: n
   }
   return { width, height, rgba };
 }
+
+/** How a client's canvas compares with a painting: pixels compared, within the quantisation, mean error, colours seen. */
+export interface PaintingMatch {
+  compared: number;
+  /** Pixels whose every channel is less than one RGB332 step off (ordered dithering picks a level beside it). */
+  within: number;
+  /** Mean absolute error per channel, 0..255. */
+  meanError: number;
+  colours: number;
+}
+
+/**
+ * Compares canvas pixels (0xRRGGBB, row-major, `painting.width` wide) with the painting, pixel (x, y) of
+ * one with (x, y) of the other; `skip(x, y)` leaves out what is not map art (the player, labels).
+ */
+export function matchPainting(
+  painting: Painting,
+  shown: readonly number[],
+  skip: (x: number, y: number) => boolean = () => false,
+): PaintingMatch {
+  let compared = 0;
+  let within = 0;
+  let errorSum = 0;
+  const colours = new Set<number>();
+  for (let y = 0; y < painting.height; y++) {
+    for (let x = 0; x < painting.width; x++) {
+      if (skip(x, y)) continue;
+      const [r, g, b] = paintedColour(painting, x, y);
+      const pixel = shown[y * painting.width + x];
+      const [sr, sg, sb] = [(pixel >> 16) & 0xff, (pixel >> 8) & 0xff, pixel & 0xff];
+      colours.add(pixel);
+      compared++;
+      // RGB332 steps: 36 or 37 for red and green, 85 for blue.
+      if (Math.abs(sr - r) <= 37 && Math.abs(sg - g) <= 37 && Math.abs(sb - b) <= 86) within++;
+      errorSum += Math.abs(sr - r) + Math.abs(sg - g) + Math.abs(sb - b);
+    }
+  }
+  return { compared, within, meanError: compared > 0 ? errorSum / compared / 3 : 0, colours: colours.size };
+}

@@ -5,17 +5,18 @@
 // resolved to world tiles. The composed map is what the World, the rooms and
 // the map tool take; nothing downstream knows there were several files.
 //
-// The maps must agree on their tile ids (the same id means the same tile in
-// each; maps drawn with the client's built-in art always do): the wire carries
-// one id per cell and the client draws one tile table. Maps with their own
-// tileset art each build their own atlas, so a world of several such maps is
-// refused at start with a message that says so.
+// Maps drawn with the client's built-in art must agree on their tile ids (the
+// same id means the same tile in each; the bundled and generated maps always
+// do): the wire carries one id per cell and the client draws one tile table.
+// Maps with their own tileset art get one atlas for the world and their ids
+// renumbered into one id space (world-art.ts).
 import { TILE_BORDER } from "../constants.js";
 import { isFreeTile } from "../tile-flags.js";
 import { type AreaRect, layoutAreas, type WorldWarp } from "./areas.js";
 import { loadMap, type LoadedMap } from "./map/load-map.js";
-import { buildMapArt } from "./map/map-atlas.js";
+import { buildMapArt, type MapArt } from "./map/map-atlas.js";
 import { type WarpSpec, warpsOf } from "./map/map-warps.js";
+import { buildWorldArt, WorldArtError } from "./world-art.js";
 import { worldMapOf } from "./world-map.js";
 import type { WorldMap } from "./world.js";
 
@@ -67,20 +68,27 @@ export function readWorld(path: string): ComposedWorld {
     warpsByFile.push(warps);
     for (const warp of warps) if (warp.map !== null && warp.unfollowed === null) queue.push(warp.map);
   }
-  if (loaded.length > 1) {
-    const withArt = files.find((_, index) => loaded[index].art !== null);
-    if (withArt !== undefined) {
-      throw new WorldAreasError(
-        `${withArt}: a world of several maps (${files.length}, through its warps) needs maps drawn with the ` +
-          `built-in tiles; maps with their own tileset art each have their own atlas, which one world cannot serve yet`,
-      );
+  let maps: WorldMap[];
+  let worldArt: MapArt | null = null;
+  if (loaded.length > 1 && loaded.some((map) => map.art !== null)) {
+    // One atlas for the world, every map's ids made distinct (world-art.ts).
+    try {
+      const unified = buildWorldArt(loaded, files);
+      worldArt = unified.art;
+      loaded.splice(0, loaded.length, ...unified.maps);
+    } catch (error) {
+      if (error instanceof WorldArtError) throw new WorldAreasError(error.message);
+      throw error;
     }
+    maps = loaded.map((map) => worldMapOf(map, worldArt));
+  } else {
+    maps = loaded.map((map) =>
+      worldMapOf(map, map.art ? buildMapArt({ ...map.art, tiles: map.tiles, tileData: map.tileData }) : null),
+    );
   }
-  const maps = loaded.map((map) =>
-    worldMapOf(map, map.art ? buildMapArt({ ...map.art, tiles: map.tiles, tileData: map.tileData }) : null),
-  );
   const layout = layoutAreas(maps, 0, 0);
-  const map = maps.length === 1 ? { ...maps[0], areas: layout.maps } : composeMaps(maps, layout.maps, layout, files);
+  const map =
+    maps.length === 1 ? { ...maps[0], areas: layout.maps } : composeMaps(maps, layout.maps, layout, files, worldArt);
   const reports: WarpReport[] = [];
   const warps: WorldWarp[] = [];
   warpsByFile.forEach((specs, index) => {
@@ -166,6 +174,7 @@ function composeMaps(
   areas: readonly AreaRect[],
   layout: { gridWidth: number; gridHeight: number },
   files: readonly string[],
+  art: MapArt | null,
 ): WorldMap {
   const width = layout.gridWidth;
   const height = layout.gridHeight;
@@ -200,7 +209,7 @@ function composeMaps(
     // Players start in the first map.
     spawns: first.spawns,
     tileInfo: [...tileInfo.values()],
-    art: null,
+    art,
     interactables: maps.flatMap((map, index) => shift(map.interactables, index)),
     doors: maps.flatMap((map, index) => shift(map.doors, index)),
     npcKinds: first.npcKinds,

@@ -36,6 +36,7 @@ export function worldMapOf(map: LoadedMap, art: MapArt | null = null): WorldMap 
       opaque,
       look: lookOf(id, look),
       ...(stack ? { stack } : {}),
+      ...(art?.frames.has(id) ? { frames: art.frames.get(id) } : {}),
       ...(light ? { light } : {}),
     })),
     art,

@@ -40,6 +40,8 @@ export interface WorldMap {
     opaque: boolean;
     look: number;
     stack?: number[];
+    /** An animated id's timeline: atlas tile and duration per segment, looping from time 0 (map-atlas.ts). */
+    frames?: { look: number; durationMs: number }[];
     light?: number;
   }[];
   /** The map's own art (ts/server/map/map-atlas.ts); null or absent: the client's built-in art. */

@@ -11,7 +11,8 @@ import { type LoadedMap, loadMap, MapError, type RawMap, readRawMap } from "../s
 import { World, WorldError } from "../server/world.js";
 import { worldMapOf } from "../server/world-map.js";
 import { type ComposedWorld, readWorld, WorldAreasError } from "../server/world-areas.js";
-import { buildMapArt } from "../server/map/map-atlas.js";
+import { buildMapArt, type MapArt } from "../server/map/map-atlas.js";
+import { MAX_FRAMES_PER_STACK } from "../server/map/stack-animation.js";
 import type { Core } from "../wasm/core.js";
 import { loadCore } from "../wasm/node.js";
 
@@ -137,18 +138,33 @@ function warpLines(path: string): { lines: string[]; error: string | null } {
       const area = world.areas[index];
       lines.push(`  ${file}: at world (${area.x}, ${area.y}), ${area.width} × ${area.height}`);
     });
+    const art = world.map.art;
+    if (art) {
+      // world-art.ts: the maps' own art as one atlas, their ids renumbered apart.
+      lines.push(
+        `  one atlas for the world: ${art.tileCount - 1} tiles of ${art.tileWidthPx} px, ${art.pixels.length} bytes; ` +
+          `${world.map.tileInfo.length} world ids`,
+      );
+    }
   }
   return { lines, error: null };
 }
 
-/** Checks the map at `path` with the server's loader and World on `core`. Never throws for a bad map. */
-/** The tilesets' tile animations, which are read but not played yet: each animated tile shows its own still image. */
-function animationLines(raw: RawMap): string[] {
+/**
+ * The tilesets' tile animations and what the client plays of them: each animated stack's frames are atlas
+ * tiles the client picks by the clock (stack-animation.ts); with the built-in art (or no atlas) none play.
+ */
+function animationLines(raw: RawMap, art: MapArt | null): string[] {
   const animated = raw.tilesets.filter((tileset) => tileset.animations.size > 0);
   if (animated.length === 0) return [];
+  const total = animated.reduce((sum, tileset) => sum + tileset.animations.size, 0);
   const lines = [
-    `animations: ${animated.reduce((sum, tileset) => sum + tileset.animations.size, 0)} animated tiles, ` +
-      "not played yet (each is drawn as its own still tile):",
+    art
+      ? `animations: ${total} animated tiles; ${art.frames.size} ids animate, ` +
+        `${[...art.frames.values()].reduce((sum, frames) => sum + frames.length, 0)} frames in all ` +
+        `(at most ${MAX_FRAMES_PER_STACK} per stack)` +
+        (art.frames.size === 0 ? "; none changes the picture (a missing image draws every frame alike)" : "")
+      : `animations: ${total} animated tiles, not played (only a map with its own art plays them)`,
   ];
   for (const tileset of animated) {
     const frames = [...tileset.animations.values()];
@@ -158,9 +174,16 @@ function animationLines(raw: RawMap): string[] {
         `..${Math.max(...frames.map((list) => list.length))} frames, cycles up to ${longest} ms`,
     );
   }
+  if (art && art.reducedStacks > 0) {
+    lines.push(
+      `  warning: ${art.reducedStacks} stacks combine animations into more than ${MAX_FRAMES_PER_STACK} frames: ` +
+        "their lower animated layers stay on their first frame",
+    );
+  }
   return lines;
 }
 
+/** Checks the map at `path` with the server's loader and World on `core`. Never throws for a bad map. */
 export function checkMap(path: string, core: Core): MapCheck {
   const lines: string[] = [`map: ${path}`];
   let map: LoadedMap;
@@ -191,7 +214,8 @@ export function checkMap(path: string, core: Core): MapCheck {
     const [spawn] = map.spawns;
     lines.push(`spawns: none in the map; players start on the free cell nearest the centre, (${spawn.x}, ${spawn.y})`);
   } else {
-    lines.push(`spawns: ${map.spawns.length}: ${map.spawns.map(({ x, y }) => `(${x}, ${y})`).join(" ")}`);
+    const from = source.spawnsFromStartLayer ? " (the free cells of the start layer)" : "";
+    lines.push(`spawns: ${map.spawns.length}${from}: ${map.spawns.map(({ x, y }) => `(${x}, ${y})`).join(" ")}`);
   }
   const byType = new Map<string, number>();
   for (const object of map.objects) byType.set(object.type, (byType.get(object.type) ?? 0) + 1);
@@ -218,7 +242,7 @@ export function checkMap(path: string, core: Core): MapCheck {
     );
     for (const problem of art.problems) lines.push(`  warning: ${problem} (drawn as a placeholder)`);
   }
-  lines.push(...animationLines(raw));
+  lines.push(...animationLines(raw, art));
 
   let world: World;
   try {

@@ -28,6 +28,8 @@ export interface WorldTile {
   look: number;
   /** A light source: its radius in tiles (1 … 8); absent: none (docs/world-time.md § Light). */
   light?: number;
+  /** An animated id of the map's own art: atlas tile and duration per segment, looping (tile-animation.ts). */
+  frames?: { look: number; durationMs: number }[];
 }
 
 /** The map's own art as GET /api/world names it (ts/server/map-art-route.ts): where its atlas is and its shape. */
@@ -181,6 +183,7 @@ export async function fetchWorld(baseUrl: string, fetchFn: FetchFn = fetch): Pro
       ...(typeof tile.light === "number" && Number.isInteger(tile.light) && tile.light > 0 && tile.light <= 8
         ? { light: tile.light }
         : {}),
+      ...(Array.isArray(tile.frames) ? { frames: framesOf(tile.frames as unknown[], id) } : {}),
     });
   }
   const kinds = parseKinds(body.kinds);
@@ -200,6 +203,19 @@ export async function fetchWorld(baseUrl: string, fetchFn: FetchFn = fetch): Pro
     items,
     art,
   };
+}
+
+/** An animated tile's frames as sent; their looks are checked against the atlas when it is installed (map-art.ts). */
+function framesOf(raw: unknown[], id: number): { look: number; durationMs: number }[] {
+  return raw.map((frame) => {
+    if (typeof frame !== "object" || frame === null)
+      throw new SessionError(`world: tile ${id}'s frame is not an object`, 0);
+    const entry = frame as Record<string, unknown>;
+    return {
+      look: integerField(entry, "look", "world tile frame"),
+      durationMs: integerField(entry, "durationMs", "world tile frame"),
+    };
+  });
 }
 
 /** Validates /api/world's `art`: absent or null (an older server, or the built-in art) is null. */

@@ -120,6 +120,8 @@ export interface FrameScene {
    * clear, 1 rain, 2 fog, 3 storm; absent: clear) and the frame number it is drawn at (weather.ts).
    */
   readonly weather?: { readonly code: number; readonly frame: number };
+  /** Wall-clock ms the map's tile animations are shown at (tile-animation.ts); absent: Date.now(). */
+  readonly tileClockMs?: number;
   readonly hud: HudModel;
 }
 
@@ -243,6 +245,7 @@ export class FrameRenderer {
       this.current.view.h,
       P.UNKNOWN_DARK,
     );
+    this.mapTiles?.animations?.show(this.blitter, scene.tileClockMs ?? Date.now());
     if (scene.grid) this.drawTiles(scene.grid, placement);
     this.drawRoute(scene, placement);
     this.drawEntities(scene.entities, placement);

@@ -8,6 +8,7 @@ import { TILE_BORDER, TILE_UNKNOWN } from "../../constants.js";
 import type { MapArtInfo } from "../core/session-api.js";
 import type { WasmBlitter } from "../../wasm/blit.js";
 import type { TileLook } from "./atlas.js";
+import { type TileFrame, TileAnimations, tileFramesProblem } from "./tile-animation.js";
 
 /** Where the uploaded map atlas is and how to address it: what FrameRenderer.setMapTiles takes. */
 export interface MapTileSheet {
@@ -15,6 +16,8 @@ export interface MapTileSheet {
   readonly columns: number;
   readonly tileSizePx: number;
   readonly tileCount: number;
+  /** The ids whose look changes with the clock (the renderer calls show() each frame), or null: none. */
+  readonly animations: TileAnimations | null;
 }
 
 /** Checks the atlas against what /api/world said of it; returns the problem, or null. */
@@ -38,16 +41,27 @@ export function installMapArt(
   blitter: WasmBlitter,
   art: MapArtInfo,
   pixels: Uint8Array,
-  tiles: Iterable<TileLook>,
+  tiles: Iterable<TileLook & { frames?: readonly TileFrame[] }>,
 ): MapTileSheet {
   const problem = mapAtlasProblem(art, pixels);
   if (problem !== null) throw new Error(problem);
   const ptr = blitter.uploadMapAtlas(pixels);
   blitter.resetTileLook();
-  for (const { id, look } of tiles) {
+  const animated = new Map<number, readonly TileFrame[]>();
+  for (const { id, look, frames } of tiles) {
     blitter.setTileLook(id, Number.isInteger(look) && look > 0 && look < art.tileCount ? look : NO_TILE);
+    // Frames that do not fit the atlas are not played: the id keeps its still look.
+    if (frames && id !== TILE_UNKNOWN && id !== TILE_BORDER && tileFramesProblem(frames, art.tileCount) === null) {
+      animated.set(id, frames);
+    }
   }
   blitter.setTileLook(TILE_UNKNOWN, NO_TILE);
   blitter.setTileLook(TILE_BORDER, NO_TILE);
-  return { ptr, columns: art.columns, tileSizePx: art.tileSizePx, tileCount: art.tileCount };
+  return {
+    ptr,
+    columns: art.columns,
+    tileSizePx: art.tileSizePx,
+    tileCount: art.tileCount,
+    animations: animated.size > 0 ? new TileAnimations(animated) : null,
+  };
 }

@@ -10,7 +10,14 @@ import { isCollisionObjectLayer, rasteriseCollisionObjects, rasteriseTileShapes 
 import { maskGid } from "./gid.js";
 import { MapError } from "./map-error.js";
 import { type DoorSpec, doorsOf } from "./map-doors.js";
-import { interactablesOf, spawnObjects, worldObjects, type Interactable, type MapObject } from "./map-objects.js";
+import {
+  interactablesOf,
+  spawnObjects,
+  startLayerSpawns,
+  worldObjects,
+  type Interactable,
+  type MapObject,
+} from "./map-objects.js";
 import { type NpcKind, npcKindsPathFor, readNpcKindsFile } from "../npc/kinds.js";
 import { type ItemDef, ItemCatalogue, itemCataloguePathFor, readItemCatalogueFile } from "../items/catalogue.js";
 import { type ChestSpec, chestsOf, lootOf } from "../items/item-specs.js";
@@ -98,6 +105,8 @@ export interface MapSource {
   stackCount: number;
   /** True when the map has no spawn points and the free cell nearest the centre was used. */
   spawnFallback: boolean;
+  /** The spawns are the free cells of a `start` tile layer (WorkAdventure's convention; map-objects.ts). */
+  spawnsFromStartLayer: boolean;
   /** Most distinct ids in one 32×32 chunk; above PALETTE_MAX (64) the chunk is sent as ChunkWidePackets. */
   maxIdsPerChunk: number;
 }
@@ -242,6 +251,12 @@ export function loadMap(path: string): LoadedMap {
     }
     return { x, y };
   });
+  // No spawn objects: WorkAdventure's start layer, then the free cell nearest the centre.
+  let spawnsFromStartLayer = false;
+  if (spawns.length === 0) {
+    spawns = startLayerSpawns(map.tileLayers, originX, originY, isFree);
+    spawnsFromStartLayer = spawns.length > 0;
+  }
   const spawnFallback = spawns.length === 0;
   if (spawnFallback) spawns = [freeCellNearestCentre(path, width, height, isFree)];
   const kindsFile = npcKindsPathFor(path);
@@ -300,6 +315,7 @@ export function loadMap(path: string): LoadedMap {
       twinCount: flat.twinCount,
       stackCount: flat.stackCount,
       spawnFallback,
+      spawnsFromStartLayer,
       maxIdsPerChunk: maxIdsPerChunk(flat.tiles, width, height),
     },
   };

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { MAP_ATLAS_BYTES, MAP_ATLAS_COLUMNS } from "../../blit-layout.js";
 import { GID_TILE_MASK } from "./gid.js";
 import { ditherRgb332 } from "./rgb332-dither.js";
+import { stackTimeline } from "./stack-animation.js";
 import {
   GID_FLIP_DIAGONAL,
   GID_FLIP_HORIZONTAL,
@@ -44,6 +45,19 @@ export interface MapArt {
   problems: string[];
   /** World id → its atlas tile, for every id the map draws; any other id draws nothing (NO_TILE). */
   looks: Map<number, number>;
+  /**
+   * Animated world ids (stack-animation.ts) → their timeline: atlas tile and duration per segment, from
+   * time 0, looping. The id's `looks` entry is its first segment's tile (what a client that does not animate shows).
+   */
+  frames: Map<number, AtlasFrame[]>;
+  /** Stacks that keep some animated tiles still (the combination exceeds MAX_FRAMES_PER_STACK). */
+  reducedStacks: number;
+}
+
+/** One segment of an animated id's timeline: the atlas tile shown and for how long. */
+export interface AtlasFrame {
+  look: number;
+  durationMs: number;
 }
 
 export interface MapArtInput {
@@ -90,22 +104,49 @@ export function buildMapArt(input: MapArtInput): MapArt | null {
   const tilePixels: Uint8Array[] = [new Uint8Array(width * height)];
   let overflow = 0;
   const looks = new Map<number, number>();
+  const frames = new Map<number, AtlasFrame[]>();
+  let reducedStacks = 0;
   const rgba = new Float32Array(width * height * 4);
-  for (const id of drawn) {
-    const stack = tileData.get(id)!.stack ?? [id, 0, 0];
+  /** The atlas tile of a stack, composited the first time it is met; null when the atlas is full. */
+  const cellOf = (stack: readonly number[]): number | null => {
     const key = stack.join(",");
     let cell = cellOfStack.get(key);
     if (cell === undefined) {
       if (tilePixels.length >= capacity) {
         overflow++;
-        continue;
+        return null;
       }
       composite(rgba, stack, width, height, footprints, images);
       tilePixels.push(quantise(rgba, width, height));
       cell = tilePixels.length - 1;
       cellOfStack.set(key, cell);
     }
-    looks.set(id, cell);
+    return cell;
+  };
+  for (const id of drawn) {
+    const info = tileData.get(id)!;
+    // A collision twin of a plain cell draws the tile it twins.
+    const stack = info.stack ?? [info.twinOf ?? id, 0, 0];
+    const timeline = stackTimeline(stack, footprints);
+    if (timeline === null) {
+      const cell = cellOf(stack);
+      if (cell !== null) looks.set(id, cell);
+      continue;
+    }
+    if (timeline.stillEntries > 0) reducedStacks++;
+    const segments: AtlasFrame[] = [];
+    for (const frame of timeline.frames) {
+      const cell = cellOf(frame.stack);
+      if (cell === null) break;
+      segments.push({ look: cell, durationMs: frame.durationMs });
+    }
+    if (segments.length === 0) continue;
+    looks.set(id, segments[0].look);
+    // An atlas that filled up mid-timeline shows the first frame still rather than a broken loop.
+    // Frames that all look alike (an animation whose image is missing: every frame is the placeholder) do not animate.
+    const first = tilePixels[segments[0].look];
+    const changes = segments.some(({ look }) => !sameBytes(tilePixels[look], first));
+    if (changes && segments.length === timeline.frames.length) frames.set(id, segments);
   }
   problems.push(...images.problems);
   if (overflow > 0) {
@@ -133,7 +174,13 @@ export function buildMapArt(input: MapArtInput): MapArt | null {
     hash,
     problems,
     looks,
+    frames,
+    reducedStacks,
   };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((value, index) => value === b[index]);
 }
 
 /** Every id a cell shows, and every tile a door can open to (TileUpdates put those on cells later), ascending. */

@@ -1,8 +1,8 @@
 // Objects from Tiled object layers, placed on the world grid, and the two
 // kinds the server uses: spawn points and interactables (signs, notice boards).
 import { MapError } from "./map-error.js";
-import type { PropertyValue } from "./properties.js";
-import type { RawMap } from "./raw-map.js";
+import { isTrue, propertyIgnoringCase, type PropertyValue } from "./properties.js";
+import type { RawMap, RawTileLayer } from "./raw-map.js";
 
 export interface MapObject {
   id: number;
@@ -65,6 +65,35 @@ export function spawnObjects(objects: readonly MapObject[]): MapObject[] {
   return objects.filter(
     (object) => object.point && (object.type.toLowerCase() === "spawn" || /spawn/i.test(object.layer)),
   );
+}
+
+/** Most spawn cells a start layer gives (a whole painted floor would be thousands; any of them will do). */
+export const MAX_START_LAYER_SPAWNS = 256;
+
+/**
+ * WorkAdventure's convention (its starter kit's office.tmj): players start on the cells of a tile layer named
+ * `start`, or with a true `startLayer` property, hidden or not. Cells are world cells (shifted by the origin), in
+ * layer then row order; only free ones (`isFree`) count, at most MAX_START_LAYER_SPAWNS.
+ */
+export function startLayerSpawns(
+  layers: readonly RawTileLayer[],
+  originX: number,
+  originY: number,
+  isFree: (x: number, y: number) => boolean,
+): { x: number; y: number }[] {
+  const spawns: { x: number; y: number }[] = [];
+  for (const layer of layers) {
+    if (layer.name.toLowerCase() !== "start" && !isTrue(propertyIgnoringCase(layer.properties, "startLayer"))) continue;
+    for (const chunk of layer.chunks) {
+      for (let cell = 0; cell < chunk.gids.length && spawns.length < MAX_START_LAYER_SPAWNS; cell++) {
+        if (chunk.gids[cell] === 0) continue;
+        const x = chunk.x + (cell % chunk.width) - originX;
+        const y = chunk.y + Math.floor(cell / chunk.width) - originY;
+        if (isFree(x, y)) spawns.push({ x, y });
+      }
+    }
+  }
+  return spawns;
 }
 
 /**

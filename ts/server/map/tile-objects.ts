@@ -7,11 +7,14 @@
 // ordinary tile of the stack (tile-stacks.ts: a large one leaves a piece in
 // every cell it covers), with its tile's flags and collision shapes. An object
 // off the grid moves to the nearest cell (by less than half a tile; counted as
-// snapped). A rotated tile object, or one drawn at another size than its tile,
-// cannot be a cell's tile and is not drawn (listed, with the reason).
+// snapped). One rotated by a multiple of 90° is its tile with the flips that
+// rotation is (90° clockwise = diagonal + horizontal), anchored where the
+// rotated tile's bottom-left lands. One rotated otherwise, or drawn at another
+// size than its tile (Tiled scales it), cannot be a cell's tile and is not
+// drawn (listed, with the reason).
 import { GID_TILE_MASK } from "./gid.js";
 import type { RawMap, RawTileLayer } from "./raw-map.js";
-import { GID_FLIP_HORIZONTAL, GID_FLIP_VERTICAL } from "./tile-stacks.js";
+import { GID_FLIP_DIAGONAL, GID_FLIP_HORIZONTAL, GID_FLIP_VERTICAL } from "./tile-stacks.js";
 import { tileSizeOf, tilesetHasLocalId, type Tileset } from "./tileset.js";
 
 export interface TileObjectReport {
@@ -79,8 +82,11 @@ export function stampTileObjects(
         report.notDrawn.push(`${name}: tile id ${gid} is in no tileset`);
         continue;
       }
-      if (object.shape.rotationDeg !== 0) {
-        report.notDrawn.push(`${name} is rotated ${object.shape.rotationDeg}°: only unrotated tile objects are drawn`);
+      const quarterTurns = quarterTurnsOf(object.shape.rotationDeg);
+      if (quarterTurns === null) {
+        report.notDrawn.push(
+          `${name} is rotated ${object.shape.rotationDeg}°: only tile objects rotated by a multiple of 90° are drawn`,
+        );
         continue;
       }
       const size = tileSizeOf(tileset, gid - tileset.firstGid);
@@ -93,10 +99,17 @@ export function stampTileObjects(
         continue;
       }
       if (tileW <= 0 || tileH <= 0) continue;
-      // The cell whose bottom-left corner is nearest the object's bottom-left anchor.
-      const column = Math.round(object.pixelX / tileW);
-      const row = Math.round(object.pixelY / tileH) - 1;
-      const snapPx = Math.max(Math.abs(object.pixelX - column * tileW), Math.abs(object.pixelY - (row + 1) * tileH));
+      // Where the (rotated) tile's bottom-left corner is: Tiled turns it clockwise about its anchor.
+      const [leftPx, bottomPx] = [
+        [object.pixelX, object.pixelY],
+        [object.pixelX, object.pixelY + widthPx],
+        [object.pixelX - widthPx, object.pixelY + heightPx],
+        [object.pixelX - heightPx, object.pixelY],
+      ][quarterTurns];
+      // The cell whose bottom-left corner is nearest that corner.
+      const column = Math.round(leftPx / tileW);
+      const row = Math.round(bottomPx / tileH) - 1;
+      const snapPx = Math.max(Math.abs(leftPx - column * tileW), Math.abs(bottomPx - (row + 1) * tileH));
       const x = column - extent.originX;
       const y = row - extent.originY;
       if (x < 0 || y < 0 || x >= extent.width || y >= extent.height) {
@@ -104,8 +117,9 @@ export function stampTileObjects(
         continue;
       }
       const cell = y * extent.width + x;
-      // A tile object keeps its horizontal and vertical flips (objects have no diagonal flip).
-      layerFor(cell).chunks[0].gids[cell] = (gid | (object.gid & (GID_FLIP_HORIZONTAL | GID_FLIP_VERTICAL))) >>> 0;
+      // A tile object keeps its horizontal and vertical flips (objects have no diagonal flip), then turns.
+      const flips = rotatedFlips(object.gid & (GID_FLIP_HORIZONTAL | GID_FLIP_VERTICAL), quarterTurns);
+      layerFor(cell).chunks[0].gids[cell] = (gid | flips) >>> 0;
       report.stamped++;
       if (snapPx > 0) {
         report.snapped++;
@@ -122,4 +136,42 @@ export function stampTileObjects(
     if (index < map.tileLayers.length) layers.push(map.tileLayers[index]);
   }
   return { layers, report };
+}
+
+/** 0..3 clockwise quarter turns for a rotation in degrees, or null when it is not a multiple of 90°. */
+export function quarterTurnsOf(rotationDeg: number): number | null {
+  const turns = rotationDeg / 90;
+  if (!Number.isInteger(turns)) return null;
+  return ((turns % 4) + 4) % 4;
+}
+
+/**
+ * The flip bits that draw a tile flipped by `flips` and then turned clockwise `quarterTurns` times. A set of
+ * flips is the transform V·H·D (the diagonal flip, an x/y swap, first; docs/maps.md § Formats): the eight sets are
+ * the eight symmetries of a square, so the turned result is one of them, found by its matrix on screen (y down).
+ */
+export function rotatedFlips(flips: number, quarterTurns: number): number {
+  type Matrix = [number, number, number, number]; // [a, b, c, d]: (u, v) → (a u + b v, c u + d v)
+  const multiply = (m: Matrix, n: Matrix): Matrix => [
+    m[0] * n[0] + m[1] * n[2],
+    m[0] * n[1] + m[1] * n[3],
+    m[2] * n[0] + m[3] * n[2],
+    m[2] * n[1] + m[3] * n[3],
+  ];
+  const matrixOf = (bits: number): Matrix => {
+    let m: Matrix = [1, 0, 0, 1];
+    if (bits & GID_FLIP_DIAGONAL) m = multiply([0, 1, 1, 0], m);
+    if (bits & GID_FLIP_HORIZONTAL) m = multiply([-1, 0, 0, 1], m);
+    if (bits & GID_FLIP_VERTICAL) m = multiply([1, 0, 0, -1], m);
+    return m;
+  };
+  let target = matrixOf(flips);
+  // A clockwise quarter turn on screen: (u, v) → (−v, u).
+  for (let turn = 0; turn < quarterTurns; turn++) target = multiply([0, -1, 1, 0], target);
+  for (let bits = 0; bits < 8; bits++) {
+    const candidate =
+      (bits & 1 ? GID_FLIP_DIAGONAL : 0) | (bits & 2 ? GID_FLIP_HORIZONTAL : 0) | (bits & 4 ? GID_FLIP_VERTICAL : 0);
+    if (matrixOf(candidate).every((value, index) => value === target[index])) return candidate >>> 0;
+  }
+  throw new Error("unreachable: the flips and quarter turns of a square are closed");
 }
