@@ -16,6 +16,7 @@ import { DEFAULT_GAME_OPTIONS } from "../../ts/server/game-options.js";
 import { type RunOptions, commandLine, fmt, gitCommit, log, loadNow, machineNow } from "../lib/harness.js";
 import type { SuiteResult, Target } from "../lib/results.js";
 import { HALL_SPAWNS, HALL_STAIRS, writeWorld } from "../server/world.js";
+import { dungeonLevelTable } from "./dungeon-levels.js";
 import { type ScaleRow, holdsRates, loadCell, ratesText, runScale } from "./server.js";
 
 /** Issue 15's target. */
@@ -30,6 +31,9 @@ export async function runServerLevels(options: RunOptions & { npcBots?: number }
   // Short on purpose (the lead re-runs it on a quiet machine): a fresh server per row, 8 s warm-up, 30 s window.
   const warmupS = options.quick ? 3 : 8;
   const measureS = options.quick ? 8 : 30;
+  // Issue 15's bench row, generation per 256 × 256 level, on this thread before any server runs.
+  log("levels: generating 256×256 levels");
+  const generation = await dungeonLevelTable(options.quick);
   const dir = mkdtempSync(join(tmpdir(), "fc-levels-world-"));
   const rows: ScaleRow[] = [];
   try {
@@ -71,6 +75,7 @@ export async function runServerLevels(options: RunOptions & { npcBots?: number }
     machine: machineNow(loadStart),
     timing: `per row: a fresh server, ${warmupS} s warm-up after all joins, then a ${measureS} s window; tick percentiles over the window's ticks (/api/status?ticks=…), levels' counts from /api/status at both ends; load average before and after each row in the table`,
     tables: [
+      generation,
       {
         title: "Tick time with and without levels being generated (server on core 0, bots on core 1)",
         columns: [
