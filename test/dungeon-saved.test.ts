@@ -18,6 +18,7 @@ import { Logger } from "../ts/server/log.js";
 import { openGameDatabase } from "../ts/server/persistence/database.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { levelSeed } from "../ts/server/dungeon/levels.js";
+import { PILES_MAX } from "../ts/server/items/item-room.js";
 import { readWorld } from "../ts/server/world-areas.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { drive } from "./client-core-support.js";
@@ -215,7 +216,7 @@ describe("saved in a dungeon level", () => {
     expect(piles()).toEqual([]);
   }, 120_000);
 
-  it("piles kept with a level the world can never enter again (another dungeon seed) are put on the map's first stairs down at start", async () => {
+  it("kept piles wait for their level and count against PILES_MAX; those of a level the world can never enter again (another dungeon seed) are put on the first stairs down at start", async () => {
     const [stairs] = readWorld(MAP).warps.filter((warp) => warp.stairs === "down");
     const path = join(dir, "reseeded.sqlite");
     let running = (server = await start(1, path));
@@ -238,6 +239,20 @@ describe("saved in a dungeon level", () => {
     running = server = await start(1, path);
     expect(game().items.dormantPileCount).toBe(2);
     expect(game().items.pileCount).toBe(0);
+    // Kept piles count against PILES_MAX: with the rest of the budget kept in that level too, loot falls no more.
+    const insert = game().database.db.prepare(
+      "INSERT INTO item_piles (world, x, y, item_id, count, level_seed, level_depth, level_size) VALUES (?, 9, 9, ?, 1, ?, 1, ?)",
+    );
+    game().database.db.transaction(() => {
+      for (let i = 2; i < PILES_MAX; i++) insert.run(game().world.name, potion, level.seed, game().options.levelSize);
+    })();
+    await running.close();
+    running = server = await start(1, path);
+    expect(game().items.dormantPileCount).toBe(PILES_MAX);
+    const potionDef = game().world.items.find((item) => item.id === potion)!;
+    game().items.dropLoot([{ item: potionDef, chance: 1, min: 1, max: 1 }], stairs.x, stairs.y);
+    expect(game().items.pileCount).toBe(0);
+    game().database.db.prepare("DELETE FROM item_piles WHERE x = 9 AND y = 9").run();
     await running.close();
     // Another dungeon seed: no stairs lead to that level any more, so they are put on the map, none lost.
     running = server = await start(1, path, 12345);
