@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only codec,pathfind,blit,server,npcs,combat]`: runs the
+// `npm run bench [-- --quick] [-- --only codec,pathfind,blit,server,npcs,combat,levels]`: runs the
 // benchmark suites, writes bench/results/<suite>.json and regenerates
 // bench/REPORT.md with its SVG charts. docs/benchmarks.md explains the output.
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -10,6 +10,7 @@ import type { SuiteResult } from "./lib/results.js";
 import { RESULTS_DIR, writeReport } from "./report.js";
 import { runBlit } from "./suites/blit.js";
 import { runCodec } from "./suites/codec.js";
+import { runServerLevels } from "./suites/levels.js";
 import { runPathfind } from "./suites/pathfind.js";
 import {
   type NpcRowSpec,
@@ -37,9 +38,10 @@ const SUITES: Record<string, (options: SuiteOptions) => Promise<SuiteResult>> = 
   npcs: runServerNpcs,
   combat: runServerCombat,
   server5000: runServer5000,
+  levels: runServerLevels,
 };
 /** Suites `npm run bench` runs without --only (server5000 takes two cores' worth of bots and minutes of joins). */
-const DEFAULT_SUITES = ["codec", "pathfind", "blit", "server", "npcs", "combat"];
+const DEFAULT_SUITES = ["codec", "pathfind", "blit", "server", "npcs", "combat", "levels"];
 
 const HELP = `usage: npm run bench -- [--quick] [--only SUITE[,SUITE...]] [--bots N[,N...]]
 
@@ -53,7 +55,7 @@ const HELP = `usage: npm run bench -- [--quick] [--only SUITE[,SUITE...]] [--bot
                  server's --npc-budget), "+deltas" after either for bots that ask for entity deltas (P-21), "+compact" for compact ones (P-25);
                  0 is the row without NPCs the others are compared with (default 0,20000,100000,
                  20000@20000000,0+deltas,20000+deltas,100000+deltas; with --quick 0,20000 at 100 bots)
-  --npc-bots N   npcs and combat suites: bots in every row (default 2000)
+  --npc-bots N   npcs, combat and levels suites: bots in every row (default 2000)
   --big-bots LIST  server5000 suite (only with --only): the bot counts (default 5000), each with seed packets and deltas
   --bot-cores LIST server5000 suite: one bot process per entry, pinned to that core (default 1,1)
   --cpu-prof DIR server5000 suite: run the server under node --cpu-prof, one .cpuprofile per row in DIR

@@ -3,7 +3,9 @@
 // the process, so a character in one is saved at the map's stairs down it came
 // by — every periodic save, so a crash too — and logging in again (which ends
 // the old session) or after a restart puts it there. A pile dropped in a level
-// goes up to those stairs when the level is dropped, in the database as well.
+// stays with the level: stored with its seed, depth and size at a level-relative
+// cell, out of the world while the level is dropped, back at that cell when the
+// level is generated again — after a restart too, in another slot.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -15,6 +17,8 @@ import { inArea } from "../ts/server/areas.js";
 import { Logger } from "../ts/server/log.js";
 import { openGameDatabase } from "../ts/server/persistence/database.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
+import { levelSeed } from "../ts/server/dungeon/levels.js";
+import { PILES_MAX } from "../ts/server/items/item-room.js";
 import { readWorld } from "../ts/server/world-areas.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { drive } from "./client-core-support.js";
@@ -32,16 +36,17 @@ afterEach(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function start(): Promise<RunningServer> {
+function start(levelSlots = 1, path = dbPath, dungeonSeed?: number): Promise<RunningServer> {
   return startServer({
     host: "127.0.0.1",
     httpPort: 0,
     udpPort: 0,
     mapPath: MAP,
     logger: new Logger("silent"),
-    levelSlots: 1,
+    levelSlots,
     levelKeepEmptyMs: 1000,
-    database: openGameDatabase(dbPath),
+    database: openGameDatabase(path),
+    ...(dungeonSeed === undefined ? {} : { dungeonSeed }),
   });
 }
 
@@ -56,7 +61,8 @@ async function play(running: RunningServer, request: AccountRequest): Promise<Ga
 }
 
 async function walkTo(client: GameClient, goal: { x: number; y: number }, what: string, done: () => boolean) {
-  expect(["planned", "unchanged"]).toContain(client.setGoal(goal.x, goal.y));
+  // Just after a level change the client may not have the level's chunks yet: a route once they streamed.
+  await drive([client], `a route: ${what}`, () => ["planned", "unchanged"].includes(client.setGoal(goal.x, goal.y)));
   await drive([client], what, done, 20_000);
 }
 
@@ -71,23 +77,32 @@ async function answered(client: GameClient, events: ItemEvent[], requestId: numb
 }
 
 describe("saved in a dungeon level", () => {
-  it("logged out or restarted in a level: back on the map's stairs down; a pile left below comes up to them", async () => {
-    const stairs = readWorld(MAP).warps.find((warp) => warp.stairs === "down")!;
+  it("logged out or restarted in a level: back on the map's stairs down; a pile left below stays with its level and comes back at its cell", async () => {
+    const [stairs, farStairs] = readWorld(MAP).warps.filter((warp) => warp.stairs === "down");
     const register: AccountRequest = { kind: "register", name: "delver", password: "delver-pw-1", nick: "Delver" };
     const login: AccountRequest = { kind: "login", name: "delver", password: "delver-pw-1" };
     let running = (server = await start());
     const game = () => running.game;
-    const slot = game().world.levelSlots[0];
     const saved = () =>
       game().database.db.prepare("SELECT x, y FROM characters WHERE map = ?").get(game().world.name) as
         { x: number; y: number } | undefined;
     const piles = () =>
-      game().database.db.prepare("SELECT x, y, item_id AS itemId, count FROM item_piles").all() as {
-        x: number;
-        y: number;
-        itemId: number;
-        count: number;
-      }[];
+      game()
+        .database.db.prepare(
+          "SELECT x, y, item_id AS itemId, count, level_seed AS seed, level_depth AS depth, level_size AS size FROM item_piles",
+        )
+        .all() as { x: number; y: number; itemId: number; count: number; seed: number; depth: number; size: number }[];
+    const beside = (at: { x: number; y: number }) =>
+      [
+        [1, 0],
+        [-1, 0],
+        [0, 1],
+        [0, -1],
+      ]
+        .map(([dx, dy]) => ({ x: at.x + dx, y: at.y + dy }))
+        .find((tile) => game().world.walkable(tile.x, tile.y) && game().warps.at(tile.x, tile.y) === undefined)!;
+    const standsAt = (client: GameClient, at: { x: number; y: number }) => () =>
+      client.confirmed?.x === at.x && client.confirmed.y === at.y;
 
     // A torch from the supply chest, to leave below.
     let client = await play(running, register);
@@ -95,15 +110,7 @@ describe("saved in a dungeon level", () => {
     client.items.listen((event) => events.push(event));
     const torch = [...client.itemCatalogue.values()].find((item) => item.name === "torch")!.id;
     const chest = game().items.chestNamed("supply chest")!;
-    const beside = [
-      [1, 0],
-      [-1, 0],
-      [0, 1],
-      [0, -1],
-    ]
-      .map(([dx, dy]) => ({ x: chest.x + dx, y: chest.y + dy }))
-      .find((tile) => game().world.walkable(tile.x, tile.y))!;
-    await walkTo(client, beside, "beside the chest", () => client.goal === null && client.pending.length === 0);
+    await walkTo(client, beside(chest), "beside the chest", () => client.goal === null && client.pending.length === 0);
     client.interact(chest.id);
     await drive([client], "the chest window", () => client.items.chest !== null);
     const inChest = client.items.chest!.stacks.find((stack) => stack.itemId === torch)!;
@@ -112,13 +119,27 @@ describe("saved in a dungeon level", () => {
       (client.items.inventory?.stacks ?? []).some((stack) => stack.itemId === torch),
     );
 
-    // Down the stairs; the torch dropped in the level.
+    // Down the stairs, a step off the stairs up, and the torch dropped there.
+    let slot = game().world.levelSlots[0];
     const inLevel = () => client.confirmed !== null && inArea(slot, client.confirmed.x, client.confirmed.y);
     await walkTo(client, stairs, "arrival in the level", inLevel);
     const entry = { ...client.confirmed! };
+    const dropAt = beside(entry);
+    await walkTo(client, dropAt, "a step off the stairs up", standsAt(client, dropAt));
     const bagSlot = client.items.inventory!.stacks.find((stack) => stack.itemId === torch)!.slot;
     expect(await answered(client, events, client.drop(bagSlot))).toBe("ok");
-    expect(piles()).toEqual([{ ...entry, itemId: torch, count: 1 }]);
+    // Stored with its level (what regenerates it tile for tile) at the cell relative to the level's corner.
+    const level = game().levels.inSlot(0)!;
+    const cell = { x: dropAt.x - slot.x, y: dropAt.y - slot.y };
+    const row = {
+      ...cell,
+      itemId: torch,
+      count: 1,
+      seed: level.seed,
+      depth: level.depth,
+      size: game().options.levelSize,
+    };
+    expect(piles()).toEqual([row]);
     // While it plays in the level its saved place is the stairs it came by (so a crash puts it there too).
     await drive([client], "a save at the stairs", () => saved()?.x === stairs.x && saved()?.y === stairs.y, 5000);
 
@@ -134,47 +155,112 @@ describe("saved in a dungeon level", () => {
     const player = [...game().sessions.values()].find((session) => session.nick === "Delver")!.entity;
     expect({ x: player.x, y: player.y }).toEqual({ x: stairs.x, y: stairs.y });
 
-    // The level, empty, is dropped; the torch comes up to the stairs, in memory and in the database.
+    // The level, empty, is dropped: the torch leaves the world with it — not to the stairs — and its row stays.
     await drive([client], "the empty level dropped", () => game().levels.size === 0, 10_000);
-    expect(piles()).toEqual([{ x: stairs.x, y: stairs.y, itemId: torch, count: 1 }]);
-    await drive([client], "the pile in view at the stairs", () =>
-      [...client.entities.values()].some(
-        (entity) => entity.x === stairs.x && entity.y === stairs.y && entity.meta.some((tlv) => tlv.kind === "item"),
-      ),
-    );
+    expect(piles()).toEqual([row]);
+    expect(game().items.pileCount).toBe(0);
+    expect(game().items.dormantPileCount).toBe(1);
 
-    // Down again (off the stairs and back on), and the server stops while the player is below.
-    const off = [
-      [0, 1],
-      [1, 0],
-      [-1, 0],
-      [0, -1],
-    ]
-      .map(([dx, dy]) => ({ x: stairs.x + dx, y: stairs.y + dy }))
-      .find((tile) => game().world.walkable(tile.x, tile.y))!;
-    await walkTo(
-      client,
-      off,
-      "a step off the stairs",
-      () => client.confirmed?.x === off.x && client.confirmed.y === off.y,
-    );
-    // Stepping onto the stairs picked the torch up; dropped below again, it is in the level when the server stops.
+    // Down again (off the stairs and back on): the level comes back from its seed, the torch at its cell.
+    const off = beside(stairs);
+    await walkTo(client, off, "a step off the stairs", standsAt(client, off));
     await walkTo(client, stairs, "down again", inLevel);
-    await drive([client], "the torch picked up on the stairs", () =>
-      (client.items.inventory?.stacks ?? []).some((stack) => stack.itemId === torch),
-    );
-    const below = { ...client.confirmed! };
-    const again = client.items.inventory!.stacks.find((stack) => stack.itemId === torch)!.slot;
-    expect(await answered(client, laterEvents, client.drop(again))).toBe("ok");
-    expect(piles()).toEqual([{ ...below, itemId: torch, count: 1 }]);
+    expect(game().levels.inSlot(0)).toMatchObject({ seed: level.seed, depth: level.depth });
+    const torchSeen = (at: { x: number; y: number }) => () =>
+      [...client.entities.values()].some(
+        (entity) =>
+          entity.x === at.x &&
+          entity.y === at.y &&
+          entity.meta.some((tlv) => tlv.kind === "item" && tlv.itemId === torch),
+      );
+    await drive([client], "the torch at its cell again", torchSeen(dropAt));
+    expect(game().items.dormantPileCount).toBe(0);
+    expect(piles()).toEqual([row]);
+
+    // The server stops with the torch lying below (a crash leaves the same rows: nothing is written when a
+    // level goes). After the restart, with two slots, someone else takes the other stairs first, so the level
+    // lands in the second slot: the torch is out of the world until it does, then at its cell there.
     client.close();
     await running.close();
-    running = server = await start();
+    running = server = await start(2);
     expect(saved()).toEqual({ x: stairs.x, y: stairs.y });
-    // No level outlives the process: the pile found in the slot at start is moved up to the stairs.
-    expect(piles()).toEqual([{ x: stairs.x, y: stairs.y, itemId: torch, count: 1 }]);
+    expect(piles()).toEqual([row]);
+    expect(game().items.pileCount).toBe(0);
+    expect(game().items.dormantPileCount).toBe(1);
+    const other = await play(running, { kind: "register", name: "other", password: "other-pw-1", nick: "Other" });
+    const otherEntity = [...game().sessions.values()].find((session) => session.nick === "Other")!.entity;
+    const nearFar = beside(farStairs);
+    game().warps.teleport(otherEntity, nearFar.x, nearFar.y);
+    await drive([other], "the other beside the far stairs", standsAt(other, nearFar));
+    const [first, second] = game().world.levelSlots;
+    await walkTo(
+      other,
+      farStairs,
+      "the other in the first slot",
+      () => other.confirmed !== null && inArea(first, other.confirmed.x, other.confirmed.y),
+    );
     client = await play(running, login);
     expect(client.confirmed).toEqual({ x: stairs.x, y: stairs.y });
-    expect(running.game.levels.size).toBe(0);
-  }, 90_000);
+    slot = second;
+    await walkTo(client, beside(stairs), "off the stairs after the restart", standsAt(client, beside(stairs)));
+    await walkTo(client, stairs, "down after the restart", inLevel);
+    const again = { x: second.x + cell.x, y: second.y + cell.y };
+    await drive([client], "the torch at its cell in the second slot", torchSeen(again));
+    expect(piles()).toEqual([row]);
+
+    // It is a real pile: stepping onto it picks it up, and the row is gone.
+    await walkTo(client, again, "onto the torch", standsAt(client, again));
+    await drive([client], "the torch picked up", () =>
+      (client.items.inventory?.stacks ?? []).some((stack) => stack.itemId === torch),
+    );
+    expect(piles()).toEqual([]);
+  }, 120_000);
+
+  it("kept piles wait for their level and count against PILES_MAX; those of a level the world can never enter again (another dungeon seed) are put on the first stairs down at start", async () => {
+    const [stairs] = readWorld(MAP).warps.filter((warp) => warp.stairs === "down");
+    const path = join(dir, "reseeded.sqlite");
+    let running = (server = await start(1, path));
+    const game = () => running.game;
+    const piles = () =>
+      game().database.db.prepare("SELECT x, y, item_id AS itemId, count, level_seed AS seed FROM item_piles").all();
+    const potion = game().world.items.find((item) => item.name === "healing potion")!.id;
+    // Two piles in the first level below the stairs, as a drop there stores them (level-relative cells).
+    const level = { seed: levelSeed(game().options.dungeonSeed, stairs.y * 65536 + stairs.x), depth: 1 };
+    game()
+      .database.db.prepare(
+        "INSERT INTO item_piles (world, x, y, item_id, count, level_seed, level_depth, level_size) VALUES (?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?)",
+      )
+      .run(
+        ...[game().world.name, 5, 6, potion, 2, level.seed, 1, game().options.levelSize],
+        ...[game().world.name, 7, 8, potion, 1, level.seed, 1, game().options.levelSize],
+      );
+    await running.close();
+    // The same world again: the level can come back, so they wait for it, out of the world.
+    running = server = await start(1, path);
+    expect(game().items.dormantPileCount).toBe(2);
+    expect(game().items.pileCount).toBe(0);
+    // Kept piles count against PILES_MAX: with the rest of the budget kept in that level too, loot falls no more.
+    const insert = game().database.db.prepare(
+      "INSERT INTO item_piles (world, x, y, item_id, count, level_seed, level_depth, level_size) VALUES (?, 9, 9, ?, 1, ?, 1, ?)",
+    );
+    game().database.db.transaction(() => {
+      for (let i = 2; i < PILES_MAX; i++) insert.run(game().world.name, potion, level.seed, game().options.levelSize);
+    })();
+    await running.close();
+    running = server = await start(1, path);
+    expect(game().items.dormantPileCount).toBe(PILES_MAX);
+    const potionDef = game().world.items.find((item) => item.id === potion)!;
+    game().items.dropLoot([{ item: potionDef, chance: 1, min: 1, max: 1 }], stairs.x, stairs.y);
+    expect(game().items.pileCount).toBe(0);
+    game().database.db.prepare("DELETE FROM item_piles WHERE x = 9 AND y = 9").run();
+    await running.close();
+    // Another dungeon seed: no stairs lead to that level any more, so they are put on the map, none lost.
+    running = server = await start(1, path, 12345);
+    expect(game().items.dormantPileCount).toBe(0);
+    expect(game().items.pileCount).toBe(2);
+    expect(piles()).toEqual([
+      { x: stairs.x, y: stairs.y, itemId: potion, count: 2, seed: null },
+      { x: stairs.x, y: stairs.y, itemId: potion, count: 1, seed: null },
+    ]);
+  });
 });

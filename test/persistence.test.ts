@@ -64,7 +64,7 @@ function expectMigrationError(action: () => unknown, message: RegExp): void {
 }
 
 describe("migrations", () => {
-  it("the bundled schema: accounts and characters (1), bans and the admin log (2), notices (3), items (4), appearance (5), recorded, WAL on a file", () => {
+  it("the bundled schema: accounts and characters (1), bans and the admin log (2), notices (3), items (4), appearance (5), piles kept with their level (6), recorded, WAL on a file", () => {
     const path = join(dir, "schema.sqlite");
     const database = openGameDatabase(path);
     expect(database.schemaVersion).toBe(loadMigrations().length);
@@ -91,12 +91,13 @@ describe("migrations", () => {
       { version: 3, name: "notices", hexDigits: 64 },
       { version: 4, name: "items", hexDigits: 64 },
       { version: 5, name: "appearance", hexDigits: 64 },
+      { version: 6, name: "level-piles", hexDigits: 64 },
     ]);
     database.close();
     database.close(); // idempotent
     // Reopening applies nothing again.
     const again = openGameDatabase(path);
-    expect(again.db.prepare("SELECT count(*) FROM schema_migrations").pluck().get()).toBe(5);
+    expect(again.db.prepare("SELECT count(*) FROM schema_migrations").pluck().get()).toBe(6);
     again.close();
   });
 

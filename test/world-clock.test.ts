@@ -7,6 +7,9 @@ import type { Packet } from "../ts/protocol/packet.js";
 import type { WorldClockPacket } from "../ts/protocol/world-clock.js";
 import { WorldClockView } from "../ts/client/core/world-clock.js";
 import { WEATHER_STATES, clockText, daylight, partOfDay } from "../ts/world-time.js";
+import { Egress } from "../ts/server/egress.js";
+import { Metrics } from "../ts/server/metrics.js";
+import { WorldClock } from "../ts/server/world-clock.js";
 import { NpcGame } from "./support/npc-game.js";
 
 const npcGame = new NpcGame();
@@ -59,6 +62,44 @@ describe("world clock over UDP", () => {
         2000,
       );
       expect(Date.now() - changedAt).toBeLessThan(2000);
+    }
+  });
+});
+
+describe("the weather schedule (the server's WorldClock)", () => {
+  const TICK_HZ = 24;
+  /** The weather changes of `hours` real hours with `seed`: [tick, state] each time the state changes. */
+  function changes(seed: number, hours: number): [number, string][] {
+    const clock = new WorldClock(
+      { dayMinutes: 20, startTimeOfDay: 0.375, weatherSeed: seed, tickHz: TICK_HZ },
+      new Egress(new Metrics()),
+    );
+    const seen: [number, string][] = [[0, clock.weather]];
+    for (let tick = 1; tick <= hours * 3600 * TICK_HZ; tick++) {
+      clock.endTick(tick, []);
+      if (clock.weather !== seen[seen.length - 1][1]) seen.push([tick, clock.weather]);
+    }
+    return seen;
+  }
+
+  it("is seeded: the same seed gives the same weather, another another; states hold 3 minutes or more, and follow the table", () => {
+    const first = changes(7, 12);
+    expect(changes(7, 12)).toEqual(first);
+    expect(changes(8, 12)).not.toEqual(first);
+    // Every state comes up in twelve hours (a state holds 3 … 10 minutes: about 100 draws).
+    expect(new Set(first.map(([, state]) => state))).toEqual(new Set(WEATHER_STATES));
+    const allowed: Record<string, string[]> = {
+      clear: ["rain", "fog", "storm"],
+      rain: ["clear", "storm", "fog"],
+      fog: ["clear", "rain"], // fog lifts: never straight to a storm
+      storm: ["rain", "clear"], // a storm eases: never straight to fog
+    };
+    for (let i = 1; i < first.length; i++) {
+      const [tick, state] = first[i];
+      const [before, from] = first[i - 1];
+      expect(allowed[from]).toContain(state);
+      // A draw of the same state holds again, so a change comes at least one hold (3 minutes) after the last.
+      expect(tick - before).toBeGreaterThanOrEqual(3 * 60 * TICK_HZ - 1);
     }
   });
 });

@@ -12,6 +12,14 @@
 // once adjacent, keeps stepping into its tile — which the server turns into an
 // attack (bump) — until it dies; with none in view, or stuck on a wall, they
 // wander as the others do. Their steps are the same one ActionPacket per window.
+// --hall K (the levels suite, issue 15): the first K bots join first, one at a
+// time, so they take the first K spawn points — the delve world's walled hall
+// (bench/server/world.ts) — and stand there; with --delve they take its stairs
+// instead, over and over: each walks to one of the hall's stairs down (another
+// than the one it came up by), waits on it while its level is generated, steps
+// off the stairs up where it arrives and back onto them, and is back in the hall.
+// The hall has more stairs than the server has level slots, so levels keep being
+// generated, put into the world and dropped for as long as the delvers run.
 //
 // Why not the shared client core (ts/client/core, which ts/bots drives): this
 // process must hold 2000 bots on one core (the harness pins it to core 1) so
@@ -29,6 +37,7 @@
 //
 // usage: node --import tsx bench/server/bots.ts --http http://127.0.0.1:PORT --count N
 //        [--warmup S] [--measure S] [--idle | --fight] [--deltas] [--compact] [--seed N] [--wait-go] [--first N]
+//        [--hall K [--delve]]
 // --deltas: each bot asks for entity deltas (P-21) — it acknowledges the lists it verifies
 // (EntityAckPacket) and applies each StateDeltaPacket to its baseline. --compact (implies --deltas):
 // the compact form (P-25) as the official client asks by default — CompactAckPackets, and
@@ -74,6 +83,7 @@ import { actionFromDelta } from "../../ts/protocol/action.js";
 import { EntityCursor } from "../../ts/protocol/entity.js";
 import { NO_TARGET_TICK, nextWindowAfter, tickOfWindow, windowPeriodMs } from "../../ts/window.js";
 import { mulberry32 } from "../lib/data.js";
+import { HALL_STAIRS, HALL_TILES, HALL_X, HALL_Y } from "./world.js";
 import { IP_UDP_OVERHEAD_BYTES } from "./ip-overhead.js";
 
 const { values } = parseArgs({
@@ -90,6 +100,8 @@ const { values } = parseArgs({
     "wait-go": { type: "boolean", default: false },
     // The first bot's number (nicks are bot<N>): several bot processes on one server need distinct nicks.
     first: { type: "string", default: "0" },
+    hall: { type: "string", default: "0" },
+    delve: { type: "boolean", default: false },
   },
 });
 const httpBase = values.http!;
@@ -101,6 +113,12 @@ const idle = values.idle!;
 const fight = values.fight!;
 const compact = values.compact!;
 const deltas = values.deltas! || compact;
+const hallBots = Number(values.hall);
+const delve = values.delve!;
+/** A delver that stood this long on stairs without going down (every level slot in use) tries other stairs. */
+const STAIRS_WAIT_MS = 3000;
+/** Windows a delver tries one direction off the stairs up before the next. */
+const OFF_TRIES_WINDOWS = 3;
 /** Delta bots: verified lists kept as baselines (the server keeps 12), and the gap between acknowledgements. */
 const BASELINES_KEPT = 16;
 const ENTITY_ACK_INTERVAL_MS = 500;
@@ -154,6 +172,23 @@ const zero = (): Counters => ({
 });
 let measuring = false;
 const totals = zero();
+/** Delvers, during the window: arrivals in a level, returns to the hall, stairs given up (no level slot). */
+const delves = { descents: 0, returns: 0, gaveUp: 0 };
+
+/** Whether (x, y) lies inside the delve world's hall (on the map; a level lies outside it). */
+function inHallInterior(x: number, y: number): boolean {
+  return x >= HALL_X && y >= HALL_Y && x < HALL_X + HALL_TILES && y < HALL_Y + HALL_TILES;
+}
+
+/** The hall's stairs nearest (x, y). */
+function nearestStairs(x: number, y: number): number {
+  let best = 0;
+  HALL_STAIRS.forEach((stairs, index) => {
+    const far = (at: { x: number; y: number }) => Math.max(Math.abs(at.x - x), Math.abs(at.y - y));
+    if (far(stairs) < far(HALL_STAIRS[best])) best = index;
+  });
+  return best;
+}
 /** Datagrams received per packet type name ("undecodable" for any that fail to decode), during the window. */
 const byType = new Map<string, number>();
 
@@ -187,6 +222,19 @@ class Bot {
   foeTick = -1;
   stuckWindows = 0;
   lastDistance = Infinity;
+  /** Whether an entity update has placed the own entity yet (fighters and delvers). */
+  placed = false;
+  /** Delvers: the hall's stairs walked to (-1: none chosen) and the last one come up by. */
+  delveTarget = -1;
+  lastStairs = -1;
+  /** When it came to stand on its stairs (0: not standing on them). */
+  stairsSinceMs = 0;
+  /** In a level: where it arrived (the stairs up), and its tries at stepping off them. */
+  inLevel = false;
+  entryX = 0;
+  entryY = 0;
+  offWindows = 0;
+  offDirection = ACTION_N;
   /** Until then a stuck fighter wanders instead of heading for its foe. */
   wanderUntilMs = 0;
   /** The ChatAck sent back, like the official client's: seq is the highest chat message received in order. */
@@ -204,6 +252,8 @@ class Bot {
     readonly port: number,
     readonly entityId: number,
     nowMs: number,
+    /** wander (or fight, or idle, by the flags); stand: a hall bot without --delve; delve: a hall bot with it. */
+    readonly role: "wander" | "stand" | "delve" = "wander",
   ) {
     this.action.authToken = token;
     this.chatAck = { type: "chat_ack", clientType: CLIENT_TYPE_OFFICIAL, authToken: token, seq: 0 };
@@ -297,7 +347,7 @@ class Bot {
         }
         this.entityHash = entityChecksumUpdate(this.entityHash, bytes);
         if (!packet.more) this.heldChecksum = this.entityHash;
-        if (fight) this.findFoe(packet);
+        if (fight || this.role === "delve") this.findFoe(packet);
         return;
       case "chunk":
         if (measuring) totals.chunk++;
@@ -383,6 +433,7 @@ class Bot {
     if (id === this.entityId) {
       this.x = x;
       this.y = y;
+      this.placed = true;
       return;
     }
     if (!isFoe(typeId, hp, false)) return;
@@ -422,6 +473,52 @@ class Bot {
     return actionFromDelta(Math.sign(this.foeX - this.x), Math.sign(this.foeY - this.y));
   }
 
+  /**
+   * Delvers: this window's step. In the hall, toward the chosen stairs (standing on them while the level is
+   * made; other stairs after STAIRS_WAIT_MS); in a level, off the stairs up where it arrived and back onto them.
+   * Positions come from the latest entity update, a window or so old: a step may be sent twice, which the
+   * walk back (toward the stairs' tile, not by retracing) absorbs.
+   */
+  delveStep(now: number): number {
+    if (!inHallInterior(this.x, this.y)) {
+      if (!this.inLevel) {
+        this.inLevel = true;
+        this.entryX = this.x;
+        this.entryY = this.y;
+        this.offWindows = 0;
+        if (measuring) delves.descents++;
+      }
+      if (this.x === this.entryX && this.y === this.entryY) {
+        // Still on the stairs up: one of the eight directions, the next after a few windows without a move.
+        if (this.offWindows++ % OFF_TRIES_WINDOWS === 0) this.offDirection = randomDirection();
+        return this.offDirection;
+      }
+      return actionFromDelta(Math.sign(this.entryX - this.x), Math.sign(this.entryY - this.y));
+    }
+    if (this.inLevel) {
+      this.inLevel = false;
+      this.lastStairs = nearestStairs(this.x, this.y);
+      this.delveTarget = -1;
+      if (measuring) delves.returns++;
+    }
+    if (this.delveTarget < 0) {
+      do this.delveTarget = Math.floor(random() * HALL_STAIRS.length);
+      while (this.delveTarget === this.lastStairs);
+      this.stairsSinceMs = 0;
+    }
+    const target = HALL_STAIRS[this.delveTarget];
+    if (this.x === target.x && this.y === target.y) {
+      if (this.stairsSinceMs === 0) this.stairsSinceMs = now;
+      if (now - this.stairsSinceMs < STAIRS_WAIT_MS) return ACTION_NOOP;
+      // Refused (every level slot holds a level someone is in): other stairs.
+      this.lastStairs = this.delveTarget;
+      this.delveTarget = -1;
+      if (measuring) delves.gaveUp++;
+      return ACTION_NOOP;
+    }
+    return actionFromDelta(Math.sign(target.x - this.x), Math.sign(target.y - this.y));
+  }
+
   step(now: number): void {
     // Until the first State arrives the link may not be bound (a lost first datagram, a server still warming
     // up): repeat the binding ActionPacket like the official client's hello.
@@ -433,8 +530,13 @@ class Bot {
       this.nextPingMs += PING_INTERVAL_MS;
       this.send(this.pingOut);
     }
-    if (idle || !this.sawState || now < this.nextMoveMs) return;
+    if (idle || this.role === "stand" || !this.sawState || now < this.nextMoveMs) return;
     this.nextMoveMs += WINDOW_MS;
+    if (this.role === "delve") {
+      const step = this.placed ? this.delveStep(now) : ACTION_NOOP;
+      if (step !== ACTION_NOOP) this.sendAction(tickOfWindow(nextWindowAfter(this.tick)), step);
+      return;
+    }
     if (now >= this.nextTurnMs) {
       this.direction = randomDirection();
       this.nextTurnMs = now + TURN_AFTER_MIN_MS + random() * TURN_AFTER_SPREAD_MS;
@@ -473,16 +575,24 @@ async function join(index: number): Promise<{ token: bigint; port: number; entit
 const bots: Bot[] = [];
 const JOIN_CONCURRENCY = 16;
 let next = 0;
+
+/** Joins bot `index` (of this process) in `role`, binds its socket and sends its hello. */
+async function start(index: number, role: Bot["role"]): Promise<void> {
+  const { token, port, entityId } = await join(firstBot + index);
+  const bot = new Bot(token, port, entityId, performance.now(), role);
+  bots.push(bot);
+  await new Promise<void>((resolve) => bot.socket.bind(0, "127.0.0.1", () => resolve()));
+  bot.lastHelloMs = performance.now();
+  bot.sendCacheAck(); // binds the session to this socket
+}
+
+// The hall bots first, one at a time: the server hands guests the map's spawn points in order, and the
+// delve world's first ones are in its hall.
+for (; next < Math.min(hallBots, count); next++) await start(next, delve ? "delve" : "stand");
 await Promise.all(
   Array.from({ length: JOIN_CONCURRENCY }, async () => {
     while (next < count) {
-      const index = next++;
-      const { token, port, entityId } = await join(firstBot + index);
-      const bot = new Bot(token, port, entityId, performance.now());
-      bots.push(bot);
-      await new Promise<void>((resolve) => bot.socket.bind(0, "127.0.0.1", () => resolve()));
-      bot.lastHelloMs = performance.now();
-      bot.sendCacheAck(); // binds the session to this socket
+      await start(next++, "wander");
     }
   }),
 );
@@ -531,6 +641,7 @@ setTimeout(() => {
         ipBytesOutPerSecond: perBotPerSecond(totals.bytesOut),
       },
       checksumMismatches: totals.checksumMismatches,
+      delves: hallBots > 0 ? delves : undefined,
       datagramsInPerBotSecondByType: Object.fromEntries(
         [...byType].sort(([a], [b]) => a.localeCompare(b)).map(([type, n]) => [type, perBotPerSecond(n)]),
       ),

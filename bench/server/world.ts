@@ -11,6 +11,15 @@
 // npc_spawn rectangles at seeded random places totalling that many NPCs. The
 // tiles, the player spawns and their random stream are untouched, and without
 // `npcs` the files are byte-identical to the world before NPCs existed.
+//
+// With `delve` (the levels suite, issue 15), the world gets a walled hall in its
+// centre with stairs down to dungeon levels and the first spawn points, so the
+// first bots to join stand in it (bench/server/bots.ts --hall): a closed room,
+// so no wanderer outside ever steps onto its stairs. It draws with the built-in
+// tile sheet (dungeon levels exist only in such a world) and carries the bundled
+// creature kinds and item catalogue, so the levels come with their creatures and
+// chests as in play. A different world from the one above: its rows compare only
+// with each other.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -67,6 +76,31 @@ export const NPC_KINDS = [
   },
 ] as const;
 const TILE_DATA = fileURLToPath(new URL("../../maps/caves.tiles.json", import.meta.url));
+const CAVES_NPCS = fileURLToPath(new URL("../../maps/caves.npcs.json", import.meta.url));
+const CAVES_ITEMS = fileURLToPath(new URL("../../maps/caves.items.json", import.meta.url));
+
+/** The delve world's hall: interior HALL_TILES × HALL_TILES at (HALL_X, HALL_Y), inside a ring of wall. */
+export const HALL_TILES = 40;
+export const HALL_X = (WORLD_SIZE - HALL_TILES) >> 1;
+export const HALL_Y = HALL_X;
+/** Its stairs down: a 4 × 4 grid, more than the server's level slots (4), so levels keep being dropped and made. */
+export const HALL_STAIRS: readonly { x: number; y: number }[] = [5, 15, 25, 35].flatMap((dy) =>
+  [5, 15, 25, 35].map((dx) => ({ x: HALL_X + dx, y: HALL_Y + dy })),
+);
+/**
+ * Its spawn points, the world's first: 8, clear of the stairs, one per hall bot — the server hands out spawn
+ * points in order, so the next bot to join (a wanderer) gets the first spawn point outside. Eight delvers
+ * over four level slots: more would keep every slot held by a level someone is in (stairs refused, nothing
+ * made), fewer would ask for levels less often.
+ */
+export const HALL_SPAWNS: readonly { x: number; y: number }[] = [2, 22].flatMap((dy) =>
+  [2, 12, 22, 32].map((dx) => ({ x: HALL_X + dx, y: HALL_Y + dy })),
+);
+
+/** Whether (x, y) lies in the hall or its wall ring. */
+function inHall(x: number, y: number): boolean {
+  return x >= HALL_X - 1 && y >= HALL_Y - 1 && x <= HALL_X + HALL_TILES && y <= HALL_Y + HALL_TILES;
+}
 
 /** The id of the tile named `name` in the tile data the world is written with, checked to (not) collide. */
 function tileId(name: string, collides: boolean): number {
@@ -83,6 +117,25 @@ function tileId(name: string, collides: boolean): number {
 export interface WorldOptions {
   /** NPCs to spread over the map (0 or absent: none, no kinds file, the original bytes). */
   npcs?: number;
+  /** The hall with stairs down to dungeon levels (the levels suite); absent: the original bytes. */
+  delve?: boolean;
+}
+
+/** A Tiled point object at the centre of tile (x, y). */
+function pointObject(id: number, type: string, x: number, y: number, properties?: object[]): object {
+  return {
+    id,
+    name: "",
+    type,
+    x: x * TILE_PX + TILE_PX / 2,
+    y: y * TILE_PX + TILE_PX / 2,
+    width: 0,
+    height: 0,
+    rotation: 0,
+    visible: true,
+    point: true,
+    ...(properties ? { properties } : {}),
+  };
 }
 
 /** The npc_spawn rectangles for `total` NPCs: NPC_AREA_TILES squares at seeded random places, ids from `firstId`. */
@@ -121,11 +174,23 @@ export function writeWorld(dir: string, options: WorldOptions = {}): string {
   const random = mulberry32(WORLD_SEED);
   const data = new Array<number>(WORLD_SIZE * WORLD_SIZE);
   for (let i = 0; i < data.length; i++) data[i] = random() < WALL_SHARE ? WALL : FLOOR;
+  const delve = options.delve === true;
   const objects: object[] = [];
-  while (objects.length < SPAWN_COUNT) {
+  if (delve) {
+    for (let y = HALL_Y - 1; y <= HALL_Y + HALL_TILES; y++) {
+      for (let x = HALL_X - 1; x <= HALL_X + HALL_TILES; x++) {
+        const ring = x < HALL_X || y < HALL_Y || x >= HALL_X + HALL_TILES || y >= HALL_Y + HALL_TILES;
+        data[y * WORLD_SIZE + x] = ring ? WALL : FLOOR;
+      }
+    }
+    for (const spawn of HALL_SPAWNS) objects.push(pointObject(objects.length + 1, "spawn", spawn.x, spawn.y));
+  }
+  const spawnsEnd = objects.length + SPAWN_COUNT;
+  while (objects.length < spawnsEnd) {
     const x = Math.floor(random() * WORLD_SIZE);
     const y = Math.floor(random() * WORLD_SIZE);
     if (data[y * WORLD_SIZE + x] !== FLOOR) continue;
+    if (delve && inHall(x, y)) continue;
     objects.push({
       id: objects.length + 1,
       name: "",
@@ -140,7 +205,14 @@ export function writeWorld(dir: string, options: WorldOptions = {}): string {
     });
   }
   const npcs = options.npcs ?? 0;
-  const npcObjects = npcs > 0 ? npcSpawnObjects(npcs, SPAWN_COUNT + 1) : [];
+  const npcObjects = npcs > 0 ? npcSpawnObjects(npcs, objects.length + 1) : [];
+  const stairsObjects = delve
+    ? HALL_STAIRS.map((stairs, index) =>
+        pointObject(objects.length + npcObjects.length + index + 1, "stairs", stairs.x, stairs.y, [
+          { name: "direction", type: "string", value: "down" },
+        ]),
+      )
+    : [];
   const npcLayers =
     npcs > 0
       ? [
@@ -157,6 +229,21 @@ export function writeWorld(dir: string, options: WorldOptions = {}): string {
           },
         ]
       : [];
+  const warpLayers = delve
+    ? [
+        {
+          id: 3 + npcLayers.length,
+          type: "objectgroup",
+          name: "warps",
+          x: 0,
+          y: 0,
+          opacity: 1,
+          visible: true,
+          draworder: "topdown",
+          objects: stairsObjects,
+        },
+      ]
+    : [];
   const map = {
     type: "map",
     version: "1.10",
@@ -167,8 +254,8 @@ export function writeWorld(dir: string, options: WorldOptions = {}): string {
     tilewidth: 8,
     tileheight: 8,
     infinite: false,
-    nextlayerid: 3 + npcLayers.length,
-    nextobjectid: SPAWN_COUNT + npcObjects.length + 1,
+    nextlayerid: 3 + npcLayers.length + warpLayers.length,
+    nextobjectid: objects.length + npcObjects.length + stairsObjects.length + 1,
     properties: [{ name: "name", type: "string", value: "bench 1024x1024 10% walls" }],
     tilesets: [
       {
@@ -180,7 +267,8 @@ export function writeWorld(dir: string, options: WorldOptions = {}): string {
         tileheight: 8,
         margin: 0,
         spacing: 0,
-        image: "tiles.png",
+        // The delve world draws with the built-in sheet (its file name is what says so): levels need it.
+        image: delve ? "tiles.tga" : "tiles.png",
         imagewidth: 128,
         imageheight: 8,
       },
@@ -210,11 +298,17 @@ export function writeWorld(dir: string, options: WorldOptions = {}): string {
         objects,
       },
       ...npcLayers,
+      ...warpLayers,
     ],
   };
   const mapPath = join(dir, "map.tmj");
   writeFileSync(mapPath, JSON.stringify(map));
   copyFileSync(TILE_DATA, join(dir, "map.tiles.json"));
   if (npcs > 0) writeFileSync(join(dir, "map.npcs.json"), JSON.stringify({ version: 1, kinds: NPC_KINDS }, null, 1));
+  if (delve) {
+    // What the dungeon levels' creature spawns and chests name (the bundled world's kinds and catalogue).
+    if (npcs === 0) copyFileSync(CAVES_NPCS, join(dir, "map.npcs.json"));
+    copyFileSync(CAVES_ITEMS, join(dir, "map.items.json"));
+  }
   return mapPath;
 }

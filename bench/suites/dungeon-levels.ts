@@ -1,7 +1,7 @@
 // Dungeon level rows (issue 15, docs/dungeons.md): generation time per 256 × 256 level by depth (the
 // worker's work, generateDungeon), and what the tick pays to put a finished level into a world slot
-// (World.fillSlot: 64 chunks into the wasm grid and their encoding). A table of the pathfind suite:
-// levels are the grids the players' and creatures' A* then walks.
+// (World.fillSlot: 64 chunks into the wasm grid). The levels suite's first table (bench/suites/levels.ts),
+// made on the bench's own thread before its servers start.
 import { generateDungeon } from "../../ts/server/dungeon/generate-dungeon.js";
 import { World } from "../../ts/server/world.js";
 import { loadCore } from "../../ts/wasm/node.js";

@@ -30,7 +30,6 @@ import {
   spreadOf,
 } from "../lib/harness.js";
 import type { SuiteResult, Table, Target } from "../lib/results.js";
-import { dungeonLevelTable } from "./dungeon-levels.js";
 
 const FLOOR = 1;
 const WALL = 5;
@@ -587,7 +586,6 @@ export async function runPathfind(options: RunOptions): Promise<SuiteResult> {
   }
   rmSync(dir, { recursive: true, force: true });
 
-  const levels = await dungeonLevelTable(options.quick);
   const tables: Table[] = [
     {
       title: "Correctness: paths valid under the movement rule and step-optimal (BFS under the same rule)",
@@ -618,7 +616,6 @@ export async function runPathfind(options: RunOptions): Promise<SuiteResult> {
         "only a few sweeps (its open list is a sorted array with linear insertion and string-keyed maps), and none on " +
         "the backtracker maze.",
     },
-    levels,
   ];
 
   return {

@@ -131,6 +131,28 @@ interface Status {
   udp?: { backend: string };
   npcs?: NpcStatus;
   combat?: CombatStatus;
+  levels?: LevelsStatus;
+}
+
+/** /api/status levels (ts/server/game-server.ts): counts since start, the last installs' tick time. */
+interface LevelsStatus {
+  held: number;
+  generated: number;
+  dropped: number;
+  refused: number;
+  failed: number;
+  installMs: number[];
+}
+
+/** The dungeon levels over one window (levels suite): rates from the two /api/status ends. */
+export interface LevelsRow {
+  generatedPerSecond: number;
+  droppedPerSecond: number;
+  refusedPerSecond: number;
+  failed: number;
+  /** Installs (tick time putting a finished level into the world) in the window: their count, median and max. */
+  installs: number;
+  installMs: { p50: number; max: number } | null;
 }
 
 /** /api/status combat (ts/server/game-server.ts): counts since start. */
@@ -173,6 +195,8 @@ interface BotResult {
   };
   checksumMismatches: number;
   datagramsInPerBotSecondByType: Record<string, number>;
+  /** Hall bots (--hall): delvers' arrivals in levels, returns to the hall, stairs given up, in the window. */
+  delves?: { descents: number; returns: number; gaveUp: number };
 }
 
 export interface ScaleRow {
@@ -198,6 +222,10 @@ export interface ScaleRow {
   npcs?: NpcRow;
   /** The combat room over the window (fight rows only). */
   combat?: CombatRow;
+  /** The dungeon levels over the window (levels suite). */
+  levels?: LevelsRow;
+  /** Hall bots (levels suite): how many, and whether they delved or stood. */
+  hall?: { bots: number; delve: boolean };
   /** Whether the bots fought (--fight) rather than wandered. */
   fight?: boolean;
   /** Whether the bots asked for entity deltas (--deltas). */
@@ -336,9 +364,12 @@ interface NpcRunOptions {
   botCores?: number[];
   /** Extra arguments for the server's node (e.g. --cpu-prof). */
   nodeArgs?: string[];
+  /** The first this many bots stand in the delve world's hall (bench/server/bots.ts --hall), and with `delve` take its stairs. */
+  hall?: number;
+  delve?: boolean;
 }
 
-async function runScale(
+export async function runScale(
   mapPath: string,
   bots: number,
   idle: boolean,
@@ -380,6 +411,8 @@ async function runScale(
         ...(idle ? ["--idle"] : []),
         ...(npcRun?.fight ? ["--fight"] : []),
         ...(npcRun?.deltas ? [npcRun.compact ? "--compact" : "--deltas"] : []),
+        // Hall bots only in the first process: they must be the first to join.
+        ...(npcRun?.hall && index === 0 ? ["--hall", String(npcRun.hall), ...(npcRun.delve ? ["--delve"] : [])] : []),
       ]);
       return spawn(command, args, { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
     });
@@ -543,6 +576,8 @@ async function runScale(
       deltas: npcRun?.deltas === true,
       compact: npcRun?.compact === true,
       combat: s0.combat && s1.combat ? combatRowOf(s0, s1, seconds) : undefined,
+      levels: npcRun?.hall && s0.levels && s1.levels ? levelsRowOf(s0.levels, s1.levels, seconds) : undefined,
+      hall: npcRun?.hall ? { bots: npcRun.hall, delve: npcRun.delve === true } : undefined,
     };
     log(
       `server: N=${bots}${idle ? " idle" : ""}: cpu ${fmt(row.serverCpuPercent)} %, ${fmt(row.cpuUsPerClientSecond)} µs/client-s, ` +
@@ -560,6 +595,21 @@ async function runScale(
     await stop(server);
     rmSync(eldFile, { force: true });
   }
+}
+
+/** The levels' rates over a window; the installs in it are the newest of the server's last 64. */
+function levelsRowOf(s0: LevelsStatus, s1: LevelsStatus, seconds: number): LevelsRow {
+  const generated = s1.generated - s0.generated;
+  const installs = s1.installMs.slice(Math.max(0, s1.installMs.length - generated));
+  const sorted = [...installs].sort((a, b) => a - b);
+  return {
+    generatedPerSecond: generated / seconds,
+    droppedPerSecond: (s1.dropped - s0.dropped) / seconds,
+    refusedPerSecond: (s1.refused - s0.refused) / seconds,
+    failed: s1.failed - s0.failed,
+    installs: generated,
+    installMs: sorted.length > 0 ? { p50: sorted[sorted.length >> 1], max: sorted[sorted.length - 1] } : null,
+  };
 }
 
 /** Several bot processes' results as one: rates per bot weighted by each process's bots, CPU and counts summed. */
@@ -1073,7 +1123,7 @@ function npcRowLabel(row: ScaleRow): string {
 }
 
 /** A loaded row's targets: p99 tick under `tickP99Ms` with ≥ 95 % of the tick rate and of the States per bot. */
-function holdsRates(row: ScaleRow, tickP99Ms: number): boolean {
+export function holdsRates(row: ScaleRow, tickP99Ms: number): boolean {
   return (
     row.tickMs.p99 < tickP99Ms &&
     row.tickRateHz >= TICK_HZ * 0.95 &&
@@ -1082,11 +1132,11 @@ function holdsRates(row: ScaleRow, tickP99Ms: number): boolean {
 }
 
 /** What holdsRates looked at, in words, with the row's load. */
-function ratesText(row: ScaleRow): string {
+export function ratesText(row: ScaleRow): string {
   return `p99 tick ${fmt(row.tickMs.p99)} ms, ${fmt(row.tickRateHz)} ticks/s, ${fmt(row.bot.perBot.statePerSecond)} States/s per bot${deltaLabel(row)} (load ${loadCell(row)})`;
 }
 
-function loadCell(row: ScaleRow): string {
+export function loadCell(row: ScaleRow): string {
   return row.load ? `${row.load.before[0].toFixed(2)} / ${row.load.after[0].toFixed(2)}` : "—";
 }
 

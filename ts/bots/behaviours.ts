@@ -232,6 +232,76 @@ export class Fight implements Behaviour {
   }
 }
 
+/**
+ * The built-in tile "stairs down" (maps/caves.tiles.json, id 19): the bundled map draws its stairs with it
+ * and every dungeon level its stairs down (a world has level slots only with the built-in tiles: P-24).
+ */
+export const STAIRS_DOWN_TILE = 19;
+/** A delver on stairs that have not taken it in this long (every level slot in use) wanders a while. */
+const STAIRS_WAIT_MS = 5000;
+/** Tiles (Chebyshev) around the bot searched for stairs: the client's view. */
+const STAIRS_LOOK_TILES = 15;
+
+/**
+ * Takes the stairs down, again and again (issue 15): clicks the nearest stairs down in view — the map's,
+ * then each level's — stands on them while the server makes the level (the core snaps to the level's
+ * stairs up: a teleport), and looks for that level's stairs down, wandering until they come into view. On
+ * stairs that do not take it for STAIRS_WAIT_MS it wanders a while. For load: levels generated, put into
+ * the world and dropped; for a look at them, with --count 1.
+ */
+export class Delve implements Behaviour {
+  private readonly wander = new Wander();
+  private readonly state = new WeakMap<
+    BotMind,
+    { last: Point | null; onStairsSinceMs: number; wanderUntilMs: number }
+  >();
+  /** Level changes seen (the bot's confirmed tile jumped: stairs taken). */
+  descents = 0;
+
+  act(mind: BotMind, nowMs: number): void {
+    const at = mind.client.confirmed;
+    if (!at) return;
+    let state = this.state.get(mind);
+    if (state === undefined) {
+      state = { last: null, onStairsSinceMs: 0, wanderUntilMs: 0 };
+      this.state.set(mind, state);
+    }
+    if (state.last !== null && Math.max(Math.abs(at.x - state.last.x), Math.abs(at.y - state.last.y)) > 1) {
+      this.descents++;
+      mind.forget(); // a route planned in the level above means nothing here
+      state.onStairsSinceMs = 0;
+    }
+    state.last = { x: at.x, y: at.y };
+    if (!mind.settle()) return;
+    const sim = mind.client.sim;
+    if (sim.getTile(at.x, at.y) === STAIRS_DOWN_TILE) {
+      if (state.onStairsSinceMs === 0) state.onStairsSinceMs = nowMs;
+      if (nowMs - state.onStairsSinceMs < STAIRS_WAIT_MS) return; // the level is being made
+      state.onStairsSinceMs = 0;
+      state.wanderUntilMs = nowMs + STAIRS_WAIT_MS;
+    }
+    if (nowMs >= state.wanderUntilMs) {
+      const stairs = nearestTile(mind, at, STAIRS_DOWN_TILE);
+      if (stairs !== null && mind.click(stairs.x, stairs.y)) return;
+    }
+    this.wander.act(mind, nowMs);
+  }
+}
+
+/** The nearest tile with id `tileId` within STAIRS_LOOK_TILES of `at` (not `at` itself), or null. */
+function nearestTile(mind: BotMind, at: Point, tileId: number): Point | null {
+  const sim = mind.client.sim;
+  for (let ring = 1; ring <= STAIRS_LOOK_TILES; ring++) {
+    for (let dy = -ring; dy <= ring; dy++) {
+      for (let dx = -ring; dx <= ring; dx++) {
+        if (Math.max(Math.abs(dx), Math.abs(dy)) !== ring) continue;
+        if (sim.getTile(at.x + dx, at.y + dy) === tileId) return { x: at.x + dx, y: at.y + dy };
+      }
+    }
+  }
+  return null;
+}
+
 /** Holds a random direction (1..8), changing it every 1.5–2.5 s. */
 export class Keyboard implements Behaviour {
   act(mind: BotMind, nowMs: number): void {

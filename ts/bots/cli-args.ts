@@ -8,7 +8,7 @@ import type { HostPort } from "../netsim/udp-proxy.js";
 
 export { UsageError };
 
-export const BEHAVIOURS = ["wander", "goto", "keyboard", "hunt", "fight"] as const;
+export const BEHAVIOURS = ["wander", "goto", "keyboard", "hunt", "fight", "delve"] as const;
 export type BehaviourName = (typeof BEHAVIOURS)[number];
 
 export interface BotOptions {
@@ -53,6 +53,8 @@ Usage: npm run bots -- [options]
                                  wander when none is in view: exercises the NPCs
                        fight     attack the nearest creature in view (click-to-attack: walk up, bump
                                  each window until it dies), wander when none: exercises combat
+                       delve     take the nearest stairs down in view, then each level's, deeper and
+                                 deeper; wander until stairs are in view: exercises the dungeon levels
   --goal X,Y           goal tile for goto
   --duration S         seconds to run after joining (default 60; 0 = until Ctrl-C)
   --netsim SPEC        impair each bot's link in-process, both directions, e.g. "delay=80,jitter=30,loss=5"

@@ -7,6 +7,7 @@ import { Logger } from "../server/log.js";
 import { type RunningServer, startServer } from "../server/server.js";
 import { testKind, writeNpcMap } from "../../test/support/npc-map.js";
 import { loadCore } from "../wasm/node.js";
+import { inArea } from "../server/areas.js";
 import { farthestReachable, type Point } from "./behaviours.js";
 import type { BehaviourName } from "./cli-args.js";
 import { Swarm } from "./swarm.js";
@@ -72,6 +73,31 @@ describe.concurrent("the swarm", () => {
     expect(summary.wasmMiBPerBot).toBeGreaterThanOrEqual(1); // one core instance per bot
     swarm.stop();
     expect(swarm.bots.every((bot) => bot.client.state === "closed")).toBe(true);
+  }, 60_000);
+
+  it("delve: a bot takes the stairs down in view of the spawn points and arrives in a dungeon level", async ({
+    expect,
+  }) => {
+    const { swarm } = swarmOf("delve", 1, 7);
+    swarm.start();
+    await swarm.joinAll();
+    const [bot] = swarm.bots;
+    const inLevel = () => {
+      const me = server.game.entities.get(bot.client.ownEntityId);
+      return me !== undefined && server.game.world.levelSlots.some((slot) => inArea(slot, me.x, me.y));
+    };
+    await until("the bot in a dungeon level", inLevel, 40_000);
+    expect(server.game.levels.size).toBeGreaterThanOrEqual(1);
+    // The client followed the teleport: its confirmed tile is in the level too.
+    await until(
+      "the client in the level",
+      () => {
+        const at = bot.client.confirmed;
+        return at !== null && server.game.world.levelSlots.some((slot) => inArea(slot, at.x, at.y));
+      },
+      10_000,
+    );
+    swarm.stop();
   }, 60_000);
 
   it("hunt: bots walk up to a creature they see, across the room", async () => {

@@ -22,6 +22,7 @@ import {
   Fight,
   GoTo,
   Hunt,
+  Delve,
   Keyboard,
   type Point,
   Wander,
@@ -100,9 +101,11 @@ export class Swarm {
             ? new Hunt()
             : config.behaviour === "fight"
               ? new Fight()
-              : config.goal
-                ? new GoTo(config.goal)
-                : null; // goto without a goal: chosen once the first bot has seen its neighbourhood
+              : config.behaviour === "delve"
+                ? new Delve()
+                : config.goal
+                  ? new GoTo(config.goal)
+                  : null; // goto without a goal: chosen once the first bot has seen its neighbourhood
   }
 
   /** Starts the one driving loop (bots joined later are driven from their first round on). */

@@ -246,6 +246,7 @@ export class Game {
         clock,
         log,
         worldName: world.name,
+        levelOf: (x, y) => this.levels.levelOf(x, y),
       },
       world.chests,
       { seed: this.options.combatSeed },
@@ -268,12 +269,21 @@ export class Game {
         log,
         nowMs: () => performance.now(),
       },
-      { levelSize: this.options.levelSize, keepEmptyMs: this.options.levelKeepEmptyMs, seed: this.options.dungeonSeed },
+      {
+        levelSize: this.options.levelSize,
+        keepEmptyMs: this.options.levelKeepEmptyMs,
+        seed: this.options.dungeonSeed,
+        stairs: levelSlots > 0 ? (map.warps ?? []).filter((warp) => warp.stairs === "down") : [],
+      },
     );
-    // Piles a crash left in a level's slot (levels do not outlive the process, their piles' rows do): up to the
-    // map's first stairs down, as a dropped level's go to the stairs it is reached by (docs/dungeons.md).
-    const firstStairs = levelSlots > 0 ? (map.warps ?? []).find((warp) => warp.stairs === "down") : undefined;
-    if (firstStairs) for (const slot of world.levelSlots) this.items.movePiles(slot, firstStairs.x, firstStairs.y);
+    // Piles kept with dungeon levels wait for them; those of a level this world can never enter again go to
+    // the map's first stairs down (or its first spawn point). Rows from before migration 0006 lying in a slot
+    // name no level: they go there too (docs/dungeons.md § Saved in a level).
+    const firstStairs = (map.warps ?? []).find((warp) => warp.stairs === "down") ?? world.spawns[0];
+    if (firstStairs) {
+      this.items.settleLevelPiles((level) => this.levels.canComeBack(level), firstStairs);
+      for (const slot of world.levelSlots) this.items.movePiles(slot, firstStairs.x, firstStairs.y);
+    }
     this.broadcaster = new Broadcaster({
       entities,
       world,
@@ -543,7 +553,12 @@ export class Game {
       interactables: { count: this.interactables.size, ...this.interactables.stats },
       doors: { count: this.doors.size, ...this.doors.stats },
       npcs: this.npcStatus(last),
-      items: { chests: this.items.chestCount, piles: this.items.pileCount, ...this.items.stats },
+      items: {
+        chests: this.items.chestCount,
+        piles: this.items.pileCount,
+        levelPiles: this.items.dormantPileCount,
+        ...this.items.stats,
+      },
       worldClock: {
         timeOfDay: this.worldClock.timeOfDay(this.tick),
         dayMinutes: this.options.dayMinutes,

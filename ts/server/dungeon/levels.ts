@@ -13,13 +13,17 @@
 //
 // Coming alive, a level's creature spawns join the NPC room and its chests
 // the item room (their contents stored per level, so a looted chest stays
-// looted); dropped, both go. Up from a first level leads to the stairs that
-// led down; up from a deeper one to the stairs down of the level above.
+// looted); dropped, both go. The piles left in it stay with it: stored with
+// its seed, depth and size at level-relative cells, out of the world while it
+// is dropped, back at their cells when it is generated again (in whatever slot).
+// Up from a first level leads to the stairs that led down; up from a deeper
+// one to the stairs down of the level above.
 import type { NpcKind } from "../npc/kinds.js";
 import { npcSpawnsOf } from "../npc/spawns.js";
 import type { NpcRoom } from "../npc/npc-room.js";
 import type { ItemRoom } from "../items/item-room.js";
 import type { ItemCatalogue } from "../items/catalogue.js";
+import type { LevelIdentity } from "../persistence/item-store.js";
 import { chestsOf } from "../items/item-specs.js";
 import { type AreaRect, inArea, type WorldWarp } from "../areas.js";
 import type { Logger } from "../log.js";
@@ -33,7 +37,7 @@ export interface LevelPorts {
   world: Pick<World, "levelSlots" | "fillSlot" | "clearSlot" | "walkable">;
   warps: Pick<Warps, "teleport" | "add" | "remove">;
   npcs: Pick<NpcRoom, "addSpawns" | "removeSpawns">;
-  items: Pick<ItemRoom, "addChests" | "removeChests" | "movePiles">;
+  items: Pick<ItemRoom, "addChests" | "removeChests" | "stowPiles" | "bringBackPiles">;
   /** The world's creature kinds and item catalogue: what a level's spawns and chests name. */
   kinds: readonly NpcKind[];
   catalogue: ItemCatalogue;
@@ -52,6 +56,8 @@ export interface LevelOptions {
   keepEmptyMs: number;
   /** The world's dungeon seed (GameOptions.dungeonSeed). */
   seed: number;
+  /** The map's stairs down (world tiles): what every first level's seed follows from. */
+  stairs: readonly { x: number; y: number }[];
 }
 
 export interface LevelStats {
@@ -97,6 +103,11 @@ export function levelSeed(parent: number, salt: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
+/** The seed of the first level below a map's stairs down at world tile (x, y). */
+function firstLevelSeed(dungeonSeed: number, stairs: { x: number; y: number }): number {
+  return levelSeed(dungeonSeed, stairs.y * 65536 + stairs.x);
+}
+
 export class DungeonLevels {
   private readonly bySlot: (Level | null)[];
   private readonly byKey = new Map<string, Level>();
@@ -105,12 +116,50 @@ export class DungeonLevels {
   /** Levels the worker finished, waiting for the tick to put them in the world. */
   private readonly finished: { level: Level; generated: GeneratedDungeon | null; error: string }[] = [];
   readonly stats: LevelStats = { generated: 0, dropped: 0, refused: 0, failed: 0, installMs: [] };
+  /** Keys (seed:depth) of every level the map's stairs lead to, for canComeBack; built on first use. */
+  private reachable: Set<string> | null = null;
 
   constructor(
     private readonly ports: LevelPorts,
     private readonly options: LevelOptions,
   ) {
     this.bySlot = ports.world.levelSlots.map(() => null);
+  }
+
+  /**
+   * Which level a world cell lies in — its identity (seed, depth, size: what regenerates it tile for
+   * tile) and the cell relative to its corner — or null outside every level. How a pile dropped in a
+   * level is stored, so it comes back with the level.
+   */
+  levelOf(x: number, y: number): { level: LevelIdentity; x: number; y: number } | null {
+    const level = this.levelAt(x, y);
+    if (level === null) return null;
+    return { level: this.identityOf(level.id), x: x - level.area.x, y: y - level.area.y };
+  }
+
+  /**
+   * Whether a level with this identity is ever entered again in this world: its seed and depth lie on
+   * the chain below one of the map's stairs down (the seeds follow from the dungeon seed and the stairs'
+   * tiles alone) and its size is the world's. Piles kept with one that cannot are put on the map at start.
+   */
+  canComeBack(level: LevelIdentity): boolean {
+    if (this.bySlot.length === 0 || level.size !== this.options.levelSize) return false;
+    if (this.reachable === null) {
+      // 99 seeds a stairs: computed once, at the first question (start-up).
+      this.reachable = new Set();
+      for (const stairs of this.options.stairs) {
+        let seed = firstLevelSeed(this.options.seed, stairs);
+        for (let depth = 1; depth <= DUNGEON_MAX_DEPTH; depth++) {
+          this.reachable.add(`${seed}:${depth}`);
+          seed = levelSeed(seed, depth + 1);
+        }
+      }
+    }
+    return this.reachable.has(`${level.seed}:${level.depth}`);
+  }
+
+  private identityOf(id: LevelId): LevelIdentity {
+    return { seed: id.seed, depth: id.depth, size: this.options.levelSize };
   }
 
   /** Levels held now (generating or ready). */
@@ -129,7 +178,7 @@ export class DungeonLevels {
   /**
    * The map's stairs down that the level at (x, y) is reached from, through every level above it;
    * null when (x, y) is in no level. Where a player in a level is saved (levels are dropped, and do
-   * not outlive the process: docs/dungeons.md § Saved in a level) and where a dropped level's piles go.
+   * not outlive the process: docs/dungeons.md § Saved in a level).
    */
   surfaceOf(x: number, y: number): { x: number; y: number } | null {
     const level = this.levelAt(x, y);
@@ -150,7 +199,7 @@ export class DungeonLevels {
     if (from === null) {
       // A map's stairs: down to a first level; stairs up in a map lead nowhere.
       if (warp.stairs !== "down") return;
-      const seed = levelSeed(this.options.seed, warp.y * 65536 + warp.x);
+      const seed = firstLevelSeed(this.options.seed, warp);
       this.go(session, this.idOf(seed, 1, null, warp.x, warp.y), "entry");
       return;
     }
@@ -309,6 +358,8 @@ export class DungeonLevels {
         error: String(failure),
       });
     }
+    // What players left in it lies where they left it (stored at level-relative cells, so any slot will do).
+    this.ports.items.bringBackPiles(this.identityOf(level.id), area, (x, y) => world.walkable(x, y), level.entry);
     level.ready = true;
     this.stats.generated++;
     for (const { session, to } of level.waiting.splice(0)) {
@@ -337,9 +388,8 @@ export class DungeonLevels {
   }
 
   private drop(level: Level): void {
-    // What was left lying in it goes up to the map's stairs it is reached by (docs/dungeons.md).
-    const stairs = this.rootStairs(level.id);
-    this.ports.items.movePiles(level.area, stairs.x, stairs.y);
+    // What was left lying in it stays with it, out of the world until it comes back (docs/dungeons.md).
+    this.ports.items.stowPiles(level.area);
     this.ports.warps.remove(level.warps);
     this.ports.npcs.removeSpawns(level.spawns);
     this.ports.items.removeChests(level.chests);

@@ -28,7 +28,7 @@ import type { ChatService } from "../chat.js";
 import type { Egress } from "../egress.js";
 import type { EntityStore, StoredEntity } from "../entities.js";
 import type { Logger } from "../log.js";
-import type { ItemStore, ItemWrite, StoredStack } from "../persistence/item-store.js";
+import type { ItemStore, ItemWrite, LevelIdentity, StoredStack } from "../persistence/item-store.js";
 import type { Session } from "../session.js";
 import { addTo, emptySlots, type Slots, type Stack, takeFrom } from "./bag.js";
 import type { ItemCatalogue, ItemDef } from "./catalogue.js";
@@ -41,7 +41,10 @@ export const BAG_SLOTS = 20;
 export const CHEST_SLOTS = 20;
 /** Answers each player's recent requests are remembered for (a re-sent copy gets the same one). */
 export const REMEMBERED_ANSWERS = 64;
-/** Piles a world holds at most: a drop beyond is refused (`full`), so dropping cannot grow memory without end. */
+/**
+ * Piles a world holds at most, counting those kept with a dropped dungeon level (in the database only): a
+ * drop beyond is refused (`full`), so dropping cannot grow memory or the database without end.
+ */
 export const PILES_MAX = 4096;
 /** How far (Chebyshev) a player reaches into a chest or a pile. */
 const REACH = 1;
@@ -88,7 +91,7 @@ interface Change {
 
 export interface ItemPorts {
   readonly entities: Pick<EntityStore, "spawn" | "remove" | "get">;
-  readonly store: Pick<ItemStore, "load" | "piles" | "write">;
+  readonly store: Pick<ItemStore, "load" | "piles" | "write" | "levelPiles" | "pileLevels" | "unlevelPiles">;
   readonly catalogue: ItemCatalogue;
   readonly egress: Egress;
   readonly chat: Pick<ChatService, "tell">;
@@ -97,6 +100,11 @@ export interface ItemPorts {
   readonly clock: Pick<Clock, "tick">;
   readonly log: Logger;
   readonly worldName: string;
+  /**
+   * The dungeon level a world cell lies in, with the cell relative to the level's corner; null on a map.
+   * A pile dropped in a level is stored that way, so it comes back with the level (../dungeon/levels.ts).
+   */
+  readonly levelOf: (x: number, y: number) => { level: LevelIdentity; x: number; y: number } | null;
 }
 
 export interface ItemStats {
@@ -117,6 +125,8 @@ export class ItemRoom {
   private readonly piles = new Map<number, Pile>();
   /** Pile entity ids by tile (x * 65536 + y, map coordinates are below 32768): what a step lands on. */
   private readonly pilesAt = new Map<number, number[]>();
+  /** Piles kept with dungeon levels not in the world now: rows only, counted against PILES_MAX. */
+  private dormantPiles = 0;
   private readonly random: () => number;
   readonly stats: ItemStats = {
     requests: 0,
@@ -173,10 +183,9 @@ export class ItemRoom {
   }
 
   /**
-   * Moves every pile lying in `area` to (x, y), in one transaction: a dungeon level's piles when the
-   * level is dropped (or found in its slot at start, left by a crash), to the map's stairs it is
-   * reached by (../dungeon/levels.ts) — so nothing is lost, and the next level in that slot does not
-   * inherit them. Returns how many moved; a failed write moves none (they stay, logged).
+   * Moves every pile lying in `area` to (x, y), in one transaction. At start, for piles in a level slot
+   * whose rows predate migration 0006 (they name no level, so cannot go back to one): up to the map's
+   * first stairs down. Returns how many moved; a failed write moves none (they stay, logged).
    */
   movePiles(area: { x: number; y: number; width: number; height: number }, x: number, y: number): number {
     const moving = [...this.piles.values()].filter(
@@ -197,6 +206,95 @@ export class ItemRoom {
         }),
     });
     return moved ? moving.length : 0;
+  }
+
+  /**
+   * A dungeon level is dropped: the piles lying in its `area` leave the world. Their rows already name
+   * the level and their level-relative cells, so nothing is written and a crash at any moment keeps them;
+   * they come back with the level (bringBackPiles). Returns how many left.
+   */
+  stowPiles(area: { x: number; y: number; width: number; height: number }): number {
+    let stowed = 0;
+    for (const pile of [...this.piles.values()]) {
+      const { x, y } = pile.entity;
+      if (x < area.x || y < area.y || x >= area.x + area.width || y >= area.y + area.height) continue;
+      this.setPileCount(pile, 0);
+      stowed++;
+    }
+    this.dormantPiles += stowed;
+    return stowed;
+  }
+
+  /**
+   * A dungeon level is in the world again at `corner`: the piles kept with it lie at their cells again —
+   * or at `fallback` (its stairs up) for a cell that is no longer walkable, which only a generator changed
+   * since they were left makes happen. Returns how many came back.
+   */
+  bringBackPiles(
+    level: LevelIdentity,
+    corner: { x: number; y: number },
+    walkable: (x: number, y: number) => boolean,
+    fallback: { x: number; y: number },
+  ): number {
+    const rows = this.ports.store.levelPiles(level);
+    let back = 0;
+    for (const row of rows) {
+      if (this.ports.catalogue.get(row.itemId) === undefined) {
+        this.ports.log.warn("pile of an item the catalogue no longer has is left in the database", { pile: row.id });
+        continue;
+      }
+      const x = corner.x + row.x;
+      const y = corner.y + row.y;
+      const at = walkable(x, y) ? { x, y } : fallback;
+      this.spawnPile(row.id, at.x, at.y, row.itemId, row.count);
+      back++;
+    }
+    this.dormantPiles = Math.max(0, this.dormantPiles - back);
+    return back;
+  }
+
+  /**
+   * At start: the piles kept with dungeon levels. Those of a level that can come back (`comesBack`: its
+   * seed and depth follow from the map's stairs and the world's dungeon seed, its size is the world's) wait
+   * for it; those of one that never can (the map's stairs moved, the dungeon seed or level size changed, the
+   * world lost its level slots) are put on the map at `to`, each level's in one statement, so none is lost.
+   */
+  settleLevelPiles(comesBack: (level: LevelIdentity) => boolean, to: { x: number; y: number }): void {
+    for (const { piles, ...level } of this.ports.store.pileLevels()) {
+      if (comesBack(level)) {
+        this.dormantPiles += piles;
+        continue;
+      }
+      const rows = this.ports.store.levelPiles(level);
+      try {
+        this.ports.store.unlevelPiles(level, to.x, to.y);
+      } catch (error) {
+        this.stats.writeFailures++;
+        this.ports.log.error("piles of a level that cannot come back not moved", { error: String(error) });
+        this.dormantPiles += piles;
+        continue;
+      }
+      this.ports.log.info("piles of a dungeon level that cannot come back put on the map", {
+        level: `${level.seed}:${level.depth}:${level.size}`,
+        piles: rows.length,
+        x: to.x,
+        y: to.y,
+      });
+      for (const row of rows) {
+        if (this.ports.catalogue.get(row.itemId) !== undefined)
+          this.spawnPile(row.id, to.x, to.y, row.itemId, row.count);
+      }
+    }
+  }
+
+  /** Piles kept with dungeon levels that are not in the world now (rows only). */
+  get dormantPileCount(): number {
+    return this.dormantPiles;
+  }
+
+  /** Room for new piles under PILES_MAX, counting the dormant ones. */
+  private get pileRoom(): number {
+    return PILES_MAX - this.piles.size - this.dormantPiles;
   }
 
   /** A chest's entity, with what the store holds under `key` or, the first time, what its spec says. */
@@ -289,7 +387,7 @@ export class ItemRoom {
     if (carried.key !== null) return;
     const { x, y } = session.entity;
     const stacks = [...carried.bag, carried.weapon, carried.armor].filter((s): s is Stack => s !== null);
-    const room = PILES_MAX - this.piles.size;
+    const room = this.pileRoom;
     const dropped = stacks.slice(0, Math.max(0, room));
     if (dropped.length === 0) return;
     this.commit({
@@ -391,7 +489,7 @@ export class ItemRoom {
       const count = entry.min + Math.floor(this.random() * (entry.max - entry.min + 1));
       falls.push({ itemId: entry.item.id, count });
     }
-    if (falls.length === 0 || this.piles.size + falls.length > PILES_MAX) return;
+    if (falls.length === 0 || falls.length > this.pileRoom) return;
     this.commit({
       write: { newPiles: falls.map((fall) => ({ x, y, ...fall })) },
       apply: (ids) => {
@@ -401,7 +499,7 @@ export class ItemRoom {
     });
   }
 
-  /** Every item in the world by id: bags in play, chests and piles (the conservation tests sum this). */
+  /** Every item in the world by id: bags in play, chests and piles in the world (the conservation tests sum this). */
   census(): Map<number, number> {
     const total = new Map<number, number>();
     const add = (stack: Stack | null): void => {
@@ -536,7 +634,7 @@ export class ItemRoom {
     const same = (this.pilesAt.get(tileKey(x, y)) ?? [])
       .map((id) => this.piles.get(id) as Pile)
       .find((pile) => pile.itemId === stack.itemId && pile.count + dropped <= 0xffff);
-    if (same === undefined && this.piles.size >= PILES_MAX) return STATUS.full;
+    if (same === undefined && this.pileRoom <= 0) return STATUS.full;
     const next = this.withoutStack(carried, slot, dropped);
     return this.commitStatus({
       write: {
@@ -648,8 +746,13 @@ export class ItemRoom {
     let ids: number[];
     // A guest's bag has no row (key ""): it lives in memory only.
     const containers = change.write.containers?.filter((row) => row.key !== "");
+    // A pile in a dungeon level is stored with the level and its level-relative cell, so it outlives the level.
+    const newPiles = change.write.newPiles?.map((pile) => {
+      const inLevel = this.ports.levelOf(pile.x, pile.y);
+      return inLevel === null ? pile : { ...pile, x: inLevel.x, y: inLevel.y, level: inLevel.level };
+    });
     try {
-      ids = this.ports.store.write({ ...change.write, containers });
+      ids = this.ports.store.write({ ...change.write, containers, newPiles });
     } catch (error) {
       // A full disk or a broken file: the change did not happen, anywhere.
       this.stats.writeFailures++;

@@ -3,7 +3,9 @@
 // (ts/server/items/item-room.ts) decides a change in memory, writes every row
 // it touches here in ONE transaction, and only then applies it and answers the
 // player — so an item is durable before it is acknowledged, and a kill at any
-// moment leaves it in exactly one place.
+// moment leaves it in exactly one place. A pile in a dungeon level is stored
+// with the level's identity and a level-relative cell (migration 0006): it
+// outlives the level and comes back with it (docs/dungeons.md § Saved in a level).
 import type Database from "better-sqlite3";
 
 /** A stack in a container row: `count` of item `itemId` in `slot`. */
@@ -21,11 +23,27 @@ export interface StoredPile {
   count: number;
 }
 
+/** A dungeon level as it is regenerated tile for tile: its seed, depth and edge (../dungeon/levels.ts). */
+export interface LevelIdentity {
+  seed: number;
+  depth: number;
+  size: number;
+}
+
+/** Where a new pile is stored: world x, y on a map, or a level's identity and a cell relative to its corner. */
+export interface PileRow {
+  x: number;
+  y: number;
+  itemId: number;
+  count: number;
+  level?: LevelIdentity | null;
+}
+
 /** One transaction's writes: containers replaced whole, piles added, changed or removed. */
 export interface ItemWrite {
   containers?: { key: string; version: number; stacks: readonly StoredStack[] }[];
   /** Piles to create: their ids come back from `write`, in order. */
-  newPiles?: { x: number; y: number; itemId: number; count: number }[];
+  newPiles?: PileRow[];
   changedPiles?: { id: number; count: number }[];
   removedPiles?: number[];
 }
@@ -43,6 +61,15 @@ export class ItemStore {
     [string],
     { id: number; x: number; y: number; item_id: number; count: number }
   >;
+  private readonly selectLevelPiles: Database.Statement<
+    [string, number, number, number],
+    { id: number; x: number; y: number; item_id: number; count: number }
+  >;
+  private readonly selectLevels: Database.Statement<
+    [string],
+    { seed: number; depth: number; size: number; piles: number }
+  >;
+  private readonly unlevel: Database.Statement;
   private readonly writeAll: (write: ItemWrite) => number[];
 
   constructor(
@@ -57,10 +84,23 @@ export class ItemStore {
     );
     this.deleteStacks = db.prepare("DELETE FROM item_stacks WHERE container = ?");
     this.insertStack = db.prepare("INSERT INTO item_stacks (container, slot, item_id, count) VALUES (?, ?, ?, ?)");
-    this.insertPile = db.prepare("INSERT INTO item_piles (world, x, y, item_id, count) VALUES (?, ?, ?, ?, ?)");
+    this.insertPile = db.prepare(
+      "INSERT INTO item_piles (world, x, y, item_id, count, level_seed, level_depth, level_size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    );
     this.updatePile = db.prepare("UPDATE item_piles SET count = ? WHERE id = ?");
     this.deletePile = db.prepare("DELETE FROM item_piles WHERE id = ?");
-    this.selectPiles = db.prepare("SELECT id, x, y, item_id, count FROM item_piles WHERE world = ? ORDER BY id");
+    this.selectPiles = db.prepare(
+      "SELECT id, x, y, item_id, count FROM item_piles WHERE world = ? AND level_seed IS NULL ORDER BY id",
+    );
+    this.selectLevelPiles = db.prepare(
+      "SELECT id, x, y, item_id, count FROM item_piles WHERE world = ? AND level_seed = ? AND level_depth = ? AND level_size = ? ORDER BY id",
+    );
+    this.selectLevels = db.prepare(
+      "SELECT level_seed AS seed, level_depth AS depth, level_size AS size, count(*) AS piles FROM item_piles WHERE world = ? AND level_seed IS NOT NULL GROUP BY level_seed, level_depth, level_size ORDER BY min(id)",
+    );
+    this.unlevel = db.prepare(
+      "UPDATE item_piles SET level_seed = NULL, level_depth = NULL, level_size = NULL, x = ?, y = ? WHERE world = ? AND level_seed = ? AND level_depth = ? AND level_size = ?",
+    );
     this.writeAll = db.transaction((write: ItemWrite): number[] => {
       for (const container of write.containers ?? []) {
         this.upsertContainer.run(container.key, container.version);
@@ -71,7 +111,17 @@ export class ItemStore {
       }
       const ids: number[] = [];
       for (const pile of write.newPiles ?? []) {
-        const result = this.insertPile.run(this.world, pile.x, pile.y, pile.itemId, pile.count);
+        const level = pile.level ?? null;
+        const result = this.insertPile.run(
+          this.world,
+          pile.x,
+          pile.y,
+          pile.itemId,
+          pile.count,
+          level?.seed ?? null,
+          level?.depth ?? null,
+          level?.size ?? null,
+        );
         ids.push(Number(result.lastInsertRowid));
       }
       for (const pile of write.changedPiles ?? []) this.updatePile.run(pile.count, pile.id);
@@ -88,15 +138,32 @@ export class ItemStore {
     return { version: row.version, stacks };
   }
 
-  /** The piles of this world. */
+  /** The piles of this world on its maps (not those kept with a dungeon level). */
   piles(): StoredPile[] {
-    return this.selectPiles
-      .all(this.world)
-      .map((row) => ({ id: row.id, x: row.x, y: row.y, itemId: row.item_id, count: row.count }));
+    return this.selectPiles.all(this.world).map(pileOf);
+  }
+
+  /** The piles kept with `level`, at cells relative to its corner. */
+  levelPiles(level: LevelIdentity): StoredPile[] {
+    return this.selectLevelPiles.all(this.world, level.seed, level.depth, level.size).map(pileOf);
+  }
+
+  /** Every level some pile is kept with, and how many piles each. */
+  pileLevels(): (LevelIdentity & { piles: number })[] {
+    return this.selectLevels.all(this.world);
+  }
+
+  /** Puts every pile kept with `level` on the map at (x, y), in one statement: a level that can never come back. */
+  unlevelPiles(level: LevelIdentity, x: number, y: number): number {
+    return this.unlevel.run(x, y, this.world, level.seed, level.depth, level.size).changes;
   }
 
   /** Writes everything in one transaction (all of it lands or none); returns the new piles' ids. */
   write(write: ItemWrite): number[] {
     return this.writeAll(write);
   }
+}
+
+function pileOf(row: { id: number; x: number; y: number; item_id: number; count: number }): StoredPile {
+  return { id: row.id, x: row.x, y: row.y, itemId: row.item_id, count: row.count };
 }
