@@ -97,6 +97,8 @@ export const LIGHT_LEVELS: i32 = 16;
 /** The light level of each tile of the view: LIGHT_MAP_MAX u8 levels, rows of the width light_apply is given. 4 KiB. */
 export const LIGHT_MAP: usize = 0x155000;
 export const LIGHT_MAP_MAX: i32 = 4096;
+/** A LIGHT_MAP byte with this bit is baked (light_bake): its pixels are darkened in the framebuffer, fb_to_rgba_lit converts them unlit. */
+export const LIGHT_BAKED: i32 = 0x80;
 /**
  * A host's own map art (issue 16): the map atlas the server builds from the map's tilesets
  * (ts/server/map/map-atlas.ts), RGB332 tiles of the map's tile size, drawn by draw_tilemap like

@@ -2,7 +2,10 @@
 // renderer and wasm blitter: at night a torch tile lights a pool around it and a wall
 // stops it, a glowing creature lights its own tiles, a player wielding a torch lights
 // the tiles around it (and one wielding a dagger does not), and rain and fog show over the
-// world but not over the HUD panel.
+// world but not over the HUD panel; labels, damage numbers and the banner stay bright over the
+// lit world while everything around them is lit exactly as without them, the night darkens the
+// weather, and a lightning flash shows the scene at full light. The light is applied as the frame
+// is converted (fb_to_rgba_lit), so what is checked is the RGBA output.
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { installTileLooks, uploadAtlas } from "../ts/client/render/atlas.js";
 import { entityLights, installTileLights } from "../ts/client/render/light.js";
@@ -42,15 +45,15 @@ beforeEach(() => {
   installTileLights(rig.blitter, [{ id: TORCH, light: 5 }]);
 });
 
-/** Mean brightness (sum of the RGB332 channel levels) of tile (x, y) as drawn. */
+/** Mean brightness (R + G + B of the canvas's RGBA output: the light is applied as the frame converts) of tile (x, y). */
 function tileBrightness(x: number, y: number): number {
-  const fb = rig.blitter.framebuffer();
+  const rgba = rig.blitter.rgba();
   const { x: left, y: top } = rigScreenOf(x, y);
   let sum = 0;
   for (let py = top; py < top + 8; py++) {
     for (let px = left; px < left + 8; px++) {
-      const c = fb[py * FB_WIDTH + px];
-      sum += (c >> 5) + ((c >> 2) & 7) + (c & 3) * 2;
+      const at = (py * FB_WIDTH + px) * 4;
+      sum += rgba[at] + rgba[at + 1] + rgba[at + 2];
     }
   }
   return sum / 64;
@@ -149,3 +152,86 @@ describe("weather in the frame (issue 15)", () => {
     expect(Buffer.compare(rig.blitter.framebuffer(), clearView)).toBe(0);
   });
 });
+
+describe("overlays and weather over the lit world (issue 15: the light folded into the conversion)", () => {
+  const rgbaCopy = () => rig.blitter.rgba().slice();
+  /** The RGBA colour of one RGB332 byte at full light. */
+  const fullLight = (colour: number) => rig.blitter.lut()[colour];
+  const pixelAt = (rgba: Uint8ClampedArray, x: number, y: number) =>
+    (rgba[(y * FB_WIDTH + x) * 4] |
+      (rgba[(y * FB_WIDTH + x) * 4 + 1] << 8) |
+      (rgba[(y * FB_WIDTH + x) * 4 + 2] << 16) |
+      (rgba[(y * FB_WIDTH + x) * 4 + 3] << 24)) >>>
+    0;
+
+  it("a label, a damage number and the banner stay bright at midnight; every pixel around them is lit as without them", () => {
+    rig.sim.setTile(10, 12, TORCH);
+    const lights = { light: 0 } as const;
+    renderAtRigCamera(rig, [], lights);
+    const bare = rgbaCopy();
+    const labels = [{ xPx: 12 * 8, yPx: 12 * 8, text: "Glow beetle", colour: 0xff }];
+    const floaters = [{ xPx: 9 * 8 + 4, yPx: 14 * 8, text: "12", colour: 0xe0 }];
+    const banner = "Link lost: reconnecting";
+    renderAtRigCamera(rig, [], { ...lights, labels, floaters, banner });
+    const dressed = rgbaCopy();
+    const dressedFb = rig.blitter.framebuffer().slice();
+    renderAtRigCamera(rig, [], lights);
+    const bareFb = rig.blitter.framebuffer().slice();
+    // A pixel the overlays changed on the canvas shows the overlay's colour at full light (the label
+    // box, the banner, the number's ink); every other pixel is as without overlays — also the world
+    // pixels of the cells under them, darkened in the framebuffer (baked) and converted unlit.
+    let changed = 0;
+    let baked = 0;
+    for (let y = 0; y < 240; y++) {
+      for (let x = 0; x < 240; x++) {
+        const at = y * FB_WIDTH + x;
+        if (pixelAt(dressed, x, y) === pixelAt(bare, x, y)) {
+          if (dressedFb[at] !== bareFb[at]) baked++;
+          continue;
+        }
+        changed++;
+        if (pixelAt(dressed, x, y) !== fullLight(dressedFb[at]))
+          expect.fail(`pixel (${x}, ${y}) is neither lit world nor a bright overlay`);
+      }
+    }
+    expect(changed).toBeGreaterThan(500);
+    expect(baked).toBeGreaterThan(100);
+    // The overlays really are over a dark world: the lit picture differs from noon's.
+    renderAtRigCamera(rig, [], { light: 15 });
+    expect(tileBrightness(10, 22)).toBeGreaterThan(2 * brightnessOf(bare, 10, 22));
+  });
+
+  it("the night darkens rain; a lightning flash shows the midnight scene as at noon", () => {
+    renderAtRigCamera(rig, [], { light: 15, weather: { code: 1, frame: 77 } });
+    const rainyNoon = tileBrightness(10, 22);
+    renderAtRigCamera(rig, [], { light: 0, weather: { code: 1, frame: 77 } });
+    expect(tileBrightness(10, 22)).toBeLessThan(rainyNoon * 0.6);
+    // Find a storm frame with a flash (weather_draw says so), and one without.
+    let flashFrame = -1;
+    for (let frame = 0; frame < 24 * 8 * 8 && flashFrame < 0; frame++) {
+      const scratch = rig.blitter.framebuffer().slice();
+      if (rig.blitter.weatherDraw(0, 0, 240, 240, 3, frame) === 1) flashFrame = frame;
+      rig.blitter.framebuffer().set(scratch);
+    }
+    expect(flashFrame).toBeGreaterThanOrEqual(0);
+    renderAtRigCamera(rig, [], { light: 15, weather: { code: 3, frame: flashFrame } });
+    const noonFlash = rgbaCopy();
+    renderAtRigCamera(rig, [], { light: 0, weather: { code: 3, frame: flashFrame } });
+    expect(Buffer.compare(Buffer.from(rgbaCopy()), Buffer.from(noonFlash))).toBe(0);
+    renderAtRigCamera(rig, [], { light: 0, weather: { code: 3, frame: flashFrame + 2 } });
+    expect(tileBrightness(10, 22)).toBeLessThan(brightnessOf(noonFlash, 10, 22) * 0.6);
+  });
+});
+
+/** Mean R + G + B of tile (x, y) in an RGBA copy. */
+function brightnessOf(rgba: Uint8ClampedArray, x: number, y: number): number {
+  const { x: left, y: top } = rigScreenOf(x, y);
+  let sum = 0;
+  for (let py = top; py < top + 8; py++) {
+    for (let px = left; px < left + 8; px++) {
+      const at = (py * FB_WIDTH + px) * 4;
+      sum += rgba[at] + rgba[at + 1] + rgba[at + 2];
+    }
+  }
+  return sum / 64;
+}

@@ -85,6 +85,8 @@ describe("light_build matches the reference (issue 15)", () => {
           const light = new Uint8Array(65536);
           light[1] = 3 + (next() % 8);
           light[2] = next() % 3 === 0 ? 2 : 0;
+          // Now and then the unknown tiles outside the grid glow too (light_build's whole-margin scan, not its in-grid one).
+          light[0xffff] = next() % 5 === 0 ? 1 + (next() % 3) : 0;
           // A sparse world: most cells open floor, so light travels.
           for (let i = 0; i < tiles.length; i++) if (next() % 4 !== 0) tiles[i] = 6;
           const world = install(width, height, originX, originY, tiles, flags, light);

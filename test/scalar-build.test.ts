@@ -253,4 +253,42 @@ describe.skipIf(unavailable !== null)("scalar build (no SIMD) against the JS ref
       property(10),
     );
   });
+
+  it("fb_to_rgba_lit and light_bake (issue 15): the client's tables and random ones, random maps and views", async () => {
+    const { buildLightTables } = await import("../ts/client/render/light.js");
+    const blitter = new WasmBlitter(core);
+    const reference = new RefBlitter();
+    blitter.lutInit();
+    reference.lutInit();
+    fc.assert(
+      fc.property(
+        fc.integer(),
+        fc.boolean(),
+        fc.integer({ min: -20, max: 300 }),
+        fc.integer({ min: -9, max: 0 }),
+        fc.integer({ min: 1, max: 40 }),
+        (seed, clientTables, w, origin, mapWidth) => {
+          const tables = randomBytes(seed ^ 0x7ab1e, 16 * 256);
+          if (clientTables) buildLightTables(tables);
+          blitter.lightTables.set(tables);
+          reference.lightTables.set(tables);
+          const map = randomBytes(seed ^ 0x3a9, 4096);
+          blitter.lightMap.set(map);
+          reference.lightMap.set(map);
+          const frame = randomBytes(seed, FB_WIDTH * FB_HEIGHT);
+          blitter.framebuffer().set(frame);
+          reference.framebuffer.set(frame);
+          const view = [3, -2, w, 250, origin, origin + 3, mapWidth, 30] as const;
+          expect(blitter.lightView(...view)).toBe(reference.lightView(...view));
+          blitter.lightBake(40, 50, 30, 9);
+          reference.lightBake(40, 50, 30, 9);
+          blitter.fbToRgbaLit();
+          reference.fbToRgbaLit();
+          expectSameArray(blitter.rgba(), reference.rgbaBytes(), "RGBA");
+          expectSameArray(blitter.framebuffer(), reference.framebuffer, "framebuffer");
+        },
+      ),
+      property(30),
+    );
+  });
 });

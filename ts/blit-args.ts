@@ -70,4 +70,8 @@ export interface BlitKernels<Tiles> {
   lutInit(): void;
   fbToRgba(): void;
   lightApply(...args: LightArgs): void;
+  /** light_view: the lit view of the frame (the same arguments as light_apply); 0, or −1 for none. */
+  lightView(...args: LightArgs): number;
+  lightBake(x: number, y: number, w: number, h: number): void;
+  fbToRgbaLit(): void;
 }

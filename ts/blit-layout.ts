@@ -76,6 +76,8 @@ export function asciiBytes(text: string): Uint8Array {
 export const LIGHT_LEVELS = 16;
 /** Tiles of the light map at most (assembly/layout.ts LIGHT_MAP_MAX). */
 export const LIGHT_MAP_MAX = 4096;
+/** A light-map cell with this bit is baked (assembly/layout.ts LIGHT_BAKED): darkened in the framebuffer, converted unlit. */
+export const LIGHT_BAKED = 0x80;
 /** Entries of LIGHT_SOURCES, the host's lights for light_build (assembly/layout.ts LIGHT_SOURCES_MAX). */
 export const LIGHT_SOURCES_MAX = 256;
 /** World tiles light_build's view may have (assembly/layout.ts LIGHT_WORK_MAX). */

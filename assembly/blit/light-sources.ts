@@ -134,10 +134,26 @@ export function light_build(
   memory.fill(LIGHT_WORK, <u8>(ambient & FULL), <usize>(wide * high));
 
   const margin = LIGHT_RADIUS_MAX;
-  for (let y = view_y - margin; y < view_y + high + margin; y++) {
-    for (let x = view_x - margin; x < view_x + wide + margin; x++) {
-      const radius = <i32>load<u8>(TILE_LIGHT + <usize>tileAt(x, y));
-      if (radius != 0) castLight(x, y, radius);
+  if (load<u8>(TILE_LIGHT + <usize>TILE_UNKNOWN) == 0) {
+    // Tiles outside the grid are TILE_UNKNOWN, which gives no light: scan only the part of the
+    // margin's rectangle inside the grid, row by row straight from grid memory (most of the call's time).
+    const top = max(view_y - margin, gridOriginY);
+    const bottom = min(view_y + high + margin, gridOriginY + gridHeight);
+    const left = max(view_x - margin, gridOriginX);
+    const right = min(view_x + wide + margin, gridOriginX + gridWidth);
+    for (let y = top; y < bottom; y++) {
+      const row = gridTiles + ((<usize>(y - gridOriginY) * <usize>gridWidth - <usize>gridOriginX) << 1);
+      for (let x = left; x < right; x++) {
+        const radius = <i32>load<u8>(TILE_LIGHT + <usize>load<u16>(row + ((<usize>x) << 1)));
+        if (radius != 0) castLight(x, y, radius);
+      }
+    }
+  } else {
+    for (let y = view_y - margin; y < view_y + high + margin; y++) {
+      for (let x = view_x - margin; x < view_x + wide + margin; x++) {
+        const radius = <i32>load<u8>(TILE_LIGHT + <usize>tileAt(x, y));
+        if (radius != 0) castLight(x, y, radius);
+      }
     }
   }
   let count = source_count;

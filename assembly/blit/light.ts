@@ -22,6 +22,11 @@ const TILE_SHIFT: i32 = 3;
 const LEVEL_STATE: usize = memory.data(16, 16);
 const LEVEL_TABLES: usize = memory.data(16 * 3 * 8, 16);
 
+/** Forgets what shadeRun learnt of the tables: each call that may follow a change of LIGHT_TABLES starts with it. */
+export function forgetLevels(): void {
+  memory.fill(LEVEL_STATE, 0, 16);
+}
+
 /** Whether table `level` is channel-separable; fills its channel tables when it is. */
 function separableLevel(level: i32): bool {
   const known = load<u8>(LEVEL_STATE + <usize>level);
@@ -51,8 +56,8 @@ function separableLevel(level: i32): bool {
   return ok;
 }
 
-/** Pixels [from, to) of a row through one level's table. */
-function shadeRun(row: usize, from: i32, to: i32, level: i32): void {
+/** Pixels [from, to) of a row through one level's table (light_bake darkens its cells with it too). */
+export function shadeRun(row: usize, from: i32, to: i32, level: i32): void {
   let px = from;
   if (ASC_FEATURE_SIMD) {
     // Torch pools make runs of one 8-px tile: those take the 8-pixel step below, not the look-up.
@@ -115,7 +120,7 @@ export function light_apply(
   const right = clipRight;
   const bottom = clipBottom;
   // The tables may have changed since the last call: look at each level afresh.
-  memory.fill(LEVEL_STATE, 0, 16);
+  forgetLevels();
   const levelMask = LIGHT_LEVELS - 1;
   const end = right;
   for (let py = top; py < bottom; py++) {

@@ -1,5 +1,6 @@
 // Weather drawn over the world (issue 15, docs/wasm-abi.md § Weather): one call per
-// frame over the viewport, after the lighting pass, before labels and the HUD.
+// frame over the viewport, before the lit conversion (so the night darkens rain and fog too),
+// labels and the HUD.
 // Deterministic: the same rectangle, weather and frame number give the same pixels
 // (ts/ref/weather.ts is the JS reference, byte for byte).
 //
@@ -124,18 +125,25 @@ function drawFog(frame: i32): void {
 /**
  * Draws weather `kind` (0 clear, 1 rain, 2 fog, 3 storm: the WorldClockPacket's codes) over
  * [x, x + w) × [y, y + h) ∩ framebuffer as it looks at frame `frame` (any i32, read as u32).
+ * Returns 1 when it drew a lightning flash (the host then shows the frame at full light: the
+ * flash lights the scene), else 0.
  */
-export function weather_draw(x: i32, y: i32, w: i32, h: i32, kind: i32, frame: i32): void {
-  if (kind != WEATHER_RAIN && kind != WEATHER_FOG && kind != WEATHER_STORM) return;
-  if (!setClip(x, y, w, h)) return;
+export function weather_draw(x: i32, y: i32, w: i32, h: i32, kind: i32, frame: i32): i32 {
+  if (kind != WEATHER_RAIN && kind != WEATHER_FOG && kind != WEATHER_STORM) return 0;
+  if (!setClip(x, y, w, h)) return 0;
   const area = (clipRight - clipLeft) * (clipBottom - clipTop);
+  let flash = 0;
   if (kind == WEATHER_RAIN) {
     drawStreaks((area >> 9) + 1, 6, 5, frame, 0x5eed);
   } else if (kind == WEATHER_STORM) {
     // A flash lasts two frames of each eight-frame slot that the slot's hash picks (one in 24).
-    if (((<u32>frame) & 7) < 2 && hash32(((<u32>frame) >> 3) ^ 0x57041) % 24 == 0) averageClip(FLASH_COLOUR);
+    if (((<u32>frame) & 7) < 2 && hash32(((<u32>frame) >> 3) ^ 0x57041) % 24 == 0) {
+      averageClip(FLASH_COLOUR);
+      flash = 1;
+    }
     drawStreaks((area >> 7) + 1, 9, 8, frame, 0x570a);
   } else {
     drawFog(frame);
   }
+  return flash;
 }

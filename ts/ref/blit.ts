@@ -10,6 +10,7 @@ import {
   FIRST_GLYPH_BYTE,
   GLYPH_SIZE,
   LAST_GLYPH_BYTE,
+  LIGHT_BAKED,
   LIGHT_LEVELS,
   LIGHT_MAP_MAX,
   MODE_OPAQUE,
@@ -331,6 +332,107 @@ export class RefBlitter implements BlitKernels<Uint16Array> {
         const level = this.lightMap[ty * mapWidth + tx] & (LIGHT_LEVELS - 1);
         const at = py * this.width + px;
         this.framebuffer[at] = this.lightTables[level * 256 + this.framebuffer[at]];
+      }
+    }
+  }
+
+  /** lightView's arguments (ToInt32), or null for no view. */
+  private view: {
+    x: number;
+    y: number;
+    w: number;
+    h: number;
+    originX: number;
+    originY: number;
+    mapWidth: number;
+    mapHeight: number;
+  } | null = null;
+
+  /** The frame's lit view for fbToRgbaLit and lightBake: light_apply's arguments; 0, or −1 (no view) for one it refuses. */
+  lightView(
+    x: number,
+    y: number,
+    w: number,
+    h: number,
+    originX: number,
+    originY: number,
+    mapWidth: number,
+    mapHeight: number,
+  ): number {
+    [x, y, w, h, originX, originY, mapWidth, mapHeight] = [x, y, w, h, originX, originY, mapWidth, mapHeight].map(
+      (value) => value | 0,
+    );
+    this.view = null;
+    if (w <= 0 || h <= 0 || mapWidth <= 0 || mapHeight <= 0 || mapWidth * mapHeight > LIGHT_MAP_MAX) return -1;
+    if (Math.abs(originX) > 0x40000000 || Math.abs(originY) > 0x40000000) return -1;
+    this.view = { x, y, w, h, originX, originY, mapWidth, mapHeight };
+    return 0;
+  }
+
+  /** The view clipped to the framebuffer, or null when empty. */
+  private litRect(): { left: number; top: number; right: number; bottom: number } | null {
+    const view = this.view;
+    if (!view) return null;
+    const left = Math.max(0, view.x);
+    const top = Math.max(0, view.y);
+    const right = Math.min(this.width, view.x + view.w);
+    const bottom = Math.min(this.height, view.y + view.h);
+    return left < right && top < bottom ? { left, top, right, bottom } : null;
+  }
+
+  /** The light-map cell index of view pixel (px, py), edge cells extending outwards. */
+  private cellAt(px: number, py: number): number {
+    const view = this.view!;
+    const tx = Math.min(view.mapWidth - 1, Math.max(0, (px - view.originX) >> 3));
+    const ty = Math.min(view.mapHeight - 1, Math.max(0, (py - view.originY) >> 3));
+    return ty * view.mapWidth + tx;
+  }
+
+  /**
+   * Every view pixel whose cell is not baked and that shares a cell with a pixel of the rectangle (within
+   * the view) is darkened by its cell's table; then those cells are marked LIGHT_BAKED.
+   */
+  lightBake(x: number, y: number, w: number, h: number): void {
+    [x, y, w, h] = [x, y, w, h].map((value) => value | 0);
+    const lit = this.litRect();
+    if (!lit) return;
+    const cells = new Set<number>();
+    for (let py = Math.max(lit.top, y); py < Math.min(lit.bottom, y + h); py++) {
+      for (let px = Math.max(lit.left, x); px < Math.min(lit.right, x + w); px++) {
+        const cell = this.cellAt(px, py);
+        if ((this.lightMap[cell] & LIGHT_BAKED) === 0) cells.add(cell);
+      }
+    }
+    if (cells.size === 0) return;
+    for (let py = lit.top; py < lit.bottom; py++) {
+      for (let px = lit.left; px < lit.right; px++) {
+        const cell = this.cellAt(px, py);
+        if (!cells.has(cell)) continue;
+        const at = py * this.width + px;
+        this.framebuffer[at] =
+          this.lightTables[(this.lightMap[cell] & (LIGHT_LEVELS - 1)) * 256 + this.framebuffer[at]];
+      }
+    }
+    for (const cell of cells) this.lightMap[cell] |= LIGHT_BAKED;
+  }
+
+  /** fbToRgba, but a view pixel in a cell not baked becomes lut[lightTables[its level][pixel]]: one pass. */
+  fbToRgbaLit(): void {
+    const { framebuffer, lut, rgba, lightMap, lightTables, width } = this;
+    const lit = this.litRect();
+    const view = this.view;
+    for (let py = 0; py < this.height; py++) {
+      const inRows = lit !== null && py >= lit.top && py < lit.bottom;
+      const ty = view ? Math.min(view.mapHeight - 1, Math.max(0, (py - view.originY) >> 3)) : 0;
+      for (let px = 0; px < width; px++) {
+        const at = py * width + px;
+        let colour = framebuffer[at];
+        if (inRows && view && px >= lit.left && px < lit.right) {
+          const tx = Math.min(view.mapWidth - 1, Math.max(0, (px - view.originX) >> 3));
+          const cell = lightMap[ty * view.mapWidth + tx];
+          if ((cell & LIGHT_BAKED) === 0) colour = lightTables[(cell & (LIGHT_LEVELS - 1)) * 256 + colour];
+        }
+        rgba[at] = lut[colour];
       }
     }
   }

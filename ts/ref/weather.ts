@@ -85,7 +85,10 @@ function fog(fb: Uint8Array, clip: Clip, frame: number): void {
   }
 }
 
-/** weather_draw over `fb` (FB_WIDTH × FB_HEIGHT RGB332): arguments coerced to i32 as a wasm call does. */
+/**
+ * weather_draw over `fb` (FB_WIDTH × FB_HEIGHT RGB332): arguments coerced to i32 as a wasm call does;
+ * 1 when it drew a lightning flash, else 0.
+ */
 export function weatherDraw(
   fb: Uint8Array,
   x: number,
@@ -94,24 +97,29 @@ export function weatherDraw(
   h: number,
   kind: number,
   frame: number,
-): void {
+): number {
   [x, y, w, h, kind, frame] = [x, y, w, h, kind, frame].map((value) => value | 0);
-  if (kind !== WEATHER_RAIN && kind !== WEATHER_FOG && kind !== WEATHER_STORM) return;
+  if (kind !== WEATHER_RAIN && kind !== WEATHER_FOG && kind !== WEATHER_STORM) return 0;
   const clip: Clip = {
     left: Math.max(0, x),
     top: Math.max(0, y),
     right: Math.min(FB_WIDTH, x + w),
     bottom: Math.min(FB_HEIGHT, y + h),
   };
-  if (clip.left >= clip.right || clip.top >= clip.bottom) return;
+  if (clip.left >= clip.right || clip.top >= clip.bottom) return 0;
   const area = (clip.right - clip.left) * (clip.bottom - clip.top);
+  let flash = 0;
   if (kind === WEATHER_RAIN) {
     streaks(fb, clip, (area >> 9) + 1, 6, 5, frame, 0x5eed);
   } else if (kind === WEATHER_STORM) {
     const slot = (frame >>> 0) >>> 3;
-    if ((frame & 7) < 2 && hash32((slot ^ 0x57041) >>> 0) % 24 === 0) averageAll(fb, clip, FLASH_COLOUR);
+    if ((frame & 7) < 2 && hash32((slot ^ 0x57041) >>> 0) % 24 === 0) {
+      averageAll(fb, clip, FLASH_COLOUR);
+      flash = 1;
+    }
     streaks(fb, clip, (area >> 7) + 1, 9, 8, frame, 0x570a);
   } else {
     fog(fb, clip, frame);
   }
+  return flash;
 }

@@ -14,6 +14,7 @@ import { FB_HEIGHT, FB_WIDTH } from "../constants.js";
 import {
   ATLAS_BYTES,
   asciiBytes,
+  LIGHT_BAKED,
   LIGHT_LEVELS,
   LIGHT_MAP_MAX,
   LIGHT_RADIUS_MAX,
@@ -62,6 +63,12 @@ export class WasmBlitter implements BlitKernels<number> {
   readonly fbToRgba: () => void;
   /** Darkens a rectangle by the levels of LIGHT_MAP through LIGHT_TABLES (docs/wasm-abi.md § Light). */
   readonly lightApply: (...args: LightArgs) => void;
+  /** Sets the frame's lit view for fbToRgbaLit and lightBake (docs/wasm-abi.md § Light); 0, or −1 for none. */
+  readonly lightView: (...args: LightArgs) => number;
+  /** Darkens the view's cells under a rectangle in the framebuffer and marks them baked (converted unlit). */
+  readonly lightBake: (x: number, y: number, w: number, h: number) => void;
+  /** fb_to_rgba with the view lit by LIGHT_MAP through LIGHT_TABLES, in the same pass. */
+  readonly fbToRgbaLit: () => void;
   /**
    * Writes LIGHT_MAP for a view around its light sources (TILE_LIGHT radii of the grid's tiles, and the
    * first `sourceCount` LIGHT_SOURCES entries), opaque tiles blocking; 0, or −1 for a view it refuses.
@@ -75,8 +82,8 @@ export class WasmBlitter implements BlitKernels<number> {
     cellScale: number,
     sourceCount: number,
   ) => number;
-  /** Draws weather over a rectangle as it looks at a frame number (docs/wasm-abi.md § Weather). */
-  readonly weatherDraw: (x: number, y: number, w: number, h: number, kind: number, frame: number) => void;
+  /** Draws weather over a rectangle as it looks at a frame number (docs/wasm-abi.md § Weather); 1 when it flashed. */
+  readonly weatherDraw: (x: number, y: number, w: number, h: number, kind: number, frame: number) => number;
   private rgbaView: Uint8ClampedArray | null = null;
   private readonly fbResize: (width: number, height: number) => number;
   private readonly fbAddress: () => number;
@@ -91,6 +98,7 @@ export class WasmBlitter implements BlitKernels<number> {
       layout.SPRITES_MAX !== SPRITES_MAX ||
       layout.LIGHT_LEVELS !== LIGHT_LEVELS ||
       layout.LIGHT_MAP_MAX !== LIGHT_MAP_MAX ||
+      layout.LIGHT_BAKED !== LIGHT_BAKED ||
       layout.MAP_ATLAS_BYTES !== MAP_ATLAS_BYTES ||
       layout.LIGHT_SOURCES_MAX !== LIGHT_SOURCES_MAX ||
       layout.LIGHT_WORK_MAX !== LIGHT_WORK_MAX ||
@@ -117,6 +125,9 @@ export class WasmBlitter implements BlitKernels<number> {
     this.lutInit = core.fn("lut_init");
     this.fbToRgba = core.fn("fb_to_rgba");
     this.lightApply = core.fn("light_apply");
+    this.lightView = core.fn("light_view");
+    this.lightBake = core.fn("light_bake");
+    this.fbToRgbaLit = core.fn("fb_to_rgba_lit");
     this.weatherDraw = core.fn("weather_draw");
     this.lightBuild = core.fn("light_build");
     this.fbResize = core.fn("fb_resize");

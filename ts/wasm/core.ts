@@ -35,6 +35,7 @@ export interface Layout {
   LIGHT_LEVELS: number;
   LIGHT_MAP: number;
   LIGHT_MAP_MAX: number;
+  LIGHT_BAKED: number;
   MAP_ATLAS: number;
   MAP_ATLAS_BYTES: number;
   TILE_LIGHT: number;
@@ -78,6 +79,7 @@ const LAYOUT_NAMES: (keyof Layout)[] = [
   "LIGHT_LEVELS",
   "LIGHT_MAP",
   "LIGHT_MAP_MAX",
+  "LIGHT_BAKED",
   "MAP_ATLAS",
   "MAP_ATLAS_BYTES",
   "TILE_LIGHT",

@@ -3,12 +3,12 @@
 // entities (hostiles over a red frame, struck ones flashing, corpses grey, the hurt under an HP bar, players
 // with their worn weapon and armor drawn over them), the
 // pointer outline (red over a foe), labels over entities (names on hover, the interaction prompt), damage
-// numbers, an optional banner, and the HUD panel; then one
-// fb_to_rgba for the canvas. DOM-free, so tests draw real frames in Node.
+// numbers, an optional banner, and the HUD panel; then one conversion for the canvas — at night
+// fb_to_rgba_lit, which darkens the world as it converts it. DOM-free, so tests draw real frames in Node.
 //
 // Tiles are read from grid memory every frame, so a tile the core changed (a
 // TileUpdate applied in place, a re-sent chunk) shows in the next frame.
-import { LIGHT_SOURCES_MAX, MODE_TINTED, MODE_TRANSPARENT } from "../../blit-layout.js";
+import { LIGHT_MAP_MAX, LIGHT_SOURCES_MAX, MODE_TINTED, MODE_TRANSPARENT } from "../../blit-layout.js";
 import type { WasmBlitter } from "../../wasm/blit.js";
 import type { WasmSim } from "../../wasm/sim.js";
 import {
@@ -110,13 +110,13 @@ export interface FrameScene {
   readonly banner: string | null;
   /**
    * The ambient light level of the world, 0 (darkest night) … 15 (full day; also when absent): the
-   * lighting pass darkens the world — tiles, route, sprites — and leaves labels, numbers and the HUD bright.
+   * lit conversion darkens the world — tiles, route, sprites, weather — and leaves labels, numbers and the HUD bright.
    */
   readonly light?: number;
   /** Lights carried by entities (glowing creatures), at world tiles; the map's own (TILE_LIGHT) are found by the pass. */
   readonly lights?: readonly EntityLight[];
   /**
-   * The weather over the world (after the light, under labels and the HUD): its weather_draw code (0
+   * The weather over the world (darkened with it at night, under labels and the HUD): its weather_draw code (0
    * clear, 1 rain, 2 fog, 3 storm; absent: clear) and the frame number it is drawn at (weather.ts).
    */
   readonly weather?: { readonly code: number; readonly frame: number };
@@ -147,6 +147,8 @@ export class FrameRenderer {
   private viewport: Readonly<ViewportOptions> = DEFAULT_VIEWPORT;
   /** The framebuffer for the current tiles: 320 × 240, or larger for a map's 16 or 32 px tiles. */
   private current: Screen = DEFAULT_SCREEN;
+  /** Whether the frame being drawn converts through the light (render sets it). */
+  private lit = false;
 
   constructor(
     private readonly blitter: WasmBlitter,
@@ -178,13 +180,15 @@ export class FrameRenderer {
   }
 
   /**
-   * The lighting pass over the viewport, two wasm calls: light_build writes the light map — the
-   * ambient level, raised around the map's lit tiles (TILE_LIGHT) and `lights`, opaque tiles
-   * blocking — one level per world tile of the view, each tile as (its size / 8)² cells of 8 px;
-   * then light_apply darkens the view by it. A tile size that is not a multiple of 8 gets the
-   * ambient level alone.
+   * Sets up the frame's lighting (docs/world-time.md § In the client): light_build writes the light
+   * map — the ambient level, raised around the map's lit tiles (TILE_LIGHT) and `lights`, opaque
+   * tiles blocking — one level per world tile of the view, each tile as (its size / 8)² cells of 8 px;
+   * light_view names the viewport and that map for the conversion, which darkens the world as it
+   * converts it to RGBA (fb_to_rgba_lit). A tile size that is not a multiple of 8, or a view too large
+   * for the light map, gets the ambient level alone. Returns whether a view is set.
    */
-  private applyLight(level: number, lights: readonly EntityLight[], placement: ViewportPlacement): void {
+  private setUpLight(level: number, lights: readonly EntityLight[], placement: ViewportPlacement): boolean {
+    const view = this.current.view;
     const tile = placement.tileSizePx;
     if (tile % TILE_SIZE_PX === 0) {
       const count = Math.min(lights.length, LIGHT_SOURCES_MAX);
@@ -203,35 +207,32 @@ export class FrameRenderer {
         const screen = screenOfTile(placement.firstTileX, placement.firstTileY, placement);
         const wide = placement.tilesWide * scale;
         const high = placement.tilesHigh * scale;
-        this.blitter.lightApply(
-          this.current.view.x,
-          this.current.view.y,
-          this.current.view.w,
-          this.current.view.h,
-          screen.x,
-          screen.y,
-          wide,
-          high,
-        );
-        return;
+        return this.blitter.lightView(view.x, view.y, view.w, view.h, screen.x, screen.y, wide, high) === 0;
       }
     }
-    this.ambientLight(level);
+    return this.ambientLight(level);
   }
 
-  /** The ambient level everywhere: a light map of one tile (light_apply extends edge tiles outwards). */
-  private ambientLight(level: number): void {
-    this.blitter.lightMap[0] = level;
-    this.blitter.lightApply(
-      this.current.view.x,
-      this.current.view.y,
-      this.current.view.w,
-      this.current.view.h,
-      this.current.view.x,
-      this.current.view.y,
-      1,
-      1,
-    );
+  /**
+   * The ambient level everywhere: a map of the viewport's 8 px cells at that level (so an overlay bakes
+   * only the cells under it), or one cell for a viewport too large for LIGHT_MAP (edge cells extend outwards).
+   */
+  private ambientLight(level: number): boolean {
+    const view = this.current.view;
+    let wide = Math.ceil(view.w / TILE_SIZE_PX);
+    let high = Math.ceil(view.h / TILE_SIZE_PX);
+    if (wide * high > LIGHT_MAP_MAX) wide = high = 1;
+    this.blitter.lightMap.fill(level, 0, wide * high);
+    return this.blitter.lightView(view.x, view.y, view.w, view.h, view.x, view.y, wide, high) === 0;
+  }
+
+  /**
+   * Before an overlay that stays bright over the lit world (a label, a number, the banner) is drawn in
+   * this rectangle: light_bake darkens the world under it in the framebuffer and has the conversion
+   * leave those cells unlit, so only the world darkens.
+   */
+  private beforeOverlay(x: number, y: number, w: number, h: number): void {
+    if (this.lit) this.blitter.lightBake(x, y, w, h);
   }
 
   /** Composes the frame and converts it to RGBA; returns where the world was placed (for pointer mapping). */
@@ -254,23 +255,30 @@ export class FrameRenderer {
       this.mark(scene.cursor, MARKER_CORNERS, colour, placement);
     }
     this.list.flush(this.atlas.markers, this.current.view);
-    if (scene.light !== undefined && scene.light < FULL_LIGHT)
-      this.applyLight(scene.light, scene.lights ?? [], placement);
+    // Weather first, in the world's pixels: the night darkens rain and fog as it darkens the world; a
+    // lightning flash lights the scene — that frame is shown at full light.
+    let flash = false;
     if (scene.weather && scene.weather.code > 0) {
-      this.blitter.weatherDraw(
-        this.current.view.x,
-        this.current.view.y,
-        this.current.view.w,
-        this.current.view.h,
-        scene.weather.code,
-        scene.weather.frame,
-      );
+      flash =
+        this.blitter.weatherDraw(
+          this.current.view.x,
+          this.current.view.y,
+          this.current.view.w,
+          this.current.view.h,
+          scene.weather.code,
+          scene.weather.frame,
+        ) === 1;
     }
+    this.lit =
+      scene.light !== undefined && scene.light < FULL_LIGHT && !flash
+        ? this.setUpLight(scene.light, scene.lights ?? [], placement)
+        : false;
     if (scene.labels) this.drawLabels(scene.labels, placement);
     if (scene.floaters) this.drawFloaters(scene.floaters, placement);
     if (scene.banner) this.drawBanner(scene.banner);
     drawHud(this.blitter, this.list, this.atlas, scene.hud, this.current.panel, this.current.height);
-    this.blitter.fbToRgba();
+    if (this.lit) this.blitter.fbToRgbaLit();
+    else this.blitter.fbToRgba();
     return placement;
   }
 
@@ -373,6 +381,8 @@ export class FrameRenderer {
         this.current.view.y,
         this.current.view.y + this.current.view.h - 8,
       );
+      // The glyph cells (the last one 8 px wide, past the advance) and the shadow one pixel right and down.
+      this.beforeOverlay(x, y, widthPx + 3, 9);
       queueText(this.list, floater.text, x, y, floater.colour, true);
     }
     this.list.flush(this.atlas.font, this.current.view);
@@ -394,6 +404,7 @@ export class FrameRenderer {
         this.current.view.y,
         this.current.view.y + this.current.view.h - LABEL_HEIGHT_PX,
       );
+      this.beforeOverlay(x, y, widthPx, LABEL_HEIGHT_PX);
       this.blitter.fillRect(x, y, widthPx, LABEL_HEIGHT_PX, P.LABEL_BACKGROUND);
       queueText(this.list, label.text, x + 2, y + 1, label.colour);
     }
@@ -405,6 +416,7 @@ export class FrameRenderer {
     const x = this.current.view.x + Math.floor((this.current.view.w - widthPx) / 2);
     // In the upper third: the player stands at the centre and stays visible.
     const y = this.current.view.y + Math.floor(this.current.view.h / 4) - 8;
+    this.beforeOverlay(x, y, widthPx, 16);
     this.blitter.fillRect(x, y, widthPx, 16, P.BANNER_BACKGROUND);
     this.blitter.drawRect(x, y, widthPx, 16, P.BANNER_EDGE);
     queueText(this.list, message, x + 4, y + 4, P.TEXT_WHITE);

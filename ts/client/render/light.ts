@@ -1,9 +1,10 @@
-// The darkening tables of the lighting pass (docs/art.md § Light): for each of the
+// The darkening tables of the lighting (docs/world-time.md § In the client): for each of the
 // 16 light levels, every RGB332 colour mapped to the colour it becomes in that
 // light — channels scaled down towards NIGHT_FLOOR, blue kept a little longer so
 // night reads as moonlight rather than mud — re-quantised to RGB332. Level 15 is
 // the identity, so full daylight changes no pixel. Written once into the wasm
-// LIGHT_TABLES (and the JS reference's): the per-pixel work is the wasm pass's.
+// LIGHT_TABLES (and the JS reference's): the per-pixel work is the wasm lit conversion's
+// (fb_to_rgba_lit, which composes each level's table with the RGBA expansion).
 import { LIGHT_LEVELS } from "../../blit-layout.js";
 import type { WasmBlitter } from "../../wasm/blit.js";
 
