@@ -37,6 +37,7 @@ export interface Layout {
   LIGHT_MAP_MAX: number;
   MAP_ATLAS: number;
   MAP_ATLAS_BYTES: number;
+  TILE_OVER_LOOK: number;
   TILE_LIGHT: number;
   LIGHT_SOURCES: number;
   LIGHT_SOURCES_MAX: number;
@@ -80,6 +81,7 @@ const LAYOUT_NAMES: (keyof Layout)[] = [
   "LIGHT_MAP_MAX",
   "MAP_ATLAS",
   "MAP_ATLAS_BYTES",
+  "TILE_OVER_LOOK",
   "TILE_LIGHT",
   "LIGHT_SOURCES",
   "LIGHT_SOURCES_MAX",
