@@ -105,7 +105,13 @@ export const LIGHT_BAKED: i32 = 0x80;
  * ATLAS images. 16 MiB, appended after the earlier regions so none of them moved.
  */
 export const MAP_ATLAS: usize = 0x156000;
-export const MAP_ATLAS_BYTES: i32 = 0x1000000;
+export const MAP_ATLAS_BYTES: i32 = 0xfe0000;
+/**
+ * The over looks (issue 16, docs/wasm-abi.md § Tile layer): 65536 × u16, tile id → atlas tile of what the
+ * id draws over the entities (0xFFFF: nothing), read by draw_tilemap_over. Carved from the last 128 KiB of
+ * the map atlas's 16 MiB (MAP_ATLAS_BYTES shrank by as much), so no region moved and FIXED_END stays.
+ */
+export const TILE_OVER_LOOK: usize = 0x1136000;
 /**
  * Light sources (issue 15, docs/wasm-abi.md § Light): each tile id's light radius in tiles (u8, 0 = gives no
  * light), from the tile data's `light`; filled by the host. 64 KiB, appended after MAP_ATLAS.

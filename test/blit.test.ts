@@ -412,6 +412,94 @@ describe("draw_tilemap matches the reference", () => {
     );
   });
 
+  it("draw_tilemap_over: the under pass, then the over looks transparent, for random grids, sizes and clips", () => {
+    fc.assert(
+      fc.property(tilemapCase, (c) => {
+        setBackground(seededBytes(c.background, FB_WIDTH * FB_HEIGHT));
+        const tileW = Math.max(c.tileW, 1);
+        const tileH = Math.max(c.tileH, 1);
+        const atlasTiles = c.atlasCols * c.atlasRows;
+        // Many zero pixels: the over looks are mostly "nothing over here".
+        const atlasImage = seededBytes(c.atlasSeed, atlasTiles * tileW * tileH, 0.5);
+        const [wasmAtlas, refAtlas] = uploadBoth(1024, atlasImage);
+        const look = seededBytes(c.lookSeed, 32, 0);
+        wasm.resetTileLook();
+        ref.resetTileLook();
+        wasm.resetTileOverLook();
+        ref.resetTileOverLook();
+        for (let id = 0; id < 16; id++) {
+          const under = look[id] % 5 === 0 ? 0xffff : look[id] % atlasTiles;
+          const over = look[16 + id] % 2 === 0 ? 0xffff : look[16 + id] % atlasTiles;
+          wasm.setTileLook(id, under);
+          ref.setTileLook(id, under);
+          wasm.setTileOverLook(id, over);
+          ref.setTileOverLook(id, over);
+        }
+        const grid = Uint16Array.from(seededBytes(c.gridSeed, c.gridCols * c.gridRows, 0), (b) => b & 15);
+        const col = c.window.col % c.gridCols;
+        const row = c.window.row % c.gridRows;
+        const cols = Math.min(c.window.cols, c.gridCols - col);
+        const rows = Math.min(c.window.rows, c.gridRows - row);
+        const tilesPtr = wasm.stageTiles(grid) + 2 * (row * c.gridCols + col);
+        const window = grid.subarray(row * c.gridCols + col);
+        const rest = [c.dstX, c.dstY] as const;
+        const clip = [c.clip.x, c.clip.y, c.clip.w, c.clip.h] as const;
+        wasm.drawTilemap(tilesPtr, c.gridCols, cols, rows, ...rest, wasmAtlas, c.atlasCols, c.tileW, c.tileH, ...clip);
+        ref.drawTilemap(window, c.gridCols, cols, rows, ...rest, refAtlas, c.atlasCols, c.tileW, c.tileH, ...clip);
+        // Something between the passes (an entity), so the over pass's transparency is what is compared.
+        wasm.fillRect(c.dstX + 3, c.dstY + 3, 20, 20, 0x55);
+        ref.fillRect(c.dstX + 3, c.dstY + 3, 20, 20, 0x55);
+        wasm.drawTilemapOver(
+          tilesPtr,
+          c.gridCols,
+          cols,
+          rows,
+          ...rest,
+          wasmAtlas,
+          c.atlasCols,
+          c.tileW,
+          c.tileH,
+          ...clip,
+        );
+        ref.drawTilemapOver(window, c.gridCols, cols, rows, ...rest, refAtlas, c.atlasCols, c.tileW, c.tileH, ...clip);
+        expectSameFramebuffer();
+      }),
+      PROPERTY,
+    );
+  });
+
+  it("draw_tilemap_over for the 8 px fast path: a 31x31 layer at a sub-tile offset, over what is drawn", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -7, max: 0 }), fc.integer({ min: -7, max: 0 }), fc.integer(), (dx, dy, seed) => {
+        setBackground(seededBytes(seed, FB_WIDTH * FB_HEIGHT));
+        const [wasmAtlas, refAtlas] = uploadBoth(0, seededBytes(seed ^ 1, 16 * 2 * 64, 0.6));
+        for (let id = 0; id < 32; id++) {
+          const over = id % 3 === 0 ? 0xffff : id;
+          wasm.setTileOverLook(id, over);
+          ref.setTileOverLook(id, over);
+        }
+        const grid = Uint16Array.from(seededBytes(seed ^ 2, 31 * 31, 0.05), (b) => b & 31);
+        wasm.drawTilemapOver(wasm.stageTiles(grid), 31, 31, 31, dx, dy, wasmAtlas, 16, 8, 8, 0, 0, 240, 240);
+        ref.drawTilemapOver(grid, 31, 31, 31, dx, dy, refAtlas, 16, 8, 8, 0, 0, 240, 240);
+        expectSameFramebuffer();
+      }),
+      { seed: FC_SEED, numRuns: 40 },
+    );
+  });
+
+  it("draw_tilemap_over keeps the framebuffer where the over look is 0 or absent", () => {
+    setBackground(new Uint8Array(FB_WIDTH * FB_HEIGHT).fill(9));
+    // One 2x2 over tile: [0 6 / 6 0]; id 1 has it, id 2 has no over look.
+    const atlas = wasm.upload(0, Uint8Array.of(0, 6, 6, 0));
+    wasm.resetTileOverLook();
+    wasm.setTileOverLook(1, 0);
+    const tiles = wasm.stageTiles(Uint16Array.of(1, 2));
+    wasm.drawTilemapOver(tiles, 2, 2, 1, 0, 0, atlas, 1, 2, 2, 0, 0, 100, 100);
+    const fb = wasm.framebuffer();
+    expect([fb[0], fb[1], fb[FB_WIDTH], fb[FB_WIDTH + 1]]).toEqual([9, 6, 6, 9]);
+    expect([fb[2], fb[3], fb[FB_WIDTH + 2], fb[FB_WIDTH + 3]]).toEqual([9, 9, 9, 9]);
+  });
+
   it("for the client's viewport pass: a 31x31 layer of 8x8 tiles at a sub-tile offset in a 240x240 clip", () => {
     fc.assert(
       fc.property(fc.integer({ min: -7, max: 0 }), fc.integer({ min: -7, max: 0 }), fc.integer(), (dx, dy, seed) => {

@@ -14,6 +14,7 @@ import { checkMap } from "../ts/tools/map.js";
 import { HttpApi } from "../ts/server/http-api.js";
 import { installMapArtRoute, mapArtDescription, mapArtPath } from "../ts/server/map-art-route.js";
 import { loadMap, readRawMap } from "../ts/server/map/load-map.js";
+import { OVER_BLACK } from "../ts/server/map/map-atlas.js";
 import { ditherRgb332 } from "../ts/server/map/rgb332-dither.js";
 import { readWorldMap } from "../ts/server/world-map.js";
 import { installMapArt } from "../ts/client/render/map-art.js";
@@ -64,8 +65,10 @@ describe("map art through the atlas and the wasm blitter", () => {
     const art = world.art!;
     expect(art.problems).toEqual(['tileset "beach_tileset": image beach_tileset.png cannot be used (ENOENT)']);
     expect(art.tileWidthPx).toBe(16);
-    // Every drawn tile is the magenta (0xe3) and black checker: no other colour in the atlas.
-    expect([...new Set(art.pixels)].sort((a, b) => a - b)).toEqual([0x00, 0xe3]);
+    // Every drawn tile is the magenta (0xe3) and black checker: no other colour in the atlas. The tiles of its
+    // Over layer are over looks, where 0 is transparent: their checker's black is OVER_BLACK.
+    expect([...new Set(art.pixels)].sort((a, b) => a - b)).toEqual([0x00, OVER_BLACK, 0xe3].sort((a, b) => a - b));
+    expect(art.overLooks.size).toBeGreaterThan(0);
     // Every cell the map draws has a look in the atlas.
     const looks = new Map(world.tileInfo.map((tile) => [tile.id, tile.look]));
     for (const id of new Set(world.tiles)) if (id !== 0) expect(looks.get(id)).toBeLessThan(art.tileCount);

@@ -54,6 +54,7 @@ describe("core module loader", () => {
       [L.LIGHT_TABLES, L.LIGHT_LEVELS * 256],
       [L.LIGHT_MAP, L.LIGHT_MAP_MAX],
       [L.MAP_ATLAS, L.MAP_ATLAS_BYTES],
+      [L.TILE_OVER_LOOK, 65536 * 2],
       [L.TILE_LIGHT, 65536],
       [L.LIGHT_SOURCES, L.LIGHT_SOURCES_MAX * 8],
       [L.LIGHT_WORK, L.LIGHT_WORK_MAX],

@@ -63,6 +63,8 @@ export interface BlitKernels<Tiles> {
   fbClear(color: number): void;
   blit(...args: BlitArgs): void;
   drawTilemap(...args: DrawTilemapArgs<Tiles>): void;
+  /** The over pass: the same window through the over looks, transparent (index 0 keeps the framebuffer). */
+  drawTilemapOver(...args: DrawTilemapArgs<Tiles>): void;
   drawSprites(...args: DrawSpritesArgs): void;
   fillRect(...args: RectArgs): void;
   drawRect(...args: RectArgs): void;

@@ -9,9 +9,10 @@
 export const ATLAS_BYTES = 0x80000;
 /**
  * Size of the MAP_ATLAS region in bytes (assembly/layout.ts MAP_ATLAS_BYTES): a host's own map art,
- * one RGB332 tile per drawn stack (ts/server/map/map-atlas.ts). 16 MiB: 16384 tiles of 32 px (sourceoftales draws 8194).
+ * one RGB332 tile per drawn stack (ts/server/map/map-atlas.ts). 16 MiB less the 128 KiB of TILE_OVER_LOOK after it:
+ * 16256 tiles of 32 px (sourceoftales draws 8194).
  */
-export const MAP_ATLAS_BYTES = 0x1000000;
+export const MAP_ATLAS_BYTES = 0xfe0000;
 /** Tiles per row of a map atlas (its rows are MAP_ATLAS_COLUMNS × tile width bytes). */
 export const MAP_ATLAS_COLUMNS = 16;
 /** Entries in the SPRITES region (assembly/layout.ts SPRITES_MAX). */

@@ -2,7 +2,7 @@
 // Only the ABI is re-exported; helpers stay module-internal.
 export { fb_clear, blit } from "./image";
 export { fill_rect, draw_rect, hbar } from "./shapes";
-export { draw_tilemap } from "./tilemap";
+export { draw_tilemap, draw_tilemap_over } from "./tilemap";
 export { draw_sprites } from "./sprites";
 export { draw_text } from "./text";
 export { lut_init, fb_to_rgba } from "./rgba";

@@ -3,7 +3,7 @@
 // and their benchmark baseline, so it must give identical pixels for every
 // input the ABI defines. Parameters are coerced the way a wasm call coerces
 // them (i32 by ToInt32, u8 by its low byte) so both see the same numbers.
-import type { BlitKernels } from "../blit-args.js";
+import type { BlitKernels, DrawTilemapArgs } from "../blit-args.js";
 import {
   ATLAS_BYTES,
   asciiBytes,
@@ -62,6 +62,8 @@ export class RefBlitter implements BlitKernels<Uint16Array> {
   readonly atlas = new Uint8Array(ATLAS_BYTES);
   /** Tile id → atlas tile index; starts all 0 like fresh wasm memory. */
   readonly tileLook = new Uint16Array(TILE_ID_COUNT);
+  /** Tile id → atlas tile drawn over the entities (TILE_OVER_LOOK); starts all 0 like fresh wasm memory. */
+  readonly tileOverLook = new Uint16Array(TILE_ID_COUNT);
   /** SPRITES entries, byte for byte as in wasm memory (little-endian). */
   readonly sprites = new Uint8Array(SPRITES_MAX * SPRITE_BYTES);
   /** RGB332 → RGBA8888 (little-endian R, G, B, A bytes). */
@@ -116,6 +118,14 @@ export class RefBlitter implements BlitKernels<Uint16Array> {
     this.tileLook.fill(NO_TILE);
   }
 
+  setTileOverLook(tileId: number, atlasIndex: number): void {
+    this.tileOverLook[tileId & 0xffff] = atlasIndex;
+  }
+
+  resetTileOverLook(): void {
+    this.tileOverLook.fill(NO_TILE);
+  }
+
   setSprite(index: number, sprite: SpriteEntry): void {
     if (!Number.isInteger(index) || index < 0 || index >= SPRITES_MAX) throw new RangeError(`sprite index ${index}`);
     this.spriteHalfWords[index * 4] = sprite.x;
@@ -148,7 +158,18 @@ export class RefBlitter implements BlitKernels<Uint16Array> {
   }
 
   /** `tiles[0]` is the window's top-left tile id; rows are `tilesStride` ids apart. */
-  drawTilemap(
+  drawTilemap(...args: DrawTilemapArgs<Uint16Array>): void {
+    this.drawTiles(this.tileLook, MODE_OPAQUE, ...args);
+  }
+
+  /** The over pass: the window through tileOverLook, transparent. */
+  drawTilemapOver(...args: DrawTilemapArgs<Uint16Array>): void {
+    this.drawTiles(this.tileOverLook, MODE_TRANSPARENT, ...args);
+  }
+
+  private drawTiles(
+    tileLook: Uint16Array,
+    mode: number,
     tiles: Uint16Array,
     tilesStride: number,
     cols: number,
@@ -181,7 +202,6 @@ export class RefBlitter implements BlitKernels<Uint16Array> {
     const endRow = Math.min(rows, Math.floor((this.clipBottom - 1 - dstY) / tileH) + 1);
     const atlasStride = atlasCols * tileW;
     const atlasTileRowBytes = atlasStride * tileH;
-    const tileLook = this.tileLook;
     for (let row = firstRow; row < endRow; row++) {
       const y = dstY + row * tileH;
       const rowStart = row * tilesStride;
@@ -189,7 +209,7 @@ export class RefBlitter implements BlitKernels<Uint16Array> {
         const look = tileLook[tiles[rowStart + col]];
         if (look === NO_TILE) continue;
         const src = atlasCell(atlas, atlasCols, tileW, atlasTileRowBytes, look);
-        this.blitClipped(src, atlasStride, tileW, tileH, dstX + col * tileW, y, MODE_OPAQUE, 0);
+        this.blitClipped(src, atlasStride, tileW, tileH, dstX + col * tileW, y, mode, 0);
       }
     }
   }

@@ -34,9 +34,16 @@ export interface WatchedWorld {
 export type ReloadResult = { ok: true; changedCells: number } | { ok: false; error: string };
 
 /** The identity of a tile id by what it is, so ids of two loads of one map can be matched. */
-function meaningKey(info: { id: number; twinOf?: number; collides: boolean; opaque: boolean; stack?: number[] }) {
+function meaningKey(info: {
+  id: number;
+  twinOf?: number;
+  collides: boolean;
+  opaque: boolean;
+  stack?: number[];
+  overStack?: number[];
+}) {
   const base = info.twinOf ?? info.id;
-  return `${base}|${info.twinOf === undefined ? "own" : "twin"}|${info.collides ? 1 : 0}${info.opaque ? 1 : 0}|${info.stack?.join(",") ?? ""}`;
+  return `${base}|${info.twinOf === undefined ? "own" : "twin"}|${info.collides ? 1 : 0}${info.opaque ? 1 : 0}|${info.stack?.join(",") ?? ""}${info.overStack ? `|over ${info.overStack.join(",")}` : ""}`;
 }
 
 export class MapWatcher {

@@ -110,6 +110,7 @@ export function buildWorldArt(loaded: readonly LoadedMap[], files: readonly stri
   const pixels = new Uint8Array(rows * arts[0].tileHeightPx * stride);
   const looks = new Map<number, number>();
   const frames = new Map<number, AtlasFrame[]>();
+  const overLooks = new Map<number, number>();
   let start = 1;
   arts.forEach((art, index) => {
     const height = art.tileHeightPx;
@@ -129,6 +130,10 @@ export function buildWorldArt(loaded: readonly LoadedMap[], files: readonly stri
     for (const [id, look] of art.looks) {
       const worldId = remap.get(id);
       if (worldId !== undefined) looks.set(worldId, shift(look));
+    }
+    for (const [id, look] of art.overLooks) {
+      const worldId = remap.get(id);
+      if (worldId !== undefined) overLooks.set(worldId, shift(look));
     }
     for (const [id, segments] of art.frames) {
       const worldId = remap.get(id);
@@ -158,6 +163,7 @@ export function buildWorldArt(loaded: readonly LoadedMap[], files: readonly stri
       looks,
       frames,
       reducedStacks: arts.reduce((sum, art) => sum + art.reducedStacks, 0),
+      overLooks,
     },
   };
 }

@@ -29,13 +29,15 @@ export function worldMapOf(map: LoadedMap, art: MapArt | null = null): WorldMap 
     chests: map.chests,
     safeZones: map.safeZones,
     pvp: map.pvp,
-    tileInfo: [...map.tileData.values()].map(({ id, name, collides, opaque, look, stack, light }) => ({
+    tileInfo: [...map.tileData.values()].map(({ id, name, collides, opaque, look, stack, overStack, light }) => ({
       id,
       name,
       collides,
       opaque,
       look: lookOf(id, look),
       ...(stack ? { stack } : {}),
+      ...(overStack ? { overStack } : {}),
+      ...(art?.overLooks.has(id) ? { over: art.overLooks.get(id) } : {}),
       ...(art?.frames.has(id) ? { frames: art.frames.get(id) } : {}),
       ...(light ? { light } : {}),
     })),

@@ -40,6 +40,10 @@ export interface WorldMap {
     opaque: boolean;
     look: number;
     stack?: number[];
+    /** What a stack id draws over the entities, in the form of `stack` (docs/maps.md § Over layers). */
+    overStack?: number[];
+    /** The atlas tile it draws over the entities, transparent (map-atlas.ts overLooks); absent: nothing over. */
+    over?: number;
     /** An animated id's timeline: atlas tile and duration per segment, looping from time 0 (map-atlas.ts). */
     frames?: { look: number; durationMs: number }[];
     light?: number;

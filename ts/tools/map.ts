@@ -241,6 +241,12 @@ export function checkMap(path: string, core: Core): MapCheck {
         `and the single tiles, ${art.pixels.length} bytes`,
     );
     for (const problem of art.problems) lines.push(`  warning: ${problem} (drawn as a placeholder)`);
+    if (source.overLayers.length > 0) {
+      lines.push(
+        `  over the entities: layers ${source.overLayers.map((path) => `"${path}"`).join(", ")}, ` +
+          `${source.overCount} stack ids with an over look (${art.overLooks.size} drawn)`,
+      );
+    }
   }
   lines.push(...animationLines(raw, art));
 

@@ -53,6 +53,8 @@ export class WasmBlitter implements BlitKernels<number> {
   readonly blit: (...args: BlitArgs) => void;
   /** `tiles` points at the window's top-left u16 tile id in linear memory; rows are `tilesStride` ids apart. */
   readonly drawTilemap: (...args: DrawTilemapArgs<number>) => void;
+  /** draw_tilemap_over: the same window through TILE_OVER_LOOK, transparent (the pass over the entities). */
+  readonly drawTilemapOver: (...args: DrawTilemapArgs<number>) => void;
   readonly drawSprites: (...args: DrawSpritesArgs) => void;
   readonly fillRect: (...args: RectArgs) => void;
   readonly drawRect: (...args: RectArgs) => void;
@@ -117,6 +119,7 @@ export class WasmBlitter implements BlitKernels<number> {
     this.fbClear = core.fn("fb_clear");
     this.blit = core.fn("blit");
     this.drawTilemap = core.fn("draw_tilemap");
+    this.drawTilemapOver = core.fn("draw_tilemap_over");
     this.drawSprites = core.fn("draw_sprites");
     this.fillRect = core.fn("fill_rect");
     this.drawRect = core.fn("draw_rect");
@@ -220,6 +223,17 @@ export class WasmBlitter implements BlitKernels<number> {
   /** Every tile id to "draw nothing". */
   resetTileLook(): void {
     const start = this.core.layout.TILE_LOOK >> 1;
+    this.core.u16.fill(NO_TILE, start, start + 0x10000);
+  }
+
+  /** TILE_OVER_LOOK[tileId] = atlasIndex: what the id draws over the entities (NO_TILE: nothing). */
+  setTileOverLook(tileId: number, atlasIndex: number): void {
+    this.core.u16[(this.core.layout.TILE_OVER_LOOK >> 1) + (tileId & 0xffff)] = atlasIndex;
+  }
+
+  /** Every tile id draws nothing over the entities. */
+  resetTileOverLook(): void {
+    const start = this.core.layout.TILE_OVER_LOOK >> 1;
     this.core.u16.fill(NO_TILE, start, start + 0x10000);
   }
 

@@ -38,6 +38,7 @@ export interface Layout {
   LIGHT_BAKED: number;
   MAP_ATLAS: number;
   MAP_ATLAS_BYTES: number;
+  TILE_OVER_LOOK: number;
   TILE_LIGHT: number;
   LIGHT_SOURCES: number;
   LIGHT_SOURCES_MAX: number;
@@ -82,6 +83,7 @@ const LAYOUT_NAMES: (keyof Layout)[] = [
   "LIGHT_BAKED",
   "MAP_ATLAS",
   "MAP_ATLAS_BYTES",
+  "TILE_OVER_LOOK",
   "TILE_LIGHT",
   "LIGHT_SOURCES",
   "LIGHT_SOURCES_MAX",

@@ -30,6 +30,8 @@ export interface WorldTile {
   light?: number;
   /** An animated id of the map's own art: atlas tile and duration per segment, looping (tile-animation.ts). */
   frames?: { look: number; durationMs: number }[];
+  /** A stack id of the map's own art with tiles of over layers: the atlas tile drawn over the entities (map-art.ts). */
+  over?: number;
 }
 
 /** The map's own art as GET /api/world names it (ts/server/map-art-route.ts): where its atlas is and its shape. */
@@ -184,6 +186,8 @@ export async function fetchWorld(baseUrl: string, fetchFn: FetchFn = fetch): Pro
         ? { light: tile.light }
         : {}),
       ...(Array.isArray(tile.frames) ? { frames: framesOf(tile.frames as unknown[], id) } : {}),
+      // Checked against the atlas when it is installed (map-art.ts), like `look`.
+      ...(typeof tile.over === "number" ? { over: tile.over } : {}),
     });
   }
   const kinds = parseKinds(body.kinds);

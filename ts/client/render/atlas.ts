@@ -95,6 +95,8 @@ export interface TileLook {
  */
 export function installTileLooks(blitter: WasmBlitter, atlas: Atlas, tiles: Iterable<TileLook>): number[] {
   blitter.resetTileLook();
+  // The built-in art draws nothing over the entities (a map's own art may have: map-art.ts).
+  blitter.resetTileOverLook();
   const dropped: number[] = [];
   for (const { id, look } of tiles) {
     if (Number.isInteger(look) && look > 0 && look < atlas.tileCells) blitter.setTileLook(id, look);

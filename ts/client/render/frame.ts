@@ -250,6 +250,8 @@ export class FrameRenderer {
     if (scene.grid) this.drawTiles(scene.grid, placement);
     this.drawRoute(scene, placement);
     this.drawEntities(scene.entities, placement);
+    // Roofs and tree tops over the entities (docs/maps.md § Over layers); under the cursor, labels and HUD.
+    if (scene.grid && this.mapTiles?.hasOver === true) this.drawTiles(scene.grid, placement, true);
     if (scene.cursor) {
       const colour = scene.cursorAttacks === true ? P.ATTACK_OUTLINE : P.CURSOR_OUTLINE;
       this.mark(scene.cursor, MARKER_CORNERS, colour, placement);
@@ -282,8 +284,11 @@ export class FrameRenderer {
     return placement;
   }
 
-  /** The part of the 31×31 tile window that lies inside the grid, straight from grid memory (no copy). */
-  private drawTiles(grid: GridView, placement: ViewportPlacement): void {
+  /**
+   * The part of the 31×31 tile window that lies inside the grid, straight from grid memory (no copy);
+   * `over`: the over pass (draw_tilemap_over: each id's over look, transparent).
+   */
+  private drawTiles(grid: GridView, placement: ViewportPlacement, over = false): void {
     const left = Math.max(placement.firstTileX, grid.originX);
     const top = Math.max(placement.firstTileY, grid.originY);
     const right = Math.min(placement.firstTileX + placement.tilesWide, grid.originX + grid.width);
@@ -292,7 +297,7 @@ export class FrameRenderer {
     const tilesPtr = grid.tilesPtr + 2 * ((top - grid.originY) * grid.width + (left - grid.originX));
     const screen = screenOfTile(left, top, placement);
     const sheet = this.mapTiles;
-    this.blitter.drawTilemap(
+    (over ? this.blitter.drawTilemapOver : this.blitter.drawTilemap)(
       tilesPtr,
       grid.width,
       right - left,

@@ -2,7 +2,9 @@
 // server built from the map's tilesets (ts/server/map/map-atlas.ts) goes into
 // the wasm MAP_ATLAS region once, and TILE_LOOK maps each world id to its
 // atlas tile, so the frame's one draw_tilemap call draws every layer, flip and
-// large tile of the map at the map's own tile size.
+// large tile of the map at the map's own tile size; TILE_OVER_LOOK maps the ids
+// with tiles of over layers to their over tile, which draw_tilemap_over draws
+// after the entities.
 import { MAP_ATLAS_BYTES, NO_TILE } from "../../blit-layout.js";
 import { TILE_BORDER, TILE_UNKNOWN } from "../../constants.js";
 import type { MapArtInfo } from "../core/session-api.js";
@@ -18,6 +20,8 @@ export interface MapTileSheet {
   readonly tileCount: number;
   /** The ids whose look changes with the clock (the renderer calls show() each frame), or null: none. */
   readonly animations: TileAnimations | null;
+  /** Whether any id draws over the entities (TILE_OVER_LOOK): only then does the frame make the over pass. */
+  readonly hasOver: boolean;
 }
 
 /** Checks the atlas against what /api/world said of it; returns the problem, or null. */
@@ -41,15 +45,23 @@ export function installMapArt(
   blitter: WasmBlitter,
   art: MapArtInfo,
   pixels: Uint8Array,
-  tiles: Iterable<TileLook & { frames?: readonly TileFrame[] }>,
+  tiles: Iterable<TileLook & { frames?: readonly TileFrame[]; over?: number }>,
 ): MapTileSheet {
   const problem = mapAtlasProblem(art, pixels);
   if (problem !== null) throw new Error(problem);
   const ptr = blitter.uploadMapAtlas(pixels);
   blitter.resetTileLook();
+  blitter.resetTileOverLook();
   const animated = new Map<number, readonly TileFrame[]>();
-  for (const { id, look, frames } of tiles) {
-    blitter.setTileLook(id, Number.isInteger(look) && look > 0 && look < art.tileCount ? look : NO_TILE);
+  const isAtlasTile = (look: number): boolean => Number.isInteger(look) && look > 0 && look < art.tileCount;
+  let hasOver = false;
+  for (const { id, look, frames, over } of tiles) {
+    blitter.setTileLook(id, isAtlasTile(look) ? look : NO_TILE);
+    // What the id draws over the entities (docs/maps.md § Over layers); an over look beyond the atlas draws nothing.
+    if (over !== undefined && isAtlasTile(over) && id !== TILE_UNKNOWN && id !== TILE_BORDER) {
+      blitter.setTileOverLook(id, over);
+      hasOver = true;
+    }
     // Frames that do not fit the atlas are not played: the id keeps its still look.
     if (frames && id !== TILE_UNKNOWN && id !== TILE_BORDER && tileFramesProblem(frames, art.tileCount) === null) {
       animated.set(id, frames);
@@ -63,5 +75,6 @@ export function installMapArt(
     tileSizePx: art.tileSizePx,
     tileCount: art.tileCount,
     animations: animated.size > 0 ? new TileAnimations(animated) : null,
+    hasOver,
   };
 }

@@ -10,11 +10,14 @@
 //   counted down from 0xFFFD, skipping every id that has tile data;
 // - a cell whose drawn stack (tile-stacks.ts) is more than its one unflipped
 //   tile — several layers, a flip, a piece of a large neighbour — gets a stack
-//   id the same way, one per distinct (stack, flags), its `stack` recorded.
+//   id the same way, one per distinct (stack, flags), its `stack` recorded;
+// - tiles of over layers (isOverLayer: roofs, tree tops) go into the cell's
+//   over stack instead (`overStack`), which the client draws after the
+//   entities; a cell with an over stack is never plain.
 import { TILE_FLAG_COLLIDES, TILE_FLAG_OPAQUE } from "../../constants.js";
 import { maskGid, MAX_WORLD_TILE_ID } from "./gid.js";
 import { MapError } from "./map-error.js";
-import { hasCollisionProperty } from "./properties.js";
+import { hasCollisionProperty, propertyIgnoringCase } from "./properties.js";
 import type { RawTileLayer } from "./raw-map.js";
 import { type Footprint, type Footprints, STACK_GID_BITS } from "./tile-stacks.js";
 import { tileFlagsOf } from "../../tile-flags.js";
@@ -39,6 +42,8 @@ export interface FlattenInput {
   footprints?: Footprints;
   /** Cells blocked by collision objects and tiles' collision shapes (collision-shapes.ts): non-zero blocks. */
   blockedCells?: Uint8Array;
+  /** The layers drawn over the entities (overLayersOf); only used with footprints (own art). */
+  overLayers?: ReadonlySet<RawTileLayer>;
 }
 
 export interface FlatWorld {
@@ -49,6 +54,8 @@ export interface FlatWorld {
   twinCount: number;
   /** Of those, the ids made for stacks (several layers, flips, pieces of large tiles). */
   stackCount: number;
+  /** Of the stack ids, those with an over stack (tiles of over layers). */
+  overCount: number;
 }
 
 /** A layer that only marks blocked cells and is never drawn: named collision(s), or a collision property is true. */
@@ -56,8 +63,46 @@ export function isCollisionLayer(layer: RawTileLayer): boolean {
   return /^collisions?$/i.test(layer.name) || hasCollisionProperty(layer.properties);
 }
 
+const OVER_NAME = /^over\d*$/i;
+/** The object layer after which WorkAdventure maps draw over the players. */
+const WORKADVENTURE_FLOOR_LAYER = "floorLayer";
+
+/**
+ * A tile layer's own say on being drawn over the entities (docs/maps.md § Over layers): a boolean
+ * property `over`, else a string property `layer` of "over" / "under"; null when it says nothing.
+ */
+function overProperty(layer: RawTileLayer): boolean | null {
+  const over = propertyIgnoringCase(layer.properties, "over");
+  if (typeof over === "boolean") return over;
+  const named = propertyIgnoringCase(layer.properties, "layer");
+  if (typeof named === "string" && /^(over|under)$/i.test(named)) return named.toLowerCase() === "over";
+  return null;
+}
+
+/**
+ * The tile layers drawn over the entities (docs/maps.md § Over layers): a property says so (overProperty,
+ * which wins), or the layer or a group above it is named Over, Over1, Over2 … (sourceoftales), or it comes
+ * after the object layer named floorLayer (WorkAdventure). `tileLayersBefore` of that object layer says
+ * how many tile layers come before it.
+ */
+export function overLayersOf(
+  tileLayers: readonly RawTileLayer[],
+  objectLayers: readonly { name: string; tileLayersBefore: number }[],
+): Set<RawTileLayer> {
+  const floor = objectLayers.find((layer) => layer.name === WORKADVENTURE_FLOOR_LAYER);
+  const over = new Set<RawTileLayer>();
+  tileLayers.forEach((layer, index) => {
+    if (isCollisionLayer(layer)) return;
+    const said = overProperty(layer);
+    const byName = layer.path.split("/").some((part) => OVER_NAME.test(part));
+    const afterFloor = floor !== undefined && index >= floor.tileLayersBefore;
+    if (said ?? (byName || afterFloor)) over.add(layer);
+  });
+  return over;
+}
+
 export function flattenLayers(input: FlattenInput): FlatWorld {
-  const { file, width, height, originX, originY, layers, tileData, footprints, blockedCells } = input;
+  const { file, width, height, originX, originY, layers, tileData, footprints, blockedCells, overLayers } = input;
   const cellCount = width * height;
   const topIds = new Uint32Array(cellCount);
   const cellFlags = new Uint8Array(cellCount);
@@ -65,10 +110,13 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
     for (let cell = 0; cell < cellCount; cell++) if (blockedCells[cell] !== 0) cellFlags[cell] = TILE_FLAG_COLLIDES;
   // What each cell shows, bottom to top: STACK_ENTRY_LENGTH numbers per tile or piece (tile-stacks.ts).
   const stacks: (number[] | undefined)[] = new Array<number[] | undefined>(cellCount);
+  // What each cell shows over the entities, the same way (tiles of over layers); mostly empty.
+  const overStacks: (number[] | undefined)[] = new Array<number[] | undefined>(cellCount);
+  let into = stacks;
   const addToStack = (cell: number, rawGid: number, dx: number, dy: number): void => {
-    const stack = stacks[cell];
+    const stack = into[cell];
     if (stack) stack.push(rawGid, dx, dy);
-    else stacks[cell] = [rawGid, dx, dy];
+    else into[cell] = [rawGid, dx, dy];
   };
   const flagsById = new Map<number, number>();
   const flagsOf = (id: number): number => {
@@ -91,6 +139,7 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
     // Collision layers count even when hidden: editors hide them to see the art.
     const collision = isCollisionLayer(layer);
     if (!collision && !layer.visible) continue;
+    into = overLayers?.has(layer) === true ? overStacks : stacks;
     for (const chunk of layer.chunks) {
       const { gids } = chunk;
       for (let y = 0; y < chunk.height; y++) {
@@ -137,7 +186,8 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
 
   const tiles = new Uint16Array(cellCount);
   const twins = new Map<number, number>(); // key: id * 256 + flags
-  const stackIds = new Map<string, number>(); // key: the stack's numbers, then the flags
+  const stackIds = new Map<string, number>(); // key: the stack's numbers, then the flags, then the over stack's
+  let overCount = 0;
   let nextTwinId = MAX_WORLD_TILE_ID;
   const allocate = (): number => {
     while (nextTwinId > 0 && tileData.has(nextTwinId)) nextTwinId--;
@@ -148,16 +198,20 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
     const id = topIds[cell];
     const ownFlags = flagsOf(id);
     const flags = cellFlags[cell] | ownFlags;
-    const stack = stacks[cell];
-    // The plain cell: nothing drawn, or its own tile alone, unflipped, covering just this cell.
-    const plain = stack === undefined || (stack.length === 3 && stack[0] === id && stack[1] === 0 && stack[2] === 0);
+    const overStack = overStacks[cell];
+    const stack = stacks[cell] ?? (overStack ? [] : undefined);
+    // The plain cell: nothing drawn, or its own tile alone, unflipped, covering just this cell, nothing over it.
+    const plain =
+      overStack === undefined &&
+      (stack === undefined || (stack.length === 3 && stack[0] === id && stack[1] === 0 && stack[2] === 0));
     if (!plain) {
-      const key = `${stack.join(",")}|${flags}`;
+      const key = `${stack!.join(",")}|${flags}${overStack ? `|over ${overStack.join(",")}` : ""}`;
       let stackId = stackIds.get(key);
       if (stackId === undefined) {
         stackId = allocate();
-        tileData.set(stackId, makeTwin(stackId, tileData.get(id)!, flags, stack));
+        tileData.set(stackId, makeTwin(stackId, tileData.get(id)!, flags, stack, overStack));
         stackIds.set(key, stackId);
+        if (overStack) overCount++;
       }
       tiles[cell] = stackId;
       continue;
@@ -175,20 +229,21 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
     }
     tiles[cell] = twinId;
   }
-  return { tiles, tileData, twinCount: twins.size + stackIds.size, stackCount: stackIds.size };
+  return { tiles, tileData, twinCount: twins.size + stackIds.size, stackCount: stackIds.size, overCount };
 }
 
 function isOneCell(footprint: Footprint): boolean {
   return footprint.firstDx === 0 && footprint.lastDx === 0 && footprint.firstDy === 0 && footprint.lastDy === 0;
 }
 
-function makeTwin(twinId: number, base: TileInfo, flags: number, stack?: number[]): TileInfo {
+function makeTwin(twinId: number, base: TileInfo, flags: number, stack?: number[], overStack?: number[]): TileInfo {
   const collides = (flags & TILE_FLAG_COLLIDES) !== 0;
   const opaque = (flags & TILE_FLAG_OPAQUE) !== 0;
   const added = [
     collides && !base.collides ? "collides" : "",
     opaque && !base.opaque ? "opaque" : "",
     stack ? `stack of ${stack.length / 3}` : "",
+    overStack ? `${overStack.length / 3} over` : "",
   ]
     .filter((word) => word !== "")
     .join(", ");
@@ -201,6 +256,7 @@ function makeTwin(twinId: number, base: TileInfo, flags: number, stack?: number[
     twinOf: base.id,
   };
   if (stack) twin.stack = stack;
+  if (overStack) twin.overStack = overStack;
   // A twin of a torch still burns (its look and light are its base's).
   if (base.light !== undefined) twin.light = base.light;
   return twin;

@@ -5,7 +5,7 @@
 import { basename, extname } from "node:path";
 import { CHUNK_SIZE } from "../../constants.js";
 import { isFreeTile, tileFlagsTable } from "../../tile-flags.js";
-import { flattenLayers, isCollisionLayer } from "./flatten.js";
+import { flattenLayers, isCollisionLayer, overLayersOf } from "./flatten.js";
 import { isCollisionObjectLayer, rasteriseCollisionObjects, rasteriseTileShapes } from "./collision-shapes.js";
 import { maskGid } from "./gid.js";
 import { MapError } from "./map-error.js";
@@ -103,6 +103,10 @@ export interface MapSource {
   twinCount: number;
   /** Of those, the ids of cells that draw more than one unflipped tile (layers, flips, pieces of large tiles). */
   stackCount: number;
+  /** Paths of the tile layers drawn over the entities (flatten.ts overLayersOf); none for the built-in art. */
+  overLayers: string[];
+  /** Of the stack ids, those that draw something over the entities. */
+  overCount: number;
   /** True when the map has no spawn points and the free cell nearest the centre was used. */
   spawnFallback: boolean;
   /** The spawns are the free cells of a `start` tile layer (WorkAdventure's convention; map-objects.ts). */
@@ -229,6 +233,8 @@ export function loadMap(path: string): LoadedMap {
     originY,
     blocked: blockedCells,
   });
+  // Layers drawn over the entities (roofs, tree tops); only a map with its own art draws them apart.
+  const overLayers = overLayersOf(map.tileLayers, map.objectLayers);
   const flat = flattenLayers({
     file: path,
     width,
@@ -238,6 +244,7 @@ export function loadMap(path: string): LoadedMap {
     layers: drawnLayers,
     tileData,
     footprints: ownArt ? footprints : undefined,
+    overLayers: ownArt ? overLayers : undefined,
     blockedCells: objectCollision.objects > 0 || tileShapes.cells > 0 ? blockedCells : undefined,
   });
   const objects = worldObjects(map, originX, originY);
@@ -314,6 +321,8 @@ export function loadMap(path: string): LoadedMap {
       tileDataFile: entries ? tileDataFile : null,
       twinCount: flat.twinCount,
       stackCount: flat.stackCount,
+      overLayers: ownArt ? map.tileLayers.filter((layer) => overLayers.has(layer)).map((layer) => layer.path) : [],
+      overCount: flat.overCount,
       spawnFallback,
       spawnsFromStartLayer,
       maxIdsPerChunk: maxIdsPerChunk(flat.tiles, width, height),

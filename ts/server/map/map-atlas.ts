@@ -52,6 +52,11 @@ export interface MapArt {
   frames: Map<number, AtlasFrame[]>;
   /** Stacks that keep some animated tiles still (the combination exceeds MAX_FRAMES_PER_STACK). */
   reducedStacks: number;
+  /**
+   * World id → the atlas tile it draws over the entities (its over stack, TileInfo.overStack), for every id
+   * that has one: index 0 where nothing is over (the client's pass is transparent), never 0 elsewhere.
+   */
+  overLooks: Map<number, number>;
 }
 
 /** One segment of an animated id's timeline: the atlas tile shown and for how long. */
@@ -101,6 +106,7 @@ export function buildMapArt(input: MapArtInput): MapArt | null {
   const capacity = Math.floor(MAP_ATLAS_BYTES / (width * height * MAP_ATLAS_COLUMNS)) * MAP_ATLAS_COLUMNS;
   const drawn = problems.length > 0 ? [] : drawnIds(tiles, tileData);
   const cellOfStack = new Map<string, number>();
+  const overLooks = new Map<number, number>();
   const tilePixels: Uint8Array[] = [new Uint8Array(width * height)];
   let overflow = 0;
   const looks = new Map<number, number>();
@@ -123,10 +129,33 @@ export function buildMapArt(input: MapArtInput): MapArt | null {
     }
     return cell;
   };
+  /** The atlas tile of an over stack: its own key space, composited and cut transparent (quantiseOver). */
+  const overCellOf = (stack: readonly number[]): number | null => {
+    const key = `over ${stack.join(",")}`;
+    let cell = cellOfStack.get(key);
+    if (cell === undefined) {
+      if (tilePixels.length >= capacity) {
+        overflow++;
+        return null;
+      }
+      composite(rgba, stack, width, height, footprints, images);
+      tilePixels.push(quantiseOver(rgba, width, height));
+      cell = tilePixels.length - 1;
+      cellOfStack.set(key, cell);
+    }
+    return cell;
+  };
   for (const id of drawn) {
     const info = tileData.get(id)!;
+    // Over the entities: the first frame of its over stack as it stands (over animations are not played).
+    if (info.overStack) {
+      const cell = overCellOf(info.overStack);
+      if (cell !== null) overLooks.set(id, cell);
+    }
     // A collision twin of a plain cell draws the tile it twins.
     const stack = info.stack ?? [info.twinOf ?? id, 0, 0];
+    // A cell whose every tile is over the entities draws nothing under them.
+    if (stack.length === 0) continue;
     const timeline = stackTimeline(stack, footprints);
     if (timeline === null) {
       const cell = cellOf(stack);
@@ -176,6 +205,7 @@ export function buildMapArt(input: MapArtInput): MapArt | null {
     looks,
     frames,
     reducedStacks,
+    overLooks,
   };
 }
 
@@ -278,6 +308,26 @@ export function drawPicture(
     }
   }
 }
+
+/**
+ * An over stack's composited tile, dithered to RGB332 with index 0 meaning "nothing over here" (the over
+ * pass draws transparent): pixels at least half covered keep their own colour, the rest become 0, and a
+ * covered pixel that dithers to 0 (black) takes OVER_BLACK so it still covers.
+ */
+function quantiseOver(rgba: Float32Array, width: number, height: number): Uint8Array {
+  const out = new Uint8Array(width * height);
+  for (let y = 0, at = 0, pixel = 0; y < height; y++) {
+    for (let x = 0; x < width; x++, at += 4, pixel++) {
+      if (rgba[at + 3] < 128) continue;
+      const index = ditherRgb332((rgba[at] + 0.5) | 0, (rgba[at + 1] + 0.5) | 0, (rgba[at + 2] + 0.5) | 0, x, y);
+      out[pixel] = index === 0 ? OVER_BLACK : index;
+    }
+  }
+  return out;
+}
+
+/** Black in an over look, where 0 is transparent: RGB332 0x20 (red 36, green 0, blue 0), a non-zero index next to black. */
+export const OVER_BLACK = 0x20;
 
 /** The composited tile over black (the darkness around the map), dithered to RGB332. */
 function quantise(rgba: Float32Array, width: number, height: number): Uint8Array {

@@ -28,6 +28,11 @@ export interface TileInfo {
    * (the GID with its flip bits, and dx, dy from the drawn cell to the tile's anchor cell; tile-stacks.ts).
    */
   stack?: number[];
+  /**
+   * Set on stack ids whose cell has tiles of over layers (flatten.ts overLayersOf): what the cell draws over
+   * the entities, bottom to top, in the form of `stack` (docs/maps.md § Over layers).
+   */
+  overStack?: number[];
   /** A light source (issue 15, docs/world-time.md § Light): its light radius in tiles, 1 … LIGHT_RADIUS_MAX. */
   light?: number;
 }
