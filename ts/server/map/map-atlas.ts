@@ -113,9 +113,12 @@ export function buildMapArt(input: MapArtInput): MapArt | null {
   const frames = new Map<number, AtlasFrame[]>();
   let reducedStacks = 0;
   const rgba = new Float32Array(width * height * 4);
-  /** The atlas tile of a stack, composited the first time it is met; null when the atlas is full. */
-  const cellOf = (stack: readonly number[]): number | null => {
-    const key = stack.join(",");
+  /**
+   * The atlas tile of a stack, composited the first time it is met; null when the atlas is full. An over
+   * stack has its own key space and is cut transparent (quantiseOver).
+   */
+  const tileOf = (stack: readonly number[], over: boolean): number | null => {
+    const key = over ? `over ${stack.join(",")}` : stack.join(",");
     let cell = cellOfStack.get(key);
     if (cell === undefined) {
       if (tilePixels.length >= capacity) {
@@ -123,28 +126,14 @@ export function buildMapArt(input: MapArtInput): MapArt | null {
         return null;
       }
       composite(rgba, stack, width, height, footprints, images);
-      tilePixels.push(quantise(rgba, width, height));
+      tilePixels.push(over ? quantiseOver(rgba, width, height) : quantise(rgba, width, height));
       cell = tilePixels.length - 1;
       cellOfStack.set(key, cell);
     }
     return cell;
   };
-  /** The atlas tile of an over stack: its own key space, composited and cut transparent (quantiseOver). */
-  const overCellOf = (stack: readonly number[]): number | null => {
-    const key = `over ${stack.join(",")}`;
-    let cell = cellOfStack.get(key);
-    if (cell === undefined) {
-      if (tilePixels.length >= capacity) {
-        overflow++;
-        return null;
-      }
-      composite(rgba, stack, width, height, footprints, images);
-      tilePixels.push(quantiseOver(rgba, width, height));
-      cell = tilePixels.length - 1;
-      cellOfStack.set(key, cell);
-    }
-    return cell;
-  };
+  const cellOf = (stack: readonly number[]): number | null => tileOf(stack, false);
+  const overCellOf = (stack: readonly number[]): number | null => tileOf(stack, true);
   for (const id of drawn) {
     const info = tileData.get(id)!;
     // Over the entities: the first frame of its over stack as it stands (over animations are not played).
