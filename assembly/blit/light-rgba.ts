@@ -22,6 +22,7 @@
 // table that is not separable).
 import { LIGHT_BAKED, LIGHT_LEVELS, LIGHT_MAP, LIGHT_MAP_MAX, LIGHT_TABLES, RGB332_LUT } from "../layout";
 import { fbBase, fbHeight, fbWidth, rgbaBase } from "./target";
+import { storeRgba16 } from "./rgba";
 import { clipBottom, clipLeft, clipRight, clipTop, setClip } from "./clip";
 import { forgetLevels, shadeRun } from "./light";
 
@@ -263,15 +264,7 @@ function convertPairs(rowStart: i32, left: i32, right: i32, steps: i32, total: i
     const red = i8x16.swizzle(v128.load(entry), v128.or(v128.and(i16x8.shr_u(pixels, 5), sevens), highLanes));
     const green = i8x16.swizzle(v128.load(entry, 16), v128.or(v128.and(i16x8.shr_u(pixels, 2), sevens), highLanes));
     const blue = i8x16.swizzle(v128.load(entry, 32), v128.or(v128.and(pixels, threes), highLanes));
-    const redGreenLow = i8x16.shuffle(red, green, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const redGreenHigh = i8x16.shuffle(red, green, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    const blueAlphaLow = i8x16.shuffle(blue, alphas, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const blueAlphaHigh = i8x16.shuffle(blue, alphas, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    const out = rgbaBase + ((<usize>px) << 2);
-    v128.store(out, i16x8.shuffle(redGreenLow, blueAlphaLow, 0, 8, 1, 9, 2, 10, 3, 11));
-    v128.store(out, i16x8.shuffle(redGreenLow, blueAlphaLow, 4, 12, 5, 13, 6, 14, 7, 15), 16);
-    v128.store(out, i16x8.shuffle(redGreenHigh, blueAlphaHigh, 0, 8, 1, 9, 2, 10, 3, 11), 32);
-    v128.store(out, i16x8.shuffle(redGreenHigh, blueAlphaHigh, 4, 12, 5, 13, 6, 14, 7, 15), 48);
+    storeRgba16(rgbaBase + ((<usize>px) << 2), red, green, blue, alphas);
     // After the head, the steps start on cell edges.
     px = i == 0 && left < pairsStart ? rowStart + pairsStart : px + 16;
   }
@@ -428,15 +421,7 @@ function convertRun(from: i32, to: i32, level: i32, total: i32): void {
         const red = i8x16.swizzle(reds, v128.and(i16x8.shr_u(pixels, 5), sevens));
         const green = i8x16.swizzle(greens, v128.and(i16x8.shr_u(pixels, 2), sevens));
         const blue = i8x16.swizzle(blues, v128.and(pixels, threes));
-        const redGreenLow = i8x16.shuffle(red, green, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-        const redGreenHigh = i8x16.shuffle(red, green, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-        const blueAlphaLow = i8x16.shuffle(blue, alphas, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-        const blueAlphaHigh = i8x16.shuffle(blue, alphas, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-        const out = rgbaBase + ((<usize>px) << 2);
-        v128.store(out, i16x8.shuffle(redGreenLow, blueAlphaLow, 0, 8, 1, 9, 2, 10, 3, 11));
-        v128.store(out, i16x8.shuffle(redGreenLow, blueAlphaLow, 4, 12, 5, 13, 6, 14, 7, 15), 16);
-        v128.store(out, i16x8.shuffle(redGreenHigh, blueAlphaHigh, 0, 8, 1, 9, 2, 10, 3, 11), 32);
-        v128.store(out, i16x8.shuffle(redGreenHigh, blueAlphaHigh, 4, 12, 5, 13, 6, 14, 7, 15), 48);
+        storeRgba16(rgbaBase + ((<usize>px) << 2), red, green, blue, alphas);
       }
     }
   }

@@ -75,15 +75,24 @@ function convertSeparable(redTable: u64, greenTable: u64, blueTable: u64, alpha:
     const red = i8x16.swizzle(reds, i8x16.shr_u(pixels, 5));
     const green = i8x16.swizzle(greens, v128.and(i8x16.shr_u(pixels, 2), sevens));
     const blue = i8x16.swizzle(blues, v128.and(pixels, threes));
-    const redGreenLow = i8x16.shuffle(red, green, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const redGreenHigh = i8x16.shuffle(red, green, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    const blueAlphaLow = i8x16.shuffle(blue, alphas, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const blueAlphaHigh = i8x16.shuffle(blue, alphas, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    v128.store(to, i16x8.shuffle(redGreenLow, blueAlphaLow, 0, 8, 1, 9, 2, 10, 3, 11));
-    v128.store(to, i16x8.shuffle(redGreenLow, blueAlphaLow, 4, 12, 5, 13, 6, 14, 7, 15), 16);
-    v128.store(to, i16x8.shuffle(redGreenHigh, blueAlphaHigh, 0, 8, 1, 9, 2, 10, 3, 11), 32);
-    v128.store(to, i16x8.shuffle(redGreenHigh, blueAlphaHigh, 4, 12, 5, 13, 6, 14, 7, 15), 48);
+    storeRgba16(to, red, green, blue, alphas);
   }
+}
+
+/**
+ * Interleaves 16 pixels' channel bytes with their alpha into R,G,B,A order and stores the 64 bytes at
+ * `out`: the last step of every SIMD conversion (fb_to_rgba here, fb_to_rgba_lit in light-rgba.ts).
+ */
+@inline
+export function storeRgba16(out: usize, red: v128, green: v128, blue: v128, alphas: v128): void {
+  const redGreenLow = i8x16.shuffle(red, green, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const redGreenHigh = i8x16.shuffle(red, green, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const blueAlphaLow = i8x16.shuffle(blue, alphas, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const blueAlphaHigh = i8x16.shuffle(blue, alphas, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  v128.store(out, i16x8.shuffle(redGreenLow, blueAlphaLow, 0, 8, 1, 9, 2, 10, 3, 11));
+  v128.store(out, i16x8.shuffle(redGreenLow, blueAlphaLow, 4, 12, 5, 13, 6, 14, 7, 15), 16);
+  v128.store(out, i16x8.shuffle(redGreenHigh, blueAlphaHigh, 0, 8, 1, 9, 2, 10, 3, 11), 32);
+  v128.store(out, i16x8.shuffle(redGreenHigh, blueAlphaHigh, 4, 12, 5, 13, 6, 14, 7, 15), 48);
 }
 
 /** Any table: four pixels per step, one look-up each. */
