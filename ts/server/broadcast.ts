@@ -104,14 +104,7 @@ export class Broadcaster {
     const baselines = session.baselines;
     if (baselines !== null) return this.sendDeltaSession(session, baselines, count, centreX, centreY, tick);
 
-    // The checksum covers the entries in send order, whatever the datagram split.
-    let checksum = ENTITY_CHECKSUM_START;
-    for (let index = 0; index < count; index++) {
-      const seen = inView[index];
-      if (seen.entryRound !== this.round) this.encodeEntry(seen, index);
-      const from = seen.entryOffset;
-      checksum = entityChecksumEntries(checksum, this.entries, from, from + seen.entryBytes);
-    }
+    const checksum = this.viewChecksum(count);
 
     // State first: the client reads the checksum, then the entries that match it.
     const egress = this.egress;
@@ -143,7 +136,6 @@ export class Broadcaster {
     centreY: number,
     tick: number,
   ): void {
-    const inView = this.view;
     const sameView = sameManifest(baselines, centreX, centreY, this.versions);
     if (
       baselines.compact &&
@@ -151,34 +143,43 @@ export class Broadcaster {
       !baselines.repeatSkipped &&
       tick - baselines.lastSentTick < IDLE_STATE_EVERY_TICKS
     ) {
-      let checksum = ENTITY_CHECKSUM_START;
-      for (let index = 0; index < count; index++) {
-        const seen = inView[index];
-        if (seen.entryRound !== this.round) this.encodeEntry(seen, index);
-        const from = seen.entryOffset;
-        checksum = entityChecksumEntries(checksum, this.entries, from, from + seen.entryBytes);
-      }
+      const checksum = this.viewChecksum(count);
       if (checksum === session.lastEntityChecksum) {
         // The half rate (P-25): this broadcast repeats the one sent just before it — never two held back in a row,
         // so a lost one is repaired a broadcast later, and never past the idle rule's gap.
         baselines.repeatSkipped = true;
         return;
       }
-      const list = baselines.next();
-      for (let index = 0; index < count; index++) {
-        const seen = inView[index];
-        list.append(this.entries, seen.entryOffset, seen.entryOffset + seen.entryBytes);
-      }
+      const list = this.viewList(baselines, count);
       return this.sendDelta(session, baselines, list, count, checksum, centreX, centreY, tick, sameView);
     }
+    const list = this.viewList(baselines, count);
+    return this.sendDelta(session, baselines, list, count, list.computeChecksum(), centreX, centreY, tick, sameView);
+  }
+
+  /** entity_checksum of the view's first `count` entries in send order (encoding any not yet encoded this round). */
+  private viewChecksum(count: number): number {
+    const inView = this.view;
+    let checksum = ENTITY_CHECKSUM_START;
+    for (let index = 0; index < count; index++) {
+      const seen = inView[index];
+      if (seen.entryRound !== this.round) this.encodeEntry(seen, index);
+      const from = seen.entryOffset;
+      checksum = entityChecksumEntries(checksum, this.entries, from, from + seen.entryBytes);
+    }
+    return checksum;
+  }
+
+  /** The view's first `count` entries copied into the session's next list (encoding any not yet encoded). */
+  private viewList(baselines: EntityBaselines, count: number): EntryList {
+    const inView = this.view;
     const list = baselines.next();
     for (let index = 0; index < count; index++) {
       const seen = inView[index];
       if (seen.entryRound !== this.round) this.encodeEntry(seen, index);
       list.append(this.entries, seen.entryOffset, seen.entryOffset + seen.entryBytes);
     }
-    const checksum = list.computeChecksum();
-    return this.sendDelta(session, baselines, list, count, checksum, centreX, centreY, tick, sameView);
+    return list;
   }
 
   /**
