@@ -1,7 +1,9 @@
 // The server's spatial index against a brute-force scan: after any sequence of
 // spawns, moves and removals — across chunk edges, at negative coordinates, at
 // the ends of the i16 range and beyond it — every square query returns exactly
-// the entities inside the square, sorted by id (or in any order when unsorted).
+// the entities inside the square, sorted by id (or in any order when unsorted);
+// the broadcast's slot query returns the same entities by slot, and slots are
+// reused without two living entities sharing one.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { EntityStore, type StoredEntity } from "../ts/server/entities.js";
@@ -47,6 +49,7 @@ describe("EntityStore's spatial index", () => {
         const store = new EntityStore();
         const alive: StoredEntity[] = [];
         const out: StoredEntity[] = [];
+        const slots: number[] = [];
         const check = (x: number, y: number, radius: number, sorted: boolean): void => {
           const count = store.inSquare(x, y, radius, out, sorted);
           const got = out.slice(0, count);
@@ -55,6 +58,9 @@ describe("EntityStore's spatial index", () => {
             .sort((a, b) => a.id - b.id);
           if (sorted) expect(got.map((e) => e.id)).toEqual(expected.map((e) => e.id));
           else expect(got.map((e) => e.id).sort((a, b) => a - b)).toEqual(expected.map((e) => e.id));
+          // The broadcast's query: the same entities, by slot, sorted by id; each slot names its entity.
+          const slotCount = store.slotsInSquare(x, y, radius, slots);
+          expect(slots.slice(0, slotCount).map((slot) => store.atSlot(slot))).toEqual(expected);
         };
         for (const step of ops) {
           if (step.kind === "spawn") {
@@ -79,6 +85,10 @@ describe("EntityStore's spatial index", () => {
         // Finally, every entity is found at its own tile, and the store holds exactly the living ones.
         for (const entity of alive) check(entity.x, entity.y, 0, true);
         expect(store.size).toBe(alive.length);
+        // Slots are reused after removals: the living hold distinct slots, all below slotCount.
+        const held = alive.map((e) => e.slot);
+        expect(new Set(held).size).toBe(held.length);
+        for (const slot of held) expect(slot).toBeLessThan(store.slotCount);
       }),
       { numRuns: 300 },
     );

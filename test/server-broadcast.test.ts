@@ -85,6 +85,8 @@ describe("per-client broadcast", () => {
         { kind: "weapon", value: 3 },
         { kind: "unknown", tag: 0x42, bytes: new Uint8Array([1, 2, 3]) },
       ],
+      // Longer than the entries the broadcast keeps between rounds: written afresh every round.
+      [{ kind: "name", value: "Bartholomew the Long-Winded" }],
     ];
     // A crowd around the chunk corner (64, 64), so views span 2×2 buckets and more than one datagram.
     for (let i = 0; i < 140; i++) {
@@ -129,6 +131,17 @@ describe("per-client broadcast", () => {
             else if (field === 3) entity.flags = Math.floor(random() * 8);
             else if (field === 4) entity.typeId = 1 + Math.floor(random() * 3);
             else entity.meta = metas[Math.floor(random() * metas.length)].slice();
+          }
+        }
+        // A creature leaves and a newcomer takes its place with the very same fields (and its slot in the
+        // store): only the id differs, so a kept entry must not stand in for the newcomer's.
+        if (step % 7 === 3) {
+          const leaving = [...game.entities.values()].find((e) => e.typeId !== 0 && random() < 0.2);
+          if (leaving) {
+            game.entities.remove(leaving);
+            const { typeId, x, y, hp, hpMax, elo, flags, meta } = leaving;
+            const newcomer = game.entities.spawn({ typeId, x, y, hp, hpMax, elo, flags, name: "", meta });
+            expect(newcomer.slot).toBe(leaving.slot);
           }
         }
       }

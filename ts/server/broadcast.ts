@@ -8,10 +8,14 @@
 // differs) sets `resendEntities`, which re-sends the current entries.
 //
 // This runs once per client per broadcast, so it allocates nothing but the
-// datagram views: each entity's entry is encoded (and checked) once per tick,
-// however many clients see it; a client's checksum is folded over those bytes
-// before any datagram exists, so an unchanged view costs no entity encoding;
-// State and Entity datagrams are written straight into the outbound slab.
+// datagram views. The view is a list of entity slots (EntityStore.slotsInSquare),
+// and each slot's entry is kept encoded between rounds and written again (and
+// checked) only when one of its fields changed — at most once per tick, however
+// many clients see it: with 20,000 creatures among 2000 players, writing every
+// entry in view afresh each round was most of the broadcast (docs/server.md). A
+// client's checksum is folded over those bytes before any datagram exists, so an
+// unchanged view sends nothing more; State and Entity datagrams are written
+// straight into the outbound slab.
 import { CHUNK_SIZE } from "../constants.js";
 import { ENTITY_CHECKSUM_START, entityChecksumEntries } from "../protocol/entity-checksum.js";
 import {
@@ -38,17 +42,25 @@ import {
 import type { Clock } from "./clock.js";
 import type { Egress } from "./egress.js";
 import { ACTIVE_AFTER_STEP_TICKS, type EntityBaselines, IDLE_STATE_EVERY_TICKS } from "./entity-baselines.js";
-import type { EntityStore, StoredEntity } from "./entities.js";
+import type { EntityStore } from "./entities.js";
 import type { Session } from "./session.js";
 import { VIEW_RADIUS } from "./view.js";
 import type { World } from "./world.js";
 
 const ENTRY_MAX_BYTES = ENTITY_ENTRY_BYTES + ENTITY_META_MAX_BYTES;
+/**
+ * Each slot's entry is kept between rounds at slot × ENTRY_STRIDE and written again only when one of
+ * its fields changed; an entry longer than this (meta over 14 bytes) is written into the round's area
+ * every round instead.
+ */
+const ENTRY_STRIDE = 32;
+/** The fields an entry is made of, kept by slot to tell whether the kept bytes are still the entry. */
+const KEPT_FIELDS = 8;
 
 /** What a broadcast reads and where it sends. */
 export interface BroadcastPorts {
   /** The entities in view. */
-  readonly entities: Pick<EntityStore, "inSquare">;
+  readonly entities: Pick<EntityStore, "slotsInSquare" | "atSlot" | "slotCount">;
   /** The manifest's chunk versions. */
   readonly world: Pick<World, "chunkVersion">;
   /** The tick each State and Entity packet carries. */
@@ -59,12 +71,29 @@ export interface BroadcastPorts {
 }
 
 export class Broadcaster {
-  /** This round's encoded entries, back to back; entities point into it (Entity.entryOffset). */
-  private entries = new Uint8Array(16 * 1024);
-  private entriesUsed = 0;
-  /** Bumped by beginRound; an entity whose entryRound differs is encoded again. */
+  /**
+   * The encoded entries: first every slot's kept entry (slot × ENTRY_STRIDE), then this round's area
+   * (from `roundArea`) for entries too long to keep. The per-slot arrays below point into it.
+   */
+  private entries = new Uint8Array(1024 * ENTRY_STRIDE + 16 * 1024);
+  private roundArea = 1024 * ENTRY_STRIDE;
+  private entriesUsed = this.roundArea;
+  /** Bumped by beginRound; an entity whose slot's encodedRound differs is looked at again. */
   private round = 0;
-  private readonly view: StoredEntity[] = [];
+  /**
+   * By entity slot (StoredEntity.slot): the round its entry was last looked at, and where in
+   * `entries` it is and how long. Packed arrays, so the per-client loops touch an entity's object
+   * once per round at most, and write its bytes only when it changed.
+   */
+  private encodedRound = new Int32Array(1024).fill(-1);
+  private entryOffset = new Int32Array(1024);
+  private entryBytes = new Int32Array(1024);
+  /** By slot: the id, type, x, y, hp, hp max, elo and flags the kept entry was written from (id -1: none kept). */
+  private keptFields = new Float64Array(1024 * KEPT_FIELDS).fill(-1);
+  /** By slot: the meta array the kept entry was written with. */
+  private readonly keptMeta: (readonly unknown[] | null)[] = [];
+  /** The slots in the current session's view, sorted by id. */
+  private readonly view: number[] = [];
   private readonly versions = new Uint16Array(MANIFEST_ENTRIES);
   private readonly written: DeltaWritten = { bytes: 0, removed: 0, changed: 0 };
 
@@ -85,14 +114,43 @@ export class Broadcaster {
   /** Starts a tick's broadcasts: entries encoded earlier may be stale. */
   beginRound(): void {
     this.round++;
-    this.entriesUsed = 0;
+    this.fitSlots();
+    this.entriesUsed = this.roundArea;
+  }
+
+  /** Grows the per-slot arrays to the store's slots (new slots start never encoded). */
+  private fitSlots(): void {
+    const needed = this.entities.slotCount;
+    if (needed <= this.encodedRound.length) return;
+    const size = Math.max(needed, this.encodedRound.length * 2);
+    const round = new Int32Array(size).fill(-1);
+    round.set(this.encodedRound);
+    this.encodedRound = round;
+    const offset = new Int32Array(size);
+    offset.set(this.entryOffset);
+    this.entryOffset = offset;
+    const bytes = new Int32Array(size);
+    bytes.set(this.entryBytes);
+    this.entryBytes = bytes;
+    const kept = new Float64Array(size * KEPT_FIELDS).fill(-1);
+    kept.set(this.keptFields);
+    this.keptFields = kept;
+    // The kept entries keep their offsets; the round's area moves up behind them (its entries are stale
+    // by now: fitSlots runs only before a round's first query).
+    const entries = new Uint8Array(size * ENTRY_STRIDE + (this.entries.length - this.roundArea));
+    entries.set(this.entries.subarray(0, this.roundArea));
+    this.entries = entries;
+    this.roundArea = size * ENTRY_STRIDE;
+    this.entriesUsed = this.roundArea;
+    for (let slot = 0; slot < size; slot++) if (this.encodedRound[slot] === this.round) this.encodedRound[slot] = -1;
   }
 
   /** Sends one broadcast to `session` (which must be bound to a peer). */
   sendTo(session: Session): void {
     const entity = session.entity;
     const inView = this.view;
-    const count = this.entities.inSquare(entity.x, entity.y, VIEW_RADIUS, inView);
+    if (this.entities.slotCount > this.encodedRound.length) this.fitSlots();
+    const count = this.entities.slotsInSquare(entity.x, entity.y, VIEW_RADIUS, inView);
     const centreX = Math.floor(entity.x / CHUNK_SIZE);
     const centreY = Math.floor(entity.y / CHUNK_SIZE);
     const world = this.world;
@@ -160,12 +218,16 @@ export class Broadcaster {
   /** entity_checksum of the view's first `count` entries in send order (encoding any not yet encoded this round). */
   private viewChecksum(count: number): number {
     const inView = this.view;
+    const encodedRound = this.encodedRound;
+    const entryOffset = this.entryOffset;
+    const entryBytes = this.entryBytes;
+    const round = this.round;
     let checksum = ENTITY_CHECKSUM_START;
     for (let index = 0; index < count; index++) {
-      const seen = inView[index];
-      if (seen.entryRound !== this.round) this.encodeEntry(seen, index);
-      const from = seen.entryOffset;
-      checksum = entityChecksumEntries(checksum, this.entries, from, from + seen.entryBytes);
+      const slot = inView[index];
+      if (encodedRound[slot] !== round) this.encodeEntry(slot, index);
+      const from = entryOffset[slot];
+      checksum = entityChecksumEntries(checksum, this.entries, from, from + entryBytes[slot]);
     }
     return checksum;
   }
@@ -173,11 +235,16 @@ export class Broadcaster {
   /** The view's first `count` entries copied into the session's next list (encoding any not yet encoded). */
   private viewList(baselines: EntityBaselines, count: number): EntryList {
     const inView = this.view;
+    const encodedRound = this.encodedRound;
+    const entryOffset = this.entryOffset;
+    const entryBytes = this.entryBytes;
+    const round = this.round;
     const list = baselines.next();
     for (let index = 0; index < count; index++) {
-      const seen = inView[index];
-      if (seen.entryRound !== this.round) this.encodeEntry(seen, index);
-      list.append(this.entries, seen.entryOffset, seen.entryOffset + seen.entryBytes);
+      const slot = inView[index];
+      if (encodedRound[slot] !== round) this.encodeEntry(slot, index);
+      const from = entryOffset[slot];
+      list.append(this.entries, from, from + entryBytes[slot]);
     }
     return list;
   }
@@ -268,10 +335,12 @@ export class Broadcaster {
   }
 
   /** The tick's EntityPackets for `inView[0..count)`, each as full as fits (count and size), `more` on all but the last. */
-  private sendEntities(session: Session, inView: StoredEntity[], count: number, tick: number): void {
+  private sendEntities(session: Session, inView: number[], count: number, tick: number): void {
     const egress = this.egress;
     const slab = egress.slab;
     const entries = this.entries;
+    const entryOffset = this.entryOffset;
+    const entryBytes = this.entryBytes;
     let start = 0;
     do {
       let size = ENTITY_HEADER_BYTES;
@@ -279,17 +348,17 @@ export class Broadcaster {
       while (
         end < count &&
         end - start < ENTITIES_PER_DATAGRAM_MAX &&
-        size + inView[end].entryBytes <= MAX_DATAGRAM_BYTES
+        size + entryBytes[inView[end]] <= MAX_DATAGRAM_BYTES
       ) {
-        size += inView[end].entryBytes;
+        size += entryBytes[inView[end]];
         end++;
       }
       slab.reserve(size);
       const out = slab.bytes;
       let at = slab.at + encodeEntityHeader(0, tick, end - start, end < count, out, slab.at);
       for (let index = start; index < end; index++) {
-        const from = inView[index].entryOffset;
-        const to = from + inView[index].entryBytes;
+        const from = entryOffset[inView[index]];
+        const to = from + entryBytes[inView[index]];
         for (let byte = from; byte < to; byte++) out[at++] = entries[byte];
       }
       egress.sendWritten(session, size);
@@ -297,23 +366,59 @@ export class Broadcaster {
     } while (start < count);
   }
 
-  private encodeEntry(entity: StoredEntity, index: number): void {
-    if (this.entriesUsed + ENTRY_MAX_BYTES > this.entries.length) {
-      // Offsets stay valid: the bytes keep their positions in the larger array.
-      const grown = new Uint8Array(this.entries.length * 2);
-      grown.set(this.entries.subarray(0, this.entriesUsed));
-      this.entries = grown;
+  /**
+   * Makes the entry of the entity in `slot` current for this round (`index`: its place in the view, for
+   * errors): its kept bytes when no field changed since they were written, else written again.
+   */
+  private encodeEntry(slot: number, index: number): void {
+    const entity = this.entities.atSlot(slot);
+    const kept = this.keptFields;
+    const k = slot * KEPT_FIELDS;
+    if (
+      kept[k] === entity.id &&
+      kept[k + 1] === entity.typeId &&
+      kept[k + 2] === entity.x &&
+      kept[k + 3] === entity.y &&
+      kept[k + 4] === entity.hp &&
+      kept[k + 5] === entity.hpMax &&
+      kept[k + 6] === entity.elo &&
+      kept[k + 7] === entity.flags &&
+      this.keptMeta[slot] === entity.meta
+    ) {
+      this.encodedRound[slot] = this.round;
+      return;
     }
+    kept[k] = -1;
     // The meta (a few TLVs, checked like everything sent) is encoded once per change, not per round.
     if (entity.metaEncodedFrom !== entity.meta) {
       entity.metaEncoded = encodeEntityMeta(entity);
       entity.metaEncodedFrom = entity.meta;
     }
-    const size = encodeEntityEntryWithMeta(entity, entity.metaEncoded, this.entries, this.entriesUsed, index);
-    entity.entryRound = this.round;
-    entity.entryOffset = this.entriesUsed;
-    entity.entryBytes = size;
-    this.entriesUsed += size;
+    const keep = ENTITY_ENTRY_BYTES + entity.metaEncoded.length <= ENTRY_STRIDE;
+    if (!keep && this.entriesUsed + ENTRY_MAX_BYTES > this.entries.length) {
+      // Offsets stay valid: the bytes keep their positions in the larger array.
+      const grown = new Uint8Array(this.entries.length * 2);
+      grown.set(this.entries.subarray(0, this.entriesUsed));
+      this.entries = grown;
+    }
+    const at = keep ? slot * ENTRY_STRIDE : this.entriesUsed;
+    const size = encodeEntityEntryWithMeta(entity, entity.metaEncoded, this.entries, at, index);
+    this.encodedRound[slot] = this.round;
+    this.entryOffset[slot] = at;
+    this.entryBytes[slot] = size;
+    if (!keep) {
+      this.entriesUsed += size;
+      return;
+    }
+    kept[k] = entity.id;
+    kept[k + 1] = entity.typeId;
+    kept[k + 2] = entity.x;
+    kept[k + 3] = entity.y;
+    kept[k + 4] = entity.hp;
+    kept[k + 5] = entity.hpMax;
+    kept[k + 6] = entity.elo;
+    kept[k + 7] = entity.flags;
+    this.keptMeta[slot] = entity.meta;
   }
 }
 
