@@ -54,6 +54,8 @@ export interface GatewayOptions {
   clientDir: string;
   /** Most client links held at once (beyond: new ones are dropped). */
   maxClients?: number;
+  /** Guest joins per minute per source address (default DEFAULT_HTTP_LIMITS'). */
+  guestJoinsPerAddress?: number;
   logger?: Logger;
 }
 
@@ -270,8 +272,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   }
 
   const udp = await UdpTransport.listen(options.host, options.udpPort, onDatagram);
-  const http = new HttpApi((error) => log.error("http handler failed", { error: String(error) }), DEFAULT_HTTP_LIMITS);
-  const joins = new KeyedRateLimiter(DEFAULT_HTTP_LIMITS.guestJoinsPerAddress / 60, 60, 100_000);
+  const limits = {
+    ...DEFAULT_HTTP_LIMITS,
+    guestJoinsPerAddress: options.guestJoinsPerAddress ?? DEFAULT_HTTP_LIMITS.guestJoinsPerAddress,
+  };
+  const http = new HttpApi((error) => log.error("http handler failed", { error: String(error) }), limits);
+  const joins = new KeyedRateLimiter(limits.guestJoinsPerAddress / 60, 60, 100_000);
   const websocket = new WebSocketTransport(
     http.server,
     { datagram: onDatagram, closed: (peer) => forgetPeer(peer.key) },

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { CHUNK_SIZE } from "../constants.js";
 import { isLogLevel, Logger } from "../server/log.js";
+import { DEFAULT_HTTP_LIMITS } from "../server/http-guard.js";
 import { DEFAULT_CLIENT_DIR } from "../server/server.js";
 import { readWorldMap } from "../server/world-map.js";
 import { Directory } from "./directory.js";
@@ -34,6 +35,7 @@ usage: npm run -s cluster -- [options]
   --udp-port PORT      the first gateway's UDP port, the next ones count up (default 7777; 0: free ports)
   --client-dir PATH    the built browser client the gateways serve (default dist/client)
   --pvp                players may attack each other outside the map's safe zones, across borders too
+  --join-rate N        guest joins per minute per source address, kept by each gateway (default 60)
   --log-level LEVEL    debug | info | warn | error | silent (default warn)
   --json               print one JSON line with every port once all are up (for tests and scripts)
   -h, --help           this text
@@ -62,6 +64,7 @@ const { values } = parseArgs({
     "log-level": { type: "string", default: "warn" },
     json: { type: "boolean", default: false },
     pvp: { type: "boolean", default: false },
+    "join-rate": { type: "string", default: String(DEFAULT_HTTP_LIMITS.guestJoinsPerAddress) },
     help: { type: "boolean", short: "h", default: false },
   },
   strict: true,
@@ -119,6 +122,7 @@ async function runGateway(): Promise<void> {
     redisUrl: values.redis ?? fail("--redis is required"),
     regionCount: count("regions", values.regions),
     clientDir: values["client-dir"],
+    guestJoinsPerAddress: joinRate(),
     logger,
   });
   process.stdout.write(
@@ -136,6 +140,15 @@ function exitWithParent(stop: () => void): void {
   setInterval(() => {
     if (process.ppid !== parent) stop();
   }, 1000).unref();
+}
+
+/** --join-rate: a whole number of joins per minute, at least 1. */
+function joinRate(): number {
+  const value = values["join-rate"];
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    fail(`--join-rate must be a whole number of joins per minute, at least 1, got "${value}"`);
+  return n;
 }
 
 function chunksOf(map: { width: number; height: number }): [number, number] {
@@ -253,6 +266,8 @@ async function runCluster(): Promise<void> {
       String(httpBase === 0 ? 0 : httpBase + index),
       "--udp-port",
       String(udpBase === 0 ? 0 : udpBase + index),
+      "--join-rate",
+      String(joinRate()),
       "--client-dir",
       values["client-dir"],
       ...common,
