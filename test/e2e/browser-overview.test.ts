@@ -42,6 +42,9 @@ describe.skipIf(!HAVE_CHROMIUM)("the overview in Chromium", () => {
 
   it("M shows the minimap of the explored chunks, in the tiles' colours, with the player", async () => {
     pages.push(await openAndJoin(rig, "Mapper", "debug=1"));
+    // Alone in the world, the page counts its own player within seconds — not "0 online" until the next
+    // poll because its first ask raced its first datagram.
+    await expect.poll(() => pages[0].getByTestId("who-button").getAttribute("data-count"), { timeout: 4000 }).toBe("1");
     pages.push(await openAndJoin(rig, "Other", "debug=1"));
     const page = pages[0];
     const minimap = page.getByTestId("minimap");

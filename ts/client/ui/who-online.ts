@@ -8,6 +8,13 @@ import { KEY_BINDINGS } from "../input.js";
 
 const POLL_MS = 15_000;
 const OPEN_POLL_MS = 5_000;
+/**
+ * The list is made once this page has joined, so it counts this player — but the server lists a session
+ * only from its first datagram, which may land after the first ask. An answer of nobody is asked again
+ * this soon, a few times, instead of showing "0 online" to a player who is in the world for 15 s.
+ */
+const NOBODY_RETRY_MS = 1_000;
+const NOBODY_RETRIES = 5;
 
 /** The answer of GET /api/online, checked. */
 export interface OnlineAnswer {
@@ -43,6 +50,8 @@ export class WhoOnline {
   private readonly note: HTMLElement;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private asking = false;
+  private nobodyRetries = NOBODY_RETRIES;
+  private lastCount = -1;
 
   constructor(
     root: HTMLElement,
@@ -109,10 +118,13 @@ export class WhoOnline {
         this.asking = false;
       }
     }
-    this.timer = setTimeout(() => void this.ask(), this.open ? OPEN_POLL_MS : POLL_MS);
+    const soon = this.lastCount === 0 && this.nobodyRetries > 0;
+    if (soon) this.nobodyRetries--;
+    this.timer = setTimeout(() => void this.ask(), soon ? NOBODY_RETRY_MS : this.open ? OPEN_POLL_MS : POLL_MS);
   }
 
   private show(answer: OnlineAnswer): void {
+    this.lastCount = answer.count;
     this.button.textContent = onlineLabel(answer.count);
     this.button.dataset.count = String(answer.count);
     const doc = this.list.ownerDocument;
