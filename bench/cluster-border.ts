@@ -11,13 +11,12 @@
 //      (not part of `npm run bench`: it needs redis-server, and the machine's both cores)
 // Writes bench/results/cluster-border.json and prints a Markdown table.
 import { type ChildProcess, spawn } from "node:child_process";
-import { createConnection } from "node:net";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import { cpuSeconds, loadAverages, pinned, stop } from "./server/processes.js";
+import { cpuSeconds, loadAverages, pinned, redisCommands, stop } from "./server/processes.js";
 import { writeWorld } from "./server/world.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -76,22 +75,6 @@ async function getJson<T>(url: string): Promise<T> {
   const response = await fetch(url, { signal: AbortSignal.timeout(5000) });
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   return (await response.json()) as T;
-}
-
-async function redisCommands(url: string): Promise<number> {
-  const { port } = new URL(url);
-  const socket = createConnection({ port: Number(port), host: "127.0.0.1" });
-  const text = await new Promise<string>((resolve, reject) => {
-    let data = "";
-    socket.on("error", reject);
-    socket.on("data", (chunk) => {
-      data += chunk.toString();
-      if (data.includes("total_commands_processed")) resolve(data);
-    });
-    socket.write("INFO stats\r\n");
-  });
-  socket.destroy();
-  return Number(/total_commands_processed:(\d+)/.exec(text)![1]);
 }
 
 /** The pids of a process and all its descendants (the cluster's regions, gateways and Redis). */

@@ -2,8 +2,8 @@
 // server process, and through a gateway to the region holding its session (two more TCP hops on
 // loopback). Also Redis commands per second of the idle cluster with those clients in it, from INFO.
 // Run: npx tsx bench/cluster-latency.ts [pings]   (not part of npm run bench)
-import { createConnection } from "node:net";
 import { cpus, loadavg } from "node:os";
+import { redisCommands } from "./server/processes.js";
 import { startTestCluster } from "../test/support/cluster-process.js";
 import { startServerOnTestMap } from "../test/support/test-server.js";
 import { UdpTestClient } from "../test/support/udp-client.js";
@@ -36,21 +36,6 @@ async function roundTrips(client: UdpTestClient, count: number): Promise<number[
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
-
-async function redisCommands(url: string): Promise<number> {
-  const { port } = new URL(url);
-  const socket = createConnection({ port: Number(port), host: "127.0.0.1" });
-  const text = await new Promise<string>((resolve) => {
-    let data = "";
-    socket.on("data", (chunk) => {
-      data += chunk.toString();
-      if (data.includes("total_commands_processed")) resolve(data);
-    });
-    socket.write("INFO stats\r\n");
-  });
-  socket.destroy();
-  return Number(/total_commands_processed:(\d+)/.exec(text)![1]);
-}
 
 async function bound(httpPort: number, nick: string): Promise<UdpTestClient> {
   const client = (await UdpTestClient.connect(httpPort, nick)).sign();

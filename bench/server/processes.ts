@@ -3,6 +3,7 @@
 // event-loop delay the preload module writes.
 import { type ChildProcess, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
+import { createConnection } from "node:net";
 
 /** Clock ticks per second of /proc/<pid>/stat times. */
 export const clockTicks = (() => {
@@ -64,4 +65,21 @@ export async function readEld(pid: number, file: string): Promise<{ p50: number;
     }
   }
   return null;
+}
+
+/** Redis's total_commands_processed (INFO stats) at `url`: Redis operations, for a rate over a window. */
+export async function redisCommands(url: string): Promise<number> {
+  const { port } = new URL(url);
+  const socket = createConnection({ port: Number(port), host: "127.0.0.1" });
+  const text = await new Promise<string>((resolve, reject) => {
+    let data = "";
+    socket.on("error", reject);
+    socket.on("data", (chunk) => {
+      data += chunk.toString();
+      if (data.includes("total_commands_processed")) resolve(data);
+    });
+    socket.write("INFO stats\r\n");
+  });
+  socket.destroy();
+  return Number(/total_commands_processed:(\d+)/.exec(text)![1]);
 }
