@@ -293,16 +293,15 @@ function placeDoors(
 
 /** Whether corridor `cell` is a gap in a square room's wall: room on one side, walkable opposite, rock across. */
 function isEntrance(kinds: Uint8Array, width: number, cell: number): boolean {
-  for (const [ahead, side] of [
-    [1, width],
-    [width, 1],
-  ]) {
-    const a = kinds[cell + ahead];
-    const b = kinds[cell - ahead];
-    if (kinds[cell + side] !== ROCK || kinds[cell - side] !== ROCK) continue;
-    if ((a === ROOM && walkable(b) && b !== ROOM) || (b === ROOM && walkable(a) && a !== ROOM)) return true;
-  }
-  return false;
+  return gapAlong(kinds, cell, 1, width) || gapAlong(kinds, cell, width, 1);
+}
+
+/** The gap test along one axis: `ahead` is the step through the gap, `side` the step across it. */
+function gapAlong(kinds: Uint8Array, cell: number, ahead: number, side: number): boolean {
+  if (kinds[cell + side] !== ROCK || kinds[cell - side] !== ROCK) return false;
+  const a = kinds[cell + ahead];
+  const b = kinds[cell - ahead];
+  return (a === ROOM && walkable(b) && b !== ROOM) || (b === ROOM && walkable(a) && a !== ROOM);
 }
 
 /** A cave inside the room's box: random fill, four smoothing rounds of the 4-5 rule. */
