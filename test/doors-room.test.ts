@@ -2,7 +2,8 @@
 // real wasm grid, the real TileUpdates and EntityStore, and a DoorKeys that
 // says who holds which key — what the items room will answer from inventories.
 // A locked door opens for the key holder and stays unlocked for the next player;
-// without the key it stays shut; a repeat of a use is no second toggle.
+// without the key it stays shut; a repeat of a use is no second toggle. Doors
+// added at run time (a dungeon level's) work as the map's and leave with their state.
 import { describe, expect, it } from "vitest";
 import { DOOR_LOCKED, DOOR_REPEAT_TICKS, Doors } from "../ts/server/doors.js";
 import { Egress } from "../ts/server/egress.js";
@@ -56,7 +57,7 @@ async function room(holders: ReadonlySet<string>) {
     // The room reads a session's player entity and nick, and hands the session to the keys port.
     return { nick, entity } as unknown as Session;
   };
-  return { world, doors, told, clock, player, door: doors.at(5, 2)! };
+  return { world, entities, doors, told, clock, player, door: doors.at(5, 2)! };
 }
 
 describe("the door room", () => {
@@ -117,5 +118,48 @@ describe("the door room", () => {
     expect(doors.openByCreature(5, 2)).toBe(false);
     expect(doors.openByCreature(4, 2)).toBe(false);
     expect(world.tileAt(5, 2)).toBe(NPC_DOOR);
+  });
+
+  it("takes doors at run time, as a level brings them, and lets them go with their state", async () => {
+    const { world, entities, doors, clock, player } = await room(new Set());
+    // A second doorway in the wall, as a level's tiles put it there with the door closed.
+    expect(world.setTile(5, 4, NPC_DOOR)).toBe(true);
+    const spec = {
+      id: 1,
+      name: "",
+      x: 5,
+      y: 4,
+      closedTile: NPC_DOOR,
+      openTile: NPC_OPEN_DOOR,
+      open: false,
+      locked: false,
+      key: null,
+    };
+    const [id] = doors.add([spec]);
+    expect(doors.size).toBe(2);
+    const added = doors.at(5, 4)!;
+    expect(added.entity.id).toBe(id);
+    expect(entities.get(id)?.name).toBe("door");
+    // Used by a player and opened by a creature like the map's doors.
+    doors.onQuery(player("Ann", 4, 4), added.entity);
+    expect(world.tileAt(5, 4)).toBe(NPC_OPEN_DOOR);
+    clock.tick += DOOR_REPEAT_TICKS;
+    doors.onQuery(player("Ann", 4, 4), added.entity);
+    expect(world.tileAt(5, 4)).toBe(NPC_DOOR);
+    expect(doors.openByCreature(5, 4)).toBe(true);
+    // A second door on a cell that has one is refused, the first kept.
+    expect(doors.add([spec])).toEqual([]);
+    expect(doors.at(5, 4)).toBe(added);
+    // Removed: its entity and state go; the map's door stays; added again, it is a new door as its spec says.
+    doors.remove([id]);
+    expect(doors.size).toBe(1);
+    expect(doors.at(5, 4)).toBeUndefined();
+    expect(doors.ofEntity(id)).toBeUndefined();
+    expect(entities.get(id)).toBeUndefined();
+    expect(doors.openByCreature(5, 4)).toBe(false);
+    expect(doors.at(5, 2)).toBeDefined();
+    const [again] = doors.add([spec]);
+    expect(again).not.toBe(id);
+    expect(doors.at(5, 4)).toMatchObject({ open: false, lastUserId: 0 });
   });
 });

@@ -1,14 +1,15 @@
 // Procedural dungeon levels (issue 15): deterministic per seed, every walkable
 // cell reachable from the stairs up under THE movement rule (the real wasm
-// `allowed_steps`), stairs both ways, loops; the CLI writes a Tiled map that
-// the server's loader reads and a server plays over real UDP.
+// `allowed_steps`, counted with the doors open: a door is a way through), stairs
+// both ways, loops, doors in the gaps of room walls; the CLI writes a Tiled map
+// that the server's loader reads and a server plays over real UDP.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tileFlagsTable } from "../ts/tile-flags.js";
-import { CAVE_TILE_DATA } from "../ts/server/map/generate-caves.js";
-import { generateDungeon, type GeneratedDungeon } from "../ts/server/dungeon/generate-dungeon.js";
+import { CAVE_TILE, CAVE_TILE_DATA } from "../ts/server/map/generate-caves.js";
+import { doorShare, generateDungeon, type GeneratedDungeon } from "../ts/server/dungeon/generate-dungeon.js";
 import { loadMap } from "../ts/server/map/load-map.js";
 import { readWorldMap } from "../ts/server/world-map.js";
 import { main as dungeonCli } from "../ts/tools/dungeon.js";
@@ -28,11 +29,22 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const walkable = (level: GeneratedDungeon, cell: number) => (flags[level.tiles[cell]] & 1) === 0;
 
-/** Cells reached from the entry through the steps the wasm rule allows, and the walkable count. */
-function reach(level: GeneratedDungeon): { reached: Uint8Array; count: number; walkableCount: number } {
+/** The level's tiles with every door open (a player opens any of them: none is locked). */
+function doorsOpen(level: GeneratedDungeon): Uint16Array {
+  return level.tiles.map((tile) => (tile === CAVE_TILE.door ? CAVE_TILE.openDoor : tile));
+}
+
+/**
+ * Cells reached from the entry through the steps the wasm rule allows over `tiles` (the level's with
+ * its doors open unless told), and the walkable count.
+ */
+function reach(
+  level: GeneratedDungeon,
+  tiles: Uint16Array = doorsOpen(level),
+): { reached: Uint8Array; count: number; walkableCount: number } {
   const { width, height } = level;
   expect(core.fn<(w: number, h: number, x: number, y: number) => number>("grid_init")(width, height, 0, 0)).toBe(1);
-  core.u16.set(level.tiles, core.fn<() => number>("grid_tiles")() >>> 1);
+  core.u16.set(tiles, core.fn<() => number>("grid_tiles")() >>> 1);
   core.u8.set(flags, core.layout.TILE_FLAGS);
   const allowedSteps = core.fn<(x: number, y: number) => number>("allowed_steps");
   const actionDx = core.fn<(action: number) => number>("action_dx");
@@ -54,7 +66,7 @@ function reach(level: GeneratedDungeon): { reached: Uint8Array; count: number; w
     }
   }
   let walkableCount = 0;
-  for (let cell = 0; cell < width * height; cell++) if (walkable(level, cell)) walkableCount++;
+  for (let cell = 0; cell < width * height; cell++) if ((flags[tiles[cell]] & 1) === 0) walkableCount++;
   return { reached, count: queue.length, walkableCount };
 }
 
@@ -79,6 +91,46 @@ describe("dungeon generator", () => {
       if (!reached[level.exit.y * level.width + level.exit.x]) expect.fail(`seed ${seed}: stairs down unreachable`);
       if (level.loops < 1) expect.fail(`seed ${seed}: no loop`);
     }
+  });
+
+  it("puts closed doors in the gaps of square rooms' walls, more of them deeper, never near the stairs", () => {
+    const tile = (level: GeneratedDungeon, x: number, y: number) => level.tiles[y * level.width + x];
+    const solid = (level: GeneratedDungeon, x: number, y: number) => !walkable(level, y * level.width + x);
+    const doorCells: number[] = [0, 0];
+    for (let seed = 1; seed <= 400; seed++) {
+      const depth = seed % 2 === 0 ? 1 : 6;
+      const level = generateDungeon({ seed, depth, width: 64, height: 64 });
+      const onTiles = level.tiles.reduce((n, id) => n + (id === CAVE_TILE.door ? 1 : 0), 0);
+      if (onTiles !== level.doors.length)
+        expect.fail(`seed ${seed}: ${onTiles} door tiles, ${level.doors.length} doors`);
+      doorCells[depth === 1 ? 0 : 1] += level.doors.length;
+      for (const { x, y } of level.doors) {
+        const where = `seed ${seed} door at ${x},${y}`;
+        if (!solid(level, x, y)) expect.fail(`${where}: a closed door must collide`);
+        // Wall to either side, a room's flagstone floor ahead or behind, a way through the other.
+        const acrossX = solid(level, x - 1, y) && solid(level, x + 1, y);
+        const acrossY = solid(level, x, y - 1) && solid(level, x, y + 1);
+        const through = acrossX
+          ? [tile(level, x, y - 1), tile(level, x, y + 1)]
+          : acrossY
+            ? [tile(level, x - 1, y), tile(level, x + 1, y)]
+            : [];
+        if (through.length === 0) expect.fail(`${where}: no wall on two opposite sides`);
+        if (!through.includes(CAVE_TILE.flagstone)) expect.fail(`${where}: opens onto no room`);
+        if (through.some((id) => (flags[id] & 1) !== 0)) expect.fail(`${where}: leads into a wall`);
+        for (const stairs of [level.entry, level.exit]) {
+          if (Math.max(Math.abs(stairs.x - x), Math.abs(stairs.y - y)) < 3) expect.fail(`${where}: by the stairs`);
+        }
+        if (level.chests.some((chest) => chest.x === x && chest.y === y)) expect.fail(`${where}: on a chest`);
+      }
+      // With the doors closed the stairs up still lead somewhere; opened, everything is reached (above).
+      if (reach(level, level.tiles).count < 2) expect.fail(`seed ${seed}: shut in at the stairs`);
+    }
+    expect(doorShare(1)).toBeLessThan(doorShare(6));
+    // Deeper levels grow more caves (which have no walls to hold doors) but a larger share of entrances
+    // with a door: both depths get doors, and many.
+    expect(doorCells[0]).toBeGreaterThan(200);
+    expect(doorCells[1]).toBeGreaterThan(200);
   });
 
   it("at the default size too, with stairs apart, and chests and creatures growing with depth", () => {
@@ -118,6 +170,14 @@ describe("npm run -s dungeon", () => {
     expect(map.spawns).toEqual([level.entry]);
     expect(map.chests.map(({ x, y }) => ({ x, y }))).toEqual(level.chests.map(({ x, y }) => ({ x, y })));
     expect(map.npcSpawns.length).toBe(level.spawns.length);
+    // The doors are the maps' door objects on closed door tiles: played as a map, they open.
+    expect(level.doors.length).toBeGreaterThan(0);
+    expect(map.doors!.map(({ x, y, open, locked }) => ({ x, y, open, locked }))).toEqual(
+      level.doors.map(({ x, y }) => ({ x, y, open: false, locked: false })),
+    );
+    expect(map.doors!.every((door) => door.closedTile === CAVE_TILE.door && door.openTile === CAVE_TILE.openDoor)).toBe(
+      true,
+    );
     expect(map.objects.filter((object) => object.type === "stairs").map(({ x, y }) => ({ x, y }))).toEqual([
       level.entry,
       level.exit,

@@ -19,6 +19,9 @@
 // when their kind allows it; they never unlock and never close one.
 //
 // Door state lives in memory only: on a restart every door is as the map has it.
+// A dungeon level's doors (dungeon/levels.ts) are added when the level is put in
+// the world and removed when it is dropped; their state goes with them, and the
+// level's tiles come back from its seed with every door closed.
 import { ENTITY_TYPE_DOOR } from "../entity-types.js";
 import { ENTITY_FLAG_STATIC } from "../protocol/entity.js";
 import type { ChatService } from "./chat.js";
@@ -52,7 +55,7 @@ export interface DoorKeys {
 
 /** What the doors use: the entities they stand as (and check the doorway with), tile changes, chat, keys. */
 export interface DoorPorts {
-  readonly entities: Pick<EntityStore, "spawn" | "inSquare">;
+  readonly entities: Pick<EntityStore, "spawn" | "remove" | "inSquare">;
   readonly tiles: Pick<TileUpdates, "set">;
   readonly chat: Pick<ChatService, "tell">;
   readonly keys: DoorKeys;
@@ -91,8 +94,22 @@ export class Doors {
     private readonly ports: DoorPorts,
     specs: readonly DoorSpec[],
   ) {
+    this.add(specs);
+  }
+
+  /**
+   * Puts doors into the world at run time (a dungeon level's, when it is installed): each stands as
+   * its entity, in the state its spec says. Returns their entity ids for `remove`.
+   */
+  add(specs: readonly DoorSpec[]): number[] {
+    const ids: number[] = [];
     for (const spec of specs) {
-      const entity = ports.entities.spawn(
+      if (this.byCell.has(cellKey(spec.x, spec.y))) {
+        // One door per cell: the map's reader refuses a second; a level never makes one.
+        this.ports.log.error("a second door on a cell is ignored", { x: spec.x, y: spec.y });
+        continue;
+      }
+      const entity = this.ports.entities.spawn(
         staticInteractable(ENTITY_TYPE_DOOR, spec.x, spec.y, doorName(spec.name, spec.locked)),
         // Nothing schedules a door's steps: the room (this one) is its only driver.
         "room",
@@ -110,6 +127,22 @@ export class Doors {
       };
       this.byEntity.set(entity.id, door);
       this.byCell.set(cellKey(spec.x, spec.y), door);
+      ids.push(entity.id);
+    }
+    return ids;
+  }
+
+  /**
+   * Takes doors added by `add` out of the world: their entities go, and their state with them. The
+   * tiles are not touched — the level's cells are cleared with it (World.clearSlot).
+   */
+  remove(entityIds: readonly number[]): void {
+    for (const id of entityIds) {
+      const door = this.byEntity.get(id);
+      if (door === undefined) continue;
+      this.byEntity.delete(id);
+      this.byCell.delete(cellKey(door.spec.x, door.spec.y));
+      this.ports.entities.remove(door.entity);
     }
   }
 

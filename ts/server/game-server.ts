@@ -261,6 +261,7 @@ export class Game {
         warps: this.warps,
         npcs: this.npcs,
         items: this.items,
+        doors: this.doors,
         kinds: world.npcKinds,
         catalogue,
         players: () => sessions.values(),

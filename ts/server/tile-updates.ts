@@ -18,7 +18,7 @@ import type { SessionRegistry } from "./session.js";
 import type { World } from "./world.js";
 
 /** The tiles a change reads and writes, and the chunk versions it bumps. */
-export type TileWorld = Pick<World, "mapWidth" | "mapHeight" | "tileAt" | "setTile" | "chunkVersion">;
+export type TileWorld = Pick<World, "hasChunk" | "tileAt" | "setTile" | "chunkVersion">;
 
 interface PendingChunk {
   readonly cx: number;
@@ -44,7 +44,8 @@ export class TileUpdates {
   /**
    * Changes one tile at run time. Clients holding its chunk get a TileUpdate at
    * the end of the tick; the chunk version goes up, so every other cache
-   * converges through the manifest. False outside the map; setting a tile to
+   * converges through the manifest. False outside every chunk that exists (the map's, a dungeon
+   * level's in its slot: P-24 puts those beside the map, so the map's edge is no bound); setting a tile to
    * the id it has changes nothing. Throws RangeError for an id no chunk can
    * hold (TILE_UNKNOWN is never sent).
    */
@@ -53,10 +54,11 @@ export class TileUpdates {
       throw new RangeError(`tile id must be 0..0xFFFE, got ${tileId}`);
     }
     const world = this.world;
-    if (x < 0 || y < 0 || x >= world.mapWidth || y >= world.mapHeight) return false;
-    if (world.tileAt(x, y) === tileId) return true;
+    if (!Number.isInteger(x) || !Number.isInteger(y)) return false;
     const cx = Math.floor(x / CHUNK_SIZE);
     const cy = Math.floor(y / CHUNK_SIZE);
+    if (!world.hasChunk(cx, cy)) return false;
+    if (world.tileAt(x, y) === tileId) return true;
     const fromVersion = world.chunkVersion(cx, cy);
     if (!world.setTile(x, y, tileId)) return false;
     this.record(x, y, tileId, fromVersion, world.chunkVersion(cx, cy));

@@ -24,7 +24,7 @@ import {
 const USAGE = `Usage: dungeon --seed N --depth D --out PATH.tmj [--width W] [--height H]
 
 Generates a dungeon level (rooms and corridors by BSP, caves by cellular automata, loops, stairs,
-chests and creatures by depth) and writes it as a Tiled map with its data files beside it:
+doors, chests and creatures by depth) and writes it as a Tiled map with its data files beside it:
 PATH.tmj, PATH.tiles.json, PATH.npcs.json, PATH.items.json. The same seed and depth give the same level.
 
   --seed N     0..4294967295
@@ -110,6 +110,7 @@ export function main(args: string[]): number {
       `wrote ${out} (${level.width}×${level.height}, seed ${level.seed}, depth ${level.depth})`,
       `  rooms ${level.rooms.length} (${caves} caves), loops ${level.loops}`,
       `  stairs up (${level.entry.x}, ${level.entry.y}), stairs down (${level.exit.x}, ${level.exit.y})`,
+      `  doors ${level.doors.length} (closed, at room entrances)`,
       `  chests ${level.chests.length}: ${level.chests.map((chest) => chest.items).join(" | ")}`,
       `  creatures: ${creatureSummary(level.spawns)}`,
       `  beside it: ${stem}.tiles.json, ${stem}.npcs.json, ${stem}.items.json`,

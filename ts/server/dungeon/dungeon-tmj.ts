@@ -1,6 +1,6 @@
 // Writes a generated dungeon level as a Tiled map (TMJ) that Tiled opens and the
 // server plays (`npm start -- --map level.tmj`): the bundled tileset, a spawn
-// point at the stairs up, the chests in the interactables layer, the creature
+// point at the stairs up, the chests and the doors in the interactables layer, the creature
 // spawns as npc_spawn areas, and the stairs as objects of type "stairs" in a
 // "warps" layer (direction up / down, the depth they lead to). Played as a map,
 // its stairs down lead to generated levels like any map's (docs/dungeons.md);
@@ -19,6 +19,10 @@ export function dungeonTmj(level: GeneratedDungeon, tilesetImage: string): strin
       { name: "items", type: "string", value: chest.items },
       { name: "kind", type: "string", value: "chest" },
     ]),
+  );
+  // The doors (closed door tiles in the ground layer) as the maps' door objects, so played as a map they open.
+  const doors = level.doors.map((door, index) =>
+    point(`door ${index + 1}`, "", door.x, door.y, [{ name: "kind", type: "string", value: "door" }]),
   );
   const npcs = level.spawns.map((spawn, index) =>
     objects.area(`${spawn.kind} ${index + 1}`, "npc_spawn", spawn.x, spawn.y, spawn.width, spawn.height, [
@@ -42,7 +46,7 @@ export function dungeonTmj(level: GeneratedDungeon, tilesetImage: string): strin
     tiles: level.tiles,
     objectLayers: [
       objectLayer(2, "spawns", spawns),
-      objectLayer(3, "interactables", chests),
+      objectLayer(3, "interactables", [...chests, ...doors]),
       objectLayer(4, "npcs", npcs),
       objectLayer(5, "warps", warps),
     ],

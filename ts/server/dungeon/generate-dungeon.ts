@@ -61,6 +61,8 @@ export interface GeneratedDungeon {
   exit: { x: number; y: number };
   chests: DungeonChest[];
   spawns: DungeonSpawn[];
+  /** Closed doors (CAVE_TILE.door on the cell) at room entrances, in scan order. */
+  doors: { x: number; y: number }[];
   /** Corridors added beyond the spanning tree: each closes a loop. */
   loops: number;
 }
@@ -225,6 +227,9 @@ export function generateDungeon(options: DungeonOptions): GeneratedDungeon {
   }
 
   const tiles = chooseTiles(kinds, width, height, depth, rng);
+  // Doors from a stream of their own, so adding them moved no other cell of any level.
+  const doors = placeDoors(kinds, width, height, depth, [entry, exit], taken, seed);
+  for (const door of doors) tiles[door.y * width + door.x] = CAVE_TILE.door;
   // The stairs drawn as stairs (after every random draw, so nothing else in the level moves).
   tiles[entry.y * width + entry.x] = CAVE_TILE.stairsUp;
   tiles[exit.y * width + exit.x] = CAVE_TILE.stairsDown;
@@ -239,8 +244,64 @@ export function generateDungeon(options: DungeonOptions): GeneratedDungeon {
     exit,
     chests,
     spawns,
+    doors,
     loops,
   };
+}
+
+/** Stairs keep this much room (Chebyshev) from any door: a closed door never stands in front of them. */
+const DOOR_STAIRS_DISTANCE = 3;
+
+/** The share of room entrances that get a door: 40 % at depth 1, +10 % a level, at most 90 %. */
+export function doorShare(depth: number): number {
+  return Math.min(0.9, 0.3 + 0.1 * depth);
+}
+
+/**
+ * Doors at room entrances: a corridor cell with a square room's floor on one side, something
+ * walkable on the opposite side and rock on the other two (the gap in the room's wall where a
+ * corridor meets it, so the door has wall to either side). Each entrance gets a door with
+ * doorShare(depth), never within DOOR_STAIRS_DISTANCE of the stairs nor on a chest. Cave rooms
+ * have no wall to set a door in. The cell's kind stays walkable: a door is a way through, so the
+ * level's reachability (counted with doors open) is unchanged.
+ */
+function placeDoors(
+  kinds: Uint8Array,
+  width: number,
+  height: number,
+  depth: number,
+  stairs: readonly { x: number; y: number }[],
+  taken: ReadonlySet<number>,
+  seed: number,
+): { x: number; y: number }[] {
+  const rng = mulberry32((seed ^ Math.imul(depth, 0x85ebca6b) ^ 0xd00d_2bad) >>> 0);
+  const share = doorShare(depth);
+  const doors: { x: number; y: number }[] = [];
+  for (let y = RIM + 1; y < height - RIM - 1; y++) {
+    for (let x = RIM + 1; x < width - RIM - 1; x++) {
+      const cell = y * width + x;
+      if (kinds[cell] !== CORRIDOR || !isEntrance(kinds, width, cell)) continue;
+      // One draw per entrance, in scan order: the same level gets the same doors.
+      if (rng() >= share) continue;
+      if (taken.has(cell)) continue;
+      if (stairs.some((at) => Math.max(Math.abs(at.x - x), Math.abs(at.y - y)) < DOOR_STAIRS_DISTANCE)) continue;
+      doors.push({ x, y });
+    }
+  }
+  return doors;
+}
+
+/** Whether corridor `cell` is a gap in a square room's wall: room on one side, walkable opposite, rock across. */
+function isEntrance(kinds: Uint8Array, width: number, cell: number): boolean {
+  return gapAlong(kinds, cell, 1, width) || gapAlong(kinds, cell, width, 1);
+}
+
+/** The gap test along one axis: `ahead` is the step through the gap, `side` the step across it. */
+function gapAlong(kinds: Uint8Array, cell: number, ahead: number, side: number): boolean {
+  if (kinds[cell + side] !== ROCK || kinds[cell - side] !== ROCK) return false;
+  const a = kinds[cell + ahead];
+  const b = kinds[cell - ahead];
+  return (a === ROOM && walkable(b) && b !== ROOM) || (b === ROOM && walkable(a) && a !== ROOM);
 }
 
 /** A cave inside the room's box: random fill, four smoothing rounds of the 4-5 rule. */

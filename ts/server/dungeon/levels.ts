@@ -13,7 +13,9 @@
 //
 // Coming alive, a level's creature spawns join the NPC room and its chests
 // the item room (their contents stored per level, so a looted chest stays
-// looted); dropped, both go. The piles left in it stay with it: stored with
+// looted); dropped, both go. Its doors (at room entrances) join the door room
+// closed, and leave it with the level: the slot's cells are cleared, so a door
+// opened in it is forgotten and the level comes back with every door shut. The piles left in it stay with it: stored with
 // its seed, depth and size at level-relative cells, out of the world while it
 // is dropped, back at their cells when it is generated again (in whatever slot).
 // Up from a first level leads to the stairs that led down; up from a deeper
@@ -26,7 +28,9 @@ import type { ItemCatalogue } from "../items/catalogue.js";
 import type { LevelIdentity } from "../persistence/item-store.js";
 import { chestsOf } from "../items/item-specs.js";
 import { type AreaRect, inArea, type WorldWarp } from "../areas.js";
+import type { Doors } from "../doors.js";
 import type { Logger } from "../log.js";
+import { CAVE_TILE } from "../map/generate-caves.js";
 import type { Session } from "../session.js";
 import type { Warps } from "../warps.js";
 import type { World } from "../world.js";
@@ -38,6 +42,7 @@ export interface LevelPorts {
   warps: Pick<Warps, "teleport" | "add" | "remove">;
   npcs: Pick<NpcRoom, "addSpawns" | "removeSpawns">;
   items: Pick<ItemRoom, "addChests" | "removeChests" | "stowPiles" | "bringBackPiles">;
+  doors: Pick<Doors, "add" | "remove">;
   /** The world's creature kinds and item catalogue: what a level's spawns and chests name. */
   kinds: readonly NpcKind[];
   catalogue: ItemCatalogue;
@@ -93,6 +98,8 @@ interface Level {
   warps: WorldWarp[];
   spawns: readonly object[];
   chests: number[];
+  /** Entity ids of its doors in the door room. */
+  doors: number[];
 }
 
 /** One round of a 32-bit mix (splitmix-like): a child seed from a parent's and a number. */
@@ -272,6 +279,7 @@ export class DungeonLevels {
       warps: [],
       spawns: [],
       chests: [],
+      doors: [],
     };
     this.bySlot[slot] = level;
     this.byKey.set(id.key, level);
@@ -320,6 +328,20 @@ export class DungeonLevels {
     level.warps = [stairs("stairs up", level.entry, "up")];
     if (level.id.depth < DUNGEON_MAX_DEPTH) level.warps.push(stairs("stairs down", level.exit, "down"));
     warps.add(level.warps);
+    // Levels are made of the built-in tiles (a world with its own art has no slots), so their door pair.
+    level.doors = this.ports.doors.add(
+      generated.doors.map((door, index) => ({
+        id: index + 1,
+        name: "",
+        x: area.x + door.x,
+        y: area.y + door.y,
+        closedTile: CAVE_TILE.door,
+        openTile: CAVE_TILE.openDoor,
+        open: false,
+        locked: false,
+        key: null,
+      })),
+    );
     const file = `dungeon level ${level.id.key}`;
     try {
       // The level's objects read by the maps' own readers, so a level's spawns and chests obey the maps' rules.
@@ -393,6 +415,7 @@ export class DungeonLevels {
     this.ports.warps.remove(level.warps);
     this.ports.npcs.removeSpawns(level.spawns);
     this.ports.items.removeChests(level.chests);
+    this.ports.doors.remove(level.doors);
     this.ports.world.clearSlot(level.slot);
     this.bySlot[level.slot] = null;
     this.byKey.delete(level.id.key);
