@@ -4,6 +4,8 @@ import { DEFAULT_DAY_MINUTES } from "../world-time.js";
 import { TICK_HZ } from "../constants.js";
 import { DEFAULT_THINK_BUDGET_BASE } from "./npc/think-budget.js";
 import type { GameDatabase } from "./persistence/database.js";
+import type { AccountPort } from "./accounts/account-port.js";
+import type { CharacterSink } from "./persistence/character-saver.js";
 
 export interface GameOptions {
   maxPlayers: number;
@@ -46,6 +48,12 @@ export interface GameOptions {
    * The game closes it in shutdown().
    */
   database?: GameDatabase;
+  /**
+   * Where registration and login find accounts and characters, and where characters are saved,
+   * when that is not `database`: a cluster's shared PostgreSQL store (ts/cluster/pg-accounts.ts).
+   * Items, notices and admin records stay in `database`, per process.
+   */
+  sharedAccounts?: AccountPort & CharacterSink;
   /** The first entity id this game hands out (default 1): a cluster's regions take disjoint ranges (ts/cluster/). */
   firstEntityId?: number;
 }

@@ -17,6 +17,7 @@ import type { Core } from "../wasm/core.js";
 import { executesWindow, nextWindowAfter, windowOfTick } from "../window.js";
 import { ENTITY_TICK_EVERY, entityTickOf, isEntityTick } from "../action-points.js";
 import { AccountService } from "./accounts/account-service.js";
+import { SqliteAccounts } from "./accounts/account-port.js";
 import { type AccountRecord, AccountStore } from "./accounts/account-store.js";
 import { partOfDay } from "../world-time.js";
 import { Broadcaster } from "./broadcast.js";
@@ -30,7 +31,7 @@ import { Egress } from "./egress.js";
 import { Interactables } from "./interactables.js";
 import { Doors } from "./doors.js";
 import { EventLoopDelay } from "./event-loop-delay.js";
-import { DEFAULT_GAME_OPTIONS, type GameOptions } from "./game-options.js";
+import { DEFAULT_GAME_OPTIONS, type GameOptions, JoinError } from "./game-options.js";
 import { Logger } from "./log.js";
 import { Metrics, TIMING_WINDOW_TICKS } from "./metrics.js";
 import { executeWindowMoves } from "./movement.js";
@@ -45,7 +46,7 @@ import { AdminService } from "./admin/admin-service.js";
 import { AdminStore } from "./admin/admin-store.js";
 import { PvpRule } from "./combat/pvp-zones.js";
 import { CharacterSaver, SAVE_INTERVAL_MS } from "./persistence/character-saver.js";
-import { CharacterStore } from "./persistence/character-store.js";
+import { CharacterStore, NEW_CHARACTER } from "./persistence/character-store.js";
 import { NoticeStore } from "./persistence/notice-store.js";
 import { type GameDatabase, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
 import { KeyedRateLimiter } from "./rate-limit.js";
@@ -88,6 +89,7 @@ export class Game {
   /** Registration and login (POST /api/register, /api/login). */
   readonly accounts: AccountService;
   readonly accountStore: AccountStore;
+  private readonly characterStore: CharacterStore;
   /** Saves characters: changed ones every SAVE_INTERVAL_MS, each when its session ends, all on shutdown. */
   readonly characters: CharacterSaver;
   readonly chat: ChatService;
@@ -310,10 +312,11 @@ export class Game {
       leave: (session, reason) => this.lifecycle.leave(session, reason),
     });
     this.loop = new TickLoop(this.options.tickHz, () => this.step(), this.metrics.tickLateMs);
-    const characterStore = new CharacterStore(this.database.db);
-    this.accountStore = new AccountStore(this.database.db, characterStore);
+    this.characterStore = new CharacterStore(this.database.db);
+    this.accountStore = new AccountStore(this.database.db, this.characterStore);
+    const shared = this.options.sharedAccounts;
     this.characters = new CharacterSaver(
-      characterStore,
+      shared ?? this.characterStore,
       this.world.name,
       (x, y) => this.levels.surfaceOf(x, y) ?? { x, y },
     );
@@ -328,7 +331,10 @@ export class Game {
       warps: this.warps,
       log,
     });
-    this.accounts = new AccountService(this.accountStore, this.lifecycle);
+    this.accounts = new AccountService(
+      shared ?? new SqliteAccounts(this.accountStore, this.characterStore),
+      this.lifecycle,
+    );
     this.admin = new AdminService({
       sessions,
       leave: (session, reason) => this.lifecycle.leave(session, reason),
@@ -397,9 +403,15 @@ export class Game {
     return this.lifecycle.hasRoomFor(accountId);
   }
 
-  /** Starts a session for an account's character, replacing one it already has (SessionLifecycle.joinAccount). */
-  joinAccount(account: Pick<AccountRecord, "id" | "nick">): Session {
-    return this.lifecycle.joinAccount(account);
+  /**
+   * Starts a session for an account of the embedded store at once, replacing one it already has
+   * (SessionLifecycle.joinAccount; logins go through `accounts`, which also checks the password).
+   */
+  joinAccount(account: Pick<AccountRecord, "id" | "nick" | "appearance">): Session {
+    if (this.options.sharedAccounts) throw new Error("joinAccount: accounts live in a shared store; log in instead");
+    const seat = this.lifecycle.reserve(account.id, account.nick);
+    if (seat === null) throw new JoinError(503, `server full (${this.options.maxPlayers} players)`);
+    return this.lifecycle.joinAccount(account, this.characterStore.load(account.id) ?? NEW_CHARACTER, seat);
   }
 
   /** Ends a session; its account's character is saved. */

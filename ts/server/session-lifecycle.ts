@@ -5,7 +5,7 @@
 import { performance } from "node:perf_hooks";
 import { CHAT_SPEAKER_PRESENCE } from "../protocol/chat.js";
 import { defaultLook } from "../appearance.js";
-import type { AccountHost } from "./accounts/account-service.js";
+import type { AccountHost, Seat } from "./accounts/account-service.js";
 import type { AccountRecord } from "./accounts/account-store.js";
 import type { ChatService } from "./chat.js";
 import { JoinNotices } from "./join-notices.js";
@@ -34,7 +34,7 @@ export interface SessionLifecyclePorts {
   readonly sessions: SessionRegistry;
   /** Join and leave notices. */
   readonly chat: Pick<ChatService, "systemNear" | "tell">;
-  readonly characters: Pick<CharacterSaver, "load" | "track" | "saveAndForget" | "saveChanged">;
+  readonly characters: Pick<CharacterSaver, "stateOf" | "track" | "saveAndForget" | "saveChanged">;
   /** What each session carries: loaded when it starts, put away (a guest's dropped) when it ends. */
   readonly items: Pick<ItemRoom, "enter" | "leave" | "forget">;
   /** A player that starts on a warp (its saved place: the stairs down from a level) has arrived on it. */
@@ -69,6 +69,9 @@ export class SessionLifecycle implements AccountHost {
   private readonly joinNotices: JoinNotices;
   /** The sessions in play by nickKey (nick.ts): a new nick that looks like one of these is refused. */
   private readonly nickKeys = new Map<string, Session>();
+  /** Places held for logins and registrations in flight (reserve), and their nicks by nickKey. */
+  private reservedSeats = 0;
+  private readonly reservedNicks = new Map<string, { nick: string; holds: number }>();
 
   constructor(private readonly ports: SessionLifecyclePorts) {
     this.joinNotices = new JoinNotices(ports, NOTICE_RADIUS);
@@ -98,27 +101,56 @@ export class SessionLifecycle implements AccountHost {
    * one: "Аdmin" in Cyrillic next to "Admin", or "ada" next to "Ada", would be an impersonation.
    */
   nickInUse(nick: string): string | null {
-    return this.nickKeys.get(nickKey(nick))?.nick ?? null;
+    const key = nickKey(nick);
+    return this.nickKeys.get(key)?.nick ?? this.reservedNicks.get(key)?.nick ?? null;
   }
 
   /** Whether a session can start now; an account already in play can always replace its own. */
   hasRoomFor(accountId: number | null): boolean {
     if (accountId !== null && this.accountSessions.has(accountId)) return true;
-    return this.ports.sessions.size < this.ports.options.maxPlayers;
+    return this.ports.sessions.size + this.reservedSeats < this.ports.options.maxPlayers;
   }
 
   /**
-   * Starts a session for an account's character, where it was last saved (a
-   * fresh spawn when it never was, or the spot is not free on this map). A
-   * session the account already has ends first ("replaced"): its character is
-   * saved, and its token stops working.
+   * Holds a place for a session about to start (AccountService: while the store is asked), and
+   * `nick` from newcomers' lookalikes; null when the server is full. An account in play here needs
+   * no new place: its session is replaced.
    */
-  joinAccount(account: AccountEntry): Session {
-    const previous = this.accountSessions.get(account.id);
-    if (previous) this.leave(previous, "replaced");
-    else if (!this.hasRoomFor(account.id)) throw this.full();
+  reserve(accountId: number | null, nick: string): Seat | null {
+    if (!this.hasRoomFor(accountId)) return null;
+    const counted = accountId === null || !this.accountSessions.has(accountId);
+    if (counted) this.reservedSeats++;
+    const key = nickKey(nick);
+    const held = this.reservedNicks.get(key) ?? { nick, holds: 0 };
+    held.holds++;
+    this.reservedNicks.set(key, held);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        if (counted) this.reservedSeats--;
+        if (--held.holds === 0 && this.reservedNicks.get(key) === held) this.reservedNicks.delete(key);
+      },
+    };
+  }
+
+  /**
+   * Starts a session for an account's character `saved` (as the store last holds it), where it was
+   * saved (a fresh spawn when it never was, or the spot is not free on this map), in the place
+   * `seat` held for it. A session the account already has here ends first ("replaced"): the new one
+   * goes on from where that one stands, and its token stops working.
+   */
+  joinAccount(account: AccountEntry, saved: CharacterState, seat: Seat): Session {
+    seat.release();
     const characters = this.ports.characters;
-    const saved = characters.load(account.id) ?? FRESH;
+    const previous = this.accountSessions.get(account.id);
+    if (previous) {
+      saved = characters.stateOf(previous.entity);
+      this.leave(previous, "replaced");
+    } else if (!this.hasRoomFor(account.id)) {
+      throw this.full();
+    }
     // Saved dead (it left or the server stopped before it rose): it rises now, at a spawn with full HP,
     // as it would have in play (combat/combat-room.ts).
     const state = saved.hp > 0 ? saved : { ...saved, hp: saved.hpMax, x: null, y: null };
@@ -140,7 +172,12 @@ export class SessionLifecycle implements AccountHost {
     if (this.nickKeys.get(key) === session) this.nickKeys.delete(key);
     if (session.accountId !== null && this.accountSessions.get(session.accountId) === session) {
       this.accountSessions.delete(session.accountId);
-      characters.saveAndForget({ accountId: session.accountId, entity: session.entity }, Date.now());
+      // A replaced session's character goes on in its successor here: the right to write it stays.
+      characters.saveAndForget(
+        { accountId: session.accountId, entity: session.entity },
+        Date.now(),
+        reason !== "replaced",
+      );
     }
     log.info("session left", { entityId: session.entity.id, nick: session.nick, reason });
     // A replaced or rejoined session's player is still here, under a new session that announced itself;

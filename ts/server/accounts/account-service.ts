@@ -1,11 +1,13 @@
 // Registration and login (POST /api/register, /api/login; docs/server.md §
 // Accounts): input rules, password hashing off the tick thread, and every
 // refusal as an AccountError with its HTTP status — 400 bad input, 401 bad
-// credentials, 403 banned, 409 name taken, 503 server full.
+// credentials, 403 banned, 409 name taken (or the character in play on another
+// process of a cluster), 503 server full.
 import { checkNick, lookalikeMessage } from "../nick.js";
 import type { Session } from "../session.js";
-import { NEW_CHARACTER } from "../persistence/character-store.js";
-import { type AccountRecord, type AccountStore, NameTakenError } from "./account-store.js";
+import { type CharacterState, NEW_CHARACTER } from "../persistence/character-store.js";
+import { type AccountPort, CharacterBusyError } from "./account-port.js";
+import { type AccountRecord, NameTakenError } from "./account-store.js";
 import { checkAccountName, checkPassword, PASSWORD_MAX_BYTES } from "./account-rules.js";
 import { hashPassword, verifyPassword } from "./password.js";
 
@@ -18,23 +20,34 @@ export class AccountError extends Error {
   }
 }
 
+/** A place held for a session about to start: taken by joinAccount, or given back. */
+export interface Seat {
+  release(): void;
+}
+
 /** What the service needs from the game: room, and entering the world. */
 export interface AccountHost {
   /** Whether the account (already in play or not) can get a session now. */
   hasRoomFor(accountId: number | null): boolean;
-  /** Starts a session for the account's character; replaces a session it already has. */
-  joinAccount(account: AccountRecord): Session;
+  /**
+   * Holds a place (and the nick, from other newcomers' lookalikes) while the store is asked, so the
+   * server cannot fill up under a login in flight; null when there is no room.
+   */
+  reserve(accountId: number | null, nick: string): Seat | null;
+  /** Starts a session for the account's character in `seat`; replaces a session it already has. */
+  joinAccount(account: AccountRecord, character: CharacterState, seat: Seat): Session;
   /** The nick of a player in play that `nick` would pass for, or null (SessionLifecycle.nickInUse). */
   nickInUse(nick: string): string | null;
 }
 
 const BAD_CREDENTIALS = "wrong name or password";
+const FULL = "server full";
 
 export class AccountService {
   private dummyHash: Promise<string> | null = null;
 
   constructor(
-    private readonly store: AccountStore,
+    private readonly store: AccountPort,
     private readonly host: AccountHost,
   ) {}
 
@@ -52,23 +65,31 @@ export class AccountService {
     const nick = checkNick(rawNick);
     if (!nick.ok) throw new AccountError(400, nick.reason);
     // Cheap refusals first: hashing costs tens of milliseconds of a pool thread.
-    if (this.store.findByName(name.value)) throw new AccountError(409, `name "${name.value}" is taken`);
-    if (!this.host.hasRoomFor(null)) throw new AccountError(503, "server full");
+    if (await this.store.findByName(name.value)) throw new AccountError(409, `name "${name.value}" is taken`);
+    if (!this.host.hasRoomFor(null)) throw new AccountError(503, FULL);
     this.refuseLookalike(nick.nick);
     const passwordHash = await hashPassword(password.value);
-    // The slots may have filled while the hash was computed. Checked again here, in the same
-    // turn of the event loop as creating the account and entering the world, so a refusal
-    // never leaves an account behind and an account created always gets its session.
-    if (!this.host.hasRoomFor(null)) throw new AccountError(503, "server full");
+    // The slots may have filled, or a lookalike arrived, while the hash was computed. Checked again,
+    // and a seat held while the account is created, so a refusal never leaves an account behind and
+    // an account created always gets its session.
     this.refuseLookalike(nick.nick);
-    let account: AccountRecord;
+    const seat = this.host.reserve(null, nick.nick);
+    if (seat === null) throw new AccountError(503, FULL);
     try {
-      account = this.store.create(name.value, nick.nick, passwordHash, NEW_CHARACTER, Date.now(), appearance);
+      let account: AccountRecord;
+      try {
+        account = await this.store.create(name.value, nick.nick, passwordHash, NEW_CHARACTER, Date.now(), appearance);
+      } catch (error) {
+        if (error instanceof NameTakenError) throw new AccountError(409, `name "${name.value}" is taken`);
+        throw error;
+      }
+      const character = await this.loadCharacter(account.id);
+      await this.store.recordLogin(account.id, Date.now());
+      return this.host.joinAccount(account, character, seat);
     } catch (error) {
-      if (error instanceof NameTakenError) throw new AccountError(409, `name "${name.value}" is taken`);
+      seat.release();
       throw error;
     }
-    return this.enter(account, "server full");
   }
 
   /**
@@ -82,7 +103,7 @@ export class AccountService {
     if (Buffer.byteLength(password, "utf8") > PASSWORD_MAX_BYTES) {
       throw new AccountError(400, `password must be at most ${PASSWORD_MAX_BYTES} bytes of UTF-8`);
     }
-    const found = this.store.findByName(rawName);
+    const found = await this.store.findByName(rawName);
     if (!found) {
       // Same work as for a real account, so response times do not reveal which names exist.
       await verifyPassword(password, await this.dummy());
@@ -90,15 +111,25 @@ export class AccountService {
     }
     if (!(await verifyPassword(password, found.passwordHash))) throw new AccountError(401, BAD_CREDENTIALS);
     // Re-read: the account may have been banned while the hash was computed.
-    const account = this.store.findByName(rawName);
-    if (!account) throw new AccountError(401, BAD_CREDENTIALS);
-    const ban = activeBan(account, Date.now());
+    const current = await this.store.findByName(rawName);
+    if (!current) throw new AccountError(401, BAD_CREDENTIALS);
+    const ban = activeBan(current, Date.now());
     if (ban !== null) throw new AccountError(403, ban);
-    if (appearance !== null && appearance !== account.appearance) {
-      this.store.setAppearance(account.id, appearance);
-      return this.enter({ ...account, appearance }, "server full");
+    const seat = this.host.reserve(current.id, current.nick);
+    if (seat === null) throw new AccountError(503, FULL);
+    try {
+      let account = current;
+      if (appearance !== null && appearance !== account.appearance) {
+        await this.store.setAppearance(account.id, appearance);
+        account = { ...account, appearance };
+      }
+      const character = await this.loadCharacter(account.id);
+      await this.store.recordLogin(account.id, Date.now());
+      return this.host.joinAccount(account, character, seat);
+    } catch (error) {
+      seat.release();
+      throw error;
     }
-    return this.enter(account, "server full");
   }
 
   /** A new account may not take a nick that passes for a player's in play (checked before and after hashing). */
@@ -107,11 +138,15 @@ export class AccountService {
     if (lookalike !== null) throw new AccountError(409, lookalikeMessage(nick, lookalike));
   }
 
-  private enter(account: AccountRecord, fullMessage: string): Session {
-    if (!this.host.hasRoomFor(account.id)) throw new AccountError(503, fullMessage);
-    const session = this.host.joinAccount(account);
-    this.store.recordLogin(account.id, Date.now());
-    return session;
+  private async loadCharacter(accountId: number): Promise<CharacterState> {
+    try {
+      return await this.store.loadCharacter(accountId);
+    } catch (error) {
+      if (error instanceof CharacterBusyError) {
+        throw new AccountError(409, "this character is in play on another server of the world; try again in a moment");
+      }
+      throw error;
+    }
   }
 
   private dummy(): Promise<string> {

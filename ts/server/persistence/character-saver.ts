@@ -6,7 +6,19 @@
 // session ends and, all together, on clean shutdown. One in a dungeon level is
 // saved at the map's stairs down it came by: levels do not outlive the process.
 import type { Entity } from "../entities.js";
-import { type CharacterState, CharacterStore } from "./character-store.js";
+import type { CharacterState } from "./character-store.js";
+
+/**
+ * Where saved characters go: the SQLite CharacterStore of one process, or a cluster's shared
+ * PostgreSQL store (ts/cluster/pg-accounts.ts), which writes asynchronously and only the characters
+ * this process holds the right to write.
+ */
+export interface CharacterSink {
+  /** Writes every row together: all of them land, or none. */
+  saveMany(rows: readonly { accountId: number; state: CharacterState }[], nowMs: number): void;
+  /** The character left this process: after its last save, the right to write it is given back. */
+  releaseCharacter?(accountId: number): void;
+}
 
 /** How often changed characters are written: a crash loses at most this much play (plus one tick). */
 export const SAVE_INTERVAL_MS = 500;
@@ -34,14 +46,10 @@ export class CharacterSaver {
    * which does not outlive the process — there the map's stairs down it came by (dungeon/levels.ts).
    */
   constructor(
-    private readonly store: CharacterStore,
+    private readonly store: CharacterSink,
     private readonly mapName: string,
     private readonly savedAt: (x: number, y: number) => { x: number; y: number } = (x, y) => ({ x, y }),
   ) {}
-
-  load(accountId: number): CharacterState | undefined {
-    return this.store.load(accountId);
-  }
 
   /** Starts tracking a character that entered the world; `state` is what the database holds now. */
   track(character: PlayedCharacter, state: CharacterState): void {
@@ -59,10 +67,14 @@ export class CharacterSaver {
     this.commit(nowMs);
   }
 
-  /** Saves one character whose session ends (if it changed) and stops tracking it. */
-  saveAndForget(character: PlayedCharacter, nowMs: number): void {
+  /**
+   * Saves one character whose session ends (if it changed) and stops tracking it; `release` gives
+   * back the right to write it (false when a new session here goes on with it).
+   */
+  saveAndForget(character: PlayedCharacter, nowMs: number, release = true): void {
     this.saveChanged([character], nowMs);
     this.saved.delete(character.accountId);
+    if (release) this.store.releaseCharacter?.(character.accountId);
   }
 
   private commit(nowMs: number): void {
@@ -76,7 +88,8 @@ export class CharacterSaver {
     this.batch.length = 0;
   }
 
-  private stateOf(entity: Entity): CharacterState {
+  /** What a save of `entity` now would write. */
+  stateOf(entity: Entity): CharacterState {
     const { x, y } = this.savedAt(entity.x, entity.y);
     return { map: this.mapName, x, y, hp: entity.hp, hpMax: entity.hpMax, elo: entity.elo };
   }
