@@ -1,13 +1,25 @@
 // The shared account store's first part on a real PostgreSQL (ts/cluster/postgres-process.ts starts a
 // private cluster as an unprivileged user): the same migration files as SQLite, applied once even by
-// processes starting together, an edited applied migration refused; and a character's lease held by
-// one connection at a time, given up when that connection dies.
+// processes starting together, an edited applied migration refused; a character's lease held by one
+// connection at a time, given up when that connection dies, and enforced by the database itself; and
+// two game servers sharing accounts through it over their real HTTP and UDP.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CharacterLeases, migratePostgres, pgDialect } from "../ts/cluster/pg-migrate.js";
+import { PgAccounts } from "../ts/cluster/pg-accounts.js";
+import { migratePostgres, pgDialect } from "../ts/cluster/pg-migrate.js";
+import { CharacterBusyError } from "../ts/server/accounts/account-port.js";
+import { NameTakenError } from "../ts/server/accounts/account-store.js";
+import { Logger } from "../ts/server/log.js";
+import { NEW_CHARACTER } from "../ts/server/persistence/character-store.js";
+import { ACTION_E } from "../ts/protocol/action.js";
+import { readWorldMap } from "../ts/server/server.js";
+import { type Harness, postJson, startHarness } from "./support/game-harness.js";
+import { writeTestMap, type TestMap } from "./support/test-map.js";
+import { type Joined, UdpTestClient } from "./support/udp-client.js";
 import { type PostgresProcess, postgresSkipReason, startPostgres } from "../ts/cluster/postgres-process.js";
 import { loadMigrations, MigrationError } from "../ts/server/persistence/migrate.js";
 
+const quiet = new Logger("silent");
 const skip = postgresSkipReason();
 if (skip !== null) process.stderr.write(`test/postgres-store.test.ts skipped: ${skip}\n`);
 
@@ -62,28 +74,154 @@ describe.skipIf(skip !== null)("accounts on PostgreSQL", () => {
 
   it("lets one process at a time write a character, and frees it when that process dies", async () => {
     const [regionA, regionB] = await Promise.all([connect(), connect()]);
-    const a = new CharacterLeases(regionA);
-    const b = new CharacterLeases(regionB);
-    const accountId = Number(
-      (await regionA.query<{ id: string }>("SELECT id FROM accounts WHERE name_key = 'ada'")).rows[0].id,
-    );
+    const a = new PgAccounts(regionA, quiet);
+    const b = new PgAccounts(regionB, quiet);
+    const ada = await a.create("Lease", "Lease", "x", NEW_CHARACTER, Date.now(), null);
     const state = { map: "caves", x: 10, y: 12, hp: 90, hpMax: 100, elo: 1000 };
-    expect(await a.acquire(accountId)).toBe(true);
-    expect(await b.acquire(accountId)).toBe(false);
-    expect(await b.save(accountId, { ...state, x: 99 })).toBe(false);
-    expect(await a.save(accountId, state)).toBe(true);
-    // A hands the character over (a handoff): B may write it now, A no longer.
-    await a.release(accountId);
-    expect(await b.acquire(accountId)).toBe(true);
-    expect(await a.save(accountId, { ...state, x: 1 })).toBe(false);
-    expect(await b.save(accountId, { ...state, x: 11 })).toBe(true);
+    expect(await a.acquire(ada.id)).toBe(true);
+    expect(await b.acquire(ada.id)).toBe(false);
+    await expect(b.loadCharacter(ada.id)).rejects.toThrow(CharacterBusyError);
+    // B has no lease: its save is refused here, never sent.
+    b.saveMany([{ accountId: ada.id, state: { ...state, x: 99 } }], Date.now());
+    expect(await b.drain()).toBe(true);
+    expect(b.stats.refused).toBe(1);
+    a.saveMany([{ accountId: ada.id, state }], Date.now());
+    expect(await a.drain()).toBe(true);
+    expect(await xOf(regionB, ada.id)).toBe(10);
+    // A hands the character over (its session ends, or moves): its last state is written first.
+    a.saveMany([{ accountId: ada.id, state: { ...state, x: 11 } }], Date.now());
+    a.releaseCharacter(ada.id);
+    expect(await b.adopt(ada.id)).toBe(true);
+    expect(await xOf(regionB, ada.id)).toBe(11);
+    expect(a.holds(ada.id)).toBe(false);
+    a.saveMany([{ accountId: ada.id, state: { ...state, x: 1 } }], Date.now());
+    expect(await a.drain()).toBe(true);
+    expect(a.stats.refused).toBe(1);
+    b.saveMany([{ accountId: ada.id, state: { ...state, x: 12 } }], Date.now());
+    expect(await b.drain()).toBe(true);
+    expect(await xOf(regionA, ada.id)).toBe(12);
     // B's process dies: its connection goes, and with it the lease.
     await regionB.end();
     clients.splice(clients.indexOf(regionB), 1);
-    const c = new CharacterLeases(await connect());
-    expect(await c.acquire(accountId)).toBe(true);
-    const saved = (await regionA.query<{ x: string }>("SELECT x FROM characters WHERE account_id = $1", [accountId]))
-      .rows[0];
-    expect(Number(saved.x)).toBe(11);
+    const c = new PgAccounts(await connect(), quiet);
+    expect(await c.loadCharacter(ada.id)).toMatchObject({ map: "caves", x: 12, y: 12, hp: 90 });
   }, 30_000);
+
+  it("the database refuses a save from a connection that does not hold the lease, whatever the process believes", async () => {
+    const [one, other] = await Promise.all([connect(), connect()]);
+    const a = new PgAccounts(one, quiet);
+    const account = await a.create("Stale", "Stale", "x", NEW_CHARACTER, Date.now(), null);
+    expect(await a.acquire(account.id)).toBe(true);
+    // The lock goes behind this process's back (as when its connection was replaced): it still thinks it holds it.
+    await one.query("SELECT pg_advisory_unlock_all()");
+    expect(await new PgAccounts(other, quiet).acquire(account.id)).toBe(true);
+    expect(a.holds(account.id)).toBe(true);
+    a.saveMany([{ accountId: account.id, state: { ...NEW_CHARACTER, map: "m", x: 5, y: 5 } }], Date.now());
+    expect(await a.drain()).toBe(true);
+    expect(a.stats.refused).toBe(1);
+    expect(await xOf(other, account.id)).toBe(null);
+  }, 30_000);
+
+  it("two processes registering one name at once: one account, the other gets 409", async () => {
+    const [one, other] = await Promise.all([connect(), connect()]);
+    const results = await Promise.allSettled([
+      new PgAccounts(one, quiet).create("Twin", "Twin", "x", NEW_CHARACTER, Date.now(), null),
+      new PgAccounts(other, quiet).create("TWIN", "Twin2", "y", NEW_CHARACTER, Date.now(), 3),
+    ]);
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+    expect(refused.reason).toBeInstanceOf(NameTakenError);
+    const rows = (
+      await one.query("SELECT a.id FROM accounts a JOIN characters c ON c.account_id = a.id WHERE name_key = 'twin'")
+    ).rows;
+    expect(rows).toHaveLength(1);
+  }, 30_000);
+
+  describe("two game servers sharing the store, over real HTTP and UDP", () => {
+    let map: TestMap;
+    let one: Harness;
+    let two: Harness;
+    let storeOne: PgAccounts;
+    let storeTwo: PgAccounts;
+    const udp: UdpTestClient[] = [];
+
+    beforeAll(async () => {
+      map = writeTestMap();
+      storeOne = new PgAccounts(await connect(), quiet);
+      storeTwo = new PgAccounts(await connect(), quiet);
+      one = await startHarness(readWorldMap(map.path), { sharedAccounts: storeOne });
+      two = await startHarness(readWorldMap(map.path), { sharedAccounts: storeTwo });
+    }, 30_000);
+
+    afterAll(async () => {
+      for (const client of udp) client.close();
+      await one?.close();
+      await two?.close();
+      map?.dispose();
+    });
+
+    it("registers on one, plays there (saved as it walks), is refused on the other until it leaves, then goes on there", async () => {
+      const registered = await postJson(one.httpPort, "/api/register", {
+        name: "Wanderer",
+        password: "long enough",
+        nick: "Wanderer",
+      });
+      expect(registered.status).toBe(200);
+      expect(
+        (await postJson(two.httpPort, "/api/register", { name: "wanderer", password: "another1", nick: "W" })).status,
+      ).toBe(409);
+      expect((await postJson(two.httpPort, "/api/login", { name: "Wanderer", password: "wrong one" })).status).toBe(
+        401,
+      );
+      const client = await UdpTestClient.withSession(registered.body as unknown as Joined);
+      udp.push(client);
+      client.action(0, 0);
+      await client.waitFor("own position", () => client.position());
+      const start = client.position()!;
+      const tick = client.lastState()!.tick;
+      client.action(tick + 4, ACTION_E);
+      await client.waitFor("a step east", () => client.position()!.x === start.x + 1);
+      // Saved within a save interval (500 ms) and a round trip, through the lease.
+      const pgClient = await connect();
+      await waitUntil(async () => (await xByName(pgClient, "wanderer")) === start.x + 1, 5_000);
+      // While it plays on one, the other process may not take it: a clear 409, nothing written.
+      const busy = await postJson(two.httpPort, "/api/login", { name: "Wanderer", password: "long enough" });
+      expect(busy.status).toBe(409);
+      expect(String(busy.body.error)).toMatch(/in play on another server/);
+      // It leaves one: the last state is written and the lease given back; the other goes on from there.
+      one.game.leave(one.game.sessions.byEntityId(client.joined.entityId)!, "left");
+      const moved = await postJson(two.httpPort, "/api/login", { name: "Wanderer", password: "long enough" });
+      expect(moved.status).toBe(200);
+      const there = two.game.sessions.byEntityId((moved.body as unknown as Joined).entityId)!;
+      expect({ x: there.entity.x, y: there.entity.y }).toEqual({ x: start.x + 1, y: start.y });
+      // A ban written to the shared store holds everywhere.
+      expect(await storeOne.setBan("Wanderer", "testing bans")).toBe(true);
+      const banned = await postJson(one.httpPort, "/api/login", { name: "Wanderer", password: "long enough" });
+      expect(banned.status).toBe(403);
+    }, 30_000);
+  });
 });
+
+async function xOf(client: pg.Client, accountId: number): Promise<number | null> {
+  const row = (await client.query<{ x: string | null }>("SELECT x FROM characters WHERE account_id = $1", [accountId]))
+    .rows[0];
+  return row.x === null ? null : Number(row.x);
+}
+
+async function xByName(client: pg.Client, nameKey: string): Promise<number | null> {
+  const row = (
+    await client.query<{ x: string | null }>(
+      "SELECT c.x FROM characters c JOIN accounts a ON a.id = c.account_id WHERE a.name_key = $1",
+      [nameKey],
+    )
+  ).rows[0];
+  return row?.x == null ? null : Number(row.x);
+}
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

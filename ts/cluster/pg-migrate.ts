@@ -3,16 +3,12 @@
 // in its own transaction together with its row in schema_migrations, an applied file that changed is
 // refused, a database newer than the code is refused — translated from SQLite's dialect by three
 // mechanical rules (pgDialect). Several processes may start at once: an advisory lock makes them
-// migrate one after another. A character is written by one process at a time: the writer holds the
-// account's advisory lock on its connection (CharacterLeases), which PostgreSQL releases if the
-// process dies.
+// migrate one after another. Who writes which character: pg-accounts.ts.
 import type pg from "pg";
 import { type Migration, MigrationError } from "../server/persistence/migrate.js";
 
 /** The advisory lock key migrations take ("fc-migrate"). */
 const MIGRATE_LOCK = 0x66636d67;
-/** The advisory lock space (first key) of character leases ("fc-char"); the account id is the second key. */
-const CHARACTER_LOCK_SPACE = 0x66636368;
 
 /**
  * SQLite's dialect of our migrations in PostgreSQL's: `STRICT` tables are PostgreSQL's default; an
@@ -78,49 +74,5 @@ export async function migratePostgres(
     return migrations.length;
   } finally {
     await client.query("SELECT pg_advisory_unlock($1)", [MIGRATE_LOCK]);
-  }
-}
-
-/**
- * Who may write which character: a process takes an account's lease before it plays (and saves) that
- * character and gives it back when the session ends or moves away. A lease is a session-level advisory
- * lock on this process's connection, so it is held by exactly one connection, and a process that dies
- * loses its leases with its connection.
- */
-export class CharacterLeases {
-  private readonly held = new Set<number>();
-
-  constructor(private readonly client: pg.ClientBase) {}
-
-  /** Takes the lease of `accountId`; false when another process holds it. */
-  async acquire(accountId: number): Promise<boolean> {
-    if (this.held.has(accountId)) return true;
-    const result = await this.client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1, $2) AS ok", [
-      CHARACTER_LOCK_SPACE,
-      accountId,
-    ]);
-    if (result.rows[0].ok) this.held.add(accountId);
-    return result.rows[0].ok;
-  }
-
-  async release(accountId: number): Promise<void> {
-    if (!this.held.delete(accountId)) return;
-    await this.client.query("SELECT pg_advisory_unlock($1, $2)", [CHARACTER_LOCK_SPACE, accountId]);
-  }
-
-  /** Writes a character's state if this process holds its lease; false (nothing written) otherwise. */
-  async save(
-    accountId: number,
-    state: { map: string | null; x: number | null; y: number | null; hp: number; hpMax: number; elo: number },
-    nowMs = Date.now(),
-  ): Promise<boolean> {
-    if (!this.held.has(accountId)) return false;
-    await this.client.query(
-      `INSERT INTO characters (account_id, map, x, y, hp, hp_max, elo, saved_at_ms)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-       ON CONFLICT (account_id) DO UPDATE SET map = $2, x = $3, y = $4, hp = $5, hp_max = $6, elo = $7, saved_at_ms = $8`,
-      [accountId, state.map, state.x, state.y, state.hp, state.hpMax, state.elo, nowMs],
-    );
-    return true;
   }
 }

@@ -1,0 +1,372 @@
+// Accounts and characters in the PostgreSQL store a cluster's processes share (docs/scaling.md §
+// Accounts): the AccountPort registration and login use, and the CharacterSink the CharacterSaver
+// writes to. The schema is the SQLite one (pg-migrate.ts runs the same migrations).
+//
+// A character is written by exactly one process at a time. Before a process plays a character it
+// takes the character's lease — a session-level advisory lock on its connection, which PostgreSQL
+// frees when that connection dies — and gives it back after the character's last save, when its
+// session ends or moves to another process. The lease is not only remembered here: every save is
+// an UPDATE that writes only the rows whose lease this very connection holds in pg_locks, so a
+// process that lost its lease (its connection replaced, a bug) cannot overwrite the new writer.
+//
+// Saves are asynchronous (the tick must not wait on the network): each account's newest unwritten
+// state waits in `pending`, one batch is in flight at a time, a failed batch is tried again a
+// second later with whatever is newest by then.
+import type pg from "pg";
+import { type AccountPort, CharacterBusyError } from "../server/accounts/account-port.js";
+import { accountNameKey } from "../server/accounts/account-rules.js";
+import { type AccountRecord, NameTakenError } from "../server/accounts/account-store.js";
+import type { Logger } from "../server/log.js";
+import type { CharacterSink } from "../server/persistence/character-saver.js";
+import { type CharacterState, NEW_CHARACTER } from "../server/persistence/character-store.js";
+
+/** The advisory lock space (first key) of character leases ("fc-char"); the account id is the second key. */
+export const CHARACTER_LOCK_SPACE = 0x66636368;
+/** How long a login waits for a lease another process is giving back (a handoff under way). */
+const LOGIN_WAIT_MS = 2_000;
+/** How long a session arriving from another process waits for that process to give the lease back. */
+const ADOPT_WAIT_MS = 30_000;
+const RETRY_MS = 50;
+/** A failed batch is tried again after this long. */
+const FAILED_RETRY_MS = 1_000;
+
+export interface PgAccountStats {
+  /** Batches written, character rows they wrote, rows the lease check refused, batches that failed. */
+  batches: number;
+  rows: number;
+  refused: number;
+  failures: number;
+  /** Leases taken, and attempts that found the lease held elsewhere. */
+  acquired: number;
+  busy: number;
+}
+
+interface Pending {
+  state: CharacterState;
+  nowMs: number;
+}
+
+interface AccountRow {
+  id: string;
+  name: string;
+  nick: string;
+  password_hash: string;
+  banned_reason: string | null;
+  banned_until_ms: string | null;
+  appearance: number | null;
+}
+
+interface CharacterRow {
+  map: string | null;
+  x: string | null;
+  y: string | null;
+  hp: string;
+  hp_max: string;
+  elo: string;
+}
+
+const numberOrNull = (value: string | null) => (value === null ? null : Number(value));
+
+export class PgAccounts implements AccountPort, CharacterSink {
+  readonly stats: PgAccountStats = { batches: 0, rows: 0, refused: 0, failures: 0, acquired: 0, busy: 0 };
+  /** Leases this connection holds. */
+  private readonly held = new Set<number>();
+  private readonly acquiring = new Map<number, Promise<boolean>>();
+  /** Leases to give back once their character's last state is written. */
+  private readonly releasing = new Set<number>();
+  private readonly pending = new Map<number, Pending>();
+  private inFlight = new Map<number, Pending>();
+  private flushing: Promise<void> | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly client: pg.ClientBase,
+    private readonly log: Logger,
+  ) {}
+
+  async findByName(name: string): Promise<AccountRecord | undefined> {
+    const result = await this.client.query<AccountRow>(
+      "SELECT id, name, nick, password_hash, banned_reason, banned_until_ms, appearance FROM accounts WHERE name_key = $1",
+      [accountNameKey(name)],
+    );
+    const row = result.rows[0];
+    return (
+      row && {
+        id: Number(row.id),
+        name: row.name,
+        nick: row.nick,
+        passwordHash: row.password_hash,
+        bannedReason: row.banned_reason,
+        bannedUntilMs: numberOrNull(row.banned_until_ms),
+        appearance: row.appearance === null ? null : Number(row.appearance),
+      }
+    );
+  }
+
+  /** The account and its character in one statement: both rows land, or neither. */
+  async create(
+    name: string,
+    nick: string,
+    passwordHash: string,
+    character: CharacterState,
+    nowMs: number,
+    appearance: number | null,
+  ): Promise<AccountRecord> {
+    try {
+      const result = await this.client.query<{ account_id: string }>(
+        `WITH account AS (
+           INSERT INTO accounts (name, name_key, nick, password_hash, created_at_ms, appearance)
+           VALUES ($1, $2, $3, $4, $5, $6) RETURNING id)
+         INSERT INTO characters (account_id, map, x, y, hp, hp_max, elo, saved_at_ms)
+         SELECT id, $7::text, $8::bigint, $9::bigint, $10::bigint, $11::bigint, $12::bigint, $5 FROM account
+         RETURNING account_id`,
+        [
+          name,
+          accountNameKey(name),
+          nick,
+          passwordHash,
+          nowMs,
+          appearance,
+          character.map,
+          character.x,
+          character.y,
+          character.hp,
+          character.hpMax,
+          character.elo,
+        ],
+      );
+      const id = Number(result.rows[0].account_id);
+      return { id, name, nick, passwordHash, bannedReason: null, bannedUntilMs: null, appearance };
+    } catch (error) {
+      if ((error as { code?: string }).code === "23505") throw new NameTakenError(`name "${name}" is taken`);
+      throw error;
+    }
+  }
+
+  async setAppearance(accountId: number, appearance: number): Promise<void> {
+    await this.client.query("UPDATE accounts SET appearance = $1 WHERE id = $2", [appearance, accountId]);
+  }
+
+  async recordLogin(accountId: number, nowMs: number): Promise<void> {
+    await this.client.query("UPDATE accounts SET last_login_at_ms = $1 WHERE id = $2", [nowMs, accountId]);
+  }
+
+  /** Bans (reason, until untilMs or for good) or unbans (null) an account by name; false when there is none. */
+  async setBan(name: string, reason: string | null, untilMs: number | null = null): Promise<boolean> {
+    const result = await this.client.query(
+      "UPDATE accounts SET banned_reason = $1, banned_until_ms = $2 WHERE name_key = $3",
+      [reason, reason === null ? null : untilMs, accountNameKey(name)],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  /** Takes the character's lease (waiting a little for one being handed over), then reads it. */
+  async loadCharacter(accountId: number): Promise<CharacterState> {
+    if (!(await this.acquire(accountId, LOGIN_WAIT_MS))) {
+      throw new CharacterBusyError(`character ${accountId} is played by another process`);
+    }
+    // What this process has not written yet is newer than the row: nobody else may write it.
+    const local = this.pending.get(accountId) ?? this.inFlight.get(accountId);
+    if (local !== undefined) return local.state;
+    const result = await this.client.query<CharacterRow>(
+      "SELECT map, x, y, hp, hp_max, elo FROM characters WHERE account_id = $1",
+      [accountId],
+    );
+    const row = result.rows[0];
+    if (row === undefined) return NEW_CHARACTER;
+    return {
+      map: row.map,
+      x: numberOrNull(row.x),
+      y: numberOrNull(row.y),
+      hp: Number(row.hp),
+      hpMax: Number(row.hp_max),
+      elo: Number(row.elo),
+    };
+  }
+
+  /**
+   * Takes a session's character that another process is handing over: its saves wait here until
+   * that process has written its last one and given the lease back. False when it never did.
+   */
+  adopt(accountId: number): Promise<boolean> {
+    return this.acquire(accountId, ADOPT_WAIT_MS).then((ok) => {
+      if (!ok) this.log.error("a character handed over never got its lease: its saves are refused", { accountId });
+      return ok;
+    });
+  }
+
+  /** Whether this connection holds the character's lease. */
+  holds(accountId: number): boolean {
+    return this.held.has(accountId);
+  }
+
+  /** Takes the lease of `accountId`, trying again for up to `waitMs`; false when another process keeps it. */
+  acquire(accountId: number, waitMs = 0): Promise<boolean> {
+    if (!Number.isSafeInteger(accountId) || accountId <= 0 || accountId > 0x7fffffff) {
+      return Promise.reject(new RangeError(`account id ${accountId} is not a lease key`));
+    }
+    this.releasing.delete(accountId);
+    if (this.held.has(accountId)) return Promise.resolve(true);
+    const underway = this.acquiring.get(accountId);
+    if (underway !== undefined) return underway;
+    const attempt = (async () => {
+      const deadline = performance.now() + waitMs;
+      for (;;) {
+        const result = await this.client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1, $2) AS ok", [
+          CHARACTER_LOCK_SPACE,
+          accountId,
+        ]);
+        if (result.rows[0].ok) {
+          this.held.add(accountId);
+          this.stats.acquired++;
+          return true;
+        }
+        this.stats.busy++;
+        if (this.closed || performance.now() + RETRY_MS > deadline) return false;
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      }
+    })();
+    this.acquiring.set(accountId, attempt);
+    const settle = () => {
+      this.acquiring.delete(accountId);
+      // Saves that waited for the lease go now; a release asked for meanwhile happens after them.
+      this.schedule();
+    };
+    attempt.then(settle, settle);
+    return attempt;
+  }
+
+  /** CharacterSink: the newest state of each character waits for the batch in flight to finish. */
+  saveMany(rows: readonly { accountId: number; state: CharacterState }[], nowMs: number): void {
+    for (const { accountId, state } of rows) this.pending.set(accountId, { state, nowMs });
+    this.schedule();
+  }
+
+  /** CharacterSink: the lease goes back once the character's last state is written. */
+  releaseCharacter(accountId: number): void {
+    if (!this.held.has(accountId) && !this.acquiring.has(accountId)) return;
+    this.releasing.add(accountId);
+    this.schedule();
+  }
+
+  /** Resolves once every state given to saveMany is written (or refused), within `timeoutMs`; false if not. */
+  async drain(timeoutMs = 10_000): Promise<boolean> {
+    const deadline = performance.now() + timeoutMs;
+    while (this.pending.size > 0 || this.flushing !== null || this.acquiring.size > 0) {
+      if (performance.now() > deadline) return false;
+      await (this.flushing ?? new Promise((resolve) => setTimeout(resolve, RETRY_MS)));
+    }
+    return true;
+  }
+
+  /** Stops trying again; the connection's end gives every lease back. */
+  close(): void {
+    this.closed = true;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+  }
+
+  private schedule(): void {
+    if (this.flushing !== null || this.retryTimer !== null || this.closed) return;
+    this.flushing = this.flush().finally(() => {
+      this.flushing = null;
+      // More arrived while the batch was in flight: the next batch goes at once.
+      if (this.retryTimer === null && this.hasWork()) this.schedule();
+    });
+  }
+
+  /** Whether a batch now would write or give back anything (not counting what waits for a lease). */
+  private hasWork(): boolean {
+    for (const accountId of this.pending.keys()) if (!this.acquiring.has(accountId)) return true;
+    for (const accountId of this.releasing) {
+      if (!this.acquiring.has(accountId) && !this.pending.has(accountId)) return true;
+    }
+    return false;
+  }
+
+  private async flush(): Promise<void> {
+    const batch = new Map<number, Pending>();
+    for (const [accountId, row] of this.pending) {
+      if (this.acquiring.has(accountId)) continue; // waits for its lease
+      this.pending.delete(accountId);
+      if (this.held.has(accountId)) batch.set(accountId, row);
+      else {
+        this.stats.refused++;
+        this.log.warn("a character save without its lease is refused", { accountId });
+      }
+    }
+    if (batch.size > 0) {
+      this.inFlight = batch;
+      try {
+        await this.write(batch);
+      } catch (error) {
+        this.stats.failures++;
+        this.log.error("saving characters failed; trying again", { rows: batch.size, error: String(error) });
+        // Put back what nothing newer replaced, and try again in a while.
+        for (const [accountId, row] of batch) if (!this.pending.has(accountId)) this.pending.set(accountId, row);
+        this.inFlight = new Map();
+        if (!this.closed) {
+          this.retryTimer = setTimeout(() => {
+            this.retryTimer = null;
+            this.schedule();
+          }, FAILED_RETRY_MS);
+        }
+        return;
+      }
+      this.inFlight = new Map();
+    }
+    for (const accountId of [...this.releasing]) {
+      if (this.pending.has(accountId) || this.acquiring.has(accountId)) continue;
+      this.releasing.delete(accountId);
+      if (!this.held.delete(accountId)) continue;
+      try {
+        await this.client.query("SELECT pg_advisory_unlock($1, $2)", [CHARACTER_LOCK_SPACE, accountId]);
+      } catch (error) {
+        this.log.warn("giving a character's lease back failed", { accountId, error: String(error) });
+      }
+    }
+  }
+
+  /** One UPDATE for the whole batch, of the rows whose lease this connection holds in pg_locks. */
+  private async write(batch: Map<number, Pending>): Promise<void> {
+    const ids: number[] = [];
+    const maps: (string | null)[] = [];
+    const xs: (number | null)[] = [];
+    const ys: (number | null)[] = [];
+    const hps: number[] = [];
+    const hpMaxes: number[] = [];
+    const elos: number[] = [];
+    const times: number[] = [];
+    for (const [accountId, { state, nowMs }] of batch) {
+      ids.push(accountId);
+      maps.push(state.map);
+      xs.push(state.x);
+      ys.push(state.y);
+      hps.push(state.hp);
+      hpMaxes.push(state.hpMax);
+      elos.push(state.elo);
+      times.push(nowMs);
+    }
+    const result = await this.client.query<{ account_id: string }>(
+      `UPDATE characters AS c
+       SET map = u.map, x = u.x, y = u.y, hp = u.hp, hp_max = u.hp_max, elo = u.elo, saved_at_ms = u.saved_at_ms
+       FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[],
+                   $8::bigint[]) AS u(account_id, map, x, y, hp, hp_max, elo, saved_at_ms)
+       WHERE c.account_id = u.account_id
+         AND EXISTS (SELECT 1 FROM pg_locks l
+                     WHERE l.locktype = 'advisory' AND l.granted AND l.pid = pg_backend_pid()
+                       AND l.classid = $9::bigint::oid AND l.objid = u.account_id::oid AND l.objsubid = 2)
+       RETURNING c.account_id`,
+      [ids, maps, xs, ys, hps, hpMaxes, elos, times, CHARACTER_LOCK_SPACE],
+    );
+    const written = result.rows.length;
+    this.stats.batches++;
+    this.stats.rows += written;
+    if (written < batch.size) {
+      this.stats.refused += batch.size - written;
+      const kept = new Set(result.rows.map((row) => Number(row.account_id)));
+      const lost = ids.filter((id) => !kept.has(id));
+      this.log.error("character saves refused: this process does not hold their lease in the database", { lost });
+    }
+  }
+}
