@@ -13,7 +13,6 @@ import {
   encodePacketToBytes,
 } from "../ts/protocol/index.js";
 import { CHAT_BURST } from "../ts/server/chat-channel.js";
-import { tickOfWindow, windowOfTick } from "../ts/window.js";
 import {
   BORDER_X,
   clusterSkipReason,
@@ -23,6 +22,7 @@ import {
 } from "./support/cluster-process.js";
 import { startServerOnTestMap } from "./support/test-server.js";
 import { UdpTestClient } from "./support/udp-client.js";
+import { walkSteps as walk } from "./support/walk.js";
 
 const skip = clusterSkipReason();
 if (skip !== null) process.stderr.write(`test/cluster.test.ts skipped: ${skip}\n`);
@@ -43,35 +43,6 @@ async function playing(httpPort: number, nick: string): Promise<UdpTestClient> {
     10_000,
   );
   return client;
-}
-
-/**
- * Sends `steps`, one per movement window from two windows after the latest State, never more than the
- * horizon ahead (so each lands in its own window: none replaced, none late), then waits until the
- * position has stood still for half a second. Returns the final position.
- */
-async function walk(client: UdpTestClient, steps: number[]): Promise<{ x: number; y: number }> {
-  const firstWindow = windowOfTick(client.lastState()!.tick) + 2;
-  for (let index = 0; index < steps.length; index++) {
-    const window = firstWindow + index;
-    await client.waitFor("room within the horizon", () => windowOfTick(client.lastState()!.tick) + 3 >= window, 5000);
-    client.action(tickOfWindow(window), steps[index]);
-  }
-  let last = client.position()!;
-  let stillSince = performance.now();
-  await client.waitFor(
-    "the walk to end",
-    () => {
-      const now = client.position()!;
-      if (now.x !== last.x || now.y !== last.y) {
-        last = now;
-        stillSince = performance.now();
-      }
-      return performance.now() - stillSince > 500;
-    },
-    10_000,
-  );
-  return last;
 }
 
 /** Chat lines a client received, one per sequence number, in order. */

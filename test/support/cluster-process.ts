@@ -1,5 +1,5 @@
-// A real cluster for tests: `ts/cluster/main.ts --json` as its own process (a private redis-server,
-// region processes, gateways, all on loopback and free ports), on the test map cut in two at chunk
+// A real cluster for tests: `ts/cluster/main.ts --json` as its own process (a private redis-server, a
+// private PostgreSQL where it is installed, region processes, gateways, all on loopback and free ports), on the test map cut in two at chunk
 // column 1 — region 0 owns tiles x 0…31, region 1 x 32…79 — and stopped with everything it started.
 import { writeFileSync } from "node:fs";
 import { join, dirname } from "node:path";
@@ -9,6 +9,8 @@ import { pollUntil, spawnTsx, type TsxProcess } from "./tsx-process.js";
 
 export interface ClusterReady {
   redis: string;
+  /** The PostgreSQL the accounts live in; null when none could be started. */
+  postgres: string | null;
   regions: { region: number; linkPort: number; httpPort: number }[];
   gateways: { id: string; httpPort: number; udpPort: number }[];
 }
@@ -46,6 +48,9 @@ export interface RegionStatus {
     answersDropped: number;
   };
   combat: { attacks: number; hits: number; misses: number; damage: number };
+  /** The shared account store's counts (pg-accounts.ts), null without one. */
+  accounts: { batches: number; rows: number; refused: number; failures: number; acquired: number; busy: number } | null;
+  kicks: { asked: number; ended: number; dropped: number } | null;
 }
 
 /** The first tile column region 1 owns. */

@@ -1,5 +1,6 @@
 // Walking a protocol test client next to a tile, one step per movement window.
 import { ACTION_DX, ACTION_DY } from "../../ts/protocol/action.js";
+import { tickOfWindow, windowOfTick } from "../../ts/window.js";
 import type { UdpTestClient } from "./udp-client.js";
 
 /** Walks to within one tile of (x, y), a step per movement window (the great hall is open floor). */
@@ -18,4 +19,33 @@ export async function walkNextTo(client: UdpTestClient, x: number, y: number): P
       return now.x !== at.x || now.y !== at.y;
     });
   }
+}
+
+/**
+ * Sends `steps`, one per movement window from two windows after the latest State, never more than the
+ * horizon ahead (so each lands in its own window: none replaced, none late), then waits until the
+ * position has stood still for half a second. Returns the final position.
+ */
+export async function walkSteps(client: UdpTestClient, steps: number[]): Promise<{ x: number; y: number }> {
+  const firstWindow = windowOfTick(client.lastState()!.tick) + 2;
+  for (let index = 0; index < steps.length; index++) {
+    const window = firstWindow + index;
+    await client.waitFor("room within the horizon", () => windowOfTick(client.lastState()!.tick) + 3 >= window, 5000);
+    client.action(tickOfWindow(window), steps[index]);
+  }
+  let last = client.position()!;
+  let stillSince = performance.now();
+  await client.waitFor(
+    "the walk to end",
+    () => {
+      const now = client.position()!;
+      if (now.x !== last.x || now.y !== last.y) {
+        last = now;
+        stillSince = performance.now();
+      }
+      return performance.now() - stillSince > 500;
+    },
+    10_000,
+  );
+  return last;
 }

@@ -18,6 +18,8 @@ export interface HandoffState {
   readonly tokenHex: string;
   readonly keyHex: string;
   readonly nick: string;
+  /** The account whose character the session plays (its lease follows: pg-accounts.ts); null: a guest. */
+  readonly accountId: number | null;
   readonly entity: {
     id: number;
     typeId: number;
@@ -54,6 +56,7 @@ export function handoffStateOf(session: Session, from: number, to: number, nextW
     tokenHex: session.tokenHex,
     keyHex: session.keyHex,
     nick: session.nick,
+    accountId: session.accountId,
     entity: {
       id: entity.id,
       typeId: entity.typeId,
@@ -85,6 +88,10 @@ export function arrivalOf(state: HandoffState): SessionArrival {
   if (![e.id, e.typeId, e.x, e.y, e.hp, e.hpMax, e.elo, e.flags].every((n) => Number.isInteger(n))) {
     throw new FrameError("handoff: bad entity");
   }
+  const accountId = state.accountId ?? null;
+  if (accountId !== null && !(Number.isSafeInteger(accountId) && accountId > 0)) {
+    throw new FrameError("handoff: bad account id");
+  }
   return {
     token: BigInt(`0x${state.tokenHex}`),
     key: new Uint8Array(Buffer.from(state.keyHex, "hex")),
@@ -94,6 +101,7 @@ export function arrivalOf(state: HandoffState): SessionArrival {
     announced: state.announced,
     joinSource: state.joinSource,
     proven: state.proven,
+    accountId,
   };
 }
 

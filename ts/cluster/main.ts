@@ -1,5 +1,6 @@
 // `npm run -s cluster -- --regions 4 --gateways 2`: one world served by several processes on this
-// machine (docs/scaling.md). It starts a private redis-server (or uses --redis URL), writes the layout
+// machine (docs/scaling.md). It starts a private redis-server (or uses --redis URL) and a private
+// PostgreSQL for the accounts (or uses --postgres URL), writes the layout
 // to the directory, starts the region processes and the gateways as children of its own, restarts a
 // region that dies (the small supervisor the issue asks for), and prints where to play. The same file
 // runs the children: --role region | gateway.
@@ -15,6 +16,7 @@ import { readWorldMap } from "../server/world-map.js";
 import { Directory } from "./directory.js";
 import { startGateway } from "./gateway.js";
 import { type ClusterLayout, gridLayout, layoutJson, LayoutError, parseLayout, readLayout } from "./layout.js";
+import { type PostgresProcess, postgresSkipReason, startPostgres } from "./postgres-process.js";
 import { startRedis } from "./redis-process.js";
 import { startRegion } from "./region.js";
 
@@ -29,6 +31,9 @@ usage: npm run -s cluster -- [options]
   --gateways N         gateway processes, each with its own HTTP and UDP port (default 2)
   --layout FILE        a layout file instead: {"regions": [{"region": 0, "chunks": [cx0, cy0, cx1, cy1]}, ...]}
   --redis URL          use this Redis instead of starting a private redis-server
+  --postgres URL       keep accounts in this PostgreSQL (postgres://user@host:port/db); without it a private
+                       PostgreSQL is started in a temporary directory (accounts last as long as the cluster),
+                       or, where PostgreSQL is not installed, accounts live in region 0 and stay there
   --map PATH           the map (default maps/caves.tmj)
   --host ADDRESS       address every process binds (default 127.0.0.1)
   --http-port PORT     the first gateway's HTTP port, the next ones count up (default 8080; 0: free ports)
@@ -56,6 +61,7 @@ const { values } = parseArgs({
     layout: { type: "string" },
     "layout-json": { type: "string" },
     redis: { type: "string" },
+    postgres: { type: "string" },
     map: { type: "string", default: DEFAULT_MAP },
     host: { type: "string", default: "127.0.0.1" },
     "http-port": { type: "string", default: "8080" },
@@ -103,6 +109,9 @@ async function runRegion(): Promise<void> {
     httpPort: 0,
     game: { pvp: values.pvp },
     logger,
+    postgresUrl: values.postgres,
+    // The leases went with the connection: exit, and the supervisor starts this region again.
+    onStoreLost: () => process.exit(1),
   });
   process.stdout.write(
     `${JSON.stringify({ ready: "region", region, linkPort: running.linkPort, httpPort: running.httpPort })}\n`,
@@ -192,6 +201,7 @@ async function runCluster(): Promise<void> {
   }
   // Whatever has started is stopped on SIGTERM / SIGINT, also while the rest is still starting.
   let redis: Awaited<ReturnType<typeof startRedis>> | null = null;
+  let postgres: PostgresProcess | null = null;
   let stopping = false;
   const children: Child[] = [];
   const stop = () => {
@@ -208,6 +218,7 @@ async function runCluster(): Promise<void> {
     void Promise.race([Promise.all(exits), new Promise((resolve) => setTimeout(resolve, 5000))])
       .then(() => {
         for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
+        postgres?.stop();
         return redis?.stop();
       })
       .then(() => process.exit(0));
@@ -217,6 +228,17 @@ async function runCluster(): Promise<void> {
   if (values.redis === undefined) redis = await startRedis();
   if (stopping) return void (await redis?.stop());
   const redisUrl = values.redis ?? redis!.url;
+  let postgresUrl = values.postgres;
+  if (postgresUrl === undefined) {
+    const skip = postgresSkipReason();
+    if (skip === null) {
+      postgres = await startPostgres();
+      postgresUrl = postgres.url;
+      if (stopping) return void postgres.stop();
+    } else {
+      logger.warn("accounts live in region 0 and stay there (no shared store)", { reason: skip });
+    }
+  }
   const directory = new Directory(redisUrl);
   await directory.connect();
   await directory.publishLayout(layout);
@@ -224,6 +246,7 @@ async function runCluster(): Promise<void> {
   await directory.close();
   const common = ["--redis", redisUrl, "--map", values.map, "--host", values.host, "--log-level", level];
   const regionArgs = (region: number) => [
+    ...(postgresUrl === undefined ? [] : ["--postgres", postgresUrl]),
     "--role",
     "region",
     "--region",
@@ -279,10 +302,13 @@ async function runCluster(): Promise<void> {
   const gateways = children.filter((c) => c.ready.ready === "gateway").map((c) => c.ready);
   const regions = children.filter((c) => c.ready.ready === "region").map((c) => c.ready);
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ redis: redisUrl, regions, gateways, pid: process.pid })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ redis: redisUrl, postgres: postgresUrl ?? null, regions, gateways, pid: process.pid })}\n`,
+    );
   } else {
     process.stdout.write(
-      `Forgotten Caves cluster: ${layout.regionCount} regions, ${gatewayCount} gateways, Redis at ${redisUrl}\n` +
+      `Forgotten Caves cluster: ${layout.regionCount} regions, ${gatewayCount} gateways, Redis at ${redisUrl}, ` +
+        `accounts ${postgresUrl === undefined ? "in region 0" : `in PostgreSQL at ${postgresUrl}`}\n` +
         gateways
           .map((g) => `  play at http://${values.host}:${String(g.httpPort)}/  (UDP ${String(g.udpPort)})\n`)
           .join(""),

@@ -79,6 +79,11 @@ export class PgAccounts implements AccountPort, CharacterSink {
   private flushing: Promise<void> | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  /**
+   * Called when a login finds the character played by another process: a cluster asks that process to
+   * end its session (account-kicks.ts), which gives the lease back while the login waits.
+   */
+  onBusy: ((accountId: number) => void) | null = null;
 
   constructor(
     private readonly client: pg.ClientBase,
@@ -163,7 +168,7 @@ export class PgAccounts implements AccountPort, CharacterSink {
 
   /** Takes the character's lease (waiting a little for one being handed over), then reads it. */
   async loadCharacter(accountId: number): Promise<CharacterState> {
-    if (!(await this.acquire(accountId, LOGIN_WAIT_MS))) {
+    if (!(await this.acquire(accountId, LOGIN_WAIT_MS, true))) {
       throw new CharacterBusyError(`character ${accountId} is played by another process`);
     }
     // What this process has not written yet is newer than the row: nobody else may write it.
@@ -196,13 +201,21 @@ export class PgAccounts implements AccountPort, CharacterSink {
     });
   }
 
+  /** CharacterSink: a character handed over from another process; its saves wait here for its lease. */
+  takeCharacter(accountId: number): void {
+    void this.adopt(accountId);
+  }
+
   /** Whether this connection holds the character's lease. */
   holds(accountId: number): boolean {
     return this.held.has(accountId);
   }
 
-  /** Takes the lease of `accountId`, trying again for up to `waitMs`; false when another process keeps it. */
-  acquire(accountId: number, waitMs = 0): Promise<boolean> {
+  /**
+   * Takes the lease of `accountId`, trying again for up to `waitMs` (asking its holder to let go, with
+   * `askHolder`: onBusy); false when another process keeps it.
+   */
+  acquire(accountId: number, waitMs = 0, askHolder = false): Promise<boolean> {
     if (!Number.isSafeInteger(accountId) || accountId <= 0 || accountId > 0x7fffffff) {
       return Promise.reject(new RangeError(`account id ${accountId} is not a lease key`));
     }
@@ -212,6 +225,7 @@ export class PgAccounts implements AccountPort, CharacterSink {
     if (underway !== undefined) return underway;
     const attempt = (async () => {
       const deadline = performance.now() + waitMs;
+      let asked = false;
       for (;;) {
         const result = await this.client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1, $2) AS ok", [
           CHARACTER_LOCK_SPACE,
@@ -223,6 +237,10 @@ export class PgAccounts implements AccountPort, CharacterSink {
           return true;
         }
         this.stats.busy++;
+        if (askHolder && !asked) {
+          asked = true;
+          this.onBusy?.(accountId);
+        }
         if (this.closed || performance.now() + RETRY_MS > deadline) return false;
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
       }

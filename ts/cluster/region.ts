@@ -21,7 +21,12 @@ import { Logger } from "../server/log.js";
 import type { Peer, Session } from "../server/session.js";
 import { TickLoop } from "../server/tick-loop.js";
 import { readWorldMap } from "../server/world-map.js";
+import pg from "pg";
+import { loadMigrations } from "../server/persistence/migrate.js";
+import { AccountKicks } from "./account-kicks.js";
 import { ChatRelay } from "./chat-relay.js";
+import { PgAccounts } from "./pg-accounts.js";
+import { migratePostgres } from "./pg-migrate.js";
 import { CHECKPOINT_TTL_MS, Directory, REFRESH_MS } from "./directory.js";
 import { GhostTable, ghostsFor } from "./ghosts.js";
 import { StrikeLink } from "./strikes.js";
@@ -64,6 +69,14 @@ export interface RegionOptions {
   httpPort: number;
   game?: Partial<GameOptions>;
   logger?: Logger;
+  /**
+   * The PostgreSQL every process of the world keeps accounts in (pg-accounts.ts); account sessions
+   * then cross borders like guests. Without it accounts live in region 0's own in-memory store and
+   * stay in region 0 wherever they walk.
+   */
+  postgresUrl?: string;
+  /** The connection to PostgreSQL broke: the leases went with it, so this region must not go on (it exits, and is restarted). */
+  onStoreLost?: (error: Error) => void;
 }
 
 /** A gateway's link here: its client links (virtual peers) and the sessions handed off from them. */
@@ -97,14 +110,23 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const map = readWorldMap(options.mapPath);
   // The creatures of this region's ground live here (they do not cross borders yet: docs/scaling.md).
   const npcSpawns = (map.npcSpawns ?? []).filter((spawn) => distanceToRegion(layout, region, spawn.x, spawn.y) === 0);
+  const store = options.postgresUrl === undefined ? null : await openAccountStore(options.postgresUrl, log, options);
+  const accounts = store?.accounts ?? null;
   const game = new Game(
     core,
     { ...map, npcSpawns },
-    { ...options.game, firstEntityId: (region + 1) * ENTITY_ID_RANGE + 1 },
+    { ...options.game, firstEntityId: (region + 1) * ENTITY_ID_RANGE + 1, sharedAccounts: accounts ?? undefined },
     log,
   );
   const directory = new Directory(options.redisUrl);
   await directory.connect();
+  const kicks = accounts === null ? null : new AccountKicks(region, directory.redis, game, log);
+  if (kicks !== null) {
+    await kicks.start();
+    // A login here of a character another region plays: that region ends its session (saving it), and
+    // the lease comes here within the login's wait.
+    accounts!.onBusy = (accountId) => kicks.ask(accountId);
+  }
   const tickPeriodMs = 1000 / game.options.tickHz;
   const epochMs = await directory.tickEpochMs(Date.now());
 
@@ -359,8 +381,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
         own(id);
         claim(id, null);
       }
-      // Accounts stay where they joined until characters live in a shared store (docs/scaling.md).
-      if (session.accountId === null) scratch.push(session);
+      // Without a shared store, accounts stay where their character lives: region 0 (docs/scaling.md).
+      if (session.accountId === null || accounts !== null) scratch.push(session);
     }
     for (const session of scratch) {
       const target = handoffTarget(layout, region, session.entity.x, session.entity.y);
@@ -379,7 +401,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   function writeCheckpoint(): void {
     const states = new Map<string, string>();
     for (const session of game.sessions.values()) {
-      if (session.accountId !== null || session.peer === null || !peerLinks.has(session.peer.key)) continue;
+      if (session.peer === null || !peerLinks.has(session.peer.key)) continue;
+      if (session.accountId !== null && accounts === null) continue;
       states.set(session.tokenHex, JSON.stringify(handoffStateOf(session, region, region, game.nextWindow)));
     }
     stats.checkpointed = states.size;
@@ -421,6 +444,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       strikes: strikes.stats,
       combat: game.combat.stats,
       chat: game.chat.stats,
+      accounts: accounts?.stats ?? null,
+      kicks: kicks?.stats ?? null,
       owned: [...owned].map(([id, fromMs]) => ({ id, fromMs })),
       ownership: ownershipLog,
       positions: [...game.sessions.values()].map((s) => ({ id: s.entity.id, x: s.entity.x, y: s.entity.y })),
@@ -482,8 +507,38 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       await new Promise<void>((resolve) => http.server.close(() => resolve()));
       game.eventLoopDelay.stop();
       game.shutdown();
+      await kicks?.close();
+      if (store !== null) await store.close();
       await chatRelay.close();
       await directory.close();
+    },
+  };
+}
+
+/** Connects to the shared account store and brings its schema up to date (processes starting together take turns). */
+async function openAccountStore(
+  url: string,
+  log: Logger,
+  options: Pick<RegionOptions, "onStoreLost">,
+): Promise<{ accounts: PgAccounts; close(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: url });
+  let closing = false;
+  client.on("error", (error) => {
+    if (closing) return;
+    log.error("the connection to the account store broke", { error: String(error) });
+    options.onStoreLost?.(error);
+  });
+  await client.connect();
+  await migratePostgres(client, loadMigrations());
+  const accounts = new PgAccounts(client, log);
+  return {
+    accounts,
+    async close() {
+      // Every character's last state is written before the connection (and with it every lease) goes.
+      if (!(await accounts.drain(5_000))) log.error("characters not saved before shutdown", { stats: accounts.stats });
+      accounts.close();
+      closing = true;
+      await client.end().catch(() => {});
     },
   };
 }

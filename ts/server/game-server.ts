@@ -414,6 +414,11 @@ export class Game {
     return this.lifecycle.joinAccount(account, this.characterStore.load(account.id) ?? NEW_CHARACTER, seat);
   }
 
+  /** The session of an account in play here, if any. */
+  sessionOfAccount(accountId: number): Session | undefined {
+    return this.lifecycle.sessionOf(accountId);
+  }
+
   /** Ends a session; its account's character is saved. */
   leave(session: Session, reason: string): void {
     this.lifecycle.leave(session, reason);

@@ -24,6 +24,13 @@ import type { World } from "./world.js";
 /** Hit points, maximum and rating of a character that has never been saved (and of guests). */
 const FRESH = NEW_CHARACTER;
 
+/**
+ * Why a session ends while its player goes on in another one: replaced by a login here, or by one on
+ * another process of a cluster (ts/cluster/account-kicks.ts), or a guest's rejoin. No "left" notice.
+ */
+export const REPLACED_ELSEWHERE = "replaced elsewhere";
+const CONTINUES = new Set(["replaced", REPLACED_ELSEWHERE, "rejoined"]);
+
 /** What starting and ending sessions touches. */
 export interface SessionLifecyclePorts {
   readonly options: Pick<GameOptions, "maxPlayers" | "sessionTimeoutMs" | "unboundSessionTimeoutMs">;
@@ -34,7 +41,7 @@ export interface SessionLifecyclePorts {
   readonly sessions: SessionRegistry;
   /** Join and leave notices. */
   readonly chat: Pick<ChatService, "systemNear" | "tell">;
-  readonly characters: Pick<CharacterSaver, "stateOf" | "track" | "saveAndForget" | "saveChanged">;
+  readonly characters: Pick<CharacterSaver, "stateOf" | "track" | "adopt" | "saveAndForget" | "saveChanged">;
   /** What each session carries: loaded when it starts, put away (a guest's dropped) when it ends. */
   readonly items: Pick<ItemRoom, "enter" | "leave" | "forget">;
   /** A player that starts on a warp (its saved place: the stairs down from a level) has arrived on it. */
@@ -44,7 +51,8 @@ export interface SessionLifecyclePorts {
 
 /**
  * A session another process of a cluster handed over (ts/cluster/handoff.ts): its identity, its player
- * entity as it stood, and what its link had proven. Guests only, until accounts live in a shared store.
+ * entity as it stood, and what its link had proven; an account's, when accounts live in a store the
+ * processes share (ts/cluster/pg-accounts.ts).
  */
 export interface SessionArrival {
   readonly token: bigint;
@@ -56,6 +64,8 @@ export interface SessionArrival {
   readonly joinSource: string | null;
   /** Whether the link it arrives on was proven where it came from (address-proof.ts). */
   readonly proven: boolean;
+  /** The account whose character it plays; null for a guest. */
+  readonly accountId: number | null;
 }
 
 /** What an account's session is started from: its id, nick and chosen look (null: never chosen). */
@@ -80,6 +90,11 @@ export class SessionLifecycle implements AccountHost {
   /** Announces the joins whose coalescing window has passed; the Game calls it every tick. */
   flushJoinNotices(nowMs: number): void {
     this.joinNotices.flush(nowMs);
+  }
+
+  /** The session of an account in play here, if any. */
+  sessionOf(accountId: number): Session | undefined {
+    return this.accountSessions.get(accountId);
   }
 
   /** Accounts with a session in play (guests not counted). */
@@ -180,24 +195,28 @@ export class SessionLifecycle implements AccountHost {
       );
     }
     log.info("session left", { entityId: session.entity.id, nick: session.nick, reason });
-    // A replaced or rejoined session's player is still here, under a new session that announced itself;
+    // A replaced or rejoined session's player is still in the world, under a new session that announces itself;
     // one that never played was never announced.
     const neverAnnounced = this.joinNotices.cancel(session);
-    if (session.announced && !neverAnnounced && reason !== "replaced" && reason !== "rejoined") {
+    if (session.announced && !neverAnnounced && !CONTINUES.has(reason)) {
       chat.systemNear(session.entity.x, session.entity.y, NOTICE_RADIUS, `${session.nick} left`, CHAT_SPEAKER_PRESENCE);
     }
   }
 
   /**
-   * A guest session handed over by another process starts here as it was, bound to `peer` (the same
-   * client behind the same gateway), with no "joined" notice: it never left the world.
+   * A session handed over by another process starts here as it was, bound to `peer` (the same client
+   * behind the same gateway), with no "joined" notice: it never left the world. An account's character
+   * is saved from here on, once the process it came from gave it up.
    */
   adopt(arrival: SessionArrival, peer: Peer, nowMs: number): Session {
     const { entities, sessions, log } = this.ports;
     const entity = entities.spawn({ ...arrival.entity, meta: [...arrival.entity.meta] }, "actions", arrival.entity.id);
     let session: Session;
     try {
-      session = sessions.create(entity, arrival.nick, nowMs, null, { token: arrival.token, key: arrival.key });
+      session = sessions.create(entity, arrival.nick, nowMs, arrival.accountId, {
+        token: arrival.token,
+        key: arrival.key,
+      });
     } catch (error) {
       entities.remove(entity);
       throw error;
@@ -209,14 +228,29 @@ export class SessionLifecycle implements AccountHost {
     sessions.bind(session, peer, arrival.proven);
     this.ports.items.enter(session);
     this.nickKeys.set(nickKey(arrival.nick), session);
+    if (arrival.accountId !== null) {
+      // A session of this account still here (a login here raced the handoff) gives way to the one that played on.
+      const stale = this.accountSessions.get(arrival.accountId);
+      if (stale) this.leave(stale, "replaced");
+      this.accountSessions.set(arrival.accountId, session);
+      this.ports.characters.adopt({ accountId: arrival.accountId, entity });
+    }
     log.debug("session arrived", { entityId: entity.id, nick: arrival.nick, x: entity.x, y: entity.y });
     return session;
   }
 
-  /** A session handed over to another process stops here: no "left" notice, nothing dropped or saved. */
+  /**
+   * A session handed over to another process stops here: no "left" notice, nothing dropped. An
+   * account's character is saved as it stands and the right to write it given back, for the process
+   * it goes to.
+   */
   release(session: Session): void {
     const { sessions, entities } = this.ports;
     if (sessions.byTokenValue(session.token) !== session) return;
+    if (session.accountId !== null && this.accountSessions.get(session.accountId) === session) {
+      this.accountSessions.delete(session.accountId);
+      this.ports.characters.saveAndForget({ accountId: session.accountId, entity: session.entity }, Date.now());
+    }
     sessions.remove(session);
     this.ports.items.forget(session);
     entities.remove(session.entity);

@@ -18,6 +18,11 @@ export interface CharacterSink {
   saveMany(rows: readonly { accountId: number; state: CharacterState }[], nowMs: number): void;
   /** The character left this process: after its last save, the right to write it is given back. */
   releaseCharacter?(accountId: number): void;
+  /**
+   * A character handed over by another process of the world plays here from now on: its saves wait
+   * until that process has written its last one and given the right to write it back.
+   */
+  takeCharacter?(accountId: number): void;
 }
 
 /** How often changed characters are written: a crash loses at most this much play (plus one tick). */
@@ -54,6 +59,12 @@ export class CharacterSaver {
   /** Starts tracking a character that entered the world; `state` is what the database holds now. */
   track(character: PlayedCharacter, state: CharacterState): void {
     this.saved.set(character.accountId, state);
+  }
+
+  /** Starts tracking a character handed over by another process (as it stands), and takes the right to write it. */
+  adopt(character: PlayedCharacter): void {
+    this.saved.set(character.accountId, this.stateOf(character.entity));
+    this.store.takeCharacter?.(character.accountId);
   }
 
   /** Writes the characters whose state changed since their last save, in one transaction. */
