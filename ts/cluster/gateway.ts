@@ -5,8 +5,8 @@
 // speaks. The route of a datagram is its session's: an ActionPacket names its token; any other packet
 // follows the token its link last used. A handoff comes from the old region on its link and goes to
 // the new one on its own, ahead of that client's next datagram; datagrams the old region got after it
-// let go come back (REROUTE) and follow. HTTP: joins go to region 0 (the accounts' region until they
-// live in a shared store), whose answer names the gateway's UDP port; other /api/ requests go there too.
+// let go come back (REROUTE) and follow. HTTP: joins go to region 0 (any region can
+// answer one: accounts live in the shared PostgreSQL store), whose answer names the gateway's UDP port; other /api/ requests go there too.
 import type { Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import type { IncomingMessage, ServerResponse } from "node:http";
