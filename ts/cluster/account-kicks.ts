@@ -8,61 +8,47 @@ import type { Redis } from "ioredis";
 import type { Game } from "../server/game-server.js";
 import type { Logger } from "../server/log.js";
 import { REPLACED_ELSEWHERE } from "../server/session-lifecycle.js";
+import { RegionChannel } from "./region-channel.js";
 
 const MAX_MESSAGE_BYTES = 256;
 
 export class AccountKicks {
-  readonly stats = { asked: 0, ended: 0, dropped: 0 };
-  private readonly subscriber: Redis;
-  private readonly channel: string;
+  private asked = 0;
+  private ended = 0;
+  private readonly channel: RegionChannel;
 
   constructor(
-    private readonly region: number,
-    private readonly publisher: Redis,
+    region: number,
+    publisher: Redis,
     private readonly game: Pick<Game, "sessionOfAccount" | "leave">,
-    private readonly log: Logger,
+    log: Logger,
     prefix = "fc:",
   ) {
-    this.channel = `${prefix}kick`;
-    this.subscriber = publisher.duplicate();
+    this.channel = new RegionChannel(region, publisher, `${prefix}kick`, MAX_MESSAGE_BYTES, log, ({ accountId }) => {
+      if (!Number.isSafeInteger(accountId)) return false;
+      const session = this.game.sessionOfAccount(accountId as number);
+      if (session === undefined) return true; // not played here
+      this.ended++;
+      this.game.leave(session, REPLACED_ELSEWHERE);
+      return true;
+    });
   }
 
-  async start(): Promise<void> {
-    this.subscriber.on("message", (_channel: string, message: string) => this.onMessage(message));
-    await this.subscriber.subscribe(this.channel);
+  get stats(): { asked: number; ended: number; dropped: number } {
+    return { asked: this.asked, ended: this.ended, dropped: this.channel.dropped };
+  }
+
+  start(): Promise<void> {
+    return this.channel.start();
   }
 
   /** Asks whichever region plays `accountId`'s character to end that session. */
   ask(accountId: number): void {
-    this.stats.asked++;
-    this.publisher
-      .publish(this.channel, JSON.stringify({ from: this.region, accountId }))
-      .catch((error: unknown) => this.log.warn("account kick: publish failed", { error: String(error) }));
+    this.asked++;
+    this.channel.publish({ accountId });
   }
 
-  private onMessage(message: string): void {
-    let parsed: unknown;
-    try {
-      if (message.length > MAX_MESSAGE_BYTES) throw new Error("too big");
-      parsed = JSON.parse(message);
-    } catch {
-      this.stats.dropped++;
-      return;
-    }
-    const { from, accountId } = (parsed ?? {}) as { from?: unknown; accountId?: unknown };
-    if (from === this.region) return;
-    if (!Number.isSafeInteger(accountId)) {
-      this.stats.dropped++;
-      return;
-    }
-    const session = this.game.sessionOfAccount(accountId as number);
-    if (session === undefined) return;
-    this.stats.ended++;
-    this.game.leave(session, REPLACED_ELSEWHERE);
-  }
-
-  async close(): Promise<void> {
-    this.subscriber.disconnect();
-    await Promise.resolve();
+  close(): Promise<void> {
+    return this.channel.close();
   }
 }

@@ -8,6 +8,7 @@
 import type { Redis } from "ioredis";
 import type { ChatService, RelayedLine } from "../server/chat.js";
 import type { Logger } from "../server/log.js";
+import { RegionChannel } from "./region-channel.js";
 
 /** What one relayed message may weigh: a line is at most a few hundred bytes. */
 const MAX_MESSAGE_BYTES = 4096;
@@ -20,57 +21,38 @@ export interface ChatRelayStats {
 }
 
 export class ChatRelay {
-  readonly stats: ChatRelayStats = { published: 0, received: 0, dropped: 0 };
-  private readonly subscriber: Redis;
-  private readonly channel: string;
+  private published = 0;
+  private received = 0;
+  private readonly channel: RegionChannel;
 
   constructor(
-    private readonly region: number,
-    private readonly publisher: Redis,
+    region: number,
+    publisher: Redis,
     private readonly chat: ChatService,
-    private readonly log: Logger,
+    log: Logger,
     prefix = "fc:",
   ) {
-    this.channel = `${prefix}chat`;
-    // A connection in subscriber mode can do nothing else: its own, re-subscribed by ioredis on reconnect.
-    this.subscriber = publisher.duplicate();
+    this.channel = new RegionChannel(region, publisher, `${prefix}chat`, MAX_MESSAGE_BYTES, log, ({ line }) => {
+      if (typeof line !== "object" || line === null || !this.chat.deliverRelayed(line as RelayedLine)) return false;
+      this.received++;
+      return true;
+    });
+  }
+
+  get stats(): ChatRelayStats {
+    return { published: this.published, received: this.received, dropped: this.channel.dropped };
   }
 
   async start(): Promise<void> {
-    this.subscriber.on("message", (_channel: string, message: string) => this.onMessage(message));
-    await this.subscriber.subscribe(this.channel);
-    this.chat.relay = (line) => this.publish(line);
-  }
-
-  private publish(line: RelayedLine): void {
-    this.stats.published++;
-    this.publisher
-      .publish(this.channel, JSON.stringify({ from: this.region, line }))
-      .catch((error: unknown) => this.log.warn("chat relay: publish failed", { error: String(error) }));
-  }
-
-  private onMessage(message: string): void {
-    let parsed: unknown;
-    try {
-      if (message.length > MAX_MESSAGE_BYTES) throw new Error("too big");
-      parsed = JSON.parse(message);
-    } catch {
-      this.stats.dropped++;
-      return;
-    }
-    const { from, line } = (parsed ?? {}) as { from?: unknown; line?: unknown };
-    if (from === this.region) return; // our own line, delivered here when it was said
-    if (!Number.isInteger(from) || typeof line !== "object" || line === null) {
-      this.stats.dropped++;
-      return;
-    }
-    if (this.chat.deliverRelayed(line as RelayedLine)) this.stats.received++;
-    else this.stats.dropped++;
+    await this.channel.start();
+    this.chat.relay = (line) => {
+      this.published++;
+      this.channel.publish({ line });
+    };
   }
 
   async close(): Promise<void> {
     this.chat.relay = null;
-    this.subscriber.disconnect();
-    await Promise.resolve();
+    await this.channel.close();
   }
 }
