@@ -75,21 +75,14 @@ export class AccountService {
     this.refuseLookalike(nick.nick);
     const seat = this.host.reserve(null, nick.nick);
     if (seat === null) throw new AccountError(503, FULL);
-    try {
-      let account: AccountRecord;
+    return this.playOn(seat, async () => {
       try {
-        account = await this.store.create(name.value, nick.nick, passwordHash, NEW_CHARACTER, Date.now(), appearance);
+        return await this.store.create(name.value, nick.nick, passwordHash, NEW_CHARACTER, Date.now(), appearance);
       } catch (error) {
         if (error instanceof NameTakenError) throw new AccountError(409, `name "${name.value}" is taken`);
         throw error;
       }
-      const character = await this.loadCharacter(account.id);
-      await this.store.recordLogin(account.id, Date.now());
-      return this.host.joinAccount(account, character, seat);
-    } catch (error) {
-      seat.release();
-      throw error;
-    }
+    });
   }
 
   /**
@@ -117,15 +110,24 @@ export class AccountService {
     if (ban !== null) throw new AccountError(403, ban);
     const seat = this.host.reserve(current.id, current.nick);
     if (seat === null) throw new AccountError(503, FULL);
+    return this.playOn(seat, async () => {
+      if (appearance === null || appearance === current.appearance) return current;
+      await this.store.setAppearance(current.id, appearance);
+      return { ...current, appearance };
+    });
+  }
+
+  /**
+   * The end of a registration or a login, on the seat it holds: the account (`account` creates or
+   * updates it), its character loaded, the login recorded, the session started. The seat is given
+   * back if any of it fails, so a refusal never holds a slot.
+   */
+  private async playOn(seat: Seat, account: () => Promise<AccountRecord>): Promise<Session> {
     try {
-      let account = current;
-      if (appearance !== null && appearance !== account.appearance) {
-        await this.store.setAppearance(account.id, appearance);
-        account = { ...account, appearance };
-      }
-      const character = await this.loadCharacter(account.id);
-      await this.store.recordLogin(account.id, Date.now());
-      return this.host.joinAccount(account, character, seat);
+      const record = await account();
+      const character = await this.loadCharacter(record.id);
+      await this.store.recordLogin(record.id, Date.now());
+      return this.host.joinAccount(record, character, seat);
     } catch (error) {
       seat.release();
       throw error;
