@@ -60,16 +60,7 @@ describe.skipIf(skip !== null)("accounts in a cluster, kept in PostgreSQL", () =
   async function playing(joined: Joined): Promise<UdpTestClient> {
     const client = (await UdpTestClient.withSession(joined)).sign();
     clients.push(client);
-    client.action(0, 0);
-    await client.waitFor(
-      "its own position",
-      () => {
-        if (client.position() === undefined) client.action(0, 0);
-        return client.position();
-      },
-      10_000,
-    );
-    return client;
+    return client.placed();
   }
 
   beforeAll(async () => {

@@ -32,17 +32,7 @@ const EAST = ACTION_DX.findIndex((dx, code) => code > 0 && dx === 1 && ACTION_DY
 
 /** A signed client on the server or gateway at httpPort, bound and placed (its first entity update seen). */
 async function playing(httpPort: number, nick: string): Promise<UdpTestClient> {
-  const client = (await UdpTestClient.connect(httpPort, nick)).sign();
-  client.action(0, 0);
-  await client.waitFor(
-    "its own position",
-    () => {
-      if (client.position() === undefined) client.action(0, 0);
-      return client.position();
-    },
-    10_000,
-  );
-  return client;
+  return (await UdpTestClient.connect(httpPort, nick)).sign().placed();
 }
 
 /** Chat lines a client received, one per sequence number, in order. */

@@ -202,6 +202,23 @@ export class UdpTestClient {
     return undefined;
   }
 
+  /**
+   * Binds the session with a keep-alive and waits for its own entity update, sending the keep-alive
+   * again while none has come (through a gateway the first datagram may arrive before the route).
+   */
+  async placed(timeoutMs = 10_000): Promise<this> {
+    this.action(0, 0);
+    await this.waitFor(
+      "its own position",
+      () => {
+        if (this.position() === undefined) this.action(0, 0);
+        return this.position();
+      },
+      timeoutMs,
+    );
+    return this;
+  }
+
   /** Own entity position per the latest entity update. */
   position(): { x: number; y: number } | undefined {
     const latest = this.latestEntities();
