@@ -9,6 +9,12 @@
 // in exactly one place. Guests' bags are not stored (their characters are
 // not): what a guest carries is dropped where it stands when its session ends.
 //
+// With a store a cluster's processes share (ts/cluster/pg-items.ts) a write
+// answers later: then the room makes its changes one at a time, in the order
+// they came (`run`), each decided on the state the one before left and
+// applied once written — the same rule, waiting its turn. With SQLite every
+// change is done in the turn it came, as before.
+//
 // Every request has an id: the first copy executes, every later copy gets the
 // same answer (the last REMEMBERED_ANSWERS per player), one older than those
 // gets `stale` and changes nothing — a lost or duplicated datagram never
@@ -28,7 +34,13 @@ import type { ChatService } from "../chat.js";
 import type { Egress } from "../egress.js";
 import type { EntityStore, StoredEntity } from "../entities.js";
 import type { Logger } from "../log.js";
-import type { ItemStore, ItemWrite, LevelIdentity, StoredStack } from "../persistence/item-store.js";
+import type {
+  ItemStorePort,
+  ItemWrite,
+  LevelIdentity,
+  StoredContainer,
+  StoredStack,
+} from "../persistence/item-store.js";
 import type { Session } from "../session.js";
 import { addTo, emptySlots, type Slots, type Stack, takeFrom } from "./bag.js";
 import type { ItemCatalogue, ItemDef } from "./catalogue.js";
@@ -46,6 +58,11 @@ export const REMEMBERED_ANSWERS = 64;
  * drop beyond is refused (`full`), so dropping cannot grow memory or the database without end.
  */
 export const PILES_MAX = 4096;
+/**
+ * Item work waiting for a write in flight (a shared store's): beyond this, requests are dropped unanswered
+ * (the client sends them again) and pickups wait for the next step, so a flood cannot grow memory.
+ */
+export const MAX_WAITING_WORK = 4096;
 /** How far (Chebyshev) a player reaches into a chest or a pile. */
 const REACH = 1;
 
@@ -66,6 +83,10 @@ interface Carried {
   readonly answers: Map<number, { status: number; version: number }>;
   /** Request ids up to this one were forgotten: a copy of one gets `stale`. */
   forgottenUpTo: number;
+  /** Item work of this player waiting or under way (`run`): it moves to another process only at 0. */
+  work: number;
+  /** Its bag could not be read from the store: it changes nothing until the session starts again. */
+  unreadable: boolean;
 }
 
 interface Chest {
@@ -91,7 +112,7 @@ interface Change {
 
 export interface ItemPorts {
   readonly entities: Pick<EntityStore, "spawn" | "remove" | "get">;
-  readonly store: Pick<ItemStore, "load" | "piles" | "write" | "levelPiles" | "pileLevels" | "unlevelPiles">;
+  readonly store: ItemStorePort;
   readonly catalogue: ItemCatalogue;
   readonly egress: Egress;
   readonly chat: Pick<ChatService, "tell">;
@@ -117,6 +138,8 @@ export interface ItemStats {
   dropped: number;
   lootDropped: number;
   writeFailures: number;
+  /** Work dropped because MAX_WAITING_WORK waited already. */
+  shed: number;
 }
 
 export class ItemRoom {
@@ -138,7 +161,11 @@ export class ItemRoom {
     dropped: 0,
     lootDropped: 0,
     writeFailures: 0,
+    shed: 0,
   };
+  /** A change is being written to a store that answers later: further work waits here, in order. */
+  private busy = false;
+  private readonly waiting: (() => unknown)[] = [];
 
   constructor(
     private readonly ports: ItemPorts,
@@ -148,7 +175,7 @@ export class ItemRoom {
     this.random = mulberry32(options.seed ^ 0x17e45);
     const seeds: NonNullable<ItemWrite["containers"]> = [];
     for (const spec of chests) this.placeChest(spec, `chest:${ports.worldName}:${spec.id}`, seeds);
-    if (seeds.length > 0) ports.store.write({ containers: seeds });
+    this.seed(seeds);
     for (const pile of ports.store.piles()) {
       if (ports.catalogue.get(pile.itemId) === undefined) {
         ports.log.warn("pile of an item the catalogue no longer has is left in the database", { pile: pile.id });
@@ -168,8 +195,23 @@ export class ItemRoom {
     const ids = specs.map((spec) =>
       this.placeChest(spec, `chest:${this.ports.worldName}:${keyPrefix}:${spec.id}`, seeds),
     );
-    if (seeds.length > 0) this.ports.store.write({ containers: seeds });
+    this.seed(seeds);
     return ids;
+  }
+
+  /** Stores new chests' first contents (what their specs say); a failure is logged, and tried again at the next start. */
+  private seed(seeds: NonNullable<ItemWrite["containers"]>): void {
+    if (seeds.length === 0) return;
+    const failed = (error: unknown) => {
+      this.stats.writeFailures++;
+      this.ports.log.error("chests' first contents not written", { error: String(error) });
+    };
+    try {
+      const written = this.ports.store.write({ containers: seeds });
+      if (written instanceof Promise) written.catch(failed);
+    } catch (error) {
+      failed(error);
+    }
   }
 
   /** Removes chests added by addChests (their contents stay stored). */
@@ -196,6 +238,7 @@ export class ItemRoom {
     const moved = this.commit({
       write: {
         removedPiles: moving.map((pile) => pile.rowId),
+        pilesWere: moving.map((pile) => ({ id: pile.rowId, count: pile.count })),
         newPiles: moving.map(({ itemId, count }) => ({ x, y, itemId, count })),
       },
       apply: (ids) =>
@@ -205,6 +248,7 @@ export class ItemRoom {
           this.spawnPile(ids[index], x, y, pile.itemId, count);
         }),
     });
+    if (moved instanceof Promise) throw new Error("movePiles needs a store that answers in the same turn");
     return moved ? moving.length : 0;
   }
 
@@ -301,6 +345,8 @@ export class ItemRoom {
   private placeChest(spec: ChestSpec, key: string, seeds: NonNullable<ItemWrite["containers"]>): number {
     const ports = this.ports;
     const stored = ports.store.load(key);
+    // A shared store holds the chests of this process's ground in memory from its start (pg-items.ts).
+    if (stored instanceof Promise) throw new Error(`chest ${key} was not read before the item room started`);
     let slots = emptySlots(CHEST_SLOTS);
     let version = 1;
     if (stored === undefined) {
@@ -340,8 +386,12 @@ export class ItemRoom {
     return undefined;
   }
 
-  /** A session starts: an account's bag comes from the store, a guest's starts empty. */
-  enter(session: Session): void {
+  /**
+   * A session starts: an account's bag comes from the store (a shared store answers once the character's
+   * lease is here: pg-items.ts), a guest's starts empty — or, handed over by another process of a
+   * cluster, with what it carried there (`carrying`, as `carrying()` gave it).
+   */
+  enter(session: Session, carrying: readonly StoredStack[] | null = null): void {
     const key = session.accountId === null ? null : `character:${session.accountId}`;
     const carried: Carried = {
       session,
@@ -354,47 +404,95 @@ export class ItemRoom {
       lastY: session.entity.y,
       answers: new Map(),
       forgottenUpTo: 0,
+      work: 0,
+      unreadable: false,
     };
-    const stored = key === null ? undefined : this.ports.store.load(key);
-    if (stored !== undefined && key !== null) {
-      carried.version = stored.version;
-      carried.bag = this.slotsFrom(
-        stored.stacks.filter((stack) => stack.slot < BAG_SLOTS),
-        BAG_SLOTS,
-        key,
-      );
-      for (const stack of stored.stacks) {
-        const item = this.ports.catalogue.get(stack.itemId);
-        if (item === undefined) continue;
-        if (stack.slot === SLOT_WEAPON && item.kind === "weapon") carried.weapon = stack;
-        if (stack.slot === SLOT_ARMOR && item.kind === "armor") carried.armor = stack;
-      }
-    }
     this.carried.set(session.entity.id, carried);
-    this.showEquipment(carried);
+    if (key === null) {
+      if (carrying !== null) this.fill(carried, { version: 1, stacks: [...carrying] }, "a guest's handed-over bag");
+      this.showEquipment(carried);
+      return;
+    }
+    // In its turn: a change of this character's bag made by its previous session here is written first.
+    this.runFor(carried, () => {
+      const failed = (error: unknown) => {
+        carried.unreadable = true;
+        this.ports.log.error("a bag could not be read: its items stay stored, untouched", {
+          container: key,
+          error: String(error),
+        });
+      };
+      let loaded: ReturnType<ItemStorePort["load"]>;
+      try {
+        loaded = this.ports.store.load(key);
+      } catch (error) {
+        return failed(error);
+      }
+      const later = loaded instanceof Promise;
+      if (later) carried.unreadable = true; // until it is read: no detail shows an empty bag meanwhile
+      const done = settle(loaded, (stored) => {
+        carried.unreadable = false;
+        if (stored !== undefined) this.fill(carried, stored, key);
+        this.showEquipment(carried);
+        if (later) this.sendDetail(carried.session, carried.session.entity);
+      });
+      return done instanceof Promise ? done.catch(failed) : done;
+    });
   }
 
-  /** A session ends: an account's bag is already stored; a guest's items drop where it stood. */
-  /** The session moved to another process of a cluster with what it carries: forget it here, drop nothing. */
+  /** A stored bag (and its equipment slots) into `carried`. */
+  private fill(carried: Carried, stored: StoredContainer, container: string): void {
+    carried.version = stored.version;
+    carried.bag = this.slotsFrom(
+      stored.stacks.filter((stack) => stack.slot < BAG_SLOTS),
+      BAG_SLOTS,
+      container,
+    );
+    for (const stack of stored.stacks) {
+      const item = this.ports.catalogue.get(stack.itemId);
+      if (item === undefined) continue;
+      if (stack.slot === SLOT_WEAPON && item.kind === "weapon")
+        carried.weapon = { itemId: stack.itemId, count: stack.count };
+      if (stack.slot === SLOT_ARMOR && item.kind === "armor")
+        carried.armor = { itemId: stack.itemId, count: stack.count };
+    }
+  }
+
+  /** Whether `session` has no item work waiting or under way: only then may it move to another process. */
+  settled(session: Session): boolean {
+    const carried = this.carried.get(session.entity.id);
+    return carried === undefined || carried.session !== session || carried.work === 0;
+  }
+
+  /** What `session` carries, bag slots and equipment slots (SLOT_WEAPON, SLOT_ARMOR), for `enter` elsewhere. */
+  carrying(session: Session): StoredStack[] {
+    const carried = this.carried.get(session.entity.id);
+    return carried === undefined || carried.session !== session ? [] : bagStacks(carried);
+  }
+
+  /** The session moved to another process of a cluster with what it carries (once settled): forget it here, drop nothing. */
   forget(session: Session): void {
     if (this.carried.get(session.entity.id)?.session === session) this.carried.delete(session.entity.id);
   }
 
+  /** A session ends: an account's bag is already stored; a guest's items drop where it stood. */
   leave(session: Session): void {
     const carried = this.carried.get(session.entity.id);
     if (carried === undefined || carried.session !== session) return;
     this.carried.delete(session.entity.id);
     if (carried.key !== null) return;
     const { x, y } = session.entity;
-    const stacks = [...carried.bag, carried.weapon, carried.armor].filter((s): s is Stack => s !== null);
-    const room = this.pileRoom;
-    const dropped = stacks.slice(0, Math.max(0, room));
-    if (dropped.length === 0) return;
-    this.commit({
-      write: { newPiles: dropped.map((stack) => ({ x, y, itemId: stack.itemId, count: stack.count })) },
-      apply: (ids) => {
-        dropped.forEach((stack, index) => this.spawnPile(ids[index], x, y, stack.itemId, stack.count));
-      },
+    // In its turn: a change of its own still under way lands in `carried` first.
+    this.run(() => {
+      const stacks = [...carried.bag, carried.weapon, carried.armor].filter((s): s is Stack => s !== null);
+      const dropped = stacks.slice(0, Math.max(0, this.pileRoom));
+      if (dropped.length === 0) return;
+      return this.commit({
+        write: { newPiles: dropped.map((stack) => ({ x, y, itemId: stack.itemId, count: stack.count })) },
+        apply: (ids) => {
+          dropped.forEach((stack, index) => this.spawnPile(ids[index], x, y, stack.itemId, stack.count));
+        },
+      });
     });
   }
 
@@ -425,7 +523,7 @@ export class ItemRoom {
   detailTlv(session: Session, entity: StoredEntity): Tlv | null {
     if (entity === session.entity) {
       const carried = this.carried.get(entity.id);
-      return carried ? inventoryTlv(carried.version, BAG_SLOTS, bagStacks(carried)) : null;
+      return carried && !carried.unreadable ? inventoryTlv(carried.version, BAG_SLOTS, bagStacks(carried)) : null;
     }
     const chest = this.chests.get(entity.id);
     if (chest === undefined || !within(session.entity, entity, REACH)) return null;
@@ -437,25 +535,94 @@ export class ItemRoom {
     const carried = this.carried.get(session.entity.id);
     if (carried === undefined || carried.session !== session) return;
     this.stats.requests++;
-    const known = carried.answers.get(packet.requestId);
+    if (this.answeredBefore(carried, packet.requestId)) return;
+    this.runFor(carried, () => {
+      // Its turn came: the session may have ended meanwhile, or a copy before this one been answered.
+      if (this.carried.get(session.entity.id) !== carried || this.answeredBefore(carried, packet.requestId)) return;
+      return settle(this.execute(carried, packet), (status) => {
+        if (status === STATUS.ok) this.stats.done++;
+        else this.stats.refused++;
+        carried.answers.set(packet.requestId, { status, version: carried.version });
+        if (carried.answers.size > REMEMBERED_ANSWERS) {
+          const oldest = carried.answers.keys().next().value as number;
+          carried.answers.delete(oldest);
+          carried.forgottenUpTo = Math.max(carried.forgottenUpTo, oldest);
+        }
+        this.answer(session, packet.requestId, status, carried.version);
+      });
+    });
+  }
+
+  /** Answers a copy of a request answered before (the same answer), or one too old to know (`stale`). */
+  private answeredBefore(carried: Carried, requestId: number): boolean {
+    const known = carried.answers.get(requestId);
     if (known !== undefined) {
       this.stats.repeated++;
-      return this.answer(session, packet.requestId, known.status, known.version);
+      this.answer(carried.session, requestId, known.status, known.version);
+      return true;
     }
-    if (packet.requestId <= carried.forgottenUpTo) {
+    if (requestId <= carried.forgottenUpTo) {
       this.stats.stale++;
-      return this.answer(session, packet.requestId, STATUS.stale, carried.version);
+      this.answer(carried.session, requestId, STATUS.stale, carried.version);
+      return true;
     }
-    const status = this.execute(carried, packet);
-    if (status === STATUS.ok) this.stats.done++;
-    else this.stats.refused++;
-    carried.answers.set(packet.requestId, { status, version: carried.version });
-    if (carried.answers.size > REMEMBERED_ANSWERS) {
-      const oldest = carried.answers.keys().next().value as number;
-      carried.answers.delete(oldest);
-      carried.forgottenUpTo = Math.max(carried.forgottenUpTo, oldest);
+    return false;
+  }
+
+  /**
+   * Runs `work` now — or, while a change is being written to a store that answers later, after it and
+   * everything that came before, in order. False when MAX_WAITING_WORK waits already (`work` dropped).
+   */
+  private run(work: () => unknown): boolean {
+    if (this.busy) {
+      if (this.waiting.length >= MAX_WAITING_WORK) {
+        this.stats.shed++;
+        return false;
+      }
+      this.waiting.push(work);
+      return true;
     }
-    this.answer(session, packet.requestId, status, carried.version);
+    this.start(work);
+    return true;
+  }
+
+  private start(work: () => unknown): void {
+    const result = work();
+    if (!(result instanceof Promise)) return;
+    this.busy = true;
+    const next = () => {
+      this.busy = false;
+      while (!this.busy && this.waiting.length > 0) {
+        try {
+          this.start(this.waiting.shift()!);
+        } catch (error) {
+          this.ports.log.error("item work failed", { error: String(error) });
+        }
+      }
+    };
+    result.then(next, (error: unknown) => {
+      this.ports.log.error("item work failed", { error: String(error) });
+      next();
+    });
+  }
+
+  /** `run`, counted as `carried`'s work while it waits or is under way (see `settled`). */
+  private runFor(carried: Carried, work: () => unknown): void {
+    carried.work++;
+    const done = () => void carried.work--;
+    const queued = this.run(() => {
+      let result: unknown;
+      try {
+        result = work();
+      } catch (error) {
+        done();
+        throw error;
+      }
+      if (result instanceof Promise) return result.finally(done);
+      done();
+      return result;
+    });
+    if (!queued) done();
   }
 
   /**
@@ -489,13 +656,16 @@ export class ItemRoom {
       const count = entry.min + Math.floor(this.random() * (entry.max - entry.min + 1));
       falls.push({ itemId: entry.item.id, count });
     }
-    if (falls.length === 0 || falls.length > this.pileRoom) return;
-    this.commit({
-      write: { newPiles: falls.map((fall) => ({ x, y, ...fall })) },
-      apply: (ids) => {
-        falls.forEach((fall, index) => this.spawnPile(ids[index], x, y, fall.itemId, fall.count));
-        this.stats.lootDropped += falls.length;
-      },
+    if (falls.length === 0) return;
+    this.run(() => {
+      if (falls.length > this.pileRoom) return;
+      return this.commit({
+        write: { newPiles: falls.map((fall) => ({ x, y, ...fall })) },
+        apply: (ids) => {
+          falls.forEach((fall, index) => this.spawnPile(ids[index], x, y, fall.itemId, fall.count));
+          this.stats.lootDropped += falls.length;
+        },
+      });
     });
   }
 
@@ -515,8 +685,9 @@ export class ItemRoom {
     return total;
   }
 
-  private execute(carried: Carried, packet: ItemRequestPacket): number {
+  private execute(carried: Carried, packet: ItemRequestPacket): Status {
     const entity = carried.session.entity;
+    if (carried.unreadable) return STATUS.full;
     if (this.ports.isDown(entity)) return STATUS.dead;
     const op = ITEM_OPS[packet.op];
     switch (op) {
@@ -539,7 +710,7 @@ export class ItemRoom {
   }
 
   /** Take from a chest (one slot, or every slot for `slot` −1) or from a pile, as much as fits. */
-  private take(carried: Carried, containerId: number, slot: number, count: number): number {
+  private take(carried: Carried, containerId: number, slot: number, count: number): Status {
     const pile = this.piles.get(containerId);
     if (pile !== undefined) {
       if (!within(carried.session.entity, pile.entity, REACH)) return STATUS.too_far;
@@ -576,7 +747,7 @@ export class ItemRoom {
     });
   }
 
-  private takePile(carried: Carried, pile: Pile, count: number): number {
+  private takePile(carried: Carried, pile: Pile, count: number): Status {
     const added = addTo(carried.bag, pile.itemId, count, this.ports.catalogue);
     if (added.added === 0) return STATUS.full;
     const left = pile.count - added.added;
@@ -584,6 +755,7 @@ export class ItemRoom {
       write: {
         containers: [this.containerRow(carried, added.slots)],
         ...(left === 0 ? { removedPiles: [pile.rowId] } : { changedPiles: [{ id: pile.rowId, count: left }] }),
+        pilesWere: [{ id: pile.rowId, count: pile.count }],
       },
       apply: () => {
         this.setBag(carried, added.slots);
@@ -593,16 +765,23 @@ export class ItemRoom {
   }
 
   private pickUp(carried: Carried, pileId: number): void {
-    const pile = this.piles.get(pileId);
-    if (pile === undefined) return;
-    const before = pile.count;
-    if (this.takePile(carried, pile, pile.count) !== STATUS.ok) return;
-    this.stats.pickedUp++;
-    const taken = before - pile.count;
-    this.ports.chat.tell(carried.session, `You pick up ${amount(this.item(pile.itemId), taken)}.`);
+    this.runFor(carried, () => {
+      const pile = this.piles.get(pileId);
+      const entity = carried.session.entity;
+      if (pile === undefined || this.carried.get(entity.id) !== carried) return;
+      // Its turn came after a write: the player may have walked on, or died.
+      if (entity.x !== pile.entity.x || entity.y !== pile.entity.y || this.ports.isDown(entity)) return;
+      const before = pile.count;
+      return settle(this.takePile(carried, pile, pile.count), (status) => {
+        if (status !== STATUS.ok) return;
+        this.stats.pickedUp++;
+        const taken = before - pile.count;
+        this.ports.chat.tell(carried.session, `You pick up ${amount(this.item(pile.itemId), taken)}.`);
+      });
+    });
   }
 
-  private put(carried: Carried, containerId: number, slot: number, count: number): number {
+  private put(carried: Carried, containerId: number, slot: number, count: number): Status {
     const chest = this.chests.get(containerId);
     if (chest === undefined) return STATUS.no_container;
     if (!within(carried.session.entity, chest.entity, REACH)) return STATUS.too_far;
@@ -624,7 +803,7 @@ export class ItemRoom {
   }
 
   /** Drops (part of) a bag stack, or the equipped weapon or armor, as a pile on the player's tile. */
-  private drop(carried: Carried, slot: number, count: number): number {
+  private drop(carried: Carried, slot: number, count: number): Status {
     const equipped = slot === SLOT_WEAPON ? carried.weapon : slot === SLOT_ARMOR ? carried.armor : null;
     const stack = slot < BAG_SLOTS ? (carried.bag[slot] ?? null) : equipped;
     if (stack === null) return STATUS.no_item;
@@ -640,7 +819,10 @@ export class ItemRoom {
       write: {
         containers: [this.containerRow(carried, next.bag, next.weapon, next.armor)],
         ...(same !== undefined
-          ? { changedPiles: [{ id: same.rowId, count: same.count + dropped }] }
+          ? {
+              changedPiles: [{ id: same.rowId, count: same.count + dropped }],
+              pilesWere: [{ id: same.rowId, count: same.count }],
+            }
           : { newPiles: [{ x, y, itemId: stack.itemId, count: dropped }] }),
       },
       apply: (ids) => {
@@ -652,7 +834,7 @@ export class ItemRoom {
     });
   }
 
-  private equip(carried: Carried, slot: number): number {
+  private equip(carried: Carried, slot: number): Status {
     const stack = slot < BAG_SLOTS ? (carried.bag[slot] ?? null) : null;
     if (stack === null) return STATUS.no_item;
     const kind = this.item(stack.itemId)?.kind;
@@ -660,7 +842,7 @@ export class ItemRoom {
     return this.move(carried, slot, kind === "weapon" ? SLOT_WEAPON : SLOT_ARMOR);
   }
 
-  private unequip(carried: Carried, slot: number): number {
+  private unequip(carried: Carried, slot: number): Status {
     const stack = slot === SLOT_WEAPON ? carried.weapon : slot === SLOT_ARMOR ? carried.armor : null;
     if (stack === null) return STATUS.no_item;
     const free = carried.bag.indexOf(null);
@@ -669,7 +851,7 @@ export class ItemRoom {
   }
 
   /** Uses a consumable: it heals, one of the stack is gone. */
-  private use(carried: Carried, slot: number): number {
+  private use(carried: Carried, slot: number): Status {
     const stack = slot < BAG_SLOTS ? (carried.bag[slot] ?? null) : null;
     if (stack === null) return STATUS.no_item;
     const item = this.item(stack.itemId);
@@ -690,7 +872,7 @@ export class ItemRoom {
    * onto the same item (merging up to a stack), or swapping with what is there. An equipment slot
    * only takes its kind, so a swap that would put a potion into the weapon slot is `wrong_kind`.
    */
-  private move(carried: Carried, from: number, to: number): number {
+  private move(carried: Carried, from: number, to: number): Status {
     const read = (slot: number): Stack | null | undefined =>
       slot === SLOT_WEAPON ? carried.weapon : slot === SLOT_ARMOR ? carried.armor : carried.bag[slot];
     const moving = read(from);
@@ -741,9 +923,8 @@ export class ItemRoom {
     return { bag: takeFrom(carried.bag, slot, count), weapon: carried.weapon, armor: carried.armor };
   }
 
-  /** Writes, then applies; false (and nothing applied) when the write failed. */
-  private commit(change: Change): boolean {
-    let ids: number[];
+  /** Writes, then applies; false (and nothing applied) when the write failed — now, or once the store answers. */
+  private commit(change: Change): boolean | Promise<boolean> {
     // A guest's bag has no row (key ""): it lives in memory only.
     const containers = change.write.containers?.filter((row) => row.key !== "");
     // A pile in a dungeon level is stored with the level and its level-relative cell, so it outlives the level.
@@ -751,20 +932,27 @@ export class ItemRoom {
       const inLevel = this.ports.levelOf(pile.x, pile.y);
       return inLevel === null ? pile : { ...pile, x: inLevel.x, y: inLevel.y, level: inLevel.level };
     });
-    try {
-      ids = this.ports.store.write({ ...change.write, containers, newPiles });
-    } catch (error) {
-      // A full disk or a broken file: the change did not happen, anywhere.
+    // A full disk, a broken file, a shared store's refusal: the change did not happen, anywhere.
+    const notWritten = (error: unknown): false => {
       this.stats.writeFailures++;
       this.ports.log.error("item change not written", { error: String(error) });
       return false;
+    };
+    let written: number[] | Promise<number[]>;
+    try {
+      written = this.ports.store.write({ ...change.write, containers, newPiles });
+    } catch (error) {
+      return notWritten(error);
     }
-    change.apply(ids);
-    return true;
+    const apply = (ids: number[]): true => {
+      change.apply(ids);
+      return true;
+    };
+    return written instanceof Promise ? written.then(apply, notWritten) : apply(written);
   }
 
-  private commitStatus(change: Change): number {
-    return this.commit(change) ? STATUS.ok : STATUS.full;
+  private commitStatus(change: Change): Status {
+    return settle(this.commit(change), (ok) => (ok ? STATUS.ok : STATUS.full));
   }
 
   /** The player's container row for `bag` (and equipment); none for a guest, whose items live in memory. */
@@ -881,6 +1069,14 @@ export class ItemRoom {
     );
     this.ports.egress.send(session, out.slice(0, size));
   }
+}
+
+/** A request's status: now, or once a store that answers later has written its change. */
+type Status = number | Promise<number>;
+
+/** `then` of `value` now, or once it resolves: with a synchronous store everything stays in the same turn. */
+function settle<T, R>(value: T | Promise<T>, then: (value: T) => R): R | Promise<R> {
+  return value instanceof Promise ? value.then(then) : then(value);
 }
 
 function tileKey(x: number, y: number): number {

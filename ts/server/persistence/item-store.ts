@@ -39,16 +39,43 @@ export interface PileRow {
   level?: LevelIdentity | null;
 }
 
-/** One transaction's writes: containers replaced whole, piles added, changed or removed. */
+/** A container as stored: its version (one more at every write) and its stacks. */
+export interface StoredContainer {
+  version: number;
+  stacks: StoredStack[];
+}
+
+/**
+ * One transaction's writes: containers replaced whole, piles added, changed or removed. A container's
+ * `version` is its new one (the stored one plus one); `pilesWere` holds the count each changed or removed
+ * pile had when the change was decided. A store shared by several processes (ts/cluster/pg-items.ts)
+ * writes nothing when any of them no longer holds there; this process's own SQLite file has one writer.
+ */
 export interface ItemWrite {
   containers?: { key: string; version: number; stacks: readonly StoredStack[] }[];
   /** Piles to create: their ids come back from `write`, in order. */
   newPiles?: PileRow[];
   changedPiles?: { id: number; count: number }[];
   removedPiles?: number[];
+  pilesWere?: { id: number; count: number }[];
 }
 
-export class ItemStore {
+/**
+ * Where the item room keeps items. This process's SQLite (ItemStore) answers in the same turn; a store
+ * a cluster's processes share (ts/cluster/pg-items.ts) answers a write, and the load of a character's
+ * bag, later — the item room then makes its changes one at a time, each applied once it is written.
+ * The other reads happen at start (or as a dungeon level comes back) and are always synchronous.
+ */
+export interface ItemStorePort {
+  load(key: string): StoredContainer | undefined | Promise<StoredContainer | undefined>;
+  write(write: ItemWrite): number[] | Promise<number[]>;
+  piles(): StoredPile[];
+  levelPiles(level: LevelIdentity): StoredPile[];
+  pileLevels(): (LevelIdentity & { piles: number })[];
+  unlevelPiles(level: LevelIdentity, x: number, y: number): number;
+}
+
+export class ItemStore implements ItemStorePort {
   private readonly selectContainer: Database.Statement<[string], { version: number }>;
   private readonly selectStacks: Database.Statement<[string], { slot: number; item_id: number; count: number }>;
   private readonly upsertContainer: Database.Statement;
@@ -131,7 +158,7 @@ export class ItemStore {
   }
 
   /** A container's version and stacks, or undefined when it was never written. */
-  load(key: string): { version: number; stacks: StoredStack[] } | undefined {
+  load(key: string): StoredContainer | undefined {
     const row = this.selectContainer.get(key);
     if (row === undefined) return undefined;
     const stacks = this.selectStacks.all(key).map((s) => ({ slot: s.slot, itemId: s.item_id, count: s.count }));
