@@ -22,6 +22,17 @@ import { type CharacterState, NEW_CHARACTER } from "../server/persistence/charac
 
 /** The advisory lock space (first key) of character leases ("fc-char"); the account id is the second key. */
 export const CHARACTER_LOCK_SPACE = 0x66636368;
+/**
+ * SQL true when this very connection holds the lease of the character whose account id is `account`
+ * (an SQL expression), `space` being the parameter that carries CHARACTER_LOCK_SPACE: the guard of every
+ * write of a character's rows (here, and its bag: pg-items.ts).
+ */
+export function leaseHeld(account: string, space: string): string {
+  return `EXISTS (SELECT 1 FROM pg_locks l
+                  WHERE l.locktype = 'advisory' AND l.granted AND l.pid = pg_backend_pid()
+                    AND l.classid = ${space}::bigint::oid AND l.objid = (${account})::oid AND l.objsubid = 2)`;
+}
+
 /** How long a login waits for a lease another process is giving back (a handoff under way). */
 const LOGIN_WAIT_MS = 2_000;
 /** How long a session arriving from another process waits for that process to give the lease back. */
@@ -206,6 +217,15 @@ export class PgAccounts implements AccountPort, CharacterSink {
     void this.adopt(accountId);
   }
 
+  /**
+   * Whether this connection holds the character's lease, once a taking under way has ended; starts no
+   * taking of its own (so it cannot keep a lease a session's end is giving back).
+   */
+  leased(accountId: number): Promise<boolean> {
+    if (this.held.has(accountId)) return Promise.resolve(true);
+    return this.acquiring.get(accountId) ?? Promise.resolve(false);
+  }
+
   /** Whether this connection holds the character's lease. */
   holds(accountId: number): boolean {
     return this.held.has(accountId);
@@ -370,10 +390,7 @@ export class PgAccounts implements AccountPort, CharacterSink {
        SET map = u.map, x = u.x, y = u.y, hp = u.hp, hp_max = u.hp_max, elo = u.elo, saved_at_ms = u.saved_at_ms
        FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[],
                    $8::bigint[]) AS u(account_id, map, x, y, hp, hp_max, elo, saved_at_ms)
-       WHERE c.account_id = u.account_id
-         AND EXISTS (SELECT 1 FROM pg_locks l
-                     WHERE l.locktype = 'advisory' AND l.granted AND l.pid = pg_backend_pid()
-                       AND l.classid = $9::bigint::oid AND l.objid = u.account_id::oid AND l.objsubid = 2)
+       WHERE c.account_id = u.account_id AND ${leaseHeld("u.account_id", "$9")}
        RETURNING c.account_id`,
       [ids, maps, xs, ys, hps, hpMaxes, elos, times, CHARACTER_LOCK_SPACE],
     );

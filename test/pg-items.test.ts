@@ -1,0 +1,166 @@
+// Items in the cluster's shared PostgreSQL store (ts/cluster/pg-items.ts) on a real PostgreSQL
+// (postgres-process.ts starts a private cluster as an unprivileged user): a change lands whole or not
+// at all; a stale copy of a container (its version) or of a pile (its count) changes nothing; a bag is
+// written only by the connection holding its character's lease, and read only there; a refused change
+// never takes a character save on the same connection down with it; a process starts with the chests
+// it places and the piles on its own ground.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PgAccounts } from "../ts/cluster/pg-accounts.js";
+import { ItemConflictError, PgItemStore } from "../ts/cluster/pg-items.js";
+import { migratePostgres } from "../ts/cluster/pg-migrate.js";
+import { type PostgresProcess, postgresSkipReason, startPostgres } from "../ts/cluster/postgres-process.js";
+import { Logger } from "../ts/server/log.js";
+import { NEW_CHARACTER } from "../ts/server/persistence/character-store.js";
+import { loadMigrations } from "../ts/server/persistence/migrate.js";
+
+const quiet = new Logger("silent");
+const skip = postgresSkipReason();
+if (skip !== null) process.stderr.write(`test/pg-items.test.ts skipped: ${skip}\n`);
+
+const CHEST = "chest:caves:7";
+const COIN = 3;
+const DAGGER = 5;
+
+describe.skipIf(skip !== null)("items on PostgreSQL", () => {
+  let server: PostgresProcess;
+  let a: pg.Client;
+  let b: pg.Client;
+  let accountsA: PgAccounts;
+  let accountsB: PgAccounts;
+  let accountId: number;
+  const open = (client: pg.Client, accounts: PgAccounts, owns = (_x: number, _y: number) => true) =>
+    PgItemStore.open(client, { world: "caves", chestKeys: [CHEST], owns, leased: (id) => accounts.leased(id) });
+  const stacksOf = async (key: string) =>
+    (
+      await a.query<{ slot: string; item_id: string; count: string }>(
+        "SELECT slot, item_id, count FROM item_stacks WHERE container = $1 ORDER BY slot",
+        [key],
+      )
+    ).rows.map((row) => [Number(row.slot), Number(row.item_id), Number(row.count)]);
+  const versionOf = async (key: string) =>
+    Number(
+      (await a.query<{ version: string }>("SELECT version FROM item_containers WHERE key = $1", [key])).rows[0]
+        ?.version,
+    );
+
+  beforeAll(async () => {
+    server = await startPostgres();
+    a = new pg.Client({ connectionString: server.url });
+    b = new pg.Client({ connectionString: server.url });
+    await Promise.all([a.connect(), b.connect()]);
+    await migratePostgres(a, loadMigrations());
+    accountsA = new PgAccounts(a, quiet);
+    accountsB = new PgAccounts(b, quiet);
+    accountId = (await accountsA.create("Ada", "Ada", "x", NEW_CHARACTER, Date.now(), null)).id;
+  }, 90_000);
+
+  afterAll(async () => {
+    accountsA?.close();
+    accountsB?.close();
+    await Promise.all([a, b].map((client) => client?.end().catch(() => {})));
+    server?.stop();
+  }, 30_000);
+
+  it("a change lands whole or not at all: a stale container version or a bag without its lease writes nothing", async () => {
+    const store = await open(a, accountsA);
+    expect(store.load(CHEST)).toBeUndefined(); // never written: the item room seeds it from the map
+    await store.write({ containers: [{ key: CHEST, version: 1, stacks: [{ slot: 0, itemId: COIN, count: 5 }] }] });
+    expect(await accountsA.acquire(accountId)).toBe(true);
+    const bag = `character:${accountId}`;
+    // Two coins from the chest into the bag: both containers in one transaction.
+    const take = {
+      containers: [
+        { key: bag, version: 2, stacks: [{ slot: 0, itemId: COIN, count: 2 }] },
+        { key: CHEST, version: 2, stacks: [{ slot: 0, itemId: COIN, count: 3 }] },
+      ],
+    };
+    expect(await store.write(take)).toEqual([]);
+    expect(await stacksOf(bag)).toEqual([[0, COIN, 2]]);
+    expect(await stacksOf(CHEST)).toEqual([[0, COIN, 3]]);
+    // The same change again, decided on the old versions: refused, and the bag's half is not written either.
+    await expect(store.write(take)).rejects.toBeInstanceOf(ItemConflictError);
+    expect(await stacksOf(bag)).toEqual([[0, COIN, 2]]);
+    expect(await versionOf(CHEST)).toBe(2);
+    // Another process, without the character's lease, cannot write its bag (nor, with it, the chest).
+    const other = await open(b, accountsB);
+    await expect(
+      other.write({
+        containers: [
+          { key: CHEST, version: 3, stacks: [] },
+          { key: bag, version: 3, stacks: [{ slot: 0, itemId: COIN, count: 5 }] },
+        ],
+      }),
+    ).rejects.toBeInstanceOf(ItemConflictError);
+    expect(await stacksOf(CHEST)).toEqual([[0, COIN, 3]]);
+    expect(await stacksOf(bag)).toEqual([[0, COIN, 2]]);
+    expect(store.stats.conflicts + other.stats.conflicts).toBe(2);
+  }, 30_000);
+
+  it("a bag is read where its lease is, after the last write of the process that gave it back", async () => {
+    const bag = `character:${accountId}`;
+    const store = await open(a, accountsA);
+    const other = await open(b, accountsB);
+    await expect(other.load(bag)).rejects.toThrow(/lease is not here/);
+    // The holder writes once more and gives the lease back; the other process takes it and reads that write.
+    await store.write({ containers: [{ key: bag, version: 3, stacks: [{ slot: 4, itemId: DAGGER, count: 1 }] }] });
+    accountsA.releaseCharacter(accountId);
+    expect(await accountsA.drain(5000)).toBe(true);
+    expect(await accountsB.adopt(accountId)).toBe(true);
+    expect(await other.load(bag)).toEqual({ version: 3, stacks: [{ slot: 4, itemId: DAGGER, count: 1 }] });
+    // And the old holder can no longer write it.
+    await expect(store.write({ containers: [{ key: bag, version: 4, stacks: [] }] })).rejects.toBeInstanceOf(
+      ItemConflictError,
+    );
+    expect(await stacksOf(bag)).toEqual([[4, DAGGER, 1]]);
+    accountsB.releaseCharacter(accountId);
+    expect(await accountsB.drain(5000)).toBe(true);
+  }, 30_000);
+
+  it("a pile two processes both hold is taken once: the second copy's count is stale", async () => {
+    const store = await open(a, accountsA);
+    const [id] = await store.write({ newPiles: [{ x: 10, y: 20, itemId: COIN, count: 9 }] });
+    expect(id).toBeGreaterThan(0);
+    // Both processes start with it (a pile dropped in one's margin on the other's ground, say).
+    const here = await open(a, accountsA);
+    const there = await open(b, accountsB);
+    expect(here.piles().find((pile) => pile.id === id)).toEqual({ id, x: 10, y: 20, itemId: COIN, count: 9 });
+    expect(there.piles().find((pile) => pile.id === id)?.count).toBe(9);
+    await there.write({ changedPiles: [{ id, count: 4 }], pilesWere: [{ id, count: 9 }] });
+    await expect(here.write({ removedPiles: [id], pilesWere: [{ id, count: 9 }] })).rejects.toBeInstanceOf(
+      ItemConflictError,
+    );
+    const left = await a.query<{ count: string }>("SELECT count FROM item_piles WHERE id = $1", [id]);
+    expect(left.rows.map((row) => Number(row.count))).toEqual([4]);
+    // A process reads only the piles of its own ground.
+    const west = await open(a, accountsA, (x) => x < 10);
+    expect(west.piles().some((pile) => pile.id === id)).toBe(false);
+  }, 30_000);
+
+  it("a refused change on the connection never takes a character save queued beside it down with it", async () => {
+    const store = await open(a, accountsA);
+    expect(await accountsA.acquire(accountId)).toBe(true);
+    const bag = `character:${accountId}`;
+    // A long change (thirty new containers, then a stale bag) takes round trips; a save asked for while it
+    // is under way must not fall inside its transaction, which the stale bag aborts.
+    const many = Array.from({ length: 30 }, (_, index) => ({
+      key: `chest:caves:many-${index}`,
+      version: 1,
+      stacks: [{ slot: 0, itemId: COIN, count: 1 }],
+    }));
+    const stale = store.write({ containers: [...many, { key: bag, version: 1, stacks: [] }] });
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    accountsA.saveMany([{ accountId, state: { ...NEW_CHARACTER, hp: 7, x: 3, y: 4, map: null } }], Date.now());
+    await expect(stale).rejects.toBeInstanceOf(ItemConflictError);
+    expect(await accountsA.drain(5000)).toBe(true);
+    const row = await a.query<{ hp: string; x: string }>("SELECT hp, x FROM characters WHERE account_id = $1", [
+      accountId,
+    ]);
+    expect(row.rows.map((r) => [Number(r.hp), Number(r.x)])).toEqual([[7, 3]]);
+    expect(accountsA.stats.failures).toBe(0);
+    const kept = await a.query("SELECT key FROM item_containers WHERE key LIKE 'chest:caves:many-%'");
+    expect(kept.rows).toEqual([]);
+    accountsA.releaseCharacter(accountId);
+    expect(await accountsA.drain(5000)).toBe(true);
+  }, 30_000);
+});
