@@ -131,13 +131,15 @@ export class PgItemStore implements ItemStorePort {
       all.push(result);
       return result;
     };
+    /** A statement whose outcome `all` answers for. */
+    const statement = (text: string, values?: unknown[]) => void query(text, values);
     // Every statement is queued now, in this turn: nothing else on the connection comes between them.
-    query("BEGIN");
+    statement("BEGIN");
     for (const container of write.containers ?? []) {
-      query(UPSERT_CONTAINER, [container.key, container.version, accountOf(container.key), CHARACTER_LOCK_SPACE]);
-      query("DELETE FROM item_stacks WHERE container = $1", [container.key]);
+      statement(UPSERT_CONTAINER, [container.key, container.version, accountOf(container.key), CHARACTER_LOCK_SPACE]);
+      statement("DELETE FROM item_stacks WHERE container = $1", [container.key]);
       if (container.stacks.length > 0) {
-        query(
+        statement(
           `INSERT INTO item_stacks (container, slot, item_id, count)
            SELECT $1, * FROM unnest($2::bigint[], $3::bigint[], $4::bigint[])`,
           [
@@ -150,8 +152,9 @@ export class PgItemStore implements ItemStorePort {
       }
     }
     const was = new Map((write.pilesWere ?? []).map((pile) => [pile.id, pile.count]));
-    for (const pile of write.changedPiles ?? []) query(CHANGE_PILE, [pile.id, pile.count, was.get(pile.id) ?? null]);
-    for (const id of write.removedPiles ?? []) query(REMOVE_PILE, [id, was.get(id) ?? null]);
+    for (const pile of write.changedPiles ?? [])
+      statement(CHANGE_PILE, [pile.id, pile.count, was.get(pile.id) ?? null]);
+    for (const id of write.removedPiles ?? []) statement(REMOVE_PILE, [id, was.get(id) ?? null]);
     const inserted = (write.newPiles ?? []).map((pile) =>
       query<{ id: string }>(INSERT_PILE, [
         this.options.world,
@@ -164,7 +167,7 @@ export class PgItemStore implements ItemStorePort {
         pile.level?.size ?? null,
       ]),
     );
-    query("COMMIT");
+    statement("COMMIT");
     return Promise.allSettled(all).then(async (settled) => {
       const failed = settled.find((outcome) => outcome.status === "rejected");
       if (failed === undefined) {
