@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ACTION_E, ACTION_SE, ACTION_W } from "../ts/protocol/action.js";
 import type { EntityEntry } from "../ts/protocol/entity.js";
 import type { ItemOp } from "../ts/protocol/item-request.js";
-import { ITEM_STATUSES, type ItemResultPacket, type ItemStatus } from "../ts/protocol/item-result.js";
+import { ITEM_STATUSES } from "../ts/protocol/item-result.js";
 import { SLOT_ARMOR, SLOT_WEAPON, type ItemStack } from "../ts/protocol/tlv.js";
 import type { ItemDef } from "../ts/server/items/catalogue.js";
 import { ENTITY_TYPE_ITEM } from "../ts/server/items/item-room.js";
@@ -20,6 +20,7 @@ import { postJson, startHarness } from "./support/game-harness.js";
 import { latestEntry, NpcGame } from "./support/npc-game.js";
 import { testKind, writeNpcMap } from "./support/npc-map.js";
 import { type Joined, UdpTestClient } from "./support/udp-client.js";
+import { bagOf as bag, inventoryOf, itemRequest as request, itemResults as results } from "./support/item-client.js";
 
 const item = (fields: Partial<ItemDef> & Pick<ItemDef, "id" | "name" | "kind">): ItemDef => ({
   stack: 1,
@@ -56,52 +57,6 @@ async function startWithChest(
     chests: [{ name: "box", x: 5, y: 4, items: contents }],
     ...more,
   });
-}
-
-function results(client: UdpTestClient): ItemResultPacket[] {
-  return client.received.flatMap((r) => (r.packet?.type === "item_result" ? [r.packet] : []));
-}
-
-/** The newest `inventory` TLV the client was sent for entity `id` (by version), or undefined. */
-function inventoryOf(client: UdpTestClient, id: number): { version: number; stacks: ItemStack[] } | undefined {
-  let best: { version: number; stacks: ItemStack[] } | undefined;
-  for (const r of client.received) {
-    if (r.packet?.type !== "entity_detail" || r.packet.entityId !== id) continue;
-    for (const tlv of r.packet.meta) {
-      if (tlv.kind === "inventory" && (best === undefined || tlv.version > best.version)) best = tlv;
-    }
-  }
-  return best;
-}
-
-/** Sends a request (re-sending every 150 ms) until its result comes; returns the status. */
-async function request(
-  client: UdpTestClient,
-  requestId: number,
-  op: ItemOp,
-  fields: Parameters<UdpTestClient["itemRequest"]>[2] = {},
-): Promise<ItemStatus> {
-  for (let tries = 0; tries < 20; tries++) {
-    client.itemRequest(requestId, op, fields);
-    const deadline = Date.now() + 150;
-    while (Date.now() < deadline) {
-      const result = results(client).find((r) => r.requestId === requestId);
-      if (result) return ITEM_STATUSES[result.status];
-      await sleep(10);
-    }
-  }
-  throw new Error(`no result for request ${requestId} (${op})`);
-}
-
-/** The bag as the server holds it for the client, through a query of its own entity. */
-async function bag(client: UdpTestClient): Promise<ItemStack[]> {
-  const own = client.joined.entityId;
-  const details = () =>
-    client.received.filter((r) => r.packet?.type === "entity_detail" && r.packet.entityId === own).length;
-  const before = details();
-  client.query(own);
-  await client.waitFor("own detail", () => details() > before);
-  return inventoryOf(client, own)!.stacks;
 }
 
 const stacks = (...list: [number, ItemDef, number][]): ItemStack[] =>

@@ -51,6 +51,12 @@ export interface RegionStatus {
   /** The shared account store's counts (pg-accounts.ts), null without one. */
   accounts: { batches: number; rows: number; refused: number; failures: number; acquired: number; busy: number } | null;
   kicks: { asked: number; ended: number; dropped: number } | null;
+  /** The shared item store's counts (pg-items.ts; null without one) and the item room's. */
+  items: {
+    store: { writes: number; conflicts: number; failures: number; bags: number } | null;
+    room: { requests: number; done: number; refused: number; writeFailures: number; shed: number };
+  };
+  handoffsWaitedForItems: number;
 }
 
 /** The first tile column region 1 owns. */
@@ -62,8 +68,12 @@ export function clusterSkipReason(): string | null {
   return found.path === null ? found.reason : null;
 }
 
-export async function startTestCluster(gateways = 1, extraArgs: string[] = []): Promise<TestCluster> {
-  const map = writeTestMap();
+/** Starts a cluster on `map` (the test map by default; disposed of by stop). */
+export async function startTestCluster(
+  gateways = 1,
+  extraArgs: string[] = [],
+  map: { path: string; dispose(): void } = writeTestMap(),
+): Promise<TestCluster> {
   const layoutPath = join(dirname(map.path), "layout.json");
   writeFileSync(
     layoutPath,

@@ -6,6 +6,7 @@
 import { ACTION_WINDOW_HORIZON } from "../constants.js";
 import type { Tlv } from "../protocol/tlv.js";
 import type { ChatChannelState } from "../server/chat-channel.js";
+import type { StoredContainer } from "../server/persistence/item-store.js";
 import type { Session } from "../server/session.js";
 import type { SessionArrival } from "../server/session-lifecycle.js";
 import { tickOfWindow } from "../window.js";
@@ -40,10 +41,27 @@ export interface HandoffState {
   readonly chat: ChatChannelState;
   /** The steps scheduled and not executed yet: [window, action]. */
   readonly steps: [number, number][];
+  /**
+   * What a guest carries, [slot, item id, count] (bag slots and the equipment slots); null for an
+   * account, whose bag the new region reads from the shared store once the character's lease is there.
+   */
+  readonly carrying: { version: number; stacks: [number, number, number][] } | null;
 }
 
-/** What the old region writes down of `session` as it lets it go; `nextWindow` is its first unexecuted window. */
-export function handoffStateOf(session: Session, from: number, to: number, nextWindow: number): HandoffState {
+/** Most stacks a handoff carries (a bag and two equipment slots, with room to spare). */
+const MAX_CARRIED_STACKS = 64;
+
+/**
+ * What the old region writes down of `session` as it lets it go; `nextWindow` is its first unexecuted
+ * window, `carrying` what it carries (ItemRoom.carrying: written down for a guest only).
+ */
+export function handoffStateOf(
+  session: Session,
+  from: number,
+  to: number,
+  nextWindow: number,
+  carrying: StoredContainer,
+): HandoffState {
   const entity = session.entity;
   const steps: [number, number][] = [];
   for (let window = nextWindow; window <= nextWindow + ACTION_WINDOW_HORIZON; window++) {
@@ -76,6 +94,10 @@ export function handoffStateOf(session: Session, from: number, to: number, nextW
     replay: session.replay.snapshot(),
     chat: session.chat.snapshot(),
     steps,
+    carrying:
+      session.accountId === null
+        ? { version: carrying.version, stacks: carrying.stacks.map((stack) => [stack.slot, stack.itemId, stack.count]) }
+        : null,
   };
 }
 
@@ -92,6 +114,25 @@ export function arrivalOf(state: HandoffState): SessionArrival {
   if (accountId !== null && !(Number.isSafeInteger(accountId) && accountId > 0)) {
     throw new FrameError("handoff: bad account id");
   }
+  const carrying = state.carrying ?? null;
+  if (
+    carrying !== null &&
+    !(
+      Number.isSafeInteger(carrying.version) &&
+      carrying.version > 0 &&
+      Array.isArray(carrying.stacks) &&
+      carrying.stacks.length <= MAX_CARRIED_STACKS &&
+      carrying.stacks.every(
+        (stack) =>
+          Array.isArray(stack) &&
+          stack.length === 3 &&
+          stack.every((n) => Number.isInteger(n) && n >= 0 && n <= 0xffff) &&
+          stack[2] > 0,
+      )
+    )
+  ) {
+    throw new FrameError("handoff: bad carried stacks");
+  }
   return {
     token: BigInt(`0x${state.tokenHex}`),
     key: new Uint8Array(Buffer.from(state.keyHex, "hex")),
@@ -102,6 +143,13 @@ export function arrivalOf(state: HandoffState): SessionArrival {
     joinSource: state.joinSource,
     proven: state.proven,
     accountId,
+    carrying:
+      carrying === null
+        ? null
+        : {
+            version: carrying.version,
+            stacks: carrying.stacks.map(([slot, itemId, count]) => ({ slot, itemId, count })),
+          },
   };
 }
 

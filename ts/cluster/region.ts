@@ -14,6 +14,7 @@ import { isValidAction, readActionTokenHigh, readActionTokenLow } from "../proto
 import { loadCore } from "../wasm/node.js";
 import { installApiRoutes } from "../server/api-routes.js";
 import { Game } from "../server/game-server.js";
+import { chestKey } from "../server/items/item-room.js";
 import type { GameOptions } from "../server/game-options.js";
 import { HttpApi } from "../server/http-api.js";
 import { DEFAULT_HTTP_LIMITS } from "../server/http-guard.js";
@@ -26,6 +27,7 @@ import { loadMigrations } from "../server/persistence/migrate.js";
 import { AccountKicks } from "./account-kicks.js";
 import { ChatRelay } from "./chat-relay.js";
 import { PgAccounts } from "./pg-accounts.js";
+import { PgItemStore, type PgItemStoreOptions } from "./pg-items.js";
 import { migratePostgres } from "./pg-migrate.js";
 import { CHECKPOINT_TTL_MS, Directory, REFRESH_MS } from "./directory.js";
 import { GhostTable, ghostsFor } from "./ghosts.js";
@@ -108,14 +110,32 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const log = options.logger ?? new Logger("info");
   const core = await loadCore();
   const map = readWorldMap(options.mapPath);
-  // The creatures of this region's ground live here (they do not cross borders yet: docs/scaling.md).
-  const npcSpawns = (map.npcSpawns ?? []).filter((spawn) => distanceToRegion(layout, region, spawn.x, spawn.y) === 0);
-  const store = options.postgresUrl === undefined ? null : await openAccountStore(options.postgresUrl, log, options);
+  // The creatures and chests of this region's ground live here (creatures do not cross borders yet:
+  // docs/scaling.md); so do the piles lying on it, when items are kept in the shared store.
+  const owns = (x: number, y: number) => distanceToRegion(layout, region, x, y) === 0;
+  const npcSpawns = (map.npcSpawns ?? []).filter((spawn) => owns(spawn.x, spawn.y));
+  const chests = (map.chests ?? []).filter((chest) => owns(chest.x, chest.y));
+  const store =
+    options.postgresUrl === undefined
+      ? null
+      : await openSharedStore(options.postgresUrl, log, options, {
+          world: map.name,
+          chestKeys: chests.map((chest) => chestKey(map.name, chest.id)),
+          owns,
+        });
   const accounts = store?.accounts ?? null;
   const game = new Game(
     core,
-    { ...map, npcSpawns },
-    { ...options.game, firstEntityId: (region + 1) * ENTITY_ID_RANGE + 1, sharedAccounts: accounts ?? undefined },
+    { ...map, npcSpawns, chests },
+    {
+      ...options.game,
+      firstEntityId: (region + 1) * ENTITY_ID_RANGE + 1,
+      sharedAccounts: accounts ?? undefined,
+      sharedItems: store?.items,
+      // No dungeon levels in a cluster yet: each region would generate its own copy of a level below the
+      // same stairs, and its players would never meet those of another (docs/scaling.md § Not built yet).
+      levelSlots: 0,
+    },
     log,
   );
   const directory = new Directory(options.redisUrl);
@@ -154,6 +174,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     ghostFramesOut: 0,
     restored: 0,
     checkpointed: 0,
+    handoffsWaitedForItems: 0,
   };
   // What this region held when it last died (its checkpoint), adopted again as each comes back; forgotten
   // after CHECKPOINT_TTL_MS (those clients have given up by then).
@@ -292,7 +313,13 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   function handOff(session: Session, target: number): void {
     const at = session.peer === null ? undefined : peerLinks.get(session.peer.key);
     if (at === undefined) return; // not behind a gateway link (yet): it stays
-    const state = handoffStateOf(session, region, target, game.nextWindow);
+    // An item change of its own still being written: it goes once that is applied (a tick or so later),
+    // so what a guest carries over is what it holds, and an account's bag is read after its last write.
+    if (!game.items.settled(session)) {
+      stats.handoffsWaitedForItems++;
+      return;
+    }
+    const state = handoffStateOf(session, region, target, game.nextWindow, game.items.carrying(session));
     game.releaseSession(session);
     disown(session.entity.id);
     at.link.tombstones.set(at.client, performance.now());
@@ -403,7 +430,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     for (const session of game.sessions.values()) {
       if (session.peer === null || !peerLinks.has(session.peer.key)) continue;
       if (session.accountId !== null && accounts === null) continue;
-      states.set(session.tokenHex, JSON.stringify(handoffStateOf(session, region, region, game.nextWindow)));
+      const state = handoffStateOf(session, region, region, game.nextWindow, game.items.carrying(session));
+      states.set(session.tokenHex, JSON.stringify(state));
     }
     stats.checkpointed = states.size;
     directory.putCheckpoint(region, states).catch((error: unknown) => log.warn("checkpoint", { error: String(error) }));
@@ -445,6 +473,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       combat: game.combat.stats,
       chat: game.chat.stats,
       accounts: accounts?.stats ?? null,
+      items: { store: store?.items.stats ?? null, room: game.items.stats },
       kicks: kicks?.stats ?? null,
       owned: [...owned].map(([id, fromMs]) => ({ id, fromMs })),
       ownership: ownershipLog,
@@ -515,12 +544,17 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   };
 }
 
-/** Connects to the shared account store and brings its schema up to date (processes starting together take turns). */
-async function openAccountStore(
+/**
+ * Connects to the shared store, brings its schema up to date (processes starting together take turns),
+ * and reads the items of this region's ground. Accounts and items share the one connection: the leases
+ * are held on it, and a bag's write is checked against them there.
+ */
+async function openSharedStore(
   url: string,
   log: Logger,
   options: Pick<RegionOptions, "onStoreLost">,
-): Promise<{ accounts: PgAccounts; close(): Promise<void> }> {
+  ground: Omit<PgItemStoreOptions, "leased">,
+): Promise<{ accounts: PgAccounts; items: PgItemStore; close(): Promise<void> }> {
   const client = new pg.Client({ connectionString: url });
   let closing = false;
   client.on("error", (error) => {
@@ -531,8 +565,10 @@ async function openAccountStore(
   await client.connect();
   await migratePostgres(client, loadMigrations());
   const accounts = new PgAccounts(client, log);
+  const items = await PgItemStore.open(client, { ...ground, leased: (accountId) => accounts.leased(accountId) });
   return {
     accounts,
+    items,
     async close() {
       // Every character's last state is written before the connection (and with it every lease) goes.
       if (!(await accounts.drain(5_000))) log.error("characters not saved before shutdown", { stats: accounts.stats });

@@ -4,6 +4,7 @@ import { DEFAULT_DAY_MINUTES } from "../world-time.js";
 import { TICK_HZ } from "../constants.js";
 import { DEFAULT_THINK_BUDGET_BASE } from "./npc/think-budget.js";
 import type { GameDatabase } from "./persistence/database.js";
+import type { ItemStorePort } from "./persistence/item-store.js";
 import type { AccountPort } from "./accounts/account-port.js";
 import type { CharacterSink } from "./persistence/character-saver.js";
 
@@ -51,9 +52,11 @@ export interface GameOptions {
   /**
    * Where registration and login find accounts and characters, and where characters are saved,
    * when that is not `database`: a cluster's shared PostgreSQL store (ts/cluster/pg-accounts.ts).
-   * Items, notices and admin records stay in `database`, per process.
+   * Notices and admin records stay in `database`, per process.
    */
   sharedAccounts?: AccountPort & CharacterSink;
+  /** Where items live when that is not `database`: the cluster's shared store (ts/cluster/pg-items.ts). */
+  sharedItems?: ItemStorePort;
   /** The first entity id this game hands out (default 1): a cluster's regions take disjoint ranges (ts/cluster/). */
   firstEntityId?: number;
 }

@@ -240,7 +240,7 @@ export class Game {
     this.items = new ItemRoom(
       {
         entities,
-        store: new ItemStore(this.database.db, world.name),
+        store: this.options.sharedItems ?? new ItemStore(this.database.db, world.name),
         catalogue,
         egress,
         chat,

@@ -16,6 +16,7 @@ import type { Logger } from "./log.js";
 import type { CharacterSaver } from "./persistence/character-saver.js";
 import type { ItemRoom } from "./items/item-room.js";
 import { type CharacterState, NEW_CHARACTER } from "./persistence/character-store.js";
+import type { StoredContainer } from "./persistence/item-store.js";
 import type { Peer, Session, SessionRegistry } from "./session.js";
 import { NOTICE_RADIUS } from "./view.js";
 import { lookalikeMessage, nickKey } from "./nick.js";
@@ -66,6 +67,8 @@ export interface SessionArrival {
   readonly proven: boolean;
   /** The account whose character it plays; null for a guest. */
   readonly accountId: number | null;
+  /** What a guest carried there (ItemRoom.carrying); an account's bag comes from the shared store. */
+  readonly carrying?: StoredContainer | null;
 }
 
 /** What an account's session is started from: its id, nick and chosen look (null: never chosen). */
@@ -226,7 +229,6 @@ export class SessionLifecycle implements AccountHost {
     session.joinSource = arrival.joinSource;
     session.everBound = true; // it played where it came from: binding it here is not a first bind
     sessions.bind(session, peer, arrival.proven);
-    this.ports.items.enter(session);
     this.nickKeys.set(nickKey(arrival.nick), session);
     if (arrival.accountId !== null) {
       // A session of this account still here (a login here raced the handoff) gives way to the one that played on.
@@ -235,6 +237,8 @@ export class SessionLifecycle implements AccountHost {
       this.accountSessions.set(arrival.accountId, session);
       this.ports.characters.adopt({ accountId: arrival.accountId, entity });
     }
+    // After the character's lease is being taken: a shared store reads the bag once the lease is here.
+    this.ports.items.enter(session, arrival.accountId === null ? (arrival.carrying ?? null) : null);
     log.debug("session arrived", { entityId: entity.id, nick: arrival.nick, x: entity.x, y: entity.y });
     return session;
   }

@@ -174,7 +174,7 @@ export class ItemRoom {
   ) {
     this.random = mulberry32(options.seed ^ 0x17e45);
     const seeds: NonNullable<ItemWrite["containers"]> = [];
-    for (const spec of chests) this.placeChest(spec, `chest:${ports.worldName}:${spec.id}`, seeds);
+    for (const spec of chests) this.placeChest(spec, chestKey(ports.worldName, spec.id), seeds);
     this.seed(seeds);
     for (const pile of ports.store.piles()) {
       if (ports.catalogue.get(pile.itemId) === undefined) {
@@ -193,7 +193,7 @@ export class ItemRoom {
   addChests(specs: readonly ChestSpec[], keyPrefix: string): number[] {
     const seeds: NonNullable<ItemWrite["containers"]> = [];
     const ids = specs.map((spec) =>
-      this.placeChest(spec, `chest:${this.ports.worldName}:${keyPrefix}:${spec.id}`, seeds),
+      this.placeChest(spec, chestKey(this.ports.worldName, `${keyPrefix}:${spec.id}`), seeds),
     );
     this.seed(seeds);
     return ids;
@@ -391,7 +391,7 @@ export class ItemRoom {
    * lease is here: pg-items.ts), a guest's starts empty — or, handed over by another process of a
    * cluster, with what it carried there (`carrying`, as `carrying()` gave it).
    */
-  enter(session: Session, carrying: readonly StoredStack[] | null = null): void {
+  enter(session: Session, carrying: StoredContainer | null = null): void {
     const key = session.accountId === null ? null : `character:${session.accountId}`;
     const carried: Carried = {
       session,
@@ -409,7 +409,7 @@ export class ItemRoom {
     };
     this.carried.set(session.entity.id, carried);
     if (key === null) {
-      if (carrying !== null) this.fill(carried, { version: 1, stacks: [...carrying] }, "a guest's handed-over bag");
+      if (carrying !== null) this.fill(carried, carrying, "a guest's handed-over bag");
       this.showEquipment(carried);
       return;
     }
@@ -464,10 +464,14 @@ export class ItemRoom {
     return carried === undefined || carried.session !== session || carried.work === 0;
   }
 
-  /** What `session` carries, bag slots and equipment slots (SLOT_WEAPON, SLOT_ARMOR), for `enter` elsewhere. */
-  carrying(session: Session): StoredStack[] {
+  /**
+   * What `session` carries — bag slots and equipment slots (SLOT_WEAPON, SLOT_ARMOR) — and its version
+   * (the client keeps the newest version it was shown), for `enter` elsewhere.
+   */
+  carrying(session: Session): StoredContainer {
     const carried = this.carried.get(session.entity.id);
-    return carried === undefined || carried.session !== session ? [] : bagStacks(carried);
+    if (carried === undefined || carried.session !== session) return { version: 1, stacks: [] };
+    return { version: carried.version, stacks: bagStacks(carried) };
   }
 
   /** The session moved to another process of a cluster with what it carries (once settled): forget it here, drop nothing. */
@@ -1069,6 +1073,11 @@ export class ItemRoom {
     );
     this.ports.egress.send(session, out.slice(0, size));
   }
+}
+
+/** The container key of the chest `id` (a map object's id, or a level's prefix and id) of world `world`. */
+export function chestKey(world: string, id: number | string): string {
+  return `chest:${world}:${id}`;
 }
 
 /** A request's status: now, or once a store that answers later has written its change. */

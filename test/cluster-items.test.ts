@@ -1,0 +1,223 @@
+// Items when the world is served by several processes (issue 19): a real cluster (redis-server,
+// PostgreSQL, two region processes, a gateway) on a map with a chest on region 1's ground, and protocol
+// clients on real UDP. An account's bag lives in PostgreSQL: what it takes in one region it holds in
+// the next, and each region writes it while it plays the character. A guest's bag travels with its
+// session. The chest's contents are PostgreSQL's too: a region killed and restarted places it as
+// players left it, not as the map first filled it.
+import pg from "pg";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
+import type { ItemStack } from "../ts/protocol/tlv.js";
+import { HANDOFF_MARGIN_TILES } from "../ts/cluster/layout.js";
+import { postgresSkipReason } from "../ts/cluster/postgres-process.js";
+import type { ItemDef } from "../ts/server/items/catalogue.js";
+import { ENTITY_TYPE_CHEST } from "../ts/server/items/item-room.js";
+import { BORDER_X, clusterSkipReason, startTestCluster, type TestCluster } from "./support/cluster-process.js";
+import { postJson } from "./support/game-harness.js";
+import { bagOf, inventoryOf, itemRequest } from "./support/item-client.js";
+import { writeNpcMap } from "./support/npc-map.js";
+import { type Joined, UdpTestClient } from "./support/udp-client.js";
+import { walkSteps } from "./support/walk.js";
+
+const skip = clusterSkipReason() ?? postgresSkipReason();
+if (skip !== null) process.stderr.write(`test/cluster-items.test.ts skipped: ${skip}\n`);
+
+const WEST = ACTION_DX.findIndex((dx, code) => code > 0 && dx === -1 && ACTION_DY[code] === 0);
+const item = (fields: Partial<ItemDef> & Pick<ItemDef, "id" | "name" | "kind">): ItemDef => ({
+  stack: 1,
+  sprite: fields.name,
+  damage: 0,
+  armor: 0,
+  heal: 0,
+  ...fields,
+});
+const DAGGER = item({ id: 2, name: "dagger", kind: "weapon", damage: 9 });
+const POTION = item({ id: 4, name: "potion", kind: "consumable", stack: 5, heal: 30 });
+const COIN = item({ id: 5, name: "coin", kind: "treasure", stack: 100 });
+const SPAWN = { x: 40, y: 35 };
+
+async function until<T>(
+  what: string,
+  check: () => Promise<T | false | null | undefined>,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const stack = (slot: number, def: ItemDef, count: number): ItemStack => ({ slot, itemId: def.id, count });
+
+describe.skipIf(skip !== null)("items in a cluster, kept in PostgreSQL", () => {
+  let cluster: TestCluster;
+  let db: pg.Client;
+  const clients: UdpTestClient[] = [];
+  const http = () => cluster.ready.gateways[0].httpPort;
+  const owner = async (entityId: number) => {
+    const statuses = await Promise.all([cluster.regionStatus(0), cluster.regionStatus(1)]);
+    const owners = statuses.filter((s) => s.owned.some((o) => o.id === entityId)).map((s) => s.region);
+    return owners.length === 1 ? owners[0] : null;
+  };
+  const storedStacks = async (key: string) =>
+    (
+      await db.query<{ slot: string; item_id: string; count: string }>(
+        "SELECT slot, item_id, count FROM item_stacks WHERE container = $1 ORDER BY slot",
+        [key],
+      )
+    ).rows.map((row) => ({ slot: Number(row.slot), itemId: Number(row.item_id), count: Number(row.count) }));
+  /** The chest's entity id, once the client has it in view. */
+  const chestOf = (client: UdpTestClient) =>
+    client.waitFor(
+      "the chest in view",
+      () =>
+        (client.latestEntities()?.packets ?? [])
+          .flatMap((packet) => packet.entities)
+          .find((entity) => entity.typeId === ENTITY_TYPE_CHEST)?.id,
+      5000,
+    );
+
+  async function playing(joined: Joined): Promise<UdpTestClient> {
+    const client = (await UdpTestClient.withSession(joined)).sign();
+    clients.push(client);
+    return client.placed();
+  }
+
+  beforeAll(async () => {
+    const map = writeNpcMap({
+      width: 80,
+      height: 70,
+      spawn: SPAWN,
+      kinds: [],
+      spawns: [],
+      items: [DAGGER, POTION, COIN],
+      chests: [{ name: "box", x: SPAWN.x + 1, y: SPAWN.y, items: "dagger, coin:40, potion:3" }],
+    });
+    cluster = await startTestCluster(1, [], map);
+    if (cluster.ready.postgres === null) throw new Error("the cluster started without PostgreSQL");
+    db = new pg.Client({ connectionString: cluster.ready.postgres });
+    await db.connect();
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    await db?.end().catch(() => {});
+    await cluster?.stop();
+  }, 20_000);
+
+  it("an account's bag crosses the border: taken in region 1, held in region 0, written by the region playing it", async () => {
+    const registered = await postJson(http(), "/api/register", {
+      name: "Packer",
+      password: "long enough",
+      nick: "Packer",
+    });
+    expect(registered.status).toBe(200);
+    const player = await playing(registered.body as unknown as Joined);
+    const id = player.joined.entityId;
+    expect(await until("region 1 playing it", async () => (await owner(id)) === 1)).toBe(true);
+    const accountId = Number(
+      (await db.query<{ id: string }>("SELECT id FROM accounts WHERE name_key = 'packer'")).rows[0].id,
+    );
+    const key = `character:${accountId}`;
+    const chest = await chestOf(player);
+    expect(await itemRequest(player, 1, "take", { container: chest, slot: 0 })).toBe("ok");
+    expect(await itemRequest(player, 2, "take", { container: chest, slot: 1 })).toBe("ok");
+    const carried = [stack(0, DAGGER, 1), stack(1, COIN, 40)];
+    expect(await bagOf(player)).toEqual(carried);
+    // Durable before it was answered: PostgreSQL holds the bag and what is left in the chest.
+    expect(await storedStacks(key)).toEqual(carried);
+    const chestKeys = (await db.query<{ key: string }>("SELECT key FROM item_containers WHERE key LIKE 'chest:%'"))
+      .rows;
+    expect(chestKeys.length).toBe(1);
+    expect(await storedStacks(chestKeys[0].key)).toEqual([stack(2, POTION, 3)]);
+
+    // West across the border: region 0 reads the bag once the character's lease is there.
+    const end = await walkSteps(
+      player,
+      Array.from({ length: SPAWN.x - BORDER_X + HANDOFF_MARGIN_TILES + 2 }, () => WEST),
+    );
+    expect(end.x).toBeLessThan(BORDER_X - HANDOFF_MARGIN_TILES);
+    expect(await until("region 0 playing it", async () => (await owner(id)) === 0)).toBe(true);
+    expect(await bagOf(player)).toEqual(carried);
+    // Fifteen coins dropped here: the pile and the bag's rest are region 0's write.
+    expect(await itemRequest(player, 3, "drop", { slot: 1, count: 15 })).toBe("ok");
+    expect(await bagOf(player)).toEqual([stack(0, DAGGER, 1), stack(1, COIN, 25)]);
+    expect(await storedStacks(key)).toEqual([stack(0, DAGGER, 1), stack(1, COIN, 25)]);
+    const piles = await db.query<{ x: string; item_id: string; count: string }>(
+      "SELECT x, item_id, count FROM item_piles",
+    );
+    expect(piles.rows.map((row) => [Number(row.x), Number(row.item_id), Number(row.count)])).toEqual([
+      [end.x, COIN.id, 15],
+    ]);
+    const [status0, status1] = await Promise.all([cluster.regionStatus(0), cluster.regionStatus(1)]);
+    expect(status1.items.store!.writes).toBeGreaterThanOrEqual(2);
+    expect(status0.items.store!.writes).toBeGreaterThanOrEqual(1);
+    expect(status0.items.store!.bags).toBeGreaterThanOrEqual(1);
+    expect(status0.items.store!.conflicts + status1.items.store!.conflicts).toBe(0);
+    expect(status0.items.room.writeFailures + status1.items.room.writeFailures).toBe(0);
+  }, 60_000);
+
+  it("a guest's bag travels with its session across the border, and picks up a pile another region stored", async () => {
+    const joined = await postJson(http(), "/api/guest", { nick: "Tripper" });
+    expect(joined.status).toBe(200);
+    const guest = await playing(joined.body as unknown as Joined);
+    const id = guest.joined.entityId;
+    expect(await until("region 1 playing it", async () => (await owner(id)) === 1)).toBe(true);
+    const chest = await chestOf(guest);
+    expect(await itemRequest(guest, 1, "take", { container: chest, slot: 2 })).toBe("ok");
+    expect(await bagOf(guest)).toEqual([stack(0, POTION, 3)]);
+    await walkSteps(
+      guest,
+      Array.from({ length: SPAWN.x - BORDER_X + HANDOFF_MARGIN_TILES + 2 }, () => WEST),
+    );
+    expect(await until("region 0 playing it", async () => (await owner(id)) === 0)).toBe(true);
+    // What it carried, and the coins the account dropped on its way (it walked onto the pile): gone from
+    // PostgreSQL with the pickup.
+    expect(await bagOf(guest)).toEqual([stack(0, POTION, 3), stack(1, COIN, 15)]);
+    expect((await db.query("SELECT id FROM item_piles")).rows).toEqual([]);
+    // And it is the guest's own there: it drinks one.
+    expect(await itemRequest(guest, 2, "use", { slot: 0 })).toBe("ok");
+    expect(await bagOf(guest)).toEqual([stack(0, POTION, 2), stack(1, COIN, 15)]);
+  }, 60_000);
+
+  it("a region killed with SIGKILL places its chest again as players left it, not as the map filled it", async () => {
+    const redis = new Redis(cluster.ready.redis);
+    try {
+      const endpoint = async () =>
+        JSON.parse((await redis.get("fc:region:1")) ?? "null") as { pid: number; httpPort: number } | null;
+      const before = (await endpoint())!;
+      process.kill(before.pid, "SIGKILL");
+      await until(
+        "region 1 back",
+        async () => {
+          const now = await endpoint();
+          if (now === null || now.pid === before.pid) return false;
+          return fetch(`http://127.0.0.1:${now.httpPort}/api/cluster`).then(
+            (response) => response.ok,
+            () => false,
+          );
+        },
+        30_000,
+      );
+    } finally {
+      redis.disconnect();
+    }
+    // A newcomer in region 1 looks into the chest: empty, as it was left.
+    const joined = await postJson(http(), "/api/guest", { nick: "Looker" });
+    expect(joined.status).toBe(200);
+    // Joined through region 0, handed to region 1 (the spawn is its ground), the only one placing the chest.
+    const looker = await playing(joined.body as unknown as Joined);
+    const chest = await chestOf(looker);
+    const seen = () => inventoryOf(looker, chest);
+    await until("the chest's contents", async () => {
+      looker.query(chest);
+      return seen() !== undefined;
+    });
+    expect(seen()!.stacks).toEqual([]);
+    expect(await itemRequest(looker, 1, "take_all", { container: chest })).not.toBe("ok");
+  }, 90_000);
+});
