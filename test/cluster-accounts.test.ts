@@ -14,6 +14,7 @@ import {
   clusterSkipReason,
   type RegionStatus,
   startTestCluster,
+  until,
   type TestCluster,
 } from "./support/cluster-process.js";
 import { postJson } from "./support/game-harness.js";
@@ -26,20 +27,6 @@ if (skip !== null) process.stderr.write(`test/cluster-accounts.test.ts skipped: 
 const WEST = ACTION_DX.findIndex((dx, code) => code > 0 && dx === -1 && ACTION_DY[code] === 0);
 const EAST = ACTION_DX.findIndex((dx, code) => code > 0 && dx === 1 && ACTION_DY[code] === 0);
 
-async function until<T>(
-  what: string,
-  check: () => Promise<T | false | null | undefined>,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 describe.skipIf(skip !== null)("accounts in a cluster, kept in PostgreSQL", () => {
   let cluster: TestCluster;
   let db: pg.Client;
@@ -51,11 +38,7 @@ describe.skipIf(skip !== null)("accounts in a cluster, kept in PostgreSQL", () =
         "SELECT c.x, c.y FROM characters c JOIN accounts a ON a.id = c.account_id WHERE a.name_key = 'rover'",
       )
     ).rows.map((row) => ({ x: Number(row.x), y: Number(row.y) }))[0];
-  const owner = async (entityId: number) => {
-    const statuses = await Promise.all([cluster.regionStatus(0), cluster.regionStatus(1)]);
-    const owners = statuses.filter((s) => s.owned.some((o) => o.id === entityId)).map((s) => s.region);
-    return owners.length === 1 ? owners[0] : null;
-  };
+  const owner = (entityId: number) => cluster.ownerOf(entityId);
 
   async function playing(joined: Joined): Promise<UdpTestClient> {
     const client = (await UdpTestClient.withSession(joined)).sign();

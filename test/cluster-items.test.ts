@@ -13,9 +13,9 @@ import { HANDOFF_MARGIN_TILES } from "../ts/cluster/layout.js";
 import { postgresSkipReason } from "../ts/cluster/postgres-process.js";
 import type { ItemDef } from "../ts/server/items/catalogue.js";
 import { ENTITY_TYPE_CHEST } from "../ts/server/items/item-room.js";
-import { BORDER_X, clusterSkipReason, startTestCluster, type TestCluster } from "./support/cluster-process.js";
+import { BORDER_X, clusterSkipReason, startTestCluster, type TestCluster, until } from "./support/cluster-process.js";
 import { postJson } from "./support/game-harness.js";
-import { bagOf, inventoryOf, itemRequest } from "./support/item-client.js";
+import { bagOf, inventoryOf, itemRequest, itemDef } from "./support/item-client.js";
 import { writeNpcMap } from "./support/npc-map.js";
 import { type Joined, UdpTestClient } from "./support/udp-client.js";
 import { walkSteps } from "./support/walk.js";
@@ -24,32 +24,11 @@ const skip = clusterSkipReason() ?? postgresSkipReason();
 if (skip !== null) process.stderr.write(`test/cluster-items.test.ts skipped: ${skip}\n`);
 
 const WEST = ACTION_DX.findIndex((dx, code) => code > 0 && dx === -1 && ACTION_DY[code] === 0);
-const item = (fields: Partial<ItemDef> & Pick<ItemDef, "id" | "name" | "kind">): ItemDef => ({
-  stack: 1,
-  sprite: fields.name,
-  damage: 0,
-  armor: 0,
-  heal: 0,
-  ...fields,
-});
+const item = itemDef;
 const DAGGER = item({ id: 2, name: "dagger", kind: "weapon", damage: 9 });
 const POTION = item({ id: 4, name: "potion", kind: "consumable", stack: 5, heal: 30 });
 const COIN = item({ id: 5, name: "coin", kind: "treasure", stack: 100 });
 const SPAWN = { x: 40, y: 35 };
-
-async function until<T>(
-  what: string,
-  check: () => Promise<T | false | null | undefined>,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const stack = (slot: number, def: ItemDef, count: number): ItemStack => ({ slot, itemId: def.id, count });
 
@@ -58,11 +37,7 @@ describe.skipIf(skip !== null)("items in a cluster, kept in PostgreSQL", () => {
   let db: pg.Client;
   const clients: UdpTestClient[] = [];
   const http = () => cluster.ready.gateways[0].httpPort;
-  const owner = async (entityId: number) => {
-    const statuses = await Promise.all([cluster.regionStatus(0), cluster.regionStatus(1)]);
-    const owners = statuses.filter((s) => s.owned.some((o) => o.id === entityId)).map((s) => s.region);
-    return owners.length === 1 ? owners[0] : null;
-  };
+  const owner = (entityId: number) => cluster.ownerOf(entityId);
   const storedStacks = async (key: string) =>
     (
       await db.query<{ slot: string; item_id: string; count: string }>(

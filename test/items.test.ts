@@ -20,16 +20,15 @@ import { postJson, startHarness } from "./support/game-harness.js";
 import { latestEntry, NpcGame } from "./support/npc-game.js";
 import { testKind, writeNpcMap } from "./support/npc-map.js";
 import { type Joined, UdpTestClient } from "./support/udp-client.js";
-import { bagOf as bag, inventoryOf, itemRequest as request, itemResults as results } from "./support/item-client.js";
+import {
+  bagOf as bag,
+  inventoryOf,
+  itemRequest as request,
+  itemResults as results,
+  itemDef,
+} from "./support/item-client.js";
 
-const item = (fields: Partial<ItemDef> & Pick<ItemDef, "id" | "name" | "kind">): ItemDef => ({
-  stack: 1,
-  sprite: fields.name,
-  damage: 0,
-  armor: 0,
-  heal: 0,
-  ...fields,
-});
+const item = itemDef;
 const KEY = item({ id: 1, name: "key", kind: "key" });
 const DAGGER = item({ id: 2, name: "dagger", kind: "weapon", damage: 9 });
 const JERKIN = item({ id: 3, name: "jerkin", kind: "armor", armor: 3 });

@@ -20,6 +20,8 @@ export interface TestCluster {
   process: TsxProcess;
   /** GET /api/cluster of region `region`. */
   regionStatus(region: number): Promise<RegionStatus>;
+  /** The one region that owns entity `entityId` now (of the two first ones), or null (none, or both). */
+  ownerOf(entityId: number): Promise<number | null>;
   stop(): Promise<void>;
 }
 
@@ -61,6 +63,21 @@ export interface RegionStatus {
 
 /** The first tile column region 1 owns. */
 export const BORDER_X = 32;
+
+/** Resolves with `check`'s first truthy answer, asking every 50 ms; rejects after `timeoutMs`, naming `what`. */
+export async function until<T>(
+  what: string,
+  check: () => Promise<T | false | null | undefined>,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 /** Why the cluster tests cannot run here, or null when they can. */
 export function clusterSkipReason(): string | null {
@@ -120,13 +137,19 @@ export async function startTestCluster(
     throw error;
   }
   const ready = JSON.parse(child.stdout().split("\n")[0]) as ClusterReady;
+  const regionStatus = async (region: number): Promise<RegionStatus> => {
+    const entry = ready.regions.find((r) => r.region === region)!;
+    const response = await fetch(`http://127.0.0.1:${entry.httpPort}/api/cluster`);
+    return (await response.json()) as RegionStatus;
+  };
   return {
     ready,
     process: child,
-    async regionStatus(region) {
-      const entry = ready.regions.find((r) => r.region === region)!;
-      const response = await fetch(`http://127.0.0.1:${entry.httpPort}/api/cluster`);
-      return (await response.json()) as RegionStatus;
+    regionStatus,
+    async ownerOf(entityId) {
+      const statuses = await Promise.all([regionStatus(0), regionStatus(1)]);
+      const owners = statuses.filter((s) => s.owned.some((o) => o.id === entityId)).map((s) => s.region);
+      return owners.length === 1 ? owners[0] : null;
     },
     stop,
   };
