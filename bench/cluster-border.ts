@@ -9,13 +9,16 @@
 //
 // Run: npx tsx bench/cluster-border.ts [--bots 2000] [--regions 4] [--gateways 2] [--warmup 10] [--measure 30]
 //      (not part of `npm run bench`: it needs redis-server, and the machine's both cores)
-// Writes bench/results/cluster-border.json and prints a Markdown table.
+// Writes bench/results/cluster.json (a suite result: `npx tsx bench/report.ts` puts it in REPORT.md)
+// and prints a Markdown table.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
+import { gitCommit, machineNow } from "./lib/harness.js";
+import type { SuiteResult } from "./lib/results.js";
 import { cpuSeconds, loadAverages, pinned, redisCommands, stop } from "./server/processes.js";
 import { writeWorld } from "./server/world.js";
 
@@ -68,7 +71,7 @@ interface Ready {
 interface RegionSample {
   region: number;
   cluster: { handoffsIn: number; handoffsOut: number; ghosts: number; players: number; claimConflicts: number };
-  status: { tickMs: { p50: number; p99: number }; tick: number };
+  status: { tickMs: { p50: number; p99: number; max: number }; tick: number };
 }
 
 async function getJson<T>(url: string): Promise<T> {
@@ -133,9 +136,11 @@ const [command, args] = pinned(0, process.execPath, [
   "--json",
   "--log-level",
   "warn",
-  // Thousands of bots join from this one address.
+  // Thousands of bots join from this one address, each through region 0.
   "--join-rate",
   "1000000",
+  "--max-players",
+  String(BOTS),
 ]);
 const cluster = spawn(command, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
 let clusterErr = "";
@@ -236,7 +241,8 @@ try {
     const b = before[index];
     return {
       region: a.region,
-      players: a.cluster.players,
+      // At the window's start: by its end the bots are leaving.
+      players: b.cluster.players,
       ghosts: a.cluster.ghosts,
       handoffsInPerSecond: (a.cluster.handoffsIn - b.cluster.handoffsIn) / seconds,
       handoffsOutPerSecond: (a.cluster.handoffsOut - b.cluster.handoffsOut) / seconds,
@@ -265,8 +271,91 @@ try {
     gatewayRows: gateways,
     botResults: results,
   };
-  writeFileSync(join(ROOT, "bench/results/cluster-border.json"), `${JSON.stringify(summary, null, 2)}\n`);
   const f = (n: number, digits = 1) => n.toFixed(digits);
+  const worstP99 = Math.max(...regions.map((r) => r.tickMs.p99));
+  const slowestRate = Math.min(...regions.map((r) => r.ticksPerSecond));
+  const load = `load ${loadBefore[0]} / ${loadAfter[0]}`;
+  const suite: SuiteResult = {
+    suite: "cluster",
+    title: `One world on ${REGIONS} regions and ${GATEWAYS} gateways: ${BOTS} wandering bots across the borders`,
+    date: summary.when,
+    command: `npx tsx bench/cluster-border.ts ${process.argv.slice(2).join(" ")}`.trim(),
+    quick: false,
+    gitCommit: gitCommit(),
+    machine: machineNow(loadBefore[0]),
+    timing: `${f(WARMUP_S, 0)} s warm-up after all joins, then a ${f(seconds)} s window; the cluster (Redis, regions, gateways) pinned to core 0, the bots to core 1; CPU from /proc over the window; tick percentiles over the window's ticks`,
+    tables: [
+      {
+        title: "Per region",
+        columns: [
+          "region",
+          "players",
+          "ghosts",
+          "handoffs in / out per s",
+          "claim conflicts",
+          "ticks/s",
+          "tick ms p50 / p99 / max",
+        ],
+        rows: regions.map((r) => [
+          r.region,
+          r.players,
+          r.ghosts,
+          `${f(r.handoffsInPerSecond, 2)} / ${f(r.handoffsOutPerSecond, 2)}`,
+          r.claimConflicts,
+          f(r.ticksPerSecond),
+          `${f(r.tickMs.p50)} / ${f(r.tickMs.p99)} / ${f(r.tickMs.max)}`,
+        ]),
+        note: "players: sessions each region simulated at the window's start; ghosts: read-only copies of a neighbour's entities near its ground.",
+      },
+      {
+        title: "The whole cluster",
+        columns: [
+          "bots",
+          "cluster CPU %",
+          "CPU µs per client-second",
+          "Redis commands/s",
+          "States/s per bot",
+          "checksum mismatches",
+          "gateway datagrams forwarded / delivered",
+        ],
+        rows: [
+          [
+            BOTS,
+            f(summary.clusterCpuPercent),
+            f(summary.clusterCpuUsPerClientSecond, 0),
+            f(summary.redisCommandsPerSecond),
+            f(statesPerBot, 2),
+            mismatches,
+            gateways.map((g) => `${g.forwarded} / ${g.delivered}`).join(", "),
+          ],
+        ],
+      },
+    ],
+    charts: [],
+    targets: [
+      {
+        target: `${BOTS} bots over ${REGIONS} regions on one core: every region keeps 24 ticks/s and the bots 12 States/s (≥ 95 %)`,
+        measured: `slowest region ${f(slowestRate)} ticks/s, ${f(statesPerBot, 2)} States/s per bot (${load})`,
+        met: slowestRate >= 0.95 * 24 && statesPerBot >= 0.95 * 12,
+      },
+      {
+        target: `${BOTS} bots over ${REGIONS} regions: tick p99 < 20 ms in every region`,
+        measured: `worst region p99 ${f(worstP99)} ms (${load}; ${REGIONS} regions, ${GATEWAYS} gateways and Redis share core 0)`,
+        met: worstP99 < 20,
+      },
+      {
+        target: "no entity claimed by two regions, no entity list that fails its checksum at a border",
+        measured: `${regions.reduce((sum, r) => sum + r.claimConflicts, 0)} claim conflicts, ${mismatches} checksum mismatches in ${f(statesPerBot * BOTS * seconds, 0)} States`,
+        met: regions.every((r) => r.claimConflicts === 0) && mismatches === 0,
+      },
+    ],
+    notes: [
+      "Not part of `npm run bench`: it needs redis-server (and PostgreSQL, when installed, for the accounts the bots do not use) and both cores.",
+      "The bots are guests wandering the server suite's 1024×1024 world (bench/server/bots.ts through each gateway's /api/guest and UDP port); each region is one process, so its tick shares core 0 with the others, the gateways and Redis — a fleet gives each its own core.",
+    ],
+    raw: summary,
+  };
+  writeFileSync(join(ROOT, "bench/results/cluster.json"), `${JSON.stringify(suite, null, 1)}\n`);
   const lines = [
     `${BOTS} bots, ${REGIONS} regions, ${GATEWAYS} gateways, ${f(seconds)} s window, load ${loadBefore[0]} / ${loadAfter[0]}: ` +
       `cluster CPU ${f(summary.clusterCpuPercent)} % (${f(summary.clusterCpuUsPerClientSecond, 0)} µs per client-second), ` +

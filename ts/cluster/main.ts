@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { CHUNK_SIZE } from "../constants.js";
 import { isLogLevel, Logger } from "../server/log.js";
+import { DEFAULT_GAME_OPTIONS } from "../server/game-options.js";
 import { DEFAULT_HTTP_LIMITS } from "../server/http-guard.js";
 import { DEFAULT_CLIENT_DIR } from "../server/server.js";
 import { readWorldMap } from "../server/world-map.js";
@@ -40,6 +41,7 @@ usage: npm run -s cluster -- [options]
   --udp-port PORT      the first gateway's UDP port, the next ones count up (default 7777; 0: free ports)
   --client-dir PATH    the built browser client the gateways serve (default dist/client)
   --pvp                players may attack each other outside the map's safe zones, across borders too
+  --max-players N      sessions one region holds at most, joins beyond refused (default ${DEFAULT_GAME_OPTIONS.maxPlayers})
   --join-rate N        guest joins per minute per source address, kept by each gateway (default 60)
   --log-level LEVEL    debug | info | warn | error | silent (default warn)
   --json               print one JSON line with every port once all are up (for tests and scripts)
@@ -70,6 +72,7 @@ const { values } = parseArgs({
     "log-level": { type: "string", default: "warn" },
     json: { type: "boolean", default: false },
     pvp: { type: "boolean", default: false },
+    "max-players": { type: "string", default: String(DEFAULT_GAME_OPTIONS.maxPlayers) },
     "join-rate": { type: "string", default: String(DEFAULT_HTTP_LIMITS.guestJoinsPerAddress) },
     help: { type: "boolean", short: "h", default: false },
   },
@@ -86,6 +89,14 @@ const logger = new Logger(level);
 function count(name: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > 64) fail(`--${name} must be an integer 1..64, got "${value}"`);
+  return n;
+}
+/** --max-players: each region's session limit (a join lands in region 0 first, then moves on). */
+function maxPlayers(): number {
+  const n = Number(values["max-players"]);
+  if (!Number.isInteger(n) || n < 1 || n > 100_000) {
+    fail(`--max-players must be an integer 1..100000, got "${values["max-players"]}"`);
+  }
   return n;
 }
 function port(name: string, value: string): number {
@@ -107,7 +118,7 @@ async function runRegion(): Promise<void> {
     host: values.host,
     linkPort: 0,
     httpPort: 0,
-    game: { pvp: values.pvp },
+    game: { pvp: values.pvp, maxPlayers: maxPlayers() },
     logger,
     postgresUrl: values.postgres,
     // The leases went with the connection: exit, and the supervisor starts this region again.
@@ -254,6 +265,8 @@ async function runCluster(): Promise<void> {
     "--layout-json",
     layoutJson(layout),
     ...(values.pvp ? ["--pvp"] : []),
+    "--max-players",
+    String(maxPlayers()),
     ...common,
   ];
   const supervise = (entry: Child, args: string[]) => {
