@@ -16,6 +16,8 @@ import { FrameError } from "./link-frames.js";
 export interface HandoffState {
   readonly from: number;
   readonly to: number;
+  /** The old region's tick when it let the session go: it may have broadcast to it up to this tick. */
+  readonly tick: number;
   readonly tokenHex: string;
   readonly keyHex: string;
   readonly nick: string;
@@ -61,6 +63,7 @@ export function handoffStateOf(
   to: number,
   nextWindow: number,
   carrying: StoredContainer,
+  tick: number,
 ): HandoffState {
   const entity = session.entity;
   const steps: [number, number][] = [];
@@ -71,6 +74,7 @@ export function handoffStateOf(
   return {
     from,
     to,
+    tick,
     tokenHex: session.tokenHex,
     keyHex: session.keyHex,
     nick: session.nick,
@@ -162,6 +166,8 @@ export function restoreSession(
   state: HandoffState,
   nextWindow: number,
 ): { steps: number; moved: number } {
+  // The old region may have broadcast to it up to its tick (not sooner than ours, when our clock lags).
+  if (Number.isSafeInteger(state.tick)) session.quietThroughTick = state.tick;
   session.replay.restore(state.replay);
   session.chat.restore(state.chat);
   let moved = 0;

@@ -200,8 +200,13 @@ function startChild(name: string, args: string[]): Promise<Child> {
 }
 
 async function runCluster(): Promise<void> {
+  // Every flag is checked before anything starts: a bad one must not leave a Redis or a PostgreSQL behind.
   const regionCount = count("regions", values.regions);
   const gatewayCount = count("gateways", values.gateways);
+  const httpBase = port("http-port", values["http-port"]);
+  const udpBase = port("udp-port", values["udp-port"]);
+  const players = maxPlayers();
+  const joinsPerMinute = joinRate();
   const map = readWorldMap(values.map);
   let layout: ClusterLayout;
   try {
@@ -266,7 +271,7 @@ async function runCluster(): Promise<void> {
     layoutJson(layout),
     ...(values.pvp ? ["--pvp"] : []),
     "--max-players",
-    String(maxPlayers()),
+    String(players),
     ...common,
   ];
   const supervise = (entry: Child, args: string[]) => {
@@ -288,8 +293,6 @@ async function runCluster(): Promise<void> {
   );
   regionChildren.forEach((entry, region) => supervise(entry, regionArgs(region)));
   children.push(...regionChildren);
-  const httpBase = port("http-port", values["http-port"]);
-  const udpBase = port("udp-port", values["udp-port"]);
   for (let index = 0; index < gatewayCount; index++) {
     const args = [
       "--role",
@@ -303,7 +306,7 @@ async function runCluster(): Promise<void> {
       "--udp-port",
       String(udpBase === 0 ? 0 : udpBase + index),
       "--join-rate",
-      String(joinRate()),
+      String(joinsPerMinute),
       "--client-dir",
       values["client-dir"],
       ...common,

@@ -319,7 +319,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       stats.handoffsWaitedForItems++;
       return;
     }
-    const state = handoffStateOf(session, region, target, game.nextWindow, game.items.carrying(session));
+    const state = handoffStateOf(session, region, target, game.nextWindow, game.items.carrying(session), game.tick);
     game.releaseSession(session);
     disown(session.entity.id);
     at.link.tombstones.set(at.client, performance.now());
@@ -430,7 +430,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     for (const session of game.sessions.values()) {
       if (session.peer === null || !peerLinks.has(session.peer.key)) continue;
       if (session.accountId !== null && accounts === null) continue;
-      const state = handoffStateOf(session, region, region, game.nextWindow, game.items.carrying(session));
+      const state = handoffStateOf(session, region, region, game.nextWindow, game.items.carrying(session), game.tick);
       states.set(session.tokenHex, JSON.stringify(state));
     }
     stats.checkpointed = states.size;

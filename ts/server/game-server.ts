@@ -488,6 +488,7 @@ export class Game {
       if (!session.peer) continue;
       this.chat.pump(session, broadcastStartMs);
       this.dialogs.pump(session, broadcastStartMs);
+      if (session.quietThroughTick >= this.tick) continue;
       if (dueCount < due.length) due[dueCount] = session;
       else due.push(session);
       dueCount++;

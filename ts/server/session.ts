@@ -70,6 +70,12 @@ export interface Session {
   announced: boolean;
   /** Broadcast parity: this session is sent State/Entity packets when tick % 2 === sendPhase. */
   readonly sendPhase: number;
+  /**
+   * No State/Entity packets at ticks up to this one: a session handed over by another process of a cluster
+   * was sent that tick's broadcast there, and a second list under the same tick (a region whose clock runs
+   * a tick behind) would be mixed with the first by the client. 0 for every other session.
+   */
+  quietThroughTick: number;
   readonly inbound: TokenBucket;
   /** Checksum and tick of the entity entries last sent, to skip unchanged updates. */
   lastEntityChecksum: number;
@@ -167,6 +173,7 @@ export class SessionRegistry {
       everBound: false,
       announced: false,
       sendPhase: this.phaseCounter++ % BROADCAST_EVERY_TICKS,
+      quietThroughTick: 0,
       inbound: new TokenBucket(this.limits.ratePerSecond, this.limits.burst, nowMs),
       lastEntityChecksum: -1,
       lastEntityTick: 0,
