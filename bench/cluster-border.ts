@@ -191,6 +191,9 @@ try {
     const start = waiters("measure-start");
     const end = waiters("measure-end");
     const result = waiters("result");
+    // A bot process that dies rejects all four; the one awaited then ends the run through `finally`
+    // (cluster stopped), and the others must not crash it first as unhandled rejections.
+    for (const waiting of [joined, start, end, result]) waiting.catch(() => {});
     createInterface({ input: child.stdout! }).on("line", (line) => {
       try {
         const fields = JSON.parse(line) as Record<string, unknown>;
