@@ -59,6 +59,8 @@ export interface RegionStatus {
     room: { requests: number; done: number; refused: number; writeFailures: number; shed: number };
   };
   handoffsWaitedForItems: number;
+  /** Doors across the border (door-link.ts). */
+  doors?: { sent: number; unsent: number; used: number; refused: number; answered: number; cellsSet: number };
 }
 
 /** The first tile column region 1 owns. */

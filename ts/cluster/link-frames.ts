@@ -14,6 +14,9 @@ export const FRAME_REROUTE = 6; // region → gateway: a datagram for a session 
 export const FRAME_GHOSTS = 7; // region → region: its entities near the receiver's ground, JSON (ghosts.ts)
 export const FRAME_STRIKE = 8; // region → region: a blow at one of the receiver's entities, JSON (strikes.ts)
 export const FRAME_STRIKE_ANSWER = 9; // region → region: what that blow did, for the attacker, JSON (strikes.ts)
+export const FRAME_DOOR_USE = 10; // region → region: a player here uses the receiver's door, JSON (door-link.ts)
+export const FRAME_DOOR_ANSWER = 11; // region → region: what that player is told, JSON (door-link.ts)
+export const FRAME_DOOR_TILES = 12; // region → region: its doors' cells near the receiver, JSON (door-link.ts)
 
 /** kind + client. */
 const HEADER_BYTES = 5;

@@ -32,11 +32,15 @@ import { migratePostgres } from "./pg-migrate.js";
 import { CHECKPOINT_TTL_MS, Directory, REFRESH_MS } from "./directory.js";
 import { GhostTable, ghostsFor } from "./ghosts.js";
 import { StrikeLink } from "./strikes.js";
+import { DoorLink } from "./door-link.js";
 import { arrivalOf, type HandoffState, handoffStateOf, restoreSession } from "./handoff.js";
 import { type ClusterLayout, distanceToRegion, handoffTarget, neighboursOf } from "./layout.js";
 import {
   FRAME_CLOSE,
   FRAME_DATA,
+  FRAME_DOOR_ANSWER,
+  FRAME_DOOR_TILES,
+  FRAME_DOOR_USE,
   FRAME_GHOSTS,
   FRAME_HANDOFF,
   FRAME_HELLO,
@@ -115,6 +119,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const owns = (x: number, y: number) => distanceToRegion(layout, region, x, y) === 0;
   const npcSpawns = (map.npcSpawns ?? []).filter((spawn) => owns(spawn.x, spawn.y));
   const chests = (map.chests ?? []).filter((chest) => owns(chest.x, chest.y));
+  // Doors too: a neighbour's door is a ghost here, its cell kept as its region says (door-link.ts).
+  const doors = (map.doors ?? []).filter((door) => owns(door.x, door.y));
   const store =
     options.postgresUrl === undefined
       ? null
@@ -126,7 +132,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const accounts = store?.accounts ?? null;
   const game = new Game(
     core,
-    { ...map, npcSpawns, chests },
+    { ...map, npcSpawns, chests, doors },
     {
       ...options.game,
       firstEntityId: (region + 1) * ENTITY_ID_RANGE + 1,
@@ -153,6 +159,19 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const ghosts = new GhostTable(game.entities);
   const neighbours = new Map<number, { writer: FrameWriter; socket: Socket }>();
   const strikes = new StrikeLink(game.combat, ghosts, (n) => neighbours.get(n)?.writer);
+  const doorLink = new DoorLink({
+    doors: game.doors,
+    ghosts,
+    layout,
+    region,
+    specs: map.doors ?? [],
+    linkTo: (n) => neighbours.get(n)?.writer,
+    holds: (session, key) => game.items.holds(session, key),
+    tileAt: (x, y) => game.world.tileAt(x, y),
+    setTile: (x, y, tile) => game.setTile(x, y, tile),
+    sessionOf: (id) => game.sessions.byEntityId(id),
+    tell: (session, text, speaker) => game.chat.tell(session, text, speaker),
+  });
   const chatRelay = new ChatRelay(region, directory.redis, game.chat, log);
   await chatRelay.start();
   const gateways = new Map<string, GatewayLink>();
@@ -338,6 +357,9 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
         if (kind === FRAME_GHOSTS) return ghosts.apply(neighbour, jsonOf(payload, "ghosts"));
         if (kind === FRAME_STRIKE) return strikes.onStrike(neighbour, jsonOf(payload, "strike"));
         if (kind === FRAME_STRIKE_ANSWER) return strikes.onAnswer(jsonOf(payload, "strike answer"));
+        if (kind === FRAME_DOOR_USE) return doorLink.onUse(neighbour, jsonOf(payload, "door use"));
+        if (kind === FRAME_DOOR_ANSWER) return doorLink.onAnswer(jsonOf(payload, "door answer"));
+        if (kind === FRAME_DOOR_TILES) return doorLink.onCells(neighbour, jsonOf(payload, "door tiles"));
         throw new FrameError(`region frame of kind ${kind}`);
       }
       if (kind !== FRAME_HELLO) throw new FrameError("the first frame must be a hello");
@@ -445,6 +467,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     for (const [n, { writer }] of neighbours) {
       writer.sendJson(FRAME_GHOSTS, 0, ghostsFor(layout, n, ownEntities()));
       stats.ghostFramesOut++;
+      const cells = doorLink.cellsFor(n);
+      if (cells.length > 0) writer.sendJson(FRAME_DOOR_TILES, 0, cells);
     }
   }
 
@@ -470,6 +494,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       redisCommands: directory.commands + chatRelay.stats.published,
       chatRelay: chatRelay.stats,
       strikes: strikes.stats,
+      doors: doorLink.stats,
       combat: game.combat.stats,
       chat: game.chat.stats,
       accounts: accounts?.stats ?? null,

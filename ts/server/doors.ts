@@ -63,6 +63,24 @@ export interface DoorPorts {
   readonly log: Logger;
 }
 
+/** Who uses a door: a player's entity here (or, across a border, its ghost: ts/cluster/door-link.ts). */
+export type DoorUser = Pick<Entity, "id" | "x" | "y" | "hp" | "hpMax">;
+
+/**
+ * The doors of another process of a cluster: a door seen here as a ghost (a neighbour region's) is
+ * used by asking its region (ts/cluster/door-link.ts), which answers the player through `tell`.
+ */
+export interface RemoteDoors {
+  isRemote(entity: Entity): boolean;
+  use(session: Session, door: Entity): void;
+}
+
+/** Whether `user` can use a door on (x, y): within one tile, and not lying dead (combat/). */
+function canUse(user: DoorUser, x: number, y: number): boolean {
+  if (Math.max(Math.abs(user.x - x), Math.abs(user.y - y)) > 1) return false;
+  return !(user.hp === 0 && user.hpMax > 0);
+}
+
 /** One door and its state. */
 export interface Door {
   readonly spec: DoorSpec;
@@ -89,6 +107,8 @@ export class Doors {
   /** Reused by the doorway check: entities on the door's cell. */
   private readonly inDoorway: StoredEntity[] = [];
   readonly stats = { opened: 0, closed: 0, unlocked: 0, refusedInTheWay: 0, refusedLocked: 0, openedByCreatures: 0 };
+  /** Where the doors of other processes are used (a cluster's neighbour regions); null in one process. */
+  remote: RemoteDoors | null = null;
 
   constructor(
     private readonly ports: DoorPorts,
@@ -162,41 +182,72 @@ export class Doors {
 
   /**
    * An EntityQuery from `session` for `entity`: true when it was a use of a door (the player within
-   * one tile), including a repeat of the last use that changes nothing.
+   * one tile), including a repeat of the last use that changes nothing. A door this process does not
+   * hold — a neighbour region's, seen here as a ghost — is used there (`remote`).
    */
   onQuery(session: Session, entity: Entity): boolean {
     const door = this.byEntity.get(entity.id);
-    if (door === undefined) return false;
-    const player = session.entity;
-    if (Math.max(Math.abs(player.x - entity.x), Math.abs(player.y - entity.y)) > 1) return false;
-    // The dead (waiting to rise, combat/) open nothing.
-    if (player.hp === 0 && player.hpMax > 0) return false;
-    const tick = this.ports.clock.tick;
-    if (isRepeat(door, player.id, tick)) return true;
-    door.lastUserId = player.id;
-    door.lastUseTick = tick;
-    door.recentUsers[door.recentAt] = player.id;
-    door.recentTicks[door.recentAt] = tick;
-    door.recentAt = (door.recentAt + 1) % DOOR_RECENT_USES;
-    if (door.open) {
-      if (!this.close(door)) this.tell(session, door, DOOR_IN_THE_WAY);
+    if (door === undefined) {
+      if (entity.typeId !== ENTITY_TYPE_DOOR || this.remote === null || !this.remote.isRemote(entity)) return false;
+      if (!canUse(session.entity, entity.x, entity.y)) return false;
+      this.remote.use(session, entity);
       return true;
     }
+    const said = this.use(door, session.entity, (key) => this.ports.keys.holds(session, key));
+    if (said === undefined) return false;
+    if (said !== null) this.tell(session, door, said);
+    return true;
+  }
+
+  /**
+   * A use of the door standing as `entityId` by a player of another process, `user` (its ghost here),
+   * who holds the door's key or not (its process knows its bag): what to tell that player, and as whom;
+   * null when it was no use (no such door here, out of reach, dead).
+   */
+  useFrom(user: DoorUser, entityId: number, holdsKey: boolean): { text: string | null; speaker: string } | null {
+    const door = this.byEntity.get(entityId);
+    if (door === undefined) return null;
+    const said = this.use(door, user, () => holdsKey);
+    return said === undefined ? null : { text: said, speaker: door.entity.name };
+  }
+
+  /** The doors this process holds, as (x, y, tile shown now), for a neighbour region's copy of their cells. */
+  *cells(): Generator<{ x: number; y: number; tile: number }> {
+    for (const door of this.byEntity.values()) {
+      const { x, y } = door.spec;
+      yield { x, y, tile: door.open ? door.spec.openTile : door.spec.closedTile };
+    }
+  }
+
+  /**
+   * `user` uses `door`: undefined when it is no use (out of reach, dead), else what it is told (null:
+   * nothing — it opened or closed). A repeat of a recent use by the same player changes nothing.
+   */
+  private use(door: Door, user: DoorUser, holds: (key: string) => boolean): string | null | undefined {
+    if (!canUse(user, door.spec.x, door.spec.y)) return undefined;
+    const tick = this.ports.clock.tick;
+    if (isRepeat(door, user.id, tick)) return null;
+    door.lastUserId = user.id;
+    door.lastUseTick = tick;
+    door.recentUsers[door.recentAt] = user.id;
+    door.recentTicks[door.recentAt] = tick;
+    door.recentAt = (door.recentAt + 1) % DOOR_RECENT_USES;
+    if (door.open) return this.close(door) ? null : DOOR_IN_THE_WAY;
+    let said: string | null = null;
     if (door.locked) {
       const key = door.spec.key!;
-      if (!this.ports.keys.holds(session, key)) {
+      if (!holds(key)) {
         this.stats.refusedLocked++;
-        this.tell(session, door, DOOR_LOCKED);
-        return true;
+        return DOOR_LOCKED;
       }
       // Unlocked for good (until a restart): the next player needs no key.
       door.locked = false;
       door.entity.name = doorName(door.spec.name, false);
       this.stats.unlocked++;
-      this.tell(session, door, `You unlock the door with the ${key}.`);
+      said = `You unlock the door with the ${key}.`;
     }
     this.open(door);
-    return true;
+    return said;
   }
 
   /**
