@@ -19,6 +19,8 @@ import { KeyedRateLimiter } from "../server/rate-limit.js";
 import type { Peer } from "../server/session.js";
 import { staticFiles } from "../server/transports/static-files.js";
 import { DEFAULT_WEBSOCKET_OPTIONS, WebSocketTransport } from "../server/transports/websocket.js";
+import { installRtcSignalling } from "../server/transports/signalling.js";
+import { DEFAULT_WEBRTC_OPTIONS, rtcBindAddress, WebRtcTransport } from "../server/transports/webrtc.js";
 import { UdpTransport } from "../server/udp-transport.js";
 import { Directory, REFRESH_MS } from "./directory.js";
 import type { HandoffState } from "./handoff.js";
@@ -285,13 +287,36 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     log,
     { ...DEFAULT_WEBSOCKET_OPTIONS, maxConnections: maxClients, unboundGraceMs: 10_000 },
   );
+  // Browsers' first choice (docs/netcode.md § Transports): a WebRTC data channel, signalled here by the
+  // live sessions this gateway routes, its datagrams forwarded like the UDP socket's and the WebSocket's.
+  const rtc = await WebRtcTransport.create(
+    { datagram: onDatagram, closed: (peer) => forgetPeer(peer.key) },
+    { isBound: (key) => clients.has(key), drop: () => stats.unrouted++ },
+    log,
+    {
+      ...DEFAULT_WEBRTC_OPTIONS,
+      bindAddress: rtcBindAddress(options.host),
+      maxPeers: maxClients,
+      unboundGraceMs: 10_000,
+    },
+  );
+  installRtcSignalling(http, rtc, {
+    byTokenValue: (token) => routeOf(Number(token & 0xffffffffn) | 0, Number(token >> 32n) | 0),
+  });
   function forgetPeer(key: string): void {
     const client = clients.get(key);
     if (client !== undefined) forget(client);
   }
   const statics = staticFiles(options.clientDir);
   http.route("GET", "/api/gateway", () => ({
-    body: { id: options.id, clients: clients.size, routes: routes.size, regions: [...links.keys()], ...stats },
+    body: {
+      id: options.id,
+      clients: clients.size,
+      routes: routes.size,
+      regions: [...links.keys()],
+      ...stats,
+      webrtc: rtc.counts(),
+    },
   }));
   http.setFallback(async (req, res) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
@@ -362,6 +387,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     for (const client of [...clients.values()]) if (nowMs - client.lastSeenMs > CLIENT_IDLE_MS) forget(client);
     for (const [key, route] of routes) if (nowMs - route.lastUsedMs > ROUTE_IDLE_MS) routes.delete(key);
     websocket.sweep(nowMs);
+    rtc.sweep(nowMs);
     if (++rounds % 5 === 0) {
       const live = [...routes.values()].filter((route) => nowMs - route.lastUsedMs < 10_000);
       directory
@@ -383,6 +409,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       closed = true;
       clearInterval(upkeep);
       websocket.close();
+      rtc.close();
       for (const link of links.values()) link.socket.destroy();
       http.server.closeAllConnections();
       await Promise.all([new Promise<void>((resolve) => http.server.close(() => resolve())), udp.close()]);

@@ -18,7 +18,7 @@ import { type LinkPolicy, type LinkSink } from "./transports/link-sink.js";
 import { NetsimLinks } from "./transports/netsim-links.js";
 import { installRtcSignalling } from "./transports/signalling.js";
 import { staticFiles } from "./transports/static-files.js";
-import { DEFAULT_WEBRTC_OPTIONS, type WebRtcOptions, WebRtcTransport } from "./transports/webrtc.js";
+import { DEFAULT_WEBRTC_OPTIONS, rtcBindAddress, type WebRtcOptions, WebRtcTransport } from "./transports/webrtc.js";
 import {
   DEFAULT_WEBSOCKET_OPTIONS,
   type WebSocketTransportOptions,
@@ -74,11 +74,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** A wildcard bind address offers no usable ICE host candidate of its own: let libdatachannel use every interface. */
-function isWildcard(host: string): boolean {
-  return host === "0.0.0.0" || host === "::" || host === "";
-}
-
 export { readWorldMap } from "./world-map.js";
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
@@ -124,7 +119,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   const webrtc = await WebRtcTransport.create(sink, policy, logger, {
     ...DEFAULT_WEBRTC_OPTIONS,
-    bindAddress: isWildcard(options.host) ? undefined : options.host,
+    bindAddress: rtcBindAddress(options.host),
     maxPeers: game.options.maxPlayers,
     unboundGraceMs: game.options.sessionTimeoutMs,
     ...options.webrtc,

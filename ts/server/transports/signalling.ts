@@ -16,7 +16,15 @@ const MAX_OFFER_BYTES = 12 * 1024;
 const OFFERS_PER_SECOND = 0.5;
 const OFFER_BURST = 3;
 
-export function installRtcSignalling(http: HttpApi, rtc: WebRtcTransport, sessions: SessionRegistry): void {
+/**
+ * `sessions`: who may ask — the game's registry, or a cluster gateway's routes (ts/cluster/gateway.ts),
+ * anything that knows a live session's token.
+ */
+export function installRtcSignalling(
+  http: HttpApi,
+  rtc: WebRtcTransport,
+  sessions: Pick<SessionRegistry, "byTokenValue"> | { byTokenValue(token: bigint): unknown },
+): void {
   const offerLimiter = new KeyedRateLimiter(OFFERS_PER_SECOND, OFFER_BURST, 4096);
   http.route("POST", RTC_SIGNALLING_PATH, async ({ body, raw }) => {
     if (typeof body !== "object" || body === null || Array.isArray(body)) {

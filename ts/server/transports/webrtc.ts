@@ -71,6 +71,14 @@ export interface WebRtcCounts {
   sendsDropped: number;
 }
 
+/**
+ * The address peer connections bind for a server listening on `host`: a wildcard offers no usable ICE
+ * host candidate of its own, so libdatachannel then uses every interface (undefined).
+ */
+export function rtcBindAddress(host: string): string | undefined {
+  return host === "0.0.0.0" || host === "::" || host === "" ? undefined : host;
+}
+
 export class WebRtcTransport {
   private readonly links = new Set<RtcLink>();
   private readonly byOwner = new Map<string, RtcLink>();
