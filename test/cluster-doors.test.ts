@@ -5,6 +5,7 @@
 // the one region 0 opened stayed closed in region 1, which stopped the walk back.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENTITY_TYPE_DOOR } from "../ts/entity-types.js";
+import { ENTITY_TYPE_SIGN_POST } from "../ts/server/interactables.js";
 import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
 import { HANDOFF_MARGIN_TILES } from "../ts/cluster/layout.js";
 import { BORDER_X, clusterSkipReason, startTestCluster, type TestCluster, until } from "./support/cluster-process.js";
@@ -40,6 +41,7 @@ describe.skipIf(skip !== null)("a door on a border, in a cluster", () => {
       kinds: [],
       spawns: [],
       doors: [{ x: DOOR.x, y: DOOR.y, name: "border door" }],
+      signs: [{ name: "border sign", x: DOOR.x - 2, y: DOOR.y - 2, text: "East: region 1" }],
     });
     cluster = await startTestCluster(1, [], map);
   }, 120_000);
@@ -99,4 +101,19 @@ describe.skipIf(skip !== null)("a door on a border, in a cluster", () => {
     expect(s0.doors!.cellsSet).toBeGreaterThanOrEqual(1);
     expect(s1.doors!.refused).toBe(0);
   }, 60_000);
+
+  it("shows a sign by the border once: each region has its own, and none is a ghost", async () => {
+    const joined = await postJson(cluster.ready.gateways[0].httpPort, "/api/guest", { nick: "Reader" });
+    expect(joined.status).toBe(200);
+    const reader = await (await UdpTestClient.withSession(joined.body as unknown as Joined)).sign().placed();
+    clients.push(reader);
+    const signs = () =>
+      (reader.latestEntities()?.packets ?? [])
+        .flatMap((packet) => packet.entities)
+        .filter((entity) => entity.typeId === ENTITY_TYPE_SIGN_POST);
+    await reader.waitFor("the sign in view", () => signs().length > 0, 5000);
+    // Several broadcasts: a ghost from region 1 would have arrived by now.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(signs().map((sign) => [sign.x, sign.y])).toEqual([[DOOR.x - 2, DOOR.y - 2]]);
+  }, 30_000);
 });

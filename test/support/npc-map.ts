@@ -43,6 +43,8 @@ export interface NpcMapSpec {
   pvp?: boolean;
   /** The item catalogue (written as `<map>.items.json`); none when absent. */
   items?: ItemDef[];
+  /** Signs in the interactables layer, each with its text. */
+  signs?: { name: string; x: number; y: number; text: string }[];
   /** Chests in the interactables layer: `items` as a map writes it ("dagger, healing potion:3"). */
   chests?: { name: string; x: number; y: number; items: string }[];
   /**
@@ -198,6 +200,22 @@ export function writeNpcMap(spec: NpcMapSpec): NpcMap {
             properties: [
               { name: "kind", type: "string", value: "chest" },
               { name: "items", type: "string", value: chest.items },
+            ],
+          })),
+          ...(spec.signs ?? []).map((sign) => ({
+            id: nextId++,
+            name: sign.name,
+            type: "",
+            point: true,
+            x: sign.x * TILE_PX + TILE_PX / 2,
+            y: sign.y * TILE_PX + TILE_PX / 2,
+            width: 0,
+            height: 0,
+            rotation: 0,
+            visible: true,
+            properties: [
+              { name: "kind", type: "string", value: "sign" },
+              { name: "text", type: "string", value: sign.text },
             ],
           })),
         ],

@@ -14,6 +14,7 @@ import { isValidAction, readActionTokenHigh, readActionTokenLow } from "../proto
 import { loadCore } from "../wasm/node.js";
 import { installApiRoutes } from "../server/api-routes.js";
 import { Game } from "../server/game-server.js";
+import { ENTITY_TYPE_SIGN_POST } from "../server/interactables.js";
 import { chestKey } from "../server/items/item-room.js";
 import type { GameOptions } from "../server/game-options.js";
 import { HttpApi } from "../server/http-api.js";
@@ -459,8 +460,16 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     directory.putCheckpoint(region, states).catch((error: unknown) => log.warn("checkpoint", { error: String(error) }));
   }
 
+  /**
+   * The entities this region publishes as ghosts: its own, but not its signs and notice boards — every
+   * region places the map's signs and boards itself (they hold no state a neighbour must see), so a ghost
+   * of one would stand beside the neighbour's own copy, and a player by the border would see it twice.
+   */
   function* ownEntities() {
-    for (const entity of game.entities.values()) if (!ghosts.isGhost(entity.id)) yield entity;
+    for (const entity of game.entities.values()) {
+      if (entity.typeId === ENTITY_TYPE_SIGN_POST || ghosts.isGhost(entity.id)) continue;
+      yield entity;
+    }
   }
 
   function publishGhosts(): void {
