@@ -110,6 +110,18 @@ describe("map check", () => {
     }
   });
 
+  it("reports the doors and chests as the server places them (the bundled caves)", () => {
+    const { lines, errors } = checkMap(resolve(ROOT, "maps/caves.tmj"), core);
+    expect(errors).toEqual([]);
+    const text = lines.join("\n");
+    expect(text).toMatch(/^doors: 5 \(1 open, 4 closed, 1 locked; keys: "rusty key"\)$/m);
+    expect(text).toMatch(
+      /^ {2}door \d+ "vault door" at \(\d+, \d+\): locked \(key "rusty key"\), tiles 17 closed \/ 18 open$/m,
+    );
+    expect(lines.filter((line) => line.startsWith("  door ")).length).toBe(5);
+    expect(text).toMatch(/^chests: 5 holding \d+ stacks$/m);
+  });
+
   it("reports what the server refuses as an error, not a crash", () => {
     expect(checkMap(real("mapeditor-tiled/isometric_grass_and_water.tmx"), core).errors).toEqual([
       `${real("mapeditor-tiled/isometric_grass_and_water.tmx")}: unsupported orientation: isometric`,

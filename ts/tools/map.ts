@@ -183,6 +183,32 @@ function animationLines(raw: RawMap, art: MapArt | null): string[] {
   return lines;
 }
 
+/** The doors (docs/maps.md § Doors) and chests as the server places them: where, open or closed, locked with which key. */
+function doorLines(map: LoadedMap): string[] {
+  const lines: string[] = [];
+  const locked = map.doors.filter((door) => door.locked);
+  const open = map.doors.filter((door) => door.open).length;
+  const keys = [...new Set(locked.map((door) => door.key!))];
+  lines.push(
+    `doors: ${map.doors.length}` +
+      (map.doors.length > 0
+        ? ` (${open} open, ${map.doors.length - open} closed, ${locked.length} locked` +
+          (keys.length > 0 ? `; keys: ${keys.map((key) => `"${key}"`).join(", ")}` : "") +
+          ")"
+        : ""),
+  );
+  for (const door of map.doors) {
+    const name = door.name ? ` "${door.name}"` : "";
+    const state = door.locked ? `locked (key "${door.key}")` : door.open ? "open" : "closed";
+    lines.push(
+      `  door ${door.id}${name} at (${door.x}, ${door.y}): ${state}, tiles ${door.closedTile} closed / ${door.openTile} open`,
+    );
+  }
+  const items = map.chests.reduce((sum, chest) => sum + chest.items.length, 0);
+  lines.push(`chests: ${map.chests.length}${map.chests.length > 0 ? ` holding ${items} stacks` : ""}`);
+  return lines;
+}
+
 /** Checks the map at `path` with the server's loader and World on `core`. Never throws for a bad map. */
 export function checkMap(path: string, core: Core): MapCheck {
   const lines: string[] = [`map: ${path}`];
@@ -226,6 +252,7 @@ export function checkMap(path: string, core: Core): MapCheck {
     `  used: ${source.spawnFallback ? 0 : map.spawns.length} spawn points, ${map.interactables.length} interactables, ` +
       `${map.npcSpawns.length} creature spawns (${map.npcKinds.length} kinds), the warps below; other objects are not used yet`,
   );
+  lines.push(...doorLines(map));
   const warps = warpLines(path);
   lines.push(...warps.lines);
   if (warps.error !== null) return { lines, errors: [warps.error] };
