@@ -4,7 +4,6 @@
 // speaker's rate limit carried by a handoff so crossing a border does not refill it. The line between
 // real region processes is test/cluster.test.ts.
 import { beforeAll, describe, expect, it } from "vitest";
-import { createActionPacket, encodeAction } from "../ts/protocol/action.js";
 import type { RelayedLine } from "../ts/server/chat.js";
 import { CHAT_BURST, ChatChannel } from "../ts/server/chat-channel.js";
 import { Game } from "../ts/server/game-server.js";
@@ -12,7 +11,7 @@ import { Logger } from "../ts/server/log.js";
 import type { Session } from "../ts/server/session.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
-import { CapturingPeer, floorMap } from "./support/game-without-network.js";
+import { boundGuest, floorMap } from "./support/game-without-network.js";
 
 let core: Core;
 beforeAll(async () => {
@@ -20,14 +19,7 @@ beforeAll(async () => {
 });
 
 function bound(game: Game, nick: string, x: number, y: number): Session {
-  const session = game.join(nick);
-  const peer = new CapturingPeer(`test:${nick}`, "10.0.0.1");
-  session.joinSource = peer.address;
-  const action = createActionPacket();
-  action.authToken = session.token;
-  const bytes = new Uint8Array(74);
-  encodeAction(action, bytes);
-  game.receive(bytes, peer);
+  const { session } = boundGuest(game, nick);
   game.entities.move(session.entity, x, y);
   return session;
 }

@@ -5,13 +5,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { BROADCAST_EVERY_TICKS } from "../ts/constants.js";
 import { arrivalOf, handoffStateOf, restoreSession } from "../ts/cluster/handoff.js";
-import { createActionPacket, encodeAction } from "../ts/protocol/action.js";
 import { decodePacketPlain } from "../ts/protocol/packet.js";
 import { Game } from "../ts/server/game-server.js";
 import { Logger } from "../ts/server/log.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
-import { CapturingPeer, floorMap } from "./support/game-without-network.js";
+import { boundGuest, type CapturingPeer, floorMap } from "./support/game-without-network.js";
 
 let core: Core;
 beforeAll(async () => {
@@ -36,14 +35,7 @@ describe("a handoff between regions whose clocks differ", () => {
       const quiet = new Logger("silent");
       const old = new Game(core, floorMap("open", 64, { x: 32, y: 32 }), { firstEntityId: 1 }, quiet);
       const next = new Game(core, floorMap("open", 64, { x: 32, y: 32 }), { firstEntityId: 1 << 24 }, quiet);
-      const peer = new CapturingPeer("gw:g0:1", "10.0.0.1");
-      const session = old.join("Walker");
-      session.joinSource = peer.address;
-      const action = createActionPacket();
-      action.authToken = session.token;
-      const bytes = new Uint8Array(74);
-      encodeAction(action, bytes);
-      old.receive(bytes, peer);
+      const { session, peer } = boundGuest(old, "Walker", "gw:g0:1");
       old.tick = 1000;
       for (let i = 0; i < 2 * BROADCAST_EVERY_TICKS; i++) old.step();
       await flushed();

@@ -16,7 +16,6 @@ import {
 } from "../ts/cluster/link-frames.js";
 import { type GhostEntry, GhostTable } from "../ts/cluster/ghosts.js";
 import { StrikeLink } from "../ts/cluster/strikes.js";
-import { createActionPacket, encodeAction } from "../ts/protocol/action.js";
 import { decodePacketPlain } from "../ts/protocol/packet.js";
 import { Game } from "../ts/server/game-server.js";
 import type { StoredEntity } from "../ts/server/entities.js";
@@ -24,7 +23,7 @@ import { Logger } from "../ts/server/log.js";
 import type { Session } from "../ts/server/session.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
-import { CapturingPeer, floorMap } from "./support/game-without-network.js";
+import { boundGuest, type CapturingPeer, floorMap } from "./support/game-without-network.js";
 
 let core: Core;
 const sockets: Socket[] = [];
@@ -36,16 +35,9 @@ afterAll(() => {
 });
 
 function bound(game: Game, nick: string, x: number, y: number): { session: Session; peer: CapturingPeer } {
-  const session = game.join(nick);
-  const peer = new CapturingPeer(`test:${nick}`, "10.0.0.1");
-  session.joinSource = peer.address;
-  const action = createActionPacket();
-  action.authToken = session.token;
-  const bytes = new Uint8Array(74);
-  encodeAction(action, bytes);
-  game.receive(bytes, peer);
-  game.entities.move(session.entity, x, y);
-  return { session, peer };
+  const bound = boundGuest(game, nick);
+  game.entities.move(bound.session.entity, x, y);
+  return bound;
 }
 
 const entryOf = (e: StoredEntity): GhostEntry => [

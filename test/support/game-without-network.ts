@@ -1,7 +1,9 @@
 // For tests that drive the Game directly, datagram in and datagram out with no
 // sockets between: a peer that keeps what the server sends it, and a plain
 // all-floor map where every cell is free and nothing but the test places things.
-import type { Peer } from "../../ts/server/session.js";
+import { ACTION_BYTES, createActionPacket, encodeAction } from "../../ts/protocol/action.js";
+import type { Game } from "../../ts/server/game-server.js";
+import type { Peer, Session } from "../../ts/server/session.js";
 import type { WorldMap } from "../../ts/server/world.js";
 
 /** A UDP peer whose every datagram from the server is captured in order, instead of sent. */
@@ -28,4 +30,20 @@ export function floorMap(name: string, size: number, spawn: { x: number; y: numb
     spawns: [spawn],
     tileInfo: [{ id: 1, collides: false, opaque: false, look: 1 }],
   };
+}
+
+/**
+ * A guest `nick` joined to `game` and bound to a CapturingPeer by its first ActionPacket (an idle one), as a
+ * client's first datagram binds it; its address is the peer's join source (so its link counts as proven).
+ */
+export function boundGuest(game: Game, nick: string, key = `test:${nick}`): { session: Session; peer: CapturingPeer } {
+  const session = game.join(nick);
+  const peer = new CapturingPeer(key, "10.0.0.1");
+  session.joinSource = peer.address;
+  const action = createActionPacket();
+  action.authToken = session.token;
+  const bytes = new Uint8Array(ACTION_BYTES);
+  encodeAction(action, bytes);
+  game.receive(bytes, peer);
+  return { session, peer };
 }
