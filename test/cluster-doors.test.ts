@@ -27,6 +27,14 @@ const SPAWN = { x: BORDER_X - 3, y: 35 };
 describe.skipIf(skip !== null)("a door on a border, in a cluster", () => {
   let cluster: TestCluster;
   const clients: UdpTestClient[] = [];
+  /** A guest joined through the gateway, bound and placed. */
+  async function guest(nick: string): Promise<UdpTestClient> {
+    const joined = await postJson(cluster.ready.gateways[0].httpPort, "/api/guest", { nick });
+    expect(joined.status).toBe(200);
+    const client = await (await UdpTestClient.withSession(joined.body as unknown as Joined)).sign().placed();
+    clients.push(client);
+    return client;
+  }
 
   beforeAll(async () => {
     const map = writeNpcMap({
@@ -52,21 +60,11 @@ describe.skipIf(skip !== null)("a door on a border, in a cluster", () => {
   }, 20_000);
 
   it("is used from the other side through its region, and stands open for both", async () => {
-    const joined = await postJson(cluster.ready.gateways[0].httpPort, "/api/guest", { nick: "Porter" });
-    expect(joined.status).toBe(200);
-    const player = await (await UdpTestClient.withSession(joined.body as unknown as Joined)).sign().placed();
-    clients.push(player);
+    const player = await guest("Porter");
     const id = player.joined.entityId;
     expect(await until("region 0 playing it", async () => (await cluster.ownerOf(id)) === 0)).toBe(true);
     // The door is region 1's: region 0 shows it as a ghost.
-    const door = await player.waitFor(
-      "the door in view",
-      () =>
-        (player.latestEntities()?.packets ?? [])
-          .flatMap((packet) => packet.entities)
-          .find((entity) => entity.typeId === ENTITY_TYPE_DOOR)?.id,
-      5000,
-    );
+    const door = await player.waitFor("the door in view", () => player.inView(ENTITY_TYPE_DOOR)[0]?.id, 5000);
     // Region 1 spawned it (its ids start at 2 × 2^24 + 1: ts/cluster/region.ts).
     expect(door).toBeGreaterThan(2 * 2 ** 24);
     // Up to it, and use it.
@@ -103,14 +101,8 @@ describe.skipIf(skip !== null)("a door on a border, in a cluster", () => {
   }, 60_000);
 
   it("shows a sign by the border once: each region has its own, and none is a ghost", async () => {
-    const joined = await postJson(cluster.ready.gateways[0].httpPort, "/api/guest", { nick: "Reader" });
-    expect(joined.status).toBe(200);
-    const reader = await (await UdpTestClient.withSession(joined.body as unknown as Joined)).sign().placed();
-    clients.push(reader);
-    const signs = () =>
-      (reader.latestEntities()?.packets ?? [])
-        .flatMap((packet) => packet.entities)
-        .filter((entity) => entity.typeId === ENTITY_TYPE_SIGN_POST);
+    const reader = await guest("Reader");
+    const signs = () => reader.inView(ENTITY_TYPE_SIGN_POST);
     await reader.waitFor("the sign in view", () => signs().length > 0, 5000);
     // Several broadcasts: a ghost from region 1 would have arrived by now.
     await new Promise((resolve) => setTimeout(resolve, 1000));

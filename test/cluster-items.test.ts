@@ -47,14 +47,7 @@ describe.skipIf(skip !== null)("items in a cluster, kept in PostgreSQL", () => {
     ).rows.map((row) => ({ slot: Number(row.slot), itemId: Number(row.item_id), count: Number(row.count) }));
   /** The chest's entity id, once the client has it in view. */
   const chestOf = (client: UdpTestClient) =>
-    client.waitFor(
-      "the chest in view",
-      () =>
-        (client.latestEntities()?.packets ?? [])
-          .flatMap((packet) => packet.entities)
-          .find((entity) => entity.typeId === ENTITY_TYPE_CHEST)?.id,
-      5000,
-    );
+    client.waitFor("the chest in view", () => client.inView(ENTITY_TYPE_CHEST)[0]?.id, 5000);
 
   async function playing(joined: Joined): Promise<UdpTestClient> {
     const client = (await UdpTestClient.withSession(joined)).sign();

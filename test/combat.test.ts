@@ -20,7 +20,7 @@ function me(client: UdpTestClient): EntityEntry | undefined {
 
 /** The creatures of `typeId` in the client's latest complete entity update. */
 function inView(client: UdpTestClient, typeId: number): EntityEntry[] {
-  return (client.latestEntities()?.packets ?? []).flatMap((p) => p.entities).filter((e) => e.typeId === typeId);
+  return client.inView(typeId);
 }
 
 function combatEvents(client: UdpTestClient): CombatPacket["events"] {

@@ -101,8 +101,7 @@ describe("items and crashes", () => {
       // The chest is the only interactable: the first static entity next to the spawn.
       client.query(client.joined.entityId);
       const chestId = await client.waitFor("the chest", () => {
-        const entities = (client.latestEntities()?.packets ?? []).flatMap((p) => p.entities);
-        return entities.find((entity) => entity.typeId === 2)?.id;
+        return client.inView(2)[0]?.id;
       });
       // Changes as fast as answers come, until the kill.
       const killAt = Date.now() + 150 + next() * 600;

@@ -66,9 +66,7 @@ function census(): Record<number, number> {
 }
 
 function piles(client: UdpTestClient): EntityEntry[] {
-  return (client.latestEntities()?.packets ?? [])
-    .flatMap((p) => p.entities)
-    .filter((e) => e.typeId === ENTITY_TYPE_ITEM);
+  return client.inView(ENTITY_TYPE_ITEM);
 }
 
 async function step(client: UdpTestClient, action: number, to: { x: number; y: number }): Promise<void> {
@@ -225,9 +223,7 @@ describe("items over UDP", () => {
       spawns: [{ kind: "piggy bank", x: 5, y: 5 }],
     });
     const client = await npcGame.connect("looter");
-    await client.waitFor("the piggy bank", () =>
-      (client.latestEntities()?.packets ?? []).some((p) => p.entities.some((e) => e.typeId === 16)),
-    );
+    await client.waitFor("the piggy bank", () => client.inView(16).length > 0);
     const bumping = setInterval(() => {
       const state = client.lastState();
       if (state) client.action(state.tick + 4, ACTION_SE);

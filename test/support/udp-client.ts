@@ -14,7 +14,7 @@ import { ITEM_OPS, type ItemOp, encodeItemRequest } from "../../ts/protocol/item
 import { decodePacketPlain, type Packet } from "../../ts/protocol/packet.js";
 import { encodePing } from "../../ts/protocol/ping.js";
 import type { StatePacket } from "../../ts/protocol/state.js";
-import type { EntityPacket } from "../../ts/protocol/entity.js";
+import type { EntityEntry, EntityPacket } from "../../ts/protocol/entity.js";
 import type { ChunkPacket } from "../../ts/protocol/chunk.js";
 
 export interface Joined {
@@ -189,6 +189,12 @@ export class UdpTestClient {
 
   lastState(): StatePacket | undefined {
     return this.states[this.states.length - 1];
+  }
+
+  /** The entities of `typeId` in the most recent complete entity update (all of them when `typeId` is omitted). */
+  inView(typeId?: number): EntityEntry[] {
+    const entities = (this.latestEntities()?.packets ?? []).flatMap((packet) => packet.entities);
+    return typeId === undefined ? entities : entities.filter((entity) => entity.typeId === typeId);
   }
 
   /** The entities of the most recent complete entity update (all datagrams of one tick). */
