@@ -25,6 +25,7 @@ import type {
   StoredContainer,
   StoredPile,
 } from "../server/persistence/item-store.js";
+import { accountOfBag } from "../server/items/item-room.js";
 import { CHARACTER_LOCK_SPACE, leaseHeld } from "./pg-accounts.js";
 
 /** PostgreSQL's division_by_zero: a guard's way of saying a row is not as the change expected. */
@@ -71,12 +72,6 @@ const INSERT_PILE = `
   INSERT INTO item_piles (world, x, y, item_id, count, level_seed, level_depth, level_size)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`;
 
-/** The account whose character's bag container `key` is, or null for a chest. */
-function accountOf(key: string): number | null {
-  const match = /^character:(\d+)$/.exec(key);
-  return match === null ? null : Number(match[1]);
-}
-
 export class PgItemStore implements ItemStorePort {
   readonly stats: PgItemStats = { writes: 0, conflicts: 0, failures: 0, bags: 0 };
 
@@ -114,7 +109,7 @@ export class PgItemStore implements ItemStorePort {
 
   load(key: string): StoredContainer | undefined | Promise<StoredContainer | undefined> {
     if (this.unplaced.delete(key)) return this.chests.get(key); // undefined: never written (seeded from the map)
-    const accountId = accountOf(key);
+    const accountId = accountOfBag(key);
     if (accountId === null) return readContainers(this.client, [key]).then((found) => found.get(key));
     return this.options.leased(accountId).then(async (held) => {
       if (!held) throw new Error(`the bag of character ${accountId} is not read: its lease is not here`);
@@ -136,7 +131,12 @@ export class PgItemStore implements ItemStorePort {
     // Every statement is queued now, in this turn: nothing else on the connection comes between them.
     statement("BEGIN");
     for (const container of write.containers ?? []) {
-      statement(UPSERT_CONTAINER, [container.key, container.version, accountOf(container.key), CHARACTER_LOCK_SPACE]);
+      statement(UPSERT_CONTAINER, [
+        container.key,
+        container.version,
+        accountOfBag(container.key),
+        CHARACTER_LOCK_SPACE,
+      ]);
       statement("DELETE FROM item_stacks WHERE container = $1", [container.key]);
       if (container.stacks.length > 0) {
         statement(

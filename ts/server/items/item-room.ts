@@ -392,7 +392,7 @@ export class ItemRoom {
    * cluster, with what it carried there (`carrying`, as `carrying()` gave it).
    */
   enter(session: Session, carrying: StoredContainer | null = null): void {
-    const key = session.accountId === null ? null : `character:${session.accountId}`;
+    const key = session.accountId === null ? null : bagKey(session.accountId);
     const carried: Carried = {
       session,
       key,
@@ -1073,6 +1073,17 @@ export class ItemRoom {
     );
     this.ports.egress.send(session, out.slice(0, size));
   }
+}
+
+/** The container key of account `accountId`'s character's bag (and its equipment slots). */
+export function bagKey(accountId: number): string {
+  return `character:${accountId}`;
+}
+
+/** The account whose character's bag container `key` is, or null for any other container (a chest). */
+export function accountOfBag(key: string): number | null {
+  const match = /^character:(\d+)$/.exec(key);
+  return match === null ? null : Number(match[1]);
 }
 
 /** The container key of the chest `id` (a map object's id, or a level's prefix and id) of world `world`. */
