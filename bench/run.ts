@@ -58,7 +58,7 @@ const HELP = `usage: npm run bench -- [--quick] [--only SUITE[,SUITE...]] [--bot
   --npc-bots N   npcs, combat and levels suites: bots in every row (default 2000)
   --big-bots LIST  server5000 suite (only with --only): the bot counts (default 5000), each with seed packets and deltas
   --bot-cores LIST server5000 suite: one bot process per entry, pinned to that core (default 1,1)
-  --cpu-prof DIR server5000 suite: run the server under node --cpu-prof, one .cpuprofile per row in DIR
+  --cpu-prof DIR server5000 and npcs suites: run the server under node --cpu-prof, one .cpuprofile per row in DIR
 `;
 
 const { values } = parseArgs({

@@ -14,8 +14,14 @@
 // in the server's NPC room (ts/server/npc). See docs/netcode.md § Action points.
 import { TICKS_PER_MOVE } from "./constants.js";
 
-/** Entity ticks fall on every 2nd simulation tick (12 Hz at 24 Hz). */
+/** Entity ticks fall on every 2nd simulation tick (12 Hz at 24 Hz)... */
 export const ENTITY_TICK_EVERY = 2;
+/**
+ * ...the odd ones: movement windows execute on ticks 0 mod TICKS_PER_MOVE (ts/window.ts), so the players'
+ * moves and the NPCs' — the two largest pieces of periodic work besides the broadcast — never share a tick,
+ * and the slowest tick carries one of them rather than both (docs/netcode.md § Action points).
+ */
+export const ENTITY_TICK_OFFSET = 1;
 /** Energy one action costs. */
 export const ACTION_COST = 100;
 /** A player's speed: one action per movement window (50 at 2 entity ticks per window). */
@@ -31,7 +37,7 @@ export function energyCap(speed: number): number {
 
 /** Whether simulation tick `tick` is an entity tick. */
 export function isEntityTick(tick: number): boolean {
-  return tick % ENTITY_TICK_EVERY === 0;
+  return tick % ENTITY_TICK_EVERY === ENTITY_TICK_OFFSET;
 }
 
 /** The entity tick that simulation tick `tick` (an entity tick) is. */

@@ -1151,7 +1151,7 @@ function share(part: number, rest: number): string {
  * session gives the comparison for the all-included figures.
  */
 export async function runServerNpcs(
-  options: RunOptions & { npcRows?: NpcRowSpec[]; npcBots?: number },
+  options: RunOptions & { npcRows?: NpcRowSpec[]; npcBots?: number; cpuProfileDir?: string },
 ): Promise<SuiteResult> {
   const loadStart = loadNow();
   const bots = options.npcBots ?? (options.quick ? 100 : DEFAULT_NPC_BOTS);
@@ -1176,6 +1176,7 @@ export async function runServerNpcs(
         budgetBase: spec.budgetBase,
         deltas: spec.deltas,
         compact: spec.compact,
+        nodeArgs: options.cpuProfileDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfileDir] : undefined,
       });
       row.npcsInWorld = spec.npcs;
       rows.push(row);
@@ -1295,7 +1296,10 @@ export async function runServerNpcs(
       `per row: a fresh server, ${warmupS} s warm-up after all joins, then a ${measureS} s window; server CPU from /proc/<pid>/stat; ` +
       `NPC figures from /api/status at both ends of the window (counter differences), NPC time percentiles over the window's ` +
       `${Math.round(measureS * ENTITY_TICK_HZ)} entity ticks, and the mean NPC time from the last entity tick's time read every ` +
-      `${NPC_SAMPLE_MS.min}–${NPC_SAMPLE_MS.max} ms (jittered) through the window; load average (/proc/loadavg, 1 min) before and after each row in the table`,
+      `${NPC_SAMPLE_MS.min}–${NPC_SAMPLE_MS.max} ms (jittered) through the window; load average (/proc/loadavg, 1 min) before and after each row in the table` +
+      (options.cpuProfileDir
+        ? "; the server under node --cpu-prof (slower: these are profiling rows, not figures)"
+        : ""),
     tables: [
       {
         title: `NPC rows (server on core 0, bots on core 1)`,
