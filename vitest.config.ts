@@ -18,6 +18,9 @@ const TIMING_SENSITIVE = [
 export default defineConfig({
   test: {
     globalSetup: ["test/global-setup.ts"],
+    // Every Game in the tests, and every server they start, checks that each write to an entity's
+    // wire fields says so (GameOptions.verifyEntityChanges).
+    env: { CAVES_VERIFY_ENTITY_CHANGES: "1" },
     testTimeout: 20_000,
     hookTimeout: 20_000,
     teardownTimeout: 10_000,

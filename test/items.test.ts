@@ -196,6 +196,7 @@ describe("items over UDP", () => {
     expect(game.items.armorValue(entity)).toBe(3);
 
     entity.hp = 40;
+    game.entities.changed(entity);
     expect(await request(fighter, 6, "use", { slot: 2 })).toBe("ok");
     expect(entity.hp).toBe(70);
     expect(await request(fighter, 7, "use", { slot: 3 })).toBe("wrong_kind");

@@ -21,6 +21,7 @@ import {
   expandStateDeltaCompact,
   applyEntityDelta,
   decodePacket,
+  decodePacketPlain,
   emptyEntryList,
   encodeEntityAck,
   encodeEntityEntry,
@@ -131,6 +132,7 @@ describe("per-client broadcast", () => {
             else if (field === 3) entity.flags = Math.floor(random() * 8);
             else if (field === 4) entity.typeId = 1 + Math.floor(random() * 3);
             else entity.meta = metas[Math.floor(random() * metas.length)].slice();
+            game.entities.changed(entity);
           }
         }
         // A creature leaves and a newcomer takes its place with the very same fields (and its slot in the
@@ -186,6 +188,54 @@ describe("per-client broadcast", () => {
     expect(skippedRounds).toBeGreaterThan(2);
     expect(splitEntities(expectedView(game, viewers[0].entity.x, viewers[0].entity.y), 1).length).toBeGreaterThan(1);
     game.shutdown();
+  });
+
+  it("a field written without EntityStore.changed is caught when verifying, and otherwise goes out stale", () => {
+    // The broadcast keeps each entry while its change count stands still (EntityStore.changed): what a
+    // writer that forgets the call would do to its viewers, and the tests' guard that finds the writer.
+    for (const verifyEntityChanges of [true, false]) {
+      const game = new Game(
+        core,
+        floorMap("open", SIZE, { x: 64, y: 64 }),
+        { verifyEntityChanges },
+        new Logger("silent"),
+      );
+      const creature = game.entities.spawn(
+        { typeId: 7, x: 66, y: 64, hp: 10, hpMax: 10, elo: 0, flags: 0, name: "", meta: [] },
+        "room",
+      );
+      const viewer = game.join("ada");
+      const peer = new CapturingPeer("test:ada", "10.0.0.1");
+      bind(game, viewer, peer);
+      const hpSent = (): number[] =>
+        peer.datagrams
+          .filter((d) => d[3] === PACKET_ENTITY)
+          .flatMap((d) => {
+            const decoded = decodePacketPlain(d);
+            if (!decoded.ok || decoded.packet.type !== "entity") return [];
+            return decoded.packet.entities.filter((e) => e.id === creature.id).map((e) => e.hp);
+          });
+      game.step();
+      game.step();
+      expect(hpSent()).toEqual([10]);
+      creature.hp = 4; // no EntityStore.changed
+      peer.datagrams.length = 0;
+      if (verifyEntityChanges) {
+        expect(() => {
+          game.step();
+          game.step();
+        }).toThrow(/hp went from 10 to 4 without EntityStore.changed/);
+      } else {
+        game.step();
+        game.step();
+        expect(hpSent()).toEqual([]); // the stale entry: nothing sent, the checksum unchanged
+        game.entities.changed(creature);
+        game.step();
+        game.step();
+        expect(hpSent()).toEqual([4]);
+      }
+      game.shutdown();
+    }
   });
 });
 

@@ -94,10 +94,13 @@ export class GhostTable {
         this.stats.spawned++;
         continue;
       }
-      existing.hp = hp;
-      existing.hpMax = hpMax;
-      existing.elo = elo;
-      existing.flags = flags;
+      if (existing.hp !== hp || existing.hpMax !== hpMax || existing.elo !== elo || existing.flags !== flags) {
+        existing.hp = hp;
+        existing.hpMax = hpMax;
+        existing.elo = elo;
+        existing.flags = flags;
+        this.entities.changed(existing);
+      }
       if (existing.x !== x || existing.y !== y) this.entities.move(existing, x, y);
     }
     for (const [id, ghost] of ghosts) {

@@ -54,13 +54,14 @@ const ENTRY_MAX_BYTES = ENTITY_ENTRY_BYTES + ENTITY_META_MAX_BYTES;
  * every round instead.
  */
 const ENTRY_STRIDE = 32;
-/** The fields an entry is made of, kept by slot to tell whether the kept bytes are still the entry. */
+/** The fields an entry is made of, kept by slot when verifying that the change counts tell every change. */
 const KEPT_FIELDS = 8;
+const KEPT_FIELD_NAMES = ["id", "typeId", "x", "y", "hp", "hpMax", "elo", "flags"] as const;
 
 /** What a broadcast reads and where it sends. */
 export interface BroadcastPorts {
   /** The entities in view. */
-  readonly entities: Pick<EntityStore, "slotsInSquare" | "atSlot" | "slotCount">;
+  readonly entities: Pick<EntityStore, "slotsInSquare" | "atSlot" | "slotCount" | "changeCounts">;
   /** The manifest's chunk versions. */
   readonly world: Pick<World, "chunkVersion">;
   /** The tick each State and Entity packet carries. */
@@ -68,6 +69,11 @@ export interface BroadcastPorts {
   readonly egress: Egress;
   /** Send every entity update even when unchanged (GameOptions.sendUnchangedEntities). */
   readonly sendUnchangedEntities: boolean;
+  /**
+   * Check every kept entry against its entity's fields, and throw when one changed without
+   * EntityStore.changed (GameOptions.verifyEntityChanges: the tests' guard for the change counts).
+   */
+  readonly verifyEntityChanges?: boolean;
 }
 
 export class Broadcaster {
@@ -88,10 +94,17 @@ export class Broadcaster {
   private encodedRound = new Int32Array(1024).fill(-1);
   private entryOffset = new Int32Array(1024);
   private entryBytes = new Int32Array(1024);
-  /** By slot: the id, type, x, y, hp, hp max, elo and flags the kept entry was written from (id -1: none kept). */
-  private keptFields = new Float64Array(1024 * KEPT_FIELDS).fill(-1);
-  /** By slot: the meta array the kept entry was written with. */
+  /**
+   * By slot: the store's change count (EntityStore.changeCounts) the kept entry was written at, and
+   * whether one is kept (0: none, or too long to keep). A count that stands still means the bytes are
+   * still the entity's entry: no field of its object is read.
+   */
+  private keptCount = new Int32Array(1024);
+  private kept = new Uint8Array(1024);
+  /** Only when verifying: by slot, the fields and the meta array the kept entry was written from. */
+  private keptFields: Float64Array | null = null;
   private readonly keptMeta: (readonly unknown[] | null)[] = [];
+  private readonly verifyEntityChanges: boolean;
   /** The slots in the current session's view, sorted by id. */
   private readonly view: number[] = [];
   private readonly versions = new Uint16Array(MANIFEST_ENTRIES);
@@ -109,6 +122,8 @@ export class Broadcaster {
     this.clock = ports.clock;
     this.egress = ports.egress;
     this.sendUnchangedEntities = ports.sendUnchangedEntities;
+    this.verifyEntityChanges = ports.verifyEntityChanges === true;
+    if (this.verifyEntityChanges) this.keptFields = new Float64Array(1024 * KEPT_FIELDS);
   }
 
   /** Starts a tick's broadcasts: entries encoded earlier may be stale. */
@@ -132,9 +147,17 @@ export class Broadcaster {
     const bytes = new Int32Array(size);
     bytes.set(this.entryBytes);
     this.entryBytes = bytes;
-    const kept = new Float64Array(size * KEPT_FIELDS).fill(-1);
-    kept.set(this.keptFields);
-    this.keptFields = kept;
+    const keptCount = new Int32Array(size);
+    keptCount.set(this.keptCount);
+    this.keptCount = keptCount;
+    const kept = new Uint8Array(size);
+    kept.set(this.kept);
+    this.kept = kept;
+    if (this.keptFields !== null) {
+      const fields = new Float64Array(size * KEPT_FIELDS);
+      fields.set(this.keptFields);
+      this.keptFields = fields;
+    }
     // The kept entries keep their offsets; the round's area moves up behind them (its entries are stale
     // by now: fitSlots runs only before a round's first query).
     const entries = new Uint8Array(size * ENTRY_STRIDE + (this.entries.length - this.roundArea));
@@ -368,27 +391,17 @@ export class Broadcaster {
 
   /**
    * Makes the entry of the entity in `slot` current for this round (`index`: its place in the view, for
-   * errors): its kept bytes when no field changed since they were written, else written again.
+   * errors): its kept bytes while the slot's change count stands still, else written again.
    */
   private encodeEntry(slot: number, index: number): void {
-    const entity = this.entities.atSlot(slot);
-    const kept = this.keptFields;
-    const k = slot * KEPT_FIELDS;
-    if (
-      kept[k] === entity.id &&
-      kept[k + 1] === entity.typeId &&
-      kept[k + 2] === entity.x &&
-      kept[k + 3] === entity.y &&
-      kept[k + 4] === entity.hp &&
-      kept[k + 5] === entity.hpMax &&
-      kept[k + 6] === entity.elo &&
-      kept[k + 7] === entity.flags &&
-      this.keptMeta[slot] === entity.meta
-    ) {
+    const count = this.entities.changeCounts[slot];
+    if (this.kept[slot] === 1 && this.keptCount[slot] === count) {
+      if (this.keptFields !== null) this.verifyKept(slot);
       this.encodedRound[slot] = this.round;
       return;
     }
-    kept[k] = -1;
+    const entity = this.entities.atSlot(slot);
+    this.kept[slot] = 0;
     // The meta (a few TLVs, checked like everything sent) is encoded once per change, not per round.
     if (entity.metaEncodedFrom !== entity.meta) {
       entity.metaEncoded = encodeEntityMeta(entity);
@@ -410,15 +423,33 @@ export class Broadcaster {
       this.entriesUsed += size;
       return;
     }
-    kept[k] = entity.id;
-    kept[k + 1] = entity.typeId;
-    kept[k + 2] = entity.x;
-    kept[k + 3] = entity.y;
-    kept[k + 4] = entity.hp;
-    kept[k + 5] = entity.hpMax;
-    kept[k + 6] = entity.elo;
-    kept[k + 7] = entity.flags;
+    this.kept[slot] = 1;
+    this.keptCount[slot] = count;
+    const fields = this.keptFields;
+    if (fields === null) return;
+    const k = slot * KEPT_FIELDS;
+    for (let field = 0; field < KEPT_FIELDS; field++) fields[k + field] = entity[KEPT_FIELD_NAMES[field]];
     this.keptMeta[slot] = entity.meta;
+  }
+
+  /** verifyEntityChanges: throws when the entity in `slot` differs from its kept entry's fields though its count stood still. */
+  private verifyKept(slot: number): void {
+    const entity = this.entities.atSlot(slot);
+    const fields = this.keptFields!;
+    const k = slot * KEPT_FIELDS;
+    for (let field = 0; field < KEPT_FIELDS; field++) {
+      const name = KEPT_FIELD_NAMES[field];
+      if (fields[k + field] !== entity[name]) {
+        throw new Error(
+          `entity ${entity.id}'s ${name} went from ${fields[k + field]} to ${entity[name]} without EntityStore.changed: its viewers would keep the old entry`,
+        );
+      }
+    }
+    if (this.keptMeta[slot] !== entity.meta) {
+      throw new Error(
+        `entity ${entity.id}'s meta was replaced without EntityStore.changed: its viewers would keep the old entry`,
+      );
+    }
   }
 }
 

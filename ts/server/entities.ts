@@ -57,6 +57,13 @@ export class EntityStore {
   /** The entity in each slot (undefined: free), and the slots free for reuse, lowest last out. */
   private readonly bySlot: (StoredEntity | undefined)[] = [];
   private readonly freeSlots: number[] = [];
+  /**
+   * By slot: a count bumped by every change to what the entity's EntityPacket entry shows — its position
+   * (move), hp, hp max, elo, flags, type and meta (`changed`, which every writer of those calls) — and by
+   * a new entity taking the slot. The broadcast keeps each entry encoded while its count stands still, so
+   * a round reads two packed numbers per entity in view instead of the entity's object (broadcast.ts).
+   */
+  private counts = new Int32Array(1024);
   private nextId: number;
 
   /** `firstId`: where this store's ids start (a cluster's regions take disjoint ranges, ts/cluster/). */
@@ -75,6 +82,20 @@ export class EntityStore {
   /** The entity in `slot` (a slot a query returned since the last change to the store). */
   atSlot(slot: number): StoredEntity {
     return this.bySlot[slot]!;
+  }
+
+  /** The change counts by slot (see `counts`); replaced when the slots outgrow it, so read it per round. */
+  get changeCounts(): Int32Array {
+    return this.counts;
+  }
+
+  /**
+   * Says that `entity`'s hp, hp max, elo, flags, type or meta was written: every writer of those fields
+   * calls this (positions change through `move`, which counts itself). A write without it would leave
+   * viewers an old entry; tests run the broadcast with GameOptions.verifyEntityChanges, which throws on one.
+   */
+  changed(entity: Entity): void {
+    this.counts[(entity as StoredEntity).slot]++;
   }
 
   /** One more than the highest slot in use or free: what per-slot arrays must hold. */
@@ -125,6 +146,12 @@ export class EntityStore {
     this.byId.set(entity.id, entity);
     if (slot === this.bySlot.length) this.bySlot.push(entity);
     else this.bySlot[slot] = entity;
+    if (slot >= this.counts.length) {
+      const grown = new Int32Array(this.counts.length * 2);
+      grown.set(this.counts);
+      this.counts = grown;
+    }
+    this.counts[slot]++;
     if (driver === "actions") this.actorsById.set(entity.id, entity);
     this.bucketOf(entity.x, entity.y).insert(entity);
     return entity;
@@ -147,6 +174,7 @@ export class EntityStore {
     const toY = Math.floor(y / CHUNK_SIZE);
     entity.x = x;
     entity.y = y;
+    this.counts[(entity as StoredEntity).slot]++;
     if (fromX !== toX || fromY !== toY) {
       this.removeFromBucket(fromX, fromY, entity);
       // Every entity in the store came from spawn, which made it a StoredEntity.

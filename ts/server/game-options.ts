@@ -19,6 +19,12 @@ export interface GameOptions {
   unboundSessionTimeoutMs: number;
   /** Send every entity update even when unchanged (the seed's behaviour; decision 10). */
   sendUnchangedEntities: boolean;
+  /**
+   * Check each kept EntityPacket entry against its entity's fields every round, and throw when a field
+   * changed without EntityStore.changed (broadcast.ts). Costs what the change counts save; on in the
+   * tests (vitest.config.ts sets CAVES_VERIFY_ENTITY_CHANGES=1, which the servers they start inherit).
+   */
+  verifyEntityChanges: boolean;
   /** Inbound datagram limits: per session and per source address (datagrams/s). */
   sessionRatePerSecond: number;
   addressRatePerSecond: number;
@@ -66,6 +72,7 @@ export const DEFAULT_GAME_OPTIONS: GameOptions = {
   sessionTimeoutMs: 10_000,
   unboundSessionTimeoutMs: 5_000,
   sendUnchangedEntities: false,
+  verifyEntityChanges: process.env.CAVES_VERIFY_ENTITY_CHANGES === "1",
   sessionRatePerSecond: 60,
   addressRatePerSecond: 5_000,
   tickHz: TICK_HZ,

@@ -293,6 +293,7 @@ export class Game {
       clock,
       egress,
       sendUnchangedEntities: this.options.sendUnchangedEntities,
+      verifyEntityChanges: this.options.verifyEntityChanges,
     });
     this.handler = new DatagramHandler({
       metrics,

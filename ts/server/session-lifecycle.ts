@@ -38,7 +38,7 @@ export interface SessionLifecyclePorts {
   /** Spawns, and whether a saved spot is still a free cell of this map. */
   readonly world: Pick<World, "name" | "spawns" | "mapWidth" | "mapHeight" | "walkable">;
   /** Each session's player entity. */
-  readonly entities: Pick<EntityStore, "spawn" | "remove">;
+  readonly entities: Pick<EntityStore, "spawn" | "remove" | "changed">;
   readonly sessions: SessionRegistry;
   /** Join and leave notices. */
   readonly chat: Pick<ChatService, "systemNear" | "tell">;
@@ -311,6 +311,7 @@ export class SessionLifecycle implements AccountHost {
     // The look every client draws (the appearance TLV, inline like the worn items): a guest that did
     // not choose gets one by its entity id, for the session.
     entity.meta = [{ kind: "appearance", value: appearance ?? defaultLook(entity.id) }];
+    this.ports.entities.changed(entity);
     const session = sessions.create(entity, nick, performance.now(), accountId);
     this.ports.warps.arrive(entity);
     this.ports.items.enter(session);

@@ -59,7 +59,7 @@ const OUTBOX_EVENTS_MAX = COMBAT_EVENTS_MAX;
 
 /** What the room uses. */
 export interface CombatPorts {
-  readonly entities: Pick<EntityStore, "inSquare" | "get" | "move">;
+  readonly entities: Pick<EntityStore, "inSquare" | "get" | "move" | "changed">;
   /** The creatures: their kinds (natural weapons), provoking, and removal once a corpse has lain. */
   readonly npcs: Pick<NpcRoom, "get" | "provoke" | "kill">;
   /** Whose client a player's blows go to. */
@@ -291,6 +291,7 @@ export class CombatRoom {
     this.lastBlowTick.set(attacker.id, this.ports.clock.tick);
     if (attacker.typeId === ENTITY_TYPE_PLAYER) {
       attacker.elo = attackerElo;
+      this.ports.entities.changed(attacker);
       for (let f = 0; f < events.length; f += EVENT_FIELDS) {
         this.queueFields(attacker.id, events[f], events[f + 1], events[f + 2], events[f + 3], events[f + 4]);
       }
@@ -320,6 +321,7 @@ export class CombatRoom {
     const damage = Math.min(defender.hp, blow.damage);
     stats.damage += damage;
     defender.hp -= damage;
+    this.ports.entities.changed(defender);
     if (npc !== undefined) this.woundedNpcs.set(defender.id, defender);
     this.tell(COMBAT_HIT, attacker, defender, blow.damage);
     if (defender.hp === 0) this.die(defender, attacker, npc !== undefined);
@@ -333,6 +335,8 @@ export class CombatRoom {
     const gain = killerIsPlayer ? rated.killer - killer.elo : victim.elo - rated.victim;
     if (killerIsPlayer) killer.elo = rated.killer;
     if (!victimIsNpc) victim.elo = rated.victim;
+    this.ports.entities.changed(killer);
+    this.ports.entities.changed(victim);
     this.tell(COMBAT_KILL, killer, victim, Math.max(0, gain));
     if (victimIsNpc) {
       this.stats.kills.npcs++;
@@ -377,6 +381,7 @@ export class CombatRoom {
     const spot = spawns[this.respawnCursor++ % spawns.length];
     this.ports.entities.move(entity, spot.x, spot.y);
     entity.hp = entity.hpMax;
+    this.ports.entities.changed(entity);
     this.lastBlowTick.delete(entity.id);
     this.stats.respawns++;
     this.ports.log.info("player respawned", { entityId: entity.id, x: spot.x, y: spot.y });
@@ -404,6 +409,7 @@ export class CombatRoom {
     const last = this.lastBlowTick.get(entity.id);
     if (last !== undefined && tick - last < this.regenDelayTicks) return false;
     entity.hp = Math.min(entity.hpMax, entity.hp + Math.max(1, Math.round(entity.hpMax * REGEN_PER_SECOND)));
+    this.ports.entities.changed(entity);
     if (entity.hp === entity.hpMax) this.lastBlowTick.delete(entity.id);
     return entity.hp === entity.hpMax;
   }

@@ -111,7 +111,7 @@ interface Change {
 }
 
 export interface ItemPorts {
-  readonly entities: Pick<EntityStore, "spawn" | "remove" | "get">;
+  readonly entities: Pick<EntityStore, "spawn" | "remove" | "get" | "changed">;
   readonly store: ItemStorePort;
   readonly catalogue: ItemCatalogue;
   readonly egress: Egress;
@@ -867,6 +867,7 @@ export class ItemRoom {
       apply: () => {
         this.setBag(carried, bag);
         entity.hp = Math.min(entity.hpMax, entity.hp + item.heal);
+        this.ports.entities.changed(entity);
       },
     });
   }
@@ -993,6 +994,7 @@ export class ItemRoom {
     if (carried.weapon !== null) meta.push({ kind: "weapon", value: carried.weapon.itemId });
     if (carried.armor !== null) meta.push({ kind: "armor", value: carried.armor.itemId });
     carried.session.entity.meta = meta;
+    this.ports.entities.changed(carried.session.entity);
   }
 
   private showChest(chest: Chest): void {
@@ -1025,6 +1027,7 @@ export class ItemRoom {
     pile.count = count;
     if (count > 0) {
       pile.entity.meta = [{ kind: "item", itemId: pile.itemId, count }];
+      this.ports.entities.changed(pile.entity);
       return;
     }
     this.piles.delete(pile.entity.id);

@@ -115,7 +115,7 @@ interface SpawnState {
 
 /** What the room uses: the entities it lives among, THE rule and A*, the move kernel, the log. */
 export interface NpcPorts {
-  readonly entities: Pick<EntityStore, "spawn" | "remove" | "move" | "inSquare" | "get">;
+  readonly entities: Pick<EntityStore, "spawn" | "remove" | "move" | "inSquare" | "get" | "changed">;
   readonly pathing: Pathing;
   readonly moves: MoveTable;
   /** The entities of the players in play (their sessions' entities). */
@@ -279,6 +279,7 @@ export class NpcRoom {
     const attacker = this.ports.entities.get(attackerId);
     if (npc === undefined || attacker === undefined) return false;
     npc.entity.flags |= ENTITY_FLAG_HOSTILE;
+    this.ports.entities.changed(npc.entity);
     npc.state = CHASE;
     npc.targetId = attackerId;
     npc.pathLength = 0;
@@ -711,7 +712,10 @@ export class NpcRoom {
     npc.state = IDLE;
     npc.targetId = 0;
     npc.pathLength = 0;
-    if (npc.kind.behaviour === "guard") npc.entity.flags &= ~ENTITY_FLAG_HOSTILE;
+    if (npc.kind.behaviour === "guard" && (npc.entity.flags & ENTITY_FLAG_HOSTILE) !== 0) {
+      npc.entity.flags &= ~ENTITY_FLAG_HOSTILE;
+      this.ports.entities.changed(npc.entity);
+    }
   }
 
   /** One apply_moves call over the tick's decided steps, then the store and the paths follow its answers. */
