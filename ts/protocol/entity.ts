@@ -257,7 +257,10 @@ export function encodeEntityEntryWithMeta(
   const size = ENTITY_ENTRY_BYTES + meta.length;
   checkRoom(out, offset, size);
   writeFixed(entry, out, offset);
-  out.set(meta, offset + ENTITY_ENTRY_BYTES);
+  // Most metas are a few bytes or none (every creature's): a loop beats TypedArray#set's call there.
+  const metaAt = offset + ENTITY_ENTRY_BYTES;
+  if (meta.length <= 32) for (let byte = 0; byte < meta.length; byte++) out[metaAt + byte] = meta[byte];
+  else out.set(meta, metaAt);
   out[offset + META_LEN_AT] = meta.length;
   return size;
 }
