@@ -9,6 +9,7 @@ import { WorldClockView } from "../ts/client/core/world-clock.js";
 import { WEATHER_STATES, clockText, daylight, partOfDay } from "../ts/world-time.js";
 import { Egress } from "../ts/server/egress.js";
 import { Metrics } from "../ts/server/metrics.js";
+import type { Session } from "../ts/server/session.js";
 import { WorldClock } from "../ts/server/world-clock.js";
 import { NpcGame } from "./support/npc-game.js";
 
@@ -81,6 +82,42 @@ describe("the weather schedule (the server's WorldClock)", () => {
     }
     return seen;
   }
+
+  it("each player hears the steady repeat once every 4 s, on its own tick: never a whole world's round in one tick", () => {
+    const clock = new WorldClock(
+      { dayMinutes: 20, startTimeOfDay: 0.375, weatherSeed: 7, tickHz: TICK_HZ },
+      new Egress(new Metrics()),
+    );
+    const PLAYERS = 400;
+    const PERIOD = 4 * TICK_HZ;
+    const heard: number[][] = Array.from({ length: PLAYERS }, () => []);
+    const sessions = heard.map((ticks, index) => {
+      let tick = 0;
+      const session = {
+        entity: { id: 1 + index },
+        proof: { proven: true },
+        peer: { send: () => ticks.push(tick) },
+        setTick: (t: number) => (tick = t),
+      };
+      return session;
+    });
+    // Ten periods of the steady rate, within the first weather's hold (3 minutes at least): no change repeats.
+    const from = 1;
+    const to = from + 10 * PERIOD;
+    let busiest = 0;
+    for (let tick = from; tick < to; tick++) {
+      for (const session of sessions) session.setTick(tick);
+      const before = heard.reduce((sum, ticks) => sum + ticks.length, 0);
+      clock.endTick(tick, sessions as unknown as Session[]);
+      busiest = Math.max(busiest, heard.reduce((sum, ticks) => sum + ticks.length, 0) - before);
+    }
+    expect(clock.stats.weatherChanges).toBe(0);
+    for (const ticks of heard) {
+      expect(ticks).toHaveLength(10);
+      for (let i = 1; i < ticks.length; i++) expect(ticks[i] - ticks[i - 1]).toBe(PERIOD);
+    }
+    expect(busiest).toBeLessThanOrEqual(Math.ceil(PLAYERS / PERIOD));
+  });
 
   it("is seeded: the same seed gives the same weather, another another; states hold 3 minutes or more, and follow the table", () => {
     const first = changes(7, 12);

@@ -4,7 +4,7 @@
 // drawn from a transition table — and every player is told both every 4 seconds,
 // once a second for its first 3 seconds, and at once when the weather or the time
 // changes (five times over 2 seconds) (docs/protocol.md § 18.4, P-20). Nothing
-// here allocates per player: one datagram per send round goes to every session.
+// here allocates per player: one datagram per tick goes to every session due.
 import { encodeWorldClock, WORLD_CLOCK_BYTES } from "../protocol/world-clock.js";
 import { mulberry32 } from "../random.js";
 import { WEATHER_STATES, type Weather } from "../world-time.js";
@@ -103,22 +103,33 @@ export class WorldClock {
     this.repeatFrom(tick);
   }
 
-  /** End of a tick: the schedule, and the packet to everyone when it is due. */
+  /**
+   * End of a tick: the schedule, and the packet to those it is due to — everyone after a change; each
+   * session's steady repeat on its own tick of the period (its entity id's place in it), so a 2000-player
+   * world sends ~21 a tick instead of 2000 in one: that round cost its tick ~5 ms every 4 s — 1 % of
+   * ticks, right at the tick p99 — where spread it costs nothing to see.
+   */
   endTick(tick: number, sessions: Iterable<Session>): void {
     if (tick >= this.weatherUntil) this.change(this.drawNext(), tick);
     const repeatDue = this.repeats.length > 0 && this.repeats[0] <= tick;
     if (repeatDue) this.repeats.shift();
-    const second = tick % this.options.tickHz === 0;
-    if (!repeatDue && !second) return;
-    const everyone = repeatDue || tick % (this.options.tickHz * STEADY_EVERY_SECONDS) === 0;
-    const out = this.datagram(tick);
-    if (everyone) {
-      for (const session of sessions) this.sendDatagram(session, out);
+    const steadyTicks = this.options.tickHz * STEADY_EVERY_SECONDS;
+    const steadyPhase = tick % steadyTicks;
+    let out: Uint8Array | null = null;
+    for (const session of sessions) {
+      if (repeatDue || session.entity.id % steadyTicks === steadyPhase) {
+        out ??= this.datagram(tick);
+        this.sendDatagram(session, out);
+      }
     }
-    // The once-a-second round is for sessions that joined lately (and a round for everyone already reached them).
+    if (tick % this.options.tickHz !== 0) return;
+    // The once-a-second round is for sessions that joined lately (unless this tick's round reached them).
     for (const [session, until] of this.fresh) {
       if (tick >= until || !this.isLive(session)) this.fresh.delete(session);
-      else if (!everyone) this.sendDatagram(session, out);
+      else if (!repeatDue && session.entity.id % steadyTicks !== steadyPhase) {
+        out ??= this.datagram(tick);
+        this.sendDatagram(session, out);
+      }
     }
   }
 
