@@ -8,12 +8,11 @@
 // (note `uptime` beside the figures; compare runs made back to back).
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
-import { ACTION_BYTES, createActionPacket, encodeAction } from "../../ts/protocol/action.js";
 import { Game } from "../../ts/server/game-server.js";
 import { Logger } from "../../ts/server/log.js";
 import type { Peer } from "../../ts/server/session.js";
-import type { WorldMap } from "../../ts/server/world.js";
 import { loadCore } from "../../ts/wasm/node.js";
+import { floorMap, joinAndBind } from "../../test/support/game-without-network.js";
 import { xorshift } from "../lib/data.js";
 
 const { values } = parseArgs({
@@ -61,15 +60,7 @@ class DroppingPeer implements Peer {
   }
 }
 
-const map: WorldMap = {
-  name: "broadcast-round",
-  width: SIZE,
-  height: SIZE,
-  tiles: new Uint16Array(SIZE * SIZE).fill(1),
-  flags: new Uint8Array(65536),
-  spawns: [{ x: SIZE / 2, y: SIZE / 2 }],
-  tileInfo: [{ id: 1, collides: false, opaque: false, look: 1 }],
-};
+const map = floorMap("broadcast-round", SIZE, { x: SIZE / 2, y: SIZE / 2 });
 const core = await loadCore();
 // Nobody sends here after binding: an hour before a silent session times out.
 const game = new Game(
@@ -84,14 +75,8 @@ const at = (): number => 4 + Math.floor(random() * (SIZE - 8));
 const peers: DroppingPeer[] = [];
 const players = [];
 for (let index = 0; index < PLAYERS; index++) {
-  const session = game.join(`p${index}`);
   const peer = new DroppingPeer(`bench:${index}`, "10.0.0.1");
-  session.joinSource = peer.address;
-  const action = createActionPacket();
-  action.authToken = session.token;
-  const bytes = new Uint8Array(ACTION_BYTES);
-  encodeAction(action, bytes);
-  game.receive(bytes, peer);
+  const session = joinAndBind(game, `p${index}`, peer);
   game.entities.move(session.entity, at(), at());
   peers.push(peer);
   players.push(session.entity);

@@ -37,13 +37,18 @@ export function floorMap(name: string, size: number, spawn: { x: number; y: numb
  * client's first datagram binds it; its address is the peer's join source (so its link counts as proven).
  */
 export function boundGuest(game: Game, nick: string, key = `test:${nick}`): { session: Session; peer: CapturingPeer } {
-  const session = game.join(nick);
   const peer = new CapturingPeer(key, "10.0.0.1");
+  return { session: joinAndBind(game, nick, peer), peer };
+}
+
+/** A guest `nick` joined to `game` and bound to `peer` by its first ActionPacket (an idle one), from the peer's address. */
+export function joinAndBind(game: Game, nick: string, peer: Peer & { readonly address: string }): Session {
+  const session = game.join(nick);
   session.joinSource = peer.address;
   const action = createActionPacket();
   action.authToken = session.token;
   const bytes = new Uint8Array(ACTION_BYTES);
   encodeAction(action, bytes);
   game.receive(bytes, peer);
-  return { session, peer };
+  return session;
 }
