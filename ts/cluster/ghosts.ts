@@ -25,6 +25,8 @@ export function ghostsFor(layout: ClusterLayout, neighbour: number, owned: Itera
 export class GhostTable {
   /** The ghosts each neighbour region published here, by entity id. */
   private readonly byRegion = new Map<number, Map<number, StoredEntity>>();
+  /** Each ghost's meta as its last frame carried it (JSON): a frame's meta is a new array every time. */
+  private readonly metaText = new Map<number, string>();
   stats = { frames: 0, spawned: 0, removed: 0, skippedOwned: 0 };
 
   constructor(private readonly entities: EntityStore) {}
@@ -71,6 +73,8 @@ export class GhostTable {
         throw new FrameError("ghosts: bad entry");
       }
       const [id, typeId, x, y, hp, hpMax, elo, flags, name, meta] = entry as GhostEntry;
+      const tlvs = Array.isArray(meta) ? meta : [];
+      const metaText = JSON.stringify(tlvs);
       const existing = ghosts.get(id);
       if (existing === undefined && this.entities.get(id) !== undefined) {
         // Ours (handed here already), or another neighbour's ghost of it in flight: keep what is held.
@@ -88,17 +92,33 @@ export class GhostTable {
           elo,
           flags,
           name: String(name),
-          meta: Array.isArray(meta) ? meta : [],
+          meta: tlvs,
         };
         ghosts.set(id, this.entities.spawn(fields, "room", id));
+        this.metaText.set(id, metaText);
         this.stats.spawned++;
         continue;
       }
-      if (existing.hp !== hp || existing.hpMax !== hpMax || existing.elo !== elo || existing.flags !== flags) {
+      // The owner's changes show here as its own do there: hits, ratings, flags, and a new look (equipment
+      // worn is meta) or kind; a frame that repeats the ghost changes nothing, so its kept entry stands.
+      const metaChanged = this.metaText.get(id) !== metaText;
+      if (
+        existing.hp !== hp ||
+        existing.hpMax !== hpMax ||
+        existing.elo !== elo ||
+        existing.flags !== flags ||
+        existing.typeId !== typeId ||
+        metaChanged
+      ) {
         existing.hp = hp;
         existing.hpMax = hpMax;
         existing.elo = elo;
         existing.flags = flags;
+        existing.typeId = typeId;
+        if (metaChanged) {
+          existing.meta = tlvs;
+          this.metaText.set(id, metaText);
+        }
         this.entities.changed(existing);
       }
       if (existing.x !== x || existing.y !== y) this.entities.move(existing, x, y);
@@ -106,6 +126,7 @@ export class GhostTable {
     for (const [id, ghost] of ghosts) {
       if (seen.has(id)) continue;
       ghosts.delete(id);
+      this.metaText.delete(id);
       this.entities.remove(ghost);
       this.stats.removed++;
     }
@@ -117,6 +138,7 @@ export class GhostTable {
       const ghost = ghosts.get(id);
       if (ghost === undefined) continue;
       ghosts.delete(id);
+      this.metaText.delete(id);
       this.entities.remove(ghost);
       this.stats.removed++;
     }
