@@ -104,7 +104,6 @@ export class Broadcaster {
   /** Only when verifying: by slot, the fields and the meta array the kept entry was written from. */
   private keptFields: Float64Array | null = null;
   private readonly keptMeta: (readonly unknown[] | null)[] = [];
-  private readonly verifyEntityChanges: boolean;
   /** The slots in the current session's view, sorted by id. */
   private readonly view: number[] = [];
   private readonly versions = new Uint16Array(MANIFEST_ENTRIES);
@@ -122,8 +121,7 @@ export class Broadcaster {
     this.clock = ports.clock;
     this.egress = ports.egress;
     this.sendUnchangedEntities = ports.sendUnchangedEntities;
-    this.verifyEntityChanges = ports.verifyEntityChanges === true;
-    if (this.verifyEntityChanges) this.keptFields = new Float64Array(1024 * KEPT_FIELDS);
+    if (ports.verifyEntityChanges === true) this.keptFields = new Float64Array(1024 * KEPT_FIELDS);
   }
 
   /** Starts a tick's broadcasts: entries encoded earlier may be stale. */
