@@ -121,6 +121,40 @@ describe("server clock", () => {
   });
 });
 
+describe("server clock under time dilation", () => {
+  /** States every other tick from a server at `share` of 24 Hz, each delayed 20 ms plus up to `jitterMs`. */
+  function feed(clock: ServerClock, share: number, seconds: number, jitterMs: number, seed: number): number {
+    let state = seed;
+    const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const periodMs = 1000 / (24 * share);
+    let tick = 1000;
+    let sentMs = 0;
+    for (; sentMs < seconds * 1000; sentMs += 2 * periodMs, tick += 2)
+      clock.observe(tick, sentMs + 20 + random() * jitterMs);
+    return sentMs;
+  }
+
+  it("follows a server running at 70 % of its rate: the estimate stays within a tick", () => {
+    const clock = new ServerClock(24);
+    const endMs = feed(clock, 0.7, 8, 30, 7);
+    // The server's tick at local time endMs (ticks start at 1000 at 0 ms), and the estimate with RTT 40 ms.
+    const truth = 1000 + (endMs * 24 * 0.7) / 1000;
+    expect(clock.tickAt(endMs - 20, 40)).toBeGreaterThan(truth - 1);
+    expect(clock.tickAt(endMs - 20, 40)).toBeLessThan(truth + 1);
+    expect(clock.estimatedHz).toBeCloseTo(24 * 0.7, 0);
+  });
+
+  it("keeps the nominal rate for a server at full speed, whatever the jitter", () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const clock = new ServerClock(24);
+      const endMs = feed(clock, 1, 8, 80, seed);
+      expect(clock.estimatedHz).toBe(24);
+      const truth = 1000 + (endMs * 24) / 1000;
+      expect(Math.abs(clock.tickAt(endMs - 20, 40) - truth)).toBeLessThan(1.5);
+    }
+  });
+});
+
 describe("round-trip time", () => {
   it("starts at a sane value, takes the first sample whole, then smooths by 1/8", () => {
     const rtt = new RttEstimator(100);

@@ -548,6 +548,9 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       afterTick();
     },
     game.metrics.tickLateMs,
+    // Overload: NPC thinking shed, then the tick stretched; a dilated region falls behind the world's
+    // epoch and stays behind when it recovers, as after a stall (docs/scaling.md).
+    game.loopGovernor,
   );
   game.eventLoopDelay.start();
   loop.start();

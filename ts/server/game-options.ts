@@ -3,6 +3,7 @@
 import { DEFAULT_DAY_MINUTES } from "../world-time.js";
 import { TICK_HZ } from "../constants.js";
 import { DEFAULT_THINK_BUDGET_BASE } from "./npc/think-budget.js";
+import { DEFAULT_MAX_TICK_STRETCH } from "./overload.js";
 import type { GameDatabase } from "./persistence/database.js";
 import type { ItemStorePort } from "./persistence/item-store.js";
 import type { AccountPort } from "./accounts/account-port.js";
@@ -31,6 +32,12 @@ export interface GameOptions {
   tickHz: number;
   /** NPC think budget: BASE / (clients + 1) units per entity tick (ts/server/npc/think-budget.ts). */
   npcThinkBudgetBase: number;
+  /**
+   * Time dilation (ts/server/overload.ts): the longest a tick's period may stretch to when the loop
+   * cannot keep its rate, as a multiple of 1 / tickHz (default 4: down to a quarter of real time);
+   * 1 turns it off (the loop falls behind and skips ticks instead). NPC thinking is shed first either way.
+   */
+  maxTickStretch: number;
   /** Seed of the NPCs' random stream (wandering, spawn cells). */
   npcSeed: number;
   /** Players may fight each other outside the map's safe zones (or the map's `pvp` property says so). */
@@ -77,6 +84,7 @@ export const DEFAULT_GAME_OPTIONS: GameOptions = {
   addressRatePerSecond: 5_000,
   tickHz: TICK_HZ,
   npcThinkBudgetBase: DEFAULT_THINK_BUDGET_BASE,
+  maxTickStretch: DEFAULT_MAX_TICK_STRETCH,
   npcSeed: 0x6e7063,
   pvp: false,
   combatSeed: 0x636f6d,

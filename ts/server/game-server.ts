@@ -52,7 +52,8 @@ import { type GameDatabase, MEMORY_DATABASE, openGameDatabase } from "./persiste
 import { KeyedRateLimiter } from "./rate-limit.js";
 import { type Peer, type Session, SessionRegistry } from "./session.js";
 import { type SessionArrival, SessionLifecycle } from "./session-lifecycle.js";
-import { TickLoop } from "./tick-loop.js";
+import { type LoopGovernor, TickLoop } from "./tick-loop.js";
+import { OverloadGovernor } from "./overload.js";
 import { TileUpdates } from "./tile-updates.js";
 import { World, type WorldMap } from "./world.js";
 import { Warps } from "./warps.js";
@@ -117,6 +118,10 @@ export class Game {
   /** Last processed tick; the first tick processed is 1. */
   tick = 0;
   private readonly loop: TickLoop;
+  /** Sheds NPC thinking, then stretches the tick, when the loop cannot keep its rate (overload.ts). */
+  readonly overload: OverloadGovernor;
+  /** What a tick loop driving this game tells the governor (a cluster's region runs its own loop). */
+  readonly loopGovernor: LoopGovernor;
   private readonly tileUpdates: TileUpdates;
   /** Joining, leaving, eviction and saving characters. */
   private readonly lifecycle: SessionLifecycle;
@@ -196,6 +201,7 @@ export class Game {
         moves: world.moves,
         players: () => playerEntities(sessions),
         clientCount: () => sessions.size,
+        budgetScale: () => this.overload.npcBudgetScale,
         // The combat room is built next; a creature's first step comes at the first tick, after both.
         bump: (attacker, x, y) => this.combat.bump(attacker, x, y),
         doors: this.doors,
@@ -312,7 +318,9 @@ export class Game {
       doors: this.doors,
       leave: (session, reason) => this.lifecycle.leave(session, reason),
     });
-    this.loop = new TickLoop(this.options.tickHz, () => this.step(), this.metrics.tickLateMs);
+    this.overload = new OverloadGovernor(this.options.maxTickStretch);
+    this.loopGovernor = { governor: this.overload, npcsThinking: () => this.npcs.lastTick.spent > 0 };
+    this.loop = new TickLoop(this.options.tickHz, () => this.step(), this.metrics.tickLateMs, this.loopGovernor);
     this.characterStore = new CharacterStore(this.database.db);
     this.accountStore = new AccountStore(this.database.db, this.characterStore);
     const shared = this.options.sharedAccounts;
@@ -540,6 +548,8 @@ export class Game {
         max: m.tickLateMs.percentile(100, last),
       },
       ticksSkipped: this.loop.skippedTicks,
+      // Overload (overload.ts): the event loop's smoothed utilisation, the think budget's share, the tick's stretch.
+      overload: overloadStatus(this.overload),
       eventLoopDelayMs: this.eventLoopDelay.summary,
       broadcastMs: { p50: m.broadcastMs.percentile(50, last), p99: m.broadcastMs.percentile(99, last) },
       datagramsIn: m.datagramsIn,
@@ -657,3 +667,13 @@ class ChunkOrder {
 
 /** Chunks per axis of the i16 position range. */
 const CHUNK_KEY_SPAN = 0x10000 / CHUNK_SIZE;
+
+/** /api/status's overload figures: rounded, and the period and rate the stretch gives. */
+function overloadStatus(overload: OverloadGovernor): Record<string, number> {
+  return {
+    utilisation: Math.round(overload.utilisation * 1000) / 1000,
+    npcBudgetScale: Math.round(overload.npcBudgetScale * 1000) / 1000,
+    dilation: Math.round(overload.dilation * 1000) / 1000,
+    dilatedTicks: overload.dilatedTicks,
+  };
+}

@@ -41,6 +41,9 @@ usage: npm start -- [options]
   --db-backup-keep N    scheduled backups kept, oldest deleted first (default ${DEFAULT_BACKUPS_KEPT})
   --npc-budget N        NPC think budget: N / (players + 1) units per entity tick
                         (default ${DEFAULT_GAME_OPTIONS.npcThinkBudgetBase}; docs/server.md § NPCs)
+  --max-tick-stretch N  time dilation: when the loop cannot keep its rate (NPC thinking already shed),
+                        each tick's period may stretch up to N times (default ${DEFAULT_GAME_OPTIONS.maxTickStretch}; 1 turns it off;
+                        docs/server.md § Overload)
   --npc-seed N          seed of the creatures' wandering and spawn cells (default ${DEFAULT_GAME_OPTIONS.npcSeed})
   --pvp                 players may attack each other (bump into them) outside the map's
                         safe_zone areas; the map's "pvp" property can turn it on too (docs/combat.md)
@@ -126,9 +129,20 @@ function origin(value: string): string {
   return value;
 }
 
+/** A tick stretched further than this (under 1.5 ticks a second at 24 Hz) is a server that has stopped. */
+const MAX_TICK_STRETCH_LIMIT = 16;
+
 function positive(name: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) fail(`--${name} must be a positive integer, got "${value}"`);
+  return n;
+}
+
+function tickStretch(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n < 1 || n > MAX_TICK_STRETCH_LIMIT) {
+    fail(`--max-tick-stretch must be a number from 1 (no dilation) to ${MAX_TICK_STRETCH_LIMIT}, got "${value}"`);
+  }
   return n;
 }
 
@@ -165,6 +179,7 @@ async function main(): Promise<void> {
         "log-level": { type: "string", default: "info" },
         "npc-budget": { type: "string", default: String(DEFAULT_GAME_OPTIONS.npcThinkBudgetBase) },
         "npc-seed": { type: "string", default: String(DEFAULT_GAME_OPTIONS.npcSeed) },
+        "max-tick-stretch": { type: "string", default: String(DEFAULT_GAME_OPTIONS.maxTickStretch) },
         pvp: { type: "boolean", default: false },
         "combat-seed": { type: "string", default: String(DEFAULT_GAME_OPTIONS.combatSeed) },
         "day-minutes": { type: "string", default: String(DEFAULT_GAME_OPTIONS.dayMinutes) },
@@ -244,6 +259,7 @@ async function main(): Promise<void> {
       addressRatePerSecond: positive("address-rate", v["address-rate"]!),
       npcThinkBudgetBase: positive("npc-budget", v["npc-budget"]!),
       npcSeed: positive("npc-seed", v["npc-seed"]!),
+      maxTickStretch: tickStretch(v["max-tick-stretch"]!),
       pvp: v.pvp!,
       combatSeed: positive("combat-seed", v["combat-seed"]!),
       dayMinutes: dayMinutes(v["day-minutes"]!),

@@ -2,6 +2,7 @@
 import type { EventLoopDelay } from "./event-loop-delay.js";
 import type { Metrics } from "./metrics.js";
 import type { NpcRoom } from "./npc/npc-room.js";
+import type { OverloadGovernor } from "./overload.js";
 import type { Session } from "./session.js";
 import { countByTransport } from "./transport-counts.js";
 
@@ -13,6 +14,7 @@ export interface MetricsSource {
   readonly tick: number;
   readonly eventLoopDelay: Pick<EventLoopDelay, "summary">;
   readonly npcs: Pick<NpcRoom, "size" | "awake" | "stats" | "lastTick">;
+  readonly overload: Pick<OverloadGovernor, "utilisation" | "npcBudgetScale" | "dilation" | "dilatedTicks">;
 }
 
 export function prometheusText(game: MetricsSource): string {
@@ -44,6 +46,26 @@ export function prometheusText(game: MetricsSource): string {
   metric("caves_event_loop_delay_ms", "gauge", "Event-loop delay over the last 5 s window.", [
     ['{quantile="0.5"}', delay.p50],
     ['{quantile="0.99"}', delay.p99],
+  ]);
+  // Overload (overload.ts): first the think budget is scaled down, then the tick stretches.
+  const overload = game.overload;
+  metric(
+    "caves_event_loop_utilization",
+    "gauge",
+    "Share of wall time the main thread was busy, smoothed over about half a second (what overload control reads).",
+    [["", overload.utilisation]],
+  );
+  metric("caves_npc_budget_scale", "gauge", "Share of the NPC think budget granted under load (1: all of it).", [
+    ["", overload.npcBudgetScale],
+  ]);
+  metric(
+    "caves_time_dilation",
+    "gauge",
+    "Share of real time the world runs at: 1 is full speed, 0.5 is every tick's period doubled (time dilation).",
+    [["", overload.dilation]],
+  );
+  metric("caves_dilated_ticks_total", "counter", "Ticks run with a stretched period (time dilation).", [
+    ["", overload.dilatedTicks],
   ]);
   metric("caves_datagrams_total", "counter", "Datagrams by direction.", [
     ['{direction="in"}', m.datagramsIn],

@@ -1,33 +1,53 @@
-// A fixed-rate tick loop on a monotonic clock. Each tick is due at
-// start + n / hz; the loop sleeps until the next deadline, so timer jitter does
-// not accumulate into drift. If the process falls far behind (a GC pause, a
-// suspended laptop), it skips ahead instead of running a burst of catch-up
-// ticks, and counts the ticks it skipped. How late each tick ran (against its
-// own deadline) goes to `lateMs`: the one figure that says whether players'
-// moves execute on time, whatever stalled the loop.
-import { performance } from "node:perf_hooks";
+// A fixed-rate tick loop on a monotonic clock. Each tick is due one period
+// after the last one's deadline; the loop sleeps until the next deadline, so
+// timer jitter does not accumulate into drift. If the process falls far behind
+// (a GC pause, a suspended laptop), it skips ahead instead of running a burst of
+// catch-up ticks, and counts the ticks it skipped. How late each tick ran
+// (against its own deadline) goes to `lateMs`: the one figure that says whether
+// players' moves execute on time, whatever stalled the loop.
+//
+// With an overload governor (overload.ts) the period is 1 / hz times the
+// governor's stretch: a loop that cannot keep its rate runs slower, evenly (time
+// dilation), instead of falling behind and skipping. The governor is told the
+// event loop's busy time since the last tick, as a share of the period.
+import { type EventLoopUtilization, performance } from "node:perf_hooks";
 import type { SampleWindow } from "./metrics.js";
+import type { OverloadGovernor } from "./overload.js";
+
+/** What the loop tells its governor after each tick besides the utilisation: whether NPCs are thinking. */
+export interface LoopGovernor {
+  readonly governor: OverloadGovernor;
+  /** Whether NPC thinking is part of the load (something to shed before the tick stretches). */
+  readonly npcsThinking: () => boolean;
+}
 
 /** Never run more than this many overdue ticks back to back. */
 const MAX_CATCH_UP_TICKS = 4;
 
 export class TickLoop {
   private timer: NodeJS.Timeout | null = null;
-  private startMs = 0;
-  private ticksRun = 0;
+  /** The next tick's deadline (performance.now() time). */
+  private dueMs = 0;
+  private lastUtilisation: EventLoopUtilization | null = null;
   skippedTicks = 0;
 
   constructor(
     private readonly hz: number,
     private readonly onTick: () => void,
     private readonly lateMs?: SampleWindow,
+    private readonly governed?: LoopGovernor,
   ) {}
 
   start(): void {
     if (this.timer) return;
-    this.startMs = performance.now();
-    this.ticksRun = 0;
+    this.dueMs = performance.now() + this.periodMs();
+    this.lastUtilisation = performance.eventLoopUtilization();
     this.schedule();
+  }
+
+  /** The current period: 1 / hz, stretched by the governor under overload. */
+  periodMs(): number {
+    return (1000 / this.hz) * (this.governed?.governor.stretch ?? 1);
   }
 
   stop(): void {
@@ -40,29 +60,48 @@ export class TickLoop {
   }
 
   private schedule(): void {
-    const dueMs = this.startMs + ((this.ticksRun + 1) * 1000) / this.hz;
-    this.timer = setTimeout(() => this.run(), Math.max(0, dueMs - performance.now()));
+    this.timer = setTimeout(() => this.run(), Math.max(0, this.dueMs - performance.now()));
   }
 
   private run(): void {
-    const periodMs = 1000 / this.hz;
+    const periodMs = this.periodMs();
     const nowMs = performance.now();
     // The first due tick's lateness against its own deadline, before a skip forgives the stall.
-    let lateMs = nowMs - this.startMs - (this.ticksRun + 1) * periodMs;
-    const elapsedTicks = Math.floor((nowMs - this.startMs) / periodMs);
-    let due = elapsedTicks - this.ticksRun;
+    let lateMs = nowMs - this.dueMs;
+    let due = 1 + Math.floor(lateMs / periodMs);
+    if (due < 1) {
+      // The timer fired a little before the deadline (timers round to whole milliseconds).
+      this.schedule();
+      return;
+    }
     if (due > MAX_CATCH_UP_TICKS) {
       this.skippedTicks += due - 1;
-      this.ticksRun += due - 1;
+      this.dueMs += (due - 1) * periodMs;
       due = 1;
     }
     for (let i = 0; i < due; i++) {
-      this.ticksRun++;
-      if (i > 0) lateMs = performance.now() - this.startMs - this.ticksRun * periodMs;
+      if (i > 0) lateMs = performance.now() - this.dueMs;
       this.lateMs?.add(Math.max(0, lateMs));
+      this.dueMs += periodMs;
       this.onTick();
       if (!this.timer) return; // stopped from inside a tick
+      this.observe();
     }
     this.schedule();
+  }
+
+  /** Tells the governor the event loop's busy time since the last tick; the next period follows its stretch. */
+  private observe(): void {
+    const governed = this.governed;
+    if (governed === undefined) return;
+    const now = performance.eventLoopUtilization();
+    const since = performance.eventLoopUtilization(now, this.lastUtilisation ?? undefined);
+    this.lastUtilisation = now;
+    const before = this.periodMs();
+    // Busy time since the last tick against the period, not ELU's own share of the elapsed time: ticks
+    // run back to back while the loop catches up, which would read as a full loop at any stretch.
+    governed.governor.observe(since.active / before, governed.npcsThinking());
+    // The next deadline moves with the period: the tick just run was due one (old) period ago.
+    this.dueMs += this.periodMs() - before;
   }
 }

@@ -123,6 +123,11 @@ export interface NpcPorts {
   /** How many clients are in play: the budget's divisor. */
   readonly clientCount: () => number;
   /**
+   * The share of the budget an overloaded server still grants (overload.ts: 1 at ease, down to a
+   * floor under load); absent: always 1.
+   */
+  readonly budgetScale?: () => number;
+  /**
    * The combat room's bump (combat/combat-room.ts): a hostile's allowed step into a tile holding a
    * player is an attack, and the creature stays. Returns whether it was one.
    */
@@ -374,7 +379,11 @@ export class NpcRoom {
     this.entityTickNow = entityTick;
     this.respawnDue(entityTick);
     this.wake(entityTick);
-    let budget = thinkBudget(this.options.thinkBudgetBase, this.ports.clientCount());
+    const scale = this.ports.budgetScale?.() ?? 1;
+    let budget = Math.max(
+      THINK_COST,
+      Math.floor(thinkBudget(this.options.thinkBudgetBase, this.ports.clientCount()) * scale),
+    );
     this.lastTickBudget = budget;
     this.takeDue(entityTick);
     let spent = 0;
