@@ -548,7 +548,7 @@ export class Game {
         max: m.tickLateMs.percentile(100, last),
       },
       ticksSkipped: this.loop.skippedTicks,
-      // Overload (overload.ts): the event loop's smoothed utilisation, the think budget's share, the tick's stretch.
+      // Overload (overload.ts): the tick's smoothed load and lateness, the think budget's share, the world's speed.
       overload: overloadStatus(this.overload),
       eventLoopDelayMs: this.eventLoopDelay.summary,
       broadcastMs: { p50: m.broadcastMs.percentile(50, last), p99: m.broadcastMs.percentile(99, last) },
@@ -671,7 +671,8 @@ const CHUNK_KEY_SPAN = 0x10000 / CHUNK_SIZE;
 /** /api/status's overload figures: rounded, and the period and rate the stretch gives. */
 function overloadStatus(overload: OverloadGovernor): Record<string, number> {
   return {
-    utilisation: Math.round(overload.utilisation * 1000) / 1000,
+    tickLoad: Math.round(overload.tickLoad * 1000) / 1000,
+    latenessPeriods: Math.round(overload.lateness * 1000) / 1000,
     npcBudgetScale: Math.round(overload.npcBudgetScale * 1000) / 1000,
     dilation: Math.round(overload.dilation * 1000) / 1000,
     dilatedTicks: overload.dilatedTicks,

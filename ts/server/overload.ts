@@ -2,38 +2,44 @@
 // Online's time dilation is the model). Two stages, in this order:
 //
 //   1. Shed NPC thinking. The think budget (npc/think-budget.ts) already bounds
-//      what one entity tick may think; under load it is scaled down further,
-//      to a floor, so the creatures farthest from players stop deciding first
-//      and the players' own moves keep their windows.
-//   2. Stretch the tick (time dilation). When the loop is still too busy — the
-//      NPCs are shed as far as they go, or were never the cost — every tick's
-//      period is lengthened, so the world runs slower, evenly, instead of
-//      skipping ticks: a skipped tick skips a movement window (the steps sent
-//      for it are moved late), and a burst of catch-up ticks is a burst of
-//      broadcasts. A dilated world keeps every window and every broadcast; a
-//      client's clock follows its rate (ts/client/core/server-clock.ts).
+//      what one entity tick may think; while the loop runs late it is scaled
+//      down further, to a floor, so the creatures farthest from players stop
+//      deciding first and the players' own moves keep their windows.
+//   2. Stretch the tick (time dilation). When ticks still start late — the
+//      NPCs are shed as far as they go, or were never the cost — and the tick's
+//      own work is what does not fit, every tick's period is lengthened, so the
+//      world runs slower, evenly, instead of skipping ticks: a skipped tick
+//      skips a movement window (the steps sent for it are moved late), and a
+//      burst of catch-up ticks is a burst of broadcasts. A dilated world keeps
+//      every window and every broadcast; a client's clock follows its rate
+//      (ts/client/core/server-clock.ts).
 //
-// The signal is the event loop's utilisation (performance.eventLoopUtilization:
-// the share of wall time the main thread was not waiting for I/O), sampled once
-// per tick and smoothed over about half a second. It counts everything the
-// thread does — the tick, the datagrams between ticks, the kernel's share of
-// sending them — which the tick's own timing does not. Each stage has
-// hysteresis, so neither flaps at its threshold.
+// Two signals, both per tick and smoothed over about half a second: how late
+// the tick started against its deadline (the symptom: the loop is not keeping
+// its rate), and how long the tick itself took against the nominal period (what
+// a stretch can relieve). A loop that is late because of work between ticks —
+// a flood of datagrams — is not dilated: a longer period would not help it, and
+// would slow the world for nothing. Each stage has hysteresis, so neither flaps.
 
-/** Utilisation (smoothed) above which NPC thinking is shed, and below which it is given back. */
-export const SHED_ABOVE = 0.75;
-export const RESTORE_BELOW = 0.6;
-/** Smoothed utilisation above which the tick stretches; the stretch aims at TARGET_UTILISATION. */
-export const DILATE_ABOVE = 0.9;
-export const TARGET_UTILISATION = 0.8;
-/** The think budget is never scaled below this share (the nearest creatures keep deciding). */
-export const BUDGET_SCALE_FLOOR = 0.05;
+/** Smoothed lateness, in nominal periods, above which NPC thinking is shed, and below which it is given back. */
+export const SHED_LATE_ABOVE = 0.5;
+export const RESTORE_LATE_BELOW = 0.2;
+/** Smoothed lateness, in nominal periods, above which the tick may stretch, and below which it may ease off. */
+export const DILATE_LATE_ABOVE = 1;
+export const RELEASE_LATE_BELOW = 0.5;
+/** A stretched period is sized so the tick's own work fills this share of it (the rest for the datagrams). */
+export const TARGET_TICK_SHARE = 0.85;
+/**
+ * The think budget is never scaled below this share: the nearest creatures keep deciding (at 2000
+ * players, a quarter of the default budget is 500 units an entity tick, about 6000 decisions a second).
+ */
+export const BUDGET_SCALE_FLOOR = 0.25;
 /** Default largest stretch: 4× the period, 6 ticks a second at 24 Hz (a quarter of real time). */
 export const DEFAULT_MAX_TICK_STRETCH = 4;
-/** A sample above this (a stall) counts as this much: one stall must not stretch the tick to its limit. */
-const MAX_SAMPLE = 2;
-/** Smoothing of the utilisation: each tick's sample weighs this much (≈ 12 ticks, half a second). */
-const SMOOTHING = 1 / 12;
+/** Smoothing: each tick's sample weighs this much (≈ 8 ticks, a third of a second at 24 Hz). */
+const SMOOTHING = 1 / 8;
+/** A sample above this many periods (one stall) counts as this many: one stall must not stretch the tick far. */
+const MAX_SAMPLE = 4;
 /** Per tick: how fast the budget is shed and given back, and how fast the stretch moves. */
 const SHED_FACTOR = 0.9;
 const RESTORE_FACTOR = 1.03;
@@ -41,8 +47,10 @@ const STRETCH_RISE = 1.1;
 const STRETCH_FALL = 0.98;
 
 export interface OverloadState {
-  /** The event loop's smoothed utilisation (0..1). */
-  readonly utilisation: number;
+  /** The tick's own work over the nominal period, smoothed (1: a tick takes a whole period). */
+  readonly tickLoad: number;
+  /** How late ticks start, in nominal periods, smoothed. */
+  readonly lateness: number;
   /** The think budget's scale (BUDGET_SCALE_FLOOR..1). */
   readonly npcBudgetScale: number;
   /** The tick period's stretch (1..maxStretch). */
@@ -52,7 +60,8 @@ export interface OverloadState {
 }
 
 export class OverloadGovernor implements OverloadState {
-  utilisation = 0;
+  tickLoad = 0;
+  lateness = 0;
   npcBudgetScale = 1;
   stretch = 1;
   /** Ticks run while stretched (any stretch above 1). */
@@ -69,40 +78,39 @@ export class OverloadGovernor implements OverloadState {
   }
 
   /**
-   * After a tick: the event loop's busy time since the last call as a share of the tick's period (1: the
-   * loop was busy a whole period; more when ticks ran back to back to catch up), and whether the NPCs are
-   * a share of the load worth shedding (they spent budget this tick). Updates the budget scale and
-   * the stretch the next period is scheduled with.
+   * After a tick: its work and how late it started, both in nominal periods, and whether NPC thinking
+   * is part of the load (it spent budget this tick). Updates the budget scale and the stretch the
+   * next period is scheduled with.
    */
-  observe(utilisation: number, npcsThinking: boolean): void {
-    const sample = Math.min(MAX_SAMPLE, Math.max(0, utilisation));
+  observe(tickPeriods: number, latePeriods: number, npcsThinking: boolean): void {
     // The first samples set the level, so a server that starts overloaded reacts within a few ticks.
     this.samples++;
     const weight = Math.max(SMOOTHING, 1 / this.samples);
-    this.utilisation += (sample - this.utilisation) * weight;
-    const load = this.utilisation;
+    this.tickLoad += (clamp(tickPeriods) - this.tickLoad) * weight;
+    this.lateness += (clamp(latePeriods) - this.lateness) * weight;
+    const late = this.lateness;
 
-    if (load > SHED_ABOVE && npcsThinking) {
+    if (late > SHED_LATE_ABOVE && npcsThinking) {
       this.npcBudgetScale = Math.max(BUDGET_SCALE_FLOOR, this.npcBudgetScale * SHED_FACTOR);
-    } else if (load < RESTORE_BELOW && this.stretch === 1) {
+    } else if (late < RESTORE_LATE_BELOW && this.stretch === 1) {
       // Given back only at full speed: the stretch goes first, the budget after it.
       this.npcBudgetScale = Math.min(1, this.npcBudgetScale * RESTORE_FACTOR + 0.001);
     }
 
     // Stage 2 only once stage 1 has nothing left to give: the budget at its floor, or no NPC thinking.
-    // The busy time per tick is load × period: the stretch that makes it TARGET_UTILISATION of the tick.
-    // It rises (at most 10 % a tick) while both the smoothed load and this tick's are above DILATE_ABOVE
-    // — this tick's answers the last stretch at once, so the rise does not overshoot while the smoothed
-    // figure catches up — and falls back toward the smoothed load's stretch (2 % a tick) once that is
-    // below the target. Between the two it holds, so it does not flap.
+    // The stretch the tick's work asks for rises (at most 10 % a tick) while ticks run late, and falls
+    // back toward it (2 % a tick) once they start on time; between the two it holds.
+    const wanted = Math.min(this.maxStretch, Math.max(1, this.tickLoad / TARGET_TICK_SHARE));
     const shedAll = this.npcBudgetScale <= BUDGET_SCALE_FLOOR || !npcsThinking;
-    if (load > DILATE_ABOVE && sample > DILATE_ABOVE && shedAll) {
-      const wanted = Math.min(this.maxStretch, (this.stretch * sample) / TARGET_UTILISATION);
-      if (wanted > this.stretch) this.stretch = Math.min(wanted, this.stretch * STRETCH_RISE);
-    } else {
-      const wanted = Math.max(1, (this.stretch * load) / TARGET_UTILISATION);
-      if (wanted < this.stretch) this.stretch = Math.max(wanted, this.stretch * STRETCH_FALL);
+    if (late > DILATE_LATE_ABOVE && shedAll && wanted > this.stretch) {
+      this.stretch = Math.min(wanted, this.stretch * STRETCH_RISE);
+    } else if (late < RELEASE_LATE_BELOW && wanted < this.stretch) {
+      this.stretch = Math.max(wanted, this.stretch * STRETCH_FALL);
     }
     if (this.stretch > 1) this.dilatedTicks++;
   }
+}
+
+function clamp(periods: number): number {
+  return Math.min(MAX_SAMPLE, Math.max(0, periods));
 }

@@ -14,7 +14,7 @@ export interface MetricsSource {
   readonly tick: number;
   readonly eventLoopDelay: Pick<EventLoopDelay, "summary">;
   readonly npcs: Pick<NpcRoom, "size" | "awake" | "stats" | "lastTick">;
-  readonly overload: Pick<OverloadGovernor, "utilisation" | "npcBudgetScale" | "dilation" | "dilatedTicks">;
+  readonly overload: Pick<OverloadGovernor, "tickLoad" | "lateness" | "npcBudgetScale" | "dilation" | "dilatedTicks">;
 }
 
 export function prometheusText(game: MetricsSource): string {
@@ -50,10 +50,16 @@ export function prometheusText(game: MetricsSource): string {
   // Overload (overload.ts): first the think budget is scaled down, then the tick stretches.
   const overload = game.overload;
   metric(
-    "caves_event_loop_utilization",
+    "caves_tick_load",
     "gauge",
-    "Share of wall time the main thread was busy, smoothed over about half a second (what overload control reads).",
-    [["", overload.utilisation]],
+    "A tick's own work over the nominal tick period, smoothed over about half a second (1: a whole period).",
+    [["", overload.tickLoad]],
+  );
+  metric(
+    "caves_tick_lateness_periods",
+    "gauge",
+    "How late ticks start against their deadlines, in nominal tick periods, smoothed (overload control's signal).",
+    [["", overload.lateness]],
   );
   metric("caves_npc_budget_scale", "gauge", "Share of the NPC think budget granted under load (1: all of it).", [
     ["", overload.npcBudgetScale],

@@ -8,9 +8,9 @@
 //
 // With an overload governor (overload.ts) the period is 1 / hz times the
 // governor's stretch: a loop that cannot keep its rate runs slower, evenly (time
-// dilation), instead of falling behind and skipping. The governor is told the
-// event loop's busy time since the last tick, as a share of the period.
-import { type EventLoopUtilization, performance } from "node:perf_hooks";
+// dilation), instead of falling behind and skipping. The governor is told each
+// tick's duration and lateness.
+import { performance } from "node:perf_hooks";
 import type { SampleWindow } from "./metrics.js";
 import type { OverloadGovernor } from "./overload.js";
 
@@ -28,7 +28,6 @@ export class TickLoop {
   private timer: NodeJS.Timeout | null = null;
   /** The next tick's deadline (performance.now() time). */
   private dueMs = 0;
-  private lastUtilisation: EventLoopUtilization | null = null;
   skippedTicks = 0;
 
   constructor(
@@ -41,7 +40,6 @@ export class TickLoop {
   start(): void {
     if (this.timer) return;
     this.dueMs = performance.now() + this.periodMs();
-    this.lastUtilisation = performance.eventLoopUtilization();
     this.schedule();
   }
 
@@ -83,24 +81,21 @@ export class TickLoop {
       if (i > 0) lateMs = performance.now() - this.dueMs;
       this.lateMs?.add(Math.max(0, lateMs));
       this.dueMs += periodMs;
+      const startMs = performance.now();
       this.onTick();
       if (!this.timer) return; // stopped from inside a tick
-      this.observe();
+      this.observe(performance.now() - startMs, lateMs);
     }
     this.schedule();
   }
 
-  /** Tells the governor the event loop's busy time since the last tick; the next period follows its stretch. */
-  private observe(): void {
+  /** Tells the governor how long the tick took and how late it started; the next period follows its stretch. */
+  private observe(tickMs: number, lateMs: number): void {
     const governed = this.governed;
     if (governed === undefined) return;
-    const now = performance.eventLoopUtilization();
-    const since = performance.eventLoopUtilization(now, this.lastUtilisation ?? undefined);
-    this.lastUtilisation = now;
+    const nominalMs = 1000 / this.hz;
     const before = this.periodMs();
-    // Busy time since the last tick against the period, not ELU's own share of the elapsed time: ticks
-    // run back to back while the loop catches up, which would read as a full loop at any stretch.
-    governed.governor.observe(since.active / before, governed.npcsThinking());
+    governed.governor.observe(tickMs / nominalMs, Math.max(0, lateMs) / nominalMs, governed.npcsThinking());
     // The next deadline moves with the period: the tick just run was due one (old) period ago.
     this.dueMs += this.periodMs() - before;
   }
