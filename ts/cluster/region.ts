@@ -142,6 +142,11 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       // No dungeon levels in a cluster yet: each region would generate its own copy of a level below the
       // same stairs, and its players would never meet those of another (docs/scaling.md § Not built yet).
       levelSlots: 0,
+      // No time dilation of one region alone: the world's ticks are one timeline (the shared epoch), and
+      // a region that ran slower would fall behind it — a player handed into it from a neighbour would
+      // see no State until its ticks caught up with the ones already seen (docs/scaling.md § Overload).
+      // An overloaded region sheds NPC thinking, then falls behind and skips, as before.
+      maxTickStretch: 1,
     },
     log,
   );
@@ -548,8 +553,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       afterTick();
     },
     game.metrics.tickLateMs,
-    // Overload: NPC thinking shed, then the tick stretched; a dilated region falls behind the world's
-    // epoch and stays behind when it recovers, as after a stall (docs/scaling.md).
+    // Overload: NPC thinking shed under load (the tick does not stretch in a region: maxTickStretch 1 above).
     game.loopGovernor,
   );
   game.eventLoopDelay.start();
