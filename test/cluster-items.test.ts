@@ -13,6 +13,8 @@ import { HANDOFF_MARGIN_TILES } from "../ts/cluster/layout.js";
 import { postgresSkipReason } from "../ts/cluster/postgres-process.js";
 import type { ItemDef } from "../ts/server/items/catalogue.js";
 import { ENTITY_TYPE_CHEST } from "../ts/server/items/item-room.js";
+import { ENTITY_TYPE_SIGN_POST, RETURN_POST } from "../ts/server/interactables.js";
+import { type DialogPacket, encodePacketToBytes } from "../ts/protocol/index.js";
 import { BORDER_X, clusterSkipReason, startTestCluster, type TestCluster, until } from "./support/cluster-process.js";
 import { postJson } from "./support/game-harness.js";
 import { bagOf, inventoryOf, itemRequest, itemDef } from "./support/item-client.js";
@@ -64,6 +66,7 @@ describe.skipIf(skip !== null)("items in a cluster, kept in PostgreSQL", () => {
       spawns: [],
       items: [DAGGER, POTION, COIN],
       chests: [{ name: "box", x: SPAWN.x + 1, y: SPAWN.y, items: "dagger, coin:40, potion:3" }],
+      boards: [{ name: "board", x: SPAWN.x - 1, y: SPAWN.y }],
     });
     cluster = await startTestCluster(1, [], map);
     if (cluster.ready.postgres === null) throw new Error("the cluster started without PostgreSQL");
@@ -152,7 +155,41 @@ describe.skipIf(skip !== null)("items in a cluster, kept in PostgreSQL", () => {
     expect(await bagOf(guest)).toEqual([stack(0, POTION, 2), stack(1, COIN, 15)]);
   }, 60_000);
 
-  it("a region killed with SIGKILL places its chest again as players left it, not as the map filled it", async () => {
+  /** The board beside the spawn, opened by `client`: its dialog's texts. */
+  async function readBoard(client: UdpTestClient): Promise<{ dialogId: number; texts: string[] }> {
+    const board = await client.waitFor(
+      "the notice board in view",
+      () => client.inView(ENTITY_TYPE_SIGN_POST).find((entity) => entity.x === SPAWN.x - 1 && entity.y === SPAWN.y),
+      5000,
+    );
+    const seen = client.received.length;
+    const dialog = await until("the board's dialog", async () => {
+      client.query(board.id);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return client.received.slice(seen).find((r) => r.packet?.type === "dialog")?.packet as DialogPacket | undefined;
+    });
+    return { dialogId: dialog.dialogId, texts: dialog.elements.flatMap((e) => (e.kind === "text" ? [e.text] : [])) };
+  }
+
+  it("a region killed with SIGKILL places its chest again as players left it, not as the map filled it, and keeps its board's notices", async () => {
+    // A notice pinned in region 1 (the spawn's ground) before it dies: PostgreSQL's, not the region's.
+    const pinner = await playing((await postJson(http(), "/api/guest", { nick: "Pinner" })).body as unknown as Joined);
+    const board = await readBoard(pinner);
+    expect(board.texts).toContain("No notices yet.");
+    pinner.sendRaw(
+      encodePacketToBytes({
+        type: "dialog_reply",
+        clientType: 0,
+        authToken: pinner.token,
+        dialogId: board.dialogId,
+        returnCode: RETURN_POST,
+        values: ["Beware the box"],
+      }),
+    );
+    await until(
+      "the notice in PostgreSQL",
+      async () => (await db.query("SELECT 1 FROM notices WHERE text = 'Beware the box'")).rows.length === 1,
+    );
     const redis = new Redis(cluster.ready.redis);
     try {
       const endpoint = async () =>
@@ -187,5 +224,7 @@ describe.skipIf(skip !== null)("items in a cluster, kept in PostgreSQL", () => {
     });
     expect(seen()!.stacks).toEqual([]);
     expect(await itemRequest(looker, 1, "take_all", { container: chest })).not.toBe("ok");
+    // And the board beside it still shows the notice pinned before the kill.
+    expect((await readBoard(looker)).texts).toContainEqual(expect.stringMatching(/^Pinner, .*: Beware the box$/));
   }, 90_000);
 });

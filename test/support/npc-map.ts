@@ -45,6 +45,8 @@ export interface NpcMapSpec {
   items?: ItemDef[];
   /** Signs in the interactables layer, each with its text. */
   signs?: { name: string; x: number; y: number; text: string }[];
+  /** Notice boards in the interactables layer. */
+  boards?: { name: string; x: number; y: number }[];
   /** Chests in the interactables layer: `items` as a map writes it ("dagger, healing potion:3"). */
   chests?: { name: string; x: number; y: number; items: string }[];
   /**
@@ -201,6 +203,19 @@ export function writeNpcMap(spec: NpcMapSpec): NpcMap {
               { name: "kind", type: "string", value: "chest" },
               { name: "items", type: "string", value: chest.items },
             ],
+          })),
+          ...(spec.boards ?? []).map((board) => ({
+            id: nextId++,
+            name: board.name,
+            type: "",
+            point: true,
+            x: board.x * TILE_PX + TILE_PX / 2,
+            y: board.y * TILE_PX + TILE_PX / 2,
+            width: 0,
+            height: 0,
+            rotation: 0,
+            visible: true,
+            properties: [{ name: "kind", type: "string", value: "notice_board" }],
           })),
           ...(spec.signs ?? []).map((sign) => ({
             id: nextId++,

@@ -14,7 +14,7 @@ import { isValidAction, readActionTokenHigh, readActionTokenLow } from "../proto
 import { loadCore } from "../wasm/node.js";
 import { installApiRoutes } from "../server/api-routes.js";
 import { Game } from "../server/game-server.js";
-import { ENTITY_TYPE_SIGN_POST } from "../server/interactables.js";
+import { ENTITY_TYPE_SIGN_POST, NOTICE_BOARD_KIND, noticeBoardKey } from "../server/interactables.js";
 import { chestKey } from "../server/items/item-room.js";
 import type { GameOptions } from "../server/game-options.js";
 import { HttpApi } from "../server/http-api.js";
@@ -34,6 +34,7 @@ import { CHECKPOINT_TTL_MS, Directory, REFRESH_MS } from "./directory.js";
 import { GhostTable, ghostsFor } from "./ghosts.js";
 import { StrikeLink } from "./strikes.js";
 import { DoorLink } from "./door-link.js";
+import { PgNoticeStore } from "./pg-notices.js";
 import { arrivalOf, type HandoffState, handoffStateOf, restoreSession } from "./handoff.js";
 import { type ClusterLayout, distanceToRegion, handoffTarget, neighboursOf } from "./layout.js";
 import {
@@ -125,11 +126,19 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const store =
     options.postgresUrl === undefined
       ? null
-      : await openSharedStore(options.postgresUrl, log, options, {
-          world: map.name,
-          chestKeys: chests.map((chest) => chestKey(map.name, chest.id)),
-          owns,
-        });
+      : await openSharedStore(
+          options.postgresUrl,
+          log,
+          options,
+          {
+            world: map.name,
+            chestKeys: chests.map((chest) => chestKey(map.name, chest.id)),
+            owns,
+          },
+          (map.interactables ?? [])
+            .filter((object) => object.kind === NOTICE_BOARD_KIND)
+            .map((board) => noticeBoardKey(map.name, board)),
+        );
   const accounts = store?.accounts ?? null;
   const game = new Game(
     core,
@@ -139,6 +148,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       firstEntityId: (region + 1) * ENTITY_ID_RANGE + 1,
       sharedAccounts: accounts ?? undefined,
       sharedItems: store?.items,
+      // The boards' notices in the shared store: kept when this region restarts, and seen from every region.
+      sharedNotices: store?.notices,
       // No dungeon levels in a cluster yet: each region would generate its own copy of a level below the
       // same stairs, and its players would never meet those of another (docs/scaling.md § Not built yet).
       levelSlots: 0,
@@ -595,7 +606,8 @@ async function openSharedStore(
   log: Logger,
   options: Pick<RegionOptions, "onStoreLost">,
   ground: Omit<PgItemStoreOptions, "leased">,
-): Promise<{ accounts: PgAccounts; items: PgItemStore; close(): Promise<void> }> {
+  boards: readonly string[],
+): Promise<{ accounts: PgAccounts; items: PgItemStore; notices: PgNoticeStore; close(): Promise<void> }> {
   const client = new pg.Client({ connectionString: url });
   let closing = false;
   client.on("error", (error) => {
@@ -607,10 +619,13 @@ async function openSharedStore(
   await migratePostgres(client, loadMigrations());
   const accounts = new PgAccounts(client, log);
   const items = await PgItemStore.open(client, { ...ground, leased: (accountId) => accounts.leased(accountId) });
+  const notices = await PgNoticeStore.open(client, boards, log);
   return {
     accounts,
     items,
+    notices,
     async close() {
+      await notices.flush();
       // Every character's last state is written before the connection (and with it every lease) goes.
       if (!(await accounts.drain(5_000))) log.error("characters not saved before shutdown", { stats: accounts.stats });
       accounts.close();

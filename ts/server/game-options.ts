@@ -6,6 +6,7 @@ import { DEFAULT_THINK_BUDGET_BASE } from "./npc/think-budget.js";
 import { DEFAULT_MAX_TICK_STRETCH } from "./overload.js";
 import type { GameDatabase } from "./persistence/database.js";
 import type { ItemStorePort } from "./persistence/item-store.js";
+import type { NoticePort } from "./persistence/notice-store.js";
 import type { AccountPort } from "./accounts/account-port.js";
 import type { CharacterSink } from "./persistence/character-saver.js";
 
@@ -70,6 +71,8 @@ export interface GameOptions {
   sharedAccounts?: AccountPort & CharacterSink;
   /** Where items live when that is not `database`: the cluster's shared store (ts/cluster/pg-items.ts). */
   sharedItems?: ItemStorePort;
+  /** Where the notice boards keep their notices when that is not `database`: the cluster's shared store (ts/cluster/pg-notices.ts). */
+  sharedNotices?: NoticePort;
   /** The first entity id this game hands out (default 1): a cluster's regions take disjoint ranges (ts/cluster/). */
   firstEntityId?: number;
 }

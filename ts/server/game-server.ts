@@ -178,7 +178,14 @@ export class Game {
     const { chat, dialogs, custom } = this;
     this.database = this.options.database ?? openGameDatabase(MEMORY_DATABASE);
     this.interactables = new Interactables(
-      { entities, dialogs, chat, notices: new NoticeStore(this.database.db), worldName: world.name, log },
+      {
+        entities,
+        dialogs,
+        chat,
+        notices: this.options.sharedNotices ?? new NoticeStore(this.database.db),
+        worldName: world.name,
+        log,
+      },
       world.interactables,
     );
     this.tileUpdates = new TileUpdates(world, sessions, egress);

@@ -10,7 +10,7 @@
 import { ENTITY_FLAG_INTERACTABLE, ENTITY_FLAG_STATIC } from "../protocol/entity.js";
 import { DIALOG_TEXT_RULE, dialogByteLength } from "../protocol/dialog.js";
 import { MAX_DATAGRAM_BYTES } from "../protocol/header.js";
-import type { NoticeStore } from "./persistence/notice-store.js";
+import type { NoticePort } from "./persistence/notice-store.js";
 import { utf8ByteLength } from "../protocol/text.js";
 import { NAME_MAX_BYTES } from "../protocol/tlv.js";
 import type { DialogElement } from "../protocol/dialog.js";
@@ -29,6 +29,9 @@ export const NOTICE_MAX_BYTES = 120;
 export const RETURN_OK = 1;
 export const RETURN_POST = 1;
 export const RETURN_CANCEL = 2;
+
+/** The `kind` of a notice board object. */
+export const NOTICE_BOARD_KIND = "notice_board";
 
 /** An interactable as the map defines it (ts/server/map/map-objects.ts). */
 export interface InteractableSpec {
@@ -49,8 +52,8 @@ export interface InteractablePorts {
   readonly entities: Pick<EntityStore, "spawn">;
   readonly dialogs: Pick<DialogService, "open">;
   readonly chat: Pick<ChatService, "tell" | "system">;
-  /** The boards' notices, kept across restarts (persistence/notice-store.ts). */
-  readonly notices: Pick<NoticeStore, "post" | "recent">;
+  /** The boards' notices, kept across restarts (persistence/notice-store.ts; a cluster's: cluster/pg-notices.ts). */
+  readonly notices: NoticePort;
   /** Names the world the boards stand in: a board's notices are keyed by the map and the board. */
   readonly worldName: string;
   readonly log: Logger;
@@ -95,7 +98,7 @@ export class Interactables {
     if (Math.max(Math.abs(player.x - entity.x), Math.abs(player.y - entity.y)) > 1) return false;
     this.stats.interactions++;
     try {
-      if (found.spec.kind === "notice_board") this.openNoticeBoard(session, found.spec, found.entity);
+      if (found.spec.kind === NOTICE_BOARD_KIND) this.openNoticeBoard(session, found.spec, found.entity);
       else this.openSign(session, found.spec, found.entity);
     } catch (error) {
       // A sign whose text does not fit one dialog is a map problem, not a reason to stop the server.
@@ -143,7 +146,7 @@ export class Interactables {
    */
   private openNoticeBoard(session: Session, spec: InteractableSpec, entity: Entity): void {
     const width = 208;
-    const board = `${this.ports.worldName}/${spec.name}@${spec.x},${spec.y}`;
+    const board = noticeBoardKey(this.ports.worldName, spec);
     const elements: DialogElement[] = [
       { kind: "image", x: 8, y: 8, width: 8, height: 8, atlasIndex: ATLAS_NOTICE_BOARD },
       { kind: "text", x: 22, y: 8, width: 178, height: LINE_PX, text: entity.name },
@@ -197,6 +200,11 @@ export class Interactables {
       { key: `interactable:${entity.id}` },
     );
   }
+}
+
+/** The key a board's notices are kept under: the world and the board (its name and place on the map). */
+export function noticeBoardKey(worldName: string, spec: Pick<InteractableSpec, "name" | "x" | "y">): string {
+  return `${worldName}/${spec.name}@${spec.x},${spec.y}`;
 }
 
 /** The fields of a static interactable entity (a sign, a board, a door): no health, no rating, flags 0x05. */

@@ -13,7 +13,15 @@ export interface Notice {
   postedAtMs: number;
 }
 
-export class NoticeStore {
+/** What the notice boards use of a store: SQLite's (below), or a cluster's shared one (ts/cluster/pg-notices.ts). */
+export interface NoticePort {
+  /** Keeps a notice (a failure throws, or is logged by a store that writes later: the notice still goes out). */
+  post(board: string, notice: Notice): void;
+  /** The newest `limit` notices of `board`, newest first. */
+  recent(board: string, limit: number): Notice[];
+}
+
+export class NoticeStore implements NoticePort {
   private readonly insert: Database.Statement;
   private readonly trim: Database.Statement;
   private readonly select: Database.Statement<[string, number], { author: string; text: string; posted_at_ms: number }>;
