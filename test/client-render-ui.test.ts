@@ -217,6 +217,7 @@ describe("debug overlay text", () => {
     rttMs: 42.4,
     rttVarianceMs: 3,
     serverTick: 1234.7,
+    serverTickHz: 24,
     ackTick: 1232,
     confirmed: { x: -3, y: 17 },
     predicted: { x: -2, y: 17 },
@@ -255,6 +256,9 @@ describe("debug overlay text", () => {
     );
     expect(before).toContain("pos -");
     expect(before).toContain("tick - (ack 1232)");
+    // A dilated server's rate, as the clock follows it (time dilation: docs/server.md § Overload).
+    const dilated = debugLines({ ...stats, serverTickHz: 16.8 }, { entitiesInView: 0, framesPerSecond: 0 });
+    expect(dilated).toContain("tick 1234 (ack 1232) at 16.8 Hz");
   });
 });
 

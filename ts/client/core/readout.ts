@@ -218,6 +218,7 @@ export class ClientReadout {
       rttMs: rtt.smoothedMs,
       rttVarianceMs: rtt.varianceMs,
       serverTick: this.serverTick,
+      serverTickHz: this.parts.serverClock.estimatedHz,
       ackTick: entityTable.ackTick,
       confirmed: prediction.confirmed,
       predicted: prediction.predicted(),

@@ -26,6 +26,8 @@ export interface ClientStats {
   rttVarianceMs: number;
   /** Estimated server tick now (fractional), NaN before the first StatePacket. */
   serverTick: number;
+  /** The server's tick rate as the clock follows it: the nominal one, or a dilated server's slower one. */
+  serverTickHz: number;
   /** Tick of the newest entity state known to be held. */
   ackTick: number;
   confirmed: TilePoint | null;

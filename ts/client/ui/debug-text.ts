@@ -1,6 +1,7 @@
 // The debug overlay's lines (F3). Tests and tools read it, so three lines have
 // a fixed form: `transport NAME`, `pos X,Y` (the server-confirmed tile) and
 // `floats N: TEXT …` (damage numbers floated so far, and those floating now).
+import { TICK_HZ } from "../../constants.js";
 import type { ClientStats } from "../core/stats.js";
 
 function rate(perSecond: number): string {
@@ -13,6 +14,11 @@ function bytesRate(bytesPerSecond: number): string {
 
 function point(value: { x: number; y: number } | null): string {
   return value ? `${value.x},${value.y}` : "-";
+}
+
+/** " at 17.0 Hz" while the server runs slower than its nominal rate (time dilation), else nothing. */
+function dilation(stats: Pick<ClientStats, "serverTickHz">, nominalHz = TICK_HZ): string {
+  return stats.serverTickHz < nominalHz * 0.99 ? ` at ${stats.serverTickHz.toFixed(1)} Hz` : "";
 }
 
 export interface DebugExtras {
@@ -29,7 +35,7 @@ export function debugLines(stats: ClientStats, extras: DebugExtras): string[] {
     `transport ${stats.transport}`,
     `state ${stats.state}`,
     `rtt ${Number.isFinite(stats.rttMs) ? Math.round(stats.rttMs) : "-"} ms`,
-    `tick ${Number.isFinite(stats.serverTick) ? Math.floor(stats.serverTick) : "-"} (ack ${stats.ackTick})`,
+    `tick ${Number.isFinite(stats.serverTick) ? Math.floor(stats.serverTick) : "-"} (ack ${stats.ackTick})${dilation(stats)}`,
     `pos ${point(stats.confirmed)}`,
     `pred ${point(stats.predicted)}`,
     `pending ${stats.pendingSteps}`,
