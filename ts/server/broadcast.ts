@@ -136,26 +136,12 @@ export class Broadcaster {
     const needed = this.entities.slotCount;
     if (needed <= this.encodedRound.length) return;
     const size = Math.max(needed, this.encodedRound.length * 2);
-    const round = new Int32Array(size).fill(-1);
-    round.set(this.encodedRound);
-    this.encodedRound = round;
-    const offset = new Int32Array(size);
-    offset.set(this.entryOffset);
-    this.entryOffset = offset;
-    const bytes = new Int32Array(size);
-    bytes.set(this.entryBytes);
-    this.entryBytes = bytes;
-    const keptCount = new Int32Array(size);
-    keptCount.set(this.keptCount);
-    this.keptCount = keptCount;
-    const kept = new Uint8Array(size);
-    kept.set(this.kept);
-    this.kept = kept;
-    if (this.keptFields !== null) {
-      const fields = new Float64Array(size * KEPT_FIELDS);
-      fields.set(this.keptFields);
-      this.keptFields = fields;
-    }
+    this.encodedRound = grown(this.encodedRound, new Int32Array(size).fill(-1));
+    this.entryOffset = grown(this.entryOffset, new Int32Array(size));
+    this.entryBytes = grown(this.entryBytes, new Int32Array(size));
+    this.keptCount = grown(this.keptCount, new Int32Array(size));
+    this.kept = grown(this.kept, new Uint8Array(size));
+    if (this.keptFields !== null) this.keptFields = grown(this.keptFields, new Float64Array(size * KEPT_FIELDS));
     // The kept entries keep their offsets; the round's area moves up behind them (its entries are stale
     // by now: fitSlots runs only before a round's first query).
     const entries = new Uint8Array(size * ENTRY_STRIDE + (this.entries.length - this.roundArea));
@@ -449,6 +435,12 @@ export class Broadcaster {
       );
     }
   }
+}
+
+/** `larger` with `array`'s values at its start: a per-slot array grown (the new slots keep larger's fill). */
+function grown<T extends Int32Array | Uint8Array | Float64Array>(array: T, larger: T): T {
+  larger.set(array);
+  return larger;
 }
 
 /** Whether the manifest around (centreX, centreY) with `versions` is the one last sent to the session. */

@@ -115,18 +115,19 @@ export class WorldClock {
     if (repeatDue) this.repeats.shift();
     const steadyTicks = this.options.tickHz * STEADY_EVERY_SECONDS;
     const steadyPhase = tick % steadyTicks;
+    /** Whether this tick's round reaches `session`: a weather change's repeat reaches all, the steady rate its own tick. */
+    const reached = (session: Session) => repeatDue || session.entity.id % steadyTicks === steadyPhase;
     let out: Uint8Array | null = null;
     for (const session of sessions) {
-      if (repeatDue || session.entity.id % steadyTicks === steadyPhase) {
-        out ??= this.datagram(tick);
-        this.sendDatagram(session, out);
-      }
+      if (!reached(session)) continue;
+      out ??= this.datagram(tick);
+      this.sendDatagram(session, out);
     }
     if (tick % this.options.tickHz !== 0) return;
     // The once-a-second round is for sessions that joined lately (unless this tick's round reached them).
     for (const [session, until] of this.fresh) {
       if (tick >= until || !this.isLive(session)) this.fresh.delete(session);
-      else if (!repeatDue && session.entity.id % steadyTicks !== steadyPhase) {
+      else if (!reached(session)) {
         out ??= this.datagram(tick);
         this.sendDatagram(session, out);
       }
