@@ -6,6 +6,7 @@
 // two regions can never both be written down as its owner.
 import { Redis } from "ioredis";
 import type { ClusterLayout } from "./layout.js";
+import type { ClockSegment } from "./world-dilation.js";
 
 /** Where a region process can be reached. */
 export interface RegionEndpoint {
@@ -23,6 +24,8 @@ export const REGION_TTL_MS = 5000;
 export const SESSION_TTL_MS = 30_000;
 export const OWNER_TTL_MS = 60_000;
 export const REFRESH_MS = 1000;
+/** A region's wished stretch outlives its last write this long (it writes every CLOCK_POLL_MS). */
+export const STRETCH_WISH_TTL_MS = 3000;
 /** How long a region's checkpoint outlives its last refresh: a restart within this brings its players back. */
 export const CHECKPOINT_TTL_MS = 30_000;
 
@@ -62,6 +65,48 @@ export class Directory {
     this.commands += 2;
     await this.redis.set(`${this.prefix}epoch`, String(proposedMs), "NX");
     return Number(await this.redis.get(`${this.prefix}epoch`));
+  }
+
+  /** The world's timeline (world-dilation.ts): the segment in force, first the epoch at the nominal rate. */
+  async worldClock(epochMs: number, nominalPeriodMs: number): Promise<ClockSegment> {
+    this.commands += 2;
+    const first: ClockSegment = { startMs: epochMs, tick: 0, periodMs: nominalPeriodMs };
+    await this.redis.set(`${this.prefix}clock`, JSON.stringify(first), "NX");
+    return parseSegment(await this.redis.get(`${this.prefix}clock`));
+  }
+
+  /**
+   * One round trip for a region's clock work: the latest segment published, which regions are live,
+   * and the stretch each live one wishes (1 when it wrote none).
+   */
+  async clockState(regionCount: number): Promise<{ segment: ClockSegment; live: number[]; wishes: number[] }> {
+    this.commands++;
+    const keys = [`${this.prefix}clock`];
+    for (let region = 0; region < regionCount; region++) {
+      keys.push(`${this.prefix}region:${region}`, `${this.prefix}stretch:${region}`);
+    }
+    const values = await this.redis.mget(...keys);
+    const live: number[] = [];
+    const wishes: number[] = [];
+    for (let region = 0; region < regionCount; region++) {
+      if (values[1 + 2 * region] === null) continue;
+      live.push(region);
+      const wish = Number(values[2 + 2 * region] ?? "1");
+      wishes.push(Number.isFinite(wish) && wish >= 1 ? wish : 1);
+    }
+    return { segment: parseSegment(values[0]), live, wishes };
+  }
+
+  /** This region's wished stretch, kept STRETCH_WISH_TTL_MS unless written again. */
+  async wishStretch(region: number, stretch: number): Promise<void> {
+    this.commands++;
+    await this.redis.set(`${this.prefix}stretch:${region}`, String(stretch), "PX", STRETCH_WISH_TTL_MS);
+  }
+
+  /** Publishes the world's next segment (the leader does, world-dilation.ts). */
+  async publishClock(segment: ClockSegment): Promise<void> {
+    this.commands++;
+    await this.redis.set(`${this.prefix}clock`, JSON.stringify(segment));
   }
 
   async publishLayout(layout: ClusterLayout): Promise<void> {
@@ -173,4 +218,17 @@ export class Directory {
     const value = await this.redis.get(`${this.prefix}owner:${entityId}`);
     return value === null ? null : Number(value);
   }
+}
+
+function parseSegment(text: string | null): ClockSegment {
+  const segment = JSON.parse(text ?? "null") as ClockSegment | null;
+  if (
+    segment === null ||
+    !Number.isFinite(segment.startMs) ||
+    !Number.isSafeInteger(segment.tick) ||
+    !(segment.periodMs > 0)
+  ) {
+    throw new Error(`the world's clock in Redis is not a segment: ${text}`);
+  }
+  return segment;
 }

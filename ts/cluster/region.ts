@@ -35,6 +35,7 @@ import { GhostTable, ghostsFor } from "./ghosts.js";
 import { StrikeLink } from "./strikes.js";
 import { DoorLink } from "./door-link.js";
 import { PgNoticeStore } from "./pg-notices.js";
+import { CLOCK_POLL_MS, deadlineOf, nextSegment, tickAt, WorldStretch } from "./world-dilation.js";
 import { arrivalOf, type HandoffState, handoffStateOf, restoreSession } from "./handoff.js";
 import { type ClusterLayout, distanceToRegion, handoffTarget, neighboursOf } from "./layout.js";
 import {
@@ -63,6 +64,8 @@ export const ENTITY_ID_RANGE = 2 ** 24;
 const MAX_PEERS_PER_GATEWAY = 65_536;
 /** A session handed off is remembered this long, so its datagrams still in flight are sent back to route again. */
 const TOMBSTONE_MS = 10_000;
+/** A region more ticks than this behind the world's timeline (after a stall) jumps to it. */
+const MAX_TICKS_BEHIND = 2;
 /** Closed ownership intervals kept for /api/cluster. */
 const OWNERSHIP_LOG_MAX = 20_000;
 
@@ -153,11 +156,6 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       // No dungeon levels in a cluster yet: each region would generate its own copy of a level below the
       // same stairs, and its players would never meet those of another (docs/scaling.md § Not built yet).
       levelSlots: 0,
-      // No time dilation of one region alone: the world's ticks are one timeline (the shared epoch), and
-      // a region that ran slower would fall behind it — a player handed into it from a neighbour would
-      // see no State until its ticks caught up with the ones already seen (docs/scaling.md § Overload).
-      // An overloaded region sheds NPC thinking, then falls behind and skips, as before.
-      maxTickStretch: 1,
     },
     log,
   );
@@ -211,6 +209,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     restored: 0,
     checkpointed: 0,
     handoffsWaitedForItems: 0,
+    /** Ticks jumped to rejoin the world's timeline after a stall (MAX_TICKS_BEHIND). */
+    ticksRejoined: 0,
   };
   // What this region held when it last died (its checkpoint), adopted again as each comes back; forgotten
   // after CHECKPOINT_TTL_MS (those clients have given up by then).
@@ -552,23 +552,62 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   refresher.unref();
   await linkNeighbours();
 
-  // Start on a tick boundary of the world's clock: tick T runs at epoch + T × period, in every region.
-  const nowMs = Date.now();
-  const nextTick = Math.ceil((nowMs - epochMs) / tickPeriodMs);
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, epochMs + nextTick * tickPeriodMs - Date.now())));
+  // Start on a tick boundary of the world's clock, the segment in force (world-dilation.ts): every
+  // region runs tick T at the same wall time.
+  let segment = await directory.worldClock(epochMs, tickPeriodMs);
+  const nextTick = Math.ceil(tickAt(segment, Date.now()));
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, deadlineOf(segment, nextTick) - Date.now())));
   game.tick = nextTick;
+  // Overload: NPC thinking shed by this region's governor; the period is the world's (one timeline), which
+  // the lowest live region stretches to the largest stretch any region wishes.
+  const world = new WorldStretch(game.overload, segment, tickPeriodMs, () => game.tick);
+  game.appliedStretch = () => world.stretch;
   const loop = new TickLoop(
     game.options.tickHz,
     () => {
+      // Behind the world's timeline (the loop skipped ticks after a stall): rejoin it, so this region's
+      // ticks stay the ones its neighbours run and its players' clients have seen.
+      const worldTick = Math.floor(tickAt(world.segment, Date.now()));
+      if (worldTick - game.tick > MAX_TICKS_BEHIND) {
+        stats.ticksRejoined += worldTick - 1 - game.tick;
+        game.tick = worldTick - 1;
+      }
       game.step();
       afterTick();
     },
     game.metrics.tickLateMs,
-    // Overload: NPC thinking shed under load (the tick does not stretch in a region: maxTickStretch 1 above).
-    game.loopGovernor,
+    { governor: world, npcsThinking: game.loopGovernor.npcsThinking },
   );
+  game.skippedTicks = () => loop.skippedTicks;
   game.eventLoopDelay.start();
   loop.start();
+  let clockBusy = false;
+  const clockWork = setInterval(() => {
+    if (clockBusy) return;
+    clockBusy = true;
+    worldClockRound()
+      .catch((error: unknown) => log.warn("the world's clock", { error: String(error) }))
+      .finally(() => (clockBusy = false));
+  }, CLOCK_POLL_MS);
+  clockWork.unref();
+
+  /** Writes this region's wish, follows the segment published, and (the lowest live region) publishes the next. */
+  async function worldClockRound(): Promise<void> {
+    await directory.wishStretch(region, world.wish);
+    const state = await directory.clockState(layout.regionCount);
+    segment = state.segment;
+    world.follow(segment);
+    // Keep the loop on the segment's deadlines (a period switched at its tick, timer drift).
+    loop.anchor(performance.now() + deadlineOf(world.segment, game.tick + 1) - Date.now());
+    if (state.live[0] !== region) return;
+    const nowMs = Date.now();
+    // One change at a time: a segment published to start later is left to begin first.
+    if (segment.startMs > nowMs) return;
+    const next = nextSegment(segment, Math.max(1, ...state.wishes), tickPeriodMs, nowMs);
+    if (next === null) return;
+    await directory.publishClock(next);
+    log.info("the world's tick stretched", { stretch: next.periodMs / tickPeriodMs, fromTick: next.tick });
+  }
   log.info("region started", { region, linkPort, httpPort, tick: game.tick });
 
   let closed = false;
@@ -582,6 +621,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       closed = true;
       loop.stop();
       clearInterval(refresher);
+      clearInterval(clockWork);
       for (const { socket } of neighbours.values()) socket.destroy();
       linkServer.close();
       http.server.closeAllConnections();

@@ -53,7 +53,7 @@ import { KeyedRateLimiter } from "./rate-limit.js";
 import { type Peer, type Session, SessionRegistry } from "./session.js";
 import { type SessionArrival, SessionLifecycle } from "./session-lifecycle.js";
 import { type LoopGovernor, TickLoop } from "./tick-loop.js";
-import { OverloadGovernor } from "./overload.js";
+import { OverloadGovernor, type OverloadState } from "./overload.js";
 import { TileUpdates } from "./tile-updates.js";
 import { World, type WorldMap } from "./world.js";
 import { Warps } from "./warps.js";
@@ -120,6 +120,15 @@ export class Game {
   private readonly loop: TickLoop;
   /** Sheds NPC thinking, then stretches the tick, when the loop cannot keep its rate (overload.ts). */
   readonly overload: OverloadGovernor;
+  /**
+   * The stretch the ticks run at: the governor's, unless a cluster's region runs at the world's
+   * (ts/cluster/world-dilation.ts), which it sets here so status and /metrics report what is in force.
+   */
+  appliedStretch: () => number = () => this.overload.stretch;
+  /** Ticks the loop driving this game skipped (a cluster's region runs its own loop and says so here). */
+  skippedTicks: () => number = () => this.loop.skippedTicks;
+  /** Ticks run while the applied stretch was above 1. */
+  private dilatedTicks = 0;
   /** What a tick loop driving this game tells the governor (a cluster's region runs its own loop). */
   readonly loopGovernor: LoopGovernor;
   private readonly tileUpdates: TileUpdates;
@@ -513,9 +522,22 @@ export class Game {
     for (let index = 0; index < dueCount; index++) this.broadcaster.sendTo(due[index]);
     const endMs = performance.now();
     this.metrics.broadcastMs.add(endMs - broadcastStartMs);
+    if (this.appliedStretch() > 1) this.dilatedTicks++;
     if (this.tick % this.saveEveryTicks === 0) this.saveCharacters();
     this.metrics.tickMs.add(performance.now() - startMs);
     if (this.tick % this.options.tickHz === 0) this.lifecycle.evictStale(endMs);
+  }
+
+  /** The overload governor's figures, with the stretch in force (what /api/status and /metrics report). */
+  get overloadState(): OverloadState {
+    const overload = this.overload;
+    return {
+      tickLoad: overload.tickLoad,
+      lateness: overload.lateness,
+      npcBudgetScale: overload.npcBudgetScale,
+      dilation: 1 / this.appliedStretch(),
+      dilatedTicks: this.dilatedTicks,
+    };
   }
 
   /** Writes every character in play whose state changed since its last save, in one transaction. */
@@ -554,9 +576,9 @@ export class Game {
         p99: m.tickLateMs.percentile(99, last),
         max: m.tickLateMs.percentile(100, last),
       },
-      ticksSkipped: this.loop.skippedTicks,
+      ticksSkipped: this.skippedTicks(),
       // Overload (overload.ts): the tick's smoothed load and lateness, the think budget's share, the world's speed.
-      overload: overloadStatus(this.overload),
+      overload: overloadStatus(this.overloadState),
       eventLoopDelayMs: this.eventLoopDelay.summary,
       broadcastMs: { p50: m.broadcastMs.percentile(50, last), p99: m.broadcastMs.percentile(99, last) },
       datagramsIn: m.datagramsIn,
@@ -676,7 +698,7 @@ class ChunkOrder {
 const CHUNK_KEY_SPAN = 0x10000 / CHUNK_SIZE;
 
 /** /api/status's overload figures: rounded, and the period and rate the stretch gives. */
-function overloadStatus(overload: OverloadGovernor): Record<string, number> {
+function overloadStatus(overload: OverloadState): Record<string, number> {
   return {
     tickLoad: Math.round(overload.tickLoad * 1000) / 1000,
     latenessPeriods: Math.round(overload.lateness * 1000) / 1000,

@@ -46,6 +46,7 @@ const RESTORE_FACTOR = 1.03;
 const STRETCH_RISE = 1.1;
 const STRETCH_FALL = 0.98;
 
+/** What status and /metrics report of overload control. */
 export interface OverloadState {
   /** The tick's own work over the nominal period, smoothed (1: a tick takes a whole period). */
   readonly tickLoad: number;
@@ -53,13 +54,13 @@ export interface OverloadState {
   readonly lateness: number;
   /** The think budget's scale (BUDGET_SCALE_FLOOR..1). */
   readonly npcBudgetScale: number;
-  /** The tick period's stretch (1..maxStretch). */
-  readonly stretch: number;
-  /** The share of real time the world runs at: 1 / stretch (1 is full speed). */
+  /** The share of real time the world runs at: 1 / the stretch in force (1 is full speed). */
   readonly dilation: number;
+  /** Ticks run with a stretched period. */
+  readonly dilatedTicks: number;
 }
 
-export class OverloadGovernor implements OverloadState {
+export class OverloadGovernor {
   tickLoad = 0;
   lateness = 0;
   npcBudgetScale = 1;

@@ -2,7 +2,7 @@
 import type { EventLoopDelay } from "./event-loop-delay.js";
 import type { Metrics } from "./metrics.js";
 import type { NpcRoom } from "./npc/npc-room.js";
-import type { OverloadGovernor } from "./overload.js";
+import type { OverloadState } from "./overload.js";
 import type { Session } from "./session.js";
 import { countByTransport } from "./transport-counts.js";
 
@@ -14,7 +14,7 @@ export interface MetricsSource {
   readonly tick: number;
   readonly eventLoopDelay: Pick<EventLoopDelay, "summary">;
   readonly npcs: Pick<NpcRoom, "size" | "awake" | "stats" | "lastTick">;
-  readonly overload: Pick<OverloadGovernor, "tickLoad" | "lateness" | "npcBudgetScale" | "dilation" | "dilatedTicks">;
+  readonly overloadState: OverloadState;
 }
 
 export function prometheusText(game: MetricsSource): string {
@@ -48,7 +48,7 @@ export function prometheusText(game: MetricsSource): string {
     ['{quantile="0.99"}', delay.p99],
   ]);
   // Overload (overload.ts): first the think budget is scaled down, then the tick stretches.
-  const overload = game.overload;
+  const overload = game.overloadState;
   metric(
     "caves_tick_load",
     "gauge",

@@ -12,11 +12,18 @@
 // tick's duration and lateness.
 import { performance } from "node:perf_hooks";
 import type { SampleWindow } from "./metrics.js";
-import type { OverloadGovernor } from "./overload.js";
 
-/** What the loop tells its governor after each tick besides the utilisation: whether NPCs are thinking. */
+/** What sets the loop's period and hears how each tick went: an OverloadGovernor, or a cluster's world-wide one. */
+export interface TickGovernor {
+  /** The period's stretch (1: 1 / hz). */
+  readonly stretch: number;
+  /** After each tick: its work and its lateness in nominal periods, and whether NPC thinking is part of the load. */
+  observe(tickPeriods: number, latePeriods: number, npcsThinking: boolean): void;
+}
+
+/** What the loop tells its governor after each tick besides its timing: whether NPCs are thinking. */
 export interface LoopGovernor {
-  readonly governor: OverloadGovernor;
+  readonly governor: TickGovernor;
   /** Whether NPC thinking is part of the load (something to shed before the tick stretches). */
   readonly npcsThinking: () => boolean;
 }
@@ -46,6 +53,18 @@ export class TickLoop {
   /** The current period: 1 / hz, stretched by the governor under overload. */
   periodMs(): number {
     return (1000 / this.hz) * (this.governed?.governor.stretch ?? 1);
+  }
+
+  /**
+   * Moves the next tick's deadline to `dueMs` (performance.now() time) when it is within a period of the
+   * one scheduled: keeps a loop on a timeline kept elsewhere (a cluster's world clock) against timer
+   * drift, without ever running a tick twice or skipping one for it.
+   */
+  anchor(dueMs: number): void {
+    if (this.timer === null || !Number.isFinite(dueMs) || Math.abs(dueMs - this.dueMs) >= this.periodMs()) return;
+    this.dueMs = dueMs;
+    clearTimeout(this.timer);
+    this.schedule();
   }
 
   stop(): void {

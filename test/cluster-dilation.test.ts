@@ -1,0 +1,125 @@
+// Time dilation in a cluster (ts/cluster/world-dilation.ts): the world's ticks are one timeline, so
+// when one region cannot keep its tick the whole world slows together — the lowest live region
+// publishes a longer period, from a tick every region reads before it begins — and comes back to real
+// time together when the load goes. Two real regions in this process on a real redis-server, one of
+// them given ticks that take 60 ms (1.44 periods at 24 Hz). Bounded, cleans up.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Directory } from "../ts/cluster/directory.js";
+import { gridLayout } from "../ts/cluster/layout.js";
+import { type RedisProcess, startRedis } from "../ts/cluster/redis-process.js";
+import { type RunningRegion, startRegion } from "../ts/cluster/region.js";
+import { LEAD_MS, nextSegment, tickAt } from "../ts/cluster/world-dilation.js";
+import { Logger } from "../ts/server/log.js";
+import { clusterSkipReason, until } from "./support/cluster-process.js";
+import { writeTestMap } from "./support/test-map.js";
+
+const skip = clusterSkipReason();
+if (skip !== null) process.stderr.write(`test/cluster-dilation.test.ts skipped: ${skip}\n`);
+
+const PERIOD_MS = 1000 / 24;
+
+function busyFor(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // a crowded region's tick
+  }
+}
+
+describe("the world's clock segments", () => {
+  const epoch = { startMs: 1_000_000, tick: 0, periodMs: PERIOD_MS };
+  it("starts a new period on a tick boundary of the old one, at least LEAD_MS ahead", () => {
+    const now = 1_000_000 + 500 * PERIOD_MS + 7;
+    const next = nextSegment(epoch, 1.5, PERIOD_MS, now)!;
+    expect(next.periodMs).toBeCloseTo(1.5 * PERIOD_MS, 9);
+    expect(Number.isInteger(next.tick)).toBe(true);
+    expect(next.startMs - now).toBeGreaterThanOrEqual(LEAD_MS);
+    expect(next.startMs - now).toBeLessThan(LEAD_MS + PERIOD_MS);
+    // The ticks before it keep their times: the timeline is continuous at the switch.
+    expect(tickAt(next, next.startMs)).toBe(next.tick);
+    expect(tickAt(epoch, next.startMs)).toBeCloseTo(next.tick, 9);
+  });
+
+  it("publishes nothing for a wish within 3 % of the stretch in force, but always the way back to 1", () => {
+    expect(nextSegment(epoch, 1.02, PERIOD_MS, 2_000_000)).toBeNull();
+    expect(nextSegment(epoch, 1, PERIOD_MS, 2_000_000)).toBeNull();
+    const stretched = { ...epoch, periodMs: 1.01 * PERIOD_MS };
+    expect(nextSegment(stretched, 1, PERIOD_MS, 2_000_000)!.periodMs).toBe(PERIOD_MS);
+  });
+});
+
+describe.skipIf(skip !== null)("a cluster one region of which cannot keep its tick", () => {
+  let redis: RedisProcess;
+  let map: ReturnType<typeof writeTestMap>;
+  const regions: RunningRegion[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    map = writeTestMap();
+  }, 30_000);
+
+  afterAll(async () => {
+    for (const region of regions) await region.close();
+    await redis?.stop();
+    map?.dispose();
+  }, 30_000);
+
+  it("slows the whole world together, ticks aligned, and brings it back to real time together", async () => {
+    const layout = gridLayout(2, 2, 2);
+    const quiet = new Logger("silent");
+    for (const region of [0, 1]) {
+      regions.push(
+        await startRegion({
+          region,
+          layout,
+          redisUrl: redis.url,
+          mapPath: map.path,
+          host: "127.0.0.1",
+          linkPort: 0,
+          httpPort: 0,
+          logger: quiet,
+        }),
+      );
+    }
+    const [first, second] = regions;
+    const dilation = (region: RunningRegion) => region.game.overloadState.dilation;
+    const aligned = () => Math.abs(first.game.tick - second.game.tick) <= 2;
+    expect(aligned()).toBe(true);
+
+    // Region 1's ticks take 60 ms: it wishes a longer period, and the leader (region 0) publishes it.
+    let heavy = true;
+    const step = second.game.step.bind(second.game);
+    second.game.step = () => {
+      step();
+      if (heavy) busyFor(60);
+    };
+    try {
+      await until("the world dilated", async () => dilation(first) < 0.8 && dilation(second) < 0.8, 15_000);
+      // Both run the world's period: the same ticks at the same times.
+      const ticksBefore = [first.game.tick, second.game.tick];
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const ran = [first.game.tick - ticksBefore[0], second.game.tick - ticksBefore[1]];
+      expect(ran[0]).toBeLessThan(2 * 24 * 0.85);
+      expect(Math.abs(ran[0] - ran[1])).toBeLessThanOrEqual(2);
+      expect(aligned()).toBe(true);
+      expect(dilation(first)).toBeCloseTo(dilation(second), 9);
+      const metrics = await (await fetch(`http://127.0.0.1:${first.httpPort}/metrics`)).text();
+      expect(Number(/^caves_time_dilation (\S+)$/m.exec(metrics)?.[1])).toBeLessThan(0.8);
+      const directory = new Directory(redis.url);
+      await directory.connect();
+      try {
+        const state = await directory.clockState(2);
+        expect(state.live).toEqual([0, 1]);
+        expect(Math.max(...state.wishes)).toBeGreaterThan(1.2);
+      } finally {
+        await directory.close();
+      }
+    } finally {
+      heavy = false;
+    }
+    await until("back to real time", async () => dilation(first) === 1 && dilation(second) === 1, 20_000);
+    const ticksBefore = [first.game.tick, second.game.tick];
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(first.game.tick - ticksBefore[0]).toBeGreaterThan(24 * 0.8);
+    expect(aligned()).toBe(true);
+  }, 60_000);
+});
