@@ -188,51 +188,21 @@ export function writeNpcMap(spec: NpcMapSpec): NpcMap {
             visible: true,
             properties: [{ name: "kind", type: "string", value: "door" }, ...(door.properties ?? [])],
           })),
-          ...(spec.chests ?? []).map((chest) => ({
-            id: nextId++,
-            name: chest.name,
-            type: "",
-            point: true,
-            x: chest.x * TILE_PX + TILE_PX / 2,
-            y: chest.y * TILE_PX + TILE_PX / 2,
-            width: 0,
-            height: 0,
-            rotation: 0,
-            visible: true,
-            properties: [
+          ...(spec.chests ?? []).map((chest) =>
+            pointObject(nextId++, chest, [
               { name: "kind", type: "string", value: "chest" },
               { name: "items", type: "string", value: chest.items },
-            ],
-          })),
-          ...(spec.boards ?? []).map((board) => ({
-            id: nextId++,
-            name: board.name,
-            type: "",
-            point: true,
-            x: board.x * TILE_PX + TILE_PX / 2,
-            y: board.y * TILE_PX + TILE_PX / 2,
-            width: 0,
-            height: 0,
-            rotation: 0,
-            visible: true,
-            properties: [{ name: "kind", type: "string", value: "notice_board" }],
-          })),
-          ...(spec.signs ?? []).map((sign) => ({
-            id: nextId++,
-            name: sign.name,
-            type: "",
-            point: true,
-            x: sign.x * TILE_PX + TILE_PX / 2,
-            y: sign.y * TILE_PX + TILE_PX / 2,
-            width: 0,
-            height: 0,
-            rotation: 0,
-            visible: true,
-            properties: [
+            ]),
+          ),
+          ...(spec.boards ?? []).map((board) =>
+            pointObject(nextId++, board, [{ name: "kind", type: "string", value: "notice_board" }]),
+          ),
+          ...(spec.signs ?? []).map((sign) =>
+            pointObject(nextId++, sign, [
               { name: "kind", type: "string", value: "sign" },
               { name: "text", type: "string", value: sign.text },
-            ],
-          })),
+            ]),
+          ),
         ],
       },
       {
@@ -318,4 +288,25 @@ export function writeNpcMap(spec: NpcMapSpec): NpcMap {
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** A Tiled point object at the centre of tile (x, y), with its properties. */
+function pointObject(
+  id: number,
+  at: { name: string; x: number; y: number },
+  properties: { name: string; type: string; value: string }[],
+) {
+  return {
+    id,
+    name: at.name,
+    type: "",
+    point: true,
+    x: at.x * TILE_PX + TILE_PX / 2,
+    y: at.y * TILE_PX + TILE_PX / 2,
+    width: 0,
+    height: 0,
+    rotation: 0,
+    visible: true,
+    properties,
+  };
 }
