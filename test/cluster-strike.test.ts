@@ -4,7 +4,6 @@
 // by the defender's game; its report reaches the attacker's client; the owner refuses what cannot land
 // and the attacker's side refuses an answer a CombatPacket cannot carry. Between real region
 // processes: test/cluster.test.ts.
-import { createConnection, createServer, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   FRAME_STRIKE,
@@ -24,14 +23,14 @@ import type { Session } from "../ts/server/session.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { boundGuest, type CapturingPeer, floorMap } from "./support/game-without-network.js";
+import { closeSocketPairs, socketPair } from "./support/socket-pair.js";
 
 let core: Core;
-const sockets: Socket[] = [];
 beforeAll(async () => {
   core = await loadCore();
 });
 afterAll(() => {
-  for (const socket of sockets) socket.destroy();
+  closeSocketPairs();
 });
 
 function bound(game: Game, nick: string, x: number, y: number): { session: Session; peer: CapturingPeer } {
@@ -52,21 +51,6 @@ const entryOf = (e: StoredEntity): GhostEntry => [
   e.name,
   e.meta,
 ];
-
-/** A connected pair of loopback TCP sockets. */
-async function socketPair(): Promise<[Socket, Socket]> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const accepted = new Promise<Socket>((resolve) => server.once("connection", resolve));
-  const { port } = server.address() as { port: number };
-  const dialed = createConnection({ host: "127.0.0.1", port });
-  const other = await accepted;
-  server.close();
-  dialed.setNoDelay(true);
-  other.setNoDelay(true);
-  sockets.push(dialed, other);
-  return [dialed, other];
-}
 
 const until = async (what: string, predicate: () => boolean) => {
   for (let round = 0; !predicate(); round++) {

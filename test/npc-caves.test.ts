@@ -77,7 +77,7 @@ describe("the bundled map's creatures", () => {
       .filter((spawn) => spawn.name.startsWith("tunnel spiders"))
       .sort((a, b) => chebyshev(a, hall) - chebyshev(b, hall))[0];
     expect(tunnel).toBeDefined();
-    const spiders = (): Npc[] => [...server.game.npcs.values()].filter((npc) => npc.spawn.spec === tunnel);
+    const spiders = (): Npc[] => [...server.game.npcs.values()].filter((npc) => npc.spawn?.spec === tunnel);
     // Walk out towards the tunnel, stopping 4..5 tiles short of a spider's home: inside its perception of 6.
     await walkNear(client, { x: spiders()[0].homeX, y: spiders()[0].homeY }, 4, 5);
     const me = client.ownEntityId;

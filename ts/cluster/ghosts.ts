@@ -5,7 +5,7 @@
 // from its owner replaces the set that owner publishes here, and an entity this region owns itself is
 // never overwritten by a ghost (a frame sent before a handoff may arrive after it).
 import type { Tlv } from "../protocol/tlv.js";
-import type { EntityStore, StoredEntity } from "../server/entities.js";
+import { ENTITY_TYPE_PLAYER, type EntityStore, type StoredEntity } from "../server/entities.js";
 import { type ClusterLayout, distanceToRegion, GHOST_RADIUS_TILES } from "./layout.js";
 import { FrameError } from "./link-frames.js";
 
@@ -50,6 +50,13 @@ export class GhostTable {
   ownerOf(id: number): number | null {
     for (const [region, ghosts] of this.byRegion) if (ghosts.has(id)) return region;
     return null;
+  }
+
+  /** The ghosts that are players (a neighbour's creatures wake near them: Game.otherPlayers). */
+  *players(): IterableIterator<StoredEntity> {
+    for (const ghosts of this.byRegion.values()) {
+      for (const ghost of ghosts.values()) if (ghost.typeId === ENTITY_TYPE_PLAYER) yield ghost;
+    }
   }
 
   get size(): number {

@@ -17,6 +17,9 @@ export const FRAME_STRIKE_ANSWER = 9; // region → region: what that blow did, 
 export const FRAME_DOOR_USE = 10; // region → region: a player here uses the receiver's door, JSON (door-link.ts)
 export const FRAME_DOOR_ANSWER = 11; // region → region: what that player is told, JSON (door-link.ts)
 export const FRAME_DOOR_TILES = 12; // region → region: its doors' cells near the receiver, JSON (door-link.ts)
+export const FRAME_NPC_HANDOFF = 13; // region → region: a creature moving to the receiver, JSON (npc-link.ts)
+export const FRAME_NPC_HELD = 14; // region → region: a creature of the receiver's spawns is held here now (npc-link.ts)
+export const FRAME_NPC_DIED = 15; // region → region: a creature of the receiver's spawns died here (npc-link.ts)
 
 /** kind + client. */
 const HEADER_BYTES = 5;

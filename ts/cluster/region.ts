@@ -38,6 +38,7 @@ import { PgNoticeStore } from "./pg-notices.js";
 import { CLOCK_POLL_MS, deadlineOf, nextSegment, tickAt, WorldStretch } from "./world-dilation.js";
 import { arrivalOf, type HandoffState, handoffStateOf, restoreSession } from "./handoff.js";
 import { type ClusterLayout, distanceToRegion, handoffTarget, neighboursOf } from "./layout.js";
+import { npcLinkFor } from "./npc-link.js";
 import {
   FRAME_CLOSE,
   FRAME_DATA,
@@ -47,6 +48,9 @@ import {
   FRAME_GHOSTS,
   FRAME_HANDOFF,
   FRAME_HELLO,
+  FRAME_NPC_DIED,
+  FRAME_NPC_HANDOFF,
+  FRAME_NPC_HELD,
   FRAME_OPEN,
   FRAME_REROUTE,
   FRAME_STRIKE,
@@ -119,8 +123,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const log = options.logger ?? new Logger("info");
   const core = await loadCore();
   const map = readWorldMap(options.mapPath);
-  // The creatures and chests of this region's ground live here (creatures do not cross borders yet:
-  // docs/scaling.md); so do the piles lying on it, when items are kept in the shared store.
+  // The spawns and chests of this region's ground live here (a creature crosses borders, npc-link.ts, but
+  // its spawn stays); so do the piles lying on it, when items are kept in the shared store.
   const owns = (x: number, y: number) => distanceToRegion(layout, region, x, y) === 0;
   const npcSpawns = (map.npcSpawns ?? []).filter((spawn) => owns(spawn.x, spawn.y));
   const chests = (map.chests ?? []).filter((chest) => owns(chest.x, chest.y));
@@ -187,6 +191,10 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     sessionOf: (id) => game.sessions.byEntityId(id),
     tell: (session, text, speaker) => game.chat.tell(session, text, speaker),
   });
+  // Creatures cross borders as players do; each spawn's home is the region of its ground.
+  const npcLink = npcLinkFor(game, map.npcSpawns ?? [], ghosts, layout, region, (n) => neighbours.get(n)?.writer);
+  // A creature by a border wakes for a player across it, as in one process.
+  game.otherPlayers = () => ghosts.players();
   const chatRelay = new ChatRelay(region, directory.redis, game.chat, log);
   await chatRelay.start();
   const gateways = new Map<string, GatewayLink>();
@@ -377,6 +385,9 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
         if (kind === FRAME_DOOR_USE) return doorLink.onUse(neighbour, jsonOf(payload, "door use"));
         if (kind === FRAME_DOOR_ANSWER) return doorLink.onAnswer(jsonOf(payload, "door answer"));
         if (kind === FRAME_DOOR_TILES) return doorLink.onCells(neighbour, jsonOf(payload, "door tiles"));
+        if (kind === FRAME_NPC_HANDOFF) return npcLink.onHandoff(jsonOf(payload, "npc handoff"));
+        if (kind === FRAME_NPC_HELD) return npcLink.onHeld(neighbour, jsonOf(payload, "npc held"));
+        if (kind === FRAME_NPC_DIED) return npcLink.onDied(jsonOf(payload, "npc died"));
         throw new FrameError(`region frame of kind ${kind}`);
       }
       if (kind !== FRAME_HELLO) throw new FrameError("the first frame must be a hello");
@@ -430,7 +441,10 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
         },
         (socket) => {
           connecting.delete(n);
-          if (neighbours.get(n)?.socket === socket) neighbours.delete(n);
+          if (neighbours.get(n)?.socket !== socket) return;
+          neighbours.delete(n);
+          // The neighbour's process is gone: creatures that crossed between us are settled (npc-link.ts).
+          npcLink.linkLost(n);
         },
       );
     }
@@ -460,7 +474,11 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
         directory.releaseEntity(id, region).catch(() => {});
       }
     }
-    if (game.tick % BROADCAST_EVERY_TICKS === 0) publishGhosts();
+    if (game.tick % BROADCAST_EVERY_TICKS === 0) {
+      // Creatures first: one handed off now is published by its new owner, not as a ghost from here.
+      npcLink.handOff();
+      publishGhosts();
+    }
   }
 
   /** Every second: the state of each session behind a gateway, for a restart of this region (restore). */
@@ -520,6 +538,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       chatRelay: chatRelay.stats,
       strikes: strikes.stats,
       doors: doorLink.stats,
+      npcs: { count: game.npcs.size, away: npcLink.away, holding: npcLink.holding, ...npcLink.stats },
       combat: game.combat.stats,
       chat: game.chat.stats,
       accounts: accounts?.stats ?? null,

@@ -127,6 +127,12 @@ export class Game {
   appliedStretch: () => number = () => this.overload.stretch;
   /** Ticks the loop driving this game skipped (a cluster's region runs its own loop and says so here). */
   skippedTicks: () => number = () => this.loop.skippedTicks;
+  /**
+   * Players this game does not hold but its creatures should wake near: a cluster's region sets the
+   * ghosts of its neighbours' players (ts/cluster/region.ts), so a creature by a border is awake for a
+   * player across it, as one process's would be.
+   */
+  otherPlayers: () => Iterable<StoredEntity> = () => [];
   /** Ticks run while the applied stretch was above 1. */
   private dilatedTicks = 0;
   /** What a tick loop driving this game tells the governor (a cluster's region runs its own loop). */
@@ -215,7 +221,7 @@ export class Game {
         entities,
         pathing: world.pathing,
         moves: world.moves,
-        players: () => playerEntities(sessions),
+        players: () => wakers(sessions, this.otherPlayers()),
         clientCount: () => sessions.size,
         budgetScale: () => this.overload.npcBudgetScale,
         // The combat room is built next; a creature's first step comes at the first tick, after both.
@@ -662,6 +668,12 @@ export class Game {
 /** The entities of the sessions in play: what the NPCs wake near and notice. */
 function* playerEntities(sessions: SessionRegistry): Iterable<StoredEntity> {
   for (const session of sessions.values()) yield session.entity;
+}
+
+/** What the NPCs wake near: the players in play here, then `others` (a cluster's ghosts of players). */
+function* wakers(sessions: SessionRegistry, others: Iterable<StoredEntity>): Iterable<StoredEntity> {
+  yield* playerEntities(sessions);
+  yield* others;
 }
 
 /**

@@ -187,6 +187,14 @@ export class CombatRoom {
     return this.dead.length;
   }
 
+  /**
+   * A creature arrived wounded from another region (a cluster, ts/cluster/npc-link.ts): it regenerates
+   * here as it would have there. Its last blow's time stays behind: it starts regenerating at the next round.
+   */
+  woundedArrived(creature: StoredEntity): void {
+    if (creature.hp > 0 && creature.hp < creature.hpMax) this.woundedNpcs.set(creature.id, creature);
+  }
+
   /** Whether `entity` is a dead player: its actions are ignored until it respawns. */
   isDown(entity: StoredEntity): boolean {
     return this.deadIds.has(entity.id);

@@ -31,7 +31,7 @@ import { ENTITY_FLAG_HOSTILE } from "../../protocol/entity.js";
 import { mulberry32 } from "../../random.js";
 import { type Weather, perceptionRadius } from "../../world-time.js";
 import type { MoveTable, Pathing } from "../../wasm/sim.js";
-import { ENTITY_TYPE_PLAYER, type EntityStore, type StoredEntity } from "../entities.js";
+import { ENTITY_TYPE_PLAYER, type EntityFields, type EntityStore, type StoredEntity } from "../entities.js";
 import type { Doors } from "../doors.js";
 import type { Logger } from "../log.js";
 import { VIEW_RADIUS } from "../view.js";
@@ -71,7 +71,13 @@ const RETURN = 2;
 export interface Npc {
   readonly entity: StoredEntity;
   readonly kind: NpcKind;
-  readonly spawn: SpawnState;
+  /**
+   * The spawn that keeps it, when that spawn is this room's; null for a creature adopted from another
+   * region (a cluster, adopt()): its spawn lives there, and its death is reported there (foreignDeath).
+   */
+  readonly spawn: SpawnState | null;
+  /** Its spawn's map object id, wherever that spawn lives. */
+  readonly spawnId: number;
   readonly homeX: number;
   readonly homeY: number;
   /** Energy as of entity tick energyTick; it grows by kind.speed per entity tick while awake, up to energyCap. */
@@ -104,6 +110,30 @@ export interface Npc {
   wakeStamp: number;
   alive: boolean;
 }
+
+/**
+ * A creature crossing to another region's room (a cluster: ts/cluster/npc-link.ts): its entity's
+ * fields, its kind by name, its spawn (the map object's id) and home, and what it was doing. Entity
+ * ticks are the world's (every region runs the same tick), so a count of them carries over as it is.
+ */
+export interface NpcTransfer extends Omit<EntityFields, "meta"> {
+  id: number;
+  kind: string;
+  spawn: number;
+  homeX: number;
+  homeY: number;
+  /** Its energy at the release (ACTION_COST buys a step). */
+  energy: number;
+  /** IDLE, CHASE or RETURN. */
+  state: number;
+  /** The player it chases (state CHASE), 0 for none. */
+  targetId: number;
+  /** Entity ticks it still ignores players for (after giving up a chase). */
+  calmFor: number;
+}
+
+/** The states an NpcTransfer may carry: idle, chase, return. */
+export const NPC_STATES = 3;
 
 interface SpawnState {
   readonly spec: NpcSpawnSpec;
@@ -161,6 +191,9 @@ export interface NpcStats {
   doorsOpened: number;
   deaths: number;
   respawns: number;
+  /** Creatures handed to another region's room (a cluster), and taken from one. */
+  releases: number;
+  adoptions: number;
   /**
    * Thinks and sheds by the NPC's distance to its nearest player, in bands of DISTANCE_BAND_TILES
    * (band 0: 0..7 tiles, …): which NPCs still act when the budget sheds.
@@ -177,6 +210,10 @@ export class NpcRoom {
   /** NPCs whose energy is full, waiting for budget: nearest first (ready-queue.ts). */
   private readonly ready = new ReadyQueue<Npc>(WAKE_RADIUS);
   private readonly spawns: SpawnState[] = [];
+  /** Creatures of this room's spawns away in other regions' rooms (release), by entity id: their spawns still count them. */
+  private readonly away = new Map<number, SpawnState>();
+  /** A creature adopted from another region died here: that region's spawn must hear of it (a cluster sets this). */
+  foreignDeath: ((npc: Npc) => void) | null = null;
   private readonly random: () => number;
   /** The wake cycle being run; an NPC stamped with it or the one before is awake. */
   private wakeCycle = 1;
@@ -217,6 +254,8 @@ export class NpcRoom {
     doorsOpened: 0,
     deaths: 0,
     respawns: 0,
+    releases: 0,
+    adoptions: 0,
     byDistance: Array.from({ length: DISTANCE_BANDS }, (_, band) => ({
       fromTiles: band * DISTANCE_BAND_TILES,
       thinks: 0,
@@ -317,36 +356,142 @@ export class NpcRoom {
     const gone = new Set(handles);
     for (let i = this.spawns.length - 1; i >= 0; i--) if (gone.has(this.spawns[i])) this.spawns.splice(i, 1);
     for (const npc of [...this.byEntity.values()]) {
-      if (!gone.has(npc.spawn)) continue;
-      npc.alive = false;
-      npc.dueTick = -1;
-      this.byEntity.delete(npc.entity.id);
-      this.index.remove(npc);
-      this.ports.entities.remove(npc.entity);
+      if (npc.spawn === null || !gone.has(npc.spawn)) continue;
+      this.unlist(npc);
       npc.spawn.alive--;
     }
   }
 
-  /** Removes a dead NPC; its spawn brings a new one after the respawn time. */
+  /**
+   * Removes a dead NPC; its spawn brings a new one after the respawn time. A creature adopted from
+   * another region is reported to it (foreignDeath): its spawn is there.
+   */
   kill(entityId: number): boolean {
-    const entityTick = this.entityTickNow;
     const npc = this.byEntity.get(entityId);
     if (npc === undefined) return false;
+    this.unlist(npc);
+    this.stats.deaths++;
+    if (npc.spawn === null) this.foreignDeath?.(npc);
+    else this.lost(npc.spawn);
+    return true;
+  }
+
+  /**
+   * A creature of this room's spawns, away in another region (release), died there: its spawn brings
+   * a new one after the respawn time. False (nothing done) for an id not away from here — reported
+   * twice, or given up already (forgetAway).
+   */
+  awayDied(entityId: number): boolean {
+    const spawn = this.away.get(entityId);
+    if (spawn === undefined) return false;
+    this.away.delete(entityId);
+    this.lost(spawn);
+    return true;
+  }
+
+  /** The creatures of this room's spawns away in other regions now (release), by entity id. */
+  get awayIds(): IterableIterator<number> {
+    return this.away.keys();
+  }
+
+  /**
+   * A creature leaves this room for another region's (a cluster: ts/cluster/npc-link.ts): it is removed
+   * from the room and the store as it stands — not dead: its spawn, if it is this room's, still counts
+   * it (away, until awayDied or it comes back through adopt). Returns what the other room needs to go
+   * on with it, or undefined for no such creature or one lying dead (a corpse is not moved).
+   */
+  release(entityId: number): NpcTransfer | undefined {
+    const npc = this.byEntity.get(entityId);
+    if (npc === undefined || npc.entity.hp === 0) return undefined;
+    const now = this.entityTickNow;
+    const e = npc.entity;
+    const transfer: NpcTransfer = {
+      id: e.id,
+      typeId: e.typeId,
+      x: e.x,
+      y: e.y,
+      hp: e.hp,
+      hpMax: e.hpMax,
+      elo: e.elo,
+      flags: e.flags,
+      name: e.name,
+      kind: npc.kind.name,
+      spawn: npc.spawnId,
+      homeX: npc.homeX,
+      homeY: npc.homeY,
+      energy: this.energyAt(npc, now),
+      state: npc.state,
+      targetId: npc.targetId,
+      calmFor: Math.max(0, npc.calmUntil - now),
+    };
+    this.unlist(npc);
+    if (npc.spawn !== null) this.away.set(e.id, npc.spawn);
+    this.stats.releases++;
+    return transfer;
+  }
+
+  /**
+   * A creature arrives from another region's room (release there): it stands here as it stood there,
+   * with its kind, home, energy and what it was doing (a chase goes on; its path is planned again). One
+   * of this room's spawns takes it back (coming home, or a creature of a spawn here from before this
+   * room's restart, which the spawn then keeps as one more until one dies); any other is foreign. The
+   * caller makes sure the id is free here (the store keeps one entity per id).
+   */
+  adopt(transfer: NpcTransfer, kind: NpcKind): Npc {
+    let spawn: SpawnState | null = this.away.get(transfer.id) ?? null;
+    if (spawn !== null) this.away.delete(transfer.id);
+    else {
+      spawn = this.spawns.find((s) => s.spec.objectId === transfer.spawn) ?? null;
+      if (spawn !== null) spawn.alive++;
+    }
+    const entity = this.ports.entities.spawn(
+      {
+        typeId: transfer.typeId,
+        x: transfer.x,
+        y: transfer.y,
+        hp: transfer.hp,
+        hpMax: transfer.hpMax,
+        elo: transfer.elo,
+        flags: transfer.flags,
+        name: transfer.name,
+        meta: [],
+      },
+      "room",
+      transfer.id,
+    );
+    const now = this.entityTickNow;
+    const npc = this.newNpc(entity, kind, spawn, transfer.spawn, transfer.homeX, transfer.homeY);
+    npc.energy = Math.max(0, Math.min(npc.energyCap, transfer.energy));
+    npc.energyTick = now;
+    npc.state = transfer.state;
+    npc.targetId = transfer.targetId;
+    npc.calmUntil = now + transfer.calmFor;
+    // It was awake where it came from (creatures move only while awake): it stays so until this room's
+    // next wake pass says otherwise, and acts when its energy is full — a chase does not pause at a border.
+    npc.wakeStamp = this.wakeCycle;
+    if (!(kind.behaviour === "guard" && npc.state === IDLE)) this.file(npc, this.nextDue(npc));
+    this.stats.adoptions++;
+    return npc;
+  }
+
+  /** Takes npc out of the room and the store; stale wheel and queue entries skip it (alive false). */
+  private unlist(npc: Npc): void {
     npc.alive = false;
     npc.dueTick = -1;
-    this.byEntity.delete(entityId);
+    this.byEntity.delete(npc.entity.id);
     this.index.remove(npc);
     this.ports.entities.remove(npc.entity);
-    const spawn = npc.spawn;
+  }
+
+  /** One of spawn's creatures is gone for good: replaced after the respawn time while the spawn is below what it keeps. */
+  private lost(spawn: SpawnState): void {
     spawn.alive--;
     // Replaced only while the spawn is below what it keeps now: a night's extra ones are not, by day.
     if (spawn.alive + spawn.due.length < this.keeps(spawn)) {
       spawn.due.push(
-        entityTick + Math.max(1, Math.round(spawn.spec.respawnSeconds * this.options.entityTicksPerSecond)),
+        this.entityTickNow + Math.max(1, Math.round(spawn.spec.respawnSeconds * this.options.entityTicksPerSecond)),
       );
     }
-    this.stats.deaths++;
-    return true;
   }
 
   /**
@@ -857,14 +1002,29 @@ export class NpcRoom {
       },
       "room",
     );
+    const npc = this.newNpc(entity, kind, spawn, spec.objectId, cell.x, cell.y);
+    // A random start spreads a spawn's NPCs over the entity ticks instead of moving them in lockstep.
+    npc.energy = Math.floor(this.random() * ACTION_COST);
+    return npc;
+  }
+
+  /** A creature of `kind` standing as `entity`, idle and asleep with no energy, listed in the room. */
+  private newNpc(
+    entity: StoredEntity,
+    kind: NpcKind,
+    spawn: SpawnState | null,
+    spawnId: number,
+    homeX: number,
+    homeY: number,
+  ): Npc {
     const npc: Npc = {
       entity,
       kind,
       spawn,
-      homeX: cell.x,
-      homeY: cell.y,
-      // A random start spreads a spawn's NPCs over the entity ticks instead of moving them in lockstep.
-      energy: Math.floor(this.random() * ACTION_COST),
+      spawnId,
+      homeX,
+      homeY,
+      energy: 0,
       energyTick: this.entityTickNow,
       energyCap: energyCap(kind.speed),
       dueTick: -1,
