@@ -11,6 +11,8 @@ export interface TsxProcess {
   /** The exit code; null when a signal ended the process. */
   exited: Promise<number | null>;
   kill: (signal: NodeJS.Signals) => void;
+  /** Its process id (a bench pins it and its children). */
+  pid: number;
 }
 
 /** Starts `node --import tsx <script> ...args` (stdin closed); `script` is a path, relative ones to the cwd. */
@@ -21,7 +23,7 @@ export function spawnTsx(script: string, args: readonly string[]): TsxProcess {
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { stdout: () => stdout, stderr: () => stderr, exited, kill: (signal) => child.kill(signal) };
+  return { stdout: () => stdout, stderr: () => stderr, exited, kill: (signal) => child.kill(signal), pid: child.pid! };
 }
 
 /** Resolves once `condition()` holds, checking every `pollMs`; the test's own timeout bounds the wait. */
