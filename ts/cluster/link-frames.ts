@@ -28,27 +28,72 @@ export const MAX_FRAME_BYTES = 4 * 1024 * 1024;
 
 export class FrameError extends Error {}
 
-/** Writes frames to a link. A frame's bytes are copied, so the caller may reuse its buffer at once. */
+/** Bytes a writer stages before it hands them to the socket at once (a larger frame goes alone). */
+const STAGE_BYTES = 64 * 1024;
+
+/**
+ * Writes frames to a link. A frame's bytes are copied, so the caller may reuse its buffer at once.
+ * Frames sent in one turn of the event loop (a tick's broadcast to a gateway's clients, a burst of
+ * datagrams) are staged back to back and written to the socket together when the turn ends (a
+ * microtask): one system call for many frames instead of one each. Measured by bench/link-transport.ts.
+ * Nothing waits longer than the turn that sent it, and the order is the order of send.
+ */
 export class FrameWriter {
   framesOut = 0;
   bytesOut = 0;
+  /** Socket writes (each one a batch of frames). */
+  writes = 0;
+  /** Frames are staged in [start, end) of `stage`; what lies before `start` was handed to the socket. */
+  private stage: Buffer = Buffer.allocUnsafe(STAGE_BYTES);
+  private start = 0;
+  private end = 0;
+  private flushQueued = false;
 
   constructor(private readonly socket: Socket) {}
 
   send(kind: number, client: number, payload: Uint8Array): void {
-    const frame = Buffer.allocUnsafe(4 + HEADER_BYTES + payload.length);
-    frame.writeUInt32LE(HEADER_BYTES + payload.length, 0);
-    frame[4] = kind;
-    frame.writeUInt32LE(client >>> 0, 5);
-    frame.set(payload, 9);
+    const size = 4 + HEADER_BYTES + payload.length;
+    if (this.end + size > this.stage.length) {
+      this.flush();
+      // The socket may still hold the written part: the next frames go to a stage of their own.
+      this.stage = Buffer.allocUnsafe(Math.max(STAGE_BYTES, size));
+      this.start = 0;
+      this.end = 0;
+    }
+    const stage = this.stage;
+    const at = this.end;
+    stage.writeUInt32LE(HEADER_BYTES + payload.length, at);
+    stage[at + 4] = kind;
+    stage.writeUInt32LE(client >>> 0, at + 5);
+    stage.set(payload, at + 9);
+    this.end = at + size;
     this.framesOut++;
-    this.bytesOut += frame.length;
-    this.socket.write(frame);
+    this.bytesOut += size;
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      queueMicrotask(this.flushFromQueue);
+    }
   }
 
   sendJson(kind: number, client: number, value: unknown): void {
     this.send(kind, client, Buffer.from(JSON.stringify(value)));
   }
+
+  /**
+   * Hands what is staged to the socket (also done by itself at the end of the turn). The bytes after
+   * it in the stage are not written again until they are, so the socket may keep its view of them.
+   */
+  flush(): void {
+    if (this.end === this.start) return;
+    this.socket.write(this.stage.subarray(this.start, this.end));
+    this.writes++;
+    this.start = this.end;
+  }
+
+  private readonly flushFromQueue = (): void => {
+    this.flushQueued = false;
+    this.flush();
+  };
 }
 
 /**
