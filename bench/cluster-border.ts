@@ -70,8 +70,26 @@ interface Ready {
 
 interface RegionSample {
   region: number;
-  cluster: { handoffsIn: number; handoffsOut: number; ghosts: number; players: number; claimConflicts: number };
-  status: { tickMs: { p50: number; p99: number; max: number }; tick: number };
+  cluster: {
+    handoffsIn: number;
+    handoffsOut: number;
+    ghosts: number;
+    players: number;
+    claimConflicts: number;
+    stepsCarried: number;
+    stepsMovedWindow: number;
+    stepsLost: number;
+    stepsDoubled: number;
+    rerouted: number;
+    ghostFramesIn: number;
+    ghostLagTicks: [number, number, number];
+  };
+  status: { tickMs: { p50: number; p99: number; max: number }; tick: number; actions: Record<string, number> };
+}
+
+/** Steps a region could not schedule at all (schedule.ts): dropped late, or addressed beyond the horizon. */
+function lostActions(actions: Record<string, number>): number {
+  return (actions.late_dropped ?? 0) + (actions.beyond_horizon ?? 0);
 }
 
 async function getJson<T>(url: string): Promise<T> {
@@ -250,6 +268,16 @@ try {
       handoffsInPerSecond: (a.cluster.handoffsIn - b.cluster.handoffsIn) / seconds,
       handoffsOutPerSecond: (a.cluster.handoffsOut - b.cluster.handoffsOut) / seconds,
       claimConflicts: a.cluster.claimConflicts - b.cluster.claimConflicts,
+      stepsCarried: a.cluster.stepsCarried - b.cluster.stepsCarried,
+      stepsLate: a.cluster.stepsMovedWindow - b.cluster.stepsMovedWindow,
+      stepsLost: a.cluster.stepsLost - b.cluster.stepsLost,
+      stepsDoubled: a.cluster.stepsDoubled - b.cluster.stepsDoubled,
+      rerouted: a.cluster.rerouted - b.cluster.rerouted,
+      // Every step any player sent, handoffs or not: dropped late, or beyond the horizon.
+      actionsLost: lostActions(a.status.actions) - lostActions(b.status.actions),
+      actionsLate: (a.status.actions.late_moved ?? 0) - (b.status.actions.late_moved ?? 0),
+      ghostFrames: a.cluster.ghostFramesIn - b.cluster.ghostFramesIn,
+      ghostLag: a.cluster.ghostLagTicks.map((n, i) => n - b.cluster.ghostLagTicks[i]),
       ticksPerSecond: (a.status.tick - b.status.tick) / seconds,
       tickMs: a.status.tickMs,
     };
@@ -276,6 +304,7 @@ try {
   };
   const f = (n: number, digits = 1) => n.toFixed(digits);
   const worstP99 = Math.max(...regions.map((r) => r.tickMs.p99));
+  const sum = (of: (r: (typeof regions)[number]) => number) => regions.reduce((total, r) => total + of(r), 0);
   const slowestRate = Math.min(...regions.map((r) => r.ticksPerSecond));
   const load = `load ${loadBefore[0]} / ${loadAfter[0]}`;
   const suite: SuiteResult = {
@@ -309,6 +338,32 @@ try {
           `${f(r.tickMs.p50)} / ${f(r.tickMs.p99)} / ${f(r.tickMs.max)}`,
         ]),
         note: "players: sessions each region simulated at the window's start; ghosts: read-only copies of a neighbour's entities near its ground.",
+      },
+      {
+        title: "At the borders",
+        columns: [
+          "region",
+          "steps carried in handoffs",
+          "run at a later window",
+          "lost",
+          "doubled",
+          "datagrams it rerouted (after a handoff)",
+          "steps of all players: late / lost",
+          "GHOSTS frames in",
+          "applied before the next tick / 1 tick late / later",
+        ],
+        rows: regions.map((r) => [
+          r.region,
+          r.stepsCarried,
+          r.stepsLate,
+          r.stepsLost,
+          r.stepsDoubled,
+          r.rerouted,
+          `${r.actionsLate} / ${r.actionsLost}`,
+          r.ghostFrames,
+          r.ghostLag.join(" / "),
+        ]),
+        note: "Steps: the scheduled steps a handoff brought into the region, offered again there (ts/cluster/handoff.ts restoreSession): at their window, or (a clock a tick behind) at the next free one, as any late step; lost = dropped or beyond the horizon; doubled = for a window the old region had already run. A step sent while its session moved reaches the old region after the handoff and is rerouted to the new one (counted by the old region), where it is scheduled like any other: the steps of all players column is every step each region scheduled late or could not schedule, handoffs or not. GHOSTS frames: the neighbours' entities near this region's ground, published after each of their broadcast ticks (the frame names the tick). Applied before this region runs its next tick, the entities are in each player's next broadcast one tick after an entity of this region's own would be; a tick late, two ticks after — one broadcast period; later, more than one broadcast late.",
       },
       {
         title: "The whole cluster",
@@ -345,6 +400,24 @@ try {
         target: `${BOTS} bots over ${REGIONS} regions: tick p99 < 20 ms in every region`,
         measured: `worst region p99 ${f(worstP99)} ms (${load}; ${REGIONS} regions, ${GATEWAYS} gateways and Redis share core 0)`,
         met: worstP99 < 20,
+      },
+      {
+        target: "no step lost or run twice at a handoff",
+        measured: `${sum((r) => r.stepsCarried)} scheduled steps carried in ${f(sum((r) => r.handoffsInPerSecond) * seconds, 0)} handoffs (${sum((r) => r.stepsLate)} at a later window, ${sum((r) => r.stepsLost)} lost, ${sum((r) => r.stepsDoubled)} doubled); ${sum((r) => r.rerouted)} datagrams rerouted; of every step sent, ${sum((r) => r.actionsLate)} ran late and ${sum((r) => r.actionsLost)} were lost`,
+        met: sum((r) => r.stepsLost + r.stepsDoubled + r.actionsLost) === 0,
+      },
+      {
+        target:
+          "players see a neighbour across a border within one broadcast: no GHOSTS frame applied 2 or more ticks after the tick it was published after",
+        measured: `${sum((r) => r.ghostLag[0] + r.ghostLag[1])} of ${sum((r) => r.ghostFrames)} GHOSTS frames (${f(
+          (100 * sum((r) => r.ghostLag[0] + r.ghostLag[1])) /
+            Math.max(
+              1,
+              sum((r) => r.ghostFrames),
+            ),
+          2,
+        )} %): ${sum((r) => r.ghostLag[0])} before the receiver's next tick, ${sum((r) => r.ghostLag[1])} a tick late; ${sum((r) => r.ghostLag[2])} later`,
+        met: sum((r) => r.ghostLag[2]) === 0,
       },
       {
         target: "no entity claimed by two regions, no entity list that fails its checksum at a border",

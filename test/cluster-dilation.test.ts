@@ -100,7 +100,9 @@ describe.skipIf(skip !== null)("a cluster one region of which cannot keep its ti
       const ran = [first.game.tick - ticksBefore[0], second.game.tick - ticksBefore[1]];
       expect(ran[0]).toBeLessThan(2 * 24 * 0.85);
       expect(Math.abs(ran[0] - ran[1])).toBeLessThanOrEqual(2);
-      expect(aligned()).toBe(true);
+      // Both regions share this test's one thread: sampled between their two loop turns, one may be a
+      // tick further on; within a few turns they stand within 2 ticks of each other again.
+      await until("the regions' ticks within 2 of each other", async () => aligned(), 1000);
       expect(dilation(first)).toBeCloseTo(dilation(second), 9);
       const metrics = await (await fetch(`http://127.0.0.1:${first.httpPort}/metrics`)).text();
       expect(Number(/^caves_time_dilation (\S+)$/m.exec(metrics)?.[1])).toBeLessThan(0.8);
@@ -120,6 +122,6 @@ describe.skipIf(skip !== null)("a cluster one region of which cannot keep its ti
     const ticksBefore = [first.game.tick, second.game.tick];
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(first.game.tick - ticksBefore[0]).toBeGreaterThan(24 * 0.8);
-    expect(aligned()).toBe(true);
+    await until("the regions' ticks within 2 of each other", async () => aligned(), 1000);
   }, 60_000);
 });

@@ -9,7 +9,7 @@ import type { ChatChannelState } from "../server/chat-channel.js";
 import type { StoredContainer } from "../server/persistence/item-store.js";
 import type { Session } from "../server/session.js";
 import type { SessionArrival } from "../server/session-lifecycle.js";
-import { tickOfWindow } from "../window.js";
+import { nextWindowAfter, tickOfWindow } from "../window.js";
 import { FrameError } from "./link-frames.js";
 
 /** The JSON a HANDOFF frame carries. */
@@ -165,15 +165,22 @@ export function restoreSession(
   session: Session,
   state: HandoffState,
   nextWindow: number,
-): { steps: number; moved: number } {
+): { steps: number; moved: number; lost: number; doubled: number } {
   // The old region may have broadcast to it up to its tick (not sooner than ours, when our clock lags).
   if (Number.isSafeInteger(state.tick)) session.quietThroughTick = state.tick;
   session.replay.restore(state.replay);
   session.chat.restore(state.chat);
+  // What the old region ran: every window before this one (its windows run at the world's ticks).
+  const oldNext = Number.isSafeInteger(state.tick) ? nextWindowAfter(state.tick) : -Infinity;
   let moved = 0;
+  let lost = 0;
+  let doubled = 0;
   for (const [window, action] of state.steps) {
+    // A carried step for a window the old region had run would run a second time here.
+    if (window < oldNext) doubled++;
     const outcome = session.entity.slots.offer(tickOfWindow(window), action, nextWindow);
-    if (outcome !== "scheduled") moved++;
+    if (outcome === "late_moved") moved++;
+    else if (outcome === "late_dropped" || outcome === "beyond_horizon") lost++;
   }
-  return { steps: state.steps.length, moved };
+  return { steps: state.steps.length, moved, lost, doubled };
 }

@@ -206,8 +206,18 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const stats = {
     handoffsOut: 0,
     handoffsIn: 0,
+    /** Steps carried in handoffs; of them, run at a later window (late, as any late step), lost, and doubled. */
     stepsCarried: 0,
     stepsMovedWindow: 0,
+    stepsLost: 0,
+    stepsDoubled: 0,
+    /**
+     * GHOSTS frames received, by how many ticks this region had run past the tick the sender published
+     * it after: 0, its entities are in each player's next broadcast one tick after an entity of this
+     * region's own would be; 1, two ticks after (one broadcast period); 2 or more, later than that.
+     */
+    ghostFramesIn: 0,
+    ghostLagTicks: [0, 0, 0] as [number, number, number],
     rerouted: 0,
     claimConflicts: 0,
     claims: 0,
@@ -329,6 +339,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     stats.handoffsIn++;
     stats.stepsCarried += restored.steps;
     stats.stepsMovedWindow += restored.moved;
+    stats.stepsLost += restored.lost;
+    stats.stepsDoubled += restored.doubled;
     own(session.entity.id);
     if (state.from !== region) claim(session.entity.id, state.from);
   }
@@ -379,7 +391,13 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     const reader = new FrameReader((kind, client, payload) => {
       if (gateway !== null) return onGatewayFrame(gateway, kind, client, payload);
       if (neighbour !== null) {
-        if (kind === FRAME_GHOSTS) return ghosts.apply(neighbour, jsonOf(payload, "ghosts"));
+        if (kind === FRAME_GHOSTS) {
+          ghosts.apply(neighbour, jsonOf(payload, "ghosts"));
+          // The frame's client field is the tick it was published after (publishGhosts).
+          stats.ghostFramesIn++;
+          stats.ghostLagTicks[Math.min(2, Math.max(0, game.tick - client))]++;
+          return;
+        }
         if (kind === FRAME_STRIKE) return strikes.onStrike(neighbour, jsonOf(payload, "strike"));
         if (kind === FRAME_STRIKE_ANSWER) return strikes.onAnswer(jsonOf(payload, "strike answer"));
         if (kind === FRAME_DOOR_USE) return doorLink.onUse(neighbour, jsonOf(payload, "door use"));
@@ -508,7 +526,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
 
   function publishGhosts(): void {
     for (const [n, { writer }] of neighbours) {
-      writer.sendJson(FRAME_GHOSTS, 0, ghostsFor(layout, n, ownEntities()));
+      // The client field carries this tick: the neighbour measures how late its ghosts are (ghostLagTicks).
+      writer.sendJson(FRAME_GHOSTS, game.tick, ghostsFor(layout, n, ownEntities()));
       stats.ghostFramesOut++;
       const cells = doorLink.cellsFor(n);
       if (cells.length > 0) writer.sendJson(FRAME_DOOR_TILES, 0, cells);
