@@ -47,6 +47,8 @@ describe("npm run cluster's command line", () => {
     [["--http-port", "99999"], /--http-port must be a port number/],
     [["--udp-port", "70000"], /--udp-port must be a port number/],
     [["--join-rate", "0"], /--join-rate must be a whole number/],
+    [["--admin-token-file", "/nonexistent/admin-token"], /admin token: ENOENT/],
+    [["--admin-token-file", "/dev/null"], /admin token: the admin token must be at least 32 characters/],
   ])(
     "refuses %j with exit 2 and leaves nothing running",
     async (args, message) => {

@@ -22,6 +22,7 @@ import { DEFAULT_WEBSOCKET_OPTIONS, WebSocketTransport } from "../server/transpo
 import { installRtcSignalling } from "../server/transports/signalling.js";
 import { DEFAULT_WEBRTC_OPTIONS, rtcBindAddress, WebRtcTransport } from "../server/transports/webrtc.js";
 import { UdpTransport } from "../server/udp-transport.js";
+import { adminFanOut } from "./admin-fanout.js";
 import { Directory, REFRESH_MS } from "./directory.js";
 import type { HandoffState } from "./handoff.js";
 import {
@@ -321,9 +322,48 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   http.setFallback(async (req, res) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (!path.startsWith("/api/") && path !== "/metrics") return statics(req, res);
-    await proxy(req, res, path);
+    if (path.startsWith("/api/admin/")) await admin(req, res);
+    else await proxy(req, res, path);
     return true;
   });
+
+  /** An operator's request: to the regions' own admin routes, their answers put together (admin-fanout.ts). */
+  async function admin(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const source = addressKey(req.socket.remoteAddress ?? "");
+    // Token guesses pay the address's request budget, as joins do (each region logs a wrong token too).
+    if (req.method === "POST" && !joins.take(source, Date.now())) {
+      return reply(res, 429, { error: "too many requests from this address: try again in a minute" });
+    }
+    const body = req.method === "POST" ? await bodyOf(req) : undefined;
+    if (body === null) return reply(res, 413, { error: "request body too large" });
+    const regions = [...links.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([region, link]) => ({ region, httpBase: link.httpBase }));
+    // A player may be in any region: an answer from some of them only could miss it.
+    if (regions.length < options.regionCount) {
+      return reply(res, 503, { error: "not every region is linked to this gateway yet: try again in a moment" });
+    }
+    const answer = await adminFanOut(
+      { method: req.method ?? "GET", url: req.url ?? "/", authorization: req.headers.authorization, body },
+      regions,
+    );
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (answer.status === 401) headers["www-authenticate"] = 'Bearer realm="admin"';
+    res.writeHead(answer.status, headers);
+    res.end(JSON.stringify(answer.body));
+  }
+
+  /** A request's body as text, or null past MAX_PROXY_BODY_BYTES. */
+  async function bodyOf(req: IncomingMessage): Promise<string | null> {
+    const parts: Buffer[] = [];
+    let size = 0;
+    for await (const part of req as AsyncIterable<Buffer>) {
+      size += part.length;
+      if (size > MAX_PROXY_BODY_BYTES) return null;
+      parts.push(part);
+    }
+    return Buffer.concat(parts).toString("utf8");
+  }
 
   /** Passes an API request to region 0; an answer that starts a session is routed and names our UDP port. */
   async function proxy(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
@@ -333,17 +373,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     if (req.method === "POST" && !joins.take(source, Date.now())) {
       return reply(res, 429, { error: "too many requests from this address: try again in a minute" });
     }
-    let body: string | undefined;
-    if (req.method === "POST") {
-      const parts: Buffer[] = [];
-      let size = 0;
-      for await (const part of req as AsyncIterable<Buffer>) {
-        size += part.length;
-        if (size > MAX_PROXY_BODY_BYTES) return reply(res, 413, { error: "request body too large" });
-        parts.push(part);
-      }
-      body = Buffer.concat(parts).toString("utf8");
-    }
+    const body = req.method === "POST" ? await bodyOf(req) : undefined;
+    if (body === null) return reply(res, 413, { error: "request body too large" });
     const answer = await fetch(`${link.httpBase}${req.url ?? path}`, {
       method: req.method,
       headers: { "content-type": req.headers["content-type"] ?? "application/json" },

@@ -5,6 +5,7 @@
 // tick of clock skew) at the first free window after it, as any late step is (schedule.ts).
 import { ACTION_WINDOW_HORIZON } from "../constants.js";
 import type { Tlv } from "../protocol/tlv.js";
+import type { MuteState } from "../server/admin/admin-service.js";
 import type { ChatChannelState } from "../server/chat-channel.js";
 import type { StoredContainer } from "../server/persistence/item-store.js";
 import type { Session } from "../server/session.js";
@@ -48,6 +49,26 @@ export interface HandoffState {
    * account, whose bag the new region reads from the shared store once the character's lease is there.
    */
   readonly carrying: { version: number; stacks: [number, number, number][] } | null;
+  /** An operator's mute in force on it (admin/admin-service.ts), which follows it; absent or null: none. */
+  readonly mute?: MuteState | null;
+}
+
+/** The longest mute reason a handoff carries (an operator's line). */
+const MUTE_REASON_MAX = 500;
+
+/** The mute a handoff carries, checked; null for none. Throws FrameError on a malformed one. */
+export function muteOf(state: HandoffState): MuteState | null {
+  const mute = state.mute ?? null;
+  if (mute === null) return null;
+  if (
+    typeof mute !== "object" ||
+    !(mute.untilMs === null || Number.isSafeInteger(mute.untilMs)) ||
+    typeof mute.reason !== "string" ||
+    mute.reason.length > MUTE_REASON_MAX
+  ) {
+    throw new FrameError("handoff: bad mute");
+  }
+  return { untilMs: mute.untilMs, reason: mute.reason };
 }
 
 /** Most stacks a handoff carries (a bag and two equipment slots, with room to spare). */
@@ -64,6 +85,7 @@ export function handoffStateOf(
   nextWindow: number,
   carrying: StoredContainer,
   tick: number,
+  mute: MuteState | null = null,
 ): HandoffState {
   const entity = session.entity;
   const steps: [number, number][] = [];
@@ -102,6 +124,7 @@ export function handoffStateOf(
       session.accountId === null
         ? { version: carrying.version, stacks: carrying.stacks.map((stack) => [stack.slot, stack.itemId, stack.count]) }
         : null,
+    mute,
   };
 }
 

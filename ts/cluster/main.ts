@@ -5,10 +5,12 @@
 // region that dies (the small supervisor the issue asks for), and prints where to play. The same file
 // runs the children: --role region | gateway.
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { CHUNK_SIZE } from "../constants.js";
+import { checkAdminToken } from "../server/admin/admin-routes.js";
 import { isLogLevel, Logger } from "../server/log.js";
 import { DEFAULT_GAME_OPTIONS } from "../server/game-options.js";
 import { DEFAULT_HTTP_LIMITS } from "../server/http-guard.js";
@@ -43,6 +45,9 @@ usage: npm run -s cluster -- [options]
   --pvp                players may attack each other outside the map's safe zones, across borders too
   --max-players N      sessions one region holds at most, joins beyond refused (default ${DEFAULT_GAME_OPTIONS.maxPlayers})
   --join-rate N        guest joins per minute per source address, kept by each gateway (default 60)
+  --admin-token-file F serve the admin API at the gateways (/api/admin/*: players, kick, mute, announce, log;
+                       docs/server.md § Admin) to requests bearing the token in file F (at least 32
+                       characters); or the environment's CAVES_ADMIN_TOKEN. Bans are not served by a cluster yet
   --log-level LEVEL    debug | info | warn | error | silent (default warn)
   --json               print one JSON line with every port once all are up (for tests and scripts)
   -h, --help           this text
@@ -74,6 +79,7 @@ const { values } = parseArgs({
     pvp: { type: "boolean", default: false },
     "max-players": { type: "string", default: String(DEFAULT_GAME_OPTIONS.maxPlayers) },
     "join-rate": { type: "string", default: String(DEFAULT_HTTP_LIMITS.guestJoinsPerAddress) },
+    "admin-token-file": { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   },
   strict: true,
@@ -121,6 +127,8 @@ async function runRegion(): Promise<void> {
     game: { pvp: values.pvp, maxPlayers: maxPlayers() },
     logger,
     postgresUrl: values.postgres,
+    // Checked by the launcher, which set it.
+    adminToken: process.env.CAVES_ADMIN_TOKEN,
     // The leases went with the connection: exit, and the supervisor starts this region again.
     onStoreLost: () => process.exit(1),
   });
@@ -207,6 +215,15 @@ async function runCluster(): Promise<void> {
   const udpBase = port("udp-port", values["udp-port"]);
   const players = maxPlayers();
   const joinsPerMinute = joinRate();
+  // The admin token reaches the regions through the environment, not their command lines (ps shows those).
+  try {
+    const fromFile =
+      values["admin-token-file"] === undefined ? undefined : readFileSync(values["admin-token-file"], "utf8");
+    const raw = fromFile ?? process.env.CAVES_ADMIN_TOKEN;
+    if (raw !== undefined) process.env.CAVES_ADMIN_TOKEN = checkAdminToken(raw);
+  } catch (error) {
+    fail(`admin token: ${(error as Error).message}`);
+  }
   const map = readWorldMap(values.map);
   let layout: ClusterLayout;
   try {

@@ -12,6 +12,7 @@ import { performance } from "node:perf_hooks";
 import { BROADCAST_EVERY_TICKS } from "../constants.js";
 import { isValidAction, readActionTokenHigh, readActionTokenLow } from "../protocol/action.js";
 import { loadCore } from "../wasm/node.js";
+import { installAdminRoutes } from "../server/admin/admin-routes.js";
 import { installApiRoutes } from "../server/api-routes.js";
 import { Game } from "../server/game-server.js";
 import { ENTITY_TYPE_SIGN_POST, NOTICE_BOARD_KIND, noticeBoardKey } from "../server/interactables.js";
@@ -36,7 +37,7 @@ import { StrikeLink } from "./strikes.js";
 import { DoorLink } from "./door-link.js";
 import { PgNoticeStore } from "./pg-notices.js";
 import { CLOCK_POLL_MS, deadlineOf, nextSegment, tickAt, WorldStretch } from "./world-dilation.js";
-import { arrivalOf, type HandoffState, handoffStateOf, restoreSession } from "./handoff.js";
+import { arrivalOf, type HandoffState, handoffStateOf, muteOf, restoreSession } from "./handoff.js";
 import { type ClusterLayout, distanceToRegion, handoffTarget, neighboursOf } from "./layout.js";
 import { npcLinkFor } from "./npc-link.js";
 import {
@@ -90,6 +91,12 @@ export interface RegionOptions {
    * stay in region 0 wherever they walk.
    */
   postgresUrl?: string;
+  /**
+   * Serve the admin routes (/api/admin/*, docs/server.md § Admin) to requests bearing this token; the
+   * gateways fan an operator's request out to every region (gateway.ts). Bans are refused (501): this
+   * region's account and ban store is not the world's.
+   */
+  adminToken?: string;
   /** The connection to PostgreSQL broke: the leases went with it, so this region must not go on (it exits, and is restarted). */
   onStoreLost?: (error: Error) => void;
 }
@@ -332,9 +339,12 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     const peer = link.peers.get(client);
     if (peer === undefined) throw new FrameError("handoff for a client never opened");
     const arrival = arrivalOf(state);
+    const mute = muteOf(state);
     ghosts.drop(arrival.entity.id);
     const session = game.adoptSession(arrival, peer, performance.now());
     const restored = restoreSession(session, state, game.nextWindow);
+    // An operator's mute goes where the player goes (and survives this region's restart: the checkpoint).
+    if (mute !== null) game.admin.restoreMute(session, mute);
     link.tombstones.delete(client);
     stats.handoffsIn++;
     stats.stepsCarried += restored.steps;
@@ -366,6 +376,12 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     }
   }
 
+  /** What this region writes down of `session` for region `to` (a handoff, or its own checkpoint). */
+  function stateOf(session: Session, to: number): HandoffState {
+    const carrying = game.items.carrying(session);
+    return handoffStateOf(session, region, to, game.nextWindow, carrying, game.tick, game.admin.muteStateOf(session));
+  }
+
   function handOff(session: Session, target: number): void {
     const at = session.peer === null ? undefined : peerLinks.get(session.peer.key);
     if (at === undefined) return; // not behind a gateway link (yet): it stays
@@ -375,7 +391,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       stats.handoffsWaitedForItems++;
       return;
     }
-    const state = handoffStateOf(session, region, target, game.nextWindow, game.items.carrying(session), game.tick);
+    const state = stateOf(session, target);
     game.releaseSession(session);
     disown(session.entity.id);
     at.link.tombstones.set(at.client, performance.now());
@@ -505,7 +521,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     for (const session of game.sessions.values()) {
       if (session.peer === null || !peerLinks.has(session.peer.key)) continue;
       if (session.accountId !== null && accounts === null) continue;
-      const state = handoffStateOf(session, region, region, game.nextWindow, game.items.carrying(session), game.tick);
+      const state = stateOf(session, region);
       states.set(session.tokenHex, JSON.stringify(state));
     }
     stats.checkpointed = states.size;
@@ -543,6 +559,13 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     registrationsPerAddress: 1_000_000,
   });
   installApiRoutes(http, game, () => 0);
+  if (options.adminToken !== undefined) {
+    installAdminRoutes(http, game.admin, options.adminToken, {
+      bansElsewhere:
+        "bans are not kept by a cluster yet: an account's ban must reach the shared PostgreSQL store and an address " +
+        "ban every gateway (docs/scaling.md § Not built yet); kick or mute the player instead",
+    });
+  }
   http.route("GET", "/api/cluster", () => ({
     body: {
       region,

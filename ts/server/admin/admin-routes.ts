@@ -23,7 +23,20 @@ export function checkAdminToken(token: string): string {
   return trimmed;
 }
 
-export function installAdminRoutes(http: HttpApi, admin: AdminService, token: string): void {
+export interface AdminRouteOptions {
+  /**
+   * Why this process does not keep bans (a cluster's region: its account store is not the world's):
+   * ban, unban and bans answer 501 with it, after the token is checked. Absent: bans are served.
+   */
+  bansElsewhere?: string;
+}
+
+export function installAdminRoutes(
+  http: HttpApi,
+  admin: AdminService,
+  token: string,
+  options: AdminRouteOptions = {},
+): void {
   const expected = digest(checkAdminToken(token));
   const authorize = (raw: IncomingMessage, action: string): void => {
     const header = raw.headers.authorization ?? "";
@@ -51,9 +64,22 @@ export function installAdminRoutes(http: HttpApi, admin: AdminService, token: st
   };
   const post = (action: string, work: (body: Record<string, unknown>) => unknown) =>
     http.route("POST", `/api/admin/${action}`, ({ body, raw }) => run(action, raw, () => work(objectBody(body))));
+  const bans = <T>(work: () => T): (() => T) => {
+    const elsewhere = options.bansElsewhere;
+    if (elsewhere === undefined) return work;
+    return () => {
+      throw new AdminError(501, elsewhere);
+    };
+  };
 
   http.route("GET", "/api/admin/players", ({ raw }) => run("players", raw, () => ({ players: admin.players() })));
-  http.route("GET", "/api/admin/bans", ({ raw }) => run("bans", raw, () => admin.bans()));
+  http.route("GET", "/api/admin/bans", ({ raw }) =>
+    run(
+      "bans",
+      raw,
+      bans(() => admin.bans()),
+    ),
+  );
   http.route("GET", "/api/admin/log", ({ raw }) =>
     run("log", raw, () => {
       const limitParam = new URL(raw.url ?? "/", "http://localhost").searchParams.get("limit") ?? "50";
@@ -66,14 +92,16 @@ export function installAdminRoutes(http: HttpApi, admin: AdminService, token: st
   );
   post("kick", (body) => admin.kick(playerRef(body), optionalText(body, "reason") ?? "kicked by an operator"));
   post("ban", (body) =>
-    admin.ban(
-      { ...playerRef(body, true), account: optionalText(body, "account"), address: optionalText(body, "address") },
-      optionalNumber(body, "minutes"),
-      requiredText(body, "reason"),
-    ),
+    bans(() =>
+      admin.ban(
+        { ...playerRef(body, true), account: optionalText(body, "account"), address: optionalText(body, "address") },
+        optionalNumber(body, "minutes"),
+        requiredText(body, "reason"),
+      ),
+    )(),
   );
   post("unban", (body) =>
-    admin.unban({ account: optionalText(body, "account"), address: optionalText(body, "address") }),
+    bans(() => admin.unban({ account: optionalText(body, "account"), address: optionalText(body, "address") }))(),
   );
   post("mute", (body) =>
     admin.mute(

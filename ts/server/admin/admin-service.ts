@@ -21,6 +21,12 @@ export class AdminError extends Error {
   }
 }
 
+/** A mute: until when (null: until lifted), and why. */
+export interface MuteState {
+  untilMs: number | null;
+  reason: string;
+}
+
 /** Who a request is about: an online player by nick or entity id. */
 export interface PlayerRef {
   nick?: string;
@@ -162,6 +168,18 @@ export class AdminService {
     return this.record("unmute", { target }, { entityId: session.entity.id, lifted });
   }
 
+  /** The mute in force on `session`, to travel with it to another process (a cluster's handoff); null: none. */
+  muteStateOf(session: Session): MuteState | null {
+    const mute = this.muteOf(session, this.ports.now());
+    return mute === null ? null : { untilMs: mute.untilMs, reason: mute.reason };
+  }
+
+  /** A mute `session` brought from another process (muteStateOf there): in force here as it was there. */
+  restoreMute(session: Session, mute: MuteState): void {
+    if (mute.untilMs !== null && mute.untilMs <= this.ports.now()) return;
+    this.mutes.set(muteKey(session), { untilMs: mute.untilMs, reason: mute.reason });
+  }
+
   /** Whether `session` may not post chat now (the chat service refuses its lines). */
   isMuted(session: Session): boolean {
     return this.muteOf(session, this.ports.now()) !== null;
@@ -187,7 +205,7 @@ export class AdminService {
     this.ports.log.warn("admin action refused", { action, why });
   }
 
-  private muteOf(session: Session, now: number): { untilMs: number | null } | null {
+  private muteOf(session: Session, now: number): MuteState | null {
     const key = muteKey(session);
     const mute = this.mutes.get(key);
     if (mute === undefined) return null;

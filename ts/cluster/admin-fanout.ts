@@ -1,0 +1,142 @@
+// The admin API of a cluster (docs/scaling.md § Admin in a cluster): an operator talks to any gateway,
+// which passes the request on to the regions' own admin routes (admin/admin-routes.ts, the same token,
+// checked and logged by every region) and puts their answers together. The players are spread over the
+// regions, so "players" and "log" ask every region and merge; "kick", "mute" and "unmute" first find the
+// one player meant in every region's list (a nick shared by players of two regions is refused, 409, as in
+// one process) and then send the request, by entity id, to every region — the one holding the player now
+// acts (a handoff between the two steps only moves which one), the others answer 404. "announce" goes to
+// region 0, whose chat relay (chat-relay.ts) carries the line to every region. Bans are answered by the
+// regions (501: not kept by a cluster yet).
+
+/** An admin request as the gateway received it. */
+export interface AdminRequest {
+  method: string;
+  /** Path and query, e.g. /api/admin/log?limit=20. */
+  url: string;
+  authorization: string | undefined;
+  /** The JSON body of a POST, as text. */
+  body: string | undefined;
+}
+
+export interface AdminAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** A region's HTTP base, e.g. http://127.0.0.1:41479. */
+export interface AdminRegion {
+  region: number;
+  httpBase: string;
+}
+
+const EVERY_REGION_READS = new Set(["/api/admin/players", "/api/admin/log"]);
+const ONE_PLAYER = new Set(["/api/admin/kick", "/api/admin/mute", "/api/admin/unmute"]);
+
+/** Passes `request` on to `regions` (every region of the world, region 0 first) and answers as one server would. */
+export async function adminFanOut(request: AdminRequest, regions: readonly AdminRegion[]): Promise<AdminAnswer> {
+  const path = new URL(request.url, "http://localhost").pathname;
+  if (EVERY_REGION_READS.has(path)) {
+    const answers = await everywhere(request, regions);
+    const failed = firstFailure(answers);
+    if (failed !== undefined) return failed;
+    if (path === "/api/admin/players") {
+      return { status: 200, body: { players: answers.flatMap((a) => listOf(a, "players")) } };
+    }
+    const limit = Number(new URL(request.url, "http://localhost").searchParams.get("limit") ?? "50");
+    const entries = answers.flatMap((a) => listOf(a, "entries"));
+    entries.sort((a, b) => Number(b.atMs) - Number(a.atMs));
+    return { status: 200, body: { entries: entries.slice(0, limit) } };
+  }
+  if (ONE_PLAYER.has(path) && request.method === "POST") return onePlayer(request, regions);
+  // announce, ban, unban, bans, and whatever region 0 says of a route it does not have.
+  const [answer] = await everywhere(request, regions.slice(0, 1));
+  return answer;
+}
+
+async function onePlayer(request: AdminRequest, regions: readonly AdminRegion[]): Promise<AdminAnswer> {
+  let body: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(request.body ?? "");
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not an object");
+    body = parsed as Record<string, unknown>;
+  } catch {
+    return { status: 400, body: { error: "the body must be a JSON object" } };
+  }
+  const lists = await everywhere({ ...request, method: "GET", url: "/api/admin/players", body: undefined }, regions);
+  const failed = firstFailure(lists);
+  if (failed !== undefined) return failed;
+  const players = lists.flatMap((a) => listOf(a, "players"));
+  const { nick, entityId } = body;
+  const byEntity = typeof entityId === "number" && Number.isInteger(entityId) && entityId > 0;
+  const byNick = entityId === undefined && typeof nick === "string" && nick.trim() !== "";
+  if (!byEntity && !byNick) {
+    // Let a region say what is wrong with the request (400), as one server would.
+    const [answer] = await everywhere(request, regions.slice(0, 1));
+    return answer;
+  }
+  const wanted = byNick ? (nick as string).trim().toLowerCase() : "";
+  const found = byEntity
+    ? players.filter((p) => p.entityId === entityId)
+    : players.filter((p) => String(p.nick).toLowerCase() === wanted);
+  if (found.length === 0) {
+    const who = byEntity ? `with entity id ${entityId as number}` : `"${nick as string}"`;
+    return { status: 404, body: { error: `no player ${who} is in play` } };
+  }
+  if (found.length > 1) {
+    const ids = found.map((p) => p.entityId).join(", ");
+    return {
+      status: 409,
+      body: { error: `${found.length} players are called "${String(nick)}": use entityId (${ids})` },
+    };
+  }
+  const byId = JSON.stringify({ ...body, nick: undefined, entityId: found[0].entityId });
+  const answers = await everywhere({ ...request, body: byId }, regions);
+  const done = answers.find((a) => a.status === 200);
+  // Which region acted: a cluster's answer says so, beside what one server's says.
+  if (done !== undefined) return { status: 200, body: { ...(done.body as object), region: done.region } };
+  return firstFailure(answers.filter((a) => a.status !== 404)) ?? answers[0];
+}
+
+/** `request` sent to each of `regions`, answers in the same order; a region that does not answer is a 502. */
+async function everywhere(
+  request: AdminRequest,
+  regions: readonly AdminRegion[],
+): Promise<(AdminAnswer & { region: number })[]> {
+  return Promise.all(
+    regions.map(async ({ region, httpBase }) => {
+      try {
+        const answer = await fetch(`${httpBase}${request.url}`, {
+          method: request.method,
+          headers: {
+            "content-type": "application/json",
+            ...(request.authorization === undefined ? {} : { authorization: request.authorization }),
+          },
+          body: request.method === "POST" ? request.body : undefined,
+          signal: AbortSignal.timeout(5000),
+        });
+        const text = await answer.text();
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = { error: text };
+        }
+        return { region, status: answer.status, body };
+      } catch {
+        return { region, status: 502, body: { error: `region ${region} did not answer` } };
+      }
+    }),
+  );
+}
+
+/** The first answer that is not a 200 (an unauthorised request is refused by every region alike). */
+function firstFailure(answers: readonly AdminAnswer[]): AdminAnswer | undefined {
+  return answers.find((a) => a.status !== 200);
+}
+
+/** The list under `key` of a region's answer, each entry marked with the region. */
+function listOf(answer: AdminAnswer & { region: number }, key: string): Record<string, unknown>[] {
+  const list = (answer.body as Record<string, unknown> | null)?.[key];
+  if (!Array.isArray(list)) return [];
+  return list.map((entry: Record<string, unknown>) => ({ ...entry, region: answer.region }));
+}
