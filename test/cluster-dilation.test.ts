@@ -99,7 +99,8 @@ describe.skipIf(skip !== null)("a cluster one region of which cannot keep its ti
       await new Promise((resolve) => setTimeout(resolve, 2000));
       const ran = [first.game.tick - ticksBefore[0], second.game.tick - ticksBefore[1]];
       expect(ran[0]).toBeLessThan(2 * 24 * 0.85);
-      expect(Math.abs(ran[0] - ran[1])).toBeLessThanOrEqual(2);
+      // The same rate: sampled one after the other on this one thread, each count may be off by a tick.
+      expect(Math.abs(ran[0] - ran[1])).toBeLessThanOrEqual(3);
       // Both regions share this test's one thread: sampled between their two loop turns, one may be a
       // tick further on; within a few turns they stand within 2 ticks of each other again.
       await until("the regions' ticks within 2 of each other", async () => aligned(), 1000);

@@ -37,3 +37,29 @@ describe("TickLoop lateness", () => {
     expect(late.size).toBe(ticks);
   });
 });
+
+describe("TickLoop anchored to a timeline kept elsewhere", () => {
+  it("a loop a tick behind the timeline runs the missed tick at once, back to back, and is on it again", async () => {
+    let ticks = 0;
+    const loop = new TickLoop(HZ, () => ticks++, new SampleWindow());
+    const periodMs = 1000 / HZ;
+    loop.start();
+    // Half-way between two ticks: the loop's next deadline is half a period ahead.
+    await new Promise((resolve) => setTimeout(resolve, 3.5 * periodMs));
+    // The timeline says the next tick was due a period ago: this loop is a tick and a half behind it.
+    const before = ticks;
+    loop.anchor(performance.now() - periodMs);
+    // The loop's timer fires first among those due now: it runs the tick it is behind and the one due.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const caughtUp = ticks - before;
+    // A shift beyond the catch-up bound is left alone (a stall is the caller's to rejoin): taken, it would
+    // have made the loop skip ten ticks.
+    const skipped = loop.skippedTicks;
+    loop.anchor(performance.now() - 10 * periodMs);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    loop.stop();
+    // Two at least: the one it was behind and the one due (more if this thread was held up meanwhile).
+    expect(caughtUp).toBeGreaterThanOrEqual(2);
+    expect(loop.skippedTicks).toBe(skipped);
+  });
+});

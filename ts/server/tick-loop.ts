@@ -30,6 +30,8 @@ export interface LoopGovernor {
 
 /** Never run more than this many overdue ticks back to back. */
 const MAX_CATCH_UP_TICKS = 4;
+/** How far anchor() moves a deadline, in periods: within the catch-up limit, so a shift never skips a tick. */
+const MAX_ANCHOR_TICKS = 3;
 
 export class TickLoop {
   private timer: NodeJS.Timeout | null = null;
@@ -56,12 +58,16 @@ export class TickLoop {
   }
 
   /**
-   * Moves the next tick's deadline to `dueMs` (performance.now() time) when it is within a period of the
-   * one scheduled: keeps a loop on a timeline kept elsewhere (a cluster's world clock) against timer
-   * drift, without ever running a tick twice or skipping one for it.
+   * Moves the next tick's deadline to `dueMs` (performance.now() time): keeps a loop on a timeline kept
+   * elsewhere (a cluster's world clock) against timer drift and against falling behind it, without ever
+   * running a tick twice or skipping one for it. A deadline up to MAX_ANCHOR_TICKS periods earlier than
+   * the one scheduled makes the loop run the ticks it is behind back to back, as after any late start (a
+   * region a tick behind stayed a tick behind for good, and its neighbours saw its ghosts a tick late); a
+   * later one makes it wait. A larger shift is refused: a stall is the caller's to rejoin.
    */
   anchor(dueMs: number): void {
-    if (this.timer === null || !Number.isFinite(dueMs) || Math.abs(dueMs - this.dueMs) >= this.periodMs()) return;
+    if (this.timer === null || !Number.isFinite(dueMs)) return;
+    if (Math.abs(dueMs - this.dueMs) > MAX_ANCHOR_TICKS * this.periodMs()) return;
     this.dueMs = dueMs;
     clearTimeout(this.timer);
     this.schedule();
