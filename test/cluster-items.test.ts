@@ -167,6 +167,14 @@ describe.skipIf(skip !== null)("items in a cluster, kept in PostgreSQL", () => {
       client.query(board.id);
       await new Promise((resolve) => setTimeout(resolve, 200));
       return client.received.slice(seen).find((r) => r.packet?.type === "dialog")?.packet as DialogPacket | undefined;
+    }).catch(async (error: unknown) => {
+      // Seen under full-suite load only (after region 1's restart): say what stood where, to find out why.
+      const owners = await Promise.all([0, 1].map((r) => cluster.regionStatus(r).then((s) => s.positions)));
+      const since = client.received.slice(seen).map((r) => r.packet?.type ?? "undecodable");
+      throw new Error(
+        `${String(error)}; board ${JSON.stringify(board)}, client at ${JSON.stringify(client.position())}, ` +
+          `regions' players ${JSON.stringify(owners)}, packets since: ${JSON.stringify(countOf(since))}`,
+      );
     });
     return { dialogId: dialog.dialogId, texts: dialog.elements.flatMap((e) => (e.kind === "text" ? [e.text] : [])) };
   }
@@ -228,3 +236,10 @@ describe.skipIf(skip !== null)("items in a cluster, kept in PostgreSQL", () => {
     expect((await readBoard(looker)).texts).toContainEqual(expect.stringMatching(/^Pinner, .*: Beware the box$/));
   }, 90_000);
 });
+
+/** How many of each string `items` holds. */
+function countOf(items: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const item of items) counts[item] = (counts[item] ?? 0) + 1;
+  return counts;
+}
