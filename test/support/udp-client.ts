@@ -17,6 +17,9 @@ import type { StatePacket } from "../../ts/protocol/state.js";
 import type { EntityEntry, EntityPacket } from "../../ts/protocol/entity.js";
 import type { ChunkPacket } from "../../ts/protocol/chunk.js";
 
+/** How much later a complete entity update's tick may be than the last one to arrive and still be taken as newer (10 s). */
+const REORDER_TICKS = 240;
+
 export interface Joined {
   token: string;
   /** The session key, 64 hex digits. */
@@ -197,15 +200,25 @@ export class UdpTestClient {
     return typeId === undefined ? entities : entities.filter((entity) => entity.typeId === typeId);
   }
 
-  /** The entities of the most recent complete entity update (all datagrams of one tick). */
+  /**
+   * The entities of the most recent complete entity update (all datagrams of one tick): the last to
+   * arrive, unless one of a later tick arrived before it — through a gateway, the old region's last update
+   * and the new region's first can arrive in either order at a handoff, and a client keeps the newer (a
+   * restarted server's ticks start again from 0, so only a tick a little later counts).
+   */
   latestEntities(): { tick: number; packets: EntityPacket[] } | undefined {
+    let tick = -1;
     for (let i = this.entityPackets.length - 1; i >= 0; i--) {
       if (this.entityPackets[i].more) continue;
-      const tick = this.entityPackets[i].tick;
-      const packets = this.entityPackets.filter((p) => p.tick === tick);
-      return { tick, packets };
+      tick = this.entityPackets[i].tick;
+      break;
     }
-    return undefined;
+    if (tick < 0) return undefined;
+    const last = tick;
+    for (const packet of this.entityPackets) {
+      if (!packet.more && packet.tick > tick && packet.tick - last <= REORDER_TICKS) tick = packet.tick;
+    }
+    return { tick, packets: this.entityPackets.filter((p) => p.tick === tick) };
   }
 
   /**
