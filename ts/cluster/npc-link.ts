@@ -53,7 +53,7 @@ export interface NpcLinkPorts {
 export interface NpcLinkStats {
   handedOut: number;
   handedIn: number;
-  /** Crossings not made (yet): the target's link down, or the target not linked to the creature's home. */
+  /** Crossings put off, counted at each broadcast tick a creature waits: the target's link down, or the target not linked to its home. */
   held: number;
   /** Creatures of spawns here that died away, as their holders reported. */
   diedAway: number;
