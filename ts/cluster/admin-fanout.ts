@@ -8,6 +8,8 @@
 // region 0, whose chat relay (chat-relay.ts) carries the line to every region. Bans are answered by the
 // regions (501: not kept by a cluster yet).
 
+import { sameNick } from "../server/admin/admin-service.js";
+
 /** An admin request as the gateway received it. */
 export interface AdminRequest {
   method: string;
@@ -34,7 +36,8 @@ const ONE_PLAYER = new Set(["/api/admin/kick", "/api/admin/mute", "/api/admin/un
 
 /** Passes `request` on to `regions` (every region of the world, region 0 first) and answers as one server would. */
 export async function adminFanOut(request: AdminRequest, regions: readonly AdminRegion[]): Promise<AdminAnswer> {
-  const path = new URL(request.url, "http://localhost").pathname;
+  const url = new URL(request.url, "http://localhost");
+  const path = url.pathname;
   if (EVERY_REGION_READS.has(path)) {
     const answers = await everywhere(request, regions);
     const failed = firstFailure(answers);
@@ -42,7 +45,7 @@ export async function adminFanOut(request: AdminRequest, regions: readonly Admin
     if (path === "/api/admin/players") {
       return { status: 200, body: { players: answers.flatMap((a) => listOf(a, "players")) } };
     }
-    const limit = Number(new URL(request.url, "http://localhost").searchParams.get("limit") ?? "50");
+    const limit = Number(url.searchParams.get("limit") ?? "50");
     const entries = answers.flatMap((a) => listOf(a, "entries"));
     entries.sort((a, b) => Number(b.atMs) - Number(a.atMs));
     return { status: 200, body: { entries: entries.slice(0, limit) } };
@@ -74,10 +77,9 @@ async function onePlayer(request: AdminRequest, regions: readonly AdminRegion[])
     const [answer] = await everywhere(request, regions.slice(0, 1));
     return answer;
   }
-  const wanted = byNick ? (nick as string).trim().toLowerCase() : "";
   const found = byEntity
     ? players.filter((p) => p.entityId === entityId)
-    : players.filter((p) => String(p.nick).toLowerCase() === wanted);
+    : players.filter((p) => sameNick(String(p.nick), (nick as string).trim()));
   if (found.length === 0) {
     const who = byEntity ? `with entity id ${entityId as number}` : `"${nick as string}"`;
     return { status: 404, body: { error: `no player ${who} is in play` } };

@@ -85,7 +85,8 @@ export class NpcLink {
   private readonly untold = new Map<number, number[]>();
   /** Each region's neighbours (layout.ts): a creature may cross only to a region linked to its home. */
   private readonly neighbours: Set<number>[];
-  private readonly crossing: Npc[] = [];
+  /** This tick's creatures past the margin and where each goes (collected first: a release changes the room). */
+  private readonly crossing: [Npc, number][] = [];
 
   constructor(private readonly ports: NpcLinkPorts) {
     const { layout } = ports;
@@ -115,11 +116,10 @@ export class NpcLink {
     for (const npc of this.ports.npcs.values()) {
       const e = npc.entity;
       const target = handoffTarget(layout, region, e.x, e.y);
-      if (target >= 0 && target !== region && e.hp > 0) crossing.push(npc);
+      if (target >= 0 && target !== region && e.hp > 0) crossing.push([npc, target]);
     }
-    for (const npc of crossing) {
+    for (const [npc, target] of crossing) {
       const e = npc.entity;
-      const target = handoffTarget(layout, region, e.x, e.y);
       const home = this.ports.homeOf(npc.spawnId) ?? region;
       const link = this.ports.linkTo(target);
       if (link === undefined || (home !== target && !this.neighbours[target].has(home))) {

@@ -64,21 +64,16 @@ export function installAdminRoutes(
   };
   const post = (action: string, work: (body: Record<string, unknown>) => unknown) =>
     http.route("POST", `/api/admin/${action}`, ({ body, raw }) => run(action, raw, () => work(objectBody(body))));
-  const bans = <T>(work: () => T): (() => T) => {
-    const elsewhere = options.bansElsewhere;
-    if (elsewhere === undefined) return work;
-    return () => {
-      throw new AdminError(501, elsewhere);
-    };
+  /** A process that keeps no bans (AdminRouteOptions.bansElsewhere) refuses them, saying why. */
+  const bansHere = (): void => {
+    if (options.bansElsewhere !== undefined) throw new AdminError(501, options.bansElsewhere);
   };
-
   http.route("GET", "/api/admin/players", ({ raw }) => run("players", raw, () => ({ players: admin.players() })));
   http.route("GET", "/api/admin/bans", ({ raw }) =>
-    run(
-      "bans",
-      raw,
-      bans(() => admin.bans()),
-    ),
+    run("bans", raw, () => {
+      bansHere();
+      return admin.bans();
+    }),
   );
   http.route("GET", "/api/admin/log", ({ raw }) =>
     run("log", raw, () => {
@@ -91,18 +86,18 @@ export function installAdminRoutes(
     }),
   );
   post("kick", (body) => admin.kick(playerRef(body), optionalText(body, "reason") ?? "kicked by an operator"));
-  post("ban", (body) =>
-    bans(() =>
-      admin.ban(
-        { ...playerRef(body, true), account: optionalText(body, "account"), address: optionalText(body, "address") },
-        optionalNumber(body, "minutes"),
-        requiredText(body, "reason"),
-      ),
-    )(),
-  );
-  post("unban", (body) =>
-    bans(() => admin.unban({ account: optionalText(body, "account"), address: optionalText(body, "address") }))(),
-  );
+  post("ban", (body) => {
+    bansHere();
+    return admin.ban(
+      { ...playerRef(body, true), account: optionalText(body, "account"), address: optionalText(body, "address") },
+      optionalNumber(body, "minutes"),
+      requiredText(body, "reason"),
+    );
+  });
+  post("unban", (body) => {
+    bansHere();
+    return admin.unban({ account: optionalText(body, "account"), address: optionalText(body, "address") });
+  });
   post("mute", (body) =>
     admin.mute(
       playerRef(body),

@@ -224,8 +224,7 @@ export class AdminService {
       return session;
     }
     if (nick === undefined) throw new AdminError(400, 'give "nick" or "entityId" of a player in play');
-    const wanted = nick.toLowerCase();
-    const found = [...this.ports.sessions.values()].filter((session) => session.nick.toLowerCase() === wanted);
+    const found = [...this.ports.sessions.values()].filter((session) => sameNick(session.nick, nick));
     if (found.length === 0) throw new AdminError(404, `no player "${nick}" is in play`);
     if (found.length > 1) {
       throw new AdminError(
@@ -260,6 +259,11 @@ export class AdminService {
     this.ports.log.info("admin action", { action, ...request, ...result });
     return { action, ...result };
   }
+}
+
+/** Whether an operator's `asked` names a player called `nick`: case does not matter. */
+export function sameNick(nick: string, asked: string): boolean {
+  return nick.toLowerCase() === asked.toLowerCase();
 }
 
 function muteKey(session: Session): string {

@@ -378,8 +378,8 @@ export class NpcRoom {
 
   /**
    * A creature of this room's spawns, away in another region (release), died there: its spawn brings
-   * a new one after the respawn time. False (nothing done) for an id not away from here — reported
-   * twice, or given up already (forgetAway).
+   * a new one after the respawn time. False (nothing done) for an id not away from here (reported
+   * twice, or back home already).
    */
   awayDied(entityId: number): boolean {
     const spawn = this.away.get(entityId);
@@ -387,11 +387,6 @@ export class NpcRoom {
     this.away.delete(entityId);
     this.lost(spawn);
     return true;
-  }
-
-  /** The creatures of this room's spawns away in other regions now (release), by entity id. */
-  get awayIds(): IterableIterator<number> {
-    return this.away.keys();
   }
 
   /**
