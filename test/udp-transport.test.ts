@@ -1,5 +1,5 @@
 // The UDP transport on real loopback sockets, through both backends: batched
-// sendmmsg/recvmmsg (native/udp-mmsg) and node:dgram. Both must deliver every
+// sendmmsg/recvmmsg (native/udp-mmsg), with its send thread and without, and node:dgram. Both must deliver every
 // datagram with its sender, send replies to the right socket, pass oversized
 // datagrams on for the protocol layer to reject, and free the port on close.
 import dgram from "node:dgram";
@@ -7,7 +7,12 @@ import { SocketAddress as NodeSocketAddress } from "node:net";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { MmsgSocket, formatSocketAddress, udpMmsgBinding } from "../ts/server/udp-mmsg.js";
-import { type DatagramSink, type UdpBackend, UdpTransport } from "../ts/server/udp-transport.js";
+import {
+  type DatagramSink,
+  type UdpBackend,
+  UdpTransport,
+  type UdpTransportOptions,
+} from "../ts/server/udp-transport.js";
 
 const AF_INET6 = 10;
 const cleanups: (() => Promise<void>)[] = [];
@@ -15,8 +20,8 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!();
 });
 
-function listen(backend: UdpBackend, sink: DatagramSink, host = "127.0.0.1"): Promise<UdpTransport> {
-  return UdpTransport.listen(host, 0, sink, { backend }).then((transport) => {
+function listen(options: UdpTransportOptions, sink: DatagramSink, host = "127.0.0.1"): Promise<UdpTransport> {
+  return UdpTransport.listen(host, 0, sink, options).then((transport) => {
     cleanups.push(() => transport.close());
     return transport;
   });
@@ -72,9 +77,81 @@ describe("the batched backend", () => {
   it.runIf(process.platform === "linux")("is built by npm install and chosen by default on Linux", async () => {
     const loaded = udpMmsgBinding();
     expect(loaded.reason).toBe("");
-    const transport = await listen("auto", () => {});
+    const transport = await listen({ backend: "auto" }, () => {});
     expect(transport.backend).toBe("mmsg");
     expect(transport.fallbackReason).toBe("");
+    expect(transport.mmsgStats?.sendThread).toBe(true);
+  });
+
+  /** The socket address of 127.0.0.1:port as the kernel wants it (sockaddr_in: family in host order, port big-endian). */
+  function loopbackAddress(port: number): { bytes: Uint8Array; length: number } {
+    const bytes = new Uint8Array(28);
+    bytes[0] = 2; // AF_INET
+    bytes[2] = port >> 8;
+    bytes[3] = port & 0xff;
+    bytes.set([127, 0, 0, 1], 4);
+    return { bytes, length: 16 };
+  }
+
+  function threadedSocket(): MmsgSocket {
+    const { binding, reason } = udpMmsgBinding();
+    if (binding === null) throw new Error(reason);
+    const socket = MmsgSocket.open(binding, "127.0.0.1", 0, () => {}, { sendThread: { nice: 10 } });
+    cleanups.push(() => socket.close());
+    return socket;
+  }
+
+  it.runIf(process.platform === "linux")(
+    "sends a burst from its own thread, handed over in pieces, every datagram in order",
+    async () => {
+      const socket = threadedSocket();
+      expect(socket.stats.sendThread).toBe(true);
+      const clients = await Promise.all(Array.from({ length: 8 }, () => clientSocket()));
+      const received = clients.map(() => [] as number[]);
+      clients.forEach((client, index) => client.on("message", (message) => received[index].push(message[0])));
+      // 800 datagrams staged in one turn, as a broadcast is: over three handovers of 256 and the rest at its end.
+      const perClient = 100;
+      for (let index = 0; index < perClient; index++) {
+        clients.forEach((client, c) => {
+          const datagram = new Uint8Array(20 + ((index * 7 + c) % 60)).fill(c);
+          datagram[0] = index;
+          socket.send(datagram, loopbackAddress(client.address().port));
+        });
+      }
+      await expect
+        .poll(() => Math.min(...received.map((got) => got.length)), { timeout: 5000, interval: 5 })
+        .toBe(perClient);
+      for (const got of received) expect(got).toEqual([...Array(perClient).keys()]);
+      await socket.close();
+      // The thread's calls are reported at the next send or at close: 13 sendmmsg calls of up to 64.
+      expect(socket.stats.sendCalls).toBeGreaterThanOrEqual(Math.ceil((8 * perClient) / 64));
+      expect(socket.stats.sendDropped).toBe(0);
+      expect(socket.stats.sendErrors).toBe(0);
+    },
+  );
+
+  it.runIf(process.platform === "linux")(
+    "counts what the kernel refuses on the send thread, and goes on with the next datagram",
+    async () => {
+      const socket = threadedSocket();
+      const client = await clientSocket();
+      const got: number[] = [];
+      client.on("message", (message) => got.push(message[0]));
+      socket.send(new Uint8Array([1]), loopbackAddress(0)); // port 0: EINVAL
+      socket.send(new Uint8Array([2]), loopbackAddress(client.address().port));
+      await expect.poll(() => got, { timeout: 5000 }).toEqual([2]);
+      await socket.close();
+      expect(socket.stats.sendErrors).toBe(1);
+      expect(socket.stats.lastSendErrno).toBe(22);
+    },
+  );
+
+  it.runIf(process.platform === "linux")("refuses a send thread niceness outside 0–19", () => {
+    const { binding, reason } = udpMmsgBinding();
+    if (binding === null) throw new Error(reason);
+    expect(() => MmsgSocket.open(binding, "127.0.0.1", 0, () => {}, { sendThread: { nice: 20 } })).toThrow(
+      /nice value is 0-19/,
+    );
   });
 
   it("formats socket addresses exactly as node:dgram (libuv) does", () => {
@@ -134,6 +211,12 @@ describe("the batched backend", () => {
         wantWritable = on;
       },
       close: (_handle: object, onClosed: () => void) => onClosed(),
+      startSender: () => {
+        throw new Error("this socket sends on its own thread");
+      },
+      stopSender: () => {
+        throw new Error("this socket has no send thread");
+      },
       send: (_h: object, data: Uint8Array, meta: Int32Array, _a: Uint8Array, count: number, stats: Int32Array) => {
         // As native/udp-mmsg does: per-call stats reset, one sendmmsg call counted.
         stats[0] = 0;
@@ -176,14 +259,24 @@ describe("the batched backend", () => {
   });
 });
 
-const backends: UdpBackend[] = process.platform === "linux" ? ["mmsg", "dgram"] : ["dgram"];
+/** Each way UDP can move: batched with and without the send thread, and node:dgram. */
+const variants: [string, UdpTransportOptions][] = [
+  ...(process.platform === "linux"
+    ? ([
+        ["mmsg, send thread", { backend: "mmsg", sendThread: { nice: 10 } }],
+        ["mmsg, sends on the event loop", { backend: "mmsg", sendThread: null }],
+      ] as [string, UdpTransportOptions][])
+    : []),
+  ["dgram", { backend: "dgram" }],
+];
 
-describe.each(backends)("UdpTransport (%s)", (backend) => {
+describe.each(variants)("UdpTransport (%s)", (_name, options) => {
+  const backend = options.backend;
   it("delivers every datagram with its sender and sends each reply back to that socket", async () => {
     const seen = new Map<string, number>();
     // Echo each datagram back, reversed, and a second, 3-byte datagram, so a burst of replies
     // crosses the staging limits of the batched socket.
-    const transport = await listen(backend, (datagram, peer) => {
+    const transport = await listen(options, (datagram, peer) => {
       seen.set(peer.key, (seen.get(peer.key) ?? 0) + 1);
       expect(peer.transport).toBe("udp");
       expect(peer.address).toBe("127.0.0.1");
@@ -233,7 +326,7 @@ describe.each(backends)("UdpTransport (%s)", (backend) => {
 
   it("takes a burst larger than one receive batch and answers it in full", async () => {
     let seen = 0;
-    const transport = await listen(backend, (datagram, peer) => {
+    const transport = await listen(options, (datagram, peer) => {
       seen++;
       peer.send(new Uint8Array(datagram));
     });
@@ -250,7 +343,7 @@ describe.each(backends)("UdpTransport (%s)", (backend) => {
 
   it("tells apart two sources that share a port on different addresses", async (context) => {
     const keys = new Set<string>();
-    const transport = await listen(backend, (datagram, peer) => {
+    const transport = await listen(options, (datagram, peer) => {
       keys.add(peer.key);
       peer.send(new Uint8Array([datagram[0], peer.address === "127.0.0.2" ? 2 : 1]));
     });
@@ -281,7 +374,7 @@ describe.each(backends)("UdpTransport (%s)", (backend) => {
         delivered++;
         closing ??= transport.close();
       },
-      { backend },
+      options,
     );
     const client = await clientSocket();
     for (let i = 0; i < 20; i++) client.send(new Uint8Array([i]), transport.port, "127.0.0.1");
@@ -294,7 +387,7 @@ describe.each(backends)("UdpTransport (%s)", (backend) => {
 
   it("passes datagrams longer than any valid one to the handler, which can reject them", async () => {
     const lengths: number[] = [];
-    const transport = await listen(backend, (datagram) => {
+    const transport = await listen(options, (datagram) => {
       lengths.push(datagram.length);
     });
     const client = await clientSocket();
@@ -311,7 +404,7 @@ describe.each(backends)("UdpTransport (%s)", (backend) => {
   it("speaks IPv6 on ::1", async (context) => {
     if (!(await ipv6Available())) context.skip("this machine has no IPv6 loopback");
     const transport = await listen(
-      backend,
+      options,
       (datagram, peer) => peer.send(new Uint8Array(datagram.subarray(0, 4))),
       "::1",
     );
@@ -329,7 +422,7 @@ describe.each(backends)("UdpTransport (%s)", (backend) => {
     if (!(await ipv6Available())) context.skip("this machine has no IPv6");
     const addresses: string[] = [];
     const transport = await listen(
-      backend,
+      options,
       (datagram, peer) => {
         addresses.push(peer.address);
         peer.send(new Uint8Array([datagram[0] + 1]));
@@ -346,7 +439,7 @@ describe.each(backends)("UdpTransport (%s)", (backend) => {
   });
 
   it("frees its port on close", async () => {
-    const transport = await UdpTransport.listen("127.0.0.1", 0, () => {}, { backend });
+    const transport = await UdpTransport.listen("127.0.0.1", 0, () => {}, options);
     const port = transport.port;
     await transport.close();
     const socket = dgram.createSocket("udp4");

@@ -3,7 +3,8 @@
     {
       "target_name": "udp_mmsg",
       "sources": ["src/udp_mmsg.c"],
-      "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+      "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter", "-pthread"],
+      "ldflags": ["-pthread"],
       "defines": ["NAPI_VERSION=8"]
     }
   ]

@@ -37,8 +37,12 @@ export class Egress {
 
   /**
    * Sends the `size` bytes written at `slab.bytes[slab.at]` (after `slab.reserve(size)`) as one datagram,
-   * like `send(session, slab.take(size))` — and moves the slab past them either way — but hands a transport
-   * that copies (Peer.sendFrom) the bytes where they lie, without a view of its own per datagram.
+   * like `send(session, slab.take(size))`, but hands a transport that copies (Peer.sendFrom) the bytes where
+   * they lie, without a view of its own per datagram — and then leaves the slab where it was: nothing holds
+   * those bytes, so the next datagram is written over them. (Moving past them filled a 64 KiB slab every few
+   * milliseconds at 5000 players, each a fresh ArrayBuffer: the external memory that drove V8 to a major
+   * collection every 1.3 s, up to 21 ms each, in the ticks they fell in.) The caller reads nothing written
+   * there after this call.
    */
   sendWritten(session: EgressTarget, size: number): void {
     const peer = session.peer;
@@ -47,15 +51,13 @@ export class Egress {
       this.send(session, slab.take(size));
       return;
     }
-    const at = slab.at;
-    slab.at = at + size;
     if (!session.proof.proven) {
       this.metrics.heldUnproven++;
       return;
     }
     this.metrics.datagramsOut++;
     this.metrics.bytesOut += size;
-    peer.sendFrom(slab.bytes, at, size);
+    peer.sendFrom(slab.bytes, slab.at, size);
   }
 
   /**

@@ -12,7 +12,7 @@ import { isLogLevel, Logger } from "./log.js";
 import { DatabaseBackups, DEFAULT_BACKUP_INTERVAL_MS, DEFAULT_BACKUPS_KEPT } from "./persistence/backup.js";
 import { DEFAULT_DATABASE_PATH, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
 import { DEFAULT_CLIENT_DIR, type ServerOptions, startServer } from "./server.js";
-import { UDP_BACKENDS, type UdpBackend } from "./udp-transport.js";
+import { DEFAULT_SEND_THREAD, UDP_BACKENDS, type UdpBackend } from "./udp-transport.js";
 
 const DEFAULT_MAP = fileURLToPath(new URL("../../maps/caves.tmj", import.meta.url));
 
@@ -59,6 +59,9 @@ usage: npm start -- [options]
   --udp-backend NAME    auto | mmsg | dgram: how UDP datagrams move (default auto: batched
                         sendmmsg/recvmmsg through native/udp-mmsg where it is built, else
                         node:dgram; mmsg refuses to start without it)
+  --udp-send-thread N   the batched socket makes its sendmmsg calls on a thread of its own at
+                        niceness N, 0-19, so a broadcast's system calls run beside the tick, not
+                        in it; "off": on the event loop's thread (default 10; docs/udp-batching.md)
 
 Browser transports (docs/transports.md):
   --ice-server URL      STUN/TURN server for WebRTC peer connections, repeatable:
@@ -95,6 +98,13 @@ function portRange(value: string): { min: number; max: number } {
     fail(`--rtc-ports must be MIN-MAX with 1 <= MIN <= MAX <= 65535, got "${value}"`);
   }
   return { min, max };
+}
+
+function sendThreadOption(value: string): { nice: number } | null {
+  if (value === "off") return null;
+  const nice = Number(value);
+  if (!/^\d+$/.test(value) || nice > 19) fail(`--udp-send-thread must be a niceness 0..19 or "off", got "${value}"`);
+  return { nice };
 }
 
 function iceServer(value: string): string {
@@ -197,6 +207,7 @@ async function main(): Promise<void> {
         "join-rate": { type: "string", default: String(DEFAULT_HTTP_LIMITS.guestJoinsPerAddress) },
         netsim: { type: "string" },
         "udp-backend": { type: "string", default: "auto" },
+        "udp-send-thread": { type: "string", default: String(DEFAULT_SEND_THREAD.nice) },
         "admin-token-file": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -216,6 +227,7 @@ async function main(): Promise<void> {
   const netsim = v.netsim === undefined ? undefined : netsimSpec(v.netsim);
   const udpBackend = v["udp-backend"] as UdpBackend;
   if (!UDP_BACKENDS.includes(udpBackend)) fail(`--udp-backend must be auto, mmsg or dgram, got "${udpBackend}"`);
+  const udpSendThread = sendThreadOption(v["udp-send-thread"]!);
   const webrtc: ServerOptions["webrtc"] = { iceServers: v["ice-server"]!.map(iceServer) };
   if (v["rtc-bind"] !== undefined) webrtc.bindAddress = v["rtc-bind"];
   if (v["rtc-ports"] !== undefined) webrtc.portRange = portRange(v["rtc-ports"]);
@@ -273,6 +285,7 @@ async function main(): Promise<void> {
         guestJoinsPerAddress: positive("join-rate", v["join-rate"]!),
       },
       udpBackend,
+      udpSendThread,
       logger,
       adminToken,
     });

@@ -48,6 +48,8 @@ export interface ServerOptions extends Partial<GameOptions> {
   clientDir?: string;
   /** How UDP datagrams move: batched system calls (native/udp-mmsg) or node:dgram; default "auto". */
   udpBackend?: UdpBackend;
+  /** The batched socket's send thread and its niceness, or null for none (--udp-send-thread); default on, nice 10. */
+  udpSendThread?: { nice: number } | null;
   /** HTTP edge and account limits (http-guard.ts); DEFAULT_HTTP_LIMITS for what is not given. */
   http?: Partial<HttpLimits>;
   /** The operators' bearer token: with one, the admin API (/api/admin/*) is served; there is no default. */
@@ -110,7 +112,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     options.host,
     options.udpPort,
     (datagram, peer) => sink.datagram(datagram, peer),
-    { backend: options.udpBackend },
+    { backend: options.udpBackend, sendThread: options.udpSendThread },
   );
   if (udp.fallbackReason) logger.info("UDP without batching (node:dgram)", { reason: udp.fallbackReason });
   const http = new HttpApi((error) => logger.error("http handler failed", { error: String(error) }), {

@@ -7,6 +7,10 @@
 //
 // Flushing happens in a microtask: after the tick that queued a broadcast and
 // after each received batch, so batching adds no latency beyond the burst itself.
+// With a send thread (openOptions.sendThread), a flush copies the burst to the
+// socket's own thread, which makes the system calls while this one goes on: the
+// kernel's share of a broadcast (on loopback the receivers' half too) no longer
+// lengthens the tick (docs/udp-batching.md § The send thread).
 import { createRequire } from "node:module";
 
 interface Binding {
@@ -30,6 +34,10 @@ interface Binding {
     stats: Int32Array,
   ): number;
   close(handle: object, onClosed: () => void): void;
+  /** From now on `send` queues copies for a thread of the socket's own, of this niceness (0–19). */
+  startSender(handle: object, nice: number): void;
+  /** Sends what the thread holds, joins it, and reports its counters since the last `send` in stats. */
+  stopSender(handle: object, stats: Int32Array): void;
   constants: {
     BATCH: number;
     ADDR_BYTES: number;
@@ -74,6 +82,23 @@ const STAT_ERRORS = 0;
 const STAT_LAST_ERRNO = 1;
 const STAT_WOULD_BLOCK = 2;
 const STAT_CALLS = 3;
+const STAT_DROPPED = 4;
+const STAT_SIZE = 5;
+
+/**
+ * With a send thread, a burst is handed over every this many datagrams (not only at its end), so the
+ * thread starts on a broadcast while the rest of it is encoded.
+ */
+const THREAD_HANDOVER_ENTRIES = 256;
+
+/** How the socket sends. */
+export interface MmsgOpenOptions {
+  /**
+   * Make the sendmmsg calls on a thread of the socket's own, at this niceness (0–19: above 0 it yields
+   * to the tick's thread where the two share a core); absent: on the calling thread, at each flush.
+   */
+  sendThread?: { nice: number };
+}
 
 /** A destination as the kernel wants it: sockaddr_in (16 bytes) or sockaddr_in6 (28). */
 export interface SocketAddress {
@@ -87,8 +112,13 @@ export interface MmsgStats {
   /** Datagrams the kernel refused on their own (unreachable, too large), with the last errno. */
   sendErrors: number;
   lastSendErrno: number;
-  /** Datagrams dropped because the send buffer stayed full for longer than the staging area could absorb. */
+  /**
+   * Datagrams dropped: the send buffer stayed full for longer than the staging area could absorb, or (with
+   * a send thread) longer than its queue of 16 MiB could, or was full at close.
+   */
   sendDropped: number;
+  /** Whether a thread of the socket's own makes the sendmmsg calls (sendCalls and sendErrors are its, as it reports them). */
+  sendThread: boolean;
   /** recvmmsg batches delivered (each up to 64 datagrams). */
   receiveBatches: number;
 }
@@ -101,13 +131,22 @@ export interface MmsgStats {
 export type MmsgDatagramSink = (datagram: Uint8Array, addresses: Uint8Array, addressOffset: number) => void;
 
 export class MmsgSocket {
-  readonly stats: MmsgStats = { sendCalls: 0, sendErrors: 0, lastSendErrno: 0, sendDropped: 0, receiveBatches: 0 };
+  readonly stats: MmsgStats = {
+    sendCalls: 0,
+    sendErrors: 0,
+    lastSendErrno: 0,
+    sendDropped: 0,
+    sendThread: false,
+    receiveBatches: 0,
+  };
   private readonly constants: Binding["constants"];
   private readonly sendData = new Uint8Array(SEND_BYTES);
   private readonly sendMeta = new Int32Array(3 * SEND_ENTRIES);
   private readonly sendAddresses: Uint8Array;
   /** Written by each send call: see STAT_* (native/udp-mmsg resets them per call). */
-  private readonly sendStats = new Int32Array(4);
+  private readonly sendStats = new Int32Array(STAT_SIZE);
+  /** Staged datagrams that make a flush at once: the staging area's size, or with a send thread a handover. */
+  private flushAtEntries = SEND_ENTRIES;
   private sendCount = 0;
   private sendBytes = 0;
   private flushQueued = false;
@@ -133,9 +172,25 @@ export class MmsgSocket {
   }
 
   /** Binds host (an IP literal) and port (0 picks one); throws like dgram's bind on failure. */
-  static open(binding: Binding, host: string, port: number, sink: MmsgDatagramSink): MmsgSocket {
+  static open(
+    binding: Binding,
+    host: string,
+    port: number,
+    sink: MmsgDatagramSink,
+    options: MmsgOpenOptions = {},
+  ): MmsgSocket {
     const [handle, boundPort] = binding.open(host.includes(":") ? 6 : 4, host, port);
     const socket = new MmsgSocket(binding, handle, boundPort, sink);
+    if (options.sendThread !== undefined) {
+      try {
+        binding.startSender(handle, options.sendThread.nice);
+      } catch (error) {
+        binding.close(handle, () => {});
+        throw error;
+      }
+      socket.stats.sendThread = true;
+      socket.flushAtEntries = THREAD_HANDOVER_ENTRIES;
+    }
     binding.startReceive(
       handle,
       socket,
@@ -159,7 +214,7 @@ export class MmsgSocket {
    */
   sendFrom(bytes: Uint8Array, start: number, length: number, to: SocketAddress): void {
     if (this.closed) return;
-    if (this.sendCount === SEND_ENTRIES || this.sendBytes + length > SEND_BYTES) {
+    if (this.sendCount >= this.flushAtEntries || this.sendBytes + length > SEND_BYTES) {
       this.flush();
       if (this.sendCount === SEND_ENTRIES || this.sendBytes + length > SEND_BYTES) {
         this.stats.sendDropped++;
@@ -193,11 +248,7 @@ export class MmsgSocket {
     const stats = this.sendStats;
     const count = this.sendCount;
     const consumed = this.binding.send(this.handle, this.sendData, this.sendMeta, this.sendAddresses, count, stats);
-    this.stats.sendCalls += stats[STAT_CALLS];
-    if (stats[STAT_ERRORS] > 0) {
-      this.stats.sendErrors += stats[STAT_ERRORS];
-      this.stats.lastSendErrno = stats[STAT_LAST_ERRNO];
-    }
+    this.countSendStats();
     if (consumed === count) {
       this.sendCount = 0;
       this.sendBytes = 0;
@@ -219,11 +270,26 @@ export class MmsgSocket {
     if (this.closed) return Promise.resolve();
     this.blocked = false; // one last try, even while waiting for writable
     this.flush();
+    if (this.stats.sendThread) {
+      this.binding.stopSender(this.handle, this.sendStats);
+      this.countSendStats();
+    }
     this.stats.sendDropped += this.sendCount;
     this.sendCount = 0;
     this.sendBytes = 0;
     this.closed = true;
     return new Promise((resolve) => this.binding.close(this.handle, resolve));
+  }
+
+  /** Adds what the last send (or stopSender) reported to the socket's counters. */
+  private countSendStats(): void {
+    const stats = this.sendStats;
+    this.stats.sendCalls += stats[STAT_CALLS];
+    this.stats.sendDropped += stats[STAT_DROPPED];
+    if (stats[STAT_ERRORS] > 0) {
+      this.stats.sendErrors += stats[STAT_ERRORS];
+      this.stats.lastSendErrno = stats[STAT_LAST_ERRNO];
+    }
   }
 
   private readonly flushFromQueue = (): void => {

@@ -45,7 +45,15 @@ function literalLookup(address: string, family: number, callback: LookupCallback
 export interface UdpTransportOptions {
   /** Default "auto". */
   backend?: UdpBackend;
+  /**
+   * The batched socket's sendmmsg calls on a thread of its own at this niceness (udp-mmsg.ts,
+   * docs/udp-batching.md § The send thread); null: on the event loop's thread. Default DEFAULT_SEND_THREAD.
+   */
+  sendThread?: { nice: number } | null;
 }
+
+/** The send thread's default: on, a little below the tick's thread where the two share a core. */
+export const DEFAULT_SEND_THREAD: { nice: number } = { nice: 10 };
 
 /** A cached UDP peer; `ipv4` is its address as a u32 (-1 for IPv6), for the batched socket's lookup. */
 interface CachedPeer extends Peer {
@@ -91,8 +99,13 @@ export class UdpTransport {
         transport.inet6 = binding.constants.AF_INET6;
         const family = host.includes(":") ? 6 : 4;
         const literal = isIP(host) !== 0 ? host : (await dnsLookupAsync(host, family)).address;
-        transport.mmsg = MmsgSocket.open(binding, literal, port, (datagram, addresses, offset) =>
-          sink(datagram, transport.peerForSocketAddress(addresses, offset)),
+        const sendThread = options.sendThread === undefined ? DEFAULT_SEND_THREAD : options.sendThread;
+        transport.mmsg = MmsgSocket.open(
+          binding,
+          literal,
+          port,
+          (datagram, addresses, offset) => sink(datagram, transport.peerForSocketAddress(addresses, offset)),
+          sendThread === null ? {} : { sendThread },
         );
         return transport;
       }

@@ -18,10 +18,13 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <node_api.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <uv.h>
@@ -37,6 +40,38 @@
 // recvmmsg rounds per readable event, so a flood cannot starve timers (the tick loop).
 #define RECV_ROUNDS 16
 #define SOCKET_BUFFER_BYTES (4 * 1024 * 1024)
+// Bytes a send thread may hold queued; a batch beyond it is dropped and counted
+// (a second of 5000 players' broadcasts is about 10 MiB).
+#define SENDER_QUEUE_BYTES (16 * 1024 * 1024)
+// How long the send thread waits for room in a full send buffer before looking again.
+#define SENDER_POLL_MS 20
+
+// One flushed burst, copied out of JavaScript's staging area for the send
+// thread: the entry table, the socket addresses and the data, in one block.
+typedef struct Batch {
+  struct Batch *next;
+  int32_t count;
+  size_t size;      // bytes of the whole block, for the queue's bound
+  int32_t *meta;    // 3 per entry: offset into data, length, address length
+  uint8_t *addresses;
+  uint8_t *data;
+} Batch;
+
+// The send thread (startSender): the tick's thread stages and copies; this one
+// makes the sendmmsg calls, so the kernel's work (on loopback, the receivers'
+// half too) runs beside the simulation instead of inside its tick.
+typedef struct {
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t wake;
+  int started;
+  int stopping;   // under lock; read by the thread between calls
+  int nice;
+  Batch *head, *tail;
+  size_t queued;  // bytes of the batches in the queue
+  // Counters since the last read (under lock), reported through send()'s stats.
+  int32_t calls, errors, last_errno, dropped;
+} Sender;
 
 typedef struct {
   int fd;
@@ -58,6 +93,7 @@ typedef struct {
   uint8_t *recv_data;
   int32_t *recv_meta;   // per slot: length, msg_flags
   uint8_t *recv_addr;   // per slot: ADDR_BYTES
+  Sender sender;
 } Socket;
 
 static void finalize(napi_env env, void *data, void *hint);
@@ -193,9 +229,13 @@ static napi_value Open(napi_env env, napi_callback_info info) {
   }
   socket_state->fd = fd;
   socket_state->env = env;
+  pthread_mutex_init(&socket_state->sender.lock, NULL);
+  pthread_cond_init(&socket_state->sender.wake, NULL);
   uv_loop_t *loop;
   if (napi_get_uv_event_loop(env, &loop) != napi_ok || uv_poll_init(loop, &socket_state->poll, fd) != 0) {
     close(fd);
+    pthread_mutex_destroy(&socket_state->sender.lock);
+    pthread_cond_destroy(&socket_state->sender.wake);
     free(socket_state);
     napi_throw_error(env, NULL, "udp-mmsg: cannot poll the socket");
     return NULL;
@@ -380,8 +420,211 @@ static napi_value WantWritable(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-// Per call: datagrams refused, the last errno, whether a full buffer stopped it, sendmmsg calls made.
-enum { STAT_ERRORS = 0, STAT_LAST_ERRNO = 1, STAT_WOULD_BLOCK = 2, STAT_CALLS = 3, STAT_SIZE = 4 };
+// Per call: datagrams refused, the last errno, whether a full buffer stopped it, sendmmsg calls made,
+// datagrams dropped (a send thread's full queue, or its close). With a send thread the counts are the
+// thread's since the previous call: its sends happen later.
+enum { STAT_ERRORS = 0, STAT_LAST_ERRNO = 1, STAT_WOULD_BLOCK = 2, STAT_CALLS = 3, STAT_DROPPED = 4, STAT_SIZE = 5 };
+
+static int sender_stopping(Sender *sender) {
+  pthread_mutex_lock(&sender->lock);
+  int stopping = sender->stopping;
+  pthread_mutex_unlock(&sender->lock);
+  return stopping;
+}
+
+// Sends one batch, in order. A full send buffer is waited out (poll, then again),
+// except once the thread is stopping: then the rest is dropped and counted.
+static void sender_send(Socket *socket, Batch *batch) {
+  Sender *sender = &socket->sender;
+  struct mmsghdr messages[BATCH];
+  struct iovec vectors[BATCH];
+  int32_t calls = 0, errors = 0, last_errno = 0, dropped = 0;
+  int32_t done = 0;
+  while (done < batch->count) {
+    int n = batch->count - done < BATCH ? batch->count - done : BATCH;
+    for (int i = 0; i < n; i++) {
+      int32_t entry = done + i;
+      vectors[i].iov_base = batch->data + batch->meta[3 * entry];
+      vectors[i].iov_len = (size_t)batch->meta[3 * entry + 1];
+      memset(&messages[i].msg_hdr, 0, sizeof messages[i].msg_hdr);
+      messages[i].msg_hdr.msg_iov = &vectors[i];
+      messages[i].msg_hdr.msg_iovlen = 1;
+      messages[i].msg_hdr.msg_name = batch->addresses + (size_t)entry * ADDR_BYTES;
+      messages[i].msg_hdr.msg_namelen = (socklen_t)batch->meta[3 * entry + 2];
+    }
+    int sent = sendmmsg(socket->fd, messages, (unsigned)n, MSG_DONTWAIT);
+    calls++;
+    if (sent > 0) {
+      done += sent;
+      continue;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      if (sender_stopping(sender)) {
+        dropped += batch->count - done;
+        break;
+      }
+      struct pollfd writable = {.fd = socket->fd, .events = POLLOUT, .revents = 0};
+      poll(&writable, 1, SENDER_POLL_MS);
+      continue;
+    }
+    errors++;
+    last_errno = errno;
+    done++;
+  }
+  pthread_mutex_lock(&sender->lock);
+  sender->calls += calls;
+  sender->errors += errors;
+  if (errors > 0) sender->last_errno = last_errno;
+  sender->dropped += dropped;
+  sender->queued -= batch->size;
+  pthread_mutex_unlock(&sender->lock);
+}
+
+static void *sender_main(void *arg) {
+  Socket *socket = arg;
+  Sender *sender = &socket->sender;
+  // Below the tick's thread where both share a core: the simulation and the inbound
+  // datagrams come first, the outbound burst fills the time between. (Raising one's
+  // own nice value needs no privilege; where it fails the thread runs at the same level.)
+  if (sender->nice != 0) setpriority(PRIO_PROCESS, (id_t)gettid(), sender->nice);
+  pthread_mutex_lock(&sender->lock);
+  for (;;) {
+    while (sender->head == NULL && !sender->stopping) pthread_cond_wait(&sender->wake, &sender->lock);
+    Batch *batch = sender->head;
+    if (batch == NULL) break;  // stopping, and everything queued is sent
+    sender->head = batch->next;
+    if (sender->head == NULL) sender->tail = NULL;
+    pthread_mutex_unlock(&sender->lock);
+    sender_send(socket, batch);
+    free(batch);
+    pthread_mutex_lock(&sender->lock);
+  }
+  pthread_mutex_unlock(&sender->lock);
+  return NULL;
+}
+
+// Sends what is queued (what a full send buffer will not take is dropped and counted) and joins the
+// thread. Called before the descriptor is closed, on every path that closes it.
+static void stop_sender(Socket *socket) {
+  Sender *sender = &socket->sender;
+  if (!sender->started) return;
+  pthread_mutex_lock(&sender->lock);
+  sender->stopping = 1;
+  pthread_cond_signal(&sender->wake);
+  pthread_mutex_unlock(&sender->lock);
+  pthread_join(sender->thread, NULL);
+  sender->started = 0;
+}
+
+// Queues a copy of the staged entries for the send thread; a queue over its bound drops the batch.
+static void sender_queue(Socket *socket, const uint8_t *data, const int32_t *meta, const uint8_t *addresses,
+                         int32_t count, int32_t *stats) {
+  Sender *sender = &socket->sender;
+  size_t data_bytes = 0;
+  for (int32_t i = 0; i < count; i++) {
+    size_t end = (size_t)meta[3 * i] + (size_t)meta[3 * i + 1];
+    if (end > data_bytes) data_bytes = end;
+  }
+  size_t meta_bytes = (size_t)count * 3 * sizeof(int32_t);
+  size_t address_bytes = (size_t)count * ADDR_BYTES;
+  size_t size = sizeof(Batch) + meta_bytes + address_bytes + data_bytes;
+  int32_t dropped = 0;
+  pthread_mutex_lock(&sender->lock);
+  int full = sender->queued + size > SENDER_QUEUE_BYTES;
+  if (!full) sender->queued += size;
+  pthread_mutex_unlock(&sender->lock);
+  Batch *batch = full ? NULL : malloc(size);
+  if (batch == NULL) {
+    dropped = count;
+    if (!full) {
+      pthread_mutex_lock(&sender->lock);
+      sender->queued -= size;
+      pthread_mutex_unlock(&sender->lock);
+    }
+  } else {
+    batch->next = NULL;
+    batch->count = count;
+    batch->size = size;
+    batch->meta = (int32_t *)(batch + 1);
+    batch->addresses = (uint8_t *)batch->meta + meta_bytes;
+    batch->data = batch->addresses + address_bytes;
+    memcpy(batch->meta, meta, meta_bytes);
+    memcpy(batch->addresses, addresses, address_bytes);
+    memcpy(batch->data, data, data_bytes);
+  }
+  pthread_mutex_lock(&sender->lock);
+  if (batch != NULL) {
+    if (sender->tail != NULL) sender->tail->next = batch;
+    else sender->head = batch;
+    sender->tail = batch;
+    pthread_cond_signal(&sender->wake);
+  }
+  stats[STAT_CALLS] = sender->calls;
+  stats[STAT_ERRORS] = sender->errors;
+  stats[STAT_LAST_ERRNO] = sender->last_errno;
+  stats[STAT_DROPPED] = sender->dropped + dropped;
+  sender->calls = sender->errors = sender->dropped = 0;
+  pthread_mutex_unlock(&sender->lock);
+  stats[STAT_WOULD_BLOCK] = 0;
+}
+
+// startSender(handle, nice): from now on send() queues its datagrams for a thread of the socket's own,
+// which makes the system calls; nice (0-19) is that thread's scheduling niceness.
+static napi_value StartSender(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 2) {
+    napi_throw_type_error(env, NULL, "udp-mmsg: startSender takes 2 arguments");
+    return NULL;
+  }
+  Socket *socket = unwrap(env, argv[0]);
+  if (socket == NULL) return NULL;
+  int32_t nice;
+  CHECK(napi_get_value_int32(env, argv[1], &nice));
+  if (nice < 0 || nice > 19) {
+    napi_throw_range_error(env, NULL, "udp-mmsg: a send thread's nice value is 0-19");
+    return NULL;
+  }
+  Sender *sender = &socket->sender;
+  if (sender->started) {
+    napi_throw_error(env, NULL, "udp-mmsg: the send thread is already running");
+    return NULL;
+  }
+  sender->nice = nice;
+  sender->stopping = 0;
+  int code = pthread_create(&sender->thread, NULL, sender_main, socket);
+  if (code != 0) return throw_errno(env, "pthread_create", code);
+  sender->started = 1;
+  return NULL;
+}
+
+// stopSender(handle, stats: Int32Array): sends what is queued, joins the thread, and reports its
+// counters since the last send() in stats; later sends are made on the calling thread again.
+static napi_value StopSender(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  Socket *socket = unwrap(env, argv[0]);
+  if (socket == NULL) return NULL;
+  size_t stats_length;
+  int32_t *stats = typed_array(env, argv[1], napi_int32_array, &stats_length);
+  if (stats == NULL) return NULL;
+  if (stats_length < STAT_SIZE) {
+    napi_throw_range_error(env, NULL, "udp-mmsg: stats is shorter than its fields");
+    return NULL;
+  }
+  stop_sender(socket);
+  Sender *sender = &socket->sender;
+  stats[STAT_CALLS] = sender->calls;
+  stats[STAT_ERRORS] = sender->errors;
+  stats[STAT_LAST_ERRNO] = sender->last_errno;
+  stats[STAT_DROPPED] = sender->dropped;
+  stats[STAT_WOULD_BLOCK] = 0;
+  sender->calls = sender->errors = sender->dropped = 0;
+  return NULL;
+}
 
 // send(handle, data: Uint8Array, meta: Int32Array, addresses: Uint8Array, count, stats: Int32Array) -> consumed
 // Entry i is data[meta[3i] .. +meta[3i+1]] to the socket address addresses[28i .. +meta[3i+2]].
@@ -424,11 +667,18 @@ static napi_value Send(napi_env env, napi_callback_info info) {
     }
   }
 
+  if (socket->sender.started) {
+    sender_queue(socket, data, meta, addresses, count, stats);
+    napi_value all;
+    CHECK(napi_create_int32(env, count, &all));
+    return all;
+  }
   struct mmsghdr messages[BATCH];
   struct iovec vectors[BATCH];
   stats[STAT_ERRORS] = 0;
   stats[STAT_WOULD_BLOCK] = 0;
   stats[STAT_CALLS] = 0;
+  stats[STAT_DROPPED] = 0;
   int32_t done = 0;
   while (done < count) {
     int n = count - done < BATCH ? count - done : BATCH;
@@ -466,6 +716,8 @@ static napi_value Send(napi_env env, napi_callback_info info) {
 static void on_close(uv_handle_t *handle) {
   Socket *socket = handle->data;
   close(socket->fd);
+  pthread_mutex_destroy(&socket->sender.lock);
+  pthread_cond_destroy(&socket->sender.wake);
   socket->fd = -1;
   if (socket->env_gone) {
     // Torn down with the socket open (a Worker ending, say): the environment's
@@ -500,6 +752,7 @@ static void on_env_cleanup(napi_async_cleanup_hook_handle hook, void *arg) {
   socket->env_gone = 1;
   if (socket->closing) return;  // close() already queued on_close, which sees env_gone
   socket->closing = 1;
+  stop_sender(socket);
   uv_poll_stop(&socket->poll);
   uv_close((uv_handle_t *)&socket->poll, on_close);
 }
@@ -513,6 +766,7 @@ static void finalize(napi_env env, void *data, void *hint) {
   socket->finalized = 1;
   if (!socket->closing) {
     socket->closing = 1;
+    stop_sender(socket);
     uv_poll_stop(&socket->poll);
     uv_close((uv_handle_t *)&socket->poll, on_close);
   } else if (socket->fd < 0) {
@@ -540,6 +794,7 @@ static napi_value Close(napi_env env, napi_callback_info info) {
     if (type == napi_function) CHECK(napi_create_reference(env, argv[1], 1, &socket->on_closed));
   }
   socket->closing = 1;
+  stop_sender(socket);
   uv_poll_stop(&socket->poll);
   uv_close((uv_handle_t *)&socket->poll, on_close);
   return NULL;
@@ -551,6 +806,8 @@ static napi_value Init(napi_env env, napi_value exports) {
       {"startReceive", NULL, StartReceive, NULL, NULL, NULL, napi_default, NULL},
       {"wantWritable", NULL, WantWritable, NULL, NULL, NULL, napi_default, NULL},
       {"send", NULL, Send, NULL, NULL, NULL, napi_default, NULL},
+      {"startSender", NULL, StartSender, NULL, NULL, NULL, napi_default, NULL},
+      {"stopSender", NULL, StopSender, NULL, NULL, NULL, napi_default, NULL},
       {"close", NULL, Close, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);
