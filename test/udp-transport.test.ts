@@ -6,7 +6,13 @@ import dgram from "node:dgram";
 import { SocketAddress as NodeSocketAddress } from "node:net";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { MmsgSocket, formatSocketAddress, udpMmsgBinding } from "../ts/server/udp-mmsg.js";
+import {
+  MmsgSocket,
+  type SocketAddress,
+  formatSocketAddress,
+  socketAddress,
+  udpMmsgBinding,
+} from "../ts/server/udp-mmsg.js";
 import {
   type DatagramSink,
   type UdpBackend,
@@ -84,19 +90,19 @@ describe("the batched backend", () => {
   });
 
   /** The socket address of 127.0.0.1:port as the kernel wants it (sockaddr_in: family in host order, port big-endian). */
-  function loopbackAddress(port: number): { bytes: Uint8Array; length: number } {
-    const bytes = new Uint8Array(28);
+  function loopbackAddress(port: number): SocketAddress {
+    const bytes = new Uint8Array(16);
     bytes[0] = 2; // AF_INET
     bytes[2] = port >> 8;
     bytes[3] = port & 0xff;
     bytes.set([127, 0, 0, 1], 4);
-    return { bytes, length: 16 };
+    return socketAddress(bytes, 0, 16);
   }
 
   function threadedSocket(): MmsgSocket {
     const { binding, reason } = udpMmsgBinding();
     if (binding === null) throw new Error(reason);
-    const socket = MmsgSocket.open(binding, "127.0.0.1", 0, () => {}, { sendThread: { nice: 10 } });
+    const socket = MmsgSocket.open(binding, "127.0.0.1", 0, () => {}, { sendThread: { nice: 10, pipeline: true } });
     cleanups.push(() => socket.close());
     return socket;
   }
@@ -235,7 +241,7 @@ describe("the batched backend", () => {
       },
     };
     const socket = MmsgSocket.open(binding, "127.0.0.1", 0, () => {});
-    const to = { bytes: new Uint8Array(28), length: 16 };
+    const to = socketAddress(new Uint8Array(28), 0, 16);
     for (let i = 0; i < 12; i++) socket.send(new Uint8Array(1 + (i % 3)).fill(i), to);
     await Promise.resolve();
     expect(sent).toHaveLength(5);
@@ -288,7 +294,8 @@ describe.each(variants)("UdpTransport (%s)", (_name, options) => {
         peer.send(new Uint8Array(echo));
         peer.send(new Uint8Array(note));
       } else {
-        peer.sendFrom(new Uint8Array([7, 7, 7, ...echo, 7]), 3, echo.length);
+        // From a word boundary (copied as words, then the tail) and from an odd offset (byte by byte).
+        peer.sendFrom(new Uint8Array([7, 7, 7, 7, ...echo, 7]), 4, echo.length);
         peer.sendFrom(new Uint8Array([9, 9, 9, 9, 9, ...note, 9, 9]), 5, note.length);
       }
     });

@@ -21,10 +21,13 @@ export class OutboundSlab {
     }
   }
 
-  /** The `size` bytes just written at `bytes[at]`, as a datagram; they are never written again. */
+  /**
+   * The `size` bytes just written at `bytes[at]`, as a datagram; they are never written again. The next
+   * datagram starts on a 4-byte word (so the batched socket copies it as words: udp-mmsg.ts `sendFrom`).
+   */
   take(size: number): Uint8Array {
     const datagram = this.bytes.subarray(this.at, this.at + size);
-    this.at += size;
+    this.at = (this.at + size + 3) & ~3;
     return datagram;
   }
 }

@@ -13,6 +13,7 @@ import {
   type SocketAddress,
   addressFamily,
   formatSocketAddress,
+  socketAddress,
   udpMmsgBinding,
 } from "./udp-mmsg.js";
 
@@ -178,7 +179,7 @@ export class UdpTransport {
     const key = `udp:${address}:${port}`;
     let peer = this.peers.get(key);
     if (!peer) {
-      const to: SocketAddress = { bytes: addresses.slice(offset, offset + 28), length: v4 ? 16 : 28 };
+      const to: SocketAddress = socketAddress(addresses, offset, v4 ? 16 : 28);
       peer = new MmsgPeer(this.mmsg!, key, address, port, ipv4, to);
       this.remember(peer);
     }
