@@ -54,6 +54,7 @@ import { type Peer, type Session, SessionRegistry } from "./session.js";
 import { type SessionArrival, SessionLifecycle } from "./session-lifecycle.js";
 import { type LoopGovernor, TickLoop } from "./tick-loop.js";
 import { OverloadGovernor, type OverloadState } from "./overload.js";
+import { PhaseBalancer } from "./phase-balance.js";
 import { TileUpdates } from "./tile-updates.js";
 import { World, type WorldMap } from "./world.js";
 import { Warps } from "./warps.js";
@@ -145,6 +146,8 @@ export class Game {
   private readonly broadcaster: Broadcaster;
   /** This tick's sessions to broadcast to, put in chunk order by `chunkOrder`. */
   private readonly dueScratch: Session[] = [];
+  /** Moves sessions between the broadcast phases so even and odd ticks carry the same work (phase-balance.ts). */
+  private readonly phaseBalancer = new PhaseBalancer();
   private readonly chunkOrder = new ChunkOrder();
 
   constructor(
@@ -530,7 +533,14 @@ export class Game {
     this.metrics.broadcastMs.add(endMs - broadcastStartMs);
     if (this.appliedStretch() > 1) this.dilatedTicks++;
     if (this.tick % this.saveEveryTicks === 0) this.saveCharacters();
-    this.metrics.tickMs.add(performance.now() - startMs);
+    const tickMs = performance.now() - startMs;
+    this.metrics.tickMs.add(tickMs);
+    // Level the even and odd ticks' work by moving sessions between the broadcast phases (phase-balance.ts).
+    this.phaseBalancer.observe(phase, tickMs, endMs - broadcastStartMs, dueCount);
+    if (second) {
+      const move = this.phaseBalancer.decide(this.sessions.phaseSizes());
+      if (move !== null) this.sessions.movePhase(move.from, move.to, move.count);
+    }
     if (this.tick % this.options.tickHz === 0) this.lifecycle.evictStale(endMs);
   }
 
@@ -587,6 +597,8 @@ export class Game {
       overload: overloadStatus(this.overloadState),
       eventLoopDelayMs: this.eventLoopDelay.summary,
       broadcastMs: { p50: m.broadcastMs.percentile(50, last), p99: m.broadcastMs.percentile(99, last) },
+      // The sessions of each broadcast phase (even, odd ticks), and how many the phase balancer has moved.
+      broadcastPhases: { sessions: this.sessions.phaseSizes(), moved: this.phaseBalancer.moved },
       datagramsIn: m.datagramsIn,
       datagramsOut: m.datagramsOut,
       bytesIn: m.bytesIn,

@@ -68,8 +68,11 @@ export interface Session {
   everBound: boolean;
   /** Whether its "joined" notice went out (on its first bind); only then does it get a "left" one. */
   announced: boolean;
-  /** Broadcast parity: this session is sent State/Entity packets when tick % 2 === sendPhase. */
-  readonly sendPhase: number;
+  /**
+   * Broadcast parity: this session is sent State/Entity packets when tick % 2 === sendPhase. Changed only
+   * by SessionRegistry.movePhase (the phase balancer: phase-balance.ts).
+   */
+  sendPhase: number;
   /**
    * No State/Entity packets at ticks up to this one: a session handed over by another process of a cluster
    * was sent that tick's broadcast there, and a second list under the same tick (a region whose clock runs
@@ -111,7 +114,7 @@ export class SessionRegistry {
   /** Sessions by their player entity's id: where the combat room sends a player's blows. */
   private readonly byEntity = new Map<number, Session>();
   private phaseCounter = 0;
-  /** The sessions of each broadcast phase (Session.sendPhase), in the order they were created. */
+  /** The sessions of each broadcast phase (Session.sendPhase); the broadcast sorts them by chunk, so order is free. */
   private readonly phases: Session[][] = Array.from({ length: BROADCAST_EVERY_TICKS }, () => []);
 
   /**
@@ -131,9 +134,25 @@ export class SessionRegistry {
     return this.byToken.values();
   }
 
-  /** The sessions broadcast to on ticks of phase `phase` (tick % BROADCAST_EVERY_TICKS): half of them each tick. */
+  /** The sessions broadcast to on ticks of phase `phase` (tick % BROADCAST_EVERY_TICKS): about half of them each tick. */
   inPhase(phase: number): readonly Session[] {
     return this.phases[phase];
+  }
+
+  /** How many sessions each phase holds. */
+  phaseSizes(): number[] {
+    return this.phases.map((phase) => phase.length);
+  }
+
+  /** Moves the `count` newest sessions of phase `from` to phase `to` (the phase balancer's decision). */
+  movePhase(from: number, to: number, count: number): void {
+    const source = this.phases[from];
+    const target = this.phases[to];
+    for (let moved = 0; moved < count && source.length > 0; moved++) {
+      const session = source.pop()!;
+      session.sendPhase = to;
+      target.push(session);
+    }
   }
 
   /** `identity`: a session arriving from another process keeps its token and key (ts/cluster/). */
