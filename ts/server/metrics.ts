@@ -81,8 +81,8 @@ export class Metrics {
     this.drops.set(reason, (this.drops.get(reason) ?? 0) + 1);
   }
 
-  action(outcome: string): void {
-    this.actions.set(outcome, (this.actions.get(outcome) ?? 0) + 1);
+  action(outcome: string, count = 1): void {
+    this.actions.set(outcome, (this.actions.get(outcome) ?? 0) + count);
   }
 
   totalDrops(): number {

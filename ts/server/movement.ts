@@ -14,7 +14,7 @@ import type { EntityStore, StoredEntity } from "./entities.js";
 
 /** Where a window's step outcomes are counted (Metrics.action). */
 export interface MoveOutcomes {
-  action(outcome: "executed" | "blocked" | "attack" | "dead"): void;
+  action(outcome: "executed" | "blocked" | "attack" | "dead", count?: number): void;
 }
 
 /** The combat room's side of a window: who cannot act, and which allowed steps are attacks. */
@@ -70,6 +70,9 @@ function applyBatch(
   combat: WindowCombat,
 ): void {
   moves.applyMoves(rows);
+  // Counted per batch, not per mover: a window of 5000 moves made 5000 Map updates.
+  let attacks = 0;
+  let executed = 0;
   for (let row = 0; row < rows; row++) {
     const entity = batch[row]!;
     batch[row] = null;
@@ -77,13 +80,14 @@ function applyBatch(
       const x = moves.moveX(row);
       const y = moves.moveY(row);
       if (combat.bump(entity, x, y)) {
-        outcomes.action("attack");
+        attacks++;
         continue;
       }
       entities.move(entity, x, y);
-      outcomes.action("executed");
-    } else {
-      outcomes.action("blocked");
+      executed++;
     }
   }
+  if (attacks > 0) outcomes.action("attack", attacks);
+  if (executed > 0) outcomes.action("executed", executed);
+  if (rows > attacks + executed) outcomes.action("blocked", rows - attacks - executed);
 }
