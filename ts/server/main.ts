@@ -61,7 +61,7 @@ usage: npm start -- [options]
                         node:dgram; mmsg refuses to start without it)
   --udp-send-thread N   the batched socket makes its sendmmsg calls on a thread of its own at
                         niceness N, 0-19, so a broadcast's system calls run beside the tick, not
-                        in it; "off": on the event loop's thread (default 10; docs/udp-batching.md)
+                        in it; "off": on the event loop's thread (default 0; docs/udp-batching.md)
 
 Browser transports (docs/transports.md):
   --ice-server URL      STUN/TURN server for WebRTC peer connections, repeatable:

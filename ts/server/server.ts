@@ -48,7 +48,7 @@ export interface ServerOptions extends Partial<GameOptions> {
   clientDir?: string;
   /** How UDP datagrams move: batched system calls (native/udp-mmsg) or node:dgram; default "auto". */
   udpBackend?: UdpBackend;
-  /** The batched socket's send thread and its niceness, or null for none (--udp-send-thread); default on, nice 10. */
+  /** The batched socket's send thread and its niceness, or null for none (--udp-send-thread); default on, nice 0. */
   udpSendThread?: { nice: number } | null;
   /** HTTP edge and account limits (http-guard.ts); DEFAULT_HTTP_LIMITS for what is not given. */
   http?: Partial<HttpLimits>;

@@ -88,7 +88,8 @@ const STAT_LAST_ERRNO = 1;
 const STAT_WOULD_BLOCK = 2;
 const STAT_CALLS = 3;
 const STAT_DROPPED = 4;
-const STAT_SIZE = 5;
+const STAT_WAITED_US = 5;
+const STAT_SIZE = 6;
 
 /**
  * With a send thread that pipelines, a burst is handed over every this many datagrams (not only at its
@@ -144,6 +145,11 @@ export interface MmsgStats {
   sendDropped: number;
   /** Whether a thread of the socket's own makes the sendmmsg calls (sendCalls and sendErrors are its, as it reports them). */
   sendThread: boolean;
+  /**
+   * Milliseconds the event loop waited at a hand-over for the send thread to take the burst before (at most
+   * 5 ms each): the thread had fallen behind (docs/udp-batching.md § The send thread).
+   */
+  sendWaitMs: number;
   /** recvmmsg batches delivered (each up to 64 datagrams). */
   receiveBatches: number;
 }
@@ -162,6 +168,7 @@ export class MmsgSocket {
     lastSendErrno: 0,
     sendDropped: 0,
     sendThread: false,
+    sendWaitMs: 0,
     receiveBatches: 0,
   };
   private readonly constants: Binding["constants"];
@@ -346,6 +353,7 @@ export class MmsgSocket {
     const stats = this.sendStats;
     this.stats.sendCalls += stats[STAT_CALLS];
     this.stats.sendDropped += stats[STAT_DROPPED];
+    this.stats.sendWaitMs += stats[STAT_WAITED_US] / 1000;
     if (stats[STAT_ERRORS] > 0) {
       this.stats.sendErrors += stats[STAT_ERRORS];
       this.stats.lastSendErrno = stats[STAT_LAST_ERRNO];

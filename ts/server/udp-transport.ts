@@ -53,8 +53,12 @@ export interface UdpTransportOptions {
   sendThread?: { nice: number } | null;
 }
 
-/** The send thread's default: on, a little below the tick's thread where the two share a core. */
-export const DEFAULT_SEND_THREAD: { nice: number } = { nice: 10 };
+/**
+ * The send thread's default: on, at the tick's own priority. Lower, it starved where the two share a busy
+ * core (docs/udp-batching.md § The send thread); the tick is spared anyway, since a burst is handed over
+ * after it on one CPU.
+ */
+export const DEFAULT_SEND_THREAD: { nice: number } = { nice: 0 };
 
 /** A cached UDP peer; `ipv4` is its address as a u32 (-1 for IPv6), for the batched socket's lookup. */
 interface CachedPeer extends Peer {
