@@ -143,12 +143,37 @@ describe("the batched backend", () => {
       const client = await clientSocket();
       const got: number[] = [];
       client.on("message", (message) => got.push(message[0]));
-      socket.send(new Uint8Array([1]), loopbackAddress(0)); // port 0: EINVAL
-      socket.send(new Uint8Array([2]), loopbackAddress(client.address().port));
-      await expect.poll(() => got, { timeout: 5000 }).toEqual([2]);
+      // More than one sendmmsg call's worth, so the burst goes to the thread (a small one is sent at once).
+      socket.send(new Uint8Array([0]), loopbackAddress(0)); // port 0: EINVAL
+      for (let index = 1; index < 100; index++) {
+        socket.send(new Uint8Array([index]), loopbackAddress(client.address().port));
+      }
+      await expect.poll(() => got.length, { timeout: 5000 }).toBe(99);
+      expect(got).toEqual([...Array(100).keys()].slice(1));
       await socket.close();
       expect(socket.stats.sendErrors).toBe(1);
       expect(socket.stats.lastSendErrno).toBe(22);
+    },
+  );
+
+  it.runIf(process.platform === "linux")(
+    "sends a small burst at once on the calling thread while the send thread is idle, in order with the rest",
+    async () => {
+      const socket = threadedSocket();
+      const client = await clientSocket();
+      const got: number[] = [];
+      client.on("message", (message) => got.push(message[0]));
+      const to = loopbackAddress(client.address().port);
+      for (let index = 0; index < 3; index++) socket.send(new Uint8Array([index]), to);
+      await Promise.resolve();
+      // Sent by the flush itself: its sendmmsg call is counted now, not when the thread reports.
+      expect(socket.stats.sendCalls).toBe(1);
+      // A large burst goes to the thread; a small one after it waits its turn behind it.
+      for (let index = 3; index < 203; index++) socket.send(new Uint8Array([index]), to);
+      await Promise.resolve();
+      for (let index = 203; index < 206; index++) socket.send(new Uint8Array([index]), to);
+      await expect.poll(() => got.length, { timeout: 5000 }).toBe(206);
+      expect(got).toEqual([...Array(206).keys()]);
     },
   );
 

@@ -70,6 +70,7 @@ typedef struct {
   pthread_cond_t taken;  // signalled each time the thread takes a batch off the queue
   int started;
   int stopping;   // under lock; read by the thread between calls
+  int sending;    // under lock: the thread has taken a batch and not finished it
   int nice;
   Batch *head, *tail;
   size_t queued;  // bytes of the batches in the queue
@@ -514,11 +515,13 @@ static void *sender_main(void *arg) {
     if (batch == NULL) break;  // stopping, and everything queued is sent
     sender->head = batch->next;
     if (sender->head == NULL) sender->tail = NULL;
+    sender->sending = 1;
     pthread_cond_signal(&sender->taken);
     pthread_mutex_unlock(&sender->lock);
     sender_send(socket, batch);
     free(batch);
     pthread_mutex_lock(&sender->lock);
+    sender->sending = 0;
   }
   pthread_mutex_unlock(&sender->lock);
   return NULL;
@@ -711,10 +714,19 @@ static napi_value Send(napi_env env, napi_callback_info info) {
   }
 
   if (socket->sender.started) {
-    sender_queue(socket, data, meta, addresses, count, stats);
-    napi_value all;
-    CHECK(napi_create_int32(env, count, &all));
-    return all;
+    // A small flush (the replies to one received batch: Pongs, a chunk) while the thread has nothing queued or
+    // in hand is sent here: one sendmmsg call costs less than waking the thread for it (at 500 bots the
+    // wake-ups cost about 5 % of the server's CPU), and with nothing in flight the order is kept.
+    Sender *sender = &socket->sender;
+    pthread_mutex_lock(&sender->lock);
+    int idle = sender->head == NULL && !sender->sending;
+    pthread_mutex_unlock(&sender->lock);
+    if (!idle || count > BATCH) {
+      sender_queue(socket, data, meta, addresses, count, stats);
+      napi_value all;
+      CHECK(napi_create_int32(env, count, &all));
+      return all;
+    }
   }
   struct mmsghdr messages[BATCH];
   struct iovec vectors[BATCH];
