@@ -157,19 +157,29 @@ describe.skipIf(skip !== null)("items in a cluster, kept in PostgreSQL", () => {
 
   /** The board beside the spawn, opened by `client`: its dialog's texts. */
   async function readBoard(client: UdpTestClient): Promise<{ dialogId: number; texts: string[] }> {
-    const board = await client.waitFor(
-      "the notice board in view",
-      () => client.inView(ENTITY_TYPE_SIGN_POST).find((entity) => entity.x === SPAWN.x - 1 && entity.y === SPAWN.y),
-      5000,
-    );
+    const boardInView = () =>
+      client.inView(ENTITY_TYPE_SIGN_POST).find((entity) => entity.x === SPAWN.x - 1 && entity.y === SPAWN.y);
+    let board = await client.waitFor("the notice board in view", boardInView, 5000);
     const seen = client.received.length;
     const dialog = await until("the board's dialog", async () => {
+      // Found again each time: each region places its own copy of the board, under its own id, and a client
+      // handed over between two looks (joined through region 0, then region 1's) sees the new one's id.
+      board = boardInView() ?? board;
       client.query(board.id);
       await new Promise((resolve) => setTimeout(resolve, 200));
       return client.received.slice(seen).find((r) => r.packet?.type === "dialog")?.packet as DialogPacket | undefined;
     }).catch(async (error: unknown) => {
-      // Seen under full-suite load only (after region 1's restart): say what stood where, to find out why.
-      const owners = await Promise.all([0, 1].map((r) => cluster.regionStatus(r).then((s) => s.positions)));
+      // Seen under full-suite load only (after region 1's restart): say what stood where, to find out why. A
+      // restarted region answers on a new port (not the one the cluster first reported), so a region whose status
+      // cannot be read says so instead of hiding the timeout.
+      const owners = await Promise.all(
+        [0, 1].map((r) =>
+          cluster.regionStatus(r).then(
+            (s) => s.positions,
+            (reason: unknown) => `region ${r}'s status unreadable: ${String(reason)}`,
+          ),
+        ),
+      );
       const since = client.received.slice(seen).map((r) => r.packet?.type ?? "undecodable");
       throw new Error(
         `${String(error)}; board ${JSON.stringify(board)}, client at ${JSON.stringify(client.position())}, ` +

@@ -445,6 +445,54 @@ enum {
   STAT_SIZE = 6
 };
 
+// What one run of send_entries did: sendmmsg calls made, datagrams the kernel refused on their own (and
+// the last errno), and whether a full send buffer stopped it.
+typedef struct {
+  int32_t calls, errors, last_errno;
+  int would_block;
+} SendOutcome;
+
+// Sends entries first .. count - 1 of a send table (entry i: data[meta[3i] .. +meta[3i+1]] to the socket
+// address at addresses[28i], meta[3i+2] bytes long) in calls of up to BATCH, in order, and returns the
+// entry it stopped at: count, or the first one a full send buffer would not take. A datagram the kernel
+// refuses on its own (unreachable, too large) is counted and skipped. The one send loop of the addon:
+// send() runs it on the caller's thread, the send thread on its own.
+static int32_t send_entries(int fd, uint8_t *data, const int32_t *meta, uint8_t *addresses, int32_t first,
+                            int32_t count, SendOutcome *outcome) {
+  struct mmsghdr messages[BATCH];
+  struct iovec vectors[BATCH];
+  int32_t done = first;
+  while (done < count) {
+    int n = count - done < BATCH ? count - done : BATCH;
+    for (int i = 0; i < n; i++) {
+      int32_t entry = done + i;
+      vectors[i].iov_base = data + meta[3 * entry];
+      vectors[i].iov_len = (size_t)meta[3 * entry + 1];
+      memset(&messages[i].msg_hdr, 0, sizeof messages[i].msg_hdr);
+      messages[i].msg_hdr.msg_iov = &vectors[i];
+      messages[i].msg_hdr.msg_iovlen = 1;
+      messages[i].msg_hdr.msg_name = addresses + (size_t)entry * ADDR_BYTES;
+      messages[i].msg_hdr.msg_namelen = (socklen_t)meta[3 * entry + 2];
+    }
+    int sent = sendmmsg(fd, messages, (unsigned)n, MSG_DONTWAIT);
+    outcome->calls++;
+    if (sent > 0) {
+      done += sent;
+      continue;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      outcome->would_block = 1;
+      break;
+    }
+    // sendmmsg reports an error only for the first datagram of a call.
+    outcome->errors++;
+    outcome->last_errno = errno;
+    done++;
+  }
+  return done;
+}
+
 static int sender_stopping(Sender *sender) {
   pthread_mutex_lock(&sender->lock);
   int stopping = sender->stopping;
@@ -456,46 +504,24 @@ static int sender_stopping(Sender *sender) {
 // except once the thread is stopping: then the rest is dropped and counted.
 static void sender_send(Socket *socket, Batch *batch) {
   Sender *sender = &socket->sender;
-  struct mmsghdr messages[BATCH];
-  struct iovec vectors[BATCH];
-  int32_t calls = 0, errors = 0, last_errno = 0, dropped = 0;
+  SendOutcome outcome = {0, 0, 0, 0};
+  int32_t dropped = 0;
   int32_t done = 0;
   while (done < batch->count) {
-    int n = batch->count - done < BATCH ? batch->count - done : BATCH;
-    for (int i = 0; i < n; i++) {
-      int32_t entry = done + i;
-      vectors[i].iov_base = batch->data + batch->meta[3 * entry];
-      vectors[i].iov_len = (size_t)batch->meta[3 * entry + 1];
-      memset(&messages[i].msg_hdr, 0, sizeof messages[i].msg_hdr);
-      messages[i].msg_hdr.msg_iov = &vectors[i];
-      messages[i].msg_hdr.msg_iovlen = 1;
-      messages[i].msg_hdr.msg_name = batch->addresses + (size_t)entry * ADDR_BYTES;
-      messages[i].msg_hdr.msg_namelen = (socklen_t)batch->meta[3 * entry + 2];
+    outcome.would_block = 0;
+    done = send_entries(socket->fd, batch->data, batch->meta, batch->addresses, done, batch->count, &outcome);
+    if (!outcome.would_block) break;
+    if (sender_stopping(sender)) {
+      dropped += batch->count - done;
+      break;
     }
-    int sent = sendmmsg(socket->fd, messages, (unsigned)n, MSG_DONTWAIT);
-    calls++;
-    if (sent > 0) {
-      done += sent;
-      continue;
-    }
-    if (errno == EINTR) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      if (sender_stopping(sender)) {
-        dropped += batch->count - done;
-        break;
-      }
-      struct pollfd writable = {.fd = socket->fd, .events = POLLOUT, .revents = 0};
-      poll(&writable, 1, SENDER_POLL_MS);
-      continue;
-    }
-    errors++;
-    last_errno = errno;
-    done++;
+    struct pollfd writable = {.fd = socket->fd, .events = POLLOUT, .revents = 0};
+    poll(&writable, 1, SENDER_POLL_MS);
   }
   pthread_mutex_lock(&sender->lock);
-  sender->calls += calls;
-  sender->errors += errors;
-  if (errors > 0) sender->last_errno = last_errno;
+  sender->calls += outcome.calls;
+  sender->errors += outcome.errors;
+  if (outcome.errors > 0) sender->last_errno = outcome.last_errno;
   sender->dropped += dropped;
   sender->queued -= batch->size;
   pthread_mutex_unlock(&sender->lock);
@@ -504,9 +530,8 @@ static void sender_send(Socket *socket, Batch *batch) {
 static void *sender_main(void *arg) {
   Socket *socket = arg;
   Sender *sender = &socket->sender;
-  // Below the tick's thread where both share a core: the simulation and the inbound
-  // datagrams come first, the outbound burst fills the time between. (Raising one's
-  // own nice value needs no privilege; where it fails the thread runs at the same level.)
+  // At the niceness asked for (default 0, the tick's own: docs/udp-batching.md § The send thread says why not
+  // lower). Raising one's own nice value needs no privilege; where it fails the thread runs at the same level.
   if (sender->nice != 0) setpriority(PRIO_PROCESS, (id_t)gettid(), sender->nice);
   pthread_mutex_lock(&sender->lock);
   for (;;) {
@@ -728,42 +753,14 @@ static napi_value Send(napi_env env, napi_callback_info info) {
       return all;
     }
   }
-  struct mmsghdr messages[BATCH];
-  struct iovec vectors[BATCH];
-  stats[STAT_ERRORS] = 0;
-  stats[STAT_WOULD_BLOCK] = 0;
-  stats[STAT_CALLS] = 0;
+  SendOutcome outcome = {0, 0, 0, 0};
+  int32_t done = send_entries(socket->fd, data, meta, addresses, 0, count, &outcome);
+  stats[STAT_CALLS] = outcome.calls;
+  stats[STAT_ERRORS] = outcome.errors;
+  if (outcome.errors > 0) stats[STAT_LAST_ERRNO] = outcome.last_errno;
+  stats[STAT_WOULD_BLOCK] = outcome.would_block;
   stats[STAT_DROPPED] = 0;
   stats[STAT_WAITED_US] = 0;
-  int32_t done = 0;
-  while (done < count) {
-    int n = count - done < BATCH ? count - done : BATCH;
-    for (int i = 0; i < n; i++) {
-      int32_t entry = done + i;
-      vectors[i].iov_base = data + meta[3 * entry];
-      vectors[i].iov_len = (size_t)meta[3 * entry + 1];
-      memset(&messages[i].msg_hdr, 0, sizeof messages[i].msg_hdr);
-      messages[i].msg_hdr.msg_iov = &vectors[i];
-      messages[i].msg_hdr.msg_iovlen = 1;
-      messages[i].msg_hdr.msg_name = addresses + (size_t)entry * ADDR_BYTES;
-      messages[i].msg_hdr.msg_namelen = (socklen_t)meta[3 * entry + 2];
-    }
-    int sent = sendmmsg(socket->fd, messages, (unsigned)n, 0);
-    stats[STAT_CALLS]++;
-    if (sent > 0) {
-      done += sent;
-      continue;
-    }
-    if (errno == EINTR) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      stats[STAT_WOULD_BLOCK] = 1;
-      break;
-    }
-    // sendmmsg reports an error only for the first datagram of a call.
-    stats[STAT_ERRORS]++;
-    stats[STAT_LAST_ERRNO] = errno;
-    done++;
-  }
   napi_value result;
   CHECK(napi_create_int32(env, done, &result));
   return result;
