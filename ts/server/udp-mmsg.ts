@@ -74,7 +74,7 @@ export function udpMmsgBinding(): { binding: Binding | null; reason: string } {
 /**
  * Datagrams staged before a flush is forced: a whole broadcast of 5000 players (2500 States and their
  * EntityPackets each tick) fits, so a send thread that shares the tick's core is woken once per tick,
- * after it (each wake-up mid-tick let the thread take the core from the tick: p50 12.7 → 9.6 ms at 5000).
+ * after it (each wake-up mid-tick let the thread take the core from the tick: p50 13.9 → 9.6 ms at 5000).
  */
 const SEND_ENTRIES = 8192;
 /** Bytes of staged datagrams: 14,500 StatePackets, or 870 full EntityPackets. */
@@ -100,8 +100,9 @@ const THREAD_HANDOVER_ENTRIES = 256;
 /** How the socket sends. */
 export interface MmsgOpenOptions {
   /**
-   * Make the sendmmsg calls on a thread of the socket's own, at this niceness (0–19: above 0 it yields
-   * to the tick's thread where the two share a core); absent: on the calling thread, at each flush.
+   * Make the sendmmsg calls on a thread of the socket's own, at this niceness (0–19; the server's default
+   * is 0, since a thread below the tick's priority fell behind where the two share a busy core:
+   * docs/udp-batching.md § The send thread); absent: on the calling thread, at each flush.
    */
   sendThread?: {
     nice: number;
