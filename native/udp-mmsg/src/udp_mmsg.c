@@ -493,6 +493,18 @@ static int32_t send_entries(int fd, uint8_t *data, const int32_t *meta, uint8_t 
   return done;
 }
 
+// Writes the thread's counters since the last report into stats (`dropped`: more dropped by the caller) and
+// starts them again. The caller holds the lock, or the thread is joined.
+static void report_sender(Sender *sender, int32_t *stats, int32_t dropped) {
+  stats[STAT_CALLS] = sender->calls;
+  stats[STAT_ERRORS] = sender->errors;
+  stats[STAT_LAST_ERRNO] = sender->last_errno;
+  stats[STAT_DROPPED] = sender->dropped + dropped;
+  stats[STAT_WAITED_US] = sender->waited_us;
+  stats[STAT_WOULD_BLOCK] = 0;
+  sender->calls = sender->errors = sender->dropped = sender->waited_us = 0;
+}
+
 static int sender_stopping(Sender *sender) {
   pthread_mutex_lock(&sender->lock);
   int stopping = sender->stopping;
@@ -602,12 +614,11 @@ static void sender_queue(Socket *socket, const uint8_t *data, const int32_t *met
     memcpy(batch->data, data, data_bytes);
   }
   pthread_mutex_lock(&sender->lock);
-  // Back-pressure: a burst waits (up to SENDER_WAIT_US) until the thread has taken the one before. The thread
-  // runs below the caller's priority; where the two share a core and the caller keeps it busy, the thread
-  // would otherwise fall behind without bound — datagrams late by many ticks, then dropped at the queue's
-  // bound (5000 players with entity deltas at 97 % of a core: a million checksum mismatches in 30 s). The
-  // caller's wait gives the thread the core; the bound keeps a stuck socket (a full send buffer) from
-  // stalling the caller for longer.
+  // Back-pressure: a burst waits (up to SENDER_WAIT_US) until the thread has taken the one before. Where the
+  // two share a core and the caller keeps it busy, the thread could otherwise fall behind without bound —
+  // datagrams late by many ticks, then dropped at the queue's bound (at nice 10, 5000 players with entity
+  // deltas at 97 % of a core: a million checksum mismatches in 30 s). The caller's wait gives the thread the
+  // core; the bound keeps a stuck socket (a full send buffer) from stalling the caller for longer.
   if (sender->head != NULL && !sender->stopping) {
     struct timespec start, deadline, now;
     clock_gettime(CLOCK_MONOTONIC, &start);
@@ -629,14 +640,8 @@ static void sender_queue(Socket *socket, const uint8_t *data, const int32_t *met
     sender->tail = batch;
     pthread_cond_signal(&sender->wake);
   }
-  stats[STAT_CALLS] = sender->calls;
-  stats[STAT_ERRORS] = sender->errors;
-  stats[STAT_LAST_ERRNO] = sender->last_errno;
-  stats[STAT_DROPPED] = sender->dropped + dropped;
-  stats[STAT_WAITED_US] = sender->waited_us;
-  sender->calls = sender->errors = sender->dropped = sender->waited_us = 0;
+  report_sender(sender, stats, dropped);
   pthread_mutex_unlock(&sender->lock);
-  stats[STAT_WOULD_BLOCK] = 0;
 }
 
 // startSender(handle, nice): from now on send() queues its datagrams for a thread of the socket's own,
@@ -686,14 +691,7 @@ static napi_value StopSender(napi_env env, napi_callback_info info) {
     return NULL;
   }
   stop_sender(socket);
-  Sender *sender = &socket->sender;
-  stats[STAT_CALLS] = sender->calls;
-  stats[STAT_ERRORS] = sender->errors;
-  stats[STAT_LAST_ERRNO] = sender->last_errno;
-  stats[STAT_DROPPED] = sender->dropped;
-  stats[STAT_WAITED_US] = sender->waited_us;
-  stats[STAT_WOULD_BLOCK] = 0;
-  sender->calls = sender->errors = sender->dropped = sender->waited_us = 0;
+  report_sender(&socket->sender, stats, 0);
   return NULL;
 }
 
@@ -740,8 +738,8 @@ static napi_value Send(napi_env env, napi_callback_info info) {
 
   if (socket->sender.started) {
     // A small flush (the replies to one received batch: Pongs, a chunk) while the thread has nothing queued or
-    // in hand is sent here: one sendmmsg call costs less than waking the thread for it (at 500 bots the
-    // wake-ups cost about 5 % of the server's CPU), and with nothing in flight the order is kept.
+    // in hand is sent here: one sendmmsg call costs less than waking the thread for it, and with nothing in
+    // flight the order is kept.
     Sender *sender = &socket->sender;
     pthread_mutex_lock(&sender->lock);
     int idle = sender->head == NULL && !sender->sending;
