@@ -94,16 +94,20 @@ describe.skipIf(skip !== null)("a cluster one region of which cannot keep its ti
     };
     try {
       await until("the world dilated", async () => dilation(first) < 0.8 && dilation(second) < 0.8, 15_000);
-      // Both run the world's period: the same ticks at the same times.
+      // Both run the world's period: the same ticks at the same times. Over 3 s at the real period
+      // the two would part by 3 × 24 × (1 − 1/1.44) ≈ 22 ticks; at one period they stay together.
       const ticksBefore = [first.game.tick, second.game.tick];
-      await new Promise((resolve) => setTimeout(resolve, 2000));
+      await new Promise((resolve) => setTimeout(resolve, 3000));
       const ran = [first.game.tick - ticksBefore[0], second.game.tick - ticksBefore[1]];
-      expect(ran[0]).toBeLessThan(2 * 24 * 0.85);
-      // The same rate: sampled one after the other on this one thread, each count may be off by a tick.
-      expect(Math.abs(ran[0] - ran[1])).toBeLessThanOrEqual(3);
+      expect(ran[0]).toBeLessThan(3 * 24 * 0.85);
+      // The same rate. Both regions share this test's one thread, and the heavy one catches up on the
+      // timeline with ticks run back to back: at any one moment they may stand up to 2 ticks apart
+      // (the alignment awaited below), so each end of the window may add 2 to the difference.
+      expect(Math.abs(ran[0] - ran[1])).toBeLessThanOrEqual(4);
       // Both regions share this test's one thread: sampled between their two loop turns, one may be a
-      // tick further on; within a few turns they stand within 2 ticks of each other again.
-      await until("the regions' ticks within 2 of each other", async () => aligned(), 1000);
+      // tick further on; within a few turns they stand within 2 ticks of each other again (given up to
+      // 3 s: with the machine's other core busy too, the heavy region may need a while to catch up).
+      await until("the regions' ticks within 2 of each other", async () => aligned(), 3000);
       expect(dilation(first)).toBeCloseTo(dilation(second), 9);
       const metrics = await (await fetch(`http://127.0.0.1:${first.httpPort}/metrics`)).text();
       expect(Number(/^caves_time_dilation (\S+)$/m.exec(metrics)?.[1])).toBeLessThan(0.8);
@@ -123,6 +127,6 @@ describe.skipIf(skip !== null)("a cluster one region of which cannot keep its ti
     const ticksBefore = [first.game.tick, second.game.tick];
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(first.game.tick - ticksBefore[0]).toBeGreaterThan(24 * 0.8);
-    await until("the regions' ticks within 2 of each other", async () => aligned(), 1000);
+    await until("the regions' ticks within 2 of each other", async () => aligned(), 3000);
   }, 60_000);
 });
