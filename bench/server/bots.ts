@@ -86,34 +86,81 @@ import { mulberry32 } from "../lib/data.js";
 import { HALL_STAIRS, HALL_TILES, HALL_X, HALL_Y } from "./world.js";
 import { IP_UDP_OVERHEAD_BYTES } from "./ip-overhead.js";
 
-const { values } = parseArgs({
-  options: {
-    http: { type: "string" },
-    count: { type: "string", default: "100" },
-    warmup: { type: "string", default: "5" },
-    measure: { type: "string", default: "20" },
-    idle: { type: "boolean", default: false },
-    fight: { type: "boolean", default: false },
-    deltas: { type: "boolean", default: false },
-    compact: { type: "boolean", default: false },
-    seed: { type: "string", default: "1" },
-    "wait-go": { type: "boolean", default: false },
-    // The first bot's number (nicks are bot<N>): several bot processes on one server need distinct nicks.
-    first: { type: "string", default: "0" },
-    hall: { type: "string", default: "0" },
-    delve: { type: "boolean", default: false },
-  },
-});
-const httpBase = values.http!;
-const count = Number(values.count);
-const firstBot = Number(values.first);
-const warmupMs = Number(values.warmup) * 1000;
-const measureMs = Number(values.measure) * 1000;
+const HELP = `usage: node --import tsx bench/server/bots.ts --http http://127.0.0.1:PORT [options]
+
+The server-scale benchmark's load generator (npm run bench runs it; docs/benchmarks.md): N wandering bots
+in one process, each a real protocol client over UDP with its own socket and session.
+
+  --http URL     the server's HTTP address (required)
+  --count N      bots in this process (default 100)
+  --warmup S     seconds after all have joined before the measurement window (default 5)
+  --measure S    the window's length in seconds (default 20)
+  --idle         bots that never move (the sparse case)
+  --fight        bots that seek creatures and attack them
+  --deltas       ask for entity deltas (P-21); --compact for the compact form (P-25)
+  --seed N       the bots' random stream (default 1)
+  --first N      the first bot's number (nicks are bot<N>): several processes on one server (default 0)
+  --wait-go      after joining, wait for "go" on stdin before the warm-up (several processes in step)
+  --hall K       the first K bots take the delve world's hall; --delve: they take its stairs over and over
+  -h, --help     this text
+
+stdout: JSON lines {"event":"joined"|"measure-start"|"measure-end"|"result", ...}
+`;
+
+function parseOptions() {
+  try {
+    return parseArgs({ options: OPTIONS });
+  } catch (error) {
+    // An unknown option or a missing value: one line and the usage, not a stack.
+    process.stderr.write(`bots: ${(error as Error).message}\n\n${HELP}`);
+    process.exit(2);
+  }
+}
+const OPTIONS = {
+  help: { type: "boolean", short: "h", default: false },
+  http: { type: "string" },
+  count: { type: "string", default: "100" },
+  warmup: { type: "string", default: "5" },
+  measure: { type: "string", default: "20" },
+  idle: { type: "boolean", default: false },
+  fight: { type: "boolean", default: false },
+  deltas: { type: "boolean", default: false },
+  compact: { type: "boolean", default: false },
+  seed: { type: "string", default: "1" },
+  "wait-go": { type: "boolean", default: false },
+  // The first bot's number (nicks are bot<N>): several bot processes on one server need distinct nicks.
+  first: { type: "string", default: "0" },
+  hall: { type: "string", default: "0" },
+  delve: { type: "boolean", default: false },
+} as const;
+const { values } = parseOptions();
+if (values.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+if (values.http === undefined) {
+  process.stderr.write(`bots: --http is required\n\n${HELP}`);
+  process.exit(2);
+}
+const httpBase = values.http;
+/** A whole number ≥ 0 (or any number ≥ 0 with `fraction`), else a clear exit naming the option. */
+function option(name: "count" | "first" | "warmup" | "measure" | "hall" | "seed", fraction = false): number {
+  const value = Number(values[name]);
+  if (!(value >= 0) || (!fraction && !Number.isInteger(value))) {
+    process.stderr.write(`bots: --${name} must be a ${fraction ? "" : "whole "}number ≥ 0, got ${values[name]}\n`);
+    process.exit(2);
+  }
+  return value;
+}
+const count = option("count");
+const firstBot = option("first");
+const warmupMs = option("warmup", true) * 1000;
+const measureMs = option("measure", true) * 1000;
 const idle = values.idle!;
 const fight = values.fight!;
 const compact = values.compact!;
 const deltas = values.deltas! || compact;
-const hallBots = Number(values.hall);
+const hallBots = option("hall");
 const delve = values.delve!;
 /** A delver that stood this long on stairs without going down (every level slot in use) tries other stairs. */
 const STAIRS_WAIT_MS = 3000;
@@ -127,7 +174,7 @@ const ENTRY = ENTITY_ENTRY_LAYOUT.offset;
 const STUCK_WINDOWS = 4;
 /** Reused to walk the entries of each EntityPacket (fighters only): no allocation per entry. */
 const cursor = new EntityCursor();
-const random = mulberry32(Number(values.seed));
+const random = mulberry32(option("seed"));
 /** One move intent per movement window: 6 per second at the server's 24 Hz. */
 const WINDOW_MS = windowPeriodMs(TICK_HZ);
 const CHUNK_RETRY_MS = 250;
