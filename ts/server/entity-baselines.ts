@@ -38,13 +38,18 @@ export class EntityBaselines {
   readonly lastVersions = new Uint16Array(MANIFEST_ENTRIES);
   /** The tick of the session's latest scheduled step. */
   lastStepTick = -1;
+  /**
+   * Acknowledgements newer than the baseline that named a list the ring no longer holds: the client's round
+   * trip is longer than the ring (a second), and the deltas stay written against the older baseline.
+   */
+  staleAcks = 0;
 
   constructor(compact = false) {
     this.compact = compact;
     for (let index = 0; index < BASELINES_KEPT; index++) this.lists.push(new EntryList(256, 16));
   }
 
-  /** The client holds the list of `tick` (an EntityAckPacket). An unknown or older tick changes nothing. */
+  /** The client holds the list of `tick` (an EntityAckPacket). An unknown or older tick changes nothing (an unknown newer one is counted). */
   acknowledge(tick: number): void {
     if (tick <= this.ackedTick) return;
     for (const list of this.lists) {
@@ -53,6 +58,7 @@ export class EntityBaselines {
         return;
       }
     }
+    this.staleAcks++;
   }
 
   /** The list to write this broadcast's delta against: the acknowledged one, or the empty list (tick -1). */

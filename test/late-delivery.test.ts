@@ -1,0 +1,97 @@
+// Entity deltas when the downlink is later than the server's baseline ring is long (docs/protocol.md § 8.4):
+// with 1.5 s (± 0.4 s) on the way down, every acknowledgement names a list sent more than a second before,
+// which the ring of 12 broadcasts no longer holds. The server must go on writing against what it still has
+// (the last baseline it knew, the empty list at worst) rather than against a list the client may lack, and
+// the client must converge all the same. Two headless clients over real UDP to the real server, each with
+// its downlink impaired by netsim, walk apart (out of each other's view) and back through each other; each
+// must end up seeing the other where the server has it. Both delta forms run at once; the seed's packets
+// on slow links are convergence.test.ts's.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { GameClient } from "../ts/client/core/index.js";
+import { parseProfileSpec } from "../ts/netsim/index.js";
+import type { RunningServer } from "../ts/server/server.js";
+import { BASELINES_KEPT } from "../ts/server/entity-baselines.js";
+import {
+  type CourseMap,
+  driveUntil,
+  formatWalk,
+  joinCourse,
+  serverPosition,
+  startCourseServer,
+  tearDown,
+  walkTogether,
+  Watch,
+  writeCourseMap,
+} from "./convergence-support.js";
+
+let map: CourseMap;
+let server: RunningServer;
+let baseUrl: string;
+const clients: GameClient[] = [];
+
+beforeAll(async () => {
+  map = writeCourseMap();
+  server = await startCourseServer(map);
+  baseUrl = `http://127.0.0.1:${server.httpPort}`;
+});
+
+afterAll(() => tearDown(clients, server, map));
+
+/** The downlink: a one-way delay longer than the ring's second (BASELINES_KEPT broadcasts at 12 Hz). */
+const LATE = "down-delay=1500,down-jitter=400";
+/** A chunk arrives a one-way delay (and jitter) after the crossing that asked for it: 2 s plus that. */
+const NEIGHBOURHOOD_DEADLINE_MS = 4000;
+
+// As convergence.test.ts's crossing: two posts 33 tiles apart (out of view), then two ends 12 apart (in view).
+const WEST_POST = { x: 42, y: 66 };
+const EAST_POST = { x: 75, y: 74 };
+const ADA_END = { x: 64, y: 74 };
+const BEA_END = { x: 52, y: 66 };
+
+describe.concurrent(`entity deltas on a downlink of ${LATE}`, () => {
+  const FORMS = [
+    { name: "compact deltas (P-25)", tag: "c", compactDeltas: true },
+    { name: "P-21 deltas", tag: "f", compactDeltas: false },
+  ];
+  for (const { name, tag, compactDeltas } of FORMS) {
+    it(`${name}: two clients walk out of view and through each other, and each sees the other where the server has it`, async () => {
+      expect(1500).toBeGreaterThan((BASELINES_KEPT / 12) * 1000);
+      const { profile } = parseProfileSpec(LATE);
+      const options = { entityDeltas: true, compactDeltas };
+      const ada = await joinCourse(baseUrl, `ada-late-${tag}`, { profile, seed: 31, options });
+      const bea = await joinCourse(baseUrl, `bea-late-${tag}`, { profile, seed: 32, options });
+      clients.push(ada.client, bea.client);
+      const walkers = (goals: { x: number; y: number }[]) =>
+        [ada, bea].map(({ client }, index) => ({
+          client,
+          goal: goals[index],
+          watch: new Watch(() => server, client, NEIGHBOURHOOD_DEADLINE_MS),
+        }));
+
+      const apart = await walkTogether(walkers([WEST_POST, EAST_POST]));
+      const through = await walkTogether(walkers([ADA_END, BEA_END]));
+      for (const walk of [...apart, ...through]) console.log(formatWalk(`late downlink: ${walk.nick}`, walk));
+
+      const adaAt = serverPosition(server, ada.client)!;
+      const beaAt = serverPosition(server, bea.client)!;
+      expect(adaAt).toEqual(ADA_END);
+      expect(beaAt).toEqual(BEA_END);
+      const sees = (client: GameClient, other: GameClient, at: { x: number; y: number }) => {
+        const entity = client.entities.get(other.ownEntityId);
+        return entity !== undefined && entity.x === at.x && entity.y === at.y;
+      };
+      await driveUntil(
+        [ada.client, bea.client],
+        "each seeing the other where the server has it",
+        () => sees(ada.client, bea.client, beaAt) && sees(bea.client, ada.client, adaAt),
+      );
+
+      // The sessions used the form asked for, and their acknowledgements outran the ring.
+      for (const { client } of [ada, bea]) {
+        const session = [...server.game.sessions.values()].find((each) => each.entity.id === client.ownEntityId);
+        expect(session?.baselines?.compact).toBe(compactDeltas);
+        expect(session!.baselines!.staleAcks).toBeGreaterThan(0);
+      }
+    }, 90_000);
+  }
+});
