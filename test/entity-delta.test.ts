@@ -82,13 +82,16 @@ function toList(entries: EntityEntry[], tick: number): EntryList {
 
 const written: DeltaWritten = { bytes: 0, removed: 0, changed: 0 };
 
-function roundTrip(baseline: EntryList, current: EntryList): EntryList | null | "too_big" {
+function roundTrip(baseline: EntryList, current: EntryList, into?: EntryList): EntryList | null | "too_big" {
   const out = new Uint8Array(64 * 1024);
   writeEntityDelta(baseline, current, out, 0, out.length, written);
   expect(written.bytes).toBeGreaterThanOrEqual(0);
   expect(validateEntityDelta(out, 0, written.bytes, written.removed, written.changed)).toBeNull();
-  return applyEntityDelta(baseline, out, 0, written.bytes, written.removed, written.changed);
+  return applyEntityDelta(baseline, out, 0, written.bytes, written.removed, written.changed, into);
 }
+
+/** One list every run of the property writes into, so each starts from what the one before left there. */
+const spare = new EntryList(8, 1);
 
 describe("entity deltas", () => {
   it("apply(baseline, delta(baseline → current)) is current, byte for byte, from any baseline", () => {
@@ -106,6 +109,12 @@ describe("entity deltas", () => {
           // From the empty baseline too: the delta is the whole list.
           const full = roundTrip(emptyEntryList(), current) as EntryList;
           expect(full.checksum).toBe(current.checksum);
+          // Into a reused list (what the last run left in it is cleared first): the same bytes, that list.
+          const into = roundTrip(baseline, current, spare) as EntryList;
+          expect(into).toBe(spare);
+          expect(into.count).toBe(current.count);
+          expect(into.bytes.subarray(0, into.byteLength)).toEqual(current.bytes.subarray(0, current.byteLength));
+          expect(into.checksum).toBe(current.checksum);
         },
       ),
       { numRuns: 300 },
@@ -147,6 +156,19 @@ describe("entity deltas", () => {
     const out = new Uint8Array(MAX_DATAGRAM_BYTES);
     writeEntityDelta(emptyEntryList(), toList(many, 1), out, 0, STATE_DELTA_BODY_MAX, written);
     expect(written.bytes).toBe(-1);
+  });
+
+  it("refuses to write its result over its baseline or the shared empty list", () => {
+    const entry = { id: 3, typeId: 0, x: 1, y: 1, hp: 1, hpMax: 1, elo: 1, flags: 0, meta: [] };
+    const baseline = toList([entry], 1);
+    const out = new Uint8Array(100);
+    writeEntityDelta(baseline, toList([{ ...entry, x: 2 }], 2), out, 0, out.length, written);
+    const apply = (from: EntryList, into: EntryList) =>
+      applyEntityDelta(from, out, 0, written.bytes, written.removed, written.changed, into);
+    expect(() => apply(baseline, baseline)).toThrow(RangeError);
+    expect(() => apply(baseline, emptyEntryList())).toThrow(RangeError);
+    expect(emptyEntryList().count).toBe(0);
+    expect(apply(baseline, new EntryList())?.checksum).toBe(toList([{ ...entry, x: 2 }], 2).checksum);
   });
 
   it("a delta meant for another baseline is refused (a removed id the baseline lacks)", () => {

@@ -351,7 +351,9 @@ function fixedFieldBytes(mask: number): number {
  * returns the new list, ascending by id, with its checksum computed; the
  * caller compares that with the packet's entity_checksum. Returns null when
  * the delta does not fit the baseline (a removed id it lacks), which means
- * the sender meant another baseline.
+ * the sender meant another baseline. With `into`, the result is written
+ * there (cleared first; it grows as needed, and must not be `baseline`) and
+ * no list is allocated — for a holder that reuses the lists it lets go of.
  */
 export function applyEntityDelta(
   baseline: EntryList,
@@ -360,8 +362,13 @@ export function applyEntityDelta(
   end: number,
   removed: number,
   changed: number,
+  into?: EntryList,
 ): EntryList | null {
-  const result = new EntryList(baseline.byteLength + (end - start) * 4 + 64, baseline.count + changed + 1);
+  if (into === baseline || into === EMPTY) {
+    throw new RangeError("applyEntityDelta: the result cannot be written over its baseline or the shared empty list");
+  }
+  const result = into ?? new EntryList(baseline.byteLength + (end - start) * 4 + 64, baseline.count + changed + 1);
+  if (into) into.clear();
   // The removed ids, ascending.
   const removedIds: number[] = [];
   let at = start;
