@@ -6,7 +6,9 @@
 // oldest other slot. A client whose acknowledgement is older than the ring
 // (its acks were lost for a while) is written against the empty list — the
 // whole view, which is what the seed would have sent anyway — and catches up
-// with its next acknowledgement. Memory per session is bounded: BASELINES_KEPT
+// with its next acknowledgement; so is one whose acknowledgements name lists
+// the ring has already let go of (a round trip longer than the ring: it may
+// have let the baseline go too). Memory per session is bounded: BASELINES_KEPT
 // lists of at most one view each, and a view too big to send as a delta is
 // sent the seed's way (its list is kept all the same).
 import { EntryList, emptyEntryList } from "../protocol/entity-delta.js";
@@ -40,7 +42,7 @@ export class EntityBaselines {
   lastStepTick = -1;
   /**
    * Acknowledgements newer than the baseline that named a list the ring no longer holds: the client's round
-   * trip is longer than the ring (a second), and the deltas stay written against the older baseline.
+   * trip is longer than the ring (a second). Each sets the baseline back to the empty list.
    */
   staleAcks = 0;
 
@@ -49,7 +51,10 @@ export class EntityBaselines {
     for (let index = 0; index < BASELINES_KEPT; index++) this.lists.push(new EntryList(256, 16));
   }
 
-  /** The client holds the list of `tick` (an EntityAckPacket). An unknown or older tick changes nothing (an unknown newer one is counted). */
+  /**
+   * The client holds the list of `tick` (an EntityAckPacket). An older tick changes nothing; a newer one the
+   * ring no longer holds is counted and makes the empty list the baseline.
+   */
   acknowledge(tick: number): void {
     if (tick <= this.ackedTick) return;
     for (const list of this.lists) {
@@ -58,7 +63,11 @@ export class EntityBaselines {
         return;
       }
     }
+    // A list the ring no longer holds: the client has moved past the baseline in force by more than a ring,
+    // and keeps only so many lists — it may have let that one go, and every delta written against it would
+    // be dropped for as long as its acknowledgements come this late. The empty list it always holds.
     this.staleAcks++;
+    this.ackedTick = 0;
   }
 
   /** The list to write this broadcast's delta against: the acknowledged one, or the empty list (tick -1). */
