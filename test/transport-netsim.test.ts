@@ -153,13 +153,15 @@ describe("server command line", () => {
       );
     });
 
-  it("exits 2 with a usage error for a bad --netsim spec, --rtc-ports range or --ice-server URL", async () => {
+  it("exits 2 with a usage error for a bad --netsim spec, --rtc-ports range, --ice-server URL or UDP option", async () => {
     const cases = [
       [["--netsim", "loss=200"], "--netsim"],
       [["--netsim", "delay=fast"], "--netsim"],
       [["--rtc-ports", "6000-5000"], "--rtc-ports"],
       [["--ice-server", "http://example.org"], "--ice-server"],
       [["--udp-backend", "quic"], "--udp-backend must be auto, mmsg or dgram"],
+      [["--udp-receive-interval", "1001"], "--udp-receive-interval must be whole milliseconds 0..1000"],
+      [["--udp-receive-interval", "1.5"], "--udp-receive-interval must be whole milliseconds 0..1000"],
     ] as const;
     // In parallel: each run pays tsx's start-up.
     const results = await Promise.all(cases.map(([args]) => run(...args)));
@@ -173,7 +175,15 @@ describe("server command line", () => {
   it("documents the transport flags in --help", async () => {
     const result = await run("--help");
     expect(result.status).toBe(0);
-    for (const flag of ["--ice-server", "--rtc-bind", "--rtc-ports", "--netsim", "--client-dir", "--udp-backend"]) {
+    for (const flag of [
+      "--ice-server",
+      "--rtc-bind",
+      "--rtc-ports",
+      "--netsim",
+      "--client-dir",
+      "--udp-backend",
+      "--udp-receive-interval",
+    ]) {
       expect(result.stdout).toContain(flag);
     }
   });

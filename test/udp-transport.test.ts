@@ -177,6 +177,60 @@ describe("the batched backend", () => {
     },
   );
 
+  it.runIf(process.platform === "linux")(
+    "with a receive interval, reads a stream at most once per interval, every datagram in order, and an idle socket's first at once",
+    async () => {
+      const { binding, reason } = udpMmsgBinding();
+      if (binding === null) throw new Error(reason);
+      const INTERVAL_MS = 100;
+      const got: { index: number; atMs: number }[] = [];
+      const socket = MmsgSocket.open(
+        binding,
+        "127.0.0.1",
+        0,
+        (datagram) => got.push({ index: datagram[0], atMs: performance.now() }),
+        {
+          receiveIntervalMs: INTERVAL_MS,
+        },
+      );
+      cleanups.push(() => socket.close());
+      expect(socket.receiveIntervalMs).toBe(INTERVAL_MS);
+      const client = await clientSocket();
+      const send = (index: number) =>
+        new Promise<void>((resolve) => client.send(new Uint8Array([index]), socket.port, "127.0.0.1", () => resolve()));
+      // One datagram a millisecond or so for 200 datagrams: without the interval, a read for nearly each.
+      const startMs = performance.now();
+      for (let index = 0; index < 200; index++) {
+        await send(index);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      await expect.poll(() => got.length, { timeout: 5000 }).toBe(200);
+      const spanMs = got[199].atMs - startMs;
+      expect(got.map((each) => each.index)).toEqual([...Array(200).keys()]);
+      // At most one read per interval over the stream's span (plus the first, which is read at once).
+      expect(socket.stats.receiveBatches).toBeLessThanOrEqual(Math.ceil(spanMs / INTERVAL_MS) + 2);
+      // Quiet for longer than the interval: the next datagram is read at once, not an interval later.
+      await new Promise((resolve) => setTimeout(resolve, 3 * INTERVAL_MS));
+      const sentMs = performance.now();
+      await send(200);
+      await expect.poll(() => got.length, { timeout: 5000, interval: 1 }).toBe(201);
+      expect(got[200].atMs - sentMs).toBeLessThan(INTERVAL_MS);
+      // Closing while the interval's timer is pending frees the port (both of the socket's handles close).
+      await send(201);
+      await socket.close();
+    },
+  );
+
+  it.runIf(process.platform === "linux")("refuses a receive interval outside 0–1000 ms", () => {
+    const { binding, reason } = udpMmsgBinding();
+    if (binding === null) throw new Error(reason);
+    for (const bad of [-1, 1001, 2.5]) {
+      expect(() => MmsgSocket.open(binding, "127.0.0.1", 0, () => {}, { receiveIntervalMs: bad })).toThrow(
+        /receive interval/,
+      );
+    }
+  });
+
   it.runIf(process.platform === "linux")("refuses a send thread niceness outside 0–19", () => {
     const { binding, reason } = udpMmsgBinding();
     if (binding === null) throw new Error(reason);
@@ -245,6 +299,9 @@ describe("the batched backend", () => {
       startSender: () => {
         throw new Error("this socket sends on its own thread");
       },
+      setReceiveInterval: () => {
+        throw new Error("this socket reads each datagram at once");
+      },
       stopSender: () => {
         throw new Error("this socket has no send thread");
       },
@@ -296,6 +353,7 @@ const variants: [string, UdpTransportOptions][] = [
     ? ([
         ["mmsg, send thread", { backend: "mmsg", sendThread: { nice: 10 } }],
         ["mmsg, sends on the event loop", { backend: "mmsg", sendThread: null }],
+        ["mmsg, send thread, a receive interval", { backend: "mmsg", sendThread: { nice: 0 }, receiveIntervalMs: 2 }],
       ] as [string, UdpTransportOptions][])
     : []),
   ["dgram", { backend: "dgram" }],

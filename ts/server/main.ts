@@ -12,7 +12,7 @@ import { isLogLevel, Logger } from "./log.js";
 import { DatabaseBackups, DEFAULT_BACKUP_INTERVAL_MS, DEFAULT_BACKUPS_KEPT } from "./persistence/backup.js";
 import { DEFAULT_DATABASE_PATH, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
 import { DEFAULT_CLIENT_DIR, type ServerOptions, startServer } from "./server.js";
-import { DEFAULT_SEND_THREAD, UDP_BACKENDS, type UdpBackend } from "./udp-transport.js";
+import { DEFAULT_RECEIVE_INTERVAL_MS, DEFAULT_SEND_THREAD, UDP_BACKENDS, type UdpBackend } from "./udp-transport.js";
 
 const DEFAULT_MAP = fileURLToPath(new URL("../../maps/caves.tmj", import.meta.url));
 
@@ -62,6 +62,9 @@ usage: npm start -- [options]
   --udp-send-thread N   the batched socket makes its sendmmsg calls on a thread of its own at
                         niceness N, 0-19, so a broadcast's system calls run beside the tick, not
                         in it; "off": on the event loop's thread (default 0; docs/udp-batching.md)
+  --udp-receive-interval MS  the batched socket reads at most once per MS milliseconds, 0-1000:
+                        under load one wake-up per interval instead of one per few datagrams; an
+                        inbound datagram waits at most MS (default ${DEFAULT_RECEIVE_INTERVAL_MS}; 0: read each at once)
 
 Browser transports (docs/transports.md):
   --ice-server URL      STUN/TURN server for WebRTC peer connections, repeatable:
@@ -208,6 +211,7 @@ async function main(): Promise<void> {
         netsim: { type: "string" },
         "udp-backend": { type: "string", default: "auto" },
         "udp-send-thread": { type: "string", default: String(DEFAULT_SEND_THREAD.nice) },
+        "udp-receive-interval": { type: "string", default: String(DEFAULT_RECEIVE_INTERVAL_MS) },
         "admin-token-file": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -228,6 +232,11 @@ async function main(): Promise<void> {
   const udpBackend = v["udp-backend"] as UdpBackend;
   if (!UDP_BACKENDS.includes(udpBackend)) fail(`--udp-backend must be auto, mmsg or dgram, got "${udpBackend}"`);
   const udpSendThread = sendThreadOption(v["udp-send-thread"]!);
+  const intervalText = v["udp-receive-interval"]!;
+  const udpReceiveIntervalMs = Number(intervalText);
+  if (!/^\d+$/.test(intervalText) || udpReceiveIntervalMs > 1000) {
+    fail(`--udp-receive-interval must be whole milliseconds 0..1000, got "${intervalText}"`);
+  }
   const webrtc: ServerOptions["webrtc"] = { iceServers: v["ice-server"]!.map(iceServer) };
   if (v["rtc-bind"] !== undefined) webrtc.bindAddress = v["rtc-bind"];
   if (v["rtc-ports"] !== undefined) webrtc.portRange = portRange(v["rtc-ports"]);
@@ -286,6 +295,7 @@ async function main(): Promise<void> {
       },
       udpBackend,
       udpSendThread,
+      udpReceiveIntervalMs,
       logger,
       adminToken,
     });

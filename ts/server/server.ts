@@ -24,7 +24,7 @@ import {
   type WebSocketTransportOptions,
   WebSocketTransport,
 } from "./transports/websocket.js";
-import { type UdpBackend, UdpTransport } from "./udp-transport.js";
+import { DEFAULT_RECEIVE_INTERVAL_MS, type UdpBackend, UdpTransport } from "./udp-transport.js";
 
 /** Where the browser client's build lands (Vite, outDir dist/client). */
 export const DEFAULT_CLIENT_DIR = fileURLToPath(new URL("../../dist/client", import.meta.url));
@@ -50,6 +50,8 @@ export interface ServerOptions extends Partial<GameOptions> {
   udpBackend?: UdpBackend;
   /** The batched socket's send thread and its niceness, or null for none (--udp-send-thread); default on, nice 0. */
   udpSendThread?: { nice: number } | null;
+  /** The batched socket reads at most once per this many ms (--udp-receive-interval); default DEFAULT_RECEIVE_INTERVAL_MS. */
+  udpReceiveIntervalMs?: number;
   /** HTTP edge and account limits (http-guard.ts); DEFAULT_HTTP_LIMITS for what is not given. */
   http?: Partial<HttpLimits>;
   /** The operators' bearer token: with one, the admin API (/api/admin/*) is served; there is no default. */
@@ -112,7 +114,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     options.host,
     options.udpPort,
     (datagram, peer) => sink.datagram(datagram, peer),
-    { backend: options.udpBackend, sendThread: options.udpSendThread },
+    {
+      backend: options.udpBackend,
+      sendThread: options.udpSendThread,
+      receiveIntervalMs: options.udpReceiveIntervalMs ?? DEFAULT_RECEIVE_INTERVAL_MS,
+    },
   );
   if (udp.fallbackReason) logger.info("UDP without batching (node:dgram)", { reason: udp.fallbackReason });
   const http = new HttpApi((error) => logger.error("http handler failed", { error: String(error) }), {
@@ -140,6 +146,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       backend: udp.backend,
       ...(udp.fallbackReason ? { fallbackReason: udp.fallbackReason } : {}),
       ...udp.mmsgStats,
+      ...(udp.backend === "mmsg" ? { receiveIntervalMs: udp.receiveIntervalMs } : {}),
     }),
   );
   installRtcSignalling(http, webrtc, game.sessions);

@@ -37,6 +37,8 @@ interface Binding {
   close(handle: object, onClosed: () => void): void;
   /** From now on `send` queues copies for a thread of the socket's own, of this niceness (0–19). */
   startSender(handle: object, nice: number): void;
+  /** Reads at most once per `ms` milliseconds (0–1000; 0: every readable event at once). */
+  setReceiveInterval(handle: object, ms: number): void;
   /** Sends what the thread holds, joins it, and reports its counters since the last `send` in stats. */
   stopSender(handle: object, stats: Int32Array): void;
   constants: {
@@ -114,6 +116,13 @@ export interface MmsgOpenOptions {
      */
     pipeline?: boolean;
   };
+  /**
+   * Read at most once per this many milliseconds (0–1000; default 0, every readable event at once). Datagrams
+   * that arrive within the interval after a read wait for its end (at most that long) and are read together:
+   * under load one wake-up of the event loop per interval instead of one per few datagrams
+   * (docs/udp-batching.md § Receiving at an interval). An idle socket's first datagram is read at once.
+   */
+  receiveIntervalMs?: number;
 }
 
 /** A destination as the kernel wants it: sockaddr_in (16 bytes) or sockaddr_in6 (28). */
@@ -196,6 +205,8 @@ export class MmsgSocket {
   private readonly receiveMeta: Int32Array;
   private readonly receiveAddresses: Uint8Array;
   private closed = false;
+  /** The receive interval in force (MmsgOpenOptions.receiveIntervalMs). */
+  receiveIntervalMs = 0;
 
   private constructor(
     private readonly binding: Binding,
@@ -221,8 +232,14 @@ export class MmsgSocket {
     sink: MmsgDatagramSink,
     options: MmsgOpenOptions = {},
   ): MmsgSocket {
+    const interval = options.receiveIntervalMs ?? 0;
+    if (!Number.isInteger(interval) || interval < 0 || interval > 1000) {
+      throw new RangeError(`udp-mmsg: a receive interval is a whole number of milliseconds 0-1000, got ${interval}`);
+    }
     const [handle, boundPort] = binding.open(host.includes(":") ? 6 : 4, host, port);
     const socket = new MmsgSocket(binding, handle, boundPort, sink);
+    if (interval > 0) binding.setReceiveInterval(handle, interval);
+    socket.receiveIntervalMs = interval;
     if (options.sendThread !== undefined) {
       try {
         binding.startSender(handle, options.sendThread.nice);

@@ -86,6 +86,11 @@ typedef struct {
   int env_gone;   // the environment is being torn down: never touch JS again
   napi_async_cleanup_hook_handle cleanup_hook;
   uv_poll_t poll;
+  // Receiving at most once per receive_interval_ms (setReceiveInterval): after a drain the socket is not
+  // polled for reading until this timer fires. 0: every readable event is read at once.
+  uv_timer_t resume;
+  int receive_interval_ms;
+  int handles_open;  // poll and resume: on_close runs when libuv has let go of both
   napi_env env;
   napi_async_context async_context;
   napi_ref self;          // the JS object the callbacks are called on
@@ -252,6 +257,9 @@ static napi_value Open(napi_env env, napi_callback_info info) {
     return NULL;
   }
   socket_state->poll.data = socket_state;
+  uv_timer_init(loop, &socket_state->resume);
+  socket_state->resume.data = socket_state;
+  socket_state->handles_open = 2;
   napi_value resource_name;
   CHECK(napi_create_string_utf8(env, "UDPMMSG", NAPI_AUTO_LENGTH, &resource_name));
   CHECK(napi_async_init(env, NULL, resource_name, &socket_state->async_context));
@@ -354,6 +362,8 @@ static void receive(Socket *socket) {
   }
 }
 
+static void on_resume(uv_timer_t *timer);
+
 static void on_poll(uv_poll_t *poll, int status, int events) {
   Socket *socket = poll->data;
   if (socket->closing || socket->env_gone) return;
@@ -363,7 +373,18 @@ static void on_poll(uv_poll_t *poll, int status, int events) {
     uv_poll_stop(poll);
     return;
   }
-  if (events & UV_READABLE) receive(socket);
+  if (events & UV_READABLE) {
+    receive(socket);
+    // Rate-limited receiving: nothing more is read until the interval has passed. Datagrams that arrive in
+    // it wait (at most the interval) and are read together, in one wake-up of the loop instead of one each.
+    if (socket->receive_interval_ms > 0 && !socket->closing && !socket->env_gone &&
+        (socket->events & UV_READABLE)) {
+      int rest = socket->events & ~UV_READABLE;
+      if (rest == 0) uv_poll_stop(&socket->poll);
+      else uv_poll_start(&socket->poll, rest, on_poll);
+      uv_timer_start(&socket->resume, on_resume, (uint64_t)socket->receive_interval_ms, 0);
+    }
+  }
   if (!socket->closing && (events & UV_WRITABLE) && (socket->events & UV_WRITABLE)) {
     call_js(socket, socket->on_writable, 0, 0);
   }
@@ -373,6 +394,38 @@ static int set_events(Socket *socket, int events) {
   socket->events = events;
   if (events == 0) return uv_poll_stop(&socket->poll);
   return uv_poll_start(&socket->poll, events, on_poll);
+}
+
+// The interval is over: poll for reading again (at once readable if datagrams came meanwhile).
+static void on_resume(uv_timer_t *timer) {
+  Socket *socket = timer->data;
+  if (socket->closing || socket->env_gone) return;
+  set_events(socket, socket->events);
+}
+
+// setReceiveInterval(handle, ms): read at most once per ms milliseconds (0-1000; 0, the default: at once).
+static napi_value SetReceiveInterval(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 2) {
+    napi_throw_type_error(env, NULL, "udp-mmsg: setReceiveInterval takes 2 arguments");
+    return NULL;
+  }
+  Socket *socket = unwrap(env, argv[0]);
+  if (socket == NULL) return NULL;
+  int32_t ms;
+  CHECK(napi_get_value_int32(env, argv[1], &ms));
+  if (ms < 0 || ms > 1000) {
+    napi_throw_range_error(env, NULL, "udp-mmsg: a receive interval is 0-1000 ms");
+    return NULL;
+  }
+  socket->receive_interval_ms = ms;
+  if (ms == 0 && uv_is_active((uv_handle_t *)&socket->resume)) {
+    uv_timer_stop(&socket->resume);
+    set_events(socket, socket->events);
+  }
+  return NULL;
 }
 
 // startReceive(handle, self, data: Uint8Array, meta: Int32Array, addresses: Uint8Array, onReadable, onWritable)
@@ -796,6 +849,19 @@ static void on_close(uv_handle_t *handle) {
   if (socket->finalized) free(socket);
 }
 
+// Stops polling and the receive timer and closes both handles; on_close runs once libuv has let go of both.
+static void on_handle_closed(uv_handle_t *handle) {
+  Socket *socket = handle->data;
+  if (--socket->handles_open == 0) on_close(handle);
+}
+
+static void close_handles(Socket *socket) {
+  uv_timer_stop(&socket->resume);
+  uv_close((uv_handle_t *)&socket->resume, on_handle_closed);
+  uv_poll_stop(&socket->poll);
+  uv_close((uv_handle_t *)&socket->poll, on_handle_closed);
+}
+
 // The environment is going away with the socket still open (a Worker that
 // ends, a process that exits without closing it): close the descriptor and
 // free the memory without calling into JS, whose references die with the env.
@@ -805,8 +871,7 @@ static void on_env_cleanup(napi_async_cleanup_hook_handle hook, void *arg) {
   if (socket->closing) return;  // close() already queued on_close, which sees env_gone
   socket->closing = 1;
   stop_sender(socket);
-  uv_poll_stop(&socket->poll);
-  uv_close((uv_handle_t *)&socket->poll, on_close);
+  close_handles(socket);
 }
 
 // The handle's memory outlives close() so that a late call on a closed handle
@@ -819,8 +884,7 @@ static void finalize(napi_env env, void *data, void *hint) {
   if (!socket->closing) {
     socket->closing = 1;
     stop_sender(socket);
-    uv_poll_stop(&socket->poll);
-    uv_close((uv_handle_t *)&socket->poll, on_close);
+    close_handles(socket);
   } else if (socket->fd < 0) {
     free(socket);
   }
@@ -847,8 +911,7 @@ static napi_value Close(napi_env env, napi_callback_info info) {
   }
   socket->closing = 1;
   stop_sender(socket);
-  uv_poll_stop(&socket->poll);
-  uv_close((uv_handle_t *)&socket->poll, on_close);
+  close_handles(socket);
   return NULL;
 }
 
@@ -859,6 +922,7 @@ static napi_value Init(napi_env env, napi_value exports) {
       {"wantWritable", NULL, WantWritable, NULL, NULL, NULL, napi_default, NULL},
       {"send", NULL, Send, NULL, NULL, NULL, napi_default, NULL},
       {"startSender", NULL, StartSender, NULL, NULL, NULL, napi_default, NULL},
+      {"setReceiveInterval", NULL, SetReceiveInterval, NULL, NULL, NULL, napi_default, NULL},
       {"stopSender", NULL, StopSender, NULL, NULL, NULL, napi_default, NULL},
       {"close", NULL, Close, NULL, NULL, NULL, napi_default, NULL},
   };
