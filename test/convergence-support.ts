@@ -192,6 +192,17 @@ export function serverPosition(server: RunningServer, client: GameClient): { x: 
   return entity ? { x: entity.x, y: entity.y } : null;
 }
 
+/**
+ * Two walkers' crossing, west of wall A where the start is: two posts 33 tiles apart (beyond the 15-tile view
+ * radius, out of each other's view), then two ends 12 apart that make them pass each other (in view again).
+ */
+export const CROSSING = {
+  westPost: { x: 42, y: 66 },
+  eastPost: { x: 75, y: 74 },
+  adaEnd: { x: 64, y: 74 },
+  beaEnd: { x: 52, y: 66 },
+} as const;
+
 /** The chunk neighbourhood requirement: all 9 chunks (those that exist) within this long of entering a chunk. */
 export const NEIGHBOURHOOD_DEADLINE_MS = 2000;
 

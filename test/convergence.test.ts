@@ -12,6 +12,7 @@ import type { RunningServer } from "../ts/server/server.js";
 import {
   COURSE_GOAL,
   COURSE_START,
+  CROSSING,
   type CourseMap,
   formatWalk,
   joinCourse,
@@ -39,13 +40,6 @@ afterAll(() => tearDown(clients, server, map));
 
 /** Replans allowed per goal beyond one per correction (docs/netcode.md: a correction costs at most one replan). */
 const REPLAN_SLACK = 2;
-
-// West of wall A, where the start is: two posts 33 tiles apart, and two end points 12 apart that make the
-// walkers cross.
-const WEST_POST = { x: 42, y: 66 };
-const EAST_POST = { x: 75, y: 74 };
-const ADA_END = { x: 64, y: 74 };
-const BEA_END = { x: 52, y: 66 };
 
 const PROFILES: { name: string; profile: DuplexProfile; seed: number }[] = [
   { name: "clean", profile: PERFECT_DUPLEX, seed: 11 },
@@ -116,17 +110,17 @@ describe("two clients on bad links", () => {
       [ada, bea].map(({ client }, index) => ({ client, goal: goals[index], watch: new Watch(() => server, client) }));
 
     // Apart: 33 tiles, beyond the 15-tile view radius — neither may see the other.
-    const apart = await walkTogether(walkers([WEST_POST, EAST_POST]));
+    const apart = await walkTogether(walkers([CROSSING.westPost, CROSSING.eastPost]));
     expect(ada.client.entities.has(bea.client.ownEntityId)).toBe(false);
     expect(bea.client.entities.has(ada.client.ownEntityId)).toBe(false);
 
     // Through each other: they pass at about x = 58 and end 12 tiles apart, in view again.
-    const through = await walkTogether(walkers([ADA_END, BEA_END]));
+    const through = await walkTogether(walkers([CROSSING.adaEnd, CROSSING.beaEnd]));
     for (const walk of [...apart, ...through]) console.log(formatWalk(`crossing views: ${walk.nick}`, walk));
     const adaAt = serverPosition(server, ada.client)!;
     const beaAt = serverPosition(server, bea.client)!;
-    expect(adaAt).toEqual(ADA_END);
-    expect(beaAt).toEqual(BEA_END);
+    expect(adaAt).toEqual(CROSSING.adaEnd);
+    expect(beaAt).toEqual(CROSSING.beaEnd);
     expect(ada.client.entities.get(bea.client.ownEntityId)).toMatchObject({ typeId: 0, ...beaAt });
     expect(bea.client.entities.get(ada.client.ownEntityId)).toMatchObject({ typeId: 0, ...adaAt });
     expect(ada.client.confirmed).toEqual(adaAt);

@@ -13,6 +13,7 @@ import type { RunningServer } from "../ts/server/server.js";
 import { BASELINES_KEPT } from "../ts/server/entity-baselines.js";
 import {
   type CourseMap,
+  CROSSING,
   driveFor,
   driveUntil,
   formatWalk,
@@ -42,12 +43,6 @@ afterAll(() => tearDown(clients, server, map));
 const LATE = "down-delay=1500,down-jitter=400";
 /** A chunk arrives a one-way delay (and jitter) after the crossing that asked for it: 2 s plus that. */
 const NEIGHBOURHOOD_DEADLINE_MS = 4000;
-
-// As convergence.test.ts's crossing: two posts 33 tiles apart (out of view), then two ends 12 apart (in view).
-const WEST_POST = { x: 42, y: 66 };
-const EAST_POST = { x: 75, y: 74 };
-const ADA_END = { x: 64, y: 74 };
-const BEA_END = { x: 52, y: 66 };
 
 describe.concurrent(`entity deltas on a downlink of ${LATE}`, () => {
   const FORMS = [
@@ -79,20 +74,20 @@ describe.concurrent(`entity deltas on a downlink of ${LATE}`, () => {
             watch: new Watch(() => server, client, NEIGHBOURHOOD_DEADLINE_MS),
           }));
 
-        const apart = await walkTogether(walkers([WEST_POST, EAST_POST]));
+        const apart = await walkTogether(walkers([CROSSING.westPost, CROSSING.eastPost]));
         if (lateAfterApart) {
           for (const { impaired } of [ada, bea]) impaired!.duplex.setProfile(late);
           // Standing still while the round trip settles (a jump from milliseconds to seconds costs the walk
           // corrections, not what this test is about); the deltas go on at the idle rate meanwhile.
           await driveFor([ada.client, bea.client], 4000);
         }
-        const through = await walkTogether(walkers([ADA_END, BEA_END]));
+        const through = await walkTogether(walkers([CROSSING.adaEnd, CROSSING.beaEnd]));
         for (const walk of [...apart, ...through]) console.log(formatWalk(`late downlink: ${walk.nick}`, walk));
 
         const adaAt = serverPosition(server, ada.client)!;
         const beaAt = serverPosition(server, bea.client)!;
-        expect(adaAt).toEqual(ADA_END);
-        expect(beaAt).toEqual(BEA_END);
+        expect(adaAt).toEqual(CROSSING.adaEnd);
+        expect(beaAt).toEqual(CROSSING.beaEnd);
         const sees = (client: GameClient, other: GameClient, at: { x: number; y: number }) => {
           const entity = client.entities.get(other.ownEntityId);
           return entity !== undefined && entity.x === at.x && entity.y === at.y;
