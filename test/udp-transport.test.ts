@@ -189,9 +189,8 @@ describe("the batched backend", () => {
         "127.0.0.1",
         0,
         (datagram) => got.push({ index: datagram[0], atMs: performance.now() }),
-        {
-          receiveIntervalMs: INTERVAL_MS,
-        },
+        // Busy from the start: the interval applies at any rate (the default waits for 10,000 a second).
+        { receiveIntervalMs: INTERVAL_MS, receiveBusyPerSecond: 0 },
       );
       cleanups.push(() => socket.close());
       expect(socket.receiveIntervalMs).toBe(INTERVAL_MS);
@@ -221,7 +220,29 @@ describe("the batched backend", () => {
     },
   );
 
-  it.runIf(process.platform === "linux")("refuses a receive interval outside 0–1000 ms", () => {
+  it.runIf(process.platform === "linux")(
+    "with a receive interval but a stream below the busy rate, reads each datagram at once",
+    async () => {
+      const { binding, reason } = udpMmsgBinding();
+      if (binding === null) throw new Error(reason);
+      let got = 0;
+      const socket = MmsgSocket.open(binding, "127.0.0.1", 0, () => got++, { receiveIntervalMs: 100 });
+      cleanups.push(() => socket.close());
+      const client = await clientSocket();
+      // About a datagram a millisecond for 1.2 s: a second's count below the default busy rate of 10,000.
+      for (let index = 0; index < 1200; index++) {
+        await new Promise<void>((resolve) =>
+          client.send(new Uint8Array([index & 0xff]), socket.port, "127.0.0.1", () => resolve()),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      await expect.poll(() => got, { timeout: 5000 }).toBe(1200);
+      // Paced, 1.2 s would take some 13 reads; unpaced, nearly one per datagram.
+      expect(socket.stats.receiveBatches).toBeGreaterThan(600);
+    },
+  );
+
+  it.runIf(process.platform === "linux")("refuses a receive interval outside 0–1000 ms or a negative busy rate", () => {
     const { binding, reason } = udpMmsgBinding();
     if (binding === null) throw new Error(reason);
     for (const bad of [-1, 1001, 2.5]) {
@@ -229,6 +250,9 @@ describe("the batched backend", () => {
         /receive interval/,
       );
     }
+    expect(() =>
+      MmsgSocket.open(binding, "127.0.0.1", 0, () => {}, { receiveIntervalMs: 2, receiveBusyPerSecond: -1 }),
+    ).toThrow(/busy rate/);
   });
 
   it.runIf(process.platform === "linux")("refuses a send thread niceness outside 0–19", () => {

@@ -37,8 +37,8 @@ interface Binding {
   close(handle: object, onClosed: () => void): void;
   /** From now on `send` queues copies for a thread of the socket's own, of this niceness (0–19). */
   startSender(handle: object, nice: number): void;
-  /** Reads at most once per `ms` milliseconds (0–1000; 0: every readable event at once). */
-  setReceiveInterval(handle: object, ms: number): void;
+  /** While ≥ busyPerSecond datagrams a second arrive, reads at most once per `ms` ms (0–1000; 0: at once). */
+  setReceiveInterval(handle: object, ms: number, busyPerSecond: number): void;
   /** Sends what the thread holds, joins it, and reports its counters since the last `send` in stats. */
   stopSender(handle: object, stats: Int32Array): void;
   constants: {
@@ -99,6 +99,13 @@ const STAT_SIZE = 6;
  */
 const THREAD_HANDOVER_ENTRIES = 256;
 
+/**
+ * Datagrams a second from which a receive interval applies (native/udp-mmsg's RECEIVE_BUSY_PER_S): about 1400
+ * wandering players. At 500 (3,500 a second) a fixed 2 ms interval raised the server's CPU; at 2500 and 5000
+ * it cut it by 8-13 % (docs/udp-batching.md § Receiving at an interval).
+ */
+export const RECEIVE_BUSY_PER_SECOND = 10_000;
+
 /** How the socket sends. */
 export interface MmsgOpenOptions {
   /**
@@ -120,9 +127,15 @@ export interface MmsgOpenOptions {
    * Read at most once per this many milliseconds (0–1000; default 0, every readable event at once). Datagrams
    * that arrive within the interval after a read wait for its end (at most that long) and are read together:
    * under load one wake-up of the event loop per interval instead of one per few datagrams
-   * (docs/udp-batching.md § Receiving at an interval). An idle socket's first datagram is read at once.
+   * (docs/udp-batching.md § Receiving at an interval). It applies only while the socket is busy (below);
+   * an idle socket's first datagram is read at once.
    */
   receiveIntervalMs?: number;
+  /**
+   * The interval applies while at least this many datagrams a second arrive (over the last second; default
+   * RECEIVE_BUSY_PER_SECOND; 0: always). Below it a pause per read cost more than the wake-ups it saved.
+   */
+  receiveBusyPerSecond?: number;
 }
 
 /** A destination as the kernel wants it: sockaddr_in (16 bytes) or sockaddr_in6 (28). */
@@ -236,9 +249,13 @@ export class MmsgSocket {
     if (!Number.isInteger(interval) || interval < 0 || interval > 1000) {
       throw new RangeError(`udp-mmsg: a receive interval is a whole number of milliseconds 0-1000, got ${interval}`);
     }
+    const busyRate = options.receiveBusyPerSecond ?? RECEIVE_BUSY_PER_SECOND;
+    if (!Number.isInteger(busyRate) || busyRate < 0 || busyRate > 0x7fffffff) {
+      throw new RangeError(`udp-mmsg: a busy rate is a whole number of datagrams a second, got ${busyRate}`);
+    }
     const [handle, boundPort] = binding.open(host.includes(":") ? 6 : 4, host, port);
     const socket = new MmsgSocket(binding, handle, boundPort, sink);
-    if (interval > 0) binding.setReceiveInterval(handle, interval);
+    if (interval > 0) binding.setReceiveInterval(handle, interval, busyRate);
     socket.receiveIntervalMs = interval;
     if (options.sendThread !== undefined) {
       try {
