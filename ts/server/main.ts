@@ -62,9 +62,10 @@ usage: npm start -- [options]
   --udp-send-thread N   the batched socket makes its sendmmsg calls on a thread of its own at
                         niceness N, 0-19, so a broadcast's system calls run beside the tick, not
                         in it; "off": on the event loop's thread (default 0; docs/udp-batching.md)
-  --udp-receive-interval MS  the batched socket reads at most once per MS milliseconds, 0-1000:
-                        under load one wake-up per interval instead of one per few datagrams; an
-                        inbound datagram waits at most MS (default ${DEFAULT_RECEIVE_INTERVAL_MS}; 0: read each at once)
+  --udp-receive-interval MS  while busy (10,000 datagrams a second or more) the batched socket
+                        reads at most once per MS milliseconds, 0-1000: one wake-up per interval
+                        instead of one per few datagrams; an inbound datagram waits at most MS
+                        (default ${DEFAULT_RECEIVE_INTERVAL_MS}; 0: read each at once)
 
 Browser transports (docs/transports.md):
   --ice-server URL      STUN/TURN server for WebRTC peer connections, repeatable:

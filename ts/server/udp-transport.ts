@@ -59,10 +59,10 @@ export interface UdpTransportOptions {
 }
 
 /**
- * The game server's receive interval (--udp-receive-interval): at 2500 players, ~7,000 wake-ups a second
- * became ~400 and the server's CPU fell by 8 % (seven alternated pairs); an inbound datagram waits at most
- * 2 ms, and only while others keep arriving (docs/udp-batching.md § Receiving at an interval). A gateway,
- * whose job is the relay's latency, keeps 0.
+ * The game server's receive interval (--udp-receive-interval), applied while the socket is busy
+ * (udp-mmsg.ts RECEIVE_BUSY_PER_SECOND): at 2500–3000 players ~7,000–8,000 wake-ups a second became
+ * ~400–460 and the server's CPU fell by 8 % (alternated pairs); an inbound datagram waits at most 2 ms
+ * (docs/udp-batching.md § Receiving at an interval). A gateway, whose job is the relay's latency, keeps 0.
  */
 export const DEFAULT_RECEIVE_INTERVAL_MS = 2;
 
