@@ -100,7 +100,7 @@ const STAT_SIZE = 6;
 const THREAD_HANDOVER_ENTRIES = 256;
 
 /**
- * Datagrams a second from which a receive interval applies (native/udp-mmsg's RECEIVE_BUSY_PER_S): about 1400
+ * Datagrams a second from which a receive interval applies (passed to native/udp-mmsg with it): about 1400
  * wandering players. At 500 (3,500 a second) a fixed 2 ms interval raised the server's CPU; at 2500 and 5000
  * it cut it by 8-13 % (docs/udp-batching.md § Receiving at an interval).
  */

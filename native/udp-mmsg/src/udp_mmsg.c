@@ -49,12 +49,6 @@
 // How long a hand-over waits at most for the thread to take the previous burst (see sender_queue).
 #define SENDER_WAIT_US 5000
 
-// A receive interval paces the reads only while the socket is busy: at least this many datagrams a second
-// by default (setReceiveInterval's third argument), over the last second. Below it the loop wakes seldom
-// anyway, and a pause (two epoll_ctl calls and a timer per read) cost more than it saved: at 500 bots the
-// server's CPU rose with a fixed interval, at 2500 and 5000 it fell by 8-13 %.
-#define RECEIVE_BUSY_PER_S 10000
-
 // One flushed burst, copied out of JavaScript's staging area for the send
 // thread: the entry table, the socket addresses and the data, in one block.
 typedef struct Batch {
@@ -96,7 +90,7 @@ typedef struct {
   // polled for reading until this timer fires. 0: every readable event is read at once.
   uv_timer_t resume;
   int receive_interval_ms;
-  uint32_t receive_busy_per_s;  // the rate from which the interval applies
+  uint32_t receive_busy_per_s;  // the rate from which the interval applies (udp-mmsg.ts RECEIVE_BUSY_PER_SECOND)
   uint64_t rate_since_ms;       // the current second's start (the loop's clock) and its datagrams so far
   uint32_t rate_count;
   int busy;                     // the last full second reached receive_busy_per_s
@@ -270,7 +264,6 @@ static napi_value Open(napi_env env, napi_callback_info info) {
   uv_timer_init(loop, &socket_state->resume);
   socket_state->resume.data = socket_state;
   socket_state->handles_open = 2;
-  socket_state->receive_busy_per_s = RECEIVE_BUSY_PER_S;
   socket_state->rate_since_ms = uv_now(loop);
   napi_value resource_name;
   CHECK(napi_create_string_utf8(env, "UDPMMSG", NAPI_AUTO_LENGTH, &resource_name));
