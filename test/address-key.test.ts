@@ -1,7 +1,7 @@
 // What one source is for the per-address limits: an IPv4 address (also when it
 // arrives v4-mapped on a dual-stack socket), or an IPv6 address's /64.
 import { describe, expect, it } from "vitest";
-import { addressKey } from "../ts/server/address-key.js";
+import { addressKey } from "../ts/server/edge/address-key.js";
 
 describe("addressKey", () => {
   it("an IPv4 address is its own key, v4-mapped or not", () => {

@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { encodePacketToBytes } from "../ts/protocol/packet.js";
 import { checkAdminToken } from "../ts/server/admin/admin-routes.js";
-import { Logger } from "../ts/server/log.js";
+import { Logger } from "../ts/server/ops/log.js";
 import { openGameDatabase } from "../ts/server/persistence/database.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { postJson } from "./support/game-harness.js";

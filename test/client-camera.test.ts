@@ -10,7 +10,7 @@ import {
   placeViewport,
   type PixelPoint,
   viewportForTileSize,
-} from "../ts/client/camera.js";
+} from "../ts/client/render/camera.js";
 import { DEFAULT_SCREEN, PANEL, pageLayout, screenForTileSize, VIEWPORT } from "../ts/client/render/layout.js";
 import { worldTileAt } from "../ts/client/render/picking.js";
 import { windowPeriodMs } from "../ts/window.js";

@@ -8,7 +8,7 @@ import { connectGuest, GameClient } from "../ts/client/core/index.js";
 import type { CombatNotice } from "../ts/client/core/index.js";
 import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
 import { ACTION_E } from "../ts/protocol/action.js";
-import { Logger } from "../ts/server/log.js";
+import { Logger } from "../ts/server/ops/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { drive } from "./client-core-support.js";

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { Rgb332Image } from "../ts/client/assets/image.js";
 import { CELL_SIZE_PX, FONT_FILE, SPRITES_FILE, TILES_FILE } from "../ts/client/assets/sheets.js";
 import { decodeTga } from "../ts/client/assets/tga.js";
-import { placeViewport } from "../ts/client/camera.js";
+import { placeViewport } from "../ts/client/render/camera.js";
 import type { EntityInfo } from "../ts/client/core/entity-table.js";
 import { type Atlas, installTileLooks, uploadAtlas } from "../ts/client/render/atlas.js";
 import { FrameRenderer, type FrameScene, gridViewOf } from "../ts/client/render/frame.js";

@@ -20,7 +20,7 @@ import {
   SPRITES_FILE,
   TILES_FILE,
 } from "../ts/client/assets/sheets.js";
-import { placeViewport } from "../ts/client/camera.js";
+import { placeViewport } from "../ts/client/render/camera.js";
 import {
   type Atlas,
   installTileLooks,

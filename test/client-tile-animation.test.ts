@@ -11,10 +11,10 @@ import { gridViewOf } from "../ts/client/render/frame.js";
 import { installMapArt } from "../ts/client/render/map-art.js";
 import { screenOfTile } from "../ts/client/render/picking.js";
 import { TileAnimations, tileFramesProblem } from "../ts/client/render/tile-animation.js";
-import { Logger } from "../ts/server/log.js";
-import { mapArtDescription } from "../ts/server/map-art-route.js";
+import { Logger } from "../ts/server/ops/log.js";
+import { mapArtDescription } from "../ts/server/http/map-art-route.js";
 import { startServer } from "../ts/server/server.js";
-import { readWorldMap } from "../ts/server/world-map.js";
+import { readWorldMap } from "../ts/server/world/world-map.js";
 import { makeRenderRig, RIG_HUD, type RenderRig } from "./client-render-rig.js";
 import { MAPS_REAL } from "./support/maps-real.js";
 

@@ -4,11 +4,11 @@
 // speaker's rate limit carried by a handoff so crossing a border does not refill it. The line between
 // real region processes is test/cluster.test.ts.
 import { beforeAll, describe, expect, it } from "vitest";
-import type { RelayedLine } from "../ts/server/chat.js";
-import { CHAT_BURST, ChatChannel } from "../ts/server/chat-channel.js";
+import type { RelayedLine } from "../ts/server/talk/chat.js";
+import { CHAT_BURST, ChatChannel } from "../ts/server/talk/chat-channel.js";
 import { Game } from "../ts/server/game-server.js";
-import { Logger } from "../ts/server/log.js";
-import type { Session } from "../ts/server/session.js";
+import { Logger } from "../ts/server/ops/log.js";
+import type { Session } from "../ts/server/sessions/session.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { boundGuest, floorMap } from "./support/game-without-network.js";

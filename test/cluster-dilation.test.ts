@@ -9,7 +9,7 @@ import { gridLayout } from "../ts/cluster/layout.js";
 import { type RedisProcess, startRedis } from "../ts/cluster/redis-process.js";
 import { type RunningRegion, startRegion } from "../ts/cluster/region.js";
 import { LEAD_MS, nextSegment, tickAt } from "../ts/cluster/world-dilation.js";
-import { Logger } from "../ts/server/log.js";
+import { Logger } from "../ts/server/ops/log.js";
 import { clusterSkipReason, until } from "./support/cluster-process.js";
 import { writeTestMap } from "./support/test-map.js";
 

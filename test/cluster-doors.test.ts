@@ -5,7 +5,7 @@
 // the one region 0 opened stayed closed in region 1, which stopped the walk back.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENTITY_TYPE_DOOR } from "../ts/entity-types.js";
-import { ENTITY_TYPE_SIGN_POST } from "../ts/server/interactables.js";
+import { ENTITY_TYPE_SIGN_POST } from "../ts/server/world/interactables.js";
 import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
 import { HANDOFF_MARGIN_TILES } from "../ts/cluster/layout.js";
 import { BORDER_X, clusterSkipReason, startTestCluster, type TestCluster, until } from "./support/cluster-process.js";

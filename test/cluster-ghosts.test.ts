@@ -3,7 +3,7 @@
 // its kept broadcast entry, as it was.
 import { describe, expect, it } from "vitest";
 import { type GhostEntry, GhostTable } from "../ts/cluster/ghosts.js";
-import { EntityStore } from "../ts/server/entities.js";
+import { EntityStore } from "../ts/server/entities/entities.js";
 
 const EAST = 1;
 

@@ -7,7 +7,7 @@ import { BROADCAST_EVERY_TICKS } from "../ts/constants.js";
 import { arrivalOf, handoffStateOf, restoreSession } from "../ts/cluster/handoff.js";
 import { decodePacketPlain } from "../ts/protocol/packet.js";
 import { Game } from "../ts/server/game-server.js";
-import { Logger } from "../ts/server/log.js";
+import { Logger } from "../ts/server/ops/log.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { boundGuest, type CapturingPeer, floorMap } from "./support/game-without-network.js";

@@ -19,7 +19,7 @@ import {
 } from "../ts/cluster/link-frames.js";
 import { type NpcLink, npcLinkFor } from "../ts/cluster/npc-link.js";
 import { Game } from "../ts/server/game-server.js";
-import { Logger } from "../ts/server/log.js";
+import { Logger } from "../ts/server/ops/log.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { boundGuest } from "./support/game-without-network.js";

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { ELO_MAX, ELO_MIN, REGEN_DELAY_SECONDS, isFoe } from "../ts/combat-rules.js";
 import { ACTION_E } from "../ts/protocol/action.js";
 import { Game } from "../ts/server/game-server.js";
-import { Logger } from "../ts/server/log.js";
+import { Logger } from "../ts/server/ops/log.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { testKind, writeNpcMap } from "./support/npc-map.js";
 import { eloAfterKill, expectedScore, hitChance, resolveBlow } from "../ts/server/combat/formula.js";

@@ -19,7 +19,7 @@ import { CHUNK_SIZE } from "../ts/constants.js";
 import { deriveSeed, type DuplexProfile } from "../ts/netsim/index.js";
 import { ACTION_NOOP } from "../ts/protocol/action.js";
 import { chunkId, decodePacket } from "../ts/protocol/index.js";
-import { Logger } from "../ts/server/log.js";
+import { Logger } from "../ts/server/ops/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { neighbourhoodComplete, sleep } from "./client-core-support.js";

@@ -16,8 +16,8 @@ import {
   ENTITY_FLAG_STATIC,
   encodePacketToBytes,
 } from "../ts/protocol/index.js";
-import type { DialogReply } from "../ts/server/dialogs.js";
-import { ENTITY_TYPE_SIGN_POST } from "../ts/server/interactables.js";
+import type { DialogReply } from "../ts/server/talk/dialogs.js";
+import { ENTITY_TYPE_SIGN_POST } from "../ts/server/world/interactables.js";
 import { type Harness, startHarness, worldMapWithInteractables } from "./support/game-harness.js";
 import { UdpTestClient } from "./support/udp-client.js";
 import { walkNextTo } from "./support/walk.js";

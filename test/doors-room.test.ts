@@ -1,18 +1,18 @@
-// The door room on its own ports (ts/server/doors.ts): a real World over the
+// The door room on its own ports (ts/server/world/doors.ts): a real World over the
 // real wasm grid, the real TileUpdates and EntityStore, and a DoorKeys that
 // says who holds which key — what the items room will answer from inventories.
 // A locked door opens for the key holder and stays unlocked for the next player;
 // without the key it stays shut; a repeat of a use is no second toggle. Doors
 // added at run time (a dungeon level's) work as the map's and leave with their state.
 import { describe, expect, it } from "vitest";
-import { DOOR_LOCKED, DOOR_REPEAT_TICKS, Doors } from "../ts/server/doors.js";
-import { Egress } from "../ts/server/egress.js";
-import { EntityStore } from "../ts/server/entities.js";
-import { Logger } from "../ts/server/log.js";
-import { Metrics } from "../ts/server/metrics.js";
-import type { Session } from "../ts/server/session.js";
-import { TileUpdates } from "../ts/server/tile-updates.js";
-import { World } from "../ts/server/world.js";
+import { DOOR_LOCKED, DOOR_REPEAT_TICKS, Doors } from "../ts/server/world/doors.js";
+import { Egress } from "../ts/server/edge/egress.js";
+import { EntityStore } from "../ts/server/entities/entities.js";
+import { Logger } from "../ts/server/ops/log.js";
+import { Metrics } from "../ts/server/ops/metrics.js";
+import type { Session } from "../ts/server/sessions/session.js";
+import { TileUpdates } from "../ts/server/world/tile-updates.js";
+import { World } from "../ts/server/world/world.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { NPC_DOOR, NPC_FLOOR, NPC_OPEN_DOOR, NPC_WALL, writeNpcMap } from "./support/npc-map.js";
 

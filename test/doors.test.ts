@@ -12,7 +12,7 @@ import { type ChatEvent, connectGuest, GameClient } from "../ts/client/core/inde
 import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
 import { ENTITY_TYPE_DOOR } from "../ts/entity-types.js";
 import { ACTION_E } from "../ts/protocol/action.js";
-import { DOOR_IN_THE_WAY, DOOR_LOCKED, DOOR_REPEAT_TICKS } from "../ts/server/doors.js";
+import { DOOR_IN_THE_WAY, DOOR_LOCKED, DOOR_REPEAT_TICKS } from "../ts/server/world/doors.js";
 import type { NpcKind } from "../ts/server/npc/kinds.js";
 import type { ItemDef } from "../ts/server/items/catalogue.js";
 import { loadCore } from "../ts/wasm/node.js";

@@ -13,13 +13,13 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { connectAccount, type AccountRequest } from "../ts/client/core/account-api.js";
 import { GameClient, type ItemEvent } from "../ts/client/core/index.js";
 import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
-import { inArea } from "../ts/server/areas.js";
-import { Logger } from "../ts/server/log.js";
+import { inArea } from "../ts/server/world/areas.js";
+import { Logger } from "../ts/server/ops/log.js";
 import { openGameDatabase } from "../ts/server/persistence/database.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { levelSeed } from "../ts/server/dungeon/levels.js";
 import { PILES_MAX } from "../ts/server/items/item-room.js";
-import { readWorld } from "../ts/server/world-areas.js";
+import { readWorld } from "../ts/server/world/world-areas.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { drive } from "./client-core-support.js";
 

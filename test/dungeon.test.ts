@@ -11,7 +11,7 @@ import { tileFlagsTable } from "../ts/tile-flags.js";
 import { CAVE_TILE, CAVE_TILE_DATA } from "../ts/server/map/generate-caves.js";
 import { doorShare, generateDungeon, type GeneratedDungeon } from "../ts/server/dungeon/generate-dungeon.js";
 import { loadMap } from "../ts/server/map/load-map.js";
-import { readWorldMap } from "../ts/server/world-map.js";
+import { readWorldMap } from "../ts/server/world/world-map.js";
 import { main as dungeonCli } from "../ts/tools/dungeon.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";

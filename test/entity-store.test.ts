@@ -6,7 +6,7 @@
 // reused without two living entities sharing one.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { EntityStore, type StoredEntity } from "../ts/server/entities.js";
+import { EntityStore, type StoredEntity } from "../ts/server/entities/entities.js";
 
 /** Coordinates where the bucket grid has edges: chunk borders, zero, both ends of i16 and past them. */
 const coordinate = fc.oneof(

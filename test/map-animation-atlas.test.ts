@@ -13,7 +13,7 @@ import { readRawMap } from "../ts/server/map/load-map.js";
 import { MAX_FRAMES_PER_STACK, stackTimeline } from "../ts/server/map/stack-animation.js";
 import { Footprints } from "../ts/server/map/tile-stacks.js";
 import { readPng } from "../ts/server/map/tileset-images.js";
-import { readWorldMap } from "../ts/server/world-map.js";
+import { readWorldMap } from "../ts/server/world/world-map.js";
 import { MAPS_REAL } from "./support/maps-real.js";
 
 const dir = mkdtempSync(join(tmpdir(), "map-animation-atlas-"));

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GameClient } from "../ts/client/core/index.js";
 import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
-import { Logger } from "../ts/server/log.js";
+import { Logger } from "../ts/server/ops/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { drive, joinOverUdp, neighbourhoodComplete } from "./client-core-support.js";
 

@@ -15,7 +15,7 @@ import { installMapArt } from "../ts/client/render/map-art.js";
 import { overLayersOf } from "../ts/server/map/flatten.js";
 import { loadMap, readRawMap } from "../ts/server/map/load-map.js";
 import { maskGid } from "../ts/server/map/gid.js";
-import { readWorldMap } from "../ts/server/world-map.js";
+import { readWorldMap } from "../ts/server/world/world-map.js";
 import { checkMap } from "../ts/tools/map.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { makeRenderRig, type RenderRig, renderAtRigCamera, rigScreenOf } from "./client-render-rig.js";

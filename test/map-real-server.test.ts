@@ -13,7 +13,7 @@ import type { Transport } from "../ts/client/core/index.js";
 import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
 import { CHUNK_TILE_COUNT } from "../ts/constants.js";
 import { MAX_DATAGRAM_BYTES, chunkX, chunkY, decodePacket } from "../ts/protocol/index.js";
-import { Logger } from "../ts/server/log.js";
+import { Logger } from "../ts/server/ops/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { drive, neighbourhoodComplete } from "./client-core-support.js";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GameClient } from "../ts/client/core/index.js";
 import { CHUNK_SIZE } from "../ts/constants.js";
-import { Logger } from "../ts/server/log.js";
+import { Logger } from "../ts/server/ops/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { drive, joinOverUdp, neighbourhoodComplete } from "./client-core-support.js";
 

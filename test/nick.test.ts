@@ -1,7 +1,7 @@
 // Nick rules: real names in any script pass; invisible, marks-only, zalgo and
 // impersonating nicks are refused; look-alikes share a key.
 import { describe, expect, it } from "vitest";
-import { checkNick, nickKey } from "../ts/server/nick.js";
+import { checkNick, nickKey } from "../ts/server/sessions/nick.js";
 
 const refused = (raw: string) => {
   const result = checkNick(raw);

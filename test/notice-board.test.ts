@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { type DialogPacket, encodePacketToBytes } from "../ts/protocol/index.js";
-import { RETURN_POST } from "../ts/server/interactables.js";
+import { RETURN_POST } from "../ts/server/world/interactables.js";
 import { NOTICES_KEPT, NoticeStore } from "../ts/server/persistence/notice-store.js";
 import { openGameDatabase } from "../ts/server/persistence/database.js";
 import { type Harness, startHarness, worldMapWithInteractables } from "./support/game-harness.js";

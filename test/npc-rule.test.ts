@@ -9,10 +9,10 @@ import { describe, expect, it } from "vitest";
 import { TICKS_PER_MOVE, TILE_FLAG_COLLIDES } from "../ts/constants.js";
 import { RefGrid } from "../ts/ref/sim.js";
 import { Game } from "../ts/server/game-server.js";
-import { Logger } from "../ts/server/log.js";
+import { Logger } from "../ts/server/ops/log.js";
 import type { NpcKind } from "../ts/server/npc/kinds.js";
 import type { NpcSpawnSpec } from "../ts/server/npc/spawns.js";
-import type { WorldMap } from "../ts/server/world.js";
+import type { WorldMap } from "../ts/server/world/world.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { testKind } from "./support/npc-map.js";
 

@@ -1,10 +1,10 @@
-// GET /api/online (ts/server/online-route.ts): the list itself (sorted, only
+// GET /api/online (ts/server/http/online-route.ts): the list itself (sorted, only
 // announced sessions, bounded with the whole count), then the route over real
 // loopback HTTP against the game with real UDP players: it lists the players
 // who bound, not a join that never sent a datagram, and rations each source
 // (429 with Retry-After past the burst, other sources unaffected).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ONLINE_NICKS_MAX, ONLINE_REQUESTS_BURST, onlineList } from "../ts/server/online-route.js";
+import { ONLINE_NICKS_MAX, ONLINE_REQUESTS_BURST, onlineList } from "../ts/server/http/online-route.js";
 import { type Harness, startHarnessOnTestMap } from "./support/game-harness.js";
 import { requestFrom } from "./support/http-from.js";
 import { joinGuest, UdpTestClient } from "./support/udp-client.js";

@@ -1,4 +1,4 @@
-// Overload (ts/server/overload.ts, issue 19): a server that cannot keep its
+// Overload (ts/server/ops/overload.ts, issue 19): a server that cannot keep its
 // tick sheds NPC thinking first, then stretches every tick's period (time
 // dilation) instead of skipping ticks, and gives both back when the load goes.
 // The governor against a model of a loop whose busy time per tick is fixed;
@@ -11,9 +11,9 @@ import {
   DEFAULT_MAX_TICK_STRETCH,
   OverloadGovernor,
   TARGET_TICK_SHARE,
-} from "../ts/server/overload.js";
-import { SampleWindow } from "../ts/server/metrics.js";
-import { TickLoop } from "../ts/server/tick-loop.js";
+} from "../ts/server/ops/overload.js";
+import { SampleWindow } from "../ts/server/ops/metrics.js";
+import { TickLoop } from "../ts/server/ops/tick-loop.js";
 import { startServerOnTestMap } from "./support/test-server.js";
 import { UdpTestClient } from "./support/udp-client.js";
 

@@ -15,8 +15,8 @@ import { CharacterStore, NEW_CHARACTER } from "../ts/server/persistence/characte
 import { openGameDatabase } from "../ts/server/persistence/database.js";
 import { loadMigrations, MigrationError } from "../ts/server/persistence/migrate.js";
 import { AccountStore } from "../ts/server/accounts/account-store.js";
-import type { Entity } from "../ts/server/entities.js";
-import { ActionSlots } from "../ts/server/schedule.js";
+import type { Entity } from "../ts/server/entities/entities.js";
+import { ActionSlots } from "../ts/server/entities/schedule.js";
 import { readWorldMap } from "../ts/server/server.js";
 import { postJson, startHarness } from "./support/game-harness.js";
 import { type ServerProcess, startServerProcess } from "./support/server-process.js";

@@ -10,7 +10,7 @@ import { PgAccounts } from "../ts/cluster/pg-accounts.js";
 import { ItemConflictError, PgItemStore } from "../ts/cluster/pg-items.js";
 import { migratePostgres } from "../ts/cluster/pg-migrate.js";
 import { type PostgresProcess, postgresSkipReason, startPostgres } from "../ts/cluster/postgres-process.js";
-import { Logger } from "../ts/server/log.js";
+import { Logger } from "../ts/server/ops/log.js";
 import { NEW_CHARACTER } from "../ts/server/persistence/character-store.js";
 import { loadMigrations } from "../ts/server/persistence/migrate.js";
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migratePostgres } from "../ts/cluster/pg-migrate.js";
 import { PgNoticeStore, REFRESH_MS } from "../ts/cluster/pg-notices.js";
 import { type PostgresProcess, postgresSkipReason, startPostgres } from "../ts/cluster/postgres-process.js";
-import { Logger } from "../ts/server/log.js";
+import { Logger } from "../ts/server/ops/log.js";
 import { loadMigrations } from "../ts/server/persistence/migrate.js";
 import { NOTICES_KEPT } from "../ts/server/persistence/notice-store.js";
 

@@ -1,12 +1,12 @@
-// The phase balancer (ts/server/phase-balance.ts): which sessions are broadcast to
+// The phase balancer (ts/server/broadcast/phase-balance.ts): which sessions are broadcast to
 // on even ticks and which on odd ones, levelled by the ticks' whole work. Driven
 // with chosen tick times, and the registry's moves it leads to. (What it does for
 // 5000 players is measured by the server5000 bench suite, docs/udp-batching.md.)
 import { describe, expect, it } from "vitest";
 import { BROADCAST_EVERY_TICKS } from "../ts/constants.js";
-import { ENTITY_TYPE_PLAYER, EntityStore } from "../ts/server/entities.js";
-import { MAX_MOVE_SHARE, MAX_PHASE_SHARE, PhaseBalancer } from "../ts/server/phase-balance.js";
-import { SessionRegistry } from "../ts/server/session.js";
+import { ENTITY_TYPE_PLAYER, EntityStore } from "../ts/server/entities/entities.js";
+import { MAX_MOVE_SHARE, MAX_PHASE_SHARE, PhaseBalancer } from "../ts/server/broadcast/phase-balance.js";
+import { SessionRegistry } from "../ts/server/sessions/session.js";
 
 /** One second (12 ticks of each parity) of ticks taking `even` / `odd` ms, each broadcasting `perTick` sessions at `perSessionMs`. */
 function second(balancer: PhaseBalancer, even: number, odd: number, perTick: number, perSessionMs: number): void {

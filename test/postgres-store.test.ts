@@ -9,7 +9,7 @@ import { PgAccounts } from "../ts/cluster/pg-accounts.js";
 import { migratePostgres, pgDialect } from "../ts/cluster/pg-migrate.js";
 import { CharacterBusyError } from "../ts/server/accounts/account-port.js";
 import { NameTakenError } from "../ts/server/accounts/account-store.js";
-import { Logger } from "../ts/server/log.js";
+import { Logger } from "../ts/server/ops/log.js";
 import { NEW_CHARACTER } from "../ts/server/persistence/character-store.js";
 import { ACTION_E } from "../ts/protocol/action.js";
 import { readWorldMap } from "../ts/server/server.js";

@@ -2,8 +2,8 @@
 // each sequence is accepted once, reordering within the window is fine, anything
 // too old is refused; an unproven address's budget is 3× what it sent.
 import { describe, expect, it } from "vitest";
-import { AddressProof, UNPROVEN_AMPLIFICATION } from "../ts/server/address-proof.js";
-import { REPLAY_WINDOW, ReplayWindow } from "../ts/server/replay-window.js";
+import { AddressProof, UNPROVEN_AMPLIFICATION } from "../ts/server/edge/address-proof.js";
+import { REPLAY_WINDOW, ReplayWindow } from "../ts/server/edge/replay-window.js";
 
 describe("ReplayWindow", () => {
   it("accepts each sequence once, in any order within the window, and nothing too old or 0", () => {

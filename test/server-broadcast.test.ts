@@ -35,9 +35,9 @@ import {
 } from "../ts/protocol/index.js";
 import { mulberry32 } from "../ts/random.js";
 import { Game } from "../ts/server/game-server.js";
-import { Logger } from "../ts/server/log.js";
-import type { Peer, Session } from "../ts/server/session.js";
-import { VIEW_RADIUS } from "../ts/server/view.js";
+import { Logger } from "../ts/server/ops/log.js";
+import type { Peer, Session } from "../ts/server/sessions/session.js";
+import { VIEW_RADIUS } from "../ts/server/world/view.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { CapturingPeer, floorMap } from "./support/game-without-network.js";

@@ -15,7 +15,7 @@ import {
   encodePing,
 } from "../ts/protocol/index.js";
 import { Game } from "../ts/server/game-server.js";
-import { Logger } from "../ts/server/log.js";
+import { Logger } from "../ts/server/ops/log.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { CapturingPeer, floorMap } from "./support/game-without-network.js";

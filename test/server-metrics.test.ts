@@ -3,7 +3,7 @@
 // wraps and between adds.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SampleWindow } from "../ts/server/metrics.js";
+import { SampleWindow } from "../ts/server/ops/metrics.js";
 
 function nearestRank(values: number[], p: number): number {
   if (values.length === 0) return 0;

@@ -7,10 +7,10 @@
 import { describe, expect, it } from "vitest";
 import { TICKS_PER_MOVE, TILE_FLAG_COLLIDES } from "../ts/constants.js";
 import { mulberry32 } from "../ts/random.js";
-import type { StoredEntity } from "../ts/server/entities.js";
+import type { StoredEntity } from "../ts/server/entities/entities.js";
 import { Game } from "../ts/server/game-server.js";
-import { Logger } from "../ts/server/log.js";
-import type { WorldMap } from "../ts/server/world.js";
+import { Logger } from "../ts/server/ops/log.js";
+import type { WorldMap } from "../ts/server/world/world.js";
 import { loadCore } from "../ts/wasm/node.js";
 
 const FLOOR = 1;

@@ -6,7 +6,7 @@ import { chunkCoords, chunkId } from "../ts/protocol/chunk-id.js";
 import type { ChunkEntry } from "../ts/protocol/chunk-id.js";
 import { entityChecksum } from "../ts/protocol/entity-checksum.js";
 import { paletteExpand, unpack6 } from "../ts/ref/codec.js";
-import { Logger } from "../ts/server/log.js";
+import { Logger } from "../ts/server/ops/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { joinGuest, UdpTestClient } from "./support/udp-client.js";
 import { testMapTile, TEST_MAP_HEIGHT, TEST_MAP_WIDTH, writeTestMap, type TestMap } from "./support/test-map.js";

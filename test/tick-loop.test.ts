@@ -3,8 +3,8 @@
 // its deadline records by how much, and a stall longer than the catch-up limit
 // is counted as skipped ticks instead of run as a burst. Real timers.
 import { describe, expect, it } from "vitest";
-import { SampleWindow } from "../ts/server/metrics.js";
-import { TickLoop } from "../ts/server/tick-loop.js";
+import { SampleWindow } from "../ts/server/ops/metrics.js";
+import { TickLoop } from "../ts/server/ops/tick-loop.js";
 
 const HZ = 24;
 

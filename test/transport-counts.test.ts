@@ -3,13 +3,13 @@
 // a headless client over real UDP, one over the WebSocket fallback, and a guest
 // that joined over HTTP but sent no datagram yet (unbound); and the counts
 // follow a client that leaves. Also the two lines `npm start` prints about its
-// transports and storage (ts/server/startup-summary.ts).
+// transports and storage (ts/server/ops/startup-summary.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { connectGuest, GameClient } from "../ts/client/core/index.js";
 import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
 import { connectWebSocket } from "../ts/client/transport/connect.js";
-import { startupSummary } from "../ts/server/startup-summary.js";
+import { startupSummary } from "../ts/server/ops/startup-summary.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { startServerOnTestMap, type TestServer } from "./support/test-server.js";
 

@@ -8,7 +8,7 @@ import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createActionPacket, encodeAction } from "../ts/protocol/action.js";
 import { Game } from "../ts/server/game-server.js";
-import { Logger } from "../ts/server/log.js";
+import { Logger } from "../ts/server/ops/log.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { CapturingPeer, floorMap } from "./support/game-without-network.js";
 import { type Harness, startHarness } from "./support/game-harness.js";

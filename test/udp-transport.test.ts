@@ -12,13 +12,13 @@ import {
   formatSocketAddress,
   socketAddress,
   udpMmsgBinding,
-} from "../ts/server/udp-mmsg.js";
+} from "../ts/server/transports/udp-mmsg.js";
 import {
   type DatagramSink,
   type UdpBackend,
   UdpTransport,
   type UdpTransportOptions,
-} from "../ts/server/udp-transport.js";
+} from "../ts/server/transports/udp-transport.js";
 
 const AF_INET6 = 10;
 const cleanups: (() => Promise<void>)[] = [];

@@ -128,7 +128,7 @@ describe("agrees with the formulas it replaced", () => {
       if (got !== old) mismatches.push(`${site} at tick ${t}: ${got}, was ${old}`);
     };
     for (let t = -100; t <= 100_000; t++) {
-      // server/schedule.ts windowOfTick, tickOfWindow
+      // server/entities/schedule.ts windowOfTick, tickOfWindow
       if (t >= 0) check("windowOfTick", t, windowOfTick(t), Math.ceil(t / 4));
       check("tickOfWindow", t, tickOfWindow(t), t * 4);
       // server/game-server.ts nextWindow, and step(): tick % 4 === 0 executes window tick / 4

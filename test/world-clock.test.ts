@@ -7,10 +7,10 @@ import type { Packet } from "../ts/protocol/packet.js";
 import type { WorldClockPacket } from "../ts/protocol/world-clock.js";
 import { WorldClockView } from "../ts/client/core/world-clock.js";
 import { WEATHER_STATES, clockText, daylight, partOfDay } from "../ts/world-time.js";
-import { Egress } from "../ts/server/egress.js";
-import { Metrics } from "../ts/server/metrics.js";
-import type { Session } from "../ts/server/session.js";
-import { WorldClock } from "../ts/server/world-clock.js";
+import { Egress } from "../ts/server/edge/egress.js";
+import { Metrics } from "../ts/server/ops/metrics.js";
+import type { Session } from "../ts/server/sessions/session.js";
+import { WorldClock } from "../ts/server/world/world-clock.js";
 import { NpcGame } from "./support/npc-game.js";
 
 const npcGame = new NpcGame();

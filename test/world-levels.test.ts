@@ -14,11 +14,11 @@ import { resolve } from "node:path";
 import type { GameClient } from "../ts/client/core/index.js";
 import { CHUNK_SIZE, CHUNK_TILE_COUNT } from "../ts/constants.js";
 import { chunkX, chunkY } from "../ts/protocol/index.js";
-import { inArea } from "../ts/server/areas.js";
+import { inArea } from "../ts/server/world/areas.js";
 import { CAVE_TILE } from "../ts/server/map/generate-caves.js";
-import { Logger } from "../ts/server/log.js";
+import { Logger } from "../ts/server/ops/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
-import { readWorld } from "../ts/server/world-areas.js";
+import { readWorld } from "../ts/server/world/world-areas.js";
 import { drive, joinOverUdp, neighbourhoodComplete } from "./client-core-support.js";
 
 const MAP = resolve(import.meta.dirname, "../maps/caves.tmj");

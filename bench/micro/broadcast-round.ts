@@ -9,8 +9,8 @@
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { Game } from "../../ts/server/game-server.js";
-import { Logger } from "../../ts/server/log.js";
-import type { Peer } from "../../ts/server/session.js";
+import { Logger } from "../../ts/server/ops/log.js";
+import type { Peer } from "../../ts/server/sessions/session.js";
 import { loadCore } from "../../ts/wasm/node.js";
 import { floorMap, joinAndBind } from "../../test/support/game-without-network.js";
 import { xorshift } from "../lib/data.js";

@@ -3,7 +3,7 @@
 // (World.fillSlot: 64 chunks into the wasm grid). The levels suite's first table (bench/suites/levels.ts),
 // made on the bench's own thread before its servers start.
 import { generateDungeon } from "../../ts/server/dungeon/generate-dungeon.js";
-import { World } from "../../ts/server/world.js";
+import { World } from "../../ts/server/world/world.js";
 import { loadCore } from "../../ts/wasm/node.js";
 import { fmt, loadNow } from "../lib/harness.js";
 import type { Table } from "../lib/results.js";

@@ -25,7 +25,7 @@ import {
 import { MAPS_REAL } from "../support/maps-real.js";
 import { matchPainting, paintRegion } from "../support/map-painter.js";
 import { readRawMap } from "../../ts/server/map/load-map.js";
-import { readWorldMap } from "../../ts/server/world-map.js";
+import { readWorldMap } from "../../ts/server/world/world-map.js";
 
 skipNotice("browser map art test");
 

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import type { FrameRecord } from "../../ts/client/browser/frame-log.js";
 import { TILE_SIZE_PX, VIEWPORT } from "../../ts/client/render/layout.js";
-import { inArea, type AreaRect } from "../../ts/server/areas.js";
-import { readWorld } from "../../ts/server/world-areas.js";
+import { inArea, type AreaRect } from "../../ts/server/world/areas.js";
+import { readWorld } from "../../ts/server/world/world-areas.js";
 import {
   ARTIFACTS,
   type BrowserRig,

@@ -13,7 +13,7 @@ import { expect } from "vitest";
 import { build } from "vite";
 import { windowPeriodMs } from "../../ts/window.js";
 import { TICK_HZ } from "../../ts/constants.js";
-import { Logger } from "../../ts/server/log.js";
+import { Logger } from "../../ts/server/ops/log.js";
 import { readWorldMap, type RunningServer, startServer, type ServerOptions } from "../../ts/server/server.js";
 import { loadCore } from "../../ts/wasm/node.js";
 import { WasmSim } from "../../ts/wasm/sim.js";

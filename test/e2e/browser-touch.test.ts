@@ -9,7 +9,7 @@
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ENTITY_TYPE_PLAYER, type StoredEntity } from "../../ts/server/entities.js";
+import { ENTITY_TYPE_PLAYER, type StoredEntity } from "../../ts/server/entities/entities.js";
 import {
   ARTIFACTS,
   type BrowserRig,

@@ -2,7 +2,7 @@
 // on 127.0.0.1 with ports 0 and a silent logger: the one setup every test
 // that plays on the default map starts from, so they all run the same server.
 import { fileURLToPath } from "node:url";
-import { Logger } from "../../ts/server/log.js";
+import { Logger } from "../../ts/server/ops/log.js";
 import { type RunningServer, startServer } from "../../ts/server/server.js";
 
 const CAVES_MAP_PATH = fileURLToPath(new URL("../../maps/caves.tmj", import.meta.url));

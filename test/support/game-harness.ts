@@ -5,15 +5,15 @@
 // interactables).
 import type { AddressInfo } from "node:net";
 import { loadCore } from "../../ts/wasm/node.js";
-import { installApiRoutes } from "../../ts/server/api-routes.js";
+import { installApiRoutes } from "../../ts/server/http/api-routes.js";
 import type { GameOptions } from "../../ts/server/game-options.js";
 import { Game } from "../../ts/server/game-server.js";
-import { HttpApi } from "../../ts/server/http-api.js";
-import { Logger } from "../../ts/server/log.js";
+import { HttpApi } from "../../ts/server/http/http-api.js";
+import { Logger } from "../../ts/server/ops/log.js";
 import { loadMap } from "../../ts/server/map/load-map.js";
 import { readWorldMap } from "../../ts/server/server.js";
-import { UdpTransport } from "../../ts/server/udp-transport.js";
-import type { WorldMap } from "../../ts/server/world.js";
+import { UdpTransport } from "../../ts/server/transports/udp-transport.js";
+import type { WorldMap } from "../../ts/server/world/world.js";
 import { writeTestMap } from "./test-map.js";
 
 export interface Harness {

@@ -9,7 +9,7 @@ import { CAVE_TILE } from "../../ts/server/map/generate-caves.js";
 import type { NpcKind } from "../../ts/server/npc/kinds.js";
 import type { ItemDef } from "../../ts/server/items/catalogue.js";
 import { readWorldMap } from "../../ts/server/server.js";
-import type { WorldMap } from "../../ts/server/world.js";
+import type { WorldMap } from "../../ts/server/world/world.js";
 
 export const NPC_FLOOR = 1;
 export const NPC_WALL = 2;

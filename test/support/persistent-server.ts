@@ -6,7 +6,7 @@
 //
 //   node --import tsx test/support/persistent-server.ts --db PATH --map PATH [--session-timeout-ms N]
 import { parseArgs } from "node:util";
-import { Logger } from "../../ts/server/log.js";
+import { Logger } from "../../ts/server/ops/log.js";
 import { openGameDatabase } from "../../ts/server/persistence/database.js";
 import { startServer } from "../../ts/server/server.js";
 

@@ -1,7 +1,7 @@
 // The real server (startServer: UDP, HTTP, WebRTC, WebSocket) on a freshly
 // written test map, silent, on free ports: what the server and client-core
 // tests start in their beforeAll. close() also removes the map.
-import { Logger } from "../../ts/server/log.js";
+import { Logger } from "../../ts/server/ops/log.js";
 import { type RunningServer, type ServerOptions, startServer } from "../../ts/server/server.js";
 import { writeTestMap } from "./test-map.js";
 

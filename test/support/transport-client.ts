@@ -13,7 +13,7 @@ import type { EntityPacket } from "../../ts/protocol/entity.js";
 import { decodePacketPlain, type Packet } from "../../ts/protocol/packet.js";
 import { encodePing } from "../../ts/protocol/ping.js";
 import type { StatePacket } from "../../ts/protocol/state.js";
-import { Logger } from "../../ts/server/log.js";
+import { Logger } from "../../ts/server/ops/log.js";
 import { type RunningServer, type ServerOptions, startServer } from "../../ts/server/server.js";
 import { writeTestMap } from "./test-map.js";
 

@@ -3,11 +3,11 @@
 // the one loop, and the swarm's figures add up.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCavesServer } from "../../test/support/caves-server.js";
-import { Logger } from "../server/log.js";
+import { Logger } from "../server/ops/log.js";
 import { type RunningServer, startServer } from "../server/server.js";
 import { testKind, writeNpcMap } from "../../test/support/npc-map.js";
 import { loadCore } from "../wasm/node.js";
-import { inArea } from "../server/areas.js";
+import { inArea } from "../server/world/areas.js";
 import { farthestReachable, type Point } from "./behaviours.js";
 import type { BehaviourName } from "./cli-args.js";
 import { Swarm } from "./swarm.js";

@@ -17,7 +17,7 @@
 //   the remaining distance in one duration, so a lag shrinks instead of building up.
 // - An entity missing from an update has left the view (or the world) and is dropped.
 import { CELL_SIZE_PX } from "./assets/sheets.js";
-import type { PixelPoint } from "./camera.js";
+import type { PixelPoint } from "./render/camera.js";
 
 /** An entity's authoritative position, in world tiles, as decoded from an EntityPacket. */
 export interface EntityTile {

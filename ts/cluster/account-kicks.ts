@@ -6,8 +6,8 @@
 // a region believes it because only regions publish on the channel (Redis is inside the cluster).
 import type { Redis } from "ioredis";
 import type { Game } from "../server/game-server.js";
-import type { Logger } from "../server/log.js";
-import { REPLACED_ELSEWHERE } from "../server/session-lifecycle.js";
+import type { Logger } from "../server/ops/log.js";
+import { REPLACED_ELSEWHERE } from "../server/sessions/session-lifecycle.js";
 import { RegionChannel } from "./region-channel.js";
 
 const MAX_MESSAGE_BYTES = 256;

@@ -2,12 +2,12 @@
 // player's line, a system line, a presence line near a spot — is published on one Redis pub/sub
 // channel, and every other region delivers it to its own sessions as if it had been said there. The
 // rules of a line (its text rule, the speaker's rate limit, mutes) are applied once, by the region
-// that owns the speaker, exactly as in one process (ts/server/chat.ts); the relay only carries lines
+// that owns the speaker, exactly as in one process (ts/server/talk/chat.ts); the relay only carries lines
 // already accepted. Each region publishes on its own connection, so its lines arrive everywhere in
 // the order it said them.
 import type { Redis } from "ioredis";
-import type { ChatService, RelayedLine } from "../server/chat.js";
-import type { Logger } from "../server/log.js";
+import type { ChatService, RelayedLine } from "../server/talk/chat.js";
+import type { Logger } from "../server/ops/log.js";
 import { RegionChannel } from "./region-channel.js";
 
 /** What one relayed message may weigh: a line is at most a few hundred bytes. */

@@ -8,10 +8,10 @@
 // whether the player's bag here holds the door's key); the owner decides with the one rule of doors.ts
 // against the player's ghost there (reach, repeats, the doorway check) and answers what the player is
 // told (FRAME_DOOR_ANSWER), which this region tells it.
-import type { Doors } from "../server/doors.js";
-import type { Entity } from "../server/entities.js";
+import type { Doors } from "../server/world/doors.js";
+import type { Entity } from "../server/entities/entities.js";
 import type { DoorSpec } from "../server/map/map-doors.js";
-import type { Session } from "../server/session.js";
+import type { Session } from "../server/sessions/session.js";
 import type { GhostTable } from "./ghosts.js";
 import { type ClusterLayout, distanceToRegion, GHOST_RADIUS_TILES } from "./layout.js";
 import { FRAME_DOOR_ANSWER, FRAME_DOOR_USE, FrameError, type FrameWriter } from "./link-frames.js";

@@ -5,7 +5,7 @@
 // from its owner replaces the set that owner publishes here, and an entity this region owns itself is
 // never overwritten by a ghost (a frame sent before a handoff may arrive after it).
 import type { Tlv } from "../protocol/tlv.js";
-import { ENTITY_TYPE_PLAYER, type EntityStore, type StoredEntity } from "../server/entities.js";
+import { ENTITY_TYPE_PLAYER, type EntityStore, type StoredEntity } from "../server/entities/entities.js";
 import { type ClusterLayout, distanceToRegion, GHOST_RADIUS_TILES } from "./layout.js";
 import { FrameError } from "./link-frames.js";
 

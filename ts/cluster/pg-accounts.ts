@@ -16,7 +16,7 @@ import type pg from "pg";
 import { type AccountPort, CharacterBusyError } from "../server/accounts/account-port.js";
 import { accountNameKey } from "../server/accounts/account-rules.js";
 import { type AccountRecord, NameTakenError } from "../server/accounts/account-store.js";
-import type { Logger } from "../server/log.js";
+import type { Logger } from "../server/ops/log.js";
 import type { CharacterSink } from "../server/persistence/character-saver.js";
 import { type CharacterState, NEW_CHARACTER } from "../server/persistence/character-store.js";
 

@@ -11,7 +11,7 @@
 // region shows from its next opening. A write that fails is logged and counted (`failures`): the notice
 // still went out to everyone in chat; only its keeping is lost, as with SQLite on a full disk.
 import type pg from "pg";
-import type { Logger } from "../server/log.js";
+import type { Logger } from "../server/ops/log.js";
 import { NOTICES_KEPT, type Notice, type NoticePort } from "../server/persistence/notice-store.js";
 
 /** A board read again when opened at most this often. */

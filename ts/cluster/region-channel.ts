@@ -4,7 +4,7 @@
 // each user reads only the fields it sent. A subscriber connection can do nothing else, so the channel
 // has its own (ioredis subscribes it again after a reconnect).
 import type { Redis } from "ioredis";
-import type { Logger } from "../server/log.js";
+import type { Logger } from "../server/ops/log.js";
 
 /** What a channel's user does with another region's message: false when its fields were not well formed. */
 export type RegionMessageHandler = (fields: Record<string, unknown>) => boolean;

@@ -5,13 +5,13 @@
 //
 // The timeline is a segment in Redis (`clock`: from wall time `startMs`, tick `tick` onwards, one tick
 // every `periodMs`), first the shared epoch at the nominal rate. Each region's overload governor
-// (ts/server/overload.ts) computes the stretch it would want, and the region writes it down as a wish
+// (ts/server/ops/overload.ts) computes the stretch it would want, and the region writes it down as a wish
 // (`stretch:<region>`, with a TTL); the lowest live region reads the wishes and, when their largest
 // differs from the stretch in force, publishes a new segment that starts LEAD_MS ahead, on a tick
 // boundary of the old one, so every region reads it before it begins and switches at the same tick.
 // Each region's tick loop takes its period from the segment in force at its current tick.
-import type { OverloadGovernor } from "../server/overload.js";
-import type { TickGovernor } from "../server/tick-loop.js";
+import type { OverloadGovernor } from "../server/ops/overload.js";
+import type { TickGovernor } from "../server/ops/tick-loop.js";
 
 /** A stretch of the world's timeline: tick `tick` at wall time `startMs`, then one tick every `periodMs`. */
 export interface ClockSegment {

@@ -3,7 +3,7 @@
 import { DEFAULT_DAY_MINUTES } from "../world-time.js";
 import { TICK_HZ } from "../constants.js";
 import { DEFAULT_THINK_BUDGET_BASE } from "./npc/think-budget.js";
-import { DEFAULT_MAX_TICK_STRETCH } from "./overload.js";
+import { DEFAULT_MAX_TICK_STRETCH } from "./ops/overload.js";
 import type { GameDatabase } from "./persistence/database.js";
 import type { ItemStorePort } from "./persistence/item-store.js";
 import type { NoticePort } from "./persistence/notice-store.js";
@@ -34,7 +34,7 @@ export interface GameOptions {
   /** NPC think budget: BASE / (clients + 1) units per entity tick (ts/server/npc/think-budget.ts). */
   npcThinkBudgetBase: number;
   /**
-   * Time dilation (ts/server/overload.ts): the longest a tick's period may stretch to when the loop
+   * Time dilation (ts/server/ops/overload.ts): the longest a tick's period may stretch to when the loop
    * cannot keep its rate, as a multiple of 1 / tickHz (default 4: down to a quarter of real time);
    * 1 turns it off (the loop falls behind and skips ticks instead). NPC thinking is shed first either way.
    */

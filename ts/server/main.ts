@@ -1,5 +1,5 @@
 // `npm start`: runs the game server on the bundled map (or --map).
-import { startupSummary } from "./startup-summary.js";
+import { startupSummary } from "./ops/startup-summary.js";
 import { DAY_MINUTES_MAX, DAY_MINUTES_MIN } from "../world-time.js";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -7,12 +7,17 @@ import { checkAdminToken } from "./admin/admin-routes.js";
 import { parseArgs } from "node:util";
 import { formatProfile, parseProfileSpec, ProfileError, randomSeed } from "../netsim/index.js";
 import { DEFAULT_GAME_OPTIONS } from "./game-options.js";
-import { DEFAULT_HTTP_LIMITS } from "./http-guard.js";
-import { isLogLevel, Logger } from "./log.js";
+import { DEFAULT_HTTP_LIMITS } from "./http/http-guard.js";
+import { isLogLevel, Logger } from "./ops/log.js";
 import { DatabaseBackups, DEFAULT_BACKUP_INTERVAL_MS, DEFAULT_BACKUPS_KEPT } from "./persistence/backup.js";
 import { DEFAULT_DATABASE_PATH, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
 import { DEFAULT_CLIENT_DIR, type ServerOptions, startServer } from "./server.js";
-import { DEFAULT_RECEIVE_INTERVAL_MS, DEFAULT_SEND_THREAD, UDP_BACKENDS, type UdpBackend } from "./udp-transport.js";
+import {
+  DEFAULT_RECEIVE_INTERVAL_MS,
+  DEFAULT_SEND_THREAD,
+  UDP_BACKENDS,
+  type UdpBackend,
+} from "./transports/udp-transport.js";
 
 const DEFAULT_MAP = fileURLToPath(new URL("../../maps/caves.tmj", import.meta.url));
 

@@ -5,15 +5,15 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { DuplexProfile } from "../netsim/index.js";
 import { loadCore } from "../wasm/node.js";
-import { installApiRoutes } from "./api-routes.js";
+import { installApiRoutes } from "./http/api-routes.js";
 import { installAdminRoutes } from "./admin/admin-routes.js";
 import type { GameOptions } from "./game-options.js";
 import { Game } from "./game-server.js";
-import { HttpApi } from "./http-api.js";
-import { DEFAULT_HTTP_LIMITS, type HttpLimits } from "./http-guard.js";
-import { Logger } from "./log.js";
-import { MapWatcher } from "./map-watch.js";
-import { readWorld } from "./world-areas.js";
+import { HttpApi } from "./http/http-api.js";
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from "./http/http-guard.js";
+import { Logger } from "./ops/log.js";
+import { MapWatcher } from "./world/map-watch.js";
+import { readWorld } from "./world/world-areas.js";
 import { type LinkPolicy, type LinkSink } from "./transports/link-sink.js";
 import { NetsimLinks } from "./transports/netsim-links.js";
 import { installRtcSignalling } from "./transports/signalling.js";
@@ -24,7 +24,7 @@ import {
   type WebSocketTransportOptions,
   WebSocketTransport,
 } from "./transports/websocket.js";
-import { DEFAULT_RECEIVE_INTERVAL_MS, type UdpBackend, UdpTransport } from "./udp-transport.js";
+import { DEFAULT_RECEIVE_INTERVAL_MS, type UdpBackend, UdpTransport } from "./transports/udp-transport.js";
 
 /** Where the browser client's build lands (Vite, outDir dist/client). */
 export const DEFAULT_CLIENT_DIR = fileURLToPath(new URL("../../dist/client", import.meta.url));
@@ -78,7 +78,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export { readWorldMap } from "./world-map.js";
+export { readWorldMap } from "./world/world-map.js";
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const logger = options.logger ?? new Logger("info");

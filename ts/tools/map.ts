@@ -8,9 +8,9 @@
 import { pathToFileURL } from "node:url";
 import { CHUNK_SIZE, CHUNK_TILE_COUNT, PALETTE_MAX } from "../constants.js";
 import { type LoadedMap, loadMap, MapError, type RawMap, readRawMap } from "../server/map/load-map.js";
-import { World, WorldError } from "../server/world.js";
-import { worldMapOf } from "../server/world-map.js";
-import { type ComposedWorld, readWorld, WorldAreasError } from "../server/world-areas.js";
+import { World, WorldError } from "../server/world/world.js";
+import { worldMapOf } from "../server/world/world-map.js";
+import { type ComposedWorld, readWorld, WorldAreasError } from "../server/world/world-areas.js";
 import { buildMapArt, type MapArt } from "../server/map/map-atlas.js";
 import { MAX_FRAMES_PER_STACK } from "../server/map/stack-animation.js";
 import type { Core } from "../wasm/core.js";

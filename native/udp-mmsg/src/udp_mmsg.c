@@ -8,7 +8,7 @@
 // the kernel's UDP work for a 72-byte StatePacket, so batching is the largest
 // single saving the server has (docs/server.md, "Performance").
 //
-// The JS side (ts/server/udp-mmsg.ts) owns every buffer: datagrams to send are
+// The JS side (ts/server/transports/udp-mmsg.ts) owns every buffer: datagrams to send are
 // staged in one Uint8Array with a table of (offset, length, address length)
 // and a table of 28-byte socket addresses; received datagrams land in fixed
 // 1500-byte slots of another Uint8Array, with their lengths, flags and source

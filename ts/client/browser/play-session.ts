@@ -12,7 +12,7 @@ import type { Outage } from "../core/readout.js";
 import type { EntityInfo } from "../core/entity-table.js";
 import type { GameClient } from "../core/game-client.js";
 import { kindsByTypeId, type NpcKind } from "../core/kinds.js";
-import { Camera, type PixelPoint } from "../camera.js";
+import { Camera, type PixelPoint } from "../render/camera.js";
 import { InputState, MOVE_NONE, attachKeyboard } from "../input.js";
 import { EntityInterpolation } from "../interpolation.js";
 import { GlideTiming } from "../glide-timing.js";

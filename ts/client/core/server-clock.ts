@@ -9,7 +9,7 @@
 // within the window. The one-way delay is then added back as RTT / 2.
 //
 // A server under overload may run slower than its nominal rate, every tick's
-// period stretched (time dilation, ts/server/overload.ts). Its offsets then
+// period stretched (time dilation, ts/server/ops/overload.ts). Its offsets then
 // fall steadily, and the window's maximum — its oldest sample — would put the
 // estimate ahead by the drift of two seconds. So the clock also looks at the
 // least-delayed sample of each third of a longer history: when both steps

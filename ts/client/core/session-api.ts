@@ -34,7 +34,7 @@ export interface WorldTile {
   over?: number;
 }
 
-/** The map's own art as GET /api/world names it (ts/server/map-art-route.ts): where its atlas is and its shape. */
+/** The map's own art as GET /api/world names it (ts/server/http/map-art-route.ts): where its atlas is and its shape. */
 export interface MapArtInfo {
   /** Path of the atlas on the server, content-hashed. */
   url: string;

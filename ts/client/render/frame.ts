@@ -18,7 +18,7 @@ import {
   type ViewportOptions,
   type ViewportPlacement,
   viewportForTileSize,
-} from "../camera.js";
+} from "./camera.js";
 import { FULL_LIGHT } from "../../world-time.js";
 import { buildLightTables, type EntityLight } from "./light.js";
 import { SHEET_COLUMNS } from "../assets/sheets.js";

@@ -2,7 +2,7 @@
 // pixel (undoing the canvas's CSS scaling) → world tile (undoing the camera).
 // Pure, so the mapping is tested without a browser.
 import { FB_HEIGHT, FB_WIDTH } from "../../constants.js";
-import type { ViewportPlacement } from "../camera.js";
+import type { ViewportPlacement } from "./camera.js";
 import { contains, type Rect, TILE_SIZE_PX, VIEWPORT } from "./layout.js";
 
 export interface Point {

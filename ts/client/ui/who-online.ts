@@ -1,6 +1,6 @@
 // Who is online (issue 18 item 8): a button with the count ("3 online") and,
 // when pressed (or O), a list of the nicks, both from GET /api/online
-// (ts/server/online-route.ts). Asked every POLL_MS while the page plays and
+// (ts/server/http/online-route.ts). Asked every POLL_MS while the page plays and
 // every OPEN_POLL_MS while the list is open — inside the route's ration of 30 a
 // minute — and at once on opening; a refused or failed request keeps the last
 // answer and says so.

@@ -3,8 +3,8 @@
 // refusal as an AccountError with its HTTP status — 400 bad input, 401 bad
 // credentials, 403 banned, 409 name taken (or the character in play on another
 // process of a cluster), 503 server full.
-import { checkNick, lookalikeMessage } from "../nick.js";
-import type { Session } from "../session.js";
+import { checkNick, lookalikeMessage } from "../sessions/nick.js";
+import type { Session } from "../sessions/session.js";
 import { type CharacterState, NEW_CHARACTER } from "../persistence/character-store.js";
 import { type AccountPort, CharacterBusyError } from "./account-port.js";
 import { type AccountRecord, NameTakenError } from "./account-store.js";

@@ -5,10 +5,10 @@
 // host can always answer "who did that, and when".
 import { activeBan } from "../accounts/account-service.js";
 import type { AccountStore } from "../accounts/account-store.js";
-import { addressKey } from "../address-key.js";
-import type { ChatService } from "../chat.js";
-import type { Logger } from "../log.js";
-import type { Session, SessionRegistry } from "../session.js";
+import { addressKey } from "../edge/address-key.js";
+import type { ChatService } from "../talk/chat.js";
+import type { Logger } from "../ops/log.js";
+import type { Session, SessionRegistry } from "../sessions/session.js";
 import type { AddressBan, AdminLogEntry, AdminStore } from "./admin-store.js";
 
 /** A refused admin request: the HTTP status and why. */

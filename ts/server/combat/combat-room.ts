@@ -41,9 +41,9 @@ import {
 } from "../../protocol/combat.js";
 import { mulberry32 } from "../../random.js";
 import type { Clock } from "../clock.js";
-import type { Egress, EgressTarget } from "../egress.js";
-import { ENTITY_TYPE_PLAYER, type EntityStore, type StoredEntity } from "../entities.js";
-import type { Logger } from "../log.js";
+import type { Egress, EgressTarget } from "../edge/egress.js";
+import { ENTITY_TYPE_PLAYER, type EntityStore, type StoredEntity } from "../entities/entities.js";
+import type { Logger } from "../ops/log.js";
 import type { NpcRoom } from "../npc/npc-room.js";
 import { eloAfterKill, resolveBlow } from "./formula.js";
 import type { PvpRule } from "./pvp-zones.js";

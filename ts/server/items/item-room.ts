@@ -30,10 +30,10 @@ import { SLOT_ARMOR, SLOT_WEAPON, type ItemStack, type Tlv } from "../../protoco
 import { mulberry32 } from "../../random.js";
 import { ENTITY_TYPE_CHEST, ENTITY_TYPE_ITEM } from "../../item-types.js";
 import type { Clock } from "../clock.js";
-import type { ChatService } from "../chat.js";
-import type { Egress } from "../egress.js";
-import type { EntityStore, StoredEntity } from "../entities.js";
-import type { Logger } from "../log.js";
+import type { ChatService } from "../talk/chat.js";
+import type { Egress } from "../edge/egress.js";
+import type { EntityStore, StoredEntity } from "../entities/entities.js";
+import type { Logger } from "../ops/log.js";
 import type {
   ItemStorePort,
   ItemWrite,
@@ -41,7 +41,7 @@ import type {
   StoredContainer,
   StoredStack,
 } from "../persistence/item-store.js";
-import type { Session } from "../session.js";
+import type { Session } from "../sessions/session.js";
 import { addTo, emptySlots, type Slots, type Stack, takeFrom } from "./bag.js";
 import type { ItemCatalogue, ItemDef } from "./catalogue.js";
 import type { ChestSpec, LootEntry } from "./item-specs.js";

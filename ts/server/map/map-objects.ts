@@ -114,7 +114,7 @@ export function interactablesOf(objects: readonly MapObject[], file: string): In
       }
       continue;
     }
-    // Doors have their own loader and room (map-doors.ts, ts/server/doors.ts).
+    // Doors have their own loader and room (map-doors.ts, ts/server/world/doors.ts).
     if (kind === DOOR_KIND) continue;
     const interactable: Interactable = {
       id: object.id,

@@ -5,7 +5,7 @@
 // a busy one commits once per interval. A character is also saved when its
 // session ends and, all together, on clean shutdown. One in a dungeon level is
 // saved at the map's stairs down it came by: levels do not outlive the process.
-import type { Entity } from "../entities.js";
+import type { Entity } from "../entities/entities.js";
 import type { CharacterState } from "./character-store.js";
 
 /**

@@ -2,9 +2,9 @@
 // Both sides gather all their ICE candidates before sending a description (no trickle), so a
 // single round trip sets up the data channel. Only a live session may ask: the token is the one
 // POST /api/guest returned, so strangers cannot make the server open peer connections.
-import { HttpError, type HttpApi } from "../http-api.js";
-import type { SessionRegistry } from "../session.js";
-import { KeyedRateLimiter } from "../rate-limit.js";
+import { HttpError, type HttpApi } from "../http/http-api.js";
+import type { SessionRegistry } from "../sessions/session.js";
+import { KeyedRateLimiter } from "../edge/rate-limit.js";
 import { RtcRefusal, type WebRtcTransport } from "./webrtc.js";
 
 export const RTC_SIGNALLING_PATH = "/api/rtc";

@@ -6,8 +6,8 @@
 // complete offer in, the server's complete answer out. docs/transports.md.
 import type { DataChannel, PeerConnection, RtcConfig } from "node-datachannel";
 import { MAX_DATAGRAM_BYTES } from "../../protocol/header.js";
-import type { Logger } from "../log.js";
-import type { Peer } from "../session.js";
+import type { Logger } from "../ops/log.js";
+import type { Peer } from "../sessions/session.js";
 import { type LinkPolicy, type LinkSink, type ReapableLink, unboundTooLong } from "./link-sink.js";
 
 type NodeDataChannel = typeof import("node-datachannel");

@@ -8,8 +8,8 @@ import { STATUS_CODES, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
 import { MAX_DATAGRAM_BYTES } from "../../protocol/header.js";
-import type { Logger } from "../log.js";
-import type { Peer } from "../session.js";
+import type { Logger } from "../ops/log.js";
+import type { Peer } from "../sessions/session.js";
 import { type LinkPolicy, type LinkSink, type ReapableLink, unboundTooLong } from "./link-sink.js";
 
 export const WEBSOCKET_PATH = "/ws";

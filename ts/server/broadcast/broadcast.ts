@@ -1,0 +1,452 @@
+// Per-client egress at 12 Hz: the StatePacket (tick, 3×3 manifest, player id,
+// entity checksum) followed by the EntityPackets for everything in view.
+//
+// The entity entries are skipped when they equal the last ones sent to this
+// client (decision 10): the unchanged checksum in the StatePacket tells the
+// client nothing was lost, so an idle or sparse client costs one 72-byte
+// datagram per broadcast. A keep-alive from the client (sent when its checksum
+// differs) sets `resendEntities`, which re-sends the current entries.
+//
+// This runs once per client per broadcast, so it allocates nothing but the
+// datagram views. The view is a list of entity slots (EntityStore.slotsInSquare),
+// and each slot's entry is kept encoded between rounds and written again (and
+// checked) only when one of its fields changed — at most once per tick, however
+// many clients see it: with 20,000 creatures among 2000 players, writing every
+// entry in view afresh each round was most of the broadcast (docs/server.md). A
+// client's checksum is folded over those bytes before any datagram exists, so an
+// unchanged view sends nothing more; State and Entity datagrams are written
+// straight into the outbound slab.
+import { CHUNK_SIZE } from "../../constants.js";
+import { ENTITY_CHECKSUM_START, entityChecksumEntries } from "../../protocol/entity-checksum.js";
+import {
+  ENTITIES_PER_DATAGRAM_MAX,
+  ENTITY_ENTRY_BYTES,
+  ENTITY_HEADER_BYTES,
+  ENTITY_META_MAX_BYTES,
+  encodeEntityEntryWithMeta,
+  encodeEntityHeader,
+  encodeEntityMeta,
+} from "../../protocol/entity.js";
+import { type DeltaWritten, type EntryList, writeEntityDelta } from "../../protocol/entity-delta.js";
+import { MAX_DATAGRAM_BYTES, PACKET_STATE_DELTA } from "../../protocol/header.js";
+import { STATE_DELTA_BODY_OFFSET, STATE_DELTA_FIXED_BYTES, writeStateDeltaTail } from "../../protocol/state-delta.js";
+import { STATE_DELTA_COMPACT_HEAD_MAX, writeStateDeltaCompactHead } from "../../protocol/state-delta-compact.js";
+import {
+  MANIFEST_ENTRIES,
+  STATE_BYTES,
+  encodeStateAround,
+  manifestDx,
+  manifestDy,
+  writeStateAround,
+} from "../../protocol/state.js";
+import type { Clock } from "../clock.js";
+import type { Egress } from "../edge/egress.js";
+import { ACTIVE_AFTER_STEP_TICKS, type EntityBaselines, IDLE_STATE_EVERY_TICKS } from "./entity-baselines.js";
+import type { EntityStore } from "../entities/entities.js";
+import type { Session } from "../sessions/session.js";
+import { VIEW_RADIUS } from "../world/view.js";
+import type { World } from "../world/world.js";
+
+const ENTRY_MAX_BYTES = ENTITY_ENTRY_BYTES + ENTITY_META_MAX_BYTES;
+/**
+ * Each slot's entry is kept between rounds at slot × ENTRY_STRIDE and written again only when one of
+ * its fields changed; an entry longer than this (meta over 14 bytes) is written into the round's area
+ * every round instead.
+ */
+const ENTRY_STRIDE = 32;
+/** The fields an entry is made of, kept by slot when verifying that the change counts tell every change. */
+const KEPT_FIELDS = 8;
+const KEPT_FIELD_NAMES = ["id", "typeId", "x", "y", "hp", "hpMax", "elo", "flags"] as const;
+
+/** What a broadcast reads and where it sends. */
+export interface BroadcastPorts {
+  /** The entities in view. */
+  readonly entities: Pick<EntityStore, "slotsInSquare" | "atSlot" | "slotCount" | "changeCounts">;
+  /** The manifest's chunk versions. */
+  readonly world: Pick<World, "chunkVersion">;
+  /** The tick each State and Entity packet carries. */
+  readonly clock: Clock;
+  readonly egress: Egress;
+  /** Send every entity update even when unchanged (GameOptions.sendUnchangedEntities). */
+  readonly sendUnchangedEntities: boolean;
+  /**
+   * Check every kept entry against its entity's fields, and throw when one changed without
+   * EntityStore.changed (GameOptions.verifyEntityChanges: the tests' guard for the change counts).
+   */
+  readonly verifyEntityChanges?: boolean;
+}
+
+export class Broadcaster {
+  /**
+   * The encoded entries: first every slot's kept entry (slot × ENTRY_STRIDE), then this round's area
+   * (from `roundArea`) for entries too long to keep. The per-slot arrays below point into it.
+   */
+  private entries = new Uint8Array(1024 * ENTRY_STRIDE + 16 * 1024);
+  private roundArea = 1024 * ENTRY_STRIDE;
+  private entriesUsed = this.roundArea;
+  /** Bumped by beginRound; an entity whose slot's encodedRound differs is looked at again. */
+  private round = 0;
+  /**
+   * By entity slot (StoredEntity.slot): the round its entry was last looked at, and where in
+   * `entries` it is and how long. Packed arrays, so the per-client loops touch an entity's object
+   * once per round at most, and write its bytes only when it changed.
+   */
+  private encodedRound = new Int32Array(1024).fill(-1);
+  private entryOffset = new Int32Array(1024);
+  private entryBytes = new Int32Array(1024);
+  /**
+   * By slot: the store's change count (EntityStore.changeCounts) the kept entry was written at, and
+   * whether one is kept (0: none, or too long to keep). A count that stands still means the bytes are
+   * still the entity's entry: no field of its object is read.
+   */
+  private keptCount = new Int32Array(1024);
+  private kept = new Uint8Array(1024);
+  /** Only when verifying: by slot, the fields and the meta array the kept entry was written from. */
+  private keptFields: Float64Array | null = null;
+  private readonly keptMeta: (readonly unknown[] | null)[] = [];
+  /** The slots in the current session's view, sorted by id. */
+  private readonly view: number[] = [];
+  private readonly versions = new Uint16Array(MANIFEST_ENTRIES);
+  private readonly written: DeltaWritten = { bytes: 0, removed: 0, changed: 0 };
+
+  private readonly entities: BroadcastPorts["entities"];
+  private readonly world: BroadcastPorts["world"];
+  private readonly clock: Clock;
+  private readonly egress: Egress;
+  private readonly sendUnchangedEntities: boolean;
+
+  constructor(ports: BroadcastPorts) {
+    this.entities = ports.entities;
+    this.world = ports.world;
+    this.clock = ports.clock;
+    this.egress = ports.egress;
+    this.sendUnchangedEntities = ports.sendUnchangedEntities;
+    if (ports.verifyEntityChanges === true) this.keptFields = new Float64Array(1024 * KEPT_FIELDS);
+  }
+
+  /** Starts a tick's broadcasts: entries encoded earlier may be stale. */
+  beginRound(): void {
+    this.round++;
+    this.fitSlots();
+    this.entriesUsed = this.roundArea;
+  }
+
+  /** Grows the per-slot arrays to the store's slots (new slots start never encoded). */
+  private fitSlots(): void {
+    const needed = this.entities.slotCount;
+    if (needed <= this.encodedRound.length) return;
+    const size = Math.max(needed, this.encodedRound.length * 2);
+    this.encodedRound = grown(this.encodedRound, new Int32Array(size).fill(-1));
+    this.entryOffset = grown(this.entryOffset, new Int32Array(size));
+    this.entryBytes = grown(this.entryBytes, new Int32Array(size));
+    this.keptCount = grown(this.keptCount, new Int32Array(size));
+    this.kept = grown(this.kept, new Uint8Array(size));
+    if (this.keptFields !== null) this.keptFields = grown(this.keptFields, new Float64Array(size * KEPT_FIELDS));
+    // The kept entries keep their offsets; the round's area moves up behind them (its entries are stale
+    // by now: fitSlots runs only before a round's first query).
+    const entries = new Uint8Array(size * ENTRY_STRIDE + (this.entries.length - this.roundArea));
+    entries.set(this.entries.subarray(0, this.roundArea));
+    this.entries = entries;
+    this.roundArea = size * ENTRY_STRIDE;
+    this.entriesUsed = this.roundArea;
+    for (let slot = 0; slot < size; slot++) if (this.encodedRound[slot] === this.round) this.encodedRound[slot] = -1;
+  }
+
+  /** Sends one broadcast to `session` (which must be bound to a peer). */
+  sendTo(session: Session): void {
+    const entity = session.entity;
+    const inView = this.view;
+    if (this.entities.slotCount > this.encodedRound.length) this.fitSlots();
+    const count = this.entities.slotsInSquare(entity.x, entity.y, VIEW_RADIUS, inView);
+    const centreX = Math.floor(entity.x / CHUNK_SIZE);
+    const centreY = Math.floor(entity.y / CHUNK_SIZE);
+    const world = this.world;
+    const versions = this.versions;
+    for (let index = 0; index < MANIFEST_ENTRIES; index++) {
+      versions[index] = world.chunkVersion(centreX + manifestDx(index), centreY + manifestDy(index));
+    }
+    const tick = this.clock.tick;
+    const baselines = session.baselines;
+    if (baselines !== null) return this.sendDeltaSession(session, baselines, count, centreX, centreY, tick);
+
+    const checksum = this.viewChecksum(count);
+
+    // State first: the client reads the checksum, then the entries that match it.
+    const egress = this.egress;
+    const slab = egress.slab;
+    slab.reserve(STATE_BYTES);
+    encodeStateAround(0, tick, centreX, centreY, versions, entity.id, checksum, slab.bytes, slab.at);
+    egress.sendWritten(session, STATE_BYTES);
+
+    const unchanged = checksum === session.lastEntityChecksum && !session.resendEntities;
+    if (unchanged && !this.sendUnchangedEntities) return;
+    this.sendEntities(session, inView, count, tick);
+    session.lastEntityChecksum = checksum;
+    session.lastEntityTick = tick;
+    session.resendEntities = false;
+  }
+
+  /**
+   * A delta session's broadcast: the view's entries copied into this
+   * broadcast's list (hashed there in one pass), then sendDelta. A compact
+   * session (P-25) that may hold this broadcast back — the last one was sent,
+   * recently, with this manifest — hashes the entries where they lie first, and
+   * when they repeat the last ones sent, holds it back at once: no list, no diff.
+   */
+  private sendDeltaSession(
+    session: Session,
+    baselines: EntityBaselines,
+    count: number,
+    centreX: number,
+    centreY: number,
+    tick: number,
+  ): void {
+    const sameView = sameManifest(baselines, centreX, centreY, this.versions);
+    if (
+      baselines.compact &&
+      sameView &&
+      !baselines.repeatSkipped &&
+      tick - baselines.lastSentTick < IDLE_STATE_EVERY_TICKS
+    ) {
+      const checksum = this.viewChecksum(count);
+      if (checksum === session.lastEntityChecksum) {
+        // The half rate (P-25): this broadcast repeats the one sent just before it — never two held back in a row,
+        // so a lost one is repaired a broadcast later, and never past the idle rule's gap.
+        baselines.repeatSkipped = true;
+        return;
+      }
+      const list = this.viewList(baselines, count);
+      return this.sendDelta(session, baselines, list, count, checksum, centreX, centreY, tick, sameView);
+    }
+    const list = this.viewList(baselines, count);
+    return this.sendDelta(session, baselines, list, count, list.computeChecksum(), centreX, centreY, tick, sameView);
+  }
+
+  /** entity_checksum of the view's first `count` entries in send order (encoding any not yet encoded this round). */
+  private viewChecksum(count: number): number {
+    const inView = this.view;
+    const encodedRound = this.encodedRound;
+    const entryOffset = this.entryOffset;
+    const entryBytes = this.entryBytes;
+    const round = this.round;
+    let checksum = ENTITY_CHECKSUM_START;
+    for (let index = 0; index < count; index++) {
+      const slot = inView[index];
+      if (encodedRound[slot] !== round) this.encodeEntry(slot, index);
+      const from = entryOffset[slot];
+      checksum = entityChecksumEntries(checksum, this.entries, from, from + entryBytes[slot]);
+    }
+    return checksum;
+  }
+
+  /** The view's first `count` entries copied into the session's next list (encoding any not yet encoded). */
+  private viewList(baselines: EntityBaselines, count: number): EntryList {
+    const inView = this.view;
+    const encodedRound = this.encodedRound;
+    const entryOffset = this.entryOffset;
+    const entryBytes = this.entryBytes;
+    const round = this.round;
+    const list = baselines.next();
+    for (let index = 0; index < count; index++) {
+      const slot = inView[index];
+      if (encodedRound[slot] !== round) this.encodeEntry(slot, index);
+      const from = entryOffset[slot];
+      list.append(this.entries, from, from + entryBytes[slot]);
+    }
+    return list;
+  }
+
+  /**
+   * A session with entity deltas (P-21): this broadcast as one StateDeltaPacket
+   * against the newest list the client acknowledged — or, when nothing in view
+   * or in the manifest changed and the player schedules no steps, nothing at all
+   * but every IDLE_STATE_EVERY_TICKS; or, when the delta does not fit one
+   * datagram, the seed's State and EntityPackets, whose list the client can
+   * acknowledge as well.
+   */
+  private sendDelta(
+    session: Session,
+    baselines: EntityBaselines,
+    list: EntryList,
+    count: number,
+    checksum: number,
+    centreX: number,
+    centreY: number,
+    tick: number,
+    sameView: boolean,
+  ): void {
+    const inView = this.view;
+    list.tick = tick;
+    list.checksum = checksum;
+    const egress = this.egress;
+    const slab = egress.slab;
+    slab.reserve(MAX_DATAGRAM_BYTES);
+    const out = slab.bytes;
+    const at = slab.at;
+    const versions = this.versions;
+    const baseline = baselines.baseline();
+    const compact = baselines.compact;
+    // The compact head's length is known only once the counts are: the body goes after the longest head, and
+    // moves down to the real one.
+    const bodyAt = at + (compact ? STATE_DELTA_COMPACT_HEAD_MAX : STATE_DELTA_BODY_OFFSET);
+    const written = writeEntityDelta(baseline, list, out, bodyAt, at + MAX_DATAGRAM_BYTES, this.written);
+    const entity = session.entity;
+    if (written.bytes >= 0) {
+      if (
+        written.removed === 0 &&
+        written.changed === 0 &&
+        tick - baselines.lastSentTick < IDLE_STATE_EVERY_TICKS &&
+        tick - baselines.lastStepTick > ACTIVE_AFTER_STEP_TICKS &&
+        sameView
+      ) {
+        baselines.discard(list);
+        return;
+      }
+      // The empty baseline's tick is -1; on the wire it is 0 ("the empty list").
+      if (compact) {
+        const back = baseline.tick < 0 ? 0 : tick - baseline.tick;
+        const head = writeStateDeltaCompactHead(
+          0,
+          tick,
+          checksum,
+          centreX,
+          centreY,
+          versions,
+          entity.id,
+          back,
+          written.removed,
+          written.changed,
+          written.bytes,
+          out,
+          at,
+        );
+        out.copyWithin(at + head, bodyAt, bodyAt + written.bytes);
+        egress.sendWritten(session, head + written.bytes);
+      } else {
+        writeStateAround(PACKET_STATE_DELTA, 0, tick, centreX, centreY, versions, entity.id, checksum, out, at);
+        writeStateDeltaTail(Math.max(0, baseline.tick), written.removed, written.changed, written.bytes, out, at);
+        egress.sendWritten(session, STATE_DELTA_FIXED_BYTES + written.bytes);
+      }
+    } else {
+      encodeStateAround(0, tick, centreX, centreY, versions, entity.id, checksum, out, at);
+      egress.sendWritten(session, STATE_BYTES);
+      this.sendEntities(session, inView, count, tick);
+    }
+    baselines.lastSentTick = tick;
+    baselines.repeatSkipped = false;
+    baselines.lastCentreX = centreX;
+    baselines.lastCentreY = centreY;
+    baselines.lastVersions.set(versions);
+    session.lastEntityChecksum = checksum;
+    session.lastEntityTick = tick;
+  }
+
+  /** The tick's EntityPackets for `inView[0..count)`, each as full as fits (count and size), `more` on all but the last. */
+  private sendEntities(session: Session, inView: number[], count: number, tick: number): void {
+    const egress = this.egress;
+    const slab = egress.slab;
+    const entries = this.entries;
+    const entryOffset = this.entryOffset;
+    const entryBytes = this.entryBytes;
+    let start = 0;
+    do {
+      let size = ENTITY_HEADER_BYTES;
+      let end = start;
+      while (
+        end < count &&
+        end - start < ENTITIES_PER_DATAGRAM_MAX &&
+        size + entryBytes[inView[end]] <= MAX_DATAGRAM_BYTES
+      ) {
+        size += entryBytes[inView[end]];
+        end++;
+      }
+      slab.reserve(size);
+      const out = slab.bytes;
+      let at = slab.at + encodeEntityHeader(0, tick, end - start, end < count, out, slab.at);
+      for (let index = start; index < end; index++) {
+        const from = entryOffset[inView[index]];
+        const to = from + entryBytes[inView[index]];
+        for (let byte = from; byte < to; byte++) out[at++] = entries[byte];
+      }
+      egress.sendWritten(session, size);
+      start = end;
+    } while (start < count);
+  }
+
+  /**
+   * Makes the entry of the entity in `slot` current for this round (`index`: its place in the view, for
+   * errors): its kept bytes while the slot's change count stands still, else written again.
+   */
+  private encodeEntry(slot: number, index: number): void {
+    const count = this.entities.changeCounts[slot];
+    if (this.kept[slot] === 1 && this.keptCount[slot] === count) {
+      if (this.keptFields !== null) this.verifyKept(slot);
+      this.encodedRound[slot] = this.round;
+      return;
+    }
+    const entity = this.entities.atSlot(slot);
+    this.kept[slot] = 0;
+    // The meta (a few TLVs, checked like everything sent) is encoded once per change, not per round.
+    if (entity.metaEncodedFrom !== entity.meta) {
+      entity.metaEncoded = encodeEntityMeta(entity);
+      entity.metaEncodedFrom = entity.meta;
+    }
+    const keep = ENTITY_ENTRY_BYTES + entity.metaEncoded.length <= ENTRY_STRIDE;
+    if (!keep && this.entriesUsed + ENTRY_MAX_BYTES > this.entries.length) {
+      // Offsets stay valid: the bytes keep their positions in the larger array.
+      const grown = new Uint8Array(this.entries.length * 2);
+      grown.set(this.entries.subarray(0, this.entriesUsed));
+      this.entries = grown;
+    }
+    const at = keep ? slot * ENTRY_STRIDE : this.entriesUsed;
+    const size = encodeEntityEntryWithMeta(entity, entity.metaEncoded, this.entries, at, index);
+    this.encodedRound[slot] = this.round;
+    this.entryOffset[slot] = at;
+    this.entryBytes[slot] = size;
+    if (!keep) {
+      this.entriesUsed += size;
+      return;
+    }
+    this.kept[slot] = 1;
+    this.keptCount[slot] = count;
+    const fields = this.keptFields;
+    if (fields === null) return;
+    const k = slot * KEPT_FIELDS;
+    for (let field = 0; field < KEPT_FIELDS; field++) fields[k + field] = entity[KEPT_FIELD_NAMES[field]];
+    this.keptMeta[slot] = entity.meta;
+  }
+
+  /** verifyEntityChanges: throws when the entity in `slot` differs from its kept entry's fields though its count stood still. */
+  private verifyKept(slot: number): void {
+    const entity = this.entities.atSlot(slot);
+    const fields = this.keptFields!;
+    const k = slot * KEPT_FIELDS;
+    for (let field = 0; field < KEPT_FIELDS; field++) {
+      const name = KEPT_FIELD_NAMES[field];
+      if (fields[k + field] !== entity[name]) {
+        throw new Error(
+          `entity ${entity.id}'s ${name} went from ${fields[k + field]} to ${entity[name]} without EntityStore.changed: its viewers would keep the old entry`,
+        );
+      }
+    }
+    if (this.keptMeta[slot] !== entity.meta) {
+      throw new Error(
+        `entity ${entity.id}'s meta was replaced without EntityStore.changed: its viewers would keep the old entry`,
+      );
+    }
+  }
+}
+
+/** `larger` with `array`'s values at its start: a per-slot array grown (the new slots keep larger's fill). */
+function grown<T extends Int32Array | Uint8Array | Float64Array>(array: T, larger: T): T {
+  larger.set(array);
+  return larger;
+}
+
+/** Whether the manifest around (centreX, centreY) with `versions` is the one last sent to the session. */
+function sameManifest(baselines: EntityBaselines, centreX: number, centreY: number, versions: Uint16Array): boolean {
+  if (baselines.lastCentreX !== centreX || baselines.lastCentreY !== centreY) return false;
+  const last = baselines.lastVersions;
+  for (let index = 0; index < MANIFEST_ENTRIES; index++) if (last[index] !== versions[index]) return false;
+  return true;
+}

@@ -1,0 +1,442 @@
+// The one datagram handler behind every transport (UDP, WebRTC data channel,
+// WebSocket). Order matters: the per-address limit runs before any decoding,
+// the protocol library validates every byte before anything else reads it,
+// nothing is ever sent to a source that has not proven it holds a live
+// token, and an address that has not proven it receives gets only challenges
+// within 3× what it sent (address-proof.ts), so a spoofed source address
+// cannot be made into a reflector. Only an ActionPacket binds or moves a
+// session, and moving needs its authentication trailer (docs/protocol.md § 6.1).
+import { CHUNK_SIZE } from "../../constants.js";
+import { chunkId } from "../../protocol/chunk-id.js";
+import { actionTagValid } from "../../protocol/action-mac-node.js";
+import {
+  hasActionAuth,
+  isValidAction,
+  readActionChallengeHigh,
+  readActionChallengeLow,
+  readActionSequence,
+  readActionCacheChunkId,
+  readActionCacheVersion,
+  readActionCode,
+  readActionTargetTick,
+  readActionTokenHigh,
+  readActionTokenLow,
+} from "../../protocol/action.js";
+import { encodeEntityDetail } from "../../protocol/entity-detail.js";
+import type { EntityQueryPacket } from "../../protocol/entity-query.js";
+import { MAX_DATAGRAM_BYTES, PACKET_PONG, encodeHeader } from "../../protocol/header.js";
+import { decodePacket } from "../../protocol/packet.js";
+import {
+  entityAckTick,
+  entityAckTokenHigh,
+  entityAckTokenLow,
+  isCompactAck,
+  isValidEntityAck,
+} from "../../protocol/entity-ack.js";
+import { EntityBaselines } from "../broadcast/entity-baselines.js";
+import {
+  CHALLENGE_BYTES,
+  PING_BYTES,
+  PING_TIMESTAMP_OFFSET,
+  isValidPing,
+  writeChallenge,
+} from "../../protocol/ping.js";
+import { MANIFEST_ENTRIES } from "../../protocol/state.js";
+import { addressKey } from "./address-key.js";
+import type { ChatService } from "../talk/chat.js";
+import type { Clock } from "../clock.js";
+import type { CustomMessages } from "../talk/custom-messages.js";
+import type { DialogService } from "../talk/dialogs.js";
+import type { Egress } from "./egress.js";
+import type { EntityStore } from "../entities/entities.js";
+import type { Interactables } from "../world/interactables.js";
+import type { ItemRoom } from "../items/item-room.js";
+import type { Tlv } from "../../protocol/tlv.js";
+import type { Doors } from "../world/doors.js";
+import type { Logger } from "../ops/log.js";
+import type { Metrics } from "../ops/metrics.js";
+import type { KeyedRateLimiter } from "./rate-limit.js";
+import type { Peer, Session, SessionRegistry } from "../sessions/session.js";
+import type { World } from "../world/world.js";
+
+/**
+ * A chunk re-sent sooner than this after the last send is suppressed: the
+ * client's cache list may simply predate the chunk's arrival. Shorter than the
+ * client's 200–300 ms retransmit timeout, so a lost chunk is always re-sent.
+ */
+export const CHUNK_RESEND_GUARD_MS = 150;
+
+/**
+ * What the handler reads, where it sends, and the rooms it routes to. Each is
+ * copied into a field of its own, so the per-datagram path reaches any of
+ * them in one step.
+ */
+export interface DatagramPorts {
+  readonly metrics: Metrics;
+  /** The per-source-address limit, taken before anything is decoded. */
+  readonly addressLimiter: KeyedRateLimiter;
+  /** Tokens and links to sessions, and binding a session to the link it sends from. */
+  readonly sessions: SessionRegistry;
+  /** The window an action is offered against, and the tick an EntityDetail carries. */
+  readonly clock: Clock;
+  /** The chunks answered to a cache list. */
+  readonly world: Pick<World, "chunkVersion" | "chunkDatagrams">;
+  /** The entities an EntityQuery asks about. */
+  readonly entities: Pick<EntityStore, "get">;
+  readonly egress: Egress;
+  readonly log: Logger;
+  readonly chat: Pick<ChatService, "onPost" | "onAck">;
+  readonly dialogs: Pick<DialogService, "onAck" | "onReply">;
+  readonly custom: Pick<CustomMessages, "dispatch">;
+  readonly interactables: Pick<Interactables, "onQuery">;
+  /** Item requests, and what a query adds to an EntityDetail (a bag, a chest's contents). */
+  readonly items: Pick<ItemRoom, "onRequest" | "detailTlv">;
+  /** A query from a player next to a door uses it (doors.ts). */
+  readonly doors: Pick<Doors, "onQuery">;
+  /** Ends a session that said it is leaving (LeavePacket, P-26). */
+  readonly leave: (session: Session, reason: string) => void;
+}
+
+export class DatagramHandler {
+  /** The cache list of the ActionPacket being answered. */
+  private readonly cacheIds = new Uint32Array(MANIFEST_ENTRIES);
+  private readonly cacheVersions = new Uint16Array(MANIFEST_ENTRIES);
+  private readonly metrics: Metrics;
+  private readonly addressLimiter: KeyedRateLimiter;
+  private readonly sessions: SessionRegistry;
+  private readonly clock: Clock;
+  private readonly world: DatagramPorts["world"];
+  private readonly entities: DatagramPorts["entities"];
+  private readonly egress: Egress;
+  private readonly log: Logger;
+  private readonly chat: DatagramPorts["chat"];
+  private readonly dialogs: DatagramPorts["dialogs"];
+  private readonly custom: DatagramPorts["custom"];
+  private readonly interactables: DatagramPorts["interactables"];
+  private readonly items: DatagramPorts["items"];
+  private readonly doors: DatagramPorts["doors"];
+  private readonly leave: DatagramPorts["leave"];
+
+  constructor(ports: DatagramPorts) {
+    this.metrics = ports.metrics;
+    this.addressLimiter = ports.addressLimiter;
+    this.sessions = ports.sessions;
+    this.clock = ports.clock;
+    this.world = ports.world;
+    this.entities = ports.entities;
+    this.egress = ports.egress;
+    this.log = ports.log;
+    this.chat = ports.chat;
+    this.dialogs = ports.dialogs;
+    this.custom = ports.custom;
+    this.interactables = ports.interactables;
+    this.items = ports.items;
+    this.doors = ports.doors;
+    this.leave = ports.leave;
+  }
+
+  handle(datagram: Uint8Array, peer: Peer, nowMs: number): void {
+    const metrics = this.metrics;
+    metrics.datagramsIn++;
+    metrics.bytesIn += datagram.length;
+    // What every client sends several times a second takes a path that reads
+    // the fields straight from the bytes: isValidAction and isValidPing check
+    // exactly what decodePacket checks for these two types, so the outcome is
+    // the same without a packet object, its nine cache entries or a bigint token.
+    //
+    // Who pays for a datagram: one that proves a live session (its token names
+    // one; a Ping on a link bound to one) is counted against that session's
+    // limit only, so a flood from the same address (a shared NAT, a spoofer)
+    // can never use up an honest player's budget. Everything else is unproven
+    // and counted against its source (unprovenFrom), before it is decoded when
+    // no session is bound to its link.
+    if (isValidAction(datagram)) return this.onActionBytes(datagram, peer, nowMs);
+    if (isValidPing(datagram)) return this.onPing(datagram, peer, nowMs);
+    if (isValidEntityAck(datagram)) return this.onEntityAck(datagram, peer, nowMs);
+    const onBoundLink = this.sessions.byPeerKey(peer.key) !== undefined;
+    if (!onBoundLink && !this.addressLimiter.take(addressKey(peer.address), nowMs)) {
+      return metrics.drop("rate_limited_address");
+    }
+    const result = decodePacket(datagram);
+    if (!result.ok) return this.unproven(peer, nowMs, result.error.code, !onBoundLink);
+    const packet = result.packet;
+    const charged = !onBoundLink;
+    // Every valid Action and Ping took the fast path above (the protocol's validators accept exactly
+    // what decodePacket accepts for them: test/protocol-validators.test.ts), so they never get here.
+    switch (packet.type) {
+      case "entity_query":
+        return this.onEntityQuery(packet, peer, nowMs, charged, datagram.length);
+      case "chat_post": {
+        const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
+        if (session) this.chat.onPost(session, packet, nowMs);
+        return;
+      }
+      case "chat_ack": {
+        const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
+        if (session) this.chat.onAck(session, packet, nowMs);
+        return;
+      }
+      case "dialog_ack": {
+        const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
+        if (session) this.dialogs.onAck(session, packet);
+        return;
+      }
+      case "dialog_reply": {
+        const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
+        if (session) this.dialogs.onReply(session, packet);
+        return;
+      }
+      case "custom_to_server": {
+        const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
+        if (session) this.custom.dispatch(session, packet);
+        return;
+      }
+      case "item_request": {
+        const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
+        if (session) this.items.onRequest(session, packet);
+        return;
+      }
+      case "leave": {
+        // A quitting UDP client (P-26): its session ends now rather than at the 10 s timeout. Only its own link
+        // may say so (authenticate), so a spoofed source can end nobody's session.
+        const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
+        if (session) this.leave(session, "left");
+        return;
+      }
+      default:
+        // State, Chunk, Entity, EntityDetail, Pong, ChatPostAck, Chat, TileUpdate,
+        // Dialog, DialogClose and CustomToClient only flow server → client.
+        return this.unproven(peer, nowMs, "wrong_direction", charged);
+    }
+  }
+
+  /**
+   * A datagram that proves no session: counted against its source's limit
+   * (IPv4 address or IPv6 /64) unless that was done before decoding it
+   * (`charged`), then dropped as `reason`.
+   */
+  private unproven(peer: Peer, nowMs: number, reason: string, charged: boolean): void {
+    if (!charged && !this.addressLimiter.take(addressKey(peer.address), nowMs)) {
+      return this.metrics.drop("rate_limited_address");
+    }
+    this.metrics.drop(reason);
+  }
+
+  /** The session a token names, if `peer` is its link; undefined (and counted) when refused. */
+  private authenticate(token: bigint, peer: Peer, nowMs: number, charged: boolean, size: number): Session | undefined {
+    return this.admitOnLink(this.sessions.byTokenValue(token), peer, nowMs, charged, size);
+  }
+
+  /**
+   * Rate-limits (against the session's own limit) and marks seen the session
+   * a token named, when the datagram came over the link the session is bound
+   * to; undefined (and counted) when refused. Only an ActionPacket binds or
+   * moves a session (onActionBytes): any other packet from another link is
+   * unproven, so a replayed chat or query can never pull a session away.
+   */
+  private admitOnLink(
+    session: Session | undefined,
+    peer: Peer,
+    nowMs: number,
+    charged: boolean,
+    size: number,
+  ): Session | undefined {
+    if (!session) {
+      this.unproven(peer, nowMs, "unknown_token", charged);
+      return undefined;
+    }
+    const bound = session.peer;
+    if (bound === null || bound.key !== peer.key) {
+      this.unproven(peer, nowMs, "not_bound_link", charged);
+      return undefined;
+    }
+    if (!session.inbound.take(nowMs)) {
+      this.metrics.drop("rate_limited_session");
+      return undefined;
+    }
+    if (bound !== peer) this.sessions.bind(session, peer); // same link; the freshest handle
+    if (!session.proof.proven) this.receivedUnproven(session, size);
+    session.lastSeenMs = nowMs;
+    return session;
+  }
+
+  /** Counts `size` bytes from a session's unproven address: its amplification budget grows by 3× that. */
+  private receivedUnproven(session: Session, size: number): void {
+    session.proof.bytesIn += size;
+    this.metrics.bytesFromUnproven += size;
+  }
+
+  /**
+   * An ActionPacket that isValidAction accepted, read in place through the
+   * protocol's readers (docs/protocol.md § 6.1 for the trailer rules).
+   */
+  private onActionBytes(bytes: Uint8Array, peer: Peer, nowMs: number): void {
+    const session = this.sessions.byTokenWords(readActionTokenLow(bytes), readActionTokenHigh(bytes));
+    if (!session) return this.unproven(peer, nowMs, "unknown_token", false);
+    const metrics = this.metrics;
+    const bound = session.peer;
+    const onLink = bound !== null && bound.key === peer.key;
+    // Who pays: a datagram from the session's link pays the session's limit; one
+    // from elsewhere (a first bind or a move, honest or not) is unproven until its
+    // tag is checked, so its source pays, before any hashing is done for it.
+    if (onLink) {
+      if (!session.inbound.take(nowMs)) return metrics.drop("rate_limited_session");
+    } else if (!this.addressLimiter.take(addressKey(peer.address), nowMs)) {
+      return metrics.drop("rate_limited_address");
+    }
+    const tagged = hasActionAuth(bytes);
+    const targetTick = readActionTargetTick(bytes);
+    const proof = session.proof;
+    if (tagged) {
+      // The tag is checked whenever it matters: to bind or move the session, to
+      // schedule a step (a replayed step must not run twice), and while the address
+      // is unproven (the echo). A keep-alive over the proven link skips the hash:
+      // sending one again changes nothing but a re-sent chunk.
+      if (!onLink || targetTick !== 0 || !proof.proven || !session.keyed) {
+        if (!actionTagValid(bytes, session.key)) return metrics.drop("bad_tag");
+        if (!session.replay.accept(readActionSequence(bytes))) return metrics.drop("replayed");
+        session.keyed = true;
+      }
+    } else if (session.keyed) {
+      // A keyed client always tags: an untagged packet for its session is a spec-only replay.
+      return metrics.drop("untagged");
+    } else if (!onLink && session.everBound) {
+      // A spec-only client binds its first link only; moving needs the tag.
+      return metrics.drop("untagged_move");
+    }
+    if (!onLink) {
+      this.log.debug("session bound", { entityId: session.entity.id, peer: peer.key, transport: peer.transport });
+      this.sessions.bind(session, peer, !tagged && session.joinSource === addressKey(peer.address));
+    } else if (bound !== peer) {
+      this.sessions.bind(session, peer); // same link; the freshest handle
+    }
+    session.lastSeenMs = nowMs;
+    if (!proof.proven) {
+      this.receivedUnproven(session, bytes.length);
+      if (tagged && proof.echoes(readActionChallengeLow(bytes), readActionChallengeHigh(bytes))) {
+        proof.prove(peer.key);
+        metrics.addressesProven++;
+        session.resendEntities = true;
+      } else {
+        this.challenge(session);
+      }
+    }
+    for (let index = 0; index < MANIFEST_ENTRIES; index++) {
+      this.cacheIds[index] = readActionCacheChunkId(bytes, index);
+      this.cacheVersions[index] = readActionCacheVersion(bytes, index);
+    }
+    this.applyAction(session, targetTick, readActionCode(bytes), nowMs);
+  }
+
+  /** Sends the session's unproven address its cookie (a challenge Pong), within the amplification limit. */
+  private challenge(session: Session): void {
+    const proof = session.proof;
+    if (!proof.allows(CHALLENGE_BYTES)) return;
+    const slab = this.egress.slab;
+    slab.reserve(CHALLENGE_BYTES);
+    writeChallenge(slab.bytes, slab.at, proof.cookieLow, proof.cookieHigh);
+    this.egress.sendChallenge(session, slab.take(CHALLENGE_BYTES));
+  }
+
+  /** Schedules the action and answers the cache list (in cacheIds / cacheVersions). */
+  private applyAction(session: Session, targetTick: number, action: number, nowMs: number): void {
+    const outcome = session.entity.slots.offer(targetTick, action, this.clock.nextWindow);
+    this.metrics.action(outcome);
+    // A keep-alive is also how a client that saw a checksum mismatch asks for
+    // the entity state again (protocol: Lost EntityPacket).
+    if (targetTick === 0) session.resendEntities = true;
+    else if (session.baselines !== null) session.baselines.lastStepTick = this.clock.tick;
+    // Chunks wait for the address to be proven (they would only be held back, and the re-send guard set).
+    if (session.proof.proven) this.sendMissingChunks(session, nowMs);
+  }
+
+  /** The datagrams (one ChunkPacket, or its ChunkWidePackets) of each chunk of the 3×3 neighbourhood the client lacks or holds stale. */
+  private sendMissingChunks(session: Session, nowMs: number): void {
+    const world = this.world;
+    const centreX = Math.floor(session.entity.x / CHUNK_SIZE);
+    const centreY = Math.floor(session.entity.y / CHUNK_SIZE);
+    for (let cy = centreY - 1; cy <= centreY + 1; cy++) {
+      for (let cx = centreX - 1; cx <= centreX + 1; cx++) {
+        const version = world.chunkVersion(cx, cy);
+        if (version === 0) continue;
+        const id = chunkId(cx, cy);
+        if (this.holds(id, version)) continue;
+        const sent = session.chunkSentAtMs.get(id);
+        if (sent && sent.version === version && nowMs - sent.atMs < CHUNK_RESEND_GUARD_MS) continue;
+        session.chunkSentAtMs.set(id, { version, atMs: nowMs });
+        const datagrams = world.chunkDatagrams(cx, cy);
+        for (let part = 0; part < datagrams.length; part++) this.egress.send(session, datagrams[part]);
+      }
+    }
+    // Forget chunks far behind, so the map stays bounded by the neighbourhood.
+    if (session.chunkSentAtMs.size > 32) {
+      for (const [id, sent] of session.chunkSentAtMs) if (nowMs - sent.atMs > 1000) session.chunkSentAtMs.delete(id);
+    }
+  }
+
+  /** Whether the cache list being answered holds chunk `id` at `version`. */
+  private holds(id: number, version: number): boolean {
+    for (let index = 0; index < MANIFEST_ENTRIES; index++) {
+      if (this.cacheIds[index] === id && this.cacheVersions[index] === version) return true;
+    }
+    return false;
+  }
+
+  private onEntityQuery(packet: EntityQueryPacket, peer: Peer, nowMs: number, charged: boolean, sizeIn: number): void {
+    const session = this.authenticate(packet.authToken, peer, nowMs, charged, sizeIn);
+    if (!session) return;
+    const entity = this.entities.get(packet.entityId);
+    if (!entity) return this.metrics.drop("unknown_entity");
+    const out = new Uint8Array(MAX_DATAGRAM_BYTES);
+    const meta: Tlv[] = entity.name ? [...entity.meta, { kind: "name", value: entity.name }] : [...entity.meta];
+    // Your own bag, or a chest's contents when you stand next to it (items/item-room.ts).
+    const items = this.items.detailTlv(session, entity);
+    if (items !== null) meta.push(items);
+    const size = encodeEntityDetail(
+      { type: "entity_detail", clientType: 0, tick: this.clock.tick, entityId: entity.id, meta },
+      out,
+    );
+    this.egress.send(session, out.subarray(0, size));
+    // From a player next to an interactable, the query is also "use it" (interactables.ts, doors.ts).
+    if (!this.interactables.onQuery(session, entity)) this.doors.onQuery(session, entity);
+  }
+
+  /**
+   * Pong answers only a link already bound to a live session (a Ping carries
+   * no token). `ping` is a Ping datagram decodePacket accepts; the Pong echoes
+   * its timestamp bytes.
+   */
+  /**
+   * An EntityAckPacket or CompactAckPacket (P-21, P-25): the client holds the
+   * list of its tick. The first one turns entity deltas on for the session (bounded: one ring of lists per
+   * session). Only over the session's own link, like every packet but an Action.
+   */
+  private onEntityAck(bytes: Uint8Array, peer: Peer, nowMs: number): void {
+    const session = this.sessions.byTokenWords(entityAckTokenLow(bytes), entityAckTokenHigh(bytes));
+    const onBoundLink = this.sessions.byPeerKey(peer.key) !== undefined;
+    if (!onBoundLink && !this.addressLimiter.take(addressKey(peer.address), nowMs)) {
+      return this.metrics.drop("rate_limited_address");
+    }
+    const admitted = this.admitOnLink(session, peer, nowMs, !onBoundLink, bytes.length);
+    if (!admitted) return;
+    // The first acknowledgement chooses the form for the session's life: a CompactAck the compact one (P-25).
+    if (admitted.baselines === null) admitted.baselines = new EntityBaselines(isCompactAck(bytes));
+    admitted.baselines.acknowledge(entityAckTick(bytes));
+  }
+
+  private onPing(ping: Uint8Array, peer: Peer, nowMs: number): void {
+    const session = this.sessions.byPeerKey(peer.key);
+    if (!session) return this.unproven(peer, nowMs, "unbound_ping", false);
+    if (!session.inbound.take(nowMs)) return this.metrics.drop("rate_limited_session");
+    session.lastSeenMs = nowMs;
+    // An unproven address gets no Pong (Egress would hold it back); its bytes count toward its challenge budget.
+    if (!session.proof.proven) return this.receivedUnproven(session, ping.length);
+    const slab = this.egress.slab;
+    slab.reserve(PING_BYTES);
+    const out = slab.bytes;
+    const at = slab.at;
+    encodeHeader(PACKET_PONG, 0, out, at);
+    for (let index = PING_TIMESTAMP_OFFSET; index < PING_BYTES; index++) out[at + index] = ping[index];
+    this.egress.sendWritten(session, PING_BYTES);
+  }
+}

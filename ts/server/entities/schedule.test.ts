@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { windowOfTick } from "../../window.js";
+import { ActionSlots } from "./schedule.js";
+
+describe("tick-addressed action slots", () => {
+  it("maps target ticks to windows by ceil(t / 4)", () => {
+    expect([1, 4, 5, 8, 9].map(windowOfTick)).toEqual([1, 1, 2, 2, 3]);
+  });
+
+  it("replaces an action addressed to the same window (retraction by NOOP)", () => {
+    const slots = new ActionSlots();
+    expect(slots.offer(41, 2, 10)).toBe("scheduled"); // window 11
+    expect(slots.offer(44, 0, 10)).toBe("replaced");
+    expect(slots.take(11)).toBe(0);
+    expect(slots.take(11)).toBe(-1);
+  });
+
+  it("drops windows beyond the horizon and accepts the last addressable one", () => {
+    const slots = new ActionSlots();
+    expect(slots.offer(4 * 14, 1, 10)).toBe("beyond_horizon");
+    expect(slots.offer(4 * 13, 1, 10)).toBe("scheduled");
+    expect(slots.take(13)).toBe(1);
+  });
+
+  it("moves late movement actions to the first empty upcoming window, in order", () => {
+    const slots = new ActionSlots();
+    slots.offer(40, 3, 10); // window 10 taken
+    expect(slots.offer(20, 1, 10)).toBe("late_moved"); // -> 11
+    expect(slots.offer(24, 2, 10)).toBe("late_moved"); // -> 12
+    expect(slots.take(10)).toBe(3);
+    expect(slots.take(11)).toBe(1);
+    expect(slots.take(12)).toBe(2);
+  });
+
+  it("never lets a late action override newer intent and drops late NOOPs", () => {
+    const slots = new ActionSlots();
+    for (let w = 10; w <= 13; w++) slots.offer(w * 4, 4, 10);
+    expect(slots.offer(8, 1, 10)).toBe("late_dropped");
+    expect(slots.offer(8, 0, 10)).toBe("late_noop");
+    for (let w = 10; w <= 13; w++) expect(slots.take(w)).toBe(4);
+  });
+
+  it("holds at most one action per window whatever is offered", () => {
+    const slots = new ActionSlots();
+    for (let i = 0; i < 10_000; i++) slots.offer(1 + (i % 60), 1 + (i % 8), 10);
+    let executed = 0;
+    for (let w = 10; w <= 14; w++) if (slots.take(w) >= 0) executed++;
+    expect(executed).toBe(4); // windows 10..13 addressable, 14 beyond the horizon
+  });
+
+  it("treats target_tick 0 as carrying no intent", () => {
+    const slots = new ActionSlots();
+    expect(slots.offer(0, 1, 10)).toBe("no_intent");
+    expect(slots.peek(10)).toBe(-1);
+  });
+});

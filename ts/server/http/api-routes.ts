@@ -1,0 +1,279 @@
+// The HTTP API of the game server: guest join, accounts (register, login),
+// status and metrics. docs/server.md documents every route. Passwords travel
+// only here (over HTTP, HTTPS in front of it in production), never in a datagram.
+import type { IncomingMessage } from "node:http";
+import { PROTOCOL_VERSION } from "../../protocol/header.js";
+import { AccountError, type AccountService } from "../accounts/account-service.js";
+import { FailureBackoff } from "../accounts/failure-backoff.js";
+import { HashQueue, QueueFullError } from "../accounts/hash-queue.js";
+import { addressKey } from "../edge/address-key.js";
+import { type GameOptions, JoinError } from "../game-options.js";
+import { HttpError, type HttpApi, type HttpReply, stringField } from "./http-api.js";
+import { TIMING_WINDOW_TICKS } from "../ops/metrics.js";
+import { KeyedRateLimiter } from "../edge/rate-limit.js";
+import { checkNick } from "../sessions/nick.js";
+import { installOnlineRoute } from "./online-route.js";
+import { countByTransport } from "../transports/transport-counts.js";
+import { checkAppearance } from "../../appearance.js";
+import { type MetricsSource, prometheusText } from "../ops/prometheus.js";
+import type { Session, SessionRegistry } from "../sessions/session.js";
+import type { World } from "../world/world.js";
+import type { PvpRule } from "../combat/pvp-zones.js";
+import type { AdminService } from "../admin/admin-service.js";
+import { installMapArtRoute, mapArtDescription } from "./map-art-route.js";
+
+/** What the routes use of the game (the Game is one): joining and leaving, accounts, the world, the status. */
+export interface ApiGame extends MetricsSource {
+  readonly sessions: Pick<SessionRegistry, "byTokenValue" | "size" | "values">;
+  readonly accounts: Pick<AccountService, "register" | "login">;
+  readonly world: Pick<
+    World,
+    "name" | "mapWidth" | "mapHeight" | "chunksX" | "chunksY" | "tileInfo" | "npcKinds" | "safeZones" | "items" | "art"
+  >;
+  readonly options: Pick<GameOptions, "tickHz">;
+  readonly pvp: Pick<PvpRule, "enabled">;
+  /** Address bans (admin/): a banned source may not join, register or log in. */
+  readonly admin: Pick<AdminService, "addressRefusal">;
+  /** Creates a guest session; throws JoinError when refused. */
+  join(nick: string, appearance?: number | null): Session;
+  leave(session: Session, reason: string): void;
+  /** The /api/status body, over the last `ticks` ticks. */
+  status(ticks: number): Record<string, unknown>;
+}
+
+/** The Retry-After header of a 429 or 503: whole seconds, at least 1. */
+function retryAfter(seconds: number): Record<string, string> {
+  return { "retry-after": String(Math.max(1, Math.ceil(seconds))) };
+}
+
+/**
+ * `udpStatus` describes the UDP socket for /api/status (which backend carries the datagrams and
+ * its counters); without it the status has no "udp" field.
+ */
+export function installApiRoutes(
+  http: HttpApi,
+  game: ApiGame,
+  udpPort: () => number,
+  udpStatus?: () => Record<string, unknown>,
+): void {
+  /**
+   * What every way into the game answers: the session's token, its key (which tags
+   * the ActionPackets that may move it, docs/protocol.md § 6.1) and where to send
+   * datagrams. The request's source is kept: a spec-only client's UDP address
+   * on the same source counts as proven (the TCP handshake came from there).
+   */
+  const joined = (session: Session, raw: IncomingMessage): HttpReply => {
+    session.joinSource = source(raw);
+    return {
+      body: {
+        token: session.tokenHex,
+        key: session.keyHex,
+        entityId: session.entity.id,
+        nick: session.nick,
+        protocolVersion: PROTOCOL_VERSION,
+        udpPort: udpPort(),
+      },
+    };
+  };
+  const refusal = (error: unknown): never => {
+    if (error instanceof JoinError || error instanceof AccountError) throw new HttpError(error.status, error.message);
+    if (error instanceof QueueFullError) {
+      throw new HttpError(503, "too many logins at once: try again in a moment", retryAfter(1));
+    }
+    throw error;
+  };
+
+  // Password guessing and account spam (docs/server.md § HTTP limits): a source, and an account
+  // name from anywhere, that keep failing must wait longer and longer; hashing runs through a
+  // bounded queue; registrations are rationed per source.
+  const limits = http.limits;
+  const addressFailures = new FailureBackoff(limits.loginFailuresBeforeBackoff);
+  const accountFailures = new FailureBackoff(limits.accountFailuresBeforeBackoff);
+  const hashing = new HashQueue(limits.hashConcurrency, limits.hashQueue);
+  const registrations = new KeyedRateLimiter(
+    limits.registrationsPerAddress / 3600,
+    limits.registrationsPerAddress,
+    100_000,
+  );
+  const guestJoins = new KeyedRateLimiter(limits.guestJoinsPerAddress / 60, limits.guestJoinsPerAddress, 100_000);
+  const guardStats = { loginsHeldBack: 0, registrationsHeldBack: 0, guestJoinsHeldBack: 0, onlineHeldBack: 0 };
+  const source = (raw: IncomingMessage) => addressKey(raw.socket.remoteAddress ?? "");
+  // Who is playing, for the page's who's-online list: bounded and rationed per source (online-route.ts).
+  installOnlineRoute(http, game.sessions, source, guardStats);
+  /** A banned source gets 403 with the ban's reason and end, before anything else is done for it. */
+  const refuseBanned = (raw: IncomingMessage): void => {
+    const banned = game.admin.addressRefusal(raw.socket.remoteAddress ?? "");
+    if (banned !== null) throw new HttpError(403, banned);
+  };
+  const wait = (ms: number, what: string): never => {
+    const seconds = Math.ceil(ms / 1000);
+    throw new HttpError(429, `too many failed logins ${what}: try again in ${seconds} s`, retryAfter(seconds));
+  };
+
+  // Body {"nick", "replaces"?}: `replaces` is the token of this client's previous guest
+  // session (after a lost link), which ends now instead of lingering until eviction.
+  http.route("POST", "/api/guest", ({ body, raw }) => {
+    refuseBanned(raw);
+    if (!guestJoins.take(source(raw), Date.now())) {
+      guardStats.guestJoinsHeldBack++;
+      throw new HttpError(
+        429,
+        "too many joins from this address: try again in a minute",
+        retryAfter(60 / limits.guestJoinsPerAddress),
+      );
+    }
+    const checked = checkNick(stringField(body, "nick"));
+    if (!checked.ok) throw new HttpError(400, checked.reason);
+    const appearance = appearanceField(body);
+    const replaces = (body as Record<string, unknown>).replaces;
+    if (replaces !== undefined) {
+      if (typeof replaces !== "string" || !/^[0-9a-f]{16}$/i.test(replaces)) {
+        throw new HttpError(400, '"replaces" must be the previous token (16 hex digits)');
+      }
+      const previous = game.sessions.byTokenValue(BigInt(`0x${replaces}`));
+      if (previous && previous.accountId === null) game.leave(previous, "rejoined");
+    }
+    try {
+      return joined(game.join(checked.nick, appearance), raw);
+    } catch (error) {
+      return refusal(error);
+    }
+  });
+
+  // Body {"name", "password", "nick"}: creates the account and its character, and plays it.
+  http.route("POST", "/api/register", async ({ body, raw }) => {
+    refuseBanned(raw);
+    const name = stringField(body, "name");
+    const password = stringField(body, "password");
+    const nick = stringField(body, "nick");
+    const appearance = appearanceField(body);
+    // Rationed: accounts created per source. An attempt that creates none gives its token back.
+    const from = source(raw);
+    if (!registrations.take(from, Date.now())) {
+      guardStats.registrationsHeldBack++;
+      throw new HttpError(
+        429,
+        "too many registrations from this address: try again later",
+        retryAfter(3600 / limits.registrationsPerAddress),
+      );
+    }
+    try {
+      return joined(await hashing.run(() => game.accounts.register(name, password, nick, appearance)), raw);
+    } catch (error) {
+      registrations.refund(from);
+      return refusal(error);
+    }
+  });
+
+  // Body {"name", "password"}: plays the account's character where it was saved,
+  // replacing a session the account already has.
+  http.route("POST", "/api/login", async ({ body, raw }) => {
+    refuseBanned(raw);
+    const name = stringField(body, "name");
+    const password = stringField(body, "password");
+    const appearance = appearanceField(body);
+    const from = source(raw);
+    // Names match in any case, so their failures count together.
+    const account = name.trim().toLowerCase();
+    const nowMs = Date.now();
+    const addressWait = addressFailures.waitMs(from, nowMs);
+    const accountWait = accountFailures.waitMs(account, nowMs);
+    if (addressWait > 0 || accountWait > 0) {
+      guardStats.loginsHeldBack++;
+      wait(Math.max(addressWait, accountWait), addressWait > 0 ? "from this address" : "for this account");
+    }
+    try {
+      const session = await hashing.run(() => game.accounts.login(name, password, appearance));
+      addressFailures.succeed(from);
+      accountFailures.succeed(account);
+      return joined(session, raw);
+    } catch (error) {
+      if (error instanceof AccountError && error.status === 401) {
+        addressFailures.fail(from, Date.now());
+        accountFailures.fail(account, Date.now());
+      }
+      return refusal(error);
+    }
+  });
+
+  // The map's own art, if it has any: its atlas at a content-hashed URL that /api/world names.
+  installMapArtRoute(http, game.world.art);
+
+  // Everything a client needs before its first datagram: the rules' tile data
+  // (collision and looks, so prediction uses the server's exact table) and the world's extent.
+  http.route("GET", "/api/world", () => {
+    const world = game.world;
+    return {
+      body: {
+        name: world.name,
+        protocolVersion: PROTOCOL_VERSION,
+        mapWidth: world.mapWidth,
+        mapHeight: world.mapHeight,
+        chunksX: world.chunksX,
+        chunksY: world.chunksY,
+        tickHz: game.options.tickHz,
+        tiles: world.tileInfo,
+        // The map's atlas (map-art-route.ts): null when the client draws the map with its own art.
+        art: mapArtDescription(world.art),
+        // What clients draw NPCs with: a kind's sprite, and its speed for a glide as long as its steps.
+        kinds: world.npcKinds.map(({ typeId, name, sprite, behaviour, speed, light }) => ({
+          typeId,
+          name,
+          sprite,
+          behaviour,
+          speed,
+          ...(light ? { light } : {}),
+        })),
+        // What clients draw and explain items with (items/catalogue.ts): the whole catalogue, every number.
+        // `light` only on an item that gives it (a torch): a client learns who carries light from the weapon TLV.
+        items: world.items.map(({ id, name, kind, stack, sprite, damage, armor, heal, light }) => ({
+          id,
+          name,
+          kind,
+          stack,
+          sprite,
+          damage,
+          armor,
+          heal,
+          ...(light ? { light } : {}),
+        })),
+        // Where players may fight each other (combat/pvp-zones.ts): the switch and the safe rectangles.
+        pvp: {
+          enabled: game.pvp.enabled,
+          safeZones: world.safeZones.map(({ x, y, width, height }) => ({ x, y, width, height })),
+        },
+      },
+    };
+  });
+
+  // ?ticks=N narrows the tick and broadcast percentiles to the last N ticks (a benchmark's window).
+  http.route("GET", "/api/status", ({ raw }) => {
+    const ticksParam = new URL(raw.url ?? "/", "http://localhost").searchParams.get("ticks");
+    let ticks = TIMING_WINDOW_TICKS;
+    if (ticksParam !== null) {
+      ticks = Number(ticksParam);
+      if (!/^\d+$/.test(ticksParam) || ticks < 1 || ticks > TIMING_WINDOW_TICKS) {
+        throw new HttpError(400, `ticks must be an integer from 1 to ${TIMING_WINDOW_TICKS}`);
+      }
+    }
+    const status = {
+      ...game.status(ticks),
+      playersByTransport: countByTransport(game.sessions.values()),
+      http: { ...http.connections, ...guardStats, hashing: hashing.stats },
+    };
+    return { body: udpStatus ? { ...status, udp: udpStatus() } : status };
+  });
+
+  http.route("GET", "/metrics", () => ({
+    body: prometheusText(game),
+    contentType: "text/plain; version=0.0.4; charset=utf-8",
+  }));
+}
+
+/** A join body's optional "appearance" (ts/appearance.ts): null when absent; 400 in words when not a look. */
+function appearanceField(body: unknown): number | null {
+  const value = typeof body === "object" && body !== null ? (body as Record<string, unknown>).appearance : undefined;
+  const checked = checkAppearance(value);
+  if (!checked.ok) throw new HttpError(400, checked.reason);
+  return checked.value;
+}

@@ -1,0 +1,257 @@
+// Chat (docs/protocol.md § Chat): global, every line goes to every session.
+//
+// Delivery is reliable in both directions without a stream:
+// - client → server: ChatPost lines carry per-session numbers 1, 2, 3, …; the
+//   server handles them strictly in order (a gap means an earlier line was
+//   lost, so the later one is dropped and the client re-sends both), answers
+//   every one with a cumulative ChatPostAck, and answers a re-sent copy with
+//   the same ack without posting it twice.
+// - server → client: each session has its own numbered queue; lines are sent
+//   at once, re-sent on a backing-off timer (retransmit.ts) until a cumulative
+//   ChatAck covers them, and at most CHAT_WINDOW of them are in flight. The
+//   queue is bounded: on overflow the oldest line is dropped and counted, and
+//   every ChatPacket names the oldest line still queued, so the client sees the
+//   gap instead of waiting for a line that will never come.
+import {
+  CHAT_STATUS_POSTED,
+  CHAT_STATUS_RATE_LIMITED,
+  CHAT_STATUS_REFUSED,
+  encodeChatPostAck,
+} from "../../protocol/chat-post-ack.js";
+import { CHAT_TEXT_RULE, type ChatPostPacket } from "../../protocol/chat-post.js";
+import type { ChatAckPacket } from "../../protocol/chat-ack.js";
+import { CHAT_NAME_RULE, CHAT_SPEAKER_SYSTEM, encodeChat } from "../../protocol/chat.js";
+import { MAX_DATAGRAM_BYTES } from "../../protocol/header.js";
+import { checkText } from "../../protocol/text.js";
+import type { ChatLine } from "./chat-channel.js";
+import type { Egress } from "../edge/egress.js";
+import type { Metrics } from "../ops/metrics.js";
+import type { Session, SessionRegistry } from "../sessions/session.js";
+
+/**
+ * A line as it travels to the other processes of a cluster (ts/cluster/chat-relay.ts): what every
+ * session there hears too. `near` keeps a presence line to the players around the spot it names,
+ * as it is kept here.
+ */
+export interface RelayedLine {
+  readonly speakerEntityId: number;
+  readonly speakerName: string;
+  readonly text: string;
+  readonly near?: { readonly x: number; readonly y: number; readonly radius: number };
+}
+
+export interface ChatStats {
+  /** Lines accepted from players and system lines posted. */
+  posted: number;
+  rateLimited: number;
+  refused: number;
+  /** Lines from other processes of a cluster, delivered here. */
+  relayedIn: number;
+  /** Lines from other processes that were not lines chat can carry, dropped. */
+  relayedBad: number;
+  /** Lines of muted players, refused. */
+  muted: number;
+  /** Re-sent copies of client lines, acknowledged again and not posted. */
+  duplicates: number;
+  /** ChatPackets re-sent because no ack came. */
+  retransmits: number;
+  /** Lines dropped from a full session queue. */
+  overflowDropped: number;
+}
+
+/**
+ * Bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069):
+ * they reorder what follows them, so "\u202Enimda :metsys" reads as a line from
+ * "system: admin". Right-to-left text needs none of them (the marks U+200E,
+ * U+200F and U+061C stay allowed), so a line carrying one is refused.
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
+
+export class ChatService {
+  readonly stats: ChatStats = {
+    posted: 0,
+    rateLimited: 0,
+    refused: 0,
+    relayedIn: 0,
+    relayedBad: 0,
+    muted: 0,
+    duplicates: 0,
+    retransmits: 0,
+    overflowDropped: 0,
+  };
+  private readonly dueScratch: ChatLine[] = [];
+  private readonly out = new Uint8Array(MAX_DATAGRAM_BYTES);
+  /**
+   * Where the lines every session hears go besides this process's sessions: null in one process; in a
+   * cluster region, the relay that hands them to the other regions (players' lines, system lines,
+   * presence lines — the channels a single process has; private `tell` lines stay here).
+   */
+  relay: ((line: RelayedLine) => void) | null = null;
+
+  constructor(
+    /** Who hears a line: every session, or those an audience accepts. */
+    private readonly sessions: Pick<SessionRegistry, "values">,
+    private readonly egress: Egress,
+    private readonly metrics: Metrics,
+    /** Whether a session may not post now (an operator muted it, admin/); its lines are refused. */
+    private readonly muted: (session: Session) => boolean = () => false,
+  ) {}
+
+  /** A system line (speaker 0) to every session: joins, leaves, notices. Throws EncodeError for text chat cannot carry. */
+  system(text: string, speakerName = ""): void {
+    this.broadcast(CHAT_SPEAKER_SYSTEM, speakerName, text);
+    this.relay?.({ speakerEntityId: CHAT_SPEAKER_SYSTEM, speakerName, text });
+  }
+
+  /**
+   * A system line to the sessions whose player is within `radius` tiles (Chebyshev) of (x, y).
+   * Joins and leaves use it: announced to everyone, they would cost N lines per join, N² in all,
+   * which at a few hundred players is most of the chat traffic and none of its use.
+   */
+  systemNear(x: number, y: number, radius: number, text: string, speakerName = ""): void {
+    this.broadcast(CHAT_SPEAKER_SYSTEM, speakerName, text, (session) => {
+      const entity = session.entity;
+      return Math.abs(entity.x - x) <= radius && Math.abs(entity.y - y) <= radius;
+    });
+    this.relay?.({ speakerEntityId: CHAT_SPEAKER_SYSTEM, speakerName, text, near: { x, y, radius } });
+  }
+
+  /**
+   * A line another process of the cluster delivered to its own sessions: delivered here the same way
+   * (and not relayed again). Returns false, counting it, for one chat cannot carry — a relay is a
+   * trusted peer, but what it sends is checked like anything that arrives.
+   */
+  deliverRelayed(line: RelayedLine): boolean {
+    const near = line.near;
+    try {
+      if (!Number.isInteger(line.speakerEntityId) || line.speakerEntityId < 0) throw new Error("speaker");
+      if (near !== undefined && ![near.x, near.y, near.radius].every((n) => Number.isInteger(n)))
+        throw new Error("near");
+      this.deliver(
+        line.speakerEntityId,
+        line.speakerName,
+        line.text,
+        near === undefined
+          ? undefined
+          : (session) =>
+              Math.abs(session.entity.x - near.x) <= near.radius && Math.abs(session.entity.y - near.y) <= near.radius,
+      );
+    } catch {
+      this.stats.relayedBad++;
+      return false;
+    }
+    this.stats.relayedIn++;
+    return true;
+  }
+
+  /**
+   * A line from `speakerEntityId` (0: system) to every session, or to those `audience` accepts.
+   * Throws EncodeError for text chat cannot carry.
+   */
+  broadcast(
+    speakerEntityId: number,
+    speakerName: string,
+    text: string,
+    audience: (session: Session) => boolean = () => true,
+  ): void {
+    this.deliver(speakerEntityId, speakerName, text, audience);
+    this.stats.posted++;
+  }
+
+  /** Queues a line for the sessions `audience` accepts (checked first: throws EncodeError). */
+  private deliver(
+    speakerEntityId: number,
+    speakerName: string,
+    text: string,
+    audience: (session: Session) => boolean = () => true,
+  ): void {
+    checkText("chat speaker name", speakerName, CHAT_NAME_RULE);
+    checkText("chat text", text, CHAT_TEXT_RULE);
+    const nowMs = performance.now();
+    for (const session of this.sessions.values()) {
+      if (!audience(session)) continue;
+      if (session.chat.enqueue(speakerEntityId, speakerName, text)) this.stats.overflowDropped++;
+      this.pump(session, nowMs);
+    }
+  }
+
+  /** A line to one session only (a private notice). Throws EncodeError for text chat cannot carry. */
+  tell(session: Session, text: string, speakerName = ""): void {
+    checkText("chat speaker name", speakerName, CHAT_NAME_RULE);
+    checkText("chat text", text, CHAT_TEXT_RULE);
+    if (session.chat.enqueue(CHAT_SPEAKER_SYSTEM, speakerName, text)) this.stats.overflowDropped++;
+    this.pump(session, performance.now());
+  }
+
+  /** A ChatPost from an authenticated session. */
+  onPost(session: Session, packet: ChatPostPacket, nowMs: number): void {
+    const channel = session.chat;
+    if (packet.seq <= channel.inboundSeq) {
+      this.stats.duplicates++;
+      return this.sendPostAck(session);
+    }
+    if (packet.seq > channel.inboundSeq + 1) {
+      // An earlier line was lost: the client re-sends from there, in order.
+      this.metrics.drop("chat_out_of_order");
+      if (channel.inboundSeq > 0) this.sendPostAck(session);
+      return;
+    }
+    const text = packet.text.trim();
+    let status = CHAT_STATUS_POSTED;
+    if (text === "" || BIDI_CONTROLS.test(text)) {
+      status = CHAT_STATUS_REFUSED;
+      this.stats.refused++;
+    } else if (this.muted(session)) {
+      status = CHAT_STATUS_REFUSED;
+      this.stats.muted++;
+    } else if (!channel.limiter.take(nowMs)) {
+      status = CHAT_STATUS_RATE_LIMITED;
+      this.stats.rateLimited++;
+      this.metrics.drop("chat_rate_limited");
+    }
+    channel.inboundSeq = packet.seq;
+    channel.inboundStatus = status;
+    this.sendPostAck(session);
+    if (status === CHAT_STATUS_POSTED) {
+      this.broadcast(session.entity.id, session.nick, text);
+      this.relay?.({ speakerEntityId: session.entity.id, speakerName: session.nick, text });
+    }
+  }
+
+  /** A ChatAck: lines up to its seq arrived. */
+  onAck(session: Session, packet: ChatAckPacket, nowMs: number): void {
+    if (session.chat.acknowledge(packet.seq, nowMs)) this.pump(session, nowMs);
+  }
+
+  /** Sends what is due for `session`: new lines, or re-sends after a timeout. Called every tick. */
+  pump(session: Session, nowMs: number): void {
+    if (!session.peer || session.chat.pending === 0) return;
+    const channel = session.chat;
+    this.stats.retransmits += channel.due(nowMs, this.dueScratch);
+    const oldestSeq = channel.oldestSeq;
+    for (const line of this.dueScratch) {
+      const size = encodeChat(
+        {
+          type: "chat",
+          clientType: 0,
+          seq: line.seq,
+          oldestSeq,
+          speakerEntityId: line.speakerEntityId,
+          speakerName: line.speakerName,
+          text: line.text,
+        },
+        this.out,
+      );
+      this.egress.send(session, this.out.slice(0, size));
+    }
+  }
+
+  private sendPostAck(session: Session): void {
+    const channel = session.chat;
+    const size = encodeChatPostAck(
+      { type: "chat_post_ack", clientType: 0, seq: channel.inboundSeq, status: channel.inboundStatus },
+      this.out,
+    );
+    this.egress.send(session, this.out.slice(0, size));
+  }
+}

@@ -1,0 +1,345 @@
+// The authoritative world: the loaded map sliced into 32×32 chunks, each with a
+// version, held in the wasm grid so that every move is checked by the one
+// movement rule (`step_allowed`, and `apply_moves` over it) the clients predict with.
+//
+// The map occupies world tiles (0, 0) .. (width - 1, height - 1). Cells of the
+// edge chunks that lie beyond the map are TILE_BORDER: solid and never drawn.
+// Chunks entirely outside the map do not exist; the manifest lists them with
+// version 0 ("no chunk: do not request"), and both sides treat their cells as
+// unknown, i.e. blocked.
+import { CHUNK_SIZE, CHUNK_TILE_COUNT, PALETTE_MAX, TILE_BORDER } from "../../constants.js";
+import { chunkId } from "../../protocol/chunk-id.js";
+import { encodeChunk, CHUNK_PACKET_MAX_BYTES } from "../../protocol/chunk.js";
+import { CHUNK_WIDE_PAYLOAD_BUDGET, chunkWidePacketBytes, encodeChunkWide } from "../../protocol/chunk-wide.js";
+import type { Core } from "../../wasm/core.js";
+import type { DoorSpec } from "../map/map-doors.js";
+import type { NpcKind } from "../npc/kinds.js";
+import type { NpcSpawnSpec } from "../npc/spawns.js";
+import type { SafeZone } from "../combat/pvp-zones.js";
+import type { ItemDef } from "../items/catalogue.js";
+import type { ChestSpec } from "../items/item-specs.js";
+import type { MapArt } from "../map/map-atlas.js";
+import { WasmCodec, type WidePart } from "../../wasm/codec.js";
+import { type AreaRect, AreaLayoutError, layoutAreas, type WorldWarp } from "./areas.js";
+import { type MoveTable, type Pathing, WasmSim } from "../../wasm/sim.js";
+
+export interface WorldMap {
+  name: string;
+  width: number;
+  height: number;
+  /** width × height world tile ids, row-major. */
+  tiles: Uint16Array;
+  /** 65536 flag bytes (TILE_FLAG_*), indexed by tile id. */
+  flags: Uint8Array;
+  spawns: { x: number; y: number }[];
+  /** What clients need to draw and predict: per tile id, its flags and look, and a stack id's stack (served at /api/world). */
+  tileInfo: {
+    id: number;
+    name?: string;
+    collides: boolean;
+    opaque: boolean;
+    look: number;
+    stack?: number[];
+    /** What a stack id draws over the entities, in the form of `stack` (docs/maps.md § Over layers). */
+    overStack?: number[];
+    /** The atlas tile it draws over the entities, transparent (map-atlas.ts overLooks); absent: nothing over. */
+    over?: number;
+    /** An animated id's timeline: atlas tile and duration per segment, looping from time 0 (map-atlas.ts). */
+    frames?: { look: number; durationMs: number }[];
+    light?: number;
+  }[];
+  /** The map's own art (ts/server/map/map-atlas.ts); null or absent: the client's built-in art. */
+  art?: MapArt | null;
+  /** Signs, notice boards and the like (LoadedMap.interactables); none when absent. */
+  interactables?: { name: string; kind: string; text?: string; x: number; y: number }[];
+  /** The map's doors (LoadedMap.doors); none when absent. */
+  doors?: DoorSpec[];
+  /** The creatures and where they live (LoadedMap.npcKinds / npcSpawns); none when absent. */
+  npcKinds?: NpcKind[];
+  npcSpawns?: NpcSpawnSpec[];
+  /** The item catalogue and the chests (LoadedMap.items / chests); none when absent. */
+  items?: ItemDef[];
+  chests?: ChestSpec[];
+  /** Where PvP never holds (LoadedMap.safeZones), and the map's own PvP switch; none / null when absent. */
+  safeZones?: SafeZone[];
+  pvp?: boolean | null;
+  /**
+   * The maps this one is made of (world-areas.ts composes a folder's maps into one WorldMap): their
+   * rectangles, whose chunks exist; the cells between them are TILE_BORDER in no chunk. Absent: the
+   * whole map is one area.
+   */
+  areas?: AreaRect[];
+  /** The warps, resolved to world tiles (world-areas.ts); none when absent. */
+  warps?: WorldWarp[];
+}
+
+/** Dungeon level slots beside the maps (P-24): how many, and their edge in tiles. */
+export interface LevelSlotOptions {
+  levelSlots: number;
+  levelSize: number;
+}
+
+export class WorldError extends Error {}
+
+export class World {
+  readonly name: string;
+  readonly mapWidth: number;
+  readonly mapHeight: number;
+  readonly chunksX: number;
+  readonly chunksY: number;
+  readonly spawns: { x: number; y: number }[];
+  readonly tileInfo: WorldMap["tileInfo"];
+  readonly art: MapArt | null;
+  readonly interactables: NonNullable<WorldMap["interactables"]>;
+  readonly doors: readonly DoorSpec[];
+  /** The maps' rectangles (one for a one-map world) and the level slots' (P-24, areas.ts). */
+  readonly mapAreas: readonly AreaRect[];
+  readonly levelSlots: readonly AreaRect[];
+  /** Per chunk: 1 when it lies in an area that holds something now (a map, a filled level slot). */
+  private readonly present: Uint8Array;
+  private readonly versions: Uint16Array;
+  private readonly encoded: (readonly Uint8Array[] | null)[];
+  private readonly sim: WasmSim;
+  private readonly codec: WasmCodec;
+  private readonly chunkScratch = new Uint16Array(CHUNK_TILE_COUNT);
+  private readonly paletteScratch = new Uint16Array(PALETTE_MAX);
+  private readonly packedScratch = new Uint8Array(768);
+  private readonly widePart: WidePart = { rowCount: 0, count: 0 };
+
+  /** The wasm move kernel over this world's grid: a movement window is applied through it (movement.ts). */
+  readonly moves: MoveTable;
+  /** THE rule's allowed steps and the wasm A* over this world's grid: what NPCs plan with (npc/). */
+  readonly pathing: Pathing;
+  /** The creatures of the map and where they live (empty for a map without a kinds file). */
+  readonly npcKinds: readonly NpcKind[];
+  readonly npcSpawns: readonly NpcSpawnSpec[];
+  readonly safeZones: readonly SafeZone[];
+  readonly items: readonly ItemDef[];
+  readonly chests: readonly ChestSpec[];
+  /** The map's `pvp` property; null when it does not say. */
+  readonly mapPvp: boolean | null;
+
+  constructor(core: Core, map: WorldMap, slots: LevelSlotOptions = { levelSlots: 0, levelSize: 0 }) {
+    this.name = map.name;
+    this.mapWidth = map.width;
+    this.mapHeight = map.height;
+    this.tileInfo = map.tileInfo;
+    this.art = map.art ?? null;
+    this.interactables = map.interactables ?? [];
+    this.doors = map.doors ?? [];
+    let layout;
+    try {
+      layout = layoutAreas([map], slots.levelSlots, slots.levelSize);
+    } catch (error) {
+      if (error instanceof AreaLayoutError) throw new WorldError(`map ${map.name}: ${error.message}`);
+      throw error;
+    }
+    this.mapAreas = map.areas ?? layout.maps;
+    this.levelSlots = layout.slots;
+    this.chunksX = layout.gridWidth / CHUNK_SIZE;
+    this.chunksY = layout.gridHeight / CHUNK_SIZE;
+    this.sim = new WasmSim(core);
+    this.moves = this.sim;
+    this.pathing = this.sim;
+    this.npcKinds = map.npcKinds ?? [];
+    this.npcSpawns = map.npcSpawns ?? [];
+    this.safeZones = map.safeZones ?? [];
+    this.items = map.items ?? [];
+    this.chests = map.chests ?? [];
+    this.mapPvp = map.pvp ?? null;
+    this.codec = new WasmCodec(core);
+    const gridWidth = this.chunksX * CHUNK_SIZE;
+    const gridHeight = this.chunksY * CHUNK_SIZE;
+    if (!this.sim.initGrid(gridWidth, gridHeight, 0, 0)) {
+      throw new WorldError(`map ${map.name} (${gridWidth}×${gridHeight} tiles) does not fit the wasm grid`);
+    }
+    this.sim.setFlags(map.flags);
+    const grid = this.sim.tiles;
+    grid.fill(TILE_BORDER);
+    for (let y = 0; y < map.height; y++) {
+      grid.set(map.tiles.subarray(y * map.width, (y + 1) * map.width), y * gridWidth);
+    }
+    this.sim.gridChanged(); // written through the view: NPC A*'s step mask is rebuilt from the rule
+    this.versions = new Uint16Array(this.chunksX * this.chunksY).fill(1);
+    this.present = new Uint8Array(this.chunksX * this.chunksY);
+    this.encoded = new Array(this.chunksX * this.chunksY).fill(null);
+    for (const area of this.mapAreas) this.markPresent(area, 1);
+    // Encode every chunk at start-up (once per version), so no client request waits for an encode.
+    for (let cy = 0; cy < this.chunksY; cy++) {
+      for (let cx = 0; cx < this.chunksX; cx++) if (this.hasChunk(cx, cy)) this.chunkDatagrams(cx, cy);
+    }
+    this.spawns = map.spawns.filter((s) => this.walkable(s.x, s.y));
+    if (this.spawns.length === 0) this.spawns = [this.findWalkable()];
+  }
+
+  hasChunk(cx: number, cy: number): boolean {
+    return cx >= 0 && cy >= 0 && cx < this.chunksX && cy < this.chunksY && this.present[cy * this.chunksX + cx] === 1;
+  }
+
+  /** Current version of a chunk; 0 for a chunk outside every area (a gap, an empty level slot, beyond the grid). */
+  chunkVersion(cx: number, cy: number): number {
+    return this.hasChunk(cx, cy) ? this.versions[cy * this.chunksX + cx] : 0;
+  }
+
+  /**
+   * Puts a level into slot `slot` (P-24): `tiles` (width × height ≤ the slot's edge, row-major) at the slot's
+   * top-left, TILE_BORDER around it. Every chunk of the slot gets a version it never had while held before,
+   * so a client that cached a chunk of an earlier level here asks again.
+   */
+  fillSlot(slot: number, tiles: Uint16Array, width: number, height: number): void {
+    const area = this.levelSlots[slot];
+    if (area === undefined) throw new WorldError(`no level slot ${slot}`);
+    if (width > area.width || height > area.height || tiles.length !== width * height) {
+      throw new WorldError(`a ${width}×${height} level does not fit the ${area.width}×${area.height} slot`);
+    }
+    const chunk = this.chunkScratch;
+    const firstCx = area.x / CHUNK_SIZE;
+    const firstCy = area.y / CHUNK_SIZE;
+    for (let cy = 0; cy < Math.ceil(area.height / CHUNK_SIZE); cy++) {
+      for (let cx = 0; cx < Math.ceil(area.width / CHUNK_SIZE); cx++) {
+        chunk.fill(TILE_BORDER);
+        for (let y = 0; y < CHUNK_SIZE; y++) {
+          const row = cy * CHUNK_SIZE + y;
+          const from = cx * CHUNK_SIZE;
+          if (row >= height || from >= width) continue;
+          const to = Math.min(width, from + CHUNK_SIZE);
+          chunk.set(tiles.subarray(row * width + from, row * width + to), y * CHUNK_SIZE);
+        }
+        this.sim.putChunk(firstCx + cx, firstCy + cy, chunk);
+      }
+    }
+    // Encoded on first request (once per version), not here: 64 encodes would lengthen this tick, and the
+    // arriving players ask for only the 3×3 chunks around them.
+    this.markPresent(area, 1);
+  }
+
+  /** Empties slot `slot`: its cells become TILE_BORDER and its chunks cease to exist (version 0 in manifests). */
+  clearSlot(slot: number): void {
+    const area = this.levelSlots[slot];
+    if (area === undefined) throw new WorldError(`no level slot ${slot}`);
+    this.forEachChunkOf(area, (cx, cy) => this.sim.fillChunk(cx, cy, TILE_BORDER));
+    this.markPresent(area, 0);
+  }
+
+  /** Marks the chunks of `area` present or not; either way their encodings go and their versions move on. */
+  private markPresent(area: AreaRect, present: 0 | 1): void {
+    this.forEachChunkOf(area, (cx, cy) => {
+      const index = cy * this.chunksX + cx;
+      this.present[index] = present;
+      if (this.encoded[index] !== null) this.bumpVersion(index);
+    });
+  }
+
+  private forEachChunkOf(area: AreaRect, visit: (cx: number, cy: number) => void): void {
+    const left = area.x / CHUNK_SIZE;
+    const top = area.y / CHUNK_SIZE;
+    const right = Math.ceil((area.x + area.width) / CHUNK_SIZE);
+    const bottom = Math.ceil((area.y + area.height) / CHUNK_SIZE);
+    for (let cy = top; cy < bottom; cy++) for (let cx = left; cx < right; cx++) visit(cx, cy);
+  }
+
+  private bumpVersion(index: number): void {
+    // Version 0 means "no chunk", so the counter wraps from 65535 to 1.
+    this.versions[index] = this.versions[index] === 0xffff ? 1 : this.versions[index] + 1;
+    this.encoded[index] = null;
+  }
+
+  /**
+   * The datagrams that carry a chunk's current version, encoded once per
+   * version: one ChunkPacket when its palette fits 64 ids, else the
+   * ChunkWidePackets whose row bands cover it (docs/protocol.md §
+   * ChunkWidePacket). The cache diff sends them all.
+   */
+  chunkDatagrams(cx: number, cy: number): readonly Uint8Array[] {
+    const index = cy * this.chunksX + cx;
+    const cached = this.encoded[index];
+    if (cached) return cached;
+    this.copyChunkTiles(cx, cy, this.chunkScratch);
+    const count = this.codec.encodeChunk(this.chunkScratch, this.paletteScratch, this.packedScratch);
+    const id = chunkId(cx, cy);
+    const version = this.versions[index];
+    let datagrams: Uint8Array[];
+    if (count >= 0) {
+      const out = new Uint8Array(CHUNK_PACKET_MAX_BYTES);
+      const size = encodeChunk(
+        {
+          type: "chunk",
+          clientType: 0,
+          chunkId: id,
+          version,
+          palette: this.paletteScratch.subarray(0, count),
+          packedTiles: this.packedScratch,
+        },
+        out,
+      );
+      datagrams = [out.slice(0, size)];
+    } else {
+      datagrams = this.encodeWide(id, version);
+    }
+    this.encoded[index] = datagrams;
+    return datagrams;
+  }
+
+  /** The ChunkWidePackets of the chunk in chunkScratch, greedily as many rows per part as fit a datagram. */
+  private encodeWide(id: number, version: number): Uint8Array[] {
+    const codec = this.codec;
+    const part = this.widePart;
+    codec.loadTiles(this.chunkScratch);
+    const datagrams: Uint8Array[] = [];
+    for (let rowStart = 0; rowStart < CHUNK_SIZE; rowStart += part.rowCount) {
+      codec.encodeWidePart(rowStart, CHUNK_WIDE_PAYLOAD_BUDGET, part);
+      const out = new Uint8Array(chunkWidePacketBytes(part.rowCount, part.count));
+      encodeChunkWide(
+        {
+          type: "chunk_wide",
+          clientType: 0,
+          chunkId: id,
+          version,
+          rowStart,
+          rowCount: part.rowCount,
+          palette: codec.widePalette.subarray(0, part.count),
+          packedTiles: codec.widePacked.subarray(0, part.rowCount * 4 * codec.wideIndexBits(part.count)),
+        },
+        out,
+      );
+      datagrams.push(out);
+    }
+    return datagrams;
+  }
+
+  /** Copies a chunk's 1024 tile ids (row-major) into `out`. */
+  copyChunkTiles(cx: number, cy: number, out: Uint16Array): void {
+    const grid = this.sim.tiles;
+    const stride = this.chunksX * CHUNK_SIZE;
+    for (let y = 0; y < CHUNK_SIZE; y++) {
+      const from = (cy * CHUNK_SIZE + y) * stride + cx * CHUNK_SIZE;
+      out.set(grid.subarray(from, from + CHUNK_SIZE), y * CHUNK_SIZE);
+    }
+  }
+
+  tileAt(x: number, y: number): number {
+    return this.sim.getTile(x, y);
+  }
+
+  /** Changes one tile at run time; bumps its chunk's version so caches converge. */
+  setTile(x: number, y: number, tile: number): boolean {
+    const cx = Math.floor(x / CHUNK_SIZE);
+    const cy = Math.floor(y / CHUNK_SIZE);
+    if (!this.hasChunk(cx, cy) || this.sim.getTile(x, y) === TILE_BORDER) return false;
+    this.sim.setTile(x, y, tile);
+    this.bumpVersion(cy * this.chunksX + cx);
+    return true;
+  }
+
+  /** Whether (x, y) is a free cell: the rule's own data, the wasm grid and TILE_FLAGS table. */
+  walkable(x: number, y: number): boolean {
+    return this.sim.isFree(x, y);
+  }
+
+  private findWalkable(): { x: number; y: number } {
+    for (let y = 0; y < this.mapHeight; y++) {
+      for (let x = 0; x < this.mapWidth; x++) if (this.walkable(x, y)) return { x, y };
+    }
+    throw new WorldError(`map ${this.name} has no walkable tile`);
+  }
+}
