@@ -11,9 +11,10 @@ import { Logger } from "../ts/server/ops/log.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { testKind, writeNpcMap } from "./support/npc-map.js";
 import { eloAfterKill, expectedScore, hitChance, resolveBlow } from "../ts/server/combat/formula.js";
-import { PvpRule, mapPvpOf, safeZonesOf } from "../ts/server/combat/pvp-zones.js";
-import { MapError } from "../ts/server/map/map-error.js";
-import type { MapObject } from "../ts/server/map/map-objects.js";
+import { PvpRule } from "../ts/server/combat/pvp-rule.js";
+import { mapPvpOf, safeZonesOf } from "../ts/server/content/safe-zones.js";
+import { MapError } from "../ts/server/content/map-error.js";
+import type { MapObject } from "../ts/server/content/map-object.js";
 
 const elo = fc.integer({ min: ELO_MIN, max: 3000 });
 const draw = fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true });

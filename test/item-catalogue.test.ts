@@ -1,9 +1,9 @@
 // The item catalogue file (issue 14, docs/maps.md § Item catalogue) and the
 // chest contents a map names: validated strictly, every problem named.
 import { describe, expect, it } from "vitest";
-import { ItemCatalogue, parseItemCatalogue } from "../ts/server/items/catalogue.js";
-import { chestsOf } from "../ts/server/items/item-specs.js";
-import type { Interactable } from "../ts/server/map/map-objects.js";
+import { ItemCatalogue, parseItemCatalogue } from "../ts/server/content/item-catalogue.js";
+import { chestsOf } from "../ts/server/content/item-specs.js";
+import type { Interactable } from "../ts/server/content/map-object.js";
 
 const file = (items: unknown[]) => JSON.stringify({ version: 1, items });
 const parse = (items: unknown[]) => parseItemCatalogue(file(items), "test.items.json");

@@ -14,7 +14,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ItemOp } from "../ts/protocol/item-request.js";
 import { ITEM_STATUSES } from "../ts/protocol/item-result.js";
-import type { ItemDef } from "../ts/server/items/catalogue.js";
+import type { ItemDef } from "../ts/server/content/item-catalogue.js";
 import { postJson } from "./support/game-harness.js";
 import { writeNpcMap } from "./support/npc-map.js";
 import { startServerProcess } from "./support/server-process.js";

@@ -13,7 +13,7 @@ import type { EntityEntry } from "../ts/protocol/entity.js";
 import type { ItemOp } from "../ts/protocol/item-request.js";
 import { ITEM_STATUSES } from "../ts/protocol/item-result.js";
 import { SLOT_ARMOR, SLOT_WEAPON, type ItemStack } from "../ts/protocol/tlv.js";
-import type { ItemDef } from "../ts/server/items/catalogue.js";
+import type { ItemDef } from "../ts/server/content/item-catalogue.js";
 import { ENTITY_TYPE_ITEM } from "../ts/server/items/item-room.js";
 import { openGameDatabase } from "../ts/server/persistence/database.js";
 import { postJson, startHarness } from "./support/game-harness.js";

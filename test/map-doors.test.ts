@@ -3,7 +3,7 @@
 // bad door refused with a MapError that names the object and the problem.
 import { describe, expect, it } from "vitest";
 import { doorTilePairs } from "../ts/server/map/map-doors.js";
-import { MapError } from "../ts/server/map/map-error.js";
+import { MapError } from "../ts/server/content/map-error.js";
 import { parseTileDataFile, type TileData } from "../ts/server/map/tile-data.js";
 import { type DoorObject, NPC_DOOR, NPC_FLOOR, NPC_OPEN_DOOR, NPC_WALL, writeNpcMap } from "./support/npc-map.js";
 

@@ -2,8 +2,8 @@
 // mistake a map author can make fails at load with the file and the field
 // named, and nothing unknown is accepted silently.
 import { describe, expect, it } from "vitest";
-import { MapError } from "../ts/server/map/map-error.js";
-import { parseNpcKinds } from "../ts/server/npc/kinds.js";
+import { MapError } from "../ts/server/content/map-error.js";
+import { parseNpcKinds } from "../ts/server/content/npc-kinds.js";
 import { ReadyQueue } from "../ts/server/npc/ready-queue.js";
 import { thinkBudget } from "../ts/server/npc/think-budget.js";
 import { testKind, writeNpcMap } from "./support/npc-map.js";

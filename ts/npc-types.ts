@@ -1,6 +1,6 @@
 // What the server's kinds file and the clients' reading of /api/world agree on
 // about NPC kinds: where their type_ids start and which behaviours exist. The
-// server validates a map's kinds file with these (ts/server/npc/kinds.ts), the
+// server validates a map's kinds file with these (ts/server/content/npc-kinds.ts), the
 // client validates the list the server sends (ts/client/core/kinds.ts).
 
 /** type_ids below this are the built-in types (0 player, 1 creature, 2 chest, 3 sign post, …); NPC kinds start here. */

@@ -3,7 +3,7 @@
 import type { ItemOp } from "../../ts/protocol/item-request.js";
 import { ITEM_STATUSES, type ItemResultPacket, type ItemStatus } from "../../ts/protocol/item-result.js";
 import type { ItemStack } from "../../ts/protocol/tlv.js";
-import type { ItemDef } from "../../ts/server/items/catalogue.js";
+import type { ItemDef } from "../../ts/server/content/item-catalogue.js";
 import type { UdpTestClient } from "./udp-client.js";
 
 /** A catalogue entry with test defaults: a stack of one, no damage, armor or healing, its name as sprite. */

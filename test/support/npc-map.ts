@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CAVE_TILE } from "../../ts/server/map/generate-caves.js";
-import type { NpcKind } from "../../ts/server/npc/kinds.js";
-import type { ItemDef } from "../../ts/server/items/catalogue.js";
+import type { NpcKind } from "../../ts/server/content/npc-kinds.js";
+import type { ItemDef } from "../../ts/server/content/item-catalogue.js";
 import { readWorldMap } from "../../ts/server/server.js";
 import type { WorldMap } from "../../ts/server/world/world.js";
 

@@ -16,8 +16,8 @@
 // counts its creatures away in that region as dead (they died with it), and a region drops the creatures
 // it holds of that home's spawns (a home that restarted filled its spawns again, under the same ids).
 import type { Game } from "../server/game-server.js";
-import type { NpcKind } from "../server/npc/kinds.js";
-import type { NpcSpawnSpec } from "../server/npc/spawns.js";
+import type { NpcKind } from "../server/content/npc-kinds.js";
+import type { NpcSpawnSpec } from "../server/content/npc-spawns.js";
 import type { GhostTable } from "./ghosts.js";
 import { NPC_STATES, type Npc, type NpcRoom, type NpcTransfer } from "../server/npc/npc-room.js";
 import {

@@ -46,7 +46,7 @@ import { ENTITY_TYPE_PLAYER, type EntityStore, type StoredEntity } from "../enti
 import type { Logger } from "../ops/log.js";
 import type { NpcRoom } from "../npc/npc-room.js";
 import { eloAfterKill, resolveBlow } from "./formula.js";
-import type { PvpRule } from "./pvp-zones.js";
+import type { PvpRule } from "./pvp-rule.js";
 
 /** Damage of a player's bare hands: the weapon TLV's item data replaces it once items exist (issue 14). */
 export const UNARMED_DAMAGE = 6;

@@ -20,13 +20,13 @@
 // is dropped, back at their cells when it is generated again (in whatever slot).
 // Up from a first level leads to the stairs that led down; up from a deeper
 // one to the stairs down of the level above.
-import type { NpcKind } from "../npc/kinds.js";
-import { npcSpawnsOf } from "../npc/spawns.js";
+import type { NpcKind } from "../content/npc-kinds.js";
+import { npcSpawnsOf } from "../content/npc-spawns.js";
 import type { NpcRoom } from "../npc/npc-room.js";
 import type { ItemRoom } from "../items/item-room.js";
-import type { ItemCatalogue } from "../items/catalogue.js";
+import type { ItemCatalogue } from "../content/item-catalogue.js";
 import type { LevelIdentity } from "../persistence/item-store.js";
-import { chestsOf } from "../items/item-specs.js";
+import { chestsOf } from "../content/item-specs.js";
 import { type AreaRect, inArea, type WorldWarp } from "../world/areas.js";
 import type { Doors } from "../world/doors.js";
 import type { Logger } from "../ops/log.js";
@@ -34,7 +34,7 @@ import { CAVE_TILE } from "../map/generate-caves.js";
 import type { Session } from "../sessions/session.js";
 import type { Warps } from "../world/warps.js";
 import type { World } from "../world/world.js";
-import type { MapObject } from "../map/map-objects.js";
+import type { MapObject } from "../content/map-object.js";
 import { DUNGEON_MAX_DEPTH, type GeneratedDungeon } from "./generate-dungeon.js";
 
 export interface LevelPorts {

@@ -18,7 +18,7 @@ import { checkAppearance } from "../../appearance.js";
 import { type MetricsSource, prometheusText } from "../ops/prometheus.js";
 import type { Session, SessionRegistry } from "../sessions/session.js";
 import type { World } from "../world/world.js";
-import type { PvpRule } from "../combat/pvp-zones.js";
+import type { PvpRule } from "../combat/pvp-rule.js";
 import type { AdminService } from "../admin/admin-service.js";
 import { installMapArtRoute, mapArtDescription } from "./map-art-route.js";
 
@@ -224,7 +224,7 @@ export function installApiRoutes(
           speed,
           ...(light ? { light } : {}),
         })),
-        // What clients draw and explain items with (items/catalogue.ts): the whole catalogue, every number.
+        // What clients draw and explain items with (content/item-catalogue.ts): the whole catalogue, every number.
         // `light` only on an item that gives it (a torch): a client learns who carries light from the weapon TLV.
         items: world.items.map(({ id, name, kind, stack, sprite, damage, armor, heal, light }) => ({
           id,
@@ -237,7 +237,7 @@ export function installApiRoutes(
           heal,
           ...(light ? { light } : {}),
         })),
-        // Where players may fight each other (combat/pvp-zones.ts): the switch and the safe rectangles.
+        // Where players may fight each other (combat/pvp-rule.ts, content/safe-zones.ts): the switch and the safe rectangles.
         pvp: {
           enabled: game.pvp.enabled,
           safeZones: world.safeZones.map(({ x, y, width, height }) => ({ x, y, width, height })),

@@ -3,7 +3,7 @@
 // the ItemRequests that move items between them.
 //
 // One rule makes items safe: a change is decided in memory on copies
-// (bag.ts), written to SQLite in one transaction over every row it touches
+// (../content/item-slots.ts), written to SQLite in one transaction over every row it touches
 // (persistence/item-store.ts), and only then applied and answered. So an item
 // is durable before the player hears "ok", and a kill at any moment leaves it
 // in exactly one place. Guests' bags are not stored (their characters are
@@ -42,9 +42,9 @@ import type {
   StoredStack,
 } from "../persistence/item-store.js";
 import type { Session } from "../sessions/session.js";
-import { addTo, emptySlots, type Slots, type Stack, takeFrom } from "./bag.js";
-import type { ItemCatalogue, ItemDef } from "./catalogue.js";
-import type { ChestSpec, LootEntry } from "./item-specs.js";
+import { addTo, emptySlots, type Slots, type Stack, takeFrom } from "../content/item-slots.js";
+import type { ItemCatalogue, ItemDef } from "../content/item-catalogue.js";
+import type { ChestSpec, LootEntry } from "../content/item-specs.js";
 
 /** Built-in type_ids of the things items live in (docs/protocol.md § 18.3), shared with the client. */
 export { ENTITY_TYPE_CHEST, ENTITY_TYPE_ITEM } from "../../item-types.js";

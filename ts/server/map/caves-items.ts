@@ -1,12 +1,12 @@
 // The bundled map's items: maps/caves.items.json (the item catalogue,
-// ts/server/items/catalogue.ts) and its chests, written by scripts/make-map.ts
+// ts/server/content/item-catalogue.ts) and its chests, written by scripts/make-map.ts
 // beside caves.tmj. The numbers sit against the combat formula
 // (ts/server/combat/formula.ts): bare hands do 6, a dagger 9 and a short sword
 // 12; leather armor 3 and chain mail 6 against a skeleton's attack of 4. The
 // rusty key lies in the dusty chest of a far hall and opens the vault door, behind
 // which the vault chest holds the best of the catalogue.
 import { CAVE_TILE_DATA, type GeneratedCaves } from "./generate-caves.js";
-import { ITEM_CATALOGUE_VERSION, type ItemDef } from "../items/catalogue.js";
+import { ITEM_CATALOGUE_VERSION, type ItemDef } from "../content/item-catalogue.js";
 
 export const CAVE_ITEMS: ItemDef[] = [
   { id: 1, name: "rusty key", kind: "key", stack: 1, sprite: "key", damage: 0, armor: 0, heal: 0 },

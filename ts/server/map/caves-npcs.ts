@@ -1,13 +1,13 @@
 // The bundled map's creatures: maps/caves.npcs.json (the kinds file,
-// ts/server/npc/kinds.ts), written by scripts/make-map.ts beside caves.tmj.
+// ts/server/content/npc-kinds.ts), written by scripts/make-map.ts beside caves.tmj.
 // Speeds are action points per entity tick (ts/action-points.ts): 50 is a
 // player's pace (6 steps/s); the hostiles are slower than a player, so
 // running away works. attack / armor / elo feed the combat formula
 // (ts/server/combat/formula.ts): a new player (elo 1000, bare hands) kills a
 // rat in a blow or two and a spider in about five; a skeleton is a real fight.
 // Loot names items of caves.items.json (caves-items.ts); guards and rats drop nothing.
-import type { NpcKind } from "../npc/kinds.js";
-import { NPC_KINDS_VERSION } from "../npc/kinds.js";
+import type { NpcKind } from "../content/npc-kinds.js";
+import { NPC_KINDS_VERSION } from "../content/npc-kinds.js";
 
 export const CAVE_NPC_KINDS: NpcKind[] = [
   {

@@ -51,7 +51,7 @@ export function cavesTmj(caves: GeneratedCaves): string {
       { name: "kind", type: "string", value: spawn.kind },
     ]),
   );
-  // The great hall is always safe: no PvP where players arrive (combat/pvp-zones.ts).
+  // The great hall is always safe: no PvP where players arrive (content/safe-zones.ts).
   const hall = caves.greatHall;
   const zones = [area("great hall", "safe_zone", hall.x, hall.y, hall.width, hall.height, [])];
   // Chests last, so adding them kept every earlier object's id (a chest's contents are stored by its id).

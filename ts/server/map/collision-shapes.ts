@@ -7,7 +7,7 @@
 // flattener then gives such cells collision twins (flatten.ts), and the
 // server, the client's prediction and A* all read the same ids.
 import type { ObjectShape } from "./object-shapes.js";
-import { hasCollisionProperty } from "./properties.js";
+import { hasCollisionProperty } from "../content/properties.js";
 import type { RawMap, RawObject, RawObjectLayer, RawTileLayer } from "./raw-map.js";
 import { GID_TILE_MASK } from "./gid.js";
 import { GID_FLIP_DIAGONAL, GID_FLIP_HORIZONTAL, GID_FLIP_VERTICAL } from "./tile-stacks.js";

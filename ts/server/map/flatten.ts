@@ -16,8 +16,8 @@
 //   entities; a cell with an over stack is never plain.
 import { TILE_FLAG_COLLIDES, TILE_FLAG_OPAQUE } from "../../constants.js";
 import { maskGid, MAX_WORLD_TILE_ID } from "./gid.js";
-import { MapError } from "./map-error.js";
-import { hasCollisionProperty, propertyIgnoringCase } from "./properties.js";
+import { MapError } from "../content/map-error.js";
+import { hasCollisionProperty, propertyIgnoringCase } from "../content/properties.js";
 import type { RawTileLayer } from "./raw-map.js";
 import { type Footprint, type Footprints, STACK_GID_BITS } from "./tile-stacks.js";
 import { tileFlagsOf } from "../../tile-flags.js";

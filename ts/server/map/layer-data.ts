@@ -11,7 +11,7 @@
 // zlib and gzip inflate with an output cap, so a few kilobytes of bomb stop
 // after the layer's bytes instead of inflating to gigabytes.
 import * as zlib from "node:zlib";
-import { MapError } from "./map-error.js";
+import { MapError } from "../content/map-error.js";
 import { decodeZstdLayer } from "./zstd-layer.js";
 
 /** Most cells a map's tile layers and chunks may declare together (256 MiB of decoded GIDs). */

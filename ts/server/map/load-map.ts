@@ -8,21 +8,15 @@ import { isFreeTile, tileFlagsTable } from "../../tile-flags.js";
 import { flattenLayers, isCollisionLayer, overLayersOf } from "./flatten.js";
 import { isCollisionObjectLayer, rasteriseCollisionObjects, rasteriseTileShapes } from "./collision-shapes.js";
 import { maskGid } from "./gid.js";
-import { MapError } from "./map-error.js";
+import { MapError } from "../content/map-error.js";
 import { type DoorSpec, doorsOf } from "./map-doors.js";
-import {
-  interactablesOf,
-  spawnObjects,
-  startLayerSpawns,
-  worldObjects,
-  type Interactable,
-  type MapObject,
-} from "./map-objects.js";
-import { type NpcKind, npcKindsPathFor, readNpcKindsFile } from "../npc/kinds.js";
-import { type ItemDef, ItemCatalogue, itemCataloguePathFor, readItemCatalogueFile } from "../items/catalogue.js";
-import { type ChestSpec, chestsOf, lootOf } from "../items/item-specs.js";
-import { type NpcSpawnSpec, npcSpawnsOf } from "../npc/spawns.js";
-import { type SafeZone, mapPvpOf, safeZonesOf } from "../combat/pvp-zones.js";
+import { interactablesOf, spawnObjects, startLayerSpawns, worldObjects } from "./map-objects.js";
+import type { Interactable, MapObject } from "../content/map-object.js";
+import { type NpcKind, npcKindsPathFor, readNpcKindsFile } from "../content/npc-kinds.js";
+import { type ItemDef, ItemCatalogue, itemCataloguePathFor, readItemCatalogueFile } from "../content/item-catalogue.js";
+import { type ChestSpec, chestsOf, lootOf } from "../content/item-specs.js";
+import { type NpcSpawnSpec, npcSpawnsOf } from "../content/npc-spawns.js";
+import { type SafeZone, mapPvpOf, safeZonesOf } from "../content/safe-zones.js";
 import type { MapFormat, RawMap, RawTileLayer } from "./raw-map.js";
 import { parseCsvMap } from "./tiled-csv.js";
 import { parseTmj } from "./tiled-tmj.js";
@@ -39,11 +33,11 @@ import { tilesetHasLocalId, type Tileset } from "./tileset.js";
 import { Footprints } from "./tile-stacks.js";
 import { stampTileObjects, type TileObjectReport } from "./tile-objects.js";
 import { usesBuiltInArt } from "./map-atlas.js";
-import { readBoundedText } from "./bounded-file.js";
+import { readBoundedText } from "../content/bounded-file.js";
 
-export { MapError } from "./map-error.js";
+export { MapError } from "../content/map-error.js";
 export { tileFlagsTable } from "../../tile-flags.js";
-export type { Interactable, MapObject, TilePosition } from "./map-objects.js";
+export type { Interactable, MapObject, TilePosition } from "../content/map-object.js";
 export type { DoorSpec } from "./map-doors.js";
 export type { MapArt } from "./map-atlas.js";
 
@@ -127,17 +121,17 @@ export interface LoadedMap {
   interactables: Interactable[];
   /** The map's doors (map-doors.ts, docs/maps.md § Doors): where, which tiles, locked with which key. */
   doors: DoorSpec[];
-  /** The creatures of `<map>.npcs.json` (ts/server/npc/kinds.ts); empty when there is no such file. */
+  /** The creatures of `<map>.npcs.json` (ts/server/content/npc-kinds.ts); empty when there is no such file. */
   npcKinds: NpcKind[];
-  /** The map's npc_spawn objects (ts/server/npc/spawns.ts), checked against the kinds and the free cells. */
+  /** The map's npc_spawn objects (ts/server/content/npc-spawns.ts), checked against the kinds and the free cells. */
   npcSpawns: NpcSpawnSpec[];
-  /** The items of `<map>.items.json` (ts/server/items/catalogue.ts); empty when there is no such file. */
+  /** The items of `<map>.items.json` (ts/server/content/item-catalogue.ts); empty when there is no such file. */
   items: ItemDef[];
   /** The map's chests (interactables of kind "chest"), their contents checked against the items. */
   chests: ChestSpec[];
   /** Every object of every object layer (hidden ones too), in world tile coordinates. */
   objects: MapObject[];
-  /** The map's safe_zone rectangles: no PvP inside (ts/server/combat/pvp-zones.ts). */
+  /** The map's safe_zone rectangles: no PvP inside (ts/server/content/safe-zones.ts). */
   safeZones: SafeZone[];
   /** The map's `pvp` property, or null when it has none (then the server's --pvp decides). */
   pvp: boolean | null;

@@ -6,8 +6,8 @@
 // object, so a typo fails at start instead of leaving a door that never opens.
 import { utf8ByteLength } from "../../protocol/text.js";
 import { NAME_MAX_BYTES } from "../../protocol/tlv.js";
-import { MapError } from "./map-error.js";
-import { DOOR_KIND, type MapObject } from "./map-objects.js";
+import { MapError } from "../content/map-error.js";
+import { DOOR_KIND, type MapObject } from "../content/map-object.js";
 import type { TileData } from "./tile-data.js";
 
 /** Longest key name, in bytes of UTF-8 (an item name is an EntityDetail name). */

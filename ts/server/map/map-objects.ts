@@ -1,44 +1,9 @@
 // Objects from Tiled object layers, placed on the world grid, and the two
 // kinds the server uses: spawn points and interactables (signs, notice boards).
-import { MapError } from "./map-error.js";
-import { isTrue, propertyIgnoringCase, type PropertyValue } from "./properties.js";
+import { MapError } from "../content/map-error.js";
+import { isTrue, propertyIgnoringCase } from "../content/properties.js";
 import type { RawMap, RawTileLayer } from "./raw-map.js";
-
-export interface MapObject {
-  id: number;
-  name: string;
-  type: string;
-  /** Path of the object layer ("group/layer"). */
-  layer: string;
-  /** World tile that contains the object's anchor (Tiled's x, y), after the infinite-map shift. */
-  x: number;
-  y: number;
-  /** Size in whole tiles (at least 1 × 1; a point is 1 × 1): the tiles an area object covers from (x, y). */
-  width: number;
-  height: number;
-  point: boolean;
-  properties: Record<string, PropertyValue>;
-}
-
-export interface TilePosition {
-  x: number;
-  y: number;
-}
-
-/** The `kind` property value that makes an interactable a door (map-doors.ts reads those). */
-export const DOOR_KIND = "door";
-
-export interface Interactable {
-  id: number;
-  name: string;
-  /** The object's `kind` property, e.g. "sign" or "notice_board". */
-  kind: string;
-  /** The `text` property (what a sign says), when present. */
-  text?: string;
-  x: number;
-  y: number;
-  properties: Record<string, PropertyValue>;
-}
+import { DOOR_KIND, type Interactable, type MapObject } from "../content/map-object.js";
 
 /** Every object of the map with its tile position in world coordinates. */
 export function worldObjects(map: RawMap, originX: number, originY: number): MapObject[] {

@@ -14,8 +14,8 @@
 // (docs/dungeons.md); the server places the levels, so they have no destination here.
 import { existsSync, statSync } from "node:fs";
 import { dirname, extname, resolve } from "node:path";
-import type { MapObject } from "./map-objects.js";
-import { propertyIgnoringCase } from "./properties.js";
+import type { MapObject } from "../content/map-object.js";
+import { propertyIgnoringCase } from "../content/properties.js";
 
 export interface WarpSpec {
   /** The Tiled object's id and name, for messages and `map check`. */

@@ -2,7 +2,7 @@
 // point or text — read from TMX (<ellipse/>, <polygon points="x,y …"/>, …) and
 // TMJ (`ellipse: true`, `polygon: [{x, y}]`, …) into one shape. Map objects
 // and the collision shapes drawn inside tiles share it (collision-shapes.ts).
-import { MapError } from "./map-error.js";
+import { MapError } from "../content/map-error.js";
 import { childNamed, numberAttr, type XmlElement } from "./xml-tree.js";
 
 export type ShapeKind = "rectangle" | "ellipse" | "polygon" | "polyline" | "point" | "text";

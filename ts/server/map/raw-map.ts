@@ -2,7 +2,7 @@
 // one shape for every format, before anything is flattened. GIDs here are raw
 // (orientation flags still set), so the decoders can be checked bit for bit.
 import type { ObjectShape } from "./object-shapes.js";
-import type { Properties } from "./properties.js";
+import type { Properties } from "../content/properties.js";
 import type { Tileset } from "./tileset.js";
 
 export type MapFormat = "csv" | "tmx" | "tmj";

@@ -6,10 +6,10 @@
 // ts/tile-flags.ts, so collision is a pure function of a cell's id everywhere.
 import { TILE_BORDER, TILE_UNKNOWN } from "../../constants.js";
 import { TILE_ID_COUNT } from "../../tile-flags.js";
-import { dataFilePathFor, parseDataFileList, readDataFile } from "./data-file.js";
+import { dataFilePathFor, parseDataFileList, readDataFile } from "../content/data-file.js";
 import { MAX_WORLD_TILE_ID } from "./gid.js";
-import { MapError } from "./map-error.js";
-import { hasCollisionProperty, isTrue, propertyIgnoringCase } from "./properties.js";
+import { MapError } from "../content/map-error.js";
+import { hasCollisionProperty, isTrue, propertyIgnoringCase } from "../content/properties.js";
 import { tilesetGids, type Tileset } from "./tileset.js";
 
 export interface TileInfo {

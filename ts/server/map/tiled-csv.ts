@@ -3,7 +3,7 @@
 // the content (values in a row, non-empty lines), and every row must agree.
 import { basename, extname } from "node:path";
 import { parseGid } from "./layer-data.js";
-import { MapError } from "./map-error.js";
+import { MapError } from "../content/map-error.js";
 import type { RawMap } from "./raw-map.js";
 
 /** Parses a CSV grid; a trailing comma per row and blank lines are allowed. */

@@ -1,9 +1,9 @@
 // TMJ (Tiled's JSON map format) into the raw model. Same walk as TMX: layers
 // in document order, depth-first into "group" layers.
 import { decodeEncodedGids, gidsFromJsonArray, LayerDecodes, type DataSite } from "./layer-data.js";
-import { MapError } from "./map-error.js";
+import { MapError } from "../content/map-error.js";
 import { shapeFromJson } from "./object-shapes.js";
-import { propertiesFromJson } from "./properties.js";
+import { propertiesFromJson } from "../content/properties.js";
 import type { GidChunk, RawMap, RawObject, RawTileLayer } from "./raw-map.js";
 import { readExternalTileset, tilesetFromJson, type Tileset } from "./tileset.js";
 

@@ -2,7 +2,7 @@
 // document order, depth-first into <group>s; a group's visibility applies to
 // everything inside it.
 import { decodeEncodedGids, LayerDecodes, parseGid, type DataSite } from "./layer-data.js";
-import { MapError } from "./map-error.js";
+import { MapError } from "../content/map-error.js";
 import { shapeFromXml } from "./object-shapes.js";
 import type { GidChunk, RawMap, RawObject, RawTileLayer } from "./raw-map.js";
 import { readExternalTileset, tilesetFromXml, type Tileset } from "./tileset.js";

@@ -5,7 +5,7 @@
 // cannot be read is not an error: the map still plays, its tiles are drawn as
 // a placeholder, and the problem is reported once (docs/art.md § Map art).
 import { decode, type DecodedPng } from "fast-png";
-import { readBoundedFile } from "./bounded-file.js";
+import { readBoundedFile } from "../content/bounded-file.js";
 import { checkedPng } from "./png-frame.js";
 import type { Tileset, TilesetImageRef } from "./tileset.js";
 

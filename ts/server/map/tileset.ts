@@ -4,11 +4,11 @@
 // image or the per-tile images and how tiles are cut from them). Images are
 // not opened here: tileset-images.ts reads them for the map's atlas.
 import { dirname, resolve } from "node:path";
-import { MapError } from "./map-error.js";
+import { MapError } from "../content/map-error.js";
 import { shapeFromJson, shapeFromXml, type ObjectShape } from "./object-shapes.js";
-import { propertiesFromJson, type Properties } from "./properties.js";
+import { propertiesFromJson, type Properties } from "../content/properties.js";
 import { childNamed, intAttr, parseXml, xmlProperties, type XmlElement } from "./xml-tree.js";
-import { readBoundedText } from "./bounded-file.js";
+import { readBoundedText } from "../content/bounded-file.js";
 
 export interface TileDefinition {
   /** The tile's `type` / `class` in Tiled; "" when unset. */

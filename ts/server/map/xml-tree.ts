@@ -3,8 +3,8 @@
 // <objectgroup> and <group> siblings interleave, and the default
 // (grouped-by-name) output would lose which layer is on top.
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { MapError } from "./map-error.js";
-import { typedPropertyValue, type Properties } from "./properties.js";
+import { MapError } from "../content/map-error.js";
+import { typedPropertyValue, type Properties } from "../content/properties.js";
 
 export interface XmlElement {
   name: string;

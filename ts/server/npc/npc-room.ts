@@ -35,9 +35,9 @@ import { ENTITY_TYPE_PLAYER, type EntityFields, type EntityStore, type StoredEnt
 import type { Doors } from "../world/doors.js";
 import type { Logger } from "../ops/log.js";
 import { VIEW_RADIUS } from "../world/view.js";
-import { type NpcKind, nightPerceptionOf, nightSpawnsOf } from "./kinds.js";
+import { type NpcKind, nightPerceptionOf, nightSpawnsOf } from "../content/npc-kinds.js";
 import { NpcIndex } from "./npc-index.js";
-import type { NpcSpawnSpec } from "./spawns.js";
+import type { NpcSpawnSpec } from "../content/npc-spawns.js";
 import { ReadyQueue } from "./ready-queue.js";
 import { scanCost, searchCost, THINK_COST, thinkBudget } from "./think-budget.js";
 

@@ -2,7 +2,7 @@
 // LoadedMap to WorldMap, used by the server at start and by the map tool.
 import { tileFlagsTable } from "../../tile-flags.js";
 import { type LoadedMap, loadMap } from "../map/load-map.js";
-import { CHEST_KIND } from "../items/item-specs.js";
+import { CHEST_KIND } from "../content/item-specs.js";
 import { NO_TILE } from "../../blit-layout.js";
 import { buildMapArt, type MapArt } from "../map/map-atlas.js";
 import type { WorldMap } from "./world.js";

@@ -10,9 +10,9 @@ import { ELO_MAX, ELO_MIN } from "../../combat-rules.js";
 import { utf8ByteLength } from "../../protocol/text.js";
 import { NAME_MAX_BYTES } from "../../protocol/tlv.js";
 import { NPC_BEHAVIOURS, NPC_TYPE_ID_MIN, type NpcBehaviour } from "../../npc-types.js";
-import { DataRecord, dataFilePathFor, parseDataFileList, readDataFile } from "../map/data-file.js";
-import { MapError } from "../map/map-error.js";
-import type { RawLootEntry } from "../items/item-specs.js";
+import { DataRecord, dataFilePathFor, parseDataFileList, readDataFile } from "./data-file.js";
+import { MapError } from "./map-error.js";
+import type { RawLootEntry } from "./item-specs.js";
 
 export const NPC_KINDS_VERSION = 1;
 /** The largest perception, leash or wander radius: more would reach far past any player's view. */

@@ -9,8 +9,8 @@ import { ITEM_KINDS, type ItemKind } from "../../item-types.js";
 import { LIGHT_RADIUS_MAX } from "../../blit-layout.js";
 import { utf8ByteLength } from "../../protocol/text.js";
 import { NAME_MAX_BYTES } from "../../protocol/tlv.js";
-import { DataRecord, dataFilePathFor, parseDataFileList, readDataFile } from "../map/data-file.js";
-import { MapError } from "../map/map-error.js";
+import { DataRecord, dataFilePathFor, parseDataFileList, readDataFile } from "./data-file.js";
+import { MapError } from "./map-error.js";
 
 export const ITEM_CATALOGUE_VERSION = 1;
 export { ITEM_KINDS, type ItemKind };

@@ -2,7 +2,7 @@
 // them. Every function returns new slot arrays and leaves its input alone: the
 // item room computes a change, makes it durable, and only then swaps the new
 // arrays in, so a failed write changes nothing in memory.
-import type { ItemCatalogue } from "./catalogue.js";
+import type { ItemCatalogue } from "./item-catalogue.js";
 
 export interface Stack {
   readonly itemId: number;

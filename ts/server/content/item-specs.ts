@@ -3,10 +3,10 @@
 // property such as "rusty key, healing potion:3") and the NPC kinds' loot
 // tables. A name the catalogue lacks, a count out of range or a chest that
 // cannot hold its contents stops the load with a message naming the place.
-import { MapError } from "../map/map-error.js";
-import type { Interactable } from "../map/map-objects.js";
-import { addTo, emptySlots } from "./bag.js";
-import type { ItemCatalogue, ItemDef } from "./catalogue.js";
+import { MapError } from "./map-error.js";
+import type { Interactable } from "./map-object.js";
+import { addTo, emptySlots } from "./item-slots.js";
+import type { ItemCatalogue, ItemDef } from "./item-catalogue.js";
 
 /** Slots of a chest (item-room.ts CHEST_SLOTS is the same number; kept here so the map check needs no room). */
 export const CHEST_CAPACITY = 20;

@@ -1,11 +1,9 @@
-// Where players may fight each other. PvP is off unless the server's --pvp flag
-// or the map's `pvp` property (bool) turns it on; even then a `safe_zone`
-// object (a rectangle, type/class safe_zone) keeps the tiles it covers safe —
-// the bundled map's great hall is one, so a newcomer's first minute is never a
-// fight they did not choose. Validated at load, naming the object.
-import { MapError } from "../map/map-error.js";
-import type { MapObject } from "../map/map-objects.js";
-import type { PropertyValue } from "../map/properties.js";
+// Where the map says players may not fight: its `safe_zone` objects (rectangles, type/class safe_zone)
+// and its `pvp` property (bool), read and validated at load, naming the object. The rule that answers
+// "may players fight here?" from them is the combat room's (../combat/pvp-rule.ts).
+import { MapError } from "./map-error.js";
+import type { MapObject } from "./map-object.js";
+import type { PropertyValue } from "./properties.js";
 
 export const SAFE_ZONE_TYPE = "safe_zone";
 
@@ -47,25 +45,4 @@ export function mapPvpOf(properties: Record<string, PropertyValue>, file: string
   if (typeof value !== "boolean")
     throw new MapError(file, `map property "pvp" must be a bool, got ${JSON.stringify(value)}`);
   return value;
-}
-
-/** Answers "may players fight here?" per tile: the switch, minus the safe zones. */
-export class PvpRule {
-  constructor(
-    readonly enabled: boolean,
-    private readonly zones: readonly SafeZone[],
-  ) {}
-
-  /** Whether a player standing on (x, y) may attack and be attacked by players. */
-  allowsAt(x: number, y: number): boolean {
-    return this.enabled && !this.isSafe(x, y);
-  }
-
-  /** Whether the safe zones cover (x, y) . */
-  isSafe(x: number, y: number): boolean {
-    for (const zone of this.zones) {
-      if (x >= zone.x && y >= zone.y && x < zone.x + zone.width && y < zone.y + zone.height) return true;
-    }
-    return false;
-  }
 }

@@ -5,9 +5,9 @@
 // alive: a dead one is replaced after the respawn time, on a free cell of the
 // area. Validated at load, naming the object, so a map with a misspelt kind
 // or an area with no floor in it fails at start.
-import { MapError } from "../map/map-error.js";
-import type { MapObject } from "../map/map-objects.js";
-import { NPC_RESPAWN_MAX_SECONDS, type NpcKind } from "./kinds.js";
+import { MapError } from "./map-error.js";
+import type { MapObject } from "./map-object.js";
+import { NPC_RESPAWN_MAX_SECONDS, type NpcKind } from "./npc-kinds.js";
 
 export const NPC_SPAWN_TYPE = "npc_spawn";
 /** Most NPCs one spawn object may keep alive. */
