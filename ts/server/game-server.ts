@@ -11,7 +11,7 @@
 // methods are doors into those services for game code and the HTTP API.
 // Clients only ever send intent; every move goes through the wasm rule.
 import { performance } from "node:perf_hooks";
-import { ACTION_WINDOW_HORIZON, BROADCAST_EVERY_TICKS, CHUNK_SIZE } from "../constants.js";
+import { ACTION_WINDOW_HORIZON, BROADCAST_EVERY_TICKS } from "../constants.js";
 import { PROTOCOL_VERSION } from "../protocol/header.js";
 import type { Core } from "../wasm/core.js";
 import { executesWindow, nextWindowAfter, windowOfTick } from "../window.js";
@@ -21,6 +21,8 @@ import { SqliteAccounts } from "./accounts/account-port.js";
 import { type AccountRecord, AccountStore } from "./accounts/account-store.js";
 import { partOfDay } from "../world-time.js";
 import { Broadcaster } from "./broadcast/broadcast.js";
+import { ChunkOrder } from "./broadcast/chunk-order.js";
+import { ChunkStream } from "./world/chunk-stream.js";
 import { ChatService } from "./talk/chat.js";
 import type { Clock } from "./clock.js";
 import { type CustomHandler, CustomMessages } from "./talk/custom-messages.js";
@@ -144,6 +146,8 @@ export class Game {
   private readonly saveEveryTicks: number;
   private shutDown = false;
   private readonly broadcaster: Broadcaster;
+  /** What clients are told and sent of the chunks: manifests, cache-list answers (world/chunk-stream.ts). */
+  private readonly chunkStream: ChunkStream;
   /** This tick's sessions to broadcast to, put in chunk order by `chunkOrder`. */
   private readonly dueScratch: Session[] = [];
   /** Moves sessions between the broadcast phases so even and odd ticks carry the same work (phase-balance.ts). */
@@ -318,9 +322,10 @@ export class Game {
       this.items.settleLevelPiles((level) => this.levels.canComeBack(level), firstStairs);
       for (const slot of world.levelSlots) this.items.movePiles(slot, firstStairs.x, firstStairs.y);
     }
+    this.chunkStream = new ChunkStream({ world, egress });
     this.broadcaster = new Broadcaster({
       entities,
-      world,
+      chunks: this.chunkStream,
       clock,
       egress,
       sendUnchangedEntities: this.options.sendUnchangedEntities,
@@ -331,7 +336,7 @@ export class Game {
       addressLimiter: this.addressLimiter,
       sessions,
       clock,
-      world,
+      chunks: this.chunkStream,
       entities,
       egress,
       log,
@@ -687,39 +692,6 @@ function* wakers(sessions: SessionRegistry, others: Iterable<StoredEntity>): Ite
   yield* playerEntities(sessions);
   yield* others;
 }
-
-/**
- * Orders sessions by their player's chunk, row by row, so that one broadcast after another reads the
- * same few buckets and entities while they are still in the CPU's caches: views of players in one
- * chunk overlap almost whole. (In the order sessions joined, each view starts cold.) The keys pack
- * chunk and index into one number, sorted as a typed array (a numeric sort, no comparator calls).
- */
-class ChunkOrder {
-  private keys = new Float64Array(1024);
-  private copy: Session[] = [];
-
-  /** Sorts `sessions[0..count)` in place. */
-  sort(sessions: Session[], count: number): void {
-    if (count < 2 || count > 0xffff) return; // the key holds the index in 16 bits
-    if (this.keys.length < count) this.keys = new Float64Array(count * 2);
-    const keys = this.keys;
-    for (let index = 0; index < count; index++) {
-      const entity = sessions[index].entity;
-      // Positions are i16: chunk coordinates shifted to 0 … 2047 (clamped, so a position out of range
-      // cannot make a key negative and its index unreadable).
-      const cx = Math.min(CHUNK_KEY_SPAN - 1, Math.max(0, Math.floor((entity.x + 0x8000) / CHUNK_SIZE)));
-      const cy = Math.min(CHUNK_KEY_SPAN - 1, Math.max(0, Math.floor((entity.y + 0x8000) / CHUNK_SIZE)));
-      keys[index] = (cy * CHUNK_KEY_SPAN + cx) * 65536 + index;
-    }
-    const sorted = keys.subarray(0, count).sort();
-    const copy = this.copy;
-    for (let index = 0; index < count; index++) copy[index] = sessions[index];
-    for (let index = 0; index < count; index++) sessions[index] = copy[sorted[index] % 65536];
-  }
-}
-
-/** Chunks per axis of the i16 position range. */
-const CHUNK_KEY_SPAN = 0x10000 / CHUNK_SIZE;
 
 /** /api/status's overload figures: rounded, and the period and rate the stretch gives. */
 function overloadStatus(overload: OverloadState): Record<string, number> {

@@ -31,21 +31,14 @@ import { type DeltaWritten, type EntryList, writeEntityDelta } from "../../proto
 import { MAX_DATAGRAM_BYTES, PACKET_STATE_DELTA } from "../../protocol/header.js";
 import { STATE_DELTA_BODY_OFFSET, STATE_DELTA_FIXED_BYTES, writeStateDeltaTail } from "../../protocol/state-delta.js";
 import { STATE_DELTA_COMPACT_HEAD_MAX, writeStateDeltaCompactHead } from "../../protocol/state-delta-compact.js";
-import {
-  MANIFEST_ENTRIES,
-  STATE_BYTES,
-  encodeStateAround,
-  manifestDx,
-  manifestDy,
-  writeStateAround,
-} from "../../protocol/state.js";
+import { MANIFEST_ENTRIES, STATE_BYTES, encodeStateAround, writeStateAround } from "../../protocol/state.js";
 import type { Clock } from "../clock.js";
 import type { Egress } from "../edge/egress.js";
 import { ACTIVE_AFTER_STEP_TICKS, type EntityBaselines, IDLE_STATE_EVERY_TICKS } from "./entity-baselines.js";
 import type { EntityStore } from "../entities/entities.js";
 import type { Session } from "../sessions/session.js";
 import { VIEW_RADIUS } from "../world/view.js";
-import type { World } from "../world/world.js";
+import type { ChunkStream } from "../world/chunk-stream.js";
 
 const ENTRY_MAX_BYTES = ENTITY_ENTRY_BYTES + ENTITY_META_MAX_BYTES;
 /**
@@ -62,8 +55,8 @@ const KEPT_FIELD_NAMES = ["id", "typeId", "x", "y", "hp", "hpMax", "elo", "flags
 export interface BroadcastPorts {
   /** The entities in view. */
   readonly entities: Pick<EntityStore, "slotsInSquare" | "atSlot" | "slotCount" | "changeCounts">;
-  /** The manifest's chunk versions. */
-  readonly world: Pick<World, "chunkVersion">;
+  /** The manifest's chunk versions (chunk streaming: ../world/chunk-stream.ts). */
+  readonly chunks: Pick<ChunkStream, "writeManifest">;
   /** The tick each State and Entity packet carries. */
   readonly clock: Clock;
   readonly egress: Egress;
@@ -110,14 +103,14 @@ export class Broadcaster {
   private readonly written: DeltaWritten = { bytes: 0, removed: 0, changed: 0 };
 
   private readonly entities: BroadcastPorts["entities"];
-  private readonly world: BroadcastPorts["world"];
+  private readonly chunks: BroadcastPorts["chunks"];
   private readonly clock: Clock;
   private readonly egress: Egress;
   private readonly sendUnchangedEntities: boolean;
 
   constructor(ports: BroadcastPorts) {
     this.entities = ports.entities;
-    this.world = ports.world;
+    this.chunks = ports.chunks;
     this.clock = ports.clock;
     this.egress = ports.egress;
     this.sendUnchangedEntities = ports.sendUnchangedEntities;
@@ -160,11 +153,8 @@ export class Broadcaster {
     const count = this.entities.slotsInSquare(entity.x, entity.y, VIEW_RADIUS, inView);
     const centreX = Math.floor(entity.x / CHUNK_SIZE);
     const centreY = Math.floor(entity.y / CHUNK_SIZE);
-    const world = this.world;
     const versions = this.versions;
-    for (let index = 0; index < MANIFEST_ENTRIES; index++) {
-      versions[index] = world.chunkVersion(centreX + manifestDx(index), centreY + manifestDy(index));
-    }
+    this.chunks.writeManifest(centreX, centreY, versions);
     const tick = this.clock.tick;
     const baselines = session.baselines;
     if (baselines !== null) return this.sendDeltaSession(session, baselines, count, centreX, centreY, tick);

@@ -6,8 +6,6 @@
 // within 3× what it sent (address-proof.ts), so a spoofed source address
 // cannot be made into a reflector. Only an ActionPacket binds or moves a
 // session, and moving needs its authentication trailer (docs/protocol.md § 6.1).
-import { CHUNK_SIZE } from "../../constants.js";
-import { chunkId } from "../../protocol/chunk-id.js";
 import { actionTagValid } from "../../protocol/action-mac-node.js";
 import {
   hasActionAuth,
@@ -57,14 +55,7 @@ import type { Logger } from "../ops/log.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { KeyedRateLimiter } from "./rate-limit.js";
 import type { Peer, Session, SessionRegistry } from "../sessions/session.js";
-import type { World } from "../world/world.js";
-
-/**
- * A chunk re-sent sooner than this after the last send is suppressed: the
- * client's cache list may simply predate the chunk's arrival. Shorter than the
- * client's 200–300 ms retransmit timeout, so a lost chunk is always re-sent.
- */
-export const CHUNK_RESEND_GUARD_MS = 150;
+import type { ChunkStream } from "../world/chunk-stream.js";
 
 /**
  * What the handler reads, where it sends, and the rooms it routes to. Each is
@@ -79,8 +70,8 @@ export interface DatagramPorts {
   readonly sessions: SessionRegistry;
   /** The window an action is offered against, and the tick an EntityDetail carries. */
   readonly clock: Clock;
-  /** The chunks answered to a cache list. */
-  readonly world: Pick<World, "chunkVersion" | "chunkDatagrams">;
+  /** Answers the cache list of every ActionPacket (chunk streaming: ../world/chunk-stream.ts). */
+  readonly chunks: Pick<ChunkStream, "answerCacheList">;
   /** The entities an EntityQuery asks about. */
   readonly entities: Pick<EntityStore, "get">;
   readonly egress: Egress;
@@ -105,7 +96,7 @@ export class DatagramHandler {
   private readonly addressLimiter: KeyedRateLimiter;
   private readonly sessions: SessionRegistry;
   private readonly clock: Clock;
-  private readonly world: DatagramPorts["world"];
+  private readonly chunks: DatagramPorts["chunks"];
   private readonly entities: DatagramPorts["entities"];
   private readonly egress: Egress;
   private readonly log: Logger;
@@ -122,7 +113,7 @@ export class DatagramHandler {
     this.addressLimiter = ports.addressLimiter;
     this.sessions = ports.sessions;
     this.clock = ports.clock;
-    this.world = ports.world;
+    this.chunks = ports.chunks;
     this.entities = ports.entities;
     this.egress = ports.egress;
     this.log = ports.log;
@@ -347,39 +338,7 @@ export class DatagramHandler {
     if (targetTick === 0) session.resendEntities = true;
     else if (session.baselines !== null) session.baselines.lastStepTick = this.clock.tick;
     // Chunks wait for the address to be proven (they would only be held back, and the re-send guard set).
-    if (session.proof.proven) this.sendMissingChunks(session, nowMs);
-  }
-
-  /** The datagrams (one ChunkPacket, or its ChunkWidePackets) of each chunk of the 3×3 neighbourhood the client lacks or holds stale. */
-  private sendMissingChunks(session: Session, nowMs: number): void {
-    const world = this.world;
-    const centreX = Math.floor(session.entity.x / CHUNK_SIZE);
-    const centreY = Math.floor(session.entity.y / CHUNK_SIZE);
-    for (let cy = centreY - 1; cy <= centreY + 1; cy++) {
-      for (let cx = centreX - 1; cx <= centreX + 1; cx++) {
-        const version = world.chunkVersion(cx, cy);
-        if (version === 0) continue;
-        const id = chunkId(cx, cy);
-        if (this.holds(id, version)) continue;
-        const sent = session.chunkSentAtMs.get(id);
-        if (sent && sent.version === version && nowMs - sent.atMs < CHUNK_RESEND_GUARD_MS) continue;
-        session.chunkSentAtMs.set(id, { version, atMs: nowMs });
-        const datagrams = world.chunkDatagrams(cx, cy);
-        for (let part = 0; part < datagrams.length; part++) this.egress.send(session, datagrams[part]);
-      }
-    }
-    // Forget chunks far behind, so the map stays bounded by the neighbourhood.
-    if (session.chunkSentAtMs.size > 32) {
-      for (const [id, sent] of session.chunkSentAtMs) if (nowMs - sent.atMs > 1000) session.chunkSentAtMs.delete(id);
-    }
-  }
-
-  /** Whether the cache list being answered holds chunk `id` at `version`. */
-  private holds(id: number, version: number): boolean {
-    for (let index = 0; index < MANIFEST_ENTRIES; index++) {
-      if (this.cacheIds[index] === id && this.cacheVersions[index] === version) return true;
-    }
-    return false;
+    if (session.proof.proven) this.chunks.answerCacheList(session, this.cacheIds, this.cacheVersions, nowMs);
   }
 
   private onEntityQuery(packet: EntityQueryPacket, peer: Peer, nowMs: number, charged: boolean, sizeIn: number): void {

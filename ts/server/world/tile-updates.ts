@@ -15,6 +15,7 @@ import {
 } from "../../protocol/tile-update.js";
 import type { Egress } from "../edge/egress.js";
 import type { SessionRegistry } from "../sessions/session.js";
+import { holdsInView } from "./chunk-stream.js";
 import type { World } from "./world.js";
 
 /** The tiles a change reads and writes, and the chunk versions it bumps. */
@@ -103,9 +104,7 @@ export class TileUpdates {
       this.stats.updates++;
       for (const session of this.sessions.values()) {
         if (!session.peer) continue;
-        const scx = Math.floor(session.entity.x / CHUNK_SIZE);
-        const scy = Math.floor(session.entity.y / CHUNK_SIZE);
-        if (Math.abs(scx - chunk.cx) > 1 || Math.abs(scy - chunk.cy) > 1) continue;
+        if (!holdsInView(session.entity.x, session.entity.y, chunk.cx, chunk.cy)) continue;
         this.stats.datagrams++;
         this.egress.send(session, out);
       }

@@ -7,10 +7,8 @@
 // Chunks entirely outside the map do not exist; the manifest lists them with
 // version 0 ("no chunk: do not request"), and both sides treat their cells as
 // unknown, i.e. blocked.
-import { CHUNK_SIZE, CHUNK_TILE_COUNT, PALETTE_MAX, TILE_BORDER } from "../../constants.js";
+import { CHUNK_SIZE, CHUNK_TILE_COUNT, TILE_BORDER } from "../../constants.js";
 import { chunkId } from "../../protocol/chunk-id.js";
-import { encodeChunk, CHUNK_PACKET_MAX_BYTES } from "../../protocol/chunk.js";
-import { CHUNK_WIDE_PAYLOAD_BUDGET, chunkWidePacketBytes, encodeChunkWide } from "../../protocol/chunk-wide.js";
 import type { Core } from "../../wasm/core.js";
 import type { DoorSpec } from "../map/map-doors.js";
 import type { NpcKind } from "../content/npc-kinds.js";
@@ -19,7 +17,7 @@ import type { SafeZone } from "../content/safe-zones.js";
 import type { ItemDef } from "../content/item-catalogue.js";
 import type { ChestSpec } from "../content/item-specs.js";
 import type { MapArt } from "../map/map-atlas.js";
-import { WasmCodec, type WidePart } from "../../wasm/codec.js";
+import { ChunkEncodings } from "./chunk-encoding.js";
 import { type AreaRect, AreaLayoutError, layoutAreas, type WorldWarp } from "./areas.js";
 import { type MoveTable, type Pathing, WasmSim } from "../../wasm/sim.js";
 
@@ -98,13 +96,10 @@ export class World {
   /** Per chunk: 1 when it lies in an area that holds something now (a map, a filled level slot). */
   private readonly present: Uint8Array;
   private readonly versions: Uint16Array;
-  private readonly encoded: (readonly Uint8Array[] | null)[];
+  /** Each chunk version's datagrams, encoded once (chunk-encoding.ts). */
+  private readonly encodings: ChunkEncodings;
   private readonly sim: WasmSim;
-  private readonly codec: WasmCodec;
   private readonly chunkScratch = new Uint16Array(CHUNK_TILE_COUNT);
-  private readonly paletteScratch = new Uint16Array(PALETTE_MAX);
-  private readonly packedScratch = new Uint8Array(768);
-  private readonly widePart: WidePart = { rowCount: 0, count: 0 };
 
   /** The wasm move kernel over this world's grid: a movement window is applied through it (movement.ts). */
   readonly moves: MoveTable;
@@ -147,7 +142,6 @@ export class World {
     this.items = map.items ?? [];
     this.chests = map.chests ?? [];
     this.mapPvp = map.pvp ?? null;
-    this.codec = new WasmCodec(core);
     const gridWidth = this.chunksX * CHUNK_SIZE;
     const gridHeight = this.chunksY * CHUNK_SIZE;
     if (!this.sim.initGrid(gridWidth, gridHeight, 0, 0)) {
@@ -162,7 +156,7 @@ export class World {
     this.sim.gridChanged(); // written through the view: NPC A*'s step mask is rebuilt from the rule
     this.versions = new Uint16Array(this.chunksX * this.chunksY).fill(1);
     this.present = new Uint8Array(this.chunksX * this.chunksY);
-    this.encoded = new Array(this.chunksX * this.chunksY).fill(null);
+    this.encodings = new ChunkEncodings(core, this.chunksX * this.chunksY);
     for (const area of this.mapAreas) this.markPresent(area, 1);
     // Encode every chunk at start-up (once per version), so no client request waits for an encode.
     for (let cy = 0; cy < this.chunksY; cy++) {
@@ -226,7 +220,7 @@ export class World {
     this.forEachChunkOf(area, (cx, cy) => {
       const index = cy * this.chunksX + cx;
       this.present[index] = present;
-      if (this.encoded[index] !== null) this.bumpVersion(index);
+      if (this.encodings.has(index)) this.bumpVersion(index);
     });
   }
 
@@ -241,70 +235,18 @@ export class World {
   private bumpVersion(index: number): void {
     // Version 0 means "no chunk", so the counter wraps from 65535 to 1.
     this.versions[index] = this.versions[index] === 0xffff ? 1 : this.versions[index] + 1;
-    this.encoded[index] = null;
+    this.encodings.forget(index);
   }
 
   /**
-   * The datagrams that carry a chunk's current version, encoded once per
-   * version: one ChunkPacket when its palette fits 64 ids, else the
-   * ChunkWidePackets whose row bands cover it (docs/protocol.md §
-   * ChunkWidePacket). The cache diff sends them all.
+   * The datagrams that carry a chunk's current version (one ChunkPacket, or its ChunkWidePackets),
+   * encoded once per version (chunk-encoding.ts). What a client is sent, and when, is chunk-stream.ts.
    */
   chunkDatagrams(cx: number, cy: number): readonly Uint8Array[] {
     const index = cy * this.chunksX + cx;
-    const cached = this.encoded[index];
-    if (cached) return cached;
-    this.copyChunkTiles(cx, cy, this.chunkScratch);
-    const count = this.codec.encodeChunk(this.chunkScratch, this.paletteScratch, this.packedScratch);
-    const id = chunkId(cx, cy);
-    const version = this.versions[index];
-    let datagrams: Uint8Array[];
-    if (count >= 0) {
-      const out = new Uint8Array(CHUNK_PACKET_MAX_BYTES);
-      const size = encodeChunk(
-        {
-          type: "chunk",
-          clientType: 0,
-          chunkId: id,
-          version,
-          palette: this.paletteScratch.subarray(0, count),
-          packedTiles: this.packedScratch,
-        },
-        out,
-      );
-      datagrams = [out.slice(0, size)];
-    } else {
-      datagrams = this.encodeWide(id, version);
-    }
-    this.encoded[index] = datagrams;
-    return datagrams;
-  }
-
-  /** The ChunkWidePackets of the chunk in chunkScratch, greedily as many rows per part as fit a datagram. */
-  private encodeWide(id: number, version: number): Uint8Array[] {
-    const codec = this.codec;
-    const part = this.widePart;
-    codec.loadTiles(this.chunkScratch);
-    const datagrams: Uint8Array[] = [];
-    for (let rowStart = 0; rowStart < CHUNK_SIZE; rowStart += part.rowCount) {
-      codec.encodeWidePart(rowStart, CHUNK_WIDE_PAYLOAD_BUDGET, part);
-      const out = new Uint8Array(chunkWidePacketBytes(part.rowCount, part.count));
-      encodeChunkWide(
-        {
-          type: "chunk_wide",
-          clientType: 0,
-          chunkId: id,
-          version,
-          rowStart,
-          rowCount: part.rowCount,
-          palette: codec.widePalette.subarray(0, part.count),
-          packedTiles: codec.widePacked.subarray(0, part.rowCount * 4 * codec.wideIndexBits(part.count)),
-        },
-        out,
-      );
-      datagrams.push(out);
-    }
-    return datagrams;
+    return this.encodings.datagrams(index, chunkId(cx, cy), this.versions[index], (out) =>
+      this.copyChunkTiles(cx, cy, out),
+    );
   }
 
   /** Copies a chunk's 1024 tile ids (row-major) into `out`. */
