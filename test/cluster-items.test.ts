@@ -12,7 +12,7 @@ import type { ItemStack } from "../ts/protocol/tlv.js";
 import { HANDOFF_MARGIN_TILES } from "../ts/cluster/layout.js";
 import { postgresSkipReason } from "../ts/cluster/postgres-process.js";
 import type { ItemDef } from "../ts/server/content/item-catalogue.js";
-import { ENTITY_TYPE_CHEST } from "../ts/server/items/item-room.js";
+import { ENTITY_TYPE_CHEST } from "../ts/item-types.js";
 import { ENTITY_TYPE_SIGN_POST, RETURN_POST } from "../ts/server/world/interactables.js";
 import { type DialogPacket, encodePacketToBytes } from "../ts/protocol/index.js";
 import { BORDER_X, clusterSkipReason, startTestCluster, type TestCluster, until } from "./support/cluster-process.js";

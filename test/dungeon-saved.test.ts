@@ -18,7 +18,7 @@ import { Logger } from "../ts/server/ops/log.js";
 import { openGameDatabase } from "../ts/server/persistence/database.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { levelSeed } from "../ts/server/dungeon/levels.js";
-import { PILES_MAX } from "../ts/server/items/item-room.js";
+import { PILES_MAX } from "../ts/server/items/chests-and-piles.js";
 import { readWorld } from "../ts/server/world/world-areas.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { drive } from "./client-core-support.js";

@@ -14,7 +14,7 @@ import type { ItemOp } from "../ts/protocol/item-request.js";
 import { ITEM_STATUSES } from "../ts/protocol/item-result.js";
 import { SLOT_ARMOR, SLOT_WEAPON, type ItemStack } from "../ts/protocol/tlv.js";
 import type { ItemDef } from "../ts/server/content/item-catalogue.js";
-import { ENTITY_TYPE_ITEM } from "../ts/server/items/item-room.js";
+import { ENTITY_TYPE_ITEM } from "../ts/item-types.js";
 import { openGameDatabase } from "../ts/server/persistence/database.js";
 import { postJson, startHarness } from "./support/game-harness.js";
 import { latestEntry, NpcGame } from "./support/npc-game.js";

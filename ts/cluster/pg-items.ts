@@ -25,7 +25,7 @@ import type {
   StoredContainer,
   StoredPile,
 } from "../server/persistence/item-store.js";
-import { accountOfBag } from "../server/items/item-room.js";
+import { accountOfBag } from "../server/items/bags.js";
 import { CHARACTER_LOCK_SPACE, leaseHeld } from "./pg-accounts.js";
 
 /** PostgreSQL's division_by_zero: a guard's way of saying a row is not as the change expected. */

@@ -16,7 +16,7 @@ import { installAdminRoutes } from "../server/admin/admin-routes.js";
 import { installApiRoutes } from "../server/http/api-routes.js";
 import { Game } from "../server/game-server.js";
 import { ENTITY_TYPE_SIGN_POST, NOTICE_BOARD_KIND, noticeBoardKey } from "../server/world/interactables.js";
-import { chestKey } from "../server/items/item-room.js";
+import { chestKey } from "../server/items/chests-and-piles.js";
 import type { GameOptions } from "../server/game-options.js";
 import { HttpApi } from "../server/http/http-api.js";
 import { DEFAULT_HTTP_LIMITS } from "../server/http/http-guard.js";

@@ -57,3 +57,19 @@ export function countOf(slots: Slots, itemId: number): number {
 export function emptySlots(size: number): (Stack | null)[] {
   return new Array<Stack | null>(size).fill(null);
 }
+
+/** A stack with the slot it lies in: how a container's contents are stored and shown. */
+export interface SlotStack {
+  slot: number;
+  itemId: number;
+  count: number;
+}
+
+/** The filled slots of `slots`, each with its slot number, in slot order. */
+export function stacksOf(slots: Slots): SlotStack[] {
+  const stacks: SlotStack[] = [];
+  slots.forEach((stack, slot) => {
+    if (stack !== null) stacks.push({ slot, itemId: stack.itemId, count: stack.count });
+  });
+  return stacks;
+}

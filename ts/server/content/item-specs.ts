@@ -8,7 +8,7 @@ import type { Interactable } from "./map-object.js";
 import { addTo, emptySlots } from "./item-slots.js";
 import type { ItemCatalogue, ItemDef } from "./item-catalogue.js";
 
-/** Slots of a chest (item-room.ts CHEST_SLOTS is the same number; kept here so the map check needs no room). */
+/** Slots of a chest: what its first contents must fit, and the size the item room gives it. */
 export const CHEST_CAPACITY = 20;
 export const CHEST_KIND = "chest";
 

@@ -1,0 +1,46 @@
+// Loot: what falls where a creature dies (docs/items.md § Loot). Its kind's loot table (the kinds file,
+// ../content/item-specs.ts lootOf) rolls on the room's own seeded stream — the same seed, the same drops —
+// and what falls lies there as piles, written before they appear like every item change (item-transfer.ts).
+import { mulberry32 } from "../../random.js";
+import type { LootEntry } from "../content/item-specs.js";
+import type { ChestsAndPiles } from "./chests-and-piles.js";
+import type { ItemTransfer } from "./item-transfer.js";
+
+export interface LootPorts {
+  readonly transfer: Pick<ItemTransfer, "run" | "commit">;
+  readonly ground: Pick<ChestsAndPiles, "pileRoom" | "spawnPile">;
+  readonly stats: { lootDropped: number };
+}
+
+export class Loot {
+  private readonly random: () => number;
+
+  constructor(
+    private readonly ports: LootPorts,
+    seed: number,
+  ) {
+    this.random = mulberry32(seed ^ 0x17e45);
+  }
+
+  /** A creature died at (x, y): its kind's loot table rolls, and what falls lies there. */
+  drop(loot: readonly LootEntry[], x: number, y: number): void {
+    const falls: { itemId: number; count: number }[] = [];
+    for (const entry of loot) {
+      if (this.random() >= entry.chance) continue;
+      const count = entry.min + Math.floor(this.random() * (entry.max - entry.min + 1));
+      falls.push({ itemId: entry.item.id, count });
+    }
+    if (falls.length === 0) return;
+    const { transfer, ground, stats } = this.ports;
+    transfer.run(() => {
+      if (falls.length > ground.pileRoom) return;
+      return transfer.commit({
+        write: { newPiles: falls.map((fall) => ({ x, y, ...fall })) },
+        apply: (ids) => {
+          falls.forEach((fall, index) => ground.spawnPile(ids[index], x, y, fall.itemId, fall.count));
+          stats.lootDropped += falls.length;
+        },
+      });
+    });
+  }
+}
