@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectGuest, GameClient } from "../ts/client/core/index.js";
 import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
 import { isNpcType } from "../ts/npc-types.js";
-import type { Npc } from "../ts/server/npc/npc-room.js";
+import type { Npc } from "../ts/server/npc/npc.js";
 import type { RunningServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { drive } from "./client-core-support.js";

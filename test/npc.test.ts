@@ -3,7 +3,7 @@
 // the game runs on its own tick loop; a protocol client joins over HTTP, walks
 // with ActionPackets and sees the creatures in its EntityPackets.
 import { afterEach, describe, expect, it } from "vitest";
-import { WAKE_RADIUS } from "../ts/server/npc/npc-room.js";
+import { WAKE_RADIUS } from "../ts/server/npc/wake-schedule.js";
 import { ENTITY_FLAG_HOSTILE } from "../ts/protocol/entity.js";
 import { latestEntry as latest, NpcGame } from "./support/npc-game.js";
 import { NPC_WALL, testKind, walledRoom } from "./support/npc-map.js";

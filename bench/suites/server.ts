@@ -35,7 +35,8 @@ import {
   tasksetWorks,
 } from "../server/processes.js";
 import { ENTITY_TICK_EVERY } from "../../ts/action-points.js";
-import { DISTANCE_BAND_TILES, type NpcRoom, type NpcStats, WAKE_RADIUS } from "../../ts/server/npc/npc-room.js";
+import { DISTANCE_BAND_TILES, type NpcRoom, type NpcStats } from "../../ts/server/npc/npc-room.js";
+import { WAKE_RADIUS } from "../../ts/server/npc/wake-schedule.js";
 import { DEFAULT_THINK_BUDGET_BASE, thinkBudget } from "../../ts/server/npc/think-budget.js";
 import {
   HOSTILE_AREA_EVERY,

@@ -19,7 +19,9 @@ import type { Game } from "../server/game-server.js";
 import type { NpcKind } from "../server/content/npc-kinds.js";
 import type { NpcSpawnSpec } from "../server/content/npc-spawns.js";
 import type { GhostTable } from "./ghosts.js";
-import { NPC_STATES, type Npc, type NpcRoom, type NpcTransfer } from "../server/npc/npc-room.js";
+import type { Npc } from "../server/npc/npc.js";
+import { NPC_STATES, type NpcTransfer } from "../server/npc/npc-crossing.js";
+import type { NpcRoom } from "../server/npc/npc-room.js";
 import {
   type ClusterLayout,
   distanceToRegion,
