@@ -84,8 +84,12 @@ async function pair(): Promise<Pair> {
   const [eastOut, westIn] = await socketPair();
   const westWriter = new FrameWriter(westOut);
   const eastWriter = new FrameWriter(eastOut);
-  const westLink = npcLinkFor(west, spawns, westGhosts, layout, 0, (n) => (n === 1 ? westWriter : undefined));
-  const eastLink = npcLinkFor(east, spawns, eastGhosts, layout, 1, (n) => (n === 0 ? eastWriter : undefined));
+  const westLink = npcLinkFor(west, map.map.npcKinds ?? [], spawns, westGhosts, layout, 0, (n) =>
+    n === 1 ? westWriter : undefined,
+  );
+  const eastLink = npcLinkFor(east, map.map.npcKinds ?? [], spawns, eastGhosts, layout, 1, (n) =>
+    n === 0 ? eastWriter : undefined,
+  );
   west.otherPlayers = () => westGhosts.players();
   east.otherPlayers = () => eastGhosts.players();
   const dispatch = (link: NpcLink, from: number) =>

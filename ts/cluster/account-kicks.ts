@@ -5,7 +5,7 @@
 // The ask carries only an account id, and the login that sent it has already checked the password:
 // a region believes it because only regions publish on the channel (Redis is inside the cluster).
 import type { Redis } from "ioredis";
-import type { Game } from "../server/game-server.js";
+import type { RegionGame } from "./region-game.js";
 import type { Logger } from "../server/ops/log.js";
 import { REPLACED_ELSEWHERE } from "../server/sessions/session-lifecycle.js";
 import { RegionChannel } from "./region-channel.js";
@@ -20,7 +20,7 @@ export class AccountKicks {
   constructor(
     region: number,
     publisher: Redis,
-    private readonly game: Pick<Game, "sessionOfAccount" | "leave">,
+    private readonly game: Pick<RegionGame, "sessionOfAccount" | "leave">,
     log: Logger,
     prefix = "fc:",
   ) {

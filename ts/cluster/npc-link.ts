@@ -15,7 +15,7 @@
 // A link lost means a process died (links are loopback or LAN TCP between live processes): the home
 // counts its creatures away in that region as dead (they died with it), and a region drops the creatures
 // it holds of that home's spawns (a home that restarted filled its spawns again, under the same ids).
-import type { Game } from "../server/game-server.js";
+import type { RegionGame } from "./region-game.js";
 import type { NpcKind } from "../server/content/npc-kinds.js";
 import type { NpcSpawnSpec } from "../server/content/npc-spawns.js";
 import type { GhostTable } from "./ghosts.js";
@@ -277,7 +277,8 @@ export class NpcLink {
  * region of its ground), `ghosts` the region's ghost table, `linkTo` its links to its neighbours.
  */
 export function npcLinkFor(
-  game: Game,
+  game: Pick<RegionGame, "npcs" | "entities" | "combat">,
+  kinds: readonly NpcKind[],
   spawns: readonly NpcSpawnSpec[],
   ghosts: GhostTable,
   layout: ClusterLayout,
@@ -285,12 +286,12 @@ export function npcLinkFor(
   linkTo: (region: number) => FrameWriter | undefined,
 ): NpcLink {
   const homes = new Map(spawns.map((spawn) => [spawn.objectId, regionOfTile(layout, spawn.x, spawn.y)]));
-  const kinds = new Map(game.world.npcKinds.map((kind) => [kind.name, kind]));
+  const kindsByName = new Map(kinds.map((kind) => [kind.name, kind]));
   return new NpcLink({
     npcs: game.npcs,
     hasEntity: (id) => game.entities.get(id) !== undefined,
     dropGhost: (id) => ghosts.drop(id),
-    kindOf: (name) => kinds.get(name),
+    kindOf: (name) => kindsByName.get(name),
     homeOf: (spawnId) => homes.get(spawnId),
     woundedArrived: (entity) => game.combat.woundedArrived(entity),
     layout,

@@ -15,6 +15,7 @@ import { loadCore } from "../wasm/node.js";
 import { installAdminRoutes } from "../server/admin/admin-routes.js";
 import { installApiRoutes } from "../server/http/api-routes.js";
 import { Game } from "../server/game-server.js";
+import type { RegionGame } from "./region-game.js";
 import { ENTITY_TYPE_SIGN_POST, NOTICE_BOARD_KIND, noticeBoardKey } from "../server/world/interactables.js";
 import { chestKey } from "../server/items/chests-and-piles.js";
 import type { GameOptions } from "../server/game-options.js";
@@ -154,7 +155,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
             .map((board) => noticeBoardKey(map.name, board)),
         );
   const accounts = store?.accounts ?? null;
-  const game = new Game(
+  // The whole Game is returned for tests and tools; the region itself reaches it through its port only.
+  const wholeGame = new Game(
     core,
     { ...map, npcSpawns, chests, doors },
     {
@@ -170,6 +172,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     },
     log,
   );
+  const game: RegionGame = wholeGame;
+
   const directory = new Directory(options.redisUrl);
   await directory.connect();
   const kicks = accounts === null ? null : new AccountKicks(region, directory.redis, game, log);
@@ -193,13 +197,21 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     specs: map.doors ?? [],
     linkTo: (n) => neighbours.get(n)?.writer,
     holds: (session, key) => game.items.holds(session, key),
-    tileAt: (x, y) => game.world.tileAt(x, y),
+    tileAt: (x, y) => game.tileAt(x, y),
     setTile: (x, y, tile) => game.setTile(x, y, tile),
     sessionOf: (id) => game.sessions.byEntityId(id),
     tell: (session, text, speaker) => game.chat.tell(session, text, speaker),
   });
   // Creatures cross borders as players do; each spawn's home is the region of its ground.
-  const npcLink = npcLinkFor(game, map.npcSpawns ?? [], ghosts, layout, region, (n) => neighbours.get(n)?.writer);
+  const npcLink = npcLinkFor(
+    game,
+    map.npcKinds ?? [],
+    map.npcSpawns ?? [],
+    ghosts,
+    layout,
+    region,
+    (n) => neighbours.get(n)?.writer,
+  );
   // A creature by a border wakes for a player across it, as in one process.
   game.otherPlayers = () => ghosts.players();
   const chatRelay = new ChatRelay(region, directory.redis, game.chat, log);
@@ -637,7 +649,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       afterTick();
     },
     game.metrics.tickLateMs,
-    { governor: world, npcsThinking: game.loopGovernor.npcsThinking },
+    { governor: world, npcsThinking: () => game.npcsThinking() },
   );
   game.skippedTicks = () => loop.skippedTicks;
   game.eventLoopDelay.start();
@@ -674,7 +686,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   let closed = false;
   return {
     region,
-    game,
+    game: wholeGame,
     linkPort,
     httpPort,
     async close() {

@@ -41,7 +41,6 @@ import { NpcRoom } from "./npc/npc-room.js";
 import { CombatRoom } from "./combat/combat-room.js";
 import { ItemCatalogue } from "./content/item-catalogue.js";
 import { ItemRoom } from "./items/item-room.js";
-import { lootOf, type LootEntry } from "./content/item-specs.js";
 import { ItemStore } from "./persistence/item-store.js";
 import { WorldClock } from "./world/world-clock.js";
 import { AdminService } from "./admin/admin-service.js";
@@ -59,6 +58,7 @@ import { OverloadGovernor, type OverloadState } from "./ops/overload.js";
 import { PhaseBalancer } from "./broadcast/phase-balance.js";
 import { TileUpdates } from "./world/tile-updates.js";
 import { World, type WorldMap } from "./world/world.js";
+import type { WorldWarp } from "./world/areas.js";
 import { Warps } from "./world/warps.js";
 import { DungeonLevels } from "./dungeon/levels.js";
 import { LevelGenerator } from "./dungeon/level-generator.js";
@@ -160,176 +160,128 @@ export class Game {
     options: Partial<GameOptions> = {},
     readonly log: Logger = new Logger("info"),
   ) {
-    this.options = { ...DEFAULT_GAME_OPTIONS, ...options };
-    this.entities = new EntityStore(this.options.firstEntityId);
-    // Level slots only for a world with stairs down, drawn with the built-in tiles the levels are made of (P-24).
-    const hasStairs = (map.warps ?? []).some((warp) => warp.stairs === "down");
-    if (hasStairs && map.art)
-      log.warn("stairs not followed: dungeon levels use the built-in tiles, the map has its own art");
-    const levelSlots = hasStairs && !map.art ? this.options.levelSlots : 0;
-    this.world = new World(core, map, { levelSlots, levelSize: this.options.levelSize });
-    this.sessions = new SessionRegistry(
-      { ratePerSecond: this.options.sessionRatePerSecond, burst: this.options.sessionRatePerSecond * 2 },
-      // A player is announced when it starts playing (its first datagram), not when it joins,
-      // and is told the time and weather at once.
-      (session) => {
-        this.lifecycle.announce(session);
-        this.worldClock.sendTo(session, this.tick);
-      },
-    );
-    this.addressLimiter = new KeyedRateLimiter(
-      this.options.addressRatePerSecond,
-      this.options.addressRatePerSecond * 2,
-      4096,
-    );
+    const o = (this.options = { ...DEFAULT_GAME_OPTIONS, ...options });
+    // Links: a room that calls a room built after it is handed one of these, shaped like the port it
+    // declares and forwarding to that room. Every other port is the room or registry itself.
+    const lifecycle = {
+      startsPlaying: (session: Session) => this.lifecycle.startsPlaying(session),
+      leave: (session: Session, reason: string) => this.lifecycle.leave(session, reason),
+    };
+    const admin = { isMuted: (session: Session) => this.admin.isMuted(session) };
+    const combat = {
+      bump: (attacker: StoredEntity, x: number, y: number) => this.combat.bump(attacker, x, y),
+      isDown: (entity: StoredEntity) => this.combat.isDown(entity),
+    };
+    const items = {
+      holds: (session: Session, key: string) => this.items.holds(session, key),
+      weaponDamage: (entity: StoredEntity) => this.items.weaponDamage(entity),
+      armorValue: (entity: StoredEntity) => this.items.armorValue(entity),
+      dropLootOf: (typeId: number, x: number, y: number) => this.items.dropLootOf(typeId, x, y),
+    };
+    const levels = {
+      onStairs: (session: Session, warp: WorldWarp) => this.levels.onStairs(session, warp),
+      levelOf: (x: number, y: number) => this.levels.levelOf(x, y),
+      surfaceOf: (x: number, y: number) => this.levels.surfaceOf(x, y) ?? { x, y },
+    };
+
+    // The world, its entities and sessions, and the ways out.
+    this.entities = new EntityStore(o.firstEntityId);
+    const levelSlots = levelSlotsFor(map, o.levelSlots, log);
+    this.world = new World(core, map, { levelSlots, levelSize: o.levelSize });
+    const limits = { ratePerSecond: o.sessionRatePerSecond, burst: o.sessionRatePerSecond * 2 };
+    this.sessions = new SessionRegistry(limits, lifecycle.startsPlaying);
+    this.addressLimiter = new KeyedRateLimiter(o.addressRatePerSecond, o.addressRatePerSecond * 2, 4096);
     this.clock = new GameClock(this);
+    this.overload = new OverloadGovernor(o.maxTickStretch);
+    const { world, entities, sessions, metrics, egress, clock, overload } = this;
+    this.database = o.database ?? openGameDatabase(MEMORY_DATABASE);
+    const db = this.database.db;
     this.worldClock = new WorldClock(
-      {
-        dayMinutes: this.options.dayMinutes,
-        startTimeOfDay: this.options.startTimeOfDay,
-        weatherSeed: this.options.weatherSeed,
-        tickHz: this.options.tickHz,
-      },
-      this.egress,
-      (session) => this.sessions.byTokenValue(session.token) === session,
+      { dayMinutes: o.dayMinutes, startTimeOfDay: o.startTimeOfDay, weatherSeed: o.weatherSeed, tickHz: o.tickHz },
+      egress,
+      (session) => sessions.byTokenValue(session.token) === session,
     );
-    const { world, entities, sessions, metrics, egress, clock } = this;
-    this.chat = new ChatService(sessions, egress, metrics, (session) => this.admin.isMuted(session));
-    this.dialogs = new DialogService(egress, metrics, log);
+    this.chunkStream = new ChunkStream({ world, egress });
+
+    // Talk.
+    const chat = (this.chat = new ChatService(sessions, egress, metrics, admin.isMuted));
+    const dialogs = (this.dialogs = new DialogService(egress, metrics, log));
     this.custom = new CustomMessages(egress, metrics, log);
-    const { chat, dialogs, custom } = this;
-    this.database = this.options.database ?? openGameDatabase(MEMORY_DATABASE);
+
+    // The rooms, in the order their entities take ids: signs, doors, creatures, chests and piles.
+    const notices = o.sharedNotices ?? new NoticeStore(db);
     this.interactables = new Interactables(
-      {
-        entities,
-        dialogs,
-        chat,
-        notices: this.options.sharedNotices ?? new NoticeStore(this.database.db),
-        worldName: world.name,
-        log,
-      },
+      { entities, dialogs, chat, notices, worldName: world.name, log },
       world.interactables,
     );
     this.tileUpdates = new TileUpdates(world, sessions, egress);
-    this.doors = new Doors(
-      {
-        entities,
-        tiles: this.tileUpdates,
-        chat,
-        // A locked door opens for whoever carries its key (the items room, built below, answers).
-        keys: { holds: (session, key) => this.items.holds(session, key) },
-        clock,
-        log,
-      },
+    const doors = (this.doors = new Doors(
+      { entities, tiles: this.tileUpdates, chat, keys: items, clock, log },
       world.doors,
-    );
+    ));
+    const players = () => wakers(sessions, this.otherPlayers());
+    const { pathing, moves } = world;
     this.npcs = new NpcRoom(
-      {
-        entities,
-        pathing: world.pathing,
-        moves: world.moves,
-        players: () => wakers(sessions, this.otherPlayers()),
-        clientCount: () => sessions.size,
-        budgetScale: () => this.overload.npcBudgetScale,
-        // The combat room is built next; a creature's first step comes at the first tick, after both.
-        bump: (attacker, x, y) => this.combat.bump(attacker, x, y),
-        doors: this.doors,
-        log,
-      },
+      { entities, pathing, moves, players, sessions, overload, combat, doors, log },
       world.npcSpawns,
-      {
-        thinkBudgetBase: this.options.npcThinkBudgetBase,
-        seed: this.options.npcSeed,
-        entityTicksPerSecond: this.options.tickHz / ENTITY_TICK_EVERY,
-      },
+      { thinkBudgetBase: o.npcThinkBudgetBase, seed: o.npcSeed, entityTicksPerSecond: o.tickHz / ENTITY_TICK_EVERY },
     );
-    this.pvp = new PvpRule(this.options.pvp || world.mapPvp === true, world.safeZones);
+    this.pvp = new PvpRule(o.pvp || world.mapPvp === true, world.safeZones);
     this.combat = new CombatRoom(
       {
         entities,
         npcs: this.npcs,
-        sessionOf: (entityId) => sessions.byEntityId(entityId),
-        players: () => playerEntities(sessions),
+        sessions,
         spawns: world.spawns,
         pvp: this.pvp,
         egress,
         clock,
         log,
-        // Players fight with what they wield (items, built next), creatures with what their kind says.
-        equipment: {
-          weaponDamage: (entity) => this.items.weaponDamage(entity),
-          armorValue: (entity) => this.items.armorValue(entity),
-        },
-        loot: (victim, typeId) => {
-          const loot = lootByType.get(typeId);
-          if (loot !== undefined) this.items.dropLoot(loot, victim.x, victim.y);
-        },
+        // Players fight with what they wield, creatures with what their kind says; the dead drop their loot.
+        items,
       },
-      { seed: this.options.combatSeed, tickHz: this.options.tickHz },
+      { seed: o.combatSeed, tickHz: o.tickHz },
     );
     const catalogue = new ItemCatalogue(world.items);
-    const lootByType = new Map<number, LootEntry[]>();
-    for (const kind of world.npcKinds) {
-      if (kind.loot.length > 0) lootByType.set(kind.typeId, lootOf(kind.loot, catalogue, world.name, kind.name));
-    }
+    const store = o.sharedItems ?? new ItemStore(db, world.name);
     this.items = new ItemRoom(
-      {
-        entities,
-        store: this.options.sharedItems ?? new ItemStore(this.database.db, world.name),
-        catalogue,
-        egress,
-        chat,
-        isDown: (entity) => this.combat.isDown(entity),
-        clock,
-        log,
-        worldName: world.name,
-        levelOf: (x, y) => this.levels.levelOf(x, y),
-      },
+      { entities, store, catalogue, egress, chat, combat, clock, log, worldName: world.name, levels },
       world.chests,
-      { seed: this.options.combatSeed },
+      { seed: o.combatSeed, kinds: world.npcKinds },
     );
-    this.warps = new Warps(
-      { entities, stairs: (session, warp) => this.levels.onStairs(session, warp) },
-      levelSlots > 0 ? (map.warps ?? []) : (map.warps ?? []).filter((warp) => warp.stairs === null),
-    );
+    const warps = (map.warps ?? []).filter((warp) => levelSlots > 0 || warp.stairs === null);
+    this.warps = new Warps({ entities, levels }, warps);
     this.levels = new DungeonLevels(
       {
         world,
         warps: this.warps,
         npcs: this.npcs,
         items: this.items,
-        doors: this.doors,
+        doors,
         kinds: world.npcKinds,
         catalogue,
-        players: () => sessions.values(),
-        inPlay: (session) => sessions.byEntityId(session.entity.id) === session,
+        sessions,
         generator: this.levelGenerator,
         log,
         nowMs: () => performance.now(),
       },
       {
-        levelSize: this.options.levelSize,
-        keepEmptyMs: this.options.levelKeepEmptyMs,
-        seed: this.options.dungeonSeed,
+        levelSize: o.levelSize,
+        keepEmptyMs: o.levelKeepEmptyMs,
+        seed: o.dungeonSeed,
         stairs: levelSlots > 0 ? (map.warps ?? []).filter((warp) => warp.stairs === "down") : [],
       },
     );
-    // Piles kept with dungeon levels wait for them; those of a level this world can never enter again go to
-    // the map's first stairs down (or its first spawn point). Rows from before migration 0006 lying in a slot
-    // name no level: they go there too (docs/dungeons.md § Saved in a level).
-    const firstStairs = (map.warps ?? []).find((warp) => warp.stairs === "down") ?? world.spawns[0];
-    if (firstStairs) {
-      this.items.settleLevelPiles((level) => this.levels.canComeBack(level), firstStairs);
-      for (const slot of world.levelSlots) this.items.movePiles(slot, firstStairs.x, firstStairs.y);
-    }
-    this.chunkStream = new ChunkStream({ world, egress });
+    this.levels.settleKeptPiles(this.items, firstStairsDown(map) ?? world.spawns[0]);
+
+    // Egress to every client, and the one inbound path.
     this.broadcaster = new Broadcaster({
       entities,
       chunks: this.chunkStream,
       clock,
       egress,
-      sendUnchangedEntities: this.options.sendUnchangedEntities,
-      verifyEntityChanges: this.options.verifyEntityChanges,
+      sendUnchangedEntities: o.sendUnchangedEntities,
+      verifyEntityChanges: o.verifyEntityChanges,
     });
     this.handler = new DatagramHandler({
       metrics,
@@ -342,25 +294,24 @@ export class Game {
       log,
       chat,
       dialogs,
-      custom,
+      custom: this.custom,
       interactables: this.interactables,
       items: this.items,
-      doors: this.doors,
-      leave: (session, reason) => this.lifecycle.leave(session, reason),
+      doors,
+      lifecycle,
     });
-    this.overload = new OverloadGovernor(this.options.maxTickStretch);
-    this.loopGovernor = { governor: this.overload, npcsThinking: () => this.npcs.lastTick.spent > 0 };
-    this.loop = new TickLoop(this.options.tickHz, () => this.step(), this.metrics.tickLateMs, this.loopGovernor);
-    this.characterStore = new CharacterStore(this.database.db);
-    this.accountStore = new AccountStore(this.database.db, this.characterStore);
-    const shared = this.options.sharedAccounts;
-    this.characters = new CharacterSaver(
-      shared ?? this.characterStore,
-      this.world.name,
-      (x, y) => this.levels.surfaceOf(x, y) ?? { x, y },
-    );
+
+    // The loop.
+    this.loopGovernor = { governor: overload, npcsThinking: () => this.npcsThinking() };
+    this.loop = new TickLoop(o.tickHz, () => this.step(), metrics.tickLateMs, this.loopGovernor);
+
+    // Sessions, characters, accounts and operators.
+    this.characterStore = new CharacterStore(db);
+    this.accountStore = new AccountStore(db, this.characterStore);
+    const shared = o.sharedAccounts;
+    this.characters = new CharacterSaver(shared ?? this.characterStore, world.name, levels.surfaceOf);
     this.lifecycle = new SessionLifecycle({
-      options: this.options,
+      options: o,
       world,
       entities,
       sessions,
@@ -368,6 +319,8 @@ export class Game {
       characters: this.characters,
       items: this.items,
       warps: this.warps,
+      worldClock: this.worldClock,
+      clock,
       log,
     });
     this.accounts = new AccountService(
@@ -376,14 +329,14 @@ export class Game {
     );
     this.admin = new AdminService({
       sessions,
-      leave: (session, reason) => this.lifecycle.leave(session, reason),
-      chat: this.chat,
+      lifecycle,
+      chat,
       accounts: this.accountStore,
-      store: new AdminStore(this.database.db),
+      store: new AdminStore(db),
       log,
       now: Date.now,
     });
-    this.saveEveryTicks = Math.max(1, Math.round((this.options.tickHz * SAVE_INTERVAL_MS) / 1000));
+    this.saveEveryTicks = Math.max(1, Math.round((o.tickHz * SAVE_INTERVAL_MS) / 1000));
   }
 
   start(): void {
@@ -471,6 +424,16 @@ export class Game {
   /** A session handed over to another process of a cluster stops here, without a "left" notice or a save. */
   releaseSession(session: Session): void {
     this.lifecycle.release(session);
+  }
+
+  /** The tile at (x, y) of the world. */
+  tileAt(x: number, y: number): number {
+    return this.world.tileAt(x, y);
+  }
+
+  /** Whether the NPCs spent think budget in the last entity tick: the loop's governor sheds thinking first. */
+  npcsThinking(): boolean {
+    return this.npcs.lastTick.spent > 0;
   }
 
   /** Changes one tile at run time and tells the clients holding its chunk (TileUpdates.set has the rules). */
@@ -702,4 +665,20 @@ function overloadStatus(overload: OverloadState): Record<string, number> {
     dilation: Math.round(overload.dilation * 1000) / 1000,
     dilatedTicks: overload.dilatedTicks,
   };
+}
+
+/**
+ * Dungeon level slots for a world with stairs down, drawn with the built-in tiles the levels are made of
+ * (P-24): `wanted`, or none for a map without stairs down or with its own art (said once in the log).
+ */
+function levelSlotsFor(map: WorldMap, wanted: number, log: Logger): number {
+  const hasStairs = (map.warps ?? []).some((warp) => warp.stairs === "down");
+  if (hasStairs && map.art)
+    log.warn("stairs not followed: dungeon levels use the built-in tiles, the map has its own art");
+  return hasStairs && !map.art ? wanted : 0;
+}
+
+/** The map's first stairs down, if any. */
+function firstStairsDown(map: WorldMap): WorldWarp | undefined {
+  return (map.warps ?? []).find((warp) => warp.stairs === "down");
 }

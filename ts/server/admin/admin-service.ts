@@ -35,7 +35,8 @@ export interface PlayerRef {
 
 export interface AdminPorts {
   readonly sessions: Pick<SessionRegistry, "values" | "byEntityId">;
-  readonly leave: (session: Session, reason: string) => void;
+  /** The session lifecycle (../sessions/session-lifecycle.ts): a kick or a ban ends the session. */
+  readonly lifecycle: { leave(session: Session, reason: string): void };
   readonly chat: Pick<ChatService, "system" | "tell">;
   readonly accounts: Pick<AccountStore, "findByName" | "setBan" | "nameOf">;
   readonly store: AdminStore;
@@ -73,7 +74,7 @@ export class AdminService {
 
   kick(target: PlayerRef, reason: string): Record<string, unknown> {
     const session = this.find(target);
-    this.ports.leave(session, "kicked");
+    this.ports.lifecycle.leave(session, "kicked");
     return this.record("kick", { target, reason }, { entityId: session.entity.id, nick: session.nick });
   }
 
@@ -240,7 +241,7 @@ export class AdminService {
   }
 
   private end(session: Session): string {
-    this.ports.leave(session, "banned");
+    this.ports.lifecycle.leave(session, "banned");
     return session.nick;
   }
 

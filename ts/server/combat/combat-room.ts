@@ -58,27 +58,32 @@ const EVENT_FIELD_MAX = [COMBAT_EVENT_KINDS.length - 1, 0xffffffff, 0xffffffff, 
 const OUTBOX_EVENTS_MAX = COMBAT_EVENTS_MAX;
 
 /** What the room uses. */
+/** What combat asks of the item room (ItemRoom.weaponDamage, armorValue, dropLootOf). */
+export interface CombatItems {
+  /** A player's equipped weapon damage; null: bare hands. */
+  weaponDamage(entity: StoredEntity): number | null;
+  armorValue(entity: StoredEntity): number;
+  /** A creature of kind `typeId` died at (x, y): its loot table rolls, and what falls lies there. */
+  dropLootOf(typeId: number, x: number, y: number): void;
+}
+
 export interface CombatPorts {
   readonly entities: Pick<EntityStore, "inSquare" | "get" | "move" | "changed">;
   /** The creatures: their kinds (natural weapons), provoking, and removal once a corpse has lain. */
   readonly npcs: Pick<NpcRoom, "get" | "provoke" | "kill">;
-  /** Whose client a player's blows go to. */
-  readonly sessionOf: (entityId: number) => EgressTarget | undefined;
-  /** The players in play: what regenerates each second. */
-  readonly players: () => Iterable<StoredEntity>;
+  /** The sessions in play: whose client a player's blows go to, and the players that regenerate each second. */
+  readonly sessions: {
+    byEntityId(entityId: number): (EgressTarget & { readonly entity: StoredEntity }) | undefined;
+    values(): Iterable<{ readonly entity: StoredEntity }>;
+  };
   /** Where a dead player stands again. */
   readonly spawns: readonly { readonly x: number; readonly y: number }[];
   readonly pvp: PvpRule;
   readonly egress: Egress;
   readonly clock: Pick<Clock, "tick">;
   readonly log: Logger;
-  /** A player's equipped weapon damage (null: bare hands) and armor (items/item-room.ts). */
-  readonly equipment?: {
-    weaponDamage(entity: StoredEntity): number | null;
-    armorValue(entity: StoredEntity): number;
-  };
-  /** A creature of kind `typeId` died: its loot falls where it lies. */
-  readonly loot?: (victim: StoredEntity, typeId: number) => void;
+  /** The item room (../items/item-room.ts): what players wield, and the loot of the dead. */
+  readonly items?: CombatItems;
 }
 
 /**
@@ -348,7 +353,7 @@ export class CombatRoom {
     this.tell(COMBAT_KILL, killer, victim, Math.max(0, gain));
     if (victimIsNpc) {
       this.stats.kills.npcs++;
-      this.ports.loot?.(victim, victim.typeId);
+      this.ports.items?.dropLootOf(victim.typeId, victim.x, victim.y);
       this.woundedNpcs.delete(victim.id);
       this.corpses.push({ entityId: victim.id, removeTick: tick + this.corpseTicks });
     } else {
@@ -400,7 +405,7 @@ export class CombatRoom {
     // A blow older than the delay no longer holds anything back: forgetting it keeps the map to the
     // entities fighting now (a player who left mid-fight leaves no entry behind).
     for (const [id, last] of this.lastBlowTick) if (tick - last >= this.regenDelayTicks) this.lastBlowTick.delete(id);
-    for (const player of this.ports.players()) {
+    for (const { entity: player } of this.ports.sessions.values()) {
       if (player.hp > 0 && player.hp < player.hpMax) this.regenerateOne(player, tick);
     }
     for (const [id, npc] of this.woundedNpcs) {
@@ -423,12 +428,12 @@ export class CombatRoom {
   }
 
   private weaponOf(entity: StoredEntity): number {
-    if (entity.typeId === ENTITY_TYPE_PLAYER) return this.ports.equipment?.weaponDamage(entity) ?? UNARMED_DAMAGE;
+    if (entity.typeId === ENTITY_TYPE_PLAYER) return this.ports.items?.weaponDamage(entity) ?? UNARMED_DAMAGE;
     return this.ports.npcs.get(entity.id)?.kind.attack ?? 0;
   }
 
   private armorOf(entity: StoredEntity): number {
-    if (entity.typeId === ENTITY_TYPE_PLAYER) return this.ports.equipment?.armorValue(entity) ?? 0;
+    if (entity.typeId === ENTITY_TYPE_PLAYER) return this.ports.items?.armorValue(entity) ?? 0;
     return this.ports.npcs.get(entity.id)?.kind.armor ?? 0;
   }
 
@@ -474,12 +479,12 @@ export class CombatRoom {
   private flush(tick: number): void {
     const used = this.outboxUsed;
     if (used.length === 0) return;
-    const { egress, sessionOf, entities } = this.ports;
+    const { egress, sessions, entities } = this.ports;
     for (let u = 0; u < used.length; u++) {
       const playerId = used[u];
       const box = this.outboxes.get(playerId)!;
       const count = box.length / EVENT_FIELDS;
-      const session = sessionOf(playerId);
+      const session = sessions.byEntityId(playerId);
       if (session !== undefined && session.peer !== null && count > 0) {
         const size = COMBAT_HEADER_BYTES + count * COMBAT_EVENT_BYTES;
         const slab = egress.slab;

@@ -46,9 +46,8 @@ export interface LevelPorts {
   /** The world's creature kinds and item catalogue: what a level's spawns and chests name. */
   kinds: readonly NpcKind[];
   catalogue: ItemCatalogue;
-  /** The sessions in play, and whether one still is. */
-  players: () => Iterable<Session>;
-  inPlay: (session: Session) => boolean;
+  /** The sessions in play (where their players stand), and whether one still is. */
+  sessions: { values(): Iterable<Session>; byEntityId(entityId: number): Session | undefined };
   generator: { generate(seed: number, depth: number, size: number): Promise<GeneratedDungeon> };
   log: Logger;
   nowMs: () => number;
@@ -163,6 +162,19 @@ export class DungeonLevels {
       }
     }
     return this.reachable.has(`${level.seed}:${level.depth}`);
+  }
+  /**
+   * At start: piles kept with dungeon levels wait for them; those of a level this world can never enter
+   * again go to `to` (the map's first stairs down, or its first spawn point). Rows from before migration
+   * 0006 lying in a slot name no level: they go there too (docs/dungeons.md § Saved in a level).
+   */
+  settleKeptPiles(
+    items: Pick<ItemRoom, "settleLevelPiles" | "movePiles">,
+    to: { x: number; y: number } | undefined,
+  ): void {
+    if (to === undefined) return;
+    items.settleLevelPiles((level) => this.canComeBack(level), to);
+    for (const slot of this.ports.world.levelSlots) items.movePiles(slot, to.x, to.y);
   }
 
   private identityOf(id: LevelId): LevelIdentity {
@@ -385,7 +397,8 @@ export class DungeonLevels {
     level.ready = true;
     this.stats.generated++;
     for (const { session, to } of level.waiting.splice(0)) {
-      if (this.ports.inPlay(session)) warps.teleport(session.entity, level[to].x, level[to].y);
+      if (this.ports.sessions.byEntityId(session.entity.id) === session)
+        warps.teleport(session.entity, level[to].x, level[to].y);
     }
     const installMs = this.stats.installMs;
     installMs.push(this.ports.nowMs() - startMs);
@@ -396,7 +409,7 @@ export class DungeonLevels {
   private age(): void {
     const nowMs = this.ports.nowMs();
     const occupied = new Uint8Array(this.bySlot.length);
-    for (const session of this.ports.players()) {
+    for (const session of this.ports.sessions.values()) {
       const { x, y } = session.entity;
       const level = this.levelAt(x, y);
       if (level !== null) occupied[level.slot] = 1;

@@ -84,8 +84,8 @@ export interface DatagramPorts {
   readonly items: Pick<ItemRoom, "onRequest" | "detailTlv">;
   /** A query from a player next to a door uses it (doors.ts). */
   readonly doors: Pick<Doors, "onQuery">;
-  /** Ends a session that said it is leaving (LeavePacket, P-26). */
-  readonly leave: (session: Session, reason: string) => void;
+  /** The session lifecycle (../sessions/session-lifecycle.ts): ends a session that said it is leaving (LeavePacket, P-26). */
+  readonly lifecycle: { leave(session: Session, reason: string): void };
 }
 
 export class DatagramHandler {
@@ -106,7 +106,7 @@ export class DatagramHandler {
   private readonly interactables: DatagramPorts["interactables"];
   private readonly items: DatagramPorts["items"];
   private readonly doors: DatagramPorts["doors"];
-  private readonly leave: DatagramPorts["leave"];
+  private readonly lifecycle: DatagramPorts["lifecycle"];
 
   constructor(ports: DatagramPorts) {
     this.metrics = ports.metrics;
@@ -123,7 +123,7 @@ export class DatagramHandler {
     this.interactables = ports.interactables;
     this.items = ports.items;
     this.doors = ports.doors;
-    this.leave = ports.leave;
+    this.lifecycle = ports.lifecycle;
   }
 
   handle(datagram: Uint8Array, peer: Peer, nowMs: number): void {
@@ -191,7 +191,7 @@ export class DatagramHandler {
         // A quitting UDP client (P-26): its session ends now rather than at the 10 s timeout. Only its own link
         // may say so (authenticate), so a spoofed source can end nobody's session.
         const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
-        if (session) this.leave(session, "left");
+        if (session) this.lifecycle.leave(session, "left");
         return;
       }
       default:

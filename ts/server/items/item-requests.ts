@@ -28,8 +28,8 @@ export interface ItemRequestPorts {
   readonly entities: Pick<EntityStore, "changed">;
   readonly egress: Egress;
   readonly chat: Pick<ChatService, "tell">;
-  /** Whether an entity lies dead (combat): the dead do not use items. */
-  readonly isDown: (entity: StoredEntity) => boolean;
+  /** The combat room: the dead do not use items. */
+  readonly combat: { isDown(entity: StoredEntity): boolean };
   /** A chest's contents changed: the players next to it are shown them. */
   readonly showChest: (chest: Chest) => void;
   readonly stats: {
@@ -88,7 +88,7 @@ export class ItemRequests {
   private execute(carried: Carried, packet: ItemRequestPacket): Status {
     const entity = carried.session.entity;
     if (carried.unreadable) return STATUS.full;
-    if (this.ports.isDown(entity)) return STATUS.dead;
+    if (this.ports.combat.isDown(entity)) return STATUS.dead;
     const op = ITEM_OPS[packet.op];
     switch (op) {
       case "take":
@@ -171,7 +171,7 @@ export class ItemRequests {
       const entity = carried.session.entity;
       if (pile === undefined || this.ports.bags.get(entity.id) !== carried) return;
       // Its turn came after a write: the player may have walked on, or died.
-      if (entity.x !== pile.entity.x || entity.y !== pile.entity.y || this.ports.isDown(entity)) return;
+      if (entity.x !== pile.entity.x || entity.y !== pile.entity.y || this.ports.combat.isDown(entity)) return;
       const before = pile.count;
       return settle(this.takePile(carried, pile, pile.count), (status) => {
         if (status !== STATUS.ok) return;

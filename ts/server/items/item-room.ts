@@ -20,6 +20,7 @@ import type { ItemStack, Tlv } from "../../protocol/tlv.js";
 import type { ItemCatalogue } from "../content/item-catalogue.js";
 import { type Stack, stacksOf } from "../content/item-slots.js";
 import type { ChestSpec, LootEntry } from "../content/item-specs.js";
+import type { NpcKind } from "../content/npc-kinds.js";
 import type { Clock } from "../clock.js";
 import type { Egress } from "../edge/egress.js";
 import type { EntityStore, StoredEntity } from "../entities/entities.js";
@@ -39,16 +40,28 @@ export interface ItemPorts {
   readonly catalogue: ItemCatalogue;
   readonly egress: Egress;
   readonly chat: Pick<ChatService, "tell">;
-  /** Whether an entity lies dead (combat): the dead do not use items. */
-  readonly isDown: (entity: StoredEntity) => boolean;
+  /** The combat room (../combat/combat-room.ts): the dead do not use items. */
+  readonly combat: ItemCombat;
   readonly clock: Pick<Clock, "tick">;
   readonly log: Logger;
   readonly worldName: string;
   /**
-   * The dungeon level a world cell lies in, with the cell relative to the level's corner; null on a map.
-   * A pile dropped in a level is stored that way, so it comes back with the level (../dungeon/levels.ts).
+   * The dungeon levels (../dungeon/levels.ts): the level a world cell lies in, with the cell relative to
+   * the level's corner; null on a map. A pile dropped in a level is stored that way, so it comes back
+   * with the level.
    */
-  readonly levelOf: (x: number, y: number) => { level: LevelIdentity; x: number; y: number } | null;
+  readonly levels: ItemLevels;
+}
+
+/** What items ask of the combat room (CombatRoom.isDown). */
+export interface ItemCombat {
+  /** Whether an entity lies dead. */
+  isDown(entity: StoredEntity): boolean;
+}
+
+/** What items ask of the dungeon levels (DungeonLevels.levelOf). */
+export interface ItemLevels {
+  levelOf(x: number, y: number): { level: LevelIdentity; x: number; y: number } | null;
 }
 
 export interface ItemStats {
@@ -88,10 +101,10 @@ export class ItemRoom {
   constructor(
     private readonly ports: ItemPorts,
     chests: readonly ChestSpec[],
-    options: { seed: number },
+    options: { seed: number; kinds: readonly NpcKind[] },
   ) {
     const { entities, store, catalogue, log, stats } = { ...ports, stats: this.stats };
-    this.transfer = new ItemTransfer({ store, log, levelOf: ports.levelOf, stats });
+    this.transfer = new ItemTransfer({ store, log, levels: ports.levels, stats });
     const transfer = this.transfer;
     this.ground = new ChestsAndPiles(
       { entities, store, catalogue, transfer, log, worldName: ports.worldName, stats },
@@ -115,11 +128,15 @@ export class ItemRoom {
       entities,
       egress: ports.egress,
       chat: ports.chat,
-      isDown: ports.isDown,
+      combat: ports.combat,
       showChest: (chest) => this.showChest(chest),
       stats,
     });
-    this.loot = new Loot({ transfer, ground, stats }, options.seed);
+    this.loot = new Loot(
+      { transfer, ground, stats },
+      { kinds: options.kinds, catalogue, worldName: ports.worldName },
+      options.seed,
+    );
   }
 
   /**
@@ -255,12 +272,17 @@ export class ItemRoom {
       carried.lastX = entity.x;
       carried.lastY = entity.y;
       const here = ground.pilesOn(entity.x, entity.y);
-      if (here === undefined || this.ports.isDown(entity)) continue;
+      if (here === undefined || this.ports.combat.isDown(entity)) continue;
       for (const pileId of here.slice()) this.requests.pickUp(carried, pileId);
     }
   }
 
-  /** A creature died at (x, y): its kind's loot table rolls, and what falls lies there (loot.ts). */
+  /** A creature of kind `typeId` died at (x, y): its kind's loot table rolls, and what falls lies there (loot.ts). */
+  dropLootOf(typeId: number, x: number, y: number): void {
+    this.loot.dropOf(typeId, x, y);
+  }
+
+  /** `loot` rolls at (x, y), and what falls lies there (a table of the caller's: tests, and scripts to come). */
   dropLoot(loot: readonly LootEntry[], x: number, y: number): void {
     this.loot.drop(loot, x, y);
   }

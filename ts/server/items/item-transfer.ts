@@ -47,10 +47,11 @@ export interface ItemTransferPorts {
   readonly store: Pick<ItemStorePort, "write">;
   readonly log: Logger;
   /**
-   * The dungeon level a world cell lies in, with the cell relative to the level's corner; null on a map.
-   * A pile dropped in a level is stored that way, so it comes back with the level (../dungeon/levels.ts).
+   * The dungeon levels (../dungeon/levels.ts): the level a world cell lies in, with the cell relative to
+   * the level's corner; null on a map. A pile dropped in a level is stored that way, so it comes back
+   * with the level.
    */
-  readonly levelOf: (x: number, y: number) => { level: LevelIdentity; x: number; y: number } | null;
+  readonly levels: { levelOf(x: number, y: number): { level: LevelIdentity; x: number; y: number } | null };
   readonly stats: TransferStats;
 }
 
@@ -123,7 +124,7 @@ export class ItemTransfer {
     const containers = change.write.containers?.filter((row) => row.key !== "");
     // A pile in a dungeon level is stored with the level and its level-relative cell, so it outlives the level.
     const newPiles = change.write.newPiles?.map((pile) => {
-      const inLevel = this.ports.levelOf(pile.x, pile.y);
+      const inLevel = this.ports.levels.levelOf(pile.x, pile.y);
       return inLevel === null ? pile : { ...pile, x: inLevel.x, y: inLevel.y, level: inLevel.level };
     });
     // A full disk, a broken file, a shared store's refusal: the change did not happen, anywhere.

@@ -2,7 +2,9 @@
 // ../content/item-specs.ts lootOf) rolls on the room's own seeded stream — the same seed, the same drops —
 // and what falls lies there as piles, written before they appear like every item change (item-transfer.ts).
 import { mulberry32 } from "../../random.js";
-import type { LootEntry } from "../content/item-specs.js";
+import type { ItemCatalogue } from "../content/item-catalogue.js";
+import { type LootEntry, lootOf } from "../content/item-specs.js";
+import type { NpcKind } from "../content/npc-kinds.js";
 import type { ChestsAndPiles } from "./chests-and-piles.js";
 import type { ItemTransfer } from "./item-transfer.js";
 
@@ -12,17 +14,37 @@ export interface LootPorts {
   readonly stats: { lootDropped: number };
 }
 
+/** The creatures' loot tables, by type id, with their items looked up in the catalogue. */
+export interface LootTables {
+  readonly kinds: readonly NpcKind[];
+  readonly catalogue: ItemCatalogue;
+  /** The world's name: where a table names an item the catalogue lacks (MapError). */
+  readonly worldName: string;
+}
+
 export class Loot {
   private readonly random: () => number;
+  private readonly byType = new Map<number, LootEntry[]>();
 
   constructor(
     private readonly ports: LootPorts,
+    tables: LootTables,
     seed: number,
   ) {
     this.random = mulberry32(seed ^ 0x17e45);
+    for (const kind of tables.kinds) {
+      if (kind.loot.length > 0)
+        this.byType.set(kind.typeId, lootOf(kind.loot, tables.catalogue, tables.worldName, kind.name));
+    }
   }
 
-  /** A creature died at (x, y): its kind's loot table rolls, and what falls lies there. */
+  /** A creature of kind `typeId` died at (x, y): its kind's loot table rolls, and what falls lies there. */
+  dropOf(typeId: number, x: number, y: number): void {
+    const loot = this.byType.get(typeId);
+    if (loot !== undefined) this.drop(loot, x, y);
+  }
+
+  /** `loot` rolls at (x, y), and what falls lies there. */
   drop(loot: readonly LootEntry[], x: number, y: number): void {
     const falls: { itemId: number; count: number }[] = [];
     for (const entry of loot) {

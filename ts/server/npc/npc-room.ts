@@ -46,23 +46,32 @@ export interface NpcPorts {
   readonly entities: Pick<EntityStore, "spawn" | "remove" | "move" | "inSquare" | "get" | "changed">;
   readonly pathing: Pathing;
   readonly moves: MoveTable;
-  /** The entities of the players in play (their sessions' entities). */
+  /**
+   * What the creatures wake near: the entities of the players in play, and in a cluster's region the
+   * ghosts of its neighbours' players (so a creature by a border is awake for a player across it).
+   */
   readonly players: () => Iterable<{ readonly x: number; readonly y: number }>;
-  /** How many clients are in play: the budget's divisor. */
-  readonly clientCount: () => number;
+  /** The sessions in play: how many clients there are is the budget's divisor. */
+  readonly sessions: { readonly size: number };
   /**
-   * The share of the budget an overloaded server still grants (overload.ts: 1 at ease, down to a
-   * floor under load); absent: always 1.
+   * The overload governor (../ops/overload.ts): the share of the budget an overloaded server still grants
+   * (1 at ease, down to a floor under load); absent: always 1.
    */
-  readonly budgetScale?: () => number;
-  /**
-   * The combat room's bump (combat/combat-room.ts): a hostile's allowed step into a tile holding a
-   * player is an attack, and the creature stays. Returns whether it was one.
-   */
-  readonly bump: (attacker: StoredEntity, x: number, y: number) => boolean;
+  readonly overload?: { readonly npcBudgetScale: number };
+  /** The combat room (../combat/combat-room.ts): a hostile's step onto a player is a blow. */
+  readonly combat: NpcCombat;
   /** The doors (doors.ts): a creature whose kind opensDoors opens a closed, unlocked one in its way. */
   readonly doors: Pick<Doors, "openByCreature">;
   readonly log: Logger;
+}
+
+/** What a creature asks of the combat room (CombatRoom.bump). */
+export interface NpcCombat {
+  /**
+   * A hostile's step to (x, y), which THE rule allowed: an attack when a foe stands there (the creature
+   * stays). Returns whether it was one.
+   */
+  bump(attacker: StoredEntity, x: number, y: number): boolean;
 }
 
 export interface NpcOptions {
@@ -72,6 +81,15 @@ export interface NpcOptions {
   seed: number;
   /** Entity ticks per second, for turning respawn seconds into entity ticks. */
   entityTicksPerSecond: number;
+}
+
+/** What a creature asks of the combat room (CombatRoom.bump). */
+export interface NpcCombat {
+  /**
+   * A hostile's step to (x, y), which THE rule allowed: an attack when a foe stands there (the creature
+   * stays). Returns whether it was one.
+   */
+  bump(attacker: StoredEntity, x: number, y: number): boolean;
 }
 
 export interface NpcOptions {
@@ -302,10 +320,10 @@ export class NpcRoom {
     schedule.now = entityTick;
     this.spawns.respawnDue(entityTick);
     schedule.wake(entityTick);
-    const scale = this.ports.budgetScale?.() ?? 1;
+    const scale = this.ports.overload?.npcBudgetScale ?? 1;
     let budget = Math.max(
       THINK_COST,
-      Math.floor(thinkBudget(this.options.thinkBudgetBase, this.ports.clientCount()) * scale),
+      Math.floor(thinkBudget(this.options.thinkBudgetBase, this.ports.sessions.size) * scale),
     );
     this.lastTickBudget = budget;
     schedule.takeDue(entityTick);
@@ -382,7 +400,7 @@ export class NpcRoom {
         const x = moves.moveX(row);
         const y = moves.moveY(row);
         // Only a hostile attacks: its step onto a player is a blow, and it stays where it is.
-        if ((npc.entity.flags & ENTITY_FLAG_HOSTILE) !== 0 && this.ports.bump(npc.entity, x, y)) {
+        if ((npc.entity.flags & ENTITY_FLAG_HOSTILE) !== 0 && this.ports.combat.bump(npc.entity, x, y)) {
           this.stats.attacks++;
           continue;
         }

@@ -21,6 +21,8 @@ import type { Peer, Session, SessionRegistry } from "./session.js";
 import { NOTICE_RADIUS } from "../world/view.js";
 import { lookalikeMessage, nickKey } from "./nick.js";
 import type { World } from "../world/world.js";
+import type { WorldClock } from "../world/world-clock.js";
+import type { Clock } from "../clock.js";
 
 /** Hit points, maximum and rating of a character that has never been saved (and of guests). */
 const FRESH = NEW_CHARACTER;
@@ -47,6 +49,9 @@ export interface SessionLifecyclePorts {
   readonly items: Pick<ItemRoom, "enter" | "leave" | "forget">;
   /** A player that starts on a warp (its saved place: the stairs down from a level) has arrived on it. */
   readonly warps: Pick<Warps, "arrive">;
+  /** The time of day and the weather, told to a player as it starts playing. */
+  readonly worldClock: Pick<WorldClock, "sendTo">;
+  readonly clock: Pick<Clock, "tick">;
   readonly log: Logger;
 }
 
@@ -322,13 +327,22 @@ export class SessionLifecycle implements AccountHost {
   }
 
   /**
+   * A session's first datagram arrived (SessionRegistry's first bind): the player starts playing. It is
+   * announced (below) and told the time of day and the weather at once.
+   */
+  startsPlaying(session: Session): void {
+    this.announce(session);
+    this.ports.worldClock.sendTo(session, this.ports.clock.tick);
+  }
+
+  /**
    * The "joined" notice, posted when the session's first datagram arrives
    * (SessionRegistry's first bind), not at the HTTP join: a join that never
    * plays announces nothing, so a join flood cannot flood the chat of everyone
    * nearby (255 joins once sent a bystander 510 lines in 14 s). The joins of
    * one second are announced together, one line per listener (join-notices.ts).
    */
-  announce(session: Session): void {
+  private announce(session: Session): void {
     if (session.announced || this.ports.sessions.byTokenValue(session.token) !== session) return;
     session.announced = true;
     this.joinNotices.add(session, performance.now());

@@ -14,8 +14,13 @@ import type { Session } from "../sessions/session.js";
 
 export interface WarpPorts {
   entities: Pick<EntityStore, "move">;
-  /** Stairs: the dungeon levels decide where they lead (and may make the player wait for a level). */
-  stairs(session: Session, warp: WorldWarp): void;
+  /** The dungeon levels (../dungeon/levels.ts) decide where stairs lead (and may make the player wait for a level). */
+  levels: WarpLevels;
+}
+
+/** What a step onto stairs asks of the dungeon levels (DungeonLevels.onStairs). */
+export interface WarpLevels {
+  onStairs(session: Session, warp: WorldWarp): void;
 }
 
 export interface WarpStats {
@@ -87,7 +92,7 @@ export class Warps {
       this.standing.set(entity.id, key);
       if (warp.stairs !== null) {
         this.stats.stairs++;
-        this.ports.stairs(session, warp);
+        this.ports.levels.onStairs(session, warp);
       } else if (warp.to !== null) this.teleport(entity, warp.to.x, warp.to.y);
     }
   }

@@ -1,0 +1,73 @@
+// What a region process uses of the Game it runs (region.ts): the rooms its links to the neighbours and
+// the shared stores reach (each as narrow as those links need), the doors through which sessions arrive,
+// leave and are handed over, and the clock it drives on the world's timeline instead of the Game's own
+// loop. region.ts holds its Game through this port only, so what a cluster depends on is listed here, and
+// test/server-imports.test.ts keeps the rest of ts/cluster off the Game.
+import type { AdminService } from "../server/admin/admin-service.js";
+import type { CombatRoom } from "../server/combat/combat-room.js";
+import type { EntityStore, StoredEntity } from "../server/entities/entities.js";
+import type { ApiGame } from "../server/http/api-routes.js";
+import type { ItemRoom } from "../server/items/item-room.js";
+import type { NpcRoom } from "../server/npc/npc-room.js";
+import type { EventLoopDelay } from "../server/ops/event-loop-delay.js";
+import type { Metrics } from "../server/ops/metrics.js";
+import type { OverloadGovernor } from "../server/ops/overload.js";
+import type { Peer, Session, SessionRegistry } from "../server/sessions/session.js";
+import type { SessionArrival } from "../server/sessions/session-lifecycle.js";
+import type { ChatService } from "../server/talk/chat.js";
+import type { Doors } from "../server/world/doors.js";
+
+export interface RegionGame extends ApiGame {
+  /** The tick last run: a region sets it to the world's tick at start, and when it rejoins the timeline. */
+  tick: number;
+  readonly nextWindow: number;
+  readonly metrics: Metrics;
+  readonly eventLoopDelay: EventLoopDelay;
+  /** The governor whose wish the world's stretch takes (world-dilation.ts). */
+  readonly overload: OverloadGovernor;
+  /** The entities: ghosts of the neighbours' are placed among them (ghosts.ts). */
+  readonly entities: EntityStore;
+  /** Blows across a border (strikes.ts), wounded creatures arriving (npc-link.ts). */
+  readonly combat: CombatRoom;
+  /** Doors on a border (door-link.ts). */
+  readonly doors: Doors;
+  /** Chat relayed between regions (chat-relay.ts), lines told to players. */
+  readonly chat: ChatService;
+  /** Mutes carried in a handoff; the admin API. */
+  readonly admin: AdminService;
+  /** What a player carries over in a handoff, and a door's key. */
+  readonly items: Pick<ItemRoom, "holds" | "carrying" | "settled" | "stats">;
+  /** Creatures crossing borders (npc-link.ts). */
+  readonly npcs: Pick<
+    NpcRoom,
+    "size" | "awake" | "stats" | "lastTick" | "values" | "release" | "adopt" | "awayDied" | "get" | "foreignDeath"
+  >;
+  /** The sessions in play: who stands where, and the session of a token or an entity. */
+  readonly sessions: Pick<SessionRegistry, "byTokenValue" | "byEntityId" | "size" | "values">;
+
+  /** One tick of the world (the region's own loop calls it, on the world's clock). */
+  step(): void;
+  /** Whether the NPCs spent think budget in the last entity tick (the loop's governor asks). */
+  npcsThinking(): boolean;
+  /** The stretch in force (the world's, set by the region) and the ticks its loop skipped. */
+  appliedStretch: () => number;
+  skippedTicks: () => number;
+  /** The ghosts of the neighbours' players: creatures by a border wake for them. */
+  otherPlayers: () => Iterable<StoredEntity>;
+
+  /** A datagram from a gateway's client; a gateway's link to a client closed. */
+  receive(datagram: Uint8Array, peer: Peer): void;
+  linkClosed(peerKey: string): void;
+  /** A session handed over from another region starts here; one handed on stops here. */
+  adoptSession(arrival: SessionArrival, peer: Peer, nowMs: number): Session;
+  releaseSession(session: Session): void;
+  /** The session of an account in play here (a login elsewhere asks it to end). */
+  sessionOfAccount(accountId: number): Session | undefined;
+
+  /** A tile of the world, and a change of one told to the clients holding its chunk. */
+  tileAt(x: number, y: number): number;
+  setTile(x: number, y: number, tileId: number): boolean;
+
+  /** Stops, saves every character in play and closes the database. */
+  shutdown(): void;
+}
