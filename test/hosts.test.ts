@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildVectors, formatVectors, VECTORS_PATH, type VectorFile } from "../hosts/make-vectors.js";
+import { buildVectors, formatVectors, VECTORS_PATH, type VectorFile } from "./support/make-vectors.js";
 import { SIMD_TEXT } from "../hosts/scalar-wasm.js";
 
 const ROOT = join(import.meta.dirname, "..");

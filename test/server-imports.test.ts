@@ -1,8 +1,12 @@
-// The server's import graph: services are handed narrow ports by the
-// composition root, so no module of ts/server/ may reach back into the Game
-// (only server.ts, which composes a running server, imports game-server.ts),
-// and no import cycle may form among them. Type-only imports count: a cycle
-// of types is a cycle of knowledge, and it is how the hub grew in the first place.
+// The server's and the cluster's import graphs: services are handed narrow ports
+// by the composition root, so no module of ts/server/ may reach back into the
+// Game (only server.ts, which composes a running server, imports game-server.ts,
+// and in ts/cluster only region.ts, which builds a region's Game and holds it
+// through its port, region-game.ts), and no import cycle may form. The world's
+// data (content/) is a layer below both the map loader (map/) and the rooms:
+// content/ imports nothing else of the server, map/ only content/, and nothing
+// in ts/server imports the cluster above it. Type-only imports count: a cycle of
+// types is a cycle of knowledge, and it is how the hub grew in the first place.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +15,7 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const SERVER = join(ROOT, "ts/server");
+const CLUSTER = join(ROOT, "ts/cluster");
 /** The one module allowed to import the Game: it builds the Game and its transports. */
 const COMPOSITION_ROOT = "ts/server/server.ts";
 
@@ -33,16 +38,42 @@ function importsOf(file: string): string[] {
     .map((specifier) => relative(ROOT, resolve(dirname(file), specifier.replace(/\.js$/, ".ts"))));
 }
 
-/** The server's import graph: repository path → the server modules it imports. */
-function serverGraph(): Map<string, string[]> {
+/** The import graph of the modules under `dir`: repository path → the modules under `prefix` it imports. */
+function graphOf(dir: string, prefix: string): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const file of sourceFiles(SERVER)) {
+  for (const file of sourceFiles(dir)) {
     graph.set(
       relative(ROOT, file),
-      importsOf(file).filter((path) => path.startsWith("ts/server/")),
+      importsOf(file).filter((path) => path.startsWith(prefix)),
     );
   }
   return graph;
+}
+
+const serverGraph = () => graphOf(SERVER, "ts/server/");
+
+/**
+ * The layers of ts/server that may import only what lies below them: a folder, and the folders of
+ * ts/server its modules may import besides their own.
+ */
+const LAYERS: [string, string[]][] = [
+  ["ts/server/content/", []],
+  ["ts/server/map/", ["ts/server/content/"]],
+];
+
+/** The imports that break a layer rule: "file → import". */
+function layerBreaks(graph: Map<string, string[]>, layers: [string, string[]][]): string[] {
+  const breaks: string[] = [];
+  for (const [file, imports] of graph) {
+    const layer = layers.find(([folder]) => file.startsWith(folder));
+    if (layer === undefined) continue;
+    const [folder, below] = layer;
+    for (const path of imports) {
+      if (!path.startsWith(folder) && !below.some((allowed) => path.startsWith(allowed)))
+        breaks.push(`${file} → ${path}`);
+    }
+  }
+  return breaks.sort();
 }
 
 /** Each cycle once, as the path that closes it (depth-first, three colours). */
@@ -89,5 +120,43 @@ describe("ts/server import graph", () => {
   it("lets only the composition root import game-server.ts", () => {
     const importers = [...graph].filter(([, imports]) => imports.includes("ts/server/game-server.ts")).map(([f]) => f);
     expect(importers).toEqual([COMPOSITION_ROOT]);
+  });
+
+  it("keeps the world's data below the map loader, and the loader below the rooms", () => {
+    // Guards the rule itself: an arrow from content/ up into a room is a break.
+    expect(
+      layerBreaks(
+        new Map([
+          ["ts/server/content/npc-kinds.ts", ["ts/server/content/data-file.ts", "ts/server/npc/npc-room.ts"]],
+          ["ts/server/map/load-map.ts", ["ts/server/content/npc-kinds.ts"]],
+        ]),
+        LAYERS,
+      ),
+    ).toEqual(["ts/server/content/npc-kinds.ts → ts/server/npc/npc-room.ts"]);
+    expect([...graph.keys()].filter((file) => file.startsWith("ts/server/content/")).length).toBeGreaterThan(5);
+    expect(layerBreaks(graph, LAYERS)).toEqual([]);
+  });
+
+  it("never imports the cluster above it", () => {
+    const upward = [...graphOf(SERVER, "ts/cluster/")].filter(([, imports]) => imports.length > 0);
+    expect(upward.map(([file, imports]) => `${file} → ${imports.join(", ")}`)).toEqual([]);
+  });
+});
+
+describe("ts/cluster import graph", () => {
+  const graph = graphOf(CLUSTER, "ts/");
+
+  it("sees the cluster's modules and their imports", () => {
+    expect(graph.size).toBeGreaterThan(15);
+    expect(graph.get("ts/cluster/region.ts")).toContain("ts/cluster/region-game.ts");
+  });
+
+  it("has no import cycle", () => {
+    expect(cycles(graph).map((cycle) => cycle.join(" → "))).toEqual([]);
+  });
+
+  it("reaches the Game only in region.ts, which builds it and holds it through its port", () => {
+    const importers = [...graph].filter(([, imports]) => imports.includes("ts/server/game-server.ts")).map(([f]) => f);
+    expect(importers).toEqual(["ts/cluster/region.ts"]);
   });
 });

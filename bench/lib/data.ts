@@ -15,7 +15,7 @@ export function xorshift(seed: number): () => number {
 /**
  * Cellular-automaton cave walls (1 = wall): `wallShare` noise from `random`,
  * then `rounds` of the 5-of-9 rule, outside the grid counting as wall. The
- * pathfinding suite and the golden vectors (hosts/make-vectors.ts) both draw
+ * pathfinding suite and the golden vectors (test/support/make-vectors.ts) both draw
  * their caves with it.
  */
 export function caveWalls(size: number, random: () => number, wallShare: number, rounds: number): Uint8Array {

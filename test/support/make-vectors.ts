@@ -5,14 +5,14 @@
 // module's exported globals, call exports with i32 arguments, compare results
 // and region bytes.
 //
-// usage: npx tsx hosts/make-vectors.ts [--check]   (--check: exit 1 if the file is stale)
+// usage: npx tsx test/support/make-vectors.ts [--check]   (--check: exit 1 if the file is stale)
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { fnv1a, pack6, paletteBuild, paletteExpand, unpack6 } from "../ts/ref/codec.js";
-import { RefBlitter } from "../ts/ref/blit.js";
-import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
-import { type MoveRow, RefGrid } from "../ts/ref/sim.js";
-import { caveWalls, xorshift } from "../bench/lib/data.js";
+import { fnv1a, pack6, paletteBuild, paletteExpand, unpack6 } from "../../ts/ref/codec.js";
+import { RefBlitter } from "../../ts/ref/blit.js";
+import { ACTION_DX, ACTION_DY } from "../../ts/protocol/action.js";
+import { type MoveRow, RefGrid } from "../../ts/ref/sim.js";
+import { caveWalls, xorshift } from "../../bench/lib/data.js";
 
 /** An argument: an i32, or the address of an exported region global plus a byte offset. */
 export type Arg = number | { global: string; offset?: number };
@@ -520,7 +520,7 @@ function blitCases(): Case[] {
 export function buildVectors(): VectorFile {
   return {
     format: "forgotten-caves core.wasm vectors, version 1",
-    generatedBy: "npx tsx hosts/make-vectors.ts — expected values come from the JS reference kernels (ts/ref/)",
+    generatedBy: "npx tsx test/support/make-vectors.ts — expected values come from the JS reference kernels (ts/ref/)",
     conventions: [
       "Instantiate build/core.wasm afresh for every case (no imports); region names are the module's exported i32 globals.",
       "write: copy hex bytes to global + offset. call: call the export with i32 args; an arg {global, offset} is that global's value + offset.",
@@ -532,7 +532,7 @@ export function buildVectors(): VectorFile {
   };
 }
 
-export const VECTORS_PATH = fileURLToPath(new URL("./vectors.json", import.meta.url));
+export const VECTORS_PATH = fileURLToPath(new URL("../../hosts/vectors.json", import.meta.url));
 
 /** One case per line: diffs stay readable, the file stays plain JSON. */
 export function formatVectors(file: VectorFile): string {
@@ -548,7 +548,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (process.argv.includes("--check")) {
     const current = readFileSync(VECTORS_PATH, "utf8");
     if (current !== text) {
-      process.stderr.write("hosts/vectors.json is stale: run npx tsx hosts/make-vectors.ts\n");
+      process.stderr.write("hosts/vectors.json is stale: run npx tsx test/support/make-vectors.ts\n");
       process.exit(1);
     }
   } else {

@@ -7,17 +7,17 @@
 // frame with the standard RGB332 table. Prints ns per call (median and
 // quartiles over tinybench's samples). Numbers only, no pass/fail.
 //
-// usage: npx tsx hosts/measure-scalar.ts [--time-ms 400]
+// usage: npx tsx bench/hosts-scalar.ts [--time-ms 400]
 import { readFileSync } from "node:fs";
 import { Bench } from "tinybench";
-import { caveChunk, scatteredChunk, xorshift } from "../bench/lib/data.js";
+import { caveChunk, scatteredChunk, xorshift } from "./lib/data.js";
 import * as ref from "../ts/ref/codec.js";
 import { RefBlitter } from "../ts/ref/blit.js";
 import { WasmBlitter } from "../ts/wasm/blit.js";
 import { instantiateCore, type Core } from "../ts/wasm/core.js";
 import { WasmCodec } from "../ts/wasm/codec.js";
 import { RELEASE_WASM } from "../ts/wasm/node.js";
-import { findOrBuildScalar } from "./scalar-wasm.js";
+import { findOrBuildScalar } from "../hosts/scalar-wasm.js";
 
 const BATCH = 200;
 const timeArg = process.argv.indexOf("--time-ms");
