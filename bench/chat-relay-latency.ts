@@ -1,7 +1,7 @@
 // Chat across regions (issue 19, docs/scaling.md § Chat): how long a line takes from the PUBLISH of the
 // region that said it to the message at each of three other regions' subscriber connections, on a
 // private redis-server on loopback — the path ts/cluster/chat-relay.ts uses. Lines are paced at 1 ms,
-// far above what players may say (1 line/s each, ts/server/talk/chat-channel.ts), to see Redis's own cost.
+// far above what players may say (1 line/s each, ts/server/sessions/chat-channel.ts), to see Redis's own cost.
 // Run: npx tsx bench/chat-relay-latency.ts [lines]   (not part of npm run bench)
 import { loadavg } from "node:os";
 import { Redis } from "ioredis";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { encodePacketToBytes } from "../ts/protocol/packet.js";
-import { checkAdminToken } from "../ts/server/admin/admin-routes.js";
+import { checkAdminToken } from "../ts/server/http/admin-routes.js";
 import { Logger } from "../ts/server/ops/log.js";
 import { openGameDatabase } from "../ts/server/persistence/database.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";

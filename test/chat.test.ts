@@ -13,7 +13,7 @@ import {
   encodePacketToBytes,
 } from "../ts/protocol/index.js";
 import { CHAT_SPEAKER_PRESENCE } from "../ts/protocol/chat.js";
-import { CHAT_BURST, CHAT_QUEUE_MAX } from "../ts/server/talk/chat-channel.js";
+import { CHAT_BURST, CHAT_QUEUE_MAX } from "../ts/server/sessions/chat-channel.js";
 import { type Harness, startHarnessOnTestMap } from "./support/game-harness.js";
 import { UdpTestClient } from "./support/udp-client.js";
 

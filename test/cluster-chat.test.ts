@@ -5,7 +5,7 @@
 // real region processes is test/cluster.test.ts.
 import { beforeAll, describe, expect, it } from "vitest";
 import type { RelayedLine } from "../ts/server/talk/chat.js";
-import { CHAT_BURST, ChatChannel } from "../ts/server/talk/chat-channel.js";
+import { CHAT_BURST, ChatChannel } from "../ts/server/sessions/chat-channel.js";
 import { Game } from "../ts/server/game-server.js";
 import { Logger } from "../ts/server/ops/log.js";
 import type { Session } from "../ts/server/sessions/session.js";

@@ -12,7 +12,7 @@ import {
   parseLayout,
   regionOfTile,
 } from "../ts/cluster/layout.js";
-import { VIEW_RADIUS } from "../ts/server/world/view.js";
+import { VIEW_RADIUS } from "../ts/server/entities/view.js";
 
 const TWO = '{"regions":[{"region":0,"chunks":[0,0,1,3]},{"region":1,"chunks":[1,0,3,3]}]}';
 

@@ -12,7 +12,7 @@ import {
   CHAT_STATUS_RATE_LIMITED,
   encodePacketToBytes,
 } from "../ts/protocol/index.js";
-import { CHAT_BURST } from "../ts/server/talk/chat-channel.js";
+import { CHAT_BURST } from "../ts/server/sessions/chat-channel.js";
 import {
   BORDER_X,
   clusterSkipReason,

@@ -1,7 +1,7 @@
-// The server's baseline ring for entity deltas (ts/server/broadcast/entity-baselines.ts, docs/protocol.md § 8.4): which
+// The server's baseline ring for entity deltas (ts/server/sessions/entity-baselines.ts, docs/protocol.md § 8.4): which
 // list the next delta is written against as acknowledgements arrive in time, late, out of order or too late.
 import { describe, expect, it } from "vitest";
-import { BASELINES_KEPT, EntityBaselines } from "../ts/server/broadcast/entity-baselines.js";
+import { BASELINES_KEPT, EntityBaselines } from "../ts/server/sessions/entity-baselines.js";
 
 /** Fills the ring as broadcasts would: one list per tick, every other tick from `from`. */
 function broadcast(baselines: EntityBaselines, from: number, count: number): number[] {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GameClient } from "../ts/client/core/index.js";
 import { PERFECT_DUPLEX, parseProfileSpec } from "../ts/netsim/index.js";
 import type { RunningServer } from "../ts/server/server.js";
-import { BASELINES_KEPT } from "../ts/server/broadcast/entity-baselines.js";
+import { BASELINES_KEPT } from "../ts/server/sessions/entity-baselines.js";
 import {
   type CourseMap,
   CROSSING,

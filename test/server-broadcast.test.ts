@@ -36,8 +36,9 @@ import {
 import { mulberry32 } from "../ts/random.js";
 import { Game } from "../ts/server/game-server.js";
 import { Logger } from "../ts/server/ops/log.js";
-import type { Peer, Session } from "../ts/server/sessions/session.js";
-import { VIEW_RADIUS } from "../ts/server/world/view.js";
+import type { Session } from "../ts/server/sessions/session.js";
+import type { Peer } from "../ts/server/edge/peer.js";
+import { VIEW_RADIUS } from "../ts/server/entities/view.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { CapturingPeer, floorMap } from "./support/game-without-network.js";

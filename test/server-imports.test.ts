@@ -61,6 +61,25 @@ const LAYERS: [string, string[]][] = [
   ["ts/server/map/", ["ts/server/content/"]],
 ];
 
+/** The room a module of ts/server lies in, as a reader sees it: its folder, or the file itself at the root. */
+function roomOf(path: string): string {
+  const rest = path.slice("ts/server/".length);
+  const slash = rest.indexOf("/");
+  return slash < 0 ? path : `ts/server/${rest.slice(0, slash + 1)}`;
+}
+
+/** The graph of rooms: room → the other rooms its modules import. */
+function roomGraph(graph: Map<string, string[]>): Map<string, string[]> {
+  const rooms = new Map<string, Set<string>>();
+  for (const [file, imports] of graph) {
+    const from = roomOf(file);
+    const to = rooms.get(from) ?? new Set<string>();
+    rooms.set(from, to);
+    for (const path of imports) if (roomOf(path) !== from) to.add(roomOf(path));
+  }
+  return new Map([...rooms].map(([room, to]) => [room, [...to].sort()]));
+}
+
 /** The imports that break a layer rule: "file → import". */
 function layerBreaks(graph: Map<string, string[]>, layers: [string, string[]][]): string[] {
   const breaks: string[] = [];
@@ -135,6 +154,24 @@ describe("ts/server import graph", () => {
     ).toEqual(["ts/server/content/npc-kinds.ts → ts/server/npc/npc-room.ts"]);
     expect([...graph.keys()].filter((file) => file.startsWith("ts/server/content/")).length).toBeGreaterThan(5);
     expect(layerBreaks(graph, LAYERS)).toEqual([]);
+  });
+
+  it("has rooms (its folders, and the files at its root) that import one another one way only", () => {
+    const rooms = roomGraph(graph);
+    // Guards the walk: the rooms are there, and a folder that imported one importing it back would be found.
+    expect(rooms.size).toBeGreaterThan(20);
+    expect(rooms.get("ts/server/game-server.ts")).toContain("ts/server/npc/");
+    expect(
+      cycles(
+        roomGraph(
+          new Map([
+            ["ts/server/talk/chat.ts", ["ts/server/sessions/session.ts"]],
+            ["ts/server/sessions/session.ts", ["ts/server/talk/chat-channel.ts"]],
+          ]),
+        ),
+      ),
+    ).toEqual([["ts/server/sessions/", "ts/server/talk/", "ts/server/sessions/"]]);
+    expect(cycles(rooms).map((cycle) => cycle.join(" → "))).toEqual([]);
   });
 
   it("never imports the cluster above it", () => {

@@ -4,12 +4,12 @@
 // cumulative ack and the backing-off re-send — step by step at chosen times.
 import { describe, expect, it } from "vitest";
 import { type ChatPacket, decodePacket } from "../ts/protocol/index.js";
-import { CHAT_WINDOW } from "../ts/server/talk/chat-channel.js";
+import { CHAT_WINDOW } from "../ts/server/sessions/chat-channel.js";
 import { ChatService } from "../ts/server/talk/chat.js";
 import { Egress } from "../ts/server/edge/egress.js";
 import { ENTITY_TYPE_PLAYER, EntityStore } from "../ts/server/entities/entities.js";
 import { Metrics } from "../ts/server/ops/metrics.js";
-import { RETRANSMIT_INITIAL_MS } from "../ts/server/talk/retransmit.js";
+import { RETRANSMIT_INITIAL_MS } from "../ts/server/sessions/retransmit.js";
 import { type Session, SessionRegistry } from "../ts/server/sessions/session.js";
 import { CapturingPeer } from "./support/game-without-network.js";
 

@@ -23,7 +23,7 @@ import { CHUNK_PACKET_MAX_BYTES, encodeChunkFromTiles } from "../../ts/protocol/
 import { chunkId } from "../../ts/protocol/chunk-id.js";
 import { CLIENT_TYPE_OFFICIAL } from "../../ts/protocol/header.js";
 import { RefGrid } from "../../ts/ref/sim.js";
-import { VIEW_RADIUS } from "../../ts/server/world/view.js";
+import { VIEW_RADIUS } from "../../ts/server/entities/view.js";
 import { executesWindow } from "../../ts/window.js";
 
 /** The wire names of the room's messages (the bot driver uses the same). */

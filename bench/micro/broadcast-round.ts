@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { Game } from "../../ts/server/game-server.js";
 import { Logger } from "../../ts/server/ops/log.js";
-import type { Peer } from "../../ts/server/sessions/session.js";
+import type { Peer } from "../../ts/server/edge/peer.js";
 import { loadCore } from "../../ts/wasm/node.js";
 import { floorMap, joinAndBind } from "../../test/support/game-without-network.js";
 import { xorshift } from "../lib/data.js";

@@ -3,7 +3,8 @@
 // all-floor map where every cell is free and nothing but the test places things.
 import { ACTION_BYTES, createActionPacket, encodeAction } from "../../ts/protocol/action.js";
 import type { Game } from "../../ts/server/game-server.js";
-import type { Peer, Session } from "../../ts/server/sessions/session.js";
+import type { Session } from "../../ts/server/sessions/session.js";
+import type { Peer } from "../../ts/server/edge/peer.js";
 import type { WorldMap } from "../../ts/server/world/world.js";
 
 /** A UDP peer whose every datagram from the server is captured in order, instead of sent. */

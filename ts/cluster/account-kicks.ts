@@ -7,7 +7,7 @@
 import type { Redis } from "ioredis";
 import type { RegionGame } from "./region-game.js";
 import type { Logger } from "../server/ops/log.js";
-import { REPLACED_ELSEWHERE } from "../server/sessions/session-lifecycle.js";
+import { REPLACED_ELSEWHERE } from "../server/session-lifecycle.js";
 import { RegionChannel } from "./region-channel.js";
 
 const MAX_MESSAGE_BYTES = 256;

@@ -16,7 +16,7 @@ import { HttpApi } from "../server/http/http-api.js";
 import { DEFAULT_HTTP_LIMITS } from "../server/http/http-guard.js";
 import { Logger } from "../server/ops/log.js";
 import { KeyedRateLimiter } from "../server/edge/rate-limit.js";
-import type { Peer } from "../server/sessions/session.js";
+import type { Peer } from "../server/edge/peer.js";
 import { staticFiles } from "../server/transports/static-files.js";
 import { DEFAULT_WEBSOCKET_OPTIONS, WebSocketTransport } from "../server/transports/websocket.js";
 import { installRtcSignalling } from "../server/transports/signalling.js";

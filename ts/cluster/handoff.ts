@@ -6,10 +6,10 @@
 import { ACTION_WINDOW_HORIZON } from "../constants.js";
 import type { Tlv } from "../protocol/tlv.js";
 import type { MuteState } from "../server/admin/admin-service.js";
-import type { ChatChannelState } from "../server/talk/chat-channel.js";
+import type { ChatChannelState } from "../server/sessions/chat-channel.js";
 import type { StoredContainer } from "../server/persistence/item-store.js";
 import type { Session } from "../server/sessions/session.js";
-import type { SessionArrival } from "../server/sessions/session-lifecycle.js";
+import type { SessionArrival } from "../server/session-lifecycle.js";
 import { nextWindowAfter, tickOfWindow } from "../window.js";
 import { FrameError } from "./link-frames.js";
 

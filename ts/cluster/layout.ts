@@ -5,7 +5,7 @@
 // the layout, so every process decides them the same way.
 import { readFileSync } from "node:fs";
 import { CHUNK_SIZE } from "../constants.js";
-import { VIEW_RADIUS } from "../server/world/view.js";
+import { VIEW_RADIUS } from "../server/entities/view.js";
 
 /** Chunk rectangle [cx0, cx1) × [cy0, cy1) owned by `region`. */
 export interface RegionRect {

@@ -10,7 +10,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { CHUNK_SIZE } from "../constants.js";
-import { checkAdminToken } from "../server/admin/admin-routes.js";
+import { checkAdminToken } from "../server/http/admin-routes.js";
 import { isLogLevel, Logger } from "../server/ops/log.js";
 import { DEFAULT_GAME_OPTIONS } from "../server/game-options.js";
 import { DEFAULT_HTTP_LIMITS } from "../server/http/http-guard.js";

@@ -12,8 +12,9 @@ import type { NpcRoom } from "../server/npc/npc-room.js";
 import type { EventLoopDelay } from "../server/ops/event-loop-delay.js";
 import type { Metrics } from "../server/ops/metrics.js";
 import type { OverloadGovernor } from "../server/ops/overload.js";
-import type { Peer, Session, SessionRegistry } from "../server/sessions/session.js";
-import type { SessionArrival } from "../server/sessions/session-lifecycle.js";
+import type { Session, SessionRegistry } from "../server/sessions/session.js";
+import type { Peer } from "../server/edge/peer.js";
+import type { SessionArrival } from "../server/session-lifecycle.js";
 import type { ChatService } from "../server/talk/chat.js";
 import type { Doors } from "../server/world/doors.js";
 

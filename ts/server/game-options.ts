@@ -100,13 +100,3 @@ export const DEFAULT_GAME_OPTIONS: GameOptions = {
   levelKeepEmptyMs: 60_000,
   dungeonSeed: 0x64756e,
 };
-
-/** A refused join, with the HTTP status the API answers it with (503: server full). */
-export class JoinError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}

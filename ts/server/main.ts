@@ -3,7 +3,7 @@ import { startupSummary } from "./ops/startup-summary.js";
 import { DAY_MINUTES_MAX, DAY_MINUTES_MIN } from "../world-time.js";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { checkAdminToken } from "./admin/admin-routes.js";
+import { checkAdminToken } from "./http/admin-routes.js";
 import { parseArgs } from "node:util";
 import { formatProfile, parseProfileSpec, ProfileError, randomSeed } from "../netsim/index.js";
 import { DEFAULT_GAME_OPTIONS } from "./game-options.js";

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { DuplexProfile } from "../netsim/index.js";
 import { loadCore } from "../wasm/node.js";
 import { installApiRoutes } from "./http/api-routes.js";
-import { installAdminRoutes } from "./admin/admin-routes.js";
+import { installAdminRoutes } from "./http/admin-routes.js";
 import type { GameOptions } from "./game-options.js";
 import { Game } from "./game-server.js";
 import { HttpApi } from "./http/http-api.js";

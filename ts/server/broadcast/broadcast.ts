@@ -32,12 +32,12 @@ import { MAX_DATAGRAM_BYTES, PACKET_STATE_DELTA } from "../../protocol/header.js
 import { STATE_DELTA_BODY_OFFSET, STATE_DELTA_FIXED_BYTES, writeStateDeltaTail } from "../../protocol/state-delta.js";
 import { STATE_DELTA_COMPACT_HEAD_MAX, writeStateDeltaCompactHead } from "../../protocol/state-delta-compact.js";
 import { MANIFEST_ENTRIES, STATE_BYTES, encodeStateAround, writeStateAround } from "../../protocol/state.js";
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ops/clock.js";
 import type { Egress } from "../edge/egress.js";
-import { ACTIVE_AFTER_STEP_TICKS, type EntityBaselines, IDLE_STATE_EVERY_TICKS } from "./entity-baselines.js";
+import { ACTIVE_AFTER_STEP_TICKS, type EntityBaselines, IDLE_STATE_EVERY_TICKS } from "../sessions/entity-baselines.js";
 import type { EntityStore } from "../entities/entities.js";
 import type { Session } from "../sessions/session.js";
-import { VIEW_RADIUS } from "../world/view.js";
+import { VIEW_RADIUS } from "../entities/view.js";
 import type { ChunkStream } from "../world/chunk-stream.js";
 
 const ENTRY_MAX_BYTES = ENTITY_ENTRY_BYTES + ENTITY_META_MAX_BYTES;

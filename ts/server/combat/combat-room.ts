@@ -40,7 +40,7 @@ import {
   writeCombatHeader,
 } from "../../protocol/combat.js";
 import { mulberry32 } from "../../random.js";
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ops/clock.js";
 import type { Egress, EgressTarget } from "../edge/egress.js";
 import { ENTITY_TYPE_PLAYER, type EntityStore, type StoredEntity } from "../entities/entities.js";
 import type { Logger } from "../ops/log.js";

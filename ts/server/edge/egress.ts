@@ -8,7 +8,7 @@
 import type { AddressProof } from "./address-proof.js";
 import type { Metrics } from "../ops/metrics.js";
 import { OutboundSlab } from "./outbound-slab.js";
-import type { Peer } from "../sessions/session.js";
+import type { Peer } from "../edge/peer.js";
 
 /** What Egress reads of a session: where it is bound and whether that address is proven. */
 export interface EgressTarget {

@@ -7,15 +7,15 @@ import { AccountError, type AccountService } from "../accounts/account-service.j
 import { FailureBackoff } from "../accounts/failure-backoff.js";
 import { HashQueue, QueueFullError } from "../accounts/hash-queue.js";
 import { addressKey } from "../edge/address-key.js";
-import { type GameOptions, JoinError } from "../game-options.js";
+import { JoinError } from "../sessions/join-error.js";
 import { HttpError, type HttpApi, type HttpReply, stringField } from "./http-api.js";
 import { TIMING_WINDOW_TICKS } from "../ops/metrics.js";
 import { KeyedRateLimiter } from "../edge/rate-limit.js";
 import { checkNick } from "../sessions/nick.js";
 import { installOnlineRoute } from "./online-route.js";
-import { countByTransport } from "../transports/transport-counts.js";
+import { countByTransport } from "./transport-counts.js";
 import { checkAppearance } from "../../appearance.js";
-import { type MetricsSource, prometheusText } from "../ops/prometheus.js";
+import { type MetricsSource, prometheusText } from "./prometheus.js";
 import type { Session, SessionRegistry } from "../sessions/session.js";
 import type { World } from "../world/world.js";
 import type { PvpRule } from "../combat/pvp-rule.js";
@@ -30,7 +30,7 @@ export interface ApiGame extends MetricsSource {
     World,
     "name" | "mapWidth" | "mapHeight" | "chunksX" | "chunksY" | "tileInfo" | "npcKinds" | "safeZones" | "items" | "art"
   >;
-  readonly options: Pick<GameOptions, "tickHz">;
+  readonly options: { readonly tickHz: number };
   readonly pvp: Pick<PvpRule, "enabled">;
   /** Address bans (admin/): a banned source may not join, register or log in. */
   readonly admin: Pick<AdminService, "addressRefusal">;

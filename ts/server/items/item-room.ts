@@ -21,7 +21,7 @@ import type { ItemCatalogue } from "../content/item-catalogue.js";
 import { type Stack, stacksOf } from "../content/item-slots.js";
 import type { ChestSpec, LootEntry } from "../content/item-specs.js";
 import type { NpcKind } from "../content/npc-kinds.js";
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ops/clock.js";
 import type { Egress } from "../edge/egress.js";
 import type { EntityStore, StoredEntity } from "../entities/entities.js";
 import type { Logger } from "../ops/log.js";

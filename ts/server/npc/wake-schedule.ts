@@ -8,7 +8,7 @@
 //    entity tick it is due. The NPCs due this tick join the ready queue (ready-queue.ts), nearest first,
 //    where the think loop (npc-room.ts) takes them while the budget lasts.
 import { CHUNK_SIZE } from "../../constants.js";
-import { VIEW_RADIUS } from "../world/view.js";
+import { VIEW_RADIUS } from "../entities/view.js";
 import { atPost, energyAt, type Npc, nextDue } from "./npc.js";
 import type { NpcRoster } from "./npc-roster.js";
 import { ReadyQueue } from "./ready-queue.js";

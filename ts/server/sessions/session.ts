@@ -4,36 +4,20 @@
 // and a later authenticated one (tagged with the session key, a sequence the
 // replay window has not seen) from a new source moves it (NAT rebinding);
 // docs/protocol.md § 6.1.
+import type { Peer } from "../edge/peer.js";
 import { randomBytes } from "node:crypto";
 import { createSessionKey } from "../../protocol/action-mac-node.js";
 import { AddressProof } from "../edge/address-proof.js";
 import { ReplayWindow } from "../edge/replay-window.js";
 import { BROADCAST_EVERY_TICKS } from "../../constants.js";
-import { ChatChannel } from "../talk/chat-channel.js";
-import type { EntityBaselines } from "../broadcast/entity-baselines.js";
+import { ChatChannel } from "./chat-channel.js";
+import type { EntityBaselines } from "./entity-baselines.js";
 import type { StoredEntity } from "../entities/entities.js";
 import { TokenBucket } from "../edge/rate-limit.js";
-import { SessionDialogs } from "../talk/session-dialogs.js";
+import { SessionDialogs } from "./session-dialogs.js";
 
 /** The token bits that key `byTokenLow`: 30, a V8 small integer on every platform. */
 const TOKEN_KEY_MASK = 0x3fffffff;
-
-/** Where a datagram came from and how to answer it. One per transport link. */
-export interface Peer {
-  /** Unique per link, e.g. "udp:127.0.0.1:5000" or "ws:17". */
-  readonly key: string;
-  /** The remote IP, for per-address rate limiting. */
-  readonly address: string;
-  readonly transport: "udp" | "webrtc" | "websocket";
-  /** Sends one datagram; the transport may hold on to it, so never modify it afterwards. */
-  send(datagram: Uint8Array): void;
-  /**
-   * Sends `bytes[start .. start + length)` as one datagram, copying it before returning — for a
-   * transport that copies anyway (the batched UDP socket stages every datagram in its own buffer),
-   * so the sender needs no view per datagram. Optional: without it, Egress makes the view.
-   */
-  sendFrom?(bytes: Uint8Array, start: number, length: number): void;
-}
 
 export interface Session {
   readonly token: bigint;

@@ -23,7 +23,7 @@ import type { ChatAckPacket } from "../../protocol/chat-ack.js";
 import { CHAT_NAME_RULE, CHAT_SPEAKER_SYSTEM, encodeChat } from "../../protocol/chat.js";
 import { MAX_DATAGRAM_BYTES } from "../../protocol/header.js";
 import { checkText } from "../../protocol/text.js";
-import type { ChatLine } from "./chat-channel.js";
+import type { ChatLine } from "../sessions/chat-channel.js";
 import type { Egress } from "../edge/egress.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { Session, SessionRegistry } from "../sessions/session.js";

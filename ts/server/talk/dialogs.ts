@@ -20,9 +20,9 @@ import { utf8ByteLength } from "../../protocol/text.js";
 import type { Egress } from "../edge/egress.js";
 import type { Logger } from "../ops/log.js";
 import type { Metrics } from "../ops/metrics.js";
-import { RetransmitTimer } from "./retransmit.js";
+import { RetransmitTimer } from "../sessions/retransmit.js";
 import type { Session } from "../sessions/session.js";
-import type { ClosingDialog, DialogReplyHandlerOf, DialogReplyOf, OpenDialog } from "./session-dialogs.js";
+import type { ClosingDialog, DialogReplyHandlerOf, DialogReplyOf, OpenDialog } from "../sessions/session-dialogs.js";
 
 /** Dialogs open on one client at a time; opening one more closes the oldest (as dismissed). */
 export const MAX_OPEN_DIALOGS = 8;

@@ -1,7 +1,7 @@
 // What the browser transports (WebRTC data channel, WebSocket) share: where
 // their links deliver datagrams, what they may ask of the game, and the one
 // rule that closes links nobody uses. docs/transports.md explains the design.
-import type { Peer } from "../sessions/session.js";
+import type { Peer } from "../edge/peer.js";
 
 /** Where a transport hands what its links carry. */
 export interface LinkSink {

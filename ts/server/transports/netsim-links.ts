@@ -3,7 +3,7 @@
 // One impaired duplex per link (peer key), in front of the datagram handler (up) and the
 // peer's send (down). It wraps every transport: WebRTC, WebSocket and UDP alike.
 import { createImpairedDuplex, deriveSeed, type DuplexProfile, type ImpairedDuplex } from "../../netsim/index.js";
-import type { Peer } from "../sessions/session.js";
+import type { Peer } from "../edge/peer.js";
 import type { LinkSink } from "./link-sink.js";
 
 export interface NetsimLinksOptions {

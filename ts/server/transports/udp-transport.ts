@@ -6,7 +6,7 @@
 import { createSocket, type Socket } from "node:dgram";
 import { lookup as dnsLookup } from "node:dns";
 import { isIP } from "node:net";
-import type { Peer } from "../sessions/session.js";
+import type { Peer } from "../edge/peer.js";
 import {
   type MmsgStats,
   MmsgSocket,

@@ -7,7 +7,7 @@
 import type { DataChannel, PeerConnection, RtcConfig } from "node-datachannel";
 import { MAX_DATAGRAM_BYTES } from "../../protocol/header.js";
 import type { Logger } from "../ops/log.js";
-import type { Peer } from "../sessions/session.js";
+import type { Peer } from "../edge/peer.js";
 import { type LinkPolicy, type LinkSink, type ReapableLink, unboundTooLong } from "./link-sink.js";
 
 type NodeDataChannel = typeof import("node-datachannel");

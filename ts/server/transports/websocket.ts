@@ -9,7 +9,7 @@ import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
 import { MAX_DATAGRAM_BYTES } from "../../protocol/header.js";
 import type { Logger } from "../ops/log.js";
-import type { Peer } from "../sessions/session.js";
+import type { Peer } from "../edge/peer.js";
 import { type LinkPolicy, type LinkSink, type ReapableLink, unboundTooLong } from "./link-sink.js";
 
 export const WEBSOCKET_PATH = "/ws";

@@ -9,7 +9,8 @@ import { loadCore } from "../../wasm/node.js";
 import { Egress } from "../edge/egress.js";
 import { ENTITY_TYPE_PLAYER, EntityStore } from "../entities/entities.js";
 import { Metrics } from "../ops/metrics.js";
-import { type Peer, type Session, SessionRegistry } from "../sessions/session.js";
+import { type Session, SessionRegistry } from "../sessions/session.js";
+import type { Peer } from "../edge/peer.js";
 import { CHUNK_RESEND_GUARD_MS, ChunkStream, holdsInView } from "./chunk-stream.js";
 import { World, type WorldMap } from "./world.js";
 

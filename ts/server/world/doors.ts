@@ -25,7 +25,7 @@
 import { ENTITY_TYPE_DOOR } from "../../entity-types.js";
 import { ENTITY_FLAG_STATIC } from "../../protocol/entity.js";
 import type { ChatService } from "../talk/chat.js";
-import type { Clock } from "../clock.js";
+import type { Clock } from "../ops/clock.js";
 import type { Entity, EntityStore, StoredEntity } from "../entities/entities.js";
 import { staticInteractable } from "./interactables.js";
 import type { Logger } from "../ops/log.js";

@@ -1,10 +1,10 @@
 // /metrics in the Prometheus text exposition format.
-import type { EventLoopDelay } from "./event-loop-delay.js";
-import type { Metrics } from "./metrics.js";
+import type { EventLoopDelay } from "../ops/event-loop-delay.js";
+import type { Metrics } from "../ops/metrics.js";
 import type { NpcRoom } from "../npc/npc-room.js";
-import type { OverloadState } from "./overload.js";
+import type { OverloadState } from "../ops/overload.js";
 import type { Session } from "../sessions/session.js";
-import { countByTransport } from "../transports/transport-counts.js";
+import { countByTransport } from "./transport-counts.js";
 
 /** What /metrics reports on (the Game has all of it). */
 export interface MetricsSource {

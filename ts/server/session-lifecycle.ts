@@ -3,26 +3,28 @@
 // and an account's character is saved while it plays and when it leaves.
 // Joins and leaves are announced in chat to the players nearby.
 import { performance } from "node:perf_hooks";
-import { CHAT_SPEAKER_PRESENCE } from "../../protocol/chat.js";
-import { defaultLook } from "../../appearance.js";
-import type { AccountHost, Seat } from "../accounts/account-service.js";
-import type { AccountRecord } from "../accounts/account-store.js";
-import type { ChatService } from "../talk/chat.js";
+import { CHAT_SPEAKER_PRESENCE } from "../protocol/chat.js";
+import { defaultLook } from "../appearance.js";
+import type { AccountHost, Seat } from "./accounts/account-service.js";
+import type { AccountRecord } from "./accounts/account-store.js";
+import type { ChatService } from "./talk/chat.js";
 import { JoinNotices } from "./join-notices.js";
-import { ENTITY_TYPE_PLAYER, type EntityFields, type EntityStore } from "../entities/entities.js";
-import type { Warps } from "../world/warps.js";
-import { type GameOptions, JoinError } from "../game-options.js";
-import type { Logger } from "../ops/log.js";
-import type { CharacterSaver } from "../persistence/character-saver.js";
-import type { ItemRoom } from "../items/item-room.js";
-import { type CharacterState, NEW_CHARACTER } from "../persistence/character-store.js";
-import type { StoredContainer } from "../persistence/item-store.js";
-import type { Peer, Session, SessionRegistry } from "./session.js";
-import { NOTICE_RADIUS } from "../world/view.js";
-import { lookalikeMessage, nickKey } from "./nick.js";
-import type { World } from "../world/world.js";
-import type { WorldClock } from "../world/world-clock.js";
-import type { Clock } from "../clock.js";
+import { ENTITY_TYPE_PLAYER, type EntityFields, type EntityStore } from "./entities/entities.js";
+import type { Warps } from "./world/warps.js";
+import type { GameOptions } from "./game-options.js";
+import { JoinError } from "./sessions/join-error.js";
+import type { Logger } from "./ops/log.js";
+import type { CharacterSaver } from "./persistence/character-saver.js";
+import type { ItemRoom } from "./items/item-room.js";
+import { type CharacterState, NEW_CHARACTER } from "./persistence/character-store.js";
+import type { StoredContainer } from "./persistence/item-store.js";
+import type { Session, SessionRegistry } from "./sessions/session.js";
+import type { Peer } from "./edge/peer.js";
+import { NOTICE_RADIUS } from "./entities/view.js";
+import { lookalikeMessage, nickKey } from "./sessions/nick.js";
+import type { World } from "./world/world.js";
+import type { WorldClock } from "./world/world-clock.js";
+import type { Clock } from "./ops/clock.js";
 
 /** Hit points, maximum and rating of a character that has never been saved (and of guests). */
 const FRESH = NEW_CHARACTER;

@@ -6,7 +6,7 @@
 // within 3× what it sent (address-proof.ts), so a spoofed source address
 // cannot be made into a reflector. Only an ActionPacket binds or moves a
 // session, and moving needs its authentication trailer (docs/protocol.md § 6.1).
-import { actionTagValid } from "../../protocol/action-mac-node.js";
+import { actionTagValid } from "../protocol/action-mac-node.js";
 import {
   hasActionAuth,
   isValidAction,
@@ -19,43 +19,38 @@ import {
   readActionTargetTick,
   readActionTokenHigh,
   readActionTokenLow,
-} from "../../protocol/action.js";
-import { encodeEntityDetail } from "../../protocol/entity-detail.js";
-import type { EntityQueryPacket } from "../../protocol/entity-query.js";
-import { MAX_DATAGRAM_BYTES, PACKET_PONG, encodeHeader } from "../../protocol/header.js";
-import { decodePacket } from "../../protocol/packet.js";
+} from "../protocol/action.js";
+import { encodeEntityDetail } from "../protocol/entity-detail.js";
+import type { EntityQueryPacket } from "../protocol/entity-query.js";
+import { MAX_DATAGRAM_BYTES, PACKET_PONG, encodeHeader } from "../protocol/header.js";
+import { decodePacket } from "../protocol/packet.js";
 import {
   entityAckTick,
   entityAckTokenHigh,
   entityAckTokenLow,
   isCompactAck,
   isValidEntityAck,
-} from "../../protocol/entity-ack.js";
-import { EntityBaselines } from "../broadcast/entity-baselines.js";
-import {
-  CHALLENGE_BYTES,
-  PING_BYTES,
-  PING_TIMESTAMP_OFFSET,
-  isValidPing,
-  writeChallenge,
-} from "../../protocol/ping.js";
-import { MANIFEST_ENTRIES } from "../../protocol/state.js";
-import { addressKey } from "./address-key.js";
-import type { ChatService } from "../talk/chat.js";
-import type { Clock } from "../clock.js";
-import type { CustomMessages } from "../talk/custom-messages.js";
-import type { DialogService } from "../talk/dialogs.js";
-import type { Egress } from "./egress.js";
-import type { EntityStore } from "../entities/entities.js";
-import type { Interactables } from "../world/interactables.js";
-import type { ItemRoom } from "../items/item-room.js";
-import type { Tlv } from "../../protocol/tlv.js";
-import type { Doors } from "../world/doors.js";
-import type { Logger } from "../ops/log.js";
-import type { Metrics } from "../ops/metrics.js";
-import type { KeyedRateLimiter } from "./rate-limit.js";
-import type { Peer, Session, SessionRegistry } from "../sessions/session.js";
-import type { ChunkStream } from "../world/chunk-stream.js";
+} from "../protocol/entity-ack.js";
+import { EntityBaselines } from "./sessions/entity-baselines.js";
+import { CHALLENGE_BYTES, PING_BYTES, PING_TIMESTAMP_OFFSET, isValidPing, writeChallenge } from "../protocol/ping.js";
+import { MANIFEST_ENTRIES } from "../protocol/state.js";
+import { addressKey } from "./edge/address-key.js";
+import type { ChatService } from "./talk/chat.js";
+import type { Clock } from "./ops/clock.js";
+import type { CustomMessages } from "./talk/custom-messages.js";
+import type { DialogService } from "./talk/dialogs.js";
+import type { Egress } from "./edge/egress.js";
+import type { EntityStore } from "./entities/entities.js";
+import type { Interactables } from "./world/interactables.js";
+import type { ItemRoom } from "./items/item-room.js";
+import type { Tlv } from "../protocol/tlv.js";
+import type { Doors } from "./world/doors.js";
+import type { Logger } from "./ops/log.js";
+import type { Metrics } from "./ops/metrics.js";
+import type { KeyedRateLimiter } from "./edge/rate-limit.js";
+import type { Session, SessionRegistry } from "./sessions/session.js";
+import type { Peer } from "./edge/peer.js";
+import type { ChunkStream } from "./world/chunk-stream.js";
 
 /**
  * What the handler reads, where it sends, and the rooms it routes to. Each is

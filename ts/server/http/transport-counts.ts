@@ -2,7 +2,8 @@
 // (`playersByTransport`) and /metrics (`caves_players_by_transport`). Counted
 // when asked, over the sessions: a status request or a scrape walks them once;
 // nothing is kept up to date on the datagram or tick paths.
-import type { Peer, Session } from "../sessions/session.js";
+import type { Session } from "../sessions/session.js";
+import type { Peer } from "../edge/peer.js";
 
 export type TransportCounts = Record<Peer["transport"] | "unbound", number>;
 

@@ -3,9 +3,9 @@
 // joined", "Ada, Bo and 7 others joined". A burst of joins (a bus of players,
 // or a flood) costs each bystander one line a second instead of one per join
 // (issue 17 item 3: 255 joins once sent a bystander 510 lines in 14 s).
-import { CHAT_SPEAKER_PRESENCE } from "../../protocol/chat.js";
-import type { ChatService } from "../talk/chat.js";
-import type { Session, SessionRegistry } from "./session.js";
+import { CHAT_SPEAKER_PRESENCE } from "../protocol/chat.js";
+import type { ChatService } from "./talk/chat.js";
+import type { Session, SessionRegistry } from "./sessions/session.js";
 
 /** How long the first join of a batch waits for others before the batch is announced. */
 export const JOIN_NOTICE_WINDOW_MS = 1000;

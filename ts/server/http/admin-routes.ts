@@ -6,8 +6,8 @@
 // leaks through timing; a wrong token is logged and answered 401.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { type HttpApi, HttpError } from "../http/http-api.js";
-import { AdminError, type AdminService, type PlayerRef } from "./admin-service.js";
+import { type HttpApi, HttpError } from "./http-api.js";
+import { AdminError, type AdminService, type PlayerRef } from "../admin/admin-service.js";
 
 /** The shortest token accepted: 32 characters (e.g. `openssl rand -hex 16`), so guessing is hopeless. */
 export const ADMIN_TOKEN_MIN_CHARS = 32;
