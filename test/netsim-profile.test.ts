@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseHostPort, parseProxyArgs, UsageError } from "../ts/netsim/cli-args.js";
+import { UsageError } from "../ts/cli/command-line.js";
+import { parseHostPort, parseProxyArgs } from "../ts/netsim/cli-args.js";
 import {
   formatProfile,
   isPerfectLink,

@@ -3,7 +3,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { parseBotArgs, USAGE, UsageError } from "./cli-args.js";
+import { UsageError } from "../cli/command-line.js";
+import { parseBotArgs, USAGE } from "./cli-args.js";
 import {
   DurationHistogram,
   formatLive,

@@ -2,11 +2,10 @@
 // command or a UsageError, so main.ts only prints and exits (status 2 for a
 // bad command line). Host:port and netsim spec strings go through the same
 // parsers as the netsim proxy and the server's --netsim.
-import { parseHostPort, UsageError } from "../netsim/cli-args.js";
-import { type DuplexProfile, parseProfileSpec, parseSeed, ProfileError } from "../netsim/profile.js";
+import { integerOption, readOptions, seedOption, UsageError } from "../cli/command-line.js";
+import { parseHostPort } from "../netsim/cli-args.js";
+import { type DuplexProfile, parseProfileSpec, ProfileError } from "../netsim/profile.js";
 import type { HostPort } from "../netsim/udp-proxy.js";
-
-export { UsageError };
 
 export const BEHAVIOURS = ["wander", "goto", "keyboard", "hunt", "fight", "delve"] as const;
 export type BehaviourName = (typeof BEHAVIOURS)[number];
@@ -84,12 +83,6 @@ const VALUE_OPTIONS = [
   "update-ms",
 ];
 
-function parseInteger(text: string, what: string, min: number, max: number): number {
-  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!(value >= min && value <= max)) throw new UsageError(`${what} must be an integer ${min}..${max}, got "${text}"`);
-  return value;
-}
-
 function parseGoal(text: string): { x: number; y: number } {
   const match = /^(\d+),(\d+)$/.exec(text);
   if (!match) throw new UsageError(`--goal must be X,Y (tile coordinates), got "${text}"`);
@@ -133,25 +126,13 @@ export function parseBotArgs(argv: readonly string[]): BotCommand {
     updateMs: 10,
   };
   let netsimSeed: number | undefined;
-  for (let index = 0; index < argv.length; index++) {
-    const arg = argv[index];
-    if (arg === "-h" || arg === "--help") return { kind: "help" };
-    if (!arg.startsWith("--")) throw new UsageError(`unexpected argument "${arg}"`);
-    const equals = arg.indexOf("=");
-    const name = equals < 0 ? arg.slice(2) : arg.slice(2, equals);
-    if (!VALUE_OPTIONS.includes(name)) throw new UsageError(`unknown option --${name}`);
-    let value: string;
-    if (equals >= 0) {
-      value = arg.slice(equals + 1);
-    } else {
-      const next = argv[index + 1];
-      if (next === undefined || next.startsWith("--")) throw new UsageError(`--${name} needs a value`);
-      value = next;
-      index++;
-    }
+  const given = readOptions(argv, { values: VALUE_OPTIONS });
+  if (given === "help") return { kind: "help" };
+  for (const [name, value] of given) {
+    if (value === true) continue; // no flags among the bots' options
     switch (name) {
       case "count":
-        options.count = parseInteger(value, "--count", 1, 1000);
+        options.count = integerOption(value, "--count", 1, 1000);
         break;
       case "http":
         options.http = parseHttp(value);
@@ -169,7 +150,7 @@ export function parseBotArgs(argv: readonly string[]): BotCommand {
         options.goal = parseGoal(value);
         break;
       case "duration":
-        options.durationS = parseInteger(value, "--duration", 0, 86_400);
+        options.durationS = integerOption(value, "--duration", 0, 86_400);
         break;
       case "netsim":
         try {
@@ -182,21 +163,16 @@ export function parseBotArgs(argv: readonly string[]): BotCommand {
         }
         break;
       case "seed":
-        try {
-          options.seed = parseSeed(value);
-        } catch (error) {
-          if (error instanceof ProfileError) throw new UsageError(`--seed: ${error.message}`);
-          throw error;
-        }
+        options.seed = seedOption(value, "--seed");
         break;
       case "nick":
         options.nickPrefix = parseNickPrefix(value);
         break;
       case "join-parallel":
-        options.joinParallel = parseInteger(value, "--join-parallel", 1, 256);
+        options.joinParallel = integerOption(value, "--join-parallel", 1, 256);
         break;
       case "update-ms":
-        options.updateMs = parseInteger(value, "--update-ms", 1, 1000);
+        options.updateMs = integerOption(value, "--update-ms", 1, 1000);
         break;
     }
   }

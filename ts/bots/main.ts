@@ -5,27 +5,15 @@
 import { fetchWorld, SessionError } from "../client/core/index.js";
 import { formatProfile, randomSeed } from "../netsim/index.js";
 import { loadCore } from "../wasm/node.js";
-import { parseBotArgs, USAGE, UsageError } from "./cli-args.js";
+import { runProgram } from "../cli/command-line.js";
+import { type BotOptions, parseBotArgs, USAGE } from "./cli-args.js";
 import { formatLive, formatProgress, formatSummary } from "./figures.js";
 import { Swarm } from "./swarm.js";
 
 /** With no bot playing this long after the joins, the UDP side is not answering. */
 const NO_ANSWER_MS = 5000;
 
-async function main(argv: readonly string[]): Promise<number> {
-  let command;
-  try {
-    command = parseBotArgs(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`bots: ${error.message}\nTry --help for the options.\n`);
-    return 2;
-  }
-  if (command.kind === "help") {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const options = command.options;
+async function run(options: BotOptions): Promise<number> {
   const seed = options.seed ?? randomSeed();
 
   // One request first, so an unreachable server is one clear line instead of N join failures.
@@ -118,14 +106,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (status) => {
-    process.exitCode = status;
-    // UDP sockets and timers are closed; nothing should keep the process, but do not wait on stragglers.
-    setTimeout(() => process.exit(status), 200).unref();
-  },
-  (error: unknown) => {
-    process.stderr.write(`bots: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runProgram({ name: "bots", usage: USAGE, parse: parseBotArgs, run, lingerMs: 200 });

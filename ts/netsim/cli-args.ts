@@ -1,20 +1,16 @@
 // Command-line parsing for the netsim proxy: a total function from argv to a command or a UsageError, so
 // main.ts only has to print and exit. Profile flags go through the same parser as the server's --netsim string.
 
+import { readOptions, seedOption, UsageError } from "../cli/command-line.js";
 import {
   type DuplexProfile,
   isProfileSetting,
-  parseSeed,
+  PROFILE_SETTING_NAMES,
   ProfileError,
   profileFromSettings,
   splitProfileSpec,
 } from "./profile.js";
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_CLIENTS, type HostPort } from "./udp-proxy.js";
-
-/** A bad command line; main.ts prints the message and exits with status 2. */
-export class UsageError extends Error {
-  override name = "UsageError";
-}
 
 export interface ProxyCliOptions {
   listen: HostPort;
@@ -88,31 +84,16 @@ export function parseProxyArgs(argv: readonly string[]): ProxyCliCommand {
   let maxClients = DEFAULT_MAX_CLIENTS;
   let showStatus = true;
 
+  const given = readOptions(argv, {
+    values: [...PROFILE_SETTING_NAMES, "profile", "listen", "server", "seed", "idle-ms", "max-clients"],
+    flags: ["quiet"],
+  });
+  if (given === "help") return { kind: "help" };
   try {
-    for (let index = 0; index < argv.length; index++) {
-      const arg = argv[index];
-      if (arg === "-h" || arg === "--help") return { kind: "help" };
-      if (!arg.startsWith("--")) throw new UsageError(`unexpected argument "${arg}"`);
-      const equals = arg.indexOf("=");
-      const name = equals < 0 ? arg.slice(2) : arg.slice(2, equals);
-      if (name === "quiet") {
-        if (equals >= 0) throw new UsageError("--quiet takes no value");
-        showStatus = false;
-        continue;
-      }
-      const takesValue =
-        isProfileSetting(name) || ["profile", "listen", "server", "seed", "idle-ms", "max-clients"].includes(name);
-      if (!takesValue) throw new UsageError(`unknown option --${name}`);
-      let value: string;
-      if (equals >= 0) {
-        value = arg.slice(equals + 1);
-      } else {
-        const next = argv[index + 1];
-        if (next === undefined || next.startsWith("--")) throw new UsageError(`--${name} needs a value`);
-        value = next;
-        index++;
-      }
-      if (isProfileSetting(name)) {
+    for (const [name, value] of given) {
+      if (value === true) {
+        showStatus = false; // --quiet, the one flag
+      } else if (isProfileSetting(name)) {
         profileSettings.push([name, value]);
       } else if (name === "profile") {
         // Kept as separate settings so later flags override the spec setting by setting.
@@ -124,7 +105,7 @@ export function parseProxyArgs(argv: readonly string[]): ProxyCliCommand {
       } else if (name === "server") {
         serverText = value;
       } else if (name === "seed") {
-        seed = parseSeed(value);
+        seed = seedOption(value, "--seed");
       } else if (name === "idle-ms") {
         idleTimeoutMs = parsePositiveInteger(value, "--idle-ms");
       } else {

@@ -1,7 +1,8 @@
 // netsim CLI: runs the UDP proxy with a live status line until SIGINT/SIGTERM.
 // Exit status: 0 after a clean shutdown or --help, 1 when the proxy cannot start, 2 for a bad command line.
 
-import { parseProxyArgs, USAGE, UsageError } from "./cli-args.js";
+import { runProgram } from "../cli/command-line.js";
+import { parseProxyArgs, type ProxyCliOptions, USAGE } from "./cli-args.js";
 import { formatProfile } from "./profile.js";
 import { formatStatusLine } from "./status-line.js";
 import { startUdpProxy } from "./udp-proxy.js";
@@ -10,21 +11,7 @@ function formatAddress(host: string, port: number): string {
   return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-async function main(argv: readonly string[]): Promise<number> {
-  let command;
-  try {
-    command = parseProxyArgs(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`netsim: ${error.message}\nTry --help for the options.\n`);
-    return 2;
-  }
-  if (command.kind === "help") {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const options = command.options;
-
+async function run(options: ProxyCliOptions): Promise<number> {
   let proxy;
   try {
     proxy = await startUdpProxy({
@@ -76,12 +63,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (status) => {
-    process.exitCode = status;
-  },
-  (error: unknown) => {
-    process.stderr.write(`netsim: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+runProgram({ name: "netsim", usage: USAGE, parse: parseProxyArgs, run });

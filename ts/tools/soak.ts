@@ -18,7 +18,8 @@ import { loadCore } from "../wasm/node.js";
 import { type Account, failedLogins, missingFromDatabase, registerAccounts } from "./soak/accounts.js";
 import type { AttackConfig, AttackCounters, FromAttacker, ToAttacker } from "./soak/attacker.js";
 import { PacketCapture } from "./soak/capture.js";
-import { parseSoakArgs, type SoakOptions, USAGE, UsageError } from "./soak/options.js";
+import { runProgram } from "../cli/command-line.js";
+import { parseSoakArgs, type SoakOptions, USAGE } from "./soak/options.js";
 import { failures, formatProgress, formatReport, type SoakFigures } from "./soak/report.js";
 import { BotSamples, ServerSamples, TIMELINE_HEADER } from "./soak/samples.js";
 import { kernelReceiveDrops, ServerProcess, type ServerStatus } from "./soak/server-process.js";
@@ -285,20 +286,7 @@ async function soak(options: SoakOptions, seed: number, say: (line: string) => v
   }
 }
 
-async function main(argv: readonly string[]): Promise<number> {
-  let command;
-  try {
-    command = parseSoakArgs(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`soak: ${error.message}\nTry --help for the options.\n`);
-    return 2;
-  }
-  if (command.kind === "help") {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const options = command.options;
+async function run(options: SoakOptions): Promise<number> {
   const seed = options.seed ?? randomSeed();
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const onSignal = () => {
@@ -323,13 +311,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return failures(figures).length === 0 ? 0 : 1;
 }
 
-main(process.argv.slice(2)).then(
-  (status) => {
-    process.exitCode = status;
-    setTimeout(() => process.exit(status), 200).unref();
-  },
-  (error: unknown) => {
-    process.stderr.write(`soak: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runProgram({ name: "soak", usage: USAGE, parse: parseSoakArgs, run, lingerMs: 200 });

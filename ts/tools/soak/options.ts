@@ -2,11 +2,7 @@
 // command or a UsageError (exit status 2), so soak.ts only runs and prints.
 // Every rate is bounded by a flag with a default that leaves a 2-core machine
 // usable; the attack is the same on every run with the same --seed.
-import { type ParseArgsConfig, parseArgs } from "node:util";
-import { UsageError } from "../../netsim/cli-args.js";
-import { parseSeed, ProfileError } from "../../netsim/profile.js";
-
-export { UsageError };
+import { integerOption, readOptions, seedOption, UsageError } from "../../cli/command-line.js";
 
 export interface SoakOptions {
   /** How long the attack runs, in seconds (from --minutes or --seconds). */
@@ -128,12 +124,6 @@ const INTEGER_FLAGS: readonly { flag: string; key: IntegerKey; min: number; max:
 const STRING_FLAGS = ["minutes", "seconds", "seed", "server-log", "timeline", ...INTEGER_FLAGS.map((f) => f.flag)];
 const REPEATED_FLAGS = ["server-arg", "server-node-arg"];
 
-function parseInteger(text: string, what: string, min: number, max: number): number {
-  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!(value >= min && value <= max)) throw new UsageError(`${what} must be an integer ${min}..${max}, got "${text}"`);
-  return value;
-}
-
 function parseDuration(text: string, what: string, secondsPerUnit: number): number {
   const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) * secondsPerUnit : Number.NaN;
   if (!(value >= 1 && value <= 86_400)) {
@@ -144,31 +134,22 @@ function parseDuration(text: string, what: string, secondsPerUnit: number): numb
 
 /** Turns argv (without node and the script) into a command; throws UsageError with a readable message. */
 export function parseSoakArgs(argv: readonly string[]): SoakCommand {
-  const config: ParseArgsConfig["options"] = { help: { type: "boolean", short: "h" } };
-  for (const flag of STRING_FLAGS) config[flag] = { type: "string" };
-  for (const flag of REPEATED_FLAGS) config[flag] = { type: "string", multiple: true };
-  let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
-  try {
-    values = parseArgs({ args: [...argv], options: config, strict: true, allowPositionals: false }).values;
-  } catch (error) {
-    // node:util's messages name the option ("Unknown option '--colour'"); ours say it the tools' way.
-    const message = (error as Error).message;
-    const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(message);
-    const missing = /Option '(?:-\w, )?(--[\w-]+)[^']*' argument missing/.exec(message);
-    const positional = /Unexpected argument '([^']+)'/.exec(message);
-    if (unknown) throw new UsageError(`unknown option ${unknown[1]}`);
-    if (missing) throw new UsageError(`${missing[1]} needs a value`);
-    if (positional) throw new UsageError(`unexpected argument "${positional[1]}"`);
-    throw new UsageError(message);
+  const given = readOptions(argv, { values: STRING_FLAGS, repeated: REPEATED_FLAGS });
+  if (given === "help") return { kind: "help" };
+  const values = new Map<string, string>();
+  const repeated = new Map<string, string[]>(REPEATED_FLAGS.map((flag) => [flag, []]));
+  for (const [name, value] of given) {
+    if (value === true) continue; // no flags among the soak's options
+    if (repeated.has(name)) repeated.get(name)!.push(value);
+    else values.set(name, value); // the last one given wins
   }
-  if (values.help === true) return { kind: "help" };
-  const text = (flag: string) => values[flag] as string | undefined;
+  const text = (flag: string) => values.get(flag);
   const options: SoakOptions = {
     ...DEFAULTS,
     durationS: 0,
     seed: undefined,
-    serverArgs: (values["server-arg"] as string[] | undefined) ?? [],
-    serverNodeArgs: (values["server-node-arg"] as string[] | undefined) ?? [],
+    serverArgs: repeated.get("server-arg")!,
+    serverNodeArgs: repeated.get("server-node-arg")!,
     serverLog: text("server-log") ?? null,
     timeline: text("timeline") ?? null,
   };
@@ -180,16 +161,9 @@ export function parseSoakArgs(argv: readonly string[]): SoakCommand {
     minutes !== undefined ? parseDuration(minutes, "--minutes", 60) : parseDuration(seconds!, "--seconds", 1);
   for (const { flag, key, min, max } of INTEGER_FLAGS) {
     const value = text(flag);
-    if (value !== undefined) options[key] = parseInteger(value, `--${flag}`, min, max);
+    if (value !== undefined) options[key] = integerOption(value, `--${flag}`, min, max);
   }
   const seed = text("seed");
-  if (seed !== undefined) {
-    try {
-      options.seed = parseSeed(seed);
-    } catch (error) {
-      if (error instanceof ProfileError) throw new UsageError(`--seed: ${error.message}`);
-      throw error;
-    }
-  }
+  if (seed !== undefined) options.seed = seedOption(seed, "--seed");
   return { kind: "run", options };
 }
