@@ -22,6 +22,7 @@ import { chunkId, decodePacket } from "../ts/protocol/index.js";
 import { Logger } from "../ts/server/ops/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
+import { afterAll, beforeAll } from "vitest";
 import { neighbourhoodComplete, sleep } from "./client-core-support.js";
 
 export const FLOOR = 1;
@@ -394,6 +395,42 @@ export async function tearDown(
   for (const client of clients) client?.close();
   await server?.close();
   map?.dispose();
+}
+
+/**
+ * The course server of one test file: the map written and the real server started before the file's
+ * tests, and after them every client they joined closed, the server closed and the map removed.
+ */
+export class CourseServer {
+  private running: RunningServer | undefined;
+  private course: CourseMap | undefined;
+  /** The clients the tests joined: closed after the file. */
+  readonly clients: GameClient[] = [];
+
+  constructor() {
+    beforeAll(async () => {
+      this.course = writeCourseMap();
+      this.running = await startCourseServer(this.course);
+    });
+    afterAll(() => tearDown(this.clients, this.running, this.course));
+  }
+
+  get server(): RunningServer {
+    if (this.running === undefined) throw new Error("the course server is not running");
+    return this.running;
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.server.httpPort}`;
+  }
+
+  /** Stops the server, waits `downMs`, and starts it again on the same ports (what its clients must ride out). */
+  async restart(downMs: number): Promise<void> {
+    const ports = { httpPort: this.server.httpPort, udpPort: this.server.udpPort };
+    await this.server.close();
+    await sleep(downMs);
+    this.running = await startCourseServer(this.course!, ports);
+  }
 }
 
 /** One line per walk for the log a convergence run prints (the numbers docs/netcode.md reports). */

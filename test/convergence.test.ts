@@ -5,38 +5,22 @@
 // away behind two staggered walls — while a clean client walks the same route
 // at the same moment as its baseline. Results are printed as a table line per
 // profile (docs/netcode.md § Convergence on bad links).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GameClient } from "../ts/client/core/index.js";
+import { describe, expect, it } from "vitest";
 import { type DuplexProfile, parseProfileSpec, PERFECT_DUPLEX } from "../ts/netsim/index.js";
-import type { RunningServer } from "../ts/server/server.js";
 import {
   COURSE_GOAL,
   COURSE_START,
   CROSSING,
-  type CourseMap,
   formatWalk,
   joinCourse,
   nominalRttMs,
   serverPosition,
-  startCourseServer,
-  tearDown,
   walkTogether,
   Watch,
-  writeCourseMap,
+  CourseServer,
 } from "./convergence-support.js";
 
-let map: CourseMap;
-let server: RunningServer;
-let baseUrl: string;
-const clients: GameClient[] = [];
-
-beforeAll(async () => {
-  map = writeCourseMap();
-  server = await startCourseServer(map);
-  baseUrl = `http://127.0.0.1:${server.httpPort}`;
-});
-
-afterAll(() => tearDown(clients, server, map));
+const course = new CourseServer();
 
 /** Replans allowed per goal beyond one per correction (docs/netcode.md: a correction costs at most one replan). */
 const REPLAN_SLACK = 2;
@@ -70,9 +54,9 @@ describe.concurrent("a headless client converges on every link profile", () => {
       }) => {
         const options = carrier.options;
         const tag = `${seed}${carrier.tag}`;
-        const clean = await joinCourse(baseUrl, `clean-${tag}`, { options });
-        const impaired = await joinCourse(baseUrl, `bad-${tag}`, { profile, seed, options });
-        clients.push(clean.client, impaired.client);
+        const clean = await joinCourse(course.baseUrl, `clean-${tag}`, { options });
+        const impaired = await joinCourse(course.baseUrl, `bad-${tag}`, { profile, seed, options });
+        course.clients.push(clean.client, impaired.client);
         for (const { client } of [clean, impaired]) expect(client.confirmed).toEqual(COURSE_START);
 
         const [cleanWalk, badWalk] = await walkTogether(
@@ -80,7 +64,7 @@ describe.concurrent("a headless client converges on every link profile", () => {
             client,
             steps,
             goal: COURSE_GOAL,
-            watch: new Watch(() => server, client),
+            watch: new Watch(() => course.server, client),
           })),
         );
         const boundMs = 1.5 * cleanWalk.timeMs + 2 * nominalRttMs(profile);
@@ -93,7 +77,7 @@ describe.concurrent("a headless client converges on every link profile", () => {
         for (const { client } of [clean, impaired]) {
           expect(client.predicted).toEqual(COURSE_GOAL);
           expect(client.confirmed).toEqual(COURSE_GOAL);
-          expect(serverPosition(server, client)).toEqual(COURSE_GOAL);
+          expect(serverPosition(course.server, client)).toEqual(COURSE_GOAL);
         }
       }, 60_000);
     }
@@ -103,11 +87,15 @@ describe.concurrent("a headless client converges on every link profile", () => {
 describe("two clients on bad links", () => {
   it("walk through each other's viewport and each sees the other's final position", async () => {
     const { profile } = parseProfileSpec("loss=5,delay=120,jitter=40,dup=2");
-    const ada = await joinCourse(baseUrl, "ada-cross", { profile, seed: 21 });
-    const bea = await joinCourse(baseUrl, "bea-cross", { profile, seed: 22 });
-    clients.push(ada.client, bea.client);
+    const ada = await joinCourse(course.baseUrl, "ada-cross", { profile, seed: 21 });
+    const bea = await joinCourse(course.baseUrl, "bea-cross", { profile, seed: 22 });
+    course.clients.push(ada.client, bea.client);
     const walkers = (goals: { x: number; y: number }[]) =>
-      [ada, bea].map(({ client }, index) => ({ client, goal: goals[index], watch: new Watch(() => server, client) }));
+      [ada, bea].map(({ client }, index) => ({
+        client,
+        goal: goals[index],
+        watch: new Watch(() => course.server, client),
+      }));
 
     // Apart: 33 tiles, beyond the 15-tile view radius — neither may see the other.
     const apart = await walkTogether(walkers([CROSSING.westPost, CROSSING.eastPost]));
@@ -117,8 +105,8 @@ describe("two clients on bad links", () => {
     // Through each other: they pass at about x = 58 and end 12 tiles apart, in view again.
     const through = await walkTogether(walkers([CROSSING.adaEnd, CROSSING.beaEnd]));
     for (const walk of [...apart, ...through]) console.log(formatWalk(`crossing views: ${walk.nick}`, walk));
-    const adaAt = serverPosition(server, ada.client)!;
-    const beaAt = serverPosition(server, bea.client)!;
+    const adaAt = serverPosition(course.server, ada.client)!;
+    const beaAt = serverPosition(course.server, bea.client)!;
     expect(adaAt).toEqual(CROSSING.adaEnd);
     expect(beaAt).toEqual(CROSSING.beaEnd);
     expect(ada.client.entities.get(bea.client.ownEntityId)).toMatchObject({ typeId: 0, ...beaAt });

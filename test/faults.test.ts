@@ -6,39 +6,23 @@
 // the convergence tests every round: the prediction never in a wall, the chunk
 // neighbourhood complete within 2 s of every crossing, and at the end predicted
 // = confirmed = the server's position = the goal.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { GameClient, Transport } from "../ts/client/core/index.js";
 import { ACTION_NOOP } from "../ts/protocol/action.js";
 import { decodePacket, type PacketView } from "../ts/protocol/index.js";
-import type { RunningServer } from "../ts/server/server.js";
-import { sleep } from "./client-core-support.js";
 import {
   COURSE_GOAL,
   COURSE_START,
-  type CourseMap,
   driveUntil,
   formatWalk,
   joinCourse,
   serverPosition,
-  startCourseServer,
-  tearDown,
   walkTogether,
   Watch,
-  writeCourseMap,
+  CourseServer,
 } from "./convergence-support.js";
 
-let map: CourseMap;
-let server: RunningServer;
-let baseUrl: string;
-const clients: GameClient[] = [];
-
-beforeAll(async () => {
-  map = writeCourseMap();
-  server = await startCourseServer(map);
-  baseUrl = `http://127.0.0.1:${server.httpPort}`;
-});
-
-afterAll(() => tearDown(clients, server, map));
+const course = new CourseServer();
 
 /** Same bound as the convergence tests: a correction costs at most one replan, plus this slack per goal. */
 const REPLAN_SLACK = 2;
@@ -80,22 +64,22 @@ function isScheduledStep(packet: PacketView): boolean {
 
 /** Joins a clean baseline and a client whose UDP link goes through `fault`; both stand on the start. */
 async function pair(nick: string, fault: (udp: Transport) => Transport, options = {}) {
-  const clean = await joinCourse(baseUrl, `${nick}-ok`);
-  const faulty = await joinCourse(baseUrl, nick, { fault, options });
-  clients.push(clean.client, faulty.client);
+  const clean = await joinCourse(course.baseUrl, `${nick}-ok`);
+  const faulty = await joinCourse(course.baseUrl, nick, { fault, options });
+  course.clients.push(clean.client, faulty.client);
   expect(clean.client.confirmed).toEqual(COURSE_START);
   expect(faulty.client.confirmed).toEqual(COURSE_START);
   return { clean: clean.client, faulty: faulty.client };
 }
 
 function walkersOf(...walking: GameClient[]) {
-  return walking.map((client) => ({ client, goal: COURSE_GOAL, watch: new Watch(() => server, client) }));
+  return walking.map((client) => ({ client, goal: COURSE_GOAL, watch: new Watch(() => course.server, client) }));
 }
 
 function expectAtGoal(client: GameClient) {
   expect(client.predicted).toEqual(COURSE_GOAL);
   expect(client.confirmed).toEqual(COURSE_GOAL);
-  expect(serverPosition(server, client)).toEqual(COURSE_GOAL);
+  expect(serverPosition(course.server, client)).toEqual(COURSE_GOAL);
 }
 
 // First, and alone on the server: it needs a view in which nothing else changes, or another player's move
@@ -119,7 +103,7 @@ describe.each(CARRIERS)("the last entity update lost ($name)", ({ deltas, compac
     let walking: GameClient | null = null;
     const lost = { dropped: 0 };
     const joined = await joinCourse(
-      baseUrl,
+      course.baseUrl,
       compact ? "lost-last-cmp" : deltas ? "lost-last-delta" : "lost-last-update",
       {
         options: { entityDeltas: deltas, compactDeltas: compact },
@@ -140,7 +124,7 @@ describe.each(CARRIERS)("the last entity update lost ($name)", ({ deltas, compac
       },
     );
     const client = joined.client;
-    clients.push(client);
+    course.clients.push(client);
     walking = client;
     const [walk] = await walkTogether(walkersOf(client));
     console.log(
@@ -279,12 +263,11 @@ describe.concurrent("fault cases", () => {
 
 describe("the server restarting", () => {
   it("on the same ports: the client notices the silence, rejoins, and walks to the goal", async () => {
-    const client = (await joinCourse(baseUrl, "phoenix", { options: { disconnectAfterMs: 2000 } })).client;
-    clients.push(client);
+    const client = (await joinCourse(course.baseUrl, "phoenix", { options: { disconnectAfterMs: 2000 } })).client;
+    course.clients.push(client);
     const firstEntity = client.ownEntityId;
-    const ports = { httpPort: server.httpPort, udpPort: server.udpPort };
     expect(client.setGoal(COURSE_GOAL.x, COURSE_GOAL.y)).toBe("planned");
-    const watch = new Watch(() => server, client);
+    const watch = new Watch(() => course.server, client);
     await driveUntil(
       [client],
       "a few steps",
@@ -295,9 +278,7 @@ describe("the server restarting", () => {
 
     // Down for 3 s: the client's first rejoin (after 2 s of silence) is refused, the backed-off retry succeeds.
     const restartedAtMs = performance.now();
-    await server.close();
-    await sleep(3000);
-    server = await startCourseServer(map, ports);
+    await course.restart(3000);
     await driveUntil(
       [client],
       "playing on the restarted server",
@@ -310,7 +291,7 @@ describe("the server restarting", () => {
     expect(client.goal).toBeNull(); // a new session starts without the old intent
     expect(client.confirmed).toEqual(COURSE_START); // the restarted world spawned it afresh
 
-    const [walk] = await walkTogether([{ client, goal: COURSE_GOAL, watch: new Watch(() => server, client) }]);
+    const [walk] = await walkTogether([{ client, goal: COURSE_GOAL, watch: new Watch(() => course.server, client) }]);
     console.log(
       `server restart: playing again ${(rejoinMs / 1000).toFixed(2)} s after the server went down (3 s down), ` +
         `then ${formatWalk("walk after restart", walk)}`,

@@ -6,38 +6,23 @@
 // its downlink impaired by netsim, walk apart (out of each other's view) and back through each other; each
 // must end up seeing the other where the server has it. Both delta forms run at once; the seed's packets
 // on slow links are convergence.test.ts's.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { GameClient } from "../ts/client/core/index.js";
 import { PERFECT_DUPLEX, parseProfileSpec } from "../ts/netsim/index.js";
-import type { RunningServer } from "../ts/server/server.js";
 import { BASELINES_KEPT } from "../ts/server/sessions/entity-baselines.js";
 import {
-  type CourseMap,
   CROSSING,
   driveFor,
   driveUntil,
   formatWalk,
   joinCourse,
   serverPosition,
-  startCourseServer,
-  tearDown,
   walkTogether,
   Watch,
-  writeCourseMap,
+  CourseServer,
 } from "./convergence-support.js";
 
-let map: CourseMap;
-let server: RunningServer;
-let baseUrl: string;
-const clients: GameClient[] = [];
-
-beforeAll(async () => {
-  map = writeCourseMap();
-  server = await startCourseServer(map);
-  baseUrl = `http://127.0.0.1:${server.httpPort}`;
-});
-
-afterAll(() => tearDown(clients, server, map));
+const course = new CourseServer();
 
 /** The downlink: a one-way delay longer than the ring's second (BASELINES_KEPT broadcasts at 12 Hz). */
 const LATE = "down-delay=1500,down-jitter=400";
@@ -64,14 +49,14 @@ describe.concurrent(`entity deltas on a downlink of ${LATE}`, () => {
         const late = parseProfileSpec(LATE).profile;
         const profile = lateAfterApart ? PERFECT_DUPLEX : late;
         const options = { entityDeltas: true, compactDeltas };
-        const ada = await joinCourse(baseUrl, `ada-late-${tag}`, { profile, seed: 31, options });
-        const bea = await joinCourse(baseUrl, `bea-late-${tag}`, { profile, seed: 32, options });
-        clients.push(ada.client, bea.client);
+        const ada = await joinCourse(course.baseUrl, `ada-late-${tag}`, { profile, seed: 31, options });
+        const bea = await joinCourse(course.baseUrl, `bea-late-${tag}`, { profile, seed: 32, options });
+        course.clients.push(ada.client, bea.client);
         const walkers = (goals: { x: number; y: number }[]) =>
           [ada, bea].map(({ client }, index) => ({
             client,
             goal: goals[index],
-            watch: new Watch(() => server, client, NEIGHBOURHOOD_DEADLINE_MS),
+            watch: new Watch(() => course.server, client, NEIGHBOURHOOD_DEADLINE_MS),
           }));
 
         const apart = await walkTogether(walkers([CROSSING.westPost, CROSSING.eastPost]));
@@ -84,8 +69,8 @@ describe.concurrent(`entity deltas on a downlink of ${LATE}`, () => {
         const through = await walkTogether(walkers([CROSSING.adaEnd, CROSSING.beaEnd]));
         for (const walk of [...apart, ...through]) console.log(formatWalk(`late downlink: ${walk.nick}`, walk));
 
-        const adaAt = serverPosition(server, ada.client)!;
-        const beaAt = serverPosition(server, bea.client)!;
+        const adaAt = serverPosition(course.server, ada.client)!;
+        const beaAt = serverPosition(course.server, bea.client)!;
         expect(adaAt).toEqual(CROSSING.adaEnd);
         expect(beaAt).toEqual(CROSSING.beaEnd);
         const sees = (client: GameClient, other: GameClient, at: { x: number; y: number }) => {
@@ -100,7 +85,9 @@ describe.concurrent(`entity deltas on a downlink of ${LATE}`, () => {
 
         // The sessions used the form asked for, and their acknowledgements outran the ring.
         for (const { client } of [ada, bea]) {
-          const session = [...server.game.sessions.values()].find((each) => each.entity.id === client.ownEntityId);
+          const session = [...course.server.game.sessions.values()].find(
+            (each) => each.entity.id === client.ownEntityId,
+          );
           expect(session?.baselines?.compact).toBe(compactDeltas);
           expect(session!.baselines!.staleAcks).toBeGreaterThan(0);
         }
