@@ -1,6 +1,10 @@
 // The one datagram handler behind every transport (UDP, WebRTC data channel,
-// WebSocket). Order matters: the per-address limit runs before any decoding,
-// the protocol library validates every byte before anything else reads it,
+// WebSocket). Order matters: every datagram is charged to a limit before any
+// work that costs more than reading a few fixed fields — one that names a live
+// session over that session's own link to the session's bucket, anything else to
+// its source address's bucket (an Action from another link before its tag is
+// hashed; any other packet from an unbound link before it is decoded) — the
+// protocol library validates every byte before anything else reads it,
 // nothing is ever sent to a source that has not proven it holds a live
 // token, and an address that has not proven it receives gets only challenges
 // within 3× what it sent (address-proof.ts), so a spoofed source address
@@ -59,7 +63,7 @@ import type { ChunkStream } from "./world/chunk-stream.js";
  */
 export interface DatagramPorts {
   readonly metrics: Metrics;
-  /** The per-source-address limit, taken before anything is decoded. */
+  /** The per-source-address limit: what an unproven datagram is charged to, before it is decoded or its tag hashed. */
   readonly addressLimiter: KeyedRateLimiter;
   /** Tokens and links to sessions, and binding a session to the link it sends from. */
   readonly sessions: SessionRegistry;
