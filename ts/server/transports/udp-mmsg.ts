@@ -51,7 +51,7 @@ interface Binding {
   };
 }
 
-const BINDING_PATH = "../../native/udp-mmsg/build/Release/udp_mmsg.node";
+const BINDING_PATH = "../../../native/udp-mmsg/build/Release/udp_mmsg.node";
 
 let loaded: { binding: Binding | null; reason: string } | undefined;
 
