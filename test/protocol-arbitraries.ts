@@ -59,8 +59,36 @@ export const tlv: fc.Arbitrary<Tlv> = fc.oneof(
     .map(([itemId, count]): Tlv => ({ kind: "item", itemId, count })),
   fc.integer({ min: 0, max: 0xffff }).map((value): Tlv => ({ kind: "appearance", value })),
   fc
+    .tuple(
+      fc.integer({ min: 0, max: 0xffff }),
+      fc.uniqueArray(fc.integer({ min: 1, max: 0xff }), { maxLength: 8 }),
+      fc.array(fc.tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 0, max: 0xffff }), fc.nat()), {
+        minLength: 8,
+        maxLength: 8,
+      }),
+    )
+    .map(([catalogueVersion, numbers, rest]): Tlv => ({
+      kind: "quests",
+      catalogueVersion,
+      quests: [...numbers]
+        .sort((a, b) => a - b)
+        .map((quest, index) => {
+          const [state, goal, progress] = rest[index];
+          return { quest, state, goal, progress: progress % (goal + 1) };
+        }),
+    })),
+  fc
+    .tuple(
+      fc.uniqueArray(fc.integer({ min: 0, max: 0xffff }), { maxLength: 8 }),
+      fc.array(fc.integer({ min: 1, max: 2 }), { minLength: 8, maxLength: 8 }),
+    )
+    .map(([typeIds, marks]): Tlv => ({
+      kind: "quest_marks",
+      marks: [...typeIds].sort((a, b) => a - b).map((typeId, index) => ({ typeId, mark: marks[index] })),
+    })),
+  fc
     .record({
-      tag: fc.oneof(fc.constant(0), fc.integer({ min: 8, max: 0xff })),
+      tag: fc.oneof(fc.constant(0), fc.integer({ min: 10, max: 0xff })),
       bytes: fc.uint8Array({ maxLength: 24 }),
     })
     .map(({ tag, bytes }): Tlv => ({ kind: "unknown", tag, bytes })),

@@ -356,6 +356,24 @@ describe("TLV rules", () => {
     expectError(detailWithMeta([0x06, 4, 9, 0, 0, 0]), "bad_item", 18);
   });
 
+  it("bad_tlv_length and bad_quest: the quests and quest_marks tags (issue 38)", () => {
+    // quests: catalogue_version u16, then per quest number u8, state u8, progress u16, goal u16.
+    expectOk(detailWithMeta([0x08, 2, 3, 0]));
+    expectOk(detailWithMeta([0x08, 14, 3, 0, 1, 1, 2, 0, 5, 0, 4, 3, 5, 0, 5, 0]));
+    expectError(detailWithMeta([0x08, 1, 3]), "bad_tlv_length", 17);
+    expectError(detailWithMeta([0x08, 7, 3, 0, 1, 1, 2, 0, 5]), "bad_tlv_length", 17);
+    // Numbers rising from 1, a state of 1 … 3, progress at most the goal.
+    expectError(detailWithMeta([0x08, 8, 3, 0, 0, 1, 2, 0, 5, 0]), "bad_quest", 20);
+    expectError(detailWithMeta([0x08, 14, 3, 0, 2, 1, 2, 0, 5, 0, 2, 3, 5, 0, 5, 0]), "bad_quest", 26);
+    expectError(detailWithMeta([0x08, 8, 3, 0, 1, 4, 2, 0, 5, 0]), "bad_quest", 21);
+    expectError(detailWithMeta([0x08, 8, 3, 0, 1, 1, 6, 0, 5, 0]), "bad_quest", 22);
+    // quest_marks: per kind type_id u16 and mark u8 (1 or 2), type_ids rising.
+    expectOk(detailWithMeta([0x09, 6, 16, 0, 1, 20, 0, 2]));
+    expectError(detailWithMeta([0x09, 4, 16, 0, 1, 20]), "bad_tlv_length", 17);
+    expectError(detailWithMeta([0x09, 6, 20, 0, 1, 16, 0, 2]), "bad_quest", 21);
+    expectError(detailWithMeta([0x09, 3, 16, 0, 3]), "bad_quest", 20);
+  });
+
   const utf8 = (text: string): number[] => Array.from(new TextEncoder().encode(text));
   const nameTlv = (bytes: number[]): number[] => detailWithMeta([0x04, bytes.length, ...bytes]);
 

@@ -37,6 +37,7 @@ export const DECODE_ERROR_CODES = [
   "bad_challenge",
   "bad_rows",
   "bad_item",
+  "bad_quest",
   "bad_request",
   "bad_clock",
   "bad_delta",

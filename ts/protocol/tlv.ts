@@ -24,8 +24,27 @@ export const TLV_ITEM = 0x06;
  * the sprite sheet); project addition (issue 18), see docs/protocol.md § TLV metadata.
  */
 export const TLV_APPEARANCE = 0x07;
+/**
+ * A player's quests, in its own EntityDetail: `catalogue_version` u16 (the texts at GET /api/quests), then
+ * per quest `quest` u8, `state` u8 (1 active, 2 ready to hand in, 3 done), `progress` u16, `goal` u16;
+ * project addition (issue 38), see docs/protocol.md § 18.7.
+ */
+export const TLV_QUESTS = 0x08;
+/**
+ * Which creature kinds have something for this player, in its own EntityDetail: per kind `type_id` u16,
+ * `mark` u8 (1 a quest to take, 2 a quest to hand in); project addition (issue 38).
+ */
+export const TLV_QUEST_MARKS = 0x09;
 /** The highest tag this build knows: 0x01 … TLV_LAST_KNOWN have fixed formats. */
-export const TLV_LAST_KNOWN = TLV_APPEARANCE;
+export const TLV_LAST_KNOWN = TLV_QUEST_MARKS;
+/** Bytes of the quests value before its entries (catalogue_version u16), and of one entry. */
+export const QUESTS_HEADER_BYTES = 2;
+export const QUEST_ENTRY_BYTES = 6;
+/** Entries one quests value holds at most: (255 − 2) / 6. */
+export const QUESTS_MAX = 42;
+/** Bytes of one entry of a quest_marks value, and the most entries one holds (255 / 3). */
+export const QUEST_MARK_BYTES = 3;
+export const QUEST_MARKS_MAX = 85;
 /** Bytes of the inventory value before its stacks: version u32, capacity u8. */
 export const INVENTORY_HEADER_BYTES = 5;
 /** Bytes of one stack in an inventory value: slot u8, item_id u16, count u16. */
@@ -50,7 +69,10 @@ export const TLV_HEADER_BYTES = 2;
 export const TLV_U16_VALUE_BYTES = 2;
 /** Names of the known tags by tag number, as the Tlv `kind` and the packet tool spell them. */
 export const TLV_TAG_NAMES: Readonly<
-  Record<number, "status_effects" | "weapon" | "armor" | "name" | "inventory" | "item" | "appearance">
+  Record<
+    number,
+    "status_effects" | "weapon" | "armor" | "name" | "inventory" | "item" | "appearance" | "quests" | "quest_marks"
+  >
 > = {
   [TLV_STATUS_EFFECTS]: "status_effects",
   [TLV_WEAPON]: "weapon",
@@ -59,6 +81,8 @@ export const TLV_TAG_NAMES: Readonly<
   [TLV_INVENTORY]: "inventory",
   [TLV_ITEM]: "item",
   [TLV_APPEARANCE]: "appearance",
+  [TLV_QUESTS]: "quests",
+  [TLV_QUEST_MARKS]: "quest_marks",
 };
 
 /** One stack of an inventory value: `count` (≥ 1) of catalogue item `itemId` (≥ 1) in `slot`. */
@@ -66,6 +90,20 @@ export interface ItemStack {
   slot: number;
   itemId: number;
   count: number;
+}
+
+/** One quest of a player: its number (1 … 255), state (1 active, 2 ready, 3 done), progress and goal. */
+export interface QuestEntry {
+  quest: number;
+  state: number;
+  progress: number;
+  goal: number;
+}
+
+/** A creature kind with something for the player: 1 a quest to take, 2 one to hand in. */
+export interface QuestMark {
+  typeId: number;
+  mark: number;
 }
 
 export type Tlv =
@@ -78,7 +116,11 @@ export type Tlv =
   | { kind: "item"; itemId: number; count: number }
   /** A player's look (index into the clients' player looks). */
   | { kind: "appearance"; value: number }
-  /** A tag this build does not know (never 0x01..0x07), kept as raw bytes. */
+  /** A player's quests (its own EntityDetail only); `catalogueVersion` names the texts they refer to. */
+  | { kind: "quests"; catalogueVersion: number; quests: QuestEntry[] }
+  /** The kinds with a quest for the player to take or hand in (its own EntityDetail only). */
+  | { kind: "quest_marks"; marks: QuestMark[] }
+  /** A tag this build does not know (never 0x01..0x09), kept as raw bytes. */
   | { kind: "unknown"; tag: number; bytes: Uint8Array };
 
 /**
@@ -122,6 +164,10 @@ export function validateTlvs(bytes: Uint8Array, start: number, end: number): Dec
       } else if (tag === TLV_NAME) {
         const problem = nameProblem(bytes, valueStart, valueStart + length);
         if (problem !== null) return decodeError("bad_name", valueStart, problem);
+      } else if (tag === TLV_QUESTS || tag === TLV_QUEST_MARKS) {
+        const problem =
+          tag === TLV_QUESTS ? questsProblem(bytes, valueStart, length) : marksProblem(bytes, valueStart, length);
+        if (problem !== null) return decodeError(problem.code, problem.at, problem.message);
       } else if (length !== TLV_U16_VALUE_BYTES) {
         return decodeError(
           "bad_tlv_length",
@@ -160,6 +206,58 @@ function inventoryProblem(
       return { code: "bad_item", at, message: "an inventory stack needs an item_id and a count of at least 1" };
     }
     lastSlot = slot;
+  }
+  return null;
+}
+
+/** Why a quests value at bytes[start..start+length) is malformed, or null. */
+function questsProblem(
+  bytes: Uint8Array,
+  start: number,
+  length: number,
+): { code: "bad_tlv_length" | "bad_quest"; at: number; message: string } | null {
+  if (length < QUESTS_HEADER_BYTES || (length - QUESTS_HEADER_BYTES) % QUEST_ENTRY_BYTES !== 0) {
+    return {
+      code: "bad_tlv_length",
+      at: start - TLV_HEADER_BYTES + TLV_LENGTH_OFFSET,
+      message: `TLV quests has len ${length}, expected 2 + 6 per quest`,
+    };
+  }
+  let last = 0;
+  for (let at = start + QUESTS_HEADER_BYTES; at < start + length; at += QUEST_ENTRY_BYTES) {
+    const quest = bytes[at];
+    const state = bytes[at + 1];
+    if (quest <= last) return { code: "bad_quest", at, message: "quests must be listed by rising number from 1" };
+    if (state < 1 || state > 3)
+      return { code: "bad_quest", at: at + 1, message: `quest state ${state} is not 1, 2 or 3` };
+    if (readU16(bytes, at + 2) > readU16(bytes, at + 4)) {
+      return { code: "bad_quest", at: at + 2, message: "a quest's progress is above its goal" };
+    }
+    last = quest;
+  }
+  return null;
+}
+
+/** Why a quest_marks value at bytes[start..start+length) is malformed, or null. */
+function marksProblem(
+  bytes: Uint8Array,
+  start: number,
+  length: number,
+): { code: "bad_tlv_length" | "bad_quest"; at: number; message: string } | null {
+  if (length % QUEST_MARK_BYTES !== 0) {
+    return {
+      code: "bad_tlv_length",
+      at: start - TLV_HEADER_BYTES + TLV_LENGTH_OFFSET,
+      message: `TLV quest_marks has len ${length}, expected 3 per kind`,
+    };
+  }
+  let last = -1;
+  for (let at = start; at < start + length; at += QUEST_MARK_BYTES) {
+    const typeId = readU16(bytes, at);
+    const mark = bytes[at + 2];
+    if (typeId <= last) return { code: "bad_quest", at, message: "quest marks must be listed by rising type_id" };
+    if (mark < 1 || mark > 2) return { code: "bad_quest", at: at + 2, message: `quest mark ${mark} is not 1 or 2` };
+    last = typeId;
   }
   return null;
 }
@@ -241,10 +339,42 @@ export function tlvsByteLength(tlvs: readonly Tlv[]): number {
         }
         length += TLV_HEADER_BYTES + ITEM_VALUE_BYTES;
         break;
+      case "quests": {
+        tag = TLV_QUESTS;
+        if (!isIntegerIn(tlv.catalogueVersion, 0, 0xffff)) badTlv("quests catalogue_version must be a u16");
+        if (!Array.isArray(tlv.quests) || tlv.quests.length > QUESTS_MAX) badTlv(`quests holds at most ${QUESTS_MAX}`);
+        let last = 0;
+        for (const entry of tlv.quests) {
+          if (!isIntegerIn(entry.quest, last + 1, 0xff)) badTlv("quests must be u8s by rising number from 1");
+          if (!isIntegerIn(entry.state, 1, 3)) badTlv("a quest's state must be 1, 2 or 3");
+          if (!isIntegerIn(entry.goal, 0, 0xffff) || !isIntegerIn(entry.progress, 0, entry.goal)) {
+            badTlv("a quest's goal must be a u16 and its progress 0..goal");
+          }
+          last = entry.quest;
+        }
+        length += TLV_HEADER_BYTES + QUESTS_HEADER_BYTES + tlv.quests.length * QUEST_ENTRY_BYTES;
+        break;
+      }
+      case "quest_marks": {
+        tag = TLV_QUEST_MARKS;
+        if (!Array.isArray(tlv.marks) || tlv.marks.length > QUEST_MARKS_MAX) {
+          badTlv(`quest_marks holds at most ${QUEST_MARKS_MAX}`);
+        }
+        let last = -1;
+        for (const entry of tlv.marks) {
+          if (!isIntegerIn(entry.typeId, last + 1, 0xffff)) badTlv("quest marks must be u16 type_ids, rising");
+          if (!isIntegerIn(entry.mark, 1, 2)) badTlv("a quest mark must be 1 or 2");
+          last = entry.typeId;
+        }
+        length += TLV_HEADER_BYTES + tlv.marks.length * QUEST_MARK_BYTES;
+        break;
+      }
       case "unknown":
         tag = 0;
         if (!isIntegerIn(tlv.tag, 0, 0xff) || (tlv.tag >= TLV_STATUS_EFFECTS && tlv.tag <= TLV_LAST_KNOWN)) {
-          badTlv(`unknown TLV tag must be a u8 outside 0x01..0x07, got ${String(tlv.tag)}`);
+          badTlv(
+            `unknown TLV tag must be a u8 outside 0x01..0x${TLV_LAST_KNOWN.toString(16).padStart(2, "0")}, got ${String(tlv.tag)}`,
+          );
         }
         if (!(tlv.bytes instanceof Uint8Array) || tlv.bytes.length > TLV_VALUE_MAX_BYTES) {
           badTlv(`TLV value must be a Uint8Array of at most ${TLV_VALUE_MAX_BYTES} bytes`);
@@ -307,6 +437,34 @@ export function writeTlvs(tlvs: readonly Tlv[], out: Uint8Array, offset: number)
         writeU16(out, at + TLV_HEADER_BYTES + 2, tlv.count);
         at += TLV_HEADER_BYTES + ITEM_VALUE_BYTES;
         break;
+      case "quests": {
+        out[at + TLV_TAG_OFFSET] = TLV_QUESTS;
+        out[at + TLV_LENGTH_OFFSET] = QUESTS_HEADER_BYTES + tlv.quests.length * QUEST_ENTRY_BYTES;
+        let value = at + TLV_HEADER_BYTES;
+        writeU16(out, value, tlv.catalogueVersion);
+        value += QUESTS_HEADER_BYTES;
+        for (const entry of tlv.quests) {
+          out[value] = entry.quest;
+          out[value + 1] = entry.state;
+          writeU16(out, value + 2, entry.progress);
+          writeU16(out, value + 4, entry.goal);
+          value += QUEST_ENTRY_BYTES;
+        }
+        at = value;
+        break;
+      }
+      case "quest_marks": {
+        out[at + TLV_TAG_OFFSET] = TLV_QUEST_MARKS;
+        out[at + TLV_LENGTH_OFFSET] = tlv.marks.length * QUEST_MARK_BYTES;
+        let value = at + TLV_HEADER_BYTES;
+        for (const entry of tlv.marks) {
+          writeU16(out, value, entry.typeId);
+          out[value + 2] = entry.mark;
+          value += QUEST_MARK_BYTES;
+        }
+        at = value;
+        break;
+      }
       case "unknown":
         out[at + TLV_TAG_OFFSET] = tlv.tag;
         out[at + TLV_LENGTH_OFFSET] = tlv.bytes.length;
@@ -342,7 +500,14 @@ export function decodeTlvs(bytes: Uint8Array, start: number, end: number): Tlv[]
     else if (tag === TLV_APPEARANCE) tlvs.push({ kind: "appearance", value: u16 });
     else if (tag === TLV_NAME) tlvs.push({ kind: "name", value: utf8.decode(bytes.subarray(valueStart, valueEnd)) });
     else if (tag === TLV_INVENTORY) tlvs.push(readInventory(bytes, valueStart, valueEnd));
-    else if (tag === TLV_ITEM) {
+    else if (tag === TLV_QUESTS) tlvs.push(readQuests(bytes, valueStart, valueEnd));
+    else if (tag === TLV_QUEST_MARKS) {
+      const marks: QuestMark[] = [];
+      for (let mark = valueStart; mark < valueEnd; mark += QUEST_MARK_BYTES) {
+        marks.push({ typeId: readU16(bytes, mark), mark: bytes[mark + 2] });
+      }
+      tlvs.push({ kind: "quest_marks", marks });
+    } else if (tag === TLV_ITEM) {
       tlvs.push({ kind: "item", itemId: readU16(bytes, valueStart), count: readU16(bytes, valueStart + 2) });
     } else tlvs.push({ kind: "unknown", tag, bytes: bytes.slice(valueStart, valueEnd) });
   }
@@ -356,6 +521,20 @@ function readInventory(bytes: Uint8Array, start: number, end: number): Tlv {
     stacks.push({ slot: bytes[at], itemId: readU16(bytes, at + 1), count: readU16(bytes, at + 3) });
   }
   return { kind: "inventory", version: readU32(bytes, start), capacity: bytes[start + 4], stacks };
+}
+
+/** The quests value at bytes[start..end) of a validated block. */
+function readQuests(bytes: Uint8Array, start: number, end: number): Tlv {
+  const quests: QuestEntry[] = [];
+  for (let at = start + QUESTS_HEADER_BYTES; at < end; at += QUEST_ENTRY_BYTES) {
+    quests.push({
+      quest: bytes[at],
+      state: bytes[at + 1],
+      progress: readU16(bytes, at + 2),
+      goal: readU16(bytes, at + 4),
+    });
+  }
+  return { kind: "quests", catalogueVersion: readU16(bytes, start), quests };
 }
 
 /** Offset of the value of the first TLV with `tag` in a validated block, or -1. */

@@ -26,13 +26,9 @@ import {
   PACKET_LAYOUTS,
   PACKET_TYPE_NAMES,
   PROTOCOL_VERSION,
-  TLV_HEADER_BYTES,
-  INVENTORY_HEADER_BYTES,
-  INVENTORY_STACK_BYTES,
-  ITEM_VALUE_BYTES,
   TLV_TAG_NAMES,
-  TLV_U16_VALUE_BYTES,
   type Tlv,
+  tlvsByteLength,
   chunkCoords,
   chunkId,
   decodePacketPlain,
@@ -121,23 +117,22 @@ function tlvJson(tlv: Tlv): Json {
       };
     case "item":
       return { tag: "item", itemId: tlv.itemId, count: tlv.count };
+    case "quests":
+      return {
+        tag: "quests",
+        catalogueVersion: tlv.catalogueVersion,
+        quests: tlv.quests.map((entry) => ({ ...entry })),
+      };
+    case "quest_marks":
+      return { tag: "quest_marks", marks: tlv.marks.map((entry) => ({ ...entry })) };
     default:
       return { tag: tlv.kind, value: tlv.value };
   }
 }
 
-/** Encoded bytes of TLVs; counts as the encoder does, without its checks (they come with the encode). */
+/** Encoded bytes of TLVs: the encoder's own count (ts/protocol/tlv.ts), which also checks them. */
 function metaLength(meta: readonly Tlv[]): number {
-  let length = 0;
-  for (const tlv of meta) {
-    if (tlv.kind === "unknown") length += TLV_HEADER_BYTES + tlv.bytes.length;
-    else if (tlv.kind === "name") length += TLV_HEADER_BYTES + utf8ByteLength(tlv.value);
-    else if (tlv.kind === "inventory") {
-      length += TLV_HEADER_BYTES + INVENTORY_HEADER_BYTES + tlv.stacks.length * INVENTORY_STACK_BYTES;
-    } else if (tlv.kind === "item") length += TLV_HEADER_BYTES + ITEM_VALUE_BYTES;
-    else length += TLV_HEADER_BYTES + TLV_U16_VALUE_BYTES;
-  }
-  return length;
+  return tlvsByteLength(meta);
 }
 
 /** The value a count field writes: the byte or item length of the field it measures. */
@@ -718,12 +713,42 @@ function tlvFromJson(value: unknown, path: string): Tlv {
     };
   } else if (tag === "item") {
     tlv = { kind: "item", itemId: fields.integer("itemId"), count: fields.integer("count") };
+  } else if (tag === "quests") {
+    const quests = fields.raw("quests");
+    if (!Array.isArray(quests)) throw new ToolInputError(`${path}.quests must be an array`);
+    tlv = {
+      kind: "quests",
+      catalogueVersion: fields.integer("catalogueVersion"),
+      quests: quests.map((raw, index) => {
+        const entry = Fields.of(raw, `${path}.quests[${index}]`);
+        const value = {
+          quest: entry.integer("quest"),
+          state: entry.integer("state"),
+          progress: entry.integer("progress"),
+          goal: entry.integer("goal"),
+        };
+        entry.done();
+        return value;
+      }),
+    };
+  } else if (tag === "quest_marks") {
+    const marks = fields.raw("marks");
+    if (!Array.isArray(marks)) throw new ToolInputError(`${path}.marks must be an array`);
+    tlv = {
+      kind: "quest_marks",
+      marks: marks.map((raw, index) => {
+        const entry = Fields.of(raw, `${path}.marks[${index}]`);
+        const value = { typeId: entry.integer("typeId"), mark: entry.integer("mark") };
+        entry.done();
+        return value;
+      }),
+    };
   } else if (typeof tag === "number") {
     const hex = fields.string("hex");
     tlv = { kind: "unknown", tag, bytes: bytesFromHex(hex) };
   } else {
     throw new ToolInputError(
-      `${path}.tag must be status_effects, weapon, armor, name, inventory, item, appearance or a number`,
+      `${path}.tag must be status_effects, weapon, armor, name, inventory, item, appearance, quests, quest_marks or a number`,
     );
   }
   fields.done();

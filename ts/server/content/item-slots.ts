@@ -73,3 +73,43 @@ export function stacksOf(slots: Slots): SlotStack[] {
   });
   return stacks;
 }
+
+/** `slots` with `count` fewer of `itemId`, taken from the last stacks first; null when they hold fewer. */
+export function takeItem(slots: Slots, itemId: number, count: number): (Stack | null)[] | null {
+  if (countOf(slots, itemId) < count) return null;
+  const next = slots.slice();
+  let left = count;
+  for (let slot = next.length - 1; slot >= 0 && left > 0; slot--) {
+    const stack = next[slot];
+    if (stack === null || stack.itemId !== itemId) continue;
+    const taken = Math.min(left, stack.count);
+    next[slot] = stack.count === taken ? null : { itemId, count: stack.count - taken };
+    left -= taken;
+  }
+  return next;
+}
+
+/**
+ * One exchange with a container, decided on copies: every stack of `take` leaves it, then every stack
+ * of `give` enters it — all or nothing. "no_item" when it lacks something to take, "full" when what is
+ * given does not fit once the taking is done.
+ */
+export function exchange(
+  slots: Slots,
+  take: readonly Stack[],
+  give: readonly Stack[],
+  catalogue: ItemCatalogue,
+): { slots: (Stack | null)[] } | "no_item" | "full" {
+  let next: (Stack | null)[] = slots.slice();
+  for (const stack of take) {
+    const taken = takeItem(next, stack.itemId, stack.count);
+    if (taken === null) return "no_item";
+    next = taken;
+  }
+  for (const stack of give) {
+    const added = addTo(next, stack.itemId, stack.count, catalogue);
+    if (added.added < stack.count) return "full";
+    next = added.slots;
+  }
+  return { slots: next };
+}

@@ -18,7 +18,7 @@ import { MAX_DATAGRAM_BYTES } from "../../protocol/header.js";
 import type { ItemRequestPacket } from "../../protocol/item-request.js";
 import type { ItemStack, Tlv } from "../../protocol/tlv.js";
 import type { ItemCatalogue } from "../content/item-catalogue.js";
-import { type Stack, stacksOf } from "../content/item-slots.js";
+import { exchange, type Stack, stacksOf } from "../content/item-slots.js";
 import type { ChestSpec, LootEntry } from "../content/item-specs.js";
 import type { NpcKind } from "../content/npc-kinds.js";
 import type { Clock } from "../ops/clock.js";
@@ -31,7 +31,7 @@ import type { ChatService } from "../talk/chat.js";
 import { BAG_SLOTS, Bags, bagStacks } from "./bags.js";
 import { type Chest, CHEST_SLOTS, ChestsAndPiles, REACH, within } from "./chests-and-piles.js";
 import { ItemRequests } from "./item-requests.js";
-import { ItemTransfer } from "./item-transfer.js";
+import { ItemTransfer, settle } from "./item-transfer.js";
 import { Loot } from "./loot.js";
 
 export interface ItemPorts {
@@ -248,6 +248,47 @@ export class ItemRoom {
     return inventoryTlv(chest.version, CHEST_SLOTS, stacksOf(chest.slots));
   }
 
+  /**
+   * One exchange with a player's bag, for the server's own purposes (a shop, a quest's reward, a script):
+   * every stack of `take` leaves the bag and every stack of `give` enters it, as one change through the
+   * transfer path — durable before `done` hears "ok", and nothing changed on any other answer ("no_item":
+   * it lacks something to take; "full": what is given does not fit; "unknown": no such player here;
+   * "failed": the write failed). Done once, in its turn behind the player's other item work.
+   */
+  exchange(
+    session: Session,
+    take: readonly Stack[],
+    give: readonly Stack[],
+    done: (outcome: ExchangeOutcome) => void,
+  ): void {
+    const carried = this.bags.of(session);
+    if (carried === undefined) return done("unknown");
+    this.transfer.runFor(carried, () => {
+      if (this.bags.of(session) !== carried) return done("unknown");
+      if (carried.unreadable) return done("failed");
+      const planned = exchange(carried.bag, take, give, this.ports.catalogue);
+      if (typeof planned === "string") return done(planned);
+      return settle(
+        this.transfer.commit({
+          write: { containers: [this.bags.row(carried, planned.slots)] },
+          apply: () => this.bags.setBag(carried, planned.slots),
+        }),
+        (ok) => done(ok ? "ok" : "failed"),
+      );
+    });
+  }
+
+  /** How many of `itemId` the player carries in its bag and equipment. */
+  countOf(session: Session, itemId: number): number {
+    const carried = this.bags.of(session);
+    if (carried === undefined) return 0;
+    let count = 0;
+    for (const stack of [...carried.bag, carried.weapon, carried.armor]) {
+      if (stack !== null && stack.itemId === itemId) count += stack.count;
+    }
+    return count;
+  }
+
   /** An ItemRequest from `session`: executed once, answered every time (item-requests.ts). */
   onRequest(session: Session, packet: ItemRequestPacket): void {
     this.requests.onRequest(session, packet);
@@ -324,6 +365,9 @@ export class ItemRoom {
     this.ports.egress.send(session, out.slice(0, size));
   }
 }
+
+/** What an exchange came to (ItemRoom.exchange). */
+export type ExchangeOutcome = "ok" | "no_item" | "full" | "unknown" | "failed";
 
 function inventoryTlv(version: number, capacity: number, stacks: ItemStack[]): Tlv {
   return { kind: "inventory", version: version >>> 0, capacity, stacks };

@@ -1,0 +1,179 @@
+// Quests (docs/content.md § Quests): what the scripts define — an id, a title, what to do, a goal count,
+// who gives it, what it needs done first, the reward — and where each player stands in each: not started,
+// active (progress toward the goal), ready (the goal reached: hand it in to the giver), done. An account's
+// quests are written to the store in the turn they change, before the player is told (a restart loses no
+// step); a guest's live as long as its session. What the client sees: the `quests` TLV in the player's own
+// EntityDetail (state and progress by quest number) and `quest_marks` (which kinds have something for it),
+// with the texts at GET /api/quests (docs/protocol.md § 18.7).
+import type { QuestMark, QuestEntry } from "../../protocol/tlv.js";
+import type { QuestRecord, QuestState, QuestStorePort } from "../persistence/quest-store.js";
+import type { Session } from "../sessions/session.js";
+
+/** The most quests a world defines (the `quests` TLV carries at most this many of one player). */
+export const MAX_QUESTS = 32;
+/** The largest goal count of a quest. */
+export const MAX_QUEST_GOAL = 10_000;
+
+export interface QuestDefinition {
+  /** The script's name for it ("rat_cull"): letters, digits, "_", at most 32. */
+  readonly id: string;
+  /** Its number on the wire (the order definitions came in, from 1). */
+  readonly number: number;
+  readonly title: string;
+  /** What to do, as the quest log says it. */
+  readonly text: string;
+  /** How many of what it asks (kills, items): progress counts up to it. */
+  readonly goal: number;
+  /** The kind (by name) that gives it and takes it back; null when no creature does. */
+  readonly giver: string | null;
+  /** Quests that must be done before this one is offered. */
+  readonly requires: readonly string[];
+  /** The file that defined it. */
+  readonly file: string;
+}
+
+/** Where one player stands in one quest. */
+export interface QuestStanding {
+  readonly state: QuestState | "none";
+  readonly progress: number;
+  readonly goal: number;
+}
+
+/** Client marks over a giver: 1 a quest to take, 2 a quest to hand in. */
+export const MARK_OFFER = 1;
+export const MARK_HAND_IN = 2;
+
+export class QuestBook {
+  private readonly definitions = new Map<string, QuestDefinition>();
+  /** Bumped whenever the definitions change (a reload): the client fetches the texts again. */
+  catalogueVersion = 1;
+  private readonly players = new WeakMap<Session, Map<string, QuestRecord>>();
+
+  constructor(
+    private readonly store: QuestStorePort | null,
+    /** Told when a player's quests changed: its detail goes out again. */
+    private readonly changed: (session: Session) => void,
+  ) {}
+
+  /** Replaces every definition (the scripts were (re)loaded); each keeps its number if it keeps its id. */
+  define(definitions: readonly Omit<QuestDefinition, "number">[]): void {
+    const before = new Map(this.definitions);
+    this.definitions.clear();
+    let next = Math.max(0, ...[...before.values()].map((quest) => quest.number)) + 1;
+    for (const definition of definitions.slice(0, MAX_QUESTS)) {
+      const number = before.get(definition.id)?.number ?? next++;
+      this.definitions.set(definition.id, { ...definition, number });
+    }
+    this.catalogueVersion = (this.catalogueVersion % 0xffff) + 1;
+  }
+
+  get(id: string): QuestDefinition | undefined {
+    return this.definitions.get(id);
+  }
+
+  values(): IterableIterator<QuestDefinition> {
+    return this.definitions.values();
+  }
+
+  /** Where `session` stands in quest `id` (which must be defined). */
+  standing(session: Session, id: string): QuestStanding {
+    const quest = this.require(id);
+    const record = this.recordsOf(session).get(id);
+    return { state: record?.state ?? "none", progress: record?.progress ?? 0, goal: quest.goal };
+  }
+
+  /** Whether quest `id` may be started by `session` now: not started, and what it requires done. */
+  offered(session: Session, id: string): boolean {
+    const quest = this.require(id);
+    const records = this.recordsOf(session);
+    return !records.has(id) && quest.requires.every((required) => records.get(required)?.state === "done");
+  }
+
+  /** Starts quest `id`; false (nothing changed) when it was started before or is not offered. */
+  start(session: Session, id: string): boolean {
+    if (!this.offered(session, id)) return false;
+    this.write(session, { quest: id, state: "active", progress: 0 });
+    return true;
+  }
+
+  /**
+   * Adds `amount` to an active quest's progress (capped at its goal); reaching the goal makes it ready to
+   * hand in. Returns the new standing, or null when the quest is not active.
+   */
+  progress(session: Session, id: string, amount: number): QuestStanding | null {
+    const quest = this.require(id);
+    const record = this.recordsOf(session).get(id);
+    if (record === undefined || record.state !== "active") return null;
+    const progress = Math.min(quest.goal, record.progress + Math.max(0, Math.floor(amount)));
+    this.write(session, { quest: id, state: progress >= quest.goal ? "ready" : "active", progress });
+    return this.standing(session, id);
+  }
+
+  /** Marks quest `id` done (it must be ready, or active when `early`); false when it was not. */
+  complete(session: Session, id: string, early = false): boolean {
+    const quest = this.require(id);
+    const record = this.recordsOf(session).get(id);
+    if (record === undefined || !(record.state === "ready" || (early && record.state === "active"))) return false;
+    this.write(session, { quest: id, state: "done", progress: quest.goal });
+    return true;
+  }
+
+  /** The `quests` TLV entries of `session`: every quest it started that is still defined, by number. */
+  entries(session: Session): QuestEntry[] {
+    const entries: QuestEntry[] = [];
+    for (const [id, record] of this.recordsOf(session)) {
+      const quest = this.definitions.get(id);
+      if (quest === undefined) continue;
+      entries.push({
+        quest: quest.number,
+        state: record.state === "active" ? 1 : record.state === "ready" ? 2 : 3,
+        progress: Math.min(record.progress, 0xffff),
+        goal: Math.min(quest.goal, 0xffff),
+      });
+    }
+    return entries.sort((a, b) => a.quest - b.quest);
+  }
+
+  /** The `quest_marks` of `session`: each giver kind with a quest to hand in (2) or to take (1). */
+  marks(session: Session, typeIdOf: (kindName: string) => number | undefined): QuestMark[] {
+    const byKind = new Map<number, number>();
+    for (const quest of this.definitions.values()) {
+      if (quest.giver === null) continue;
+      const typeId = typeIdOf(quest.giver);
+      if (typeId === undefined) continue;
+      const state = this.standing(session, quest.id).state;
+      const mark = state === "ready" ? MARK_HAND_IN : this.offered(session, quest.id) ? MARK_OFFER : 0;
+      if (mark > (byKind.get(typeId) ?? 0)) byKind.set(typeId, mark);
+    }
+    return [...byKind]
+      .filter(([, mark]) => mark > 0)
+      .map(([typeId, mark]) => ({ typeId, mark }))
+      .sort((a, b) => a.typeId - b.typeId);
+  }
+
+  private require(id: string): QuestDefinition {
+    const quest = this.definitions.get(id);
+    if (quest === undefined) throw new Error(`no quest "${id}" is defined`);
+    return quest;
+  }
+
+  /** The session's quests, read from the store the first time (an account's), or empty (a guest's). */
+  private recordsOf(session: Session): Map<string, QuestRecord> {
+    let records = this.players.get(session);
+    if (records === undefined) {
+      records = new Map();
+      if (session.accountId !== null && this.store !== null) {
+        for (const record of this.store.load(session.accountId)) records.set(record.quest, record);
+      }
+      this.players.set(session, records);
+    }
+    return records;
+  }
+
+  /** Writes a quest's new standing (an account's to the store first), then tells the player. */
+  private write(session: Session, record: QuestRecord): void {
+    if (session.accountId !== null && this.store !== null) this.store.save(session.accountId, record);
+    this.recordsOf(session).set(record.quest, record);
+    this.changed(session);
+  }
+}
