@@ -119,6 +119,9 @@ export class PgItemStore implements ItemStorePort {
   }
 
   write(write: ItemWrite): Promise<number[]> {
+    if (write.alongside !== undefined) {
+      return Promise.reject(new Error("a shared item store cannot write another store in the same transaction"));
+    }
     const client = this.client;
     const all: Promise<unknown>[] = [];
     const query = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => {

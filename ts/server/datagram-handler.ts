@@ -24,9 +24,8 @@ import {
   readActionTokenHigh,
   readActionTokenLow,
 } from "../protocol/action.js";
-import { encodeEntityDetail } from "../protocol/entity-detail.js";
 import type { EntityQueryPacket } from "../protocol/entity-query.js";
-import { MAX_DATAGRAM_BYTES, PACKET_PONG, encodeHeader } from "../protocol/header.js";
+import { PACKET_PONG, encodeHeader } from "../protocol/header.js";
 import { decodePacket } from "../protocol/packet.js";
 import {
   entityAckTick,
@@ -47,7 +46,8 @@ import type { Egress } from "./edge/egress.js";
 import type { EntityStore } from "./entities/entities.js";
 import type { Interactables } from "./world/interactables.js";
 import type { ItemRoom } from "./items/item-room.js";
-import type { Tlv } from "../protocol/tlv.js";
+import type { EntityDetails } from "./broadcast/entity-detail.js";
+import type { ScriptRoom } from "./scripting/script-room.js";
 import type { Doors } from "./world/doors.js";
 import type { Logger } from "./ops/log.js";
 import type { Metrics } from "./ops/metrics.js";
@@ -80,7 +80,11 @@ export interface DatagramPorts {
   readonly custom: Pick<CustomMessages, "dispatch">;
   readonly interactables: Pick<Interactables, "onQuery">;
   /** Item requests, and what a query adds to an EntityDetail (a bag, a chest's contents). */
-  readonly items: Pick<ItemRoom, "onRequest" | "detailTlv">;
+  readonly items: Pick<ItemRoom, "onRequest">;
+  /** EntityDetail replies, composed for the asking player (broadcast/entity-detail.ts). */
+  readonly details: Pick<EntityDetails, "send">;
+  /** Talking to a creature a content script gives words (scripting/script-room.ts). */
+  readonly scripts: Pick<ScriptRoom, "onQuery"> | null;
   /** A query from a player next to a door uses it (doors.ts). */
   readonly doors: Pick<Doors, "onQuery">;
   /** The session lifecycle (../sessions/session-lifecycle.ts): ends a session that said it is leaving (LeavePacket, P-26). */
@@ -104,6 +108,8 @@ export class DatagramHandler {
   private readonly custom: DatagramPorts["custom"];
   private readonly interactables: DatagramPorts["interactables"];
   private readonly items: DatagramPorts["items"];
+  private readonly details: DatagramPorts["details"];
+  private readonly scripts: DatagramPorts["scripts"];
   private readonly doors: DatagramPorts["doors"];
   private readonly lifecycle: DatagramPorts["lifecycle"];
 
@@ -121,6 +127,8 @@ export class DatagramHandler {
     this.custom = ports.custom;
     this.interactables = ports.interactables;
     this.items = ports.items;
+    this.details = ports.details;
+    this.scripts = ports.scripts;
     this.doors = ports.doors;
     this.lifecycle = ports.lifecycle;
   }
@@ -345,18 +353,12 @@ export class DatagramHandler {
     if (!session) return;
     const entity = this.entities.get(packet.entityId);
     if (!entity) return this.metrics.drop("unknown_entity");
-    const out = new Uint8Array(MAX_DATAGRAM_BYTES);
-    const meta: Tlv[] = entity.name ? [...entity.meta, { kind: "name", value: entity.name }] : [...entity.meta];
-    // Your own bag, or a chest's contents when you stand next to it (items/item-room.ts).
-    const items = this.items.detailTlv(session, entity);
-    if (items !== null) meta.push(items);
-    const size = encodeEntityDetail(
-      { type: "entity_detail", clientType: 0, tick: this.clock.tick, entityId: entity.id, meta },
-      out,
-    );
-    this.egress.send(session, out.subarray(0, size));
-    // From a player next to an interactable, the query is also "use it" (interactables.ts, doors.ts).
-    if (!this.interactables.onQuery(session, entity)) this.doors.onQuery(session, entity);
+    // What the player asked about, with what the rooms add for it (its own bag and quests, a chest's contents).
+    this.details.send(session, entity);
+    // From a player next to an interactable, the query is also "use it" (interactables.ts, doors.ts), and
+    // next to a creature a script gives words, "talk to it" (scripting/).
+    if (this.interactables.onQuery(session, entity) || this.doors.onQuery(session, entity)) return;
+    this.scripts?.onQuery(session, entity);
   }
 
   /**

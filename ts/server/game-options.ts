@@ -1,5 +1,7 @@
 // What a Game can be started with (server flags map onto these), its defaults,
-// and the refusal a join can end in.
+// and the content it runs.
+import type { ContentFile } from "./content/content-files.js";
+import type { LuaRuntime } from "./scripting/lua-sandbox.js";
 import { DEFAULT_DAY_MINUTES } from "../world-time.js";
 import { TICK_HZ } from "../constants.js";
 import { DEFAULT_THINK_BUDGET_BASE } from "./npc/think-budget.js";
@@ -75,6 +77,13 @@ export interface GameOptions {
   sharedNotices?: NoticePort;
   /** The first entity id this game hands out (default 1): a cluster's regions take disjoint ranges (ts/cluster/). */
   firstEntityId?: number;
+  /**
+   * The map's content scripts and the Lua module they run in (scripting/, docs/content.md): loaded before
+   * the Game (compiling the module is async); absent, the world has no scripted content.
+   */
+  content?: { runtime: LuaRuntime; files: ContentFile[] };
+  /** Seed of the scripts' random numbers (their `random`). */
+  scriptSeed: number;
 }
 
 export const DEFAULT_GAME_OPTIONS: GameOptions = {
@@ -99,4 +108,5 @@ export const DEFAULT_GAME_OPTIONS: GameOptions = {
   levelSize: 256,
   levelKeepEmptyMs: 60_000,
   dungeonSeed: 0x64756e,
+  scriptSeed: 0x736372,
 };

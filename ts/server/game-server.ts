@@ -39,6 +39,9 @@ import { Logger } from "./ops/log.js";
 import { Metrics, TIMING_WINDOW_TICKS } from "./ops/metrics.js";
 import { executeWindowMoves } from "./entities/movement.js";
 import { NpcRoom } from "./npc/npc-room.js";
+import { ScriptRoom } from "./scripting/script-room.js";
+import { EntityDetails } from "./broadcast/entity-detail.js";
+import { QuestStore, WorldValues } from "./persistence/quest-store.js";
 import { CombatRoom } from "./combat/combat-room.js";
 import { ItemCatalogue } from "./content/item-catalogue.js";
 import { ItemRoom } from "./items/item-room.js";
@@ -116,6 +119,10 @@ export class Game {
   readonly worldClock: WorldClock;
   /** What operators do: kick, ban, mute, announce (admin/; its HTTP API only with an admin token). */
   readonly admin: AdminService;
+  /** The host's content scripts (scripting/): null for a map without a content folder. */
+  readonly scripts: ScriptRoom | null;
+  /** EntityDetail replies, composed for the asking player (broadcast/entity-detail.ts). */
+  readonly details: EntityDetails;
   /** Warps, teleports and stairs stepped on (warps.ts), and the dungeon levels below the stairs (dungeon/levels.ts). */
   readonly warps: Warps;
   readonly levels: DungeonLevels;
@@ -180,6 +187,11 @@ export class Game {
       armorValue: (entity: StoredEntity) => this.items.armorValue(entity),
       dropLootOf: (typeId: number, x: number, y: number) => this.items.dropLootOf(typeId, x, y),
     };
+    const details = { send: (session: Session, entity: StoredEntity) => this.details.send(session, entity) };
+    const scripts = {
+      onKill: (killer: StoredEntity, victim: StoredEntity) => this.scripts?.onKill(killer, victim),
+      units: () => (this.scripts === null ? 0 : ScriptRoom.unitsOf(this.scripts.takeSteps())),
+    };
     const levels = {
       onStairs: (session: Session, warp: WorldWarp) => this.levels.onStairs(session, warp),
       levelOf: (x: number, y: number) => this.levels.levelOf(x, y),
@@ -224,7 +236,7 @@ export class Game {
     const players = () => wakers(sessions, this.otherPlayers());
     const { pathing, moves } = world;
     this.npcs = new NpcRoom(
-      { entities, pathing, moves, players, sessions, overload, combat, doors, log },
+      { entities, pathing, moves, players, sessions, overload, combat, doors, scripts, log },
       world.npcSpawns,
       { thinkBudgetBase: o.npcThinkBudgetBase, seed: o.npcSeed, entityTicksPerSecond: o.tickHz / ENTITY_TICK_EVERY },
     );
@@ -241,13 +253,14 @@ export class Game {
         log,
         // Players fight with what they wield, creatures with what their kind says; the dead drop their loot.
         items,
+        scripts,
       },
       { seed: o.combatSeed, tickHz: o.tickHz },
     );
     const catalogue = new ItemCatalogue(world.items);
     const store = o.sharedItems ?? new ItemStore(db, world.name);
     this.items = new ItemRoom(
-      { entities, store, catalogue, egress, chat, combat, clock, log, worldName: world.name, levels },
+      { entities, store, catalogue, egress, chat, combat, details, log, worldName: world.name, levels },
       world.chests,
       { seed: o.combatSeed, kinds: world.npcKinds },
     );
@@ -275,6 +288,38 @@ export class Game {
       },
     );
     this.levels.settleKeptPiles(this.items, firstStairsDown(map) ?? world.spawns[0]);
+    // The host's content scripts (scripting/): talking creatures, quests, shops.
+    const content = o.content;
+    this.scripts =
+      content === undefined
+        ? null
+        : new ScriptRoom(
+            {
+              runtime: content.runtime,
+              catalogue,
+              kinds: world.npcKinds,
+              npcs: this.npcs,
+              sessions,
+              chat,
+              dialogs,
+              items: this.items,
+              warps: this.warps,
+              walkable: (x, y) => world.walkable(x, y),
+              // A cluster keeps quests in no shared store yet: its regions' scripts run without them (docs/content.md).
+              quests: o.sharedAccounts === undefined ? new QuestStore(db) : null,
+              values: new WorldValues(db, world.name),
+              clock,
+              isNight: (tick) => partOfDay(this.worldClock.timeOfDay(tick)) === "night",
+              log,
+              seed: o.scriptSeed,
+            },
+            content.files,
+          );
+    const scriptRoom = this.scripts;
+    this.details = new EntityDetails({ egress, clock }, [
+      (session, entity) => this.items.detailTlv(session, entity),
+      (session, entity) => (scriptRoom !== null && entity === session.entity ? scriptRoom.detailTlvs(session) : null),
+    ]);
 
     // Egress to every client, and the one inbound path.
     this.broadcaster = new Broadcaster({
@@ -299,6 +344,8 @@ export class Game {
       custom: this.custom,
       interactables: this.interactables,
       items: this.items,
+      details: this.details,
+      scripts: this.scripts,
       doors,
       lifecycle,
     });
@@ -360,6 +407,7 @@ export class Game {
     this.shutDown = true;
     this.stop();
     this.levelGenerator.close();
+    this.scripts?.close();
     this.saveCharacters();
     this.database.close();
   }
@@ -477,6 +525,8 @@ export class Game {
     this.combat.endTick(this.tick);
     // Steps onto piles pick them up (after the window and the NPCs moved everyone this tick).
     this.items.endTick();
+    // The scripts' timers, and night falling or day breaking.
+    this.scripts?.endTick(this.tick);
     this.lifecycle.flushJoinNotices(startMs);
     this.worldClock.endTick(this.tick, this.sessions.values());
     // Tile updates go out before the State packets whose manifests show the new versions.
@@ -512,6 +562,11 @@ export class Game {
       if (move !== null) this.sessions.movePhase(move.from, move.to, move.count);
     }
     if (this.tick % this.options.tickHz === 0) this.lifecycle.evictStale(endMs);
+  }
+
+  /** The quests' texts for GET /api/quests: none for a world without scripts. */
+  questCatalogue(): ReturnType<ScriptRoom["catalogue"]> {
+    return this.scripts?.catalogue() ?? { version: 0, quests: [] };
   }
 
   /** The overload governor's figures, with the stretch in force (what /api/status and /metrics report). */
@@ -598,6 +653,7 @@ export class Game {
         generationMs: [...this.levelGenerator.timesMs],
       },
       interactables: { count: this.interactables.size, ...this.interactables.stats },
+      scripts: this.scripts?.status() ?? null,
       doors: { count: this.doors.size, ...this.doors.stats },
       npcs: this.npcStatus(last),
       items: {

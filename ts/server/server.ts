@@ -1,6 +1,8 @@
 // Composes a running server: the Game, its transports (UDP, and for browsers a WebRTC data
 // channel and a WebSocket, all feeding the one datagram handler), its HTTP API and the client's
 // static files. Tests start it in-process on port 0; main.ts starts it from the command line.
+import { readContentFiles } from "./content/content-files.js";
+import { LuaRuntime } from "./scripting/lua-sandbox.js";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { DuplexProfile } from "../netsim/index.js";
@@ -96,7 +98,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
   // A map whose art cannot all be drawn still plays (placeholders); say what is missing, once, at start.
   for (const problem of worldMap.art?.problems ?? []) logger.warn("map art", { problem });
-  const game = new Game(core, worldMap, options, logger);
+  // The map's content scripts (<map>.content/*.lua), and a Lua module of their own to run in (scripting/).
+  const contentFiles = options.content === undefined ? readContentFiles(options.mapPath) : null;
+  const content =
+    options.content ??
+    (contentFiles !== null && contentFiles.length > 0
+      ? { runtime: await LuaRuntime.load(), files: contentFiles }
+      : undefined);
+  if (content !== undefined) logger.info("content scripts", { files: content.files.map((file) => file.name) });
+  const game = new Game(core, worldMap, { ...options, content }, logger);
 
   // Every transport feeds the one handler; with --netsim each link passes its impaired duplex first.
   const handler: LinkSink = {

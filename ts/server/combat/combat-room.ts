@@ -84,6 +84,8 @@ export interface CombatPorts {
   readonly log: Logger;
   /** The item room (../items/item-room.ts): what players wield, and the loot of the dead. */
   readonly items?: CombatItems;
+  /** The content scripts (../scripting/script-room.ts): a creature a player killed (quests count kills). */
+  readonly scripts?: { onKill(killer: StoredEntity, victim: StoredEntity): void };
 }
 
 /**
@@ -354,6 +356,7 @@ export class CombatRoom {
     if (victimIsNpc) {
       this.stats.kills.npcs++;
       this.ports.items?.dropLootOf(victim.typeId, victim.x, victim.y);
+      if (killerIsPlayer) this.ports.scripts?.onKill(killer, victim);
       this.woundedNpcs.delete(victim.id);
       this.corpses.push({ entityId: victim.id, removeTick: tick + this.corpseTicks });
     } else {

@@ -37,6 +37,8 @@ export interface ApiGame extends MetricsSource {
   /** Creates a guest session; throws JoinError when refused. */
   join(nick: string, appearance?: number | null): Session;
   leave(session: Session, reason: string): void;
+  /** The quests' texts (GET /api/quests, docs/protocol.md § 18.7): their numbers, titles and what to do. */
+  questCatalogue(): { version: number; quests: { number: number; id: string; title: string; text: string }[] };
   /** The /api/status body, over the last `ticks` ticks. */
   status(ticks: number): Record<string, unknown>;
 }
@@ -247,6 +249,9 @@ export function installApiRoutes(
   });
 
   // ?ticks=N narrows the tick and broadcast percentiles to the last N ticks (a benchmark's window).
+  // The quests' texts a client's quest log shows: the `quests` TLV names quests by number and the catalogue's
+  // version, and a client fetches this again when the version it holds is not the one a TLV names.
+  http.route("GET", "/api/quests", () => ({ body: game.questCatalogue() }));
   http.route("GET", "/api/status", ({ raw }) => {
     const ticksParam = new URL(raw.url ?? "/", "http://localhost").searchParams.get("ticks");
     let ticks = TIMING_WINDOW_TICKS;

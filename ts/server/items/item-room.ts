@@ -13,15 +13,12 @@
 // carries is dropped where it stands when its session ends. After every change
 // the player's own EntityDetail (with its `inventory` TLV) goes out, and so does
 // a chest's to every player next to it.
-import { encodeEntityDetail } from "../../protocol/entity-detail.js";
-import { MAX_DATAGRAM_BYTES } from "../../protocol/header.js";
 import type { ItemRequestPacket } from "../../protocol/item-request.js";
 import type { ItemStack, Tlv } from "../../protocol/tlv.js";
 import type { ItemCatalogue } from "../content/item-catalogue.js";
 import { exchange, type Stack, stacksOf } from "../content/item-slots.js";
 import type { ChestSpec, LootEntry } from "../content/item-specs.js";
 import type { NpcKind } from "../content/npc-kinds.js";
-import type { Clock } from "../ops/clock.js";
 import type { Egress } from "../edge/egress.js";
 import type { EntityStore, StoredEntity } from "../entities/entities.js";
 import type { Logger } from "../ops/log.js";
@@ -42,7 +39,8 @@ export interface ItemPorts {
   readonly chat: Pick<ChatService, "tell">;
   /** The combat room (../combat/combat-room.ts): the dead do not use items. */
   readonly combat: ItemCombat;
-  readonly clock: Pick<Clock, "tick">;
+  /** EntityDetails, composed for a player (../broadcast/entity-detail.ts): shown again after each change. */
+  readonly details: { send(session: Session, entity: StoredEntity): void };
   readonly log: Logger;
   readonly worldName: string;
   /**
@@ -260,6 +258,8 @@ export class ItemRoom {
     take: readonly Stack[],
     give: readonly Stack[],
     done: (outcome: ExchangeOutcome) => void,
+    /** A write of this process's database made in the same transaction (ItemWrite.alongside). */
+    alongside?: () => void,
   ): void {
     const carried = this.bags.of(session);
     if (carried === undefined) return done("unknown");
@@ -270,7 +270,7 @@ export class ItemRoom {
       if (typeof planned === "string") return done(planned);
       return settle(
         this.transfer.commit({
-          write: { containers: [this.bags.row(carried, planned.slots)] },
+          write: { containers: [this.bags.row(carried, planned.slots)], alongside },
           apply: () => this.bags.setBag(carried, planned.slots),
         }),
         (ok) => done(ok ? "ok" : "failed"),
@@ -351,19 +351,11 @@ export class ItemRoom {
     }
   }
 
-  /** Sends `entity`'s EntityDetail to `session`, as a query would be answered. */
+  /** Sends `entity`'s EntityDetail to `session`, as a query would be answered (../broadcast/entity-detail.ts). */
   sendDetail(session: Session, entity: StoredEntity): void {
-    if (session.peer === null) return;
-    const meta: Tlv[] = entity.name ? [...entity.meta, { kind: "name", value: entity.name }] : [...entity.meta];
-    const extra = this.detailTlv(session, entity);
-    if (extra !== null) meta.push(extra);
-    const out = new Uint8Array(MAX_DATAGRAM_BYTES);
-    const size = encodeEntityDetail(
-      { type: "entity_detail", clientType: 0, tick: this.ports.clock.tick, entityId: entity.id, meta },
-      out,
-    );
-    this.ports.egress.send(session, out.slice(0, size));
+    this.ports.details.send(session, entity);
   }
+
 }
 
 /** What an exchange came to (ItemRoom.exchange). */

@@ -60,6 +60,11 @@ export interface NpcPorts {
   readonly overload?: { readonly npcBudgetScale: number };
   /** The combat room (../combat/combat-room.ts): a hostile's step onto a player is a blow. */
   readonly combat: NpcCombat;
+  /**
+   * The content scripts (../scripting/script-room.ts): the think budget units their work since the last
+   * entity tick cost, taken from this tick's budget, so creatures shed under scripted load like under any.
+   */
+  readonly scripts?: { units(): number };
   /** The doors (doors.ts): a creature whose kind opensDoors opens a closed, unlocked one in its way. */
   readonly doors: Pick<Doors, "openByCreature">;
   readonly log: Logger;
@@ -323,7 +328,8 @@ export class NpcRoom {
     const scale = this.ports.overload?.npcBudgetScale ?? 1;
     let budget = Math.max(
       THINK_COST,
-      Math.floor(thinkBudget(this.options.thinkBudgetBase, this.ports.sessions.size) * scale),
+      Math.floor(thinkBudget(this.options.thinkBudgetBase, this.ports.sessions.size) * scale) -
+        (this.ports.scripts?.units() ?? 0),
     );
     this.lastTickBudget = budget;
     schedule.takeDue(entityTick);

@@ -58,6 +58,12 @@ export interface ItemWrite {
   changedPiles?: { id: number; count: number }[];
   removedPiles?: number[];
   pilesWere?: { id: number; count: number }[];
+  /**
+   * A write to this process's own database that must land with the items or not at all (a quest handed
+   * in with its reward): run inside the same transaction; throwing rolls the whole change back. SQLite
+   * only: a shared store refuses a write that has one.
+   */
+  alongside?: () => void;
 }
 
 /**
@@ -129,6 +135,7 @@ export class ItemStore implements ItemStorePort {
       "UPDATE item_piles SET level_seed = NULL, level_depth = NULL, level_size = NULL, x = ?, y = ? WHERE world = ? AND level_seed = ? AND level_depth = ? AND level_size = ?",
     );
     this.writeAll = db.transaction((write: ItemWrite): number[] => {
+      write.alongside?.();
       for (const container of write.containers ?? []) {
         this.upsertContainer.run(container.key, container.version);
         this.deleteStacks.run(container.key);

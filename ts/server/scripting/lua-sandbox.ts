@@ -63,14 +63,7 @@ export class LuaFunctionRef {
 }
 
 /** A value crossing the boundary: Lua tables arrive as plain objects (arrays when their keys are 1 … n). */
-export type LuaValue =
-  | null
-  | boolean
-  | number
-  | string
-  | LuaFunctionRef
-  | LuaValue[]
-  | { [key: string]: LuaValue };
+export type LuaValue = null | boolean | number | string | LuaFunctionRef | LuaValue[] | { [key: string]: LuaValue };
 
 /** A host function: it gets the script's arguments and returns the values the script gets back. */
 export type HostFunction = (args: LuaValue[]) => LuaValue | LuaValue[] | void;
@@ -366,7 +359,9 @@ export class LuaSandbox {
       case T_BOOLEAN:
         return lua.lua_toboolean(L, index) !== 0;
       case T_NUMBER:
-        return lua.lua_isinteger(L, index) ? Number(lua.lua_tointegerx(L, index, null)) : lua.lua_tonumberx(L, index, null);
+        return lua.lua_isinteger(L, index)
+          ? Number(lua.lua_tointegerx(L, index, null))
+          : lua.lua_tonumberx(L, index, null);
       case T_STRING:
         return lua.lua_tolstring(L, index, null);
       case T_FUNCTION:

@@ -109,13 +109,25 @@ export class QuestBook {
     return this.standing(session, id);
   }
 
-  /** Marks quest `id` done (it must be ready, or active when `early`); false when it was not. */
-  complete(session: Session, id: string, early = false): boolean {
+  /**
+   * Handing quest `id` in (it must be ready, or active when `early`), in two halves so it can land in one
+   * transaction with its reward: `persist` writes it (an account's), `apply` makes it so here and tells
+   * the player. Null when the quest is not there to hand in.
+   */
+  handIn(session: Session, id: string, early = false): { persist: () => void; apply: () => void } | null {
     const quest = this.require(id);
     const record = this.recordsOf(session).get(id);
-    if (record === undefined || !(record.state === "ready" || (early && record.state === "active"))) return false;
-    this.write(session, { quest: id, state: "done", progress: quest.goal });
-    return true;
+    if (record === undefined || !(record.state === "ready" || (early && record.state === "active"))) return null;
+    const done: QuestRecord = { quest: id, state: "done", progress: quest.goal };
+    return {
+      persist: () => {
+        if (session.accountId !== null && this.store !== null) this.store.save(session.accountId, done);
+      },
+      apply: () => {
+        this.recordsOf(session).set(id, done);
+        this.changed(session);
+      },
+    };
   }
 
   /** The `quests` TLV entries of `session`: every quest it started that is still defined, by number. */

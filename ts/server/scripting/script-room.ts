@@ -1,0 +1,753 @@
+// The scripting room (docs/content.md): the host's content scripts (<map>.content/*.lua), each in a Lua
+// sandbox of its own (lua-sandbox.ts), and the content API they are written against — events in (a
+// player talks to a creature, kills one, a timer fires, night falls or day breaks), actions out through
+// the rooms that already own them (chat lines, dialogs, the item room's transfer path, quests, shops,
+// warps). A script reaches nothing else.
+//
+// Every call into a script runs under an instruction budget and its state under a memory cap; a script
+// that fails (a syntax error, a runtime error, the budget, the memory) is stopped, logged with its file
+// and line, and counted on the status; the world keeps its tick. A file that fails to load keeps the
+// version loaded before it (hot reload, `reload`), or loads nothing. What must outlive a reload — quest
+// progress, shop stock — lives in the room's stores, never in script variables.
+//
+// Calls never nest: what a script does that would reach a script again (a dialog's answer, a timer) comes
+// back later as an event of its own. The work scripts do each entity tick is counted (scriptSteps), and the
+// NPC room takes it from the next entity tick's think budget, so scripted creatures shed like the others.
+import { mulberry32 } from "../../random.js";
+import type { Tlv } from "../../protocol/tlv.js";
+import { partOfDay } from "../../world-time.js";
+import type { ContentFile } from "../content/content-files.js";
+import type { ItemCatalogue } from "../content/item-catalogue.js";
+import type { NpcKind } from "../content/npc-kinds.js";
+import type { StoredEntity } from "../entities/entities.js";
+import type { ExchangeOutcome } from "../items/item-room.js";
+import type { Logger } from "../ops/log.js";
+import type { QuestStorePort, WorldValuesPort } from "../persistence/quest-store.js";
+import type { Session } from "../sessions/session.js";
+import type { DialogSpec } from "../talk/dialogs.js";
+import { conversation, MAX_CHOICE_CHARS, MAX_CHOICES, MAX_TEXT_CHARS, MAX_TITLE_CHARS } from "./dialog-layout.js";
+import { LuaFunctionRef, type LuaRuntime, type LuaSandbox, type LuaValue, ScriptError } from "./lua-sandbox.js";
+import { MAX_QUEST_GOAL, MAX_QUESTS, type QuestDefinition, QuestBook } from "./quest-book.js";
+import { itemNamed, requireName, type ShopDefinition, Shops, shopOf, type ShopSpec } from "./shops.js";
+
+/** Instructions a file's top level may run when it loads, and one event call. */
+export const LOAD_BUDGET = 5_000_000;
+export const EVENT_BUDGET = 500_000;
+/** Memory one file's state may hold. */
+export const SCRIPT_MEMORY_BYTES = 8 << 20;
+/** How far (Chebyshev) a player may stand from a creature it talks to. */
+export const TALK_REACH = 2;
+/** Timers one file may have waiting, and how far ahead (ticks: one hour at 24 Hz). */
+export const MAX_TIMERS_PER_FILE = 256;
+export const MAX_TIMER_TICKS = 24 * 3600;
+/** Script log lines kept for the status, and the longest. */
+const LOG_KEPT = 50;
+const LOG_LINE_MAX = 200;
+/** Instructions that make one unit of the NPC think budget. */
+export const STEPS_PER_THINK_UNIT = 1000;
+
+/** What the room reaches of the rest of the server. */
+export interface ScriptPorts {
+  readonly runtime: LuaRuntime;
+  readonly catalogue: ItemCatalogue;
+  readonly kinds: readonly NpcKind[];
+  /** The creature standing as an entity, with its kind (the NPC room). */
+  readonly npcs: { get(entityId: number): { readonly entity: StoredEntity; readonly kind: NpcKind } | undefined };
+  readonly sessions: {
+    byEntityId(entityId: number): Session | undefined;
+  };
+  readonly chat: {
+    systemNear(x: number, y: number, radius: number, text: string, speakerName?: string): void;
+    tell(session: Session, text: string, speakerName?: string): void;
+  };
+  readonly dialogs: {
+    open(
+      session: Session,
+      spec: DialogSpec,
+      onReply: (reply: { returnCode: number }) => void,
+      options?: { key?: string },
+    ): number;
+  };
+  readonly items: {
+    countOf(session: Session, itemId: number): number;
+    exchange(
+      session: Session,
+      take: readonly { itemId: number; count: number }[],
+      give: readonly { itemId: number; count: number }[],
+      done: (outcome: ExchangeOutcome) => void,
+      alongside?: () => void,
+    ): void;
+    /** The player's own EntityDetail again (its quests changed). */
+    sendDetail(session: Session, entity: StoredEntity): void;
+  };
+  readonly warps: { teleport(entity: StoredEntity, x: number, y: number): void };
+  readonly walkable: (x: number, y: number) => boolean;
+  readonly quests: QuestStorePort | null;
+  readonly values: WorldValuesPort | null;
+  /** The world's tick, and whether it is night now. */
+  readonly clock: { readonly tick: number };
+  readonly isNight: (tick: number) => boolean;
+  readonly log: Logger;
+  /** The seed of the scripts' random numbers (`random`): the same seed, the same draws. */
+  readonly seed: number;
+}
+
+/** What one loaded file registered. */
+interface Handlers {
+  readonly talk: Map<string, LuaFunctionRef>;
+  readonly kill: Map<string, LuaFunctionRef>;
+  readonly night: LuaFunctionRef[];
+  readonly day: LuaFunctionRef[];
+  readonly quests: Omit<QuestDefinition, "number">[];
+  /** Each quest's reward, by id. */
+  readonly rewards: Map<string, { itemId: number; count: number }[]>;
+  readonly shops: ShopDefinition[];
+}
+
+/** One content file as the room holds it. */
+interface ScriptFile {
+  readonly name: string;
+  sandbox: LuaSandbox | null;
+  handlers: Handlers;
+  /** The last load's failure (the previous version, if any, still runs). */
+  loadError: string | null;
+  errors: number;
+  lastError: string | null;
+  timers: number;
+}
+
+interface Timer {
+  readonly dueTick: number;
+  /** Order of setting, for timers due at the same tick. */
+  readonly order: number;
+  readonly file: ScriptFile;
+  readonly sandbox: LuaSandbox;
+  readonly callback: LuaFunctionRef;
+}
+
+export interface ScriptStats {
+  loads: number;
+  loadFailures: number;
+  events: number;
+  errors: number;
+  budgetStops: number;
+  memoryStops: number;
+  steps: number;
+}
+
+export class ScriptRoom {
+  private readonly files: ScriptFile[] = [];
+  readonly quests: QuestBook;
+  readonly shops: Shops;
+  private readonly timers: Timer[] = [];
+  private timerOrder = 0;
+  private night: boolean | null = null;
+  private random: () => number;
+  /** Instructions scripts ran since the NPC room last took them (scriptSteps). */
+  private stepsSinceTaken = 0;
+  private readonly logLines: string[] = [];
+  private readonly typeIds: Map<string, number>;
+  private readonly kindNames = new Map<number, string>();
+  readonly stats: ScriptStats = {
+    loads: 0,
+    loadFailures: 0,
+    events: 0,
+    errors: 0,
+    budgetStops: 0,
+    memoryStops: 0,
+    steps: 0,
+  };
+
+  constructor(
+    private readonly ports: ScriptPorts,
+    files: readonly ContentFile[],
+  ) {
+    this.random = mulberry32(ports.seed ^ 0x5c7197);
+    this.typeIds = new Map(ports.kinds.map((kind) => [kind.name, kind.typeId]));
+    for (const kind of ports.kinds) this.kindNames.set(kind.typeId, kind.name);
+    this.quests = new QuestBook(ports.quests, (session) => this.showQuests(session));
+    this.shops = new Shops({
+      items: ports.items,
+      openDialog: (session, spec, onChoice, key) =>
+        ports.dialogs.open(session, spec, (reply) => onChoice(reply.returnCode), { key }),
+      tell: (session, text, speaker) => ports.chat.tell(session, text, speaker),
+      values: ports.values,
+    });
+    // In name order: their states are made in the same order on every run.
+    for (const file of [...files].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const loaded: ScriptFile = {
+        name: file.name,
+        sandbox: null,
+        handlers: emptyHandlers(),
+        loadError: null,
+        errors: 0,
+        lastError: null,
+        timers: 0,
+      };
+      this.files.push(loaded);
+      this.load(loaded, file.source);
+    }
+    this.redefine();
+  }
+
+  /**
+   * A file was edited (--watch): the new version loads in a new state; if it fails to compile or throws,
+   * the previous version keeps running and the failure is logged and shown on the status. A new file is
+   * added; `source` null removes the file. Returns the load's failure, or null.
+   */
+  reload(name: string, source: string | null): string | null {
+    let file = this.files.find((each) => each.name === name);
+    if (source === null) {
+      if (file === undefined) return null;
+      file.sandbox?.close();
+      this.files.splice(this.files.indexOf(file), 1);
+      this.redefine();
+      return null;
+    }
+    if (file === undefined) {
+      file = { name, sandbox: null, handlers: emptyHandlers(), loadError: null, errors: 0, lastError: null, timers: 0 };
+      this.files.push(file);
+      this.files.sort((a, b) => (a.name < b.name ? -1 : 1));
+    }
+    const error = this.load(file, source);
+    this.redefine();
+    return error;
+  }
+
+  /** Loads `source` into a new state for `file`; on success it replaces the file's state, else the old one stays. */
+  private load(file: ScriptFile, source: string): string | null {
+    const sandbox = this.ports.runtime.newSandbox(file.name, SCRIPT_MEMORY_BYTES);
+    const handlers = emptyHandlers();
+    this.bind(sandbox, file, handlers);
+    try {
+      sandbox.run(source, `@${file.name}`, LOAD_BUDGET);
+      this.charge(sandbox.lastSteps);
+    } catch (error) {
+      sandbox.close();
+      const message = error instanceof Error ? error.message : String(error);
+      file.loadError = message;
+      this.stats.loadFailures++;
+      this.ports.log.error("content script not loaded", {
+        file: file.name,
+        error: message,
+        running: file.sandbox === null ? "nothing" : "the previous version",
+      });
+      return message;
+    }
+    const before = file.sandbox;
+    file.sandbox = sandbox;
+    file.handlers = handlers;
+    file.loadError = null;
+    file.timers = 0;
+    // The old version's timers go with it: they would call into a closed state.
+    for (let index = this.timers.length - 1; index >= 0; index--) {
+      if (this.timers[index].file === file && this.timers[index].sandbox !== sandbox) this.timers.splice(index, 1);
+    }
+    before?.close();
+    this.stats.loads++;
+    this.ports.log.info("content script loaded", { file: file.name });
+    return null;
+  }
+
+  /** Quests and shops as every loaded file defines them now; a duplicate id is a failure of the later file. */
+  private redefine(): void {
+    const quests: Omit<QuestDefinition, "number">[] = [];
+    const shops: ShopDefinition[] = [];
+    const questIds = new Set<string>();
+    const shopIds = new Set<string>();
+    for (const file of this.files) {
+      for (const quest of file.handlers.quests) {
+        if (questIds.has(quest.id)) {
+          this.fail(file, `quest "${quest.id}" is defined by two files; ${file.name}'s is ignored`);
+          continue;
+        }
+        questIds.add(quest.id);
+        quests.push(quest);
+      }
+      for (const shop of file.handlers.shops) {
+        if (shopIds.has(shop.id)) {
+          this.fail(file, `shop "${shop.id}" is defined by two files; ${file.name}'s is ignored`);
+          continue;
+        }
+        shopIds.add(shop.id);
+        shops.push(shop);
+      }
+    }
+    this.quests.define(quests.slice(0, MAX_QUESTS));
+    this.shops.define(shops);
+  }
+
+  /** The content API, bound to one file's state (docs/content.md § API). */
+  private bind(sandbox: LuaSandbox, file: ScriptFile, handlers: Handlers): void {
+    const { catalogue } = this.ports;
+    const on = (table: Map<string, LuaFunctionRef>, what: string) => (args: LuaValue[]) => {
+      const [name, fn] = args;
+      if (typeof name !== "string") throw new Error(`${what}: the first argument is a kind's name (or "*")`);
+      if (name !== "*" && !this.typeIds.has(name)) throw new Error(`${what}: no creature kind named "${name}"`);
+      if (!(fn instanceof LuaFunctionRef)) throw new Error(`${what}: the second argument is a function`);
+      table.get(name)?.sandbox.releaseRef(table.get(name)!);
+      table.set(name, fn);
+    };
+    sandbox.expose("on.talk", on(handlers.talk, "on.talk"));
+    sandbox.expose("on.kill", on(handlers.kill, "on.kill"));
+    const onTime = (list: LuaFunctionRef[], what: string) => (args: LuaValue[]) => {
+      if (!(args[0] instanceof LuaFunctionRef)) throw new Error(`${what}: the argument is a function`);
+      list.push(args[0]);
+    };
+    sandbox.expose("on.night", onTime(handlers.night, "on.night"));
+    sandbox.expose("on.day", onTime(handlers.day, "on.day"));
+
+    sandbox.expose("quest.define", ([spec]) => {
+      const quest = table(spec, "quest.define");
+      const id = requireName(quest.id, "quest.define: id");
+      const goal = quest.goal ?? 1;
+      if (typeof goal !== "number" || !Number.isInteger(goal) || goal < 1 || goal > MAX_QUEST_GOAL) {
+        throw new Error(`quest.define: goal must be a whole number 1 … ${MAX_QUEST_GOAL}`);
+      }
+      const giver = quest.giver ?? null;
+      if (giver !== null && (typeof giver !== "string" || !this.typeIds.has(giver))) {
+        throw new Error(`quest.define: giver must be a creature kind's name, got ${JSON.stringify(giver)}`);
+      }
+      const requires = quest.requires ?? [];
+      if (!Array.isArray(requires) || requires.some((each) => typeof each !== "string")) {
+        throw new Error("quest.define: requires must be a list of quest ids");
+      }
+      const reward =
+        quest.reward === undefined || quest.reward === null ? {} : table(quest.reward, "quest.define: reward");
+      const give: { itemId: number; count: number }[] = [];
+      for (const [name, count] of Object.entries(reward)) {
+        if (typeof count !== "number" || !Number.isInteger(count) || count < 1 || count > 9999) {
+          throw new Error(`quest.define: reward["${name}"] must be a count 1 … 9999`);
+        }
+        give.push({ itemId: itemNamed(name, catalogue, "quest.define: reward").id, count });
+      }
+      handlers.quests.push({
+        id,
+        title: text(quest.title ?? id, MAX_TITLE_CHARS),
+        text: text(quest.text ?? "", MAX_TEXT_CHARS),
+        goal,
+        giver,
+        requires: requires as string[],
+        file: file.name,
+      });
+      handlers.rewards.set(id, give);
+    });
+    sandbox.expose("shop.define", ([spec]) => {
+      handlers.shops.push(shopOf(table(spec, "shop.define") as ShopSpec, catalogue, file.name));
+    });
+
+    // Actions.
+    sandbox.expose("say", ([who, words]) => {
+      const npc = this.npcOf(who, "say");
+      this.ports.chat.systemNear(npc.entity.x, npc.entity.y, 12, text(words, MAX_TEXT_CHARS), npc.entity.name);
+    });
+    sandbox.expose("tell", ([who, words, speaker]) => {
+      const session = this.sessionOf(who, "tell");
+      this.ports.chat.tell(
+        session,
+        text(words, MAX_TEXT_CHARS),
+        typeof speaker === "string" ? speaker.slice(0, 32) : "",
+      );
+    });
+    sandbox.expose("ask", ([who, spec, callback]) => {
+      const session = this.sessionOf(who, "ask");
+      const dialog = table(spec, "ask");
+      const choices = dialog.choices ?? ["Goodbye"];
+      if (!Array.isArray(choices) || choices.length < 1 || choices.length > MAX_CHOICES) {
+        throw new Error(`ask: choices must be a list of 1 … ${MAX_CHOICES} lines`);
+      }
+      if (callback !== undefined && callback !== null && !(callback instanceof LuaFunctionRef)) {
+        throw new Error("ask: the third argument is a function(choice)");
+      }
+      const spec_ = conversation(
+        text(dialog.title ?? "", MAX_TITLE_CHARS),
+        text(dialog.text ?? "", MAX_TEXT_CHARS),
+        choices.map((choice) => text(choice, MAX_CHOICE_CHARS)),
+      );
+      const answer = callback instanceof LuaFunctionRef ? callback : null;
+      this.ports.dialogs.open(
+        session,
+        spec_,
+        (reply) => {
+          if (answer === null) return;
+          // Later, as an event of its own (a reply can come while no script runs, but never inside one).
+          this.callback(file, sandbox, answer, [reply.returnCode], true);
+        },
+        { key: `script:${file.name}` },
+      );
+    });
+    sandbox.expose("shop.open", ([who, id, speaker]) => {
+      const session = this.sessionOf(who, "shop.open");
+      if (typeof id !== "string" || !this.shops.has(id))
+        throw new Error(`shop.open: no shop "${String(id)}" is defined`);
+      this.shops.open(session, id, typeof speaker === "string" ? speaker : "");
+    });
+    sandbox.expose("shop.stock", ([id, item]) => {
+      if (typeof id !== "string" || typeof item !== "string")
+        throw new Error("shop.stock: a shop id and an item's name");
+      return this.shops.stockOf(id, item);
+    });
+    sandbox.expose("items.count", ([who, item]) => {
+      const session = this.sessionOf(who, "items.count");
+      return this.ports.items.countOf(session, itemNamed(item, catalogue, "items.count").id);
+    });
+    sandbox.expose("items.exchange", ([who, spec, callback]) => {
+      const session = this.sessionOf(who, "items.exchange");
+      const change = table(spec, "items.exchange");
+      const stacks = (value: LuaValue | undefined, what: string) => {
+        if (value === undefined || value === null) return [];
+        const counts = table(value, `items.exchange: ${what}`);
+        return Object.entries(counts).map(([name, count]) => {
+          if (typeof count !== "number" || !Number.isInteger(count) || count < 1 || count > 9999) {
+            throw new Error(`items.exchange: ${what}["${name}"] must be a count 1 … 9999`);
+          }
+          return { itemId: itemNamed(name, catalogue, `items.exchange: ${what}`).id, count };
+        });
+      };
+      const take = stacks(change.take, "take");
+      const give = stacks(change.give, "give");
+      const answer = callback instanceof LuaFunctionRef ? callback : null;
+      this.ports.items.exchange(session, take, give, (outcome) => {
+        if (answer !== null) this.callback(file, sandbox, answer, [outcome], true);
+      });
+    });
+    sandbox.expose("quest.state", ([who, id]) => {
+      const session = this.sessionOf(who, "quest.state");
+      const standing = this.quests.standing(session, questId(id, "quest.state"));
+      return { state: standing.state, progress: standing.progress, goal: standing.goal };
+    });
+    sandbox.expose("quest.offered", ([who, id]) =>
+      this.quests.offered(this.sessionOf(who, "quest.offered"), questId(id, "quest.offered")),
+    );
+    sandbox.expose("quest.start", ([who, id]) =>
+      this.quests.start(this.sessionOf(who, "quest.start"), questId(id, "quest.start")),
+    );
+    sandbox.expose("quest.progress", ([who, id, amount]) => {
+      const session = this.sessionOf(who, "quest.progress");
+      const standing = this.quests.progress(
+        session,
+        questId(id, "quest.progress"),
+        typeof amount === "number" ? amount : 1,
+      );
+      return standing === null ? null : { state: standing.state, progress: standing.progress, goal: standing.goal };
+    });
+    sandbox.expose("quest.complete", ([who, id, callback]) => {
+      const session = this.sessionOf(who, "quest.complete");
+      const quest = questId(id, "quest.complete");
+      const answer = callback instanceof LuaFunctionRef ? callback : null;
+      this.handIn(session, quest, (outcome) => {
+        if (answer !== null) this.callback(file, sandbox, answer, [outcome], true);
+      });
+    });
+    sandbox.expose("warp", ([who, x, y]) => {
+      const session = this.sessionOf(who, "warp");
+      if (typeof x !== "number" || typeof y !== "number" || !Number.isInteger(x) || !Number.isInteger(y)) {
+        throw new Error("warp: x and y are whole tile coordinates");
+      }
+      if (!this.ports.walkable(x, y)) throw new Error(`warp: (${x}, ${y}) is not a free tile`);
+      this.ports.warps.teleport(session.entity, x, y);
+    });
+    sandbox.expose("after", ([ticks, callback]) => {
+      if (typeof ticks !== "number" || !Number.isInteger(ticks) || ticks < 1 || ticks > MAX_TIMER_TICKS) {
+        throw new Error(`after: a whole number of ticks, 1 … ${MAX_TIMER_TICKS}`);
+      }
+      if (!(callback instanceof LuaFunctionRef)) throw new Error("after: the second argument is a function");
+      if (file.timers >= MAX_TIMERS_PER_FILE)
+        throw new Error(`after: ${MAX_TIMERS_PER_FILE} timers are waiting already`);
+      file.timers++;
+      this.timers.push({ dueTick: this.ports.clock.tick + ticks, order: this.timerOrder++, file, sandbox, callback });
+    });
+    sandbox.expose("random", ([n]) => {
+      if (typeof n !== "number" || !Number.isInteger(n) || n < 1)
+        throw new Error("random: a whole number n ≥ 1 (draws 1 … n)");
+      return 1 + Math.floor(this.random() * n);
+    });
+    sandbox.expose("world.tick", () => this.ports.clock.tick);
+    sandbox.expose("world.night", () => this.ports.isNight(this.ports.clock.tick));
+    sandbox.expose("log", ([line]) => {
+      this.remember(`${file.name}: ${text(line, LOG_LINE_MAX)}`);
+    });
+  }
+
+  /**
+   * A player talks to (uses) creature `entity`: the talk handlers of its kind, from every file, in file
+   * order. True when there was one (the query was a conversation).
+   */
+  onQuery(session: Session, entity: StoredEntity): boolean {
+    const npc = this.ports.npcs.get(entity.id);
+    if (npc === undefined || entity.hp === 0) return false;
+    const kind = npc.kind.name;
+    const reach = Math.max(Math.abs(session.entity.x - entity.x), Math.abs(session.entity.y - entity.y));
+    let handled = false;
+    for (const file of this.files) {
+      const fn = file.handlers.talk.get(kind);
+      if (fn === undefined || file.sandbox === null) continue;
+      handled = true;
+      if (reach > TALK_REACH) continue;
+      this.event(file, file.sandbox, fn, [this.npcValue(npc.entity, kind), playerValue(session)]);
+    }
+    return handled && reach <= TALK_REACH;
+  }
+
+  /** Whether creatures of kind `name` can be talked to (some file handles on.talk for it). */
+  talks(kindName: string): boolean {
+    return this.files.some((file) => file.handlers.talk.has(kindName));
+  }
+
+  /** A player killed a creature: the kill handlers of its kind and of "*". */
+  onKill(killer: StoredEntity, victim: StoredEntity): void {
+    const session = this.ports.sessions.byEntityId(killer.id);
+    const kind = this.kindNames.get(victim.typeId);
+    if (session === undefined || kind === undefined) return;
+    for (const file of this.files) {
+      if (file.sandbox === null) continue;
+      for (const name of [kind, "*"]) {
+        const fn = file.handlers.kill.get(name);
+        if (fn !== undefined) this.event(file, file.sandbox, fn, [playerValue(session), this.npcValue(victim, kind)]);
+      }
+    }
+  }
+
+  /** End of a tick: the timers due, then night falling or day breaking. */
+  endTick(tick: number): void {
+    if (this.timers.length > 0) {
+      const due = this.timers
+        .filter((timer) => timer.dueTick <= tick)
+        .sort((a, b) => a.dueTick - b.dueTick || a.order - b.order);
+      if (due.length > 0) {
+        const dueSet = new Set(due);
+        for (let index = this.timers.length - 1; index >= 0; index--)
+          if (dueSet.has(this.timers[index])) this.timers.splice(index, 1);
+        for (const timer of due) {
+          timer.file.timers--;
+          this.callback(timer.file, timer.sandbox, timer.callback, [], true);
+        }
+      }
+    }
+    const night = this.ports.isNight(tick);
+    if (this.night !== null && night !== this.night) {
+      for (const file of this.files) {
+        if (file.sandbox === null) continue;
+        for (const fn of night ? file.handlers.night : file.handlers.day) this.event(file, file.sandbox, fn, []);
+      }
+    }
+    this.night = night;
+    if (tick % 24 === 0) this.shops.second();
+  }
+
+  /** Instructions scripts ran since the last call: the NPC room takes them from its think budget. */
+  takeSteps(): number {
+    const steps = this.stepsSinceTaken;
+    this.stepsSinceTaken = 0;
+    return steps;
+  }
+
+  /** The think budget units `steps` instructions cost. */
+  static unitsOf(steps: number): number {
+    return Math.ceil(steps / STEPS_PER_THINK_UNIT);
+  }
+
+  /** Hands quest `id` in with its reward, both in one transaction: the reward lands and the quest is done, or neither. */
+  private handIn(session: Session, id: string, done: (outcome: string) => void): void {
+    const handIn = this.quests.handIn(session, id);
+    if (handIn === null) return done("not_ready");
+    const reward = this.files.flatMap((file) => file.handlers.rewards.get(id) ?? []);
+    this.ports.items.exchange(
+      session,
+      [],
+      reward,
+      (outcome) => {
+        if (outcome === "ok") handIn.apply();
+        done(outcome);
+      },
+      handIn.persist,
+    );
+  }
+
+  /** The status /api/status and the admin API show: each file, its failures, the last script log lines. */
+  status(): Record<string, unknown> {
+    return {
+      ...this.stats,
+      files: this.files.map((file) => ({
+        name: file.name,
+        running: file.sandbox !== null,
+        loadError: file.loadError,
+        errors: file.errors,
+        lastError: file.lastError,
+        memoryBytes: file.sandbox?.used ?? 0,
+        timers: file.timers,
+      })),
+      quests: [...this.quests.values()].map((quest) => quest.id),
+      shops: { ...this.shops.stats },
+      log: [...this.logLines],
+    };
+  }
+
+  /** GET /api/quests: every quest's number, title and text, with the catalogue's version. */
+  catalogue(): {
+    version: number;
+    quests: { number: number; id: string; title: string; text: string; goal: number; giver: string | null }[];
+  } {
+    return {
+      version: this.quests.catalogueVersion,
+      quests: [...this.quests.values()].map((quest) => ({
+        number: quest.number,
+        id: quest.id,
+        title: quest.title,
+        text: quest.text,
+        goal: quest.goal,
+        giver: quest.giver,
+      })),
+    };
+  }
+
+  /** The `quests` and `quest_marks` TLVs of `session`'s own EntityDetail; none when no quest is defined. */
+  detailTlvs(session: Session): Tlv[] {
+    if (this.quests.catalogueVersion === 0 || [...this.quests.values()].length === 0) return [];
+    const marks = this.quests.marks(session, (name) => this.typeIds.get(name));
+    return [
+      { kind: "quests", catalogueVersion: this.quests.catalogueVersion, quests: this.quests.entries(session) },
+      ...(marks.length > 0 ? [{ kind: "quest_marks" as const, marks }] : []),
+    ];
+  }
+
+  /** Closes every state (the server stops). */
+  close(): void {
+    for (const file of this.files) file.sandbox?.close();
+    this.files.length = 0;
+    this.timers.length = 0;
+  }
+
+  /** An event into a file's state (the top of the stack: never inside another script call). */
+  private event(file: ScriptFile, sandbox: LuaSandbox, fn: LuaFunctionRef, args: LuaValue[]): void {
+    this.stats.events++;
+    try {
+      sandbox.callRef(fn, args, EVENT_BUDGET);
+    } catch (error) {
+      this.failed(file, error);
+    } finally {
+      this.charge(sandbox.lastSteps);
+    }
+  }
+
+  /** A callback the script handed over (a dialog's answer, an exchange's outcome, a timer): called once, then let go. */
+  private callback(
+    file: ScriptFile,
+    sandbox: LuaSandbox,
+    fn: LuaFunctionRef,
+    args: LuaValue[],
+    release: boolean,
+  ): void {
+    // The file was reloaded or removed since: its old state is closed, and the callback goes with it.
+    if (file.sandbox !== sandbox) return;
+    this.event(file, sandbox, fn, args);
+    if (release) sandbox.releaseRef(fn);
+  }
+
+  private charge(steps: number): void {
+    this.stats.steps += steps;
+    this.stepsSinceTaken += steps;
+  }
+
+  /** A script stopped: logged with where, counted, shown on the status. */
+  private failed(file: ScriptFile, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof ScriptError && error.kind === "budget") this.stats.budgetStops++;
+    if (error instanceof ScriptError && error.kind === "memory") this.stats.memoryStops++;
+    this.fail(file, message);
+  }
+
+  private fail(file: ScriptFile, message: string): void {
+    file.errors++;
+    file.lastError = message;
+    this.stats.errors++;
+    this.remember(`${file.name}: error: ${message}`);
+    this.ports.log.warn("content script stopped", { file: file.name, error: message });
+  }
+
+  private remember(line: string): void {
+    this.logLines.push(line);
+    if (this.logLines.length > LOG_KEPT) this.logLines.shift();
+  }
+
+  /** A player's quests changed: its own detail (with the quests TLV) goes out again. */
+  private showQuests(session: Session): void {
+    this.ports.items.sendDetail(session, session.entity);
+  }
+
+  /** The session a script names (a player table or an entity id); throws when it is not in play. */
+  private sessionOf(who: LuaValue | undefined, what: string): Session {
+    const id = entityIdOf(who);
+    const session = id === null ? undefined : this.ports.sessions.byEntityId(id);
+    if (session === undefined) throw new Error(`${what}: no player ${id ?? JSON.stringify(who)} is in play`);
+    return session;
+  }
+
+  private npcOf(who: LuaValue | undefined, what: string): { readonly entity: StoredEntity } {
+    const id = entityIdOf(who);
+    const npc = id === null ? undefined : this.ports.npcs.get(id);
+    if (npc === undefined) throw new Error(`${what}: no creature ${id ?? JSON.stringify(who)} is here`);
+    return npc;
+  }
+
+  private npcValue(entity: StoredEntity, kind: string): LuaValue {
+    return {
+      id: entity.id,
+      name: entity.name ?? kind,
+      kind,
+      x: entity.x,
+      y: entity.y,
+      hp: entity.hp,
+      hp_max: entity.hpMax,
+    };
+  }
+}
+
+function playerValue(session: Session): LuaValue {
+  const entity = session.entity;
+  return {
+    id: entity.id,
+    name: session.nick,
+    x: entity.x,
+    y: entity.y,
+    hp: entity.hp,
+    hp_max: entity.hpMax,
+    account: session.accountId !== null,
+  };
+}
+
+function entityIdOf(who: LuaValue | undefined): number | null {
+  if (typeof who === "number" && Number.isInteger(who)) return who;
+  if (who !== null && typeof who === "object" && !Array.isArray(who) && !(who instanceof LuaFunctionRef)) {
+    const id = (who as Record<string, LuaValue>).id;
+    if (typeof id === "number" && Number.isInteger(id)) return id;
+  }
+  return null;
+}
+
+function table(value: LuaValue | undefined, what: string): Record<string, LuaValue> {
+  if (value === null || value === undefined || typeof value !== "object" || value instanceof LuaFunctionRef) {
+    throw new Error(`${what}: expected a table`);
+  }
+  if (Array.isArray(value)) return Object.fromEntries(value.map((item, index) => [String(index + 1), item]));
+  return value;
+}
+
+function text(value: LuaValue | undefined, max: number): string {
+  if (typeof value !== "string") throw new Error(`expected text, got ${value === null ? "nil" : typeof value}`);
+  return value.length > max ? value.slice(0, max) : value;
+}
+
+function questId(value: LuaValue | undefined, what: string): string {
+  if (typeof value !== "string") throw new Error(`${what}: a quest id`);
+  return value;
+}
+
+function emptyHandlers(): Handlers {
+  return { talk: new Map(), kill: new Map(), night: [], day: [], quests: [], rewards: new Map(), shops: [] };
+}
+
+/** Whether tick `tick` of a world whose clock says `timeOfDay` is night. */
+export function nightAt(timeOfDay: number): boolean {
+  return partOfDay(timeOfDay) === "night";
+}
