@@ -379,7 +379,7 @@ export class ScriptRoom {
     sandbox.expose("shop.open", ([who, id, speaker]) => {
       const session = this.sessionOf(who, "shop.open");
       if (typeof id !== "string" || !this.shops.has(id))
-        throw new Error(`shop.open: no shop "${String(id)}" is defined`);
+        throw new Error(`shop.open: no shop ${JSON.stringify(id)} is defined`);
       this.shops.open(session, id, typeof speaker === "string" ? speaker : "");
     });
     sandbox.expose("shop.stock", ([id, item]) => {

@@ -1,0 +1,265 @@
+// Content scripts over real UDP with the real sandbox (issue 38): a host's Lua files give a creature
+// words, a quest and a shop; a protocol client talks to it (an EntityQuery next to it), answers the
+// dialog (a DialogReply), and the quest's state and the shop's exchange show in its own EntityDetail.
+// Hostile scripts — a syntax error, an endless loop, a memory bomb, a wrong argument — are each stopped
+// with their file and line while the world keeps its tick; a reload replaces a file in the running world.
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { DialogPacket } from "../ts/protocol/dialog.js";
+import { encodeDialogReply } from "../ts/protocol/dialog-reply.js";
+import type { EntityDetailPacket } from "../ts/protocol/entity-detail.js";
+import type { Tlv } from "../ts/protocol/tlv.js";
+import type { ItemDef } from "../ts/server/content/item-catalogue.js";
+import type { ContentFile } from "../ts/server/content/content-files.js";
+import { LuaRuntime } from "../ts/server/scripting/lua-sandbox.js";
+import { NpcGame } from "./support/npc-game.js";
+import { testKind } from "./support/npc-map.js";
+import type { UdpTestClient } from "./support/udp-client.js";
+
+const COIN: ItemDef = {
+  id: 1,
+  name: "gold coin",
+  kind: "treasure",
+  stack: 100,
+  sprite: "coin",
+  damage: 0,
+  armor: 0,
+  heal: 0,
+};
+const POTION: ItemDef = {
+  id: 2,
+  name: "healing potion",
+  kind: "consumable",
+  stack: 5,
+  sprite: "potion",
+  damage: 0,
+  armor: 0,
+  heal: 10,
+};
+const BAKER = testKind({ name: "baker", typeId: 30, behaviour: "guard", wander: 0, speed: 20, hp: 40, perception: 4, leash: 6 });
+const RAT = testKind({ name: "cave rat", typeId: 31, wander: 2, hp: 1 });
+const SPAWN = { x: 6, y: 6 };
+
+const BAKER_LUA = `
+quest.define{ id = "rats", title = "Rat cull", text = "Kill 2 cave rats.", goal = 2, giver = "baker",
+              reward = { ["gold coin"] = 5 } }
+shop.define{ id = "bakery", title = "Bakery", greeting = "Fresh today.",
+             sells = { { item = "healing potion", price = 3, stock = 2 } }, buys = { { item = "healing potion", price = 1 } } }
+on.talk("baker", function(npc, player)
+  local rats = quest.state(player, "rats")
+  if rats.state == "ready" then
+    quest.complete(player, "rats", function(outcome) tell(player, "reward: " .. outcome, npc.name) end)
+    return
+  end
+  ask(player, { title = npc.name, text = "What will it be?", choices = { "Shop", "A job", "Bye" } },
+    function(choice)
+      if choice == 1 then shop.open(player, "bakery", npc.name)
+      elseif choice == 2 then quest.start(player, "rats") say(npc, "Mind the rats!") end
+    end)
+end)
+on.kill("cave rat", function(player, rat) quest.progress(player, "rats", 1) end)
+`;
+
+const npcGame = new NpcGame();
+let runtime: LuaRuntime;
+beforeAll(async () => {
+  runtime = await LuaRuntime.load();
+});
+afterEach(() => npcGame.cleanup());
+
+function files(entries: Record<string, string>): ContentFile[] {
+  return Object.entries(entries).map(([name, source]) => ({ name, path: `/content/${name}`, source }));
+}
+
+async function start(content: Record<string, string>) {
+  const harness = await npcGame.start(
+    {
+      width: 16,
+      height: 12,
+      spawn: SPAWN,
+      kinds: [BAKER, RAT],
+      spawns: [{ kind: "baker", x: 7, y: 6 }],
+      items: [COIN, POTION],
+    },
+    { content: { runtime, files: files(content) } },
+  );
+  const client = await npcGame.connect("Ada");
+  const baker = await client.waitFor("the baker in view", () => client.inView(BAKER.typeId)[0]);
+  return { harness, client, baker };
+}
+
+function packetsOf<T>(client: UdpTestClient, type: string): T[] {
+  return client.received.map((entry) => entry.packet).filter((packet) => packet?.type === type) as T[];
+}
+
+function dialogs(client: UdpTestClient): DialogPacket[] {
+  return packetsOf<DialogPacket>(client, "dialog");
+}
+
+/** The newest TLV of `kind` in the client's own EntityDetails. */
+function ownTlv(client: UdpTestClient, kind: Tlv["kind"]): Tlv | undefined {
+  const own = packetsOf<EntityDetailPacket>(client, "entity_detail").filter(
+    (detail) => detail.entityId === client.lastState()?.playerEntityId,
+  );
+  for (let i = own.length - 1; i >= 0; i--) {
+    const found = own[i].meta.find((tlv) => tlv.kind === kind);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function reply(client: UdpTestClient, dialog: DialogPacket, returnCode: number): void {
+  const out = new Uint8Array(1200);
+  const size = encodeDialogReply(
+    { type: "dialog_reply", clientType: 0, authToken: client.token, dialogId: dialog.dialogId, returnCode, values: [] },
+    out,
+  );
+  client.sendRaw(out.slice(0, size));
+}
+
+function labels(dialog: DialogPacket): string[] {
+  return dialog.elements.flatMap((element) => (element.kind === "button" ? [element.label] : []));
+}
+
+describe("content scripts", () => {
+  it("a talk opens the script's dialog; its choice starts a quest the client sees, kills advance it, the giver rewards it", async () => {
+    const { harness, client, baker } = await start({ "baker.lua": BAKER_LUA });
+    client.query(baker.id);
+    const first = await client.waitFor("the baker's dialog", () => dialogs(client)[0], 5000);
+    expect(labels(first)).toEqual(["Shop", "A job", "Bye"]);
+    reply(client, first, 2);
+    const started = await client.waitFor("the quest in the quest log", () => {
+      const tlv = ownTlv(client, "quests");
+      return tlv?.kind === "quests" && tlv.quests.length === 1 ? tlv : undefined;
+    });
+    expect(started.quests[0]).toEqual({ quest: 1, state: 1, progress: 0, goal: 2 });
+    const catalogue = (await (await fetch(`http://127.0.0.1:${harness.httpPort}/api/quests`)).json()) as {
+      version: number;
+      quests: { number: number; title: string }[];
+    };
+    expect(catalogue.version).toBe(started.catalogueVersion);
+    expect(catalogue.quests).toMatchObject([{ number: 1, title: "Rat cull" }]);
+    // Two kills (the combat room tells the scripts); the quest is then ready, and the giver is marked for a hand-in.
+    const game = harness.game;
+    const me = game.sessions.byEntityId(client.lastState()!.playerEntityId)!;
+    const rat = game.entities.spawn({
+      typeId: RAT.typeId,
+      x: 1,
+      y: 1,
+      hp: 1,
+      hpMax: 1,
+      elo: 1000,
+      flags: 0,
+      name: "cave rat",
+      meta: [],
+    });
+    game.scripts!.onKill(me.entity, rat);
+    game.scripts!.onKill(me.entity, rat);
+    await client.waitFor("the quest ready, the giver marked", () => {
+      const quests = ownTlv(client, "quests");
+      const marks = ownTlv(client, "quest_marks");
+      return (
+        quests?.kind === "quests" &&
+        quests.quests[0].state === 2 &&
+        marks?.kind === "quest_marks" &&
+        marks.marks.some((mark) => mark.typeId === BAKER.typeId && mark.mark === 2)
+      );
+    });
+    // Handing it in: the reward lands and the quest is done, in one change.
+    client.query(baker.id);
+    await client.waitFor("the quest done", () => {
+      const quests = ownTlv(client, "quests");
+      return quests?.kind === "quests" && quests.quests[0].state === 3;
+    });
+    expect(game.items.countOf(me, COIN.id)).toBe(5);
+  });
+
+  it("buys and sells for gold coins as one exchange each, and refuses what cannot be paid or has run out", async () => {
+    const { harness, client, baker } = await start({ "baker.lua": BAKER_LUA });
+    const game = harness.game;
+    const me = game.sessions.byEntityId(client.lastState()!.playerEntityId)!;
+    await new Promise<void>((resolve) => game.items.exchange(me, [], [{ itemId: COIN.id, count: 7 }], () => resolve()));
+    client.query(baker.id);
+    const menu = await client.waitFor("the baker's dialog", () => dialogs(client)[0], 5000);
+    reply(client, menu, 1);
+    const shop = await client.waitFor("the shop", () =>
+      dialogs(client).find((d) => labels(d).some((l) => l.startsWith("Buy"))),
+    );
+    expect(labels(shop)).toEqual(["Buy healing potion - 3 (2 left)", "Leave"]);
+    reply(client, shop, 1);
+    const after = await client.waitFor("the shop again", () =>
+      dialogs(client).find((d) => labels(d).includes("Buy healing potion - 3 (1 left)")),
+    );
+    expect(game.items.countOf(me, COIN.id)).toBe(4);
+    expect(game.items.countOf(me, POTION.id)).toBe(1);
+    expect(labels(after)).toContain("Sell healing potion - 1 (1)");
+    reply(client, after, 1); // the last one in stock
+    const soldOut = await client.waitFor("the stock gone", () =>
+      dialogs(client).find((d) => labels(d).includes("Buy healing potion - 3 (0 left)")),
+    );
+    reply(client, soldOut, 1);
+    await client.waitFor("a refusal", () =>
+      dialogs(client).find((d) => d.elements.some((e) => e.kind === "text" && e.text.includes("sold out"))),
+    );
+    expect(game.items.countOf(me, COIN.id)).toBe(1);
+    expect(game.items.countOf(me, POTION.id)).toBe(2);
+    expect(game.scripts!.shops.stats.bought).toBe(2);
+  });
+
+  it("stops hostile scripts with their file and line, keeps the others and the tick", async () => {
+    const { harness, client, baker } = await start({
+      "a-broken.lua": "function (\n",
+      "b-loop.lua": `on.talk("baker", function() while true do end end)`,
+      "c-bomb.lua": `on.kill("*", function() local t = {} for i = 1, 1e9 do t[i] = ("x"):rep(64) end end)`,
+      "d-wrong.lua": `local ok = 1\nquest.define{ id = "bad", giver = "dragon" }`,
+      "e-good.lua": `on.talk("baker", function(npc, player) tell(player, "still here", npc.name) end)`,
+    });
+    const game = harness.game;
+    const status = game.scripts!.status() as { files: { name: string; running: boolean; loadError: string | null }[] };
+    const byName = new Map(status.files.map((file) => [file.name, file]));
+    expect(byName.get("a-broken.lua")).toMatchObject({ running: false });
+    expect(byName.get("a-broken.lua")!.loadError).toMatch(/^a-broken\.lua:1:/);
+    expect(byName.get("d-wrong.lua")!.loadError).toMatch(
+      /^d-wrong\.lua:2: quest\.define: giver must be a creature kind's name/,
+    );
+    expect(byName.get("b-loop.lua")!.running).toBe(true);
+    const tickBefore = game.tick;
+    client.query(baker.id);
+    // The good file still answers; the loop was stopped within its budget.
+    await client.waitFor("the good script's line", () =>
+      client.received.some((entry) => entry.packet?.type === "chat" && entry.packet.text === "still here"),
+    );
+    const me = game.sessions.byEntityId(client.lastState()!.playerEntityId)!;
+    const rat = game.entities.spawn({ typeId: RAT.typeId, x: 1, y: 1, hp: 1, hpMax: 1, elo: 1000, flags: 0, name: "cave rat", meta: [] });
+    game.scripts!.onKill(me.entity, rat);
+    const stats = game.scripts!.stats;
+    expect(stats.budgetStops).toBeGreaterThanOrEqual(1);
+    expect(stats.budgetStops + stats.memoryStops).toBeGreaterThanOrEqual(2);
+    await client.waitFor("ticks going on", () => game.tick > tickBefore + 5);
+  });
+
+  it("reloads a file in the running world: a failed version leaves the last good one running", async () => {
+    const { harness, client, baker } = await start({
+      "talk.lua": `on.talk("baker", function(npc, player) tell(player, "one", npc.name) end)`,
+    });
+    const scripts = harness.game.scripts!;
+    const heard = (text: string) =>
+      client.waitFor(`"${text}"`, () =>
+        client.received.some((e) => e.packet?.type === "chat" && e.packet.text === text),
+      );
+    client.query(baker.id);
+    await heard("one");
+    expect(
+      scripts.reload("talk.lua", `on.talk("baker", function(npc, player) tell(player, "two", npc.name) end)`),
+    ).toBeNull();
+    client.query(baker.id);
+    await heard("two");
+    expect(scripts.reload("talk.lua", `on.talk("baker", function(npc, player) tell(player, "three" end)`)).toMatch(
+      /^talk\.lua:1:/,
+    );
+    client.query(baker.id);
+    await client.waitFor(
+      "two again",
+      () => client.received.filter((e) => e.packet?.type === "chat" && e.packet.text === "two").length >= 2,
+    );
+  });
+});
