@@ -35,7 +35,16 @@ const POTION: ItemDef = {
   armor: 0,
   heal: 10,
 };
-const BAKER = testKind({ name: "baker", typeId: 30, behaviour: "guard", wander: 0, speed: 20, hp: 40, perception: 4, leash: 6 });
+const BAKER = testKind({
+  name: "baker",
+  typeId: 30,
+  behaviour: "guard",
+  wander: 0,
+  speed: 20,
+  hp: 40,
+  perception: 4,
+  leash: 6,
+});
 const RAT = testKind({ name: "cave rat", typeId: 31, wander: 2, hp: 1 });
 const SPAWN = { x: 6, y: 6 };
 
@@ -229,7 +238,17 @@ describe("content scripts", () => {
       client.received.some((entry) => entry.packet?.type === "chat" && entry.packet.text === "still here"),
     );
     const me = game.sessions.byEntityId(client.lastState()!.playerEntityId)!;
-    const rat = game.entities.spawn({ typeId: RAT.typeId, x: 1, y: 1, hp: 1, hpMax: 1, elo: 1000, flags: 0, name: "cave rat", meta: [] });
+    const rat = game.entities.spawn({
+      typeId: RAT.typeId,
+      x: 1,
+      y: 1,
+      hp: 1,
+      hpMax: 1,
+      elo: 1000,
+      flags: 0,
+      name: "cave rat",
+      meta: [],
+    });
     game.scripts!.onKill(me.entity, rat);
     const stats = game.scripts!.stats;
     expect(stats.budgetStops).toBeGreaterThanOrEqual(1);
