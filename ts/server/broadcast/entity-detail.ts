@@ -38,7 +38,13 @@ export class EntityDetails {
     if (session.peer === null) return;
     const out = new Uint8Array(MAX_DATAGRAM_BYTES);
     const size = encodeEntityDetail(
-      { type: "entity_detail", clientType: 0, tick: this.ports.clock.tick, entityId: entity.id, meta: this.meta(session, entity) },
+      {
+        type: "entity_detail",
+        clientType: 0,
+        tick: this.ports.clock.tick,
+        entityId: entity.id,
+        meta: this.meta(session, entity),
+      },
       out,
     );
     this.ports.egress.send(session, out.slice(0, size));

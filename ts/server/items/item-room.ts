@@ -355,7 +355,6 @@ export class ItemRoom {
   sendDetail(session: Session, entity: StoredEntity): void {
     this.ports.details.send(session, entity);
   }
-
 }
 
 /** What an exchange came to (ItemRoom.exchange). */

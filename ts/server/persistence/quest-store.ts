@@ -34,11 +34,13 @@ export class QuestStore implements QuestStorePort {
   }
 
   load(accountId: number): QuestRecord[] {
-    return this.select.all(accountId).flatMap((row) =>
-      (QUEST_STATES as readonly string[]).includes(row.state)
-        ? [{ quest: row.quest, state: row.state as QuestState, progress: row.progress }]
-        : [],
-    );
+    return this.select
+      .all(accountId)
+      .flatMap((row) =>
+        (QUEST_STATES as readonly string[]).includes(row.state)
+          ? [{ quest: row.quest, state: row.state as QuestState, progress: row.progress }]
+          : [],
+      );
   }
 
   save(accountId: number, record: QuestRecord): void {
