@@ -2,6 +2,7 @@
 // branch pinned with chosen draws, and the properties that make the numbers
 // sensible (monotone in level, a hit always hurts, ratings bounded); and the
 // room's memory of who is fighting stays bounded (a Game stepped by hand).
+import { ENTITY_FLAG_HOSTILE, ENTITY_FLAG_INTERACTABLE } from "../ts/protocol/entity.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ELO_MAX, ELO_MIN, REGEN_DELAY_SECONDS, isFoe } from "../ts/combat-rules.js";
@@ -83,13 +84,15 @@ describe("the Elo update of a kill", () => {
 });
 
 describe("who a bump attacks", () => {
-  it("a living creature always; a living player only where PvP holds; never a corpse", () => {
-    expect(isFoe(16, 5, false)).toBe(true);
-    expect(isFoe(16, 0, false)).toBe(false);
-    expect(isFoe(0, 100, false)).toBe(false);
-    expect(isFoe(0, 100, true)).toBe(true);
-    expect(isFoe(0, 0, true)).toBe(false);
-    expect(isFoe(3, 0, false)).toBe(false); // a sign post
+  it("a living creature but one you talk to; a living player only where PvP holds; never a corpse", () => {
+    expect(isFoe(16, 5, 0, false)).toBe(true);
+    expect(isFoe(16, 5, ENTITY_FLAG_HOSTILE, false)).toBe(true);
+    expect(isFoe(16, 5, ENTITY_FLAG_INTERACTABLE, false)).toBe(false); // a merchant, a quest giver
+    expect(isFoe(16, 0, 0, false)).toBe(false);
+    expect(isFoe(0, 100, 0, false)).toBe(false);
+    expect(isFoe(0, 100, 0, true)).toBe(true);
+    expect(isFoe(0, 0, 0, true)).toBe(false);
+    expect(isFoe(3, 0, 0, false)).toBe(false); // a sign post
   });
 });
 

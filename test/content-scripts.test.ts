@@ -4,16 +4,12 @@
 // Hostile scripts — a syntax error, an endless loop, a memory bomb, a wrong argument — are each stopped
 // with their file and line while the world keeps its tick; a reload replaces a file in the running world.
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { DialogPacket } from "../ts/protocol/dialog.js";
-import { encodeDialogReply } from "../ts/protocol/dialog-reply.js";
-import type { EntityDetailPacket } from "../ts/protocol/entity-detail.js";
-import type { Tlv } from "../ts/protocol/tlv.js";
 import type { ItemDef } from "../ts/server/content/item-catalogue.js";
 import type { ContentFile } from "../ts/server/content/content-files.js";
 import { LuaRuntime } from "../ts/server/scripting/lua-sandbox.js";
 import { NpcGame } from "./support/npc-game.js";
 import { testKind } from "./support/npc-map.js";
-import type { UdpTestClient } from "./support/udp-client.js";
+import { dialogs, labels, ownTlv, reply } from "./support/script-dialogs.js";
 
 const COIN: ItemDef = {
   id: 1,
@@ -94,39 +90,6 @@ async function start(content: Record<string, string>) {
   const client = await npcGame.connect("Ada");
   const baker = await client.waitFor("the baker in view", () => client.inView(BAKER.typeId)[0]);
   return { harness, client, baker };
-}
-
-function packetsOf<T>(client: UdpTestClient, type: string): T[] {
-  return client.received.map((entry) => entry.packet).filter((packet) => packet?.type === type) as T[];
-}
-
-function dialogs(client: UdpTestClient): DialogPacket[] {
-  return packetsOf<DialogPacket>(client, "dialog");
-}
-
-/** The newest TLV of `kind` in the client's own EntityDetails. */
-function ownTlv(client: UdpTestClient, kind: Tlv["kind"]): Tlv | undefined {
-  const own = packetsOf<EntityDetailPacket>(client, "entity_detail").filter(
-    (detail) => detail.entityId === client.lastState()?.playerEntityId,
-  );
-  for (let i = own.length - 1; i >= 0; i--) {
-    const found = own[i].meta.find((tlv) => tlv.kind === kind);
-    if (found) return found;
-  }
-  return undefined;
-}
-
-function reply(client: UdpTestClient, dialog: DialogPacket, returnCode: number): void {
-  const out = new Uint8Array(1200);
-  const size = encodeDialogReply(
-    { type: "dialog_reply", clientType: 0, authToken: client.token, dialogId: dialog.dialogId, returnCode, values: [] },
-    out,
-  );
-  client.sendRaw(out.slice(0, size));
-}
-
-function labels(dialog: DialogPacket): string[] {
-  return dialog.elements.flatMap((element) => (element.kind === "button" ? [element.label] : []));
 }
 
 describe("content scripts", () => {

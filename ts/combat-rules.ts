@@ -4,6 +4,7 @@
 // (the death screen's countdown). The damage formula itself is the server's
 // alone (ts/server/combat/formula.ts): a client never needs to compute a hit.
 import { isNpcType } from "./npc-types.js";
+import { ENTITY_FLAG_INTERACTABLE } from "./protocol/entity.js";
 
 /** Seconds a dead player waits before it stands again at a spawn point with full HP. */
 export const PLAYER_RESPAWN_SECONDS = 5;
@@ -24,10 +25,12 @@ export const ELO_MAX = 0xffff;
 
 /**
  * Whether a step of an attacker into a tile holding `target` is an attack on it instead of a
- * move (the roguelike bump): a living creature always is; a living player only where PvP holds at
- * both tiles (`pvpBoth`). A dead entity (hp 0) is never a foe: steps pass over corpses.
+ * move (the roguelike bump): a living creature is, unless it is one you talk to (flagged
+ * interactable: a merchant, a quest giver); a living player only where PvP holds at both tiles
+ * (`pvpBoth`). A dead entity (hp 0) is never a foe: steps pass over corpses.
  */
-export function isFoe(targetTypeId: number, targetHp: number, pvpBoth: boolean): boolean {
+export function isFoe(targetTypeId: number, targetHp: number, targetFlags: number, pvpBoth: boolean): boolean {
   if (targetHp <= 0) return false;
-  return isNpcType(targetTypeId) || pvpBoth;
+  if (isNpcType(targetTypeId)) return (targetFlags & ENTITY_FLAG_INTERACTABLE) === 0;
+  return pvpBoth;
 }

@@ -478,19 +478,26 @@ class Bot {
       const id = readU32(bytes, at + ENTRY.id);
       const x = readI16(bytes, at + ENTRY.pos_x);
       const y = readI16(bytes, at + ENTRY.pos_y);
-      this.consider(id, readU16(bytes, at + ENTRY.type_id), x, y, readU16(bytes, at + ENTRY.hp));
+      this.consider(
+        id,
+        readU16(bytes, at + ENTRY.type_id),
+        x,
+        y,
+        readU16(bytes, at + ENTRY.hp),
+        bytes[at + ENTRY.entity_flags],
+      );
     }
   }
 
   /** One entry of an update: the own position, or a creature nearer than the foe so far. */
-  consider(id: number, typeId: number, x: number, y: number, hp: number): void {
+  consider(id: number, typeId: number, x: number, y: number, hp: number, flags: number): void {
     if (id === this.entityId) {
       this.x = x;
       this.y = y;
       this.placed = true;
       return;
     }
-    if (!isFoe(typeId, hp, false)) return;
+    if (!isFoe(typeId, hp, flags, false)) return;
     const distance = Math.max(Math.abs(x - this.x), Math.abs(y - this.y));
     if (distance < this.foeDistance) {
       this.foeDistance = distance;
@@ -507,7 +514,7 @@ class Bot {
     }
     cursor.reset(packet);
     // The own entry may come after a creature's: distances are from the position of the last update.
-    while (cursor.next()) this.consider(cursor.id, cursor.typeId, cursor.x, cursor.y, cursor.hp);
+    while (cursor.next()) this.consider(cursor.id, cursor.typeId, cursor.x, cursor.y, cursor.hp, cursor.flags);
   }
 
   /** Fighters: the step toward the foe (into its tile when adjacent: the attack), or 0 to wander. */

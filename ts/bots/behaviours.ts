@@ -216,7 +216,7 @@ export class Fight implements Behaviour {
   private attackNearest(mind: BotMind, at: Point): boolean {
     const candidates: { id: number; score: number }[] = [];
     for (const entity of mind.client.entities.values()) {
-      if (!isFoe(entity.typeId, entity.hp, false)) continue;
+      if (!isFoe(entity.typeId, entity.hp, entity.flags, false)) continue;
       const distance = Math.max(Math.abs(entity.x - at.x), Math.abs(entity.y - at.y));
       candidates.push({ id: entity.id, score: distance - ((entity.flags & ENTITY_FLAG_HOSTILE) !== 0 ? 8 : 0) });
     }

@@ -35,6 +35,7 @@ export type InputCommand =
   | "take-all"
   | "minimap"
   | "who-online"
+  | "quests"
   | "name-tags"
   | "sound";
 
@@ -73,6 +74,7 @@ export const KEY_BINDINGS: Readonly<Record<string, KeyBinding>> = {
   KeyT: command("take-all"),
   KeyM: command("minimap"),
   KeyO: command("who-online"),
+  KeyJ: command("quests"),
   KeyN: command("name-tags"),
   KeyV: command("sound"),
 };

@@ -34,6 +34,7 @@ import { TileImages } from "./ui/tile-images.js";
 import { TouchControls } from "./ui/touch-controls.js";
 import { Minimap, tileColours } from "./ui/minimap.js";
 import { WhoOnline } from "./ui/who-online.js";
+import { QuestJournal } from "./ui/quest-journal.js";
 import { renderOffline, SoundBoard } from "./ui/sound-board.js";
 import { SoundCues } from "./ui/sound-cues.js";
 import { rms, SOUND_NAMES, type SoundName } from "./assets/sounds.js";
@@ -199,6 +200,9 @@ async function play(request: JoinRequest): Promise<void> {
     new Minimap(element("minimap"), client, tileColours(connection.world.tiles, resources.images.tiles));
     element("who").hidden = false;
     new WhoOnline(element("who"), serverUrl, view.canvas);
+    // The quest journal (J): the quests under way and what each asks.
+    element("quests").hidden = false;
+    new QuestJournal(element("quests"), client, serverUrl, view.canvas);
     const cues = new SoundCues(client, sounds);
     const listen = () => {
       cues.update();

@@ -191,6 +191,7 @@ export class Game {
     const scripts = {
       onKill: (killer: StoredEntity, victim: StoredEntity) => this.scripts?.onKill(killer, victim),
       units: () => (this.scripts === null ? 0 : ScriptRoom.unitsOf(this.scripts.takeSteps())),
+      talks: (kindName: string) => this.scripts?.talks(kindName) === true,
     };
     const levels = {
       onStairs: (session: Session, warp: WorldWarp) => this.levels.onStairs(session, warp),
@@ -316,6 +317,7 @@ export class Game {
             content.files,
           );
     const scriptRoom = this.scripts;
+    this.npcs.refreshTalkFlags();
     this.details = new EntityDetails({ egress, clock }, [
       (session, entity) => this.items.detailTlv(session, entity),
       (session, entity) => (scriptRoom !== null && entity === session.entity ? scriptRoom.detailTlvs(session) : null),
@@ -562,6 +564,17 @@ export class Game {
       if (move !== null) this.sessions.movePhase(move.from, move.to, move.count);
     }
     if (this.tick % this.options.tickHz === 0) this.lifecycle.evictStale(endMs);
+  }
+
+  /**
+   * A content script was edited (--watch, the admin API): `name` reloads from `source` (null: the file is
+   * gone). A failed version leaves the last good one running; returns the failure, or null.
+   */
+  reloadScript(name: string, source: string | null): string | null {
+    if (this.scripts === null) return "this world was started without content scripts";
+    const failure = this.scripts.reload(name, source);
+    this.npcs.refreshTalkFlags();
+    return failure;
   }
 
   /** The quests' texts for GET /api/quests: none for a world without scripts. */

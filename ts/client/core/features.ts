@@ -15,6 +15,7 @@ import { DialogState } from "./dialogs.js";
 import { InteractionQueries } from "./interaction.js";
 import { WorldClockView } from "./world-clock.js";
 import { type ItemSight, ItemState } from "./items.js";
+import { QuestLog } from "./quests.js";
 
 export class ClientFeatures {
   readonly chat: ChatDelivery;
@@ -24,6 +25,7 @@ export class ClientFeatures {
   readonly combat = new CombatFeed();
   readonly worldClock = new WorldClockView();
   readonly items: ItemState;
+  readonly quests = new QuestLog();
 
   constructor(link: ChannelLink, sight: ItemSight, onHandlerError?: (error: unknown, subtype: number) => void) {
     this.chat = new ChatDelivery(link);
@@ -79,5 +81,6 @@ export class ClientFeatures {
     this.interaction.reset();
     this.worldClock.reset();
     this.items.reset();
+    this.quests.reset();
   }
 }

@@ -26,6 +26,7 @@ export interface Outage {
 import type { DialogState } from "./dialogs.js";
 import { type ItemDef, itemsById } from "./item-catalogue.js";
 import type { ItemState } from "./items.js";
+import type { QuestLog } from "./quests.js";
 import type { EntityInfo } from "./entity-table.js";
 import type { GameClientOptions } from "./options.js";
 import type { ClientParts } from "./parts.js";
@@ -194,6 +195,11 @@ export class ClientReadout {
    * Items: the own `inventory` (bag and equipment), the open `chest`, requests `pending`, and
    * listen() for results, refusals and changes. The requests are GameClient.take, equip, … .
    */
+  /** The quest log and the marks over creatures (quests.ts), from the own EntityDetail. */
+  get quests(): QuestLog {
+    return this.parts.features.quests;
+  }
+
   get items(): ItemState {
     return this.parts.features.items;
   }

@@ -142,6 +142,7 @@ export class PacketReceiver implements ManifestSource {
     this.parts.nameDirectory.receive(view.entityId, readTlvName(view.bytes, view.metaStart, view.metaEnd));
     // Before the trigger forgets it: a chest's detail answering the player's own use opens it.
     features.items.receiveDetail(view, features.interaction.pendingEntityId);
+    if (view.entityId === this.ownIdValue) features.quests.receiveOwnDetail(view);
     features.interaction.detailArrived(view.entityId);
   }
 

@@ -105,7 +105,7 @@ export class Steering {
    */
   attack(entityId: number): AttackRefusal | null {
     const target = this.parts.entityTable.entries.get(entityId);
-    if (target === undefined || !isFoe(target.typeId, target.hp, false)) return "not-a-foe";
+    if (target === undefined || !isFoe(target.typeId, target.hp, target.flags, false)) return "not-a-foe";
     const result = this.goTo(target.x, target.y, { steering: true });
     if (result === "not-ready") return "not-ready";
     if (result !== "planned" && result !== "unchanged") return "unreachable";
@@ -214,7 +214,7 @@ export class Steering {
   private followTarget(): void {
     const target = this.parts.entityTable.entries.get(this.attacking);
     const planner = this.parts.planner;
-    if (target === undefined || !isFoe(target.typeId, target.hp, false)) {
+    if (target === undefined || !isFoe(target.typeId, target.hp, target.flags, false)) {
       this.attacking = 0;
       if (planner.goal) {
         planner.release("cleared");
@@ -231,7 +231,7 @@ export class Steering {
     const x = from.x + ACTION_DX[action];
     const y = from.y + ACTION_DY[action];
     for (const entity of this.parts.entityTable.entries.values()) {
-      if (entity.x === x && entity.y === y && isFoe(entity.typeId, entity.hp, false)) return true;
+      if (entity.x === x && entity.y === y && isFoe(entity.typeId, entity.hp, entity.flags, false)) return true;
     }
     return false;
   }

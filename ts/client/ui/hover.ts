@@ -45,7 +45,7 @@ export function foeAtTile(
   let foe: EntityInfo | null = null;
   for (const entity of entities.values()) {
     if (entity.x !== tile.x || entity.y !== tile.y || entity.id === ownId) continue;
-    if (isFoe(entity.typeId, entity.hp, false) && (foe === null || entity.id < foe.id)) foe = entity;
+    if (isFoe(entity.typeId, entity.hp, entity.flags, false) && (foe === null || entity.id < foe.id)) foe = entity;
   }
   return foe;
 }

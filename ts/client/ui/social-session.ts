@@ -25,6 +25,7 @@ import { type ChannelLog, chatEventChannel } from "./log-channels.js";
 import { DialogLayer } from "./dialog-layer.js";
 import { kindsByTypeId, type NpcKind } from "../core/kinds.js";
 import { entityAtTile, HOVER_COLOUR, hoverText, INTERACT_PROMPT, labelOver, PROMPT_COLOUR } from "./hover.js";
+import { MARK_HAND_IN } from "../core/quests.js";
 import { type IntentOutcome, InteractIntent, interactablesNear } from "./interact-intent.js";
 import { type NameTagCandidate, nameTagsWanted, placeNameTags, rememberNameTags } from "../render/name-tags.js";
 import { TileImages } from "./tile-images.js";
@@ -227,6 +228,12 @@ export class SocialSession {
     const under = entityAtTile(client.entities, hovered, client.ownEntityId);
     // Names first: the prompts and the hover label are drawn over them.
     const labels: WorldLabel[] = this.nameTags ? this.tags(scene, under?.id) : [];
+    // A quest to take ("!") or to hand in ("?") over the creatures that have one for this player.
+    for (const entity of client.entities.values()) {
+      const mark = client.quests.markOf(entity.typeId);
+      if (mark === 0 || entity.id === under?.id) continue;
+      labels.push(labelOver(entity, mark === MARK_HAND_IN ? "?" : "!", PROMPT_COLOUR, scene.entities));
+    }
     const near = interactablesNear(client.entities, client.predicted);
     for (const entity of near) {
       if (entity.id !== under?.id) labels.push(labelOver(entity, INTERACT_PROMPT, PROMPT_COLOUR, scene.entities));

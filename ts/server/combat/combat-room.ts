@@ -225,7 +225,7 @@ export class CombatRoom {
       const otherIsPlayer = other.typeId === ENTITY_TYPE_PLAYER;
       // A creature's foes are players; a player's are creatures, and players where PvP holds at both tiles.
       const hostileTo = byPlayer
-        ? isFoe(other.typeId, other.hp, otherIsPlayer && pvpFrom && this.ports.pvp.allowsAt(other.x, other.y))
+        ? isFoe(other.typeId, other.hp, other.flags, otherIsPlayer && pvpFrom && this.ports.pvp.allowsAt(other.x, other.y))
         : otherIsPlayer && other.hp > 0;
       if (hostileTo) foe = other;
     }
@@ -262,6 +262,7 @@ export class CombatRoom {
         ? isFoe(
             defender.typeId,
             defender.hp,
+            defender.flags,
             defenderIsPlayer &&
               this.ports.pvp.allowsAt(attacker.x, attacker.y) &&
               this.ports.pvp.allowsAt(defender.x, defender.y),

@@ -97,6 +97,41 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     elo: 1400,
     loot: [],
   },
+  // The people of the great hall (issue 38): they stand at their posts, and the content scripts
+  // (maps/caves.content/) give them words — a merchant, and an old man with work for newcomers. A
+  // creature a script talks for is talked to, never fought (docs/combat.md).
+  {
+    name: "Mira the merchant",
+    typeId: 21,
+    behaviour: "guard",
+    speed: 50,
+    hp: 60,
+    perception: 4,
+    leash: 4,
+    wander: 0,
+    respawnSeconds: 60,
+    sprite: "guard",
+    attack: 5,
+    armor: 4,
+    elo: 1200,
+    loot: [],
+  },
+  {
+    name: "Old Tom",
+    typeId: 22,
+    behaviour: "guard",
+    speed: 50,
+    hp: 40,
+    perception: 4,
+    leash: 4,
+    wander: 0,
+    respawnSeconds: 60,
+    sprite: "guard",
+    attack: 3,
+    armor: 2,
+    elo: 1000,
+    loot: [],
+  },
 ];
 
 /** caves.npcs.json: one kind per line. */

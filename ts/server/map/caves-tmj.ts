@@ -63,6 +63,16 @@ export function cavesTmj(caves: GeneratedCaves): string {
       ]),
     );
   }
+  const stairs = caves.stairs.map((each, index) =>
+    point(`stairs down ${index + 1}`, "stairs", each.x, each.y, [{ name: "direction", type: "string", value: "down" }]),
+  );
+  // The people of the great hall after every other object, so those kept their ids (issue 38).
+  const people = caves.people.map((spawn) =>
+    area(spawn.name, "npc_spawn", spawn.x, spawn.y, spawn.width, spawn.height, [
+      { name: "count", type: "int", value: spawn.count },
+      { name: "kind", type: "string", value: spawn.kind },
+    ]),
+  );
   return tiledMapText({
     width: caves.width,
     height: caves.height,
@@ -70,17 +80,9 @@ export function cavesTmj(caves: GeneratedCaves): string {
     objectLayers: [
       objectLayer(2, "spawns", spawns),
       objectLayer(3, "interactables", interactables),
-      objectLayer(4, "npcs", npcSpawns),
+      objectLayer(4, "npcs", [...npcSpawns, ...people]),
       objectLayer(5, "zones", zones),
-      objectLayer(
-        6,
-        "warps",
-        caves.stairs.map((stairs, index) =>
-          point(`stairs down ${index + 1}`, "stairs", stairs.x, stairs.y, [
-            { name: "direction", type: "string", value: "down" },
-          ]),
-        ),
-      ),
+      objectLayer(6, "warps", stairs),
     ],
     nextObjectId: objects.nextObjectId,
     properties: [

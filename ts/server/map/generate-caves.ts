@@ -101,6 +101,12 @@ export interface GeneratedCaves {
   noticeBoard: { x: number; y: number };
   /** Where creatures live (npc_spawn objects; their kinds are in caves-npcs.ts). */
   npcSpawns: CaveNpcSpawn[];
+  /**
+   * The people of the great hall (issue 38): a merchant and an old man with work, whom the content
+   * scripts (maps/caves.content/) give words. npc_spawn objects like the others, numbered after every
+   * other object so the chests keep their ids (a chest's contents are stored by its id).
+   */
+  people: CaveNpcSpawn[];
   /** The doors (door objects in "interactables"): in corridor throats far from the great hall; the first is the locked vault door. */
   doors: CaveDoor[];
   /** Stairs down to the dungeon levels (stairs objects in "warps"; docs/dungeons.md): one in the great hall, one in the farthest hall. */
@@ -592,6 +598,7 @@ export function generateCaves(options: CaveOptions = {}): GeneratedCaves {
     sign,
     noticeBoard,
     npcSpawns,
+    people: placePeople(greatHall),
     doors,
     stairs,
     poolCount,
@@ -645,6 +652,31 @@ function placeStairs(
   }
   const far = centre(farthest);
   return [nearest(hallCentre.x, hallCentre.y + 4), nearest(far.x, far.y)];
+}
+
+/** The merchant north of the spawn points, Old Tom south of them (no random numbers: the tiles stay as they were). */
+function placePeople(greatHall: Rect): CaveNpcSpawn[] {
+  const centreX = greatHall.x + Math.floor(greatHall.width / 2);
+  return [
+    {
+      name: "merchant's stall",
+      kind: "Mira the merchant",
+      count: 1,
+      x: centreX + 2,
+      y: greatHall.y + 2,
+      width: 3,
+      height: 1,
+    },
+    {
+      name: "Old Tom's bench",
+      kind: "Old Tom",
+      count: 1,
+      x: centreX - 4,
+      y: greatHall.y + greatHall.height - 4,
+      width: 3,
+      height: 1,
+    },
+  ];
 }
 
 /**

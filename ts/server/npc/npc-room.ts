@@ -20,7 +20,7 @@
 // Only tiles block: entities never block each other's steps (docs/netcode.md §
 // What blocks what).
 import { ACTION_COST } from "../../action-points.js";
-import { ENTITY_FLAG_HOSTILE } from "../../protocol/entity.js";
+import { ENTITY_FLAG_HOSTILE, ENTITY_FLAG_INTERACTABLE } from "../../protocol/entity.js";
 import { mulberry32 } from "../../random.js";
 import type { Weather } from "../../world-time.js";
 import type { MoveTable, Pathing } from "../../wasm/sim.js";
@@ -64,7 +64,11 @@ export interface NpcPorts {
    * The content scripts (../scripting/script-room.ts): the think budget units their work since the last
    * entity tick cost, taken from this tick's budget, so creatures shed under scripted load like under any.
    */
-  readonly scripts?: { units(): number };
+  readonly scripts?: {
+    units(): number;
+    /** Whether a script gives creatures of this kind words: they are talked to (flagged interactable), not fought. */
+    talks(kindName: string): boolean;
+  };
   /** The doors (doors.ts): a creature whose kind opensDoors opens a closed, unlocked one in its way. */
   readonly doors: Pick<Doors, "openByCreature">;
   readonly log: Logger;
@@ -198,7 +202,15 @@ export class NpcRoom {
       stats,
     });
     this.spawns = new SpawnKeeper(
-      { entities, roster, schedule, random, entityTicksPerSecond: options.entityTicksPerSecond, stats },
+      {
+        entities,
+        roster,
+        schedule,
+        random,
+        entityTicksPerSecond: options.entityTicksPerSecond,
+        stats,
+        extraFlags: (kind) => this.talkFlag(kind),
+      },
       specs,
     );
     this.crossing = new NpcCrossing({ entities, roster, spawns: this.spawns, schedule, stats });
@@ -264,6 +276,21 @@ export class NpcRoom {
       schedule.file(npc, nextDue(npc));
     }
     return true;
+  }
+
+  /** ENTITY_FLAG_INTERACTABLE for a kind the scripts give words (never a hostile's: it is fought), else 0. */
+  private talkFlag(kind: NpcKind): number {
+    return kind.behaviour !== "hostile" && this.ports.scripts?.talks(kind.name) === true ? ENTITY_FLAG_INTERACTABLE : 0;
+  }
+
+  /** The scripts changed (loaded, reloaded): every creature's talk flag follows its kind's. */
+  refreshTalkFlags(): void {
+    for (const npc of this.roster.values()) {
+      const flags = (npc.entity.flags & ~ENTITY_FLAG_INTERACTABLE) | this.talkFlag(npc.kind);
+      if (flags === npc.entity.flags) continue;
+      npc.entity.flags = flags;
+      this.ports.entities.changed(npc.entity);
+    }
   }
 
   /**

@@ -5,6 +5,7 @@
 import { ACTION_COST } from "../../action-points.js";
 import { ENTITY_FLAG_HOSTILE } from "../../protocol/entity.js";
 import { nightSpawnsOf } from "../content/npc-kinds.js";
+import type { NpcKind } from "../content/npc-kinds.js";
 import type { NpcSpawnSpec } from "../content/npc-spawns.js";
 import type { EntityStore } from "../entities/entities.js";
 import type { Npc, SpawnState } from "./npc.js";
@@ -21,6 +22,8 @@ export interface SpawnKeeperPorts {
   /** Entity ticks per second, for turning respawn seconds into entity ticks. */
   readonly entityTicksPerSecond: number;
   readonly stats: { respawns: number };
+  /** Flags a new creature of `kind` gets beside its behaviour's (a creature the scripts give words is interactable). */
+  readonly extraFlags: (kind: NpcKind) => number;
 }
 
 export class SpawnKeeper {
@@ -119,7 +122,7 @@ export class SpawnKeeper {
         hp: kind.hp,
         hpMax: kind.hp,
         elo: kind.elo,
-        flags: kind.behaviour === "hostile" ? ENTITY_FLAG_HOSTILE : 0,
+        flags: (kind.behaviour === "hostile" ? ENTITY_FLAG_HOSTILE : 0) | this.ports.extraFlags(kind),
         name: kind.name,
         meta: [],
       },

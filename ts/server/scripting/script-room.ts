@@ -99,8 +99,9 @@ interface Handlers {
   readonly night: LuaFunctionRef[];
   readonly day: LuaFunctionRef[];
   readonly quests: Omit<QuestDefinition, "number">[];
-  /** Each quest's reward, by id. */
+  /** Each quest's reward, and what handing it in takes from the player, by id. */
   readonly rewards: Map<string, { itemId: number; count: number }[]>;
+  readonly handIns: Map<string, { itemId: number; count: number }[]>;
   readonly shops: ShopDefinition[];
 }
 
@@ -312,15 +313,17 @@ export class ScriptRoom {
       if (!Array.isArray(requires) || requires.some((each) => typeof each !== "string")) {
         throw new Error("quest.define: requires must be a list of quest ids");
       }
-      const reward =
-        quest.reward === undefined || quest.reward === null ? {} : table(quest.reward, "quest.define: reward");
-      const give: { itemId: number; count: number }[] = [];
-      for (const [name, count] of Object.entries(reward)) {
-        if (typeof count !== "number" || !Number.isInteger(count) || count < 1 || count > 9999) {
-          throw new Error(`quest.define: reward["${name}"] must be a count 1 … 9999`);
-        }
-        give.push({ itemId: itemNamed(name, catalogue, "quest.define: reward").id, count });
-      }
+      const stacks = (value: LuaValue | undefined, what: string) => {
+        const counts = value === undefined || value === null ? {} : table(value, `quest.define: ${what}`);
+        return Object.entries(counts).map(([name, count]) => {
+          if (typeof count !== "number" || !Number.isInteger(count) || count < 1 || count > 9999) {
+            throw new Error(`quest.define: ${what}["${name}"] must be a count 1 … 9999`);
+          }
+          return { itemId: itemNamed(name, catalogue, `quest.define: ${what}`).id, count };
+        });
+      };
+      const give = stacks(quest.reward, "reward");
+      const take = stacks(quest.hand_in, "hand_in");
       handlers.quests.push({
         id,
         title: text(quest.title ?? id, MAX_TITLE_CHARS),
@@ -331,6 +334,7 @@ export class ScriptRoom {
         file: file.name,
       });
       handlers.rewards.set(id, give);
+      handlers.handIns.set(id, take);
     });
     sandbox.expose("shop.define", ([spec]) => {
       handlers.shops.push(shopOf(table(spec, "shop.define") as ShopSpec, catalogue, file.name));
@@ -547,14 +551,18 @@ export class ScriptRoom {
     return Math.ceil(steps / STEPS_PER_THINK_UNIT);
   }
 
-  /** Hands quest `id` in with its reward, both in one transaction: the reward lands and the quest is done, or neither. */
+  /**
+   * Hands quest `id` in: what it asks handed over (`hand_in`) leaves the bag, the reward enters it and the
+   * quest is done — one transaction, all or nothing ("no_item" when the player lacks what it asks).
+   */
   private handIn(session: Session, id: string, done: (outcome: string) => void): void {
     const handIn = this.quests.handIn(session, id);
     if (handIn === null) return done("not_ready");
     const reward = this.files.flatMap((file) => file.handlers.rewards.get(id) ?? []);
+    const take = this.files.flatMap((file) => file.handlers.handIns.get(id) ?? []);
     this.ports.items.exchange(
       session,
-      [],
+      take,
       reward,
       (outcome) => {
         if (outcome === "ok") handIn.apply();
@@ -744,7 +752,16 @@ function questId(value: LuaValue | undefined, what: string): string {
 }
 
 function emptyHandlers(): Handlers {
-  return { talk: new Map(), kill: new Map(), night: [], day: [], quests: [], rewards: new Map(), shops: [] };
+  return {
+    talk: new Map(),
+    kill: new Map(),
+    night: [],
+    day: [],
+    quests: [],
+    rewards: new Map(),
+    handIns: new Map(),
+    shops: [],
+  };
 }
 
 /** Whether tick `tick` of a world whose clock says `timeOfDay` is night. */
