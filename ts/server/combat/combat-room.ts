@@ -225,7 +225,12 @@ export class CombatRoom {
       const otherIsPlayer = other.typeId === ENTITY_TYPE_PLAYER;
       // A creature's foes are players; a player's are creatures, and players where PvP holds at both tiles.
       const hostileTo = byPlayer
-        ? isFoe(other.typeId, other.hp, other.flags, otherIsPlayer && pvpFrom && this.ports.pvp.allowsAt(other.x, other.y))
+        ? isFoe(
+            other.typeId,
+            other.hp,
+            other.flags,
+            otherIsPlayer && pvpFrom && this.ports.pvp.allowsAt(other.x, other.y),
+          )
         : otherIsPlayer && other.hp > 0;
       if (hostileTo) foe = other;
     }
