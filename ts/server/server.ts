@@ -1,7 +1,8 @@
 // Composes a running server: the Game, its transports (UDP, and for browsers a WebRTC data
 // channel and a WebSocket, all feeding the one datagram handler), its HTTP API and the client's
 // static files. Tests start it in-process on port 0; main.ts starts it from the command line.
-import { readContentFiles } from "./content/content-files.js";
+import { contentDirFor, readContentFiles } from "./content/content-files.js";
+import { ContentWatcher } from "./world/content-watch.js";
 import { LuaRuntime } from "./scripting/lua-sandbox.js";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -196,6 +197,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       )
     : null;
   mapWatcher?.start();
+  // --watch also reloads the content scripts (content-watch.ts), when the world started with some.
+  const contentWatcher =
+    options.watchMap === true && content !== undefined && options.content === undefined
+      ? new ContentWatcher(contentDirFor(options.mapPath), (name, source) => game.reloadScript(name, source), logger)
+      : null;
+  contentWatcher?.start();
   const sweeper = setInterval(() => {
     const nowMs = performance.now();
     webrtc.sweep(nowMs);
@@ -219,6 +226,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (closed) return;
       closed = true;
       mapWatcher?.close();
+      contentWatcher?.close();
       clearInterval(sweeper);
       game.stop();
       closeTransports();

@@ -8,6 +8,9 @@ import { basename, dirname, extname, join } from "node:path";
 import { readBoundedText } from "./bounded-file.js";
 import { MapError } from "./map-error.js";
 
+/** What a content script's file name looks like: a name of letters, digits, "-", "_" and ".", ending ".lua". */
+export const CONTENT_FILE_PATTERN = /^[A-Za-z0-9_.-]+\.lua$/;
+
 /** The most script files one map's content folder may hold. */
 export const MAX_CONTENT_FILES = 64;
 /** The largest script file. */
@@ -30,7 +33,7 @@ export function contentFileNames(dir: string): string[] {
   if (!existsSync(dir)) return [];
   if (!statSync(dir).isDirectory()) throw new MapError(dir, "the content folder is a file, not a folder");
   const names = readdirSync(dir)
-    .filter((name) => name.endsWith(".lua"))
+    .filter((name) => CONTENT_FILE_PATTERN.test(name))
     .sort();
   if (names.length > MAX_CONTENT_FILES) {
     throw new MapError(dir, `${names.length} scripts, more than ${MAX_CONTENT_FILES}`);
