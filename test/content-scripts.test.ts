@@ -3,13 +3,19 @@
 // dialog (a DialogReply), and the quest's state and the shop's exchange show in its own EntityDetail.
 // Hostile scripts — a syntax error, an endless loop, a memory bomb, a wrong argument — are each stopped
 // with their file and line while the world keeps its tick; a reload replaces a file in the running world.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ItemDef } from "../ts/server/content/item-catalogue.js";
 import type { ContentFile } from "../ts/server/content/content-files.js";
 import { LuaRuntime } from "../ts/server/scripting/lua-sandbox.js";
+import { openGameDatabase } from "../ts/server/persistence/database.js";
+import { postJson } from "./support/game-harness.js";
 import { NpcGame } from "./support/npc-game.js";
 import { testKind } from "./support/npc-map.js";
 import { dialogs, labels, ownTlv, reply } from "./support/script-dialogs.js";
+import { type Joined, UdpTestClient } from "./support/udp-client.js";
 
 const COIN: ItemDef = {
   id: 1,
@@ -243,5 +249,92 @@ describe("content scripts", () => {
       "two again",
       () => client.received.filter((e) => e.packet?.type === "chat" && e.packet.text === "two").length >= 2,
     );
+  });
+
+  it("buys once for a reply sent three times (a re-sent datagram), and nothing is made or lost", async () => {
+    const { harness, client, baker } = await start({ "baker.lua": BAKER_LUA });
+    const game = harness.game;
+    const me = game.sessions.byEntityId(client.lastState()!.playerEntityId)!;
+    await new Promise<void>((resolve) => game.items.exchange(me, [], [{ itemId: COIN.id, count: 9 }], () => resolve()));
+    client.query(baker.id);
+    const menu = await client.waitFor("the baker's dialog", () => dialogs(client)[0], 5000);
+    reply(client, menu, 1);
+    const shop = await client.waitFor("the shop", () => dialogs(client).find((d) => labels(d)[0]?.startsWith("Buy")));
+    for (let copy = 0; copy < 3; copy++) reply(client, shop, 1);
+    await client.waitFor("the shop again", () =>
+      dialogs(client).find((d) => labels(d).includes("Buy healing potion - 3 (1 left)")),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(game.items.countOf(me, POTION.id)).toBe(1);
+    expect(game.items.countOf(me, COIN.id)).toBe(6);
+    expect(game.scripts!.shops.stats.bought).toBe(1);
+  });
+
+  it("keeps an account's quest across a restart", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "caves-quests-"));
+    try {
+      const spec = {
+        width: 16,
+        height: 12,
+        spawn: SPAWN,
+        kinds: [BAKER, RAT],
+        spawns: [{ kind: "baker", x: 7, y: 6 }],
+        items: [COIN, POTION],
+      };
+      const options = () => ({
+        content: { runtime, files: files({ "baker.lua": BAKER_LUA }) },
+        database: openGameDatabase(join(dir, "world.sqlite")),
+      });
+      let harness = await npcGame.start(spec, options());
+      const registered = await postJson(harness.httpPort, "/api/register", {
+        name: "Questa",
+        password: "rats-rats",
+        nick: "Questa",
+      });
+      expect(registered.status).toBe(200);
+      let client = await UdpTestClient.withSession(registered.body as unknown as Joined);
+      client.action(0, 0);
+      await client.waitFor("own position", () => client.position());
+      const baker = await client.waitFor("the baker", () => client.inView(BAKER.typeId)[0]);
+      client.query(baker.id);
+      const menu = await client.waitFor("the baker's dialog", () => dialogs(client)[0], 5000);
+      reply(client, menu, 2);
+      const me = () => harness.game.sessions.byEntityId(client.lastState()!.playerEntityId)!;
+      await client.waitFor(
+        "the quest started",
+        () => harness.game.scripts!.quests.standing(me(), "rats").state === "active",
+      );
+      const rat = harness.game.entities.spawn({
+        typeId: RAT.typeId,
+        x: 1,
+        y: 1,
+        hp: 1,
+        hpMax: 1,
+        elo: 1000,
+        flags: 0,
+        name: "cave rat",
+        meta: [],
+      });
+      harness.game.scripts!.onKill(me().entity, rat);
+      client.close();
+      await npcGame.cleanup();
+
+      harness = await npcGame.start(spec, options());
+      const login = await postJson(harness.httpPort, "/api/login", { name: "Questa", password: "rats-rats" });
+      expect(login.status).toBe(200);
+      client = await UdpTestClient.withSession(login.body as unknown as Joined);
+      client.action(0, 0);
+      await client.waitFor("own position", () => client.position());
+      // Its own detail (asked for, as the client does) carries the quest where the first life left it.
+      client.query(client.lastState()!.playerEntityId);
+      const quests = await client.waitFor("the quest back", () => {
+        const tlv = ownTlv(client, "quests");
+        return tlv?.kind === "quests" && tlv.quests.length > 0 ? tlv : undefined;
+      });
+      expect(quests.quests[0]).toMatchObject({ state: 1, progress: 1, goal: 2 });
+      client.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
