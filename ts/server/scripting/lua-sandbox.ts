@@ -36,8 +36,12 @@ const T_FUNCTION = 6;
 
 /** VM instructions between two looks at the budget. */
 export const HOOK_EVERY = 1000;
-/** Allocations are charged to the instruction budget: one instruction per this many bytes. */
-export const BYTES_PER_STEP = 64;
+/**
+ * Allocations are charged to the instruction budget: ALLOCATION_STEPS for each (the allocator is a call
+ * into the host, ~2 µs measured, the cost of some 200 VM instructions) plus one per BYTES_PER_STEP bytes.
+ */
+export const ALLOCATION_STEPS = 64;
+export const BYTES_PER_STEP = 16;
 /** Tables a script hands the host are read at most this deep, and this many entries in all. */
 export const MAX_TABLE_DEPTH = 8;
 export const MAX_TABLE_ENTRIES = 4096;
@@ -204,7 +208,7 @@ export class LuaSandbox {
     if (delta > 0 && this.used + delta > this.memoryLimitBytes) return 0;
     const out = M._realloc(ptr, newSize);
     if (out) this.used += delta;
-    if (delta > 0 && this.runtime.current === this) this.charge(delta / BYTES_PER_STEP);
+    if (delta > 0 && this.runtime.current === this) this.charge(ALLOCATION_STEPS + delta / BYTES_PER_STEP);
     return out;
   }
 

@@ -40,6 +40,8 @@ export const TALK_REACH = 2;
 /** Timers one file may have waiting, and how far ahead (ticks: one hour at 24 Hz). */
 export const MAX_TIMERS_PER_FILE = 256;
 export const MAX_TIMER_TICKS = 24 * 3600;
+/** Dialog answers one file may have waiting (beyond, the oldest is let go: its reply then does nothing). */
+export const MAX_ANSWERS_WAITING = 1024;
 /** Script log lines kept for the status, and the longest. */
 const LOG_KEPT = 50;
 const LOG_LINE_MAX = 200;
@@ -115,6 +117,15 @@ interface ScriptFile {
   errors: number;
   lastError: string | null;
   timers: number;
+  /**
+   * The dialogs' answers still waiting, by "session token:dialog id", oldest first: each Lua callback is
+   * let go once called, when the same dialog is asked again (the open one is re-sent, its first callback
+   * kept), or as the oldest beyond MAX_ANSWERS_WAITING (a player who walked away never answers).
+   */
+  readonly answers: Map<string, LuaFunctionRef>;
+  /** When the file's last error was logged, and the errors not logged since (one line a second at most). */
+  loggedAtMs: number;
+  unlogged: number;
 }
 
 interface Timer {
@@ -184,6 +195,9 @@ export class ScriptRoom {
         errors: 0,
         lastError: null,
         timers: 0,
+        answers: new Map(),
+        loggedAtMs: -Infinity,
+        unlogged: 0,
       };
       this.files.push(loaded);
       this.load(loaded, file.source);
@@ -206,7 +220,18 @@ export class ScriptRoom {
       return null;
     }
     if (file === undefined) {
-      file = { name, sandbox: null, handlers: emptyHandlers(), loadError: null, errors: 0, lastError: null, timers: 0 };
+      file = {
+        name,
+        sandbox: null,
+        handlers: emptyHandlers(),
+        loadError: null,
+        errors: 0,
+        lastError: null,
+        timers: 0,
+        answers: new Map(),
+        loggedAtMs: -Infinity,
+        unlogged: 0,
+      };
       this.files.push(file);
       this.files.sort((a, b) => (a.name < b.name ? -1 : 1));
     }
@@ -240,6 +265,7 @@ export class ScriptRoom {
     file.handlers = handlers;
     file.loadError = null;
     file.timers = 0;
+    file.answers.clear(); // the old state's callbacks close with it
     // The old version's timers go with it: they would call into a closed state.
     for (let index = this.timers.length - 1; index >= 0; index--) {
       if (this.timers[index].file === file && this.timers[index].sandbox !== sandbox) this.timers.splice(index, 1);
@@ -369,16 +395,29 @@ export class ScriptRoom {
         choices.map((choice) => text(choice, MAX_CHOICE_CHARS)),
       );
       const answer = callback instanceof LuaFunctionRef ? callback : null;
-      this.ports.dialogs.open(
+      let waiting = "";
+      const id = this.ports.dialogs.open(
         session,
         spec_,
         (reply) => {
-          if (answer === null) return;
+          const kept = file.answers.get(waiting);
+          if (kept === undefined) return; // let go since (the oldest beyond the bound, or a reload)
+          file.answers.delete(waiting);
           // Later, as an event of its own (a reply can come while no script runs, but never inside one).
-          this.callback(file, sandbox, answer, [reply.returnCode], true);
+          this.callback(file, kept.sandbox, kept, [reply.returnCode], true);
         },
         { key: `script:${file.name}` },
       );
+      if (answer === null) return;
+      waiting = `${session.tokenHex}:${id}`;
+      // The same dialog asked again while open: the open one is re-sent and keeps its first callback.
+      if (file.answers.has(waiting)) return sandbox.releaseRef(answer);
+      file.answers.set(waiting, answer);
+      if (file.answers.size > MAX_ANSWERS_WAITING) {
+        const [oldest, ref] = file.answers.entries().next().value!;
+        file.answers.delete(oldest);
+        sandbox.releaseRef(ref);
+      }
     });
     sandbox.expose("shop.open", ([who, id, speaker]) => {
       const session = this.sessionOf(who, "shop.open");
@@ -669,8 +708,20 @@ export class ScriptRoom {
     file.errors++;
     file.lastError = message;
     this.stats.errors++;
+    // A script that fails at every event must not flood the log: a line a second per file, with a count.
+    const nowMs = performance.now();
+    if (nowMs - file.loggedAtMs < 1000) {
+      file.unlogged++;
+      return;
+    }
     this.remember(`${file.name}: error: ${message}`);
-    this.ports.log.warn("content script stopped", { file: file.name, error: message });
+    this.ports.log.warn("content script stopped", {
+      file: file.name,
+      error: message,
+      ...(file.unlogged > 0 ? { alsoSince: file.unlogged } : {}),
+    });
+    file.loggedAtMs = nowMs;
+    file.unlogged = 0;
   }
 
   private remember(line: string): void {
