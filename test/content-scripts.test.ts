@@ -337,4 +337,20 @@ describe("content scripts", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("lets go of the callbacks of dialogs asked again and again: a state's memory stays put", async () => {
+    const { harness, client, baker } = await start({ "baker.lua": BAKER_LUA });
+    const scripts = harness.game.scripts!;
+    const me = harness.game.sessions.byEntityId(client.lastState()!.playerEntityId)!;
+    const entity = harness.game.entities.get(baker.id)!;
+    const memory = () =>
+      (scripts.status() as { files: { name: string; memoryBytes: number }[] }).files.find(
+        (f) => f.name === "baker.lua",
+      )!.memoryBytes;
+    for (let i = 0; i < 200; i++) scripts.onQuery(me, entity);
+    const before = memory();
+    for (let i = 0; i < 3000; i++) scripts.onQuery(me, entity);
+    expect(scripts.stats.errors).toBe(0);
+    expect(memory() - before).toBeLessThan(64 * 1024);
+  });
 });
