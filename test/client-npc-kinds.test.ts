@@ -1,5 +1,5 @@
 // WorldInfo.kinds: the NPC kinds of GET /api/world, validated like the rest of
-// the answer: the real server on the bundled map sends its five kinds; an older
+// the answer: the real server on the bundled map sends its seven kinds; an older
 // server that sends none gives an empty list.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseKinds } from "../ts/client/core/kinds.js";
@@ -44,10 +44,10 @@ describe("WorldInfo.kinds", () => {
     expect(world.kinds).toEqual([]);
   });
 
-  it("carries the bundled map's five kinds from the real server", async () => {
+  it("carries the bundled map's seven kinds from the real server", async () => {
     const world = await fetchWorld(baseUrl);
     expect(world.kinds).toEqual(CAVE_KINDS);
-    expect(world.kinds.map((kind) => kind.sprite)).toEqual(["rat", "beetle", "spider", "skeleton", "guard"]);
+    expect(world.kinds.map((kind) => kind.sprite)).toEqual(["rat", "beetle", "spider", "skeleton", "guard", "guard", "guard"]);
   });
 
   it("keeps a sprite name the client has no art for (it falls back when drawn)", () => {

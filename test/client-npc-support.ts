@@ -11,6 +11,8 @@ export const CAVE_KINDS: NpcKind[] = [
   { typeId: 18, name: "cave spider", sprite: "spider", behaviour: "hostile", speed: 34 },
   { typeId: 19, name: "skeleton", sprite: "skeleton", behaviour: "hostile", speed: 25 },
   { typeId: 20, name: "hall guard", sprite: "guard", behaviour: "guard", speed: 50 },
+  { typeId: 21, name: "Mira the merchant", sprite: "guard", behaviour: "guard", speed: 50 },
+  { typeId: 22, name: "Old Tom", sprite: "guard", behaviour: "guard", speed: 50 },
 ];
 
 export const RAT = 16;

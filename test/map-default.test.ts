@@ -264,17 +264,27 @@ describe("the bundled map", () => {
     expect(reachable(true).has(cellOf("vault chest"))).toBe(true);
   });
 
-  it("has creatures: critters and guards in view of the spawn points, hostiles only outside the great hall", () => {
+  it("has creatures: critters, guards and the hall's people in view of the spawn points, hostiles only outside the great hall", () => {
     const spawnPoint = map.spawns[0];
     const inView = (x: number, y: number) => Math.abs(x - spawnPoint.x) <= 15 && Math.abs(y - spawnPoint.y) <= 15;
     const byBehaviour = (behaviour: string) => map.npcSpawns.filter((spawn) => spawn.kind.behaviour === behaviour);
     expect(map.npcKinds.map((kind) => kind.behaviour).sort()).toEqual([
+      "guard",
+      "guard",
       "guard",
       "hostile",
       "hostile",
       "wander",
       "wander",
     ]);
+    // The people of the great hall (maps/caves.content): in view of the spawn points, at their posts.
+    for (const name of ["Mira the merchant", "Old Tom"]) {
+      const spawn = map.npcSpawns.find((each) => each.kind.name === name)!;
+      expect(
+        spawn.cells.every((cell) => inView(cell.x, cell.y)),
+        name,
+      ).toBe(true);
+    }
     // A new player sees the world move at once: every cell of some critter areas is in view of the spawn.
     const critterAreasInView = byBehaviour("wander").filter((spawn) => spawn.cells.every((c) => inView(c.x, c.y)));
     expect(critterAreasInView.length).toBeGreaterThanOrEqual(2);

@@ -64,7 +64,7 @@ function expectMigrationError(action: () => unknown, message: RegExp): void {
 }
 
 describe("migrations", () => {
-  it("the bundled schema: accounts and characters (1), bans and the admin log (2), notices (3), items (4), appearance (5), piles kept with their level (6), recorded, WAL on a file", () => {
+  it("the bundled schema: accounts and characters (1), bans and the admin log (2), notices (3), items (4), appearance (5), piles kept with their level (6), quests and world values (7), recorded, WAL on a file", () => {
     const path = join(dir, "schema.sqlite");
     const database = openGameDatabase(path);
     expect(database.schemaVersion).toBe(loadMigrations().length);
@@ -77,12 +77,14 @@ describe("migrations", () => {
       "accounts",
       "address_bans",
       "admin_log",
+      "character_quests",
       "characters",
       "item_containers",
       "item_piles",
       "item_stacks",
       "notices",
       "schema_migrations",
+      "world_values",
     ]);
     const rows = db.prepare("SELECT version, name, length(checksum) AS hexDigits FROM schema_migrations").all();
     expect(rows).toEqual([
@@ -92,12 +94,13 @@ describe("migrations", () => {
       { version: 4, name: "items", hexDigits: 64 },
       { version: 5, name: "appearance", hexDigits: 64 },
       { version: 6, name: "level-piles", hexDigits: 64 },
+      { version: 7, name: "content", hexDigits: 64 },
     ]);
     database.close();
     database.close(); // idempotent
     // Reopening applies nothing again.
     const again = openGameDatabase(path);
-    expect(again.db.prepare("SELECT count(*) FROM schema_migrations").pluck().get()).toBe(6);
+    expect(again.db.prepare("SELECT count(*) FROM schema_migrations").pluck().get()).toBe(7);
     again.close();
   });
 
