@@ -55,6 +55,8 @@ export default defineConfig(
       ".vite/**",
       // Its own package (Colyseus, installed by the bench on first use) and tsconfig: `npx tsc -p bench/colyseus`.
       "bench/colyseus/**",
+      // The same for the NATS client (bench/link-transport.ts's nats row): `npx tsc -p bench/nats`.
+      "bench/nats/**",
     ],
   },
   {
