@@ -115,4 +115,19 @@ export default defineConfig(
       "no-undef": "error",
     },
   },
+  {
+    // The single file's launcher (scripts/package/sea-main.cjs): Node's single executable applications
+    // run their main script as CommonJS.
+    files: ["**/*.cjs"],
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: { console: "readonly", process: "readonly", require: "readonly" },
+    },
+    linterOptions: { reportUnusedDisableDirectives: "error" },
+    rules: {
+      ...syntaxRules,
+      "no-unused-vars": ["error", { argsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_" }],
+      "no-undef": "error",
+    },
+  },
 );
