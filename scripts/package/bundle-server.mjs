@@ -30,7 +30,8 @@ function treePaths(root, tree, outfile) {
       }));
       pluginBuild.onLoad({ filter: /\.(ts|mts|js|mjs|cjs)$/ }, async (args) => {
         let contents = await readFile(args.path, "utf8");
-        if (args.path.endsWith(join("ts", "server", "dungeon", "level-generator.ts"))) {
+        const isLevelGenerator = args.path.endsWith(join("ts", "server", "dungeon", "level-generator.ts"));
+        if (isLevelGenerator) {
           // The worker runs the bundled level-worker.mjs beside level-generator's place in the tree
           // instead of registering tsx and importing the TypeScript.
           if (!TSX_WORKER.test(contents)) {
@@ -41,7 +42,7 @@ function treePaths(root, tree, outfile) {
             'const WORKER_SOURCE = `await import(${JSON.stringify(new URL("./level-worker.mjs", import.meta.url).href)});`;',
           );
         }
-        if (!contents.includes("import.meta.url")) return null;
+        if (!isLevelGenerator && !contents.includes("import.meta.url")) return null;
         const fromBundle = relative(dirname(outfile), join(tree, relative(root, args.path)));
         const url = `new URL(${JSON.stringify(fromBundle.split(sep).join("/"))}, import.meta.url).href`;
         const loader = /\.m?ts$/.test(args.path) ? "ts" : "js";
@@ -52,8 +53,9 @@ function treePaths(root, tree, outfile) {
 }
 
 /**
- * Bundles `entry` (a path inside the repository `root`) into `outfile`, a path inside `tree`. A bundle is an ES module; CommonJS packages in it get a `require` made
- * for the bundle's own place, and the tree's addons are loaded with `__treeRequire`.
+ * Bundles `entry` (a path inside the repository `root`) into `outfile`, a path inside `tree`. A bundle
+ * is an ES module; the CommonJS packages in it get a `require` made for the bundle's own place (the
+ * banner), which also loads the tree's addons as `__treeRequire`.
  */
 export async function bundleInto(root, tree, entry, outfile) {
   await build({
