@@ -55,6 +55,8 @@ export default defineConfig(
       ".vite/**",
       // Its own package (Colyseus, installed by the bench on first use) and tsconfig: `npx tsc -p bench/colyseus`.
       "bench/colyseus/**",
+      // The same for the NATS client (bench/link-transport.ts's nats row): `npx tsc -p bench/nats`.
+      "bench/nats/**",
     ],
   },
   {
@@ -105,6 +107,21 @@ export default defineConfig(
     languageOptions: {
       sourceType: "module",
       globals: { console: "readonly", process: "readonly", URL: "readonly" },
+    },
+    linterOptions: { reportUnusedDisableDirectives: "error" },
+    rules: {
+      ...syntaxRules,
+      "no-unused-vars": ["error", { argsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_" }],
+      "no-undef": "error",
+    },
+  },
+  {
+    // The single file's launcher (scripts/package/sea-main.cjs): Node's single executable applications
+    // run their main script as CommonJS.
+    files: ["**/*.cjs"],
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: { console: "readonly", process: "readonly", require: "readonly" },
     },
     linterOptions: { reportUnusedDisableDirectives: "error" },
     rules: {

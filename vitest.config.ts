@@ -13,6 +13,8 @@ const TIMING_SENSITIVE = [
   "test/combat-persistence.test.ts",
   "test/persistence.test.ts",
   "test/soak-cli.test.ts",
+  // Starts the single file and Chromium against it.
+  "test/package.test.ts",
 ];
 
 export default defineConfig({

@@ -3,7 +3,9 @@
 // NATS against Redis for the handoffs): a gateway's datagrams to a region and back, three ways —
 //  - direct: the cluster's own TCP links (link-frames.ts FrameWriter / FrameReader), what is built;
 //  - redis:  Redis pub/sub (ioredis), a channel per process, as if every datagram went through the broker;
-//  - nats:   NATS core pub/sub (@nats-io/transport-node against Debian's nats-server), the same.
+//  - nats:   NATS core pub/sub (@nats-io/transport-node against Debian's nats-server), the same; the
+//            client lives in bench/nats with its own lock file, installed on first use (npm ci --prefix
+//            bench/nats), because it declares Node >= 22 and the main install stays quiet on Node 20.
 // Two figures each, between two real processes (this one the "gateway", a child the "region", which
 // echoes every message back on its own connection):
 //  - latency: 2000 round trips of one 60-byte datagram (an ActionPacket's size), a ping every 2 ms;
@@ -14,13 +16,14 @@
 // Writes bench/results/link-transport.json (`npx tsx bench/report.ts` puts it in REPORT.md).
 // Run: npx tsx bench/link-transport.ts [--only direct,redis,nats]   (not part of npm run bench)
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { once } from "node:events";
 import { createConnection, createServer, type Socket } from "node:net";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
-import { connect as natsConnect, type NatsConnection } from "@nats-io/transport-node";
 import { gitCommit, machineNow } from "./lib/harness.js";
 import type { SuiteResult } from "./lib/results.js";
 import { cpuSeconds, loadAverages, tasksetWorks } from "./server/processes.js";
@@ -83,18 +86,30 @@ async function redisLink(role: "gateway" | "region", url: string): Promise<Link>
   };
 }
 
+const NATS_DIR = join(ROOT, "bench/nats");
+
+/** Whether bench/nats/node_modules holds the NATS client; installs it (npm ci) when not. */
+function ensureNats(): string | null {
+  const installed = () => existsSync(join(NATS_DIR, "node_modules/@nats-io/transport-node/package.json"));
+  if (installed()) return null;
+  process.stderr.write(
+    "nats: installing the NATS client once: npm ci --prefix bench/nats (not part of the main install)\n",
+  );
+  const result = spawnSync("npm", ["ci", "--prefix", NATS_DIR, "--no-audit", "--no-fund"], {
+    stdio: ["ignore", "inherit", "inherit"],
+    timeout: 300_000,
+  });
+  if (result.status === 0 && installed()) return null;
+  return `npm ci --prefix bench/nats failed (${result.error?.message ?? `exit ${result.status}`})`;
+}
+
+// Loaded by path, not by a static import, so that the main type-check and install never need the NATS
+// client (bench/nats has its own package and tsconfig, like bench/colyseus).
 async function natsLink(role: "gateway" | "region", url: string): Promise<Link> {
-  const nc: NatsConnection = await natsConnect({ servers: url });
-  const inbox = role === "region" ? "link.region" : "link.gateway";
-  const outbox = role === "region" ? "link.gateway" : "link.region";
-  let handler: (payload: Uint8Array) => void = () => {};
-  nc.subscribe(inbox, { callback: (_error, message) => handler(message.data) });
-  await nc.flush();
-  return {
-    send: (payload) => nc.publish(outbox, payload),
-    onMessage: (h) => (handler = h),
-    close: async () => nc.close(),
+  const module = (await import(pathToFileURL(join(NATS_DIR, "nats-link.ts")).href)) as {
+    natsLink(role: "gateway" | "region", url: string): Promise<Link>;
   };
+  return module.natsLink(role, url);
 }
 
 function open(name: TransportName, role: "gateway" | "region", address: string): Promise<Link> {
@@ -271,6 +286,11 @@ async function main(): Promise<void> {
       const which = spawnSync("sh", ["-c", "command -v nats-server"], { encoding: "utf8" });
       if (which.status !== 0) {
         skipped.push("nats: nats-server is not installed (Debian: apt-get install nats-server)");
+        continue;
+      }
+      const notInstalled = ensureNats();
+      if (notInstalled !== null) {
+        skipped.push(`nats: ${notInstalled}`);
         continue;
       }
       const port = await freePort();

@@ -47,7 +47,15 @@ describe("WorldInfo.kinds", () => {
   it("carries the bundled map's seven kinds from the real server", async () => {
     const world = await fetchWorld(baseUrl);
     expect(world.kinds).toEqual(CAVE_KINDS);
-    expect(world.kinds.map((kind) => kind.sprite)).toEqual(["rat", "beetle", "spider", "skeleton", "guard", "guard", "guard"]);
+    expect(world.kinds.map((kind) => kind.sprite)).toEqual([
+      "rat",
+      "beetle",
+      "spider",
+      "skeleton",
+      "guard",
+      "guard",
+      "guard",
+    ]);
   });
 
   it("keeps a sprite name the client has no art for (it falls back when drawn)", () => {

@@ -17,6 +17,10 @@
 // Determinism: the states of one world live in one module instance and are created in a fixed order
 // (the host sorts its files), with the clock stubbed while a state is made (Lua seeds its string hash
 // from it), so a world run twice iterates its tables alike.
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { LuaWasm } from "wasmoon";
 
 type LuaState = number;
@@ -45,6 +49,16 @@ export const BYTES_PER_STEP = 16;
 /** Tables a script hands the host are read at most this deep, and this many entries in all. */
 export const MAX_TABLE_DEPTH = 8;
 export const MAX_TABLE_ENTRIES = 4096;
+
+/**
+ * Where wasmoon's compiled Lua is: named by path, relative to this file as the repository lays it out (the
+ * single file's bundle maps that onto its unpacked tree, docs/packaging.md), else where npm resolves it.
+ */
+function gluePath(): string {
+  const beside = fileURLToPath(new URL("../../../node_modules/wasmoon/dist/glue.wasm", import.meta.url));
+  if (existsSync(beside)) return beside;
+  return join(dirname(createRequire(import.meta.url).resolve("wasmoon")), "glue.wasm");
+}
 
 /** What a script stopped on, with where: "npc.lua:12: attempt to index a nil value". */
 export class ScriptError extends Error {
@@ -95,7 +109,7 @@ export class LuaRuntime {
 
   /** Compiles and instantiates a fresh module: one per world, so its states are made in the world's order. */
   static async load(): Promise<LuaRuntime> {
-    return new LuaRuntime(await LuaWasm.initialize());
+    return new LuaRuntime(await LuaWasm.initialize(gluePath()));
   }
 
   /** A new state with the safe libraries and `memoryLimitBytes` of memory. */
