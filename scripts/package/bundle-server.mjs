@@ -55,7 +55,9 @@ function treePaths(root, tree, outfile) {
 /**
  * Bundles `entry` (a path inside the repository `root`) into `outfile`, a path inside `tree`. A bundle
  * is an ES module; the CommonJS packages in it get a `require` made for the bundle's own place (the
- * banner), which also loads the tree's addons as `__treeRequire`.
+ * banner), which also loads the tree's addons as `__treeRequire`, and the `__filename` / `__dirname` such
+ * packages read (wasmoon's Emscripten glue names its own place with them; the Lua module itself is
+ * passed by path, ts/server/scripting/lua-sandbox.ts).
  */
 export async function bundleInto(root, tree, entry, outfile) {
   await build({
@@ -70,8 +72,13 @@ export async function bundleInto(root, tree, entry, outfile) {
     banner: {
       js:
         'import { createRequire as __treeCreateRequire } from "node:module";\n' +
-        "const require = __treeCreateRequire(import.meta.url);\nconst __treeRequire = require;",
+        'import { fileURLToPath as __treeFileURLToPath } from "node:url";\n' +
+        "const require = __treeCreateRequire(import.meta.url);\nconst __treeRequire = require;\n" +
+        "const __treeFilename = __treeFileURLToPath(import.meta.url);\n" +
+        'const __treeDirname = __treeFilename.slice(0, __treeFilename.lastIndexOf("/"));',
     },
+    // Only where no module declares its own (esbuild replaces free names alone).
+    define: { __filename: "__treeFilename", __dirname: "__treeDirname" },
     plugins: [treePaths(root, tree, outfile)],
   });
 }
