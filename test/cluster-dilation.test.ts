@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Directory } from "../ts/cluster/directory.js";
 import { gridLayout } from "../ts/cluster/layout.js";
 import { type RedisProcess, startRedis } from "../ts/cluster/redis-process.js";
-import { type RunningRegion, startRegion } from "../ts/cluster/region.js";
+import { MAX_TICKS_BEHIND, type RunningRegion, startRegion } from "../ts/cluster/region.js";
 import { LEAD_MS, nextSegment, tickAt } from "../ts/cluster/world-dilation.js";
 import { Logger } from "../ts/server/ops/log.js";
 import { clusterSkipReason, until } from "./support/cluster-process.js";
@@ -82,7 +82,25 @@ describe.skipIf(skip !== null)("a cluster one region of which cannot keep its ti
     }
     const [first, second] = regions;
     const dilation = (region: RunningRegion) => region.game.overloadState.dilation;
-    const aligned = () => Math.abs(first.game.tick - second.game.tick) <= 2;
+    const aligned = (within = 2) => Math.abs(first.game.tick - second.game.tick) <= within;
+    /** Awaits the regions within `within` ticks; if they are not, says where each stands against the world's timeline. */
+    const awaitAligned = async (within = 2) => {
+      try {
+        await until(`the regions' ticks within ${within} of each other`, async () => aligned(within), 3000);
+      } catch (error) {
+        const directory = new Directory(redis.url);
+        await directory.connect();
+        try {
+          const { segment } = await directory.clockState(2);
+          const timeline = tickAt(segment, Date.now()).toFixed(2);
+          const ticks = `${first.game.tick} and ${second.game.tick}`;
+          const stretch = `dilation ${dilation(first).toFixed(3)} / ${dilation(second).toFixed(3)}`;
+          throw new Error(`${String(error)}: ticks ${ticks}, the timeline at ${timeline} (${stretch})`);
+        } finally {
+          await directory.close();
+        }
+      }
+    };
     expect(aligned()).toBe(true);
 
     // Region 1's ticks take 60 ms: it wishes a longer period, and the leader (region 0) publishes it.
@@ -104,10 +122,12 @@ describe.skipIf(skip !== null)("a cluster one region of which cannot keep its ti
       // timeline with ticks run back to back: at any one moment they may stand up to 2 ticks apart
       // (the alignment awaited below), so each end of the window may add 2 to the difference.
       expect(Math.abs(ran[0] - ran[1])).toBeLessThanOrEqual(4);
-      // Both regions share this test's one thread: sampled between their two loop turns, one may be a
-      // tick further on; within a few turns they stand within 2 ticks of each other again (given up to
-      // 3 s: with the machine's other core busy too, the heavy region may need a while to catch up).
-      await until("the regions' ticks within 2 of each other", async () => aligned(), 3000);
+      // Aligned as the timeline promises under load: a region that cannot gain on it (its tick and
+      // whatever shares its thread take more than a period — here the other region and, under CI's
+      // load, a busy machine) may stand MAX_TICKS_BEHIND behind it before it jumps, and its neighbour
+      // may run one more tick while its own takes 60 ms. (Within 2 failed in a full run: the heavy
+      // region sat at exactly 2 behind, its 60 ms and the other region's work leaving it no headroom.)
+      await awaitAligned(MAX_TICKS_BEHIND + 1);
       expect(dilation(first)).toBeCloseTo(dilation(second), 9);
       const metrics = await (await fetch(`http://127.0.0.1:${first.httpPort}/metrics`)).text();
       expect(Number(/^caves_time_dilation (\S+)$/m.exec(metrics)?.[1])).toBeLessThan(0.8);
@@ -127,6 +147,6 @@ describe.skipIf(skip !== null)("a cluster one region of which cannot keep its ti
     const ticksBefore = [first.game.tick, second.game.tick];
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(first.game.tick - ticksBefore[0]).toBeGreaterThan(24 * 0.8);
-    await until("the regions' ticks within 2 of each other", async () => aligned(), 3000);
+    await awaitAligned();
   }, 60_000);
 });

@@ -72,7 +72,7 @@ const MAX_PEERS_PER_GATEWAY = 65_536;
 /** A session handed off is remembered this long, so its datagrams still in flight are sent back to route again. */
 const TOMBSTONE_MS = 10_000;
 /** A region more ticks than this behind the world's timeline (after a stall) jumps to it. */
-const MAX_TICKS_BEHIND = 2;
+export const MAX_TICKS_BEHIND = 2;
 /** Closed ownership intervals kept for /api/cluster. */
 const OWNERSHIP_LOG_MAX = 20_000;
 
