@@ -17,6 +17,7 @@ import { type ItemDef, ItemCatalogue, itemCataloguePathFor, readItemCatalogueFil
 import { type ChestSpec, chestsOf, lootOf } from "../content/item-specs.js";
 import { type NpcSpawnSpec, npcSpawnsOf } from "../content/npc-spawns.js";
 import { type SafeZone, mapPvpOf, safeZonesOf } from "../content/safe-zones.js";
+import { type Zone, zonesOf } from "../content/zones.js";
 import type { MapFormat, RawMap, RawTileLayer } from "./raw-map.js";
 import { parseCsvMap } from "./tiled-csv.js";
 import { parseTmj } from "./tiled-tmj.js";
@@ -133,6 +134,8 @@ export interface LoadedMap {
   objects: MapObject[];
   /** The map's safe_zone rectangles: no PvP inside (ts/server/content/safe-zones.ts). */
   safeZones: SafeZone[];
+  /** The map's named zones, for content scripts (ts/server/content/zones.ts). */
+  zones: Zone[];
   /** The map's `pvp` property, or null when it has none (then the server's --pvp decides). */
   pvp: boolean | null;
   /**
@@ -287,6 +290,7 @@ export function loadMap(path: string): LoadedMap {
     chests,
     objects,
     safeZones: safeZonesOf(objects, path),
+    zones: zonesOf(objects, path),
     pvp: mapPvpOf(map.properties, path),
     art: ownArt
       ? { tilesets: map.tilesets, tileWidthPx: map.tileWidthPx, tileHeightPx: map.tileHeightPx, footprints }
