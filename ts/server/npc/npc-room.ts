@@ -306,18 +306,21 @@ export class NpcRoom {
    * handle `removeSpawns` takes to despawn it. The cell must be free (the caller checks).
    */
   summon(kind: NpcKind, x: number, y: number, name: string): { entityId: number; handle: object } {
-    const { handle, npc } = this.spawns.summon({
-      objectId: 0,
+    const { handle, npc } = this.spawns.summon(
+      {
+        objectId: 0,
+        name,
+        kind,
+        x,
+        y,
+        width: 1,
+        height: 1,
+        count: 1,
+        respawnSeconds: 0,
+        cells: [{ x, y }],
+      },
       name,
-      kind,
-      x,
-      y,
-      width: 1,
-      height: 1,
-      count: 1,
-      respawnSeconds: 0,
-      cells: [{ x, y }],
-    });
+    );
     return { entityId: npc.entity.id, handle };
   }
 

@@ -61,11 +61,13 @@ export class SpawnKeeper {
     }
   }
 
-  /** A spawn of one creature that is never replaced (`spec.once`): its handle and the creature. */
-  summon(spec: NpcSpawnSpec): { handle: object; npc: Npc } {
+  /** A spawn of one creature that is never replaced (`spec.once`), named `name`: its handle and the creature. */
+  summon(spec: NpcSpawnSpec, name: string): { handle: object; npc: Npc } {
     const spawn: SpawnState = { spec: { ...spec, count: 1, once: true }, due: [], alive: 0 };
     this.spawns.push(spawn);
-    return { handle: spawn, npc: this.spawnOne(spawn) };
+    const npc = this.spawnOne(spawn);
+    npc.entity.name = name; // before any broadcast: it appears with it
+    return { handle: spawn, npc };
   }
 
   /** The spawn of map object `objectId`, if it is this room's. */
