@@ -21,10 +21,8 @@ import { connectAccount, GameClient, impairTransport, type ShownDialog } from ".
 import type { ImpairedTransport } from "../ts/client/core/impaired-transport.js";
 import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
 import { parseProfileSpec } from "../ts/netsim/index.js";
-import { Logger } from "../ts/server/ops/log.js";
-import { openGameDatabase } from "../ts/server/persistence/database.js";
 import type { Session } from "../ts/server/sessions/session.js";
-import { type RunningServer, startServer } from "../ts/server/server.js";
+import type { RunningServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { drive } from "./client-core-support.js";
 import type { NpcMap } from "./support/npc-map.js";
@@ -39,6 +37,7 @@ import {
   POTION,
   type ShopNote,
   shopNote,
+  startShopServer,
   storedShopState,
   TRADE_COINS,
   TRADE_GOODS,
@@ -71,17 +70,8 @@ const clients: GameClient[] = [];
 
 beforeAll(async () => {
   world = writeShopWorld({ purse: false });
-  server = await startServer({
-    host: "127.0.0.1",
-    httpPort: 0,
-    udpPort: 0,
-    mapPath: world.path,
-    logger: new Logger("silent"),
-    clientDir: join(dir, "no-client"),
-    database: openGameDatabase(dbPath),
-    // One registration per run (and per shrink step, should one fail).
-    http: { registrationsPerAddress: 1000 },
-  });
+  // One registration per run (and per shrink step, should one fail).
+  server = await startShopServer(world, dbPath, { http: { registrationsPerAddress: 1000 } });
 });
 
 afterAll(async () => {

@@ -18,9 +18,6 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { DIALOG_STATE_SHOWN, encodeDialogAck } from "../ts/protocol/dialog-ack.js";
 import type { DialogPacket } from "../ts/protocol/dialog.js";
-import { Logger } from "../ts/server/ops/log.js";
-import { openGameDatabase } from "../ts/server/persistence/database.js";
-import { startServer } from "../ts/server/server.js";
 import { postJson } from "./support/game-harness.js";
 import type { NpcMap } from "./support/npc-map.js";
 import { dialogs, reply } from "./support/script-dialogs.js";
@@ -34,6 +31,7 @@ import {
   POTION,
   PURSE,
   shopNote,
+  startShopServer,
   STOCK,
   storedShopState,
   TRADE_COINS,
@@ -215,15 +213,7 @@ describe("a host's shop and crashes", () => {
     const world = writeShopWorld({ purse: true });
     worlds.push(world);
     const dbPath = join(dir, "stock.sqlite");
-    const server = await startServer({
-      host: "127.0.0.1",
-      httpPort: 0,
-      udpPort: 0,
-      mapPath: world.path,
-      logger: new Logger("silent"),
-      clientDir: join(dir, "no-client"),
-      database: openGameDatabase(dbPath),
-    });
+    const server = await startShopServer(world, dbPath);
     closers.push(() => server.close());
     const answer = await postJson(server.httpPort, "/api/register", { name: NAME, password: PASSWORD, nick: NAME });
     expect(answer.status).toBe(200);

@@ -14,6 +14,9 @@ import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import type { DialogElement } from "../../ts/protocol/dialog.js";
 import type { ItemDef } from "../../ts/server/content/item-catalogue.js";
+import { Logger } from "../../ts/server/ops/log.js";
+import { openGameDatabase } from "../../ts/server/persistence/database.js";
+import { type RunningServer, type ServerOptions, startServer } from "../../ts/server/server.js";
 import { itemDef } from "./item-client.js";
 import { type NpcMap, testKind, writeNpcMap } from "./npc-map.js";
 
@@ -93,6 +96,24 @@ export function writeShopWorld(options: { purse: boolean }): NpcMap {
   mkdirSync(contentDir);
   writeFileSync(join(contentDir, "stall.lua"), stallScript(options.purse));
   return map;
+}
+
+/** The real server in-process on `world` (ports 0, no browser client), its database the SQLite file `dbPath`. */
+export function startShopServer(
+  world: NpcMap,
+  dbPath: string,
+  overrides: Partial<ServerOptions> = {},
+): Promise<RunningServer> {
+  return startServer({
+    host: "127.0.0.1",
+    httpPort: 0,
+    udpPort: 0,
+    mapPath: world.path,
+    logger: new Logger("silent"),
+    clientDir: join(dirname(dbPath), "no-client"),
+    database: openGameDatabase(dbPath),
+    ...overrides,
+  });
 }
 
 /** What one shop dialog says: the note on the last choice (if any) and the coins the player carried. */
