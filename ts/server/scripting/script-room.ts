@@ -194,6 +194,15 @@ export class ScriptRoom {
   private random: () => number;
   /** Instructions scripts ran since the NPC room last took them (scriptSteps). */
   private stepsSinceTaken = 0;
+  /**
+   * Callbacks that came due while a script call ran, oldest first: each runs once that call has returned.
+   * An exchange with this process's SQLite is written and answered in the turn it is asked for, so the
+   * outcome of `items.exchange` or `quest.complete` arrives inside the script's own call — and a call may
+   * never start inside another (lua-sandbox.ts). Called there, the callback failed with "a script call
+   * inside a script call": the items moved, durable, and the script (so the player) never heard how.
+   */
+  private readonly dueCallbacks: (() => void)[] = [];
+  private runningDue = false;
   private readonly logLines: string[] = [];
   private readonly typeIds: Map<string, number>;
   private readonly kindNames = new Map<number, string>();
@@ -321,6 +330,7 @@ export class ScriptRoom {
     before?.close();
     this.stats.loads++;
     this.ports.log.info("content script loaded", { file: file.name });
+    this.runDueCallbacks(); // the top level may have asked for an exchange
     return null;
   }
 
@@ -820,6 +830,7 @@ export class ScriptRoom {
     for (const file of this.files) file.sandbox?.close();
     this.files.length = 0;
     this.timers.length = 0;
+    this.dueCallbacks.length = 0;
   }
 
   /** An event into a file's state (the top of the stack: never inside another script call). */
@@ -832,6 +843,7 @@ export class ScriptRoom {
     } finally {
       this.charge(sandbox.lastSteps);
     }
+    this.runDueCallbacks();
   }
 
   /** A callback the script handed over (a dialog's answer, an exchange's outcome, a timer): called once, then let go. */
@@ -842,10 +854,27 @@ export class ScriptRoom {
     args: LuaValue[],
     release: boolean,
   ): void {
+    // Due inside a script call (an exchange answered in the same turn): it runs when that call returns.
+    if (this.ports.runtime.current !== null) {
+      this.dueCallbacks.push(() => this.callback(file, sandbox, fn, args, release));
+      return;
+    }
     // The file was reloaded or removed since: its old state is closed, and the callback goes with it.
     if (file.sandbox !== sandbox) return;
     this.event(file, sandbox, fn, args);
     if (release) sandbox.releaseRef(fn);
+  }
+
+  /** The callbacks that came due during script calls, in order, each an event of its own (once no call runs). */
+  private runDueCallbacks(): void {
+    if (this.runningDue || this.ports.runtime.current !== null) return;
+    this.runningDue = true;
+    try {
+      // A callback may make more come due (an exchange in an exchange's outcome): they join the end.
+      while (this.dueCallbacks.length > 0) this.dueCallbacks.shift()!();
+    } finally {
+      this.runningDue = false;
+    }
   }
 
   private charge(steps: number): void {
