@@ -85,7 +85,7 @@ export interface ScriptPorts {
     ): number;
   };
   readonly items: {
-    countOf(session: Session, itemId: number): number;
+    countOf(session: Session, itemId: number, bagOnly?: boolean): number;
     exchange(
       session: Session,
       take: readonly { itemId: number; count: number }[],

@@ -115,7 +115,7 @@ export function itemNamed(name: unknown, catalogue: ItemCatalogue, what: string)
 /** What the shops use of the item room and the dialogs. */
 export interface ShopPorts {
   readonly items: {
-    countOf(session: Session, itemId: number): number;
+    countOf(session: Session, itemId: number, bagOnly?: boolean): number;
     exchange(
       session: Session,
       take: readonly { itemId: number; count: number }[],
@@ -187,7 +187,8 @@ export class Shops {
       lines.push({ label, act: () => this.buy(session, shop, ware, speaker) });
     }
     for (const ware of shop.buys) {
-      const held = this.ports.items.countOf(session, ware.item.id);
+      // What a sale can take: the bag's, not what the player wields (offered, it would be refused).
+      const held = this.ports.items.countOf(session, ware.item.id, true);
       if (held === 0) continue;
       lines.push({
         label: `Sell ${ware.item.name} - ${ware.price} (${held})`,
