@@ -24,7 +24,6 @@ import type { ItemCatalogue } from "../content/item-catalogue.js";
 import type { NpcKind } from "../content/npc-kinds.js";
 import type { StoredEntity } from "../entities/entities.js";
 import type { ItemEvent } from "../items/item-requests.js";
-import type { ExchangeOutcome } from "../items/item-room.js";
 import type { Logger } from "../ops/log.js";
 import type { QuestStorePort, WorldValuesPort } from "../persistence/quest-store.js";
 import type { Session } from "../sessions/session.js";
@@ -34,7 +33,7 @@ import { LuaFunctionRef, type LuaRuntime, type LuaSandbox, type LuaValue, Script
 import { entityIdOf, npcValue, playerValue, questId, stacksOf, table, text, wholeNumber } from "./lua-values.js";
 import { PlayerPlaces } from "./player-places.js";
 import { MAX_QUEST_GOAL, MAX_QUESTS, type QuestDefinition, QuestBook } from "./quest-book.js";
-import { itemNamed, requireName, type ShopDefinition, Shops, shopOf, type ShopSpec } from "./shops.js";
+import { itemNamed, requireName, type ShopDefinition, type ShopPorts, Shops, shopOf, type ShopSpec } from "./shops.js";
 import { type WorldActionPorts, WorldActions } from "./world-actions.js";
 
 /** Instructions a file's top level may run when it loads, and one event call. */
@@ -84,15 +83,8 @@ export interface ScriptPorts {
       options?: { key?: string },
     ): number;
   };
-  readonly items: {
-    countOf(session: Session, itemId: number, bagOnly?: boolean): number;
-    exchange(
-      session: Session,
-      take: readonly { itemId: number; count: number }[],
-      give: readonly { itemId: number; count: number }[],
-      done: (outcome: ExchangeOutcome) => void,
-      alongside?: () => void,
-    ): void;
+  /** The item room's counts and its one exchange (the shops' port), and a player's own detail sent again. */
+  readonly items: ShopPorts["items"] & {
     /** The player's own EntityDetail again (its quests changed). */
     sendDetail(session: Session, entity: StoredEntity): void;
   };
@@ -244,18 +236,7 @@ export class ScriptRoom {
     });
     // In name order: their states are made in the same order on every run.
     for (const file of [...files].sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const loaded: ScriptFile = {
-        name: file.name,
-        sandbox: null,
-        handlers: emptyHandlers(),
-        loadError: null,
-        errors: 0,
-        lastError: null,
-        timers: 0,
-        answers: new Map(),
-        loggedAtMs: -Infinity,
-        unlogged: 0,
-      };
+      const loaded = newFile(file.name);
       this.files.push(loaded);
       this.load(loaded, file.source);
     }
@@ -277,18 +258,7 @@ export class ScriptRoom {
       return null;
     }
     if (file === undefined) {
-      file = {
-        name,
-        sandbox: null,
-        handlers: emptyHandlers(),
-        loadError: null,
-        errors: 0,
-        lastError: null,
-        timers: 0,
-        answers: new Map(),
-        loggedAtMs: -Infinity,
-        unlogged: 0,
-      };
+      file = newFile(name);
       this.files.push(file);
       this.files.sort((a, b) => (a.name < b.name ? -1 : 1));
     }
@@ -934,6 +904,22 @@ export class ScriptRoom {
     if (npc === undefined) throw new Error(`${what}: no creature ${id ?? JSON.stringify(who)} is here`);
     return npc;
   }
+}
+
+/** A file as the room holds it before its first load. */
+function newFile(name: string): ScriptFile {
+  return {
+    name,
+    sandbox: null,
+    handlers: emptyHandlers(),
+    loadError: null,
+    errors: 0,
+    lastError: null,
+    timers: 0,
+    answers: new Map(),
+    loggedAtMs: -Infinity,
+    unlogged: 0,
+  };
 }
 
 function emptyHandlers(): Handlers {
