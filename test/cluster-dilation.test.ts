@@ -8,8 +8,9 @@ import { Directory } from "../ts/cluster/directory.js";
 import { gridLayout } from "../ts/cluster/layout.js";
 import { type RedisProcess, startRedis } from "../ts/cluster/redis-process.js";
 import { MAX_TICKS_BEHIND, type RunningRegion, startRegion } from "../ts/cluster/region.js";
-import { LEAD_MS, nextSegment, tickAt } from "../ts/cluster/world-dilation.js";
+import { LEAD_MS, nextSegment, tickAt, WorldStretch } from "../ts/cluster/world-dilation.js";
 import { Logger } from "../ts/server/ops/log.js";
+import { OverloadGovernor } from "../ts/server/ops/overload.js";
 import { clusterSkipReason, until } from "./support/cluster-process.js";
 import { writeTestMap } from "./support/test-map.js";
 
@@ -44,6 +45,25 @@ describe("the world's clock segments", () => {
     expect(nextSegment(epoch, 1, PERIOD_MS, 2_000_000)).toBeNull();
     const stretched = { ...epoch, periodMs: 1.01 * PERIOD_MS };
     expect(nextSegment(stretched, 1, PERIOD_MS, 2_000_000)!.periodMs).toBe(PERIOD_MS);
+  });
+
+  it("reads the timeline at a wall time on the segment begun by then, whatever the region's own tick", () => {
+    let tick = 100;
+    const world = new WorldStretch(new OverloadGovernor(), epoch, PERIOD_MS, () => tick);
+    const slower = nextSegment(epoch, 1.5, PERIOD_MS, epoch.startMs + 110 * PERIOD_MS)!;
+    world.follow(slower);
+    // Half a second past the slower segment's start, with the region still behind it (its tick before
+    // the segment's first): the timeline there is the slower one's. (Read on the old segment it stood
+    // 4 ticks further on, and a region rejoining it ran ahead of its neighbours.)
+    const nowMs = slower.startMs + 500;
+    expect(world.timelineAt(nowMs)).toBeCloseTo(tickAt(slower, nowMs), 9);
+    expect(world.timelineAt(nowMs)).toBeLessThan(tickAt(epoch, nowMs) - 3);
+    // Before the start, the old segment's (the same ticks, continuous at the switch).
+    expect(world.timelineAt(slower.startMs - 100)).toBeCloseTo(tickAt(epoch, slower.startMs - 100), 9);
+    // The region's own period stays the old one until its tick reaches the segment's first.
+    expect(world.stretch).toBe(1);
+    tick = slower.tick;
+    expect(world.stretch).toBeCloseTo(1.5, 9);
   });
 });
 
@@ -147,6 +167,11 @@ describe.skipIf(skip !== null)("a cluster one region of which cannot keep its ti
     const ticksBefore = [first.game.tick, second.game.tick];
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(first.game.tick - ticksBefore[0]).toBeGreaterThan(24 * 0.8);
+    await awaitAligned();
+
+    // A region ahead of the timeline (8 ticks: more than its loop catches up at once) waits for it and is
+    // aligned again. (It stayed ahead for good: the loop refused to move its deadline that far.)
+    first.game.tick += 8;
     await awaitAligned();
   }, 60_000);
 });

@@ -62,4 +62,25 @@ describe("TickLoop anchored to a timeline kept elsewhere", () => {
     expect(caughtUp).toBeGreaterThanOrEqual(2);
     expect(loop.skippedTicks).toBe(skipped);
   });
+
+  it("a loop ahead of the timeline, by more than the catch-up bound, waits for it", async () => {
+    let ticks = 0;
+    const loop = new TickLoop(HZ, () => ticks++, new SampleWindow());
+    const periodMs = 1000 / HZ;
+    loop.start();
+    await new Promise((resolve) => setTimeout(resolve, 2.5 * periodMs));
+    // The timeline's next tick is 10 periods away: this loop is about 9 ticks ahead of it. (Refused as a
+    // shift beyond the catch-up bound, a loop ahead stayed ahead for good.)
+    loop.anchor(performance.now() + 10 * periodMs);
+    const before = ticks;
+    // Timers never fire early: for 8 periods no tick runs.
+    await new Promise((resolve) => setTimeout(resolve, 8 * periodMs));
+    const whileWaiting = ticks - before;
+    // Then it ticks again, on the timeline.
+    const deadline = performance.now() + 5000;
+    while (ticks === before && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    loop.stop();
+    expect(whileWaiting).toBe(0);
+    expect(ticks).toBeGreaterThan(before);
+  });
 });

@@ -641,7 +641,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     () => {
       // Behind the world's timeline (the loop skipped ticks after a stall): rejoin it, so this region's
       // ticks stay the ones its neighbours run and its players' clients have seen.
-      const worldTick = Math.floor(tickAt(world.segment, Date.now()));
+      const worldTick = Math.floor(world.timelineAt(Date.now()));
       if (worldTick - game.tick > MAX_TICKS_BEHIND) {
         stats.ticksRejoined += worldTick - 1 - game.tick;
         game.tick = worldTick - 1;

@@ -94,6 +94,17 @@ export class WorldStretch implements TickGovernor {
     return this.current;
   }
 
+  /**
+   * The world's (fractional) tick at wall time `nowMs`: on the segment in force at that time, whatever this
+   * region's own tick. A region behind the start of a published segment still runs its ticks before that
+   * start on the old one, but the timeline it is behind is the new one's: read on the old one, a longer
+   * period published would put the timeline ahead of where it is, and a region rejoining it ahead.
+   */
+  timelineAt(nowMs: number): number {
+    const upcoming = this.upcoming;
+    return tickAt(upcoming !== null && nowMs >= upcoming.startMs ? upcoming : this.segment, nowMs);
+  }
+
   /** The stretch this region would want (its wish). */
   get wish(): number {
     return this.own.stretch;

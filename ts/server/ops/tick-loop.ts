@@ -63,11 +63,13 @@ export class TickLoop {
    * running a tick twice or skipping one for it. A deadline up to MAX_ANCHOR_TICKS periods earlier than
    * the one scheduled makes the loop run the ticks it is behind back to back, as after any late start (a
    * region a tick behind stayed a tick behind for good, and its neighbours saw its ghosts a tick late); a
-   * later one makes it wait. A larger shift is refused: a stall is the caller's to rejoin.
+   * larger earlier shift is refused: a stall is the caller's to rejoin. A later deadline, however much
+   * later, is always taken: waiting neither skips nor repeats a tick, and a loop ahead of the timeline has
+   * no other way back to it (one refused at more than 3 periods ahead stayed ahead for good).
    */
   anchor(dueMs: number): void {
     if (this.timer === null || !Number.isFinite(dueMs)) return;
-    if (Math.abs(dueMs - this.dueMs) > MAX_ANCHOR_TICKS * this.periodMs()) return;
+    if (this.dueMs - dueMs > MAX_ANCHOR_TICKS * this.periodMs()) return;
     this.dueMs = dueMs;
     clearTimeout(this.timer);
     this.schedule();
@@ -105,11 +107,16 @@ export class TickLoop {
     for (let i = 0; i < due; i++) {
       if (i > 0) lateMs = performance.now() - this.dueMs;
       this.lateMs?.add(Math.max(0, lateMs));
-      this.dueMs += periodMs;
+      // The next deadline is this tick's plus the period in force after it, which the tick itself and the
+      // governor hearing of it may change (a cluster's world clock switches period at a tick): the period
+      // read before the tick is corrected once it has run, each tick of a catch-up run alike.
+      const before = this.periodMs();
+      this.dueMs += before;
       const startMs = performance.now();
       this.onTick();
       if (!this.timer) return; // stopped from inside a tick
       this.observe(performance.now() - startMs, lateMs);
+      this.dueMs += this.periodMs() - before;
     }
     this.schedule();
   }
@@ -119,9 +126,6 @@ export class TickLoop {
     const governed = this.governed;
     if (governed === undefined) return;
     const nominalMs = 1000 / this.hz;
-    const before = this.periodMs();
     governed.governor.observe(tickMs / nominalMs, Math.max(0, lateMs) / nominalMs, governed.npcsThinking());
-    // The next deadline moves with the period: the tick just run was due one (old) period ago.
-    this.dueMs += this.periodMs() - before;
   }
 }
