@@ -116,6 +116,7 @@ describe("register, login, guest", () => {
       name: "Ada",
       password: "analytical",
       nick: "Ada L",
+      reads: ["chunk_wide"],
     });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
@@ -125,6 +126,7 @@ describe("register, login, guest", () => {
       nick: "Ada L",
       protocolVersion: 1,
       udpPort: server.udpPort,
+      reads: ["chunk_wide"], // what it will be sent whole (docs/protocol.md § 19.1)
     });
     const db = new Database(dbPath(), { readonly: true });
     const row = db

@@ -126,7 +126,10 @@ describe("the account API's answers", () => {
     };
     const login = await joinAccount("http://host/", { kind: "login", name: "ada", password: "secret pw" }, fetchFn);
     expect(login).toEqual({ nick: "ada", token: 0xffn, entityId: 5, protocolVersion: 1, udpPort: 7777 });
-    expect(requests).toEqual([["http://host/api/login", { name: "ada", password: "secret pw" }]]);
+    // It names what it reads beyond the seed's packets (docs/protocol.md § 19.1).
+    expect(requests).toEqual([
+      ["http://host/api/login", { name: "ada", password: "secret pw", reads: ["chunk_wide"] }],
+    ]);
     const named = await joinAccount(
       "http://host",
       { kind: "login", name: "ada", password: "x" },

@@ -39,6 +39,8 @@ export interface HandoffState {
   readonly keyed: boolean;
   readonly announced: boolean;
   readonly joinSource: string | null;
+  /** What the client reads (Session.reads); absent from an older process: none. */
+  readonly reads?: number;
   readonly proven: boolean;
   readonly replay: { newest: number; received: number[] };
   readonly chat: ChatChannelState;
@@ -116,6 +118,7 @@ export function handoffStateOf(
     keyed: session.keyed,
     announced: session.announced,
     joinSource: session.joinSource,
+    reads: session.reads,
     proven: session.proof.proven,
     replay: session.replay.snapshot(),
     chat: session.chat.snapshot(),
@@ -168,6 +171,7 @@ export function arrivalOf(state: HandoffState): SessionArrival {
     keyed: state.keyed,
     announced: state.announced,
     joinSource: state.joinSource,
+    reads: readsOfHandoff(state.reads),
     proven: state.proven,
     accountId,
     carrying:
@@ -206,4 +210,13 @@ export function restoreSession(
     else if (outcome === "late_dropped" || outcome === "beyond_horizon") lost++;
   }
   return { steps: state.steps.length, moved, lost, doubled };
+}
+
+/** A handoff's `reads` bits, checked; absent (an older process) is none. Throws FrameError on a bad one. */
+function readsOfHandoff(reads: unknown): number {
+  if (reads === undefined) return 0;
+  if (typeof reads !== "number" || !Number.isInteger(reads) || reads < 0 || reads > 0xffff) {
+    throw new FrameError("handoff: bad reads");
+  }
+  return reads;
 }

@@ -70,6 +70,8 @@ export interface SessionArrival {
   readonly keyed: boolean;
   readonly announced: boolean;
   readonly joinSource: string | null;
+  /** What the client said it reads when it joined (Session.reads); absent from an older process: none. */
+  readonly reads?: number;
   /** Whether the link it arrives on was proven where it came from (address-proof.ts). */
   readonly proven: boolean;
   /** The account whose character it plays; null for a guest. */
@@ -234,6 +236,7 @@ export class SessionLifecycle implements AccountHost {
     session.keyed = arrival.keyed;
     session.announced = arrival.announced;
     session.joinSource = arrival.joinSource;
+    session.reads = arrival.reads ?? 0;
     session.everBound = true; // it played where it came from: binding it here is not a first bind
     sessions.bind(session, peer, arrival.proven);
     this.nickKeys.set(nickKey(arrival.nick), session);

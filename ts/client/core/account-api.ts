@@ -6,6 +6,7 @@
 // bodies, never in a datagram. Refusals are SessionErrors carrying the HTTP
 // status: 400 bad input, 401 wrong name or password, 403 banned, 409 name
 // taken, 503 full; 0 when the server could not be reached or made no sense.
+import { CLIENT_READS } from "../../protocol/reads.js";
 import { PROTOCOL_VERSION } from "../../protocol/header.js";
 import type { GuestConnection, MakeTransport, ReconnectFn } from "./game-client.js";
 import {
@@ -43,10 +44,17 @@ export async function joinAccount(
   fetchFn: FetchFn = fetch,
 ): Promise<GuestSession> {
   const what = request.kind;
+  // Both announce what this client reads beyond the seed's packets (docs/protocol.md § 19.1).
   const body =
     request.kind === "register"
-      ? { name: request.name, password: request.password, nick: request.nick, appearance: request.appearance }
-      : { name: request.name, password: request.password, appearance: request.appearance };
+      ? {
+          name: request.name,
+          password: request.password,
+          nick: request.nick,
+          appearance: request.appearance,
+          reads: CLIENT_READS,
+        }
+      : { name: request.name, password: request.password, appearance: request.appearance, reads: CLIENT_READS };
   let response: Response;
   try {
     response = await fetchFn(endpoint(baseUrl, what), {

@@ -2,6 +2,7 @@
 // session, GET /api/world for the rules' tile data, NPC kinds and items. Uses the platform fetch,
 // so it runs unchanged in Node and in the browser.
 import { PROTOCOL_VERSION } from "../../protocol/header.js";
+import { CLIENT_READS } from "../../protocol/reads.js";
 import { type ItemDef, parseItems } from "./item-catalogue.js";
 import { type NpcKind, parseKinds } from "./kinds.js";
 
@@ -133,7 +134,11 @@ export async function joinGuest(
   appearance?: number,
 ): Promise<GuestSession> {
   let response: Response;
-  const request: { nick: string; replaces?: string; appearance?: number } = { nick };
+  // What this client reads beyond the seed's packets (docs/protocol.md § 19.1): whole wide chunks.
+  const request: { nick: string; replaces?: string; appearance?: number; reads: readonly string[] } = {
+    nick,
+    reads: CLIENT_READS,
+  };
   if (replaces !== undefined) request.replaces = replaces.toString(16).padStart(16, "0");
   if (appearance !== undefined) request.appearance = appearance;
   try {

@@ -1,6 +1,7 @@
 // The HTTP API of the game server: guest join, accounts (register, login),
 // status and metrics. docs/server.md documents every route. Passwords travel
 // only here (over HTTP, HTTPS in front of it in production), never in a datagram.
+import { readNames, readsOf } from "../../protocol/reads.js";
 import type { IncomingMessage } from "node:http";
 import { PROTOCOL_VERSION } from "../../protocol/header.js";
 import { AccountError, type AccountService } from "../accounts/account-service.js";
@@ -64,8 +65,9 @@ export function installApiRoutes(
    * datagrams. The request's source is kept: a spec-only client's UDP address
    * on the same source counts as proven (the TCP handshake came from there).
    */
-  const joined = (session: Session, raw: IncomingMessage): HttpReply => {
+  const joined = (session: Session, raw: IncomingMessage, reads: number): HttpReply => {
     session.joinSource = source(raw);
+    session.reads = reads;
     return {
       body: {
         token: session.tokenHex,
@@ -74,8 +76,18 @@ export function installApiRoutes(
         nick: session.nick,
         protocolVersion: PROTOCOL_VERSION,
         udpPort: udpPort(),
+        // What the server will send this client of the additions it named (docs/protocol.md § 19.1).
+        reads: readNames(reads),
       },
     };
+  };
+  /** The join request's `reads` (protocol/reads.ts), or 400 with the reason. */
+  const readsField = (body: unknown): number => {
+    try {
+      return readsOf((body as Record<string, unknown>).reads);
+    } catch (error) {
+      throw new HttpError(400, (error as Error).message);
+    }
   };
   const refusal = (error: unknown): never => {
     if (error instanceof JoinError || error instanceof AccountError) throw new HttpError(error.status, error.message);
@@ -127,6 +139,7 @@ export function installApiRoutes(
     const checked = checkNick(stringField(body, "nick"));
     if (!checked.ok) throw new HttpError(400, checked.reason);
     const appearance = appearanceField(body);
+    const reads = readsField(body);
     const replaces = (body as Record<string, unknown>).replaces;
     if (replaces !== undefined) {
       if (typeof replaces !== "string" || !/^[0-9a-f]{16}$/i.test(replaces)) {
@@ -136,7 +149,7 @@ export function installApiRoutes(
       if (previous && previous.accountId === null) game.leave(previous, "rejoined");
     }
     try {
-      return joined(game.join(checked.nick, appearance), raw);
+      return joined(game.join(checked.nick, appearance), raw, reads);
     } catch (error) {
       return refusal(error);
     }
@@ -149,6 +162,7 @@ export function installApiRoutes(
     const password = stringField(body, "password");
     const nick = stringField(body, "nick");
     const appearance = appearanceField(body);
+    const reads = readsField(body);
     // Rationed: accounts created per source. An attempt that creates none gives its token back.
     const from = source(raw);
     if (!registrations.take(from, Date.now())) {
@@ -160,7 +174,7 @@ export function installApiRoutes(
       );
     }
     try {
-      return joined(await hashing.run(() => game.accounts.register(name, password, nick, appearance)), raw);
+      return joined(await hashing.run(() => game.accounts.register(name, password, nick, appearance)), raw, reads);
     } catch (error) {
       registrations.refund(from);
       return refusal(error);
@@ -174,6 +188,7 @@ export function installApiRoutes(
     const name = stringField(body, "name");
     const password = stringField(body, "password");
     const appearance = appearanceField(body);
+    const reads = readsField(body);
     const from = source(raw);
     // Names match in any case, so their failures count together.
     const account = name.trim().toLowerCase();
@@ -188,7 +203,7 @@ export function installApiRoutes(
       const session = await hashing.run(() => game.accounts.login(name, password, appearance));
       addressFailures.succeed(from);
       accountFailures.succeed(account);
-      return joined(session, raw);
+      return joined(session, raw, reads);
     } catch (error) {
       if (error instanceof AccountError && error.status === 401) {
         addressFailures.fail(from, Date.now());

@@ -42,6 +42,11 @@ export interface Session {
    * a spec-only client's UDP address on that source counts as proven (a TCP handshake came from it).
    */
   joinSource: string | null;
+  /**
+   * The additions the client said it reads when it joined (READS_* bits, protocol/reads.ts); 0 for the
+   * seed's client, which is sent every chunk as one ChunkPacket (docs/protocol.md § 7.2).
+   */
+  reads: number;
   readonly entity: StoredEntity;
   readonly nick: string;
   /** The account playing, or null for a guest (whose character is not saved). */
@@ -168,6 +173,7 @@ export class SessionRegistry {
       replay: new ReplayWindow(),
       proof: new AddressProof(),
       joinSource: null,
+      reads: 0,
       entity,
       nick,
       accountId,

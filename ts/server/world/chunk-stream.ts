@@ -4,13 +4,15 @@
 //    no chunk there), so a client knows what it lacks or holds stale without asking;
 //  - the cache-list answer: every ActionPacket lists the nine chunks the client holds; each chunk of the
 //    neighbourhood it lacks, or holds at another version, is sent (answerCacheList) — not again within
-//    CHUNK_RESEND_GUARD_MS for the same version, since the list may predate the chunk's arrival;
+//    CHUNK_RESEND_GUARD_MS for the same version, since the list may predate the chunk's arrival — in the
+//    form the client reads (a client that did not say it reads ChunkWidePackets gets one ChunkPacket);
 //  - run-time tile changes reach the sessions whose neighbourhood holds the chunk (holdsInView, used by
 //    tile-updates.ts), and the version moves on, so a client that misses one converges through the two
 //    paths above.
 // The bytes of a chunk version are encoded once, by the world (chunk-encoding.ts).
 import { CHUNK_SIZE } from "../../constants.js";
 import { chunkId } from "../../protocol/chunk-id.js";
+import { READS_CHUNK_WIDE } from "../../protocol/reads.js";
 import { MANIFEST_ENTRIES, manifestDx, manifestDy } from "../../protocol/state.js";
 import type { Egress } from "../edge/egress.js";
 import type { Session } from "../sessions/session.js";
@@ -67,7 +69,7 @@ export class ChunkStream {
         const sent = session.chunkSentAtMs.get(id);
         if (sent && sent.version === version && nowMs - sent.atMs < CHUNK_RESEND_GUARD_MS) continue;
         session.chunkSentAtMs.set(id, { version, atMs: nowMs });
-        const datagrams = world.chunkDatagrams(cx, cy);
+        const datagrams = world.chunkDatagrams(cx, cy, (session.reads & READS_CHUNK_WIDE) !== 0);
         for (let part = 0; part < datagrams.length; part++) this.egress.send(session, datagrams[part]);
       }
     }

@@ -19,6 +19,7 @@ import type { ItemDef } from "../content/item-catalogue.js";
 import type { ChestSpec } from "../content/item-specs.js";
 import type { MapArt } from "../map/map-atlas.js";
 import { ChunkEncodings } from "./chunk-encoding.js";
+import { ChunkNarrowing } from "./seed-chunk.js";
 import { type AreaRect, AreaLayoutError, layoutAreas, type WorldWarp } from "./areas.js";
 import { type MoveTable, type Pathing, WasmSim } from "../../wasm/sim.js";
 
@@ -161,7 +162,7 @@ export class World {
     this.sim.gridChanged(); // written through the view: NPC A*'s step mask is rebuilt from the rule
     this.versions = new Uint16Array(this.chunksX * this.chunksY).fill(1);
     this.present = new Uint8Array(this.chunksX * this.chunksY);
-    this.encodings = new ChunkEncodings(core, this.chunksX * this.chunksY);
+    this.encodings = new ChunkEncodings(core, this.chunksX * this.chunksY, narrowingOf(map));
     for (const area of this.mapAreas) this.markPresent(area, 1);
     // Encode every chunk at start-up (once per version), so no client request waits for an encode.
     for (let cy = 0; cy < this.chunksY; cy++) {
@@ -247,11 +248,17 @@ export class World {
    * The datagrams that carry a chunk's current version (one ChunkPacket, or its ChunkWidePackets),
    * encoded once per version (chunk-encoding.ts). What a client is sent, and when, is chunk-stream.ts.
    */
-  chunkDatagrams(cx: number, cy: number): readonly Uint8Array[] {
+  /**
+   * The datagrams of a chunk's current version: its ChunkPacket or ChunkWidePackets; for a client that does
+   * not read ChunkWidePackets (`readsWide` false, docs/protocol.md § 7.2), always one ChunkPacket.
+   */
+  chunkDatagrams(cx: number, cy: number, readsWide = true): readonly Uint8Array[] {
     const index = cy * this.chunksX + cx;
-    return this.encodings.datagrams(index, chunkId(cx, cy), this.versions[index], (out) =>
-      this.copyChunkTiles(cx, cy, out),
-    );
+    const copy = (out: Uint16Array) => this.copyChunkTiles(cx, cy, out);
+    const encodings = this.encodings;
+    return readsWide
+      ? encodings.datagrams(index, chunkId(cx, cy), this.versions[index], copy)
+      : encodings.seedDatagrams(index, chunkId(cx, cy), this.versions[index], copy);
   }
 
   /** Copies a chunk's 1024 tile ids (row-major) into `out`. */
@@ -289,4 +296,14 @@ export class World {
     }
     throw new WorldError(`map ${this.name} has no walkable tile`);
   }
+}
+
+/** How the world's chunks narrow for a seed-only client: by its tiles' flags, drawn as their stacks or looks. */
+function narrowingOf(map: WorldMap): ChunkNarrowing {
+  const drawn = new Map<number, readonly number[]>();
+  for (const tile of map.tileInfo) {
+    // A stack lists three numbers per tile (the GID with its flip bits, then its anchor offset).
+    drawn.set(tile.id, tile.stack ? tile.stack.filter((_, index) => index % 3 === 0) : [tile.look]);
+  }
+  return new ChunkNarrowing({ flags: map.flags, drawnOf: (id) => drawn.get(id) });
 }
