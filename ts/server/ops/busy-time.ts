@@ -1,0 +1,22 @@
+// The wall time the server spends in one room's calls, added up since start — what `/api/status` shows as
+// `scripts.busyMs` for the content scripts (docs/server.md § /api/status), so a benchmark can divide it by
+// the room's events. Only the outermost call is timed: a call that reaches the room again inside a timed
+// one (a callback run synchronously) is part of the outer call, not counted twice.
+import { performance } from "node:perf_hooks";
+
+export class BusyTime {
+  private depth = 0;
+  private startMs = 0;
+  /** Milliseconds spent in timed calls since start. */
+  totalMs = 0;
+
+  /** Runs `call`, adding its wall time to totalMs unless it runs inside another timed call. */
+  run<T>(call: () => T): T {
+    if (this.depth++ === 0) this.startMs = performance.now();
+    try {
+      return call();
+    } finally {
+      if (--this.depth === 0) this.totalMs += performance.now() - this.startMs;
+    }
+  }
+}
