@@ -8,9 +8,11 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
 import type { ContentFile } from "../ts/server/content/content-files.js";
 import { LuaRuntime } from "../ts/server/scripting/lua-sandbox.js";
+import { SLOT_WEAPON } from "../ts/protocol/tlv.js";
 import { itemDef, itemRequest } from "./support/item-client.js";
 import { NpcGame } from "./support/npc-game.js";
 import { NPC_DOOR, NPC_FLOOR, NPC_OPEN_DOOR, NPC_WALL, testKind, walledRoom } from "./support/npc-map.js";
+import { dialogs, labels, reply } from "./support/script-dialogs.js";
 import type { UdpTestClient } from "./support/udp-client.js";
 import { walkSteps } from "./support/walk.js";
 
@@ -117,6 +119,30 @@ describe("the content API's world events", () => {
       "used healing potion",
       "wields dagger",
     ]);
+  });
+
+  it("a shop offers to buy only what the bag holds, not the dagger in the player's hand", async () => {
+    const { game, client } = await start({
+      "shop.lua": `
+        shop.define{ id = "smith", title = "Smith", currency = "healing potion", buys = { { item = "dagger", price = 1 } } }
+        on.talk("baker", function(npc, player) shop.open(player, "smith", npc.name) end)`,
+    });
+    const chest = game.items.chestNamed("box")!;
+    expect(await itemRequest(client, 1, "take_all", { container: chest.id })).toBe("ok");
+    expect(await itemRequest(client, 2, "equip", { slot: 1 })).toBe("ok");
+    const baker = await client.waitFor("the baker", () => client.inView(BAKER.typeId)[0]);
+    const shops = () =>
+      dialogs(client).filter((dialog) =>
+        dialog.elements.some((e) => e.kind === "text" && e.text.includes("You carry")),
+      );
+    client.query(baker.id);
+    const wielding = await client.waitFor("the smith's stall", () => shops()[0]);
+    expect(labels(wielding)).toEqual(["Leave"]);
+    reply(client, wielding, 1);
+    expect(await itemRequest(client, 3, "unequip", { slot: SLOT_WEAPON })).toBe("ok");
+    client.query(baker.id);
+    const bagged = await client.waitFor("the stall again", () => shops().find((d) => labels(d).length === 2));
+    expect(labels(bagged)).toEqual(["Sell dagger - 1 (1)", "Leave"]);
   });
 
   it("a quest step a script makes comes back as an event, after the script that made it", async () => {

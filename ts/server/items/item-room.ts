@@ -281,12 +281,15 @@ export class ItemRoom {
     });
   }
 
-  /** How many of `itemId` the player carries in its bag and equipment. */
-  countOf(session: Session, itemId: number): number {
+  /**
+   * How many of `itemId` the player carries in its bag and equipment — or in its bag alone with `bagOnly`,
+   * what `exchange` can take (a wielded dagger is not for sale until it is back in the bag).
+   */
+  countOf(session: Session, itemId: number, bagOnly = false): number {
     const carried = this.bags.of(session);
     if (carried === undefined) return 0;
     let count = 0;
-    for (const stack of [...carried.bag, carried.weapon, carried.armor]) {
+    for (const stack of bagOnly ? carried.bag : [...carried.bag, carried.weapon, carried.armor]) {
       if (stack !== null && stack.itemId === itemId) count += stack.count;
     }
     return count;

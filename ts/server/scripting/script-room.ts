@@ -24,7 +24,6 @@ import type { ItemCatalogue } from "../content/item-catalogue.js";
 import type { NpcKind } from "../content/npc-kinds.js";
 import type { StoredEntity } from "../entities/entities.js";
 import type { ItemEvent } from "../items/item-requests.js";
-import type { ExchangeOutcome } from "../items/item-room.js";
 import type { Logger } from "../ops/log.js";
 import type { QuestStorePort, WorldValuesPort } from "../persistence/quest-store.js";
 import type { Session } from "../sessions/session.js";
@@ -34,7 +33,7 @@ import { LuaFunctionRef, type LuaRuntime, type LuaSandbox, type LuaValue, Script
 import { entityIdOf, npcValue, playerValue, questId, stacksOf, table, text, wholeNumber } from "./lua-values.js";
 import { PlayerPlaces } from "./player-places.js";
 import { MAX_QUEST_GOAL, MAX_QUESTS, type QuestDefinition, QuestBook } from "./quest-book.js";
-import { itemNamed, requireName, type ShopDefinition, Shops, shopOf, type ShopSpec } from "./shops.js";
+import { itemNamed, requireName, type ShopDefinition, type ShopPorts, Shops, shopOf, type ShopSpec } from "./shops.js";
 import { type WorldActionPorts, WorldActions } from "./world-actions.js";
 
 /** Instructions a file's top level may run when it loads, and one event call. */
@@ -84,15 +83,8 @@ export interface ScriptPorts {
       options?: { key?: string },
     ): number;
   };
-  readonly items: {
-    countOf(session: Session, itemId: number): number;
-    exchange(
-      session: Session,
-      take: readonly { itemId: number; count: number }[],
-      give: readonly { itemId: number; count: number }[],
-      done: (outcome: ExchangeOutcome) => void,
-      alongside?: () => void,
-    ): void;
+  /** The item room's counts and its one exchange (the shops' port), and a player's own detail sent again. */
+  readonly items: ShopPorts["items"] & {
     /** The player's own EntityDetail again (its quests changed). */
     sendDetail(session: Session, entity: StoredEntity): void;
   };
@@ -194,6 +186,15 @@ export class ScriptRoom {
   private random: () => number;
   /** Instructions scripts ran since the NPC room last took them (scriptSteps). */
   private stepsSinceTaken = 0;
+  /**
+   * Callbacks that came due while a script call ran, oldest first: each runs once that call has returned.
+   * An exchange with this process's SQLite is written and answered in the turn it is asked for, so the
+   * outcome of `items.exchange` or `quest.complete` arrives inside the script's own call — and a call may
+   * never start inside another (lua-sandbox.ts). Called there, the callback failed with "a script call
+   * inside a script call": the items moved, durable, and the script (so the player) never heard how.
+   */
+  private readonly dueCallbacks: (() => void)[] = [];
+  private runningDue = false;
   private readonly logLines: string[] = [];
   private readonly typeIds: Map<string, number>;
   private readonly kindNames = new Map<number, string>();
@@ -235,18 +236,7 @@ export class ScriptRoom {
     });
     // In name order: their states are made in the same order on every run.
     for (const file of [...files].sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const loaded: ScriptFile = {
-        name: file.name,
-        sandbox: null,
-        handlers: emptyHandlers(),
-        loadError: null,
-        errors: 0,
-        lastError: null,
-        timers: 0,
-        answers: new Map(),
-        loggedAtMs: -Infinity,
-        unlogged: 0,
-      };
+      const loaded = newFile(file.name);
       this.files.push(loaded);
       this.load(loaded, file.source);
     }
@@ -268,18 +258,7 @@ export class ScriptRoom {
       return null;
     }
     if (file === undefined) {
-      file = {
-        name,
-        sandbox: null,
-        handlers: emptyHandlers(),
-        loadError: null,
-        errors: 0,
-        lastError: null,
-        timers: 0,
-        answers: new Map(),
-        loggedAtMs: -Infinity,
-        unlogged: 0,
-      };
+      file = newFile(name);
       this.files.push(file);
       this.files.sort((a, b) => (a.name < b.name ? -1 : 1));
     }
@@ -321,6 +300,7 @@ export class ScriptRoom {
     before?.close();
     this.stats.loads++;
     this.ports.log.info("content script loaded", { file: file.name });
+    this.runDueCallbacks(); // the top level may have asked for an exchange
     return null;
   }
 
@@ -820,6 +800,7 @@ export class ScriptRoom {
     for (const file of this.files) file.sandbox?.close();
     this.files.length = 0;
     this.timers.length = 0;
+    this.dueCallbacks.length = 0;
   }
 
   /** An event into a file's state (the top of the stack: never inside another script call). */
@@ -832,6 +813,7 @@ export class ScriptRoom {
     } finally {
       this.charge(sandbox.lastSteps);
     }
+    this.runDueCallbacks();
   }
 
   /** A callback the script handed over (a dialog's answer, an exchange's outcome, a timer): called once, then let go. */
@@ -842,10 +824,27 @@ export class ScriptRoom {
     args: LuaValue[],
     release: boolean,
   ): void {
+    // Due inside a script call (an exchange answered in the same turn): it runs when that call returns.
+    if (this.ports.runtime.current !== null) {
+      this.dueCallbacks.push(() => this.callback(file, sandbox, fn, args, release));
+      return;
+    }
     // The file was reloaded or removed since: its old state is closed, and the callback goes with it.
     if (file.sandbox !== sandbox) return;
     this.event(file, sandbox, fn, args);
     if (release) sandbox.releaseRef(fn);
+  }
+
+  /** The callbacks that came due during script calls, in order, each an event of its own (once no call runs). */
+  private runDueCallbacks(): void {
+    if (this.runningDue || this.ports.runtime.current !== null) return;
+    this.runningDue = true;
+    try {
+      // A callback may make more come due (an exchange in an exchange's outcome): they join the end.
+      while (this.dueCallbacks.length > 0) this.dueCallbacks.shift()!();
+    } finally {
+      this.runningDue = false;
+    }
   }
 
   private charge(steps: number): void {
@@ -905,6 +904,22 @@ export class ScriptRoom {
     if (npc === undefined) throw new Error(`${what}: no creature ${id ?? JSON.stringify(who)} is here`);
     return npc;
   }
+}
+
+/** A file as the room holds it before its first load. */
+function newFile(name: string): ScriptFile {
+  return {
+    name,
+    sandbox: null,
+    handlers: emptyHandlers(),
+    loadError: null,
+    errors: 0,
+    lastError: null,
+    timers: 0,
+    answers: new Map(),
+    loggedAtMs: -Infinity,
+    unlogged: 0,
+  };
 }
 
 function emptyHandlers(): Handlers {
