@@ -330,10 +330,11 @@ export class Game {
                   dialogs.open(session, spec, (reply) => scriptTime.run(() => onReply(reply)), options),
               },
               items: {
-                countOf: (session, itemId) => itemRoom.countOf(session, itemId),
+                // Bound, not re-declared: a wrapper would drop an argument the port gains (countOf's bagOnly).
+                countOf: itemRoom.countOf.bind(itemRoom),
                 exchange: (session, take, give, done, alongside) =>
                   itemRoom.exchange(session, take, give, (outcome) => scriptTime.run(() => done(outcome)), alongside),
-                sendDetail: (session, entity) => itemRoom.sendDetail(session, entity),
+                sendDetail: itemRoom.sendDetail.bind(itemRoom),
               },
               warps: this.warps,
               walkable: (x, y) => world.walkable(x, y),
