@@ -10,13 +10,16 @@ export class BusyTime {
   /** Milliseconds spent in timed calls since start. */
   totalMs = 0;
 
-  /** Runs `call`, adding its wall time to totalMs unless it runs inside another timed call. */
+  /** `nowMs` is the clock read at each outermost call's start and end (a test's own clock). */
+  constructor(private readonly nowMs: () => number = () => performance.now()) {}
+
+  /** Runs `call`, adding its wall time to totalMs unless it runs inside another timed call; a throw counts too. */
   run<T>(call: () => T): T {
-    if (this.depth++ === 0) this.startMs = performance.now();
+    if (this.depth++ === 0) this.startMs = this.nowMs();
     try {
       return call();
     } finally {
-      if (--this.depth === 0) this.totalMs += performance.now() - this.startMs;
+      if (--this.depth === 0) this.totalMs += this.nowMs() - this.startMs;
     }
   }
 }
