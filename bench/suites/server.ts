@@ -150,7 +150,7 @@ export interface ScriptsStatus {
   steps: number;
   /** Wall time in calls into the scripts since start (ts/server/ops/busy-time.ts). */
   busyMs: number;
-  files: { name: string; running: boolean; memoryBytes: number }[];
+  files: { name: string; running: boolean; memoryBytes: number; errors: number; lastError: string | null }[];
 }
 
 /** The content scripts over one window: rates from the two /api/status ends (content suite). */
@@ -166,8 +166,8 @@ export interface ScriptsRow {
   /** Wall ms per second in calls into the scripts, and per event in µs (busyMs ÷ events). */
   busyMsPerSecond: number;
   busyUsPerEvent: number;
-  /** Each file's state at the window's end: its bytes (the Lua allocator's count). */
-  files: { name: string; memoryBytes: number }[];
+  /** Each file's state at the window's end: its bytes (the Lua allocator's count), its errors in the window and the last. */
+  files: { name: string; memoryBytes: number; errors: number; lastError: string | null }[];
   /** Dialogs the server opened and replies it handled, per second. */
   dialogsOpenedPerSecond: number;
   dialogRepliesPerSecond: number;
@@ -664,8 +664,14 @@ export async function runScale(
   }
 }
 
-/** The content scripts over a window: counter differences of /api/status scripts (and dialogs). */
-function scriptsRowOf(s0: Status, s1: Status, seconds: number): ScriptsRow {
+/** What scriptsRowOf reads of an /api/status. */
+export type ScriptsStatusEnd = Pick<Status, "scripts" | "dialogs">;
+
+/**
+ * The content scripts over a window of `seconds`: counter differences of /api/status scripts (and dialogs)
+ * between its two ends. A file's errors are the window's (a file new at the end counts all of its own).
+ */
+export function scriptsRowOf(s0: ScriptsStatusEnd, s1: ScriptsStatusEnd, seconds: number): ScriptsRow {
   const a = s0.scripts!;
   const b = s1.scripts!;
   const events = b.events - a.events;
@@ -680,7 +686,12 @@ function scriptsRowOf(s0: Status, s1: Status, seconds: number): ScriptsRow {
     stepsPerEvent: events > 0 ? (b.steps - a.steps) / events : NaN,
     busyMsPerSecond: busyMs / seconds,
     busyUsPerEvent: events > 0 ? (busyMs * 1000) / events : NaN,
-    files: b.files.map((file) => ({ name: file.name, memoryBytes: file.memoryBytes })),
+    files: b.files.map((file) => ({
+      name: file.name,
+      memoryBytes: file.memoryBytes,
+      errors: file.errors - (a.files.find((before) => before.name === file.name)?.errors ?? 0),
+      lastError: file.lastError,
+    })),
     dialogsOpenedPerSecond: ((s1.dialogs?.opened ?? 0) - (s0.dialogs?.opened ?? 0)) / seconds,
     dialogRepliesPerSecond: ((s1.dialogs?.replies ?? 0) - (s0.dialogs?.replies ?? 0)) / seconds,
   };
