@@ -294,6 +294,7 @@ export async function runServerContent(
       'Reproduce one row: write the world with bench/server/world.ts writeWorld(dir, { npcs: 20000, scripted: { talkers: 2000, scripts: "realistic" } }), start the server command of the server suite on it, and run bench/server/bots.ts with --count 2000 --talk --deltas.',
       "The load average is the machine's (2 cores): above 2 means something besides this server and its bots wanted CPU during the row.",
     ],
-    raw: rows.map(({ set, row }) => ({ scripts: set, ...row })),
+    // The set under a name of its own: ScaleRow's `scripts` is the window's script figures.
+    raw: rows.map(({ set, row }) => ({ contentScripts: set, ...row })),
   };
 }
