@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only codec,pathfind,blit,server,npcs,combat,levels]`: runs the
+// `npm run bench [-- --quick] [-- --only codec,pathfind,blit,server,npcs,combat,levels,content]`: runs the
 // benchmark suites, writes bench/results/<suite>.json and regenerates
 // bench/REPORT.md with its SVG charts. docs/benchmarks.md explains the output.
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -7,9 +7,11 @@ import { parseArgs } from "node:util";
 import { log } from "./lib/harness.js";
 import type { RunOptions } from "./lib/harness.js";
 import type { SuiteResult } from "./lib/results.js";
+import type { ContentScriptSet } from "./server/world.js";
 import { RESULTS_DIR, writeReport } from "./report.js";
 import { runBlit } from "./suites/blit.js";
 import { runCodec } from "./suites/codec.js";
+import { parseContentRows, runServerContent } from "./suites/content.js";
 import { runServerLevels } from "./suites/levels.js";
 import { runPathfind } from "./suites/pathfind.js";
 import {
@@ -28,6 +30,7 @@ type SuiteOptions = RunOptions & {
   bigBots?: number[];
   botCores?: number[];
   cpuProfileDir?: string;
+  contentRows?: ContentScriptSet[];
 };
 
 const SUITES: Record<string, (options: SuiteOptions) => Promise<SuiteResult>> = {
@@ -39,9 +42,10 @@ const SUITES: Record<string, (options: SuiteOptions) => Promise<SuiteResult>> = 
   combat: runServerCombat,
   server5000: runServer5000,
   levels: runServerLevels,
+  content: runServerContent,
 };
 /** Suites `npm run bench` runs without --only (server5000 takes two cores' worth of bots and minutes of joins). */
-const DEFAULT_SUITES = ["codec", "pathfind", "blit", "server", "npcs", "combat", "levels"];
+const DEFAULT_SUITES = ["codec", "pathfind", "blit", "server", "npcs", "combat", "levels", "content"];
 
 const HELP = `usage: npm run bench -- [--quick] [--only SUITE[,SUITE...]] [--bots N[,N...]]
 
@@ -55,10 +59,14 @@ const HELP = `usage: npm run bench -- [--quick] [--only SUITE[,SUITE...]] [--bot
                  server's --npc-budget), "+deltas" after either for bots that ask for entity deltas (P-21), "+compact" for compact ones (P-25);
                  0 is the row without NPCs the others are compared with (default 0,20000,100000,
                  20000@20000000,0+deltas,20000+deltas,100000+deltas; with --quick 0,20000 at 100 bots)
-  --npc-bots N   npcs, combat and levels suites: bots in every row (default 2000)
+  --npc-bots N   npcs, combat, levels and content suites: bots in every row (default 2000)
+  --content LIST content suite: the rows, of none (no scripts: the comparison), realistic (a dialog per talk) and
+                 hostile (every talk runs into the instruction budget and the memory cap); default all three, in
+                 that order. 2000 talking bots (100 with --quick), 20,000 NPCs of which 2,000 are talked to
   --big-bots LIST  server5000 suite (only with --only): the bot counts (default 5000), each with seed packets and deltas
   --bot-cores LIST server5000 suite: one bot process per entry, pinned to that core (default 1,1)
-  --cpu-prof DIR server5000 and npcs suites: run the server under node --cpu-prof, one .cpuprofile per row in DIR
+  --cpu-prof DIR server5000, npcs and content suites: run the server under node --cpu-prof, one .cpuprofile per
+                 row in DIR (npx tsx bench/server/profile-summary.ts FILE says where the time went)
 `;
 
 const { values } = parseArgs({
@@ -72,6 +80,7 @@ const { values } = parseArgs({
     "big-bots": { type: "string" },
     "bot-cores": { type: "string" },
     "cpu-prof": { type: "string" },
+    content: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
@@ -100,6 +109,13 @@ if (colyseusCounts?.some((n) => !Number.isInteger(n) || n < 1)) {
 let npcRows: NpcRowSpec[] | undefined;
 try {
   npcRows = values.npcs === undefined ? undefined : parseNpcRows(values.npcs);
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(2);
+}
+let contentRows: ContentScriptSet[] | undefined;
+try {
+  contentRows = values.content === undefined ? undefined : parseContentRows(values.content);
 } catch (error) {
   process.stderr.write(`${(error as Error).message}\n`);
   process.exit(2);
@@ -136,6 +152,7 @@ for (const name of names) {
     bigBots,
     botCores,
     cpuProfileDir,
+    contentRows,
   });
   writeFileSync(join(RESULTS_DIR, `${name}.json`), JSON.stringify(result, null, 1) + "\n");
   log(`   wrote bench/results/${name}.json`);

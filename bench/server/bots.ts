@@ -20,6 +20,15 @@
 // off the stairs up where it arrives and back onto them, and is back in the hall.
 // The hall has more stairs than the server has level slots, so levels keep being
 // generated, put into the world and dropped for as long as the delvers run.
+// --talk (the content suite, issue 38): bots that talk to the creatures content
+// scripts talk for (flagged is_interactable) as a player does — each wanders, and
+// when such a creature is in its latest entity update and it has not talked for a
+// few seconds (ts/bots/talk.ts: 3–6 s), walks up to it, sends the EntityQuery that
+// is "talk to it" from beside it (re-sent like the official client's until its
+// detail or a dialog comes), stands while a dialog is read (0.3–1.2 s, DialogAck
+// "shown" at once), presses one of its buttons (a DialogReply, re-sent until the
+// DialogClose, which it acknowledges), and wanders on. With none in view, or stuck
+// on a wall, it wanders as the others do.
 //
 // Why not the shared client core (ts/client/core, which ts/bots drives): this
 // process must hold 2000 bots on one core (the harness pins it to core 1) so
@@ -37,7 +46,7 @@
 //
 // usage: node --import tsx bench/server/bots.ts --http http://127.0.0.1:PORT --count N
 //        [--warmup S] [--measure S] [--idle | --fight] [--deltas] [--compact] [--seed N] [--wait-go] [--first N]
-//        [--hall K [--delve]]
+//        [--hall K [--delve]] [--talk]
 // --deltas: each bot asks for entity deltas (P-21) — it acknowledges the lists it verifies
 // (EntityAckPacket) and applies each StateDeltaPacket to its baseline. --compact (implies --deltas):
 // the compact form (P-25) as the official client asks by default — CompactAckPackets, and
@@ -77,8 +86,29 @@ import {
   readI16,
   readU16,
   readU32,
+  DIALOG_ACK_BYTES,
+  DIALOG_RETURN_DISMISSED,
+  DIALOG_STATE_CLOSED,
+  DIALOG_STATE_SHOWN,
+  type DialogPacket,
+  ENTITY_QUERY_BYTES,
+  MAX_DATAGRAM_BYTES,
+  encodeDialogAck,
+  encodeDialogReply,
+  encodeEntityQuery,
 } from "../../ts/protocol/index.js";
 import { isFoe } from "../../ts/combat-rules.js";
+import { DIALOG_IDS_REMEMBERED, DIALOG_REPLY_MAX_SENDS, DIALOG_REPLY_RESEND_MS } from "../../ts/client/core/dialogs.js";
+import { INTERACT_MAX_TRIES, INTERACT_REACH_TILES, INTERACT_RETRANSMIT_MS } from "../../ts/client/core/interaction.js";
+import {
+  READ_MS,
+  TALK_AGAIN_MS,
+  TALK_WAIT_MS,
+  dialogChoice,
+  dialogValues,
+  isTalker,
+  within,
+} from "../../ts/bots/talk.js";
 import { actionFromDelta } from "../../ts/protocol/action.js";
 import { EntityCursor } from "../../ts/protocol/entity.js";
 import { NO_TARGET_TICK, nextWindowAfter, tickOfWindow, windowPeriodMs } from "../../ts/window.js";
@@ -97,6 +127,8 @@ in one process, each a real protocol client over UDP with its own socket and ses
   --measure S    the window's length in seconds (default 20)
   --idle         bots that never move (the sparse case)
   --fight        bots that seek creatures and attack them
+  --talk         bots that talk to the creatures content scripts talk for (is_interactable), as a player does:
+                 walk up to one in view, use it every 3-6 s, read the dialog it opens and press a button
   --deltas       ask for entity deltas (P-21); --compact for the compact form (P-25)
   --seed N       the bots' random stream (default 1)
   --first N      the first bot's number (nicks are bot<N>): several processes on one server (default 0)
@@ -124,6 +156,7 @@ const OPTIONS = {
   measure: { type: "string", default: "20" },
   idle: { type: "boolean", default: false },
   fight: { type: "boolean", default: false },
+  talk: { type: "boolean", default: false },
   deltas: { type: "boolean", default: false },
   compact: { type: "boolean", default: false },
   seed: { type: "string", default: "1" },
@@ -158,6 +191,11 @@ const warmupMs = option("warmup", true) * 1000;
 const measureMs = option("measure", true) * 1000;
 const idle = values.idle!;
 const fight = values.fight!;
+const talk = values.talk!;
+if (talk && (fight || values.idle)) {
+  process.stderr.write("bots: --talk walks and talks: it goes with neither --fight nor --idle\n");
+  process.exit(2);
+}
 const compact = values.compact!;
 const deltas = values.deltas! || compact;
 const hallBots = option("hall");
@@ -221,6 +259,32 @@ let measuring = false;
 const totals = zero();
 /** Delvers, during the window: arrivals in a level, returns to the hall, stairs given up (no level slot). */
 const delves = { descents: 0, returns: 0, gaveUp: 0 };
+/**
+ * Talkers, during the window: talks begun, EntityQueries sent (re-sends included) and their details received,
+ * dialogs shown, buttons pressed (first DialogReplies) and replies re-sent, DialogCloses received for them.
+ */
+const talks = { talks: 0, queries: 0, details: 0, dialogs: 0, replies: 0, replyResends: 0, closes: 0 };
+/** A DialogReply is encoded here, then copied to its bot (it is re-sent until the DialogClose). */
+const replyScratch = new Uint8Array(MAX_DATAGRAM_BYTES);
+
+/** Talkers: one conversation at a time — the query that starts it, then the dialog it opens. */
+class Conversation {
+  /** The creature asked while its query is unanswered (0: none), when the query last went, and how often. */
+  queryId = 0;
+  querySentMs = 0;
+  queryTries = 0;
+  /** The dialog being read or answered (0: none) and when its button is pressed. */
+  dialogId = 0;
+  replyAtMs = 0;
+  /** The button chosen and the text inputs' values; the reply's bytes once pressed, and how often sent. */
+  returnCode = 0;
+  values: string[] = [];
+  reply: Uint8Array | null = null;
+  replySends = 0;
+  lastReplyMs = 0;
+  /** Dialogs closed lately: a late copy of one is answered "closed", as the official client does. */
+  readonly closed: number[] = [];
+}
 
 /** Whether (x, y) lies inside the delve world's hall (on the map; a level lies outside it). */
 function inHallInterior(x: number, y: number): boolean {
@@ -284,6 +348,17 @@ class Bot {
   offDirection = ACTION_N;
   /** Until then a stuck fighter wanders instead of heading for its foe. */
   wanderUntilMs = 0;
+  /** Talkers: the nearest creature to talk to in the latest entity update (distance Infinity: none), and where. */
+  talkerId = 0;
+  talkerX = 0;
+  talkerY = 0;
+  talkerDistance = Infinity;
+  /** When it talks next; until when it stands (waiting for a dialog, reading one). */
+  nextTalkMs = 0;
+  standUntilMs = 0;
+  readonly conversation = new Conversation();
+  readonly queryOut = new Uint8Array(ENTITY_QUERY_BYTES);
+  readonly dialogAckOut = new Uint8Array(DIALOG_ACK_BYTES);
   /** The ChatAck sent back, like the official client's: seq is the highest chat message received in order. */
   readonly chatAck: ChatAckPacket;
   readonly chatAckOut = new Uint8Array(CHAT_ACK_BYTES);
@@ -396,7 +471,7 @@ class Bot {
         }
         this.entityHash = entityChecksumUpdate(this.entityHash, bytes);
         if (!packet.more) this.heldChecksum = this.entityHash;
-        if (fight || this.role === "delve") this.findFoe(packet);
+        if (fight || talk || this.role === "delve") this.findFoe(packet);
         return;
       case "chunk":
         if (measuring) totals.chunk++;
@@ -404,6 +479,21 @@ class Bot {
         if (this.held.size > HELD_CHUNKS_MAX) {
           const keep = new Set(this.manifest.map((entry) => entry.chunkId));
           for (const id of this.held.keys()) if (!keep.has(id)) this.held.delete(id);
+        }
+        return;
+      case "dialog":
+        if (measuring) totals.other++;
+        if (talk) this.onDialog(packet, performance.now());
+        return;
+      case "dialog_close":
+        if (measuring) totals.other++;
+        if (talk) this.onDialogClose(packet.dialogId);
+        return;
+      case "entity_detail":
+        if (measuring) totals.other++;
+        if (talk && packet.entityId === this.conversation.queryId) {
+          this.conversation.queryId = 0;
+          if (measuring) talks.details++;
         }
         return;
       case "chat": {
@@ -465,13 +555,14 @@ class Bot {
     held.push(list);
     this.spareList = held.length > BASELINES_KEPT ? held.shift()! : new EntryList();
     if (performance.now() - this.lastEntityAckMs >= ENTITY_ACK_INTERVAL_MS) this.sendEntityAck(list.tick);
-    if (fight) this.findFoeIn(list);
+    if (fight || talk) this.findFoeIn(list);
   }
 
   /** Fighters with deltas: findFoe over a list's entries. */
   findFoeIn(list: EntryList): void {
     this.foeTick = list.tick;
     this.foeDistance = Infinity;
+    this.talkerDistance = Infinity;
     const bytes = list.bytes;
     for (let index = 0; index < list.count; index++) {
       const at = list.starts[index];
@@ -489,12 +580,23 @@ class Bot {
     }
   }
 
-  /** One entry of an update: the own position, or a creature nearer than the foe so far. */
+  /** One entry of an update: the own position, or a creature nearer than the foe (talkers: the talker) so far. */
   consider(id: number, typeId: number, x: number, y: number, hp: number, flags: number): void {
     if (id === this.entityId) {
       this.x = x;
       this.y = y;
       this.placed = true;
+      return;
+    }
+    if (talk) {
+      if (!isTalker(typeId, hp, flags)) return;
+      const distance = Math.max(Math.abs(x - this.x), Math.abs(y - this.y));
+      if (distance < this.talkerDistance) {
+        this.talkerDistance = distance;
+        this.talkerId = id;
+        this.talkerX = x;
+        this.talkerY = y;
+      }
       return;
     }
     if (!isFoe(typeId, hp, flags, false)) return;
@@ -511,6 +613,7 @@ class Bot {
     if (packet.tick !== this.foeTick) {
       this.foeTick = packet.tick;
       this.foeDistance = Infinity;
+      this.talkerDistance = Infinity;
     }
     cursor.reset(packet);
     // The own entry may come after a creature's: distances are from the position of the last update.
@@ -519,11 +622,24 @@ class Bot {
 
   /** Fighters: the step toward the foe (into its tile when adjacent: the attack), or 0 to wander. */
   fightStep(now: number): number {
-    if (this.foeDistance === Infinity || now < this.wanderUntilMs) return ACTION_NOOP;
-    if (this.foeDistance > 1) {
+    if (this.foeDistance === Infinity) return ACTION_NOOP;
+    return this.approach(now, this.foeX, this.foeY, this.foeDistance);
+  }
+
+  /** Talkers: the step toward the creature to talk to when a talk is due and it is out of reach, or 0 to wander. */
+  talkStep(now: number): number {
+    if (now < this.nextTalkMs || this.talkerDistance === Infinity || this.talkerDistance <= INTERACT_REACH_TILES)
+      return ACTION_NOOP;
+    return this.approach(now, this.talkerX, this.talkerY, this.talkerDistance);
+  }
+
+  /** The straight step toward (x, y), `distance` away; 0 (wander) while a stuck walk toward something rests. */
+  approach(now: number, x: number, y: number, distance: number): number {
+    if (now < this.wanderUntilMs) return ACTION_NOOP;
+    if (distance > 1) {
       // Not getting nearer (a wall in the straight line): wander a while, then try again.
-      this.stuckWindows = this.foeDistance >= this.lastDistance ? this.stuckWindows + 1 : 0;
-      this.lastDistance = this.foeDistance;
+      this.stuckWindows = distance >= this.lastDistance ? this.stuckWindows + 1 : 0;
+      this.lastDistance = distance;
       if (this.stuckWindows >= STUCK_WINDOWS) {
         this.stuckWindows = 0;
         this.wanderUntilMs = now + TURN_AFTER_MIN_MS;
@@ -531,7 +647,123 @@ class Bot {
         return ACTION_NOOP;
       }
     }
-    return actionFromDelta(Math.sign(this.foeX - this.x), Math.sign(this.foeY - this.y));
+    return actionFromDelta(Math.sign(x - this.x), Math.sign(y - this.y));
+  }
+
+  /**
+   * Talkers, every round: the query re-sent until answered, the button pressed once the dialog is read (and the
+   * reply re-sent until its DialogClose), and a new talk when one is due and a creature to talk to is beside it.
+   */
+  converse(now: number): void {
+    const conversation = this.conversation;
+    if (conversation.dialogId !== 0) {
+      if (conversation.reply === null) {
+        if (now >= conversation.replyAtMs) this.pressButton(now);
+      } else if (now - conversation.lastReplyMs >= DIALOG_REPLY_RESEND_MS) {
+        if (conversation.replySends >= DIALOG_REPLY_MAX_SENDS) this.endDialog();
+        else {
+          this.send(conversation.reply);
+          conversation.replySends++;
+          conversation.lastReplyMs = now;
+          if (measuring) talks.replyResends++;
+        }
+      }
+    }
+    if (conversation.queryId !== 0 && now - conversation.querySentMs >= INTERACT_RETRANSMIT_MS) {
+      if (conversation.queryTries >= INTERACT_MAX_TRIES) conversation.queryId = 0;
+      else this.sendQuery(conversation.queryId, now);
+    }
+    if (now < this.nextTalkMs || conversation.dialogId !== 0 || conversation.queryId !== 0) return;
+    if (this.talkerDistance > INTERACT_REACH_TILES) return;
+    if (measuring) talks.talks++;
+    conversation.queryTries = 0;
+    this.sendQuery(this.talkerId, now);
+    this.nextTalkMs = now + within(TALK_AGAIN_MS, random());
+    this.standUntilMs = now + TALK_WAIT_MS;
+  }
+
+  /** The EntityQuery that, from beside a creature a script talks for, is talking to it. */
+  sendQuery(entityId: number, now: number): void {
+    const conversation = this.conversation;
+    encodeEntityQuery(
+      { type: "entity_query", clientType: CLIENT_TYPE_OFFICIAL, authToken: this.action.authToken, entityId },
+      this.queryOut,
+    );
+    this.send(this.queryOut);
+    conversation.queryId = entityId;
+    conversation.querySentMs = now;
+    conversation.queryTries++;
+    if (measuring) talks.queries++;
+  }
+
+  sendDialogAck(dialogId: number, state: number): void {
+    encodeDialogAck(
+      { type: "dialog_ack", clientType: CLIENT_TYPE_OFFICIAL, authToken: this.action.authToken, dialogId, state },
+      this.dialogAckOut,
+    );
+    this.send(this.dialogAckOut);
+  }
+
+  /** A Dialog: a new one is shown ("shown" at once) and read a while; a copy is answered as the protocol says. */
+  onDialog(packet: DialogPacket, now: number): void {
+    const conversation = this.conversation;
+    const id = packet.dialogId;
+    if (id === conversation.dialogId) {
+      // A copy of the one being read ("shown" was lost) or answered (the reply was lost: send it again).
+      if (conversation.reply !== null) this.send(conversation.reply);
+      else this.sendDialogAck(id, DIALOG_STATE_SHOWN);
+      return;
+    }
+    if (conversation.closed.includes(id)) return this.sendDialogAck(id, DIALOG_STATE_CLOSED);
+    // One at a time: a dialog that comes while another is read takes its place (the server re-sends the other).
+    conversation.queryId = 0;
+    conversation.dialogId = id;
+    conversation.returnCode = dialogChoice(packet.elements, random());
+    conversation.values = conversation.returnCode === DIALOG_RETURN_DISMISSED ? [] : dialogValues(packet.elements);
+    conversation.reply = null;
+    conversation.replySends = 0;
+    conversation.replyAtMs = now + within(READ_MS, random());
+    this.standUntilMs = conversation.replyAtMs;
+    this.sendDialogAck(id, DIALOG_STATE_SHOWN);
+    if (measuring) talks.dialogs++;
+  }
+
+  /** The dialog read: its button pressed — a DialogReply, kept to be re-sent until the DialogClose. */
+  pressButton(now: number): void {
+    const conversation = this.conversation;
+    const size = encodeDialogReply(
+      {
+        type: "dialog_reply",
+        clientType: CLIENT_TYPE_OFFICIAL,
+        authToken: this.action.authToken,
+        dialogId: conversation.dialogId,
+        returnCode: conversation.returnCode,
+        values: conversation.values,
+      },
+      replyScratch,
+    );
+    conversation.reply = replyScratch.slice(0, size);
+    this.send(conversation.reply);
+    conversation.replySends = 1;
+    conversation.lastReplyMs = now;
+    if (measuring) talks.replies++;
+  }
+
+  /** A DialogClose: the dialog ends here if it is the one answered; always acknowledged "closed". */
+  onDialogClose(dialogId: number): void {
+    if (dialogId === this.conversation.dialogId) {
+      this.endDialog();
+      if (measuring) talks.closes++;
+    }
+    this.sendDialogAck(dialogId, DIALOG_STATE_CLOSED);
+  }
+
+  endDialog(): void {
+    const conversation = this.conversation;
+    conversation.closed.push(conversation.dialogId);
+    if (conversation.closed.length > DIALOG_IDS_REMEMBERED) conversation.closed.shift();
+    conversation.dialogId = 0;
+    conversation.reply = null;
   }
 
   /**
@@ -591,8 +823,11 @@ class Bot {
       this.nextPingMs += PING_INTERVAL_MS;
       this.send(this.pingOut);
     }
+    if (talk && this.sawState) this.converse(now);
     if (idle || this.role === "stand" || !this.sawState || now < this.nextMoveMs) return;
     this.nextMoveMs += WINDOW_MS;
+    // A talker stands while it waits for a dialog and while it reads one.
+    if (talk && now < this.standUntilMs) return;
     if (this.role === "delve") {
       const step = this.placed ? this.delveStep(now) : ACTION_NOOP;
       if (step !== ACTION_NOOP) this.sendAction(tickOfWindow(nextWindowAfter(this.tick)), step);
@@ -602,7 +837,7 @@ class Bot {
       this.direction = randomDirection();
       this.nextTurnMs = now + TURN_AFTER_MIN_MS + random() * TURN_AFTER_SPREAD_MS;
     }
-    const toward = fight ? this.fightStep(now) : ACTION_NOOP;
+    const toward = fight ? this.fightStep(now) : talk ? this.talkStep(now) : ACTION_NOOP;
     // Aimed at the first window the server has not executed as of the newest State seen.
     this.sendAction(tickOfWindow(nextWindowAfter(this.tick)), toward !== ACTION_NOOP ? toward : this.direction);
   }
@@ -709,6 +944,7 @@ setTimeout(() => {
       },
       checksumMismatches: totals.checksumMismatches,
       delves: hallBots > 0 ? delves : undefined,
+      talks: talk ? talks : undefined,
       datagramsInPerBotSecondByType: Object.fromEntries(
         [...byType].sort(([a], [b]) => a.localeCompare(b)).map(([type, n]) => [type, perBotPerSecond(n)]),
       ),

@@ -20,7 +20,15 @@
 // creature kinds and item catalogue, so the levels come with their creatures and
 // chests as in play. A different world from the one above: its rows compare only
 // with each other.
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+//
+// With `scripted` (the content suite, issue 38), `talkers` of the `npcs` are of a
+// standing kind (TALKER_KIND, behaviour guard) spread evenly over the NPC areas —
+// each area keeps its count, some of it talkers — and the map gets the bundled item
+// catalogue and a content folder (map.content/*.lua, copied from
+// bench/server/content/<scripts>/): "realistic" scripts answer a talk with a dialog,
+// "hostile" ones burn their budget and memory cap; "none" writes no folder, so the
+// talkers are creatures like any other (the row the others are compared with).
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { mulberry32 } from "../lib/data.js";
@@ -78,6 +86,32 @@ export const NPC_KINDS = [
 const TILE_DATA = fileURLToPath(new URL("../../maps/caves.tiles.json", import.meta.url));
 const CAVES_NPCS = fileURLToPath(new URL("../../maps/caves.npcs.json", import.meta.url));
 const CAVES_ITEMS = fileURLToPath(new URL("../../maps/caves.items.json", import.meta.url));
+/** The content suite's scripts: one folder per set, each copied whole beside a scripted world's map. */
+const CONTENT_SCRIPTS = fileURLToPath(new URL("./content/", import.meta.url));
+
+/**
+ * The creature the content scripts talk for: it stands at its post (a guard decides nothing until provoked),
+ * so a talker stays where the bots found it.
+ */
+export const TALKER_KIND = {
+  name: "bench talker",
+  typeId: 18,
+  behaviour: "guard",
+  speed: 25,
+  hp: 30,
+  perception: 2,
+  leash: 4,
+  wander: 0,
+  respawnSeconds: 60,
+  sprite: "guard",
+  attack: 2,
+  armor: 1,
+  elo: 1000,
+} as const;
+
+/** Which content scripts a scripted world carries: bench/server/content/<name>/, or none. */
+export const CONTENT_SCRIPT_SETS = ["none", "realistic", "hostile"] as const;
+export type ContentScriptSet = (typeof CONTENT_SCRIPT_SETS)[number];
 
 /** The delve world's hall: interior HALL_TILES × HALL_TILES at (HALL_X, HALL_Y), inside a ring of wall. */
 export const HALL_TILES = 40;
@@ -119,6 +153,8 @@ export interface WorldOptions {
   npcs?: number;
   /** The hall with stairs down to dungeon levels (the levels suite); absent: the original bytes. */
   delve?: boolean;
+  /** `talkers` of the `npcs` are TALKER_KIND, and the map carries `scripts` (the content suite); absent: the original bytes. */
+  scripted?: { talkers: number; scripts: ContentScriptSet };
 }
 
 /** A Tiled point object at the centre of tile (x, y). */
@@ -138,17 +174,19 @@ function pointObject(id: number, type: string, x: number, y: number, properties?
   };
 }
 
-/** The npc_spawn rectangles for `total` NPCs: NPC_AREA_TILES squares at seeded random places, ids from `firstId`. */
-function npcSpawnObjects(total: number, firstId: number): object[] {
+/**
+ * The npc_spawn rectangles for `total` NPCs: NPC_AREA_TILES squares at seeded random places, ids from `firstId`.
+ * With `talkers`, each area keeps its count but gives an even share of `talkers` of it to a second spawn of
+ * TALKER_KIND over the same square (after the area's own, so without talkers the objects are as before).
+ */
+function npcSpawnObjects(total: number, firstId: number, talkers = 0): object[] {
+  if (talkers > total) throw new Error(`${talkers} talkers among ${total} NPCs`);
   const random = mulberry32(NPC_SEED);
+  const areas = Math.ceil(total / NPCS_PER_AREA);
   const objects: object[] = [];
-  for (let placed = 0; placed < total; placed += NPCS_PER_AREA) {
-    const index = objects.length;
-    const x = Math.floor(random() * (WORLD_SIZE - NPC_AREA_TILES + 1));
-    const y = Math.floor(random() * (WORLD_SIZE - NPC_AREA_TILES + 1));
-    const kind = NPC_KINDS[index % HOSTILE_AREA_EVERY === HOSTILE_AREA_EVERY - 1 ? 1 : 0];
+  const spawn = (x: number, y: number, kind: string, count: number) =>
     objects.push({
-      id: firstId + index,
+      id: firstId + objects.length,
       name: "",
       type: "npc_spawn",
       x: x * TILE_PX,
@@ -158,15 +196,26 @@ function npcSpawnObjects(total: number, firstId: number): object[] {
       rotation: 0,
       visible: true,
       properties: [
-        { name: "kind", type: "string", value: kind.name },
-        { name: "count", type: "int", value: Math.min(NPCS_PER_AREA, total - placed) },
+        { name: "kind", type: "string", value: kind },
+        { name: "count", type: "int", value: count },
       ],
     });
+  for (let index = 0, placed = 0; placed < total; index++, placed += NPCS_PER_AREA) {
+    const x = Math.floor(random() * (WORLD_SIZE - NPC_AREA_TILES + 1));
+    const y = Math.floor(random() * (WORLD_SIZE - NPC_AREA_TILES + 1));
+    const kind = NPC_KINDS[index % HOSTILE_AREA_EVERY === HOSTILE_AREA_EVERY - 1 ? 1 : 0];
+    const count = Math.min(NPCS_PER_AREA, total - placed);
+    const talkersHere = Math.min(
+      count,
+      Math.floor((talkers * (index + 1)) / areas) - Math.floor((talkers * index) / areas),
+    );
+    if (count > talkersHere) spawn(x, y, kind.name, count - talkersHere);
+    if (talkersHere > 0) spawn(x, y, TALKER_KIND.name, talkersHere);
   }
   return objects;
 }
 
-/** Writes map.tmj + map.tiles.json (and map.npcs.json with `npcs`) into `dir`; returns the map path. */
+/** Writes map.tmj + map.tiles.json (and map.npcs.json with `npcs`, the content files with `scripted`) into `dir`; returns the map path. */
 export function writeWorld(dir: string, options: WorldOptions = {}): string {
   mkdirSync(dir, { recursive: true });
   const FLOOR = tileId("floor", false);
@@ -205,7 +254,8 @@ export function writeWorld(dir: string, options: WorldOptions = {}): string {
     });
   }
   const npcs = options.npcs ?? 0;
-  const npcObjects = npcs > 0 ? npcSpawnObjects(npcs, objects.length + 1) : [];
+  const scripted = options.scripted;
+  const npcObjects = npcs > 0 ? npcSpawnObjects(npcs, objects.length + 1, scripted?.talkers ?? 0) : [];
   const stairsObjects = delve
     ? HALL_STAIRS.map((stairs, index) =>
         pointObject(objects.length + npcObjects.length + index + 1, "stairs", stairs.x, stairs.y, [
@@ -304,7 +354,22 @@ export function writeWorld(dir: string, options: WorldOptions = {}): string {
   const mapPath = join(dir, "map.tmj");
   writeFileSync(mapPath, JSON.stringify(map));
   copyFileSync(TILE_DATA, join(dir, "map.tiles.json"));
-  if (npcs > 0) writeFileSync(join(dir, "map.npcs.json"), JSON.stringify({ version: 1, kinds: NPC_KINDS }, null, 1));
+  if (npcs > 0) {
+    const kinds = scripted ? [...NPC_KINDS, TALKER_KIND] : NPC_KINDS;
+    writeFileSync(join(dir, "map.npcs.json"), JSON.stringify({ version: 1, kinds }, null, 1));
+  }
+  if (scripted) {
+    // "gold coin" and the rest of the bundled catalogue: what the realistic scripts count and pay.
+    copyFileSync(CAVES_ITEMS, join(dir, "map.items.json"));
+    if (scripted.scripts !== "none") {
+      const from = join(CONTENT_SCRIPTS, scripted.scripts);
+      const to = join(dir, "map.content");
+      mkdirSync(to, { recursive: true });
+      for (const name of readdirSync(from).filter((file) => file.endsWith(".lua"))) {
+        copyFileSync(join(from, name), join(to, name));
+      }
+    }
+  }
   if (delve) {
     // What the dungeon levels' creature spawns and chests name (the bundled world's kinds and catalogue).
     if (npcs === 0) copyFileSync(CAVES_NPCS, join(dir, "map.npcs.json"));

@@ -122,6 +122,8 @@ interface Status {
   tick: number;
   players: number;
   tickMs: { p50: number; p99: number; max: number };
+  /** How late each tick started against its deadline (the window's ticks with ?ticks=N). */
+  tickLateMs?: { p50: number; p99: number; max: number };
   broadcastMs: { p50: number; p99: number };
   datagramsIn: number;
   datagramsOut: number;
@@ -133,8 +135,43 @@ interface Status {
   npcs?: NpcStatus;
   combat?: CombatStatus;
   levels?: LevelsStatus;
+  scripts?: ScriptsStatus | null;
+  dialogs?: { opened: number; replies: number };
+  rssBytes?: number;
 }
 
+/** /api/status scripts (ts/server/scripting/script-room.ts status, and the Game's busyMs): counts since start. */
+export interface ScriptsStatus {
+  events: number;
+  eventsDropped: number;
+  errors: number;
+  budgetStops: number;
+  memoryStops: number;
+  steps: number;
+  /** Wall time in calls into the scripts since start (ts/server/ops/busy-time.ts). */
+  busyMs: number;
+  files: { name: string; running: boolean; memoryBytes: number; errors: number; lastError: string | null }[];
+}
+
+/** The content scripts over one window: rates from the two /api/status ends (content suite). */
+export interface ScriptsRow {
+  eventsPerSecond: number;
+  errorsPerSecond: number;
+  budgetStopsPerSecond: number;
+  memoryStopsPerSecond: number;
+  eventsDropped: number;
+  /** Lua instructions per second, and per event. */
+  stepsPerSecond: number;
+  stepsPerEvent: number;
+  /** Wall ms per second in calls into the scripts, and per event in µs (busyMs ÷ events). */
+  busyMsPerSecond: number;
+  busyUsPerEvent: number;
+  /** Each file's state at the window's end: its bytes (the Lua allocator's count), its errors in the window and the last. */
+  files: { name: string; memoryBytes: number; errors: number; lastError: string | null }[];
+  /** Dialogs the server opened and replies it handled, per second. */
+  dialogsOpenedPerSecond: number;
+  dialogRepliesPerSecond: number;
+}
 /** /api/status levels (ts/server/game-server.ts): counts since start, the last installs' tick time. */
 interface LevelsStatus {
   held: number;
@@ -198,6 +235,18 @@ interface BotResult {
   datagramsInPerBotSecondByType: Record<string, number>;
   /** Hall bots (--hall): delvers' arrivals in levels, returns to the hall, stairs given up, in the window. */
   delves?: { descents: number; returns: number; gaveUp: number };
+  /** Talkers (--talk): talks begun, queries, details, dialogs shown, replies, re-sent replies, closes, in the window. */
+  talks?: TalkCounts;
+}
+
+export interface TalkCounts {
+  talks: number;
+  queries: number;
+  details: number;
+  dialogs: number;
+  replies: number;
+  replyResends: number;
+  closes: number;
 }
 
 export interface ScaleRow {
@@ -235,6 +284,11 @@ export interface ScaleRow {
   compact?: boolean;
   /** NPC rows: the NPCs the world was written with (the live count drops as bots kill some). */
   npcsInWorld?: number;
+  /** Tick lateness over the window's ticks (/api/status tickLateMs). */
+  tickLateMs?: { p50: number; p99: number; max: number };
+  /** Whether the bots talked (--talk), and the content scripts over the window (content suite). */
+  talk?: boolean;
+  scripts?: ScriptsRow;
 }
 
 /** The NPC room's figures over one measurement window. */
@@ -368,6 +422,8 @@ interface NpcRunOptions {
   /** The first this many bots stand in the delve world's hall (bench/server/bots.ts --hall), and with `delve` take its stairs. */
   hall?: number;
   delve?: boolean;
+  /** The bots talk to the creatures content scripts talk for (bench/server/bots.ts --talk). */
+  talk?: boolean;
 }
 
 export async function runScale(
@@ -411,6 +467,7 @@ export async function runScale(
         ...(botCores.length > 1 ? ["--wait-go"] : []),
         ...(idle ? ["--idle"] : []),
         ...(npcRun?.fight ? ["--fight"] : []),
+        ...(npcRun?.talk ? ["--talk"] : []),
         ...(npcRun?.deltas ? [npcRun.compact ? "--compact" : "--deltas"] : []),
         // Hall bots only in the first process: they must be the first to join.
         ...(npcRun?.hall && index === 0 ? ["--hall", String(npcRun.hall), ...(npcRun.delve ? ["--delve"] : [])] : []),
@@ -578,6 +635,9 @@ export async function runScale(
       compact: npcRun?.compact === true,
       combat: s0.combat && s1.combat ? combatRowOf(s0, s1, seconds) : undefined,
       levels: npcRun?.hall && s0.levels && s1.levels ? levelsRowOf(s0.levels, s1.levels, seconds) : undefined,
+      tickLateMs: s1.tickLateMs,
+      talk: npcRun?.talk === true,
+      scripts: s0.scripts && s1.scripts ? scriptsRowOf(s0, s1, seconds) : undefined,
       hall: npcRun?.hall ? { bots: npcRun.hall, delve: npcRun.delve === true } : undefined,
     };
     log(
@@ -589,6 +649,12 @@ export async function runScale(
           ? `; NPCs ${row.npcs.count}: awake ${fmt(row.npcs.awakeMean)}, ${fmt(row.npcs.decisionsPerSecond)} decisions/s ` +
             `(${fmt(row.npcs.decisionsPerAwakeNpcSecond)} per awake NPC), shed ${fmt(row.npcs.shedPerEntityTick)}/entity tick, ` +
             `NPC ms mean ${fmt(row.npcs.thinkMs.mean)} p50 ${fmt(row.npcs.thinkMs.p50)} p99 ${fmt(row.npcs.thinkMs.p99)}`
+          : "") +
+        (row.scripts
+          ? `; scripts: ${fmt(row.scripts.eventsPerSecond)} events/s, ${fmt(row.scripts.busyUsPerEvent)} µs each, ` +
+            `${fmt(row.scripts.busyMsPerSecond)} ms/s, stops ${fmt(row.scripts.budgetStopsPerSecond)} budget / ` +
+            `${fmt(row.scripts.memoryStopsPerSecond)} memory per s; tick late p99 ${fmt(row.tickLateMs?.p99 ?? NaN)} ms` +
+            (bot.talks ? `; talks ${JSON.stringify(bot.talks)}` : "")
           : ""),
     );
     return row;
@@ -596,6 +662,39 @@ export async function runScale(
     await stop(server);
     rmSync(eldFile, { force: true });
   }
+}
+
+/** What scriptsRowOf reads of an /api/status. */
+export type ScriptsStatusEnd = Pick<Status, "scripts" | "dialogs">;
+
+/**
+ * The content scripts over a window of `seconds`: counter differences of /api/status scripts (and dialogs)
+ * between its two ends. A file's errors are the window's (a file new at the end counts all of its own).
+ */
+export function scriptsRowOf(s0: ScriptsStatusEnd, s1: ScriptsStatusEnd, seconds: number): ScriptsRow {
+  const a = s0.scripts!;
+  const b = s1.scripts!;
+  const events = b.events - a.events;
+  const busyMs = b.busyMs - a.busyMs;
+  return {
+    eventsPerSecond: events / seconds,
+    errorsPerSecond: (b.errors - a.errors) / seconds,
+    budgetStopsPerSecond: (b.budgetStops - a.budgetStops) / seconds,
+    memoryStopsPerSecond: (b.memoryStops - a.memoryStops) / seconds,
+    eventsDropped: b.eventsDropped - a.eventsDropped,
+    stepsPerSecond: (b.steps - a.steps) / seconds,
+    stepsPerEvent: events > 0 ? (b.steps - a.steps) / events : NaN,
+    busyMsPerSecond: busyMs / seconds,
+    busyUsPerEvent: events > 0 ? (busyMs * 1000) / events : NaN,
+    files: b.files.map((file) => ({
+      name: file.name,
+      memoryBytes: file.memoryBytes,
+      errors: file.errors - (a.files.find((before) => before.name === file.name)?.errors ?? 0),
+      lastError: file.lastError,
+    })),
+    dialogsOpenedPerSecond: ((s1.dialogs?.opened ?? 0) - (s0.dialogs?.opened ?? 0)) / seconds,
+    dialogRepliesPerSecond: ((s1.dialogs?.replies ?? 0) - (s0.dialogs?.replies ?? 0)) / seconds,
+  };
 }
 
 /** The levels' rates over a window; the installs in it are the newest of the server's last 64. */
@@ -632,6 +731,14 @@ function combineBotResults(results: BotResult[]): BotResult {
     perBot,
     checksumMismatches: results.reduce((sum, result) => sum + result.checksumMismatches, 0),
     datagramsInPerBotSecondByType: byType,
+    talks: results.some((result) => result.talks)
+      ? (Object.fromEntries(
+          Object.keys(results.find((result) => result.talks)!.talks!).map((key) => [
+            key,
+            results.reduce((sum, result) => sum + (result.talks?.[key as keyof TalkCounts] ?? 0), 0),
+          ]),
+        ) as unknown as TalkCounts)
+      : undefined,
   };
 }
 

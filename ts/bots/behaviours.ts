@@ -8,6 +8,9 @@ import { SeededRandom } from "../netsim/index.js";
 import { isNpcType } from "../npc-types.js";
 import { isFoe } from "../combat-rules.js";
 import { ENTITY_FLAG_HOSTILE } from "../protocol/entity.js";
+import { DIALOG_RETURN_DISMISSED } from "../protocol/dialog.js";
+import { chebyshev, INTERACT_REACH_TILES } from "../client/core/index.js";
+import { dialogChoice, dialogValues, nearestTalker, READ_MS, TALK_AGAIN_MS, within } from "./talk.js";
 
 export interface Point {
   x: number;
@@ -229,6 +232,74 @@ export class Fight implements Behaviour {
       }
     }
     return false;
+  }
+}
+
+/**
+ * Talks to the creatures content scripts talk for (flagged is_interactable; issue 38, docs/content.md), as a
+ * player does: walks up beside the nearest one in view (another than the last, when there is one), uses it
+ * (GameClient.interact: the query the server takes as a talk), reads each dialog it is shown a moment
+ * (0.3–1.2 s) and presses one of its buttons at random (the core re-sends the reply until the server closes the
+ * dialog), then wanders on; it talks again 3–6 s after each talk (ts/bots/talk.ts, the server bench's talkers'
+ * pace too) and wanders while none is in view. For load: the scripting room's events, dialogs and quests; on
+ * the bundled map, Mira, Old Tom and the guards.
+ */
+export class Talk implements Behaviour {
+  private readonly wander = new Wander();
+  private readonly state = new WeakMap<
+    BotMind,
+    { nextTalkMs: number; lastTalkerId: number; pressAtMs: Map<number, number> }
+  >();
+  /** Talks started (a use sent), and dialogs answered (a button pressed or the dialog dismissed). */
+  talks = 0;
+  answered = 0;
+
+  act(mind: BotMind, nowMs: number): void {
+    const client = mind.client;
+    let state = this.state.get(mind);
+    if (state === undefined) {
+      state = { nextTalkMs: 0, lastTalkerId: 0, pressAtMs: new Map() };
+      this.state.set(mind, state);
+    }
+    // A dialog on screen is read, then answered, before the bot walks on.
+    const shown = client.dialogs.shown;
+    if (shown.size > 0) {
+      for (const dialog of shown.values()) {
+        let pressAtMs = state.pressAtMs.get(dialog.id);
+        if (pressAtMs === undefined) {
+          pressAtMs = nowMs + within(READ_MS, mind.random.nextFloat());
+          state.pressAtMs.set(dialog.id, pressAtMs);
+        }
+        if (nowMs < pressAtMs) continue;
+        const returnCode = dialogChoice(dialog.elements, mind.random.nextFloat());
+        if (returnCode === DIALOG_RETURN_DISMISSED) client.dismissDialog(dialog.id);
+        else client.replyDialog(dialog.id, returnCode, dialogValues(dialog.elements));
+        state.pressAtMs.delete(dialog.id);
+        this.answered++;
+      }
+      return;
+    }
+    state.pressAtMs.clear(); // dialogs the server closed before they were answered
+    const at = client.confirmed;
+    if (nowMs < state.nextTalkMs || !at) return this.wander.act(mind, nowMs);
+    const talker = nearestTalker(client.entities.values(), at, state.lastTalkerId);
+    if (talker === null) return this.wander.act(mind, nowMs);
+    // Walking (to it, or where wandering led): the use waits for the walk to end, as the core's reach rule does.
+    if (!mind.settle()) return;
+    if (chebyshev(at, talker) <= INTERACT_REACH_TILES) {
+      if (client.interact(talker.id) === null) {
+        this.talks++;
+        state.lastTalkerId = talker.id;
+        state.nextTalkMs = nowMs + within(TALK_AGAIN_MS, mind.random.nextFloat());
+      }
+      return;
+    }
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const x = talker.x + mind.int(-1, 1);
+      const y = talker.y + mind.int(-1, 1);
+      if ((x !== talker.x || y !== talker.y) && mind.walkable(x, y) && mind.click(x, y)) return;
+    }
+    this.wander.act(mind, nowMs);
   }
 }
 

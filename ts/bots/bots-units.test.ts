@@ -5,6 +5,9 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../cli/command-line.js";
 import { parseBotArgs, USAGE } from "./cli-args.js";
+import { DIALOG_RETURN_DISMISSED } from "../protocol/dialog.js";
+import { ENTITY_FLAG_HOSTILE, ENTITY_FLAG_INTERACTABLE, ENTITY_FLAG_STATIC } from "../protocol/entity.js";
+import { dialogChoice, dialogValues, isTalker, nearestTalker, within } from "./talk.js";
 import {
   DurationHistogram,
   formatLive,
@@ -38,6 +41,8 @@ describe("command line", () => {
     });
     expect(parseBotArgs(["--count", "3", "--help"])).toEqual({ kind: "help" });
     expect(USAGE).toContain("--behaviour NAME");
+    expect(run(["--behaviour", "talk"]).behaviour).toBe("talk");
+    expect(USAGE).toContain("talk      walk up to the nearest creature a content script talks for");
   });
 
   it("reads the documented example, in both flag spellings", () => {
@@ -86,6 +91,48 @@ describe("command line", () => {
   ])("rejects %j", (argv, message) => {
     expect(() => parseBotArgs(argv)).toThrow(UsageError);
     expect(() => parseBotArgs(argv)).toThrow(message);
+  });
+});
+
+describe("talking", () => {
+  const button = (returnCode: number, label = "") =>
+    ({ kind: "button", x: 0, y: 0, width: 10, height: 10, returnCode, label }) as const;
+  const text = (value: string) => ({ kind: "text", x: 0, y: 0, width: 10, height: 10, text: value }) as const;
+  const input = (value: string) =>
+    ({ kind: "text_input", x: 0, y: 0, width: 10, height: 10, maxBytes: 20, text: value }) as const;
+
+  it("talks to living creatures a script talks for, nothing else", () => {
+    expect(isTalker(18, 30, ENTITY_FLAG_INTERACTABLE)).toBe(true);
+    expect(isTalker(18, 30, ENTITY_FLAG_INTERACTABLE | ENTITY_FLAG_HOSTILE)).toBe(true);
+    expect(isTalker(18, 0, ENTITY_FLAG_INTERACTABLE)).toBe(false); // dead
+    expect(isTalker(18, 30, 0)).toBe(false); // a creature no script talks for: fought, not talked to
+    expect(isTalker(3, 0, ENTITY_FLAG_INTERACTABLE | ENTITY_FLAG_STATIC)).toBe(false); // a sign
+  });
+
+  it("presses each button alike, skipping text; dismisses a dialog without one", () => {
+    const elements = [text("Hello"), button(1, "News"), text("or"), button(2, "Work"), button(7, "Bye")];
+    expect([0, 0.3, 0.34, 0.5, 0.67, 0.99].map((random) => dialogChoice(elements, random))).toEqual([1, 1, 2, 2, 7, 7]);
+    expect(dialogChoice([text("Just words")], 0.5)).toBe(DIALOG_RETURN_DISMISSED);
+    expect(dialogValues([input("a"), button(1), input("")])).toEqual(["a", ""]);
+    expect(within({ min: 300, max: 1200 }, 0)).toBe(300);
+    expect(within({ min: 300, max: 1200 }, 0.5)).toBe(750);
+  });
+
+  it("picks the nearest creature to talk to, another than the last unless it is the only one", () => {
+    const talker = (id: number, x: number, y: number, flags = ENTITY_FLAG_INTERACTABLE, hp = 30) => ({
+      id,
+      typeId: 18,
+      hp,
+      flags,
+      x,
+      y,
+    });
+    const entities = [talker(1, 10, 10, 0), talker(2, 14, 9), talker(3, 7, 7), talker(4, 11, 11, undefined, 0)];
+    expect(nearestTalker(entities, { x: 10, y: 10 })?.id).toBe(3); // 3 tiles (2 is 4; 1 no talker, 4 dead)
+    expect(nearestTalker(entities, { x: 10, y: 10 }, 3)?.id).toBe(2);
+    expect(nearestTalker([talker(5, 0, 0)], { x: 10, y: 10 }, 5)?.id).toBe(5);
+    expect(nearestTalker([talker(6, 12, 8), talker(7, 8, 12)], { x: 10, y: 10 })?.id).toBe(6); // the first of equals
+    expect(nearestTalker([talker(1, 10, 10, 0)], { x: 10, y: 10 })).toBeNull();
   });
 });
 

@@ -7,7 +7,7 @@ import { parseHostPort } from "../netsim/cli-args.js";
 import { type DuplexProfile, parseProfileSpec, ProfileError } from "../netsim/profile.js";
 import type { HostPort } from "../netsim/udp-proxy.js";
 
-export const BEHAVIOURS = ["wander", "goto", "keyboard", "hunt", "fight", "delve"] as const;
+export const BEHAVIOURS = ["wander", "goto", "keyboard", "hunt", "fight", "delve", "talk"] as const;
 export type BehaviourName = (typeof BEHAVIOURS)[number];
 
 export interface BotOptions {
@@ -54,6 +54,10 @@ Usage: npm run bots -- [options]
                                  each window until it dies), wander when none: exercises combat
                        delve     take the nearest stairs down in view, then each level's, deeper and
                                  deeper; wander until stairs are in view: exercises the dungeon levels
+                       talk      walk up to the nearest creature a content script talks for (flagged
+                                 interactable), use it, read the dialog a moment and press a button at
+                                 random; again every 3-6 s, wander when none is in view: exercises the
+                                 content scripts (on the bundled map: Mira, Old Tom, the hall guards)
   --goal X,Y           goal tile for goto
   --duration S         seconds to run after joining (default 60; 0 = until Ctrl-C)
   --netsim SPEC        impair each bot's link in-process, both directions, e.g. "delay=80,jitter=30,loss=5"

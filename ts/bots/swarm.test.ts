@@ -167,6 +167,19 @@ describe.concurrent("the swarm", () => {
     }
   }, 45_000);
 
+  it("talk: bots walk up to the great hall's people, use them and answer the dialogs they open", async ({ expect }) => {
+    const scripts = server.game.scripts!;
+    const before = { events: scripts.stats.events, replies: server.game.dialogs.stats.replies };
+    const { swarm } = swarmOf("talk", 2, 8);
+    swarm.start();
+    await swarm.joinAll();
+    // Mira and Old Tom answer a talk with a dialog; its button press is a reply the server handles.
+    await until("a dialog answered", () => server.game.dialogs.stats.replies > before.replies, 40_000);
+    expect(scripts.stats.events).toBeGreaterThanOrEqual(before.events + 2); // the talk, and the answer's callback
+    expect(scripts.stats.errors).toBe(0);
+    swarm.stop();
+  }, 60_000);
+
   it("goto: all bots walk to one goal and stand on it", async ({ expect }) => {
     const spawn = server.game.world.spawns[0];
     const goal = { x: spawn.x, y: spawn.y - 8 }; // across the great hall, past the sign

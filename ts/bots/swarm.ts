@@ -25,6 +25,7 @@ import {
   Delve,
   Keyboard,
   type Point,
+  Talk,
   Wander,
 } from "./behaviours.js";
 import type { BehaviourName } from "./cli-args.js";
@@ -103,9 +104,11 @@ export class Swarm {
               ? new Fight()
               : config.behaviour === "delve"
                 ? new Delve()
-                : config.goal
-                  ? new GoTo(config.goal)
-                  : null; // goto without a goal: chosen once the first bot has seen its neighbourhood
+                : config.behaviour === "talk"
+                  ? new Talk()
+                  : config.goal
+                    ? new GoTo(config.goal)
+                    : null; // goto without a goal: chosen once the first bot has seen its neighbourhood
   }
 
   /** Starts the one driving loop (bots joined later are driven from their first round on). */

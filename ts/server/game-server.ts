@@ -37,6 +37,7 @@ import { EventLoopDelay } from "./ops/event-loop-delay.js";
 import { DEFAULT_GAME_OPTIONS, type GameOptions } from "./game-options.js";
 import { JoinError } from "./sessions/join-error.js";
 import { Logger } from "./ops/log.js";
+import { BusyTime } from "./ops/busy-time.js";
 import { Metrics, TIMING_WINDOW_TICKS } from "./ops/metrics.js";
 import { executeWindowMoves } from "./entities/movement.js";
 import { NpcRoom } from "./npc/npc-room.js";
@@ -90,6 +91,8 @@ export class Game {
   readonly sessions: SessionRegistry;
   readonly metrics = new Metrics();
   readonly eventLoopDelay = new EventLoopDelay();
+  /** Wall time spent in calls into the content scripts (every call that may run Lua): /api/status scripts.busyMs. */
+  private readonly scriptTime = new BusyTime();
   /** The one way datagrams leave for clients, counted in the metrics. */
   readonly egress = new Egress(this.metrics);
   /** The tick and the next window, as services read them. */
@@ -192,7 +195,8 @@ export class Game {
     };
     const details = { send: (session: Session, entity: StoredEntity) => this.details.send(session, entity) };
     const scripts = {
-      onKill: (killer: StoredEntity, victim: StoredEntity) => this.scripts?.onKill(killer, victim),
+      onKill: (killer: StoredEntity, victim: StoredEntity) =>
+        this.scriptTime.run(() => this.scripts?.onKill(killer, victim)),
       units: () => (this.scripts === null ? 0 : ScriptRoom.unitsOf(this.scripts.takeSteps())),
       talks: (kindName: string) => this.scripts?.talks(kindName) === true,
       onItem: (session: Session, event: ItemEvent) => this.scripts?.onItem(session, event),
@@ -307,6 +311,9 @@ export class Game {
     this.levels.settleKeptPiles(this.items, firstStairsDown(map) ?? world.spawns[0]);
     // The host's content scripts (scripting/): talking creatures, quests, shops.
     const content = o.content;
+    // What comes back into the scripts later — a dialog's answer, an exchange's outcome — is timed as they are.
+    const scriptTime = this.scriptTime;
+    const itemRoom = this.items;
     this.scripts =
       content === undefined
         ? null
@@ -318,8 +325,17 @@ export class Game {
               npcs: this.npcs,
               sessions,
               chat,
-              dialogs,
-              items: this.items,
+              dialogs: {
+                open: (session, spec, onReply, options) =>
+                  dialogs.open(session, spec, (reply) => scriptTime.run(() => onReply(reply)), options),
+              },
+              items: {
+                // Bound, not re-declared: a wrapper would drop an argument the port gains (countOf's bagOnly).
+                countOf: itemRoom.countOf.bind(itemRoom),
+                exchange: (session, take, give, done, alongside) =>
+                  itemRoom.exchange(session, take, give, (outcome) => scriptTime.run(() => done(outcome)), alongside),
+                sendDetail: itemRoom.sendDetail.bind(itemRoom),
+              },
               warps: this.warps,
               walkable: (x, y) => world.walkable(x, y),
               world: scriptWorld(world, entities, this.npcs, this.tileUpdates, doors, chat),
@@ -366,7 +382,10 @@ export class Game {
       interactables: this.interactables,
       items: this.items,
       details: this.details,
-      scripts: this.scripts,
+      scripts:
+        scriptRoom === null
+          ? null
+          : { onQuery: (session, entity) => scriptTime.run(() => scriptRoom.onQuery(session, entity)) },
       doors,
       lifecycle,
     });
@@ -547,7 +566,8 @@ export class Game {
     // Steps onto piles pick them up (after the window and the NPCs moved everyone this tick).
     this.items.endTick();
     // The scripts' timers, and night falling or day breaking.
-    this.scripts?.endTick(this.tick);
+    const scripts = this.scripts;
+    if (scripts !== null) this.scriptTime.run(() => scripts.endTick(this.tick));
     this.lifecycle.flushJoinNotices(startMs);
     this.worldClock.endTick(this.tick, this.sessions.values());
     // Tile updates go out before the State packets whose manifests show the new versions.
@@ -685,7 +705,8 @@ export class Game {
         generationMs: [...this.levelGenerator.timesMs],
       },
       interactables: { count: this.interactables.size, ...this.interactables.stats },
-      scripts: this.scripts?.status() ?? null,
+      // busyMs: wall time in calls into the scripts since start (every event, callback and end-of-tick pass).
+      scripts: this.scripts === null ? null : { ...this.scripts.status(), busyMs: this.scriptTime.totalMs },
       doors: { count: this.doors.size, ...this.doors.stats },
       npcs: this.npcStatus(last),
       items: {
