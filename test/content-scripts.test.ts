@@ -221,6 +221,11 @@ describe("content scripts", () => {
     game.scripts!.onKill(me.entity, rat);
     const stats = game.scripts!.stats;
     expect(stats.budgetStops).toBeGreaterThanOrEqual(1);
+    // The loop's stop names its file and line (the count hook reports where the script was).
+    const after = game.scripts!.status() as { files: { name: string; lastError: string | null }[] };
+    expect(after.files.find((file) => file.name === "b-loop.lua")!.lastError).toMatch(
+      /^b-loop\.lua:1: instruction budget exceeded/,
+    );
     expect(stats.budgetStops + stats.memoryStops).toBeGreaterThanOrEqual(2);
     await client.waitFor("ticks going on", () => game.tick > tickBefore + 5);
   });

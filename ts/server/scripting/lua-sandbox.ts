@@ -243,7 +243,11 @@ export class LuaSandbox {
         this.tripped = true;
         this.lua.lua_sethook(L, this.runtime.hookPointer, LUA_MASKCOUNT, 1);
       }
+      // Where the script was when its budget ran out (the hook runs in the frame of the Lua function that
+      // triggered it: level 0), so the log names the file and line of the loop.
+      this.lua.luaL_where(L, 0);
       this.lua.lua_pushstring(L, "instruction budget exceeded");
+      this.lua.lua_concat(L, 2);
       this.lua.lua_error(L);
     }
   }
