@@ -604,6 +604,28 @@ describe("traffic and loss", () => {
     expect(traffic.bytesOutPerSecond).toBe(74);
     expect(traffic.statesMissed).toBe(3); // 10, 20 and 30; 40 was the last and is not yet a gap
     expect(traffic.lossPercent).toBeCloseTo((100 * 3) / 19, 6);
+    // Once entity deltas arrive, the server holds back broadcasts that change nothing: gaps are no loss.
+    traffic.deltasArrive();
+    traffic.stateTick(56);
+    traffic.stateTick(72);
+    expect(traffic.statesMissed).toBe(3);
+  });
+
+  it("counts pings left unanswered past the pong timeout over the last 20, not those still in flight", () => {
+    const pinger = new Pinger(1000);
+    expect(pinger.lossPercent(0)).toBe(0);
+    // One ping a second; every fourth pong is lost, the rest come back 50 ms later.
+    for (let second = 0; second < 25; second++) {
+      const stamp = pinger.send(second * 1000);
+      if (second % 4 !== 3) expect(pinger.receive(stamp, second * 1000 + 50)).toBe(50);
+    }
+    // At 24.5 s: the last 20 pings are those of 5 … 24 s; 23 s's (lost) is 1.5 s old, still in flight.
+    // Decided: 19, of which lost: 7, 11, 15, 19 → 4.
+    expect(pinger.lossPercent(24_500)).toBeCloseTo((100 * 4) / 19, 6);
+    // At 30 s all are decided: 7, 11, 15, 19, 23 lost of 20.
+    expect(pinger.lossPercent(30_000)).toBeCloseTo(25, 6);
+    pinger.reset();
+    expect(pinger.lossPercent(30_000)).toBe(0);
   });
 });
 

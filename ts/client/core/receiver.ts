@@ -77,12 +77,14 @@ export class PacketReceiver implements ManifestSource {
         if (parts.entityTable.onEntityDatagram(packet)) this.onAck();
         return;
       case "state_delta":
+        parts.traffic.deltasArrive();
         this.observeState(packet, nowMs);
         if (parts.entityTable.onStateDelta(packet)) this.onAck();
         return;
       case "state_delta_compact": {
         // The compact form (P-25) says the same in fewer bytes: one path for both.
         const delta = expandStateDeltaCompact(packet);
+        parts.traffic.deltasArrive();
         this.observeState(delta, nowMs);
         if (parts.entityTable.onStateDelta(delta)) this.onAck();
         return;

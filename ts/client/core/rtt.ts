@@ -37,9 +37,15 @@ export class RttEstimator {
   }
 }
 
+/** The pings the loss estimate looks back over (one a second: the last 20 s), and how long a pong may take. */
+export const PING_LOSS_WINDOW = 20;
+export const PONG_TIMEOUT_MS = 2000;
+
 export class Pinger {
   private readonly outstanding = new Map<bigint, number>();
   private lastSentMs = -Infinity;
+  /** The last PING_LOSS_WINDOW pings: when each was sent, and whether its pong came. */
+  private readonly recent: { stamp: bigint; sentMs: number; answered: boolean }[] = [];
   sent = 0;
   answered = 0;
 
@@ -58,7 +64,27 @@ export class Pinger {
     this.outstanding.delete(stamp);
     this.outstanding.set(stamp, nowMs);
     if (this.outstanding.size > OUTSTANDING_MAX) this.outstanding.delete(this.outstanding.keys().next().value!);
+    this.recent.push({ stamp, sentMs: nowMs, answered: false });
+    if (this.recent.length > PING_LOSS_WINDOW) this.recent.shift();
     return stamp;
+  }
+
+  /**
+   * Round trips lost, in percent of the recent pings whose pong is overdue or came (a ping younger than
+   * PONG_TIMEOUT_MS is still in flight and not counted); 0 before any is decided. A real loss measure
+   * whatever the server sends: every ping is answered.
+   */
+  lossPercent(nowMs: number): number {
+    let decided = 0;
+    let lost = 0;
+    for (const ping of this.recent) {
+      if (ping.answered) decided++;
+      else if (nowMs - ping.sentMs >= PONG_TIMEOUT_MS) {
+        decided++;
+        lost++;
+      }
+    }
+    return decided > 0 ? (100 * lost) / decided : 0;
   }
 
   /** The round trip a pong with `stamp` completes, or null for an unknown or repeated pong. */
@@ -67,11 +93,13 @@ export class Pinger {
     if (sentMs === undefined) return null;
     this.outstanding.delete(stamp);
     this.answered++;
+    for (const ping of this.recent) if (ping.stamp === stamp) ping.answered = true;
     return nowMs - sentMs;
   }
 
   reset(): void {
     this.outstanding.clear();
+    this.recent.length = 0;
     this.lastSentMs = -Infinity;
   }
 }

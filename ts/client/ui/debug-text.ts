@@ -43,7 +43,7 @@ export function debugLines(stats: ClientStats, extras: DebugExtras): string[] {
     `chunks ${stats.chunksCached}`,
     `in ${rate(stats.datagramsInPerSecond)} dg/s ${bytesRate(stats.bytesInPerSecond)}`,
     `out ${rate(stats.datagramsOutPerSecond)} dg/s ${bytesRate(stats.bytesOutPerSecond)}`,
-    `loss ${stats.lossPercent.toFixed(1)}%`,
+    `loss ${stats.lossPercent.toFixed(1)}% (${stats.lossFrom})`,
     `fps ${Math.round(extras.framesPerSecond)}`,
     ...(extras.floats ? [`floats ${extras.floats.total}: ${extras.floats.live.join(" ") || "-"}`] : []),
   ];
