@@ -223,6 +223,19 @@ describe("using an interactable: walk beside it, then ask", () => {
     expect(new InteractIntent().useNearest(far.client, 0)).toBe("too-far");
   });
 
+  it("uses a walkable thing beside the player from where it stands: the click's own route onto its tile is dropped", async () => {
+    // A creature a script talks for is interactable and does not block a step: the page's click handling
+    // aims a route at its tile (here on the floor beside the player) before the intent sees the click.
+    const s = await scriptedClient([sign(20, 41, 41)]);
+    expect(s.client.setGoal(41, 41)).toBe("planned");
+    const intent = new InteractIntent();
+    expect(intent.click(20, s.client, 0)).toBe("used");
+    expect(s.client.goal).toBeNull();
+    s.advance(1);
+    expect(s.client.pending).toHaveLength(0);
+    expect(s.sent("entity_query").filter((query) => query.entityId === 20)).toHaveLength(1);
+  });
+
   it("is abandoned when the player picks another goal, and gives up on a sign it cannot reach", async () => {
     const s = await scriptedClient([board]);
     const intent = new InteractIntent();
