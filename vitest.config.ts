@@ -10,6 +10,7 @@ const TIMING_SENSITIVE = [
   "test/convergence.test.ts",
   "test/faults.test.ts",
   "test/items-crash.test.ts",
+  "test/content-shop-crash.test.ts",
   "test/combat-persistence.test.ts",
   "test/persistence.test.ts",
   "test/soak-cli.test.ts",

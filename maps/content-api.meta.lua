@@ -26,6 +26,19 @@
 ---@field progress integer
 ---@field goal integer
 
+---@class Zone
+---@field name string
+---@field x integer
+---@field y integer
+---@field width integer
+---@field height integer
+
+---@class QuestChange
+---@field id string
+---@field state "none"|"active"|"ready"|"done"
+---@field progress integer
+---@field goal integer
+
 ---@alias ItemCounts table<string, integer> item name → count
 ---@alias Outcome "ok"|"no_item"|"full"|"failed"|"unknown"|"not_ready"
 
@@ -38,6 +51,33 @@ function on.talk(kind, handler) end
 ---@param kind string
 ---@param handler fun(player: Player, npc: Creature)
 function on.kill(kind, handler) end
+---A player came into the map's zone named `zone` ("*": any zone): a `zone` object of the Tiled map.
+---@param zone string
+---@param handler fun(player: Player, zone: Zone)
+function on.enter(zone, handler) end
+---A player went out of the zone named `zone` ("*": any zone).
+---@param zone string
+---@param handler fun(player: Player, zone: Zone)
+function on.leave(zone, handler) end
+---A player reached another dungeon depth (1, 2, … below the map's stairs; 0 back on a map).
+---@param handler fun(player: Player, depth: integer)
+function on.level(handler) end
+---A player took `count` of `item` from the ground or a chest ("*": any item), once it is saved.
+---@param item string an item of the map's item catalogue
+---@param handler fun(player: Player, item: string, count: integer)
+function on.pickup(item, handler) end
+---A player used one `item` (a consumable), once it is saved.
+---@param item string
+---@param handler fun(player: Player, item: string, count: integer)
+function on.use(item, handler) end
+---A player equipped `item` (a weapon, armour), once it is saved.
+---@param item string
+---@param handler fun(player: Player, item: string, count: integer)
+function on.equip(item, handler) end
+---A player's standing in quest `id` changed ("*": any quest), once it is saved.
+---@param id string
+---@param handler fun(player: Player, quest: QuestChange)
+function on.quest(id, handler) end
 ---Night falls (the world clock).
 ---@param handler fun()
 function on.night(handler) end
@@ -154,3 +194,39 @@ function random(n) end
 ---A line in the status's script log.
 ---@param text string
 function log(text) end
+
+---A creature of `kind` on free tile (x, y), never replaced when it dies (at most 256 of a file's at once).
+---@param kind string
+---@param x integer
+---@param y integer
+---@param name? string shown instead of the kind's name
+---@return integer id the creature's entity id
+function spawn(kind, x, y, name) end
+---Takes away a creature this file spawned.
+---@param npc Creature|integer
+---@return boolean gone false if it was not this file's, or is gone already
+function despawn(npc) end
+
+tile = {}
+---@param x integer
+---@param y integer
+---@return integer id the cell's tile id
+function tile.get(x, y) end
+---Changes a cell's tile: every client sees it, movement follows it. Until the server restarts.
+---@param x integer
+---@param y integer
+---@param id integer one of the map's tiles
+---@return boolean done false for a blocking tile where someone stands
+function tile.set(x, y, id) end
+
+---Opens (unlocking it), closes, locks (closing it) or unlocks the door on (x, y).
+---@param x integer
+---@param y integer
+---@param state "open"|"close"|"lock"|"unlock"
+---@return boolean done false if it cannot close on someone standing in it
+function door(x, y, state) end
+
+---A line to every player.
+---@param text string
+---@param speaker? string
+function announce(text, speaker) end

@@ -56,12 +56,20 @@ describe("content check", () => {
     writeFileSync(join(dir, "caves.content", "x-dragon.lua"), 'on.talk("dragon", function() end)\n');
     writeFileSync(join(dir, "caves.content", "y-broken.lua"), "-- a typo on line 2\nlocal = 1\n");
     writeFileSync(join(dir, "caves.content", "z-twice.lua"), 'quest.define{ id = "rat_cull" }\n');
+    writeFileSync(
+      join(dir, "caves.content", "v-names.lua"),
+      'on.talk("hall guard", function()\n  spawn("dragon", 1, 1)\nend)\non.quest("no_such", function() end)\n',
+    );
+    writeFileSync(join(dir, "caves.content", "w-zone.lua"), 'on.enter("nowhere", function() end)\n');
     const { code, stdout } = await runTool(["check", join(dir, "caves.tmj")]);
     expect(stdout).toMatch(/^x-dragon\.lua:1: on\.talk: no creature kind named "dragon"$/m);
     expect(stdout).toMatch(/^y-broken\.lua:2: /m);
     expect(stdout).toMatch(/^old-tom\.lua:\d+: no item named "rusty keys"$/m);
     expect(stdout).toMatch(/z-twice\.lua: quest "rat_cull" is defined by two files/);
-    expect(stdout).toContain("content: 4 problems in 6 scripts");
+    expect(stdout).toMatch(/^v-names\.lua:2: no creature kind named "dragon"$/m);
+    expect(stdout).toMatch(/^v-names\.lua:4: no quest named "no_such"$/m);
+    expect(stdout).toMatch(/^w-zone\.lua:1: on\.enter: no zone named "nowhere"$/m);
+    expect(stdout).toContain("content: 7 problems in 8 scripts");
     expect(code).toBe(1);
   });
 

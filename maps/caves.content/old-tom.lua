@@ -33,6 +33,24 @@ quest.define{
   reward = { ["gold coin"] = 50 },
 }
 
+quest.define{
+  id = "delve",
+  title = "Down the stairs",
+  text = "Old Tom wants to know what lies below. Take the stairs down, reach the second level of the dungeon, and come back to tell him.",
+  goal = 1,
+  giver = "Old Tom",
+  requires = { "rat_cull" },
+  reward = { ["gold coin"] = 40, ["healing potion"] = 2 },
+}
+
+-- The dungeon's levels are generated below the map's stairs: depth 1, 2, … (on.level hears each).
+on.level(function(player, depth)
+  if depth >= 2 and quest.state(player, "delve").state == "active" then
+    quest.progress(player, "delve", 1)
+    tell(player, "The second level. That's deep enough to tell Old Tom about.", "")
+  end
+end)
+
 on.kill("cave rat", function(player, rat)
   local standing = quest.progress(player, "rat_cull", 1)
   if standing and standing.state == "ready" then
@@ -40,7 +58,8 @@ on.kill("cave rat", function(player, rat)
   end
 end)
 
--- Carried items are counted when you talk to him: a fetch quest is ready once you hold enough.
+-- Carried items are counted when you talk to him, and as you pick them up: a fetch quest is ready once
+-- you hold enough.
 local function catch_up(player)
   local crystals = quest.state(player, "glow_crystals")
   if crystals.state == "active" then
@@ -55,13 +74,25 @@ local offers = {
   rat_cull = "The rats are at the grain again. Kill five of them for me, and there's coin in it.",
   glow_crystals = "My eyes are going. Bring me three glow crystals and I'll give you a torch of your own.",
   the_vault = "There's a vault in these caves nobody has opened in my lifetime. The key's in a dusty chest, far out. Open it, and bring the key back.",
+  delve = "Nobody who went down those stairs has told me what's below. Go down two levels, and come back and tell me.",
 }
 local thanks = {
   rat_cull = "Five rats! The grain is safe for a week. Here.",
   glow_crystals = "Ah, that's better. Take the torch; you'll need it more than I do.",
   the_vault = "So it's open at last. Keep what you found in there, and take this besides.",
+  delve = "Two levels down, and back on your own feet! Here, you've earned this.",
 }
-local order = { "rat_cull", "glow_crystals", "the_vault" }
+-- Offered in this order; the delve runs beside the fetch quests once the rats are done.
+local order = { "rat_cull", "delve", "glow_crystals", "the_vault" }
+
+on.pickup("glow crystal", function(player)
+  local before = quest.state(player, "glow_crystals").state
+  catch_up(player)
+  if before == "active" and quest.state(player, "glow_crystals").state == "ready" then
+    tell(player, "Three glow crystals. Old Tom will be glad of them.", "")
+  end
+end)
+on.pickup("rusty key", function(player) catch_up(player) end)
 
 on.talk("Old Tom", function(tom, player)
   catch_up(player)

@@ -39,6 +39,8 @@ export interface NpcMapSpec {
   spawns: NpcSpawnObject[];
   /** safe_zone rectangles (combat: no PvP inside). */
   safeZones?: { x: number; y: number; width: number; height: number }[];
+  /** Named zone rectangles, for content scripts (on.enter / on.leave). */
+  zones?: { name: string; x: number; y: number; width: number; height: number }[];
   /** The map's `pvp` property; absent when undefined. */
   pvp?: boolean;
   /** The item catalogue (written as `<map>.items.json`); none when absent. */
@@ -213,17 +215,30 @@ export function writeNpcMap(spec: NpcMapSpec): NpcMap {
         y: 0,
         opacity: 1,
         visible: true,
-        objects: (spec.safeZones ?? []).map((zone) => ({
-          id: nextId++,
-          name: "safe",
-          type: "safe_zone",
-          x: zone.x * TILE_PX,
-          y: zone.y * TILE_PX,
-          width: zone.width * TILE_PX,
-          height: zone.height * TILE_PX,
-          rotation: 0,
-          visible: true,
-        })),
+        objects: [
+          ...(spec.safeZones ?? []).map((zone) => ({
+            id: nextId++,
+            name: "safe",
+            type: "safe_zone",
+            x: zone.x * TILE_PX,
+            y: zone.y * TILE_PX,
+            width: zone.width * TILE_PX,
+            height: zone.height * TILE_PX,
+            rotation: 0,
+            visible: true,
+          })),
+          ...(spec.zones ?? []).map((zone) => ({
+            id: nextId++,
+            name: zone.name,
+            type: "zone",
+            x: zone.x * TILE_PX,
+            y: zone.y * TILE_PX,
+            width: zone.width * TILE_PX,
+            height: zone.height * TILE_PX,
+            rotation: 0,
+            visible: true,
+          })),
+        ],
       },
     ],
     ...(spec.pvp === undefined ? {} : { properties: [{ name: "pvp", type: "bool", value: spec.pvp }] }),

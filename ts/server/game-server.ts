@@ -12,6 +12,7 @@
 // Clients only ever send intent; every move goes through the wasm rule.
 import { performance } from "node:perf_hooks";
 import { ACTION_WINDOW_HORIZON, BROADCAST_EVERY_TICKS } from "../constants.js";
+import { ENTITY_FLAG_STATIC } from "../protocol/entity.js";
 import { PROTOCOL_VERSION } from "../protocol/header.js";
 import type { Core } from "../wasm/core.js";
 import { executesWindow, nextWindowAfter, windowOfTick } from "../window.js";
@@ -40,10 +41,12 @@ import { Metrics, TIMING_WINDOW_TICKS } from "./ops/metrics.js";
 import { executeWindowMoves } from "./entities/movement.js";
 import { NpcRoom } from "./npc/npc-room.js";
 import { ScriptRoom } from "./scripting/script-room.js";
+import type { WorldActionPorts } from "./scripting/world-actions.js";
 import { EntityDetails } from "./broadcast/entity-detail.js";
 import { QuestStore, WorldValues } from "./persistence/quest-store.js";
 import { CombatRoom } from "./combat/combat-room.js";
 import { ItemCatalogue } from "./content/item-catalogue.js";
+import type { ItemEvent } from "./items/item-requests.js";
 import { ItemRoom } from "./items/item-room.js";
 import { ItemStore } from "./persistence/item-store.js";
 import { WorldClock } from "./world/world-clock.js";
@@ -192,6 +195,7 @@ export class Game {
       onKill: (killer: StoredEntity, victim: StoredEntity) => this.scripts?.onKill(killer, victim),
       units: () => (this.scripts === null ? 0 : ScriptRoom.unitsOf(this.scripts.takeSteps())),
       talks: (kindName: string) => this.scripts?.talks(kindName) === true,
+      onItem: (session: Session, event: ItemEvent) => this.scripts?.onItem(session, event),
     };
     const levels = {
       onStairs: (session: Session, warp: WorldWarp) => this.levels.onStairs(session, warp),
@@ -261,7 +265,19 @@ export class Game {
     const catalogue = new ItemCatalogue(world.items);
     const store = o.sharedItems ?? new ItemStore(db, world.name);
     this.items = new ItemRoom(
-      { entities, store, catalogue, egress, chat, combat, details, log, worldName: world.name, levels },
+      {
+        entities,
+        store,
+        catalogue,
+        egress,
+        chat,
+        combat,
+        details,
+        log,
+        worldName: world.name,
+        levels,
+        happened: scripts.onItem,
+      },
       world.chests,
       { seed: o.combatSeed, kinds: world.npcKinds },
     );
@@ -306,6 +322,9 @@ export class Game {
               items: this.items,
               warps: this.warps,
               walkable: (x, y) => world.walkable(x, y),
+              world: scriptWorld(world, entities, this.npcs, this.tileUpdates, doors, chat),
+              zones: world.zones,
+              depthAt: (x, y) => this.levels.levelOf(x, y)?.level.depth ?? 0,
               // A cluster keeps quests in no shared store yet: its regions' scripts run without them (docs/content.md).
               quests: o.sharedAccounts === undefined ? new QuestStore(db) : null,
               values: new WorldValues(db, world.name),
@@ -752,4 +771,34 @@ function levelSlotsFor(map: WorldMap, wanted: number, log: Logger): number {
 /** The map's first stairs down, if any. */
 function firstStairsDown(map: WorldMap): WorldWarp | undefined {
   return (map.warps ?? []).find((warp) => warp.stairs === "down");
+}
+
+/** What content scripts change in the world (scripting/world-actions.ts), through the rooms that own it. */
+function scriptWorld(
+  world: World,
+  entities: EntityStore,
+  npcs: NpcRoom,
+  tiles: TileUpdates,
+  doors: Doors,
+  chat: ChatService,
+): Omit<WorldActionPorts, "kinds"> {
+  const tileById = new Map(world.tileInfo.map((info) => [info.id, info]));
+  const near: StoredEntity[] = [];
+  return {
+    npcs,
+    walkable: (x, y) => world.walkable(x, y),
+    tiles: {
+      at: (x, y) => world.tileAt(x, y),
+      known: (tileId) => tileById.has(tileId),
+      collides: (tileId) => tileById.get(tileId)?.collides === true,
+      set: (x, y, tileId) => tiles.set(x, y, tileId),
+    },
+    occupied: (x, y) => {
+      const count = entities.inSquare(x, y, 0, near, false);
+      for (let i = 0; i < count; i++) if ((near[i].flags & ENTITY_FLAG_STATIC) === 0) return true;
+      return false;
+    },
+    doors,
+    announce: (text, speaker) => chat.system(text, speaker),
+  };
 }

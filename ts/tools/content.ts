@@ -1,7 +1,8 @@
 // `npm run -s content -- check <map>` (docs/content.md § Checking and reloading): loads a map's content
 // scripts into a world made from the map — its kinds, its item catalogue — exactly as the server does,
-// then checks the names the scripts use inside their handlers (quests, shops, items), which only a
-// player's action would otherwise reach. Every problem is printed with its file and line; exit 1 on any.
+// then checks the names the scripts use inside their handlers (quests, shops, items, creature kinds),
+// which only a player's action would otherwise reach. (Zones and the items of on.pickup / on.use /
+// on.equip are checked as the scripts load: a wrong one is a load error.) Every problem is printed with its file and line; exit 1 on any.
 import { readFileSync } from "node:fs";
 import { runProgram, UsageError } from "../cli/command-line.js";
 import { contentDirFor, readContentFiles } from "../server/content/content-files.js";
@@ -17,7 +18,7 @@ const USAGE = `content — check a map's content scripts (<map>.content/*.lua).
 Usage: npm run -s content -- check <map file>
 
 Loads every script into a world made from the map (its creature kinds and item catalogue), as the server
-would, and checks the quests, shops and items the scripts name. Prints each problem with its file and line.
+would, and checks the quests, shops, items and creature kinds the scripts name. Prints each problem with its file and line.
 Exit status: 0 no problem, 1 a problem, 2 a bad command line.
 `;
 
@@ -39,7 +40,7 @@ function parse(argv: readonly string[]): { kind: "help" } | { kind: "run"; optio
 interface NameUse {
   readonly file: string;
   readonly line: number;
-  readonly what: "quest" | "shop" | "item";
+  readonly what: "quest" | "shop" | "item" | "creature kind";
   readonly name: string;
 }
 
@@ -51,6 +52,8 @@ export function namesUsed(file: string, source: string): NameUse[] {
     [/shop\.open\s*\([^,()]+,\s*"([^"]+)"/g, "shop"],
     [/shop\.stock\s*\(\s*"([^"]+)"/g, "shop"],
     [/items\.count\s*\([^,()]+,\s*"([^"]+)"/g, "item"],
+    [/on\.quest\s*\(\s*"([^"*]+)"/g, "quest"],
+    [/(?<![.\w])spawn\s*\(\s*"([^"]+)"/g, "creature kind"],
   ];
   const lines = source.split("\n");
   lines.forEach((text, index) => {
@@ -86,6 +89,7 @@ async function run(options: Options): Promise<number> {
     }
     const quests = new Set(game.scripts!.catalogue().quests.map((quest) => quest.id));
     const items = new Set(map.items?.map((item) => item.name) ?? []);
+    const kinds = new Set(map.npcKinds?.map((kind) => kind.name) ?? []);
     for (const file of files) {
       for (const use of namesUsed(file.name, readFileSync(file.path, "utf8"))) {
         const known =
@@ -93,7 +97,9 @@ async function run(options: Options): Promise<number> {
             ? quests.has(use.name)
             : use.what === "shop"
               ? game.scripts!.shops.has(use.name)
-              : items.has(use.name);
+              : use.what === "creature kind"
+                ? kinds.has(use.name)
+                : items.has(use.name);
         if (!known) problems.push(`${use.file}:${use.line}: no ${use.what} named "${use.name}"`);
       }
     }

@@ -20,6 +20,7 @@ import type { CombatNotice } from "../core/combat.js";
 import type { Tlv } from "../../protocol/tlv.js";
 import { type DrawnEntity, entitySprites } from "../render/entity-layer.js";
 import { playerLookCell, spriteCellsOfKinds } from "../render/entity-sprites.js";
+import { KindLooks } from "../render/kind-looks.js";
 import { ENTITY_TYPE_PLAYER } from "../../entity-types.js";
 import { ItemLooks, NO_CELL } from "../render/item-sprites.js";
 import { ENTITY_TYPE_ITEM } from "../../item-types.js";
@@ -98,6 +99,8 @@ export class PlaySession {
   private readonly camera = new Camera();
   private readonly glides: GlideTiming;
   private readonly kindCells: ReadonlyMap<number, number>;
+  /** Kinds drawn with the map's own art (kind-looks.ts): none for a map with the built-in tiles. */
+  private readonly kindLooks: KindLooks;
   private readonly kinds: ReadonlyMap<number, NpcKind>;
   private readonly itemLooks: ItemLooks;
   private readonly lookScratch: ItemLook = { cell: NO_CELL, wornArmor: NO_CELL, wornWeapon: NO_CELL, light: 0 };
@@ -137,6 +140,7 @@ export class PlaySession {
     // steps by; an NPC's the action interval of its kind (glide-timing.ts).
     this.glides = new GlideTiming(parts.client.tickHz, parts.client.world.kinds);
     this.kindCells = spriteCellsOfKinds(parts.client.world.kinds);
+    this.kindLooks = new KindLooks(parts.client.world.kinds, parts.client.world.art?.tileCount ?? 0);
     this.kinds = kindsByTypeId(parts.client.world.kinds);
     this.itemLooks = new ItemLooks(parts.client.world.items);
     this.others = new EntityInterpolation(this.glides.windowMs, TILE_SIZE_PX, this.glides.measuredBounds);
@@ -390,6 +394,8 @@ export class PlaySession {
     const entities = client.entities;
     const ownId = client.ownEntityId;
     const drawn: DrawnEntity[] = [];
+    // The wall clock the map's animated tiles are shown at (tile-animation.ts): a creature in the map's art animates with them.
+    const artClockMs = Date.now();
     for (const id of this.others.ids()) {
       const info = entities.get(id);
       const at = this.others.positionAt(id, nowMs, this.otherPoint);
@@ -406,6 +412,7 @@ export class PlaySession {
           hpMax: info.hpMax,
           flash: this.effects.flashing(id, nowMs),
           ...this.itemLook(info.typeId, info.meta),
+          ...(this.kindLooks.size > 0 ? { mapLook: this.kindLooks.at(info.typeId, artClockMs) } : {}),
         });
       }
     }

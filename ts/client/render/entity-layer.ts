@@ -9,6 +9,7 @@
 import { ENTITY_TYPE_DOOR } from "../../entity-types.js";
 import { ENTITY_FLAG_HOSTILE } from "../../protocol/entity.js";
 import { spriteCellFor } from "./entity-sprites.js";
+import type { MapLook } from "./kind-looks.js";
 import type { SpriteInstance } from "./frame.js";
 
 /** An entity to draw, as the game loop knows it. */
@@ -30,6 +31,8 @@ export interface DrawnEntity {
   readonly flash?: boolean;
   /** A cell that replaces the type's own (a pile is drawn as its item: render/item-sprites.ts). */
   readonly cell?: number;
+  /** Tiles of the map atlas it is drawn with instead (a kind in the host's own art: kind-looks.ts); absent: none. */
+  readonly mapLook?: MapLook | null;
   /** Worn overlays over the sprite (the equipped armor, then the weapon), or NO_CELL (-1). */
   readonly wornArmor?: number;
   readonly wornWeapon?: number;
@@ -75,6 +78,7 @@ export function entitySprites(
             : spriteCellFor(entity.typeId, entity.id, kindCells),
         wornArmor: entity.wornArmor ?? -1,
         wornWeapon: entity.wornWeapon ?? -1,
+        ...(entity.mapLook ? { mapLook: entity.mapLook } : {}),
         // A corpse is no threat: no red frame.
         hostile: !dead && (entity.flags & ENTITY_FLAG_HOSTILE) !== 0,
         look: dead ? "dead" : entity.flash === true ? "flash" : "normal",

@@ -22,12 +22,13 @@ import {
 import { FULL_LIGHT } from "../../world-time.js";
 import { buildLightTables, type EntityLight } from "./light.js";
 import { SHEET_COLUMNS } from "../assets/sheets.js";
+import type { MapLook } from "./kind-looks.js";
 import type { MapTileSheet } from "./map-art.js";
 import { type Atlas, MARKER_CORNERS, MARKER_HOSTILE, MARKER_OUTLINE, MARKER_STEP, MARKER_STEP_SMALL } from "./atlas.js";
 import { drawHud, type HudModel } from "./hud.js";
 import { DEFAULT_SCREEN, type Rect, type Screen, screenForTileSize, TILE_SIZE_PX } from "./layout.js";
 import * as P from "./palette.js";
-import { screenOfTile, spriteScreenX, spriteScreenY } from "./picking.js";
+import { screenOfTile, spriteScreenX, spriteScreenY, tileSpriteScreenX, tileSpriteScreenY } from "./picking.js";
 import { SpriteList } from "./sprite-list.js";
 import { queueText, textWidthPx } from "./text.js";
 
@@ -76,6 +77,11 @@ export interface SpriteInstance {
   /** Worn overlays drawn over the sprite in its look (the equipped armor, then the weapon); absent or -1: none. */
   readonly wornArmor?: number;
   readonly wornWeapon?: number;
+  /**
+   * Tiles of the map atlas drawn instead of `cell`, at the map's tile size, around the entity's cell (a kind
+   * in the host's own art: kind-looks.ts); absent: the sprite. Ignored while the map draws with the built-in sheet.
+   */
+  readonly mapLook?: MapLook;
 }
 
 export type SpriteLook = "normal" | "flash" | "dead";
@@ -345,7 +351,30 @@ export class FrameRenderer {
       if (onViewport(x, y, this.current.view)) this.list.add(x, y, MARKER_HOSTILE, MODE_TINTED, P.HOSTILE_MARK);
     }
     this.list.flush(this.atlas.markers, this.current.view);
+    // Creatures in the map's own art first, a whole tile each from the map atlas (under the sprites: a
+    // player stands over a creature of its tile).
+    const mapTiles = this.mapTiles;
+    const inMapArt = (entity: SpriteInstance) => mapTiles !== null && entity.mapLook !== undefined;
+    if (mapTiles !== null) {
+      const size = mapTiles.tileSizePx;
+      // Nearer the bottom of the view drawn later: a tall creature's head goes behind the one below it.
+      const inArt = entities.filter(inMapArt).sort((a, b) => a.yPx - b.yPx);
+      for (const entity of inArt) {
+        const { dx, dy, width, looks } = entity.mapLook!;
+        const x = tileSpriteScreenX(entity.xPx, placement) + dx * size;
+        const y = tileSpriteScreenY(entity.yPx, placement) + dy * size;
+        const look = entity.look ?? "normal";
+        const mode = look === "normal" ? MODE_TRANSPARENT : MODE_TINTED;
+        const tint = look === "normal" ? 0 : look === "dead" ? P.CORPSE_GREY : P.HIT_FLASH;
+        looks.forEach((cell, index) => {
+          if (cell > 0)
+            this.list.add(x + (index % width) * size, y + Math.floor(index / width) * size, cell, mode, tint);
+        });
+      }
+      this.list.flush(mapTiles.ptr, this.current.view, mapTiles.columns, size);
+    }
     for (const entity of entities) {
+      if (inMapArt(entity)) continue;
       const x = spriteScreenX(entity.xPx, placement);
       const y = spriteScreenY(entity.yPx, placement);
       if (!onViewport(x, y, this.current.view)) continue;

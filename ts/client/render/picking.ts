@@ -78,6 +78,15 @@ export function spriteScreenY(yPx: number, placement: ViewportPlacement): number
   return VIEWPORT.y + spriteOffsetPx(yPx, placement.tileSizePx) - placement.originYPx;
 }
 
+/** Framebuffer x, y of a whole map tile drawn for an entity at world pixel (xPx, yPx): a kind in the map's own art. */
+export function tileSpriteScreenX(xPx: number, placement: ViewportPlacement): number {
+  return VIEWPORT.x + Math.round((xPx * placement.tileSizePx) / TILE_SIZE_PX) - placement.originXPx;
+}
+
+export function tileSpriteScreenY(yPx: number, placement: ViewportPlacement): number {
+  return VIEWPORT.y + Math.round((yPx * placement.tileSizePx) / TILE_SIZE_PX) - placement.originYPx;
+}
+
 function spriteOffsetPx(worldPx: number, tileSizePx: number): number {
   if (tileSizePx === TILE_SIZE_PX) return Math.round(worldPx);
   return Math.round((worldPx * tileSizePx) / TILE_SIZE_PX) + ((tileSizePx - TILE_SIZE_PX) >> 1);

@@ -27,20 +27,13 @@ export class SpriteList {
     return true;
   }
 
-  /** Draws the entries from `sheet` (a SHEET_COLUMNS-wide sheet of 8×8 cells), clipped to `clip`, and empties the list. */
-  flush(sheet: number, clip: Rect): void {
+  /**
+   * Draws the entries from `sheet` (by default a SHEET_COLUMNS-wide sheet of 8×8 cells; the map atlas is
+   * `columns` wide in cells of `cellPx`), clipped to `clip`, and empties the list.
+   */
+  flush(sheet: number, clip: Rect, columns = SHEET_COLUMNS, cellPx = CELL_SIZE_PX): void {
     if (this.count > 0) {
-      this.blitter.drawSprites(
-        this.count,
-        sheet,
-        SHEET_COLUMNS,
-        CELL_SIZE_PX,
-        CELL_SIZE_PX,
-        clip.x,
-        clip.y,
-        clip.w,
-        clip.h,
-      );
+      this.blitter.drawSprites(this.count, sheet, columns, cellPx, cellPx, clip.x, clip.y, clip.w, clip.h);
     }
     this.count = 0;
   }

@@ -22,6 +22,12 @@ export const NPC_RESPAWN_MAX_SECONDS = 86_400;
 
 const BEHAVIOURS = NPC_BEHAVIOURS;
 
+/** A tile of one of the map's tilesets, by the tileset's name and the tile's local id. */
+export interface KindTile {
+  tileset: string;
+  id: number;
+}
+
 export interface NpcKind {
   /** Display name, served through EntityDetail like a player's nick. */
   name: string;
@@ -47,6 +53,12 @@ export interface NpcKind {
   respawnSeconds: number;
   /** The client's sprite for the kind (an unknown name is drawn as a generic creature). */
   sprite: string;
+  /**
+   * Drawn instead with a tile of the map's own tilesets (its Tiled animation too), at the map's tile size:
+   * the tileset's name and the tile's local id, as Tiled shows them. The map loader resolves it (a map with
+   * the built-in art has no tilesets to name); absent: the sprite.
+   */
+  tile?: KindTile;
   /** Damage of its natural weapon (bite, blade) before the combat formula (0: it never fights back). */
   attack: number;
   /** Its natural armor in the combat formula (ts/server/combat/formula.ts). */
@@ -101,6 +113,7 @@ const KIND_KEYS = new Set([
   "wander",
   "respawnSeconds",
   "sprite",
+  "tile",
   "attack",
   "armor",
   "elo",
@@ -176,6 +189,7 @@ function parseKind(value: unknown, where: string, file: string): NpcKind {
     wander: integer("wander", 0, NPC_RADIUS_MAX, behaviour === "guard" ? 0 : 4),
     respawnSeconds: integer("respawnSeconds", 1, NPC_RESPAWN_MAX_SECONDS),
     sprite,
+    ...(fields.tile !== undefined ? { tile: parseKindTile(fields.tile, `${where}.tile`, file) } : {}),
     attack: integer("attack", 0, NPC_COMBAT_VALUE_MAX, behaviour === "wander" ? 0 : undefined),
     armor: integer("armor", 0, NPC_COMBAT_VALUE_MAX, 0),
     elo: integer("elo", ELO_MIN, ELO_MAX, NPC_DEFAULT_ELO),
@@ -184,6 +198,19 @@ function parseKind(value: unknown, where: string, file: string): NpcKind {
     ...(opensDoors ? { opensDoors } : {}),
     ...(fields.light !== undefined && fields.light !== 0 ? { light: integer("light", 0, 8) } : {}),
   };
+}
+
+/** `{ "tileset": "<name>", "id": <local id> }`: which tile of the map's tilesets draws the kind. */
+function parseKindTile(value: unknown, where: string, file: string): KindTile {
+  const record = DataRecord.of(value, where, file, new Set(["tileset", "id"]));
+  const tileset = record.fields.tileset;
+  if (typeof tileset !== "string" || tileset === "" || tileset.length > 128) {
+    throw new MapError(
+      file,
+      `${where}.tileset: expected the name of one of the map's tilesets, got ${JSON.stringify(tileset)}`,
+    );
+  }
+  return { tileset, id: record.integer("id", 0, 0xffff) };
 }
 
 const LOOT_KEYS = new Set(["item", "chance", "min", "max"]);

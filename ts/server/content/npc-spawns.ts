@@ -28,6 +28,11 @@ export interface NpcSpawnSpec {
   respawnSeconds: number;
   /** The free cells of the area, row-major: where its NPCs appear. */
   cells: { x: number; y: number }[];
+  /**
+   * One creature, never replaced (a content script's `spawn`): the spawn is done when it dies or is
+   * despawned, and night brings it no company.
+   */
+  once?: boolean;
 }
 
 /** Whether a map object is an NPC spawn (type/class npc_spawn, any case). */

@@ -217,15 +217,20 @@ export function installApiRoutes(
         tiles: world.tileInfo,
         // The map's atlas (map-art-route.ts): null when the client draws the map with its own art.
         art: mapArtDescription(world.art),
-        // What clients draw NPCs with: a kind's sprite, and its speed for a glide as long as its steps.
-        kinds: world.npcKinds.map(({ typeId, name, sprite, behaviour, speed, light }) => ({
-          typeId,
-          name,
-          sprite,
-          behaviour,
-          speed,
-          ...(light ? { light } : {}),
-        })),
+        // What clients draw NPCs with: a kind's sprite, and its speed for a glide as long as its steps;
+        // `look` when the kinds file names a tile of the map's own art (its atlas tile, and frames if animated).
+        kinds: world.npcKinds.map(({ typeId, name, sprite, behaviour, speed, light }) => {
+          const look = world.art?.kindLooks.get(typeId);
+          return {
+            typeId,
+            name,
+            sprite,
+            behaviour,
+            speed,
+            ...(light ? { light } : {}),
+            ...(look ? { look } : {}),
+          };
+        }),
         // What clients draw and explain items with (content/item-catalogue.ts): the whole catalogue, every number.
         // `light` only on an item that gives it (a torch): a client learns who carries light from the weapon TLV.
         items: world.items.map(({ id, name, kind, stack, sprite, damage, armor, heal, light }) => ({

@@ -17,6 +17,16 @@ import { BAG_SLOTS, type Bags, type Carried } from "./bags.js";
 import { type Chest, type ChestsAndPiles, chestRow, type Pile, REACH, within } from "./chests-and-piles.js";
 import { type ItemTransfer, settle, STATUS, type Status } from "./item-transfer.js";
 
+/**
+ * What happened to a player's items that content scripts may watch (scripting/script-room.ts): told once
+ * the change is durable and applied, never for a refused request or a re-sent copy.
+ */
+export interface ItemEvent {
+  readonly kind: "pickup" | "use" | "equip";
+  readonly itemId: number;
+  readonly count: number;
+}
+
 /** Answers each player's recent requests are remembered for (a re-sent copy gets the same one). */
 export const REMEMBERED_ANSWERS = 64;
 
@@ -32,6 +42,8 @@ export interface ItemRequestPorts {
   readonly combat: { isDown(entity: StoredEntity): boolean };
   /** A chest's contents changed: the players next to it are shown them. */
   readonly showChest: (chest: Chest) => void;
+  /** Something happened to a player's items (picked up, used, equipped). */
+  readonly happened: (session: Session, event: ItemEvent) => void;
   readonly stats: {
     requests: number;
     repeated: number;
@@ -122,6 +134,7 @@ export class ItemRequests {
     let bag: Slots = carried.bag;
     let slots: Slots = chest.slots;
     let moved = 0;
+    const taken = new Map<number, number>();
     const from = slot < 0 ? chest.slots.map((_, index) => index) : [slot];
     for (const index of from) {
       const stack = slots[index] ?? null;
@@ -132,6 +145,7 @@ export class ItemRequests {
       bag = added.slots;
       slots = takeFrom(slots, index, added.added);
       moved += added.added;
+      taken.set(stack.itemId, (taken.get(stack.itemId) ?? 0) + added.added);
     }
     if (moved === 0) return from.some((index) => chest.slots[index] != null) ? STATUS.full : STATUS.no_item;
     const newBag = bag as (Stack | null)[];
@@ -143,6 +157,7 @@ export class ItemRequests {
         chest.slots = newSlots;
         chest.version++;
         this.ports.showChest(chest);
+        for (const [itemId, count] of taken) this.ports.happened(carried.session, { kind: "pickup", itemId, count });
       },
     });
   }
@@ -160,6 +175,7 @@ export class ItemRequests {
       apply: () => {
         this.ports.bags.setBag(carried, added.slots);
         this.ports.ground.setPileCount(pile, left);
+        this.ports.happened(carried.session, { kind: "pickup", itemId: pile.itemId, count: added.added });
       },
     });
   }
@@ -265,6 +281,7 @@ export class ItemRequests {
         this.ports.bags.setBag(carried, bag);
         entity.hp = Math.min(entity.hpMax, entity.hp + item.heal);
         this.ports.entities.changed(entity);
+        this.ports.happened(carried.session, { kind: "use", itemId: stack.itemId, count: 1 });
       },
     });
   }
@@ -306,9 +323,18 @@ export class ItemRequests {
     };
     write(to, movingTo);
     write(from, left);
+    const wielded = [carried.weapon, carried.armor];
     return this.ports.transfer.commitStatus({
       write: { containers: [this.ports.bags.row(carried, bag, weapon, armor)] },
-      apply: () => this.ports.bags.set(carried, bag, weapon, armor),
+      apply: () => {
+        this.ports.bags.set(carried, bag, weapon, armor);
+        // Whatever came into an equipment slot was equipped (by `equip`, or a move or swap onto it).
+        for (const [index, now] of [weapon, armor].entries()) {
+          if (now !== null && now.itemId !== wielded[index]?.itemId) {
+            this.ports.happened(carried.session, { kind: "equip", itemId: now.itemId, count: now.count });
+          }
+        }
+      },
     });
   }
 

@@ -27,7 +27,7 @@ import type { Session } from "../sessions/session.js";
 import type { ChatService } from "../talk/chat.js";
 import { BAG_SLOTS, Bags, bagStacks } from "./bags.js";
 import { type Chest, CHEST_SLOTS, ChestsAndPiles, REACH, within } from "./chests-and-piles.js";
-import { ItemRequests } from "./item-requests.js";
+import { type ItemEvent, ItemRequests } from "./item-requests.js";
 import { ItemTransfer, settle } from "./item-transfer.js";
 import { Loot } from "./loot.js";
 
@@ -49,6 +49,8 @@ export interface ItemPorts {
    * with the level.
    */
   readonly levels: ItemLevels;
+  /** Something happened to a player's items that content scripts watch (picked up, used, equipped). */
+  readonly happened?: (session: Session, event: ItemEvent) => void;
 }
 
 /** What items ask of the combat room (CombatRoom.isDown). */
@@ -128,6 +130,7 @@ export class ItemRoom {
       chat: ports.chat,
       combat: ports.combat,
       showChest: (chest) => this.showChest(chest),
+      happened: (session, event) => ports.happened?.(session, event),
       stats,
     });
     this.loot = new Loot(
@@ -278,12 +281,15 @@ export class ItemRoom {
     });
   }
 
-  /** How many of `itemId` the player carries in its bag and equipment. */
-  countOf(session: Session, itemId: number): number {
+  /**
+   * How many of `itemId` the player carries in its bag and equipment — or in its bag alone with `bagOnly`,
+   * what `exchange` can take (a wielded dagger is not for sale until it is back in the bag).
+   */
+  countOf(session: Session, itemId: number, bagOnly = false): number {
     const carried = this.bags.of(session);
     if (carried === undefined) return 0;
     let count = 0;
-    for (const stack of [...carried.bag, carried.weapon, carried.armor]) {
+    for (const stack of bagOnly ? carried.bag : [...carried.bag, carried.weapon, carried.armor]) {
       if (stack !== null && stack.itemId === itemId) count += stack.count;
     }
     return count;

@@ -73,6 +73,8 @@ export function cavesTmj(caves: GeneratedCaves): string {
       { name: "kind", type: "string", value: spawn.kind },
     ]),
   );
+  // The great hall as a zone the content scripts watch (its guard warns who leaves it unarmed), last of all.
+  zones.push(area("great hall", "zone", hall.x, hall.y, hall.width, hall.height, []));
   return tiledMapText({
     width: caves.width,
     height: caves.height,

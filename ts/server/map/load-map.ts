@@ -17,6 +17,7 @@ import { type ItemDef, ItemCatalogue, itemCataloguePathFor, readItemCatalogueFil
 import { type ChestSpec, chestsOf, lootOf } from "../content/item-specs.js";
 import { type NpcSpawnSpec, npcSpawnsOf } from "../content/npc-spawns.js";
 import { type SafeZone, mapPvpOf, safeZonesOf } from "../content/safe-zones.js";
+import { type Zone, zonesOf } from "../content/zones.js";
 import type { MapFormat, RawMap, RawTileLayer } from "./raw-map.js";
 import { parseCsvMap } from "./tiled-csv.js";
 import { parseTmj } from "./tiled-tmj.js";
@@ -47,6 +48,14 @@ export interface MapArtSource {
   tileWidthPx: number;
   tileHeightPx: number;
   footprints: Footprints;
+  /** The creature kinds drawn with a tile of these tilesets (NpcKind.tile), resolved to the tile's GID. */
+  kindTiles: KindGid[];
+}
+
+/** A creature kind and the GID of the tile that draws it. */
+export interface KindGid {
+  typeId: number;
+  gid: number;
 }
 export type { GidChunk, MapFormat, RawMap, RawTileLayer } from "./raw-map.js";
 export {
@@ -133,6 +142,8 @@ export interface LoadedMap {
   objects: MapObject[];
   /** The map's safe_zone rectangles: no PvP inside (ts/server/content/safe-zones.ts). */
   safeZones: SafeZone[];
+  /** The map's named zones, for content scripts (ts/server/content/zones.ts). */
+  zones: Zone[];
   /** The map's `pvp` property, or null when it has none (then the server's --pvp decides). */
   pvp: boolean | null;
   /**
@@ -263,6 +274,7 @@ export function loadMap(path: string): LoadedMap {
   const kindsFile = npcKindsPathFor(path);
   const npcKinds = readNpcKindsFile(kindsFile);
   const npcSpawns = npcSpawnsOf(objects, npcKinds, isFree, path, kindsFile);
+  const kindTiles = kindTilesOf(npcKinds ?? [], ownArt ? map.tilesets : null, kindsFile);
   const itemsFile = itemCataloguePathFor(path);
   const items = readItemCatalogueFile(itemsFile) ?? [];
   const catalogue = new ItemCatalogue(items);
@@ -287,9 +299,10 @@ export function loadMap(path: string): LoadedMap {
     chests,
     objects,
     safeZones: safeZonesOf(objects, path),
+    zones: zonesOf(objects, path),
     pvp: mapPvpOf(map.properties, path),
     art: ownArt
-      ? { tilesets: map.tilesets, tileWidthPx: map.tileWidthPx, tileHeightPx: map.tileHeightPx, footprints }
+      ? { tilesets: map.tilesets, tileWidthPx: map.tileWidthPx, tileHeightPx: map.tileHeightPx, footprints, kindTiles }
       : null,
     source: {
       format: map.format,
@@ -424,4 +437,32 @@ function freeCellNearestCentre(
   }
   if (!best) throw new MapError(file, "no spawn points and no walkable cell to spawn on");
   return best;
+}
+
+/**
+ * The GID of each kind's `tile` (NpcKind.tile: a tileset's name and a local id) in this map's tilesets.
+ * `tilesets` null: the map draws with the built-in art, which no kind can name a tile of.
+ */
+function kindTilesOf(kinds: readonly NpcKind[], tilesets: readonly Tileset[] | null, file: string): KindGid[] {
+  const resolved: KindGid[] = [];
+  kinds.forEach((kind, index) => {
+    if (kind.tile === undefined) return;
+    const where = `kinds[${index}].tile`;
+    if (tilesets === null) {
+      throw new MapError(
+        file,
+        `${where}: the map draws with the built-in tiles, so there is no tileset to take a tile from`,
+      );
+    }
+    const tileset = tilesets.find((each) => each.name === kind.tile!.tileset);
+    if (tileset === undefined) {
+      const names = tilesets.map((each) => `"${each.name}"`).join(", ");
+      throw new MapError(file, `${where}.tileset: the map has no tileset "${kind.tile.tileset}" (it has ${names})`);
+    }
+    const id = kind.tile.id;
+    if (!tilesetHasLocalId(tileset, id))
+      throw new MapError(file, `${where}.id: tileset "${tileset.name}" has no tile ${id}`);
+    resolved.push({ typeId: kind.typeId, gid: tileset.firstGid + id });
+  });
+  return resolved;
 }

@@ -57,6 +57,29 @@ export interface MapArt {
    * that has one: index 0 where nothing is over (the client's pass is transparent), never 0 elsewhere.
    */
   overLooks: Map<number, number>;
+  /**
+   * Creature kind (type_id) → how it is drawn when the kinds file names a tile (NpcKind.tile): the cells
+   * the tile covers around the creature's cell (a 16 × 32 character on a 16 px map covers its cell and the
+   * one above), each an atlas tile cut transparent like an over look (0 where the tile shows nothing), per
+   * frame of its Tiled animation. Drawn by the client over the map at the map's tile size.
+   */
+  kindLooks: Map<number, KindLook>;
+}
+
+/** The most cells one creature's tile may cover (4 × 4): larger pictures are cut to their bottom-left 4 × 4. */
+export const KIND_LOOK_MAX_CELLS = 4;
+
+/**
+ * How a creature kind with a tile of its own is drawn: a `width` × `height` block of cells whose top-left
+ * is (`dx`, `dy`) from the creature's cell, and per frame the block's atlas tiles, row-major (0: nothing
+ * in that cell). One frame (durationMs 0) for a still tile; an animated one loops from time 0.
+ */
+export interface KindLook {
+  dx: number;
+  dy: number;
+  width: number;
+  height: number;
+  frames: { looks: number[]; durationMs: number }[];
 }
 
 /** One segment of an animated id's timeline: the atlas tile shown and for how long. */
@@ -74,6 +97,8 @@ export interface MapArtInput {
   tileData: TileData;
   /** The images (tests pass one with another reader); default a TilesetImages with readPng. */
   images?: TilesetImages;
+  /** Creature kinds drawn with a tile of the tilesets (map loader's kindTiles); none when absent. */
+  kindTiles?: readonly { typeId: number; gid: number }[];
 }
 
 /**
@@ -104,7 +129,8 @@ export function buildMapArt(input: MapArtInput): MapArt | null {
   }
   const images = input.images ?? new TilesetImages();
   const capacity = Math.floor(MAP_ATLAS_BYTES / (width * height * MAP_ATLAS_COLUMNS)) * MAP_ATLAS_COLUMNS;
-  const drawn = problems.length > 0 ? [] : drawnIds(tiles, tileData);
+  const sized = problems.length === 0;
+  const drawn = sized ? drawnIds(tiles, tileData) : [];
   const cellOfStack = new Map<string, number>();
   const overLooks = new Map<number, number>();
   const tilePixels: Uint8Array[] = [new Uint8Array(width * height)];
@@ -166,6 +192,12 @@ export function buildMapArt(input: MapArtInput): MapArt | null {
     const changes = segments.some(({ look }) => !sameBytes(tilePixels[look], first));
     if (changes && segments.length === timeline.frames.length) frames.set(id, segments);
   }
+  // The creatures drawn with the map's tiles: the cells each covers, cut transparent, animated as Tiled says.
+  const kindLooks = new Map<number, KindLook>();
+  for (const { typeId, gid } of sized ? (input.kindTiles ?? []) : []) {
+    const look = kindLookOf(gid, footprints, overCellOf);
+    if (look !== null) kindLooks.set(typeId, look);
+  }
   problems.push(...images.problems);
   if (overflow > 0) {
     problems.push(
@@ -195,6 +227,7 @@ export function buildMapArt(input: MapArtInput): MapArt | null {
     frames,
     reducedStacks,
     overLooks,
+    kindLooks,
   };
 }
 
@@ -313,6 +346,42 @@ function quantiseOver(rgba: Float32Array, width: number, height: number): Uint8A
     }
   }
   return out;
+}
+
+/**
+ * The look of a creature drawn with tile `gid`: the cells its footprint covers (at most
+ * KIND_LOOK_MAX_CELLS a side, the bottom-left ones: the tile stands on the creature's cell), each composited
+ * transparent by `cellOf`, for each frame of its animation; null when the atlas is full.
+ */
+function kindLookOf(
+  gid: number,
+  footprints: Footprints,
+  cellOf: (stack: readonly number[]) => number | null,
+): KindLook | null {
+  const footprint = footprints.of(gid);
+  const firstDx = footprint.firstDx;
+  const lastDx = Math.min(footprint.lastDx, firstDx + KIND_LOOK_MAX_CELLS - 1);
+  const lastDy = footprint.lastDy;
+  const firstDy = Math.max(footprint.firstDy, lastDy - KIND_LOOK_MAX_CELLS + 1);
+  const timeline = stackTimeline([gid, 0, 0], footprints);
+  const pictures =
+    timeline === null
+      ? [{ gid, durationMs: 0 }]
+      : timeline.frames.map((frame) => ({ gid: frame.stack[0], durationMs: frame.durationMs }));
+  const frames: KindLook["frames"] = [];
+  for (const picture of pictures) {
+    const looks: number[] = [];
+    for (let dy = firstDy; dy <= lastDy; dy++) {
+      for (let dx = firstDx; dx <= lastDx; dx++) {
+        // The tile's anchor, seen from the cell (dx, dy) of it that is drawn.
+        const cell = cellOf([picture.gid, -dx, -dy]);
+        if (cell === null) return null;
+        looks.push(cell);
+      }
+    }
+    frames.push({ looks, durationMs: picture.durationMs });
+  }
+  return { dx: firstDx, dy: firstDy, width: lastDx - firstDx + 1, height: lastDy - firstDy + 1, frames };
 }
 
 /** Black in an over look, where 0 is transparent: RGB332 0x20 (red 36, green 0, blue 0), a non-zero index next to black. */

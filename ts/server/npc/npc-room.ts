@@ -301,6 +301,29 @@ export class NpcRoom {
     return this.spawns.add(specs);
   }
 
+  /**
+   * One creature of `kind` on (x, y), never replaced (a content script's `spawn`): its entity id, and the
+   * handle `removeSpawns` takes to despawn it. The cell must be free (the caller checks).
+   */
+  summon(kind: NpcKind, x: number, y: number, name: string): { entityId: number; handle: object } {
+    const { handle, npc } = this.spawns.summon(
+      {
+        objectId: 0,
+        name,
+        kind,
+        x,
+        y,
+        width: 1,
+        height: 1,
+        count: 1,
+        respawnSeconds: 0,
+        cells: [{ x, y }],
+      },
+      name,
+    );
+    return { entityId: npc.entity.id, handle };
+  }
+
   /** Removes spawns added by addSpawns and every NPC of theirs, none brought back (a level dropped). */
   removeSpawns(handles: readonly object[]): void {
     this.spawns.remove(handles);

@@ -1,7 +1,8 @@
 // Spawns (docs/maps.md § NPC spawns): each spawn area of the map — or of a dungeon level while it is in
 // the world — keeps its count of creatures alive. One that dies (the combat room's kill) is replaced after
 // its respawn time on a random free cell of the area; at night a spawn keeps its kind's nightSpawns times
-// its count, the extra ones coming one by one, a respawn time apart, and not replaced by day.
+// its count, the extra ones coming one by one, a respawn time apart, and not replaced by day. A spawn
+// made `once` (a content script's creature) is one creature, never replaced.
 import { ACTION_COST } from "../../action-points.js";
 import { ENTITY_FLAG_HOSTILE } from "../../protocol/entity.js";
 import { nightSpawnsOf } from "../content/npc-kinds.js";
@@ -60,6 +61,15 @@ export class SpawnKeeper {
     }
   }
 
+  /** A spawn of one creature that is never replaced (`spec.once`), named `name`: its handle and the creature. */
+  summon(spec: NpcSpawnSpec, name: string): { handle: object; npc: Npc } {
+    const spawn: SpawnState = { spec: { ...spec, count: 1, once: true }, due: [], alive: 0 };
+    this.spawns.push(spawn);
+    const npc = this.spawnOne(spawn);
+    npc.entity.name = name; // before any broadcast: it appears with it
+    return { handle: spawn, npc };
+  }
+
   /** The spawn of map object `objectId`, if it is this room's. */
   byObjectId(objectId: number): SpawnState | undefined {
     return this.spawns.find((s) => s.spec.objectId === objectId);
@@ -68,6 +78,11 @@ export class SpawnKeeper {
   /** One of spawn's creatures is gone for good: replaced after the respawn time while the spawn is below what it keeps. */
   lost(spawn: SpawnState): void {
     spawn.alive--;
+    if (spawn.spec.once === true) {
+      const index = this.spawns.indexOf(spawn);
+      if (index >= 0) this.spawns.splice(index, 1);
+      return;
+    }
     // Replaced only while the spawn is below what it keeps now: a night's extra ones are not, by day.
     if (spawn.alive + spawn.due.length < this.keeps(spawn)) {
       spawn.due.push(this.ports.schedule.now + this.respawnTicks(spawn));
@@ -101,6 +116,7 @@ export class SpawnKeeper {
   /** How many NPCs `spawn` keeps now. */
   private keeps(spawn: SpawnState): number {
     const count = spawn.spec.count;
+    if (spawn.spec.once === true) return count;
     return this.night ? Math.ceil(count * nightSpawnsOf(spawn.spec.kind)) : count;
   }
 

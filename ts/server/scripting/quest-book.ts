@@ -51,8 +51,8 @@ export class QuestBook {
 
   constructor(
     private readonly store: QuestStorePort | null,
-    /** Told when a player's quests changed: its detail goes out again. */
-    private readonly changed: (session: Session) => void,
+    /** Told when a player's standing in quest `id` changed: its detail goes out again, scripts hear of it. */
+    private readonly changed: (session: Session, id: string) => void,
   ) {}
 
   /** Replaces every definition (the scripts were (re)loaded); each keeps its number if it keeps its id. */
@@ -125,7 +125,7 @@ export class QuestBook {
       },
       apply: () => {
         this.recordsOf(session).set(id, done);
-        this.changed(session);
+        this.changed(session, id);
       },
     };
   }
@@ -186,6 +186,6 @@ export class QuestBook {
   private write(session: Session, record: QuestRecord): void {
     if (session.accountId !== null && this.store !== null) this.store.save(session.accountId, record);
     this.recordsOf(session).set(record.quest, record);
-    this.changed(session);
+    this.changed(session, record.quest);
   }
 }

@@ -1,8 +1,9 @@
 // The scripting room (docs/content.md): the host's content scripts (<map>.content/*.lua), each in a Lua
 // sandbox of its own (lua-sandbox.ts), and the content API they are written against — events in (a
-// player talks to a creature, kills one, a timer fires, night falls or day breaks), actions out through
+// player talks to a creature, kills one, enters or leaves a zone, reaches a dungeon depth, picks up, uses
+// or equips an item, a quest step changes, a timer fires, night falls or day breaks), actions out through
 // the rooms that already own them (chat lines, dialogs, the item room's transfer path, quests, shops,
-// warps). A script reaches nothing else.
+// warps, and the world actions of world-actions.ts: creatures, tiles, doors). A script reaches nothing else.
 //
 // Every call into a script runs under an instruction budget and its state under a memory cap; a script
 // that fails (a syntax error, a runtime error, the budget, the memory) is stopped, logged with its file
@@ -10,25 +11,30 @@
 // version loaded before it (hot reload, `reload`), or loads nothing. What must outlive a reload — quest
 // progress, shop stock — lives in the room's stores, never in script variables.
 //
-// Calls never nest: what a script does that would reach a script again (a dialog's answer, a timer) comes
-// back later as an event of its own. The work scripts do each entity tick is counted (scriptSteps), and the
+// Calls never nest: what a script does that would reach a script again (a dialog's answer, a timer, a quest
+// step it made) comes back later as an event of its own. Events that happen inside other rooms' work (an
+// item picked up, a quest step) wait in a bounded queue for the end of the tick, in the order they happened. The work scripts do each entity tick is counted (scriptSteps), and the
 // NPC room takes it from the next entity tick's think budget, so scripted creatures shed like the others.
 import { mulberry32 } from "../../random.js";
 import type { Tlv } from "../../protocol/tlv.js";
 import { partOfDay } from "../../world-time.js";
 import type { ContentFile } from "../content/content-files.js";
+import type { Zone } from "../content/zones.js";
 import type { ItemCatalogue } from "../content/item-catalogue.js";
 import type { NpcKind } from "../content/npc-kinds.js";
 import type { StoredEntity } from "../entities/entities.js";
-import type { ExchangeOutcome } from "../items/item-room.js";
+import type { ItemEvent } from "../items/item-requests.js";
 import type { Logger } from "../ops/log.js";
 import type { QuestStorePort, WorldValuesPort } from "../persistence/quest-store.js";
 import type { Session } from "../sessions/session.js";
 import type { DialogSpec } from "../talk/dialogs.js";
 import { conversation, MAX_CHOICE_CHARS, MAX_CHOICES, MAX_TEXT_CHARS, MAX_TITLE_CHARS } from "./dialog-layout.js";
 import { LuaFunctionRef, type LuaRuntime, type LuaSandbox, type LuaValue, ScriptError } from "./lua-sandbox.js";
+import { entityIdOf, npcValue, playerValue, questId, stacksOf, table, text, wholeNumber } from "./lua-values.js";
+import { PlayerPlaces } from "./player-places.js";
 import { MAX_QUEST_GOAL, MAX_QUESTS, type QuestDefinition, QuestBook } from "./quest-book.js";
-import { itemNamed, requireName, type ShopDefinition, Shops, shopOf, type ShopSpec } from "./shops.js";
+import { itemNamed, requireName, type ShopDefinition, type ShopPorts, Shops, shopOf, type ShopSpec } from "./shops.js";
+import { type WorldActionPorts, WorldActions } from "./world-actions.js";
 
 /** Instructions a file's top level may run when it loads, and one event call. */
 export const LOAD_BUDGET = 5_000_000;
@@ -47,6 +53,11 @@ const LOG_KEPT = 50;
 const LOG_LINE_MAX = 200;
 /** Instructions that make one unit of the NPC think budget. */
 export const STEPS_PER_THINK_UNIT = 1000;
+/**
+ * Events waiting for the end of the tick (items, quest steps). Beyond, the newest are dropped, counted and
+ * logged: a tick's players cannot make this many (2000 players picking up each tick would be 2000).
+ */
+export const MAX_QUEUED_EVENTS = 8192;
 
 /** What the room reaches of the rest of the server. */
 export interface ScriptPorts {
@@ -57,6 +68,8 @@ export interface ScriptPorts {
   readonly npcs: { get(entityId: number): { readonly entity: StoredEntity; readonly kind: NpcKind } | undefined };
   readonly sessions: {
     byEntityId(entityId: number): Session | undefined;
+    /** The sessions in play, in the order they joined. */
+    values(): Iterable<Session>;
   };
   readonly chat: {
     systemNear(x: number, y: number, radius: number, text: string, speakerName?: string): void;
@@ -70,19 +83,18 @@ export interface ScriptPorts {
       options?: { key?: string },
     ): number;
   };
-  readonly items: {
-    countOf(session: Session, itemId: number): number;
-    exchange(
-      session: Session,
-      take: readonly { itemId: number; count: number }[],
-      give: readonly { itemId: number; count: number }[],
-      done: (outcome: ExchangeOutcome) => void,
-      alongside?: () => void,
-    ): void;
+  /** The item room's counts and its one exchange (the shops' port), and a player's own detail sent again. */
+  readonly items: ShopPorts["items"] & {
     /** The player's own EntityDetail again (its quests changed). */
     sendDetail(session: Session, entity: StoredEntity): void;
   };
   readonly warps: { teleport(entity: StoredEntity, x: number, y: number): void };
+  /** What scripts change in the world: creatures, tiles, doors, a line to everyone (world-actions.ts). */
+  readonly world: Omit<WorldActionPorts, "kinds">;
+  /** The map's named zones (../content/zones.ts). */
+  readonly zones: readonly Zone[];
+  /** The dungeon depth of a world cell: 0 on a map. */
+  readonly depthAt: (x: number, y: number) => number;
   readonly walkable: (x: number, y: number) => boolean;
   readonly quests: QuestStorePort | null;
   readonly values: WorldValuesPort | null;
@@ -98,6 +110,16 @@ export interface ScriptPorts {
 interface Handlers {
   readonly talk: Map<string, LuaFunctionRef>;
   readonly kill: Map<string, LuaFunctionRef>;
+  /** By zone name ("*": any zone). */
+  readonly enter: Map<string, LuaFunctionRef>;
+  readonly leave: Map<string, LuaFunctionRef>;
+  readonly level: LuaFunctionRef[];
+  /** By item name ("*": any item). */
+  readonly pickup: Map<string, LuaFunctionRef>;
+  readonly use: Map<string, LuaFunctionRef>;
+  readonly equip: Map<string, LuaFunctionRef>;
+  /** By quest id ("*": any quest). */
+  readonly quest: Map<string, LuaFunctionRef>;
   readonly night: LuaFunctionRef[];
   readonly day: LuaFunctionRef[];
   readonly quests: Omit<QuestDefinition, "number">[];
@@ -137,10 +159,17 @@ interface Timer {
   readonly callback: LuaFunctionRef;
 }
 
+/** An event that waits for the end of the tick. */
+type QueuedEvent =
+  | { readonly kind: "item"; readonly session: Session; readonly event: ItemEvent }
+  | { readonly kind: "quest"; readonly session: Session; readonly quest: string };
+
 export interface ScriptStats {
   loads: number;
   loadFailures: number;
   events: number;
+  /** Events dropped because MAX_QUEUED_EVENTS were waiting. */
+  eventsDropped: number;
   errors: number;
   budgetStops: number;
   memoryStops: number;
@@ -157,13 +186,28 @@ export class ScriptRoom {
   private random: () => number;
   /** Instructions scripts ran since the NPC room last took them (scriptSteps). */
   private stepsSinceTaken = 0;
+  /**
+   * Callbacks that came due while a script call ran, oldest first: each runs once that call has returned.
+   * An exchange with this process's SQLite is written and answered in the turn it is asked for, so the
+   * outcome of `items.exchange` or `quest.complete` arrives inside the script's own call — and a call may
+   * never start inside another (lua-sandbox.ts). Called there, the callback failed with "a script call
+   * inside a script call": the items moved, durable, and the script (so the player) never heard how.
+   */
+  private readonly dueCallbacks: (() => void)[] = [];
+  private runningDue = false;
   private readonly logLines: string[] = [];
   private readonly typeIds: Map<string, number>;
   private readonly kindNames = new Map<number, string>();
+  readonly world: WorldActions;
+  private readonly places: PlayerPlaces;
+  private readonly queued: QueuedEvent[] = [];
+  /** Whether any loaded file watches zones or depths (no file: no player is looked at). */
+  private watchesPlaces = false;
   readonly stats: ScriptStats = {
     loads: 0,
     loadFailures: 0,
     events: 0,
+    eventsDropped: 0,
     errors: 0,
     budgetStops: 0,
     memoryStops: 0,
@@ -177,7 +221,12 @@ export class ScriptRoom {
     this.random = mulberry32(ports.seed ^ 0x5c7197);
     this.typeIds = new Map(ports.kinds.map((kind) => [kind.name, kind.typeId]));
     for (const kind of ports.kinds) this.kindNames.set(kind.typeId, kind.name);
-    this.quests = new QuestBook(ports.quests, (session) => this.showQuests(session));
+    this.quests = new QuestBook(ports.quests, (session, id) => {
+      this.showQuests(session);
+      this.enqueue({ kind: "quest", session, quest: id });
+    });
+    this.world = new WorldActions({ ...ports.world, kinds: ports.kinds });
+    this.places = new PlayerPlaces(ports.zones, ports.depthAt);
     this.shops = new Shops({
       items: ports.items,
       openDialog: (session, spec, onChoice, key) =>
@@ -187,18 +236,7 @@ export class ScriptRoom {
     });
     // In name order: their states are made in the same order on every run.
     for (const file of [...files].sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const loaded: ScriptFile = {
-        name: file.name,
-        sandbox: null,
-        handlers: emptyHandlers(),
-        loadError: null,
-        errors: 0,
-        lastError: null,
-        timers: 0,
-        answers: new Map(),
-        loggedAtMs: -Infinity,
-        unlogged: 0,
-      };
+      const loaded = newFile(file.name);
       this.files.push(loaded);
       this.load(loaded, file.source);
     }
@@ -220,18 +258,7 @@ export class ScriptRoom {
       return null;
     }
     if (file === undefined) {
-      file = {
-        name,
-        sandbox: null,
-        handlers: emptyHandlers(),
-        loadError: null,
-        errors: 0,
-        lastError: null,
-        timers: 0,
-        answers: new Map(),
-        loggedAtMs: -Infinity,
-        unlogged: 0,
-      };
+      file = newFile(name);
       this.files.push(file);
       this.files.sort((a, b) => (a.name < b.name ? -1 : 1));
     }
@@ -273,6 +300,7 @@ export class ScriptRoom {
     before?.close();
     this.stats.loads++;
     this.ports.log.info("content script loaded", { file: file.name });
+    this.runDueCallbacks(); // the top level may have asked for an exchange
     return null;
   }
 
@@ -302,6 +330,9 @@ export class ScriptRoom {
     }
     this.quests.define(quests.slice(0, MAX_QUESTS));
     this.shops.define(shops);
+    this.watchesPlaces = this.files.some(
+      (file) => file.handlers.enter.size > 0 || file.handlers.leave.size > 0 || file.handlers.level.length > 0,
+    );
   }
 
   /** The content API, bound to one file's state (docs/content.md § API). */
@@ -317,12 +348,37 @@ export class ScriptRoom {
     };
     sandbox.expose("on.talk", on(handlers.talk, "on.talk"));
     sandbox.expose("on.kill", on(handlers.kill, "on.kill"));
+    // The same, for handlers keyed by a name of another kind: a zone, an item, a quest (or "*").
+    const onNamed =
+      (map: Map<string, LuaFunctionRef>, what: string, known: (name: string) => boolean, of: string) =>
+      (args: LuaValue[]) => {
+        const [name, fn] = args;
+        if (typeof name !== "string") throw new Error(`${what}: the first argument is ${of}'s name (or "*")`);
+        if (name !== "*" && !known(name)) throw new Error(`${what}: no ${of} named "${name}"`);
+        if (!(fn instanceof LuaFunctionRef)) throw new Error(`${what}: the second argument is a function`);
+        map.get(name)?.sandbox.releaseRef(map.get(name)!);
+        map.set(name, fn);
+      };
+    const isZone = (name: string) => this.places.named(name) !== undefined;
+    const isItem = (name: string) => catalogue.named(name) !== undefined;
+    sandbox.expose("on.enter", onNamed(handlers.enter, "on.enter", isZone, "zone"));
+    sandbox.expose("on.leave", onNamed(handlers.leave, "on.leave", isZone, "zone"));
+    sandbox.expose("on.pickup", onNamed(handlers.pickup, "on.pickup", isItem, "item"));
+    sandbox.expose("on.use", onNamed(handlers.use, "on.use", isItem, "item"));
+    sandbox.expose("on.equip", onNamed(handlers.equip, "on.equip", isItem, "item"));
+    // A quest may be defined by a file loaded later: its id is checked by `content check`, not here.
+    sandbox.expose(
+      "on.quest",
+      onNamed(handlers.quest, "on.quest", () => true, "quest"),
+    );
     const onTime = (list: LuaFunctionRef[], what: string) => (args: LuaValue[]) => {
       if (!(args[0] instanceof LuaFunctionRef)) throw new Error(`${what}: the argument is a function`);
       list.push(args[0]);
     };
     sandbox.expose("on.night", onTime(handlers.night, "on.night"));
     sandbox.expose("on.day", onTime(handlers.day, "on.day"));
+    sandbox.expose("on.level", onTime(handlers.level, "on.level"));
+    this.world.bind(sandbox, file.name);
 
     sandbox.expose("quest.define", ([spec]) => {
       const quest = table(spec, "quest.define");
@@ -339,17 +395,8 @@ export class ScriptRoom {
       if (!Array.isArray(requires) || requires.some((each) => typeof each !== "string")) {
         throw new Error("quest.define: requires must be a list of quest ids");
       }
-      const stacks = (value: LuaValue | undefined, what: string) => {
-        const counts = value === undefined || value === null ? {} : table(value, `quest.define: ${what}`);
-        return Object.entries(counts).map(([name, count]) => {
-          if (typeof count !== "number" || !Number.isInteger(count) || count < 1 || count > 9999) {
-            throw new Error(`quest.define: ${what}["${name}"] must be a count 1 … 9999`);
-          }
-          return { itemId: itemNamed(name, catalogue, `quest.define: ${what}`).id, count };
-        });
-      };
-      const give = stacks(quest.reward, "reward");
-      const take = stacks(quest.hand_in, "hand_in");
+      const give = stacksOf(quest.reward, catalogue, "quest.define: reward");
+      const take = stacksOf(quest.hand_in, catalogue, "quest.define: hand_in");
       handlers.quests.push({
         id,
         title: text(quest.title ?? id, MAX_TITLE_CHARS),
@@ -437,18 +484,8 @@ export class ScriptRoom {
     sandbox.expose("items.exchange", ([who, spec, callback]) => {
       const session = this.sessionOf(who, "items.exchange");
       const change = table(spec, "items.exchange");
-      const stacks = (value: LuaValue | undefined, what: string) => {
-        if (value === undefined || value === null) return [];
-        const counts = table(value, `items.exchange: ${what}`);
-        return Object.entries(counts).map(([name, count]) => {
-          if (typeof count !== "number" || !Number.isInteger(count) || count < 1 || count > 9999) {
-            throw new Error(`items.exchange: ${what}["${name}"] must be a count 1 … 9999`);
-          }
-          return { itemId: itemNamed(name, catalogue, `items.exchange: ${what}`).id, count };
-        });
-      };
-      const take = stacks(change.take, "take");
-      const give = stacks(change.give, "give");
+      const take = stacksOf(change.take, catalogue, "items.exchange: take");
+      const give = stacksOf(change.give, catalogue, "items.exchange: give");
       const answer = callback instanceof LuaFunctionRef ? callback : null;
       this.ports.items.exchange(session, take, give, (outcome) => {
         if (answer !== null) this.callback(file, sandbox, answer, [outcome], true);
@@ -491,14 +528,18 @@ export class ScriptRoom {
       this.ports.warps.teleport(session.entity, x, y);
     });
     sandbox.expose("after", ([ticks, callback]) => {
-      if (typeof ticks !== "number" || !Number.isInteger(ticks) || ticks < 1 || ticks > MAX_TIMER_TICKS) {
-        throw new Error(`after: a whole number of ticks, 1 … ${MAX_TIMER_TICKS}`);
-      }
+      wholeNumber(ticks, 1, MAX_TIMER_TICKS, "after: the ticks");
       if (!(callback instanceof LuaFunctionRef)) throw new Error("after: the second argument is a function");
       if (file.timers >= MAX_TIMERS_PER_FILE)
         throw new Error(`after: ${MAX_TIMERS_PER_FILE} timers are waiting already`);
       file.timers++;
-      this.timers.push({ dueTick: this.ports.clock.tick + ticks, order: this.timerOrder++, file, sandbox, callback });
+      this.timers.push({
+        dueTick: this.ports.clock.tick + (ticks as number),
+        order: this.timerOrder++,
+        file,
+        sandbox,
+        callback,
+      });
     });
     sandbox.expose("random", ([n]) => {
       if (typeof n !== "number" || !Number.isInteger(n) || n < 1)
@@ -527,7 +568,7 @@ export class ScriptRoom {
       if (fn === undefined || file.sandbox === null) continue;
       handled = true;
       if (reach > TALK_REACH) continue;
-      this.event(file, file.sandbox, fn, [this.npcValue(npc.entity, kind), playerValue(session)]);
+      this.event(file, file.sandbox, fn, [npcValue(npc.entity, kind), playerValue(session)]);
     }
     return handled && reach <= TALK_REACH;
   }
@@ -546,13 +587,23 @@ export class ScriptRoom {
       if (file.sandbox === null) continue;
       for (const name of [kind, "*"]) {
         const fn = file.handlers.kill.get(name);
-        if (fn !== undefined) this.event(file, file.sandbox, fn, [playerValue(session), this.npcValue(victim, kind)]);
+        if (fn !== undefined) this.event(file, file.sandbox, fn, [playerValue(session), npcValue(victim, kind)]);
       }
     }
   }
 
-  /** End of a tick: the timers due, then night falling or day breaking. */
+  /** Something happened to a player's items (the item room, once it is durable): heard at the end of the tick. */
+  onItem(session: Session, event: ItemEvent): void {
+    this.enqueue({ kind: "item", session, event });
+  }
+
+  /**
+   * End of a tick: the events that waited for it (items, quest steps), where players moved to (zones,
+   * depths), the timers due, then night falling or day breaking.
+   */
   endTick(tick: number): void {
+    this.deliverQueued();
+    if (this.watchesPlaces) this.lookAtPlayers();
     if (this.timers.length > 0) {
       const due = this.timers
         .filter((timer) => timer.dueTick <= tick)
@@ -576,6 +627,92 @@ export class ScriptRoom {
     }
     this.night = night;
     if (tick % 24 === 0) this.shops.second();
+  }
+
+  private enqueue(event: QueuedEvent): void {
+    if (this.queued.length >= MAX_QUEUED_EVENTS) {
+      this.stats.eventsDropped++;
+      if (this.stats.eventsDropped === 1 || this.stats.eventsDropped % 1000 === 0) {
+        this.ports.log.warn("content script events dropped", {
+          dropped: this.stats.eventsDropped,
+          waiting: MAX_QUEUED_EVENTS,
+        });
+      }
+      return;
+    }
+    this.queued.push(event);
+  }
+
+  /** The events that waited for the end of the tick, in the order they happened (and those they make, after). */
+  private deliverQueued(): void {
+    // An event's handler may make more (a quest step in a pickup handler): those wait for the next tick,
+    // so one tick's work stays bounded.
+    const events = this.queued.splice(0, this.queued.length);
+    for (const queued of events) {
+      const session = queued.session;
+      // The player left since: nobody to hand the event.
+      if (this.ports.sessions.byEntityId(session.entity.id) !== session) continue;
+      if (queued.kind === "quest") {
+        if (this.quests.get(queued.quest) === undefined) continue;
+        const standing = this.quests.standing(session, queued.quest);
+        const value = { id: queued.quest, state: standing.state, progress: standing.progress, goal: standing.goal };
+        this.toHandlers(
+          (h) => h.quest,
+          queued.quest,
+          () => [playerValue(session), value],
+        );
+        continue;
+      }
+      const item = this.ports.catalogue.get(queued.event.itemId);
+      if (item === undefined) continue;
+      const which = queued.event.kind;
+      this.toHandlers(
+        (h) => h[which],
+        item.name,
+        () => [playerValue(session), item.name, queued.event.count],
+      );
+    }
+  }
+
+  /** Calls every file's handler for `name` and for "*" in `pick`'s map, in file order. */
+  private toHandlers(
+    pick: (handlers: Handlers) => Map<string, LuaFunctionRef>,
+    name: string,
+    args: () => LuaValue[],
+  ): void {
+    for (const file of this.files) {
+      if (file.sandbox === null) continue;
+      const map = pick(file.handlers);
+      if (map.size === 0) continue;
+      for (const key of name === "*" ? ["*"] : [name, "*"]) {
+        const fn = map.get(key);
+        if (fn !== undefined) this.event(file, file.sandbox, fn, args());
+      }
+    }
+  }
+
+  /** Each player in play who moved: the zones it entered and left, the depth it reached. */
+  private lookAtPlayers(): void {
+    for (const session of this.ports.sessions.values()) {
+      const { x, y } = session.entity;
+      for (const change of this.places.look(session, x, y)) {
+        if (change.kind === "level") {
+          for (const file of this.files) {
+            if (file.sandbox === null) continue;
+            for (const fn of file.handlers.level)
+              this.event(file, file.sandbox, fn, [playerValue(session), change.depth]);
+          }
+          continue;
+        }
+        const zone = change.zone;
+        const value = { name: zone.name, x: zone.x, y: zone.y, width: zone.width, height: zone.height };
+        this.toHandlers(
+          (h) => h[change.kind === "enter" ? "enter" : "leave"],
+          zone.name,
+          () => [playerValue(session), value],
+        );
+      }
+    }
   }
 
   /** Instructions scripts ran since the last call: the NPC room takes them from its think budget. */
@@ -663,6 +800,7 @@ export class ScriptRoom {
     for (const file of this.files) file.sandbox?.close();
     this.files.length = 0;
     this.timers.length = 0;
+    this.dueCallbacks.length = 0;
   }
 
   /** An event into a file's state (the top of the stack: never inside another script call). */
@@ -675,6 +813,7 @@ export class ScriptRoom {
     } finally {
       this.charge(sandbox.lastSteps);
     }
+    this.runDueCallbacks();
   }
 
   /** A callback the script handed over (a dialog's answer, an exchange's outcome, a timer): called once, then let go. */
@@ -685,10 +824,27 @@ export class ScriptRoom {
     args: LuaValue[],
     release: boolean,
   ): void {
+    // Due inside a script call (an exchange answered in the same turn): it runs when that call returns.
+    if (this.ports.runtime.current !== null) {
+      this.dueCallbacks.push(() => this.callback(file, sandbox, fn, args, release));
+      return;
+    }
     // The file was reloaded or removed since: its old state is closed, and the callback goes with it.
     if (file.sandbox !== sandbox) return;
     this.event(file, sandbox, fn, args);
     if (release) sandbox.releaseRef(fn);
+  }
+
+  /** The callbacks that came due during script calls, in order, each an event of its own (once no call runs). */
+  private runDueCallbacks(): void {
+    if (this.runningDue || this.ports.runtime.current !== null) return;
+    this.runningDue = true;
+    try {
+      // A callback may make more come due (an exchange in an exchange's outcome): they join the end.
+      while (this.dueCallbacks.length > 0) this.dueCallbacks.shift()!();
+    } finally {
+      this.runningDue = false;
+    }
   }
 
   private charge(steps: number): void {
@@ -748,58 +904,22 @@ export class ScriptRoom {
     if (npc === undefined) throw new Error(`${what}: no creature ${id ?? JSON.stringify(who)} is here`);
     return npc;
   }
-
-  private npcValue(entity: StoredEntity, kind: string): LuaValue {
-    return {
-      id: entity.id,
-      name: entity.name ?? kind,
-      kind,
-      x: entity.x,
-      y: entity.y,
-      hp: entity.hp,
-      hp_max: entity.hpMax,
-    };
-  }
 }
 
-function playerValue(session: Session): LuaValue {
-  const entity = session.entity;
+/** A file as the room holds it before its first load. */
+function newFile(name: string): ScriptFile {
   return {
-    id: entity.id,
-    name: session.nick,
-    x: entity.x,
-    y: entity.y,
-    hp: entity.hp,
-    hp_max: entity.hpMax,
-    account: session.accountId !== null,
+    name,
+    sandbox: null,
+    handlers: emptyHandlers(),
+    loadError: null,
+    errors: 0,
+    lastError: null,
+    timers: 0,
+    answers: new Map(),
+    loggedAtMs: -Infinity,
+    unlogged: 0,
   };
-}
-
-function entityIdOf(who: LuaValue | undefined): number | null {
-  if (typeof who === "number" && Number.isInteger(who)) return who;
-  if (who !== null && typeof who === "object" && !Array.isArray(who) && !(who instanceof LuaFunctionRef)) {
-    const id = (who as Record<string, LuaValue>).id;
-    if (typeof id === "number" && Number.isInteger(id)) return id;
-  }
-  return null;
-}
-
-function table(value: LuaValue | undefined, what: string): Record<string, LuaValue> {
-  if (value === null || value === undefined || typeof value !== "object" || value instanceof LuaFunctionRef) {
-    throw new Error(`${what}: expected a table`);
-  }
-  if (Array.isArray(value)) return Object.fromEntries(value.map((item, index) => [String(index + 1), item]));
-  return value;
-}
-
-function text(value: LuaValue | undefined, max: number): string {
-  if (typeof value !== "string") throw new Error(`expected text, got ${value === null ? "nil" : typeof value}`);
-  return value.length > max ? value.slice(0, max) : value;
-}
-
-function questId(value: LuaValue | undefined, what: string): string {
-  if (typeof value !== "string") throw new Error(`${what}: a quest id`);
-  return value;
 }
 
 function emptyHandlers(): Handlers {
@@ -808,6 +928,13 @@ function emptyHandlers(): Handlers {
     kill: new Map(),
     night: [],
     day: [],
+    enter: new Map(),
+    leave: new Map(),
+    level: [],
+    pickup: new Map(),
+    use: new Map(),
+    equip: new Map(),
+    quest: new Map(),
     quests: [],
     rewards: new Map(),
     handIns: new Map(),

@@ -115,12 +115,14 @@ export function itemNamed(name: unknown, catalogue: ItemCatalogue, what: string)
 /** What the shops use of the item room and the dialogs. */
 export interface ShopPorts {
   readonly items: {
-    countOf(session: Session, itemId: number): number;
+    countOf(session: Session, itemId: number, bagOnly?: boolean): number;
     exchange(
       session: Session,
       take: readonly { itemId: number; count: number }[],
       give: readonly { itemId: number; count: number }[],
       done: (outcome: ExchangeOutcome) => void,
+      /** A write of this process's database made in the exchange's transaction (ItemWrite.alongside). */
+      alongside?: () => void,
     ): void;
   };
   readonly openDialog: (session: Session, spec: DialogSpec, onChoice: (choice: number) => void, key: string) => void;
@@ -185,7 +187,8 @@ export class Shops {
       lines.push({ label, act: () => this.buy(session, shop, ware, speaker) });
     }
     for (const ware of shop.buys) {
-      const held = this.ports.items.countOf(session, ware.item.id);
+      // What a sale can take: the bag's, not what the player wields (offered, it would be refused).
+      const held = this.ports.items.countOf(session, ware.item.id, true);
       if (held === 0) continue;
       lines.push({
         label: `Sell ${ware.item.name} - ${ware.price} (${held})`,
@@ -215,6 +218,13 @@ export class Shops {
       this.stats.refused++;
       return this.open(session, shop.id, speaker, `The ${ware.item.name} is sold out.`);
     }
+    // The stock's one less is written in the exchange's own transaction: the unit leaves the stock and
+    // enters the bag together, or neither. Written after it (as it once was), a kill between the two
+    // writes — or a stock row the disk refused — left the unit in the bag and still in the stock after a
+    // restart, to be sold again: a good made from nothing. (A cluster's shared item store refuses such a
+    // write, as it does a quest's hand-in: content does not run in a cluster yet.)
+    const lessStock =
+      ware.stock === null ? undefined : () => this.ports.values?.set(key, (this.stock.get(key) ?? 1) - 1);
     this.ports.items.exchange(
       session,
       [{ itemId: shop.currency.id, count: ware.price }],
@@ -225,9 +235,10 @@ export class Shops {
           return this.open(session, shop.id, speaker, refusal(outcome, shop.currency.name));
         }
         this.stats.bought++;
-        if (ware.stock !== null) this.setStock(key, (this.stock.get(key) ?? 1) - 1);
+        if (ware.stock !== null) this.stock.set(key, (this.stock.get(key) ?? 1) - 1);
         this.open(session, shop.id, speaker, `You buy the ${ware.item.name}.`);
       },
+      lessStock,
     );
   }
 
@@ -275,7 +286,7 @@ export class Shops {
     try {
       this.ports.values?.set(key, count);
     } catch {
-      // Kept in memory: a full disk costs the stock's keeping across a restart, not the sale.
+      // A restocked unit is kept in memory: a full disk costs the shop that unit after a restart, no more.
     }
   }
 }

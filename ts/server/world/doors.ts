@@ -18,6 +18,9 @@
 // Creatures (npc/npc-room.ts) open a closed, unlocked door through `openByCreature`
 // when their kind allows it; they never unlock and never close one.
 //
+// A content script (scripting/world-actions.ts) may open, close, lock or unlock a door through `set`:
+// the same tile change, the same refusal to close on someone.
+//
 // Door state lives in memory only: on a restart every door is as the map has it.
 // A dungeon level's doors (dungeon/levels.ts) are added when the level is put in
 // the world and removed when it is dropped; their state goes with them, and the
@@ -259,6 +262,30 @@ export class Doors {
     if (door === undefined || door.open || door.locked) return false;
     this.open(door);
     this.stats.openedByCreatures++;
+    return true;
+  }
+
+  /**
+   * A content script sets the door on (x, y): "open" (unlocking it), "close", "lock" (closing it) or
+   * "unlock". False when no door is there, or it cannot close because something stands in it.
+   */
+  set(x: number, y: number, state: "open" | "close" | "lock" | "unlock"): boolean {
+    const door = this.byCell.get(cellKey(x, y));
+    if (door === undefined) return false;
+    if (state === "open" || state === "unlock") {
+      if (door.locked) {
+        door.locked = false;
+        door.entity.name = doorName(door.spec.name, false);
+        this.stats.unlocked++;
+      }
+      if (state === "open" && !door.open) this.open(door);
+      return true;
+    }
+    if (door.open && !this.close(door)) return false;
+    if (state === "lock" && !door.locked) {
+      door.locked = true;
+      door.entity.name = doorName(door.spec.name, true);
+    }
     return true;
   }
 

@@ -49,6 +49,11 @@ export class Warps {
     return this.byCell.size;
   }
 
+  /** Every warp in the world now (the map's, and the stairs of each level in it), each once. */
+  all(): WorldWarp[] {
+    return [...new Set(this.byCell.values())];
+  }
+
   /** The warp whose cells hold (x, y), if any. */
   at(x: number, y: number): WorldWarp | undefined {
     return this.byCell.get(cellKey(x, y));

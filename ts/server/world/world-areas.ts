@@ -197,6 +197,17 @@ function composeMaps(
       flags[info.id] = map.flags[info.id];
     }
   });
+  // Scripts name zones across the whole world: two maps may not give one name to two places.
+  const zoneMaps = new Map<string, number>();
+  maps.forEach((map, index) => {
+    for (const zone of map.zones ?? []) {
+      const before = zoneMaps.get(zone.name);
+      if (before !== undefined && before !== index) {
+        throw new WorldAreasError(`${files[index]}: zone "${zone.name}" is named in ${files[before]} already`);
+      }
+      zoneMaps.set(zone.name, index);
+    }
+  });
   const shift = <T extends { x: number; y: number }>(items: readonly T[] | undefined, index: number): T[] =>
     (items ?? []).map((item) => ({ ...item, x: item.x + areas[index].x, y: item.y + areas[index].y }));
   const first = maps[0];
@@ -225,6 +236,7 @@ function composeMaps(
       shift(map.chests, index).map((chest) => ({ ...chest, id: chest.id + index * 0x100000 })),
     ),
     safeZones: maps.flatMap((map, index) => shift(map.safeZones, index)),
+    zones: maps.flatMap((map, index) => shift(map.zones, index)),
     pvp: first.pvp ?? null,
     areas: [...areas],
   };

@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import { MAP_ATLAS_BYTES, MAP_ATLAS_COLUMNS } from "../../blit-layout.js";
 import { MAX_WORLD_TILE_ID } from "../map/gid.js";
 import type { LoadedMap } from "../map/load-map.js";
-import { type AtlasFrame, buildMapArt, type MapArt } from "../map/map-atlas.js";
+import { type AtlasFrame, buildMapArt, type KindLook, type MapArt } from "../map/map-atlas.js";
 import type { TileInfo } from "../map/tile-data.js";
 
 export class WorldArtError extends Error {}
@@ -111,6 +111,7 @@ export function buildWorldArt(loaded: readonly LoadedMap[], files: readonly stri
   const looks = new Map<number, number>();
   const frames = new Map<number, AtlasFrame[]>();
   const overLooks = new Map<number, number>();
+  const kindLooks = new Map<number, KindLook>();
   let start = 1;
   arts.forEach((art, index) => {
     const height = art.tileHeightPx;
@@ -143,6 +144,13 @@ export function buildWorldArt(loaded: readonly LoadedMap[], files: readonly stri
           segments.map(({ look, durationMs }) => ({ look: shift(look), durationMs })),
         );
     }
+    // The world's creature kinds are the first map's (world-areas.ts), drawn with its tiles.
+    if (index === 0) {
+      for (const [typeId, kind] of art.kindLooks) {
+        const frames = kind.frames.map(({ looks: cells, durationMs }) => ({ looks: cells.map(shift), durationMs }));
+        kindLooks.set(typeId, { ...kind, frames });
+      }
+    }
     start += art.tileCount - 1;
   });
   const hash = createHash("sha256")
@@ -164,6 +172,7 @@ export function buildWorldArt(loaded: readonly LoadedMap[], files: readonly stri
       frames,
       reducedStacks: arts.reduce((sum, art) => sum + art.reducedStacks, 0),
       overLooks,
+      kindLooks,
     },
   };
 }

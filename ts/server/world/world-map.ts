@@ -28,6 +28,7 @@ export function worldMapOf(map: LoadedMap, art: MapArt | null = null): WorldMap 
     items: map.items,
     chests: map.chests,
     safeZones: map.safeZones,
+    zones: map.zones,
     pvp: map.pvp,
     tileInfo: [...map.tileData.values()].map(({ id, name, collides, opaque, look, stack, overStack, light }) => ({
       id,

@@ -14,6 +14,7 @@ import type { DoorSpec } from "../map/map-doors.js";
 import type { NpcKind } from "../content/npc-kinds.js";
 import type { NpcSpawnSpec } from "../content/npc-spawns.js";
 import type { SafeZone } from "../content/safe-zones.js";
+import type { Zone } from "../content/zones.js";
 import type { ItemDef } from "../content/item-catalogue.js";
 import type { ChestSpec } from "../content/item-specs.js";
 import type { MapArt } from "../map/map-atlas.js";
@@ -60,6 +61,8 @@ export interface WorldMap {
   chests?: ChestSpec[];
   /** Where PvP never holds (LoadedMap.safeZones), and the map's own PvP switch; none / null when absent. */
   safeZones?: SafeZone[];
+  /** The named zones content scripts watch (LoadedMap.zones); none when absent. */
+  zones?: Zone[];
   pvp?: boolean | null;
   /**
    * The maps this one is made of (world-areas.ts composes a folder's maps into one WorldMap): their
@@ -109,6 +112,7 @@ export class World {
   readonly npcKinds: readonly NpcKind[];
   readonly npcSpawns: readonly NpcSpawnSpec[];
   readonly safeZones: readonly SafeZone[];
+  readonly zones: readonly Zone[];
   readonly items: readonly ItemDef[];
   readonly chests: readonly ChestSpec[];
   /** The map's `pvp` property; null when it does not say. */
@@ -139,6 +143,7 @@ export class World {
     this.npcKinds = map.npcKinds ?? [];
     this.npcSpawns = map.npcSpawns ?? [];
     this.safeZones = map.safeZones ?? [];
+    this.zones = map.zones ?? [];
     this.items = map.items ?? [];
     this.chests = map.chests ?? [];
     this.mapPvp = map.pvp ?? null;

@@ -1,0 +1,133 @@
+// Creatures drawn with the host's own art (issue 38, docs/art.md § Creatures in the map's art), the
+// server's half, on a real map: forest.tmx (../shared/maps-real) with a kinds file beside it that names
+// tiles of its "forest" tileset — the squirrel, animated in Tiled (tiles 10 and 11, 150 ms each), and one
+// of its frames still. The squirrel is 25 px on the map's 16 px grid: it covers its cell, the one to its
+// right and the two above. The map's atlas gets each of those cells cut transparent, per frame of the
+// animation, and GET /api/world names them; a tile the map's tilesets do not have, or a map drawn with the
+// built-in tiles, is refused at load naming the kind.
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { MapError } from "../ts/server/content/map-error.js";
+import { Logger } from "../ts/server/ops/log.js";
+import { startServer } from "../ts/server/server.js";
+import { readWorldMap } from "../ts/server/world/world-map.js";
+import { MAPS_REAL } from "./support/maps-real.js";
+import { writeTestMap } from "./support/test-map.js";
+
+const FOREST = resolve(MAPS_REAL, "mapeditor-tiled/forest");
+const dir = mkdtempSync(join(tmpdir(), "kind-looks-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const kind = (name: string, typeId: number, tile?: { tileset: string; id: number }) => ({
+  name,
+  typeId,
+  behaviour: "wander",
+  speed: 25,
+  hp: 8,
+  perception: 0,
+  leash: 0,
+  wander: 3,
+  respawnSeconds: 30,
+  sprite: "rat",
+  attack: 0,
+  armor: 0,
+  elo: 800,
+  ...(tile ? { tile } : {}),
+});
+
+/** A copy of forest.tmx (its tileset and the squirrel's image beside it) with `kinds` as its kinds file. */
+function forestWith(kinds: unknown[]): string {
+  const folder = mkdtempSync(join(dir, "forest-"));
+  for (const file of ["forest.tmx", "forest.tsx", "squirrel.png"]) copyFileSync(join(FOREST, file), join(folder, file));
+  writeFileSync(join(folder, "forest.npcs.json"), JSON.stringify({ version: 1, kinds }));
+  return join(folder, "forest.tmx");
+}
+
+describe("a kind drawn with a tile of the map's tilesets", () => {
+  it("gets the tile in the atlas, cut transparent, and an animated tile's frames; GET /api/world names them", async () => {
+    const path = forestWith([
+      kind("squirrel", 20, { tileset: "forest", id: 13 }),
+      kind("still squirrel", 21, { tileset: "forest", id: 10 }),
+      kind("rat", 22),
+    ]);
+    const world = readWorldMap(path);
+    const art = world.art!;
+    const animated = art.kindLooks.get(20)!;
+    const still = art.kindLooks.get(21)!;
+    expect(art.kindLooks.has(22)).toBe(false);
+    // Two cells wide, two high, standing on the creature's cell: from one up (dy −1) to its own row.
+    expect({ dx: animated.dx, dy: animated.dy, width: animated.width, height: animated.height }).toEqual({
+      dx: 0,
+      dy: -1,
+      width: 2,
+      height: 2,
+    });
+    expect(animated.frames.map((frame) => frame.durationMs)).toEqual([150, 150]);
+    expect(still.frames).toHaveLength(1);
+    expect(still.frames[0].durationMs).toBe(0);
+    // Frame one is tile 10: the same picture as the still kind.
+    expect(animated.frames[0].looks).toEqual(still.frames[0].looks);
+    const size = art.tileWidthPx;
+    const pixelsOf = (looks: readonly number[]) =>
+      looks.flatMap((look) => {
+        const out: number[] = [];
+        const left = (look % art.columns) * size;
+        const top = Math.floor(look / art.columns) * size;
+        for (let y = 0; y < size; y++) {
+          for (let x = 0; x < size; x++) out.push(art.pixels[(top + y) * art.columns * size + left + x]);
+        }
+        return out;
+      });
+    const [first, second] = animated.frames.map((frame) => pixelsOf(frame.looks));
+    expect(first).not.toEqual(second);
+    // Cut transparent: the squirrel shows on nothing (0), not on black; and it is there.
+    expect(first.filter((pixel) => pixel === 0).length).toBeGreaterThan(first.length / 4);
+    expect(first.filter((pixel) => pixel !== 0).length).toBeGreaterThan(100);
+
+    const server = await startServer({
+      host: "127.0.0.1",
+      httpPort: 0,
+      udpPort: 0,
+      mapPath: path,
+      logger: new Logger("silent"),
+    });
+    try {
+      const body = (await (await fetch(`http://127.0.0.1:${server.httpPort}/api/world`)).json()) as {
+        kinds: { typeId: number; look?: unknown }[];
+      };
+      const byType = new Map(body.kinds.map((each) => [each.typeId, each.look]));
+      expect(byType.get(20)).toEqual(animated);
+      expect(byType.get(21)).toEqual(still);
+      expect(byType.get(22)).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("is refused at load, naming the kind, for a tileset or a tile the map does not have", () => {
+    const load = (tile: { tileset: string; id: number }) => () =>
+      readWorldMap(forestWith([kind("squirrel", 20, tile)]));
+    expect(load({ tileset: "trees", id: 1 })).toThrow(MapError);
+    expect(load({ tileset: "trees", id: 1 })).toThrow(
+      /kinds\[0\]\.tile\.tileset: the map has no tileset "trees" \(it has "forest"\)/,
+    );
+    // The forest's image collection has ids 0 … 13 with gaps: 12 is one of them.
+    expect(load({ tileset: "forest", id: 12 })).toThrow(/kinds\[0\]\.tile\.id: tileset "forest" has no tile 12/);
+    expect(load({ tileset: "forest", id: 400 })).toThrow(/kinds\[0\]\.tile\.id: tileset "forest" has no tile 400/);
+  });
+
+  it("is refused on a map drawn with the built-in tiles", () => {
+    const map = writeTestMap();
+    try {
+      writeFileSync(
+        map.path.replace(/\.csv$/, ".npcs.json"),
+        JSON.stringify({ version: 1, kinds: [kind("squirrel", 20, { tileset: "tiles", id: 1 })] }),
+      );
+      expect(() => readWorldMap(map.path)).toThrow(/kinds\[0\]\.tile: the map draws with the built-in tiles/);
+    } finally {
+      map.dispose();
+    }
+  });
+});
