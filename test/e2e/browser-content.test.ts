@@ -170,6 +170,23 @@ function dialogSaying(page: Page, words: string): Locator {
   return page.getByTestId("dialog").filter({ hasText: words });
 }
 
+/**
+ * Checks that the page shows all of dialog `dialog`: inside the view's clip (a portrait phone crops the view to
+ * its middle) and the window.
+ */
+async function shownWhole(page: Page, dialog: Locator): Promise<void> {
+  const box = (await dialog.boundingBox())!;
+  const clip = (await page.locator("#screen").boundingBox())!;
+  const window = page.viewportSize()!;
+  const inside = (outer: { x: number; y: number; width: number; height: number }) =>
+    box.x >= outer.x - 0.5 &&
+    box.y >= outer.y - 0.5 &&
+    box.x + box.width <= outer.x + outer.width + 0.5 &&
+    box.y + box.height <= outer.y + outer.height + 0.5;
+  expect(inside(clip), `the dialog ${JSON.stringify(box)} inside the view ${JSON.stringify(clip)}`).toBe(true);
+  expect(inside({ x: 0, y: 0, ...window }), `the dialog ${JSON.stringify(box)} inside the window`).toBe(true);
+}
+
 /** Gives `count` of `id` to the player through the item room's exchange (one change, saved, then pushed). */
 function give(session: Session, id: number, count: number): Promise<void> {
   return new Promise((resolve, reject) =>
@@ -244,6 +261,15 @@ function creatureOn(tile: Tile): boolean {
   const count = rig.server.game.entities.inSquare(tile.x, tile.y, 0, nearScratch, false);
   for (let index = 0; index < count; index++) if (nearScratch[index].typeId !== ENTITY_TYPE_PLAYER) return true;
   return false;
+}
+
+/**
+ * Checks that the player, come to rest after talking to `person`, stands beside it: the press walked it there
+ * (or it was there already), never onto the person's tile.
+ */
+async function standsBeside(hands: Hands, person: StoredEntity): Promise<void> {
+  const at = await restingAt(hands);
+  expect(reach(at, person), `the player at ${at.x},${at.y} beside ${person.name} at ${person.x},${person.y}`).toBe(1);
 }
 
 /** Walks (by pressing tiles) until `target` can be pressed; returns where the player rests. */
@@ -330,11 +356,13 @@ async function playTheHall(hands: Hands): Promise<void> {
   await pressCreature(hands, creature(MIRA));
   const greeting = dialogSaying(page, "Mira the merchant");
   await expect.poll(() => greeting.count(), { timeout: 15_000 }).toBe(1);
-  expect(reach(session.entity, creature(MIRA)), "the player stands beside Mira").toBe(1);
+  await standsBeside(hands, creature(MIRA));
+  await shownWhole(page, greeting);
   await hands.press(greeting.getByRole("button", { name: "Show me your wares" }));
   const wares = dialogSaying(page, "Mira's wares");
   await expect.poll(() => wares.count(), { timeout: 5000 }).toBe(1);
   expect(await wares.textContent()).toContain(`You carry ${goldBefore + GOLD_GIVEN} gold coins.`);
+  await shownWhole(page, wares);
   await shot(hands, "shop");
   await hands.press(wares.getByRole("button", { name: /^Buy healing potion - 8/ }));
   // The shop opens again, saying so; the bag holds the potion and the gold is less by its price.
@@ -352,7 +380,8 @@ async function playTheHall(hands: Hands): Promise<void> {
   await pressCreature(hands, creature(OLD_TOM));
   const offer = dialogSaying(page, "The rats are at the grain again.");
   await expect.poll(() => offer.count(), { timeout: 15_000 }).toBe(1);
-  expect(reach(session.entity, creature(OLD_TOM)), "the player stands beside Old Tom").toBe(1);
+  await shownWhole(page, offer);
+  await standsBeside(hands, creature(OLD_TOM));
   await hands.press(offer.getByRole("button", { name: "I'll do it" }));
   await expect.poll(() => logText(page), { timeout: 5000 }).toContain("Good. Press J to see what you owe me.");
   await expect.poll(() => page.getByTestId("quest-button").textContent(), { timeout: 5000 }).toBe("Quests 1");
@@ -383,7 +412,7 @@ async function playTheHall(hands: Hands): Promise<void> {
   // Handed in: Old Tom's thanks, the journal says done, and the reward is in the bag.
   await pressCreature(hands, creature(OLD_TOM));
   await expect.poll(() => logText(page), { timeout: 15_000 }).toContain(RAT_CULL_THANKS);
-  expect(reach(session.entity, creature(OLD_TOM)), "the player stands beside Old Tom").toBe(1);
+  await standsBeside(hands, creature(OLD_TOM));
   await inJournal(hands, async () => {
     await journalSays(page, "Rats in the grain — done");
     expect(await page.getByTestId("quest-button").textContent()).toBe("Quests");
@@ -400,6 +429,7 @@ async function playTheHall(hands: Hands): Promise<void> {
   await pressCreature(hands, creature(OLD_TOM));
   const delve = dialogSaying(page, "Nobody who went down those stairs");
   await expect.poll(() => delve.count(), { timeout: 15_000 }).toBe(1);
+  await standsBeside(hands, creature(OLD_TOM));
   await hands.press(delve.getByRole("button", { name: "I'll do it" }));
   await expect.poll(() => page.getByTestId("quest-button").textContent(), { timeout: 5000 }).toBe("Quests 1");
   await inJournal(hands, () => journalSays(page, "Down the stairs — 0 / 1"));
@@ -420,6 +450,7 @@ async function playTheHall(hands: Hands): Promise<void> {
   await moveBeside(hands, creature(OLD_TOM));
   await pressCreature(hands, creature(OLD_TOM));
   await expect.poll(() => logText(page), { timeout: 15_000 }).toContain(DELVE_THANKS);
+  await standsBeside(hands, creature(OLD_TOM));
   await inJournal(hands, async () => {
     await journalSays(page, "Down the stairs — done");
     expect(await page.getByTestId("quest-button").textContent()).toBe("Quests");
