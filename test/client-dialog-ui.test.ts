@@ -14,7 +14,15 @@ import { FrameRenderer, type FrameScene, gridViewOf } from "../ts/client/render/
 import { VIEWPORT } from "../ts/client/render/layout.js";
 import * as P from "../ts/client/render/palette.js";
 import { screenOfTile } from "../ts/client/render/picking.js";
-import { boxStyle, defaultButton, dialogTitle, fitInput, imageScale } from "../ts/client/ui/dialog-layout.js";
+import {
+  boxStyle,
+  defaultButton,
+  dialogTitle,
+  fitInput,
+  imageScale,
+  placeInClip,
+  shownPart,
+} from "../ts/client/ui/dialog-layout.js";
 import { entityAtTile, hoverText, labelOver } from "../ts/client/ui/hover.js";
 import { InteractIntent, interactablesNear } from "../ts/client/ui/interact-intent.js";
 import { FB_WIDTH } from "../ts/constants.js";
@@ -223,6 +231,19 @@ describe("using an interactable: walk beside it, then ask", () => {
     expect(new InteractIntent().useNearest(far.client, 0)).toBe("too-far");
   });
 
+  it("uses a walkable thing beside the player from where it stands: the click's own route onto its tile is dropped", async () => {
+    // A creature a script talks for is interactable and does not block a step: the page's click handling
+    // aims a route at its tile (here on the floor beside the player) before the intent sees the click.
+    const s = await scriptedClient([sign(20, 41, 41)]);
+    expect(s.client.setGoal(41, 41)).toBe("planned");
+    const intent = new InteractIntent();
+    expect(intent.click(20, s.client, 0)).toBe("used");
+    expect(s.client.goal).toBeNull();
+    s.advance(1);
+    expect(s.client.pending).toHaveLength(0);
+    expect(s.sent("entity_query").filter((query) => query.entityId === 20)).toHaveLength(1);
+  });
+
   it("is abandoned when the player picks another goal, and gives up on a sign it cannot reach", async () => {
     const s = await scriptedClient([board]);
     const intent = new InteractIntent();
@@ -275,6 +296,42 @@ describe("dialog layout", () => {
     expect(fitInput("ééé", 5)).toBe("éé");
     expect(fitInput("a😀", 4)).toBe("a");
     expect(fitInput("two\tlines\nhere", 200)).toBe("two lines here");
+  });
+
+  it("keeps a dialog inside the part of the framebuffer the page shows, shrinking it only when it must", () => {
+    const whole = { x: 0, y: 0, width: 320, height: 240 };
+    // A conversation as the server lays it out: 224 wide, centred on the 320 × 240 screen.
+    const talk = { x: 48, y: 40, width: 224, height: 160 };
+    expect(placeInClip(talk, whole)).toEqual({ x: 48, y: 40, shrink: 1 });
+    // A 390-px portrait phone at 2×: the view cropped to its middle 195 columns (22 … 217).
+    const phone = { x: 22, y: 0, width: 195, height: 240 };
+    expect(placeInClip(talk, phone)).toEqual({ x: 22, y: 40, shrink: 195 / 224 });
+    // One that fits is moved in from the edge it crosses, never shrunk.
+    expect(placeInClip({ x: 150, y: 100, width: 120, height: 40 }, phone)).toEqual({ x: 97, y: 100, shrink: 1 });
+    expect(placeInClip({ x: 0, y: 230, width: 60, height: 40 }, phone)).toEqual({ x: 22, y: 200, shrink: 1 });
+  });
+
+  it("finds the part of the framebuffer a clip shows, in framebuffer pixels", () => {
+    // The canvas 640 CSS px wide (2×) starting 44 px left of a 390 × 480 clip.
+    const canvas = { left: -44, top: 0, width: 640, height: 480 };
+    expect(shownPart(canvas, { left: 0, top: 0, width: 390, height: 480 }, 320, 240)).toEqual({
+      x: 22,
+      y: 0,
+      width: 195,
+      height: 240,
+    });
+    // A clip larger than the canvas shows all of it; a canvas not laid out shows nothing.
+    expect(
+      shownPart(
+        { left: 20, top: 10, width: 960, height: 720 },
+        { left: 0, top: 0, width: 1000, height: 760 },
+        320,
+        240,
+      ),
+    ).toEqual({ x: 0, y: 0, width: 320, height: 240 });
+    expect(
+      shownPart({ left: 0, top: 0, width: 0, height: 0 }, { left: 0, top: 0, width: 0, height: 0 }, 320, 240),
+    ).toBeNull();
   });
 
   it("finds Enter's button and a title", () => {

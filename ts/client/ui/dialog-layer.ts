@@ -6,10 +6,21 @@
 // the browser's editing (IME, selection, paste) and buttons its focus and
 // keyboard handling, and because the panel lies over the canvas and takes the
 // pointer, so a click on a button never walks the player. A button press or Enter in a text input answers
-// the dialog; Escape dismisses it.
+// the dialog; Escape dismisses it. Where the page shows only part of the
+// framebuffer (a portrait phone crops the view), a dialog is moved, and if
+// need be shrunk, into that part (dialog-layout.ts placeInClip).
 import type { ShownDialog } from "../core/dialogs.js";
 import { CELL_SIZE_PX } from "../assets/sheets.js";
-import { type Box, boxStyle, defaultButton, dialogTitle, fbLength, fitInput, imageScale } from "./dialog-layout.js";
+import {
+  type Box,
+  boxStyle,
+  defaultButton,
+  dialogTitle,
+  fbLength,
+  fitInput,
+  imageScale,
+  placeInClip,
+} from "./dialog-layout.js";
 import type { TileImages } from "./tile-images.js";
 
 export interface DialogActions {
@@ -20,6 +31,8 @@ export interface DialogActions {
 
 interface DialogView {
   readonly root: HTMLElement;
+  /** Where the server put it, in framebuffer pixels. */
+  readonly box: Box;
   readonly inputs: HTMLInputElement[];
   readonly firstFocus: HTMLElement | null;
 }
@@ -27,6 +40,8 @@ interface DialogView {
 export class DialogLayer {
   private readonly views = new Map<number, DialogView>();
   private scale = 0;
+  /** The part of the framebuffer the page shows, or null for all of it. */
+  private clip: Box | null = null;
 
   constructor(
     private readonly layer: HTMLElement,
@@ -48,6 +63,21 @@ export class DialogLayer {
     this.layer.style.setProperty("--fb-px", `${cssPixels}px`);
   }
 
+  /** The page shows `clip` of the framebuffer (framebuffer pixels; null: all of it): dialogs are kept inside it. */
+  setClip(clip: Box | null): void {
+    const same =
+      clip === this.clip ||
+      (clip !== null &&
+        this.clip !== null &&
+        clip.x === this.clip.x &&
+        clip.y === this.clip.y &&
+        clip.width === this.clip.width &&
+        clip.height === this.clip.height);
+    if (same) return;
+    this.clip = clip;
+    for (const view of this.views.values()) this.position(view);
+  }
+
   /** Makes the DOM show exactly `shown`: new dialogs appear (newest on top), closed ones go. */
   sync(shown: ReadonlyMap<number, ShownDialog>): void {
     for (const [id, view] of this.views) {
@@ -61,8 +91,10 @@ export class DialogLayer {
       if (this.views.has(dialog.id)) continue;
       const view = this.build(dialog);
       this.views.set(dialog.id, view);
+      this.position(view);
       this.layer.append(view.root);
-      view.firstFocus?.focus();
+      // Placed inside the shown part already: focusing must not scroll the view's clip (it is the player's view).
+      view.firstFocus?.focus({ preventScroll: true });
     }
   }
 
@@ -77,7 +109,17 @@ export class DialogLayer {
   private focusTopmost(): void {
     const top = this.ids.at(-1);
     const target = top === undefined ? this.home : (this.views.get(top)!.firstFocus ?? this.home);
-    target.focus();
+    target.focus({ preventScroll: true });
+  }
+
+  /** Puts a dialog where the server placed it, moved (and shrunk, if it must be) into the part shown. */
+  private position(view: DialogView): void {
+    const style = view.root.style;
+    const { x, y, shrink } = this.clip ? placeInClip(view.box, this.clip) : { ...view.box, shrink: 1 };
+    style.left = fbLength(x);
+    style.top = fbLength(y);
+    style.transform = shrink < 1 ? `scale(${shrink})` : "";
+    style.transformOrigin = "0 0";
   }
 
   private build(dialog: ShownDialog): DialogView {
@@ -88,7 +130,7 @@ export class DialogLayer {
     root.setAttribute("aria-label", dialogTitle(dialog.elements));
     root.dataset.testid = "dialog";
     root.dataset.dialogId = String(dialog.id);
-    place(root, dialog);
+    place(root, dialog); // its size; sync() positions it
     const inputs: HTMLInputElement[] = [];
     let firstButton: HTMLButtonElement | null = null;
     const values = () => inputs.map((input) => input.value);
@@ -172,7 +214,8 @@ export class DialogLayer {
         if (button) press(button.returnCode);
       }
     });
-    return { root, inputs, firstFocus: inputs[0] ?? firstButton };
+    const box = { x: dialog.x, y: dialog.y, width: dialog.width, height: dialog.height };
+    return { root, box, inputs, firstFocus: inputs[0] ?? firstButton };
   }
 }
 

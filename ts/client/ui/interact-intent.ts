@@ -3,7 +3,8 @@
 // at its own idea of the player's position. So the client walks first and asks
 // second: a click on an interactable that is farther away sets a click-to-move
 // goal on the nearest free tile beside it, and the query goes out once the
-// server has confirmed the player there with no step in flight. The E key uses
+// server has confirmed the player there with no step in flight; one already
+// within reach is used from where the player stands. The E key uses
 // an interactable already within reach, waiting for steps in flight to land.
 // Any other goal, or the player walking off, abandons the intent.
 import type { EntityInfo } from "../core/entity-table.js";
@@ -23,6 +24,7 @@ export interface IntentClient {
   readonly pending: readonly unknown[];
   readonly goal: Tile | null;
   setGoal(x: number, y: number): GoalResult | "not-ready";
+  clearGoal(): void;
   interact(entityId: number): InteractRefusal | null;
 }
 
@@ -55,7 +57,13 @@ export class InteractIntent {
     if (!entity || !isInteractable(entity)) return this.end("gone");
     this.target = { entityId, goal: null, startedMs: nowMs };
     const from = client.predicted;
-    if (from && chebyshev(from, entity) <= INTERACT_REACH_TILES) return this.advance(client, nowMs);
+    if (from && chebyshev(from, entity) <= INTERACT_REACH_TILES) {
+      // Used from where the player stands. The page's own click handling has just aimed a route at the
+      // thing's tile, and a creature a script talks for does not block a step (its tile is walkable): kept,
+      // that route would walk the player onto Old Tom before talking to him.
+      client.clearGoal();
+      return this.advance(client, nowMs);
+    }
     const goal = this.walkBeside(entity, from, client);
     if (!goal) return this.end("unreachable");
     this.target.goal = goal;

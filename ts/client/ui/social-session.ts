@@ -11,7 +11,7 @@
 // Escape dismisses the newest dialog. They count only while the game has the
 // focus (the canvas or nothing); in a text field every key is the field's.
 import type { Rgb332Image } from "../assets/image.js";
-import { FB_WIDTH } from "../../constants.js";
+import { FB_HEIGHT, FB_WIDTH } from "../../constants.js";
 import type { GameClient } from "../core/game-client.js";
 import { ENTITY_TYPE_DOOR, ENTITY_TYPE_PLAYER } from "../../entity-types.js";
 import { chebyshev, INTERACT_REACH_TILES, isInteractable } from "../core/interaction.js";
@@ -23,6 +23,7 @@ import { ChatBox } from "./chat-box.js";
 import { chatLogLine, foldForFont } from "./chat-log.js";
 import { type ChannelLog, chatEventChannel } from "./log-channels.js";
 import { DialogLayer } from "./dialog-layer.js";
+import { shownPart } from "./dialog-layout.js";
 import { kindsByTypeId, type NpcKind } from "../core/kinds.js";
 import { entityAtTile, HOVER_COLOUR, hoverText, INTERACT_PROMPT, labelOver, PROMPT_COLOUR } from "./hover.js";
 import { MARK_HAND_IN } from "../core/quests.js";
@@ -183,7 +184,12 @@ export class SocialSession {
 
     const labels = this.labels(scene, this.pointer ? worldTileAt(this.pointer, placement) : null);
     // CSS px per framebuffer pixel: the canvas's pixel width is the framebuffer's (320, or more for larger map tiles).
-    this.dialogs.setScale(this.parts.canvas.getBoundingClientRect().width / (this.parts.canvas.width || FB_WIDTH));
+    const canvas = this.parts.canvas;
+    const canvasBox = canvas.getBoundingClientRect();
+    this.dialogs.setScale(canvasBox.width / (canvas.width || FB_WIDTH));
+    // The dialog layer's parent is the view's clip: on a portrait phone it shows only the middle of the view.
+    const clip = this.parts.dialogLayer.parentElement?.getBoundingClientRect() ?? canvasBox;
+    this.dialogs.setClip(shownPart(canvasBox, clip, canvas.width || FB_WIDTH, canvas.height || FB_HEIGHT));
     this.dialogs.sync(client.dialogs.shown);
     const name = client.names.get(client.ownEntityId) ?? scene.hud.name;
     return { ...scene, labels, hud: { ...scene.hud, name: foldForFont(name) } };
