@@ -140,11 +140,17 @@ describe("what a map may not contain", () => {
       "unsupported orientation: staggered",
     );
   });
-  it("GIDs outside every tileset", () => {
-    expectMapError(
-      write("gid.tmx", tmx('<data encoding="csv">1,9,1,1</data>')),
-      'layer "g": tile id 9 at (1, 0) is not in any tileset',
-    );
+  it("GIDs outside every tileset are no refusal: the cells are left empty, as Tiled shows them, and said", () => {
+    // Past the last tileset (a tileset's image shrank after the map was made), and in a gap between two.
+    const two = `${TILESET}<tileset firstgid="20" name="u" tilewidth="8" tileheight="8" tilecount="4" columns="2"><image source="u.png" width="16" height="16"/></tileset>`;
+    const map = loadMap(write("gid.tmx", tmx('<data encoding="csv">1,9,12,9</data>', 'orientation="orthogonal"', two)));
+    expect(map.tiles[0]).not.toBe(0);
+    expect([map.tiles[1], map.tiles[2], map.tiles[3]]).toEqual([0, 0, 0]);
+    expect(map.warnings).toEqual([
+      'layer "g": tile id 9 is not in any tileset: 2 cells, the first at (1, 0) left empty, as Tiled shows it',
+      'layer "g": tile id 12 is not in any tileset: the cell at (0, 1) left empty, as Tiled shows it',
+    ]);
+    expect(loadMap(write("ok.tmx", tmx('<data encoding="csv">1,2,3,4</data>'))).warnings).toEqual([]);
   });
   it("GIDs the u16 wire cannot carry", () => {
     const big = `<tileset firstgid="1" name="big" tilewidth="8" tileheight="8" tilecount="70000" columns="100"><image source="b.png" width="800" height="5600"/></tileset>`;

@@ -110,6 +110,30 @@ describe("map check", () => {
     }
   });
 
+  it("warns of cells whose tile id is in no tileset (left empty, as Tiled shows them) and does not refuse the map", () => {
+    const dir = mkdtempSync(join(tmpdir(), "map-tool-"));
+    try {
+      const path = join(dir, "gap.tmx");
+      // Tileset "t" ends at 4 and "u" starts at 10: GID 7 lies in the gap (a tileset image that shrank).
+      const cells = Array.from({ length: 64 }, (_, index) => (index === 9 ? 7 : 1)).join(",");
+      writeFileSync(
+        path,
+        `<map orientation="orthogonal" width="8" height="8" tilewidth="8" tileheight="8">
+ <tileset firstgid="1" name="t" tilewidth="8" tileheight="8" tilecount="4" columns="2"><image source="t.png" width="16" height="16"/></tileset>
+ <tileset firstgid="10" name="u" tilewidth="8" tileheight="8" tilecount="4" columns="2"><image source="u.png" width="16" height="16"/></tileset>
+ <layer name="ground" width="8" height="8"><data encoding="csv">${cells}</data></layer>
+</map>`,
+      );
+      const { lines, errors } = checkMap(path, core);
+      expect(errors).toEqual([]);
+      expect(lines).toContain(
+        '  warning: layer "ground": tile id 7 is not in any tileset: the cell at (1, 1) left empty, as Tiled shows it',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("reports the doors and chests as the server places them (the bundled caves)", () => {
     const { lines, errors } = checkMap(resolve(ROOT, "maps/caves.tmj"), core);
     expect(errors).toEqual([]);

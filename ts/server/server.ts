@@ -99,6 +99,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
   // A map whose art cannot all be drawn still plays (placeholders); say what is missing, once, at start.
   for (const problem of worldMap.art?.problems ?? []) logger.warn("map art", { problem });
+  // What a map's loader left out where Tiled would (cells of tile ids in no tileset, left empty).
+  for (const map of composed.loaded) {
+    for (const warning of map.warnings) logger.warn("map", { file: map.source.file, warning });
+  }
   // The map's content scripts (<map>.content/*.lua), and a Lua module of their own to run in (scripting/).
   const contentFiles = options.content === undefined ? readContentFiles(options.mapPath) : null;
   const content =

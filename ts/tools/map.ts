@@ -227,6 +227,8 @@ export function checkMap(path: string, core: Core): MapCheck {
       `${source.tileWidthPx} × ${source.tileHeightPx} px${source.infinite ? `, infinite (origin ${source.originX}, ${source.originY})` : ""}`,
   );
   lines.push(...layerLines(map, raw));
+  // What the loader left out where Tiled would: warnings, not errors (the map plays).
+  for (const warning of map.warnings) lines.push(`  warning: ${warning}`);
   lines.push(
     `tiles: ${map.tileData.size} ids with tile data, ${source.tilesets} tilesets` +
       (source.tileDataFile ? `, tile data file ${source.tileDataFile}` : "") +

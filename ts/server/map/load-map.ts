@@ -152,6 +152,11 @@ export interface LoadedMap {
    */
   art: MapArtSource | null;
   source: MapSource;
+  /**
+   * What the loader left out where Tiled would (and says so): cells whose tile id is in no tileset, left
+   * empty as Tiled shows them. One line each, for the log at start and `map check`; empty for a clean map.
+   */
+  warnings: string[];
 }
 
 /** Format by file extension: .tmx, .tmj / .json, .csv. */
@@ -212,7 +217,7 @@ export function loadMap(path: string): LoadedMap {
   const map = readRawMap(path);
   if (map.orientation !== "orthogonal") throw new MapError(path, `unsupported orientation: ${map.orientation}`);
   const { originX, originY, width, height } = worldExtent(map);
-  if (map.format !== "csv") checkGidsInTilesets(map);
+  const warnings = map.format !== "csv" ? emptyCellsOutsideTilesets(map) : [];
   // Tile objects become tiles of extra drawn layers at their object layer's place (tile-objects.ts).
   const { layers: drawnLayers, report: tileObjects } = stampTileObjects(map, { originX, originY, width, height });
 
@@ -334,6 +339,7 @@ export function loadMap(path: string): LoadedMap {
       spawnsFromStartLayer,
       maxIdsPerChunk: maxIdsPerChunk(flat.tiles, width, height),
     },
+    warnings,
   };
 }
 
@@ -373,11 +379,20 @@ function worldExtent(map: RawMap): { originX: number; originY: number; width: nu
   return { originX, originY, width, height };
 }
 
-/** Every non-empty GID of every tile layer must belong to a tileset, as Tiled itself requires. */
-function checkGidsInTilesets(map: RawMap): void {
+/** The most warning lines one map gives about cells outside its tilesets; the rest are counted in one more. */
+const MAX_GID_WARNINGS = 20;
+
+/**
+ * A cell whose GID belongs to no tileset — in a gap between two, or past the last: a tileset's image shrank
+ * after the map was made — is left empty, as Tiled opens such a map and shows it, instead of refusing the
+ * map (a released game's map was refused for one such cell). Written into the raw layers, so every later
+ * step sees an empty cell. Returns one warning per layer and tile id: how many cells, the first of them.
+ */
+function emptyCellsOutsideTilesets(map: RawMap): string[] {
   const tilesets = [...map.tilesets].sort((a, b) => b.firstGid - a.firstGid);
   const known = new Map<number, boolean>();
   const owner = (gid: number): Tileset | undefined => tilesets.find((tileset) => tileset.firstGid <= gid);
+  const found = new Map<string, { layer: string; gid: number; cells: number; x: number; y: number }>();
   for (const layer of map.tileLayers) {
     for (const chunk of layer.chunks) {
       for (let i = 0; i < chunk.gids.length; i++) {
@@ -389,14 +404,29 @@ function checkGidsInTilesets(map: RawMap): void {
           ok = tileset !== undefined && tilesetHasLocalId(tileset, gid - tileset.firstGid);
           known.set(gid, ok);
         }
-        if (!ok) {
+        if (ok) continue;
+        chunk.gids[i] = 0;
+        const key = `${layer.path}\u0000${gid}`;
+        const seen = found.get(key);
+        if (seen) seen.cells++;
+        else {
           const x = chunk.x + (i % chunk.width);
           const y = chunk.y + Math.floor(i / chunk.width);
-          throw new MapError(map.file, `layer "${layer.path}": tile id ${gid} at (${x}, ${y}) is not in any tileset`);
+          found.set(key, { layer: layer.path, gid, cells: 1, x, y });
         }
       }
     }
   }
+  const lines = [...found.values()].map(
+    ({ layer, gid, cells, x, y }) =>
+      `layer "${layer}": tile id ${gid} is not in any tileset: ${cells === 1 ? "the cell" : `${cells} cells, the first`} ` +
+      `at (${x}, ${y}) left empty, as Tiled shows it`,
+  );
+  if (lines.length <= MAX_GID_WARNINGS) return lines;
+  return [
+    ...lines.slice(0, MAX_GID_WARNINGS),
+    `${lines.length - MAX_GID_WARNINGS} more tile ids in no tileset, left empty`,
+  ];
 }
 
 /** The largest number of distinct ids in any chunk of the world. */
