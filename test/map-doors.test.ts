@@ -114,7 +114,7 @@ describe("doors in a map", () => {
       ],
       /another door stands on \(4, 2\)/,
     ],
-    ["an area, not a point", [{ x: 4, y: 2, area: true }], /must be a point with a string "kind" property/],
+    ["an area, not a point", [{ x: 4, y: 2, area: true }], /must be a point object/],
     ["a name too long for the wire", [{ x: 4, y: 2, name: "d".repeat(80) }], /the name is at most \d+ bytes/],
   ])("are refused with a clear message: %s", (_, doors, message) => {
     expect(refusal(doors as DoorObject[])).toMatch(message);

@@ -73,10 +73,15 @@ describe("files that cannot be read or parsed", () => {
       write("w.tmj", tmj({ layers: [{ type: "tilelayer", name: "g", width: 2, height: 2, data: "1,1,1,1" }] })),
       'layer "g": data is not an array',
     );
-    expectMapError(
-      write("w.tmj", tmj({ layers: [{ type: "mystery", name: "m" }] })),
-      'layer "m" has unknown type "mystery"',
-    );
+  });
+  it("a TMJ layer of a type Tiled may add later is skipped with a warning, as the TMX reader skips an element", () => {
+    const layers = [
+      { type: "mystery", name: "m" },
+      { type: "tilelayer", name: "g", width: 2, height: 2, data: [1, 1, 1, 1] },
+    ];
+    const map = loadMap(write("w.tmj", tmj({ layers })));
+    expect(map.warnings).toEqual(['layer "m" has unknown type "mystery": skipped']);
+    expect([...map.tiles]).toEqual([1, 1, 1, 1]);
   });
 });
 
@@ -196,12 +201,16 @@ describe("what a map may not contain", () => {
     expectMapError(write("sp.tmx", spawnAt(40, 4)), "spawn point 7 at (5, 0)");
     expect(loadMap(write("sp.tmx", spawnAt(4, 12))).spawns).toEqual([{ x: 0, y: 1 }]);
   });
-  it("an interactables layer object without a kind", () => {
+  it("an interactables layer object without a kind is no interactable, and said", () => {
     const text = tmx('<data encoding="csv">1,1,1,1</data>').replace(
       "</map>",
       '<objectgroup name="interactables"><object id="3" x="1" y="1"><point/></object></objectgroup></map>',
     );
-    expectMapError(write("it.tmx", text), 'object 3 in "interactables" must be a point with a string "kind" property');
+    const map = loadMap(write("it.tmx", text));
+    expect(map.interactables).toEqual([]);
+    expect(map.warnings).toEqual([
+      'object 3 in "interactables" is not a point with a string "kind" property: not an interactable',
+    ]);
   });
   it("a map where nothing is walkable and no spawn is given", () => {
     expectMapError(write("solid.csv", "0,0\n0,0\n"), "no spawn points and no walkable cell");

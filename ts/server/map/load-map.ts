@@ -217,7 +217,7 @@ export function loadMap(path: string): LoadedMap {
   const map = readRawMap(path);
   if (map.orientation !== "orthogonal") throw new MapError(path, `unsupported orientation: ${map.orientation}`);
   const { originX, originY, width, height } = worldExtent(map);
-  const warnings = map.format !== "csv" ? emptyCellsOutsideTilesets(map) : [];
+  const warnings = [...map.warnings, ...(map.format !== "csv" ? emptyCellsOutsideTilesets(map) : [])];
   // Tile objects become tiles of extra drawn layers at their object layer's place (tile-objects.ts).
   const { layers: drawnLayers, report: tileObjects } = stampTileObjects(map, { originX, originY, width, height });
 
@@ -285,7 +285,7 @@ export function loadMap(path: string): LoadedMap {
   const catalogue = new ItemCatalogue(items);
   // Loot and chest contents name items: every name must be in the catalogue, or the map does not load.
   (npcKinds ?? []).forEach((kind, index) => lootOf(kind.loot, catalogue, kindsFile, `kinds[${index}]`));
-  const interactables = interactablesOf(objects, path);
+  const interactables = interactablesOf(objects, warnings);
   const chests = chestsOf(interactables, catalogue, path);
 
   const nameProperty = map.properties.name;

@@ -1,6 +1,5 @@
 // Objects from Tiled object layers, placed on the world grid, and the two
 // kinds the server uses: spawn points and interactables (signs, notice boards).
-import { MapError } from "../content/map-error.js";
 import { isTrue, propertyIgnoringCase } from "../content/properties.js";
 import type { RawMap, RawTileLayer } from "./raw-map.js";
 import { DOOR_KIND, type Interactable, type MapObject } from "../content/map-object.js";
@@ -63,18 +62,18 @@ export function startLayerSpawns(
 
 /**
  * Interactables: point objects with a string `kind` property, doors (kind "door") excepted. In a
- * layer named "interactables" every object must be such a point.
+ * layer named "interactables" every object should be such a point: one that is not is skipped with a
+ * warning in `warnings` (the map plays without it).
  */
-export function interactablesOf(objects: readonly MapObject[], file: string): Interactable[] {
+export function interactablesOf(objects: readonly MapObject[], warnings: string[]): Interactable[] {
   const found: Interactable[] = [];
   for (const object of objects) {
     const inInteractablesLayer = /(^|\/)interactables$/i.test(object.layer);
     const kind = object.properties.kind;
     if (typeof kind !== "string" || !object.point) {
       if (inInteractablesLayer) {
-        throw new MapError(
-          file,
-          `object ${object.id} in "${object.layer}" must be a point with a string "kind" property`,
+        warnings.push(
+          `object ${object.id} in "${object.layer}" is not a point with a string "kind" property: not an interactable`,
         );
       }
       continue;

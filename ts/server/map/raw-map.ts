@@ -78,4 +78,6 @@ export interface RawMap {
   objectLayers: RawObjectLayer[];
   objectLayerCount: number;
   groupLayerCount: number;
+  /** What the parser left out where Tiled would go on (a layer of a type it does not know); LoadedMap.warnings. */
+  warnings: string[];
 }

@@ -44,5 +44,6 @@ export function parseCsvMap(text: string, file: string): RawMap {
     objectLayers: [],
     objectLayerCount: 0,
     groupLayerCount: 0,
+    warnings: [],
   };
 }

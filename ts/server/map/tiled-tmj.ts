@@ -42,6 +42,7 @@ export function parseTmj(text: string, file: string): RawMap {
     objectLayers: [],
     objectLayerCount: 0,
     groupLayerCount: 0,
+    warnings: [],
   };
   for (const entry of arrayField(root, "tilesets", file, "map")) map.tilesets.push(readTileset(entry, file));
   const decodes = new LayerDecodes();
@@ -91,7 +92,9 @@ function walkLayers(
       case "imagelayer":
         break;
       default:
-        throw new MapError(map.file, `layer "${path}" has unknown type ${JSON.stringify(layer.type)}`);
+        // A layer type of a newer Tiled: nothing the world reads, so the map plays without it, as the
+        // TMX reader skips an element it does not know.
+        map.warnings.push(`layer "${path}" has unknown type ${JSON.stringify(layer.type)}: skipped`);
     }
   }
 }

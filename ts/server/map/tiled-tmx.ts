@@ -29,6 +29,7 @@ export function parseTmx(text: string, file: string): RawMap {
     objectLayers: [],
     objectLayerCount: 0,
     groupLayerCount: 0,
+    warnings: [],
   };
   for (const child of root.children) {
     if (child.name === "tileset") map.tilesets.push(readTileset(child, file));
