@@ -153,3 +153,42 @@ describe("warps between the maps of one folder", () => {
     expectNeighbourhoodAsServer(running, client);
   }, 60_000);
 });
+
+describe("The Mana World's warps (dest_map, dest_x, dest_y)", () => {
+  it("are followed to the tile they name in the map of the folder they name, written as text as old maps do", () => {
+    const tmw = mkdtempSync(join(tmpdir(), "caves-tmw-maps-"));
+    try {
+      const first = join(tmw, "009-1.tmj");
+      writeFileSync(
+        first,
+        roomMap([
+          ["start", "spawn", 5, 5, []],
+          ["to 009-2", "warp", 7, 5, [text("dest_map", "009-2"), text("dest_x", "12"), text("dest_y", "10")]],
+          // manaserv's upper-case DEST_X / DEST_Y are pixels: not read as a tile.
+          ["pixels", "warp", 9, 5, [text("dest_map", "009-2"), text("DEST_X", "384"), text("DEST_Y", "320")]],
+        ]),
+      );
+      writeFileSync(
+        join(tmw, "009-2.tmj"),
+        roomMap([
+          ["back to 009-1", "warp", 12, 12, [text("dest_map", "009-1"), text("dest_x", "6"), text("dest_y", "5")]],
+        ]),
+      );
+      const world = readWorld(first);
+      expect(world.files).toHaveLength(2);
+      const [firstArea, secondArea] = world.areas;
+      const byName = new Map(world.reports.map((report) => [report.warp.name, report]));
+      expect(byName.get("to 009-2")).toMatchObject({
+        unfollowed: null,
+        arrival: { x: secondArea.x + 12, y: secondArea.y + 10 },
+      });
+      expect(byName.get("back to 009-1")).toMatchObject({
+        unfollowed: null,
+        arrival: { x: firstArea.x + 6, y: firstArea.y + 5 },
+      });
+      expect(byName.get("pixels")!.unfollowed).toMatch(/no destination/);
+    } finally {
+      rmSync(tmw, { recursive: true, force: true });
+    }
+  });
+});

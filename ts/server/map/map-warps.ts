@@ -8,7 +8,10 @@
 // - Source of Tales: type "WARP", `DEST_MAP` (a path under the maps folder,
 //   without extension, e.g. "goldenfields/house1") and `DEST_NAME` (an object);
 // - WorkAdventure: any object with an `exitUrl` "other.tmj#entry" (the entry is
-//   an object's name; a URL to another server is not followed).
+//   an object's name; a URL to another server is not followed);
+// - The Mana World and its family (tmwAthena, Evol): type "warp", `dest_map` (a map
+//   name without extension, e.g. "009-1") and `dest_x`, `dest_y` — a tile, written in
+//   lower case (manaserv's upper-case DEST_X / DEST_Y are pixels, and not read).
 //
 // Stairs (type "stairs", `direction` down or up) lead to dungeon levels
 // (docs/dungeons.md); the server places the levels, so they have no destination here.
@@ -75,11 +78,13 @@ export function warpsOf(objects: readonly MapObject[], file: string): WarpSpec[]
     if (!WARP_TYPES.has(type)) continue;
     const destMap = propertyIgnoringCase(properties, "DEST_MAP") ?? propertyIgnoringCase(properties, "map");
     const destName = propertyIgnoringCase(properties, "DEST_NAME") ?? propertyIgnoringCase(properties, "to");
-    const destX = propertyIgnoringCase(properties, "x");
-    const destY = propertyIgnoringCase(properties, "y");
+    // A tile: ours as x and y, The Mana World's as dest_x and dest_y (exactly so: DEST_X is manaserv's pixels).
+    // Old TMX files write numbers untyped, as text.
+    const destX = tileNumber(properties.dest_x ?? propertyIgnoringCase(properties, "x"));
+    const destY = tileNumber(properties.dest_y ?? propertyIgnoringCase(properties, "y"));
     let to: WarpSpec["to"] = null;
     if (typeof destName === "string" && destName !== "") to = { name: destName };
-    else if (Number.isInteger(destX) && Number.isInteger(destY)) to = { x: destX as number, y: destY as number };
+    else if (destX !== null && destY !== null) to = { x: destX, y: destY };
     const map = typeof destMap === "string" && destMap !== "" ? findMapFile(destMap, file) : null;
     let unfollowed: string | null = null;
     if (to === null)
@@ -89,6 +94,13 @@ export function warpsOf(objects: readonly MapObject[], file: string): WarpSpec[]
     warps.push({ ...base, kind: "warp", map: map ?? null, to, direction: null, unfollowed });
   }
   return warps;
+}
+
+/** A whole tile coordinate, typed or written as text ("96"); null for anything else. */
+function tileNumber(value: unknown): number | null {
+  if (typeof value === "number") return Number.isInteger(value) ? value : null;
+  if (typeof value === "string" && /^-?\d+$/.test(value.trim())) return Number(value.trim());
+  return null;
 }
 
 function describe(object: MapObject): string {
