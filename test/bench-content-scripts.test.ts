@@ -11,7 +11,7 @@ import type { DialogPacket } from "../ts/protocol/dialog.js";
 import type { ItemDef } from "../ts/server/content/item-catalogue.js";
 import { contentFileNames, readContentFile } from "../ts/server/content/content-files.js";
 import { LuaRuntime } from "../ts/server/scripting/lua-sandbox.js";
-import { SCRIPT_MEMORY_BYTES } from "../ts/server/scripting/script-room.js";
+import { MAX_REST_TICKS, SCRIPT_MEMORY_BYTES, STOPS_BEFORE_REST } from "../ts/server/scripting/script-room.js";
 import { TALKER_KIND } from "../bench/server/world.js";
 import type { ScriptsStatus } from "../bench/suites/server.js";
 import { NpcGame } from "./support/npc-game.js";
@@ -141,16 +141,28 @@ describe("the content suite's scripts", () => {
     const scripts = game.scripts!;
     const tickBefore = game.tick;
     let talks = 0;
-    // The hoard grows by a budget's worth of tables each talk (allocation is charged to the budget, so less and
-    // less as the collector works harder) until its state is full.
-    while (scripts.stats.memoryStops === 0 && talks < 200) {
+    const talk = async () => {
       const events = scripts.stats.events;
       client.query(talker.id);
       talks++;
       await client.waitFor("both files' handlers run", () => (scripts.stats.events >= events + 2 ? true : undefined));
+    };
+    // Stopped three times within 10 s, each file rests (STOPS_BEFORE_REST): more talks cost them nothing.
+    for (let index = 0; index < STOPS_BEFORE_REST; index++) await talk();
+    const rested = scripts.stats.eventsRested;
+    const stops = scripts.stats.budgetStops + scripts.stats.memoryStops;
+    for (let index = 0; index < 5; index++) client.query(talker.id);
+    await client.waitFor("the talks skipped", () => (scripts.stats.eventsRested >= rested + 10 ? true : undefined));
+    expect(scripts.stats.budgetStops + scripts.stats.memoryStops).toBe(stops);
+    // The hoard grows by a budget's worth of tables each talk (allocation is charged to the budget, so less and
+    // less as the collector works harder) until its state is full: each talk after a rest has run out.
+    while (scripts.stats.memoryStops === 0 && talks < 200) {
+      game.tick += MAX_REST_TICKS;
+      await talk();
     }
     expect(scripts.stats.memoryStops).toBeGreaterThanOrEqual(1);
     // One more talk, with the state full: each file stops once more, at the budget and at the cap.
+    game.tick += MAX_REST_TICKS;
     const before = await status();
     client.query(talker.id);
     await client.waitFor("both files' handlers run", () =>
@@ -161,7 +173,8 @@ describe("the content suite's scripts", () => {
     expect(after.memoryStops - before.memoryStops).toBe(1);
     expect(after.busyMs).toBeGreaterThan(before.busyMs);
     const files = new Map(after.files.map((file) => [file.name, file]));
-    expect(files.get("loop.lua")).toMatchObject({ running: true, errors: talks + 1 });
+    // Its one rest was the first three stops'; one stop per 7200 ticks rests it no more.
+    expect(files.get("loop.lua")).toMatchObject({ running: true, errors: talks + 1, resting: false, rests: 1 });
     expect(files.get("loop.lua")!.lastError).toMatch(/^loop\.lua:\d+: instruction budget exceeded$/);
     expect(files.get("hoard.lua")).toMatchObject({ running: true, errors: talks + 1 });
     expect(files.get("hoard.lua")!.lastError).toBe("not enough memory");

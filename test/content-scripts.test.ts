@@ -10,6 +10,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ItemDef } from "../ts/server/content/item-catalogue.js";
 import type { ContentFile } from "../ts/server/content/content-files.js";
 import { LuaRuntime } from "../ts/server/scripting/lua-sandbox.js";
+import { REST_TICKS } from "../ts/server/scripting/script-room.js";
 import { openGameDatabase } from "../ts/server/persistence/database.js";
 import { postJson } from "./support/game-harness.js";
 import { NpcGame } from "./support/npc-game.js";
@@ -228,6 +229,52 @@ describe("content scripts", () => {
     );
     expect(stats.budgetStops + stats.memoryStops).toBeGreaterThanOrEqual(2);
     await client.waitFor("ticks going on", () => game.tick > tickBefore + 5);
+  });
+
+  it("rests a file stopped at its budget 3 times in 10 s: its events are skipped, then it runs again, longer rests if it goes on", async () => {
+    const { harness } = await start({
+      "spin.lua": `on.kill("*", function() while true do end end)`,
+      "count.lua": `kills = 0\non.kill("*", function() kills = kills + 1 end)`,
+    });
+    const game = harness.game;
+    const scripts = game.scripts!;
+    const me = [...game.sessions.values()][0];
+    const kill = () => {
+      const rat = game.entities.spawn({
+        typeId: RAT.typeId,
+        x: 1,
+        y: 1,
+        hp: 1,
+        hpMax: 1,
+        elo: 1000,
+        flags: 0,
+        name: "cave rat",
+        meta: [],
+      });
+      scripts.onKill(me.entity, rat);
+      game.entities.remove(rat);
+    };
+    const spin = () =>
+      (scripts.status() as { files: { name: string; resting: boolean; rests: number }[] }).files.find(
+        (file) => file.name === "spin.lua",
+      )!;
+    for (let index = 0; index < 3; index++) kill();
+    expect(scripts.stats.budgetStops).toBe(3);
+    expect(spin()).toMatchObject({ resting: true, rests: 1 });
+    // Resting: ten more kills cost it nothing; the other file hears every one.
+    for (let index = 0; index < 10; index++) kill();
+    expect(scripts.stats.budgetStops).toBe(3);
+    expect(scripts.stats.eventsRested).toBe(10);
+    expect((scripts.status() as { log: string[] }).log.join("\n")).toMatch(/spin\.lua: resting 240 ticks/);
+    // Its rest over (240 ticks on the world's clock), it runs again — and, stopped 3 times more at once,
+    // rests twice as long.
+    game.tick += REST_TICKS;
+    for (let index = 0; index < 3; index++) kill();
+    expect(scripts.stats.budgetStops).toBe(6);
+    expect(spin()).toMatchObject({ resting: true, rests: 2 });
+    game.tick += REST_TICKS;
+    kill();
+    expect(scripts.stats.budgetStops).toBe(6); // still resting: 480 ticks this time
   });
 
   it("reloads a file in the running world: a failed version leaves the last good one running", async () => {

@@ -58,6 +58,17 @@ export const STEPS_PER_THINK_UNIT = 1000;
  * logged: a tick's players cannot make this many (2000 players picking up each tick would be 2000).
  */
 export const MAX_QUEUED_EVENTS = 8192;
+/**
+ * A file stopped at its budget or memory cap this many times within STOP_WINDOW_TICKS rests: its events
+ * are skipped for REST_TICKS, doubled at each rest that follows another (up to MAX_REST_TICKS). Each stop
+ * costs a whole budget (3–4 ms): a hostile file talked to 80 times a second took two thirds of the
+ * server's CPU and the world fell to 18 ticks a second. Resting, a file costs at most this many budgets
+ * per window. Counted in ticks: the same inputs rest the same files at the same ticks.
+ */
+export const STOPS_BEFORE_REST = 3;
+export const STOP_WINDOW_TICKS = 240;
+export const REST_TICKS = 240;
+export const MAX_REST_TICKS = 24 * 300;
 
 /** What the room reaches of the rest of the server. */
 export interface ScriptPorts {
@@ -148,6 +159,12 @@ interface ScriptFile {
   /** When the file's last error was logged, and the errors not logged since (one line a second at most). */
   loggedAtMs: number;
   unlogged: number;
+  /** The ticks of its recent budget and memory stops (at most STOPS_BEFORE_REST kept). */
+  readonly stopTicks: number[];
+  /** Its events are skipped before this tick (0: not resting), and how long its last rest was. */
+  restUntilTick: number;
+  lastRestTicks: number;
+  rests: number;
 }
 
 interface Timer {
@@ -170,6 +187,8 @@ export interface ScriptStats {
   events: number;
   /** Events dropped because MAX_QUEUED_EVENTS were waiting. */
   eventsDropped: number;
+  /** Events skipped because their file was resting (STOPS_BEFORE_REST). */
+  eventsRested: number;
   errors: number;
   budgetStops: number;
   memoryStops: number;
@@ -208,6 +227,7 @@ export class ScriptRoom {
     loadFailures: 0,
     events: 0,
     eventsDropped: 0,
+    eventsRested: 0,
     errors: 0,
     budgetStops: 0,
     memoryStops: 0,
@@ -293,6 +313,10 @@ export class ScriptRoom {
     file.loadError = null;
     file.timers = 0;
     file.answers.clear(); // the old state's callbacks close with it
+    // A new version starts unrested: the host may have mended what made the old one stop.
+    file.stopTicks.length = 0;
+    file.restUntilTick = 0;
+    file.lastRestTicks = 0;
     // The old version's timers go with it: they would call into a closed state.
     for (let index = this.timers.length - 1; index >= 0; index--) {
       if (this.timers[index].file === file && this.timers[index].sandbox !== sandbox) this.timers.splice(index, 1);
@@ -760,6 +784,8 @@ export class ScriptRoom {
         lastError: file.lastError,
         memoryBytes: file.sandbox?.used ?? 0,
         timers: file.timers,
+        resting: file.restUntilTick > this.ports.clock.tick,
+        rests: file.rests,
       })),
       quests: [...this.quests.values()].map((quest) => quest.id),
       shops: { ...this.shops.stats },
@@ -805,6 +831,10 @@ export class ScriptRoom {
 
   /** An event into a file's state (the top of the stack: never inside another script call). */
   private event(file: ScriptFile, sandbox: LuaSandbox, fn: LuaFunctionRef, args: LuaValue[]): void {
+    if (file.restUntilTick > this.ports.clock.tick) {
+      this.stats.eventsRested++;
+      return;
+    }
     this.stats.events++;
     try {
       sandbox.callRef(fn, args, EVENT_BUDGET);
@@ -852,12 +882,39 @@ export class ScriptRoom {
     this.stepsSinceTaken += steps;
   }
 
-  /** A script stopped: logged with where, counted, shown on the status. */
+  /** A script stopped: logged with where, counted, shown on the status; one stopped too often rests. */
   private failed(file: ScriptFile, error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
+    const costly = error instanceof ScriptError && (error.kind === "budget" || error.kind === "memory");
     if (error instanceof ScriptError && error.kind === "budget") this.stats.budgetStops++;
     if (error instanceof ScriptError && error.kind === "memory") this.stats.memoryStops++;
     this.fail(file, message);
+    if (costly) this.stoppedAt(file, this.ports.clock.tick);
+  }
+
+  /** A budget or memory stop at `tick`: the STOPS_BEFORE_REST-th within STOP_WINDOW_TICKS starts a rest. */
+  private stoppedAt(file: ScriptFile, tick: number): void {
+    const stops = file.stopTicks;
+    stops.push(tick);
+    while (stops.length > 0 && stops[0] <= tick - STOP_WINDOW_TICKS) stops.shift();
+    if (stops.length < STOPS_BEFORE_REST) return;
+    stops.length = 0;
+    // A rest right after the last one doubles (the file is still hostile); after a quiet window, the first length again.
+    const again = file.rests > 0 && tick - file.restUntilTick < STOP_WINDOW_TICKS;
+    const length = again ? Math.min(MAX_REST_TICKS, file.lastRestTicks * 2) : REST_TICKS;
+    file.restUntilTick = tick + length;
+    file.lastRestTicks = length;
+    file.rests++;
+    this.remember(
+      `${file.name}: resting ${length} ticks: stopped ${STOPS_BEFORE_REST} times within ${STOP_WINDOW_TICKS} ticks`,
+    );
+    this.ports.log.warn("content script resting", {
+      file: file.name,
+      stops: STOPS_BEFORE_REST,
+      withinTicks: STOP_WINDOW_TICKS,
+      restTicks: length,
+      lastError: file.lastError,
+    });
   }
 
   private fail(file: ScriptFile, message: string): void {
@@ -919,6 +976,10 @@ function newFile(name: string): ScriptFile {
     answers: new Map(),
     loggedAtMs: -Infinity,
     unlogged: 0,
+    stopTicks: [],
+    restUntilTick: 0,
+    lastRestTicks: 0,
+    rests: 0,
   };
 }
 
