@@ -15,7 +15,8 @@ import { HttpApi } from "../ts/server/http/http-api.js";
 import { installMapArtRoute, mapArtDescription, mapArtPath } from "../ts/server/http/map-art-route.js";
 import { loadMap, readRawMap } from "../ts/server/map/load-map.js";
 import { OVER_BLACK } from "../ts/server/map/map-atlas.js";
-import { ditherRgb332 } from "../ts/server/map/rgb332-dither.js";
+import { ditherRgb332, expandRgb332 } from "../ts/server/map/rgb332-dither.js";
+import { pngFile } from "./support/png-file.js";
 import { readWorldMap } from "../ts/server/world/world-map.js";
 import { installMapArt } from "../ts/client/render/map-art.js";
 import type { MapArtInfo } from "../ts/client/core/session-api.js";
@@ -58,6 +59,64 @@ describe("map art through the atlas and the wasm blitter", () => {
         fb.subarray((cy * 32 + y) * FB_WIDTH + cx * 32, (cy * 32 + y) * FB_WIDTH + cx * 32 + 32).join(","),
       ).join(";");
     expect(new Set([cell(0, 0), cell(1, 0), cell(0, 1), cell(1, 1)]).size).toBe(4);
+  });
+
+  it("draws a layer as opaque as Tiled's layer opacity, a group's times its layer's (a 25 % blue over red)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "map-opacity-"));
+    try {
+      // A 32 × 16 tileset image: tile 1 solid red, tile 2 solid blue.
+      const rows: number[] = [];
+      for (let y = 0; y < 16; y++) {
+        rows.push(0);
+        for (let x = 0; x < 32; x++) rows.push(...(x < 16 ? [255, 0, 0, 255] : [0, 0, 255, 255]));
+      }
+      writeFileSync(join(dir, "two.png"), pngFile(32, 16, Buffer.from(rows)));
+      const file = join(dir, "glass.tmx");
+      writeFileSync(
+        file,
+        `<map orientation="orthogonal" width="3" height="1" tilewidth="16" tileheight="16">
+ <tileset firstgid="1" name="two" tilewidth="16" tileheight="16" tilecount="2" columns="2"><image source="two.png" width="32" height="16"/></tileset>
+ <layer name="ground" width="3" height="1"><data encoding="csv">1,1,1</data></layer>
+ <layer name="glass" width="3" height="1" opacity="0.25"><data encoding="csv">2,0,0</data></layer>
+ <group name="shade" opacity="0.5"><layer name="inner" width="3" height="1" opacity="0.5"><data encoding="csv">0,2,0</data></layer></group>
+</map>`,
+      );
+      const world = readWorldMap(file);
+      const art = world.art!;
+      expect(art.problems).toEqual([]);
+      // Both blue cells carry a quarter's alpha (64 of 255); the plain red cell is no stack at all.
+      const stackOf = (cell: number) => world.tileInfo.find((tile) => tile.id === world.tiles[cell])?.stack;
+      expect(stackOf(0)).toEqual([1, 0, 0, 255, 2, 0, 0, 64]);
+      expect(stackOf(1)).toEqual([1, 0, 0, 255, 2, 0, 0, 64]);
+      expect(world.tiles[0]).toBe(world.tiles[1]);
+      expect(stackOf(2)).toBeUndefined();
+      // Drawn through the atlas and the wasm blitter: each channel's mean over a blue cell is red × 0.75 + blue × 0.25.
+      const info: MapArtInfo = mapArtDescription(art) as unknown as MapArtInfo;
+      const blitter = new WasmBlitter(await loadCore());
+      const sheet = installMapArt(blitter, info, art.pixels, world.tileInfo);
+      const tilesPtr = blitter.stageTiles(world.tiles);
+      blitter.fillRect(0, 0, 320, 240, 0);
+      blitter.drawTilemap(tilesPtr, 3, 3, 1, 0, 0, sheet.ptr, sheet.columns, 16, 16, 0, 0, 320, 240);
+      const fb = blitter.framebuffer();
+      const meanOf = (cell: number): number[] => {
+        const sum = [0, 0, 0];
+        for (let y = 0; y < 16; y++) {
+          for (let x = cell * 16; x < cell * 16 + 16; x++) {
+            expandRgb332(fb[y * FB_WIDTH + x]).forEach((value, channel) => (sum[channel] += value));
+          }
+        }
+        return sum.map((value) => value / 256);
+      };
+      for (const cell of [0, 1]) {
+        const [red, green, blue] = meanOf(cell);
+        expect(Math.abs(red - 191)).toBeLessThan(12);
+        expect(green).toBeLessThan(12);
+        expect(Math.abs(blue - 64)).toBeLessThan(12);
+      }
+      expect(meanOf(2)[0]).toBeGreaterThan(240);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("a missing tileset image is a message and a placeholder, never a crash (island: the beach tileset is absent)", async () => {

@@ -97,12 +97,12 @@ describe("flattening", () => {
       opaque: true,
       look: RUG,
       twinOf: RUG,
-      stack: [WALL, 0, 0, RUG, 0, 0],
+      stack: [WALL, 0, 0, 255, RUG, 0, 0, 255],
     });
     expect(map.tileData.get(glassOverFloor)).toMatchObject({
       look: GLASS,
       twinOf: GLASS,
-      stack: [FLOOR, 0, 0, GLASS, 0, 0],
+      stack: [FLOOR, 0, 0, 255, GLASS, 0, 0, 255],
     });
     expect(map.tileData.get(rugOverFloorMarked)).toMatchObject({
       collides: true,
@@ -159,7 +159,7 @@ describe("flattening", () => {
     // An ordinary layer, drawn on top (over the floor: a stack id since issue 16).
     expect(byProperty.tileData.get(byProperty.tiles[1])).toMatchObject({
       twinOf: MARKER,
-      stack: [FLOOR, 0, 0, MARKER, 0, 0],
+      stack: [FLOOR, 0, 0, 255, MARKER, 0, 0, 255],
     });
   });
 

@@ -112,10 +112,10 @@ describe("TMX layer encodings", () => {
     // The three flips are drawn (each its own stack id); the hexagonal rotation bit means nothing here.
     expect(map.tiles[0]).toBe(1);
     expect([1, 2, 3, 4].map((cell) => map.tileData.get(map.tiles[cell])!.stack)).toEqual([
-      [0x20000002, 0, 0],
-      [0x40000003, 0, 0],
-      [0x80000004, 0, 0],
-      [0xe0000005, 0, 0],
+      [0x20000002, 0, 0, 255],
+      [0x40000003, 0, 0, 255],
+      [0x80000004, 0, 0, 255],
+      [0xe0000005, 0, 0, 255],
     ]);
     // Raw layers keep the flags, for checksums over the file's exact data.
     expect(

@@ -103,7 +103,7 @@ describe("an over layer served and drawn", () => {
     const roofId = world.tiles[12 * 16 + 10];
     const withOver = world.tileInfo.filter((tile) => tile.over !== undefined);
     expect(withOver.map((tile) => tile.id)).toEqual([roofId]);
-    expect(withOver[0].overStack).toEqual([2, 0, 0]);
+    expect(withOver[0].overStack).toEqual([2, 0, 0, 255]);
     // Under the roof the cell draws its grass; the plain grass id has the same under look.
     const grassLook = world.tileInfo.find((tile) => tile.id === world.tiles[0])!.look;
     expect(withOver[0].look).toBe(grassLook);

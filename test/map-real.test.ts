@@ -228,10 +228,10 @@ describe("loading the real maps", () => {
     expect([...map.tiles].map((id) => map.tileData.get(id)!.twinOf ?? id)).toEqual([3, 3, 3, 3]);
     expect(new Set(map.tiles).size).toBe(4);
     expect([...map.tiles].map((id) => map.tileData.get(id)!.stack)).toEqual([
-      [0xe0000003, 0, 0],
-      [0x40000003, 0, 0],
-      [0x80000003, 0, 0],
-      [0x20000003, 0, 0],
+      [0xe0000003, 0, 0, 255],
+      [0x40000003, 0, 0, 255],
+      [0x80000003, 0, 0, 255],
+      [0x20000003, 0, 0, 255],
     ]);
   });
 

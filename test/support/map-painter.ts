@@ -1,7 +1,7 @@
 // A reference render of a Tiled map for tests, written independently of the
 // server's per-cell stacks (ts/server/map/map-atlas.ts): it paints the whole
 // map region as Tiled does — every visible, non-collision tile layer bottom to
-// top, cells in right-down order, each tile anchored at the bottom-left of its
+// top, as opaque as its layer's opacity, cells in right-down order, each tile anchored at the bottom-left of its
 // cell plus its tileset's offset, flipped by transforming the tile image
 // forwards (diagonal = transpose, then horizontal, then vertical mirror) — in
 // full colour. Tests compare what a client shows against it, allowing for the
@@ -98,7 +98,9 @@ export function paintRegion(map: RawMap, leftPx: number, topPx: number, width: n
   const firstY = Math.floor(topPx / cellH) - 1;
   const lastY = Math.floor((topPx + height) / cellH) + reach;
   for (const layer of map.tileLayers) {
-    if (!layer.visible || isCollisionLayer(layer)) continue;
+    // A layer is drawn as opaque as its `opacity` (times its groups'), as Tiled draws it.
+    const opacity = layer.opacity ?? 1;
+    if (!layer.visible || isCollisionLayer(layer) || opacity === 0) continue;
     const { gids, width: layerWidth } = layer.chunks[0];
     for (let cy = Math.max(0, firstY); cy <= Math.min(map.height - 1, lastY); cy++) {
       for (let cx = Math.max(0, firstX); cx <= Math.min(map.width - 1, lastX); cx++) {
@@ -117,7 +119,7 @@ export function paintRegion(map: RawMap, leftPx: number, topPx: number, width: n
             const py = top + y;
             if (px < 0 || py < 0 || px >= width || py >= height) continue;
             const from = (y * tile.width + x) * 4;
-            const a = tile.data[from + 3] / 255;
+            const a = (tile.data[from + 3] / 255) * opacity;
             if (a === 0) continue;
             const to = (py * width + px) * 4;
             const below = (rgba[to + 3] / 255) * (1 - a);

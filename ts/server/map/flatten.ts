@@ -19,7 +19,14 @@ import { maskGid, MAX_WORLD_TILE_ID } from "./gid.js";
 import { MapError } from "../content/map-error.js";
 import { hasCollisionProperty, propertyIgnoringCase } from "../content/properties.js";
 import type { RawTileLayer } from "./raw-map.js";
-import { type Footprint, type Footprints, STACK_GID_BITS } from "./tile-stacks.js";
+import {
+  type Footprint,
+  type Footprints,
+  OPAQUE,
+  STACK_ENTRY_LENGTH,
+  STACK_GID_BITS,
+  stackAlpha,
+} from "./tile-stacks.js";
 import { tileFlagsOf } from "../../tile-flags.js";
 import type { TileData, TileInfo } from "./tile-data.js";
 
@@ -113,10 +120,10 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
   // What each cell shows over the entities, the same way (tiles of over layers); mostly empty.
   const overStacks: (number[] | undefined)[] = new Array<number[] | undefined>(cellCount);
   let into = stacks;
-  const addToStack = (cell: number, rawGid: number, dx: number, dy: number): void => {
+  const addToStack = (cell: number, rawGid: number, dx: number, dy: number, alpha: number): void => {
     const stack = into[cell];
-    if (stack) stack.push(rawGid, dx, dy);
-    else into[cell] = [rawGid, dx, dy];
+    if (stack) stack.push(rawGid, dx, dy, alpha);
+    else into[cell] = [rawGid, dx, dy, alpha];
   };
   const flagsById = new Map<number, number>();
   const flagsOf = (id: number): number => {
@@ -140,6 +147,8 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
     const collision = isCollisionLayer(layer);
     if (!collision && !layer.visible) continue;
     into = overLayers?.has(layer) === true ? overStacks : stacks;
+    // Tiled's layer opacity: the layer's tiles drawn that opaque (a layer of opacity 0 is not drawn at all).
+    const alpha = stackAlpha(layer.opacity);
     for (const chunk of layer.chunks) {
       const { gids } = chunk;
       for (let y = 0; y < chunk.height; y++) {
@@ -159,13 +168,14 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
                 `ids above ${MAX_WORLD_TILE_ID} cannot be sent (u16, two ids reserved)`,
             );
           }
-          topIds[cell] = gid;
           cellFlags[cell] |= flagsOf(gid);
+          if (alpha === 0) continue;
+          topIds[cell] = gid;
           if (!footprints) continue;
           const rawGid = (gids[y * chunk.width + x] & STACK_GID_BITS) >>> 0;
           const footprint = footprints.of(rawGid);
           if (isOneCell(footprint)) {
-            addToStack(cell, rawGid, 0, 0);
+            addToStack(cell, rawGid, 0, 0, alpha);
             continue;
           }
           // A tile over several cells: a piece in each covered cell of the world, anchored here.
@@ -176,7 +186,7 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
               const coveredX = worldX + dx;
               const coveredY = worldY + dy;
               if (coveredX < 0 || coveredY < 0 || coveredX >= width || coveredY >= height) continue;
-              addToStack(coveredY * width + coveredX, rawGid, -dx, -dy);
+              addToStack(coveredY * width + coveredX, rawGid, -dx, -dy, alpha);
             }
           }
         }
@@ -200,10 +210,15 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
     const flags = cellFlags[cell] | ownFlags;
     const overStack = overStacks[cell];
     const stack = stacks[cell] ?? (overStack ? [] : undefined);
-    // The plain cell: nothing drawn, or its own tile alone, unflipped, covering just this cell, nothing over it.
+    // The plain cell: nothing drawn, or its own tile alone, unflipped, opaque, covering just this cell, nothing over it.
     const plain =
       overStack === undefined &&
-      (stack === undefined || (stack.length === 3 && stack[0] === id && stack[1] === 0 && stack[2] === 0));
+      (stack === undefined ||
+        (stack.length === STACK_ENTRY_LENGTH &&
+          stack[0] === id &&
+          stack[1] === 0 &&
+          stack[2] === 0 &&
+          stack[3] === OPAQUE));
     if (!plain) {
       const key = `${stack!.join(",")}|${flags}${overStack ? `|over ${overStack.join(",")}` : ""}`;
       let stackId = stackIds.get(key);
@@ -242,8 +257,8 @@ function makeTwin(twinId: number, base: TileInfo, flags: number, stack?: number[
   const added = [
     collides && !base.collides ? "collides" : "",
     opaque && !base.opaque ? "opaque" : "",
-    stack ? `stack of ${stack.length / 3}` : "",
-    overStack ? `${overStack.length / 3} over` : "",
+    stack ? `stack of ${stack.length / STACK_ENTRY_LENGTH}` : "",
+    overStack ? `${overStack.length / STACK_ENTRY_LENGTH} over` : "",
   ]
     .filter((word) => word !== "")
     .join(", ");

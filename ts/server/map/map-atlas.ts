@@ -17,6 +17,7 @@ import {
   GID_FLIP_HORIZONTAL,
   GID_FLIP_VERTICAL,
   type Footprints,
+  OPAQUE,
   STACK_ENTRY_LENGTH,
 } from "./tile-stacks.js";
 import type { TileData } from "./tile-data.js";
@@ -168,7 +169,7 @@ export function buildMapArt(input: MapArtInput): MapArt | null {
       if (cell !== null) overLooks.set(id, cell);
     }
     // A collision twin of a plain cell draws the tile it twins.
-    const stack = info.stack ?? [info.twinOf ?? id, 0, 0];
+    const stack = info.stack ?? [info.twinOf ?? id, 0, 0, OPAQUE];
     // A cell whose every tile is over the entities draws nothing under them.
     if (stack.length === 0) continue;
     const timeline = stackTimeline(stack, footprints);
@@ -259,7 +260,7 @@ function composite(
     const tileset = footprints.owner(gid);
     const picture = tileset ? images.picture(tileset, gid - tileset.firstGid) : null;
     if (!picture) continue;
-    drawPicture(rgba, width, height, picture, raw, stack[at + 1], stack[at + 2]);
+    drawPicture(rgba, width, height, picture, raw, stack[at + 1], stack[at + 2], stack[at + 3]);
   }
 }
 
@@ -276,6 +277,8 @@ export function drawPicture(
   raw: number,
   anchorDx: number,
   anchorDy: number,
+  /** The layer's opacity, 0 … 255: every pixel's own alpha scaled by it. */
+  layerAlpha: number = OPAQUE,
 ): void {
   const flipH = (raw & GID_FLIP_HORIZONTAL) !== 0;
   const flipV = (raw & GID_FLIP_VERTICAL) !== 0;
@@ -310,6 +313,7 @@ export function drawPicture(
         blue = image.data[from + 2];
         alpha = image.data[from + 3];
       }
+      if (layerAlpha !== OPAQUE) alpha = (alpha * layerAlpha) / OPAQUE;
       if (alpha === 0) continue;
       const to = (y * width + x) * 4;
       if (alpha === 255) {
@@ -363,7 +367,7 @@ function kindLookOf(
   const lastDx = Math.min(footprint.lastDx, firstDx + KIND_LOOK_MAX_CELLS - 1);
   const lastDy = footprint.lastDy;
   const firstDy = Math.max(footprint.firstDy, lastDy - KIND_LOOK_MAX_CELLS + 1);
-  const timeline = stackTimeline([gid, 0, 0], footprints);
+  const timeline = stackTimeline([gid, 0, 0, OPAQUE], footprints);
   const pictures =
     timeline === null
       ? [{ gid, durationMs: 0 }]
@@ -374,7 +378,7 @@ function kindLookOf(
     for (let dy = firstDy; dy <= lastDy; dy++) {
       for (let dx = firstDx; dx <= lastDx; dx++) {
         // The tile's anchor, seen from the cell (dx, dy) of it that is drawn.
-        const cell = cellOf([picture.gid, -dx, -dy]);
+        const cell = cellOf([picture.gid, -dx, -dy, OPAQUE]);
         if (cell === null) return null;
         looks.push(cell);
       }

@@ -23,6 +23,11 @@ export interface RawTileLayer {
   path: string;
   /** False when the layer or any group above it is hidden. */
   visible: boolean;
+  /**
+   * How opaque Tiled draws it, 0 … 1: its `opacity` times every group's above it (Tiled multiplies them);
+   * absent: 1.
+   */
+  opacity?: number;
   properties: Properties;
   /** One chunk covering the map for finite maps; the file's chunks, in file order, for infinite maps. */
   chunks: GidChunk[];
@@ -80,4 +85,10 @@ export interface RawMap {
   groupLayerCount: number;
   /** What the parser left out where Tiled would go on (a layer of a type it does not know); LoadedMap.warnings. */
   warnings: string[];
+}
+
+/** A layer's `opacity` attribute or field, 0 … 1; absent or not a number: 1 (as Tiled reads it). */
+export function layerOpacity(value: unknown): number {
+  const opacity = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  return typeof opacity === "number" && Number.isFinite(opacity) ? Math.min(1, Math.max(0, opacity)) : 1;
 }

@@ -24,8 +24,9 @@ export interface TileInfo {
   /** A closed door's tile: the id the cell takes when the door opens (docs/maps.md § Doors). */
   opensTo?: number;
   /**
-   * Set on stack ids made by flattening: what the cell draws, bottom to top, three numbers per tile
-   * (the GID with its flip bits, and dx, dy from the drawn cell to the tile's anchor cell; tile-stacks.ts).
+   * Set on stack ids made by flattening: what the cell draws, bottom to top, four numbers per tile (the
+   * GID with its flip bits, dx, dy from the drawn cell to the tile's anchor cell, and its layer's opacity
+   * 0 … 255; tile-stacks.ts).
    */
   stack?: number[];
   /**

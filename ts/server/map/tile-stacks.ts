@@ -15,8 +15,18 @@ export const GID_FLIP_DIAGONAL = 0x20000000;
 /** The bits a stack keeps: the three flips and the tile (the hexagonal rotation bit means nothing here). */
 export const STACK_GID_BITS = 0xe0000000 | GID_TILE_MASK;
 
-/** Numbers per stack entry: the GID with its flips, then the anchor cell's offset from the drawn cell (dx, dy). */
-export const STACK_ENTRY_LENGTH = 3;
+/**
+ * Numbers per stack entry: the GID with its flips, the anchor cell's offset from the drawn cell (dx, dy), and
+ * how opaque its layer is drawn, 0 … 255 (OPAQUE: as the tile's own pixels say; Tiled's layer opacity).
+ */
+export const STACK_ENTRY_LENGTH = 4;
+/** A stack entry's alpha for a layer drawn fully opaque. */
+export const OPAQUE = 255;
+
+/** A layer's opacity (0 … 1) as a stack entry's alpha. */
+export function stackAlpha(opacity: number | undefined): number {
+  return opacity === undefined ? OPAQUE : Math.round(Math.min(1, Math.max(0, opacity)) * OPAQUE);
+}
 
 /** The cells a tile covers, relative to its anchor cell (first..last, inclusive). */
 export interface Footprint {
@@ -80,12 +90,20 @@ export class Footprints {
   }
 }
 
-/** A stack's entries as the world description writes them: [{ gid, flipH, flipV, flipD, dx, dy }]. */
-export function describeStack(stack: readonly number[]): { gid: number; flips: number; dx: number; dy: number }[] {
+/** A stack's entries as the world description writes them: [{ gid, flips, dx, dy, alpha }]. */
+export function describeStack(
+  stack: readonly number[],
+): { gid: number; flips: number; dx: number; dy: number; alpha: number }[] {
   const entries = [];
   for (let at = 0; at < stack.length; at += STACK_ENTRY_LENGTH) {
     const raw = stack[at] >>> 0;
-    entries.push({ gid: raw & GID_TILE_MASK, flips: raw >>> 29, dx: stack[at + 1], dy: stack[at + 2] });
+    entries.push({
+      gid: raw & GID_TILE_MASK,
+      flips: raw >>> 29,
+      dx: stack[at + 1],
+      dy: stack[at + 2],
+      alpha: stack[at + 3],
+    });
   }
   return entries;
 }

@@ -4,7 +4,7 @@ import { decodeEncodedGids, gidsFromJsonArray, LayerDecodes, type DataSite } fro
 import { MapError } from "../content/map-error.js";
 import { shapeFromJson } from "./object-shapes.js";
 import { propertiesFromJson } from "../content/properties.js";
-import type { GidChunk, RawMap, RawObject, RawTileLayer } from "./raw-map.js";
+import { type GidChunk, layerOpacity, type RawMap, type RawObject, type RawTileLayer } from "./raw-map.js";
 import { readExternalTileset, tilesetFromJson, type Tileset } from "./tileset.js";
 
 type JsonObject = Record<string, unknown>;
@@ -46,7 +46,7 @@ export function parseTmj(text: string, file: string): RawMap {
   };
   for (const entry of arrayField(root, "tilesets", file, "map")) map.tilesets.push(readTileset(entry, file));
   const decodes = new LayerDecodes();
-  walkLayers(arrayField(root, "layers", file, "map"), map, "", true, decodes);
+  walkLayers(arrayField(root, "layers", file, "map"), map, "", true, 1, decodes);
   decodes.run();
   return map;
 }
@@ -63,6 +63,7 @@ function walkLayers(
   map: RawMap,
   parentPath: string,
   parentVisible: boolean,
+  parentOpacity: number,
   decodes: LayerDecodes,
 ): void {
   for (const json of layers) {
@@ -70,9 +71,10 @@ function walkLayers(
     const name = typeof layer.name === "string" ? layer.name : "";
     const path = parentPath === "" ? name : `${parentPath}/${name}`;
     const visible = parentVisible && layer.visible !== false;
+    const opacity = parentOpacity * layerOpacity(layer.opacity);
     switch (layer.type) {
       case "tilelayer":
-        map.tileLayers.push(readTileLayer(layer, map, name, path, visible, decodes));
+        map.tileLayers.push({ ...readTileLayer(layer, map, name, path, visible, decodes), opacity });
         break;
       case "objectgroup":
         map.objectLayerCount++;
@@ -87,7 +89,7 @@ function walkLayers(
         break;
       case "group":
         map.groupLayerCount++;
-        walkLayers(arrayField(layer, "layers", map.file, `group "${path}"`), map, path, visible, decodes);
+        walkLayers(arrayField(layer, "layers", map.file, `group "${path}"`), map, path, visible, opacity, decodes);
         break;
       case "imagelayer":
         break;

@@ -4,7 +4,7 @@
 import { decodeEncodedGids, LayerDecodes, parseGid, type DataSite } from "./layer-data.js";
 import { MapError } from "../content/map-error.js";
 import { shapeFromXml } from "./object-shapes.js";
-import type { GidChunk, RawMap, RawObject, RawTileLayer } from "./raw-map.js";
+import { type GidChunk, layerOpacity, type RawMap, type RawObject, type RawTileLayer } from "./raw-map.js";
 import { readExternalTileset, tilesetFromXml, type Tileset } from "./tileset.js";
 import { childNamed, intAttr, numberAttr, parseXml, xmlProperties, type XmlElement } from "./xml-tree.js";
 
@@ -35,7 +35,7 @@ export function parseTmx(text: string, file: string): RawMap {
     if (child.name === "tileset") map.tilesets.push(readTileset(child, file));
   }
   const decodes = new LayerDecodes();
-  walkLayers(root.children, map, "", true, decodes);
+  walkLayers(root.children, map, "", true, 1, decodes);
   decodes.run();
   return map;
 }
@@ -51,6 +51,7 @@ function walkLayers(
   map: RawMap,
   parentPath: string,
   parentVisible: boolean,
+  parentOpacity: number,
   decodes: LayerDecodes,
 ): void {
   for (const element of children) {
@@ -58,8 +59,10 @@ function walkLayers(
     const name = element.attrs.name ?? "";
     const path = parentPath === "" ? name : `${parentPath}/${name}`;
     const visible = parentVisible && element.attrs.visible !== "0";
-    if (element.name === "layer") map.tileLayers.push(readTileLayer(element, map, name, path, visible, decodes));
-    else if (element.name === "objectgroup") {
+    const opacity = parentOpacity * layerOpacity(element.attrs.opacity);
+    if (element.name === "layer") {
+      map.tileLayers.push({ ...readTileLayer(element, map, name, path, visible, decodes), opacity });
+    } else if (element.name === "objectgroup") {
       map.objectLayerCount++;
       map.objectLayers.push({
         name,
@@ -71,7 +74,7 @@ function walkLayers(
       readObjects(element, map, path, visible);
     } else {
       map.groupLayerCount++;
-      walkLayers(element.children, map, path, visible, decodes);
+      walkLayers(element.children, map, path, visible, opacity, decodes);
     }
   }
 }

@@ -20,6 +20,7 @@ import type { ChestSpec } from "../content/item-specs.js";
 import type { MapArt } from "../map/map-atlas.js";
 import { ChunkEncodings } from "./chunk-encoding.js";
 import { ChunkNarrowing } from "./seed-chunk.js";
+import { STACK_ENTRY_LENGTH } from "../map/tile-stacks.js";
 import { type AreaRect, AreaLayoutError, layoutAreas, type WorldWarp } from "./areas.js";
 import { type MoveTable, type Pathing, WasmSim } from "../../wasm/sim.js";
 
@@ -302,8 +303,8 @@ export class World {
 function narrowingOf(map: WorldMap): ChunkNarrowing {
   const drawn = new Map<number, readonly number[]>();
   for (const tile of map.tileInfo) {
-    // A stack lists three numbers per tile (the GID with its flip bits, then its anchor offset).
-    drawn.set(tile.id, tile.stack ? tile.stack.filter((_, index) => index % 3 === 0) : [tile.look]);
+    // A stack lists STACK_ENTRY_LENGTH numbers per tile, the GID with its flip bits first.
+    drawn.set(tile.id, tile.stack ? tile.stack.filter((_, index) => index % STACK_ENTRY_LENGTH === 0) : [tile.look]);
   }
   return new ChunkNarrowing({ flags: map.flags, drawnOf: (id) => drawn.get(id) });
 }
