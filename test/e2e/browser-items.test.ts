@@ -191,14 +191,33 @@ describe.skipIf(!HAVE_CHROMIUM)("items in Chromium", () => {
     try {
       const bag = page.getByTestId("bag");
       const daggerSlot = bag.locator(`.items-grid [data-item-id="${dagger.id}"]`);
+      // A creature on the tile (a cave rat wanders the hall) would take the tap instead of the piles under it:
+      // each tap waits for the tile to be clear of creatures. (The test failed now and then with the pile count
+      // unchanged after its tap; a failure now says what stood on and around the tile.)
+      const around = () =>
+        [...game.entities.values()]
+          .filter((entity) => Math.max(Math.abs(entity.x - left.x), Math.abs(entity.y - left.y)) <= 1)
+          .map((entity) => `${entity.name || entity.typeId}@${entity.x},${entity.y}`)
+          .join(" ");
+      const creatureOnTile = () =>
+        [...game.entities.values()].some(
+          (entity) => entity.x === left.x && entity.y === left.y && game.npcs.get(entity.id) !== undefined,
+        );
       // Each tap on the tile walks beside it and picks up one of its piles (the dagger's, the torch's or the potions').
       for (let taps = 0; ; taps++) {
         const start = await settledPosition(page, 10_000);
         await page.waitForTimeout(400);
+        await expect.poll(creatureOnTile, { timeout: 20_000 }).toBe(false);
         const point = await pointOfTile(page, start, left);
-        await page.touchscreen.tap(point.x, point.y);
         const before = game.items.pileCount;
-        await expect.poll(() => game.items.pileCount, { timeout: 10_000 }).toBeLessThan(before);
+        const seen = around();
+        await page.touchscreen.tap(point.x, point.y);
+        await expect
+          .poll(() => game.items.pileCount, {
+            timeout: 10_000,
+            message: `a pile picked up by tap ${taps + 1} on ${left.x},${left.y} from ${start.x},${start.y}; around it then: ${seen}, now: ${around()}`,
+          })
+          .toBeLessThan(before);
         await page.getByTestId("bag-button").tap();
         await expect.poll(() => bag.isVisible()).toBe(true);
         if ((await daggerSlot.count()) === 1 || taps === 2) break;
