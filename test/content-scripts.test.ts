@@ -277,6 +277,74 @@ describe("content scripts", () => {
     expect(scripts.stats.budgetStops).toBe(6); // still resting: 480 ticks this time
   });
 
+  it("one file's question to a second creature replaces the first's unanswered dialog; the first hears it was dismissed", async () => {
+    const MILLER = testKind({
+      name: "miller",
+      typeId: 32,
+      behaviour: "guard",
+      wander: 0,
+      speed: 20,
+      hp: 40,
+      perception: 4,
+      leash: 6,
+    });
+    const harness = await npcGame.start(
+      {
+        width: 16,
+        height: 12,
+        spawn: SPAWN,
+        kinds: [BAKER, MILLER],
+        spawns: [
+          { kind: "baker", x: 7, y: 6 },
+          { kind: "miller", x: 5, y: 6 },
+        ],
+        items: [COIN],
+      },
+      {
+        content: {
+          runtime,
+          files: files({
+            "people.lua": `
+local function talk(npc, player)
+  ask(player, { title = npc.name, text = "I am the " .. npc.name .. ".", choices = { "Hello", "Bye" } },
+    function(choice) tell(player, npc.name .. " heard " .. choice, npc.name) end)
+end
+on.talk("baker", talk)
+on.talk("miller", talk)`,
+          }),
+        },
+      },
+    );
+    const client = await npcGame.connect("Ada");
+    const baker = await client.waitFor("the baker in view", () => client.inView(BAKER.typeId)[0]);
+    const miller = await client.waitFor("the miller in view", () => client.inView(MILLER.typeId)[0]);
+    client.query(baker.id);
+    const first = await client.waitFor("the baker's dialog", () => dialogs(client)[0], 5000);
+    // The baker's dialog still open, unanswered: the miller is asked.
+    client.query(miller.id);
+    const second = await client.waitFor("the miller's dialog", () =>
+      dialogs(client).find((dialog) => dialog.dialogId !== first.dialogId),
+    );
+    expect(JSON.stringify(second.elements)).toContain("I am the miller.");
+    // The baker's dialog is closed on the client, and its callback heard 0 (dismissed).
+    await client.waitFor("the baker's dialog closed", () =>
+      client.received.some(
+        (entry) => entry.packet?.type === "dialog_close" && entry.packet.dialogId === first.dialogId,
+      ),
+    );
+    const said = () => client.received.flatMap((entry) => (entry.packet?.type === "chat" ? [entry.packet.text] : []));
+    await client.waitFor("the baker's callback", () => said().includes("baker heard 0"));
+    // Asked the same again while it stands open, the miller's dialog is only shown again: one callback.
+    client.query(miller.id);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(
+      dialogs(client).filter((dialog) => dialog.dialogId !== first.dialogId && dialog.dialogId !== second.dialogId),
+    ).toEqual([]);
+    reply(client, second, 1);
+    await client.waitFor("the miller's callback", () => said().includes("miller heard 1"));
+    expect(harness.game.dialogs.stats.opened).toBe(2);
+  });
+
   it("reloads a file in the running world: a failed version leaves the last good one running", async () => {
     const { harness, client, baker } = await start({
       "talk.lua": `on.talk("baker", function(npc, player) tell(player, "one", npc.name) end)`,

@@ -45,9 +45,12 @@ export type DialogReplyHandler = DialogReplyHandlerOf<Session>;
 
 export interface OpenDialogOptions {
   /**
-   * At most one open dialog per key and session: opening another with the
-   * same key re-sends the open one instead (e.g. a player re-querying a sign
-   * whose dialog is still open gets no second window).
+   * At most one open dialog per key and session: opening the same dialog again
+   * with the same key re-sends the open one instead (a player re-querying a sign
+   * whose dialog is still open gets no second window); opening a different one
+   * replaces it — the open one is closed and its handler told it was dismissed
+   * (one script's question to a second creature, or its shop's new stock, was
+   * lost behind the first dialog while that stood open).
    */
   key?: string;
 }
@@ -81,11 +84,18 @@ export class DialogService {
     const dialogs = session.dialogs;
     if (options.key !== undefined) {
       for (const dialog of dialogs.open.values()) {
-        if (dialog.key === options.key) {
+        if (dialog.key !== options.key) continue;
+        const same = new Uint8Array(MAX_DATAGRAM_BYTES);
+        const sameSize = encodeDialog({ type: "dialog", clientType: 0, dialogId: dialog.id, ...spec }, same);
+        if (sameBytes(dialog.datagram, same.subarray(0, sameSize))) {
           dialog.shown = false;
           this.sendOpen(session, dialog, performance.now());
           return dialog.id;
         }
+        // Another dialog under the key: it replaces the open one, which was never answered.
+        this.close(session, dialog.id);
+        this.callHandler(dialog, { session, dialogId: dialog.id, returnCode: DIALOG_RETURN_DISMISSED, values: [] });
+        break;
       }
     }
     const id = dialogs.nextId;
@@ -227,4 +237,11 @@ export class DialogService {
     encodeDialogClose({ type: "dialog_close", clientType: 0, dialogId }, out);
     this.egress.send(session, out);
   }
+}
+
+/** Whether two datagrams hold the same bytes. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
+  return true;
 }
