@@ -17,7 +17,7 @@ import { type RunningServer, startServer } from "../ts/server/server.js";
 import { tileFlagsTable } from "../ts/tile-flags.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { drive, neighbourhoodComplete } from "./client-core-support.js";
-import { MAPS_REAL } from "./support/maps-real.js";
+import { MAPS_REAL, reachableGoal } from "./support/maps-real.js";
 
 /** Every orthogonal map of maps-real (the two others are refused by design), and whether it has wide chunks. */
 const MAPS: { file: string; wide: boolean }[] = [
@@ -102,34 +102,6 @@ async function join(running: RunningServer, nick: string, seed: SeedTap | null):
   clients.push(client);
   await drive([client], `${nick} playing`, () => client.state === "playing" && client.confirmed !== null);
   return client;
-}
-
-/** The free cell farthest (in orthogonal steps, at most `limit`) from `start` that the server's rule reaches. */
-function reachableGoal(running: RunningServer, start: { x: number; y: number }, limit: number) {
-  const world = running.game.world;
-  const seen = new Set([`${start.x},${start.y}`]);
-  let frontier = [start];
-  let farthest = start;
-  for (let distance = 0; distance < limit && frontier.length > 0; distance++) {
-    const next: { x: number; y: number }[] = [];
-    for (const cell of frontier) {
-      for (const [dx, dy] of [
-        [1, 0],
-        [-1, 0],
-        [0, 1],
-        [0, -1],
-      ]) {
-        const step = { x: cell.x + dx, y: cell.y + dy };
-        const key = `${step.x},${step.y}`;
-        if (seen.has(key) || !world.walkable(step.x, step.y)) continue;
-        seen.add(key);
-        next.push(step);
-      }
-    }
-    if (next.length > 0) farthest = next[next.length - 1];
-    frontier = next;
-  }
-  return farthest;
 }
 
 describe("a seed-spec client plays every real map", () => {

@@ -1,6 +1,6 @@
 // Where ../shared/maps-real (the real Tiled maps, see its README) is: beside
 // the clone, as on CI and the development machine, or two levels up for a
-// git worktree kept in a folder beside the main clone.
+// git worktree kept in a folder beside the main clone; and the walk the tests of those maps take.
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,3 +10,38 @@ const CANDIDATES = [resolve(ROOT, "../shared/maps-real"), resolve(ROOT, "../../s
 
 /** The maps-real folder: the first candidate that exists, else the first (so a missing folder fails by name). */
 export const MAPS_REAL = CANDIDATES.find((path) => existsSync(path)) ?? CANDIDATES[0];
+
+/**
+ * The free cell farthest (in orthogonal steps, at most `limit`) from `start`
+ * that the server's own rule reaches; orthogonal steps never cut corners.
+ */
+export function reachableGoal(
+  running: { readonly game: { readonly world: { walkable(x: number, y: number): boolean } } },
+  start: { x: number; y: number },
+  limit: number,
+): { x: number; y: number } {
+  const world = running.game.world;
+  const seen = new Set([`${start.x},${start.y}`]);
+  let frontier = [start];
+  let farthest = start;
+  for (let distance = 0; distance < limit && frontier.length > 0; distance++) {
+    const next: { x: number; y: number }[] = [];
+    for (const cell of frontier) {
+      for (const [dx, dy] of [
+        [1, 0],
+        [-1, 0],
+        [0, 1],
+        [0, -1],
+      ]) {
+        const step = { x: cell.x + dx, y: cell.y + dy };
+        const key = `${step.x},${step.y}`;
+        if (seen.has(key) || !world.walkable(step.x, step.y)) continue;
+        seen.add(key);
+        next.push(step);
+      }
+    }
+    if (next.length > 0) farthest = next[next.length - 1];
+    frontier = next;
+  }
+  return farthest;
+}
