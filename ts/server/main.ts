@@ -24,6 +24,7 @@ const DEFAULT_MAP = fileURLToPath(new URL("../../maps/caves.tmj", import.meta.ur
 const HELP = `Forgotten Caves game server
 
 usage: npm start -- [options]
+       ./forgotten-caves [options]     (the single file: npm run -s package)
 
   --host ADDRESS        address to bind HTTP and UDP (default 127.0.0.1)
   --http-port PORT      HTTP API and client page (default 8080; 0 picks a free port)
