@@ -301,10 +301,18 @@ export class World {
 
 /** How the world's chunks narrow for a seed-only client: by its tiles' flags, drawn as their stacks or looks. */
 function narrowingOf(map: WorldMap): ChunkNarrowing {
-  const drawn = new Map<number, readonly number[]>();
-  for (const tile of map.tileInfo) {
-    // A stack lists STACK_ENTRY_LENGTH numbers per tile, the GID with its flip bits first.
-    drawn.set(tile.id, tile.stack ? tile.stack.filter((_, index) => index % STACK_ENTRY_LENGTH === 0) : [tile.look]);
-  }
-  return new ChunkNarrowing({ flags: map.flags, drawnOf: (id) => drawn.get(id) });
+  // Built the first time a seed client needs a wide chunk narrowed: most worlds never have one.
+  let drawn: Map<number, readonly number[]> | null = null;
+  const drawnOf = (id: number): readonly number[] | undefined => {
+    if (drawn === null) {
+      drawn = new Map();
+      for (const tile of map.tileInfo) {
+        // A stack lists STACK_ENTRY_LENGTH numbers per tile, the GID with its flip bits first.
+        const tiles = tile.stack ? tile.stack.filter((_, index) => index % STACK_ENTRY_LENGTH === 0) : [tile.look];
+        drawn.set(tile.id, tiles);
+      }
+    }
+    return drawn.get(id);
+  };
+  return new ChunkNarrowing({ flags: map.flags, drawnOf });
 }
