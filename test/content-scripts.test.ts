@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ItemDef } from "../ts/server/content/item-catalogue.js";
 import type { ContentFile } from "../ts/server/content/content-files.js";
+import type { EntityStore, StoredEntity } from "../ts/server/entities/entities.js";
 import { LuaRuntime } from "../ts/server/scripting/lua-sandbox.js";
 import { REST_TICKS } from "../ts/server/scripting/script-room.js";
 import { openGameDatabase } from "../ts/server/persistence/database.js";
@@ -50,6 +51,21 @@ const BAKER = testKind({
 });
 const RAT = testKind({ name: "cave rat", typeId: 31, wander: 2, hp: 1 });
 const SPAWN = { x: 6, y: 6 };
+
+/** A cave rat in a corner of the test world, for a kill the scripts hear of (ScriptRoom.onKill). */
+function spawnRat(game: { readonly entities: EntityStore }): StoredEntity {
+  return game.entities.spawn({
+    typeId: RAT.typeId,
+    x: 1,
+    y: 1,
+    hp: 1,
+    hpMax: 1,
+    elo: 1000,
+    flags: 0,
+    name: "cave rat",
+    meta: [],
+  });
+}
 
 const BAKER_LUA = `
 quest.define{ id = "rats", title = "Rat cull", text = "Kill 2 cave rats.", goal = 2, giver = "baker",
@@ -120,17 +136,7 @@ describe("content scripts", () => {
     // Two kills (the combat room tells the scripts); the quest is then ready, and the giver is marked for a hand-in.
     const game = harness.game;
     const me = game.sessions.byEntityId(client.lastState()!.playerEntityId)!;
-    const rat = game.entities.spawn({
-      typeId: RAT.typeId,
-      x: 1,
-      y: 1,
-      hp: 1,
-      hpMax: 1,
-      elo: 1000,
-      flags: 0,
-      name: "cave rat",
-      meta: [],
-    });
+    const rat = spawnRat(game);
     game.scripts!.onKill(me.entity, rat);
     game.scripts!.onKill(me.entity, rat);
     await client.waitFor("the quest ready, the giver marked", () => {
@@ -208,17 +214,7 @@ describe("content scripts", () => {
       client.received.some((entry) => entry.packet?.type === "chat" && entry.packet.text === "still here"),
     );
     const me = game.sessions.byEntityId(client.lastState()!.playerEntityId)!;
-    const rat = game.entities.spawn({
-      typeId: RAT.typeId,
-      x: 1,
-      y: 1,
-      hp: 1,
-      hpMax: 1,
-      elo: 1000,
-      flags: 0,
-      name: "cave rat",
-      meta: [],
-    });
+    const rat = spawnRat(game);
     game.scripts!.onKill(me.entity, rat);
     const stats = game.scripts!.stats;
     expect(stats.budgetStops).toBeGreaterThanOrEqual(1);
@@ -240,17 +236,7 @@ describe("content scripts", () => {
     const scripts = game.scripts!;
     const me = [...game.sessions.values()][0];
     const kill = () => {
-      const rat = game.entities.spawn({
-        typeId: RAT.typeId,
-        x: 1,
-        y: 1,
-        hp: 1,
-        hpMax: 1,
-        elo: 1000,
-        flags: 0,
-        name: "cave rat",
-        meta: [],
-      });
+      const rat = spawnRat(game);
       scripts.onKill(me.entity, rat);
       game.entities.remove(rat);
     };
@@ -424,17 +410,7 @@ on.talk("miller", talk)`,
         "the quest started",
         () => harness.game.scripts!.quests.standing(me(), "rats").state === "active",
       );
-      const rat = harness.game.entities.spawn({
-        typeId: RAT.typeId,
-        x: 1,
-        y: 1,
-        hp: 1,
-        hpMax: 1,
-        elo: 1000,
-        flags: 0,
-        name: "cave rat",
-        meta: [],
-      });
+      const rat = spawnRat(harness.game);
       harness.game.scripts!.onKill(me().entity, rat);
       client.close();
       await npcGame.cleanup();

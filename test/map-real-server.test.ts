@@ -17,23 +17,9 @@ import { Logger } from "../ts/server/ops/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { drive, neighbourhoodComplete } from "./client-core-support.js";
-import { MAPS_REAL, reachableGoal } from "./support/maps-real.js";
+import { MAPS_REAL, ORTHOGONAL_MAPS as MAPS, reachableGoal } from "./support/maps-real.js";
 
 const REAL = MAPS_REAL;
-
-/** Every orthogonal map of maps-real (the two non-orthogonal ones are refused by design: map-real.test.ts). */
-const MAPS: { file: string; wide: boolean }[] = [
-  { file: "mapeditor-tiled/rpg/island.tmx", wide: true },
-  { file: "workadventure-map-starter-kit/office.tmj", wide: true },
-  { file: "sourceoftales/maps/goldenfields/main.tmx", wide: true },
-  // Wide since issue 16's tile objects are drawn: its 13 trees and squirrel are stamped into the stack (184 ids).
-  { file: "mapeditor-tiled/forest/forest.tmx", wide: true },
-  { file: "rs-tiled/tiled_base64.tmx", wide: false },
-  { file: "rs-tiled/tiled_base64_gzip.tmx", wide: false },
-  { file: "rs-tiled/tiled_base64_zstandard.tmx", wide: false },
-  { file: "rs-tiled/tiled_base64_zlib_infinite.tmx", wide: false },
-  { file: "rs-tiled/tiled_flipped.tmx", wide: false },
-];
 
 interface Tap {
   datagrams: number;

@@ -17,20 +17,7 @@ import { type RunningServer, startServer } from "../ts/server/server.js";
 import { tileFlagsTable } from "../ts/tile-flags.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { drive, neighbourhoodComplete } from "./client-core-support.js";
-import { MAPS_REAL, reachableGoal } from "./support/maps-real.js";
-
-/** Every orthogonal map of maps-real (the two others are refused by design), and whether it has wide chunks. */
-const MAPS: { file: string; wide: boolean }[] = [
-  { file: "mapeditor-tiled/rpg/island.tmx", wide: true },
-  { file: "workadventure-map-starter-kit/office.tmj", wide: true },
-  { file: "sourceoftales/maps/goldenfields/main.tmx", wide: true },
-  { file: "mapeditor-tiled/forest/forest.tmx", wide: true },
-  { file: "rs-tiled/tiled_base64.tmx", wide: false },
-  { file: "rs-tiled/tiled_base64_gzip.tmx", wide: false },
-  { file: "rs-tiled/tiled_base64_zstandard.tmx", wide: false },
-  { file: "rs-tiled/tiled_base64_zlib_infinite.tmx", wide: false },
-  { file: "rs-tiled/tiled_flipped.tmx", wide: false },
-];
+import { MAPS_REAL, ORTHOGONAL_MAPS as MAPS, reachableGoal } from "./support/maps-real.js";
 
 /** The seed's packet types: State, Action, Chunk, Entity, EntityQuery, EntityDetail, Ping, Pong. */
 const SEED_TYPES = 8;

@@ -12,6 +12,23 @@ const CANDIDATES = [resolve(ROOT, "../shared/maps-real"), resolve(ROOT, "../../s
 export const MAPS_REAL = CANDIDATES.find((path) => existsSync(path)) ?? CANDIDATES[0];
 
 /**
+ * Every orthogonal map of maps-real (the two non-orthogonal ones are refused by design: map-real.test.ts), and
+ * whether it has chunks of more than 64 tile ids (sent as ChunkWidePackets to a client that reads them).
+ */
+export const ORTHOGONAL_MAPS: readonly { readonly file: string; readonly wide: boolean }[] = [
+  { file: "mapeditor-tiled/rpg/island.tmx", wide: true },
+  { file: "workadventure-map-starter-kit/office.tmj", wide: true },
+  { file: "sourceoftales/maps/goldenfields/main.tmx", wide: true },
+  // Wide since issue 16's tile objects are drawn: its 13 trees and squirrel are stamped into the stack (184 ids).
+  { file: "mapeditor-tiled/forest/forest.tmx", wide: true },
+  { file: "rs-tiled/tiled_base64.tmx", wide: false },
+  { file: "rs-tiled/tiled_base64_gzip.tmx", wide: false },
+  { file: "rs-tiled/tiled_base64_zstandard.tmx", wide: false },
+  { file: "rs-tiled/tiled_base64_zlib_infinite.tmx", wide: false },
+  { file: "rs-tiled/tiled_flipped.tmx", wide: false },
+];
+
+/**
  * The free cell farthest (in orthogonal steps, at most `limit`) from `start`
  * that the server's own rule reaches; orthogonal steps never cut corners.
  */
