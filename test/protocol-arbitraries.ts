@@ -87,8 +87,22 @@ export const tlv: fc.Arbitrary<Tlv> = fc.oneof(
       marks: [...typeIds].sort((a, b) => a - b).map((typeId, index) => ({ typeId, mark: marks[index] })),
     })),
   fc
+    .array(
+      fc.record({
+        entityId: u32,
+        hp: fc.integer({ min: 0, max: 0xffff }),
+        hpMax: fc.integer({ min: 0, max: 0xffff }),
+        x: fc.integer({ min: 0, max: 0xffff }),
+        y: fc.integer({ min: 0, max: 0xffff }),
+        flags: fc.integer({ min: 0, max: 0xff }),
+        name: fc.string({ unit: fc.constantFrom(..."abcdefghij ÄöÜ名前"), minLength: 1, maxLength: 16 }),
+      }),
+      { maxLength: 4 },
+    )
+    .map((members): Tlv => ({ kind: "party", members })),
+  fc
     .record({
-      tag: fc.oneof(fc.constant(0), fc.integer({ min: 10, max: 0xff })),
+      tag: fc.oneof(fc.constant(0), fc.integer({ min: 11, max: 0xff })),
       bytes: fc.uint8Array({ maxLength: 24 }),
     })
     .map(({ tag, bytes }): Tlv => ({ kind: "unknown", tag, bytes })),

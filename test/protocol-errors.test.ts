@@ -374,6 +374,18 @@ describe("TLV rules", () => {
     expectError(detailWithMeta([0x09, 3, 16, 0, 3]), "bad_quest", 20);
   });
 
+  it("bad_tlv_length and bad_name: the party tag (issue 39)", () => {
+    // Per member: entity_id u32, hp u16, hp_max u16, x u16, y u16, flags u8, name_len u8, name.
+    const member = (name: number[]): number[] => [7, 0, 0, 0, 20, 0, 30, 0, 5, 0, 6, 0, 1, name.length, ...name];
+    expectOk(detailWithMeta([0x0a, 0]));
+    expectOk(detailWithMeta([0x0a, 33, ...member([0x41, 0x64, 0x61]), ...member([0x42, 0x6f])]));
+    // A member cut inside its fixed fields, a name running past the value, an empty or control-character name.
+    expectError(detailWithMeta([0x0a, 5, 7, 0, 0, 0, 20]), "bad_tlv_length", 18);
+    expectError(detailWithMeta([0x0a, 15, ...member([0x41, 0x64])].slice(0, 17)), "bad_tlv_length", 31);
+    expectError(detailWithMeta([0x0a, 14, ...member([])]), "bad_name", 32);
+    expectError(detailWithMeta([0x0a, 15, ...member([0x0a])]), "bad_name", 32);
+  });
+
   const utf8 = (text: string): number[] => Array.from(new TextEncoder().encode(text));
   const nameTlv = (bytes: number[]): number[] => detailWithMeta([0x04, bytes.length, ...bytes]);
 

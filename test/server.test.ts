@@ -226,6 +226,8 @@ describe("streaming", () => {
         { kind: "appearance", value: expect.any(Number) },
         { kind: "name", value: "Grace" },
         { kind: "inventory", version: 1, capacity: 20, stacks: [] },
+        // Its party (issue 39, docs/protocol.md § 18.8): none.
+        { kind: "party", members: [] },
       ],
     });
   });

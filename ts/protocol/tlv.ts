@@ -35,8 +35,18 @@ export const TLV_QUESTS = 0x08;
  * `mark` u8 (1 a quest to take, 2 a quest to hand in); project addition (issue 38).
  */
 export const TLV_QUEST_MARKS = 0x09;
+/**
+ * The player's party, in its own EntityDetail: per other member `entity_id` u32 (0 while away), `hp` u16,
+ * `hp_max` u16, `x` u16, `y` u16, `flags` u8 (PARTY_LEADER, PARTY_AWAY), `name_len` u8 and the name;
+ * empty when the player is in no party. Project addition (issue 39), see docs/protocol.md § 18.8.
+ */
+export const TLV_PARTY = 0x0a;
 /** The highest tag this build knows: 0x01 … TLV_LAST_KNOWN have fixed formats. */
-export const TLV_LAST_KNOWN = TLV_QUEST_MARKS;
+export const TLV_LAST_KNOWN = TLV_PARTY;
+/** Bytes of one party member before its name, and the flags it may carry. */
+export const PARTY_MEMBER_HEAD_BYTES = 14;
+export const PARTY_LEADER = 1;
+export const PARTY_AWAY = 2;
 /** Bytes of the quests value before its entries (catalogue_version u16), and of one entry. */
 export const QUESTS_HEADER_BYTES = 2;
 export const QUEST_ENTRY_BYTES = 6;
@@ -71,7 +81,16 @@ export const TLV_U16_VALUE_BYTES = 2;
 export const TLV_TAG_NAMES: Readonly<
   Record<
     number,
-    "status_effects" | "weapon" | "armor" | "name" | "inventory" | "item" | "appearance" | "quests" | "quest_marks"
+    | "status_effects"
+    | "weapon"
+    | "armor"
+    | "name"
+    | "inventory"
+    | "item"
+    | "appearance"
+    | "quests"
+    | "quest_marks"
+    | "party"
   >
 > = {
   [TLV_STATUS_EFFECTS]: "status_effects",
@@ -83,6 +102,7 @@ export const TLV_TAG_NAMES: Readonly<
   [TLV_APPEARANCE]: "appearance",
   [TLV_QUESTS]: "quests",
   [TLV_QUEST_MARKS]: "quest_marks",
+  [TLV_PARTY]: "party",
 };
 
 /** One stack of an inventory value: `count` (≥ 1) of catalogue item `itemId` (≥ 1) in `slot`. */
@@ -98,6 +118,20 @@ export interface QuestEntry {
   state: number;
   progress: number;
   goal: number;
+}
+
+/** Another member of the player's party, as its own EntityDetail lists them. */
+export interface PartyMember {
+  /** The member's entity here; 0 while the member is away (disconnected, within the grace period). */
+  entityId: number;
+  hp: number;
+  hpMax: number;
+  /** Where the member stands (the last place seen while away). */
+  x: number;
+  y: number;
+  /** PARTY_LEADER, PARTY_AWAY. */
+  flags: number;
+  name: string;
 }
 
 /** A creature kind with something for the player: 1 a quest to take, 2 one to hand in. */
@@ -120,7 +154,9 @@ export type Tlv =
   | { kind: "quests"; catalogueVersion: number; quests: QuestEntry[] }
   /** The kinds with a quest for the player to take or hand in (its own EntityDetail only). */
   | { kind: "quest_marks"; marks: QuestMark[] }
-  /** A tag this build does not know (never 0x01..0x09), kept as raw bytes. */
+  /** The other members of the player's party (its own EntityDetail only); empty: in no party. */
+  | { kind: "party"; members: PartyMember[] }
+  /** A tag this build does not know (never 0x01..TLV_LAST_KNOWN), kept as raw bytes. */
   | { kind: "unknown"; tag: number; bytes: Uint8Array };
 
 /**
@@ -164,6 +200,9 @@ export function validateTlvs(bytes: Uint8Array, start: number, end: number): Dec
       } else if (tag === TLV_NAME) {
         const problem = nameProblem(bytes, valueStart, valueStart + length);
         if (problem !== null) return decodeError("bad_name", valueStart, problem);
+      } else if (tag === TLV_PARTY) {
+        const problem = partyProblem(bytes, valueStart, length);
+        if (problem !== null) return decodeError(problem.code, problem.at, problem.message);
       } else if (tag === TLV_QUESTS || tag === TLV_QUEST_MARKS) {
         const problem =
           tag === TLV_QUESTS ? questsProblem(bytes, valueStart, length) : marksProblem(bytes, valueStart, length);
@@ -258,6 +297,27 @@ function marksProblem(
     if (typeId <= last) return { code: "bad_quest", at, message: "quest marks must be listed by rising type_id" };
     if (mark < 1 || mark > 2) return { code: "bad_quest", at: at + 2, message: `quest mark ${mark} is not 1 or 2` };
     last = typeId;
+  }
+  return null;
+}
+
+/** Why a party value at bytes[start..start+length) is malformed, or null. */
+function partyProblem(
+  bytes: Uint8Array,
+  start: number,
+  length: number,
+): { code: "bad_tlv_length" | "bad_name"; at: number; message: string } | null {
+  const end = start + length;
+  for (let at = start; at < end;) {
+    if (at + PARTY_MEMBER_HEAD_BYTES > end)
+      return { code: "bad_tlv_length", at, message: "TLV party ends inside a member's fixed fields" };
+    const nameLength = bytes[at + PARTY_MEMBER_HEAD_BYTES - 1];
+    const nameStart = at + PARTY_MEMBER_HEAD_BYTES;
+    if (nameStart + nameLength > end)
+      return { code: "bad_tlv_length", at: nameStart - 1, message: "TLV party: a member's name runs past the value" };
+    const problem = nameProblem(bytes, nameStart, nameStart + nameLength);
+    if (problem !== null) return { code: "bad_name", at: nameStart, message: `party member: ${problem}` };
+    at = nameStart + nameLength;
   }
   return null;
 }
@@ -369,6 +429,25 @@ export function tlvsByteLength(tlvs: readonly Tlv[]): number {
         length += TLV_HEADER_BYTES + tlv.marks.length * QUEST_MARK_BYTES;
         break;
       }
+      case "party": {
+        tag = TLV_PARTY;
+        if (!Array.isArray(tlv.members)) badTlv("party members must be a list");
+        let value = 0;
+        for (const member of tlv.members) {
+          if (!isIntegerIn(member.entityId, 0, 0xffffffff)) badTlv("a party member's entity_id must be a u32");
+          for (const field of [member.hp, member.hpMax, member.x, member.y])
+            if (!isIntegerIn(field, 0, 0xffff)) badTlv("a party member's hp, hp_max, x and y must be u16s");
+          if (!isIntegerIn(member.flags, 0, 0xff)) badTlv("a party member's flags must be a u8");
+          const bytes = typeof member.name === "string" ? utf8ByteLength(member.name) : -1;
+          if (bytes < 1 || bytes > NAME_MAX_BYTES) badTlv(`a party member's name must be 1..${NAME_MAX_BYTES} bytes`);
+          const problem = nameProblem(nameScratch, 0, writeUtf8(member.name, nameScratch, 0));
+          if (problem !== null) badTlv(`party member name: ${problem}`);
+          value += PARTY_MEMBER_HEAD_BYTES + bytes;
+        }
+        if (value > TLV_VALUE_MAX_BYTES) badTlv(`party value of ${value} bytes exceeds ${TLV_VALUE_MAX_BYTES}`);
+        length += TLV_HEADER_BYTES + value;
+        break;
+      }
       case "unknown":
         tag = 0;
         if (!isIntegerIn(tlv.tag, 0, 0xff) || (tlv.tag >= TLV_STATUS_EFFECTS && tlv.tag <= TLV_LAST_KNOWN)) {
@@ -465,6 +544,24 @@ export function writeTlvs(tlvs: readonly Tlv[], out: Uint8Array, offset: number)
         at = value;
         break;
       }
+      case "party": {
+        out[at + TLV_TAG_OFFSET] = TLV_PARTY;
+        let value = at + TLV_HEADER_BYTES;
+        for (const member of tlv.members) {
+          writeU32(out, value, member.entityId);
+          writeU16(out, value + 4, member.hp);
+          writeU16(out, value + 6, member.hpMax);
+          writeU16(out, value + 8, member.x);
+          writeU16(out, value + 10, member.y);
+          out[value + 12] = member.flags;
+          const nameBytes = writeUtf8(member.name, out, value + PARTY_MEMBER_HEAD_BYTES);
+          out[value + 13] = nameBytes;
+          value += PARTY_MEMBER_HEAD_BYTES + nameBytes;
+        }
+        out[at + TLV_LENGTH_OFFSET] = value - at - TLV_HEADER_BYTES;
+        at = value;
+        break;
+      }
       case "unknown":
         out[at + TLV_TAG_OFFSET] = tlv.tag;
         out[at + TLV_LENGTH_OFFSET] = tlv.bytes.length;
@@ -501,6 +598,7 @@ export function decodeTlvs(bytes: Uint8Array, start: number, end: number): Tlv[]
     else if (tag === TLV_NAME) tlvs.push({ kind: "name", value: utf8.decode(bytes.subarray(valueStart, valueEnd)) });
     else if (tag === TLV_INVENTORY) tlvs.push(readInventory(bytes, valueStart, valueEnd));
     else if (tag === TLV_QUESTS) tlvs.push(readQuests(bytes, valueStart, valueEnd));
+    else if (tag === TLV_PARTY) tlvs.push(readParty(bytes, valueStart, valueEnd));
     else if (tag === TLV_QUEST_MARKS) {
       const marks: QuestMark[] = [];
       for (let mark = valueStart; mark < valueEnd; mark += QUEST_MARK_BYTES) {
@@ -521,6 +619,26 @@ function readInventory(bytes: Uint8Array, start: number, end: number): Tlv {
     stacks.push({ slot: bytes[at], itemId: readU16(bytes, at + 1), count: readU16(bytes, at + 3) });
   }
   return { kind: "inventory", version: readU32(bytes, start), capacity: bytes[start + 4], stacks };
+}
+
+/** The party value at bytes[start..end) of a validated block. */
+function readParty(bytes: Uint8Array, start: number, end: number): Tlv {
+  const members: PartyMember[] = [];
+  for (let at = start; at < end;) {
+    const nameStart = at + PARTY_MEMBER_HEAD_BYTES;
+    const nameEnd = nameStart + bytes[at + 13];
+    members.push({
+      entityId: readU32(bytes, at),
+      hp: readU16(bytes, at + 4),
+      hpMax: readU16(bytes, at + 6),
+      x: readU16(bytes, at + 8),
+      y: readU16(bytes, at + 10),
+      flags: bytes[at + 12],
+      name: utf8.decode(bytes.subarray(nameStart, nameEnd)),
+    });
+    at = nameEnd;
+  }
+  return { kind: "party", members };
 }
 
 /** The quests value at bytes[start..end) of a validated block. */

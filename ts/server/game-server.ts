@@ -66,6 +66,9 @@ import { type LoopGovernor, TickLoop } from "./ops/tick-loop.js";
 import { OverloadGovernor, type OverloadState } from "./ops/overload.js";
 import { PhaseBalancer } from "./broadcast/phase-balance.js";
 import { TileUpdates } from "./world/tile-updates.js";
+import { SocialStore } from "./persistence/social-store.js";
+import { PartyRoom } from "./social/parties.js";
+import { SocialRoom } from "./social/social-room.js";
 import { World, type WorldMap } from "./world/world.js";
 import type { WorldWarp } from "./world/areas.js";
 import { Warps } from "./world/warps.js";
@@ -129,6 +132,10 @@ export class Game {
   readonly scripts: ScriptRoom | null;
   /** EntityDetail replies, composed for the asking player (broadcast/entity-detail.ts). */
   readonly details: EntityDetails;
+  /** Private lines, friends, ignores and waiting lines (social/social-room.ts); the verbs typed into chat. */
+  readonly social: SocialRoom;
+  /** Parties: invitations, the party channel, shared kills (social/parties.ts). */
+  readonly parties: PartyRoom;
   /** Warps, teleports and stairs stepped on (warps.ts), and the dungeon levels below the stairs (dungeon/levels.ts). */
   readonly warps: Warps;
   readonly levels: DungeonLevels;
@@ -356,7 +363,32 @@ export class Game {
     this.details = new EntityDetails({ egress, clock }, [
       (session, entity) => this.items.detailTlv(session, entity),
       (session, entity) => (scriptRoom !== null && entity === session.entity ? scriptRoom.detailTlvs(session) : null),
+      (session, entity) => (entity === session.entity ? this.parties.detailTlv(session) : null),
     ]);
+
+    // Playing together: the verbs typed into chat, private lines, friends, parties (social/).
+    this.parties = new PartyRoom({
+      chat,
+      dialogs,
+      pushOwnDetail: (session) => this.details.send(session, session.entity),
+      ignores: (session, other) => this.social.ignores(session, other),
+      inPlay: (session) => sessions.byTokenValue(session.token) === session,
+      clock,
+      tickHz: o.tickHz,
+      log,
+    });
+    // A cluster shares no friends lists yet: its regions keep private lines and parties to themselves (docs/social.md).
+    this.social = new SocialRoom({
+      byNick: (nick) => this.lifecycle.sessionByNick(nick),
+      byAccount: (accountId) => this.lifecycle.sessionOf(accountId),
+      chat,
+      store: o.sharedAccounts === undefined ? new SocialStore(db) : null,
+      parties: this.parties,
+      log,
+      nowMs: Date.now,
+    });
+    chat.commands = this.social;
+    chat.hears = (listener, speaker) => this.social.hears(listener, speaker);
 
     // Egress to every client, and the one inbound path.
     this.broadcaster = new Broadcaster({
@@ -411,6 +443,16 @@ export class Game {
       worldClock: this.worldClock,
       clock,
       log,
+      social: {
+        arrived: (session) => {
+          this.social.arrived(session);
+          this.parties.arrived(session);
+        },
+        left: (session, continues) => {
+          this.social.left(session, continues);
+          this.parties.left(session, continues);
+        },
+      },
     });
     this.accounts = new AccountService(
       shared ?? new SqliteAccounts(this.accountStore, this.characterStore),
@@ -569,6 +611,8 @@ export class Game {
     const scripts = this.scripts;
     if (scripts !== null) this.scriptTime.run(() => scripts.endTick(this.tick));
     this.lifecycle.flushJoinNotices(startMs);
+    this.parties.tick();
+    if (second) this.social.tick();
     this.worldClock.endTick(this.tick, this.sessions.values());
     // Tile updates go out before the State packets whose manifests show the new versions.
     this.tileUpdates.flush();

@@ -55,6 +55,14 @@ export interface SessionLifecyclePorts {
   readonly worldClock: Pick<WorldClock, "sendTo">;
   readonly clock: Pick<Clock, "tick">;
   readonly log: Logger;
+  /**
+   * Who hears of a player's coming and going beyond the presence line (social/: friends, waiting lines,
+   * the party). `continues`: the player plays on in another session or process.
+   */
+  readonly social?: {
+    arrived(session: Session): void;
+    left(session: Session, continues: boolean): void;
+  };
 }
 
 /**
@@ -132,6 +140,11 @@ export class SessionLifecycle implements AccountHost {
     return this.nickKeys.get(key)?.nick ?? this.reservedNicks.get(key)?.nick ?? null;
   }
 
+  /** The session in play under `nick` or a nick it would pass for (the same nickKey), if any. */
+  sessionByNick(nick: string): Session | undefined {
+    return this.nickKeys.get(nickKey(nick));
+  }
+
   /** Whether a session can start now; an account already in play can always replace its own. */
   hasRoomFor(accountId: number | null): boolean {
     if (accountId !== null && this.accountSessions.has(accountId)) return true;
@@ -207,6 +220,7 @@ export class SessionLifecycle implements AccountHost {
       );
     }
     log.info("session left", { entityId: session.entity.id, nick: session.nick, reason });
+    this.ports.social?.left(session, CONTINUES.has(reason));
     // A replaced or rejoined session's player is still in the world, under a new session that announces itself;
     // one that never played was never announced.
     const neverAnnounced = this.joinNotices.cancel(session);
@@ -271,6 +285,7 @@ export class SessionLifecycle implements AccountHost {
     const key = nickKey(session.nick);
     if (this.nickKeys.get(key) === session) this.nickKeys.delete(key);
     this.joinNotices.cancel(session);
+    this.ports.social?.left(session, true);
   }
 
   /** Ends the sessions unseen for the session timeout, as of `nowMs`. */
@@ -338,6 +353,7 @@ export class SessionLifecycle implements AccountHost {
   startsPlaying(session: Session): void {
     this.announce(session);
     this.ports.worldClock.sendTo(session, this.ports.clock.tick);
+    this.ports.social?.arrived(session);
   }
 
   /**

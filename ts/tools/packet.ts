@@ -125,6 +125,8 @@ function tlvJson(tlv: Tlv): Json {
       };
     case "quest_marks":
       return { tag: "quest_marks", marks: tlv.marks.map((entry) => ({ ...entry })) };
+    case "party":
+      return { tag: "party", members: tlv.members.map((member) => ({ ...member })) };
     default:
       return { tag: tlv.kind, value: tlv.value };
   }

@@ -16,6 +16,7 @@ import { InteractionQueries } from "./interaction.js";
 import { WorldClockView } from "./world-clock.js";
 import { type ItemSight, ItemState } from "./items.js";
 import { QuestLog } from "./quests.js";
+import { PartyView } from "./party.js";
 
 export class ClientFeatures {
   readonly chat: ChatDelivery;
@@ -26,6 +27,7 @@ export class ClientFeatures {
   readonly worldClock = new WorldClockView();
   readonly items: ItemState;
   readonly quests = new QuestLog();
+  readonly party = new PartyView();
 
   constructor(link: ChannelLink, sight: ItemSight, onHandlerError?: (error: unknown, subtype: number) => void) {
     this.chat = new ChatDelivery(link);
@@ -82,5 +84,6 @@ export class ClientFeatures {
     this.worldClock.reset();
     this.items.reset();
     this.quests.reset();
+    this.party.reset();
   }
 }

@@ -27,6 +27,7 @@ import type { DialogState } from "./dialogs.js";
 import { type ItemDef, itemsById } from "./item-catalogue.js";
 import type { ItemState } from "./items.js";
 import type { QuestLog } from "./quests.js";
+import type { PartyView } from "./party.js";
 import type { EntityInfo } from "./entity-table.js";
 import type { GameClientOptions } from "./options.js";
 import type { ClientParts } from "./parts.js";
@@ -198,6 +199,11 @@ export class ClientReadout {
   /** The quest log and the marks over creatures (quests.ts), from the own EntityDetail. */
   get quests(): QuestLog {
     return this.parts.features.quests;
+  }
+
+  /** The player's party (party.ts), from the own EntityDetail. */
+  get party(): PartyView {
+    return this.parts.features.party;
   }
 
   get items(): ItemState {

@@ -144,7 +144,10 @@ export class PacketReceiver implements ManifestSource {
     this.parts.nameDirectory.receive(view.entityId, readTlvName(view.bytes, view.metaStart, view.metaEnd));
     // Before the trigger forgets it: a chest's detail answering the player's own use opens it.
     features.items.receiveDetail(view, features.interaction.pendingEntityId);
-    if (view.entityId === this.ownIdValue) features.quests.receiveOwnDetail(view);
+    if (view.entityId === this.ownIdValue) {
+      features.quests.receiveOwnDetail(view);
+      features.party.receiveOwnDetail(view);
+    }
     features.interaction.detailArrived(view.entityId);
   }
 

@@ -27,6 +27,8 @@ export class ChatChannel {
   /** Highest line number sent at least once. */
   private sentUpTo = 0;
   private readonly timer = new RetransmitTimer();
+  /** Every line up to this one was acknowledged by the client (a line dropped on overflow never is). */
+  ackedUpTo = 0;
   /** The last inbound line number handled, and the status it got. */
   inboundSeq = 0;
   inboundStatus = CHAT_STATUS_POSTED;
@@ -45,6 +47,11 @@ export class ChatChannel {
     return this.queue.length;
   }
 
+  /** The number the next queued line gets: the last queued line's is one less. */
+  get lastQueuedSeq(): number {
+    return this.nextSeq - 1;
+  }
+
   /** Queues a line; returns true when the queue overflowed and its oldest line was dropped. */
   enqueue(speakerEntityId: number, speakerName: string, text: string): boolean {
     this.queue.push({ seq: this.nextSeq++, speakerEntityId, speakerName, text });
@@ -56,6 +63,8 @@ export class ChatChannel {
   /** Drops every line up to `seq` (cumulative); returns whether that acknowledged anything new. */
   acknowledge(seq: number, nowMs: number): boolean {
     let progress = false;
+    // Only lines that were queued: a client claiming more acknowledges nothing it was not sent.
+    if (seq > this.ackedUpTo) this.ackedUpTo = Math.min(seq, this.nextSeq - 1);
     while (this.queue.length > 0 && this.queue[0].seq <= seq) {
       this.queue.shift();
       progress = true;
@@ -113,6 +122,7 @@ export class ChatChannel {
     // The rate limit travels too: crossing a border does not refill a player's burst.
     this.limiter.resume(state.limiterTokens, nowMs);
     this.nextSeq = state.nextSeq;
+    this.ackedUpTo = Math.max(0, (state.queue[0]?.seq ?? state.nextSeq) - 1);
     this.queue.length = 0;
     for (const line of state.queue.slice(-CHAT_QUEUE_MAX)) this.queue.push({ ...line });
     this.sentUpTo = 0;

@@ -40,6 +40,19 @@ export interface RelayedLine {
   readonly near?: { readonly x: number; readonly y: number; readonly radius: number };
 }
 
+/** The commands a chat line may carry (social/social-room.ts implements them). */
+export interface ChatCommands {
+  /**
+   * Whether `line` is a command, and which sort: one that "speaks" (a private or party line: refused
+   * to a muted player like any line) or one that "acts" (lists, leaving a party: allowed to the muted).
+   */
+  kindOf(line: string): "speaks" | "acts" | null;
+  /** Runs the command `line` from `session` (after it was acknowledged as posted). */
+  run(session: Session, line: string): void;
+  /** What an ordinary line posts ("//x" posts "/x"). */
+  postedLine(line: string): string;
+}
+
 export interface ChatStats {
   /** Lines accepted from players and system lines posted. */
   posted: number;
@@ -87,6 +100,10 @@ export class ChatService {
    * presence lines — the channels a single process has; private `tell` lines stay here).
    */
   relay: ((line: RelayedLine) => void) | null = null;
+  /** What a line starting with "/" asks for (social/): run instead of posted. Null: every line is posted. */
+  commands: ChatCommands | null = null;
+  /** Whether `listener` hears `speaker`'s lines (false: it ignores the speaker). Null: everyone hears everyone. */
+  hears: ((listener: Session, speaker: Session) => boolean) | null = null;
 
   constructor(
     /** Who hears a line: every session, or those an audience accepts. */
@@ -183,6 +200,20 @@ export class ChatService {
     this.pump(session, performance.now());
   }
 
+  /**
+   * A line with a speaker to one session only — a private or party line (its speaker name tagged,
+   * protocol/chat-speakers.ts). Returns the line's number in the session's channel (for a caller that
+   * waits for its acknowledgement: ChatChannel.ackedUpTo). Throws EncodeError for text chat cannot carry.
+   */
+  lineTo(session: Session, speakerEntityId: number, speakerName: string, text: string): number {
+    checkText("chat speaker name", speakerName, CHAT_NAME_RULE);
+    checkText("chat text", text, CHAT_TEXT_RULE);
+    if (session.chat.enqueue(speakerEntityId, speakerName, text)) this.stats.overflowDropped++;
+    this.stats.posted++;
+    this.pump(session, performance.now());
+    return session.chat.lastQueuedSeq;
+  }
+
   /** A ChatPost from an authenticated session. */
   onPost(session: Session, packet: ChatPostPacket, nowMs: number): void {
     const channel = session.chat;
@@ -197,11 +228,13 @@ export class ChatService {
       return;
     }
     const text = packet.text.trim();
+    const command = text === "" || this.commands === null ? null : this.commands.kindOf(text);
     let status = CHAT_STATUS_POSTED;
     if (text === "" || BIDI_CONTROLS.test(text)) {
       status = CHAT_STATUS_REFUSED;
       this.stats.refused++;
-    } else if (this.muted(session)) {
+    } else if (command !== "acts" && this.muted(session)) {
+      // A muted player may still leave a party or look at its friends: only what speaks is refused.
       status = CHAT_STATUS_REFUSED;
       this.stats.muted++;
     } else if (!channel.limiter.take(nowMs)) {
@@ -212,10 +245,12 @@ export class ChatService {
     channel.inboundSeq = packet.seq;
     channel.inboundStatus = status;
     this.sendPostAck(session);
-    if (status === CHAT_STATUS_POSTED) {
-      this.broadcast(session.entity.id, session.nick, text);
-      this.relay?.({ speakerEntityId: session.entity.id, speakerName: session.nick, text });
-    }
+    if (status !== CHAT_STATUS_POSTED) return;
+    if (command !== null) return this.commands!.run(session, text);
+    const said = this.commands === null ? text : this.commands.postedLine(text);
+    const hears = this.hears;
+    this.broadcast(session.entity.id, session.nick, said, hears === null ? undefined : (l) => hears(l, session));
+    this.relay?.({ speakerEntityId: session.entity.id, speakerName: session.nick, text: said });
   }
 
   /** A ChatAck: lines up to its seq arrived. */

@@ -1,0 +1,460 @@
+// Playing together, the talking part (issue 39, docs/social.md): private lines, replies, the ignore list,
+// friends with their online status, and private lines that wait for a friend who is offline. Every verb
+// comes in as a chat line starting with "/" (chat-commands.ts) and every answer goes out as a chat line:
+// the player's own words as a private line (its speaker name tagged, protocol/chat-speakers.ts), the
+// server's as a system line to that player alone. The party's verbs go on to the party room.
+//
+// Who is who: a player in play is found by nick among the sessions of this process (the nick rules make
+// two players' nicks tell apart); an account's friends and ignores are kept by account in the store, so
+// they outlive sessions and nick changes; a guest's ignores live with its session.
+import { CHAT_SPEAKER_SYSTEM } from "../../protocol/chat.js";
+import { taggedSpeaker } from "../../protocol/chat-speakers.js";
+import type { Logger } from "../ops/log.js";
+import type { AccountRef, SocialStorePort, WaitingLine } from "../persistence/social-store.js";
+import type { Session } from "../sessions/session.js";
+import { nickKey } from "../sessions/nick.js";
+import type { ChatCommands, ChatService } from "../talk/chat.js";
+import { HELP_LINES, type Command, nickSplits, parseCommand, unescapedLine } from "./chat-commands.js";
+
+/** What the party room answers to (parties.ts). */
+export interface PartyVerbs {
+  invite(session: Session, target: Session): void;
+  leave(session: Session): void;
+  kick(session: Session, nick: string): void;
+  speak(session: Session, text: string): void;
+  list(session: Session): void;
+}
+
+export interface SocialPorts {
+  /** The session in play under a nick (or one it would pass for). */
+  readonly byNick: (nick: string) => Session | undefined;
+  /** The session in play of an account. */
+  readonly byAccount: (accountId: number) => Session | undefined;
+  readonly chat: Pick<ChatService, "tell" | "lineTo">;
+  /** Friends, ignores and waiting lines; null where no store is shared (a cluster's regions, for now). */
+  readonly store: SocialStorePort | null;
+  readonly parties: PartyVerbs;
+  readonly log: Logger;
+  /** Wall-clock time for the store's timestamps (never a tick's outcome). */
+  readonly nowMs: () => number;
+}
+
+/** What the room keeps of one session in play. */
+interface SocialState {
+  /** The session's key (playerKey) and those it ignores, key → nick as shown. */
+  readonly key: string;
+  readonly ignores: Map<string, string>;
+  /** Who last told it something: what /r answers. */
+  lastFrom: { readonly key: string; readonly nick: string; readonly accountId: number | null } | null;
+}
+
+/** Waiting lines handed to a session's chat, deleted once its client acknowledged them. */
+interface Delivery {
+  readonly session: Session;
+  readonly accountId: number;
+  readonly lines: { readonly id: number; readonly seq: number }[];
+}
+
+export interface SocialStats {
+  tells: number;
+  /** Private lines refused: nobody by that name, ignored, a full mailbox, and the like. */
+  tellsRefused: number;
+  mailStored: number;
+  mailDelivered: number;
+  commands: number;
+  unknownCommands: number;
+}
+
+/** The verbs that say something to others: a muted player may not use them. */
+const SPEAKING = new Set(["tell", "reply", "party_say"]);
+
+export class SocialRoom implements ChatCommands {
+  readonly stats: SocialStats = {
+    tells: 0,
+    tellsRefused: 0,
+    mailStored: 0,
+    mailDelivered: 0,
+    commands: 0,
+    unknownCommands: 0,
+  };
+  private readonly states = new Map<Session, SocialState>();
+  private readonly deliveries: Delivery[] = [];
+
+  constructor(private readonly ports: SocialPorts) {}
+
+  // ChatCommands: what ChatService asks of a line.
+
+  kindOf(line: string): "speaks" | "acts" | null {
+    const command = parseCommand(line);
+    if (command === null) return null;
+    return SPEAKING.has(command.verb) ? "speaks" : "acts";
+  }
+
+  postedLine(line: string): string {
+    return unescapedLine(line);
+  }
+
+  run(session: Session, line: string): void {
+    const command = parseCommand(line);
+    if (command === null) return;
+    this.stats.commands++;
+    try {
+      this.dispatch(session, command);
+    } catch (error) {
+      // A command is a player's input: whatever it trips over, the player is told and the tick goes on.
+      this.ports.log.error("chat command failed", { nick: session.nick, line, error: String(error) });
+      this.say(session, "That did not work; the server logged why.");
+    }
+  }
+
+  /** Whether `listener` hears `speaker` (ChatService.hears): not when it ignores the speaker. */
+  hears(listener: Session, speaker: Session): boolean {
+    const state = this.states.get(listener);
+    return state === undefined || state.ignores.size === 0 || !state.ignores.has(this.stateOf(speaker).key);
+  }
+
+  /** Whether `session` ignores `other` (invites and trades from an ignored player are refused too). */
+  ignores(session: Session, other: Session): boolean {
+    return !this.hears(session, other);
+  }
+
+  // The lifecycle: a session starts playing, a session ends.
+
+  /** A session started playing: its ignores are loaded, its friends told, its waiting lines delivered. */
+  arrived(session: Session): void {
+    const state = this.stateOf(session);
+    const store = this.ports.store;
+    const accountId = session.accountId;
+    if (store === null || accountId === null) return;
+    for (const ref of store.ignoresOf(accountId)) state.ignores.set(accountKey(ref.accountId), ref.nick);
+    for (const friendOf of store.friendOf(accountId)) {
+      const other = this.ports.byAccount(friendOf);
+      if (other !== undefined && other !== session) this.say(other, `${session.nick} is online.`);
+    }
+    const waiting = store.mailFor(accountId);
+    if (waiting.length > 0) this.deliver(session, accountId, waiting);
+  }
+
+  /** A session ended (`continues`: its player plays on elsewhere — replaced, handed over — and is not gone). */
+  left(session: Session, continues: boolean): void {
+    this.states.delete(session);
+    const store = this.ports.store;
+    if (continues || store === null || session.accountId === null) return;
+    for (const friendOf of store.friendOf(session.accountId)) {
+      const other = this.ports.byAccount(friendOf);
+      if (other !== undefined && other !== session) this.say(other, `${session.nick} went offline.`);
+    }
+  }
+
+  /** Deletes the waiting lines their clients acknowledged; forgets deliveries to sessions that ended. */
+  tick(): void {
+    const store = this.ports.store;
+    if (store === null) return;
+    for (let index = this.deliveries.length - 1; index >= 0; index--) {
+      const delivery = this.deliveries[index];
+      const acked = delivery.session.chat.ackedUpTo;
+      const done = delivery.lines.filter((line) => line.seq <= acked);
+      if (done.length > 0) {
+        store.deleteMail(
+          delivery.accountId,
+          done.map((line) => line.id),
+        );
+        this.stats.mailDelivered += done.length;
+        delivery.lines.splice(0, done.length);
+      }
+      // A session that ended before its client acknowledged keeps the rest waiting for the next one.
+      if (delivery.lines.length === 0 || !this.states.has(delivery.session)) this.deliveries.splice(index, 1);
+    }
+  }
+
+  private dispatch(session: Session, command: Command): void {
+    const parties = this.ports.parties;
+    switch (command.verb) {
+      case "unknown":
+        this.stats.unknownCommands++;
+        return this.say(session, `There is no command /${command.word}: /help lists them.`);
+      case "help":
+        for (const line of HELP_LINES) this.say(session, line);
+        return;
+      case "tell":
+        return this.tell(session, command.rest);
+      case "reply":
+        return this.reply(session, command.rest);
+      case "ignore":
+        return command.rest === "" ? this.listIgnores(session) : this.ignore(session, command.rest);
+      case "unignore":
+        return this.unignore(session, command.rest);
+      case "friend":
+        return this.befriend(session, command.rest);
+      case "unfriend":
+        return this.unfriend(session, command.rest);
+      case "friends":
+        return this.listFriends(session);
+      case "invite": {
+        const target = this.playerNamed(session, command.rest, "invite");
+        if (target !== null) parties.invite(session, target);
+        return;
+      }
+      case "leave":
+        return parties.leave(session);
+      case "kick":
+        if (command.rest === "") return this.say(session, "Whom? /kick nick");
+        return parties.kick(session, command.rest);
+      case "party_say":
+        if (command.rest === "") return this.say(session, "Say what? /p text");
+        return parties.speak(session, command.rest);
+      case "party":
+        return parties.list(session);
+    }
+  }
+
+  private tell(session: Session, rest: string): void {
+    if (rest === "") return this.refuseTell(session, "Tell whom? /tell nick text");
+    const splits = nickSplits(rest);
+    for (const { nick, text } of splits) {
+      const target = this.ports.byNick(nick);
+      if (target !== undefined) return this.tellTo(session, target, text);
+    }
+    for (const { nick, text } of splits) {
+      const friend = this.friendNamed(session, nick);
+      if (friend !== null) return this.tellOffline(session, friend, text);
+    }
+    const guess = splits[splits.length - 1].nick;
+    this.refuseTell(
+      session,
+      session.accountId === null
+        ? `Nobody called ${guess} is playing now.`
+        : `Nobody called ${guess} is playing now (a line to an offline friend waits for them: /friend nick).`,
+    );
+  }
+
+  private reply(session: Session, text: string): void {
+    const last = this.stateOf(session).lastFrom;
+    if (last === null) return this.refuseTell(session, "Nobody told you anything yet: /tell nick text.");
+    const target =
+      last.accountId !== null ? this.ports.byAccount(last.accountId) : this.sessionWithKey(last.nick, last.key);
+    if (target !== undefined) return this.tellTo(session, target, text);
+    if (last.accountId !== null && session.accountId !== null) {
+      const friend = this.ports.store?.friendsOf(session.accountId).find((ref) => ref.accountId === last.accountId);
+      if (friend !== undefined) return this.tellOffline(session, friend, text);
+    }
+    this.refuseTell(session, `${last.nick} is not playing now.`);
+  }
+
+  private tellTo(session: Session, target: Session, text: string): void {
+    if (target === session) return this.refuseTell(session, "That is you.");
+    if (text === "") return this.refuseTell(session, `What do you want to tell ${target.nick}?`);
+    if (this.ignores(target, session)) return this.refuseTell(session, `${target.nick} is not taking your messages.`);
+    const chat = this.ports.chat;
+    chat.lineTo(target, session.entity.id, taggedSpeaker("private_from", session.nick), text);
+    chat.lineTo(session, session.entity.id, taggedSpeaker("private_to", target.nick), text);
+    const from = this.stateOf(session);
+    this.stateOf(target).lastFrom = { key: from.key, nick: session.nick, accountId: session.accountId };
+    this.stats.tells++;
+  }
+
+  /** A line to a friend who is offline: stored, and delivered when the friend next plays. */
+  private tellOffline(session: Session, friend: AccountRef, text: string): void {
+    const store = this.ports.store!;
+    const accountId = session.accountId!;
+    if (text === "") return this.refuseTell(session, `What do you want to tell ${friend.nick}?`);
+    if (store.ignores(friend.accountId, accountId))
+      return this.refuseTell(session, `${friend.nick} is not taking your messages.`);
+    if (store.putMail(friend.accountId, accountId, session.nick, text, this.ports.nowMs()) === "full")
+      return this.refuseTell(session, `${friend.nick} is offline and has too many messages waiting.`);
+    this.stats.mailStored++;
+    this.ports.chat.lineTo(session, session.entity.id, taggedSpeaker("private_to", friend.nick), text);
+    this.say(session, `${friend.nick} is offline: your line waits for them.`);
+  }
+
+  private deliver(session: Session, accountId: number, waiting: readonly WaitingLine[]): void {
+    this.say(
+      session,
+      waiting.length === 1 ? "A line came while you were away:" : `${waiting.length} lines came while you were away:`,
+    );
+    const lines = waiting.map((line) => ({
+      id: line.id,
+      seq: this.ports.chat.lineTo(
+        session,
+        CHAT_SPEAKER_SYSTEM,
+        taggedSpeaker("private_from", line.fromNick),
+        line.text,
+      ),
+    }));
+    const state = this.stateOf(session);
+    const last = waiting[waiting.length - 1];
+    state.lastFrom = { key: accountKey(last.fromAccount), nick: last.fromNick, accountId: last.fromAccount };
+    this.deliveries.push({ session, accountId, lines });
+  }
+
+  private ignore(session: Session, rest: string): void {
+    const target = this.playerNamed(session, rest, "ignore");
+    if (target === null) return;
+    if (target === session) return this.say(session, "You cannot ignore yourself.");
+    const state = this.stateOf(session);
+    const key = this.stateOf(target).key;
+    if (state.ignores.has(key)) return this.say(session, `You already ignore ${target.nick}.`);
+    const store = this.ports.store;
+    if (store !== null && session.accountId !== null && target.accountId !== null) {
+      if (store.addIgnore(session.accountId, target.accountId, this.ports.nowMs()) === "full")
+        return this.say(session, "Your ignore list is full: /unignore someone first.");
+    } else if (state.ignores.size >= GUEST_IGNORES_MAX) {
+      return this.say(session, "Your ignore list is full: /unignore someone first.");
+    }
+    state.ignores.set(key, target.nick);
+    this.say(session, `You ignore ${target.nick}: you will not hear their lines, invites or trades.`);
+  }
+
+  private unignore(session: Session, nick: string): void {
+    if (nick === "") return this.say(session, "Whom? /unignore nick");
+    const state = this.stateOf(session);
+    const wanted = nickKey(nick);
+    for (const [key, shown] of state.ignores) {
+      if (nickKey(shown) !== wanted) continue;
+      state.ignores.delete(key);
+      const store = this.ports.store;
+      if (store !== null && session.accountId !== null && key.startsWith("a"))
+        store.removeIgnore(session.accountId, Number(key.slice(1)));
+      return this.say(session, `You hear ${shown} again.`);
+    }
+    this.say(session, `You do not ignore anyone called ${nick}.`);
+  }
+
+  private listIgnores(session: Session): void {
+    const nicks = [...this.stateOf(session).ignores.values()];
+    if (nicks.length === 0) return this.say(session, "You ignore nobody.");
+    for (const line of listLines("You ignore: ", nicks)) this.say(session, line);
+  }
+
+  private befriend(session: Session, rest: string): void {
+    if (!this.keepsFriends(session)) return;
+    const target = this.playerNamed(session, rest, "friend");
+    if (target === null) return;
+    if (target === session) return this.say(session, "You are your own friend already.");
+    if (target.accountId === null)
+      return this.say(session, `${target.nick} plays as a guest: only accounts keep friends.`);
+    const outcome = this.ports.store!.addFriend(session.accountId!, target.accountId, this.ports.nowMs());
+    if (outcome === "already") return this.say(session, `${target.nick} is your friend already.`);
+    if (outcome === "full") return this.say(session, "Your friends list is full: /unfriend someone first.");
+    this.say(session, `${target.nick} is now your friend: you will hear when they come and go.`);
+    if (!this.ignores(target, session)) this.say(target, `${session.nick} added you as a friend.`);
+  }
+
+  private unfriend(session: Session, nick: string): void {
+    if (!this.keepsFriends(session)) return;
+    if (nick === "") return this.say(session, "Whom? /unfriend nick");
+    const friend = this.friendNamed(session, nick);
+    if (friend === null) return this.say(session, `You have no friend called ${nick}.`);
+    this.ports.store!.removeFriend(session.accountId!, friend.accountId);
+    this.say(session, `${friend.nick} is no longer your friend.`);
+  }
+
+  private listFriends(session: Session): void {
+    if (!this.keepsFriends(session)) return;
+    const friends = this.ports.store!.friendsOf(session.accountId!);
+    if (friends.length === 0) return this.say(session, "You have no friends yet: /friend nick adds one.");
+    const online = friends.filter((ref) => this.ports.byAccount(ref.accountId) !== undefined);
+    const offline = friends.filter((ref) => this.ports.byAccount(ref.accountId) === undefined);
+    if (online.length > 0)
+      for (const line of listLines(
+        "Friends online: ",
+        online.map((ref) => ref.nick),
+      ))
+        this.say(session, line);
+    if (offline.length > 0)
+      for (const line of listLines(
+        "Friends offline: ",
+        offline.map((ref) => ref.nick),
+      ))
+        this.say(session, line);
+  }
+
+  /** Whether `session` may keep friends; tells it why not. */
+  private keepsFriends(session: Session): boolean {
+    if (session.accountId === null) {
+      this.say(session, "Friends are kept with an account: register to keep a friends list.");
+      return false;
+    }
+    if (this.ports.store === null) {
+      this.say(session, "This world keeps no friends lists yet.");
+      return false;
+    }
+    return true;
+  }
+
+  /** The player in play that `rest` names, or null after telling `session` why there is none. */
+  private playerNamed(session: Session, rest: string, verb: string): Session | null {
+    if (rest === "") {
+      this.say(session, `Whom? /${verb} nick`);
+      return null;
+    }
+    for (const { nick, text } of nickSplits(rest)) {
+      if (text !== "") continue;
+      const target = this.ports.byNick(nick);
+      if (target !== undefined) return target;
+    }
+    this.say(session, `Nobody called ${rest} is playing now.`);
+    return null;
+  }
+
+  /** The friend of `session`'s account whose nick is `nick` (by nickKey), or null. */
+  private friendNamed(session: Session, nick: string): AccountRef | null {
+    const store = this.ports.store;
+    if (store === null || session.accountId === null) return null;
+    const wanted = nickKey(nick);
+    return store.friendsOf(session.accountId).find((ref) => nickKey(ref.nick) === wanted) ?? null;
+  }
+
+  /** The guest in play under `nick` whose key is `key` (a different guest under the same nick is not them). */
+  private sessionWithKey(nick: string, key: string): Session | undefined {
+    const session = this.ports.byNick(nick);
+    return session !== undefined && this.stateOf(session).key === key ? session : undefined;
+  }
+
+  private refuseTell(session: Session, text: string): void {
+    this.stats.tellsRefused++;
+    this.say(session, text);
+  }
+
+  private say(session: Session, text: string): void {
+    this.ports.chat.tell(session, text);
+  }
+
+  private stateOf(session: Session): SocialState {
+    let state = this.states.get(session);
+    if (state === undefined) {
+      state = { key: playerKey(session), ignores: new Map(), lastFrom: null };
+      this.states.set(session, state);
+    }
+    return state;
+  }
+}
+
+/** Players a guest may ignore (kept in memory with its session). */
+const GUEST_IGNORES_MAX = 100;
+
+/** Who a player is across sessions: its account, or for a guest its nick as nickKey folds it. */
+function playerKey(session: Session): string {
+  return session.accountId !== null ? accountKey(session.accountId) : `n${nickKey(session.nick)}`;
+}
+
+function accountKey(accountId: number): string {
+  return `a${accountId}`;
+}
+
+/** `head` and the names, split into lines a chat line holds (200 bytes; names are at most 32). */
+function listLines(head: string, names: readonly string[]): string[] {
+  const lines: string[] = [];
+  let line = head;
+  for (const name of names) {
+    const next = line === head ? line + name : `${line}, ${name}`;
+    if (Buffer.byteLength(next, "utf8") > 190 && line !== head) {
+      lines.push(line);
+      line = head + name;
+    } else {
+      line = next;
+    }
+  }
+  lines.push(line);
+  return lines;
+}
