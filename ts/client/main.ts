@@ -35,6 +35,7 @@ import { TouchControls } from "./ui/touch-controls.js";
 import { Minimap, tileColours } from "./ui/minimap.js";
 import { WhoOnline } from "./ui/who-online.js";
 import { QuestJournal } from "./ui/quest-journal.js";
+import { PartyPanel } from "./ui/party-panel.js";
 import { renderOffline, SoundBoard } from "./ui/sound-board.js";
 import { SoundCues } from "./ui/sound-cues.js";
 import { rms, SOUND_NAMES, type SoundName } from "./assets/sounds.js";
@@ -203,6 +204,8 @@ async function play(request: JoinRequest): Promise<void> {
     // The quest journal (J): the quests under way and what each asks.
     element("quests").hidden = false;
     new QuestJournal(element("quests"), client, serverUrl, view.canvas);
+    // The party (issue 39): the other members and their health, while the player is in one.
+    new PartyPanel(element("party"), client);
     const cues = new SoundCues(client, sounds);
     const listen = () => {
       cues.update();

@@ -202,8 +202,13 @@ export class Game {
     };
     const details = { send: (session: Session, entity: StoredEntity) => this.details.send(session, entity) };
     const scripts = {
+      // A party shares the kill's credit: each member present near it counts it (a quest's "kill 5 rats").
       onKill: (killer: StoredEntity, victim: StoredEntity) =>
-        this.scriptTime.run(() => this.scripts?.onKill(killer, victim)),
+        this.scriptTime.run(() => {
+          const session = this.sessions.byEntityId(killer.id);
+          const sharers = session === undefined ? [killer] : this.parties.sharersOf(session, victim.x, victim.y);
+          for (const sharer of sharers) this.scripts?.onKill("entity" in sharer ? sharer.entity : sharer, victim);
+        }),
       units: () => (this.scripts === null ? 0 : ScriptRoom.unitsOf(this.scripts.takeSteps())),
       talks: (kindName: string) => this.scripts?.talks(kindName) === true,
       onItem: (session: Session, event: ItemEvent) => this.scripts?.onItem(session, event),

@@ -554,4 +554,4 @@ function clockLine(clock: WorldClockView, serverTick: number): string | undefine
 }
 
 const COMBAT: ReadonlySet<LogChannel> = new Set(["combat"]);
-const NOT_COMBAT: ReadonlySet<LogChannel> = new Set(["chat", "system", "presence"]);
+const NOT_COMBAT: ReadonlySet<LogChannel> = new Set(["chat", "private", "party", "system", "presence"]);

@@ -34,6 +34,9 @@ export const BANNER_EDGE = 0xf0;
 export const CHAT_PLAYER = 0xdb;
 export const CHAT_SYSTEM = 0x9d;
 export const CHAT_PROBLEM = 0xf0;
+/** Private lines (to and from the player) and the party channel (issue 39): apart from the crowd's chat. */
+export const CHAT_PRIVATE = 0xe7;
+export const CHAT_PARTY = 0x5f;
 /** The server's "X joined" / "X left" lines (the log's presence channel): quiet. */
 export const CHAT_PRESENCE = 0x92;
 /** Labels over entities (names on hover, the interaction prompt). */

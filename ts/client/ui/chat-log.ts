@@ -8,6 +8,7 @@ import type { ChatEvent } from "../core/chat.js";
 import type { HudLine } from "../render/hud.js";
 import * as P from "../render/palette.js";
 import { PRESENCE_SPEAKER } from "./log-channels.js";
+import { speakerChannel } from "../../protocol/chat-speakers.js";
 
 /** "é" → "e": letters with marks lose the marks; the font draws other non-ASCII as '?'. */
 export function foldForFont(text: string): string {
@@ -26,6 +27,13 @@ export function chatLogLine(event: ChatEvent, names: ReadonlyMap<number, string>
       // The server's join and leave lines say who themselves: "Ada joined", not "presence: Ada joined".
       if (event.speakerEntityId === 0 && event.speakerName === PRESENCE_SPEAKER)
         return { text: event.text, colour: P.CHAT_PRESENCE };
+      // A private or party line: who it is from or to, as its tagged name says (its speaker may be gone).
+      const tagged = speakerChannel(event.speakerName);
+      if (tagged !== null) {
+        if (tagged.channel === "party") return { text: `[party] ${tagged.nick}: ${event.text}`, colour: P.CHAT_PARTY };
+        const way = tagged.channel === "private_from" ? "from" : "to";
+        return { text: `${way} ${tagged.nick}: ${event.text}`, colour: P.CHAT_PRIVATE };
+      }
       const speaker = speakerLabel(event.speakerEntityId, event.speakerName, names);
       const colour = event.speakerEntityId === 0 ? P.CHAT_SYSTEM : P.CHAT_PLAYER;
       return { text: `${speaker}: ${event.text}`, colour };

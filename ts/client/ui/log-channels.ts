@@ -12,8 +12,9 @@
 // walked off read like a quit.
 import type { ChatEvent } from "../core/chat.js";
 import { CHAT_SPEAKER_PRESENCE, CHAT_SPEAKER_SYSTEM } from "../../protocol/chat.js";
+import { speakerChannel } from "../../protocol/chat-speakers.js";
 
-export type LogChannel = "chat" | "system" | "combat" | "presence";
+export type LogChannel = "chat" | "private" | "party" | "system" | "combat" | "presence";
 export type LogView = "all" | "chat" | "combat" | "system";
 export const LOG_VIEWS: readonly LogView[] = ["all", "chat", "combat", "system"];
 export const LOG_VIEW_LABELS: Readonly<Record<LogView, string>> = {
@@ -27,8 +28,8 @@ export const LOG_VIEW_LABELS: Readonly<Record<LogView, string>> = {
 export const PRESENCE_SPEAKER = CHAT_SPEAKER_PRESENCE;
 
 const SHOWN_IN: Readonly<Record<LogView, ReadonlySet<LogChannel>>> = {
-  all: new Set(["chat", "system", "combat"]),
-  chat: new Set(["chat"]),
+  all: new Set(["chat", "private", "party", "system", "combat"]),
+  chat: new Set(["chat", "private", "party"]),
   combat: new Set(["combat"]),
   system: new Set(["system", "presence"]),
 };
@@ -46,6 +47,9 @@ export function nextView(view: LogView): LogView {
 /** The channel of a chat event: a player's line is chat; the server's own are system or presence. */
 export function chatEventChannel(event: ChatEvent): LogChannel {
   if (event.kind !== "line") return "chat";
+  // Private and party lines name their channel in the speaker name (protocol/chat-speakers.ts).
+  const tagged = speakerChannel(event.speakerName);
+  if (tagged !== null) return tagged.channel === "party" ? "party" : "private";
   if (event.speakerEntityId !== CHAT_SPEAKER_SYSTEM) return "chat";
   return event.speakerName === PRESENCE_SPEAKER ? "presence" : "system";
 }

@@ -105,6 +105,11 @@ export class ExploredChunks {
 export interface MinimapSource {
   readonly chunks: { values(): Iterable<CachedChunk> };
   readonly predicted: { x: number; y: number } | null;
+  /** The other members of the player's party, drawn wherever they are (issue 39). */
+  readonly party?: {
+    readonly revision: number;
+    readonly members: readonly { x: number; y: number; away: boolean }[];
+  };
 }
 
 /** The minimap on the page: a canvas over the view's top-right corner, hidden until M (or its button). */
@@ -115,6 +120,7 @@ export class Minimap {
   private lastDrawMs = -Infinity;
   private dirty = true;
   private lastCentre = "";
+  private lastPartyRevision = -1;
 
   constructor(
     private readonly canvas: HTMLCanvasElement,
@@ -166,12 +172,27 @@ export class Minimap {
     const left = centreX - half;
     const top = centreY - half;
     const centre = `${at.x},${at.y}`;
+    const party = this.source.party;
+    if (party !== undefined && party.revision !== this.lastPartyRevision) {
+      this.lastPartyRevision = party.revision;
+      this.dirty = true;
+    }
     if (!this.dirty && centre === this.lastCentre) return;
     this.lastDrawMs = nowMs;
     this.dirty = false;
     this.lastCentre = centre;
     this.explored.paint(this.image.data, left, top, MINIMAP_TILES);
     this.context.putImageData(this.image, 0, 0);
+    // The party's other members: green dots (grey while away), under the player's.
+    for (const mate of party?.members ?? []) {
+      const x = mate.x - left;
+      const y = mate.y - top;
+      if (x < 1 || y < 1 || x >= MINIMAP_TILES - 1 || y >= MINIMAP_TILES - 1) continue;
+      this.context.fillStyle = "#000";
+      this.context.fillRect(x - 2, y - 2, 5, 5);
+      this.context.fillStyle = mate.away ? "#888" : "#4f4";
+      this.context.fillRect(x - 1, y - 1, 3, 3);
+    }
     // The player: a white dot with a dark ring, 3 px, over its tile.
     this.context.fillStyle = "#000";
     this.context.fillRect(at.x - left - 2, at.y - top - 2, 5, 5);
