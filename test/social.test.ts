@@ -11,7 +11,10 @@ import {
   connectGuest,
   GameClient,
   type GuestConnection,
+  impairTransport,
+  type Transport,
 } from "../ts/client/core/index.js";
+import { parseProfileSpec } from "../ts/netsim/index.js";
 import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
 import { speakerChannel } from "../ts/protocol/chat-speakers.js";
 import type { RunningServer } from "../ts/server/server.js";
@@ -40,6 +43,13 @@ interface Player {
 }
 
 const udpLink = async (session: { udpPort: number }) => UdpNodeTransport.connect("127.0.0.1", session.udpPort);
+/** A link that loses 20 % of the datagrams each way and duplicates 20 %. */
+const lossyLink = (seed: number) => async (session: { udpPort: number }) =>
+  impairTransport(
+    (await UdpNodeTransport.connect("127.0.0.1", session.udpPort)) as Transport,
+    parseProfileSpec("loss=20,dup=20,delay=10,jitter=5").profile,
+    seed,
+  );
 
 async function play(connection: GuestConnection): Promise<Player> {
   const client = GameClient.create({ core: await loadCore(), ...connection });
@@ -305,4 +315,144 @@ describe("parties", () => {
     await seeSystem(back, "Nedda leads the party now.", [back, pia]);
     await postAndSee(back, "/party", back, "system: Your party (2 of 5): Nedda (leads), Pia", [back, pia]);
   }, 60_000);
+});
+
+describe("trade between players", () => {
+  /** Puts `stacks` into `player`'s bag through the item room, and waits until the write is done. */
+  async function give(player: Player, stacks: { itemId: number; count: number }[]): Promise<void> {
+    await new Promise<void>((resolve, reject) =>
+      server.game.items.exchange(sessionOf(player), [], stacks, (outcome) =>
+        outcome === "ok" ? resolve() : reject(new Error(outcome)),
+      ),
+    );
+  }
+  const count = (player: Player, itemId: number) => server.game.items.countOf(sessionOf(player), itemId);
+  const COIN = 7;
+  const POTION = 6;
+  const DAGGER = 2;
+
+  /** Stands `player` on a free cell next to `other`. */
+  function standBeside(player: Player, other: Player): void {
+    const at = sessionOf(other).entity;
+    for (const [dx, dy] of [
+      [1, 0],
+      [-1, 0],
+      [0, 1],
+      [0, -1],
+      [1, 1],
+      [-1, -1],
+      [1, -1],
+      [-1, 1],
+    ]) {
+      if (server.game.world.walkable(at.x + dx, at.y + dy)) {
+        server.game.warps.teleport(sessionOf(player).entity, at.x + dx, at.y + dy);
+        return;
+      }
+    }
+    throw new Error("no free cell beside the other player");
+  }
+
+  /** Whether a dialog `player` is shown holds `text`. */
+  function shows(player: Player, text: string): boolean {
+    return [...player.client.dialogs.shown.values()].some((d) => JSON.stringify(d.elements).includes(text));
+  }
+
+  /** Posts `text` (paced) and drives until the server acknowledged it. */
+  async function post(player: Player, text: string, all: Player[]): Promise<void> {
+    await paced(player.client);
+    expect(player.client.postChat(text)).toBe("sent");
+    await drive(
+      all.map((p) => p.client),
+      `"${text}" acknowledged`,
+      () => player.client.chat.unacknowledged === 0,
+      15_000,
+    );
+  }
+
+  async function answerTopDialog(player: Player, all: Player[], returnCode: number, text: string): Promise<void> {
+    await drive(
+      all.map((p) => p.client),
+      `a dialog with "${text}"`,
+      () => shows(player, text),
+      15_000,
+    );
+    const dialog = [...player.client.dialogs.shown.values()].find((d) => JSON.stringify(d.elements).includes(text))!;
+    expect(player.client.replyDialog(dialog.id, returnCode)).toBe(true);
+  }
+
+  it("exchanges both offers as one transaction over links that lose and duplicate a fifth of their datagrams", async () => {
+    const ida = await play(await connectGuest(baseUrl, "Ida", lossyLink(31)));
+    const jon = await play(await connectGuest(baseUrl, "Jon", lossyLink(32)));
+    const all = [ida, jon];
+    await give(ida, [{ itemId: COIN, count: 40 }]);
+    await give(jon, [
+      { itemId: POTION, count: 3 },
+      { itemId: DAGGER, count: 1 },
+    ]);
+    standBeside(jon, ida);
+    await postAndSee(ida, "/trade Jon", ida, "system: You asked Jon to trade.", all);
+    await answerTopDialog(jon, all, 1, "Ida wants to trade");
+    // The trade is open once Jon's answer arrived: both are shown its window.
+    await drive(
+      all.map((p) => p.client),
+      "the trade window at both",
+      () => shows(ida, "Trade with Jon") && shows(jon, "Trade with Ida"),
+      15_000,
+    );
+    await post(ida, "/offer 25 gold", all);
+    await post(jon, "/offer 2 potions", all);
+    // Ida confirms; then Jon changes his offer, which clears her confirmation: her Confirm counted for that offer only.
+    await answerTopDialog(ida, all, 1, "Jon gives: 2 healing potion.");
+    await drive(
+      all.map((p) => p.client),
+      "Ida's confirmation shown to Jon",
+      () => shows(jon, "Ida gives: 25 gold coin (confirmed)."),
+      15_000,
+    );
+    await post(jon, "/offer dagger", all);
+    await answerTopDialog(jon, all, 1, "You give: 2 healing potion, 1 dagger. Ida gives: 25 gold coin. ");
+    await drive(
+      all.map((p) => p.client),
+      "Jon's confirmation shown to Ida, hers cleared",
+      () => shows(ida, "You give: 25 gold coin. Jon gives: 2 healing potion, 1 dagger (confirmed)."),
+      15_000,
+    );
+    expect(server.game.trades.stats.done).toBe(0);
+    expect([count(ida, COIN), count(jon, POTION)]).toEqual([40, 3]);
+    await answerTopDialog(ida, all, 1, "Jon gives: 2 healing potion, 1 dagger (confirmed)");
+    await seeSystem(ida, "Trade done: you gave 25 gold coin and got 2 healing potion, 1 dagger from Jon.", all);
+    await seeSystem(jon, "Trade done: you gave 2 healing potion, 1 dagger and got 25 gold coin from Ida.", all);
+    expect([count(ida, COIN), count(ida, POTION), count(ida, DAGGER)]).toEqual([15, 2, 1]);
+    expect([count(jon, COIN), count(jon, POTION), count(jon, DAGGER)]).toEqual([25, 1, 0]);
+  }, 60_000);
+
+  it("refuses what cannot be traded with a clear answer, and walking apart calls it off", async () => {
+    const kay = await guest("Kay");
+    const lou = await guest("Lou");
+    const all = [kay, lou];
+    await give(kay, [{ itemId: COIN, count: 5 }]);
+    await postAndSee(
+      kay,
+      "/offer 1 gold",
+      kay,
+      "system: You are not trading: /trade nick, standing next to them.",
+      all,
+    );
+    server.game.warps.teleport(sessionOf(lou).entity, sessionOf(kay).entity.x + 8, sessionOf(kay).entity.y);
+    await postAndSee(kay, "/trade Lou", kay, "system: Stand next to Lou to trade.", all);
+    standBeside(lou, kay);
+    await postAndSee(kay, "/trade Lou", kay, "system: You asked Lou to trade.", all);
+    await answerTopDialog(lou, all, 1, "Kay wants to trade");
+    await drive(
+      all.map((p) => p.client),
+      "the trade window",
+      () => shows(kay, "Trade with Lou"),
+    );
+    await postAndSee(kay, "/offer 9 gold", kay, "system: You carry only 5 gold coin.", all);
+    await postAndSee(kay, "/offer 1 dagger", kay, "system: You carry no dagger to offer.", all);
+    await postAndSee(lou, "/offer 1 gold", lou, "system: You carry no gold to offer.", all);
+    server.game.warps.teleport(sessionOf(lou).entity, sessionOf(kay).entity.x + 8, sessionOf(kay).entity.y);
+    await seeSystem(kay, "You walked apart; the trade is off.", all);
+    expect(count(kay, COIN)).toBe(5);
+  }, 40_000);
 });

@@ -69,6 +69,7 @@ import { TileUpdates } from "./world/tile-updates.js";
 import { SocialStore } from "./persistence/social-store.js";
 import { PartyRoom } from "./social/parties.js";
 import { SocialRoom } from "./social/social-room.js";
+import { TradeRoom } from "./social/trades.js";
 import { World, type WorldMap } from "./world/world.js";
 import type { WorldWarp } from "./world/areas.js";
 import { Warps } from "./world/warps.js";
@@ -136,6 +137,8 @@ export class Game {
   readonly social: SocialRoom;
   /** Parties: invitations, the party channel, shared kills (social/parties.ts). */
   readonly parties: PartyRoom;
+  /** Trades between players: offers, confirmations, one item transaction (social/trades.ts). */
+  readonly trades: TradeRoom;
   /** Warps, teleports and stairs stepped on (warps.ts), and the dungeon levels below the stairs (dungeon/levels.ts). */
   readonly warps: Warps;
   readonly levels: DungeonLevels;
@@ -382,6 +385,19 @@ export class Game {
       tickHz: o.tickHz,
       log,
     });
+    this.trades = new TradeRoom({
+      chat,
+      dialogs,
+      items: {
+        countOf: (session, itemId, bagOnly) => this.items.countOf(session, itemId, bagOnly),
+        trade: (a, b, aGives, bGives, done) => this.items.trade(a, b, aGives, bGives, done),
+      },
+      catalogue,
+      ignores: (session, other) => this.social.ignores(session, other),
+      inPlay: (session) => sessions.byTokenValue(session.token) === session,
+      clock,
+      tickHz: o.tickHz,
+    });
     // A cluster shares no friends lists yet: its regions keep private lines and parties to themselves (docs/social.md).
     this.social = new SocialRoom({
       byNick: (nick) => this.lifecycle.sessionByNick(nick),
@@ -389,6 +405,7 @@ export class Game {
       chat,
       store: o.sharedAccounts === undefined ? new SocialStore(db) : null,
       parties: this.parties,
+      trades: this.trades,
       log,
       nowMs: Date.now,
     });
@@ -456,6 +473,7 @@ export class Game {
         left: (session, continues) => {
           this.social.left(session, continues);
           this.parties.left(session, continues);
+          this.trades.left(session);
         },
       },
     });
@@ -617,7 +635,10 @@ export class Game {
     if (scripts !== null) this.scriptTime.run(() => scripts.endTick(this.tick));
     this.lifecycle.flushJoinNotices(startMs);
     this.parties.tick();
-    if (second) this.social.tick();
+    if (second) {
+      this.social.tick();
+      this.trades.tick();
+    }
     this.worldClock.endTick(this.tick, this.sessions.values());
     // Tile updates go out before the State packets whose manifests show the new versions.
     this.tileUpdates.flush();

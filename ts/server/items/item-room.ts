@@ -282,6 +282,62 @@ export class ItemRoom {
   }
 
   /**
+   * A trade between two players (social/trades.ts): `aGives` leaves `a`'s bag for `b`'s and `bGives` the
+   * other way, as **one** change through the transfer path — both bags in one write, durable before
+   * `done` hears "ok", and nothing changed anywhere on any other answer ("no_item": one of them no longer
+   * has what it offered, with `who` saying which; "full": one bag cannot hold what it gets; "unknown":
+   * either is no longer here; "failed": the write failed). Counted as both players' item work, so
+   * neither moves to another process with the trade under way.
+   */
+  trade(
+    a: Session,
+    b: Session,
+    aGives: readonly Stack[],
+    bGives: readonly Stack[],
+    done: (outcome: ExchangeOutcome, who: Session | null) => void,
+  ): void {
+    const carriedA = this.bags.of(a);
+    const carriedB = this.bags.of(b);
+    if (carriedA === undefined || carriedB === undefined || carriedA === carriedB) return done("unknown", null);
+    carriedA.work++;
+    carriedB.work++;
+    let finished = false;
+    const finish = (outcome: ExchangeOutcome, who: Session | null): void => {
+      if (finished) return;
+      finished = true;
+      carriedA.work--;
+      carriedB.work--;
+      done(outcome, who);
+    };
+    const queued = this.transfer.run(() => {
+      try {
+        if (this.bags.of(a) !== carriedA || this.bags.of(b) !== carriedB) return finish("unknown", null);
+        if (carriedA.unreadable || carriedB.unreadable) return finish("failed", null);
+        const catalogue = this.ports.catalogue;
+        const planA = exchange(carriedA.bag, aGives, bGives, catalogue);
+        if (typeof planA === "string") return finish(planA, a);
+        const planB = exchange(carriedB.bag, bGives, aGives, catalogue);
+        if (typeof planB === "string") return finish(planB, b);
+        return settle(
+          this.transfer.commit({
+            write: { containers: [this.bags.row(carriedA, planA.slots), this.bags.row(carriedB, planB.slots)] },
+            apply: () => {
+              this.bags.setBag(carriedA, planA.slots);
+              this.bags.setBag(carriedB, planB.slots);
+            },
+          }),
+          (ok) => finish(ok ? "ok" : "failed", null),
+        );
+      } catch (error) {
+        finish("failed", null);
+        throw error;
+      }
+    });
+    // Shed: too much item work waits already (nothing changed).
+    if (!queued) finish("failed", null);
+  }
+
+  /**
    * How many of `itemId` the player carries in its bag and equipment — or in its bag alone with `bagOnly`,
    * what `exchange` can take (a wielded dagger is not for sale until it is back in the bag).
    */

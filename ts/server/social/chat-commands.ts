@@ -17,6 +17,11 @@ export type Verb =
   | "kick"
   | "party_say"
   | "party"
+  | "trade"
+  | "offer"
+  | "unoffer"
+  | "confirm"
+  | "cancel"
   | "help";
 
 /** Every word a player may type for a verb: the canonical first, then its aliases. */
@@ -33,6 +38,11 @@ const WORDS: Readonly<Record<Verb, readonly string[]>> = {
   kick: ["kick"],
   party_say: ["p"],
   party: ["party"],
+  trade: ["trade"],
+  offer: ["offer"],
+  unoffer: ["unoffer"],
+  confirm: ["confirm"],
+  cancel: ["cancel"],
   help: ["help", "?"],
 };
 
@@ -48,6 +58,7 @@ export const HELP_LINES: readonly string[] = [
   "/friend nick, /unfriend nick, /friends — your friends and who of them is online",
   "/ignore nick, /unignore nick, /ignore — hide a player's lines, invites and trades",
   "/invite nick, /leave, /kick nick, /party — your party; /p text — say it to your party",
+  "/trade nick (next to them), /offer 3 gold coin, /unoffer dagger, /confirm, /cancel — trade items",
 ];
 
 export type Command =

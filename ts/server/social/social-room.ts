@@ -25,6 +25,15 @@ export interface PartyVerbs {
   list(session: Session): void;
 }
 
+/** What the trade room answers to (trades.ts). */
+export interface TradeVerbs {
+  ask(session: Session, target: Session): void;
+  offer(session: Session, rest: string): void;
+  unoffer(session: Session, rest: string): void;
+  confirm(session: Session): void;
+  cancelBy(session: Session): void;
+}
+
 export interface SocialPorts {
   /** The session in play under a nick (or one it would pass for). */
   readonly byNick: (nick: string) => Session | undefined;
@@ -34,6 +43,7 @@ export interface SocialPorts {
   /** Friends, ignores and waiting lines; null where no store is shared (a cluster's regions, for now). */
   readonly store: SocialStorePort | null;
   readonly parties: PartyVerbs;
+  readonly trades: TradeVerbs;
   readonly log: Logger;
   /** Wall-clock time for the store's timestamps (never a tick's outcome). */
   readonly nowMs: () => number;
@@ -205,6 +215,19 @@ export class SocialRoom implements ChatCommands {
         return parties.speak(session, command.rest);
       case "party":
         return parties.list(session);
+      case "trade": {
+        const target = this.playerNamed(session, command.rest, "trade");
+        if (target !== null) this.ports.trades.ask(session, target);
+        return;
+      }
+      case "offer":
+        return this.ports.trades.offer(session, command.rest);
+      case "unoffer":
+        return this.ports.trades.unoffer(session, command.rest);
+      case "confirm":
+        return this.ports.trades.confirm(session);
+      case "cancel":
+        return this.ports.trades.cancelBy(session);
     }
   }
 

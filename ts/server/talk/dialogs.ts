@@ -134,6 +134,12 @@ export class DialogService {
     return true;
   }
 
+  /** Closes the dialog open under `key` (OpenDialogOptions.key), if any; its reply handler is not called. */
+  closeKeyed(session: Session, key: string): boolean {
+    for (const dialog of session.dialogs.open.values()) if (dialog.key === key) return this.close(session, dialog.id);
+    return false;
+  }
+
   /** A DialogAck: the client shows the dialog, or no longer shows it. */
   onAck(session: Session, packet: DialogAckPacket): void {
     const dialogs = session.dialogs;
