@@ -139,13 +139,21 @@ export class TradeRoom {
     this.changed(trade);
   }
 
-  /** `/confirm` (or the window's Confirm): `session` agrees to the offers as they stand. */
+  /**
+   * `/confirm` (or the window's Confirm): `session` agrees to the offers as they stand. Only its own window
+   * changes (to "waiting"); the other player is told in a line, so a window it is about to press is not
+   * swapped under its finger — windows change only when the offers do, and that must void a confirmation.
+   */
   confirm(session: Session): void {
     const trade = this.openTradeOf(session);
     if (trade === null) return;
-    sideOf(trade, session).confirmed = true;
+    const side = sideOf(trade, session);
+    if (side.confirmed) return;
+    side.confirmed = true;
     if (trade.a.confirmed && trade.b.confirmed) return this.settle(trade);
-    this.show(trade);
+    const other = side === trade.a ? trade.b : trade.a;
+    this.say(other.session, `${session.nick} confirmed the trade: confirm too to exchange.`);
+    this.showTo(trade, side);
   }
 
   /** `/cancel` (or the window's Cancel). */
@@ -228,26 +236,32 @@ export class TradeRoom {
 
   /** Shows both players the trade as it stands (a newer window replaces the older). */
   private show(trade: Trade): void {
-    for (const [side, other] of [
-      [trade.a, trade.b],
-      [trade.b, trade.a],
-    ] as const) {
-      const text =
-        `You give: ${this.words(side.offer)}${side.confirmed ? " (confirmed)" : ""}. ` +
-        `${other.session.nick} gives: ${this.words(other.offer)}${other.confirmed ? " (confirmed)" : ""}. ` +
-        "Offer with /offer 3 gold coin.";
-      this.ports.dialogs.open(
-        side.session,
-        conversation(`Trade with ${other.session.nick}`, cut(text), ["Confirm", "Cancel"]),
-        (reply) => {
-          if (this.bySession.get(side.session) !== trade) return;
-          if (reply.returnCode === CONFIRM) this.confirm(side.session);
-          else if (reply.returnCode === CANCEL) this.cancelBy(side.session);
-          // 0: replaced by a newer window, or closed: the trade stands (/cancel ends it).
-        },
-        { key: "trade" },
-      );
-    }
+    this.showTo(trade, trade.a);
+    this.showTo(trade, trade.b);
+  }
+
+  /** The trade window of `side`: both offers, Confirm and Cancel — or, once it confirmed, Cancel alone. */
+  private showTo(trade: Trade, side: Side): void {
+    const other = side === trade.a ? trade.b : trade.a;
+    const text =
+      `You give: ${this.words(side.offer)}. ${other.session.nick} gives: ${this.words(other.offer)}. ` +
+      (side.confirmed
+        ? `You confirmed: waiting for ${other.session.nick}.`
+        : `${other.confirmed ? `${other.session.nick} confirmed. ` : ""}Offer with /offer 3 gold coin.`);
+    // The window as shown: once confirmed, its one button (code 1) is Cancel.
+    const waiting = side.confirmed;
+    this.ports.dialogs.open(
+      side.session,
+      conversation(`Trade with ${other.session.nick}`, cut(text), waiting ? ["Cancel"] : ["Confirm", "Cancel"]),
+      (reply) => {
+        if (this.bySession.get(side.session) !== trade) return;
+        const code = waiting && reply.returnCode === 1 ? CANCEL : reply.returnCode;
+        if (code === CONFIRM) this.confirm(side.session);
+        else if (code === CANCEL) this.cancelBy(side.session);
+        // 0: replaced by a newer window, or closed: the trade stands (/cancel ends it).
+      },
+      { key: "trade" },
+    );
   }
 
   private begin(trade: Trade): void {
