@@ -200,7 +200,11 @@ async function play(request: JoinRequest): Promise<void> {
     // The map of the explored chunks (M) and who is online (O); their listeners and timers hold them.
     new Minimap(element("minimap"), client, tileColours(connection.world.tiles, resources.images.tiles));
     element("who").hidden = false;
-    new WhoOnline(element("who"), serverUrl, view.canvas);
+    new WhoOnline(element("who"), serverUrl, view.canvas, {
+      ownNick: connection.session.nick,
+      post: (line) => void client.postChat(line),
+      draft: (line) => social.draft(line),
+    });
     // The quest journal (J): the quests under way and what each asks.
     element("quests").hidden = false;
     new QuestJournal(element("quests"), client, serverUrl, view.canvas);

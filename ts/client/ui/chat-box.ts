@@ -45,6 +45,13 @@ export class ChatBox {
     this.input.focus();
   }
 
+  /** Opens the box with `draft` in it, the caret after it ("/tell Ada " from the who-is-online list). */
+  openWith(draft: string): void {
+    this.input.value = draft;
+    this.open();
+    this.input.setSelectionRange(draft.length, draft.length);
+  }
+
   /** Hides the box, keeping the draft; `refocus` gives the keys back to the game. */
   close(refocus = true): void {
     if (this.form.hidden) return;

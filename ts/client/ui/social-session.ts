@@ -117,6 +117,11 @@ export class SocialSession {
     parts.renderer.sceneHook = (scene) => this.frame(scene);
   }
 
+  /** Opens the chat box with `draft` typed (a command to finish: "/tell Ada "). */
+  draft(text: string): void {
+    this.chatBox.openWith(text);
+  }
+
   stop(): void {
     if (this.parts.renderer.sceneHook) this.parts.renderer.sceneHook = null;
     for (const undo of this.detach.splice(0)) undo();

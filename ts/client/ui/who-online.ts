@@ -43,6 +43,21 @@ export function onlineLabel(count: number): string {
   return `${count} online`;
 }
 
+/** What a player can do with another from the list (issue 39): each is a chat command. */
+export interface PlayerActions {
+  /** The player's own nick: no buttons beside it. */
+  readonly ownNick: string;
+  /** Sends a finished command ("/invite Ada"). */
+  post(line: string): void;
+  /** Opens the chat box with a command to finish ("/tell Ada "). */
+  draft(line: string): void;
+}
+
+/** How a nick is written in a command: in quotes when it holds a space (docs/social.md). */
+export function commandNick(nick: string): string {
+  return nick.includes(" ") ? `"${nick}"` : nick;
+}
+
 export class WhoOnline {
   private readonly button: HTMLButtonElement;
   private readonly list: HTMLElement;
@@ -58,6 +73,8 @@ export class WhoOnline {
     private readonly serverUrl: string,
     /** Focus goes back here when the list closes. */
     private readonly home: HTMLElement,
+    /** Tell, invite, trade: buttons beside each other player's nick; none without. */
+    private readonly actions: PlayerActions | null = null,
   ) {
     const doc = root.ownerDocument;
     this.button = doc.createElement("button");
@@ -132,6 +149,25 @@ export class WhoOnline {
       ...sortNicks(answer.nicks).map((nick) => {
         const item = doc.createElement("li");
         item.textContent = nick;
+        const actions = this.actions;
+        if (actions !== null && nick !== actions.ownNick) {
+          const named = commandNick(nick);
+          const button = (label: string, act: () => void) => {
+            const pressed = doc.createElement("button");
+            pressed.type = "button";
+            pressed.className = "who-action";
+            pressed.textContent = label;
+            pressed.dataset.testid = `who-${label.toLowerCase()}`;
+            pressed.setAttribute("aria-label", `${label} ${nick}`);
+            pressed.addEventListener("click", act);
+            return pressed;
+          };
+          item.append(
+            button("Tell", () => actions.draft(`/tell ${named} `)),
+            button("Invite", () => actions.post(`/invite ${named}`)),
+            button("Trade", () => actions.post(`/trade ${named}`)),
+          );
+        }
         return item;
       }),
     );
