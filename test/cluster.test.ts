@@ -239,7 +239,33 @@ describe.skipIf(skip !== null)("a world of two regions behind a gateway", () => 
     expect(status0.chatRelay.dropped).toBe(2);
     expect(status1.chatRelay.dropped).toBe(1); // region 1 ignores what says it is its own
     expect(status0.chatRelay.received).toBeGreaterThanOrEqual(CHAT_BURST); // and any "left" line from region 1
-  }, 30_000);
+
+    // A private line across the border (issue 39): delivered in the other region, echoed to its sender, and
+    // the reply finds its way back; a nick nobody plays in any region is answered so after a moment.
+    await new Promise((resolve) => setTimeout(resolve, 1100 * CHAT_BURST)); // the speaker's burst refills
+    let speakerSeq = Math.max(0, ...postAcks(speaker).map((ack) => ack.seq));
+    post(speaker, ++speakerSeq, "/tell Listener meet me at the border");
+    const whispered = await listener.waitFor("the private line across the border", () =>
+      lines(listener).find((line) => line.text === "meet me at the border"),
+    );
+    expect(whispered.speakerName).toBe("Speaker (private)");
+    await speaker.waitFor("the echo", () =>
+      lines(speaker).find((line) => line.speakerName === "(to Listener)" && line.text === "meet me at the border"),
+    );
+    post(listener, nextSeq + 1, "/r on my way");
+    await speaker.waitFor("the reply from the other region", () =>
+      lines(speaker).find((line) => line.speakerName === "Listener (private)" && line.text === "on my way"),
+    );
+    // The raw test client acknowledges nothing by itself: its window of lines in flight (8) is full.
+    const lastLine = Math.max(...lines(speaker).map((line) => line.seq));
+    speaker.sendRaw(encodePacketToBytes({ type: "chat_ack", clientType: 0, authToken: speaker.token, seq: lastLine }));
+    post(speaker, ++speakerSeq, "/tell Nobodyatall hello");
+    await speaker.waitFor(
+      "the answer that nobody has the nick",
+      () => lines(speaker).find((line) => line.text === "Nobody called Nobodyatall is playing now."),
+      6000,
+    );
+  }, 40_000);
 });
 
 describe.skipIf(skip !== null)("an attack across the border (PvP on)", () => {

@@ -5,8 +5,14 @@
 // that owns the speaker, exactly as in one process (ts/server/talk/chat.ts); the relay only carries lines
 // already accepted. Each region publishes on its own connection, so its lines arrive everywhere in
 // the order it said them.
+//
+// Private lines (issue 39, docs/social.md) travel the same channel: a /tell for nobody in the sender's
+// region is published as {tell}; the region whose player it names delivers it (ignores and all, by that
+// player's rules) and answers {answer, to} to the sender's region, which echoes it to the sender — or,
+// hearing nothing within a few seconds, tells the sender nobody has that nick.
 import type { Redis } from "ioredis";
 import type { ChatService, RelayedLine } from "../server/talk/chat.js";
+import type { RemoteTell, RemoteTellAnswer, SocialRoom } from "../server/social/social-room.js";
 import type { Logger } from "../server/ops/log.js";
 import { RegionChannel } from "./region-channel.js";
 
@@ -26,17 +32,41 @@ export class ChatRelay {
   private readonly channel: RegionChannel;
 
   constructor(
-    region: number,
+    private readonly region: number,
     publisher: Redis,
     private readonly chat: ChatService,
     log: Logger,
     prefix = "fc:",
+    /** The region's social room: private lines across regions (none: only the lines everyone hears). */
+    private readonly social: Pick<SocialRoom, "deliverRemote" | "remoteAnswered" | "remote"> | null = null,
   ) {
-    this.channel = new RegionChannel(region, publisher, `${prefix}chat`, MAX_MESSAGE_BYTES, log, ({ line }) => {
+    this.channel = new RegionChannel(region, publisher, `${prefix}chat`, MAX_MESSAGE_BYTES, log, (fields) => {
+      if ("tell" in fields) return this.onTell(fields.from as number, fields.tell);
+      if ("answer" in fields) return this.onAnswer(fields.to, fields.answer);
+      const line = fields.line;
       if (typeof line !== "object" || line === null || !this.chat.deliverRelayed(line as RelayedLine)) return false;
       this.received++;
       return true;
     });
+  }
+
+  /** A private line from region `from`: delivered if its recipient plays here, and answered. */
+  private onTell(from: number, tell: unknown): boolean {
+    if (this.social === null) return true;
+    if (!isRemoteTell(tell)) return false;
+    this.received++;
+    const answer = this.social.deliverRemote(tell);
+    if (answer !== null) this.channel.publish({ to: from, answer });
+    return true;
+  }
+
+  /** Another region's answer to a private line: this region's when `to` names it. */
+  private onAnswer(to: unknown, answer: unknown): boolean {
+    if (to !== this.region || this.social === null) return Number.isInteger(to);
+    if (!isAnswer(answer)) return false;
+    this.received++;
+    this.social.remoteAnswered(answer);
+    return true;
   }
 
   get stats(): ChatRelayStats {
@@ -49,10 +79,46 @@ export class ChatRelay {
       this.published++;
       this.channel.publish({ line });
     };
+    if (this.social !== null)
+      this.social.remote = (tell) => {
+        this.published++;
+        this.channel.publish({ tell });
+      };
   }
 
   async close(): Promise<void> {
     this.chat.relay = null;
+    if (this.social !== null) this.social.remote = null;
     await this.channel.close();
   }
+}
+
+const SHORT_TEXT = 400;
+
+function isRemoteTell(value: unknown): value is RemoteTell {
+  if (typeof value !== "object" || value === null) return false;
+  const tell = value as Record<string, unknown>;
+  return (
+    Number.isInteger(tell.id) &&
+    typeof tell.fromNick === "string" &&
+    tell.fromNick.length <= 64 &&
+    typeof tell.fromKey === "string" &&
+    tell.fromKey.length <= 200 &&
+    (tell.fromAccount === null || Number.isInteger(tell.fromAccount)) &&
+    typeof tell.rest === "string" &&
+    tell.rest.length <= SHORT_TEXT
+  );
+}
+
+function isAnswer(value: unknown): value is RemoteTellAnswer {
+  if (typeof value !== "object" || value === null) return false;
+  const answer = value as Record<string, unknown>;
+  return (
+    Number.isInteger(answer.id) &&
+    (answer.outcome === "delivered" || answer.outcome === "ignored" || answer.outcome === "empty") &&
+    typeof answer.toNick === "string" &&
+    answer.toNick.length <= 64 &&
+    typeof answer.text === "string" &&
+    answer.text.length <= SHORT_TEXT
+  );
 }

@@ -16,6 +16,7 @@ import type { Session, SessionRegistry } from "../server/sessions/session.js";
 import type { Peer } from "../server/edge/peer.js";
 import type { SessionArrival } from "../server/session-lifecycle.js";
 import type { ChatService } from "../server/talk/chat.js";
+import type { SocialRoom } from "../server/social/social-room.js";
 import type { Doors } from "../server/world/doors.js";
 
 export interface RegionGame extends ApiGame {
@@ -34,6 +35,8 @@ export interface RegionGame extends ApiGame {
   readonly doors: Doors;
   /** Chat relayed between regions (chat-relay.ts), lines told to players. */
   readonly chat: ChatService;
+  /** Private lines across regions (chat-relay.ts). */
+  readonly social: Pick<SocialRoom, "deliverRemote" | "remoteAnswered" | "remote">;
   /** Mutes carried in a handoff; the admin API. */
   readonly admin: AdminService;
   /** What a player carries over in a handoff, and a door's key. */

@@ -215,7 +215,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   );
   // A creature by a border wakes for a player across it, as in one process.
   game.otherPlayers = () => ghosts.players();
-  const chatRelay = new ChatRelay(region, directory.redis, game.chat, log);
+  const chatRelay = new ChatRelay(region, directory.redis, game.chat, log, "fc:", game.social);
   await chatRelay.start();
   const gateways = new Map<string, GatewayLink>();
   /** Where each virtual peer (by key) came from: the handoff answers on the same link. */

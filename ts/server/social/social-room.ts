@@ -25,6 +25,33 @@ export interface PartyVerbs {
   list(session: Session): void;
 }
 
+/**
+ * A private line on its way to another process of a cluster (ts/cluster/chat-relay.ts): every region hears
+ * it, and the one whose player `rest` names delivers it and answers (RemoteTellAnswer).
+ */
+export interface RemoteTell {
+  /** The sender's number for it (unique per sending process). */
+  readonly id: number;
+  readonly fromNick: string;
+  /** The sender's key (an account's "a12", a guest's nick fold): what the recipient's ignores name. */
+  readonly fromKey: string;
+  readonly fromAccount: number | null;
+  /** "nick text" as typed after /tell (a nick with spaces in quotes). */
+  readonly rest: string;
+}
+
+/** The answer of the region that found the recipient of a RemoteTell. */
+export interface RemoteTellAnswer {
+  readonly id: number;
+  readonly outcome: "delivered" | "ignored" | "empty";
+  /** The recipient's nick, and what was delivered (the echo's words). */
+  readonly toNick: string;
+  readonly text: string;
+}
+
+/** How long a private line waits for another region's answer before the player is told nobody has that nick. */
+export const REMOTE_TELL_SECONDS = 2;
+
 /** What the trade room answers to (trades.ts). */
 export interface TradeVerbs {
   ask(session: Session, target: Session): void;
@@ -89,8 +116,48 @@ export class SocialRoom implements ChatCommands {
   };
   private readonly states = new Map<Session, SocialState>();
   private readonly deliveries: Delivery[] = [];
+  /**
+   * Where a private line for nobody here goes: null in one process; in a cluster's region, the relay that
+   * hands it to the other regions (ts/cluster/chat-relay.ts).
+   */
+  remote: ((tell: RemoteTell) => void) | null = null;
+  /** Private lines sent to the other regions, waiting for an answer (seconds left, then what to do). */
+  private readonly pendingRemote = new Map<number, { session: Session; secondsLeft: number; otherwise: () => void }>();
+  private nextRemoteId = 1;
 
   constructor(private readonly ports: SocialPorts) {}
+
+  /**
+   * A private line from another region: delivered when its recipient plays here (and does not ignore the
+   * sender); the answer goes back to the sender's region. Null when nobody here is its recipient.
+   */
+  deliverRemote(tell: RemoteTell): RemoteTellAnswer | null {
+    for (const { nick, text } of nickSplits(tell.rest)) {
+      const target = this.ports.byNick(nick);
+      if (target === undefined) continue;
+      if (text === "") return { id: tell.id, outcome: "empty", toNick: target.nick, text };
+      const state = this.stateOf(target);
+      if (state.ignores.has(tell.fromKey)) return { id: tell.id, outcome: "ignored", toNick: target.nick, text };
+      this.ports.chat.lineTo(target, CHAT_SPEAKER_SYSTEM, taggedSpeaker("private_from", tell.fromNick), text);
+      state.lastFrom = { key: tell.fromKey, nick: tell.fromNick, accountId: tell.fromAccount };
+      this.stats.tells++;
+      return { id: tell.id, outcome: "delivered", toNick: target.nick, text };
+    }
+    return null;
+  }
+
+  /** Another region answered a private line this process sent. */
+  remoteAnswered(answer: RemoteTellAnswer): void {
+    const pending = this.pendingRemote.get(answer.id);
+    if (pending === undefined) return; // answered already (two regions), or given up
+    this.pendingRemote.delete(answer.id);
+    const session = pending.session;
+    if (!this.states.has(session)) return; // the sender left meanwhile
+    if (answer.outcome === "ignored") return this.refuseTell(session, `${answer.toNick} is not taking your messages.`);
+    if (answer.outcome === "empty") return this.refuseTell(session, `What do you want to tell ${answer.toNick}?`);
+    this.ports.chat.lineTo(session, session.entity.id, taggedSpeaker("private_to", answer.toNick), answer.text);
+    this.stats.tells++;
+  }
 
   // ChatCommands: what ChatService asks of a line.
 
@@ -156,8 +223,18 @@ export class SocialRoom implements ChatCommands {
     }
   }
 
-  /** Deletes the waiting lines their clients acknowledged; forgets deliveries to sessions that ended. */
+  /** Once a second: waiting lines their clients acknowledged are deleted; unanswered remote lines give up. */
   tick(): void {
+    for (const [id, pending] of this.pendingRemote) {
+      if (--pending.secondsLeft > 0) continue;
+      this.pendingRemote.delete(id);
+      if (this.states.has(pending.session)) pending.otherwise();
+    }
+    this.deliverAcknowledged();
+  }
+
+  /** Deletes the waiting lines their clients acknowledged; forgets deliveries to sessions that ended. */
+  private deliverAcknowledged(): void {
     const store = this.ports.store;
     if (store === null) return;
     for (let index = this.deliveries.length - 1; index >= 0; index--) {
@@ -238,17 +315,30 @@ export class SocialRoom implements ChatCommands {
       const target = this.ports.byNick(nick);
       if (target !== undefined) return this.tellTo(session, target, text);
     }
-    for (const { nick, text } of splits) {
-      const friend = this.friendNamed(session, nick);
-      if (friend !== null) return this.tellOffline(session, friend, text);
-    }
-    const guess = splits[splits.length - 1].nick;
-    this.refuseTell(
-      session,
-      session.accountId === null
-        ? `Nobody called ${guess} is playing now.`
-        : `Nobody called ${guess} is playing now (a line to an offline friend waits for them: /friend nick).`,
-    );
+    // Nobody here: another region may hold the player; failing that, an offline friend; failing that, nobody.
+    const otherwise = () => {
+      for (const { nick, text } of splits) {
+        const friend = this.friendNamed(session, nick);
+        if (friend !== null) return this.tellOffline(session, friend, text);
+      }
+      const guess = splits[splits.length - 1].nick;
+      this.refuseTell(
+        session,
+        session.accountId === null
+          ? `Nobody called ${guess} is playing now.`
+          : `Nobody called ${guess} is playing now (a line to an offline friend waits for them: /friend nick).`,
+      );
+    };
+    this.tellElsewhere(session, rest, otherwise);
+  }
+
+  /** Sends a private line to the other regions, or does `otherwise` at once in one process. */
+  private tellElsewhere(session: Session, rest: string, otherwise: () => void): void {
+    if (this.remote === null) return otherwise();
+    const id = this.nextRemoteId++;
+    const state = this.stateOf(session);
+    this.pendingRemote.set(id, { session, secondsLeft: REMOTE_TELL_SECONDS + 1, otherwise });
+    this.remote({ id, fromNick: session.nick, fromKey: state.key, fromAccount: session.accountId, rest });
   }
 
   private reply(session: Session, text: string): void {
@@ -257,11 +347,15 @@ export class SocialRoom implements ChatCommands {
     const target =
       last.accountId !== null ? this.ports.byAccount(last.accountId) : this.sessionWithKey(last.nick, last.key);
     if (target !== undefined) return this.tellTo(session, target, text);
-    if (last.accountId !== null && session.accountId !== null) {
-      const friend = this.ports.store?.friendsOf(session.accountId).find((ref) => ref.accountId === last.accountId);
-      if (friend !== undefined) return this.tellOffline(session, friend, text);
-    }
-    this.refuseTell(session, `${last.nick} is not playing now.`);
+    const otherwise = () => {
+      if (last.accountId !== null && session.accountId !== null) {
+        const friend = this.ports.store?.friendsOf(session.accountId).find((ref) => ref.accountId === last.accountId);
+        if (friend !== undefined) return this.tellOffline(session, friend, text);
+      }
+      this.refuseTell(session, `${last.nick} is not playing now.`);
+    };
+    if (text === "") return this.refuseTell(session, `What do you want to tell ${last.nick}?`);
+    this.tellElsewhere(session, `"${last.nick}" ${text}`, otherwise);
   }
 
   private tellTo(session: Session, target: Session, text: string): void {
