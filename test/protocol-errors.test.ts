@@ -374,6 +374,22 @@ describe("TLV rules", () => {
     expectError(detailWithMeta([0x09, 3, 16, 0, 3]), "bad_quest", 20);
   });
 
+  it("bad_tlv_length and bad_progress: the level and progress tags (issue 39)", () => {
+    // level: u8, at least 1.
+    expectOk(detailWithMeta([0x0a, 1, 3]));
+    expectError(detailWithMeta([0x0a, 2, 3, 0]), "bad_tlv_length", 17);
+    expectError(detailWithMeta([0x0a, 1, 0]), "bad_progress", 18);
+    // progress: xp u32, level_xp u32 (≤ xp), next_xp u32 (0, or above xp).
+    const u32 = (n: number) => [n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, n >>> 24];
+    expectOk(detailWithMeta([0x0b, 12, ...u32(170), ...u32(150), ...u32(300)]));
+    expectOk(detailWithMeta([0x0b, 12, ...u32(9600), ...u32(9500), ...u32(0)]));
+    expectError(detailWithMeta([0x0b, 8, ...u32(170), ...u32(150)]), "bad_tlv_length", 17);
+    expectError(detailWithMeta([0x0b, 12, ...u32(140), ...u32(150), ...u32(300)]), "bad_progress", 22);
+    expectError(detailWithMeta([0x0b, 12, ...u32(300), ...u32(150), ...u32(300)]), "bad_progress", 26);
+    // Repeated, like every known tag.
+    expectError(detailWithMeta([0x0a, 1, 3, 0x0a, 1, 4]), "duplicate_tlv", 19);
+  });
+
   const utf8 = (text: string): number[] => Array.from(new TextEncoder().encode(text));
   const nameTlv = (bytes: number[]): number[] => detailWithMeta([0x04, bytes.length, ...bytes]);
 

@@ -35,8 +35,18 @@ export const TLV_QUESTS = 0x08;
  * `mark` u8 (1 a quest to take, 2 a quest to hand in); project addition (issue 38).
  */
 export const TLV_QUEST_MARKS = 0x09;
+/**
+ * A player's level, inline in its EntityEntry (so over its head for everyone in view): u8, 1 … 255;
+ * project addition (issue 39), see docs/protocol.md § 18.8.
+ */
+export const TLV_LEVEL = 0x0a;
+/**
+ * A player's experience, in its own EntityDetail: `xp` u32 (all it has), `level_xp` u32 (where its level
+ * began), `next_xp` u32 (where the next begins; 0 at the highest level); project addition (issue 39).
+ */
+export const TLV_PROGRESS = 0x0b;
 /** The highest tag this build knows: 0x01 … TLV_LAST_KNOWN have fixed formats. */
-export const TLV_LAST_KNOWN = TLV_QUEST_MARKS;
+export const TLV_LAST_KNOWN = TLV_PROGRESS;
 /** Bytes of the quests value before its entries (catalogue_version u16), and of one entry. */
 export const QUESTS_HEADER_BYTES = 2;
 export const QUEST_ENTRY_BYTES = 6;
@@ -53,6 +63,9 @@ export const INVENTORY_STACK_BYTES = 5;
 export const INVENTORY_STACKS_MAX = 50;
 /** Value length of the item tag. */
 export const ITEM_VALUE_BYTES = 4;
+/** Value length of the level tag (u8) and of the progress tag (three u32s). */
+export const LEVEL_VALUE_BYTES = 1;
+export const PROGRESS_VALUE_BYTES = 12;
 /** Slots above the bag: where the equipped weapon and armor are listed in an inventory value. */
 export const SLOT_WEAPON = 250;
 export const SLOT_ARMOR = 251;
@@ -71,7 +84,17 @@ export const TLV_U16_VALUE_BYTES = 2;
 export const TLV_TAG_NAMES: Readonly<
   Record<
     number,
-    "status_effects" | "weapon" | "armor" | "name" | "inventory" | "item" | "appearance" | "quests" | "quest_marks"
+    | "status_effects"
+    | "weapon"
+    | "armor"
+    | "name"
+    | "inventory"
+    | "item"
+    | "appearance"
+    | "quests"
+    | "quest_marks"
+    | "level"
+    | "progress"
   >
 > = {
   [TLV_STATUS_EFFECTS]: "status_effects",
@@ -83,6 +106,8 @@ export const TLV_TAG_NAMES: Readonly<
   [TLV_APPEARANCE]: "appearance",
   [TLV_QUESTS]: "quests",
   [TLV_QUEST_MARKS]: "quest_marks",
+  [TLV_LEVEL]: "level",
+  [TLV_PROGRESS]: "progress",
 };
 
 /** One stack of an inventory value: `count` (≥ 1) of catalogue item `itemId` (≥ 1) in `slot`. */
@@ -120,7 +145,14 @@ export type Tlv =
   | { kind: "quests"; catalogueVersion: number; quests: QuestEntry[] }
   /** The kinds with a quest for the player to take or hand in (its own EntityDetail only). */
   | { kind: "quest_marks"; marks: QuestMark[] }
-  /** A tag this build does not know (never 0x01..0x09), kept as raw bytes. */
+  /** A player's level (1 … 255), inline in its entries. */
+  | { kind: "level"; value: number }
+  /**
+   * A player's experience (its own EntityDetail only): all of it, where its level began and where the next
+   * begins (0: the highest level), so a client draws the bar without knowing the curve.
+   */
+  | { kind: "progress"; xp: number; levelXp: number; nextXp: number }
+  /** A tag this build does not know (never 0x01..0x0b), kept as raw bytes. */
   | { kind: "unknown"; tag: number; bytes: Uint8Array };
 
 /**
@@ -167,6 +199,10 @@ export function validateTlvs(bytes: Uint8Array, start: number, end: number): Dec
       } else if (tag === TLV_QUESTS || tag === TLV_QUEST_MARKS) {
         const problem =
           tag === TLV_QUESTS ? questsProblem(bytes, valueStart, length) : marksProblem(bytes, valueStart, length);
+        if (problem !== null) return decodeError(problem.code, problem.at, problem.message);
+      } else if (tag === TLV_LEVEL || tag === TLV_PROGRESS) {
+        const problem =
+          tag === TLV_LEVEL ? levelProblem(bytes, valueStart, length) : progressProblem(bytes, valueStart, length);
         if (problem !== null) return decodeError(problem.code, problem.at, problem.message);
       } else if (length !== TLV_U16_VALUE_BYTES) {
         return decodeError(
@@ -258,6 +294,40 @@ function marksProblem(
     if (typeId <= last) return { code: "bad_quest", at, message: "quest marks must be listed by rising type_id" };
     if (mark < 1 || mark > 2) return { code: "bad_quest", at: at + 2, message: `quest mark ${mark} is not 1 or 2` };
     last = typeId;
+  }
+  return null;
+}
+
+/** Why a level value at bytes[start..start+length) is malformed, or null. */
+function levelProblem(
+  bytes: Uint8Array,
+  start: number,
+  length: number,
+): { code: "bad_tlv_length" | "bad_progress"; at: number; message: string } | null {
+  if (length !== LEVEL_VALUE_BYTES) {
+    const at = start - TLV_HEADER_BYTES + TLV_LENGTH_OFFSET;
+    return { code: "bad_tlv_length", at, message: `TLV level has len ${length}, expected ${LEVEL_VALUE_BYTES}` };
+  }
+  return bytes[start] === 0 ? { code: "bad_progress", at: start, message: "a level is at least 1" } : null;
+}
+
+/** Why a progress value at bytes[start..start+length) is malformed, or null. */
+function progressProblem(
+  bytes: Uint8Array,
+  start: number,
+  length: number,
+): { code: "bad_tlv_length" | "bad_progress"; at: number; message: string } | null {
+  if (length !== PROGRESS_VALUE_BYTES) {
+    const at = start - TLV_HEADER_BYTES + TLV_LENGTH_OFFSET;
+    return { code: "bad_tlv_length", at, message: `TLV progress has len ${length}, expected ${PROGRESS_VALUE_BYTES}` };
+  }
+  const xp = readU32(bytes, start);
+  if (readU32(bytes, start + 4) > xp) {
+    return { code: "bad_progress", at: start + 4, message: "a level cannot begin above the experience held" };
+  }
+  const next = readU32(bytes, start + 8);
+  if (next !== 0 && next <= xp) {
+    return { code: "bad_progress", at: start + 8, message: "the next level must begin above the experience held" };
   }
   return null;
 }
@@ -369,6 +439,22 @@ export function tlvsByteLength(tlvs: readonly Tlv[]): number {
         length += TLV_HEADER_BYTES + tlv.marks.length * QUEST_MARK_BYTES;
         break;
       }
+      case "level":
+        tag = TLV_LEVEL;
+        if (!isIntegerIn(tlv.value, 1, 0xff)) badTlv(`level must be 1..255, got ${String(tlv.value)}`);
+        length += TLV_HEADER_BYTES + LEVEL_VALUE_BYTES;
+        break;
+      case "progress": {
+        tag = TLV_PROGRESS;
+        const { xp, levelXp, nextXp } = tlv;
+        if (![xp, levelXp, nextXp].every((value) => isIntegerIn(value, 0, 0xffffffff))) {
+          badTlv("progress xp, level_xp and next_xp must be u32s");
+        }
+        if (levelXp > xp) badTlv("progress level_xp must not be above xp");
+        if (nextXp !== 0 && nextXp <= xp) badTlv("progress next_xp must be 0 or above xp");
+        length += TLV_HEADER_BYTES + PROGRESS_VALUE_BYTES;
+        break;
+      }
       case "unknown":
         tag = 0;
         if (!isIntegerIn(tlv.tag, 0, 0xff) || (tlv.tag >= TLV_STATUS_EFFECTS && tlv.tag <= TLV_LAST_KNOWN)) {
@@ -465,6 +551,20 @@ export function writeTlvs(tlvs: readonly Tlv[], out: Uint8Array, offset: number)
         at = value;
         break;
       }
+      case "level":
+        out[at + TLV_TAG_OFFSET] = TLV_LEVEL;
+        out[at + TLV_LENGTH_OFFSET] = LEVEL_VALUE_BYTES;
+        out[at + TLV_HEADER_BYTES] = tlv.value;
+        at += TLV_HEADER_BYTES + LEVEL_VALUE_BYTES;
+        break;
+      case "progress":
+        out[at + TLV_TAG_OFFSET] = TLV_PROGRESS;
+        out[at + TLV_LENGTH_OFFSET] = PROGRESS_VALUE_BYTES;
+        writeU32(out, at + TLV_HEADER_BYTES, tlv.xp);
+        writeU32(out, at + TLV_HEADER_BYTES + 4, tlv.levelXp);
+        writeU32(out, at + TLV_HEADER_BYTES + 8, tlv.nextXp);
+        at += TLV_HEADER_BYTES + PROGRESS_VALUE_BYTES;
+        break;
       case "unknown":
         out[at + TLV_TAG_OFFSET] = tlv.tag;
         out[at + TLV_LENGTH_OFFSET] = tlv.bytes.length;
@@ -509,6 +609,14 @@ export function decodeTlvs(bytes: Uint8Array, start: number, end: number): Tlv[]
       tlvs.push({ kind: "quest_marks", marks });
     } else if (tag === TLV_ITEM) {
       tlvs.push({ kind: "item", itemId: readU16(bytes, valueStart), count: readU16(bytes, valueStart + 2) });
+    } else if (tag === TLV_LEVEL) tlvs.push({ kind: "level", value: bytes[valueStart] });
+    else if (tag === TLV_PROGRESS) {
+      tlvs.push({
+        kind: "progress",
+        xp: readU32(bytes, valueStart),
+        levelXp: readU32(bytes, valueStart + 4),
+        nextXp: readU32(bytes, valueStart + 8),
+      });
     } else tlvs.push({ kind: "unknown", tag, bytes: bytes.slice(valueStart, valueEnd) });
   }
   return tlvs;

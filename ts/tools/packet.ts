@@ -125,6 +125,8 @@ function tlvJson(tlv: Tlv): Json {
       };
     case "quest_marks":
       return { tag: "quest_marks", marks: tlv.marks.map((entry) => ({ ...entry })) };
+    case "progress":
+      return { tag: "progress", xp: tlv.xp, levelXp: tlv.levelXp, nextXp: tlv.nextXp };
     default:
       return { tag: tlv.kind, value: tlv.value };
   }
@@ -693,7 +695,7 @@ function tlvFromJson(value: unknown, path: string): Tlv {
   const rawTag = fields.raw("tag");
   const tag = typeof rawTag === "number" ? (TLV_TAG_NAMES[rawTag] ?? rawTag) : rawTag;
   let tlv: Tlv;
-  if (tag === "status_effects" || tag === "weapon" || tag === "armor" || tag === "appearance") {
+  if (tag === "status_effects" || tag === "weapon" || tag === "armor" || tag === "appearance" || tag === "level") {
     tlv = { kind: tag, value: fields.integer("value") };
   } else if (tag === "name") {
     tlv = { kind: "name", value: fields.string("value") };
@@ -743,12 +745,19 @@ function tlvFromJson(value: unknown, path: string): Tlv {
         return value;
       }),
     };
+  } else if (tag === "progress") {
+    tlv = {
+      kind: "progress",
+      xp: fields.integer("xp"),
+      levelXp: fields.integer("levelXp"),
+      nextXp: fields.integer("nextXp"),
+    };
   } else if (typeof tag === "number") {
     const hex = fields.string("hex");
     tlv = { kind: "unknown", tag, bytes: bytesFromHex(hex) };
   } else {
     throw new ToolInputError(
-      `${path}.tag must be status_effects, weapon, armor, name, inventory, item, appearance, quests, quest_marks or a number`,
+      `${path}.tag must be status_effects, weapon, armor, name, inventory, item, appearance, quests, quest_marks, level, progress or a number`,
     );
   }
   fields.done();
