@@ -46,6 +46,7 @@ import type { WorldActionPorts } from "./scripting/world-actions.js";
 import { EntityDetails } from "./broadcast/entity-detail.js";
 import { QuestStore, WorldValues } from "./persistence/quest-store.js";
 import { CombatRoom } from "./combat/combat-room.js";
+import { Experience } from "./combat/experience.js";
 import { ItemCatalogue } from "./content/item-catalogue.js";
 import type { ItemEvent } from "./items/item-requests.js";
 import { ItemRoom } from "./items/item-room.js";
@@ -117,6 +118,8 @@ export class Game {
   readonly npcs: NpcRoom;
   /** Bump to attack, HP, death and respawn (combat/combat-room.ts). */
   readonly combat: CombatRoom;
+  /** Players' experience and levels (combat/experience.ts). */
+  readonly experience: Experience;
   /** Where players may fight each other. */
   readonly pvp: PvpRule;
   /** Bags, equipment, chests, piles and loot (items/item-room.ts). */
@@ -250,6 +253,7 @@ export class Game {
       { thinkBudgetBase: o.npcThinkBudgetBase, seed: o.npcSeed, entityTicksPerSecond: o.tickHz / ENTITY_TICK_EVERY },
     );
     this.pvp = new PvpRule(o.pvp || world.mapPvp === true, world.safeZones);
+    const experience = (this.experience = new Experience({ entities, sessions, details, log }));
     this.combat = new CombatRoom(
       {
         entities,
@@ -263,6 +267,7 @@ export class Game {
         // Players fight with what they wield, creatures with what their kind says; the dead drop their loot.
         items,
         scripts,
+        experience,
       },
       { seed: o.combatSeed, tickHz: o.tickHz },
     );
@@ -356,6 +361,7 @@ export class Game {
     this.details = new EntityDetails({ egress, clock }, [
       (session, entity) => this.items.detailTlv(session, entity),
       (session, entity) => (scriptRoom !== null && entity === session.entity ? scriptRoom.detailTlvs(session) : null),
+      (session, entity) => experience.detailTlv(session, entity),
     ]);
 
     // Egress to every client, and the one inbound path.
@@ -727,6 +733,7 @@ export class Game {
         deadPlayers: this.combat.deadPlayers,
         fighting: this.combat.fighting,
         pvp: this.pvp.enabled,
+        experience: { ...this.experience.stats },
       },
     };
   }
