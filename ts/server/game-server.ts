@@ -342,6 +342,15 @@ export class Game {
                 sendDetail: itemRoom.sendDetail.bind(itemRoom),
               },
               warps: this.warps,
+              experience: {
+                gain: (player, amount, why) => experience.gain(player, amount, why),
+                // A quest's experience lands with the quest (this process's SQLite; a cluster keeps no quests yet).
+                persist: (session, xp) => {
+                  if (session.accountId !== null && o.sharedAccounts === undefined) {
+                    this.characterStore.saveXp(session.accountId, xp);
+                  }
+                },
+              },
               walkable: (x, y) => world.walkable(x, y),
               world: scriptWorld(world, entities, this.npcs, this.tileUpdates, doors, chat),
               zones: world.zones,
