@@ -15,6 +15,7 @@ import { DialogState } from "./dialogs.js";
 import { InteractionQueries } from "./interaction.js";
 import { WorldClockView } from "./world-clock.js";
 import { type ItemSight, ItemState } from "./items.js";
+import { ProgressView } from "./progress.js";
 import { QuestLog } from "./quests.js";
 
 export class ClientFeatures {
@@ -26,6 +27,8 @@ export class ClientFeatures {
   readonly worldClock = new WorldClockView();
   readonly items: ItemState;
   readonly quests = new QuestLog();
+  /** The player's level and experience (progress.ts): its own entries and its own detail. */
+  readonly progress = new ProgressView();
 
   constructor(link: ChannelLink, sight: ItemSight, onHandlerError?: (error: unknown, subtype: number) => void) {
     this.chat = new ChatDelivery(link);
@@ -71,6 +74,8 @@ export class ClientFeatures {
     this.chat.update(nowMs);
     this.dialogs.update(nowMs);
     this.interaction.update(nowMs);
+    // The own entries show a level the own detail does not: its push was lost, so it is asked for again.
+    if (this.progress.takeStale()) this.items.refresh(nowMs);
     this.items.update(nowMs);
   }
 
@@ -82,5 +87,6 @@ export class ClientFeatures {
     this.worldClock.reset();
     this.items.reset();
     this.quests.reset();
+    this.progress.reset();
   }
 }

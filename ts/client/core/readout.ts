@@ -26,6 +26,7 @@ export interface Outage {
 import type { DialogState } from "./dialogs.js";
 import { type ItemDef, itemsById } from "./item-catalogue.js";
 import type { ItemState } from "./items.js";
+import type { ProgressView } from "./progress.js";
 import type { QuestLog } from "./quests.js";
 import type { EntityInfo } from "./entity-table.js";
 import type { GameClientOptions } from "./options.js";
@@ -198,6 +199,11 @@ export class ClientReadout {
   /** The quest log and the marks over creatures (quests.ts), from the own EntityDetail. */
   get quests(): QuestLog {
     return this.parts.features.quests;
+  }
+
+  /** The player's level (its own entries) and experience (its own EntityDetail), and its level-ups (progress.ts). */
+  get progress(): ProgressView {
+    return this.parts.features.progress;
   }
 
   get items(): ItemState {

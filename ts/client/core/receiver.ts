@@ -144,7 +144,10 @@ export class PacketReceiver implements ManifestSource {
     this.parts.nameDirectory.receive(view.entityId, readTlvName(view.bytes, view.metaStart, view.metaEnd));
     // Before the trigger forgets it: a chest's detail answering the player's own use opens it.
     features.items.receiveDetail(view, features.interaction.pendingEntityId);
-    if (view.entityId === this.ownIdValue) features.quests.receiveOwnDetail(view);
+    if (view.entityId === this.ownIdValue) {
+      features.quests.receiveOwnDetail(view);
+      features.progress.receiveOwnDetail(view);
+    }
     features.interaction.detailArrived(view.entityId);
   }
 
@@ -153,7 +156,10 @@ export class PacketReceiver implements ManifestSource {
     const { entityTable, prediction, nameDirectory } = this.parts;
     const entries = entityTable.entries;
     const own = entries.get(this.ownIdValue);
-    if (own) prediction.acknowledge(lastWindowConsumedAt(entityTable.ackTick), own.x, own.y);
+    if (own) {
+      prediction.acknowledge(lastWindowConsumedAt(entityTable.ackTick), own.x, own.y);
+      this.parts.features.progress.observeOwnEntry(own.meta);
+    }
     // Players and NPCs have names (EntityDetail, as a player's nick); built-in things are asked only on hover.
     for (const entry of entries.values()) {
       if (entry.typeId === 0 || isNpcType(entry.typeId)) nameDirectory.want(entry.id);
