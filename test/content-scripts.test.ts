@@ -88,6 +88,16 @@ end)
 on.kill("cave rat", function(player, rat) quest.progress(player, "rats", 1) end)
 `;
 
+/** The test world: the baker by the spawn, cave rats to hunt, coins and potions to trade. */
+const BAKERY = {
+  width: 16,
+  height: 12,
+  spawn: SPAWN,
+  kinds: [BAKER, RAT],
+  spawns: [{ kind: "baker", x: 7, y: 6 }],
+  items: [COIN, POTION],
+};
+
 const npcGame = new NpcGame();
 let runtime: LuaRuntime;
 beforeAll(async () => {
@@ -100,17 +110,7 @@ function files(entries: Record<string, string>): ContentFile[] {
 }
 
 async function start(content: Record<string, string>) {
-  const harness = await npcGame.start(
-    {
-      width: 16,
-      height: 12,
-      spawn: SPAWN,
-      kinds: [BAKER, RAT],
-      spawns: [{ kind: "baker", x: 7, y: 6 }],
-      items: [COIN, POTION],
-    },
-    { content: { runtime, files: files(content) } },
-  );
+  const harness = await npcGame.start(BAKERY, { content: { runtime, files: files(content) } });
   const client = await npcGame.connect("Ada");
   const baker = await client.waitFor("the baker in view", () => client.inView(BAKER.typeId)[0]);
   return { harness, client, baker };
@@ -380,14 +380,7 @@ on.talk("miller", talk)`,
   it("keeps an account's quest across a restart", async () => {
     const dir = mkdtempSync(join(tmpdir(), "caves-quests-"));
     try {
-      const spec = {
-        width: 16,
-        height: 12,
-        spawn: SPAWN,
-        kinds: [BAKER, RAT],
-        spawns: [{ kind: "baker", x: 7, y: 6 }],
-        items: [COIN, POTION],
-      };
+      const spec = BAKERY;
       const options = () => ({
         content: { runtime, files: files({ "baker.lua": BAKER_LUA }) },
         database: openGameDatabase(join(dir, "world.sqlite")),
@@ -449,17 +442,10 @@ on.talk("miller", talk)`,
           'on.talk("baker", function(npc, player)\n',
           'on.talk("baker", function(npc, player)\n  log("level " .. player.level .. ", " .. player.xp)\n',
         );
-      const harness = await npcGame.start(
-        {
-          width: 16,
-          height: 12,
-          spawn: SPAWN,
-          kinds: [BAKER, RAT],
-          spawns: [{ kind: "baker", x: 7, y: 6 }],
-          items: [COIN, POTION],
-        },
-        { content: { runtime, files: files({ "baker.lua": lua }) }, database: openGameDatabase(path) },
-      );
+      const harness = await npcGame.start(BAKERY, {
+        content: { runtime, files: files({ "baker.lua": lua }) },
+        database: openGameDatabase(path),
+      });
       const registered = await postJson(harness.httpPort, "/api/register", {
         name: "Grower",
         password: "grow-grow",
