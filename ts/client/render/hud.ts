@@ -1,9 +1,10 @@
 // The side panel (the framebuffer's right 80 px): who you are and your level,
-// your health (numbers and bar) and experience (a thin bar under it), where you stand, the link's state, who is near and the
-// creatures in view. Drawn every frame from a plain model, so the game loop
-// decides what it says and this file only how it looks. The message log is not
-// here any more (issue 18): 13 columns broke every line word by word, so it is a
-// panel of its own in the page, over the game view (ui/log-panel.ts).
+// your health (numbers and bar) and experience (a thin bar under it), where you
+// stand, the link's state, who is near and the creatures in view. Drawn every
+// frame from a plain model, so the game loop decides what it says and this file
+// only how it looks. The message log is not here any more (issue 18): 13 columns
+// broke every line word by word, so it is a panel of its own in the page, over
+// the game view (ui/log-panel.ts).
 import type { WasmBlitter } from "../../wasm/blit.js";
 import type { Atlas } from "./atlas.js";
 import { PANEL, type Rect } from "./layout.js";

@@ -1,6 +1,6 @@
 // What the page says of a character that grows (issue 39): the log's line when the own level rises, and
-// the experience as the canvas reports it (data-xp) and a title over the HUD would say it. The numbers come
-// from the client core's ProgressView (core/progress.ts); the words are here, once.
+// the experience as the canvas reports it (data-xp). The numbers come from the client core's ProgressView
+// (core/progress.ts); the words are here, once.
 import type { Progress } from "../core/progress.js";
 
 /** The log's line for a level reached. */
