@@ -19,6 +19,8 @@
 ---@field y integer
 ---@field hp integer
 ---@field hp_max integer
+---@field level integer 1 … 20, from its experience (docs/combat.md § Experience and levels)
+---@field xp integer all the experience it has gathered
 ---@field account boolean false for a guest
 
 ---@class QuestStanding
@@ -94,6 +96,7 @@ quest = {}
 ---@field giver? string the kind that gives it and takes it back
 ---@field requires? string[] quests done before this one is offered
 ---@field reward? ItemCounts
+---@field xp? integer experience handing it in gives, 0 … 2000 (saved with the quest)
 ---@field hand_in? ItemCounts what handing it in takes from the player
 
 ---@param spec QuestSpec
@@ -183,6 +186,11 @@ function ask(player, dialog, answer) end
 ---@param x integer
 ---@param y integer
 function warp(player, x, y) end
+---Gives the player experience: its level, and with it its hit points and blows, may grow.
+---@param player Player|integer
+---@param xp integer 1 … 2000
+---@return integer gained what it gained (0 once it holds the most experience there is)
+function give_xp(player, xp) end
 ---Calls `fn` once, `ticks` ticks from now (at most an hour ahead).
 ---@param ticks integer
 ---@param fn fun()

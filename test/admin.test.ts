@@ -102,6 +102,8 @@ describe("the admin API", () => {
     const players = (await admin("GET", "players")).body.players as { nick: string; address: string }[];
     expect(players.map((p) => p.nick).sort()).toEqual(["Ada", "Bo"]);
     expect(players[0].address).toBe("127.0.0.1");
+    // Each with its level and experience (issue 39): newcomers, level 1.
+    expect(players[0]).toMatchObject({ level: 1, xp: 0 });
     const announced = await admin("POST", "announce", { text: "Restart in 5 minutes." });
     expect(announced.status).toBe(200);
     for (const client of [ada, bo]) {

@@ -226,6 +226,28 @@ describe("frame composition", () => {
     for (let x = bar.x; x < bar.x + bar.w; x++) expect(pixel(x, row)).toBe(P.HP_EMPTY);
   });
 
+  it("draws the level at the right of the name row and the experience bar under the HP bar (issue 39)", () => {
+    renderer.render(scene({ hud: { ...hud, level: 3, levelShare: 0.25 } }));
+    const bar = HUD_LAYOUT.xpBar;
+    const filled = Math.round(bar.w * 0.25);
+    for (let x = bar.x; x < bar.x + bar.w; x++)
+      expect(pixel(x, bar.y)).toBe(x < bar.x + filled ? P.XP_FILL : P.XP_EMPTY);
+    // "L3" ends at the panel's right edge, in its own colour.
+    const right = HUD_LAYOUT.inner.x + HUD_LAYOUT.inner.w;
+    ["L", "3"].forEach((char, index) => {
+      const glyph = cell(images.font, glyphCell(char.charCodeAt(0)));
+      const drawn = block(right - 12 + 6 * index, 3);
+      for (let row = 0; row < 8; row++) {
+        for (let col = 0; col < 6; col++) {
+          if (glyph[row * 8 + col] !== 0) expect(drawn[row * 8 + col]).toBe(P.LEVEL_TEXT);
+        }
+      }
+    });
+    // Without a level (before the server said, or a server without levels) the panel is as it was.
+    renderer.render(scene());
+    expect(pixel(bar.x, bar.y)).not.toBe(P.XP_FILL);
+  });
+
   it("writes the player's name in the panel in the font's glyphs, 6 px apart", () => {
     renderer.render(scene());
     const left = HUD_LAYOUT.inner.x;

@@ -2,7 +2,8 @@
 // PostgreSQL, two region processes, a gateway) and a protocol client on real UDP. An account's
 // character crosses borders like a guest, its lease with it; it is saved by whichever region plays
 // it; a second login through the gateway takes it over from the region playing it; a region killed
-// with SIGKILL gives its leases up with its connection, and the restarted region saves on.
+// with SIGKILL gives its leases up with its connection, and the restarted region saves on. Its
+// experience (issue 39) is read from PostgreSQL at login and crosses the border with it.
 import pg from "pg";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -34,10 +35,10 @@ describe.skipIf(skip !== null)("accounts in a cluster, kept in PostgreSQL", () =
   const http = () => cluster.ready.gateways[0].httpPort;
   const saved = async () =>
     (
-      await db.query<{ x: string | null; y: string | null }>(
-        "SELECT c.x, c.y FROM characters c JOIN accounts a ON a.id = c.account_id WHERE a.name_key = 'rover'",
+      await db.query<{ x: string | null; y: string | null; xp: string }>(
+        "SELECT c.x, c.y, c.xp FROM characters c JOIN accounts a ON a.id = c.account_id WHERE a.name_key = 'rover'",
       )
-    ).rows.map((row) => ({ x: Number(row.x), y: Number(row.y) }))[0];
+    ).rows.map((row) => ({ x: Number(row.x), y: Number(row.y), xp: Number(row.xp) }))[0];
   const owner = (entityId: number) => cluster.ownerOf(entityId);
 
   async function playing(joined: Joined): Promise<UdpTestClient> {
@@ -99,6 +100,12 @@ describe.skipIf(skip !== null)("accounts in a cluster, kept in PostgreSQL", () =
       Array.from({ length: BORDER_X + HANDOFF_MARGIN_TILES + 1 - end.x }, () => EAST),
     );
     expect(await until("region 1 playing it again", async () => (await owner(id)) === 1)).toBe(true);
+    // Its experience as the row holds it (issue 39): written here behind the playing region's back, which
+    // has nothing new to save when it lets the character go (it stands still at full hp), so the login
+    // reads it from PostgreSQL.
+    await db.query(
+      "UPDATE characters SET xp = 170 WHERE account_id = (SELECT id FROM accounts WHERE name_key = 'rover')",
+    );
     const again = await postJson(http(), "/api/login", { name: "rover", password: "long enough" });
     expect(again.status).toBe(200);
     const second = await playing(again.body as unknown as Joined);
@@ -108,12 +115,30 @@ describe.skipIf(skip !== null)("accounts in a cluster, kept in PostgreSQL", () =
     expect(kicks.ended).toBeGreaterThanOrEqual(1);
     // The first session is over: its entity is gone from every region.
     expect(await until("the old entity gone", async () => (await owner(id)) === null)).toBe(true);
+    // 170 experience: level 3 over its head, and its hp max.
+    const own = () => second.inView(0).find((entity) => entity.id === second.joined.entityId);
+    await second.waitFor("level 3", () => own()?.meta.some((tlv) => tlv.kind === "level" && tlv.value === 3));
+    expect(own()!.hpMax).toBe(110);
+    // Across the border once more: the handoff carries the experience, and region 0 saves it with the walk.
+    const west = await walkSteps(
+      second,
+      Array.from({ length: back.x - BORDER_X + HANDOFF_MARGIN_TILES + 1 }, () => WEST),
+    );
+    expect(await until("region 0 playing it", async () => (await owner(second.joined.entityId)) === 0)).toBe(true);
+    await until("the walk and the experience saved by region 0", async () => {
+      const at = await saved();
+      return at?.x === west.x && at.xp === 170;
+    });
   }, 60_000);
 
   it("a region killed with SIGKILL frees the leases it held; restarted, it plays the account on and saves it", async () => {
     const player = clients[clients.length - 1];
     const id = player.joined.entityId;
-    const region = await until("an owner", () => owner(id));
+    // Region 0 or 1 (the last test left it on region 0's ground): a number, 0 included.
+    const { region } = await until("an owner", async () => {
+      const found = await owner(id);
+      return found === null ? null : { region: found };
+    });
     const redis = new Redis(cluster.ready.redis);
     try {
       const endpoint = async () =>
@@ -143,6 +168,8 @@ describe.skipIf(skip !== null)("accounts in a cluster, kept in PostgreSQL", () =
       const end = await walkSteps(player, [WEST]);
       expect(end).toEqual({ x: at.x - 1, y: at.y });
       await until("the step after the restart saved", async () => (await saved())?.x === end.x);
+      // Its experience came back with it from the checkpoint (the handoff state), and was saved with the step.
+      expect((await saved())?.xp).toBe(170);
       // The restarted region answers on a port of its own.
       const restarted = (await endpoint())!;
       const status = (await (await fetch(`http://127.0.0.1:${restarted.httpPort}/api/cluster`)).json()) as RegionStatus;

@@ -1,7 +1,8 @@
 // A fight survives a crash (issue 13): a registered player kills a biting
-// creature — losing hp, gaining rating — and the server process is killed with
-// SIGKILL a moment later. Restarted on the same SQLite file, the character logs
-// in with the hp and elo it had, within the persistence guarantee (a second).
+// creature — losing hp, gaining rating and experience (issue 39: the biter is
+// worth a level) — and the server process is killed with SIGKILL a moment later.
+// Restarted on the same SQLite file, the character logs in with the hp, elo,
+// experience, level and hp max it had, within the persistence guarantee (a second).
 import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -30,6 +31,7 @@ const npcMap = writeNpcMap({
       hp: 25,
       wander: 0,
       respawnSeconds: 600,
+      xp: 60,
     }),
   ],
   spawns: [{ kind: "biter", x: 7, y: 4 }],
@@ -52,18 +54,34 @@ async function bound(joined: Joined): Promise<UdpTestClient> {
   return client;
 }
 
-/** The own hp and elo in the latest entity update (or the first, before anything could bite again). */
-function own(client: UdpTestClient, which: "latest" | "first" = "latest"): { hp: number; elo: number } {
+/** The own hp, elo, hp max and level in the latest entity update (or the first, before anything could bite again). */
+function own(
+  client: UdpTestClient,
+  which: "latest" | "first" = "latest",
+): { hp: number; elo: number; hpMax: number; level: number | undefined } {
   const packets = which === "latest" ? [...client.entityPackets].reverse() : client.entityPackets;
   for (const packet of packets) {
     const me = packet.entities.find((entity) => entity.id === client.joined.entityId);
-    if (me) return { hp: me.hp, elo: me.elo };
+    const level = me?.meta.find((tlv) => tlv.kind === "level");
+    if (me)
+      return { hp: me.hp, elo: me.elo, hpMax: me.hpMax, level: level?.kind === "level" ? level.value : undefined };
   }
   throw new Error("own entity never seen");
 }
 
+/** The experience in the own detail, asked for as a client that lost its push would ask. */
+async function ownXp(client: UdpTestClient): Promise<number> {
+  client.query(client.joined.entityId);
+  const detail = await client.waitFor("the own detail", () =>
+    client.received.findLast((r) => r.packet?.type === "entity_detail" && r.packet.entityId === client.joined.entityId),
+  );
+  const progress =
+    detail.packet?.type === "entity_detail" ? detail.packet.meta.find((t) => t.kind === "progress") : null;
+  return progress?.kind === "progress" ? progress.xp : -1;
+}
+
 describe("combat and crashes", () => {
-  it("SIGKILL after a fight: the character comes back with the hp and elo it fought to", async () => {
+  it("SIGKILL after a fight: the character comes back with the hp, elo and experience it fought to", async () => {
     const dbPath = join(dir, "caves.sqlite");
     const first = await startServerProcess(dbPath, npcMap.path, children);
     const registered = (
@@ -84,8 +102,11 @@ describe("combat and crashes", () => {
     await new Promise((resolve) => setTimeout(resolve, 1800));
     const fought = own(client);
     expect(fought.elo).toBeGreaterThan(start.elo);
-    expect(fought.hp).toBeLessThan(start.hp);
+    expect(fought.hp).toBeLessThan(fought.hpMax);
     expect(fought.hp).toBeGreaterThan(0);
+    // The biter's 60 experience: level 2, and its 5 hit points more.
+    expect(fought).toMatchObject({ level: 2, hpMax: 105 });
+    expect(await ownXp(client)).toBe(60);
     first.child.kill("SIGKILL");
     await once(first.child, "exit");
 
@@ -95,6 +116,7 @@ describe("combat and crashes", () => {
     const again = await bound(login.body as unknown as Joined);
     // As the restarted server first shows it (the biter, alive again there, may bite later).
     expect(own(again, "first")).toEqual(fought);
+    expect(await ownXp(again)).toBe(60);
     second.child.kill("SIGTERM");
     await once(second.child, "exit");
   }, 60_000);

@@ -39,6 +39,14 @@ describe("the damage formula", () => {
     expect(hitChance(100, 3000)).toBeCloseTo(0.65);
   });
 
+  it("the attacker's level adds 2.5 % a level (issue 39): ×1.1 at level 5, ×1.475 at the cap and above; never the hit chance", () => {
+    expect(resolveBlow(1000, 1000, 10, 0, 0, 0.5, 1).damage).toBe(10);
+    expect(resolveBlow(1000, 1000, 20, 0, 0, 0.5, 5).damage).toBe(22);
+    expect(resolveBlow(1000, 1000, 20, 0, 0, 0.5, 20).damage).toBe(30); // 29.5
+    expect(resolveBlow(1000, 1000, 20, 0, 0, 0.5, 99).damage).toBe(30);
+    expect(resolveBlow(1000, 1000, 20, 0, 0.8, 0.5, 20)).toEqual({ hit: false, damage: 0 });
+  });
+
   it("a hit always hurts, a miss never does, and more level never means less damage", () => {
     fc.assert(
       fc.property(

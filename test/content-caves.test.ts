@@ -1,6 +1,7 @@
 // The bundled world's content (maps/caves.content/, issue 38) on the real server over real UDP: the
 // people of the great hall are talked to, not fought; Old Tom gives the first quest, counts the rats, and
-// pays on hand-in, then sends the player two levels down the dungeon's stairs and pays for that; Mira
+// pays on hand-in (coins, a potion and experience), then sends the player two levels down the dungeon's
+// stairs and pays for that; Mira
 // sells a potion for the gold; the guard warns, and shouts after whoever leaves the hall unarmed. A
 // protocol client stands next to each (the server moves it there) and answers their dialogs as a player
 // would; it takes the stairs with steps of its own.
@@ -130,6 +131,11 @@ describe("the great hall's people (maps/caves.content)", () => {
     });
     expect(server.game.items.countOf(session, 7) - goldBefore).toBe(15);
     expect(server.game.items.countOf(session, 6)).toBeGreaterThanOrEqual(1);
+    // And its 35 experience (the kills here were told to the scripts alone: a real rat's 3 each would make 50).
+    await client.waitFor("the quest's experience", () => {
+      const progress = ownTlv(client, "progress");
+      return progress?.kind === "progress" && progress.xp === 35;
+    });
     // The next job is offered now: down the stairs.
     client.query(tom);
     const delve = await client.waitFor("the delve offer", () =>
@@ -164,6 +170,15 @@ describe("the great hall's people (maps/caves.content)", () => {
     await client.waitFor("the delve done", () => scripts.quests.standing(session, "delve").state === "done");
     expect(server.game.items.countOf(session, 7) - coins).toBe(40);
     expect(server.game.items.countOf(session, 6) - potions).toBe(2);
+    // 35 + 150 experience: level 3, over its head.
+    expect(session.entity.xp).toBe(185);
+    await client.waitFor("level 3 in its entries", () =>
+      client
+        .inView(0)
+        .some(
+          (entity) => entity.id === session.entity.id && entity.meta.some((t) => t.kind === "level" && t.value === 3),
+        ),
+    );
     // And the crystals after it.
     client.query(tom);
     await client.waitFor("the crystals offer", () =>

@@ -60,6 +60,10 @@ describe("content check", () => {
       join(dir, "caves.content", "v-names.lua"),
       'on.talk("hall guard", function()\n  spawn("dragon", 1, 1)\nend)\non.quest("no_such", function() end)\n',
     );
+    writeFileSync(
+      join(dir, "caves.content", "u-grants.lua"),
+      'on.talk("hall guard", function(guard, player)\n  give_xp(player, 25)\n  give_xp(player, 5000)\nend)\n',
+    );
     writeFileSync(join(dir, "caves.content", "w-zone.lua"), 'on.enter("nowhere", function() end)\n');
     const { code, stdout } = await runTool(["check", join(dir, "caves.tmj")]);
     expect(stdout).toMatch(/^x-dragon\.lua:1: on\.talk: no creature kind named "dragon"$/m);
@@ -69,7 +73,9 @@ describe("content check", () => {
     expect(stdout).toMatch(/^v-names\.lua:2: no creature kind named "dragon"$/m);
     expect(stdout).toMatch(/^v-names\.lua:4: no quest named "no_such"$/m);
     expect(stdout).toMatch(/^w-zone\.lua:1: on\.enter: no zone named "nowhere"$/m);
-    expect(stdout).toContain("content: 7 problems in 8 scripts");
+    expect(stdout).toMatch(/^u-grants\.lua:3: give_xp grants 1 … 2000, not 5000$/m);
+    expect(stdout).not.toMatch(/u-grants\.lua:2:/);
+    expect(stdout).toContain("content: 8 problems in 9 scripts");
     expect(code).toBe(1);
   });
 

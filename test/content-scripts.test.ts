@@ -3,6 +3,7 @@
 // dialog (a DialogReply), and the quest's state and the shop's exchange show in its own EntityDetail.
 // Hostile scripts — a syntax error, an endless loop, a memory bomb, a wrong argument — are each stopped
 // with their file and line while the world keeps its tick; a reload replaces a file in the running world.
+import Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -87,6 +88,16 @@ end)
 on.kill("cave rat", function(player, rat) quest.progress(player, "rats", 1) end)
 `;
 
+/** The test world: the baker by the spawn, cave rats to hunt, coins and potions to trade. */
+const BAKERY = {
+  width: 16,
+  height: 12,
+  spawn: SPAWN,
+  kinds: [BAKER, RAT],
+  spawns: [{ kind: "baker", x: 7, y: 6 }],
+  items: [COIN, POTION],
+};
+
 const npcGame = new NpcGame();
 let runtime: LuaRuntime;
 beforeAll(async () => {
@@ -99,17 +110,7 @@ function files(entries: Record<string, string>): ContentFile[] {
 }
 
 async function start(content: Record<string, string>) {
-  const harness = await npcGame.start(
-    {
-      width: 16,
-      height: 12,
-      spawn: SPAWN,
-      kinds: [BAKER, RAT],
-      spawns: [{ kind: "baker", x: 7, y: 6 }],
-      items: [COIN, POTION],
-    },
-    { content: { runtime, files: files(content) } },
-  );
+  const harness = await npcGame.start(BAKERY, { content: { runtime, files: files(content) } });
   const client = await npcGame.connect("Ada");
   const baker = await client.waitFor("the baker in view", () => client.inView(BAKER.typeId)[0]);
   return { harness, client, baker };
@@ -379,14 +380,7 @@ on.talk("miller", talk)`,
   it("keeps an account's quest across a restart", async () => {
     const dir = mkdtempSync(join(tmpdir(), "caves-quests-"));
     try {
-      const spec = {
-        width: 16,
-        height: 12,
-        spawn: SPAWN,
-        kinds: [BAKER, RAT],
-        spawns: [{ kind: "baker", x: 7, y: 6 }],
-        items: [COIN, POTION],
-      };
+      const spec = BAKERY;
       const options = () => ({
         content: { runtime, files: files({ "baker.lua": BAKER_LUA }) },
         database: openGameDatabase(join(dir, "world.sqlite")),
@@ -430,6 +424,78 @@ on.talk("miller", talk)`,
       expect(quests.quests[0]).toMatchObject({ state: 1, progress: 1, goal: 2 });
       client.close();
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("grants experience (issue 39): give_xp, and a quest's xp saved in the transaction that hands it in", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "caves-quest-xp-"));
+    const path = join(dir, "world.sqlite");
+    let client: UdpTestClient | undefined;
+    try {
+      const lua = BAKER_LUA.replace('reward = { ["gold coin"] = 5 } }', 'reward = { ["gold coin"] = 5 }, xp = 40 }')
+        .replace(
+          'on.kill("cave rat", function(player, rat) quest.progress(player, "rats", 1) end)',
+          'on.kill("cave rat", function(player, rat)\n  quest.progress(player, "rats", 1)\n  log("gained " .. give_xp(player, 25))\nend)',
+        )
+        .replace(
+          'on.talk("baker", function(npc, player)\n',
+          'on.talk("baker", function(npc, player)\n  log("level " .. player.level .. ", " .. player.xp)\n',
+        );
+      const harness = await npcGame.start(BAKERY, {
+        content: { runtime, files: files({ "baker.lua": lua }) },
+        database: openGameDatabase(path),
+      });
+      const registered = await postJson(harness.httpPort, "/api/register", {
+        name: "Grower",
+        password: "grow-grow",
+        nick: "Grower",
+      });
+      const player = await UdpTestClient.withSession(registered.body as unknown as Joined);
+      client = player;
+      player.action(0, 0);
+      await player.waitFor("own position", () => player.position());
+      const game = harness.game;
+      const me = game.sessions.byEntityId(player.lastState()!.playerEntityId)!;
+      const baker = [...game.entities.values()].find((entity) => entity.typeId === BAKER.typeId)!;
+      game.scripts!.onQuery(me, baker);
+      reply(player, await player.waitFor("the baker's dialog", () => dialogs(player)[0], 5000), 2);
+      await player.waitFor("the quest started", () => game.scripts!.quests.standing(me, "rats").state === "active");
+      // Two kills the scripts hear of: 25 experience each from give_xp, which says what it gave.
+      const rat = spawnRat(game);
+      game.scripts!.onKill(me.entity, rat);
+      game.scripts!.onKill(me.entity, rat);
+      expect(me.entity.xp).toBe(50);
+      expect(game.scripts!.status().log).toEqual(expect.arrayContaining(["baker.lua: gained 25"]));
+      await player.waitFor("level 2 in its entries and 50 in its progress", () => {
+        const progress = ownTlv(player, "progress");
+        const own = player.inView(0).find((entity) => entity.id === me.entity.id);
+        return (
+          progress?.kind === "progress" &&
+          progress.xp === 50 &&
+          own?.meta.some((t) => t.kind === "level" && t.value === 2)
+        );
+      });
+      // Handing the quest in (in this turn: no tick, so no periodic save, runs in between): the reward's 40
+      // experience is in the database with the quest done and the coins, before anyone is told.
+      game.scripts!.onQuery(me, baker);
+      const reader = new Database(path, { readonly: true });
+      try {
+        const row = reader
+          .prepare(
+            "SELECT c.xp, q.state FROM characters c JOIN character_quests q ON q.account_id = c.account_id WHERE q.quest = 'rats'",
+          )
+          .get();
+        expect(row).toEqual({ xp: 90, state: "done" });
+      } finally {
+        reader.close();
+      }
+      expect(me.entity.xp).toBe(90);
+      expect(game.items.countOf(me, COIN.id)).toBe(5);
+      // What a script reads of a player: its level and experience (level 2 when it asked at the hand-in).
+      expect(game.scripts!.status().log).toEqual(expect.arrayContaining(["baker.lua: level 2, 50"]));
+    } finally {
+      client?.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

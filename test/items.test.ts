@@ -181,11 +181,12 @@ describe("items over UDP", () => {
     );
     await watcher.waitFor("the fighter's weapon and armor", () => {
       const entry = latestEntry(watcher, fighter.joined.entityId);
-      return entry?.meta.length === 3 && entry;
+      return entry?.meta.length === 4 && entry;
     });
-    // The player's look (issue 18) stays beside what it wears.
+    // The player's look (issue 18) and level (issue 39) stay beside what it wears.
     expect(latestEntry(watcher, fighter.joined.entityId)!.meta).toEqual([
       { kind: "appearance", value: expect.any(Number) },
+      { kind: "level", value: 1 },
       { kind: "weapon", value: DAGGER.id },
       { kind: "armor", value: JERKIN.id },
     ]);
@@ -205,7 +206,7 @@ describe("items over UDP", () => {
     expect(game.items.weaponDamage(entity)).toBeNull();
     await watcher.waitFor(
       "the weapon put away",
-      () => latestEntry(watcher, fighter.joined.entityId)?.meta.length === 2, // its look and the armor
+      () => latestEntry(watcher, fighter.joined.entityId)?.meta.length === 3, // its look, its level and the armor
     );
   });
 

@@ -103,6 +103,24 @@ describe("JSON form (in process)", () => {
     expect(encodeCommand(JSON.stringify(tagged))).toBe(toHex(new Uint8Array([...vectors[1][1], ...trailer])));
   });
 
+  it("names a player's level and its experience (issue 39: the level and progress TLVs)", () => {
+    const detail = {
+      packet_type: "entity_detail",
+      tick: 9,
+      entity_id: 4,
+      meta: [
+        { tag: "level", value: 3 },
+        { tag: "name", value: "Ada" },
+        { tag: "progress", xp: 170, levelXp: 150, nextXp: 300 },
+      ],
+    };
+    const hex = encodeCommand(JSON.stringify(detail));
+    // Tag 0x0a, len 1, level 3; tag 0x0b, len 12, three u32s.
+    expect(hex).toContain("0a0103");
+    expect(hex).toContain("0b0caa00000096000000" + "2c010000");
+    expect(JSON.parse(decodeCommand(hex))).toMatchObject({ meta: detail.meta });
+  });
+
   it("accepts chunk tiles as global tile ids and builds the palette", () => {
     const rows = Array.from({ length: 32 }, (_, y) => Array.from({ length: 32 }, (_, x) => (x === y ? 7 : 0xfffe)));
     const hex = encodeCommand(

@@ -64,7 +64,7 @@ function expectMigrationError(action: () => unknown, message: RegExp): void {
 }
 
 describe("migrations", () => {
-  it("the bundled schema: accounts and characters (1), bans and the admin log (2), notices (3), items (4), appearance (5), piles kept with their level (6), quests and world values (7), friends, ignores and waiting lines (8), recorded, WAL on a file", () => {
+  it("the bundled schema: accounts and characters (1), bans and the admin log (2), notices (3), items (4), appearance (5), piles kept with their level (6), quests and world values (7), experience (8), friends, ignores and waiting lines (9), recorded, WAL on a file", () => {
     const path = join(dir, "schema.sqlite");
     const database = openGameDatabase(path);
     expect(database.schemaVersion).toBe(loadMigrations().length);
@@ -98,13 +98,14 @@ describe("migrations", () => {
       { version: 5, name: "appearance", hexDigits: 64 },
       { version: 6, name: "level-piles", hexDigits: 64 },
       { version: 7, name: "content", hexDigits: 64 },
-      { version: 8, name: "social", hexDigits: 64 },
+      { version: 8, name: "progression", hexDigits: 64 },
+      { version: 9, name: "social", hexDigits: 64 },
     ]);
     database.close();
     database.close(); // idempotent
     // Reopening applies nothing again.
     const again = openGameDatabase(path);
-    expect(again.db.prepare("SELECT count(*) FROM schema_migrations").pluck().get()).toBe(8);
+    expect(again.db.prepare("SELECT count(*) FROM schema_migrations").pluck().get()).toBe(9);
     again.close();
   });
 
@@ -167,6 +168,7 @@ function fakeEntity(x: number, y: number): Entity {
     elo: 1000,
     flags: 0,
     name: "e",
+    xp: 0,
     meta: [],
     slots: new ActionSlots(),
   };

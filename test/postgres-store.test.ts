@@ -77,7 +77,7 @@ describe.skipIf(skip !== null)("accounts on PostgreSQL", () => {
     const a = new PgAccounts(regionA, quiet);
     const b = new PgAccounts(regionB, quiet);
     const ada = await a.create("Lease", "Lease", "x", NEW_CHARACTER, Date.now(), null);
-    const state = { map: "caves", x: 10, y: 12, hp: 90, hpMax: 100, elo: 1000 };
+    const state = { map: "caves", x: 10, y: 12, hp: 90, hpMax: 110, elo: 1000, xp: 170 };
     expect(await a.acquire(ada.id)).toBe(true);
     expect(await b.acquire(ada.id)).toBe(false);
     await expect(b.loadCharacter(ada.id)).rejects.toThrow(CharacterBusyError);
@@ -104,7 +104,8 @@ describe.skipIf(skip !== null)("accounts on PostgreSQL", () => {
     await regionB.end();
     clients.splice(clients.indexOf(regionB), 1);
     const c = new PgAccounts(await connect(), quiet);
-    expect(await c.loadCharacter(ada.id)).toMatchObject({ map: "caves", x: 12, y: 12, hp: 90 });
+    // Its experience with it (migration 0008 on PostgreSQL too).
+    expect(await c.loadCharacter(ada.id)).toMatchObject({ map: "caves", x: 12, y: 12, hp: 90, hpMax: 110, xp: 170 });
   }, 30_000);
 
   it("the database refuses a save from a connection that does not hold the lease, whatever the process believes", async () => {

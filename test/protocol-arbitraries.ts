@@ -86,6 +86,12 @@ export const tlv: fc.Arbitrary<Tlv> = fc.oneof(
       kind: "quest_marks",
       marks: [...typeIds].sort((a, b) => a - b).map((typeId, index) => ({ typeId, mark: marks[index] })),
     })),
+  fc.integer({ min: 1, max: 0xff }).map((value): Tlv => ({ kind: "level", value })),
+  fc.tuple(fc.nat(), fc.nat(), fc.oneof(fc.constant(0), fc.nat())).map(([a, b, c]): Tlv => {
+    // level_xp ≤ xp < next_xp (or next_xp 0, the highest level).
+    const [levelXp, xp] = a <= b ? [a, b] : [b, a];
+    return { kind: "progress", xp, levelXp, nextXp: c === 0 ? 0 : xp + c };
+  }),
   fc
     .array(
       fc.record({
@@ -102,7 +108,7 @@ export const tlv: fc.Arbitrary<Tlv> = fc.oneof(
     .map((members): Tlv => ({ kind: "party", members })),
   fc
     .record({
-      tag: fc.oneof(fc.constant(0), fc.integer({ min: 11, max: 0xff })),
+      tag: fc.oneof(fc.constant(0), fc.integer({ min: 13, max: 0xff })),
       bytes: fc.uint8Array({ maxLength: 24 }),
     })
     .map(({ tag, bytes }): Tlv => ({ kind: "unknown", tag, bytes })),

@@ -377,13 +377,29 @@ describe("TLV rules", () => {
   it("bad_tlv_length and bad_name: the party tag (issue 39)", () => {
     // Per member: entity_id u32, hp u16, hp_max u16, x u16, y u16, flags u8, name_len u8, name.
     const member = (name: number[]): number[] => [7, 0, 0, 0, 20, 0, 30, 0, 5, 0, 6, 0, 1, name.length, ...name];
-    expectOk(detailWithMeta([0x0a, 0]));
-    expectOk(detailWithMeta([0x0a, 33, ...member([0x41, 0x64, 0x61]), ...member([0x42, 0x6f])]));
+    expectOk(detailWithMeta([0x0c, 0]));
+    expectOk(detailWithMeta([0x0c, 33, ...member([0x41, 0x64, 0x61]), ...member([0x42, 0x6f])]));
     // A member cut inside its fixed fields, a name running past the value, an empty or control-character name.
-    expectError(detailWithMeta([0x0a, 5, 7, 0, 0, 0, 20]), "bad_tlv_length", 18);
-    expectError(detailWithMeta([0x0a, 15, ...member([0x41, 0x64])].slice(0, 17)), "bad_tlv_length", 31);
-    expectError(detailWithMeta([0x0a, 14, ...member([])]), "bad_name", 32);
-    expectError(detailWithMeta([0x0a, 15, ...member([0x0a])]), "bad_name", 32);
+    expectError(detailWithMeta([0x0c, 5, 7, 0, 0, 0, 20]), "bad_tlv_length", 18);
+    expectError(detailWithMeta([0x0c, 15, ...member([0x41, 0x64])].slice(0, 17)), "bad_tlv_length", 31);
+    expectError(detailWithMeta([0x0c, 14, ...member([])]), "bad_name", 32);
+    expectError(detailWithMeta([0x0c, 15, ...member([0x0a])]), "bad_name", 32);
+  });
+
+  it("bad_tlv_length and bad_progress: the level and progress tags (issue 39)", () => {
+    // level: u8, at least 1.
+    expectOk(detailWithMeta([0x0a, 1, 3]));
+    expectError(detailWithMeta([0x0a, 2, 3, 0]), "bad_tlv_length", 17);
+    expectError(detailWithMeta([0x0a, 1, 0]), "bad_progress", 18);
+    // progress: xp u32, level_xp u32 (≤ xp), next_xp u32 (0, or above xp).
+    const u32 = (n: number) => [n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, n >>> 24];
+    expectOk(detailWithMeta([0x0b, 12, ...u32(170), ...u32(150), ...u32(300)]));
+    expectOk(detailWithMeta([0x0b, 12, ...u32(9600), ...u32(9500), ...u32(0)]));
+    expectError(detailWithMeta([0x0b, 8, ...u32(170), ...u32(150)]), "bad_tlv_length", 17);
+    expectError(detailWithMeta([0x0b, 12, ...u32(140), ...u32(150), ...u32(300)]), "bad_progress", 22);
+    expectError(detailWithMeta([0x0b, 12, ...u32(300), ...u32(150), ...u32(300)]), "bad_progress", 26);
+    // Repeated, like every known tag.
+    expectError(detailWithMeta([0x0a, 1, 3, 0x0a, 1, 4]), "duplicate_tlv", 19);
   });
 
   const utf8 = (text: string): number[] => Array.from(new TextEncoder().encode(text));

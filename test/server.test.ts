@@ -214,7 +214,7 @@ describe("streaming", () => {
     expect(pong.packet).toMatchObject({ type: "pong", timestampMs: 123456789n });
   });
 
-  it("answers EntityQuery with EntityDetail carrying the nick, and to the player itself its bag", async () => {
+  it("answers EntityQuery with EntityDetail carrying the nick, and to the player itself its bag and its experience", async () => {
     const c = await boundClient("Grace");
     c.query(c.joined.entityId);
     const detail = await c.waitFor("detail", () => c.received.find((r) => r.packet?.type === "entity_detail"));
@@ -224,10 +224,14 @@ describe("streaming", () => {
       meta: [
         // The player's look (issue 18), inline on the entity, comes along in its detail.
         { kind: "appearance", value: expect.any(Number) },
+        // Its level (issue 39), inline too.
+        { kind: "level", value: 1 },
         { kind: "name", value: "Grace" },
         { kind: "inventory", version: 1, capacity: 20, stacks: [] },
-        // Its party (issue 39, docs/protocol.md § 18.8): none.
+        // Its party (issue 39, docs/protocol.md § 18.9): none.
         { kind: "party", members: [] },
+        // Its experience, to itself alone: none yet, level 2 at 50.
+        { kind: "progress", xp: 0, levelXp: 0, nextXp: 50 },
       ],
     });
   });
@@ -353,9 +357,11 @@ describe("entity updates", () => {
     const datagrams = c.received
       .filter((r) => r.packet?.type === "entity" && (r.packet as { tick: number }).tick === update.tick)
       .map((r) => r.bytes);
-    // The first datagram is full: 66 bare entries, fewer when the players' entries carry their look
-    // (the appearance TLV, 4 bytes each, issue 18): no room is left for another 18-byte entry.
-    expect(update.packets[0].entities.length).toBeGreaterThanOrEqual(62);
+    // The first datagram is full: 66 bare entries, fewer when the players' entries carry their look and
+    // level (the appearance and level TLVs, 4 + 3 bytes each, issues 18 and 39): no room is left for
+    // another 18-byte entry.
+    const players = update.packets[0].entities.filter((entity) => entity.typeId === 0).length;
+    expect(update.packets[0].entities.length).toBeGreaterThanOrEqual(66 - Math.ceil((7 * players) / 18));
     expect(datagrams[0].length).toBeGreaterThan(1200 - 18);
     const state = c.states.find((s) => s.tick === update.tick)!;
     expect(entityChecksum(datagrams)).toBe(state.entityChecksum);

@@ -1,4 +1,4 @@
-// The social store on a real SQLite file (migration 0008-social.sql): friends and ignores by account,
+// The social store on a real SQLite file (migration 0009-social.sql): friends and ignores by account,
 // bounded per account; waiting lines bounded per recipient and deleted one by one; everything gone with
 // the account it belongs to; and all of it there again after the database is reopened.
 import { mkdtempSync, rmSync } from "node:fs";

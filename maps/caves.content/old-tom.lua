@@ -1,6 +1,7 @@
 -- Old Tom, on his bench in the great hall: work for newcomers, one job after another.
 -- Quests are data the server keeps per character (saved before you hear of a change); the script
--- decides when each moves on. docs/content.md § Quests walks through this file.
+-- decides when each moves on. docs/content.md § Quests walks through this file. Each quest's `xp` is
+-- experience handed over with its reward (docs/combat.md § Experience and levels).
 
 quest.define{
   id = "rat_cull",
@@ -9,6 +10,7 @@ quest.define{
   goal = 5,
   giver = "Old Tom",
   reward = { ["gold coin"] = 15, ["healing potion"] = 1 },
+  xp = 35, -- with the five rats' 15, a newcomer's second level
 }
 
 quest.define{
@@ -20,6 +22,7 @@ quest.define{
   requires = { "rat_cull" },
   hand_in = { ["glow crystal"] = 3 },
   reward = { ["gold coin"] = 30, torch = 1 },
+  xp = 60,
 }
 
 quest.define{
@@ -31,6 +34,7 @@ quest.define{
   requires = { "glow_crystals" },
   hand_in = { ["rusty key"] = 1 },
   reward = { ["gold coin"] = 50 },
+  xp = 120,
 }
 
 quest.define{
@@ -41,6 +45,7 @@ quest.define{
   giver = "Old Tom",
   requires = { "rat_cull" },
   reward = { ["gold coin"] = 40, ["healing potion"] = 2 },
+  xp = 150,
 }
 
 -- The dungeon's levels are generated below the map's stairs: depth 1, 2, … (on.level hears each).

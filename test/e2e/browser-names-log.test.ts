@@ -2,7 +2,8 @@
 // browser: the client built by Vite, the real server in-process on
 // maps/caves.tmj, Debian's Chromium through playwright-core. Two pages: Ada
 // chooses the green tunic on the join card and Bob sees her in it, with her
-// name over her head (N hides the names, remembered over a reload); then 50
+// name over her head (N hides the names, remembered over a reload), and her level
+// beside it, which Ada's panel and log show too as it rises (issue 39); then 50
 // bots (ts/bots) join and walk about while Ada chats, and Bob's log keeps her
 // line in view — the crowd's comings and goings are in the System tab only,
 // and nobody is announced for walking into view. Screenshots to test-artifacts/.
@@ -79,8 +80,9 @@ describe.skipIf(!HAVE_CHROMIUM)("names over heads, looks and the message log in 
     expect(await canvas.getAttribute("data-name-tags-shown")).toMatch(/\bBob\b/);
     const at = await restingCamera(bob);
     const fb = framebufferOfTile(at, { x: adaEntity.x, y: adaEntity.y });
-    // Ada's tile shows the green tunic; the row above her, her name in the tag colour.
-    expect(count(await canvasPixels(bob, fb.x, fb.y, 8, 8), GREEN_TUNIC)).toBeGreaterThan(0);
+    // The rows above her: her name in the tag colour (her tunic is read below, with the names hidden: Bob's
+    // own tag, one row above him, lies over her sprite when he spawned below her, and with the level beside
+    // the name it is wide enough to cover it whole).
     await shot(bob, "names-over-heads");
     // Three label rows over her: a tag moves up a row when it would cover a nearer one (Bob's own,
     // if they share the spawn).
@@ -94,6 +96,8 @@ describe.skipIf(!HAVE_CHROMIUM)("names over heads, looks and the message log in 
     await expect.poll(() => canvas.getAttribute("data-name-tags")).toBe("off");
     await bob.waitForTimeout(200);
     expect(count(await canvasPixels(bob, over.x, over.y, over.width, over.height), NAME_TAG)).toBeLessThan(tagged);
+    // Ada's tile shows the green tunic.
+    expect(count(await canvasPixels(bob, fb.x, fb.y, 8, 8), GREEN_TUNIC)).toBeGreaterThan(0);
     // Remembered: a page opened afterwards (the same browser profile) starts with the names hidden.
     const later = await joinAs("Cy", "gold");
     expect(await later.getByTestId("game").getAttribute("data-name-tags")).toBe("off");
@@ -104,6 +108,21 @@ describe.skipIf(!HAVE_CHROMIUM)("names over heads, looks and the message log in 
     await bob.keyboard.press("KeyN");
     await expect.poll(() => canvas.getAttribute("data-name-tags")).toBe("on");
   }, 60_000);
+
+  it("Ada's level over her head for Bob, in her panel and her log when it rises (issue 39)", async () => {
+    const bobCanvas = bob.getByTestId("game");
+    const adaCanvas = ada.getByTestId("game");
+    await expect.poll(() => bobCanvas.getAttribute("data-name-tags-shown"), { timeout: 10_000 }).toMatch(/\bAda L1\b/);
+    await expect.poll(() => adaCanvas.getAttribute("data-level")).toBe("1");
+    // 150 experience (a quest's worth, or fifteen spiders): level 3.
+    const adaEntity = [...rig.server.game.sessions.values()].find((session) => session.nick === "Ada")!.entity;
+    rig.server.game.experience.gain(adaEntity, 150, "test");
+    await expect.poll(() => bobCanvas.getAttribute("data-name-tags-shown"), { timeout: 10_000 }).toMatch(/\bAda L3\b/);
+    await expect.poll(() => adaCanvas.getAttribute("data-level")).toBe("3");
+    await expect.poll(() => adaCanvas.getAttribute("data-xp")).toBe("150/300 xp");
+    await expect.poll(() => logText(ada), { timeout: 10_000 }).toContain("You reached level 3.");
+    await shot(ada, "level-3");
+  }, 30_000);
 
   it("keeps chat in view while 50 bots pass by; their joins are in System only, nobody 'is near'", async () => {
     swarm = new Swarm({

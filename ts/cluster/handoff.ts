@@ -4,6 +4,7 @@
 // step is executed once — at its window, or (when the new region already passed that window by a
 // tick of clock skew) at the first free window after it, as any late step is (schedule.ts).
 import { ACTION_WINDOW_HORIZON } from "../constants.js";
+import { XP_MAX } from "../progression.js";
 import type { Tlv } from "../protocol/tlv.js";
 import type { MuteState } from "../server/admin/admin-service.js";
 import type { ChatChannelState } from "../server/sessions/chat-channel.js";
@@ -35,6 +36,8 @@ export interface HandoffState {
     flags: number;
     name: string;
     meta: Tlv[];
+    /** The player's experience (its level TLV is in `meta`); absent from an older process: 0. */
+    xp?: number;
   };
   readonly keyed: boolean;
   readonly announced: boolean;
@@ -114,6 +117,7 @@ export function handoffStateOf(
       flags: entity.flags,
       name: entity.name,
       meta: entity.meta,
+      xp: entity.xp,
     },
     keyed: session.keyed,
     announced: session.announced,
@@ -140,6 +144,8 @@ export function arrivalOf(state: HandoffState): SessionArrival {
   if (![e.id, e.typeId, e.x, e.y, e.hp, e.hpMax, e.elo, e.flags].every((n) => Number.isInteger(n))) {
     throw new FrameError("handoff: bad entity");
   }
+  const xp = e.xp ?? 0;
+  if (!(Number.isInteger(xp) && xp >= 0 && xp <= XP_MAX)) throw new FrameError("handoff: bad experience");
   const accountId = state.accountId ?? null;
   if (accountId !== null && !(Number.isSafeInteger(accountId) && accountId > 0)) {
     throw new FrameError("handoff: bad account id");
@@ -167,7 +173,7 @@ export function arrivalOf(state: HandoffState): SessionArrival {
     token: BigInt(`0x${state.tokenHex}`),
     key: new Uint8Array(Buffer.from(state.keyHex, "hex")),
     nick: state.nick,
-    entity: { ...e, meta: e.meta },
+    entity: { ...e, meta: e.meta, xp },
     keyed: state.keyed,
     announced: state.announced,
     joinSource: state.joinSource,

@@ -74,6 +74,7 @@ interface CharacterRow {
   hp: string;
   hp_max: string;
   elo: string;
+  xp: string;
 }
 
 const numberOrNull = (value: string | null) => (value === null ? null : Number(value));
@@ -134,8 +135,8 @@ export class PgAccounts implements AccountPort, CharacterSink {
         `WITH account AS (
            INSERT INTO accounts (name, name_key, nick, password_hash, created_at_ms, appearance)
            VALUES ($1, $2, $3, $4, $5, $6) RETURNING id)
-         INSERT INTO characters (account_id, map, x, y, hp, hp_max, elo, saved_at_ms)
-         SELECT id, $7::text, $8::bigint, $9::bigint, $10::bigint, $11::bigint, $12::bigint, $5 FROM account
+         INSERT INTO characters (account_id, map, x, y, hp, hp_max, elo, xp, saved_at_ms)
+         SELECT id, $7::text, $8::bigint, $9::bigint, $10::bigint, $11::bigint, $12::bigint, $13::bigint, $5 FROM account
          RETURNING account_id`,
         [
           name,
@@ -150,6 +151,7 @@ export class PgAccounts implements AccountPort, CharacterSink {
           character.hp,
           character.hpMax,
           character.elo,
+          character.xp,
         ],
       );
       const id = Number(result.rows[0].account_id);
@@ -186,7 +188,7 @@ export class PgAccounts implements AccountPort, CharacterSink {
     const local = this.pending.get(accountId) ?? this.inFlight.get(accountId);
     if (local !== undefined) return local.state;
     const result = await this.client.query<CharacterRow>(
-      "SELECT map, x, y, hp, hp_max, elo FROM characters WHERE account_id = $1",
+      "SELECT map, x, y, hp, hp_max, elo, xp FROM characters WHERE account_id = $1",
       [accountId],
     );
     const row = result.rows[0];
@@ -198,6 +200,7 @@ export class PgAccounts implements AccountPort, CharacterSink {
       hp: Number(row.hp),
       hpMax: Number(row.hp_max),
       elo: Number(row.elo),
+      xp: Number(row.xp),
     };
   }
 
@@ -374,6 +377,7 @@ export class PgAccounts implements AccountPort, CharacterSink {
     const hps: number[] = [];
     const hpMaxes: number[] = [];
     const elos: number[] = [];
+    const xps: number[] = [];
     const times: number[] = [];
     for (const [accountId, { state, nowMs }] of batch) {
       ids.push(accountId);
@@ -383,16 +387,18 @@ export class PgAccounts implements AccountPort, CharacterSink {
       hps.push(state.hp);
       hpMaxes.push(state.hpMax);
       elos.push(state.elo);
+      xps.push(state.xp);
       times.push(nowMs);
     }
     const result = await this.client.query<{ account_id: string }>(
       `UPDATE characters AS c
-       SET map = u.map, x = u.x, y = u.y, hp = u.hp, hp_max = u.hp_max, elo = u.elo, saved_at_ms = u.saved_at_ms
+       SET map = u.map, x = u.x, y = u.y, hp = u.hp, hp_max = u.hp_max, elo = u.elo, xp = u.xp,
+           saved_at_ms = u.saved_at_ms
        FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[],
-                   $8::bigint[]) AS u(account_id, map, x, y, hp, hp_max, elo, saved_at_ms)
-       WHERE c.account_id = u.account_id AND ${leaseHeld("u.account_id", "$9")}
+                   $8::bigint[], $9::bigint[]) AS u(account_id, map, x, y, hp, hp_max, elo, xp, saved_at_ms)
+       WHERE c.account_id = u.account_id AND ${leaseHeld("u.account_id", "$10")}
        RETURNING c.account_id`,
-      [ids, maps, xs, ys, hps, hpMaxes, elos, times, CHARACTER_LOCK_SPACE],
+      [ids, maps, xs, ys, hps, hpMaxes, elos, xps, times, CHARACTER_LOCK_SPACE],
     );
     const written = result.rows.length;
     this.stats.batches++;

@@ -2,9 +2,10 @@
 // neighbour's entity seen here — is a blow at an entity whose hp lives in the neighbour. It is not
 // resolved here: the combat room hands it to `strike`, which sends it on this region's link to the
 // owner (FRAME_STRIKE). The owner resolves it with its own combat room and the same rule as any blow
-// (CombatRoom.strikeFrom: foe rule, formula, death) against the attacker's ghost there, and answers on
-// its link back (FRAME_STRIKE_ANSWER) with the attacker's events and rating, which this region's room
-// tells the attacker's player (CombatRoom.strikeAnswered). One frame each way on ordered links, each
+// (CombatRoom.strikeFrom: foe rule, formula, death) against the attacker's ghost there — with the
+// attacker's weapon damage and level as its own region knows them — and answers on its link back
+// (FRAME_STRIKE_ANSWER) with the attacker's events, rating and the experience a kill earned it, which
+// this region's room tells and gives the attacker's player (CombatRoom.strikeAnswered). One frame each way on ordered links, each
 // handled once: the blow lands once. A creature provoked across the border chases the attacker's
 // ghost, and its own bumps come back the same way.
 import type { CombatRoom, RemoteCombat, StrikeOutcome } from "../server/combat/combat-room.js";
@@ -38,7 +39,7 @@ export class StrikeLink implements RemoteCombat {
     return this.ghosts.isGhost(entity.id);
   }
 
-  strike(attacker: { id: number }, defender: { id: number }, weapon: number): void {
+  strike(attacker: { id: number }, defender: { id: number }, weapon: number, level: number): void {
     const owner = this.ghosts.ownerOf(defender.id);
     const link = owner === null ? undefined : this.linkTo(owner);
     if (link === undefined) {
@@ -46,15 +47,21 @@ export class StrikeLink implements RemoteCombat {
       return;
     }
     this.stats.sent++;
-    link.sendJson(FRAME_STRIKE, 0, { attacker: attacker.id, target: defender.id, weapon });
+    link.sendJson(FRAME_STRIKE, 0, { attacker: attacker.id, target: defender.id, weapon, level });
   }
 
   /** A FRAME_STRIKE from neighbour `from`: resolved here if its attacker is that neighbour's ghost here. */
   onStrike(from: number, payload: unknown): void {
-    const { attacker, target, weapon } = (payload ?? {}) as { attacker?: unknown; target?: unknown; weapon?: unknown };
-    if (![attacker, target, weapon].every((n) => Number.isInteger(n))) throw new FrameError("strike: bad fields");
+    const fields = (payload ?? {}) as { attacker?: unknown; target?: unknown; weapon?: unknown; level?: unknown };
+    const { attacker, target, weapon } = fields;
+    // An older process sends no level: its attackers fought at level 1.
+    const level = fields.level ?? 1;
+    if (![attacker, target, weapon, level].every((n) => Number.isInteger(n))) {
+      throw new FrameError("strike: bad fields");
+    }
     const ghost = this.ghosts.ownerOf(attacker as number) === from ? this.ghosts.get(attacker as number) : undefined;
-    const outcome = ghost === undefined ? null : this.combat.strikeFrom(ghost, target as number, weapon as number);
+    const outcome =
+      ghost === undefined ? null : this.combat.strikeFrom(ghost, target as number, weapon as number, level as number);
     if (outcome === null) {
       this.stats.refused++;
       return;
@@ -67,11 +74,12 @@ export class StrikeLink implements RemoteCombat {
 
   /** A FRAME_STRIKE_ANSWER: the attacker's events, for its player here. */
   onAnswer(payload: unknown): void {
-    const { attacker, events, attackerElo } = (payload ?? {}) as { attacker?: unknown } & Partial<StrikeOutcome>;
+    const { attacker, events, attackerElo, xp } = (payload ?? {}) as { attacker?: unknown } & Partial<StrikeOutcome>;
     if (!Number.isInteger(attacker)) throw new FrameError("strike answer: bad attacker");
     const ok = this.combat.strikeAnswered(attacker as number, {
       events: events as number[],
       attackerElo: attackerElo as number,
+      ...(xp !== undefined ? { xp } : {}),
     });
     if (ok) this.stats.answered++;
     else this.stats.answersDropped++;

@@ -38,6 +38,7 @@ export const DECODE_ERROR_CODES = [
   "bad_rows",
   "bad_item",
   "bad_quest",
+  "bad_progress",
   "bad_request",
   "bad_clock",
   "bad_delta",

@@ -36,17 +36,27 @@ export const TLV_QUESTS = 0x08;
  */
 export const TLV_QUEST_MARKS = 0x09;
 /**
+ * A player's level, inline in its EntityEntry (so over its head for everyone in view): u8, 1 … 255;
+ * project addition (issue 39), see docs/protocol.md § 18.8.
+ */
+export const TLV_LEVEL = 0x0a;
+/**
+ * A player's experience, in its own EntityDetail: `xp` u32 (all it has), `level_xp` u32 (where its level
+ * began), `next_xp` u32 (where the next begins; 0 at the highest level); project addition (issue 39).
+ */
+export const TLV_PROGRESS = 0x0b;
+/**
  * The player's party, in its own EntityDetail: per other member `entity_id` u32 (0 while away), `hp` u16,
  * `hp_max` u16, `x` u16, `y` u16, `flags` u8 (PARTY_LEADER, PARTY_AWAY), `name_len` u8 and the name;
- * empty when the player is in no party. Project addition (issue 39), see docs/protocol.md § 18.8.
+ * empty when the player is in no party. Project addition (issue 39), see docs/protocol.md § 18.9.
  */
-export const TLV_PARTY = 0x0a;
-/** The highest tag this build knows: 0x01 … TLV_LAST_KNOWN have fixed formats. */
-export const TLV_LAST_KNOWN = TLV_PARTY;
+export const TLV_PARTY = 0x0c;
 /** Bytes of one party member before its name, and the flags it may carry. */
 export const PARTY_MEMBER_HEAD_BYTES = 14;
 export const PARTY_LEADER = 1;
 export const PARTY_AWAY = 2;
+/** The highest tag this build knows: 0x01 … TLV_LAST_KNOWN have fixed formats. */
+export const TLV_LAST_KNOWN = TLV_PARTY;
 /** Bytes of the quests value before its entries (catalogue_version u16), and of one entry. */
 export const QUESTS_HEADER_BYTES = 2;
 export const QUEST_ENTRY_BYTES = 6;
@@ -63,6 +73,9 @@ export const INVENTORY_STACK_BYTES = 5;
 export const INVENTORY_STACKS_MAX = 50;
 /** Value length of the item tag. */
 export const ITEM_VALUE_BYTES = 4;
+/** Value length of the level tag (u8) and of the progress tag (three u32s). */
+export const LEVEL_VALUE_BYTES = 1;
+export const PROGRESS_VALUE_BYTES = 12;
 /** Slots above the bag: where the equipped weapon and armor are listed in an inventory value. */
 export const SLOT_WEAPON = 250;
 export const SLOT_ARMOR = 251;
@@ -91,6 +104,8 @@ export const TLV_TAG_NAMES: Readonly<
     | "quests"
     | "quest_marks"
     | "party"
+    | "level"
+    | "progress"
   >
 > = {
   [TLV_STATUS_EFFECTS]: "status_effects",
@@ -103,6 +118,8 @@ export const TLV_TAG_NAMES: Readonly<
   [TLV_QUESTS]: "quests",
   [TLV_QUEST_MARKS]: "quest_marks",
   [TLV_PARTY]: "party",
+  [TLV_LEVEL]: "level",
+  [TLV_PROGRESS]: "progress",
 };
 
 /** One stack of an inventory value: `count` (≥ 1) of catalogue item `itemId` (≥ 1) in `slot`. */
@@ -156,6 +173,13 @@ export type Tlv =
   | { kind: "quest_marks"; marks: QuestMark[] }
   /** The other members of the player's party (its own EntityDetail only); empty: in no party. */
   | { kind: "party"; members: PartyMember[] }
+  /** A player's level (1 … 255), inline in its entries. */
+  | { kind: "level"; value: number }
+  /**
+   * A player's experience (its own EntityDetail only): all of it, where its level began and where the next
+   * begins (0: the highest level), so a client draws the bar without knowing the curve.
+   */
+  | { kind: "progress"; xp: number; levelXp: number; nextXp: number }
   /** A tag this build does not know (never 0x01..TLV_LAST_KNOWN), kept as raw bytes. */
   | { kind: "unknown"; tag: number; bytes: Uint8Array };
 
@@ -206,6 +230,10 @@ export function validateTlvs(bytes: Uint8Array, start: number, end: number): Dec
       } else if (tag === TLV_QUESTS || tag === TLV_QUEST_MARKS) {
         const problem =
           tag === TLV_QUESTS ? questsProblem(bytes, valueStart, length) : marksProblem(bytes, valueStart, length);
+        if (problem !== null) return decodeError(problem.code, problem.at, problem.message);
+      } else if (tag === TLV_LEVEL || tag === TLV_PROGRESS) {
+        const problem =
+          tag === TLV_LEVEL ? levelProblem(bytes, valueStart, length) : progressProblem(bytes, valueStart, length);
         if (problem !== null) return decodeError(problem.code, problem.at, problem.message);
       } else if (length !== TLV_U16_VALUE_BYTES) {
         return decodeError(
@@ -318,6 +346,40 @@ function partyProblem(
     const problem = nameProblem(bytes, nameStart, nameStart + nameLength);
     if (problem !== null) return { code: "bad_name", at: nameStart, message: `party member: ${problem}` };
     at = nameStart + nameLength;
+  }
+  return null;
+}
+
+/** Why a level value at bytes[start..start+length) is malformed, or null. */
+function levelProblem(
+  bytes: Uint8Array,
+  start: number,
+  length: number,
+): { code: "bad_tlv_length" | "bad_progress"; at: number; message: string } | null {
+  if (length !== LEVEL_VALUE_BYTES) {
+    const at = start - TLV_HEADER_BYTES + TLV_LENGTH_OFFSET;
+    return { code: "bad_tlv_length", at, message: `TLV level has len ${length}, expected ${LEVEL_VALUE_BYTES}` };
+  }
+  return bytes[start] === 0 ? { code: "bad_progress", at: start, message: "a level is at least 1" } : null;
+}
+
+/** Why a progress value at bytes[start..start+length) is malformed, or null. */
+function progressProblem(
+  bytes: Uint8Array,
+  start: number,
+  length: number,
+): { code: "bad_tlv_length" | "bad_progress"; at: number; message: string } | null {
+  if (length !== PROGRESS_VALUE_BYTES) {
+    const at = start - TLV_HEADER_BYTES + TLV_LENGTH_OFFSET;
+    return { code: "bad_tlv_length", at, message: `TLV progress has len ${length}, expected ${PROGRESS_VALUE_BYTES}` };
+  }
+  const xp = readU32(bytes, start);
+  if (readU32(bytes, start + 4) > xp) {
+    return { code: "bad_progress", at: start + 4, message: "a level cannot begin above the experience held" };
+  }
+  const next = readU32(bytes, start + 8);
+  if (next !== 0 && next <= xp) {
+    return { code: "bad_progress", at: start + 8, message: "the next level must begin above the experience held" };
   }
   return null;
 }
@@ -448,6 +510,22 @@ export function tlvsByteLength(tlvs: readonly Tlv[]): number {
         length += TLV_HEADER_BYTES + value;
         break;
       }
+      case "level":
+        tag = TLV_LEVEL;
+        if (!isIntegerIn(tlv.value, 1, 0xff)) badTlv(`level must be 1..255, got ${String(tlv.value)}`);
+        length += TLV_HEADER_BYTES + LEVEL_VALUE_BYTES;
+        break;
+      case "progress": {
+        tag = TLV_PROGRESS;
+        const { xp, levelXp, nextXp } = tlv;
+        if (![xp, levelXp, nextXp].every((value) => isIntegerIn(value, 0, 0xffffffff))) {
+          badTlv("progress xp, level_xp and next_xp must be u32s");
+        }
+        if (levelXp > xp) badTlv("progress level_xp must not be above xp");
+        if (nextXp !== 0 && nextXp <= xp) badTlv("progress next_xp must be 0 or above xp");
+        length += TLV_HEADER_BYTES + PROGRESS_VALUE_BYTES;
+        break;
+      }
       case "unknown":
         tag = 0;
         if (!isIntegerIn(tlv.tag, 0, 0xff) || (tlv.tag >= TLV_STATUS_EFFECTS && tlv.tag <= TLV_LAST_KNOWN)) {
@@ -562,6 +640,20 @@ export function writeTlvs(tlvs: readonly Tlv[], out: Uint8Array, offset: number)
         at = value;
         break;
       }
+      case "level":
+        out[at + TLV_TAG_OFFSET] = TLV_LEVEL;
+        out[at + TLV_LENGTH_OFFSET] = LEVEL_VALUE_BYTES;
+        out[at + TLV_HEADER_BYTES] = tlv.value;
+        at += TLV_HEADER_BYTES + LEVEL_VALUE_BYTES;
+        break;
+      case "progress":
+        out[at + TLV_TAG_OFFSET] = TLV_PROGRESS;
+        out[at + TLV_LENGTH_OFFSET] = PROGRESS_VALUE_BYTES;
+        writeU32(out, at + TLV_HEADER_BYTES, tlv.xp);
+        writeU32(out, at + TLV_HEADER_BYTES + 4, tlv.levelXp);
+        writeU32(out, at + TLV_HEADER_BYTES + 8, tlv.nextXp);
+        at += TLV_HEADER_BYTES + PROGRESS_VALUE_BYTES;
+        break;
       case "unknown":
         out[at + TLV_TAG_OFFSET] = tlv.tag;
         out[at + TLV_LENGTH_OFFSET] = tlv.bytes.length;
@@ -607,6 +699,14 @@ export function decodeTlvs(bytes: Uint8Array, start: number, end: number): Tlv[]
       tlvs.push({ kind: "quest_marks", marks });
     } else if (tag === TLV_ITEM) {
       tlvs.push({ kind: "item", itemId: readU16(bytes, valueStart), count: readU16(bytes, valueStart + 2) });
+    } else if (tag === TLV_LEVEL) tlvs.push({ kind: "level", value: bytes[valueStart] });
+    else if (tag === TLV_PROGRESS) {
+      tlvs.push({
+        kind: "progress",
+        xp: readU32(bytes, valueStart),
+        levelXp: readU32(bytes, valueStart + 4),
+        nextXp: readU32(bytes, valueStart + 8),
+      });
     } else tlvs.push({ kind: "unknown", tag, bytes: bytes.slice(valueStart, valueEnd) });
   }
   return tlvs;

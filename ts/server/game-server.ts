@@ -46,6 +46,7 @@ import type { WorldActionPorts } from "./scripting/world-actions.js";
 import { EntityDetails } from "./broadcast/entity-detail.js";
 import { QuestStore, WorldValues } from "./persistence/quest-store.js";
 import { CombatRoom } from "./combat/combat-room.js";
+import { Experience } from "./combat/experience.js";
 import { ItemCatalogue } from "./content/item-catalogue.js";
 import type { ItemEvent } from "./items/item-requests.js";
 import { ItemRoom } from "./items/item-room.js";
@@ -121,6 +122,8 @@ export class Game {
   readonly npcs: NpcRoom;
   /** Bump to attack, HP, death and respawn (combat/combat-room.ts). */
   readonly combat: CombatRoom;
+  /** Players' experience and levels (combat/experience.ts). */
+  readonly experience: Experience;
   /** Where players may fight each other. */
   readonly pvp: PvpRule;
   /** Bags, equipment, chests, piles and loot (items/item-room.ts). */
@@ -265,6 +268,7 @@ export class Game {
       { thinkBudgetBase: o.npcThinkBudgetBase, seed: o.npcSeed, entityTicksPerSecond: o.tickHz / ENTITY_TICK_EVERY },
     );
     this.pvp = new PvpRule(o.pvp || world.mapPvp === true, world.safeZones);
+    const experience = (this.experience = new Experience({ entities, sessions, details, log }));
     this.combat = new CombatRoom(
       {
         entities,
@@ -278,6 +282,7 @@ export class Game {
         // Players fight with what they wield, creatures with what their kind says; the dead drop their loot.
         items,
         scripts,
+        experience,
       },
       { seed: o.combatSeed, tickHz: o.tickHz },
     );
@@ -352,6 +357,15 @@ export class Game {
                 sendDetail: itemRoom.sendDetail.bind(itemRoom),
               },
               warps: this.warps,
+              experience: {
+                gain: (player, amount, why) => experience.gain(player, amount, why),
+                // A quest's experience lands with the quest (this process's SQLite; a cluster keeps no quests yet).
+                persist: (session, xp) => {
+                  if (session.accountId !== null && o.sharedAccounts === undefined) {
+                    this.characterStore.saveXp(session.accountId, xp);
+                  }
+                },
+              },
               walkable: (x, y) => world.walkable(x, y),
               world: scriptWorld(world, entities, this.npcs, this.tileUpdates, doors, chat),
               zones: world.zones,
@@ -372,6 +386,7 @@ export class Game {
       (session, entity) => this.items.detailTlv(session, entity),
       (session, entity) => (scriptRoom !== null && entity === session.entity ? scriptRoom.detailTlvs(session) : null),
       (session, entity) => (entity === session.entity ? this.parties.detailTlv(session) : null),
+      (session, entity) => experience.detailTlv(session, entity),
     ]);
 
     // Playing together: the verbs typed into chat, private lines, friends, parties (social/).
@@ -797,6 +812,7 @@ export class Game {
         deadPlayers: this.combat.deadPlayers,
         fighting: this.combat.fighting,
         pvp: this.pvp.enabled,
+        experience: { ...this.experience.stats },
       },
     };
   }

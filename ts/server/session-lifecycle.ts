@@ -15,6 +15,7 @@ import type { GameOptions } from "./game-options.js";
 import { JoinError } from "./sessions/join-error.js";
 import type { Logger } from "./ops/log.js";
 import type { CharacterSaver } from "./persistence/character-saver.js";
+import { applyLevel } from "./combat/experience.js";
 import type { ItemRoom } from "./items/item-room.js";
 import { type CharacterState, NEW_CHARACTER } from "./persistence/character-store.js";
 import type { StoredContainer } from "./persistence/item-store.js";
@@ -26,7 +27,7 @@ import type { World } from "./world/world.js";
 import type { WorldClock } from "./world/world-clock.js";
 import type { Clock } from "./ops/clock.js";
 
-/** Hit points, maximum and rating of a character that has never been saved (and of guests). */
+/** Hit points, maximum, rating and experience of a character that has never been saved (and of guests). */
 const FRESH = NEW_CHARACTER;
 
 /**
@@ -317,7 +318,7 @@ export class SessionLifecycle implements AccountHost {
   private enter(
     nick: string,
     spot: { x: number; y: number },
-    vitals: Pick<CharacterState, "hp" | "hpMax" | "elo">,
+    vitals: Pick<CharacterState, "hp" | "hpMax" | "elo" | "xp">,
     accountId: number | null,
     appearance: number | null,
   ): Session {
@@ -331,11 +332,14 @@ export class SessionLifecycle implements AccountHost {
       elo: vitals.elo,
       flags: 0,
       name: nick,
+      xp: vitals.xp,
       meta: [],
     });
     // The look every client draws (the appearance TLV, inline like the worn items): a guest that did
     // not choose gets one by its entity id, for the session.
     entity.meta = [{ kind: "appearance", value: appearance ?? defaultLook(entity.id) }];
+    // Its level over its head, and the hp max its experience makes (combat/experience.ts).
+    applyLevel(entity);
     this.ports.entities.changed(entity);
     const session = sessions.create(entity, nick, performance.now(), accountId);
     this.ports.warps.arrive(entity);

@@ -1,8 +1,9 @@
 // `npm run -s content -- check <map>` (docs/content.md § Checking and reloading): loads a map's content
 // scripts into a world made from the map — its kinds, its item catalogue — exactly as the server does,
 // then checks the names the scripts use inside their handlers (quests, shops, items, creature kinds),
-// which only a player's action would otherwise reach. (Zones and the items of on.pickup / on.use /
-// on.equip are checked as the scripts load: a wrong one is a load error.) Every problem is printed with its file and line; exit 1 on any.
+// which only a player's action would otherwise reach, and the experience a `give_xp` with a written
+// amount grants. (Zones, the items of on.pickup / on.use / on.equip and a quest's `xp` are checked as
+// the scripts load: a wrong one is a load error.) Every problem is printed with its file and line; exit 1 on any.
 import { readFileSync } from "node:fs";
 import { runProgram, UsageError } from "../cli/command-line.js";
 import { contentDirFor, readContentFiles } from "../server/content/content-files.js";
@@ -10,6 +11,7 @@ import { MapError } from "../server/content/map-error.js";
 import { Game } from "../server/game-server.js";
 import { Logger } from "../server/ops/log.js";
 import { LuaRuntime } from "../server/scripting/lua-sandbox.js";
+import { MAX_XP_GRANT } from "../server/scripting/script-room.js";
 import { readWorldMap } from "../server/world/world-map.js";
 import { loadCore } from "../wasm/node.js";
 
@@ -18,7 +20,8 @@ const USAGE = `content — check a map's content scripts (<map>.content/*.lua).
 Usage: npm run -s content -- check <map file>
 
 Loads every script into a world made from the map (its creature kinds and item catalogue), as the server
-would, and checks the quests, shops, items and creature kinds the scripts name. Prints each problem with its file and line.
+would, and checks the quests, shops, items and creature kinds the scripts name and the experience they grant.
+Prints each problem with its file and line.
 Exit status: 0 no problem, 1 a problem, 2 a bad command line.
 `;
 
@@ -65,6 +68,18 @@ export function namesUsed(file: string, source: string): NameUse[] {
   return uses;
 }
 
+/** The experience `give_xp(player, n)` grants where the script writes `n` as a number: each with its line. */
+export function grantsUsed(file: string, source: string): { file: string; line: number; amount: number }[] {
+  const grants: { file: string; line: number; amount: number }[] = [];
+  source.split("\n").forEach((text, index) => {
+    if (text.trimStart().startsWith("--")) return;
+    for (const match of text.matchAll(/(?<![.\w])give_xp\s*\([^,()]+,\s*(-?[\d.]+)\s*\)/g)) {
+      grants.push({ file, line: index + 1, amount: Number(match[1]) });
+    }
+  });
+  return grants;
+}
+
 async function run(options: Options): Promise<number> {
   const files = readContentFiles(options.mapPath);
   if (files.length === 0) {
@@ -101,6 +116,11 @@ async function run(options: Options): Promise<number> {
                 ? kinds.has(use.name)
                 : items.has(use.name);
         if (!known) problems.push(`${use.file}:${use.line}: no ${use.what} named "${use.name}"`);
+      }
+      for (const grant of grantsUsed(file.name, readFileSync(file.path, "utf8"))) {
+        if (!Number.isInteger(grant.amount) || grant.amount < 1 || grant.amount > MAX_XP_GRANT) {
+          problems.push(`${grant.file}:${grant.line}: give_xp grants 1 … ${MAX_XP_GRANT}, not ${grant.amount}`);
+        }
       }
     }
   } finally {

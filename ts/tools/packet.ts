@@ -127,6 +127,8 @@ function tlvJson(tlv: Tlv): Json {
       return { tag: "quest_marks", marks: tlv.marks.map((entry) => ({ ...entry })) };
     case "party":
       return { tag: "party", members: tlv.members.map((member) => ({ ...member })) };
+    case "progress":
+      return { tag: "progress", xp: tlv.xp, levelXp: tlv.levelXp, nextXp: tlv.nextXp };
     default:
       return { tag: tlv.kind, value: tlv.value };
   }
@@ -695,7 +697,7 @@ function tlvFromJson(value: unknown, path: string): Tlv {
   const rawTag = fields.raw("tag");
   const tag = typeof rawTag === "number" ? (TLV_TAG_NAMES[rawTag] ?? rawTag) : rawTag;
   let tlv: Tlv;
-  if (tag === "status_effects" || tag === "weapon" || tag === "armor" || tag === "appearance") {
+  if (tag === "status_effects" || tag === "weapon" || tag === "armor" || tag === "appearance" || tag === "level") {
     tlv = { kind: tag, value: fields.integer("value") };
   } else if (tag === "name") {
     tlv = { kind: "name", value: fields.string("value") };
@@ -745,12 +747,39 @@ function tlvFromJson(value: unknown, path: string): Tlv {
         return value;
       }),
     };
+  } else if (tag === "progress") {
+    tlv = {
+      kind: "progress",
+      xp: fields.integer("xp"),
+      levelXp: fields.integer("levelXp"),
+      nextXp: fields.integer("nextXp"),
+    };
+  } else if (tag === "party") {
+    const members = fields.raw("members");
+    if (!Array.isArray(members)) throw new ToolInputError(`${path}.members must be an array`);
+    tlv = {
+      kind: "party",
+      members: members.map((raw, index) => {
+        const entry = Fields.of(raw, `${path}.members[${index}]`);
+        const value = {
+          entityId: entry.integer("entityId"),
+          hp: entry.integer("hp"),
+          hpMax: entry.integer("hpMax"),
+          x: entry.integer("x"),
+          y: entry.integer("y"),
+          flags: entry.integer("flags"),
+          name: entry.string("name"),
+        };
+        entry.done();
+        return value;
+      }),
+    };
   } else if (typeof tag === "number") {
     const hex = fields.string("hex");
     tlv = { kind: "unknown", tag, bytes: bytesFromHex(hex) };
   } else {
     throw new ToolInputError(
-      `${path}.tag must be status_effects, weapon, armor, name, inventory, item, appearance, quests, quest_marks or a number`,
+      `${path}.tag must be status_effects, weapon, armor, name, inventory, item, appearance, quests, quest_marks, level, progress, party or a number`,
     );
   }
   fields.done();

@@ -48,6 +48,8 @@ import { connectionStatus, type StatusLevel } from "../ui/connection-status.js";
 import type { DebugOverlay } from "../ui/debug-overlay.js";
 import { debugLines } from "../ui/debug-text.js";
 import { PresenceWatch } from "../ui/presence.js";
+import { levelUpLine, progressText } from "../ui/level-words.js";
+import { progressShare } from "../core/progress.js";
 import type { StatusLine } from "../ui/status-line.js";
 import type { CanvasView } from "./canvas-view.js";
 import { PointerInput } from "./pointer.js";
@@ -128,6 +130,8 @@ export class PlaySession {
   private readonly deaths = new DeathWatch();
   /** The clock text last put on the canvas (data-clock). */
   private shownClock: string | undefined = undefined;
+  /** The level and experience last put on the canvas (data-level, data-xp), by the progress view's revision. */
+  private shownProgress = -1;
   /** The own tile drawn last frame: a jump of more than one tile (respawn, teleport) snaps the camera. */
   private lastOwnTile: { x: number; y: number } | null = null;
   private deathShown = "";
@@ -152,6 +156,8 @@ export class PlaySession {
       ? new LogPanel(parts.logPanel, this.messages, (view) => (parts.view.canvas.dataset.logTab = view))
       : null;
     this.client.combat.listen((notice) => this.onCombat(notice, performance.now()));
+    // A level reached: a line in the log (the own entries say it, so a lost detail does not lose it).
+    this.client.progress.listen((level) => this.messages.add("system", levelUpLine(level), P.LEVEL_UP));
     for (const note of parts.notes ?? []) this.note(note, "bad");
     this.detachKeyboard = attachKeyboard(window, this.input, { isTextEntryActive: isTyping });
     this.frameHandle = requestAnimationFrame(() => this.frame());
@@ -447,6 +453,13 @@ export class PlaySession {
       this.parts.view.canvas.dataset.clock = clock ?? "";
     }
     const hp = ownInfo ?? HP_UNKNOWN;
+    const progress = client.progress;
+    if (progress.revision !== this.shownProgress) {
+      // For tests and assistive tools, as the clock: the level and the experience, written on change only.
+      this.shownProgress = progress.revision;
+      this.parts.view.canvas.dataset.level = progress.level === undefined ? "" : String(progress.level);
+      this.parts.view.canvas.dataset.xp = progress.progress === null ? "" : progressText(progress.progress);
+    }
     return {
       camera,
       grid: gridViewOf(client.sim),
@@ -467,6 +480,8 @@ export class PlaySession {
         name: this.parts.nick,
         hp: hp.hp,
         hpMax: hp.hpMax,
+        ...(progress.level !== undefined ? { level: progress.level } : {}),
+        ...(progress.progress !== null ? { levelShare: progressShare(progress.progress) } : {}),
         position: client.confirmed,
         clock,
         status: { text: status.short, colour: STATUS_COLOURS[status.level] },

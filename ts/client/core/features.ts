@@ -15,6 +15,7 @@ import { DialogState } from "./dialogs.js";
 import { InteractionQueries } from "./interaction.js";
 import { WorldClockView } from "./world-clock.js";
 import { type ItemSight, ItemState } from "./items.js";
+import { ProgressView } from "./progress.js";
 import { QuestLog } from "./quests.js";
 import { PartyView } from "./party.js";
 
@@ -28,6 +29,8 @@ export class ClientFeatures {
   readonly items: ItemState;
   readonly quests = new QuestLog();
   readonly party = new PartyView();
+  /** The player's level and experience (progress.ts): its own entries and its own detail. */
+  readonly progress = new ProgressView();
 
   constructor(link: ChannelLink, sight: ItemSight, onHandlerError?: (error: unknown, subtype: number) => void) {
     this.chat = new ChatDelivery(link);
@@ -73,6 +76,8 @@ export class ClientFeatures {
     this.chat.update(nowMs);
     this.dialogs.update(nowMs);
     this.interaction.update(nowMs);
+    // The own entries show a level the own detail does not: its push was lost, so it is asked for again.
+    if (this.progress.takeStale()) this.items.refresh(nowMs);
     this.items.update(nowMs);
   }
 
@@ -85,5 +90,6 @@ export class ClientFeatures {
     this.items.reset();
     this.quests.reset();
     this.party.reset();
+    this.progress.reset();
   }
 }

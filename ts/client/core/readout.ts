@@ -26,6 +26,7 @@ export interface Outage {
 import type { DialogState } from "./dialogs.js";
 import { type ItemDef, itemsById } from "./item-catalogue.js";
 import type { ItemState } from "./items.js";
+import type { ProgressView } from "./progress.js";
 import type { QuestLog } from "./quests.js";
 import type { PartyView } from "./party.js";
 import type { EntityInfo } from "./entity-table.js";
@@ -204,6 +205,11 @@ export class ClientReadout {
   /** The player's party (party.ts), from the own EntityDetail. */
   get party(): PartyView {
     return this.parts.features.party;
+  }
+
+  /** The player's level (its own entries) and experience (its own EntityDetail), and its level-ups (progress.ts). */
+  get progress(): ProgressView {
+    return this.parts.features.progress;
   }
 
   get items(): ItemState {

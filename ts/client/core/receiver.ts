@@ -147,6 +147,7 @@ export class PacketReceiver implements ManifestSource {
     if (view.entityId === this.ownIdValue) {
       features.quests.receiveOwnDetail(view);
       features.party.receiveOwnDetail(view);
+      features.progress.receiveOwnDetail(view);
     }
     features.interaction.detailArrived(view.entityId);
   }
@@ -156,7 +157,10 @@ export class PacketReceiver implements ManifestSource {
     const { entityTable, prediction, nameDirectory } = this.parts;
     const entries = entityTable.entries;
     const own = entries.get(this.ownIdValue);
-    if (own) prediction.acknowledge(lastWindowConsumedAt(entityTable.ackTick), own.x, own.y);
+    if (own) {
+      prediction.acknowledge(lastWindowConsumedAt(entityTable.ackTick), own.x, own.y);
+      this.parts.features.progress.observeOwnEntry(own.meta);
+    }
     // Players and NPCs have names (EntityDetail, as a player's nick); built-in things are asked only on hover.
     for (const entry of entries.values()) {
       if (entry.typeId === 0 || isNpcType(entry.typeId)) nameDirectory.want(entry.id);

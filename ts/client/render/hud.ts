@@ -1,14 +1,16 @@
-// The side panel (the framebuffer's right 80 px): who you are, your health
-// (numbers and bar), where you stand, the link's state, who is near and the
-// creatures in view. Drawn every frame from a plain model, so the game loop
-// decides what it says and this file only how it looks. The message log is not
-// here any more (issue 18): 13 columns broke every line word by word, so it is a
-// panel of its own in the page, over the game view (ui/log-panel.ts).
+// The side panel (the framebuffer's right 80 px): who you are and your level,
+// your health (numbers and bar) and experience (a thin bar under it), where you
+// stand, the link's state, who is near and the creatures in view. Drawn every
+// frame from a plain model, so the game loop decides what it says and this file
+// only how it looks. The message log is not here any more (issue 18): 13 columns
+// broke every line word by word, so it is a panel of its own in the page, over
+// the game view (ui/log-panel.ts).
 import type { WasmBlitter } from "../../wasm/blit.js";
 import type { Atlas } from "./atlas.js";
 import { PANEL, type Rect } from "./layout.js";
 import * as P from "./palette.js";
 import type { SpriteList } from "./sprite-list.js";
+import { levelText } from "./name-tags.js";
 import { columnsIn, fitText, queueText, textWidthPx } from "./text.js";
 
 export interface HudLine {
@@ -27,6 +29,10 @@ export interface HudModel {
   readonly name: string;
   readonly hp: number;
   readonly hpMax: number;
+  /** The player's level ("L3" beside the name), absent before the server said (or on a server without levels). */
+  readonly level?: number;
+  /** How far through its level, 0 … 1 (the experience bar), absent before the server said. */
+  readonly levelShare?: number;
   /** The player's tile, or null before the first update. */
   readonly position: { readonly x: number; readonly y: number } | null;
   /** The time of day and the weather ("21:40 night", "14:05 rain"), or absent before the server said. */
@@ -46,6 +52,14 @@ const COLUMNS = columnsIn(INNER_DEFAULT.w);
 /** "HP" and "hp/hpMax" on one row, the bar under them across the panel. */
 const HP_ROW_Y = 12;
 const HP_BAR_DEFAULT: Rect = { x: INNER_DEFAULT.x, y: 21, w: INNER_DEFAULT.w, h: 4 };
+/** The experience bar: under the HP bar's frame, across the panel; what follows moves down by XP_ROW_PX. */
+const XP_BAR_DEFAULT: Rect = {
+  x: INNER_DEFAULT.x,
+  y: HP_BAR_DEFAULT.y + HP_BAR_DEFAULT.h + 2,
+  w: INNER_DEFAULT.w,
+  h: 2,
+};
+const XP_ROW_PX = 4;
 const NEARBY_SHOWN = 4;
 /** Creature lines shown. */
 const CREATURES_SHOWN = 3;
@@ -55,6 +69,7 @@ export const HUD_LAYOUT = {
   inner: INNER_DEFAULT,
   columns: COLUMNS,
   hpBar: HP_BAR_DEFAULT,
+  xpBar: XP_BAR_DEFAULT,
   lineHeightPx: LINE_PX,
 } as const;
 
@@ -78,7 +93,9 @@ export function drawHud(
   blitter.fillRect(panel.x, panel.y, 1, Math.max(panel.h, columnHeightPx), P.PANEL_EDGE);
 
   let y = 3;
-  queueText(text, fitText(hud.name, COLUMNS), inner.x, y, P.TEXT_GOLD);
+  const level = hud.level === undefined ? "" : levelText(hud.level);
+  queueText(text, fitText(hud.name, level === "" ? COLUMNS : COLUMNS - level.length - 1), inner.x, y, P.TEXT_GOLD);
+  if (level !== "") queueText(text, level, inner.x + inner.w - textWidthPx(level), y, P.LEVEL_TEXT);
 
   y = HP_ROW_Y;
   queueText(text, "HP", inner.x, y, P.TEXT_DIM);
@@ -88,6 +105,12 @@ export function drawHud(
   blitter.hbar(hpBar.x, hpBar.y, hpBar.w, hpBar.h, hud.hp, hud.hpMax, P.HP_FILL, P.HP_EMPTY);
 
   y = hpBar.y + hpBar.h + 3;
+  if (hud.levelShare !== undefined) {
+    const xpBar: Rect = { ...XP_BAR_DEFAULT, x: inner.x };
+    const filled = Math.round(Math.min(1, Math.max(0, hud.levelShare)) * xpBar.w);
+    blitter.hbar(xpBar.x, xpBar.y, xpBar.w, xpBar.h, filled, xpBar.w, P.XP_FILL, P.XP_EMPTY);
+    y += XP_ROW_PX;
+  }
   const where = hud.position ? `${hud.position.x},${hud.position.y}` : "-";
   queueText(text, fitText(where, COLUMNS), inner.x, y, P.TEXT_WHITE);
   y += LINE_PX;

@@ -1,4 +1,5 @@
-// Names over heads (issue 18 item 2): every player in view carries its nick in
+// Names over heads (issue 18 item 2): every player in view carries its nick —
+// and its level beside it (issue 39: "Ada L3", from the level TLV of its entries) — in
 // a label over its sprite, drawn into the framebuffer by the same labels pass as
 // the hover name (frame.ts drawLabels). In the framebuffer, not as DOM overlays:
 // the text is the game's own pixel font, scaled with the picture by whole pixels,
@@ -60,6 +61,16 @@ export function placeNameTags(candidates: readonly NameTagCandidate[]): WorldLab
 
 function overlaps(a: Box, b: Box): boolean {
   return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + NAME_TAG_ROW_PX && b.y < a.y + NAME_TAG_ROW_PX;
+}
+
+/** The level as the names over heads and the side panel show it: "L3". */
+export function levelText(level: number): string {
+  return `L${level}`;
+}
+
+/** A player's tag: its name, and its level beside it when its entries carry one ("Ada L3"). */
+export function nameTagText(name: string, level: number | undefined): string {
+  return level === undefined ? name : `${name} ${levelText(level)}`;
 }
 
 /** Whether names are shown: on unless the player turned them off (remembered in `storage`). */

@@ -71,3 +71,9 @@ export const TAB_IDLE = 0x6e;
 export const TAB_UNREAD = 0xf4;
 /** The HUD's HP numbers beside the bar. */
 export const HP_TEXT = 0xb7;
+/** The HUD's experience bar (issue 39) under the HP bar: gold filled, dark gold empty; the level beside the name. */
+export const XP_FILL = 0xf4;
+export const XP_EMPTY = 0x48;
+export const LEVEL_TEXT = 0xdb;
+/** The log's line for a level reached. */
+export const LEVEL_UP = 0xfc;

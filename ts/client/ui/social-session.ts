@@ -28,7 +28,14 @@ import { kindsByTypeId, type NpcKind } from "../core/kinds.js";
 import { entityAtTile, HOVER_COLOUR, hoverText, INTERACT_PROMPT, labelOver, PROMPT_COLOUR } from "./hover.js";
 import { MARK_HAND_IN } from "../core/quests.js";
 import { type IntentOutcome, InteractIntent, interactablesNear } from "./interact-intent.js";
-import { type NameTagCandidate, nameTagsWanted, placeNameTags, rememberNameTags } from "../render/name-tags.js";
+import {
+  type NameTagCandidate,
+  nameTagsWanted,
+  nameTagText,
+  placeNameTags,
+  rememberNameTags,
+} from "../render/name-tags.js";
+import { levelOfMeta } from "../core/progress.js";
 import { TileImages } from "./tile-images.js";
 
 export interface SocialParts {
@@ -222,7 +229,8 @@ export class SocialSession {
       const at = entity.id === ownId && own ? { ...entity, x: own.x, y: own.y } : entity;
       const colour = entity.id === ownId ? P.NAME_TAG_OWN : P.NAME_TAG;
       const distance = own ? chebyshev(at, own) : 0;
-      candidates.push({ label: labelOver(at, foldForFont(name), colour, scene.entities), distance });
+      const text = nameTagText(foldForFont(name), levelOfMeta(entity.meta));
+      candidates.push({ label: labelOver(at, text, colour, scene.entities), distance });
     }
     const placed = placeNameTags(candidates);
     const shown = placed.map((label) => label.text).join("|");

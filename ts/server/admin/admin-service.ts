@@ -3,6 +3,7 @@
 // persisted), mute, announce. Every action is written to the admin log
 // (SQLite, admin_log) and to the server log, refused ones included, so a
 // host can always answer "who did that, and when".
+import { levelOf } from "../combat/experience.js";
 import { activeBan } from "../accounts/account-service.js";
 import type { AccountStore } from "../accounts/account-store.js";
 import { addressKey } from "../edge/address-key.js";
@@ -68,6 +69,8 @@ export class AdminService {
       y: session.entity.y,
       hp: session.entity.hp,
       elo: session.entity.elo,
+      level: levelOf(session.entity),
+      xp: session.entity.xp,
       muted: this.muteOf(session, now) !== null,
     }));
   }

@@ -20,7 +20,9 @@
 //  - a player lies dead for PLAYER_RESPAWN_SECONDS (its actions are ignored),
 //    then stands at a spawn point with full HP.
 // A kill is an Elo game the killer won (formula.ts: eloAfterKill); a creature's
-// rating is its kind's and does not move. HP regenerates out of combat.
+// rating is its kind's and does not move. A player's kill of a creature is worth
+// the kind's experience (experience.ts), and a player's level adds a little to
+// its blows. HP regenerates out of combat.
 import {
   CORPSE_SECONDS,
   PLAYER_RESPAWN_SECONDS,
@@ -45,6 +47,10 @@ import type { Egress, EgressTarget } from "../edge/egress.js";
 import { ENTITY_TYPE_PLAYER, type EntityStore, type StoredEntity } from "../entities/entities.js";
 import type { Logger } from "../ops/log.js";
 import type { NpcRoom } from "../npc/npc-room.js";
+import { killXpOf, type NpcKind, NPC_XP_MAX } from "../content/npc-kinds.js";
+import { LEVEL_MAX } from "../../progression.js";
+import type { Experience } from "./experience.js";
+import { levelOf } from "./experience.js";
 import { eloAfterKill, resolveBlow } from "./formula.js";
 import type { PvpRule } from "./pvp-rule.js";
 
@@ -86,6 +92,8 @@ export interface CombatPorts {
   readonly items?: CombatItems;
   /** The content scripts (../scripting/script-room.ts): a creature a player killed (quests count kills). */
   readonly scripts?: { onKill(killer: StoredEntity, victim: StoredEntity): void };
+  /** Players' experience (experience.ts): what a kill of a creature is worth goes to its killer. */
+  readonly experience?: Pick<Experience, "gain">;
 }
 
 /**
@@ -96,8 +104,8 @@ export interface CombatPorts {
  */
 export interface RemoteCombat {
   isRemote(entity: StoredEntity): boolean;
-  /** Sends `attacker`'s blow at the remote `defender`, with the attacker's weapon damage as it is here. */
-  strike(attacker: StoredEntity, defender: StoredEntity, weapon: number): void;
+  /** Sends `attacker`'s blow at the remote `defender`, with the attacker's weapon damage and level as they are here. */
+  strike(attacker: StoredEntity, defender: StoredEntity, weapon: number, level: number): void;
 }
 
 /** What the owner of a defender answers a remote blow with. */
@@ -106,6 +114,8 @@ export interface StrikeOutcome {
   readonly events: number[];
   /** The attacker's rating after the blow (a kill moves it). */
   readonly attackerElo: number;
+  /** The experience the blow earned the attacker (a kill of a creature); absent from an older process: none. */
+  readonly xp?: number;
 }
 
 /** How far the owner accepts a remote attacker from its defender: adjacent, or one step behind its ghost. */
@@ -168,8 +178,8 @@ export class CombatRoom {
   /** Blows across a process border (RemoteCombat); null in one process. */
   remote: RemoteCombat | null = null;
   readonly remoteStats = { strikesOut: 0, strikesIn: 0, strikesRefused: 0, answersIn: 0, answersRefused: 0 };
-  /** While a remote blow is resolved: the attacker whose events are collected for its owner, not sent here. */
-  private capturing: { attackerId: number; events: number[] } | null = null;
+  /** While a remote blow is resolved: the attacker whose events (and experience) are collected for its owner. */
+  private capturing: { attackerId: number; events: number[]; xp: number } | null = null;
   private readonly respawnTicks: number;
   private readonly corpseTicks: number;
   private readonly regenDelayTicks: number;
@@ -239,7 +249,7 @@ export class CombatRoom {
       // The blow is the defender's owner's to resolve; the step is spent here all the same.
       this.remoteStats.strikesOut++;
       this.lastBlowTick.set(attacker.id, this.ports.clock.tick);
-      this.remote.strike(attacker, foe, this.weaponOf(attacker));
+      this.remote.strike(attacker, foe, this.weaponOf(attacker), levelOf(attacker));
       return true;
     }
     this.attack(attacker, foe);
@@ -248,12 +258,12 @@ export class CombatRoom {
 
   /**
    * A blow from another process at `defenderId`, owned here: `attacker` is the attacker's ghost here,
-   * `weapon` its weapon damage as its owner knows it. Resolved by the rule a blow here obeys (the foe
-   * rule, the formula, death), with the reach widened by one step for a ghost a broadcast behind.
-   * Returns the attacker's events and rating for its owner, or null when the blow cannot land (no such
-   * defender here, not a foe now, out of reach), counted.
+   * `weapon` its weapon damage and `level` its level as its owner knows them. Resolved by the rule a blow
+   * here obeys (the foe rule, the formula, death), with the reach widened by one step for a ghost a
+   * broadcast behind. Returns the attacker's events, rating and experience earned for its owner, or null
+   * when the blow cannot land (no such defender here, not a foe now, out of reach), counted.
    */
-  strikeFrom(attacker: StoredEntity, defenderId: number, weapon: number): StrikeOutcome | null {
+  strikeFrom(attacker: StoredEntity, defenderId: number, weapon: number, level = 1): StrikeOutcome | null {
     const defender = this.ports.entities.get(defenderId);
     const byPlayer = attacker.typeId === ENTITY_TYPE_PLAYER;
     const defenderIsPlayer = defender?.typeId === ENTITY_TYPE_PLAYER;
@@ -262,6 +272,9 @@ export class CombatRoom {
       this.remote?.isRemote(defender) !== true &&
       Number.isInteger(weapon) &&
       weapon >= 0 &&
+      Number.isInteger(level) &&
+      level >= 1 &&
+      level <= LEVEL_MAX &&
       Math.max(Math.abs(defender.x - attacker.x), Math.abs(defender.y - attacker.y)) <= REMOTE_STRIKE_REACH &&
       (byPlayer
         ? isFoe(
@@ -278,24 +291,26 @@ export class CombatRoom {
       return null;
     }
     this.remoteStats.strikesIn++;
-    const events: number[] = [];
-    this.capturing = { attackerId: attacker.id, events };
+    const captured = { attackerId: attacker.id, events: [] as number[], xp: 0 };
+    this.capturing = captured;
     try {
-      this.attack(attacker, defender, weapon);
+      this.attack(attacker, defender, weapon, level);
     } finally {
       this.capturing = null;
     }
-    return { events, attackerElo: attacker.elo };
+    return { events: captured.events, attackerElo: attacker.elo, xp: captured.xp };
   }
 
   /**
    * The owner's answer to a blow `attackerId` (a player or creature here) struck across the border:
-   * its events go to the attacker's player as if the blow had been struck here, and a kill's rating is
-   * kept. False (nothing changed) when the attacker is not here any more or the answer is malformed.
+   * its events go to the attacker's player as if the blow had been struck here, and a kill's rating and
+   * experience are kept. False (nothing changed) when the attacker is not here any more or the answer is
+   * malformed.
    */
   strikeAnswered(attackerId: number, outcome: StrikeOutcome): boolean {
     const attacker = this.ports.entities.get(attackerId);
     const { events, attackerElo } = outcome;
+    const xp = outcome.xp ?? 0;
     if (
       attacker === undefined ||
       this.remote?.isRemote(attacker) === true ||
@@ -303,7 +318,8 @@ export class CombatRoom {
       events.length % EVENT_FIELDS !== 0 ||
       events.length > OUTBOX_EVENTS_MAX * EVENT_FIELDS ||
       !events.every((n, i) => Number.isInteger(n) && n >= 0 && n <= EVENT_FIELD_MAX[i % EVENT_FIELDS]) ||
-      !Number.isInteger(attackerElo)
+      !Number.isInteger(attackerElo) ||
+      !(Number.isInteger(xp) && xp >= 0 && xp <= NPC_XP_MAX)
     ) {
       this.remoteStats.answersRefused++;
       return false;
@@ -316,16 +332,23 @@ export class CombatRoom {
       for (let f = 0; f < events.length; f += EVENT_FIELDS) {
         this.queueFields(attacker.id, events[f], events[f + 1], events[f + 2], events[f + 3], events[f + 4]);
       }
+      if (xp > 0) this.ports.experience?.gain(attacker, xp, "kill");
     }
     return true;
   }
 
   /** One blow of `attacker` at `defender` (adjacent, by the caller's rule). */
-  private attack(attacker: StoredEntity, defender: StoredEntity, weapon = this.weaponOf(attacker)): void {
+  private attack(
+    attacker: StoredEntity,
+    defender: StoredEntity,
+    weapon = this.weaponOf(attacker),
+    level = levelOf(attacker),
+  ): void {
     const tick = this.ports.clock.tick;
     const stats = this.stats;
     stats.attacks++;
-    const blow = resolveBlow(attacker.elo, defender.elo, weapon, this.armorOf(defender), this.random(), this.random());
+    const armor = this.armorOf(defender);
+    const blow = resolveBlow(attacker.elo, defender.elo, weapon, armor, this.random(), this.random(), level);
     this.lastBlowTick.set(attacker.id, tick);
     this.lastBlowTick.set(defender.id, tick);
     // A creature turns on whoever attacks it (a guard only then); a wanderer just takes it.
@@ -345,10 +368,12 @@ export class CombatRoom {
     this.ports.entities.changed(defender);
     if (npc !== undefined) this.woundedNpcs.set(defender.id, defender);
     this.tell(COMBAT_HIT, attacker, defender, blow.damage);
-    if (defender.hp === 0) this.die(defender, attacker, npc !== undefined);
+    if (defender.hp === 0) this.die(defender, attacker, npc?.kind);
   }
 
-  private die(victim: StoredEntity, killer: StoredEntity, victimIsNpc: boolean): void {
+  /** `victim` fell to `killer`'s blow; `victimKind` is its kind when it is a creature. */
+  private die(victim: StoredEntity, killer: StoredEntity, victimKind: NpcKind | undefined): void {
+    const victimIsNpc = victimKind !== undefined;
     const tick = this.ports.clock.tick;
     const killerIsPlayer = killer.typeId === ENTITY_TYPE_PLAYER;
     const rated = eloAfterKill(killer.elo, victim.elo);
@@ -362,7 +387,13 @@ export class CombatRoom {
     if (victimIsNpc) {
       this.stats.kills.npcs++;
       this.ports.items?.dropLootOf(victim.typeId, victim.x, victim.y);
-      if (killerIsPlayer) this.ports.scripts?.onKill(killer, victim);
+      if (killerIsPlayer) {
+        // Experience is the killer's owner's to give: a remote attacker's goes back with its events.
+        const xp = killXpOf(victimKind);
+        if (this.capturing !== null && killer.id === this.capturing.attackerId) this.capturing.xp += xp;
+        else this.ports.experience?.gain(killer, xp, "kill");
+        this.ports.scripts?.onKill(killer, victim);
+      }
       this.woundedNpcs.delete(victim.id);
       this.corpses.push({ entityId: victim.id, removeTick: tick + this.corpseTicks });
     } else {

@@ -7,6 +7,7 @@
 // instead of making a creature silently behave differently.
 import { SPEED_MAX, SPEED_MIN } from "../../action-points.js";
 import { ELO_MAX, ELO_MIN } from "../../combat-rules.js";
+import { killXpFor } from "../../progression.js";
 import { utf8ByteLength } from "../../protocol/text.js";
 import { NAME_MAX_BYTES } from "../../protocol/tlv.js";
 import { NPC_BEHAVIOURS, NPC_TYPE_ID_MIN, type NpcBehaviour } from "../../npc-types.js";
@@ -63,8 +64,13 @@ export interface NpcKind {
   attack: number;
   /** Its natural armor in the combat formula (ts/server/combat/formula.ts). */
   armor: number;
-  /** Its rating: the level the combat formula compares, and what a kill of it is worth. */
+  /** Its rating: what the combat formula compares, and what a kill of it moves the killer's rating by. */
   elo: number;
+  /**
+   * The experience a player's kill of it is worth (docs/combat.md § Experience and levels); absent: the
+   * work of its fight (killXpOf). 0: nothing (a training dummy, the people of a town).
+   */
+  xp?: number;
   /** What may fall where it dies, by item name (checked against the item catalogue when the map loads). */
   loot: RawLootEntry[];
   /**
@@ -79,6 +85,14 @@ export interface NpcKind {
 /** A hostile kind's nightSpawns when the file gives none, and the most any kind may have. */
 export const NIGHT_SPAWNS_HOSTILE = 1.5;
 export const NIGHT_SPAWNS_MAX = 4;
+
+/** The experience a player's kill of a creature of `kind` is worth: its `xp`, or the work of its fight. */
+export function killXpOf(kind: NpcKind): number {
+  return kind.xp ?? killXpFor(kind);
+}
+
+/** The most experience one kill may be worth. */
+export const NPC_XP_MAX = 100_000;
 
 /** A kind's perception at night. */
 export function nightPerceptionOf(kind: NpcKind): number {
@@ -117,6 +131,7 @@ const KIND_KEYS = new Set([
   "attack",
   "armor",
   "elo",
+  "xp",
   "loot",
   "opensDoors",
 ]);
@@ -193,6 +208,8 @@ function parseKind(value: unknown, where: string, file: string): NpcKind {
     attack: integer("attack", 0, NPC_COMBAT_VALUE_MAX, behaviour === "wander" ? 0 : undefined),
     armor: integer("armor", 0, NPC_COMBAT_VALUE_MAX, 0),
     elo: integer("elo", ELO_MIN, ELO_MAX, NPC_DEFAULT_ELO),
+    // Only a kind that says what it is worth carries it: the others are worth their fight (killXpOf).
+    ...(fields.xp !== undefined ? { xp: integer("xp", 0, NPC_XP_MAX) } : {}),
     loot: parseLoot(fields.loot, where, file),
     // Only a kind that opens doors says so: the others read as they did before doors existed.
     ...(opensDoors ? { opensDoors } : {}),

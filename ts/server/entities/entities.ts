@@ -19,11 +19,16 @@ export interface Entity extends EntityEntry {
   readonly id: number;
   /** Display name (players' nicks); served through EntityDetail, not in every update. */
   name: string;
+  /**
+   * A player's experience (0 for everything else): its level is levelForXp(xp) (ts/progression.ts), which
+   * its `level` TLV shows and its hp max follows (combat/experience.ts). Only the server holds it.
+   */
+  xp: number;
   readonly slots: ActionSlots;
 }
 
-/** What a caller gives `spawn`; the store adds the id and the action slots. */
-export type EntityFields = Omit<Entity, "id" | "slots">;
+/** What a caller gives `spawn`; the store adds the id and the action slots (and xp 0 unless given). */
+export type EntityFields = Omit<Entity, "id" | "slots" | "xp"> & { readonly xp?: number };
 
 /**
  * How a spawned entity acts: "actions" — through its action slots, filled by ActionPackets (players,
@@ -137,6 +142,7 @@ export class EntityStore {
       elo: fields.elo,
       flags: fields.flags,
       name: fields.name,
+      xp: fields.xp ?? 0,
       meta: fields.meta,
       slots: new ActionSlots(),
       slot,

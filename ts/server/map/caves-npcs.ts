@@ -5,6 +5,9 @@
 // running away works. attack / armor / elo feed the combat formula
 // (ts/server/combat/formula.ts): a new player (elo 1000, bare hands) kills a
 // rat in a blow or two and a spider in about five; a skeleton is a real fight.
+// xp is what a kill is worth (docs/combat.md § Experience and levels): about
+// the work of the fight (killXpFor), a rat a little more so that Old Tom's five
+// and his reward make a newcomer's second level; the people of the hall nothing.
 // Loot names items of caves.items.json (caves-items.ts); guards and rats drop nothing.
 import type { NpcKind } from "../content/npc-kinds.js";
 import { NPC_KINDS_VERSION } from "../content/npc-kinds.js";
@@ -24,6 +27,7 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     attack: 0,
     armor: 0,
     elo: 800,
+    xp: 3,
     loot: [],
   },
   {
@@ -40,6 +44,7 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     attack: 0,
     armor: 2,
     elo: 700,
+    xp: 2,
     loot: [{ item: "glow crystal", chance: 0.3, min: 1, max: 1 }],
     light: 2,
   },
@@ -57,6 +62,7 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     attack: 3,
     armor: 1,
     elo: 1050,
+    xp: 10,
     loot: [{ item: "gold coin", chance: 0.5, min: 1, max: 3 }],
   },
   {
@@ -73,6 +79,7 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     attack: 4,
     armor: 3,
     elo: 1200,
+    xp: 20,
     loot: [
       { item: "gold coin", chance: 0.8, min: 2, max: 6 },
       { item: "healing potion", chance: 0.25, min: 1, max: 1 },
@@ -95,6 +102,7 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     attack: 7,
     armor: 6,
     elo: 1400,
+    xp: 60,
     loot: [],
   },
   // The people of the great hall (issue 38): they stand at their posts, and the content scripts
@@ -114,6 +122,7 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     attack: 5,
     armor: 4,
     elo: 1200,
+    xp: 0,
     loot: [],
   },
   {
@@ -130,6 +139,7 @@ export const CAVE_NPC_KINDS: NpcKind[] = [
     attack: 3,
     armor: 2,
     elo: 1000,
+    xp: 0,
     loot: [],
   },
 ];

@@ -102,10 +102,18 @@ export class CharacterSaver {
   /** What a save of `entity` now would write. */
   stateOf(entity: Entity): CharacterState {
     const { x, y } = this.savedAt(entity.x, entity.y);
-    return { map: this.mapName, x, y, hp: entity.hp, hpMax: entity.hpMax, elo: entity.elo };
+    return { map: this.mapName, x, y, hp: entity.hp, hpMax: entity.hpMax, elo: entity.elo, xp: entity.xp };
   }
 }
 
 function sameState(a: CharacterState, b: CharacterState): boolean {
-  return a.map === b.map && a.x === b.x && a.y === b.y && a.hp === b.hp && a.hpMax === b.hpMax && a.elo === b.elo;
+  return (
+    a.map === b.map &&
+    a.x === b.x &&
+    a.y === b.y &&
+    a.hp === b.hp &&
+    a.hpMax === b.hpMax &&
+    a.elo === b.elo &&
+    a.xp === b.xp
+  );
 }

@@ -1,6 +1,7 @@
 // The characters table: one row per account holding where the character
-// stands and its vital numbers (docs/persistence.md § Schema).
+// stands, its vital numbers and its experience (docs/persistence.md § Schema).
 import type Database from "better-sqlite3";
+import { HP_MAX_BASE } from "../../progression.js";
 
 export interface CharacterState {
   /** Map the position belongs to; null (with x, y) until the character was first saved. */
@@ -10,10 +11,20 @@ export interface CharacterState {
   hp: number;
   hpMax: number;
   elo: number;
+  /** Experience: the level, and with it hp_max, follow from it (ts/progression.ts). */
+  xp: number;
 }
 
-/** A brand-new character: no position yet, so it gets a fresh spawn. */
-export const NEW_CHARACTER: CharacterState = { map: null, x: null, y: null, hp: 100, hpMax: 100, elo: 1000 };
+/** A brand-new character: no position yet, so it gets a fresh spawn; level 1. */
+export const NEW_CHARACTER: CharacterState = {
+  map: null,
+  x: null,
+  y: null,
+  hp: HP_MAX_BASE,
+  hpMax: HP_MAX_BASE,
+  elo: 1000,
+  xp: 0,
+};
 
 interface CharacterRow {
   map: string | null;
@@ -22,39 +33,51 @@ interface CharacterRow {
   hp: number;
   hp_max: number;
   elo: number;
+  xp: number;
 }
 
 export class CharacterStore {
   private readonly selectOne: Database.Statement<[number], CharacterRow>;
   private readonly insertOne: Database.Statement;
   private readonly updateOne: Database.Statement;
+  private readonly updateXp: Database.Statement;
   private readonly saveBatch: (rows: readonly { accountId: number; state: CharacterState }[], nowMs: number) => void;
 
   constructor(db: Database.Database) {
     this.selectOne = db.prepare<[number], CharacterRow>(
-      "SELECT map, x, y, hp, hp_max, elo FROM characters WHERE account_id = ?",
+      "SELECT map, x, y, hp, hp_max, elo, xp FROM characters WHERE account_id = ?",
     );
     this.insertOne = db.prepare(
-      "INSERT INTO characters (account_id, map, x, y, hp, hp_max, elo, saved_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO characters (account_id, map, x, y, hp, hp_max, elo, xp, saved_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
     this.updateOne = db.prepare(
-      "UPDATE characters SET map = ?, x = ?, y = ?, hp = ?, hp_max = ?, elo = ?, saved_at_ms = ? WHERE account_id = ?",
+      "UPDATE characters SET map = ?, x = ?, y = ?, hp = ?, hp_max = ?, elo = ?, xp = ?, saved_at_ms = ? WHERE account_id = ?",
     );
+    this.updateXp = db.prepare("UPDATE characters SET xp = ? WHERE account_id = ?");
     this.saveBatch = db.transaction((rows: readonly { accountId: number; state: CharacterState }[], nowMs: number) => {
       for (const { accountId, state } of rows) {
-        this.updateOne.run(state.map, state.x, state.y, state.hp, state.hpMax, state.elo, nowMs, accountId);
+        const { map, x, y, hp, hpMax, elo, xp } = state;
+        this.updateOne.run(map, x, y, hp, hpMax, elo, xp, nowMs, accountId);
       }
     });
   }
 
   load(accountId: number): CharacterState | undefined {
     const row = this.selectOne.get(accountId);
-    return row && { map: row.map, x: row.x, y: row.y, hp: row.hp, hpMax: row.hp_max, elo: row.elo };
+    return row && { map: row.map, x: row.x, y: row.y, hp: row.hp, hpMax: row.hp_max, elo: row.elo, xp: row.xp };
   }
 
   /** Inserts the character of a new account (call inside the account's transaction). */
   create(accountId: number, state: CharacterState, nowMs: number): void {
-    this.insertOne.run(accountId, state.map, state.x, state.y, state.hp, state.hpMax, state.elo, nowMs);
+    this.insertOne.run(accountId, state.map, state.x, state.y, state.hp, state.hpMax, state.elo, state.xp, nowMs);
+  }
+
+  /**
+   * Writes a character's experience alone: a quest's reward, inside the transaction that hands the quest
+   * in (ItemWrite.alongside), so the quest is never done without it. The next save writes the rest.
+   */
+  saveXp(accountId: number, xp: number): void {
+    this.updateXp.run(xp, accountId);
   }
 
   /** Writes every row in one transaction: all of them land, or none. */

@@ -1,4 +1,4 @@
-// Friends, ignores and waiting private lines in SQLite (migration 0008-social.sql, docs/social.md). All
+// Friends, ignores and waiting private lines in SQLite (migration 0009-social.sql, docs/social.md). All
 // by account: a guest has no row here (its ignores live with its session, social/social-room.ts). Every
 // list is bounded per account, so no player can grow the database without limit.
 import type Database from "better-sqlite3";

@@ -1,6 +1,7 @@
 // What the content API hands a script and reads back from it (docs/content.md § Values): a player or a
 // creature as a table of plain values, and the checks every API function puts its arguments through, so
 // that a wrong argument is a clear error naming the function, never a crash or a silent default.
+import { levelForXp } from "../../progression.js";
 import type { ItemCatalogue } from "../content/item-catalogue.js";
 import type { StoredEntity } from "../entities/entities.js";
 import type { Session } from "../sessions/session.js";
@@ -20,6 +21,8 @@ export function playerValue(session: Session): LuaValue {
     y: entity.y,
     hp: entity.hp,
     hp_max: entity.hpMax,
+    level: levelForXp(entity.xp),
+    xp: entity.xp,
     account: session.accountId !== null,
   };
 }

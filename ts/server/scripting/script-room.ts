@@ -15,6 +15,7 @@
 // step it made) comes back later as an event of its own. Events that happen inside other rooms' work (an
 // item picked up, a quest step) wait in a bounded queue for the end of the tick, in the order they happened. The work scripts do each entity tick is counted (scriptSteps), and the
 // NPC room takes it from the next entity tick's think budget, so scripted creatures shed like the others.
+import { addXp } from "../../progression.js";
 import { mulberry32 } from "../../random.js";
 import type { Tlv } from "../../protocol/tlv.js";
 import { partOfDay } from "../../world-time.js";
@@ -46,6 +47,8 @@ export const TALK_REACH = 2;
 /** Timers one file may have waiting, and how far ahead (ticks: one hour at 24 Hz). */
 export const MAX_TIMERS_PER_FILE = 256;
 export const MAX_TIMER_TICKS = 24 * 3600;
+/** The most experience one grant gives (`give_xp`, a quest's `xp`): a fifth of the way to the highest level. */
+export const MAX_XP_GRANT = 2000;
 /** Dialog answers one file may have waiting (beyond, the oldest is let go: its reply then does nothing). */
 export const MAX_ANSWERS_WAITING = 1024;
 /** Script log lines kept for the status, and the longest. */
@@ -100,6 +103,16 @@ export interface ScriptPorts {
     sendDetail(session: Session, entity: StoredEntity): void;
   };
   readonly warps: { teleport(entity: StoredEntity, x: number, y: number): void };
+  /** Players' experience (../combat/experience.ts): a script's grant (`give_xp`), a quest's `xp` reward. */
+  readonly experience: {
+    gain(player: StoredEntity, amount: number, why: string): number;
+    /**
+     * Writes an account's experience `xp` to this process's database: called inside the transaction that
+     * hands a quest in (ItemWrite.alongside), so the quest is never done without its reward. Nothing for a
+     * guest, or where characters live in a shared store (a cluster's, which keeps no quests yet).
+     */
+    persist(session: Session, xp: number): void;
+  };
   /** What scripts change in the world: creatures, tiles, doors, a line to everyone (world-actions.ts). */
   readonly world: Omit<WorldActionPorts, "kinds">;
   /** The map's named zones (../content/zones.ts). */
@@ -136,6 +149,8 @@ interface Handlers {
   readonly quests: Omit<QuestDefinition, "number">[];
   /** Each quest's reward, and what handing it in takes from the player, by id. */
   readonly rewards: Map<string, { itemId: number; count: number }[]>;
+  /** Each quest's experience reward, by id (absent: none). */
+  readonly xpRewards: Map<string, number>;
   readonly handIns: Map<string, { itemId: number; count: number }[]>;
   readonly shops: ShopDefinition[];
 }
@@ -421,6 +436,8 @@ export class ScriptRoom {
       }
       const give = stacksOf(quest.reward, catalogue, "quest.define: reward");
       const take = stacksOf(quest.hand_in, catalogue, "quest.define: hand_in");
+      const xp =
+        quest.xp === undefined || quest.xp === null ? 0 : wholeNumber(quest.xp, 0, MAX_XP_GRANT, "quest.define: xp");
       handlers.quests.push({
         id,
         title: text(quest.title ?? id, MAX_TITLE_CHARS),
@@ -431,6 +448,7 @@ export class ScriptRoom {
         file: file.name,
       });
       handlers.rewards.set(id, give);
+      if (xp > 0) handlers.xpRewards.set(id, xp);
       handlers.handIns.set(id, take);
     });
     sandbox.expose("shop.define", ([spec]) => {
@@ -550,6 +568,11 @@ export class ScriptRoom {
       }
       if (!this.ports.walkable(x, y)) throw new Error(`warp: (${x}, ${y}) is not a free tile`);
       this.ports.warps.teleport(session.entity, x, y);
+    });
+    sandbox.expose("give_xp", ([who, amount]) => {
+      const session = this.sessionOf(who, "give_xp");
+      const xp = wholeNumber(amount, 1, MAX_XP_GRANT, "give_xp: the experience");
+      return this.ports.experience.gain(session.entity, xp, `script ${file.name}`);
     });
     sandbox.expose("after", ([ticks, callback]) => {
       wholeNumber(ticks, 1, MAX_TIMER_TICKS, "after: the ticks");
@@ -752,23 +775,31 @@ export class ScriptRoom {
   }
 
   /**
-   * Hands quest `id` in: what it asks handed over (`hand_in`) leaves the bag, the reward enters it and the
-   * quest is done — one transaction, all or nothing ("no_item" when the player lacks what it asks).
+   * Hands quest `id` in: what it asks handed over (`hand_in`) leaves the bag, the reward enters it, its
+   * experience is the player's and the quest is done — one transaction, all or nothing ("no_item" when
+   * the player lacks what it asks).
    */
   private handIn(session: Session, id: string, done: (outcome: string) => void): void {
     const handIn = this.quests.handIn(session, id);
     if (handIn === null) return done("not_ready");
     const reward = this.files.flatMap((file) => file.handlers.rewards.get(id) ?? []);
     const take = this.files.flatMap((file) => file.handlers.handIns.get(id) ?? []);
+    const xp = this.files.reduce((sum, file) => sum + (file.handlers.xpRewards.get(id) ?? 0), 0);
     this.ports.items.exchange(
       session,
       take,
       reward,
       (outcome) => {
-        if (outcome === "ok") handIn.apply();
+        if (outcome === "ok") {
+          if (xp > 0) this.ports.experience.gain(session.entity, xp, `quest ${id}`);
+          handIn.apply();
+        }
         done(outcome);
       },
-      handIn.persist,
+      () => {
+        handIn.persist();
+        if (xp > 0) this.ports.experience.persist(session, addXp(session.entity.xp, xp));
+      },
     );
   }
 
@@ -998,6 +1029,7 @@ function emptyHandlers(): Handlers {
     quest: new Map(),
     quests: [],
     rewards: new Map(),
+    xpRewards: new Map(),
     handIns: new Map(),
     shops: [],
   };

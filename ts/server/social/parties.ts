@@ -1,6 +1,6 @@
 // Parties (issue 39, docs/social.md): a few players who play together. The leader invites (the invited
 // player answers in a dialog), anyone leaves, the leader removes; members hear the party channel, see each
-// other's health and place in their own EntityDetail (the `party` TLV, docs/protocol.md § 18.8) however far
+// other's health and place in their own EntityDetail (the `party` TLV, docs/protocol.md § 18.9) however far
 // apart they are, and share the credit of a kill made near them (sharersOf). A member whose session ends
 // stays a member, shown away, for PARTY_GRACE_SECONDS: an account that plays again within it is back in
 // its party; after it, the member has left.
