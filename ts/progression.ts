@@ -76,3 +76,18 @@ export interface KillXpInputs {
 export function killXpFor(kind: KillXpInputs): number {
   return Math.max(1, Math.round((kind.hp * (1 + kind.attack / 4) * (10 + kind.armor)) / 40));
 }
+
+/** What each member near a party's kill gains beyond an even split: a fifth more for every other member. */
+export const PARTY_XP_BONUS = 0.2;
+
+/**
+ * Each sharer's experience from a kill worth `xp`, shared by `sharers` party members near it (1: the killer
+ * alone, who gets it all): the kill's worth grown by PARTY_XP_BONUS per other member, split evenly, rounded
+ * up — so playing together is never slower than alone per kill for the group (a rat of 3 shared by four
+ * gives each 2, 8 in all), while each member levels slower than a killer alone (less than `xp` each
+ * from 2 members on), which keeps the solo path worth taking.
+ */
+export function partyXpShare(xp: number, sharers: number): number {
+  if (sharers <= 1) return xp;
+  return Math.ceil((xp * (1 + PARTY_XP_BONUS * (sharers - 1))) / sharers);
+}

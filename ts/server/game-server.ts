@@ -47,6 +47,7 @@ import { EntityDetails } from "./broadcast/entity-detail.js";
 import { QuestStore, WorldValues } from "./persistence/quest-store.js";
 import { CombatRoom } from "./combat/combat-room.js";
 import { Experience } from "./combat/experience.js";
+import { partyXpShare } from "../progression.js";
 import { ItemCatalogue } from "./content/item-catalogue.js";
 import type { ItemEvent } from "./items/item-requests.js";
 import { ItemRoom } from "./items/item-room.js";
@@ -204,7 +205,13 @@ export class Game {
       holds: (session: Session, key: string) => this.items.holds(session, key),
       weaponDamage: (entity: StoredEntity) => this.items.weaponDamage(entity),
       armorValue: (entity: StoredEntity) => this.items.armorValue(entity),
-      dropLootOf: (typeId: number, x: number, y: number) => this.items.dropLootOf(typeId, x, y),
+      // A party's kill: the loot goes to the member whose turn it is (parties.ts lootTakerOf), into the bag.
+      dropLootOf: (typeId: number, x: number, y: number, killer?: StoredEntity) => {
+        const session = killer === undefined ? undefined : this.sessions.byEntityId(killer.id);
+        const sharers = session === undefined ? [] : this.parties.sharersOf(session, x, y);
+        if (sharers.length < 2) return this.items.dropLootOf(typeId, x, y);
+        this.items.dropLootFor(typeId, x, y, this.parties.lootTakerOf(sharers));
+      },
     };
     const details = { send: (session: Session, entity: StoredEntity) => this.details.send(session, entity) };
     const scripts = {
@@ -282,7 +289,21 @@ export class Game {
         // Players fight with what they wield, creatures with what their kind says; the dead drop their loot.
         items,
         scripts,
-        experience,
+        // A kill by a party member is shared by the members near it (progression.ts partyXpShare).
+        experience: {
+          gain: (player: StoredEntity, amount: number, why: string) => {
+            const session = this.sessions.byEntityId(player.id);
+            const sharers = session === undefined ? [] : this.parties.sharersOf(session, player.x, player.y);
+            if (sharers.length < 2) return experience.gain(player, amount, why);
+            const each = partyXpShare(amount, sharers.length);
+            let gained = 0;
+            for (const sharer of sharers) {
+              const got = experience.gain(sharer.entity, each, why);
+              if (sharer === session) gained = got;
+            }
+            return gained;
+          },
+        },
       },
       { seed: o.combatSeed, tickHz: o.tickHz },
     );

@@ -70,7 +70,8 @@ export interface CombatItems {
   weaponDamage(entity: StoredEntity): number | null;
   armorValue(entity: StoredEntity): number;
   /** A creature of kind `typeId` died at (x, y): its loot table rolls, and what falls lies there. */
-  dropLootOf(typeId: number, x: number, y: number): void;
+  /** `killer` (a player, or absent): whose party shares the loot by turns (social/parties.ts). */
+  dropLootOf(typeId: number, x: number, y: number, killer?: StoredEntity): void;
 }
 
 export interface CombatPorts {
@@ -386,7 +387,7 @@ export class CombatRoom {
     this.tell(COMBAT_KILL, killer, victim, Math.max(0, gain));
     if (victimIsNpc) {
       this.stats.kills.npcs++;
-      this.ports.items?.dropLootOf(victim.typeId, victim.x, victim.y);
+      this.ports.items?.dropLootOf(victim.typeId, victim.x, victim.y, killerIsPlayer ? killer : undefined);
       if (killerIsPlayer) {
         // Experience is the killer's owner's to give: a remote attacker's goes back with its events.
         const xp = killXpOf(victimKind);

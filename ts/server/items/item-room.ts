@@ -385,6 +385,20 @@ export class ItemRoom {
     this.loot.dropOf(typeId, x, y);
   }
 
+  /**
+   * A creature of kind `typeId` died at (x, y) in a party's shared kill: its loot goes into `taker`'s bag
+   * (whose turn it was, social/parties.ts) through the one transfer path — and falls there as piles when
+   * the bag cannot hold it, as any loot would. The roll is the same draw dropLootOf makes.
+   */
+  dropLootFor(typeId: number, x: number, y: number, taker: Session): void {
+    const falls = this.loot.rollOf(typeId);
+    if (falls.length === 0) return;
+    this.exchange(taker, [], falls, (outcome) => {
+      if (outcome === "ok") this.stats.lootDropped += falls.length;
+      else this.loot.place(falls, x, y);
+    });
+  }
+
   /** `loot` rolls at (x, y), and what falls lies there (a table of the caller's: tests, and scripts to come). */
   dropLoot(loot: readonly LootEntry[], x: number, y: number): void {
     this.loot.drop(loot, x, y);

@@ -46,12 +46,28 @@ export class Loot {
 
   /** `loot` rolls at (x, y), and what falls lies there. */
   drop(loot: readonly LootEntry[], x: number, y: number): void {
+    this.place(this.roll(loot), x, y);
+  }
+
+  /** What a creature of kind `typeId` drops: its table rolled on the room's stream (empty: nothing, or no table). */
+  rollOf(typeId: number): { itemId: number; count: number }[] {
+    const loot = this.byType.get(typeId);
+    return loot === undefined ? [] : this.roll(loot);
+  }
+
+  /** `loot` rolled once on the room's seeded stream. */
+  private roll(loot: readonly LootEntry[]): { itemId: number; count: number }[] {
     const falls: { itemId: number; count: number }[] = [];
     for (const entry of loot) {
       if (this.random() >= entry.chance) continue;
       const count = entry.min + Math.floor(this.random() * (entry.max - entry.min + 1));
       falls.push({ itemId: entry.item.id, count });
     }
+    return falls;
+  }
+
+  /** What fell lies at (x, y), as piles (as many as the ground has room for: none of it, or all). */
+  place(falls: readonly { itemId: number; count: number }[], x: number, y: number): void {
     if (falls.length === 0) return;
     const { transfer, ground, stats } = this.ports;
     transfer.run(() => {
