@@ -55,6 +55,8 @@ import { AdminService } from "./admin/admin-service.js";
 import { AdminStore } from "./admin/admin-store.js";
 import { PvpRule } from "./combat/pvp-rule.js";
 import { CharacterSaver, SAVE_INTERVAL_MS } from "./persistence/character-saver.js";
+import { KnownAddresses } from "./accounts/known-addresses.js";
+import { LoginAddressStore } from "./accounts/login-address-store.js";
 import { CharacterStore, NEW_CHARACTER } from "./persistence/character-store.js";
 import { NoticeStore } from "./persistence/notice-store.js";
 import { type GameDatabase, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
@@ -125,6 +127,11 @@ export class Game {
   readonly worldClock: WorldClock;
   /** What operators do: kick, ban, mute, announce (admin/; its HTTP API only with an admin token). */
   readonly admin: AdminService;
+  /**
+   * The sources each account was registered or logged into from, which the login limits let through
+   * (accounts/login-limits.ts): kept in SQLite in one process, in memory where accounts are shared.
+   */
+  readonly knownAddresses: KnownAddresses;
   /** The host's content scripts (scripting/): null for a map without a content folder. */
   readonly scripts: ScriptRoom | null;
   /** EntityDetail replies, composed for the asking player (broadcast/entity-detail.ts). */
@@ -416,6 +423,7 @@ export class Game {
       shared ?? new SqliteAccounts(this.accountStore, this.characterStore),
       this.lifecycle,
     );
+    this.knownAddresses = new KnownAddresses(shared === undefined ? new LoginAddressStore(db) : null);
     this.admin = new AdminService({
       sessions,
       lifecycle,
