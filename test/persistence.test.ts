@@ -79,6 +79,7 @@ describe("migrations", () => {
       "admin_log",
       "character_quests",
       "characters",
+      "doors",
       "item_containers",
       "item_piles",
       "item_stacks",
@@ -97,6 +98,7 @@ describe("migrations", () => {
       { version: 6, name: "level-piles", hexDigits: 64 },
       { version: 7, name: "content", hexDigits: 64 },
       { version: 8, name: "login-addresses", hexDigits: 64 },
+      { version: 9, name: "doors", hexDigits: 64 },
     ]);
     database.close();
     database.close(); // idempotent
