@@ -99,6 +99,7 @@ describe("migrations", () => {
       { version: 7, name: "content", hexDigits: 64 },
       { version: 8, name: "login-addresses", hexDigits: 64 },
       { version: 9, name: "doors", hexDigits: 64 },
+      { version: 10, name: "character-dungeon-places", hexDigits: 64 },
     ]);
     database.close();
     database.close(); // idempotent

@@ -215,7 +215,6 @@ export class Game {
     const levels = {
       onStairs: (session: Session, warp: WorldWarp) => this.levels.onStairs(session, warp),
       levelOf: (x: number, y: number) => this.levels.levelOf(x, y),
-      surfaceOf: (x: number, y: number) => this.levels.surfaceOf(x, y) ?? { x, y },
     };
 
     // The world, its entities and sessions, and the ways out.
@@ -413,7 +412,9 @@ export class Game {
     this.characterStore = new CharacterStore(db);
     this.accountStore = new AccountStore(db, this.characterStore);
     const shared = o.sharedAccounts;
-    this.characters = new CharacterSaver(shared ?? this.characterStore, world.name, levels.surfaceOf);
+    this.characters = new CharacterSaver(shared ?? this.characterStore, world.name, (entity) =>
+      this.levels.placeOf(entity),
+    );
     this.lifecycle = new SessionLifecycle({
       options: o,
       world,
@@ -425,6 +426,7 @@ export class Game {
       warps: this.warps,
       // Where a bag is read in the same turn (SQLite): whether a character is shut in depends on its keys.
       enclosure: shared === undefined ? new Enclosure({ world, doors, warps: this.warps }) : null,
+      levels: this.levels,
       worldClock: this.worldClock,
       clock,
       log,

@@ -12,12 +12,13 @@ import { JoinNotices } from "./join-notices.js";
 import { ENTITY_TYPE_PLAYER, type EntityFields, type EntityStore } from "./entities/entities.js";
 import type { Warps } from "./world/warps.js";
 import type { Enclosure } from "./world/enclosure.js";
+import type { DungeonLevels } from "./dungeon/levels.js";
 import type { GameOptions } from "./game-options.js";
 import { JoinError } from "./sessions/join-error.js";
 import type { Logger } from "./ops/log.js";
 import type { CharacterSaver } from "./persistence/character-saver.js";
 import type { ItemRoom } from "./items/item-room.js";
-import { type CharacterState, NEW_CHARACTER } from "./persistence/character-store.js";
+import { type CharacterState, type DungeonPlace, NEW_CHARACTER } from "./persistence/character-store.js";
 import type { StoredContainer } from "./persistence/item-store.js";
 import type { Session, SessionRegistry } from "./sessions/session.js";
 import type { Peer } from "./edge/peer.js";
@@ -60,6 +61,8 @@ export interface SessionLifecyclePorts {
    * it goes instead (world/enclosure.ts); null where its bag is read later (a cluster's shared store).
    */
   readonly enclosure: Pick<Enclosure, "releaseFrom" | "isDoor"> | null;
+  /** A character saved in a dungeon level goes back into it (dungeon/levels.ts). */
+  readonly levels: Pick<DungeonLevels, "bringBack">;
   /** The time of day and the weather, told to a player as it starts playing. */
   readonly worldClock: Pick<WorldClock, "sendTo">;
   readonly clock: Pick<Clock, "tick">;
@@ -189,13 +192,38 @@ export class SessionLifecycle implements AccountHost {
     }
     // Saved dead (it left or the server stopped before it rose): it rises now, at a spawn with full HP,
     // as it would have in play (combat/combat-room.ts).
-    const state = saved.hp > 0 ? saved : { ...saved, hp: saved.hpMax, x: null, y: null };
+    const state = saved.hp > 0 ? saved : { ...saved, hp: saved.hpMax, x: null, y: null, dungeon: null };
+    // Saved in a dungeon level, its x, y are the map's stairs down to it: it starts there, and goes down.
     const spot = this.savedSpot(state) ?? this.nextSpawn();
     const session = this.enter(account.nick, spot, state, account.id, account.appearance ?? defaultLook(account.id));
     this.accountSessions.set(account.id, session);
     characters.track({ accountId: account.id, entity: session.entity }, state);
-    this.letOut(session);
+    if (state.dungeon) this.backBelow(session, state.dungeon, spot);
+    else this.letOut(session);
     return session;
+  }
+
+  /**
+   * A character saved in a dungeon level goes back into it, at its cell (issue 41: never silently at the
+   * spawn). When that level can never come back, or no level slot is free, it stays where it started — the
+   * map's stairs down to the level — and is told why.
+   */
+  private backBelow(session: Session, place: DungeonPlace, from: { x: number; y: number }): void {
+    const outcome = this.ports.levels.bringBack(session, place);
+    if (outcome === "back") return;
+    this.ports.log.info("a character saved in a dungeon level starts above it", {
+      entityId: session.entity.id,
+      nick: session.nick,
+      level: `${place.seed}:${place.depth}`,
+      outcome,
+      at: from,
+    });
+    this.ports.chat.tell(
+      session,
+      outcome === "gone"
+        ? "The level you were saved in is no longer below these stairs: you wake above it."
+        : "Every level below is full of players now: you wake on the stairs above yours. Take them down later.",
+    );
   }
 
   /**
