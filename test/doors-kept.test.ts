@@ -52,7 +52,7 @@ function tile(x: number, y: number): number {
   return NPC_FLOOR;
 }
 
-async function world() {
+async function rooms() {
   const written = writeNpcMap({
     width: WIDTH,
     height: HEIGHT,
@@ -93,7 +93,7 @@ describe("the map's doors kept", () => {
   it("are written when they change, only then, and put back at start onto the doors the map still draws so", async () => {
     const path = join(dir, "doors.sqlite");
     let database = openGameDatabase(path);
-    let { world: first, doors } = await world();
+    let { world: first, doors } = await rooms();
     let store = new DoorStore(database.db, first.name);
     expect(store.load()).toEqual([]);
     // Nothing changed: nothing written.
@@ -116,7 +116,7 @@ describe("the map's doors kept", () => {
 
     // A restart: the doors as left — the vault closed but unlocked, the corridor door closed.
     database = openGameDatabase(path);
-    ({ world: first, doors } = await world());
+    ({ world: first, doors } = await rooms());
     store = new DoorStore(database.db, first.name);
     expect(doors.restore(store.load())).toEqual({ restored: 2, overruled: 0 });
     expect(doors.at(VAULT.x, VAULT.y)).toMatchObject({ open: false, locked: false });
@@ -126,7 +126,7 @@ describe("the map's doors kept", () => {
     expect(first.walkable(CORRIDOR.x, CORRIDOR.y)).toBe(false);
     // A row saved from a door the host has since redrawn (another key) is not put back: the map wins.
     database.db.prepare("UPDATE doors SET drawn = replace(drawn, 'rusty key', 'bone key')").run();
-    ({ doors } = await world());
+    ({ doors } = await rooms());
     store = new DoorStore(database.db, first.name);
     expect(doors.restore(store.load())).toEqual({ restored: 1, overruled: 1 });
     expect(doors.at(VAULT.x, VAULT.y)).toMatchObject({ open: false, locked: true });
@@ -134,7 +134,7 @@ describe("the map's doors kept", () => {
   });
 
   it("never keeps a dungeon level's doors", async () => {
-    const { doors } = await world();
+    const { doors } = await rooms();
     const before = [...doors.keptStates()].length;
     doors.add([
       {
@@ -155,7 +155,7 @@ describe("the map's doors kept", () => {
 
 describe("a character shut in", () => {
   it("is put on the vault door's other side, on its way out, when it has no key; left where it is with the key", async () => {
-    const { enclosure, keys } = await world();
+    const { enclosure, keys } = await rooms();
     expect(enclosure.releaseFrom(8, 3, keys())).toEqual({ x: 5, y: 3, door: "vault door" });
     expect(enclosure.releaseFrom(8, 3, keys("rusty key"))).toBeNull();
     // Deterministic: the same answer every time.
@@ -164,7 +164,7 @@ describe("a character shut in", () => {
   });
 
   it("behind two doors goes beyond the last one it cannot open", async () => {
-    const { enclosure, keys } = await world();
+    const { enclosure, keys } = await rooms();
     expect(enclosure.releaseFrom(13, 3, keys())).toEqual({ x: 5, y: 3, door: "vault door" });
     expect(enclosure.releaseFrom(13, 3, keys("rusty key"))).toEqual({ x: 10, y: 3, door: "inner door" });
     expect(enclosure.releaseFrom(13, 3, keys("iron key"))).toEqual({ x: 5, y: 3, door: "vault door" });
@@ -172,7 +172,7 @@ describe("a character shut in", () => {
   });
 
   it("in a closed door's cell is put beside it; a door it can open does not shut it in", async () => {
-    const { doors, enclosure, keys } = await world();
+    const { doors, enclosure, keys } = await rooms();
     expect(enclosure.releaseFrom(VAULT.x, VAULT.y, keys())).toEqual({ x: 5, y: 3, door: "vault door" });
     doors.set(CORRIDOR.x, CORRIDOR.y, "close");
     // Below the closed corridor door: it can open it, so it stays; in the door it is moved off, toward the spawn.
@@ -180,8 +180,23 @@ describe("a character shut in", () => {
     expect(enclosure.releaseFrom(CORRIDOR.x, CORRIDOR.y, keys())).toEqual({ x: 3, y: 4, door: null });
   });
 
+  it("follows tile changes: a wall opened between the vault and an island shuts the island in behind the vault door", async () => {
+    const { world, doors, enclosure, keys } = await rooms();
+    expect(enclosure.releaseFrom(9, 6, keys())).toBeNull();
+    expect(enclosure.releaseFrom(4, 2, keys())).toBeNull();
+    expect(enclosure.stats.outsideBuilds).toBe(1);
+    // A door's tile changing does not make the cells reached through no door be found again…
+    doors.set(CORRIDOR.x, CORRIDOR.y, "close");
+    expect(enclosure.releaseFrom(4, 2, keys())).toBeNull();
+    expect(enclosure.stats.outsideBuilds).toBe(1);
+    // …another tile does (a script's tile.set, a reloaded map).
+    expect(world.setTile(10, 5, NPC_FLOOR)).toBe(true);
+    expect(enclosure.releaseFrom(9, 6, keys())).toEqual({ x: 5, y: 3, door: "vault door" });
+    expect(enclosure.stats.outsideBuilds).toBe(2);
+  });
+
   it("is left alone where it can leave, where no door is locked, and where no door is what holds it", async () => {
-    const { doors, enclosure, keys } = await world();
+    const { doors, enclosure, keys } = await rooms();
     expect(enclosure.releaseFrom(4, 2, keys())).toBeNull();
     // An island of floor no way reaches: not shut in by a door, nothing this rule can do.
     expect(enclosure.releaseFrom(9, 6, keys())).toBeNull();
