@@ -13,11 +13,10 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { type AccountRequest, type ChatEvent, connectAccount, GameClient } from "../ts/client/core/index.js";
-import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
+import type { AccountRequest, GameClient } from "../ts/client/core/index.js";
 import { readWorld } from "../ts/server/world/world-areas.js";
-import { loadCore } from "../ts/wasm/node.js";
 import { drive } from "./client-core-support.js";
+import { playAccount } from "./support/account-client.js";
 import { startServerProcess } from "./support/server-process.js";
 
 const MAP = resolve(import.meta.dirname, "../maps/caves.tmj");
@@ -35,16 +34,9 @@ afterAll(() => {
 });
 
 async function play(httpPort: number, request: AccountRequest): Promise<{ client: GameClient; told: string[] }> {
-  const connection = await connectAccount(`http://127.0.0.1:${httpPort}`, request, (session) =>
-    UdpNodeTransport.connect("127.0.0.1", session.udpPort, session.key),
-  );
-  const client = GameClient.create({ core: await loadCore(), ...connection });
-  clients.push(client);
   const told: string[] = [];
-  client.chat.listen((event: ChatEvent) => {
-    if (event.kind === "line") told.push(event.text);
-  });
-  await drive([client], `${request.name} playing`, () => client.state === "playing" && client.confirmed !== null);
+  const client = await playAccount(httpPort, request, told);
+  clients.push(client);
   return { client, told };
 }
 

@@ -13,9 +13,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { connectAccount, type AccountRequest } from "../ts/client/core/account-api.js";
-import { GameClient, type ItemEvent } from "../ts/client/core/index.js";
-import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
+import type { AccountRequest } from "../ts/client/core/account-api.js";
+import type { GameClient, ItemEvent } from "../ts/client/core/index.js";
 import { inArea } from "../ts/server/world/areas.js";
 import { Logger } from "../ts/server/ops/log.js";
 import { openGameDatabase } from "../ts/server/persistence/database.js";
@@ -23,8 +22,8 @@ import { type RunningServer, startServer } from "../ts/server/server.js";
 import { levelSeed } from "../ts/server/dungeon/levels.js";
 import { PILES_MAX } from "../ts/server/items/chests-and-piles.js";
 import { readWorld } from "../ts/server/world/world-areas.js";
-import { loadCore } from "../ts/wasm/node.js";
 import { drive } from "./client-core-support.js";
+import { playAccount } from "./support/account-client.js";
 
 const MAP = resolve(import.meta.dirname, "../maps/caves.tmj");
 const dir = mkdtempSync(join(tmpdir(), "caves-level-save-"));
@@ -53,17 +52,9 @@ function start(levelSlots = 1, path = dbPath, dungeonSeed?: number): Promise<Run
   });
 }
 
-/** Logs in or registers and plays until the own position is known; the system's chat lines go into `told`. */
 async function play(running: RunningServer, request: AccountRequest, told: string[] = []): Promise<GameClient> {
-  const connection = await connectAccount(`http://127.0.0.1:${running.httpPort}`, request, (session) =>
-    UdpNodeTransport.connect("127.0.0.1", session.udpPort, session.key),
-  );
-  const client = GameClient.create({ core: await loadCore(), ...connection });
+  const client = await playAccount(running.httpPort, request, told);
   clients.push(client);
-  client.chat.listen((event) => {
-    if (event.kind === "line") told.push(event.text);
-  });
-  await drive([client], `${request.name} playing`, () => client.state === "playing" && client.confirmed !== null);
   return client;
 }
 

@@ -12,14 +12,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { type AccountRequest, type ChatEvent, connectAccount, GameClient } from "../ts/client/core/index.js";
-import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
+import type { AccountRequest, GameClient } from "../ts/client/core/index.js";
 import { Logger } from "../ts/server/ops/log.js";
 import { openGameDatabase } from "../ts/server/persistence/database.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { DOOR_LOCKED, DOOR_REPEAT_TICKS } from "../ts/server/world/doors.js";
-import { loadCore } from "../ts/wasm/node.js";
 import { drive } from "./client-core-support.js";
+import { playAccount } from "./support/account-client.js";
 
 const MAP = resolve(import.meta.dirname, "../maps/caves.tmj");
 const dir = mkdtempSync(join(tmpdir(), "caves-vault-"));
@@ -51,16 +50,9 @@ interface Player {
 }
 
 async function play(running: RunningServer, request: AccountRequest): Promise<Player> {
-  const connection = await connectAccount(`http://127.0.0.1:${running.httpPort}`, request, (session) =>
-    UdpNodeTransport.connect("127.0.0.1", session.udpPort, session.key),
-  );
-  const client = GameClient.create({ core: await loadCore(), ...connection });
-  clients.push(client);
   const told: string[] = [];
-  client.chat.listen((event: ChatEvent) => {
-    if (event.kind === "line") told.push(`${event.speakerName}: ${event.text}`);
-  });
-  await drive([client], `${request.name} playing`, () => client.state === "playing" && client.confirmed !== null);
+  const client = await playAccount(running.httpPort, request, told);
+  clients.push(client);
   return { client, told };
 }
 

@@ -53,9 +53,9 @@ export class DoorStore {
   }
 
   /**
-   * Writes the doors of `states` that differ from what was last written. Call it inside the save's
-   * transaction (they land with the characters or not at all) and, once that transaction committed,
-   * the function it returns: only then are they taken as written, so a failed save writes them again.
+   * Writes the doors of `states` that differ from what was last written. Call it inside a transaction
+   * (they all land or none does) and, once that transaction committed, the function it returns: only
+   * then are they taken as written, so a failed save writes them again.
    */
   saveChanged(states: Iterable<DoorState>, nowMs: number): () => void {
     const started = performance.now();

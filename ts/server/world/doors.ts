@@ -22,9 +22,9 @@
 // the same tile change, the same refusal to close on someone.
 //
 // The map's doors are kept across restarts (issue 41): `keptStates` is what the
-// periodic save writes (persistence/door-store.ts, with the characters, in one
-// transaction) and `restore` puts it back at start, for each door the map still
-// draws as it did (`drawnOf`). A dungeon level's doors (dungeon/levels.ts) are
+// periodic save writes (persistence/door-store.ts, just before the characters,
+// from the same tick) and `restore` puts it back at start, for each door the map
+// still draws as it did (`drawnOf`). A dungeon level's doors (dungeon/levels.ts) are
 // added when the level is put in the world and removed when it is dropped; their
 // state goes with them, and the level's tiles come back from its seed with every
 // door closed (never locked: nobody is shut in by a level's door).

@@ -1,8 +1,8 @@
 -- The map's doors as players left them (issue 41, docs/maps.md § Doors): open
 -- or closed, locked or not, one row per door that ever changed, keyed by the
--- world and the door's world cell. Written with the characters' periodic save,
--- in the same transaction, so a restart or a crash brings back doors and
--- characters as of the same moment. `drawn` is the door as the map drew it
+-- world and the door's world cell. Written by the characters' periodic save,
+-- just before them and from the same tick, so a restart or a crash brings back
+-- doors and characters as of the same moment. `drawn` is the door as the map drew it
 -- (its tiles, state and key: ts/server/world/doors.ts, drawnOf): a row whose
 -- door the host has since redrawn, moved or removed is not applied — the map
 -- wins. A dungeon level's doors are not kept: a level comes back from its seed
