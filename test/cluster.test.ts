@@ -43,6 +43,30 @@ function lines(client: UdpTestClient): ChatPacket[] {
   return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
 }
 
+/**
+ * Acknowledges every line the client holds without a gap (the raw test client acknowledges nothing by itself,
+ * and the server keeps at most 8 lines in flight to a client that does not: later lines would wait).
+ */
+function acknowledgeLines(client: UdpTestClient): void {
+  const held = new Set(lines(client).map((line) => line.seq));
+  let upTo = 0;
+  while (held.has(upTo + 1)) upTo++;
+  if (upTo > 0)
+    client.sendRaw(encodePacketToBytes({ type: "chat_ack", clientType: 0, authToken: client.token, seq: upTo }));
+}
+
+/** Waits for a line `find` picks among those `client` received, acknowledging what arrives meanwhile. */
+function hearLine(client: UdpTestClient, what: string, find: (line: ChatPacket) => boolean): Promise<ChatPacket> {
+  return client.waitFor(
+    what,
+    () => {
+      acknowledgeLines(client);
+      return lines(client).find(find);
+    },
+    10_000,
+  );
+}
+
 function postAcks(client: UdpTestClient): ChatPostAckPacket[] {
   return client.received.flatMap(({ packet }) => (packet?.type === "chat_post_ack" ? [packet] : []));
 }
@@ -245,25 +269,28 @@ describe.skipIf(skip !== null)("a world of two regions behind a gateway", () => 
     await new Promise((resolve) => setTimeout(resolve, 1100 * CHAT_BURST)); // the speaker's burst refills
     let speakerSeq = Math.max(0, ...postAcks(speaker).map((ack) => ack.seq));
     post(speaker, ++speakerSeq, "/tell Listener meet me at the border");
-    const whispered = await listener.waitFor("the private line across the border", () =>
-      lines(listener).find((line) => line.text === "meet me at the border"),
+    const whispered = await hearLine(
+      listener,
+      "the private line across the border",
+      (line) => line.text === "meet me at the border",
     );
     expect(whispered.speakerName).toBe("Speaker (private)");
-    await speaker.waitFor("the echo", () =>
-      lines(speaker).find((line) => line.speakerName === "(to Listener)" && line.text === "meet me at the border"),
+    await hearLine(
+      speaker,
+      "the echo",
+      (line) => line.speakerName === "(to Listener)" && line.text === "meet me at the border",
     );
     post(listener, nextSeq + 1, "/r on my way");
-    await speaker.waitFor("the reply from the other region", () =>
-      lines(speaker).find((line) => line.speakerName === "Listener (private)" && line.text === "on my way"),
+    await hearLine(
+      speaker,
+      "the reply from the other region",
+      (line) => line.speakerName === "Listener (private)" && line.text === "on my way",
     );
-    // The raw test client acknowledges nothing by itself: its window of lines in flight (8) is full.
-    const lastLine = Math.max(...lines(speaker).map((line) => line.seq));
-    speaker.sendRaw(encodePacketToBytes({ type: "chat_ack", clientType: 0, authToken: speaker.token, seq: lastLine }));
     post(speaker, ++speakerSeq, "/tell Nobodyatall hello");
-    await speaker.waitFor(
+    await hearLine(
+      speaker,
       "the answer that nobody has the nick",
-      () => lines(speaker).find((line) => line.text === "Nobody called Nobodyatall is playing now."),
-      6000,
+      (line) => line.text === "Nobody called Nobodyatall is playing now.",
     );
   }, 40_000);
 });

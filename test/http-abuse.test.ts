@@ -153,6 +153,70 @@ describe("logins", () => {
     expect(statuses).toEqual([401, 401, 401, 401, 429, 429]);
   });
 
+  it("a guesser who knows the name cannot lock its owner out: the owner's own address still gets in, a new one waits", async () => {
+    // A first wait of a minute, so the hold cannot run out while the test is slow.
+    const server = await start({ http: { loginBackoffFirstMs: 60_000 } });
+    const port = server.httpPort;
+    const owner = "127.0.3.1";
+    const created = await postJsonFrom(
+      port,
+      "/api/register",
+      { name: "Owner", password: "correct horse", nick: "O" },
+      owner,
+    );
+    expect(created.status).toBe(200);
+    // Guesses from 12 addresses of the guesser's, two each: past the per-account limit (10) many times over.
+    const statuses: number[] = [];
+    for (let round = 0; round < 2; round++) {
+      for (let index = 0; index < 12; index++) {
+        const reply = await postJsonFrom(
+          port,
+          "/api/login",
+          { name: "owner", password: `guess ${round}-${index}` },
+          `127.0.6.${index + 1}`,
+        );
+        statuses.push(reply.status);
+      }
+    }
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(statuses.slice(10).every((status) => status === 429)).toBe(true);
+    // An address the account never used waits, even with the right password: the limit still binds the guessers.
+    const fresh = await postJsonFrom(port, "/api/login", { name: "owner", password: "correct horse" }, "127.0.6.99");
+    expect(fresh.status).toBe(429);
+    // The owner, from the address it registered from, is let in with the right password…
+    const mine = await postJsonFrom(port, "/api/login", { name: "Owner", password: "correct horse" }, owner);
+    expect(mine.status).toBe(200);
+    // …its success clears nothing for the guessers…
+    const guess = await postJsonFrom(port, "/api/login", { name: "owner", password: "one more" }, "127.0.6.13");
+    expect(guess.status).toBe(429);
+    // …and it gets in again while the guesses go on.
+    const again = await postJsonFrom(port, "/api/login", { name: "owner", password: "correct horse" }, owner);
+    expect(again.status).toBe(200);
+  });
+
+  it("logging into one's own account buys a guessing address no more tries at other accounts", async () => {
+    const server = await start({ http: { loginBackoffFirstMs: 60_000 } });
+    const port = server.httpPort;
+    const guesser = "127.0.7.1";
+    expect(
+      (await postJsonFrom(port, "/api/register", { name: "Mine", password: "my password", nick: "M" }, guesser)).status,
+    ).toBe(200);
+    // A sweep over many names from one address meets the per-address limit (10 failures, any names)…
+    const statuses: number[] = [];
+    for (let index = 0; index < 11; index++) {
+      const reply = await postJsonFrom(port, "/api/login", { name: `name${index}`, password: "123456" }, guesser);
+      statuses.push(reply.status);
+    }
+    expect(statuses).toEqual([...Array(10).fill(401), 429]);
+    // …its own account still lets it in (an address it logged in from is held back only by its own failures there)…
+    expect((await postJsonFrom(port, "/api/login", { name: "Mine", password: "my password" }, guesser)).status).toBe(
+      200,
+    );
+    // …and that success does not clear the address's failures: the next guess at another name still waits.
+    const after = await postJsonFrom(port, "/api/login", { name: "name11", password: "123456" }, guesser);
+    expect(after.status).toBe(429);
+  });
+
   it("password hashing is bounded: logins beyond the queue are answered 503 with Retry-After at once", async () => {
     const server = await start({ http: { hashConcurrency: 1, hashQueue: 2, loginFailuresBeforeBackoff: 1000 } });
     const port = server.httpPort;

@@ -64,7 +64,7 @@ function expectMigrationError(action: () => unknown, message: RegExp): void {
 }
 
 describe("migrations", () => {
-  it("the bundled schema: accounts and characters (1), bans and the admin log (2), notices (3), items (4), appearance (5), piles kept with their level (6), quests and world values (7), experience (8), friends, ignores and waiting lines (9), recorded, WAL on a file", () => {
+  it("the bundled schema: accounts and characters (1), bans and the admin log (2), notices (3), items (4), appearance (5), piles kept with their level (6), quests and world values (7), experience (8), friends, ignores and waiting lines (9), login addresses (10), doors (11), dungeon places (12), recorded, WAL on a file", () => {
     const path = join(dir, "schema.sqlite");
     const database = openGameDatabase(path);
     expect(database.schemaVersion).toBe(loadMigrations().length);
@@ -79,11 +79,13 @@ describe("migrations", () => {
       "admin_log",
       "character_quests",
       "characters",
+      "doors",
       "friends",
       "ignores",
       "item_containers",
       "item_piles",
       "item_stacks",
+      "login_addresses",
       "mail",
       "notices",
       "schema_migrations",
@@ -100,12 +102,15 @@ describe("migrations", () => {
       { version: 7, name: "content", hexDigits: 64 },
       { version: 8, name: "progression", hexDigits: 64 },
       { version: 9, name: "social", hexDigits: 64 },
+      { version: 10, name: "login-addresses", hexDigits: 64 },
+      { version: 11, name: "doors", hexDigits: 64 },
+      { version: 12, name: "character-dungeon-places", hexDigits: 64 },
     ]);
     database.close();
     database.close(); // idempotent
     // Reopening applies nothing again.
     const again = openGameDatabase(path);
-    expect(again.db.prepare("SELECT count(*) FROM schema_migrations").pluck().get()).toBe(9);
+    expect(again.db.prepare("SELECT count(*) FROM schema_migrations").pluck().get()).toBe(loadMigrations().length);
     again.close();
   });
 

@@ -47,6 +47,10 @@ describe.skipIf(!HAVE_CHROMIUM)("tiled_flipped.tmx in Chromium: the four flips",
     game.worldClock.setWeather("clear", game.tick);
     game.worldClock.setTimeOfDay(0.5, game.tick);
     const page = await openAndJoin(rig, "Flips", "debug=1");
+    // Names over heads off (N): the own name tag ("Flips L1") reaches into the next cells, which are the map art.
+    await page.getByTestId("game").focus();
+    await page.keyboard.press("n");
+    await expect.poll(() => page.getByTestId("game").getAttribute("data-name-tags")).toBe("off");
     const tile = 32;
     const cameraTopLeft = cameraTopLeftOf(tile);
     /** The whole 2 × 2 map (64 × 64 px) as the canvas shows it with the player at `at`, the camera on it. */

@@ -73,7 +73,13 @@ describe.skipIf(!HAVE_CHROMIUM)("the overview in Chromium", () => {
     await button.click();
     const list = page.getByTestId("who-list");
     await expect.poll(() => list.isVisible(), { timeout: 3000 }).toBe(true);
-    await expect.poll(() => list.locator("li").allTextContents(), { timeout: 5000 }).toEqual(["Mapper", "Other"]);
+    await expect
+      .poll(() => list.getByTestId("who-nick").allTextContents(), { timeout: 5000 })
+      .toEqual(["Mapper", "Other"]);
+    // Beside the other player (not beside oneself): Tell, Invite and Trade (issue 39).
+    const other = list.locator("li").filter({ hasText: "Other" });
+    expect(await other.getByRole("button").allTextContents()).toEqual(["Tell", "Invite", "Trade"]);
+    expect(await list.locator("li").filter({ hasText: "Mapper" }).getByRole("button").count()).toBe(0);
     expect(await button.textContent()).toBe("2 online");
     await page.screenshot({ path: join(ARTIFACTS, "overview-who.png") });
     // O closes it (the canvas has the keys again).

@@ -126,6 +126,8 @@ async function playTogether(ann: Page, annPress: Press, annNick: string, ben: Pa
   await asked.getByRole("button", { name: "Trade" }).click();
   await expect.poll(() => dialogWith(ann, `Trade with ${benNick}`).count(), { timeout: 10_000 }).toBe(1);
   await say(ann, annPress, "/offer 8 gold");
+  // Ben sees Ann's offer before he types his own (a player reads the window, then answers it).
+  await expect.poll(() => dialogWith(ben, `${annNick} gives: 8 gold coin.`).count(), { timeout: 10_000 }).toBe(1);
   await say(ben, click, "/offer potion");
   const annWindow = dialogWith(ann, `You give: 8 gold coin. ${benNick} gives: 1 healing potion.`);
   await expect.poll(() => annWindow.count(), { timeout: 10_000 }).toBe(1);

@@ -5,6 +5,7 @@
 // listens.
 //
 //   node --import tsx test/support/persistent-server.ts --db PATH --map PATH [--session-timeout-ms N]
+//     [--dungeon-seed N]
 import { parseArgs } from "node:util";
 import { Logger } from "../../ts/server/ops/log.js";
 import { openGameDatabase } from "../../ts/server/persistence/database.js";
@@ -15,6 +16,7 @@ const { values } = parseArgs({
     db: { type: "string" },
     map: { type: "string" },
     "session-timeout-ms": { type: "string", default: "10000" },
+    "dungeon-seed": { type: "string" },
   },
 });
 if (!values.db || !values.map) {
@@ -30,6 +32,7 @@ const server = await startServer({
   mapPath: values.map,
   logger: new Logger("silent"),
   sessionTimeoutMs: Number(values["session-timeout-ms"]),
+  ...(values["dungeon-seed"] === undefined ? {} : { dungeonSeed: Number(values["dungeon-seed"]) }),
   database,
 });
 process.stdout.write(`${JSON.stringify({ httpPort: server.httpPort, udpPort: server.udpPort })}\n`);

@@ -16,10 +16,11 @@ export async function startServerProcess(
   dbPath: string,
   mapPath: string,
   children: ChildProcess[],
+  args: readonly string[] = [],
 ): Promise<ServerProcess> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "test/support/persistent-server.ts", "--db", dbPath, "--map", mapPath],
+    ["--import", "tsx", "test/support/persistent-server.ts", "--db", dbPath, "--map", mapPath, ...args],
     { stdio: ["ignore", "pipe", "pipe"], env: process.env },
   );
   children.push(child);

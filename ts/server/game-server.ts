@@ -57,6 +57,10 @@ import { AdminService } from "./admin/admin-service.js";
 import { AdminStore } from "./admin/admin-store.js";
 import { PvpRule } from "./combat/pvp-rule.js";
 import { CharacterSaver, SAVE_INTERVAL_MS } from "./persistence/character-saver.js";
+import { KnownAddresses } from "./accounts/known-addresses.js";
+import { LoginAddressStore } from "./accounts/login-address-store.js";
+import { DoorStore } from "./persistence/door-store.js";
+import { Enclosure } from "./world/enclosure.js";
 import { CharacterStore, NEW_CHARACTER } from "./persistence/character-store.js";
 import { NoticeStore } from "./persistence/notice-store.js";
 import { type GameDatabase, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
@@ -119,6 +123,8 @@ export class Game {
   readonly interactables: Interactables;
   /** The map's doors: open, closed, locked (doors.ts). */
   readonly doors: Doors;
+  /** Where the map's doors are kept across restarts: written with the characters' periodic save. */
+  private readonly doorStore: DoorStore;
   /** The map's creatures: action points, the think budget, their moves (npc/npc-room.ts). */
   readonly npcs: NpcRoom;
   /** Bump to attack, HP, death and respawn (combat/combat-room.ts). */
@@ -133,6 +139,11 @@ export class Game {
   readonly worldClock: WorldClock;
   /** What operators do: kick, ban, mute, announce (admin/; its HTTP API only with an admin token). */
   readonly admin: AdminService;
+  /**
+   * The sources each account was registered or logged into from, which the login limits let through
+   * (accounts/login-limits.ts): kept in SQLite in one process, in memory where accounts are shared.
+   */
+  readonly knownAddresses: KnownAddresses;
   /** The host's content scripts (scripting/): null for a map without a content folder. */
   readonly scripts: ScriptRoom | null;
   /** EntityDetail replies, composed for the asking player (broadcast/entity-detail.ts). */
@@ -229,7 +240,6 @@ export class Game {
     const levels = {
       onStairs: (session: Session, warp: WorldWarp) => this.levels.onStairs(session, warp),
       levelOf: (x: number, y: number) => this.levels.levelOf(x, y),
-      surfaceOf: (x: number, y: number) => this.levels.surfaceOf(x, y) ?? { x, y },
     };
 
     // The world, its entities and sessions, and the ways out.
@@ -267,6 +277,10 @@ export class Game {
       { entities, tiles: this.tileUpdates, chat, keys: items, clock, log },
       world.doors,
     ));
+    // The map's doors as players left them (issue 41): put back before anyone or anything is in the world.
+    this.doorStore = new DoorStore(db, world.name);
+    const keptDoors = doors.restore(this.doorStore.load());
+    if (keptDoors.restored + keptDoors.overruled > 0) log.info("doors as they were left", keptDoors);
     const players = () => wakers(sessions, this.otherPlayers());
     const { pathing, moves } = world;
     this.npcs = new NpcRoom(
@@ -488,7 +502,9 @@ export class Game {
     this.characterStore = new CharacterStore(db);
     this.accountStore = new AccountStore(db, this.characterStore);
     const shared = o.sharedAccounts;
-    this.characters = new CharacterSaver(shared ?? this.characterStore, world.name, levels.surfaceOf);
+    this.characters = new CharacterSaver(shared ?? this.characterStore, world.name, (entity) =>
+      this.levels.placeOf(entity),
+    );
     this.lifecycle = new SessionLifecycle({
       options: o,
       world,
@@ -498,6 +514,9 @@ export class Game {
       characters: this.characters,
       items: this.items,
       warps: this.warps,
+      // Where a bag is read in the same turn (SQLite): whether a character is shut in depends on its keys.
+      enclosure: shared === undefined ? new Enclosure({ world, doors, warps: this.warps }) : null,
+      levels: this.levels,
       worldClock: this.worldClock,
       clock,
       log,
@@ -517,6 +536,7 @@ export class Game {
       shared ?? new SqliteAccounts(this.accountStore, this.characterStore),
       this.lifecycle,
     );
+    this.knownAddresses = new KnownAddresses(shared === undefined ? new LoginAddressStore(db) : null);
     this.admin = new AdminService({
       sessions,
       lifecycle,
@@ -739,8 +759,20 @@ export class Game {
     };
   }
 
-  /** Writes every character in play whose state changed since its last save, in one transaction. */
+  /**
+   * The periodic save (and the last, at shutdown): the map's doors whose state changed since they were
+   * last written, then every character in play whose state changed, each in one transaction — one after
+   * the other from the same tick, so a restart finds doors and characters as they were together.
+   */
   saveCharacters(): void {
+    const db = this.database.db;
+    try {
+      const written = db.transaction(() => this.doorStore.saveChanged(this.doors.keptStates(), Date.now()))();
+      written();
+    } catch (error) {
+      // A full disk must not stop the world; the next save writes them again.
+      this.log.error("saving doors failed", { error: String(error) });
+    }
     this.lifecycle.saveCharacters();
   }
 
@@ -797,7 +829,7 @@ export class Game {
       drops: Object.fromEntries(m.drops),
       actions: Object.fromEntries(m.actions),
       accounts: { inPlay: this.lifecycle.accountsInPlay },
-      saves: { ...this.characters.stats, intervalMs: SAVE_INTERVAL_MS },
+      saves: { ...this.characters.stats, intervalMs: SAVE_INTERVAL_MS, doors: this.doorStore.stats },
       chat: this.chat.stats,
       dialogs: this.dialogs.stats,
       custom: this.custom.stats,

@@ -11,13 +11,15 @@ import type { ChatService } from "./talk/chat.js";
 import { JoinNotices } from "./join-notices.js";
 import { ENTITY_TYPE_PLAYER, type EntityFields, type EntityStore } from "./entities/entities.js";
 import type { Warps } from "./world/warps.js";
+import type { Enclosure } from "./world/enclosure.js";
+import type { DungeonLevels } from "./dungeon/levels.js";
 import type { GameOptions } from "./game-options.js";
 import { JoinError } from "./sessions/join-error.js";
 import type { Logger } from "./ops/log.js";
 import type { CharacterSaver } from "./persistence/character-saver.js";
 import { applyLevel } from "./combat/experience.js";
 import type { ItemRoom } from "./items/item-room.js";
-import { type CharacterState, NEW_CHARACTER } from "./persistence/character-store.js";
+import { type CharacterState, type DungeonPlace, NEW_CHARACTER } from "./persistence/character-store.js";
 import type { StoredContainer } from "./persistence/item-store.js";
 import type { Session, SessionRegistry } from "./sessions/session.js";
 import type { Peer } from "./edge/peer.js";
@@ -48,10 +50,20 @@ export interface SessionLifecyclePorts {
   /** Join and leave notices. */
   readonly chat: Pick<ChatService, "systemNear" | "tell">;
   readonly characters: Pick<CharacterSaver, "stateOf" | "track" | "adopt" | "saveAndForget" | "saveChanged">;
-  /** What each session carries: loaded when it starts, put away (a guest's dropped) when it ends. */
-  readonly items: Pick<ItemRoom, "enter" | "leave" | "forget">;
-  /** A player that starts on a warp (its saved place: the stairs down from a level) has arrived on it. */
-  readonly warps: Pick<Warps, "arrive">;
+  /** What each session carries: loaded when it starts, put away (a guest's dropped) when it ends; its keys. */
+  readonly items: Pick<ItemRoom, "enter" | "leave" | "forget" | "holds">;
+  /**
+   * A player that starts on a warp (its saved place: the stairs down from a level) has arrived on it;
+   * one let out of a place it was shut in is moved.
+   */
+  readonly warps: Pick<Warps, "arrive" | "teleport">;
+  /**
+   * Whether an account's character put into the world is shut in behind a door it cannot open, and where
+   * it goes instead (world/enclosure.ts); null where its bag is read later (a cluster's shared store).
+   */
+  readonly enclosure: Pick<Enclosure, "releaseFrom" | "isDoor"> | null;
+  /** A character saved in a dungeon level goes back into it (dungeon/levels.ts). */
+  readonly levels: Pick<DungeonLevels, "bringBack">;
   /** The time of day and the weather, told to a player as it starts playing. */
   readonly worldClock: Pick<WorldClock, "sendTo">;
   readonly clock: Pick<Clock, "tick">;
@@ -194,12 +206,67 @@ export class SessionLifecycle implements AccountHost {
     }
     // Saved dead (it left or the server stopped before it rose): it rises now, at a spawn with full HP,
     // as it would have in play (combat/combat-room.ts).
-    const state = saved.hp > 0 ? saved : { ...saved, hp: saved.hpMax, x: null, y: null };
+    const state = saved.hp > 0 ? saved : { ...saved, hp: saved.hpMax, x: null, y: null, dungeon: null };
+    // Saved in a dungeon level, its x, y are the map's stairs down to it: it starts there, and goes down.
     const spot = this.savedSpot(state) ?? this.nextSpawn();
     const session = this.enter(account.nick, spot, state, account.id, account.appearance ?? defaultLook(account.id));
     this.accountSessions.set(account.id, session);
     characters.track({ accountId: account.id, entity: session.entity }, state);
+    if (state.dungeon) this.backBelow(session, state.dungeon, spot);
+    else this.letOut(session);
     return session;
+  }
+
+  /**
+   * A character saved in a dungeon level goes back into it, at its cell (issue 41: never silently at the
+   * spawn). When that level can never come back, or no level slot is free, it stays where it started — the
+   * map's stairs down to the level — and is told why.
+   */
+  private backBelow(session: Session, place: DungeonPlace, from: { x: number; y: number }): void {
+    const outcome = this.ports.levels.bringBack(session, place);
+    if (outcome === "back") return;
+    this.ports.log.info("a character saved in a dungeon level starts above it", {
+      entityId: session.entity.id,
+      nick: session.nick,
+      level: `${place.seed}:${place.depth}`,
+      outcome,
+      at: from,
+    });
+    this.ports.chat.tell(
+      session,
+      outcome === "gone"
+        ? "The level you were saved in is no longer below these stairs: you wake above it."
+        : "Every level below is full of players now: you wake on the stairs above yours. Take them down later.",
+    );
+  }
+
+  /**
+   * A character put into the world behind a door it cannot open (locked, its key not carried), or in a
+   * closed door, is put beyond it on its way out and told so (world/enclosure.ts, issue 41): it is
+   * never brought back into a place it cannot leave.
+   */
+  private letOut(session: Session): void {
+    const enclosure = this.ports.enclosure;
+    if (enclosure === null) return;
+    const entity = session.entity;
+    const items = this.ports.items;
+    const release = enclosure.releaseFrom(entity.x, entity.y, (key) => items.holds(session, key));
+    if (release === null) return;
+    this.ports.log.info("a character shut in was let out", {
+      entityId: entity.id,
+      nick: session.nick,
+      from: { x: entity.x, y: entity.y },
+      to: { x: release.x, y: release.y },
+      door: release.door,
+    });
+    this.ports.warps.teleport(entity, release.x, release.y);
+    this.ports.chat.tell(
+      session,
+      release.door === null
+        ? "You wake beside the door you stood in."
+        : "It is locked, and you carry no key to it: you wake on its other side.",
+      release.door ?? "",
+    );
   }
 
   /** Ends a session (a no-op for one already ended); its account's character is saved. */
@@ -378,12 +445,15 @@ export class SessionLifecycle implements AccountHost {
     return spawns[this.spawnCursor++ % spawns.length];
   }
 
-  /** The saved position when it belongs to this map and is a free cell of it. */
+  /**
+   * The saved position when it belongs to this map and is a free cell of it — or a door's cell, closed
+   * since (a door never closes on anyone, but a restart may find it shut): letOut puts it beside the door.
+   */
   private savedSpot(state: CharacterState): { x: number; y: number } | null {
     const world = this.ports.world;
     if (state.map !== world.name || state.x === null || state.y === null) return null;
     const { x, y } = state;
     if (x < 0 || y < 0 || x >= world.mapWidth || y >= world.mapHeight) return null;
-    return world.walkable(x, y) ? { x, y } : null;
+    return world.walkable(x, y) || this.ports.enclosure?.isDoor(x, y) === true ? { x, y } : null;
   }
 }

@@ -15,7 +15,13 @@ import { fileURLToPath } from "node:url";
 import { Swarm } from "../bots/swarm.js";
 import { randomSeed } from "../netsim/index.js";
 import { loadCore } from "../wasm/node.js";
-import { type Account, failedLogins, missingFromDatabase, registerAccounts } from "./soak/accounts.js";
+import {
+  type Account,
+  failedLogins,
+  missingFromDatabase,
+  registerAccounts,
+  registrationSource,
+} from "./soak/accounts.js";
 import type { AttackConfig, AttackCounters, FromAttacker, ToAttacker } from "./soak/attacker.js";
 import { PacketCapture } from "./soak/capture.js";
 import { runProgram } from "../cli/command-line.js";
@@ -235,6 +241,10 @@ async function soak(options: SoakOptions, seed: number, say: (line: string) => v
     const rssEndMiB = server.alive ? server.rssBytes() / MiB : Number.NaN;
     // Logins after the attack: the flood and the guesses have stopped, the server is the one that took them.
     const failed = server.alive ? await failedLogins(server.httpPort, kept) : kept.map((a) => `${a.name} (no server)`);
+    // The brute force's targets, from the addresses they registered from: the guesses must not have locked them out.
+    const ownersFailed = server.alive
+      ? await failedLogins(server.httpPort, targets, (index) => registrationSource(kept.length + index))
+      : targets.map((a) => `${a.name} (no server)`);
     await server.stop();
     const crash = crashedEarly ?? server.crash;
     const missing = missingFromDatabase(dbPath, [...kept, ...targets]);
@@ -275,6 +285,7 @@ async function soak(options: SoakOptions, seed: number, say: (line: string) => v
         loggedIn: kept.length - failed.length,
         failedLogins: failed,
         targets: targets.length,
+        ownersFailed,
         missing,
       },
     };

@@ -192,6 +192,11 @@ export class WasmSim {
     return isFreeTile(this.core.u8, this.getTile(x, y), this.core.layout.TILE_FLAGS);
   }
 
+  /** Whether a cell showing tile id `tile` may be stood on: isFree's test of the id alone, without a call into wasm. */
+  isFreeTileId(tile: number): boolean {
+    return isFreeTile(this.core.u8, tile, this.core.layout.TILE_FLAGS);
+  }
+
   /** THE movement rule: may `action` be taken from world (x, y)? */
   stepAllowed(x: number, y: number, action: number): boolean {
     return this.stepAllowedRaw(x, y, action) !== 0;

@@ -93,6 +93,11 @@ export class DialogLayer {
       this.views.set(dialog.id, view);
       this.position(view);
       this.layer.append(view.root);
+      // A player typing in a field of the page (the chat box: "/offer 3 gold" while a trade window is
+      // shown again with the other's new offer) keeps the keys: the new window does not take them, so the
+      // Enter that sends the line cannot press the window's first button.
+      const active = view.root.ownerDocument.activeElement;
+      if (active instanceof HTMLInputElement && !this.layer.contains(active)) continue;
       // Placed inside the shown part already: focusing must not scroll the view's clip (it is the player's view).
       view.firstFocus?.focus({ preventScroll: true });
     }

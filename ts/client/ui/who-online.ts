@@ -148,7 +148,11 @@ export class WhoOnline {
     this.items.replaceChildren(
       ...sortNicks(answer.nicks).map((nick) => {
         const item = doc.createElement("li");
-        item.textContent = nick;
+        const name = doc.createElement("span");
+        name.className = "who-nick";
+        name.dataset.testid = "who-nick";
+        name.textContent = nick;
+        item.append(name);
         const actions = this.actions;
         if (actions !== null && nick !== actions.ownNick) {
           const named = commandNick(nick);

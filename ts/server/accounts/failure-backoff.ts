@@ -1,7 +1,8 @@
-// Backoff after failed logins, per key (a source address, an account name).
+// Backoff after failed logins, per key (an account and an address, an address,
+// an account: login-limits.ts says which and when each holds).
 // Up to `threshold` failures cost nothing; each failure beyond makes the key
 // wait twice as long as the last (1 s, 2 s, 4 s … 15 min), and a wait that is
-// still running refuses before any password is hashed. A success clears the
+// still running refuses before any password is hashed. `succeed` clears the
 // key; failures older than the forget window no longer count. Without it, one
 // address tried 21–25 passwords per second, with no limit and no lockout.
 //
@@ -21,9 +22,11 @@ interface Record {
 export class FailureBackoff {
   private readonly keys = new Map<string, Record>();
 
+  /** `firstMs`: the first wait, doubled at each further failure up to BACKOFF_MAX_MS. */
   constructor(
     private readonly threshold: number,
     private readonly maxKeys = 100_000,
+    private readonly firstMs = BACKOFF_FIRST_MS,
   ) {}
 
   /** Milliseconds `key` must still wait before its next attempt; 0 when it may try now. */
@@ -46,8 +49,7 @@ export class FailureBackoff {
     record.failures++;
     record.lastFailureMs = nowMs;
     const beyond = record.failures - this.threshold;
-    if (beyond >= 0)
-      record.blockedUntilMs = nowMs + Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** Math.min(beyond, 30));
+    if (beyond >= 0) record.blockedUntilMs = nowMs + Math.min(BACKOFF_MAX_MS, this.firstMs * 2 ** Math.min(beyond, 30));
     if (this.keys.size >= this.maxKeys) this.keys.delete(this.keys.keys().next().value as string);
     this.keys.set(key, record);
   }

@@ -20,12 +20,21 @@
 // is dropped, back at their cells when it is generated again (in whatever slot).
 // Up from a first level leads to the stairs that led down; up from a deeper
 // one to the stairs down of the level above.
+//
+// A character saved in a level (issue 41) is saved with the level's identity and
+// its cell in it (`placeOf`); at its next login `bringBack` makes the level come
+// back from its seed as the stairs do — the player waits on the map's stairs it
+// came by — and puts it at that cell (on the stairs up when the cell is no longer
+// free). Only a level this world can never enter again (`canComeBack`: another
+// dungeon seed, stairs moved), or no slot free, leaves it on the map's stairs.
 import type { NpcKind } from "../content/npc-kinds.js";
 import { npcSpawnsOf } from "../content/npc-spawns.js";
 import type { NpcRoom } from "../npc/npc-room.js";
 import type { ItemRoom } from "../items/item-room.js";
 import type { ItemCatalogue } from "../content/item-catalogue.js";
 import type { LevelIdentity } from "../persistence/item-store.js";
+import type { DungeonPlace } from "../persistence/character-store.js";
+import type { SavedPlace } from "../persistence/character-saver.js";
 import { chestsOf } from "../content/item-specs.js";
 import { type AreaRect, inArea, type WorldWarp } from "../world/areas.js";
 import type { Doors } from "../world/doors.js";
@@ -69,6 +78,9 @@ export interface LevelStats {
   dropped: number;
   /** Stairs taken while every slot held a level someone was in: the player stays where it is. */
   refused: number;
+  /** Characters saved in a level brought back into it at a login; those whose level could never come back. */
+  broughtBack: number;
+  cannotComeBack: number;
   failed: number;
   /** Milliseconds the tick spent putting finished levels into the world (fillSlot, spawns, chests). */
   installMs: number[];
@@ -92,7 +104,7 @@ interface Level {
   /** World tiles of the stairs up (arrival from above) and down (arrival from below). */
   entry: { x: number; y: number };
   exit: { x: number; y: number };
-  waiting: { session: Session; to: "entry" | "exit" }[];
+  waiting: { session: Session; to: Arrival }[];
   emptySinceMs: number | null;
   warps: WorldWarp[];
   spawns: readonly object[];
@@ -100,6 +112,18 @@ interface Level {
   /** Entity ids of its doors in the door room. */
   doors: number[];
 }
+
+/** Where a player arrives in a level: on its stairs up (from above), its stairs down (from below), or at a cell of it. */
+type Arrival = "entry" | "exit" | { x: number; y: number };
+
+/** What became of a character saved in a level at its login (DungeonLevels.bringBack). */
+export type BroughtBack =
+  /** In the level, at its cell (or waiting on the map's stairs until the level is made). */
+  | "back"
+  /** The world can never enter that level again: it stays on the map's stairs. */
+  | "gone"
+  /** Every level slot holds a level someone is in: it stays on the map's stairs. */
+  | "crowded";
 
 /** One round of a 32-bit mix (splitmix-like): a child seed from a parent's and a number. */
 export function levelSeed(parent: number, salt: number): number {
@@ -121,7 +145,17 @@ export class DungeonLevels {
   private readonly known = new Map<string, LevelId>();
   /** Levels the worker finished, waiting for the tick to put them in the world. */
   private readonly finished: { level: Level; generated: GeneratedDungeon | null; error: string }[] = [];
-  readonly stats: LevelStats = { generated: 0, dropped: 0, refused: 0, failed: 0, installMs: [] };
+  readonly stats: LevelStats = {
+    generated: 0,
+    dropped: 0,
+    refused: 0,
+    failed: 0,
+    broughtBack: 0,
+    cannotComeBack: 0,
+    installMs: [],
+  };
+  /** Players on their way back into the level they were saved in (by entity id): saved there while they wait. */
+  private readonly returning = new Map<number, { stairs: { x: number; y: number }; place: DungeonPlace }>();
   /** Keys (seed:depth) of every level the map's stairs lead to, for canComeBack; built on first use. */
   private reachable: Set<string> | null = null;
 
@@ -195,13 +229,71 @@ export class DungeonLevels {
   }
 
   /**
-   * The map's stairs down that the level at (x, y) is reached from, through every level above it;
-   * null when (x, y) is in no level. Where a player in a level is saved (levels are dropped, and do
-   * not outlive the process: docs/dungeons.md § Saved in a level).
+   * Where a character's entity is saved (docs/dungeons.md § Saved in a level): on a map, its cell; in a
+   * level — or waiting on the map's stairs to be brought back into one — the level's identity and the cell
+   * in it, with the map's stairs down it is reached from through every level above it (levels are dropped
+   * and do not outlive the process: a level is regenerated from its seed; the stairs are where it comes
+   * back when the level cannot).
    */
-  surfaceOf(x: number, y: number): { x: number; y: number } | null {
+  placeOf(entity: { readonly id: number; readonly x: number; readonly y: number }): SavedPlace {
+    const { x, y } = entity;
     const level = this.levelAt(x, y);
-    return level === null ? null : this.rootStairs(level.id);
+    if (level !== null) {
+      const { id, area } = level;
+      const stairs = this.rootStairs(id);
+      const size = this.options.levelSize;
+      return { ...stairs, dungeon: { seed: id.seed, depth: id.depth, size, x: x - area.x, y: y - area.y } };
+    }
+    const returning = this.returning.get(entity.id);
+    if (returning !== undefined) return { ...returning.stairs, dungeon: returning.place };
+    return { x, y, dungeon: null };
+  }
+
+  /**
+   * A character saved in a level logs in (issue 41): its player, put on the map's stairs down it came by,
+   * goes back into the level — regenerated from its seed in the worker if it is not held, the player
+   * waiting on the stairs meanwhile, as one who takes them does — at its saved cell, or on the level's
+   * stairs up when that cell is no longer free (only a changed generator can do that). "gone" when this
+   * world can never enter that level again, "crowded" when no slot is free: it stays on the stairs.
+   */
+  bringBack(session: Session, place: DungeonPlace): BroughtBack {
+    const level = { seed: place.seed, depth: place.depth, size: place.size };
+    const chain = this.canComeBack(level) ? this.chainTo(place.seed, place.depth) : null;
+    if (chain === null) {
+      this.stats.cannotComeBack++;
+      return "gone";
+    }
+    const stairs = this.rootStairs(chain);
+    const to = { x: place.x, y: place.y };
+    if (!this.go(session, chain, to)) return "crowded";
+    this.stats.broughtBack++;
+    if (this.levelAt(session.entity.x, session.entity.y) === null) {
+      this.returning.set(session.entity.id, { stairs, place });
+    }
+    return "back";
+  }
+
+  /**
+   * The level `seed` at `depth` as the stairs would reach it: every level from the map's stairs down to it
+   * known (with its parent), so its stairs up lead where they would. Null when no stairs of this world lead there.
+   */
+  private chainTo(seed: number, depth: number): LevelId | null {
+    for (const stairs of this.options.stairs) {
+      // The first level's stairs up lead to these stairs; each deeper one's to the level above.
+      const first = firstLevelSeed(this.options.seed, stairs);
+      let id: LevelId = { key: `${first}:1`, seed: first, depth: 1, parent: null, upX: stairs.x, upY: stairs.y };
+      const ids = [id];
+      for (let down = 2; down <= depth; down++) {
+        const below: number = levelSeed(id.seed, down);
+        id = { key: `${below}:${down}`, seed: below, depth: down, parent: id.key, upX: 0, upY: 0 };
+        ids.push(id);
+      }
+      if (id.seed !== seed || id.depth !== depth) continue;
+      // Known from here on, as if the stairs had been taken all the way down.
+      for (const each of ids) if (!this.known.has(each.key)) this.known.set(each.key, each);
+      return this.known.get(id.key)!;
+    }
+    return null;
   }
 
   /** The map's stairs down a chain of levels starts from. */
@@ -254,15 +346,32 @@ export class DungeonLevels {
     return null;
   }
 
-  private go(session: Session, id: LevelId, to: "entry" | "exit"): void {
+  /** Sends `session` into the level `id` (made if it is not held); false when every slot holds a level someone is in. */
+  private go(session: Session, id: LevelId, to: Arrival): boolean {
     const level = this.byKey.get(id.key) ?? this.create(id);
     if (level === null) {
       this.stats.refused++;
       this.ports.log.info("stairs refused: every level slot holds a level someone is in", { level: id.key });
-      return;
+      return false;
     }
-    if (level.ready) this.ports.warps.teleport(session.entity, level[to].x, level[to].y);
+    if (level.ready) this.arrive(session, level, to);
     else level.waiting.push({ session, to });
+    return true;
+  }
+
+  /** Puts `session`'s player into the ready `level`: on its stairs, or at a cell of it (its stairs up if not free). */
+  private arrive(session: Session, level: Level, to: Arrival): void {
+    this.returning.delete(session.entity.id);
+    let at = typeof to === "string" ? level[to] : { x: level.area.x + to.x, y: level.area.y + to.y };
+    if (typeof to !== "string" && !(inArea(level.area, at.x, at.y) && this.ports.world.walkable(at.x, at.y))) {
+      this.ports.log.warn("a saved cell of a level is not free: the player arrives on its stairs up", {
+        level: level.id.key,
+        x: to.x,
+        y: to.y,
+      });
+      at = level.entry;
+    }
+    this.ports.warps.teleport(session.entity, at.x, at.y);
   }
 
   /** A level for `id` in a free slot, or in the slot of the level empty the longest; null when all are in use. */
@@ -318,6 +427,8 @@ export class DungeonLevels {
       this.ports.log.error("dungeon level generation failed", { level: level.id.key, error });
       this.bySlot[level.slot] = null;
       this.byKey.delete(level.id.key);
+      // Those on their way back into it stay on the stairs and are saved there from now on.
+      for (const { session } of level.waiting) this.returning.delete(session.entity.id);
       return;
     }
     const startMs = this.ports.nowMs();
@@ -397,8 +508,7 @@ export class DungeonLevels {
     level.ready = true;
     this.stats.generated++;
     for (const { session, to } of level.waiting.splice(0)) {
-      if (this.ports.sessions.byEntityId(session.entity.id) === session)
-        warps.teleport(session.entity, level[to].x, level[to].y);
+      if (this.ports.sessions.byEntityId(session.entity.id) === session) this.arrive(session, level, to);
     }
     const installMs = this.stats.installMs;
     installMs.push(this.ports.nowMs() - startMs);
@@ -408,6 +518,9 @@ export class DungeonLevels {
   /** Marks levels empty or not, and drops those empty for keepEmptyMs. */
   private age(): void {
     const nowMs = this.ports.nowMs();
+    for (const entityId of this.returning.keys()) {
+      if (this.ports.sessions.byEntityId(entityId) === undefined) this.returning.delete(entityId);
+    }
     const occupied = new Uint8Array(this.bySlot.length);
     for (const session of this.ports.sessions.values()) {
       const { x, y } = session.entity;

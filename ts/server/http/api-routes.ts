@@ -5,7 +5,8 @@ import { readNames, readsOf } from "../../protocol/reads.js";
 import type { IncomingMessage } from "node:http";
 import { PROTOCOL_VERSION } from "../../protocol/header.js";
 import { AccountError, type AccountService } from "../accounts/account-service.js";
-import { FailureBackoff } from "../accounts/failure-backoff.js";
+import type { KnownAddresses } from "../accounts/known-addresses.js";
+import { LoginLimits } from "../accounts/login-limits.js";
 import { HashQueue, QueueFullError } from "../accounts/hash-queue.js";
 import { addressKey } from "../edge/address-key.js";
 import { JoinError } from "../sessions/join-error.js";
@@ -35,6 +36,8 @@ export interface ApiGame extends MetricsSource {
   readonly pvp: Pick<PvpRule, "enabled">;
   /** Address bans (admin/): a banned source may not join, register or log in. */
   readonly admin: Pick<AdminService, "addressRefusal">;
+  /** The sources each account was registered or logged into from (the login limits let them through). */
+  readonly knownAddresses: KnownAddresses;
   /** Creates a guest session; throws JoinError when refused. */
   join(nick: string, appearance?: number | null): Session;
   leave(session: Session, reason: string): void;
@@ -97,12 +100,20 @@ export function installApiRoutes(
     throw error;
   };
 
-  // Password guessing and account spam (docs/server.md § HTTP limits): a source, and an account
-  // name from anywhere, that keep failing must wait longer and longer; hashing runs through a
-  // bounded queue; registrations are rationed per source.
+  // Password guessing and account spam (docs/server.md § HTTP limits): an account from one source, a
+  // source at any names and an account from anywhere that keep failing must wait longer and longer —
+  // the last two never at a source the account is played from (accounts/login-limits.ts); hashing runs
+  // through a bounded queue; registrations are rationed per source.
   const limits = http.limits;
-  const addressFailures = new FailureBackoff(limits.loginFailuresBeforeBackoff);
-  const accountFailures = new FailureBackoff(limits.accountFailuresBeforeBackoff);
+  const logins = new LoginLimits(
+    {
+      pairFailures: limits.loginFailuresBeforeBackoff,
+      addressFailures: limits.addressFailuresBeforeBackoff,
+      accountFailures: limits.accountFailuresBeforeBackoff,
+      firstWaitMs: limits.loginBackoffFirstMs,
+    },
+    game.knownAddresses,
+  );
   const hashing = new HashQueue(limits.hashConcurrency, limits.hashQueue);
   const registrations = new KeyedRateLimiter(
     limits.registrationsPerAddress / 3600,
@@ -174,7 +185,9 @@ export function installApiRoutes(
       );
     }
     try {
-      return joined(await hashing.run(() => game.accounts.register(name, password, nick, appearance)), raw, reads);
+      const session = await hashing.run(() => game.accounts.register(name, password, nick, appearance));
+      logins.registered(name, from, Date.now());
+      return joined(session, raw, reads);
     } catch (error) {
       registrations.refund(from);
       return refusal(error);
@@ -190,25 +203,17 @@ export function installApiRoutes(
     const appearance = appearanceField(body);
     const reads = readsField(body);
     const from = source(raw);
-    // Names match in any case, so their failures count together.
-    const account = name.trim().toLowerCase();
-    const nowMs = Date.now();
-    const addressWait = addressFailures.waitMs(from, nowMs);
-    const accountWait = accountFailures.waitMs(account, nowMs);
-    if (addressWait > 0 || accountWait > 0) {
+    const hold = logins.holdOf(name, from, Date.now());
+    if (hold !== null) {
       guardStats.loginsHeldBack++;
-      wait(Math.max(addressWait, accountWait), addressWait > 0 ? "from this address" : "for this account");
+      wait(hold.waitMs, hold.cause);
     }
     try {
       const session = await hashing.run(() => game.accounts.login(name, password, appearance));
-      addressFailures.succeed(from);
-      accountFailures.succeed(account);
+      logins.succeeded(name, from, Date.now());
       return joined(session, raw, reads);
     } catch (error) {
-      if (error instanceof AccountError && error.status === 401) {
-        addressFailures.fail(from, Date.now());
-        accountFailures.fail(account, Date.now());
-      }
+      if (error instanceof AccountError && error.status === 401) logins.failed(name, from, Date.now());
       return refusal(error);
     }
   });

@@ -22,10 +22,17 @@ export interface HttpLimits {
   keepAliveTimeoutMs: number;
   /** Origins besides the server's own whose pages may POST (e.g. a dev server's). */
   allowedOrigins: readonly string[];
-  /** Failed logins from one source before it must wait (429, Retry-After), doubling with each further failure. */
+  /**
+   * Failed logins at one account from one source before that source must wait to log into it (429,
+   * Retry-After), doubling with each further failure (accounts/login-limits.ts has the whole rule).
+   */
   loginFailuresBeforeBackoff: number;
-  /** Failed logins of one account name, from anywhere, before logins of that name must wait. */
+  /** Failed logins from one source, at any names, before it must wait — except at accounts it plays. */
+  addressFailuresBeforeBackoff: number;
+  /** Failed logins at one account, from anywhere, before sources it was never played from must wait. */
   accountFailuresBeforeBackoff: number;
+  /** The first of those waits; each further failure doubles it, up to 15 min. */
+  loginBackoffFirstMs: number;
   /** Password hashes computed at once; the rest wait in the queue. */
   hashConcurrency: number;
   /** Logins and registrations waiting for a hash beyond which new ones are answered 503 at once. */
@@ -64,7 +71,9 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   keepAliveTimeoutMs: 5_000,
   allowedOrigins: [],
   loginFailuresBeforeBackoff: 5,
+  addressFailuresBeforeBackoff: 10,
   accountFailuresBeforeBackoff: 10,
+  loginBackoffFirstMs: 1000,
   hashConcurrency: 2,
   hashQueue: 32,
   registrationsPerAddress: 10,

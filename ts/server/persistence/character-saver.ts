@@ -4,9 +4,17 @@
 // differs from it, all in one transaction, so an idle server writes nothing and
 // a busy one commits once per interval. A character is also saved when its
 // session ends and, all together, on clean shutdown. One in a dungeon level is
-// saved at the map's stairs down it came by: levels do not outlive the process.
+// saved with the level's identity and its cell in it, and the map's stairs down
+// it came by (dungeon/levels.ts, placeOf): a level is regenerated from its seed.
 import type { Entity } from "../entities/entities.js";
-import type { CharacterState } from "./character-store.js";
+import type { CharacterState, DungeonPlace } from "./character-store.js";
+
+/** Where a character is saved: a map's cell, or a dungeon level's with the map's stairs down to it. */
+export interface SavedPlace {
+  x: number;
+  y: number;
+  dungeon: DungeonPlace | null;
+}
 
 /**
  * Where saved characters go: the SQLite CharacterStore of one process, or a cluster's shared
@@ -47,13 +55,14 @@ export class CharacterSaver {
   readonly stats: SaveStats = { batches: 0, rows: 0, lastBatchMs: 0 };
 
   /**
-   * `savedAt` is where a character standing at (x, y) is saved: itself, except in a dungeon level,
-   * which does not outlive the process — there the map's stairs down it came by (dungeon/levels.ts).
+   * `placeOf` is where a character's entity is saved: its cell, except in a dungeon level (or on its way
+   * back into one), which does not outlive the process — there the level's identity and the cell in it,
+   * with the map's stairs down it came by (dungeon/levels.ts).
    */
   constructor(
     private readonly store: CharacterSink,
     private readonly mapName: string,
-    private readonly savedAt: (x: number, y: number) => { x: number; y: number } = (x, y) => ({ x, y }),
+    private readonly placeOf: (entity: Entity) => SavedPlace = ({ x, y }) => ({ x, y, dungeon: null }),
   ) {}
 
   /** Starts tracking a character that entered the world; `state` is what the database holds now. */
@@ -101,8 +110,8 @@ export class CharacterSaver {
 
   /** What a save of `entity` now would write. */
   stateOf(entity: Entity): CharacterState {
-    const { x, y } = this.savedAt(entity.x, entity.y);
-    return { map: this.mapName, x, y, hp: entity.hp, hpMax: entity.hpMax, elo: entity.elo, xp: entity.xp };
+    const { x, y, dungeon } = this.placeOf(entity);
+    return { map: this.mapName, x, y, hp: entity.hp, hpMax: entity.hpMax, elo: entity.elo, xp: entity.xp, dungeon };
   }
 }
 
@@ -114,6 +123,12 @@ function sameState(a: CharacterState, b: CharacterState): boolean {
     a.hp === b.hp &&
     a.hpMax === b.hpMax &&
     a.elo === b.elo &&
-    a.xp === b.xp
+    a.xp === b.xp &&
+    samePlace(a.dungeon ?? null, b.dungeon ?? null)
   );
+}
+
+function samePlace(a: DungeonPlace | null, b: DungeonPlace | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.seed === b.seed && a.depth === b.depth && a.size === b.size && a.x === b.x && a.y === b.y;
 }

@@ -21,10 +21,13 @@
 // A content script (scripting/world-actions.ts) may open, close, lock or unlock a door through `set`:
 // the same tile change, the same refusal to close on someone.
 //
-// Door state lives in memory only: on a restart every door is as the map has it.
-// A dungeon level's doors (dungeon/levels.ts) are added when the level is put in
-// the world and removed when it is dropped; their state goes with them, and the
-// level's tiles come back from its seed with every door closed.
+// The map's doors are kept across restarts (issue 41): `keptStates` is what the
+// periodic save writes (persistence/door-store.ts, just before the characters,
+// from the same tick) and `restore` puts it back at start, for each door the map
+// still draws as it did (`drawnOf`). A dungeon level's doors (dungeon/levels.ts) are
+// added when the level is put in the world and removed when it is dropped; their
+// state goes with them, and the level's tiles come back from its seed with every
+// door closed (never locked: nobody is shut in by a level's door).
 import { ENTITY_TYPE_DOOR } from "../../entity-types.js";
 import { ENTITY_FLAG_STATIC } from "../../protocol/entity.js";
 import type { ChatService } from "../talk/chat.js";
@@ -33,6 +36,7 @@ import type { Entity, EntityStore, StoredEntity } from "../entities/entities.js"
 import { staticInteractable } from "./interactables.js";
 import type { Logger } from "../ops/log.js";
 import type { DoorSpec } from "../map/map-doors.js";
+import type { DoorState } from "../persistence/door-store.js";
 import type { Session } from "../sessions/session.js";
 import type { TileUpdates } from "./tile-updates.js";
 
@@ -90,6 +94,10 @@ export interface Door {
   readonly entity: Entity;
   open: boolean;
   locked: boolean;
+  /** A map's door, kept across restarts; false for a dungeon level's, forgotten with its level. */
+  readonly kept: boolean;
+  /** drawnOf(spec): what its kept state is saved with. */
+  readonly drawn: string;
   /** The player entity that used it last, and the tick it did. */
   lastUserId: number;
   lastUseTick: number;
@@ -117,14 +125,15 @@ export class Doors {
     private readonly ports: DoorPorts,
     specs: readonly DoorSpec[],
   ) {
-    this.add(specs);
+    this.add(specs, true);
   }
 
   /**
-   * Puts doors into the world at run time (a dungeon level's, when it is installed): each stands as
-   * its entity, in the state its spec says. Returns their entity ids for `remove`.
+   * Puts doors into the world: the map's at start (`kept`: their state is saved and restored), and
+   * at run time a dungeon level's when it is installed. Each stands as its entity, in the state its
+   * spec says. Returns their entity ids for `remove`.
    */
-  add(specs: readonly DoorSpec[]): number[] {
+  add(specs: readonly DoorSpec[], kept = false): number[] {
     const ids: number[] = [];
     for (const spec of specs) {
       if (this.byCell.has(cellKey(spec.x, spec.y))) {
@@ -142,6 +151,8 @@ export class Doors {
         entity,
         open: spec.open,
         locked: spec.locked,
+        kept,
+        drawn: drawnOf(spec),
         lastUserId: 0,
         lastUseTick: 0,
         recentUsers: new Int32Array(DOOR_RECENT_USES),
@@ -171,6 +182,59 @@ export class Doors {
 
   get size(): number {
     return this.byEntity.size;
+  }
+
+  /** The kept doors' states now (the map's doors): what the periodic save writes when it changed. */
+  *keptStates(): Generator<DoorState> {
+    for (const door of this.byEntity.values()) {
+      if (!door.kept) continue;
+      const { spec } = door;
+      const asDrawn = door.open === spec.open && door.locked === spec.locked;
+      yield { x: spec.x, y: spec.y, open: door.open, locked: door.locked, drawn: door.drawn, asDrawn };
+    }
+  }
+
+  /**
+   * At start, before anyone is in the world: each kept door of `states` is put back as it was saved,
+   * when the map still draws that door as it did then (a door the host redrew keeps the map's state).
+   * Returns how many were put back and how many the map overrules.
+   */
+  restore(states: readonly DoorState[]): { restored: number; overruled: number } {
+    let restored = 0;
+    let overruled = 0;
+    for (const state of states) {
+      const door = this.byCell.get(cellKey(state.x, state.y));
+      if (door === undefined || !door.kept || door.drawn !== state.drawn) {
+        overruled++;
+        continue;
+      }
+      if (state.open !== door.open) {
+        this.ports.tiles.set(door.spec.x, door.spec.y, state.open ? door.spec.openTile : door.spec.closedTile);
+        door.open = state.open;
+      }
+      if (state.locked !== door.locked) {
+        door.locked = state.locked;
+        door.entity.name = doorName(door.spec.name, door.locked);
+      }
+      restored++;
+    }
+    return { restored, overruled };
+  }
+
+  /** Whether some door stands locked and closed now: only then can a door shut anyone in (enclosure.ts). */
+  anyLocked(): boolean {
+    for (const door of this.byEntity.values()) if (door.locked && !door.open) return true;
+    return false;
+  }
+
+  /**
+   * Whether a player holding the keys `holds` says it holds can pass the door on (x, y): an open door,
+   * a closed one not locked, or a locked one it holds the key of. Undefined when no door is there.
+   */
+  passable(x: number, y: number, holds: (key: string) => boolean): boolean | undefined {
+    const door = this.byCell.get(cellKey(x, y));
+    if (door === undefined) return undefined;
+    return door.open || !door.locked || (door.spec.key !== null && holds(door.spec.key));
   }
 
   /** The door on (x, y), if any. */
@@ -327,6 +391,14 @@ function isRepeat(door: Door, userId: number, tick: number): boolean {
     if (door.recentUsers[i] === userId && tick - door.recentTicks[i] < DOOR_REPEAT_TICKS) return true;
   }
   return false;
+}
+
+/**
+ * The door as the map draws it — its tiles, its state at start and its key — which a kept state is saved
+ * with: a state applies only to the door it was saved from, not to one the host has since redrawn.
+ */
+export function drawnOf(spec: DoorSpec): string {
+  return JSON.stringify([spec.closedTile, spec.openTile, spec.open, spec.locked, spec.key]);
 }
 
 /** A door's entity name: the map object's name, else what it is. */

@@ -283,7 +283,34 @@ export class World {
     if (!this.hasChunk(cx, cy) || this.sim.getTile(x, y) === TILE_BORDER) return false;
     this.sim.setTile(x, y, tile);
     this.bumpVersion(cy * this.chunksX + cx);
+    this.tileChanges++;
     return true;
+  }
+
+  /** Run-time tile changes so far (setTile): what a copy of the maps' cells (freeCells) is checked against. */
+  tileChanges = 0;
+  /** freeCells' table: per tile id, its mark when free (ids up to TILE_BORDER; those above never are). */
+  private freeById: Uint8Array | null = null;
+
+  /**
+   * Marks in `into` (mapWidth × mapHeight, row-major) each cell of the maps' rectangle that is free by
+   * THE rule's data (`free`, else 0): one pass over the grid, for searches that visit many cells
+   * (world/enclosure.ts) without a call per cell.
+   */
+  freeCells(into: Uint8Array, free: number): void {
+    const byId = (this.freeById ??= new Uint8Array(TILE_BORDER + 1));
+    for (let id = 0; id <= TILE_BORDER; id++) byId[id] = this.sim.isFreeTileId(id) ? free : 0;
+    const grid = this.sim.tiles;
+    const stride = this.chunksX * CHUNK_SIZE;
+    const width = this.mapWidth;
+    for (let y = 0; y < this.mapHeight; y++) {
+      const row = y * stride;
+      const out = y * width;
+      for (let x = 0; x < width; x++) {
+        const id = grid[row + x];
+        into[out + x] = id <= TILE_BORDER ? byId[id] : 0;
+      }
+    }
   }
 
   /** Whether (x, y) is a free cell: the rule's own data, the wasm grid and TILE_FLAGS table. */

@@ -1,9 +1,10 @@
 // The accounts a soak must not lose: registered over HTTP before the attack
 // (spread over loopback sources, since registrations are rationed per source),
 // logged into after it, and looked up in the database file once the server has
-// stopped. The brute force aims at its own target accounts: the per-account
-// backoff would lock a keeper out for minutes, which is the defence working,
-// not a lost account — the targets are checked in the database instead.
+// stopped. The brute force aims at its own target accounts, which are held back
+// for every address they were never played from (docs/server.md § HTTP limits):
+// their owners log in after the attack from the addresses they registered from,
+// which the guesses must not have locked out.
 import Database from "better-sqlite3";
 import { accountNameKey } from "../../server/accounts/account-rules.js";
 import { postJsonFrom } from "./http-from.js";
@@ -18,7 +19,7 @@ export interface Account {
 }
 
 /** Loopback source i of the registration block (127.0.5.1, 127.0.5.2, …). */
-function registrationSource(index: number): string {
+export function registrationSource(index: number): string {
   return `127.0.5.${1 + Math.floor(index / REGISTRATIONS_PER_SOURCE)}`;
 }
 
@@ -40,12 +41,19 @@ export async function registerAccounts(httpPort: number, accounts: readonly Acco
   }
 }
 
-/** Logs every account in from 127.0.0.1, one at a time; the names that did not get a 200, with why. */
-export async function failedLogins(httpPort: number, accounts: readonly Account[]): Promise<string[]> {
+/**
+ * Logs every account in, one at a time, from `from(index)` (127.0.0.1 unless said); the names that did not
+ * get a 200, with why.
+ */
+export async function failedLogins(
+  httpPort: number,
+  accounts: readonly Account[],
+  from: (index: number) => string = () => "127.0.0.1",
+): Promise<string[]> {
   const failed: string[] = [];
-  for (const { name, password } of accounts) {
+  for (const [index, { name, password }] of accounts.entries()) {
     try {
-      const reply = await postJsonFrom(httpPort, "/api/login", { name, password }, "127.0.0.1", {}, REQUEST_TIMEOUT_MS);
+      const reply = await postJsonFrom(httpPort, "/api/login", { name, password }, from(index), {}, REQUEST_TIMEOUT_MS);
       if (reply.status !== 200) failed.push(`${name} (${reply.status}: ${JSON.stringify(reply.body.error ?? "")})`);
     } catch (error) {
       failed.push(`${name} (${(error as Error).message})`);

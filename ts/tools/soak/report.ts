@@ -70,6 +70,8 @@ export interface SoakFigures {
     loggedIn: number;
     failedLogins: string[];
     targets: number;
+    /** Targets of the brute force that could not log in from the address they registered from (locked out). */
+    ownersFailed: string[];
     missing: string[];
   };
 }
@@ -98,6 +100,9 @@ export function failures(figures: SoakFigures): string[] {
   if (accounts.failedLogins.length > 0)
     reasons.push(`accounts that could not log in: ${accounts.failedLogins.join(", ")}`);
   if (accounts.missing.length > 0) reasons.push(`accounts missing from the database: ${accounts.missing.join(", ")}`);
+  if (accounts.ownersFailed.length > 0) {
+    reasons.push(`owners locked out of their own accounts by the guesses: ${accounts.ownersFailed.join(", ")}`);
+  }
   const attack = figures.attack;
   if (attack && attack.bruteForce.successes > 0)
     reasons.push(`${attack.bruteForce.successes} brute-force guesses got in`);
@@ -203,7 +208,8 @@ export function formatReport(f: SoakFigures): string {
   const inDatabase = a.kept + a.targets - a.missing.length;
   lines.push(
     `  accounts     ${a.loggedIn}/${a.kept} logged in after the attack; ${inDatabase}/${a.kept + a.targets} in the ` +
-      `database after it (${a.targets} of them the brute force's targets); lost ${lostAccounts(a)}`,
+      `database after it (${a.targets} of them the brute force's targets, ${a.targets - a.ownersFailed.length} of ` +
+      `which logged in from the address they registered from); lost ${lostAccounts(a)}`,
   );
   const reasons = failures(f);
   lines.push(reasons.length === 0 ? "result: passed" : `result: FAILED: ${reasons.join("; ")}`);
