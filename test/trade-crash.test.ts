@@ -150,7 +150,7 @@ describe("trades and crashes", () => {
         await drive(both, "Bo's gems", () => carried(bo, GEM.id) === START);
       }
       // Trades as fast as answers come, until the kill.
-      const killAt = performance.now() + 200 + next() * 1400;
+      const killAt = performance.now() + 150 + next() * 600;
       let dead = false;
       const killed = (async () => {
         await sleep(killAt - performance.now());
