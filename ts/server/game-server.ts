@@ -690,8 +690,8 @@ export class Game {
     const scripts = this.scripts;
     if (scripts !== null) this.scriptTime.run(() => scripts.endTick(this.tick));
     this.lifecycle.flushJoinNotices(startMs);
-    this.parties.tick();
     if (second) {
+      this.parties.tick();
       this.social.tick();
       this.trades.tick();
     }

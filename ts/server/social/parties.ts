@@ -24,8 +24,6 @@ export const PARTY_GRACE_SECONDS = 60;
 export const SHARE_RADIUS = 12;
 /** After a declined invitation, the same leader may not invite the same player again for this long. */
 export const DECLINED_COOLDOWN_SECONDS = 30;
-/** How often members' health and places are pushed to each other while they change. */
-const PUSH_EVERY_SECONDS = 1;
 
 /** The invitation's dialog buttons (return codes). */
 const JOIN = 1;
@@ -86,11 +84,9 @@ export class PartyRoom implements PartyVerbs {
   /** "leader key → invited key" of declined invitations, and the tick they were declined. */
   private readonly declined = new Map<string, number>();
   private readonly graceTicks: number;
-  private readonly pushEveryTicks: number;
 
   constructor(private readonly ports: PartyPorts) {
     this.graceTicks = Math.round(PARTY_GRACE_SECONDS * ports.tickHz);
-    this.pushEveryTicks = Math.max(1, Math.round(PUSH_EVERY_SECONDS * ports.tickHz));
   }
 
   /** How many parties there are (for /api/status). */
@@ -249,7 +245,10 @@ export class PartyRoom implements PartyVerbs {
     if (!continues) this.tellParty(party, `${session.nick} is away (${PARTY_GRACE_SECONDS} s to come back).`);
   }
 
-  /** Every tick: members away too long leave; changed parties are shown to their members once a second. */
+  /**
+   * Once a second (the Game calls it on the second's tick): members away for the grace period leave, and
+   * each party that changed or whose members moved or were hurt is shown to its members again.
+   */
   tick(): void {
     const tick = this.ports.clock.tick;
     for (const party of [...this.parties.values()]) {
@@ -259,7 +258,6 @@ export class PartyRoom implements PartyVerbs {
           this.remove(party, member, `${member.nick} did not come back and left the party.`);
         }
     }
-    if (tick % this.pushEveryTicks !== 0) return;
     for (const party of this.parties.values()) {
       if (!party.dirty && !this.moved(party)) continue;
       party.dirty = false;
