@@ -8,7 +8,6 @@ import {
   type AccountRequest,
   type ChatEvent,
   connectAccount,
-  connectGuest,
   GameClient,
   type GuestConnection,
   impairTransport,
@@ -21,7 +20,7 @@ import type { RunningServer } from "../ts/server/server.js";
 import type { Session } from "../ts/server/sessions/session.js";
 import { PARTY_GRACE_SECONDS } from "../ts/server/social/parties.js";
 import { loadCore } from "../ts/wasm/node.js";
-import { drive } from "./client-core-support.js";
+import { drive, joinOverUdp } from "./client-core-support.js";
 import { startCavesServer } from "./support/caves-server.js";
 
 let server: RunningServer;
@@ -42,14 +41,11 @@ interface Player {
   events: ChatEvent[];
 }
 
-const udpLink = async (session: { udpPort: number }) => UdpNodeTransport.connect("127.0.0.1", session.udpPort);
 /** A link that loses 20 % of the datagrams each way and duplicates 20 %. */
-const lossyLink = (seed: number) => async (session: { udpPort: number }) =>
-  impairTransport(
-    (await UdpNodeTransport.connect("127.0.0.1", session.udpPort)) as Transport,
-    parseProfileSpec("loss=20,dup=20,delay=10,jitter=5").profile,
-    seed,
-  );
+const lossy =
+  (seed: number) =>
+  (udp: Transport): Transport =>
+    impairTransport(udp, parseProfileSpec("loss=20,dup=20,delay=10,jitter=5").profile, seed);
 
 async function play(connection: GuestConnection): Promise<Player> {
   const client = GameClient.create({ core: await loadCore(), ...connection });
@@ -60,8 +56,20 @@ async function play(connection: GuestConnection): Promise<Player> {
   return { client, events };
 }
 
-const guest = async (nick: string) => play(await connectGuest(baseUrl, nick, udpLink));
-const account = async (request: AccountRequest) => play(await connectAccount(baseUrl, request, udpLink));
+/** A guest playing over UDP (its link through `wrap`), with every chat event it sees from then on recorded. */
+async function guest(nick: string, wrap?: (udp: Transport) => Transport): Promise<Player> {
+  const client = await joinOverUdp(baseUrl, nick, clients, wrap);
+  const events: ChatEvent[] = [];
+  client.chat.listen((event) => events.push(event));
+  return { client, events };
+}
+/** An account's player over UDP, its link keyed as the browser's is (actions tagged, docs/protocol.md § 6.1). */
+const account = async (request: AccountRequest) =>
+  play(
+    await connectAccount(baseUrl, request, async (session) =>
+      UdpNodeTransport.connect("127.0.0.1", session.udpPort, session.key),
+    ),
+  );
 
 /** The lines a player saw, as "speaker: text" ("system" for speaker 0 without a name). */
 function lines(player: Player): string[] {
@@ -384,8 +392,8 @@ describe("trade between players", () => {
   }
 
   it("exchanges both offers as one transaction over links that lose and duplicate a fifth of their datagrams", async () => {
-    const ida = await play(await connectGuest(baseUrl, "Ida", lossyLink(31)));
-    const jon = await play(await connectGuest(baseUrl, "Jon", lossyLink(32)));
+    const ida = await guest("Ida", lossy(31));
+    const jon = await guest("Jon", lossy(32));
     const all = [ida, jon];
     await give(ida, [{ itemId: COIN, count: 40 }]);
     await give(jon, [
