@@ -16,6 +16,7 @@ import type { ItemOp } from "../ts/protocol/item-request.js";
 import { ITEM_STATUSES } from "../ts/protocol/item-result.js";
 import type { ItemDef } from "../ts/server/content/item-catalogue.js";
 import { postJson } from "./support/game-harness.js";
+import { storedItemTotals } from "./support/item-census.js";
 import { writeNpcMap } from "./support/npc-map.js";
 import { startServerProcess } from "./support/server-process.js";
 import { type Joined, UdpTestClient } from "./support/udp-client.js";
@@ -58,13 +59,7 @@ afterAll(() => {
 function stored(dbPath: string): { items: Record<number, number>; bagVersion: number } {
   const db = new Database(dbPath, { readonly: true });
   try {
-    const items: Record<number, number> = {};
-    const rows = db
-      .prepare(
-        "SELECT item_id AS id, SUM(count) AS n FROM (SELECT item_id, count FROM item_stacks UNION ALL SELECT item_id, count FROM item_piles) GROUP BY item_id",
-      )
-      .all() as { id: number; n: number }[];
-    for (const row of rows) items[row.id] = row.n;
+    const items = storedItemTotals(db);
     const bag = db.prepare("SELECT version FROM item_containers WHERE key LIKE 'character:%'").get() as
       { version: number } | undefined;
     return { items, bagVersion: bag?.version ?? 0 };

@@ -20,6 +20,7 @@ import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
 import type { ItemDef } from "../ts/server/content/item-catalogue.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { drive } from "./client-core-support.js";
+import { storedItemTotals } from "./support/item-census.js";
 import { writeNpcMap } from "./support/npc-map.js";
 import { startServerProcess } from "./support/server-process.js";
 
@@ -74,15 +75,10 @@ function stored(dbPath: string): {
         .all(name) as { id: number; n: number }[];
       return Object.fromEntries(rows.map((row) => [row.id, row.n]));
     };
-    const total = db
-      .prepare(
-        "SELECT item_id AS id, SUM(count) AS n FROM (SELECT item_id, count FROM item_stacks UNION ALL SELECT item_id, count FROM item_piles) GROUP BY item_id",
-      )
-      .all() as { id: number; n: number }[];
     return {
       ada: bagOf("ada_trader"),
       bo: bagOf("bo_trader"),
-      total: Object.fromEntries(total.map((r) => [r.id, r.n])),
+      total: storedItemTotals(db),
     };
   } finally {
     db.close();
