@@ -9,6 +9,7 @@
 // they outlive sessions and nick changes; a guest's ignores live with its session.
 import { CHAT_SPEAKER_SYSTEM } from "../../protocol/chat.js";
 import { taggedSpeaker } from "../../protocol/chat-speakers.js";
+import { utf8ByteLength } from "../../protocol/text.js";
 import type { Logger } from "../ops/log.js";
 import type { AccountRef, SocialStorePort, WaitingLine } from "../persistence/social-store.js";
 import type { Session } from "../sessions/session.js";
@@ -565,7 +566,7 @@ function listLines(head: string, names: readonly string[]): string[] {
   let line = head;
   for (const name of names) {
     const next = line === head ? line + name : `${line}, ${name}`;
-    if (Buffer.byteLength(next, "utf8") > 190 && line !== head) {
+    if (utf8ByteLength(next) > 190 && line !== head) {
       lines.push(line);
       line = head + name;
     } else {
