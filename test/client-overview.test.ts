@@ -8,6 +8,8 @@ import { chunkId } from "../ts/protocol/chunk-id.js";
 import { createImage, rgb24FromRgb332 } from "../ts/client/assets/image.js";
 import { CELL_SIZE_PX, SHEET_COLUMNS } from "../ts/client/assets/sheets.js";
 import { ExploredChunks, MINIMAP_CHUNKS_MAX, tileColours } from "../ts/client/ui/minimap.js";
+import { QuestGivers, QUEST_GIVERS_MAX } from "../ts/client/core/quest-givers.js";
+import { MARK_HAND_IN, MARK_OFFER } from "../ts/client/core/quests.js";
 import { onlineLabel, parseOnline, sortNicks } from "../ts/client/ui/who-online.js";
 
 /** A tile sheet whose cell `look` is `main` but for `rest` pixels of `other`. */
@@ -72,6 +74,48 @@ describe("ExploredChunks", () => {
     for (let index = 0; index < MINIMAP_CHUNKS_MAX + 3; index++)
       explored.observe([chunk(index % 100, Math.floor(index / 100), 1, 7)]);
     expect(explored.size).toBe(MINIMAP_CHUNKS_MAX);
+  });
+});
+
+describe("QuestGivers (the minimap's quest marks)", () => {
+  const TOM = 40;
+  const RAT = 7;
+  it("remembers a giver seen once and shows the mark its kind has now, out of view too", () => {
+    const givers = new QuestGivers();
+    let tomMark = MARK_OFFER;
+    const markOf = (typeId: number) => (typeId === TOM ? tomMark : 0);
+    expect(
+      givers.observe(
+        [
+          { id: 1, typeId: TOM, x: 10, y: 12 },
+          { id: 2, typeId: RAT, x: 3, y: 3 },
+        ],
+        markOf,
+      ),
+    ).toBe(true);
+    expect(givers.marks(markOf)).toEqual([{ entityId: 1, x: 10, y: 12, mark: MARK_OFFER }]);
+    // The quest taken: no mark, but Tom is still remembered while out of view…
+    tomMark = 0;
+    expect(givers.observe([], markOf)).toBe(false);
+    expect(givers.marks(markOf)).toEqual([]);
+    // … and shows "hand it in" once the goal is met, though not seen since.
+    tomMark = MARK_HAND_IN;
+    expect(givers.marks(markOf)).toEqual([{ entityId: 1, x: 10, y: 12, mark: MARK_HAND_IN }]);
+    // Seen again elsewhere: moved, not doubled.
+    expect(givers.observe([{ id: 1, typeId: TOM, x: 11, y: 12 }], markOf)).toBe(true);
+    expect(givers.marks(markOf)).toEqual([{ entityId: 1, x: 11, y: 12, mark: MARK_HAND_IN }]);
+    givers.reset();
+    expect(givers.marks(markOf)).toEqual([]);
+  });
+
+  it(`remembers at most ${QUEST_GIVERS_MAX} givers, forgetting the one seen longest ago`, () => {
+    const givers = new QuestGivers();
+    const markOf = () => MARK_OFFER;
+    const many = Array.from({ length: QUEST_GIVERS_MAX + 3 }, (_, i) => ({ id: i + 1, typeId: TOM, x: i, y: 0 }));
+    givers.observe(many, markOf);
+    const ids = givers.marks(markOf).map((mark) => mark.entityId);
+    expect(ids).toHaveLength(QUEST_GIVERS_MAX);
+    expect(ids[0]).toBe(4);
   });
 });
 

@@ -79,6 +79,8 @@ interface Hands {
   toggleJournal(): Promise<void>;
   /** Opens or closes the bag (I, or its button). */
   toggleBag(): Promise<void>;
+  /** Opens or closes the minimap (M, or its button). */
+  toggleMinimap(): Promise<void>;
 }
 
 /** The page point of world tile `target` (the camera resting on `at`), checked to be the canvas's and no overlay's. */
@@ -104,6 +106,7 @@ function desktopHands(page: Page, session: Session): Hands {
     },
     toggleJournal: () => page.keyboard.press("KeyJ"),
     toggleBag: () => page.keyboard.press("KeyI"),
+    toggleMinimap: () => page.keyboard.press("KeyM"),
   };
 }
 
@@ -119,6 +122,7 @@ function phoneHands(page: Page, session: Session): Hands {
     },
     toggleJournal: () => page.getByTestId("quest-button").tap(),
     toggleBag: () => page.getByTestId("bag-button").tap(),
+    toggleMinimap: () => page.getByTestId("touch-map").tap(),
   };
 }
 
@@ -327,6 +331,30 @@ async function inBag(hands: Hands, look: () => Promise<void>): Promise<void> {
   await expect.poll(() => hands.page.getByTestId("bag").isVisible()).toBe(false);
 }
 
+/**
+ * Opens the minimap and waits until it draws quest mark `sign` ("!" a quest to take, "?" one to hand in)
+ * where Old Tom stands, then closes it. The minimap's own record of what it drew (its data-quest-marks:
+ * "x,y,sign" in minimap pixels, the player at data-player) is compared with the server's places.
+ */
+async function minimapMarksTom(hands: Hands, sign: "!" | "?"): Promise<void> {
+  const minimap = hands.page.getByTestId("minimap");
+  await hands.toggleMinimap();
+  await expect.poll(() => minimap.isVisible()).toBe(true);
+  const tom = creature(OLD_TOM);
+  const player = hands.session.entity;
+  const expected = async () => {
+    const [px, py] = ((await minimap.getAttribute("data-player")) ?? "").split(",").map(Number);
+    return `${px + tom.x - player.x},${py + tom.y - player.y},${sign}`;
+  };
+  await expect
+    .poll(async () => ((await minimap.getAttribute("data-quest-marks")) ?? "").split("|").includes(await expected()), {
+      timeout: 5000,
+    })
+    .toBe(true);
+  await hands.toggleMinimap();
+  await expect.poll(() => minimap.isVisible()).toBe(false);
+}
+
 /** Waits until the journal (open) has a line saying `words`. */
 async function journalSays(page: Page, words: string): Promise<void> {
   await expect.poll(() => journalText(page), { timeout: 5000 }).toContain(words);
@@ -376,7 +404,8 @@ async function playTheHall(hands: Hands): Promise<void> {
   await expect.poll(() => page.getByTestId("dialog").count(), { timeout: 5000 }).toBe(0);
   await inBag(hands, () => holds(goldLeft, potionsBefore + 1));
 
-  // Old Tom: his first job, taken; the journal lists it.
+  // Old Tom: his first job, taken; the journal lists it. Before, the minimap marks him: a quest to take.
+  await minimapMarksTom(hands, "!");
   await pressCreature(hands, creature(OLD_TOM));
   const offer = dialogSaying(page, "The rats are at the grain again.");
   await expect.poll(() => offer.count(), { timeout: 15_000 }).toBe(1);
@@ -408,6 +437,7 @@ async function playTheHall(hands: Hands): Promise<void> {
   while (progress() < RAT_CULL_GOAL) game.scripts!.onKill(session.entity, rat);
   await expect.poll(() => logText(page), { timeout: 5000 }).toContain("That's five. Old Tom will want to hear of it.");
   await inJournal(hands, () => journalSays(page, "Rats in the grain — hand it in"));
+  await minimapMarksTom(hands, "?");
 
   // Handed in: Old Tom's thanks, the journal says done, and the reward is in the bag.
   await pressCreature(hands, creature(OLD_TOM));

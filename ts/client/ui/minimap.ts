@@ -10,6 +10,8 @@ import { chunkX, chunkY } from "../../protocol/chunk-id.js";
 import { type Rgb332Image, RGB332_TRANSPARENT, rgb24FromRgb332 } from "../assets/image.js";
 import { CELL_SIZE_PX, SHEET_COLUMNS } from "../assets/sheets.js";
 import type { CachedChunk } from "../core/chunk-cache.js";
+import { QuestGivers } from "../core/quest-givers.js";
+import { MARK_HAND_IN } from "../core/quests.js";
 import { KEY_BINDINGS } from "../input.js";
 
 /** Chunks remembered: a 64 × 64-chunk world (2048 tiles square) in 4 MiB. */
@@ -110,6 +112,9 @@ export interface MinimapSource {
     readonly revision: number;
     readonly members: readonly { x: number; y: number; away: boolean }[];
   };
+  /** The entities in view and the quest marks of their kinds: givers are remembered and marked (issue 38). */
+  readonly entities?: { values(): Iterable<{ id: number; typeId: number; x: number; y: number }> };
+  readonly quests?: { markOf(typeId: number): number };
 }
 
 /** The minimap on the page: a canvas over the view's top-right corner, hidden until M (or its button). */
@@ -121,6 +126,8 @@ export class Minimap {
   private dirty = true;
   private lastCentre = "";
   private lastPartyRevision = -1;
+  private readonly givers = new QuestGivers();
+  private lastGiverMarks = "";
 
   constructor(
     private readonly canvas: HTMLCanvasElement,
@@ -177,6 +184,15 @@ export class Minimap {
       this.lastPartyRevision = party.revision;
       this.dirty = true;
     }
+    const quests = this.source.quests;
+    const markOf = (typeId: number) => quests?.markOf(typeId) ?? 0;
+    if (this.source.entities !== undefined) this.givers.observe(this.source.entities.values(), markOf);
+    const giverMarks = this.givers.marks(markOf);
+    const giverKey = giverMarks.map((giver) => `${giver.x},${giver.y},${giver.mark}`).join("|");
+    if (giverKey !== this.lastGiverMarks) {
+      this.lastGiverMarks = giverKey;
+      this.dirty = true;
+    }
     if (!this.dirty && centre === this.lastCentre) return;
     this.lastDrawMs = nowMs;
     this.dirty = false;
@@ -193,6 +209,20 @@ export class Minimap {
       this.context.fillStyle = mate.away ? "#888" : "#4f4";
       this.context.fillRect(x - 1, y - 1, 3, 3);
     }
+    // Quest givers as last seen: a yellow mark for a quest to take, a cyan one for a quest to hand in
+    // (the colours of the "!" and "?" over their heads differ only by sign; here the colour says it).
+    const drawn: string[] = [];
+    for (const giver of giverMarks) {
+      const x = giver.x - left;
+      const y = giver.y - top;
+      if (x < 1 || y < 1 || x >= MINIMAP_TILES - 1 || y >= MINIMAP_TILES - 1) continue;
+      this.context.fillStyle = "#000";
+      this.context.fillRect(x - 2, y - 3, 5, 7);
+      this.context.fillStyle = giver.mark === MARK_HAND_IN ? "#4ff" : "#ff4";
+      this.context.fillRect(x - 1, y - 2, 3, 5);
+      drawn.push(`${x},${y},${giver.mark === MARK_HAND_IN ? "?" : "!"}`);
+    }
+    this.canvas.dataset.questMarks = drawn.join("|");
     // The player: a white dot with a dark ring, 3 px, over its tile.
     this.context.fillStyle = "#000";
     this.context.fillRect(at.x - left - 2, at.y - top - 2, 5, 5);
