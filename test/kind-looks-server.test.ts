@@ -20,7 +20,7 @@ const FOREST = resolve(MAPS_REAL, "mapeditor-tiled/forest");
 const dir = mkdtempSync(join(tmpdir(), "kind-looks-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const kind = (name: string, typeId: number, tile?: { tileset: string; id: number }) => ({
+const kind = (name: string, typeId: number, tile?: { tileset: string; id: number }, image?: unknown) => ({
   name,
   typeId,
   behaviour: "wander",
@@ -35,6 +35,7 @@ const kind = (name: string, typeId: number, tile?: { tileset: string; id: number
   armor: 0,
   elo: 800,
   ...(tile ? { tile } : {}),
+  ...(image !== undefined ? { image } : {}),
 });
 
 /** A copy of forest.tmx (its tileset and the squirrel's image beside it) with `kinds` as its kinds file. */
@@ -123,11 +124,133 @@ describe("a kind drawn with a tile of the map's tilesets", () => {
     try {
       writeFileSync(
         map.path.replace(/\.csv$/, ".npcs.json"),
+        JSON.stringify({ version: 1, kinds: [kind("baker", 20, undefined, "baker.png")] }),
+      );
+      expect(() => readWorldMap(map.path)).toThrow(/kinds\[0\]\.image: the map draws with the built-in tiles/);
+    } finally {
+      map.dispose();
+    }
+  });
+
+  it("is refused on a map drawn with the built-in tiles (a tile)", () => {
+    const map = writeTestMap();
+    try {
+      writeFileSync(
+        map.path.replace(/\.csv$/, ".npcs.json"),
         JSON.stringify({ version: 1, kinds: [kind("squirrel", 20, { tileset: "tiles", id: 1 })] }),
       );
       expect(() => readWorldMap(map.path)).toThrow(/kinds\[0\]\.tile: the map draws with the built-in tiles/);
     } finally {
       map.dispose();
     }
+  });
+});
+
+describe("a kind drawn with an image beside the map", () => {
+  /** The atlas pixels of a look's cells, in order. */
+  function pixelsOf(art: NonNullable<ReturnType<typeof readWorldMap>["art"]>, looks: readonly number[]): number[] {
+    const size = art.tileWidthPx;
+    return looks.flatMap((look) => {
+      const out: number[] = [];
+      const left = (look % art.columns) * size;
+      const top = Math.floor(look / art.columns) * size;
+      for (let y = 0; y < size; y++) {
+        for (let x = 0; x < size; x++) out.push(art.pixels[(top + y) * art.columns * size + left + x]);
+      }
+      return out;
+    });
+  }
+
+  it("draws the image's rectangle — and each frame of an animated one — as Tiled draws the same picture as a tile", async () => {
+    // forest.tsx's tiles 10 and 11 are the squirrel's two frames: 25 × 25 px of squirrel.png at (116, 824)
+    // and (116, 850). The same rectangles named as an image beside the map must draw the same cells.
+    const path = forestWith([
+      kind("squirrel", 20, { tileset: "forest", id: 13 }),
+      kind("image squirrel", 21, undefined, {
+        file: "squirrel.png",
+        width: 25,
+        height: 25,
+        frames: [
+          { x: 116, y: 824 },
+          { x: 116, y: 850 },
+        ],
+        frameMs: 150,
+      }),
+      kind("still image squirrel", 22, undefined, { file: "squirrel.png", x: 116, y: 824, width: 25, height: 25 }),
+    ]);
+    const world = readWorldMap(path);
+    const art = world.art!;
+    expect(art.problems).toEqual([]);
+    const tile = art.kindLooks.get(20)!;
+    const image = art.kindLooks.get(21)!;
+    const still = art.kindLooks.get(22)!;
+    expect({ dx: image.dx, dy: image.dy, width: image.width, height: image.height }).toEqual({
+      dx: tile.dx,
+      dy: tile.dy,
+      width: tile.width,
+      height: tile.height,
+    });
+    expect(image.frames.map((frame) => frame.durationMs)).toEqual([150, 150]);
+    expect(image.frames.map((frame) => pixelsOf(art, frame.looks))).toEqual(
+      tile.frames.map((frame) => pixelsOf(art, frame.looks)),
+    );
+    expect(still.frames).toHaveLength(1);
+    expect(still.frames[0].durationMs).toBe(0);
+    expect(pixelsOf(art, still.frames[0].looks)).toEqual(pixelsOf(art, tile.frames[0].looks));
+    // The first frame's cells are shared with the still look (same rectangle): the atlas holds them once.
+    expect(still.frames[0].looks).toEqual(image.frames[0].looks);
+
+    const server = await startServer({
+      host: "127.0.0.1",
+      httpPort: 0,
+      udpPort: 0,
+      mapPath: path,
+      logger: new Logger("silent"),
+    });
+    try {
+      const body = (await (await fetch(`http://127.0.0.1:${server.httpPort}/api/world`)).json()) as {
+        kinds: { typeId: number; look?: unknown }[];
+      };
+      expect(new Map(body.kinds.map((each) => [each.typeId, each.look])).get(21)).toEqual(image);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("draws a missing image as the placeholder and says so; a frame past the image's edge is reported", () => {
+    const world = readWorldMap(
+      forestWith([
+        kind("ghost", 20, undefined, "nowhere.png"),
+        kind("edge", 21, undefined, { file: "squirrel.png", x: 1000, y: 1000, width: 32, height: 32 }),
+      ]),
+    );
+    const art = world.art!;
+    expect(art.problems).toContain("creature image nowhere.png cannot be used (ENOENT)");
+    expect(
+      art.problems.some((line) =>
+        line.includes("creature image squirrel.png: frame 1 (32×32 at 1000,1000) reaches past the 1024×1024 image"),
+      ),
+    ).toBe(true);
+    // The placeholder: one cell (the map's tile size), magenta and black.
+    const ghost = art.kindLooks.get(20)!;
+    expect({ width: ghost.width, height: ghost.height }).toEqual({ width: 1, height: 1 });
+    expect(new Set(pixelsOf(art, ghost.frames[0].looks)).size).toBeGreaterThan(1);
+  });
+
+  it("is refused at load, naming the kind, for a file that is not a PNG beside the map or a bad rectangle", () => {
+    const load = (image: unknown) => () => readWorldMap(forestWith([kind("baker", 20, undefined, image)]));
+    expect(load("../elsewhere/baker.png")).toThrow(
+      /kinds\[0\]\.image: "..\/elsewhere\/baker.png" is outside the kinds file's folder/,
+    );
+    expect(load("/etc/baker.png")).toThrow(/outside the kinds file's folder/);
+    expect(load("baker.gif")).toThrow(/kinds\[0\]\.image: expected the name of a PNG file/);
+    expect(load({ file: "squirrel.png", width: 25 })).toThrow(/give both width and height/);
+    expect(load({ file: "squirrel.png", width: 300, height: 25 })).toThrow(/kinds\[0\]\.image\.width/);
+    expect(load({ file: "squirrel.png", frames: [{ x: 0, y: 0 }] })).toThrow(/frames need a width and a height/);
+    expect(load({ file: "squirrel.png", width: 8, height: 8, frames: [] })).toThrow(/kinds\[0\]\.image\.frames/);
+    expect(load({ file: "squirrel.png", colour: "red" })).toThrow(/colour/);
+    expect(() => readWorldMap(forestWith([kind("both", 20, { tileset: "forest", id: 10 }, "squirrel.png")]))).toThrow(
+      /kinds\[0\]: a kind is drawn with a tile or an image, not both/,
+    );
   });
 });

@@ -5,6 +5,7 @@
 // draw, and whether it opens doors. Validated strictly, like the tile data file: every problem names the
 // field it is in, and nothing unknown is accepted, so a typo fails at start
 // instead of making a creature silently behave differently.
+import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { SPEED_MAX, SPEED_MIN } from "../../action-points.js";
 import { ELO_MAX, ELO_MIN } from "../../combat-rules.js";
 import { killXpFor } from "../../progression.js";
@@ -27,6 +28,29 @@ const BEHAVIOURS = NPC_BEHAVIOURS;
 export interface KindTile {
   tileset: string;
   id: number;
+}
+
+/** The largest edge of a kind's image look, in pixels (at most 4 × 4 cells of a 64 px map). */
+export const KIND_IMAGE_MAX_PX = 256;
+/** The most frames an image look animates through. */
+export const KIND_IMAGE_FRAMES_MAX = 16;
+
+/**
+ * An image file beside the map that draws the kind (`"image": "baker.png"` or a rectangle of a sheet,
+ * with frames): the rectangle's bottom-left stands on the creature's cell, as a tile's does in Tiled.
+ */
+export interface KindImage {
+  /** The file as the kinds file names it (for messages). */
+  file: string;
+  /** Where it is: resolved against the kinds file's folder. */
+  path: string;
+  /** The rectangle's size; null: the whole image (still). */
+  width: number | null;
+  height: number | null;
+  /** Each frame's top-left in the image (one: still). */
+  frames: { x: number; y: number }[];
+  /** How long each frame shows. */
+  frameMs: number;
 }
 
 export interface NpcKind {
@@ -60,6 +84,8 @@ export interface NpcKind {
    * the built-in art has no tilesets to name); absent: the sprite.
    */
   tile?: KindTile;
+  /** Drawn instead with an image beside the map (KindImage), at the map's tile size; absent: sprite or tile. */
+  image?: KindImage;
   /** Damage of its natural weapon (bite, blade) before the combat formula (0: it never fights back). */
   attack: number;
   /** Its natural armor in the combat formula (ts/server/combat/formula.ts). */
@@ -128,6 +154,7 @@ const KIND_KEYS = new Set([
   "respawnSeconds",
   "sprite",
   "tile",
+  "image",
   "attack",
   "armor",
   "elo",
@@ -171,6 +198,9 @@ function parseKind(value: unknown, where: string, file: string): NpcKind {
   const name = record.displayName("name", NAME_MAX_BYTES, utf8ByteLength);
   const behaviour = record.choice("behaviour", BEHAVIOURS);
   const sprite = record.sprite("sprite");
+  if (fields.tile !== undefined && fields.image !== undefined) {
+    throw new MapError(file, `${where}: a kind is drawn with a tile or an image, not both`);
+  }
   const opensDoors = fields.opensDoors ?? false;
   if (typeof opensDoors !== "boolean") {
     throw new MapError(file, `${where}.opensDoors: expected true or false, got ${JSON.stringify(opensDoors)}`);
@@ -205,6 +235,7 @@ function parseKind(value: unknown, where: string, file: string): NpcKind {
     respawnSeconds: integer("respawnSeconds", 1, NPC_RESPAWN_MAX_SECONDS),
     sprite,
     ...(fields.tile !== undefined ? { tile: parseKindTile(fields.tile, `${where}.tile`, file) } : {}),
+    ...(fields.image !== undefined ? { image: parseKindImage(fields.image, `${where}.image`, file) } : {}),
     attack: integer("attack", 0, NPC_COMBAT_VALUE_MAX, behaviour === "wander" ? 0 : undefined),
     armor: integer("armor", 0, NPC_COMBAT_VALUE_MAX, 0),
     elo: integer("elo", ELO_MIN, ELO_MAX, NPC_DEFAULT_ELO),
@@ -216,6 +247,63 @@ function parseKind(value: unknown, where: string, file: string): NpcKind {
     ...(fields.light !== undefined && fields.light !== 0 ? { light: integer("light", 0, 8) } : {}),
   };
 }
+
+/**
+ * `"baker.png"` (the whole image), or `{ "file": "sheet.png", "x", "y", "width", "height" }` (a rectangle),
+ * or `{ "file", "width", "height", "frames": [{ "x", "y" }, …], "frameMs" }` (an animation): a PNG beside
+ * the map, by a path relative to the kinds file that stays inside its folder.
+ */
+function parseKindImage(value: unknown, where: string, file: string): KindImage {
+  const named = typeof value === "string" ? value : null;
+  const record = named === null ? DataRecord.of(value, where, file, IMAGE_KEYS) : null;
+  const name = named ?? record!.fields.file;
+  const fileWhere = named === null ? `${where}.file` : where;
+  if (typeof name !== "string" || !/\.png$/i.test(name) || name.length > 256) {
+    throw new MapError(
+      file,
+      `${fileWhere}: expected the name of a PNG file beside the kinds file, got ${JSON.stringify(name)}`,
+    );
+  }
+  const folder = dirname(resolve(file));
+  const path = resolve(folder, name);
+  if (isAbsolute(name) || relative(folder, path).startsWith("..")) {
+    throw new MapError(
+      file,
+      `${fileWhere}: "${name}" is outside the kinds file's folder; put the image beside the map`,
+    );
+  }
+  if (record === null) return { file: name, path, width: null, height: null, frames: [{ x: 0, y: 0 }], frameMs: 0 };
+  const fields = record.fields;
+  if ((fields.width === undefined) !== (fields.height === undefined)) {
+    throw new MapError(file, `${where}: give both width and height, or neither (the whole image)`);
+  }
+  const width = fields.width === undefined ? null : record.integer("width", 1, KIND_IMAGE_MAX_PX);
+  const height = fields.height === undefined ? null : record.integer("height", 1, KIND_IMAGE_MAX_PX);
+  let frames: { x: number; y: number }[];
+  if (fields.frames !== undefined) {
+    if (fields.x !== undefined || fields.y !== undefined) {
+      throw new MapError(file, `${where}: give x and y in each frame, or one x and y without frames`);
+    }
+    if (!Array.isArray(fields.frames) || fields.frames.length < 1 || fields.frames.length > KIND_IMAGE_FRAMES_MAX) {
+      throw new MapError(
+        file,
+        `${where}.frames: expected a list of 1 to ${KIND_IMAGE_FRAMES_MAX} { "x", "y" } corners`,
+      );
+    }
+    if (width === null) throw new MapError(file, `${where}: frames need a width and a height`);
+    frames = fields.frames.map((frame, index) => {
+      const corner = DataRecord.of(frame, `${where}.frames[${index}]`, file, CORNER_KEYS);
+      return { x: corner.integer("x", 0, 0xffff), y: corner.integer("y", 0, 0xffff) };
+    });
+  } else {
+    frames = [{ x: record.integer("x", 0, 0xffff, 0), y: record.integer("y", 0, 0xffff, 0) }];
+  }
+  const frameMs = frames.length > 1 ? record.integer("frameMs", 16, 60_000, 200) : 0;
+  return { file: name, path, width, height, frames, frameMs };
+}
+
+const IMAGE_KEYS = new Set(["file", "x", "y", "width", "height", "frames", "frameMs"]);
+const CORNER_KEYS = new Set(["x", "y"]);
 
 /** `{ "tileset": "<name>", "id": <local id> }`: which tile of the map's tilesets draws the kind. */
 function parseKindTile(value: unknown, where: string, file: string): KindTile {

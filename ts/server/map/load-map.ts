@@ -12,7 +12,7 @@ import { MapError } from "../content/map-error.js";
 import { type DoorSpec, doorsOf } from "./map-doors.js";
 import { interactablesOf, spawnObjects, startLayerSpawns, worldObjects } from "./map-objects.js";
 import type { Interactable, MapObject } from "../content/map-object.js";
-import { type NpcKind, npcKindsPathFor, readNpcKindsFile } from "../content/npc-kinds.js";
+import { type KindImage, type NpcKind, npcKindsPathFor, readNpcKindsFile } from "../content/npc-kinds.js";
 import { type ItemDef, ItemCatalogue, itemCataloguePathFor, readItemCatalogueFile } from "../content/item-catalogue.js";
 import { type ChestSpec, chestsOf, lootOf } from "../content/item-specs.js";
 import { type NpcSpawnSpec, npcSpawnsOf } from "../content/npc-spawns.js";
@@ -50,6 +50,8 @@ export interface MapArtSource {
   footprints: Footprints;
   /** The creature kinds drawn with a tile of these tilesets (NpcKind.tile), resolved to the tile's GID. */
   kindTiles: KindGid[];
+  /** The creature kinds drawn with an image beside the map (NpcKind.image). */
+  kindImages: { typeId: number; image: KindImage }[];
 }
 
 /** A creature kind and the GID of the tile that draws it. */
@@ -280,6 +282,7 @@ export function loadMap(path: string): LoadedMap {
   const npcKinds = readNpcKindsFile(kindsFile);
   const npcSpawns = npcSpawnsOf(objects, npcKinds, isFree, path, kindsFile);
   const kindTiles = kindTilesOf(npcKinds ?? [], ownArt ? map.tilesets : null, kindsFile);
+  const kindImages = kindImagesOf(npcKinds ?? [], ownArt, kindsFile);
   const itemsFile = itemCataloguePathFor(path);
   const items = readItemCatalogueFile(itemsFile) ?? [];
   const catalogue = new ItemCatalogue(items);
@@ -307,7 +310,14 @@ export function loadMap(path: string): LoadedMap {
     zones: zonesOf(objects, path),
     pvp: mapPvpOf(map.properties, path),
     art: ownArt
-      ? { tilesets: map.tilesets, tileWidthPx: map.tileWidthPx, tileHeightPx: map.tileHeightPx, footprints, kindTiles }
+      ? {
+          tilesets: map.tilesets,
+          tileWidthPx: map.tileWidthPx,
+          tileHeightPx: map.tileHeightPx,
+          footprints,
+          kindTiles,
+          kindImages,
+        }
       : null,
     source: {
       format: map.format,
@@ -467,6 +477,24 @@ function freeCellNearestCentre(
   }
   if (!best) throw new MapError(file, "no spawn points and no walkable cell to spawn on");
   return best;
+}
+
+/** The kinds drawn with an image beside the map; refused on a map drawn with the built-in tiles (no atlas). */
+function kindImagesOf(
+  kinds: readonly NpcKind[],
+  ownArt: boolean,
+  file: string,
+): { typeId: number; image: KindImage }[] {
+  return kinds.flatMap((kind, index) => {
+    if (kind.image === undefined) return [];
+    if (!ownArt) {
+      throw new MapError(
+        file,
+        `kinds[${index}].image: the map draws with the built-in tiles, whose creatures are the built-in sprites; an image look needs a map with its own tileset art`,
+      );
+    }
+    return [{ typeId: kind.typeId, image: kind.image }];
+  });
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   OPAQUE,
   STACK_ENTRY_LENGTH,
 } from "./tile-stacks.js";
+import type { KindImage } from "../content/npc-kinds.js";
 import type { TileData } from "./tile-data.js";
 import { type TilePicture, TilesetImages } from "./tileset-images.js";
 import type { Tileset } from "./tileset.js";
@@ -100,6 +101,8 @@ export interface MapArtInput {
   images?: TilesetImages;
   /** Creature kinds drawn with a tile of the tilesets (map loader's kindTiles); none when absent. */
   kindTiles?: readonly { typeId: number; gid: number }[];
+  /** Creature kinds drawn with an image beside the map (map loader's kindImages); none when absent. */
+  kindImages?: readonly { typeId: number; image: KindImage }[];
 }
 
 /**
@@ -144,21 +147,26 @@ export function buildMapArt(input: MapArtInput): MapArt | null {
    * The atlas tile of a stack, composited the first time it is met; null when the atlas is full. An over
    * stack has its own key space and is cut transparent (quantiseOver).
    */
-  const tileOf = (stack: readonly number[], over: boolean): number | null => {
-    const key = over ? `over ${stack.join(",")}` : stack.join(",");
+  const cellFor = (key: string, paint: () => void, over: boolean): number | null => {
     let cell = cellOfStack.get(key);
     if (cell === undefined) {
       if (tilePixels.length >= capacity) {
         overflow++;
         return null;
       }
-      composite(rgba, stack, width, height, footprints, images);
+      paint();
       tilePixels.push(over ? quantiseOver(rgba, width, height) : quantise(rgba, width, height));
       cell = tilePixels.length - 1;
       cellOfStack.set(key, cell);
     }
     return cell;
   };
+  const tileOf = (stack: readonly number[], over: boolean): number | null =>
+    cellFor(
+      over ? `over ${stack.join(",")}` : stack.join(","),
+      () => composite(rgba, stack, width, height, footprints, images),
+      over,
+    );
   const cellOf = (stack: readonly number[]): number | null => tileOf(stack, false);
   const overCellOf = (stack: readonly number[]): number | null => tileOf(stack, true);
   for (const id of drawn) {
@@ -197,6 +205,20 @@ export function buildMapArt(input: MapArtInput): MapArt | null {
   const kindLooks = new Map<number, KindLook>();
   for (const { typeId, gid } of sized ? (input.kindTiles ?? []) : []) {
     const look = kindLookOf(gid, footprints, overCellOf);
+    if (look !== null) kindLooks.set(typeId, look);
+  }
+  // The creatures drawn with an image beside the map: the same cells, cut from the image's rectangle.
+  for (const { typeId, image } of sized ? (input.kindImages ?? []) : []) {
+    const look = imageLookOf(image, width, height, images, problems, (key, picture, dx, dy) =>
+      cellFor(
+        `image ${key} ${dx},${dy}`,
+        () => {
+          rgba.fill(0);
+          drawPicture(rgba, width, height, picture, 0, -dx, -dy);
+        },
+        true,
+      ),
+    );
     if (look !== null) kindLooks.set(typeId, look);
   }
   problems.push(...images.problems);
@@ -386,6 +408,57 @@ function kindLookOf(
     frames.push({ looks, durationMs: picture.durationMs });
   }
   return { dx: firstDx, dy: firstDy, width: lastDx - firstDx + 1, height: lastDy - firstDy + 1, frames };
+}
+
+/**
+ * How a kind drawn with an image beside the map is drawn: the cells its rectangle covers standing on the
+ * creature's cell (bottom-left anchored, as a tile), at most 4 × 4 (the bottom-left ones), per frame. An
+ * image that cannot be read draws the placeholder and is reported; a frame outside the image is reported
+ * (its missing part is empty).
+ */
+function imageLookOf(
+  kindImage: KindImage,
+  tileWidth: number,
+  tileHeight: number,
+  images: TilesetImages,
+  problems: string[],
+  cellOf: (key: string, picture: TilePicture, dx: number, dy: number) => number | null,
+): KindLook | null {
+  const image = images.file(kindImage.path, `creature image ${kindImage.file}`);
+  const pictureWidth = kindImage.width ?? image?.width ?? tileWidth;
+  const pictureHeight = kindImage.height ?? image?.height ?? tileHeight;
+  const columns = Math.min(KIND_LOOK_MAX_CELLS, Math.ceil(pictureWidth / tileWidth));
+  const rows = Math.min(KIND_LOOK_MAX_CELLS, Math.ceil(pictureHeight / tileHeight));
+  const frames: KindLook["frames"] = [];
+  kindImage.frames.forEach((corner, index) => {
+    if (image !== null && (corner.x + pictureWidth > image.width || corner.y + pictureHeight > image.height)) {
+      problems.push(
+        `creature image ${kindImage.file}: frame ${index + 1} (${pictureWidth}×${pictureHeight} at ${corner.x},${corner.y}) reaches past the ${image.width}×${image.height} image`,
+      );
+    }
+  });
+  for (const corner of kindImage.frames) {
+    const picture: TilePicture = {
+      image,
+      x: corner.x,
+      y: corner.y,
+      width: pictureWidth,
+      height: pictureHeight,
+      offsetXPx: 0,
+      offsetYPx: 0,
+    };
+    const key = `${kindImage.path} ${corner.x},${corner.y},${pictureWidth},${pictureHeight}`;
+    const looks: number[] = [];
+    for (let dy = 1 - rows; dy <= 0; dy++) {
+      for (let dx = 0; dx < columns; dx++) {
+        const cell = cellOf(key, picture, dx, dy);
+        if (cell === null) return null;
+        looks.push(cell);
+      }
+    }
+    frames.push({ looks, durationMs: kindImage.frameMs });
+  }
+  return { dx: 0, dy: 1 - rows, width: columns, height: rows, frames };
 }
 
 /** Black in an over look, where 0 is transparent: RGB332 0x20 (red 36, green 0, blue 0), a non-zero index next to black. */

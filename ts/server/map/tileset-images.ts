@@ -115,6 +115,22 @@ export class TilesetImages {
     return image;
   }
 
+  /** An image file named by `what` (a creature's image), or null (and a problem noted) when it cannot be used. */
+  file(path: string, what: string): RgbaImage | null {
+    const key = `${path}\u0000`;
+    if (this.cache.has(key)) return this.cache.get(key)!;
+    let image: RgbaImage | null;
+    try {
+      image = this.read(path);
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      this.problems.push(`${what} cannot be used (${reason})`);
+      image = null;
+    }
+    this.cache.set(key, image);
+    return image;
+  }
+
   /** Where the pixels of local tile `localId` of `tileset` are; null when the tileset has no picture for it. */
   picture(tileset: Tileset, localId: number): TilePicture | null {
     const art = tileset.art;
