@@ -72,6 +72,22 @@ const INSERT_PILE = `
   INSERT INTO item_piles (world, x, y, item_id, count, level_seed, level_depth, level_size)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`;
 
+/** A character's quest, written only by the connection holding its lease (pg-quests.ts writes them too). */
+export const UPSERT_QUEST = `
+  WITH u AS (
+    INSERT INTO character_quests (account_id, quest, state, progress)
+    SELECT $1::bigint, $2::text, $3::text, $4::bigint WHERE ${leaseHeld("$1::bigint", "$5")}
+    ON CONFLICT (account_id, quest) DO UPDATE SET state = excluded.state, progress = excluded.progress
+    RETURNING 1
+  )
+  SELECT 1 / count(*) FROM u`;
+const UPDATE_XP = `
+  WITH u AS (UPDATE characters SET xp = $2::bigint WHERE account_id = $1::bigint AND ${leaseHeld("$1::bigint", "$3")} RETURNING 1)
+  SELECT 1 / count(*) FROM u`;
+export const UPSERT_VALUE = `
+  INSERT INTO world_values (world, key, value) VALUES ($1, $2, $3)
+  ON CONFLICT (world, key) DO UPDATE SET value = excluded.value`;
+
 export class PgItemStore implements ItemStorePort {
   readonly stats: PgItemStats = { writes: 0, conflicts: 0, failures: 0, bags: 0 };
 
@@ -119,9 +135,6 @@ export class PgItemStore implements ItemStorePort {
   }
 
   write(write: ItemWrite): Promise<number[]> {
-    if (write.alongside !== undefined) {
-      return Promise.reject(new Error("a shared item store cannot write another store in the same transaction"));
-    }
     const client = this.client;
     const all: Promise<unknown>[] = [];
     const query = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => {
@@ -170,6 +183,16 @@ export class PgItemStore implements ItemStorePort {
         pile.level?.size ?? null,
       ]),
     );
+    // Content rows (a quest handed in with its reward, a shop's stock): in the same transaction, a
+    // character's rows only where its lease is, as its bag's.
+    const content = write.content;
+    for (const row of content?.quests ?? []) {
+      statement(UPSERT_QUEST, [row.accountId, row.quest, row.state, row.progress, CHARACTER_LOCK_SPACE]);
+    }
+    for (const row of content?.xp ?? []) statement(UPDATE_XP, [row.accountId, row.xp, CHARACTER_LOCK_SPACE]);
+    for (const row of content?.values ?? []) {
+      statement(UPSERT_VALUE, [this.options.world, row.key, JSON.stringify(row.value)]);
+    }
     statement("COMMIT");
     return Promise.allSettled(all).then(async (settled) => {
       const failed = settled.find((outcome) => outcome.status === "rejected");

@@ -9,6 +9,7 @@ import { DEFAULT_MAX_TICK_STRETCH } from "./ops/overload.js";
 import type { GameDatabase } from "./persistence/database.js";
 import type { ItemStorePort } from "./persistence/item-store.js";
 import type { NoticePort } from "./persistence/notice-store.js";
+import type { QuestStorePort, WorldValuesPort } from "./persistence/quest-store.js";
 import type { AccountPort } from "./accounts/account-port.js";
 import type { CharacterSink } from "./persistence/character-saver.js";
 
@@ -75,6 +76,10 @@ export interface GameOptions {
   sharedItems?: ItemStorePort;
   /** Where the notice boards keep their notices when that is not `database`: the cluster's shared store (ts/cluster/pg-notices.ts). */
   sharedNotices?: NoticePort;
+  /** Where characters' quests are kept when that is not `database`: the cluster's shared store (ts/cluster/pg-quests.ts). */
+  sharedQuests?: QuestStorePort;
+  /** Where the scripts' world values (a shop's stock) are kept when that is not `database`: the cluster's shared store. */
+  sharedValues?: WorldValuesPort;
   /** The first entity id this game hands out (default 1): a cluster's regions take disjoint ranges (ts/cluster/). */
   firstEntityId?: number;
   /**

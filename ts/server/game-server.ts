@@ -44,7 +44,7 @@ import { NpcRoom } from "./npc/npc-room.js";
 import { ScriptRoom } from "./scripting/script-room.js";
 import type { WorldActionPorts } from "./scripting/world-actions.js";
 import { EntityDetails } from "./broadcast/entity-detail.js";
-import { QuestStore, WorldValues } from "./persistence/quest-store.js";
+import { QuestStore, sqliteContentWriter, WorldValues } from "./persistence/quest-store.js";
 import { CombatRoom } from "./combat/combat-room.js";
 import { Experience } from "./combat/experience.js";
 import { partyXpShare } from "../progression.js";
@@ -322,7 +322,12 @@ export class Game {
       { seed: o.combatSeed, tickHz: o.tickHz },
     );
     const catalogue = new ItemCatalogue(world.items);
-    const store = o.sharedItems ?? new ItemStore(db, world.name);
+    // A change's content rows (a quest handed in, a shop's stock) land in its transaction (ItemWrite.content).
+    const characterStore = new CharacterStore(db);
+    const questStore = new QuestStore(db);
+    const worldValues = new WorldValues(db, world.name);
+    const store =
+      o.sharedItems ?? new ItemStore(db, world.name, sqliteContentWriter(questStore, worldValues, characterStore));
     this.items = new ItemRoom(
       {
         entities,
@@ -392,22 +397,14 @@ export class Game {
                 sendDetail: itemRoom.sendDetail.bind(itemRoom),
               },
               warps: this.warps,
-              experience: {
-                gain: (player, amount, why) => experience.gain(player, amount, why),
-                // A quest's experience lands with the quest (this process's SQLite; a cluster keeps no quests yet).
-                persist: (session, xp) => {
-                  if (session.accountId !== null && o.sharedAccounts === undefined) {
-                    this.characterStore.saveXp(session.accountId, xp);
-                  }
-                },
-              },
+              experience: { gain: (player, amount, why) => experience.gain(player, amount, why) },
               walkable: (x, y) => world.walkable(x, y),
               world: scriptWorld(world, entities, this.npcs, this.tileUpdates, doors, chat),
               zones: world.zones,
               depthAt: (x, y) => this.levels.levelOf(x, y)?.level.depth ?? 0,
-              // A cluster keeps quests in no shared store yet: its regions' scripts run without them (docs/content.md).
-              quests: o.sharedAccounts === undefined ? new QuestStore(db) : null,
-              values: new WorldValues(db, world.name),
+              // A cluster's quests and values are in its shared store (ts/cluster/pg-quests.ts).
+              quests: o.sharedQuests ?? questStore,
+              values: o.sharedValues ?? worldValues,
               clock,
               isNight: (tick) => partOfDay(this.worldClock.timeOfDay(tick)) === "night",
               log,
@@ -499,7 +496,7 @@ export class Game {
     this.loop = new TickLoop(o.tickHz, () => this.step(), metrics.tickLateMs, this.loopGovernor);
 
     // Sessions, characters, accounts and operators.
-    this.characterStore = new CharacterStore(db);
+    this.characterStore = characterStore;
     this.accountStore = new AccountStore(db, this.characterStore);
     const shared = o.sharedAccounts;
     this.characters = new CharacterSaver(shared ?? this.characterStore, world.name, (entity) =>

@@ -22,7 +22,7 @@ import type { NpcKind } from "../content/npc-kinds.js";
 import type { Egress } from "../edge/egress.js";
 import type { EntityStore, StoredEntity } from "../entities/entities.js";
 import type { Logger } from "../ops/log.js";
-import type { ItemStorePort, LevelIdentity, StoredContainer } from "../persistence/item-store.js";
+import type { ContentRows, ItemStorePort, LevelIdentity, StoredContainer } from "../persistence/item-store.js";
 import type { Session } from "../sessions/session.js";
 import type { ChatService } from "../talk/chat.js";
 import { BAG_SLOTS, Bags, bagStacks } from "./bags.js";
@@ -261,8 +261,8 @@ export class ItemRoom {
     take: readonly Stack[],
     give: readonly Stack[],
     done: (outcome: ExchangeOutcome) => void,
-    /** A write of this process's database made in the same transaction (ItemWrite.alongside). */
-    alongside?: () => void,
+    /** Content rows written in the same transaction (ItemWrite.content). */
+    content?: ContentRows,
   ): void {
     const carried = this.bags.of(session);
     if (carried === undefined) return done("unknown");
@@ -273,7 +273,7 @@ export class ItemRoom {
       if (typeof planned === "string") return done(planned);
       return settle(
         this.transfer.commit({
-          write: { containers: [this.bags.row(carried, planned.slots)], alongside },
+          write: { containers: [this.bags.row(carried, planned.slots)], content },
           apply: () => this.bags.setBag(carried, planned.slots),
         }),
         (ok) => done(ok ? "ok" : "failed"),

@@ -7,6 +7,7 @@
 // with the level's identity and a level-relative cell (migration 0006): it
 // outlives the level and comes back with it (docs/dungeons.md § Saved in a level).
 import type Database from "better-sqlite3";
+import type { QuestRecord } from "./quest-store.js";
 
 /** A stack in a container row: `count` of item `itemId` in `slot`. */
 export interface StoredStack {
@@ -58,12 +59,22 @@ export interface ItemWrite {
   changedPiles?: { id: number; count: number }[];
   removedPiles?: number[];
   pilesWere?: { id: number; count: number }[];
-  /**
-   * A write to this process's own database that must land with the items or not at all (a quest handed
-   * in with its reward): run inside the same transaction; throwing rolls the whole change back. SQLite
-   * only: a shared store refuses a write that has one.
-   */
-  alongside?: () => void;
+  /** Rows of content that land with the items or not at all (ContentRows). */
+  content?: ContentRows;
+}
+
+/**
+ * Content written in the same transaction as a change's items, as data so that every store — this
+ * process's SQLite, a cluster's shared PostgreSQL — writes it its own way: a quest handed in with its
+ * reward and its experience (never done without them), a shop's stock one less with the unit sold
+ * (never sold twice). A character's rows are written only where its lease is (pg-items.ts).
+ */
+export interface ContentRows {
+  quests?: readonly ({ accountId: number } & QuestRecord)[];
+  /** A character's experience as it is after the change. */
+  xp?: readonly { accountId: number; xp: number }[];
+  /** World values (the store's world) by key, JSON-able. */
+  values?: readonly { key: string; value: unknown }[];
 }
 
 /**
@@ -109,6 +120,8 @@ export class ItemStore implements ItemStorePort {
     db: Database.Database,
     /** The world the piles lie in: a database may hold several maps' worlds. */
     private readonly world: string,
+    /** Writes a change's content rows (ItemWrite.content), inside its transaction; none: a write with some is refused. */
+    writeContent?: (rows: ContentRows) => void,
   ) {
     this.selectContainer = db.prepare("SELECT version FROM item_containers WHERE key = ?");
     this.selectStacks = db.prepare("SELECT slot, item_id, count FROM item_stacks WHERE container = ? ORDER BY slot");
@@ -135,7 +148,10 @@ export class ItemStore implements ItemStorePort {
       "UPDATE item_piles SET level_seed = NULL, level_depth = NULL, level_size = NULL, x = ?, y = ? WHERE world = ? AND level_seed = ? AND level_depth = ? AND level_size = ?",
     );
     this.writeAll = db.transaction((write: ItemWrite): number[] => {
-      write.alongside?.();
+      if (write.content !== undefined) {
+        if (writeContent === undefined) throw new Error("this item store keeps no content rows");
+        writeContent(write.content);
+      }
       for (const container of write.containers ?? []) {
         this.upsertContainer.run(container.key, container.version);
         this.deleteStacks.run(container.key);

@@ -2,6 +2,7 @@
 // change is written in the turn it happens, before the player hears of it; a guest's quests live in
 // memory only, like its character (../scripting/quest-book.ts keeps those).
 import type Database from "better-sqlite3";
+import type { ContentRows } from "./item-store.js";
 
 export const QUEST_STATES = ["active", "ready", "done"] as const;
 export type QuestState = (typeof QUEST_STATES)[number];
@@ -15,10 +16,13 @@ export interface QuestRecord {
 
 /** What the quest book uses of a store. */
 export interface QuestStorePort {
-  /** Every quest the account's character has started. */
+  /** Every quest the account's character has started (a shared store: as read when the character came here). */
   load(accountId: number): QuestRecord[];
-  /** Writes one quest's state (a failure throws: the change did not happen). */
-  save(accountId: number, record: QuestRecord): void;
+  /**
+   * Writes one quest's state: this process's SQLite at once (a failure throws: the change did not
+   * happen); a shared store later, the promise settling once it is written (or refused).
+   */
+  save(accountId: number, record: QuestRecord): void | Promise<void>;
 }
 
 export class QuestStore implements QuestStorePort {
@@ -46,6 +50,19 @@ export class QuestStore implements QuestStorePort {
   save(accountId: number, record: QuestRecord): void {
     this.upsert.run(accountId, record.quest, record.state, record.progress);
   }
+}
+
+/** The content rows of an item change (ItemWrite.content) written to this process's SQLite, inside its transaction. */
+export function sqliteContentWriter(
+  quests: QuestStore,
+  values: WorldValues,
+  xp: { saveXp(accountId: number, xp: number): void },
+): (rows: ContentRows) => void {
+  return (rows) => {
+    for (const { accountId, ...record } of rows.quests ?? []) quests.save(accountId, record);
+    for (const row of rows.xp ?? []) xp.saveXp(row.accountId, row.xp);
+    for (const { key, value } of rows.values ?? []) values.set(key, value);
+  };
 }
 
 /** A world's values that scripts keep across restarts and reloads (a shop's stock), JSON by key. */

@@ -111,18 +111,21 @@ export class QuestBook {
 
   /**
    * Handing quest `id` in (it must be ready, or active when `early`), in two halves so it can land in one
-   * transaction with its reward: `persist` writes it (an account's), `apply` makes it so here and tells
-   * the player. Null when the quest is not there to hand in.
+   * transaction with its reward: `row` is what the item change writes with it (an account's quest, where
+   * quests are kept; null for a guest), `apply` makes it so here and tells the player. Null when the quest
+   * is not there to hand in.
    */
-  handIn(session: Session, id: string, early = false): { persist: () => void; apply: () => void } | null {
+  handIn(
+    session: Session,
+    id: string,
+    early = false,
+  ): { row: ({ accountId: number } & QuestRecord) | null; apply: () => void } | null {
     const quest = this.require(id);
     const record = this.recordsOf(session).get(id);
     if (record === undefined || !(record.state === "ready" || (early && record.state === "active"))) return null;
     const done: QuestRecord = { quest: id, state: "done", progress: quest.goal };
     return {
-      persist: () => {
-        if (session.accountId !== null && this.store !== null) this.store.save(session.accountId, done);
-      },
+      row: session.accountId !== null && this.store !== null ? { accountId: session.accountId, ...done } : null,
       apply: () => {
         this.recordsOf(session).set(id, done);
         this.changed(session, id);
@@ -182,10 +185,36 @@ export class QuestBook {
     return records;
   }
 
-  /** Writes a quest's new standing (an account's to the store first), then tells the player. */
+  /**
+   * Writes a quest's new standing (an account's to the store first), then tells the player. A shared
+   * store (a cluster's) answers later: the standing holds here at once — the next step builds on it — and
+   * the player hears of it once it is written; one the store refused is said in the log, and the player
+   * is not told of a step that is not kept.
+   */
   private write(session: Session, record: QuestRecord): void {
-    if (session.accountId !== null && this.store !== null) this.store.save(session.accountId, record);
+    const saved =
+      session.accountId !== null && this.store !== null ? this.store.save(session.accountId, record) : undefined;
     this.recordsOf(session).set(record.quest, record);
-    this.changed(session, record.quest);
+    if (saved === undefined) return this.changed(session, record.quest);
+    saved.then(
+      () => this.changed(session, record.quest),
+      (error: unknown) => this.refused?.(session, record, error),
+    );
+  }
+
+  /** Told when a shared store refused a quest's standing (its lease elsewhere, the store gone for good). */
+  refused?: (session: Session, record: QuestRecord, error: unknown) => void;
+
+  /** Every quest `session` has started, as a handoff to another process carries them. */
+  recordsFor(session: Session): QuestRecord[] {
+    return [...this.recordsOf(session).values()];
+  }
+
+  /**
+   * A session that came from another process with its quests (a handoff, a restored checkpoint): they
+   * are its standing here — what that process knew, written or about to be — not what the store read.
+   */
+  adopt(session: Session, records: readonly QuestRecord[]): void {
+    this.players.set(session, new Map(records.map((record) => [record.quest, record])));
   }
 }

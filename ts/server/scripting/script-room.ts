@@ -106,12 +106,6 @@ export interface ScriptPorts {
   /** Players' experience (../combat/experience.ts): a script's grant (`give_xp`), a quest's `xp` reward. */
   readonly experience: {
     gain(player: StoredEntity, amount: number, why: string): number;
-    /**
-     * Writes an account's experience `xp` to this process's database: called inside the transaction that
-     * hands a quest in (ItemWrite.alongside), so the quest is never done without its reward. Nothing for a
-     * guest, or where characters live in a shared store (a cluster's, which keeps no quests yet).
-     */
-    persist(session: Session, xp: number): void;
   };
   /** What scripts change in the world: creatures, tiles, doors, a line to everyone (world-actions.ts). */
   readonly world: Omit<WorldActionPorts, "kinds">;
@@ -796,10 +790,13 @@ export class ScriptRoom {
         }
         done(outcome);
       },
-      () => {
-        handIn.persist();
-        if (xp > 0) this.ports.experience.persist(session, addXp(session.entity.xp, xp));
-      },
+      // The quest and its experience land with the items, in one transaction (ItemWrite.content).
+      handIn.row === null
+        ? undefined
+        : {
+            quests: [handIn.row],
+            xp: xp > 0 ? [{ accountId: handIn.row.accountId, xp: addXp(session.entity.xp, xp) }] : [],
+          },
     );
   }
 

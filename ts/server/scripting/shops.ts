@@ -7,6 +7,7 @@
 // starting count, a ware's `restock` seconds apart.
 import type { ItemCatalogue, ItemDef } from "../content/item-catalogue.js";
 import type { ExchangeOutcome } from "../items/item-room.js";
+import type { ContentRows } from "../persistence/item-store.js";
 import type { WorldValuesPort } from "../persistence/quest-store.js";
 import type { Session } from "../sessions/session.js";
 import type { DialogSpec } from "../talk/dialogs.js";
@@ -121,8 +122,8 @@ export interface ShopPorts {
       take: readonly { itemId: number; count: number }[],
       give: readonly { itemId: number; count: number }[],
       done: (outcome: ExchangeOutcome) => void,
-      /** A write of this process's database made in the exchange's transaction (ItemWrite.alongside). */
-      alongside?: () => void,
+      /** Content rows written in the exchange's transaction (ItemWrite.content). */
+      content?: ContentRows,
     ): void;
   };
   readonly openDialog: (session: Session, spec: DialogSpec, onChoice: (choice: number) => void, key: string) => void;
@@ -221,10 +222,12 @@ export class Shops {
     // The stock's one less is written in the exchange's own transaction: the unit leaves the stock and
     // enters the bag together, or neither. Written after it (as it once was), a kill between the two
     // writes — or a stock row the disk refused — left the unit in the bag and still in the stock after a
-    // restart, to be sold again: a good made from nothing. (A cluster's shared item store refuses such a
-    // write, as it does a quest's hand-in: content does not run in a cluster yet.)
-    const lessStock =
-      ware.stock === null ? undefined : () => this.ports.values?.set(key, (this.stock.get(key) ?? 1) - 1);
+    // restart, to be sold again: a good made from nothing. Rows, not a call: a cluster's shared store
+    // writes them in its own transaction as this process's SQLite does in its.
+    const lessStock: ContentRows | undefined =
+      ware.stock === null || this.ports.values === null
+        ? undefined
+        : { values: [{ key, value: (this.stock.get(key) ?? 1) - 1 }] };
     this.ports.items.exchange(
       session,
       [{ itemId: shop.currency.id, count: ware.price }],
