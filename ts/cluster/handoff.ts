@@ -9,6 +9,8 @@ import type { Tlv } from "../protocol/tlv.js";
 import type { MuteState } from "../server/admin/admin-service.js";
 import type { ChatChannelState } from "../server/sessions/chat-channel.js";
 import type { StoredContainer } from "../server/persistence/item-store.js";
+import { QUEST_STATES, type QuestRecord, type QuestState } from "../server/persistence/quest-store.js";
+import { MAX_QUEST_GOAL, MAX_QUESTS } from "../server/scripting/quest-book.js";
 import type { Session } from "../server/sessions/session.js";
 import type { SessionArrival } from "../server/session-lifecycle.js";
 import { nextWindowAfter, tickOfWindow } from "../window.js";
@@ -56,6 +58,34 @@ export interface HandoffState {
   readonly carrying: { version: number; stacks: [number, number, number][] } | null;
   /** An operator's mute in force on it (admin/admin-service.ts), which follows it; absent or null: none. */
   readonly mute?: MuteState | null;
+  /**
+   * Its quests as the old region knew them, [quest, state, progress] (QuestBook.recordsFor): a guest's
+   * live only here, an account's may not be written yet. Absent (an older process): the new region's store.
+   */
+  readonly quests?: [string, string, number][];
+}
+
+/** Most quests a handoff carries (a world defines at most MAX_QUESTS; a player may keep some no longer defined). */
+const MAX_CARRIED_QUESTS = 2 * MAX_QUESTS;
+
+/** The quests a handoff carries, checked; undefined when absent. Throws FrameError on a malformed one. */
+function questsOf(state: HandoffState): QuestRecord[] | undefined {
+  const quests = state.quests;
+  if (quests === undefined) return undefined;
+  if (!Array.isArray(quests) || quests.length > MAX_CARRIED_QUESTS) throw new FrameError("handoff: bad quests");
+  return quests.map((entry) => {
+    if (
+      !Array.isArray(entry) ||
+      entry.length !== 3 ||
+      typeof entry[0] !== "string" ||
+      !/^[A-Za-z0-9_]{1,32}$/.test(entry[0]) ||
+      !(QUEST_STATES as readonly unknown[]).includes(entry[1]) ||
+      !(Number.isInteger(entry[2]) && entry[2] >= 0 && entry[2] <= MAX_QUEST_GOAL)
+    ) {
+      throw new FrameError("handoff: bad quest");
+    }
+    return { quest: entry[0], state: entry[1] as QuestState, progress: entry[2] };
+  });
 }
 
 /** The longest mute reason a handoff carries (an operator's line). */
@@ -91,6 +121,7 @@ export function handoffStateOf(
   carrying: StoredContainer,
   tick: number,
   mute: MuteState | null = null,
+  quests: readonly QuestRecord[] = [],
 ): HandoffState {
   const entity = session.entity;
   const steps: [number, number][] = [];
@@ -132,6 +163,7 @@ export function handoffStateOf(
         ? { version: carrying.version, stacks: carrying.stacks.map((stack) => [stack.slot, stack.itemId, stack.count]) }
         : null,
     mute,
+    quests: quests.map((record) => [record.quest, record.state, record.progress]),
   };
 }
 
@@ -187,6 +219,7 @@ export function arrivalOf(state: HandoffState): SessionArrival {
             version: carrying.version,
             stacks: carrying.stacks.map(([slot, itemId, count]) => ({ slot, itemId, count })),
           },
+    quests: questsOf(state),
   };
 }
 

@@ -19,6 +19,7 @@ import { type AccountRecord, NameTakenError } from "../server/accounts/account-s
 import type { Logger } from "../server/ops/log.js";
 import type { CharacterSink } from "../server/persistence/character-saver.js";
 import { type CharacterState, NEW_CHARACTER } from "../server/persistence/character-store.js";
+import { QUEST_STATES, type QuestRecord, type QuestState } from "../server/persistence/quest-store.js";
 
 /** The advisory lock space (first key) of character leases ("fc-char"); the account id is the second key. */
 export const CHARACTER_LOCK_SPACE = 0x66636368;
@@ -77,6 +78,15 @@ interface CharacterRow {
   xp: string;
 }
 
+/** A quest standing waiting to be written, and the saves that settle when it is. */
+interface QuestWrite {
+  record: QuestRecord;
+  waiters: { resolve: () => void; reject: (error: Error) => void }[];
+}
+
+/** The most quest rows one batch writes. */
+const QUEST_BATCH_MAX = 500;
+
 const numberOrNull = (value: string | null) => (value === null ? null : Number(value));
 
 export class PgAccounts implements AccountPort, CharacterSink {
@@ -88,6 +98,10 @@ export class PgAccounts implements AccountPort, CharacterSink {
   private readonly releasing = new Set<number>();
   private readonly pending = new Map<number, Pending>();
   private inFlight = new Map<number, Pending>();
+  /** Quest standings waiting to be written, by account and quest: the newest, and who waits for it. */
+  private readonly questWrites = new Map<number, Map<string, QuestWrite>>();
+  /** The quests read with a character at its login, until its session asks for them (questsOf). */
+  private readonly questsRead = new Map<number, QuestRecord[]>();
   private flushing: Promise<void> | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private closed = false;
@@ -184,6 +198,7 @@ export class PgAccounts implements AccountPort, CharacterSink {
     if (!(await this.acquire(accountId, LOGIN_WAIT_MS, true))) {
       throw new CharacterBusyError(`character ${accountId} is played by another process`);
     }
+    await this.readQuests(accountId);
     // What this process has not written yet is newer than the row: nobody else may write it.
     const local = this.pending.get(accountId) ?? this.inFlight.get(accountId);
     if (local !== undefined) return local.state;
@@ -213,6 +228,55 @@ export class PgAccounts implements AccountPort, CharacterSink {
       if (!ok) this.log.error("a character handed over never got its lease: its saves are refused", { accountId });
       return ok;
     });
+  }
+
+  /**
+   * The quests of a character whose lease is here, read with it at its login (QuestStorePort.load, for
+   * the session that starts next): what the store holds, with what this process has not written yet.
+   */
+  questsOf(accountId: number): QuestRecord[] {
+    const read = this.questsRead.get(accountId) ?? [];
+    this.questsRead.delete(accountId);
+    const byQuest = new Map(read.map((record) => [record.quest, record]));
+    for (const [quest, write] of this.questWrites.get(accountId) ?? []) byQuest.set(quest, write.record);
+    return [...byQuest.values()].sort((a, b) => (a.quest < b.quest ? -1 : a.quest > b.quest ? 1 : 0));
+  }
+
+  /**
+   * Writes a quest's standing (QuestStorePort.save) with the character's other rows: after its lease
+   * is here (a handoff's waits), before the lease goes back, tried again while the store is away. The
+   * promise settles once it is written — or refused: the lease is not here.
+   */
+  saveQuest(accountId: number, record: QuestRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let quests = this.questWrites.get(accountId);
+      if (quests === undefined) {
+        quests = new Map();
+        this.questWrites.set(accountId, quests);
+      }
+      const write = quests.get(record.quest);
+      if (write === undefined) quests.set(record.quest, { record, waiters: [{ resolve, reject }] });
+      else {
+        write.record = record;
+        write.waiters.push({ resolve, reject });
+      }
+      this.schedule();
+    });
+  }
+
+  private async readQuests(accountId: number): Promise<void> {
+    const result = await this.client.query<{ quest: string; state: string; progress: string }>(
+      "SELECT quest, state, progress FROM character_quests WHERE account_id = $1 ORDER BY quest",
+      [accountId],
+    );
+    this.questsRead.set(
+      accountId,
+      result.rows.flatMap((row) =>
+        (QUEST_STATES as readonly string[]).includes(row.state)
+          ? [{ quest: row.quest, state: row.state as QuestState, progress: Number(row.progress) }]
+          : [],
+      ),
+    );
   }
 
   /** CharacterSink: a character handed over from another process; its saves wait here for its lease. */
@@ -294,7 +358,7 @@ export class PgAccounts implements AccountPort, CharacterSink {
   /** Resolves once every state given to saveMany is written (or refused), within `timeoutMs`; false if not. */
   async drain(timeoutMs = 10_000): Promise<boolean> {
     const deadline = performance.now() + timeoutMs;
-    while (this.pending.size > 0 || this.flushing !== null || this.acquiring.size > 0) {
+    while (this.pending.size > 0 || this.questWrites.size > 0 || this.flushing !== null || this.acquiring.size > 0) {
       if (performance.now() > deadline) return false;
       await (this.flushing ?? new Promise((resolve) => setTimeout(resolve, RETRY_MS)));
     }
@@ -305,6 +369,13 @@ export class PgAccounts implements AccountPort, CharacterSink {
   close(): void {
     this.closed = true;
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    // Quest saves still waiting are not written: their players are not told of them.
+    for (const quests of this.questWrites.values()) {
+      for (const write of quests.values()) {
+        for (const waiter of write.waiters) waiter.reject(new Error("the store closed before the quest was written"));
+      }
+    }
+    this.questWrites.clear();
   }
 
   private schedule(): void {
@@ -319,13 +390,18 @@ export class PgAccounts implements AccountPort, CharacterSink {
   /** Whether a batch now would write or give back anything (not counting what waits for a lease). */
   private hasWork(): boolean {
     for (const accountId of this.pending.keys()) if (!this.acquiring.has(accountId)) return true;
+    for (const accountId of this.questWrites.keys()) if (!this.acquiring.has(accountId)) return true;
     for (const accountId of this.releasing) {
-      if (!this.acquiring.has(accountId) && !this.pending.has(accountId)) return true;
+      if (!this.acquiring.has(accountId) && !this.pending.has(accountId) && !this.questWrites.has(accountId)) {
+        return true;
+      }
     }
     return false;
   }
 
   private async flush(): Promise<void> {
+    // Quests first: a failed store leaves everything waiting (the characters' rows too) for the retry.
+    if (!(await this.flushQuests())) return;
     const batch = new Map<number, Pending>();
     for (const [accountId, row] of this.pending) {
       if (this.acquiring.has(accountId)) continue; // waits for its lease
@@ -357,8 +433,9 @@ export class PgAccounts implements AccountPort, CharacterSink {
       this.inFlight = new Map();
     }
     for (const accountId of [...this.releasing]) {
-      if (this.pending.has(accountId) || this.acquiring.has(accountId)) continue;
+      if (this.pending.has(accountId) || this.acquiring.has(accountId) || this.questWrites.has(accountId)) continue;
       this.releasing.delete(accountId);
+      this.questsRead.delete(accountId);
       if (!this.held.delete(accountId)) continue;
       try {
         await this.client.query("SELECT pg_advisory_unlock($1, $2)", [CHARACTER_LOCK_SPACE, accountId]);
@@ -366,6 +443,82 @@ export class PgAccounts implements AccountPort, CharacterSink {
         this.log.warn("giving a character's lease back failed", { accountId, error: String(error) });
       }
     }
+  }
+
+  /**
+   * Writes the waiting quest standings (of characters not waiting for their lease) in one statement,
+   * each only where this connection holds its character's lease; settles their saves. False when the
+   * store failed: they wait, and the flush is tried again a second later.
+   */
+  private async flushQuests(): Promise<boolean> {
+    const batch: { accountId: number; write: QuestWrite }[] = [];
+    for (const [accountId, quests] of this.questWrites) {
+      if (this.acquiring.has(accountId)) continue; // waits for its lease
+      for (const [quest, write] of quests) {
+        if (batch.length >= QUEST_BATCH_MAX) break;
+        quests.delete(quest);
+        batch.push({ accountId, write });
+      }
+      if (quests.size === 0) this.questWrites.delete(accountId);
+    }
+    if (batch.length === 0) return true;
+    let written: Set<string>;
+    try {
+      const result = await this.client.query<{ account_id: string; quest: string }>(
+        `INSERT INTO character_quests (account_id, quest, state, progress)
+         SELECT u.account_id, u.quest, u.state, u.progress
+         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) AS u(account_id, quest, state, progress)
+         WHERE ${leaseHeld("u.account_id", "$5")}
+         ON CONFLICT (account_id, quest) DO UPDATE SET state = excluded.state, progress = excluded.progress
+         RETURNING account_id, quest`,
+        [
+          batch.map((row) => row.accountId),
+          batch.map((row) => row.write.record.quest),
+          batch.map((row) => row.write.record.state),
+          batch.map((row) => row.write.record.progress),
+          CHARACTER_LOCK_SPACE,
+        ],
+      );
+      written = new Set(result.rows.map((row) => `${row.account_id} ${row.quest}`));
+    } catch (error) {
+      this.stats.failures++;
+      this.log.error("saving quests failed; trying again", { rows: batch.length, error: String(error) });
+      // Back in line, unless a newer standing of the same quest came meanwhile (its waiters join it).
+      for (const { accountId, write } of batch) {
+        let quests = this.questWrites.get(accountId);
+        if (quests === undefined) {
+          quests = new Map();
+          this.questWrites.set(accountId, quests);
+        }
+        const newer = quests.get(write.record.quest);
+        if (newer === undefined) quests.set(write.record.quest, write);
+        else newer.waiters.unshift(...write.waiters);
+      }
+      if (!this.closed) {
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = null;
+          this.schedule();
+        }, FAILED_RETRY_MS);
+      }
+      return false;
+    }
+    for (const { accountId, write } of batch) {
+      if (written.has(`${accountId} ${write.record.quest}`)) {
+        for (const waiter of write.waiters) waiter.resolve();
+        continue;
+      }
+      this.stats.refused++;
+      this.log.error("a quest save refused: this process does not hold the character's lease", {
+        accountId,
+        quest: write.record.quest,
+      });
+      for (const waiter of write.waiters) {
+        waiter.reject(
+          new Error(`quest ${write.record.quest} of character ${accountId} not written: its lease is elsewhere`),
+        );
+      }
+    }
+    return true;
   }
 
   /** One UPDATE for the whole batch, of the rows whose lease this connection holds in pg_locks. */

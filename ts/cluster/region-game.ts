@@ -14,6 +14,7 @@ import type { Metrics } from "../server/ops/metrics.js";
 import type { OverloadGovernor } from "../server/ops/overload.js";
 import type { Session, SessionRegistry } from "../server/sessions/session.js";
 import type { Peer } from "../server/edge/peer.js";
+import type { QuestRecord } from "../server/persistence/quest-store.js";
 import type { SessionArrival } from "../server/session-lifecycle.js";
 import type { ChatService } from "../server/talk/chat.js";
 import type { SocialRoom } from "../server/social/social-room.js";
@@ -65,6 +66,8 @@ export interface RegionGame extends ApiGame {
   /** A session handed over from another region starts here; one handed on stops here. */
   adoptSession(arrival: SessionArrival, peer: Peer, nowMs: number): Session;
   releaseSession(session: Session): void;
+  /** The quests a handoff of `session` carries (its arrival gives them to the new region's game). */
+  questsOf(session: Session): QuestRecord[];
   /** The session of an account in play here (a login elsewhere asks it to end). */
   sessionOfAccount(accountId: number): Session | undefined;
 

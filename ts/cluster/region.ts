@@ -39,6 +39,10 @@ import { StrikeLink } from "./strikes.js";
 import { DoorLink } from "./door-link.js";
 import { PgNoticeStore } from "./pg-notices.js";
 import { CLOCK_POLL_MS, deadlineOf, nextSegment, tickAt, WorldStretch } from "./world-dilation.js";
+import { PgWorldValues } from "./pg-values.js";
+import { readContentFiles } from "../server/content/content-files.js";
+import { LuaRuntime } from "../server/scripting/lua-sandbox.js";
+import type { QuestStorePort } from "../server/persistence/quest-store.js";
 import { arrivalOf, type HandoffState, handoffStateOf, muteOf, restoreSession } from "./handoff.js";
 import { type ClusterLayout, distanceToRegion, handoffTarget, neighboursOf } from "./layout.js";
 import { npcLinkFor } from "./npc-link.js";
@@ -156,17 +160,28 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
             .map((board) => noticeBoardKey(map.name, board)),
         );
   const accounts = store?.accounts ?? null;
+  // The map's content scripts (<map>.content/*.lua), as one process runs them: each region runs them for
+  // what happens on its ground — a talk to its creatures, a kill there, a zone entered there — with the
+  // quests and the shops' stock in the shared store (docs/content.md § In a cluster).
+  const contentFiles = options.game?.content === undefined ? readContentFiles(options.mapPath) : [];
+  const content =
+    options.game?.content ??
+    (contentFiles.length > 0 ? { runtime: await LuaRuntime.load(), files: contentFiles } : undefined);
   // The whole Game is returned for tests and tools; the region itself reaches it through its port only.
   const wholeGame = new Game(
     core,
     { ...map, npcSpawns, chests, doors },
     {
       ...options.game,
+      content,
       firstEntityId: (region + 1) * ENTITY_ID_RANGE + 1,
       sharedAccounts: accounts ?? undefined,
       sharedItems: store?.items,
       // The boards' notices in the shared store: kept when this region restarts, and seen from every region.
       sharedNotices: store?.notices,
+      // Quests and the scripts' world values too: a quest step survives a border and a restart.
+      sharedQuests: store?.quests,
+      sharedValues: store?.values,
       // No dungeon levels in a cluster yet: each region would generate its own copy of a level below the
       // same stairs, and its players would never meet those of another (docs/scaling.md § Not built yet).
       levelSlots: 0,
@@ -392,7 +407,16 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   /** What this region writes down of `session` for region `to` (a handoff, or its own checkpoint). */
   function stateOf(session: Session, to: number): HandoffState {
     const carrying = game.items.carrying(session);
-    return handoffStateOf(session, region, to, game.nextWindow, carrying, game.tick, game.admin.muteStateOf(session));
+    return handoffStateOf(
+      session,
+      region,
+      to,
+      game.nextWindow,
+      carrying,
+      game.tick,
+      game.admin.muteStateOf(session),
+      game.questsOf(session),
+    );
   }
 
   function handOff(session: Session, target: number): void {
@@ -721,7 +745,14 @@ async function openSharedStore(
   options: Pick<RegionOptions, "onStoreLost">,
   ground: Omit<PgItemStoreOptions, "leased">,
   boards: readonly string[],
-): Promise<{ accounts: PgAccounts; items: PgItemStore; notices: PgNoticeStore; close(): Promise<void> }> {
+): Promise<{
+  accounts: PgAccounts;
+  items: PgItemStore;
+  notices: PgNoticeStore;
+  quests: QuestStorePort;
+  values: PgWorldValues;
+  close(): Promise<void>;
+}> {
   const client = new pg.Client({ connectionString: url });
   let closing = false;
   client.on("error", (error) => {
@@ -734,10 +765,17 @@ async function openSharedStore(
   const accounts = new PgAccounts(client, log);
   const items = await PgItemStore.open(client, { ...ground, leased: (accountId) => accounts.leased(accountId) });
   const notices = await PgNoticeStore.open(client, boards, log);
+  const values = await PgWorldValues.open(client, ground.world, log);
   return {
     accounts,
     items,
     notices,
+    // A character's quests are written with its other rows, where its lease is (pg-accounts.ts).
+    quests: {
+      load: (accountId) => accounts.questsOf(accountId),
+      save: (accountId, record) => accounts.saveQuest(accountId, record),
+    },
+    values,
     async close() {
       await notices.flush();
       // Every character's last state is written before the connection (and with it every lease) goes.

@@ -44,7 +44,8 @@ import { NpcRoom } from "./npc/npc-room.js";
 import { ScriptRoom } from "./scripting/script-room.js";
 import type { WorldActionPorts } from "./scripting/world-actions.js";
 import { EntityDetails } from "./broadcast/entity-detail.js";
-import { QuestStore, sqliteContentWriter, WorldValues } from "./persistence/quest-store.js";
+import { sqliteContentWriter } from "./persistence/content-rows.js";
+import { type QuestRecord, QuestStore, WorldValues } from "./persistence/quest-store.js";
 import { CombatRoom } from "./combat/combat-room.js";
 import { Experience } from "./combat/experience.js";
 import { partyXpShare } from "../progression.js";
@@ -626,7 +627,16 @@ export class Game {
 
   /** A session handed over by another process of a cluster starts here as it was (ts/cluster/handoff.ts). */
   adoptSession(arrival: SessionArrival, peer: Peer, nowMs: number): Session {
-    return this.lifecycle.adopt(arrival, peer, nowMs);
+    const session = this.lifecycle.adopt(arrival, peer, nowMs);
+    // Its quests come with it: what the process it left knew, written there or about to be (a border
+    // crossed never loses a quest step, a guest's included).
+    if (arrival.quests !== undefined) this.scripts?.quests.adopt(session, arrival.quests);
+    return session;
+  }
+
+  /** The quests of `session` as a handoff to another process carries them (none in a world without scripts). */
+  questsOf(session: Session): QuestRecord[] {
+    return this.scripts?.quests.recordsFor(session) ?? [];
   }
 
   /** A session handed over to another process of a cluster stops here, without a "left" notice or a save. */

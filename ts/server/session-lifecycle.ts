@@ -20,6 +20,7 @@ import type { CharacterSaver } from "./persistence/character-saver.js";
 import { applyLevel } from "./combat/experience.js";
 import type { ItemRoom } from "./items/item-room.js";
 import { type CharacterState, type DungeonPlace, NEW_CHARACTER } from "./persistence/character-store.js";
+import type { QuestRecord } from "./persistence/quest-store.js";
 import type { StoredContainer } from "./persistence/item-store.js";
 import type { Session, SessionRegistry } from "./sessions/session.js";
 import type { Peer } from "./edge/peer.js";
@@ -99,6 +100,8 @@ export interface SessionArrival {
   readonly accountId: number | null;
   /** What a guest carried there (ItemRoom.carrying); an account's bag comes from the shared store. */
   readonly carrying?: StoredContainer | null;
+  /** Its quests as that process knew them (QuestBook.recordsFor); absent from an older process: read here. */
+  readonly quests?: readonly QuestRecord[];
 }
 
 /** What an account's session is started from: its id, nick and chosen look (null: never chosen). */

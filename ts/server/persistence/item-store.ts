@@ -7,7 +7,7 @@
 // with the level's identity and a level-relative cell (migration 0006): it
 // outlives the level and comes back with it (docs/dungeons.md § Saved in a level).
 import type Database from "better-sqlite3";
-import type { QuestRecord } from "./quest-store.js";
+import type { ContentRows } from "./content-rows.js";
 
 /** A stack in a container row: `count` of item `itemId` in `slot`. */
 export interface StoredStack {
@@ -61,20 +61,6 @@ export interface ItemWrite {
   pilesWere?: { id: number; count: number }[];
   /** Rows of content that land with the items or not at all (ContentRows). */
   content?: ContentRows;
-}
-
-/**
- * Content written in the same transaction as a change's items, as data so that every store — this
- * process's SQLite, a cluster's shared PostgreSQL — writes it its own way: a quest handed in with its
- * reward and its experience (never done without them), a shop's stock one less with the unit sold
- * (never sold twice). A character's rows are written only where its lease is (pg-items.ts).
- */
-export interface ContentRows {
-  quests?: readonly ({ accountId: number } & QuestRecord)[];
-  /** A character's experience as it is after the change. */
-  xp?: readonly { accountId: number; xp: number }[];
-  /** World values (the store's world) by key, JSON-able. */
-  values?: readonly { key: string; value: unknown }[];
 }
 
 /**

@@ -2,7 +2,6 @@
 // change is written in the turn it happens, before the player hears of it; a guest's quests live in
 // memory only, like its character (../scripting/quest-book.ts keeps those).
 import type Database from "better-sqlite3";
-import type { ContentRows } from "./item-store.js";
 
 export const QUEST_STATES = ["active", "ready", "done"] as const;
 export type QuestState = (typeof QUEST_STATES)[number];
@@ -50,19 +49,6 @@ export class QuestStore implements QuestStorePort {
   save(accountId: number, record: QuestRecord): void {
     this.upsert.run(accountId, record.quest, record.state, record.progress);
   }
-}
-
-/** The content rows of an item change (ItemWrite.content) written to this process's SQLite, inside its transaction. */
-export function sqliteContentWriter(
-  quests: QuestStore,
-  values: WorldValues,
-  xp: { saveXp(accountId: number, xp: number): void },
-): (rows: ContentRows) => void {
-  return (rows) => {
-    for (const { accountId, ...record } of rows.quests ?? []) quests.save(accountId, record);
-    for (const row of rows.xp ?? []) xp.saveXp(row.accountId, row.xp);
-    for (const { key, value } of rows.values ?? []) values.set(key, value);
-  };
 }
 
 /** A world's values that scripts keep across restarts and reloads (a shop's stock), JSON by key. */

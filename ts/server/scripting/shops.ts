@@ -7,7 +7,7 @@
 // starting count, a ware's `restock` seconds apart.
 import type { ItemCatalogue, ItemDef } from "../content/item-catalogue.js";
 import type { ExchangeOutcome } from "../items/item-room.js";
-import type { ContentRows } from "../persistence/item-store.js";
+import type { ContentRows } from "../persistence/content-rows.js";
 import type { WorldValuesPort } from "../persistence/quest-store.js";
 import type { Session } from "../sessions/session.js";
 import type { DialogSpec } from "../talk/dialogs.js";
