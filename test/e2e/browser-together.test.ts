@@ -2,7 +2,8 @@
 // maps/caves.tmj, Debian's Chromium through playwright-core. Two players find each other in the
 // who-is-online list and use its buttons: one invites the other, who joins in the dialog; both see the
 // other in the party panel; they talk on the party channel and privately (Tell opens the chat box with the
-// command begun); and standing together they trade a potion for coins in the trade window. Then the same
+// command begun); and standing together — the trade asked by pressing the other on the map, whose menu
+// offers Tell, Invite and Trade — they trade a potion for coins in the trade window. Then the same
 // from a phone-sized touch screen, by taps. Screenshots go to test-artifacts/together-*.png.
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -15,6 +16,8 @@ import {
   joinOnPhone,
   logText,
   openAndJoin,
+  pointOfTile,
+  restingCamera,
   skipNotice,
   startRig,
 } from "./browser-support.js";
@@ -94,6 +97,29 @@ async function say(page: Page, press: Press, text: string): Promise<void> {
   await expect.poll(() => page.getByTestId("chat-input").isVisible()).toBe(false);
 }
 
+/**
+ * Presses player `nick` where `page`'s map draws them (beside the player) and returns the menu that
+ * opens, naming them. Pressed again if the first press came before the page had them on that tile.
+ */
+async function playerMenuOn(page: Page, press: Press, nick: string) {
+  const menu = page.getByTestId("player-menu");
+  for (let attempt = 1; ; attempt++) {
+    const at = await restingCamera(page);
+    const other = sessionNamed(nick).entity;
+    const point = await pointOfTile(page, at, { x: other.x, y: other.y });
+    if (press === tap) await page.touchscreen.tap(point.x, point.y);
+    else await page.mouse.click(point.x, point.y);
+    try {
+      await expect.poll(() => menu.isVisible(), { timeout: 3000 }).toBe(true);
+      break;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
+  expect(await menu.textContent()).toContain(nick);
+  return menu;
+}
+
 /** The whole of playing together between `ann` (pressed by `annPress`) and `ben`. */
 async function playTogether(ann: Page, annPress: Press, annNick: string, ben: Page, benNick: string, label: string) {
   // Invite from the list; the invited joins in the dialog.
@@ -120,7 +146,11 @@ async function playTogether(ann: Page, annPress: Press, annNick: string, ben: Pa
   await give(annNick, [{ itemId: COIN, count: 20 }]);
   await give(benNick, [{ itemId: POTION, count: 1 }]);
   standBeside(benNick, annNick);
-  await annPress((await whoRow(ann, annPress, benNick)).getByTestId("who-trade"));
+  // Asked from the map: a press on Ben opens the menu of what to do with him (who-is-online's buttons).
+  const menu = await playerMenuOn(ann, annPress, benNick);
+  await shot(ann, `${label}-player-menu`);
+  await annPress(menu.getByTestId("player-menu-trade"));
+  await expect.poll(() => menu.isVisible(), { timeout: 5000 }).toBe(false);
   const asked = dialogWith(ben, `${annNick} wants to trade`);
   await expect.poll(() => asked.count(), { timeout: 10_000 }).toBe(1);
   await asked.getByRole("button", { name: "Trade" }).click();

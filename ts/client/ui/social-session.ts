@@ -19,6 +19,7 @@ import { KEY_BINDINGS } from "../input.js";
 import type { FrameRenderer, FrameScene, WorldLabel } from "../render/frame.js";
 import * as P from "../render/palette.js";
 import { framebufferPixelAt, type Point, worldTileAt } from "../render/picking.js";
+import { PlayerMenu } from "./player-menu.js";
 import { ChatBox } from "./chat-box.js";
 import { chatLogLine, foldForFont } from "./chat-log.js";
 import { type ChannelLog, chatEventChannel } from "./log-channels.js";
@@ -71,6 +72,10 @@ export class SocialSession {
   private readonly kinds: ReadonlyMap<number, NpcKind>;
   private pointer: Point | null = null;
   private click: Point | null = null;
+  /** Where on the page the last click was (the player menu opens there). */
+  private clickAt = { x: 0, y: 0 };
+  /** Tell, invite, trade: what a click on another player offers (issue 39). */
+  private readonly playerMenu: PlayerMenu;
   private readonly detach: (() => void)[] = [];
   /** Names over heads (N toggles; remembered in localStorage). */
   private nameTags: boolean;
@@ -120,6 +125,11 @@ export class SocialSession {
       if (pointer.button !== 0) return;
       this.track(pointer);
       this.click = this.pointer;
+      this.clickAt = { x: pointer.clientX, y: pointer.clientY };
+    });
+    this.playerMenu = new PlayerMenu(doc, {
+      post: (line) => void client.postChat(line),
+      draft: (line) => this.draft(line),
     });
     parts.renderer.sceneHook = (scene) => this.frame(scene);
   }
@@ -132,6 +142,7 @@ export class SocialSession {
   stop(): void {
     if (this.parts.renderer.sceneHook) this.parts.renderer.sceneHook = null;
     for (const undo of this.detach.splice(0)) undo();
+    this.playerMenu.remove();
     this.chatBox.close(false);
     this.dialogs.sync(new Map());
   }
@@ -166,7 +177,8 @@ export class SocialSession {
         this.report(this.intent.useNearest(this.client, performance.now()));
         return;
       case "cancel":
-        this.dialogs.dismissTopmost();
+        if (this.playerMenu.open) this.playerMenu.close();
+        else this.dialogs.dismissTopmost();
         return;
       case "name-tags":
         if (event.repeat) return;
@@ -191,7 +203,13 @@ export class SocialSession {
       const target = entityAtTile(client.entities, worldTileAt(this.click, placement), client.ownEntityId);
       this.click = null;
       if (target && isInteractable(target)) this.report(this.intent.click(target.id, client, nowMs));
+      // Another player: the menu of what to do with them (the click's walk goes on); anywhere else closes it.
+      if (target && target.typeId === ENTITY_TYPE_PLAYER && target.id !== client.ownEntityId) {
+        this.playerMenu.openFor(target.id, this.clickAt);
+        client.lookUpName(target.id);
+      } else this.playerMenu.close();
     }
+    this.playerMenu.update(client.names, (id) => client.entities.has(id));
     this.report(this.intent.frame(client, nowMs));
 
     const labels = this.labels(scene, this.pointer ? worldTileAt(this.pointer, placement) : null);

@@ -5,6 +5,7 @@
 // minute — and at once on opening; a refused or failed request keeps the last
 // answer and says so.
 import { KEY_BINDINGS } from "../input.js";
+import { type PlayerActions, playerActionButtons } from "./player-actions.js";
 
 const POLL_MS = 15_000;
 const OPEN_POLL_MS = 5_000;
@@ -43,19 +44,10 @@ export function onlineLabel(count: number): string {
   return `${count} online`;
 }
 
-/** What a player can do with another from the list (issue 39): each is a chat command. */
-export interface PlayerActions {
+/** What a player can do with another from the list (issue 39): the actions, and the own nick (no buttons). */
+export interface ListActions extends PlayerActions {
   /** The player's own nick: no buttons beside it. */
   readonly ownNick: string;
-  /** Sends a finished command ("/invite Ada"). */
-  post(line: string): void;
-  /** Opens the chat box with a command to finish ("/tell Ada "). */
-  draft(line: string): void;
-}
-
-/** How a nick is written in a command: in quotes when it holds a space (docs/social.md). */
-export function commandNick(nick: string): string {
-  return nick.includes(" ") ? `"${nick}"` : nick;
 }
 
 export class WhoOnline {
@@ -74,7 +66,7 @@ export class WhoOnline {
     /** Focus goes back here when the list closes. */
     private readonly home: HTMLElement,
     /** Tell, invite, trade: buttons beside each other player's nick; none without. */
-    private readonly actions: PlayerActions | null = null,
+    private readonly actions: ListActions | null = null,
   ) {
     const doc = root.ownerDocument;
     this.button = doc.createElement("button");
@@ -155,22 +147,7 @@ export class WhoOnline {
         item.append(name);
         const actions = this.actions;
         if (actions !== null && nick !== actions.ownNick) {
-          const named = commandNick(nick);
-          const button = (label: string, act: () => void) => {
-            const pressed = doc.createElement("button");
-            pressed.type = "button";
-            pressed.className = "who-action";
-            pressed.textContent = label;
-            pressed.dataset.testid = `who-${label.toLowerCase()}`;
-            pressed.setAttribute("aria-label", `${label} ${nick}`);
-            pressed.addEventListener("click", act);
-            return pressed;
-          };
-          item.append(
-            button("Tell", () => actions.draft(`/tell ${named} `)),
-            button("Invite", () => actions.post(`/invite ${named}`)),
-            button("Trade", () => actions.post(`/trade ${named}`)),
-          );
+          item.append(...playerActionButtons(doc, nick, actions, { className: "who-action", testIdPrefix: "who" }));
         }
         return item;
       }),
