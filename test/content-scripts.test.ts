@@ -133,7 +133,9 @@ describe("content scripts", () => {
       quests: { number: number; title: string }[];
     };
     expect(catalogue.version).toBe(started.catalogueVersion);
-    expect(catalogue.quests).toMatchObject([{ number: 1, title: "Rat cull" }]);
+    expect(catalogue.quests).toMatchObject([
+      { number: 1, title: "Rat cull", reward: { items: [{ item: "gold coin", count: 5 }], xp: 0 } },
+    ]);
     // Two kills (the combat room tells the scripts); the quest is then ready, and the giver is marked for a hand-in.
     const game = harness.game;
     const me = game.sessions.byEntityId(client.lastState()!.playerEntityId)!;

@@ -417,6 +417,7 @@ async function playTheHall(hands: Hands): Promise<void> {
   await inJournal(hands, async () => {
     await journalSays(page, `Rats in the grain — 0 / ${RAT_CULL_GOAL}`);
     expect(await journalText(page)).toContain("Old Tom wants 5 cave rats dead.");
+    expect(await journalText(page)).toContain("Reward: 1 healing potion, 15 gold coin, 35 xp");
     await shot(hands, "journal");
   });
 

@@ -14,12 +14,24 @@ export interface QuestText {
   readonly title: string;
   readonly text: string;
   readonly goal: number;
+  /** What handing it in gives (absent from an older server). */
+  readonly reward?: { readonly items: readonly { item: string; count: number }[]; readonly xp: number };
 }
 
 /** One line of the quest log: where the player stands, and the quest's words once known. */
 export interface QuestLine extends QuestEntry {
   readonly title: string;
   readonly text: string;
+  /** "Reward: 15 gold coin, 1 healing potion, 40 xp", or "" when it gives nothing (or is not known). */
+  readonly reward: string;
+}
+
+/** The reward's words in the quest log. */
+export function rewardWords(reward: QuestText["reward"]): string {
+  if (reward === undefined) return "";
+  const parts = reward.items.map(({ item, count }) => `${count} ${item}`);
+  if (reward.xp > 0) parts.push(`${reward.xp} xp`);
+  return parts.length > 0 ? `Reward: ${parts.join(", ")}` : "";
 }
 
 export const QUEST_ACTIVE = 1;
@@ -73,7 +85,12 @@ export class QuestLog {
       .sort((a, b) => (a.state === QUEST_DONE ? 1 : 0) - (b.state === QUEST_DONE ? 1 : 0) || a.quest - b.quest)
       .map((entry) => {
         const text = this.texts.get(entry.quest);
-        return { ...entry, title: text?.title ?? `Quest ${entry.quest}`, text: text?.text ?? "" };
+        return {
+          ...entry,
+          title: text?.title ?? `Quest ${entry.quest}`,
+          text: text?.text ?? "",
+          reward: rewardWords(text?.reward),
+        };
       });
   }
 

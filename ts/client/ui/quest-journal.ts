@@ -14,6 +14,24 @@ export function questStanding(line: QuestLine): string {
   return `${line.progress} / ${line.goal}`;
 }
 
+/** A quest's reward as the route serves it (absent from an older server). */
+function rewardOk(reward: unknown): boolean {
+  if (reward === undefined) return true;
+  if (typeof reward !== "object" || reward === null) return false;
+  const { items, xp } = reward as Record<string, unknown>;
+  return (
+    Number.isInteger(xp) &&
+    Array.isArray(items) &&
+    items.every(
+      (entry) =>
+        typeof entry === "object" &&
+        entry !== null &&
+        typeof (entry as { item: unknown }).item === "string" &&
+        Number.isInteger((entry as { count: unknown }).count),
+    )
+  );
+}
+
 /** Reads a GET /api/quests body; null when it is not one. */
 export function parseQuestCatalogue(body: unknown): { version: number; quests: QuestText[] } | null {
   if (typeof body !== "object" || body === null) return null;
@@ -25,7 +43,8 @@ export function parseQuestCatalogue(body: unknown): { version: number; quests: Q
       quest !== null &&
       Number.isInteger((quest as QuestText).number) &&
       typeof (quest as QuestText).title === "string" &&
-      typeof (quest as QuestText).text === "string",
+      typeof (quest as QuestText).text === "string" &&
+      rewardOk((quest as QuestText).reward),
   );
   return ok ? { version: version as number, quests: quests as QuestText[] } : null;
 }
@@ -115,6 +134,12 @@ export class QuestJournal {
         const text = doc.createElement("p");
         text.textContent = line.text;
         item.append(title, text);
+        if (line.reward !== "" && line.state !== QUEST_DONE) {
+          const reward = doc.createElement("p");
+          reward.className = "quest-reward";
+          reward.textContent = line.reward;
+          item.append(reward);
+        }
         return item;
       }),
     );

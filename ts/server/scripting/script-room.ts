@@ -824,7 +824,16 @@ export class ScriptRoom {
   /** GET /api/quests: every quest's number, title and text, with the catalogue's version. */
   catalogue(): {
     version: number;
-    quests: { number: number; id: string; title: string; text: string; goal: number; giver: string | null }[];
+    quests: {
+      number: number;
+      id: string;
+      title: string;
+      text: string;
+      goal: number;
+      giver: string | null;
+      /** What handing it in gives: items by name, and experience. */
+      reward: { items: { item: string; count: number }[]; xp: number };
+    }[];
   } {
     return {
       version: this.quests.catalogueVersion,
@@ -835,6 +844,15 @@ export class ScriptRoom {
         text: quest.text,
         goal: quest.goal,
         giver: quest.giver,
+        reward: {
+          items: this.files.flatMap((file) =>
+            (file.handlers.rewards.get(quest.id) ?? []).map(({ itemId, count }) => ({
+              item: this.ports.catalogue.get(itemId)?.name ?? `item ${itemId}`,
+              count,
+            })),
+          ),
+          xp: this.files.reduce((sum, file) => sum + (file.handlers.xpRewards.get(quest.id) ?? 0), 0),
+        },
       })),
     };
   }
