@@ -1,5 +1,6 @@
 // Draws the project's own pixel art and writes it as TGA sheets into
-// ts/client/assets/: tiles.tga (RLE), sprites.tga (uncompressed), font.tga (RLE).
+// ts/client/assets/: tiles.tga (RLE), sprites.tga (uncompressed), font.tga (RLE), and tiles.png — the
+// tile sheet again for Tiled, which cannot read these TGAs (the maps' tilesets name it).
 // Everything is procedural or hand-authored below; noise comes from a seeded
 // generator, so running the script twice gives byte-identical files.
 //
@@ -12,6 +13,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deflateSync } from "node:zlib";
+import { encode as encodePng } from "fast-png";
 import { createImage, rgb24FromRgb332, rgb332, type Rgb332Image } from "../ts/client/assets/image.js";
 import { encodeTga } from "../ts/client/assets/tga.js";
 import {
@@ -45,6 +47,7 @@ import {
   SPRITE_SKELETON,
   SPRITE_SPIDER,
   TILES_FILE,
+  TILES_FOR_TILED_FILE,
   TILE_CELL_COUNT,
   sheetSizePx,
 } from "../ts/client/assets/sheets.js";
@@ -997,6 +1000,34 @@ export function makeSheets(): Sheet[] {
   return sheets.map(([name, image, rle]) => ({ name, image, rle, bytes: encodeTga(image, { rle, id: ID_TEXT }) }));
 }
 
+/** The tile sheet for Tiled, beside the TGA the game reads: Qt's image readers, which Tiled uses, read no TGA of this kind. */
+export const TILES_PNG_FILE = TILES_FOR_TILED_FILE;
+
+/**
+ * The tile sheet as an RGBA PNG for Tiled (issue 42: the bundled map and generated levels open in Tiled
+ * with their art), **one cell earlier** than the game's sheet: the game's cell 0 is empty and tile id i is
+ * its cell i, while Tiled numbers a plain image tileset's tiles from the top-left — so with firstgid 1 the
+ * map's GID i is this sheet's cell i − 1, the game's cell i (caves-tmj.ts cavesTileset). RGB332 colour 0
+ * is transparent, as in the game; every other pixel opaque, in its RGB332 colour.
+ */
+export function tilesPngForTiled(tiles: Rgb332Image): Uint8Array {
+  const columns = tiles.width / CELL_SIZE_PX;
+  const data = new Uint8Array(tiles.width * tiles.height * 4);
+  for (let y = 0; y < tiles.height; y++) {
+    for (let x = 0; x < tiles.width; x++) {
+      // This pixel of cell k shows the game's cell k + 1.
+      const cell = Math.floor(y / CELL_SIZE_PX) * columns + Math.floor(x / CELL_SIZE_PX) + 1;
+      const fromY = Math.floor(cell / columns) * CELL_SIZE_PX + (y % CELL_SIZE_PX);
+      const fromX = (cell % columns) * CELL_SIZE_PX + (x % CELL_SIZE_PX);
+      const colour = fromY < tiles.height ? tiles.pixels[fromY * tiles.width + fromX] : 0;
+      if (colour === 0) continue;
+      const rgb = rgb24FromRgb332(colour);
+      data.set([rgb >> 16, (rgb >> 8) & 0xff, rgb & 0xff, 255], (y * tiles.width + x) * 4);
+    }
+  }
+  return encodePng({ width: tiles.width, height: tiles.height, data, channels: 4, depth: 8 });
+}
+
 function main(): void {
   const args = process.argv.slice(2);
   const previewFlag = args.indexOf("--preview");
@@ -1008,6 +1039,9 @@ function main(): void {
     writeFileSync(join(ASSET_DIR, name), bytes);
     console.log(`${name}: ${image.width}x${image.height}, ${rle ? "RLE" : "raw"}, ${bytes.length} bytes`);
   }
+  const png = tilesPngForTiled(sheets.find((sheet) => sheet.name === TILES_FILE)!.image);
+  writeFileSync(join(ASSET_DIR, TILES_PNG_FILE), png);
+  console.log(`${TILES_PNG_FILE}: the tile sheet for Tiled, ${png.length} bytes`);
   if (previewDir) {
     mkdirSync(previewDir, { recursive: true });
     for (const { name, image } of sheets) {

@@ -111,6 +111,8 @@ place(join(root, "build/core.wasm"), "build/core.wasm");
 place(join(root, "dist/client"), "dist/client");
 place(join(root, "maps"), "maps");
 place(join(root, "ts/client/assets/tiles.tga"), "ts/client/assets/tiles.tga");
+// The bundled map's tileset image (its Tiled copy of the sheet): named by maps/caves.tmj.
+place(join(root, "ts/client/assets/tiles-tiled.png"), "ts/client/assets/tiles-tiled.png");
 place(join(root, "ts/server/persistence/migrations"), "ts/server/persistence/migrations");
 // The Lua module content scripts run in (ts/server/scripting/lua-sandbox.ts finds it here).
 place(join(root, "node_modules/wasmoon/dist/glue.wasm"), "node_modules/wasmoon/dist/glue.wasm");

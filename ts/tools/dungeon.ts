@@ -36,7 +36,7 @@ PATH.tmj, PATH.tiles.json, PATH.npcs.json, PATH.items.json. The same seed and de
 Exit status: 0 written, 1 could not write, 2 bad usage.`;
 
 /** The client's tile sheet: the tileset image the written map points Tiled at. */
-const TILES_TGA = fileURLToPath(new URL("../client/assets/tiles.tga", import.meta.url));
+const TILES_FOR_TILED = fileURLToPath(new URL("../client/assets/tiles-tiled.png", import.meta.url));
 
 class UsageError extends Error {}
 
@@ -93,7 +93,7 @@ export function main(args: string[]): number {
   }
   const dir = dirname(out);
   const stem = basename(out, ".tmj");
-  const image = relative(dir, TILES_TGA).split("\\").join("/");
+  const image = relative(dir, TILES_FOR_TILED).split("\\").join("/");
   try {
     mkdirSync(dir, { recursive: true });
     writeFileSync(out, dungeonTmj(level, image));

@@ -9,6 +9,11 @@ export const SHEET_COLUMNS = 16;
 
 /** File names inside ts/client/assets/. */
 export const TILES_FILE = "tiles.tga";
+/**
+ * The tile sheet again as a PNG for Tiled, one cell earlier (scripts/make-art.ts tilesPngForTiled): the
+ * tileset image of the bundled map and generated levels. The game never reads it.
+ */
+export const TILES_FOR_TILED_FILE = "tiles-tiled.png";
 export const SPRITES_FILE = "sprites.tga";
 export const FONT_FILE = "font.tga";
 

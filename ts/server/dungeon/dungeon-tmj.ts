@@ -9,7 +9,7 @@ import { cavesTileset } from "../map/caves-tmj.js";
 import { objectLayer, TiledObjects, tiledMapText } from "../map/tiled-objects.js";
 import type { GeneratedDungeon } from "./generate-dungeon.js";
 
-/** The level as TMJ text; `tilesetImage` is the client's tiles.tga relative to where the map is written. */
+/** The level as TMJ text; `tilesetImage` is the Tiled copy of the client's sheet (tiles-tiled.png) relative to where the map is written. */
 export function dungeonTmj(level: GeneratedDungeon, tilesetImage: string): string {
   const objects = new TiledObjects();
   const point = objects.point.bind(objects);

@@ -1,22 +1,21 @@
 // Writes the generated caves as a Tiled JSON map (TMJ) and its tile data file.
-// The TMJ stays editable in Tiled (1.9 or newer): one tile layer, an object
+// The TMJ stays editable in Tiled (any version that reads TMJ): one tile layer, an object
 // layer "spawns", an object layer "interactables" (sign, board, doors, chests), an object layer "npcs" of
 // npc_spawn areas (their kinds: caves.npcs.json), and a tileset whose
 // tiles carry their collides/opaque properties.
 //
-// The tileset is an image collection whose tiles are sub-rectangles of
-// the client's tiles.tga because its atlas keeps tile id i at atlas index i (index
-// 0 unused), while Tiled numbers a plain image tileset's tiles from the top-left
-// slot: with firstgid 1, GID i would show atlas slot i - 1. Sub-rectangles put
-// GID i on slot i exactly.
+// The tileset is a plain image tileset on tiles-tiled.png, the client's sheet
+// one cell earlier: the client's atlas keeps tile id i at atlas index i (index 0
+// unused), while Tiled numbers a plain image tileset's tiles from the top-left
+// slot, so with firstgid 1 GID i shows that sheet's slot i - 1 — the client's i.
 import { CAVE_TILE_DATA, type GeneratedCaves } from "./generate-caves.js";
 import { caveChests } from "./caves-items.js";
 import { objectLayer, TiledObjects, tiledMapText } from "./tiled-objects.js";
 
 const TILE_SIZE_PX = 8;
 const ATLAS_COLUMNS = 16;
-/** The client's tile sheet (written by scripts/make-art.ts), relative to maps/; the loader never opens it. */
-const TILESET_IMAGE = "../ts/client/assets/tiles.tga";
+/** The Tiled copy of the client's tile sheet (written by scripts/make-art.ts), relative to maps/; the server never opens it. */
+const TILESET_IMAGE = "../ts/client/assets/tiles-tiled.png";
 
 /** The map as TMJ text: deterministic, one row of tile data per line so diffs stay readable. */
 export function cavesTmj(caves: GeneratedCaves): string {
@@ -97,31 +96,28 @@ export function cavesTmj(caves: GeneratedCaves): string {
 }
 
 /**
- * The bundled tiles as a Tiled tileset: an image collection of sub-rectangles of the client's sheet
- * at `image` (relative to the map file), each tile carrying its collides/opaque/name properties.
- * Generated dungeon levels (ts/server/dungeon/) use it too.
+ * The bundled tiles as a Tiled tileset: a plain image tileset on the Tiled copy of the client's sheet at
+ * `image` (relative to the map file; scripts/make-art.ts writes it one cell earlier than the game's, so
+ * local id i − 1 — GID i — shows world tile i), each tile carrying its collides/opaque/name properties.
+ * Any Tiled opens it (an image collection of sub-rectangles needs Tiled 1.9). Generated dungeon levels
+ * (ts/server/dungeon/) use it too.
  */
 export function cavesTileset(image: string): Record<string, unknown> {
   const atlasRows = Math.ceil((CAVE_TILE_DATA.length + 1) / ATLAS_COLUMNS);
   return {
-    columns: 0,
+    columns: ATLAS_COLUMNS,
     firstgid: 1,
-    grid: { height: 1, orientation: "orthogonal", width: 1 },
+    image,
+    imageheight: atlasRows * TILE_SIZE_PX,
+    imagewidth: ATLAS_COLUMNS * TILE_SIZE_PX,
     margin: 0,
     name: "caves",
     spacing: 0,
-    tilecount: CAVE_TILE_DATA.length,
+    tilecount: atlasRows * ATLAS_COLUMNS,
     tileheight: TILE_SIZE_PX,
     tilewidth: TILE_SIZE_PX,
     tiles: CAVE_TILE_DATA.map((tile) => ({
       id: tile.id - 1,
-      image,
-      imageheight: atlasRows * TILE_SIZE_PX,
-      imagewidth: ATLAS_COLUMNS * TILE_SIZE_PX,
-      x: (tile.id % ATLAS_COLUMNS) * TILE_SIZE_PX,
-      y: Math.floor(tile.id / ATLAS_COLUMNS) * TILE_SIZE_PX,
-      width: TILE_SIZE_PX,
-      height: TILE_SIZE_PX,
       properties: [
         { name: "collides", type: "bool", value: tile.collides },
         { name: "name", type: "string", value: tile.name },

@@ -105,17 +105,25 @@ export interface MapArtInput {
   kindImages?: readonly { typeId: number; image: KindImage }[];
 }
 
+/** The Tiled copy of the client's sheet (scripts/make-art.ts): what the bundled map's and generated levels' tilesets name. */
+export const BUILT_IN_TILE_SHEET_FOR_TILED = fileURLToPath(
+  new URL("../../client/assets/tiles-tiled.png", import.meta.url),
+);
+
 /**
  * Whether the map shows the client's own art: no tilesets (CSV), or tilesets whose only image is the
- * built-in sheet — this repository's, or any file named tiles.tga (a generated dungeon level moved
- * elsewhere still names the sheet it was made for).
+ * built-in sheet or its Tiled copy — this repository's, or any file so named (a generated dungeon level
+ * moved elsewhere still names the sheet it was made for; an older level names tiles.tga).
  */
 export function usesBuiltInArt(tilesets: readonly Tileset[]): boolean {
   const paths = tilesets.flatMap((tileset) => [
     ...(tileset.art.image ? [tileset.art.image.path] : []),
     ...[...tileset.art.tileImages.values()].map((ref) => ref.path),
   ]);
-  return paths.every((path) => path === BUILT_IN_TILE_SHEET || basename(path) === basename(BUILT_IN_TILE_SHEET));
+  const names = new Set([basename(BUILT_IN_TILE_SHEET), basename(BUILT_IN_TILE_SHEET_FOR_TILED)]);
+  return paths.every(
+    (path) => path === BUILT_IN_TILE_SHEET || path === BUILT_IN_TILE_SHEET_FOR_TILED || names.has(basename(path)),
+  );
 }
 
 /**

@@ -1,0 +1,112 @@
+// The project's own maps open in Tiled with their art (issue 42): Tiled reads images through Qt, whose
+// readers take no TGA of the kind the game's sheets are, so the bundled map and the levels `npm run -s
+// dungeon` writes name a PNG copy of the tile sheet (tiles-tiled.png, one cell earlier: caves-tmj.ts).
+// Checked with Tiled itself: Debian's `tiled` package's tmxrasterizer renders maps/caves.tmj and a written
+// level, and every cell of the picture must show, pixel for pixel, the game's art for that cell's tile
+// (tiles.tga) — not Tiled's red "missing image" squares (what it drew before), nor a shifted sheet.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { decode } from "fast-png";
+import { afterAll, describe, expect, it } from "vitest";
+import { rgb24FromRgb332, toTiles } from "../ts/client/assets/image.js";
+import { CELL_SIZE_PX, TILES_FILE } from "../ts/client/assets/sheets.js";
+import { decodeTga } from "../ts/client/assets/tga.js";
+import { main as dungeonCli } from "../ts/tools/dungeon.js";
+
+const TMXRASTERIZER = "/usr/bin/tmxrasterizer";
+let skip: string | null = null;
+try {
+  execFileSync(TMXRASTERIZER, ["--version"], {
+    env: { ...process.env, QT_QPA_PLATFORM: "offscreen" },
+    stdio: "ignore",
+  });
+} catch {
+  skip = `${TMXRASTERIZER} is missing (Debian's tiled package; .ci/run installs it)`;
+}
+if (skip !== null) process.stderr.write(`test/tiled-render.test.ts skipped: ${skip}\n`);
+
+const dir = mkdtempSync(join(tmpdir(), "tiled-render-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const art = toTiles(
+  decodeTga(new Uint8Array(readFileSync(new URL(`../ts/client/assets/${TILES_FILE}`, import.meta.url)))),
+  CELL_SIZE_PX,
+  CELL_SIZE_PX,
+);
+
+/** Renders `map`'s tile layer(s) with Tiled's tmxrasterizer at its own scale; the picture as RGBA. */
+function rasterize(map: string, layers: readonly string[]): { width: number; height: number; data: Uint8Array } {
+  const out = join(dir, `${layers.join("-")}-${Math.random().toString(36).slice(2)}.png`);
+  execFileSync(TMXRASTERIZER, [...layers.flatMap((layer) => ["--show-layer", layer]), map, out], {
+    env: { ...process.env, QT_QPA_PLATFORM: "offscreen", XDG_RUNTIME_DIR: dir },
+    stdio: "ignore",
+    timeout: 60_000,
+  });
+  const png = decode(readFileSync(out));
+  expect(png.channels).toBe(4);
+  return { width: png.width, height: png.height, data: png.data as Uint8Array };
+}
+
+/** Cells whose rendered pixels differ from the game's art of their tile, and how many cells were drawn. */
+function mismatches(map: string, layer: string): { cells: number; wrong: string[] } {
+  const tmj = JSON.parse(readFileSync(map, "utf8")) as {
+    width: number;
+    height: number;
+    layers: { name: string; data?: number[] }[];
+  };
+  const data = tmj.layers.find((each) => each.name === layer)!.data!;
+  const picture = rasterize(map, [layer]);
+  expect({ width: picture.width, height: picture.height }).toEqual({
+    width: tmj.width * CELL_SIZE_PX,
+    height: tmj.height * CELL_SIZE_PX,
+  });
+  const wrong: string[] = [];
+  let wrongCount = 0;
+  let cells = 0;
+  for (let cy = 0; cy < tmj.height; cy++) {
+    for (let cx = 0; cx < tmj.width; cx++) {
+      const gid = data[cy * tmj.width + cx];
+      if (gid === 0) continue;
+      cells++;
+      const cell = art[gid];
+      let same = true;
+      for (let y = 0; y < CELL_SIZE_PX && same; y++) {
+        for (let x = 0; x < CELL_SIZE_PX; x++) {
+          const colour = cell.pixels[y * CELL_SIZE_PX + x];
+          const at = ((cy * CELL_SIZE_PX + y) * picture.width + cx * CELL_SIZE_PX + x) * 4;
+          const shown = (picture.data[at] << 16) | (picture.data[at + 1] << 8) | picture.data[at + 2];
+          const expected = colour === 0 ? null : rgb24FromRgb332(colour);
+          if (expected === null ? picture.data[at + 3] !== 0 : picture.data[at + 3] !== 255 || shown !== expected) {
+            same = false;
+            break;
+          }
+        }
+      }
+      if (!same) wrongCount++;
+      if (!same && wrong.length < 5) wrong.push(`cell ${cx},${cy} (tile ${gid})`);
+    }
+  }
+  if (wrongCount > wrong.length) wrong.push(`and ${wrongCount - wrong.length} more`);
+  return { cells, wrong };
+}
+
+describe.skipIf(skip !== null)("the project's maps in Tiled (tmxrasterizer)", () => {
+  it("maps/caves.tmj: every cell shows its tile's art", () => {
+    const { cells, wrong } = mismatches(new URL("../maps/caves.tmj", import.meta.url).pathname, "ground");
+    expect(cells).toBeGreaterThan(10_000);
+    expect(wrong).toEqual([]);
+  }, 60_000);
+
+  it("a level written by npm run -s dungeon: every cell shows its tile's art", () => {
+    const out = join(dir, "level.tmj");
+    expect(dungeonCli(["--seed", "7", "--depth", "2", "--out", out])).toBe(0);
+    const layer = (JSON.parse(readFileSync(out, "utf8")) as { layers: { name: string; type: string }[] }).layers.find(
+      (each) => each.type === "tilelayer",
+    )!.name;
+    const { cells, wrong } = mismatches(out, layer);
+    expect(cells).toBeGreaterThan(1000);
+    expect(wrong).toEqual([]);
+  }, 60_000);
+});
