@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type GameClient, type Transport } from "../ts/client/core/index.js";
 import { levelOfMeta, progressShare, ProgressView } from "../ts/client/core/progress.js";
 import { levelText, nameTagText } from "../ts/client/render/name-tags.js";
-import { levelUpLine, progressText } from "../ts/client/ui/level-words.js";
+import { experienceGainLine, levelUpLine, progressText } from "../ts/client/ui/level-words.js";
 import { decodeEntityDetailBody, encodeEntityDetail, type EntityDetailView } from "../ts/protocol/entity-detail.js";
 import { decodePacketPlain } from "../ts/protocol/index.js";
 import type { Tlv } from "../ts/protocol/tlv.js";
@@ -65,6 +65,21 @@ describe("the progress view", () => {
     expect(progressShare(view.progress!)).toBeCloseTo(20 / 150);
   });
 
+  it("tells each experience gained (not the session's first detail, not an older one; a lost push folds into the next)", () => {
+    const view = new ProgressView();
+    const gains: number[] = [];
+    view.listenGains((xp) => gains.push(xp));
+    view.receiveOwnDetail(detailView([level(2), progress(60, 50, 150)]));
+    view.receiveOwnDetail(detailView([level(2), progress(72, 50, 150)]));
+    view.receiveOwnDetail(detailView([level(2), progress(66, 50, 150)])); // older: let go
+    view.receiveOwnDetail(detailView([level(2), progress(72, 50, 150)])); // the same: no gain
+    view.receiveOwnDetail(detailView([level(3), progress(160, 150, 300)])); // two kills, one push lost
+    expect(gains).toEqual([12, 88]);
+    view.reset();
+    view.receiveOwnDetail(detailView([level(3), progress(170, 150, 300)]));
+    expect(gains).toEqual([12, 88]);
+  });
+
   it("a server without levels: nothing shown, nothing asked", () => {
     const view = new ProgressView();
     view.receiveOwnDetail(detailView([{ kind: "name", value: "Ada" }]));
@@ -83,6 +98,7 @@ describe("the words and the tags", () => {
     expect(nameTagText("Ada", 4)).toBe("Ada L4");
     expect(nameTagText("Ada", undefined)).toBe("Ada");
     expect(levelUpLine(3)).toBe("You reached level 3.");
+    expect(experienceGainLine(12)).toBe("+12 experience");
     expect(progressText({ xp: 170, levelXp: 150, nextXp: 300 })).toBe("170/300 xp");
     expect(progressText({ xp: 9600, levelXp: 9500, nextXp: 0 })).toBe("9600 xp (highest level)");
     expect(progressShare({ xp: 9600, levelXp: 9500, nextXp: 0 })).toBe(1);

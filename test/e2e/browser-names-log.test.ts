@@ -121,6 +121,10 @@ describe.skipIf(!HAVE_CHROMIUM)("names over heads, looks and the message log in 
     await expect.poll(() => adaCanvas.getAttribute("data-level")).toBe("3");
     await expect.poll(() => adaCanvas.getAttribute("data-xp")).toBe("150/300 xp");
     await expect.poll(() => logText(ada), { timeout: 10_000 }).toContain("You reached level 3.");
+    // The gain itself, in the combat log beside the kills' lines.
+    await expect
+      .poll(async () => (await ada.getByTestId("combat-log").textContent()) ?? "", { timeout: 5000 })
+      .toContain("+150 experience");
     await shot(ada, "level-3");
   }, 30_000);
 

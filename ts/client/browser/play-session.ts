@@ -48,7 +48,7 @@ import { connectionStatus, type StatusLevel } from "../ui/connection-status.js";
 import type { DebugOverlay } from "../ui/debug-overlay.js";
 import { debugLines } from "../ui/debug-text.js";
 import { PresenceWatch } from "../ui/presence.js";
-import { levelUpLine, progressText } from "../ui/level-words.js";
+import { experienceGainLine, levelUpLine, progressText } from "../ui/level-words.js";
 import { progressShare } from "../core/progress.js";
 import type { StatusLine } from "../ui/status-line.js";
 import type { CanvasView } from "./canvas-view.js";
@@ -158,6 +158,8 @@ export class PlaySession {
     this.client.combat.listen((notice) => this.onCombat(notice, performance.now()));
     // A level reached: a line in the log (the own entries say it, so a lost detail does not lose it).
     this.client.progress.listen((level) => this.messages.add("system", levelUpLine(level), P.LEVEL_UP));
+    // Experience gained (a kill, a party's share, a quest): a line in the combat log, beside the kill's.
+    this.client.progress.listenGains((xp) => this.messages.add("combat", experienceGainLine(xp), P.LEVEL_UP));
     for (const note of parts.notes ?? []) this.note(note, "bad");
     this.detachKeyboard = attachKeyboard(window, this.input, { isTextEntryActive: isTyping });
     this.frameHandle = requestAnimationFrame(() => this.frame());

@@ -42,6 +42,7 @@ export class ProgressView {
   /** Whether the host was told to ask for the own detail for the level the entries show now. */
   private asked = false;
   private readonly listeners = new Set<(level: number) => void>();
+  private readonly gainListeners = new Set<(xp: number) => void>();
   /** Bumped on every change, so a host redraws only when it moved. */
   revision = 0;
 
@@ -61,6 +62,16 @@ export class ProgressView {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Calls `listener` with the experience gained whenever an own detail says more than the one before (a
+   * kill, a share of a party's kill, a quest): the log's "+12 experience". A lost push folds its gain into
+   * the next one's; the first detail of a session is where it stands, no gain. Returns a function that stops it.
+   */
+  listenGains(listener: (xp: number) => void): () => void {
+    this.gainListeners.add(listener);
+    return () => this.gainListeners.delete(listener);
+  }
+
   /** The player's own detail arrived: its level and progress, when the server sends them. */
   receiveOwnDetail(view: EntityDetailView): void {
     let level: number | undefined;
@@ -73,7 +84,9 @@ export class ProgressView {
     if (progress === null) return; // a server without levels, or a detail of another kind: nothing to show
     // Details may arrive out of order: experience never falls, so an older one is let go.
     if (this.shown !== null && progress.xp < this.shown.xp) return;
+    const gained = this.shown === null ? 0 : progress.xp - this.shown.xp;
     this.shown = progress;
+    if (gained > 0) for (const listener of this.gainListeners) listener(gained);
     this.detailLevel = level;
     this.revision++;
   }

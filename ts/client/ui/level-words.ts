@@ -12,3 +12,8 @@ export function levelUpLine(level: number): string {
 export function progressText(progress: Progress): string {
   return progress.nextXp === 0 ? `${progress.xp} xp (highest level)` : `${progress.xp}/${progress.nextXp} xp`;
 }
+
+/** The log's line for experience gained ("+12 experience"). */
+export function experienceGainLine(xp: number): string {
+  return `+${xp} experience`;
+}
