@@ -1,7 +1,9 @@
-// /metrics of a real server on loopback, checked by Prometheus's own `promtool check metrics` (its
-// conventions: base units in names, `_total` on counters, quantiles only on summaries), with a player
-// joined over UDP so the labelled and histogram series have samples. Without promtool the suite is
-// reported skipped, with the reason.
+// /metrics of a real server on loopback, with a player joined over UDP so the labelled and histogram
+// series have samples: checked by Prometheus's own `promtool check metrics` (its conventions: base units
+// in names, `_total` on counters, quantiles only on summaries), and against docs/server.md § Metrics,
+// which must list every metric it exports with its type, and nothing else. Without promtool its checks
+// are reported skipped, with the reason.
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Logger } from "../ts/server/ops/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
@@ -12,7 +14,24 @@ import { UdpTestClient } from "./support/udp-client.js";
 const skip = promtoolSkipReason();
 if (skip !== null) process.stderr.write(`test/metrics.test.ts skipped: ${skip}\n`);
 
-describe.skipIf(skip !== null)("/metrics by Prometheus's conventions", () => {
+/** The metrics docs/server.md § Metrics lists, each with its type (a row's first cell may name several). */
+function documentedMetrics(): Map<string, string> {
+  const doc = readFileSync(new URL("../docs/server.md", import.meta.url), "utf8");
+  const section = /^## Metrics\n([\s\S]*?)^## /m.exec(doc)?.[1] ?? "";
+  const documented = new Map<string, string>();
+  for (const row of section.split("\n").filter((line) => line.startsWith("| `"))) {
+    const [names, type] = row.split("|").slice(1, 3);
+    for (const [, name] of names.matchAll(/`([a-z0-9_]+)(?:\{[a-z_]+\})?`/g)) documented.set(name, type.trim());
+  }
+  return documented;
+}
+
+/** The metrics a scrape exports, each with its type, from its `# TYPE` lines. */
+function exportedMetrics(text: string): Map<string, string> {
+  return new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map(([, name, type]) => [name, type]));
+}
+
+describe("/metrics by Prometheus's conventions", () => {
   let map: TestMap;
   let server: RunningServer;
   let client: UdpTestClient | undefined;
@@ -34,13 +53,20 @@ describe.skipIf(skip !== null)("/metrics by Prometheus's conventions", () => {
     map?.dispose();
   });
 
-  it("passes promtool check metrics, with a player joined and ticks timed", async () => {
-    client = await UdpTestClient.connect(server.httpPort, "Gauge");
-    client.action(0, 0);
-    await client.waitFor("a State packet", () => client!.lastState());
+  /** A scrape of the server with a player joined and bound, so every series has a sample. */
+  async function scrape(): Promise<string> {
+    if (client === undefined) {
+      client = await UdpTestClient.connect(server.httpPort, "Gauge");
+      client.action(0, 0);
+      await client.waitFor("a State packet", () => client!.lastState());
+    }
     const response = await fetch(`http://127.0.0.1:${server.httpPort}/metrics`);
     expect(response.headers.get("content-type")).toContain("text/plain; version=0.0.4");
-    const text = await response.text();
+    return response.text();
+  }
+
+  it.skipIf(skip !== null)("passes promtool check metrics, with a player joined and ticks timed", async () => {
+    const text = await scrape();
     // The figures that were wrong before, in their conventional forms, with samples.
     expect(text).toContain("# TYPE caves_tick_duration_seconds histogram");
     expect(text).toContain("# TYPE caves_broadcast_duration_seconds histogram");
@@ -53,7 +79,14 @@ describe.skipIf(skip !== null)("/metrics by Prometheus's conventions", () => {
     expect(checked.code).toBe(0);
   });
 
-  it("has promtool refuse the forms /metrics used to have (the check can fail)", async () => {
+  it("documents every metric it exports in docs/server.md § Metrics, with its type, and no other", async () => {
+    const exported = exportedMetrics(await scrape());
+    const documented = documentedMetrics();
+    expect(exported.size).toBeGreaterThan(20);
+    expect(Object.fromEntries(documented)).toEqual(Object.fromEntries(exported));
+  });
+
+  it.skipIf(skip !== null)("has promtool refuse the forms /metrics used to have (the check can fail)", async () => {
     const old = [
       "# HELP caves_tick Simulation ticks processed.",
       "# TYPE caves_tick counter",
