@@ -1,12 +1,16 @@
 // /metrics of a real server on loopback, with a player joined over UDP so the labelled and histogram
 // series have samples: checked by Prometheus's own `promtool check metrics` (its conventions: base units
 // in names, `_total` on counters, quantiles only on summaries), and against docs/server.md § Metrics,
-// which must list every metric it exports with its type, and nothing else. Without promtool its checks
-// are reported skipped, with the reason.
-import { readFileSync } from "node:fs";
+// which must list every metric it exports with its type, and nothing else; the Grafana dashboard's
+// queries and the alert rules (ops/) name only metrics it exports, and promtool parses and tests the
+// rules. Without promtool its checks are reported skipped, with the reason.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Logger } from "../ts/server/ops/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
+import { promqlMetricNames } from "./support/promql-names.js";
 import { promtool, promtoolSkipReason } from "./support/promtool.js";
 import { writeTestMap, type TestMap } from "./support/test-map.js";
 import { UdpTestClient } from "./support/udp-client.js";
@@ -29,6 +33,47 @@ function documentedMetrics(): Map<string, string> {
 /** The metrics a scrape exports, each with its type, from its `# TYPE` lines. */
 function exportedMetrics(text: string): Map<string, string> {
   return new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map(([, name, type]) => [name, type]));
+}
+
+/**
+ * The series names a scrape declares (a labelled counter nothing has counted yet has no sample, but is
+ * declared): each metric's, and a histogram's `_bucket`, `_sum` and `_count`.
+ */
+function exportedSeries(text: string): Set<string> {
+  const series = new Set<string>();
+  for (const [name, type] of exportedMetrics(text)) {
+    const suffixes =
+      type === "histogram" ? ["_bucket", "_sum", "_count"] : type === "summary" ? ["", "_sum", "_count"] : [""];
+    for (const suffix of suffixes) series.add(`${name}${suffix}`);
+  }
+  return series;
+}
+
+const repositoryFile = (path: string) => new URL(`../${path}`, import.meta.url);
+
+interface GrafanaDashboard {
+  panels: { title: string; targets: { expr: string }[] }[];
+  templating: { list: { name: string; type: string; definition?: string }[] };
+}
+
+/** The dashboard's PromQL, each with where it is: every panel's targets and every query variable's. */
+function dashboardQueries(): { where: string; expr: string }[] {
+  const dashboard = JSON.parse(
+    readFileSync(repositoryFile("ops/grafana/forgotten-caves.json"), "utf8"),
+  ) as GrafanaDashboard;
+  const queries = dashboard.panels.flatMap((panel) => panel.targets.map(({ expr }) => ({ where: panel.title, expr })));
+  for (const variable of dashboard.templating.list.filter((v) => v.type === "query")) {
+    // label_values(metric, label) is Grafana's, not PromQL: its metric is what it reads.
+    const metric = /^label_values\((\w+),\s*\w+\)$/.exec(variable.definition ?? "")?.[1];
+    expect(metric, `variable ${variable.name}`).toBeDefined();
+    queries.push({ where: `variable ${variable.name}`, expr: metric! });
+  }
+  return queries;
+}
+
+/** A query as Prometheus would get it from Grafana: its variables given values. */
+function asPrometheusGetsIt(expr: string): string {
+  return expr.replaceAll("$__rate_interval", "1m").replaceAll("$instance", ".*");
 }
 
 describe("/metrics by Prometheus's conventions", () => {
@@ -85,6 +130,62 @@ describe("/metrics by Prometheus's conventions", () => {
     expect(exported.size).toBeGreaterThan(20);
     expect(Object.fromEntries(documented)).toEqual(Object.fromEntries(exported));
   });
+
+  it("has a Grafana dashboard whose every query names only metrics the server exports", async () => {
+    expect(
+      promqlMetricNames('histogram_quantile(0.99, sum by (le) (rate(a_bucket{x="y"}[$__rate_interval]))) > on (i) b'),
+    ).toEqual(["a_bucket", "b"]);
+    const series = exportedSeries(await scrape());
+    const queries = dashboardQueries();
+    expect(queries.length).toBeGreaterThan(10);
+    for (const { where, expr } of queries) {
+      const names = promqlMetricNames(expr);
+      expect(names.length, `${where}: ${expr}`).toBeGreaterThan(0);
+      for (const name of names) expect(series.has(name), `${where}: ${name} is not exported`).toBe(true);
+    }
+  });
+
+  it.skipIf(skip !== null)("has the dashboard's queries parse as PromQL (promtool check rules)", async () => {
+    // Each query as a recording rule: promtool parses every expression of a rule file.
+    const rules = dashboardQueries().map(({ expr }, index) => ({
+      record: `dashboard:query${index}`,
+      expr: asPrometheusGetsIt(expr),
+    }));
+    const directory = mkdtempSync(join(tmpdir(), "caves-dashboard-"));
+    try {
+      const path = join(directory, "dashboard-rules.yml");
+      // JSON is YAML: the file needs no YAML library.
+      writeFileSync(path, JSON.stringify({ groups: [{ name: "dashboard", rules }] }));
+      const checked = await promtool(["check", "rules", path]);
+      expect(checked.output).toContain(`SUCCESS: ${rules.length} rules found`);
+      expect(checked.code).toBe(0);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(skip !== null)(
+    "has example alert rules that promtool checks, fire when they should, and name exported metrics",
+    async () => {
+      const config = await promtool(["check", "config", "ops/prometheus/prometheus.yml"]);
+      expect(config.output).toContain("SUCCESS: 8 rules found");
+      expect(config.code).toBe(0);
+      const tested = await promtool(["test", "rules", "ops/prometheus/alerts.test.yml"]);
+      expect(tested.output).toContain("SUCCESS");
+      expect(tested.code).toBe(0);
+      // The game server's own metrics the rules read (the cluster launcher's caves_cluster_* and node_exporter's
+      // node_* come from other processes).
+      const series = exportedSeries(await scrape());
+      const rules = readFileSync(repositoryFile("ops/prometheus/alerts.yml"), "utf8");
+      const expressions = [...rules.matchAll(/^ {8}expr: (?:\|\n((?: {10}.*\n)+)|(.*)\n)/gm)].map(
+        ([, block, line]) => block ?? line,
+      );
+      expect(expressions).toHaveLength(8);
+      const own = expressions.flatMap(promqlMetricNames).filter((name) => /^caves_(?!cluster_)/.test(name));
+      expect(own.length).toBeGreaterThan(3);
+      for (const name of own) expect(series.has(name), `${name} is not exported`).toBe(true);
+    },
+  );
 
   it.skipIf(skip !== null)("has promtool refuse the forms /metrics used to have (the check can fail)", async () => {
     const old = [
