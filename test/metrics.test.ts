@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Logger } from "../ts/server/ops/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
+import { asPrometheusGetsIt, dashboardQueries } from "./support/grafana-dashboard.js";
 import { promqlMetricNames } from "./support/promql-names.js";
 import { promtool, promtoolSkipReason } from "./support/promtool.js";
 import { writeTestMap, type TestMap } from "./support/test-map.js";
@@ -50,31 +51,6 @@ function exportedSeries(text: string): Set<string> {
 }
 
 const repositoryFile = (path: string) => new URL(`../${path}`, import.meta.url);
-
-interface GrafanaDashboard {
-  panels: { title: string; targets: { expr: string }[] }[];
-  templating: { list: { name: string; type: string; definition?: string }[] };
-}
-
-/** The dashboard's PromQL, each with where it is: every panel's targets and every query variable's. */
-function dashboardQueries(): { where: string; expr: string }[] {
-  const dashboard = JSON.parse(
-    readFileSync(repositoryFile("ops/grafana/forgotten-caves.json"), "utf8"),
-  ) as GrafanaDashboard;
-  const queries = dashboard.panels.flatMap((panel) => panel.targets.map(({ expr }) => ({ where: panel.title, expr })));
-  for (const variable of dashboard.templating.list.filter((v) => v.type === "query")) {
-    // label_values(metric, label) is Grafana's, not PromQL: its metric is what it reads.
-    const metric = /^label_values\((\w+),\s*\w+\)$/.exec(variable.definition ?? "")?.[1];
-    expect(metric, `variable ${variable.name}`).toBeDefined();
-    queries.push({ where: `variable ${variable.name}`, expr: metric! });
-  }
-  return queries;
-}
-
-/** A query as Prometheus would get it from Grafana: its variables given values. */
-function asPrometheusGetsIt(expr: string): string {
-  return expr.replaceAll("$__rate_interval", "1m").replaceAll("$instance", ".*");
-}
 
 describe("/metrics by Prometheus's conventions", () => {
   let map: TestMap;
@@ -149,7 +125,7 @@ describe("/metrics by Prometheus's conventions", () => {
     // Each query as a recording rule: promtool parses every expression of a rule file.
     const rules = dashboardQueries().map(({ expr }, index) => ({
       record: `dashboard:query${index}`,
-      expr: asPrometheusGetsIt(expr),
+      expr: asPrometheusGetsIt(expr, "1m"),
     }));
     const directory = mkdtempSync(join(tmpdir(), "caves-dashboard-"));
     try {
