@@ -2,47 +2,24 @@
 // every second: each must return data, so no panel of ops/grafana/forgotten-caves.json stays empty on a
 // live world. The server has a player joined over UDP and has dropped a datagram, so the labelled series
 // exist. Skipped, with the reason, without Prometheus.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createSocket } from "node:dgram";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Logger } from "../ts/server/ops/log.js";
-import { type RunningServer, startServer } from "../ts/server/server.js";
 import { asPrometheusGetsIt, dashboardQueries } from "./support/grafana-dashboard.js";
-import { writeTestMap, type TestMap } from "./support/test-map.js";
+import { freeLoopbackPort, toolSkipReason } from "./support/installed-tool.js";
+import { startServerOnTestMap, type TestServer } from "./support/test-server.js";
 import { UdpTestClient } from "./support/udp-client.js";
 
-function prometheusSkipReason(): string | null {
-  try {
-    execFileSync("prometheus", ["--version"], { stdio: "ignore", timeout: 10_000 });
-    return null;
-  } catch (error) {
-    return `prometheus is not installed (apt-get install prometheus): ${(error as Error).message}`;
-  }
-}
-const skip = prometheusSkipReason();
+const skip = toolSkipReason("prometheus", ["--version"], "prometheus");
 if (skip !== null) process.stderr.write(`test/dashboard-prometheus.test.ts skipped: ${skip}\n`);
-
-/** A port free on loopback now (bound, read back, released: Prometheus binds it next). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.skipIf(skip !== null)("the Grafana dashboard against a real Prometheus", () => {
-  let map: TestMap;
-  let server: RunningServer;
+  let game: TestServer;
   let client: UdpTestClient;
   let prometheus: ChildProcess | undefined;
   let directory: string;
@@ -60,14 +37,8 @@ describe.skipIf(skip !== null)("the Grafana dashboard against a real Prometheus"
   }
 
   beforeAll(async () => {
-    map = writeTestMap();
-    server = await startServer({
-      host: "127.0.0.1",
-      httpPort: 0,
-      udpPort: 0,
-      mapPath: map.path,
-      logger: new Logger("silent"),
-    });
+    game = await startServerOnTestMap();
+    const server = game.server;
     client = await UdpTestClient.connect(server.httpPort, "Scraped");
     client.action(0, 0);
     await client.waitFor("a State packet", () => client.lastState());
@@ -79,7 +50,7 @@ describe.skipIf(skip !== null)("the Grafana dashboard against a real Prometheus"
     junk.close();
 
     directory = mkdtempSync(join(tmpdir(), "caves-prometheus-"));
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     api = `http://127.0.0.1:${port}`;
     const config = join(directory, "prometheus.yml");
     writeFileSync(
@@ -87,7 +58,7 @@ describe.skipIf(skip !== null)("the Grafana dashboard against a real Prometheus"
       JSON.stringify({
         global: { scrape_interval: "1s", evaluation_interval: "1s" },
         scrape_configs: [
-          { job_name: "forgotten-caves", static_configs: [{ targets: [`127.0.0.1:${server.httpPort}`] }] },
+          { job_name: "forgotten-caves", static_configs: [{ targets: [`127.0.0.1:${game.server.httpPort}`] }] },
         ],
       }),
     );
@@ -118,8 +89,7 @@ describe.skipIf(skip !== null)("the Grafana dashboard against a real Prometheus"
       await exited;
     }
     client?.close();
-    await server?.close();
-    map?.dispose();
+    await game?.close();
     if (directory) rmSync(directory, { recursive: true, force: true });
   });
 

@@ -8,17 +8,8 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { toolSkipReason } from "./support/installed-tool.js";
 import { pollUntil, spawnTsx, type TsxProcess } from "./support/tsx-process.js";
-
-/** Why `tool` cannot run here, or null when it can. */
-function missing(tool: string, versionArgs: string[]): string | null {
-  try {
-    execFileSync(tool, versionArgs, { stdio: "ignore", timeout: 10_000 });
-    return null;
-  } catch (error) {
-    return `${tool} is not installed: ${(error as Error).message}`;
-  }
-}
 
 /** Runs a tool to its end: its exit code and everything it wrote. */
 function run(tool: string, args: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
@@ -62,7 +53,7 @@ afterAll(() => {
   for (const directory of directories) rmSync(directory, { recursive: true, force: true });
 });
 
-const noSystemd = missing("systemd-analyze", ["--version"]);
+const noSystemd = toolSkipReason("systemd-analyze", ["--version"], "systemd");
 if (noSystemd !== null) process.stderr.write(`test/deploying.test.ts: the units' verify skipped: ${noSystemd}\n`);
 
 describe("the systemd units", () => {
@@ -139,8 +130,8 @@ describe("the systemd units", () => {
   });
 });
 
-const noNginx = missing("nginx", ["-v"]);
-const noCaddy = missing("caddy", ["version"]);
+const noNginx = toolSkipReason("nginx", ["-v"], "nginx");
+const noCaddy = toolSkipReason("caddy", ["version"], "caddy");
 if (noNginx !== null) process.stderr.write(`test/deploying.test.ts: the nginx example's check skipped: ${noNginx}\n`);
 if (noCaddy !== null) process.stderr.write(`test/deploying.test.ts: the Caddy example's check skipped: ${noCaddy}\n`);
 

@@ -8,12 +8,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Logger } from "../ts/server/ops/log.js";
-import { type RunningServer, startServer } from "../ts/server/server.js";
 import { asPrometheusGetsIt, dashboardQueries } from "./support/grafana-dashboard.js";
 import { promqlMetricNames } from "./support/promql-names.js";
 import { promtool, promtoolSkipReason } from "./support/promtool.js";
-import { writeTestMap, type TestMap } from "./support/test-map.js";
+import { startServerOnTestMap, type TestServer } from "./support/test-server.js";
 import { UdpTestClient } from "./support/udp-client.js";
 
 const skip = promtoolSkipReason();
@@ -53,35 +51,26 @@ function exportedSeries(text: string): Set<string> {
 const repositoryFile = (path: string) => new URL(`../${path}`, import.meta.url);
 
 describe("/metrics by Prometheus's conventions", () => {
-  let map: TestMap;
-  let server: RunningServer;
+  let game: TestServer;
   let client: UdpTestClient | undefined;
 
   beforeAll(async () => {
-    map = writeTestMap();
-    server = await startServer({
-      host: "127.0.0.1",
-      httpPort: 0,
-      udpPort: 0,
-      mapPath: map.path,
-      logger: new Logger("silent"),
-    });
+    game = await startServerOnTestMap();
   });
 
   afterAll(async () => {
     client?.close();
-    await server?.close();
-    map?.dispose();
+    await game?.close();
   });
 
   /** A scrape of the server with a player joined and bound, so every series has a sample. */
   async function scrape(): Promise<string> {
     if (client === undefined) {
-      client = await UdpTestClient.connect(server.httpPort, "Gauge");
+      client = await UdpTestClient.connect(game.server.httpPort, "Gauge");
       client.action(0, 0);
       await client.waitFor("a State packet", () => client!.lastState());
     }
-    const response = await fetch(`http://127.0.0.1:${server.httpPort}/metrics`);
+    const response = await fetch(`${game.baseUrl}/metrics`);
     expect(response.headers.get("content-type")).toContain("text/plain; version=0.0.4");
     return response.text();
   }

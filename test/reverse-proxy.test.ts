@@ -7,7 +7,6 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:https";
 import { get as httpGet } from "node:http";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,29 +19,10 @@ import {
   startTestServer,
   type TestServer,
 } from "./support/transport-client.js";
+import { freeLoopbackPort, toolSkipReason } from "./support/installed-tool.js";
 
-function nginxSkipReason(): string | null {
-  try {
-    execFileSync("nginx", ["-v"], { stdio: "ignore", timeout: 10_000 });
-    return null;
-  } catch (error) {
-    return `nginx is not installed (apt-get install nginx): ${(error as Error).message}`;
-  }
-}
-const skip = nginxSkipReason();
+const skip = toolSkipReason("nginx", ["-v"], "nginx");
 if (skip !== null) process.stderr.write(`test/reverse-proxy.test.ts skipped: ${skip}\n`);
-
-/** A port free on loopback now (bound, read back, released: nginx binds it next). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 interface Answer {
   status: number;
@@ -92,8 +72,8 @@ describe.skipIf(skip !== null)("the nginx example in front of the server", () =>
   beforeAll(async () => {
     game = await startTestServer();
     directory = mkdtempSync(join(tmpdir(), "caves-nginx-"));
-    tlsPort = await freePort();
-    plainPort = await freePort();
+    tlsPort = await freeLoopbackPort();
+    plainPort = await freeLoopbackPort();
     origin = `https://play.example.org:${tlsPort}`;
     const key = join(directory, "key.pem");
     const certificate = join(directory, "cert.pem");

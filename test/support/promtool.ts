@@ -1,15 +1,11 @@
 // Prometheus's own checker (`promtool`, Debian's `prometheus` package; .ci/run installs it) for the tests of
 // /metrics, the alert rules and the dashboard: run as a process on its real input, its findings returned.
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { toolSkipReason } from "./installed-tool.js";
 
 /** Why promtool cannot run here, or null when it can. */
 export function promtoolSkipReason(): string | null {
-  try {
-    execFileSync("promtool", ["--version"], { stdio: "ignore", timeout: 10_000 });
-    return null;
-  } catch (error) {
-    return `promtool is not installed (apt-get install prometheus): ${(error as Error).message}`;
-  }
+  return toolSkipReason("promtool", ["--version"], "prometheus");
 }
 
 export interface PromtoolResult {
