@@ -130,7 +130,7 @@ describe("joining", () => {
     }
     const metrics = await (await fetch(`http://127.0.0.1:${server.httpPort}/metrics`)).text();
     expect(metrics).toContain("# TYPE caves_players gauge");
-    expect(metrics).toMatch(/caves_tick \d+/);
+    expect(metrics).toMatch(/^caves_ticks_total \d+$/m);
   });
 });
 

@@ -724,11 +724,11 @@ export class Game {
     this.chunkOrder.sort(due, dueCount);
     for (let index = 0; index < dueCount; index++) this.broadcaster.sendTo(due[index]);
     const endMs = performance.now();
-    this.metrics.broadcastMs.add(endMs - broadcastStartMs);
+    this.metrics.recordBroadcast(endMs - broadcastStartMs);
     if (this.appliedStretch() > 1) this.dilatedTicks++;
     if (this.tick % this.saveEveryTicks === 0) this.saveCharacters();
     const tickMs = performance.now() - startMs;
-    this.metrics.tickMs.add(tickMs);
+    this.metrics.recordTick(tickMs);
     // Level the even and odd ticks' work by moving sessions between the broadcast phases (phase-balance.ts).
     this.phaseBalancer.observe(phase, tickMs, endMs - broadcastStartMs, dueCount);
     if (second) {

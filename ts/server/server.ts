@@ -9,7 +9,8 @@ import { fileURLToPath } from "node:url";
 import type { DuplexProfile } from "../netsim/index.js";
 import { loadCore } from "../wasm/node.js";
 import { installApiRoutes } from "./http/api-routes.js";
-import { installAdminRoutes } from "./http/admin-routes.js";
+import { adminAuthorizer, installAdminRoutes } from "./http/admin-routes.js";
+import { installAdminConsole } from "./http/admin-console.js";
 import type { GameOptions } from "./game-options.js";
 import { Game } from "./game-server.js";
 import { HttpApi } from "./http/http-api.js";
@@ -165,7 +166,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }),
   );
   installRtcSignalling(http, webrtc, game.sessions);
-  if (options.adminToken !== undefined) installAdminRoutes(http, game.admin, options.adminToken);
+  if (options.adminToken !== undefined) {
+    installAdminRoutes(http, game.admin, options.adminToken);
+    // The console's page asks the browser for the token with its own login prompt (a Basic challenge).
+    installAdminConsole(http, adminAuthorizer(game.admin, options.adminToken, 'Basic realm="admin"'), game);
+  }
   http.setFallback(staticFiles(options.clientDir ?? DEFAULT_CLIENT_DIR));
   const closeTransports = () => {
     websocket.close();

@@ -1,7 +1,8 @@
 // The admin HTTP API (docs/server.md § Admin): /api/admin/*, each request
 // authenticated with `Authorization: Bearer <token>`, the token the host gave
 // the server (--admin-token-file or CAVES_ADMIN_TOKEN; there is no default,
-// and without one these routes do not exist). Tokens are compared through
+// and without one these routes do not exist), or as a Basic password (the
+// console's page, admin-console.ts). Tokens are compared through
 // their SHA-256 digests with timingSafeEqual, so neither length nor content
 // leaks through timing; a wrong token is logged and answered 401.
 import { createHash, timingSafeEqual } from "node:crypto";
@@ -31,25 +32,50 @@ export interface AdminRouteOptions {
   bansElsewhere?: string;
 }
 
+/** Checks a request's admin token; throws HttpError 401 (logged as refused) when it is missing or wrong. */
+export type AdminAuthorizer = (raw: IncomingMessage, action: string) => void;
+
+/**
+ * The token a request carries: `Authorization: Bearer <token>` (the API's clients), or `Basic` with the
+ * token as the password (a browser's own login prompt, for the console at /admin; the user name is not
+ * read). Null when there is none.
+ */
+function presentedToken(header: string): string | null {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(header);
+  if (bearer !== null) return bearer[1];
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header);
+  if (basic === null) return null;
+  const decoded = Buffer.from(basic[1], "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon < 0 ? null : decoded.slice(colon + 1);
+}
+
+/**
+ * The token check every admin route makes, for `token` (checked by checkAdminToken). `challenge` is the
+ * WWW-Authenticate a refusal carries: a browser shows its login prompt for Basic, not for Bearer.
+ */
+export function adminAuthorizer(
+  admin: Pick<AdminService, "refused">,
+  token: string,
+  challenge = 'Bearer realm="admin"',
+): AdminAuthorizer {
+  const expected = digest(checkAdminToken(token));
+  return (raw, action) => {
+    const presented = presentedToken(raw.headers.authorization ?? "");
+    if (presented === null || !timingSafeEqual(digest(presented), expected)) {
+      admin.refused(action, { from: raw.socket.remoteAddress ?? "" }, presented === null ? "no token" : "wrong token");
+      throw new HttpError(401, "admin token missing or wrong", { "www-authenticate": challenge });
+    }
+  };
+}
+
 export function installAdminRoutes(
   http: HttpApi,
   admin: AdminService,
   token: string,
   options: AdminRouteOptions = {},
 ): void {
-  const expected = digest(checkAdminToken(token));
-  const authorize = (raw: IncomingMessage, action: string): void => {
-    const header = raw.headers.authorization ?? "";
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (match === null || !timingSafeEqual(digest(match[1]), expected)) {
-      admin.refused(
-        action,
-        { from: raw.socket.remoteAddress ?? "" },
-        match === null ? "no bearer token" : "wrong token",
-      );
-      throw new HttpError(401, "admin token missing or wrong", { "www-authenticate": 'Bearer realm="admin"' });
-    }
-  };
+  const authorize = adminAuthorizer(admin, token);
   const run = (action: string, raw: IncomingMessage, work: () => unknown) => {
     authorize(raw, action);
     try {

@@ -17,7 +17,7 @@ import { checkNick } from "../sessions/nick.js";
 import { installOnlineRoute } from "./online-route.js";
 import { countByTransport } from "./transport-counts.js";
 import { checkAppearance } from "../../appearance.js";
-import { type MetricsSource, prometheusText } from "./prometheus.js";
+import { type MetricsSource, metricsRegistry } from "./prometheus.js";
 import type { Session, SessionRegistry } from "../sessions/session.js";
 import type { World } from "../world/world.js";
 import type { PvpRule } from "../combat/pvp-rule.js";
@@ -294,10 +294,8 @@ export function installApiRoutes(
     return { body: udpStatus ? { ...status, udp: udpStatus() } : status };
   });
 
-  http.route("GET", "/metrics", () => ({
-    body: prometheusText(game),
-    contentType: "text/plain; version=0.0.4; charset=utf-8",
-  }));
+  const registry = metricsRegistry(game);
+  http.route("GET", "/metrics", async () => ({ body: await registry.metrics(), contentType: registry.contentType }));
 }
 
 /** A join body's optional "appearance" (ts/appearance.ts): null when absent; 400 in words when not a look. */

@@ -1,0 +1,146 @@
+// The start of the operators' console (issue 43): GET /admin and the two routes its page reads, on a real
+// server on the bundled map (its creatures) with a player joined over UDP. Nothing is served without the
+// admin token — 401, with the Basic challenge that makes a browser ask for it — and the page, in Debian's
+// Chromium logged in with the token, draws the player where the server has it and keeps updating.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Logger } from "../ts/server/ops/log.js";
+import { type RunningServer, startServer } from "../ts/server/server.js";
+import { UdpTestClient } from "./support/udp-client.js";
+import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM, MAP_PATH, skipNotice } from "./e2e/browser-support.js";
+
+const TOKEN = "console-test-token-0123456789abcdef";
+const basic = (password: string) => `Basic ${Buffer.from(`admin:${password}`).toString("base64")}`;
+
+let server: RunningServer;
+let client: UdpTestClient;
+let base: string;
+
+beforeAll(async () => {
+  server = await startServer({
+    host: "127.0.0.1",
+    httpPort: 0,
+    udpPort: 0,
+    mapPath: MAP_PATH,
+    logger: new Logger("silent"),
+    adminToken: TOKEN,
+  });
+  base = `http://127.0.0.1:${server.httpPort}`;
+  client = await UdpTestClient.connect(server.httpPort, "Watched");
+  client.action(0, 0);
+  await client.waitFor("its position", () => client.position());
+});
+
+afterAll(async () => {
+  client?.close();
+  await server?.close();
+});
+
+describe("/admin and its routes", () => {
+  it("serve nothing without the token, or with a wrong one: 401, asking a browser for it", async () => {
+    for (const path of ["/admin", "/api/admin/world", "/api/admin/map"]) {
+      for (const authorization of [
+        undefined,
+        basic("wrong-token-wrong-token-wrong-token"),
+        `Bearer ${TOKEN}x`,
+        "Basic !!",
+      ]) {
+        const response = await fetch(`${base}${path}`, { headers: authorization ? { authorization } : {} });
+        expect(response.status, `${path} ${authorization}`).toBe(401);
+        expect(response.headers.get("www-authenticate")).toBe('Basic realm="admin"');
+        const body = await response.text();
+        expect(body).not.toContain("<canvas");
+        expect(body).not.toContain("Watched");
+      }
+    }
+    // Each refusal is in the admin log.
+    const log = (await (
+      await fetch(`${base}/api/admin/log?limit=20`, { headers: { authorization: `Bearer ${TOKEN}` } })
+    ).json()) as {
+      entries: { action: string }[];
+    };
+    expect(log.entries.some((entry) => entry.action === "console refused")).toBe(true);
+  });
+
+  it("answer the token as a Basic password or a Bearer token: the page, the map's cells, everyone's place", async () => {
+    const page = await fetch(`${base}/admin`, { headers: { authorization: basic(TOKEN) } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(await page.text()).toContain("<canvas");
+
+    const map = await fetch(`${base}/api/admin/map`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const width = Number(map.headers.get("x-map-width"));
+    const cells = new Uint8Array(await map.arrayBuffer());
+    const world = server.game.world;
+    expect(width).toBe(world.mapWidth);
+    expect(cells.length).toBe(world.mapWidth * world.mapHeight);
+    const at = client.position()!;
+    expect(cells[at.y * width + at.x]).toBe(1);
+    expect(cells.reduce((sum, cell) => sum + cell, 0)).toBeLessThan(cells.length);
+
+    const answer = (await (
+      await fetch(`${base}/api/admin/world`, { headers: { authorization: basic(TOKEN) } })
+    ).json()) as {
+      players: { nick: string; entityId: number; x: number; y: number }[];
+      creatures: number[][];
+      creatureCount: number;
+      kinds: Record<string, string>;
+    };
+    const entity = server.game.entities.get(answer.players[0].entityId)!;
+    expect(answer.players).toEqual([expect.objectContaining({ nick: "Watched", x: entity.x, y: entity.y })]);
+    expect(answer.creatureCount).toBe(server.game.entities.size - 1);
+    expect(answer.creatureCount).toBeGreaterThan(0);
+    const [id, x, y, , , typeId] = answer.creatures[0];
+    const creature = server.game.entities.get(id)!;
+    expect([creature.typeId, answer.kinds[typeId]]).toEqual([typeId, creature.name]);
+    expect(Math.abs(creature.x - x) + Math.abs(creature.y - y)).toBeLessThanOrEqual(4);
+  });
+});
+
+skipNotice("test/admin-console.test.ts (its browser part)");
+
+describe.skipIf(!HAVE_CHROMIUM)("/admin in Chromium", () => {
+  it("logs in with the token, draws the player where the server has it, and keeps updating", async () => {
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    try {
+      // Without the token the page is not there (Chromium, with no one to type at its prompt, gives up).
+      const refused = await browser.newContext();
+      expect((await refused.request.get(`${base}/admin`)).status()).toBe(401);
+      const failure = await (await refused.newPage()).goto(`${base}/admin`).then(
+        () => "loaded",
+        (error: Error) => error.message,
+      );
+      expect(failure).toContain("ERR_INVALID_AUTH_CREDENTIALS");
+
+      const context = await browser.newContext({
+        httpCredentials: { username: "host", password: TOKEN },
+        viewport: { width: 1200, height: 800 },
+      });
+      const page = await context.newPage();
+      expect((await page.goto(`${base}/admin`))!.status()).toBe(200);
+      await page.waitForFunction(() => document.getElementById("status")?.textContent === "live");
+      expect(await page.textContent("#player-count")).toBe("1");
+      expect(await page.textContent("#players")).toContain("Watched");
+      const firstTick = Number(await page.textContent("#tick"));
+      await page.waitForFunction((tick) => Number(document.getElementById("tick")?.textContent) > tick, firstTick);
+      // The player's square, at zoom 2, in the players' green.
+      const at = client.position()!;
+      const pixel = await page.evaluate(({ x, y }) => {
+        const canvas = document.getElementById("canvas") as HTMLCanvasElement;
+        return [...canvas.getContext("2d")!.getImageData(x * 2, y * 2, 1, 1).data];
+      }, at);
+      expect(pixel.slice(0, 3)).toEqual([0x4e, 0xe0, 0x6a]);
+      // A click on it shows who it is.
+      await page.click("#canvas", { position: { x: at.x * 2 + 1, y: at.y * 2 + 1 } });
+      expect(await page.textContent("#selected")).toContain("Watched");
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, "admin-console-desktop.png") });
+      await page.setViewportSize({ width: 820, height: 1180 });
+      await page.screenshot({ path: join(ARTIFACTS, "admin-console-tablet.png") });
+    } finally {
+      await browser.close();
+    }
+  });
+});
