@@ -23,6 +23,8 @@ import { installRtcSignalling } from "../server/transports/signalling.js";
 import { DEFAULT_WEBRTC_OPTIONS, rtcBindAddress, WebRtcTransport } from "../server/transports/webrtc.js";
 import { UdpTransport } from "../server/transports/udp-transport.js";
 import { adminFanOut } from "./admin-fanout.js";
+import { healthMetricsText } from "./cluster-health.js";
+import type { PartHealth } from "./supervisor.js";
 import { Directory, REFRESH_MS } from "./directory.js";
 import type { HandoffState } from "./handoff.js";
 import {
@@ -60,6 +62,8 @@ export interface GatewayOptions {
   /** Guest joins per minute per source address (default DEFAULT_HTTP_LIMITS'). */
   guestJoinsPerAddress?: number;
   logger?: Logger;
+  /** The health of the cluster's parts, as the launcher last sent it (null: not yet, or no launcher). */
+  health?: () => readonly PartHealth[] | null;
 }
 
 interface Route {
@@ -323,6 +327,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (!path.startsWith("/api/") && path !== "/metrics") return statics(req, res);
     if (path.startsWith("/api/admin/")) await admin(req, res);
+    else if (req.method === "GET" && (path === "/api/cluster" || path === "/metrics")) await status(res, path);
     else await proxy(req, res, path);
     return true;
   });
@@ -351,6 +356,27 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     if (answer.status === 401) headers["www-authenticate"] = 'Bearer realm="admin"';
     res.writeHead(answer.status, headers);
     res.end(JSON.stringify(answer.body));
+  }
+
+  /**
+   * /api/cluster and /metrics: region 0's answer with the health of every part of the cluster added —
+   * the health alone while region 0 is down (it is what an operator then needs).
+   */
+  async function status(res: ServerResponse, path: string): Promise<void> {
+    const link = links.get(0);
+    const answer =
+      link === undefined
+        ? null
+        : await fetch(`${link.httpBase}${path}`, { signal: AbortSignal.timeout(2000) })
+            .then((response) => (response.ok ? response.text() : null))
+            .catch(() => null);
+    const health = options.health?.() ?? null;
+    if (path === "/metrics") {
+      res.writeHead(200, { "content-type": "text/plain; version=0.0.4" });
+      return void res.end(`${answer ?? ""}${health === null ? "" : healthMetricsText(health)}`);
+    }
+    const region0 = answer === null ? { region0: "unreachable" } : (JSON.parse(answer) as Record<string, unknown>);
+    reply(res, 200, { ...region0, health });
   }
 
   /** A request's body as text, or null past MAX_PROXY_BODY_BYTES. */
