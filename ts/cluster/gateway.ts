@@ -114,6 +114,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const log = options.logger ?? new Logger("info");
   const maxClients = options.maxClients ?? 20_000;
   const directory = new Directory(options.redisUrl);
+  // Redis lost: clients keep playing over the links already open; the routes are written again when
+  // it is back (every few seconds, and at once then).
+  directory.watch(log, () => writeRoutes());
   await directory.connect();
   const links = new Map<number, RegionLink>();
   const connecting = new Set<number>();
@@ -319,6 +322,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       clients: clients.size,
       routes: routes.size,
       regions: [...links.keys()],
+      redis: { up: directory.up, ...directory.connection },
       ...stats,
       webrtc: rtc.counts(),
     },
@@ -439,19 +443,22 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   await linkRegions();
   let rounds = 0;
   const upkeep = setInterval(() => {
-    linkRegions().catch((error: unknown) => log.warn("linking regions", { error: String(error) }));
+    linkRegions().catch(directory.failed("linking regions"));
     const nowMs = performance.now();
     for (const client of [...clients.values()]) if (nowMs - client.lastSeenMs > CLIENT_IDLE_MS) forget(client);
     for (const [key, route] of routes) if (nowMs - route.lastUsedMs > ROUTE_IDLE_MS) routes.delete(key);
     websocket.sweep(nowMs);
     rtc.sweep(nowMs);
-    if (++rounds % 5 === 0) {
-      const live = [...routes.values()].filter((route) => nowMs - route.lastUsedMs < 10_000);
-      directory
-        .putSessions(live.map((route) => ({ tokenHex: route.tokenHex, gateway: options.id, region: route.region })))
-        .catch(() => {});
-    }
+    if (++rounds % 5 === 0) writeRoutes();
   }, REFRESH_MS);
+  /** Writes down (or refreshes) the sessions this gateway routes and used lately. */
+  function writeRoutes(): void {
+    const nowMs = performance.now();
+    const live = [...routes.values()].filter((route) => nowMs - route.lastUsedMs < 10_000);
+    directory
+      .putSessions(live.map((route) => ({ tokenHex: route.tokenHex, gateway: options.id, region: route.region })))
+      .catch(() => {});
+  }
   upkeep.unref();
   log.info("gateway started", { id: options.id, httpPort: (http.server.address() as AddressInfo).port, udp: udp.port });
 

@@ -176,6 +176,9 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const game: RegionGame = wholeGame;
 
   const directory = new Directory(options.redisUrl);
+  // Redis lost: the region plays on; when it is back, it writes its part of the directory again.
+  let writeDirectoryAgain: (() => void) | null = null;
+  directory.watch(log, () => writeDirectoryAgain?.());
   await directory.connect();
   const kicks = accounts === null ? null : new AccountKicks(region, directory.redis, game, log);
   if (kicks !== null) {
@@ -290,7 +293,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
           log.warn("entity claimed by another region", { entityId: id, from });
         }
       },
-      (error: unknown) => log.warn("claim failed", { entityId: id, error: String(error) }),
+      directory.failed(`claiming entity ${id}`),
     );
   };
 
@@ -538,7 +541,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       states.set(session.tokenHex, JSON.stringify(state));
     }
     stats.checkpointed = states.size;
-    directory.putCheckpoint(region, states).catch((error: unknown) => log.warn("checkpoint", { error: String(error) }));
+    directory.putCheckpoint(region, states).catch(directory.failed("checkpoint"));
   }
 
   /**
@@ -590,6 +593,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       neighbours: [...neighbours.keys()],
       ...stats,
       redisCommands: directory.commands + chatRelay.stats.published,
+      redis: { up: directory.up, ...directory.connection },
       chatRelay: chatRelay.stats,
       strikes: strikes.stats,
       doors: doorLink.stats,
@@ -613,8 +617,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   await directory.registerRegion(endpoint);
   let refreshes = 0;
   const refresher = setInterval(() => {
-    directory.registerRegion(endpoint).catch((error: unknown) => log.warn("redis", { error: String(error) }));
-    linkNeighbours().catch((error: unknown) => log.warn("linking neighbours", { error: String(error) }));
+    directory.registerRegion(endpoint).catch(directory.failed("registering in the directory"));
+    linkNeighbours().catch(directory.failed("linking neighbours"));
     if (++refreshes % 10 === 0) directory.refreshOwners(owned.keys()).catch(() => {});
     writeCheckpoint();
     const nowMs = performance.now();
@@ -660,7 +664,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     if (clockBusy) return;
     clockBusy = true;
     worldClockRound()
-      .catch((error: unknown) => log.warn("the world's clock", { error: String(error) }))
+      .catch(directory.failed("the world's clock"))
       .finally(() => (clockBusy = false));
   }, CLOCK_POLL_MS);
   clockWork.unref();
@@ -669,6 +673,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   async function worldClockRound(): Promise<void> {
     await directory.wishStretch(region, world.wish);
     const state = await directory.clockState(layout.regionCount);
+    // A restarted Redis keeps nothing: the segment every region follows is written again.
+    if (state.segment === null) return directory.restoreClock(world.segment);
     segment = state.segment;
     world.follow(segment);
     // Keep the loop on the segment's deadlines (a period switched at its tick, timer drift).
@@ -682,6 +688,16 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     await directory.publishClock(next);
     log.info("the world's tick stretched", { stretch: next.periodMs / tickPeriodMs, fromTick: next.tick });
   }
+  writeDirectoryAgain = () => {
+    // The directory is rebuilt from the processes: this region's endpoint, the world's epoch and clock
+    // (the same in every region), the owner of each entity it holds, its checkpoint.
+    const failed = directory.failed("writing the directory again");
+    directory.registerRegion(endpoint).catch(failed);
+    directory.tickEpochMs(epochMs).catch(failed);
+    directory.restoreClock(world.segment).catch(failed);
+    directory.rewriteOwners(owned.keys(), region).catch(failed);
+    writeCheckpoint();
+  };
   log.info("region started", { region, linkPort, httpPort, tick: game.tick });
 
   let closed = false;
