@@ -132,8 +132,6 @@ async function runRegion(): Promise<void> {
     postgresUrl: values.postgres,
     // Checked by the launcher, which set it.
     adminToken: process.env.CAVES_ADMIN_TOKEN,
-    // The leases went with the connection: exit, and the supervisor starts this region again.
-    onStoreLost: () => process.exit(1),
   });
   process.stdout.write(
     `${JSON.stringify({ ready: "region", region, linkPort: running.linkPort, httpPort: running.httpPort })}\n`,

@@ -13,6 +13,7 @@ import { BROADCAST_EVERY_TICKS } from "../constants.js";
 import { isValidAction, readActionTokenHigh, readActionTokenLow } from "../protocol/action.js";
 import { loadCore } from "../wasm/node.js";
 import { installAdminRoutes } from "../server/http/admin-routes.js";
+import { REPLACED_ELSEWHERE } from "../server/session-lifecycle.js";
 import { installApiRoutes } from "../server/http/api-routes.js";
 import { Game } from "../server/game-server.js";
 import type { RegionGame } from "./region-game.js";
@@ -26,11 +27,11 @@ import type { Session } from "../server/sessions/session.js";
 import type { Peer } from "../server/edge/peer.js";
 import { TickLoop } from "../server/ops/tick-loop.js";
 import { readWorldMap } from "../server/world/world-map.js";
-import pg from "pg";
 import { loadMigrations } from "../server/persistence/migrate.js";
 import { AccountKicks } from "./account-kicks.js";
 import { ChatRelay } from "./chat-relay.js";
 import { PgAccounts } from "./pg-accounts.js";
+import { PgConnection } from "./pg-connection.js";
 import { PgItemStore, type PgItemStoreOptions } from "./pg-items.js";
 import { migratePostgres } from "./pg-migrate.js";
 import { CHECKPOINT_TTL_MS, Directory, REFRESH_MS } from "./directory.js";
@@ -99,8 +100,6 @@ export interface RegionOptions {
    * region's account and ban store is not the world's.
    */
   adminToken?: string;
-  /** The connection to PostgreSQL broke: the leases went with it, so this region must not go on (it exits, and is restarted). */
-  onStoreLost?: (error: Error) => void;
 }
 
 /** A gateway's link here: its client links (virtual peers) and the sessions handed off from them. */
@@ -145,7 +144,6 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       : await openSharedStore(
           options.postgresUrl,
           log,
-          options,
           {
             world: map.name,
             chestKeys: chests.map((chest) => chestKey(map.name, chest.id)),
@@ -181,6 +179,14 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   directory.watch(log, () => writeDirectoryAgain?.());
   await directory.connect();
   const kicks = accounts === null ? null : new AccountKicks(region, directory.redis, game, log);
+  if (accounts !== null) {
+    // A lease taken elsewhere while the store was unreachable: this region's copy of the character is no
+    // longer the one that is written, so its session here ends.
+    accounts.onLeaseLost = (accountId) => {
+      const session = game.sessionOfAccount(accountId);
+      if (session !== undefined) game.leave(session, REPLACED_ELSEWHERE);
+    };
+  }
   if (kicks !== null) {
     await kicks.start();
     // A login here of a character another region plays: that region ends its session (saving it), and
@@ -601,6 +607,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       combat: game.combat.stats,
       chat: game.chat.stats,
       accounts: accounts?.stats ?? null,
+      store: store === null ? null : { up: store.connection.up, ...store.connection.stats },
       items: { store: store?.items.stats ?? null, room: game.items.stats },
       kicks: kicks?.stats ?? null,
       owned: [...owned].map(([id, fromMs]) => ({ id, fromMs })),
@@ -729,38 +736,38 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
 /**
  * Connects to the shared store, brings its schema up to date (processes starting together take turns),
  * and reads the items of this region's ground. Accounts and items share the one connection: the leases
- * are held on it, and a bag's write is checked against them there.
+ * are held on it, and a bag's write is checked against them there. The connection outlives the store
+ * going away (pg-connection.ts): the leases are taken again on the new one.
  */
 async function openSharedStore(
   url: string,
   log: Logger,
-  options: Pick<RegionOptions, "onStoreLost">,
   ground: Omit<PgItemStoreOptions, "leased">,
   boards: readonly string[],
-): Promise<{ accounts: PgAccounts; items: PgItemStore; notices: PgNoticeStore; close(): Promise<void> }> {
-  const client = new pg.Client({ connectionString: url });
-  let closing = false;
-  client.on("error", (error) => {
-    if (closing) return;
-    log.error("the connection to the account store broke", { error: String(error) });
-    options.onStoreLost?.(error);
-  });
-  await client.connect();
-  await migratePostgres(client, loadMigrations());
-  const accounts = new PgAccounts(client, log);
-  const items = await PgItemStore.open(client, { ...ground, leased: (accountId) => accounts.leased(accountId) });
-  const notices = await PgNoticeStore.open(client, boards, log);
+): Promise<{
+  accounts: PgAccounts;
+  items: PgItemStore;
+  notices: PgNoticeStore;
+  connection: PgConnection;
+  close(): Promise<void>;
+}> {
+  const connection = new PgConnection(url, log);
+  await migratePostgres(await connection.connect(), loadMigrations());
+  const accounts = new PgAccounts(connection, log);
+  connection.reopened = (client) => accounts.relock(client);
+  const items = await PgItemStore.open(connection, { ...ground, leased: (accountId) => accounts.leased(accountId) });
+  const notices = await PgNoticeStore.open(connection, boards, log);
   return {
     accounts,
     items,
     notices,
+    connection,
     async close() {
       await notices.flush();
       // Every character's last state is written before the connection (and with it every lease) goes.
       if (!(await accounts.drain(5_000))) log.error("characters not saved before shutdown", { stats: accounts.stats });
       accounts.close();
-      closing = true;
-      await client.end().catch(() => {});
+      await connection.end();
     },
   };
 }
