@@ -3,7 +3,8 @@
 // clients on real UDP. A region killed with SIGKILL again and again — its restarts killed too, so they
 // fail — is tried again until it is back, with its players; the redis-server killed with SIGKILL is
 // restarted, the log says so in a line per process instead of hundreds, the regions write the directory
-// again, a player plays on and a new one joins, and chat crosses the border again.
+// again, a player plays on and a new one joins, and chat crosses the border again; its PostgreSQL and a
+// gateway killed with SIGKILL are started again too, and the regions reconnect to the store.
 import { execFileSync } from "node:child_process";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -59,7 +60,7 @@ describe.skipIf(skip !== null)("a cluster that heals itself", () => {
   };
 
   beforeAll(async () => {
-    cluster = await startTestCluster();
+    cluster = await startTestCluster(2);
   }, 90_000);
 
   afterAll(async () => {
@@ -174,8 +175,58 @@ describe.skipIf(skip !== null)("a cluster that heals itself", () => {
     // The log: a line per process that lost Redis and one when it was back, not one per failed command.
     const log = cluster.process.stderr().slice(logBefore);
     expect(log).not.toContain("Unhandled error event");
-    expect(linesWith(log, "Redis unreachable")).toBeLessThanOrEqual(3);
-    expect(linesWith(log, "Redis is back")).toBeLessThanOrEqual(3);
+    const processes = cluster.ready.regions.length + cluster.ready.gateways.length;
+    expect(linesWith(log, "Redis unreachable")).toBeLessThanOrEqual(processes);
+    expect(linesWith(log, "Redis is back")).toBeLessThanOrEqual(processes);
     expect(log.split("\n").length).toBeLessThan(20);
+  }, 60_000);
+
+  it("its PostgreSQL and a gateway killed with SIGKILL are started again, and the regions reconnect to the store", async () => {
+    const postgresBefore = await health("postgres");
+    const gatewayBefore = await health("gateway 1");
+    process.kill(postgresBefore.pid!, "SIGKILL");
+    process.kill(gatewayBefore.pid!, "SIGKILL");
+    const up = (name: string) => async () => {
+      const now = await health(name);
+      return now.state === "up" && now.restarts === 1 && now;
+    };
+    const postgresBack = await until("PostgreSQL started again", up("postgres"), 30_000);
+    expect(postgresBack.pid).not.toBe(postgresBefore.pid);
+    const gatewayBack = await until("gateway 1 started again", up("gateway 1"), 30_000);
+    expect(gatewayBack.pid).not.toBe(gatewayBefore.pid);
+    // Each region has connected to the store again (its current port: region 1 was restarted above).
+    const redis = new Redis(cluster.ready.redis);
+    try {
+      for (const region of [0, 1]) {
+        await until(
+          `region ${region} connected to the store again`,
+          async () => {
+            const endpoint = JSON.parse((await redis.get(`fc:region:${region}`)) ?? "null") as {
+              httpPort: number;
+            } | null;
+            if (endpoint === null) return false;
+            const status = (await (await fetch(`http://127.0.0.1:${endpoint.httpPort}/api/cluster`)).json()) as {
+              store: { up: boolean; back: number };
+            };
+            return status.store.up && status.store.back >= 1;
+          },
+          20_000,
+        );
+      }
+    } finally {
+      redis.disconnect();
+    }
+    // An account is created and played: the store writes again.
+    const registered = await fetch(`http://127.0.0.1:${gatewayHttp()}/api/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Afterwards", password: "long enough", nick: "After" }),
+    });
+    expect(registered.status).toBe(200);
+    // /metrics names every part, in base units, counters in _total.
+    const metrics = await (await fetch(`http://127.0.0.1:${gatewayHttp()}/metrics`)).text();
+    expect(metrics).toContain('caves_cluster_part_up{part="postgres",kind="postgres"} 1');
+    expect(metrics).toContain('caves_cluster_part_restarts_total{part="gateway 1",kind="gateway"} 1');
+    expect(metrics).toContain('caves_cluster_part_restarts_total{part="region 1",kind="region"} 1');
   }, 60_000);
 });
