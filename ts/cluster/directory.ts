@@ -102,6 +102,8 @@ export class Directory {
   }
 
   async close(): Promise<void> {
+    // Closed on purpose: not a loss worth a line.
+    this.connected = false;
     this.redis.disconnect();
     await Promise.resolve();
   }
