@@ -379,7 +379,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       res.writeHead(200, { "content-type": "text/plain; version=0.0.4" });
       return void res.end(`${answer ?? ""}${health === null ? "" : healthMetricsText(health)}`);
     }
-    const region0 = answer === null ? { region0: "unreachable" } : (JSON.parse(answer) as Record<string, unknown>);
+    let region0: Record<string, unknown> = { region0: "unreachable" };
+    try {
+      if (answer !== null) region0 = JSON.parse(answer) as Record<string, unknown>;
+    } catch {
+      region0 = { region0: "answered with something that is not JSON" };
+    }
     reply(res, 200, { ...region0, health });
   }
 
