@@ -61,6 +61,7 @@ describe("item words", () => {
     expect(itemStatusText("take", "full")).toBe("Your bag is full.");
     expect(itemStatusText("put", "full")).toBe("The chest is full.");
     expect(itemStatusText("take", "too_far")).toBe("Too far away.");
+    expect(itemStatusText("take", "not_written")).toContain("nothing changed");
     expect(itemStatusText("equip", "wrong_kind")).toBe("You can't wield or wear that.");
     expect(itemStatusText("use", "wrong_kind")).toBe("You can't use that.");
     expect(

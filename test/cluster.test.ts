@@ -5,13 +5,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
-import {
-  type ChatPacket,
-  type ChatPostAckPacket,
-  CHAT_STATUS_POSTED,
-  CHAT_STATUS_RATE_LIMITED,
-  encodePacketToBytes,
-} from "../ts/protocol/index.js";
+import { type ChatPostAckPacket, CHAT_STATUS_POSTED, CHAT_STATUS_RATE_LIMITED } from "../ts/protocol/index.js";
 import { CHAT_BURST } from "../ts/server/sessions/chat-channel.js";
 import {
   BORDER_X,
@@ -20,6 +14,7 @@ import {
   startTestCluster,
   type TestCluster,
 } from "./support/cluster-process.js";
+import { hearLine, lines, post } from "./support/chat-lines.js";
 import { startServerOnTestMap } from "./support/test-server.js";
 import { UdpTestClient } from "./support/udp-client.js";
 import { walkSteps as walk } from "./support/walk.js";
@@ -35,44 +30,8 @@ async function playing(httpPort: number, nick: string): Promise<UdpTestClient> {
   return (await UdpTestClient.connect(httpPort, nick)).sign().placed();
 }
 
-/** Chat lines a client received, one per sequence number, in order. */
-function lines(client: UdpTestClient): ChatPacket[] {
-  const bySeq = new Map<number, ChatPacket>();
-  for (const { packet } of client.received)
-    if (packet?.type === "chat" && !bySeq.has(packet.seq)) bySeq.set(packet.seq, packet);
-  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
-}
-
-/**
- * Acknowledges every line the client holds without a gap (the raw test client acknowledges nothing by itself,
- * and the server keeps at most 8 lines in flight to a client that does not: later lines would wait).
- */
-function acknowledgeLines(client: UdpTestClient): void {
-  const held = new Set(lines(client).map((line) => line.seq));
-  let upTo = 0;
-  while (held.has(upTo + 1)) upTo++;
-  if (upTo > 0)
-    client.sendRaw(encodePacketToBytes({ type: "chat_ack", clientType: 0, authToken: client.token, seq: upTo }));
-}
-
-/** Waits for a line `find` picks among those `client` received, acknowledging what arrives meanwhile. */
-function hearLine(client: UdpTestClient, what: string, find: (line: ChatPacket) => boolean): Promise<ChatPacket> {
-  return client.waitFor(
-    what,
-    () => {
-      acknowledgeLines(client);
-      return lines(client).find(find);
-    },
-    10_000,
-  );
-}
-
 function postAcks(client: UdpTestClient): ChatPostAckPacket[] {
   return client.received.flatMap(({ packet }) => (packet?.type === "chat_post_ack" ? [packet] : []));
-}
-
-function post(client: UdpTestClient, seq: number, text: string): void {
-  client.sendRaw(encodePacketToBytes({ type: "chat_post", clientType: 0, authToken: client.token, seq, text }));
 }
 
 /** The region whose /api/cluster lists entity `id` as owned now. */

@@ -516,7 +516,7 @@ describe("items (issue 14)", () => {
     expectError(patched(itemRequestBytes, 18, [8]), "bad_request", 18);
     expectOk(patched(itemRequestBytes, 18, [7]));
     expectError(patched(itemResultBytes, 6, [0, 0, 0, 0]), "bad_request", 6);
-    expectError(patched(itemResultBytes, 10, [9]), "bad_status", 10);
+    expectError(patched(itemResultBytes, 10, [10]), "bad_status", 10);
     expectOk(patched(itemResultBytes, 10, [8]));
   });
 });

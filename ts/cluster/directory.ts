@@ -5,6 +5,7 @@
 // owner of an entity changes only by compare-and-set (a Lua script: one atomic step in Redis), so
 // two regions can never both be written down as its owner.
 import { Redis } from "ioredis";
+import type { Logger } from "../server/ops/log.js";
 import type { ClusterLayout } from "./layout.js";
 import type { ClockSegment } from "./world-dilation.js";
 
@@ -43,12 +44,57 @@ export class Directory {
   readonly redis: Redis;
   /** Commands this process sent, for the figures (INFO gives the server's total). */
   commands = 0;
+  /** Times the connection was lost, and came back. */
+  readonly connection = { lost: 0, back: 0 };
+  private everReady = false;
+  private connected = false;
+  private log: Logger | null = null;
+  private readonly backHandlers: (() => void)[] = [];
 
   constructor(
     url: string,
     private readonly prefix = "fc:",
   ) {
     this.redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    // ioredis reconnects on its own; each try's error would otherwise be printed as an unhandled error
+    // event (hundreds of lines a minute). The connection's state changes are logged once each (watch).
+    this.redis.on("error", () => {});
+    this.redis.on("close", () => {
+      if (!this.connected) return;
+      this.connected = false;
+      this.connection.lost++;
+      this.log?.error("Redis unreachable: playing on; the directory is written again when it is back");
+    });
+    this.redis.on("ready", () => {
+      if (this.connected) return;
+      this.connected = true;
+      if (!this.everReady) return void (this.everReady = true);
+      this.connection.back++;
+      this.log?.warn("Redis is back: writing this process's part of the directory again");
+      // What Redis held may be gone (a restarted server keeps nothing): each part writes its own again.
+      for (const handler of this.backHandlers) handler();
+    });
+  }
+
+  /** Logs the connection's state changes to `log`, once each, and runs `onBack` each time it comes back. */
+  watch(log: Logger, onBack?: () => void): void {
+    this.log = log;
+    if (onBack !== undefined) this.backHandlers.push(onBack);
+  }
+
+  /** Whether the connection is up now. */
+  get up(): boolean {
+    return this.connected;
+  }
+
+  /**
+   * A handler for a command's failure that logs it only while the connection is up: while it is down,
+   * the one line saying so stands for every command that fails.
+   */
+  failed(what: string): (error: unknown) => void {
+    return (error) => {
+      if (this.connected) this.log?.warn(what, { error: String(error) });
+    };
   }
 
   async connect(): Promise<void> {
@@ -56,6 +102,8 @@ export class Directory {
   }
 
   async close(): Promise<void> {
+    // Closed on purpose: not a loss worth a line.
+    this.connected = false;
     this.redis.disconnect();
     await Promise.resolve();
   }
@@ -79,7 +127,7 @@ export class Directory {
    * One round trip for a region's clock work: the latest segment published, which regions are live,
    * and the stretch each live one wishes (1 when it wrote none).
    */
-  async clockState(regionCount: number): Promise<{ segment: ClockSegment; live: number[]; wishes: number[] }> {
+  async clockState(regionCount: number): Promise<{ segment: ClockSegment | null; live: number[]; wishes: number[] }> {
     this.commands++;
     const keys = [`${this.prefix}clock`];
     for (let region = 0; region < regionCount; region++) {
@@ -94,7 +142,13 @@ export class Directory {
       const wish = Number(values[2 + 2 * region] ?? "1");
       wishes.push(Number.isFinite(wish) && wish >= 1 ? wish : 1);
     }
-    return { segment: parseSegment(values[0]), live, wishes };
+    return { segment: values[0] === null ? null : parseSegment(values[0]), live, wishes };
+  }
+
+  /** Writes the segment in force again where Redis lost it (a restarted Redis): every region holds the same. */
+  async restoreClock(segment: ClockSegment): Promise<void> {
+    this.commands++;
+    await this.redis.set(`${this.prefix}clock`, JSON.stringify(segment), "NX");
   }
 
   /** This region's wished stretch, kept STRETCH_WISH_TTL_MS unless written again. */
@@ -177,6 +231,22 @@ export class Directory {
     let count = 0;
     for (const id of entityIds) {
       multi.pexpire(`${this.prefix}owner:${id}`, OWNER_TTL_MS);
+      count++;
+    }
+    if (count === 0) return;
+    this.commands += count;
+    await multi.exec();
+  }
+
+  /**
+   * Writes `owner` down as the owner of the entities given, in one round trip: after Redis came back,
+   * the region that holds their sessions says so again (it is the truth; Redis only keeps a copy).
+   */
+  async rewriteOwners(entityIds: Iterable<number>, owner: number): Promise<void> {
+    const multi = this.redis.multi();
+    let count = 0;
+    for (const id of entityIds) {
+      multi.set(`${this.prefix}owner:${id}`, String(owner), "PX", OWNER_TTL_MS);
       count++;
     }
     if (count === 0) return;

@@ -23,6 +23,8 @@ import { installRtcSignalling } from "../server/transports/signalling.js";
 import { DEFAULT_WEBRTC_OPTIONS, rtcBindAddress, WebRtcTransport } from "../server/transports/webrtc.js";
 import { UdpTransport } from "../server/transports/udp-transport.js";
 import { adminFanOut } from "./admin-fanout.js";
+import { healthMetricsText } from "./cluster-health.js";
+import type { PartHealth } from "./supervisor.js";
 import { Directory, REFRESH_MS } from "./directory.js";
 import type { HandoffState } from "./handoff.js";
 import {
@@ -60,6 +62,8 @@ export interface GatewayOptions {
   /** Guest joins per minute per source address (default DEFAULT_HTTP_LIMITS'). */
   guestJoinsPerAddress?: number;
   logger?: Logger;
+  /** The health of the cluster's parts, as the launcher last sent it (null: not yet, or no launcher). */
+  health?: () => readonly PartHealth[] | null;
 }
 
 interface Route {
@@ -110,6 +114,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const log = options.logger ?? new Logger("info");
   const maxClients = options.maxClients ?? 20_000;
   const directory = new Directory(options.redisUrl);
+  // Redis lost: clients keep playing over the links already open; the routes are written again when
+  // it is back (every few seconds, and at once then).
+  directory.watch(log, () => writeRoutes());
   await directory.connect();
   const links = new Map<number, RegionLink>();
   const connecting = new Set<number>();
@@ -315,6 +322,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       clients: clients.size,
       routes: routes.size,
       regions: [...links.keys()],
+      redis: { up: directory.up, ...directory.connection },
       ...stats,
       webrtc: rtc.counts(),
     },
@@ -323,6 +331,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (!path.startsWith("/api/") && path !== "/metrics") return statics(req, res);
     if (path.startsWith("/api/admin/")) await admin(req, res);
+    else if (req.method === "GET" && (path === "/api/cluster" || path === "/metrics")) await status(res, path);
     else await proxy(req, res, path);
     return true;
   });
@@ -351,6 +360,32 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     if (answer.status === 401) headers["www-authenticate"] = 'Bearer realm="admin"';
     res.writeHead(answer.status, headers);
     res.end(JSON.stringify(answer.body));
+  }
+
+  /**
+   * /api/cluster and /metrics: region 0's answer with the health of every part of the cluster added —
+   * the health alone while region 0 is down (it is what an operator then needs).
+   */
+  async function status(res: ServerResponse, path: string): Promise<void> {
+    const link = links.get(0);
+    const answer =
+      link === undefined
+        ? null
+        : await fetch(`${link.httpBase}${path}`, { signal: AbortSignal.timeout(2000) })
+            .then((response) => (response.ok ? response.text() : null))
+            .catch(() => null);
+    const health = options.health?.() ?? null;
+    if (path === "/metrics") {
+      res.writeHead(200, { "content-type": "text/plain; version=0.0.4" });
+      return void res.end(`${answer ?? ""}${health === null ? "" : healthMetricsText(health)}`);
+    }
+    let region0: Record<string, unknown> = { region0: "unreachable" };
+    try {
+      if (answer !== null) region0 = JSON.parse(answer) as Record<string, unknown>;
+    } catch {
+      region0 = { region0: "answered with something that is not JSON" };
+    }
+    reply(res, 200, { ...region0, health });
   }
 
   /** A request's body as text, or null past MAX_PROXY_BODY_BYTES. */
@@ -413,19 +448,22 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   await linkRegions();
   let rounds = 0;
   const upkeep = setInterval(() => {
-    linkRegions().catch((error: unknown) => log.warn("linking regions", { error: String(error) }));
+    linkRegions().catch(directory.failed("linking regions"));
     const nowMs = performance.now();
     for (const client of [...clients.values()]) if (nowMs - client.lastSeenMs > CLIENT_IDLE_MS) forget(client);
     for (const [key, route] of routes) if (nowMs - route.lastUsedMs > ROUTE_IDLE_MS) routes.delete(key);
     websocket.sweep(nowMs);
     rtc.sweep(nowMs);
-    if (++rounds % 5 === 0) {
-      const live = [...routes.values()].filter((route) => nowMs - route.lastUsedMs < 10_000);
-      directory
-        .putSessions(live.map((route) => ({ tokenHex: route.tokenHex, gateway: options.id, region: route.region })))
-        .catch(() => {});
-    }
+    if (++rounds % 5 === 0) writeRoutes();
   }, REFRESH_MS);
+  /** Writes down (or refreshes) the sessions this gateway routes and used lately. */
+  function writeRoutes(): void {
+    const nowMs = performance.now();
+    const live = [...routes.values()].filter((route) => nowMs - route.lastUsedMs < 10_000);
+    directory
+      .putSessions(live.map((route) => ({ tokenHex: route.tokenHex, gateway: options.id, region: route.region })))
+      .catch(() => {});
+  }
   upkeep.unref();
   log.info("gateway started", { id: options.id, httpPort: (http.server.address() as AddressInfo).port, udp: udp.port });
 

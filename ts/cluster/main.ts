@@ -1,9 +1,10 @@
 // `npm run -s cluster -- --regions 4 --gateways 2`: one world served by several processes on this
 // machine (docs/scaling.md). It starts a private redis-server (or uses --redis URL) and a private
 // PostgreSQL for the accounts (or uses --postgres URL), writes the layout
-// to the directory, starts the region processes and the gateways as children of its own, restarts a
-// region that dies (the small supervisor the issue asks for), and prints where to play. The same file
-// runs the children: --role region | gateway.
+// to the directory, starts the region processes and the gateways as children of its own, supervises
+// every process it started — regions, gateways, its redis-server and its PostgreSQL — restarting each
+// whenever it ends, forever (supervisor.ts), and prints where to play. The same file runs the children:
+// --role region | gateway.
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -20,8 +21,10 @@ import { Directory } from "./directory.js";
 import { startGateway } from "./gateway.js";
 import { type ClusterLayout, gridLayout, layoutJson, LayoutError, parseLayout, readLayout } from "./layout.js";
 import { type PostgresProcess, postgresSkipReason, startPostgres } from "./postgres-process.js";
-import { startRedis } from "./redis-process.js";
+import { type RedisProcess, startRedis } from "./redis-process.js";
 import { startRegion } from "./region.js";
+import { isHealthList } from "./cluster-health.js";
+import { DEFAULT_BACKOFF, type PartHealth, type RunningPart, SupervisedPart } from "./supervisor.js";
 
 const DEFAULT_MAP = fileURLToPath(new URL("../../maps/caves.tmj", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -129,8 +132,6 @@ async function runRegion(): Promise<void> {
     postgresUrl: values.postgres,
     // Checked by the launcher, which set it.
     adminToken: process.env.CAVES_ADMIN_TOKEN,
-    // The leases went with the connection: exit, and the supervisor starts this region again.
-    onStoreLost: () => process.exit(1),
   });
   process.stdout.write(
     `${JSON.stringify({ ready: "region", region, linkPort: running.linkPort, httpPort: running.httpPort })}\n`,
@@ -142,7 +143,15 @@ async function runRegion(): Promise<void> {
 }
 
 async function runGateway(): Promise<void> {
+  // The launcher sends the health of every part of the cluster (supervisor.ts) over the IPC channel.
+  let health: PartHealth[] | null = null;
+  process.on("message", (message: unknown) => {
+    const sent = (message as { health?: unknown } | null)?.health;
+    if (isHealthList(sent)) health = sent;
+  });
+  process.channel?.unref();
   const running = await startGateway({
+    health: () => health,
     id: values.id ?? fail("--id is required"),
     host: values.host,
     httpPort: port("http-port", values["http-port"]),
@@ -189,22 +198,56 @@ interface Child {
   ready: Record<string, unknown>;
 }
 
-/** Starts `node --import tsx main.ts ...args` and resolves with its ready line. */
-function startChild(name: string, args: string[]): Promise<Child> {
-  const child = spawn(process.execPath, ["--import", "tsx", SELF, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+/** How long a child may take to say it is ready before it is killed and its start counted as failed. */
+const READY_TIMEOUT_MS = 60_000;
+
+/** Starts `node --import tsx main.ts ...args` (with an IPC channel when `ipc`) and resolves with its ready line. */
+function startChild(name: string, args: string[], ipc = false): Promise<Child> {
+  const child = spawn(process.execPath, ["--import", "tsx", SELF, ...args], {
+    stdio: ipc ? ["ignore", "pipe", "inherit", "ipc"] : ["ignore", "pipe", "inherit"],
+  });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
-    const onExit = (code: number | null) => reject(new Error(`${name} exited (${String(code)}) before it was ready`));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${name} was not ready within ${READY_TIMEOUT_MS} ms`));
+    }, READY_TIMEOUT_MS);
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited (${String(signal ?? code)}) before it was ready`));
+    };
     child.once("exit", onExit);
     lines.once("line", (line) => {
+      clearTimeout(timer);
       child.off("exit", onExit);
       try {
         resolve({ name, child, ready: JSON.parse(line) as Record<string, unknown> });
       } catch {
+        child.kill("SIGKILL");
         reject(new Error(`${name} said: ${line}`));
       }
     });
   });
+}
+
+/** A started child as the supervisor sees it: its end, and a stop (SIGTERM, then SIGKILL after 5 s). */
+function childPart(entry: Child): RunningPart {
+  const { child } = entry;
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
+  const ended = new Promise<string>((resolve) => {
+    if (gone()) return resolve(`${entry.name} exited (${String(child.signalCode ?? child.exitCode)})`);
+    child.once("exit", (code, signal) => resolve(`${entry.name} exited (${String(signal ?? code)})`));
+  });
+  return {
+    pid: child.pid ?? null,
+    ended,
+    async stop() {
+      if (gone()) return;
+      child.kill("SIGTERM");
+      await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 5000))]);
+      if (!gone()) child.kill("SIGKILL");
+    },
+  };
 }
 
 async function runCluster(): Promise<void> {
@@ -232,25 +275,29 @@ async function runCluster(): Promise<void> {
     if (error instanceof LayoutError) fail(error.message);
     throw error;
   }
-  // Whatever has started is stopped on SIGTERM / SIGINT, also while the rest is still starting.
-  let redis: Awaited<ReturnType<typeof startRedis>> | null = null;
+  // Every process started is a supervised part (supervisor.ts), restarted whenever it ends; all are
+  // stopped on SIGTERM / SIGINT, also while the rest is still starting.
+  let redis: RedisProcess | null = null;
   let postgres: PostgresProcess | null = null;
   let stopping = false;
-  const children: Child[] = [];
+  const parts: SupervisedPart[] = [];
+  /** The gateways' processes now, by name: each is sent the parts' health (cluster-health.ts). */
+  const gatewayProcesses = new Map<string, ChildProcess>();
+  const sendHealth = (to: Iterable<ChildProcess> = gatewayProcesses.values()) => {
+    const health = parts.map((part) => part.health);
+    for (const child of to) if (child.connected) child.send({ health }, () => {});
+  };
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    const exits = children.map(
-      (c) =>
-        new Promise<void>((resolve) => {
-          if (c.child.exitCode !== null || c.child.signalCode !== null) return resolve();
-          c.child.once("exit", () => resolve());
-          c.child.kill("SIGTERM");
-        }),
-    );
-    void Promise.race([Promise.all(exits), new Promise((resolve) => setTimeout(resolve, 5000))])
+    // The regions and gateways first (a region writes its characters' last states), then the stores.
+    const processes = parts.filter((part) => part.kind === "region" || part.kind === "gateway");
+    void Promise.race([
+      Promise.all(processes.map((part) => part.stop())),
+      new Promise((resolve) => setTimeout(resolve, 8000)),
+    ])
+      .then(() => Promise.all(parts.filter((part) => !processes.includes(part)).map((part) => part.stop())))
       .then(() => {
-        for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
         postgres?.stop();
         return redis?.stop();
       })
@@ -275,8 +322,63 @@ async function runCluster(): Promise<void> {
   const directory = new Directory(redisUrl);
   await directory.connect();
   await directory.publishLayout(layout);
-  await directory.tickEpochMs(Date.now());
+  const epochMs = await directory.tickEpochMs(Date.now());
   await directory.close();
+  if (redis !== null) {
+    const { port: redisPort, dir } = redis;
+    const redisPart = (process: RedisProcess): RunningPart => ({
+      pid: process.child.pid ?? null,
+      ended: process.ended,
+      stop: async () => {
+        process.child.kill("SIGKILL");
+        await process.ended;
+      },
+    });
+    parts.push(
+      new SupervisedPart(
+        "redis-server",
+        "redis",
+        redisPart(redis),
+        async () => redisPart(await startRedis(10_000, { port: redisPort, dir })),
+        logger,
+        () => sendHealth(),
+        DEFAULT_BACKOFF,
+        // A private Redis keeps nothing (no persistence): what the launcher wrote is written again; the
+        // regions and gateways write their own parts again when their connections come back (directory.ts).
+        async () => {
+          const again = new Directory(redisUrl);
+          try {
+            await again.connect();
+            await again.publishLayout(layout);
+            await again.tickEpochMs(epochMs);
+          } finally {
+            await again.close();
+          }
+        },
+      ),
+    );
+  }
+  if (postgres !== null) {
+    let current: PostgresProcess = postgres;
+    const postgresPart = (process: PostgresProcess): RunningPart => ({
+      pid: process.pid,
+      ended: process.ended,
+      stop: () => Promise.resolve(process.stop()),
+    });
+    parts.push(
+      new SupervisedPart(
+        "postgres",
+        "postgres",
+        postgresPart(current),
+        async () => {
+          current = await current.restart();
+          return postgresPart(current);
+        },
+        logger,
+        () => sendHealth(),
+      ),
+    );
+  }
   const common = ["--redis", redisUrl, "--map", values.map, "--host", values.host, "--log-level", level];
   const regionArgs = (region: number) => [
     ...(postgresUrl === undefined ? [] : ["--postgres", postgresUrl]),
@@ -291,25 +393,22 @@ async function runCluster(): Promise<void> {
     String(players),
     ...common,
   ];
-  const supervise = (entry: Child, args: string[]) => {
-    entry.child.once("exit", (code, signal) => {
-      if (stopping) return;
-      logger.warn("restarting", { process: entry.name, code, signal });
-      void startChild(entry.name, args).then(
-        (next) => {
-          entry.child = next.child;
-          entry.ready = next.ready;
-          supervise(entry, args);
-        },
-        (error: unknown) => logger.error("restart failed", { process: entry.name, error: String(error) }),
-      );
-    });
-  };
   const regionChildren = await Promise.all(
     Array.from({ length: layout.regionCount }, (_, region) => startChild(`region ${region}`, regionArgs(region))),
   );
-  regionChildren.forEach((entry, region) => supervise(entry, regionArgs(region)));
-  children.push(...regionChildren);
+  regionChildren.forEach((entry, region) =>
+    parts.push(
+      new SupervisedPart(
+        entry.name,
+        "region",
+        childPart(entry),
+        async () => childPart(await startChild(entry.name, regionArgs(region))),
+        logger,
+        () => sendHealth(),
+      ),
+    ),
+  );
+  const gateways: Record<string, unknown>[] = [];
   for (let index = 0; index < gatewayCount; index++) {
     const args = [
       "--role",
@@ -328,12 +427,28 @@ async function runCluster(): Promise<void> {
       values["client-dir"],
       ...common,
     ];
-    const entry = await startChild(`gateway ${index}`, args);
-    supervise(entry, args);
-    children.push(entry);
+    const name = `gateway ${index}`;
+    const entry = await startChild(name, args, true);
+    gateways.push(entry.ready);
+    gatewayProcesses.set(name, entry.child);
+    parts.push(
+      new SupervisedPart(
+        name,
+        "gateway",
+        childPart(entry),
+        async () => {
+          const next = await startChild(name, args, true);
+          gatewayProcesses.set(name, next.child);
+          sendHealth([next.child]);
+          return childPart(next);
+        },
+        logger,
+        () => sendHealth(),
+      ),
+    );
   }
-  const gateways = children.filter((c) => c.ready.ready === "gateway").map((c) => c.ready);
-  const regions = children.filter((c) => c.ready.ready === "region").map((c) => c.ready);
+  sendHealth();
+  const regions = regionChildren.map((c) => c.ready);
   if (values.json) {
     process.stdout.write(
       `${JSON.stringify({ redis: redisUrl, postgres: postgresUrl ?? null, regions, gateways, pid: process.pid })}\n`,

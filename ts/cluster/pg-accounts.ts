@@ -12,7 +12,6 @@
 // Saves are asynchronous (the tick must not wait on the network): each account's newest unwritten
 // state waits in `pending`, one batch is in flight at a time, a failed batch is tried again a
 // second later with whatever is newest by then.
-import type pg from "pg";
 import { type AccountPort, CharacterBusyError } from "../server/accounts/account-port.js";
 import { accountNameKey } from "../server/accounts/account-rules.js";
 import { type AccountRecord, NameTakenError } from "../server/accounts/account-store.js";
@@ -20,6 +19,8 @@ import type { Logger } from "../server/ops/log.js";
 import type { CharacterSink } from "../server/persistence/character-saver.js";
 import { type CharacterState, NEW_CHARACTER } from "../server/persistence/character-store.js";
 import { QUEST_STATES, type QuestRecord, type QuestState } from "../server/persistence/quest-store.js";
+import { StoreUnavailableError } from "../server/persistence/store-unavailable.js";
+import type { Queryable } from "./pg-connection.js";
 
 /** The advisory lock space (first key) of character leases ("fc-char"); the account id is the second key. */
 export const CHARACTER_LOCK_SPACE = 0x66636368;
@@ -112,9 +113,45 @@ export class PgAccounts implements AccountPort, CharacterSink {
   onBusy: ((accountId: number) => void) | null = null;
 
   constructor(
-    private readonly client: pg.ClientBase,
+    private readonly client: Queryable,
     private readonly log: Logger,
   ) {}
+
+  /**
+   * Called for each character whose lease could not be taken again after the connection was lost (another
+   * process took it meanwhile): its session here must end, as its saves would be refused.
+   */
+  onLeaseLost: ((accountId: number) => void) | null = null;
+
+  /**
+   * Takes every lease this process held again, on `client`: the new connection made after the old one
+   * (and with it every lease) was lost (pg-connection.ts). A lease another process took meanwhile is
+   * given up here (onLeaseLost).
+   */
+  async relock(client: Queryable): Promise<void> {
+    const lost: number[] = [];
+    for (const accountId of this.held) {
+      const result = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1, $2) AS ok", [
+        CHARACTER_LOCK_SPACE,
+        accountId,
+      ]);
+      if (!result.rows[0].ok) lost.push(accountId);
+    }
+    for (const accountId of lost) {
+      this.held.delete(accountId);
+      this.pending.delete(accountId);
+      // Its quest steps waiting here are not written: their players are not told of them.
+      for (const write of this.questWrites.get(accountId)?.values() ?? []) {
+        for (const waiter of write.waiters)
+          waiter.reject(new Error(`character ${accountId}'s lease was taken elsewhere`));
+      }
+      this.questWrites.delete(accountId);
+      this.log.error("a character's lease was taken elsewhere while the store was unreachable: its session ends", {
+        accountId,
+      });
+      this.onLeaseLost?.(accountId);
+    }
+  }
 
   async findByName(name: string): Promise<AccountRecord | undefined> {
     const result = await this.client.query<AccountRow>(
@@ -281,7 +318,12 @@ export class PgAccounts implements AccountPort, CharacterSink {
 
   /** CharacterSink: a character handed over from another process; its saves wait here for its lease. */
   takeCharacter(accountId: number): void {
-    void this.adopt(accountId);
+    this.adopt(accountId).catch((error: unknown) => {
+      this.log.error("a character handed over never got its lease: its saves are refused", {
+        accountId,
+        error: String(error),
+      });
+    });
   }
 
   /**
@@ -314,10 +356,18 @@ export class PgAccounts implements AccountPort, CharacterSink {
       const deadline = performance.now() + waitMs;
       let asked = false;
       for (;;) {
-        const result = await this.client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1, $2) AS ok", [
-          CHARACTER_LOCK_SPACE,
-          accountId,
-        ]);
+        let result: { rows: { ok: boolean }[] };
+        try {
+          result = await this.client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1, $2) AS ok", [
+            CHARACTER_LOCK_SPACE,
+            accountId,
+          ]);
+        } catch (error) {
+          // The store unreachable: tried again within the wait (it may come back), then refused.
+          if (this.closed || performance.now() + RETRY_MS > deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+          continue;
+        }
         if (result.rows[0].ok) {
           this.held.add(accountId);
           this.stats.acquired++;
@@ -418,7 +468,10 @@ export class PgAccounts implements AccountPort, CharacterSink {
         await this.write(batch);
       } catch (error) {
         this.stats.failures++;
-        this.log.error("saving characters failed; trying again", { rows: batch.size, error: String(error) });
+        // While the store is unreachable its connection's one line says so (pg-connection.ts).
+        if (!(error instanceof StoreUnavailableError)) {
+          this.log.error("saving characters failed; trying again", { rows: batch.size, error: String(error) });
+        }
         // Put back what nothing newer replaced, and try again in a while.
         for (const [accountId, row] of batch) if (!this.pending.has(accountId)) this.pending.set(accountId, row);
         this.inFlight = new Map();
@@ -482,7 +535,10 @@ export class PgAccounts implements AccountPort, CharacterSink {
       written = new Set(result.rows.map((row) => `${row.account_id} ${row.quest}`));
     } catch (error) {
       this.stats.failures++;
-      this.log.error("saving quests failed; trying again", { rows: batch.length, error: String(error) });
+      // While the store is unreachable its connection's one line says so (pg-connection.ts).
+      if (!(error instanceof StoreUnavailableError)) {
+        this.log.error("saving quests failed; trying again", { rows: batch.length, error: String(error) });
+      }
       // Back in line, unless a newer standing of the same quest came meanwhile (its waiters join it).
       for (const { accountId, write } of batch) {
         let quests = this.questWrites.get(accountId);

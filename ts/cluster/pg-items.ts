@@ -27,6 +27,7 @@ import type {
 } from "../server/persistence/item-store.js";
 import { accountOfBag } from "../server/items/bags.js";
 import { CHARACTER_LOCK_SPACE, leaseHeld } from "./pg-accounts.js";
+import type { Queryable } from "./pg-connection.js";
 
 /** PostgreSQL's division_by_zero: a guard's way of saying a row is not as the change expected. */
 const GUARD_FAILED = "22012";
@@ -92,7 +93,7 @@ export class PgItemStore implements ItemStorePort {
   readonly stats: PgItemStats = { writes: 0, conflicts: 0, failures: 0, bags: 0 };
 
   private constructor(
-    private readonly client: pg.ClientBase,
+    private readonly client: Queryable,
     private readonly options: PgItemStoreOptions,
     /** The chests read at start, given to the item room once each. */
     private readonly chests: Map<string, StoredContainer>,
@@ -105,7 +106,7 @@ export class PgItemStore implements ItemStorePort {
   private readonly unplaced: Set<string>;
 
   /** Reads this process's chests and the piles on its ground. */
-  static async open(client: pg.ClientBase, options: PgItemStoreOptions): Promise<PgItemStore> {
+  static async open(client: Queryable, options: PgItemStoreOptions): Promise<PgItemStore> {
     const chests = await readContainers(client, options.chestKeys);
     const piles = await client.query<{ id: string; x: string; y: string; item_id: string; count: string }>(
       "SELECT id, x, y, item_id, count FROM item_piles WHERE world = $1 AND level_seed IS NULL ORDER BY id",
@@ -231,7 +232,7 @@ export class PgItemStore implements ItemStorePort {
 }
 
 /** The containers `keys` that were ever written, with their stacks. */
-async function readContainers(client: pg.ClientBase, keys: readonly string[]): Promise<Map<string, StoredContainer>> {
+async function readContainers(client: Queryable, keys: readonly string[]): Promise<Map<string, StoredContainer>> {
   const found = new Map<string, StoredContainer>();
   if (keys.length === 0) return found;
   const result = await client.query<{

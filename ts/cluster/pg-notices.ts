@@ -10,7 +10,7 @@
 // behind the copy, at most once every REFRESH_MS, so a notice pinned on the same board from another
 // region shows from its next opening. A write that fails is logged and counted (`failures`): the notice
 // still went out to everyone in chat; only its keeping is lost, as with SQLite on a full disk.
-import type pg from "pg";
+import type { Queryable } from "./pg-connection.js";
 import type { Logger } from "../server/ops/log.js";
 import { NOTICES_KEPT, type Notice, type NoticePort } from "../server/persistence/notice-store.js";
 
@@ -36,12 +36,12 @@ export class PgNoticeStore implements NoticePort {
   private readonly postedSince = new Map<string, Notice[]>();
 
   private constructor(
-    private readonly client: pg.ClientBase,
+    private readonly client: Queryable,
     private readonly log: Logger,
   ) {}
 
   /** Connects the store on `client` (migrated) and reads the newest notices of `boards`. */
-  static async open(client: pg.ClientBase, boards: readonly string[], log: Logger): Promise<PgNoticeStore> {
+  static async open(client: Queryable, boards: readonly string[], log: Logger): Promise<PgNoticeStore> {
     const store = new PgNoticeStore(client, log);
     for (const board of new Set(boards)) store.boards.set(board, await store.read(board));
     return store;

@@ -5,21 +5,21 @@
 // stored stock in the sale's own transaction (ItemWrite.content, pg-items.ts); a value set outside an
 // item change (a restocked unit) is written behind, as this process's SQLite would keep it. A shop is
 // run by the region holding its merchant; two regions selling the same ware would each count their own.
-import type pg from "pg";
 import type { Logger } from "../server/ops/log.js";
 import type { WorldValuesPort } from "../server/persistence/quest-store.js";
+import type { Queryable } from "./pg-connection.js";
 import { UPSERT_VALUE } from "./pg-items.js";
 
 export class PgWorldValues implements WorldValuesPort {
   private constructor(
-    private readonly client: pg.ClientBase,
+    private readonly client: Queryable,
     private readonly world: string,
     private readonly values: Map<string, unknown>,
     private readonly log: Logger,
   ) {}
 
   /** Reads every value of `world`. */
-  static async open(client: pg.ClientBase, world: string, log: Logger): Promise<PgWorldValues> {
+  static async open(client: Queryable, world: string, log: Logger): Promise<PgWorldValues> {
     const result = await client.query<{ key: string; value: string }>(
       "SELECT key, value FROM world_values WHERE world = $1 ORDER BY key",
       [world],

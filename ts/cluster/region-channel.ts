@@ -2,7 +2,7 @@
 // account kicks). A message is a JSON object naming the region that sent it ({from, ...fields});
 // the size bound, the parse, the sender check and skipping a region's own messages are here once, and
 // each user reads only the fields it sent. A subscriber connection can do nothing else, so the channel
-// has its own (ioredis subscribes it again after a reconnect).
+// has its own (ioredis subscribes it again after a reconnect, so the relay resumes once Redis is back).
 import type { Redis } from "ioredis";
 import type { Logger } from "../server/ops/log.js";
 
@@ -23,6 +23,8 @@ export class RegionChannel {
     private readonly handle: RegionMessageHandler,
   ) {
     this.subscriber = publisher.duplicate();
+    // Its reconnects are the publisher's too: the directory logs the connection's state (directory.ts).
+    this.subscriber.on("error", () => {});
   }
 
   async start(): Promise<void> {
@@ -32,9 +34,10 @@ export class RegionChannel {
 
   /** Sends `fields` to every other region; a failed publish is logged, as the message is best-effort. */
   publish(fields: Record<string, unknown>): void {
-    this.publisher
-      .publish(this.name, JSON.stringify({ from: this.region, ...fields }))
-      .catch((error: unknown) => this.log.warn(`${this.name}: publish failed`, { error: String(error) }));
+    this.publisher.publish(this.name, JSON.stringify({ from: this.region, ...fields })).catch((error: unknown) => {
+      // While Redis is down the directory's one line says so; a failure with it up is worth a line.
+      if (this.publisher.status === "ready") this.log.warn(`${this.name}: publish failed`, { error: String(error) });
+    });
   }
 
   private onMessage(message: string): void {

@@ -13,6 +13,7 @@ import { BROADCAST_EVERY_TICKS } from "../constants.js";
 import { isValidAction, readActionTokenHigh, readActionTokenLow } from "../protocol/action.js";
 import { loadCore } from "../wasm/node.js";
 import { installAdminRoutes } from "../server/http/admin-routes.js";
+import { REPLACED_ELSEWHERE } from "../server/session-lifecycle.js";
 import { installApiRoutes } from "../server/http/api-routes.js";
 import { Game } from "../server/game-server.js";
 import type { RegionGame } from "./region-game.js";
@@ -26,11 +27,11 @@ import type { Session } from "../server/sessions/session.js";
 import type { Peer } from "../server/edge/peer.js";
 import { TickLoop } from "../server/ops/tick-loop.js";
 import { readWorldMap } from "../server/world/world-map.js";
-import pg from "pg";
 import { loadMigrations } from "../server/persistence/migrate.js";
 import { AccountKicks } from "./account-kicks.js";
 import { ChatRelay } from "./chat-relay.js";
 import { PgAccounts } from "./pg-accounts.js";
+import { PgConnection } from "./pg-connection.js";
 import { PgItemStore, type PgItemStoreOptions } from "./pg-items.js";
 import { migratePostgres } from "./pg-migrate.js";
 import { CHECKPOINT_TTL_MS, Directory, REFRESH_MS } from "./directory.js";
@@ -103,8 +104,6 @@ export interface RegionOptions {
    * region's account and ban store is not the world's.
    */
   adminToken?: string;
-  /** The connection to PostgreSQL broke: the leases went with it, so this region must not go on (it exits, and is restarted). */
-  onStoreLost?: (error: Error) => void;
 }
 
 /** A gateway's link here: its client links (virtual peers) and the sessions handed off from them. */
@@ -149,7 +148,6 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       : await openSharedStore(
           options.postgresUrl,
           log,
-          options,
           {
             world: map.name,
             chestKeys: chests.map((chest) => chestKey(map.name, chest.id)),
@@ -191,8 +189,19 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const game: RegionGame = wholeGame;
 
   const directory = new Directory(options.redisUrl);
+  // Redis lost: the region plays on; when it is back, it writes its part of the directory again.
+  let writeDirectoryAgain: (() => void) | null = null;
+  directory.watch(log, () => writeDirectoryAgain?.());
   await directory.connect();
   const kicks = accounts === null ? null : new AccountKicks(region, directory.redis, game, log);
+  if (accounts !== null) {
+    // A lease taken elsewhere while the store was unreachable: this region's copy of the character is no
+    // longer the one that is written, so its session here ends.
+    accounts.onLeaseLost = (accountId) => {
+      const session = game.sessionOfAccount(accountId);
+      if (session !== undefined) game.leave(session, REPLACED_ELSEWHERE);
+    };
+  }
   if (kicks !== null) {
     await kicks.start();
     // A login here of a character another region plays: that region ends its session (saving it), and
@@ -305,7 +314,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
           log.warn("entity claimed by another region", { entityId: id, from });
         }
       },
-      (error: unknown) => log.warn("claim failed", { entityId: id, error: String(error) }),
+      directory.failed(`claiming entity ${id}`),
     );
   };
 
@@ -562,7 +571,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       states.set(session.tokenHex, JSON.stringify(state));
     }
     stats.checkpointed = states.size;
-    directory.putCheckpoint(region, states).catch((error: unknown) => log.warn("checkpoint", { error: String(error) }));
+    directory.putCheckpoint(region, states).catch(directory.failed("checkpoint"));
   }
 
   /**
@@ -614,6 +623,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       neighbours: [...neighbours.keys()],
       ...stats,
       redisCommands: directory.commands + chatRelay.stats.published,
+      redis: { up: directory.up, ...directory.connection },
       chatRelay: chatRelay.stats,
       strikes: strikes.stats,
       doors: doorLink.stats,
@@ -621,6 +631,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       combat: game.combat.stats,
       chat: game.chat.stats,
       accounts: accounts?.stats ?? null,
+      store: store === null ? null : { up: store.connection.up, ...store.connection.stats },
       items: { store: store?.items.stats ?? null, room: game.items.stats },
       kicks: kicks?.stats ?? null,
       owned: [...owned].map(([id, fromMs]) => ({ id, fromMs })),
@@ -637,8 +648,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   await directory.registerRegion(endpoint);
   let refreshes = 0;
   const refresher = setInterval(() => {
-    directory.registerRegion(endpoint).catch((error: unknown) => log.warn("redis", { error: String(error) }));
-    linkNeighbours().catch((error: unknown) => log.warn("linking neighbours", { error: String(error) }));
+    directory.registerRegion(endpoint).catch(directory.failed("registering in the directory"));
+    linkNeighbours().catch(directory.failed("linking neighbours"));
     if (++refreshes % 10 === 0) directory.refreshOwners(owned.keys()).catch(() => {});
     writeCheckpoint();
     const nowMs = performance.now();
@@ -684,7 +695,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     if (clockBusy) return;
     clockBusy = true;
     worldClockRound()
-      .catch((error: unknown) => log.warn("the world's clock", { error: String(error) }))
+      .catch(directory.failed("the world's clock"))
       .finally(() => (clockBusy = false));
   }, CLOCK_POLL_MS);
   clockWork.unref();
@@ -693,6 +704,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   async function worldClockRound(): Promise<void> {
     await directory.wishStretch(region, world.wish);
     const state = await directory.clockState(layout.regionCount);
+    // A restarted Redis keeps nothing: the segment every region follows is written again.
+    if (state.segment === null) return directory.restoreClock(world.segment);
     segment = state.segment;
     world.follow(segment);
     // Keep the loop on the segment's deadlines (a period switched at its tick, timer drift).
@@ -706,6 +719,16 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     await directory.publishClock(next);
     log.info("the world's tick stretched", { stretch: next.periodMs / tickPeriodMs, fromTick: next.tick });
   }
+  writeDirectoryAgain = () => {
+    // The directory is rebuilt from the processes: this region's endpoint, the world's epoch and clock
+    // (the same in every region), the owner of each entity it holds, its checkpoint.
+    const failed = directory.failed("writing the directory again");
+    directory.registerRegion(endpoint).catch(failed);
+    directory.tickEpochMs(epochMs).catch(failed);
+    directory.restoreClock(world.segment).catch(failed);
+    directory.rewriteOwners(owned.keys(), region).catch(failed);
+    writeCheckpoint();
+  };
   log.info("region started", { region, linkPort, httpPort, tick: game.tick });
 
   let closed = false;
@@ -737,12 +760,12 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
 /**
  * Connects to the shared store, brings its schema up to date (processes starting together take turns),
  * and reads the items of this region's ground. Accounts and items share the one connection: the leases
- * are held on it, and a bag's write is checked against them there.
+ * are held on it, and a bag's write is checked against them there. The connection outlives the store
+ * going away (pg-connection.ts): the leases are taken again on the new one.
  */
 async function openSharedStore(
   url: string,
   log: Logger,
-  options: Pick<RegionOptions, "onStoreLost">,
   ground: Omit<PgItemStoreOptions, "leased">,
   boards: readonly string[],
 ): Promise<{
@@ -751,21 +774,16 @@ async function openSharedStore(
   notices: PgNoticeStore;
   quests: QuestStorePort;
   values: PgWorldValues;
+  connection: PgConnection;
   close(): Promise<void>;
 }> {
-  const client = new pg.Client({ connectionString: url });
-  let closing = false;
-  client.on("error", (error) => {
-    if (closing) return;
-    log.error("the connection to the account store broke", { error: String(error) });
-    options.onStoreLost?.(error);
-  });
-  await client.connect();
-  await migratePostgres(client, loadMigrations());
-  const accounts = new PgAccounts(client, log);
-  const items = await PgItemStore.open(client, { ...ground, leased: (accountId) => accounts.leased(accountId) });
-  const notices = await PgNoticeStore.open(client, boards, log);
-  const values = await PgWorldValues.open(client, ground.world, log);
+  const connection = new PgConnection(url, log);
+  await migratePostgres(await connection.connect(), loadMigrations());
+  const accounts = new PgAccounts(connection, log);
+  connection.reopened = (client) => accounts.relock(client);
+  const items = await PgItemStore.open(connection, { ...ground, leased: (accountId) => accounts.leased(accountId) });
+  const notices = await PgNoticeStore.open(connection, boards, log);
+  const values = await PgWorldValues.open(connection, ground.world, log);
   return {
     accounts,
     items,
@@ -776,13 +794,13 @@ async function openSharedStore(
       save: (accountId, record) => accounts.saveQuest(accountId, record),
     },
     values,
+    connection,
     async close() {
       await notices.flush();
       // Every character's last state is written before the connection (and with it every lease) goes.
       if (!(await accounts.drain(5_000))) log.error("characters not saved before shutdown", { stats: accounts.stats });
       accounts.close();
-      closing = true;
-      await client.end().catch(() => {});
+      await connection.end();
     },
   };
 }

@@ -26,6 +26,8 @@ export const ITEM_STATUSES = [
   "no_container",
   "dead",
   "locked",
+  // The change could not be written (the world's store unreachable, or a row changed meanwhile): nothing changed.
+  "not_written",
 ] as const;
 export type ItemStatus = (typeof ITEM_STATUSES)[number];
 

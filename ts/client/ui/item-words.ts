@@ -30,6 +30,8 @@ export function itemStatusText(op: ItemOp, status: ItemStatus): string | null {
       return "The dead carry nothing.";
     case "locked":
       return "It is locked.";
+    case "not_written":
+      return "The world could not keep that change just now; nothing changed. Try again in a moment.";
   }
 }
 

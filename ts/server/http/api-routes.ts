@@ -8,6 +8,7 @@ import { AccountError, type AccountService } from "../accounts/account-service.j
 import type { KnownAddresses } from "../accounts/known-addresses.js";
 import { LoginLimits } from "../accounts/login-limits.js";
 import { HashQueue, QueueFullError } from "../accounts/hash-queue.js";
+import { StoreUnavailableError } from "../persistence/store-unavailable.js";
 import { addressKey } from "../edge/address-key.js";
 import { JoinError } from "../sessions/join-error.js";
 import { HttpError, type HttpApi, type HttpReply, stringField } from "./http-api.js";
@@ -97,6 +98,7 @@ export function installApiRoutes(
     if (error instanceof QueueFullError) {
       throw new HttpError(503, "too many logins at once: try again in a moment", retryAfter(1));
     }
+    if (error instanceof StoreUnavailableError) throw new HttpError(503, error.message, retryAfter(2));
     throw error;
   };
 

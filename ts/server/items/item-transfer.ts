@@ -146,9 +146,9 @@ export class ItemTransfer {
     return written instanceof Promise ? written.then(apply, notWritten) : apply(written);
   }
 
-  /** `commit`, answered as a request's status: ok, or full when the write failed. */
+  /** `commit`, answered as a request's status: ok, or not_written when the write failed (nothing changed). */
   commitStatus(change: Change): Status {
-    return settle(this.commit(change), (ok) => (ok ? STATUS.ok : STATUS.full));
+    return settle(this.commit(change), (ok) => (ok ? STATUS.ok : STATUS.not_written));
   }
 }
 

@@ -1,0 +1,112 @@
+// A region's one connection to the shared PostgreSQL store (docs/scaling.md § Healing), which outlives
+// the store going away. While the store is unreachable every statement is refused at once with
+// StoreUnavailableError — so a durable change (an item moved, an account created, a login) is never
+// answered as done before it is written — and the region plays on; a new connection is tried with
+// backoff until one is made. The character leases were held on the connection that died (PostgreSQL
+// freed them with it): before the new connection serves anything else, `reopened` takes them again
+// there (pg-accounts.ts), so no save goes out on a connection that does not hold its lease. One log
+// line when the store is lost, one when it is back.
+import pg from "pg";
+import type { Logger } from "../server/ops/log.js";
+import { StoreUnavailableError } from "../server/persistence/store-unavailable.js";
+
+/** What the stores on this connection send statements through (pg.Client is one). */
+export interface Queryable {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+const FIRST_RETRY_MS = 250;
+const MAX_RETRY_MS = 5_000;
+
+export class PgConnection implements Queryable {
+  /** Times the connection was lost, and made again. */
+  readonly stats = { lost: 0, back: 0 };
+  private client: pg.Client | null = null;
+  private closing = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+  /** Run on each new connection before it serves anything else (the leases taken again). */
+  reopened: ((client: Queryable) => Promise<void>) | null = null;
+
+  constructor(
+    private readonly url: string,
+    private readonly log: Logger,
+  ) {}
+
+  /** The first connection: a region that cannot reach its store at start does not start. */
+  async connect(): Promise<pg.Client> {
+    const client = await this.open();
+    this.client = client;
+    return client;
+  }
+
+  get up(): boolean {
+    return this.client !== null;
+  }
+
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    const client = this.client;
+    if (client === null) return Promise.reject(new StoreUnavailableError());
+    return client.query<R>(text, values).catch((error: unknown) => {
+      // The connection went while the statement was out: said as the store being unreachable.
+      if (this.client !== client) throw new StoreUnavailableError();
+      throw error;
+    });
+  }
+
+  async end(): Promise<void> {
+    this.closing = true;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => {});
+  }
+
+  private async open(): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: this.url });
+    client.on("error", () => this.lost(client));
+    client.on("end", () => this.lost(client));
+    await client.connect();
+    return client;
+  }
+
+  private lost(client: pg.Client): void {
+    if (this.client !== client || this.closing) return;
+    this.client = null;
+    this.stats.lost++;
+    this.log.error(
+      "the shared store (PostgreSQL) is unreachable: playing on, durable changes refused until it is back",
+    );
+    client.end().catch(() => {});
+    this.retry(FIRST_RETRY_MS);
+  }
+
+  private retry(delayMs: number): void {
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      void this.reopen().then(
+        (client) => {
+          if (this.closing) return void client.end().catch(() => {});
+          this.client = client;
+          this.stats.back++;
+          this.log.warn("the shared store (PostgreSQL) is back");
+        },
+        () => {
+          if (!this.closing) this.retry(Math.min(MAX_RETRY_MS, delayMs * 2));
+        },
+      );
+    }, delayMs);
+    this.retryTimer.unref();
+  }
+
+  /** A new connection, the leases taken again on it; rejects (and closes it) if any of that fails. */
+  private async reopen(): Promise<pg.Client> {
+    const client = await this.open();
+    try {
+      await this.reopened?.(client);
+      return client;
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
+  }
+}
