@@ -46,6 +46,20 @@ function forestWith(kinds: unknown[]): string {
   return join(folder, "forest.tmx");
 }
 
+/** The atlas pixels of a look's cells, in order. */
+function pixelsOf(art: NonNullable<ReturnType<typeof readWorldMap>["art"]>, looks: readonly number[]): number[] {
+  const size = art.tileWidthPx;
+  return looks.flatMap((look) => {
+    const out: number[] = [];
+    const left = (look % art.columns) * size;
+    const top = Math.floor(look / art.columns) * size;
+    for (let y = 0; y < size; y++) {
+      for (let x = 0; x < size; x++) out.push(art.pixels[(top + y) * art.columns * size + left + x]);
+    }
+    return out;
+  });
+}
+
 describe("a kind drawn with a tile of the map's tilesets", () => {
   it("gets the tile in the atlas, cut transparent, and an animated tile's frames; GET /api/world names them", async () => {
     const path = forestWith([
@@ -70,18 +84,7 @@ describe("a kind drawn with a tile of the map's tilesets", () => {
     expect(still.frames[0].durationMs).toBe(0);
     // Frame one is tile 10: the same picture as the still kind.
     expect(animated.frames[0].looks).toEqual(still.frames[0].looks);
-    const size = art.tileWidthPx;
-    const pixelsOf = (looks: readonly number[]) =>
-      looks.flatMap((look) => {
-        const out: number[] = [];
-        const left = (look % art.columns) * size;
-        const top = Math.floor(look / art.columns) * size;
-        for (let y = 0; y < size; y++) {
-          for (let x = 0; x < size; x++) out.push(art.pixels[(top + y) * art.columns * size + left + x]);
-        }
-        return out;
-      });
-    const [first, second] = animated.frames.map((frame) => pixelsOf(frame.looks));
+    const [first, second] = animated.frames.map((frame) => pixelsOf(art, frame.looks));
     expect(first).not.toEqual(second);
     // Cut transparent: the squirrel shows on nothing (0), not on black; and it is there.
     expect(first.filter((pixel) => pixel === 0).length).toBeGreaterThan(first.length / 4);
@@ -147,20 +150,6 @@ describe("a kind drawn with a tile of the map's tilesets", () => {
 });
 
 describe("a kind drawn with an image beside the map", () => {
-  /** The atlas pixels of a look's cells, in order. */
-  function pixelsOf(art: NonNullable<ReturnType<typeof readWorldMap>["art"]>, looks: readonly number[]): number[] {
-    const size = art.tileWidthPx;
-    return looks.flatMap((look) => {
-      const out: number[] = [];
-      const left = (look % art.columns) * size;
-      const top = Math.floor(look / art.columns) * size;
-      for (let y = 0; y < size; y++) {
-        for (let x = 0; x < size; x++) out.push(art.pixels[(top + y) * art.columns * size + left + x]);
-      }
-      return out;
-    });
-  }
-
   it("draws the image's rectangle — and each frame of an animated one — as Tiled draws the same picture as a tile", async () => {
     // forest.tsx's tiles 10 and 11 are the squirrel's two frames: 25 × 25 px of squirrel.png at (116, 824)
     // and (116, 850). The same rectangles named as an image beside the map must draw the same cells.
