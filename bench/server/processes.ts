@@ -13,9 +13,19 @@ export const clockTicks = (() => {
 
 /** utime + stime of a process in seconds. */
 export function cpuSeconds(pid: number): number {
+  const { user, system } = cpuTimes(pid);
+  return user + system;
+}
+
+/**
+ * A process's CPU time in seconds, split as /proc/<pid>/stat splits it: `user` (utime: its own code, the
+ * part a server's authors control) and `system` (stime: the kernel working for it — on loopback that
+ * includes delivering its datagrams or segments into the receivers' sockets).
+ */
+export function cpuTimes(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+  return { user: Number(fields[11]) / clockTicks, system: Number(fields[12]) / clockTicks };
 }
 
 /** Resident set size of a process in MiB. */

@@ -16,7 +16,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { BROADCAST_EVERY_TICKS, TICK_HZ } from "../../ts/constants.js";
 import { fmt, log } from "../lib/harness.js";
-import { cpuSeconds, loadAverages, pinned, readEld, rssMiB, stop } from "../server/processes.js";
+import { cpuSeconds, cpuTimes, loadAverages, pinned, readEld, rssMiB, stop } from "../server/processes.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const COLYSEUS_DIR = join(ROOT, "bench/colyseus");
@@ -68,6 +68,9 @@ export interface ColyseusRow {
   seconds: number;
   serverCpuPercent: number;
   cpuUsPerClientSecond: number;
+  /** The same split as /proc/<pid>/stat splits it: user time (the server's own code) and system time (the kernel's); absent from rows measured before the split. */
+  userCpuUsPerClientSecond?: number;
+  systemCpuUsPerClientSecond?: number;
   rssMiB: number;
   eventLoopDelayMs: { p50: number; p99: number } | null;
   /** The room's simulation callback (moves, views) and its patch broadcast, over the window. */
@@ -242,6 +245,8 @@ export async function runColyseusRow(
     botProcess.stderr!.on("data", (chunk: Buffer) => (botErr = (botErr + chunk.toString()).slice(-4000)));
     const window = {
       startCpu: 0,
+      startTimes: { user: 0, system: 0 },
+      endTimes: { user: 0, system: 0 },
       endCpu: 0,
       startMs: 0,
       endMs: 0,
@@ -264,6 +269,7 @@ export async function runColyseusRow(
       if (message.event === "joined") log(`colyseus: ${bots} bots joined`);
       if (message.event === "measure-start") {
         window.startCpu = cpuSeconds(serverPid);
+        window.startTimes = cpuTimes(serverPid);
         window.startMs = performance.now();
         window.startTcp = tcpSockets(port);
         pending.push(
@@ -275,6 +281,7 @@ export async function runColyseusRow(
       }
       if (message.event === "measure-end") {
         window.endCpu = cpuSeconds(serverPid);
+        window.endTimes = cpuTimes(serverPid);
         window.endMs = performance.now();
         window.endTcp = tcpSockets(port);
         window.rss = rssMiB(serverPid);
@@ -317,6 +324,8 @@ export async function runColyseusRow(
       seconds,
       serverCpuPercent: (cpu / seconds) * 100,
       cpuUsPerClientSecond: (cpu * 1e6) / clientSeconds,
+      userCpuUsPerClientSecond: ((window.endTimes.user - window.startTimes.user) * 1e6) / clientSeconds,
+      systemCpuUsPerClientSecond: ((window.endTimes.system - window.startTimes.system) * 1e6) / clientSeconds,
       rssMiB: window.rss,
       eventLoopDelayMs: eld,
       tickMs: endStatus.tickMs,

@@ -27,6 +27,7 @@ import { IP_UDP_OVERHEAD_BYTES } from "../server/ip-overhead.js";
 import {
   clockTicks,
   cpuSeconds,
+  cpuTimes,
   loadAverages,
   pinned,
   readEld,
@@ -56,7 +57,12 @@ const DEFAULT_COUNTS = [100, 250, 500, 750, 1000, 1500, 2000];
 /** The Colyseus rows: N = 500 (issue 20's comparison), and 1000 if 500 keeps up. */
 const DEFAULT_COLYSEUS_COUNTS = [500, 1000];
 /** Issue 20 goal 2: our server at least this many times cheaper per client-second than Colyseus, same run. */
-const COLYSEUS_CPU_RATIO_GOAL = 6;
+/**
+ * Ours against Colyseus in user time per client-second (issue 44). The earlier goal, 6× in all CPU time,
+ * was retired: on loopback the kernel's delivery into the bots' sockets is charged to the sending server,
+ * and that share alone met the whole budget.
+ */
+const COLYSEUS_USER_RATIO_GOAL = 4;
 /**
  * Colyseus 0.17's downstream per wandering client at N = 500, IP level, as issue 20 measured it (887–905 B/s;
  * the lower figure): the bytes target's yardstick only when the Colyseus rows did not run.
@@ -257,6 +263,9 @@ export interface ScaleRow {
   seconds: number;
   serverCpuPercent: number;
   cpuUsPerClientSecond: number;
+  /** The same split as /proc/<pid>/stat splits it: user time (the server's own code) and system time (the kernel's); absent from rows measured before the split. */
+  userCpuUsPerClientSecond?: number;
+  systemCpuUsPerClientSecond?: number;
   rssMiB: number;
   eventLoopDelayMs: { p50: number; p99: number; source: string } | null;
   tickMs: { p50: number; p99: number; max: number };
@@ -478,6 +487,8 @@ export async function runScale(
     for (const botProcess of botProcesses)
       botProcess.stderr!.on("data", (chunk: Buffer) => (botErr = (botErr + chunk.toString()).slice(-4000)));
     let startCpu = 0;
+    let startTimes = { user: 0, system: 0 };
+    let endTimes = { user: 0, system: 0 };
     let startStatus: Status | null = null;
     let startMs = 0;
     let endCpu = 0;
@@ -529,6 +540,7 @@ export async function runScale(
       // The server's window runs from the first process's start to the last one's end.
       if (message.event === "measure-start" && ++started === 1) {
         startCpu = cpuSeconds(serverPid);
+        startTimes = cpuTimes(serverPid);
         startMs = performance.now();
         pending.push(
           (async () => {
@@ -540,6 +552,7 @@ export async function runScale(
       }
       if (message.event === "measure-end" && ++ended === botProcesses.length) {
         endCpu = cpuSeconds(serverPid);
+        endTimes = cpuTimes(serverPid);
         endMs = performance.now();
         rss = rssMiB(serverPid);
         if (sampling !== null) clearTimeout(sampling);
@@ -598,6 +611,8 @@ export async function runScale(
       seconds,
       serverCpuPercent: (cpu / seconds) * 100,
       cpuUsPerClientSecond: (cpu * 1e6) / clientSeconds,
+      userCpuUsPerClientSecond: ((endTimes.user - startTimes.user) * 1e6) / clientSeconds,
+      systemCpuUsPerClientSecond: ((endTimes.system - startTimes.system) * 1e6) / clientSeconds,
       rssMiB: rss,
       // The preload's histogram covers exactly the window; the server's own covers its last 5 s.
       eventLoopDelayMs: eld
@@ -919,7 +934,7 @@ export async function runServer(
       measured: `${fmt(idleRow.bot.perBot.ipBytesInPerSecond)} B/s per bot (server counters: ${fmt(idleRow.server.ipBytesOutPerClientSecond)} B/s), ${fmt(idleRow.bot.perBot.statePerSecond)} States/s, ${fmt(idleRow.bot.perBot.entityPerSecond)} EntityPackets/s`,
       met: idleRow.bot.perBot.ipBytesInPerSecond < 1300,
     },
-    colyseus.cpuTarget,
+    ...colyseus.cpuTargets,
     colyseus.bytesTarget(compactAt500, seedAt500, deltaAt500),
     ...[compactIdle, deltaIdle].map((row, index): Target => ({
       target: `with ${index === 0 ? "compact entity deltas (P-25)" : "entity deltas (P-21)"}: idle clients under 600 B/s downstream at the IP level`,
@@ -1055,7 +1070,7 @@ function colyseusTables(
   notRun: string | null,
 ): {
   tables: SuiteResult["tables"];
-  cpuTarget: Target;
+  cpuTargets: Target[];
   bytesTarget: (
     compactAt500: ScaleRow | undefined,
     seedAt500: ScaleRow | undefined,
@@ -1131,6 +1146,8 @@ function colyseusTables(
               "bots",
               "CPU µs per client-s: ours (seed / deltas) / Colyseus",
               "Colyseus ÷ ours: seed / deltas",
+              "user + system µs per client-s: ours (deltas) / Colyseus",
+              "Colyseus ÷ ours, user time",
               "down B/s per client, IP: ours (seed / deltas) / Colyseus",
               "event-loop delay p99 ms: ours / Colyseus",
               "tick p99 ms: ours / Colyseus",
@@ -1143,10 +1160,20 @@ function colyseusTables(
               const down = (ours: ScaleRow | undefined) => (ours ? fmt(ours.bot.perBot.ipBytesInPerSecond) : "—");
               const ratio = (ours: ScaleRow | undefined) =>
                 ours ? fmtRatio(row.cpuUsPerClientSecond / ours.cpuUsPerClientSecond) : "—";
+              const split = (side: ScaleRow | ColyseusRow | undefined) =>
+                side?.userCpuUsPerClientSecond === undefined || side.systemCpuUsPerClientSecond === undefined
+                  ? "—"
+                  : `${fmt(side.userCpuUsPerClientSecond)} + ${fmt(side.systemCpuUsPerClientSecond)}`;
+              const userRatio = (colyseus: ColyseusRow, ours: ScaleRow | undefined) =>
+                colyseus.userCpuUsPerClientSecond === undefined || ours?.userCpuUsPerClientSecond === undefined
+                  ? "—"
+                  : fmtRatio(colyseus.userCpuUsPerClientSecond / ours.userCpuUsPerClientSecond);
               return [
                 String(row.bots),
                 `${cpu(seed)} / ${cpu(deltas)} / ${fmt(row.cpuUsPerClientSecond)}`,
                 `${ratio(seed)} / ${ratio(deltas)}`,
+                `${split(deltas ?? seed)} / ${split(row)}`,
+                userRatio(row, deltas ?? seed),
                 `${down(seed)} / ${down(deltas)} / ${fmt(row.tcp.ipBytesOutPerClientSecond)}`,
                 `${seed ? fmt(eld(seed)) : "—"} / ${fmt(eld(row))}`,
                 `${seed ? fmt(seed.tickMs.p99) : "—"} / ${fmt(row.tickMs.p99)}`,
@@ -1160,22 +1187,23 @@ function colyseusTables(
               (notRun ? ` Not all Colyseus rows ran: ${notRun}.` : ""),
           },
         ];
-  const ours500 = deltasAt(500) ?? seedAt(500);
-  const cpuTarget: Target = {
-    target: `server ≥ ${COLYSEUS_CPU_RATIO_GOAL}× cheaper than Colyseus 0.17 per client-second at N = 500, same session (ours with entity deltas, the official client's default)`,
-    measured:
-      colyseusAt500 && ours500
-        ? `Colyseus ${fmt(colyseusAt500.cpuUsPerClientSecond)} µs/client-s (load ${loadText(colyseusAt500.load)}), ours ${fmt(ours500.cpuUsPerClientSecond)}${ours500.deltas ? " with deltas" : ""} ` +
-          `(seed packets ${seedAt(500) ? fmt(seedAt(500)!.cpuUsPerClientSecond) : "—"}): ${fmtRatio(colyseusAt500.cpuUsPerClientSecond / ours500.cpuUsPerClientSecond)}` +
-          (seedAt(500)
-            ? ` (seed: ${fmtRatio(colyseusAt500.cpuUsPerClientSecond / seedAt(500)!.cpuUsPerClientSecond)})`
-            : "")
-        : `not run (${notRun ?? "no N = 500 row"})`,
-    met:
-      colyseusAt500 && ours500
-        ? colyseusAt500.cpuUsPerClientSecond / ours500.cpuUsPerClientSecond >= COLYSEUS_CPU_RATIO_GOAL
-        : null,
+  // The share each side's code controls (issue 44): user time per client-second, the kernel's system time
+  // apart — on loopback the kernel's delivery into the receivers' sockets is charged to the sender.
+  const userTargetAt = (n: number): Target => {
+    const colyseus = colyseusRows.find((row) => row.bots === n);
+    const ours = deltasAt(n) ?? seedAt(n);
+    const user = (row: { userCpuUsPerClientSecond?: number } | undefined) => row?.userCpuUsPerClientSecond;
+    const measured = colyseus && ours && user(colyseus) !== undefined && user(ours) !== undefined;
+    return {
+      target: `server user CPU time per client-second ≥ ${COLYSEUS_USER_RATIO_GOAL}× lower than Colyseus 0.17's at N = ${n}, same session (ours with entity deltas; system time reported apart)`,
+      measured: measured
+        ? `user ${fmt(user(ours)!)} µs/client-s (system ${fmt(ours.systemCpuUsPerClientSecond!)}), Colyseus user ${fmt(user(colyseus)!)} (system ${fmt(colyseus.systemCpuUsPerClientSecond!)}): ` +
+          `${fmtRatio(user(colyseus)! / user(ours)!)} (load ${loadText(colyseus.load)})`
+        : `not run (${notRun ?? `no N = ${n} rows of both with the user/system split`})`,
+      met: measured ? user(colyseus)! / user(ours)! >= COLYSEUS_USER_RATIO_GOAL : null,
+    };
   };
+  const cpuTargets = [userTargetAt(500), userTargetAt(1000)];
   const bytesTarget = (
     deltaAt500: ScaleRow | undefined,
     seedAt500: ScaleRow | undefined,
@@ -1193,7 +1221,7 @@ function colyseusTables(
       met: deltaAt500 ? deltaAt500.bot.perBot.ipBytesInPerSecond < yardstick : null,
     };
   };
-  return { tables, cpuTarget, bytesTarget };
+  return { tables, cpuTargets, bytesTarget };
 }
 
 /**
