@@ -47,6 +47,25 @@ function forestWith(kinds: unknown[]): string {
 }
 
 /** The atlas pixels of a look's cells, in order. */
+/** Each kind's `look` as a real server on `path` serves it at GET /api/world, by type id. */
+async function servedLooks(path: string): Promise<Map<number, unknown>> {
+  const server = await startServer({
+    host: "127.0.0.1",
+    httpPort: 0,
+    udpPort: 0,
+    mapPath: path,
+    logger: new Logger("silent"),
+  });
+  try {
+    const body = (await (await fetch(`http://127.0.0.1:${server.httpPort}/api/world`)).json()) as {
+      kinds: { typeId: number; look?: unknown }[];
+    };
+    return new Map(body.kinds.map((each) => [each.typeId, each.look]));
+  } finally {
+    await server.close();
+  }
+}
+
 function pixelsOf(art: NonNullable<ReturnType<typeof readWorldMap>["art"]>, looks: readonly number[]): number[] {
   const size = art.tileWidthPx;
   return looks.flatMap((look) => {
@@ -90,24 +109,10 @@ describe("a kind drawn with a tile of the map's tilesets", () => {
     expect(first.filter((pixel) => pixel === 0).length).toBeGreaterThan(first.length / 4);
     expect(first.filter((pixel) => pixel !== 0).length).toBeGreaterThan(100);
 
-    const server = await startServer({
-      host: "127.0.0.1",
-      httpPort: 0,
-      udpPort: 0,
-      mapPath: path,
-      logger: new Logger("silent"),
-    });
-    try {
-      const body = (await (await fetch(`http://127.0.0.1:${server.httpPort}/api/world`)).json()) as {
-        kinds: { typeId: number; look?: unknown }[];
-      };
-      const byType = new Map(body.kinds.map((each) => [each.typeId, each.look]));
-      expect(byType.get(20)).toEqual(animated);
-      expect(byType.get(21)).toEqual(still);
-      expect(byType.get(22)).toBeUndefined();
-    } finally {
-      await server.close();
-    }
+    const byType = await servedLooks(path);
+    expect(byType.get(20)).toEqual(animated);
+    expect(byType.get(21)).toEqual(still);
+    expect(byType.get(22)).toBeUndefined();
   });
 
   it("is refused at load, naming the kind, for a tileset or a tile the map does not have", () => {
@@ -189,21 +194,7 @@ describe("a kind drawn with an image beside the map", () => {
     // The first frame's cells are shared with the still look (same rectangle): the atlas holds them once.
     expect(still.frames[0].looks).toEqual(image.frames[0].looks);
 
-    const server = await startServer({
-      host: "127.0.0.1",
-      httpPort: 0,
-      udpPort: 0,
-      mapPath: path,
-      logger: new Logger("silent"),
-    });
-    try {
-      const body = (await (await fetch(`http://127.0.0.1:${server.httpPort}/api/world`)).json()) as {
-        kinds: { typeId: number; look?: unknown }[];
-      };
-      expect(new Map(body.kinds.map((each) => [each.typeId, each.look])).get(21)).toEqual(image);
-    } finally {
-      await server.close();
-    }
+    expect((await servedLooks(path)).get(21)).toEqual(image);
   });
 
   it("draws a missing image as the placeholder and says so; a frame past the image's edge is reported", () => {
