@@ -198,12 +198,11 @@ export class QuestBook {
     if (saved === undefined) return this.changed(session, record.quest);
     saved.then(
       () => this.changed(session, record.quest),
-      (error: unknown) => this.refused?.(session, record, error),
+      // Refused (its lease elsewhere, the store closed): the store said why in the log; the player is not
+      // told of a step that is not kept.
+      () => {},
     );
   }
-
-  /** Told when a shared store refused a quest's standing (its lease elsewhere, the store gone for good). */
-  refused?: (session: Session, record: QuestRecord, error: unknown) => void;
 
   /** Every quest `session` has started, as a handoff to another process carries them. */
   recordsFor(session: Session): QuestRecord[] {
