@@ -13,6 +13,7 @@ import { postgresSkipReason } from "../ts/cluster/postgres-process.js";
 import {
   BORDER_X,
   clusterSkipReason,
+  connectStore,
   type RegionStatus,
   startTestCluster,
   until,
@@ -49,9 +50,7 @@ describe.skipIf(skip !== null)("accounts in a cluster, kept in PostgreSQL", () =
 
   beforeAll(async () => {
     cluster = await startTestCluster();
-    if (cluster.ready.postgres === null) throw new Error("the cluster started without PostgreSQL");
-    db = new pg.Client({ connectionString: cluster.ready.postgres });
-    await db.connect();
+    db = await connectStore(cluster);
   }, 120_000);
 
   afterAll(async () => {

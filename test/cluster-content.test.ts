@@ -17,7 +17,14 @@ import { postgresSkipReason } from "../ts/cluster/postgres-process.js";
 import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
 import type { DialogPacket } from "../ts/protocol/dialog.js";
 import type { Tlv } from "../ts/protocol/tlv.js";
-import { BORDER_X, clusterSkipReason, startTestCluster, type TestCluster, until } from "./support/cluster-process.js";
+import {
+  BORDER_X,
+  clusterSkipReason,
+  connectStore,
+  startTestCluster,
+  type TestCluster,
+  until,
+} from "./support/cluster-process.js";
 import { postJson } from "./support/game-harness.js";
 import { bagOf, itemDef } from "./support/item-client.js";
 import { testKind, writeNpcMap } from "./support/npc-map.js";
@@ -126,9 +133,7 @@ describe.skipIf(skip !== null)("content in a cluster: quests and shops in the sh
     mkdirSync(contentDir);
     writeFileSync(join(contentDir, "errand.lua"), SCRIPT);
     cluster = await startTestCluster(1, [], map);
-    if (cluster.ready.postgres === null) throw new Error("the cluster started without PostgreSQL");
-    db = new pg.Client({ connectionString: cluster.ready.postgres });
-    await db.connect();
+    db = await connectStore(cluster);
   }, 120_000);
 
   afterAll(async () => {

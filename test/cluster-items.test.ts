@@ -15,7 +15,14 @@ import type { ItemDef } from "../ts/server/content/item-catalogue.js";
 import { ENTITY_TYPE_CHEST } from "../ts/item-types.js";
 import { ENTITY_TYPE_SIGN_POST, RETURN_POST } from "../ts/server/world/interactables.js";
 import { type DialogPacket, encodePacketToBytes } from "../ts/protocol/index.js";
-import { BORDER_X, clusterSkipReason, startTestCluster, type TestCluster, until } from "./support/cluster-process.js";
+import {
+  BORDER_X,
+  clusterSkipReason,
+  connectStore,
+  startTestCluster,
+  type TestCluster,
+  until,
+} from "./support/cluster-process.js";
 import { postJson } from "./support/game-harness.js";
 import { bagOf, inventoryOf, itemRequest, itemDef } from "./support/item-client.js";
 import { writeNpcMap } from "./support/npc-map.js";
@@ -69,9 +76,7 @@ describe.skipIf(skip !== null)("items in a cluster, kept in PostgreSQL", () => {
       boards: [{ name: "board", x: SPAWN.x - 1, y: SPAWN.y }],
     });
     cluster = await startTestCluster(1, [], map);
-    if (cluster.ready.postgres === null) throw new Error("the cluster started without PostgreSQL");
-    db = new pg.Client({ connectionString: cluster.ready.postgres });
-    await db.connect();
+    db = await connectStore(cluster);
   }, 120_000);
 
   afterAll(async () => {

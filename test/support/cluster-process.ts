@@ -2,6 +2,7 @@
 // private PostgreSQL where it is installed, region processes, gateways, all on loopback and free ports), on the test map cut in two at chunk
 // column 1 — region 0 owns tiles x 0…31, region 1 x 32…79 — and stopped with everything it started.
 import { writeFileSync } from "node:fs";
+import pg from "pg";
 import { join, dirname } from "node:path";
 import { findRedisServer } from "../../ts/cluster/redis-process.js";
 import { writeTestMap } from "./test-map.js";
@@ -88,6 +89,14 @@ export function clusterSkipReason(): string | null {
 }
 
 /** Starts a cluster on `map` (the test map by default; disposed of by stop). */
+/** A client of the cluster's own PostgreSQL, connected (the tests read what the regions wrote); throws without one. */
+export async function connectStore(cluster: TestCluster): Promise<pg.Client> {
+  if (cluster.ready.postgres === null) throw new Error("the cluster started without PostgreSQL");
+  const db = new pg.Client({ connectionString: cluster.ready.postgres });
+  await db.connect();
+  return db;
+}
+
 export async function startTestCluster(
   gateways = 1,
   extraArgs: string[] = [],
