@@ -1,5 +1,7 @@
 // What a Game can be started with (server flags map onto these), its defaults,
 // and the content it runs.
+import type { Recorder } from "./recording/recorder.js";
+import type { WorldTape } from "./recording/tape.js";
 import type { ContentFile } from "./content/content-files.js";
 import type { LuaRuntime } from "./scripting/lua-sandbox.js";
 import { DEFAULT_DAY_MINUTES } from "../world-time.js";
@@ -89,6 +91,15 @@ export interface GameOptions {
   content?: { runtime: LuaRuntime; files: ContentFile[] };
   /** Seed of the scripts' random numbers (their `random`). */
   scriptSeed: number;
+  /**
+   * The flight recorder this world writes its inputs to (recording/recorder.ts; started by the server before
+   * the Game, from the database as it then is). Absent: the world is not recorded.
+   */
+  recorder?: Recorder;
+  /** What the world reads from the machine, when not recorded: a replay's tape (recording/replay.ts). */
+  tape?: WorldTape;
+  /** Seconds between a recording's checkpoints (every entity's fields, the items' census). */
+  checkpointSeconds: number;
 }
 
 export const DEFAULT_GAME_OPTIONS: GameOptions = {
@@ -114,4 +125,5 @@ export const DEFAULT_GAME_OPTIONS: GameOptions = {
   levelKeepEmptyMs: 60_000,
   dungeonSeed: 0x64756e,
   scriptSeed: 0x736372,
+  checkpointSeconds: 10,
 };

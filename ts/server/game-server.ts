@@ -81,6 +81,13 @@ import { World, type WorldMap } from "./world/world.js";
 import type { WorldWarp } from "./world/areas.js";
 import { Warps } from "./world/warps.js";
 import { DungeonLevels } from "./dungeon/levels.js";
+import type { Recorder } from "./recording/recorder.js";
+import { LIVE_TAPE, type WorldTape } from "./recording/tape.js";
+import { digestWorld, encodeCheckpoint } from "./recording/world-digest.js";
+import { DIGEST_PARTS } from "./recording/format.js";
+import type { AccountHost, Seat } from "./accounts/account-service.js";
+import type { AccountEntry } from "./session-lifecycle.js";
+import type { CharacterState } from "./persistence/character-store.js";
 import { LevelGenerator } from "./dungeon/level-generator.js";
 
 /** The Game's tick and next window as services read them: they get this, never the Game. */
@@ -161,6 +168,15 @@ export class Game {
   private readonly levelGenerator = new LevelGenerator();
   /** Last processed tick; the first tick processed is 1. */
   tick = 0;
+  /**
+   * What the world reads from the machine (recording/tape.ts): the recorder's while it records, a replay's
+   * while it replays, the machine's otherwise.
+   */
+  readonly tape: WorldTape;
+  /** The flight recorder, while this world is recorded (recording/recorder.ts). */
+  readonly recorder: Recorder | null;
+  private readonly digestScratch = new Uint32Array(DIGEST_PARTS);
+  private readonly checkpointEveryTicks: number;
   private readonly loop: TickLoop;
   /** Sheds NPC thinking, then stretches the tick, when the loop cannot keep its rate (overload.ts). */
   readonly overload: OverloadGovernor;
@@ -202,6 +218,9 @@ export class Game {
     readonly log: Logger = new Logger("info"),
   ) {
     const o = (this.options = { ...DEFAULT_GAME_OPTIONS, ...options });
+    const recorder = (this.recorder = o.recorder ?? null);
+    const tape = (this.tape = recorder ?? o.tape ?? LIVE_TAPE);
+    this.checkpointEveryTicks = Math.max(1, Math.round(o.checkpointSeconds * o.tickHz));
     // Links: a room that calls a room built after it is handed one of these, shaped like the port it
     // declares and forwarding to that room. Every other port is the room or registry itself.
     const lifecycle = {
@@ -248,7 +267,7 @@ export class Game {
     const levelSlots = levelSlotsFor(map, o.levelSlots, log);
     this.world = new World(core, map, { levelSlots, levelSize: o.levelSize });
     const limits = { ratePerSecond: o.sessionRatePerSecond, burst: o.sessionRatePerSecond * 2 };
-    this.sessions = new SessionRegistry(limits, lifecycle.startsPlaying);
+    this.sessions = new SessionRegistry(limits, lifecycle.startsPlaying, tape);
     this.addressLimiter = new KeyedRateLimiter(o.addressRatePerSecond, o.addressRatePerSecond * 2, 4096);
     this.clock = new GameClock(this);
     this.overload = new OverloadGovernor(o.maxTickStretch);
@@ -270,7 +289,7 @@ export class Game {
     // The rooms, in the order their entities take ids: signs, doors, creatures, chests and piles.
     const notices = o.sharedNotices ?? new NoticeStore(db);
     this.interactables = new Interactables(
-      { entities, dialogs, chat, notices, worldName: world.name, log },
+      { entities, dialogs, chat, notices, worldName: world.name, log, tape },
       world.interactables,
     );
     this.tileUpdates = new TileUpdates(world, sessions, egress);
@@ -284,8 +303,14 @@ export class Game {
     if (keptDoors.restored + keptDoors.overruled > 0) log.info("doors as they were left", keptDoors);
     const players = () => wakers(sessions, this.otherPlayers());
     const { pathing, moves } = world;
+    // The think budget's share under load is the machine's (the governor measures the tick): on the tape.
+    const budgetShare = {
+      get npcBudgetScale() {
+        return tape.sample(overload.npcBudgetScale);
+      },
+    };
     this.npcs = new NpcRoom(
-      { entities, pathing, moves, players, sessions, overload, combat, doors, scripts, log },
+      { entities, pathing, moves, players, sessions, overload: budgetShare, combat, doors, scripts, log },
       world.npcSpawns,
       { thinkBudgetBase: o.npcThinkBudgetBase, seed: o.npcSeed, entityTicksPerSecond: o.tickHz / ENTITY_TICK_EVERY },
     );
@@ -360,7 +385,7 @@ export class Game {
         sessions,
         generator: this.levelGenerator,
         log,
-        nowMs: () => performance.now(),
+        tape,
       },
       {
         levelSize: o.levelSize,
@@ -455,7 +480,7 @@ export class Game {
       parties: this.parties,
       trades: this.trades,
       log,
-      nowMs: Date.now,
+      nowMs: () => tape.wallNow(),
     });
     chat.commands = this.social;
     chat.hears = (listener, speaker) => this.social.hears(listener, speaker);
@@ -517,6 +542,7 @@ export class Game {
       levels: this.levels,
       worldClock: this.worldClock,
       clock,
+      tape,
       log,
       social: {
         arrived: (session) => {
@@ -530,9 +556,16 @@ export class Game {
         },
       },
     });
+    // Logins and registrations start their sessions here, each recorded as an input of the world.
+    const accountHost: AccountHost = {
+      hasRoomFor: (accountId) => this.lifecycle.hasRoomFor(accountId),
+      reserve: (accountId, nick) => this.lifecycle.reserve(accountId, nick),
+      joinAccount: (account, saved, seat) => this.startAccount(account, saved, seat),
+      nickInUse: (nick) => this.lifecycle.nickInUse(nick),
+    };
     this.accounts = new AccountService(
       shared ?? new SqliteAccounts(this.accountStore, this.characterStore),
-      this.lifecycle,
+      accountHost,
     );
     this.knownAddresses = new KnownAddresses(shared === undefined ? new LoginAddressStore(db) : null);
     this.admin = new AdminService({
@@ -543,6 +576,8 @@ export class Game {
       store: new AdminStore(db),
       log,
       now: Date.now,
+      muteClock: () => tape.wallNow(),
+      recordInput: recorder === null ? undefined : (op, args) => recorder.admin(op, args),
     });
     this.saveEveryTicks = Math.max(1, Math.round((o.tickHz * SAVE_INTERVAL_MS) / 1000));
   }
@@ -578,7 +613,9 @@ export class Game {
 
   /** Handles one inbound datagram from any transport. Never throws. */
   receive(datagram: Uint8Array, peer: Peer): void {
-    this.handler.handle(datagram, peer, performance.now());
+    const nowMs = performance.now();
+    this.recorder?.datagram(peer, nowMs, datagram);
+    this.handler.handle(datagram, peer, nowMs);
   }
 
   /**
@@ -589,6 +626,7 @@ export class Game {
    * already moved to another link keeps playing there. UDP has no close: its sessions time out.
    */
   linkClosed(peerKey: string): void {
+    this.recorder?.linkClosed(peerKey);
     const session = this.sessions.byPeerKey(peerKey);
     this.sessions.unbindPeer(peerKey);
     if (session !== undefined && session.peer === null) this.lifecycle.leave(session, "closed");
@@ -596,7 +634,46 @@ export class Game {
 
   /** Creates a guest session with a fresh spawn; throws JoinError when refused. */
   join(nick: string, appearance: number | null = null): Session {
-    return this.lifecycle.join(nick, appearance);
+    return this.recorded(
+      (recorder) => recorder.joinGuest(nick, appearance),
+      () => this.lifecycle.join(nick, appearance),
+    );
+  }
+
+  /**
+   * Where a session's HTTP join came from (a spec-only client's UDP address there counts as proven) and
+   * what the client said it reads: an input of the world, recorded.
+   */
+  admitted(session: Session, joinSource: string, reads: number): void {
+    this.recorder?.sessionSource(session.entity.id, joinSource, reads);
+    session.joinSource = joinSource;
+    session.reads = reads;
+  }
+
+  /** Starts an account's session (a login, a registration), recorded as an input of the world. */
+  private startAccount(account: AccountEntry, saved: CharacterState, seat: Seat): Session {
+    const entry = { id: account.id, nick: account.nick, appearance: account.appearance ?? null };
+    return this.recorded(
+      (recorder) => recorder.joinAccount(entry, saved),
+      () => this.lifecycle.joinAccount(entry, saved, seat),
+    );
+  }
+
+  /**
+   * Runs `input` with its record written first (so what it reads from the tape follows it), and takes the
+   * record back when the input is refused (it changed nothing: a refusal throws before any change).
+   */
+  private recorded<T>(record: (recorder: Recorder) => void, input: () => T): T {
+    const recorder = this.recorder;
+    if (recorder === null) return input();
+    const mark = recorder.mark();
+    record(recorder);
+    try {
+      return input();
+    } catch (error) {
+      recorder.rollback(mark);
+      throw error;
+    }
   }
 
   /** Whether a session can start now; an account already in play can always replace its own. */
@@ -610,9 +687,14 @@ export class Game {
    */
   joinAccount(account: Pick<AccountRecord, "id" | "nick" | "appearance">): Session {
     if (this.options.sharedAccounts) throw new Error("joinAccount: accounts live in a shared store; log in instead");
+    return this.startAccountSession(account, this.characterStore.load(account.id) ?? NEW_CHARACTER);
+  }
+
+  /** Starts an account's session from its character as `saved` (a login as a replay repeats it). */
+  startAccountSession(account: AccountEntry, saved: CharacterState): Session {
     const seat = this.lifecycle.reserve(account.id, account.nick);
     if (seat === null) throw new JoinError(503, `server full (${this.options.maxPlayers} players)`);
-    return this.lifecycle.joinAccount(account, this.characterStore.load(account.id) ?? NEW_CHARACTER, seat);
+    return this.startAccount(account, saved, seat);
   }
 
   /** The session of an account in play here, if any. */
@@ -622,6 +704,7 @@ export class Game {
 
   /** Ends a session; its account's character is saved. */
   leave(session: Session, reason: string): void {
+    this.recorder?.leave(session.entity.id, reason);
     this.lifecycle.leave(session, reason);
   }
 
@@ -656,6 +739,7 @@ export class Game {
 
   /** Changes one tile at run time and tells the clients holding its chunk (TileUpdates.set has the rules). */
   setTile(x: number, y: number, tileId: number): boolean {
+    this.recorder?.setTile(x, y, tileId);
     return this.tileUpdates.set(x, y, tileId);
   }
 
@@ -673,6 +757,7 @@ export class Game {
   step(): void {
     const startMs = performance.now();
     this.tick++;
+    this.recorder?.tickStart(this.tick);
     if (executesWindow(this.tick)) {
       this.executeWindow(windowOfTick(this.tick));
       // Steps onto warps and stairs send players on before anyone is told where they stand.
@@ -735,7 +820,33 @@ export class Game {
       const move = this.phaseBalancer.decide(this.sessions.phaseSizes());
       if (move !== null) this.sessions.movePhase(move.from, move.to, move.count);
     }
-    if (this.tick % this.options.tickHz === 0) this.lifecycle.evictStale(endMs);
+    // A session's silence is measured on the tape: a replay ends the same sessions at the same tick.
+    if (second) this.lifecycle.evictStale(this.tape.now());
+    const recorder = this.recorder;
+    if (recorder !== null) {
+      if (this.tick % this.checkpointEveryTicks === 0) recorder.checkpoint(this.tick, this.checkpoint());
+      recorder.tickEnd(this.tick, this.digest(), second);
+    }
+  }
+
+  /** The world's digest as of now (recording/world-digest.ts): what a recording checks a replay against each tick. */
+  digest(): Uint32Array {
+    digestWorld(
+      {
+        entities: this.entities.values(),
+        chunkVersions: this.world.chunkVersions,
+        sessions: this.sessions.values(),
+        tick: this.tick,
+        weather: this.worldClock.weather,
+      },
+      this.digestScratch,
+    );
+    return this.digestScratch;
+  }
+
+  /** Every entity's fields and the items' census, encoded: a recording's checkpoint (names what differs). */
+  checkpoint(): Uint8Array {
+    return encodeCheckpoint(this.entities.values(), this.items.census());
   }
 
   /**
@@ -744,6 +855,7 @@ export class Game {
    */
   reloadScript(name: string, source: string | null): string | null {
     if (this.scripts === null) return "this world was started without content scripts";
+    this.recorder?.scriptReload(name, source);
     const failure = this.scripts.reload(name, source);
     this.npcs.refreshTalkFlags();
     return failure;
@@ -850,6 +962,8 @@ export class Game {
         generationMs: [...this.levelGenerator.timesMs],
       },
       interactables: { count: this.interactables.size, ...this.interactables.stats },
+      // The flight recorder (recording/): its file, bytes written, and why it stopped if it did.
+      recording: this.recorder?.status ?? null,
       // busyMs: wall time in calls into the scripts since start (every event, callback and end-of-tick pass).
       scripts: this.scripts === null ? null : { ...this.scripts.status(), busyMs: this.scriptTime.totalMs },
       doors: { count: this.doors.size, ...this.doors.stats },

@@ -1,6 +1,10 @@
 // Composes a running server: the Game, its transports (UDP, and for browsers a WebRTC data
 // channel and a WebSocket, all feeding the one datagram handler), its HTTP API and the client's
 // static files. Tests start it in-process on port 0; main.ts starts it from the command line.
+import type { Recorder } from "./recording/recorder.js";
+import { DEFAULT_RECORDING_LIMITS, type RecordingLimits, startRecording } from "./recording/recording-files.js";
+import { MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
+import { DEFAULT_GAME_OPTIONS } from "./game-options.js";
 import { contentDirFor, readContentFiles } from "./content/content-files.js";
 import { ContentWatcher } from "./world/content-watch.js";
 import { LuaRuntime } from "./scripting/lua-sandbox.js";
@@ -62,6 +66,8 @@ export interface ServerOptions extends Partial<GameOptions> {
   adminToken?: string;
   /** --watch: reload the map's tiles when its folder changes (map-watch.ts); default false. */
   watchMap?: boolean;
+  /** The flight recorder (--record): the folder its recordings go in, and its bounds; absent: not recorded. */
+  record?: { dir: string; limits?: Partial<RecordingLimits> };
 }
 
 export interface RunningServer {
@@ -112,7 +118,23 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ? { runtime: await LuaRuntime.load(), files: contentFiles }
       : undefined);
   if (content !== undefined) logger.info("content scripts", { files: content.files.map((file) => file.name) });
-  const game = new Game(core, worldMap, { ...options, content }, logger);
+  // The flight recorder starts from the database as it is before the world touches it (recording/).
+  let recorder: Recorder | undefined;
+  let database = options.database;
+  if (options.record !== undefined) {
+    database ??= openGameDatabase(MEMORY_DATABASE);
+    recorder = await startRecording({
+      dir: options.record.dir,
+      mapPath: options.mapPath,
+      mapFiles: composed.files,
+      options: { ...DEFAULT_GAME_OPTIONS, ...options },
+      database: database.db.serialize(),
+      content: content?.files ?? [],
+      limits: { ...DEFAULT_RECORDING_LIMITS, ...options.record.limits },
+      log: logger,
+    });
+  }
+  const game = new Game(core, worldMap, { ...options, database, content, recorder }, logger);
 
   // Every transport feeds the one handler; with --netsim each link passes its impaired duplex first.
   const handler: LinkSink = {
@@ -243,6 +265,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       await Promise.all([new Promise<void>((resolve) => http.server.close(() => resolve())), udp.close()]);
       // Saves every character in play and closes the database, once nothing can arrive any more.
       game.shutdown();
+      await recorder?.close("the server stopped");
     },
   };
 }

@@ -29,6 +29,7 @@ import { lookalikeMessage, nickKey } from "./sessions/nick.js";
 import type { World } from "./world/world.js";
 import type { WorldClock } from "./world/world-clock.js";
 import type { Clock } from "./ops/clock.js";
+import type { WorldTape } from "./recording/tape.js";
 
 /** Hit points, maximum, rating and experience of a character that has never been saved (and of guests). */
 const FRESH = NEW_CHARACTER;
@@ -68,6 +69,11 @@ export interface SessionLifecyclePorts {
   /** The time of day and the weather, told to a player as it starts playing. */
   readonly worldClock: Pick<WorldClock, "sendTo">;
   readonly clock: Pick<Clock, "tick">;
+  /**
+   * The clock a session's silence is measured by, and the identity a new session takes: on the world's
+   * tape, so a replay starts the same sessions and times them out at the same ticks (recording/tape.ts).
+   */
+  readonly tape: Pick<WorldTape, "now" | "identity" | "identified">;
   readonly log: Logger;
   /**
    * Who hears of a player's coming and going beyond the presence line (social/: friends, waiting lines,
@@ -411,7 +417,9 @@ export class SessionLifecycle implements AccountHost {
     // Its level over its head, and the hp max its experience makes (combat/experience.ts).
     applyLevel(entity);
     this.ports.entities.changed(entity);
-    const session = sessions.create(entity, nick, performance.now(), accountId);
+    const tape = this.ports.tape;
+    const session = sessions.create(entity, nick, tape.now(), accountId, tape.identity());
+    tape.identified(session);
     this.ports.warps.arrive(entity);
     this.ports.items.enter(session);
     // An account's own nick is its name in the world: it enters even beside a lookalike guest (who came later).

@@ -42,8 +42,22 @@ export interface AdminPorts {
   readonly accounts: Pick<AccountStore, "findByName" | "setBan" | "nameOf">;
   readonly store: AdminStore;
   readonly log: Logger;
+  /** The wall clock bans and the operators' log are dated by. */
   readonly now: () => number;
+  /** The wall clock mutes are timed by: the world's tape (recording/tape.ts), as a mute silences a player's chat. */
+  readonly muteClock: () => number;
+  /** Where each operator's action is recorded as an input of the world (the flight recorder; absent: not recording). */
+  readonly recordInput?: (op: AdminInput["op"], args: readonly unknown[]) => void;
 }
+
+/** An operator's action as the flight recorder keeps it and a replay calls it again (recording/replay.ts). */
+export type AdminInput =
+  | { op: "kick"; args: Parameters<AdminService["kick"]> }
+  | { op: "ban"; args: Parameters<AdminService["ban"]> }
+  | { op: "unban"; args: Parameters<AdminService["unban"]> }
+  | { op: "mute"; args: Parameters<AdminService["mute"]> }
+  | { op: "unmute"; args: Parameters<AdminService["unmute"]> }
+  | { op: "announce"; args: Parameters<AdminService["announce"]> };
 
 /** The longest timed ban or mute: a year. Longer is "for good" (no minutes). */
 export const ADMIN_MINUTES_MAX = 525_600;
@@ -76,6 +90,7 @@ export class AdminService {
   }
 
   kick(target: PlayerRef, reason: string): Record<string, unknown> {
+    this.ports.recordInput?.("kick", [target, reason]);
     const session = this.find(target);
     this.ports.lifecycle.leave(session, "kicked");
     return this.record("kick", { target, reason }, { entityId: session.entity.id, nick: session.nick });
@@ -90,6 +105,7 @@ export class AdminService {
     minutes: number | undefined,
     reason: string,
   ): Record<string, unknown> {
+    this.ports.recordInput?.("ban", [target, minutes, reason]);
     const now = this.ports.now();
     const untilMs = minutes === undefined ? null : now + checkMinutes(minutes) * 60_000;
     let account = target.account;
@@ -122,6 +138,7 @@ export class AdminService {
   }
 
   unban(target: { account?: string; address?: string }): Record<string, unknown> {
+    this.ports.recordInput?.("unban", [target]);
     if (target.account === undefined && target.address === undefined) {
       throw new AdminError(400, 'give "account" or "address"');
     }
@@ -155,8 +172,9 @@ export class AdminService {
   }
 
   mute(target: PlayerRef, minutes: number | undefined, reason: string): Record<string, unknown> {
+    this.ports.recordInput?.("mute", [target, minutes, reason]);
     const session = this.find(target);
-    const untilMs = minutes === undefined ? null : this.ports.now() + checkMinutes(minutes) * 60_000;
+    const untilMs = minutes === undefined ? null : this.ports.muteClock() + checkMinutes(minutes) * 60_000;
     this.mutes.set(muteKey(session), { untilMs, reason });
     this.ports.chat.tell(
       session,
@@ -166,6 +184,7 @@ export class AdminService {
   }
 
   unmute(target: PlayerRef): Record<string, unknown> {
+    this.ports.recordInput?.("unmute", [target]);
     const session = this.find(target);
     const lifted = this.mutes.delete(muteKey(session));
     if (lifted) this.ports.chat.tell(session, "You may speak again.");
@@ -174,22 +193,23 @@ export class AdminService {
 
   /** The mute in force on `session`, to travel with it to another process (a cluster's handoff); null: none. */
   muteStateOf(session: Session): MuteState | null {
-    const mute = this.muteOf(session, this.ports.now());
+    const mute = this.muteOf(session, this.ports.muteClock());
     return mute === null ? null : { untilMs: mute.untilMs, reason: mute.reason };
   }
 
   /** A mute `session` brought from another process (muteStateOf there): in force here as it was there. */
   restoreMute(session: Session, mute: MuteState): void {
-    if (mute.untilMs !== null && mute.untilMs <= this.ports.now()) return;
+    if (mute.untilMs !== null && mute.untilMs <= this.ports.muteClock()) return;
     this.mutes.set(muteKey(session), { untilMs: mute.untilMs, reason: mute.reason });
   }
 
   /** Whether `session` may not post chat now (the chat service refuses its lines). */
   isMuted(session: Session): boolean {
-    return this.muteOf(session, this.ports.now()) !== null;
+    return this.muteOf(session, this.ports.muteClock()) !== null;
   }
 
   announce(text: string): Record<string, unknown> {
+    this.ports.recordInput?.("announce", [text]);
     try {
       this.ports.chat.system(text, ANNOUNCE_SPEAKER);
     } catch (error) {

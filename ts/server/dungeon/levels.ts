@@ -27,6 +27,8 @@
 // came by — and puts it at that cell (on the stairs up when the cell is no longer
 // free). Only a level this world can never enter again (`canComeBack`: another
 // dungeon seed, stairs moved), or no slot free, leaves it on the map's stairs.
+import { performance } from "node:perf_hooks";
+import type { WorldTape } from "../recording/tape.js";
 import type { NpcKind } from "../content/npc-kinds.js";
 import { npcSpawnsOf } from "../content/npc-spawns.js";
 import type { NpcRoom } from "../npc/npc-room.js";
@@ -59,7 +61,8 @@ export interface LevelPorts {
   sessions: { values(): Iterable<Session>; byEntityId(entityId: number): Session | undefined };
   generator: { generate(seed: number, depth: number, size: number): Promise<GeneratedDungeon> };
   log: Logger;
-  nowMs: () => number;
+  /** The clock a level left empty ages by, and how many finished levels a tick puts in: the world's tape. */
+  tape: Pick<WorldTape, "now" | "sample">;
 }
 
 export interface LevelOptions {
@@ -145,6 +148,8 @@ export class DungeonLevels {
   private readonly known = new Map<string, LevelId>();
   /** Levels the worker finished, waiting for the tick to put them in the world. */
   private readonly finished: { level: Level; generated: GeneratedDungeon | null; error: string }[] = [];
+  /** Levels being generated (a replay waits for them before each tick: generated()). */
+  private readonly generating = new Set<Promise<void>>();
   readonly stats: LevelStats = {
     generated: 0,
     dropped: 0,
@@ -325,9 +330,19 @@ export class DungeonLevels {
     }
   }
 
+  /** Resolves once every level asked for is generated (a replay's tick waits on it: the tape says which are in). */
+  async generated(): Promise<void> {
+    while (this.generating.size > 0) await Promise.all([...this.generating]);
+  }
+
   /** Each tick: finished levels come alive and their waiting players arrive; once a second (`second`), the empty ones age. */
   endTick(second: boolean): void {
-    while (this.finished.length > 0) this.install(this.finished.shift()!);
+    // How many levels the generator has finished by now is the machine's doing, not the world's: on the
+    // tape, so a replay (which waits for its generator: generated()) puts them in at the same ticks.
+    const ready = this.ports.tape.sample(this.finished.length);
+    if (ready > this.finished.length)
+      throw new Error(`${ready} levels due at this tick, ${this.finished.length} finished`);
+    for (let index = 0; index < ready; index++) this.install(this.finished.shift()!);
     if (second) this.age();
   }
 
@@ -404,10 +419,12 @@ export class DungeonLevels {
     };
     this.bySlot[slot] = level;
     this.byKey.set(id.key, level);
-    this.ports.generator.generate(id.seed, id.depth, this.options.levelSize).then(
-      (generated) => this.finished.push({ level, generated, error: "" }),
-      (error: unknown) => this.finished.push({ level, generated: null, error: String(error) }),
+    const generating = this.ports.generator.generate(id.seed, id.depth, this.options.levelSize).then(
+      (generated) => void this.finished.push({ level, generated, error: "" }),
+      (error: unknown) => void this.finished.push({ level, generated: null, error: String(error) }),
     );
+    this.generating.add(generating);
+    void generating.finally(() => this.generating.delete(generating));
     return level;
   }
 
@@ -431,7 +448,7 @@ export class DungeonLevels {
       for (const { session } of level.waiting) this.returning.delete(session.entity.id);
       return;
     }
-    const startMs = this.ports.nowMs();
+    const startMs = performance.now();
     const { world, warps } = this.ports;
     const { area } = level;
     world.fillSlot(level.slot, generated.tiles, generated.width, generated.height);
@@ -511,13 +528,13 @@ export class DungeonLevels {
       if (this.ports.sessions.byEntityId(session.entity.id) === session) this.arrive(session, level, to);
     }
     const installMs = this.stats.installMs;
-    installMs.push(this.ports.nowMs() - startMs);
+    installMs.push(performance.now() - startMs);
     if (installMs.length > 64) installMs.shift();
   }
 
   /** Marks levels empty or not, and drops those empty for keepEmptyMs. */
   private age(): void {
-    const nowMs = this.ports.nowMs();
+    const nowMs = this.ports.tape.now();
     for (const entityId of this.returning.keys()) {
       if (this.ports.sessions.byEntityId(entityId) === undefined) this.returning.delete(entityId);
     }

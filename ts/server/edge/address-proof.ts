@@ -6,6 +6,7 @@
 // of chunks aimed at the victim. A proof is kept for one address; moving to
 // another starts a new one, except back to the last address proven.
 import { randomFillSync } from "node:crypto";
+import type { WorldTape } from "../recording/tape.js";
 
 /** Bytes an unproven address may be sent per byte received from it. */
 export const UNPROVEN_AMPLIFICATION = 3;
@@ -52,7 +53,7 @@ export class AddressProof {
    * client joined from over HTTP. So is the last link proven; any other gets a
    * fresh cookie.
    */
-  bound(peerKey: string, vouched: boolean): void {
+  bound(peerKey: string, vouched: boolean, tape?: Pick<WorldTape, "sample">): void {
     this.bytesIn = 0;
     this.bytesOut = 0;
     if (vouched || peerKey === this.provenKey) {
@@ -61,8 +62,11 @@ export class AddressProof {
     }
     this.proven = false;
     const at = nextCookieAt();
-    this.cookieLow = cookieWords.getUint32(at, true);
-    this.cookieHigh = cookieWords.getUint32(at + 4, true) | 1; // never 0: 0 means "no echo"
+    // A random draw the world's outcome depends on (whether an echo proves the link): on the tape (recording/).
+    const low = cookieWords.getUint32(at, true);
+    const high = cookieWords.getUint32(at + 4, true) | 1; // never 0: 0 means "no echo"
+    this.cookieLow = tape === undefined ? low : tape.sample(low);
+    this.cookieHigh = tape === undefined ? high : tape.sample(high);
   }
 
   prove(peerKey: string): void {

@@ -41,6 +41,8 @@ export interface ApiGame extends MetricsSource {
   readonly knownAddresses: KnownAddresses;
   /** Creates a guest session; throws JoinError when refused. */
   join(nick: string, appearance?: number | null): Session;
+  /** Where a session's join came from and what its client reads (recorded: Game.admitted). */
+  admitted(session: Session, joinSource: string, reads: number): void;
   leave(session: Session, reason: string): void;
   /** The quests' texts (GET /api/quests, docs/protocol.md § 18.7): their numbers, titles and what to do. */
   questCatalogue(): { version: number; quests: { number: number; id: string; title: string; text: string }[] };
@@ -70,8 +72,7 @@ export function installApiRoutes(
    * on the same source counts as proven (the TCP handshake came from there).
    */
   const joined = (session: Session, raw: IncomingMessage, reads: number): HttpReply => {
-    session.joinSource = source(raw);
-    session.reads = reads;
+    game.admitted(session, source(raw), reads);
     return {
       body: {
         token: session.tokenHex,

@@ -85,3 +85,39 @@ export function openGameDatabase(
     throw error;
   }
 }
+
+/**
+ * The database `snapshot` holds (Database.serialize(): a flight recording's snapshot, recording/), opened
+ * in memory and migrated like any other: what a replay's world starts from. Nothing is written back.
+ */
+export function openGameDatabaseFromSnapshot(
+  snapshot: Uint8Array,
+  migrationsDir: string = MIGRATIONS_DIR,
+): GameDatabase {
+  const bytes = Buffer.from(snapshot);
+  // A file written in WAL mode says so in its header (bytes 18, 19 = 2); a database in memory cannot be in
+  // WAL mode, and SQLite refuses to open one that says it is. The pages are the same either way.
+  if (bytes.length >= 20) {
+    bytes[18] = 1;
+    bytes[19] = 1;
+  }
+  const db = new Database(bytes);
+  try {
+    db.pragma("foreign_keys = ON");
+    const schemaVersion = migrate(db, loadMigrations(migrationsDir), 0);
+    let closed = false;
+    return {
+      db,
+      path: MEMORY_DATABASE,
+      schemaVersion,
+      close() {
+        if (closed) return;
+        closed = true;
+        db.close();
+      },
+    };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

@@ -4,6 +4,7 @@
 // and a later authenticated one (tagged with the session key, a sequence the
 // replay window has not seen) from a new source moves it (NAT rebinding);
 // docs/protocol.md § 6.1.
+import type { WorldTape } from "../recording/tape.js";
 import type { Peer } from "../edge/peer.js";
 import { randomBytes } from "node:crypto";
 import { createSessionKey } from "../../protocol/action-mac-node.js";
@@ -113,6 +114,8 @@ export class SessionRegistry {
   constructor(
     private readonly limits: SessionLimits,
     private readonly onFirstBind: (session: Session) => void = () => {},
+    /** Where a new link's challenge cookie is drawn through (recording/tape.ts); none: drawn unrecorded. */
+    private readonly tape?: Pick<WorldTape, "sample">,
   ) {}
 
   get size(): number {
@@ -231,7 +234,7 @@ export class SessionRegistry {
       return;
     }
     // A WebSocket or WebRTC link is proven by its connection (address-proof.ts).
-    session.proof.bound(peer.key, peer.transport !== "udp" || sourceProven);
+    session.proof.bound(peer.key, peer.transport !== "udp" || sourceProven, this.tape);
     if (session.peer) this.byPeer.delete(session.peer.key);
     // Another session previously bound to this link loses it: one link, one session.
     const previous = this.byPeer.get(peer.key);

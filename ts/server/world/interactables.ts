@@ -7,6 +7,7 @@
 // tile (Chebyshev) is an interaction; from farther away it is only a query
 // (hover, names) and answered with the EntityDetail alone. This reuses the
 // existing packets: a client that can show names can already interact.
+import type { WorldTape } from "../recording/tape.js";
 import { ENTITY_FLAG_INTERACTABLE, ENTITY_FLAG_STATIC } from "../../protocol/entity.js";
 import { DIALOG_TEXT_RULE, dialogByteLength } from "../../protocol/dialog.js";
 import { MAX_DATAGRAM_BYTES } from "../../protocol/header.js";
@@ -54,6 +55,8 @@ export interface InteractablePorts {
   readonly chat: Pick<ChatService, "tell" | "system">;
   /** The boards' notices, kept across restarts (persistence/notice-store.ts; a cluster's: cluster/pg-notices.ts). */
   readonly notices: NoticePort;
+  /** The clocks a notice is limited and dated by: the world's tape (recording/tape.ts). */
+  readonly tape: Pick<WorldTape, "now" | "wallNow">;
   /** Names the world the boards stand in: a board's notices are keyed by the map and the board. */
   readonly worldName: string;
   readonly log: Logger;
@@ -184,13 +187,17 @@ export class Interactables {
         const notice = (reply.values[0] ?? "").trim();
         if (notice === "") return;
         // A notice is a chat line in all but name: the same per-session limit applies.
-        if (!reply.session.chat.limiter.take(performance.now())) {
+        if (!reply.session.chat.limiter.take(this.ports.tape.now())) {
           this.ports.chat.tell(reply.session, "The board is crowded; try again in a moment.", entity.name);
           return;
         }
         this.stats.noticesPosted++;
         try {
-          this.ports.notices.post(board, { author: reply.session.nick, text: notice, postedAtMs: Date.now() });
+          this.ports.notices.post(board, {
+            author: reply.session.nick,
+            text: notice,
+            postedAtMs: this.ports.tape.wallNow(),
+          });
         } catch (error) {
           // A full disk loses the notice's keeping, not the notice: it still goes out to everyone now.
           this.ports.log.error("keeping a notice failed", { board, error: String(error) });

@@ -177,6 +177,11 @@ export class World {
     return cx >= 0 && cy >= 0 && cx < this.chunksX && cy < this.chunksY && this.present[cy * this.chunksX + cx] === 1;
   }
 
+  /** Every chunk's version, row by row (read only: a recording's digest covers the tiles through it). */
+  get chunkVersions(): Uint16Array {
+    return this.versions;
+  }
+
   /** Current version of a chunk; 0 for a chunk outside every area (a gap, an empty level slot, beyond the grid). */
   chunkVersion(cx: number, cy: number): number {
     return this.hasChunk(cx, cy) ? this.versions[cy * this.chunksX + cx] : 0;

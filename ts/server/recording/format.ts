@@ -1,0 +1,217 @@
+// The flight recorder's file format, declared once (docs/recording.md has the reasons):
+//
+//   file    = magic "FCAVEREC" (8 bytes), format version u16, header length u32, header (UTF-8 JSON), block*
+//   block   = BLOCK_MAGIC u32, compressed length u32, raw length u32, first tick u32, last tick u32,
+//             zlib stream (RFC 1950: deflate with an Adler-32 of the raw bytes) of `raw length` bytes of records
+//   record  = type u8, payload length (LEB128), payload
+//
+// Blocks are sealed once a second and written whole, so a crash loses at most the last second and a
+// reader finds every block boundary from the lengths alone. A record names its length, so a reader
+// skips a type it does not know; a record whose meaning changes takes a new type, and a format whose
+// framing changes a new version.
+import { inflateSync } from "node:zlib";
+import { ByteReader, RecordingError } from "./bytes.js";
+
+export const FILE_MAGIC = new TextEncoder().encode("FCAVEREC");
+export const FORMAT_VERSION = 1;
+/** "FCBK" little-endian: the start of every block, so a reader at a wrong offset knows at once. */
+export const BLOCK_MAGIC = 0x4b424346;
+export const BLOCK_HEADER_BYTES = 20;
+/** A block's raw records may not claim more than this (a corrupt length must not allocate gigabytes). */
+export const MAX_BLOCK_RAW_BYTES = 256 * 1024 * 1024;
+
+/** The record types (docs/recording.md § Records). Numbers are never reused. */
+export const RECORD = {
+  /** The world's database as the run began (SQLite serialized): the snapshot a replay starts from. */
+  snapshotDb: 1,
+  /** One content script as the run began: name, source. */
+  contentFile: 2,
+  /** A link seen for the first time: index, key, address, transport (later datagrams name the index). */
+  peer: 3,
+  /** A datagram the game received: peer index, time (ms), bytes. */
+  datagram: 4,
+  /** A link closed: its key. */
+  linkClosed: 5,
+  /** A read of the world's clock the simulation depends on (ms, f64). */
+  time: 6,
+  /** A read of the wall clock the simulation depends on (ms since 1970, f64). */
+  wallTime: 7,
+  /** A value of the machine the tick reads (the think budget's share, levels finished): f64. */
+  sample: 8,
+  /** The token and key a session was given. */
+  identity: 9,
+  /** A guest joined: nick, appearance (-1: none). */
+  joinGuest: 10,
+  /** An account's character joined: JSON of the account entry and the state it was saved in. */
+  joinAccount: 11,
+  /** A session was ended from outside the datagrams (an operator, the HTTP API): entity id, reason. */
+  leave: 12,
+  /** A content script was reloaded: name, source (empty and a flag: removed). */
+  scriptReload: 13,
+  /** A tile was set from outside the tick (a map edit, --watch): x, y, tile id. */
+  setTile: 14,
+  /** An operator's action: JSON { op, args }. */
+  admin: 15,
+  /** The end of a tick: tick, then the world's digest (DIGEST_PARTS u32). */
+  tickEnd: 16,
+  /** A checkpoint: tick, then every entity's fields and the items' census (names what differs). */
+  checkpoint: 17,
+  /** The run ended cleanly: reason. */
+  end: 18,
+  /** Where a session's HTTP join came from, and what its client reads: entity id, source, reads. */
+  sessionSource: 19,
+  /** A tick begins: its number (what the tick reads from the tape follows, then its checkpoint and end). */
+  tickStart: 20,
+} as const;
+
+export type RecordType = (typeof RECORD)[keyof typeof RECORD];
+
+/** What a recording's header says (JSON: a reader ignores keys it does not know). */
+export interface RecordingHeader {
+  readonly format: number;
+  /** The build that recorded: package version, git commit when known, the wasm core's hash. */
+  readonly build: { readonly version: string; readonly commit: string | null; readonly core: string };
+  /** The map the world was made from: the path given, and a hash of every map file's bytes. */
+  readonly map: { readonly path: string; readonly files: readonly string[]; readonly sha256: string };
+  /** The game options that are plain values (seeds, tick rate, limits). */
+  readonly options: Readonly<Record<string, string | number | boolean | null>>;
+  /** Wall time the recording began (ISO), for people; the world never reads it. */
+  readonly startedAt: string;
+  /** The tick of the world when the recording began (0: from the world's start). */
+  readonly firstTick: number;
+  /** A cut's window of interest (replay cut): ticks the viewer starts at and ends at. */
+  readonly window?: { readonly fromTick: number; readonly toTick: number; readonly cutFrom?: string };
+}
+
+export interface Block {
+  /** Byte offset of the block in the file, and of the byte after it. */
+  readonly offset: number;
+  readonly end: number;
+  readonly firstTick: number;
+  readonly lastTick: number;
+  /** The raw records. */
+  readonly records: Uint8Array;
+}
+
+/** The parts of a tick's digest (world-digest.ts): entities, tiles, sessions, clock. */
+export const DIGEST_PARTS = 4;
+export const DIGEST_PART_NAMES = ["entities", "tiles", "sessions", "clock and weather"] as const;
+
+/** Reads the file header; throws RecordingError naming what is wrong. */
+export function readHeader(file: Uint8Array): { header: RecordingHeader; blocksAt: number } {
+  if (file.length < FILE_MAGIC.length + 6) {
+    throw new RecordingError(`not a recording: ${file.length} bytes is shorter than a recording's header`, "foreign");
+  }
+  for (let index = 0; index < FILE_MAGIC.length; index++) {
+    if (file[index] !== FILE_MAGIC[index]) {
+      throw new RecordingError("not a recording of this game (its first bytes are not FCAVEREC)", "foreign");
+    }
+  }
+  const reader = new ByteReader(file, FILE_MAGIC.length, file.length, "the header");
+  const version = reader.u8() | (reader.u8() << 8);
+  if (version !== FORMAT_VERSION) {
+    throw new RecordingError(
+      `recording format ${version}; this build reads format ${FORMAT_VERSION} (replay it with the build that made it)`,
+      "version",
+    );
+  }
+  const length = reader.u32();
+  if (length > reader.remaining) throw new RecordingError("the recording's header is cut short", "truncated");
+  const json = new TextDecoder().decode(file.subarray(reader.at, reader.at + length));
+  let header: RecordingHeader;
+  try {
+    header = JSON.parse(json) as RecordingHeader;
+  } catch {
+    throw new RecordingError("the recording's header is not JSON", "corrupt");
+  }
+  if (typeof header !== "object" || header === null || typeof header.map?.path !== "string") {
+    throw new RecordingError("the recording's header lacks its map", "corrupt");
+  }
+  return { header, blocksAt: reader.at + length };
+}
+
+/**
+ * The blocks of a recording from `at`, read and inflated one at a time (a long recording is never held
+ * inflated whole). A block cut short at the end — a crash while it was written — ends the reading and
+ * is told through `truncated`; anything else wrong (a wrong magic, a checksum that does not match) throws.
+ */
+export class BlockReader {
+  /** Why the file ends before its last block is whole, once the reading reached it; null otherwise. */
+  truncated: string | null = null;
+  /** The last whole block read. */
+  last: Block | null = null;
+
+  constructor(
+    private readonly file: Uint8Array,
+    private readonly at: number,
+  ) {}
+
+  *blocks(): Generator<Block> {
+    const file = this.file;
+    const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
+    let offset = this.at;
+    while (offset < file.length) {
+      if (file.length - offset < BLOCK_HEADER_BYTES) {
+        this.truncated = `the last block's header is cut short at byte ${offset}`;
+        return;
+      }
+      if (view.getUint32(offset, true) !== BLOCK_MAGIC) {
+        throw new RecordingError(`corrupt recording: no block starts at byte ${offset}`, "corrupt");
+      }
+      const compressed = view.getUint32(offset + 4, true);
+      const raw = view.getUint32(offset + 8, true);
+      const firstTick = view.getUint32(offset + 12, true);
+      const lastTick = view.getUint32(offset + 16, true);
+      if (raw > MAX_BLOCK_RAW_BYTES) {
+        throw new RecordingError(`corrupt recording: the block at byte ${offset} claims ${raw} bytes`, "corrupt");
+      }
+      const start = offset + BLOCK_HEADER_BYTES;
+      if (start + compressed > file.length) {
+        this.truncated = `the last block (ticks ${firstTick}–${lastTick}) is cut short at byte ${offset}`;
+        return;
+      }
+      let records: Uint8Array;
+      try {
+        records = inflateSync(file.subarray(start, start + compressed), { maxOutputLength: raw + 1 });
+      } catch (error) {
+        throw new RecordingError(
+          `corrupt recording: the block at byte ${offset} (ticks ${firstTick}–${lastTick}) does not inflate (${String(error)})`,
+          "corrupt",
+        );
+      }
+      if (records.length !== raw) {
+        throw new RecordingError(`corrupt recording: the block at byte ${offset} is not the length it says`, "corrupt");
+      }
+      const block = { offset, end: start + compressed, firstTick, lastTick, records };
+      this.last = block;
+      yield block;
+      offset = start + compressed;
+    }
+  }
+
+  /** The records of every block, in order. */
+  *records(): Generator<RawRecord> {
+    for (const block of this.blocks()) yield* recordsOf(block);
+  }
+}
+
+/** One record as read: its type and payload (a view into the block). */
+export interface RawRecord {
+  readonly type: number;
+  readonly payload: ByteReader;
+}
+
+/** The records of one block, in order. */
+export function* recordsOf(block: Block): Generator<RawRecord> {
+  const reader = new ByteReader(block.records, 0, block.records.length, `the block at byte ${block.offset}`);
+  while (reader.remaining > 0) {
+    const type = reader.u8();
+    const length = reader.varint();
+    if (length > reader.remaining) {
+      throw new RecordingError(`corrupt recording: a record overruns the block at byte ${block.offset}`, "corrupt");
+    }
+    const payload = new ByteReader(block.records, reader.at, reader.at + length, `a record of type ${type}`);
+    reader.at += length;
+    yield { type, payload };
+  }
+}

@@ -1,0 +1,439 @@
+// Replays a flight recording (docs/recording.md § Replay): makes the world again from the recording's
+// snapshot (its database, its content scripts, the map it names, its options), feeds every recorded input
+// through the same code and the same wasm core in the order the world consumed them — each datagram into
+// the datagram handler at the time it arrived, each join, leave and operator's action through the Game —
+// and answers every read of the tape with what was recorded. After each tick it compares the world's
+// digest with the recorded one; at the first difference it names the tick and the part of the world, and
+// at the next checkpoint the entities and fields that differ.
+import { readFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+import { loadCore } from "../../wasm/node.js";
+import type { Peer } from "../edge/peer.js";
+import { Game } from "../game-server.js";
+import type { AdminInput } from "../admin/admin-service.js";
+import { Logger } from "../ops/log.js";
+import { openGameDatabaseFromSnapshot } from "../persistence/database.js";
+import type { CharacterState } from "../persistence/character-store.js";
+import { LuaRuntime } from "../scripting/lua-sandbox.js";
+import type { AccountEntry } from "../session-lifecycle.js";
+import { readWorld } from "../world/world-areas.js";
+import { RecordingError } from "./bytes.js";
+import {
+  BlockReader,
+  DIGEST_PART_NAMES,
+  RECORD,
+  type RawRecord,
+  type RecordingHeader,
+  readHeader,
+  recordsOf,
+} from "./format.js";
+import { buildInfo, mapFingerprint } from "./recording-files.js";
+import type { SessionIdentity, WorldTape } from "./tape.js";
+import { decodeCheckpoint, describeDifferences } from "./world-digest.js";
+
+const RECORD_NAMES = new Map<number, string>(Object.entries(RECORD).map(([name, type]) => [type, name]));
+
+export interface ReplayOptions {
+  readonly file: string;
+  /** The map to make the world from instead of the recorded path (a moved checkout): still checked by hash. */
+  readonly mapPath?: string;
+  /** Stop after this tick (a partial replay). */
+  readonly untilTick?: number;
+  /** Told every `progressEveryTicks` ticks. */
+  readonly onProgress?: (tick: number, lastTick: number | null) => void;
+  readonly progressEveryTicks?: number;
+  /** Called after every tick with the replayed world (a viewer, a test). */
+  readonly onTick?: (game: Game) => void;
+  readonly log?: Logger;
+}
+
+export interface Divergence {
+  /** The first tick whose digest differs (or where the replay stopped following the recording). */
+  readonly tick: number;
+  /** What differs: the digest's parts, or how the replay left the recording's path. */
+  readonly what: string[];
+  /** The entities and fields that differ at the next checkpoint, when one was reached. */
+  readonly details: string[];
+  /** The checkpoint's tick the details are of. */
+  readonly checkpointTick: number | null;
+}
+
+export interface ReplayResult {
+  readonly header: RecordingHeader;
+  /** Differences between the recording's build and this one (a replay on another build checks behaviour). */
+  readonly buildNotes: string[];
+  readonly firstTick: number;
+  readonly lastTick: number;
+  readonly ticks: number;
+  readonly checkpoints: number;
+  readonly inputs: number;
+  /** The first divergence, or null: every tick's digest matched. */
+  readonly divergence: Divergence | null;
+  /** Why the file ends before a clean end (a crash, a stopped recording), or null. */
+  readonly truncated: string | null;
+  /** The reason of the recording's end record, or null when it has none. */
+  readonly ended: string | null;
+  readonly elapsedMs: number;
+}
+
+/** The replay stopped following the recording (a tape read where the recording has something else). */
+class OffTheRecord extends Error {}
+
+/** Answers the world's reads of the tape from the recording's records, in order. */
+class ReplayTape implements WorldTape {
+  tick = 0;
+
+  constructor(private readonly next: () => RawRecord | null) {}
+
+  private take(type: number, what: string): RawRecord {
+    const record = this.next();
+    if (record === null) throw new OffTheRecord(`the recording ends where the replay ${what}`);
+    if (record.type !== type) {
+      throw new OffTheRecord(
+        `the replay ${what} where the recording has ${RECORD_NAMES.get(record.type) ?? `type ${record.type}`}`,
+      );
+    }
+    return record;
+  }
+
+  now(): number {
+    return this.take(RECORD.time, "read the clock").payload.f64();
+  }
+
+  wallNow(): number {
+    return this.take(RECORD.wallTime, "read the wall clock").payload.f64();
+  }
+
+  sample(): number {
+    return this.take(RECORD.sample, "read a value of the machine").payload.f64();
+  }
+
+  identity(): SessionIdentity {
+    const payload = this.take(RECORD.identity, "started a session").payload;
+    const token = payload.u64();
+    return { token, key: payload.blob().slice() };
+  }
+
+  identified(): void {}
+}
+
+/** A link as the replay knows it: its key and address; what the world sends it goes nowhere. */
+function replayPeer(key: string, address: string, transport: Peer["transport"]): Peer {
+  return { key, address, transport, send: () => {} };
+}
+
+const TRANSPORTS = ["udp", "webrtc", "websocket"] as const;
+
+/** Reads a recording's header (and checks it is one): for `replay info` and before a replay. */
+export function readRecordingHeader(file: string): { header: RecordingHeader; bytes: Uint8Array; blocksAt: number } {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    throw new RecordingError(`cannot read ${file}: ${(error as Error).message}`, "missing");
+  }
+  const { header, blocksAt } = readHeader(bytes);
+  return { header, bytes, blocksAt };
+}
+
+export async function replayRecording(options: ReplayOptions): Promise<ReplayResult> {
+  const startMs = performance.now();
+  const log = options.log ?? new Logger("warn");
+  const { header, bytes, blocksAt } = readRecordingHeader(options.file);
+  const buildNotes = compareBuilds(header.build);
+
+  // The map: the one recorded, unchanged.
+  const mapPath = options.mapPath ?? header.map.path;
+  let composed: ReturnType<typeof readWorld>;
+  try {
+    composed = readWorld(mapPath);
+  } catch (error) {
+    throw new RecordingError(`the recording's map ${mapPath} cannot be read: ${(error as Error).message}`, "missing");
+  }
+  const fingerprint = mapFingerprint(composed.files);
+  if (fingerprint !== header.map.sha256) {
+    throw new RecordingError(
+      `the map ${mapPath} is not the one recorded (its files changed since, or it is another map): ` +
+        `recorded ${header.map.sha256.slice(0, 12)}, found ${fingerprint.slice(0, 12)}`,
+      "mismatch",
+    );
+  }
+
+  const reader = new BlockReader(bytes, blocksAt);
+  const blocks = reader.blocks();
+  let records: Generator<RawRecord> | null = null;
+  let peers: Peer[] = [];
+  const next = (): RawRecord | null => {
+    for (;;) {
+      if (records !== null) {
+        const record = records.next();
+        if (!record.done) return record.value;
+      }
+      const block = blocks.next();
+      if (block.done) return null;
+      // Links are named per block (recorder.ts): a new block names them again.
+      peers = [];
+      records = recordsOf(block.value);
+    }
+  };
+
+  // The snapshot: the database, then the content scripts, before anything else.
+  const snapshotParts: Uint8Array[] = [];
+  let snapshotBytes = -1;
+  const content: { name: string; path: string; source: string }[] = [];
+  let record = next();
+  while (record !== null && record.type === RECORD.snapshotDb) {
+    snapshotBytes = record.payload.varint();
+    snapshotParts.push(record.payload.blob());
+    record = next();
+  }
+  if (snapshotBytes < 0) {
+    throw new RecordingError(
+      reader.truncated !== null
+        ? `the recording ends before its snapshot is whole (${reader.truncated})`
+        : "the recording's snapshot is missing: it does not begin with the world's database",
+      reader.truncated !== null ? "truncated" : "missing",
+    );
+  }
+  const snapshot = Buffer.concat(snapshotParts);
+  if (snapshot.length !== snapshotBytes) {
+    throw new RecordingError(`the recording's snapshot is ${snapshot.length} of its ${snapshotBytes} bytes`, "corrupt");
+  }
+  while (record !== null && record.type === RECORD.contentFile) {
+    const name = record.payload.text();
+    content.push({ name, path: name, source: record.payload.text() });
+    record = next();
+  }
+
+  const tape = new ReplayTape(next);
+  let database;
+  try {
+    database = openGameDatabaseFromSnapshot(snapshot);
+  } catch (error) {
+    throw new RecordingError(`the recording's snapshot is not a database: ${(error as Error).message}`, "corrupt");
+  }
+  const core = await loadCore();
+  const runtime = content.length > 0 ? await LuaRuntime.load() : null;
+  const game = new Game(
+    core,
+    composed.map,
+    {
+      ...(header.options as object),
+      database,
+      tape,
+      content: runtime === null ? undefined : { runtime, files: content },
+    },
+    log,
+  );
+
+  let lastTick = 0;
+  let ticks = 0;
+  let checkpoints = 0;
+  let inputs = 0;
+  let ended: string | null = null;
+  let divergence: { tick: number; what: string[] } | null = null;
+  let details: string[] = [];
+  let checkpointTick: number | null = null;
+  const progressEvery = options.progressEveryTicks ?? 24 * 60;
+  const sessionOf = (entityId: number) => game.sessions.byEntityId(entityId);
+
+  try {
+    for (; record !== null; record = next()) {
+      const payload = record.payload;
+      switch (record.type) {
+        case RECORD.peer: {
+          const index = payload.varint();
+          const key = payload.text();
+          const address = payload.text();
+          peers[index] = replayPeer(key, address, TRANSPORTS[payload.u8()] ?? "udp");
+          break;
+        }
+        case RECORD.datagram: {
+          inputs++;
+          const peer = peers[payload.varint()];
+          if (peer === undefined) throw new RecordingError("a datagram names a link its block never named", "corrupt");
+          const nowMs = payload.f64();
+          game.handler.handle(payload.blob(), peer, nowMs);
+          break;
+        }
+        case RECORD.linkClosed:
+          inputs++;
+          game.linkClosed(payload.text());
+          break;
+        case RECORD.joinGuest: {
+          inputs++;
+          const nick = payload.text();
+          const appearance = payload.svarint();
+          refusedIsOff(() => game.join(nick, appearance < 0 ? null : appearance), `${nick}'s join`);
+          break;
+        }
+        case RECORD.joinAccount: {
+          inputs++;
+          const { account, saved } = JSON.parse(payload.text()) as { account: AccountEntry; saved: CharacterState };
+          refusedIsOff(() => game.startAccountSession(account, saved), `${account.nick}'s login`);
+          break;
+        }
+        case RECORD.sessionSource: {
+          const session = sessionOf(payload.varint());
+          const joinSource = payload.text();
+          const reads = payload.varint();
+          if (session === undefined) throw new OffTheRecord("the recording names a session the replay does not have");
+          game.admitted(session, joinSource, reads);
+          break;
+        }
+        case RECORD.leave: {
+          inputs++;
+          const session = sessionOf(payload.varint());
+          const reason = payload.text();
+          if (session !== undefined) game.leave(session, reason);
+          break;
+        }
+        case RECORD.scriptReload: {
+          inputs++;
+          const name = payload.text();
+          const removed = payload.u8() === 1;
+          const source = payload.text();
+          game.reloadScript(name, removed ? null : source);
+          break;
+        }
+        case RECORD.setTile:
+          inputs++;
+          game.setTile(payload.svarint(), payload.svarint(), payload.varint());
+          break;
+        case RECORD.admin: {
+          inputs++;
+          const input = JSON.parse(payload.text()) as AdminInput;
+          replayAdmin(game, input);
+          break;
+        }
+        case RECORD.tickStart: {
+          const tick = payload.varint();
+          if (tick !== game.tick + 1)
+            throw new OffTheRecord(`the recording's tick ${tick} follows the replay's ${game.tick}`);
+          if (options.untilTick !== undefined && tick > options.untilTick) return finish();
+          // Levels the generator finished by this tick are on the tape: the replay's must be ready too.
+          await game.levels.generated();
+          game.step();
+          break;
+        }
+        case RECORD.checkpoint: {
+          const tick = payload.varint();
+          const recorded = decodeCheckpoint(payload.blob());
+          checkpoints++;
+          const differences = describeDifferences(recorded, decodeCheckpoint(game.checkpoint()));
+          if (differences.length > 0) {
+            // The first checkpoint after a divergence names it; one that differs with every digest equal
+            // (the items' census: bags and chests are not in the digest) is the divergence itself.
+            details = differences;
+            checkpointTick = tick;
+            divergence ??= { tick, what: ["the checkpoint (entities or the items' census)"] };
+            return finish();
+          }
+          break;
+        }
+        case RECORD.tickEnd: {
+          const tick = payload.varint();
+          const digest = game.digest();
+          const differing: string[] = [];
+          for (let part = 0; part < digest.length; part++) {
+            if (payload.u32() !== digest[part]) differing.push(DIGEST_PART_NAMES[part]);
+          }
+          lastTick = tick;
+          ticks++;
+          if (differing.length > 0 && divergence === null) divergence = { tick, what: differing };
+          if (ticks % progressEvery === 0) options.onProgress?.(tick, null);
+          options.onTick?.(game);
+          break;
+        }
+        case RECORD.end:
+          ended = payload.text();
+          break;
+        case RECORD.time:
+        case RECORD.wallTime:
+        case RECORD.sample:
+        case RECORD.identity:
+          throw new OffTheRecord(
+            `the recording read ${RECORD_NAMES.get(record.type)} where the replay read nothing (between inputs, at tick ${game.tick})`,
+          );
+        default:
+          // A record type this build does not know: skipped (its length says where the next begins).
+          break;
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof OffTheRecord)) throw error;
+    divergence ??= { tick: game.tick, what: [error.message] };
+    if (!divergence.what.includes(error.message)) divergence.what.push(error.message);
+  } finally {
+    game.shutdown();
+  }
+  return finish();
+
+  function finish(): ReplayResult {
+    return {
+      header,
+      buildNotes,
+      firstTick: header.firstTick + 1,
+      lastTick,
+      ticks,
+      checkpoints,
+      inputs,
+      divergence: divergence === null ? null : { ...divergence, details, checkpointTick },
+      truncated: reader.truncated,
+      ended,
+      elapsedMs: performance.now() - startMs,
+    };
+  }
+}
+
+/** Runs a join the recording says succeeded: refused in the replay, the replay has left the recording's path. */
+function refusedIsOff(join: () => unknown, what: string): void {
+  try {
+    join();
+  } catch (error) {
+    throw new OffTheRecord(`${what} was refused in the replay (${(error as Error).message}), not when recorded`);
+  }
+}
+
+/** Calls an operator's recorded action again; one the operator was refused is refused again (and skipped). */
+function replayAdmin(game: Game, input: AdminInput): void {
+  const admin = game.admin;
+  try {
+    switch (input.op) {
+      case "kick":
+        admin.kick(...input.args);
+        break;
+      case "ban":
+        // JSON kept an absent duration ("for good") as null.
+        admin.ban(input.args[0], input.args[1] ?? undefined, input.args[2]);
+        break;
+      case "unban":
+        admin.unban(...input.args);
+        break;
+      case "mute":
+        admin.mute(input.args[0], input.args[1] ?? undefined, input.args[2]);
+        break;
+      case "unmute":
+        admin.unmute(...input.args);
+        break;
+      case "announce":
+        admin.announce(...input.args);
+        break;
+    }
+  } catch {
+    // Refused as it was when recorded (an unknown player, a bad address): nothing changed.
+  }
+}
+
+/** What differs between the recording's build and this one, said plainly (empty: the same build). */
+function compareBuilds(recorded: RecordingHeader["build"]): string[] {
+  const current = buildInfo();
+  const notes: string[] = [];
+  if (recorded.commit !== current.commit) {
+    notes.push(`recorded by commit ${recorded.commit ?? "unknown"}, replayed by ${current.commit ?? "unknown"}`);
+  }
+  if (recorded.core !== current.core)
+    notes.push(`the wasm core differs (recorded ${recorded.core}, now ${current.core})`);
+  if (recorded.version !== current.version) notes.push(`version ${recorded.version}, now ${current.version}`);
+  return notes;
+}
