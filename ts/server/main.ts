@@ -1,7 +1,9 @@
 // `npm start`: runs the game server on the bundled map (or --map).
+import { DEFAULT_RECORDING_LIMITS } from "./recording/recording-files.js";
 import { startupSummary } from "./ops/startup-summary.js";
 import { DAY_MINUTES_MAX, DAY_MINUTES_MIN } from "../world-time.js";
 import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkAdminToken } from "./http/admin-routes.js";
 import { parseArgs } from "node:util";
@@ -20,6 +22,8 @@ import {
 } from "./transports/udp-transport.js";
 
 const DEFAULT_MAP = fileURLToPath(new URL("../../maps/caves.tmj", import.meta.url));
+
+const MIB = 1024 * 1024;
 
 const HELP = `Forgotten Caves game server
 
@@ -45,6 +49,14 @@ usage: npm start -- [options]
                         at start, every --db-backup-minutes, and before every migration
   --db-backup-minutes N minutes between backups (default ${DEFAULT_BACKUP_INTERVAL_MS / 60_000})
   --db-backup-keep N    scheduled backups kept, oldest deleted first (default ${DEFAULT_BACKUPS_KEPT})
+  --record DIR          the flight recorder (docs/recording.md): every input the world consumes,
+                        written to DIR, replayable with npm run -s replay. Default: recordings/
+                        beside the --db file; "off" records nothing. A :memory: world records
+                        only when given a DIR
+  --record-max-mb N     a recording stops (loudly; the world plays on) past N MiB (default ${DEFAULT_RECORDING_LIMITS.maxBytes / MIB})
+  --record-keep-mb N    at start, the oldest recordings in DIR are deleted beyond N MiB together
+                        (default ${DEFAULT_RECORDING_LIMITS.keepBytes / MIB})
+  --record-keep-days N  at start, recordings older than N days are deleted (default ${DEFAULT_RECORDING_LIMITS.keepDays})
   --npc-budget N        NPC think budget: N / (players + 1) units per entity tick
                         (default ${DEFAULT_GAME_OPTIONS.npcThinkBudgetBase}; docs/server.md § NPCs)
   --max-tick-stretch N  time dilation: when the loop cannot keep its rate (NPC thinking already shed),
@@ -209,6 +221,10 @@ async function main(): Promise<void> {
         "db-backup": { type: "string" },
         "db-backup-minutes": { type: "string", default: String(DEFAULT_BACKUP_INTERVAL_MS / 60_000) },
         "db-backup-keep": { type: "string", default: String(DEFAULT_BACKUPS_KEPT) },
+        record: { type: "string" },
+        "record-max-mb": { type: "string", default: String(DEFAULT_RECORDING_LIMITS.maxBytes / MIB) },
+        "record-keep-mb": { type: "string", default: String(DEFAULT_RECORDING_LIMITS.keepBytes / MIB) },
+        "record-keep-days": { type: "string", default: String(DEFAULT_RECORDING_LIMITS.keepDays) },
         "ice-server": { type: "string", multiple: true, default: [] },
         "rtc-bind": { type: "string" },
         "rtc-ports": { type: "string" },
@@ -260,6 +276,22 @@ async function main(): Promise<void> {
   const backupKeep = positive("db-backup-keep", v["db-backup-keep"]!);
   if (backupDir !== undefined && v.db === MEMORY_DATABASE)
     fail(`--db-backup needs a database file, not ${MEMORY_DATABASE}`);
+  // The flight recorder: on by default where the world persists (beside its database), off for :memory:.
+  const recordDir =
+    v.record === "off"
+      ? undefined
+      : (v.record ?? (v.db === MEMORY_DATABASE ? undefined : join(dirname(v.db!), "recordings")));
+  const record =
+    recordDir === undefined
+      ? undefined
+      : {
+          dir: recordDir,
+          limits: {
+            maxBytes: positive("record-max-mb", v["record-max-mb"]!) * MIB,
+            keepBytes: positive("record-keep-mb", v["record-keep-mb"]!) * MIB,
+            keepDays: positive("record-keep-days", v["record-keep-days"]!),
+          },
+        };
   let database;
   try {
     database = openGameDatabase(v.db!, undefined, { backupDir });
@@ -305,6 +337,7 @@ async function main(): Promise<void> {
       udpReceiveIntervalMs,
       logger,
       adminToken,
+      record,
     });
   } catch (error) {
     process.stderr.write(`error: could not start the server: ${(error as Error).message}\n`);
@@ -323,6 +356,7 @@ async function main(): Promise<void> {
     npcKinds: world.npcKinds.length,
     pvp: server.game.pvp.enabled ? `on (${world.safeZones.length} safe zones)` : "off",
     admin: adminToken === undefined ? "off" : "on",
+    recording: server.game.recorder?.status.path ?? "off",
   });
   process.stdout.write(
     `Forgotten Caves is running: http://${host}:${server.httpPort}/  (UDP ${host}:${server.udpPort}, map ${world.name})\n`,

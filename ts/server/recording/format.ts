@@ -62,6 +62,8 @@ export const RECORD = {
   sessionSource: 19,
   /** A tick begins: its number (what the tick reads from the tape follows, then its checkpoint and end). */
   tickStart: 20,
+  /** Once a second: a tick and the wall time (ms since 1970) it ended at — for finding "21:03" (replay cut). */
+  clockMark: 21,
 } as const;
 
 export type RecordType = (typeof RECORD)[keyof typeof RECORD];

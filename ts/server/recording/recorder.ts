@@ -248,6 +248,13 @@ export class Recorder implements WorldTape {
     for (const part of digest) out.u32(part);
     this.end(out);
     this.lastTick = tick;
+    if (secondEnds) {
+      // Where this tick stands in wall time, for people looking for a moment (the world never reads it).
+      const mark = this.begin(RECORD.clockMark);
+      mark.varint(tick);
+      mark.f64(Date.now());
+      this.end(mark);
+    }
     if (secondEnds || this.buffer.length >= SEAL_AT_BYTES) this.seal();
   }
 

@@ -141,6 +141,8 @@ export async function replayRecording(options: ReplayOptions): Promise<ReplayRes
   const log = options.log ?? new Logger("warn");
   const { header, bytes, blocksAt } = readRecordingHeader(options.file);
   const buildNotes = compareBuilds(header.build);
+  // A cut (cut.ts) replays to the end of its window.
+  const untilTick = options.untilTick ?? header.window?.toTick;
 
   // The map: the one recorded, unchanged.
   const mapPath = options.mapPath ?? header.map.path;
@@ -310,7 +312,7 @@ export async function replayRecording(options: ReplayOptions): Promise<ReplayRes
           const tick = payload.varint();
           if (tick !== game.tick + 1)
             throw new OffTheRecord(`the recording's tick ${tick} follows the replay's ${game.tick}`);
-          if (options.untilTick !== undefined && tick > options.untilTick) return finish();
+          if (untilTick !== undefined && tick > untilTick) return finish();
           // Levels the generator finished by this tick are on the tape: the replay's must be ready too.
           await game.levels.generated();
           game.step();
@@ -347,6 +349,9 @@ export async function replayRecording(options: ReplayOptions): Promise<ReplayRes
         }
         case RECORD.end:
           ended = payload.text();
+          break;
+        case RECORD.clockMark:
+          // For people finding a moment (replay cut); the world never read it.
           break;
         case RECORD.time:
         case RECORD.wallTime:

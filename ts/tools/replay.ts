@@ -1,0 +1,212 @@
+// The flight recorder's command line (docs/recording.md):
+//   npm run -s replay -- verify FILE       replays a recording and checks every tick against it
+//   npm run -s replay -- info FILE         what a recording holds, without replaying it
+//   npm run -s replay -- cut FILE --at 21:03 --out bug.fcrec
+//                                          the minutes around a moment, as a recording of its own
+// Exit status: 0 exact (verify) or done, 1 the replay diverged, 2 bad usage or a file that is not a
+// whole recording (said which: foreign, another format, corrupt, cut short, another map, no snapshot).
+import { existsSync, readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { RecordingError } from "../server/recording/bytes.js";
+import { cutRecording, summarize, tickAt } from "../server/recording/cut.js";
+import { readHeader } from "../server/recording/format.js";
+import { replayRecording } from "../server/recording/replay.js";
+
+const USAGE = `Usage: replay verify FILE [--map PATH] [--until TICK]
+       replay info FILE
+       replay cut FILE (--at TIME | --at-tick N) [--before S] [--after S] --out OUT
+
+verify  makes the world again from the recording's snapshot, feeds it every recorded input through the
+        same code and wasm core, and checks the world's digest after every tick. On the first
+        divergence it names the tick, the part of the world, and (at the next checkpoint) the
+        entities and fields that differ. Exit 0: exact; 1: diverged.
+          --map PATH    the map, when it moved since the recording (still checked against its hash)
+          --until TICK  stop after tick TICK
+info    the recording's build, map, options, length, inputs and how it ends.
+cut     writes the minutes around a moment as a recording of its own (a bug report): --at HH:MM[:SS]
+        (UTC, on the recording's days) or an ISO time, or --at-tick N; --before / --after seconds
+        around it (default 120 / 60). The cut holds the run's snapshot and every block up to the
+        window's end, so it replays alone; its header names the window.
+
+Exit status: 0 done (verify: exact), 1 diverged, 2 bad usage or a file that is not a whole recording.
+`;
+
+class UsageError extends Error {}
+
+function wholeNumber(text: string | undefined, what: string, fallback?: number): number {
+  if (text === undefined) {
+    if (fallback !== undefined) return fallback;
+    throw new UsageError(`${what} is required`);
+  }
+  if (!/^\d+$/.test(text)) throw new UsageError(`${what} must be a whole number, got "${text}"`);
+  return Number(text);
+}
+
+/** "21:03", "21:03:30" (UTC, the first such moment from the recording's start) or an ISO time, as ms. */
+function wallTimeOf(text: string, startedAt: string): number {
+  const clock = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(text);
+  if (clock === null) {
+    const ms = Date.parse(text);
+    if (Number.isNaN(ms)) throw new UsageError(`--at must be HH:MM[:SS] or an ISO time, got "${text}"`);
+    return ms;
+  }
+  const start = new Date(startedAt);
+  const day = Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate());
+  const at = day + ((Number(clock[1]) * 60 + Number(clock[2])) * 60 + Number(clock[3] ?? 0)) * 1000;
+  return at < start.getTime() - 60_000 ? at + 86_400_000 : at;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        map: { type: "string" },
+        until: { type: "string" },
+        at: { type: "string" },
+        "at-tick": { type: "string" },
+        before: { type: "string" },
+        after: { type: "string" },
+        out: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`replay: ${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const [command, file, ...rest] = positionals;
+  try {
+    if (command === undefined || !["verify", "info", "cut"].includes(command)) {
+      throw new UsageError(command === undefined ? "say verify, info or cut" : `unknown command "${command}"`);
+    }
+    if (file === undefined) throw new UsageError(`${command} needs a recording FILE`);
+    if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
+    if (!existsSync(file)) throw new RecordingError(`no such recording: ${file}`, "missing");
+    if (command === "verify") return await verify(file, values.map, values.until);
+    if (command === "info") return info(file);
+    return cut(file, values);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`replay: ${error.message}\nTry --help.\n`);
+      return 2;
+    }
+    if (error instanceof RecordingError) {
+      process.stderr.write(`replay: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+async function verify(file: string, mapPath: string | undefined, until: string | undefined): Promise<number> {
+  const untilTick = until === undefined ? undefined : wholeNumber(until, "--until");
+  const result = await replayRecording({
+    file,
+    mapPath,
+    untilTick,
+    onProgress: (tick) => process.stderr.write(`  … tick ${tick}\n`),
+    progressEveryTicks: 24 * 60,
+  });
+  const { header } = result;
+  const tickHz = Number(header.options.tickHz ?? 24);
+  const seconds = result.ticks / tickHz;
+  for (const note of result.buildNotes) process.stdout.write(`note: ${note}\n`);
+  process.stdout.write(
+    `replayed ${result.ticks} ticks (${seconds.toFixed(1)} s of the world, ${result.inputs} inputs, ` +
+      `${result.checkpoints} checkpoints) in ${(result.elapsedMs / 1000).toFixed(1)} s: ` +
+      `${(seconds / Math.max(0.001, result.elapsedMs / 1000)).toFixed(1)}× real time\n`,
+  );
+  if (result.truncated !== null) {
+    process.stdout.write(
+      `note: the recording ends early (${result.truncated}): verified up to tick ${result.lastTick}\n`,
+    );
+  } else if (result.ended === null && result.divergence === null && untilTick === undefined && !header.window) {
+    process.stdout.write(`note: the recording has no end record (it stopped, or the server was killed)\n`);
+  }
+  const divergence = result.divergence;
+  if (divergence === null) {
+    process.stdout.write(`exact: every tick's digest matches (ticks ${result.firstTick}–${result.lastTick})\n`);
+    return 0;
+  }
+  process.stdout.write(`DIVERGED at tick ${divergence.tick}: ${divergence.what.join("; ")}\n`);
+  if (divergence.details.length > 0) {
+    process.stdout.write(`at the checkpoint of tick ${divergence.checkpointTick}:\n`);
+    for (const line of divergence.details) process.stdout.write(`  ${line}\n`);
+  }
+  return 1;
+}
+
+function info(file: string): number {
+  const summary = summarize(readFileSync(file));
+  const { header } = summary;
+  const tickHz = Number(header.options.tickHz ?? 24);
+  const lines = [
+    `recording  ${file} (${summary.bytes} bytes, ${summary.blocks} blocks)`,
+    `build      ${header.build.version} commit ${header.build.commit ?? "unknown"} core ${header.build.core}`,
+    `map        ${header.map.path} (${header.map.files.length} files, sha256 ${header.map.sha256.slice(0, 12)})`,
+    `started    ${header.startedAt}`,
+    `ticks      ${header.firstTick + 1}–${summary.lastTick} (${((summary.lastTick - header.firstTick) / tickHz).toFixed(1)} s at ${tickHz} Hz)`,
+    `snapshot   database ${summary.snapshotBytes} bytes, ${summary.contentFiles} content files`,
+    `inputs     ${Object.entries(summary.inputs)
+      .map(([name, count]) => `${name} ${count}`)
+      .join(", ")}`,
+    `ends       ${summary.truncated ?? (summary.ended === null ? "without an end record" : `cleanly: ${summary.ended}`)}`,
+  ];
+  if (header.window)
+    lines.push(
+      `window     ticks ${header.window.fromTick}–${header.window.toTick} (cut from ${header.window.cutFrom})`,
+    );
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return 0;
+}
+
+function cut(file: string, values: Record<string, string | boolean | undefined>): number {
+  const out = values.out;
+  if (typeof out !== "string") throw new UsageError("cut needs --out FILE");
+  if (existsSync(out)) throw new UsageError(`${out} exists: a cut never writes over a file`);
+  const bytes = readFileSync(file);
+  const summary = summarize(bytes);
+  const tickHz = Number(summary.header.options.tickHz ?? 24);
+  let at: number;
+  if (typeof values["at-tick"] === "string") {
+    at = wholeNumber(values["at-tick"], "--at-tick");
+  } else if (typeof values.at === "string") {
+    const wallMs = wallTimeOf(values.at, readHeader(bytes).header.startedAt);
+    const tick = tickAt(summary, wallMs);
+    if (tick === null) {
+      throw new UsageError(
+        `${values.at} is not within the recording (${summary.header.startedAt}, ${summary.lastTick} ticks)`,
+      );
+    }
+    at = tick;
+  } else {
+    throw new UsageError("cut needs --at TIME or --at-tick N");
+  }
+  const before = wholeNumber(values.before as string | undefined, "--before", 120);
+  const after = wholeNumber(values.after as string | undefined, "--after", 60);
+  const fromTick = Math.max(1, at - before * tickHz);
+  const toTick = Math.min(summary.lastTick, at + after * tickHz);
+  const written = cutRecording(bytes, file, { fromTick, toTick }, out);
+  process.stdout.write(
+    `wrote ${out}: ticks ${fromTick}–${written.toTick} around tick ${at} (${written.blocks} blocks, ${written.bytes} bytes)\n`,
+  );
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (status) => {
+    process.exitCode = status;
+  },
+  (error: unknown) => {
+    process.stderr.write(`replay: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);
