@@ -20,7 +20,7 @@ import { Logger } from "../ts/server/ops/log.js";
 import { CharacterStore, NEW_CHARACTER } from "../ts/server/persistence/character-store.js";
 import { MEMORY_DATABASE, openGameDatabase } from "../ts/server/persistence/database.js";
 import { summarize } from "../ts/server/recording/cut.js";
-import { replayRecording } from "../ts/server/recording/replay.js";
+import { replayRecording } from "../ts/server/replay-world.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { drive, joinOverUdp } from "./client-core-support.js";

@@ -1,7 +1,7 @@
 // What a Game can be started with (server flags map onto these), its defaults,
 // and the content it runs.
 import type { Recorder } from "./recording/recorder.js";
-import type { WorldTape } from "./recording/tape.js";
+import type { WorldTape } from "./ops/world-tape.js";
 import type { ContentFile } from "./content/content-files.js";
 import type { LuaRuntime } from "./scripting/lua-sandbox.js";
 import { DEFAULT_DAY_MINUTES } from "../world-time.js";

@@ -82,7 +82,7 @@ import type { WorldWarp } from "./world/areas.js";
 import { Warps } from "./world/warps.js";
 import { DungeonLevels } from "./dungeon/levels.js";
 import type { Recorder } from "./recording/recorder.js";
-import { LIVE_TAPE, type WorldTape } from "./recording/tape.js";
+import { LIVE_TAPE, type WorldTape } from "./ops/world-tape.js";
 import { digestWorld, encodeCheckpoint } from "./recording/world-digest.js";
 import { DIGEST_PARTS } from "./recording/format.js";
 import type { AccountHost, Seat } from "./accounts/account-service.js";

@@ -29,7 +29,7 @@ import { lookalikeMessage, nickKey } from "./sessions/nick.js";
 import type { World } from "./world/world.js";
 import type { WorldClock } from "./world/world-clock.js";
 import type { Clock } from "./ops/clock.js";
-import type { WorldTape } from "./recording/tape.js";
+import type { WorldTape } from "./ops/world-tape.js";
 
 /** Hit points, maximum, rating and experience of a character that has never been saved (and of guests). */
 const FRESH = NEW_CHARACTER;

@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import { RecordingError } from "../server/recording/bytes.js";
 import { cutRecording, summarize, tickAt } from "../server/recording/cut.js";
 import { readHeader } from "../server/recording/format.js";
-import { replayRecording } from "../server/recording/replay.js";
+import { replayRecording } from "../server/replay-world.js";
 
 const USAGE = `Usage: replay verify FILE [--map PATH] [--until TICK]
        replay info FILE

@@ -28,7 +28,7 @@
 // free). Only a level this world can never enter again (`canComeBack`: another
 // dungeon seed, stairs moved), or no slot free, leaves it on the map's stairs.
 import { performance } from "node:perf_hooks";
-import type { WorldTape } from "../recording/tape.js";
+import type { WorldTape } from "../ops/world-tape.js";
 import type { NpcKind } from "../content/npc-kinds.js";
 import { npcSpawnsOf } from "../content/npc-spawns.js";
 import type { NpcRoom } from "../npc/npc-room.js";

@@ -6,7 +6,7 @@
 // of chunks aimed at the victim. A proof is kept for one address; moving to
 // another starts a new one, except back to the last address proven.
 import { randomFillSync } from "node:crypto";
-import type { WorldTape } from "../recording/tape.js";
+import type { WorldTape } from "../ops/world-tape.js";
 
 /** Bytes an unproven address may be sent per byte received from it. */
 export const UNPROVEN_AMPLIFICATION = 3;

@@ -12,7 +12,7 @@ import type { Logger } from "../ops/log.js";
 import type { Peer } from "../edge/peer.js";
 import { ByteWriter } from "./bytes.js";
 import { BLOCK_HEADER_BYTES, BLOCK_MAGIC, FILE_MAGIC, FORMAT_VERSION, RECORD, type RecordingHeader } from "./format.js";
-import type { SessionIdentity, WorldTape } from "./tape.js";
+import type { SessionIdentity, WorldTape } from "../ops/world-tape.js";
 
 /** Sealed blocks waiting to be compressed and written, beyond which the disk is not keeping up. */
 const MAX_PENDING_BYTES = 64 * 1024 * 1024;

@@ -4,7 +4,7 @@
 // and a later authenticated one (tagged with the session key, a sequence the
 // replay window has not seen) from a new source moves it (NAT rebinding);
 // docs/protocol.md § 6.1.
-import type { WorldTape } from "../recording/tape.js";
+import type { WorldTape } from "../ops/world-tape.js";
 import type { Peer } from "../edge/peer.js";
 import { randomBytes } from "node:crypto";
 import { createSessionKey } from "../../protocol/action-mac-node.js";

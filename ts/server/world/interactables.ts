@@ -7,7 +7,7 @@
 // tile (Chebyshev) is an interaction; from farther away it is only a query
 // (hover, names) and answered with the EntityDetail alone. This reuses the
 // existing packets: a client that can show names can already interact.
-import type { WorldTape } from "../recording/tape.js";
+import type { WorldTape } from "../ops/world-tape.js";
 import { ENTITY_FLAG_INTERACTABLE, ENTITY_FLAG_STATIC } from "../../protocol/entity.js";
 import { DIALOG_TEXT_RULE, dialogByteLength } from "../../protocol/dialog.js";
 import { MAX_DATAGRAM_BYTES } from "../../protocol/header.js";

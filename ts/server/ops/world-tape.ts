@@ -2,8 +2,8 @@
 // depends on it (a session's silence, a rate limit, a level left empty), a value of the machine (the
 // think budget's share under load, which levels the generator has finished), and the random identity
 // of a new session. Every such read goes through the world's tape: live, it reads the machine; while
-// recording, it also writes what it read (recorder.ts); in a replay, it hands back what was written
-// (replay.ts), so the same code makes the same world. A read that only times a re-send or a metric
+// recording, it also writes what it read (recording/recorder.ts); in a replay, it hands back what was
+// written (replay-world.ts), so the same code makes the same world. A read that only times a re-send or a metric
 // reads performance.now() itself and is not on the tape (docs/recording.md § What is recorded).
 import { performance } from "node:perf_hooks";
 

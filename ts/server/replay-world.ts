@@ -1,4 +1,5 @@
-// Replays a flight recording (docs/recording.md § Replay): makes the world again from the recording's
+// Replays a flight recording (docs/recording.md § Replay): the composition root of a replayed world, as
+// server.ts is of a running one. It makes the world again from the recording's
 // snapshot (its database, its content scripts, the map it names, its options), feeds every recorded input
 // through the same code and the same wasm core in the order the world consumed them — each datagram into
 // the datagram handler at the time it arrived, each join, leave and operator's action through the Game —
@@ -7,17 +8,17 @@
 // at the next checkpoint the entities and fields that differ.
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { loadCore } from "../../wasm/node.js";
-import type { Peer } from "../edge/peer.js";
-import { Game } from "../game-server.js";
-import type { AdminInput } from "../admin/admin-service.js";
-import { Logger } from "../ops/log.js";
-import { openGameDatabaseFromSnapshot } from "../persistence/database.js";
-import type { CharacterState } from "../persistence/character-store.js";
-import { LuaRuntime } from "../scripting/lua-sandbox.js";
-import type { AccountEntry } from "../session-lifecycle.js";
-import { readWorld } from "../world/world-areas.js";
-import { RecordingError } from "./bytes.js";
+import { loadCore } from "../wasm/node.js";
+import type { Peer } from "./edge/peer.js";
+import { Game } from "./game-server.js";
+import type { AdminInput } from "./admin/admin-service.js";
+import { Logger } from "./ops/log.js";
+import { openGameDatabaseFromSnapshot } from "./persistence/database.js";
+import type { CharacterState } from "./persistence/character-store.js";
+import { LuaRuntime } from "./scripting/lua-sandbox.js";
+import type { AccountEntry } from "./session-lifecycle.js";
+import { readWorld } from "./world/world-areas.js";
+import { RecordingError } from "./recording/bytes.js";
 import {
   BlockReader,
   DIGEST_PART_NAMES,
@@ -26,10 +27,10 @@ import {
   type RecordingHeader,
   readHeader,
   recordsOf,
-} from "./format.js";
-import { buildInfo, mapFingerprint } from "./recording-files.js";
-import type { SessionIdentity, WorldTape } from "./tape.js";
-import { decodeCheckpoint, describeDifferences } from "./world-digest.js";
+} from "./recording/format.js";
+import { buildInfo, mapFingerprint } from "./recording/recording-files.js";
+import type { SessionIdentity, WorldTape } from "./ops/world-tape.js";
+import { decodeCheckpoint, describeDifferences } from "./recording/world-digest.js";
 
 const RECORD_NAMES = new Map<number, string>(Object.entries(RECORD).map(([name, type]) => [type, name]));
 
