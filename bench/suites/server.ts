@@ -109,6 +109,8 @@ export interface NpcRowSpec {
   deltas?: boolean;
   /** ... in the compact form (--compact, P-25). */
   compact?: boolean;
+  /** The server runs its flight recorder (--record DIR; every other row runs with --record off). */
+  record?: boolean;
 }
 
 interface NpcStatus {
@@ -257,6 +259,8 @@ export interface TalkCounts {
 
 export interface ScaleRow {
   bots: number;
+  /** The server ran its flight recorder (an NPC row's "+record"). */
+  recorded?: boolean;
   idle: boolean;
   /** How the server moved UDP: "mmsg" (batched system calls) or "dgram" (node:dgram). */
   udpBackend: string;
@@ -422,6 +426,8 @@ interface NpcRunOptions {
   deltas?: boolean;
   /** ... in the compact form (bench/server/bots.ts --compact, P-25). */
   compact?: boolean;
+  /** The folder the server records into (--record); absent: --record off. */
+  recordDir?: string;
   /** Whether this is an NPC row: the NPC room is sampled through the window (default true). */
   sampleNpcs?: boolean;
   /** One bot process per entry, pinned to that core, the bots shared among them (default [1]). */
@@ -447,6 +453,8 @@ export async function runScale(
   const eldFile = join(tmpdir(), `fc-eld-${process.pid}-${bots}.json`);
   const loadBefore = loadAverages();
   const extraArgs = npcRun?.budgetBase === undefined ? [] : ["--npc-budget", String(npcRun.budgetBase)];
+  // The flight recorder is on by default beside the database: a row measures it only when it says so.
+  extraArgs.push("--record", npcRun?.recordDir ?? "off");
   const { child: server, http } = await startServer(mapPath, eldFile, udpBackend, extraArgs, npcRun?.nodeArgs);
   const serverPid = server.pid!;
   // Let the fresh server settle (JIT, first ticks) before the joins start.
@@ -648,6 +656,7 @@ export async function runScale(
       fight: npcRun?.fight === true,
       deltas: npcRun?.deltas === true,
       compact: npcRun?.compact === true,
+      recorded: npcRun?.recordDir !== undefined,
       combat: s0.combat && s1.combat ? combatRowOf(s0, s1, seconds) : undefined,
       levels: npcRun?.hall && s0.levels && s1.levels ? levelsRowOf(s0.levels, s1.levels, seconds) : undefined,
       tickLateMs: s1.tickLateMs,
@@ -1229,20 +1238,49 @@ function colyseusTables(
  * a "+deltas" suffix ("20000+deltas") → the bots ask for entity deltas (P-21), "+compact" for the compact form (P-25).
  */
 export function parseNpcRows(text: string): NpcRowSpec[] {
-  return text.split(",").map((item) => {
-    const compact = item.trim().endsWith("+compact");
-    const deltas = compact || item.trim().endsWith("+deltas");
-    const [npcs, budget] = item
-      .trim()
-      .replace(/\+(deltas|compact)$/, "")
-      .split("@");
-    const spec: NpcRowSpec = { npcs: Number(npcs), ...(deltas ? { deltas } : {}), ...(compact ? { compact } : {}) };
+  return text.split(",").map((given) => {
+    const record = given.trim().endsWith("+record");
+    const item = given.trim().replace(/\+record$/, "");
+    const compact = item.endsWith("+compact");
+    const deltas = compact || item.endsWith("+deltas");
+    const [npcs, budget] = item.replace(/\+(deltas|compact)$/, "").split("@");
+    const spec: NpcRowSpec = {
+      npcs: Number(npcs),
+      ...(deltas ? { deltas } : {}),
+      ...(compact ? { compact } : {}),
+      ...(record ? { record } : {}),
+    };
     if (budget !== undefined) spec.budgetBase = Number(budget);
     if (!Number.isInteger(spec.npcs) || spec.npcs < 0 || (budget !== undefined && !(Number(budget) >= 1))) {
       throw new Error(`--npcs takes COUNT or COUNT@BUDGET (integers), got "${item}"`);
     }
     return spec;
   });
+}
+
+/**
+ * The flight recorder's cost (issue 40: at most 3 % of the server's CPU): each "+record" row against the row
+ * of the same NPCs and carrier without it, as a sentence for the table's note ("" without such a pair).
+ */
+function recordingNote(rows: readonly ScaleRow[]): string {
+  const parts: string[] = [];
+  for (const row of rows) {
+    if (row.recorded !== true) continue;
+    const base = rows.find(
+      (other) =>
+        other.recorded !== true &&
+        other.npcsInWorld === row.npcsInWorld &&
+        other.deltas === row.deltas &&
+        other.compact === row.compact,
+    );
+    if (base === undefined) continue;
+    const overhead = ((row.serverCpuPercent - base.serverCpuPercent) / base.serverCpuPercent) * 100;
+    parts.push(
+      `${npcRowLabel(row)}: server CPU ${fmt(row.serverCpuPercent)} % against ${fmt(base.serverCpuPercent)} % unrecorded, ` +
+        `${overhead >= 0 ? "+" : ""}${fmt(overhead)} % (target at most +3 %)`,
+    );
+  }
+  return parts.length === 0 ? "" : `Flight recorder (--record; every other row --record off): ${parts.join("; ")}. `;
 }
 
 /** ", entity deltas" / ", compact deltas" / "": which packets a row's bots asked for. */
@@ -1253,9 +1291,10 @@ function deltaLabel(row: ScaleRow): string {
 function npcRowLabel(row: ScaleRow): string {
   const npcs = row.npcs;
   const carrier = deltaLabel(row);
-  if (!npcs || npcs.count === 0) return `${row.bots} bots, no NPCs${carrier}`;
+  const recorded = row.recorded === true ? ", recorded" : "";
+  if (!npcs || npcs.count === 0) return `${row.bots} bots, no NPCs${carrier}${recorded}`;
   const budget = npcs.budgetBase === DEFAULT_THINK_BUDGET_BASE ? "" : `, --npc-budget ${fmt(npcs.budgetBase)}`;
-  return `${row.bots} bots, ${fmt(npcs.count)} NPCs${budget}${carrier}`;
+  return `${row.bots} bots, ${fmt(npcs.count)} NPCs${budget}${carrier}${recorded}`;
 }
 
 /** A loaded row's targets: p99 tick under `tickP99Ms` with ≥ 95 % of the tick rate and of the States per bot. */
@@ -1312,6 +1351,7 @@ export async function runServerNpcs(
         budgetBase: spec.budgetBase,
         deltas: spec.deltas,
         compact: spec.compact,
+        recordDir: spec.record ? join(dir, `recordings-${rows.length}`) : undefined,
         nodeArgs: options.cpuProfileDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfileDir] : undefined,
       });
       row.npcsInWorld = spec.npcs;
@@ -1463,6 +1503,7 @@ export async function runServerNpcs(
         ],
         rows: perRow,
         note:
+          recordingNote(rows) +
           `World: the server suite's (${WORLD_SIZE}×${WORLD_SIZE}, 10 % walls, seed ${WORLD_SEED}) plus map.npcs.json with ${kinds}, and ` +
           `npc_spawn areas of ${NPC_AREA_TILES}×${NPC_AREA_TILES} tiles keeping ${NPCS_PER_AREA} NPCs each at uniform random places (seed ${NPC_SEED}), ` +
           `every ${HOSTILE_AREA_EVERY}th area hostiles. Speed 25 is a decision every 4 entity ticks (${ENTITY_TICK_HZ} Hz): 3 per second while the budget lasts. ` +
