@@ -259,7 +259,38 @@ describe("the flight recorder", () => {
     }
   }, 120_000);
 
+  it("stops recording at its size limit, loudly, while the world plays on; what was written still verifies", async () => {
+    await stopAll(); // the first test's server, when that test did not get to stop it
+    server = await startServer({
+      host: "127.0.0.1",
+      httpPort: 0,
+      udpPort: 0,
+      mapPath: CAVES,
+      logger: new Logger("silent"),
+      record: { dir: join(dir, "limited"), limits: { maxBytes: 40_000 } },
+    });
+    const bots = swarm("wander", 3, 44);
+    bots.start();
+    await bots.joinAll();
+    const game = server.game;
+    const recording = () =>
+      (game.status() as { recording: { stopped: string | null; bytesWritten: number } }).recording;
+    await drive([], "the size limit", () => recording().stopped !== null, 60_000);
+    expect(recording().stopped).toMatch(/size limit \(40000 bytes; --record-max-mb\)/);
+    expect(recording().bytesWritten).toBeLessThanOrEqual(40_000);
+    const stoppedAt = game.tick;
+    await drive([], "the world playing on", () => game.tick >= stoppedAt + 48, 10_000);
+    expect(bots.figures()).toMatchObject({ joined: 3 });
+    await stopAll();
+    const result = await replayRecording({ file: only(join(dir, "limited")) });
+    expect(result.divergence).toBeNull();
+    expect(result.ended).toBeNull();
+    expect(result.lastTick).toBeGreaterThan(24);
+    expect(result.lastTick).toBeLessThanOrEqual(stoppedAt);
+  }, 90_000);
+
   it("catches a change the recording never saw, at its tick, and names the entity and field", async () => {
+    await stopAll(); // the first test's server, when that test did not get to stop it
     server = await startServer({
       host: "127.0.0.1",
       httpPort: 0,
