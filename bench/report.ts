@@ -9,7 +9,18 @@ import { renderChart } from "./lib/svg.js";
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 export const RESULTS_DIR = join(BENCH_DIR, "results");
 export const CHARTS_DIR = join(BENCH_DIR, "charts");
-const SUITE_ORDER = ["codec", "pathfind", "blit", "server", "server5000", "npcs", "combat", "levels", "content"];
+const SUITE_ORDER = [
+  "codec",
+  "pathfind",
+  "blit",
+  "server",
+  "server5000",
+  "npcs",
+  "combat",
+  "levels",
+  "content",
+  "recording",
+];
 
 function cell(value: string | number): string {
   return String(value).replace(/\|/g, "\\|").replace(/\n/g, " ");

@@ -83,7 +83,7 @@ import { Warps } from "./world/warps.js";
 import { DungeonLevels } from "./dungeon/levels.js";
 import type { Recorder } from "./recording/recorder.js";
 import { LIVE_TAPE, type WorldTape } from "./ops/world-tape.js";
-import { digestWorld, encodeCheckpoint } from "./recording/world-digest.js";
+import { WorldDigest, encodeCheckpoint } from "./recording/world-digest.js";
 import { DIGEST_PARTS } from "./recording/format.js";
 import type { AccountHost, Seat } from "./accounts/account-service.js";
 import type { AccountEntry } from "./session-lifecycle.js";
@@ -176,6 +176,7 @@ export class Game {
   /** The flight recorder, while this world is recorded (recording/recorder.ts). */
   readonly recorder: Recorder | null;
   private readonly digestScratch = new Uint32Array(DIGEST_PARTS);
+  private readonly worldDigest = new WorldDigest();
   private readonly checkpointEveryTicks: number;
   private readonly loop: TickLoop;
   /** Sheds NPC thinking, then stretches the tick, when the loop cannot keep its rate (overload.ts). */
@@ -831,9 +832,9 @@ export class Game {
 
   /** The world's digest as of now (recording/world-digest.ts): what a recording checks a replay against each tick. */
   digest(): Uint32Array {
-    digestWorld(
+    this.worldDigest.digest(
       {
-        entities: this.entities.values(),
+        entities: this.entities,
         chunkVersions: this.world.chunkVersions,
         sessions: this.sessions.values(),
         tick: this.tick,

@@ -89,6 +89,11 @@ export class EntityStore {
     return this.bySlot[slot]!;
   }
 
+  /** The entity in `slot`, or undefined for a free slot (the flight recorder's digest walks the slots). */
+  inSlot(slot: number): StoredEntity | undefined {
+    return this.bySlot[slot];
+  }
+
   /** The change counts by slot (see `counts`); replaced when the slots outgrow it, so read it per round. */
   get changeCounts(): Int32Array {
     return this.counts;

@@ -1,22 +1,18 @@
 // What a recording checks a replay against (docs/recording.md § Digests): at the end of every tick a
-// digest of the world in DIGEST_PARTS parts — every entity's fields, every chunk's version (the tiles),
-// the sessions in play, the clock and weather — each an FNV-1a over 32-bit words; and every few seconds
+// digest of the world in DIGEST_PARTS parts — every entity's fields (the xor of each entity's hash),
+// every chunk's version (the tiles), the sessions in play, the clock and weather — FNV-1a over 32-bit words; and every few seconds
 // a checkpoint of every entity's fields and the items' census, from which a divergence is named to the
 // entity and field. The parts say which side of the world differs first; the checkpoint says where.
-import type { StoredEntity } from "../entities/entities.js";
+import type { EntityStore, StoredEntity } from "../entities/entities.js";
 import { ByteReader, ByteWriter } from "./bytes.js";
 import { DIGEST_PARTS } from "./format.js";
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
-/** FNV-1a of one 32-bit word, its bytes taken low first (the word-wise form of the wasm core's FNV-1a). */
+/** FNV-1a over 32-bit words: one xor and one multiply per word (not per byte: the digest runs every tick). */
 function mix(hash: number, word: number): number {
-  let h = hash;
-  h = Math.imul(h ^ (word & 0xff), FNV_PRIME);
-  h = Math.imul(h ^ ((word >>> 8) & 0xff), FNV_PRIME);
-  h = Math.imul(h ^ ((word >>> 16) & 0xff), FNV_PRIME);
-  return Math.imul(h ^ (word >>> 24), FNV_PRIME);
+  return Math.imul(hash ^ word, FNV_PRIME);
 }
 
 function mixText(hash: number, text: string): number {
@@ -25,19 +21,13 @@ function mixText(hash: number, text: string): number {
   return h;
 }
 
-/** What the digest reads of the world. */
-export interface DigestSources {
-  readonly entities: Iterable<StoredEntity>;
-  /** Every chunk's version (World.chunkVersions): a tile set anywhere bumps its chunk's. */
-  readonly chunkVersions: Uint16Array;
-  /** The sessions in play: their player entities and nicks, in the registry's order. */
-  readonly sessions: Iterable<{ readonly entity: StoredEntity; readonly nick: string }>;
-  readonly tick: number;
-  readonly weather: string;
+/** murmur3's finalizer: spreads an entity's hash over all 32 bits before it is xor-ed into the sum. */
+function spread(hash: number): number {
+  let h = hash;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
 }
-
-/** The fields of an entity a digest and a checkpoint cover, in this order. */
-export const ENTITY_FIELDS = ["typeId", "x", "y", "hp", "hpMax", "elo", "flags", "xp", "meta"] as const;
 
 /** A number standing for an entity's meta TLVs (their kinds and plain values). */
 function metaWord(entity: StoredEntity): number {
@@ -50,30 +40,95 @@ function metaWord(entity: StoredEntity): number {
   return h >>> 0;
 }
 
-/** Writes the digest of the world's state into `out` (DIGEST_PARTS words). */
-export function digestWorld(sources: DigestSources, out: Uint32Array): void {
-  let entities = FNV_OFFSET;
-  for (const entity of sources.entities) {
-    entities = mix(entities, entity.id);
-    entities = mix(entities, entity.typeId);
-    entities = mix(entities, entity.x);
-    entities = mix(entities, entity.y);
-    entities = mix(entities, entity.hp);
-    entities = mix(entities, entity.hpMax);
-    entities = mix(entities, entity.elo);
-    entities = mix(entities, entity.flags);
-    entities = mix(entities, entity.xp);
-    if (entity.meta.length > 0) entities = mix(entities, metaWord(entity));
+/** One entity's fields, hashed. */
+function entityHash(entity: StoredEntity): number {
+  let h = mix(FNV_OFFSET, entity.id);
+  h = mix(h, entity.typeId);
+  h = mix(h, entity.x);
+  h = mix(h, entity.y);
+  h = mix(h, entity.hp);
+  h = mix(h, entity.hpMax);
+  h = mix(h, entity.elo);
+  h = mix(h, entity.flags);
+  h = mix(h, entity.xp);
+  if (entity.meta.length > 0) h = mix(h, metaWord(entity));
+  return spread(h);
+}
+
+/** What the digest reads of the world. */
+export interface DigestSources {
+  /** The entities by slot, and each slot's change count (EntityStore). */
+  readonly entities: Pick<EntityStore, "slotCount" | "inSlot" | "changeCounts">;
+  /** Every chunk's version (World.chunkVersions): a tile set anywhere bumps its chunk's. */
+  readonly chunkVersions: Uint16Array;
+  /** The sessions in play: their player entities, in the registry's order. */
+  readonly sessions: Iterable<{ readonly entity: StoredEntity }>;
+  readonly tick: number;
+  readonly weather: string;
+}
+
+/** The fields of an entity a digest and a checkpoint cover, in this order. */
+export const ENTITY_FIELDS = ["typeId", "x", "y", "hp", "hpMax", "elo", "flags", "xp", "meta"] as const;
+
+/**
+ * The world's digest, kept from tick to tick: the entities' part is the xor of every entity's hash, and
+ * an entity is hashed again only when its slot's change count moved (EntityStore counts every write to a
+ * wire field and every move) — a tick with 20,000 creatures costs a pass over the counts, not 20,000
+ * hashes. A write the store does not count (xp alone, a name) shows at the next checkpoint, which reads
+ * every field.
+ */
+export class WorldDigest {
+  private seenIds = new Int32Array(1024);
+  private seenCounts = new Int32Array(1024);
+  private hashes = new Uint32Array(1024);
+  private entitySum = 0;
+
+  /** Writes the digest of the world as it is now into `out` (DIGEST_PARTS words). */
+  digest(sources: DigestSources, out: Uint32Array): void {
+    const store = sources.entities;
+    const slots = store.slotCount;
+    if (slots > this.seenIds.length) this.grow(slots);
+    const counts = store.changeCounts;
+    const seenIds = this.seenIds;
+    const seenCounts = this.seenCounts;
+    const hashes = this.hashes;
+    let sum = this.entitySum;
+    for (let slot = 0; slot < slots; slot++) {
+      const entity = store.inSlot(slot);
+      const id = entity === undefined ? 0 : entity.id;
+      if (id === seenIds[slot] && (id === 0 || counts[slot] === seenCounts[slot])) continue;
+      sum ^= hashes[slot];
+      const hash = entity === undefined ? 0 : entityHash(entity);
+      sum ^= hash;
+      hashes[slot] = hash;
+      seenIds[slot] = id;
+      seenCounts[slot] = counts[slot];
+    }
+    this.entitySum = sum;
+    let tiles = FNV_OFFSET;
+    const versions = sources.chunkVersions;
+    for (let index = 0; index < versions.length; index++) tiles = mix(tiles, versions[index]);
+    let sessions = FNV_OFFSET;
+    for (const session of sources.sessions) sessions = mix(sessions, session.entity.id);
+    out[0] = sum >>> 0;
+    out[1] = tiles >>> 0;
+    out[2] = sessions >>> 0;
+    out[3] = mixText(mix(FNV_OFFSET, sources.tick), sources.weather) >>> 0;
   }
-  let tiles = FNV_OFFSET;
-  const versions = sources.chunkVersions;
-  for (let index = 0; index < versions.length; index++) tiles = mix(tiles, versions[index]);
-  let sessions = FNV_OFFSET;
-  for (const session of sources.sessions) sessions = mixText(mix(sessions, session.entity.id), session.nick);
-  out[0] = entities >>> 0;
-  out[1] = tiles >>> 0;
-  out[2] = sessions >>> 0;
-  out[3] = mixText(mix(FNV_OFFSET, sources.tick), sources.weather) >>> 0;
+
+  private grow(slots: number): void {
+    let size = this.seenIds.length;
+    while (size < slots) size *= 2;
+    const ids = new Int32Array(size);
+    ids.set(this.seenIds);
+    const counts = new Int32Array(size);
+    counts.set(this.seenCounts);
+    const hashes = new Uint32Array(size);
+    hashes.set(this.hashes);
+    this.seenIds = ids;
+    this.seenCounts = counts;
+    this.hashes = hashes;
+  }
 }
 
 export const DIGEST_WORDS = DIGEST_PARTS;
