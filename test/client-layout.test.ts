@@ -5,6 +5,18 @@ import { describe, expect, it } from "vitest";
 import { FB_HEIGHT, FB_WIDTH } from "../ts/constants.js";
 import { MIN_VIEW_COLUMNS, PANEL, pageLayout, VIEWPORT } from "../ts/client/render/layout.js";
 import { dpadKeyAt } from "../ts/client/ui/touch-controls.js";
+import { HUD_LAYOUT } from "../ts/client/render/hud.js";
+import { DEFAULT_SCREEN } from "../ts/client/render/layout.js";
+import {
+  clearOf,
+  DOCK_MIN_HEIGHT_PX,
+  DOCK_MIN_WIDTH_PX,
+  type DockInput,
+  intersect,
+  logDock,
+  type PageBox,
+  viewBox,
+} from "../ts/client/ui/log-dock.js";
 
 const STATUS = 26;
 
@@ -64,6 +76,100 @@ describe("pageLayout", () => {
             expect(used).toBeLessThanOrEqual(Math.floor(height * ratio) - Math.ceil(STATUS * ratio));
           }
         }
+      }
+    }
+  });
+});
+
+/** A desktop page as the browser lays it out: the canvas centred above the status row, the Bag and Sound buttons. */
+function desktopDock(width: number, height: number): DockInput {
+  const layout = pageLayout(width, height, STATUS, 1);
+  const px = layout.cssPerPixel;
+  const canvasWidth = FB_WIDTH * px;
+  const canvasHeight = FB_HEIGHT * px;
+  const stageHeight = layout.statusOverlay ? height : height - STATUS;
+  const canvas = {
+    left: (width - canvasWidth) / 2,
+    top: (stageHeight - canvasHeight) / 2,
+    width: canvasWidth,
+    height: canvasHeight,
+  };
+  return {
+    page: { width, height },
+    canvas,
+    shown: canvas,
+    screen: DEFAULT_SCREEN,
+    panelShown: layout.hud === "panel",
+    hudDepthPx: HUD_LAYOUT.depthPx,
+    obstacles: [
+      { left: 0, top: height - STATUS, width: layout.statusOverlay ? 240 * px : width, height: STATUS },
+      { left: width - 8 - 62, top: height - STATUS - 8 - 36, width: 62, height: 36 },
+      { left: width - 8 - 90, top: height - STATUS - 48 - 26, width: 90, height: 26 },
+    ],
+  };
+}
+
+describe("logDock", () => {
+  it("docks in the HUD column under the HUD's rows in the 1000 × 760 and 1280 × 800 windows", () => {
+    for (const [width, height] of [
+      [1000, 760],
+      [1280, 800],
+    ]) {
+      const input = desktopDock(width, height);
+      const dock = logDock(input);
+      expect(dock.place).toBe("column");
+      const px = input.canvas.width / FB_WIDTH;
+      expect(dock.box.left).toBeGreaterThanOrEqual(input.canvas.left + PANEL.x * px);
+      expect(dock.box.top).toBeGreaterThanOrEqual(input.canvas.top + HUD_LAYOUT.depthPx * px);
+      expect(dock.box.height).toBeGreaterThanOrEqual(DOCK_MIN_HEIGHT_PX);
+    }
+  });
+
+  it("takes a wide margin beside the canvas in a 1920 × 1080 window, the whole height", () => {
+    const input = desktopDock(1920, 1080);
+    const dock = logDock(input);
+    expect(["left", "right"]).toContain(dock.place);
+    expect(intersect(dock.box, input.canvas)).toBeNull();
+    expect(dock.box.width).toBeGreaterThan(250);
+    expect(dock.box.height).toBeGreaterThan(input.canvas.height * 0.9);
+  });
+
+  it("falls back to the bottom of the view only when no place beside it has room", () => {
+    const input: DockInput = { ...desktopDock(1000, 760), panelShown: false, page: { width: 960, height: 720 } };
+    const dock = logDock({
+      ...input,
+      canvas: { ...input.canvas, left: 0, top: 0 },
+      shown: { ...input.shown, left: 0, top: 0 },
+    });
+    expect(dock.place).toBe("over");
+    expect(dock.box).toEqual({
+      left: 0,
+      top: 720 - Math.round(720 * 0.27),
+      width: 720,
+      height: Math.round(720 * 0.27),
+    });
+  });
+
+  it("cuts each obstacle away, keeping the largest side", () => {
+    const box = { left: 0, top: 0, width: 300, height: 200 };
+    // A corner: what lies left of it (246 × 200) is more than what lies above it (300 × 146).
+    expect(clearOf(box, [{ left: 250, top: 150, width: 100, height: 100 }])).toEqual({ ...box, width: 246 });
+    expect(clearOf(box, [{ left: 50, top: 150, width: 100, height: 100 }])).toEqual({ ...box, height: 146 });
+    expect(clearOf(box, [{ left: 280, top: -10, width: 40, height: 300 }])).toEqual({ ...box, width: 276 });
+    expect(clearOf(box, [{ left: -5, top: -5, width: 400, height: 400 }])).toBeNull();
+  });
+
+  it("never covers the view, the page's controls or the page's edges, over a sweep of windows", () => {
+    for (let width = 500; width <= 2200; width += 53) {
+      for (let height = 400; height <= 1400; height += 59) {
+        const input = desktopDock(width, height);
+        const dock = logDock(input);
+        const page: PageBox = { left: 0, top: 0, width, height };
+        if (dock.place === "over") continue;
+        expect(intersect(dock.box, viewBox(input)), `${width}×${height} ${dock.place}`).toBeNull();
+        for (const obstacle of input.obstacles) expect(intersect(dock.box, obstacle)).toBeNull();
+        expect(intersect(dock.box, page)).toEqual(dock.box);
+        expect(dock.box.width).toBeGreaterThanOrEqual(DOCK_MIN_WIDTH_PX);
       }
     }
   });

@@ -159,4 +159,28 @@ describe("the panel", () => {
     expect(blitter.framebuffer()).toEqual(without);
     expect(panelLines(P.TEXT_DIM)).toEqual(["HP", "Near: 1"]);
   });
+
+  it("draws nothing below HUD_LAYOUT.depthPx even at its fullest: the log docks there (issue 42)", () => {
+    const many = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+    const full = hud({
+      level: 12,
+      levelShare: 0.5,
+      clock: "21:40 night",
+      nearby: many("Player", 9),
+      creatures: many("beast", 6).map((name) => ({ name, count: 2, hostile: true })),
+    });
+    render(full);
+    const fb = blitter.framebuffer();
+    const panelX = HUD_LAYOUT.inner.x - 3;
+    const inked = (y: number) => {
+      for (let x = panelX + 1; x < FB_WIDTH; x++) if (fb[y * FB_WIDTH + x] !== P.PANEL_BACKGROUND) return true;
+      return false;
+    };
+    // Every row from the depth down is bare, and the depth is no deeper than the last glyph cell's
+    // bottom row (a line without descenders leaves that row blank).
+    const last = Math.max(...Array.from({ length: 240 }, (_, y) => y).filter(inked));
+    expect(last).toBeLessThan(HUD_LAYOUT.depthPx);
+    expect(last).toBeGreaterThanOrEqual(HUD_LAYOUT.depthPx - 2);
+    expect(HUD_LAYOUT.depthPx).toBeLessThan(0.75 * 240);
+  });
 });

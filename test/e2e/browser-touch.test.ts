@@ -81,6 +81,33 @@ async function shown(page: Page) {
   });
 }
 
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+function overlaps(a: Box, b: Box): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
+/** The box of the element `testId`, or null when it is not shown. */
+async function boxOf(page: Page, testId: string): Promise<Box | null> {
+  return page.getByTestId(testId).boundingBox();
+}
+
+/** The message log once it is docked: where (data-dock), its box, and whether its lines show. */
+async function dockedLog(page: Page): Promise<{ place: string; box: Box; linesShown: boolean }> {
+  const log = page.getByTestId("log-panel");
+  await expect.poll(() => log.getAttribute("data-dock"), { timeout: 5000 }).not.toBeNull();
+  return {
+    place: (await log.getAttribute("data-dock"))!,
+    box: (await log.boundingBox())!,
+    linesShown: await page.getByTestId("log-lines").isVisible(),
+  };
+}
+
 /**
  * Device pixels per framebuffer pixel, asserted whole (no pixel is blurred between two screen pixels). Layout
  * rounds CSS boxes to 1/64 px, so at a ratio of 3 a box of 1280 device pixels may read 1279.95.
@@ -145,6 +172,60 @@ describe.skipIf(!HAVE_CHROMIUM)("scaling and touch in Chromium", () => {
     expect(panel.hidden).toBe(true);
     await page.context().close();
   }, 30_000);
+
+  it("docks the log beside the view in desktop windows, folds it, and remembers the fold across a reload", async () => {
+    for (const [width, height] of [
+      [1000, 760],
+      [1280, 800],
+      [1920, 1080],
+    ]) {
+      const page = await openOn({ width, height, deviceScaleFactor: 1, touch: false });
+      await joinAs(page, `Dock${width}`, false);
+      const log = await dockedLog(page);
+      const { canvas } = await shown(page);
+      const scale = canvas.width / 320;
+      // The map (the framebuffer's left 240 × 240) is never under the log; the Bag and Sound buttons neither.
+      const map = { x: canvas.left, y: canvas.top, width: 240 * scale, height: 240 * scale };
+      expect(log.place, `${width}×${height}`).not.toBe("over");
+      expect(overlaps(log.box, map), `${width}×${height}: log ${JSON.stringify(log.box)}`).toBe(false);
+      for (const button of ["bag-button", "sound"]) {
+        const box = await boxOf(page, button);
+        if (box) expect(overlaps(log.box, box), `${width}×${height}: the log over ${button}`).toBe(false);
+      }
+      expect(log.box.x).toBeGreaterThanOrEqual(0);
+      expect(log.box.y).toBeGreaterThanOrEqual(0);
+      expect(log.box.x + log.box.width).toBeLessThanOrEqual(width);
+      expect(log.box.y + log.box.height).toBeLessThanOrEqual(height);
+      expect(log.linesShown).toBe(true);
+      // Room for the tabs and a few lines, and the join's line in it.
+      expect(log.box.height).toBeGreaterThanOrEqual(80);
+      await expect.poll(() => page.getByTestId("log-lines").textContent(), { timeout: 3000 }).toContain("Connected");
+      await page.screenshot({ path: join(ARTIFACTS, `log-dock-${width}x${height}.png`) });
+      if (width !== 1000) {
+        await page.context().close();
+        continue;
+      }
+      // Folded: only the tab row is left, at the bottom of the log's place; kept across a reload.
+      await page.getByTestId("log-fold").click();
+      await expect.poll(() => page.getByTestId("log-lines").isVisible(), { timeout: 3000 }).toBe(false);
+      const folded = await dockedLog(page);
+      expect(folded.box.height).toBeLessThan(40);
+      expect(folded.box.y + folded.box.height).toBeCloseTo(log.box.y + log.box.height, 0);
+      await page.reload();
+      await expect.poll(() => page.getByTestId("play").isEnabled(), { timeout: 10_000 }).toBe(true);
+      await joinAs(page, "Dock1000b", false);
+      expect((await dockedLog(page)).linesShown).toBe(false);
+      expect(await page.getByTestId("log-panel").getAttribute("data-collapsed")).toBe("true");
+      // Opened again, and that is kept too.
+      await page.getByTestId("log-fold").click();
+      await expect.poll(() => page.getByTestId("log-lines").isVisible(), { timeout: 3000 }).toBe(true);
+      await page.reload();
+      await expect.poll(() => page.getByTestId("play").isEnabled(), { timeout: 10_000 }).toBe(true);
+      await joinAs(page, "Dock1000c", false);
+      expect((await dockedLog(page)).linesShown).toBe(true);
+      await page.context().close();
+    }
+  }, 60_000);
 
   for (const ratio of [1, 3]) {
     it(`fills a 390 × 844 portrait phone's width (pixel ratio ${ratio}): view on top, panel under it`, async () => {

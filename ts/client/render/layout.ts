@@ -77,6 +77,22 @@ export interface PageLayout {
   readonly panelScale: number;
   /** The status line is drawn over the view rather than in a row of its own. */
   readonly statusOverlay: boolean;
+  /**
+   * Where the HUD is read (issue 42): "panel", the framebuffer's panel beside (or under) the view; "bar",
+   * a bar of the page's own text over the top of the view, where the panel's 6-px glyphs would be shown
+   * smaller than HUD_READABLE_CSS_PER_PX (a phone, a map of large tiles at 1×) — the panel is then not shown.
+   */
+  readonly hud: "panel" | "bar";
+}
+
+/**
+ * CSS pixels per framebuffer pixel below which the panel's text cannot be read (its glyphs are 6 × 8):
+ * at 2 they are about the page's 12-px text.
+ */
+export const HUD_READABLE_CSS_PER_PX = 2;
+
+function hudFor(panelCssPerPixel: number): "panel" | "bar" {
+  return panelCssPerPixel < HUD_READABLE_CSS_PER_PX ? "bar" : "panel";
 }
 
 /** Fewest view columns a stacked layout may crop to: 24 tiles, so the 30-tile view loses at most 3 on each side. */
@@ -114,6 +130,7 @@ export function pageLayout(
     viewColumns: screen.view.w,
     panelScale: Math.max(withRow, overlaid),
     statusOverlay: overlaid > withRow,
+    hud: hudFor(Math.max(withRow, overlaid) / ratio),
   };
   if (pageCssHeight <= pageCssWidth) return side;
   for (let scale = Math.floor(width / minViewColumns(screen)); scale > side.scale; scale--) {
@@ -128,6 +145,7 @@ export function pageLayout(
       viewColumns: columns,
       panelScale,
       statusOverlay: false,
+      hud: hudFor(panelScale / ratio),
     };
   }
   return side;
