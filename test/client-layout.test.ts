@@ -157,6 +157,11 @@ describe("logDock", () => {
     expect(clearOf(box, [{ left: 50, top: 150, width: 100, height: 100 }])).toEqual({ ...box, height: 146 });
     expect(clearOf(box, [{ left: 280, top: -10, width: 40, height: 300 }])).toEqual({ ...box, width: 276 });
     expect(clearOf(box, [{ left: -5, top: -5, width: 400, height: 400 }])).toBeNull();
+    // Left of the first obstacle is the larger part, but too narrow: above both is taken.
+    const row = { left: 0, top: 0, width: 390, height: 330 };
+    const buttons = { left: 148, top: 114, width: 64, height: 164 };
+    const pad = { left: 224, top: 124, width: 154, height: 154 };
+    expect(clearOf(row, [buttons, pad])).toEqual({ ...row, height: 110 });
   });
 
   it("never covers the view, the page's controls or the page's edges, over a sweep of windows", () => {

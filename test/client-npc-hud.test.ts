@@ -14,6 +14,7 @@ import { creatureLine, HUD_LAYOUT, type HudModel } from "../ts/client/render/hud
 import * as P from "../ts/client/render/palette.js";
 import { glyphCell } from "../ts/client/render/text.js";
 import { creatureLines } from "../ts/client/ui/creature-list.js";
+import { creaturesText, nearbyText } from "../ts/client/ui/hud-bar.js";
 import { WasmBlitter } from "../ts/wasm/blit.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { player } from "./client-core-support.js";
@@ -64,6 +65,25 @@ describe("creature list", () => {
     expect(creatureLine({ name: "skeleton", count: 1, hostile: true })).toBe("!skeleton");
     expect(creatureLine({ name: "cave spider", count: 12, hostile: true })).toBe("!cave s. x12");
     expect(creatureLine({ name: "cave spider", count: 12, hostile: true }).length).toBe(HUD_LAYOUT.columns);
+  });
+});
+
+describe("the HUD bar's lines (a phone's HUD, ui/hud-bar.ts)", () => {
+  it("names two creature groups, hostile first as the list orders them, and counts the rest", () => {
+    const creatures = [
+      { name: "cave spider", count: 2, hostile: true },
+      { name: "cave rat", count: 3, hostile: false },
+      { name: "glow beetle", count: 1, hostile: false },
+    ];
+    expect(creaturesText({ creatures })).toBe("!cave spider x2, cave rat x3, +1 more");
+    expect(creaturesText({ creatures: creatures.slice(1, 2) })).toBe("cave rat x3");
+    expect(creaturesText({})).toBe("");
+  });
+
+  it("names up to two players near, counts more, and says nothing alone", () => {
+    expect(nearbyText({ nearby: ["Ada", "Bob"] })).toBe("Near: Ada, Bob");
+    expect(nearbyText({ nearby: ["Ada", "Bob", "Cy"] })).toBe("Near: 3");
+    expect(nearbyText({ nearby: [] })).toBe("");
   });
 });
 

@@ -108,6 +108,88 @@ async function dockedLog(page: Page): Promise<{ place: string; box: Box; linesSh
   };
 }
 
+/** The page's own text and controls a phone shows, by test id. */
+const PHONE_PARTS = [
+  "hud-bar",
+  "log-panel",
+  "dpad",
+  "touch-use",
+  "touch-chat",
+  "touch-map",
+  "bag-button",
+  "sound",
+  "who-button",
+  "quest-button",
+];
+
+/**
+ * What a phone must show (issue 42): the HUD as a bar over the top of the view; every control and the log
+ * wholly on the page, none over another, the log off the view; every text of the HUD bar, the log and the
+ * controls at least 11 CSS px; and most of the view's middle — the player's surroundings — uncovered.
+ */
+async function checkPhoneLayout(page: Page, width: number, height: number): Promise<void> {
+  const bar = page.getByTestId("hud-bar");
+  await expect.poll(() => bar.isVisible(), { timeout: 3000 }).toBe(true);
+  await expect.poll(() => bar.textContent(), { timeout: 3000 }).toContain("100/100");
+  // The picture as a player sees it: without the debug overlay (F3), which the other checks here read.
+  await page.keyboard.press("F3");
+  await expect.poll(() => page.getByTestId("debug").isVisible(), { timeout: 3000 }).toBe(false);
+  const ratio = await page.evaluate(() => devicePixelRatio);
+  await page.screenshot({ path: join(ARTIFACTS, `layout-${width}x${height}-dpr${ratio}.png`) });
+  await page.keyboard.press("F3");
+  const { screen } = await shown(page);
+  const view = { x: screen.left, y: screen.top, width: screen.width, height: screen.height };
+  const barBox = (await bar.boundingBox())!;
+  const place = await page.evaluate(() => document.body.dataset.hudPlace);
+  if (place === "margin") {
+    // Sideways: in the margin beside the view, clear of it.
+    expect(overlaps(barBox, view)).toBe(false);
+  } else {
+    // Over the view's top, across it, and thin: the view's middle (where the player stands) is far below it.
+    expect(barBox.y).toBeCloseTo(view.y, 0);
+    expect(barBox.x).toBeGreaterThanOrEqual(view.x - 0.5);
+    expect(barBox.x + barBox.width).toBeLessThanOrEqual(view.x + view.width + 0.5);
+    expect(barBox.y + barBox.height).toBeLessThan(view.y + view.height * 0.2);
+  }
+  const boxes = new Map<string, Box>();
+  for (const part of PHONE_PARTS) {
+    const box = await boxOf(page, part);
+    if (box === null) continue;
+    boxes.set(part, box);
+    expect(box.x, part).toBeGreaterThanOrEqual(-0.5);
+    expect(box.y, part).toBeGreaterThanOrEqual(-0.5);
+    expect(box.x + box.width, part).toBeLessThanOrEqual(width + 0.5);
+    expect(box.y + box.height, part).toBeLessThanOrEqual(height + 0.5);
+  }
+  expect([...boxes.keys()]).toEqual(expect.arrayContaining(["hud-bar", "log-panel", "dpad", "bag-button"]));
+  const log = boxes.get("log-panel")!;
+  expect(overlaps(log, view), `the log ${JSON.stringify(log)} over the view ${JSON.stringify(view)}`).toBe(false);
+  // No two of them over each other (the HUD bar lies over the view, where the controls may too).
+  for (const [part, box] of boxes) {
+    for (const [other, otherBox] of boxes) {
+      if (part < other && !(place !== "margin" && (part === "hud-bar" || other === "hud-bar"))) {
+        expect(overlaps(box, otherBox), `${part} over ${other}`).toBe(false);
+      }
+    }
+  }
+  const smallest = await page.evaluate((ids) => {
+    let least = Infinity;
+    let where = "";
+    for (const id of ids) {
+      const root = document.querySelector(`[data-testid="${id}"]`);
+      if (!root) continue;
+      for (const element of [root, ...root.querySelectorAll("*")]) {
+        const text = [...element.childNodes].some((node) => node.nodeType === 3 && node.textContent!.trim() !== "");
+        if (!text || (element as HTMLElement).offsetParent === null) continue;
+        const size = parseFloat(getComputedStyle(element).fontSize);
+        if (size < least) [least, where] = [size, `${id} ${element.className}`];
+      }
+    }
+    return { least, where };
+  }, PHONE_PARTS);
+  expect(smallest.least, `the smallest text: ${smallest.where}`).toBeGreaterThanOrEqual(11);
+}
+
 /**
  * Device pixels per framebuffer pixel, asserted whole (no pixel is blurred between two screen pixels). Layout
  * rounds CSS boxes to 1/64 px, so at a ratio of 3 a box of 1280 device pixels may read 1279.95.
@@ -228,7 +310,7 @@ describe.skipIf(!HAVE_CHROMIUM)("scaling and touch in Chromium", () => {
   }, 60_000);
 
   for (const ratio of [1, 3]) {
-    it(`fills a 390 × 844 portrait phone's width (pixel ratio ${ratio}): view on top, panel under it`, async () => {
+    it(`lays a 390 × 844 portrait phone out for thumbs (pixel ratio ${ratio}): the view on top, the HUD a bar over it`, async () => {
       const page = await openOn({ width: 390, height: 844, deviceScaleFactor: ratio, touch: true });
       await joinAs(page, `Tall${ratio}`, true);
       const { canvas, screen, panel, layout } = await shown(page);
@@ -239,28 +321,31 @@ describe.skipIf(!HAVE_CHROMIUM)("scaling and touch in Chromium", () => {
       expect(screen.width).toBeGreaterThan(390 - scale / ratio);
       expect(screen.width).toBeLessThanOrEqual(390);
       expect(screen.height).toBeCloseTo((240 * scale) / ratio, 5);
-      expect(panel.hidden).toBe(false);
-      wholeScale(panel.width, 80, ratio);
-      expect(panel.top).toBeGreaterThanOrEqual(screen.top + screen.height - 0.5);
-      expect(panel.top + panel.height).toBeLessThanOrEqual(844);
+      // The framebuffer's 80-px panel would be 6-px glyphs here: the HUD is the page's text over the view instead.
+      expect(panel.hidden).toBe(true);
       expect(await page.getByTestId("touch").isVisible()).toBe(true);
-      await page.waitForTimeout(300);
-      await page.screenshot({ path: join(ARTIFACTS, `layout-390x844-dpr${ratio}.png`) });
+      await checkPhoneLayout(page, 390, 844);
+      const log = await dockedLog(page);
+      expect(log.place).toBe("below");
       await page.context().close();
     }, 30_000);
   }
 
-  it("fills an 844 × 390 landscape phone at a whole scale with the pad beside the view", async () => {
-    const page = await openOn({ width: 844, height: 390, deviceScaleFactor: 3, touch: true });
-    await joinAs(page, "Wide", true);
-    const { canvas, layout, ratio } = await shown(page);
-    expect(layout).toBe("side");
-    expect(wholeScale(canvas.width, 320, ratio)).toBe(4);
-    const pad = (await page.getByTestId("dpad").boundingBox())!;
-    expect(pad.x + pad.width).toBeLessThanOrEqual(canvas.left + 0.5);
-    await page.screenshot({ path: join(ARTIFACTS, "layout-844x390.png") });
-    await page.context().close();
-  }, 30_000);
+  for (const ratio of [1, 3]) {
+    it(`lays an 844 × 390 landscape phone out (pixel ratio ${ratio}): the pad and the log beside the view`, async () => {
+      const page = await openOn({ width: 844, height: 390, deviceScaleFactor: ratio, touch: true });
+      await joinAs(page, `Wide${ratio}`, true);
+      const { canvas, screen, layout } = await shown(page);
+      expect(layout).toBe("side");
+      expect(wholeScale(canvas.width, 320, ratio)).toBe(ratio === 3 ? 4 : 1);
+      const pad = (await page.getByTestId("dpad").boundingBox())!;
+      expect(pad.x + pad.width).toBeLessThanOrEqual(screen.left + 0.5);
+      await checkPhoneLayout(page, 844, 390);
+      expect(await page.evaluate(() => document.body.dataset.hudPlace)).toBe("margin");
+      expect(["left", "right"]).toContain((await dockedLog(page)).place);
+      await page.context().close();
+    }, 30_000);
+  }
 
   it("walks to each tapped tile on a touch screen, tap after tap", async () => {
     const page = await openOn({ width: 390, height: 844, deviceScaleFactor: 3, touch: true });

@@ -173,6 +173,7 @@ async function play(request: JoinRequest): Promise<void> {
       combatMirror: element("combat-log"),
       logPanel: element("log-panel"),
       viewClip: element("screen"),
+      hudBar: element("hud-bar"),
       frameLog,
     });
     // Chat, dialogs and names, for as long as the page plays (its listeners and the scene hook hold it).

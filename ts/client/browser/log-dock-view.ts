@@ -11,6 +11,7 @@ const DOCK_CHECK_MS = 250;
 /** The page's own controls, fixed to its edges: the log keeps clear of each that is shown. */
 const OBSTACLES = [
   "[data-testid='status']",
+  "[data-testid='hud-bar']",
   "[data-testid='bag-button']",
   "[data-testid='sound']",
   "[data-testid='who-button']",

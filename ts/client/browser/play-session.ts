@@ -44,6 +44,7 @@ import { LogMirror } from "../ui/log-mirror.js";
 import { ChannelLog, type LogChannel, type LogView, nextView } from "../ui/log-channels.js";
 import { LogPanel } from "../ui/log-panel.js";
 import { LogDockView } from "./log-dock-view.js";
+import { HudBar } from "../ui/hud-bar.js";
 import { creatureLines } from "../ui/creature-list.js";
 import { connectionStatus, type StatusLevel } from "../ui/connection-status.js";
 import type { DebugOverlay } from "../ui/debug-overlay.js";
@@ -84,6 +85,8 @@ export interface PlaySessionParts {
   logPanel?: HTMLElement;
   /** The view's clip (the box around the canvas), which the log keeps clear of. */
   viewClip?: HTMLElement;
+  /** Where the HUD is shown as the page's text when the layout says "bar" (a phone: ui/hud-bar.ts). */
+  hudBar?: HTMLElement;
   /** Where every frame's camera and own sprite are recorded (?debug=1: window.cavesFrames); absent: nowhere. */
   frameLog?: FrameLog;
 }
@@ -165,6 +168,13 @@ export class PlaySession {
         )
       : null;
     this.dock = parts.logPanel && parts.viewClip ? new LogDockView(parts.logPanel, parts.view, parts.viewClip) : null;
+    if (parts.hudBar) {
+      const body = parts.hudBar.ownerDocument.body;
+      const bar = new HudBar(parts.hudBar, (heightPx) => body.style.setProperty("--hud-bar-height", `${heightPx}px`));
+      parts.renderer.hudSink = (hud) => {
+        if (parts.view.layout?.hud === "bar") bar.show(hud);
+      };
+    }
     this.client.combat.listen((notice) => this.onCombat(notice, performance.now()));
     // A level reached: a line in the log (the own entries say it, so a lost detail does not lose it).
     this.client.progress.listen((level) => this.messages.add("system", levelUpLine(level), P.LEVEL_UP));
@@ -183,6 +193,7 @@ export class PlaySession {
   stop(): void {
     if (!this.running) return;
     this.running = false;
+    if (this.parts.hudBar) this.parts.renderer.hudSink = null;
     cancelAnimationFrame(this.frameHandle);
     clearInterval(this.backgroundTimer);
     this.detachKeyboard();

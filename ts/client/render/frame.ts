@@ -148,6 +148,8 @@ export class FrameRenderer {
   private readonly list: SpriteList;
   /** Runs first in every render(); null draws the scene as given. */
   sceneHook: SceneHook | null = null;
+  /** Told each frame's HUD as drawn (after the hook): the page's HUD bar shows it where the panel is not shown. */
+  hudSink: ((hud: HudModel) => void) | null = null;
   /** The map's own tiles (map-art.ts), or null: the built-in 8 px tile sheet. */
   private mapTiles: MapTileSheet | null = null;
   private viewport: Readonly<ViewportOptions> = DEFAULT_VIEWPORT;
@@ -285,6 +287,7 @@ export class FrameRenderer {
     if (scene.floaters) this.drawFloaters(scene.floaters, placement);
     if (scene.banner) this.drawBanner(scene.banner);
     drawHud(this.blitter, this.list, this.atlas, scene.hud, this.current.panel, this.current.height);
+    this.hudSink?.(scene.hud);
     if (this.lit) this.blitter.fbToRgbaLit();
     else this.blitter.fbToRgba();
     return placement;

@@ -56,7 +56,7 @@ export function logDock(input: DockInput): LogDock {
   let best: LogDock | null = null;
   for (const [place, box] of candidates(input)) {
     const free = clearOf(box, input.obstacles);
-    if (free === null || free.width < DOCK_MIN_WIDTH_PX || free.height < DOCK_MIN_HEIGHT_PX) continue;
+    if (free === null) continue;
     if (best === null || area(free) > area(best.box)) best = { place, box: free };
   }
   return best ?? { place: "over", box: overView(input) };
@@ -107,33 +107,38 @@ function candidates(input: DockInput): [DockPlace, PageBox][] {
 }
 
 /**
- * `box` with every obstacle it meets cut away: of the parts above, below, left and right of the
- * obstacle, the largest is kept. Null when nothing is left.
+ * The largest part of `box` that meets no obstacle and is at least `minWidth` × `minHeight`, or null. Each
+ * obstacle it meets is cut away by keeping what lies above, below, left or right of it; every choice is
+ * tried (only the obstacles met branch, and a page has a handful), since the largest part at one cut can
+ * be too narrow once the next is made.
  */
-export function clearOf(box: PageBox, obstacles: readonly PageBox[]): PageBox | null {
-  let free: PageBox | null = box;
-  for (const obstacle of obstacles) {
-    if (free === null) return null;
-    if (obstacle.width <= 0 || obstacle.height <= 0 || intersect(free, obstacle) === null) continue;
-    const f: PageBox = free;
-    const gap = DOCK_GAP_PX;
-    const parts: PageBox[] = [
-      { ...f, height: obstacle.top - gap - f.top },
-      {
-        ...f,
-        top: obstacle.top + obstacle.height + gap,
-        height: f.top + f.height - (obstacle.top + obstacle.height + gap),
-      },
-      { ...f, width: obstacle.left - gap - f.left },
-      {
-        ...f,
-        left: obstacle.left + obstacle.width + gap,
-        width: f.left + f.width - (obstacle.left + obstacle.width + gap),
-      },
-    ].filter((part) => part.width > 0 && part.height > 0);
-    free = parts.reduce<PageBox | null>((a, b) => (a === null || area(b) > area(a) ? b : a), null);
+export function clearOf(
+  box: PageBox,
+  obstacles: readonly PageBox[],
+  minWidth = DOCK_MIN_WIDTH_PX,
+  minHeight = DOCK_MIN_HEIGHT_PX,
+): PageBox | null {
+  if (box.width < minWidth || box.height < minHeight) return null;
+  const index = obstacles.findIndex((o) => o.width > 0 && o.height > 0 && intersect(box, o) !== null);
+  if (index < 0) return box;
+  const obstacle = obstacles[index];
+  const rest = obstacles.slice(index + 1);
+  const gap = DOCK_GAP_PX;
+  const bottom = box.top + box.height;
+  const right = box.left + box.width;
+  const below = obstacle.top + obstacle.height + gap;
+  const beyond = obstacle.left + obstacle.width + gap;
+  let best: PageBox | null = null;
+  for (const part of [
+    { ...box, height: obstacle.top - gap - box.top },
+    { ...box, top: below, height: bottom - below },
+    { ...box, width: obstacle.left - gap - box.left },
+    { ...box, left: beyond, width: right - beyond },
+  ]) {
+    const free = clearOf(part, rest, minWidth, minHeight);
+    if (free !== null && (best === null || area(free) > area(best))) best = free;
   }
-  return free;
+  return best;
 }
 
 /** The fallback: over the bottom of the view, across its width. */
