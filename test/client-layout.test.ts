@@ -6,7 +6,7 @@ import { FB_HEIGHT, FB_WIDTH } from "../ts/constants.js";
 import { MIN_VIEW_COLUMNS, PANEL, pageLayout, VIEWPORT } from "../ts/client/render/layout.js";
 import { dpadKeyAt } from "../ts/client/ui/touch-controls.js";
 import { HUD_LAYOUT } from "../ts/client/render/hud.js";
-import { DEFAULT_SCREEN } from "../ts/client/render/layout.js";
+import { DEFAULT_SCREEN, screenForTileSize } from "../ts/client/render/layout.js";
 import {
   clearOf,
   DOCK_MIN_HEIGHT_PX,
@@ -61,7 +61,12 @@ describe("pageLayout", () => {
           );
           expect(layout.scale).toBeGreaterThanOrEqual(plain);
           if (layout.mode === "side") {
-            expect(layout.viewColumns).toBe(VIEWPORT.w);
+            // The whole view, or — at 1×, where it does not fit, with the HUD as the bar — what fits, centred.
+            const fits = Math.min(VIEWPORT.w, Math.floor((width * ratio) / layout.scale));
+            if (layout.hud === "panel") expect(layout.viewColumns).toBe(VIEWPORT.w);
+            else expect(layout.viewColumns).toBeLessThanOrEqual(fits);
+            expect(layout.viewLeft).toBe(Math.floor((VIEWPORT.w - layout.viewColumns) / 2));
+            if (layout.viewColumns < VIEWPORT.w) expect(layout.scale).toBe(1);
             if (layout.scale > 1) {
               const usable = layout.statusOverlay ? height : height - STATUS;
               expect(FB_WIDTH * layout.scale).toBeLessThanOrEqual(Math.floor(width * ratio));
@@ -108,6 +113,35 @@ function desktopDock(width: number, height: number): DockInput {
     ],
   };
 }
+
+describe("pageLayout for a map of large tiles", () => {
+  it("crops a 1040 × 960 framebuffer (32 px tiles) to what a 1000 × 760 window holds at 1×, the HUD as the bar", () => {
+    const screen = screenForTileSize(32);
+    const layout = pageLayout(1000, 760, STATUS, 1, screen);
+    // 24 of the 30 tiles across (768 px), leaving 232 px for the log; down, the 734 px above the status row.
+    expect(layout).toMatchObject({
+      mode: "side",
+      scale: 1,
+      hud: "bar",
+      viewColumns: 768,
+      viewRows: 734,
+      logRoom: true,
+    });
+    // Around the view's middle, where the player stands.
+    expect(layout.viewTop).toBe(Math.floor((960 - 734) / 2));
+    expect(layout.viewLeft).toBe((960 - 768) / 2);
+  });
+
+  it("keeps the whole view and the panel where a larger window shows it at 2×", () => {
+    expect(pageLayout(2200, 2000, STATUS, 1, screenForTileSize(32))).toMatchObject({
+      scale: 2,
+      hud: "panel",
+      viewColumns: 960,
+      viewRows: 960,
+      viewTop: 0,
+    });
+  });
+});
 
 describe("logDock", () => {
   it("docks in the HUD column under the HUD's rows in the 1000 × 760 and 1280 × 800 windows", () => {
