@@ -50,21 +50,26 @@ export class HudBar {
     this.part("creatures", make("span", "hud-creatures", second));
   }
 
-  /** Shows `hud` (call every frame while the bar is shown). */
+  /** Shows `hud` (call every frame while the bar is shown); touches the page only where something changed. */
   show(hud: HudModel): void {
-    this.text("name", hud.name);
-    this.text("level", hud.level === undefined ? "" : levelText(hud.level));
-    this.text("hp", hpNumbers(hud.hp, hud.hpMax));
-    const share = hud.hpMax > 0 ? Math.min(1, Math.max(0, hud.hp / hud.hpMax)) : 0;
-    setWidth(this.hpFill, share);
-    this.hpFill.dataset.low = String(hud.hp * 3 <= hud.hpMax);
-    this.xpTrack.hidden = hud.levelShare === undefined;
+    let changed = this.text("name", hud.name);
+    changed = this.text("level", hud.level === undefined ? "" : levelText(hud.level)) || changed;
+    changed = this.text("hp", hpNumbers(hud.hp, hud.hpMax)) || changed;
+    setWidth(this.hpFill, hud.hpMax > 0 ? Math.min(1, Math.max(0, hud.hp / hud.hpMax)) : 0);
+    const low = String(hud.hp * 3 <= hud.hpMax);
+    if (this.hpFill.dataset.low !== low) this.hpFill.dataset.low = low;
+    if (this.xpTrack.hidden !== (hud.levelShare === undefined)) {
+      this.xpTrack.hidden = hud.levelShare === undefined;
+      changed = true;
+    }
     setWidth(this.xpFill, hud.levelShare ?? 0);
-    this.text("position", hud.position ? `${hud.position.x},${hud.position.y}` : "-");
-    this.text("status", hud.status.text, cssColour(hud.status.colour));
-    this.text("clock", hud.clock ?? "");
-    this.text("near", nearbyText(hud));
-    this.text("creatures", creaturesText(hud));
+    changed = this.text("position", hud.position ? `${hud.position.x},${hud.position.y}` : "-") || changed;
+    changed = this.text("status", hud.status.text, cssColour(hud.status.colour)) || changed;
+    changed = this.text("clock", hud.clock ?? "") || changed;
+    changed = this.text("near", nearbyText(hud)) || changed;
+    changed = this.text("creatures", creaturesText(hud)) || changed;
+    // Its height is read (a layout) only when a text changed: a line more or less moves what is under it.
+    if (!changed) return;
     const height = this.root.offsetHeight;
     if (height !== this.lastHeightPx) {
       this.lastHeightPx = height;
@@ -74,14 +79,18 @@ export class HudBar {
 
   private part(name: string, element: HTMLElement): void {
     element.dataset.part = name;
+    element.hidden = true; // until it has a text
     this.parts.set(name, element);
   }
 
-  private text(name: string, text: string, colour?: string): void {
+  /** Writes a part's text (hidden when empty) and colour; whether its text changed. */
+  private text(name: string, text: string, colour?: string): boolean {
     const element = this.parts.get(name)!;
-    if (element.textContent !== text) element.textContent = text;
-    element.hidden = text === "";
     if (colour !== undefined && element.style.color !== colour) element.style.color = colour;
+    if (element.textContent === text) return false;
+    element.textContent = text;
+    element.hidden = text === "";
+    return true;
   }
 }
 
