@@ -132,6 +132,16 @@ describe("pageLayout for a map of large tiles", () => {
     expect(layout.viewLeft).toBe((960 - 768) / 2);
   });
 
+  it("shows a 16 px map's 560 × 480 whole at 1× in 1000 × 760, the HUD as the bar (its panel would be specks)", () => {
+    expect(pageLayout(1000, 760, STATUS, 1, screenForTileSize(16))).toMatchObject({
+      scale: 1,
+      hud: "bar",
+      viewColumns: 480,
+      viewRows: 480,
+      logRoom: false,
+    });
+  });
+
   it("keeps the whole view and the panel where a larger window shows it at 2×", () => {
     expect(pageLayout(2200, 2000, STATUS, 1, screenForTileSize(32))).toMatchObject({
       scale: 2,
