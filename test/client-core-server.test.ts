@@ -181,6 +181,8 @@ describe("movement", () => {
     // On entity deltas the loss is measured by pings (one a second, each lost with 1 − 0.85² ≈ 28 %).
     await drive([client], "a lost round trip counted", () => client.stats.lossPercent > 0, 30_000);
     expect(client.stats.lossFrom).toBe("pings");
+    // And the States the protocol says were sent (idle: one every 8 ticks) see the loss on the way down.
+    await drive([client], "a lost State counted", () => client.stats.stateLossPercent > 0, 30_000);
     expect(client.stats.rttMs).toBeGreaterThan(30);
   });
 
@@ -195,6 +197,7 @@ describe("movement", () => {
     expect(client.stats.lossFrom).toBe("pings");
     expect(client.stats.statesMissed).toBe(0);
     expect(client.stats.lossPercent).toBe(0);
+    expect(client.stats.stateLossPercent).toBe(0);
   });
 });
 

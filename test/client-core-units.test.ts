@@ -15,8 +15,9 @@ import { Pinger, RttEstimator } from "../ts/client/core/rtt.js";
 import { earliestWindow, leadMs, nextStepWindow } from "../ts/client/core/scheduler.js";
 import { ServerClock } from "../ts/client/core/server-clock.js";
 import { joinGuest, parseToken, SessionError, tileFlagsTable } from "../ts/client/core/session-api.js";
-import { TrafficMeter } from "../ts/client/core/stats.js";
-import { TILE_UNKNOWN } from "../ts/constants.js";
+import { statesMissedBetween, TrafficMeter } from "../ts/client/core/stats.js";
+import { IDLE_STATE_EVERY_TICKS, TILE_UNKNOWN } from "../ts/constants.js";
+import { mulberry32 } from "../ts/random.js";
 import {
   chunkId,
   decodePacket,
@@ -604,11 +605,56 @@ describe("traffic and loss", () => {
     expect(traffic.bytesOutPerSecond).toBe(74);
     expect(traffic.statesMissed).toBe(3); // 10, 20 and 30; 40 was the last and is not yet a gap
     expect(traffic.lossPercent).toBeCloseTo((100 * 3) / 19, 6);
-    // Once entity deltas arrive, the server holds back broadcasts that change nothing: gaps are no loss.
+    // Once entity deltas arrive, the server holds back broadcasts that change nothing, but never for 8 ticks:
+    // 38 (the last received) → 46 is no loss, 46 → 62 held one (at 54 at the latest) that never came.
     traffic.deltasArrive();
-    traffic.stateTick(56);
-    traffic.stateTick(72);
+    traffic.stateTick(46);
     expect(traffic.statesMissed).toBe(3);
+    traffic.stateTick(62);
+    expect(traffic.statesMissed).toBe(4);
+  });
+
+  it("on deltas counts only the States the protocol says were sent: none on a clean link, whatever is held back", () => {
+    expect(IDLE_STATE_EVERY_TICKS).toBe(8);
+    // Every pattern the server may send (broadcasts every 2 ticks, any held back, never 8 ticks without one),
+    // received whole: no State is missing.
+    const random = mulberry32(42);
+    for (let run = 0; run < 200; run++) {
+      const traffic = new TrafficMeter();
+      traffic.deltasArrive();
+      let last = 0;
+      traffic.stateTick(0);
+      for (let tick = 2; tick <= 400; tick += 2) {
+        if (tick - last < IDLE_STATE_EVERY_TICKS && random() < 0.6) continue; // held back
+        traffic.stateTick(tick);
+        last = tick;
+      }
+      expect(traffic.statesMissed).toBe(0);
+    }
+  });
+
+  it("on deltas counts an idle session's lost States exactly, and a busy one's at least where the gap says so", () => {
+    // Idle: one State every 8 ticks; every fifth lost.
+    const idle = new TrafficMeter();
+    idle.roll(0);
+    idle.deltasArrive();
+    for (let tick = 0; tick <= 400; tick += IDLE_STATE_EVERY_TICKS) if ((tick / 8) % 5 !== 4) idle.stateTick(tick);
+    idle.roll(1000);
+    expect(idle.statesMissed).toBe(10);
+    expect(idle.lossPercent).toBeCloseTo((100 * 10) / 51, 6);
+    // Busy: every broadcast sent; a single lost one (a gap of 4) may have been held back, three in a row may not.
+    const busy = new TrafficMeter();
+    busy.deltasArrive();
+    for (const tick of [0, 2, 6, 8, 16, 18]) busy.stateTick(tick);
+    expect(busy.statesMissed).toBe(0);
+    busy.stateTick(28); // 18 → 28: 20, 22, 24, 26 — one at least was sent
+    expect(busy.statesMissed).toBe(1);
+    expect([
+      statesMissedBetween(0, 8, true),
+      statesMissedBetween(0, 9, true),
+      statesMissedBetween(0, 24, true),
+    ]).toEqual([0, 1, 2]);
+    expect(statesMissedBetween(0, 8, false)).toBe(3);
   });
 
   it("counts pings left unanswered past the pong timeout over the last 20, not those still in flight", () => {

@@ -5,6 +5,18 @@ import { describe, expect, it } from "vitest";
 import { FB_HEIGHT, FB_WIDTH } from "../ts/constants.js";
 import { MIN_VIEW_COLUMNS, PANEL, pageLayout, VIEWPORT } from "../ts/client/render/layout.js";
 import { dpadKeyAt } from "../ts/client/ui/touch-controls.js";
+import { HUD_LAYOUT } from "../ts/client/render/hud.js";
+import { DEFAULT_SCREEN, screenForTileSize } from "../ts/client/render/layout.js";
+import {
+  clearOf,
+  DOCK_MIN_HEIGHT_PX,
+  DOCK_MIN_WIDTH_PX,
+  type DockInput,
+  intersect,
+  logDock,
+  type PageBox,
+  viewBox,
+} from "../ts/client/ui/log-dock.js";
 
 const STATUS = 26;
 
@@ -49,7 +61,12 @@ describe("pageLayout", () => {
           );
           expect(layout.scale).toBeGreaterThanOrEqual(plain);
           if (layout.mode === "side") {
-            expect(layout.viewColumns).toBe(VIEWPORT.w);
+            // The whole view, or — at 1×, where it does not fit, with the HUD as the bar — what fits, centred.
+            const fits = Math.min(VIEWPORT.w, Math.floor((width * ratio) / layout.scale));
+            if (layout.hud === "panel") expect(layout.viewColumns).toBe(VIEWPORT.w);
+            else expect(layout.viewColumns).toBeLessThanOrEqual(fits);
+            expect(layout.viewLeft).toBe(Math.floor((VIEWPORT.w - layout.viewColumns) / 2));
+            if (layout.viewColumns < VIEWPORT.w) expect(layout.scale).toBe(1);
             if (layout.scale > 1) {
               const usable = layout.statusOverlay ? height : height - STATUS;
               expect(FB_WIDTH * layout.scale).toBeLessThanOrEqual(Math.floor(width * ratio));
@@ -64,6 +81,144 @@ describe("pageLayout", () => {
             expect(used).toBeLessThanOrEqual(Math.floor(height * ratio) - Math.ceil(STATUS * ratio));
           }
         }
+      }
+    }
+  });
+});
+
+/** A desktop page as the browser lays it out: the canvas centred above the status row, the Bag and Sound buttons. */
+function desktopDock(width: number, height: number): DockInput {
+  const layout = pageLayout(width, height, STATUS, 1);
+  const px = layout.cssPerPixel;
+  const canvasWidth = FB_WIDTH * px;
+  const canvasHeight = FB_HEIGHT * px;
+  const stageHeight = layout.statusOverlay ? height : height - STATUS;
+  const canvas = {
+    left: (width - canvasWidth) / 2,
+    top: (stageHeight - canvasHeight) / 2,
+    width: canvasWidth,
+    height: canvasHeight,
+  };
+  return {
+    page: { width, height },
+    canvas,
+    shown: canvas,
+    screen: DEFAULT_SCREEN,
+    panelShown: layout.hud === "panel",
+    hudDepthPx: HUD_LAYOUT.depthPx,
+    obstacles: [
+      { left: 0, top: height - STATUS, width: layout.statusOverlay ? 240 * px : width, height: STATUS },
+      { left: width - 8 - 62, top: height - STATUS - 8 - 36, width: 62, height: 36 },
+      { left: width - 8 - 90, top: height - STATUS - 48 - 26, width: 90, height: 26 },
+    ],
+  };
+}
+
+describe("pageLayout for a map of large tiles", () => {
+  it("crops a 1040 × 960 framebuffer (32 px tiles) to what a 1000 × 760 window holds at 1×, the HUD as the bar", () => {
+    const screen = screenForTileSize(32);
+    const layout = pageLayout(1000, 760, STATUS, 1, screen);
+    // 24 of the 30 tiles across (768 px), leaving 232 px for the log; down, the 734 px above the status row.
+    expect(layout).toMatchObject({
+      mode: "side",
+      scale: 1,
+      hud: "bar",
+      viewColumns: 768,
+      viewRows: 734,
+      logRoom: true,
+    });
+    // Around the view's middle, where the player stands.
+    expect(layout.viewTop).toBe(Math.floor((960 - 734) / 2));
+    expect(layout.viewLeft).toBe((960 - 768) / 2);
+  });
+
+  it("shows a 16 px map's 560 × 480 whole at 1× in 1000 × 760, the HUD as the bar (its panel would be specks)", () => {
+    expect(pageLayout(1000, 760, STATUS, 1, screenForTileSize(16))).toMatchObject({
+      scale: 1,
+      hud: "bar",
+      viewColumns: 480,
+      viewRows: 480,
+      logRoom: false,
+    });
+  });
+
+  it("keeps the whole view and the panel where a larger window shows it at 2×", () => {
+    expect(pageLayout(2200, 2000, STATUS, 1, screenForTileSize(32))).toMatchObject({
+      scale: 2,
+      hud: "panel",
+      viewColumns: 960,
+      viewRows: 960,
+      viewTop: 0,
+    });
+  });
+});
+
+describe("logDock", () => {
+  it("docks in the HUD column under the HUD's rows in the 1000 × 760 and 1280 × 800 windows", () => {
+    for (const [width, height] of [
+      [1000, 760],
+      [1280, 800],
+    ]) {
+      const input = desktopDock(width, height);
+      const dock = logDock(input);
+      expect(dock.place).toBe("column");
+      const px = input.canvas.width / FB_WIDTH;
+      expect(dock.box.left).toBeGreaterThanOrEqual(input.canvas.left + PANEL.x * px);
+      expect(dock.box.top).toBeGreaterThanOrEqual(input.canvas.top + HUD_LAYOUT.depthPx * px);
+      expect(dock.box.height).toBeGreaterThanOrEqual(DOCK_MIN_HEIGHT_PX);
+    }
+  });
+
+  it("takes a wide margin beside the canvas in a 1920 × 1080 window, the whole height", () => {
+    const input = desktopDock(1920, 1080);
+    const dock = logDock(input);
+    expect(["left", "right"]).toContain(dock.place);
+    expect(intersect(dock.box, input.canvas)).toBeNull();
+    expect(dock.box.width).toBeGreaterThan(250);
+    expect(dock.box.height).toBeGreaterThan(input.canvas.height * 0.9);
+  });
+
+  it("falls back to the bottom of the view only when no place beside it has room", () => {
+    const input: DockInput = { ...desktopDock(1000, 760), panelShown: false, page: { width: 960, height: 720 } };
+    const dock = logDock({
+      ...input,
+      canvas: { ...input.canvas, left: 0, top: 0 },
+      shown: { ...input.shown, left: 0, top: 0 },
+    });
+    expect(dock.place).toBe("over");
+    expect(dock.box).toEqual({
+      left: 0,
+      top: 720 - Math.round(720 * 0.27),
+      width: 720,
+      height: Math.round(720 * 0.27),
+    });
+  });
+
+  it("cuts each obstacle away, keeping the largest side", () => {
+    const box = { left: 0, top: 0, width: 300, height: 200 };
+    // A corner: what lies left of it (246 × 200) is more than what lies above it (300 × 146).
+    expect(clearOf(box, [{ left: 250, top: 150, width: 100, height: 100 }])).toEqual({ ...box, width: 246 });
+    expect(clearOf(box, [{ left: 50, top: 150, width: 100, height: 100 }])).toEqual({ ...box, height: 146 });
+    expect(clearOf(box, [{ left: 280, top: -10, width: 40, height: 300 }])).toEqual({ ...box, width: 276 });
+    expect(clearOf(box, [{ left: -5, top: -5, width: 400, height: 400 }])).toBeNull();
+    // Left of the first obstacle is the larger part, but too narrow: above both is taken.
+    const row = { left: 0, top: 0, width: 390, height: 330 };
+    const buttons = { left: 148, top: 114, width: 64, height: 164 };
+    const pad = { left: 224, top: 124, width: 154, height: 154 };
+    expect(clearOf(row, [buttons, pad])).toEqual({ ...row, height: 110 });
+  });
+
+  it("never covers the view, the page's controls or the page's edges, over a sweep of windows", () => {
+    for (let width = 500; width <= 2200; width += 53) {
+      for (let height = 400; height <= 1400; height += 59) {
+        const input = desktopDock(width, height);
+        const dock = logDock(input);
+        const page: PageBox = { left: 0, top: 0, width, height };
+        if (dock.place === "over") continue;
+        expect(intersect(dock.box, viewBox(input)), `${width}×${height} ${dock.place}`).toBeNull();
+        for (const obstacle of input.obstacles) expect(intersect(dock.box, obstacle)).toBeNull();
+        expect(intersect(dock.box, page)).toEqual(dock.box);
+        expect(dock.box.width).toBeGreaterThanOrEqual(DOCK_MIN_WIDTH_PX);
       }
     }
   });

@@ -14,6 +14,7 @@ import { creatureLine, HUD_LAYOUT, type HudModel } from "../ts/client/render/hud
 import * as P from "../ts/client/render/palette.js";
 import { glyphCell } from "../ts/client/render/text.js";
 import { creatureLines } from "../ts/client/ui/creature-list.js";
+import { creaturesText, nearbyText } from "../ts/client/ui/hud-bar.js";
 import { WasmBlitter } from "../ts/wasm/blit.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { player } from "./client-core-support.js";
@@ -64,6 +65,25 @@ describe("creature list", () => {
     expect(creatureLine({ name: "skeleton", count: 1, hostile: true })).toBe("!skeleton");
     expect(creatureLine({ name: "cave spider", count: 12, hostile: true })).toBe("!cave s. x12");
     expect(creatureLine({ name: "cave spider", count: 12, hostile: true }).length).toBe(HUD_LAYOUT.columns);
+  });
+});
+
+describe("the HUD bar's lines (a phone's HUD, ui/hud-bar.ts)", () => {
+  it("names two creature groups, hostile first as the list orders them, and counts the rest", () => {
+    const creatures = [
+      { name: "cave spider", count: 2, hostile: true },
+      { name: "cave rat", count: 3, hostile: false },
+      { name: "glow beetle", count: 1, hostile: false },
+    ];
+    expect(creaturesText({ creatures })).toBe("!cave spider x2, cave rat x3, +1 more");
+    expect(creaturesText({ creatures: creatures.slice(1, 2) })).toBe("cave rat x3");
+    expect(creaturesText({})).toBe("");
+  });
+
+  it("names up to two players near, counts more, and says nothing alone", () => {
+    expect(nearbyText({ nearby: ["Ada", "Bob"] })).toBe("Near: Ada, Bob");
+    expect(nearbyText({ nearby: ["Ada", "Bob", "Cy"] })).toBe("Near: 3");
+    expect(nearbyText({ nearby: [] })).toBe("");
   });
 });
 
@@ -158,5 +178,29 @@ describe("the panel", () => {
     render(hud({}));
     expect(blitter.framebuffer()).toEqual(without);
     expect(panelLines(P.TEXT_DIM)).toEqual(["HP", "Near: 1"]);
+  });
+
+  it("draws nothing below HUD_LAYOUT.depthPx even at its fullest: the log docks there (issue 42)", () => {
+    const many = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+    const full = hud({
+      level: 12,
+      levelShare: 0.5,
+      clock: "21:40 night",
+      nearby: many("Player", 9),
+      creatures: many("beast", 6).map((name) => ({ name, count: 2, hostile: true })),
+    });
+    render(full);
+    const fb = blitter.framebuffer();
+    const panelX = HUD_LAYOUT.inner.x - 3;
+    const inked = (y: number) => {
+      for (let x = panelX + 1; x < FB_WIDTH; x++) if (fb[y * FB_WIDTH + x] !== P.PANEL_BACKGROUND) return true;
+      return false;
+    };
+    // Every row from the depth down is bare, and the depth is no deeper than the last glyph cell's
+    // bottom row (a line without descenders leaves that row blank).
+    const last = Math.max(...Array.from({ length: 240 }, (_, y) => y).filter(inked));
+    expect(last).toBeLessThan(HUD_LAYOUT.depthPx);
+    expect(last).toBeGreaterThanOrEqual(HUD_LAYOUT.depthPx - 2);
+    expect(HUD_LAYOUT.depthPx).toBeLessThan(0.75 * 240);
   });
 });

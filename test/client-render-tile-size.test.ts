@@ -8,7 +8,10 @@ import { gridViewOf } from "../ts/client/render/frame.js";
 import { installMapArt } from "../ts/client/render/map-art.js";
 import * as P from "../ts/client/render/palette.js";
 import { screenOfTile } from "../ts/client/render/picking.js";
-import { floorGrid, makeRenderRig, RIG_HUD, type RenderRig } from "./client-render-rig.js";
+import { floorGrid, makeRenderRig, RIG_HUD, type RenderRig, SHEETS } from "./client-render-rig.js";
+import { SPRITE_PLAYER } from "../ts/client/assets/sheets.js";
+import { glyphCell } from "../ts/client/render/text.js";
+import { scaleImage, spriteScaleFor, textScaleFor } from "../ts/client/render/world-scale.js";
 
 let rig: RenderRig;
 beforeAll(async () => {
@@ -93,5 +96,115 @@ describe("the framebuffer sized for the map's tiles", () => {
     renderAt(10, 12);
     expect(rig.blitter.framebuffer().byteOffset).toBe(rig.blitter.core.layout.FRAMEBUFFER);
     expect(rig.blitter.framebuffer()[10 * 320 + 240]).toBe(P.PANEL_EDGE);
+  });
+
+  it("sprites, markers, labels, HP bars and damage numbers grow with 16, 32 and 64 px tiles (issue 42)", () => {
+    const FLOATER = 0xfc;
+    for (const tile of [16, 32, 64]) {
+      floorGrid(rig.sim);
+      rig.renderer.setMapTiles(installSolidArt(tile));
+      const k = spriteScaleFor(tile);
+      const s = textScaleFor(k);
+      expect([k, s]).toEqual([tile / 8, tile / 16]);
+      expect(rig.renderer.worldSheets).toMatchObject({ spriteScale: k, textScale: s });
+      const placement = rig.renderer.render({
+        camera: { x: 32 * 8, y: 32 * 8 },
+        grid: gridViewOf(rig.sim),
+        entities: [{ xPx: 30 * 8, yPx: 34 * 8, cell: SPRITE_PLAYER, hp: 5, hpMax: 10 }],
+        pendingSteps: [],
+        plannedSteps: [],
+        goal: { x: 34, y: 34 },
+        cursor: null,
+        labels: [{ xPx: 34 * 8, yPx: 30 * 8, text: "Ada", colour: P.NAME_TAG }],
+        floaters: [{ xPx: 30 * 8 + 4, yPx: 30 * 8, text: "12", colour: FLOATER }],
+        banner: null,
+        hud: RIG_HUD,
+      });
+      const fb = rig.blitter.framebuffer();
+      const width = rig.blitter.width;
+      const at = (x: number, y: number) => fb[y * width + x];
+      /** The bounding box of `colour` in the framebuffer rectangle (x0, y0)–(x1, y1). */
+      const boxOf = (colour: number, x0: number, y0: number, x1: number, y1: number) => {
+        let [left, top, right, bottom] = [Infinity, Infinity, -1, -1];
+        for (let y = y0; y < y1; y++) {
+          for (let x = x0; x < x1; x++) {
+            if (at(x, y) !== colour) continue;
+            [left, top, right, bottom] = [Math.min(left, x), Math.min(top, y), Math.max(right, x), Math.max(bottom, y)];
+          }
+        }
+        return { left, top, width: right - left + 1, height: bottom - top + 1 };
+      };
+      // The player's sprite: the sheet's cell with every pixel a k × k square, filling its tile.
+      const cell = scaleImage(SHEETS.sprites, k);
+      const sprite = screenOfTile(30, 34, placement);
+      let inked = 0;
+      for (let y = 0; y < 8 * k; y++) {
+        for (let x = 0; x < 8 * k; x++) {
+          const colour = cell.pixels[y * cell.width + SPRITE_PLAYER * 8 * k + x];
+          if (colour === 0) continue;
+          expect(at(sprite.x + x, sprite.y + y)).toBe(colour);
+          inked++;
+        }
+      }
+      expect(inked).toBeGreaterThan(16 * k * k);
+      // Its HP bar: as wide as the sprite, 2 × s tall, s above it, half filled.
+      const barY = sprite.y - s - 2 * s;
+      for (let row = barY; row < barY + 2 * s; row++) {
+        const fill = boxOf(P.ENTITY_HP_FILL, sprite.x - 4, row, sprite.x + 8 * k + 4, row + 1);
+        const empty = boxOf(P.ENTITY_HP_EMPTY, sprite.x - 4, row, sprite.x + 8 * k + 4, row + 1);
+        expect([fill.left, fill.width + empty.width, empty.left + empty.width]).toEqual([
+          sprite.x,
+          8 * k,
+          sprite.x + 8 * k,
+        ]);
+      }
+      expect(at(sprite.x, barY - 1)).not.toBe(P.ENTITY_HP_FILL);
+      // The goal's outline: a square as large as the sprite cell, on its tile.
+      const goal = screenOfTile(34, 34, placement);
+      expect(boxOf(P.ROUTE_GOAL, goal.x - tile, goal.y - tile, goal.x + 2 * tile, goal.y + 2 * tile)).toEqual({
+        left: goal.x,
+        top: goal.y,
+        width: 8 * k,
+        height: 8 * k,
+      });
+      // The label: its box 9 × s tall, (3 glyphs × 6 + 3) × s wide, over the entity's tile.
+      const labelTile = screenOfTile(34, 30, placement);
+      const label = boxOf(
+        P.LABEL_BACKGROUND,
+        labelTile.x - 2 * tile,
+        labelTile.y - 2 * tile,
+        labelTile.x + 3 * tile,
+        labelTile.y,
+      );
+      expect([label.height, label.width]).toEqual([9 * s, 21 * s]);
+      expect(label.top + label.height).toBe(labelTile.y - s);
+      // The damage number: its glyphs' ink at s × s per font pixel.
+      const inkRows = (text: string) => {
+        let [first, last] = [8, -1];
+        for (const char of text) {
+          const glyph = glyphCell(char.charCodeAt(0));
+          for (let y = 0; y < 8; y++) {
+            for (let x = 0; x < 6; x++) {
+              const pixel =
+                SHEETS.font.pixels[(Math.floor(glyph / 16) * 8 + y) * SHEETS.font.width + (glyph % 16) * 8 + x];
+              if (pixel !== 0) [first, last] = [Math.min(first, y), Math.max(last, y)];
+            }
+          }
+        }
+        return last - first + 1;
+      };
+      const floaterTile = screenOfTile(30, 30, placement);
+      const number = boxOf(
+        FLOATER,
+        floaterTile.x - 2 * tile,
+        floaterTile.y - 2 * tile,
+        floaterTile.x + 3 * tile,
+        floaterTile.y + tile,
+      );
+      expect(number.height).toBe(inkRows("12") * s);
+      expect(Math.abs(number.left + number.width / 2 - (floaterTile.x + tile / 2))).toBeLessThanOrEqual(2 * s);
+    }
+    rig.renderer.setMapTiles(null);
+    expect(rig.renderer.worldSheets).toMatchObject({ spriteScale: 1, textScale: 1 });
   });
 });

@@ -213,6 +213,7 @@ describe("debug overlay text", () => {
     bytesOutPerSecond: 300,
     lossPercent: 1.25,
     lossFrom: "pings",
+    stateLossPercent: 0.4,
     statesReceived: 80,
     statesMissed: 1,
     rttMs: 42.4,
@@ -250,7 +251,7 @@ describe("debug overlay text", () => {
     expect(lines).toContain("entities 2");
     expect(lines).toContain("in 24 dg/s 2.0 KiB/s");
     expect(lines).toContain("out 6.3 dg/s 300 B/s");
-    expect(lines).toContain("loss 1.3% (pings)");
+    expect(lines).toContain("loss 1.3% (pings; states 0.4%)");
     const before = debugLines(
       { ...stats, confirmed: null, serverTick: NaN },
       { entitiesInView: 0, framesPerSecond: 0 },

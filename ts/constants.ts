@@ -34,6 +34,13 @@ export const TICK_HZ = 24;
 export const TICKS_PER_MOVE = 4;
 /** Each client gets State + Entity packets every 2nd tick (12 Hz). */
 export const BROADCAST_EVERY_TICKS = 2;
+/**
+ * A delta session (docs/protocol.md §§ 8.4, 8.5) whose view has not changed gets a StateDelta only every
+ * this many ticks (a quarter of the broadcasts: 3 Hz), and at the full rate again the moment anything in
+ * view or the manifest changes, or it schedules a step. Whatever the server holds back, two States it
+ * sends are never further apart than this: the client counts a wider gap as States lost (core/stats.ts).
+ */
+export const IDLE_STATE_EVERY_TICKS = 8;
 /** Windows beyond the current one plus this many are dropped. */
 export const ACTION_WINDOW_HORIZON = 3;
 /** Viewport edge in tiles: entities within this square around the player are sent. */

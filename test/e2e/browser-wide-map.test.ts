@@ -22,7 +22,21 @@ import {
 import { MAPS_REAL } from "../support/maps-real.js";
 import { matchPainting, paintRegion } from "../support/map-painter.js";
 import { readRawMap } from "../../ts/server/map/load-map.js";
-import { canvasPixels, restingCamera } from "./browser-support.js";
+import { ARTIFACTS, canvasPixels, restingCamera } from "./browser-support.js";
+import { join } from "node:path";
+import { PLAYER_LOOK_COUNT } from "../../ts/appearance.js";
+import { playerLookCell } from "../../ts/client/render/entity-sprites.js";
+import { SHEETS } from "../client-render-rig.js";
+import { scaleImage } from "../../ts/client/render/world-scale.js";
+import * as P from "../../ts/client/render/palette.js";
+
+/** An RGB332 byte as the canvas shows it (the blitter's lut_init), 0xRRGGBB. */
+function shownColour(rgb332: number): number {
+  const red = Math.floor(((rgb332 >> 5) * 255) / 7);
+  const green = Math.floor((((rgb332 >> 2) & 7) * 255) / 7);
+  const blue = Math.floor(((rgb332 & 3) * 255) / 3);
+  return (red << 16) | (green << 8) | blue;
+}
 
 skipNotice("browser wide-chunk map test");
 
@@ -118,5 +132,76 @@ describe.skipIf(!HAVE_CHROMIUM)("a map with wide chunks in Chromium", () => {
     expect(match.within / match.compared).toBeGreaterThan(0.98);
     // Dithering averages out: the mean error per pixel is well under one step per channel.
     expect(match.meanError).toBeLessThan(20);
+  }, 60_000);
+
+  it("draws the player and its name at the map's 32 px scale; the HUD as a bar and the log beside the cropped view (issue 42)", async () => {
+    const game = rig.server.game;
+    game.worldClock.setWeather("clear", game.tick);
+    game.worldClock.setTimeOfDay(0.5, game.tick);
+    // Alone at the spawn: the earlier tests' players would stand there with name tags of their own.
+    for (const other of rig.context.pages()) await other.close();
+    const page = await openAndJoin(rig, "Scaled", "debug=1");
+    await restingCamera(page);
+    await waitForDebug(page, (text) => /^chunks 9$/m.test(text), 10_000);
+    await page.screenshot({ path: join(ARTIFACTS, "map-32px-scaled.png") });
+    // The own sprite fills the camera's tile (its top-left at framebuffer 464, 464): a look's cell with every
+    // pixel 4 × 4, not an 8 px speck in its middle.
+    const shown = await canvasPixels(page, 464, 464, 32, 32);
+    let best = 0;
+    let inked = 0;
+    for (let look = 0; look < PLAYER_LOOK_COUNT; look++) {
+      const cell = playerLookCell(look);
+      const scaled = scaleImage(SHEETS.sprites, 4);
+      const cellX = (cell % 16) * 32;
+      const cellY = Math.floor(cell / 16) * 32;
+      let matched = 0;
+      let count = 0;
+      for (let y = 0; y < 32; y++) {
+        for (let x = 0; x < 32; x++) {
+          const colour = scaled.pixels[(cellY + y) * scaled.width + cellX + x];
+          if (colour === 0) continue;
+          count++;
+          if (shown[y * 32 + x] === shownColour(colour)) matched++;
+        }
+      }
+      if (matched / count > best) [best, inked] = [matched / count, count];
+    }
+    expect(best).toBeGreaterThan(0.95);
+    expect(inked).toBeGreaterThan(16 * 16);
+    // The own name over it ("Scaled L1"): a label box 18 px tall (9 at 2×), 2 px above the sprite.
+    const above = await canvasPixels(page, 400, 464 - 40, 160, 40);
+    // A row of the box is mostly its background, between the glyphs.
+    const labelRows = [];
+    for (let y = 0; y < 40; y++) {
+      let count = 0;
+      for (let x = 0; x < 160; x++) if (above[y * 160 + x] === shownColour(P.LABEL_BACKGROUND)) count++;
+      if (count >= 30) labelRows.push(y);
+    }
+    expect(labelRows.length).toBe(18);
+    expect(labelRows[labelRows.length - 1]).toBe(40 - 2 - 1);
+    // The page: 1040 × 960 does not fit 1000 × 760 at 1×, so the view is cropped to it around the player,
+    // the HUD is the page's bar, and the log lies beside the view.
+    const page0 = await page.evaluate(() => {
+      const box = (id: string) => document.getElementById(id)!.getBoundingClientRect().toJSON() as DOMRect;
+      return {
+        hud: document.body.dataset.hud,
+        screen: box("screen"),
+        bar: box("hud-bar"),
+        log: box("log-panel"),
+        dock: document.getElementById("log-panel")!.dataset.dock,
+        barFontPx: parseFloat(getComputedStyle(document.getElementById("hud-bar")!).fontSize),
+        barText: document.getElementById("hud-bar")!.textContent,
+      };
+    });
+    expect(page0.hud).toBe("bar");
+    expect(page0.barText).toContain("100/100");
+    expect(page0.barFontPx).toBeGreaterThanOrEqual(11);
+    expect(page0.screen.top).toBeGreaterThanOrEqual(0);
+    expect(page0.screen.bottom).toBeLessThanOrEqual(760);
+    expect(page0.screen.width).toBeGreaterThanOrEqual(24 * 32);
+    expect(page0.bar.top).toBeCloseTo(page0.screen.top, 0);
+    expect(page0.dock).toBe("right");
+    expect(page0.log.left).toBeGreaterThanOrEqual(page0.screen.right);
+    expect(page0.log.right).toBeLessThanOrEqual(1000);
   }, 60_000);
 });

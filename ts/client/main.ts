@@ -172,6 +172,8 @@ async function play(request: JoinRequest): Promise<void> {
       logMirror: element("log"),
       combatMirror: element("combat-log"),
       logPanel: element("log-panel"),
+      viewClip: element("screen"),
+      hudBar: element("hud-bar"),
       frameLog,
     });
     // Chat, dialogs and names, for as long as the page plays (its listeners and the scene hook hold it).

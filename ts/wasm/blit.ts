@@ -201,6 +201,16 @@ export class WasmBlitter implements BlitKernels<number> {
   }
 
   /** Copies a map atlas (ts/server/map/map-atlas.ts) to the start of MAP_ATLAS; returns its pointer. */
+  /** Copies `pixels` into MAP_ATLAS at `offsetBytes` (after the map's own atlas); returns its pointer. */
+  uploadToMapAtlas(offsetBytes: number, pixels: Uint8Array): number {
+    if (!Number.isInteger(offsetBytes) || offsetBytes < 0 || offsetBytes + pixels.length > MAP_ATLAS_BYTES) {
+      throw new RangeError(`image of ${pixels.length} bytes at ${offsetBytes} does not fit MAP_ATLAS`);
+    }
+    const ptr = this.core.layout.MAP_ATLAS + offsetBytes;
+    this.core.u8.set(pixels, ptr);
+    return ptr;
+  }
+
   uploadMapAtlas(pixels: Uint8Array): number {
     if (pixels.length > MAP_ATLAS_BYTES) {
       throw new RangeError(`map atlas of ${pixels.length} bytes does not fit MAP_ATLAS (${MAP_ATLAS_BYTES} bytes)`);

@@ -9,6 +9,9 @@
 import type { WasmBlitter } from "../../wasm/blit.js";
 import { DEFAULT_SCREEN, type PageLayout, pageLayout, type Screen } from "../render/layout.js";
 
+/** The narrowest margin beside the view the HUD bar moves into (CSS px): its parts wrap to four rows there. */
+const HUD_MARGIN_MIN_CSS_PX = 200;
+
 /** The page around the canvas that the layout arranges; without them the canvas is only sized (as in tests). */
 export interface LayoutParts {
   /** The box around the canvas and what lies over it (dialogs, chat, debug overlay): the view's clip. */
@@ -118,11 +121,22 @@ export class CanvasView {
     const screen = parts.screen.style;
     screen.setProperty("--fb-css", `${px}px`);
     screen.setProperty("--crop-left", `${-layout.viewLeft * px}px`);
+    screen.setProperty("--crop-top", `${-layout.viewTop * px}px`);
     screen.setProperty("--canvas-width", `${this.shown.width * px}px`);
+    doc.body.dataset.hud = layout.hud;
+    doc.body.dataset.logRoom = String(layout.logRoom);
     const stacked = layout.mode === "stacked";
-    screen.width = stacked ? `${layout.viewColumns * px}px` : "";
-    screen.height = stacked ? `${this.shown.height * px}px` : "";
-    parts.panel.hidden = !stacked;
+    // The HUD as a bar over the view (issue 42): the framebuffer's panel is not shown, the clip ends at the view.
+    const bar = layout.hud === "bar";
+    screen.width = stacked || bar ? `${layout.viewColumns * px}px` : "";
+    screen.height = stacked || bar ? `${layout.viewRows * px}px` : "";
+    parts.panel.hidden = !stacked || bar;
+    // Sideways (a phone held so): the bar goes in the margin beside the view when it is wide enough, so the
+    // view's few rows stay clear; upright, or without such a margin, over the view's top.
+    const margin = (page.clientWidth - layout.viewColumns * px) / 2;
+    // What a crop leaves of the framebuffer's panel is not shown: the clip ends at the view (above).
+    doc.body.dataset.hudPlace = bar && !stacked && margin >= HUD_MARGIN_MIN_CSS_PX ? "margin" : "view";
+    doc.body.style.setProperty("--hud-margin-width", `${Math.floor(margin)}px`);
     parts.panel.style.width = `${(this.shown.panel.w * layout.panelScale) / devicePixelRatio}px`;
     parts.panel.style.height = `${(this.shown.panel.h * layout.panelScale) / devicePixelRatio}px`;
     // Over the view's bottom edge, never the panel: the player stands in the middle of the view.

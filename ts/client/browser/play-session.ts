@@ -43,6 +43,8 @@ import { isInteractable } from "../core/interaction.js";
 import { LogMirror } from "../ui/log-mirror.js";
 import { ChannelLog, type LogChannel, type LogView, nextView } from "../ui/log-channels.js";
 import { LogPanel } from "../ui/log-panel.js";
+import { LogDockView } from "./log-dock-view.js";
+import { HudBar } from "../ui/hud-bar.js";
 import { creatureLines } from "../ui/creature-list.js";
 import { connectionStatus, type StatusLevel } from "../ui/connection-status.js";
 import type { DebugOverlay } from "../ui/debug-overlay.js";
@@ -79,8 +81,12 @@ export interface PlaySessionParts {
   /** The visually hidden copies of the log: every channel but combat, and the combat lines. */
   logMirror?: HTMLElement;
   combatMirror?: HTMLElement;
-  /** Where the message log panel goes (over the bottom of the game view). */
+  /** The message log panel's element; the session docks it beside or under the view (log-dock-view.ts). */
   logPanel?: HTMLElement;
+  /** The view's clip (the box around the canvas), which the log keeps clear of. */
+  viewClip?: HTMLElement;
+  /** Where the HUD is shown as the page's text when the layout says "bar" (a phone: ui/hud-bar.ts). */
+  hudBar?: HTMLElement;
   /** Where every frame's camera and own sprite are recorded (?debug=1: window.cavesFrames); absent: nowhere. */
   frameLog?: FrameLog;
 }
@@ -111,6 +117,7 @@ export class PlaySession {
   /** The message log: the session's lines (system), combat's, and chat (the social session adds those). */
   readonly messages = new ChannelLog();
   private readonly panel: LogPanel | null;
+  private readonly dock: LogDockView | null;
   private readonly mirrors: LogMirror[] = [];
   private readonly presence = new PresenceWatch();
   private readonly detachKeyboard: () => void;
@@ -153,8 +160,21 @@ export class PlaySession {
     if (parts.logMirror) this.mirrors.push(new LogMirror(parts.logMirror, this.messages, NOT_COMBAT));
     if (parts.combatMirror) this.mirrors.push(new LogMirror(parts.combatMirror, this.messages, COMBAT));
     this.panel = parts.logPanel
-      ? new LogPanel(parts.logPanel, this.messages, (view) => (parts.view.canvas.dataset.logTab = view))
+      ? new LogPanel(
+          parts.logPanel,
+          this.messages,
+          (view) => (parts.view.canvas.dataset.logTab = view),
+          browserStorage(),
+        )
       : null;
+    this.dock = parts.logPanel && parts.viewClip ? new LogDockView(parts.logPanel, parts.view, parts.viewClip) : null;
+    if (parts.hudBar) {
+      const body = parts.hudBar.ownerDocument.body;
+      const bar = new HudBar(parts.hudBar, (heightPx) => body.style.setProperty("--hud-bar-height", `${heightPx}px`));
+      parts.renderer.hudSink = (hud) => {
+        if (parts.view.layout?.hud === "bar") bar.show(hud);
+      };
+    }
     this.client.combat.listen((notice) => this.onCombat(notice, performance.now()));
     // A level reached: a line in the log (the own entries say it, so a lost detail does not lose it).
     this.client.progress.listen((level) => this.messages.add("system", levelUpLine(level), P.LEVEL_UP));
@@ -173,6 +193,7 @@ export class PlaySession {
   stop(): void {
     if (!this.running) return;
     this.running = false;
+    if (this.parts.hudBar) this.parts.renderer.hudSink = null;
     cancelAnimationFrame(this.frameHandle);
     clearInterval(this.backgroundTimer);
     this.detachKeyboard();
@@ -274,6 +295,7 @@ export class PlaySession {
     this.parts.renderer.render(scene);
     this.parts.view.present();
     this.panel?.update(this.parts.view.canvas.clientWidth);
+    this.dock?.update(now);
   }
 
   /** Whether the own drawn tile moved by more than one tile since the last frame. */
@@ -572,3 +594,12 @@ function clockLine(clock: WorldClockView, serverTick: number): string | undefine
 
 const COMBAT: ReadonlySet<LogChannel> = new Set(["combat"]);
 const NOT_COMBAT: ReadonlySet<LogChannel> = new Set(["chat", "private", "party", "system", "presence"]);
+
+/** The page's localStorage, or null where reading it throws (storage refused). */
+function browserStorage(): Storage | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}

@@ -232,6 +232,7 @@ export class ClientReadout {
       bytesOutPerSecond: traffic.bytesOutPerSecond,
       lossPercent: traffic.onDeltas ? this.parts.pinger.lossPercent(this.parts.now()) : traffic.lossPercent,
       lossFrom: traffic.onDeltas ? "pings" : "states",
+      stateLossPercent: traffic.lossPercent,
       statesReceived: traffic.statesReceived,
       statesMissed: traffic.statesMissed,
       rttMs: rtt.smoothedMs,

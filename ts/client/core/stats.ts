@@ -2,7 +2,13 @@
 // per second), an estimate of downstream loss from gaps in the StatePacket
 // ticks, the client's own counters, and the snapshot type gathering every
 // counter of the client (filled by readout.ts).
-import { BROADCAST_EVERY_TICKS } from "../../constants.js";
+//
+// Only States the protocol says were sent count as missing: on the seed's
+// packets one every BROADCAST_EVERY_TICKS; on entity deltas, where the server
+// holds back broadcasts that change nothing, never two further apart than
+// IDLE_STATE_EVERY_TICKS (docs/protocol.md §§ 8.4, 8.5). Counting every
+// broadcast's gap there read "loss 52 %" on clean loopback (issue 42).
+import { BROADCAST_EVERY_TICKS, IDLE_STATE_EVERY_TICKS } from "../../constants.js";
 import type { ConnectionState } from "./connection.js";
 import type { TilePoint } from "./prediction.js";
 
@@ -26,6 +32,12 @@ export interface ClientStats {
   lossPercent: number;
   /** What `lossPercent` is measured by. */
   lossFrom: "states" | "pings";
+  /**
+   * Downstream loss in States over the last few seconds, counting only those the protocol says were sent
+   * (TrafficMeter.stateTick): on the seed's packets every one; on deltas exact while the view is idle (the
+   * server then sends exactly every IDLE_STATE_EVERY_TICKS) and a lower bound while it changes.
+   */
+  stateLossPercent: number;
   statesReceived: number;
   statesMissed: number;
   rttMs: number;
@@ -69,6 +81,18 @@ export function createClientCounters(): ClientCounters {
   return { stepsSent: 0, retractions: 0, keepAlives: 0, decodeErrors: 0, reconnects: 0 };
 }
 
+/**
+ * States the server sent between two received at ticks `from` < `to` that did not arrive, as far as the
+ * protocol says: the seed's packets come every BROADCAST_EVERY_TICKS, so every broadcast between was sent;
+ * a delta session may be held back at any broadcast, but never for IDLE_STATE_EVERY_TICKS after the last
+ * one sent, so a gap of G ticks held at least ⌈G / IDLE_STATE_EVERY_TICKS⌉ − 1 States.
+ */
+export function statesMissedBetween(from: number, to: number, onDeltas: boolean): number {
+  const gap = to - from;
+  if (onDeltas) return Math.max(0, Math.ceil(gap / IDLE_STATE_EVERY_TICKS) - 1);
+  return Math.max(0, Math.round(gap / BROADCAST_EVERY_TICKS) - 1);
+}
+
 /** Per-second rate sampling period, and the loss estimate's horizon in periods. */
 const RATE_PERIOD_MS = 1000;
 const LOSS_PERIODS = 5;
@@ -102,24 +126,27 @@ export class TrafficMeter {
   /**
    * Whether the server sends this session entity deltas (§§ 8.4, 8.5), which it does for the session's
    * whole life once it starts: it then holds back a broadcast that repeats the last (the idle rate, the
-   * half rate), so a gap in the ticks is no loss, and the loss is measured by pings (Pinger).
+   * half rate), so a gap in the ticks is loss only past the idle rate; lossPercent is measured by pings
+   * (Pinger) then, and the States' count is a lower bound beside it.
    */
   onDeltas = false;
 
-  /** A StateDelta or StateDeltaCompact arrived: from now on the tick gaps say nothing of loss. */
+  /** A StateDelta or StateDeltaCompact arrived: from now on only gaps wider than the idle rate are loss. */
   deltasArrive(): void {
     this.onDeltas = true;
   }
 
   /**
-   * A StatePacket for `tick` arrived: a session on the seed's packets gets one every BROADCAST_EVERY_TICKS
-   * ticks, so its gaps are losses. (On a delta session the F3 overlay read "loss 52 %" on clean loopback.)
+   * A State (a StatePacket, or a StateDelta of either form) for `tick` arrived. Between it and the newest
+   * before it, the States the server must have sent and the client did not get are counted missing: on
+   * the seed's packets one every BROADCAST_EVERY_TICKS; on deltas at least one every
+   * IDLE_STATE_EVERY_TICKS (statesMissedBetween).
    */
   stateTick(tick: number): void {
     this.statesReceived++;
-    if (this.lastStateTick >= 0 && !this.onDeltas) {
+    if (this.lastStateTick >= 0) {
       if (tick > this.lastStateTick) {
-        this.statesMissed += Math.max(0, Math.round((tick - this.lastStateTick) / BROADCAST_EVERY_TICKS) - 1);
+        this.statesMissed += statesMissedBetween(this.lastStateTick, tick, this.onDeltas);
       } else if (this.statesMissed > 0) {
         this.statesMissed--; // a reordered State counted missing arrived after all
       }

@@ -22,6 +22,8 @@ export interface Atlas {
   readonly markers: number;
   /** Cells in the tile sheet: TILE_LOOK entries beyond it would read another sheet. */
   readonly tileCells: number;
+  /** The sheets drawn over the world, as images: scaled copies are made of them for a map of larger tiles (world-scale.ts). */
+  readonly images: { readonly sprites: Rgb332Image; readonly font: Rgb332Image; readonly markers: Rgb332Image };
 }
 
 /** Cells of the marker sheet: masks drawn tinted (mode 2) for routes, goal and pointer. */
@@ -78,6 +80,7 @@ export function uploadAtlas(blitter: WasmBlitter, images: SheetImages): Atlas {
     font: put("font", images.font),
     markers: put("markers", markers),
     tileCells: Math.min(TILE_CELL_COUNT, (images.tiles.height / CELL_SIZE_PX) * SHEET_COLUMNS),
+    images: { sprites: images.sprites, font: images.font, markers },
   };
 }
 

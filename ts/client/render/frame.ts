@@ -31,6 +31,7 @@ import * as P from "./palette.js";
 import { screenOfTile, spriteScreenX, spriteScreenY, tileSpriteScreenX, tileSpriteScreenY } from "./picking.js";
 import { SpriteList } from "./sprite-list.js";
 import { queueText, textWidthPx } from "./text.js";
+import { builtInSheets, uploadWorldSheets, type WorldSheets } from "./world-scale.js";
 
 /** The wasm grid the tiles come from: a row-major u16 window of the world. */
 export interface GridView {
@@ -148,6 +149,8 @@ export class FrameRenderer {
   private readonly list: SpriteList;
   /** Runs first in every render(); null draws the scene as given. */
   sceneHook: SceneHook | null = null;
+  /** Told each frame's HUD as drawn (after the hook): the page's HUD bar shows it where the panel is not shown. */
+  hudSink: ((hud: HudModel) => void) | null = null;
   /** The map's own tiles (map-art.ts), or null: the built-in 8 px tile sheet. */
   private mapTiles: MapTileSheet | null = null;
   private viewport: Readonly<ViewportOptions> = DEFAULT_VIEWPORT;
@@ -155,12 +158,15 @@ export class FrameRenderer {
   private current: Screen = DEFAULT_SCREEN;
   /** Whether the frame being drawn converts through the light (render sets it). */
   private lit = false;
+  /** The sprites, markers and font drawn over the world, scaled with the map's tiles (world-scale.ts). */
+  private world: WorldSheets;
 
   constructor(
     private readonly blitter: WasmBlitter,
     private readonly atlas: Atlas,
   ) {
     this.list = new SpriteList(blitter);
+    this.world = builtInSheets(atlas);
     blitter.lutInit();
     buildLightTables(blitter.lightTables);
   }
@@ -173,6 +179,20 @@ export class FrameRenderer {
     // The framebuffer holds 30 × 30 of these tiles and the panel (docs/art.md § Map art).
     this.current = screenForTileSize(tileSizePx);
     this.blitter.resize(this.current.width, this.current.height);
+    // Sprites, markers and names as large as the tiles allow (issue 42), not 8 px specks on a 32 px street.
+    this.world = sheet
+      ? uploadWorldSheets(this.blitter, this.atlas, sheet.tileSizePx, sheet.atlasBytes)
+      : builtInSheets(this.atlas);
+  }
+
+  /** How the world's overlays are scaled now: the name tags' placement measures labels with it. */
+  get worldSheets(): WorldSheets {
+    return this.world;
+  }
+
+  /** Side of a sprite or marker cell as drawn (8 × the sprite scale). */
+  private get spritePx(): number {
+    return TILE_SIZE_PX * this.world.spriteScale;
   }
 
   /** The framebuffer's size, view and panel as drawn now (the canvas and the pointer follow it). */
@@ -262,7 +282,7 @@ export class FrameRenderer {
       const colour = scene.cursorAttacks === true ? P.ATTACK_OUTLINE : P.CURSOR_OUTLINE;
       this.mark(scene.cursor, MARKER_CORNERS, colour, placement);
     }
-    this.list.flush(this.atlas.markers, this.current.view);
+    this.flushCells();
     // Weather first, in the world's pixels: the night darkens rain and fog as it darkens the world; a
     // lightning flash lights the scene — that frame is shown at full light.
     let flash = false;
@@ -285,6 +305,7 @@ export class FrameRenderer {
     if (scene.floaters) this.drawFloaters(scene.floaters, placement);
     if (scene.banner) this.drawBanner(scene.banner);
     drawHud(this.blitter, this.list, this.atlas, scene.hud, this.current.panel, this.current.height);
+    this.hudSink?.(scene.hud);
     if (this.lit) this.blitter.fbToRgbaLit();
     else this.blitter.fbToRgba();
     return placement;
@@ -326,16 +347,21 @@ export class FrameRenderer {
     for (const step of scene.pendingSteps) this.mark(step, MARKER_STEP, P.ROUTE_PENDING, placement);
     if (scene.goal) this.mark(scene.goal, MARKER_OUTLINE, P.ROUTE_GOAL, placement);
     // Markers lie under the entities: flush them now, from their own sheet.
-    this.list.flush(this.atlas.markers, this.current.view);
+    this.flushCells();
   }
 
-  /** An 8 px marker on a tile: centred in it when the map's tiles are larger. */
+  /** Draws the queued cells from one of the world's sheets (the markers unless told) at its scale. */
+  private flushCells(sheet: number = this.world.markers): void {
+    this.list.flush(sheet, this.current.view, SHEET_COLUMNS, this.spritePx);
+  }
+
+  /** A marker on a tile: centred in it when the map's tiles are larger than its cell. */
   private mark(tile: TilePoint, cell: number, colour: number, placement: ViewportPlacement): void {
     const screen = screenOfTile(tile.x, tile.y, placement);
-    const inset = (placement.tileSizePx - TILE_SIZE_PX) >> 1;
+    const inset = (placement.tileSizePx - this.spritePx) >> 1;
     const x = screen.x + inset;
     const y = screen.y + inset;
-    if (onViewport(x, y, this.current.view)) this.list.add(x, y, cell, MODE_TINTED, colour);
+    if (onViewport(x, y, this.spritePx, this.current.view)) this.list.add(x, y, cell, MODE_TINTED, colour);
   }
 
   /**
@@ -344,40 +370,41 @@ export class FrameRenderer {
    * colour), then the HP bars of the hurt, over the sprites.
    */
   private drawEntities(entities: readonly SpriteInstance[], placement: ViewportPlacement): void {
+    const size = this.spritePx;
     for (const entity of entities) {
       if (!entity.hostile) continue;
-      const x = spriteScreenX(entity.xPx, placement);
-      const y = spriteScreenY(entity.yPx, placement);
-      if (onViewport(x, y, this.current.view)) this.list.add(x, y, MARKER_HOSTILE, MODE_TINTED, P.HOSTILE_MARK);
+      const x = spriteScreenX(entity.xPx, placement, size);
+      const y = spriteScreenY(entity.yPx, placement, size);
+      if (onViewport(x, y, size, this.current.view)) this.list.add(x, y, MARKER_HOSTILE, MODE_TINTED, P.HOSTILE_MARK);
     }
-    this.list.flush(this.atlas.markers, this.current.view);
+    this.flushCells();
     // Creatures in the map's own art first, a whole tile each from the map atlas (under the sprites: a
     // player stands over a creature of its tile).
     const mapTiles = this.mapTiles;
     const inMapArt = (entity: SpriteInstance) => mapTiles !== null && entity.mapLook !== undefined;
     if (mapTiles !== null) {
-      const size = mapTiles.tileSizePx;
+      const tile = mapTiles.tileSizePx;
       // Nearer the bottom of the view drawn later: a tall creature's head goes behind the one below it.
       const inArt = entities.filter(inMapArt).sort((a, b) => a.yPx - b.yPx);
       for (const entity of inArt) {
         const { dx, dy, width, looks } = entity.mapLook!;
-        const x = tileSpriteScreenX(entity.xPx, placement) + dx * size;
-        const y = tileSpriteScreenY(entity.yPx, placement) + dy * size;
+        const x = tileSpriteScreenX(entity.xPx, placement) + dx * tile;
+        const y = tileSpriteScreenY(entity.yPx, placement) + dy * tile;
         const look = entity.look ?? "normal";
         const mode = look === "normal" ? MODE_TRANSPARENT : MODE_TINTED;
         const tint = look === "normal" ? 0 : look === "dead" ? P.CORPSE_GREY : P.HIT_FLASH;
         looks.forEach((cell, index) => {
           if (cell > 0)
-            this.list.add(x + (index % width) * size, y + Math.floor(index / width) * size, cell, mode, tint);
+            this.list.add(x + (index % width) * tile, y + Math.floor(index / width) * tile, cell, mode, tint);
         });
       }
-      this.list.flush(mapTiles.ptr, this.current.view, mapTiles.columns, size);
+      this.list.flush(mapTiles.ptr, this.current.view, mapTiles.columns, tile);
     }
     for (const entity of entities) {
       if (inMapArt(entity)) continue;
-      const x = spriteScreenX(entity.xPx, placement);
-      const y = spriteScreenY(entity.yPx, placement);
-      if (!onViewport(x, y, this.current.view)) continue;
+      const x = spriteScreenX(entity.xPx, placement, size);
+      const y = spriteScreenY(entity.yPx, placement, size);
+      if (!onViewport(x, y, size, this.current.view)) continue;
       const look = entity.look ?? "normal";
       const mode = look === "normal" ? MODE_TRANSPARENT : MODE_TINTED;
       const tint = look === "normal" ? 0 : look === "dead" ? P.CORPSE_GREY : P.HIT_FLASH;
@@ -386,63 +413,77 @@ export class FrameRenderer {
       if (entity.wornArmor !== undefined && entity.wornArmor >= 0) this.list.add(x, y, entity.wornArmor, mode, tint);
       if (entity.wornWeapon !== undefined && entity.wornWeapon >= 0) this.list.add(x, y, entity.wornWeapon, mode, tint);
     }
-    this.list.flush(this.atlas.sprites, this.current.view);
+    this.flushCells(this.world.sprites);
+    // The bar as wide as the sprite, its height and gap with the text over the world.
+    const barHeight = HP_BAR_HEIGHT_PX * this.world.textScale;
+    const barGap = HP_BAR_GAP_PX * this.world.textScale;
     for (const entity of entities) {
       const hp = entity.hp ?? 0;
       const hpMax = entity.hpMax ?? 0;
       if (hp <= 0 || hp >= hpMax) continue;
-      const x = spriteScreenX(entity.xPx, placement);
-      const y = spriteScreenY(entity.yPx, placement) - HP_BAR_GAP_PX - HP_BAR_HEIGHT_PX;
-      if (!insideViewport(x, y, TILE_SIZE_PX, HP_BAR_HEIGHT_PX, this.current.view)) continue;
+      const x = spriteScreenX(entity.xPx, placement, size);
+      const y = spriteScreenY(entity.yPx, placement, size) - barGap - barHeight;
+      if (!insideViewport(x, y, size, barHeight, this.current.view)) continue;
       const fill = hp * 3 <= hpMax ? P.ENTITY_HP_LOW : P.ENTITY_HP_FILL;
-      this.blitter.hbar(x, y, TILE_SIZE_PX, HP_BAR_HEIGHT_PX, hp, hpMax, fill, P.ENTITY_HP_EMPTY);
+      this.blitter.hbar(x, y, size, barHeight, hp, hpMax, fill, P.ENTITY_HP_EMPTY);
     }
   }
 
   /** Each text centred over its point with a dark shadow (no box: a number must not hide the fight), kept inside the viewport. */
   private drawFloaters(floaters: readonly WorldText[], placement: ViewportPlacement): void {
+    const scale = this.world.textScale;
+    const size = this.spritePx;
+    const glyph = TILE_SIZE_PX * scale;
     for (const floater of floaters) {
-      const widthPx = textWidthPx(floater.text);
+      const widthPx = textWidthPx(floater.text, scale);
       // xPx is the sprite's centre (its left + 4): centred over the sprite as drawn.
-      const centreX = spriteScreenX(floater.xPx - TILE_SIZE_PX / 2, placement) + TILE_SIZE_PX / 2;
+      const centreX = spriteScreenX(floater.xPx - TILE_SIZE_PX / 2, placement, size) + size / 2;
       const x = clamp(
         centreX - Math.floor(widthPx / 2),
         this.current.view.x,
         this.current.view.x + this.current.view.w - widthPx,
       );
       const y = clamp(
-        spriteScreenY(floater.yPx, placement) - 8,
+        spriteScreenY(floater.yPx, placement, size) - glyph,
         this.current.view.y,
-        this.current.view.y + this.current.view.h - 8,
+        this.current.view.y + this.current.view.h - glyph,
       );
       // The glyph cells (the last one 8 px wide, past the advance) and the shadow one pixel right and down.
-      this.beforeOverlay(x, y, widthPx + 3, 9);
-      queueText(this.list, floater.text, x, y, floater.colour, true);
+      this.beforeOverlay(x, y, widthPx + 3 * scale, glyph + scale);
+      queueText(this.list, floater.text, x, y, floater.colour, true, scale);
     }
-    this.list.flush(this.atlas.font, this.current.view);
+    this.flushText();
+  }
+
+  /** Draws the queued glyphs from the world's font at its scale. */
+  private flushText(): void {
+    this.list.flush(this.world.font, this.current.view, SHEET_COLUMNS, TILE_SIZE_PX * this.world.textScale);
   }
 
   /** Each label on a dark box centred over its entity, kept inside the viewport. */
   private drawLabels(labels: readonly WorldLabel[], placement: ViewportPlacement): void {
+    const scale = this.world.textScale;
+    const size = this.spritePx;
+    const height = LABEL_HEIGHT_PX * scale;
     for (const label of labels) {
-      const widthPx = textWidthPx(label.text) + 3;
-      const entityX = spriteScreenX(label.xPx, placement);
-      const entityY = spriteScreenY(label.yPx, placement);
+      const widthPx = textWidthPx(label.text, scale) + 3 * scale;
+      const entityX = spriteScreenX(label.xPx, placement, size);
+      const entityY = spriteScreenY(label.yPx, placement, size);
       const x = clamp(
-        entityX + TILE_SIZE_PX / 2 - Math.floor(widthPx / 2),
+        entityX + size / 2 - Math.floor(widthPx / 2),
         this.current.view.x,
         this.current.view.x + this.current.view.w - widthPx,
       );
       const y = clamp(
-        entityY - LABEL_HEIGHT_PX - 1,
+        entityY - height - scale,
         this.current.view.y,
-        this.current.view.y + this.current.view.h - LABEL_HEIGHT_PX,
+        this.current.view.y + this.current.view.h - height,
       );
-      this.beforeOverlay(x, y, widthPx, LABEL_HEIGHT_PX);
-      this.blitter.fillRect(x, y, widthPx, LABEL_HEIGHT_PX, P.LABEL_BACKGROUND);
-      queueText(this.list, label.text, x + 2, y + 1, label.colour);
+      this.beforeOverlay(x, y, widthPx, height);
+      this.blitter.fillRect(x, y, widthPx, height, P.LABEL_BACKGROUND);
+      queueText(this.list, label.text, x + 2 * scale, y + scale, label.colour, false, scale);
     }
-    this.list.flush(this.atlas.font, this.current.view);
+    this.flushText();
   }
 
   private drawBanner(message: string): void {
@@ -472,7 +513,7 @@ function insideViewport(x: number, y: number, w: number, h: number, view: Rect):
   return x >= view.x && y >= view.y && x + w <= view.x + view.w && y + h <= view.y + view.h;
 }
 
-/** Whether an 8×8 cell at (x, y) touches the viewport. */
-function onViewport(x: number, y: number, view: Rect): boolean {
-  return x > view.x - TILE_SIZE_PX && x < view.x + view.w && y > view.y - TILE_SIZE_PX && y < view.y + view.h;
+/** Whether a `size` × `size` cell at (x, y) touches the viewport. */
+function onViewport(x: number, y: number, size: number, view: Rect): boolean {
+  return x > view.x - size && x < view.x + view.w && y > view.y - size && y < view.y + view.h;
 }

@@ -64,6 +64,29 @@ const NEARBY_SHOWN = 4;
 /** Creature lines shown. */
 const CREATURES_SHOWN = 3;
 
+/** A glyph cell's height: a text row at y inks rows y … y + GLYPH_PX − 1. */
+const GLYPH_PX = 8;
+/**
+ * How far down the panel the fullest HUD draws (framebuffer rows from its top): an experience bar, the
+ * clock, NEARBY_SHOWN names and "+N more", CREATURES_SHOWN creatures and "+N more" — the rows drawHud
+ * steps through, each at its largest. Below it the column is bare panel, where the page docks the message
+ * log (ui/log-dock.ts); drawHud's own test checks that nothing is drawn there.
+ */
+const HUD_DEPTH_PX =
+  HP_BAR_DEFAULT.y +
+  HP_BAR_DEFAULT.h +
+  3 +
+  XP_ROW_PX +
+  2 * LINE_PX + // the link's status, the clock
+  LINE_PX +
+  2 +
+  4 + // the divider, then "Near"
+  (NEARBY_SHOWN + 1) * LINE_PX +
+  LINE_PX +
+  2 + // "Creatures"
+  (CREATURES_SHOWN + 1) * LINE_PX +
+  GLYPH_PX;
+
 /** Where the HUD's parts are, for tests and for anyone laying out over it. */
 export const HUD_LAYOUT = {
   inner: INNER_DEFAULT,
@@ -71,6 +94,7 @@ export const HUD_LAYOUT = {
   hpBar: HP_BAR_DEFAULT,
   xpBar: XP_BAR_DEFAULT,
   lineHeightPx: LINE_PX,
+  depthPx: HUD_DEPTH_PX,
 } as const;
 
 /**

@@ -70,13 +70,44 @@ export interface PageLayout {
   readonly scale: number;
   /** CSS pixels per framebuffer pixel (scale / devicePixelRatio). */
   readonly cssPerPixel: number;
-  /** Framebuffer columns of the view shown, from viewLeft (side: the whole VIEWPORT). */
+  /** Framebuffer columns of the view shown, from viewLeft (side: the whole VIEWPORT unless cropped to fit). */
   readonly viewLeft: number;
   readonly viewColumns: number;
+  /**
+   * Framebuffer rows of the view shown, from viewTop: the whole view, except where a framebuffer does not fit
+   * the page even at 1× (a map of 32 px tiles, 1040 × 960, in a 1000 × 760 window) — then the view is cropped
+   * around its middle, where the player stands, to what fits, across and down, and the HUD is the bar.
+   */
+  readonly viewTop: number;
+  readonly viewRows: number;
+  /**
+   * A cropped side view leaves LOG_ROOM_CSS_PX of the page's width for the message log, on its right (the view
+   * keeps at least 24 of its 30 tiles across): the page then puts the view at its left edge.
+   */
+  readonly logRoom: boolean;
   /** Stacked: device pixels per framebuffer pixel of the panel; side: the same as scale. */
   readonly panelScale: number;
   /** The status line is drawn over the view rather than in a row of its own. */
   readonly statusOverlay: boolean;
+  /**
+   * Where the HUD is read (issue 42): "panel", the framebuffer's panel beside (or under) the view; "bar",
+   * a bar of the page's own text over the top of the view, where the panel's 6-px glyphs would be shown
+   * smaller than HUD_READABLE_CSS_PER_PX (a phone, a map of large tiles at 1×) — the panel is then not shown.
+   */
+  readonly hud: "panel" | "bar";
+}
+
+/**
+ * CSS pixels per framebuffer pixel below which the panel's text cannot be read (its glyphs are 6 × 8):
+ * at 2 they are about the page's 12-px text.
+ */
+export const HUD_READABLE_CSS_PER_PX = 2;
+
+/** The width a cropped view leaves for the message log beside it (ui/log-dock.ts takes at least 160 of it). */
+export const LOG_ROOM_CSS_PX = 240;
+
+function hudFor(panelCssPerPixel: number): "panel" | "bar" {
+  return panelCssPerPixel < HUD_READABLE_CSS_PER_PX ? "bar" : "panel";
 }
 
 /** Fewest view columns a stacked layout may crop to: 24 tiles, so the 30-tile view loses at most 3 on each side. */
@@ -106,14 +137,30 @@ export function pageLayout(
   const sideScale = (space: number) => Math.max(1, Math.floor(Math.min(width / screen.width, space / screen.height)));
   const withRow = sideScale(height - status);
   const overlaid = sideScale(height);
+  const scale = Math.max(withRow, overlaid);
+  const statusOverlay = overlaid > withRow;
+  const hud = hudFor(scale / ratio);
+  // Only with the HUD as the bar (the panel is then not shown) can the view be cropped; at 1× it is the bar.
+  const usable = statusOverlay ? height : height - status;
+  const fitColumns = Math.min(screen.view.w, Math.floor(width / scale));
+  const rows = hud === "bar" ? Math.min(screen.view.h, Math.floor(usable / scale)) : screen.view.h;
+  const cropped = hud === "bar" && (fitColumns < screen.view.w || rows < screen.view.h);
+  // Cropped anyway: room for the log beside the view too, as long as 24 of the 30 tiles stay across.
+  const roomColumns = Math.floor((width - LOG_ROOM_CSS_PX * ratio) / scale);
+  const columns = !cropped ? screen.view.w : Math.min(fitColumns, Math.max(minViewColumns(screen), roomColumns));
+  const logRoom = cropped && (width - columns * scale) / ratio >= LOG_ROOM_CSS_PX - 16;
   const side: PageLayout = {
     mode: "side",
-    scale: Math.max(withRow, overlaid),
-    cssPerPixel: Math.max(withRow, overlaid) / ratio,
-    viewLeft: screen.view.x,
-    viewColumns: screen.view.w,
-    panelScale: Math.max(withRow, overlaid),
-    statusOverlay: overlaid > withRow,
+    scale,
+    cssPerPixel: scale / ratio,
+    viewLeft: screen.view.x + Math.floor((screen.view.w - columns) / 2),
+    viewColumns: columns,
+    viewTop: screen.view.y + Math.floor((screen.view.h - rows) / 2),
+    viewRows: rows,
+    logRoom,
+    panelScale: scale,
+    statusOverlay,
+    hud,
   };
   if (pageCssHeight <= pageCssWidth) return side;
   for (let scale = Math.floor(width / minViewColumns(screen)); scale > side.scale; scale--) {
@@ -126,8 +173,12 @@ export function pageLayout(
       cssPerPixel: scale / ratio,
       viewLeft: screen.view.x + Math.floor((screen.view.w - columns) / 2),
       viewColumns: columns,
+      viewTop: screen.view.y,
+      viewRows: screen.view.h,
+      logRoom: false,
       panelScale,
       statusOverlay: false,
+      hud: hudFor(panelScale / ratio),
     };
   }
   return side;

@@ -18,6 +18,8 @@ export interface MapTileSheet {
   readonly columns: number;
   readonly tileSizePx: number;
   readonly tileCount: number;
+  /** Bytes the atlas takes at the start of MAP_ATLAS (what follows is free: world-scale.ts puts its sheets there). */
+  readonly atlasBytes: number;
   /** The ids whose look changes with the clock (the renderer calls show() each frame), or null: none. */
   readonly animations: TileAnimations | null;
   /** Whether any id draws over the entities (TILE_OVER_LOOK): only then does the frame make the over pass. */
@@ -74,6 +76,7 @@ export function installMapArt(
     columns: art.columns,
     tileSizePx: art.tileSizePx,
     tileCount: art.tileCount,
+    atlasBytes: pixels.length,
     animations: animated.size > 0 ? new TileAnimations(animated) : null,
     hasOver,
   };

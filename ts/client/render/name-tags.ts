@@ -34,25 +34,28 @@ interface Box {
   x: number;
   y: number;
   w: number;
+  h: number;
 }
 
 /**
  * The tags to draw: each candidate's label, moved up a row or two where it would cover an earlier
  * one, or left out when no row is free. The boxes are the ones drawLabels draws (text width + 3,
- * centred over the sprite, one row above it), in world pixels.
+ * centred over the sprite, one row above it), in world pixels; `worldPerLabelPx` is how many world
+ * pixels one pixel of a label spans (1 on 8 px tiles; a map of 32 px tiles with labels at 2×: ½).
  */
-export function placeNameTags(candidates: readonly NameTagCandidate[]): WorldLabel[] {
+export function placeNameTags(candidates: readonly NameTagCandidate[], worldPerLabelPx = 1): WorldLabel[] {
   const ordered = [...candidates].sort((a, b) => a.distance - b.distance);
+  const row = NAME_TAG_ROW_PX * worldPerLabelPx;
   const placed: Box[] = [];
   const out: WorldLabel[] = [];
   for (const { label } of ordered) {
-    const w = textWidthPx(label.text) + 3;
-    const x = Math.round(label.xPx) + TILE_SIZE_PX / 2 - Math.floor(w / 2);
-    for (let row = 0; row < ROWS_TRIED; row++) {
-      const box = { x, y: Math.round(label.yPx) - row * NAME_TAG_ROW_PX, w };
+    const w = (textWidthPx(label.text) + 3) * worldPerLabelPx;
+    const x = label.xPx + TILE_SIZE_PX / 2 - w / 2;
+    for (let shift = 0; shift < ROWS_TRIED; shift++) {
+      const box = { x, y: label.yPx - shift * row, w, h: row };
       if (placed.some((other) => overlaps(box, other))) continue;
       placed.push(box);
-      out.push(row === 0 ? label : { ...label, yPx: label.yPx - row * NAME_TAG_ROW_PX });
+      out.push(shift === 0 ? label : { ...label, yPx: label.yPx - shift * row });
       break;
     }
   }
@@ -60,7 +63,7 @@ export function placeNameTags(candidates: readonly NameTagCandidate[]): WorldLab
 }
 
 function overlaps(a: Box, b: Box): boolean {
-  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + NAME_TAG_ROW_PX && b.y < a.y + NAME_TAG_ROW_PX;
+  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 }
 
 /** The level as the names over heads and the side panel show it: "L3". */

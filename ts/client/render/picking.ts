@@ -66,16 +66,17 @@ export function screenOfTile(tileX: number, tileY: number, placement: ViewportPl
 }
 
 /**
- * Framebuffer x of an 8 px sprite at world pixel x `xPx` (tile × 8): scaled with the map's tiles and
- * centred in its tile when the tiles are larger than the sprite. Numbers, not a point: called per entity per frame.
+ * Framebuffer x of a sprite `spritePx` wide (8, or 8 × the world's sprite scale: world-scale.ts) at world
+ * pixel x `xPx` (tile × 8): scaled with the map's tiles and centred in its tile when the tiles are larger
+ * than the sprite. Numbers, not a point: called per entity per frame.
  */
-export function spriteScreenX(xPx: number, placement: ViewportPlacement): number {
-  return VIEWPORT.x + spriteOffsetPx(xPx, placement.tileSizePx) - placement.originXPx;
+export function spriteScreenX(xPx: number, placement: ViewportPlacement, spritePx: number = TILE_SIZE_PX): number {
+  return VIEWPORT.x + spriteOffsetPx(xPx, placement.tileSizePx, spritePx) - placement.originXPx;
 }
 
-/** Framebuffer y of an 8 px sprite at world pixel y `yPx`, as spriteScreenX. */
-export function spriteScreenY(yPx: number, placement: ViewportPlacement): number {
-  return VIEWPORT.y + spriteOffsetPx(yPx, placement.tileSizePx) - placement.originYPx;
+/** Framebuffer y of a sprite at world pixel y `yPx`, as spriteScreenX. */
+export function spriteScreenY(yPx: number, placement: ViewportPlacement, spritePx: number = TILE_SIZE_PX): number {
+  return VIEWPORT.y + spriteOffsetPx(yPx, placement.tileSizePx, spritePx) - placement.originYPx;
 }
 
 /** Framebuffer x, y of a whole map tile drawn for an entity at world pixel (xPx, yPx): a kind in the map's own art. */
@@ -87,7 +88,7 @@ export function tileSpriteScreenY(yPx: number, placement: ViewportPlacement): nu
   return VIEWPORT.y + Math.round((yPx * placement.tileSizePx) / TILE_SIZE_PX) - placement.originYPx;
 }
 
-function spriteOffsetPx(worldPx: number, tileSizePx: number): number {
+function spriteOffsetPx(worldPx: number, tileSizePx: number, spritePx: number): number {
   if (tileSizePx === TILE_SIZE_PX) return Math.round(worldPx);
-  return Math.round((worldPx * tileSizePx) / TILE_SIZE_PX) + ((tileSizePx - TILE_SIZE_PX) >> 1);
+  return Math.round((worldPx * tileSizePx) / TILE_SIZE_PX) + ((tileSizePx - spritePx) >> 1);
 }

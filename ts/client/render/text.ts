@@ -15,9 +15,9 @@ export function glyphCell(code: number): number {
   return byte - FONT_FIRST_CHAR;
 }
 
-/** Width in pixels of `text` at the HUD advance. */
-export function textWidthPx(text: string): number {
-  return text.length * FONT_ADVANCE_PX;
+/** Width in pixels of `text` at the HUD advance (times `scale`, for text drawn from a scaled font: world-scale.ts). */
+export function textWidthPx(text: string, scale = 1): number {
+  return text.length * FONT_ADVANCE_PX * scale;
 }
 
 /** How many characters fit in `widthPx` (a glyph's ink ends in its cell's sixth column). */
@@ -28,7 +28,8 @@ export function columnsIn(widthPx: number): number {
 /**
  * Queues `text` at (x, y) in `colour`; with `shadow` a dark copy one pixel
  * down-right first, which keeps text legible over busy tiles. Spaces cost nothing.
- * Returns the pen x after the text.
+ * `scale`: the font sheet flushed is scaled by it (world-scale.ts), so the advance
+ * and the shadow's offset are too. Returns the pen x after the text.
  */
 export function queueText(
   list: SpriteList,
@@ -37,13 +38,14 @@ export function queueText(
   y: number,
   colour: number,
   shadow = false,
+  scale = 1,
 ): number {
-  if (shadow) queueText(list, text, x + 1, y + 1, TEXT_SHADOW);
+  if (shadow) queueText(list, text, x + scale, y + scale, TEXT_SHADOW, false, scale);
   let pen = x;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code !== 0x20) list.add(pen, y, glyphCell(code), MODE_TINTED, colour);
-    pen += FONT_ADVANCE_PX;
+    pen += FONT_ADVANCE_PX * scale;
   }
   return pen;
 }

@@ -43,7 +43,10 @@ export function debugLines(stats: ClientStats, extras: DebugExtras): string[] {
     `chunks ${stats.chunksCached}`,
     `in ${rate(stats.datagramsInPerSecond)} dg/s ${bytesRate(stats.bytesInPerSecond)}`,
     `out ${rate(stats.datagramsOutPerSecond)} dg/s ${bytesRate(stats.bytesOutPerSecond)}`,
-    `loss ${stats.lossPercent.toFixed(1)}% (${stats.lossFrom})`,
+    // On deltas the pings' round trips, and beside them the States the protocol says were sent and never came.
+    stats.lossFrom === "pings"
+      ? `loss ${stats.lossPercent.toFixed(1)}% (pings; states ${stats.stateLossPercent.toFixed(1)}%)`
+      : `loss ${stats.lossPercent.toFixed(1)}% (states)`,
     `fps ${Math.round(extras.framesPerSecond)}`,
     ...(extras.floats ? [`floats ${extras.floats.total}: ${extras.floats.live.join(" ") || "-"}`] : []),
   ];

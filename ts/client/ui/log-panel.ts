@@ -12,6 +12,10 @@
 //
 // Fed by PlaySession every frame with the ChannelLog; only the lines newer than
 // the last shown are appended, and the list keeps at most the log's cap per view.
+//
+// Where it lies is the page's (browser/log-dock-view.ts, issue 42: beside or under
+// the view, not over it). A button at the end of the tabs folds it to its tab row
+// and opens it again; the choice is kept (localStorage LOG_STORAGE_KEY).
 import { FB_WIDTH } from "../../constants.js";
 import {
   type ChannelLog,
@@ -26,6 +30,31 @@ import {
 const BOTTOM_SLACK_PX = 4;
 /** Rows shown at most in the list (the log's cap per channel × the views' channels is more than anyone reads). */
 const ROWS_KEPT = 400;
+/** Where the folded or open log is remembered: "collapsed", else open. */
+export const LOG_STORAGE_KEY = "caves.log";
+
+/** The part of localStorage the panel uses (tests and a page without storage pass their own). */
+export interface LogStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+}
+
+/** The remembered choice; a page whose storage is refused (privacy settings) just starts open. */
+function readStorage(storage: LogStorage | null): string | null {
+  try {
+    return storage?.getItem(LOG_STORAGE_KEY) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function writeStorage(storage: LogStorage | null, value: string): void {
+  try {
+    storage?.setItem(LOG_STORAGE_KEY, value);
+  } catch {
+    // Not remembered; the page still folds.
+  }
+}
 
 /** An RGB332 colour as CSS (the framebuffer's own expansion: 3 bits red and green, 2 blue). */
 export function cssColour(rgb332: number): string {
@@ -45,12 +74,15 @@ export class LogPanel {
   /** Lines that arrived below while the player was reading further up. */
   private unseen = 0;
   private fittedWidthPx = -1;
+  private readonly fold: HTMLButtonElement;
+  private folded = false;
 
   constructor(
     private readonly root: HTMLElement,
     private readonly log: ChannelLog,
     /** Told when the shown view changes (the canvas's data-log-tab). */
     private readonly onView: (view: LogView) => void = () => {},
+    private readonly storage: LogStorage | null = null,
   ) {
     const doc = root.ownerDocument;
     const tabRow = doc.createElement("div");
@@ -71,6 +103,14 @@ export class LogPanel {
       tabRow.append(tab);
       this.tabs.set(view, tab);
     }
+    this.fold = doc.createElement("button");
+    this.fold.type = "button";
+    this.fold.className = "log-fold";
+    this.fold.dataset.testid = "log-fold";
+    this.fold.tabIndex = -1;
+    this.fold.addEventListener("mousedown", (event) => event.preventDefault());
+    this.fold.addEventListener("click", () => this.setCollapsed(!this.folded));
+    tabRow.append(this.fold);
     this.list = doc.createElement("div");
     this.list.className = "log-lines";
     this.list.dataset.testid = "log-lines";
@@ -86,7 +126,24 @@ export class LogPanel {
     this.marker.addEventListener("mousedown", (event) => event.preventDefault());
     this.marker.addEventListener("click", () => this.toBottom());
     root.replaceChildren(tabRow, this.list, this.marker);
+    this.setCollapsed(readStorage(storage) === "collapsed", false);
     this.showView(this.view);
+  }
+
+  get collapsed(): boolean {
+    return this.folded;
+  }
+
+  /** Folds the log to its tab row (true) or opens it; `remember`: kept for the next visit. */
+  setCollapsed(collapsed: boolean, remember = true): void {
+    this.folded = collapsed;
+    this.root.dataset.collapsed = String(collapsed);
+    this.fold.textContent = collapsed ? "▴" : "▾";
+    this.fold.title = collapsed ? "Show the log" : "Hide the log";
+    this.fold.setAttribute("aria-label", this.fold.title);
+    this.fold.setAttribute("aria-expanded", String(!collapsed));
+    if (remember) writeStorage(this.storage, collapsed ? "collapsed" : "open");
+    if (!collapsed) this.toBottom();
   }
 
   get shown(): LogView {

@@ -25,6 +25,7 @@ import { chatLogLine, foldForFont } from "./chat-log.js";
 import { type ChannelLog, chatEventChannel } from "./log-channels.js";
 import { DialogLayer } from "./dialog-layer.js";
 import { shownPart } from "./dialog-layout.js";
+import { TILE_SIZE_PX } from "../render/layout.js";
 import { kindsByTypeId, type NpcKind } from "../core/kinds.js";
 import { entityAtTile, HOVER_COLOUR, hoverText, INTERACT_PROMPT, labelOver, PROMPT_COLOUR } from "./hover.js";
 import { MARK_HAND_IN } from "../core/quests.js";
@@ -250,7 +251,10 @@ export class SocialSession {
       const text = nameTagText(foldForFont(name), levelOfMeta(entity.meta));
       candidates.push({ label: labelOver(at, text, colour, scene.entities), distance });
     }
-    const placed = placeNameTags(candidates);
+    // The labels grow with the map's tiles (world-scale.ts): measured in world pixels (8 a tile), as placed.
+    const renderer = this.parts.renderer;
+    const tileSizePx = renderer.place(scene.camera).tileSizePx;
+    const placed = placeNameTags(candidates, (renderer.worldSheets.textScale * TILE_SIZE_PX) / tileSizePx);
     const shown = placed.map((label) => label.text).join("|");
     if (shown !== this.shownTags) {
       this.shownTags = shown;

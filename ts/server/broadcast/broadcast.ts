@@ -16,7 +16,7 @@
 // client's checksum is folded over those bytes before any datagram exists, so an
 // unchanged view sends nothing more; State and Entity datagrams are written
 // straight into the outbound slab.
-import { CHUNK_SIZE } from "../../constants.js";
+import { CHUNK_SIZE, IDLE_STATE_EVERY_TICKS } from "../../constants.js";
 import { ENTITY_CHECKSUM_START, entityChecksumEntries } from "../../protocol/entity-checksum.js";
 import {
   ENTITIES_PER_DATAGRAM_MAX,
@@ -34,7 +34,7 @@ import { STATE_DELTA_COMPACT_HEAD_MAX, writeStateDeltaCompactHead } from "../../
 import { MANIFEST_ENTRIES, STATE_BYTES, encodeStateAround, writeStateAround } from "../../protocol/state.js";
 import type { Clock } from "../ops/clock.js";
 import type { Egress } from "../edge/egress.js";
-import { ACTIVE_AFTER_STEP_TICKS, type EntityBaselines, IDLE_STATE_EVERY_TICKS } from "../sessions/entity-baselines.js";
+import { ACTIVE_AFTER_STEP_TICKS, type EntityBaselines } from "../sessions/entity-baselines.js";
 import type { EntityStore } from "../entities/entities.js";
 import type { Session } from "../sessions/session.js";
 import { VIEW_RADIUS } from "../entities/view.js";

@@ -16,12 +16,6 @@ import { MANIFEST_ENTRIES } from "../../protocol/state.js";
 
 /** Lists kept per session: 12 broadcasts, a second at 12 Hz — the acknowledgement interval (500 ms) and a slow round trip. */
 export const BASELINES_KEPT = 12;
-/**
- * A session whose view has not changed gets a StateDelta only every this many
- * ticks (a quarter of the broadcasts: 3 Hz), and at the full rate again the
- * moment anything in view or the manifest changes, or it schedules a step.
- */
-export const IDLE_STATE_EVERY_TICKS = 8;
 /** How long after a scheduled step a session counts as active (a refused step needs its State to correct). */
 export const ACTIVE_AFTER_STEP_TICKS = 24;
 
