@@ -5,7 +5,8 @@
 // and wasm core with every tick's digest equal. A change made behind the recorder's back (an entity's rating
 // set by the test, as nondeterministic code would) is caught at its tick and named to the entity and
 // field; and the command line says what is wrong with a file that is not a whole recording.
-import { execFile } from "node:child_process";
+import { type ChildProcess, execFile } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,11 +21,13 @@ import { Logger } from "../ts/server/ops/log.js";
 import { CharacterStore, NEW_CHARACTER } from "../ts/server/persistence/character-store.js";
 import { MEMORY_DATABASE, openGameDatabase } from "../ts/server/persistence/database.js";
 import { summarize } from "../ts/server/recording/cut.js";
+import { bytesSource } from "../ts/server/recording/format.js";
 import { replayRecording } from "../ts/server/replay-world.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { drive, joinOverUdp } from "./client-core-support.js";
 import { playAccount } from "./support/account-client.js";
+import { startServerProcess } from "./support/server-process.js";
 import { writeTestMap } from "./support/test-map.js";
 
 const run = promisify(execFile);
@@ -188,7 +191,7 @@ describe("the flight recorder", () => {
       expect(result.truncated).toBeNull();
       expect(result.lastTick).toBe(ticks);
       expect(result.checkpoints).toBeGreaterThan(20);
-      const inputs = summarize(readFileSync(recording)).inputs;
+      const inputs = summarize(bytesSource(readFileSync(recording))).inputs;
       expect(inputs.joinGuest).toBeGreaterThanOrEqual(13);
       expect(inputs.joinAccount).toBe(1);
       expect(inputs.datagram).toBeGreaterThan(5000);
@@ -288,6 +291,49 @@ describe("the flight recorder", () => {
     expect(result.lastTick).toBeGreaterThan(24);
     expect(result.lastTick).toBeLessThanOrEqual(stoppedAt);
   }, 90_000);
+
+  it("loses at most the second being written when the server is killed, and verifies what it kept", async () => {
+    await stopAll();
+    const folder = join(dir, "killed");
+    const children: ChildProcess[] = [];
+    try {
+      const killed = await startServerProcess(join(dir, "killed.sqlite"), CAVES, children, ["--record", folder]);
+      const bots = new Swarm({
+        count: 3,
+        http: `http://127.0.0.1:${killed.httpPort}`,
+        server: null,
+        behaviour: "fight",
+        goal: null,
+        netsim: null,
+        seed: 45,
+        nickPrefix: "killed",
+        joinParallel: 3,
+        updateMs: 20,
+        loadCore: () => loadCore(),
+      });
+      swarms.push(bots);
+      bots.start();
+      await bots.joinAll();
+      const tickNow = async () =>
+        ((await (await fetch(`http://127.0.0.1:${killed.httpPort}/api/status`)).json()) as { tick: number }).tick;
+      while ((await tickNow()) < 120) await new Promise((resolve) => setTimeout(resolve, 100));
+      const before = await tickNow();
+      killed.child.kill("SIGKILL");
+      await once(killed.child, "exit");
+      bots.stop();
+      const result = await replayRecording({ file: only(folder) });
+      expect(result.divergence).toBeNull();
+      expect(result.ended).toBeNull();
+      // Blocks are sealed at each second's last tick and written within milliseconds: what the kill can take
+      // is the second being recorded and, at worst, the block of the second before it still being written.
+      expect(result.lastTick).toBeGreaterThanOrEqual(before - 48);
+      const verified = await replayTool("verify", only(folder));
+      expect(verified.code).toBe(0);
+      expect(verified.out).toMatch(/no end record|ends early/);
+    } finally {
+      for (const child of children) child.kill("SIGKILL");
+    }
+  }, 60_000);
 
   it("catches a change the recording never saw, at its tick, and names the entity and field", async () => {
     await stopAll(); // the first test's server, when that test did not get to stop it

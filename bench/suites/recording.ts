@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { summarize } from "../../ts/server/recording/cut.js";
+import { bytesSource } from "../../ts/server/recording/format.js";
 import { replayRecording } from "../../ts/server/replay-world.js";
 import { type RunOptions, commandLine, fmt, gitCommit, log, loadNow, machineNow } from "../lib/harness.js";
 import type { SuiteResult, Target } from "../lib/results.js";
@@ -41,7 +42,7 @@ export async function runRecording(options: RunOptions & { npcBots?: number }): 
     if (names.length !== 1) throw new Error(`expected one recording, found ${names.length}`);
     const path = join(dir, "recordings", names[0]);
     const bytes = readFileSync(path);
-    const summary = summarize(bytes);
+    const summary = summarize(bytesSource(bytes));
     const tickHz = Number(summary.header.options.tickHz ?? 24);
     file = { bytes: bytes.length, ticks: summary.lastTick, datagrams: summary.inputs.datagram ?? 0, tickHz };
     log(`recording: replaying ${bytes.length} bytes, ${summary.lastTick} ticks`);

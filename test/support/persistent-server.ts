@@ -5,7 +5,7 @@
 // listens.
 //
 //   node --import tsx test/support/persistent-server.ts --db PATH --map PATH [--session-timeout-ms N]
-//     [--dungeon-seed N]
+//     [--dungeon-seed N] [--record DIR]
 import { parseArgs } from "node:util";
 import { Logger } from "../../ts/server/ops/log.js";
 import { openGameDatabase } from "../../ts/server/persistence/database.js";
@@ -17,6 +17,7 @@ const { values } = parseArgs({
     map: { type: "string" },
     "session-timeout-ms": { type: "string", default: "10000" },
     "dungeon-seed": { type: "string" },
+    record: { type: "string" },
   },
 });
 if (!values.db || !values.map) {
@@ -33,6 +34,7 @@ const server = await startServer({
   logger: new Logger("silent"),
   sessionTimeoutMs: Number(values["session-timeout-ms"]),
   ...(values["dungeon-seed"] === undefined ? {} : { dungeonSeed: Number(values["dungeon-seed"]) }),
+  ...(values.record === undefined ? {} : { record: { dir: values.record } }),
   database,
 });
 process.stdout.write(`${JSON.stringify({ httpPort: server.httpPort, udpPort: server.udpPort })}\n`);

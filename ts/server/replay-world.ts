@@ -6,7 +6,6 @@
 // and answers every read of the tape with what was recorded. After each tick it compares the world's
 // digest with the recorded one; at the first difference it names the tick and the part of the world, and
 // at the next checkpoint the entities and fields that differ.
-import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { loadCore } from "../wasm/node.js";
 import type { Peer } from "./edge/peer.js";
@@ -21,7 +20,9 @@ import { readWorld } from "./world/world-areas.js";
 import { RecordingError } from "./recording/bytes.js";
 import {
   BlockReader,
+  type ByteSource,
   DIGEST_PART_NAMES,
+  fileSource,
   RECORD,
   type RawRecord,
   type RecordingHeader,
@@ -125,22 +126,46 @@ function replayPeer(key: string, address: string, transport: Peer["transport"]):
 
 const TRANSPORTS = ["udp", "webrtc", "websocket"] as const;
 
-/** Reads a recording's header (and checks it is one): for `replay info` and before a replay. */
-export function readRecordingHeader(file: string): { header: RecordingHeader; bytes: Uint8Array; blocksAt: number } {
-  let bytes: Uint8Array;
+/** Opens a recording and reads its header (checking it is one); the caller closes the source. */
+export function openRecording(file: string): {
+  header: RecordingHeader;
+  source: ByteSource & { close(): void };
+  blocksAt: number;
+} {
+  let source: ByteSource & { close(): void };
   try {
-    bytes = readFileSync(file);
+    source = fileSource(file);
   } catch (error) {
     throw new RecordingError(`cannot read ${file}: ${(error as Error).message}`, "missing");
   }
-  const { header, blocksAt } = readHeader(bytes);
-  return { header, bytes, blocksAt };
+  try {
+    const { header, blocksAt } = readHeader(source);
+    return { header, source, blocksAt };
+  } catch (error) {
+    source.close();
+    throw error;
+  }
 }
 
 export async function replayRecording(options: ReplayOptions): Promise<ReplayResult> {
   const startMs = performance.now();
   const log = options.log ?? new Logger("warn");
-  const { header, bytes, blocksAt } = readRecordingHeader(options.file);
+  const { header, source, blocksAt } = openRecording(options.file);
+  try {
+    return await replayFrom(options, header, source, blocksAt, startMs, log);
+  } finally {
+    source.close();
+  }
+}
+
+async function replayFrom(
+  options: ReplayOptions,
+  header: RecordingHeader,
+  bytes: ByteSource,
+  blocksAt: number,
+  startMs: number,
+  log: Logger,
+): Promise<ReplayResult> {
   const buildNotes = compareBuilds(header.build);
   // A cut (cut.ts) replays to the end of its window.
   const untilTick = options.untilTick ?? header.window?.toTick;

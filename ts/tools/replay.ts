@@ -5,11 +5,11 @@
 //                                          the minutes around a moment, as a recording of its own
 // Exit status: 0 exact (verify) or done, 1 the replay diverged, 2 bad usage or a file that is not a
 // whole recording (said which: foreign, another format, corrupt, cut short, another map, no snapshot).
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { RecordingError } from "../server/recording/bytes.js";
 import { cutRecording, summarize, tickAt } from "../server/recording/cut.js";
-import { readHeader } from "../server/recording/format.js";
+import { type ByteSource, fileSource, readHeader } from "../server/recording/format.js";
 import { replayRecording } from "../server/replay-world.js";
 
 const USAGE = `Usage: replay verify FILE [--map PATH] [--until TICK]
@@ -91,8 +91,13 @@ async function main(argv: string[]): Promise<number> {
     if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
     if (!existsSync(file)) throw new RecordingError(`no such recording: ${file}`, "missing");
     if (command === "verify") return await verify(file, values.map, values.until);
-    if (command === "info") return info(file);
-    return cut(file, values);
+    const source = fileSource(file);
+    try {
+      if (command === "info") return info(file, source);
+      return cut(file, source, values);
+    } finally {
+      source.close();
+    }
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`replay: ${error.message}\nTry --help.\n`);
@@ -144,8 +149,8 @@ async function verify(file: string, mapPath: string | undefined, until: string |
   return 1;
 }
 
-function info(file: string): number {
-  const summary = summarize(readFileSync(file));
+function info(file: string, source: ByteSource): number {
+  const summary = summarize(source);
   const { header } = summary;
   const tickHz = Number(header.options.tickHz ?? 24);
   const lines = [
@@ -168,11 +173,10 @@ function info(file: string): number {
   return 0;
 }
 
-function cut(file: string, values: Record<string, string | boolean | undefined>): number {
+function cut(file: string, bytes: ByteSource, values: Record<string, string | boolean | undefined>): number {
   const out = values.out;
   if (typeof out !== "string") throw new UsageError("cut needs --out FILE");
   if (existsSync(out)) throw new UsageError(`${out} exists: a cut never writes over a file`);
-  const bytes = readFileSync(file);
   const summary = summarize(bytes);
   const tickHz = Number(summary.header.options.tickHz ?? 24);
   let at: number;

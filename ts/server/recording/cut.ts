@@ -9,6 +9,7 @@ import { basename } from "node:path";
 import { RecordingError } from "./bytes.js";
 import {
   BlockReader,
+  type ByteSource,
   FILE_MAGIC,
   FORMAT_VERSION,
   RECORD,
@@ -35,7 +36,7 @@ export interface RecordingSummary {
 const NAMES = new Map<number, string>(Object.entries(RECORD).map(([name, type]) => [type, name]));
 
 /** Reads every record (no world made): counts, the clock marks, how it ends. */
-export function summarize(file: Uint8Array): RecordingSummary {
+export function summarize(file: ByteSource): RecordingSummary {
   const { header, blocksAt } = readHeader(file);
   const reader = new BlockReader(file, blocksAt);
   const inputs: Record<string, number> = {};
@@ -74,7 +75,7 @@ export function summarize(file: Uint8Array): RecordingSummary {
   }
   return {
     header,
-    bytes: file.length,
+    bytes: file.size,
     blocks,
     lastTick,
     inputs,
@@ -103,7 +104,7 @@ export function tickAt(summary: RecordingSummary, wallMs: number): number | null
  * existing file): the header with the window named, then every block up to the one holding `toTick`.
  */
 export function cutRecording(
-  file: Uint8Array,
+  file: ByteSource,
   name: string,
   window: { fromTick: number; toTick: number },
   out: string,
@@ -130,7 +131,7 @@ export function cutRecording(
     for (const block of reader.blocks()) {
       // The snapshot's block comes first whatever its ticks; the window's end is in the last one copied.
       if (blocks > 0 && block.firstTick > window.toTick) break;
-      bytes += writeSync(fd, file.subarray(block.offset, block.end));
+      bytes += writeSync(fd, file.read(block.offset, block.end - block.offset));
       blocks++;
       lastTick = block.lastTick;
     }

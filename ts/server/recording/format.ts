@@ -9,6 +9,7 @@
 // reader finds every block boundary from the lengths alone. A record names its length, so a reader
 // skips a type it does not know; a record whose meaning changes takes a new type, and a format whose
 // framing changes a new version.
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { inflateSync } from "node:zlib";
 import { ByteReader, RecordingError } from "./bytes.js";
 
@@ -99,17 +100,59 @@ export interface Block {
 export const DIGEST_PARTS = 4;
 export const DIGEST_PART_NAMES = ["entities", "tiles", "sessions", "clock and weather"] as const;
 
+/**
+ * Where a recording's bytes are read from: a file read piece by piece (a long recording is never held
+ * whole in memory), or bytes already in memory.
+ */
+export interface ByteSource {
+  readonly size: number;
+  /** `length` bytes from `offset` (fewer only at the end). */
+  read(offset: number, length: number): Uint8Array;
+}
+
+/** The bytes of `path`, read as asked for; close() when done. */
+export function fileSource(path: string): ByteSource & { close(): void } {
+  const fd = openSync(path, "r");
+  const size = fstatSync(fd).size;
+  return {
+    size,
+    read(offset, length) {
+      const bytes = new Uint8Array(Math.max(0, Math.min(length, size - offset)));
+      let done = 0;
+      while (done < bytes.length) {
+        const got = readSync(fd, bytes, done, bytes.length - done, offset + done);
+        if (got === 0) break;
+        done += got;
+      }
+      return done === bytes.length ? bytes : bytes.subarray(0, done);
+    },
+    close: () => closeSync(fd),
+  };
+}
+
+/** Bytes already in memory, as a source. */
+export function bytesSource(bytes: Uint8Array): ByteSource {
+  return {
+    size: bytes.length,
+    read: (offset, length) => bytes.subarray(offset, Math.min(bytes.length, offset + length)),
+  };
+}
+
+/** The most a header may claim (a corrupt length must not allocate gigabytes). */
+const MAX_HEADER_BYTES = 1024 * 1024;
+
 /** Reads the file header; throws RecordingError naming what is wrong. */
-export function readHeader(file: Uint8Array): { header: RecordingHeader; blocksAt: number } {
-  if (file.length < FILE_MAGIC.length + 6) {
-    throw new RecordingError(`not a recording: ${file.length} bytes is shorter than a recording's header`, "foreign");
+export function readHeader(source: ByteSource): { header: RecordingHeader; blocksAt: number } {
+  if (source.size < FILE_MAGIC.length + 6) {
+    throw new RecordingError(`not a recording: ${source.size} bytes is shorter than a recording's header`, "foreign");
   }
+  const head = source.read(0, FILE_MAGIC.length + 6);
   for (let index = 0; index < FILE_MAGIC.length; index++) {
-    if (file[index] !== FILE_MAGIC[index]) {
+    if (head[index] !== FILE_MAGIC[index]) {
       throw new RecordingError("not a recording of this game (its first bytes are not FCAVEREC)", "foreign");
     }
   }
-  const reader = new ByteReader(file, FILE_MAGIC.length, file.length, "the header");
+  const reader = new ByteReader(head, FILE_MAGIC.length, head.length, "the header");
   const version = reader.u8() | (reader.u8() << 8);
   if (version !== FORMAT_VERSION) {
     throw new RecordingError(
@@ -118,8 +161,9 @@ export function readHeader(file: Uint8Array): { header: RecordingHeader; blocksA
     );
   }
   const length = reader.u32();
-  if (length > reader.remaining) throw new RecordingError("the recording's header is cut short", "truncated");
-  const json = new TextDecoder().decode(file.subarray(reader.at, reader.at + length));
+  if (length > MAX_HEADER_BYTES) throw new RecordingError(`the recording's header claims ${length} bytes`, "corrupt");
+  if (head.length + length > source.size) throw new RecordingError("the recording's header is cut short", "truncated");
+  const json = new TextDecoder().decode(source.read(head.length, length));
   let header: RecordingHeader;
   try {
     header = JSON.parse(json) as RecordingHeader;
@@ -129,7 +173,7 @@ export function readHeader(file: Uint8Array): { header: RecordingHeader; blocksA
   if (typeof header !== "object" || header === null || typeof header.map?.path !== "string") {
     throw new RecordingError("the recording's header lacks its map", "corrupt");
   }
-  return { header, blocksAt: reader.at + length };
+  return { header, blocksAt: head.length + length };
 }
 
 /**
@@ -144,37 +188,39 @@ export class BlockReader {
   last: Block | null = null;
 
   constructor(
-    private readonly file: Uint8Array,
+    private readonly source: ByteSource,
     private readonly at: number,
   ) {}
 
   *blocks(): Generator<Block> {
-    const file = this.file;
-    const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
+    const source = this.source;
+    const size = source.size;
     let offset = this.at;
-    while (offset < file.length) {
-      if (file.length - offset < BLOCK_HEADER_BYTES) {
+    while (offset < size) {
+      if (size - offset < BLOCK_HEADER_BYTES) {
         this.truncated = `the last block's header is cut short at byte ${offset}`;
         return;
       }
-      if (view.getUint32(offset, true) !== BLOCK_MAGIC) {
+      const head = source.read(offset, BLOCK_HEADER_BYTES);
+      const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+      if (view.getUint32(0, true) !== BLOCK_MAGIC) {
         throw new RecordingError(`corrupt recording: no block starts at byte ${offset}`, "corrupt");
       }
-      const compressed = view.getUint32(offset + 4, true);
-      const raw = view.getUint32(offset + 8, true);
-      const firstTick = view.getUint32(offset + 12, true);
-      const lastTick = view.getUint32(offset + 16, true);
-      if (raw > MAX_BLOCK_RAW_BYTES) {
+      const compressed = view.getUint32(4, true);
+      const raw = view.getUint32(8, true);
+      const firstTick = view.getUint32(12, true);
+      const lastTick = view.getUint32(16, true);
+      if (raw > MAX_BLOCK_RAW_BYTES || compressed > MAX_BLOCK_RAW_BYTES) {
         throw new RecordingError(`corrupt recording: the block at byte ${offset} claims ${raw} bytes`, "corrupt");
       }
       const start = offset + BLOCK_HEADER_BYTES;
-      if (start + compressed > file.length) {
+      if (start + compressed > size) {
         this.truncated = `the last block (ticks ${firstTick}–${lastTick}) is cut short at byte ${offset}`;
         return;
       }
       let records: Uint8Array;
       try {
-        records = inflateSync(file.subarray(start, start + compressed), { maxOutputLength: raw + 1 });
+        records = inflateSync(source.read(start, compressed), { maxOutputLength: raw + 1 });
       } catch (error) {
         throw new RecordingError(
           `corrupt recording: the block at byte ${offset} (ticks ${firstTick}–${lastTick}) does not inflate (${String(error)})`,
