@@ -30,14 +30,16 @@ export const DEFAULT_RECORDING_LIMITS: RecordingLimits = {
 
 /** The build running now: package version, git commit (CAVES_COMMIT or .git), the wasm core's hash. */
 export function buildInfo(): RecordingHeader["build"] {
-  const root = new URL("../../../", import.meta.url);
   let version = "unknown";
+  let commit: string | null = process.env.CAVES_COMMIT ?? null;
   try {
+    const root = new URL("../../../", import.meta.url);
+    commit ??= gitCommit(root);
     version = (JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { version: string }).version;
   } catch {
-    // A single-file build without package.json: the version stays unknown.
+    // A single-file build (no package.json, no checkout beside it): the version stays unknown.
   }
-  return { version, commit: process.env.CAVES_COMMIT ?? gitCommit(root), core: fileHash(RELEASE_WASM) };
+  return { version, commit, core: fileHash(RELEASE_WASM) };
 }
 
 function gitCommit(root: URL): string | null {
