@@ -6,15 +6,17 @@
 // crash tests start a server 50 times a file; the cluster starts a process per region and gateway.
 //
 // What a module finds beside itself (`new URL("../../build/core.wasm", import.meta.url)`, the
-// migrations, the tile sheet) is found beside its source: each module's `import.meta.url` is written
-// into the bundle as its source file's URL, so paths resolve exactly as they do under tsx. Packages
+// migrations, the tile sheet) is found beside its source: each module's `import.meta.url` becomes its
+// source file's URL in the bundle (withTreeUrls, the rewrite the single file's bundler makes, with the
+// repository as the tree), so paths resolve exactly as they do under tsx. Packages
 // stay imports from node_modules (they are not transformed, and native addons cannot be bundled).
 //
 // --if-missing: build only when an output is absent or older than one of its inputs (the esbuild
-// metafile beside it lists them) or than this script, so every start can ask for it cheaply.
+// metafile beside it lists them) or than the scripts that make it, so every start can ask cheaply.
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { withTreeUrls } from "./package/bundle-server.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const OUT_DIR = join(root, "build/node");
@@ -43,21 +45,24 @@ function upToDate(name) {
   if (!existsSync(outPath(name)) || !existsSync(metaPath(name))) return false;
   const builtMs = statSync(outPath(name)).mtimeMs;
   const inputs = Object.keys(JSON.parse(readFileSync(metaPath(name), "utf8")).inputs);
-  const sources = [fileURLToPath(import.meta.url), ...inputs.map((input) => join(root, input))];
+  const scripts = [import.meta.url, new URL("./package/bundle-server.mjs", import.meta.url)].map((url) =>
+    fileURLToPath(url),
+  );
+  const sources = [...scripts, ...inputs.map((input) => join(root, input))];
   return sources.every((source) => existsSync(source) && statSync(source).mtimeMs <= builtMs);
 }
 
 /** esbuild plugin: a module's `import.meta.url` is its source file's URL (see the head of this file). */
-const sourceUrls = {
+const sourceUrls = (outfile) => ({
   name: "source-import-meta-url",
   setup(builder) {
     builder.onLoad({ filter: /\.ts$/ }, (loaded) => {
       const source = readFileSync(loaded.path, "utf8");
-      const url = JSON.stringify(pathToFileURL(loaded.path).href);
-      return { contents: source.replaceAll("import.meta.url", url), loader: "ts" };
+      // The repository is the tree: the single file's bundler (scripts/package) makes the same rewrite.
+      return { contents: withTreeUrls(source, root, root, loaded.path, outfile), loader: "ts" };
     });
   },
-};
+});
 
 for (const [name, entry] of Object.entries(NODE_BUNDLES)) {
   if (args.has("--if-missing") && upToDate(name)) continue;
@@ -77,7 +82,7 @@ for (const [name, entry] of Object.entries(NODE_BUNDLES)) {
     metafile: true,
     write: false,
     logLevel: "warning",
-    plugins: [sourceUrls],
+    plugins: [sourceUrls(outPath(name))],
   });
   mkdirSync(OUT_DIR, { recursive: true });
   // Written beside and renamed into place, so a process starting meanwhile reads the old file or the
