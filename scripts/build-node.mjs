@@ -13,7 +13,7 @@
 //
 // --if-missing: build only when an output is absent or older than one of its inputs (the esbuild
 // metafile beside it lists them) or than the scripts that make it, so every start can ask cheaply.
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { withTreeUrls } from "./package/bundle-server.mjs";
@@ -44,7 +44,12 @@ const outPath = (name) => join(OUT_DIR, `${name}.mjs`);
 function upToDate(name) {
   if (!existsSync(outPath(name)) || !existsSync(metaPath(name))) return false;
   const builtMs = statSync(outPath(name)).mtimeMs;
-  const inputs = Object.keys(JSON.parse(readFileSync(metaPath(name), "utf8")).inputs);
+  let inputs;
+  try {
+    inputs = Object.keys(JSON.parse(readFileSync(metaPath(name), "utf8")).inputs);
+  } catch {
+    return false; // unreadable: built again
+  }
   const scripts = [import.meta.url, new URL("./package/bundle-server.mjs", import.meta.url)].map((url) =>
     fileURLToPath(url),
   );
@@ -66,6 +71,8 @@ const sourceUrls = (outfile) => ({
 
 for (const [name, entry] of Object.entries(NODE_BUNDLES)) {
   if (args.has("--if-missing") && upToDate(name)) continue;
+  // The bundle is dated from before esbuild read its sources: a source saved during the build is newer.
+  const startedS = Date.now() / 1000;
   process.stderr.write(`building ${relative(root, outPath(name))} (esbuild, from ${entry})\n`);
   // Loaded only when something is to be built: the up-to-date check is most of what a start runs.
   const { build } = await import("esbuild");
@@ -85,11 +92,17 @@ for (const [name, entry] of Object.entries(NODE_BUNDLES)) {
     plugins: [sourceUrls(outPath(name))],
   });
   mkdirSync(OUT_DIR, { recursive: true });
-  // Written beside and renamed into place, so a process starting meanwhile reads the old file or the
-  // new one, never half of one.
-  for (const file of result.outputFiles) {
-    writeFileSync(`${file.path}.part`, file.contents);
-    renameSync(`${file.path}.part`, file.path);
-  }
-  writeFileSync(metaPath(name), JSON.stringify(result.metafile));
+  // Each file written beside (under this process's name: two test workers may build at once) and
+  // renamed into place, so a process starting meanwhile reads the old file or the new one, never half
+  // of one. The bundle itself goes last: until it is in place, its inputs are newer than the old one.
+  const place = (path, contents) => {
+    writeFileSync(`${path}.${process.pid}.part`, contents);
+    renameSync(`${path}.${process.pid}.part`, path);
+  };
+  place(metaPath(name), JSON.stringify(result.metafile));
+  const outputs = [...result.outputFiles].sort(
+    (a, b) => Number(a.path === outPath(name)) - Number(b.path === outPath(name)),
+  );
+  for (const file of outputs) place(file.path, file.contents);
+  utimesSync(outPath(name), startedS, startedS);
 }
