@@ -50,5 +50,11 @@ try {
   process.exit(1);
 }
 if (existsSync(finalDir)) renameSync(finalDir, staleDir);
-renameSync(partDir, finalDir);
+try {
+  renameSync(partDir, finalDir);
+} catch (error) {
+  // Another build put its client in place between the two renames: that one is as new as this one.
+  if (error.code !== "ENOTEMPTY" && error.code !== "EEXIST") throw error;
+  rmSync(partDir, { recursive: true, force: true });
+}
 rmSync(staleDir, { recursive: true, force: true });
