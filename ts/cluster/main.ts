@@ -31,10 +31,11 @@ const SELF = fileURLToPath(import.meta.url);
 /**
  * How a child (a region, a gateway) runs this file: the way this process was started — tsx on the
  * source, or node on its prebuilt bundle (build/node/cluster.mjs, scripts/build-node.mjs), whose module
- * URL is still this source file's but whose entry point (process.argv[1]) is the bundle.
+ * URL is still this source file's but whose entry point (process.argv[1]) is the bundle. Not the launcher's
+ * own node flags: an --inspect or --cpu-prof given to it is for it alone.
  */
 const SELF_ARGS =
-  realpathSync(process.argv[1]) === SELF ? ["--import", "tsx", SELF] : [...process.execArgv, process.argv[1]];
+  realpathSync(process.argv[1]) === SELF ? ["--import", "tsx", SELF] : ["--enable-source-maps", process.argv[1]];
 
 const HELP = `Forgotten Caves as a cluster: regions and gateways on this machine (docs/scaling.md)
 
