@@ -8,8 +8,8 @@
 // What a module finds beside itself (`new URL("../../build/core.wasm", import.meta.url)`, the
 // migrations, the tile sheet) is found beside its source: each module's `import.meta.url` becomes its
 // source file's URL in the bundle (withTreeUrls, the rewrite the single file's bundler makes, with the
-// repository as the tree), so paths resolve exactly as they do under tsx. Packages
-// stay imports from node_modules (they are not transformed, and native addons cannot be bundled).
+// repository as the tree), so paths resolve exactly as they do under tsx. Packages stay imports from
+// node_modules (they are not transformed, and native addons cannot be bundled).
 //
 // --if-missing: build only when an output is absent or older than one of its inputs (the esbuild
 // metafile beside it lists them) or than the scripts that make it, so every start can ask cheaply.

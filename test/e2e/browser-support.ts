@@ -1,6 +1,6 @@
 // What the browser end-to-end suites share: the client built by Vite (dist/client,
-// the one `npm start` serves, built once when missing or stale), the real game server in-process (ports picked by the OS,
-// maps/caves.tmj, silent), Debian's Chromium (/usr/bin/chromium, headless, a
+// the one `npm start` serves, built once when missing or stale), the real game
+// server in-process (ports picked by the OS, maps/caves.tmj, silent), Debian's Chromium (/usr/bin/chromium, headless, a
 // fresh temp profile; never a downloaded browser) through playwright-core, and
 // helpers that read the page: the debug overlay, the message log's text copy,
 // the canvas pixels.

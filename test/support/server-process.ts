@@ -1,7 +1,7 @@
 // A real server process (test/support/persistent-server.ts, run from its bundle:
 // test/support/node-bundle.ts) on a database file, for the crash tests: started
-// the way main.ts starts one, resolved once it listens. Every child is recorded in `children` so a test's cleanup can kill
-// what is still running.
+// the way main.ts starts one, resolved once it listens. Every child is recorded
+// in `children` so a test's cleanup can kill what is still running.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
