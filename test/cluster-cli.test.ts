@@ -4,11 +4,11 @@
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { nodeBundleArgs } from "./support/node-bundle.js";
 
-const MAIN = "ts/cluster/main.ts";
-
+/** The launcher as `npm run cluster` runs it: its bundle. */
 function launch(args: string[], marker: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+  const child = spawn(process.execPath, [...nodeBundleArgs("cluster"), ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, FC_CLI_TEST_MARK: marker },
   });

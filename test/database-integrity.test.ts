@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseBackups } from "../ts/server/persistence/backup.js";
 import { openGameDatabase } from "../ts/server/persistence/database.js";
 import { DatabaseFileError } from "../ts/server/persistence/integrity.js";
-import { spawnTsx } from "./support/tsx-process.js";
+import { spawnBundle } from "./support/tsx-process.js";
 
 let dir: string;
 
@@ -101,7 +101,8 @@ describe("a database file that cannot be trusted is refused", () => {
   it("the server refuses to start on an empty database file, with a message and exit code 1", async () => {
     const path = join(dir, "cli-empty.sqlite");
     writeFileSync(path, "");
-    const server = spawnTsx("ts/server/main.ts", ["--db", path, "--http-port", "0", "--udp-port", "0"]);
+    // The server as `npm start` runs it (its bundle).
+    const server = spawnBundle("server", ["--db", path, "--http-port", "0", "--udp-port", "0"]);
     const code = await server.exited;
     expect(code).toBe(1);
     expect(server.stderr()).toMatch(/is empty \(0 bytes\)/);

@@ -1,5 +1,6 @@
 // Builds what the tests load before any test file runs, if it is missing or
-// stale: the wasm modules (release, scalar and debug), and on Linux the
+// stale: the wasm modules (release, scalar and debug), the bundles of the Node
+// programs the tests start as processes (scripts/build-node.mjs), and on Linux the
 // batched-UDP addon (npm install builds it once; an edit to its C source would
 // otherwise be tested against the old binary).
 import { execFileSync } from "node:child_process";
@@ -14,6 +15,7 @@ export default function setup(): void {
     // --debug: test/wasm-core.test.ts compares the debug build's layout with the release build's.
     execFileSync(process.execPath, ["scripts/build-wasm.mjs", "--if-missing", "--debug"], { stdio: "inherit" });
   }
+  execFileSync(process.execPath, ["scripts/build-node.mjs", "--if-missing"], { stdio: "inherit" });
   if (process.platform !== "linux") return;
   const builtMs = existsSync(ADDON) ? statSync(ADDON).mtimeMs : 0;
   if (ADDON_SOURCES.every((source) => statSync(source).mtimeMs <= builtMs)) return;

@@ -132,8 +132,11 @@ describe("trades and crashes", () => {
       const server = await startServerProcess(dbPath, map.path, children);
       const baseUrl = `http://127.0.0.1:${server.httpPort}`;
       const kind = round === 0 ? "register" : "login";
-      const ada = await joinTrader(baseUrl, { kind, name: "ada_trader", password: "ada-password", nick: "Ada" });
-      const bo = await joinTrader(baseUrl, { kind, name: "bo_trader", password: "bo-password", nick: "Bo" });
+      // Both at once: each login waits mostly on its password's hash, on libuv's threads.
+      const [ada, bo] = await Promise.all([
+        joinTrader(baseUrl, { kind, name: "ada_trader", password: "ada-password", nick: "Ada" }),
+        joinTrader(baseUrl, { kind, name: "bo_trader", password: "bo-password", nick: "Bo" }),
+      ]);
       const both = [ada.client, bo.client];
       if (round === 0) {
         // Ada takes the coins, Bo the gems, from the chest beside the spawn.

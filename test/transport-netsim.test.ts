@@ -15,6 +15,7 @@ import {
   startTestServer,
   waitFor,
 } from "./support/transport-client.js";
+import { nodeBundleArgs } from "./support/node-bundle.js";
 import { UdpTestClient } from "./support/udp-client.js";
 
 function netsim(spec: string, seed = 7) {
@@ -142,12 +143,15 @@ describe("--netsim on the server's links", () => {
 });
 
 describe("server command line", () => {
-  /** Runs the server's CLI; resolves with its exit status and output (it exits at once on these arguments). */
+  /**
+   * Runs the server's CLI as `npm start` does (its bundle); resolves with its exit status and output (it exits at
+   * once on these arguments).
+   */
   const run = (...args: string[]) =>
     new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
-        ["--import", "tsx", "ts/server/main.ts", ...args],
+        [...nodeBundleArgs("server"), ...args],
         { encoding: "utf8", timeout: 15_000 },
         (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
       );
@@ -163,7 +167,7 @@ describe("server command line", () => {
       [["--udp-receive-interval", "1001"], "--udp-receive-interval must be whole milliseconds 0..1000"],
       [["--udp-receive-interval", "1.5"], "--udp-receive-interval must be whole milliseconds 0..1000"],
     ] as const;
-    // In parallel: each run pays tsx's start-up.
+    // In parallel: each run pays the server's start-up.
     const results = await Promise.all(cases.map(([args]) => run(...args)));
     cases.forEach(([args, message], index) => {
       expect(results[index].status, args.join(" ")).toBe(2);

@@ -12,6 +12,17 @@ import { build } from "esbuild";
 /** The text in ts/server/dungeon/level-generator.ts that starts its worker through tsx, replaced below. */
 const TSX_WORKER = /const TSX_API = [\s\S]*?(?=\nexport class LevelGenerator)/;
 
+/**
+ * `contents` (the source of file `path` inside the repository `root`) with each `import.meta.url` made the
+ * URL of where that file sits in `tree`, as seen from the bundle `outfile`: relative to the bundle's own
+ * URL, so the tree may move as a whole. scripts/build-node.mjs uses it with the repository as the tree.
+ */
+export function withTreeUrls(contents, root, tree, path, outfile) {
+  const fromBundle = relative(dirname(outfile), join(tree, relative(root, path)));
+  const url = `new URL(${JSON.stringify(fromBundle.split(sep).join("/"))}, import.meta.url).href`;
+  return contents.replaceAll("import.meta.url", url);
+}
+
 /** A plugin that rewrites import.meta.url in every file of `root` bundled into `outfile` inside `tree`. */
 function treePaths(root, tree, outfile) {
   return {
@@ -43,10 +54,8 @@ function treePaths(root, tree, outfile) {
           );
         }
         if (!isLevelGenerator && !contents.includes("import.meta.url")) return null;
-        const fromBundle = relative(dirname(outfile), join(tree, relative(root, args.path)));
-        const url = `new URL(${JSON.stringify(fromBundle.split(sep).join("/"))}, import.meta.url).href`;
         const loader = /\.m?ts$/.test(args.path) ? "ts" : "js";
-        return { contents: contents.replaceAll("import.meta.url", url), loader };
+        return { contents: withTreeUrls(contents, root, tree, args.path, outfile), loader };
       });
     },
   };

@@ -3,14 +3,10 @@
 // a WebRTC data channel the gateway answers and forwards — the session handed from region 0 (where joins
 // land) to region 1 (whose ground the spawn is) on the way — then walks. Needs /usr/bin/chromium and
 // redis-server; without either the suite says so and is skipped.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
-import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusterSkipReason, startTestCluster, type TestCluster, until } from "../support/cluster-process.js";
-import { CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM, positionIn, REPO, waitForDebug } from "./browser-support.js";
+import { builtClientDir, CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM, positionIn, waitForDebug } from "./browser-support.js";
 
 const skip = !HAVE_CHROMIUM ? `no ${CHROMIUM}` : clusterSkipReason();
 if (skip !== null) process.stderr.write(`test/e2e/browser-cluster.test.ts skipped: ${skip}\n`);
@@ -18,22 +14,15 @@ if (skip !== null) process.stderr.write(`test/e2e/browser-cluster.test.ts skippe
 describe.skipIf(skip !== null)("the browser client in a cluster", () => {
   let cluster: TestCluster;
   let browser: Browser;
-  const clientDir = mkdtempSync(join(tmpdir(), "caves-client-"));
 
   beforeAll(async () => {
-    await build({
-      configFile: join(REPO, "vite.config.ts"),
-      logLevel: "warn",
-      build: { outDir: clientDir, emptyOutDir: true, sourcemap: false },
-    });
-    cluster = await startTestCluster(1, ["--client-dir", clientDir]);
+    cluster = await startTestCluster(1, ["--client-dir", builtClientDir()]);
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
     await cluster?.stop();
-    rmSync(clientDir, { recursive: true, force: true });
   }, 30_000);
 
   it("plays over a WebRTC data channel through the gateway, handed to the spawn's region, and walks", async () => {

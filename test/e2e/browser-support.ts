@@ -1,16 +1,16 @@
-// What the browser end-to-end suites share: the client built by Vite into a temp
-// directory, the real game server in-process (ports picked by the OS,
-// maps/caves.tmj, silent), Debian's Chromium (/usr/bin/chromium, headless, a
+// What the browser end-to-end suites share: the client built by Vite (dist/client,
+// the one `npm start` serves, built once when missing or stale), the real game
+// server in-process (ports picked by the OS, maps/caves.tmj, silent), Debian's Chromium (/usr/bin/chromium, headless, a
 // fresh temp profile; never a downloaded browser) through playwright-core, and
 // helpers that read the page: the debug overlay, the message log's text copy,
 // the canvas pixels.
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
-import { build } from "vite";
 import { windowPeriodMs } from "../../ts/window.js";
 import { TICK_HZ } from "../../ts/constants.js";
 import { Logger } from "../../ts/server/ops/log.js";
@@ -59,16 +59,20 @@ export function skipNotice(suite: string): void {
   if (!HAVE_CHROMIUM) console.warn(`${suite} skipped: ${CHROMIUM} is not installed (apt-get install chromium)`);
 }
 
-/** Builds the client, starts the server (with `options` on top of the defaults) and Chromium. */
+/**
+ * The built client's directory (dist/client): built by scripts/build-client.mjs when it is missing or older
+ * than its sources, as `npm start` does — so the suites build it once between them, not once each.
+ */
+export function builtClientDir(): string {
+  execFileSync(process.execPath, [join(REPO, "scripts/build-client.mjs"), "--if-missing"], { stdio: "inherit" });
+  return join(REPO, "dist/client");
+}
+
+/** Builds the client if stale, starts the server (with `options` on top of the defaults) and Chromium. */
 export async function startRig(options: Partial<ServerOptions> = {}): Promise<BrowserRig> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  const clientDir = mkdtempSync(join(tmpdir(), "caves-client-"));
+  const clientDir = builtClientDir();
   const userDataDir = mkdtempSync(join(tmpdir(), "caves-chromium-"));
-  await build({
-    configFile: join(REPO, "vite.config.ts"),
-    logLevel: "warn",
-    build: { outDir: clientDir, emptyOutDir: true, sourcemap: false },
-  });
   const map = readWorldMap(MAP_PATH);
   const sim = new WasmSim(await loadCore());
   expect(sim.initGrid(map.width, map.height, 0, 0)).toBe(true);
@@ -104,7 +108,7 @@ export async function startRig(options: Partial<ServerOptions> = {}): Promise<Br
     async close() {
       await context.close();
       await rig.server.close();
-      for (const dir of [clientDir, userDataDir]) rmSync(dir, { recursive: true, force: true });
+      rmSync(userDataDir, { recursive: true, force: true });
     },
   };
   return rig;

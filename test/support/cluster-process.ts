@@ -1,12 +1,14 @@
-// A real cluster for tests: `ts/cluster/main.ts --json` as its own process (a private redis-server, a
-// private PostgreSQL where it is installed, region processes, gateways, all on loopback and free ports), on the test map cut in two at chunk
-// column 1 — region 0 owns tiles x 0…31, region 1 x 32…79 — and stopped with everything it started.
+// A real cluster for tests: `ts/cluster/main.ts --json` as its own process, run from its bundle
+// (test/support/node-bundle.ts) as are the regions and gateways it starts (a private redis-server, a
+// private PostgreSQL where it is installed, region processes, gateways, all on loopback and free ports),
+// on the test map cut in two at chunk column 1 — region 0 owns tiles x 0…31, region 1 x 32…79 — and
+// stopped with everything it started.
 import { writeFileSync } from "node:fs";
 import pg from "pg";
 import { join, dirname } from "node:path";
 import { findRedisServer } from "../../ts/cluster/redis-process.js";
 import { writeTestMap } from "./test-map.js";
-import { pollUntil, spawnTsx, type TsxProcess } from "./tsx-process.js";
+import { pollUntil, spawnBundle, type TsxProcess } from "./tsx-process.js";
 
 export interface ClusterReady {
   redis: string;
@@ -112,7 +114,7 @@ export async function startTestCluster(
       ],
     }),
   );
-  const child = spawnTsx("ts/cluster/main.ts", [
+  const child = spawnBundle("cluster", [
     "--layout",
     layoutPath,
     "--gateways",

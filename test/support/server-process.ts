@@ -1,10 +1,11 @@
-// A real server process (test/support/persistent-server.ts) on a database file,
-// for the crash tests: started the way main.ts starts one, resolved once it
-// listens. Every child is recorded in `children` so a test's cleanup can kill
-// what is still running.
+// A real server process (test/support/persistent-server.ts, run from its bundle:
+// test/support/node-bundle.ts) on a database file, for the crash tests: started
+// the way main.ts starts one, resolved once it listens. Every child is recorded
+// in `children` so a test's cleanup can kill what is still running.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
+import { nodeBundleArgs } from "./node-bundle.js";
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -20,7 +21,7 @@ export async function startServerProcess(
 ): Promise<ServerProcess> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "test/support/persistent-server.ts", "--db", dbPath, "--map", mapPath, ...args],
+    [...nodeBundleArgs("persistent-server"), "--db", dbPath, "--map", mapPath, ...args],
     { stdio: ["ignore", "pipe", "pipe"], env: process.env },
   );
   children.push(child);

@@ -1,7 +1,9 @@
-// A TypeScript entry point run as a real process (node --import tsx), the way
-// a user runs our CLIs, with its output collected: one place for the spawning
-// and capturing that the CLI tests would otherwise each write out.
+// A TypeScript entry point run as a real process (node --import tsx, or its
+// prebuilt bundle), the way a user runs our CLIs, with its output collected: one
+// place for the spawning and capturing that the CLI tests would otherwise each
+// write out.
 import { spawn } from "node:child_process";
+import { type NodeBundle, nodeBundleArgs } from "./node-bundle.js";
 
 export interface TsxProcess {
   /** Everything written to stdout so far. */
@@ -17,7 +19,16 @@ export interface TsxProcess {
 
 /** Starts `node --import tsx <script> ...args` (stdin closed); `script` is a path, relative ones to the cwd. */
 export function spawnTsx(script: string, args: readonly string[]): TsxProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  return spawnNode(["--import", "tsx", script, ...args]);
+}
+
+/** Starts the prebuilt bundle of a Node program (test/support/node-bundle.ts) with `...args` (stdin closed). */
+export function spawnBundle(name: NodeBundle, args: readonly string[]): TsxProcess {
+  return spawnNode([...nodeBundleArgs(name), ...args]);
+}
+
+function spawnNode(argv: readonly string[]): TsxProcess {
+  const child = spawn(process.execPath, argv, { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));

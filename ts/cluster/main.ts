@@ -6,7 +6,7 @@
 // whenever it ends, forever (supervisor.ts), and prints where to play. The same file runs the children:
 // --role region | gateway.
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -28,6 +28,14 @@ import { DEFAULT_BACKOFF, type PartHealth, type RunningPart, SupervisedPart } fr
 
 const DEFAULT_MAP = fileURLToPath(new URL("../../maps/caves.tmj", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
+/**
+ * How a child (a region, a gateway) runs this file: the way this process was started — tsx on the
+ * source, or node on its prebuilt bundle (build/node/cluster.mjs, scripts/build-node.mjs), whose module
+ * URL is still this source file's but whose entry point (process.argv[1]) is the bundle. Not the launcher's
+ * own node flags: an --inspect or --cpu-prof given to it is for it alone.
+ */
+const SELF_ARGS =
+  realpathSync(process.argv[1]) === SELF ? ["--import", "tsx", SELF] : ["--enable-source-maps", process.argv[1]];
 
 const HELP = `Forgotten Caves as a cluster: regions and gateways on this machine (docs/scaling.md)
 
@@ -201,9 +209,9 @@ interface Child {
 /** How long a child may take to say it is ready before it is killed and its start counted as failed. */
 const READY_TIMEOUT_MS = 60_000;
 
-/** Starts `node --import tsx main.ts ...args` (with an IPC channel when `ipc`) and resolves with its ready line. */
+/** Starts this file again (SELF_ARGS) with `...args` (with an IPC channel when `ipc`) and resolves with its ready line. */
 function startChild(name: string, args: string[], ipc = false): Promise<Child> {
-  const child = spawn(process.execPath, ["--import", "tsx", SELF, ...args], {
+  const child = spawn(process.execPath, [...SELF_ARGS, ...args], {
     stdio: ipc ? ["ignore", "pipe", "inherit", "ipc"] : ["ignore", "pipe", "inherit"],
   });
   return new Promise((resolve, reject) => {
