@@ -238,9 +238,12 @@ export class Steering {
 
   /** The first window a datagram sent at `nowMs` reaches in time (scheduler.ts). */
   private earliestWindowAt(nowMs: number): number {
-    const { serverClock, rtt, options, tickHz } = this.parts;
+    const { serverClock, rtt, options, tickHz, prediction } = this.parts;
     const serverTick = serverClock.tickAt(nowMs, rtt.smoothedMs);
-    return earliestWindow(serverTick, leadMs(rtt, options.leadMarginMs), tickHz);
+    // Never a window the server has already said it consumed: the clock's estimate can lag behind the
+    // acknowledgement when this process stalls (a loaded machine, a paused tab) or the world runs dilated,
+    // and a step addressed there would be late at the server and out of order here.
+    return Math.max(earliestWindow(serverTick, leadMs(rtt, options.leadMarginMs), tickHz), prediction.ackWindow + 1);
   }
 
   /** `action` if THE rule allows it from the predicted position (send-time validation), else NOOP. */
