@@ -176,6 +176,13 @@ describe("server command line", () => {
     });
   });
 
+  // Its own run, not one more in the parallel batch above: each is a tsx start-up on a loaded machine.
+  it("exits 2 with a usage error for a --trusted-proxy that is not ADDRESS[/PREFIX]", async () => {
+    const result = await run("--trusted-proxy", "10.0.0.0/33");
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("--trusted-proxy: the prefix of trusted proxy");
+  });
+
   it("documents the transport flags in --help", async () => {
     const result = await run("--help");
     expect(result.status).toBe(0);
@@ -187,6 +194,7 @@ describe("server command line", () => {
       "--client-dir",
       "--udp-backend",
       "--udp-receive-interval",
+      "--trusted-proxy",
     ]) {
       expect(result.stdout).toContain(flag);
     }

@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { formatProfile, parseProfileSpec, ProfileError, randomSeed } from "../netsim/index.js";
 import { DEFAULT_GAME_OPTIONS } from "./game-options.js";
 import { DEFAULT_HTTP_LIMITS } from "./http/http-guard.js";
+import { parseTrustedProxy } from "./edge/client-address.js";
 import { isLogLevel, Logger } from "./ops/log.js";
 import { DatabaseBackups, DEFAULT_BACKUP_INTERVAL_MS, DEFAULT_BACKUPS_KEPT } from "./persistence/backup.js";
 import { DEFAULT_DATABASE_PATH, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
@@ -96,6 +97,10 @@ Browser transports (docs/transports.md):
   --join-rate N         guest joins per minute per source address (default 60)
   --allow-origin ORIGIN a page origin besides the server's own that may POST to the API,
                         e.g. http://localhost:5173; repeatable (docs/server.md § HTTP limits)
+  --trusted-proxy ADDRESS[/PREFIX]  a reverse proxy (e.g. 127.0.0.1, ::1, 10.0.0.0/8) whose
+                        X-Forwarded-For names the client: every per-address limit and ban then
+                        applies to the player, not the proxy; repeatable (default none: the TCP
+                        peer is the client; docs/server.md § Behind a reverse proxy)
   --netsim SPEC         impair every link, both directions, e.g. "delay=80,jitter=30,loss=5"
                         (settings delay, jitter, loss, dup, up-*/down-*, seed; docs/netsim.md)
   -h, --help            this text
@@ -157,6 +162,15 @@ function origin(value: string): string {
     fail(
       `--allow-origin must be an origin such as http://localhost:5173 (scheme, host, port; no path), got "${value}"`,
     );
+  }
+  return value;
+}
+
+function trustedProxy(value: string): string {
+  try {
+    parseTrustedProxy(value);
+  } catch (error) {
+    fail(`--trusted-proxy: ${(error as Error).message}`);
   }
   return value;
 }
@@ -230,6 +244,7 @@ async function main(): Promise<void> {
         "rtc-ports": { type: "string" },
         "client-dir": { type: "string", default: DEFAULT_CLIENT_DIR },
         "allow-origin": { type: "string", multiple: true, default: [] },
+        "trusted-proxy": { type: "string", multiple: true, default: [] },
         "join-rate": { type: "string", default: String(DEFAULT_HTTP_LIMITS.guestJoinsPerAddress) },
         netsim: { type: "string" },
         "udp-backend": { type: "string", default: "auto" },
@@ -332,6 +347,7 @@ async function main(): Promise<void> {
         allowedOrigins: v["allow-origin"]!.map(origin),
         guestJoinsPerAddress: positive("join-rate", v["join-rate"]!),
       },
+      trustedProxies: v["trusted-proxy"]!.map(trustedProxy),
       udpBackend,
       udpSendThread,
       udpReceiveIntervalMs,

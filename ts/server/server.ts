@@ -19,6 +19,7 @@ import type { GameOptions } from "./game-options.js";
 import { Game } from "./game-server.js";
 import { HttpApi } from "./http/http-api.js";
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from "./http/http-guard.js";
+import { ClientAddresses, parseTrustedProxy } from "./edge/client-address.js";
 import { Logger } from "./ops/log.js";
 import { MapWatcher } from "./world/map-watch.js";
 import { readWorld } from "./world/world-areas.js";
@@ -62,6 +63,11 @@ export interface ServerOptions extends Partial<GameOptions> {
   udpReceiveIntervalMs?: number;
   /** HTTP edge and account limits (http-guard.ts); DEFAULT_HTTP_LIMITS for what is not given. */
   http?: Partial<HttpLimits>;
+  /**
+   * Reverse proxies (ADDRESS[/PREFIX], --trusted-proxy) whose X-Forwarded-For names the client
+   * (edge/client-address.ts); default none: every limit keys on the TCP peer.
+   */
+  trustedProxies?: readonly string[];
   /** The operators' bearer token: with one, the admin API (/api/admin/*) is served; there is no default. */
   adminToken?: string;
   /** --watch: reload the map's tiles when its folder changes (map-watch.ts); default false. */
@@ -159,10 +165,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     },
   );
   if (udp.fallbackReason) logger.info("UDP without batching (node:dgram)", { reason: udp.fallbackReason });
-  const http = new HttpApi((error) => logger.error("http handler failed", { error: String(error) }), {
-    ...DEFAULT_HTTP_LIMITS,
-    ...options.http,
-  });
+  const clientAddresses = new ClientAddresses((options.trustedProxies ?? []).map(parseTrustedProxy), (fields) =>
+    logger.warn("unreadable X-Forwarded-For from a trusted proxy: the proxy's own address is used", fields),
+  );
+  const http = new HttpApi(
+    (error) => logger.error("http handler failed", { error: String(error) }),
+    { ...DEFAULT_HTTP_LIMITS, ...options.http },
+    clientAddresses,
+  );
   const webrtc = await WebRtcTransport.create(sink, policy, logger, {
     ...DEFAULT_WEBRTC_OPTIONS,
     bindAddress: rtcBindAddress(options.host),
@@ -174,6 +184,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ...DEFAULT_WEBSOCKET_OPTIONS,
     maxConnections: 2 * game.options.maxPlayers,
     unboundGraceMs: game.options.sessionTimeoutMs,
+    clientAddress: http.clientAddress,
     ...options.websocket,
   });
   installApiRoutes(
@@ -191,7 +202,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   if (options.adminToken !== undefined) {
     installAdminRoutes(http, game.admin, options.adminToken);
     // The console's page asks the browser for the token with its own login prompt (a Basic challenge).
-    installAdminConsole(http, adminAuthorizer(game.admin, options.adminToken, 'Basic realm="admin"'), game);
+    installAdminConsole(
+      http,
+      adminAuthorizer(game.admin, options.adminToken, http.clientAddress, 'Basic realm="admin"'),
+      game,
+    );
   }
   http.setFallback(staticFiles(options.clientDir ?? DEFAULT_CLIENT_DIR));
   const closeTransports = () => {

@@ -57,13 +57,15 @@ function presentedToken(header: string): string | null {
 export function adminAuthorizer(
   admin: Pick<AdminService, "refused">,
   token: string,
+  /** Who a refusal is logged as coming from (HttpApi.clientAddress: the client, behind trusted proxies too). */
+  clientAddress: (raw: IncomingMessage) => string,
   challenge = 'Bearer realm="admin"',
 ): AdminAuthorizer {
   const expected = digest(checkAdminToken(token));
   return (raw, action) => {
     const presented = presentedToken(raw.headers.authorization ?? "");
     if (presented === null || !timingSafeEqual(digest(presented), expected)) {
-      admin.refused(action, { from: raw.socket.remoteAddress ?? "" }, presented === null ? "no token" : "wrong token");
+      admin.refused(action, { from: clientAddress(raw) }, presented === null ? "no token" : "wrong token");
       throw new HttpError(401, "admin token missing or wrong", { "www-authenticate": challenge });
     }
   };
@@ -75,7 +77,7 @@ export function installAdminRoutes(
   token: string,
   options: AdminRouteOptions = {},
 ): void {
-  const authorize = adminAuthorizer(admin, token);
+  const authorize = adminAuthorizer(admin, token, http.clientAddress);
   const run = (action: string, raw: IncomingMessage, work: () => unknown) => {
     authorize(raw, action);
     try {

@@ -125,12 +125,13 @@ export function installApiRoutes(
   );
   const guestJoins = new KeyedRateLimiter(limits.guestJoinsPerAddress / 60, limits.guestJoinsPerAddress, 100_000);
   const guardStats = { loginsHeldBack: 0, registrationsHeldBack: 0, guestJoinsHeldBack: 0, onlineHeldBack: 0 };
-  const source = (raw: IncomingMessage) => addressKey(raw.socket.remoteAddress ?? "");
+  // The client's address, behind trusted proxies too (edge/client-address.ts): the key of every limit here.
+  const source = (raw: IncomingMessage) => addressKey(http.clientAddress(raw));
   // Who is playing, for the page's who's-online list: bounded and rationed per source (online-route.ts).
   installOnlineRoute(http, game.sessions, source, guardStats);
   /** A banned source gets 403 with the ban's reason and end, before anything else is done for it. */
   const refuseBanned = (raw: IncomingMessage): void => {
-    const banned = game.admin.addressRefusal(raw.socket.remoteAddress ?? "");
+    const banned = game.admin.addressRefusal(http.clientAddress(raw));
     if (banned !== null) throw new HttpError(403, banned);
   };
   const wait = (ms: number, what: string): never => {
@@ -292,7 +293,12 @@ export function installApiRoutes(
     const status = {
       ...game.status(ticks),
       playersByTransport: countByTransport(game.sessions.values()),
-      http: { ...http.connections, ...guardStats, hashing: hashing.stats },
+      http: {
+        ...http.connections,
+        ...guardStats,
+        forwardedForUnreadable: http.clientAddresses.malformed,
+        hashing: hashing.stats,
+      },
     };
     return { body: udpStatus ? { ...status, udp: udpStatus() } : status };
   });

@@ -10,6 +10,7 @@ import {
   refuseStateChange,
   timeoutOptions,
 } from "./http-guard.js";
+import { ClientAddresses } from "../edge/client-address.js";
 
 /** Largest request body accepted, in bytes. */
 const BODY_LIMIT_BYTES = 16 * 1024;
@@ -48,10 +49,15 @@ export class HttpApi {
     private readonly onError: (error: unknown) => void,
     /** The edge limits (connections, timeouts, origins) and the account limits routes read from here. */
     readonly limits: HttpLimits = DEFAULT_HTTP_LIMITS,
+    /** Whose request each one is behind trusted proxies (edge/client-address.ts); by default the TCP peer's. */
+    readonly clientAddresses: ClientAddresses = new ClientAddresses(),
   ) {
     this.server = createServer(timeoutOptions(limits), (req, res) => void this.dispatch(req, res));
-    this.connections = guardConnections(this.server, limits);
+    this.connections = guardConnections(this.server, limits, clientAddresses);
   }
+
+  /** The address `req` came from, for every per-address limit and ban: see edge/client-address.ts. */
+  readonly clientAddress = (req: IncomingMessage): string => this.clientAddresses.of(req);
 
   route(method: "GET" | "POST", path: string, handler: Handler): void {
     this.routes.set(`${method} ${path}`, handler);

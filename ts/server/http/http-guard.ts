@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import type { IncomingMessage, Server, ServerOptions } from "node:http";
 import type { Socket } from "node:net";
 import { addressKey } from "../edge/address-key.js";
+import type { ClientAddresses } from "../edge/client-address.js";
 
 export interface HttpLimits {
   /** Open TCP connections (HTTP keep-alive and WebSocket alike) one source may hold. */
@@ -98,15 +99,23 @@ export function timeoutOptions(limits: HttpLimits): ServerOptions {
 
 /**
  * Caps connections per source and in all. A connection over a cap is closed
- * before any byte of it is read.
+ * before any byte of it is read. A trusted proxy's connections count only
+ * towards the total: they carry many players, whose own addresses are not
+ * known before a request arrives (the proxy limits its clients' connections).
  */
-export function guardConnections(server: Server, limits: HttpLimits): ConnectionStats {
+export function guardConnections(
+  server: Server,
+  limits: HttpLimits,
+  proxies: Pick<ClientAddresses, "isTrusted">,
+): ConnectionStats {
   const stats: ConnectionStats = { open: 0, refusedConnections: 0 };
   const perAddress = new Map<string, number>();
   server.on("connection", (socket: Socket) => {
-    const key = addressKey(socket.remoteAddress ?? "");
+    const peer = socket.remoteAddress ?? "";
+    const key = addressKey(peer);
     const held = perAddress.get(key) ?? 0;
-    if (held >= limits.connectionsPerAddress || stats.open >= limits.connectionsTotal) {
+    const overSourceCap = held >= limits.connectionsPerAddress && !proxies.isTrusted(peer);
+    if (overSourceCap || stats.open >= limits.connectionsTotal) {
       stats.refusedConnections++;
       socket.destroy();
       return;

@@ -49,7 +49,7 @@ export function installRtcSignalling(
     if (!offerLimiter.take(owner, performance.now()))
       throw new HttpError(429, "too many offers; retry in a few seconds");
     try {
-      const answer = await rtc.answer(owner, sdp, raw.socket.remoteAddress ?? "unknown");
+      const answer = await rtc.answer(owner, sdp, http.clientAddress(raw) || "unknown");
       return { body: { type: "answer", sdp: answer } };
     } catch (error) {
       if (error instanceof RtcRefusal) throw new HttpError(error.status, error.message);

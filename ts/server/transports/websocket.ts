@@ -10,6 +10,7 @@ import { WebSocket, WebSocketServer } from "ws";
 import { MAX_DATAGRAM_BYTES } from "../../protocol/header.js";
 import type { Logger } from "../ops/log.js";
 import type { Peer } from "../edge/peer.js";
+import { ClientAddresses } from "../edge/client-address.js";
 import { type LinkPolicy, type LinkSink, type ReapableLink, unboundTooLong } from "./link-sink.js";
 
 export const WEBSOCKET_PATH = "/ws";
@@ -30,13 +31,18 @@ export interface WebSocketTransportOptions {
   unboundGraceMs: number;
   /** A datagram is dropped instead of queued while this many bytes wait to be written to the socket. */
   maxBufferedBytes: number;
+  /** The address an upgrade came from (HttpApi.clientAddress behind trusted proxies); default the TCP peer's. */
+  clientAddress: (req: IncomingMessage) => string;
 }
+
+const NO_PROXIES = new ClientAddresses();
 
 export const DEFAULT_WEBSOCKET_OPTIONS: WebSocketTransportOptions = {
   maxConnections: 512,
   maxConnectionsPerAddress: 32,
   unboundGraceMs: 10_000,
   maxBufferedBytes: 256 * 1024,
+  clientAddress: (req) => NO_PROXIES.of(req),
 };
 
 interface WebSocketLink extends ReapableLink {
@@ -120,7 +126,7 @@ export class WebSocketTransport {
 
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
-    const address = req.socket.remoteAddress ?? "unknown";
+    const address = this.options.clientAddress(req) || "unknown";
     if (path !== WEBSOCKET_PATH) return this.refuse(socket, 404, `no WebSocket endpoint at ${path}`);
     if (this.closed) return this.refuse(socket, 503, "server shutting down");
     if (this.links.size >= this.options.maxConnections) {
