@@ -23,7 +23,7 @@ import { MEMORY_DATABASE, openGameDatabase } from "../ts/server/persistence/data
 import { summarize } from "../ts/server/recording/cut.js";
 import { bytesSource } from "../ts/server/recording/format.js";
 import { replayRecording } from "../ts/server/replay-world.js";
-import { type RunningServer, startServer } from "../ts/server/server.js";
+import { type RunningServer, type ServerOptions, startServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { drive, joinOverUdp } from "./client-core-support.js";
 import { playAccount } from "./support/account-client.js";
@@ -65,6 +65,19 @@ function swarm(behaviour: SwarmConfig["behaviour"], count: number, seed: number)
   return bots;
 }
 
+/** The real server on the bundled map, silent, on free ports, recording as `options` say; its game. */
+async function recordedServer(options: Partial<ServerOptions>): Promise<RunningServer["game"]> {
+  server = await startServer({
+    host: "127.0.0.1",
+    httpPort: 0,
+    udpPort: 0,
+    mapPath: CAVES,
+    logger: new Logger("silent"),
+    ...options,
+  });
+  return server.game;
+}
+
 async function replayTool(...args: string[]): Promise<{ code: number; out: string }> {
   try {
     const { stdout, stderr } = await run(TSX, [REPLAY_TOOL, ...args], { timeout: 120_000 });
@@ -101,16 +114,7 @@ describe("the flight recorder", () => {
       { ...NEW_CHARACTER, map: "Forgotten Caves", x: 65, y: 50 },
       Date.now(),
     );
-    server = await startServer({
-      host: "127.0.0.1",
-      httpPort: 0,
-      udpPort: 0,
-      mapPath: CAVES,
-      logger: new Logger("silent"),
-      database,
-      record: { dir: join(dir, "run") },
-      checkpointSeconds: 5,
-    });
+    await recordedServer({ database, record: { dir: join(dir, "run") }, checkpointSeconds: 5 });
   }, 30_000);
 
   it(
@@ -264,18 +268,10 @@ describe("the flight recorder", () => {
 
   it("stops recording at its size limit, loudly, while the world plays on; what was written still verifies", async () => {
     await stopAll(); // the first test's server, when that test did not get to stop it
-    server = await startServer({
-      host: "127.0.0.1",
-      httpPort: 0,
-      udpPort: 0,
-      mapPath: CAVES,
-      logger: new Logger("silent"),
-      record: { dir: join(dir, "limited"), limits: { maxBytes: 40_000 } },
-    });
+    const game = await recordedServer({ record: { dir: join(dir, "limited"), limits: { maxBytes: 40_000 } } });
     const bots = swarm("wander", 3, 44);
     bots.start();
     await bots.joinAll();
-    const game = server.game;
     const recording = () =>
       (game.status() as { recording: { stopped: string | null; bytesWritten: number } }).recording;
     await drive([], "the size limit", () => recording().stopped !== null, 60_000);
@@ -337,19 +333,10 @@ describe("the flight recorder", () => {
 
   it("catches a change the recording never saw, at its tick, and names the entity and field", async () => {
     await stopAll(); // the first test's server, when that test did not get to stop it
-    server = await startServer({
-      host: "127.0.0.1",
-      httpPort: 0,
-      udpPort: 0,
-      mapPath: CAVES,
-      logger: new Logger("silent"),
-      record: { dir: join(dir, "tampered") },
-      checkpointSeconds: 1,
-    });
+    const game = await recordedServer({ record: { dir: join(dir, "tampered") }, checkpointSeconds: 1 });
     const bots = swarm("fight", 3, 43);
     bots.start();
     await bots.joinAll();
-    const game = server.game;
     await drive([], "three seconds", () => game.tick >= 72, 10_000);
     // What nondeterministic code would do: the world changed by something that is not an input.
     // Old Tom: nobody fights him, so what is changed stays changed until the next checkpoint names it.

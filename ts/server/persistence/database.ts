@@ -69,21 +69,26 @@ export function openGameDatabase(
         ? (first) => void snapshotBeforeMigration(db, path, backupDir, first.version)
         : undefined,
     );
-    let closed = false;
-    return {
-      db,
-      path,
-      schemaVersion,
-      close() {
-        if (closed) return;
-        closed = true;
-        db.close();
-      },
-    };
+    return gameDatabase(db, path, schemaVersion);
   } catch (error) {
     db.close();
     throw error;
   }
+}
+
+/** An open, migrated connection as a GameDatabase: close() is idempotent. */
+function gameDatabase(db: Database.Database, path: string, schemaVersion: number): GameDatabase {
+  let closed = false;
+  return {
+    db,
+    path,
+    schemaVersion,
+    close() {
+      if (closed) return;
+      closed = true;
+      db.close();
+    },
+  };
 }
 
 /**
@@ -104,18 +109,7 @@ export function openGameDatabaseFromSnapshot(
   const db = new Database(bytes);
   try {
     db.pragma("foreign_keys = ON");
-    const schemaVersion = migrate(db, loadMigrations(migrationsDir), 0);
-    let closed = false;
-    return {
-      db,
-      path: MEMORY_DATABASE,
-      schemaVersion,
-      close() {
-        if (closed) return;
-        closed = true;
-        db.close();
-      },
-    };
+    return gameDatabase(db, MEMORY_DATABASE, migrate(db, loadMigrations(migrationsDir), 0));
   } catch (error) {
     db.close();
     throw error;

@@ -10,10 +10,9 @@ import { RecordingError } from "./bytes.js";
 import {
   BlockReader,
   type ByteSource,
-  FILE_MAGIC,
-  FORMAT_VERSION,
   RECORD,
   type RecordingHeader,
+  encodeHead,
   readHeader,
   recordsOf,
 } from "./format.js";
@@ -114,13 +113,7 @@ export function cutRecording(
   }
   const { header, blocksAt } = readHeader(file);
   const cutHeader: RecordingHeader = { ...header, window: { ...window, cutFrom: basename(name) } };
-  const json = new TextEncoder().encode(JSON.stringify(cutHeader));
-  const head = new Uint8Array(FILE_MAGIC.length + 6 + json.length);
-  head.set(FILE_MAGIC, 0);
-  const view = new DataView(head.buffer);
-  view.setUint16(FILE_MAGIC.length, FORMAT_VERSION, true);
-  view.setUint32(FILE_MAGIC.length + 2, json.length, true);
-  head.set(json, FILE_MAGIC.length + 6);
+  const head = encodeHead(cutHeader);
   const reader = new BlockReader(file, blocksAt);
   const fd = openSync(out, "wx");
   let bytes = 0;

@@ -100,6 +100,18 @@ export interface Block {
 export const DIGEST_PARTS = 4;
 export const DIGEST_PART_NAMES = ["entities", "tiles", "sessions", "clock and weather"] as const;
 
+/** A recording's head: the magic, the format version and the header as JSON (what every file begins with). */
+export function encodeHead(header: RecordingHeader): Uint8Array {
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const head = new Uint8Array(FILE_MAGIC.length + 6 + json.length);
+  head.set(FILE_MAGIC, 0);
+  const view = new DataView(head.buffer);
+  view.setUint16(FILE_MAGIC.length, FORMAT_VERSION, true);
+  view.setUint32(FILE_MAGIC.length + 2, json.length, true);
+  head.set(json, FILE_MAGIC.length + 6);
+  return head;
+}
+
 /**
  * Where a recording's bytes are read from: a file read piece by piece (a long recording is never held
  * whole in memory), or bytes already in memory.

@@ -11,7 +11,7 @@ import { deflate } from "node:zlib";
 import type { Logger } from "../ops/log.js";
 import type { Peer } from "../edge/peer.js";
 import { ByteWriter } from "./bytes.js";
-import { BLOCK_HEADER_BYTES, BLOCK_MAGIC, FILE_MAGIC, FORMAT_VERSION, RECORD, type RecordingHeader } from "./format.js";
+import { BLOCK_HEADER_BYTES, BLOCK_MAGIC, RECORD, type RecordingHeader, encodeHead } from "./format.js";
 import type { SessionIdentity, WorldTape } from "../ops/world-tape.js";
 
 /** Sealed blocks waiting to be compressed and written, beyond which the disk is not keeping up. */
@@ -71,13 +71,7 @@ export class Recorder implements WorldTape {
   /** Creates the file (never over an existing one) and writes its header. */
   static async create(options: RecorderOptions): Promise<Recorder> {
     const file = await open(options.path, "wx");
-    const json = new TextEncoder().encode(JSON.stringify(options.header));
-    const head = new Uint8Array(FILE_MAGIC.length + 6 + json.length);
-    head.set(FILE_MAGIC, 0);
-    const view = new DataView(head.buffer);
-    view.setUint16(FILE_MAGIC.length, FORMAT_VERSION, true);
-    view.setUint32(FILE_MAGIC.length + 2, json.length, true);
-    head.set(json, FILE_MAGIC.length + 6);
+    const head = encodeHead(options.header);
     try {
       await file.write(head, 0, head.length, 0);
     } catch (error) {
