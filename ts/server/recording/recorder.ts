@@ -347,36 +347,52 @@ export class Recorder implements WorldTape {
         else resolve(result);
       }),
     );
+    // `pending` counts the block until it is on disk (or given up), so pendingBytes 0 means every sealed block is written.
     this.chain = this.chain.then(async () => {
-      let body: Buffer;
       try {
-        body = await compressed;
+        await this.write(raw, compressed, firstTick, lastTick);
       } finally {
         this.pending -= raw.length;
       }
-      if (this.stoppedWhy !== null && !this.stoppedWhy.startsWith("closed")) return;
-      if (this.written + BLOCK_HEADER_BYTES + body.length > this.options.maxBytes) {
-        this.stop(`the recording reached its size limit (${this.options.maxBytes} bytes; --record-max-mb)`);
-        return;
-      }
-      const head = new Uint8Array(BLOCK_HEADER_BYTES);
-      const view = new DataView(head.buffer);
-      view.setUint32(0, BLOCK_MAGIC, true);
-      view.setUint32(4, body.length, true);
-      view.setUint32(8, raw.length, true);
-      view.setUint32(12, firstTick, true);
-      view.setUint32(16, lastTick, true);
-      try {
-        const { bytesWritten } = await this.file.writev([head, body], this.written);
-        if (bytesWritten !== head.length + body.length) {
-          throw new Error(`short write: ${bytesWritten} of ${head.length + body.length} bytes`);
-        }
-        this.written += bytesWritten;
-        this.blocks++;
-      } catch (error) {
-        this.stop(`writing failed: ${String(error)}`);
-      }
     });
+  }
+
+  /** Appends one sealed block once compressed; a failure stops the recording (never the chain of writes). */
+  private async write(
+    raw: Uint8Array,
+    compressed: Promise<Buffer>,
+    firstTick: number,
+    lastTick: number,
+  ): Promise<void> {
+    let body: Buffer;
+    try {
+      body = await compressed;
+    } catch (error) {
+      this.stop(`compressing failed: ${String(error)}`);
+      return;
+    }
+    if (this.stoppedWhy !== null && !this.stoppedWhy.startsWith("closed")) return;
+    if (this.written + BLOCK_HEADER_BYTES + body.length > this.options.maxBytes) {
+      this.stop(`the recording reached its size limit (${this.options.maxBytes} bytes; --record-max-mb)`);
+      return;
+    }
+    const head = new Uint8Array(BLOCK_HEADER_BYTES);
+    const view = new DataView(head.buffer);
+    view.setUint32(0, BLOCK_MAGIC, true);
+    view.setUint32(4, body.length, true);
+    view.setUint32(8, raw.length, true);
+    view.setUint32(12, firstTick, true);
+    view.setUint32(16, lastTick, true);
+    try {
+      const { bytesWritten } = await this.file.writev([head, body], this.written);
+      if (bytesWritten !== head.length + body.length) {
+        throw new Error(`short write: ${bytesWritten} of ${head.length + body.length} bytes`);
+      }
+      this.written += bytesWritten;
+      this.blocks++;
+    } catch (error) {
+      this.stop(`writing failed: ${String(error)}`);
+    }
   }
 
   /** Stops recording for good (the world plays on), loudly. */
