@@ -55,6 +55,8 @@ export class Recorder implements WorldTape {
   private pending = 0;
   private compressMs = 0;
   private stoppedWhy: string | null = null;
+  /** Where the payload of the record being written starts (begin() / end()). */
+  private recordStart = 0;
   /** The writes in order: each block's write starts once the one before it finished. */
   private chain: Promise<void> = Promise.resolve();
 
@@ -302,8 +304,6 @@ export class Recorder implements WorldTape {
     out.text(JSON.stringify(value, (_key, field: unknown) => (typeof field === "bigint" ? field.toString() : field)));
     this.end(out);
   }
-
-  private recordStart = 0;
 
   /** Starts a record of `type`: its type, room for its length; the caller writes the payload, then end(). */
   private begin(type: number): ByteWriter {

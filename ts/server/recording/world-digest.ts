@@ -5,7 +5,6 @@
 // entity and field. The parts say which side of the world differs first; the checkpoint says where.
 import type { EntityStore, StoredEntity } from "../entities/entities.js";
 import { ByteReader, ByteWriter } from "./bytes.js";
-import { DIGEST_PARTS } from "./format.js";
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -130,8 +129,6 @@ export class WorldDigest {
     this.hashes = hashes;
   }
 }
-
-export const DIGEST_WORDS = DIGEST_PARTS;
 
 /** One entity as a checkpoint holds it. */
 export interface EntityRow {
