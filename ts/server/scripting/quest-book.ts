@@ -47,7 +47,16 @@ export class QuestBook {
   private readonly definitions = new Map<string, QuestDefinition>();
   /** Bumped whenever the definitions change (a reload): the client fetches the texts again. */
   catalogueVersion = 1;
+  /** Each player's working standing: what the next step builds on (scripts read it). */
   private readonly players = new WeakMap<Session, Map<string, QuestRecord>>();
+  /**
+   * Each player's told standing: what is written (an account's, in the store) and so what the client may
+   * see. A shared store (a cluster's) answers a turn or more later; until then the working standing is
+   * ahead of this one, and a detail sent meanwhile for another reason shows the last written step.
+   */
+  private readonly told = new WeakMap<Session, Map<string, { record: QuestRecord; write: number }>>();
+  /** Numbers the writes, so a write answered late never hides a newer one already told. */
+  private writes = 0;
 
   constructor(
     private readonly store: QuestStorePort | null,
@@ -128,15 +137,18 @@ export class QuestBook {
       row: session.accountId !== null && this.store !== null ? { accountId: session.accountId, ...done } : null,
       apply: () => {
         this.recordsOf(session).set(id, done);
-        this.changed(session, id);
+        this.tell(session, done, ++this.writes); // applied once its transaction is written
       },
     };
   }
 
-  /** The `quests` TLV entries of `session`: every quest it started that is still defined, by number. */
+  /**
+   * The `quests` TLV entries of `session`: every quest it started that is still defined, by number, as
+   * written (the told standing).
+   */
   entries(session: Session): QuestEntry[] {
     const entries: QuestEntry[] = [];
-    for (const [id, record] of this.recordsOf(session)) {
+    for (const [id, { record }] of this.toldOf(session)) {
       const quest = this.definitions.get(id);
       if (quest === undefined) continue;
       entries.push({
@@ -152,12 +164,15 @@ export class QuestBook {
   /** The `quest_marks` of `session`: each giver kind with a quest to hand in (2) or to take (1). */
   marks(session: Session, typeIdOf: (kindName: string) => number | undefined): QuestMark[] {
     const byKind = new Map<number, number>();
+    const told = this.toldOf(session);
     for (const quest of this.definitions.values()) {
       if (quest.giver === null) continue;
       const typeId = typeIdOf(quest.giver);
       if (typeId === undefined) continue;
-      const state = this.standing(session, quest.id).state;
-      const mark = state === "ready" ? MARK_HAND_IN : this.offered(session, quest.id) ? MARK_OFFER : 0;
+      // From the told standing, like the `quests` TLV beside it.
+      const state = told.get(quest.id)?.record.state;
+      const offered = state === undefined && quest.requires.every((id) => told.get(id)?.record.state === "done");
+      const mark = state === "ready" ? MARK_HAND_IN : offered ? MARK_OFFER : 0;
       if (mark > (byKind.get(typeId) ?? 0)) byKind.set(typeId, mark);
     }
     return [...byKind]
@@ -185,19 +200,39 @@ export class QuestBook {
     return records;
   }
 
+  /** The told standing of `session` (docs above `told`): at first what the store read, which is written. */
+  private toldOf(session: Session): Map<string, { record: QuestRecord; write: number }> {
+    let told = this.told.get(session);
+    if (told === undefined) {
+      told = new Map([...this.recordsOf(session)].map(([id, record]) => [id, { record, write: 0 }]));
+      this.told.set(session, told);
+    }
+    return told;
+  }
+
+  /** Makes `record` (write number `write`) what the player sees, unless a newer write is seen already. */
+  private tell(session: Session, record: QuestRecord, write: number): void {
+    const told = this.toldOf(session);
+    if ((told.get(record.quest)?.write ?? -1) > write) return;
+    told.set(record.quest, { record, write });
+    this.changed(session, record.quest);
+  }
+
   /**
    * Writes a quest's new standing (an account's to the store first), then tells the player. A shared
    * store (a cluster's) answers later: the standing holds here at once — the next step builds on it — and
-   * the player hears of it once it is written; one the store refused is said in the log, and the player
-   * is not told of a step that is not kept.
+   * the player hears of it, in its detail whatever sends it, once it is written; one the store refused is
+   * said in the log, and the player is not told of a step that is not kept.
    */
   private write(session: Session, record: QuestRecord): void {
+    this.toldOf(session); // what was written before this step, before the step changes the working standing
     const saved =
       session.accountId !== null && this.store !== null ? this.store.save(session.accountId, record) : undefined;
     this.recordsOf(session).set(record.quest, record);
-    if (saved === undefined) return this.changed(session, record.quest);
+    const write = ++this.writes;
+    if (saved === undefined) return this.tell(session, record, write);
     saved.then(
-      () => this.changed(session, record.quest),
+      () => this.tell(session, record, write),
       // Refused (its lease elsewhere, the store closed): the store said why in the log; the player is not
       // told of a step that is not kept.
       () => {},
@@ -215,5 +250,6 @@ export class QuestBook {
    */
   adopt(session: Session, records: readonly QuestRecord[]): void {
     this.players.set(session, new Map(records.map((record) => [record.quest, record])));
+    this.told.set(session, new Map(records.map((record) => [record.quest, { record, write: ++this.writes }])));
   }
 }
