@@ -96,6 +96,32 @@ describe("the overload governor", () => {
     expect(governor.npcBudgetScale).toBe(1);
   });
 
+  it("a step from idle to any load it can take never falls 4 periods behind (the loop would skip ticks)", () => {
+    for (const npcs of [false, true]) {
+      for (const tick of [1.2, 1.46, 1.8, 2.2, 2.5, 3, DEFAULT_MAX_TICK_STRETCH * TARGET_TICK_SHARE]) {
+        const governor = new OverloadGovernor();
+        const loop = new ModelLoop(governor);
+        loop.run(100, 0.05, 0, npcs);
+        let behind = 0;
+        // The loop skips when it is MAX_CATCH_UP_TICKS (4) of its own, stretched, periods behind.
+        loop.run(300, tick, 0, npcs, () => (behind = Math.max(behind, loop.late / governor.stretch)));
+        expect(behind, `ticks of ${tick} periods, NPCs ${npcs}`).toBeLessThan(4);
+        expect(governor.stretch).toBeGreaterThanOrEqual(tick);
+      }
+    }
+  });
+
+  it("does not stretch for one stall between ticks, nor for one long tick", () => {
+    const governor = new OverloadGovernor();
+    const loop = new ModelLoop(governor);
+    loop.run(100, 0.3, 0, false);
+    loop.late = 6; // the host gave the process no time for 6 periods
+    loop.run(1, 0.3, 0, false);
+    loop.run(1, 6, 0, false); // a GC pause inside a tick
+    loop.run(1, 0.3, 0, false);
+    expect(governor.stretch).toBe(1);
+  });
+
   it("leaves a loop alone whose ticks fit, however busy", () => {
     const governor = new OverloadGovernor();
     new ModelLoop(governor).run(600, 0.85, 0.1, true);

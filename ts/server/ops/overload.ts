@@ -36,6 +36,13 @@ export const TARGET_TICK_SHARE = 0.85;
 export const BUDGET_SCALE_FLOOR = 0.25;
 /** Default largest stretch: 4× the period, 6 ticks a second at 24 Hz (a quarter of real time). */
 export const DEFAULT_MAX_TICK_STRETCH = 4;
+/**
+ * Raw lateness, in nominal periods, at which both stages act at once, well before the loop's catch-up
+ * limit (tick-loop.ts skips ticks past 4 periods behind). The smoothed signals lag a step from idle to
+ * overload by about 8 ticks: a tick of 1.8 periods or more ran 4 periods behind before they caught up,
+ * and the loop skipped the very ticks dilation is there to keep (one of 1.46 came within a tick of it).
+ */
+export const EMERGENCY_LATE = 1.5;
 /** Smoothing: each tick's sample weighs this much (≈ 8 ticks, a third of a second at 24 Hz). */
 const SMOOTHING = 1 / 8;
 /** A sample above this many periods (one stall) counts as this many: one stall must not stretch the tick far. */
@@ -68,6 +75,8 @@ export class OverloadGovernor {
   /** Ticks run while stretched (any stretch above 1). */
   dilatedTicks = 0;
   private samples = 0;
+  /** The last tick's work, in nominal periods. */
+  private lastTickPeriods = 0;
 
   /** `maxStretch` 1: the tick never stretches (the loop skips ticks after a stall, as without a governor). */
   constructor(readonly maxStretch = DEFAULT_MAX_TICK_STRETCH) {
@@ -90,8 +99,16 @@ export class OverloadGovernor {
     this.tickLoad += (clamp(tickPeriods) - this.tickLoad) * weight;
     this.lateness += (clamp(latePeriods) - this.lateness) * weight;
     const late = this.lateness;
+    // Late, and the work of this tick and the one before did not fit the period: the lateness will keep
+    // growing. A stall between ticks (a busy host) is late too, but its ticks fit; one long tick (a GC
+    // pause) is one: both are left to the smoothed signals, so one stall does not stretch the tick.
+    const sustained = Math.min(tickPeriods, this.lastTickPeriods);
+    this.lastTickPeriods = tickPeriods;
+    const emergency = latePeriods >= EMERGENCY_LATE && sustained > this.stretch;
 
-    if (late > SHED_LATE_ABOVE && npcsThinking) {
+    if (emergency && npcsThinking) {
+      this.npcBudgetScale = BUDGET_SCALE_FLOOR;
+    } else if (late > SHED_LATE_ABOVE && npcsThinking) {
       this.npcBudgetScale = Math.max(BUDGET_SCALE_FLOOR, this.npcBudgetScale * SHED_FACTOR);
     } else if (late < RESTORE_LATE_BELOW && this.stretch === 1) {
       // Given back only at full speed: the stretch goes first, the budget after it.
@@ -103,7 +120,10 @@ export class OverloadGovernor {
     // back toward it (2 % a tick) once they start on time; between the two it holds.
     const wanted = Math.min(this.maxStretch, Math.max(1, this.tickLoad / TARGET_TICK_SHARE));
     const shedAll = this.npcBudgetScale <= BUDGET_SCALE_FLOOR || !npcsThinking;
-    if (late > DILATE_LATE_ABOVE && shedAll && wanted > this.stretch) {
+    if (emergency && shedAll) {
+      // What the last two ticks asked, not the smoothed load still catching up with them.
+      this.stretch = Math.min(this.maxStretch, Math.max(this.stretch, wanted, clamp(sustained) / TARGET_TICK_SHARE));
+    } else if (late > DILATE_LATE_ABOVE && shedAll && wanted > this.stretch) {
       this.stretch = Math.min(wanted, this.stretch * STRETCH_RISE);
     } else if (late < RELEASE_LATE_BELOW && wanted < this.stretch) {
       this.stretch = Math.max(wanted, this.stretch * STRETCH_FALL);
