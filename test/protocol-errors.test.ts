@@ -61,6 +61,7 @@ import {
   compactAckBytes,
   stateDeltaCompactBytes,
   leaveBytes,
+  cameraBytes,
   tileUpdateBytes,
   tileUpdatePacket,
 } from "./protocol-game-vectors.js";
@@ -115,9 +116,9 @@ describe("header errors", () => {
     expectError(patched(pingBytes, 2, [2]), "bad_version", 2);
   });
 
-  it("unknown_type: packet_type above the last defined one (29 and up)", () => {
+  it("unknown_type: packet_type above the last defined one (30 and up)", () => {
     // The first undefined id follows the last defined one; ids are only ever added (P-16).
-    expect(PACKET_TYPE_NAMES.length).toBe(29);
+    expect(PACKET_TYPE_NAMES.length).toBe(30);
     expectError(patched(pingBytes, 3, [PACKET_TYPE_NAMES.length]), "unknown_type", 3);
     expectError(patched(pingBytes, 3, [255]), "unknown_type", 3);
   });
@@ -140,6 +141,7 @@ describe("fixed-size packets are exact", () => {
     ["entity_ack", entityAckBytes],
     ["compact_ack", compactAckBytes],
     ["leave", leaveBytes],
+    ["camera", cameraBytes],
   ];
   for (const [name, bytes] of fixed) {
     it(`${name}: one byte short is truncated, one byte long is trailing_bytes`, () => {

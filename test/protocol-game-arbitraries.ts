@@ -230,6 +230,15 @@ const stateDeltaCompact = fc.nat({ max: 0xffffffff }).chain((tick) =>
 
 const leave = fc.record({ type: fc.constant("leave" as const), clientType, authToken: u64 });
 
+const camera = fc.record({
+  type: fc.constant("camera" as const),
+  clientType,
+  authToken: u64,
+  x: fc.integer({ min: -0x8000, max: 0x7fff }),
+  y: fc.integer({ min: -0x8000, max: 0x7fff }),
+  followEntityId: fc.nat({ max: 0xffffffff }),
+});
+
 export const anyGamePacket: fc.Arbitrary<Packet> = fc.oneof(
   chatPost,
   chatPostAck,
@@ -250,4 +259,5 @@ export const anyGamePacket: fc.Arbitrary<Packet> = fc.oneof(
   compactAck,
   stateDeltaCompact,
   leave,
+  camera,
 );

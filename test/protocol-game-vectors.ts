@@ -353,6 +353,16 @@ export const leaveBytes = [
 ];
 export const leavePacket: Packet = { type: "leave", clientType: 0, authToken: 1n };
 
+// prettier-ignore
+export const cameraBytes = [
+  0x4c, 0x52, 0x01, 0x1d, 0x00, 0x00, // type 29
+  0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // auth_token 1
+  0x28, 0x00, // pos_x 40
+  0xfe, 0xff, // pos_y -2
+  0x07, 0x00, 0x00, 0x00, // follow_entity_id 7
+];
+export const cameraPacket: Packet = { type: "camera", clientType: 0, authToken: 1n, x: 40, y: -2, followEntityId: 7 };
+
 /** [name, bytes, packet, size] for every vector. */
 export const gameVectors: [string, number[], Packet, number][] = [
   ["chat_post", chatPostBytes, chatPostPacket, 25],
@@ -376,4 +386,5 @@ export const gameVectors: [string, number[], Packet, number][] = [
   ["compact_ack", compactAckBytes, compactAckPacket, 18],
   ["state_delta_compact", stateDeltaCompactBytes, stateDeltaCompactPacket, 59],
   ["leave", leaveBytes, leavePacket, 14],
+  ["camera", cameraBytes, cameraPacket, 22],
 ];

@@ -43,6 +43,7 @@ export const PACKET_STATE_DELTA = 25;
 export const PACKET_COMPACT_ACK = 26;
 export const PACKET_STATE_DELTA_COMPACT = 27;
 export const PACKET_LEAVE = 28;
+export const PACKET_CAMERA = 29;
 
 /** Packet type names as used in decoded objects and the packet tool, indexed by wire id. */
 export const PACKET_TYPE_NAMES = [
@@ -75,6 +76,7 @@ export const PACKET_TYPE_NAMES = [
   "compact_ack",
   "state_delta_compact",
   "leave",
+  "camera",
 ] as const;
 export type PacketTypeName = (typeof PACKET_TYPE_NAMES)[number];
 
@@ -91,7 +93,7 @@ const TYPE_AT = HEADER_LAYOUT.offset.packet_type;
 const CLIENT_TYPE_AT = HEADER_LAYOUT.offset.client_type;
 
 export interface Header {
-  /** Wire id, PACKET_STATE .. PACKET_LEAVE. */
+  /** Wire id, PACKET_STATE .. PACKET_CAMERA. */
   readonly packetType: number;
   readonly clientType: number;
 }

@@ -35,5 +35,6 @@ export * from "./state-delta.js";
 export * from "./state-delta-compact.js";
 export * from "./varint.js";
 export * from "./leave.js";
+export * from "./camera.js";
 export * from "./entity-delta.js";
 export * from "./packet.js";

@@ -97,6 +97,7 @@ import {
   encodeStateDeltaCompact,
 } from "./state-delta-compact.js";
 import { LEAVE_LAYOUT, type LeavePacket, decodeLeaveBody, encodeLeave } from "./leave.js";
+import { CAMERA_LAYOUT, type CameraPacket, decodeCameraBody, encodeCamera } from "./camera.js";
 import {
   STATE_DELTA_LAYOUT,
   type StateDeltaPacket,
@@ -131,6 +132,7 @@ import {
   PACKET_COMPACT_ACK,
   PACKET_STATE_DELTA_COMPACT,
   PACKET_LEAVE,
+  PACKET_CAMERA,
   PACKET_PING,
   PACKET_PONG,
   PACKET_STATE,
@@ -179,6 +181,7 @@ export const PACKET_LAYOUTS: readonly Layout[] = [
   COMPACT_ACK_LAYOUT,
   STATE_DELTA_COMPACT_LAYOUT,
   LEAVE_LAYOUT,
+  CAMERA_LAYOUT,
 ];
 if (PACKET_LAYOUTS.length !== PACKET_TYPE_NAMES.length) {
   throw new Error(`PACKET_LAYOUTS has ${PACKET_LAYOUTS.length} layouts for ${PACKET_TYPE_NAMES.length} packet types`);
@@ -203,7 +206,8 @@ export type GamePacket =
   | WorldClockPacket
   | EntityAckPacket
   | CompactAckPacket
-  | LeavePacket;
+  | LeavePacket
+  | CameraPacket;
 
 /** Plain packets: what encodePacket takes and decodePacketPlain returns. */
 export type Packet =
@@ -299,6 +303,8 @@ export function decodePacket(bytes: Uint8Array): DecodeResult<PacketView> {
       return decodeStateDeltaCompactBody(bytes);
     case PACKET_LEAVE:
       return decodeLeaveBody(bytes);
+    case PACKET_CAMERA:
+      return decodeCameraBody(bytes);
     default: // checkHeader admitted only PACKET_COMBAT beyond this point
       return decodeCombatBody(bytes);
   }
@@ -392,6 +398,8 @@ export function encodePacket(packet: Packet, out: Uint8Array, offset = 0): numbe
       return encodeStateDeltaCompact(packet, out, offset);
     case "leave":
       return encodeLeave(packet, out, offset);
+    case "camera":
+      return encodeCamera(packet, out, offset);
     default:
       throw new EncodeError("out_of_range", `unknown packet type ${String((packet as { type: unknown }).type)}`);
   }
