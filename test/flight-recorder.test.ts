@@ -2,9 +2,10 @@
 // loopback: two minutes of bots fighting creatures, going down the stairs and talking to the scripted
 // creatures, an account's player opening and closing a door, and a guest taking the supply chest's
 // contents and putting them back — recorded while the server runs, then replayed through the same code
-// and wasm core with every tick's digest equal. A change made behind the recorder's back (an entity's rating
-// set by the test, as nondeterministic code would) is caught at its tick and named to the entity and
-// field; and the command line says what is wrong with a file that is not a whole recording.
+// and wasm core with every tick's digest equal, an admin's spectator watching all along (no input of the
+// world). A change made behind the recorder's back (an entity's rating set by the test, as nondeterministic
+// code would) is caught at its tick and named to the entity and field; and the command line says what is
+// wrong with a file that is not a whole recording.
 import { type ChildProcess, execFile } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -29,6 +30,7 @@ import { drive, joinOverUdp } from "./client-core-support.js";
 import { playAccount } from "./support/account-client.js";
 import { startServerProcess } from "./support/server-process.js";
 import { writeTestMap } from "./support/test-map.js";
+import { joinSpectator, UdpTestClient } from "./support/udp-client.js";
 
 const run = promisify(execFile);
 const CAVES = fileURLToPath(new URL("../maps/caves.tmj", import.meta.url));
@@ -40,6 +42,9 @@ const SESSION_MS = 120_000;
 let server: RunningServer | null = null;
 const swarms: Swarm[] = [];
 const clients: GameClient[] = [];
+const spectators: UdpTestClient[] = [];
+const intervals: ReturnType<typeof setInterval>[] = [];
+const ADMIN_TOKEN = "flight-recorder-admin-token-0123456789";
 
 function only(folder: string): string {
   const files = readdirSync(folder).filter((name) => name.endsWith(".fcrec"));
@@ -89,6 +94,8 @@ async function replayTool(...args: string[]): Promise<{ code: number; out: strin
 }
 
 async function stopAll(): Promise<void> {
+  for (const interval of intervals.splice(0)) clearInterval(interval);
+  for (const spectator of spectators.splice(0)) spectator.close();
   for (const bots of swarms.splice(0)) bots.stop();
   for (const client of clients.splice(0)) client.close();
   await server?.close();
@@ -114,7 +121,13 @@ describe("the flight recorder", () => {
       { ...NEW_CHARACTER, map: "Forgotten Caves", x: 65, y: 50 },
       Date.now(),
     );
-    await recordedServer({ database, record: { dir: join(dir, "run") }, checkpointSeconds: 5 });
+    await recordedServer({
+      database,
+      record: { dir: join(dir, "run") },
+      checkpointSeconds: 5,
+      // An admin's spectator watches the whole run: no input of the world, so the replay is exact all the same.
+      adminToken: ADMIN_TOKEN,
+    });
   }, 30_000);
 
   it(
@@ -124,6 +137,27 @@ describe("the flight recorder", () => {
       const bots = [swarm("fight", 5, 40), swarm("delve", 4, 41), swarm("talk", 3, 42)];
       for (const bots_ of bots) bots_.start();
       await Promise.all(bots.map((bots_) => bots_.joinAll()));
+
+      // An admin's spectator follows a fighting bot (its camera among the creatures), then pans the map.
+      const spectator = (
+        await UdpTestClient.withSession(await joinSpectator(server!.httpPort, { adminToken: ADMIN_TOKEN }))
+      ).sign();
+      spectators.push(spectator);
+      spectator.action(0, 0);
+      await spectator.waitFor("the spectator's first state", () => {
+        if (spectator.states.length === 0) spectator.action(0, 0);
+        return spectator.states.length > 0;
+      });
+      const fighter = [...server!.game.sessions.values()].find((session) => session.nick.startsWith("fight"))!;
+      spectator.camera(0, 0, fighter.entity.id);
+      const panning = setInterval(() => {
+        // Following for most of the run; a pan across the map now and then, then back to the fighter.
+        const second = Math.floor(performance.now() / 1000);
+        if (second % 10 === 0) spectator.camera((second * 7) % 120, (second * 13) % 120);
+        else spectator.camera(0, 0, fighter.entity.id);
+        spectator.action(0, 0);
+      }, 500);
+      intervals.push(panning);
 
       // A player opens and closes the north door, twice.
       const porter = await playAccount(server!.httpPort, { kind: "login", name: "porter", password: "door-keeper-99" });
@@ -185,6 +219,10 @@ describe("the flight recorder", () => {
       expect(status.items.done).toBeGreaterThan(1);
       expect(game.doors.stats.opened).toBeGreaterThanOrEqual(2);
       expect(status.recording.recording).toBe(true);
+      // The spectator watched throughout, counted apart from the players.
+      expect(spectator.entityPackets.length).toBeGreaterThan(100);
+      expect(game.spectators.status()).toMatchObject({ count: 1, bound: 1 });
+      expect(game.spectators.stats.cameraMoves).toBeGreaterThan(100);
       const ticks = game.tick;
       await stopAll();
 

@@ -9,7 +9,9 @@ import { type ActionPacket, createActionPacket, encodeAction, sealAction } from 
 import { nodeActionMac } from "../../ts/protocol/action-mac-node.js";
 import { parseSessionKey } from "../../ts/client/core/session-api.js";
 import type { ChunkEntry } from "../../ts/protocol/chunk-id.js";
+import { encodeCamera } from "../../ts/protocol/camera.js";
 import { encodeEntityQuery } from "../../ts/protocol/entity-query.js";
+import { encodeLeave } from "../../ts/protocol/leave.js";
 import { ITEM_OPS, type ItemOp, encodeItemRequest } from "../../ts/protocol/item-request.js";
 import { decodePacketPlain, type Packet } from "../../ts/protocol/packet.js";
 import { encodePing } from "../../ts/protocol/ping.js";
@@ -37,6 +39,26 @@ export async function joinGuest(httpPort: number, nick: string): Promise<Joined>
   });
   if (response.status !== 200) throw new Error(`join failed: ${response.status} ${await response.text()}`);
   return (await response.json()) as Joined;
+}
+
+/**
+ * Joins a spectator (POST /api/spectate): with `adminToken` as an admin, else as anyone; `at` the tile
+ * its camera starts at. Throws with the status and body when refused.
+ */
+export async function joinSpectator(
+  httpPort: number,
+  options: { adminToken?: string; at?: { x: number; y: number } } = {},
+): Promise<Joined & { spectator: true; camera: { x: number; y: number } }> {
+  const response = await fetch(`http://127.0.0.1:${httpPort}/api/spectate`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      ...(options.adminToken === undefined ? {} : { authorization: `Bearer ${options.adminToken}` }),
+    },
+    body: JSON.stringify(options.at ?? {}),
+  });
+  if (response.status !== 200) throw new Error(`spectate failed: ${response.status} ${await response.text()}`);
+  return (await response.json()) as Joined & { spectator: true; camera: { x: number; y: number } };
 }
 
 export class UdpTestClient {
@@ -140,6 +162,21 @@ export class UdpTestClient {
       const cookie = this.challenge;
       size = sealAction(this.buffer, 0, ++this.sequence, Number(cookie & 0xffffffffn), Number(cookie >> 32n), this.mac);
     }
+    this.sendRaw(this.buffer.slice(0, size));
+  }
+
+  /** A spectator's CameraPacket (docs/protocol.md § 12.3): look at (x, y), or follow `followEntityId`. */
+  camera(x: number, y: number, followEntityId = 0): void {
+    const size = encodeCamera(
+      { type: "camera", clientType: 0, authToken: this.token, x, y, followEntityId },
+      this.buffer,
+    );
+    this.sendRaw(this.buffer.slice(0, size));
+  }
+
+  /** A LeavePacket (P-26): this session is over. */
+  leave(): void {
+    const size = encodeLeave({ type: "leave", clientType: 0, authToken: this.token }, this.buffer);
     this.sendRaw(this.buffer.slice(0, size));
   }
 

@@ -24,6 +24,7 @@ import {
   readActionTokenHigh,
   readActionTokenLow,
 } from "../protocol/action.js";
+import type { CameraPacket } from "../protocol/camera.js";
 import type { EntityQueryPacket } from "../protocol/entity-query.js";
 import { PACKET_PONG, encodeHeader } from "../protocol/header.js";
 import { decodePacket } from "../protocol/packet.js";
@@ -75,20 +76,32 @@ export interface DatagramPorts {
   readonly entities: Pick<EntityStore, "get">;
   readonly egress: Egress;
   readonly log: Logger;
+  /** EntityDetail replies, composed for the asking player (broadcast/entity-detail.ts). */
+  readonly details: Pick<EntityDetails, "send">;
+  /** The session lifecycle (../sessions/session-lifecycle.ts): ends a session that said it is leaving (LeavePacket, P-26). */
+  readonly lifecycle: { leave(session: Session, reason: string): void };
+  /**
+   * What a player's datagrams reach beyond what it is shown: its steps, chat, dialogs, items, the things it
+   * uses. Null for the handler of spectators (spectators/), who have no body: their steps schedule nothing
+   * and every packet that would act is dropped (`spectator_watches`).
+   */
+  readonly play: PlayPorts | null;
+  /** Where a spectator's CameraPacket goes (spectators/, P-30); null for the players' handler (`not_spectator`). */
+  readonly cameras: { onCamera(session: Session, packet: CameraPacket): void } | null;
+}
+
+/** The rooms a player's datagrams act in (DatagramPorts.play). */
+export interface PlayPorts {
   readonly chat: Pick<ChatService, "onPost" | "onAck">;
   readonly dialogs: Pick<DialogService, "onAck" | "onReply">;
   readonly custom: Pick<CustomMessages, "dispatch">;
   readonly interactables: Pick<Interactables, "onQuery">;
-  /** Item requests, and what a query adds to an EntityDetail (a bag, a chest's contents). */
+  /** Item requests. */
   readonly items: Pick<ItemRoom, "onRequest">;
-  /** EntityDetail replies, composed for the asking player (broadcast/entity-detail.ts). */
-  readonly details: Pick<EntityDetails, "send">;
   /** Talking to a creature a content script gives words (scripting/script-room.ts). */
   readonly scripts: Pick<ScriptRoom, "onQuery"> | null;
   /** A query from a player next to a door uses it (doors.ts). */
   readonly doors: Pick<Doors, "onQuery">;
-  /** The session lifecycle (../sessions/session-lifecycle.ts): ends a session that said it is leaving (LeavePacket, P-26). */
-  readonly lifecycle: { leave(session: Session, reason: string): void };
 }
 
 export class DatagramHandler {
@@ -103,15 +116,10 @@ export class DatagramHandler {
   private readonly entities: DatagramPorts["entities"];
   private readonly egress: Egress;
   private readonly log: Logger;
-  private readonly chat: DatagramPorts["chat"];
-  private readonly dialogs: DatagramPorts["dialogs"];
-  private readonly custom: DatagramPorts["custom"];
-  private readonly interactables: DatagramPorts["interactables"];
-  private readonly items: DatagramPorts["items"];
   private readonly details: DatagramPorts["details"];
-  private readonly scripts: DatagramPorts["scripts"];
-  private readonly doors: DatagramPorts["doors"];
   private readonly lifecycle: DatagramPorts["lifecycle"];
+  private readonly play: PlayPorts | null;
+  private readonly cameras: DatagramPorts["cameras"];
 
   constructor(ports: DatagramPorts) {
     this.metrics = ports.metrics;
@@ -122,15 +130,10 @@ export class DatagramHandler {
     this.entities = ports.entities;
     this.egress = ports.egress;
     this.log = ports.log;
-    this.chat = ports.chat;
-    this.dialogs = ports.dialogs;
-    this.custom = ports.custom;
-    this.interactables = ports.interactables;
-    this.items = ports.items;
     this.details = ports.details;
-    this.scripts = ports.scripts;
-    this.doors = ports.doors;
     this.lifecycle = ports.lifecycle;
+    this.play = ports.play;
+    this.cameras = ports.cameras;
   }
 
   handle(datagram: Uint8Array, peer: Peer, nowMs: number): void {
@@ -164,34 +167,36 @@ export class DatagramHandler {
     switch (packet.type) {
       case "entity_query":
         return this.onEntityQuery(packet, peer, nowMs, charged, datagram.length);
-      case "chat_post": {
+      case "chat_post":
+        return this.act(packet.authToken, peer, nowMs, charged, datagram.length, (play, session) =>
+          play.chat.onPost(session, packet, nowMs),
+        );
+      case "chat_ack":
+        return this.act(packet.authToken, peer, nowMs, charged, datagram.length, (play, session) =>
+          play.chat.onAck(session, packet, nowMs),
+        );
+      case "dialog_ack":
+        return this.act(packet.authToken, peer, nowMs, charged, datagram.length, (play, session) =>
+          play.dialogs.onAck(session, packet),
+        );
+      case "dialog_reply":
+        return this.act(packet.authToken, peer, nowMs, charged, datagram.length, (play, session) =>
+          play.dialogs.onReply(session, packet),
+        );
+      case "custom_to_server":
+        return this.act(packet.authToken, peer, nowMs, charged, datagram.length, (play, session) =>
+          play.custom.dispatch(session, packet),
+        );
+      case "item_request":
+        return this.act(packet.authToken, peer, nowMs, charged, datagram.length, (play, session) =>
+          play.items.onRequest(session, packet),
+        );
+      case "camera": {
+        // A spectator's camera (P-30): only over its own link, like every packet but an Action.
         const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
-        if (session) this.chat.onPost(session, packet, nowMs);
-        return;
-      }
-      case "chat_ack": {
-        const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
-        if (session) this.chat.onAck(session, packet, nowMs);
-        return;
-      }
-      case "dialog_ack": {
-        const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
-        if (session) this.dialogs.onAck(session, packet);
-        return;
-      }
-      case "dialog_reply": {
-        const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
-        if (session) this.dialogs.onReply(session, packet);
-        return;
-      }
-      case "custom_to_server": {
-        const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
-        if (session) this.custom.dispatch(session, packet);
-        return;
-      }
-      case "item_request": {
-        const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
-        if (session) this.items.onRequest(session, packet);
+        if (!session) return;
+        if (this.cameras === null) return metrics.drop("not_spectator");
+        this.cameras.onCamera(session, packet);
         return;
       }
       case "leave": {
@@ -218,6 +223,25 @@ export class DatagramHandler {
       return this.metrics.drop("rate_limited_address");
     }
     this.metrics.drop(reason);
+  }
+
+  /**
+   * A packet that acts (chat, dialogs, items, custom): `act` runs for the session its token names when it
+   * came over that session's link — unless the session is a spectator's, which acts in nothing and is
+   * dropped (`spectator_watches`).
+   */
+  private act(
+    token: bigint,
+    peer: Peer,
+    nowMs: number,
+    charged: boolean,
+    size: number,
+    act: (play: PlayPorts, session: Session) => void,
+  ): void {
+    const session = this.authenticate(token, peer, nowMs, charged, size);
+    if (session === undefined) return;
+    if (this.play === null) return this.metrics.drop("spectator_watches");
+    act(this.play, session);
   }
 
   /** The session a token names, if `peer` is its link; undefined (and counted) when refused. */
@@ -338,8 +362,8 @@ export class DatagramHandler {
 
   /** Schedules the action and answers the cache list (in cacheIds / cacheVersions). */
   private applyAction(session: Session, targetTick: number, action: number, nowMs: number): void {
-    const outcome = session.entity.slots.offer(targetTick, action, this.clock.nextWindow);
-    this.metrics.action(outcome);
+    // A spectator's Action only keeps it alive and carries its cache list: it has no body to step (P-30).
+    if (this.play !== null) this.metrics.action(session.entity.slots.offer(targetTick, action, this.clock.nextWindow));
     // A keep-alive is also how a client that saw a checksum mismatch asks for
     // the entity state again (protocol: Lost EntityPacket).
     if (targetTick === 0) session.resendEntities = true;
@@ -356,9 +380,11 @@ export class DatagramHandler {
     // What the player asked about, with what the rooms add for it (its own bag and quests, a chest's contents).
     this.details.send(session, entity);
     // From a player next to an interactable, the query is also "use it" (interactables.ts, doors.ts), and
-    // next to a creature a script gives words, "talk to it" (scripting/).
-    if (this.interactables.onQuery(session, entity) || this.doors.onQuery(session, entity)) return;
-    this.scripts?.onQuery(session, entity);
+    // next to a creature a script gives words, "talk to it" (scripting/). A spectator only asks.
+    const play = this.play;
+    if (play === null) return;
+    if (play.interactables.onQuery(session, entity) || play.doors.onQuery(session, entity)) return;
+    play.scripts?.onQuery(session, entity);
   }
 
   /**

@@ -17,6 +17,8 @@ import type { CharacterSink } from "./persistence/character-saver.js";
 
 export interface GameOptions {
   maxPlayers: number;
+  /** Spectators at once (spectators/, issue 40): sessions with no body, counted apart from the players. */
+  maxSpectators: number;
   /** Sessions unseen this long are evicted. */
   sessionTimeoutMs: number;
   /**
@@ -104,6 +106,7 @@ export interface GameOptions {
 
 export const DEFAULT_GAME_OPTIONS: GameOptions = {
   maxPlayers: 256,
+  maxSpectators: 32,
   sessionTimeoutMs: 10_000,
   unboundSessionTimeoutMs: 5_000,
   sendUnchangedEntities: false,

@@ -67,6 +67,7 @@ import { NoticeStore } from "./persistence/notice-store.js";
 import { type GameDatabase, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
 import { KeyedRateLimiter } from "./edge/rate-limit.js";
 import { type Session, SessionRegistry } from "./sessions/session.js";
+import { SpectatorRoom } from "./spectators/spectator-room.js";
 import type { Peer } from "./edge/peer.js";
 import { type SessionArrival, SessionLifecycle } from "./session-lifecycle.js";
 import { type LoopGovernor, TickLoop } from "./ops/tick-loop.js";
@@ -156,6 +157,11 @@ export class Game {
   readonly scripts: ScriptRoom | null;
   /** EntityDetail replies, composed for the asking player (broadcast/entity-detail.ts). */
   readonly details: EntityDetails;
+  /**
+   * Sessions with no body that watch the world from a camera (spectators/, issue 40): counted apart from
+   * the players, invisible to them, and no input of the world (never recorded).
+   */
+  readonly spectators: SpectatorRoom;
   /** Private lines, friends, ignores and waiting lines (social/social-room.ts); the verbs typed into chat. */
   readonly social: SocialRoom;
   /** Parties: invitations, the party channel, shared kills (social/parties.ts). */
@@ -278,7 +284,9 @@ export class Game {
     this.worldClock = new WorldClock(
       { dayMinutes: o.dayMinutes, startTimeOfDay: o.startTimeOfDay, weatherSeed: o.weatherSeed, tickHz: o.tickHz },
       egress,
-      (session) => sessions.byTokenValue(session.token) === session,
+      (session) =>
+        sessions.byTokenValue(session.token) === session ||
+        this.spectators.sessions.byTokenValue(session.token) === session,
     );
     this.chunkStream = new ChunkStream({ world, egress });
 
@@ -293,7 +301,8 @@ export class Game {
       { entities, dialogs, chat, notices, worldName: world.name, log, tape },
       world.interactables,
     );
-    this.tileUpdates = new TileUpdates(world, sessions, egress);
+    // Spectators are told of tile changes around their cameras as players are around themselves.
+    this.tileUpdates = new TileUpdates(world, { values: () => this.watchers() }, egress);
     const doors = (this.doors = new Doors(
       { entities, tiles: this.tileUpdates, chat, keys: items, clock, log },
       world.doors,
@@ -504,19 +513,33 @@ export class Game {
       entities,
       egress,
       log,
-      chat,
-      dialogs,
-      custom: this.custom,
-      interactables: this.interactables,
-      items: this.items,
       details: this.details,
-      scripts:
-        scriptRoom === null
-          ? null
-          : { onQuery: (session, entity) => scriptTime.run(() => scriptRoom.onQuery(session, entity)) },
-      doors,
       lifecycle,
+      play: {
+        chat,
+        dialogs,
+        custom: this.custom,
+        interactables: this.interactables,
+        items: this.items,
+        scripts:
+          scriptRoom === null
+            ? null
+            : { onQuery: (session, entity) => scriptTime.run(() => scriptRoom.onQuery(session, entity)) },
+        doors,
+      },
+      cameras: null,
     });
+
+    this.spectators = new SpectatorRoom(
+      { metrics, clock, chunks: this.chunkStream, entities, egress, log, details, world, worldClock: this.worldClock },
+      {
+        maxSpectators: o.maxSpectators,
+        sessionRatePerSecond: o.sessionRatePerSecond,
+        addressRatePerSecond: o.addressRatePerSecond,
+        sessionTimeoutMs: o.sessionTimeoutMs,
+        unboundSessionTimeoutMs: o.unboundSessionTimeoutMs,
+      },
+    );
 
     // The loop.
     this.loopGovernor = { governor: overload, npcsThinking: () => this.npcsThinking() };
@@ -615,6 +638,8 @@ export class Game {
   /** Handles one inbound datagram from any transport. Never throws. */
   receive(datagram: Uint8Array, peer: Peer): void {
     const nowMs = performance.now();
+    // A spectator's datagrams are no input of the world: handled apart, and not recorded.
+    if (this.spectators.claims(datagram, peer)) return this.spectators.receive(datagram, peer, nowMs);
     this.recorder?.datagram(peer, nowMs, datagram);
     this.handler.handle(datagram, peer, nowMs);
   }
@@ -627,6 +652,7 @@ export class Game {
    * already moved to another link keeps playing there. UDP has no close: its sessions time out.
    */
   linkClosed(peerKey: string): void {
+    if (this.spectators.linkClosed(peerKey)) return;
     this.recorder?.linkClosed(peerKey);
     const session = this.sessions.byPeerKey(peerKey);
     this.sessions.unbindPeer(peerKey);
@@ -788,7 +814,7 @@ export class Game {
       this.social.tick();
       this.trades.tick();
     }
-    this.worldClock.endTick(this.tick, this.sessions.values());
+    this.worldClock.endTick(this.tick, this.watchers());
     // Tile updates go out before the State packets whose manifests show the new versions.
     this.tileUpdates.flush();
     const broadcastStartMs = performance.now();
@@ -809,6 +835,8 @@ export class Game {
     }
     this.chunkOrder.sort(due, dueCount);
     for (let index = 0; index < dueCount; index++) this.broadcaster.sendTo(due[index]);
+    // What a player at each spectator's camera is sent (its camera first follows its entity).
+    this.spectators.broadcast(phase, this.tick, this.broadcaster);
     const endMs = performance.now();
     this.metrics.recordBroadcast(endMs - broadcastStartMs);
     if (this.appliedStretch() > 1) this.dilatedTicks++;
@@ -823,11 +851,27 @@ export class Game {
     }
     // A session's silence is measured on the tape: a replay ends the same sessions at the same tick.
     if (second) this.lifecycle.evictStale(this.tape.now());
+    // A spectator's silence is the machine's: it is on no tape.
+    if (second) this.spectators.evictStale(performance.now());
     const recorder = this.recorder;
     if (recorder !== null) {
       if (this.tick % this.checkpointEveryTicks === 0) recorder.checkpoint(this.tick, this.checkpoint());
       recorder.tickEnd(this.tick, this.digest(), second);
     }
+  }
+
+  /** Everyone shown the world: the players, then the spectators (spectators/). */
+  *watchers(): IterableIterator<Session> {
+    yield* this.sessions.values();
+    yield* this.spectators.sessions.values();
+  }
+
+  /**
+   * Starts a spectator (spectators/) whose camera looks at `at` (the map's first spawn when null), joined
+   * from `joinSource` with a client that reads `reads`; throws JoinError when refused. Not recorded.
+   */
+  spectate(at: { x: number; y: number } | null, joinSource: string | null = null, reads = 0): Session {
+    return this.spectators.join(at, joinSource, reads);
   }
 
   /** The world's digest as of now (recording/world-digest.ts): what a recording checks a replay against each tick. */
@@ -911,6 +955,8 @@ export class Game {
       map: this.world.name,
       players: this.sessions.size,
       maxPlayers: this.options.maxPlayers,
+      // Sessions with no body, watching (spectators/): never among the players.
+      spectators: this.spectators.status(),
       entities: this.entities.size,
       tick: this.tick,
       tickHz: this.options.tickHz,

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkAdminToken } from "./http/admin-routes.js";
+import { DEFAULT_SPECTATOR_POLICY, SPECTATOR_POLICIES, type SpectatorPolicy } from "./http/spectate-route.js";
 import { parseArgs } from "node:util";
 import { formatProfile, parseProfileSpec, ProfileError, randomSeed } from "../netsim/index.js";
 import { DEFAULT_GAME_OPTIONS } from "./game-options.js";
@@ -39,6 +40,10 @@ usage: npm start -- [options]
   --watch               reload the map's tiles when its folder changes; clients get the changed
                         cells without a restart (docs/maps.md § Reloading a map)
   --max-players N       refuse joins beyond N sessions (default ${DEFAULT_GAME_OPTIONS.maxPlayers})
+  --spectators WHO      who may watch the world with a free camera, bodiless and unseen
+                        (POST /api/spectate, /?spectate): anyone | admin | off (default ${DEFAULT_SPECTATOR_POLICY};
+                        an admin watches with the admin token; docs/server.md § Spectators)
+  --max-spectators N    spectators at once, not counted among the players (default ${DEFAULT_GAME_OPTIONS.maxSpectators})
   --send-unchanged      send every entity update even when nothing in view changed
                         (the seed's behaviour; by default unchanged updates are skipped)
   --session-rate N      inbound datagrams per second per session (default ${DEFAULT_GAME_OPTIONS.sessionRatePerSecond})
@@ -184,6 +189,12 @@ function positive(name: string, value: string): number {
   return n;
 }
 
+function spectatorPolicy(value: string): SpectatorPolicy {
+  const policy = SPECTATOR_POLICIES.find((name) => name === value);
+  if (policy === undefined) fail(`--spectators must be one of ${SPECTATOR_POLICIES.join(", ")}, got "${value}"`);
+  return policy;
+}
+
 function tickStretch(value: string): number {
   const n = Number(value);
   if (value.trim() === "" || !Number.isFinite(n) || n < 1 || n > MAX_TICK_STRETCH_LIMIT) {
@@ -219,6 +230,8 @@ async function main(): Promise<void> {
         map: { type: "string", default: DEFAULT_MAP },
         watch: { type: "boolean", default: false },
         "max-players": { type: "string", default: String(DEFAULT_GAME_OPTIONS.maxPlayers) },
+        spectators: { type: "string", default: DEFAULT_SPECTATOR_POLICY },
+        "max-spectators": { type: "string", default: String(DEFAULT_GAME_OPTIONS.maxSpectators) },
         "send-unchanged": { type: "boolean", default: false },
         "session-rate": { type: "string", default: String(DEFAULT_GAME_OPTIONS.sessionRatePerSecond) },
         "address-rate": { type: "string", default: String(DEFAULT_GAME_OPTIONS.addressRatePerSecond) },
@@ -329,6 +342,8 @@ async function main(): Promise<void> {
       mapPath: v.map!,
       watchMap: v.watch!,
       maxPlayers: positive("max-players", v["max-players"]!),
+      maxSpectators: positive("max-spectators", v["max-spectators"]!),
+      spectators: spectatorPolicy(v.spectators!),
       sendUnchangedEntities: v["send-unchanged"]!,
       sessionRatePerSecond: positive("session-rate", v["session-rate"]!),
       addressRatePerSecond: positive("address-rate", v["address-rate"]!),

@@ -15,6 +15,7 @@ import { loadCore } from "../wasm/node.js";
 import { installApiRoutes } from "./http/api-routes.js";
 import { adminAuthorizer, installAdminRoutes } from "./http/admin-routes.js";
 import { installAdminConsole } from "./http/admin-console.js";
+import { DEFAULT_SPECTATOR_POLICY, type SpectatorPolicy, installSpectateRoute } from "./http/spectate-route.js";
 import type { GameOptions } from "./game-options.js";
 import { Game } from "./game-server.js";
 import { HttpApi } from "./http/http-api.js";
@@ -70,6 +71,8 @@ export interface ServerOptions extends Partial<GameOptions> {
   trustedProxies?: readonly string[];
   /** The operators' bearer token: with one, the admin API (/api/admin/*) is served; there is no default. */
   adminToken?: string;
+  /** Who may watch with POST /api/spectate (--spectators): anyone, admins (their token; the default) or no one. */
+  spectators?: SpectatorPolicy;
   /** --watch: reload the map's tiles when its folder changes (map-watch.ts); default false. */
   watchMap?: boolean;
   /** The flight recorder (--record): the folder its recordings go in, and its bounds; absent: not recorded. */
@@ -176,13 +179,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const webrtc = await WebRtcTransport.create(sink, policy, logger, {
     ...DEFAULT_WEBRTC_OPTIONS,
     bindAddress: rtcBindAddress(options.host),
-    maxPeers: game.options.maxPlayers,
+    // Spectators watch over the same transports: their data channels are on top of the players'.
+    maxPeers: game.options.maxPlayers + game.options.maxSpectators,
     unboundGraceMs: game.options.sessionTimeoutMs,
     ...options.webrtc,
   });
   const websocket = new WebSocketTransport(http.server, sink, policy, logger, {
     ...DEFAULT_WEBSOCKET_OPTIONS,
-    maxConnections: 2 * game.options.maxPlayers,
+    maxConnections: 2 * game.options.maxPlayers + game.options.maxSpectators,
     unboundGraceMs: game.options.sessionTimeoutMs,
     clientAddress: http.clientAddress,
     ...options.websocket,
@@ -198,7 +202,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...(udp.backend === "mmsg" ? { receiveIntervalMs: udp.receiveIntervalMs } : {}),
     }),
   );
-  installRtcSignalling(http, webrtc, game.sessions);
+  // A spectator's token asks for a data channel as a player's does (spectators/).
+  installRtcSignalling(http, webrtc, {
+    byTokenValue: (token: bigint) => game.sessions.byTokenValue(token) ?? game.spectators.sessions.byTokenValue(token),
+  });
+  installSpectateRoute(http, game, {
+    policy: options.spectators ?? DEFAULT_SPECTATOR_POLICY,
+    authorize:
+      options.adminToken === undefined ? null : adminAuthorizer(game.admin, options.adminToken, http.clientAddress),
+    udpPort: () => udp.port,
+    joinsPerMinute: http.limits.guestJoinsPerAddress,
+  });
   if (options.adminToken !== undefined) {
     installAdminRoutes(http, game.admin, options.adminToken);
     // The console's page asks the browser for the token with its own login prompt (a Basic challenge).

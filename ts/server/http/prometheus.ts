@@ -16,6 +16,8 @@ import { countByTransport } from "./transport-counts.js";
 export interface MetricsSource {
   readonly metrics: Metrics;
   readonly sessions: { readonly size: number; values(): Iterable<Pick<Session, "peer">> };
+  /** Sessions with no body, watching (spectators/): counted apart from the players. */
+  readonly spectators: { readonly size: number };
   readonly entities: { readonly size: number };
   readonly tick: number;
   readonly options: { readonly tickHz: number };
@@ -64,6 +66,11 @@ export function metricsRegistry(game: MetricsSource): Registry {
   const m = game.metrics;
 
   gauge("caves_players", "Sessions currently joined.", () => game.sessions.size);
+  gauge(
+    "caves_spectators",
+    "Spectators watching (sessions with no body; not among the players).",
+    () => game.spectators.size,
+  );
   new Gauge({
     name: "caves_players_by_transport",
     help: "Sessions by the transport of their link (unbound: joined, no datagram yet).",

@@ -1,0 +1,203 @@
+// Spectators (issue 40): sessions with no body that watch the live world with a
+// free camera, over the same transports as players. Each is a session of the
+// room's own registry, whose entity is a camera record never put in the world
+// (camera.ts): players never see it, it holds no player slot, wakes no creature
+// and counts in no player figure. Its datagrams go through a DatagramHandler of
+// their own — the same binding, tag, replay-window and return-routability rules
+// as players' (datagram-handler.ts) — whose sessions act in nothing: their
+// Actions only keep them alive and carry their cache lists, their queries only
+// ask, and their CameraPackets aim the camera. The Game routes a spectator's
+// datagrams here before the flight recorder sees them, and this room has its own
+// per-source limiter: a spectator is no input of the world, so a recording
+// replays the same with or without one (docs/recording.md).
+import { performance } from "node:perf_hooks";
+import { isValidAction, readActionTokenHigh, readActionTokenLow } from "../../protocol/action.js";
+import type { CameraPacket } from "../../protocol/camera.js";
+import { entityAckTokenHigh, entityAckTokenLow, isValidEntityAck } from "../../protocol/entity-ack.js";
+import { HEADER_BYTES, PACKET_CAMERA, readPacketType } from "../../protocol/header.js";
+import type { EntityDetails } from "../broadcast/entity-detail.js";
+import { DatagramHandler } from "../datagram-handler.js";
+import type { Egress } from "../edge/egress.js";
+import type { Peer } from "../edge/peer.js";
+import { KeyedRateLimiter } from "../edge/rate-limit.js";
+import type { EntityStore } from "../entities/entities.js";
+import type { Clock } from "../ops/clock.js";
+import type { Logger } from "../ops/log.js";
+import type { Metrics } from "../ops/metrics.js";
+import { JoinError } from "../sessions/join-error.js";
+import { type Session, SessionRegistry } from "../sessions/session.js";
+import type { ChunkStream } from "../world/chunk-stream.js";
+import type { World } from "../world/world.js";
+import type { WorldClock } from "../world/world-clock.js";
+import { Camera, cameraRecord } from "./camera.js";
+
+/** What the spectators' room reads and where it sends. */
+export interface SpectatorPorts {
+  readonly metrics: Metrics;
+  readonly clock: Clock;
+  /** Answers a spectator's cache list around its camera. */
+  readonly chunks: Pick<ChunkStream, "answerCacheList">;
+  /** What a camera follows, and what a query asks about. */
+  readonly entities: Pick<EntityStore, "get">;
+  readonly egress: Egress;
+  readonly log: Logger;
+  /** A spectator's EntityQuery is answered as a player's at its camera would be (names, looks). */
+  readonly details: Pick<EntityDetails, "send">;
+  /** The map a camera stays inside, and where a camera starts when the join names no tile. */
+  readonly world: Pick<World, "mapWidth" | "mapHeight" | "spawns">;
+  /** The time of day and the weather, told to a spectator as it starts watching. */
+  readonly worldClock: Pick<WorldClock, "sendTo">;
+}
+
+export interface SpectatorOptions {
+  /** Spectators at once (`--max-spectators`); joins beyond are refused with 503. */
+  readonly maxSpectators: number;
+  /** Inbound datagrams per second per spectator (burst: twice that) and per source address, as for players. */
+  readonly sessionRatePerSecond: number;
+  readonly addressRatePerSecond: number;
+  /** A spectator unseen this long is ended; one that never sent a datagram, this long after its join. */
+  readonly sessionTimeoutMs: number;
+  readonly unboundSessionTimeoutMs: number;
+}
+
+/** The sends a spectator's broadcast takes (the Game's Broadcaster). */
+export interface SpectatorBroadcast {
+  sendTo(session: Session): void;
+}
+
+export class SpectatorRoom {
+  /** The spectators: tokens, links, broadcast phases, as players' are, but in a registry of their own. */
+  readonly sessions: SessionRegistry;
+  private readonly cameras = new Map<Session, Camera>();
+  private readonly handler: DatagramHandler;
+  readonly stats = { joined: 0, refusedFull: 0, left: 0, cameraMoves: 0, follows: 0 };
+
+  constructor(
+    private readonly ports: SpectatorPorts,
+    private readonly options: SpectatorOptions,
+  ) {
+    const limits = { ratePerSecond: options.sessionRatePerSecond, burst: options.sessionRatePerSecond * 2 };
+    // No tape: a spectator's challenge cookie is drawn unrecorded (it is no input of the world).
+    this.sessions = new SessionRegistry(limits, (session) => ports.worldClock.sendTo(session, ports.clock.tick));
+    this.handler = new DatagramHandler({
+      metrics: ports.metrics,
+      addressLimiter: new KeyedRateLimiter(options.addressRatePerSecond, options.addressRatePerSecond * 2, 4096),
+      sessions: this.sessions,
+      clock: ports.clock,
+      chunks: ports.chunks,
+      entities: ports.entities,
+      egress: ports.egress,
+      log: ports.log,
+      details: ports.details,
+      lifecycle: { leave: (session, reason) => this.leave(session, reason) },
+      play: null,
+      cameras: { onCamera: (session, packet) => this.onCamera(session, packet) },
+    });
+  }
+
+  /** Spectators in play. */
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /**
+   * Starts a spectator whose camera looks at (x, y), clamped to the map — the map's first spawn when
+   * absent; throws JoinError 503 when `maxSpectators` watch already. `joinSource` and `reads`: where its
+   * HTTP join came from and what its client reads, as for a player (Session).
+   */
+  join(at: { x: number; y: number } | null, joinSource: string | null = null, reads = 0): Session {
+    const { world, log } = this.ports;
+    if (this.sessions.size >= this.options.maxSpectators) {
+      this.stats.refusedFull++;
+      throw new JoinError(503, `spectators full (${this.options.maxSpectators})`);
+    }
+    const spot = at ?? world.spawns[0] ?? { x: 0, y: 0 };
+    const session = this.sessions.create(cameraRecord(spot.x, spot.y, world), "spectator", performance.now());
+    session.joinSource = joinSource;
+    session.reads = reads;
+    this.cameras.set(session, new Camera(session.entity));
+    this.stats.joined++;
+    log.info("spectator joined", { x: session.entity.x, y: session.entity.y, spectators: this.sessions.size });
+    return session;
+  }
+
+  /**
+   * Whether `datagram` is a spectator's, to be handled here and not by the players' handler (nor
+   * recorded): every CameraPacket; an Action or an EntityAck whose token names a spectator; anything
+   * else from a link a spectator is bound to.
+   */
+  claims(datagram: Uint8Array, peer: Peer): boolean {
+    if (datagram.length >= HEADER_BYTES && readPacketType(datagram) === PACKET_CAMERA) return true;
+    const sessions = this.sessions;
+    if (sessions.size === 0) return false;
+    if (isValidAction(datagram)) {
+      return sessions.byTokenWords(readActionTokenLow(datagram), readActionTokenHigh(datagram)) !== undefined;
+    }
+    if (isValidEntityAck(datagram)) {
+      return sessions.byTokenWords(entityAckTokenLow(datagram), entityAckTokenHigh(datagram)) !== undefined;
+    }
+    return sessions.byPeerKey(peer.key) !== undefined;
+  }
+
+  /** Handles one datagram `claims` accepted. Never throws. */
+  receive(datagram: Uint8Array, peer: Peer, nowMs: number): void {
+    this.handler.handle(datagram, peer, nowMs);
+  }
+
+  /** A transport's link closed: a spectator that had no other way in ends ("closed"). Whether it was a spectator's. */
+  linkClosed(peerKey: string): boolean {
+    const session = this.sessions.byPeerKey(peerKey);
+    if (session === undefined) return false;
+    this.sessions.unbindPeer(peerKey);
+    if (session.peer === null) this.leave(session, "closed");
+    return true;
+  }
+
+  /** The broadcast of phase `phase` to the spectators due: each following camera moves to its entity first. */
+  broadcast(phase: number, tick: number, broadcaster: SpectatorBroadcast): void {
+    const { entities, world } = this.ports;
+    for (const session of this.sessions.inPhase(phase)) {
+      if (session.peer === null || session.quietThroughTick >= tick) continue;
+      this.cameras.get(session)?.track(entities, world);
+      broadcaster.sendTo(session);
+    }
+  }
+
+  /** Ends the spectators unseen for the session timeout, as of `nowMs` (the machine's clock: no tape here). */
+  evictStale(nowMs: number): void {
+    const { sessionTimeoutMs, unboundSessionTimeoutMs } = this.options;
+    const stale = this.sessions.stale(
+      nowMs - sessionTimeoutMs,
+      nowMs - Math.min(sessionTimeoutMs, unboundSessionTimeoutMs),
+    );
+    for (const session of stale) this.leave(session, "timeout");
+  }
+
+  /** Ends a spectator (a no-op for one already ended). */
+  leave(session: Session, reason: string): void {
+    if (this.sessions.byTokenValue(session.token) !== session) return;
+    this.sessions.remove(session);
+    this.cameras.delete(session);
+    this.stats.left++;
+    this.ports.log.info("spectator left", { reason, spectators: this.sessions.size });
+  }
+
+  /** The spectators' figures of /api/status. */
+  status(): Record<string, number> {
+    let bound = 0;
+    let following = 0;
+    for (const session of this.sessions.values()) {
+      if (session.peer !== null) bound++;
+      if ((this.cameras.get(session)?.followId ?? 0) !== 0) following++;
+    }
+    return { count: this.sessions.size, max: this.options.maxSpectators, bound, following, ...this.stats };
+  }
+
+  private onCamera(session: Session, packet: CameraPacket): void {
+    const camera = this.cameras.get(session);
+    if (camera === undefined) return;
+    camera.aim(packet, this.ports.entities, this.ports.world);
+    this.stats.cameraMoves++;
+    if (camera.followId !== 0) this.stats.follows++;
+  }
+}
