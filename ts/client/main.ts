@@ -4,14 +4,18 @@
 // channel, or the WebSocket fallback) and starts a PlaySession with chat,
 // dialogs and names layered on it (SocialSession), and the bag and chest windows (ItemPanels). URL parameters:
 // ?transport=websocket|webrtc forces a link, ?debug=1 opens the debug overlay
-// at start.
+// at start, ?spectate shows the spectator's card instead of the join card and
+// watches the world with no body (SpectateSession, docs/client.md § Spectating).
 import "./ui/style.css";
 import { CanvasView } from "./browser/canvas-view.js";
 import { PlaySession } from "./browser/play-session.js";
+import { SpectateSession } from "./browser/spectate-session.js";
 import { type ClientResources, loadResources } from "./browser/resources.js";
 import {
+  CameraFeed,
   connectAccount,
   connectGuest,
+  connectSpectator,
   fetchMapArt,
   GameClient,
   type GuestConnection,
@@ -78,6 +82,18 @@ if (query.get("debug") === "1") {
   });
 }
 let session: PlaySession | null = null;
+// ?spectate: the spectator's card, and a SpectateSession instead of a PlaySession.
+const spectating = query.has("spectate");
+const spectateCard = element<HTMLFormElement>("spectate");
+let watching: SpectateSession | null = null;
+if (spectating) {
+  join.hide();
+  spectateCard.hidden = false;
+  spectateCard.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void spectate(element<HTMLInputElement>("admin-token").value.trim());
+  });
+}
 
 status.set("Loading the game…", "busy");
 loadResources().then(
@@ -97,7 +113,8 @@ loadResources().then(
     renderer.render(titleScene(blitter));
     view.present();
     join.setReady(true);
-    status.set("Choose a name and press Play, or log in.");
+    element<HTMLButtonElement>("watch").disabled = false;
+    status.set(spectating ? "Press Watch to see the world." : "Choose a name and press Play, or log in.");
   },
   (error: unknown) => {
     const message = `The game could not load: ${error instanceof Error ? error.message : String(error)}`;
@@ -122,9 +139,69 @@ function connect(request: JoinRequest, makeTransport: MakeTransport): Promise<Gu
     : connectAccount(serverUrl, request, makeTransport);
 }
 
+/**
+ * Loads the map's art or the built-in tiles for `world`, and sizes the canvas to the renderer's screen: what
+ * every way into the world does before its first frame.
+ */
+async function installWorld(world: GuestConnection["world"]): Promise<void> {
+  const { blitter, atlas, renderer, view } = loaded!;
+  // A host's own map brings its own art (docs/art.md § Map art); else the built-in tiles draw it.
+  const art = world.art ?? null;
+  if (art) {
+    const pixels = await fetchMapArt(serverUrl, art);
+    renderer.setMapTiles(installMapArt(blitter, art, pixels, world.tiles));
+  } else {
+    renderer.setMapTiles(null);
+    installTileLooks(blitter, atlas, world.tiles);
+  }
+  // The framebuffer is sized for the map's tiles (30 × 30 of them and the panel); the canvas follows.
+  view.setScreen(renderer.screen);
+  installTileLights(blitter, world.tiles);
+}
+
+/** Watches the world as a spectator (?spectate), with the admin token if one was given. */
+async function spectate(adminToken: string): Promise<void> {
+  if (!loaded || watching) return;
+  const { resources, renderer, view } = loaded;
+  const button = element<HTMLButtonElement>("watch");
+  const error = element("spectate-error");
+  button.disabled = true;
+  error.textContent = "";
+  status.set("Opening the view…", "busy");
+  try {
+    const connection = await connectSpectator(serverUrl, adminToken === "" ? {} : { adminToken }, (joined) =>
+      connectBest(serverUrl, joined.token, connectOptionsFromQuery(location.search)),
+    );
+    await installWorld(connection.world);
+    const client = GameClient.create({
+      core: resources.core,
+      transport: connection.transport,
+      session: connection.session,
+      world: connection.world,
+      reconnect: connection.reconnect,
+    });
+    window.addEventListener("pagehide", () => client.close(), { once: true });
+    spectateCard.hidden = true;
+    watching = new SpectateSession({
+      client,
+      feed: new CameraFeed(client),
+      start: connection.session.camera,
+      renderer,
+      view,
+      debug,
+      status,
+    });
+  } catch (failure) {
+    const explanation = explainJoinError(failure, serverUrl);
+    error.textContent = explanation;
+    status.set(`Not watching: ${explanation}`, "bad");
+    button.disabled = false;
+  }
+}
+
 async function play(request: JoinRequest): Promise<void> {
   if (!loaded || session) return;
-  const { resources, blitter, atlas, renderer, view } = loaded;
+  const { resources, renderer, view } = loaded;
   join.setBusy(true);
   join.showError("");
   sounds.start();
@@ -137,18 +214,7 @@ async function play(request: JoinRequest): Promise<void> {
   };
   try {
     const connection = await connect(request, (joined) => connectBest(serverUrl, joined.token, linkOptions));
-    // A host's own map brings its own art (docs/art.md § Map art); else the built-in tiles draw it.
-    const art = connection.world.art ?? null;
-    if (art) {
-      const pixels = await fetchMapArt(serverUrl, art);
-      renderer.setMapTiles(installMapArt(blitter, art, pixels, connection.world.tiles));
-    } else {
-      renderer.setMapTiles(null);
-      installTileLooks(blitter, atlas, connection.world.tiles);
-    }
-    // The framebuffer is sized for the map's tiles (30 × 30 of them and the panel); the canvas follows.
-    view.setScreen(renderer.screen);
-    installTileLights(blitter, connection.world.tiles);
+    await installWorld(connection.world);
     const client = GameClient.create({
       core: resources.core,
       transport: connection.transport,

@@ -153,7 +153,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const netsim = options.netsim ? new NetsimLinks(options.netsim.profile, options.netsim.seed, handler) : null;
   const sink = netsim ?? handler;
   const policy: LinkPolicy = {
-    isBound: (key) => game.sessions.byPeerKey(key) !== undefined,
+    // A spectator's link is as bound as a player's: it is not reaped as unused.
+    isBound: (key) =>
+      game.sessions.byPeerKey(key) !== undefined || game.spectators.sessions.byPeerKey(key) !== undefined,
     drop: (reason) => game.metrics.drop(reason),
   };
 

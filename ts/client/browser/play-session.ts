@@ -17,13 +17,10 @@ import { InputState, MOVE_NONE, attachKeyboard } from "../input.js";
 import { EntityInterpolation } from "../interpolation.js";
 import { GlideTiming } from "../glide-timing.js";
 import type { CombatNotice } from "../core/combat.js";
-import type { Tlv } from "../../protocol/tlv.js";
 import { type DrawnEntity, entitySprites } from "../render/entity-layer.js";
-import { playerLookCell, spriteCellsOfKinds } from "../render/entity-sprites.js";
+import { spriteCellsOfKinds } from "../render/entity-sprites.js";
+import { DrawnLooks } from "../render/drawn-looks.js";
 import { KindLooks } from "../render/kind-looks.js";
-import { ENTITY_TYPE_PLAYER } from "../../entity-types.js";
-import { ItemLooks, NO_CELL } from "../render/item-sprites.js";
-import { ENTITY_TYPE_ITEM } from "../../item-types.js";
 import { FrameRenderer, type FrameScene, gridViewOf } from "../render/frame.js";
 import type { WorldText } from "../render/frame.js";
 import { TILE_SIZE_PX } from "../render/layout.js";
@@ -91,14 +88,6 @@ export interface PlaySessionParts {
   frameLog?: FrameLog;
 }
 
-interface ItemLook {
-  cell: number;
-  wornArmor: number;
-  wornWeapon: number;
-  /** The light its wielded weapon gives (a torch), 0 for none. */
-  light: number;
-}
-
 export class PlaySession {
   private readonly client: GameClient;
   private readonly input = new InputState();
@@ -110,8 +99,8 @@ export class PlaySession {
   /** Kinds drawn with the map's own art (kind-looks.ts): none for a map with the built-in tiles. */
   private readonly kindLooks: KindLooks;
   private readonly kinds: ReadonlyMap<number, NpcKind>;
-  private readonly itemLooks: ItemLooks;
-  private readonly lookScratch: ItemLook = { cell: NO_CELL, wornArmor: NO_CELL, wornWeapon: NO_CELL, light: 0 };
+  /** What the inline TLVs make of an entity's look (render/drawn-looks.ts). */
+  private readonly looks: DrawnLooks;
   private readonly others: EntityInterpolation;
   private readonly ownGlide: EntityInterpolation;
   /** The message log: the session's lines (system), combat's, and chat (the social session adds those). */
@@ -153,7 +142,7 @@ export class PlaySession {
     this.kindCells = spriteCellsOfKinds(parts.client.world.kinds);
     this.kindLooks = new KindLooks(parts.client.world.kinds, parts.client.world.art?.tileCount ?? 0);
     this.kinds = kindsByTypeId(parts.client.world.kinds);
-    this.itemLooks = new ItemLooks(parts.client.world.items);
+    this.looks = new DrawnLooks(parts.client.world.items);
     this.others = new EntityInterpolation(this.glides.windowMs, TILE_SIZE_PX, this.glides.measuredBounds);
     this.ownGlide = new EntityInterpolation(this.glides.windowMs);
     this.pointer = new PointerInput(parts.view.canvas, this.steering, undefined, null, () => parts.view.screen);
@@ -441,7 +430,7 @@ export class PlaySession {
           hp: info.hp,
           hpMax: info.hpMax,
           flash: this.effects.flashing(id, nowMs),
-          ...this.itemLook(info.typeId, info.meta),
+          ...this.looks.of(info.typeId, info.meta),
           ...(this.kindLooks.size > 0 ? { mapLook: this.kindLooks.at(info.typeId, artClockMs) } : {}),
         });
       }
@@ -461,7 +450,7 @@ export class PlaySession {
         hp,
         hpMax,
         flash: this.effects.flashing(ownId, nowMs),
-        ...this.itemLook(typeId, meta),
+        ...this.looks.of(typeId, meta),
       });
     }
     const sprites = entitySprites(drawn, ownId, this.kindCells);
@@ -515,22 +504,6 @@ export class PlaySession {
     };
   }
 
-  /**
-   * How the inline TLVs change an entity's look: a pile is its item's sprite, a player is drawn in the
-   * look it chose (the appearance TLV, issue 18), shows what it wears and carries the light of a wielded torch. Written into one scratch
-   * object the caller spreads at once, so a frame allocates nothing more for it.
-   */
-  private itemLook(typeId: number, meta: readonly Tlv[]): ItemLook {
-    const looks = this.itemLooks;
-    const look = this.lookScratch;
-    const pile = typeId === ENTITY_TYPE_ITEM;
-    look.cell = pile ? looks.pileCell(meta) : typeId === ENTITY_TYPE_PLAYER ? chosenLookCell(meta) : NO_CELL;
-    look.wornArmor = pile || meta.length === 0 ? NO_CELL : looks.wornCell(meta, "armor");
-    look.wornWeapon = pile || meta.length === 0 ? NO_CELL : looks.wornCell(meta, "weapon");
-    look.light = pile || meta.length === 0 ? 0 : looks.heldLight(meta);
-    return look;
-  }
-
   /** The floating numbers over the entities drawn this frame, each rising as it ages; several over one entity stack up. */
   private floaters(drawn: readonly DrawnEntity[], nowMs: number): WorldText[] {
     const live = this.effects.floaters(nowMs);
@@ -553,15 +526,6 @@ export class PlaySession {
     }
     return out;
   }
-}
-
-/** The cell of the look a player's appearance TLV names, or NO_CELL (none, or one this sheet lacks: drawn by its id). */
-function chosenLookCell(meta: readonly Tlv[]): number {
-  for (let index = 0; index < meta.length; index++) {
-    const tlv = meta[index];
-    if (tlv.kind === "appearance") return playerLookCell(tlv.value);
-  }
-  return NO_CELL;
 }
 
 /** What to say across the game view, if anything: during an outage, when the next try comes. */

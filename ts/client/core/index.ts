@@ -70,3 +70,5 @@ export {
   type ItemStatus,
 } from "./items.js";
 export { chebyshev, isInteractable, INTERACT_REACH_TILES, type InteractRefusal } from "./interaction.js";
+export { connectSpectator, joinSpectator, type SpectateRequest, type SpectatorSession } from "./spectate-api.js";
+export { CameraFeed, CAMERA_REPEAT_MS, CAMERA_SEND_MIN_MS, type CameraLink } from "./camera-feed.js";

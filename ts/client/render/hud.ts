@@ -43,6 +43,8 @@ export interface HudModel {
   readonly nearby: readonly string[];
   /** The creatures in view (ui/creature-list.ts): hostile ones first, drawn in red behind a "!". */
   readonly creatures?: readonly HudCreature[];
+  /** A spectator's panel (browser/spectate-session.ts): it has no body, so no HP; `position` is its camera's tile. */
+  readonly spectating?: boolean;
 }
 
 const PAD_PX = 3;
@@ -122,11 +124,16 @@ export function drawHud(
   if (level !== "") queueText(text, level, inner.x + inner.w - textWidthPx(level), y, P.LEVEL_TEXT);
 
   y = HP_ROW_Y;
-  queueText(text, "HP", inner.x, y, P.TEXT_DIM);
-  const numbers = hpNumbers(hud.hp, hud.hpMax);
-  queueText(text, numbers, inner.x + inner.w - textWidthPx(numbers), y, P.HP_TEXT);
-  blitter.fillRect(hpBar.x - 1, hpBar.y - 1, hpBar.w + 2, hpBar.h + 2, P.HP_FRAME);
-  blitter.hbar(hpBar.x, hpBar.y, hpBar.w, hpBar.h, hud.hp, hud.hpMax, P.HP_FILL, P.HP_EMPTY);
+  if (hud.spectating === true) {
+    // No body, no health: the row says what this is instead.
+    queueText(text, fitText("watching", COLUMNS), inner.x, y, P.TEXT_DIM);
+  } else {
+    queueText(text, "HP", inner.x, y, P.TEXT_DIM);
+    const numbers = hpNumbers(hud.hp, hud.hpMax);
+    queueText(text, numbers, inner.x + inner.w - textWidthPx(numbers), y, P.HP_TEXT);
+    blitter.fillRect(hpBar.x - 1, hpBar.y - 1, hpBar.w + 2, hpBar.h + 2, P.HP_FRAME);
+    blitter.hbar(hpBar.x, hpBar.y, hpBar.w, hpBar.h, hud.hp, hud.hpMax, P.HP_FILL, P.HP_EMPTY);
+  }
 
   y = hpBar.y + hpBar.h + 3;
   if (hud.levelShare !== undefined) {

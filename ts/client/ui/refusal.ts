@@ -8,7 +8,7 @@ import { TransportError } from "../transport/websocket.js";
 
 /** Which request failed, from the SessionError's prefix, and the reason after it. */
 function parse(error: SessionError): { what: string; reason: string } {
-  const match = /^(join|world|login|register): ([\s\S]*)$/.exec(error.message);
+  const match = /^(join|world|login|register|spectate): ([\s\S]*)$/.exec(error.message);
   return match ? { what: match[1], reason: match[2] } : { what: "join", reason: error.message };
 }
 
@@ -17,6 +17,19 @@ function sentence(text: string): string {
   if (trimmed.length === 0) return trimmed;
   const capital = trimmed[0].toUpperCase() + trimmed.slice(1);
   return /[.!?]$/.test(capital) ? capital : capital + ".";
+}
+
+/** Why the server would not let this page watch (POST /api/spectate, docs/server.md § Spectators). */
+function spectateRefusal(status: number, reason: string): string {
+  switch (status) {
+    case 401:
+      return "Only admins may watch this world: give the admin token (a wrong one is refused too).";
+    case 403:
+      return `This server does not let you watch: ${sentence(reason)}`;
+    case 503:
+      return "As many spectators as the host allows are watching already. Try again in a little while.";
+  }
+  return `The server would not let you watch (HTTP ${status}): ${sentence(reason)}`;
 }
 
 /** What to tell the player when joining `serverUrl` failed with `error`. */
@@ -31,6 +44,7 @@ export function explainJoinError(error: unknown, serverUrl: string): string {
         `this page version ${mismatch[2]}. Reload the page to get the current game.`
       );
     }
+    if (what === "spectate" && error.status !== 0) return spectateRefusal(error.status, reason);
     switch (error.status) {
       case 400:
         return account
