@@ -10,6 +10,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { connectWebSocket } from "../ts/client/transport/connect.js";
+import { CameraFeed, connectSpectator, GameClient } from "../ts/client/core/index.js";
+import { UdpNodeTransport } from "../ts/client/transport/udp-node.js";
+import { loadCore } from "../ts/wasm/node.js";
+import { drive } from "./client-core-support.js";
 import { ACTION_E } from "../ts/protocol/action.js";
 import { CAMERA_BYTES, encodeCamera } from "../ts/protocol/camera.js";
 import { encodeChatPost } from "../ts/protocol/chat-post.js";
@@ -23,6 +29,7 @@ import { CAMERA_ENTITY_ID } from "../ts/server/spectators/camera.js";
 import { Logger } from "../ts/server/ops/log.js";
 import { startServer } from "../ts/server/server.js";
 import { startServerOnTestMap, type TestServer } from "./support/test-server.js";
+import { actionDatagram, DatagramLog, sleep, waitFor } from "./support/transport-client.js";
 import { TEST_MAP_HEIGHT, TEST_MAP_WIDTH, writeTestMap } from "./support/test-map.js";
 import { joinGuest, joinSpectator, UdpTestClient } from "./support/udp-client.js";
 import { walkSteps } from "./support/walk.js";
@@ -256,6 +263,76 @@ describe("spectators on the live world", () => {
     // Still watched, still served.
     const states = spectator.states.length;
     await spectator.waitFor("more states", () => spectator.states.length > states + 2);
+  });
+
+  it("watches through the networking core: connectSpectator and a CameraFeed", async () => {
+    const game = running!.server.game;
+    const connection = await connectSpectator(
+      running!.baseUrl,
+      { adminToken: ADMIN_TOKEN, at: { x: 3, y: 3 } },
+      async (session) => UdpNodeTransport.connect("127.0.0.1", session.udpPort, session.key),
+    );
+    expect(connection.session.camera).toEqual({ x: 3, y: 3 });
+    const watcher = GameClient.create({ core: await loadCore(), ...connection });
+    const feed = new CameraFeed(watcher);
+    try {
+      await drive([watcher], "the spectator watching", () => watcher.state === "playing");
+      // No body: no own entity, no predicted position.
+      expect(watcher.ownEntityId).toBe(CAMERA_ENTITY_ID);
+      expect(watcher.predicted).toBeNull();
+      const walker = player.joined.entityId;
+      const at = player.position()!;
+      feed.follow(walker, at.x, at.y);
+      await drive(
+        [watcher, { update: () => feed.update(performance.now()) }],
+        "the walker in the spectator's view, its name known",
+        () => watcher.entities.has(walker) && watcher.names.get(walker) === "Walker",
+      );
+      const session = [...game.spectators.sessions.values()].find((one) => one.token === watcher.session.token)!;
+      expect(game.spectators.status().following).toBeGreaterThanOrEqual(1);
+      // A free camera far away: the walker leaves the view.
+      feed.aim(75, 65);
+      await drive(
+        [watcher, { update: () => feed.update(performance.now()) }],
+        "an empty view",
+        () => !watcher.entities.has(walker),
+      );
+      expect({ x: session.entity.x, y: session.entity.y }).toEqual({ x: 75, y: 65 });
+      expect(feed.sent).toBeGreaterThanOrEqual(2);
+    } finally {
+      watcher.close();
+    }
+    // Its LeavePacket (GameClient.close) ends it at once.
+    await expect
+      .poll(() => [...game.spectators.sessions.values()].some((one) => one.token === watcher.session.token))
+      .toBe(false);
+  });
+});
+
+describe("a spectator over a WebSocket", () => {
+  it("is kept as a player's link is (not reaped as unused), and ends when its link closes", async () => {
+    // A short grace: a link carrying no session is closed after 300 ms.
+    const short = await startServerOnTestMap({ adminToken: ADMIN_TOKEN, websocket: { unboundGraceMs: 300 } });
+    others.push(short);
+    const joined = await joinSpectator(short.server.httpPort, { adminToken: ADMIN_TOKEN });
+    const transport = await connectWebSocket(short.baseUrl, {
+      WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
+    });
+    const log = new DatagramLog();
+    transport.onDatagram(log.record);
+    transport.send(actionDatagram(BigInt(`0x${joined.token}`)));
+    await waitFor("the spectator's states", () => log.states.length > 0);
+    expect(log.states.at(-1)!.playerEntityId).toBe(CAMERA_ENTITY_ID);
+    // Well past the grace, the link is open and the states still come.
+    await sleep(900);
+    const states = log.states.length;
+    await waitFor("more states", () => log.states.length > states + 2);
+    expect(short.server.websocket.counts()).toMatchObject({ open: 1, reaped: 0 });
+    expect(short.server.game.spectators.size).toBe(1);
+    // The page goes: the link closes, and the spectator ends at once.
+    transport.close();
+    await waitFor("the spectator gone", () => short.server.game.spectators.size === 0);
+    expect(short.server.game.spectators.stats.left).toBe(1);
   });
 });
 
