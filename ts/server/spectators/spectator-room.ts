@@ -19,7 +19,7 @@ import type { EntityDetails } from "../broadcast/entity-detail.js";
 import { DatagramHandler } from "../datagram-handler.js";
 import type { Egress } from "../edge/egress.js";
 import type { Peer } from "../edge/peer.js";
-import { KeyedRateLimiter } from "../edge/rate-limit.js";
+import { KeyedRateLimiter, TokenBucket } from "../edge/rate-limit.js";
 import type { EntityStore } from "../entities/entities.js";
 import type { Clock } from "../ops/clock.js";
 import type { Logger } from "../ops/log.js";
@@ -30,6 +30,14 @@ import type { ChunkStream } from "../world/chunk-stream.js";
 import type { World } from "../world/world.js";
 import type { WorldClock } from "../world/world-clock.js";
 import { Camera, cameraRecord } from "./camera.js";
+
+/**
+ * Camera moves a spectator may make a second (burst: twice that), beyond which a CameraPacket is dropped
+ * (`camera_rate_limited`). Each move to a new place costs up to nine chunks sent for its neighbourhood, so
+ * this, not the session's datagram rate, bounds what one spectator can make the server send; the page's
+ * CameraFeed sends at most ten a second.
+ */
+export const CAMERA_MOVES_PER_SECOND = 10;
 
 /** What the spectators' room reads and where it sends. */
 export interface SpectatorPorts {
@@ -68,7 +76,7 @@ export interface SpectatorBroadcast {
 export class SpectatorRoom {
   /** The spectators: tokens, links, broadcast phases, as players' are, but in a registry of their own. */
   readonly sessions: SessionRegistry;
-  private readonly cameras = new Map<Session, Camera>();
+  private readonly cameras = new Map<Session, { camera: Camera; moves: TokenBucket }>();
   private readonly handler: DatagramHandler;
   readonly stats = { joined: 0, refusedFull: 0, left: 0, cameraMoves: 0, follows: 0 };
 
@@ -115,7 +123,8 @@ export class SpectatorRoom {
     const session = this.sessions.create(cameraRecord(spot.x, spot.y, world), "spectator", performance.now());
     session.joinSource = joinSource;
     session.reads = reads;
-    this.cameras.set(session, new Camera(session.entity));
+    const moves = new TokenBucket(CAMERA_MOVES_PER_SECOND, CAMERA_MOVES_PER_SECOND * 2, performance.now());
+    this.cameras.set(session, { camera: new Camera(session.entity), moves });
     this.stats.joined++;
     log.info("spectator joined", { x: session.entity.x, y: session.entity.y, spectators: this.sessions.size });
     return session;
@@ -158,7 +167,7 @@ export class SpectatorRoom {
     const { entities, world } = this.ports;
     for (const session of this.sessions.inPhase(phase)) {
       if (session.peer === null || session.quietThroughTick >= tick) continue;
-      this.cameras.get(session)?.track(entities, world);
+      this.cameras.get(session)?.camera.track(entities, world);
       broadcaster.sendTo(session);
     }
   }
@@ -188,14 +197,16 @@ export class SpectatorRoom {
     let following = 0;
     for (const session of this.sessions.values()) {
       if (session.peer !== null) bound++;
-      if ((this.cameras.get(session)?.followId ?? 0) !== 0) following++;
+      if ((this.cameras.get(session)?.camera.followId ?? 0) !== 0) following++;
     }
     return { count: this.sessions.size, max: this.options.maxSpectators, bound, following, ...this.stats };
   }
 
   private onCamera(session: Session, packet: CameraPacket): void {
-    const camera = this.cameras.get(session);
-    if (camera === undefined) return;
+    const held = this.cameras.get(session);
+    if (held === undefined) return;
+    if (!held.moves.take(performance.now())) return this.ports.metrics.drop("camera_rate_limited");
+    const camera = held.camera;
     camera.aim(packet, this.ports.entities, this.ports.world);
     this.stats.cameraMoves++;
     if (camera.followId !== 0) this.stats.follows++;
