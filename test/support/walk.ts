@@ -23,16 +23,25 @@ export async function walkNextTo(client: UdpTestClient, x: number, y: number): P
 
 /**
  * Sends `steps`, one per movement window from two windows after the latest State, never more than the
- * horizon ahead (so each lands in its own window: none replaced, none late), then waits until the
- * position has stood still for half a second. Returns the final position.
+ * horizon ahead (so each lands in its own window: none replaced, none late), then waits until the server
+ * has run the last one's window and the position has stood still for half a second. Returns the final
+ * position.
  */
 export async function walkSteps(client: UdpTestClient, steps: number[]): Promise<{ x: number; y: number }> {
-  const firstWindow = windowOfTick(client.lastState()!.tick) + 2;
-  for (let index = 0; index < steps.length; index++) {
-    const window = firstWindow + index;
+  let window = windowOfTick(client.lastState()!.tick) + 2;
+  for (const step of steps) {
     await client.waitFor("room within the horizon", () => windowOfTick(client.lastState()!.tick) + 3 >= window, 5000);
-    client.action(tickOfWindow(window), steps[index]);
+    // A client held up (a busy machine gave this process no time) finds its next window already run or
+    // about to be: sent now, the step would be late, and a late step fills the next window only when it
+    // is empty (docs/protocol.md § Scheduling) — it is the next step's, so the step would be lost. The
+    // rest of the walk is aimed from two windows ahead again: the same steps, in the same order.
+    window = Math.max(window, windowOfTick(client.lastState()!.tick) + 2);
+    client.action(tickOfWindow(window), step);
+    window++;
   }
+  // Stillness alone is not the end: a server held up for half a second between two steps is still too.
+  const lastTick = tickOfWindow(window - 1);
+  await client.waitFor("the last step's window run", () => client.lastState()!.tick >= lastTick, 15_000);
   let last = client.position()!;
   let stillSince = performance.now();
   await client.waitFor(

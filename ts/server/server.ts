@@ -16,6 +16,7 @@ import { installApiRoutes } from "./http/api-routes.js";
 import { adminAuthorizer, installAdminRoutes } from "./http/admin-routes.js";
 import { installAdminConsole } from "./http/admin-console.js";
 import { DEFAULT_SPECTATOR_POLICY, type SpectatorPolicy, installSpectateRoute } from "./http/spectate-route.js";
+import { installRecordingRoutes } from "./http/recording-routes.js";
 import type { GameOptions } from "./game-options.js";
 import { Game } from "./game-server.js";
 import { HttpApi } from "./http/http-api.js";
@@ -223,6 +224,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       adminAuthorizer(game.admin, options.adminToken, http.clientAddress, 'Basic realm="admin"'),
       game,
     );
+  }
+  if (options.adminToken !== undefined && options.record !== undefined) {
+    installRecordingRoutes(http, adminAuthorizer(game.admin, options.adminToken, http.clientAddress), {
+      dir: options.record.dir,
+      live: () => (recorder === undefined || recorder.status.stopped !== null ? null : recorder.status.path),
+      noted: (action, request, result) => game.admin.noted(action, request, result),
+    });
   }
   http.setFallback(staticFiles(options.clientDir ?? DEFAULT_CLIENT_DIR));
   const closeTransports = () => {

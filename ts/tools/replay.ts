@@ -8,8 +8,15 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { RecordingError } from "../server/recording/bytes.js";
-import { cutRecording, summarize, tickAt } from "../server/recording/cut.js";
-import { type ByteSource, fileSource, readHeader } from "../server/recording/format.js";
+import {
+  CUT_AFTER_S,
+  CUT_BEFORE_S,
+  CutRequestError,
+  cutRecording,
+  cutWindow,
+  summarize,
+} from "../server/recording/cut.js";
+import { type ByteSource, fileSource } from "../server/recording/format.js";
 import { replayRecording } from "../server/replay-world.js";
 
 const USAGE = `Usage: replay verify FILE [--map PATH] [--until TICK]
@@ -43,19 +50,6 @@ function wholeNumber(text: string | undefined, what: string, fallback?: number):
 }
 
 /** "21:03", "21:03:30" (UTC, the first such moment from the recording's start) or an ISO time, as ms. */
-function wallTimeOf(text: string, startedAt: string): number {
-  const clock = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(text);
-  if (clock === null) {
-    const ms = Date.parse(text);
-    if (Number.isNaN(ms)) throw new UsageError(`--at must be HH:MM[:SS] or an ISO time, got "${text}"`);
-    return ms;
-  }
-  const start = new Date(startedAt);
-  const day = Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate());
-  const at = day + ((Number(clock[1]) * 60 + Number(clock[2])) * 60 + Number(clock[3] ?? 0)) * 1000;
-  return at < start.getTime() - 60_000 ? at + 86_400_000 : at;
-}
-
 async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
@@ -178,26 +172,19 @@ function cut(file: string, bytes: ByteSource, values: Record<string, string | bo
   if (typeof out !== "string") throw new UsageError("cut needs --out FILE");
   if (existsSync(out)) throw new UsageError(`${out} exists: a cut never writes over a file`);
   const summary = summarize(bytes);
-  const tickHz = Number(summary.header.options.tickHz ?? 24);
-  let at: number;
-  if (typeof values["at-tick"] === "string") {
-    at = wholeNumber(values["at-tick"], "--at-tick");
-  } else if (typeof values.at === "string") {
-    const wallMs = wallTimeOf(values.at, readHeader(bytes).header.startedAt);
-    const tick = tickAt(summary, wallMs);
-    if (tick === null) {
-      throw new UsageError(
-        `${values.at} is not within the recording (${summary.header.startedAt}, ${summary.lastTick} ticks)`,
-      );
-    }
-    at = tick;
-  } else {
-    throw new UsageError("cut needs --at TIME or --at-tick N");
+  let window;
+  try {
+    window = cutWindow(summary, {
+      at: typeof values.at === "string" ? values.at : undefined,
+      atTick: typeof values["at-tick"] === "string" ? wholeNumber(values["at-tick"], "--at-tick") : undefined,
+      beforeS: wholeNumber(values.before as string | undefined, "--before", CUT_BEFORE_S),
+      afterS: wholeNumber(values.after as string | undefined, "--after", CUT_AFTER_S),
+    });
+  } catch (error) {
+    if (error instanceof CutRequestError) throw new UsageError(error.message);
+    throw error;
   }
-  const before = wholeNumber(values.before as string | undefined, "--before", 120);
-  const after = wholeNumber(values.after as string | undefined, "--after", 60);
-  const fromTick = Math.max(1, at - before * tickHz);
-  const toTick = Math.min(summary.lastTick, at + after * tickHz);
+  const { at, fromTick, toTick } = window;
   const written = cutRecording(bytes, file, { fromTick, toTick }, out);
   process.stdout.write(
     `wrote ${out}: ticks ${fromTick}–${written.toTick} around tick ${at} (${written.blocks} blocks, ${written.bytes} bytes)\n`,

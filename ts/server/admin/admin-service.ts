@@ -223,6 +223,11 @@ export class AdminService {
     return this.ports.store.recent(limit);
   }
 
+  /** An action done elsewhere (a recording cut, http/recording-routes.ts): in the admin log like the others. */
+  noted(action: string, request: Record<string, unknown>, result: Record<string, unknown>): void {
+    this.record(action, request, result);
+  }
+
   /** A request refused before it did anything: logged like the others. */
   refused(action: string, detail: Record<string, unknown>, why: string): void {
     this.ports.store.log(this.ports.now(), `${action} refused`, { ...detail, why });

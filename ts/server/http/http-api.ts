@@ -1,6 +1,7 @@
 // The HTTP side of the game server: a tiny router over node:http with JSON
 // bodies and `{"error": "..."}` refusals. The datagram channel never carries
 // anything that needs a stream (accounts, signalling); this does.
+import { createReadStream } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import {
   type ConnectionStats,
@@ -30,6 +31,8 @@ export interface HttpReply {
   status?: number;
   /** A JSON-serialisable body, or a string/Buffer sent as is with `contentType`. */
   body: unknown;
+  /** A file sent as the body instead, streamed (a recording may be a gigabyte): its path and size. */
+  file?: { readonly path: string; readonly bytes: number };
   contentType?: string;
   headers?: Record<string, string>;
 }
@@ -98,6 +101,21 @@ export class HttpApi {
 
 function send(res: ServerResponse, reply: HttpReply): void {
   if (res.headersSent) return;
+  if (reply.file !== undefined) {
+    const stream = createReadStream(reply.file.path, { start: 0, end: Math.max(0, reply.file.bytes - 1) });
+    stream.once("error", () => res.destroy());
+    stream.once("open", () => {
+      res.writeHead(reply.status ?? 200, {
+        "content-type": reply.contentType ?? "application/octet-stream",
+        "content-length": String(reply.file!.bytes),
+        "cache-control": "no-store",
+        ...reply.headers,
+      });
+      stream.pipe(res);
+    });
+    res.once("close", () => stream.destroy());
+    return;
+  }
   const isRaw = typeof reply.body === "string" || reply.body instanceof Uint8Array;
   const payload = isRaw ? (reply.body as string | Uint8Array) : JSON.stringify(reply.body);
   res.writeHead(reply.status ?? 200, {

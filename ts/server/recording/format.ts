@@ -10,7 +10,9 @@
 // skips a type it does not know; a record whose meaning changes takes a new type, and a format whose
 // framing changes a new version.
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { inflateSync } from "node:zlib";
+import { open } from "node:fs/promises";
+import { promisify } from "node:util";
+import { inflate, inflateSync } from "node:zlib";
 import { ByteReader, RecordingError } from "./bytes.js";
 
 export const FILE_MAGIC = new TextEncoder().encode("FCAVEREC");
@@ -206,52 +208,136 @@ export class BlockReader {
 
   *blocks(): Generator<Block> {
     const source = this.source;
-    const size = source.size;
     let offset = this.at;
-    while (offset < size) {
-      if (size - offset < BLOCK_HEADER_BYTES) {
-        this.truncated = `the last block's header is cut short at byte ${offset}`;
-        return;
-      }
-      const head = source.read(offset, BLOCK_HEADER_BYTES);
-      const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
-      if (view.getUint32(0, true) !== BLOCK_MAGIC) {
-        throw new RecordingError(`corrupt recording: no block starts at byte ${offset}`, "corrupt");
-      }
-      const compressed = view.getUint32(4, true);
-      const raw = view.getUint32(8, true);
-      const firstTick = view.getUint32(12, true);
-      const lastTick = view.getUint32(16, true);
-      if (raw > MAX_BLOCK_RAW_BYTES || compressed > MAX_BLOCK_RAW_BYTES) {
-        throw new RecordingError(`corrupt recording: the block at byte ${offset} claims ${raw} bytes`, "corrupt");
-      }
-      const start = offset + BLOCK_HEADER_BYTES;
-      if (start + compressed > size) {
-        this.truncated = `the last block (ticks ${firstTick}–${lastTick}) is cut short at byte ${offset}`;
+    while (offset < source.size) {
+      const frame = blockFrame(offset, source.size, (length) => source.read(offset, length));
+      if (typeof frame === "string") {
+        this.truncated = frame;
         return;
       }
       let records: Uint8Array;
       try {
-        records = inflateSync(source.read(start, compressed), { maxOutputLength: raw + 1 });
+        records = inflateSync(source.read(frame.start, frame.compressed), { maxOutputLength: frame.raw + 1 });
       } catch (error) {
-        throw new RecordingError(
-          `corrupt recording: the block at byte ${offset} (ticks ${firstTick}–${lastTick}) does not inflate (${String(error)})`,
-          "corrupt",
-        );
+        throw notInflating(frame, error);
       }
-      if (records.length !== raw) {
-        throw new RecordingError(`corrupt recording: the block at byte ${offset} is not the length it says`, "corrupt");
-      }
-      const block = { offset, end: start + compressed, firstTick, lastTick, records };
+      const block = inflated(frame, records);
       this.last = block;
       yield block;
-      offset = start + compressed;
+      offset = block.end;
     }
   }
 
   /** The records of every block, in order. */
   *records(): Generator<RawRecord> {
     for (const block of this.blocks()) yield* recordsOf(block);
+  }
+}
+
+/** Where a block sits and what its header says, before its records are read. */
+export interface BlockFrame {
+  readonly offset: number;
+  /** Where its compressed records start, and end (the next block's offset). */
+  readonly start: number;
+  readonly end: number;
+  readonly compressed: number;
+  readonly raw: number;
+  readonly firstTick: number;
+  readonly lastTick: number;
+}
+
+/**
+ * The frame of the block at `offset` in a file of `size` bytes, its header's bytes read by `read`: the
+ * reason the file ends there (a crash while it was written) as a string, or a RecordingError thrown for
+ * anything else wrong. One reading of a block's header for the synchronous and the asynchronous readers.
+ */
+function blockFrame(offset: number, size: number, read: (length: number) => Uint8Array): BlockFrame | string {
+  if (size - offset < BLOCK_HEADER_BYTES) return `the last block's header is cut short at byte ${offset}`;
+  const head = read(BLOCK_HEADER_BYTES);
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  if (view.getUint32(0, true) !== BLOCK_MAGIC) {
+    throw new RecordingError(`corrupt recording: no block starts at byte ${offset}`, "corrupt");
+  }
+  const compressed = view.getUint32(4, true);
+  const raw = view.getUint32(8, true);
+  const firstTick = view.getUint32(12, true);
+  const lastTick = view.getUint32(16, true);
+  if (raw > MAX_BLOCK_RAW_BYTES || compressed > MAX_BLOCK_RAW_BYTES) {
+    throw new RecordingError(`corrupt recording: the block at byte ${offset} claims ${raw} bytes`, "corrupt");
+  }
+  const start = offset + BLOCK_HEADER_BYTES;
+  if (start + compressed > size)
+    return `the last block (ticks ${firstTick}–${lastTick}) is cut short at byte ${offset}`;
+  return { offset, start, end: start + compressed, compressed, raw, firstTick, lastTick };
+}
+
+function notInflating(frame: BlockFrame, error: unknown): RecordingError {
+  return new RecordingError(
+    `corrupt recording: the block at byte ${frame.offset} (ticks ${frame.firstTick}–${frame.lastTick}) does not inflate (${String(error)})`,
+    "corrupt",
+  );
+}
+
+function inflated(frame: BlockFrame, records: Uint8Array): Block {
+  if (records.length !== frame.raw) {
+    throw new RecordingError(
+      `corrupt recording: the block at byte ${frame.offset} is not the length it says`,
+      "corrupt",
+    );
+  }
+  return { offset: frame.offset, end: frame.end, firstTick: frame.firstTick, lastTick: frame.lastTick, records };
+}
+
+const inflateAsync = promisify(inflate);
+
+/**
+ * The blocks of the recording at `path`, like BlockReader's, read and inflated without holding the event
+ * loop: the reads are asynchronous and each block inflates on libuv's thread pool (a server cutting its
+ * own recording keeps its tick).
+ */
+export async function* blocksOfFile(
+  path: string,
+  /** Filled as the reading goes: the header and the file's size first, why it ends early last. */
+  seen: { header?: RecordingHeader; size?: number; truncated: string | null } = { truncated: null },
+): AsyncGenerator<Block> {
+  const file = await open(path, "r");
+  try {
+    const size = (await file.stat()).size;
+    const read = async (offset: number, length: number) => {
+      const bytes = new Uint8Array(Math.max(0, Math.min(length, size - offset)));
+      let done = 0;
+      while (done < bytes.length) {
+        const { bytesRead } = await file.read(bytes, done, bytes.length - done, offset + done);
+        if (bytesRead === 0) break;
+        done += bytesRead;
+      }
+      return bytes;
+    };
+    const headLength = Math.min(size, FILE_MAGIC.length + 6 + MAX_HEADER_BYTES);
+    const head = await read(0, headLength);
+    const { header, blocksAt } = readHeader(bytesSource(head));
+    seen.header = header;
+    seen.size = size;
+    let offset = blocksAt;
+    while (offset < size) {
+      const frameHead = await read(offset, BLOCK_HEADER_BYTES);
+      const frame = blockFrame(offset, size, () => frameHead);
+      if (typeof frame === "string") {
+        seen.truncated = frame;
+        return;
+      }
+      const compressedBytes = await read(frame.start, frame.compressed);
+      let records: Uint8Array;
+      try {
+        records = await inflateAsync(compressedBytes, { maxOutputLength: frame.raw + 1 });
+      } catch (error) {
+        throw notInflating(frame, error);
+      }
+      yield inflated(frame, records);
+      offset = frame.end;
+    }
+  } finally {
+    await file.close();
   }
 }
 
