@@ -142,6 +142,20 @@ describe("pageLayout for a map of large tiles", () => {
     });
   });
 
+  it("stacks a 32 or 64 px map on an upright phone (ratio 2 or 3) at 1×: the view on top, not in the page's middle", () => {
+    // The side layout gave it the same scale and put the view in the middle of the page, the log over it
+    // and the touch controls over each other (the map gallery's pictures of Source of Tales showed it).
+    for (const tile of [32, 64]) {
+      for (const ratio of [2, 3]) {
+        const screen = screenForTileSize(tile);
+        const layout = pageLayout(390, 844, STATUS, ratio, screen);
+        expect(layout, `${tile} px at ${ratio}`).toMatchObject({ mode: "stacked", scale: 1, viewTop: 0, hud: "bar" });
+        // The view's height leaves the lower part of the page to the log and the touch controls.
+        expect(layout.viewRows * layout.cssPerPixel).toBeLessThanOrEqual(844 / 2 + 100);
+      }
+    }
+  });
+
   it("keeps the whole view and the panel where a larger window shows it at 2×", () => {
     expect(pageLayout(2200, 2000, STATUS, 1, screenForTileSize(32))).toMatchObject({
       scale: 2,

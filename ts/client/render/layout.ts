@@ -120,7 +120,7 @@ function minViewColumns(screen: Screen): number {
 
 /**
  * The layout for a page of `pageCssWidth` × `pageCssHeight` CSS pixels whose status line takes `statusCssHeight`,
- * at `devicePixelRatio`: the stacked layout on a portrait page when it gives the view a larger scale, else side.
+ * at `devicePixelRatio`: the stacked layout on a portrait page when it gives the view at least side's scale, else side.
  * `screen` is the framebuffer's (the default 320 × 240 unless a map's tiles are larger).
  */
 export function pageLayout(
@@ -163,7 +163,10 @@ export function pageLayout(
     hud,
   };
   if (pageCssHeight <= pageCssWidth) return side;
-  for (let scale = Math.floor(width / minViewColumns(screen)); scale > side.scale; scale--) {
+  // Upright, the stacked layout also at the side layout's own scale: a map of 32-px tiles on a phone is
+  // drawn at 1× either way, and side put the view in the middle of the page with the log over it and the
+  // touch controls over each other (the map gallery showed it, ts/tools/map-gallery.ts).
+  for (let scale = Math.floor(width / minViewColumns(screen)); scale >= side.scale; scale--) {
     const columns = Math.min(screen.view.w, Math.floor(width / scale));
     const panelScale = Math.min(scale, Math.floor((height - status - screen.view.h * scale) / screen.panel.h));
     if (panelScale < 1 || screen.panel.w * panelScale > width) continue;
