@@ -138,6 +138,11 @@ describe("connection status", () => {
     expect(connectionStatus("reconnecting", "webrtc", "Ada").line).toBe("Disconnected — reconnecting…");
     expect(connectionStatus("disconnected", "webrtc", "Ada").line).toBe("Disconnected — reconnecting…");
     expect(connectionStatus("playing", "websocket", "Ada").line).toBe("Playing as Ada via websocket");
+    // A spectator's page watches: it says so, not "Playing as a spectator".
+    expect(connectionStatus("playing", "webrtc", "a spectator", undefined, true)).toMatchObject({
+      line: "Watching the world via webrtc",
+      short: "watching",
+    });
     for (const state of ["connecting", "playing", "reconnecting", "disconnected", "closed"] as const) {
       const short = connectionStatus(state, "webrtc", "Ada").short;
       expect(short.length).toBeLessThanOrEqual(12);

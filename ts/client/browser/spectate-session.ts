@@ -212,7 +212,7 @@ export class SpectateSession {
     this.lastUpdateMs = nowMs;
     client.update(nowMs);
     this.parts.feed.update(nowMs);
-    const status = connectionStatus(client.state, client.transportName, "a spectator", client.outage(nowMs));
+    const status = connectionStatus(client.state, client.transportName, "a spectator", client.outage(nowMs), true);
     this.parts.status.set(status.line, status.level);
     this.parts.debug.refresh(nowMs, () =>
       debugLines(client.stats, {
@@ -312,7 +312,7 @@ export class SpectateSession {
     const clock = client.worldClock.known
       ? clockLine(client.worldClock.timeOfDay(client.serverTick), client.worldClock.weather)
       : undefined;
-    const status = connectionStatus(client.state, client.transportName, "a spectator", client.outage(nowMs));
+    const status = connectionStatus(client.state, client.transportName, "a spectator", client.outage(nowMs), true);
     const nearby: string[] = [];
     for (const entity of entities.values()) {
       const name = client.names.get(entity.id);

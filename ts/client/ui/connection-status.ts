@@ -21,7 +21,14 @@ export interface StatusText {
  * playing ("No word from the server for 3 s — reconnecting in 7 s if it stays quiet"), and the wait
  * before the next rejoin ("Connection lost — trying again in 4 s (attempt 3)").
  */
-export function connectionStatus(state: ConnectionState, transport: string, nick: string, outage?: Outage): StatusText {
+export function connectionStatus(
+  state: ConnectionState,
+  transport: string,
+  nick: string,
+  outage?: Outage,
+  /** A spectator's page (no body): it watches, it does not play. */
+  watching = false,
+): StatusText {
   switch (state) {
     case "connecting":
       return { line: `Connecting as ${nick} via ${transport}…`, short: "connecting", level: "busy" };
@@ -35,7 +42,9 @@ export function connectionStatus(state: ConnectionState, transport: string, nick
           level: "busy",
         };
       }
-      return { line: `Playing as ${nick} via ${transport}`, short: "online", level: "ok" };
+      return watching
+        ? { line: `Watching the world via ${transport}`, short: "watching", level: "ok" }
+        : { line: `Playing as ${nick} via ${transport}`, short: "online", level: "ok" };
     case "disconnected":
       if (outage !== undefined && outage.retryInMs > 0) {
         const seconds = Math.ceil(outage.retryInMs / 1000);
