@@ -40,7 +40,7 @@ afterAll(async () => {
 
 describe("/admin and its routes", () => {
   it("serve nothing without the token, or with a wrong one: 401, asking a browser for it", async () => {
-    for (const path of ["/admin", "/api/admin/world", "/api/admin/map"]) {
+    for (const path of ["/admin", "/api/admin/world", "/api/admin/map", "/api/admin/entity?id=1"]) {
       for (const authorization of [
         undefined,
         basic("wrong-token-wrong-token-wrong-token"),
@@ -97,6 +97,39 @@ describe("/admin and its routes", () => {
     expect([creature.typeId, answer.kinds[typeId]]).toEqual([typeId, creature.name]);
     expect(Math.abs(creature.x - x) + Math.abs(creature.y - y)).toBeLessThanOrEqual(4);
   });
+
+  it("describe one entity: a player as the admin API lists it, a creature by its kind; a bad or gone id is said so", async () => {
+    const get = async (query: string) => {
+      const response = await fetch(`${base}/api/admin/entity${query}`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    const session = [...server.game.sessions.values()][0];
+    const player = await get(`?id=${session.entity.id}`);
+    expect(player.body).toMatchObject({
+      kind: "player",
+      nick: "Watched",
+      transport: "udp",
+      address: "127.0.0.1",
+      level: 1,
+      hpMax: session.entity.hpMax,
+      muted: false,
+    });
+    expect(player.body.lastHeardMsAgo).toEqual(expect.any(Number));
+    const creature = [...server.game.entities.values()].find((entity) => entity.id !== session.entity.id)!;
+    expect((await get(`?id=${creature.id}`)).body).toMatchObject({
+      kind: "creature",
+      entityId: creature.id,
+      name: creature.name,
+      level: 1,
+      hpMax: creature.hpMax,
+    });
+    expect((await get("?id=99999999")).status).toBe(404);
+    for (const bad of ["", "?id=", "?id=-3", "?id=abc", "?id=0", "?id=99999999999"]) {
+      expect((await get(bad)).status, bad).toBe(400);
+    }
+  });
 });
 
 skipNotice("test/admin-console.test.ts (its browser part)");
@@ -139,6 +172,67 @@ describe.skipIf(!HAVE_CHROMIUM)("/admin in Chromium", () => {
       await page.screenshot({ path: join(ARTIFACTS, "admin-console-desktop.png") });
       await page.setViewportSize({ width: 820, height: 1180 });
       await page.screenshot({ path: join(ARTIFACTS, "admin-console-tablet.png") });
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it("acts on the player from the map: its panel, a mute, a teleport, a kick, each said on the page and in the admin log", async () => {
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    try {
+      const context = await browser.newContext({
+        httpCredentials: { username: "host", password: TOKEN },
+        viewport: { width: 1200, height: 800 },
+      });
+      const page = await context.newPage();
+      await page.goto(`${base}/admin`);
+      await page.waitForFunction(() => document.getElementById("status")?.textContent === "live");
+      const session = [...server.game.sessions.values()].find((s) => s.nick === "Watched")!;
+      const entity = session.entity;
+      // Found on the live map where the server has it, and clicked: who it is and its link.
+      await page.click("#canvas", { position: { x: entity.x * 2 + 1, y: entity.y * 2 + 1 } });
+      await page.waitForFunction(() => document.getElementById("selected")?.textContent?.includes("udp"));
+      const panel = await page.textContent("#selected");
+      for (const shown of ["Watched", `${entity.id}`, "127.0.0.1", `${entity.hp} / ${entity.hpMax}`, "level"]) {
+        expect(panel).toContain(shown);
+      }
+
+      await page.fill("#action-text", "spamming the chat");
+      await page.click("#do-mute");
+      await page.waitForFunction(() => document.getElementById("action-result")?.textContent?.startsWith("muted"));
+      expect(await page.textContent("#action-result")).toBe(`muted Watched (entity ${entity.id}) until lifted`);
+      await page.waitForFunction(() => document.getElementById("admin-log")?.textContent?.includes("mute Watched"));
+      expect(server.game.admin.isMuted(session)).toBe(true);
+      await client.waitFor("told of the mute", () =>
+        client.received.some((r) => r.packet?.type === "chat" && r.packet.text === "You are muted: spamming the chat"),
+      );
+      await page.waitForFunction(() => document.getElementById("selected")?.textContent?.includes("muted"));
+
+      await page.click("#do-teleport");
+      await page.waitForFunction(() => document.getElementById("action-result")?.textContent?.startsWith("moved"));
+      expect(await page.textContent("#action-result")).toContain("the nearest spawn point");
+      expect(server.game.world.spawns).toContainEqual({ x: entity.x, y: entity.y });
+
+      // A creature far from the player, clicked: what it is.
+      const creature = [...server.game.entities.values()].find(
+        (e) => e.id !== entity.id && Math.abs(e.x - entity.x) + Math.abs(e.y - entity.y) > 10,
+      )!;
+      await page.click("#canvas", { position: { x: creature.x * 2 + 1, y: creature.y * 2 + 1 } });
+      await page.waitForFunction(() => document.getElementById("selected")?.textContent?.includes("creature"));
+      expect(await page.isHidden("#actions")).toBe(true);
+
+      // Back to the player by its line in the list, and kicked: the page and the log say so, the session ends.
+      await page.click("#players li");
+      await page.waitForFunction(() => document.getElementById("selected")?.textContent?.includes("Watched"));
+      await page.fill("#action-text", "");
+      await page.click("#do-kick");
+      await page.waitForFunction(() => document.getElementById("action-result")?.textContent?.startsWith("kicked"));
+      expect(await page.textContent("#action-result")).toBe(`kicked Watched (entity ${entity.id})`);
+      await page.waitForFunction(() => document.getElementById("admin-log")?.textContent?.includes("kick Watched"));
+      expect(server.game.sessions.size).toBe(0);
+      await page.waitForFunction(() => document.getElementById("selected")?.textContent?.includes("gone"));
+      const log = server.game.admin.recent(10).map((entry) => entry.action);
+      expect(log.slice(0, 3)).toEqual(["kick", "teleport", "mute"]);
     } finally {
       await browser.close();
     }

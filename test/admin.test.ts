@@ -189,6 +189,73 @@ describe("the admin API", () => {
     expect(server!.game.chat.stats.muted).toBe(1);
   });
 
+  it("message tells one player; teleport puts a player on a free tile or the nearest spawn point, and refuses others", async () => {
+    await start({ adminToken: TOKEN });
+    const lost = await guest("Lost");
+    const other = await guest("Other");
+    const entityId = [...server!.game.sessions.values()].find((session) => session.nick === "Lost")!.entity.id;
+    expect((await admin("POST", "message", { entityId, text: "Please stop." })).body).toMatchObject({
+      action: "message",
+      nick: "Lost",
+    });
+    await lost.waitFor("the message", () =>
+      chatLines(lost).some((line) => line.speakerName === "server" && line.text === "Please stop."),
+    );
+    expect(chatLines(other).some((line) => line.text === "Please stop.")).toBe(false);
+    expect((await admin("POST", "message", { entityId })).status).toBe(400);
+
+    const world = server!.game.world;
+    const entity = server!.game.entities.get(entityId)!;
+    // A free tile that is not a spawn point, and a wall: found by the movement rule's own data.
+    const free: { x: number; y: number }[] = [];
+    let wall: { x: number; y: number } | undefined;
+    for (let y = 0; y < world.mapHeight; y++) {
+      for (let x = 0; x < world.mapWidth; x++) {
+        if (world.walkable(x, y)) free.push({ x, y });
+        else wall ??= { x, y };
+      }
+    }
+    const away = free.find((tile) => !world.spawns.some((spawn) => spawn.x === tile.x && spawn.y === tile.y))!;
+    const moved = await admin("POST", "teleport", { entityId, x: away.x, y: away.y });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ to: away, safeSpot: false });
+    expect({ x: entity.x, y: entity.y }).toEqual(away);
+    await lost.waitFor("its new place", () => {
+      const at = lost.position();
+      return at !== undefined && at.x === away.x && at.y === away.y;
+    });
+    await lost.waitFor("told where", () =>
+      chatLines(lost).some((line) => line.text === `An operator moved you to (${away.x}, ${away.y}).`),
+    );
+    // No tile: the nearest spawn point.
+    const nearest = [...world.spawns].sort(
+      (a, b) => (a.x - away.x) ** 2 + (a.y - away.y) ** 2 - ((b.x - away.x) ** 2 + (b.y - away.y) ** 2),
+    )[0];
+    expect((await admin("POST", "teleport", { nick: "Lost" })).body).toMatchObject({
+      from: away,
+      to: { x: nearest.x, y: nearest.y },
+      safeSpot: true,
+    });
+    expect({ x: entity.x, y: entity.y }).toEqual({ x: nearest.x, y: nearest.y });
+    // Refused, and the player stays: a wall, off the map, half a tile, a player who is not there.
+    for (const [body, status, why] of [
+      [{ entityId, ...wall }, 400, /not a free tile/],
+      [{ entityId, x: world.mapWidth, y: 0 }, 400, /not a tile of the map/],
+      [{ entityId, x: 1.5, y: 2 }, 400, /not a tile of the map/],
+      [{ entityId, x: 3 }, 400, /both "x" and "y"/],
+      [{ entityId: 999_999, x: away.x, y: away.y }, 404, /no player with entity id 999999/],
+    ] as const) {
+      const refused = await admin("POST", "teleport", body);
+      expect(refused.status, JSON.stringify(body)).toBe(status);
+      expect(String(refused.body.error)).toMatch(why);
+    }
+    expect({ x: entity.x, y: entity.y }).toEqual({ x: nearest.x, y: nearest.y });
+    const log = (await admin("GET", "log?limit=20")).body.entries as { action: string }[];
+    expect(log.filter((entry) => entry.action === "teleport")).toHaveLength(2);
+    expect(log.filter((entry) => entry.action === "teleport refused")).toHaveLength(5);
+    expect(log.filter((entry) => entry.action === "message")).toHaveLength(1);
+  });
+
   it("the command-line client: JSON out and exit 0; a refusal exits 1; bad usage exits 2", async () => {
     await start({ adminToken: TOKEN });
     await guest("Cli");

@@ -135,6 +135,13 @@ export function installAdminRoutes(
   );
   post("unmute", (body) => admin.unmute(playerRef(body)));
   post("announce", (body) => admin.announce(requiredText(body, "text")));
+  post("message", (body) => admin.message(playerRef(body), requiredText(body, "text")));
+  post("teleport", (body) => {
+    const x = optionalNumber(body, "x");
+    const y = optionalNumber(body, "y");
+    if ((x === undefined) !== (y === undefined)) throw new AdminError(400, 'give both "x" and "y", or neither');
+    return admin.teleport(playerRef(body), x === undefined || y === undefined ? undefined : { x, y });
+  });
 }
 
 function digest(text: string): Buffer {
