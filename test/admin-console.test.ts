@@ -12,6 +12,14 @@ import { UdpTestClient } from "./support/udp-client.js";
 import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM, MAP_PATH, skipNotice } from "./e2e/browser-support.js";
 
 const TOKEN = "console-test-token-0123456789abcdef";
+/** The health history's interval here: fast, so a graph has samples within a second or two. */
+const HEALTH_SAMPLE_MS = 250;
+interface HealthBody {
+  intervalMs: number;
+  capacity: number;
+  atMs: number[];
+  series: Record<string, (number | null)[]>;
+}
 const basic = (password: string) => `Basic ${Buffer.from(`admin:${password}`).toString("base64")}`;
 
 let server: RunningServer;
@@ -26,6 +34,7 @@ beforeAll(async () => {
     mapPath: MAP_PATH,
     logger: new Logger("silent"),
     adminToken: TOKEN,
+    healthSampleMs: HEALTH_SAMPLE_MS,
   });
   base = `http://127.0.0.1:${server.httpPort}`;
   client = await UdpTestClient.connect(server.httpPort, "Watched");
@@ -40,7 +49,15 @@ afterAll(async () => {
 
 describe("/admin and its routes", () => {
   it("serve nothing without the token, or with a wrong one: 401, asking a browser for it", async () => {
-    for (const path of ["/admin", "/api/admin/world", "/api/admin/map", "/api/admin/entity?id=1"]) {
+    for (const path of [
+      "/admin",
+      "/admin/uplot.js",
+      "/admin/uplot.css",
+      "/api/admin/world",
+      "/api/admin/map",
+      "/api/admin/entity?id=1",
+      "/api/admin/history",
+    ]) {
       for (const authorization of [
         undefined,
         basic("wrong-token-wrong-token-wrong-token"),
@@ -96,6 +113,35 @@ describe("/admin and its routes", () => {
     const creature = server.game.entities.get(id)!;
     expect([creature.typeId, answer.kinds[typeId]]).toEqual([typeId, creature.name]);
     expect(Math.abs(creature.x - x) + Math.abs(creature.y - y)).toBeLessThanOrEqual(4);
+  });
+
+  it("keep the last samples of the server's health, and answer only the newer ones when asked", async () => {
+    const get = async (query = "") => {
+      const response = await fetch(`${base}/api/admin/history${query}`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      return { status: response.status, body: (await response.json()) as HealthBody };
+    };
+    let answer = (await get()).body;
+    while (answer.atMs.length < 3) {
+      await new Promise((resolve) => setTimeout(resolve, HEALTH_SAMPLE_MS));
+      answer = (await get()).body;
+    }
+    expect(answer).toMatchObject({ intervalMs: HEALTH_SAMPLE_MS, capacity: 3_600_000 / HEALTH_SAMPLE_MS });
+    const newest = answer.atMs.length - 1;
+    expect(answer.series.players[newest]).toBe(1);
+    expect(answer.series.creatures[newest]).toBe(server.game.npcs.size);
+    expect(answer.series.tickP99Ms[newest]).toBeGreaterThan(0);
+    expect(answer.series.tickP99Ms[newest]).toBeGreaterThanOrEqual(answer.series.tickP50Ms[newest]!);
+    expect(answer.series.bytesOutPerSecond[newest]).toBeGreaterThan(0);
+    expect(answer.series.residentMemoryBytes[newest]).toBeGreaterThan(0);
+    const later = (await get(`?since=${answer.atMs[newest - 1]}`)).body;
+    expect(later.atMs[0]).toBe(answer.atMs[newest]);
+    for (const bad of ["?since=soon", "?since=-1", "?since=1.5"]) expect((await get(bad)).status, bad).toBe(400);
+    // uPlot's own files, behind the token like the page.
+    const script = await fetch(`${base}/admin/uplot.js`, { headers: { authorization: basic(TOKEN) } });
+    expect(script.headers.get("content-type")).toContain("javascript");
+    expect(await script.text()).toContain("uPlot");
   });
 
   it("describe one entity: a player as the admin API lists it, a creature by its kind; a bad or gone id is said so", async () => {
@@ -172,6 +218,41 @@ describe.skipIf(!HAVE_CHROMIUM)("/admin in Chromium", () => {
       await page.screenshot({ path: join(ARTIFACTS, "admin-console-desktop.png") });
       await page.setViewportSize({ width: 820, height: 1180 });
       await page.screenshot({ path: join(ARTIFACTS, "admin-console-tablet.png") });
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it("draws the health graphs with the server's samples, and adds the new ones", async () => {
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    try {
+      const context = await browser.newContext({
+        httpCredentials: { username: "host", password: TOKEN },
+        viewport: { width: 1200, height: 800 },
+      });
+      const page = await context.newPage();
+      await page.goto(`${base}/admin`);
+      await page.click("#tabs [data-tab=health]");
+      await page.waitForSelector("#chart-population canvas");
+      const samples = async () => Number((await page.textContent("#health-samples"))!.split(" ")[0]);
+      const first = await samples();
+      expect(first).toBeGreaterThanOrEqual(3);
+      await page.waitForFunction(
+        (n) => Number(document.getElementById("health-samples")!.textContent!.split(" ")[0]) > n,
+        first,
+      );
+      // The players' line, in its green, drawn on the population chart's canvas: the one player is plotted.
+      const green = await page.evaluate(() => {
+        const canvas = document.querySelector("#chart-population canvas") as HTMLCanvasElement;
+        const data = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height).data;
+        let count = 0;
+        for (let i = 0; i < data.length; i += 4) if (data[i + 1] > 180 && data[i] < 120 && data[i + 2] < 140) count++;
+        return count;
+      });
+      expect(green).toBeGreaterThan(20);
+      expect(await page.locator(".uplot").count()).toBe(7);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, "admin-console-health-desktop.png") });
     } finally {
       await browser.close();
     }

@@ -15,6 +15,7 @@ import { loadCore } from "../wasm/node.js";
 import { installApiRoutes } from "./http/api-routes.js";
 import { adminAuthorizer, installAdminRoutes } from "./http/admin-routes.js";
 import { installAdminConsole } from "./http/admin-console.js";
+import { HEALTH_SAMPLE_MS, HealthSampler } from "./http/health-sampler.js";
 import type { GameOptions } from "./game-options.js";
 import { Game } from "./game-server.js";
 import { HttpApi } from "./http/http-api.js";
@@ -70,6 +71,8 @@ export interface ServerOptions extends Partial<GameOptions> {
   trustedProxies?: readonly string[];
   /** The operators' bearer token: with one, the admin API (/api/admin/*) is served; there is no default. */
   adminToken?: string;
+  /** How often the console's health history is sampled (ms; default HEALTH_SAMPLE_MS): tests sample faster. */
+  healthSampleMs?: number;
   /** --watch: reload the map's tiles when its folder changes (map-watch.ts); default false. */
   watchMap?: boolean;
   /** The flight recorder (--record): the folder its recordings go in, and its bounds; absent: not recorded. */
@@ -199,13 +202,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }),
   );
   installRtcSignalling(http, webrtc, game.sessions);
-  if (options.adminToken !== undefined) {
+  // The console's graphs: sampled only where a console can be opened (with an admin token).
+  const health =
+    options.adminToken === undefined ? null : new HealthSampler(game, options.healthSampleMs ?? HEALTH_SAMPLE_MS);
+  if (options.adminToken !== undefined && health !== null) {
     installAdminRoutes(http, game.admin, options.adminToken);
     // The console's page asks the browser for the token with its own login prompt (a Basic challenge).
     installAdminConsole(
       http,
       adminAuthorizer(game.admin, options.adminToken, http.clientAddress, 'Basic realm="admin"'),
       game,
+      health,
     );
   }
   http.setFallback(staticFiles(options.clientDir ?? DEFAULT_CLIENT_DIR));
@@ -228,6 +235,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     throw error;
   }
   game.start();
+  health?.start();
   const mapWatcher = watchMap
     ? new MapWatcher(
         options.mapPath,
@@ -274,6 +282,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       mapWatcher?.close();
       contentWatcher?.close();
       clearInterval(sweeper);
+      health?.stop();
       game.stop();
       closeTransports();
       http.server.closeAllConnections();

@@ -5,17 +5,27 @@
 // admin API's own routes (POST /api/admin/message, mute, unmute, kick, ban, teleport), each answered on the
 // page with what it did, and the admin log below them. The browser sends the token it was given at its
 // login prompt with each request (Basic credentials, same origin). Text from players is only ever set as
-// textContent. The script avoids `${` and backquotes: it lives in this template string.
+// textContent. The Health tab's graphs are admin-console-health.ts's. The script avoids `${` and
+// backquotes: it lives in this template string.
+import { HEALTH_SCRIPT } from "./admin-console-health.js";
+
 export const ADMIN_CONSOLE_PAGE = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Forgotten Caves: console</title>
+<link rel="stylesheet" href="/admin/uplot.css">
+<script src="/admin/uplot.js"></script>
 <style>
   body { margin: 0; font: 14px system-ui, sans-serif; background: #15171a; color: #e6e6e6; display: flex; height: 100vh; }
   #side { width: 20rem; padding: 0.75rem; overflow: auto; border-right: 1px solid #333; flex: none; box-sizing: border-box; }
-  #view { flex: 1; overflow: auto; position: relative; }
+  #view, #health { flex: 1; overflow: auto; position: relative; }
+  #health { padding: 0.75rem; }
+  .chart { margin: 0 0 1rem; }
+  .uplot { color: #e6e6e6; font-family: inherit; }
+  #tabs { display: flex; gap: 0.3rem; margin: 0.5rem 0; }
+  #tabs button[aria-selected="true"] { background: #3a4250; border-color: #7a8; }
   canvas { image-rendering: pixelated; display: block; cursor: crosshair; }
   h1 { font-size: 1rem; margin: 0 0 0.5rem; }
   h2 { font-size: 0.95rem; margin: 1rem 0 0.4rem; }
@@ -44,6 +54,10 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
 <div id="side">
   <h1>Forgotten Caves</h1>
   <div id="status">connecting…</div>
+  <div id="tabs" role="tablist">
+    <button role="tab" data-tab="view" aria-selected="true">Map</button>
+    <button role="tab" data-tab="health" aria-selected="false">Health</button>
+  </div>
   <dl>
     <dt>map</dt><dd id="map-name">–</dd>
     <dt>tick</dt><dd id="tick">–</dd>
@@ -69,6 +83,7 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
   <ul id="admin-log"></ul>
 </div>
 <div id="view"><canvas id="canvas" width="1" height="1"></canvas></div>
+<div id="health" hidden><div id="health-samples">no samples yet</div><div id="charts"></div></div>
 <script>
 "use strict";
 const canvas = document.getElementById("canvas");
@@ -322,6 +337,18 @@ canvas.addEventListener("click", (event) => {
   select(best);
 });
 
+// The tabs: one main area shown at a time, the side panel beside all of them.
+for (const tab of document.querySelectorAll("#tabs button")) {
+  tab.addEventListener("click", () => {
+    for (const other of document.querySelectorAll("#tabs button")) {
+      const shown = other === tab;
+      other.setAttribute("aria-selected", String(shown));
+      document.getElementById(other.dataset.tab).hidden = !shown;
+    }
+    if (tab.dataset.tab === "health") drawHealth();
+  });
+}
+
 document.getElementById("zoom").addEventListener("change", (event) => { zoom = Number(event.target.value); draw(); });
 
 loadMap().then(refresh, (error) => text("status", error.message));
@@ -329,6 +356,7 @@ showLog();
 setInterval(refresh, 1000);
 setInterval(showLog, 5000);
 </script>
+<script>${HEALTH_SCRIPT}</script>
 </body>
 </html>
 `;

@@ -12,6 +12,8 @@ import { HttpError } from "./http-api.js";
 import { ADMIN_CONSOLE_PAGE } from "./admin-console-page.js";
 import type { AdminService } from "../admin/admin-service.js";
 import { levelOf } from "../combat/experience.js";
+import type { HealthHistory } from "../ops/health-history.js";
+import { UPLOT_FILES, uplotFile } from "./admin-console-assets.js";
 
 /** The most creatures one answer lists (a world of 100,000 would be megabytes a second); the count says the rest. */
 export const CONSOLE_CREATURES_MAX = 20_000;
@@ -46,11 +48,43 @@ interface ConsoleEntity {
   xp: number;
 }
 
-export function installAdminConsole(http: HttpApi, authorize: AdminAuthorizer, game: ConsoleWorld): void {
+/** The server's health over the last hour (http/health-sampler.ts), and how often it is sampled. */
+export interface ConsoleHealth {
+  readonly history: Pick<HealthHistory, "since" | "capacity">;
+  readonly intervalMs: number;
+}
+
+export function installAdminConsole(
+  http: HttpApi,
+  authorize: AdminAuthorizer,
+  game: ConsoleWorld,
+  health: ConsoleHealth,
+): void {
   const guarded = (action: string, raw: IncomingMessage) => authorize(raw, action);
   http.route("GET", "/admin", ({ raw }) => {
     guarded("console", raw);
     return { body: ADMIN_CONSOLE_PAGE, contentType: "text/html; charset=utf-8" };
+  });
+  for (const [path, { file, contentType }] of Object.entries(UPLOT_FILES)) {
+    http.route("GET", path, ({ raw }) => {
+      guarded("console", raw);
+      return { body: uplotFile(file), contentType };
+    });
+  }
+  // The samples after `since` (ms, the newest the page holds): a page open for hours asks for a few each time.
+  http.route("GET", "/api/admin/history", ({ raw }) => {
+    guarded("history", raw);
+    const sinceParam = new URL(raw.url ?? "/", "http://localhost").searchParams.get("since");
+    if (sinceParam !== null && !/^\d{1,16}$/.test(sinceParam)) {
+      throw new HttpError(400, "since must be a time in ms (a whole number)");
+    }
+    return {
+      body: {
+        intervalMs: health.intervalMs,
+        capacity: health.history.capacity,
+        ...health.history.since(sinceParam === null ? undefined : Number(sinceParam)),
+      },
+    };
   });
   // The map's cells change only when a map is reloaded (--watch) or a door opens; the page asks once.
   http.route("GET", "/api/admin/map", ({ raw }) => {
