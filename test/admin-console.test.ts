@@ -6,6 +6,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encodePacketToBytes } from "../ts/protocol/packet.js";
 import { Logger } from "../ts/server/ops/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { UdpTestClient } from "./support/udp-client.js";
@@ -211,9 +212,9 @@ describe.skipIf(!HAVE_CHROMIUM)("/admin in Chromium", () => {
         return [...canvas.getContext("2d")!.getImageData(x * 2, y * 2, 1, 1).data];
       }, at);
       expect(pixel.slice(0, 3)).toEqual([0x4e, 0xe0, 0x6a]);
-      // A click on it shows who it is.
+      // A click on it shows who it is (as the server says it: the panel asks for the entity).
       await page.click("#canvas", { position: { x: at.x * 2 + 1, y: at.y * 2 + 1 } });
-      expect(await page.textContent("#selected")).toContain("Watched");
+      await page.waitForFunction(() => document.getElementById("selected")?.textContent?.includes("Watched"));
       mkdirSync(ARTIFACTS, { recursive: true });
       await page.screenshot({ path: join(ARTIFACTS, "admin-console-desktop.png") });
       await page.setViewportSize({ width: 820, height: 1180 });
@@ -253,6 +254,46 @@ describe.skipIf(!HAVE_CHROMIUM)("/admin in Chromium", () => {
       expect(await page.locator(".uplot").count()).toBe(7);
       mkdirSync(ARTIFACTS, { recursive: true });
       await page.screenshot({ path: join(ARTIFACTS, "admin-console-health-desktop.png") });
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it("People: the player online, its chat line with a mute beside it, the search, and the admin log", async () => {
+    client.sendRaw(
+      encodePacketToBytes({ type: "chat_post", clientType: 0, authToken: client.token, seq: 1, text: "buy gold now" }),
+    );
+    await client.waitFor("its line posted", () => server.game.chat.said.recent(1).length === 1);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    try {
+      const context = await browser.newContext({
+        httpCredentials: { username: "host", password: TOKEN },
+        viewport: { width: 1200, height: 800 },
+      });
+      const page = await context.newPage();
+      await page.goto(`${base}/admin`);
+      await page.click("#tabs [data-tab=people]");
+      await page.waitForSelector("#chat-log li");
+      expect(await page.textContent("#chat-log")).toContain("Watched");
+      expect(await page.textContent("#online tbody")).toContain("Watched");
+      // The search narrows every list: the line holds "gold", the player's nick and address do not.
+      await page.fill("#people-search", "gold");
+      await page.waitForFunction(() => document.querySelectorAll("#online tbody tr").length === 0);
+      expect(await page.locator("#chat-log li").count()).toBe(1);
+
+      await page.click("#chat-log li button:text('Mute')");
+      await page.waitForFunction(() => document.getElementById("people-result")?.textContent?.startsWith("muted"));
+      const session = [...server.game.sessions.values()][0];
+      expect(await page.textContent("#people-result")).toBe(`muted Watched (entity ${session.entity.id}) until lifted`);
+      expect(server.game.admin.isMuted(session)).toBe(true);
+      await page.waitForFunction(() => document.getElementById("chat-log")?.textContent?.includes("(muted)"));
+      await page.fill("#people-search", "");
+      await page.waitForFunction(() => document.getElementById("admin-log-full")?.textContent?.includes("for saying"));
+      await page.click("#online tbody button:text('Unmute')");
+      await page.waitForFunction(() => document.getElementById("people-result")?.textContent?.startsWith("lifted"));
+      expect(server.game.admin.isMuted(session)).toBe(false);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, "admin-console-people-desktop.png") });
     } finally {
       await browser.close();
     }

@@ -256,6 +256,68 @@ describe("the admin API", () => {
     expect(log.filter((entry) => entry.action === "message")).toHaveLength(1);
   });
 
+  it("lists accounts (searched: ban, mute, last login, in play) and the recent chat (searched, with its speakers)", async () => {
+    await start({ adminToken: TOKEN, dbPath: join(dir, "people.sqlite") });
+    const register = (name: string, nick: string) =>
+      postJson(server!.httpPort, "/api/register", { name, password: `${name}-password`, nick });
+    const talker = await play((await register("Talker", "Talky")).body as unknown as Joined);
+    await register("Quiet_one", "Hush");
+    await register("Other", "Nobody");
+    expect((await admin("POST", "ban", { account: "Other", reason: "alt account" })).status).toBe(200);
+    expect((await admin("POST", "mute", { nick: "Talky", minutes: 10 })).status).toBe(200);
+
+    const accounts = (await admin("GET", "accounts")).body.accounts as Record<string, unknown>[];
+    const talky = [...server!.game.sessions.values()].find((session) => session.nick === "Talky")!;
+    // Newest first: by the last login, or the registration of an account not logged into since (a tie: the newer).
+    expect(accounts.map((account) => account.name)).toEqual(["Other", "Quiet_one", "Talker"]);
+    expect(accounts[2]).toMatchObject({ name: "Talker", muted: true, ban: null, entityId: talky.entity.id });
+    expect(accounts[2].createdAtMs).toEqual(expect.any(Number));
+    expect(accounts.find((account) => account.name === "Other")).toMatchObject({
+      ban: "account banned: alt account",
+      muted: false,
+      entityId: null,
+    });
+    // A search by name or nick, any case; "_" and "%" are letters, not patterns.
+    const names = async (q: string) =>
+      ((await admin("GET", `accounts?q=${encodeURIComponent(q)}`)).body.accounts as { name: string }[]).map(
+        (account) => account.name,
+      );
+    expect(await names("HUSH")).toEqual(["Quiet_one"]);
+    expect(await names("a_k")).toEqual([]); // as a pattern, "Talker" would match
+    expect(await names("t_")).toEqual(["Quiet_one"]);
+    expect(await names("%")).toEqual([]);
+    expect((await admin("GET", `accounts?q=${"x".repeat(65)}`)).status).toBe(400);
+    expect((await admin("GET", "accounts?limit=0")).status).toBe(400);
+
+    // The chat: a muted player's line is refused and not kept; lines said to everyone are, newest first.
+    const say = (seq: number, text: string) =>
+      talker.sendRaw(encodePacketToBytes({ type: "chat_post", clientType: 0, authToken: talker.token, seq, text }));
+    say(1, "refused while muted");
+    await talker.waitFor("the refusal", () =>
+      talker.received.some((r) => r.packet?.type === "chat_post_ack" && r.packet.seq === 1),
+    );
+    expect((await admin("POST", "unmute", { nick: "Talky" })).status).toBe(200);
+    say(2, "buy gold at example dot com");
+    await talker.waitFor("its line", () => server!.game.chat.said.recent(1).length === 1);
+    say(3, "hello all");
+    await talker.waitFor("its second line", () => server!.game.chat.said.recent(2).length === 2);
+    const lines = (await admin("GET", "chat")).body.lines as Record<string, unknown>[];
+    expect(lines).toEqual([
+      expect.objectContaining({
+        nick: "Talky",
+        text: "hello all",
+        entityId: talky.entity.id,
+        inPlay: true,
+        muted: false,
+      }),
+      expect.objectContaining({ nick: "Talky", text: "buy gold at example dot com", inPlay: true }),
+    ]);
+    expect(((await admin("GET", "chat?q=GOLD")).body.lines as unknown[]).length).toBe(1);
+    expect(((await admin("GET", "chat?limit=1")).body.lines as { text: string }[])[0].text).toBe("hello all");
+    expect((await admin("POST", "kick", { entityId: talky.entity.id })).status).toBe(200);
+    expect(((await admin("GET", "chat")).body.lines as { inPlay: boolean }[])[0].inPlay).toBe(false);
+  });
+
   it("the command-line client: JSON out and exit 0; a refusal exits 1; bad usage exits 2", async () => {
     await start({ adminToken: TOKEN });
     await guest("Cli");

@@ -40,8 +40,8 @@ export interface AdminPorts {
   readonly sessions: Pick<SessionRegistry, "values" | "byEntityId">;
   /** The session lifecycle (../sessions/session-lifecycle.ts): a kick or a ban ends the session. */
   readonly lifecycle: { leave(session: Session, reason: string): void };
-  readonly chat: Pick<ChatService, "system" | "tell">;
-  readonly accounts: Pick<AccountStore, "findByName" | "setBan" | "nameOf">;
+  readonly chat: Pick<ChatService, "system" | "tell" | "said">;
+  readonly accounts: Pick<AccountStore, "findByName" | "setBan" | "nameOf" | "search">;
   readonly store: AdminStore;
   /** Where a teleport may land: a free tile by the movement rule (World.walkable); the spawn points are the safe spots. */
   readonly world: Pick<World, "walkable" | "spawns" | "mapWidth" | "mapHeight">;
@@ -259,6 +259,40 @@ export class AdminService {
       throw new AdminError(400, `not sendable as chat: ${(error as Error).message}`);
     }
     return this.record("announce", { text }, { players: [...this.ports.sessions.values()].length });
+  }
+
+  /**
+   * Accounts whose name or nick holds `query` (every account without one), the most recently logged in first:
+   * each with its ban in force (null: none), whether it is muted now, and its player's entity id when in play.
+   */
+  accounts(query: string, limit: number): Record<string, unknown>[] {
+    const now = this.ports.now();
+    const muteNow = this.ports.muteClock();
+    const inPlay = new Map<number, Session>();
+    for (const session of this.ports.sessions.values())
+      if (session.accountId !== null) inPlay.set(session.accountId, session);
+    return this.ports.accounts.search(query, limit).map((account) => {
+      const mute = this.mutes.get(`account:${account.id}`);
+      return {
+        ...account,
+        ban: activeBan(account, now),
+        muted: mute !== undefined && (mute.untilMs === null || mute.untilMs > muteNow),
+        entityId: inPlay.get(account.id)?.entity.id ?? null,
+      };
+    });
+  }
+
+  /**
+   * The newest lines players said to everyone, newest first, those whose nick or text holds `query`: each
+   * with whether its speaker is still in play (a mute or kick beside it would find them) and muted now.
+   */
+  chatLog(limit: number, query = ""): Record<string, unknown>[] {
+    const now = this.ports.muteClock();
+    return this.ports.chat.said.recent(limit, query).map((line) => {
+      const session = this.ports.sessions.byEntityId(line.entityId);
+      const inPlay = session !== undefined && session.nick === line.nick;
+      return { ...line, inPlay, muted: inPlay && this.muteOf(session, now) !== null };
+    });
   }
 
   /** The newest admin actions, newest first. */

@@ -5,9 +5,10 @@
 // admin API's own routes (POST /api/admin/message, mute, unmute, kick, ban, teleport), each answered on the
 // page with what it did, and the admin log below them. The browser sends the token it was given at its
 // login prompt with each request (Basic credentials, same origin). Text from players is only ever set as
-// textContent. The Health tab's graphs are admin-console-health.ts's. The script avoids `${` and
+// textContent. The Health tab's graphs are admin-console-health.ts's, the People tab admin-console-people.ts's. The script avoids `${` and
 // backquotes: it lives in this template string.
 import { HEALTH_SCRIPT } from "./admin-console-health.js";
+import { PEOPLE_SCRIPT } from "./admin-console-people.js";
 
 export const ADMIN_CONSOLE_PAGE = `<!doctype html>
 <html lang="en">
@@ -20,8 +21,16 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
 <style>
   body { margin: 0; font: 14px system-ui, sans-serif; background: #15171a; color: #e6e6e6; display: flex; height: 100vh; }
   #side { width: 20rem; padding: 0.75rem; overflow: auto; border-right: 1px solid #333; flex: none; box-sizing: border-box; }
-  #view, #health { flex: 1; overflow: auto; position: relative; }
-  #health { padding: 0.75rem; }
+  #view, #health, #people { flex: 1; overflow: auto; position: relative; }
+  #health, #people { padding: 0.75rem; }
+  .table { overflow-x: auto; }
+  table { border-collapse: collapse; font-size: 13px; }
+  th, td { text-align: left; padding: 0.2rem 0.5rem; border-bottom: 1px solid #262a30; white-space: nowrap; }
+  th { color: #9aa; font-weight: normal; }
+  td button { padding: 0.1rem 0.4rem; font-size: 12px; }
+  #chat-log li, #admin-log-full li { font-size: 13px; border-bottom: 1px solid #262a30; display: flex; gap: 0.4rem; align-items: baseline; flex-wrap: wrap; }
+  #chat-log li span.text { flex: 1; min-width: 8rem; overflow-wrap: anywhere; }
+  #chat-log li .nick { color: #4ee06a; }
   .chart { margin: 0 0 1rem; }
   .uplot { color: #e6e6e6; font-family: inherit; }
   #tabs { display: flex; gap: 0.3rem; margin: 0.5rem 0; }
@@ -41,9 +50,9 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
   .row { display: flex; flex-wrap: wrap; gap: 0.3rem; align-items: center; margin: 0.3rem 0; }
   .row input { flex: 1; min-width: 5rem; }
   .row input.short { flex: none; width: 4rem; min-width: 0; }
-  #action-result { margin: 0.4rem 0; padding: 0.4rem; border-radius: 4px; background: #1e2a22; min-height: 1.2em; }
-  #action-result.refused { background: #3a1f22; }
-  #action-result:empty { display: none; }
+  #action-result, .result { margin: 0.4rem 0; padding: 0.4rem; border-radius: 4px; background: #1e2a22; min-height: 1.2em; }
+  #action-result.refused, .result.refused { background: #3a1f22; }
+  #action-result:empty, .result:empty { display: none; }
   #admin-log li, #players li { font-size: 12px; border-bottom: 1px solid #262a30; }
   #players li { cursor: pointer; }
   .muted { color: #e8b04a; }
@@ -57,6 +66,7 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
   <div id="tabs" role="tablist">
     <button role="tab" data-tab="view" aria-selected="true">Map</button>
     <button role="tab" data-tab="health" aria-selected="false">Health</button>
+    <button role="tab" data-tab="people" aria-selected="false">People</button>
   </div>
   <dl>
     <dt>map</dt><dd id="map-name">–</dd>
@@ -83,6 +93,18 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
   <ul id="admin-log"></ul>
 </div>
 <div id="view"><canvas id="canvas" width="1" height="1"></canvas></div>
+<div id="people" hidden>
+  <div class="row"><input id="people-search" type="search" placeholder="search players, accounts, chat and the admin log" maxlength="64"></div>
+  <div id="people-result" class="result" role="status"></div>
+  <h2>Online</h2>
+  <div class="table"><table id="online"><thead><tr><th>nick</th><th>level</th><th>hp</th><th>transport</th><th>address</th><th>chat</th><th></th></tr></thead><tbody></tbody></table></div>
+  <h2>Accounts</h2>
+  <div class="table"><table id="accounts"><thead><tr><th>name</th><th>nick</th><th>last seen</th><th>ban</th><th>chat</th><th></th></tr></thead><tbody></tbody></table></div>
+  <h2>Chat</h2>
+  <ul id="chat-log"></ul>
+  <h2>Admin log</h2>
+  <ul id="admin-log-full"></ul>
+</div>
 <div id="health" hidden><div id="health-samples">no samples yet</div><div id="charts"></div></div>
 <script>
 "use strict";
@@ -209,26 +231,33 @@ function said(action, body) {
     case "mute": return "muted " + who + " " + when(body.untilMs);
     case "unmute": return body.lifted ? "lifted the mute of " + who : who + " was not muted";
     case "kick": return "kicked " + who;
+    case "unban": return body.lifted ? "lifted the ban" : "there was no ban to lift";
     case "ban": return "banned " + (body.account !== null ? "account " + body.account : "address " + body.address) + " " + when(body.untilMs) + (body.kicked.length > 0 ? "; ended the session of " + body.kicked.join(", ") : "");
     case "teleport": return "moved " + who + " from (" + body.from.x + ", " + body.from.y + ") to (" + body.to.x + ", " + body.to.y + ")" + (body.safeSpot ? ", the nearest spawn point" : "");
     default: return action + ": done";
   }
 }
 
-/** Runs an admin action on the selected player through the admin API and says on the page what it did. */
-async function act(action, extra) {
-  const result = document.getElementById("action-result");
-  if (selected === null || selected.kind !== "player") return;
-  const body = Object.assign({ entityId: selected.entityId }, extra);
+/** Posts an admin action through the admin API and says in #resultId what it did (or why it was refused). */
+async function postAction(action, body, resultId) {
+  const result = document.getElementById(resultId);
   const response = await fetch("/api/admin/" + action, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(body),
   });
   const answer = await response.json();
-  result.className = response.ok ? "" : "refused";
+  result.classList.toggle("refused", !response.ok);
   result.textContent = response.ok ? said(action, answer) : action + " refused (" + response.status + "): " + answer.error;
-  await Promise.all([showSelected(), showLog()]);
+  await showLog();
+  return response.ok;
+}
+
+/** Runs an admin action on the selected player. */
+async function act(action, extra) {
+  if (selected === null || selected.kind !== "player") return;
+  await postAction(action, Object.assign({ entityId: selected.entityId }, extra), "action-result");
+  await showSelected();
 }
 
 function reasonOr(fallback) {
@@ -346,6 +375,7 @@ for (const tab of document.querySelectorAll("#tabs button")) {
       document.getElementById(other.dataset.tab).hidden = !shown;
     }
     if (tab.dataset.tab === "health") drawHealth();
+    if (tab.dataset.tab === "people") void refreshPeople();
   });
 }
 
@@ -357,6 +387,7 @@ setInterval(refresh, 1000);
 setInterval(showLog, 5000);
 </script>
 <script>${HEALTH_SCRIPT}</script>
+<script>${PEOPLE_SCRIPT}</script>
 </body>
 </html>
 `;
