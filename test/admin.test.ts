@@ -256,6 +256,47 @@ describe("the admin API", () => {
     expect(log.filter((entry) => entry.action === "message")).toHaveLength(1);
   });
 
+  it("a keyed player's inbound loss: the numbered ActionPackets that never came; a spec-only client's: not measured", async () => {
+    await start({ adminToken: TOKEN });
+    const lossy = await UdpTestClient.withSession(
+      (await postJson(server!.httpPort, "/api/guest", { nick: "Lossy" })).body as unknown as Joined,
+    );
+    clients.push(lossy);
+    lossy.sign();
+    lossy.action(0, 0);
+    await lossy.waitFor("own position", () => lossy.position(), 5000);
+    await guest("Plain");
+    let skipped = 0;
+    let lastSequence = 0;
+    lossy.skipSequence = (sequence) => {
+      lastSequence = sequence;
+      if (sequence % 4 !== 0) return false;
+      skipped++;
+      return true;
+    };
+    // 100 keep-alives, 20 each 400 ms: within the session's rate limit (60 a second), so none is refused.
+    for (let batch = 0; batch < 5; batch++) {
+      for (let i = 0; i < 20; i++) lossy.action(0, 0);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+    lossy.skipSequence = null;
+    lossy.action(0, 0); // the newest, lastSequence + 1, arrives
+    const expected = { sent: lastSequence + 1, lost: skipped };
+    const loss = async () => {
+      const players = (await admin("GET", "players")).body.players as { nick: string; inboundLoss: unknown }[];
+      return Object.fromEntries(players.map((player) => [player.nick, player.inboundLoss]));
+    };
+    // Until the last datagram is in (a bounded wait on loopback).
+    let figures = await loss();
+    for (let tries = 0; tries < 50 && JSON.stringify(figures.Lossy) !== JSON.stringify(expected); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      figures = await loss();
+    }
+    expect(skipped).toBe(25);
+    expect(figures).toEqual({ Lossy: { sent: expected.sent, lost: 25 }, Plain: null });
+    expect(server!.game.metrics.drops.get("rate_limited_session") ?? 0).toBe(0);
+  });
+
   it("lists accounts (searched: ban, mute, last login, in play) and the recent chat (searched, with its speakers)", async () => {
     await start({ adminToken: TOKEN, dbPath: join(dir, "people.sqlite") });
     const register = (name: string, nick: string) =>

@@ -324,6 +324,10 @@ export class AdminService {
       // How long ago its last datagram came (ms), on the clock Game.receive stamps lastSeenMs with: a
       // player whose link went quiet shows it here first. Null: no datagram yet.
       lastHeardMsAgo: session.everBound ? Math.max(0, Math.round(performance.now() - session.lastSeenMs)) : null,
+      // Its ActionPackets lost on the way in, over the newest it numbered (a keyed client numbers each one:
+      // Session.arrivals); null for a client that does not (the spec's own, untagged). The way out and the
+      // round trip are not measured by the server.
+      inboundLoss: session.keyed ? session.arrivals.inboundLoss() : null,
     };
   }
 

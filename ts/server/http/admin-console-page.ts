@@ -205,7 +205,9 @@ async function showSelected() {
     row(list, "transport", answer.transport ?? "not connected yet");
     row(list, "address", answer.address ?? "–");
     row(list, "last heard", ago(answer.lastHeardMsAgo));
-    row(list, "rtt, loss", "not measured by the server");
+    const loss = answer.inboundLoss;
+    row(list, "loss in", loss === null ? "not measured (its packets are not numbered)" : loss.sent === 0 ? "–" : (100 * loss.lost / loss.sent).toFixed(1) + " % (" + loss.lost + " of the last " + loss.sent + " actions)");
+    row(list, "rtt, loss out", "not measured by the server");
     row(list, "chat", answer.muted ? "muted" : "may speak");
     actions.hidden = false;
   } else {
