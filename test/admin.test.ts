@@ -387,6 +387,12 @@ describe("the admin API", () => {
     expect((await run("--token-file", tokenFile, "ban", "Cli")).code).toBe(2); // no reason
     expect((await run("players")).stderr).toMatch(/no admin token/);
     expect((await run("--token-file", tokenFile, "frobnicate")).code).toBe(2);
+    expect((await run("--token-file", tokenFile, "message", "Cli", "hello", "there")).code).toBe(0);
+    const teleported = await run("--token-file", tokenFile, "teleport", "Cli");
+    expect(teleported.code).toBe(0);
+    expect(JSON.parse(teleported.stdout)).toMatchObject({ action: "teleport", safeSpot: true });
+    expect((await run("--token-file", tokenFile, "teleport", "Cli", "3")).code).toBe(2);
+    expect((await run("--token-file", tokenFile, "message", "Cli")).code).toBe(2);
     expect((await run("--token-file", tokenFile, "ban", "Cli", "--minutes", "5", "being", "a", "test")).code).toBe(0);
     expect(server!.game.sessions.size).toBe(0);
   }, 60_000);
