@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { encodePacketToBytes } from "../ts/protocol/packet.js";
 import { checkAdminToken } from "../ts/server/http/admin-routes.js";
 import { Logger } from "../ts/server/ops/log.js";
@@ -361,7 +361,11 @@ describe("the admin API", () => {
 
   it("the command-line client: JSON out and exit 0; a refusal exits 1; bad usage exits 2", async () => {
     await start({ adminToken: TOKEN });
-    await guest("Cli");
+    const cli = await guest("Cli");
+    // Each run of the client starts a process (seconds on a busy machine): the player keeps playing meanwhile,
+    // an idle action a second, so its session is not ended for silence (10 s) before the last command.
+    const keepAlive = setInterval(() => cli.action(0, 0), 1000);
+    onTestFinished(() => clearInterval(keepAlive));
     const tokenFile = join(dir, "token");
     writeFileSync(tokenFile, `${TOKEN}\n`);
     const url = `http://127.0.0.1:${server!.httpPort}`;
