@@ -116,6 +116,10 @@ place(join(root, "ts/client/assets/tiles-tiled.png"), "ts/client/assets/tiles-ti
 place(join(root, "ts/server/persistence/migrations"), "ts/server/persistence/migrations");
 // The Lua module content scripts run in (ts/server/scripting/lua-sandbox.ts finds it here).
 place(join(root, "node_modules/wasmoon/dist/glue.wasm"), "node_modules/wasmoon/dist/glue.wasm");
+// The console's charting library (ts/server/http/admin-console-assets.ts finds its files here).
+for (const file of ["uPlot.iife.min.js", "uPlot.min.css"]) {
+  place(join(root, "node_modules/uplot/dist", file), join("node_modules/uplot/dist", file));
+}
 place(sqliteAddon, "node_modules/better-sqlite3/build/Release/better_sqlite3.node");
 const datachannel = join(root, "node_modules/@node-datachannel/linux-x64-gnu");
 if (!existsSync(datachannel)) fail("node_modules/@node-datachannel/linux-x64-gnu is missing: run npm install");

@@ -36,6 +36,25 @@ describe("ReplayWindow", () => {
   });
 });
 
+describe("ReplayWindow.inboundLoss", () => {
+  it("counts the numbers never seen among the newest the client used, from its first", () => {
+    const none = new ReplayWindow();
+    expect(none.inboundLoss()).toEqual({ sent: 0, lost: 0 });
+    const early = new ReplayWindow();
+    for (let sequence = 1; sequence <= 100; sequence++) if (sequence % 4 !== 0) early.accept(sequence);
+    early.accept(100); // the newest arrives after all
+    expect(early.inboundLoss()).toEqual({ sent: 100, lost: 24 });
+    const late = new ReplayWindow();
+    for (let sequence = 1; sequence <= 1000; sequence++)
+      if (sequence % 10 !== 0 || sequence === 1000) late.accept(sequence);
+    // The newest REPLAY_WINDOW numbers: 745..1000, of which 750, 760, …, 990 never came.
+    expect(late.inboundLoss()).toEqual({ sent: REPLAY_WINDOW, lost: 25 });
+    const fromLater = new ReplayWindow();
+    for (let sequence = 500; sequence <= 509; sequence++) if (sequence !== 505) fromLater.accept(sequence);
+    expect(fromLater.inboundLoss()).toEqual({ sent: 10, lost: 1 });
+  });
+});
+
 describe("AddressProof", () => {
   it("starts a UDP address unproven with a cookie, budgets 3× what arrived, and is proven by the echo", () => {
     const proof = new AddressProof();

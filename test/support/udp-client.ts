@@ -78,6 +78,11 @@ export class UdpTestClient {
   readonly challenges: bigint[] = [];
   /** After sign(): whether a challenge is answered at once with a tagged cache ack carrying the echo. */
   answerChallenges = true;
+  /**
+   * After sign(): ActionPackets whose sequence this returns true for are numbered but not sent — loss on the
+   * way to the server, exactly as many as the test chooses.
+   */
+  skipSequence: ((sequence: number) => boolean) | null = null;
   private mac: ReturnType<typeof nodeActionMac> | null = null;
   private sequence = 0;
   private challenge = 0n;
@@ -161,6 +166,7 @@ export class UdpTestClient {
     if (this.mac) {
       const cookie = this.challenge;
       size = sealAction(this.buffer, 0, ++this.sequence, Number(cookie & 0xffffffffn), Number(cookie >> 32n), this.mac);
+      if (this.skipSequence?.(this.sequence)) return;
     }
     this.sendRaw(this.buffer.slice(0, size));
   }

@@ -310,6 +310,8 @@ export class DatagramHandler {
     const targetTick = readActionTargetTick(bytes);
     const proof = session.proof;
     if (tagged) {
+      // Counted for the console's loss figure: over the link, checked or not; from elsewhere once checked.
+      if (onLink) session.arrivals.accept(readActionSequence(bytes));
       // The tag is checked whenever it matters: to bind or move the session, to
       // schedule a step (a replayed step must not run twice), and while the address
       // is unproven (the echo). A keep-alive over the proven link skips the hash:
@@ -317,6 +319,7 @@ export class DatagramHandler {
       if (!onLink || targetTick !== 0 || !proof.proven || !session.keyed) {
         if (!actionTagValid(bytes, session.key)) return metrics.drop("bad_tag");
         if (!session.replay.accept(readActionSequence(bytes))) return metrics.drop("replayed");
+        if (!onLink) session.arrivals.accept(readActionSequence(bytes));
         session.keyed = true;
       }
     } else if (session.keyed) {

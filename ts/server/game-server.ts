@@ -598,6 +598,8 @@ export class Game {
       chat,
       accounts: this.accountStore,
       store: new AdminStore(db),
+      world,
+      warps: this.warps,
       log,
       now: Date.now,
       muteClock: () => tape.wallNow(),

@@ -450,6 +450,12 @@ function replayAdmin(game: Game, input: AdminInput): void {
       case "announce":
         admin.announce(...input.args);
         break;
+      case "message":
+        admin.message(...input.args);
+        break;
+      case "teleport":
+        admin.teleport(...input.args);
+        break;
     }
   } catch {
     // Refused as it was when recorded (an unknown player, a bad address): nothing changed.

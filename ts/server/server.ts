@@ -17,6 +17,7 @@ import { adminAuthorizer, installAdminRoutes } from "./http/admin-routes.js";
 import { installAdminConsole } from "./http/admin-console.js";
 import { DEFAULT_SPECTATOR_POLICY, type SpectatorPolicy, installSpectateRoute } from "./http/spectate-route.js";
 import { installRecordingRoutes } from "./http/recording-routes.js";
+import { HEALTH_SAMPLE_MS, HealthSampler } from "./http/health-sampler.js";
 import type { GameOptions } from "./game-options.js";
 import { Game } from "./game-server.js";
 import { HttpApi } from "./http/http-api.js";
@@ -74,6 +75,8 @@ export interface ServerOptions extends Partial<GameOptions> {
   adminToken?: string;
   /** Who may watch with POST /api/spectate (--spectators): anyone, admins (their token; the default) or no one. */
   spectators?: SpectatorPolicy;
+  /** How often the console's health history is sampled (ms; default HEALTH_SAMPLE_MS): tests sample faster. */
+  healthSampleMs?: number;
   /** --watch: reload the map's tiles when its folder changes (map-watch.ts); default false. */
   watchMap?: boolean;
   /** The flight recorder (--record): the folder its recordings go in, and its bounds; absent: not recorded. */
@@ -216,13 +219,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     udpPort: () => udp.port,
     joinsPerMinute: http.limits.guestJoinsPerAddress,
   });
-  if (options.adminToken !== undefined) {
+  // The console's graphs: sampled only where a console can be opened (with an admin token).
+  const health =
+    options.adminToken === undefined ? null : new HealthSampler(game, options.healthSampleMs ?? HEALTH_SAMPLE_MS);
+  if (options.adminToken !== undefined && health !== null) {
     installAdminRoutes(http, game.admin, options.adminToken);
     // The console's page asks the browser for the token with its own login prompt (a Basic challenge).
     installAdminConsole(
       http,
       adminAuthorizer(game.admin, options.adminToken, http.clientAddress, 'Basic realm="admin"'),
       game,
+      health,
     );
   }
   if (options.adminToken !== undefined && options.record !== undefined) {
@@ -252,6 +259,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     throw error;
   }
   game.start();
+  health?.start();
   const mapWatcher = watchMap
     ? new MapWatcher(
         options.mapPath,
@@ -298,6 +306,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       mapWatcher?.close();
       contentWatcher?.close();
       clearInterval(sweeper);
+      health?.stop();
       game.stop();
       closeTransports();
       http.server.closeAllConnections();

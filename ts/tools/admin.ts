@@ -23,6 +23,8 @@ commands:
   unban --account NAME | --address IP
   mute NICK [--minutes N] [REASON...]  refuse the player's chat lines
   unmute NICK
+  message NICK TEXT...                 a line from the server to that player only
+  teleport NICK [X Y]                  move a player to the free tile (X, Y), or to the nearest spawn point
   announce TEXT...                     a system line to everyone
   bans                                 the address bans in force
   log [N]                              the newest N admin actions (default 20)
@@ -107,6 +109,21 @@ export function requestFor(
     }
     case "unmute":
       return { method: "POST", path: "/api/admin/unmute", body: player().target };
+    case "message": {
+      const { target, words } = player();
+      const line = text(words);
+      if (line === undefined) throw new AdminUsageError("message needs the TEXT to send");
+      return { method: "POST", path: "/api/admin/message", body: { ...target, text: line } };
+    }
+    case "teleport": {
+      const { target, words } = player();
+      if (words.length === 0) return { method: "POST", path: "/api/admin/teleport", body: target };
+      const [x, y] = words.map(Number);
+      if (words.length !== 2 || !Number.isInteger(x) || !Number.isInteger(y)) {
+        throw new AdminUsageError("teleport takes a NICK and then a tile X Y (whole numbers), or no tile");
+      }
+      return { method: "POST", path: "/api/admin/teleport", body: { ...target, x, y } };
+    }
     case "announce": {
       const announcement = text(rest);
       if (announcement === undefined) throw new AdminUsageError("announce needs the TEXT to send");

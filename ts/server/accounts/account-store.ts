@@ -4,6 +4,27 @@ import type Database from "better-sqlite3";
 import { type CharacterState, CharacterStore } from "../persistence/character-store.js";
 import { accountNameKey } from "./account-rules.js";
 
+/** An account as an operator's search lists it. */
+export interface AccountSummary {
+  id: number;
+  name: string;
+  nick: string;
+  createdAtMs: number;
+  lastLoginAtMs: number | null;
+  bannedReason: string | null;
+  bannedUntilMs: number | null;
+}
+
+interface AccountSummaryRow {
+  id: number;
+  name: string;
+  nick: string;
+  created_at_ms: number;
+  last_login_at_ms: number | null;
+  banned_reason: string | null;
+  banned_until_ms: number | null;
+}
+
 export interface AccountRecord {
   id: number;
   name: string;
@@ -113,6 +134,31 @@ export class AccountStore {
   /** Bans (reason, until untilMs or for good) or unbans (null) an account by name; false when there is no such account. */
   setBan(name: string, reason: string | null, untilMs: number | null = null): boolean {
     return this.updateBan.run(reason, reason === null ? null : untilMs, accountNameKey(name)).changes > 0;
+  }
+
+  /**
+   * Accounts whose name or nick holds `query` (any case; every account without one), the most recently
+   * logged in (or, never logged in since, registered) first, at most `limit`: the operators' console's
+   * search (admin/admin-service.ts).
+   */
+  search(query: string, limit: number): AccountSummary[] {
+    const pattern = `%${query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return this.db
+      .prepare<[string, string, number], AccountSummaryRow>(
+        "SELECT id, name, nick, created_at_ms, last_login_at_ms, banned_reason, banned_until_ms FROM accounts " +
+          "WHERE name_key LIKE ? ESCAPE '\\' OR lower(nick) LIKE ? ESCAPE '\\' " +
+          "ORDER BY coalesce(last_login_at_ms, created_at_ms) DESC, id DESC LIMIT ?",
+      )
+      .all(pattern, pattern, limit)
+      .map((row) => ({
+        id: row.id,
+        name: row.name,
+        nick: row.nick,
+        createdAtMs: row.created_at_ms,
+        lastLoginAtMs: row.last_login_at_ms,
+        bannedReason: row.banned_reason,
+        bannedUntilMs: row.banned_until_ms,
+      }));
   }
 
   /** The name of account `accountId`, if it exists. */

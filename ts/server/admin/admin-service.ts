@@ -1,6 +1,6 @@
 // What an operator can do to a running world (docs/server.md § Admin): see
 // who plays, kick, ban (an account or an address, for a while or for good,
-// persisted), mute, announce. Every action is written to the admin log
+// persisted), mute, message one player, teleport one to a free tile, announce. Every action is written to the admin log
 // (SQLite, admin_log) and to the server log, refused ones included, so a
 // host can always answer "who did that, and when".
 import { levelOf } from "../combat/experience.js";
@@ -10,6 +10,8 @@ import { addressKey } from "../edge/address-key.js";
 import type { ChatService } from "../talk/chat.js";
 import type { Logger } from "../ops/log.js";
 import type { Session, SessionRegistry } from "../sessions/session.js";
+import type { World } from "../world/world.js";
+import type { Warps } from "../world/warps.js";
 import type { AddressBan, AdminLogEntry, AdminStore } from "./admin-store.js";
 
 /** A refused admin request: the HTTP status and why. */
@@ -38,9 +40,13 @@ export interface AdminPorts {
   readonly sessions: Pick<SessionRegistry, "values" | "byEntityId">;
   /** The session lifecycle (../sessions/session-lifecycle.ts): a kick or a ban ends the session. */
   readonly lifecycle: { leave(session: Session, reason: string): void };
-  readonly chat: Pick<ChatService, "system" | "tell">;
-  readonly accounts: Pick<AccountStore, "findByName" | "setBan" | "nameOf">;
+  readonly chat: Pick<ChatService, "system" | "tell" | "said">;
+  readonly accounts: Pick<AccountStore, "findByName" | "setBan" | "nameOf" | "search">;
   readonly store: AdminStore;
+  /** Where a teleport may land: a free tile by the movement rule (World.walkable); the spawn points are the safe spots. */
+  readonly world: Pick<World, "walkable" | "spawns" | "mapWidth" | "mapHeight">;
+  /** The one way a player is moved at once (world/warps.ts): its scheduled steps are dropped, warps not followed. */
+  readonly warps: Pick<Warps, "teleport">;
   readonly log: Logger;
   /** The wall clock bans and the operators' log are dated by. */
   readonly now: () => number;
@@ -57,7 +63,15 @@ export type AdminInput =
   | { op: "unban"; args: Parameters<AdminService["unban"]> }
   | { op: "mute"; args: Parameters<AdminService["mute"]> }
   | { op: "unmute"; args: Parameters<AdminService["unmute"]> }
-  | { op: "announce"; args: Parameters<AdminService["announce"]> };
+  | { op: "announce"; args: Parameters<AdminService["announce"]> }
+  | { op: "message"; args: Parameters<AdminService["message"]> }
+  | { op: "teleport"; args: Parameters<AdminService["teleport"]> };
+
+/** A tile of the world. */
+export interface TilePoint {
+  x: number;
+  y: number;
+}
 
 /** The longest timed ban or mute: a year. Longer is "for good" (no minutes). */
 export const ADMIN_MINUTES_MAX = 525_600;
@@ -73,20 +87,13 @@ export class AdminService {
   /** Everyone in play. */
   players(): Record<string, unknown>[] {
     const now = this.ports.now();
-    return [...this.ports.sessions.values()].map((session) => ({
-      entityId: session.entity.id,
-      nick: session.nick,
-      accountId: session.accountId,
-      address: session.peer?.address ?? null,
-      transport: session.peer?.transport ?? null,
-      x: session.entity.x,
-      y: session.entity.y,
-      hp: session.entity.hp,
-      elo: session.entity.elo,
-      level: levelOf(session.entity),
-      xp: session.entity.xp,
-      muted: this.muteOf(session, now) !== null,
-    }));
+    return [...this.ports.sessions.values()].map((session) => this.describe(session, now));
+  }
+
+  /** One player in play, as players() lists it, or null when no player has that entity id (a creature, or gone). */
+  player(entityId: number): Record<string, unknown> | null {
+    const session = this.ports.sessions.byEntityId(entityId);
+    return session === undefined ? null : this.describe(session, this.ports.now());
   }
 
   kick(target: PlayerRef, reason: string): Record<string, unknown> {
@@ -180,7 +187,11 @@ export class AdminService {
       session,
       untilMs === null ? `You are muted: ${reason}` : `You are muted for ${minutes} min: ${reason}`,
     );
-    return this.record("mute", { target, minutes: minutes ?? null, reason }, { entityId: session.entity.id, untilMs });
+    return this.record(
+      "mute",
+      { target, minutes: minutes ?? null, reason },
+      { entityId: session.entity.id, nick: session.nick, untilMs },
+    );
   }
 
   unmute(target: PlayerRef): Record<string, unknown> {
@@ -188,7 +199,7 @@ export class AdminService {
     const session = this.find(target);
     const lifted = this.mutes.delete(muteKey(session));
     if (lifted) this.ports.chat.tell(session, "You may speak again.");
-    return this.record("unmute", { target }, { entityId: session.entity.id, lifted });
+    return this.record("unmute", { target }, { entityId: session.entity.id, nick: session.nick, lifted });
   }
 
   /** The mute in force on `session`, to travel with it to another process (a cluster's handoff); null: none. */
@@ -208,6 +219,38 @@ export class AdminService {
     return this.muteOf(session, this.ports.muteClock()) !== null;
   }
 
+  /** A line from the server to one player only (its chat, speaker name `server`). */
+  message(target: PlayerRef, text: string): Record<string, unknown> {
+    this.ports.recordInput?.("message", [target, text]);
+    const session = this.find(target);
+    try {
+      this.ports.chat.tell(session, text, ANNOUNCE_SPEAKER);
+    } catch (error) {
+      throw new AdminError(400, `not sendable as chat: ${(error as Error).message}`);
+    }
+    return this.record("message", { target, text }, { entityId: session.entity.id, nick: session.nick });
+  }
+
+  /**
+   * Moves a player at once to `to`, which must be a free tile by the movement rule (World.walkable: the
+   * tiles a step may enter), or, with no `to`, to the safe spot nearest it: the closest of the map's spawn
+   * points, where new players arrive (ties: the first listed). The player is told where it was put.
+   */
+  teleport(target: PlayerRef, to?: TilePoint): Record<string, unknown> {
+    this.ports.recordInput?.("teleport", to === undefined ? [target] : [target, to]);
+    const session = this.find(target);
+    const entity = session.entity;
+    const from = { x: entity.x, y: entity.y };
+    const spot = to === undefined ? this.safeSpotNear(from) : this.checkFree(to);
+    this.ports.warps.teleport(entity, spot.x, spot.y);
+    this.ports.chat.tell(session, `An operator moved you to (${spot.x}, ${spot.y}).`, ANNOUNCE_SPEAKER);
+    return this.record(
+      "teleport",
+      { target, to: to ?? null },
+      { entityId: entity.id, nick: session.nick, from, to: spot, safeSpot: to === undefined },
+    );
+  }
+
   announce(text: string): Record<string, unknown> {
     this.ports.recordInput?.("announce", [text]);
     try {
@@ -216,6 +259,40 @@ export class AdminService {
       throw new AdminError(400, `not sendable as chat: ${(error as Error).message}`);
     }
     return this.record("announce", { text }, { players: [...this.ports.sessions.values()].length });
+  }
+
+  /**
+   * Accounts whose name or nick holds `query` (every account without one), the most recently logged in first:
+   * each with its ban in force (null: none), whether it is muted now, and its player's entity id when in play.
+   */
+  accounts(query: string, limit: number): Record<string, unknown>[] {
+    const now = this.ports.now();
+    const muteNow = this.ports.muteClock();
+    const inPlay = new Map<number, Session>();
+    for (const session of this.ports.sessions.values())
+      if (session.accountId !== null) inPlay.set(session.accountId, session);
+    return this.ports.accounts.search(query, limit).map((account) => {
+      const mute = this.mutes.get(`account:${account.id}`);
+      return {
+        ...account,
+        ban: activeBan(account, now),
+        muted: mute !== undefined && (mute.untilMs === null || mute.untilMs > muteNow),
+        entityId: inPlay.get(account.id)?.entity.id ?? null,
+      };
+    });
+  }
+
+  /**
+   * The newest lines players said to everyone, newest first, those whose nick or text holds `query`: each
+   * with whether its speaker is still in play (a mute or kick beside it would find them) and muted now.
+   */
+  chatLog(limit: number, query = ""): Record<string, unknown>[] {
+    const now = this.ports.muteClock();
+    return this.ports.chat.said.recent(limit, query).map((line) => {
+      const session = this.ports.sessions.byEntityId(line.entityId);
+      const inPlay = session !== undefined && session.nick === line.nick;
+      return { ...line, inPlay, muted: inPlay && this.muteOf(session, now) !== null };
+    });
   }
 
   /** The newest admin actions, newest first. */
@@ -232,6 +309,54 @@ export class AdminService {
   refused(action: string, detail: Record<string, unknown>, why: string): void {
     this.ports.store.log(this.ports.now(), `${action} refused`, { ...detail, why });
     this.ports.log.warn("admin action refused", { action, why });
+  }
+
+  private describe(session: Session, now: number): Record<string, unknown> {
+    return {
+      entityId: session.entity.id,
+      nick: session.nick,
+      accountId: session.accountId,
+      address: session.peer?.address ?? null,
+      transport: session.peer?.transport ?? null,
+      x: session.entity.x,
+      y: session.entity.y,
+      hp: session.entity.hp,
+      hpMax: session.entity.hpMax,
+      elo: session.entity.elo,
+      level: levelOf(session.entity),
+      xp: session.entity.xp,
+      muted: this.muteOf(session, now) !== null,
+      // How long ago its last datagram came (ms), on the clock Game.receive stamps lastSeenMs with: a
+      // player whose link went quiet shows it here first. Null: no datagram yet.
+      lastHeardMsAgo: session.everBound ? Math.max(0, Math.round(performance.now() - session.lastSeenMs)) : null,
+      // Its ActionPackets lost on the way in, over the newest it numbered (a keyed client numbers each one:
+      // Session.arrivals); null for a client that does not (the spec's own, untagged). The way out and the
+      // round trip are not measured by the server.
+      inboundLoss: session.keyed ? session.arrivals.inboundLoss() : null,
+    };
+  }
+
+  private checkFree(to: TilePoint): TilePoint {
+    const { x, y } = to;
+    const world = this.ports.world;
+    if (!Number.isInteger(x) || !Number.isInteger(y) || x < 0 || y < 0 || x >= world.mapWidth || y >= world.mapHeight) {
+      throw new AdminError(400, `(${x}, ${y}) is not a tile of the map (${world.mapWidth} × ${world.mapHeight})`);
+    }
+    if (!world.walkable(x, y)) throw new AdminError(400, `(${x}, ${y}) is not a free tile: no one may stand there`);
+    return { x, y };
+  }
+
+  private safeSpotNear(from: TilePoint): TilePoint {
+    let best = this.ports.world.spawns[0];
+    let bestDistance = Infinity;
+    for (const spawn of this.ports.world.spawns) {
+      const distance = (spawn.x - from.x) ** 2 + (spawn.y - from.y) ** 2;
+      if (distance < bestDistance) {
+        best = spawn;
+        bestDistance = distance;
+      }
+    }
+    return { x: best.x, y: best.y };
   }
 
   private muteOf(session: Session, now: number): MuteState | null {

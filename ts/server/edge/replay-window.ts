@@ -11,6 +11,8 @@ export class ReplayWindow {
   /** received[s % REPLAY_WINDOW] is the last sequence accepted in that slot (0: none; sequences start at 1). */
   private readonly received = new Uint32Array(REPLAY_WINDOW);
   private newest = 0;
+  /** The lowest sequence accepted (0: none yet, or taken over from another process: counted from 1). */
+  private first = 0;
 
   /**
    * Accepts `sequence` (a u32 ≥ 1) once: true the first time, false for a
@@ -24,7 +26,22 @@ export class ReplayWindow {
     if (this.received[slot] >= sequence) return false;
     this.received[slot] = sequence;
     if (sequence > this.newest) this.newest = sequence;
+    if (this.first === 0 || sequence < this.first) this.first = sequence;
     return true;
+  }
+
+  /**
+   * Of the newest REPLAY_WINDOW sequences the client used (fewer at its start), how many never arrived: its
+   * ActionPackets lost on the way in (or late beyond reordering). The client numbers every ActionPacket it
+   * sends, so a missing number is a packet lost; the operators' console shows it as the session's loss.
+   */
+  inboundLoss(): { sent: number; lost: number } {
+    const sent = Math.min(REPLAY_WINDOW, this.newest - Math.max(1, this.first) + 1);
+    if (this.newest === 0 || sent <= 0) return { sent: 0, lost: 0 };
+    const oldest = this.newest - sent; // exclusive
+    let arrived = 0;
+    for (const sequence of this.received) if (sequence > oldest) arrived++;
+    return { sent, lost: sent - arrived };
   }
 
   /** The sequences accepted, for a session moving to another process (ts/cluster/handoff.ts). */

@@ -1,32 +1,73 @@
-// The page of the operators' console at /admin (admin-console.ts): one self-contained document, no build
-// step, no libraries. It draws the map's cells once (GET /api/admin/map), then every second where everyone
-// is (GET /api/admin/world): players as green squares with their nicks, creatures as red ones. A click
-// shows who or what is there. The browser sends the token it was given at its login prompt with each
-// request (Basic credentials, same origin). Text from players is only ever set as textContent.
+// The page of the operators' console at /admin (admin-console.ts): one document, no build step. It draws
+// the map's cells once (GET /api/admin/map), then every second where everyone is (GET /api/admin/world):
+// players as green squares with their nicks, creatures as red ones. A click selects who or what is there:
+// the panel beside the map shows it (GET /api/admin/entity) with buttons that act on a player through the
+// admin API's own routes (POST /api/admin/message, mute, unmute, kick, ban, teleport), each answered on the
+// page with what it did, and the admin log below them. The browser sends the token it was given at its
+// login prompt with each request (Basic credentials, same origin). Text from players is only ever set as
+// textContent. The Health tab's graphs are admin-console-health.ts's, the People tab admin-console-people.ts's. The script avoids `${` and
+// backquotes: it lives in this template string.
+import { HEALTH_SCRIPT } from "./admin-console-health.js";
+import { PEOPLE_SCRIPT } from "./admin-console-people.js";
+
 export const ADMIN_CONSOLE_PAGE = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Forgotten Caves: console</title>
+<link rel="stylesheet" href="/admin/uplot.css">
+<script src="/admin/uplot.js"></script>
 <style>
   body { margin: 0; font: 14px system-ui, sans-serif; background: #15171a; color: #e6e6e6; display: flex; height: 100vh; }
-  #side { width: 18rem; padding: 0.75rem; overflow: auto; border-right: 1px solid #333; flex: none; }
-  #view { flex: 1; overflow: auto; position: relative; }
+  #side { width: 20rem; padding: 0.75rem; overflow: auto; border-right: 1px solid #333; flex: none; box-sizing: border-box; }
+  #view, #health, #people { flex: 1; overflow: auto; position: relative; }
+  #health, #people { padding: 0.75rem; }
+  .table { overflow-x: auto; }
+  table { border-collapse: collapse; font-size: 13px; }
+  th, td { text-align: left; padding: 0.2rem 0.5rem; border-bottom: 1px solid #262a30; white-space: nowrap; }
+  th { color: #9aa; font-weight: normal; }
+  td button { padding: 0.1rem 0.4rem; font-size: 12px; }
+  #chat-log li, #admin-log-full li { font-size: 13px; border-bottom: 1px solid #262a30; display: flex; gap: 0.4rem; align-items: baseline; flex-wrap: wrap; }
+  #chat-log li span.text { flex: 1; min-width: 8rem; overflow-wrap: anywhere; }
+  #chat-log li .nick { color: #4ee06a; }
+  .chart { margin: 0 0 1rem; }
+  .uplot { color: #e6e6e6; font-family: inherit; }
+  #tabs { display: flex; gap: 0.3rem; margin: 0.5rem 0; }
+  #tabs button[aria-selected="true"] { background: #3a4250; border-color: #7a8; }
   canvas { image-rendering: pixelated; display: block; cursor: crosshair; }
   h1 { font-size: 1rem; margin: 0 0 0.5rem; }
+  h2 { font-size: 0.95rem; margin: 1rem 0 0.4rem; }
   dl { display: grid; grid-template-columns: auto 1fr; gap: 0.2rem 0.75rem; margin: 0.5rem 0; }
-  dt { color: #9aa; } dd { margin: 0; }
+  dt { color: #9aa; } dd { margin: 0; overflow-wrap: anywhere; }
   #status.stale { color: #f77; }
   ul { list-style: none; padding: 0; margin: 0.25rem 0; } li { padding: 0.1rem 0; }
   label { display: block; margin: 0.5rem 0; }
-  @media (max-width: 700px) { body { flex-direction: column; } #side { width: auto; border-right: none; border-bottom: 1px solid #333; max-height: 40vh; } }
+  input, select, button { font: inherit; background: #23262b; color: #e6e6e6; border: 1px solid #444; border-radius: 4px; padding: 0.3rem 0.5rem; }
+  button { cursor: pointer; margin: 0.15rem 0.15rem 0.15rem 0; }
+  button:hover { background: #2f333a; }
+  button.danger { border-color: #a44; }
+  .row { display: flex; flex-wrap: wrap; gap: 0.3rem; align-items: center; margin: 0.3rem 0; }
+  .row input { flex: 1; min-width: 5rem; }
+  .row input.short { flex: none; width: 4rem; min-width: 0; }
+  #action-result, .result { margin: 0.4rem 0; padding: 0.4rem; border-radius: 4px; background: #1e2a22; min-height: 1.2em; }
+  #action-result.refused, .result.refused { background: #3a1f22; }
+  #action-result:empty, .result:empty { display: none; }
+  #admin-log li, #players li { font-size: 12px; border-bottom: 1px solid #262a30; }
+  #players li { cursor: pointer; }
+  .muted { color: #e8b04a; }
+  @media (max-width: 700px) { body { flex-direction: column; } #side { width: auto; border-right: none; border-bottom: 1px solid #333; max-height: 45vh; } }
 </style>
 </head>
 <body>
 <div id="side">
   <h1>Forgotten Caves</h1>
   <div id="status">connecting…</div>
+  <div id="tabs" role="tablist">
+    <button role="tab" data-tab="view" aria-selected="true">Map</button>
+    <button role="tab" data-tab="health" aria-selected="false">Health</button>
+    <button role="tab" data-tab="people" aria-selected="false">People</button>
+  </div>
   <dl>
     <dt>map</dt><dd id="map-name">–</dd>
     <dt>tick</dt><dd id="tick">–</dd>
@@ -34,12 +75,37 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
     <dt>creatures</dt><dd id="creature-count">–</dd>
   </dl>
   <label>zoom <select id="zoom"><option>1</option><option selected>2</option><option>4</option><option>8</option></select></label>
-  <h1>Selected</h1>
-  <dl id="selected"><dt>–</dt><dd>click the map</dd></dl>
-  <h1>Players</h1>
+  <h2>Selected</h2>
+  <dl id="selected"><dt>–</dt><dd>click the map or a player below</dd></dl>
+  <div id="actions" hidden>
+    <div class="row"><input id="action-text" placeholder="message, or the reason for a mute, kick or ban" maxlength="200"></div>
+    <div class="row">minutes <input id="action-minutes" class="short" type="number" min="1" placeholder="ever">
+      <button id="do-message">Message</button><button id="do-mute">Mute</button><button id="do-unmute">Unmute</button></div>
+    <div class="row"><button id="do-kick" class="danger">Kick</button><button id="do-ban" class="danger">Ban</button>
+      <button id="do-teleport">Teleport to safe spot</button></div>
+    <div class="row">to <input id="teleport-x" class="short" type="number" min="0" placeholder="x"><input id="teleport-y" class="short" type="number" min="0" placeholder="y">
+      <button id="do-teleport-to">Teleport there</button></div>
+  </div>
+  <div id="action-result" role="status"></div>
+  <h2>Players</h2>
   <ul id="players"></ul>
+  <h2>Admin log</h2>
+  <ul id="admin-log"></ul>
 </div>
 <div id="view"><canvas id="canvas" width="1" height="1"></canvas></div>
+<div id="people" hidden>
+  <div class="row"><input id="people-search" type="search" placeholder="search players, accounts, chat and the admin log" maxlength="64"></div>
+  <div id="people-result" class="result" role="status"></div>
+  <h2>Online</h2>
+  <div class="table"><table id="online"><thead><tr><th>nick</th><th>level</th><th>hp</th><th>transport</th><th>address</th><th>chat</th><th></th></tr></thead><tbody></tbody></table></div>
+  <h2>Accounts</h2>
+  <div class="table"><table id="accounts"><thead><tr><th>name</th><th>nick</th><th>last seen</th><th>ban</th><th>chat</th><th></th></tr></thead><tbody></tbody></table></div>
+  <h2>Chat</h2>
+  <ul id="chat-log"></ul>
+  <h2>Admin log</h2>
+  <ul id="admin-log-full"></ul>
+</div>
+<div id="health" hidden><div id="health-samples">no samples yet</div><div id="charts"></div></div>
 <script>
 "use strict";
 const canvas = document.getElementById("canvas");
@@ -47,6 +113,9 @@ const context = canvas.getContext("2d");
 let background = null;
 let world = null;
 let zoom = 2;
+/** The entity id selected on the map, and what the server last said of it. */
+let selectedId = null;
+let selected = null;
 
 function text(id, value) { document.getElementById(id).textContent = String(value); }
 
@@ -55,6 +124,13 @@ function row(list, term, value) {
   const dd = document.createElement("dd"); dd.textContent = String(value);
   list.append(dt, dd);
 }
+
+function ago(ms) {
+  if (ms === null || ms === undefined) return "no datagram yet";
+  return ms < 1000 ? ms + " ms ago" : (ms / 1000).toFixed(1) + " s ago";
+}
+
+function when(ms) { return ms === null || ms === undefined ? "until lifted" : "until " + new Date(ms).toLocaleString(); }
 
 async function loadMap() {
   const response = await fetch("/api/admin/map");
@@ -86,6 +162,11 @@ function draw() {
     context.fillRect(player.x * zoom - 1, player.y * zoom - 1, size + 2, size + 2);
     context.fillText(player.nick, player.x * zoom + size + 3, player.y * zoom + size);
   }
+  if (selected !== null && selected.x !== undefined) {
+    context.strokeStyle = "#ffd84a";
+    context.lineWidth = 2;
+    context.strokeRect(selected.x * zoom - 4, selected.y * zoom - 4, size + 8, size + 8);
+  }
 }
 
 function showPlayers() {
@@ -93,6 +174,150 @@ function showPlayers() {
   list.replaceChildren(...world.players.map((player) => {
     const item = document.createElement("li");
     item.textContent = player.nick + " (" + player.x + ", " + player.y + ") " + player.hp + "/" + player.hpMax + " hp";
+    item.addEventListener("click", () => select(player.entityId));
+    return item;
+  }));
+}
+
+/** The selected entity, as /api/admin/entity says it now. */
+async function showSelected() {
+  if (selectedId === null) return;
+  const list = document.getElementById("selected");
+  const actions = document.getElementById("actions");
+  const response = await fetch("/api/admin/entity?id=" + selectedId);
+  const answer = await response.json();
+  list.replaceChildren();
+  if (!response.ok) {
+    selected = null;
+    actions.hidden = true;
+    row(list, "entity " + selectedId, "gone: " + answer.error);
+    return;
+  }
+  selected = answer;
+  if (answer.kind === "player") {
+    row(list, "player", answer.nick);
+    row(list, "entity", answer.entityId);
+    row(list, "at", answer.x + ", " + answer.y);
+    row(list, "hp", answer.hp + " / " + answer.hpMax);
+    row(list, "level", answer.level + " (" + answer.xp + " xp)");
+    row(list, "elo", answer.elo);
+    row(list, "account", answer.accountId === null ? "guest" : "#" + answer.accountId);
+    row(list, "transport", answer.transport ?? "not connected yet");
+    row(list, "address", answer.address ?? "–");
+    row(list, "last heard", ago(answer.lastHeardMsAgo));
+    const loss = answer.inboundLoss;
+    row(list, "loss in", loss === null ? "not measured (its packets are not numbered)" : loss.sent === 0 ? "–" : (100 * loss.lost / loss.sent).toFixed(1) + " % (" + loss.lost + " of the last " + loss.sent + " actions)");
+    row(list, "rtt, loss out", "not measured by the server");
+    row(list, "chat", answer.muted ? "muted" : "may speak");
+    actions.hidden = false;
+  } else {
+    row(list, "creature", answer.name);
+    row(list, "entity", answer.entityId);
+    row(list, "at", answer.x + ", " + answer.y);
+    row(list, "hp", answer.hp + " / " + answer.hpMax);
+    row(list, "level", answer.level);
+    actions.hidden = true;
+  }
+}
+
+function select(entityId) {
+  selectedId = entityId;
+  showSelected().then(draw, (error) => text("action-result", "could not read the entity: " + error.message));
+}
+
+/** What an action did, in words, from the admin API's answer. */
+function said(action, body) {
+  const who = body.nick !== undefined ? body.nick + " (entity " + body.entityId + ")" : "entity " + body.entityId;
+  switch (action) {
+    case "message": return "told " + who + " your message";
+    case "mute": return "muted " + who + " " + when(body.untilMs);
+    case "unmute": return body.lifted ? "lifted the mute of " + who : who + " was not muted";
+    case "kick": return "kicked " + who;
+    case "unban": return body.lifted ? "lifted the ban" : "there was no ban to lift";
+    case "ban": return "banned " + (body.account !== null ? "account " + body.account : "address " + body.address) + " " + when(body.untilMs) + (body.kicked.length > 0 ? "; ended the session of " + body.kicked.join(", ") : "");
+    case "teleport": return "moved " + who + " from (" + body.from.x + ", " + body.from.y + ") to (" + body.to.x + ", " + body.to.y + ")" + (body.safeSpot ? ", the nearest spawn point" : "");
+    default: return action + ": done";
+  }
+}
+
+/** Posts an admin action through the admin API and says in #resultId what it did (or why it was refused). */
+async function postAction(action, body, resultId) {
+  const result = document.getElementById(resultId);
+  const response = await fetch("/api/admin/" + action, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const answer = await response.json();
+  result.classList.toggle("refused", !response.ok);
+  result.textContent = response.ok ? said(action, answer) : action + " refused (" + response.status + "): " + answer.error;
+  await showLog();
+  return response.ok;
+}
+
+/** Runs an admin action on the selected player. */
+async function act(action, extra) {
+  if (selected === null || selected.kind !== "player") return;
+  await postAction(action, Object.assign({ entityId: selected.entityId }, extra), "action-result");
+  await showSelected();
+}
+
+function reasonOr(fallback) {
+  const value = document.getElementById("action-text").value.trim();
+  return value === "" ? fallback : value;
+}
+
+function minutes() {
+  const value = document.getElementById("action-minutes").value.trim();
+  return value === "" ? undefined : Number(value);
+}
+
+function refusedHere(message) {
+  const result = document.getElementById("action-result");
+  result.className = "refused";
+  result.textContent = message;
+}
+
+document.getElementById("do-message").addEventListener("click", () => {
+  const line = document.getElementById("action-text").value.trim();
+  if (line === "") return refusedHere("type the message first");
+  void act("message", { text: line });
+});
+document.getElementById("do-mute").addEventListener("click", () => void act("mute", { minutes: minutes(), reason: reasonOr(undefined) }));
+document.getElementById("do-unmute").addEventListener("click", () => void act("unmute", {}));
+document.getElementById("do-kick").addEventListener("click", () => void act("kick", { reason: reasonOr(undefined) }));
+// A ban takes a second click within 4 s (its button says so), and a reason (the banned are told it).
+let banArmedUntil = 0;
+document.getElementById("do-ban").addEventListener("click", (event) => {
+  const reason = reasonOr(undefined);
+  if (reason === undefined) return refusedHere("type the reason for the ban first (the player is told it)");
+  if (Date.now() > banArmedUntil) {
+    banArmedUntil = Date.now() + 4000;
+    event.target.textContent = "Ban: click again";
+    setTimeout(() => { event.target.textContent = "Ban"; }, 4000);
+    return;
+  }
+  banArmedUntil = 0;
+  event.target.textContent = "Ban";
+  void act("ban", { minutes: minutes(), reason });
+});
+document.getElementById("do-teleport").addEventListener("click", () => void act("teleport", {}));
+document.getElementById("do-teleport-to").addEventListener("click", () => {
+  const x = document.getElementById("teleport-x").value.trim(), y = document.getElementById("teleport-y").value.trim();
+  if (x === "" || y === "") return refusedHere("give the tile's x and y");
+  void act("teleport", { x: Number(x), y: Number(y) });
+});
+
+/** The newest admin actions (the admin log), newest first. */
+async function showLog() {
+  const response = await fetch("/api/admin/log?limit=12");
+  if (!response.ok) return;
+  const { entries } = await response.json();
+  document.getElementById("admin-log").replaceChildren(...entries.map((entry) => {
+    const item = document.createElement("li");
+    const result = entry.detail.result ?? {};
+    const who = result.nick ?? (entry.detail.request && entry.detail.request.target && (entry.detail.request.target.nick ?? entry.detail.request.target.entityId)) ?? "";
+    item.textContent = new Date(entry.atMs).toLocaleTimeString() + " " + entry.action + (who !== "" ? " " + who : "") + (entry.detail.why ? ": " + entry.detail.why : "");
     return item;
   }));
 }
@@ -107,6 +332,7 @@ async function refresh() {
     text("player-count", world.players.length);
     text("creature-count", world.creatureCount + (world.creatureCount > world.creatures.length ? " (" + world.creatures.length + " shown)" : ""));
     showPlayers();
+    await showSelected();
     draw();
     text("status", "live");
     document.getElementById("status").className = "";
@@ -124,29 +350,46 @@ canvas.addEventListener("click", (event) => {
   let best = null, bestDistance = 3;
   for (const player of world.players) {
     const d = near(player.x, player.y);
-    if (d < bestDistance) { best = { kind: "player", player }; bestDistance = d; }
+    if (d < bestDistance) { best = player.entityId; bestDistance = d; }
   }
   for (const creature of world.creatures) {
     const d = near(creature[1], creature[2]);
-    if (d < bestDistance) { best = { kind: "creature", creature }; bestDistance = d; }
+    if (d < bestDistance) { best = creature[0]; bestDistance = d; }
   }
-  const list = document.getElementById("selected");
-  list.replaceChildren();
-  if (best === null) { row(list, "–", "nothing within 3 tiles"); return; }
-  if (best.kind === "player") {
-    const p = best.player;
-    row(list, "player", p.nick); row(list, "entity", p.entityId); row(list, "at", p.x + ", " + p.y); row(list, "hp", p.hp + " / " + p.hpMax);
-  } else {
-    const [id, cx, cy, hp, hpMax, typeId] = best.creature;
-    row(list, "creature", world.kinds[typeId] ?? "kind " + typeId); row(list, "entity", id); row(list, "at", cx + ", " + cy); row(list, "hp", hp + " / " + hpMax);
+  if (best === null) {
+    selectedId = null; selected = null;
+    document.getElementById("actions").hidden = true;
+    const list = document.getElementById("selected");
+    list.replaceChildren();
+    row(list, "–", "nothing within 3 tiles");
+    draw();
+    return;
   }
+  select(best);
 });
+
+// The tabs: one main area shown at a time, the side panel beside all of them.
+for (const tab of document.querySelectorAll("#tabs button")) {
+  tab.addEventListener("click", () => {
+    for (const other of document.querySelectorAll("#tabs button")) {
+      const shown = other === tab;
+      other.setAttribute("aria-selected", String(shown));
+      document.getElementById(other.dataset.tab).hidden = !shown;
+    }
+    if (tab.dataset.tab === "health") drawHealth();
+    if (tab.dataset.tab === "people") void refreshPeople();
+  });
+}
 
 document.getElementById("zoom").addEventListener("change", (event) => { zoom = Number(event.target.value); draw(); });
 
 loadMap().then(refresh, (error) => text("status", error.message));
+showLog();
 setInterval(refresh, 1000);
+setInterval(showLog, 5000);
 </script>
+<script>${HEALTH_SCRIPT}</script>
+<script>${PEOPLE_SCRIPT}</script>
 </body>
 </html>
 `;

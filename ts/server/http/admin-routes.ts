@@ -104,14 +104,16 @@ export function installAdminRoutes(
     }),
   );
   http.route("GET", "/api/admin/log", ({ raw }) =>
-    run("log", raw, () => {
-      const limitParam = new URL(raw.url ?? "/", "http://localhost").searchParams.get("limit") ?? "50";
-      const limit = Number(limitParam);
-      if (!/^\d+$/.test(limitParam) || limit < 1 || limit > LOG_LIMIT_MAX) {
-        throw new AdminError(400, `limit must be an integer from 1 to ${LOG_LIMIT_MAX}`);
-      }
-      return { entries: admin.recent(limit) };
+    run("log", raw, () => ({ entries: admin.recent(limitOf(raw, 50)) })),
+  );
+  http.route("GET", "/api/admin/accounts", ({ raw }) =>
+    run("accounts", raw, () => {
+      bansHere(); // a cluster's region keeps no accounts of the world's
+      return { accounts: admin.accounts(queryOf(raw), limitOf(raw, 50)) };
     }),
+  );
+  http.route("GET", "/api/admin/chat", ({ raw }) =>
+    run("chat", raw, () => ({ lines: admin.chatLog(limitOf(raw, 100), queryOf(raw)) })),
   );
   post("kick", (body) => admin.kick(playerRef(body), optionalText(body, "reason") ?? "kicked by an operator"));
   post("ban", (body) => {
@@ -135,6 +137,34 @@ export function installAdminRoutes(
   );
   post("unmute", (body) => admin.unmute(playerRef(body)));
   post("announce", (body) => admin.announce(requiredText(body, "text")));
+  post("message", (body) => admin.message(playerRef(body), requiredText(body, "text")));
+  post("teleport", (body) => {
+    const x = optionalNumber(body, "x");
+    const y = optionalNumber(body, "y");
+    if ((x === undefined) !== (y === undefined)) throw new AdminError(400, 'give both "x" and "y", or neither');
+    return admin.teleport(playerRef(body), x === undefined || y === undefined ? undefined : { x, y });
+  });
+}
+
+/** The query's `limit` (1–LOG_LIMIT_MAX; `fallback` when absent), or a 400. */
+function limitOf(raw: IncomingMessage, fallback: number): number {
+  const limitParam = searchParams(raw).get("limit") ?? String(fallback);
+  const limit = Number(limitParam);
+  if (!/^\d+$/.test(limitParam) || limit < 1 || limit > LOG_LIMIT_MAX) {
+    throw new AdminError(400, `limit must be an integer from 1 to ${LOG_LIMIT_MAX}`);
+  }
+  return limit;
+}
+
+/** The query's search text `q` (empty: everything), at most 64 characters. */
+function queryOf(raw: IncomingMessage): string {
+  const query = (searchParams(raw).get("q") ?? "").trim();
+  if (query.length > 64) throw new AdminError(400, "q must be at most 64 characters");
+  return query;
+}
+
+function searchParams(raw: IncomingMessage): URLSearchParams {
+  return new URL(raw.url ?? "/", "http://localhost").searchParams;
 }
 
 function digest(text: string): Buffer {

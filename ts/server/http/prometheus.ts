@@ -28,6 +28,12 @@ export interface MetricsSource {
   readonly overloadState: OverloadState;
 }
 
+/** The process's memory, as /metrics reports it (and the console's history samples it: health-sampler.ts). */
+export const processMemory = {
+  residentBytes: (): number => process.memoryUsage.rss(),
+  heapUsedBytes: (): number => process.memoryUsage().heapUsed,
+};
+
 /** A registry of the server's metrics, read from `game` at each scrape: `await registry.metrics()` is the body. */
 export function metricsRegistry(game: MetricsSource): Registry {
   const registry = new Registry();
@@ -162,8 +168,8 @@ export function metricsRegistry(game: MetricsSource): Registry {
   counter("caves_npc_steps_total", "NPC steps taken.", () => npcs.stats.steps);
 
   // The process (the standard names every client library exports, so stock dashboards find them).
-  gauge("process_resident_memory_bytes", "Resident memory size in bytes.", () => process.memoryUsage.rss());
-  gauge("nodejs_heap_size_used_bytes", "V8 heap in use, in bytes.", () => process.memoryUsage().heapUsed);
+  gauge("process_resident_memory_bytes", "Resident memory size in bytes.", processMemory.residentBytes);
+  gauge("nodejs_heap_size_used_bytes", "V8 heap in use, in bytes.", processMemory.heapUsedBytes);
   counter("process_cpu_seconds_total", "User and system CPU time spent, in seconds.", () => {
     const usage = process.cpuUsage();
     return (usage.user + usage.system) / 1e6;

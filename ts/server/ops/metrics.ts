@@ -97,8 +97,12 @@ export class Metrics {
     "Duration of a tick's broadcast phase (State packets built and sent).",
   );
 
+  /** Ticks timed since start: how many of the newest `tickMs` samples are new to a reader that counted before. */
+  ticksTimed = 0;
+
   /** A tick's duration, in ms: into the status window and the /metrics histogram. */
   recordTick(ms: number): void {
+    this.ticksTimed++;
     this.tickMs.add(ms);
     this.tickSeconds.observe(ms / 1000);
   }

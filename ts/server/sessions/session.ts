@@ -36,6 +36,12 @@ export interface Session {
   keyed: boolean;
   /** Authenticated sequences accepted. */
   readonly replay: ReplayWindow;
+  /**
+   * The numbered (tagged) ActionPackets that arrived over its link, keep-alives included (whose tag is not
+   * checked: replay-window.ts is used here only to count): what its inbound loss is counted from, for the
+   * operators' console (ReplayWindow.inboundLoss). A figure to look at; nothing is decided by it.
+   */
+  readonly arrivals: ReplayWindow;
   /** Whether the bound address receives (return routability), and its amplification budget. */
   readonly proof: AddressProof;
   /**
@@ -174,6 +180,7 @@ export class SessionRegistry {
       keyHex: Buffer.from(key).toString("hex"),
       keyed: false,
       replay: new ReplayWindow(),
+      arrivals: new ReplayWindow(),
       proof: new AddressProof(),
       joinSource: null,
       reads: 0,

@@ -24,6 +24,7 @@ import { CHAT_NAME_RULE, CHAT_SPEAKER_SYSTEM, encodeChat } from "../../protocol/
 import { MAX_DATAGRAM_BYTES } from "../../protocol/header.js";
 import { checkText } from "../../protocol/text.js";
 import type { ChatLine } from "../sessions/chat-channel.js";
+import { ChatLog } from "./chat-log.js";
 import type { Egress } from "../edge/egress.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { Session, SessionRegistry } from "../sessions/session.js";
@@ -102,6 +103,8 @@ export class ChatService {
   relay: ((line: RelayedLine) => void) | null = null;
   /** What a line starting with "/" asks for (social/): run instead of posted. Null: every line is posted. */
   commands: ChatCommands | null = null;
+  /** The lines players posted for everyone, newest kept (the operators' console reads it: chat-log.ts). */
+  readonly said = new ChatLog();
   /** Whether `listener` hears `speaker`'s lines (false: it ignores the speaker). Null: everyone hears everyone. */
   hears: ((listener: Session, speaker: Session) => boolean) | null = null;
 
@@ -250,6 +253,7 @@ export class ChatService {
     const said = this.commands === null ? text : this.commands.postedLine(text);
     const hears = this.hears;
     this.broadcast(session.entity.id, session.nick, said, hears === null ? undefined : (l) => hears(l, session));
+    this.said.add(session.entity.id, session.nick, said);
     this.relay?.({ speakerEntityId: session.entity.id, speakerName: session.nick, text: said });
   }
 
