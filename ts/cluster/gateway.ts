@@ -23,6 +23,10 @@ import { installRtcSignalling } from "../server/transports/signalling.js";
 import { DEFAULT_WEBRTC_OPTIONS, rtcBindAddress, WebRtcTransport } from "../server/transports/webrtc.js";
 import { UdpTransport } from "../server/transports/udp-transport.js";
 import { adminFanOut } from "./admin-fanout.js";
+import { addressRefusal } from "../server/admin/admin-service.js";
+import { WAYS_IN } from "../server/http/api-routes.js";
+import { AddressBanWatch, PgBans } from "./pg-bans.js";
+import { PgConnection } from "./pg-connection.js";
 import { healthMetricsText } from "./cluster-health.js";
 import type { PartHealth } from "./supervisor.js";
 import { Directory, REFRESH_MS } from "./directory.js";
@@ -46,6 +50,10 @@ const TOKEN_KEY_MASK = 0x3fffffff;
 const CLIENT_IDLE_MS = 30_000;
 /** A route (a session) no client used this long is forgotten. */
 const ROUTE_IDLE_MS = 60_000;
+/** The HTTP routes a banned address is refused at (one process's: api-routes.ts). */
+const WAYS_IN_PATHS: ReadonlySet<string> = new Set(Object.values(WAYS_IN));
+/** The admin requests that change the bans in force. */
+const BAN_CHANGES: ReadonlySet<string> = new Set(["/api/admin/ban", "/api/admin/unban"]);
 /** HTTP bodies the gateway passes on. */
 const MAX_PROXY_BODY_BYTES = 64 * 1024;
 
@@ -64,6 +72,11 @@ export interface GatewayOptions {
   logger?: Logger;
   /** The health of the cluster's parts, as the launcher last sent it (null: not yet, or no launcher). */
   health?: () => readonly PartHealth[] | null;
+  /**
+   * The shared PostgreSQL the regions keep bans in: the address bans in force are read from it again
+   * and again (pg-bans.ts), and a join from a banned address is refused here. Absent: no address bans.
+   */
+  postgresUrl?: string;
 }
 
 interface Route {
@@ -118,6 +131,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   // it is back (every few seconds, and at once then).
   directory.watch(log, () => writeRoutes());
   await directory.connect();
+  // The address bans, read from the shared store (a gateway starts, and routes, while it is down: the
+  // bans are read once it is back).
+  const store = options.postgresUrl === undefined ? null : new PgConnection(options.postgresUrl, log);
+  const addressBans = store === null ? null : new AddressBanWatch(new PgBans(store), log);
+  if (store !== null) await store.connectWhenUp();
+  await addressBans?.start();
   const links = new Map<number, RegionLink>();
   const connecting = new Set<number>();
   const routes = new Map<number, Route>();
@@ -323,6 +342,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       routes: routes.size,
       regions: [...links.keys()],
       redis: { up: directory.up, ...directory.connection },
+      addressBans: addressBans === null ? null : { inForce: addressBans.size, ...addressBans.stats },
       ...stats,
       webrtc: rtc.counts(),
     },
@@ -356,6 +376,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       { method: req.method ?? "GET", url: req.url ?? "/", authorization: req.headers.authorization, body },
       regions,
     );
+    // A ban or unban made here holds here at once (the other gateways read it within a second).
+    if (answer.status === 200 && req.method === "POST" && BAN_CHANGES.has(pathOf(req))) await addressBans?.reread();
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (answer.status === 401) headers["www-authenticate"] = 'Bearer realm="admin"';
     res.writeHead(answer.status, headers);
@@ -407,6 +429,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     const source = addressKey(req.socket.remoteAddress ?? "");
     if (req.method === "POST" && !joins.take(source, Date.now())) {
       return reply(res, 429, { error: "too many requests from this address: try again in a minute" });
+    }
+    // A banned address is refused every way in, with the words one process says (admin-service.ts).
+    if (req.method === "POST" && addressBans !== null && WAYS_IN_PATHS.has(path)) {
+      const banned = addressRefusal(addressBans, http.clientAddress(req), Date.now());
+      if (banned !== null) return reply(res, 403, { error: banned });
     }
     const body = req.method === "POST" ? await bodyOf(req) : undefined;
     if (body === null) return reply(res, 413, { error: "request body too large" });
@@ -482,9 +509,15 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       for (const link of links.values()) link.socket.destroy();
       http.server.closeAllConnections();
       await Promise.all([new Promise<void>((resolve) => http.server.close(() => resolve())), udp.close()]);
+      addressBans?.stop();
+      await store?.end();
       await directory.close();
     },
   };
+}
+
+function pathOf(req: IncomingMessage): string {
+  return new URL(req.url ?? "/", "http://localhost").pathname;
 }
 
 function reply(res: ServerResponse, status: number, body: unknown): void {

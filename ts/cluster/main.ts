@@ -169,6 +169,7 @@ async function runGateway(): Promise<void> {
     clientDir: values["client-dir"],
     guestJoinsPerAddress: joinRate(),
     logger,
+    postgresUrl: values.postgres,
   });
   process.stdout.write(
     `${JSON.stringify({ ready: "gateway", id: running.id, httpPort: running.httpPort, udpPort: running.udpPort })}\n`,
@@ -418,7 +419,9 @@ async function runCluster(): Promise<void> {
   );
   const gateways: Record<string, unknown>[] = [];
   for (let index = 0; index < gatewayCount; index++) {
-    const args = [
+    const args = (httpPort: number, udpPort: number) => [
+      // The address bans are read from the shared store (pg-bans.ts).
+      ...(postgresUrl === undefined ? [] : ["--postgres", postgresUrl]),
       "--role",
       "gateway",
       "--id",
@@ -426,9 +429,9 @@ async function runCluster(): Promise<void> {
       "--regions",
       String(layout.regionCount),
       "--http-port",
-      String(httpBase === 0 ? 0 : httpBase + index),
+      String(httpPort),
       "--udp-port",
-      String(udpBase === 0 ? 0 : udpBase + index),
+      String(udpPort),
       "--join-rate",
       String(joinsPerMinute),
       "--client-dir",
@@ -436,16 +439,23 @@ async function runCluster(): Promise<void> {
       ...common,
     ];
     const name = `gateway ${index}`;
-    const entry = await startChild(name, args, true);
+    const entry = await startChild(
+      name,
+      args(httpBase === 0 ? 0 : httpBase + index, udpBase === 0 ? 0 : udpBase + index),
+      true,
+    );
     gateways.push(entry.ready);
     gatewayProcesses.set(name, entry.child);
+    // A gateway started again listens where it did (the ports it was given, or picked when given 0): its
+    // clients' datagrams and pages keep their address.
+    const again = args(Number(entry.ready.httpPort), Number(entry.ready.udpPort));
     parts.push(
       new SupervisedPart(
         name,
         "gateway",
         childPart(entry),
         async () => {
-          const next = await startChild(name, args, true);
+          const next = await startChild(name, again, true);
           gatewayProcesses.set(name, next.child);
           sendHealth([next.child]);
           return childPart(next);

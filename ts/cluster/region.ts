@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import { BROADCAST_EVERY_TICKS } from "../constants.js";
 import { isValidAction, readActionTokenHigh, readActionTokenLow } from "../protocol/action.js";
 import { loadCore } from "../wasm/node.js";
-import { installAdminRoutes } from "../server/http/admin-routes.js";
+import { adminAuthorizer, installAdminRoutes } from "../server/http/admin-routes.js";
 import { REPLACED_ELSEWHERE } from "../server/session-lifecycle.js";
 import { installApiRoutes } from "../server/http/api-routes.js";
 import { Game } from "../server/game-server.js";
@@ -30,6 +30,8 @@ import { readWorldMap } from "../server/world/world-map.js";
 import { loadMigrations } from "../server/persistence/migrate.js";
 import { AccountKicks } from "./account-kicks.js";
 import { ChatRelay } from "./chat-relay.js";
+import { ClusterBans } from "./cluster-bans.js";
+import { PgBans } from "./pg-bans.js";
 import { PgAccounts } from "./pg-accounts.js";
 import { PgConnection } from "./pg-connection.js";
 import { PgItemStore, type PgItemStoreOptions } from "./pg-items.js";
@@ -100,8 +102,8 @@ export interface RegionOptions {
   postgresUrl?: string;
   /**
    * Serve the admin routes (/api/admin/*, docs/server.md § Admin) to requests bearing this token; the
-   * gateways fan an operator's request out to every region (gateway.ts). Bans are refused (501): this
-   * region's account and ban store is not the world's.
+   * gateways fan an operator's request out to every region (gateway.ts). Bans are kept in the shared
+   * PostgreSQL (cluster-bans.ts); without one they are refused (501).
    */
   adminToken?: string;
 }
@@ -187,6 +189,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     log,
   );
   const game: RegionGame = wholeGame;
+  // Bans kept in the shared store, decided by the one process's rules (cluster-bans.ts).
+  const bans = store === null ? null : new ClusterBans(wholeGame.admin, new PgBans(store.connection));
 
   const directory = new Directory(options.redisUrl);
   // Redis lost: the region plays on; when it is back, it writes its part of the directory again.
@@ -390,6 +394,10 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     stats.stepsDoubled += restored.doubled;
     own(session.entity.id);
     if (state.from !== region) claim(session.entity.id, state.from);
+    // Banned while it was on its way here (in no region's list when the ban's sessions were ended).
+    bans
+      ?.checkArrival(session, () => game.leave(session, "banned"))
+      .catch((error: unknown) => log.warn("an arrival not checked against the bans", { error: String(error) }));
   }
 
   /**
@@ -606,11 +614,16 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   });
   installApiRoutes(http, game, () => 0);
   if (options.adminToken !== undefined) {
-    installAdminRoutes(http, game.admin, options.adminToken, {
-      bansElsewhere:
-        "bans are not kept by a cluster yet: an account's ban must reach the shared PostgreSQL store and an address " +
-        "ban every gateway (docs/scaling.md § Not built yet); kick or mute the player instead",
-    });
+    if (bans === null) {
+      installAdminRoutes(http, game.admin, options.adminToken, {
+        bansElsewhere:
+          "bans are kept in the cluster's shared PostgreSQL store, and this cluster runs without one " +
+          "(docs/scaling.md § Bans in a cluster); kick or mute the player instead",
+      });
+    } else {
+      installAdminRoutes(http, game.admin, options.adminToken, { bans });
+      bans.installEndRoute(http, adminAuthorizer(game.admin, options.adminToken, http.clientAddress));
+    }
   }
   http.route("GET", "/api/cluster", () => ({
     body: {
