@@ -62,6 +62,8 @@ export interface RegionStatus {
     room: { requests: number; done: number; refused: number; writeFailures: number; shed: number };
   };
   handoffsWaitedForItems: number;
+  /** Gateway links closed (region.ts). */
+  gatewayLinksLost: number;
   /** Doors across the border (door-link.ts). */
   doors?: { sent: number; unsent: number; used: number; refused: number; answered: number; cellsSet: number };
 }

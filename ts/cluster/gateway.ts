@@ -29,7 +29,8 @@ import { AddressBanWatch, PgBans } from "./pg-bans.js";
 import { PgConnection } from "./pg-connection.js";
 import { healthMetricsText } from "./cluster-health.js";
 import type { PartHealth } from "./supervisor.js";
-import { Directory, REFRESH_MS } from "./directory.js";
+import { Directory, type GatewayEndpoint, REFRESH_MS } from "./directory.js";
+import { RouteFinder } from "./route-finder.js";
 import type { HandoffState } from "./handoff.js";
 import {
   FRAME_CLOSE,
@@ -121,6 +122,8 @@ export interface GatewayStats {
   rerouted: number;
   clientsDropped: number;
   badFrames: number;
+  /** Sessions another gateway routed, found in the directory when their clients came here. */
+  sessionsFound: number;
 }
 
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
@@ -153,6 +156,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     rerouted: 0,
     clientsDropped: 0,
     badFrames: 0,
+    sessionsFound: 0,
   };
 
   const routeOf = (low: number, high: number): Route | undefined => {
@@ -174,8 +178,14 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     let client = clients.get(peer.key);
     let route = client?.route;
     if (isValidAction(datagram)) {
-      const named = routeOf(readActionTokenLow(datagram), readActionTokenHigh(datagram));
+      const low = readActionTokenLow(datagram);
+      const high = readActionTokenHigh(datagram);
+      const named = routeOf(low, high);
       if (named !== undefined) route = named;
+      else if (route === undefined) {
+        // A session this gateway does not route (its client's gateway died): the directory says where.
+        return findRoute(low, high, datagram, peer, nowMs);
+      }
     }
     if (route === undefined) {
       stats.unrouted++;
@@ -201,6 +211,24 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     }
     stats.forwarded++;
     sendTo(link, client, FRAME_DATA, datagram);
+  }
+
+  const finder = new RouteFinder(async (tokenHex) => (await directory.sessionOf(tokenHex))?.region ?? null);
+  /** Asks the directory for the region of the session an ActionPacket names; routes it, and the packet, once known. */
+  function findRoute(low: number, high: number, datagram: Uint8Array, peer: Peer, nowMs: number): void {
+    stats.unrouted++;
+    const tokenHex = ((BigInt(high >>> 0) << 32n) | BigInt(low >>> 0)).toString(16).padStart(16, "0");
+    // The transport may reuse the datagram's bytes once this returns.
+    const copy = datagram.slice();
+    finder.find(tokenHex, addressKey(peer.address), nowMs, (region) => {
+      if (routeOf(low, high) === undefined) {
+        const route: Route = { low: low | 0, high: high | 0, tokenHex, region, lastUsedMs: performance.now() };
+        routes.set(route.low & TOKEN_KEY_MASK, route);
+        stats.sessionsFound++;
+        directory.putSessions([{ tokenHex, gateway: options.id, region }]).catch(() => {});
+      }
+      onDatagram(copy, peer);
+    });
   }
 
   function forget(client: Client): void {
@@ -343,6 +371,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       regions: [...links.keys()],
       redis: { up: directory.up, ...directory.connection },
       addressBans: addressBans === null ? null : { inForce: addressBans.size, ...addressBans.stats },
+      routeLookups: finder.stats,
+      gateways: otherGateways,
       ...stats,
       webrtc: rtc.counts(),
     },
@@ -458,7 +488,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         };
         routes.set(route.low & TOKEN_KEY_MASK, route);
         directory.putSessions([{ tokenHex: route.tokenHex, gateway: options.id, region: 0 }]).catch(() => {});
-        return reply(res, 200, { ...json, udpPort: udp.port });
+        // The gateways a client may go on through if this one stops answering (docs/protocol.md § 6.2):
+        // as the directory has them now (one started a moment ago included), else as last read.
+        await meetGateways().catch(directory.failed("reading the gateways"));
+        const gateways = [self, ...otherGateways].map(({ httpPort, udpPort }) => ({ httpPort, udpPort }));
+        return reply(res, 200, { ...json, udpPort: udp.port, gateways });
       }
     }
     res.writeHead(answer.status, { "content-type": type });
@@ -473,9 +507,22 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     });
   });
   await linkRegions();
+  // This gateway in the directory, and the others read from it, every REFRESH_MS: a join's answer lists them.
+  const self: GatewayEndpoint = {
+    id: options.id,
+    httpPort: (http.server.address() as AddressInfo).port,
+    udpPort: udp.port,
+  };
+  let otherGateways: GatewayEndpoint[] = [];
+  const meetGateways = async () => {
+    await directory.registerGateway(self);
+    otherGateways = (await directory.gateways()).filter((gateway) => gateway.id !== options.id);
+  };
+  await meetGateways().catch(directory.failed("registering the gateway"));
   let rounds = 0;
   const upkeep = setInterval(() => {
     linkRegions().catch(directory.failed("linking regions"));
+    meetGateways().catch(directory.failed("registering the gateway"));
     const nowMs = performance.now();
     for (const client of [...clients.values()]) if (nowMs - client.lastSeenMs > CLIENT_IDLE_MS) forget(client);
     for (const [key, route] of routes) if (nowMs - route.lastUsedMs > ROUTE_IDLE_MS) routes.delete(key);

@@ -277,6 +277,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     handoffsWaitedForItems: 0,
     /** Ticks jumped to rejoin the world's timeline after a stall (MAX_TICKS_BEHIND). */
     ticksRejoined: 0,
+    /** Gateway links closed (a gateway stopped or died): their clients' sessions wait to be bound again. */
+    gatewayLinksLost: 0,
   };
   // What this region held when it last died (its checkpoint), adopted again as each comes back; forgotten
   // after CHECKPOINT_TTL_MS (those clients have given up by then).
@@ -501,12 +503,16 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     socket.on("error", () => {});
     socket.on("close", () => {
       const closed = gateway;
-      if (closed === null || gateways.get(closed.id) !== closed) return;
-      gateways.delete(closed.id);
-      // The gateway is gone: its clients reconnect through another one (with new sessions).
+      if (closed === null) return;
+      stats.gatewayLinksLost++;
+      // A gateway started again may have linked anew before this close was seen: that link stays.
+      if (gateways.get(closed.id) === closed) gateways.delete(closed.id);
+      // The gateway is gone, not its clients: their sessions stay, unbound, until each client binds its
+      // own again through another gateway (a signed ActionPacket; docs/scaling.md § A gateway lost) or
+      // the session timeout ends it.
       for (const peer of closed.peers.values()) {
         peerLinks.delete(peer.key);
-        game.linkClosed(peer.key);
+        game.linkLost(peer.key);
       }
     });
   }
