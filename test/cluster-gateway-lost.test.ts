@@ -3,7 +3,8 @@
 // chest by the spawn, and a signed protocol client on real UDP. It joins through gateway 0 — whose answer
 // lists both gateways — takes a dagger from the chest and walks; gateway 0 is killed with SIGKILL; the
 // client goes on through gateway 1 with its next signed ActionPacket: the same session (token, entity id),
-// where it stood, the dagger in its bag, and it walks on. (Before, the region ended every session of a
+// where it stood, the dagger in its bag, and it walks on. Bots joined through gateway 0 (started again on its
+// ports) move to gateway 1 by themselves when gateway 0 is killed again, in their sessions. (Before, the region ended every session of a
 // gateway whose link closed, and a gateway dropped every datagram of a session it had not routed.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresSkipReason } from "../ts/cluster/postgres-process.js";
@@ -11,6 +12,8 @@ import type { PartHealth } from "../ts/cluster/supervisor.js";
 import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
 import type { ItemStack } from "../ts/protocol/tlv.js";
 import { ENTITY_TYPE_CHEST } from "../ts/item-types.js";
+import { Swarm } from "../ts/bots/swarm.js";
+import { loadCore } from "../ts/wasm/node.js";
 import { BORDER_X, clusterSkipReason, startTestCluster, type TestCluster, until } from "./support/cluster-process.js";
 import { postJson } from "./support/game-harness.js";
 import { bagOf, itemDef, itemRequest } from "./support/item-client.js";
@@ -116,5 +119,58 @@ describe.skipIf(skip !== null)("a gateway lost: its clients go on through anothe
       },
       30_000,
     );
+  }, 90_000);
+
+  it("bots move to the other gateway when theirs stops answering, in the same sessions", async () => {
+    const swarm = new Swarm({
+      count: 2,
+      http: `http://127.0.0.1:${cluster.ready.gateways[0].httpPort}`,
+      server: null,
+      behaviour: "wander",
+      goal: null,
+      netsim: null,
+      seed: 41,
+      nickPrefix: "mover",
+      joinParallel: 2,
+      updateMs: 20,
+      loadCore: () => loadCore(),
+    });
+    try {
+      swarm.start();
+      await swarm.joinAll();
+      await until("both bots playing", async () => swarm.bots.every((bot) => bot.client.state === "playing"));
+      const sessions = swarm.bots.map((bot) => ({ token: bot.client.session.token, entityId: bot.client.ownEntityId }));
+      expect(swarm.bots.every((bot) => (bot.client.session.gateways?.length ?? 0) === 2)).toBe(true);
+
+      // Gateway 0 stopped (SIGSTOP: it answers nothing and is not started again) until the bots moved.
+      const gateway0 = await health("gateway 0");
+      process.kill(gateway0.pid!, "SIGSTOP");
+      try {
+        await until(
+          "both bots playing through gateway 1",
+          async () => swarm.bots.every((bot) => bot.client.stats.gatewayMoves >= 1 && bot.client.state === "playing"),
+          20_000,
+        ).catch((error: unknown) => {
+          const states = swarm.bots.map((bot) => ({
+            state: bot.client.state,
+            moves: bot.client.stats.gatewayMoves,
+            reconnects: bot.client.stats.reconnects,
+            lastLoss: bot.client.lastLoss,
+          }));
+          throw new Error(`${String(error)}: ${JSON.stringify(states)}`);
+        });
+      } finally {
+        process.kill(gateway0.pid!, "SIGCONT");
+      }
+      // The same sessions, never rejoined, and the region holds each bot once.
+      expect(swarm.bots.map((bot) => ({ token: bot.client.session.token, entityId: bot.client.ownEntityId }))).toEqual(
+        sessions,
+      );
+      expect(swarm.bots.map((bot) => bot.client.stats.reconnects)).toEqual([0, 0]);
+      const held = [...(await cluster.regionStatus(0)).positions, ...(await cluster.regionStatus(1)).positions];
+      for (const { entityId } of sessions) expect(held.filter((p) => p.id === entityId)).toHaveLength(1);
+    } finally {
+      swarm.stop();
+    }
   }, 90_000);
 });
