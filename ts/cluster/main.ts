@@ -56,9 +56,9 @@ usage: npm run -s cluster -- [options]
   --pvp                players may attack each other outside the map's safe zones, across borders too
   --max-players N      sessions one region holds at most, joins beyond refused (default ${DEFAULT_GAME_OPTIONS.maxPlayers})
   --join-rate N        guest joins per minute per source address, kept by each gateway (default 60)
-  --admin-token-file F serve the admin API at the gateways (/api/admin/*: players, kick, mute, announce, log;
-                       docs/server.md § Admin) to requests bearing the token in file F (at least 32
-                       characters); or the environment's CAVES_ADMIN_TOKEN. Bans are not served by a cluster yet
+  --admin-token-file F serve the admin API at the gateways (/api/admin/*: players, kick, ban, mute, announce,
+                       log; docs/server.md § Admin) to requests bearing the token in file F (at least 32
+                       characters); or the environment's CAVES_ADMIN_TOKEN. Bans are kept in the PostgreSQL
   --log-level LEVEL    debug | info | warn | error | silent (default warn)
   --json               print one JSON line with every port once all are up (for tests and scripts)
   -h, --help           this text
