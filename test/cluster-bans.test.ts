@@ -117,7 +117,9 @@ describe.skipIf(skip !== null)("bans served by a cluster", () => {
     await until(
       "Ann in region 0, Ari and Bob in region 1",
       async () => (await regionOf("Ann")) === 0 && (await regionOf("Ari")) === 1 && (await regionOf("Bob")) === 1,
-    );
+    ).catch(async (error: unknown) => {
+      throw new Error(`${String(error)}; in play: ${JSON.stringify(await players())}`);
+    });
 
     // Ari stands for its address (a guest has no account): region 1 keeps the ban; both regions kick.
     const banned = await admin(0, "POST", "ban", { nick: "ari", reason: "flooding" });

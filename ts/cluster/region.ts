@@ -111,6 +111,12 @@ export interface RegionOptions {
 /** A gateway's link here: its client links (virtual peers) and the sessions handed off from them. */
 interface GatewayLink {
   readonly id: string;
+  /**
+   * This link's number among the gateway links this region accepted: part of its clients' peer keys, so
+   * the clients of a gateway started again (numbered from 1 again) never share a key — nor a bound link
+   * or a proven address — with its last life's.
+   */
+  readonly serial: number;
   readonly writer: FrameWriter;
   readonly peers: Map<number, Peer>;
   /** Clients whose session left this region, and when: their datagrams go back to the gateway. */
@@ -246,6 +252,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const chatRelay = new ChatRelay(region, directory.redis, game.chat, log, "fc:", game.social);
   await chatRelay.start();
   const gateways = new Map<string, GatewayLink>();
+  let gatewayLinkSerial = 0;
   /** Where each virtual peer (by key) came from: the handoff answers on the same link. */
   const peerLinks = new Map<string, { link: GatewayLink; client: number }>();
   const connecting = new Set<number>();
@@ -335,7 +342,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
           throw new FrameError("open: bad address or transport");
         }
         if (!link.peers.has(client) && link.peers.size >= MAX_PEERS_PER_GATEWAY) throw new FrameError("open: too many");
-        const key = `gw:${link.id}:${client}`;
+        const key = `gw:${link.id}/${link.serial}:${client}`;
         const peer: Peer = {
           key,
           address,
@@ -483,7 +490,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       if (kind !== FRAME_HELLO) throw new FrameError("the first frame must be a hello");
       const hello = jsonOf(payload, "hello") as { role?: unknown; id?: unknown };
       if (hello.role === "gateway" && typeof hello.id === "string" && /^[\w-]{1,32}$/.test(hello.id)) {
-        gateway = { id: hello.id, writer, peers: new Map(), tombstones: new Map() };
+        gateway = { id: hello.id, serial: ++gatewayLinkSerial, writer, peers: new Map(), tombstones: new Map() };
         gateways.set(hello.id, gateway);
       } else if (hello.role === "region" && Number.isInteger(hello.id) && (hello.id as number) < layout.regionCount) {
         neighbour = hello.id as number;
