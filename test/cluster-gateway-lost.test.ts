@@ -8,13 +8,20 @@
 // gateway whose link closed, and a gateway dropped every datagram of a session it had not routed.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresSkipReason } from "../ts/cluster/postgres-process.js";
-import type { PartHealth } from "../ts/cluster/supervisor.js";
 import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
 import type { ItemStack } from "../ts/protocol/tlv.js";
 import { ENTITY_TYPE_CHEST } from "../ts/item-types.js";
 import { Swarm } from "../ts/bots/swarm.js";
 import { loadCore } from "../ts/wasm/node.js";
-import { BORDER_X, clusterSkipReason, startTestCluster, type TestCluster, until } from "./support/cluster-process.js";
+import {
+  BORDER_X,
+  clusterSkipReason,
+  partHealth,
+  startedAgain,
+  startTestCluster,
+  type TestCluster,
+  until,
+} from "./support/cluster-process.js";
 import { postJson } from "./support/game-harness.js";
 import { bagOf, itemDef, itemRequest } from "./support/item-client.js";
 import { writeNpcMap } from "./support/npc-map.js";
@@ -51,14 +58,7 @@ describe.skipIf(skip !== null)("a gateway lost: its clients go on through anothe
     await cluster?.stop();
   }, 20_000);
 
-  const health = async (name: string): Promise<PartHealth> => {
-    const answer = (await (
-      await fetch(`http://127.0.0.1:${cluster.ready.gateways[1].httpPort}/api/cluster`)
-    ).json()) as {
-      health: PartHealth[];
-    };
-    return answer.health.find((part) => part.name === name)!;
-  };
+  const health = (name: string) => partHealth(cluster.ready.gateways[1].httpPort, name);
 
   it("a client of a gateway killed with SIGKILL re-attaches through the other with its session, place and bag", async () => {
     const [g0, g1] = cluster.ready.gateways;
@@ -111,14 +111,7 @@ describe.skipIf(skip !== null)("a gateway lost: its clients go on through anothe
     };
     expect(gateway1.sessionsFound).toBe(1);
     // The killed gateway is started again, on its ports.
-    await until(
-      "gateway 0 started again",
-      async () => {
-        const now = await health("gateway 0");
-        return now.state === "up" && now.pid !== gateway0.pid;
-      },
-      30_000,
-    );
+    await startedAgain(g1.httpPort, gateway0);
   }, 90_000);
 
   it("bots move to the other gateway when theirs stops answering, in the same sessions", async () => {
