@@ -242,6 +242,7 @@ describe("debug overlay text", () => {
     queriesSent: 1,
     decodeErrors: 0,
     reconnects: 0,
+    gatewayMoves: 0,
   };
 
   it("has the fixed `transport NAME` and `pos X,Y` lines and every number the overlay promises", () => {

@@ -6,6 +6,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PgAccounts } from "../ts/cluster/pg-accounts.js";
+import { PgBans } from "../ts/cluster/pg-bans.js";
 import { migratePostgres, pgDialect } from "../ts/cluster/pg-migrate.js";
 import { CharacterBusyError } from "../ts/server/accounts/account-port.js";
 import { NameTakenError } from "../ts/server/accounts/account-store.js";
@@ -196,7 +197,7 @@ describe.skipIf(skip !== null)("accounts on PostgreSQL", () => {
       const there = two.game.sessions.byEntityId((moved.body as unknown as Joined).entityId)!;
       expect({ x: there.entity.x, y: there.entity.y }).toEqual({ x: start.x + 1, y: start.y });
       // A ban written to the shared store holds everywhere.
-      expect(await storeOne.setBan("Wanderer", "testing bans")).toBe(true);
+      expect(await new PgBans(pgClient).setAccountBan("Wanderer", "testing bans", null)).toBe(there.accountId);
       const banned = await postJson(one.httpPort, "/api/login", { name: "Wanderer", password: "long enough" });
       expect(banned.status).toBe(403);
     }, 30_000);

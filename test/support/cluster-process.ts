@@ -7,6 +7,7 @@ import { writeFileSync } from "node:fs";
 import pg from "pg";
 import { join, dirname } from "node:path";
 import { findRedisServer } from "../../ts/cluster/redis-process.js";
+import type { PartHealth } from "../../ts/cluster/supervisor.js";
 import { writeTestMap } from "./test-map.js";
 import { pollUntil, spawnBundle, type TsxProcess } from "./tsx-process.js";
 
@@ -62,6 +63,8 @@ export interface RegionStatus {
     room: { requests: number; done: number; refused: number; writeFailures: number; shed: number };
   };
   handoffsWaitedForItems: number;
+  /** Gateway links closed (region.ts). */
+  gatewayLinksLost: number;
   /** Doors across the border (door-link.ts). */
   doors?: { sent: number; unsent: number; used: number; refused: number; answered: number; cellsSet: number };
 }
@@ -82,6 +85,28 @@ export async function until<T>(
     if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The health of the cluster's part `name` (supervisor.ts), as the gateway at `gatewayHttpPort` reports it. */
+export async function partHealth(gatewayHttpPort: number, name: string): Promise<PartHealth> {
+  const answer = (await (await fetch(`http://127.0.0.1:${gatewayHttpPort}/api/cluster`)).json()) as {
+    health: PartHealth[];
+  };
+  const part = answer.health.find((entry) => entry.name === name);
+  if (part === undefined) throw new Error(`no part "${name}" in the cluster's health`);
+  return part;
+}
+
+/** Waits until part `name` is up again in another process than `before` (started again by the launcher). */
+export function startedAgain(gatewayHttpPort: number, before: PartHealth, timeoutMs = 30_000): Promise<PartHealth> {
+  return until(
+    `${before.name} started again`,
+    async () => {
+      const now = await partHealth(gatewayHttpPort, before.name);
+      return now.state === "up" && now.pid !== before.pid && now;
+    },
+    timeoutMs,
+  );
 }
 
 /** Why the cluster tests cannot run here, or null when they can. */

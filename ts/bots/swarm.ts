@@ -176,7 +176,12 @@ export class Swarm {
       config.loadCore(),
     ]);
     // Chat, dialogs and the rest are the core's too: it acknowledges every chat line, as the server needs.
-    const client = GameClient.create({ core, ...connection });
+    // A cluster's gateway that stops answering: the same session goes on through the next one it named.
+    const client = GameClient.create({
+      core,
+      ...connection,
+      moveTo: (session, gateway) => makeTransport({ ...session, udpPort: gateway.udpPort }),
+    });
     if (this.stopping) client.close();
     return {
       index,

@@ -5,8 +5,9 @@
 // one player meant in every region's list (a nick shared by players of two regions is refused, 409, as in
 // one process) and then send the request, by entity id, to every region — the one holding the player now
 // acts (a handoff between the two steps only moves which one), the others answer 404. "announce" goes to
-// region 0, whose chat relay (chat-relay.ts) carries the line to every region. Bans are answered by the
-// regions (501: not kept by a cluster yet).
+// region 0, whose chat relay (chat-relay.ts) carries the line to every region. A ban is kept by one region
+// in the shared store and its sessions ended in every region (banEverywhere, cluster-bans.ts); unban and
+// the list of bans go to region 0, which reads and writes the same store.
 
 import { sameNick } from "../server/admin/admin-service.js";
 
@@ -51,20 +52,78 @@ export async function adminFanOut(request: AdminRequest, regions: readonly Admin
     return { status: 200, body: { entries: entries.slice(0, limit) } };
   }
   if (ONE_PLAYER.has(path) && request.method === "POST") return onePlayer(request, regions);
-  // announce, ban, unban, bans, and whatever region 0 says of a route it does not have.
+  if (path === "/api/admin/ban" && request.method === "POST") return banEverywhere(request, regions);
+  // announce, unban, bans (kept in the shared store: any region reads and writes it), and whatever
+  // region 0 says of a route it does not have.
   const [answer] = await everywhere(request, regions.slice(0, 1));
   return answer;
 }
 
 async function onePlayer(request: AdminRequest, regions: readonly AdminRegion[]): Promise<AdminAnswer> {
-  let body: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(request.body ?? "");
-    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not an object");
-    body = parsed as Record<string, unknown>;
-  } catch {
-    return { status: 400, body: { error: "the body must be a JSON object" } };
+  const body = objectOf(request);
+  if (body === null) return NOT_AN_OBJECT;
+  const found = await findPlayer(request, body, regions);
+  if ("status" in found) return found;
+  const answers = await everywhere({ ...request, body: found.byId }, regions);
+  const done = answers.find((a) => a.status === 200);
+  // Which region acted: a cluster's answer says so, beside what one server's says.
+  if (done !== undefined) return { status: 200, body: { ...(done.body as object), region: done.region } };
+  return firstFailure(answers.filter((a) => a.status !== 404)) ?? answers[0];
+}
+
+/**
+ * A ban (cluster-bans.ts): kept by one region — region 0 for an account or an address named, the region
+ * holding the player for one named by nick or entity id — which ends the sessions it covers there and
+ * answers with its reach; then every other region ends those it covers (an address's players may be
+ * anywhere, an account's may be on its way across a border). The answer is one process's, with every
+ * region's kicks, the region that kept it and the regions that could not be asked (if any).
+ */
+async function banEverywhere(request: AdminRequest, regions: readonly AdminRegion[]): Promise<AdminAnswer> {
+  const body = objectOf(request);
+  if (body === null) return NOT_AN_OBJECT;
+  let kept: AdminAnswer & { region: number };
+  if (
+    body.account !== undefined ||
+    body.address !== undefined ||
+    (body.nick === undefined && body.entityId === undefined)
+  ) {
+    // Named outright (or not at all: region 0 says what is wrong, as one server would).
+    [kept] = await everywhere(request, regions.slice(0, 1));
+  } else {
+    const found = await findPlayer(request, body, regions);
+    if ("status" in found) return found;
+    const answers = await everywhere({ ...request, body: found.byId }, regions);
+    kept = answers.find((a) => a.status === 200) ?? firstFailure(answers.filter((a) => a.status !== 404)) ?? answers[0];
   }
+  if (kept.status !== 200) return kept;
+  const { reach, ...answer } = kept.body as { reach?: unknown; kicked?: unknown };
+  const others = regions.filter((r) => r.region !== kept.region);
+  const ended = await everywhere(
+    { ...request, url: "/api/admin/end-banned", body: JSON.stringify(reach ?? null) },
+    others,
+  );
+  const kicked = [
+    ...(Array.isArray(answer.kicked) ? answer.kicked : []),
+    ...ended.flatMap((a) => (a.status === 200 ? ((a.body as { kicked?: unknown[] }).kicked ?? []) : [])),
+  ];
+  const notReached = ended.filter((a) => a.status !== 200).map((a) => a.region);
+  return {
+    status: 200,
+    body: {
+      ...answer,
+      kicked,
+      region: kept.region,
+      ...(notReached.length > 0 ? { regionsNotReached: notReached } : {}),
+    },
+  };
+}
+
+/** The one player in play a request names (nick or entity id) across `regions`, or the answer saying why not. */
+async function findPlayer(
+  request: AdminRequest,
+  body: Record<string, unknown>,
+  regions: readonly AdminRegion[],
+): Promise<AdminAnswer | { byId: string }> {
   const lists = await everywhere({ ...request, method: "GET", url: "/api/admin/players", body: undefined }, regions);
   const failed = firstFailure(lists);
   if (failed !== undefined) return failed;
@@ -91,12 +150,20 @@ async function onePlayer(request: AdminRequest, regions: readonly AdminRegion[])
       body: { error: `${found.length} players are called "${String(nick)}": use entityId (${ids})` },
     };
   }
-  const byId = JSON.stringify({ ...body, nick: undefined, entityId: found[0].entityId });
-  const answers = await everywhere({ ...request, body: byId }, regions);
-  const done = answers.find((a) => a.status === 200);
-  // Which region acted: a cluster's answer says so, beside what one server's says.
-  if (done !== undefined) return { status: 200, body: { ...(done.body as object), region: done.region } };
-  return firstFailure(answers.filter((a) => a.status !== 404)) ?? answers[0];
+  return { byId: JSON.stringify({ ...body, nick: undefined, entityId: found[0].entityId }) };
+}
+
+const NOT_AN_OBJECT: AdminAnswer = { status: 400, body: { error: "the body must be a JSON object" } };
+
+/** A POST's body as a JSON object, or null when it is not one. */
+function objectOf(request: AdminRequest): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(request.body ?? "");
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return null;
+    return parsed as Record<string, unknown>;
+  } catch {
+    return null;
+  }
 }
 
 /** `request` sent to each of `regions`, answers in the same order; a region that does not answer is a 502. */
@@ -132,7 +199,7 @@ async function everywhere(
 }
 
 /** The first answer that is not a 200 (an unauthorised request is refused by every region alike). */
-function firstFailure(answers: readonly AdminAnswer[]): AdminAnswer | undefined {
+function firstFailure<T extends AdminAnswer>(answers: readonly T[]): T | undefined {
   return answers.find((a) => a.status !== 200);
 }
 

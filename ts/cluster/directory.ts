@@ -20,7 +20,14 @@ export interface RegionEndpoint {
   readonly pid: number;
 }
 
-/** How long a region's entry lives without a refresh; regions refresh every REFRESH_MS. */
+/** Where a gateway can be reached (on the host its clients reached it by: docs/protocol.md § 3.1). */
+export interface GatewayEndpoint {
+  readonly id: string;
+  readonly httpPort: number;
+  readonly udpPort: number;
+}
+
+/** How long a region's (or a gateway's) entry lives without a refresh; they refresh every REFRESH_MS. */
 export const REGION_TTL_MS = 5000;
 export const SESSION_TTL_MS = 30_000;
 export const OWNER_TTL_MS = 60_000;
@@ -185,6 +192,26 @@ export class Directory {
       if (value !== null) out.set(region, JSON.parse(value) as RegionEndpoint);
     });
     return out;
+  }
+
+  /** Writes down (or refreshes) a gateway's endpoint, which lives REGION_TTL_MS unless written again. */
+  async registerGateway(endpoint: GatewayEndpoint): Promise<void> {
+    this.commands += 2;
+    await this.redis
+      .multi()
+      .sadd(`${this.prefix}gateways`, endpoint.id)
+      .set(`${this.prefix}gateway:${endpoint.id}`, JSON.stringify(endpoint), "PX", REGION_TTL_MS)
+      .exec();
+  }
+
+  /** The live gateways' endpoints, by id (one gone quiet falls out with its entry's TTL). */
+  async gateways(): Promise<GatewayEndpoint[]> {
+    this.commands++;
+    const ids = (await this.redis.smembers(`${this.prefix}gateways`)).sort();
+    if (ids.length === 0) return [];
+    this.commands++;
+    const values = await this.redis.mget(...ids.map((id) => `${this.prefix}gateway:${id}`));
+    return values.flatMap((value) => (value === null ? [] : [JSON.parse(value) as GatewayEndpoint]));
   }
 
   /** Writes down (or refreshes) which gateway and region hold the sessions given, in one round trip. */

@@ -23,9 +23,14 @@ import { installRtcSignalling } from "../server/transports/signalling.js";
 import { DEFAULT_WEBRTC_OPTIONS, rtcBindAddress, WebRtcTransport } from "../server/transports/webrtc.js";
 import { UdpTransport } from "../server/transports/udp-transport.js";
 import { adminFanOut } from "./admin-fanout.js";
+import { addressRefusal } from "../server/admin/admin-service.js";
+import { WAYS_IN } from "../server/http/api-routes.js";
+import { AddressBanWatch, PgBans } from "./pg-bans.js";
+import { PgConnection } from "./pg-connection.js";
 import { healthMetricsText } from "./cluster-health.js";
 import type { PartHealth } from "./supervisor.js";
-import { Directory, REFRESH_MS } from "./directory.js";
+import { Directory, type GatewayEndpoint, REFRESH_MS } from "./directory.js";
+import { RouteFinder } from "./route-finder.js";
 import type { HandoffState } from "./handoff.js";
 import {
   FRAME_CLOSE,
@@ -46,6 +51,10 @@ const TOKEN_KEY_MASK = 0x3fffffff;
 const CLIENT_IDLE_MS = 30_000;
 /** A route (a session) no client used this long is forgotten. */
 const ROUTE_IDLE_MS = 60_000;
+/** The HTTP routes a banned address is refused at (one process's: api-routes.ts). */
+const WAYS_IN_PATHS: ReadonlySet<string> = new Set(Object.values(WAYS_IN));
+/** The admin requests that change the bans in force. */
+const BAN_CHANGES: ReadonlySet<string> = new Set(["/api/admin/ban", "/api/admin/unban"]);
 /** HTTP bodies the gateway passes on. */
 const MAX_PROXY_BODY_BYTES = 64 * 1024;
 
@@ -64,6 +73,11 @@ export interface GatewayOptions {
   logger?: Logger;
   /** The health of the cluster's parts, as the launcher last sent it (null: not yet, or no launcher). */
   health?: () => readonly PartHealth[] | null;
+  /**
+   * The shared PostgreSQL the regions keep bans in: the address bans in force are read from it again
+   * and again (pg-bans.ts), and a join from a banned address is refused here. Absent: no address bans.
+   */
+  postgresUrl?: string;
 }
 
 interface Route {
@@ -108,6 +122,8 @@ export interface GatewayStats {
   rerouted: number;
   clientsDropped: number;
   badFrames: number;
+  /** Sessions another gateway routed, found in the directory when their clients came here. */
+  sessionsFound: number;
 }
 
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
@@ -118,6 +134,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   // it is back (every few seconds, and at once then).
   directory.watch(log, () => writeRoutes());
   await directory.connect();
+  // The address bans, read from the shared store (a gateway starts, and routes, while it is down: the
+  // bans are read once it is back).
+  const store = options.postgresUrl === undefined ? null : new PgConnection(options.postgresUrl, log);
+  const addressBans = store === null ? null : new AddressBanWatch(new PgBans(store), log);
+  if (store !== null) await store.connectWhenUp();
+  await addressBans?.start();
   const links = new Map<number, RegionLink>();
   const connecting = new Set<number>();
   const routes = new Map<number, Route>();
@@ -134,6 +156,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     rerouted: 0,
     clientsDropped: 0,
     badFrames: 0,
+    sessionsFound: 0,
   };
 
   const routeOf = (low: number, high: number): Route | undefined => {
@@ -155,8 +178,14 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     let client = clients.get(peer.key);
     let route = client?.route;
     if (isValidAction(datagram)) {
-      const named = routeOf(readActionTokenLow(datagram), readActionTokenHigh(datagram));
+      const low = readActionTokenLow(datagram);
+      const high = readActionTokenHigh(datagram);
+      const named = routeOf(low, high);
       if (named !== undefined) route = named;
+      else if (route === undefined) {
+        // A session this gateway does not route (its client's gateway died): the directory says where.
+        return findRoute(low, high, datagram, peer, nowMs);
+      }
     }
     if (route === undefined) {
       stats.unrouted++;
@@ -182,6 +211,24 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     }
     stats.forwarded++;
     sendTo(link, client, FRAME_DATA, datagram);
+  }
+
+  const finder = new RouteFinder(async (tokenHex) => (await directory.sessionOf(tokenHex))?.region ?? null);
+  /** Asks the directory for the region of the session an ActionPacket names; routes it, and the packet, once known. */
+  function findRoute(low: number, high: number, datagram: Uint8Array, peer: Peer, nowMs: number): void {
+    stats.unrouted++;
+    const tokenHex = ((BigInt(high >>> 0) << 32n) | BigInt(low >>> 0)).toString(16).padStart(16, "0");
+    // The transport may reuse the datagram's bytes once this returns.
+    const copy = datagram.slice();
+    finder.find(tokenHex, addressKey(peer.address), nowMs, (region) => {
+      if (routeOf(low, high) === undefined) {
+        const route: Route = { low: low | 0, high: high | 0, tokenHex, region, lastUsedMs: performance.now() };
+        routes.set(route.low & TOKEN_KEY_MASK, route);
+        stats.sessionsFound++;
+        directory.putSessions([{ tokenHex, gateway: options.id, region }]).catch(() => {});
+      }
+      onDatagram(copy, peer);
+    });
   }
 
   function forget(client: Client): void {
@@ -323,6 +370,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       routes: routes.size,
       regions: [...links.keys()],
       redis: { up: directory.up, ...directory.connection },
+      addressBans: addressBans === null ? null : { inForce: addressBans.size, ...addressBans.stats },
+      routeLookups: finder.stats,
+      gateways: otherGateways,
       ...stats,
       webrtc: rtc.counts(),
     },
@@ -356,6 +406,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       { method: req.method ?? "GET", url: req.url ?? "/", authorization: req.headers.authorization, body },
       regions,
     );
+    // A ban or unban made here holds here at once (the other gateways read it within a second).
+    if (answer.status === 200 && req.method === "POST" && BAN_CHANGES.has(pathOf(req))) await addressBans?.reread();
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (answer.status === 401) headers["www-authenticate"] = 'Bearer realm="admin"';
     res.writeHead(answer.status, headers);
@@ -408,6 +460,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     if (req.method === "POST" && !joins.take(source, Date.now())) {
       return reply(res, 429, { error: "too many requests from this address: try again in a minute" });
     }
+    // A banned address is refused every way in, with the words one process says (admin-service.ts).
+    if (req.method === "POST" && addressBans !== null && WAYS_IN_PATHS.has(path)) {
+      const banned = addressRefusal(addressBans, http.clientAddress(req), Date.now());
+      if (banned !== null) return reply(res, 403, { error: banned });
+    }
     const body = req.method === "POST" ? await bodyOf(req) : undefined;
     if (body === null) return reply(res, 413, { error: "request body too large" });
     const answer = await fetch(`${link.httpBase}${req.url ?? path}`, {
@@ -431,7 +488,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         };
         routes.set(route.low & TOKEN_KEY_MASK, route);
         directory.putSessions([{ tokenHex: route.tokenHex, gateway: options.id, region: 0 }]).catch(() => {});
-        return reply(res, 200, { ...json, udpPort: udp.port });
+        // The gateways a client may go on through if this one stops answering (docs/protocol.md § 6.2):
+        // as the directory has them now (one started a moment ago included), else as last read.
+        await meetGateways().catch(directory.failed("reading the gateways"));
+        const gateways = [self, ...otherGateways].map(({ httpPort, udpPort }) => ({ httpPort, udpPort }));
+        return reply(res, 200, { ...json, udpPort: udp.port, gateways });
       }
     }
     res.writeHead(answer.status, { "content-type": type });
@@ -446,9 +507,22 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     });
   });
   await linkRegions();
+  // This gateway in the directory, and the others read from it, every REFRESH_MS: a join's answer lists them.
+  const self: GatewayEndpoint = {
+    id: options.id,
+    httpPort: (http.server.address() as AddressInfo).port,
+    udpPort: udp.port,
+  };
+  let otherGateways: GatewayEndpoint[] = [];
+  const meetGateways = async () => {
+    await directory.registerGateway(self);
+    otherGateways = (await directory.gateways()).filter((gateway) => gateway.id !== options.id);
+  };
+  await meetGateways().catch(directory.failed("registering the gateway"));
   let rounds = 0;
   const upkeep = setInterval(() => {
     linkRegions().catch(directory.failed("linking regions"));
+    meetGateways().catch(directory.failed("registering the gateway"));
     const nowMs = performance.now();
     for (const client of [...clients.values()]) if (nowMs - client.lastSeenMs > CLIENT_IDLE_MS) forget(client);
     for (const [key, route] of routes) if (nowMs - route.lastUsedMs > ROUTE_IDLE_MS) routes.delete(key);
@@ -482,9 +556,15 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       for (const link of links.values()) link.socket.destroy();
       http.server.closeAllConnections();
       await Promise.all([new Promise<void>((resolve) => http.server.close(() => resolve())), udp.close()]);
+      addressBans?.stop();
+      await store?.end();
       await directory.close();
     },
   };
+}
+
+function pathOf(req: IncomingMessage): string {
+  return new URL(req.url ?? "/", "http://localhost").pathname;
 }
 
 function reply(res: ServerResponse, status: number, body: unknown): void {

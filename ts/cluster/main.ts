@@ -56,9 +56,9 @@ usage: npm run -s cluster -- [options]
   --pvp                players may attack each other outside the map's safe zones, across borders too
   --max-players N      sessions one region holds at most, joins beyond refused (default ${DEFAULT_GAME_OPTIONS.maxPlayers})
   --join-rate N        guest joins per minute per source address, kept by each gateway (default 60)
-  --admin-token-file F serve the admin API at the gateways (/api/admin/*: players, kick, mute, announce, log;
-                       docs/server.md § Admin) to requests bearing the token in file F (at least 32
-                       characters); or the environment's CAVES_ADMIN_TOKEN. Bans are not served by a cluster yet
+  --admin-token-file F serve the admin API at the gateways (/api/admin/*: players, kick, ban, mute, announce,
+                       log; docs/server.md § Admin) to requests bearing the token in file F (at least 32
+                       characters); or the environment's CAVES_ADMIN_TOKEN. Bans are kept in the PostgreSQL
   --log-level LEVEL    debug | info | warn | error | silent (default warn)
   --json               print one JSON line with every port once all are up (for tests and scripts)
   -h, --help           this text
@@ -169,6 +169,7 @@ async function runGateway(): Promise<void> {
     clientDir: values["client-dir"],
     guestJoinsPerAddress: joinRate(),
     logger,
+    postgresUrl: values.postgres,
   });
   process.stdout.write(
     `${JSON.stringify({ ready: "gateway", id: running.id, httpPort: running.httpPort, udpPort: running.udpPort })}\n`,
@@ -418,7 +419,9 @@ async function runCluster(): Promise<void> {
   );
   const gateways: Record<string, unknown>[] = [];
   for (let index = 0; index < gatewayCount; index++) {
-    const args = [
+    const args = (httpPort: number, udpPort: number) => [
+      // The address bans are read from the shared store (pg-bans.ts).
+      ...(postgresUrl === undefined ? [] : ["--postgres", postgresUrl]),
       "--role",
       "gateway",
       "--id",
@@ -426,9 +429,9 @@ async function runCluster(): Promise<void> {
       "--regions",
       String(layout.regionCount),
       "--http-port",
-      String(httpBase === 0 ? 0 : httpBase + index),
+      String(httpPort),
       "--udp-port",
-      String(udpBase === 0 ? 0 : udpBase + index),
+      String(udpPort),
       "--join-rate",
       String(joinsPerMinute),
       "--client-dir",
@@ -436,16 +439,23 @@ async function runCluster(): Promise<void> {
       ...common,
     ];
     const name = `gateway ${index}`;
-    const entry = await startChild(name, args, true);
+    const entry = await startChild(
+      name,
+      args(httpBase === 0 ? 0 : httpBase + index, udpBase === 0 ? 0 : udpBase + index),
+      true,
+    );
     gateways.push(entry.ready);
     gatewayProcesses.set(name, entry.child);
+    // A gateway started again listens where it did (the ports it was given, or picked when given 0): its
+    // clients' datagrams and pages keep their address.
+    const again = args(Number(entry.ready.httpPort), Number(entry.ready.udpPort));
     parts.push(
       new SupervisedPart(
         name,
         "gateway",
         childPart(entry),
         async () => {
-          const next = await startChild(name, args, true);
+          const next = await startChild(name, again, true);
           gatewayProcesses.set(name, next.child);
           sendHealth([next.child]);
           return childPart(next);

@@ -221,15 +221,6 @@ export class PgAccounts implements AccountPort, CharacterSink {
     await this.client.query("UPDATE accounts SET last_login_at_ms = $1 WHERE id = $2", [nowMs, accountId]);
   }
 
-  /** Bans (reason, until untilMs or for good) or unbans (null) an account by name; false when there is none. */
-  async setBan(name: string, reason: string | null, untilMs: number | null = null): Promise<boolean> {
-    const result = await this.client.query(
-      "UPDATE accounts SET banned_reason = $1, banned_until_ms = $2 WHERE name_key = $3",
-      [reason, reason === null ? null : untilMs, accountNameKey(name)],
-    );
-    return (result.rowCount ?? 0) > 0;
-  }
-
   /** Takes the character's lease (waiting a little for one being handed over), then reads it. */
   async loadCharacter(accountId: number): Promise<CharacterState> {
     if (!(await this.acquire(accountId, LOGIN_WAIT_MS, true))) {

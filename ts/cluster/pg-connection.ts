@@ -39,6 +39,23 @@ export class PgConnection implements Queryable {
     return client;
   }
 
+  /**
+   * Connects now if it can, and otherwise keeps trying with backoff, never throwing: for a process that
+   * serves without its store meanwhile (a gateway). Resolves after the first try, with whether it worked.
+   */
+  async connectWhenUp(): Promise<boolean> {
+    try {
+      const client = await this.open();
+      if (this.closing) await client.end().catch(() => {});
+      else this.client = client;
+      return true;
+    } catch {
+      this.log.error("the shared store (PostgreSQL) is unreachable: trying again with backoff");
+      if (!this.closing) this.retry(FIRST_RETRY_MS);
+      return false;
+    }
+  }
+
   get up(): boolean {
     return this.client !== null;
   }

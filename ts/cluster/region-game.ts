@@ -60,9 +60,13 @@ export interface RegionGame extends ApiGame {
   /** The ghosts of the neighbours' players: creatures by a border wake for them. */
   otherPlayers: () => Iterable<StoredEntity>;
 
-  /** A datagram from a gateway's client; a gateway's link to a client closed. */
+  /**
+   * A datagram from a gateway's client; a gateway's link to a client closed (the client left); a
+   * gateway lost (its clients' sessions wait to be bound again through another gateway).
+   */
   receive(datagram: Uint8Array, peer: Peer): void;
   linkClosed(peerKey: string): void;
+  linkLost(peerKey: string): void;
   /** A session handed over from another region starts here; one handed on stops here. */
   adoptSession(arrival: SessionArrival, peer: Peer, nowMs: number): Session;
   releaseSession(session: Session): void;

@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import { BROADCAST_EVERY_TICKS } from "../constants.js";
 import { isValidAction, readActionTokenHigh, readActionTokenLow } from "../protocol/action.js";
 import { loadCore } from "../wasm/node.js";
-import { installAdminRoutes } from "../server/http/admin-routes.js";
+import { adminAuthorizer, installAdminRoutes } from "../server/http/admin-routes.js";
 import { REPLACED_ELSEWHERE } from "../server/session-lifecycle.js";
 import { installApiRoutes } from "../server/http/api-routes.js";
 import { Game } from "../server/game-server.js";
@@ -30,6 +30,8 @@ import { readWorldMap } from "../server/world/world-map.js";
 import { loadMigrations } from "../server/persistence/migrate.js";
 import { AccountKicks } from "./account-kicks.js";
 import { ChatRelay } from "./chat-relay.js";
+import { ClusterBans } from "./cluster-bans.js";
+import { PgBans } from "./pg-bans.js";
 import { PgAccounts } from "./pg-accounts.js";
 import { PgConnection } from "./pg-connection.js";
 import { PgItemStore, type PgItemStoreOptions } from "./pg-items.js";
@@ -100,8 +102,8 @@ export interface RegionOptions {
   postgresUrl?: string;
   /**
    * Serve the admin routes (/api/admin/*, docs/server.md § Admin) to requests bearing this token; the
-   * gateways fan an operator's request out to every region (gateway.ts). Bans are refused (501): this
-   * region's account and ban store is not the world's.
+   * gateways fan an operator's request out to every region (gateway.ts). Bans are kept in the shared
+   * PostgreSQL (cluster-bans.ts); without one they are refused (501).
    */
   adminToken?: string;
 }
@@ -109,6 +111,12 @@ export interface RegionOptions {
 /** A gateway's link here: its client links (virtual peers) and the sessions handed off from them. */
 interface GatewayLink {
   readonly id: string;
+  /**
+   * This link's number among the gateway links this region accepted: part of its clients' peer keys, so
+   * the clients of a gateway started again (numbered from 1 again) never share a key — nor a bound link
+   * or a proven address — with its last life's.
+   */
+  readonly serial: number;
   readonly writer: FrameWriter;
   readonly peers: Map<number, Peer>;
   /** Clients whose session left this region, and when: their datagrams go back to the gateway. */
@@ -187,6 +195,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     log,
   );
   const game: RegionGame = wholeGame;
+  // Bans kept in the shared store, decided by the one process's rules (cluster-bans.ts).
+  const bans = store === null ? null : new ClusterBans(wholeGame.admin, new PgBans(store.connection));
 
   const directory = new Directory(options.redisUrl);
   // Redis lost: the region plays on; when it is back, it writes its part of the directory again.
@@ -242,6 +252,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const chatRelay = new ChatRelay(region, directory.redis, game.chat, log, "fc:", game.social);
   await chatRelay.start();
   const gateways = new Map<string, GatewayLink>();
+  let gatewayLinkSerial = 0;
   /** Where each virtual peer (by key) came from: the handoff answers on the same link. */
   const peerLinks = new Map<string, { link: GatewayLink; client: number }>();
   const connecting = new Set<number>();
@@ -273,6 +284,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     handoffsWaitedForItems: 0,
     /** Ticks jumped to rejoin the world's timeline after a stall (MAX_TICKS_BEHIND). */
     ticksRejoined: 0,
+    /** Gateway links closed (a gateway stopped or died): their clients' sessions wait to be bound again. */
+    gatewayLinksLost: 0,
   };
   // What this region held when it last died (its checkpoint), adopted again as each comes back; forgotten
   // after CHECKPOINT_TTL_MS (those clients have given up by then).
@@ -329,7 +342,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
           throw new FrameError("open: bad address or transport");
         }
         if (!link.peers.has(client) && link.peers.size >= MAX_PEERS_PER_GATEWAY) throw new FrameError("open: too many");
-        const key = `gw:${link.id}:${client}`;
+        const key = `gw:${link.id}/${link.serial}:${client}`;
         const peer: Peer = {
           key,
           address,
@@ -390,6 +403,10 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     stats.stepsDoubled += restored.doubled;
     own(session.entity.id);
     if (state.from !== region) claim(session.entity.id, state.from);
+    // Banned while it was on its way here (in no region's list when the ban's sessions were ended).
+    bans
+      ?.checkArrival(session, () => game.leave(session, "banned"))
+      .catch((error: unknown) => log.warn("an arrival not checked against the bans", { error: String(error) }));
   }
 
   /**
@@ -473,7 +490,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       if (kind !== FRAME_HELLO) throw new FrameError("the first frame must be a hello");
       const hello = jsonOf(payload, "hello") as { role?: unknown; id?: unknown };
       if (hello.role === "gateway" && typeof hello.id === "string" && /^[\w-]{1,32}$/.test(hello.id)) {
-        gateway = { id: hello.id, writer, peers: new Map(), tombstones: new Map() };
+        gateway = { id: hello.id, serial: ++gatewayLinkSerial, writer, peers: new Map(), tombstones: new Map() };
         gateways.set(hello.id, gateway);
       } else if (hello.role === "region" && Number.isInteger(hello.id) && (hello.id as number) < layout.regionCount) {
         neighbour = hello.id as number;
@@ -493,12 +510,16 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     socket.on("error", () => {});
     socket.on("close", () => {
       const closed = gateway;
-      if (closed === null || gateways.get(closed.id) !== closed) return;
-      gateways.delete(closed.id);
-      // The gateway is gone: its clients reconnect through another one (with new sessions).
+      if (closed === null) return;
+      stats.gatewayLinksLost++;
+      // A gateway started again may have linked anew before this close was seen: that link stays.
+      if (gateways.get(closed.id) === closed) gateways.delete(closed.id);
+      // The gateway is gone, not its clients: their sessions stay, unbound, until each client binds its
+      // own again through another gateway (a signed ActionPacket; docs/scaling.md § A gateway lost) or
+      // the session timeout ends it.
       for (const peer of closed.peers.values()) {
         peerLinks.delete(peer.key);
-        game.linkClosed(peer.key);
+        game.linkLost(peer.key);
       }
     });
   }
@@ -606,11 +627,16 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   });
   installApiRoutes(http, game, () => 0);
   if (options.adminToken !== undefined) {
-    installAdminRoutes(http, game.admin, options.adminToken, {
-      bansElsewhere:
-        "bans are not kept by a cluster yet: an account's ban must reach the shared PostgreSQL store and an address " +
-        "ban every gateway (docs/scaling.md § Not built yet); kick or mute the player instead",
-    });
+    if (bans === null) {
+      installAdminRoutes(http, game.admin, options.adminToken, {
+        bansElsewhere:
+          "bans are kept in the cluster's shared PostgreSQL store, and this cluster runs without one " +
+          "(docs/scaling.md § Bans in a cluster); kick or mute the player instead",
+      });
+    } else {
+      installAdminRoutes(http, game.admin, options.adminToken, { bans });
+      bans.installEndRoute(http, adminAuthorizer(game.admin, options.adminToken, http.clientAddress));
+    }
   }
   http.route("GET", "/api/cluster", () => ({
     body: {

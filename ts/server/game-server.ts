@@ -661,6 +661,16 @@ export class Game {
     if (session !== undefined && session.peer === null) this.lifecycle.leave(session, "closed");
   }
 
+  /**
+   * A link lost without its client leaving — a cluster's gateway died (ts/cluster/region.ts) — unlike
+   * linkClosed, which ends a session whose client closed its link: the session is unbound, not ended, so
+   * its client may bind it again from another link (a signed ActionPacket, docs/protocol.md § 6.1) before
+   * the session timeout ends it. (Regions record no flight: nothing is recorded here.)
+   */
+  linkLost(peerKey: string): void {
+    this.sessions.unbindPeer(peerKey);
+  }
+
   /** Creates a guest session with a fresh spawn; throws JoinError when refused. */
   join(nick: string, appearance: number | null = null): Session {
     return this.recorded(

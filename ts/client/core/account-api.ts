@@ -13,6 +13,7 @@ import {
   type FetchFn,
   fetchWorld,
   type GuestSession,
+  parseGateways,
   parseSessionKey,
   parseToken,
   SessionError,
@@ -96,6 +97,7 @@ export async function joinAccount(
     entityId: integer("entityId"),
     protocolVersion,
     udpPort: integer("udpPort"),
+    gateways: parseGateways(record.gateways, what),
   };
 }
 

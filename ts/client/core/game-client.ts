@@ -47,14 +47,14 @@ import {
   tileFlagsTable,
   type WorldInfo,
 } from "./session-api.js";
-import { type ReconnectFn, SessionLink } from "./session-link.js";
+import { type MoveFn, type ReconnectFn, SessionLink } from "./session-link.js";
 import { createClientCounters, TrafficMeter } from "./stats.js";
 import { type AttackRefusal, type SetGoalOptions, Steering } from "./steering.js";
 import type { Transport } from "./transport.js";
 import { LinkUpkeep } from "./upkeep.js";
 
 export { DEFAULT_GAME_CLIENT_OPTIONS, type GameClientOptions } from "./options.js";
-export type { ReconnectFn } from "./session-link.js";
+export type { MoveFn, ReconnectFn } from "./session-link.js";
 export type { AttackRefusal, SetGoalOptions } from "./steering.js";
 
 export interface GameClientConfig {
@@ -66,6 +66,12 @@ export interface GameClientConfig {
   /** Monotonic clock in ms; must be the clock update() is called with. Default performance.now(). */
   now?: () => number;
   reconnect?: ReconnectFn;
+  /**
+   * Opens a link for the same session through another gateway of a cluster (the session's `gateways`):
+   * with it, a link silent for GATEWAY_SILENT_MS goes on through the next gateway instead of waiting to
+   * rejoin (docs/scaling.md § A gateway lost). Absent: never moves.
+   */
+  moveTo?: MoveFn;
   /**
    * Receives every decoded server packet this core does not handle itself (features layered on top:
    * chat, dialogs, custom messages). Views alias the datagram: copy what you keep.
@@ -130,6 +136,7 @@ function wire(config: GameClientConfig): Wiring {
     session: config.session,
     transport: config.transport,
     reconnect: config.reconnect,
+    moveTo: config.moveTo,
     onDatagram: (datagram) => receiver.receive(datagram),
     // Everything tied to the old session starts over; the chunk cache stays.
     onNewSession: (session) => {

@@ -46,6 +46,17 @@ export class Outbox {
     this.challengePending = false;
   }
 
+  /**
+   * Goes on with the same session over another link (a cluster's other gateway): the sequence carries on —
+   * the server's replay window remembers those sent — and the new link's address is challenged anew.
+   */
+  moveTo(transport: Transport): void {
+    this.transport = transport;
+    this.challengeLow = 0;
+    this.challengeHigh = 0;
+    this.challengePending = false;
+  }
+
   /** Whether the link signs ActionPackets: a UDP link, whose source address may change under it (NAT rebinding). */
   get signs(): boolean {
     return this.transport.actionMac !== undefined;

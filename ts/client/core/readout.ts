@@ -256,6 +256,7 @@ export class ClientReadout {
       queriesSent: this.parts.nameDirectory.sent,
       decodeErrors: counters.decodeErrors,
       reconnects: counters.reconnects,
+      gatewayMoves: counters.gatewayMoves,
     };
   }
 }

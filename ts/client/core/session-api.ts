@@ -19,6 +19,17 @@ export interface GuestSession {
   entityId: number;
   protocolVersion: number;
   udpPort: number;
+  /**
+   * The gateways of a cluster the session may go on through when its own stops answering, its own first
+   * (docs/protocol.md § 6.2), on the host the client joined through; absent: one server.
+   */
+  gateways?: GatewayAddress[];
+}
+
+/** A gateway of a cluster, on the host the client joined through. */
+export interface GatewayAddress {
+  httpPort: number;
+  udpPort: number;
 }
 
 export interface WorldTile {
@@ -102,6 +113,18 @@ function integerField(record: Record<string, unknown>, name: string, what: strin
   return value;
 }
 
+/** The `gateways` of a join answer: absent (undefined), or a list of ports; throws SessionError when malformed. */
+export function parseGateways(value: unknown, what: string): GatewayAddress[] | undefined {
+  if (value === undefined) return undefined;
+  const port = (raw: unknown) => typeof raw === "number" && Number.isInteger(raw) && raw > 0 && raw <= 65535;
+  if (!Array.isArray(value) || value.length > 64) throw new SessionError(`${what}: gateways must be a list`, 0);
+  return value.map((entry: unknown) => {
+    const { httpPort, udpPort } = (entry ?? {}) as Record<string, unknown>;
+    if (!port(httpPort) || !port(udpPort)) throw new SessionError(`${what}: a gateway needs httpPort and udpPort`, 0);
+    return { httpPort: httpPort as number, udpPort: udpPort as number };
+  });
+}
+
 /** The u64 value of a 16-hex-digit token. */
 export function parseToken(hex: unknown): bigint {
   if (typeof hex !== "string" || !/^[0-9a-fA-F]{16}$/.test(hex)) {
@@ -162,6 +185,7 @@ export async function joinGuest(
     entityId: integerField(body, "entityId", "join"),
     protocolVersion,
     udpPort: integerField(body, "udpPort", "join"),
+    gateways: parseGateways(body.gateways, "join"),
   };
 }
 

@@ -3,11 +3,20 @@
 // on a fresh session and link. Each link gets an id, so a late datagram or
 // close from a dropped link is ignored rather than mistaken for the new one's.
 import type { ClientParts } from "./parts.js";
-import type { GuestSession } from "./session-api.js";
+import type { GatewayAddress, GuestSession } from "./session-api.js";
 import type { Transport } from "./transport.js";
 
 /** A fresh session and link, from the host (rejoin over HTTP with the same nick, new transport). */
 export type ReconnectFn = () => Promise<{ session: GuestSession; transport: Transport }>;
+
+/** A link for the same session through another gateway of its cluster (docs/scaling.md § A gateway lost). */
+export type MoveFn = (session: GuestSession, gateway: GatewayAddress) => Promise<Transport>;
+
+/**
+ * A link silent this long, of a session whose cluster named other gateways, goes on through the next one
+ * (the server's session outlives its link for 10 s: DISCONNECT_AFTER_MS).
+ */
+export const GATEWAY_SILENT_MS = 3_000;
 
 type LinkParts = Pick<ClientParts, "now" | "connection" | "traffic" | "outbox" | "counters">;
 
@@ -15,6 +24,8 @@ export interface SessionLinkConfig {
   session: GuestSession;
   transport: Transport;
   reconnect: ReconnectFn | undefined;
+  /** Opens a link through another gateway (absent: the session never moves, it rejoins). */
+  moveTo?: MoveFn;
   /** Every datagram arriving on the current link. */
   onDatagram: (datagram: Uint8Array) => void;
   /** A reconnect switched to `session`: everything tied to the old session starts over. */
@@ -28,6 +39,12 @@ export class SessionLink {
   private readonly reconnectFn: ReconnectFn | undefined;
   private readonly onDatagram: (datagram: Uint8Array) => void;
   private readonly onNewSession: (session: GuestSession) => void;
+  private readonly moveFn: MoveFn | undefined;
+  /** Which of the session's gateways the link goes through (0: the one it joined through, listed first). */
+  private gatewayIndex = 0;
+  /** When the link last started or moved (a move is tried again only after GATEWAY_SILENT_MS more). */
+  private movedAtMs: number;
+  private moving = false;
 
   constructor(
     private readonly parts: LinkParts,
@@ -38,6 +55,8 @@ export class SessionLink {
     this.reconnectFn = config.reconnect;
     this.onDatagram = config.onDatagram;
     this.onNewSession = config.onNewSession;
+    this.moveFn = config.moveTo;
+    this.movedAtMs = parts.now();
   }
 
   get session(): GuestSession {
@@ -64,6 +83,7 @@ export class SessionLink {
   /** From update(): drops a link silent too long, and starts a rejoin when one is due. */
   check(nowMs: number): void {
     const connection = this.parts.connection;
+    if (this.moveDue(nowMs)) this.startMove(this.moveFn!, nowMs);
     if (connection.checkTimeout(nowMs)) this.drop();
     if (connection.reconnectDue(nowMs) && this.reconnectFn) this.startReconnect(this.reconnectFn);
   }
@@ -100,6 +120,51 @@ export class SessionLink {
     this.transportValue.close();
   }
 
+  /** Whether the link of a session that played has been silent long enough to go on through another gateway. */
+  private moveDue(nowMs: number): boolean {
+    const gateways = this.sessionValue.gateways;
+    return (
+      this.moveFn !== undefined &&
+      !this.moving &&
+      gateways !== undefined &&
+      gateways.length > 1 &&
+      this.parts.connection.state === "playing" &&
+      this.parts.connection.silentMs(nowMs) >= GATEWAY_SILENT_MS &&
+      nowMs - this.movedAtMs >= GATEWAY_SILENT_MS
+    );
+  }
+
+  /**
+   * Opens a link through the next gateway for the same session and goes on over it: the next signed
+   * ActionPacket moves the session there (docs/protocol.md § 6.2). Nothing tied to the session starts over.
+   */
+  private startMove(move: MoveFn, nowMs: number): void {
+    const session = this.sessionValue;
+    const gateways = session.gateways!;
+    this.gatewayIndex = (this.gatewayIndex + 1) % gateways.length;
+    this.moving = true;
+    this.movedAtMs = nowMs;
+    move(session, gateways[this.gatewayIndex]).then(
+      (transport) => {
+        this.moving = false;
+        const state = this.parts.connection.state;
+        if (this.sessionValue !== session || (state !== "playing" && state !== "connecting")) {
+          transport.close(); // rejoined or closed meanwhile
+          return;
+        }
+        this.drop();
+        this.transportValue = transport;
+        this.parts.outbox.moveTo(transport);
+        this.listen(transport);
+        this.parts.counters.gatewayMoves++;
+        this.movedAtMs = this.parts.now();
+      },
+      () => {
+        this.moving = false; // the next gateway is tried after GATEWAY_SILENT_MS more
+      },
+    );
+  }
+
   private startReconnect(reconnect: ReconnectFn): void {
     const connection = this.parts.connection;
     connection.reconnectStarted();
@@ -118,6 +183,7 @@ export class SessionLink {
   /** Switches to a new session and link. The chunk cache stays. */
   private attach(session: GuestSession, transport: Transport): void {
     this.sessionValue = session;
+    this.gatewayIndex = 0;
     this.transportValue = transport;
     this.parts.outbox.rebind(transport, session.token);
     this.listen(transport);

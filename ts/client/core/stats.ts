@@ -65,6 +65,7 @@ export interface ClientStats {
   queriesSent: number;
   decodeErrors: number;
   reconnects: number;
+  gatewayMoves: number;
 }
 
 /** The client's own event counts (the parts count the rest themselves). */
@@ -75,10 +76,12 @@ export interface ClientCounters {
   keepAlives: number;
   decodeErrors: number;
   reconnects: number;
+  /** Times the session went on through another gateway of its cluster (session-link.ts). */
+  gatewayMoves: number;
 }
 
 export function createClientCounters(): ClientCounters {
-  return { stepsSent: 0, retractions: 0, keepAlives: 0, decodeErrors: 0, reconnects: 0 };
+  return { stepsSent: 0, retractions: 0, keepAlives: 0, decodeErrors: 0, reconnects: 0, gatewayMoves: 0 };
 }
 
 /**

@@ -73,6 +73,31 @@ export interface TilePoint {
   y: number;
 }
 
+/** Whom a ban names: an online player, an account by name, an address. */
+export type BanTarget = PlayerRef & { account?: string; address?: string };
+/** Whom an unban names. */
+export type UnbanTarget = { account?: string; address?: string };
+
+/** A ban decided (AdminService.decideBan): whose, until when, why — before it is kept anywhere. */
+export interface BanOrder {
+  /** The request as the operator gave it (the operators' log keeps it). */
+  readonly request: { target: BanTarget; minutes: number | null; reason: string };
+  /** The account banned, by name; null: none. */
+  readonly account: string | null;
+  /** The address banned, as its key (edge/address-key.ts: an IPv4 address, an IPv6 /64); null: none. */
+  readonly address: string | null;
+  readonly reason: string;
+  readonly createdAtMs: number;
+  /** Null: for good. */
+  readonly untilMs: number | null;
+}
+
+/** Whose sessions a ban ends: an account's (by id), an address's (by key). */
+export interface BanReach {
+  readonly accountId: number | null;
+  readonly address: string | null;
+}
+
 /** The longest timed ban or mute: a year. Longer is "for good" (no minutes). */
 export const ADMIN_MINUTES_MAX = 525_600;
 /** Speaker name of announcements in chat. */
@@ -107,12 +132,33 @@ export class AdminService {
    * Bans an account (by name), an address (an IPv4 address or an IPv6 address, whose /64 is banned), or
    * an online player (its account; a guest's address). `minutes` absent: for good. Sessions it covers end.
    */
-  ban(
-    target: PlayerRef & { account?: string; address?: string },
-    minutes: number | undefined,
-    reason: string,
-  ): Record<string, unknown> {
+  ban(target: BanTarget, minutes: number | undefined, reason: string): Record<string, unknown> {
     this.ports.recordInput?.("ban", [target, minutes, reason]);
+    const order = this.decideBan(target, minutes, reason);
+    let accountId: number | null = null;
+    if (order.account !== null) {
+      if (!this.ports.accounts.setBan(order.account, reason, order.untilMs)) {
+        throw new AdminError(404, `no account "${order.account}"`);
+      }
+      accountId = this.ports.accounts.findByName(order.account)!.id;
+    }
+    if (order.address !== null) {
+      this.ports.store.banAddress({
+        address: order.address,
+        reason,
+        createdAtMs: order.createdAtMs,
+        untilMs: order.untilMs,
+      });
+    }
+    return this.banDone(order, this.endBanned({ accountId, address: order.address }));
+  }
+
+  /**
+   * What a ban request means — whose, until when — by the one rule this process and a cluster's regions
+   * share (a cluster keeps the ban elsewhere: ts/cluster/cluster-bans.ts). An online player named by nick
+   * or entity id stands for its account, or a guest's address. Throws AdminError when the request is bad.
+   */
+  decideBan(target: BanTarget, minutes: number | undefined, reason: string): BanOrder {
     const now = this.ports.now();
     const untilMs = minutes === undefined ? null : now + checkMinutes(minutes) * 60_000;
     let account = target.account;
@@ -123,47 +169,67 @@ export class AdminService {
       else if (session.peer !== null) address = session.peer.address;
       else throw new AdminError(409, `${session.nick} is a guest that has not connected yet: ban an address instead`);
     }
-    const kicked: string[] = [];
-    if (account !== undefined) {
-      if (!this.ports.accounts.setBan(account, reason, untilMs)) throw new AdminError(404, `no account "${account}"`);
-      const record = this.ports.accounts.findByName(account)!;
-      for (const session of this.matching((s) => s.accountId === record.id)) kicked.push(this.end(session));
-    }
-    if (address !== undefined) {
-      const key = addressKey(checkAddress(address));
-      this.ports.store.banAddress({ address: key, reason, createdAtMs: now, untilMs });
-      for (const session of this.matching((s) => s.peer !== null && addressKey(s.peer.address) === key)) {
-        kicked.push(this.end(session));
-      }
-      address = key;
-    }
-    return this.record(
-      "ban",
-      { target, minutes: minutes ?? null, reason },
-      { account: account ?? null, address: address ?? null, untilMs, kicked },
-    );
+    return {
+      request: { target, minutes: minutes ?? null, reason },
+      account: account ?? null,
+      address: address === undefined ? null : addressKey(checkAddress(address)),
+      reason,
+      createdAtMs: now,
+      untilMs,
+    };
   }
 
-  unban(target: { account?: string; address?: string }): Record<string, unknown> {
+  /** Ends the sessions here that `reach` covers (an account's, an address's); the nicks of those ended. */
+  endBanned(reach: BanReach): string[] {
+    const covered = this.matching(
+      (s) =>
+        (reach.accountId !== null && s.accountId === reach.accountId) ||
+        (reach.address !== null && s.peer !== null && addressKey(s.peer.address) === reach.address),
+    );
+    return covered.map((session) => this.end(session));
+  }
+
+  /** The ban `order`, kept, and the sessions it ended: logged, and answered. */
+  banDone(order: BanOrder, kicked: readonly string[]): Record<string, unknown> {
+    return this.record("ban", order.request, {
+      account: order.account,
+      address: order.address,
+      untilMs: order.untilMs,
+      kicked,
+    });
+  }
+
+  unban(target: UnbanTarget): Record<string, unknown> {
     this.ports.recordInput?.("unban", [target]);
+    const order = this.decideUnban(target);
+    let lifted = false;
+    if (order.account !== null) {
+      if (!this.ports.accounts.setBan(order.account, null)) throw new AdminError(404, `no account "${order.account}"`);
+      lifted = true;
+    }
+    if (order.address !== null) lifted = this.ports.store.unbanAddress(order.address) || lifted;
+    return this.unbanDone(target, lifted);
+  }
+
+  /** What an unban request lifts: an account's ban (by name), an address's (by key). Throws AdminError when bad. */
+  decideUnban(target: UnbanTarget): { account: string | null; address: string | null } {
     if (target.account === undefined && target.address === undefined) {
       throw new AdminError(400, 'give "account" or "address"');
     }
-    let lifted = false;
-    if (target.account !== undefined) {
-      if (!this.ports.accounts.setBan(target.account, null))
-        throw new AdminError(404, `no account "${target.account}"`);
-      lifted = true;
-    }
-    if (target.address !== undefined)
-      lifted = this.ports.store.unbanAddress(addressKey(checkAddress(target.address))) || lifted;
+    return {
+      account: target.account ?? null,
+      address: target.address === undefined ? null : addressKey(checkAddress(target.address)),
+    };
+  }
+
+  /** An unban done (`lifted`: a ban was in force): logged, and answered. */
+  unbanDone(target: UnbanTarget, lifted: boolean): Record<string, unknown> {
     return this.record("unban", { target }, { lifted });
   }
 
   /** Why `address` may not join now, or null. */
   addressRefusal(address: string): string | null {
-    const ban = this.ports.store.addressBan(addressKey(address), this.ports.now());
-    return ban === null ? null : banText("this address is banned", ban);
+    return addressRefusal(this.ports.store, address, this.ports.now());
   }
 
   /** The bans in force: addresses, and the named accounts' state when asked about. */
@@ -443,6 +509,15 @@ function checkAddress(address: string): string {
     throw new AdminError(400, `"address" must be an IPv4 or IPv6 address, got ${JSON.stringify(address)}`);
   }
   return address;
+}
+
+/**
+ * Why a join from `address` is refused now (an address ban in `bans` in force at `nowMs`: its reason and
+ * end), or null — the one wording a process and a cluster's gateways (ts/cluster/gateway.ts) answer with.
+ */
+export function addressRefusal(bans: Pick<AdminStore, "addressBan">, address: string, nowMs: number): string | null {
+  const ban = bans.addressBan(addressKey(address), nowMs);
+  return ban === null ? null : banText("this address is banned", ban);
 }
 
 function banText(what: string, ban: AddressBan): string {

@@ -8,7 +8,14 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { type HttpApi, HttpError } from "./http-api.js";
-import { AdminError, type AdminService, type PlayerRef } from "../admin/admin-service.js";
+import {
+  AdminError,
+  type AdminService,
+  type BanTarget,
+  type PlayerRef,
+  type UnbanTarget,
+} from "../admin/admin-service.js";
+import type { AddressBan } from "../admin/admin-store.js";
 
 /** The shortest token accepted: 32 characters (e.g. `openssl rand -hex 16`), so guessing is hopeless. */
 export const ADMIN_TOKEN_MIN_CHARS = 32;
@@ -26,10 +33,22 @@ export function checkAdminToken(token: string): string {
 
 export interface AdminRouteOptions {
   /**
-   * Why this process does not keep bans (a cluster's region: its account store is not the world's):
-   * ban, unban and bans answer 501 with it, after the token is checked. Absent: bans are served.
+   * Why this process does not keep bans (a cluster's region without a shared store): ban, unban and bans
+   * answer 501 with it, after the token is checked. Absent: bans are served.
    */
   bansElsewhere?: string;
+  /**
+   * Where bans are kept when not in this process's own store (a cluster's region: the shared PostgreSQL,
+   * ts/cluster/cluster-bans.ts) — decided by the same AdminService rules. Absent: the AdminService's own.
+   */
+  bans?: BanDesk;
+}
+
+/** The ban requests (POST ban, unban; GET bans), answered once the ban is kept. */
+export interface BanDesk {
+  ban(target: BanTarget, minutes: number | undefined, reason: string): Promise<Record<string, unknown>>;
+  unban(target: UnbanTarget): Promise<Record<string, unknown>>;
+  bans(): Promise<{ addresses: AddressBan[] }>;
 }
 
 /** Checks a request's admin token; throws HttpError 401 (logged as refused) when it is missing or wrong. */
@@ -78,10 +97,10 @@ export function installAdminRoutes(
   options: AdminRouteOptions = {},
 ): void {
   const authorize = adminAuthorizer(admin, token, http.clientAddress);
-  const run = (action: string, raw: IncomingMessage, work: () => unknown) => {
+  const run = async (action: string, raw: IncomingMessage, work: () => unknown) => {
     authorize(raw, action);
     try {
-      return { body: work() };
+      return { body: await work() };
     } catch (error) {
       if (error instanceof AdminError) {
         admin.refused(action, {}, error.message);
@@ -96,11 +115,16 @@ export function installAdminRoutes(
   const bansHere = (): void => {
     if (options.bansElsewhere !== undefined) throw new AdminError(501, options.bansElsewhere);
   };
+  const desk: BanDesk = options.bans ?? {
+    ban: async (target, minutes, reason) => admin.ban(target, minutes, reason),
+    unban: async (target) => admin.unban(target),
+    bans: async () => admin.bans(),
+  };
   http.route("GET", "/api/admin/players", ({ raw }) => run("players", raw, () => ({ players: admin.players() })));
   http.route("GET", "/api/admin/bans", ({ raw }) =>
     run("bans", raw, () => {
       bansHere();
-      return admin.bans();
+      return desk.bans();
     }),
   );
   http.route("GET", "/api/admin/log", ({ raw }) =>
@@ -118,7 +142,7 @@ export function installAdminRoutes(
   post("kick", (body) => admin.kick(playerRef(body), optionalText(body, "reason") ?? "kicked by an operator"));
   post("ban", (body) => {
     bansHere();
-    return admin.ban(
+    return desk.ban(
       { ...playerRef(body, true), account: optionalText(body, "account"), address: optionalText(body, "address") },
       optionalNumber(body, "minutes"),
       requiredText(body, "reason"),
@@ -126,7 +150,7 @@ export function installAdminRoutes(
   });
   post("unban", (body) => {
     bansHere();
-    return admin.unban({ account: optionalText(body, "account"), address: optionalText(body, "address") });
+    return desk.unban({ account: optionalText(body, "account"), address: optionalText(body, "address") });
   });
   post("mute", (body) =>
     admin.mute(

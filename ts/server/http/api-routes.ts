@@ -50,6 +50,12 @@ export interface ApiGame extends MetricsSource {
   status(ticks: number): Record<string, unknown>;
 }
 
+/**
+ * Every way into the game over HTTP: a banned address is refused at each (403, with the ban's reason and
+ * end) before anything else is done for it — here, and at a cluster's gateways (ts/cluster/gateway.ts).
+ */
+export const WAYS_IN = { guest: "/api/guest", register: "/api/register", login: "/api/login" } as const;
+
 /** The Retry-After header of a 429 or 503: whole seconds, at least 1. */
 function retryAfter(seconds: number): Record<string, string> {
   return { "retry-after": String(Math.max(1, Math.ceil(seconds))) };
@@ -141,7 +147,7 @@ export function installApiRoutes(
 
   // Body {"nick", "replaces"?}: `replaces` is the token of this client's previous guest
   // session (after a lost link), which ends now instead of lingering until eviction.
-  http.route("POST", "/api/guest", ({ body, raw }) => {
+  http.route("POST", WAYS_IN.guest, ({ body, raw }) => {
     refuseBanned(raw);
     if (!guestJoins.take(source(raw), Date.now())) {
       guardStats.guestJoinsHeldBack++;
@@ -171,7 +177,7 @@ export function installApiRoutes(
   });
 
   // Body {"name", "password", "nick"}: creates the account and its character, and plays it.
-  http.route("POST", "/api/register", async ({ body, raw }) => {
+  http.route("POST", WAYS_IN.register, async ({ body, raw }) => {
     refuseBanned(raw);
     const name = stringField(body, "name");
     const password = stringField(body, "password");
@@ -200,7 +206,7 @@ export function installApiRoutes(
 
   // Body {"name", "password"}: plays the account's character where it was saved,
   // replacing a session the account already has.
-  http.route("POST", "/api/login", async ({ body, raw }) => {
+  http.route("POST", WAYS_IN.login, async ({ body, raw }) => {
     refuseBanned(raw);
     const name = stringField(body, "name");
     const password = stringField(body, "password");
