@@ -135,10 +135,12 @@ describe.skipIf(skip !== null)("a cluster whose PostgreSQL is lost and comes bac
       });
       expect(joined.status).toBe(200);
       expect((await storeOf(0)).refused + (await storeOf(1)).refused).toBe(0);
-      // The log: a line per region when the store went, one when it was back — not one per refused save.
+      // The log: a line per process when the store went, one when it was back — not one per refused save.
       const log = cluster.process.stderr().slice(logBefore);
-      expect(log.split("\n").filter((line) => line.includes("(PostgreSQL) is unreachable")).length).toBe(2);
-      expect(log.split("\n").filter((line) => line.includes("(PostgreSQL) is back")).length).toBe(2);
+      // Every process that uses the store says it: both regions, and each gateway (it reads the address bans).
+      const storeUsers = 2 + cluster.ready.gateways.length;
+      expect(log.split("\n").filter((line) => line.includes("(PostgreSQL) is unreachable")).length).toBe(storeUsers);
+      expect(log.split("\n").filter((line) => line.includes("(PostgreSQL) is back")).length).toBe(storeUsers);
     } finally {
       redis.disconnect();
     }
