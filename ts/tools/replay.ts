@@ -8,14 +8,7 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { RecordingError } from "../server/recording/bytes.js";
-import {
-  CUT_AFTER_S,
-  CUT_BEFORE_S,
-  CutRequestError,
-  cutRecording,
-  cutWindow,
-  summarize,
-} from "../server/recording/cut.js";
+import { CUT_AFTER_S, CUT_BEFORE_S, CutRequestError, cutFile, cutWindow, summarize } from "../server/recording/cut.js";
 import { type ByteSource, fileSource } from "../server/recording/format.js";
 import { replayRecording } from "../server/replay-world.js";
 
@@ -88,7 +81,7 @@ async function main(argv: string[]): Promise<number> {
     const source = fileSource(file);
     try {
       if (command === "info") return info(file, source);
-      return cut(file, source, values);
+      return await cut(file, source, values);
     } finally {
       source.close();
     }
@@ -167,7 +160,11 @@ function info(file: string, source: ByteSource): number {
   return 0;
 }
 
-function cut(file: string, bytes: ByteSource, values: Record<string, string | boolean | undefined>): number {
+async function cut(
+  file: string,
+  bytes: ByteSource,
+  values: Record<string, string | boolean | undefined>,
+): Promise<number> {
   const out = values.out;
   if (typeof out !== "string") throw new UsageError("cut needs --out FILE");
   if (existsSync(out)) throw new UsageError(`${out} exists: a cut never writes over a file`);
@@ -185,7 +182,7 @@ function cut(file: string, bytes: ByteSource, values: Record<string, string | bo
     throw error;
   }
   const { at, fromTick, toTick } = window;
-  const written = cutRecording(bytes, file, { fromTick, toTick }, out);
+  const written = await cutFile(file, summary, { fromTick, toTick }, out);
   process.stdout.write(
     `wrote ${out}: ticks ${fromTick}–${written.toTick} around tick ${at} (${written.blocks} blocks, ${written.bytes} bytes)\n`,
   );

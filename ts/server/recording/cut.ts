@@ -4,7 +4,6 @@
 // every block up to the window's end — copied byte for byte, never recompressed — and its header names
 // the window, which a replay stops at and a viewer starts from. It replays alone, on any machine with
 // the map.
-import { closeSync, openSync, unlinkSync, writeSync } from "node:fs";
 import { basename } from "node:path";
 import { RecordingError } from "./bytes.js";
 import { open, unlink } from "node:fs/promises";
@@ -220,8 +219,10 @@ function cutHead(header: RecordingHeader, name: string, window: { fromTick: numb
 }
 
 /**
- * cutRecording() of the recording at `path`, summarized already, into `out`, with asynchronous reads and
- * writes (a server cutting its own recording keeps its tick). The same blocks, byte for byte.
+ * Writes the recording at `path` (summarized already) cut at the window [fromTick, toTick] to `out` (never
+ * over an existing file): the header with the window named, then every block up to the one holding `toTick`,
+ * byte for byte. Reads and writes are asynchronous, so a server cutting its own recording keeps its tick;
+ * `replay cut` and the admin API both cut here.
  */
 export async function cutFile(
   path: string,
@@ -236,6 +237,9 @@ export async function cutFile(
       `the recording ends at tick ${lastTick}, before the window's start (${window.fromTick})`,
       "truncated",
     );
+  }
+  if (!(window.fromTick >= 1 && window.toTick >= window.fromTick)) {
+    throw new RecordingError(`a cut needs 1 ≤ from ≤ to, got ${window.fromTick}..${window.toTick}`, "mismatch");
   }
   const source = await open(path, "r");
   const target = await open(out, "wx");
@@ -264,45 +268,4 @@ export async function cutFile(
   }
   await target.close();
   return { bytes, blocks: frames.length, toTick: Math.min(lastTick, window.toTick) };
-}
-
-/**
- * Writes the recording `file` (its bytes) cut at the window [fromTick, toTick] to `out` (never over an
- * existing file): the header with the window named, then every block up to the one holding `toTick`.
- */
-export function cutRecording(
-  file: ByteSource,
-  name: string,
-  window: { fromTick: number; toTick: number },
-  out: string,
-): { bytes: number; blocks: number; toTick: number } {
-  if (!(window.fromTick >= 1 && window.toTick >= window.fromTick)) {
-    throw new RecordingError(`a cut needs 1 ≤ from ≤ to, got ${window.fromTick}..${window.toTick}`, "mismatch");
-  }
-  const { header, blocksAt } = readHeader(file);
-  const head = cutHead(header, name, window);
-  const reader = new BlockReader(file, blocksAt);
-  const fd = openSync(out, "wx");
-  let bytes = 0;
-  let blocks = 0;
-  let lastTick = header.firstTick;
-  try {
-    bytes += writeSync(fd, head);
-    for (const block of reader.blocks()) {
-      if (!inCut(blocks, block.firstTick, window.toTick)) break;
-      bytes += writeSync(fd, file.read(block.offset, block.end - block.offset));
-      blocks++;
-      lastTick = block.lastTick;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  if (lastTick < window.fromTick) {
-    unlinkSync(out);
-    throw new RecordingError(
-      `the recording ends at tick ${lastTick}, before the window's start (${window.fromTick})`,
-      "truncated",
-    );
-  }
-  return { bytes, blocks, toTick: Math.min(lastTick, window.toTick) };
 }
