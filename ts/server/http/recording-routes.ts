@@ -15,7 +15,8 @@ import { CutRequestError, cutFile, cutWindow, summarizeFile } from "../recording
 import { fileSource, readHeader, type RecordingHeader } from "../recording/format.js";
 import { RECORDING_SUFFIX } from "../recording/recording-files.js";
 import { type HttpApi, HttpError } from "./http-api.js";
-import type { AdminAuthorizer } from "./admin-routes.js";
+import { type AdminAuthorizer, objectBody, optionalNumber, optionalText } from "./admin-routes.js";
+import { AdminError } from "../admin/admin-service.js";
 
 /** Where cuts go, inside the recordings' folder: never pruned (a bug report's evidence is the host's to delete). */
 export const CUTS_FOLDER = "cuts";
@@ -96,17 +97,25 @@ export function installRecordingRoutes(
 
   http.route("POST", "/api/admin/recordings/cut", async ({ body, raw }) => {
     authorize(raw, "recording cut");
-    const request = objectOf(body);
+    let request;
+    let moment;
+    try {
+      // The admin API's own reading of a body (one wording for every route's bad input).
+      request = objectBody(body);
+      moment = {
+        at: optionalText(request, "at"),
+        atTick: optionalNumber(request, "atTick"),
+        beforeS: optionalNumber(request, "before"),
+        afterS: optionalNumber(request, "after"),
+      };
+    } catch (error) {
+      if (error instanceof AdminError) throw new HttpError(error.status, error.message);
+      throw error;
+    }
     const live = options.live();
     const name = request.name ?? (live === null ? undefined : basename(live));
     if (name === undefined) throw new HttpError(400, 'no recording is being written: give "name"');
     const source = find(name);
-    const moment = {
-      at: optional(request, "at", "string"),
-      atTick: optional(request, "atTick", "number"),
-      beforeS: optional(request, "before", "number"),
-      afterS: optional(request, "after", "number"),
-    };
     if (cutting) throw new HttpError(409, "a cut is being made: one at a time");
     cutting = true;
     try {
@@ -189,24 +198,4 @@ function freeName(dir: string, stem: string): string {
 
 function queryOf(raw: IncomingMessage): URLSearchParams {
   return new URL(raw.url ?? "/", "http://localhost").searchParams;
-}
-
-function objectOf(body: unknown): Record<string, unknown> {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new HttpError(400, "the body must be a JSON object");
-  }
-  return body as Record<string, unknown>;
-}
-
-function optional<T extends "string" | "number">(
-  body: Record<string, unknown>,
-  key: string,
-  type: T,
-): (T extends "string" ? string : number) | undefined {
-  const value = body[key];
-  if (value === undefined) return undefined;
-  if (typeof value !== type || (type === "number" && !Number.isFinite(value))) {
-    throw new HttpError(400, `"${key}" must be a ${type}`);
-  }
-  return value as T extends "string" ? string : number;
 }
