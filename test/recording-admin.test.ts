@@ -1,7 +1,8 @@
 // The flight recorder's recordings through the admin API (ts/server/http/recording-routes.ts, docs/recording.md
 // § Through the admin API): a real server on the bundled map recording to a folder, bots walking on real
 // UDP; an operator lists the recordings, cuts the seconds around a tick of the recording being written,
-// downloads the cut, and the replay tool verifies the download. Nothing without the token; a name that is a path, a file that is not there, a moment outside the recording: clear refusals.
+// downloads the cut, and the replay tool verifies the download. Nothing without the token; a name that is
+// a path, a file that is not there, a moment outside the recording: clear refusals.
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
