@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readRawMap } from "../ts/server/map/load-map.js";
 import { MAX_FRAMES_PER_STACK, stackTimeline } from "../ts/server/map/stack-animation.js";
-import { Footprints, STACK_ENTRY_LENGTH } from "../ts/server/map/tile-stacks.js";
+import { Footprints, NO_TINT, STACK_ENTRY_LENGTH } from "../ts/server/map/tile-stacks.js";
 import { readPng } from "../ts/server/map/tileset-images.js";
 import { readWorldMap } from "../ts/server/world/world-map.js";
 import { MAPS_REAL } from "./support/maps-real.js";
@@ -42,24 +42,24 @@ describe("a stack's timeline", () => {
   );
 
   it("is null for a stack with no animated tile", () => {
-    expect(stackTimeline([3, 0, 0, 255, 4, 0, 0, 255], footprints)).toBeNull();
+    expect(stackTimeline([3, 0, 0, 255, NO_TINT, 4, 0, 0, 255, NO_TINT], footprints)).toBeNull();
   });
 
   it("follows one animation: its frames, their durations, the flips kept", () => {
     const flipped = (0x80000000 | 1) >>> 0;
-    const timeline = stackTimeline([3, 0, 0, 255, flipped, 0, 0, 255], footprints)!;
+    const timeline = stackTimeline([3, 0, 0, 255, NO_TINT, flipped, 0, 0, 255, NO_TINT], footprints)!;
     expect(timeline.stillEntries).toBe(0);
     expect(timeline.frames).toEqual([
-      { stack: [3, 0, 0, 255, (0x80000000 | 5) >>> 0, 0, 0, 255], durationMs: 150 },
-      { stack: [3, 0, 0, 255, (0x80000000 | 6) >>> 0, 0, 0, 255], durationMs: 150 },
+      { stack: [3, 0, 0, 255, NO_TINT, (0x80000000 | 5) >>> 0, 0, 0, 255, NO_TINT], durationMs: 150 },
+      { stack: [3, 0, 0, 255, NO_TINT, (0x80000000 | 6) >>> 0, 0, 0, 255, NO_TINT], durationMs: 150 },
     ]);
   });
 
   it("combines two layers' animations over their common period (300 and 200 ms: 600 ms, 8 segments)", () => {
-    const timeline = stackTimeline([1, 0, 0, 255, 2, 0, 0, 255], footprints)!;
+    const timeline = stackTimeline([1, 0, 0, 255, NO_TINT, 2, 0, 0, 255, NO_TINT], footprints)!;
     // Changes at 0, 100, 150, 200, 300, 400, 450, 500 ms (tile 1 every 150, tile 2 every 100).
     expect(timeline.frames.map((frame) => frame.durationMs)).toEqual([100, 50, 50, 100, 100, 50, 50, 100]);
-    expect(timeline.frames.map((frame) => [frame.stack[0], frame.stack[4]])).toEqual([
+    expect(timeline.frames.map((frame) => [frame.stack[0], frame.stack[STACK_ENTRY_LENGTH]])).toEqual([
       [5, 7],
       [5, 8],
       [6, 8],
@@ -73,11 +73,11 @@ describe("a stack's timeline", () => {
   });
 
   it("past the cap keeps the top-most animation and the lower one still", () => {
-    const timeline = stackTimeline([1, 0, 0, 255, 2, 0, 0, 255], footprints, 4)!;
+    const timeline = stackTimeline([1, 0, 0, 255, NO_TINT, 2, 0, 0, 255, NO_TINT], footprints, 4)!;
     expect(timeline.stillEntries).toBe(1);
     expect(timeline.frames).toEqual([
-      { stack: [1, 0, 0, 255, 7, 0, 0, 255], durationMs: 100 },
-      { stack: [1, 0, 0, 255, 8, 0, 0, 255], durationMs: 100 },
+      { stack: [1, 0, 0, 255, NO_TINT, 7, 0, 0, 255, NO_TINT], durationMs: 100 },
+      { stack: [1, 0, 0, 255, NO_TINT, 8, 0, 0, 255, NO_TINT], durationMs: 100 },
     ]);
     expect(MAX_FRAMES_PER_STACK).toBeGreaterThanOrEqual(8);
   });

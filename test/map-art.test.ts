@@ -15,6 +15,7 @@ import { HttpApi } from "../ts/server/http/http-api.js";
 import { installMapArtRoute, mapArtDescription, mapArtPath } from "../ts/server/http/map-art-route.js";
 import { loadMap, readRawMap } from "../ts/server/map/load-map.js";
 import { OVER_BLACK } from "../ts/server/map/map-atlas.js";
+import { NO_TINT } from "../ts/server/map/tile-stacks.js";
 import { ditherRgb332, expandRgb332 } from "../ts/server/map/rgb332-dither.js";
 import { pngFile } from "./support/png-file.js";
 import { readWorldMap } from "../ts/server/world/world-map.js";
@@ -61,6 +62,84 @@ describe("map art through the atlas and the wasm blitter", () => {
     expect(new Set([cell(0, 0), cell(1, 0), cell(0, 1), cell(1, 1)]).size).toBe(4);
   });
 
+  it("draws a layer tinted as Tiled's tintcolor, a group's times its layer's, its alpha as opacity", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "map-tint-"));
+    try {
+      // A 16 × 16 tileset image: tile 1 white at the top, mid grey below (a tint must keep the picture's shading).
+      const rows: number[] = [];
+      for (let y = 0; y < 16; y++) {
+        rows.push(0);
+        for (let x = 0; x < 16; x++) rows.push(...(y < 8 ? [255, 255, 255, 255] : [128, 128, 128, 255]));
+      }
+      writeFileSync(join(dir, "white.png"), pngFile(16, 16, Buffer.from(rows)));
+      const file = join(dir, "tinted.tmx");
+      // Cells: 0 untinted; 1 tinted orange; 2 a group's cyan times its layer's yellow (= green); 3 a tint whose
+      // alpha (#80…) halves the layer over black; 4 a tint that is not a colour (drawn untinted, and said); 5 a
+      // tile object of a red-tinted object layer (Tiled tints an object layer's tile objects).
+      writeFileSync(
+        file,
+        `<map orientation="orthogonal" width="6" height="1" tilewidth="16" tileheight="16">
+ <tileset firstgid="1" name="white" tilewidth="16" tileheight="16" tilecount="1" columns="1"><image source="white.png" width="16" height="16"/></tileset>
+ <layer name="plain" width="6" height="1"><data encoding="csv">1,0,0,0,0,0</data></layer>
+ <layer name="orange" width="6" height="1" tintcolor="#ff8000"><data encoding="csv">0,1,0,0,0,0</data></layer>
+ <group name="sea" tintcolor="#00ffff"><layer name="sun" width="6" height="1" tintcolor="#ffff00"><data encoding="csv">0,0,1,0,0,0</data></layer></group>
+ <layer name="faint" width="6" height="1" tintcolor="#80ffffff"><data encoding="csv">0,0,0,1,0,0</data></layer>
+ <layer name="odd" width="6" height="1" tintcolor="orange"><data encoding="csv">0,0,0,0,1,0</data></layer>
+ <objectgroup name="lamps" tintcolor="#ff0000"><object id="1" gid="1" x="80" y="16" width="16" height="16"/></objectgroup>
+</map>`,
+      );
+      const raw = readRawMap(file);
+      expect(raw.tileLayers.map((layer) => [layer.path, layer.tint, layer.opacity])).toEqual([
+        ["plain", undefined, 1],
+        ["orange", 0xff8000, 1],
+        ["sea/sun", 0x00ff00, 1],
+        ["faint", undefined, 128 / 255],
+        ["odd", undefined, 1],
+      ]);
+      expect(raw.warnings).toEqual(['layer "odd" has tintcolor "orange", not a colour: drawn untinted']);
+      const world = readWorldMap(file);
+      const art = world.art!;
+      expect(art.problems).toEqual([]);
+      const stackOf = (cell: number) => world.tileInfo.find((tile) => tile.id === world.tiles[cell])?.stack;
+      expect(stackOf(0)).toBeUndefined(); // the plain cell stays a plain id
+      expect(stackOf(1)).toEqual([1, 0, 0, 255, 0xff8000]);
+      expect(stackOf(2)).toEqual([1, 0, 0, 255, 0x00ff00]);
+      expect(stackOf(3)).toEqual([1, 0, 0, 128, NO_TINT]);
+      expect(stackOf(4)).toBeUndefined();
+      expect(stackOf(5)).toEqual([1, 0, 0, 255, 0xff0000]);
+      // Drawn through the atlas and the wasm blitter, each cell's mean colour is the independent painter's.
+      const info: MapArtInfo = mapArtDescription(art) as unknown as MapArtInfo;
+      const blitter = new WasmBlitter(await loadCore());
+      const sheet = installMapArt(blitter, info, art.pixels, world.tileInfo);
+      const tilesPtr = blitter.stageTiles(world.tiles);
+      blitter.fillRect(0, 0, 320, 240, 0);
+      blitter.drawTilemap(tilesPtr, 6, 6, 1, 0, 0, sheet.ptr, sheet.columns, 16, 16, 0, 0, 320, 240);
+      const fb = blitter.framebuffer();
+      const painting = paintRegion(raw, 0, 0, 96, 16);
+      const means = (cell: number, colourAt: (x: number, y: number) => readonly number[]): number[] => {
+        const sum = [0, 0, 0];
+        for (let y = 0; y < 16; y++)
+          for (let x = cell * 16; x < cell * 16 + 16; x++) colourAt(x, y).forEach((v, c) => (sum[c] += v));
+        return sum.map((value) => value / 256);
+      };
+      const drawn = (cell: number) => means(cell, (x, y) => expandRgb332(fb[y * FB_WIDTH + x]));
+      const painted = (cell: number) => means(cell, (x, y) => paintedColour(painting, x, y));
+      for (let cell = 0; cell < 5; cell++) {
+        drawn(cell).forEach((value, channel) => expect(Math.abs(value - painted(cell)[channel])).toBeLessThan(12));
+      }
+      // What the painter says, in numbers: orange keeps red, halves green, drops blue; green; half grey.
+      expect(painted(1).map(Math.round)).toEqual([192, 96, 0]);
+      expect(painted(2).map(Math.round)).toEqual([0, 192, 0]);
+      expect(painted(3).map(Math.round)).toEqual([96, 96, 96]);
+      expect(painted(4).map(Math.round)).toEqual(painted(0).map(Math.round));
+      // The tile object, which the painter does not place: red, shaded as its tile.
+      const [red, green, blue] = drawn(5);
+      expect([Math.abs(red - 192) < 12, green < 12, blue < 12]).toEqual([true, true, true]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("draws a layer as opaque as Tiled's layer opacity, a group's times its layer's (a 25 % blue over red)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "map-opacity-"));
     try {
@@ -86,8 +165,8 @@ describe("map art through the atlas and the wasm blitter", () => {
       expect(art.problems).toEqual([]);
       // Both blue cells carry a quarter's alpha (64 of 255); the plain red cell is no stack at all.
       const stackOf = (cell: number) => world.tileInfo.find((tile) => tile.id === world.tiles[cell])?.stack;
-      expect(stackOf(0)).toEqual([1, 0, 0, 255, 2, 0, 0, 64]);
-      expect(stackOf(1)).toEqual([1, 0, 0, 255, 2, 0, 0, 64]);
+      expect(stackOf(0)).toEqual([1, 0, 0, 255, NO_TINT, 2, 0, 0, 64, NO_TINT]);
+      expect(stackOf(1)).toEqual([1, 0, 0, 255, NO_TINT, 2, 0, 0, 64, NO_TINT]);
       expect(world.tiles[0]).toBe(world.tiles[1]);
       expect(stackOf(2)).toBeUndefined();
       // Drawn through the atlas and the wasm blitter: each channel's mean over a blue cell is red × 0.75 + blue × 0.25.

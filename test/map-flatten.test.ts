@@ -2,6 +2,7 @@
 // collision a pure function of the id. The result is checked through the real
 // wasm movement rule: the flags table goes into TILE_FLAGS, the tiles into the
 // grid, and step_allowed must agree with the layers' combined collision.
+import { NO_TINT } from "../ts/server/map/tile-stacks.js";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -97,12 +98,12 @@ describe("flattening", () => {
       opaque: true,
       look: RUG,
       twinOf: RUG,
-      stack: [WALL, 0, 0, 255, RUG, 0, 0, 255],
+      stack: [WALL, 0, 0, 255, NO_TINT, RUG, 0, 0, 255, NO_TINT],
     });
     expect(map.tileData.get(glassOverFloor)).toMatchObject({
       look: GLASS,
       twinOf: GLASS,
-      stack: [FLOOR, 0, 0, 255, GLASS, 0, 0, 255],
+      stack: [FLOOR, 0, 0, 255, NO_TINT, GLASS, 0, 0, 255, NO_TINT],
     });
     expect(map.tileData.get(rugOverFloorMarked)).toMatchObject({
       collides: true,
@@ -159,7 +160,7 @@ describe("flattening", () => {
     // An ordinary layer, drawn on top (over the floor: a stack id since issue 16).
     expect(byProperty.tileData.get(byProperty.tiles[1])).toMatchObject({
       twinOf: MARKER,
-      stack: [FLOOR, 0, 0, 255, MARKER, 0, 0, 255],
+      stack: [FLOOR, 0, 0, 255, NO_TINT, MARKER, 0, 0, 255, NO_TINT],
     });
   });
 

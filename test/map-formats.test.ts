@@ -1,6 +1,7 @@
 // The loader on small hand-written maps in every supported form: CSV grids,
 // TMX and TMJ with each layer encoding, external tilesets, infinite maps,
 // hidden groups and objects. Each test writes its files to a fresh temp dir.
+import { NO_TINT } from "../ts/server/map/tile-stacks.js";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -112,10 +113,10 @@ describe("TMX layer encodings", () => {
     // The three flips are drawn (each its own stack id); the hexagonal rotation bit means nothing here.
     expect(map.tiles[0]).toBe(1);
     expect([1, 2, 3, 4].map((cell) => map.tileData.get(map.tiles[cell])!.stack)).toEqual([
-      [0x20000002, 0, 0, 255],
-      [0x40000003, 0, 0, 255],
-      [0x80000004, 0, 0, 255],
-      [0xe0000005, 0, 0, 255],
+      [0x20000002, 0, 0, 255, NO_TINT],
+      [0x40000003, 0, 0, 255, NO_TINT],
+      [0x80000004, 0, 0, 255, NO_TINT],
+      [0xe0000005, 0, 0, 255, NO_TINT],
     ]);
     // Raw layers keep the flags, for checksums over the file's exact data.
     expect(

@@ -5,6 +5,7 @@
 // nothing is over) and names it in the world's tile data; the real renderer
 // on the real wasm blitter draws a roof over an entity standing under it, and
 // the entity over plain ground.
+import { NO_TINT } from "../ts/server/map/tile-stacks.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -103,7 +104,7 @@ describe("an over layer served and drawn", () => {
     const roofId = world.tiles[12 * 16 + 10];
     const withOver = world.tileInfo.filter((tile) => tile.over !== undefined);
     expect(withOver.map((tile) => tile.id)).toEqual([roofId]);
-    expect(withOver[0].overStack).toEqual([2, 0, 0, 255]);
+    expect(withOver[0].overStack).toEqual([2, 0, 0, 255, NO_TINT]);
     // Under the roof the cell draws its grass; the plain grass id has the same under look.
     const grassLook = world.tileInfo.find((tile) => tile.id === world.tiles[0])!.look;
     expect(withOver[0].look).toBe(grassLook);

@@ -2,6 +2,7 @@
 // its README) against the README's independently computed expectations. The
 // SHA-256 of the raw decoded GIDs proves the decoders are bit-exact; the
 // loaded-map checks prove what flattening makes of them.
+import { NO_TINT } from "../ts/server/map/tile-stacks.js";
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -228,10 +229,10 @@ describe("loading the real maps", () => {
     expect([...map.tiles].map((id) => map.tileData.get(id)!.twinOf ?? id)).toEqual([3, 3, 3, 3]);
     expect(new Set(map.tiles).size).toBe(4);
     expect([...map.tiles].map((id) => map.tileData.get(id)!.stack)).toEqual([
-      [0xe0000003, 0, 0, 255],
-      [0x40000003, 0, 0, 255],
-      [0x80000003, 0, 0, 255],
-      [0x20000003, 0, 0, 255],
+      [0xe0000003, 0, 0, 255, NO_TINT],
+      [0x40000003, 0, 0, 255, NO_TINT],
+      [0x80000003, 0, 0, 255, NO_TINT],
+      [0x20000003, 0, 0, 255, NO_TINT],
     ]);
   });
 

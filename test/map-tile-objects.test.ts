@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadMap } from "../ts/server/map/load-map.js";
 import { rotatedFlips } from "../ts/server/map/tile-objects.js";
-import { OPAQUE, STACK_ENTRY_LENGTH } from "../ts/server/map/tile-stacks.js";
+import { OPAQUE, plainEntry, STACK_ENTRY_LENGTH } from "../ts/server/map/tile-stacks.js";
 import type { RgbaImage } from "../ts/server/map/tileset-images.js";
 import { flipTile } from "./support/map-painter.js";
 import { MAPS_REAL } from "./support/maps-real.js";
@@ -44,7 +44,7 @@ function tmx(before: string, after: string, topCells: Record<number, number> = {
 /** The stack of cell (x, y) as [gid, dx, dy] triples (every entry opaque), or its own GID alone for a plain cell. */
 function stackAt(map: ReturnType<typeof loadMap>, x: number, y: number): number[] {
   const id = map.tiles[y * SIZE + x];
-  const stack = map.tileData.get(id)?.stack ?? [id, 0, 0, OPAQUE];
+  const stack = map.tileData.get(id)?.stack ?? plainEntry(id);
   const triples: number[] = [];
   for (let at = 0; at < stack.length; at += STACK_ENTRY_LENGTH) {
     expect(stack[at + 3]).toBe(OPAQUE); // no layer of these maps has an opacity

@@ -100,6 +100,9 @@ export function paintRegion(map: RawMap, leftPx: number, topPx: number, width: n
   for (const layer of map.tileLayers) {
     // A layer is drawn as opaque as its `opacity` (times its groups'), as Tiled draws it.
     const opacity = layer.opacity ?? 1;
+    // And its colours multiplied by its `tintcolor` (times its groups'), channel by channel.
+    const tint = layer.tint ?? 0xffffff;
+    const tintOf = [(tint >>> 16) & 0xff, (tint >>> 8) & 0xff, tint & 0xff].map((channel) => channel / 255);
     if (!layer.visible || isCollisionLayer(layer) || opacity === 0) continue;
     const { gids, width: layerWidth } = layer.chunks[0];
     for (let cy = Math.max(0, firstY); cy <= Math.min(map.height - 1, lastY); cy++) {
@@ -124,7 +127,8 @@ export function paintRegion(map: RawMap, leftPx: number, topPx: number, width: n
             const to = (py * width + px) * 4;
             const below = (rgba[to + 3] / 255) * (1 - a);
             const out = a + below;
-            for (let c = 0; c < 3; c++) rgba[to + c] = (tile.data[from + c] * a + rgba[to + c] * below) / out;
+            for (let c = 0; c < 3; c++)
+              rgba[to + c] = (tile.data[from + c] * tintOf[c] * a + rgba[to + c] * below) / out;
             rgba[to + 3] = out * 255;
           }
         }

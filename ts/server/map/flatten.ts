@@ -22,6 +22,7 @@ import type { RawTileLayer } from "./raw-map.js";
 import {
   type Footprint,
   type Footprints,
+  NO_TINT,
   OPAQUE,
   STACK_ENTRY_LENGTH,
   STACK_GID_BITS,
@@ -120,10 +121,10 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
   // What each cell shows over the entities, the same way (tiles of over layers); mostly empty.
   const overStacks: (number[] | undefined)[] = new Array<number[] | undefined>(cellCount);
   let into = stacks;
-  const addToStack = (cell: number, rawGid: number, dx: number, dy: number, alpha: number): void => {
+  const addToStack = (cell: number, rawGid: number, dx: number, dy: number, alpha: number, tint: number): void => {
     const stack = into[cell];
-    if (stack) stack.push(rawGid, dx, dy, alpha);
-    else into[cell] = [rawGid, dx, dy, alpha];
+    if (stack) stack.push(rawGid, dx, dy, alpha, tint);
+    else into[cell] = [rawGid, dx, dy, alpha, tint];
   };
   const flagsById = new Map<number, number>();
   const flagsOf = (id: number): number => {
@@ -149,6 +150,8 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
     into = overLayers?.has(layer) === true ? overStacks : stacks;
     // Tiled's layer opacity: the layer's tiles drawn that opaque (a layer of opacity 0 is not drawn at all).
     const alpha = stackAlpha(layer.opacity);
+    // Tiled's layer tint: the layer's tiles' colours multiplied by it (raw-map.ts layerTint).
+    const tint = layer.tint ?? NO_TINT;
     for (const chunk of layer.chunks) {
       const { gids } = chunk;
       for (let y = 0; y < chunk.height; y++) {
@@ -175,7 +178,7 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
           const rawGid = (gids[y * chunk.width + x] & STACK_GID_BITS) >>> 0;
           const footprint = footprints.of(rawGid);
           if (isOneCell(footprint)) {
-            addToStack(cell, rawGid, 0, 0, alpha);
+            addToStack(cell, rawGid, 0, 0, alpha, tint);
             continue;
           }
           // A tile over several cells: a piece in each covered cell of the world, anchored here.
@@ -186,7 +189,7 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
               const coveredX = worldX + dx;
               const coveredY = worldY + dy;
               if (coveredX < 0 || coveredY < 0 || coveredX >= width || coveredY >= height) continue;
-              addToStack(coveredY * width + coveredX, rawGid, -dx, -dy, alpha);
+              addToStack(coveredY * width + coveredX, rawGid, -dx, -dy, alpha, tint);
             }
           }
         }
@@ -218,7 +221,8 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
           stack[0] === id &&
           stack[1] === 0 &&
           stack[2] === 0 &&
-          stack[3] === OPAQUE));
+          stack[3] === OPAQUE &&
+          stack[4] === NO_TINT));
     if (!plain) {
       const key = `${stack!.join(",")}|${flags}${overStack ? `|over ${overStack.join(",")}` : ""}`;
       let stackId = stackIds.get(key);

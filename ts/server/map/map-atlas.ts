@@ -17,7 +17,9 @@ import {
   GID_FLIP_HORIZONTAL,
   GID_FLIP_VERTICAL,
   type Footprints,
+  NO_TINT,
   OPAQUE,
+  plainEntry,
   STACK_ENTRY_LENGTH,
 } from "./tile-stacks.js";
 import type { KindImage } from "../content/npc-kinds.js";
@@ -185,7 +187,7 @@ export function buildMapArt(input: MapArtInput): MapArt | null {
       if (cell !== null) overLooks.set(id, cell);
     }
     // A collision twin of a plain cell draws the tile it twins.
-    const stack = info.stack ?? [info.twinOf ?? id, 0, 0, OPAQUE];
+    const stack = info.stack ?? plainEntry(info.twinOf ?? id);
     // A cell whose every tile is over the entities draws nothing under them.
     if (stack.length === 0) continue;
     const timeline = stackTimeline(stack, footprints);
@@ -290,7 +292,7 @@ function composite(
     const tileset = footprints.owner(gid);
     const picture = tileset ? images.picture(tileset, gid - tileset.firstGid) : null;
     if (!picture) continue;
-    drawPicture(rgba, width, height, picture, raw, stack[at + 1], stack[at + 2], stack[at + 3]);
+    drawPicture(rgba, width, height, picture, raw, stack[at + 1], stack[at + 2], stack[at + 3], stack[at + 4]);
   }
 }
 
@@ -309,7 +311,12 @@ export function drawPicture(
   anchorDy: number,
   /** The layer's opacity, 0 … 255: every pixel's own alpha scaled by it. */
   layerAlpha: number = OPAQUE,
+  /** The layer's tint, 0xRRGGBB: every pixel's colour multiplied by it, channel by channel (as Tiled draws it). */
+  tint: number = NO_TINT,
 ): void {
+  const tintRed = ((tint >>> 16) & 0xff) / 255;
+  const tintGreen = ((tint >>> 8) & 0xff) / 255;
+  const tintBlue = (tint & 0xff) / 255;
   const flipH = (raw & GID_FLIP_HORIZONTAL) !== 0;
   const flipV = (raw & GID_FLIP_VERTICAL) !== 0;
   const diagonal = (raw & GID_FLIP_DIAGONAL) !== 0;
@@ -344,6 +351,11 @@ export function drawPicture(
         alpha = image.data[from + 3];
       }
       if (layerAlpha !== OPAQUE) alpha = (alpha * layerAlpha) / OPAQUE;
+      if (tint !== NO_TINT) {
+        red *= tintRed;
+        green *= tintGreen;
+        blue *= tintBlue;
+      }
       if (alpha === 0) continue;
       const to = (y * width + x) * 4;
       if (alpha === 255) {
@@ -397,7 +409,7 @@ function kindLookOf(
   const lastDx = Math.min(footprint.lastDx, firstDx + KIND_LOOK_MAX_CELLS - 1);
   const lastDy = footprint.lastDy;
   const firstDy = Math.max(footprint.firstDy, lastDy - KIND_LOOK_MAX_CELLS + 1);
-  const timeline = stackTimeline([gid, 0, 0, OPAQUE], footprints);
+  const timeline = stackTimeline(plainEntry(gid), footprints);
   const pictures =
     timeline === null
       ? [{ gid, durationMs: 0 }]
@@ -408,7 +420,7 @@ function kindLookOf(
     for (let dy = firstDy; dy <= lastDy; dy++) {
       for (let dx = firstDx; dx <= lastDx; dx++) {
         // The tile's anchor, seen from the cell (dx, dy) of it that is drawn.
-        const cell = cellOf([picture.gid, -dx, -dy, OPAQUE]);
+        const cell = cellOf(plainEntry(picture.gid, -dx, -dy));
         if (cell === null) return null;
         looks.push(cell);
       }

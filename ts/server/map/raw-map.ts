@@ -28,6 +28,11 @@ export interface RawTileLayer {
    * absent: 1.
    */
   opacity?: number;
+  /**
+   * The colour Tiled multiplies its tiles' colours by, 0xRRGGBB: its `tintcolor` times every group's above it,
+   * channel by channel (a tint's alpha is folded into `opacity`, as Tiled multiplies it in too); absent: none.
+   */
+  tint?: number;
   properties: Properties;
   /** One chunk covering the map for finite maps; the file's chunks, in file order, for infinite maps. */
   chunks: GidChunk[];
@@ -62,6 +67,9 @@ export interface RawObjectLayer {
   properties: Properties;
   /** How many tile layers come before it in document order (where its tile objects are drawn). */
   tileLayersBefore: number;
+  /** As a tile layer's: how its tile objects are drawn (Tiled applies an object layer's opacity and tint to them). */
+  opacity?: number;
+  tint?: number;
 }
 
 export interface RawMap {
@@ -85,6 +93,40 @@ export interface RawMap {
   groupLayerCount: number;
   /** What the parser left out where Tiled would go on (a layer of a type it does not know); LoadedMap.warnings. */
   warnings: string[];
+}
+
+/** A layer's tint as Tiled combines them down the groups: colours multiplied channel by channel, alphas too. */
+export interface LayerTint {
+  /** 0xRRGGBB; 0xffffff multiplies nothing. */
+  rgb: number;
+  /** 0 … 1, multiplied into the layer's opacity. */
+  alpha: number;
+}
+
+export const UNTINTED: LayerTint = { rgb: 0xffffff, alpha: 1 };
+
+/**
+ * A layer's `tintcolor` ("#RRGGBB" or "#AARRGGBB", as Tiled writes it in both formats) under its parent
+ * group's tint. Absent: the parent's. Not a colour: the parent's, and a warning naming the layer, as Tiled
+ * draws such a layer untinted.
+ */
+export function layerTint(value: unknown, parent: LayerTint, path: string, warnings: string[]): LayerTint {
+  if (value === undefined || value === "") return parent;
+  const match = typeof value === "string" ? /^#?([0-9a-fA-F]{2})?([0-9a-fA-F]{6})$/.exec(value.trim()) : null;
+  if (match === null) {
+    warnings.push(`layer "${path}" has tintcolor ${JSON.stringify(value)}, not a colour: drawn untinted`);
+    return parent;
+  }
+  const own = parseInt(match[2], 16);
+  const channel = (shift: number): number =>
+    Math.round((((parent.rgb >>> shift) & 0xff) * ((own >>> shift) & 0xff)) / 255) << shift;
+  const alpha = match[1] === undefined ? 1 : parseInt(match[1], 16) / 255;
+  return { rgb: (channel(16) | channel(8) | channel(0)) >>> 0, alpha: parent.alpha * alpha };
+}
+
+/** How a tile layer is drawn: its opacity with its tint's alpha folded in, and its tint when it has one. */
+export function layerLook(opacity: number, tint: LayerTint): Pick<RawTileLayer, "opacity" | "tint"> {
+  return { opacity: opacity * tint.alpha, ...(tint.rgb === UNTINTED.rgb ? {} : { tint: tint.rgb }) };
 }
 
 /** A layer's `opacity` attribute or field, 0 … 1; absent or not a number: 1 (as Tiled reads it). */

@@ -58,6 +58,9 @@ export function stampTileObjects(
           name: `${objectLayer.name} (tile objects ${stamped.length + 1})`,
           path: `${objectLayer.path} (tile objects ${stamped.length + 1})`,
           visible: true,
+          // Drawn as the object layer is: its opacity and tint apply to its tile objects in Tiled.
+          opacity: objectLayer.opacity,
+          ...(objectLayer.tint === undefined ? {} : { tint: objectLayer.tint }),
           properties: {},
           chunks: [
             {

@@ -16,16 +16,24 @@ export const GID_FLIP_DIAGONAL = 0x20000000;
 export const STACK_GID_BITS = 0xe0000000 | GID_TILE_MASK;
 
 /**
- * Numbers per stack entry: the GID with its flips, the anchor cell's offset from the drawn cell (dx, dy), and
- * how opaque its layer is drawn, 0 … 255 (OPAQUE: as the tile's own pixels say; Tiled's layer opacity).
+ * Numbers per stack entry: the GID with its flips, the anchor cell's offset from the drawn cell (dx, dy),
+ * how opaque its layer is drawn, 0 … 255 (OPAQUE: as the tile's own pixels say; Tiled's layer opacity), and
+ * the colour its layer tints it with, 0xRRGGBB (NO_TINT: its own colours; Tiled's layer `tintcolor`).
  */
-export const STACK_ENTRY_LENGTH = 4;
+export const STACK_ENTRY_LENGTH = 5;
 /** A stack entry's alpha for a layer drawn fully opaque. */
 export const OPAQUE = 255;
+/** A stack entry's tint for a layer drawn in its tiles' own colours (white multiplies nothing). */
+export const NO_TINT = 0xffffff;
 
 /** A layer's opacity (0 … 1) as a stack entry's alpha. */
 export function stackAlpha(opacity: number | undefined): number {
   return opacity === undefined ? OPAQUE : Math.round(Math.min(1, Math.max(0, opacity)) * OPAQUE);
+}
+
+/** The stack of one tile drawn as its tileset has it: anchored (dx, dy) away, opaque, untinted. */
+export function plainEntry(rawGid: number, dx = 0, dy = 0): number[] {
+  return [rawGid, dx, dy, OPAQUE, NO_TINT];
 }
 
 /** The cells a tile covers, relative to its anchor cell (first..last, inclusive). */
@@ -93,7 +101,7 @@ export class Footprints {
 /** A stack's entries as the world description writes them: [{ gid, flips, dx, dy, alpha }]. */
 export function describeStack(
   stack: readonly number[],
-): { gid: number; flips: number; dx: number; dy: number; alpha: number }[] {
+): { gid: number; flips: number; dx: number; dy: number; alpha: number; tint: number }[] {
   const entries = [];
   for (let at = 0; at < stack.length; at += STACK_ENTRY_LENGTH) {
     const raw = stack[at] >>> 0;
@@ -103,6 +111,7 @@ export function describeStack(
       dx: stack[at + 1],
       dy: stack[at + 2],
       alpha: stack[at + 3],
+      tint: stack[at + 4],
     });
   }
   return entries;

@@ -4,7 +4,17 @@ import { decodeEncodedGids, gidsFromJsonArray, LayerDecodes, type DataSite } fro
 import { MapError } from "../content/map-error.js";
 import { shapeFromJson } from "./object-shapes.js";
 import { propertiesFromJson } from "../content/properties.js";
-import { type GidChunk, layerOpacity, type RawMap, type RawObject, type RawTileLayer } from "./raw-map.js";
+import {
+  type GidChunk,
+  layerLook,
+  layerOpacity,
+  layerTint,
+  type LayerTint,
+  type RawMap,
+  type RawObject,
+  type RawTileLayer,
+  UNTINTED,
+} from "./raw-map.js";
 import { readExternalTileset, tilesetFromJson, type Tileset } from "./tileset.js";
 
 type JsonObject = Record<string, unknown>;
@@ -46,7 +56,7 @@ export function parseTmj(text: string, file: string): RawMap {
   };
   for (const entry of arrayField(root, "tilesets", file, "map")) map.tilesets.push(readTileset(entry, file));
   const decodes = new LayerDecodes();
-  walkLayers(arrayField(root, "layers", file, "map"), map, "", true, 1, decodes);
+  walkLayers(arrayField(root, "layers", file, "map"), map, "", true, 1, UNTINTED, decodes);
   decodes.run();
   return map;
 }
@@ -64,6 +74,7 @@ function walkLayers(
   parentPath: string,
   parentVisible: boolean,
   parentOpacity: number,
+  parentTint: LayerTint,
   decodes: LayerDecodes,
 ): void {
   for (const json of layers) {
@@ -71,11 +82,16 @@ function walkLayers(
     const name = typeof layer.name === "string" ? layer.name : "";
     const path = parentPath === "" ? name : `${parentPath}/${name}`;
     const visible = parentVisible && layer.visible !== false;
+    const tint = layerTint(layer.tintcolor, parentTint, path, map.warnings);
     const opacity = parentOpacity * layerOpacity(layer.opacity);
     switch (layer.type) {
-      case "tilelayer":
-        map.tileLayers.push({ ...readTileLayer(layer, map, name, path, visible, decodes), opacity });
+      case "tilelayer": {
+        map.tileLayers.push({
+          ...readTileLayer(layer, map, name, path, visible, decodes),
+          ...layerLook(opacity, tint),
+        });
         break;
+      }
       case "objectgroup":
         map.objectLayerCount++;
         map.objectLayers.push({
@@ -84,12 +100,21 @@ function walkLayers(
           visible,
           properties: propertiesFromJson(layer.properties),
           tileLayersBefore: map.tileLayers.length,
+          ...layerLook(opacity, tint),
         });
         readObjects(layer, map, path, visible);
         break;
       case "group":
         map.groupLayerCount++;
-        walkLayers(arrayField(layer, "layers", map.file, `group "${path}"`), map, path, visible, opacity, decodes);
+        walkLayers(
+          arrayField(layer, "layers", map.file, `group "${path}"`),
+          map,
+          path,
+          visible,
+          opacity,
+          tint,
+          decodes,
+        );
         break;
       case "imagelayer":
         break;

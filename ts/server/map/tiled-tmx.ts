@@ -4,7 +4,17 @@
 import { decodeEncodedGids, LayerDecodes, parseGid, type DataSite } from "./layer-data.js";
 import { MapError } from "../content/map-error.js";
 import { shapeFromXml } from "./object-shapes.js";
-import { type GidChunk, layerOpacity, type RawMap, type RawObject, type RawTileLayer } from "./raw-map.js";
+import {
+  type GidChunk,
+  layerLook,
+  layerOpacity,
+  layerTint,
+  type LayerTint,
+  type RawMap,
+  type RawObject,
+  type RawTileLayer,
+  UNTINTED,
+} from "./raw-map.js";
 import { readExternalTileset, tilesetFromXml, type Tileset } from "./tileset.js";
 import { childNamed, intAttr, numberAttr, parseXml, xmlProperties, type XmlElement } from "./xml-tree.js";
 
@@ -35,7 +45,7 @@ export function parseTmx(text: string, file: string): RawMap {
     if (child.name === "tileset") map.tilesets.push(readTileset(child, file));
   }
   const decodes = new LayerDecodes();
-  walkLayers(root.children, map, "", true, 1, decodes);
+  walkLayers(root.children, map, "", true, 1, UNTINTED, decodes);
   decodes.run();
   return map;
 }
@@ -52,6 +62,7 @@ function walkLayers(
   parentPath: string,
   parentVisible: boolean,
   parentOpacity: number,
+  parentTint: LayerTint,
   decodes: LayerDecodes,
 ): void {
   for (const element of children) {
@@ -59,9 +70,13 @@ function walkLayers(
     const name = element.attrs.name ?? "";
     const path = parentPath === "" ? name : `${parentPath}/${name}`;
     const visible = parentVisible && element.attrs.visible !== "0";
+    const tint = layerTint(element.attrs.tintcolor, parentTint, path, map.warnings);
     const opacity = parentOpacity * layerOpacity(element.attrs.opacity);
     if (element.name === "layer") {
-      map.tileLayers.push({ ...readTileLayer(element, map, name, path, visible, decodes), opacity });
+      map.tileLayers.push({
+        ...readTileLayer(element, map, name, path, visible, decodes),
+        ...layerLook(opacity, tint),
+      });
     } else if (element.name === "objectgroup") {
       map.objectLayerCount++;
       map.objectLayers.push({
@@ -70,11 +85,12 @@ function walkLayers(
         visible,
         properties: xmlProperties(element),
         tileLayersBefore: map.tileLayers.length,
+        ...layerLook(opacity, tint),
       });
       readObjects(element, map, path, visible);
     } else {
       map.groupLayerCount++;
-      walkLayers(element.children, map, path, visible, opacity, decodes);
+      walkLayers(element.children, map, path, visible, opacity, tint, decodes);
     }
   }
 }
