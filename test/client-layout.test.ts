@@ -3,7 +3,7 @@
 // issue 18 items 4 and 5 and on every size of a sweep.
 import { describe, expect, it } from "vitest";
 import { FB_HEIGHT, FB_WIDTH } from "../ts/constants.js";
-import { MIN_VIEW_COLUMNS, PANEL, pageLayout, VIEWPORT } from "../ts/client/render/layout.js";
+import { MIN_VIEW_COLUMNS, PANEL, pageLayout, STACKED_CONTROLS_CSS_PX, VIEWPORT } from "../ts/client/render/layout.js";
 import { dpadKeyAt } from "../ts/client/ui/touch-controls.js";
 import { HUD_LAYOUT } from "../ts/client/render/hud.js";
 import { DEFAULT_SCREEN, screenForTileSize } from "../ts/client/render/layout.js";
@@ -72,6 +72,16 @@ describe("pageLayout", () => {
               expect(FB_WIDTH * layout.scale).toBeLessThanOrEqual(Math.floor(width * ratio));
               expect(FB_HEIGHT * layout.scale).toBeLessThanOrEqual(Math.floor(usable * ratio));
             }
+          } else if (layout.viewRows < VIEWPORT.h) {
+            // Upright where no panel fits under the whole view: the view cropped to the page's width and to
+            // what leaves the controls their room below, the HUD the bar, never less than a third of the rows.
+            expect(height).toBeGreaterThan(width);
+            expect(layout.hud).toBe("bar");
+            expect(layout.viewColumns * layout.scale).toBeLessThanOrEqual(Math.floor(width * ratio));
+            const below = Math.floor(height * ratio) - Math.ceil(STATUS * ratio) - layout.viewRows * layout.scale;
+            expect(below).toBeGreaterThanOrEqual(STACKED_CONTROLS_CSS_PX * ratio - 1);
+            expect(layout.viewRows).toBeGreaterThanOrEqual(VIEWPORT.h / 3);
+            expect(layout.viewTop).toBe(Math.floor((VIEWPORT.h - layout.viewRows) / 2));
           } else {
             expect(height).toBeGreaterThan(width);
             expect(layout.viewColumns).toBeGreaterThanOrEqual(MIN_VIEW_COLUMNS);
@@ -154,6 +164,15 @@ describe("pageLayout for a map of large tiles", () => {
         expect(layout.viewRows * layout.cssPerPixel).toBeLessThanOrEqual(844 / 2 + 100);
       }
     }
+  });
+
+  it("stacks a 32 px map on an upright phone of real pixels (ratio 1) too, cropped around the player, the controls below", () => {
+    // No scale keeps 24 of its tiles across 390 px, so it was "side": the log and the touch controls over the view.
+    const layout = pageLayout(390, 844, STATUS, 1, screenForTileSize(32));
+    expect(layout).toMatchObject({ mode: "stacked", scale: 1, hud: "bar", viewColumns: 390, logRoom: false });
+    expect(layout.viewRows).toBe(844 - STATUS - STACKED_CONTROLS_CSS_PX);
+    expect(layout.viewLeft).toBe(Math.floor((960 - 390) / 2));
+    expect(layout.viewTop).toBe(Math.floor((960 - layout.viewRows) / 2));
   });
 
   it("keeps the whole view and the panel where a larger window shows it at 2×", () => {

@@ -23,6 +23,7 @@ import { MAPS_REAL } from "../support/maps-real.js";
 import { matchPainting, paintRegion } from "../support/map-painter.js";
 import { readRawMap } from "../../ts/server/map/load-map.js";
 import { ARTIFACTS, canvasPixels, restingCamera } from "./browser-support.js";
+import { checkPhoneLayout, shown } from "./phone-layout.js";
 import { join } from "node:path";
 import { PLAYER_LOOK_COUNT } from "../../ts/appearance.js";
 import { playerLookCell } from "../../ts/client/render/entity-sprites.js";
@@ -203,5 +204,35 @@ describe.skipIf(!HAVE_CHROMIUM)("a map with wide chunks in Chromium", () => {
     expect(page0.dock).toBe("right");
     expect(page0.log.left).toBeGreaterThanOrEqual(page0.screen.right);
     expect(page0.log.right).toBeLessThanOrEqual(1000);
+  }, 60_000);
+
+  it("stacks it on an upright phone of real pixels (390 × 844, ratio 1): the view cropped around the player on top, the log and the controls below", async () => {
+    // No scale keeps 24 of its 32-px tiles across 390 px: the page was laid out "side", the log and the touch
+    // controls over the view and the sound toggle over the Map button (the gallery at ratio 1 showed it).
+    const context = await rig.context.browser()!.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 1,
+      hasTouch: true,
+      isMobile: true,
+    });
+    try {
+      const page = await context.newPage();
+      page.on("pageerror", (error) => console.error(`[phone] page error: ${error.message}`));
+      await page.goto(`${rig.baseUrl}/?debug=1`);
+      await expect.poll(() => page.getByTestId("play").isEnabled(), { timeout: 10_000 }).toBe(true);
+      await page.getByTestId("nick").fill("Pocket");
+      await page.getByTestId("play").tap();
+      await waitForDebug(page, (text) => /^state playing$/m.test(text) && positionIn(text), 10_000);
+      expect(await page.evaluate(() => document.body.dataset.layout)).toBe("stacked");
+      await checkPhoneLayout(page, 390, 844);
+      // The player in the middle of what is shown: the camera's tile is at the cropped view's centre.
+      const { screen, canvas } = await shown(page);
+      expect(screen.width).toBe(390);
+      const cameraTileCss = { x: canvas.left + 464 + 16, y: canvas.top + 464 + 16 };
+      expect(Math.abs(cameraTileCss.x - (screen.left + screen.width / 2))).toBeLessThanOrEqual(32);
+      expect(Math.abs(cameraTileCss.y - (screen.top + screen.height / 2))).toBeLessThanOrEqual(32);
+    } finally {
+      await context.close();
+    }
   }, 60_000);
 });

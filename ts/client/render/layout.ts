@@ -110,6 +110,12 @@ function hudFor(panelCssPerPixel: number): "panel" | "bar" {
   return panelCssPerPixel < HUD_READABLE_CSS_PER_PX ? "bar" : "panel";
 }
 
+/**
+ * What an upright page keeps under a view it must crop down (pageLayout's last case) for the log, the touch
+ * controls and the Bag button: about what the stacked layout leaves them on a phone at pixel ratio 2 or 3.
+ */
+export const STACKED_CONTROLS_CSS_PX = 340;
+
 /** Fewest view columns a stacked layout may crop to: 24 tiles, so the 30-tile view loses at most 3 on each side. */
 export const MIN_VIEW_COLUMNS = 24 * TILE_SIZE_PX;
 
@@ -182,6 +188,24 @@ export function pageLayout(
       panelScale,
       statusOverlay: false,
       hud: hudFor(panelScale / ratio),
+    };
+  }
+  // Upright where no scale keeps 24 tiles across (a 390-px page of real pixels, pixel ratio 1, and a map of
+  // 32-px tiles at 1×): still stacked, the view cropped around the player to the page's width and to what
+  // leaves the log and the touch controls their room below it, the HUD the bar. Side put them over the view.
+  const rowsLeft = Math.floor((height - status - STACKED_CONTROLS_CSS_PX * ratio) / side.scale);
+  if (side.hud === "bar" && rowsLeft >= screen.view.h / 3) {
+    const columns = Math.min(screen.view.w, Math.floor(width / side.scale));
+    const rows = Math.min(screen.view.h, rowsLeft);
+    return {
+      ...side,
+      mode: "stacked",
+      viewLeft: screen.view.x + Math.floor((screen.view.w - columns) / 2),
+      viewColumns: columns,
+      viewTop: screen.view.y + Math.floor((screen.view.h - rows) / 2),
+      viewRows: rows,
+      logRoom: false,
+      statusOverlay: false,
     };
   }
   return side;
