@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only codec,pathfind,blit,server,npcs,combat,levels,content,recording]`: runs the
+// `npm run bench [-- --quick] [-- --only codec,pathfind,blit,server,npcs,combat,levels,content,recording,client]`: runs the
 // benchmark suites, writes bench/results/<suite>.json and regenerates
 // bench/REPORT.md with its SVG charts. docs/benchmarks.md explains the output.
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -10,6 +10,7 @@ import type { SuiteResult } from "./lib/results.js";
 import type { ContentScriptSet } from "./server/world.js";
 import { RESULTS_DIR, writeReport } from "./report.js";
 import { runBlit } from "./suites/blit.js";
+import { runClient } from "./suites/client.js";
 import { runCodec } from "./suites/codec.js";
 import { parseContentRows, runServerContent } from "./suites/content.js";
 import { runServerLevels } from "./suites/levels.js";
@@ -45,9 +46,21 @@ const SUITES: Record<string, (options: SuiteOptions) => Promise<SuiteResult>> = 
   levels: runServerLevels,
   content: runServerContent,
   recording: runRecording,
+  client: runClient,
 };
 /** Suites `npm run bench` runs without --only (server5000 takes two cores' worth of bots and minutes of joins). */
-const DEFAULT_SUITES = ["codec", "pathfind", "blit", "server", "npcs", "combat", "levels", "content", "recording"];
+const DEFAULT_SUITES = [
+  "codec",
+  "pathfind",
+  "blit",
+  "server",
+  "npcs",
+  "combat",
+  "levels",
+  "content",
+  "recording",
+  "client",
+];
 
 const HELP = `usage: npm run bench -- [--quick] [--only SUITE[,SUITE...]] [--bots N[,N...]]
 

@@ -5,6 +5,7 @@
 // channel and over the WebSocket fallback; a refused nick is explained.
 // Needs /usr/bin/chromium (never downloads a browser); without it the suite
 // says so and is skipped.
+import { FIRST_FRAME_MARK, PLAY_MARK } from "../../ts/client/browser/timing-marks.js";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -153,6 +154,23 @@ describe.skipIf(!HAVE_CHROMIUM)("the game in Chromium", () => {
       // Two players, the great hall's sign and notice board, and the creatures in view (issue 12).
       await waitForDebug(page, (text) => Number(/^entities (\d+)$/m.exec(text)?.[1] ?? 0) >= 5, 10_000);
       expect(await page.getByTestId("status").textContent()).toMatch(/^Playing as (Ada|Bob) via webrtc$/);
+      // The marks the client bench times (bench/suites/client.ts): Play pressed, then the first frame of the
+      // world, once each, the frame's with the datagram bytes and chunks it had.
+      const marks = await page.evaluate(
+        ([play, first]) =>
+          [play, first]
+            .map((name) => performance.getEntriesByName(name) as PerformanceMark[])
+            .map((entries) => ({
+              count: entries.length,
+              at: entries[0]?.startTime ?? NaN,
+              detail: entries[0]?.detail as { datagramBytesIn: number; chunks: number } | undefined,
+            })),
+        [PLAY_MARK, FIRST_FRAME_MARK],
+      );
+      expect(marks.map((mark) => mark.count)).toEqual([1, 1]);
+      expect(marks[1].at).toBeGreaterThan(marks[0].at);
+      expect(marks[1].detail!.datagramBytesIn).toBeGreaterThan(0);
+      expect(marks[1].detail!.chunks).toBeGreaterThan(0);
     }
   }, 45_000);
 

@@ -9,6 +9,7 @@
 import "./ui/style.css";
 import { CanvasView } from "./browser/canvas-view.js";
 import { PlaySession } from "./browser/play-session.js";
+import { markPlay } from "./browser/timing-marks.js";
 import { SpectateSession } from "./browser/spectate-session.js";
 import { type ClientResources, loadResources } from "./browser/resources.js";
 import {
@@ -204,6 +205,7 @@ async function play(request: JoinRequest): Promise<void> {
   const { resources, renderer, view } = loaded;
   join.setBusy(true);
   join.showError("");
+  markPlay();
   sounds.start();
   const who = request.kind === "guest" ? request.nick : request.name;
   status.set(request.kind === "register" ? `Registering ${who}…` : `Joining as ${who}…`, "busy");

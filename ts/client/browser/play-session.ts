@@ -7,6 +7,7 @@
 // screen with its countdown (ui/death-watch.ts), during which input is ignored.
 // The message log (issue 18) is a ChannelLog this session owns and shows in the
 // page's log panel (ui/log-panel.ts); the social session writes chat into it.
+import { markFirstFrame } from "./timing-marks.js";
 import type { ConnectionState } from "../core/connection.js";
 import type { Outage } from "../core/readout.js";
 import type { EntityInfo } from "../core/entity-table.js";
@@ -115,6 +116,8 @@ export class PlaySession {
   private lastFrameMs = NaN;
   private lastUpdateMs = -Infinity;
   private framesPerSecond = 0;
+  /** Whether the first frame of the world has been marked (timing-marks.ts). */
+  private firstFrameMarked = false;
   /** When the page last said why a clicked tile cannot be reached (at most one such line per 1.5 s). */
   private lastUnreachableNoteMs = -Infinity;
   private frameHandle = 0;
@@ -283,6 +286,10 @@ export class PlaySession {
     const scene = this.scene(now, cameraPoint, own, cursor, foe !== null);
     this.parts.renderer.render(scene);
     this.parts.view.present();
+    if (!this.firstFrameMarked && own && client.stats.chunksCached > 0) {
+      this.firstFrameMarked = true;
+      markFirstFrame({ datagramBytesIn: client.stats.bytesIn, chunks: client.stats.chunksCached });
+    }
     this.panel?.update(this.parts.view.canvas.clientWidth);
     this.dock?.update(now);
   }
