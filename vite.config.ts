@@ -28,5 +28,7 @@ export default defineConfig({
       "/ws": { target: gameServer, ws: true, changeOrigin: true },
     },
   },
+  // The sound worker (ts/client/assets/sound-worker.ts) is a module worker, bundled with what it imports.
+  worker: { format: "es" },
   preview: { host: "127.0.0.1" },
 });

@@ -27,7 +27,7 @@ import { FrameRenderer } from "./render/frame.js";
 import { installMapArt } from "./render/map-art.js";
 import { installTileLights } from "./render/light.js";
 import { DEFAULT_TILE_LOOKS, titleScene } from "./render/title-scene.js";
-import { connectBest, connectOptionsFromQuery } from "./transport/connect.js";
+import { connectBest, connectOptionsFromQuery, offerWebRtc, type WebRtcOffer } from "./transport/connect.js";
 import { DebugOverlay } from "./ui/debug-overlay.js";
 import { FrameLog } from "./browser/frame-log.js";
 import { type JoinRequest, JoinScreen } from "./ui/join-screen.js";
@@ -214,8 +214,21 @@ async function play(request: JoinRequest): Promise<void> {
     ...connectOptionsFromQuery(location.search),
     onFallback: (reason: string) => notes.push(`No data channel (${reason}); using WebSocket`),
   };
+  // The data channel's offer is gathered while the join's request is out (it needs nothing of the session);
+  // the first link takes it, a later one (a reconnect) makes its own.
+  let offer: WebRtcOffer | undefined;
+  const firstOffer = (): WebRtcOffer | undefined => {
+    const taken = offer;
+    offer = undefined;
+    return taken;
+  };
   try {
-    const connection = await connect(request, (joined) => connectBest(serverUrl, joined.token, linkOptions));
+    const joining = connect(request, (joined) =>
+      connectBest(serverUrl, joined.token, { ...linkOptions, offer: firstOffer() }),
+    );
+    // After the join's request has gone: the first RTCPeerConnection of a page can take a moment to make.
+    if (!linkOptions.disableWebRtc) offer = startOffer();
+    const connection = await joining;
     await installWorld(connection.world);
     const client = GameClient.create({
       core: resources.core,
@@ -292,6 +305,17 @@ async function play(request: JoinRequest): Promise<void> {
     join.showError(explanation);
     status.set(`Not connected: ${explanation}`, "bad");
   } finally {
+    // A join refused before its link was made leaves the offer unused.
+    firstOffer()?.close();
     join.setBusy(false);
+  }
+}
+
+/** An offer for the data channel (offerWebRtc), or none where the browser has no WebRTC (the WebSocket then). */
+function startOffer(): WebRtcOffer | undefined {
+  try {
+    return offerWebRtc();
+  } catch {
+    return undefined;
   }
 }

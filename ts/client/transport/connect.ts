@@ -2,10 +2,10 @@
 // (it behaves like UDP), else the WebSocket fallback (docs/transports.md). The networking core
 // gets a Transport either way and never needs to know which.
 import type { Transport } from "../core/transport.js";
-import { connectWebRtc, type WebRtcConnectOptions } from "./webrtc.js";
+import { connectWebRtc, type WebRtcConnectOptions, type WebRtcOffer } from "./webrtc.js";
 import { connectWebSocket, TransportError, type WebSocketConnectOptions } from "./websocket.js";
 
-export { connectWebRtc, type WebRtcConnectOptions } from "./webrtc.js";
+export { connectWebRtc, offerWebRtc, type WebRtcConnectOptions, type WebRtcOffer } from "./webrtc.js";
 export { connectWebSocket, TransportError, type WebSocketConnectOptions, webSocketUrl } from "./websocket.js";
 
 export interface ConnectOptions {
@@ -25,6 +25,8 @@ export interface ConnectOptions {
   fetch?: WebRtcConnectOptions["fetch"];
   /** Told why the data channel was not used, when falling back. */
   onFallback?: (reason: string) => void;
+  /** A data channel offered earlier (offerWebRtc, started at Play beside the join): used instead of a new one. */
+  offer?: WebRtcOffer;
 }
 
 /**
@@ -38,16 +40,22 @@ export async function connectBest(
 ): Promise<Transport> {
   const webSocketOptions = { timeoutMs: options.webSocketTimeoutMs, WebSocket: options.WebSocket };
   if (options.disableWebRtc) {
+    options.offer?.close();
     if (options.requireWebRtc) throw new TransportError("webrtc", "disabled and required at once");
     return connectWebSocket(baseUrl, webSocketOptions);
   }
   try {
-    return await connectWebRtc(baseUrl, token, {
-      timeoutMs: options.webRtcTimeoutMs,
-      iceServers: options.iceServers,
-      RTCPeerConnection: options.RTCPeerConnection,
-      fetch: options.fetch,
-    });
+    return await connectWebRtc(
+      baseUrl,
+      token,
+      {
+        timeoutMs: options.webRtcTimeoutMs,
+        iceServers: options.iceServers,
+        RTCPeerConnection: options.RTCPeerConnection,
+        fetch: options.fetch,
+      },
+      options.offer,
+    );
   } catch (error) {
     if (options.requireWebRtc) throw error;
     options.onFallback?.((error as Error).message);

@@ -36,21 +36,62 @@ function tokenHex(token: string | bigint): string {
  * Resolves once the channel is open; rejects with a TransportError (and leaves nothing open) on any
  * failure or after `timeoutMs`.
  */
+/**
+ * A data channel offered before its session exists: the peer connection, its channel, and the offer with
+ * every ICE candidate gathered. Gathering takes a browser 100–200 ms even on loopback, and needs nothing of
+ * the session, so the page starts it at Play, beside the join's request (docs/transports.md).
+ */
+export interface WebRtcOffer {
+  readonly connection: RTCPeerConnection;
+  readonly channel: RTCDataChannel;
+  /** The offer's SDP once gathering is complete (or has waited its limit). */
+  readonly sdp: Promise<string>;
+  /** Closes it unused (the join failed, or the page chose the WebSocket). */
+  close(): void;
+}
+
+/** Starts an offer (see WebRtcOffer). Throws a TransportError where there is no RTCPeerConnection. */
+export function offerWebRtc(options: WebRtcConnectOptions = {}): WebRtcOffer {
+  const PeerConnection = options.RTCPeerConnection ?? globalThis.RTCPeerConnection;
+  if (typeof PeerConnection !== "function")
+    throw new TransportError("webrtc", "RTCPeerConnection is not available here");
+  const gatherTimeoutMs = Math.min(options.gatherTimeoutMs ?? 2000, options.timeoutMs ?? 5000);
+  const connection = new PeerConnection({ iceServers: options.iceServers ?? [] });
+  const channel = connection.createDataChannel(DATA_CHANNEL_LABEL, { ordered: false, maxRetransmits: 0 });
+  channel.binaryType = "arraybuffer";
+  const hostOnly = (options.iceServers ?? []).length === 0;
+  const sdp = (async () => {
+    const gathered = candidatesGathered(connection, gatherTimeoutMs, hostOnly);
+    await connection.setLocalDescription(await connection.createOffer());
+    await gathered;
+    const offer = connection.localDescription?.sdp;
+    if (!offer) throw new TransportError("webrtc", "no local offer");
+    return offer;
+  })();
+  // Read by connectWebRtc, or by nobody when the offer is closed unused.
+  sdp.catch(() => {});
+  return {
+    connection,
+    channel,
+    sdp,
+    close() {
+      channel.close();
+      connection.close();
+    },
+  };
+}
+
 export async function connectWebRtc(
   baseUrl: string,
   token: string | bigint,
   options: WebRtcConnectOptions = {},
+  /** An offer started earlier (offerWebRtc), else one is started now. */
+  started?: WebRtcOffer,
 ): Promise<Transport> {
-  const PeerConnection = options.RTCPeerConnection ?? globalThis.RTCPeerConnection;
-  if (typeof PeerConnection !== "function")
-    throw new TransportError("webrtc", "RTCPeerConnection is not available here");
+  const offered = started ?? offerWebRtc(options);
+  const { connection, channel } = offered;
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   const timeoutMs = options.timeoutMs ?? 5000;
-  const gatherTimeoutMs = Math.min(options.gatherTimeoutMs ?? 2000, timeoutMs);
-
-  const connection = new PeerConnection({ iceServers: options.iceServers ?? [] });
-  const channel = connection.createDataChannel(DATA_CHANNEL_LABEL, { ordered: false, maxRetransmits: 0 });
-  channel.binaryType = "arraybuffer";
   const abort = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<never>((_, reject) => {
@@ -58,10 +99,7 @@ export async function connectWebRtc(
   });
 
   const setUp = async (): Promise<void> => {
-    await connection.setLocalDescription(await connection.createOffer());
-    await iceGatheringComplete(connection, gatherTimeoutMs);
-    const offer = connection.localDescription?.sdp;
-    if (!offer) throw new TransportError("webrtc", "no local offer");
+    const offer = await offered.sdp;
     let response: Response;
     try {
       response = await doFetch(new URL(RTC_SIGNALLING_PATH, baseUrl).toString(), {
@@ -86,8 +124,7 @@ export async function connectWebRtc(
     await Promise.race([setUp(), timedOut]);
   } catch (error) {
     abort.abort();
-    channel.close();
-    connection.close();
+    offered.close();
     throw error instanceof TransportError ? error : new TransportError("webrtc", (error as Error).message);
   } finally {
     clearTimeout(timer);
@@ -95,19 +132,37 @@ export async function connectWebRtc(
   return new DataChannelLink(connection, channel);
 }
 
-function iceGatheringComplete(connection: RTCPeerConnection, timeoutMs: number): Promise<void> {
-  if (connection.iceGatheringState === "complete") return Promise.resolve();
+/** How long after the last host candidate an offer with no STUN or TURN server waits for another. */
+const HOST_CANDIDATES_SETTLE_MS = 20;
+
+/**
+ * Resolves when the offer's candidates are gathered: gathering complete, or `timeoutMs` spent. With no STUN
+ * or TURN server (`hostOnly`, the default) there is nothing to wait for beyond the host candidates, which
+ * come within milliseconds, while Chromium reports gathering complete only 100–150 ms later: so the offer
+ * goes once a candidate has come and none more for HOST_CANDIDATES_SETTLE_MS. The server's answer carries
+ * its own candidate; the browser's checks to it are what the server's side pairs with.
+ */
+function candidatesGathered(connection: RTCPeerConnection, timeoutMs: number, hostOnly: boolean): Promise<void> {
   return new Promise((resolve) => {
+    let settle: ReturnType<typeof setTimeout> | undefined;
     const done = () => {
       clearTimeout(timer);
+      clearTimeout(settle);
       connection.removeEventListener("icegatheringstatechange", onChange);
+      connection.removeEventListener("icecandidate", onCandidate);
       resolve();
     };
     const onChange = () => {
       if (connection.iceGatheringState === "complete") done();
     };
+    const onCandidate = (event: RTCPeerConnectionIceEvent) => {
+      if (!hostOnly || event.candidate === null) return;
+      clearTimeout(settle);
+      settle = setTimeout(done, HOST_CANDIDATES_SETTLE_MS);
+    };
     const timer = setTimeout(done, timeoutMs);
     connection.addEventListener("icegatheringstatechange", onChange);
+    connection.addEventListener("icecandidate", onCandidate);
   });
 }
 

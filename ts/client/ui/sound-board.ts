@@ -11,6 +11,7 @@
 // counted while muted or before the context runs.
 import { KEY_BINDINGS } from "../input.js";
 import { SOUND_NAMES, SOUND_VARIANTS, type SoundName, synthesise } from "../assets/sounds.js";
+import type { SynthesisAnswer, SynthesisRequest } from "../assets/sound-worker.js";
 
 /** localStorage key of the mute toggle: "off" mutes; anything else (or nothing) plays. */
 export const SOUND_STORAGE_KEY = "caves.sound";
@@ -40,12 +41,16 @@ export interface SoundPlayer {
 }
 
 /** Every variant of every sound, rendered for `context`'s sample rate. */
-function makeBuffers(context: BaseAudioContext): Map<SoundName, AudioBuffer[]> {
+function makeBuffers(
+  context: BaseAudioContext,
+  samplesOf: (name: SoundName, variant: number) => Float32Array<ArrayBuffer> = (name, variant) =>
+    synthesise(name, context.sampleRate, variant),
+): Map<SoundName, AudioBuffer[]> {
   const buffers = new Map<SoundName, AudioBuffer[]>();
   for (const name of SOUND_NAMES) {
     const variants: AudioBuffer[] = [];
     for (let variant = 0; variant < SOUND_VARIANTS[name]; variant++) {
-      const samples = synthesise(name, context.sampleRate, variant);
+      const samples = samplesOf(name, variant);
       const buffer = context.createBuffer(1, samples.length, context.sampleRate);
       buffer.copyToChannel(samples, 0);
       variants.push(buffer);
@@ -53,6 +58,32 @@ function makeBuffers(context: BaseAudioContext): Map<SoundName, AudioBuffer[]> {
     buffers.set(name, variants);
   }
   return buffers;
+}
+
+/**
+ * The buffers of every sound for `context`, synthesised in a worker (sound-worker.ts) so the page's main
+ * thread stays free while a join starts; on this thread where a worker cannot be made.
+ */
+function buffersOffThread(context: BaseAudioContext): Promise<Map<SoundName, AudioBuffer[]>> {
+  let worker: Worker;
+  try {
+    worker = new Worker(new URL("../assets/sound-worker.ts", import.meta.url), { type: "module" });
+  } catch {
+    return Promise.resolve(makeBuffers(context));
+  }
+  return new Promise((resolve) => {
+    worker.onmessage = (event: MessageEvent<SynthesisAnswer>) => {
+      worker.terminate();
+      const samples = new Map(event.data.sounds.map((sound) => [`${sound.name}/${sound.variant}`, sound.samples]));
+      resolve(makeBuffers(context, (name, variant) => samples.get(`${name}/${variant}`)!));
+    };
+    // A worker that fails to load or throws: the sounds are made here instead, late rather than never.
+    worker.onerror = () => {
+      worker.terminate();
+      resolve(makeBuffers(context));
+    };
+    worker.postMessage({ rate: context.sampleRate } satisfies SynthesisRequest);
+  });
 }
 
 /** The output bus: every voice goes through one gain at MASTER_GAIN, to the speakers (or an offline render). */
@@ -144,8 +175,12 @@ export class SoundBoard implements SoundPlayer {
     }
     const context = this.context;
     this.master = masterBus(context);
-    this.buffers = makeBuffers(context);
     context.addEventListener("statechange", () => this.show());
+    // The sounds come a moment later, from a worker: until then a sound to play is skipped.
+    void buffersOffThread(context).then((buffers) => {
+      this.buffers = buffers;
+      this.apply();
+    });
     this.apply();
   }
 
