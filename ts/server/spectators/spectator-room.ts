@@ -79,6 +79,11 @@ export class SpectatorRoom {
   private readonly cameras = new Map<Session, { camera: Camera; moves: TokenBucket }>();
   private readonly handler: DatagramHandler;
   readonly stats = { joined: 0, refusedFull: 0, left: 0, cameraMoves: 0, follows: 0 };
+  /**
+   * No frames to spectators at ticks up to this one: a replay's seek runs its ticks as fast as it can
+   * and shows only where it lands (replay-viewer/replay-player.ts). 0: every frame is sent.
+   */
+  private framesHeldThroughTick = 0;
 
   constructor(
     private readonly ports: SpectatorPorts,
@@ -162,8 +167,14 @@ export class SpectatorRoom {
     return true;
   }
 
+  /** Sends no frames to any spectator, nor to one who joins meanwhile, at ticks up to `tick` (a replay's seek). */
+  holdFramesThrough(tick: number): void {
+    this.framesHeldThroughTick = tick;
+  }
+
   /** The broadcast of phase `phase` to the spectators due: each following camera moves to its entity first. */
   broadcast(phase: number, tick: number, broadcaster: SpectatorBroadcast): void {
+    if (tick <= this.framesHeldThroughTick) return;
     const { entities, world } = this.ports;
     for (const session of this.sessions.inPhase(phase)) {
       if (session.peer === null || session.quietThroughTick >= tick) continue;
