@@ -10,6 +10,7 @@ import "./ui/style.css";
 import { CanvasView } from "./browser/canvas-view.js";
 import { PlaySession } from "./browser/play-session.js";
 import { SpectateSession } from "./browser/spectate-session.js";
+import { ReplayWatch } from "./browser/replay-watch.js";
 import { type ClientResources, loadResources } from "./browser/resources.js";
 import {
   CameraFeed,
@@ -61,6 +62,9 @@ function element<T extends HTMLElement>(id: string): T {
   return found as T;
 }
 
+/** A replay's page drops its link only after an hour of silence: a paused replay sends no frames. */
+const REPLAY_DISCONNECT_AFTER_MS = 3_600_000;
+
 const query = new URLSearchParams(location.search);
 const serverUrl = location.origin;
 const status = new StatusLine(element("status"));
@@ -83,10 +87,14 @@ if (query.get("debug") === "1") {
 }
 let session: PlaySession | null = null;
 // ?spectate: the spectator's card, and a SpectateSession instead of a PlaySession.
-const spectating = query.has("spectate");
+// ?replay (served by `replay watch`): a spectator of the replayed world at once, with the replay bar.
+const replaying = query.has("replay");
+const spectating = query.has("spectate") || replaying;
 const spectateCard = element<HTMLFormElement>("spectate");
 let watching: SpectateSession | null = null;
-if (spectating) {
+if (replaying) {
+  join.hide();
+} else if (spectating) {
   join.hide();
   spectateCard.hidden = false;
   spectateCard.addEventListener("submit", (event) => {
@@ -114,7 +122,8 @@ loadResources().then(
     view.present();
     join.setReady(true);
     element<HTMLButtonElement>("watch").disabled = false;
-    status.set(spectating ? "Press Watch to see the world." : "Choose a name and press Play, or log in.");
+    if (replaying) void spectate("");
+    else status.set(spectating ? "Press Watch to see the world." : "Choose a name and press Play, or log in.");
   },
   (error: unknown) => {
     const message = `The game could not load: ${error instanceof Error ? error.message : String(error)}`;
@@ -179,6 +188,8 @@ async function spectate(adminToken: string): Promise<void> {
       session: connection.session,
       world: connection.world,
       reconnect: connection.reconnect,
+      // A paused replay sends no frames for as long as it stays paused: only a closed link is a loss.
+      ...(replaying ? { options: { disconnectAfterMs: REPLAY_DISCONNECT_AFTER_MS } } : {}),
     });
     window.addEventListener("pagehide", () => client.close(), { once: true });
     spectateCard.hidden = true;
@@ -191,6 +202,9 @@ async function spectate(adminToken: string): Promise<void> {
       debug,
       status,
     });
+    if (replaying) {
+      new ReplayWatch({ baseUrl: serverUrl, client, session: watching, bar: element("replay"), status });
+    }
   } catch (failure) {
     const explanation = explainJoinError(failure, serverUrl);
     error.textContent = explanation;
