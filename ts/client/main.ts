@@ -174,6 +174,12 @@ async function spectate(adminToken: string): Promise<void> {
   const { resources, renderer, view } = loaded;
   const button = element<HTMLButtonElement>("watch");
   const error = element("spectate-error");
+  // The sound opens on a user gesture: the Watch button's, or (a replay's page opens by itself) the first click or key.
+  if (replaying) {
+    for (const type of ["pointerdown", "keydown"]) window.addEventListener(type, () => sounds.start(), { once: true });
+  } else {
+    sounds.start();
+  }
   button.disabled = true;
   error.textContent = "";
   status.set("Opening the view…", "busy");
@@ -205,6 +211,13 @@ async function spectate(adminToken: string): Promise<void> {
     if (replaying) {
       new ReplayWatch({ baseUrl: serverUrl, client, session: watching, bar: element("replay"), status });
     }
+    // What a player there would hear: the followed one's steps, the doors around the camera.
+    const cues = new SoundCues(client, sounds, watching.listener);
+    const listen = () => {
+      cues.update();
+      requestAnimationFrame(listen);
+    };
+    requestAnimationFrame(listen);
   } catch (failure) {
     const explanation = explainJoinError(failure, serverUrl);
     error.textContent = explanation;

@@ -28,6 +28,7 @@ import { weatherCode, weatherFrameAt } from "../render/weather.js";
 import { ambientLevel, clockText, partOfDay } from "../../world-time.js";
 import { foldForFont } from "../ui/chat-log.js";
 import { CombatEffects, floaterRisePx } from "../ui/combat-effects.js";
+import type { CueListener } from "../ui/sound-cues.js";
 import { connectionStatus, type StatusLevel } from "../ui/connection-status.js";
 import { creatureLines } from "../ui/creature-list.js";
 import type { DebugOverlay } from "../ui/debug-overlay.js";
@@ -146,6 +147,15 @@ export class SpectateSession {
     }
     this.parts.feed.follow(entityId, entity.x, entity.y);
   }
+
+  /** Where a spectator's sounds are heard from (ui/sound-cues.ts): the followed entity's steps, the camera's doors. */
+  readonly listener: CueListener = {
+    walker: () => {
+      const followed = this.followId === 0 ? undefined : this.client.entities.get(this.followId);
+      return followed === undefined ? null : { x: followed.x, y: followed.y };
+    },
+    ear: () => ({ x: Math.round(this.camera.x / TILE_SIZE_PX), y: Math.round(this.camera.y / TILE_SIZE_PX) }),
+  };
 
   /** The entity the camera follows, or 0 while it is free. */
   get following(): number {
