@@ -174,6 +174,12 @@ describe("replay watch", () => {
     await sleep(500);
     expect(player!.world.tick).toBe(at);
     expect((await state()).tick).toBe(at);
+    // A viewer who joins the paused replay is shown where it stands (once: the tick does not move).
+    const late = await spectator();
+    late.action(0, 0);
+    await late.waitFor("the paused tick shown", () => late.lastState()?.tick === at, 5000);
+    await sleep(300);
+    expect(new Set(late.states.map((one) => one.tick))).toEqual(new Set([at]));
   });
 
   it("seeks backwards and forwards to the asked tick, with the digest verify computes there", async () => {
@@ -236,6 +242,57 @@ describe("replay watch", () => {
     expect(slow).toBeGreaterThan(0);
     expect(fast).toBeGreaterThan(3 * slow);
   }, 30_000);
+});
+
+describe("replay watch of a recording the replay leaves", () => {
+  it("shows the divergence to the viewers and tells it once, at the tick verify names", async () => {
+    const folder = join(dir, "tampered");
+    const server = await startServer({
+      host: "127.0.0.1",
+      httpPort: 0,
+      udpPort: 0,
+      mapPath: map.path,
+      logger: new Logger("silent"),
+      record: { dir: folder },
+    });
+    let tamperedAt = 0;
+    try {
+      const joined = await joinGuest(server.httpPort, "Tampered");
+      const walker = (await UdpTestClient.withSession(joined)).sign();
+      clients.push(walker);
+      await walker.placed();
+      // What nondeterministic code would do: the world changed by something that is not an input.
+      const entity = server.game.entities.get(joined.entityId)!;
+      tamperedAt = server.game.tick;
+      entity.elo += 7;
+      server.game.entities.changed(entity);
+      const until = server.game.tick + 24;
+      await walker.waitFor("a second more", () => server.game.tick >= until, 10_000);
+    } finally {
+      await server.close();
+    }
+    const file = join(
+      folder,
+      readdirSync(folder).find((name) => name.endsWith(".fcrec"))!,
+    );
+    const told: number[] = [];
+    const tampered = await ReplayPlayer.open({
+      file,
+      lastTick: summarize(bytesSource(readFileSync(file))).lastTick,
+      log: new Logger("silent"),
+      onDivergence: (divergence) => told.push(divergence.tick),
+    });
+    try {
+      tampered.setSpeed(8);
+      tampered.play();
+      await expect.poll(() => tampered.state().divergence, { timeout: 20_000 }).not.toBeNull();
+      expect(tampered.state().divergence).toMatchObject({ tick: tamperedAt + 1, what: ["entities"] });
+      await expect.poll(() => tampered.state().playing, { timeout: 20_000 }).toBe(false);
+      expect(told).toEqual([tamperedAt + 1]);
+    } finally {
+      await tampered.close();
+    }
+  }, 60_000);
 });
 
 describe("replay watch on the command line", () => {

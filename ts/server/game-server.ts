@@ -872,6 +872,16 @@ export class Game {
     }
   }
 
+  /**
+   * Between ticks, the spectators not yet sent this tick are sent the world as it stands: a paused replay
+   * shows where it stands to a viewer who joins or whose phase it missed (replay-viewer/). No player's
+   * broadcast, no state of the world, is touched.
+   */
+  showSpectatorsStill(): void {
+    this.broadcaster.beginRound();
+    this.spectators.showStill(this.tick, this.broadcaster);
+  }
+
   /** Everyone shown the world: the players, then the spectators (spectators/). */
   *watchers(): IterableIterator<Session> {
     yield* this.sessions.values();

@@ -192,6 +192,7 @@ async function watch(
         `DIVERGED at tick ${divergence.tick}: ${divergence.what.join("; ")}` +
           `${divergence.details.map((line) => `\n  ${line}`).join("")}\n`,
       ),
+    onFailure: (error) => process.stderr.write(`replay: the replay stopped: ${error.message}\n`),
   });
   let server;
   try {

@@ -11,6 +11,8 @@ import { type Divergence, ReplayRun, type ReplayOpenOptions } from "../replay-wo
 /** The speeds a viewer may choose between (× real time). */
 export const MIN_SPEED = 0.25;
 export const MAX_SPEED = 8;
+/** How often a paused replay shows its tick to viewers who have not seen it (a new one, a rejoined page). */
+const STILL_SHOW_MS = 200;
 /** A seek gives the event loop a turn (the viewers' requests, their datagrams) after this many ticks. */
 const SEEK_TICKS_PER_TURN = 24;
 
@@ -52,8 +54,8 @@ export interface ReplayPlayerOptions extends ReplayOpenOptions {
   readonly lastTick: number;
   /** Told once, at the first divergence. */
   readonly onDivergence?: (divergence: Divergence) => void;
-  /** Told after a world was made again (the old one ended with its viewers). */
-  readonly onRemade?: (world: ReplayedWorld) => void;
+  /** Told when the replay stops on an error (a file unreadable mid-run): the state shows it too. */
+  readonly onFailure?: (error: Error) => void;
 }
 
 export class ReplayPlayer {
@@ -215,7 +217,9 @@ export class ReplayPlayer {
         const run = this.runValue;
         if (!this.playingValue || run.finished || run.game.tick >= this.lastTick) {
           if (this.playingValue && (run.finished || run.game.tick >= this.lastTick)) this.playingValue = false;
-          await this.sleep(1000);
+          // Held still: whoever has not seen this tick yet (a viewer who just joined) is shown it.
+          run.game.showSpectatorsStill();
+          await this.sleep(STILL_SHOW_MS);
           continue;
         }
         const ticksPerMs = (this.tickHz * this.speedValue) / 1000;
@@ -227,10 +231,13 @@ export class ReplayPlayer {
           continue;
         }
         await this.advance(run);
+        // A replay behind its pace (8× on a busy machine) still lets the viewers' requests and datagrams in.
+        await yieldToIo();
       }
     } catch (error) {
       this.failure = error instanceof Error ? error : new Error(String(error));
       this.playingValue = false;
+      this.options.onFailure?.(this.failure);
     } finally {
       this.seek?.landed();
       this.seek = null;
@@ -256,7 +263,6 @@ export class ReplayPlayer {
       this.epochValue++;
       // The old world's viewers end with it; their pages see the new epoch and join this one.
       old.close();
-      this.options.onRemade?.(run.game);
     }
     const run = this.runValue;
     run.game.spectators.holdFramesThrough(tick - 1);

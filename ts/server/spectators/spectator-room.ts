@@ -84,6 +84,8 @@ export class SpectatorRoom {
    * and shows only where it lands (replay-viewer/replay-player.ts). 0: every frame is sent.
    */
   private framesHeldThroughTick = 0;
+  /** The tick each spectator was last sent the world at: never two lists of one tick (the client would mix them). */
+  private readonly shownTick = new WeakMap<Session, number>();
 
   constructor(
     private readonly ports: SpectatorPorts,
@@ -180,6 +182,21 @@ export class SpectatorRoom {
       if (session.peer === null || session.quietThroughTick >= tick) continue;
       this.cameras.get(session)?.camera.track(entities, world);
       broadcaster.sendTo(session);
+      this.shownTick.set(session, tick);
+    }
+  }
+
+  /**
+   * Between ticks: sends the world as it stands at `tick` to each bound spectator not yet sent it at that
+   * tick — a paused replay's new viewer, or one whose broadcast phase the tick a seek landed on was not.
+   */
+  showStill(tick: number, broadcaster: SpectatorBroadcast): void {
+    const { entities, world } = this.ports;
+    for (const session of this.sessions.values()) {
+      if (session.peer === null || (this.shownTick.get(session) ?? -1) >= tick) continue;
+      this.cameras.get(session)?.camera.track(entities, world);
+      broadcaster.sendTo(session);
+      this.shownTick.set(session, tick);
     }
   }
 
