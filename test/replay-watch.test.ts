@@ -196,6 +196,21 @@ describe("replay watch", () => {
     expect(back.epoch).toBe(before.epoch + 1);
     expect([...player!.world.digest()]).toEqual(reference.get(early)!.digest);
     expect(back.players[0]).toMatchObject({ entityId: walkerId, ...reference.get(early)!.at! });
+    expect(player!.world.spectators.status().count).toBe(0); // the old world's viewers ended with it
+
+    // A page coming back to the world made again asks to follow whom it followed: its camera starts on them.
+    const rejoin = async (body: unknown) =>
+      fetch(url("/api/spectate"), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const rejoined = (await (await rejoin({ x: 1, y: 1, follow: walkerId })).json()) as {
+      camera: { x: number; y: number };
+    };
+    expect(rejoined.camera).toEqual(reference.get(early)!.at);
+    expect(player!.world.spectators.status().following).toBe(1);
+    expect((await rejoin({ follow: "Walker" })).status).toBe(400);
 
     // Forwards: the same world, run on.
     const forward = await seek(early + 30);
@@ -208,7 +223,6 @@ describe("replay watch", () => {
     expect(second.status).toBe(200);
     await expect.poll(async () => (await state()).seeking, { timeout: 30_000 }).toBeNull();
     expect((await state()).tick).toBe(second.body.firstTick - 1 + 2 * second.body.tickHz);
-    expect(player!.world.spectators.status().count).toBe(0); // the old world's viewer ended with it
   }, 60_000);
 
   it("refuses a seek outside the recording, a bad speed and a bad body, changing nothing", async () => {

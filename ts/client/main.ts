@@ -21,6 +21,7 @@ import {
   GameClient,
   type GuestConnection,
   type MakeTransport,
+  type SpectateRequest,
 } from "./core/index.js";
 import { type Atlas, installTileLooks, uploadAtlas } from "./render/atlas.js";
 import { FrameRenderer } from "./render/frame.js";
@@ -184,7 +185,17 @@ async function spectate(adminToken: string): Promise<void> {
   error.textContent = "";
   status.set("Opening the view…", "busy");
   try {
-    const connection = await connectSpectator(serverUrl, adminToken === "" ? {} : { adminToken }, (joined) =>
+    // Read again at each rejoin (a lost link, a replay's world made again): the camera comes back where it was.
+    const request: SpectateRequest = {
+      ...(adminToken === "" ? {} : { adminToken }),
+      get at() {
+        return watching?.cameraTile;
+      },
+      get follow() {
+        return watching?.following || undefined;
+      },
+    };
+    const connection = await connectSpectator(serverUrl, request, (joined) =>
       connectBest(serverUrl, joined.token, connectOptionsFromQuery(location.search)),
     );
     await installWorld(connection.world);

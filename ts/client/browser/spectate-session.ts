@@ -154,8 +154,13 @@ export class SpectateSession {
       const followed = this.followId === 0 ? undefined : this.client.entities.get(this.followId);
       return followed === undefined ? null : { x: followed.x, y: followed.y };
     },
-    ear: () => ({ x: Math.round(this.camera.x / TILE_SIZE_PX), y: Math.round(this.camera.y / TILE_SIZE_PX) }),
+    ear: () => this.cameraTile,
   };
+
+  /** The tile the camera looks at. */
+  get cameraTile(): { x: number; y: number } {
+    return { x: Math.round(this.camera.x / TILE_SIZE_PX), y: Math.round(this.camera.y / TILE_SIZE_PX) };
+  }
 
   /** The entity the camera follows, or 0 while it is free. */
   get following(): number {

@@ -87,7 +87,7 @@ export async function serveReplay(player: ReplayPlayer, options: ViewerServerOpt
   installSpectateRoute(
     http,
     {
-      spectate: (at, joinSource, reads) => player.world.spectate(at, joinSource, reads),
+      spectate: (at, joinSource, reads, follow) => player.world.spectate(at, joinSource, reads, follow),
       admin: { addressRefusal: () => null },
     },
     { policy: "anyone", authorize: null, udpPort: () => udp.port, joinsPerMinute: http.limits.guestJoinsPerAddress },

@@ -118,9 +118,10 @@ export class SpectatorRoom {
   /**
    * Starts a spectator whose camera looks at (x, y), clamped to the map — the map's first spawn when
    * absent; throws JoinError 503 when `maxSpectators` watch already. `joinSource` and `reads`: where its
-   * HTTP join came from and what its client reads, as for a player (Session).
+   * HTTP join came from and what its client reads, as for a player (Session); `followEntityId`, an entity
+   * its camera follows from the start (0: none; one the world does not hold leaves the camera free).
    */
-  join(at: { x: number; y: number } | null, joinSource: string | null = null, reads = 0): Session {
+  join(at: { x: number; y: number } | null, joinSource: string | null = null, reads = 0, followEntityId = 0): Session {
     const { world, log } = this.ports;
     if (this.sessions.size >= this.options.maxSpectators) {
       this.stats.refusedFull++;
@@ -131,7 +132,10 @@ export class SpectatorRoom {
     session.joinSource = joinSource;
     session.reads = reads;
     const moves = new TokenBucket(CAMERA_MOVES_PER_SECOND, CAMERA_MOVES_PER_SECOND * 2, performance.now());
-    this.cameras.set(session, { camera: new Camera(session.entity), moves });
+    const camera = new Camera(session.entity);
+    // A page coming back (a replay's world made again) asks to follow whom it followed: its first view is there.
+    if (followEntityId !== 0) camera.aim({ ...spot, followEntityId }, this.ports.entities, world);
+    this.cameras.set(session, { camera, moves });
     this.stats.joined++;
     log.info("spectator joined", { x: session.entity.x, y: session.entity.y, spectators: this.sessions.size });
     return session;
