@@ -13,7 +13,8 @@ import { CUT_AFTER_S, CUT_BEFORE_S, CutRequestError, cutFile, cutWindow, summari
 import { type ByteSource, fileSource } from "../server/recording/format.js";
 import { replayRecording } from "../server/replay-world.js";
 import { Logger } from "../server/ops/log.js";
-import { MAX_SPEED, MIN_SPEED, ReplayPlayer } from "../server/replay-viewer/replay-player.js";
+import { ReplayPlayer } from "../server/replay-viewer/replay-player.js";
+import { MAX_REPLAY_SPEED, MIN_REPLAY_SPEED } from "../replay-control.js";
 import { serveReplay } from "../server/replay-viewer/viewer-server.js";
 import { DEFAULT_CLIENT_DIR } from "../server/server.js";
 
@@ -39,7 +40,7 @@ cut     writes the minutes around a moment as a recording of its own (a bug repo
 watch   plays the recording in a browser through the game's own client: it makes the world again as
         verify does and runs it at real time × the speed (checking every tick's digest: a divergence
         is printed and shown), and serves the viewer at the URL it prints. Play, pause, speed
-        (${MIN_SPEED}–${MAX_SPEED}×), seek (forwards runs the ticks fast; backwards makes the world again from the
+        (${MIN_REPLAY_SPEED}–${MAX_REPLAY_SPEED}×), seek (forwards runs the ticks fast; backwards makes the world again from the
         snapshot), follow a player or move a free camera. Ctrl-C stops it.
           --map PATH    as for verify
           --host H      the address to serve on (default 127.0.0.1: this machine only)
@@ -176,8 +177,10 @@ async function watch(
   if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
   const speedText = typeof values.speed === "string" ? values.speed : "1";
   const speed = Number(speedText);
-  if (!/^\d+(\.\d+)?$/.test(speedText) || speed < MIN_SPEED || speed > MAX_SPEED) {
-    throw new UsageError(`--speed must be a number from ${MIN_SPEED} to ${MAX_SPEED}, got "${speedText}"`);
+  if (!/^\d+(\.\d+)?$/.test(speedText) || speed < MIN_REPLAY_SPEED || speed > MAX_REPLAY_SPEED) {
+    throw new UsageError(
+      `--speed must be a number from ${MIN_REPLAY_SPEED} to ${MAX_REPLAY_SPEED}, got "${speedText}"`,
+    );
   }
   const window = summary.header.window;
   const lastTick = window === undefined ? summary.lastTick : Math.min(summary.lastTick, window.toTick);

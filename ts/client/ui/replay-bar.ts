@@ -2,10 +2,7 @@
 // speed, a seek slider with the time, and the players of the recording to follow. It shows a ReplayState
 // (core/replay-api.ts) and reports what the viewer asks for; it sends nothing itself. Space plays or
 // pauses; the slider seeks where it is let go.
-import type { ReplayState } from "../core/replay-api.js";
-
-/** The speeds offered (× real time): the server takes 0.25 to 8. */
-export const REPLAY_SPEEDS = [0.25, 0.5, 1, 2, 4, 8] as const;
+import { REPLAY_SPEEDS, type ReplayState } from "../../replay-control.js";
 
 /** What the bar asks of the page. */
 export interface ReplayBarActions {

@@ -7,10 +7,8 @@
 import { setImmediate as yieldToIo } from "node:timers/promises";
 import { performance } from "node:perf_hooks";
 import { type Divergence, ReplayRun, type ReplayOpenOptions } from "../replay-world.js";
+import { MAX_REPLAY_SPEED, MIN_REPLAY_SPEED, type ReplayState } from "../../replay-control.js";
 
-/** The speeds a viewer may choose between (× real time). */
-export const MIN_SPEED = 0.25;
-export const MAX_SPEED = 8;
 /** How often a paused replay shows its tick to viewers who have not seen it (a new one, a rejoined page). */
 const STILL_SHOW_MS = 200;
 /** A seek gives the event loop a turn (the viewers' requests, their datagrams) after this many ticks. */
@@ -21,33 +19,6 @@ export type ReplayedWorld = ReplayRun["game"];
 
 /** A seek the player cannot make: outside the recording's span, or not a tick. */
 export class SeekError extends Error {}
-
-/** What a viewer reads of the replay (GET /api/replay). */
-export interface ReplayState {
-  readonly tickHz: number;
-  /** The span: the first tick the recording has and its last (a cut's: its window's end). */
-  readonly firstTick: number;
-  readonly lastTick: number;
-  /** The tick the world stands at (firstTick − 1 before the first has run). */
-  readonly tick: number;
-  readonly playing: boolean;
-  readonly speed: number;
-  /** Bumped each time the world is made again (a seek backwards): viewers join the new one. */
-  readonly epoch: number;
-  /** The seek under way: from which tick, to which, and where it is now. */
-  readonly seeking: { readonly fromTick: number; readonly toTick: number; readonly atTick: number } | null;
-  /** The replay left the recording (a digest, a checkpoint or the tape differs), or null: exact so far. */
-  readonly divergence: Divergence | null;
-  /** The replay is at the recording's end (or stopped at a divergence it cannot go on from). */
-  readonly ended: boolean;
-  /** The players in the world at this tick, to follow. */
-  readonly players: readonly {
-    readonly entityId: number;
-    readonly nick: string;
-    readonly x: number;
-    readonly y: number;
-  }[];
-}
 
 export interface ReplayPlayerOptions extends ReplayOpenOptions {
   /** The recording's last tick (cut.ts summarize): the span a seek may go to. */
@@ -137,10 +108,10 @@ export class ReplayPlayer {
     this.playingValue = false;
   }
 
-  /** Plays at `speed` × real time (MIN_SPEED … MAX_SPEED). */
+  /** Plays at `speed` × real time (MIN_REPLAY_SPEED … MAX_REPLAY_SPEED). */
   setSpeed(speed: number): void {
-    if (!Number.isFinite(speed) || speed < MIN_SPEED || speed > MAX_SPEED) {
-      throw new SeekError(`the speed must be between ${MIN_SPEED} and ${MAX_SPEED}, got ${speed}`);
+    if (!Number.isFinite(speed) || speed < MIN_REPLAY_SPEED || speed > MAX_REPLAY_SPEED) {
+      throw new SeekError(`the speed must be between ${MIN_REPLAY_SPEED} and ${MAX_REPLAY_SPEED}, got ${speed}`);
     }
     this.speedValue = speed;
     this.reanchor();

@@ -4,10 +4,8 @@
 // Plain HTTP, not datagrams: a control is a rare request a person makes, and every viewer of the one
 // replay sees the same world, so the controls are the replay's, not a session's.
 import { HttpError, type HttpApi } from "../http/http-api.js";
-import type { ReplayPlayer } from "./replay-player.js";
-import { SeekError } from "./replay-player.js";
-
-export const REPLAY_PATH = "/api/replay";
+import { REPLAY_PATH } from "../../replay-control.js";
+import { type ReplayPlayer, SeekError } from "./replay-player.js";
 
 export function installReplayRoutes(http: HttpApi, player: ReplayPlayer): void {
   const answer = () => ({
