@@ -108,6 +108,25 @@ describe("the sound cues", () => {
     expect(played).toEqual(["footstep", "footstep"]);
   });
 
+  it("a spectator's listener: the followed one's steps are heard, a free camera's pans are not", () => {
+    const { client, state } = fakeClientParts();
+    const { played, player } = recorder();
+    let followed: { x: number; y: number } | null = { x: 3, y: 3 };
+    const camera = { x: 20, y: 20 };
+    const cues = new SoundCues(client, player, { walker: () => followed, ear: () => camera });
+    cues.update();
+    followed = { x: 4, y: 3 };
+    cues.update();
+    state.predicted = { x: 6, y: 5 }; // a spectator has no predicted tile: it is not listened to
+    cues.update();
+    expect(played).toEqual(["footstep"]);
+    followed = null; // the camera let go, and pans
+    camera.x = 21;
+    cues.update();
+    cues.update();
+    expect(played).toEqual(["footstep"]);
+  });
+
   it("chat: pings for another player's line, not for ours or the system's", () => {
     const { client, say } = fakeClientParts();
     const { played, player } = recorder();

@@ -11,6 +11,7 @@ import { CanvasView } from "./browser/canvas-view.js";
 import { PlaySession } from "./browser/play-session.js";
 import { markPlay } from "./browser/timing-marks.js";
 import { SpectateSession } from "./browser/spectate-session.js";
+import { ReplayWatch } from "./browser/replay-watch.js";
 import { type ClientResources, loadResources } from "./browser/resources.js";
 import {
   CameraFeed,
@@ -21,6 +22,7 @@ import {
   GameClient,
   type GuestConnection,
   type MakeTransport,
+  type SpectateRequest,
 } from "./core/index.js";
 import { type Atlas, installTileLooks, uploadAtlas } from "./render/atlas.js";
 import { FrameRenderer } from "./render/frame.js";
@@ -62,6 +64,9 @@ function element<T extends HTMLElement>(id: string): T {
   return found as T;
 }
 
+/** A replay's page drops its link only after an hour of silence: a paused replay sends no frames. */
+const REPLAY_DISCONNECT_AFTER_MS = 3_600_000;
+
 const query = new URLSearchParams(location.search);
 const serverUrl = location.origin;
 const status = new StatusLine(element("status"));
@@ -84,10 +89,14 @@ if (query.get("debug") === "1") {
 }
 let session: PlaySession | null = null;
 // ?spectate: the spectator's card, and a SpectateSession instead of a PlaySession.
-const spectating = query.has("spectate");
+// ?replay (served by `replay watch`): a spectator of the replayed world at once, with the replay bar.
+const replaying = query.has("replay");
+const spectating = query.has("spectate") || replaying;
 const spectateCard = element<HTMLFormElement>("spectate");
 let watching: SpectateSession | null = null;
-if (spectating) {
+if (replaying) {
+  join.hide();
+} else if (spectating) {
   join.hide();
   spectateCard.hidden = false;
   spectateCard.addEventListener("submit", (event) => {
@@ -115,7 +124,8 @@ loadResources().then(
     view.present();
     join.setReady(true);
     element<HTMLButtonElement>("watch").disabled = false;
-    status.set(spectating ? "Press Watch to see the world." : "Choose a name and press Play, or log in.");
+    if (replaying) void spectate("");
+    else status.set(spectating ? "Press Watch to see the world." : "Choose a name and press Play, or log in.");
   },
   (error: unknown) => {
     const message = `The game could not load: ${error instanceof Error ? error.message : String(error)}`;
@@ -166,11 +176,27 @@ async function spectate(adminToken: string): Promise<void> {
   const { resources, renderer, view } = loaded;
   const button = element<HTMLButtonElement>("watch");
   const error = element("spectate-error");
+  // The sound opens on a user gesture: the Watch button's, or (a replay's page opens by itself) the first click or key.
+  if (replaying) {
+    for (const type of ["pointerdown", "keydown"]) window.addEventListener(type, () => sounds.start(), { once: true });
+  } else {
+    sounds.start();
+  }
   button.disabled = true;
   error.textContent = "";
   status.set("Opening the view…", "busy");
   try {
-    const connection = await connectSpectator(serverUrl, adminToken === "" ? {} : { adminToken }, (joined) =>
+    // Read again at each rejoin (a lost link, a replay's world made again): the camera comes back where it was.
+    const request: SpectateRequest = {
+      ...(adminToken === "" ? {} : { adminToken }),
+      get at() {
+        return watching?.cameraTile;
+      },
+      get follow() {
+        return watching?.following || undefined;
+      },
+    };
+    const connection = await connectSpectator(serverUrl, request, (joined) =>
       connectBest(serverUrl, joined.token, connectOptionsFromQuery(location.search)),
     );
     await installWorld(connection.world);
@@ -180,6 +206,8 @@ async function spectate(adminToken: string): Promise<void> {
       session: connection.session,
       world: connection.world,
       reconnect: connection.reconnect,
+      // A paused replay sends no frames for as long as it stays paused: only a closed link is a loss.
+      ...(replaying ? { options: { disconnectAfterMs: REPLAY_DISCONNECT_AFTER_MS } } : {}),
     });
     window.addEventListener("pagehide", () => client.close(), { once: true });
     spectateCard.hidden = true;
@@ -192,6 +220,16 @@ async function spectate(adminToken: string): Promise<void> {
       debug,
       status,
     });
+    if (replaying) {
+      new ReplayWatch({ baseUrl: serverUrl, client, session: watching, bar: element("replay"), status });
+    }
+    // What a player there would hear: the followed one's steps, the doors around the camera.
+    const cues = new SoundCues(client, sounds, watching.listener);
+    const listen = () => {
+      cues.update();
+      requestAnimationFrame(listen);
+    };
+    requestAnimationFrame(listen);
   } catch (failure) {
     const explanation = explainJoinError(failure, serverUrl);
     error.textContent = explanation;

@@ -872,6 +872,16 @@ export class Game {
     }
   }
 
+  /**
+   * Between ticks, the spectators not yet sent this tick are sent the world as it stands: a paused replay
+   * shows where it stands to a viewer who joins or whose phase it missed (replay-viewer/). No player's
+   * broadcast, no state of the world, is touched.
+   */
+  showSpectatorsStill(): void {
+    this.broadcaster.beginRound();
+    this.spectators.showStill(this.tick, this.broadcaster);
+  }
+
   /** Everyone shown the world: the players, then the spectators (spectators/). */
   *watchers(): IterableIterator<Session> {
     yield* this.sessions.values();
@@ -882,8 +892,13 @@ export class Game {
    * Starts a spectator (spectators/) whose camera looks at `at` (the map's first spawn when null), joined
    * from `joinSource` with a client that reads `reads`; throws JoinError when refused. Not recorded.
    */
-  spectate(at: { x: number; y: number } | null, joinSource: string | null = null, reads = 0): Session {
-    return this.spectators.join(at, joinSource, reads);
+  spectate(
+    at: { x: number; y: number } | null,
+    joinSource: string | null = null,
+    reads = 0,
+    followEntityId = 0,
+  ): Session {
+    return this.spectators.join(at, joinSource, reads, followEntityId);
   }
 
   /** The world's digest as of now (recording/world-digest.ts): what a recording checks a replay against each tick. */

@@ -148,272 +148,376 @@ export function openRecording(file: string): {
 }
 
 export async function replayRecording(options: ReplayOptions): Promise<ReplayResult> {
-  const startMs = performance.now();
-  const log = options.log ?? new Logger("warn");
-  const { header, source, blocksAt } = openRecording(options.file);
+  const run = await ReplayRun.open(options);
   try {
-    return await replayFrom(options, header, source, blocksAt, startMs, log);
+    const progressEvery = options.progressEveryTicks ?? 24 * 60;
+    while (await run.advance()) {
+      if (run.ticks % progressEvery === 0) options.onProgress?.(run.lastTick, null);
+      options.onTick?.(run.game);
+    }
   } finally {
-    source.close();
+    run.close();
   }
+  return run.result();
 }
 
-async function replayFrom(
-  options: ReplayOptions,
-  header: RecordingHeader,
-  bytes: ByteSource,
-  blocksAt: number,
-  startMs: number,
-  log: Logger,
-): Promise<ReplayResult> {
-  const buildNotes = compareBuilds(header.build);
-  // A cut (cut.ts) replays to the end of its window.
-  const untilTick = options.untilTick ?? header.window?.toTick;
+/** What a replay is made from: the file, the map when it moved, where it stops, and the log. */
+export type ReplayOpenOptions = Pick<ReplayOptions, "file" | "mapPath" | "untilTick" | "log">;
 
-  // The map: the one recorded, unchanged.
-  const mapPath = options.mapPath ?? header.map.path;
-  let composed: ReturnType<typeof readWorld>;
-  try {
-    composed = readWorld(mapPath);
-  } catch (error) {
-    throw new RecordingError(`the recording's map ${mapPath} cannot be read: ${(error as Error).message}`, "missing");
-  }
-  const fingerprint = mapFingerprint(composed.files);
-  if (fingerprint !== header.map.sha256) {
-    throw new RecordingError(
-      `the map ${mapPath} is not the one recorded (its files changed since, or it is another map): ` +
-        `recorded ${header.map.sha256.slice(0, 12)}, found ${fingerprint.slice(0, 12)}`,
-      "mismatch",
-    );
-  }
+/**
+ * One replay of a recording, a tick at a time: `verify` runs it through as fast as it goes, `watch`
+ * (replay-viewer/) at the pace a viewer asks. Made again from the snapshot for a seek backwards.
+ */
+export class ReplayRun {
+  lastTick = 0;
+  ticks = 0;
+  checkpoints = 0;
+  inputs = 0;
+  ended: string | null = null;
+  private divergenceFound: { tick: number; what: string[] } | null = null;
+  private details: string[] = [];
+  private checkpointTick: number | null = null;
+  private done = false;
+  private closed = false;
 
-  const reader = new BlockReader(bytes, blocksAt);
-  const blocks = reader.blocks();
-  let records: Generator<RawRecord> | null = null;
-  let peers: Peer[] = [];
-  const next = (): RawRecord | null => {
-    for (;;) {
-      if (records !== null) {
-        const record = records.next();
-        if (!record.done) return record.value;
-      }
-      const block = blocks.next();
-      if (block.done) return null;
-      // Links are named per block (recorder.ts): a new block names them again.
-      peers = [];
-      records = recordsOf(block.value);
+  private constructor(
+    readonly header: RecordingHeader,
+    readonly game: Game,
+    private readonly source: ByteSource & { close(): void },
+    private readonly reader: BlockReader,
+    private readonly next: () => RawRecord | null,
+    private readonly peerAt: (index: number) => Peer | undefined,
+    private readonly namePeer: (index: number, peer: Peer) => void,
+    private readonly buildNotes: string[],
+    private readonly untilTick: number | undefined,
+    private readonly startMs: number,
+  ) {}
+
+  /**
+   * Opens the recording, checks its map, and makes the world from its snapshot; throws RecordingError
+   * for a file that is not a whole recording (what is wrong named).
+   */
+  static async open(options: ReplayOpenOptions): Promise<ReplayRun> {
+    const startMs = performance.now();
+    const { header, source, blocksAt } = openRecording(options.file);
+    try {
+      return await ReplayRun.make(options, header, source, blocksAt, startMs);
+    } catch (error) {
+      source.close();
+      throw error;
     }
-  };
-
-  // The snapshot: the database, then the content scripts, before anything else.
-  const snapshotParts: Uint8Array[] = [];
-  let snapshotBytes = -1;
-  const content: { name: string; path: string; source: string }[] = [];
-  let record = next();
-  while (record !== null && record.type === RECORD.snapshotDb) {
-    snapshotBytes = record.payload.varint();
-    snapshotParts.push(record.payload.blob());
-    record = next();
-  }
-  if (snapshotBytes < 0) {
-    throw new RecordingError(
-      reader.truncated !== null
-        ? `the recording ends before its snapshot is whole (${reader.truncated})`
-        : "the recording's snapshot is missing: it does not begin with the world's database",
-      reader.truncated !== null ? "truncated" : "missing",
-    );
-  }
-  const snapshot = Buffer.concat(snapshotParts);
-  if (snapshot.length !== snapshotBytes) {
-    throw new RecordingError(`the recording's snapshot is ${snapshot.length} of its ${snapshotBytes} bytes`, "corrupt");
-  }
-  while (record !== null && record.type === RECORD.contentFile) {
-    const name = record.payload.text();
-    content.push({ name, path: name, source: record.payload.text() });
-    record = next();
   }
 
-  const tape = new ReplayTape(next);
-  let database;
-  try {
-    database = openGameDatabaseFromSnapshot(snapshot);
-  } catch (error) {
-    throw new RecordingError(`the recording's snapshot is not a database: ${(error as Error).message}`, "corrupt");
-  }
-  const core = await loadCore();
-  const runtime = content.length > 0 ? await LuaRuntime.load() : null;
-  const game = new Game(
-    core,
-    composed.map,
-    {
-      ...(header.options as object),
-      database,
-      tape,
-      content: runtime === null ? undefined : { runtime, files: content },
-    },
-    log,
-  );
+  private static async make(
+    options: ReplayOpenOptions,
+    header: RecordingHeader,
+    source: ByteSource & { close(): void },
+    blocksAt: number,
+    startMs: number,
+  ): Promise<ReplayRun> {
+    const log = options.log ?? new Logger("warn");
+    const buildNotes = compareBuilds(header.build);
+    // A cut (cut.ts) replays to the end of its window.
+    const untilTick = options.untilTick ?? header.window?.toTick;
 
-  let lastTick = 0;
-  let ticks = 0;
-  let checkpoints = 0;
-  let inputs = 0;
-  let ended: string | null = null;
-  let divergence: { tick: number; what: string[] } | null = null;
-  let details: string[] = [];
-  let checkpointTick: number | null = null;
-  const progressEvery = options.progressEveryTicks ?? 24 * 60;
-  const sessionOf = (entityId: number) => game.sessions.byEntityId(entityId);
-
-  try {
-    for (; record !== null; record = next()) {
-      const payload = record.payload;
-      switch (record.type) {
-        case RECORD.peer: {
-          const index = payload.varint();
-          const key = payload.text();
-          const address = payload.text();
-          peers[index] = replayPeer(key, address, TRANSPORTS[payload.u8()] ?? "udp");
-          break;
-        }
-        case RECORD.datagram: {
-          inputs++;
-          const peer = peers[payload.varint()];
-          if (peer === undefined) throw new RecordingError("a datagram names a link its block never named", "corrupt");
-          const nowMs = payload.f64();
-          game.handler.handle(payload.blob(), peer, nowMs);
-          break;
-        }
-        case RECORD.linkClosed:
-          inputs++;
-          game.linkClosed(payload.text());
-          break;
-        case RECORD.joinGuest: {
-          inputs++;
-          const nick = payload.text();
-          const appearance = payload.svarint();
-          refusedIsOff(() => game.join(nick, appearance < 0 ? null : appearance), `${nick}'s join`);
-          break;
-        }
-        case RECORD.joinAccount: {
-          inputs++;
-          const { account, saved } = JSON.parse(payload.text()) as { account: AccountEntry; saved: CharacterState };
-          refusedIsOff(() => game.startAccountSession(account, saved), `${account.nick}'s login`);
-          break;
-        }
-        case RECORD.sessionSource: {
-          const session = sessionOf(payload.varint());
-          const joinSource = payload.text();
-          const reads = payload.varint();
-          if (session === undefined) throw new OffTheRecord("the recording names a session the replay does not have");
-          game.admitted(session, joinSource, reads);
-          break;
-        }
-        case RECORD.leave: {
-          inputs++;
-          const session = sessionOf(payload.varint());
-          const reason = payload.text();
-          if (session !== undefined) game.leave(session, reason);
-          break;
-        }
-        case RECORD.scriptReload: {
-          inputs++;
-          const name = payload.text();
-          const removed = payload.u8() === 1;
-          const source = payload.text();
-          game.reloadScript(name, removed ? null : source);
-          break;
-        }
-        case RECORD.setTile:
-          inputs++;
-          game.setTile(payload.svarint(), payload.svarint(), payload.varint());
-          break;
-        case RECORD.admin: {
-          inputs++;
-          const input = JSON.parse(payload.text()) as AdminInput;
-          replayAdmin(game, input);
-          break;
-        }
-        case RECORD.tickStart: {
-          const tick = payload.varint();
-          if (tick !== game.tick + 1)
-            throw new OffTheRecord(`the recording's tick ${tick} follows the replay's ${game.tick}`);
-          if (untilTick !== undefined && tick > untilTick) return finish();
-          // Levels the generator finished by this tick are on the tape: the replay's must be ready too.
-          await game.levels.generated();
-          game.step();
-          break;
-        }
-        case RECORD.checkpoint: {
-          const tick = payload.varint();
-          const recorded = decodeCheckpoint(payload.blob());
-          checkpoints++;
-          const differences = describeDifferences(recorded, decodeCheckpoint(game.checkpoint()));
-          if (differences.length > 0) {
-            // The first checkpoint after a divergence names it; one that differs with every digest equal
-            // (the items' census: bags and chests are not in the digest) is the divergence itself.
-            details = differences;
-            checkpointTick = tick;
-            divergence ??= { tick, what: ["the checkpoint (entities or the items' census)"] };
-            return finish();
-          }
-          break;
-        }
-        case RECORD.tickEnd: {
-          const tick = payload.varint();
-          const digest = game.digest();
-          const differing: string[] = [];
-          for (let part = 0; part < digest.length; part++) {
-            if (payload.u32() !== digest[part]) differing.push(DIGEST_PART_NAMES[part]);
-          }
-          lastTick = tick;
-          ticks++;
-          if (differing.length > 0 && divergence === null) divergence = { tick, what: differing };
-          if (ticks % progressEvery === 0) options.onProgress?.(tick, null);
-          options.onTick?.(game);
-          break;
-        }
-        case RECORD.end:
-          ended = payload.text();
-          break;
-        case RECORD.clockMark:
-          // For people finding a moment (replay cut); the world never read it.
-          break;
-        case RECORD.time:
-        case RECORD.wallTime:
-        case RECORD.sample:
-        case RECORD.identity:
-          throw new OffTheRecord(
-            `the recording read ${RECORD_NAMES.get(record.type)} where the replay read nothing (between inputs, at tick ${game.tick})`,
-          );
-        default:
-          // A record type this build does not know: skipped (its length says where the next begins).
-          break;
-      }
+    // The map: the one recorded, unchanged.
+    const mapPath = options.mapPath ?? header.map.path;
+    let composed: ReturnType<typeof readWorld>;
+    try {
+      composed = readWorld(mapPath);
+    } catch (error) {
+      throw new RecordingError(`the recording's map ${mapPath} cannot be read: ${(error as Error).message}`, "missing");
     }
-  } catch (error) {
-    if (!(error instanceof OffTheRecord)) throw error;
-    divergence ??= { tick: game.tick, what: [error.message] };
-    if (!divergence.what.includes(error.message)) divergence.what.push(error.message);
-  } finally {
-    game.shutdown();
-  }
-  return finish();
+    const fingerprint = mapFingerprint(composed.files);
+    if (fingerprint !== header.map.sha256) {
+      throw new RecordingError(
+        `the map ${mapPath} is not the one recorded (its files changed since, or it is another map): ` +
+          `recorded ${header.map.sha256.slice(0, 12)}, found ${fingerprint.slice(0, 12)}`,
+        "mismatch",
+      );
+    }
 
-  function finish(): ReplayResult {
-    return {
-      header,
-      buildNotes,
-      firstTick: header.firstTick + 1,
-      lastTick,
-      ticks,
-      checkpoints,
-      inputs,
-      divergence: divergence === null ? null : { ...divergence, details, checkpointTick },
-      truncated: reader.truncated,
-      ended,
-      elapsedMs: performance.now() - startMs,
+    const reader = new BlockReader(source, blocksAt);
+    const blocks = reader.blocks();
+    let records: Generator<RawRecord> | null = null;
+    let peers: Peer[] = [];
+    const next = (): RawRecord | null => {
+      for (;;) {
+        if (records !== null) {
+          const record = records.next();
+          if (!record.done) return record.value;
+        }
+        const block = blocks.next();
+        if (block.done) return null;
+        // Links are named per block (recorder.ts): a new block names them again.
+        peers = [];
+        records = recordsOf(block.value);
+      }
     };
+
+    // The snapshot: the database, then the content scripts, before anything else.
+    const snapshotParts: Uint8Array[] = [];
+    let snapshotBytes = -1;
+    const content: { name: string; path: string; source: string }[] = [];
+    let record = next();
+    while (record !== null && record.type === RECORD.snapshotDb) {
+      snapshotBytes = record.payload.varint();
+      snapshotParts.push(record.payload.blob());
+      record = next();
+    }
+    if (snapshotBytes < 0) {
+      throw new RecordingError(
+        reader.truncated !== null
+          ? `the recording ends before its snapshot is whole (${reader.truncated})`
+          : "the recording's snapshot is missing: it does not begin with the world's database",
+        reader.truncated !== null ? "truncated" : "missing",
+      );
+    }
+    const snapshot = Buffer.concat(snapshotParts);
+    if (snapshot.length !== snapshotBytes) {
+      throw new RecordingError(
+        `the recording's snapshot is ${snapshot.length} of its ${snapshotBytes} bytes`,
+        "corrupt",
+      );
+    }
+    while (record !== null && record.type === RECORD.contentFile) {
+      const name = record.payload.text();
+      content.push({ name, path: name, source: record.payload.text() });
+      record = next();
+    }
+    // The first record after the snapshot is read again by the first advance().
+    let pending: RawRecord | null = record;
+    const nextAfterSnapshot = (): RawRecord | null => {
+      if (pending !== null) {
+        const first = pending;
+        pending = null;
+        return first;
+      }
+      return next();
+    };
+
+    const tape = new ReplayTape(nextAfterSnapshot);
+    let database;
+    try {
+      database = openGameDatabaseFromSnapshot(snapshot);
+    } catch (error) {
+      throw new RecordingError(`the recording's snapshot is not a database: ${(error as Error).message}`, "corrupt");
+    }
+    const core = await loadCore();
+    const runtime = content.length > 0 ? await LuaRuntime.load() : null;
+    const game = new Game(
+      core,
+      composed.map,
+      {
+        ...(header.options as object),
+        database,
+        tape,
+        content: runtime === null ? undefined : { runtime, files: content },
+      },
+      log,
+    );
+    return new ReplayRun(
+      header,
+      game,
+      source,
+      reader,
+      nextAfterSnapshot,
+      (index) => peers[index],
+      (index, peer) => (peers[index] = peer),
+      buildNotes,
+      untilTick,
+      startMs,
+    );
+  }
+
+  /** The first tick the recording has (the one after its snapshot). */
+  get firstTick(): number {
+    return this.header.firstTick + 1;
+  }
+
+  /** Whether the replay has ended (the recording, its window or a divergence that stops it). */
+  get finished(): boolean {
+    return this.done;
+  }
+
+  /** The first divergence so far, or null. */
+  get divergence(): Divergence | null {
+    const found = this.divergenceFound;
+    return found === null ? null : { ...found, details: this.details, checkpointTick: this.checkpointTick };
+  }
+
+  /**
+   * Feeds the recording's inputs through the next tick's end: true when a tick was replayed, false when
+   * the replay is over (the recording's end, its window's, a divergence it cannot go on from).
+   */
+  async advance(): Promise<boolean> {
+    if (this.done) return false;
+    const game = this.game;
+    const sessionOf = (entityId: number) => game.sessions.byEntityId(entityId);
+    try {
+      for (let record = this.next(); record !== null; record = this.next()) {
+        const payload = record.payload;
+        switch (record.type) {
+          case RECORD.peer: {
+            const index = payload.varint();
+            const key = payload.text();
+            const address = payload.text();
+            this.namePeer(index, replayPeer(key, address, TRANSPORTS[payload.u8()] ?? "udp"));
+            break;
+          }
+          case RECORD.datagram: {
+            this.inputs++;
+            const peer = this.peerAt(payload.varint());
+            if (peer === undefined)
+              throw new RecordingError("a datagram names a link its block never named", "corrupt");
+            const nowMs = payload.f64();
+            game.handler.handle(payload.blob(), peer, nowMs);
+            break;
+          }
+          case RECORD.linkClosed:
+            this.inputs++;
+            game.linkClosed(payload.text());
+            break;
+          case RECORD.joinGuest: {
+            this.inputs++;
+            const nick = payload.text();
+            const appearance = payload.svarint();
+            refusedIsOff(() => game.join(nick, appearance < 0 ? null : appearance), `${nick}'s join`);
+            break;
+          }
+          case RECORD.joinAccount: {
+            this.inputs++;
+            const { account, saved } = JSON.parse(payload.text()) as { account: AccountEntry; saved: CharacterState };
+            refusedIsOff(() => game.startAccountSession(account, saved), `${account.nick}'s login`);
+            break;
+          }
+          case RECORD.sessionSource: {
+            const session = sessionOf(payload.varint());
+            const joinSource = payload.text();
+            const reads = payload.varint();
+            if (session === undefined) throw new OffTheRecord("the recording names a session the replay does not have");
+            game.admitted(session, joinSource, reads);
+            break;
+          }
+          case RECORD.leave: {
+            this.inputs++;
+            const session = sessionOf(payload.varint());
+            const reason = payload.text();
+            if (session !== undefined) game.leave(session, reason);
+            break;
+          }
+          case RECORD.scriptReload: {
+            this.inputs++;
+            const name = payload.text();
+            const removed = payload.u8() === 1;
+            const source = payload.text();
+            game.reloadScript(name, removed ? null : source);
+            break;
+          }
+          case RECORD.setTile:
+            this.inputs++;
+            game.setTile(payload.svarint(), payload.svarint(), payload.varint());
+            break;
+          case RECORD.admin: {
+            this.inputs++;
+            const input = JSON.parse(payload.text()) as AdminInput;
+            replayAdmin(game, input);
+            break;
+          }
+          case RECORD.tickStart: {
+            const tick = payload.varint();
+            if (tick !== game.tick + 1)
+              throw new OffTheRecord(`the recording's tick ${tick} follows the replay's ${game.tick}`);
+            if (this.untilTick !== undefined && tick > this.untilTick) {
+              this.done = true;
+              return false;
+            }
+            // Levels the generator finished by this tick are on the tape: the replay's must be ready too.
+            await game.levels.generated();
+            game.step();
+            break;
+          }
+          case RECORD.checkpoint: {
+            const tick = payload.varint();
+            const recorded = decodeCheckpoint(payload.blob());
+            this.checkpoints++;
+            const differences = describeDifferences(recorded, decodeCheckpoint(game.checkpoint()));
+            if (differences.length > 0) {
+              // The first checkpoint after a divergence names it; one that differs with every digest equal
+              // (the items' census: bags and chests are not in the digest) is the divergence itself.
+              this.details = differences;
+              this.checkpointTick = tick;
+              this.divergenceFound ??= { tick, what: ["the checkpoint (entities or the items' census)"] };
+              this.done = true;
+              return false;
+            }
+            break;
+          }
+          case RECORD.tickEnd: {
+            const tick = payload.varint();
+            const digest = game.digest();
+            const differing: string[] = [];
+            for (let part = 0; part < digest.length; part++) {
+              if (payload.u32() !== digest[part]) differing.push(DIGEST_PART_NAMES[part]);
+            }
+            this.lastTick = tick;
+            this.ticks++;
+            if (differing.length > 0 && this.divergenceFound === null) this.divergenceFound = { tick, what: differing };
+            return true;
+          }
+          case RECORD.end:
+            this.ended = payload.text();
+            break;
+          case RECORD.clockMark:
+            // For people finding a moment (replay cut); the world never read it.
+            break;
+          case RECORD.time:
+          case RECORD.wallTime:
+          case RECORD.sample:
+          case RECORD.identity:
+            throw new OffTheRecord(
+              `the recording read ${RECORD_NAMES.get(record.type)} where the replay read nothing (between inputs, at tick ${game.tick})`,
+            );
+          default:
+            // A record type this build does not know: skipped (its length says where the next begins).
+            break;
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof OffTheRecord)) throw error;
+      const found = (this.divergenceFound ??= { tick: game.tick, what: [error.message] });
+      if (!found.what.includes(error.message)) found.what.push(error.message);
+    }
+    this.done = true;
+    return false;
+  }
+
+  /** What the replay found, as of now. */
+  result(): ReplayResult {
+    return {
+      header: this.header,
+      buildNotes: this.buildNotes,
+      firstTick: this.firstTick,
+      lastTick: this.lastTick,
+      ticks: this.ticks,
+      checkpoints: this.checkpoints,
+      inputs: this.inputs,
+      divergence: this.divergence,
+      truncated: this.reader.truncated,
+      ended: this.ended,
+      elapsedMs: performance.now() - this.startMs,
+    };
+  }
+
+  /** Ends the world (its generator, its scripts, its database) and closes the file. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.game.shutdown();
+    } finally {
+      this.source.close();
+    }
   }
 }
 

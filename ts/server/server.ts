@@ -246,13 +246,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     netsim?.close();
   };
   try {
-    await new Promise<void>((resolve, reject) => {
-      http.server.once("error", reject);
-      http.server.listen(options.httpPort, options.host, () => {
-        http.server.off("error", reject);
-        resolve();
-      });
-    });
+    await http.listen(options.httpPort, options.host);
   } catch (error) {
     closeTransports();
     await udp.close();

@@ -3,6 +3,7 @@
 //   npm run -s replay -- info FILE         what a recording holds, without replaying it
 //   npm run -s replay -- cut FILE --at 21:03 --out bug.fcrec
 //                                          the minutes around a moment, as a recording of its own
+//   npm run -s replay -- watch FILE        plays a recording to a browser (the client's spectator page)
 // Exit status: 0 exact (verify) or done, 1 the replay diverged, 2 bad usage or a file that is not a
 // whole recording (said which: foreign, another format, corrupt, cut short, another map, no snapshot).
 import { existsSync } from "node:fs";
@@ -11,10 +12,19 @@ import { RecordingError } from "../server/recording/bytes.js";
 import { CUT_AFTER_S, CUT_BEFORE_S, CutRequestError, cutFile, cutWindow, summarize } from "../server/recording/cut.js";
 import { type ByteSource, fileSource } from "../server/recording/format.js";
 import { replayRecording } from "../server/replay-world.js";
+import { Logger } from "../server/ops/log.js";
+import { ReplayPlayer } from "../server/replay-viewer/replay-player.js";
+import { MAX_REPLAY_SPEED, MIN_REPLAY_SPEED } from "../replay-control.js";
+import { serveReplay } from "../server/replay-viewer/viewer-server.js";
+import { DEFAULT_CLIENT_DIR } from "../server/server.js";
+
+/** Where `watch` serves by default (the game's own server takes 8080). */
+const DEFAULT_WATCH_PORT = 8090;
 
 const USAGE = `Usage: replay verify FILE [--map PATH] [--until TICK]
        replay info FILE
        replay cut FILE (--at TIME | --at-tick N) [--before S] [--after S] --out OUT
+       replay watch FILE [--map PATH] [--host H] [--port N] [--speed X]
 
 verify  makes the world again from the recording's snapshot, feeds it every recorded input through the
         same code and wasm core, and checks the world's digest after every tick. On the first
@@ -27,6 +37,15 @@ cut     writes the minutes around a moment as a recording of its own (a bug repo
         (UTC, on the recording's days) or an ISO time, or --at-tick N; --before / --after seconds
         around it (default 120 / 60). The cut holds the run's snapshot and every block up to the
         window's end, so it replays alone; its header names the window.
+watch   plays the recording in a browser through the game's own client: it makes the world again as
+        verify does and runs it at real time × the speed (checking every tick's digest: a divergence
+        is printed and shown), and serves the viewer at the URL it prints. Play, pause, speed
+        (${MIN_REPLAY_SPEED}–${MAX_REPLAY_SPEED}×), seek (forwards runs the ticks fast; backwards makes the world again from the
+        snapshot), follow a player or move a free camera. Ctrl-C stops it.
+          --map PATH    as for verify
+          --host H      the address to serve on (default 127.0.0.1: this machine only)
+          --port N      the HTTP port (default 8090; 0: any free one); UDP takes any free port
+          --speed X     the speed to start at (default 1)
 
 Exit status: 0 done (verify: exact), 1 diverged, 2 bad usage or a file that is not a whole recording.
 `;
@@ -57,6 +76,9 @@ async function main(argv: string[]): Promise<number> {
         before: { type: "string" },
         after: { type: "string" },
         out: { type: "string" },
+        host: { type: "string" },
+        port: { type: "string" },
+        speed: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -71,14 +93,15 @@ async function main(argv: string[]): Promise<number> {
   }
   const [command, file, ...rest] = positionals;
   try {
-    if (command === undefined || !["verify", "info", "cut"].includes(command)) {
-      throw new UsageError(command === undefined ? "say verify, info or cut" : `unknown command "${command}"`);
+    if (command === undefined || !["verify", "info", "cut", "watch"].includes(command)) {
+      throw new UsageError(command === undefined ? "say verify, info, cut or watch" : `unknown command "${command}"`);
     }
     if (file === undefined) throw new UsageError(`${command} needs a recording FILE`);
     if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
     if (!existsSync(file)) throw new RecordingError(`no such recording: ${file}`, "missing");
     if (command === "verify") return await verify(file, values.map, values.until);
     const source = fileSource(file);
+    if (command === "watch") return await watch(file, source, values);
     try {
       if (command === "info") return info(file, source);
       return await cut(file, source, values);
@@ -134,6 +157,69 @@ async function verify(file: string, mapPath: string | undefined, until: string |
     for (const line of divergence.details) process.stdout.write(`  ${line}\n`);
   }
   return 1;
+}
+
+/** `replay watch`: serves the replayed world until Ctrl-C (or SIGTERM); bad files are refused before anything is served. */
+async function watch(
+  file: string,
+  source: ByteSource & { close(): void },
+  values: Record<string, string | boolean | undefined>,
+): Promise<number> {
+  let summary;
+  try {
+    // The whole file is read once first: a bad block is refused now, not minutes into the replay.
+    summary = summarize(source);
+  } finally {
+    source.close();
+  }
+  const host = typeof values.host === "string" ? values.host : "127.0.0.1";
+  const port = wholeNumber(values.port as string | undefined, "--port", DEFAULT_WATCH_PORT);
+  if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
+  const speedText = typeof values.speed === "string" ? values.speed : "1";
+  const speed = Number(speedText);
+  if (!/^\d+(\.\d+)?$/.test(speedText) || speed < MIN_REPLAY_SPEED || speed > MAX_REPLAY_SPEED) {
+    throw new UsageError(
+      `--speed must be a number from ${MIN_REPLAY_SPEED} to ${MAX_REPLAY_SPEED}, got "${speedText}"`,
+    );
+  }
+  const window = summary.header.window;
+  const lastTick = window === undefined ? summary.lastTick : Math.min(summary.lastTick, window.toTick);
+  const log = new Logger("warn");
+  const player = await ReplayPlayer.open({
+    file,
+    mapPath: values.map as string | undefined,
+    lastTick,
+    log,
+    onDivergence: (divergence) =>
+      process.stdout.write(
+        `DIVERGED at tick ${divergence.tick}: ${divergence.what.join("; ")}` +
+          `${divergence.details.map((line) => `\n  ${line}`).join("")}\n`,
+      ),
+    onFailure: (error) => process.stderr.write(`replay: the replay stopped: ${error.message}\n`),
+  });
+  let server;
+  try {
+    server = await serveReplay(player, { host, httpPort: port, udpPort: 0, clientDir: DEFAULT_CLIENT_DIR, log });
+  } catch (error) {
+    await player.close();
+    throw error;
+  }
+  player.setSpeed(speed);
+  const tickHz = player.tickHz;
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  process.stdout.write(
+    `watching ${file}: ticks ${player.firstTick}–${lastTick} (${((lastTick - player.firstTick + 1) / tickHz).toFixed(1)} s at ${tickHz} Hz)\n` +
+      `open http://${urlHost}:${server.httpPort}/?replay (paused at the start; press play there)\n`,
+  );
+  // A cut opens at its window (the minutes a bug report is about).
+  if (window !== undefined && window.fromTick > player.firstTick) await player.seekTo(window.fromTick - 1);
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  await server.close();
+  await player.close();
+  return 0;
 }
 
 function info(file: string, source: ByteSource): number {

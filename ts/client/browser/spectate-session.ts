@@ -28,6 +28,7 @@ import { weatherCode, weatherFrameAt } from "../render/weather.js";
 import { ambientLevel, clockText, partOfDay } from "../../world-time.js";
 import { foldForFont } from "../ui/chat-log.js";
 import { CombatEffects, floaterRisePx } from "../ui/combat-effects.js";
+import type { CueListener } from "../ui/sound-cues.js";
 import { connectionStatus, type StatusLevel } from "../ui/connection-status.js";
 import { creatureLines } from "../ui/creature-list.js";
 import type { DebugOverlay } from "../ui/debug-overlay.js";
@@ -38,6 +39,8 @@ import type { CanvasView } from "./canvas-view.js";
 
 /** How fast the keys pan the free camera, in tiles a second. */
 export const PAN_TILES_PER_SECOND = 12;
+/** A followed entity out of view this long (while updates come) is let go: the camera stands free. */
+const FOLLOW_GRACE_MS = 1500;
 /** A press that moves less than this many framebuffer pixels before it is let go is a click, not a drag. */
 const CLICK_SLOP_PX = 3;
 /** When the page is hidden, animation frames stop; the client must still be driven (keep-alives, acks). */
@@ -94,6 +97,9 @@ export class SpectateSession {
   private readonly detach: (() => void)[] = [];
   /** What the canvas last said of the camera (data-camera, data-following), written on change only. */
   private shown = "";
+  private heldStill = false;
+  /** When the followed entity was last in view (or the follow began). */
+  private followSeenMs = 0;
 
   constructor(private readonly parts: SpectateParts) {
     const client = (this.client = parts.client);
@@ -123,13 +129,50 @@ export class SpectateSession {
     this.client.close();
   }
 
-  /** Follows entity `entityId` (it must be in view); the server keeps the camera on it from now on. */
-  follow(entityId: number): void {
-    const entity = this.client.entities.get(entityId);
+  /**
+   * Follows entity `entityId`, in view or standing at `at` (a replay's list of players names where each
+   * is); the server keeps the camera on it from now on.
+   */
+  follow(entityId: number, at?: { x: number; y: number }): void {
+    const entity = this.client.entities.get(entityId) ?? at;
     if (entity === undefined) return;
     this.followId = entityId;
-    this.followCamera.snapTo(this.camera);
+    this.followSeenMs = performance.now();
+    if (this.client.entities.has(entityId)) {
+      this.followCamera.snapTo(this.camera);
+    } else {
+      // Far away: the camera jumps there (the entity comes into view with the next update).
+      this.camera = { x: entity.x * TILE_SIZE_PX, y: entity.y * TILE_SIZE_PX };
+      this.followCamera.snapTo(this.camera);
+    }
     this.parts.feed.follow(entityId, entity.x, entity.y);
+  }
+
+  /** Where a spectator's sounds are heard from (ui/sound-cues.ts): the followed entity's steps, the camera's doors. */
+  readonly listener: CueListener = {
+    walker: () => {
+      const followed = this.followId === 0 ? undefined : this.client.entities.get(this.followId);
+      return followed === undefined ? null : { x: followed.x, y: followed.y };
+    },
+    ear: () => this.cameraTile,
+  };
+
+  /** The tile the camera looks at. */
+  get cameraTile(): { x: number; y: number } {
+    return { x: Math.round(this.camera.x / TILE_SIZE_PX), y: Math.round(this.camera.y / TILE_SIZE_PX) };
+  }
+
+  /** The entity the camera follows, or 0 while it is free. */
+  get following(): number {
+    return this.followId;
+  }
+
+  /**
+   * Whether the world is held still on purpose (a replay paused or seeking): the silence is no outage,
+   * and the status line does not count down to a reconnect.
+   */
+  set worldHeld(held: boolean) {
+    this.heldStill = held;
   }
 
   /** Lets the followed entity go: the camera stays where it is, free. */
@@ -212,7 +255,8 @@ export class SpectateSession {
     this.lastUpdateMs = nowMs;
     client.update(nowMs);
     this.parts.feed.update(nowMs);
-    const status = connectionStatus(client.state, client.transportName, "a spectator", client.outage(nowMs), true);
+    const outage = this.heldStill ? undefined : client.outage(nowMs);
+    const status = connectionStatus(client.state, client.transportName, "a spectator", outage, true);
     this.parts.status.set(status.line, status.level);
     this.parts.debug.refresh(nowMs, () =>
       debugLines(client.stats, {
@@ -242,11 +286,14 @@ export class SpectateSession {
     if (this.followId !== 0) {
       const at = this.entities.positionAt(this.followId, nowMs, this.point);
       if (at !== undefined) {
+        this.followSeenMs = nowMs;
         this.camera = { ...this.followCamera.update(elapsedMs, at) };
         return;
       }
-      // Gone from view (left the world, or the server let go): the camera stays, free.
-      if (!this.client.entities.has(this.followId) && this.client.state === "playing") this.free();
+      // Gone from view (left the world, or the server let go) for a while — not just followed from afar
+      // and not yet sent, nor a held replay's or a new session's first moments: the camera stays, free.
+      const gone = !this.client.entities.has(this.followId) && nowMs - this.followSeenMs > FOLLOW_GRACE_MS;
+      if (gone && this.client.state === "playing" && !this.heldStill) this.free();
       return;
     }
     let dx = 0;

@@ -341,6 +341,15 @@ export class GameClient extends ClientReadout {
   close(): void {
     this.link.close();
   }
+
+  /**
+   * Drops the link and rejoins at once on a fresh session, the chunk cache kept: for a host that knows
+   * its session is gone without a word from the server (a replay's world made again: docs/recording.md
+   * § Watch). Does nothing without a reconnect factory, or when not connected.
+   */
+  rejoin(reason: string): void {
+    this.link.rejoin(reason);
+  }
 }
 
 /** Creates the link for a session (e.g. UDP to the server's udpPort, or a WebRTC data channel). */

@@ -102,6 +102,14 @@ export class SessionLink {
     this.drop();
   }
 
+  /** Drops the link as lost (`reason`); with a reconnect factory, the next check() rejoins. */
+  rejoin(reason: string): void {
+    const state = this.parts.connection.state;
+    if (this.reconnectFn === undefined || (state !== "playing" && state !== "connecting")) return;
+    this.parts.connection.lose(this.parts.now(), reason);
+    this.drop();
+  }
+
   private listen(transport: Transport): void {
     const id = ++this.linkId;
     transport.onDatagram((datagram) => {

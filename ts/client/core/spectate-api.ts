@@ -24,6 +24,8 @@ export interface SpectatorSession extends GuestSession {
 export interface SpectateRequest {
   readonly adminToken?: string;
   readonly at?: { readonly x: number; readonly y: number };
+  /** An entity to follow from the start (a page rejoining keeps following whom it followed). */
+  readonly follow?: number;
 }
 
 /** Joins as a spectator. Throws SessionError on refusal (401 no or a wrong admin token, 403 not allowed, 503 full). */
@@ -40,7 +42,11 @@ export async function joinSpectator(
         "content-type": "application/json",
         ...(request.adminToken ? { authorization: `Bearer ${request.adminToken}` } : {}),
       },
-      body: JSON.stringify({ ...(request.at ?? {}), reads: CLIENT_READS }),
+      body: JSON.stringify({
+        ...(request.at ?? {}),
+        ...(request.follow ? { follow: request.follow } : {}),
+        reads: CLIENT_READS,
+      }),
     });
   } catch (error) {
     throw new SessionError(`spectate: ${String(error)}`, 0);
@@ -75,7 +81,10 @@ export async function joinSpectator(
   };
 }
 
-/** Joins as a spectator and fetches the world, then opens the link; a lost link rejoins as a spectator again. */
+/**
+ * Joins as a spectator and fetches the world, then opens the link; a lost link rejoins as a spectator again,
+ * with `request` read again then (a host may give getters: where its camera is, whom it follows, by then).
+ */
 export async function connectSpectator(
   baseUrl: string,
   request: SpectateRequest,

@@ -3,8 +3,9 @@
 // later; a jump of more than a tile — a respawn — is silent), a hit for each blow
 // this player deals or takes, a door when a door's tile in view turns (opens or
 // closes, whoever used it), and a ping for each chat line another player says
-// (not system lines: with 50 bots joining that would never stop). Reads the
-// client; plays through a SoundPlayer (ui/sound-board.ts).
+// (not system lines: with 50 bots joining that would never stop). A spectator
+// hears the steps of the one it follows and the doors around its camera
+// (CueListener). Reads the client; plays through a SoundPlayer (ui/sound-board.ts).
 import type { GameClient } from "../core/game-client.js";
 import type { EntityInfo } from "../core/entity-table.js";
 import { ENTITY_TYPE_DOOR } from "../../entity-types.js";
@@ -19,6 +20,17 @@ export type CueSource = Pick<GameClient, "predicted" | "entities" | "ownEntityId
 /** Doors farther than this (tiles, either axis) from the player are not heard. */
 export const DOOR_HEARD_TILES = 12;
 
+/**
+ * Where the cues listen from: a player hears its own steps and the doors around itself (its predicted
+ * tile, the default); a spectator the steps of the one it follows and the doors around its camera.
+ */
+export interface CueListener {
+  /** The tile of the one whose footsteps are heard, or null (nobody: a free camera). */
+  walker(): { x: number; y: number } | null;
+  /** Where doors are heard from, or null. */
+  ear(): { x: number; y: number } | null;
+}
+
 export class SoundCues {
   private lastTile: { x: number; y: number } | null = null;
   /** The tile under each door last seen, by entity id. */
@@ -28,6 +40,7 @@ export class SoundCues {
   constructor(
     private readonly client: CueSource,
     private readonly sounds: SoundPlayer,
+    private readonly listener: CueListener = { walker: () => client.predicted, ear: () => client.predicted },
   ) {
     this.detach.push(
       client.combat.listen((notice) => {
@@ -48,13 +61,14 @@ export class SoundCues {
 
   /** Once a frame: footsteps and doors. */
   update(): void {
-    const at = this.client.predicted;
+    const at = this.listener.walker();
     const last = this.lastTile;
     if (at && last && (at.x !== last.x || at.y !== last.y)) {
       if (Math.max(Math.abs(at.x - last.x), Math.abs(at.y - last.y)) === 1) this.sounds.play("footstep");
     }
     this.lastTile = at ? { x: at.x, y: at.y } : null;
-    if (at) this.listenToDoors(this.client.entities, at);
+    const ear = this.listener.ear();
+    if (ear) this.listenToDoors(this.client.entities, ear);
   }
 
   private listenToDoors(entities: ReadonlyMap<number, EntityInfo>, at: { x: number; y: number }): void {

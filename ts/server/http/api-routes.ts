@@ -233,55 +233,7 @@ export function installApiRoutes(
 
   // Everything a client needs before its first datagram: the rules' tile data
   // (collision and looks, so prediction uses the server's exact table) and the world's extent.
-  http.route("GET", "/api/world", () => {
-    const world = game.world;
-    return {
-      body: {
-        name: world.name,
-        protocolVersion: PROTOCOL_VERSION,
-        mapWidth: world.mapWidth,
-        mapHeight: world.mapHeight,
-        chunksX: world.chunksX,
-        chunksY: world.chunksY,
-        tickHz: game.options.tickHz,
-        tiles: world.tileInfo,
-        // The map's atlas (map-art-route.ts): null when the client draws the map with its own art.
-        art: mapArtDescription(world.art),
-        // What clients draw NPCs with: a kind's sprite, and its speed for a glide as long as its steps;
-        // `look` when the kinds file names a tile of the map's own art (its atlas tile, and frames if animated).
-        kinds: world.npcKinds.map(({ typeId, name, sprite, behaviour, speed, light }) => {
-          const look = world.art?.kindLooks.get(typeId);
-          return {
-            typeId,
-            name,
-            sprite,
-            behaviour,
-            speed,
-            ...(light ? { light } : {}),
-            ...(look ? { look } : {}),
-          };
-        }),
-        // What clients draw and explain items with (content/item-catalogue.ts): the whole catalogue, every number.
-        // `light` only on an item that gives it (a torch): a client learns who carries light from the weapon TLV.
-        items: world.items.map(({ id, name, kind, stack, sprite, damage, armor, heal, light }) => ({
-          id,
-          name,
-          kind,
-          stack,
-          sprite,
-          damage,
-          armor,
-          heal,
-          ...(light ? { light } : {}),
-        })),
-        // Where players may fight each other (combat/pvp-rule.ts, content/safe-zones.ts): the switch and the safe rectangles.
-        pvp: {
-          enabled: game.pvp.enabled,
-          safeZones: world.safeZones.map(({ x, y, width, height }) => ({ x, y, width, height })),
-        },
-      },
-    };
-  });
+  http.route("GET", "/api/world", () => ({ body: worldAnswer(game) }));
 
   // ?ticks=N narrows the tick and broadcast percentiles to the last N ticks (a benchmark's window).
   // The quests' texts a client's quest log shows: the `quests` TLV names quests by number and the catalogue's
@@ -319,4 +271,57 @@ function appearanceField(body: unknown): number | null {
   const checked = checkAppearance(value);
   if (!checked.ok) throw new HttpError(400, checked.reason);
   return checked.value;
+}
+
+/**
+ * GET /api/world's answer: everything a client needs before its first datagram — the rules' tile data
+ * (collision and looks, so prediction uses the server's exact table), the world's extent, the kinds, the
+ * items and the PvP rule. A replay's viewer (replay-viewer/) answers with the same.
+ */
+export function worldAnswer(game: Pick<ApiGame, "world" | "options" | "pvp">): Record<string, unknown> {
+  const world = game.world;
+  return {
+    name: world.name,
+    protocolVersion: PROTOCOL_VERSION,
+    mapWidth: world.mapWidth,
+    mapHeight: world.mapHeight,
+    chunksX: world.chunksX,
+    chunksY: world.chunksY,
+    tickHz: game.options.tickHz,
+    tiles: world.tileInfo,
+    // The map's atlas (map-art-route.ts): null when the client draws the map with its own art.
+    art: mapArtDescription(world.art),
+    // What clients draw NPCs with: a kind's sprite, and its speed for a glide as long as its steps;
+    // `look` when the kinds file names a tile of the map's own art (its atlas tile, and frames if animated).
+    kinds: world.npcKinds.map(({ typeId, name, sprite, behaviour, speed, light }) => {
+      const look = world.art?.kindLooks.get(typeId);
+      return {
+        typeId,
+        name,
+        sprite,
+        behaviour,
+        speed,
+        ...(light ? { light } : {}),
+        ...(look ? { look } : {}),
+      };
+    }),
+    // What clients draw and explain items with (content/item-catalogue.ts): the whole catalogue, every number.
+    // `light` only on an item that gives it (a torch): a client learns who carries light from the weapon TLV.
+    items: world.items.map(({ id, name, kind, stack, sprite, damage, armor, heal, light }) => ({
+      id,
+      name,
+      kind,
+      stack,
+      sprite,
+      damage,
+      armor,
+      heal,
+      ...(light ? { light } : {}),
+    })),
+    // Where players may fight each other (combat/pvp-rule.ts, content/safe-zones.ts): the switch and the safe rectangles.
+    pvp: {
+      enabled: game.pvp.enabled,
+      safeZones: world.safeZones.map(({ x, y, width, height }) => ({ x, y, width, height })),
+    },
+  };
 }

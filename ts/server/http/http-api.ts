@@ -70,6 +70,18 @@ export class HttpApi {
     this.fallback = handler;
   }
 
+  /** Starts listening on `host`:`port` (0: any free port); rejects when it cannot (the port taken). */
+  listen(port: number, host: string): Promise<void> {
+    const server = this.server;
+    return new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  }
+
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       const path = new URL(req.url ?? "/", "http://localhost").pathname;

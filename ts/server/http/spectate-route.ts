@@ -22,7 +22,7 @@ export const DEFAULT_SPECTATOR_POLICY: SpectatorPolicy = "admin";
 
 /** What the route uses of the game (the Game is one). */
 export interface SpectateGame {
-  spectate(at: { x: number; y: number } | null, joinSource: string, reads: number): Session;
+  spectate(at: { x: number; y: number } | null, joinSource: string, reads: number, followEntityId: number): Session;
   /** Address bans: a banned source may not watch either. */
   readonly admin: Pick<AdminService, "addressRefusal">;
 }
@@ -36,7 +36,7 @@ export interface SpectateRouteOptions {
   readonly joinsPerMinute: number;
 }
 
-/** Installs POST /api/spectate: body `{"x"?, "y"?, "reads"?}`. */
+/** Installs POST /api/spectate: body `{"x"?, "y"?, "follow"?, "reads"?}`. */
 export function installSpectateRoute(http: HttpApi, game: SpectateGame, options: SpectateRouteOptions): void {
   const { policy, authorize } = options;
   const joins = new KeyedRateLimiter(options.joinsPerMinute / 60, options.joinsPerMinute, 100_000);
@@ -65,7 +65,7 @@ export function installSpectateRoute(http: HttpApi, game: SpectateGame, options:
     }
     let session: Session;
     try {
-      session = game.spectate(at, source(raw), reads);
+      session = game.spectate(at, source(raw), reads, followField(body));
     } catch (error) {
       if (error instanceof JoinError) throw new HttpError(error.status, error.message);
       throw error;
@@ -97,4 +97,14 @@ function cameraField(body: unknown): { x: number; y: number } | null {
     throw new HttpError(400, '"x" and "y" must be whole numbers, given together (the tile the camera looks at)');
   }
   return { x: x as number, y: y as number };
+}
+
+/** The body's optional entity to follow from the start: a positive whole number, or 0 when absent; 400 otherwise. */
+function followField(body: unknown): number {
+  const follow = (body as Record<string, unknown>).follow;
+  if (follow === undefined) return 0;
+  if (!Number.isSafeInteger(follow) || (follow as number) < 1 || (follow as number) > 0xffffffff) {
+    throw new HttpError(400, '"follow" must be an entity id (a whole number from 1)');
+  }
+  return follow as number;
 }

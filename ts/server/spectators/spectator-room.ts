@@ -79,6 +79,13 @@ export class SpectatorRoom {
   private readonly cameras = new Map<Session, { camera: Camera; moves: TokenBucket }>();
   private readonly handler: DatagramHandler;
   readonly stats = { joined: 0, refusedFull: 0, left: 0, cameraMoves: 0, follows: 0 };
+  /**
+   * No frames to spectators at ticks up to this one: a replay's seek runs its ticks as fast as it can
+   * and shows only where it lands (replay-viewer/replay-player.ts). 0: every frame is sent.
+   */
+  private framesHeldThroughTick = 0;
+  /** The tick each spectator was last sent the world at: never two lists of one tick (the client would mix them). */
+  private readonly shownTick = new WeakMap<Session, number>();
 
   constructor(
     private readonly ports: SpectatorPorts,
@@ -111,9 +118,10 @@ export class SpectatorRoom {
   /**
    * Starts a spectator whose camera looks at (x, y), clamped to the map — the map's first spawn when
    * absent; throws JoinError 503 when `maxSpectators` watch already. `joinSource` and `reads`: where its
-   * HTTP join came from and what its client reads, as for a player (Session).
+   * HTTP join came from and what its client reads, as for a player (Session); `followEntityId`, an entity
+   * its camera follows from the start (0: none; one the world does not hold leaves the camera free).
    */
-  join(at: { x: number; y: number } | null, joinSource: string | null = null, reads = 0): Session {
+  join(at: { x: number; y: number } | null, joinSource: string | null = null, reads = 0, followEntityId = 0): Session {
     const { world, log } = this.ports;
     if (this.sessions.size >= this.options.maxSpectators) {
       this.stats.refusedFull++;
@@ -124,7 +132,10 @@ export class SpectatorRoom {
     session.joinSource = joinSource;
     session.reads = reads;
     const moves = new TokenBucket(CAMERA_MOVES_PER_SECOND, CAMERA_MOVES_PER_SECOND * 2, performance.now());
-    this.cameras.set(session, { camera: new Camera(session.entity), moves });
+    const camera = new Camera(session.entity);
+    // A page coming back (a replay's world made again) asks to follow whom it followed: its first view is there.
+    if (followEntityId !== 0) camera.aim({ ...spot, followEntityId }, this.ports.entities, world);
+    this.cameras.set(session, { camera, moves });
     this.stats.joined++;
     log.info("spectator joined", { x: session.entity.x, y: session.entity.y, spectators: this.sessions.size });
     return session;
@@ -162,13 +173,34 @@ export class SpectatorRoom {
     return true;
   }
 
+  /** Sends no frames to any spectator, nor to one who joins meanwhile, at ticks up to `tick` (a replay's seek). */
+  holdFramesThrough(tick: number): void {
+    this.framesHeldThroughTick = tick;
+  }
+
   /** The broadcast of phase `phase` to the spectators due: each following camera moves to its entity first. */
   broadcast(phase: number, tick: number, broadcaster: SpectatorBroadcast): void {
+    if (tick <= this.framesHeldThroughTick) return;
     const { entities, world } = this.ports;
     for (const session of this.sessions.inPhase(phase)) {
       if (session.peer === null || session.quietThroughTick >= tick) continue;
       this.cameras.get(session)?.camera.track(entities, world);
       broadcaster.sendTo(session);
+      this.shownTick.set(session, tick);
+    }
+  }
+
+  /**
+   * Between ticks: sends the world as it stands at `tick` to each bound spectator not yet sent it at that
+   * tick — a paused replay's new viewer, or one whose broadcast phase the tick a seek landed on was not.
+   */
+  showStill(tick: number, broadcaster: SpectatorBroadcast): void {
+    const { entities, world } = this.ports;
+    for (const session of this.sessions.values()) {
+      if (session.peer === null || (this.shownTick.get(session) ?? -1) >= tick) continue;
+      this.cameras.get(session)?.camera.track(entities, world);
+      broadcaster.sendTo(session);
+      this.shownTick.set(session, tick);
     }
   }
 
