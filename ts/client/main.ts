@@ -5,7 +5,10 @@
 // dialogs and names layered on it (SocialSession), and the bag and chest windows (ItemPanels). URL parameters:
 // ?transport=websocket|webrtc forces a link, ?debug=1 opens the debug overlay
 // at start, ?spectate shows the spectator's card instead of the join card and
-// watches the world with no body (SpectateSession, docs/client.md § Spectating).
+// watches the world with no body (SpectateSession, docs/client.md § Spectating);
+// ?spectate&follow=ID&x=X&y=Y watches at once, following entity ID from tile
+// (X, Y), with the credentials the browser already holds (the operators'
+// console's Follow opens it in a frame, docs/server.md § Admin).
 import "./ui/style.css";
 import { CanvasView } from "./browser/canvas-view.js";
 import { PlaySession } from "./browser/play-session.js";
@@ -86,13 +89,25 @@ let session: PlaySession | null = null;
 const spectating = query.has("spectate");
 const spectateCard = element<HTMLFormElement>("spectate");
 let watching: SpectateSession | null = null;
+const followRequest = spectating ? followFromQuery(query) : null;
 if (spectating) {
   join.hide();
-  spectateCard.hidden = false;
+  // Following from the console starts by itself: the card shows only if the server refuses.
+  spectateCard.hidden = followRequest !== null;
   spectateCard.addEventListener("submit", (event) => {
     event.preventDefault();
     void spectate(element<HTMLInputElement>("admin-token").value.trim());
   });
+}
+
+/**
+ * `follow=ID&x=X&y=Y` (the console's Follow): the entity to follow and the tile it was last seen on, where the
+ * camera starts; null when absent or not whole numbers (then the card is shown as for a plain ?spectate).
+ */
+function followFromQuery(params: URLSearchParams): { entityId: number; at: { x: number; y: number } } | null {
+  const [id, x, y] = ["follow", "x", "y"].map((name) => params.get(name) ?? "");
+  if (![id, x, y].every((value) => /^\d{1,9}$/.test(value)) || Number(id) === 0) return null;
+  return { entityId: Number(id), at: { x: Number(x), y: Number(y) } };
 }
 
 status.set("Loading the game…", "busy");
@@ -115,6 +130,8 @@ loadResources().then(
     join.setReady(true);
     element<HTMLButtonElement>("watch").disabled = false;
     status.set(spectating ? "Press Watch to see the world." : "Choose a name and press Play, or log in.");
+    // No token typed: the browser's own credentials (the console's login) go with the join, as with its fetches.
+    if (followRequest !== null) void spectate("");
   },
   (error: unknown) => {
     const message = `The game could not load: ${error instanceof Error ? error.message : String(error)}`;
@@ -169,7 +186,11 @@ async function spectate(adminToken: string): Promise<void> {
   error.textContent = "";
   status.set("Opening the view…", "busy");
   try {
-    const connection = await connectSpectator(serverUrl, adminToken === "" ? {} : { adminToken }, (joined) =>
+    const request = {
+      ...(adminToken === "" ? {} : { adminToken }),
+      ...(followRequest === null ? {} : { at: followRequest.at }),
+    };
+    const connection = await connectSpectator(serverUrl, request, (joined) =>
       connectBest(serverUrl, joined.token, connectOptionsFromQuery(location.search)),
     );
     await installWorld(connection.world);
@@ -186,6 +207,7 @@ async function spectate(adminToken: string): Promise<void> {
       client,
       feed: new CameraFeed(client),
       start: connection.session.camera,
+      ...(followRequest === null ? {} : { follow: followRequest.entityId }),
       renderer,
       view,
       debug,
@@ -195,6 +217,7 @@ async function spectate(adminToken: string): Promise<void> {
     const explanation = explainJoinError(failure, serverUrl);
     error.textContent = explanation;
     status.set(`Not watching: ${explanation}`, "bad");
+    spectateCard.hidden = false;
     button.disabled = false;
   }
 }

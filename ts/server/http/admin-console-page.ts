@@ -56,7 +56,12 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
   #admin-log li, #players li { font-size: 12px; border-bottom: 1px solid #262a30; }
   #players li { cursor: pointer; }
   .muted { color: #e8b04a; }
-  @media (max-width: 700px) { body { flex-direction: column; } #side { width: auto; border-right: none; border-bottom: 1px solid #333; max-height: 45vh; } }
+  #follow { position: fixed; top: 0; right: 0; bottom: 0; left: 20rem; display: flex; flex-direction: column; background: #0b0c0e; z-index: 10; }
+  #follow[hidden] { display: none; }
+  #follow .bar { display: flex; gap: 0.5rem; align-items: center; padding: 0.3rem 0.6rem; border-bottom: 1px solid #333; }
+  #follow .bar span { flex: 1; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+  #follow iframe { flex: 1; border: 0; width: 100%; background: #000; }
+  @media (max-width: 700px) { body { flex-direction: column; } #side { width: auto; border-right: none; border-bottom: 1px solid #333; max-height: 45vh; } #follow { left: 0; } }
 </style>
 </head>
 <body>
@@ -77,6 +82,7 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
   <label>zoom <select id="zoom"><option>1</option><option selected>2</option><option>4</option><option>8</option></select></label>
   <h2>Selected</h2>
   <dl id="selected"><dt>–</dt><dd>click the map or a player below</dd></dl>
+  <div class="row" id="watch-row" hidden><button id="do-follow">Follow with the camera</button></div>
   <div id="actions" hidden>
     <div class="row"><input id="action-text" placeholder="message, or the reason for a mute, kick or ban" maxlength="200"></div>
     <div class="row">minutes <input id="action-minutes" class="short" type="number" min="1" placeholder="ever">
@@ -104,6 +110,9 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
   <ul id="chat-log"></ul>
   <h2>Admin log</h2>
   <ul id="admin-log-full"></ul>
+</div>
+<div id="follow" hidden role="dialog" aria-label="Following with the spectator camera">
+  <div class="bar"><span id="follow-title"></span><button id="follow-close">Close</button></div>
 </div>
 <div id="health" hidden><div id="health-samples">no samples yet</div><div id="charts"></div></div>
 <script>
@@ -190,10 +199,12 @@ async function showSelected() {
   if (!response.ok) {
     selected = null;
     actions.hidden = true;
+    document.getElementById("watch-row").hidden = true;
     row(list, "entity " + selectedId, "gone: " + answer.error);
     return;
   }
   selected = answer;
+  document.getElementById("watch-row").hidden = false;
   if (answer.kind === "player") {
     row(list, "player", answer.nick);
     row(list, "entity", answer.entityId);
@@ -308,6 +319,34 @@ document.getElementById("do-teleport-to").addEventListener("click", () => {
   void act("teleport", { x: Number(x), y: Number(y) });
 });
 
+// Follow: the game's own page, watching as a spectator (POST /api/spectate with the browser's credentials, the
+// token it was given at the login prompt; never in the URL), following the selected entity from where the map
+// last had it, in a frame over the main area. Closing the frame unloads that page, which closes its link, and
+// the server ends the spectator's session at once.
+function openFollow() {
+  if (selected === null) return;
+  closeFollow();
+  const frame = document.createElement("iframe");
+  frame.id = "follow-frame";
+  frame.title = "spectator camera";
+  frame.src = "/?spectate&follow=" + selected.entityId + "&x=" + selected.x + "&y=" + selected.y;
+  const overlay = document.getElementById("follow");
+  overlay.dataset.entityId = String(selected.entityId);
+  text("follow-title", "following " + (selected.kind === "player" ? selected.nick : selected.name) + " (entity " + selected.entityId + "): Esc in the view lets go, a click follows another");
+  overlay.append(frame);
+  overlay.hidden = false;
+}
+function closeFollow() {
+  const overlay = document.getElementById("follow");
+  const frame = document.getElementById("follow-frame");
+  if (frame !== null) frame.remove();
+  overlay.hidden = true;
+  delete overlay.dataset.entityId;
+}
+document.getElementById("do-follow").addEventListener("click", openFollow);
+document.getElementById("follow-close").addEventListener("click", closeFollow);
+document.addEventListener("keydown", (event) => { if (event.key === "Escape" && !document.getElementById("follow").hidden) closeFollow(); });
+
 /** The newest admin actions (the admin log), newest first. */
 async function showLog() {
   const response = await fetch("/api/admin/log?limit=12");
@@ -359,6 +398,7 @@ canvas.addEventListener("click", (event) => {
   if (best === null) {
     selectedId = null; selected = null;
     document.getElementById("actions").hidden = true;
+    document.getElementById("watch-row").hidden = true;
     const list = document.getElementById("selected");
     list.replaceChildren();
     row(list, "–", "nothing within 3 tiles");
