@@ -5,10 +5,12 @@
 // admin API's own routes (POST /api/admin/message, mute, unmute, kick, ban, teleport), each answered on the
 // page with what it did, and the admin log below them. The browser sends the token it was given at its
 // login prompt with each request (Basic credentials, same origin). Text from players is only ever set as
-// textContent. The Health tab's graphs are admin-console-health.ts's, the People tab admin-console-people.ts's. The script avoids `${` and
-// backquotes: it lives in this template string.
+// textContent. The Health tab's graphs are admin-console-health.ts's, the People tab admin-console-people.ts's,
+// the Recordings tab admin-console-recordings.ts's. The script avoids `${` and backquotes: it lives in this
+// template string.
 import { HEALTH_SCRIPT } from "./admin-console-health.js";
 import { PEOPLE_SCRIPT } from "./admin-console-people.js";
+import { RECORDINGS_MARKUP, RECORDINGS_SCRIPT } from "./admin-console-recordings.js";
 
 export const ADMIN_CONSOLE_PAGE = `<!doctype html>
 <html lang="en">
@@ -21,9 +23,12 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
 <style>
   body { margin: 0; font: 14px system-ui, sans-serif; background: #15171a; color: #e6e6e6; display: flex; height: 100vh; }
   #side { width: 20rem; padding: 0.75rem; overflow: auto; border-right: 1px solid #333; flex: none; box-sizing: border-box; }
-  #view, #health, #people { flex: 1; overflow: auto; position: relative; }
-  #health, #people { padding: 0.75rem; }
+  #view, #health, #people, #recordings { flex: 1; overflow: auto; position: relative; }
+  #health, #people, #recordings { padding: 0.75rem; }
+  [hidden] { display: none !important; }
   .table { overflow-x: auto; }
+  #recording-list td { white-space: normal; overflow-wrap: anywhere; min-width: 4rem; }
+  #recording-list td:first-child { white-space: nowrap; min-width: 0; }
   table { border-collapse: collapse; font-size: 13px; }
   th, td { text-align: left; padding: 0.2rem 0.5rem; border-bottom: 1px solid #262a30; white-space: nowrap; }
   th { color: #9aa; font-weight: normal; }
@@ -33,7 +38,7 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
   #chat-log li .nick { color: #4ee06a; }
   .chart { margin: 0 0 1rem; }
   .uplot { color: #e6e6e6; font-family: inherit; }
-  #tabs { display: flex; gap: 0.3rem; margin: 0.5rem 0; }
+  #tabs { display: flex; flex-wrap: wrap; gap: 0.3rem; margin: 0.5rem 0; }
   #tabs button[aria-selected="true"] { background: #3a4250; border-color: #7a8; }
   canvas { image-rendering: pixelated; display: block; cursor: crosshair; }
   h1 { font-size: 1rem; margin: 0 0 0.5rem; }
@@ -57,7 +62,6 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
   #players li { cursor: pointer; }
   .muted { color: #e8b04a; }
   #follow { position: fixed; top: 0; right: 0; bottom: 0; left: 20rem; display: flex; flex-direction: column; background: #0b0c0e; z-index: 10; }
-  #follow[hidden] { display: none; }
   #follow .bar { display: flex; gap: 0.5rem; align-items: center; padding: 0.3rem 0.6rem; border-bottom: 1px solid #333; }
   #follow .bar span { flex: 1; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
   #follow iframe { flex: 1; border: 0; width: 100%; background: #000; }
@@ -72,6 +76,7 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
     <button role="tab" data-tab="view" aria-selected="true">Map</button>
     <button role="tab" data-tab="health" aria-selected="false">Health</button>
     <button role="tab" data-tab="people" aria-selected="false">People</button>
+    <button role="tab" data-tab="recordings" aria-selected="false">Recordings</button>
   </div>
   <dl>
     <dt>map</dt><dd id="map-name">–</dd>
@@ -111,6 +116,7 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
   <h2>Admin log</h2>
   <ul id="admin-log-full"></ul>
 </div>
+${RECORDINGS_MARKUP}
 <div id="follow" hidden role="dialog" aria-label="Following with the spectator camera">
   <div class="bar"><span id="follow-title"></span><button id="follow-close">Close</button></div>
 </div>
@@ -418,6 +424,7 @@ for (const tab of document.querySelectorAll("#tabs button")) {
     }
     if (tab.dataset.tab === "health") drawHealth();
     if (tab.dataset.tab === "people") void refreshPeople();
+    if (tab.dataset.tab === "recordings") void refreshRecordings();
   });
 }
 
@@ -427,9 +434,12 @@ loadMap().then(refresh, (error) => text("status", error.message));
 showLog();
 setInterval(refresh, 1000);
 setInterval(showLog, 5000);
+// The recording being written grows: its line is read again while the tab is open.
+setInterval(() => { if (!document.getElementById("recordings").hidden && recordingsServed) void refreshRecordings(); }, 5000);
 </script>
 <script>${HEALTH_SCRIPT}</script>
 <script>${PEOPLE_SCRIPT}</script>
+<script>${RECORDINGS_SCRIPT}</script>
 </body>
 </html>
 `;

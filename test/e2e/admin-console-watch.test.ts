@@ -1,9 +1,11 @@
-// The operators' console's spectator camera (issue 43), in Debian's Chromium against a real server with a real
-// bot wandering over UDP: the entity panel's Follow opens the game's own page in a frame over the main area,
-// watching as a spectator with the credentials the browser holds (the console's login; no token in a URL),
-// and following the bot server-side — its sprite, drawn with its name over it, stays in view while it walks.
-// Closing the frame ends the spectator's session. At desktop and tablet sizes, with screenshots to look at.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+// Watching from the operators' console (issue 43), in Debian's Chromium against a real server recording to a
+// temp folder, with a real bot wandering over UDP. The entity panel's Follow opens the game's own page in a
+// frame over the main area, watching as a spectator with the credentials the browser holds (the console's
+// login; no token in a URL) and following the bot server-side — its sprite, drawn with its name over it, stays
+// in view while it walks; closing the frame ends the spectator's session. The Recordings tab lists the live
+// recording, cuts it around a tick (the answer said on the page, the cut listed) and downloads the cut byte for
+// byte; a bad moment is refused in words. At desktop and tablet sizes, with screenshots to look at.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium, type Frame, type Page } from "playwright-core";
@@ -22,7 +24,7 @@ import {
   skipNotice,
 } from "./browser-support.js";
 
-skipNotice("test/e2e/admin-console-follow.test.ts");
+skipNotice("test/e2e/admin-console-watch.test.ts");
 
 const TOKEN = "console-follow-token-0123456789abcdef";
 
@@ -173,4 +175,71 @@ describe.skipIf(!HAVE_CHROMIUM)("the console's Follow, in Chromium", () => {
     await expect.poll(() => server.game.spectators.size, { timeout: 5000 }).toBe(0);
     await page.context().close();
   }, 60_000);
+
+  it("Recordings: the live recording listed, a cut made around a tick and listed, the cut downloaded byte for byte", async () => {
+    const context = await browser.newContext({
+      httpCredentials: { username: "host", password: TOKEN },
+      viewport: { width: 1200, height: 800 },
+      acceptDownloads: true,
+    });
+    const page = await context.newPage();
+    page.on("pageerror", (error) => console.error(`[console] page error: ${error.message}`));
+    await page.goto(`http://127.0.0.1:${server.httpPort}/admin`);
+    // Some seconds of the bot walking, to cut from.
+    const at = server.game.tick + 24;
+    await expect.poll(() => server.game.tick, { timeout: 20_000 }).toBeGreaterThan(at + 48);
+
+    await page.click("#tabs [data-tab=recordings]");
+    await page.waitForSelector("#recording-list tbody tr");
+    // The one recording in the folder: the one being written.
+    const [live] = readdirSync(join(dir, "recordings")).filter((name) => name.endsWith(".fcrec"));
+    const row = page.locator(`#recording-list tbody tr[data-name="${live}"]`);
+    expect(await row.locator("td").nth(4).textContent()).toBe("live");
+    expect(await page.inputValue("#cut-name")).toBe(live);
+
+    // A moment the recording cannot be cut at is refused, in the API's own words.
+    await page.fill("#cut-at", "yesterday at noon");
+    await page.click("#cut-go");
+    await page.waitForFunction(() =>
+      document.getElementById("recordings-result")?.textContent?.startsWith("cut refused"),
+    );
+    expect(await page.textContent("#recordings-result")).toMatch(/^cut refused \(400\): .*HH:MM/);
+
+    // Cut around a tick, a second before and a second after: the answer says what was cut, and it is listed.
+    await page.fill("#cut-at", String(at));
+    await page.fill("#cut-before", "1");
+    await page.fill("#cut-after", "1");
+    await page.click("#cut-go");
+    await page.waitForFunction(() =>
+      document.getElementById("recordings-result")?.textContent?.startsWith("cut ticks"),
+    );
+    const said = (await page.textContent("#recordings-result"))!;
+    expect(said).toContain(`cut ticks ${at - 24}–${at + 24} of ${live} (around tick ${at}) into cuts/`);
+    const cutName = /into cuts\/(\S+\.fcrec)/.exec(said)![1];
+    const cutRow = page.locator(`#recording-list tbody tr[data-name="${cutName}"]`);
+    await cutRow.waitFor();
+    expect(await cutRow.locator("td").nth(5).textContent()).toBe(`ticks ${at - 24}–${at + 24} of ${live}`);
+    expect(await cutRow.locator("td").nth(4).textContent()).toBe("done");
+
+    // Downloaded through the page (fetch and a blob: the address names the file only), the bytes on disk.
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      cutRow.locator("button:text('Download')").click(),
+    ]);
+    expect(download.suggestedFilename()).toBe(cutName);
+    const saved = join(dir, "downloaded.fcrec");
+    await download.saveAs(saved);
+    expect(Buffer.compare(readFileSync(saved), readFileSync(join(dir, "recordings", "cuts", cutName)))).toBe(0);
+    await page.waitForFunction(() =>
+      document.getElementById("recordings-result")?.textContent?.startsWith("downloaded"),
+    );
+    // The cut is in the admin log beside the map.
+    await page.waitForFunction(() => document.getElementById("admin-log")?.textContent?.includes("recording cut"));
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, "admin-console-recordings-desktop.png") });
+    await page.setViewportSize({ width: 1024, height: 768 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(ARTIFACTS, "admin-console-recordings-tablet.png") });
+    await context.close();
+  }, 90_000);
 });
