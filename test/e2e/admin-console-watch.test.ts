@@ -101,6 +101,9 @@ describe.skipIf(!HAVE_CHROMIUM)("the console's Follow, in Chromium", () => {
   it("follows the walking bot: its sprite stays in view as it walks, and closing ends the session", async () => {
     const page = await consoleWithWalker({ width: 1200, height: 800 }, false);
     const id = walker().entity.id;
+    // Its session's figures: the transport, and the round trip the server timed from its acknowledgements.
+    await page.waitForFunction(() => /rtt[\d.]+ ms/.test(document.getElementById("selected")?.textContent ?? ""));
+    expect(await page.textContent("#selected")).toContain("transportudp");
     await page.click("#do-follow");
     expect(await page.getAttribute("#follow", "data-entity-id")).toBe(String(id));
     expect(await page.textContent("#follow-title")).toContain("walker1");

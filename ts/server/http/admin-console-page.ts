@@ -224,7 +224,9 @@ async function showSelected() {
     row(list, "last heard", ago(answer.lastHeardMsAgo));
     const loss = answer.inboundLoss;
     row(list, "loss in", loss === null ? "not measured (its packets are not numbered)" : loss.sent === 0 ? "–" : (100 * loss.lost / loss.sent).toFixed(1) + " % (" + loss.lost + " of the last " + loss.sent + " actions)");
-    row(list, "rtt, loss out", "not measured by the server");
+    const rtt = answer.rtt;
+    row(list, "rtt", rtt === null ? "not measured yet (timed from its entity acknowledgements; a client that sends none has none)" : rtt.ms + " ms (newest " + rtt.lastMs + " ms, " + rtt.samples + " samples)");
+    row(list, "loss out", "not measured by the server");
     row(list, "chat", answer.muted ? "muted" : "may speak");
     actions.hidden = false;
   } else {
