@@ -168,6 +168,22 @@ function draw() {
   context.imageSmoothingEnabled = false;
   context.drawImage(background, 0, 0, canvas.width, canvas.height);
   if (world === null) return;
+  // A cluster's regions (a gateway's answer): each one's ground outlined, its number in its corner.
+  if (world.regions !== undefined) {
+    context.save();
+    context.strokeStyle = "#5a8dee";
+    context.fillStyle = "#5a8dee";
+    context.lineWidth = 1;
+    context.setLineDash([6, 4]);
+    context.font = "12px system-ui, sans-serif";
+    for (const ground of world.regions) {
+      for (const rect of ground.rects) {
+        context.strokeRect(rect.x0 * zoom + 0.5, rect.y0 * zoom + 0.5, (rect.x1 - rect.x0) * zoom - 1, (rect.y1 - rect.y0) * zoom - 1);
+        context.fillText("region " + ground.region, rect.x0 * zoom + 4, rect.y0 * zoom + 14);
+      }
+    }
+    context.restore();
+  }
   const size = Math.max(2, zoom);
   context.fillStyle = "#e0404a";
   for (const [, x, y] of world.creatures) context.fillRect(x * zoom, y * zoom, size, size);
@@ -210,7 +226,9 @@ async function showSelected() {
     return;
   }
   selected = answer;
-  document.getElementById("watch-row").hidden = false;
+  // A cluster's gateways do not serve spectators yet (docs/server.md § Spectators): no Follow there.
+  document.getElementById("watch-row").hidden = world !== null && world.regions !== undefined;
+  if (answer.region !== undefined) row(list, "region", answer.region);
   if (answer.kind === "player") {
     row(list, "player", answer.nick);
     row(list, "entity", answer.entityId);
