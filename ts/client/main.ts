@@ -106,7 +106,9 @@ if (spectating) {
  */
 function followFromQuery(params: URLSearchParams): { entityId: number; at: { x: number; y: number } } | null {
   const [id, x, y] = ["follow", "x", "y"].map((name) => params.get(name) ?? "");
-  if (![id, x, y].every((value) => /^\d{1,9}$/.test(value)) || Number(id) === 0) return null;
+  if (![id, x, y].every((value) => /^\d{1,10}$/.test(value))) return null;
+  // An entity id is a u32 other than 0 (a store's ids start at 1; a cluster's region's at its range).
+  if (Number(id) === 0 || Number(id) > 0xffffffff) return null;
   return { entityId: Number(id), at: { x: Number(x), y: Number(y) } };
 }
 
