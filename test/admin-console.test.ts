@@ -319,12 +319,22 @@ describe.skipIf(!HAVE_CHROMIUM)("/admin in Chromium", () => {
         await page.goto(`${base}/admin`);
         await page.waitForFunction(() => document.getElementById("status")?.textContent === "live");
         const session = [...server.game.sessions.values()][0];
+        // Nothing selected yet: nothing to follow.
+        expect(await page.isHidden("#do-follow")).toBe(true);
         await page.click("#players li");
         await page.waitForFunction(() => document.getElementById("selected")?.textContent?.includes("Watched"));
-        for (const tab of ["view", "health", "people"]) {
+        for (const tab of ["view", "health", "people", "recordings"]) {
           await page.click(`#tabs [data-tab=${tab}]`);
           if (tab === "health") await page.waitForSelector("#chart-memory canvas");
           if (tab === "people") await page.waitForSelector("#online tbody tr");
+          // This server records nothing (no --record): the tab says so, and offers no cut.
+          if (tab === "recordings") {
+            await page.waitForFunction(() => document.getElementById("recordings-result")?.textContent !== "");
+            expect(await page.textContent("#recordings-result")).toMatch(
+              /^this server keeps no recordings: .*--record/,
+            );
+            expect(await page.isHidden("#recordings-served")).toBe(true);
+          }
           // The page itself never scrolls sideways (a wide map or table scrolls in its own box).
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
           expect(overflow, `${name} ${tab}`).toBeLessThanOrEqual(0);

@@ -3,10 +3,14 @@
 // region holds the player and kept when the player crosses the border (it travels in the handoff); a kick
 // reaching the region holding the player; a wrong token refused by every region; announcements heard in
 // both; the regions' logs merged; a ban with a wrong token refused. (Before, /api/admin/* at a gateway went
-// to region 0, which served no admin routes: 404 for everything.)
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// to region 0, which served no admin routes: 404 for everything.) And the operators' console at a gateway:
+// the page behind the token, the whole world's players once each with the regions' grounds, one entity from
+// the region that owns it, a message and a teleport acted on by the owner — and, in Chromium, the live map
+// with both regions' players and the borders drawn.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HANDOFF_MARGIN_TILES } from "../ts/cluster/layout.js";
 import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
@@ -16,6 +20,7 @@ import { BORDER_X, clusterSkipReason, startTestCluster, type TestCluster, until 
 import { postJson } from "./support/game-harness.js";
 import { type Joined, UdpTestClient } from "./support/udp-client.js";
 import { walkSteps } from "./support/walk.js";
+import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM } from "./e2e/browser-support.js";
 
 const skip = clusterSkipReason();
 if (skip !== null) process.stderr.write(`test/cluster-admin.test.ts skipped: ${skip}\n`);
@@ -136,4 +141,94 @@ describe.skipIf(skip !== null)("the admin API of a cluster, at a gateway", () =>
     expect(actions).toEqual(expect.arrayContaining(["mute@0", "unmute@1", "kick@1", "announce@0"]));
     expect(log.map((entry) => entry.atMs)).toEqual([...log.map((entry) => entry.atMs)].sort((a, b) => b - a));
   }, 90_000);
+
+  it("serves the console: the page behind the token, the whole world with its borders, actions at the owner", async () => {
+    const base = `http://127.0.0.1:${gateway()}`;
+    const basic = `Basic ${Buffer.from(`host:${TOKEN}`).toString("base64")}`;
+    // The page and its files: nothing without the token, and the browser asked for it (a Basic challenge).
+    const refused = await fetch(`${base}/admin`);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toBe('Basic realm="admin"');
+    expect(await refused.text()).not.toContain("<canvas");
+    const page = await fetch(`${base}/admin`, { headers: { authorization: basic } });
+    expect([page.status, await page.text()]).toEqual([200, expect.stringContaining("<canvas")]);
+    const map = await fetch(`${base}/api/admin/map`, { headers: { authorization: basic } });
+    const width = Number(map.headers.get("x-map-width"));
+    expect(width).toBeGreaterThan(BORDER_X);
+    expect((await map.arrayBuffer()).byteLength % width).toBe(0);
+
+    // Cid on region 0's ground, Dee on region 1's.
+    const cid = await guest("Cid");
+    await walkSteps(
+      cid,
+      Array.from({ length: SPAWN_X - BORDER_X + HANDOFF_MARGIN_TILES + 2 }, () => WEST),
+    );
+    const dee = await guest("Dee");
+    const regionOf = async (nick: string) => (await playersNow()).find((p) => p.nick === nick)?.region;
+    await until(
+      "Cid in region 0, Dee in region 1",
+      async () => (await regionOf("Cid")) === 0 && (await regionOf("Dee")) === 1,
+    );
+
+    // The world: each player once (a neighbour's ghost is not listed twice), with its region; both grounds.
+    const world = (await admin("GET", "world")).body as {
+      players: { nick: string; region: number; x: number }[];
+      regions: { region: number; rects: { x0: number; y0: number; x1: number; y1: number }[] }[];
+    };
+    const listed = world.players.filter((p) => p.nick === "Cid" || p.nick === "Dee");
+    expect(listed.map((p) => `${p.nick}@${p.region}`).sort()).toEqual(["Cid@0", "Dee@1"]);
+    expect(world.regions.map((r) => r.region).sort((a, b) => a - b)).toEqual([0, 1]);
+    expect(world.regions.find((r) => r.region === 1)!.rects[0]).toMatchObject({ x0: BORDER_X, y0: 0 });
+    // One entity, from the region that owns it.
+    const entity = await admin("GET", `entity?id=${dee.joined.entityId}`);
+    expect(entity).toMatchObject({ status: 200, body: { kind: "player", nick: "Dee", region: 1 } });
+    expect((await admin("GET", "entity?id=999999999")).status).toBe(404);
+
+    // A message to the player in region 1 is said by region 1; a teleport of Cid by region 0, its owner, to the
+    // nearest spawn — region 1's ground, where the handoff takes it.
+    const told = await admin("POST", "message", { entityId: dee.joined.entityId, text: "hello from the console" });
+    expect(told).toMatchObject({ status: 200, body: { region: 1 } });
+    await dee.waitFor("the console's line", () =>
+      dee.received.some(({ packet }) => packet?.type === "chat" && packet.text === "hello from the console"),
+    );
+    const moved = await admin("POST", "teleport", { nick: "Cid" });
+    expect(moved).toMatchObject({ status: 200, body: { region: 0, safeSpot: true } });
+    await until("Cid handed to region 1", async () => (await regionOf("Cid")) === 1);
+
+    if (!HAVE_CHROMIUM) return;
+    // The live map at the gateway: both players, and the borders between the regions' grounds drawn.
+    await walkSteps(
+      cid,
+      Array.from({ length: SPAWN_X - BORDER_X + HANDOFF_MARGIN_TILES + 2 }, () => WEST),
+    );
+    await until("Cid in region 0 again", async () => (await regionOf("Cid")) === 0);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    try {
+      const context = await browser.newContext({
+        httpCredentials: { username: "host", password: TOKEN },
+        viewport: { width: 1024, height: 768 },
+      });
+      const view = await context.newPage();
+      await view.goto(`${base}/admin`);
+      await view.waitForFunction(() => document.getElementById("status")?.textContent === "live");
+      await view.waitForFunction(() =>
+        /Cid[\s\S]*Dee|Dee[\s\S]*Cid/.test(document.getElementById("players")?.textContent ?? ""),
+      );
+      // Region 1's ground starts at the border column: its outline's first dash, at zoom 2, in the borders' blue.
+      const pixel = await view.evaluate((x) => {
+        const canvas = document.getElementById("canvas") as HTMLCanvasElement;
+        return [...canvas.getContext("2d")!.getImageData(x * 2 + 2, 0, 1, 1).data];
+      }, BORDER_X);
+      expect(pixel.slice(0, 3)).toEqual([0x5a, 0x8d, 0xee]);
+      // Dee's panel says which region holds it.
+      await view.click("#players li:text('Dee')");
+      await view.waitForFunction(() => /region1/.test(document.getElementById("selected")?.textContent ?? ""));
+      // No Follow here: a cluster's gateways serve no spectators yet.
+      expect(await view.isHidden("#do-follow")).toBe(true);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await view.screenshot({ path: join(ARTIFACTS, "admin-console-cluster-tablet.png") });
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
 });

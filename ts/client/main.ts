@@ -5,7 +5,10 @@
 // dialogs and names layered on it (SocialSession), and the bag and chest windows (ItemPanels). URL parameters:
 // ?transport=websocket|webrtc forces a link, ?debug=1 opens the debug overlay
 // at start, ?spectate shows the spectator's card instead of the join card and
-// watches the world with no body (SpectateSession, docs/client.md § Spectating).
+// watches the world with no body (SpectateSession, docs/client.md § Spectating);
+// ?spectate&follow=ID&x=X&y=Y watches at once, following entity ID from tile
+// (X, Y), with the credentials the browser already holds (the operators'
+// console's Follow opens it in a frame, docs/server.md § Admin).
 import "./ui/style.css";
 import { CanvasView } from "./browser/canvas-view.js";
 import { PlaySession } from "./browser/play-session.js";
@@ -94,15 +97,30 @@ const replaying = query.has("replay");
 const spectating = query.has("spectate") || replaying;
 const spectateCard = element<HTMLFormElement>("spectate");
 let watching: SpectateSession | null = null;
+// Following from the console (?spectate&follow=…); a replay follows by its own list, never from the address.
+const followRequest = spectating && !replaying ? followFromQuery(query) : null;
 if (replaying) {
   join.hide();
 } else if (spectating) {
   join.hide();
-  spectateCard.hidden = false;
+  // Following from the console starts by itself: the card shows only if the server refuses.
+  spectateCard.hidden = followRequest !== null;
   spectateCard.addEventListener("submit", (event) => {
     event.preventDefault();
     void spectate(element<HTMLInputElement>("admin-token").value.trim());
   });
+}
+
+/**
+ * `follow=ID&x=X&y=Y` (the console's Follow): the entity to follow and the tile it was last seen on, where the
+ * camera starts; null when absent or not whole numbers (then the card is shown as for a plain ?spectate).
+ */
+function followFromQuery(params: URLSearchParams): { entityId: number; at: { x: number; y: number } } | null {
+  const [id, x, y] = ["follow", "x", "y"].map((name) => params.get(name) ?? "");
+  if (![id, x, y].every((value) => /^\d{1,10}$/.test(value))) return null;
+  // An entity id is a u32 other than 0 (a store's ids start at 1; a cluster's region's at its range).
+  if (Number(id) === 0 || Number(id) > 0xffffffff) return null;
+  return { entityId: Number(id), at: { x: Number(x), y: Number(y) } };
 }
 
 status.set("Loading the game…", "busy");
@@ -124,8 +142,9 @@ loadResources().then(
     view.present();
     join.setReady(true);
     element<HTMLButtonElement>("watch").disabled = false;
-    if (replaying) void spectate("");
-    else status.set(spectating ? "Press Watch to see the world." : "Choose a name and press Play, or log in.");
+    status.set(spectating ? "Press Watch to see the world." : "Choose a name and press Play, or log in.");
+    // No token typed: the browser's own credentials (the console's login) go with the join, as with its fetches.
+    if (replaying || followRequest !== null) void spectate("");
   },
   (error: unknown) => {
     const message = `The game could not load: ${error instanceof Error ? error.message : String(error)}`;
@@ -186,11 +205,12 @@ async function spectate(adminToken: string): Promise<void> {
   error.textContent = "";
   status.set("Opening the view…", "busy");
   try {
-    // Read again at each rejoin (a lost link, a replay's world made again): the camera comes back where it was.
+    // Read again at each rejoin (a lost link, a replay's world made again): the camera comes back where it was;
+    // the first join of a Follow from the console starts where its entity was last seen.
     const request: SpectateRequest = {
       ...(adminToken === "" ? {} : { adminToken }),
       get at() {
-        return watching?.cameraTile;
+        return watching?.cameraTile ?? followRequest?.at;
       },
       get follow() {
         return watching?.following || undefined;
@@ -215,6 +235,7 @@ async function spectate(adminToken: string): Promise<void> {
       client,
       feed: new CameraFeed(client),
       start: connection.session.camera,
+      ...(followRequest === null ? {} : { follow: followRequest.entityId }),
       renderer,
       view,
       debug,
@@ -234,6 +255,7 @@ async function spectate(adminToken: string): Promise<void> {
     const explanation = explainJoinError(failure, serverUrl);
     error.textContent = explanation;
     status.set(`Not watching: ${explanation}`, "bad");
+    spectateCard.hidden = false;
     button.disabled = false;
   }
 }

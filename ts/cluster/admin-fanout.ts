@@ -10,6 +10,7 @@
 // the list of bans go to region 0, which reads and writes the same store.
 
 import { sameNick } from "../server/admin/admin-service.js";
+import { CONSOLE_CREATURES_MAX } from "../server/http/admin-console.js";
 
 /** An admin request as the gateway received it. */
 export interface AdminRequest {
@@ -32,8 +33,14 @@ export interface AdminRegion {
   httpBase: string;
 }
 
-const EVERY_REGION_READS = new Set(["/api/admin/players", "/api/admin/log"]);
-const ONE_PLAYER = new Set(["/api/admin/kick", "/api/admin/mute", "/api/admin/unmute"]);
+const EVERY_REGION_READS = new Set(["/api/admin/players", "/api/admin/log", "/api/admin/world"]);
+const ONE_PLAYER = new Set([
+  "/api/admin/kick",
+  "/api/admin/mute",
+  "/api/admin/unmute",
+  "/api/admin/message",
+  "/api/admin/teleport",
+]);
 
 /** Passes `request` on to `regions` (every region of the world, region 0 first) and answers as one server would. */
 export async function adminFanOut(request: AdminRequest, regions: readonly AdminRegion[]): Promise<AdminAnswer> {
@@ -46,17 +53,47 @@ export async function adminFanOut(request: AdminRequest, regions: readonly Admin
     if (path === "/api/admin/players") {
       return { status: 200, body: { players: answers.flatMap((a) => listOf(a, "players")) } };
     }
+    if (path === "/api/admin/world") return { status: 200, body: wholeWorld(answers) };
     const limit = Number(url.searchParams.get("limit") ?? "50");
     const entries = answers.flatMap((a) => listOf(a, "entries"));
     entries.sort((a, b) => Number(b.atMs) - Number(a.atMs));
     return { status: 200, body: { entries: entries.slice(0, limit) } };
   }
   if (ONE_PLAYER.has(path) && request.method === "POST") return onePlayer(request, regions);
+  // One entity, described by the region that owns it (the others list it, if at all, as a ghost they do not).
+  if (path === "/api/admin/entity") {
+    const answers = await everywhere(request, regions);
+    const owner = answers.find((a) => a.status === 200);
+    if (owner !== undefined) return { status: 200, body: { ...(owner.body as object), region: owner.region } };
+    return firstFailure(answers.filter((a) => a.status !== 404)) ?? answers[0];
+  }
   if (path === "/api/admin/ban" && request.method === "POST") return banEverywhere(request, regions);
   // announce, unban, bans (kept in the shared store: any region reads and writes it), and whatever
   // region 0 says of a route it does not have.
   const [answer] = await everywhere(request, regions.slice(0, 1));
   return answer;
+}
+
+/**
+ * The console's world (http/admin-console.ts) from every region's answer: each lists its own players and
+ * creatures and its ground, so the whole world is their union, with the borders between the regions' grounds;
+ * the tick and the map are region 0's (every region runs the world's one clock on the one map). The creatures
+ * listed stay within one process's limit (CONSOLE_CREATURES_MAX), the count says the rest.
+ */
+function wholeWorld(answers: readonly (AdminAnswer & { region: number })[]): Record<string, unknown> {
+  const bodies = answers.map((a) => a.body as Record<string, unknown>);
+  // Creatures are compact rows ([id, x, y, hp, hpMax, typeId]), kept as they are.
+  const creatures = bodies.flatMap((body) => (Array.isArray(body.creatures) ? (body.creatures as unknown[]) : []));
+  const counted = bodies.reduce((sum, body) => sum + Number(body.creatureCount ?? 0), 0);
+  return {
+    tick: bodies[0].tick,
+    map: bodies[0].map,
+    players: answers.flatMap((a) => listOf(a, "players")),
+    creatures: creatures.slice(0, CONSOLE_CREATURES_MAX),
+    creatureCount: counted,
+    kinds: Object.assign({}, ...bodies.map((body) => body.kinds ?? {})) as object,
+    regions: answers.flatMap((a) => listOf(a, "regions")),
+  };
 }
 
 async function onePlayer(request: AdminRequest, regions: readonly AdminRegion[]): Promise<AdminAnswer> {

@@ -53,6 +53,9 @@ const CLIENT_IDLE_MS = 30_000;
 const ROUTE_IDLE_MS = 60_000;
 /** The HTTP routes a banned address is refused at (one process's: api-routes.ts). */
 const WAYS_IN_PATHS: ReadonlySet<string> = new Set(Object.values(WAYS_IN));
+/** What of the operators' console a gateway passes on from region 0 as it is (relayConsole). */
+const CONSOLE_RELAYED = /^\/admin(\/uplot\.(js|css))?$|^\/api\/admin\/(map|history)$/;
+
 /** The admin requests that change the bans in force. */
 const BAN_CHANGES: ReadonlySet<string> = new Set(["/api/admin/ban", "/api/admin/unban"]);
 /** HTTP bodies the gateway passes on. */
@@ -379,12 +382,35 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   }));
   http.setFallback(async (req, res) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
-    if (!path.startsWith("/api/") && path !== "/metrics") return statics(req, res);
-    if (path.startsWith("/api/admin/")) await admin(req, res);
+    if (req.method === "GET" && CONSOLE_RELAYED.test(path)) await relayConsole(req, res);
+    else if (!path.startsWith("/api/") && path !== "/metrics") return statics(req, res);
+    else if (path.startsWith("/api/admin/")) await admin(req, res);
     else if (req.method === "GET" && (path === "/api/cluster" || path === "/metrics")) await status(res, path);
     else await proxy(req, res, path);
     return true;
   });
+
+  /**
+   * The console's page, its files, the map's cells and the health history: region 0's, passed on as they are
+   * (not JSON, or one region's), with the token it checks and the login prompt it asks for (a Basic challenge).
+   * Its other routes are the admin API's, put together for the whole world (admin-fanout.ts).
+   */
+  async function relayConsole(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const link = links.get(0);
+    if (link === undefined) return reply(res, 503, { error: "the world is starting: try again in a moment" });
+    const answer = await fetch(`${link.httpBase}${req.url ?? "/"}`, {
+      headers: req.headers.authorization === undefined ? {} : { authorization: req.headers.authorization },
+      signal: AbortSignal.timeout(5000),
+    }).catch(() => null);
+    if (answer === null) return reply(res, 502, { error: "region 0 did not answer" });
+    const headers: Record<string, string> = {};
+    for (const name of ["content-type", "www-authenticate", "x-map-width", "cache-control"]) {
+      const value = answer.headers.get(name);
+      if (value !== null) headers[name] = value;
+    }
+    res.writeHead(answer.status, headers);
+    res.end(Buffer.from(await answer.arrayBuffer()));
+  }
 
   /** An operator's request: to the regions' own admin routes, their answers put together (admin-fanout.ts). */
   async function admin(req: IncomingMessage, res: ServerResponse): Promise<void> {

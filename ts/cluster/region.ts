@@ -13,6 +13,9 @@ import { BROADCAST_EVERY_TICKS } from "../constants.js";
 import { isValidAction, readActionTokenHigh, readActionTokenLow } from "../protocol/action.js";
 import { loadCore } from "../wasm/node.js";
 import { adminAuthorizer, installAdminRoutes } from "../server/http/admin-routes.js";
+import { type ConsoleGround, type ConsoleWorld, installAdminConsole } from "../server/http/admin-console.js";
+import { CHUNK_SIZE } from "../constants.js";
+import { HEALTH_SAMPLE_MS, HealthSampler } from "../server/http/health-sampler.js";
 import { REPLACED_ELSEWHERE } from "../server/session-lifecycle.js";
 import { installApiRoutes } from "../server/http/api-routes.js";
 import { Game } from "../server/game-server.js";
@@ -626,6 +629,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     registrationsPerAddress: 1_000_000,
   });
   installApiRoutes(http, game, () => 0);
+  const health = new HealthSampler(wholeGame, HEALTH_SAMPLE_MS);
   if (options.adminToken !== undefined) {
     if (bans === null) {
       installAdminRoutes(http, game.admin, options.adminToken, {
@@ -637,6 +641,25 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       installAdminRoutes(http, game.admin, options.adminToken, { bans });
       bans.installEndRoute(http, adminAuthorizer(game.admin, options.adminToken, http.clientAddress));
     }
+    // The console's routes (http/admin-console.ts) over this region's own entities — a neighbour's ghosts are
+    // that neighbour's to list — which a gateway puts together for the whole world (admin-fanout.ts).
+    installAdminConsole(
+      http,
+      adminAuthorizer(game.admin, options.adminToken, http.clientAddress, 'Basic realm="admin"'),
+      ownedOnly(wholeGame, ghosts, {
+        region,
+        rects: layout.rects
+          .filter((rect) => rect.region === region)
+          .map((rect) => ({
+            x0: rect.cx0 * CHUNK_SIZE,
+            y0: rect.cy0 * CHUNK_SIZE,
+            x1: rect.cx1 * CHUNK_SIZE,
+            y1: rect.cy1 * CHUNK_SIZE,
+          })),
+      }),
+      health,
+    );
+    health.start();
   }
   http.route("GET", "/api/cluster", () => ({
     body: {
@@ -767,6 +790,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       if (closed) return;
       closed = true;
       loop.stop();
+      health.stop();
       clearInterval(refresher);
       clearInterval(clockWork);
       for (const { socket } of neighbours.values()) socket.destroy();
@@ -839,4 +863,30 @@ function listen(server: Server, port: number, host: string): Promise<void> {
       resolve();
     });
   });
+}
+
+/**
+ * The console's view of a region's game: its own entities only (a ghost is listed by the region that owns it),
+ * and its ground, for the borders on the map.
+ */
+function ownedOnly(game: Game, ghosts: Pick<GhostTable, "isGhost">, ground: ConsoleGround): ConsoleWorld {
+  const entities = game.entities;
+  return {
+    ground,
+    get tick() {
+      return game.tick;
+    },
+    world: game.world,
+    sessions: game.sessions,
+    admin: game.admin,
+    entities: {
+      get size() {
+        return entities.size;
+      },
+      *values() {
+        for (const entity of entities.values()) if (!ghosts.isGhost(entity.id)) yield entity;
+      },
+      get: (id) => (ghosts.isGhost(id) ? undefined : entities.get(id)),
+    },
+  };
 }

@@ -410,7 +410,7 @@ export class DatagramHandler {
     if (!admitted) return;
     // The first acknowledgement chooses the form for the session's life: a CompactAck the compact one (P-25).
     if (admitted.baselines === null) admitted.baselines = new EntityBaselines(isCompactAck(bytes));
-    admitted.baselines.acknowledge(entityAckTick(bytes));
+    admitted.baselines.acknowledge(entityAckTick(bytes), nowMs);
   }
 
   private onPing(ping: Uint8Array, peer: Peer, nowMs: number): void {

@@ -831,7 +831,7 @@ export class Game {
     this.tileUpdates.flush();
     const broadcastStartMs = performance.now();
     const phase = this.tick % BROADCAST_EVERY_TICKS;
-    this.broadcaster.beginRound();
+    this.broadcaster.beginRound(broadcastStartMs);
     const due = this.dueScratch;
     let dueCount = 0;
     // Each session's re-sends (chat lines and dialogs not yet acknowledged: timers of hundreds of ms)
@@ -878,7 +878,7 @@ export class Game {
    * broadcast, no state of the world, is touched.
    */
   showSpectatorsStill(): void {
-    this.broadcaster.beginRound();
+    this.broadcaster.beginRound(performance.now());
     this.spectators.showStill(this.tick, this.broadcaster);
   }
 

@@ -45,6 +45,12 @@ const FOLLOW_GRACE_MS = 1500;
 const CLICK_SLOP_PX = 3;
 /** When the page is hidden, animation frames stop; the client must still be driven (keep-alives, acks). */
 const BACKGROUND_UPDATE_MS = 100;
+/**
+ * How long a camera told to follow an entity from the start (the console's Follow) waits for that entity to
+ * come into view before it gives up and stands free: long enough for a join on a slow link, short enough
+ * that one which left the world meanwhile does not leave the page claiming to follow it.
+ */
+export const FOLLOW_WAIT_MS = 5000;
 const STATUS_COLOURS: Readonly<Record<StatusLevel, number>> = { ok: P.TEXT_GOOD, busy: P.TEXT_GOLD, bad: P.TEXT_WARN };
 /** The keys that pan, as (dx, dy) in tiles. */
 const PAN_KEYS: Readonly<Record<string, readonly [number, number]>> = {
@@ -64,6 +70,11 @@ export interface SpectateParts {
   feed: CameraFeed;
   /** The tile the server put the camera at when the spectator joined. */
   start: { x: number; y: number };
+  /**
+   * An entity to follow from the start (the operators' console's Follow, `/?spectate&follow=ID`): the server
+   * is told at once, and the camera takes it up when it comes into view (FOLLOW_WAIT_MS at most).
+   */
+  follow?: number;
   renderer: FrameRenderer;
   view: CanvasView;
   debug: DebugOverlay;
@@ -84,6 +95,8 @@ export class SpectateSession {
   /** The camera's centre, in world pixels (tile × 8 is a tile's top-left). */
   private camera: PixelPoint;
   private followId = 0;
+  /** While following from the start: until when the entity may take to come into view (performance.now ms). */
+  private awaitFollowUntilMs = -Infinity;
   private readonly held = new Set<string>();
   private press: { start: Point; last: Point; dragged: boolean } | null = null;
   private lastEntities: ReadonlyMap<number, EntityInfo> | null = null;
@@ -110,7 +123,15 @@ export class SpectateSession {
     this.kinds = kindsByTypeId(client.world.kinds);
     this.looks = new DrawnLooks(client.world.items);
     this.camera = { x: parts.start.x * TILE_SIZE_PX, y: parts.start.y * TILE_SIZE_PX };
-    parts.feed.aim(parts.start.x, parts.start.y);
+    if (parts.follow !== undefined && parts.follow > 0) {
+      // Following from the start: the server moves the camera to the entity on its first CameraPacket, so its
+      // chunks and neighbours are sent from there; the page's camera snaps to it when it arrives.
+      this.followId = parts.follow;
+      this.awaitFollowUntilMs = performance.now() + FOLLOW_WAIT_MS;
+      parts.feed.follow(parts.follow, parts.start.x, parts.start.y);
+    } else {
+      parts.feed.aim(parts.start.x, parts.start.y);
+    }
     this.listen();
     this.frameHandle = requestAnimationFrame(() => this.frame());
     this.backgroundTimer = setInterval(() => {
@@ -178,6 +199,7 @@ export class SpectateSession {
   /** Lets the followed entity go: the camera stays where it is, free. */
   free(): void {
     this.followId = 0;
+    this.awaitFollowUntilMs = -Infinity;
     this.parts.feed.aim(this.camera.x / TILE_SIZE_PX, this.camera.y / TILE_SIZE_PX);
   }
 
@@ -287,9 +309,16 @@ export class SpectateSession {
       const at = this.entities.positionAt(this.followId, nowMs, this.point);
       if (at !== undefined) {
         this.followSeenMs = nowMs;
+        if (this.awaitFollowUntilMs !== -Infinity) {
+          // The entity followed from the start is in view: the camera starts on it, not gliding across the map.
+          this.awaitFollowUntilMs = -Infinity;
+          this.followCamera.snapTo(at);
+        }
         this.camera = { ...this.followCamera.update(elapsedMs, at) };
         return;
       }
+      // Not in view yet (the first states are on their way): wait for it, for a while.
+      if (nowMs < this.awaitFollowUntilMs) return;
       // Gone from view (left the world, or the server let go) for a while — not just followed from afar
       // and not yet sent, nor a held replay's or a new session's first moments: the camera stays, free.
       const gone = !this.client.entities.has(this.followId) && nowMs - this.followSeenMs > FOLLOW_GRACE_MS;

@@ -396,9 +396,12 @@ export class AdminService {
       // player whose link went quiet shows it here first. Null: no datagram yet.
       lastHeardMsAgo: session.everBound ? Math.max(0, Math.round(performance.now() - session.lastSeenMs)) : null,
       // Its ActionPackets lost on the way in, over the newest it numbered (a keyed client numbers each one:
-      // Session.arrivals); null for a client that does not (the spec's own, untagged). The way out and the
-      // round trip are not measured by the server.
+      // Session.arrivals); null for a client that does not (the spec's own, untagged). The way out is not
+      // measured: acknowledgements are cumulative and sparse, so a lost broadcast leaves no trace.
       inboundLoss: session.keyed ? session.arrivals.inboundLoss() : null,
+      // Its round trip, timed from its entity acknowledgements (sessions/round-trip.ts); null for a client
+      // that asks for no deltas (the spec's own), or before its first timed acknowledgement.
+      rtt: roundTripOf(session),
     };
   }
 
@@ -524,4 +527,13 @@ function banText(what: string, ban: AddressBan): string {
   return ban.untilMs === null
     ? `${what}: ${ban.reason}`
     : `${what} until ${new Date(ban.untilMs).toISOString()}: ${ban.reason}`;
+}
+
+/** A session's round trip as the admin API says it (ms, to a tenth): the low of the recent samples and the newest. */
+function roundTripOf(session: Session): { ms: number; lastMs: number; samples: number } | null {
+  const roundTrip = session.baselines?.roundTrip;
+  const low = roundTrip?.lowMs() ?? null;
+  if (roundTrip === undefined || low === null) return null;
+  const tenth = (ms: number) => Math.round(ms * 10) / 10;
+  return { ms: tenth(low), lastMs: tenth(roundTrip.lastMs), samples: roundTrip.samples };
 }

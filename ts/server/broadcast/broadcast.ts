@@ -79,6 +79,8 @@ export class Broadcaster {
   private entriesUsed = this.roundArea;
   /** Bumped by beginRound; an entity whose slot's encodedRound differs is looked at again. */
   private round = 0;
+  /** When this round of broadcasts began (performance.now() ms): stamps the delta sessions' lists (beginRound). */
+  private roundStartMs = NaN;
   /**
    * By entity slot (StoredEntity.slot): the round its entry was last looked at, and where in
    * `entries` it is and how long. Packed arrays, so the per-client loops touch an entity's object
@@ -117,8 +119,13 @@ export class Broadcaster {
     if (ports.verifyEntityChanges === true) this.keptFields = new Float64Array(1024 * KEPT_FIELDS);
   }
 
-  /** Starts a tick's broadcasts: entries encoded earlier may be stale. */
-  beginRound(): void {
+  /**
+   * Starts a tick's broadcasts at `nowMs` (performance.now()): entries encoded earlier may be stale. The time
+   * stamps the delta sessions' lists, to time the round trip when one is acknowledged (sessions/round-trip.ts);
+   * nothing sent or simulated depends on it.
+   */
+  beginRound(nowMs: number): void {
+    this.roundStartMs = nowMs;
     this.round++;
     this.fitSlots();
     this.entriesUsed = this.roundArea;
@@ -236,7 +243,7 @@ export class Broadcaster {
     const entryOffset = this.entryOffset;
     const entryBytes = this.entryBytes;
     const round = this.round;
-    const list = baselines.next();
+    const list = baselines.next(this.roundStartMs);
     for (let index = 0; index < count; index++) {
       const slot = inView[index];
       if (encodedRound[slot] !== round) this.encodeEntry(slot, index);

@@ -5,10 +5,12 @@
 // admin API's own routes (POST /api/admin/message, mute, unmute, kick, ban, teleport), each answered on the
 // page with what it did, and the admin log below them. The browser sends the token it was given at its
 // login prompt with each request (Basic credentials, same origin). Text from players is only ever set as
-// textContent. The Health tab's graphs are admin-console-health.ts's, the People tab admin-console-people.ts's. The script avoids `${` and
-// backquotes: it lives in this template string.
+// textContent. The Health tab's graphs are admin-console-health.ts's, the People tab admin-console-people.ts's,
+// the Recordings tab admin-console-recordings.ts's. The script avoids `${` and backquotes: it lives in this
+// template string.
 import { HEALTH_SCRIPT } from "./admin-console-health.js";
 import { PEOPLE_SCRIPT } from "./admin-console-people.js";
+import { RECORDINGS_MARKUP, RECORDINGS_SCRIPT } from "./admin-console-recordings.js";
 
 export const ADMIN_CONSOLE_PAGE = `<!doctype html>
 <html lang="en">
@@ -21,9 +23,12 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
 <style>
   body { margin: 0; font: 14px system-ui, sans-serif; background: #15171a; color: #e6e6e6; display: flex; height: 100vh; }
   #side { width: 20rem; padding: 0.75rem; overflow: auto; border-right: 1px solid #333; flex: none; box-sizing: border-box; }
-  #view, #health, #people { flex: 1; overflow: auto; position: relative; }
-  #health, #people { padding: 0.75rem; }
+  #view, #health, #people, #recordings { flex: 1; overflow: auto; position: relative; }
+  #health, #people, #recordings { padding: 0.75rem; }
+  [hidden] { display: none !important; }
   .table { overflow-x: auto; }
+  #recording-list td { white-space: normal; overflow-wrap: anywhere; min-width: 4rem; }
+  #recording-list td:first-child { white-space: nowrap; min-width: 0; }
   table { border-collapse: collapse; font-size: 13px; }
   th, td { text-align: left; padding: 0.2rem 0.5rem; border-bottom: 1px solid #262a30; white-space: nowrap; }
   th { color: #9aa; font-weight: normal; }
@@ -33,7 +38,7 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
   #chat-log li .nick { color: #4ee06a; }
   .chart { margin: 0 0 1rem; }
   .uplot { color: #e6e6e6; font-family: inherit; }
-  #tabs { display: flex; gap: 0.3rem; margin: 0.5rem 0; }
+  #tabs { display: flex; flex-wrap: wrap; gap: 0.3rem; margin: 0.5rem 0; }
   #tabs button[aria-selected="true"] { background: #3a4250; border-color: #7a8; }
   canvas { image-rendering: pixelated; display: block; cursor: crosshair; }
   h1 { font-size: 1rem; margin: 0 0 0.5rem; }
@@ -56,7 +61,11 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
   #admin-log li, #players li { font-size: 12px; border-bottom: 1px solid #262a30; }
   #players li { cursor: pointer; }
   .muted { color: #e8b04a; }
-  @media (max-width: 700px) { body { flex-direction: column; } #side { width: auto; border-right: none; border-bottom: 1px solid #333; max-height: 45vh; } }
+  #follow { position: fixed; top: 0; right: 0; bottom: 0; left: 20rem; display: flex; flex-direction: column; background: #0b0c0e; z-index: 10; }
+  #follow .bar { display: flex; gap: 0.5rem; align-items: center; padding: 0.3rem 0.6rem; border-bottom: 1px solid #333; }
+  #follow .bar span { flex: 1; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+  #follow iframe { flex: 1; border: 0; width: 100%; background: #000; }
+  @media (max-width: 700px) { body { flex-direction: column; } #side { width: auto; border-right: none; border-bottom: 1px solid #333; max-height: 45vh; } #follow { left: 0; } }
 </style>
 </head>
 <body>
@@ -67,6 +76,7 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
     <button role="tab" data-tab="view" aria-selected="true">Map</button>
     <button role="tab" data-tab="health" aria-selected="false">Health</button>
     <button role="tab" data-tab="people" aria-selected="false">People</button>
+    <button role="tab" data-tab="recordings" aria-selected="false">Recordings</button>
   </div>
   <dl>
     <dt>map</dt><dd id="map-name">–</dd>
@@ -77,6 +87,7 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
   <label>zoom <select id="zoom"><option>1</option><option selected>2</option><option>4</option><option>8</option></select></label>
   <h2>Selected</h2>
   <dl id="selected"><dt>–</dt><dd>click the map or a player below</dd></dl>
+  <div class="row" id="watch-row" hidden><button id="do-follow">Follow with the camera</button></div>
   <div id="actions" hidden>
     <div class="row"><input id="action-text" placeholder="message, or the reason for a mute, kick or ban" maxlength="200"></div>
     <div class="row">minutes <input id="action-minutes" class="short" type="number" min="1" placeholder="ever">
@@ -104,6 +115,10 @@ export const ADMIN_CONSOLE_PAGE = `<!doctype html>
   <ul id="chat-log"></ul>
   <h2>Admin log</h2>
   <ul id="admin-log-full"></ul>
+</div>
+${RECORDINGS_MARKUP}
+<div id="follow" hidden role="dialog" aria-label="Following with the spectator camera">
+  <div class="bar"><span id="follow-title"></span><button id="follow-close">Close</button></div>
 </div>
 <div id="health" hidden><div id="health-samples">no samples yet</div><div id="charts"></div></div>
 <script>
@@ -153,6 +168,22 @@ function draw() {
   context.imageSmoothingEnabled = false;
   context.drawImage(background, 0, 0, canvas.width, canvas.height);
   if (world === null) return;
+  // A cluster's regions (a gateway's answer): each one's ground outlined, its number in its corner.
+  if (world.regions !== undefined) {
+    context.save();
+    context.strokeStyle = "#5a8dee";
+    context.fillStyle = "#5a8dee";
+    context.lineWidth = 1;
+    context.setLineDash([6, 4]);
+    context.font = "12px system-ui, sans-serif";
+    for (const ground of world.regions) {
+      for (const rect of ground.rects) {
+        context.strokeRect(rect.x0 * zoom + 0.5, rect.y0 * zoom + 0.5, (rect.x1 - rect.x0) * zoom - 1, (rect.y1 - rect.y0) * zoom - 1);
+        context.fillText("region " + ground.region, rect.x0 * zoom + 4, rect.y0 * zoom + 14);
+      }
+    }
+    context.restore();
+  }
   const size = Math.max(2, zoom);
   context.fillStyle = "#e0404a";
   for (const [, x, y] of world.creatures) context.fillRect(x * zoom, y * zoom, size, size);
@@ -190,10 +221,14 @@ async function showSelected() {
   if (!response.ok) {
     selected = null;
     actions.hidden = true;
+    document.getElementById("watch-row").hidden = true;
     row(list, "entity " + selectedId, "gone: " + answer.error);
     return;
   }
   selected = answer;
+  // A cluster's gateways do not serve spectators yet (docs/server.md § Spectators): no Follow there.
+  document.getElementById("watch-row").hidden = world !== null && world.regions !== undefined;
+  if (answer.region !== undefined) row(list, "region", answer.region);
   if (answer.kind === "player") {
     row(list, "player", answer.nick);
     row(list, "entity", answer.entityId);
@@ -207,7 +242,9 @@ async function showSelected() {
     row(list, "last heard", ago(answer.lastHeardMsAgo));
     const loss = answer.inboundLoss;
     row(list, "loss in", loss === null ? "not measured (its packets are not numbered)" : loss.sent === 0 ? "–" : (100 * loss.lost / loss.sent).toFixed(1) + " % (" + loss.lost + " of the last " + loss.sent + " actions)");
-    row(list, "rtt, loss out", "not measured by the server");
+    const rtt = answer.rtt;
+    row(list, "rtt", rtt === null ? "not measured yet (timed from its entity acknowledgements; a client that sends none has none)" : rtt.ms + " ms (newest " + rtt.lastMs + " ms, " + rtt.samples + " samples)");
+    row(list, "loss out", "not measured by the server");
     row(list, "chat", answer.muted ? "muted" : "may speak");
     actions.hidden = false;
   } else {
@@ -308,6 +345,34 @@ document.getElementById("do-teleport-to").addEventListener("click", () => {
   void act("teleport", { x: Number(x), y: Number(y) });
 });
 
+// Follow: the game's own page, watching as a spectator (POST /api/spectate with the browser's credentials, the
+// token it was given at the login prompt; never in the URL), following the selected entity from where the map
+// last had it, in a frame over the main area. Closing the frame unloads that page, which closes its link, and
+// the server ends the spectator's session at once.
+function openFollow() {
+  if (selected === null) return;
+  closeFollow();
+  const frame = document.createElement("iframe");
+  frame.id = "follow-frame";
+  frame.title = "spectator camera";
+  frame.src = "/?spectate&follow=" + selected.entityId + "&x=" + selected.x + "&y=" + selected.y;
+  const overlay = document.getElementById("follow");
+  overlay.dataset.entityId = String(selected.entityId);
+  text("follow-title", "following " + (selected.kind === "player" ? selected.nick : selected.name) + " (entity " + selected.entityId + "): Esc in the view lets go, a click follows another");
+  overlay.append(frame);
+  overlay.hidden = false;
+}
+function closeFollow() {
+  const overlay = document.getElementById("follow");
+  const frame = document.getElementById("follow-frame");
+  if (frame !== null) frame.remove();
+  overlay.hidden = true;
+  delete overlay.dataset.entityId;
+}
+document.getElementById("do-follow").addEventListener("click", openFollow);
+document.getElementById("follow-close").addEventListener("click", closeFollow);
+document.addEventListener("keydown", (event) => { if (event.key === "Escape" && !document.getElementById("follow").hidden) closeFollow(); });
+
 /** The newest admin actions (the admin log), newest first. */
 async function showLog() {
   const response = await fetch("/api/admin/log?limit=12");
@@ -359,6 +424,7 @@ canvas.addEventListener("click", (event) => {
   if (best === null) {
     selectedId = null; selected = null;
     document.getElementById("actions").hidden = true;
+    document.getElementById("watch-row").hidden = true;
     const list = document.getElementById("selected");
     list.replaceChildren();
     row(list, "–", "nothing within 3 tiles");
@@ -378,6 +444,7 @@ for (const tab of document.querySelectorAll("#tabs button")) {
     }
     if (tab.dataset.tab === "health") drawHealth();
     if (tab.dataset.tab === "people") void refreshPeople();
+    if (tab.dataset.tab === "recordings") void refreshRecordings();
   });
 }
 
@@ -387,9 +454,12 @@ loadMap().then(refresh, (error) => text("status", error.message));
 showLog();
 setInterval(refresh, 1000);
 setInterval(showLog, 5000);
+// The recording being written grows: its line is read again while the tab is open.
+setInterval(() => { if (!document.getElementById("recordings").hidden && recordingsServed) void refreshRecordings(); }, 5000);
 </script>
 <script>${HEALTH_SCRIPT}</script>
 <script>${PEOPLE_SCRIPT}</script>
+<script>${RECORDINGS_SCRIPT}</script>
 </body>
 </html>
 `;

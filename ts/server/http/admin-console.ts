@@ -35,6 +35,17 @@ export interface ConsoleWorld {
   readonly sessions: { byEntityId(id: number): { readonly nick: string } | undefined };
   /** Players are described as the admin API lists them (one description: AdminService.player). */
   readonly admin: Pick<AdminService, "player">;
+  /**
+   * In a cluster's region: the ground it owns, in tiles (x0, y0 inclusive, x1, y1 exclusive), so a gateway's
+   * console can draw the regions' borders (ts/cluster/admin-fanout.ts). Absent in one process.
+   */
+  readonly ground?: ConsoleGround;
+}
+
+/** A region's ground, as the console's world answer carries it (`regions`). */
+export interface ConsoleGround {
+  readonly region: number;
+  readonly rects: readonly { readonly x0: number; readonly y0: number; readonly x1: number; readonly y1: number }[];
 }
 
 interface ConsoleEntity {
@@ -154,6 +165,7 @@ export function installAdminConsole(
         creatures,
         creatureCount,
         kinds,
+        ...(game.ground === undefined ? {} : { regions: [game.ground] }),
       },
     };
   });

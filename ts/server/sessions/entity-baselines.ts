@@ -13,6 +13,7 @@
 // sent the seed's way (its list is kept all the same).
 import { EntryList, emptyEntryList } from "../../protocol/entity-delta.js";
 import { MANIFEST_ENTRIES } from "../../protocol/state.js";
+import { RoundTrip } from "./round-trip.js";
 
 /** Lists kept per session: 12 broadcasts, a second at 12 Hz — the acknowledgement interval (500 ms) and a slow round trip. */
 export const BASELINES_KEPT = 12;
@@ -25,6 +26,10 @@ export class EntityBaselines {
   /** Compact sessions: the last broadcast was held back because it repeated the one before (the half rate). */
   repeatSkipped = false;
   private readonly lists: EntryList[] = [];
+  /** When each list's broadcast was sent (performance.now() ms; NaN: not sent), index for index with `lists`. */
+  private readonly sentAtMs = new Float64Array(BASELINES_KEPT).fill(NaN);
+  /** The round trip, timed from each acknowledgement to the broadcast of the list it names (round-trip.ts). */
+  readonly roundTrip = new RoundTrip();
   /** The newest tick the client said it holds (0: the empty list). */
   private ackedTick = 0;
   /** What the last StateDelta or State sent said, for the idle rule. */
@@ -46,14 +51,16 @@ export class EntityBaselines {
   }
 
   /**
-   * The client holds the list of `tick` (an EntityAckPacket). An older tick changes nothing; a newer one the
-   * ring no longer holds is counted and makes the empty list the baseline.
+   * The client holds the list of `tick` (an EntityAckPacket, arrived at `nowMs`). An older tick changes
+   * nothing; a newer one the ring holds times the round trip; one the ring no longer holds is counted and makes
+   * the empty list the baseline.
    */
-  acknowledge(tick: number): void {
+  acknowledge(tick: number, nowMs: number): void {
     if (tick <= this.ackedTick) return;
-    for (const list of this.lists) {
-      if (list.tick === tick) {
+    for (let index = 0; index < this.lists.length; index++) {
+      if (this.lists[index].tick === tick) {
         this.ackedTick = tick;
+        this.roundTrip.add(this.sentAtMs[index], nowMs);
         return;
       }
     }
@@ -72,20 +79,24 @@ export class EntityBaselines {
     return emptyEntryList();
   }
 
-  /** A cleared list for this broadcast: the oldest one that is not the acknowledged baseline. */
-  next(): EntryList {
-    let oldest: EntryList | null = null;
-    for (const list of this.lists) {
+  /** A cleared list for this broadcast, sent at `sentAtMs`: the oldest one that is not the acknowledged baseline. */
+  next(sentAtMs: number): EntryList {
+    let oldest = -1;
+    for (let index = 0; index < this.lists.length; index++) {
+      const list = this.lists[index];
       if (list.tick === this.ackedTick && list.tick > 0) continue;
-      if (oldest === null || list.tick < oldest.tick) oldest = list;
+      if (oldest < 0 || list.tick < this.lists[oldest].tick) oldest = index;
     }
-    const list = oldest as EntryList; // BASELINES_KEPT ≥ 2, so one is always free
+    // BASELINES_KEPT ≥ 2, so one is always free.
+    const list = this.lists[oldest];
     list.clear();
+    this.sentAtMs[oldest] = sentAtMs;
     return list;
   }
 
   /** Forgets a list that was filled but not sent (an idle broadcast skipped), so it is never taken for a baseline. */
   discard(list: EntryList): void {
     list.clear();
+    this.sentAtMs[this.lists.indexOf(list)] = NaN;
   }
 }

@@ -1,0 +1,106 @@
+// The session figures of the operators' console (issue 43): a player's round trip, as the server times it from
+// the entity acknowledgements its client sends anyway (sessions/round-trip.ts, docs/server.md § Admin), over
+// real UDP on loopback — a bot (the shared client core, asking for compact deltas) has one, present in the
+// admin API's answers and positive; a spec-only client, which acknowledges nothing, has none, said as null.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Swarm } from "../ts/bots/swarm.js";
+import { Logger } from "../ts/server/ops/log.js";
+import { type RunningServer, startServer } from "../ts/server/server.js";
+import { loadCore } from "../ts/wasm/node.js";
+import { MAP_PATH } from "./e2e/browser-support.js";
+import { UdpTestClient } from "./support/udp-client.js";
+
+const TOKEN = "round-trip-test-token-0123456789abcdef";
+
+interface Described {
+  nick: string;
+  transport: string;
+  rtt: { ms: number; lastMs: number; samples: number } | null;
+  inboundLoss: { sent: number; lost: number } | null;
+}
+
+let server: RunningServer;
+let bots: Swarm;
+let plain: UdpTestClient;
+let startedMs: number;
+let keepAlive: NodeJS.Timeout | undefined;
+
+beforeAll(async () => {
+  server = await startServer({
+    host: "127.0.0.1",
+    httpPort: 0,
+    udpPort: 0,
+    mapPath: MAP_PATH,
+    logger: new Logger("silent"),
+    adminToken: TOKEN,
+  });
+  startedMs = performance.now();
+  bots = new Swarm({
+    count: 1,
+    http: `http://127.0.0.1:${server.httpPort}`,
+    server: null,
+    behaviour: "wander",
+    goal: null,
+    netsim: null,
+    seed: 3,
+    nickPrefix: "timed",
+    joinParallel: 1,
+    updateMs: 20,
+    loadCore: () => loadCore(),
+  });
+  await bots.joinAll();
+  bots.start();
+  plain = await UdpTestClient.connect(server.httpPort, "Plain");
+  plain.action(0, 0);
+  await plain.waitFor("its position", () => plain.position());
+  keepAlive = setInterval(() => plain.action(0, 0), 1000);
+}, 60_000);
+
+afterAll(async () => {
+  clearInterval(keepAlive);
+  bots?.stop();
+  plain?.close();
+  await server?.close();
+});
+
+async function players(): Promise<Described[]> {
+  const response = await fetch(`http://127.0.0.1:${server.httpPort}/api/admin/players`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  return ((await response.json()) as { players: Described[] }).players;
+}
+
+describe("a session's round trip, timed by the server", () => {
+  it("is present and positive for a client that acknowledges its entity lists, over real UDP", async () => {
+    let timed: Described | undefined;
+    await expect
+      .poll(
+        async () => {
+          timed = (await players()).find((player) => player.nick === "timed1");
+          return timed?.rtt?.samples ?? 0;
+        },
+        { timeout: 15_000, interval: 200 },
+      )
+      .toBeGreaterThanOrEqual(2);
+    const rtt = timed!.rtt!;
+    expect(timed!.transport).toBe("udp");
+    expect(rtt.ms).toBeGreaterThan(0);
+    // The low of the recent samples is at most the newest one, and no round trip outlasts the test so far.
+    expect(rtt.lastMs).toBeGreaterThanOrEqual(rtt.ms);
+    expect(rtt.lastMs).toBeLessThan(performance.now() - startedMs);
+    // The same description through the entity route the console's panel reads.
+    const id = [...server.game.sessions.values()].find((session) => session.nick === "timed1")!.entity.id;
+    const entity = (await (
+      await fetch(`http://127.0.0.1:${server.httpPort}/api/admin/entity?id=${id}`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      })
+    ).json()) as Described;
+    expect(entity.rtt).toEqual({ ms: expect.any(Number), lastMs: expect.any(Number), samples: expect.any(Number) });
+    expect(entity.rtt!.ms).toBeGreaterThan(0);
+  });
+
+  it("is null for a spec-only client, which acknowledges nothing", async () => {
+    const described = (await players()).find((player) => player.nick === "Plain")!;
+    expect(described.rtt).toBeNull();
+  });
+});
