@@ -5,7 +5,7 @@
 // forwards lands on the asked tick with the digest verify computes there; a seek outside the recording is
 // refused; the speed changes the rate. The command line refuses a file that is not a whole recording
 // with verify's words and exit 2, serving nothing, and serves a good one at the URL it prints.
-import { execFile, spawn } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -307,7 +307,7 @@ describe("replay watch of a recording the replay leaves", () => {
     } finally {
       await tampered.close();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("replay watch on the command line", () => {
@@ -346,6 +346,15 @@ describe("replay watch on the command line", () => {
   }, 120_000);
 
   it("serves a good recording at the URL it prints, until stopped", async () => {
+    // The page it serves is the built client, which `npm run replay` builds first when it is missing (as the
+    // suite's browser tests do, after this one): built here the same way, so the page is there to ask for.
+    execFileSync(
+      process.execPath,
+      [fileURLToPath(new URL("../scripts/build-client.mjs", import.meta.url)), "--if-missing"],
+      {
+        stdio: "ignore",
+      },
+    );
     const child = spawn(TSX, [REPLAY_TOOL, "watch", recording, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
     try {
       let out = "";
@@ -365,5 +374,5 @@ describe("replay watch on the command line", () => {
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");
     }
-  }, 60_000);
+  }, 120_000);
 });
