@@ -36,8 +36,22 @@ export interface RegionGame extends ApiGame {
   readonly doors: Doors;
   /** Chat relayed between regions (chat-relay.ts), lines told to players. */
   readonly chat: ChatService;
-  /** Private lines across regions (chat-relay.ts). */
-  readonly social: Pick<SocialRoom, "deliverRemote" | "remoteAnswered" | "remote">;
+  /**
+   * Private lines across regions (chat-relay.ts), friends' comings and goings, the other regions' players
+   * (players-online.ts), and the social state a handoff carries.
+   */
+  readonly social: Pick<
+    SocialRoom,
+    | "deliverRemote"
+    | "remoteAnswered"
+    | "remote"
+    | "elsewhere"
+    | "friendCameOrWent"
+    | "carried"
+    | "adopt"
+    | "keyOf"
+    | "settled"
+  >;
   /** Mutes carried in a handoff; the admin API. */
   readonly admin: AdminService;
   /** What a player carries over in a handoff, and a door's key. */

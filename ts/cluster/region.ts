@@ -30,6 +30,8 @@ import { readWorldMap } from "../server/world/world-map.js";
 import { loadMigrations } from "../server/persistence/migrate.js";
 import { AccountKicks } from "./account-kicks.js";
 import { ChatRelay } from "./chat-relay.js";
+import { PlayersOnline } from "./players-online.js";
+import { PgSocialStore } from "./pg-social.js";
 import { ClusterBans } from "./cluster-bans.js";
 import { PgBans } from "./pg-bans.js";
 import { PgAccounts } from "./pg-accounts.js";
@@ -46,7 +48,7 @@ import { PgWorldValues } from "./pg-values.js";
 import { readContentFiles } from "../server/content/content-files.js";
 import { LuaRuntime } from "../server/scripting/lua-sandbox.js";
 import type { QuestStorePort } from "../server/persistence/quest-store.js";
-import { arrivalOf, type HandoffState, handoffStateOf, muteOf, restoreSession } from "./handoff.js";
+import { arrivalOf, type HandoffState, handoffStateOf, muteOf, restoreSession, socialOf } from "./handoff.js";
 import { type ClusterLayout, distanceToRegion, handoffTarget, neighboursOf } from "./layout.js";
 import { npcLinkFor } from "./npc-link.js";
 import {
@@ -188,6 +190,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       // Quests and the scripts' world values too: a quest step survives a border and a restart.
       sharedQuests: store?.quests,
       sharedValues: store?.values,
+      // Friends, ignores and waiting lines too: kept once, whichever region a player logs in to.
+      sharedSocial: store?.social,
       // No dungeon levels in a cluster yet: each region would generate its own copy of a level below the
       // same stairs, and its players would never meet those of another (docs/scaling.md § Not built yet).
       levelSlots: 0,
@@ -251,6 +255,19 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   game.otherPlayers = () => ghosts.players();
   const chatRelay = new ChatRelay(region, directory.redis, game.chat, log, "fc:", game.social);
   await chatRelay.start();
+  // Who plays where, for the social room: players named across regions, friends online anywhere.
+  const players = new PlayersOnline(directory.redis, region, "fc:", (commands) => (directory.commands += commands));
+  game.social.elsewhere = {
+    presence: (accountId, nick, online) => chatRelay.presence(accountId, nick, online),
+    onlineOf: (accountIds) => players.onlineOf(accountIds),
+    playerNamed: (nick) => players.playerNamed(nick),
+  };
+  const listPlayer = (session: Session) =>
+    players.came(session.entity.id, {
+      key: game.social.keyOf(session),
+      nick: session.nick,
+      accountId: session.accountId,
+    });
   const gateways = new Map<string, GatewayLink>();
   let gatewayLinkSerial = 0;
   /** Where each virtual peer (by key) came from: the handoff answers on the same link. */
@@ -282,6 +299,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     restored: 0,
     checkpointed: 0,
     handoffsWaitedForItems: 0,
+    handoffsWaitedForSocial: 0,
     /** Ticks jumped to rejoin the world's timeline after a stall (MAX_TICKS_BEHIND). */
     ticksRejoined: 0,
     /** Gateway links closed (a gateway stopped or died): their clients' sessions wait to be bound again. */
@@ -390,11 +408,15 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     if (peer === undefined) throw new FrameError("handoff for a client never opened");
     const arrival = arrivalOf(state);
     const mute = muteOf(state);
+    const social = socialOf(state);
     ghosts.drop(arrival.entity.id);
     const session = game.adoptSession(arrival, peer, performance.now());
     const restored = restoreSession(session, state, game.nextWindow);
     // An operator's mute goes where the player goes (and survives this region's restart: the checkpoint).
     if (mute !== null) game.admin.restoreMute(session, mute);
+    // Its ignores, friends and last teller come with it; the directory of players names this region now.
+    game.social.adopt(session, social);
+    listPlayer(session);
     link.tombstones.delete(client);
     stats.handoffsIn++;
     stats.stepsCarried += restored.steps;
@@ -442,6 +464,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       game.tick,
       game.admin.muteStateOf(session),
       game.questsOf(session),
+      game.social.carried(session),
     );
   }
 
@@ -454,9 +477,15 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       stats.handoffsWaitedForItems++;
       return;
     }
+    // Its friends and ignores still being read from the shared store: it goes once they are, with them.
+    if (!game.social.settled(session)) {
+      stats.handoffsWaitedForSocial++;
+      return;
+    }
     const state = stateOf(session, target);
     game.releaseSession(session);
     disown(session.entity.id);
+    players.movedOn(session.entity.id);
     at.link.tombstones.set(at.client, performance.now());
     at.link.writer.sendJson(FRAME_HANDOFF, at.client, state);
     stats.handoffsOut++;
@@ -561,6 +590,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
         // A join here (handoffs arrive already owned): nobody owned it before.
         own(id);
         claim(id, null);
+        listPlayer(session);
       }
       // Without a shared store, accounts stay where their character lives: region 0 (docs/scaling.md).
       if (session.accountId === null || accounts !== null) scratch.push(session);
@@ -573,6 +603,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       if (game.sessions.byEntityId(id) === undefined) {
         disown(id);
         directory.releaseEntity(id, region).catch(() => {});
+        players.went(id);
       }
     }
     if (game.tick % BROADCAST_EVERY_TICKS === 0) {
@@ -678,6 +709,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     linkNeighbours().catch(directory.failed("linking neighbours"));
     if (++refreshes % 10 === 0) directory.refreshOwners(owned.keys()).catch(() => {});
     writeCheckpoint();
+    players.refresh(Date.now()).catch(directory.failed("listing the players"));
     const nowMs = performance.now();
     for (const link of gateways.values()) {
       for (const [client, sinceMs] of link.tombstones)
@@ -753,6 +785,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     directory.tickEpochMs(epochMs).catch(failed);
     directory.restoreClock(world.segment).catch(failed);
     directory.rewriteOwners(owned.keys(), region).catch(failed);
+    players.rewrite().catch(failed);
     writeCheckpoint();
   };
   log.info("region started", { region, linkPort, httpPort, tick: game.tick });
@@ -800,6 +833,7 @@ async function openSharedStore(
   notices: PgNoticeStore;
   quests: QuestStorePort;
   values: PgWorldValues;
+  social: PgSocialStore;
   connection: PgConnection;
   close(): Promise<void>;
 }> {
@@ -820,6 +854,7 @@ async function openSharedStore(
       save: (accountId, record) => accounts.saveQuest(accountId, record),
     },
     values,
+    social: new PgSocialStore(connection),
     connection,
     async close() {
       await notices.flush();

@@ -83,6 +83,8 @@ export interface SocialElsewhere {
 export interface CarriedSocial {
   readonly ignores: [string, string][];
   readonly friends: [number, string][] | null;
+  /** Waiting lines delivered and not yet acknowledged: [line id, chat seq] (the chat numbers travel too). */
+  readonly delivering?: [number, number][];
   readonly lastFrom: { readonly key: string; readonly nick: string; readonly accountId: number | null } | null;
 }
 
@@ -157,6 +159,8 @@ export class SocialRoom implements ChatCommands, Hearing {
     storeFailures: 0,
   };
   private readonly states = new Map<Session, SocialState>();
+  /** Sessions whose account's lists the store has not answered yet (a handoff waits for them: settled). */
+  private readonly reading = new Set<Session>();
   /** Sessions in play that keep an account as a friend, by that account: who hears it come and go. */
   private readonly watchers = new Map<number, Set<Session>>();
   /** The other regions of a cluster (their players, their friends' presence); null in one process. */
@@ -264,12 +268,33 @@ export class SocialRoom implements ChatCommands, Hearing {
     if (store === null || accountId === null) return;
     this.friendCameOrWent(accountId, session.nick, true);
     this.elsewhere?.presence(accountId, session.nick, true);
-    this.after(session, store.bookOf(accountId), (book: SocialBook) => {
-      for (const ref of book.ignores) state.ignores.set(accountKey(ref.accountId), ref.nick);
-      state.friends = new Map();
-      for (const ref of book.friends) this.keepFriend(session, state, ref);
-      if (book.mail.length > 0) this.deliver(session, accountId, book.mail);
-    });
+    const book = store.bookOf(accountId);
+    if (book instanceof Promise) this.reading.add(session);
+    this.after(
+      session,
+      book,
+      (read: SocialBook) => {
+        this.reading.delete(session);
+        for (const ref of read.ignores) state.ignores.set(accountKey(ref.accountId), ref.nick);
+        state.friends = new Map();
+        for (const ref of read.friends) this.keepFriend(session, state, ref);
+        if (read.mail.length > 0) this.deliver(session, accountId, read.mail);
+      },
+      () => {
+        // The store unreachable: this session plays on with empty lists (its lines wait for the next login).
+        this.reading.delete(session);
+        state.friends = new Map();
+        this.say(
+          session,
+          "Your friends and ignore lists could not be read just now: they come back at your next login.",
+        );
+      },
+    );
+  }
+
+  /** Whether `session`'s lists are read (a handoff waits until they are, so they go with it). */
+  settled(session: Session): boolean {
+    return !this.reading.has(session);
   }
 
   /**
@@ -281,19 +306,28 @@ export class SocialRoom implements ChatCommands, Hearing {
     if (carried === null) return;
     for (const [key, nick] of carried.ignores) state.ignores.set(key, nick);
     state.lastFrom = carried.lastFrom;
-    if (carried.friends !== null && session.accountId !== null) {
+    const accountId = session.accountId;
+    if (carried.friends !== null && accountId !== null) {
       state.friends = new Map();
-      for (const [accountId, nick] of carried.friends) this.keepFriend(session, state, { accountId, nick });
+      for (const [friendId, nick] of carried.friends) this.keepFriend(session, state, { accountId: friendId, nick });
     }
+    // Lines delivered where it came from are deleted here once its client acknowledges them.
+    const delivering = carried.delivering ?? [];
+    if (delivering.length > 0 && accountId !== null)
+      this.deliveries.push({ session, accountId, lines: delivering.map(([id, seq]) => ({ id, seq })) });
   }
 
   /** What a handoff carries of `session` to the region it goes to (adopt). */
   carried(session: Session): CarriedSocial {
     const state = this.stateOf(session);
+    const delivering = this.deliveries
+      .filter((delivery) => delivery.session === session)
+      .flatMap((delivery) => delivery.lines.map((line): [number, number] => [line.id, line.seq]));
     return {
       ignores: [...state.ignores],
       friends: state.friends === null ? null : [...state.friends],
       lastFrom: state.lastFrom,
+      delivering,
     };
   }
 
@@ -301,6 +335,7 @@ export class SocialRoom implements ChatCommands, Hearing {
   left(session: Session, continues: boolean): void {
     const state = this.states.get(session);
     this.states.delete(session);
+    this.reading.delete(session);
     for (const friendId of state?.friends?.keys() ?? []) this.unwatch(friendId, session);
     const accountId = session.accountId;
     if (continues || this.ports.store === null || accountId === null) return;
@@ -645,7 +680,12 @@ export class SocialRoom implements ChatCommands, Hearing {
    * Runs `then` with what the store (or the other regions) answered: at once when it answered already, and
    * otherwise once it does — if `session` still plays here. A failure is said to the player (nothing changed).
    */
-  private after<T>(session: Session, answer: Answer<T>, then: (value: T) => void): void {
+  private after<T>(
+    session: Session,
+    answer: Answer<T>,
+    then: (value: T) => void,
+    failed: () => void = () => this.say(session, "The world could not keep that just now: nothing changed."),
+  ): void {
     if (!(answer instanceof Promise)) return then(answer);
     answer.then(
       (value) => {
@@ -659,7 +699,7 @@ export class SocialRoom implements ChatCommands, Hearing {
       (error: unknown) => {
         this.stats.storeFailures++;
         this.ports.log.warn("the social store did not answer", { nick: session.nick, error: String(error) });
-        if (this.states.has(session)) this.say(session, "The world could not keep that just now: nothing changed.");
+        if (this.states.has(session)) failed();
       },
     );
   }
