@@ -70,6 +70,16 @@ export interface HandoffState {
    * read at its login, who last told it something. Absent (an older process): none.
    */
   readonly social?: CarriedSocial;
+  /** The region its party lives in (PartyRoom.homeOf); absent or null: in no party. */
+  readonly party?: number | null;
+}
+
+/** The home region of the party a handoff carries, checked; null for none. Throws FrameError on a bad one. */
+export function partyHomeOf(state: HandoffState): number | null {
+  const home = state.party ?? null;
+  if (home !== null && !(Number.isInteger(home) && home >= 0 && home < 65_536))
+    throw new FrameError("handoff: bad party");
+  return home;
 }
 
 /** Most ignores and friends a handoff carries (each list is bounded by MAX_IGNORES / MAX_FRIENDS). */
@@ -182,6 +192,7 @@ export function handoffStateOf(
   mute: MuteState | null = null,
   quests: readonly QuestRecord[] = [],
   social?: CarriedSocial,
+  party: number | null = null,
 ): HandoffState {
   const entity = session.entity;
   const steps: [number, number][] = [];
@@ -225,6 +236,7 @@ export function handoffStateOf(
     mute,
     quests: quests.map((record) => [record.quest, record.state, record.progress]),
     social,
+    party,
   };
 }
 

@@ -17,6 +17,7 @@ import type { Peer } from "../server/edge/peer.js";
 import type { QuestRecord } from "../server/persistence/quest-store.js";
 import type { SessionArrival } from "../server/session-lifecycle.js";
 import type { ChatService } from "../server/talk/chat.js";
+import type { PartyRoom } from "../server/social/parties.js";
 import type { SocialRoom } from "../server/social/social-room.js";
 import type { Doors } from "../server/world/doors.js";
 
@@ -51,6 +52,11 @@ export interface RegionGame extends ApiGame {
     | "adopt"
     | "keyOf"
     | "settled"
+  >;
+  /** Parties whose members play in several regions (party-link.ts). */
+  readonly parties: Pick<
+    PartyRoom,
+    "homeOf" | "handOver" | "adopted" | "remoteVerb" | "remoteMoved" | "remoteGone" | "fromHome" | "elsewhere"
   >;
   /** Mutes carried in a handoff; the admin API. */
   readonly admin: AdminService;

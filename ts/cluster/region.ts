@@ -31,6 +31,7 @@ import { loadMigrations } from "../server/persistence/migrate.js";
 import { AccountKicks } from "./account-kicks.js";
 import { ChatRelay } from "./chat-relay.js";
 import { PlayersOnline } from "./players-online.js";
+import { PartyLink } from "./party-link.js";
 import { PgSocialStore } from "./pg-social.js";
 import { ClusterBans } from "./cluster-bans.js";
 import { PgBans } from "./pg-bans.js";
@@ -48,7 +49,15 @@ import { PgWorldValues } from "./pg-values.js";
 import { readContentFiles } from "../server/content/content-files.js";
 import { LuaRuntime } from "../server/scripting/lua-sandbox.js";
 import type { QuestStorePort } from "../server/persistence/quest-store.js";
-import { arrivalOf, type HandoffState, handoffStateOf, muteOf, restoreSession, socialOf } from "./handoff.js";
+import {
+  arrivalOf,
+  type HandoffState,
+  handoffStateOf,
+  muteOf,
+  partyHomeOf,
+  restoreSession,
+  socialOf,
+} from "./handoff.js";
 import { type ClusterLayout, distanceToRegion, handoffTarget, neighboursOf } from "./layout.js";
 import { npcLinkFor } from "./npc-link.js";
 import {
@@ -262,6 +271,9 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     onlineOf: (accountIds) => players.onlineOf(accountIds),
     playerNamed: (nick) => players.playerNamed(nick),
   };
+  // A party whose members play in several regions: its home and their regions talk on `fc:party`.
+  const partyLink = new PartyLink(region, directory.redis, game.parties, log);
+  await partyLink.start();
   const listPlayer = (session: Session) =>
     players.came(session.entity.id, {
       key: game.social.keyOf(session),
@@ -409,6 +421,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     const arrival = arrivalOf(state);
     const mute = muteOf(state);
     const social = socialOf(state);
+    const partyHome = partyHomeOf(state);
     ghosts.drop(arrival.entity.id);
     const session = game.adoptSession(arrival, peer, performance.now());
     const restored = restoreSession(session, state, game.nextWindow);
@@ -417,6 +430,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     // Its ignores, friends and last teller come with it; the directory of players names this region now.
     game.social.adopt(session, social);
     listPlayer(session);
+    // Still in its party: back at its home, or mirrored here for it (parties.ts).
+    game.parties.adopted(session, partyHome);
     link.tombstones.delete(client);
     stats.handoffsIn++;
     stats.stepsCarried += restored.steps;
@@ -465,6 +480,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       game.admin.muteStateOf(session),
       game.questsOf(session),
       game.social.carried(session),
+      game.parties.homeOf(session),
     );
   }
 
@@ -483,6 +499,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       return;
     }
     const state = stateOf(session, target);
+    // A member of a party at home here plays on in the region it goes to (before its session is released).
+    game.parties.handOver(session, target);
     game.releaseSession(session);
     disown(session.entity.id);
     players.movedOn(session.entity.id);
@@ -682,6 +700,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       redisCommands: directory.commands + chatRelay.stats.published,
       redis: { up: directory.up, ...directory.connection },
       chatRelay: chatRelay.stats,
+      parties: { ...partyLink.stats, dropped: partyLink.dropped },
       strikes: strikes.stats,
       doors: doorLink.stats,
       npcs: { count: game.npcs.size, away: npcLink.away, holding: npcLink.holding, ...npcLink.stats },
@@ -811,6 +830,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       await kicks?.close();
       if (store !== null) await store.close();
       await chatRelay.close();
+      await partyLink.close();
       await directory.close();
     },
   };

@@ -464,6 +464,13 @@ export class Game {
       pushOwnDetail: (session) => this.details.send(session, session.entity),
       ignores: (session, other) => this.social.ignores(session, other),
       inPlay: (session) => sessions.byTokenValue(session.token) === session,
+      // A member's key (parties.ts keyOf): an account's "a12", a guest's "s" + its token in hex.
+      sessionOfKey: (key) =>
+        /^a\d{1,15}$/.test(key)
+          ? this.lifecycle.sessionOf(Number(key.slice(1)))
+          : /^s[0-9a-f]{16}$/.test(key)
+            ? sessions.byTokenValue(BigInt(`0x${key.slice(1)}`))
+            : undefined,
       clock,
       tickHz: o.tickHz,
       log,
