@@ -2,7 +2,8 @@
 // cluster (redis-server, two region processes, a gateway) and protocol clients on real UDP. Two players
 // form a party in region 1, one walks over the border into region 0 and stays a member: each sees the other
 // in its own party TLV (present, where they stand), the party channel reaches across, `/party` is answered
-// from the party's home, and a `/leave` said in region 0 ends the party for the one in region 1.
+// from the party's home, and a `/leave` said in region 0 ends the party for the one in region 1; a member
+// whose session ends in region 0 is away at the party's home.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
 import type { ChatPacket } from "../ts/protocol/index.js";
@@ -114,6 +115,31 @@ describe.skipIf(skip !== null)("a party across a cluster's regions", () => {
     await system(ben, "The party is over.");
     await ann.waitFor("no party seen by Ann", () => membersOf(ann)?.length === 0);
     await ben.waitFor("no party seen by Ben", () => membersOf(ben)?.length === 0);
+
+    // A member whose session ends in region 0 is away at the home, as in one process.
+    const dan = await playing("Dan");
+    expect(await until("Dan in region 1", async () => (await cluster.ownerOf(dan.joined.entityId)) === 1)).toBe(true);
+    await say(ben, "/invite Dan");
+    const second = await dan.waitFor("Ben's invitation", () => dialogs(dan).find((d) => labels(d).includes("Join")));
+    reply(dan, second, 1);
+    await system(ben, "Dan joined the party.");
+    const from = dan.position()!;
+    await walkSteps(
+      dan,
+      Array.from({ length: from.x - BORDER_X + HANDOFF_MARGIN_TILES + 1 }, () => WEST),
+    );
+    expect(await until("Dan in region 0", async () => (await cluster.ownerOf(dan.joined.entityId)) === 0)).toBe(true);
+    await ben.waitFor("Dan present on region 0's ground", () =>
+      membersOf(ben)?.find(
+        (member) => member.name === "Dan" && member.x < BORDER_X && (member.flags & PARTY_AWAY) === 0,
+      ),
+    );
+    dan.leave();
+    await system(ben, "Dan is away (60 s to come back).");
+    await ben.waitFor("Dan shown away", () =>
+      membersOf(ben)?.find((member) => member.name === "Dan" && (member.flags & PARTY_AWAY) !== 0),
+    );
+
     const [status0, status1] = await Promise.all([cluster.regionStatus(0), cluster.regionStatus(1)]);
     const parties = (status: unknown) =>
       (status as { parties: { sent: number; received: number; dropped: number } }).parties;
