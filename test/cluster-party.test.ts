@@ -12,7 +12,9 @@ import { HANDOFF_MARGIN_TILES } from "../ts/cluster/layout.js";
 import { BORDER_X, clusterSkipReason, startTestCluster, until, type TestCluster } from "./support/cluster-process.js";
 import { hearLine, post } from "./support/chat-lines.js";
 import { dialogs, labels, ownTlv, reply } from "./support/script-dialogs.js";
-import { UdpTestClient } from "./support/udp-client.js";
+import { postgresSkipReason } from "../ts/cluster/postgres-process.js";
+import { postJson } from "./support/game-harness.js";
+import { type Joined, UdpTestClient } from "./support/udp-client.js";
 import { walkSteps } from "./support/walk.js";
 
 const skip = clusterSkipReason();
@@ -28,6 +30,16 @@ describe.skipIf(skip !== null)("a party across a cluster's regions", () => {
 
   async function playing(nick: string): Promise<UdpTestClient> {
     const client = (await UdpTestClient.connect(http(), nick)).sign();
+    clients.push(client);
+    return client.placed();
+  }
+
+  /** An account's session (registered, or logged in again), playing. */
+  async function account(name: string, register: boolean): Promise<UdpTestClient> {
+    const body = register ? { name, password: "long enough", nick: name } : { name, password: "long enough" };
+    const answer = await postJson(http(), register ? "/api/register" : "/api/login", body);
+    expect(answer.status).toBe(200);
+    const client = (await UdpTestClient.withSession(answer.body as unknown as Joined)).sign();
     clients.push(client);
     return client.placed();
   }
@@ -147,4 +159,50 @@ describe.skipIf(skip !== null)("a party across a cluster's regions", () => {
     expect(parties(status0).received).toBeGreaterThan(0);
     expect(parties(status1).received).toBeGreaterThan(0);
   }, 90_000);
+
+  it.skipIf(postgresSkipReason() !== null)(
+    "an account away from its party is back when it plays again within the grace period, in another region than the home",
+    async () => {
+      const eve = await account("Eve", true);
+      const fay = await account("Fay", true);
+      for (const client of [eve, fay])
+        expect(await until("in region 1", async () => (await cluster.ownerOf(client.joined.entityId)) === 1)).toBe(
+          true,
+        );
+      await say(eve, "/invite Fay");
+      reply(fay, await fay.waitFor("the invitation", () => dialogs(fay).find((d) => labels(d).includes("Join"))), 1);
+      await system(eve, "Fay joined the party.");
+      const start = eve.position()!;
+      await walkSteps(
+        eve,
+        Array.from({ length: start.x - BORDER_X + HANDOFF_MARGIN_TILES + 1 }, () => WEST),
+      );
+      expect(await until("Eve in region 0", async () => (await cluster.ownerOf(eve.joined.entityId)) === 0)).toBe(true);
+      eve.leave();
+      await system(fay, "Eve is away (60 s to come back).");
+      await until("Eve's session over", async () => (await cluster.ownerOf(eve.joined.entityId)) === null);
+
+      // Logged in again, she plays where she stood, in region 0: the home (region 1) takes her back.
+      const again = await account("eve", false);
+      expect(
+        await until("Eve in region 0 again", async () => (await cluster.ownerOf(again.joined.entityId)) === 0),
+      ).toBe(true);
+      await system(fay, "Eve is back.");
+      await again.waitFor("Fay in Eve's party again", () =>
+        membersOf(again)?.find((member) => member.name === "Fay" && (member.flags & PARTY_AWAY) === 0),
+      );
+      await fay.waitFor("Eve present in region 0", () =>
+        membersOf(fay)?.find(
+          (member) => member.name === "Eve" && member.x < BORDER_X && (member.flags & PARTY_AWAY) === 0,
+        ),
+      );
+      await say(again, "/p back again");
+      await hearLine(
+        fay,
+        "Eve's party line",
+        (line) => line.speakerName === "Eve (party)" && line.text === "back again",
+      );
+    },
+    90_000,
+  );
 });

@@ -13,7 +13,10 @@ import { RegionChannel } from "./region-channel.js";
 const MAX_MESSAGE_BYTES = 4096;
 const VERBS: readonly string[] = ["speak", "leave", "list"] satisfies RemoteVerb[];
 
-type Room = Pick<PartyRoom, "remoteVerb" | "remoteMoved" | "remoteGone" | "fromHome" | "elsewhere">;
+type Room = Pick<PartyRoom, "remoteVerb" | "remoteMoved" | "remoteGone" | "remoteBack" | "fromHome" | "elsewhere">;
+
+/** A message's `to` for every region. */
+const EVERY_REGION = -1;
 
 export class PartyLink implements PartyElsewhere {
   /** Messages sent and taken. */
@@ -74,6 +77,10 @@ export class PartyLink implements PartyElsewhere {
     this.send(home, { key, gone: true });
   }
 
+  back(key: string): void {
+    this.send(EVERY_REGION, { key, back: true });
+  }
+
   private send(to: number, fields: Record<string, unknown>): void {
     this.stats.sent++;
     this.channel.publish({ to, ...fields });
@@ -82,19 +89,19 @@ export class PartyLink implements PartyElsewhere {
   /** Another region's message: this region's when `to` names it; false for one that is not well formed. */
   private onMessage(fields: Record<string, unknown>): boolean {
     if (!Number.isInteger(fields.to)) return false;
-    if (fields.to !== this.region) return true;
+    if (fields.to !== this.region && fields.to !== EVERY_REGION) return true;
     const from = fields.from as number;
     const key = fields.key;
     if (typeof key !== "string" || !/^(a\d{1,15}|s[0-9a-f]{16})$/.test(key)) return false;
     const parties = this.parties;
     if (typeof fields.tell === "string" && fields.tell.length <= 400) {
-      parties.fromHome(key, { kind: "tell", text: fields.tell });
+      parties.fromHome(from, key, { kind: "tell", text: fields.tell });
     } else if (isLine(fields.line)) {
-      parties.fromHome(key, { kind: "line", ...fields.line });
+      parties.fromHome(from, key, { kind: "line", ...fields.line });
     } else if (isDetail(fields.detail)) {
-      parties.fromHome(key, { kind: "detail", ...fields.detail });
+      parties.fromHome(from, key, { kind: "detail", ...fields.detail });
     } else if (fields.over === true) {
-      parties.fromHome(key, { kind: "over" });
+      parties.fromHome(from, key, { kind: "over" });
     } else if (typeof fields.verb === "string" && VERBS.includes(fields.verb) && typeof fields.text === "string") {
       if (fields.text.length > 400) return false;
       parties.remoteVerb(from, key, fields.verb as RemoteVerb, fields.text);
@@ -102,6 +109,8 @@ export class PartyLink implements PartyElsewhere {
       parties.remoteMoved(from, key, fields.moved);
     } else if (fields.gone === true) {
       parties.remoteGone(from, key);
+    } else if (fields.back === true) {
+      parties.remoteBack(from, key);
     } else {
       return false;
     }

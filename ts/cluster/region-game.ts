@@ -56,7 +56,15 @@ export interface RegionGame extends ApiGame {
   /** Parties whose members play in several regions (party-link.ts). */
   readonly parties: Pick<
     PartyRoom,
-    "homeOf" | "handOver" | "adopted" | "remoteVerb" | "remoteMoved" | "remoteGone" | "fromHome" | "elsewhere"
+    | "homeOf"
+    | "handOver"
+    | "adopted"
+    | "remoteVerb"
+    | "remoteMoved"
+    | "remoteGone"
+    | "remoteBack"
+    | "fromHome"
+    | "elsewhere"
   >;
   /** Mutes carried in a handoff; the admin API. */
   readonly admin: AdminService;

@@ -93,6 +93,8 @@ export interface PartyElsewhere {
   verb(home: number, key: string, verb: RemoteVerb, text: string): void;
   moved(home: number, key: string, place: { x: number; y: number; hp: number; hpMax: number }): void;
   gone(home: number, key: string): void;
+  /** To every region: an account plays again here; the home of a party it is away from takes it back. */
+  back(key: string): void;
 }
 
 /** What a member playing in another region may ask of its party's home. */
@@ -276,6 +278,8 @@ export class PartyRoom implements PartyVerbs {
   /** A session started playing: an account's member that was away is back in its party. */
   arrived(session: Session): void {
     const party = this.byKey.get(keyOf(session));
+    // In a cluster, a party it is away from may live in another region: that region's home takes it back.
+    if (party === undefined && session.accountId !== null) this.elsewhere?.back(keyOf(session));
     if (party === undefined) return;
     const member = this.memberOf(party, session, true)!;
     const wasAway = member.session === null && member.region === null;
@@ -370,6 +374,16 @@ export class PartyRoom implements PartyVerbs {
     party.dirty = true;
   }
 
+  /** The home hears that an account plays again in region `from`: a member away from its party is back. */
+  remoteBack(from: number, key: string): void {
+    const party = this.byKey.get(key);
+    const member = party?.members.find((candidate) => candidate.key === key);
+    if (party === undefined || member === undefined || member.session !== null || member.region !== null) return;
+    member.region = from;
+    party.dirty = true;
+    this.tellParty(party, `${member.nick} is back.`, member);
+  }
+
   /** The home hears that a member's session in region `from` ended: it is away, as if it had ended here. */
   remoteGone(from: number, key: string): void {
     const { party, member } = this.playingElsewhere(from, key);
@@ -382,6 +396,7 @@ export class PartyRoom implements PartyVerbs {
 
   /** A member playing here hears from its party's home: a line, its party as it stands, the party over for it. */
   fromHome(
+    home: number,
     key: string,
     message:
       | { kind: "tell"; text: string }
@@ -396,7 +411,12 @@ export class PartyRoom implements PartyVerbs {
       this.ports.chat.lineTo(session, message.speakerEntityId, message.speaker, message.text);
       return;
     }
-    const mirror = this.mirrors.get(key);
+    let mirror = this.mirrors.get(key);
+    if (mirror === undefined && message.kind === "detail" && this.partyOf(session) === undefined) {
+      // Back in its party (remoteBack) while playing here: mirrored from now on.
+      mirror = { home, partyId: message.partyId, members: [], sent: null };
+      this.mirrors.set(key, mirror);
+    }
     if (mirror === undefined) return;
     if (message.kind === "over") this.mirrors.delete(key);
     else {
