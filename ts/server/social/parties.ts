@@ -241,7 +241,7 @@ export class PartyRoom implements PartyVerbs {
   /**
    * Of `sharers` (sharersOf's answer), the one whose turn it is for a shared kill's loot — in the party's
    * order, round-robin, skipping those not among the sharers; the turn then passes on. Away from the
-   * party's home (a cluster), the turn is this region's own, in the order sharersOf gave.
+   * party's home (a cluster), the turn is this region's own, among the members in the order they came here.
    */
   lootTakerOf(sharers: readonly Session[]): Session {
     if (sharers.length === 1) return sharers[0];
@@ -251,7 +251,10 @@ export class PartyRoom implements PartyVerbs {
       const turnKey = `${mirror.home}:${mirror.partyId}`;
       const turn = this.awayTurns.get(turnKey) ?? 0;
       this.awayTurns.set(turnKey, turn + 1);
-      return sharers[turn % sharers.length];
+      // In the order the members came to play here (not the killer first), so the turn goes round.
+      const order = [...this.mirrors.keys()];
+      const ordered = [...sharers].sort((a, b) => order.indexOf(keyOf(a)) - order.indexOf(keyOf(b)));
+      return ordered[turn % ordered.length];
     }
     const count = party.members.length;
     for (let step = 0; step < count; step++) {
