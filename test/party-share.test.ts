@@ -123,4 +123,48 @@ describe("a party's kills", () => {
     expect(coins(game, ann)).toBe(4);
     expect(game.items.census().get(COIN.id)).toBe(8);
   });
+
+  it("away from the party's home (a cluster's region), a kill is shared by the members playing here, the loot by turns", () => {
+    const game = sackField();
+    // This game is region 1 of a cluster; the party lives in region 0. What region 1 sends is kept, not sent:
+    // the rule under test is this region's, and its messages to the home are not needed for it.
+    const moved: string[] = [];
+    const ignore = () => {};
+    game.parties.elsewhere = {
+      region: 1,
+      tell: ignore,
+      line: ignore,
+      detail: ignore,
+      over: ignore,
+      verb: ignore,
+      moved: (home, key) => moved.push(`${home} ${key}`),
+      gone: ignore,
+      back: ignore,
+    };
+    const ann = boundGuest(game, "Ann").session;
+    const bob = boundGuest(game, "Bob").session;
+    const cyd = boundGuest(game, "Cyd").session;
+    const key = (session: Session) => `s${session.tokenHex}`;
+    // Handed here from region 0, members of its party 7 (the home's detail makes them see it).
+    for (const session of [ann, bob, cyd]) {
+      game.parties.adopted(session, 0);
+      game.parties.fromHome(0, key(session), { kind: "detail", partyId: 7, members: [] });
+    }
+    expect(moved).toEqual([ann, bob, cyd].map((session) => `0 ${key(session)}`));
+    game.entities.move(ann.entity, 5, 5);
+    game.entities.move(bob.entity, 6, 5);
+    game.entities.move(cyd.entity, 5 + SHARE_RADIUS + 20, 5);
+
+    // Ann's kill: shared with Bob, not with Cyd far away; the loot by this region's turn, then Bob's.
+    killSackAt(game, ann, 5);
+    expect([ann.entity.xp, bob.entity.xp, cyd.entity.xp]).toEqual([36, 36, 0]);
+    expect([coins(game, ann), coins(game, bob), coins(game, cyd)]).toEqual([2, 0, 0]);
+    killSackAt(game, ann, 6);
+    expect([coins(game, ann), coins(game, bob), coins(game, cyd)]).toEqual([2, 2, 0]);
+    // Cyd, out of the party (the home said so), shares nothing though standing near.
+    game.parties.fromHome(0, key(cyd), { kind: "over" });
+    game.entities.move(cyd.entity, 7, 5);
+    killSackAt(game, ann, 7);
+    expect(cyd.entity.xp).toBe(0);
+  });
 });

@@ -27,8 +27,8 @@ describe("the social store", () => {
     expect(store.addFriend(ada, bo, 1)).toBe("added");
     expect(store.addFriend(ada, bo, 2)).toBe("already");
     expect(store.addFriend(cy, bo, 3)).toBe("added");
-    expect(store.friendOf(bo).sort((a, b) => a - b)).toEqual([ada, cy].sort((a, b) => a - b));
     expect(store.friendsOf(ada)).toEqual([{ accountId: bo, nick: "Nick 1" }]);
+    expect(store.friendsOf(cy)).toEqual([{ accountId: bo, nick: "Nick 1" }]);
     // An account keeps at most MAX_FRIENDS.
     for (const other of ids.slice(2, MAX_FRIENDS + 1)) expect(store.addFriend(ada, other, 4)).toBe("added");
     expect(store.addFriend(ada, ids[MAX_FRIENDS + 1], 5)).toBe("full");
@@ -43,7 +43,9 @@ describe("the social store", () => {
     // Waiting lines: at most MAX_MAIL_PER_RECIPIENT per recipient; more are refused, nothing is dropped.
     for (let index = 0; index < MAX_MAIL_PER_RECIPIENT; index++)
       expect(store.putMail(bo, ada, "Nick 0", `line ${index}`, 10 + index)).toBe("stored");
-    expect(store.putMail(bo, cy, "Nick 2", "one too many", 99)).toBe("full");
+    expect(store.putMail(bo, ada, "Nick 0", "one too many", 99)).toBe("full");
+    // Bo ignores Cy: Cy's line is refused as ignored (checked before the bound, in the same transaction).
+    expect(store.putMail(bo, cy, "Nick 2", "let me in", 99)).toBe("ignored");
     const waiting = store.mailFor(bo);
     expect(waiting.map((line) => line.text)).toEqual(
       Array.from({ length: MAX_MAIL_PER_RECIPIENT }, (_, index) => `line ${index}`),
@@ -58,8 +60,13 @@ describe("the social store", () => {
     const again = openGameDatabase(path);
     const reopened = new SocialStore(again.db);
     expect(reopened.ignores(bo, cy)).toBe(true);
-    expect(reopened.friendOf(bo)).toEqual([cy]);
+    expect(reopened.friendsOf(cy)).toEqual([{ accountId: bo, nick: "Nick 1" }]);
     expect(reopened.mailFor(bo)[0].text).toBe("line 2");
+    // What the social room reads when Bo starts playing: the same rows.
+    const book = reopened.bookOf(bo);
+    expect(book.ignores).toEqual([{ accountId: cy, nick: "Nick 2" }]);
+    expect(book.friends).toEqual([]);
+    expect(book.mail).toHaveLength(MAX_MAIL_PER_RECIPIENT - 2);
     // An account that goes takes its rows with it.
     again.db.prepare("DELETE FROM accounts WHERE id = ?").run(ada);
     expect(reopened.mailFor(bo)).toEqual([]);

@@ -9,7 +9,8 @@
 // Private lines (issue 39, docs/social.md) travel the same channel: a /tell for nobody in the sender's
 // region is published as {tell}; the region whose player it names delivers it (ignores and all, by that
 // player's rules) and answers {answer, to} to the sender's region, which echoes it to the sender — or,
-// hearing nothing within a few seconds, tells the sender nobody has that nick.
+// hearing nothing within a few seconds, tells the sender nobody has that nick. And an account's player
+// coming or going ({presence}) is heard by every region, whose players who keep it as a friend are told.
 import type { Redis } from "ioredis";
 import type { ChatService, RelayedLine } from "../server/talk/chat.js";
 import type { RemoteTell, RemoteTellAnswer, SocialRoom } from "../server/social/social-room.js";
@@ -38,11 +39,15 @@ export class ChatRelay {
     log: Logger,
     prefix = "fc:",
     /** The region's social room: private lines across regions (none: only the lines everyone hears). */
-    private readonly social: Pick<SocialRoom, "deliverRemote" | "remoteAnswered" | "remote"> | null = null,
+    private readonly social: Pick<
+      SocialRoom,
+      "deliverRemote" | "remoteAnswered" | "remote" | "friendCameOrWent"
+    > | null = null,
   ) {
     this.channel = new RegionChannel(region, publisher, `${prefix}chat`, MAX_MESSAGE_BYTES, log, (fields) => {
       if ("tell" in fields) return this.onTell(fields.from as number, fields.tell);
       if ("answer" in fields) return this.onAnswer(fields.to, fields.answer);
+      if ("presence" in fields) return this.onPresence(fields.presence);
       const line = fields.line;
       if (typeof line !== "object" || line === null || !this.chat.deliverRelayed(line as RelayedLine)) return false;
       this.received++;
@@ -66,6 +71,23 @@ export class ChatRelay {
     if (!isAnswer(answer)) return false;
     this.received++;
     this.social.remoteAnswered(answer);
+    return true;
+  }
+
+  /** Tells the other regions an account's player came or went (SocialElsewhere.presence). */
+  presence(accountId: number, nick: string, online: boolean): void {
+    this.published++;
+    this.channel.publish({ presence: { accountId, nick, online } });
+  }
+
+  private onPresence(presence: unknown): boolean {
+    if (this.social === null) return true;
+    if (typeof presence !== "object" || presence === null) return false;
+    const { accountId, nick, online } = presence as Record<string, unknown>;
+    if (!Number.isSafeInteger(accountId) || typeof nick !== "string" || nick.length > 64 || typeof online !== "boolean")
+      return false;
+    this.received++;
+    this.social.friendCameOrWent(accountId as number, nick, online);
     return true;
   }
 

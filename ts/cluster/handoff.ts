@@ -12,6 +12,8 @@ import type { StoredContainer } from "../server/persistence/item-store.js";
 import { QUEST_STATES, type QuestRecord, type QuestState } from "../server/persistence/quest-store.js";
 import { MAX_QUEST_GOAL, MAX_QUESTS } from "../server/scripting/quest-book.js";
 import type { Session } from "../server/sessions/session.js";
+import { MAX_FRIENDS, MAX_IGNORES, MAX_MAIL_PER_RECIPIENT } from "../server/persistence/social-store.js";
+import type { CarriedSocial } from "../server/social/social-room.js";
 import type { SessionArrival } from "../server/session-lifecycle.js";
 import { nextWindowAfter, tickOfWindow } from "../window.js";
 import { FrameError } from "./link-frames.js";
@@ -63,6 +65,73 @@ export interface HandoffState {
    * live only here, an account's may not be written yet. Absent (an older process): the new region's store.
    */
   readonly quests?: [string, string, number][];
+  /**
+   * Its social state (SocialRoom.carried): ignores (a guest's live nowhere else), an account's friends as
+   * read at its login, who last told it something. Absent (an older process): none.
+   */
+  readonly social?: CarriedSocial;
+  /** The region its party lives in (PartyRoom.homeOf); absent or null: in no party. */
+  readonly party?: number | null;
+}
+
+/** The home region of the party a handoff carries, checked; null for none. Throws FrameError on a bad one. */
+export function partyHomeOf(state: HandoffState): number | null {
+  const home = state.party ?? null;
+  if (home !== null && !(Number.isInteger(home) && home >= 0 && home < 65_536))
+    throw new FrameError("handoff: bad party");
+  return home;
+}
+
+/** Most ignores and friends a handoff carries (each list is bounded by MAX_IGNORES / MAX_FRIENDS). */
+const MAX_CARRIED_SOCIAL = Math.max(MAX_IGNORES, MAX_FRIENDS);
+
+/** The social state a handoff carries, checked; null when absent. Throws FrameError on a malformed one. */
+export function socialOf(state: HandoffState): CarriedSocial | null {
+  const social = state.social;
+  if (social === undefined) return null;
+  const shortText = (value: unknown): value is string => typeof value === "string" && value.length <= 200;
+  const accountId = (value: unknown): value is number =>
+    typeof value === "number" && Number.isSafeInteger(value) && value > 0;
+  const last = social?.lastFrom;
+  if (
+    typeof social !== "object" ||
+    social === null ||
+    !Array.isArray(social.ignores) ||
+    social.ignores.length > MAX_CARRIED_SOCIAL ||
+    !social.ignores.every((entry) => Array.isArray(entry) && entry.length === 2 && entry.every(shortText)) ||
+    !(
+      social.friends === null ||
+      (Array.isArray(social.friends) &&
+        social.friends.length <= MAX_CARRIED_SOCIAL &&
+        social.friends.every(
+          (entry) => Array.isArray(entry) && entry.length === 2 && accountId(entry[0]) && shortText(entry[1]),
+        ))
+    ) ||
+    !(
+      social.delivering === undefined ||
+      (Array.isArray(social.delivering) &&
+        social.delivering.length <= MAX_MAIL_PER_RECIPIENT &&
+        social.delivering.every(
+          (entry) =>
+            Array.isArray(entry) && entry.length === 2 && entry.every((n) => Number.isSafeInteger(n) && n >= 0),
+        ))
+    ) ||
+    !(
+      last === null ||
+      (typeof last === "object" &&
+        shortText(last.key) &&
+        shortText(last.nick) &&
+        (last.accountId === null || accountId(last.accountId)))
+    )
+  ) {
+    throw new FrameError("handoff: bad social state");
+  }
+  return {
+    ignores: social.ignores.map(([key, nick]) => [key, nick]),
+    friends: social.friends === null ? null : social.friends.map(([id, nick]) => [id, nick]),
+    lastFrom: last === null ? null : { key: last.key, nick: last.nick, accountId: last.accountId },
+    delivering: (social.delivering ?? []).map(([id, seq]) => [id, seq]),
+  };
 }
 
 /** Most quests a handoff carries (a world defines at most MAX_QUESTS; a player may keep some no longer defined). */
@@ -122,6 +191,8 @@ export function handoffStateOf(
   tick: number,
   mute: MuteState | null = null,
   quests: readonly QuestRecord[] = [],
+  social?: CarriedSocial,
+  party: number | null = null,
 ): HandoffState {
   const entity = session.entity;
   const steps: [number, number][] = [];
@@ -164,6 +235,8 @@ export function handoffStateOf(
         : null,
     mute,
     quests: quests.map((record) => [record.quest, record.state, record.progress]),
+    social,
+    party,
   };
 }
 

@@ -17,6 +17,7 @@ import type { Peer } from "../server/edge/peer.js";
 import type { QuestRecord } from "../server/persistence/quest-store.js";
 import type { SessionArrival } from "../server/session-lifecycle.js";
 import type { ChatService } from "../server/talk/chat.js";
+import type { PartyRoom } from "../server/social/parties.js";
 import type { SocialRoom } from "../server/social/social-room.js";
 import type { Doors } from "../server/world/doors.js";
 
@@ -36,8 +37,35 @@ export interface RegionGame extends ApiGame {
   readonly doors: Doors;
   /** Chat relayed between regions (chat-relay.ts), lines told to players. */
   readonly chat: ChatService;
-  /** Private lines across regions (chat-relay.ts). */
-  readonly social: Pick<SocialRoom, "deliverRemote" | "remoteAnswered" | "remote">;
+  /**
+   * Private lines across regions (chat-relay.ts), friends' comings and goings, the other regions' players
+   * (players-online.ts), and the social state a handoff carries.
+   */
+  readonly social: Pick<
+    SocialRoom,
+    | "deliverRemote"
+    | "remoteAnswered"
+    | "remote"
+    | "elsewhere"
+    | "friendCameOrWent"
+    | "carried"
+    | "adopt"
+    | "keyOf"
+    | "settled"
+  >;
+  /** Parties whose members play in several regions (party-link.ts). */
+  readonly parties: Pick<
+    PartyRoom,
+    | "homeOf"
+    | "handOver"
+    | "adopted"
+    | "remoteVerb"
+    | "remoteMoved"
+    | "remoteGone"
+    | "remoteBack"
+    | "fromHome"
+    | "elsewhere"
+  >;
   /** Mutes carried in a handoff; the admin API. */
   readonly admin: AdminService;
   /** What a player carries over in a handoff, and a door's key. */

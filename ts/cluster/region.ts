@@ -33,6 +33,9 @@ import { readWorldMap } from "../server/world/world-map.js";
 import { loadMigrations } from "../server/persistence/migrate.js";
 import { AccountKicks } from "./account-kicks.js";
 import { ChatRelay } from "./chat-relay.js";
+import { PlayersOnline } from "./players-online.js";
+import { PartyLink } from "./party-link.js";
+import { PgSocialStore } from "./pg-social.js";
 import { ClusterBans } from "./cluster-bans.js";
 import { PgBans } from "./pg-bans.js";
 import { PgAccounts } from "./pg-accounts.js";
@@ -49,7 +52,15 @@ import { PgWorldValues } from "./pg-values.js";
 import { readContentFiles } from "../server/content/content-files.js";
 import { LuaRuntime } from "../server/scripting/lua-sandbox.js";
 import type { QuestStorePort } from "../server/persistence/quest-store.js";
-import { arrivalOf, type HandoffState, handoffStateOf, muteOf, restoreSession } from "./handoff.js";
+import {
+  arrivalOf,
+  type HandoffState,
+  handoffStateOf,
+  muteOf,
+  partyHomeOf,
+  restoreSession,
+  socialOf,
+} from "./handoff.js";
 import { type ClusterLayout, distanceToRegion, handoffTarget, neighboursOf } from "./layout.js";
 import { npcLinkFor } from "./npc-link.js";
 import {
@@ -191,6 +202,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       // Quests and the scripts' world values too: a quest step survives a border and a restart.
       sharedQuests: store?.quests,
       sharedValues: store?.values,
+      // Friends, ignores and waiting lines too: kept once, whichever region a player logs in to.
+      sharedSocial: store?.social,
       // No dungeon levels in a cluster yet: each region would generate its own copy of a level below the
       // same stairs, and its players would never meet those of another (docs/scaling.md § Not built yet).
       levelSlots: 0,
@@ -254,6 +267,22 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   game.otherPlayers = () => ghosts.players();
   const chatRelay = new ChatRelay(region, directory.redis, game.chat, log, "fc:", game.social);
   await chatRelay.start();
+  // Who plays where, for the social room: players named across regions, friends online anywhere.
+  const players = new PlayersOnline(directory.redis, region, "fc:", (commands) => (directory.commands += commands));
+  game.social.elsewhere = {
+    presence: (accountId, nick, online) => chatRelay.presence(accountId, nick, online),
+    onlineOf: (accountIds) => players.onlineOf(accountIds),
+    playerNamed: (nick) => players.playerNamed(nick),
+  };
+  // A party whose members play in several regions: its home and their regions talk on `fc:party`.
+  const partyLink = new PartyLink(region, directory.redis, game.parties, log);
+  await partyLink.start();
+  const listPlayer = (session: Session) =>
+    players.came(session.entity.id, {
+      key: game.social.keyOf(session),
+      nick: session.nick,
+      accountId: session.accountId,
+    });
   const gateways = new Map<string, GatewayLink>();
   let gatewayLinkSerial = 0;
   /** Where each virtual peer (by key) came from: the handoff answers on the same link. */
@@ -285,6 +314,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     restored: 0,
     checkpointed: 0,
     handoffsWaitedForItems: 0,
+    handoffsWaitedForSocial: 0,
     /** Ticks jumped to rejoin the world's timeline after a stall (MAX_TICKS_BEHIND). */
     ticksRejoined: 0,
     /** Gateway links closed (a gateway stopped or died): their clients' sessions wait to be bound again. */
@@ -393,11 +423,18 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     if (peer === undefined) throw new FrameError("handoff for a client never opened");
     const arrival = arrivalOf(state);
     const mute = muteOf(state);
+    const social = socialOf(state);
+    const partyHome = partyHomeOf(state);
     ghosts.drop(arrival.entity.id);
     const session = game.adoptSession(arrival, peer, performance.now());
     const restored = restoreSession(session, state, game.nextWindow);
     // An operator's mute goes where the player goes (and survives this region's restart: the checkpoint).
     if (mute !== null) game.admin.restoreMute(session, mute);
+    // Its ignores, friends and last teller come with it; the directory of players names this region now.
+    game.social.adopt(session, social);
+    listPlayer(session);
+    // Still in its party: back at its home, or mirrored here for it (parties.ts).
+    game.parties.adopted(session, partyHome);
     link.tombstones.delete(client);
     stats.handoffsIn++;
     stats.stepsCarried += restored.steps;
@@ -445,6 +482,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       game.tick,
       game.admin.muteStateOf(session),
       game.questsOf(session),
+      game.social.carried(session),
+      game.parties.homeOf(session),
     );
   }
 
@@ -457,9 +496,17 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       stats.handoffsWaitedForItems++;
       return;
     }
+    // Its friends and ignores still being read from the shared store: it goes once they are, with them.
+    if (!game.social.settled(session)) {
+      stats.handoffsWaitedForSocial++;
+      return;
+    }
     const state = stateOf(session, target);
+    // A member of a party at home here plays on in the region it goes to (before its session is released).
+    game.parties.handOver(session, target);
     game.releaseSession(session);
     disown(session.entity.id);
+    players.movedOn(session.entity.id);
     at.link.tombstones.set(at.client, performance.now());
     at.link.writer.sendJson(FRAME_HANDOFF, at.client, state);
     stats.handoffsOut++;
@@ -564,6 +611,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
         // A join here (handoffs arrive already owned): nobody owned it before.
         own(id);
         claim(id, null);
+        listPlayer(session);
       }
       // Without a shared store, accounts stay where their character lives: region 0 (docs/scaling.md).
       if (session.accountId === null || accounts !== null) scratch.push(session);
@@ -576,6 +624,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       if (game.sessions.byEntityId(id) === undefined) {
         disown(id);
         directory.releaseEntity(id, region).catch(() => {});
+        players.went(id);
       }
     }
     if (game.tick % BROADCAST_EVERY_TICKS === 0) {
@@ -674,6 +723,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       redisCommands: directory.commands + chatRelay.stats.published,
       redis: { up: directory.up, ...directory.connection },
       chatRelay: chatRelay.stats,
+      parties: { ...partyLink.stats, dropped: partyLink.dropped },
       strikes: strikes.stats,
       doors: doorLink.stats,
       npcs: { count: game.npcs.size, away: npcLink.away, holding: npcLink.holding, ...npcLink.stats },
@@ -701,6 +751,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     linkNeighbours().catch(directory.failed("linking neighbours"));
     if (++refreshes % 10 === 0) directory.refreshOwners(owned.keys()).catch(() => {});
     writeCheckpoint();
+    players.refresh(Date.now()).catch(directory.failed("listing the players"));
     const nowMs = performance.now();
     for (const link of gateways.values()) {
       for (const [client, sinceMs] of link.tombstones)
@@ -776,6 +827,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     directory.tickEpochMs(epochMs).catch(failed);
     directory.restoreClock(world.segment).catch(failed);
     directory.rewriteOwners(owned.keys(), region).catch(failed);
+    players.rewrite().catch(failed);
     writeCheckpoint();
   };
   log.info("region started", { region, linkPort, httpPort, tick: game.tick });
@@ -802,6 +854,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       await kicks?.close();
       if (store !== null) await store.close();
       await chatRelay.close();
+      await partyLink.close();
       await directory.close();
     },
   };
@@ -824,6 +877,7 @@ async function openSharedStore(
   notices: PgNoticeStore;
   quests: QuestStorePort;
   values: PgWorldValues;
+  social: PgSocialStore;
   connection: PgConnection;
   close(): Promise<void>;
 }> {
@@ -844,6 +898,7 @@ async function openSharedStore(
       save: (accountId, record) => accounts.saveQuest(accountId, record),
     },
     values,
+    social: new PgSocialStore(connection),
     connection,
     async close() {
       await notices.flush();

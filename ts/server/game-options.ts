@@ -12,6 +12,7 @@ import type { GameDatabase } from "./persistence/database.js";
 import type { ItemStorePort } from "./persistence/item-store.js";
 import type { NoticePort } from "./persistence/notice-store.js";
 import type { QuestStorePort, WorldValuesPort } from "./persistence/quest-store.js";
+import type { SocialStorePort } from "./persistence/social-store.js";
 import type { AccountPort } from "./accounts/account-port.js";
 import type { CharacterSink } from "./persistence/character-saver.js";
 
@@ -84,6 +85,8 @@ export interface GameOptions {
   sharedQuests?: QuestStorePort;
   /** Where the scripts' world values (a shop's stock) are kept when that is not `database`: the cluster's shared store. */
   sharedValues?: WorldValuesPort;
+  /** Where friends, ignores and waiting lines are kept when that is not `database`: the cluster's shared store. */
+  sharedSocial?: SocialStorePort;
   /** The first entity id this game hands out (default 1): a cluster's regions take disjoint ranges (ts/cluster/). */
   firstEntityId?: number;
   /**

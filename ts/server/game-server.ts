@@ -464,6 +464,13 @@ export class Game {
       pushOwnDetail: (session) => this.details.send(session, session.entity),
       ignores: (session, other) => this.social.ignores(session, other),
       inPlay: (session) => sessions.byTokenValue(session.token) === session,
+      // A member's key (parties.ts keyOf): an account's "a12", a guest's "s" + its token in hex.
+      sessionOfKey: (key) =>
+        /^a\d{1,15}$/.test(key)
+          ? this.lifecycle.sessionOf(Number(key.slice(1)))
+          : /^s[0-9a-f]{16}$/.test(key)
+            ? sessions.byTokenValue(BigInt(`0x${key.slice(1)}`))
+            : undefined,
       clock,
       tickHz: o.tickHz,
       log,
@@ -481,19 +488,19 @@ export class Game {
       clock,
       tickHz: o.tickHz,
     });
-    // A cluster shares no friends lists yet: its regions keep private lines and parties to themselves (docs/social.md).
+    // A cluster's friends, ignores and waiting lines are in its shared store (ts/cluster/pg-social.ts).
     this.social = new SocialRoom({
       byNick: (nick) => this.lifecycle.sessionByNick(nick),
       byAccount: (accountId) => this.lifecycle.sessionOf(accountId),
       chat,
-      store: o.sharedAccounts === undefined ? new SocialStore(db) : null,
+      store: o.sharedSocial ?? (o.sharedAccounts === undefined ? new SocialStore(db) : null),
       parties: this.parties,
       trades: this.trades,
       log,
       nowMs: () => tape.wallNow(),
     });
     chat.commands = this.social;
-    chat.hears = (listener, speaker) => this.social.hears(listener, speaker);
+    chat.hearing = this.social;
 
     // Egress to every client, and the one inbound path.
     this.broadcaster = new Broadcaster({

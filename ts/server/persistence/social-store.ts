@@ -25,28 +25,41 @@ export interface WaitingLine {
 
 export type AddOutcome = "added" | "already" | "full";
 
-/** What the social room uses of a store (one process: SQLite; a test may hand it another). */
+/** What putMail did: stored, refused because MAX_MAIL_PER_RECIPIENT wait already, or because the recipient ignores the sender. */
+export type MailOutcome = "stored" | "full" | "ignored";
+
+/** An answer now (SQLite, in the same turn) or later (a cluster's PostgreSQL, once written or read). */
+export type Answer<T> = T | Promise<T>;
+
+/** What the social room keeps of an account while its player plays: read once, when it starts playing. */
+export interface SocialBook {
+  readonly friends: AccountRef[];
+  readonly ignores: AccountRef[];
+  readonly mail: WaitingLine[];
+}
+
+/**
+ * What the social room uses of a store: one process's SQLite answers in the same turn, a cluster's shared
+ * PostgreSQL (ts/cluster/pg-social.ts) once written. Either way a change is written before it is answered,
+ * and the rules that need two accounts' rows at once (a bound, an ignore of the sender) are the store's, in
+ * one transaction, so two regions cannot both take the last place.
+ */
 export interface SocialStorePort {
-  friendsOf(accountId: number): AccountRef[];
-  /** Accounts that keep `accountId` as a friend (who hears that it came or went). */
-  friendOf(accountId: number): number[];
-  addFriend(accountId: number, friendId: number, nowMs: number): AddOutcome;
-  removeFriend(accountId: number, friendId: number): boolean;
-  ignoresOf(accountId: number): AccountRef[];
-  addIgnore(accountId: number, ignoredId: number, nowMs: number): AddOutcome;
-  removeIgnore(accountId: number, ignoredId: number): boolean;
-  /** Whether `accountId` ignores `otherId`. */
-  ignores(accountId: number, otherId: number): boolean;
-  /** Stores a line for `to`; "full" when MAX_MAIL_PER_RECIPIENT wait already (nothing stored). */
-  putMail(to: number, from: number, fromNick: string, text: string, nowMs: number): "stored" | "full";
-  mailFor(to: number): WaitingLine[];
+  /** An account's friends, ignores and waiting lines. */
+  bookOf(accountId: number): Answer<SocialBook>;
+  addFriend(accountId: number, friendId: number, nowMs: number): Answer<AddOutcome>;
+  removeFriend(accountId: number, friendId: number): Answer<boolean>;
+  addIgnore(accountId: number, ignoredId: number, nowMs: number): Answer<AddOutcome>;
+  removeIgnore(accountId: number, ignoredId: number): Answer<boolean>;
+  /** Stores a line for `to`, unless `to` ignores `from` or MAX_MAIL_PER_RECIPIENT wait already (nothing stored). */
+  putMail(to: number, from: number, fromNick: string, text: string, nowMs: number): Answer<MailOutcome>;
   /** Deletes delivered lines of `to` (ids of other recipients are left alone). */
-  deleteMail(to: number, ids: readonly number[]): void;
+  deleteMail(to: number, ids: readonly number[]): Answer<void>;
 }
 
 export class SocialStore implements SocialStorePort {
   private readonly statements;
-  private readonly putMailTx: (to: number, from: number, fromNick: string, text: string, nowMs: number) => boolean;
+  private readonly putMailTx: (to: number, from: number, fromNick: string, text: string, nowMs: number) => MailOutcome;
   private readonly addPair: (table: "friends" | "ignores", a: number, b: number, nowMs: number) => AddOutcome;
 
   constructor(db: Database.Database) {
@@ -55,7 +68,6 @@ export class SocialStore implements SocialStorePort {
         "SELECT a.id AS accountId, a.nick AS nick FROM friends f JOIN accounts a ON a.id = f.friend_id " +
           "WHERE f.account_id = ? ORDER BY a.nick COLLATE NOCASE, a.id",
       ),
-      friendOf: db.prepare<[number], { id: number }>("SELECT account_id AS id FROM friends WHERE friend_id = ?"),
       ignoresList: db.prepare<[number], AccountRef>(
         "SELECT a.id AS accountId, a.nick AS nick FROM ignores i JOIN accounts a ON a.id = i.ignored_id " +
           "WHERE i.account_id = ? ORDER BY a.nick COLLATE NOCASE, a.id",
@@ -94,12 +106,15 @@ export class SocialStore implements SocialStorePort {
       mailDelete: db.prepare("DELETE FROM mail WHERE to_account = ? AND id = ?"),
     };
     this.statements = s;
-    // Count and insert in one transaction: two lines at once cannot both take the last place.
-    this.putMailTx = db.transaction((to: number, from: number, fromNick: string, text: string, nowMs: number) => {
-      if (s.mailCount.get(to)!.n >= MAX_MAIL_PER_RECIPIENT) return false;
-      s.mailInsert.run(to, from, fromNick, text, nowMs);
-      return true;
-    });
+    // Check and insert in one transaction: two lines at once cannot both take the last place.
+    this.putMailTx = db.transaction(
+      (to: number, from: number, fromNick: string, text: string, nowMs: number): MailOutcome => {
+        if (s.ignoresOne.get(to, from) !== undefined) return "ignored";
+        if (s.mailCount.get(to)!.n >= MAX_MAIL_PER_RECIPIENT) return "full";
+        s.mailInsert.run(to, from, fromNick, text, nowMs);
+        return "stored";
+      },
+    );
     this.addPair = db.transaction((table: "friends" | "ignores", a: number, b: number, nowMs: number): AddOutcome => {
       if (s.exists[table].get(a, b) !== undefined) return "already";
       if (s.count[table].get(a)!.n >= (table === "friends" ? MAX_FRIENDS : MAX_IGNORES)) return "full";
@@ -108,12 +123,12 @@ export class SocialStore implements SocialStorePort {
     });
   }
 
-  friendsOf(accountId: number): AccountRef[] {
-    return this.statements.friends.all(accountId);
+  bookOf(accountId: number): SocialBook {
+    return { friends: this.friendsOf(accountId), ignores: this.ignoresOf(accountId), mail: this.mailFor(accountId) };
   }
 
-  friendOf(accountId: number): number[] {
-    return this.statements.friendOf.all(accountId).map((row) => row.id);
+  friendsOf(accountId: number): AccountRef[] {
+    return this.statements.friends.all(accountId);
   }
 
   addFriend(accountId: number, friendId: number, nowMs: number): AddOutcome {
@@ -140,8 +155,8 @@ export class SocialStore implements SocialStorePort {
     return this.statements.ignoresOne.get(accountId, otherId) !== undefined;
   }
 
-  putMail(to: number, from: number, fromNick: string, text: string, nowMs: number): "stored" | "full" {
-    return this.putMailTx(to, from, fromNick, text, nowMs) ? "stored" : "full";
+  putMail(to: number, from: number, fromNick: string, text: string, nowMs: number): MailOutcome {
+    return this.putMailTx(to, from, fromNick, text, nowMs);
   }
 
   mailFor(to: number): WaitingLine[] {

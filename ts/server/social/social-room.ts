@@ -5,16 +5,21 @@
 // server's as a system line to that player alone. The party's verbs go on to the party room.
 //
 // Who is who: a player in play is found by nick among the sessions of this process (the nick rules make
-// two players' nicks tell apart); an account's friends and ignores are kept by account in the store, so
-// they outlive sessions and nick changes; a guest's ignores live with its session.
+// two players' nicks tell apart) — in a cluster's region, failing that, among the other regions' players
+// (`elsewhere`); an account's friends and ignores are kept by account in the store, so they outlive
+// sessions and nick changes; a guest's ignores live with its session.
+//
+// The store answers now (one process's SQLite) or later (a cluster's PostgreSQL): an account's lists are
+// read once when its player starts playing and kept here (`SocialState`), and every change is written
+// before the player hears it was made (`after`), so a change a player was told of is kept.
 import { CHAT_SPEAKER_SYSTEM } from "../../protocol/chat.js";
 import { taggedSpeaker } from "../../protocol/chat-speakers.js";
 import { utf8ByteLength } from "../../protocol/text.js";
 import type { Logger } from "../ops/log.js";
-import type { AccountRef, SocialStorePort, WaitingLine } from "../persistence/social-store.js";
+import type { AccountRef, Answer, SocialBook, SocialStorePort, WaitingLine } from "../persistence/social-store.js";
 import type { Session } from "../sessions/session.js";
 import { nickKey } from "../sessions/nick.js";
-import type { ChatCommands, ChatService } from "../talk/chat.js";
+import type { ChatCommands, ChatService, Hearing } from "../talk/chat.js";
 import { HELP_LINES, type Command, nickSplits, parseCommand, unescapedLine } from "./chat-commands.js";
 
 /** What the party room answers to (parties.ts). */
@@ -50,6 +55,39 @@ export interface RemoteTellAnswer {
   readonly text: string;
 }
 
+/** A player in play as the social room names it: here or in another region of a cluster. */
+export interface PlayerRef {
+  /** Its key (playerKey): what ignore lists name. */
+  readonly key: string;
+  readonly nick: string;
+  readonly accountId: number | null;
+}
+
+/**
+ * The other regions of a cluster, as the social room sees them (ts/cluster/players-online.ts and the chat
+ * relay); null in one process, where every player in play is one of its own sessions.
+ */
+export interface SocialElsewhere {
+  /** Tells the other regions that an account's player came or went: their players who keep it as a friend hear it. */
+  presence(accountId: number, nick: string, online: boolean): void;
+  /** Which of these accounts' players play in another region now. */
+  onlineOf(accountIds: readonly number[]): Promise<Set<number>>;
+  /** The player in play in another region under `nick` (as nickKey folds it), or null. */
+  playerNamed(nick: string): Promise<PlayerRef | null>;
+}
+
+/**
+ * What a session's social state is when it moves to another region (a handoff, a checkpoint): its ignore
+ * list (a guest's lives nowhere else), an account's friends as read at its login, who last told it something.
+ */
+export interface CarriedSocial {
+  readonly ignores: [string, string][];
+  readonly friends: [number, string][] | null;
+  /** Waiting lines delivered and not yet acknowledged: [line id, chat seq] (the chat numbers travel too). */
+  readonly delivering?: [number, number][];
+  readonly lastFrom: { readonly key: string; readonly nick: string; readonly accountId: number | null } | null;
+}
+
 /** How long a private line waits for another region's answer before the player is told nobody has that nick. */
 export const REMOTE_TELL_SECONDS = 2;
 
@@ -68,7 +106,7 @@ export interface SocialPorts {
   /** The session in play of an account. */
   readonly byAccount: (accountId: number) => Session | undefined;
   readonly chat: Pick<ChatService, "tell" | "lineTo">;
-  /** Friends, ignores and waiting lines; null where no store is shared (a cluster's regions, for now). */
+  /** Friends, ignores and waiting lines: SQLite, or a cluster's PostgreSQL (ts/cluster/pg-social.ts); null: none kept. */
   readonly store: SocialStorePort | null;
   readonly parties: PartyVerbs;
   readonly trades: TradeVerbs;
@@ -82,6 +120,8 @@ interface SocialState {
   /** The session's key (playerKey) and those it ignores, key → nick as shown. */
   readonly key: string;
   readonly ignores: Map<string, string>;
+  /** An account's friends, account id → nick, once read from the store; null before that, and for a guest. */
+  friends: Map<number, string> | null;
   /** Who last told it something: what /r answers. */
   lastFrom: { readonly key: string; readonly nick: string; readonly accountId: number | null } | null;
 }
@@ -101,12 +141,14 @@ export interface SocialStats {
   mailDelivered: number;
   commands: number;
   unknownCommands: number;
+  /** Store reads and writes that failed (the player was told nothing changed). */
+  storeFailures: number;
 }
 
 /** The verbs that say something to others: a muted player may not use them. */
 const SPEAKING = new Set(["tell", "reply", "party_say"]);
 
-export class SocialRoom implements ChatCommands {
+export class SocialRoom implements ChatCommands, Hearing {
   readonly stats: SocialStats = {
     tells: 0,
     tellsRefused: 0,
@@ -114,8 +156,15 @@ export class SocialRoom implements ChatCommands {
     mailDelivered: 0,
     commands: 0,
     unknownCommands: 0,
+    storeFailures: 0,
   };
   private readonly states = new Map<Session, SocialState>();
+  /** Sessions whose account's lists the store has not answered yet (a handoff waits for them: settled). */
+  private readonly reading = new Set<Session>();
+  /** Sessions in play that keep an account as a friend, by that account: who hears it come and go. */
+  private readonly watchers = new Map<number, Set<Session>>();
+  /** The other regions of a cluster (their players, their friends' presence); null in one process. */
+  elsewhere: SocialElsewhere | null = null;
   private readonly deliveries: Delivery[] = [];
   /**
    * Where a private line for nobody here goes: null in one process; in a cluster's region, the relay that
@@ -185,10 +234,20 @@ export class SocialRoom implements ChatCommands {
     }
   }
 
-  /** Whether `listener` hears `speaker` (ChatService.hears): not when it ignores the speaker. */
+  /** Whether `listener` hears `speaker`: not when it ignores the speaker. */
   hears(listener: Session, speaker: Session): boolean {
+    return this.hearsKey(listener, this.keyOf(speaker));
+  }
+
+  /** Hearing: whether `listener` hears the player whose key is `speakerKey` (said here or in another region). */
+  hearsKey(listener: Session, speakerKey: string): boolean {
     const state = this.states.get(listener);
-    return state === undefined || state.ignores.size === 0 || !state.ignores.has(this.stateOf(speaker).key);
+    return state === undefined || state.ignores.size === 0 || !state.ignores.has(speakerKey);
+  }
+
+  /** Hearing: the key a player is known by across sessions and regions. */
+  keyOf(session: Session): string {
+    return this.states.get(session)?.key ?? playerKey(session);
   }
 
   /** Whether `session` ignores `other` (invites and trades from an ignored player are refused too). */
@@ -198,29 +257,97 @@ export class SocialRoom implements ChatCommands {
 
   // The lifecycle: a session starts playing, a session ends.
 
-  /** A session started playing: its ignores are loaded, its friends told, its waiting lines delivered. */
+  /**
+   * A session started playing: its friends (here and in the other regions) hear it, and its lists are read —
+   * its ignores, its friends — and its waiting lines delivered, once the store answers.
+   */
   arrived(session: Session): void {
     const state = this.stateOf(session);
     const store = this.ports.store;
     const accountId = session.accountId;
     if (store === null || accountId === null) return;
-    for (const ref of store.ignoresOf(accountId)) state.ignores.set(accountKey(ref.accountId), ref.nick);
-    for (const friendOf of store.friendOf(accountId)) {
-      const other = this.ports.byAccount(friendOf);
-      if (other !== undefined && other !== session) this.say(other, `${session.nick} is online.`);
+    this.friendCameOrWent(accountId, session.nick, true);
+    this.elsewhere?.presence(accountId, session.nick, true);
+    const book = store.bookOf(accountId);
+    if (book instanceof Promise) this.reading.add(session);
+    this.after(
+      session,
+      book,
+      (read: SocialBook) => {
+        this.reading.delete(session);
+        for (const ref of read.ignores) state.ignores.set(accountKey(ref.accountId), ref.nick);
+        state.friends = new Map();
+        for (const ref of read.friends) this.keepFriend(session, state, ref);
+        if (read.mail.length > 0) this.deliver(session, accountId, read.mail);
+      },
+      () => {
+        // The store unreachable: this session plays on with empty lists (its lines wait for the next login).
+        this.reading.delete(session);
+        state.friends = new Map();
+        this.say(
+          session,
+          "Your friends and ignore lists could not be read just now: they come back at your next login.",
+        );
+      },
+    );
+  }
+
+  /** Whether `session`'s lists are read (a handoff waits until they are, so they go with it). */
+  settled(session: Session): boolean {
+    return !this.reading.has(session);
+  }
+
+  /**
+   * A session handed over from another region (or restored from its checkpoint) plays on here with what it
+   * had: nobody hears it come (it never went), and its waiting lines are not delivered again.
+   */
+  adopt(session: Session, carried: CarriedSocial | null): void {
+    const state = this.stateOf(session);
+    if (carried === null) return;
+    for (const [key, nick] of carried.ignores) state.ignores.set(key, nick);
+    state.lastFrom = carried.lastFrom;
+    const accountId = session.accountId;
+    if (carried.friends !== null && accountId !== null) {
+      state.friends = new Map();
+      for (const [friendId, nick] of carried.friends) this.keepFriend(session, state, { accountId: friendId, nick });
     }
-    const waiting = store.mailFor(accountId);
-    if (waiting.length > 0) this.deliver(session, accountId, waiting);
+    // Lines delivered where it came from are deleted here once its client acknowledges them.
+    const delivering = carried.delivering ?? [];
+    if (delivering.length > 0 && accountId !== null)
+      this.deliveries.push({ session, accountId, lines: delivering.map(([id, seq]) => ({ id, seq })) });
+  }
+
+  /** What a handoff carries of `session` to the region it goes to (adopt). */
+  carried(session: Session): CarriedSocial {
+    const state = this.stateOf(session);
+    const delivering = this.deliveries
+      .filter((delivery) => delivery.session === session)
+      .flatMap((delivery) => delivery.lines.map((line): [number, number] => [line.id, line.seq]));
+    return {
+      ignores: [...state.ignores],
+      friends: state.friends === null ? null : [...state.friends],
+      lastFrom: state.lastFrom,
+      delivering,
+    };
   }
 
   /** A session ended (`continues`: its player plays on elsewhere — replaced, handed over — and is not gone). */
   left(session: Session, continues: boolean): void {
+    const state = this.states.get(session);
     this.states.delete(session);
-    const store = this.ports.store;
-    if (continues || store === null || session.accountId === null) return;
-    for (const friendOf of store.friendOf(session.accountId)) {
-      const other = this.ports.byAccount(friendOf);
-      if (other !== undefined && other !== session) this.say(other, `${session.nick} went offline.`);
+    this.reading.delete(session);
+    for (const friendId of state?.friends?.keys() ?? []) this.unwatch(friendId, session);
+    const accountId = session.accountId;
+    if (continues || this.ports.store === null || accountId === null) return;
+    this.friendCameOrWent(accountId, session.nick, false);
+    this.elsewhere?.presence(accountId, session.nick, false);
+  }
+
+  /** An account's player came or went (here, or in another region): the players here who keep it as a friend hear it. */
+  friendCameOrWent(accountId: number, nick: string, online: boolean): void {
+    for (const watcher of this.watchers.get(accountId) ?? []) {
+      if (watcher.accountId === accountId) continue;
+      this.say(watcher, online ? `${nick} is online.` : `${nick} went offline.`);
     }
   }
 
@@ -243,10 +370,17 @@ export class SocialRoom implements ChatCommands {
       const acked = delivery.session.chat.ackedUpTo;
       const done = delivery.lines.filter((line) => line.seq <= acked);
       if (done.length > 0) {
-        store.deleteMail(
+        const deleted = store.deleteMail(
           delivery.accountId,
           done.map((line) => line.id),
         );
+        // Not deleted (a store unreachable): the lines wait and are delivered again at the next login —
+        // twice rather than lost.
+        if (deleted instanceof Promise)
+          deleted.catch((error: unknown) => {
+            this.stats.storeFailures++;
+            this.ports.log.warn("delivered lines not deleted: they come again", { error: String(error) });
+          });
         this.stats.mailDelivered += done.length;
         delivery.lines.splice(0, done.length);
       }
@@ -349,10 +483,8 @@ export class SocialRoom implements ChatCommands {
       last.accountId !== null ? this.ports.byAccount(last.accountId) : this.sessionWithKey(last.nick, last.key);
     if (target !== undefined) return this.tellTo(session, target, text);
     const otherwise = () => {
-      if (last.accountId !== null && session.accountId !== null) {
-        const friend = this.ports.store?.friendsOf(session.accountId).find((ref) => ref.accountId === last.accountId);
-        if (friend !== undefined) return this.tellOffline(session, friend, text);
-      }
+      const nick = last.accountId === null ? undefined : this.stateOf(session).friends?.get(last.accountId);
+      if (nick !== undefined) return this.tellOffline(session, { accountId: last.accountId!, nick }, text);
       this.refuseTell(session, `${last.nick} is not playing now.`);
     };
     if (text === "") return this.refuseTell(session, `What do you want to tell ${last.nick}?`);
@@ -371,18 +503,23 @@ export class SocialRoom implements ChatCommands {
     this.stats.tells++;
   }
 
-  /** A line to a friend who is offline: stored, and delivered when the friend next plays. */
+  /** A line to a friend who is offline: stored (unless they ignore the sender), and delivered when the friend next plays. */
   private tellOffline(session: Session, friend: AccountRef, text: string): void {
     const store = this.ports.store!;
     const accountId = session.accountId!;
     if (text === "") return this.refuseTell(session, `What do you want to tell ${friend.nick}?`);
-    if (store.ignores(friend.accountId, accountId))
-      return this.refuseTell(session, `${friend.nick} is not taking your messages.`);
-    if (store.putMail(friend.accountId, accountId, session.nick, text, this.ports.nowMs()) === "full")
-      return this.refuseTell(session, `${friend.nick} is offline and has too many messages waiting.`);
-    this.stats.mailStored++;
-    this.ports.chat.lineTo(session, session.entity.id, taggedSpeaker("private_to", friend.nick), text);
-    this.say(session, `${friend.nick} is offline: your line waits for them.`);
+    this.after(
+      session,
+      store.putMail(friend.accountId, accountId, session.nick, text, this.ports.nowMs()),
+      (outcome) => {
+        if (outcome === "ignored") return this.refuseTell(session, `${friend.nick} is not taking your messages.`);
+        if (outcome === "full")
+          return this.refuseTell(session, `${friend.nick} is offline and has too many messages waiting.`);
+        this.stats.mailStored++;
+        this.ports.chat.lineTo(session, session.entity.id, taggedSpeaker("private_to", friend.nick), text);
+        this.say(session, `${friend.nick} is offline: your line waits for them.`);
+      },
+    );
   }
 
   private deliver(session: Session, accountId: number, waiting: readonly WaitingLine[]): void {
@@ -406,21 +543,26 @@ export class SocialRoom implements ChatCommands {
   }
 
   private ignore(session: Session, rest: string): void {
-    const target = this.playerNamed(session, rest, "ignore");
-    if (target === null) return;
-    if (target === session) return this.say(session, "You cannot ignore yourself.");
-    const state = this.stateOf(session);
-    const key = this.stateOf(target).key;
-    if (state.ignores.has(key)) return this.say(session, `You already ignore ${target.nick}.`);
-    const store = this.ports.store;
-    if (store !== null && session.accountId !== null && target.accountId !== null) {
-      if (store.addIgnore(session.accountId, target.accountId, this.ports.nowMs()) === "full")
-        return this.say(session, "Your ignore list is full: /unignore someone first.");
-    } else if (state.ignores.size >= GUEST_IGNORES_MAX) {
-      return this.say(session, "Your ignore list is full: /unignore someone first.");
-    }
-    state.ignores.set(key, target.nick);
-    this.say(session, `You ignore ${target.nick}: you will not hear their lines, invites or trades.`);
+    this.findPlayer(session, rest, "ignore", (target) => {
+      const state = this.stateOf(session);
+      if (target.key === state.key) return this.say(session, "You cannot ignore yourself.");
+      if (state.ignores.has(target.key)) return this.say(session, `You already ignore ${target.nick}.`);
+      const kept = () => {
+        state.ignores.set(target.key, target.nick);
+        this.say(session, `You ignore ${target.nick}: you will not hear their lines, invites or trades.`);
+      };
+      const full = () => this.say(session, "Your ignore list is full: /unignore someone first.");
+      const store = this.ports.store;
+      if (store !== null && session.accountId !== null && target.accountId !== null) {
+        return this.after(
+          session,
+          store.addIgnore(session.accountId, target.accountId, this.ports.nowMs()),
+          (outcome) => (outcome === "full" ? full() : kept()),
+        );
+      }
+      if (state.ignores.size >= GUEST_IGNORES_MAX) return full();
+      kept();
+    });
   }
 
   private unignore(session: Session, nick: string): void {
@@ -429,11 +571,14 @@ export class SocialRoom implements ChatCommands {
     const wanted = nickKey(nick);
     for (const [key, shown] of state.ignores) {
       if (nickKey(shown) !== wanted) continue;
-      state.ignores.delete(key);
+      const heard = () => {
+        state.ignores.delete(key);
+        this.say(session, `You hear ${shown} again.`);
+      };
       const store = this.ports.store;
       if (store !== null && session.accountId !== null && key.startsWith("a"))
-        store.removeIgnore(session.accountId, Number(key.slice(1)));
-      return this.say(session, `You hear ${shown} again.`);
+        return this.after(session, store.removeIgnore(session.accountId, Number(key.slice(1))), heard);
+      return heard();
     }
     this.say(session, `You do not ignore anyone called ${nick}.`);
   }
@@ -445,59 +590,118 @@ export class SocialRoom implements ChatCommands {
   }
 
   private befriend(session: Session, rest: string): void {
-    if (!this.keepsFriends(session)) return;
-    const target = this.playerNamed(session, rest, "friend");
-    if (target === null) return;
-    if (target === session) return this.say(session, "You are your own friend already.");
-    if (target.accountId === null)
-      return this.say(session, `${target.nick} plays as a guest: only accounts keep friends.`);
-    const outcome = this.ports.store!.addFriend(session.accountId!, target.accountId, this.ports.nowMs());
-    if (outcome === "already") return this.say(session, `${target.nick} is your friend already.`);
-    if (outcome === "full") return this.say(session, "Your friends list is full: /unfriend someone first.");
-    this.say(session, `${target.nick} is now your friend: you will hear when they come and go.`);
-    if (!this.ignores(target, session)) this.say(target, `${session.nick} added you as a friend.`);
+    const friends = this.friendsOf(session);
+    if (friends === null) return;
+    this.findPlayer(session, rest, "friend", (target) => {
+      if (target.key === this.stateOf(session).key) return this.say(session, "You are your own friend already.");
+      if (target.accountId === null)
+        return this.say(session, `${target.nick} plays as a guest: only accounts keep friends.`);
+      const friendId = target.accountId;
+      this.after(session, this.ports.store!.addFriend(session.accountId!, friendId, this.ports.nowMs()), (outcome) => {
+        if (outcome === "full") return this.say(session, "Your friends list is full: /unfriend someone first.");
+        this.keepFriend(session, this.stateOf(session), { accountId: friendId, nick: target.nick });
+        if (outcome === "already") return this.say(session, `${target.nick} is your friend already.`);
+        this.say(session, `${target.nick} is now your friend: you will hear when they come and go.`);
+        const other = this.ports.byAccount(friendId);
+        if (other !== undefined && !this.ignores(other, session))
+          this.say(other, `${session.nick} added you as a friend.`);
+      });
+    });
   }
 
   private unfriend(session: Session, nick: string): void {
-    if (!this.keepsFriends(session)) return;
+    if (this.friendsOf(session) === null) return;
     if (nick === "") return this.say(session, "Whom? /unfriend nick");
     const friend = this.friendNamed(session, nick);
     if (friend === null) return this.say(session, `You have no friend called ${nick}.`);
-    this.ports.store!.removeFriend(session.accountId!, friend.accountId);
-    this.say(session, `${friend.nick} is no longer your friend.`);
+    this.after(session, this.ports.store!.removeFriend(session.accountId!, friend.accountId), () => {
+      this.stateOf(session).friends?.delete(friend.accountId);
+      this.unwatch(friend.accountId, session);
+      this.say(session, `${friend.nick} is no longer your friend.`);
+    });
   }
 
   private listFriends(session: Session): void {
-    if (!this.keepsFriends(session)) return;
-    const friends = this.ports.store!.friendsOf(session.accountId!);
+    const kept = this.friendsOf(session);
+    if (kept === null) return;
+    const friends = [...kept].map(([accountId, nick]) => ({ accountId, nick }));
     if (friends.length === 0) return this.say(session, "You have no friends yet: /friend nick adds one.");
-    const online = friends.filter((ref) => this.ports.byAccount(ref.accountId) !== undefined);
-    const offline = friends.filter((ref) => this.ports.byAccount(ref.accountId) === undefined);
-    if (online.length > 0)
-      for (const line of listLines(
-        "Friends online: ",
-        online.map((ref) => ref.nick),
-      ))
-        this.say(session, line);
-    if (offline.length > 0)
-      for (const line of listLines(
-        "Friends offline: ",
-        offline.map((ref) => ref.nick),
-      ))
-        this.say(session, line);
+    friends.sort((a, b) => compareNicks(a.nick, b.nick) || a.accountId - b.accountId);
+    const here = new Set(
+      friends.filter((ref) => this.ports.byAccount(ref.accountId) !== undefined).map((ref) => ref.accountId),
+    );
+    const show = (online: ReadonlySet<number>) => {
+      const on = friends.filter((ref) => online.has(ref.accountId)).map((ref) => ref.nick);
+      const off = friends.filter((ref) => !online.has(ref.accountId)).map((ref) => ref.nick);
+      if (on.length > 0) for (const line of listLines("Friends online: ", on)) this.say(session, line);
+      if (off.length > 0) for (const line of listLines("Friends offline: ", off)) this.say(session, line);
+    };
+    const elsewhere = this.elsewhere;
+    const others = friends.filter((ref) => !here.has(ref.accountId)).map((ref) => ref.accountId);
+    if (elsewhere === null || others.length === 0) return show(here);
+    // In a cluster, the friends not here may play in another region (the directory of players in Redis).
+    this.after(session, elsewhere.onlineOf(others), (there) => show(new Set([...here, ...there])));
   }
 
-  /** Whether `session` may keep friends; tells it why not. */
-  private keepsFriends(session: Session): boolean {
+  /** `session`'s friends as kept here, or null after telling it why it has none. */
+  private friendsOf(session: Session): Map<number, string> | null {
     if (session.accountId === null) {
       this.say(session, "Friends are kept with an account: register to keep a friends list.");
-      return false;
+      return null;
     }
     if (this.ports.store === null) {
       this.say(session, "This world keeps no friends lists yet.");
-      return false;
+      return null;
     }
-    return true;
+    const friends = this.stateOf(session).friends;
+    if (friends === null) this.say(session, "Your friends list is still being read: try again in a moment.");
+    return friends;
+  }
+
+  /** Keeps `ref` among `session`'s friends, and `session` among those who hear `ref` come and go. */
+  private keepFriend(session: Session, state: SocialState, ref: AccountRef): void {
+    state.friends?.set(ref.accountId, ref.nick);
+    let watching = this.watchers.get(ref.accountId);
+    if (watching === undefined) {
+      watching = new Set();
+      this.watchers.set(ref.accountId, watching);
+    }
+    watching.add(session);
+  }
+
+  private unwatch(friendId: number, session: Session): void {
+    const watching = this.watchers.get(friendId);
+    if (watching === undefined) return;
+    watching.delete(session);
+    if (watching.size === 0) this.watchers.delete(friendId);
+  }
+
+  /**
+   * Runs `then` with what the store (or the other regions) answered: at once when it answered already, and
+   * otherwise once it does — if `session` still plays here. A failure is said to the player (nothing changed).
+   */
+  private after<T>(
+    session: Session,
+    answer: Answer<T>,
+    then: (value: T) => void,
+    failed: () => void = () => this.say(session, "The world could not keep that just now: nothing changed."),
+  ): void {
+    if (!(answer instanceof Promise)) return then(answer);
+    answer.then(
+      (value) => {
+        if (!this.states.has(session)) return; // left (or moved on) meanwhile
+        try {
+          then(value);
+        } catch (error) {
+          this.ports.log.error("a social answer failed", { nick: session.nick, error: String(error) });
+        }
+      },
+      (error: unknown) => {
+        this.stats.storeFailures++;
+        this.ports.log.warn("the social store did not answer", { nick: session.nick, error: String(error) });
+        if (this.states.has(session)) failed();
+      },
+    );
   }
 
   /** The player in play that `rest` names, or null after telling `session` why there is none. */
@@ -515,12 +719,35 @@ export class SocialRoom implements ChatCommands {
     return null;
   }
 
+  /**
+   * The player in play that `rest` names — here, or in a cluster in another region — given to `then`;
+   * or `session` is told there is none.
+   */
+  private findPlayer(session: Session, rest: string, verb: string, then: (target: PlayerRef) => void): void {
+    if (rest === "") return this.say(session, `Whom? /${verb} nick`);
+    const nicks = nickSplits(rest)
+      .filter((split) => split.text === "")
+      .map((split) => split.nick);
+    for (const nick of nicks) {
+      const target = this.ports.byNick(nick);
+      if (target !== undefined)
+        return then({ key: this.keyOf(target), nick: target.nick, accountId: target.accountId });
+    }
+    const nobody = () => this.say(session, `Nobody called ${rest} is playing now.`);
+    const elsewhere = this.elsewhere;
+    if (elsewhere === null || nicks.length === 0) return nobody();
+    this.after(session, Promise.all(nicks.map((nick) => elsewhere.playerNamed(nick))), (found) => {
+      const target = found.find((ref) => ref !== null);
+      return target === undefined || target === null ? nobody() : then(target);
+    });
+  }
+
   /** The friend of `session`'s account whose nick is `nick` (by nickKey), or null. */
   private friendNamed(session: Session, nick: string): AccountRef | null {
-    const store = this.ports.store;
-    if (store === null || session.accountId === null) return null;
     const wanted = nickKey(nick);
-    return store.friendsOf(session.accountId).find((ref) => nickKey(ref.nick) === wanted) ?? null;
+    for (const [accountId, shown] of this.stateOf(session).friends ?? [])
+      if (nickKey(shown) === wanted) return { accountId, nick: shown };
+    return null;
   }
 
   /** The guest in play under `nick` whose key is `key` (a different guest under the same nick is not them). */
@@ -541,7 +768,7 @@ export class SocialRoom implements ChatCommands {
   private stateOf(session: Session): SocialState {
     let state = this.states.get(session);
     if (state === undefined) {
-      state = { key: playerKey(session), ignores: new Map(), lastFrom: null };
+      state = { key: playerKey(session), ignores: new Map(), friends: null, lastFrom: null };
       this.states.set(session, state);
     }
     return state;
@@ -554,6 +781,13 @@ const GUEST_IGNORES_MAX = 100;
 /** Who a player is across sessions: its account, or for a guest its nick as nickKey folds it. */
 function playerKey(session: Session): string {
   return session.accountId !== null ? accountKey(session.accountId) : `n${nickKey(session.nick)}`;
+}
+
+/** The friends list's order: by nick as a player reads it (SQLite's NOCASE), then by account. */
+function compareNicks(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 function accountKey(accountId: number): string {

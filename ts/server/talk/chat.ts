@@ -39,6 +39,16 @@ export interface RelayedLine {
   readonly speakerName: string;
   readonly text: string;
   readonly near?: { readonly x: number; readonly y: number; readonly radius: number };
+  /** A player's line: who said it (the social room's key, which ignore lists name), so an ignore holds across regions. */
+  readonly speakerKey?: string;
+}
+
+/** Who hears whom (social/social-room.ts): a player's ignore list, by the speaker's key. */
+export interface Hearing {
+  /** The key `speaker` is known by across sessions and regions (an account's, a guest's nick fold). */
+  keyOf(speaker: Session): string;
+  /** Whether `listener` hears the player whose key is `speakerKey` (false: it ignores them). */
+  hearsKey(listener: Session, speakerKey: string): boolean;
 }
 
 /** The commands a chat line may carry (social/social-room.ts implements them). */
@@ -105,8 +115,8 @@ export class ChatService {
   commands: ChatCommands | null = null;
   /** The lines players posted for everyone, newest kept (the operators' console reads it: chat-log.ts). */
   readonly said = new ChatLog();
-  /** Whether `listener` hears `speaker`'s lines (false: it ignores the speaker). Null: everyone hears everyone. */
-  hears: ((listener: Session, speaker: Session) => boolean) | null = null;
+  /** Who hears whose lines (an ignore list). Null: everyone hears everyone. */
+  hearing: Hearing | null = null;
 
   constructor(
     /** Who hears a line: every session, or those an audience accepts. */
@@ -147,12 +157,18 @@ export class ChatService {
       if (!Number.isInteger(line.speakerEntityId) || line.speakerEntityId < 0) throw new Error("speaker");
       if (near !== undefined && ![near.x, near.y, near.radius].every((n) => Number.isInteger(n)))
         throw new Error("near");
+      const key = line.speakerKey;
+      if (key !== undefined && (typeof key !== "string" || key.length > 200)) throw new Error("speaker key");
+      const hearing = this.hearing;
+      // A player's line said in another region: its listeners here who ignore the speaker do not hear it.
+      const hears =
+        key === undefined || hearing === null ? undefined : (session: Session) => hearing.hearsKey(session, key);
       this.deliver(
         line.speakerEntityId,
         line.speakerName,
         line.text,
         near === undefined
-          ? undefined
+          ? hears
           : (session) =>
               Math.abs(session.entity.x - near.x) <= near.radius && Math.abs(session.entity.y - near.y) <= near.radius,
       );
@@ -251,10 +267,16 @@ export class ChatService {
     if (status !== CHAT_STATUS_POSTED) return;
     if (command !== null) return this.commands!.run(session, text);
     const said = this.commands === null ? text : this.commands.postedLine(text);
-    const hears = this.hears;
-    this.broadcast(session.entity.id, session.nick, said, hears === null ? undefined : (l) => hears(l, session));
+    const hearing = this.hearing;
+    const speakerKey = hearing?.keyOf(session);
+    this.broadcast(
+      session.entity.id,
+      session.nick,
+      said,
+      hearing === null ? undefined : (listener) => hearing.hearsKey(listener, speakerKey!),
+    );
     this.said.add(session.entity.id, session.nick, said);
-    this.relay?.({ speakerEntityId: session.entity.id, speakerName: session.nick, text: said });
+    this.relay?.({ speakerEntityId: session.entity.id, speakerName: session.nick, text: said, speakerKey });
   }
 
   /** A ChatAck: lines up to its seq arrived. */
