@@ -89,10 +89,11 @@ describe("the networking core is platform-neutral", () => {
       expect(text, name).not.toMatch(/from\s+["']node:/);
       expect(code, name).not.toMatch(/(?<![\w/.-])(window|document|process|globalThis)\.[A-Za-z]/);
       // Everything it imports lives in the shared layers, never in the server or a Node-only module
-      // (blit-layout.js: the wasm layout's numbers, imports nothing; the catalogue checks a light radius by it).
+      // (blit-layout.js: the wasm layout's numbers, imports nothing; the catalogue checks a light radius by it;
+      // replay-control.js: the replay viewer's request and state shapes, shared with its server, imports nothing).
       for (const match of text.matchAll(/from\s+["']([^"']+)["']/g)) {
         expect(match[1], `${name} imports ${match[1]}`).toMatch(
-          /^\.\/|^\.\.\/\.\.\/(constants|window\.js|action-points\.js|npc-types\.js|item-types\.js|combat-rules\.js|world-time\.js|tile-flags|blit-layout\.js|protocol\/|wasm\/(core|sim|codec)|netsim\/index)/,
+          /^\.\/|^\.\.\/\.\.\/(constants|window\.js|action-points\.js|npc-types\.js|item-types\.js|combat-rules\.js|world-time\.js|tile-flags|blit-layout\.js|replay-control\.js|protocol\/|wasm\/(core|sim|codec)|netsim\/index)/,
         );
       }
     }
