@@ -3,43 +3,24 @@
 // said so); address bans in force are listed without the ones that ended; a gateway's copy shows a ban
 // after a re-read and keeps the last copy while the store cannot be read; a session arriving from another
 // region is ended when a ban told of lately names it and is still in force — not once it was lifted.
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ClusterBans } from "../ts/cluster/cluster-bans.js";
 import { PgAccounts } from "../ts/cluster/pg-accounts.js";
 import { AddressBanWatch, PgBans } from "../ts/cluster/pg-bans.js";
-import { migratePostgres } from "../ts/cluster/pg-migrate.js";
-import { type PostgresProcess, postgresSkipReason, startPostgres } from "../ts/cluster/postgres-process.js";
+import { postgresSkipReason } from "../ts/cluster/postgres-process.js";
 import { Game } from "../ts/server/game-server.js";
 import { Logger } from "../ts/server/ops/log.js";
-import { loadMigrations } from "../ts/server/persistence/migrate.js";
 import { NEW_CHARACTER } from "../ts/server/persistence/character-store.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { CapturingPeer, floorMap, joinAndBind } from "./support/game-without-network.js";
+import { usePostgres } from "./support/postgres-rig.js";
 
 const quiet = new Logger("silent");
 const skip = postgresSkipReason();
 if (skip !== null) process.stderr.write(`test/pg-bans.test.ts skipped: ${skip}\n`);
 
 describe.skipIf(skip !== null)("bans on PostgreSQL", () => {
-  let server: PostgresProcess;
-  const clients: pg.Client[] = [];
-  const connect = async () => {
-    const client = new pg.Client({ connectionString: server.url });
-    await client.connect();
-    clients.push(client);
-    return client;
-  };
-
-  beforeAll(async () => {
-    server = await startPostgres();
-    await migratePostgres(await connect(), loadMigrations());
-  }, 90_000);
-
-  afterAll(async () => {
-    await Promise.all(clients.map((client) => client.end().catch(() => {})));
-    server?.stop();
-  }, 30_000);
+  const { connect } = usePostgres();
 
   it("keeps an account's ban on its row and the address bans in force, and lifts them", async () => {
     const client = await connect();

@@ -2,40 +2,21 @@
 // PostgreSQL: the same answers as SQLite's store (added, already, full; stored, full, ignored), the bounds
 // held when two regions' connections race for a recipient's last place, and a failed statement leaving
 // nothing written.
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PgAccounts } from "../ts/cluster/pg-accounts.js";
-import { migratePostgres } from "../ts/cluster/pg-migrate.js";
 import { PgSocialStore } from "../ts/cluster/pg-social.js";
-import { type PostgresProcess, postgresSkipReason, startPostgres } from "../ts/cluster/postgres-process.js";
+import { postgresSkipReason } from "../ts/cluster/postgres-process.js";
 import { Logger } from "../ts/server/ops/log.js";
 import { NEW_CHARACTER } from "../ts/server/persistence/character-store.js";
-import { loadMigrations } from "../ts/server/persistence/migrate.js";
 import { MAX_FRIENDS, MAX_MAIL_PER_RECIPIENT } from "../ts/server/persistence/social-store.js";
+import { usePostgres } from "./support/postgres-rig.js";
 
 const quiet = new Logger("silent");
 const skip = postgresSkipReason();
 if (skip !== null) process.stderr.write(`test/pg-social.test.ts skipped: ${skip}\n`);
 
 describe.skipIf(skip !== null)("the social store on PostgreSQL", () => {
-  let server: PostgresProcess;
-  const clients: pg.Client[] = [];
-  const connect = async () => {
-    const client = new pg.Client({ connectionString: server.url });
-    await client.connect();
-    clients.push(client);
-    return client;
-  };
-
-  beforeAll(async () => {
-    server = await startPostgres();
-    await migratePostgres(await connect(), loadMigrations());
-  }, 90_000);
-
-  afterAll(async () => {
-    await Promise.all(clients.map((client) => client.end().catch(() => {})));
-    server?.stop();
-  }, 30_000);
+  const { connect } = usePostgres();
 
   it("keeps friends, ignores and waiting lines by account, bounded, and decides them in the store", async () => {
     const client = await connect();
