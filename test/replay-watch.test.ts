@@ -346,8 +346,8 @@ describe("replay watch on the command line", () => {
   }, 120_000);
 
   it("serves a good recording at the URL it prints, until stopped", async () => {
-    // The page it serves is the built client, which `npm run replay` builds first when it is missing (as the
-    // suite's browser tests do, after this one): built here the same way, so the page is there to ask for.
+    // The page it serves is the built client, which `npm run replay` builds first when it is missing, as
+    // `npm test` does before any test runs: built here the same way when this file runs alone.
     execFileSync(
       process.execPath,
       [fileURLToPath(new URL("../scripts/build-client.mjs", import.meta.url)), "--if-missing"],
