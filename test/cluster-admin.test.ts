@@ -231,4 +231,48 @@ describe.skipIf(skip !== null)("the admin API of a cluster, at a gateway", () =>
       await browser.close();
     }
   }, 120_000);
+
+  it("refuses a page of another site at the gateway, as one process does: its admin actions and its joins", async () => {
+    // A browser holding the operator's login sends it with a form posted from any site; one process refuses a
+    // POST from a foreign page (403) or one that is not JSON (415, what a form can send without asking first).
+    // The gateway relayed both to the regions, which see no Origin from it and so took them for a native client's.
+    const post = (path: string, headers: Record<string, string>, body: unknown) =>
+      fetch(`http://127.0.0.1:${gateway()}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, ...headers },
+        body: JSON.stringify(body),
+      });
+    const announcements = async () =>
+      ((await admin("GET", "log?limit=50")).body.entries as { action: string }[]).filter(
+        (entry) => entry.action === "announce",
+      ).length;
+    const before = await announcements();
+    const foreign = await post(
+      "/api/admin/announce",
+      { "content-type": "application/json", origin: "http://evil.example" },
+      { text: "Free gold at the gate" },
+    );
+    expect(foreign.status).toBe(403);
+    expect(((await foreign.json()) as { error: string }).error).toContain("http://evil.example");
+    const form = await post("/api/admin/announce", { "content-type": "text/plain" }, { text: "Free gold" });
+    expect(form.status).toBe(415);
+    expect(await announcements()).toBe(before);
+    const join = await post(
+      "/api/guest",
+      { "content-type": "application/json", origin: "http://evil.example" },
+      {
+        nick: "Lured",
+      },
+    );
+    expect(join.status).toBe(403);
+    // The console's own page, and a native client (no Origin), still act.
+    const own = await post(
+      "/api/admin/announce",
+      { "content-type": "application/json", origin: `http://127.0.0.1:${gateway()}` },
+      { text: "Maintenance at noon" },
+    );
+    expect(own.status).toBe(200);
+    expect((await admin("POST", "announce", { text: "And again" })).status).toBe(200);
+    expect(await announcements()).toBe(before + 2);
+  }, 30_000);
 });

@@ -85,6 +85,13 @@ export class HttpApi {
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       const path = new URL(req.url ?? "/", "http://localhost").pathname;
+      // Before any handler, the fallback's too: a cluster's gateway serves the admin API and the joins through
+      // its fallback (a relay to the regions, which see no Origin from it), and a page of another site must be
+      // refused there as here.
+      if (req.method === "POST") {
+        const refused = refuseStateChange(req, this.limits.allowedOrigins);
+        if (refused) throw new HttpError(refused.status, refused.message);
+      }
       const handler = this.routes.get(`${req.method} ${path}`);
       if (!handler) {
         if (this.fallback && (await this.fallback(req, res))) return;
@@ -92,10 +99,6 @@ export class HttpApi {
         throw known
           ? new HttpError(405, `method ${req.method} not allowed on ${path}`)
           : new HttpError(404, "not found");
-      }
-      if (req.method === "POST") {
-        const refused = refuseStateChange(req, this.limits.allowedOrigins);
-        if (refused) throw new HttpError(refused.status, refused.message);
       }
       const body = req.method === "POST" ? await readJsonBody(req) : undefined;
       const reply = await handler({ body, raw: req });
