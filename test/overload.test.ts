@@ -136,12 +136,16 @@ describe("TickLoop under a tick longer than its period", () => {
     const governor = new OverloadGovernor(maxStretch);
     let heavy = true;
     let ticks = 0;
+    /** The longest heavy tick as the loop timed it: 60 ms on a quiet host, more where the host preempted it. */
+    let longestMs = 0;
     const late = new SampleWindow();
     const loop = new TickLoop(
       HZ,
       () => {
         ticks++;
+        const startMs = performance.now();
         busyFor(heavy ? tickMs : 2);
+        if (heavy) longestMs = Math.max(longestMs, performance.now() - startMs);
       },
       late,
       { governor, npcsThinking: () => false },
@@ -155,6 +159,7 @@ describe("TickLoop under a tick longer than its period", () => {
     return {
       governor,
       heavyTicks,
+      longestPeriods: longestMs / PERIOD_MS,
       stretchUnderLoad,
       skippedUnderLoad,
       async light(thenMs: number) {
@@ -166,9 +171,15 @@ describe("TickLoop under a tick longer than its period", () => {
 
   it("stretches its period (no tick skipped) where the loop without dilation skips, and recovers", async () => {
     const dilated = await heavyLoop(DEFAULT_MAX_TICK_STRETCH, 60, 3000);
-    // 60 ms of work a tick at 80 % load: a 75 ms period, 13.3 ticks a second instead of 24.
+    // 60 ms of work a tick at 85 % load: a 71 ms period, 14 ticks a second instead of 24.
     expect(dilated.stretchUnderLoad).toBeGreaterThan(1.4);
-    expect(dilated.stretchUnderLoad).toBeLessThan(2.4);
+    // Never more than the longest tick asked for. On a quiet host that is 60 ms (a stretch of 1.7); where the
+    // host preempted the process inside ticks they took longer, and slowing the world to what they took is
+    // right (a fixed bound of 2.4 failed a whole run at load 4 with 3.39: two ticks measured ~113 ms each).
+    // The loop times each tick from outside it (a few microseconds more than measured here): 1 % of slack.
+    expect(dilated.stretchUnderLoad).toBeLessThanOrEqual(
+      Math.min(DEFAULT_MAX_TICK_STRETCH, (dilated.longestPeriods / TARGET_TICK_SHARE) * 1.01),
+    );
     expect(dilated.heavyTicks).toBeGreaterThan(30);
     expect(dilated.heavyTicks).toBeLessThan(3000 / PERIOD_MS - 10);
     expect(dilated.skippedUnderLoad).toBe(0);
