@@ -12,6 +12,15 @@ const CANDIDATES = [resolve(ROOT, "../shared/maps-real"), resolve(ROOT, "../../s
 export const MAPS_REAL = CANDIDATES.find((path) => existsSync(path)) ?? CANDIDATES[0];
 
 /**
+ * Tiled's own examples as Debian's `tiled` package installs them (CI installs it for tmxrasterizer): more
+ * maps nobody here made — a Mana World desert tileset with margin and spacing, the sewers of Tiled's
+ * automapping example, and walls in perspective (64-px tiles offset over a 31-px grid, their tileset's
+ * image named without its size). Debian compresses the larger ones (orthogonal-outside.tmx.gz): those are
+ * not used here.
+ */
+export const TILED_EXAMPLES = "/usr/share/doc/tiled/examples";
+
+/**
  * Every orthogonal map of maps-real (the two non-orthogonal ones are refused by design: map-real.test.ts), and
  * whether it has chunks of more than 64 tile ids (sent as ChunkWidePackets to a client that reads them).
  */
@@ -26,6 +35,10 @@ export const ORTHOGONAL_MAPS: readonly { readonly file: string; readonly wide: b
   { file: "rs-tiled/tiled_base64_zstandard.tmx", wide: false },
   { file: "rs-tiled/tiled_base64_zlib_infinite.tmx", wide: false },
   { file: "rs-tiled/tiled_flipped.tmx", wide: false },
+  // Absolute: resolve(MAPS_REAL, file) is the path itself.
+  { file: resolve(TILED_EXAMPLES, "desert.tmx"), wide: false },
+  { file: resolve(TILED_EXAMPLES, "sewers.tmx"), wide: false },
+  { file: resolve(TILED_EXAMPLES, "perspective_walls.tmx"), wide: true },
 ];
 
 /**

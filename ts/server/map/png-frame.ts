@@ -8,6 +8,7 @@
 // scanline, Adam7 passes), and only the chunks the art uses (IHDR, PLTE,
 // tRNS, IDAT, IEND) are handed on — colour profiles, text and the rest are
 // dropped, never inflated (docs/security.md § Map files).
+import { closeSync, openSync, readSync } from "node:fs";
 import * as zlib from "node:zlib";
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -112,4 +113,31 @@ function readHeader(data: Uint8Array, maxPixels: number): PngHeader {
   if (data[10] !== 0 || data[11] !== 0 || data[12] > 1)
     throw new Error("unknown compression, filter or interlace method");
   return header;
+}
+
+/**
+ * The width and height a PNG file's header states, reading only its first 24 bytes (signature, IHDR's
+ * length, type, width and height); null if the file cannot be read or is not a PNG. For tilesets that
+ * name an image without its size, which Tiled reads from the image (its own examples do).
+ */
+export function pngSize(path: string): { width: number; height: number } | null {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return null;
+  }
+  try {
+    const head = new Uint8Array(24);
+    if (readSync(fd, head, 0, 24, 0) < 24 || SIGNATURE.some((byte, i) => head[i] !== byte)) return null;
+    const view = new DataView(head.buffer);
+    if (String.fromCharCode(...head.subarray(12, 16)) !== "IHDR") return null;
+    const width = view.getUint32(16);
+    const height = view.getUint32(20);
+    return width > 0 && height > 0 ? { width, height } : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -9,6 +9,7 @@ import { shapeFromJson, shapeFromXml, type ObjectShape } from "./object-shapes.j
 import { propertiesFromJson, type Properties } from "../content/properties.js";
 import { childNamed, intAttr, parseXml, xmlProperties, type XmlElement } from "./xml-tree.js";
 import { readBoundedText } from "../content/bounded-file.js";
+import { pngSize } from "./png-frame.js";
 
 export interface TileDefinition {
   /** The tile's `type` / `class` in Tiled; "" when unset. */
@@ -180,11 +181,13 @@ export function tilesetFromXml(element: XmlElement, firstGid: number, file: stri
     columns: element.attrs.columns === undefined ? undefined : intAttr(element, "columns", file),
   };
   const offset = childNamed(element, "tileoffset");
+  const sheet = image?.attrs.source !== undefined ? imageRef(image.attrs.source, image.attrs.trans, null, file) : null;
+  withImageSize(geometry, sheet);
   const art = artOf(
     geometry,
     offset ? intAttr(offset, "x", file, 0) : 0,
     offset ? intAttr(offset, "y", file, 0) : 0,
-    image?.attrs.source !== undefined ? imageRef(image.attrs.source, image.attrs.trans, null, file) : null,
+    sheet,
     tileImages,
   );
   return finishTileset(name, firstGid, file, tiles, image !== undefined, listedIds, geometry, art, {
@@ -281,6 +284,7 @@ export function tilesetFromJson(json: unknown, firstGid: number, file: string): 
     offset !== null && typeof offset === "object" && typeof offset[key] === "number" ? Math.trunc(offset[key]) : 0;
   const trans = typeof entry.transparentcolor === "string" ? entry.transparentcolor : undefined;
   const image = hasImage ? imageRef(entry.image as string, trans, null, file) : null;
+  withImageSize(geometry, image);
   const art = artOf(geometry, offsetOf("x"), offsetOf("y"), image, tileImages);
   return finishTileset(name, firstGid, file, tiles, hasImage, listedIds, geometry, art, {
     collisionShapes,
@@ -320,6 +324,20 @@ export function tileSizeOf(tileset: Tileset, localId: number): { widthPx: number
   if (ref?.rect) return { widthPx: ref.rect.width, heightPx: ref.rect.height };
   if (ref && ref.widthPx > 0 && ref.heightPx > 0) return { widthPx: ref.widthPx, heightPx: ref.heightPx };
   return { widthPx: art.tileWidthPx, heightPx: art.tileHeightPx };
+}
+
+/**
+ * A tileset image named without its size (Tiled's own perspective_walls.tsx: `<image source=…/>` and no
+ * tilecount) is sized as Tiled sizes it, from the image: its PNG header. An image that cannot be read leaves
+ * the size unknown (finishTileset says so if the grid cannot be derived without it).
+ */
+function withImageSize(geometry: TilesetGeometry, image: TilesetImageRef | null): void {
+  if (image === null || (geometry.imageWidth && geometry.imageHeight)) return;
+  if (geometry.tileCount !== undefined && geometry.columns !== undefined) return;
+  const size = pngSize(image.path);
+  if (size === null) return;
+  geometry.imageWidth = size.width;
+  geometry.imageHeight = size.height;
 }
 
 function artOf(
@@ -380,7 +398,10 @@ function finishTileset(
     // Old maps (no tilecount attribute): derive the grid from the image size.
     const { tileWidth, tileHeight, margin, spacing, imageWidth, imageHeight } = geometry;
     if (!imageWidth || !imageHeight || tileWidth <= 0 || tileHeight <= 0) {
-      throw new MapError(file, `tileset "${name}" has no tilecount and no image size to derive it from`);
+      throw new MapError(
+        file,
+        `tileset "${name}" has no tilecount, and no image size to derive it from (its image is not a PNG that can be read)`,
+      );
     }
     const columns = Math.floor((imageWidth - 2 * margin + spacing) / (tileWidth + spacing));
     const rows = Math.floor((imageHeight - 2 * margin + spacing) / (tileHeight + spacing));
