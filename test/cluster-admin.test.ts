@@ -70,10 +70,12 @@ describe.skipIf(skip !== null)("the admin API of a cluster, at a gateway", () =>
     clients.push(client);
     return client;
   }
-  let seq = 0;
+  /** Each client's last line: a session's lines are numbered from 1, one after another. */
+  const lastLine = new Map<UdpTestClient, number>();
   /** Says `text` and resolves with the ChatPostAck's status. */
   async function say(client: UdpTestClient, text: string): Promise<string> {
-    const mine = ++seq;
+    const mine = (lastLine.get(client) ?? 0) + 1;
+    lastLine.set(client, mine);
     client.sendRaw(encodePacketToBytes({ type: "chat_post", clientType: 0, authToken: client.token, seq: mine, text }));
     return client.waitFor(`the ack of line ${mine}`, () => {
       for (const { packet } of client.received) {
@@ -179,6 +181,26 @@ describe.skipIf(skip !== null)("the admin API of a cluster, at a gateway", () =>
     expect(listed.map((p) => `${p.nick}@${p.region}`).sort()).toEqual(["Cid@0", "Dee@1"]);
     expect(world.regions.map((r) => r.region).sort((a, b) => a - b)).toEqual([0, 1]);
     expect(world.regions.find((r) => r.region === 1)!.rects[0]).toMatchObject({ x0: BORDER_X, y0: 0 });
+    // The chat each region keeps of the lines said in it, as one list: newest first, each line's region named.
+    expect(await say(cid, "from the west")).toBe("posted");
+    expect(await say(dee, "from the east")).toBe("posted");
+    const chat = (await admin("GET", "chat?limit=10")).body.lines as {
+      nick: string;
+      text: string;
+      region: number;
+      atMs: number;
+    }[];
+    expect(
+      chat.filter((line) => line.text.startsWith("from the")).map((line) => `${line.nick}@${line.region}`),
+    ).toEqual(["Dee@1", "Cid@0"]);
+    expect(chat.map((line) => line.atMs)).toEqual([...chat.map((line) => line.atMs)].sort((a, b) => b - a));
+    // Each region's health graphs, one region at a time (their samples are their own process's, on their own times).
+    const history = await admin("GET", "history?region=1");
+    expect(history).toMatchObject({ status: 200, body: { region: 1, intervalMs: expect.any(Number) } });
+    expect(Array.isArray(history.body.atMs)).toBe(true);
+    expect((await admin("GET", "history")).body.region).toBe(0);
+    const nowhere = await admin("GET", "history?region=7");
+    expect(nowhere).toMatchObject({ status: 400, body: { error: 'region must be one of 0, 1, got "7"' } });
     // One entity, from the region that owns it.
     const entity = await admin("GET", `entity?id=${dee.joined.entityId}`);
     expect(entity).toMatchObject({ status: 200, body: { kind: "player", nick: "Dee", region: 1 } });
@@ -225,6 +247,13 @@ describe.skipIf(skip !== null)("the admin API of a cluster, at a gateway", () =>
       await view.waitForFunction(() => /region1/.test(document.getElementById("selected")?.textContent ?? ""));
       // No Follow here: a cluster's gateways serve no spectators yet.
       expect(await view.isHidden("#do-follow")).toBe(true);
+      // The Health tab picks the region whose graphs it draws.
+      await view.click("button[data-tab=health]");
+      await view.waitForFunction(() => !document.getElementById("health-region")!.hidden);
+      const options = await view.$$eval("#health-region option", (list) => list.map((option) => option.textContent));
+      expect(options).toEqual(["region 0", "region 1"]);
+      await view.selectOption("#health-region", "1");
+      await view.waitForFunction(() => document.getElementById("chart-tick") !== null);
       mkdirSync(ARTIFACTS, { recursive: true });
       await view.screenshot({ path: join(ARTIFACTS, "admin-console-cluster-tablet.png") });
     } finally {

@@ -33,7 +33,7 @@ export interface AdminRegion {
   httpBase: string;
 }
 
-const EVERY_REGION_READS = new Set(["/api/admin/players", "/api/admin/log", "/api/admin/world"]);
+const EVERY_REGION_READS = new Set(["/api/admin/players", "/api/admin/log", "/api/admin/world", "/api/admin/chat"]);
 const ONE_PLAYER = new Set([
   "/api/admin/kick",
   "/api/admin/mute",
@@ -54,6 +54,14 @@ export async function adminFanOut(request: AdminRequest, regions: readonly Admin
       return { status: 200, body: { players: answers.flatMap((a) => listOf(a, "players")) } };
     }
     if (path === "/api/admin/world") return { status: 200, body: wholeWorld(answers) };
+    if (path === "/api/admin/chat") {
+      // Each region keeps the lines said in it (relayed lines are heard, not kept): the world's chat is their
+      // union, newest first, each line with the region it was said in.
+      const limit = Number(url.searchParams.get("limit") ?? "100");
+      const lines = answers.flatMap((a) => listOf(a, "lines"));
+      lines.sort((a, b) => Number(b.atMs) - Number(a.atMs));
+      return { status: 200, body: { lines: lines.slice(0, limit) } };
+    }
     const limit = Number(url.searchParams.get("limit") ?? "50");
     const entries = answers.flatMap((a) => listOf(a, "entries"));
     entries.sort((a, b) => Number(b.atMs) - Number(a.atMs));
@@ -68,6 +76,24 @@ export async function adminFanOut(request: AdminRequest, regions: readonly Admin
     return firstFailure(answers.filter((a) => a.status !== 404)) ?? answers[0];
   }
   if (path === "/api/admin/ban" && request.method === "POST") return banEverywhere(request, regions);
+  // A region's health graphs (the console's Health tab): each region samples its own process, on its own
+  // times, so the histories are not added up but shown one region at a time, `?region=N` (0 by default).
+  if (path === "/api/admin/history") {
+    const asked = url.searchParams.get("region") ?? "0";
+    const region = regions.find((r) => String(r.region) === asked);
+    if (region === undefined) {
+      return {
+        status: 400,
+        body: {
+          error: `region must be one of ${regions.map((r) => r.region).join(", ")}, got ${JSON.stringify(asked)}`,
+        },
+      };
+    }
+    const [answer] = await everywhere(request, [region]);
+    return answer.status === 200
+      ? { status: 200, body: { ...(answer.body as object), region: region.region } }
+      : answer;
+  }
   // announce, unban, bans (kept in the shared store: any region reads and writes it), and whatever
   // region 0 says of a route it does not have.
   const [answer] = await everywhere(request, regions.slice(0, 1));

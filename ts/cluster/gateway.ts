@@ -53,8 +53,11 @@ const CLIENT_IDLE_MS = 30_000;
 const ROUTE_IDLE_MS = 60_000;
 /** The HTTP routes a banned address is refused at (one process's: api-routes.ts). */
 const WAYS_IN_PATHS: ReadonlySet<string> = new Set(Object.values(WAYS_IN));
-/** What of the operators' console a gateway passes on from region 0 as it is (relayConsole). */
-const CONSOLE_RELAYED = /^\/admin(\/uplot\.(js|css))?$|^\/api\/admin\/(map|history)$/;
+/**
+ * What of the operators' console a gateway passes on from region 0 as it is (relayConsole). The health
+ * history is not: each region's is its own, asked for by `?region=` (admin-fanout.ts).
+ */
+const CONSOLE_RELAYED = /^\/admin(\/uplot\.(js|css))?$|^\/api\/admin\/map$/;
 
 /** The admin requests that change the bans in force. */
 const BAN_CHANGES: ReadonlySet<string> = new Set(["/api/admin/ban", "/api/admin/unban"]);
@@ -391,9 +394,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   });
 
   /**
-   * The console's page, its files, the map's cells and the health history: region 0's, passed on as they are
-   * (not JSON, or one region's), with the token it checks and the login prompt it asks for (a Basic challenge).
-   * Its other routes are the admin API's, put together for the whole world (admin-fanout.ts).
+   * The console's page, its files and the map's cells: region 0's, passed on as they are (not JSON), with
+   * the token it checks and the login prompt it asks for (a Basic challenge). Its other routes are the admin API's, put together for the whole world (admin-fanout.ts).
    */
   async function relayConsole(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const link = links.get(0);

@@ -1,8 +1,10 @@
 // The console's Health tab (admin-console-page.ts embeds this script): graphs of the server's last hour,
 // drawn with uPlot (admin-console-assets.ts) from GET /api/admin/history. The page asks only for the samples
 // newer than those it holds (`?since=`), every sample interval, and keeps at most the server's capacity of
-// them, so a console left open for hours holds an hour, as the server does. The script avoids `${` and
-// backquotes: it lives in a template string.
+// them, so a console left open for hours holds an hour, as the server does. On a cluster's gateway (the
+// world lists its regions) a picker chooses the region whose graphs are shown (`?region=N`): each region
+// samples its own process on its own times. The script avoids `${` and backquotes: it lives in a template
+// string.
 export const HEALTH_SCRIPT = `
 "use strict";
 /** The charts: each a title, a unit for its axis, and the series (names in the history's answer) it draws. */
@@ -17,6 +19,31 @@ const HEALTH_CHARTS = [
 ];
 const healthData = { atMs: [], series: {}, capacity: 720, intervalMs: 5000 };
 const healthCharts = new Map();
+/** The region shown, on a cluster's gateway (null in one process). */
+let healthRegion = null;
+
+/** The picker of a cluster's regions, from the world the map polls (the page script's own world). */
+function healthRegionPicker() {
+  const picker = document.getElementById("health-region");
+  const regions = world !== null && Array.isArray(world.regions) ? world.regions.map((ground) => ground.region) : [];
+  picker.hidden = regions.length < 2;
+  if (regions.length < 2 || picker.options.length === regions.length) return;
+  picker.replaceChildren(...regions.map((region) => {
+    const option = document.createElement("option");
+    option.value = String(region);
+    option.textContent = "region " + region;
+    return option;
+  }));
+  if (healthRegion === null) healthRegion = regions[0];
+  picker.value = String(healthRegion);
+}
+
+document.getElementById("health-region").addEventListener("change", (event) => {
+  healthRegion = Number(event.target.value);
+  healthData.atMs = [];
+  healthData.series = {};
+  refreshHealth();
+});
 
 function chartData(chart) {
   const scale = chart.scale ?? 1;
@@ -57,10 +84,17 @@ function drawHealth() {
 }
 
 async function refreshHealth() {
+  healthRegionPicker();
+  const region = healthRegion;
   const last = healthData.atMs.length === 0 ? null : healthData.atMs[healthData.atMs.length - 1];
-  const response = await fetch("/api/admin/history" + (last === null ? "" : "?since=" + last));
+  const query = [];
+  if (region !== null) query.push("region=" + region);
+  if (last !== null) query.push("since=" + last);
+  const response = await fetch("/api/admin/history" + (query.length === 0 ? "" : "?" + query.join("&")));
   if (!response.ok) return;
   const answer = await response.json();
+  // Another region was picked while this one was asked for: its samples are not the graphs' any more.
+  if (region !== healthRegion) return;
   healthData.capacity = answer.capacity;
   healthData.intervalMs = answer.intervalMs;
   healthData.atMs.push(...answer.atMs);

@@ -120,7 +120,7 @@ ${RECORDINGS_MARKUP}
 <div id="follow" hidden role="dialog" aria-label="Following with the spectator camera">
   <div class="bar"><span id="follow-title"></span><button id="follow-close">Close</button></div>
 </div>
-<div id="health" hidden><div id="health-samples">no samples yet</div><div id="charts"></div></div>
+<div id="health" hidden><select id="health-region" aria-label="Region" hidden></select><div id="health-samples">no samples yet</div><div id="charts"></div></div>
 <script>
 "use strict";
 const canvas = document.getElementById("canvas");
