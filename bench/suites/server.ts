@@ -283,6 +283,8 @@ export interface ScaleRow {
   load?: { before: number[]; after: number[] };
   /** The NPC room over the window (NPC rows only). */
   npcs?: NpcRow;
+  /** Operators' consoles polling through the window (console suite). */
+  consoles?: { count: number; requestsPerSecond: number; failed: number; meanMs: number; kBytesPerSecond: number };
   /** The combat room over the window (fight rows only). */
   combat?: CombatRow;
   /** The dungeon levels over the window (levels suite). */
@@ -439,6 +441,16 @@ interface NpcRunOptions {
   delve?: boolean;
   /** The bots talk to the creatures content scripts talk for (bench/server/bots.ts --talk). */
   talk?: boolean;
+  /**
+   * Operators' consoles open through the window (console.ts): the server runs with an admin token and each
+   * console asks what the console's page asks on its map tab; their requests are counted into the row.
+   */
+  consoles?: { count: number; tokenFile: string; poll: (http: string) => ConsolePoller };
+}
+
+/** A console's polling (bench/suites/console.ts): started at the window's start, stopped at its end. */
+export interface ConsolePoller {
+  stop(): Promise<{ requests: number; failed: number; meanMs: number; bytes: number }>;
 }
 
 export async function runScale(
@@ -455,6 +467,7 @@ export async function runScale(
   const extraArgs = npcRun?.budgetBase === undefined ? [] : ["--npc-budget", String(npcRun.budgetBase)];
   // The flight recorder is on by default beside the database: a row measures it only when it says so.
   extraArgs.push("--record", npcRun?.recordDir ?? "off");
+  if (npcRun?.consoles !== undefined) extraArgs.push("--admin-token-file", npcRun.consoles.tokenFile);
   const { child: server, http } = await startServer(mapPath, eldFile, udpBackend, extraArgs, npcRun?.nodeArgs);
   const serverPid = server.pid!;
   // Let the fresh server settle (JIT, first ticks) before the joins start.
@@ -528,6 +541,8 @@ export async function runScale(
       );
     };
     const pending: Promise<void>[] = [];
+    let pollers: ConsolePoller[] = [];
+    let consoleCounts: Awaited<ReturnType<ConsolePoller["stop"]>>[] = [];
     const results: BotResult[] = [];
     let joined = 0;
     let started = 0;
@@ -557,6 +572,8 @@ export async function runScale(
           })(),
         );
         if (npcRun && npcRun.sampleNpcs !== false) sampleNpcs();
+        const consoles = npcRun?.consoles;
+        if (consoles !== undefined) pollers = Array.from({ length: consoles.count }, () => consoles.poll(http));
       }
       if (message.event === "measure-end" && ++ended === botProcesses.length) {
         endCpu = cpuSeconds(serverPid);
@@ -565,8 +582,10 @@ export async function runScale(
         rss = rssMiB(serverPid);
         if (sampling !== null) clearTimeout(sampling);
         sampling = null;
+        const polled = pollers.splice(0);
         pending.push(
           (async () => {
+            consoleCounts = await Promise.all(polled.map((poller) => poller.stop()));
             // Percentiles of the window's ticks only (the server keeps up to 1024).
             endStatus = await status(http, Math.min(1024, Math.round(measureS * TICK_HZ)));
             eld = await readEld(serverPid, eldFile);
@@ -663,6 +682,18 @@ export async function runScale(
       talk: npcRun?.talk === true,
       scripts: s0.scripts && s1.scripts ? scriptsRowOf(s0, s1, seconds) : undefined,
       hall: npcRun?.hall ? { bots: npcRun.hall, delve: npcRun.delve === true } : undefined,
+      consoles:
+        npcRun?.consoles === undefined
+          ? undefined
+          : {
+              count: npcRun.consoles.count,
+              requestsPerSecond: consoleCounts.reduce((sum, c) => sum + c.requests, 0) / seconds,
+              failed: consoleCounts.reduce((sum, c) => sum + c.failed, 0),
+              meanMs:
+                consoleCounts.reduce((sum, c) => sum + c.meanMs * c.requests, 0) /
+                Math.max(1, consoleCounts.reduce((sum, c) => sum + c.requests, 0)),
+              kBytesPerSecond: consoleCounts.reduce((sum, c) => sum + c.bytes, 0) / 1024 / seconds,
+            },
     };
     log(
       `server: N=${bots}${idle ? " idle" : ""}: cpu ${fmt(row.serverCpuPercent)} %, ${fmt(row.cpuUsPerClientSecond)} µs/client-s, ` +
