@@ -691,7 +691,10 @@ export async function runScale(
               failed: consoleCounts.reduce((sum, c) => sum + c.failed, 0),
               meanMs:
                 consoleCounts.reduce((sum, c) => sum + c.meanMs * c.requests, 0) /
-                Math.max(1, consoleCounts.reduce((sum, c) => sum + c.requests, 0)),
+                Math.max(
+                  1,
+                  consoleCounts.reduce((sum, c) => sum + c.requests, 0),
+                ),
               kBytesPerSecond: consoleCounts.reduce((sum, c) => sum + c.bytes, 0) / 1024 / seconds,
             },
     };
