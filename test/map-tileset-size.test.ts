@@ -3,7 +3,7 @@
 // Debian installs with the `tiled` package, does exactly this), so the server
 // does too, from the PNG's header. Before, the map was refused: "has no
 // tilecount and no image size to derive it from".
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -38,6 +38,10 @@ const NAMED_WITHOUT_SIZE = `<?xml version="1.0" encoding="UTF-8"?>
 describe("a tileset image named without its size", () => {
   it("is sized from the PNG's header, as Tiled does: Tiled's perspective_walls example loads", () => {
     const image = resolve(TILED_EXAMPLES, "perspective_walls.png");
+    expect(
+      existsSync(image),
+      `${image}: install Debian's tiled package (.ci/run does), which brings Tiled's examples`,
+    ).toBe(true);
     expect(pngSize(image)).toEqual({ width: 256, height: 256 });
     const raw = readRawMap(resolve(TILED_EXAMPLES, "perspective_walls.tmx"));
     // 256 × 256 of 64-px tiles: 4 columns, 16 tiles.
