@@ -240,6 +240,13 @@ async function spectate(adminToken: string): Promise<void> {
       view,
       debug,
       status,
+      // The public lines it overhears and the blows near its camera, in the log a player's page has.
+      log: {
+        logPanel: element("log-panel"),
+        viewClip: element("screen"),
+        logMirror: element("log"),
+        combatMirror: element("combat-log"),
+      },
     });
     if (replaying) {
       new ReplayWatch({ baseUrl: serverUrl, client, session: watching, bar: element("replay"), status });
