@@ -3,7 +3,8 @@
 // speaks. A spectator following the fighter is told each blow (the CombatPackets the fighter is told, at
 // the same ticks) and hears the talker's public line; a spectator looking at the far end of the map is
 // told no blow but hears the line (chat is global); neither ever hears the talker's private line to the
-// fighter, and their acknowledgements are taken (nothing stays queued for them). The same run, recorded,
+// fighter, and their acknowledgements are taken (nothing stays queued for them); the one near hears who
+// joins and leaves there. The same run, recorded,
 // replayed in `replay watch`: a viewer following the fighter is told the same blows at the same ticks and
 // hears the public line, never the private one.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -68,6 +69,11 @@ async function spectatorAt(httpPort: number, at: { x: number; y: number }, admin
 
 /** The texts of the lines a client was told. */
 const texts = (client: UdpTestClient) => lines(client).map((line) => line.text);
+/** The texts of the players' lines a client was told (not the system's: joins, leaves). */
+const said = (client: UdpTestClient) =>
+  lines(client)
+    .filter((line) => line.speakerEntityId !== 0)
+    .map((line) => line.text);
 
 beforeAll(async () => {
   map = writeNpcMap({
@@ -151,7 +157,7 @@ describe("a spectator of the live world", () => {
     for (const spectator of [near, far]) {
       await hearLine(spectator, "the line after the secret", (one) => one.text === AFTER_SECRET);
       expect(texts(spectator).some((text) => text.includes("swordfish"))).toBe(false);
-      expect(texts(spectator)).toEqual([PUBLIC_LINE, AFTER_SECRET]);
+      expect(said(spectator)).toEqual([PUBLIC_LINE, AFTER_SECRET]);
     }
     // Each spectator acknowledged what it heard: nothing waits to be sent again.
     for (const spectator of [near, far]) acknowledgeLines(spectator);
@@ -160,6 +166,15 @@ describe("a spectator of the live world", () => {
         timeout: 5000,
       })
       .toEqual([0, 0]);
+  }, 30_000);
+
+  it("hears who joins and leaves near its camera, as a player there would", async () => {
+    const latecomer = await signed(await joinGuest(server!.httpPort, "Latecomer"));
+    await latecomer.placed();
+    await hearLine(near, "the join", (one) => one.text === "Latecomer joined");
+    latecomer.leave();
+    await hearLine(near, "the leave", (one) => one.text === "Latecomer left");
+    expect(texts(near).slice(-2)).toEqual(["Latecomer joined", "Latecomer left"]);
   }, 30_000);
 });
 
@@ -171,6 +186,9 @@ describe("a viewer of the recording (replay watch)", () => {
 
   beforeAll(async () => {
     liveBlows = blows(fighter);
+    // A second more of the world, so the last datagrams (the latecomer's leave) are in ticks it ran.
+    const until = server!.game.tick + 24;
+    await fighter.waitFor("a second more", () => server!.game.tick >= until, 5000);
     await server!.close();
     server = null;
     const folder = join(dir, "recordings");
@@ -223,6 +241,8 @@ describe("a viewer of the recording (replay watch)", () => {
 
     expect(player!.state().divergence).toBeNull();
     expect(blows(watcher)).toEqual(liveBlows);
-    expect(texts(watcher)).toEqual([PUBLIC_LINE, AFTER_SECRET]);
+    expect(said(watcher)).toEqual([PUBLIC_LINE, AFTER_SECRET]);
+    expect(texts(watcher).slice(-2)).toEqual(["Latecomer joined", "Latecomer left"]);
+    expect(texts(watcher).some((text) => text.includes("swordfish"))).toBe(false);
   }, 90_000);
 });

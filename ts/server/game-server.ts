@@ -300,8 +300,9 @@ export class Game {
 
     // Talk.
     const chat = (this.chat = new ChatService(sessions, egress, metrics, admin.isMuted));
-    // The spectators overhear what is said in public where their cameras are (issue 40).
-    chat.overhearing = { values: () => this.spectators.sessions.values() };
+    // The spectators overhear what is said in public where their cameras are (issue 40), joins and leaves too.
+    const overhearing = { values: () => this.spectators.sessions.values() };
+    chat.overhearing = overhearing;
     const dialogs = (this.dialogs = new DialogService(egress, metrics, log));
     this.custom = new CustomMessages(egress, metrics, log);
 
@@ -595,6 +596,7 @@ export class Game {
       enclosure: shared === undefined ? new Enclosure({ world, doors, warps: this.warps }) : null,
       levels: this.levels,
       worldClock: this.worldClock,
+      overhearing,
       clock,
       tape,
       log,
@@ -850,7 +852,7 @@ export class Game {
     // The scripts' timers, and night falling or day breaking.
     const scripts = this.scripts;
     if (scripts !== null) this.scriptTime.run(() => scripts.endTick(this.tick));
-    this.lifecycle.flushJoinNotices(startMs);
+    this.lifecycle.flushJoinNotices(this.tick);
     if (second) {
       this.parties.tick();
       this.social.tick();
