@@ -7,17 +7,16 @@
 // joins and leaves there. The same run, recorded,
 // replayed in `replay watch`: a viewer following the fighter is told the same blows at the same ticks and
 // hears the public line, never the private one.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTION_E } from "../ts/protocol/action.js";
 import { COMBAT_HIT, type CombatPacket } from "../ts/protocol/combat.js";
 import { Logger } from "../ts/server/ops/log.js";
-import { summarize } from "../ts/server/recording/cut.js";
-import { bytesSource } from "../ts/server/recording/format.js";
-import { ReplayPlayer } from "../ts/server/replay-viewer/replay-player.js";
-import { serveReplay, type ViewerServer } from "../ts/server/replay-viewer/viewer-server.js";
+import { openWatch, type OpenedWatch } from "../ts/server/replay-viewer/open-watch.js";
+import type { ReplayPlayer } from "../ts/server/replay-viewer/replay-player.js";
+import type { ViewerServer } from "../ts/server/replay-viewer/viewer-server.js";
 import { DEFAULT_CLIENT_DIR, type RunningServer, startServer } from "../ts/server/server.js";
 import { acknowledgeLines, hearLine, lines, post } from "./support/chat-lines.js";
 import { type NpcMap, testKind, writeNpcMap } from "./support/npc-map.js";
@@ -179,6 +178,7 @@ describe("a spectator of the live world", () => {
 });
 
 describe("a viewer of the recording (replay watch)", () => {
+  let watched: OpenedWatch | null = null;
   let player: ReplayPlayer | null = null;
   let viewer: ViewerServer | null = null;
   /** The fighter's blows and ticks, as it was told them live. */
@@ -196,20 +196,20 @@ describe("a viewer of the recording (replay watch)", () => {
       folder,
       readdirSync(folder).find((name) => name.endsWith(".fcrec"))!,
     );
-    const { lastTick } = summarize(bytesSource(readFileSync(recording)));
-    player = await ReplayPlayer.open({ file: recording, lastTick, log: new Logger("silent") });
-    viewer = await serveReplay(player, {
+    // Opened as `replay watch` and the console's viewers open one.
+    watched = await openWatch(recording, {
       host: "127.0.0.1",
       httpPort: 0,
-      udpPort: 0,
       clientDir: DEFAULT_CLIENT_DIR,
+      speed: 1,
       log: new Logger("silent"),
     });
+    player = watched.player;
+    viewer = watched.server;
   }, 60_000);
 
   afterAll(async () => {
-    await viewer?.close();
-    await player?.close();
+    await watched?.close();
   });
 
   it("following the fighter, is told the blows the fighter was told and hears the public lines only", async () => {
