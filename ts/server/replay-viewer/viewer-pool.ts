@@ -17,6 +17,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
 import { type IncomingHttpHeaders, type IncomingMessage, request, type ServerResponse } from "node:http";
 import { dirname, sep } from "node:path";
+import { isSea } from "node:sea";
 import type { Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "../ops/log.js";
@@ -114,6 +115,14 @@ export class ReplayViewers {
   async start(name: string, path: string): Promise<ViewerListing> {
     const { maxViewers, startTimeoutMs, log } = this.options;
     if (this.closed) throw new ViewerError(503, "the server is stopping");
+    // The single file (docs/packaging.md) is its own node: it carries no viewer to start as a process yet.
+    if (isSea()) {
+      throw new ViewerError(
+        501,
+        "this server is the single-file build, which cannot start replay viewers yet: download the recording and " +
+          "watch it with npm run -s replay -- watch FILE",
+      );
+    }
     if (this.viewers.size + this.starting >= maxViewers) {
       throw new ViewerError(
         503,
