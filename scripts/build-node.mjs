@@ -29,6 +29,8 @@ const NODE_BUNDLES = {
   server: "ts/server/main.ts",
   // `npm run cluster` and the cluster tests; it starts its regions and gateways from the same file.
   cluster: "ts/cluster/main.ts",
+  // A replay viewer the console starts, a process of its own (ts/server/replay-viewer/viewer-pool.ts).
+  "replay-viewer": "ts/server/replay-viewer/viewer-process.ts",
 };
 
 const args = new Set(process.argv.slice(2));

@@ -245,4 +245,64 @@ describe.skipIf(!HAVE_CHROMIUM)("the console's Follow, in Chromium", () => {
     await page.screenshot({ path: join(ARTIFACTS, "admin-console-recordings-tablet.png") });
     await context.close();
   }, 90_000);
+
+  it("Recordings: Watch plays the cut in the frame, through the server — the walker in the replayed world; Close stops the viewer", async () => {
+    const context = await browser.newContext({
+      httpCredentials: { username: "host", password: TOKEN },
+      viewport: { width: 1200, height: 800 },
+    });
+    const page = await context.newPage();
+    page.on("pageerror", (error) => console.error(`[console] page error: ${error.message}`));
+    await page.goto(`http://127.0.0.1:${server.httpPort}/admin`);
+    await page.click("#tabs [data-tab=recordings]");
+    // The cut the test before made: a whole recording of its own.
+    const [cutName] = readdirSync(join(dir, "recordings", "cuts")).filter((name) => name.endsWith(".fcrec"));
+    const cutRow = page.locator(`#recording-list tbody tr[data-name="${cutName}"]`);
+    await cutRow.waitFor();
+    await cutRow.locator("button:text('Watch')").click();
+    await page.waitForFunction(
+      () => document.getElementById("recordings-result")?.textContent?.startsWith("replaying"),
+      undefined,
+      { timeout: 60_000 },
+    );
+    // The frame shows the viewer's page through this server (its own path under /api/admin/viewers/), never the token.
+    const source = (await page.getAttribute("#follow-frame", "src"))!;
+    expect(source).toMatch(/^\/api\/admin\/viewers\/[0-9a-f]+\/\?replay&transport=websocket$/);
+    expect(source).not.toContain(TOKEN);
+    const frame = await followFrame(page);
+    const bar = frame.getByTestId("replay");
+    await expect.poll(() => bar.isVisible(), { timeout: 20_000 }).toBe(true);
+    // Play: the replayed world moves, the walker is in it and in the list; a click there follows it, its name drawn.
+    await frame.getByTestId("replay-speed").selectOption("1");
+    await frame.getByTestId("replay-play").click();
+    const walkerButton = frame.getByTestId("replay-players").getByRole("button", { name: "walker1" });
+    await expect.poll(() => walkerButton.count(), { timeout: 20_000 }).toBe(1);
+    await walkerButton.click();
+    const canvas = frame.getByTestId("game");
+    await expect.poll(() => canvas.getAttribute("data-name-tags-shown"), { timeout: 15_000 }).toMatch(/walker1/);
+    expect(await frame.getByTestId("replay-time").textContent()).toMatch(/tick \d+/);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, "admin-console-watch-replay.png") });
+    // The live world has no spectator of it: the viewer is a world of its own.
+    expect(server.game.spectators.size).toBe(0);
+
+    // Closing the frame stops the viewer: the admin API lists none.
+    await page.click("#follow-close");
+    expect(await page.isHidden("#follow")).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          (
+            (await (
+              await fetch(`http://127.0.0.1:${server.httpPort}/api/admin/viewers`, {
+                headers: { authorization: `Bearer ${TOKEN}` },
+              })
+            ).json()) as { viewers: unknown[] }
+          ).viewers.length,
+        { timeout: 10_000 },
+      )
+      .toBe(0);
+    await page.waitForFunction(() => document.getElementById("admin-log")?.textContent?.includes("viewer stop"));
+    await context.close();
+  }, 120_000);
 });

@@ -71,7 +71,9 @@ function element<T extends HTMLElement>(id: string): T {
 const REPLAY_DISCONNECT_AFTER_MS = 3_600_000;
 
 const query = new URLSearchParams(location.search);
-const serverUrl = location.origin;
+// The server is where the page was served from, under its path: the origin for the game's own page at /, a
+// replay viewer's root for one the operators' console reaches at /api/admin/viewers/ID/ (through the server).
+const serverUrl = location.origin + location.pathname.replace(/\/[^/]*$/, "");
 const status = new StatusLine(element("status"));
 const debug = new DebugOverlay(element("debug"), query.get("debug") === "1");
 const frameLog = query.get("debug") === "1" ? new FrameLog() : undefined;
@@ -240,6 +242,13 @@ async function spectate(adminToken: string): Promise<void> {
       view,
       debug,
       status,
+      // The public lines it overhears and the blows near its camera, in the log a player's page has.
+      log: {
+        logPanel: element("log-panel"),
+        viewClip: element("screen"),
+        logMirror: element("log"),
+        combatMirror: element("combat-log"),
+      },
     });
     if (replaying) {
       new ReplayWatch({ baseUrl: serverUrl, client, session: watching, bar: element("replay"), status });

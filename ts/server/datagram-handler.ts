@@ -88,11 +88,16 @@ export interface DatagramPorts {
   readonly play: PlayPorts | null;
   /** Where a spectator's CameraPacket goes (spectators/, P-30); null for the players' handler (`not_spectator`). */
   readonly cameras: { onCamera(session: Session, packet: CameraPacket): void } | null;
+  /**
+   * Where a ChatAck goes: a player and a spectator alike acknowledge the lines they are told (a spectator
+   * overhears the public ones, talk/chat.ts), so the lines stop being re-sent.
+   */
+  readonly heard: Pick<ChatService, "onAck">;
 }
 
 /** The rooms a player's datagrams act in (DatagramPorts.play). */
 export interface PlayPorts {
-  readonly chat: Pick<ChatService, "onPost" | "onAck">;
+  readonly chat: Pick<ChatService, "onPost">;
   readonly dialogs: Pick<DialogService, "onAck" | "onReply">;
   readonly custom: Pick<CustomMessages, "dispatch">;
   readonly interactables: Pick<Interactables, "onQuery">;
@@ -120,6 +125,7 @@ export class DatagramHandler {
   private readonly lifecycle: DatagramPorts["lifecycle"];
   private readonly play: PlayPorts | null;
   private readonly cameras: DatagramPorts["cameras"];
+  private readonly heard: DatagramPorts["heard"];
 
   constructor(ports: DatagramPorts) {
     this.metrics = ports.metrics;
@@ -134,6 +140,7 @@ export class DatagramHandler {
     this.lifecycle = ports.lifecycle;
     this.play = ports.play;
     this.cameras = ports.cameras;
+    this.heard = ports.heard;
   }
 
   handle(datagram: Uint8Array, peer: Peer, nowMs: number): void {
@@ -171,10 +178,12 @@ export class DatagramHandler {
         return this.act(packet.authToken, peer, nowMs, charged, datagram.length, (play, session) =>
           play.chat.onPost(session, packet, nowMs),
         );
-      case "chat_ack":
-        return this.act(packet.authToken, peer, nowMs, charged, datagram.length, (play, session) =>
-          play.chat.onAck(session, packet, nowMs),
-        );
+      case "chat_ack": {
+        // Lines told arrived: a spectator's acknowledgement counts as a player's (it acts in nothing).
+        const session = this.authenticate(packet.authToken, peer, nowMs, charged, datagram.length);
+        if (session) this.heard.onAck(session, packet, nowMs);
+        return;
+      }
       case "dialog_ack":
         return this.act(packet.authToken, peer, nowMs, charged, datagram.length, (play, session) =>
           play.dialogs.onAck(session, packet),

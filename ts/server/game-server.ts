@@ -252,6 +252,14 @@ export class Game {
       },
     };
     const details = { send: (session: Session, entity: StoredEntity) => this.details.send(session, entity) };
+    // The spectators, built last (they watch every room): told the blows near their cameras.
+    const spectatorsWatch = () => this.spectators.watching;
+    const onlookers = {
+      get watching() {
+        return spectatorsWatch();
+      },
+      see: (tick: number, blows: readonly number[]) => this.spectators.see(tick, blows),
+    };
     const scripts = {
       // A party shares the kill's credit: each member present near it counts it (a quest's "kill 5 rats").
       onKill: (killer: StoredEntity, victim: StoredEntity) =>
@@ -292,6 +300,9 @@ export class Game {
 
     // Talk.
     const chat = (this.chat = new ChatService(sessions, egress, metrics, admin.isMuted));
+    // The spectators overhear what is said in public where their cameras are (issue 40), joins and leaves too.
+    const overhearing = { values: () => this.spectators.sessions.values() };
+    chat.overhearing = overhearing;
     const dialogs = (this.dialogs = new DialogService(egress, metrics, log));
     this.custom = new CustomMessages(egress, metrics, log);
 
@@ -339,6 +350,7 @@ export class Game {
         // Players fight with what they wield, creatures with what their kind says; the dead drop their loot.
         items,
         scripts,
+        onlookers,
         // A kill by a party member is shared by the members near it (progression.ts partyXpShare).
         experience: {
           gain: (player: StoredEntity, amount: number, why: string) => {
@@ -535,10 +547,22 @@ export class Game {
         doors,
       },
       cameras: null,
+      heard: chat,
     });
 
     this.spectators = new SpectatorRoom(
-      { metrics, clock, chunks: this.chunkStream, entities, egress, log, details, world, worldClock: this.worldClock },
+      {
+        metrics,
+        clock,
+        chunks: this.chunkStream,
+        entities,
+        egress,
+        log,
+        details,
+        world,
+        worldClock: this.worldClock,
+        chat,
+      },
       {
         maxSpectators: o.maxSpectators,
         sessionRatePerSecond: o.sessionRatePerSecond,
@@ -572,6 +596,7 @@ export class Game {
       enclosure: shared === undefined ? new Enclosure({ world, doors, warps: this.warps }) : null,
       levels: this.levels,
       worldClock: this.worldClock,
+      overhearing,
       clock,
       tape,
       log,
@@ -827,7 +852,7 @@ export class Game {
     // The scripts' timers, and night falling or day breaking.
     const scripts = this.scripts;
     if (scripts !== null) this.scriptTime.run(() => scripts.endTick(this.tick));
-    this.lifecycle.flushJoinNotices(startMs);
+    this.lifecycle.flushJoinNotices(this.tick);
     if (second) {
       this.parties.tick();
       this.social.tick();
@@ -851,6 +876,10 @@ export class Game {
       if (dueCount < due.length) due[dueCount] = session;
       else due.push(session);
       dueCount++;
+    }
+    // The public lines spectators overheard and did not acknowledge yet are re-sent as a player's are.
+    for (const session of this.spectators.sessions.inPhase(phase)) {
+      if (session.peer) this.chat.pump(session, broadcastStartMs);
     }
     this.chunkOrder.sort(due, dueCount);
     for (let index = 0; index < dueCount; index++) this.broadcaster.sendTo(due[index]);

@@ -2,13 +2,15 @@
 // line per listener naming the joins near it — "Ada joined", "Ada and Bo
 // joined", "Ada, Bo and 7 others joined". A burst of joins (a bus of players,
 // or a flood) costs each bystander one line a second instead of one per join
-// (issue 17 item 3: 255 joins once sent a bystander 510 lines in 14 s).
+// (issue 17 item 3: 255 joins once sent a bystander 510 lines in 14 s). The
+// window is counted in the world's ticks, not the machine's time, so a replay
+// watched at any speed announces the same joins and leaves at the same ticks.
 import { CHAT_SPEAKER_PRESENCE } from "../protocol/chat.js";
 import type { ChatService } from "./talk/chat.js";
 import type { Session, SessionRegistry } from "./sessions/session.js";
 
-/** How long the first join of a batch waits for others before the batch is announced. */
-export const JOIN_NOTICE_WINDOW_MS = 1000;
+/** How long the first join of a batch waits for others before the batch is announced, in seconds of the world. */
+export const JOIN_NOTICE_WINDOW_SECONDS = 1;
 /** Names a line spells out before it counts the rest as "N others". */
 const NAMES_SPELLED = 2;
 
@@ -21,7 +23,7 @@ interface PendingJoin {
 
 export class JoinNotices {
   private pending: PendingJoin[] = [];
-  private firstAtMs = 0;
+  private firstAtTick = 0;
 
   constructor(
     private readonly ports: {
@@ -30,11 +32,13 @@ export class JoinNotices {
     },
     /** Listeners within this many tiles (Chebyshev) of a join hear of it. */
     private readonly radius: number,
+    /** The world's ticks a second. */
+    private readonly tickHz: number,
   ) {}
 
-  /** Queues `session`'s join, where its player stands now. */
-  add(session: Session, nowMs: number): void {
-    if (this.pending.length === 0) this.firstAtMs = nowMs;
+  /** Queues `session`'s join at tick `tick`, where its player stands now. */
+  add(session: Session, tick: number): void {
+    if (this.pending.length === 0) this.firstAtTick = tick;
     this.pending.push({ session, nick: session.nick, x: session.entity.x, y: session.entity.y });
   }
 
@@ -49,9 +53,9 @@ export class JoinNotices {
     return true;
   }
 
-  /** Announces the batch once its window has passed: one line per listener that has any join near it. */
-  flush(nowMs: number): void {
-    if (this.pending.length === 0 || nowMs - this.firstAtMs < JOIN_NOTICE_WINDOW_MS) return;
+  /** Announces the batch once its window has passed at `tick`: one line per listener that has any join near it. */
+  flush(tick: number): void {
+    if (this.pending.length === 0 || tick - this.firstAtTick < JOIN_NOTICE_WINDOW_SECONDS * this.tickHz) return;
     const batch = this.pending;
     this.pending = [];
     const names: string[] = [];

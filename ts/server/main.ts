@@ -15,7 +15,7 @@ import { parseTrustedProxy } from "./edge/client-address.js";
 import { isLogLevel, Logger } from "./ops/log.js";
 import { DatabaseBackups, DEFAULT_BACKUP_INTERVAL_MS, DEFAULT_BACKUPS_KEPT } from "./persistence/backup.js";
 import { DEFAULT_DATABASE_PATH, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
-import { DEFAULT_CLIENT_DIR, type ServerOptions, startServer } from "./server.js";
+import { DEFAULT_CLIENT_DIR, DEFAULT_MAX_REPLAY_VIEWERS, type ServerOptions, startServer } from "./server.js";
 import {
   DEFAULT_RECEIVE_INTERVAL_MS,
   DEFAULT_SEND_THREAD,
@@ -44,6 +44,8 @@ usage: npm start -- [options]
                         (POST /api/spectate, /?spectate): anyone | admin | off (default ${DEFAULT_SPECTATOR_POLICY};
                         an admin watches with the admin token; docs/server.md § Spectators)
   --max-spectators N    spectators at once, not counted among the players (default ${DEFAULT_GAME_OPTIONS.maxSpectators})
+  --max-replay-viewers N  replays the operators' console watches at once, each a process of its own
+                        (default ${DEFAULT_MAX_REPLAY_VIEWERS}; docs/recording.md § Watching from the console)
   --send-unchanged      send every entity update even when nothing in view changed
                         (the seed's behaviour; by default unchanged updates are skipped)
   --session-rate N      inbound datagrams per second per session (default ${DEFAULT_GAME_OPTIONS.sessionRatePerSecond})
@@ -232,6 +234,7 @@ async function main(): Promise<void> {
         "max-players": { type: "string", default: String(DEFAULT_GAME_OPTIONS.maxPlayers) },
         spectators: { type: "string", default: DEFAULT_SPECTATOR_POLICY },
         "max-spectators": { type: "string", default: String(DEFAULT_GAME_OPTIONS.maxSpectators) },
+        "max-replay-viewers": { type: "string", default: String(DEFAULT_MAX_REPLAY_VIEWERS) },
         "send-unchanged": { type: "boolean", default: false },
         "session-rate": { type: "string", default: String(DEFAULT_GAME_OPTIONS.sessionRatePerSecond) },
         "address-rate": { type: "string", default: String(DEFAULT_GAME_OPTIONS.addressRatePerSecond) },
@@ -343,6 +346,7 @@ async function main(): Promise<void> {
       watchMap: v.watch!,
       maxPlayers: positive("max-players", v["max-players"]!),
       maxSpectators: positive("max-spectators", v["max-spectators"]!),
+      replayViewers: { max: positive("max-replay-viewers", v["max-replay-viewers"]!) },
       spectators: spectatorPolicy(v.spectators!),
       sendUnchangedEntities: v["send-unchanged"]!,
       sessionRatePerSecond: positive("session-rate", v["session-rate"]!),

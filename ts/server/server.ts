@@ -17,6 +17,8 @@ import { adminAuthorizer, installAdminRoutes } from "./http/admin-routes.js";
 import { installAdminConsole } from "./http/admin-console.js";
 import { DEFAULT_SPECTATOR_POLICY, type SpectatorPolicy, installSpectateRoute } from "./http/spectate-route.js";
 import { installRecordingRoutes } from "./http/recording-routes.js";
+import { ReplayViewers } from "./replay-viewer/viewer-pool.js";
+import { installViewerRoutes, type ViewerDoors } from "./replay-viewer/viewer-routes.js";
 import { HEALTH_SAMPLE_MS, HealthSampler } from "./http/health-sampler.js";
 import type { GameOptions } from "./game-options.js";
 import { Game } from "./game-server.js";
@@ -81,7 +83,17 @@ export interface ServerOptions extends Partial<GameOptions> {
   watchMap?: boolean;
   /** The flight recorder (--record): the folder its recordings go in, and its bounds; absent: not recorded. */
   record?: { dir: string; limits?: Partial<RecordingLimits> };
+  /**
+   * The replay viewers the console starts (with an admin token and --record; docs/recording.md § Watching from
+   * the console): at most `max` at once (--max-replay-viewers, default 2), each stopped after `idleMs` unused.
+   */
+  replayViewers?: { max?: number; idleMs?: number; startTimeoutMs?: number };
 }
+
+/** Replay viewers at once, by default: each is a world made again, as costly as the one it recorded. */
+export const DEFAULT_MAX_REPLAY_VIEWERS = 2;
+/** A replay viewer nothing went through for this long is stopped. */
+const REPLAY_VIEWER_IDLE_MS = 10 * 60_000;
 
 export interface RunningServer {
   game: Game;
@@ -190,11 +202,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     unboundGraceMs: game.options.sessionTimeoutMs,
     ...options.webrtc,
   });
+  /** The replay viewers' own paths, once their routes are installed (below). */
+  let viewerDoors: ViewerDoors | null = null;
   const websocket = new WebSocketTransport(http.server, sink, policy, logger, {
     ...DEFAULT_WEBSOCKET_OPTIONS,
     maxConnections: 2 * game.options.maxPlayers + game.options.maxSpectators,
     unboundGraceMs: game.options.sessionTimeoutMs,
     clientAddress: http.clientAddress,
+    // The console's replay viewers' links are theirs (replay-viewer/viewer-routes.ts).
+    elsewhere: (req, socket, head) => viewerDoors?.upgrade(req, socket, head) === true,
     ...options.websocket,
   });
   installApiRoutes(
@@ -239,7 +255,28 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       noted: (action, request, result) => game.admin.noted(action, request, result),
     });
   }
-  http.setFallback(staticFiles(options.clientDir ?? DEFAULT_CLIENT_DIR));
+  // The console's replay viewers: processes of their own, reached only through here, behind the admin login.
+  const replayViewers =
+    options.adminToken !== undefined && options.record !== undefined
+      ? new ReplayViewers({
+          maxViewers: options.replayViewers?.max ?? DEFAULT_MAX_REPLAY_VIEWERS,
+          idleMs: options.replayViewers?.idleMs ?? REPLAY_VIEWER_IDLE_MS,
+          startTimeoutMs: options.replayViewers?.startTimeoutMs ?? 120_000,
+          clientDir: options.clientDir ?? DEFAULT_CLIENT_DIR,
+          mapPath: options.mapPath,
+          log: logger,
+        })
+      : null;
+  if (replayViewers !== null && options.record !== undefined && options.adminToken !== undefined) {
+    viewerDoors = installViewerRoutes(
+      http,
+      adminAuthorizer(game.admin, options.adminToken, http.clientAddress, 'Basic realm="admin"'),
+      replayViewers,
+      { dir: options.record.dir, noted: (action, request, result) => game.admin.noted(action, request, result) },
+    );
+  }
+  const files = staticFiles(options.clientDir ?? DEFAULT_CLIENT_DIR);
+  http.setFallback((req, res) => viewerDoors?.request(req, res) === true || files(req, res));
   const closeTransports = () => {
     websocket.close();
     webrtc.close();
@@ -303,6 +340,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       health?.stop();
       game.stop();
       closeTransports();
+      await replayViewers?.close();
       http.server.closeAllConnections();
       await Promise.all([new Promise<void>((resolve) => http.server.close(() => resolve())), udp.close()]);
       // Saves every character in play and closes the database, once nothing can arrive any more.

@@ -2,7 +2,6 @@
 // character where it was saved), ends (left, replaced, rejoined, timed out),
 // and an account's character is saved while it plays and when it leaves.
 // Joins and leaves are announced in chat to the players nearby.
-import { performance } from "node:perf_hooks";
 import { CHAT_SPEAKER_PRESENCE } from "../protocol/chat.js";
 import { defaultLook } from "../appearance.js";
 import type { AccountHost, Seat } from "./accounts/account-service.js";
@@ -43,7 +42,7 @@ const CONTINUES = new Set(["replaced", REPLACED_ELSEWHERE, "rejoined"]);
 
 /** What starting and ending sessions touches. */
 export interface SessionLifecyclePorts {
-  readonly options: Pick<GameOptions, "maxPlayers" | "sessionTimeoutMs" | "unboundSessionTimeoutMs">;
+  readonly options: Pick<GameOptions, "maxPlayers" | "sessionTimeoutMs" | "unboundSessionTimeoutMs" | "tickHz">;
   /** Spawns, and whether a saved spot is still a free cell of this map. */
   readonly world: Pick<World, "name" | "spawns" | "mapWidth" | "mapHeight" | "walkable">;
   /** Each session's player entity. */
@@ -68,6 +67,11 @@ export interface SessionLifecyclePorts {
   readonly levels: Pick<DungeonLevels, "bringBack">;
   /** The time of day and the weather, told to a player as it starts playing. */
   readonly worldClock: Pick<WorldClock, "sendTo">;
+  /**
+   * Who hears the "joined" notices besides the players: the spectators near the join (spectators/), as they
+   * overhear the "left" ones (talk/chat.ts). Absent: the players only.
+   */
+  readonly overhearing?: Pick<SessionRegistry, "values">;
   readonly clock: Pick<Clock, "tick">;
   /**
    * The clock a session's silence is measured by, and the identity a new session takes: on the world's
@@ -126,12 +130,22 @@ export class SessionLifecycle implements AccountHost {
   private readonly reservedNicks = new Map<string, { nick: string; holds: number }>();
 
   constructor(private readonly ports: SessionLifecyclePorts) {
-    this.joinNotices = new JoinNotices(ports, NOTICE_RADIUS);
+    const overhearing = ports.overhearing;
+    const listeners =
+      overhearing === undefined
+        ? ports.sessions
+        : {
+            *values() {
+              yield* ports.sessions.values();
+              yield* overhearing.values();
+            },
+          };
+    this.joinNotices = new JoinNotices({ sessions: listeners, chat: ports.chat }, NOTICE_RADIUS, ports.options.tickHz);
   }
 
   /** Announces the joins whose coalescing window has passed; the Game calls it every tick. */
-  flushJoinNotices(nowMs: number): void {
-    this.joinNotices.flush(nowMs);
+  flushJoinNotices(tick: number): void {
+    this.joinNotices.flush(tick);
   }
 
   /** The session of an account in play here, if any. */
@@ -448,7 +462,7 @@ export class SessionLifecycle implements AccountHost {
   private announce(session: Session): void {
     if (session.announced || this.ports.sessions.byTokenValue(session.token) !== session) return;
     session.announced = true;
-    this.joinNotices.add(session, performance.now());
+    this.joinNotices.add(session, this.ports.clock.tick);
   }
 
   private nextSpawn(): { x: number; y: number } {

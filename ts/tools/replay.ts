@@ -13,9 +13,8 @@ import { CUT_AFTER_S, CUT_BEFORE_S, CutRequestError, cutFile, cutWindow, summari
 import { type ByteSource, fileSource } from "../server/recording/format.js";
 import { replayRecording } from "../server/replay-world.js";
 import { Logger } from "../server/ops/log.js";
-import { ReplayPlayer } from "../server/replay-viewer/replay-player.js";
 import { MAX_REPLAY_SPEED, MIN_REPLAY_SPEED } from "../replay-control.js";
-import { serveReplay } from "../server/replay-viewer/viewer-server.js";
+import { openWatch } from "../server/replay-viewer/open-watch.js";
 import { DEFAULT_CLIENT_DIR } from "../server/server.js";
 
 /** Where `watch` serves by default (the game's own server takes 8080). */
@@ -100,8 +99,8 @@ async function main(argv: string[]): Promise<number> {
     if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
     if (!existsSync(file)) throw new RecordingError(`no such recording: ${file}`, "missing");
     if (command === "verify") return await verify(file, values.map, values.until);
+    if (command === "watch") return await watch(file, values);
     const source = fileSource(file);
-    if (command === "watch") return await watch(file, source, values);
     try {
       if (command === "info") return info(file, source);
       return await cut(file, source, values);
@@ -160,18 +159,7 @@ async function verify(file: string, mapPath: string | undefined, until: string |
 }
 
 /** `replay watch`: serves the replayed world until Ctrl-C (or SIGTERM); bad files are refused before anything is served. */
-async function watch(
-  file: string,
-  source: ByteSource & { close(): void },
-  values: Record<string, string | boolean | undefined>,
-): Promise<number> {
-  let summary;
-  try {
-    // The whole file is read once first: a bad block is refused now, not minutes into the replay.
-    summary = summarize(source);
-  } finally {
-    source.close();
-  }
+async function watch(file: string, values: Record<string, string | boolean | undefined>): Promise<number> {
   const host = typeof values.host === "string" ? values.host : "127.0.0.1";
   const port = wholeNumber(values.port as string | undefined, "--port", DEFAULT_WATCH_PORT);
   if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
@@ -182,14 +170,13 @@ async function watch(
       `--speed must be a number from ${MIN_REPLAY_SPEED} to ${MAX_REPLAY_SPEED}, got "${speedText}"`,
     );
   }
-  const window = summary.header.window;
-  const lastTick = window === undefined ? summary.lastTick : Math.min(summary.lastTick, window.toTick);
-  const log = new Logger("warn");
-  const player = await ReplayPlayer.open({
-    file,
+  const watched = await openWatch(file, {
     mapPath: values.map as string | undefined,
-    lastTick,
-    log,
+    host,
+    httpPort: port,
+    clientDir: DEFAULT_CLIENT_DIR,
+    speed,
+    log: new Logger("warn"),
     onDivergence: (divergence) =>
       process.stdout.write(
         `DIVERGED at tick ${divergence.tick}: ${divergence.what.join("; ")}` +
@@ -197,28 +184,18 @@ async function watch(
       ),
     onFailure: (error) => process.stderr.write(`replay: the replay stopped: ${error.message}\n`),
   });
-  let server;
-  try {
-    server = await serveReplay(player, { host, httpPort: port, udpPort: 0, clientDir: DEFAULT_CLIENT_DIR, log });
-  } catch (error) {
-    await player.close();
-    throw error;
-  }
-  player.setSpeed(speed);
+  const { player, lastTick } = watched;
   const tickHz = player.tickHz;
   const urlHost = host.includes(":") ? `[${host}]` : host;
   process.stdout.write(
     `watching ${file}: ticks ${player.firstTick}–${lastTick} (${((lastTick - player.firstTick + 1) / tickHz).toFixed(1)} s at ${tickHz} Hz)\n` +
-      `open http://${urlHost}:${server.httpPort}/?replay (paused at the start; press play there)\n`,
+      `open http://${urlHost}:${watched.server.httpPort}/?replay (paused at the start; press play there)\n`,
   );
-  // A cut opens at its window (the minutes a bug report is about).
-  if (window !== undefined && window.fromTick > player.firstTick) await player.seekTo(window.fromTick - 1);
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);
   });
-  await server.close();
-  await player.close();
+  await watched.close();
   return 0;
 }
 

@@ -563,11 +563,12 @@ function clockLine(clock: WorldClockView, serverTick: number): string | undefine
   return `${clockText(timeOfDay)} ${clock.weather === "clear" ? partOfDay(timeOfDay) : clock.weather}`;
 }
 
-const COMBAT: ReadonlySet<LogChannel> = new Set(["combat"]);
-const NOT_COMBAT: ReadonlySet<LogChannel> = new Set(["chat", "private", "party", "system", "presence"]);
+/** The channels of the page's combat mirror (#combat-log), and of its other one (#log). */
+export const COMBAT: ReadonlySet<LogChannel> = new Set(["combat"]);
+export const NOT_COMBAT: ReadonlySet<LogChannel> = new Set(["chat", "private", "party", "system", "presence"]);
 
 /** The page's localStorage, or null where reading it throws (storage refused). */
-function browserStorage(): Storage | null {
+export function browserStorage(): Storage | null {
   try {
     return window.localStorage;
   } catch {

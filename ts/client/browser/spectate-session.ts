@@ -3,8 +3,10 @@
 // normal renderer — tiles, sprites, looks, names over heads, HP bars and damage numbers, the day's
 // light and the weather — around a free camera. Arrow keys or WASD pan it, a drag pans it, a click
 // on a creature or a player follows it (the server keeps the camera on it: CameraFeed), Esc lets go.
-// The panel says what is watched, never a body's HP. No chat, no items, no steps: a spectator acts
-// in nothing (docs/server.md § Spectators).
+// The panel says what is watched, never a body's HP. It hears what a player at the camera would: the
+// public chat lines and the blows near the camera (damage numbers, the combat log, the followed one's
+// hits heard: spectator-log.ts, ui/sound-cues.ts). No chat of its own, no items, no steps: a spectator
+// acts in nothing (docs/server.md § Spectators).
 import type { CameraFeed } from "../core/camera-feed.js";
 import type { EntityInfo } from "../core/entity-table.js";
 import type { GameClient } from "../core/game-client.js";
@@ -36,6 +38,7 @@ import { debugLines } from "../ui/debug-text.js";
 import { entityAtTile, labelOver } from "../ui/hover.js";
 import type { StatusLine } from "../ui/status-line.js";
 import type { CanvasView } from "./canvas-view.js";
+import { SpectatorLog, type SpectatorLogParts } from "./spectator-log.js";
 
 /** How fast the keys pan the free camera, in tiles a second. */
 export const PAN_TILES_PER_SECOND = 12;
@@ -79,6 +82,8 @@ export interface SpectateParts {
   view: CanvasView;
   debug: DebugOverlay;
   status: StatusLine;
+  /** Where the lines it hears and the blows it sees are written (absent: nowhere). */
+  log?: SpectatorLogParts;
 }
 
 export class SpectateSession {
@@ -90,6 +95,8 @@ export class SpectateSession {
   private readonly kinds: ReadonlyMap<number, NpcKind>;
   private readonly looks: DrawnLooks;
   private readonly effects = new CombatEffects();
+  /** The public lines heard and the blows seen, in the message log. */
+  readonly log: SpectatorLog;
   /** The smoothed camera while it follows; a free camera is where the keys and drags put it. */
   private readonly followCamera = new Camera();
   /** The camera's centre, in world pixels (tile × 8 is a tile's top-left). */
@@ -132,6 +139,14 @@ export class SpectateSession {
     } else {
       parts.feed.aim(parts.start.x, parts.start.y);
     }
+    this.log = new SpectatorLog(client, this.kinds, parts.view, parts.log ?? {});
+    // The blows near the camera, told by the server: their numbers (a miss too) and their sentences.
+    this.detach.push(
+      client.combat.listen((notice) => {
+        this.effects.notice(notice, 0, performance.now());
+        this.log.blow(notice);
+      }),
+    );
     this.listen();
     this.frameHandle = requestAnimationFrame(() => this.frame());
     this.backgroundTimer = setInterval(() => {
@@ -147,6 +162,7 @@ export class SpectateSession {
     cancelAnimationFrame(this.frameHandle);
     clearInterval(this.backgroundTimer);
     for (const undo of this.detach) undo();
+    this.log.stop();
     this.client.close();
   }
 
@@ -176,6 +192,9 @@ export class SpectateSession {
       return followed === undefined ? null : { x: followed.x, y: followed.y };
     },
     ear: () => this.cameraTile,
+    // The followed one's blows; while free, every blow told (the server tells those near the camera).
+    hearsBlow: (attackerId, targetId) =>
+      this.followId === 0 || attackerId === this.followId || targetId === this.followId,
   };
 
   /** The tile the camera looks at. */
@@ -277,6 +296,7 @@ export class SpectateSession {
     this.lastUpdateMs = nowMs;
     client.update(nowMs);
     this.parts.feed.update(nowMs);
+    this.log.update(nowMs);
     const outage = this.heldStill ? undefined : client.outage(nowMs);
     const status = connectionStatus(client.state, client.transportName, "a spectator", outage, true);
     this.parts.status.set(status.line, status.level);
@@ -354,7 +374,7 @@ export class SpectateSession {
       this.entities.setTile(entity.id, entity.x, entity.y, nowMs, this.glides.glideFor(entity.typeId));
     }
     this.entities.endUpdate();
-    // Damage numbers from the HP bars, as a bystander sees a fight (blows are told to their two sides only).
+    // Damage numbers from the HP bars too: a blow whose CombatPacket was lost (cosmetic, never re-sent) still floats.
     this.effects.observe(entities, 0, nowMs);
   }
 

@@ -102,7 +102,7 @@ export async function connectWebRtc(
     const offer = await offered.sdp;
     let response: Response;
     try {
-      response = await doFetch(new URL(RTC_SIGNALLING_PATH, baseUrl).toString(), {
+      response = await doFetch(`${baseUrl.replace(/\/+$/, "")}${RTC_SIGNALLING_PATH}`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ token: tokenHex(token), type: "offer", sdp: offer }),

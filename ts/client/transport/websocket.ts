@@ -28,7 +28,8 @@ export class TransportError extends Error {
 
 /** ws:// or wss:// URL of the game server's WebSocket endpoint, from its http(s) base URL. */
 export function webSocketUrl(baseUrl: string): string {
-  const url = new URL(WEBSOCKET_PATH, baseUrl);
+  // Under the base's own path (a replay viewer the console reaches at /api/admin/viewers/ID), not the origin's root.
+  const url = new URL(`${baseUrl.replace(/\/+$/, "")}${WEBSOCKET_PATH}`);
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
   return url.toString();
 }

@@ -4,8 +4,9 @@
 // this player deals or takes, a door when a door's tile in view turns (opens or
 // closes, whoever used it), and a ping for each chat line another player says
 // (not system lines: with 50 bots joining that would never stop). A spectator
-// hears the steps of the one it follows and the doors around its camera
-// (CueListener). Reads the client; plays through a SoundPlayer (ui/sound-board.ts).
+// hears the steps and the blows of the one it follows (every blow the server
+// tells it, near its camera, while its camera is free) and the doors around its
+// camera (CueListener). Reads the client; plays through a SoundPlayer (ui/sound-board.ts).
 import type { GameClient } from "../core/game-client.js";
 import type { EntityInfo } from "../core/entity-table.js";
 import { ENTITY_TYPE_DOOR } from "../../entity-types.js";
@@ -29,6 +30,8 @@ export interface CueListener {
   walker(): { x: number; y: number } | null;
   /** Where doors are heard from, or null. */
   ear(): { x: number; y: number } | null;
+  /** Whether a blow (not a miss) between these two is heard; absent: the own player's blows only. */
+  hearsBlow?(attackerId: number, targetId: number): boolean;
 }
 
 export class SoundCues {
@@ -44,8 +47,12 @@ export class SoundCues {
   ) {
     this.detach.push(
       client.combat.listen((notice) => {
+        if (notice.kind === "miss") return;
         const own = client.ownEntityId;
-        if (notice.kind !== "miss" && (notice.attackerId === own || notice.targetId === own)) sounds.play("hit");
+        const heard =
+          this.listener.hearsBlow?.(notice.attackerId, notice.targetId) ??
+          (notice.attackerId === own || notice.targetId === own);
+        if (heard) sounds.play("hit");
       }),
       client.chat.listen((event) => {
         if (event.kind === "line" && event.speakerEntityId !== 0 && event.speakerEntityId !== client.ownEntityId) {

@@ -22,7 +22,9 @@
 // A kill is an Elo game the killer won (formula.ts: eloAfterKill); a creature's
 // rating is its kind's and does not move. A player's kill of a creature is worth
 // the kind's experience (experience.ts), and a player's level adds a little to
-// its blows. HP regenerates out of combat.
+// its blows. HP regenerates out of combat. Spectators (the onlookers) are told
+// the blows near their cameras, as a bystander there would see them; being
+// watched changes nothing of a fight.
 import {
   CORPSE_SECONDS,
   PLAYER_RESPAWN_SECONDS,
@@ -62,8 +64,11 @@ const EVENT_FIELDS = 5;
 const EVENT_FIELD_MAX = [COMBAT_EVENT_KINDS.length - 1, 0xffffffff, 0xffffffff, 0xffff, 0xffff];
 /** Events kept per player per tick; more are cosmetic and dropped (counted). */
 const OUTBOX_EVENTS_MAX = COMBAT_EVENTS_MAX;
+/** Fields per blow kept for the onlookers: an event's five, then the tile the target stands on (x, y). */
+export const BLOW_FIELDS = EVENT_FIELDS + 2;
+/** Blows kept for the onlookers per tick (a battle of thousands is bounded; beyond, they are not shown). */
+const BLOWS_SEEN_MAX = 4096;
 
-/** What the room uses. */
 /** What combat asks of the item room (ItemRoom.weaponDamage, armorValue, dropLootOf). */
 export interface CombatItems {
   /** A player's equipped weapon damage; null: bare hands. */
@@ -95,6 +100,16 @@ export interface CombatPorts {
   readonly scripts?: { onKill(killer: StoredEntity, victim: StoredEntity): void };
   /** Players' experience (experience.ts): what a kill of a creature is worth goes to its killer. */
   readonly experience?: Pick<Experience, "gain">;
+  /** Who watches the fights without a part in them (the spectators, ../spectators/). */
+  readonly onlookers?: CombatOnlookers;
+}
+
+/** Sessions with no body told the blows near them (../spectators/spectator-room.ts). */
+export interface CombatOnlookers {
+  /** Whether any watches now: blows are kept for them only then. */
+  readonly watching: boolean;
+  /** The tick's blows, in the order they fell, BLOW_FIELDS numbers each (EVENT_FIELDS, then x, y). */
+  see(tick: number, blows: readonly number[]): void;
 }
 
 /**
@@ -174,6 +189,8 @@ export class CombatRoom {
   private readonly outboxes = new Map<number, number[]>();
   /** The player entity ids with events queued this tick. */
   private readonly outboxUsed: number[] = [];
+  /** The tick's blows for the onlookers, BLOW_FIELDS numbers each (kept only while someone watches). */
+  private readonly seen: number[] = [];
   private readonly scratch: StoredEntity[] = [];
   private respawnCursor = 0;
   /** Blows across a process border (RemoteCombat); null in one process. */
@@ -478,11 +495,14 @@ export class CombatRoom {
     return this.ports.npcs.get(entity.id)?.kind.armor ?? 0;
   }
 
-  /** Queues an event for each player who took part (attacker, target). */
+  /** Queues an event for each player who took part (attacker, target), and keeps it for the onlookers. */
   private tell(kind: number, attacker: StoredEntity, target: StoredEntity, amount: number): void {
     if (attacker.typeId === ENTITY_TYPE_PLAYER) this.queue(attacker.id, kind, attacker, target, amount);
     if (target.typeId === ENTITY_TYPE_PLAYER && target !== attacker)
       this.queue(target.id, kind, attacker, target, amount);
+    if (this.ports.onlookers?.watching === true && this.seen.length < BLOWS_SEEN_MAX * BLOW_FIELDS) {
+      this.seen.push(kind, attacker.id, target.id, Math.min(0xffff, amount), target.hp, target.x, target.y);
+    }
   }
 
   private queue(playerId: number, kind: number, attacker: StoredEntity, target: StoredEntity, amount: number): void {
@@ -516,26 +536,22 @@ export class CombatRoom {
     box.push(kind, attackerId, targetId, amount, targetHp);
   }
 
-  /** One CombatPacket per player with events this tick, written into the outbound slab. */
+  /** One CombatPacket per player with events this tick, written into the outbound slab; the onlookers' blows. */
   private flush(tick: number): void {
+    const seen = this.seen;
+    if (seen.length > 0) {
+      this.ports.onlookers?.see(tick, seen);
+      seen.length = 0;
+    }
     const used = this.outboxUsed;
     if (used.length === 0) return;
     const { egress, sessions, entities } = this.ports;
     for (let u = 0; u < used.length; u++) {
       const playerId = used[u];
       const box = this.outboxes.get(playerId)!;
-      const count = box.length / EVENT_FIELDS;
       const session = sessions.byEntityId(playerId);
-      if (session !== undefined && session.peer !== null && count > 0) {
-        const size = COMBAT_HEADER_BYTES + count * COMBAT_EVENT_BYTES;
-        const slab = egress.slab;
-        slab.reserve(size);
-        writeCombatHeader(slab.bytes, slab.at, 0, tick, count);
-        let at = slab.at + COMBAT_HEADER_BYTES;
-        for (let f = 0; f < box.length; f += EVENT_FIELDS, at += COMBAT_EVENT_BYTES) {
-          writeCombatEventFields(slab.bytes, at, box[f], box[f + 1], box[f + 2], box[f + 3], box[f + 4]);
-        }
-        egress.sendWritten(session, size);
+      if (session !== undefined && session.peer !== null && box.length > 0) {
+        sendCombatEvents(egress, session, tick, box, EVENT_FIELDS, box.length / EVENT_FIELDS);
         this.stats.packetsSent++;
       }
       box.length = 0;
@@ -544,4 +560,28 @@ export class CombatRoom {
     }
     used.length = 0;
   }
+}
+
+/**
+ * Sends `session` one CombatPacket of `tick` holding `count` events (1 … COMBAT_EVENTS_MAX) taken from
+ * `fields`, `stride` numbers apart, each starting with an event's five (kind, attacker, target, amount,
+ * target hp), written into the outbound slab.
+ */
+export function sendCombatEvents(
+  egress: Egress,
+  session: EgressTarget,
+  tick: number,
+  fields: readonly number[],
+  stride: number,
+  count: number,
+): void {
+  const size = COMBAT_HEADER_BYTES + count * COMBAT_EVENT_BYTES;
+  const slab = egress.slab;
+  slab.reserve(size);
+  writeCombatHeader(slab.bytes, slab.at, 0, tick, count);
+  let at = slab.at + COMBAT_HEADER_BYTES;
+  for (let f = 0, e = 0; e < count; f += stride, e++, at += COMBAT_EVENT_BYTES) {
+    writeCombatEventFields(slab.bytes, at, fields[f], fields[f + 1], fields[f + 2], fields[f + 3], fields[f + 4]);
+  }
+  egress.sendWritten(session, size);
 }

@@ -368,6 +368,29 @@ function closeFollow() {
   if (frame !== null) frame.remove();
   overlay.hidden = true;
   delete overlay.dataset.entityId;
+  // A replay viewer shown here is stopped with its frame (it would stop unused anyway, later).
+  const viewerId = overlay.dataset.viewerId;
+  delete overlay.dataset.viewerId;
+  if (viewerId !== undefined) {
+    void fetch("/api/admin/viewers/stop", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ id: viewerId }),
+    });
+  }
+}
+// A recording's replay (the Recordings tab's Watch): its viewer's page through this server, in the same frame.
+function openViewer(viewer) {
+  closeFollow();
+  const frame = document.createElement("iframe");
+  frame.id = "follow-frame";
+  frame.title = "replay of " + viewer.name;
+  frame.src = viewer.page;
+  const overlay = document.getElementById("follow");
+  overlay.dataset.viewerId = viewer.id;
+  text("follow-title", "replaying " + viewer.name + ": Play, the speed and the slider are under the view; a player in the list is followed");
+  overlay.append(frame);
+  overlay.hidden = false;
 }
 document.getElementById("do-follow").addEventListener("click", openFollow);
 document.getElementById("follow-close").addEventListener("click", closeFollow);

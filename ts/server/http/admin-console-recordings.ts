@@ -55,10 +55,35 @@ async function refusalOf(response) {
   try { return "(" + response.status + "): " + (await response.json()).error; } catch { return "(" + response.status + ")"; }
 }
 
-// Watching a recording in the browser (the viewer of "npm run -s replay -- watch FILE") is built apart from the
-// console; when it is served, its link goes in the cell this returns, beside the download.
+// Watch: the server starts a replay viewer of the recording (POST /api/admin/recordings/watch, a process of its
+// own reached through the server under /api/admin/viewers/ID/, behind the same login), and the replay's page
+// opens in the frame over the main area, as Follow's does; closing the frame stops the viewer.
 function watchRecordingCell(recording) {
-  return document.createTextNode("");
+  if (recording.error !== undefined) return document.createTextNode("");
+  const watch = button("Watch", () => void watchRecording(recording.name, watch));
+  watch.dataset.watch = recording.name;
+  return watch;
+}
+
+async function watchRecording(name, watch) {
+  watch.disabled = true;
+  recordingsSay("starting a replay of " + name + "…", false);
+  try {
+    const response = await fetch("/api/admin/recordings/watch", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: name }),
+    });
+    if (!response.ok) return recordingsSay("watch refused " + (await refusalOf(response)), true);
+    const viewer = await response.json();
+    recordingsSay("replaying " + name + " (ticks " + viewer.firstTick + "–" + viewer.lastTick + "): press Play in the view", false);
+    openViewer(viewer);
+    await showLog();
+  } catch (error) {
+    recordingsSay("watch failed: " + error.message, true);
+  } finally {
+    watch.disabled = false;
+  }
 }
 
 /** Downloads one recording: fetched with the page's credentials, handed to the browser as a file from a blob. */

@@ -55,24 +55,7 @@ export function installRecordingRoutes(
   const cutsDir = join(options.dir, CUTS_FOLDER);
   let cutting = false;
 
-  /** The path of the recording called `name`, in the folder or its cuts; 404 when there is none. */
-  const find = (name: unknown): { path: string; folder: string; bytes: number } => {
-    if (typeof name !== "string" || !NAME.test(name)) {
-      throw new HttpError(
-        400,
-        `a recording's name is a file name ending in ${RECORDING_SUFFIX}, got ${JSON.stringify(name)}`,
-      );
-    }
-    for (const [folder, dir] of [
-      ["", options.dir],
-      [CUTS_FOLDER, cutsDir],
-    ] as const) {
-      if (!names(dir).includes(name)) continue;
-      const path = join(dir, name);
-      return { path, folder, bytes: statSync(path).size };
-    }
-    throw new HttpError(404, `no recording called ${name}`);
-  };
+  const find = (name: unknown) => findRecording(options.dir, name);
 
   http.route("GET", "/api/admin/recordings", ({ raw }) => {
     authorize(raw, "recordings");
@@ -150,6 +133,29 @@ export function installRecordingRoutes(
 }
 
 /** The recordings in `dir` (none when it does not exist). */
+/**
+ * The recording called `name` in the recordings' folder `dir` or its cuts: its path, folder ("" or "cuts")
+ * and size. A 400 for a name that is not a recording's file name, a 404 when there is none: a name is looked
+ * up among the files there, never joined into a path as given.
+ */
+export function findRecording(dir: string, name: unknown): { path: string; folder: string; bytes: number } {
+  if (typeof name !== "string" || !NAME.test(name)) {
+    throw new HttpError(
+      400,
+      `a recording's name is a file name ending in ${RECORDING_SUFFIX}, got ${JSON.stringify(name)}`,
+    );
+  }
+  for (const [folder, folderDir] of [
+    ["", dir],
+    [CUTS_FOLDER, join(dir, CUTS_FOLDER)],
+  ] as const) {
+    if (!names(folderDir).includes(name)) continue;
+    const path = join(folderDir, name);
+    return { path, folder, bytes: statSync(path).size };
+  }
+  throw new HttpError(404, `no recording called ${name}`);
+}
+
 function names(dir: string): string[] {
   try {
     return readdirSync(dir, { withFileTypes: true })

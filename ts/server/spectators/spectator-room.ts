@@ -10,20 +10,29 @@
 // datagrams here before the flight recorder sees them, and this room has its own
 // per-source limiter: a spectator is no input of the world, so a recording
 // replays the same with or without one (docs/recording.md).
+//
+// A spectator hears and sees what a player standing at its camera would: the
+// public chat lines (talk/chat.ts overhears them to this room's sessions; never
+// a private or party line) and the blows near its camera, which the combat room
+// hands here (CombatOnlookers) and this room sends as CombatPackets.
 import { performance } from "node:perf_hooks";
 import { isValidAction, readActionTokenHigh, readActionTokenLow } from "../../protocol/action.js";
 import type { CameraPacket } from "../../protocol/camera.js";
 import { entityAckTokenHigh, entityAckTokenLow, isValidEntityAck } from "../../protocol/entity-ack.js";
 import { HEADER_BYTES, PACKET_CAMERA, readPacketType } from "../../protocol/header.js";
 import type { EntityDetails } from "../broadcast/entity-detail.js";
+import { BLOW_FIELDS, type CombatOnlookers, sendCombatEvents } from "../combat/combat-room.js";
+import { COMBAT_EVENTS_MAX } from "../../protocol/combat.js";
 import { DatagramHandler } from "../datagram-handler.js";
 import type { Egress } from "../edge/egress.js";
 import type { Peer } from "../edge/peer.js";
 import { KeyedRateLimiter, TokenBucket } from "../edge/rate-limit.js";
 import type { EntityStore } from "../entities/entities.js";
+import { VIEW_RADIUS } from "../entities/view.js";
 import type { Clock } from "../ops/clock.js";
 import type { Logger } from "../ops/log.js";
 import type { Metrics } from "../ops/metrics.js";
+import type { ChatService } from "../talk/chat.js";
 import { JoinError } from "../sessions/join-error.js";
 import { type Session, SessionRegistry } from "../sessions/session.js";
 import type { ChunkStream } from "../world/chunk-stream.js";
@@ -55,6 +64,8 @@ export interface SpectatorPorts {
   readonly world: Pick<World, "mapWidth" | "mapHeight" | "spawns">;
   /** The time of day and the weather, told to a spectator as it starts watching. */
   readonly worldClock: Pick<WorldClock, "sendTo">;
+  /** Where a spectator's ChatAck goes: it acknowledges the public lines it overhears. */
+  readonly chat: Pick<ChatService, "onAck">;
 }
 
 export interface SpectatorOptions {
@@ -73,12 +84,14 @@ export interface SpectatorBroadcast {
   sendTo(session: Session): void;
 }
 
-export class SpectatorRoom {
+export class SpectatorRoom implements CombatOnlookers {
   /** The spectators: tokens, links, broadcast phases, as players' are, but in a registry of their own. */
   readonly sessions: SessionRegistry;
   private readonly cameras = new Map<Session, { camera: Camera; moves: TokenBucket }>();
   private readonly handler: DatagramHandler;
-  readonly stats = { joined: 0, refusedFull: 0, left: 0, cameraMoves: 0, follows: 0 };
+  readonly stats = { joined: 0, refusedFull: 0, left: 0, cameraMoves: 0, follows: 0, blowsShown: 0 };
+  /** One spectator's share of a tick's blows, BLOW_FIELDS numbers each (reused). */
+  private readonly blowScratch: number[] = [];
   /**
    * No frames to spectators at ticks up to this one: a replay's seek runs its ticks as fast as it can
    * and shows only where it lands (replay-viewer/replay-player.ts). 0: every frame is sent.
@@ -107,6 +120,7 @@ export class SpectatorRoom {
       lifecycle: { leave: (session, reason) => this.leave(session, reason) },
       play: null,
       cameras: { onCamera: (session, packet) => this.onCamera(session, packet) },
+      heard: ports.chat,
     });
   }
 
@@ -176,6 +190,37 @@ export class SpectatorRoom {
   /** Sends no frames to any spectator, nor to one who joins meanwhile, at ticks up to `tick` (a replay's seek). */
   holdFramesThrough(tick: number): void {
     this.framesHeldThroughTick = tick;
+  }
+
+  /** Whether any spectator watches: the combat room keeps a tick's blows for them only then. */
+  get watching(): boolean {
+    return this.sessions.size > 0;
+  }
+
+  /**
+   * The tick's blows (CombatOnlookers): each bound spectator is sent, in one CombatPacket, those whose
+   * target stands in view of its camera (VIEW_RADIUS, the broadcast's square) — the first
+   * COMBAT_EVENTS_MAX of them; more in one tick are cosmetic and not shown. None while frames are held.
+   */
+  see(tick: number, blows: readonly number[]): void {
+    if (tick <= this.framesHeldThroughTick) return;
+    const { entities, world, egress } = this.ports;
+    const mine = this.blowScratch;
+    for (const session of this.sessions.values()) {
+      if (session.peer === null) continue;
+      this.cameras.get(session)?.camera.track(entities, world);
+      const { x, y } = session.entity;
+      mine.length = 0;
+      for (let b = 0; b < blows.length && mine.length < COMBAT_EVENTS_MAX * BLOW_FIELDS; b += BLOW_FIELDS) {
+        const bx = blows[b + BLOW_FIELDS - 2];
+        const by = blows[b + BLOW_FIELDS - 1];
+        if (Math.abs(bx - x) > VIEW_RADIUS || Math.abs(by - y) > VIEW_RADIUS) continue;
+        for (let f = 0; f < BLOW_FIELDS; f++) mine.push(blows[b + f]);
+      }
+      if (mine.length === 0) continue;
+      sendCombatEvents(egress, session, tick, mine, BLOW_FIELDS, mine.length / BLOW_FIELDS);
+      this.stats.blowsShown += mine.length / BLOW_FIELDS;
+    }
   }
 
   /** The broadcast of phase `phase` to the spectators due: each following camera moves to its entity first. */

@@ -1,4 +1,8 @@
 // Chat (docs/protocol.md § Chat): global, every line goes to every session.
+// What is said in public is overheard by the spectators (spectators/, issue 40)
+// as a player at their camera would hear it: every player's and system line, a
+// presence line near their camera; never a line told to one session (`tell`,
+// `lineTo`: private, party, a sign's or a shop's answer).
 //
 // Delivery is reliable in both directions without a stream:
 // - client → server: ChatPost lines carry per-session numbers 1, 2, 3, …; the
@@ -83,6 +87,19 @@ export interface ChatStats {
   overflowDropped: number;
 }
 
+/** A spot a line is said near: who stands within `radius` tiles (either axis) of (x, y) hears it. */
+interface NearSpot {
+  readonly x: number;
+  readonly y: number;
+  readonly radius: number;
+}
+
+/** Whether `session`'s player (a spectator's camera) stands within `near`. */
+function within(session: Session, near: NearSpot): boolean {
+  const entity = session.entity;
+  return Math.abs(entity.x - near.x) <= near.radius && Math.abs(entity.y - near.y) <= near.radius;
+}
+
 /**
  * Bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069):
  * they reorder what follows them, so "\u202Enimda :metsys" reads as a line from
@@ -117,6 +134,11 @@ export class ChatService {
   readonly said = new ChatLog();
   /** Who hears whose lines (an ignore list). Null: everyone hears everyone. */
   hearing: Hearing | null = null;
+  /**
+   * The sessions with no body that overhear the public lines (the spectators' own registry, spectators/):
+   * each as a player standing at its camera would, but with no ignore list. Null: nobody overhears.
+   */
+  overhearing: Pick<SessionRegistry, "values"> | null = null;
 
   constructor(
     /** Who hears a line: every session, or those an audience accepts. */
@@ -129,7 +151,7 @@ export class ChatService {
 
   /** A system line (speaker 0) to every session: joins, leaves, notices. Throws EncodeError for text chat cannot carry. */
   system(text: string, speakerName = ""): void {
-    this.broadcast(CHAT_SPEAKER_SYSTEM, speakerName, text);
+    this.publicLine(CHAT_SPEAKER_SYSTEM, speakerName, text);
     this.relay?.({ speakerEntityId: CHAT_SPEAKER_SYSTEM, speakerName, text });
   }
 
@@ -139,10 +161,7 @@ export class ChatService {
    * which at a few hundred players is most of the chat traffic and none of its use.
    */
   systemNear(x: number, y: number, radius: number, text: string, speakerName = ""): void {
-    this.broadcast(CHAT_SPEAKER_SYSTEM, speakerName, text, (session) => {
-      const entity = session.entity;
-      return Math.abs(entity.x - x) <= radius && Math.abs(entity.y - y) <= radius;
-    });
+    this.publicLine(CHAT_SPEAKER_SYSTEM, speakerName, text, { x, y, radius });
     this.relay?.({ speakerEntityId: CHAT_SPEAKER_SYSTEM, speakerName, text, near: { x, y, radius } });
   }
 
@@ -163,15 +182,7 @@ export class ChatService {
       // A player's line said in another region: its listeners here who ignore the speaker do not hear it.
       const hears =
         key === undefined || hearing === null ? undefined : (session: Session) => hearing.hearsKey(session, key);
-      this.deliver(
-        line.speakerEntityId,
-        line.speakerName,
-        line.text,
-        near === undefined
-          ? hears
-          : (session) =>
-              Math.abs(session.entity.x - near.x) <= near.radius && Math.abs(session.entity.y - near.y) <= near.radius,
-      );
+      this.deliver(line.speakerEntityId, line.speakerName, line.text, near, hears);
     } catch {
       this.stats.relayedBad++;
       return false;
@@ -181,34 +192,48 @@ export class ChatService {
   }
 
   /**
-   * A line from `speakerEntityId` (0: system) to every session, or to those `audience` accepts.
-   * Throws EncodeError for text chat cannot carry.
+   * A line said in public by `speakerEntityId` (0: system): to every session, or to those within `near`
+   * (Chebyshev, around the spot) — those whom `hears` accepts among them — and to the spectators whose
+   * camera is there. Throws EncodeError for text chat cannot carry.
    */
-  broadcast(
+  private publicLine(
     speakerEntityId: number,
     speakerName: string,
     text: string,
-    audience: (session: Session) => boolean = () => true,
+    near?: NearSpot,
+    hears?: (session: Session) => boolean,
   ): void {
-    this.deliver(speakerEntityId, speakerName, text, audience);
+    this.deliver(speakerEntityId, speakerName, text, near, hears);
     this.stats.posted++;
   }
 
-  /** Queues a line for the sessions `audience` accepts (checked first: throws EncodeError). */
+  /** Queues a public line (checked first: throws EncodeError); see publicLine. */
   private deliver(
     speakerEntityId: number,
     speakerName: string,
     text: string,
-    audience: (session: Session) => boolean = () => true,
+    near: NearSpot | undefined,
+    hears: ((session: Session) => boolean) | undefined,
   ): void {
     checkText("chat speaker name", speakerName, CHAT_NAME_RULE);
     checkText("chat text", text, CHAT_TEXT_RULE);
     const nowMs = performance.now();
     for (const session of this.sessions.values()) {
-      if (!audience(session)) continue;
-      if (session.chat.enqueue(speakerEntityId, speakerName, text)) this.stats.overflowDropped++;
-      this.pump(session, nowMs);
+      if (near !== undefined && !within(session, near)) continue;
+      if (hears !== undefined && !hears(session)) continue;
+      this.queue(session, speakerEntityId, speakerName, text, nowMs);
     }
+    const overhearing = this.overhearing;
+    if (overhearing === null) return;
+    // A spectator ignores nobody: it hears what a player at its camera would, before anyone's ignore list.
+    for (const session of overhearing.values()) {
+      if (near === undefined || within(session, near)) this.queue(session, speakerEntityId, speakerName, text, nowMs);
+    }
+  }
+
+  private queue(session: Session, speakerEntityId: number, speakerName: string, text: string, nowMs: number): void {
+    if (session.chat.enqueue(speakerEntityId, speakerName, text)) this.stats.overflowDropped++;
+    this.pump(session, nowMs);
   }
 
   /** A line to one session only (a private notice). Throws EncodeError for text chat cannot carry. */
@@ -269,10 +294,11 @@ export class ChatService {
     const said = this.commands === null ? text : this.commands.postedLine(text);
     const hearing = this.hearing;
     const speakerKey = hearing?.keyOf(session);
-    this.broadcast(
+    this.publicLine(
       session.entity.id,
       session.nick,
       said,
+      undefined,
       hearing === null ? undefined : (listener) => hearing.hearsKey(listener, speakerKey!),
     );
     this.said.add(session.entity.id, session.nick, said);

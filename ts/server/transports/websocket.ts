@@ -33,6 +33,11 @@ export interface WebSocketTransportOptions {
   maxBufferedBytes: number;
   /** The address an upgrade came from (HttpApi.clientAddress behind trusted proxies); default the TCP peer's. */
   clientAddress: (req: IncomingMessage) => string;
+  /**
+   * Upgrades another part of the server takes (the replay viewers' links, replay-viewer/viewer-pool.ts):
+   * asked first; true when it took the upgrade. Absent: every upgrade is this transport's to answer.
+   */
+  elsewhere?: (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean;
 }
 
 const NO_PROXIES = new ClientAddresses();
@@ -125,6 +130,7 @@ export class WebSocketTransport {
   }
 
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (this.options.elsewhere?.(req, socket, head) === true) return;
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     const address = this.options.clientAddress(req) || "unknown";
     if (path !== WEBSOCKET_PATH) return this.refuse(socket, 404, `no WebSocket endpoint at ${path}`);
