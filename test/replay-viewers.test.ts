@@ -148,7 +148,19 @@ describe("the console's replay viewers", () => {
       socket.on("error", () => {});
     });
     expect(refused).toBe(401);
-    const link = new WebSocket(wsUrl, { headers: auth });
+    // A page of another site, the operator's saved login sent along (a browser sends it on an upgrade): refused,
+    // as the server's POSTs refuse it — no page elsewhere may open the operator's view of a recording.
+    const foreign = await new Promise<number>((resolve) => {
+      const socket = new WebSocket(wsUrl, { headers: { ...auth, origin: "http://evil.example" } });
+      socket.on("unexpected-response", (_request, response) => resolve(response.statusCode ?? 0));
+      socket.on("open", () => {
+        socket.close();
+        resolve(101);
+      });
+      socket.on("error", () => {});
+    });
+    expect(foreign).toBe(403);
+    const link = new WebSocket(wsUrl, { headers: { ...auth, origin: base() } });
     await new Promise<void>((resolve, reject) => {
       link.once("open", () => resolve());
       link.once("error", reject);

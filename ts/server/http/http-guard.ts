@@ -141,8 +141,20 @@ export function refuseStateChange(
   if (type !== "application/json") {
     return { status: 415, message: "a POST body must be sent as content-type application/json" };
   }
+  return refuseForeignOrigin(req, allowedOrigins);
+}
+
+/**
+ * A request from a page of another site (its Origin neither this server's nor an allowed one), refused
+ * with 403; null when it may proceed. For POSTs (above) and for WebSocket upgrades a browser sends the
+ * operator's saved login with (the replay viewers' links, replay-viewer/viewer-routes.ts).
+ */
+export function refuseForeignOrigin(
+  req: IncomingMessage,
+  allowedOrigins: readonly string[],
+): { status: number; message: string } | null {
   const origin = req.headers.origin;
-  // Native clients and bots send no Origin; a browser always does on a POST.
+  // Native clients and bots send no Origin; a browser always does on a POST and an upgrade.
   if (origin === undefined) return null;
   if (allowedOrigins.includes(origin)) return null;
   const host = req.headers.host;

@@ -11,6 +11,7 @@ import type { Duplex } from "node:stream";
 import { AdminError } from "../admin/admin-service.js";
 import { type AdminAuthorizer, objectBody } from "../http/admin-routes.js";
 import { type HttpApi, HttpError } from "../http/http-api.js";
+import { refuseForeignOrigin } from "../http/http-guard.js";
 import { findRecording } from "../http/recording-routes.js";
 import { ReplayViewers, VIEWERS_PATH, ViewerError } from "./viewer-pool.js";
 
@@ -84,6 +85,13 @@ export function installViewerRoutes(
     upgrade(req, socket, head) {
       const route = ReplayViewers.route(req.url ?? "/");
       if (route === null) return false;
+      // A page of another site could open the link with the operator's saved login (browsers send it).
+      const foreign = refuseForeignOrigin(req, http.limits.allowedOrigins);
+      if (foreign !== null) {
+        socket.end(`HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+        socket.destroy();
+        return true;
+      }
       try {
         authorize(req, "viewer link");
       } catch {
