@@ -293,7 +293,10 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const stats = {
     handoffsOut: 0,
     handoffsIn: 0,
-    /** Steps carried in handoffs; of them, run at a later window (late, as any late step), lost, and doubled. */
+    /**
+     * Steps carried in handoffs' states; of them, run at a later window (owed: schedule.ts), lost (no room
+     * in the owed queue or beyond the horizon), and doubled (for a window the old region had run).
+     */
     stepsCarried: 0,
     stepsMovedWindow: 0,
     stepsLost: 0,
@@ -306,6 +309,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     ghostFramesIn: 0,
     ghostLagTicks: [0, 0, 0] as [number, number, number],
     rerouted: 0,
+    /** Datagrams the gateway brought back from the region a session left (REROUTE), handled here. */
+    reroutedIn: 0,
     claimConflicts: 0,
     claims: 0,
     badFrames: 0,
@@ -386,7 +391,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
         peerLinks.set(key, { link, client });
         return;
       }
-      case FRAME_DATA: {
+      case FRAME_DATA:
+      case FRAME_REROUTE: {
         const peer = link.peers.get(client);
         if (peer === undefined) {
           stats.unknownClient++;
@@ -396,6 +402,12 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
           stats.rerouted++;
           link.writer.send(FRAME_REROUTE, client, payload);
           return;
+        }
+        if (kind === FRAME_REROUTE) {
+          // Sent to the region this session left, after it left: a step in it that missed its window is
+          // owed, not left for the client's next step to replace (schedule.ts).
+          stats.reroutedIn++;
+          return game.receiveRerouted(payload, peer);
         }
         if (restorable.size > 0 && isValidAction(payload)) restore(link, client, payload);
         game.receive(payload, peer);
@@ -720,6 +732,9 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       gateways: [...gateways.keys()],
       neighbours: [...neighbours.keys()],
       ...stats,
+      // Every step offered here by outcome (schedule.ts): "late_owed" and "owed_dropped" are the steps of
+      // rerouted datagrams that came after their windows, owed (run in order) or lost (no room).
+      stepOutcomes: Object.fromEntries(game.metrics.actions),
       redisCommands: directory.commands + chatRelay.stats.published,
       redis: { up: directory.up, ...directory.connection },
       chatRelay: chatRelay.stats,
