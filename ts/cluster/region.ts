@@ -88,6 +88,11 @@ import {
 
 /** Each region hands out entity ids from its own range: (region + 1) × 2^24 onwards. */
 export const ENTITY_ID_RANGE = 2 ** 24;
+/**
+ * Ids a region may hand out between two checkpoints (a second apart) and still not see again after a
+ * restart: far more than a second's joins and spawns. A restart uses this much of its 2²⁴ range up.
+ */
+const IDS_AFTER_CHECKPOINT = 50_000;
 /** Client links one gateway may open here (a gateway is trusted, but its memory here is bounded still). */
 const MAX_PEERS_PER_GATEWAY = 65_536;
 /** A session handed off is remembered this long, so its datagrams still in flight are sent back to route again. */
@@ -339,6 +344,13 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const ownRange = (id: number) => id > (region + 1) * ENTITY_ID_RANGE && id <= (region + 2) * ENTITY_ID_RANGE;
   for (const state of restorable.values()) {
     if (Number.isInteger(state.entity?.id) && ownRange(state.entity.id)) game.entities.reserveThrough(state.entity.id);
+  }
+  // Nor any its last life gave a player who then left for another region (not in the checkpoint, still in
+  // play there — two entities under one id corrupted the store of the region holding both, issue 41's chaos
+  // run): past the id it wrote down last, with room for what it handed out in the second after.
+  const nextIdBefore = await directory.nextEntityIdOf(region);
+  if (nextIdBefore !== null && ownRange(nextIdBefore)) {
+    game.entities.reserveThrough(Math.min(nextIdBefore + IDS_AFTER_CHECKPOINT, (region + 2) * ENTITY_ID_RANGE - 1));
   }
   if (restorable.size > 0) {
     log.warn("restarting with a checkpoint", { region, sessions: restorable.size });
@@ -656,7 +668,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       states.set(session.tokenHex, JSON.stringify(state));
     }
     stats.checkpointed = states.size;
-    directory.putCheckpoint(region, states).catch(directory.failed("checkpoint"));
+    directory.putCheckpoint(region, states, game.entities.nextFreeId).catch(directory.failed("checkpoint"));
   }
 
   /**
