@@ -46,23 +46,30 @@ Exit status: 0 when nothing was lost, 1 on any loss (an item, an account, a play
 lost or doubled at a handoff, a part of the cluster not up at the end), 2 on bad arguments.
 `;
 
-const { values } = parseArgs({
-  options: {
-    minutes: { type: "string", default: "10" },
-    seconds: { type: "string" },
-    seed: { type: "string" },
-    bots: { type: "string", default: "12" },
-    gap: { type: "string", default: "20" },
-    targets: { type: "string", default: "region 0,region 1,gateway 0,gateway 1,redis,postgres" },
-    json: { type: "boolean", default: false },
-    help: { type: "boolean", short: "h", default: false },
-  },
-});
+const OPTIONS = {
+  minutes: { type: "string", default: "10" },
+  seconds: { type: "string" },
+  seed: { type: "string" },
+  bots: { type: "string", default: "12" },
+  gap: { type: "string", default: "20" },
+  targets: { type: "string", default: "region 0,region 1,gateway 0,gateway 1,redis,postgres" },
+  json: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
 
 function fail(message: string): never {
   process.stderr.write(`error: ${message}\n\n${HELP}`);
   process.exit(2);
 }
+
+const parsed = (() => {
+  try {
+    return parseArgs({ options: OPTIONS });
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error));
+  }
+})();
+const values = parsed.values;
 
 function positive(name: string, value: string): number {
   const number = Number(value);
@@ -372,7 +379,10 @@ async function main(): Promise<number> {
         }
       }
       const label = `${fault.signal === "SIGKILL" ? "SIGKILL" : `SIGSTOP ${(fault.stopMs / 1000).toFixed(1)} s`} ${fault.target}`;
-      const part = (await healthOf(ready))?.find((entry) => entry.name === fault.target);
+      // A gateway slow to answer on a loaded machine is asked again before the fault is given up.
+      let health = await healthOf(ready);
+      for (let tries = 0; health === null && tries < 5; tries++) health = await healthOf(ready);
+      const part = health?.find((entry) => entry.name === fault.target);
       if (
         part === undefined ||
         part.state !== "up" ||
@@ -471,6 +481,7 @@ async function main(): Promise<number> {
     const itemLoss = items.filter((entry) => entry.found !== entry.created);
     const report = {
       seed,
+      world: world.mapPath,
       minutes: durationMs / 60_000,
       bots: swarm.bots.length,
       faults: perFault,
