@@ -38,7 +38,7 @@ usage: npm run -s chaos -- [options]
                    plans the same faults)
   --bots N         players, each an account (default 12)
   --gap S          mean seconds between two faults (default 20; the shortest gap is half of it)
-  --targets LIST   what may be hit, comma-separated (default: region 0,region 1,gateway 0,gateway 1,redis,postgres)
+  --targets LIST   what may be hit, comma-separated (default: region 0,region 1,gateway 0,gateway 1,redis-server,postgres)
   --json           print the report as one JSON line at the end as well
   -h, --help       this text
 
@@ -52,7 +52,7 @@ const OPTIONS = {
   seed: { type: "string" },
   bots: { type: "string", default: "12" },
   gap: { type: "string", default: "20" },
-  targets: { type: "string", default: "region 0,region 1,gateway 0,gateway 1,redis,postgres" },
+  targets: { type: "string", default: "region 0,region 1,gateway 0,gateway 1,redis-server,postgres" },
   json: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },
 } as const;
@@ -90,7 +90,7 @@ const botCount = Math.trunc(positive("bots", values.bots));
 const meanGapMs = positive("gap", values.gap) * 1000;
 const targets = values.targets.split(",").map((target) => target.trim());
 for (const target of targets) {
-  if (!/^(region \d+|gateway \d+|redis|postgres)$/.test(target)) fail(`unknown target "${target}"`);
+  if (!/^(region \d+|gateway \d+|redis-server|postgres)$/.test(target)) fail(`unknown target "${target}"`);
 }
 if (durationMs < 45_000) fail("a run lasts at least 45 s (15 s to start playing, 30 s quiet at the end)");
 

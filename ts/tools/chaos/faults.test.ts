@@ -4,7 +4,7 @@ import { planFaults } from "./faults.js";
 const options = {
   seed: 7,
   durationMs: 600_000,
-  targets: ["region 0", "region 1", "gateway 0", "gateway 1", "redis", "postgres"],
+  targets: ["region 0", "region 1", "gateway 0", "gateway 1", "redis-server", "postgres"],
   meanGapMs: 20_000,
   minGapMs: 10_000,
   firstAtMs: 15_000,

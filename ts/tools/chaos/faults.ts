@@ -2,7 +2,7 @@
 // run that found something can be run again the same way. A pure plan; the run carries it out.
 import { SeededRandom } from "../../netsim/index.js";
 
-/** A part of the cluster a fault hits, by the launcher's names (supervisor.ts): "region 1", "gateway 0", "redis", "postgres". */
+/** A part of the cluster a fault hits, by the launcher's names (supervisor.ts): "region 1", "gateway 0", "redis-server", "postgres". */
 export type FaultTarget = string;
 
 /** SIGKILL: the process dies and the launcher starts it again. SIGSTOP: it freezes for `stopMs`, then SIGCONT. */
