@@ -4,6 +4,7 @@
 // directly whether the process keeps up. Each bot is a GameClient from the
 // shared core with a wasm Core of its own (the core's grid is the client's map).
 import {
+  connectAccount,
   connectGuest,
   type FetchFn,
   GameClient,
@@ -51,6 +52,13 @@ export interface SwarmConfig {
   onProgress?: (progress: JoinProgress) => void;
   /** Told once, when goto picked its goal by itself. */
   onGoalChosen?: (goal: Point, by: string) => void;
+  /**
+   * Each bot registers an account named after its nick with this password (its reconnect logs in again)
+   * instead of joining as a guest: its character and bag are kept in the world's store.
+   */
+  accountPassword?: string;
+  /** A behaviour of the caller's own (the chaos run's), instead of the one `behaviour` names. */
+  custom?: Behaviour;
 }
 
 export interface Bot {
@@ -94,7 +102,8 @@ export class Swarm {
 
   constructor(readonly config: SwarmConfig) {
     this.behaviour =
-      config.behaviour === "wander"
+      config.custom ??
+      (config.behaviour === "wander"
         ? new Wander()
         : config.behaviour === "keyboard"
           ? new Keyboard()
@@ -108,7 +117,7 @@ export class Swarm {
                   ? new Talk()
                   : config.goal
                     ? new GoTo(config.goal)
-                    : null; // goto without a goal: chosen once the first bot has seen its neighbourhood
+                    : null); // goto without a goal: chosen once the first bot has seen its neighbourhood
   }
 
   /** Starts the one driving loop (bots joined later are driven from their first round on). */
@@ -172,7 +181,14 @@ export class Swarm {
       return config.wrapTransport ? config.wrapTransport(link, index) : link;
     };
     const [connection, core] = await Promise.all([
-      connectGuest(config.http, nick, makeTransport, config.fetch),
+      config.accountPassword === undefined
+        ? connectGuest(config.http, nick, makeTransport, config.fetch)
+        : connectAccount(
+            config.http,
+            { kind: "register", name: nick, password: config.accountPassword, nick },
+            makeTransport,
+            config.fetch,
+          ),
       config.loadCore(),
     ]);
     // Chat, dialogs and the rest are the core's too: it acknowledges every chat line, as the server needs.

@@ -296,12 +296,21 @@ export class Directory {
    * Replaces region `region`'s checkpoint — its sessions' states by token (handoff.ts), what a restart of
    * it adopts again — in one atomic step.
    */
-  async putCheckpoint(region: number, states: Map<string, string>): Promise<void> {
+  async putCheckpoint(region: number, states: Map<string, string>, nextEntityId: number): Promise<void> {
     const key = `${this.prefix}checkpoint:${region}`;
     const multi = this.redis.multi().del(key);
     if (states.size > 0) multi.hset(key, states).pexpire(key, CHECKPOINT_TTL_MS);
-    this.commands += states.size > 0 ? 3 : 1;
+    // No TTL: a region started again, however much later, hands out none of these ids again.
+    multi.set(`${this.prefix}ids:${region}`, String(nextEntityId));
+    this.commands += states.size > 0 ? 4 : 2;
     await multi.exec();
+  }
+
+  /** The next entity id region `region` would have handed out at its last checkpoint; null: none written. */
+  async nextEntityIdOf(region: number): Promise<number | null> {
+    this.commands++;
+    const value = await this.redis.get(`${this.prefix}ids:${region}`);
+    return value === null || !Number.isSafeInteger(Number(value)) ? null : Number(value);
   }
 
   /** Region `region`'s checkpoint: session state JSON by token hex. */

@@ -258,7 +258,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         const target = links.get(client.route.region);
         if (target === undefined || target === link) return;
         stats.rerouted++;
-        sendTo(target, client, FRAME_DATA, payload);
+        // As a REROUTE: the new region owes a step in it that its handoff made late (schedule.ts).
+        sendTo(target, client, FRAME_REROUTE, payload);
         return;
       }
       case FRAME_HANDOFF: {

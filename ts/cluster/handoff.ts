@@ -1,8 +1,9 @@
 // A session moving between region processes (docs/scaling.md § Handoff): everything the old region
 // knew of it, written once when it stops simulating it, read once by the new region that starts.
 // The scheduled steps travel as (window, action) pairs and are offered again at the new region, so a
-// step is executed once — at its window, or (when the new region already passed that window by a
-// tick of clock skew) at the first free window after it, as any late step is (schedule.ts).
+// step is executed once — at its window, or (when the handoff reached the new region after that window)
+// owed: run at the next windows in the order carried, the client's later steps behind it (schedule.ts).
+// Steps still owed from an earlier handoff travel first, in order.
 import { ACTION_WINDOW_HORIZON } from "../constants.js";
 import { XP_MAX } from "../progression.js";
 import type { Tlv } from "../protocol/tlv.js";
@@ -15,6 +16,8 @@ import type { Session } from "../server/sessions/session.js";
 import { MAX_FRIENDS, MAX_IGNORES, MAX_MAIL_PER_RECIPIENT } from "../server/persistence/social-store.js";
 import type { CarriedSocial } from "../server/social/social-room.js";
 import type { SessionArrival } from "../server/session-lifecycle.js";
+import { ACTION_MAX, ACTION_NOOP } from "../protocol/action.js";
+import { OWED_MAX } from "../server/entities/schedule.js";
 import { nextWindowAfter, tickOfWindow } from "../window.js";
 import { FrameError } from "./link-frames.js";
 
@@ -53,6 +56,8 @@ export interface HandoffState {
   readonly chat: ChatChannelState;
   /** The steps scheduled and not executed yet: [window, action]. */
   readonly steps: [number, number][];
+  /** Steps owed from an earlier handoff (ActionSlots.owedSteps), oldest first; absent (an older process): none. */
+  readonly owed?: number[];
   /**
    * What a guest carries, [slot, item id, count] (bag slots and the equipment slots); null for an
    * account, whose bag the new region reads from the shared store once the character's lease is there.
@@ -229,6 +234,7 @@ export function handoffStateOf(
     replay: session.replay.snapshot(),
     chat: session.chat.snapshot(),
     steps,
+    owed: entity.slots.owedSteps(),
     carrying:
       session.accountId === null
         ? { version: carrying.version, stacks: carrying.stacks.map((stack) => [stack.slot, stack.itemId, stack.count]) }
@@ -296,15 +302,30 @@ export function arrivalOf(state: HandoffState): SessionArrival {
   };
 }
 
+/** The owed steps a handoff carries, checked (each a step's action code); absent is none. Throws FrameError. */
+function owedOf(state: HandoffState): number[] {
+  const owed = state.owed ?? [];
+  if (
+    !Array.isArray(owed) ||
+    owed.length > OWED_MAX ||
+    !owed.every((action) => Number.isInteger(action) && action > ACTION_NOOP && action <= ACTION_MAX)
+  ) {
+    throw new FrameError("handoff: bad owed steps");
+  }
+  return owed;
+}
+
 /**
  * Gives the adopted session what its game did not: its replay window, its chat numbers and its
- * scheduled steps; returns how many steps were offered again, and how many of those did not keep their window.
+ * scheduled steps (those owed first); returns how many steps it carried, how many of those run at a later
+ * window than the one they were sent for (owed), how many were lost (no room) and how many would run twice.
  */
 export function restoreSession(
   session: Session,
   state: HandoffState,
   nextWindow: number,
 ): { steps: number; moved: number; lost: number; doubled: number } {
+  const owed = owedOf(state);
   // The old region may have broadcast to it up to its tick (not sooner than ours, when our clock lags).
   if (Number.isSafeInteger(state.tick)) session.quietThroughTick = state.tick;
   session.replay.restore(state.replay);
@@ -314,14 +335,19 @@ export function restoreSession(
   let moved = 0;
   let lost = 0;
   let doubled = 0;
+  const slots = session.entity.slots;
+  for (const action of owed) {
+    if (slots.owe(action)) moved++;
+    else lost++;
+  }
   for (const [window, action] of state.steps) {
     // A carried step for a window the old region had run would run a second time here.
     if (window < oldNext) doubled++;
-    const outcome = session.entity.slots.offer(tickOfWindow(window), action, nextWindow);
-    if (outcome === "late_moved") moved++;
-    else if (outcome === "late_dropped" || outcome === "beyond_horizon") lost++;
+    const outcome = slots.offer(tickOfWindow(window), action, nextWindow, true);
+    if (outcome === "late_owed") moved++;
+    else if (outcome === "owed_dropped" || outcome === "beyond_horizon" || outcome === "late_dropped") lost++;
   }
-  return { steps: state.steps.length, moved, lost, doubled };
+  return { steps: owed.length + state.steps.length, moved, lost, doubled };
 }
 
 /** A handoff's `reads` bits, checked; absent (an older process) is none. Throws FrameError on a bad one. */

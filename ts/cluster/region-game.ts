@@ -93,6 +93,8 @@ export interface RegionGame extends ApiGame {
    * gateway lost (its clients' sessions wait to be bound again through another gateway).
    */
   receive(datagram: Uint8Array, peer: Peer): void;
+  /** A client's datagram the region its session left sent back through the gateway (a step late in it is owed). */
+  receiveRerouted(datagram: Uint8Array, peer: Peer): void;
   linkClosed(peerKey: string): void;
   linkLost(peerKey: string): void;
   /** A session handed over from another region starts here; one handed on stops here. */

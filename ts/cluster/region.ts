@@ -88,6 +88,11 @@ import {
 
 /** Each region hands out entity ids from its own range: (region + 1) × 2^24 onwards. */
 export const ENTITY_ID_RANGE = 2 ** 24;
+/**
+ * Ids a region may hand out between two checkpoints (a second apart) and still not see again after a
+ * restart: far more than a second's joins and spawns. A restart uses this much of its 2²⁴ range up.
+ */
+const IDS_AFTER_CHECKPOINT = 50_000;
 /** Client links one gateway may open here (a gateway is trusted, but its memory here is bounded still). */
 const MAX_PEERS_PER_GATEWAY = 65_536;
 /** A session handed off is remembered this long, so its datagrams still in flight are sent back to route again. */
@@ -293,7 +298,10 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const stats = {
     handoffsOut: 0,
     handoffsIn: 0,
-    /** Steps carried in handoffs; of them, run at a later window (late, as any late step), lost, and doubled. */
+    /**
+     * Steps carried in handoffs' states; of them, run at a later window (owed: schedule.ts), lost (no room
+     * in the owed queue or beyond the horizon), and doubled (for a window the old region had run).
+     */
     stepsCarried: 0,
     stepsMovedWindow: 0,
     stepsLost: 0,
@@ -306,6 +314,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     ghostFramesIn: 0,
     ghostLagTicks: [0, 0, 0] as [number, number, number],
     rerouted: 0,
+    /** Datagrams the gateway brought back from the region a session left (REROUTE), handled here. */
+    reroutedIn: 0,
     claimConflicts: 0,
     claims: 0,
     badFrames: 0,
@@ -334,6 +344,13 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const ownRange = (id: number) => id > (region + 1) * ENTITY_ID_RANGE && id <= (region + 2) * ENTITY_ID_RANGE;
   for (const state of restorable.values()) {
     if (Number.isInteger(state.entity?.id) && ownRange(state.entity.id)) game.entities.reserveThrough(state.entity.id);
+  }
+  // Nor any its last life gave a player who then left for another region (not in the checkpoint, still in
+  // play there — two entities under one id corrupted the store of the region holding both, issue 41's chaos
+  // run): past the id it wrote down last, with room for what it handed out in the second after.
+  const nextIdBefore = await directory.nextEntityIdOf(region);
+  if (nextIdBefore !== null && ownRange(nextIdBefore)) {
+    game.entities.reserveThrough(Math.min(nextIdBefore + IDS_AFTER_CHECKPOINT, (region + 2) * ENTITY_ID_RANGE - 1));
   }
   if (restorable.size > 0) {
     log.warn("restarting with a checkpoint", { region, sessions: restorable.size });
@@ -386,7 +403,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
         peerLinks.set(key, { link, client });
         return;
       }
-      case FRAME_DATA: {
+      case FRAME_DATA:
+      case FRAME_REROUTE: {
         const peer = link.peers.get(client);
         if (peer === undefined) {
           stats.unknownClient++;
@@ -396,6 +414,12 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
           stats.rerouted++;
           link.writer.send(FRAME_REROUTE, client, payload);
           return;
+        }
+        if (kind === FRAME_REROUTE) {
+          // Sent to the region this session left, after it left: a step in it that missed its window is
+          // owed, not left for the client's next step to replace (schedule.ts).
+          stats.reroutedIn++;
+          return game.receiveRerouted(payload, peer);
         }
         if (restorable.size > 0 && isValidAction(payload)) restore(link, client, payload);
         game.receive(payload, peer);
@@ -644,7 +668,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       states.set(session.tokenHex, JSON.stringify(state));
     }
     stats.checkpointed = states.size;
-    directory.putCheckpoint(region, states).catch(directory.failed("checkpoint"));
+    directory.putCheckpoint(region, states, game.entities.nextFreeId).catch(directory.failed("checkpoint"));
   }
 
   /**
@@ -720,6 +744,9 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       gateways: [...gateways.keys()],
       neighbours: [...neighbours.keys()],
       ...stats,
+      // Every step offered here by outcome (schedule.ts): "late_owed" and "owed_dropped" are the steps of
+      // rerouted datagrams that came after their windows, owed (run in order) or lost (no room).
+      stepOutcomes: Object.fromEntries(game.metrics.actions),
       redisCommands: directory.commands + chatRelay.stats.published,
       redis: { up: directory.up, ...directory.connection },
       chatRelay: chatRelay.stats,

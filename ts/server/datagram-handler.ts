@@ -143,7 +143,11 @@ export class DatagramHandler {
     this.heard = ports.heard;
   }
 
-  handle(datagram: Uint8Array, peer: Peer, nowMs: number): void {
+  /**
+   * One inbound datagram; `carried`: a cluster's handoff carried it here (the old region sent it back
+   * after letting its session go), so a step in it that missed its window is owed (schedule.ts).
+   */
+  handle(datagram: Uint8Array, peer: Peer, nowMs: number, carried = false): void {
     const metrics = this.metrics;
     metrics.datagramsIn++;
     metrics.bytesIn += datagram.length;
@@ -158,7 +162,7 @@ export class DatagramHandler {
     // can never use up an honest player's budget. Everything else is unproven
     // and counted against its source (unprovenFrom), before it is decoded when
     // no session is bound to its link.
-    if (isValidAction(datagram)) return this.onActionBytes(datagram, peer, nowMs);
+    if (isValidAction(datagram)) return this.onActionBytes(datagram, peer, nowMs, carried);
     if (isValidPing(datagram)) return this.onPing(datagram, peer, nowMs);
     if (isValidEntityAck(datagram)) return this.onEntityAck(datagram, peer, nowMs);
     const onBoundLink = this.sessions.byPeerKey(peer.key) !== undefined;
@@ -301,7 +305,7 @@ export class DatagramHandler {
    * An ActionPacket that isValidAction accepted, read in place through the
    * protocol's readers (docs/protocol.md § 6.1 for the trailer rules).
    */
-  private onActionBytes(bytes: Uint8Array, peer: Peer, nowMs: number): void {
+  private onActionBytes(bytes: Uint8Array, peer: Peer, nowMs: number, carried: boolean): void {
     const session = this.sessions.byTokenWords(readActionTokenLow(bytes), readActionTokenHigh(bytes));
     if (!session) return this.unproven(peer, nowMs, "unknown_token", false);
     const metrics = this.metrics;
@@ -359,7 +363,7 @@ export class DatagramHandler {
       this.cacheIds[index] = readActionCacheChunkId(bytes, index);
       this.cacheVersions[index] = readActionCacheVersion(bytes, index);
     }
-    this.applyAction(session, targetTick, readActionCode(bytes), nowMs);
+    this.applyAction(session, targetTick, readActionCode(bytes), nowMs, carried);
   }
 
   /** Sends the session's unproven address its cookie (a challenge Pong), within the amplification limit. */
@@ -373,9 +377,10 @@ export class DatagramHandler {
   }
 
   /** Schedules the action and answers the cache list (in cacheIds / cacheVersions). */
-  private applyAction(session: Session, targetTick: number, action: number, nowMs: number): void {
+  private applyAction(session: Session, targetTick: number, action: number, nowMs: number, carried: boolean): void {
     // A spectator's Action only keeps it alive and carries its cache list: it has no body to step (P-30).
-    if (this.play !== null) this.metrics.action(session.entity.slots.offer(targetTick, action, this.clock.nextWindow));
+    if (this.play !== null)
+      this.metrics.action(session.entity.slots.offer(targetTick, action, this.clock.nextWindow, carried));
     // A keep-alive is also how a client that saw a checksum mismatch asks for
     // the entity state again (protocol: Lost EntityPacket).
     if (targetTick === 0) session.resendEntities = true;

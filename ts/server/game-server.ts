@@ -679,6 +679,16 @@ export class Game {
   }
 
   /**
+   * A datagram a cluster's handoff carried here: the region that let its session go received it after,
+   * and sent it back through the gateway (REROUTE). Handled as any, except that a step in it that missed
+   * its window is owed — run in order at the next windows — rather than left for the client's next step
+   * to replace (schedule.ts). Not recorded: a cluster's regions record nothing (recording/).
+   */
+  receiveRerouted(datagram: Uint8Array, peer: Peer): void {
+    this.handler.handle(datagram, peer, performance.now(), true);
+  }
+
+  /**
    * A transport's link closed (a WebSocket or a WebRTC data channel: a tab closed, a page left).
    * Its session ends at once, as "closed", when that link was the session's only way in — others
    * see the player leave within a tick instead of after the 10 s timeout. Clients that come back

@@ -130,6 +130,11 @@ export class EntityStore {
     this.nextId = Math.max(this.nextId, id + 1);
   }
 
+  /** The id the next spawn without one of its own gets: every id below it was handed out (or reserved). */
+  get nextFreeId(): number {
+    return this.nextId;
+  }
+
   /** `id`: an entity arriving from another process keeps its own (ts/cluster/); otherwise the next one. */
   spawn(fields: EntityFields, driver: EntityDriver = "actions", id = this.nextId++): StoredEntity {
     // Ids are never reused while the process lives, so a client can never

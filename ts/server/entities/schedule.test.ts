@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { windowOfTick } from "../../window.js";
-import { ActionSlots } from "./schedule.js";
+import { ActionSlots, OWED_MAX } from "./schedule.js";
 
 describe("tick-addressed action slots", () => {
   it("maps target ticks to windows by ceil(t / 4)", () => {
@@ -52,5 +52,30 @@ describe("tick-addressed action slots", () => {
     const slots = new ActionSlots();
     expect(slots.offer(0, 1, 10)).toBe("no_intent");
     expect(slots.peek(10)).toBe(-1);
+  });
+
+  it("owes a carried step that missed its window: run in order at the next windows, the client's steps behind it", () => {
+    const slots = new ActionSlots();
+    slots.offer(4 * 11, 3, 10); // the client's own step for window 11
+    expect(slots.offer(4 * 8, 1, 10, true)).toBe("late_owed");
+    expect(slots.offer(4 * 9, 2, 10, true)).toBe("late_owed");
+    expect(slots.offer(4 * 9, 0, 10, true)).toBe("late_noop");
+    expect(slots.owedSteps()).toEqual([1, 2]);
+    expect(slots.take(10)).toBe(1);
+    expect(slots.take(11)).toBe(2); // window 11's own step (3) is owed behind it
+    slots.offer(4 * 12, 0, 12); // a NOOP: no step of its own in window 12, so the owed one fills it
+    expect(slots.take(12)).toBe(3);
+    expect(slots.take(13)).toBe(-1);
+  });
+
+  it("bounds the owed steps, and a teleport drops them with the scheduled ones", () => {
+    const slots = new ActionSlots();
+    for (let i = 0; i < OWED_MAX; i++) expect(slots.offer(4, 1 + (i % 8), 10, true)).toBe("late_owed");
+    expect(slots.offer(4, 1, 10, true)).toBe("owed_dropped");
+    // A late step that no handoff carried keeps the one-process rule.
+    expect(slots.offer(4, 1, 10)).toBe("late_moved");
+    slots.clear();
+    expect(slots.owedSteps()).toEqual([]);
+    expect(slots.take(10)).toBe(-1);
   });
 });

@@ -7,11 +7,25 @@
 // race each other. The slot table is a fixed ring of ADDRESSABLE_WINDOWS entries
 // per entity, so no client behaviour can grow server memory or move an entity
 // more than once per window.
+//
+// Steps a cluster's handoff carried (the old region's scheduled ones, and the
+// datagrams it sent back after letting the session go) reach the new region late
+// through no fault of the client, in bunches, and behind the client's next steps.
+// The late-step rule would put each in the next empty window, where the client's
+// own step for that window then replaces it: a walk across a border ended steps
+// short. So a carried step that missed its window is owed instead: it runs at the
+// next window, in the order carried, and the client's steps behind it wait their
+// turn in the same queue (docs/scaling.md § Handoff with hysteresis).
 import { ACTION_NOOP } from "../../protocol/action.js";
 import { ADDRESSABLE_WINDOWS, farthestWindow, NO_TARGET_TICK, windowOfTick } from "../../window.js";
 
 const SLOT_COUNT = ADDRESSABLE_WINDOWS;
 const EMPTY = -1;
+/**
+ * Most steps owed at once: every window a handoff can carry, twice over (the state's and the rerouted
+ * datagrams'). A client sends at most one step per window, so a queue this long drains as it walks.
+ */
+export const OWED_MAX = 2 * ADDRESSABLE_WINDOWS;
 
 /** What happened to an offered action; the server counts these. */
 export type ScheduleOutcome =
@@ -19,6 +33,8 @@ export type ScheduleOutcome =
   | "replaced" // same as scheduled, but another action was already in that window
   | "late_moved" // its window had passed; it took the first empty upcoming window
   | "late_dropped" // its window had passed and every addressable window is taken
+  | "late_owed" // carried by a handoff, its window had passed: it runs at the next window, after those owed before it
+  | "owed_dropped" // carried by a handoff, late, and the owed queue is full
   | "late_noop" // a late NOOP: dropped, it would only block real steps
   | "beyond_horizon" // addresses a window too far ahead
   | "no_intent"; // target_tick 0: keep-alive / cache ack
@@ -31,12 +47,16 @@ export type ScheduleOutcome =
 export class ActionSlots {
   private readonly windows = new Int32Array(SLOT_COUNT).fill(EMPTY);
   private readonly actions = new Uint8Array(SLOT_COUNT);
+  /** Steps owed (a ring, oldest first): each window runs the oldest, and its own step joins the end. */
+  private readonly owed = new Uint8Array(OWED_MAX);
+  private owedHead = 0;
+  private owedCount = 0;
 
   /**
    * Offers an action addressed to `targetTick`, given the first window that has
-   * not executed yet.
+   * not executed yet; `carried`: a handoff carried it here (cluster), so late, it is owed.
    */
-  offer(targetTick: number, action: number, nextWindow: number): ScheduleOutcome {
+  offer(targetTick: number, action: number, nextWindow: number, carried = false): ScheduleOutcome {
     if (targetTick === NO_TARGET_TICK) return "no_intent";
     const window = windowOfTick(targetTick);
     const farthest = farthestWindow(nextWindow);
@@ -51,6 +71,7 @@ export class ActionSlots {
     // Late: it keeps its order, not its time, so bunched late arrivals do not
     // collapse onto one slot; a late NOOP would only poison upcoming windows.
     if (action === ACTION_NOOP) return "late_noop";
+    if (carried) return this.owe(action) ? "late_owed" : "owed_dropped";
     for (let w = nextWindow; w <= farthest; w++) {
       const slot = w % SLOT_COUNT;
       if (this.windows[slot] !== w) {
@@ -62,17 +83,45 @@ export class ActionSlots {
     return "late_dropped";
   }
 
-  /** Removes and returns the action scheduled for `window`, or -1 if none. */
+  /**
+   * Removes and returns the action to run at `window`, or -1 if none: the oldest owed step when there is
+   * one (the window's own step, if a step, is owed after it), else the one scheduled for `window`.
+   */
   take(window: number): number {
     const slot = window % SLOT_COUNT;
-    if (this.windows[slot] !== window) return EMPTY;
-    this.windows[slot] = EMPTY;
-    return this.actions[slot];
+    let own = EMPTY;
+    if (this.windows[slot] === window) {
+      this.windows[slot] = EMPTY;
+      own = this.actions[slot];
+    }
+    if (this.owedCount === 0) return own;
+    const oldest = this.owed[this.owedHead];
+    this.owedHead = (this.owedHead + 1) % OWED_MAX;
+    this.owedCount--;
+    // A NOOP only says "no step in this window": the owed step fills it.
+    if (own !== EMPTY && own !== ACTION_NOOP) this.owe(own);
+    return oldest;
   }
 
-  /** Drops every scheduled action: a teleport voids the steps sent for where the entity was (warps.ts). */
+  /** Appends a step to the owed queue; false when it is full (the step is dropped). */
+  owe(action: number): boolean {
+    if (this.owedCount === OWED_MAX) return false;
+    this.owed[(this.owedHead + this.owedCount) % OWED_MAX] = action;
+    this.owedCount++;
+    return true;
+  }
+
+  /** The steps owed, oldest first: a handoff carries them on before the scheduled ones. */
+  owedSteps(): number[] {
+    const steps: number[] = [];
+    for (let i = 0; i < this.owedCount; i++) steps.push(this.owed[(this.owedHead + i) % OWED_MAX]);
+    return steps;
+  }
+
+  /** Drops every scheduled and owed action: a teleport voids the steps sent for where the entity was (warps.ts). */
   clear(): void {
     this.windows.fill(EMPTY);
+    this.owedCount = 0;
   }
 
   /** The action scheduled for `window` without removing it, or -1. */
