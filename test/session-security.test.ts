@@ -83,7 +83,7 @@ describe("a replayed ActionPacket from another address (item 1)", () => {
     const attacker = track(await UdpTestClient.withSession(victim.joined, "127.0.0.3"));
     const statesBefore = victim.states.length;
     for (let i = 0; i < 3; i++) {
-      attacker.sendRaw(captured); // sequence already seen: replayed
+      attacker.sendRaw(captured); // sequence already seen, from another address: no newer than the newest, no move
       attacker.sendRaw(captured.slice(0, ACTION_BYTES)); // spec-only form of it: refused for a keyed session
       const forged = captured.slice();
       forged[ACTION_BYTES] ^= 0x55; // a fresh sequence needs a tag the attacker cannot make
@@ -94,7 +94,7 @@ describe("a replayed ActionPacket from another address (item 1)", () => {
     expect(attacker.received.length).toBe(0);
     expect(victim.states.length - statesBefore).toBeGreaterThanOrEqual(6);
     const drops = server.game.metrics.drops;
-    expect(drops.get("replayed") ?? 0).toBeGreaterThanOrEqual(3);
+    expect(drops.get("stale_move") ?? 0).toBeGreaterThanOrEqual(3);
     expect(drops.get("untagged") ?? 0).toBeGreaterThanOrEqual(3);
     expect(drops.get("bad_tag") ?? 0).toBeGreaterThanOrEqual(3);
   });
@@ -136,6 +136,34 @@ describe("a legitimate address change (item 1)", () => {
     moved.action(targetFor(moved, 2), ACTION_S);
     await settle(moved, 3);
     expect(moved.position()).toEqual({ x: start.x, y: start.y + 1 });
+  });
+});
+
+describe("a datagram of the old way in, arriving after the client moved", () => {
+  // A client's packets held up in a frozen cluster gateway (SIGSTOP), delivered when it thaws after the client
+  // has gone on through another gateway: newer than nothing the session accepted but older than what came over
+  // the new link. The chaos run (ts/tools/chaos) saw sessions moved back to the thawed gateway's link, which the
+  // client no longer listened on, and players not back.
+  it("does not move the session back: a move needs a sequence newer than every one accepted", async () => {
+    const first = await playing("thawed", true);
+    const send = first.sendRaw.bind(first);
+    const held: Uint8Array[] = [];
+    first.sendRaw = (bytes: Uint8Array) => void held.push(bytes.slice());
+    first.action(0, 0); // numbered, signed, held up on the way
+    expect(held).toHaveLength(1);
+    const moved = track(await UdpTestClient.withSession(first.joined, "127.0.0.5")).continueFrom(first);
+    moved.action(0, 0);
+    await moved.waitFor("states on the new address", () => moved.states.length >= 3);
+    const session = server.game.sessions.byTokenValue(first.token)!;
+    const bound = session.peer!.key;
+    expect(bound).toContain("127.0.0.5");
+    const before = moved.states.length;
+    send(held[0]); // the old way in delivers it now
+    await sleep(300);
+    expect(session.peer!.key).toBe(bound);
+    expect(server.game.metrics.drops.get("stale_move") ?? 0).toBeGreaterThanOrEqual(1);
+    // The stream stayed on the new address all along.
+    expect(moved.states.length - before).toBeGreaterThanOrEqual(2);
   });
 });
 

@@ -331,6 +331,10 @@ export class DatagramHandler {
       // sending one again changes nothing but a re-sent chunk.
       if (!onLink || targetTick !== 0 || !proof.proven || !session.keyed) {
         if (!actionTagValid(bytes, session.key)) return metrics.drop("bad_tag");
+        // A move follows the client's newest packet only: one it sent earlier that comes late over another
+        // link (held up in a cluster gateway that froze and thawed, or reordered across a NAT rebinding)
+        // would move the session back to a way in the client has left.
+        if (!onLink && readActionSequence(bytes) <= session.replay.newestAccepted) return metrics.drop("stale_move");
         if (!session.replay.accept(readActionSequence(bytes))) return metrics.drop("replayed");
         if (!onLink) session.arrivals.accept(readActionSequence(bytes));
         session.keyed = true;

@@ -30,6 +30,11 @@ export class ReplayWindow {
     return true;
   }
 
+  /** The newest sequence accepted (0: none yet): a session moves to another link only with a newer one. */
+  get newestAccepted(): number {
+    return this.newest;
+  }
+
   /**
    * Of the newest REPLAY_WINDOW sequences the client used (fewer at its start), how many never arrived: its
    * ActionPackets lost on the way in (or late beyond reordering). The client numbers every ActionPacket it
