@@ -300,6 +300,9 @@ describe.skipIf(skip !== null)("a trade across a region border", () => {
     expect(await census()).toEqual(WORLD);
     await open();
     await say(ada, "/offer 10 coin");
+    // Bob's offer is checked at the home against his bag as his region reports it.
+    await say(bob, "/offer 9 potion");
+    await system(bob, "You carry only 4 potion.");
     await say(bob, "/offer 1 potion");
     const beforeConfirm = mark(ada);
     await say(ada, "/confirm");
@@ -381,7 +384,7 @@ describe.skipIf(skip !== null)("a trade across a region border", () => {
     }
   }
 
-  it("a region killed with SIGKILL before the prepare, or while the exchange is written, loses and doubles nothing", async () => {
+  it("a region killed with SIGKILL before the prepare, or while the exchange is written, loses and doubles nothing; a player leaving calls the trade off", async () => {
     // A keep-alive every 200 ms, as a client sends: a region restored from its checkpoint hears its
     // players again through them.
     const keepAlive = setInterval(() => {
@@ -435,5 +438,12 @@ describe.skipIf(skip !== null)("a trade across a region border", () => {
         `region ${killed} killed mid-commit (held up on ${locked}): ${moved ? "traded" : "not traded"}\n`,
       );
     }
+    // And a player who disconnects calls the trade off for the other, whose region is the home.
+    await open();
+    await say(bob, "/offer 1 potion");
+    bob.leave();
+    await system(ada, "Bob left; the trade is off.");
+    await noTrades();
+    expect(await census()).toEqual(WORLD);
   }
 });

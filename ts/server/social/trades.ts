@@ -473,6 +473,8 @@ export class TradeRoom {
     const { a, b } = trade;
     const done = (outcome: ExchangeOutcome, who: Trader | null) => {
       if (this.byTrader.get(a.trader) !== trade) return;
+      // The other region's report (or its silence, which ends the trade anyway) is its word of the last moments.
+      if (isRemote(b.trader)) b.trader.heardAtTick = this.ports.clock.tick;
       if (outcome === "ok") {
         this.stats.done++;
         for (const [side, other] of [
