@@ -433,34 +433,33 @@ export class ItemRoom {
     });
   }
 
+  /** `holdForTrade`'s work, in `carried`'s turn: report the bag, wait for the word, then read it again or fence it. */
   private async holdHeld(
     carried: Carried,
     session: Session,
     held: (bag: StoredContainer | null) => Promise<boolean>,
     again: () => boolean | Promise<boolean>,
   ): Promise<void> {
-    {
-      if (this.bags.of(session) !== carried || carried.unreadable) return void (await held(null));
-      // A bag never written has no row for the other region's guard to lock: it is written first.
-      if (carried.version === 1 && !(await again())) return void (await held(null));
-      let written = false;
-      try {
-        written = await held({ version: carried.version, stacks: bagStacks(carried) });
-      } catch {
-        // No answer: fenced below.
-      }
-      try {
-        if (written || !(await again())) await this.bags.reload(carried);
-      } catch (error) {
-        carried.unreadable = true;
-        this.ports.log.error(
-          "a bag held for a trade could not be read again: it changes nothing until its session starts again",
-          {
-            container: carried.key,
-            error: String(error),
-          },
-        );
-      }
+    if (this.bags.of(session) !== carried || carried.unreadable) return void (await held(null));
+    // A bag never written has no row for the other region's guard to lock: it is written first.
+    if (carried.version === 1 && !(await again())) return void (await held(null));
+    let written = false;
+    try {
+      written = await held({ version: carried.version, stacks: bagStacks(carried) });
+    } catch {
+      // No answer: fenced below.
+    }
+    try {
+      if (written || !(await again())) await this.bags.reload(carried);
+    } catch (error) {
+      carried.unreadable = true;
+      this.ports.log.error(
+        "a bag held for a trade could not be read again: it changes nothing until its session starts again",
+        {
+          container: carried.key,
+          error: String(error),
+        },
+      );
     }
   }
 
