@@ -347,6 +347,17 @@ describe.skipIf(skip !== null)("a trade across a region border", () => {
     await system(bob, "You walked apart; the trade is off.");
     await walkSteps(bob, [WEST, WEST, WEST]);
     expect(await census()).toEqual(WORLD);
+    // A guest by the border is not asked across it: its bag lives only in its region.
+    const gus = (await UdpTestClient.connect(http(), "Gus")).sign();
+    clients.push(gus);
+    await gus.placed();
+    await walkSteps(
+      gus,
+      Array.from({ length: SPAWN.x - BORDER_X - 1 }, () => WEST),
+    );
+    await say(ada, "/trade Gus");
+    await system(ada, "Gus plays as a guest: only registered players trade across a region border.");
+    gus.leave();
     const [trades0, trades1] = await Promise.all([tradeStatus(0), tradeStatus(1)]);
     expect(trades0.dropped + trades1.dropped).toBe(0);
     expect(trades1.held).toBe(1);

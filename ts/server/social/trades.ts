@@ -377,7 +377,9 @@ export class TradeRoom {
         ? `${session.nick} is trading with someone else.`
         : this.ports.ignoresKey(session, message.askerKey)
           ? `${session.nick} is not taking your trades.`
-          : null;
+          : session.accountId === null
+            ? `${session.nick} plays as a guest: only registered players trade across a region border.`
+            : null;
       if (refusal !== null) return this.elsewhere?.toHome(from, tradeId, entityId, { kind: "refuse", text: refusal });
       this.away.set(session, { home: from, tradeId, heardAtTick: this.ports.clock.tick, held: null });
       return;
