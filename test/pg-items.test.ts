@@ -3,9 +3,11 @@
 // at all; a stale copy of a container (its version) or of a pile (its count) changes nothing; a bag is
 // written only by the connection holding its character's lease, and read only there; a refused change
 // never takes a character save on the same connection down with it; a process starts with the chests
-// it places and the piles on its own ground.
+// it places and the piles on its own ground; a bag whose lease another process holds (a trade across a
+// border) is written only at the version and the backend that process reported, and read only once such a
+// write is over.
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PgAccounts } from "../ts/cluster/pg-accounts.js";
 import { ItemConflictError, PgItemStore } from "../ts/cluster/pg-items.js";
 import { migratePostgres } from "../ts/cluster/pg-migrate.js";
@@ -162,5 +164,79 @@ describe.skipIf(skip !== null)("items on PostgreSQL", () => {
     expect(kept.rows).toEqual([]);
     accountsA.releaseCharacter(accountId);
     expect(await accountsA.drain(5000)).toBe(true);
+  }, 30_000);
+
+  it("a trade across a border writes a bag another process's lease holds only at the version and backend it reported, and a read of that bag waits for it", async () => {
+    // Cid plays in process A, Dee in process B; each process has written its player's bag once.
+    const cid = (await accountsA.create("Cid", "Cid", "x", NEW_CHARACTER, Date.now(), null)).id;
+    const dee = (await accountsA.create("Dee", "Dee", "x", NEW_CHARACTER, Date.now(), null)).id;
+    expect(await accountsA.acquire(cid)).toBe(true);
+    expect(await accountsB.acquire(dee)).toBe(true);
+    const [cidBag, deeBag] = [`character:${cid}`, `character:${dee}`];
+    const here = await open(a, accountsA);
+    const there = await open(b, accountsB);
+    await here.write({ containers: [{ key: cidBag, version: 2, stacks: [{ slot: 0, itemId: COIN, count: 10 }] }] });
+    await there.write({ containers: [{ key: deeBag, version: 2, stacks: [{ slot: 0, itemId: DAGGER, count: 1 }] }] });
+    const deeBackend = await there.backend();
+    expect(deeBackend).not.toBe(await here.backend());
+    // A's trade: 4 coins for the dagger, both bags in one transaction, Dee's guarded by B's report (v2, its backend).
+    const trade = (version: number, heldBy: number) => ({
+      containers: [
+        {
+          key: cidBag,
+          version: 3,
+          stacks: [
+            { slot: 0, itemId: COIN, count: 6 },
+            { slot: 1, itemId: DAGGER, count: 1 },
+          ],
+        },
+        { key: deeBag, version, stacks: [{ slot: 0, itemId: COIN, count: 4 }], heldBy },
+      ],
+    });
+    // Reported by the wrong backend (this process's own): refused whole, neither bag written.
+    await expect(here.write(trade(3, await here.backend()))).rejects.toBeInstanceOf(ItemConflictError);
+    // Decided on a report of an older version (as if Dee's bag had been at 1): refused whole.
+    await expect(here.write(trade(2, deeBackend))).rejects.toBeInstanceOf(ItemConflictError);
+    expect(await stacksOf(cidBag)).toEqual([[0, COIN, 10]]);
+    expect(await stacksOf(deeBag)).toEqual([[0, DAGGER, 1]]);
+    // As reported: both written.
+    await here.write(trade(3, deeBackend));
+    expect(await stacksOf(cidBag)).toEqual([
+      [0, COIN, 6],
+      [1, DAGGER, 1],
+    ]);
+    expect(await stacksOf(deeBag)).toEqual([[0, COIN, 4]]);
+    // B's fence after the trade (its bag unchanged at the version it held, 2 → 3) is refused: it reads the bag again.
+    await expect(
+      there.write({ containers: [{ key: deeBag, version: 3, stacks: [{ slot: 0, itemId: DAGGER, count: 1 }] }] }),
+    ).rejects.toBeInstanceOf(ItemConflictError);
+    expect(await there.load(deeBag)).toEqual({ version: 3, stacks: [{ slot: 0, itemId: COIN, count: 4 }] });
+
+    // A read of Dee's bag waits for a transaction holding its row (another region's trade under way).
+    const holder = new pg.Client({ connectionString: server.url });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("UPDATE item_containers SET version = 4 WHERE key = $1", [deeBag]);
+      await holder.query("UPDATE item_stacks SET count = 5 WHERE container = $1", [deeBag]);
+      const read = there.load(deeBag);
+      await vi.waitFor(
+        async () => {
+          const waiting = await a.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [
+            deeBackend,
+          ]);
+          expect(waiting.rows.length).toBe(1);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+      await holder.query("COMMIT");
+      expect(await read).toEqual({ version: 4, stacks: [{ slot: 0, itemId: COIN, count: 5 }] });
+    } finally {
+      await holder.end().catch(() => {});
+    }
+    accountsA.releaseCharacter(cid);
+    accountsB.releaseCharacter(dee);
+    expect(await accountsA.drain(5000)).toBe(true);
+    expect(await accountsB.drain(5000)).toBe(true);
   }, 30_000);
 });

@@ -63,6 +63,18 @@ const UPSERT_CONTAINER = `
     RETURNING 1
   )
   SELECT 1 / count(*) FROM u`;
+// A bag whose lease another region holds (a trade across a border): its row is locked at the version that
+// region reported, then the lease is checked against that region's backend. Locked first, so a region that
+// takes the lease after that backend died reads the bag only once this transaction ended (BAG_SETTLED).
+const LOCK_REMOTE_BAG = `
+  WITH locked AS (SELECT 1 FROM item_containers WHERE key = $1 AND version = $2::bigint - 1 FOR UPDATE)
+  SELECT 1 / count(*) FROM locked`;
+const REMOTE_LEASE_HELD = `
+  SELECT 1 / count(*) FROM pg_locks l
+  WHERE l.locktype = 'advisory' AND l.granted AND l.pid = $3
+    AND l.classid = $2::bigint::oid AND l.objid = ($1::bigint)::oid AND l.objsubid = 2`;
+// Waits for a transaction writing the bag (another region's trade) to end before the bag is read.
+const BAG_SETTLED = "SELECT 1 FROM item_containers WHERE key = $1 FOR SHARE";
 const CHANGE_PILE = `
   WITH u AS (UPDATE item_piles SET count = $2 WHERE id = $1 AND ($3::bigint IS NULL OR count = $3) RETURNING 1)
   SELECT 1 / count(*) FROM u`;
@@ -131,6 +143,7 @@ export class PgItemStore implements ItemStorePort {
     return this.options.leased(accountId).then(async (held) => {
       if (!held) throw new Error(`the bag of character ${accountId} is not read: its lease is not here`);
       this.stats.bags++;
+      await this.client.query(BAG_SETTLED, [key]);
       return (await readContainers(this.client, [key])).get(key);
     });
   }
@@ -148,10 +161,15 @@ export class PgItemStore implements ItemStorePort {
     // Every statement is queued now, in this turn: nothing else on the connection comes between them.
     statement("BEGIN");
     for (const container of write.containers ?? []) {
+      const held = container.heldBy;
+      if (held !== undefined) {
+        statement(LOCK_REMOTE_BAG, [container.key, container.version]);
+        statement(REMOTE_LEASE_HELD, [accountOfBag(container.key), CHARACTER_LOCK_SPACE, held]);
+      }
       statement(UPSERT_CONTAINER, [
         container.key,
         container.version,
-        accountOfBag(container.key),
+        held === undefined ? accountOfBag(container.key) : null,
         CHARACTER_LOCK_SPACE,
       ]);
       statement("DELETE FROM item_stacks WHERE container = $1", [container.key]);
@@ -211,6 +229,12 @@ export class PgItemStore implements ItemStorePort {
       this.stats.failures++;
       throw error;
     });
+  }
+
+  /** This process's backend on the store connection: whose leases another region's trade checks (heldBy). */
+  async backend(): Promise<number> {
+    const result = await this.client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+    return result.rows[0].pid;
   }
 
   piles(): StoredPile[] {

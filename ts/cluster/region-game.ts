@@ -19,6 +19,7 @@ import type { SessionArrival } from "../server/session-lifecycle.js";
 import type { ChatService } from "../server/talk/chat.js";
 import type { PartyRoom } from "../server/social/parties.js";
 import type { SocialRoom } from "../server/social/social-room.js";
+import type { TradeRoom } from "../server/social/trades.js";
 import type { Doors } from "../server/world/doors.js";
 
 export interface RegionGame extends ApiGame {
@@ -66,6 +67,8 @@ export interface RegionGame extends ApiGame {
     | "fromHome"
     | "elsewhere"
   >;
+  /** Trades with a player of another region (trade-link.ts). */
+  readonly trades: Pick<TradeRoom, "fromHome" | "fromAway" | "elsewhere" | "active">;
   /** Mutes carried in a handoff; the admin API. */
   readonly admin: AdminService;
   /** What a player carries over in a handoff, and a door's key. */

@@ -35,6 +35,8 @@ import { AccountKicks } from "./account-kicks.js";
 import { ChatRelay } from "./chat-relay.js";
 import { PlayersOnline } from "./players-online.js";
 import { PartyLink } from "./party-link.js";
+import { TradeLink } from "./trade-link.js";
+import { bagKey } from "../server/items/bags.js";
 import { PgSocialStore } from "./pg-social.js";
 import { ClusterBans } from "./cluster-bans.js";
 import { PgBans } from "./pg-bans.js";
@@ -282,6 +284,25 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   // A party whose members play in several regions: its home and their regions talk on `fc:party`.
   const partyLink = new PartyLink(region, directory.redis, game.parties, log);
   await partyLink.start();
+  // A trade with a player across the border: its home (the asker's region) and the other region talk on `fc:trade`.
+  const tradeLink =
+    store === null
+      ? null
+      : new TradeLink(
+          region,
+          directory.redis,
+          {
+            trades: game.trades,
+            ghosts,
+            bagKeyOf: (entityId) => {
+              const accountId = game.sessions.byEntityId(entityId)?.accountId ?? null;
+              return accountId === null ? null : bagKey(accountId);
+            },
+            backend: () => store.items.backend(),
+          },
+          log,
+        );
+  await tradeLink?.start();
   const listPlayer = (session: Session) =>
     players.came(session.entity.id, {
       key: game.social.keyOf(session),
@@ -751,6 +772,12 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       redis: { up: directory.up, ...directory.connection },
       chatRelay: chatRelay.stats,
       parties: { ...partyLink.stats, dropped: partyLink.dropped },
+      trades: {
+        ...tradeLink?.stats,
+        dropped: tradeLink?.dropped ?? 0,
+        holding: tradeLink?.bagsHeld ?? 0,
+        active: game.trades.active,
+      },
       strikes: strikes.stats,
       doors: doorLink.stats,
       npcs: { count: game.npcs.size, away: npcLink.away, holding: npcLink.holding, ...npcLink.stats },
@@ -882,6 +909,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       if (store !== null) await store.close();
       await chatRelay.close();
       await partyLink.close();
+      await tradeLink?.close();
       await directory.close();
     },
   };

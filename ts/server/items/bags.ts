@@ -125,22 +125,46 @@ export class Bags {
 
   /** A stored bag (and its equipment slots) into `carried`. */
   private fill(carried: Carried, stored: StoredContainer, container: string): void {
+    const held = this.held(stored, container);
     carried.version = stored.version;
-    carried.bag = slotsFrom(
+    carried.bag = held.bag;
+    carried.weapon = held.weapon;
+    carried.armor = held.armor;
+  }
+
+  /** What a stored bag holds: its slots and its equipment (an item that cannot be there is left out, and logged). */
+  held(
+    stored: StoredContainer,
+    container: string,
+  ): { bag: (Stack | null)[]; weapon: Stack | null; armor: Stack | null } {
+    const bag = slotsFrom(
       stored.stacks.filter((stack) => stack.slot < BAG_SLOTS),
       BAG_SLOTS,
       container,
       this.ports.catalogue,
       this.ports.log,
     );
+    let weapon: Stack | null = null;
+    let armor: Stack | null = null;
     for (const stack of stored.stacks) {
       const item = this.ports.catalogue.get(stack.itemId);
       if (item === undefined) continue;
-      if (stack.slot === SLOT_WEAPON && item.kind === "weapon")
-        carried.weapon = { itemId: stack.itemId, count: stack.count };
-      if (stack.slot === SLOT_ARMOR && item.kind === "armor")
-        carried.armor = { itemId: stack.itemId, count: stack.count };
+      if (stack.slot === SLOT_WEAPON && item.kind === "weapon") weapon = { itemId: stack.itemId, count: stack.count };
+      if (stack.slot === SLOT_ARMOR && item.kind === "armor") armor = { itemId: stack.itemId, count: stack.count };
     }
+    return { bag, weapon, armor };
+  }
+
+  /**
+   * Reads `carried`'s bag from the store again and shows it: after a trade another region wrote (or may
+   * have written) into it (ItemRoom.holdForTrade). Run in the player's turn of item work.
+   */
+  async reload(carried: Carried): Promise<void> {
+    if (carried.key === null) return;
+    const stored = await this.ports.store.load(carried.key);
+    if (stored !== undefined) this.fill(carried, stored, carried.key);
+    this.showEquipment(carried);
+    this.ports.showBag(carried.session);
   }
 
   /** Whether `session` has no item work waiting or under way: only then may it move to another process. */
@@ -213,11 +237,8 @@ export class Bags {
     weapon: Stack | null = carried.weapon,
     armor: Stack | null = carried.armor,
   ): { key: string; version: number; stacks: StoredStack[] } {
-    const stacks = stacksOf(bag);
-    if (weapon !== null) stacks.push({ slot: SLOT_WEAPON, ...weapon });
-    if (armor !== null) stacks.push({ slot: SLOT_ARMOR, ...armor });
     // A guest's row (key "") is left out of the write by ItemTransfer.commit.
-    return { key: carried.key ?? "", version: carried.version + 1, stacks };
+    return { key: carried.key ?? "", version: carried.version + 1, stacks: storedStacks(bag, weapon, armor) };
   }
 
   /** A written change's new bag is in place: its version moves on and the player is shown it. */
@@ -259,8 +280,13 @@ export function accountOfBag(key: string): number | null {
 
 /** A bag's stacks with its equipment in SLOT_WEAPON and SLOT_ARMOR, as the `inventory` TLV and the store hold them. */
 export function bagStacks(carried: Carried): ItemStack[] {
-  const stacks = stacksOf(carried.bag);
-  if (carried.weapon !== null) stacks.push({ slot: SLOT_WEAPON, ...carried.weapon });
-  if (carried.armor !== null) stacks.push({ slot: SLOT_ARMOR, ...carried.armor });
+  return storedStacks(carried.bag, carried.weapon, carried.armor);
+}
+
+/** Bag slots and equipment as stored stacks (equipment in SLOT_WEAPON and SLOT_ARMOR). */
+export function storedStacks(bag: Slots, weapon: Stack | null, armor: Stack | null): StoredStack[] {
+  const stacks = stacksOf(bag);
+  if (weapon !== null) stacks.push({ slot: SLOT_WEAPON, ...weapon });
+  if (armor !== null) stacks.push({ slot: SLOT_ARMOR, ...armor });
   return stacks;
 }

@@ -26,7 +26,7 @@ import type { ContentRows } from "../persistence/content-rows.js";
 import type { ItemStorePort, LevelIdentity, StoredContainer } from "../persistence/item-store.js";
 import type { Session } from "../sessions/session.js";
 import type { ChatService } from "../talk/chat.js";
-import { BAG_SLOTS, Bags, bagStacks } from "./bags.js";
+import { BAG_SLOTS, Bags, bagStacks, type Carried, storedStacks } from "./bags.js";
 import { type Chest, CHEST_SLOTS, ChestsAndPiles, REACH, within } from "./chests-and-piles.js";
 import { type ItemEvent, ItemRequests } from "./item-requests.js";
 import { ItemTransfer, settle } from "./item-transfer.js";
@@ -339,6 +339,131 @@ export class ItemRoom {
   }
 
   /**
+   * A trade with a player of another region of a cluster (ts/cluster/trade-link.ts), decided here: `aGives`
+   * leaves `a`'s bag and `bGives` comes into it, and the other way for the other player, whose bag its own
+   * region holds still for the trade and reports (`other`: the bag as stored, and the store backend holding
+   * its lease). Both bags are planned here by the one rule (`exchange`) and written in **one** transaction,
+   * the other's guarded by its version and its lease being held where it was reported — so nothing is
+   * written if its region wrote the bag since, or died. Counted as `a`'s item work (no handoff meanwhile).
+   * `who` says whose bag refused ("here": a's, "there": the other's).
+   */
+  tradeAcross(
+    a: Session,
+    aGives: readonly Stack[],
+    bGives: readonly Stack[],
+    other: () => Promise<HeldBag>,
+    done: (outcome: ExchangeOutcome, who: "here" | "there" | null) => void,
+  ): void {
+    const carried = this.bags.of(a);
+    if (carried === undefined || carried.key === null) return done("unknown", null);
+    carried.work++;
+    let finished = false;
+    const finish = (outcome: ExchangeOutcome, who: "here" | "there" | null): void => {
+      if (finished) return;
+      finished = true;
+      carried.work--;
+      done(outcome, who);
+    };
+    const catalogue = this.ports.catalogue;
+    const queued = this.transfer.run(async () => {
+      try {
+        if (this.bags.of(a) !== carried) return finish("unknown", null);
+        if (carried.unreadable) return finish("failed", null);
+        let held: HeldBag;
+        try {
+          held = await other();
+        } catch {
+          return finish("failed", null); // the other region did not hold its bag: nothing was written
+        }
+        const planA = exchange(carried.bag, aGives, bGives, catalogue);
+        if (typeof planA === "string") return finish(planA, "here");
+        const theirs = this.bags.held(held.bag, held.key);
+        const planB = exchange(theirs.bag, bGives, aGives, catalogue);
+        if (typeof planB === "string") return finish(planB, "there");
+        const theirRow = {
+          key: held.key,
+          version: held.bag.version + 1,
+          stacks: storedStacks(planB.slots, theirs.weapon, theirs.armor),
+          heldBy: held.heldBy,
+        };
+        const written = await this.transfer.commit({
+          write: { containers: [this.bags.row(carried, planA.slots), theirRow] },
+          apply: () => this.bags.setBag(carried, planA.slots),
+        });
+        finish(written ? "ok" : "failed", null);
+      } catch (error) {
+        finish("failed", null);
+        throw error;
+      }
+    });
+    if (!queued) finish("failed", null);
+  }
+
+  /**
+   * The other side of `tradeAcross`: `session`'s bag, as it stands with none of its item work before it
+   * waiting, is handed to `held` (null: it cannot be — the player is gone, or its bag unreadable), and its
+   * item work (and so its handoff) waits until `held` settles. `held` answers whether the other region
+   * wrote the trade for sure: then the bag is read again. Otherwise it is **fenced**: written again, unchanged,
+   * at the next version — a trade not yet written can then never be (it is guarded by the version held),
+   * and if the fence is refused the trade was written after all, and the bag is read again. So this region
+   * never plays on with a copy the trade made stale, whatever became of the region that decided it.
+   */
+  holdForTrade(
+    session: Session,
+    held: (bag: StoredContainer | null) => Promise<boolean>,
+    /** Runs once the bag here is as the trade left it (or the hold came to nothing). */
+    after: () => void,
+  ): void {
+    const carried = this.bags.of(session);
+    if (carried === undefined || carried.key === null) {
+      void held(null).finally(after);
+      return;
+    }
+    const again = () =>
+      this.transfer.commit({
+        write: { containers: [this.bags.row(carried, carried.bag)] },
+        apply: () => this.bags.setBag(carried, carried.bag),
+      });
+    this.transfer.runFor(carried, async () => {
+      try {
+        await this.holdHeld(carried, session, held, again);
+      } finally {
+        after();
+      }
+    });
+  }
+
+  /** `holdForTrade`'s work, in `carried`'s turn: report the bag, wait for the word, then read it again or fence it. */
+  private async holdHeld(
+    carried: Carried,
+    session: Session,
+    held: (bag: StoredContainer | null) => Promise<boolean>,
+    again: () => boolean | Promise<boolean>,
+  ): Promise<void> {
+    if (this.bags.of(session) !== carried || carried.unreadable) return void (await held(null));
+    // A bag never written has no row for the other region's guard to lock: it is written first.
+    if (carried.version === 1 && !(await again())) return void (await held(null));
+    let written = false;
+    try {
+      written = await held({ version: carried.version, stacks: bagStacks(carried) });
+    } catch {
+      // No answer: fenced below.
+    }
+    try {
+      if (written || !(await again())) await this.bags.reload(carried);
+    } catch (error) {
+      carried.unreadable = true;
+      this.ports.log.error(
+        "a bag held for a trade could not be read again: it changes nothing until its session starts again",
+        {
+          container: carried.key,
+          error: String(error),
+        },
+      );
+    }
+  }
+
+  /**
    * How many of `itemId` the player carries in its bag and equipment — or in its bag alone with `bagOnly`,
    * what `exchange` can take (a wielded dagger is not for sale until it is back in the bag).
    */
@@ -432,6 +557,15 @@ export class ItemRoom {
   sendDetail(session: Session, entity: StoredEntity): void {
     this.ports.details.send(session, entity);
   }
+}
+
+/** A bag another region holds still for a trade (ItemRoom.holdForTrade there, tradeAcross here). */
+export interface HeldBag {
+  /** Its container key (`character:<account>`). */
+  key: string;
+  bag: StoredContainer;
+  /** The store backend holding its character's lease (PgItemStore.backend). */
+  heldBy: number;
 }
 
 /** What an exchange came to (ItemRoom.exchange). */

@@ -47,13 +47,26 @@ export interface StoredContainer {
 }
 
 /**
+ * A container written whole at its new `version`. `heldBy`: a character's bag whose lease another process
+ * of a cluster holds (a trade across a region border, ts/cluster/trade-link.ts) — the backend id of that
+ * process's store connection, which must still hold the lease, with the row still at `version - 1`, for
+ * anything to be written. Only a store a cluster's processes share can check that; this one refuses it.
+ */
+export interface ContainerRow {
+  key: string;
+  version: number;
+  stacks: readonly StoredStack[];
+  heldBy?: number;
+}
+
+/**
  * One transaction's writes: containers replaced whole, piles added, changed or removed. A container's
  * `version` is its new one (the stored one plus one); `pilesWere` holds the count each changed or removed
  * pile had when the change was decided. A store shared by several processes (ts/cluster/pg-items.ts)
  * writes nothing when any of them no longer holds there; this process's own SQLite file has one writer.
  */
 export interface ItemWrite {
-  containers?: { key: string; version: number; stacks: readonly StoredStack[] }[];
+  containers?: ContainerRow[];
   /** Piles to create: their ids come back from `write`, in order. */
   newPiles?: PileRow[];
   changedPiles?: { id: number; count: number }[];
@@ -139,6 +152,7 @@ export class ItemStore implements ItemStorePort {
         writeContent(write.content);
       }
       for (const container of write.containers ?? []) {
+        if (container.heldBy !== undefined) throw new Error("this item store has no other process's leases");
         this.upsertContainer.run(container.key, container.version);
         this.deleteStacks.run(container.key);
         for (const stack of container.stacks) {

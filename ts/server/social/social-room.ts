@@ -94,6 +94,8 @@ export const REMOTE_TELL_SECONDS = 2;
 /** What the trade room answers to (trades.ts). */
 export interface TradeVerbs {
   ask(session: Session, target: Session): void;
+  /** `/trade nick` naming nobody here: a player of another region by the border is asked (false: none). */
+  askAcross(session: Session, nicks: readonly string[]): boolean;
   offer(session: Session, rest: string): void;
   unoffer(session: Session, rest: string): void;
   confirm(session: Session): void;
@@ -428,6 +430,13 @@ export class SocialRoom implements ChatCommands, Hearing {
       case "party":
         return parties.list(session);
       case "trade": {
+        // A player here, or in a cluster one of the next region standing by the border (seen here).
+        const nicks = nickSplits(command.rest)
+          .filter((split) => split.text === "")
+          .map((split) => split.nick);
+        if (command.rest !== "" && !nicks.some((nick) => this.ports.byNick(nick) !== undefined)) {
+          if (this.ports.trades.askAcross(session, nicks)) return;
+        }
         const target = this.playerNamed(session, command.rest, "trade");
         if (target !== null) this.ports.trades.ask(session, target);
         return;
