@@ -94,3 +94,27 @@ describe("EntityStore's spatial index", () => {
     );
   });
 });
+
+// A cluster region can be given an entity under an id it already stores (a ghost of the neighbour's, or a
+// player its checkpoint still had when it restarted). The chaos run's region died of it: the id map was
+// overwritten alone, the old entity stayed in its bucket, and removing the old one afterwards took the
+// newcomer's slot — its entity then sat in the bucket with no slot, and the broadcast read undefined.
+describe("a spawn under an id already stored", () => {
+  const fields = (x: number, y: number) => ({ typeId: 1, x, y, hp: 1, hpMax: 1, elo: 0, flags: 0, name: "", meta: [] });
+  it("takes the id over: the old entity leaves its slot and bucket, and removing it later touches nothing", () => {
+    const store = new EntityStore();
+    const old = store.spawn(fields(10, 10), "actions", 77);
+    const newcomer = store.spawn(fields(11, 10), "actions", 77);
+    expect(store.get(77)).toBe(newcomer);
+    store.remove(old); // the old one's holder lets go of it
+    expect(store.get(77)).toBe(newcomer);
+    const slots: number[] = [];
+    const count = store.slotsInSquare(10, 10, 5, slots);
+    // Every slot the query returns holds an entity (the broadcast reads each), and only the newcomer is there.
+    const found = slots.slice(0, count).map((slot) => store.inSlot(slot));
+    expect(found).toEqual([newcomer]);
+    store.remove(newcomer);
+    expect(store.slotsInSquare(10, 10, 5, slots)).toBe(0);
+    expect(store.superseded).toBe(1); // and counted
+  });
+});

@@ -84,6 +84,9 @@ export class EntityStore {
     return this.byId.get(id);
   }
 
+  /** Spawns that found their id stored and took it over (spawn): a cluster's id bookkeeping slipped. */
+  superseded = 0;
+
   /** The entity in `slot` (a slot a query returned since the last change to the store). */
   atSlot(slot: number): StoredEntity {
     return this.bySlot[slot]!;
@@ -141,6 +144,16 @@ export class EntityStore {
     // confuse a newcomer with someone who left. Every field is written here, in
     // one order, so all entities share one object shape and the per-client
     // loops that read them stay monomorphic.
+    // An id already stored (a cluster region given an entity whose id it holds: a ghost, or a player its
+    // checkpoint still had) is the newcomer's: the old entity leaves first, slot and bucket both. Overwritten
+    // in the id map alone, it stayed in its bucket, and a later remove of it took the newcomer's slot, whose
+    // entity then sat in the bucket with no slot — the broadcast read undefined there and the region died
+    // (the chaos run, ts/tools/chaos).
+    const present = this.byId.get(id);
+    if (present !== undefined) {
+      this.superseded++;
+      this.remove(present);
+    }
     const slot = this.freeSlots.length > 0 ? this.freeSlots.pop()! : this.bySlot.length;
     const entity: StoredEntity = {
       id,
@@ -175,7 +188,8 @@ export class EntityStore {
 
   remove(entity: Entity): void {
     const stored = this.byId.get(entity.id);
-    if (stored === undefined) return;
+    // Only the entity stored under the id: one an id's newcomer superseded (spawn) is gone already.
+    if (stored === undefined || stored !== entity) return;
     this.byId.delete(entity.id);
     this.bySlot[stored.slot] = undefined;
     this.freeSlots.push(stored.slot);
