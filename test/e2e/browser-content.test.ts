@@ -83,15 +83,33 @@ interface Hands {
   toggleMinimap(): Promise<void>;
 }
 
-/** The page point of world tile `target` (the camera resting on `at`), checked to be the canvas's and no overlay's. */
-async function canvasPoint(page: Page, at: Tile, target: Tile): Promise<{ x: number; y: number }> {
+/** What the page shows at world tile `target`'s point (the camera resting on `at`): "game" for the canvas. */
+async function whatLiesAt(
+  page: Page,
+  at: Tile,
+  target: Tile,
+): Promise<{ point: { x: number; y: number }; under: string }> {
   const point = await pointOfTile(page, at, target);
   const under = await page.evaluate(({ x, y }) => {
     const element = document.elementFromPoint(x, y);
     return element?.id || (element?.outerHTML.slice(0, 120) ?? "nothing");
   }, point);
+  return { point, under };
+}
+
+/** The page point of world tile `target` (the camera resting on `at`), checked to be the canvas's and no overlay's. */
+async function canvasPoint(page: Page, at: Tile, target: Tile): Promise<{ x: number; y: number }> {
+  const { point, under } = await whatLiesAt(page, at, target);
   expect(under, `what lies at tile ${target.x},${target.y} from ${at.x},${at.y}`).toBe("game");
   return point;
+}
+
+/**
+ * Whether a press at `target` reaches the world from `at`: within the view's reach, and on the canvas — on a
+ * phone the HUD bar lies over the view's top rows (a rat 11 tiles up was under the Quests button).
+ */
+async function pressableOnPage(hands: Hands, at: Tile, target: Tile): Promise<boolean> {
+  return pressable(at, target) && (await whatLiesAt(hands.page, at, target)).under === "game";
 }
 
 function desktopHands(page: Page, session: Session): Hands {
@@ -280,7 +298,7 @@ async function standsBeside(hands: Hands, person: StoredEntity): Promise<void> {
 async function approach(hands: Hands, target: Tile): Promise<Tile> {
   for (let leg = 0; ; leg++) {
     const at = await restingAt(hands);
-    if (pressable(at, target)) return at;
+    if (await pressableOnPage(hands, at, target)) return at;
     expect(leg, `${target.x},${target.y} within reach of a press from ${at.x},${at.y}`).toBeLessThan(4);
     const clamp = (value: number, low: number, high: number) => Math.max(low, Math.min(high, value));
     const aim = { x: at.x + clamp(target.x - at.x, -8, 8), y: at.y + clamp(target.y - at.y, -10, 5) };
@@ -291,10 +309,14 @@ async function approach(hands: Hands, target: Tile): Promise<Tile> {
       { x: aim.x, y: aim.y - r },
     ]);
     // Not on or beside a creature: a press on one attacks it or talks to it instead of walking.
-    const step = near.find(
-      (tile) =>
-        pressable(at, tile) && !creatureNear(tile) && rig.sim.astar(at.x, at.y, tile.x, tile.y, 10_000).status > 0,
-    );
+    let step: Tile | undefined;
+    for (const tile of near) {
+      if (!pressable(at, tile) || creatureNear(tile) || rig.sim.astar(at.x, at.y, tile.x, tile.y, 10_000).status <= 0)
+        continue;
+      if ((await whatLiesAt(hands.page, at, tile)).under !== "game") continue; // under the phone's HUD bar
+      step = tile;
+      break;
+    }
     expect(step, `a reachable tile towards ${target.x},${target.y}`).toBeDefined();
     await hands.pressTile(at, step!);
     // Until the walk has begun (or a creature in the way held it up): restingAt then waits for its end.
@@ -308,7 +330,7 @@ async function pressCreature(hands: Hands, entity: StoredEntity): Promise<void> 
     const at = await approach(hands, entity);
     // Where it stands now (a rat wanders on while the player comes to rest): pressed there, if a press reaches it.
     const tile = { x: entity.x, y: entity.y };
-    if (pressable(at, tile)) return hands.pressTile(at, tile);
+    if (await pressableOnPage(hands, at, tile)) return hands.pressTile(at, tile);
     expect(look, `${entity.name} within reach of a press`).toBeLessThan(3);
   }
 }
