@@ -4,14 +4,12 @@
 // a board keeps its newest 50, a notice pinned from another process shows from the board's next opening
 // after REFRESH_MS, a post made while a board is read again is not dropped from the copy, and a write
 // that fails is counted and logged, never thrown into the tick.
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migratePostgres } from "../ts/cluster/pg-migrate.js";
+import { describe, expect, it } from "vitest";
 import { PgNoticeStore, REFRESH_MS } from "../ts/cluster/pg-notices.js";
-import { type PostgresProcess, postgresSkipReason, startPostgres } from "../ts/cluster/postgres-process.js";
+import { postgresSkipReason } from "../ts/cluster/postgres-process.js";
 import { Logger } from "../ts/server/ops/log.js";
-import { loadMigrations } from "../ts/server/persistence/migrate.js";
 import { NOTICES_KEPT } from "../ts/server/persistence/notice-store.js";
+import { usePostgres } from "./support/postgres-rig.js";
 
 const quiet = new Logger("silent");
 const skip = postgresSkipReason();
@@ -20,26 +18,9 @@ if (skip !== null) process.stderr.write(`test/pg-notices.test.ts skipped: ${skip
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.skipIf(skip !== null)("notices on PostgreSQL", () => {
-  let server: PostgresProcess;
-  const clients: pg.Client[] = [];
-  const connect = async () => {
-    const client = new pg.Client({ connectionString: server.url });
-    await client.connect();
-    clients.push(client);
-    return client;
-  };
+  const { connect } = usePostgres();
   let board = 0;
   const nextBoard = () => `caves/board ${++board}@${board},3`;
-
-  beforeAll(async () => {
-    server = await startPostgres();
-    await migratePostgres(await connect(), loadMigrations());
-  }, 90_000);
-
-  afterAll(async () => {
-    await Promise.all(clients.map((client) => client.end().catch(() => {})));
-    server?.stop();
-  }, 30_000);
 
   it("keeps a notice when the process that took it is gone, and shows it newest first to the next one", async () => {
     const key = nextBoard();
