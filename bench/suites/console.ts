@@ -18,10 +18,14 @@ const DEFAULT_BOTS = 2000;
 const CONSOLES = 10;
 const TOKEN = "b".repeat(40);
 /** What a console's map tab asks, and how often (ms). */
-const POLLS: readonly { path: (since: number) => string; everyMs: number }[] = [
+const POLLS: readonly { path: (since: number) => string; everyMs: number; history?: true }[] = [
   { path: () => "/api/admin/world", everyMs: 1000 },
   { path: () => "/api/admin/log?limit=12", everyMs: 5000 },
-  { path: (since) => (since > 0 ? `/api/admin/history?since=${since}` : "/api/admin/history"), everyMs: 5000 },
+  {
+    path: (since) => (since > 0 ? `/api/admin/history?since=${since}` : "/api/admin/history"),
+    everyMs: 5000,
+    history: true,
+  },
 ];
 /** The row with consoles keeps the tick if its p99 stays under this share more than the row without. */
 const TICK_P99_GOAL_RATIO = 1.1;
@@ -45,7 +49,7 @@ function pollConsole(http: string): ConsolePoller {
           const body = new Uint8Array(await response.arrayBuffer());
           bytes += body.length;
           if (!response.ok) failed++;
-          else if (poll.path(0) === "/api/admin/history") {
+          else if (poll.history === true) {
             const atMs = (JSON.parse(new TextDecoder().decode(body)) as { atMs: number[] }).atMs;
             if (atMs.length > 0) since = atMs[atMs.length - 1];
           }
