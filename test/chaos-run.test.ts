@@ -5,6 +5,9 @@
 // every item the world created found once, every account there, every player back, no step lost or
 // doubled at a handoff; and nothing it started may outlive it. Bad command lines exit 2.
 import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, describe, it } from "vitest";
 import { postgresSkipReason } from "../ts/cluster/postgres-process.js";
 import { clusterSkipReason } from "./support/cluster-process.js";
@@ -15,9 +18,12 @@ const skip = clusterSkipReason() ?? postgresSkipReason();
 if (skip !== null) process.stderr.write(`test/chaos-run.test.ts skipped: ${skip}\n`);
 
 const running: TsxProcess[] = [];
+// The cluster's log goes here rather than to the run's default, a file in the temporary folder kept for its user.
+const logDir = mkdtempSync(join(tmpdir(), "caves-chaos-test-"));
 afterAll(() => {
   // A run cut short by its bound is stopped as ^C stops it: it ends the cluster it started.
   for (const run of running) run.kill("SIGTERM");
+  rmSync(logDir, { recursive: true, force: true });
 });
 
 function chaos(args: string[]): TsxProcess {
@@ -55,7 +61,10 @@ describe("the chaos run", () => {
     "75 s of seeded kills and a freeze lose nothing and leave nothing running",
     { timeout: 200_000 },
     async ({ expect }) => {
-      const run = chaos(["--seconds", "75", "--gap", "15", "--seed", "18", "--bots", "6", "--json"]);
+      const run = chaos([
+        ...["--seconds", "75", "--gap", "15", "--seed", "18", "--bots", "6", "--json"],
+        ...["--log", join(logDir, "cluster.log")],
+      ]);
       const code = await run.exited;
       const out = run.stdout();
       expect(code, `${out}\n${run.stderr()}`).toBe(0);

@@ -40,6 +40,7 @@ usage: npm run -s chaos -- [options]
   --gap S          mean seconds between two faults (default 20; the shortest gap is half of it)
   --targets LIST   what may be hit, comma-separated (default: region 0,region 1,gateway 0,gateway 1,redis-server,postgres)
   --json           print the report as one JSON line at the end as well
+  --log FILE       where the cluster's log goes (default: caves-chaos-<pid>.log in the temporary folder)
   -h, --help       this text
 
 Exit status: 0 when nothing was lost, 1 on any loss (an item, an account, a player never back, a step
@@ -54,6 +55,7 @@ const OPTIONS = {
   gap: { type: "string", default: "20" },
   targets: { type: "string", default: "region 0,region 1,gateway 0,gateway 1,redis-server,postgres" },
   json: { type: "boolean", default: false },
+  log: { type: "string" },
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
@@ -237,7 +239,7 @@ async function main(): Promise<number> {
       `seed ${seed} (--seed ${seed} repeats the plan)`,
   );
   const world = writeChaosWorld();
-  const logPath = join(tmpdir(), `caves-chaos-${process.pid}.log`);
+  const logPath = values.log ?? join(tmpdir(), `caves-chaos-${process.pid}.log`);
   const { child, ready } = await startCluster(world.mapPath, world.layoutPath, logPath);
   say(
     `cluster up: 2 regions, 2 gateways (http ${ready.gateways.map((g) => g.httpPort).join(", ")}); its log: ${logPath}`,
