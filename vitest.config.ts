@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { SlowestFirstSequencer } from "./test/support/slowest-first.js";
 
 // Test files that measure time against the machine (a walk bounded by a clean run's time, Chromium key
 // taps and animations, SIGKILL at chosen moments, a flood that must reach its rate) run one at a time, after the rest
@@ -24,6 +25,8 @@ const TIMING_SENSITIVE = [
 export default defineConfig({
   test: {
     globalSetup: ["test/global-setup.ts"],
+    // The slowest files first, on a clean clone too (test/support/slowest-first.ts; test/durations.json).
+    sequence: { sequencer: SlowestFirstSequencer },
     // Every Game in the tests, and every server they start, checks that each write to an entity's
     // wire fields says so (GameOptions.verifyEntityChanges).
     env: { CAVES_VERIFY_ENTITY_CHANGES: "1" },
