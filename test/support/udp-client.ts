@@ -65,6 +65,8 @@ export class UdpTestClient {
   readonly socket: Socket;
   readonly received: { at: number; bytes: Uint8Array; packet: Packet | null }[] = [];
   readonly states: StatePacket[] = [];
+  /** When the newest State arrived (performance.now() ms). */
+  private lastStateAtMs = NaN;
   readonly entityPackets: EntityPacket[] = [];
   readonly chunks: ChunkPacket[] = [];
   /** Drop (do not record) inbound packets for which this returns true. */
@@ -107,7 +109,10 @@ export class UdpTestClient {
         if (this.mac && this.answerChallenges) this.action(0, 0);
       }
       this.received.push({ at: performance.now(), bytes, packet });
-      if (packet?.type === "state") this.states.push(packet);
+      if (packet?.type === "state") {
+        this.states.push(packet);
+        this.lastStateAtMs = performance.now();
+      }
       if (packet?.type === "entity") this.entityPackets.push(packet);
       if (packet?.type === "chunk") this.chunks.push(packet);
     });
@@ -235,6 +240,17 @@ export class UdpTestClient {
 
   lastState(): StatePacket | undefined {
     return this.states[this.states.length - 1];
+  }
+
+  /**
+   * The server's tick now, at the least: the newest State's tick plus the ticks of `tickHz` since it came.
+   * A process the machine gave no time reads the States that came meanwhile only after its timers have run
+   * (Node runs timers before it polls the sockets), so the newest State it holds may be far behind.
+   */
+  serverTickSinceLastState(tickHz: number): number {
+    const state = this.lastState();
+    if (state === undefined) return NaN;
+    return state.tick + ((performance.now() - this.lastStateAtMs) * tickHz) / 1000;
   }
 
   /** The entities of `typeId` in the most recent complete entity update (all of them when `typeId` is omitted). */

@@ -1,5 +1,6 @@
 // Walking a protocol test client next to a tile, one step per movement window.
 import { ACTION_DX, ACTION_DY } from "../../ts/protocol/action.js";
+import { TICK_HZ } from "../../ts/constants.js";
 import { tickOfWindow, windowOfTick } from "../../ts/window.js";
 import type { UdpTestClient } from "./udp-client.js";
 
@@ -29,13 +30,18 @@ export async function walkNextTo(client: UdpTestClient, x: number, y: number): P
  */
 export async function walkSteps(client: UdpTestClient, steps: number[]): Promise<{ x: number; y: number }> {
   let window = windowOfTick(client.lastState()!.tick) + 2;
+  const roomWithinHorizon = () => windowOfTick(client.lastState()!.tick) + 3 >= window;
   for (const step of steps) {
-    await client.waitFor("room within the horizon", () => windowOfTick(client.lastState()!.tick) + 3 >= window, 5000);
     // A client held up (a busy machine gave this process no time) finds its next window already run or
     // about to be: sent now, the step would be late, and a late step fills the next window only when it
     // is empty (docs/protocol.md § Scheduling) — it is the next step's, so the step would be lost. The
-    // rest of the walk is aimed from two windows ahead again: the same steps, in the same order.
-    window = Math.max(window, windowOfTick(client.lastState()!.tick) + 2);
+    // rest of the walk is aimed from two windows ahead again: the same steps, in the same order. Ahead of
+    // where the server is by the time that passed since its newest State, not by that State alone: the
+    // States that came while this process waited for a core are read only after its timers have run.
+    do {
+      await client.waitFor("room within the horizon", roomWithinHorizon, 5000);
+      window = Math.max(window, windowOfTick(client.serverTickSinceLastState(TICK_HZ)) + 2);
+    } while (!roomWithinHorizon());
     client.action(tickOfWindow(window), step);
     window++;
   }

@@ -26,6 +26,8 @@ export interface RegionGame extends ApiGame {
   /** The tick last run: a region sets it to the world's tick at start, and when it rejoins the timeline. */
   tick: number;
   readonly nextWindow: number;
+  /** Moves the clock on to a later tick, owing the steps of the windows it passes over (Game.jumpClock). */
+  jumpClock(tick: number): { owed: number; lost: number };
   readonly metrics: Metrics;
   readonly eventLoopDelay: EventLoopDelay;
   /** The governor whose wish the world's stretch takes (world-dilation.ts). */

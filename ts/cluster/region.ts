@@ -348,6 +348,9 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     handoffsWaitedForSocial: 0,
     /** Ticks jumped to rejoin the world's timeline after a stall (MAX_TICKS_BEHIND). */
     ticksRejoined: 0,
+    /** Steps of the windows those jumps passed over: owed (run at the next windows, in order), or lost (queue full). */
+    stepsOwedAtRejoin: 0,
+    stepsLostAtRejoin: 0,
     /** Gateway links closed (a gateway stopped or died): their clients' sessions wait to be bound again. */
     gatewayLinksLost: 0,
   };
@@ -833,7 +836,10 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       const worldTick = Math.floor(world.timelineAt(Date.now()));
       if (worldTick - game.tick > MAX_TICKS_BEHIND) {
         stats.ticksRejoined += worldTick - 1 - game.tick;
-        game.tick = worldTick - 1;
+        // The windows jumped over do not run: their steps are owed, not lost (Game.jumpClock).
+        const { owed, lost } = game.jumpClock(worldTick - 1);
+        stats.stepsOwedAtRejoin += owed;
+        stats.stepsLostAtRejoin += lost;
       }
       game.step();
       afterTick();

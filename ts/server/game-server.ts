@@ -674,6 +674,29 @@ export class Game {
     return nextWindowAfter(this.tick);
   }
 
+  /**
+   * Moves the clock on to `tick` without running the ticks between (a cluster's region rejoining the
+   * world's timeline after a stall, ts/cluster/region.ts). The windows passed over never run, so the steps
+   * scheduled in them are owed — run at the next windows in their order, as a handoff's late steps are
+   * (schedule.ts) — instead of vanishing: a walk across a stalled region ended a step short. Returns how
+   * many steps were owed and how many lost (an owed queue full).
+   */
+  jumpClock(tick: number): { owed: number; lost: number } {
+    const fromWindow = this.nextWindow;
+    this.tick = tick;
+    const toWindow = this.nextWindow;
+    let owed = 0;
+    let lost = 0;
+    if (toWindow > fromWindow) {
+      for (const entity of this.entities.actors()) {
+        const before = entity.slots.owedSteps().length;
+        lost += entity.slots.oweSkipped(fromWindow, toWindow);
+        owed += entity.slots.owedSteps().length - before;
+      }
+    }
+    return { owed, lost };
+  }
+
   /** Handles one inbound datagram from any transport. Never throws. */
   receive(datagram: Uint8Array, peer: Peer): void {
     const nowMs = performance.now();

@@ -15,7 +15,9 @@
 // own step for that window then replaces it: a walk across a border ended steps
 // short. So a carried step that missed its window is owed instead: it runs at the
 // next window, in the order carried, and the client's steps behind it wait their
-// turn in the same queue (docs/scaling.md § Handoff with hysteresis).
+// turn in the same queue (docs/scaling.md § Handoff with hysteresis). The same holds for
+// the steps of windows a region's clock jumps over to rejoin the world's timeline after a
+// stall (oweSkipped): those windows never run, so their steps are owed.
 import { ACTION_NOOP } from "../../protocol/action.js";
 import { ADDRESSABLE_WINDOWS, farthestWindow, NO_TARGET_TICK, windowOfTick } from "../../window.js";
 
@@ -109,6 +111,22 @@ export class ActionSlots {
     this.owed[(this.owedHead + this.owedCount) % OWED_MAX] = action;
     this.owedCount++;
     return true;
+  }
+
+  /**
+   * Owes, in window order, the steps scheduled for windows `fromWindow` … `toWindow` − 1, which will never
+   * run (the clock jumped past them); returns how many of them were lost because the owed queue was full.
+   */
+  oweSkipped(fromWindow: number, toWindow: number): number {
+    let lost = 0;
+    for (let window = fromWindow; window < toWindow && window < fromWindow + SLOT_COUNT; window++) {
+      const slot = window % SLOT_COUNT;
+      if (this.windows[slot] !== window) continue;
+      this.windows[slot] = EMPTY;
+      const action = this.actions[slot];
+      if (action !== ACTION_NOOP && !this.owe(action)) lost++;
+    }
+    return lost;
   }
 
   /** The steps owed, oldest first: a handoff carries them on before the scheduled ones. */
