@@ -1,8 +1,10 @@
 // Parties whose members play in several regions (docs/scaling.md § Parties across regions): the messages
 // between a party's home — the region whose PartyRoom holds it (ts/server/social/parties.ts) — and the
 // regions its members play in, on one Redis pub/sub channel (`fc:party`). Each message names the region it
-// is for (`to`) and the member (`key`); the rules are the PartyRoom's, on both sides: this file only
-// carries and checks what travels.
+// is for (`to`) and the member (`key`; for an invitation, the inviter's); the rules are the PartyRoom's,
+// on both sides: this file only carries and checks what travels. An invitation across a border is three
+// of them: a leader playing away asks its home (`askInvite`), the home asks the invited player's region
+// (`invitation`), and that region answers what became of it (`invited`: shown, declined, refused, joined).
 import type { Redis } from "ioredis";
 import {
   PARTY_MAX,

@@ -9,6 +9,10 @@
 // formed, its home; a member handed to another region stays a member there, "playing elsewhere" (`region`),
 // and that region mirrors the party for it (`mirrors`): the home sends each such member its party TLV and
 // its lines, and the member's region sends the home its place and health and its verbs (`elsewhere`).
+// An invitation is checked in two places, each for what only it knows: the home (the inviter leads, the
+// party has room: `inviteAs`) and the invited player's region (in a party already, ignoring the inviter,
+// declined a moment ago: `showInvitation`, which shows the dialog); a Join is checked again at the home
+// (`join`), and a player of another region joins as a member playing there.
 //
 // Time here is the world's tick, never the wall clock: who is in a party decides who shares a kill.
 import { taggedSpeaker } from "../../protocol/chat-speakers.js";
