@@ -19,6 +19,7 @@ import {
   BORDER_X,
   clusterSkipReason,
   connectStore,
+  PG_BUSY_CLIENT_WARNING,
   startTestCluster,
   type TestCluster,
   until,
@@ -265,6 +266,9 @@ describe.skipIf(skip !== null)("items in a cluster, kept in PostgreSQL", () => {
     // And the board beside it still shows the notice pinned before the kill.
     expect((await readBoard(looker)).texts).toContainEqual(expect.stringMatching(/^Pinner, .*: Beware the box$/));
   }, 90_000);
+  it("sends no statement on a store connection busy with another (pg's deprecation warning)", () => {
+    expect(cluster.process.stderr()).not.toContain(PG_BUSY_CLIENT_WARNING);
+  });
 });
 
 /** How many of each string `items` holds. */

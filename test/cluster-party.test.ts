@@ -2,8 +2,10 @@
 // cluster (redis-server, two region processes, a gateway) and protocol clients on real UDP. Two players
 // form a party in region 1, one walks over the border into region 0 and stays a member: each sees the other
 // in its own party TLV (present, where they stand), the party channel reaches across, `/party` is answered
-// from the party's home, and a `/leave` said in region 0 ends the party for the one in region 1; a member
-// whose session ends in region 0 is away at the party's home.
+// from the party's home; the leader, playing away from the home, invites a player beside her and one at
+// the home and removes one; a `/leave` said in region 0 is run by the home; a member whose session ends in
+// region 0 is away at the party's home. A player of another region is invited by nick and answers in its
+// own region (declined, refused, joined), and the party then spans the border.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
 import type { ChatPacket } from "../ts/protocol/index.js";
@@ -55,6 +57,20 @@ describe.skipIf(skip !== null)("a party across a cluster's regions", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
 
+  /** Walks `client` west over the border until region 0 plays it; returns where it stands. */
+  async function crossWest(client: UdpTestClient, nick: string): Promise<{ x: number; y: number }> {
+    const start = client.position()!;
+    const end = await walkSteps(
+      client,
+      Array.from({ length: start.x - BORDER_X + HANDOFF_MARGIN_TILES + 1 }, () => WEST),
+    );
+    expect(end.x).toBeLessThan(BORDER_X);
+    expect(await until(`${nick} in region 0`, async () => (await cluster.ownerOf(client.joined.entityId)) === 0)).toBe(
+      true,
+    );
+    return end;
+  }
+
   const system = (client: UdpTestClient, text: string): Promise<ChatPacket> =>
     hearLine(client, text, (line) => line.speakerEntityId === 0 && line.text === text);
 
@@ -86,13 +102,7 @@ describe.skipIf(skip !== null)("a party across a cluster's regions", () => {
     await system(ann, "Ben joined the party.");
 
     // Ann walks over the border into region 0.
-    const start = ann.position()!;
-    const end = await walkSteps(
-      ann,
-      Array.from({ length: start.x - BORDER_X + HANDOFF_MARGIN_TILES + 1 }, () => WEST),
-    );
-    expect(end.x).toBeLessThan(BORDER_X);
-    expect(await until("Ann in region 0", async () => (await cluster.ownerOf(ann.joined.entityId)) === 0)).toBe(true);
+    const end = await crossWest(ann, "Ann");
 
     // Ben (region 1, the home) sees Ann where she stands in region 0, present, leading.
     const annSeen = await ben.waitFor("Ann on region 0's ground in Ben's party", () =>
@@ -116,36 +126,44 @@ describe.skipIf(skip !== null)("a party across a cluster's regions", () => {
     await hearLine(ann, "Ben's party line", (line) => line.speakerName === "Ben (party)" && line.text === "coming");
     await say(ann, "/party");
     await system(ann, "Your party (2 of 5): Ann (leads), Ben");
-    // Inviting and removing stay with the party's home.
-    await say(ann, "/kick Ben");
-    await system(ann, "Your party is led from the region where it formed: invite and remove there.");
-
-    // Ann leaves from region 0: the home removes her, and the party of one is over.
-    await say(ann, "/leave");
-    await system(ann, "You left the party.");
-    await system(ben, "Ann left the party.");
-    await system(ben, "The party is over.");
-    await ann.waitFor("no party seen by Ann", () => membersOf(ann)?.length === 0);
-    await ben.waitFor("no party seen by Ben", () => membersOf(ben)?.length === 0);
-
-    // A member whose session ends in region 0 is away at the home, as in one process.
+    // Ann leads from region 0, away from the party's home: she invites Dan, who plays beside her in region 0
+    // (the home asks region 0 to show him the invitation), and Cal, who plays at the home, region 1.
     const dan = await playing("Dan");
-    expect(await until("Dan in region 1", async () => (await cluster.ownerOf(dan.joined.entityId)) === 1)).toBe(true);
-    await say(ben, "/invite Dan");
-    const second = await dan.waitFor("Ben's invitation", () => dialogs(dan).find((d) => labels(d).includes("Join")));
-    reply(dan, second, 1);
+    await crossWest(dan, "Dan");
+    await say(ann, "/invite Dan");
+    await system(ann, "You invited Dan.");
+    reply(dan, await dan.waitFor("Ann's invitation", () => dialogs(dan).find((d) => labels(d).includes("Join"))), 1);
+    await system(ann, "Dan joined the party.");
     await system(ben, "Dan joined the party.");
-    const from = dan.position()!;
-    await walkSteps(
-      dan,
-      Array.from({ length: from.x - BORDER_X + HANDOFF_MARGIN_TILES + 1 }, () => WEST),
-    );
-    expect(await until("Dan in region 0", async () => (await cluster.ownerOf(dan.joined.entityId)) === 0)).toBe(true);
     await ben.waitFor("Dan present on region 0's ground", () =>
       membersOf(ben)?.find(
         (member) => member.name === "Dan" && member.x < BORDER_X && (member.flags & PARTY_AWAY) === 0,
       ),
     );
+    await dan.waitFor("Dan sees Ann and Ben", () => membersOf(dan)?.length === 2);
+    const cal = await playing("Cal");
+    expect(await until("Cal in region 1", async () => (await cluster.ownerOf(cal.joined.entityId)) === 1)).toBe(true);
+    await say(ann, "/invite Cal");
+    reply(cal, await cal.waitFor("Ann's invitation", () => dialogs(cal).find((d) => labels(d).includes("Join"))), 1);
+    await system(ann, "Cal joined the party.");
+    await cal.waitFor("Cal sees the three others", () => membersOf(cal)?.length === 3);
+    // …and removes him from region 0.
+    await say(ann, "/kick Cal");
+    await system(cal, "Ann removed you from the party.");
+    await system(ben, "Ann removed Cal from the party.");
+    await cal.waitFor("no party seen by Cal", () => membersOf(cal)?.length === 0);
+
+    // Ann leaves from region 0: the home removes her, and Ben leads.
+    await say(ann, "/leave");
+    await system(ann, "You left the party.");
+    await system(ben, "Ann left the party.");
+    await system(ben, "Ben leads the party now.");
+    await ann.waitFor("no party seen by Ann", () => membersOf(ann)?.length === 0);
+    await dan.waitFor("Dan sees Ben leading", () =>
+      membersOf(dan)?.find((member) => member.name === "Ben" && (member.flags & PARTY_LEADER) !== 0),
+    );
+
+    // A member whose session ends in region 0 is away at the home, as in one process.
     dan.leave();
     await system(ben, "Dan is away (60 s to come back).");
     await ben.waitFor("Dan shown away", () =>
@@ -160,6 +178,52 @@ describe.skipIf(skip !== null)("a party across a cluster's regions", () => {
     expect(parties(status1).received).toBeGreaterThan(0);
   }, 90_000);
 
+  it("a player in another region is invited by nick, answers in its own region, and the party spans the border", async () => {
+    const gil = await playing("Gil");
+    const hal = await playing("Hal");
+    const ivy = await playing("Ivy");
+    await crossWest(gil, "Gil");
+    for (const client of [hal, ivy])
+      expect(await until("in region 1", async () => (await cluster.ownerOf(client.joined.entityId)) === 1)).toBe(true);
+
+    // Region 1 shows Hal the invitation and says what became of it; a second one waits out the decline.
+    await say(gil, "/invite Hal");
+    await system(gil, "You invited Hal.");
+    const invitation = await hal.waitFor("Gil's invitation", () =>
+      dialogs(hal).find((d) => labels(d).includes("Join")),
+    );
+    reply(hal, invitation, 2); // Decline
+    await system(gil, "Hal declined your invitation.");
+    await say(gil, "/invite Hal");
+    await system(gil, "Hal declined a moment ago: give them time.");
+    // Ben (region 1) is still in his party (Dan away): region 1 says so.
+    await say(gil, "/invite Ben");
+    await system(gil, "Ben is in another party.");
+
+    // Ivy joins: the party's home is region 0, where Gil formed it; Ivy plays on in region 1.
+    await say(gil, "/invite Ivy");
+    reply(ivy, await ivy.waitFor("Gil's invitation", () => dialogs(ivy).find((d) => labels(d).includes("Join"))), 1);
+    await system(gil, "Ivy joined the party.");
+    await system(ivy, "Ivy joined the party.");
+    const gilSeen = await ivy.waitFor("Gil in Ivy's party", () =>
+      membersOf(ivy)?.find((member) => member.name === "Gil" && (member.flags & PARTY_LEADER) !== 0),
+    );
+    expect(gilSeen.entityId).toBe(gil.joined.entityId);
+    expect(gilSeen.x).toBeLessThan(BORDER_X);
+    await gil.waitFor("Ivy in Gil's party, present", () =>
+      membersOf(gil)?.find((member) => member.name === "Ivy" && (member.flags & PARTY_AWAY) === 0),
+    );
+    await say(ivy, "/party");
+    await system(ivy, "Your party (2 of 5): Gil (leads), Ivy");
+    await say(ivy, "/p on my way");
+    await hearLine(gil, "Ivy's party line", (line) => line.speakerName === "Ivy (party)" && line.text === "on my way");
+    // Invited again while in it: region 1 knows she is in this very party.
+    await say(gil, "/invite Ivy");
+    await system(gil, "Ivy is in your party.");
+    await say(gil, "/invite Nobody");
+    await system(gil, "Nobody called Nobody is playing now.");
+  }, 90_000);
+
   it.skipIf(postgresSkipReason() !== null)(
     "an account away from its party is back when it plays again within the grace period, in another region than the home",
     async () => {
@@ -172,12 +236,7 @@ describe.skipIf(skip !== null)("a party across a cluster's regions", () => {
       await say(eve, "/invite Fay");
       reply(fay, await fay.waitFor("the invitation", () => dialogs(fay).find((d) => labels(d).includes("Join"))), 1);
       await system(eve, "Fay joined the party.");
-      const start = eve.position()!;
-      await walkSteps(
-        eve,
-        Array.from({ length: start.x - BORDER_X + HANDOFF_MARGIN_TILES + 1 }, () => WEST),
-      );
-      expect(await until("Eve in region 0", async () => (await cluster.ownerOf(eve.joined.entityId)) === 0)).toBe(true);
+      await crossWest(eve, "Eve");
       eve.leave();
       await system(fay, "Eve is away (60 s to come back).");
       await until("Eve's session over", async () => (await cluster.ownerOf(eve.joined.entityId)) === null);

@@ -18,6 +18,7 @@ import {
   BORDER_X,
   clusterSkipReason,
   connectStore,
+  PG_BUSY_CLIENT_WARNING,
   startTestCluster,
   type TestCluster,
   until,
@@ -469,4 +470,7 @@ describe.skipIf(skip !== null)("a trade across a region border", () => {
     await noTrades();
     expect(await census()).toEqual(WORLD);
   }
+  it("sends no statement on a store connection busy with another (pg's deprecation warning)", () => {
+    expect(cluster.process.stderr()).not.toContain(PG_BUSY_CLIENT_WARNING);
+  });
 });

@@ -140,6 +140,9 @@ describe("a party's kills", () => {
       moved: (home, key) => moved.push(`${home} ${key}`),
       gone: ignore,
       back: ignore,
+      askInvite: ignore,
+      invitation: ignore,
+      invited: ignore,
     };
     const ann = boundGuest(game, "Ann").session;
     const bob = boundGuest(game, "Bob").session;

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PgAccounts } from "../ts/cluster/pg-accounts.js";
 import { ItemConflictError, PgItemStore } from "../ts/cluster/pg-items.js";
 import { migratePostgres } from "../ts/cluster/pg-migrate.js";
+import { StatementQueue } from "../ts/cluster/pg-statements.js";
 import { type PostgresProcess, postgresSkipReason, startPostgres } from "../ts/cluster/postgres-process.js";
 import { Logger } from "../ts/server/ops/log.js";
 import { NEW_CHARACTER } from "../ts/server/persistence/character-store.js";
@@ -26,12 +27,14 @@ const DAGGER = 5;
 
 describe.skipIf(skip !== null)("items on PostgreSQL", () => {
   let server: PostgresProcess;
-  let a: pg.Client;
-  let b: pg.Client;
+  let clients: pg.Client[] = [];
+  /** The two processes' connections, each shared by its accounts and items as a region's is. */
+  let a: StatementQueue;
+  let b: StatementQueue;
   let accountsA: PgAccounts;
   let accountsB: PgAccounts;
   let accountId: number;
-  const open = (client: pg.Client, accounts: PgAccounts, owns = (_x: number, _y: number) => true) =>
+  const open = (client: StatementQueue, accounts: PgAccounts, owns = (_x: number, _y: number) => true) =>
     PgItemStore.open(client, { world: "caves", chestKeys: [CHEST], owns, leased: (id) => accounts.leased(id) });
   const stacksOf = async (key: string) =>
     (
@@ -48,10 +51,10 @@ describe.skipIf(skip !== null)("items on PostgreSQL", () => {
 
   beforeAll(async () => {
     server = await startPostgres();
-    a = new pg.Client({ connectionString: server.url });
-    b = new pg.Client({ connectionString: server.url });
-    await Promise.all([a.connect(), b.connect()]);
-    await migratePostgres(a, loadMigrations());
+    clients = [0, 1].map(() => new pg.Client({ connectionString: server.url }));
+    await Promise.all(clients.map((client) => client.connect()));
+    await migratePostgres(clients[0], loadMigrations());
+    [a, b] = clients.map((client) => StatementQueue.over(client));
     accountsA = new PgAccounts(a, quiet);
     accountsB = new PgAccounts(b, quiet);
     accountId = (await accountsA.create("Ada", "Ada", "x", NEW_CHARACTER, Date.now(), null)).id;
@@ -60,7 +63,7 @@ describe.skipIf(skip !== null)("items on PostgreSQL", () => {
   afterAll(async () => {
     accountsA?.close();
     accountsB?.close();
-    await Promise.all([a, b].map((client) => client?.end().catch(() => {})));
+    await Promise.all(clients.map((client) => client.end().catch(() => {})));
     server?.stop();
   }, 30_000);
 

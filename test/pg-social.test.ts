@@ -4,6 +4,7 @@
 // nothing written.
 import { describe, expect, it } from "vitest";
 import { PgAccounts } from "../ts/cluster/pg-accounts.js";
+import { StatementQueue } from "../ts/cluster/pg-statements.js";
 import { PgSocialStore } from "../ts/cluster/pg-social.js";
 import { postgresSkipReason } from "../ts/cluster/postgres-process.js";
 import { Logger } from "../ts/server/ops/log.js";
@@ -19,7 +20,7 @@ describe.skipIf(skip !== null)("the social store on PostgreSQL", () => {
   const { connect } = usePostgres();
 
   it("keeps friends, ignores and waiting lines by account, bounded, and decides them in the store", async () => {
-    const client = await connect();
+    const client = StatementQueue.over(await connect());
     const accounts = new PgAccounts(client, quiet);
     const ids: number[] = [];
     for (let index = 0; index < MAX_FRIENDS + 2; index++)
@@ -57,7 +58,10 @@ describe.skipIf(skip !== null)("the social store on PostgreSQL", () => {
     for (let index = 0; index < 4; index++)
       senders.push((await accounts.create(`sender${index}`, `Sender ${index}`, "x", NEW_CHARACTER, 1, null)).id);
     // Two connections (two regions), each sending 20 lines at once: 40 tries for 20 places.
-    const regions = [new PgSocialStore(await connect()), new PgSocialStore(await connect())];
+    const regions = [
+      new PgSocialStore(StatementQueue.over(await connect())),
+      new PgSocialStore(StatementQueue.over(await connect())),
+    ];
     const outcomes = await Promise.all(
       regions.flatMap((store, region) =>
         Array.from({ length: MAX_MAIL_PER_RECIPIENT }, (_, index) =>

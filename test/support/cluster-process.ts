@@ -69,6 +69,12 @@ export interface RegionStatus {
   doors?: { sent: number; unsent: number; used: number; refused: number; answered: number; cellsSet: number };
 }
 
+/**
+ * What pg (8.x) prints when a statement is sent on a connection still busy with another — deprecated, gone in
+ * pg@9; a cluster sends its statements one at a time (ts/cluster/pg-statements.ts), so its output never holds it.
+ */
+export const PG_BUSY_CLIENT_WARNING = "when the client is already executing a query";
+
 /** The first tile column region 1 owns. */
 export const BORDER_X = 32;
 

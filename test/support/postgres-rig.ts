@@ -10,6 +10,8 @@ import { loadMigrations } from "../../ts/server/persistence/migrate.js";
 export interface PostgresRig {
   /** A new connection to the migrated database, ended after the block's tests. */
   connect(): Promise<pg.Client>;
+  /** The server's address (postgres://…), once started. */
+  url(): string;
 }
 
 export function usePostgres(): PostgresRig {
@@ -29,5 +31,5 @@ export function usePostgres(): PostgresRig {
     await Promise.all(clients.map((client) => client.end().catch(() => {})));
     server?.stop();
   }, 30_000);
-  return { connect };
+  return { connect, url: () => server.url };
 }

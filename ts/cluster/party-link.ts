@@ -1,19 +1,43 @@
 // Parties whose members play in several regions (docs/scaling.md § Parties across regions): the messages
 // between a party's home — the region whose PartyRoom holds it (ts/server/social/parties.ts) — and the
 // regions its members play in, on one Redis pub/sub channel (`fc:party`). Each message names the region it
-// is for (`to`) and the member (`key`); the rules are the PartyRoom's, on both sides: this file only
-// carries and checks what travels.
+// is for (`to`) and the member (`key`; for an invitation, the inviter's); the rules are the PartyRoom's,
+// on both sides: this file only carries and checks what travels. An invitation across a border is three
+// of them: a leader playing away asks its home (`askInvite`), the home asks the invited player's region
+// (`invitation`), and that region answers what became of it (`invited`: shown, declined, refused, joined).
 import type { Redis } from "ioredis";
-import { PARTY_MAX, type PartyElsewhere, type PartyRoom, type RemoteVerb } from "../server/social/parties.js";
+import {
+  PARTY_MAX,
+  type InviteAsked,
+  type Invitation,
+  type InvitationAnswer,
+  type PartyElsewhere,
+  type PartyRoom,
+  type RemoteJoiner,
+  type RemoteVerb,
+} from "../server/social/parties.js";
 import type { Logger } from "../server/ops/log.js";
 import type { PartyMember } from "../protocol/tlv.js";
 import { RegionChannel } from "./region-channel.js";
 
 /** What one message may weigh: a party TLV of PARTY_MAX members, or a chat line, with room to spare. */
 const MAX_MESSAGE_BYTES = 4096;
-const VERBS: readonly string[] = ["speak", "leave", "list"] satisfies RemoteVerb[];
+const VERBS: readonly string[] = ["speak", "leave", "list", "kick"] satisfies RemoteVerb[];
+const OUTCOMES: readonly string[] = ["shown", "declined", "refused", "joined"] satisfies InvitationAnswer["outcome"][];
 
-type Room = Pick<PartyRoom, "remoteVerb" | "remoteMoved" | "remoteGone" | "remoteBack" | "fromHome" | "elsewhere">;
+/** What the link calls of the party room. */
+export type PartyLinkRoom = Pick<
+  PartyRoom,
+  | "remoteVerb"
+  | "remoteMoved"
+  | "remoteGone"
+  | "remoteBack"
+  | "remoteInvite"
+  | "remoteInvitation"
+  | "remoteInvited"
+  | "fromHome"
+  | "elsewhere"
+>;
 
 /** A message's `to` for every region. */
 const EVERY_REGION = -1;
@@ -26,7 +50,7 @@ export class PartyLink implements PartyElsewhere {
   constructor(
     readonly region: number,
     publisher: Redis,
-    private readonly parties: Room,
+    private readonly parties: PartyLinkRoom,
     log: Logger,
     prefix = "fc:",
   ) {
@@ -81,6 +105,18 @@ export class PartyLink implements PartyElsewhere {
     this.send(EVERY_REGION, { key, back: true });
   }
 
+  askInvite(home: number, key: string, target: InviteAsked): void {
+    this.send(home, { key, askInvite: target });
+  }
+
+  invitation(region: number, key: string, invitation: Invitation): void {
+    this.send(region, { key, invitation });
+  }
+
+  invited(home: number, key: string, answer: InvitationAnswer): void {
+    this.send(home, { key, invited: answer });
+  }
+
   private send(to: number, fields: Record<string, unknown>): void {
     this.stats.sent++;
     this.channel.publish({ to, ...fields });
@@ -92,7 +128,7 @@ export class PartyLink implements PartyElsewhere {
     if (fields.to !== this.region && fields.to !== EVERY_REGION) return true;
     const from = fields.from as number;
     const key = fields.key;
-    if (typeof key !== "string" || !/^(a\d{1,15}|s[0-9a-f]{16})$/.test(key)) return false;
+    if (!memberKey(key)) return false;
     const parties = this.parties;
     if (typeof fields.tell === "string" && fields.tell.length <= 400) {
       parties.fromHome(from, key, { kind: "tell", text: fields.tell });
@@ -111,6 +147,12 @@ export class PartyLink implements PartyElsewhere {
       parties.remoteGone(from, key);
     } else if (fields.back === true) {
       parties.remoteBack(from, key);
+    } else if (isAsked(fields.askInvite)) {
+      parties.remoteInvite(from, key, fields.askInvite);
+    } else if (isInvitation(fields.invitation)) {
+      parties.remoteInvitation(from, key, fields.invitation);
+    } else if (isAnswer(fields.invited)) {
+      parties.remoteInvited(from, key, fields.invited);
     } else {
       return false;
     }
@@ -122,6 +164,52 @@ export class PartyLink implements PartyElsewhere {
 const u16 = (value: unknown): value is number =>
   Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 0xffff;
 const shortText = (value: unknown): value is string => typeof value === "string" && value.length <= 400;
+const nick = (value: unknown): value is string => typeof value === "string" && value.length <= 64;
+const region = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0;
+const memberKey = (value: unknown): value is string =>
+  typeof value === "string" && /^(a\d{1,15}|s[0-9a-f]{16})$/.test(value);
+/** A social key (social-room.ts): an account's "a12", a guest's "n" + its nick's fold. */
+const socialKey = (value: unknown): value is string =>
+  typeof value === "string" && value.length <= 80 && /^[an]/.test(value);
+
+function isAsked(value: unknown): value is InviteAsked {
+  if (typeof value !== "object" || value === null) return false;
+  const asked = value as Record<string, unknown>;
+  return nick(asked.nick) && region(asked.region) && socialKey(asked.socialKey);
+}
+
+function isInvitation(value: unknown): value is Invitation {
+  if (typeof value !== "object" || value === null) return false;
+  const invitation = value as Record<string, unknown>;
+  return (
+    nick(invitation.nick) &&
+    nick(invitation.inviterNick) &&
+    socialKey(invitation.socialKey) &&
+    Number.isSafeInteger(invitation.partyId) &&
+    Number.isInteger(invitation.size) &&
+    (invitation.size as number) >= 1 &&
+    (invitation.size as number) < PARTY_MAX
+  );
+}
+
+function isAnswer(value: unknown): value is InvitationAnswer {
+  if (typeof value !== "object" || value === null) return false;
+  const answer = value as Record<string, unknown>;
+  if (typeof answer.outcome !== "string" || !OUTCOMES.includes(answer.outcome)) return false;
+  if (!nick(answer.nick) || !nick(answer.inviterNick)) return false;
+  if (answer.text !== undefined && !shortText(answer.text)) return false;
+  return answer.outcome !== "joined" || isJoiner(answer.joiner);
+}
+
+function isJoiner(value: unknown): value is RemoteJoiner {
+  if (typeof value !== "object" || value === null) return false;
+  const joiner = value as Record<string, unknown>;
+  return (
+    memberKey(joiner.key) &&
+    Number.isSafeInteger(joiner.entityId) &&
+    [joiner.x, joiner.y, joiner.hp, joiner.hpMax].every((n) => Number.isInteger(n))
+  );
+}
 
 function isLine(value: unknown): value is { speakerEntityId: number; speaker: string; text: string } {
   if (typeof value !== "object" || value === null) return false;

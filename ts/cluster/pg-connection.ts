@@ -6,22 +6,28 @@
 // freed them with it): before the new connection serves anything else, `reopened` takes them again
 // there (pg-accounts.ts), so no save goes out on a connection that does not hold its lease. One log
 // line when the store is lost, one when it is back.
+//
+// Every statement goes through one StatementQueue (pg-statements.ts): one at a time, a transaction with the
+// connection to itself, and a transaction whose COMMIT's answer was lost looked up on the next connection.
 import pg from "pg";
 import type { Logger } from "../server/ops/log.js";
-import { StoreUnavailableError } from "../server/persistence/store-unavailable.js";
+import { type Queryable, StatementQueue, type Transactional } from "./pg-statements.js";
 
-/** What the stores on this connection send statements through (pg.Client is one). */
-export interface Queryable {
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
-}
+export type { Queryable, Transactional } from "./pg-statements.js";
 
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 5_000;
 
-export class PgConnection implements Queryable {
+export class PgConnection implements Transactional {
   /** Times the connection was lost, and made again. */
   readonly stats = { lost: 0, back: 0 };
   private client: pg.Client | null = null;
+  private readonly statements = new StatementQueue(
+    () => this.client,
+    () => this.whenUp(),
+  );
+  /** Waiting for a connection to be made (again). */
+  private waiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
   private closing = false;
   private retryTimer: NodeJS.Timeout | null = null;
   /** Run on each new connection before it serves anything else (the leases taken again). */
@@ -60,22 +66,33 @@ export class PgConnection implements Queryable {
     return this.client !== null;
   }
 
+  /** Transactions whose COMMIT's answer was lost, and what PostgreSQL said of them. */
+  get commits(): StatementQueue["stats"] {
+    return this.statements.stats;
+  }
+
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
-    const client = this.client;
-    if (client === null) return Promise.reject(new StoreUnavailableError());
-    return client.query<R>(text, values).catch((error: unknown) => {
-      // The connection went while the statement was out: said as the store being unreachable.
-      if (this.client !== client) throw new StoreUnavailableError();
-      throw error;
-    });
+    return this.statements.query<R>(text, values);
+  }
+
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.statements.transaction(work);
   }
 
   async end(): Promise<void> {
     this.closing = true;
+    for (const waiter of this.waiters.splice(0)) waiter.reject(new Error("the store connection is closed"));
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
     const client = this.client;
     this.client = null;
     await client?.end().catch(() => {});
+  }
+
+  /** Resolves once a connection is up (at once if it is); rejects once the connection is closed for good. */
+  private whenUp(): Promise<void> {
+    if (this.client !== null) return Promise.resolve();
+    if (this.closing) return Promise.reject(new Error("the store connection is closed"));
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
   private async open(): Promise<pg.Client> {
@@ -104,6 +121,7 @@ export class PgConnection implements Queryable {
         (client) => {
           if (this.closing) return void client.end().catch(() => {});
           this.client = client;
+          for (const waiter of this.waiters.splice(0)) waiter.resolve();
           this.stats.back++;
           this.log.warn("the shared store (PostgreSQL) is back");
         },

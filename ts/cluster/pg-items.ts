@@ -9,15 +9,15 @@
 // is written only by the connection holding that character's lease: pg-accounts.ts), a changed or
 // taken pile must still hold the count it had. So a process whose copy went stale — a pile another
 // region also loaded, a bag written after its lease moved on — changes nothing, and no item is ever
-// in two places or in none. The statements of one transaction are queued on the connection in one
-// turn, so the character saves and lease releases sharing it never fall inside one; a guard that
-// fails raises an error (a division by zero over the rows it matched), which aborts the transaction
-// there and then, and its COMMIT rolls back.
+// in two places or in none. A transaction has the connection to itself while it runs (pg-statements.ts),
+// so the character saves and lease releases sharing it never fall inside one; a guard that fails raises
+// an error (a division by zero over the rows it matched), which ends the transaction there, rolled back.
+// A COMMIT whose answer the connection lost is looked up, not guessed: the change is answered written
+// exactly when the store holds it, so this process's copy never parts from the store's.
 //
 // What a process reads: at start, the chests and piles of its own ground (so the item room starts
 // as it does over SQLite, synchronously); a character's bag when its session starts here, once the
 // character's lease is here — after the process it came from wrote its last change.
-import type pg from "pg";
 import type {
   ItemStorePort,
   ItemWrite,
@@ -27,7 +27,7 @@ import type {
 } from "../server/persistence/item-store.js";
 import { accountOfBag } from "../server/items/bags.js";
 import { CHARACTER_LOCK_SPACE, leaseHeld } from "./pg-accounts.js";
-import type { Queryable } from "./pg-connection.js";
+import type { Queryable, Transactional } from "./pg-connection.js";
 
 /** PostgreSQL's division_by_zero: a guard's way of saying a row is not as the change expected. */
 const GUARD_FAILED = "22012";
@@ -105,7 +105,7 @@ export class PgItemStore implements ItemStorePort {
   readonly stats: PgItemStats = { writes: 0, conflicts: 0, failures: 0, bags: 0 };
 
   private constructor(
-    private readonly client: Queryable,
+    private readonly client: Transactional,
     private readonly options: PgItemStoreOptions,
     /** The chests read at start, given to the item room once each. */
     private readonly chests: Map<string, StoredContainer>,
@@ -118,7 +118,7 @@ export class PgItemStore implements ItemStorePort {
   private readonly unplaced: Set<string>;
 
   /** Reads this process's chests and the piles on its ground. */
-  static async open(client: Queryable, options: PgItemStoreOptions): Promise<PgItemStore> {
+  static async open(client: Transactional, options: PgItemStoreOptions): Promise<PgItemStore> {
     const chests = await readContainers(client, options.chestKeys);
     const piles = await client.query<{ id: string; x: string; y: string; item_id: string; count: string }>(
       "SELECT id, x, y, item_id, count FROM item_piles WHERE world = $1 AND level_seed IS NULL ORDER BY id",
@@ -149,86 +149,78 @@ export class PgItemStore implements ItemStorePort {
   }
 
   write(write: ItemWrite): Promise<number[]> {
-    const client = this.client;
-    const all: Promise<unknown>[] = [];
-    const query = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => {
-      const result = client.query<R>(text, values);
-      all.push(result);
-      return result;
-    };
-    /** A statement whose outcome `all` answers for. */
-    const statement = (text: string, values?: unknown[]) => void query(text, values);
-    // Every statement is queued now, in this turn: nothing else on the connection comes between them.
-    statement("BEGIN");
-    for (const container of write.containers ?? []) {
-      const held = container.heldBy;
-      if (held !== undefined) {
-        statement(LOCK_REMOTE_BAG, [container.key, container.version]);
-        statement(REMOTE_LEASE_HELD, [accountOfBag(container.key), CHARACTER_LOCK_SPACE, held]);
+    const written = this.client.transaction(async (tx) => {
+      for (const container of write.containers ?? []) {
+        const held = container.heldBy;
+        if (held !== undefined) {
+          await tx.query(LOCK_REMOTE_BAG, [container.key, container.version]);
+          await tx.query(REMOTE_LEASE_HELD, [accountOfBag(container.key), CHARACTER_LOCK_SPACE, held]);
+        }
+        await tx.query(UPSERT_CONTAINER, [
+          container.key,
+          container.version,
+          held === undefined ? accountOfBag(container.key) : null,
+          CHARACTER_LOCK_SPACE,
+        ]);
+        await tx.query("DELETE FROM item_stacks WHERE container = $1", [container.key]);
+        if (container.stacks.length > 0) {
+          await tx.query(
+            `INSERT INTO item_stacks (container, slot, item_id, count)
+             SELECT $1, * FROM unnest($2::bigint[], $3::bigint[], $4::bigint[])`,
+            [
+              container.key,
+              container.stacks.map((stack) => stack.slot),
+              container.stacks.map((stack) => stack.itemId),
+              container.stacks.map((stack) => stack.count),
+            ],
+          );
+        }
       }
-      statement(UPSERT_CONTAINER, [
-        container.key,
-        container.version,
-        held === undefined ? accountOfBag(container.key) : null,
-        CHARACTER_LOCK_SPACE,
-      ]);
-      statement("DELETE FROM item_stacks WHERE container = $1", [container.key]);
-      if (container.stacks.length > 0) {
-        statement(
-          `INSERT INTO item_stacks (container, slot, item_id, count)
-           SELECT $1, * FROM unnest($2::bigint[], $3::bigint[], $4::bigint[])`,
-          [
-            container.key,
-            container.stacks.map((stack) => stack.slot),
-            container.stacks.map((stack) => stack.itemId),
-            container.stacks.map((stack) => stack.count),
-          ],
-        );
+      const was = new Map((write.pilesWere ?? []).map((pile) => [pile.id, pile.count]));
+      for (const pile of write.changedPiles ?? [])
+        await tx.query(CHANGE_PILE, [pile.id, pile.count, was.get(pile.id) ?? null]);
+      for (const id of write.removedPiles ?? []) await tx.query(REMOVE_PILE, [id, was.get(id) ?? null]);
+      const inserted: number[] = [];
+      for (const pile of write.newPiles ?? []) {
+        const result = await tx.query<{ id: string }>(INSERT_PILE, [
+          this.options.world,
+          pile.x,
+          pile.y,
+          pile.itemId,
+          pile.count,
+          pile.level?.seed ?? null,
+          pile.level?.depth ?? null,
+          pile.level?.size ?? null,
+        ]);
+        inserted.push(Number(result.rows[0].id));
       }
-    }
-    const was = new Map((write.pilesWere ?? []).map((pile) => [pile.id, pile.count]));
-    for (const pile of write.changedPiles ?? [])
-      statement(CHANGE_PILE, [pile.id, pile.count, was.get(pile.id) ?? null]);
-    for (const id of write.removedPiles ?? []) statement(REMOVE_PILE, [id, was.get(id) ?? null]);
-    const inserted = (write.newPiles ?? []).map((pile) =>
-      query<{ id: string }>(INSERT_PILE, [
-        this.options.world,
-        pile.x,
-        pile.y,
-        pile.itemId,
-        pile.count,
-        pile.level?.seed ?? null,
-        pile.level?.depth ?? null,
-        pile.level?.size ?? null,
-      ]),
-    );
-    // Content rows (a quest handed in with its reward, a shop's stock): in the same transaction, a
-    // character's rows only where its lease is, as its bag's.
-    const content = write.content;
-    for (const row of content?.quests ?? []) {
-      statement(UPSERT_QUEST, [row.accountId, row.quest, row.state, row.progress, CHARACTER_LOCK_SPACE]);
-    }
-    for (const row of content?.xp ?? []) statement(UPDATE_XP, [row.accountId, row.xp, CHARACTER_LOCK_SPACE]);
-    for (const row of content?.values ?? []) {
-      statement(UPSERT_VALUE, [this.options.world, row.key, JSON.stringify(row.value)]);
-    }
-    statement("COMMIT");
-    return Promise.allSettled(all).then(async (settled) => {
-      const failed = settled.find((outcome) => outcome.status === "rejected");
-      if (failed === undefined) {
-        this.stats.writes++;
-        return Promise.all(inserted).then((results) => results.map((result) => Number(result.rows[0].id)));
+      // Content rows (a quest handed in with its reward, a shop's stock): in the same transaction, a
+      // character's rows only where its lease is, as its bag's.
+      const content = write.content;
+      for (const row of content?.quests ?? []) {
+        await tx.query(UPSERT_QUEST, [row.accountId, row.quest, row.state, row.progress, CHARACTER_LOCK_SPACE]);
       }
-      // The transaction was aborted at the failed statement (its COMMIT rolled it back), unless the
-      // COMMIT itself failed — then the connection is gone, and with it the transaction.
-      const error = (failed as PromiseRejectedResult).reason as Error & { code?: string };
-      if (error.code === GUARD_FAILED) {
-        this.stats.conflicts++;
-        throw new ItemConflictError("a row this change touches changed since it was decided: nothing written");
+      for (const row of content?.xp ?? []) await tx.query(UPDATE_XP, [row.accountId, row.xp, CHARACTER_LOCK_SPACE]);
+      for (const row of content?.values ?? []) {
+        await tx.query(UPSERT_VALUE, [this.options.world, row.key, JSON.stringify(row.value)]);
       }
-      this.stats.failures++;
-      throw error;
+      return inserted;
     });
+    return written.then(
+      (inserted) => {
+        this.stats.writes++;
+        return inserted;
+      },
+      (error: Error & { code?: string }) => {
+        // Rolled back at the statement that failed — or its COMMIT's answer was lost and it did not commit.
+        if (error.code === GUARD_FAILED) {
+          this.stats.conflicts++;
+          throw new ItemConflictError("a row this change touches changed since it was decided: nothing written");
+        }
+        this.stats.failures++;
+        throw error;
+      },
+    );
   }
 
   /** This process's backend on the store connection: whose leases another region's trade checks (heldBy). */

@@ -6,8 +6,8 @@
 // The bounds (friends and ignores per account, lines waiting per recipient) and the recipient's ignore of
 // a sender are decided in the store, in one transaction that first takes a transaction-level advisory lock
 // on the account whose rows it counts: two regions storing a line for the same recipient at once take turns,
-// so they cannot both take its last place. The transaction's statements are queued on the region's one
-// connection in the same turn (as an item change's are, pg-items.ts), so nothing else it sends falls inside.
+// so they cannot both take its last place. The transaction has the region's one connection to itself while
+// it runs (pg-statements.ts, as an item change does), so nothing else the region sends falls inside.
 import {
   type AccountRef,
   type AddOutcome,
@@ -19,7 +19,7 @@ import {
   type SocialStorePort,
   type WaitingLine,
 } from "../server/persistence/social-store.js";
-import type { Queryable } from "./pg-connection.js";
+import type { Transactional } from "./pg-connection.js";
 
 /** The advisory lock space (first key) of an account's social rows ("fc-s"); the account id is the second key. */
 export const SOCIAL_LOCK_SPACE = 0x66632d73;
@@ -30,7 +30,7 @@ const PAIRS = {
 } as const;
 
 export class PgSocialStore implements SocialStorePort {
-  constructor(private readonly client: Queryable) {}
+  constructor(private readonly client: Transactional) {}
 
   async bookOf(accountId: number): Promise<SocialBook> {
     const list = (table: "friends" | "ignores") =>
@@ -123,23 +123,15 @@ export class PgSocialStore implements SocialStorePort {
   }
 
   /**
-   * Runs `statements` in one transaction holding the advisory lock of `accountId`'s social rows, all queued
-   * in this turn; resolves with each statement's rows, or rejects (the transaction rolled back) when one failed.
+   * Runs `statements` in one transaction holding the advisory lock of `accountId`'s social rows, one after
+   * another; resolves with each statement's rows, or rejects (the transaction rolled back) when one failed.
    */
-  private async locked(accountId: number, statements: [string, unknown[]][]): Promise<unknown[][]> {
-    const begin = this.client.query("BEGIN");
-    const lock = this.client.query("SELECT pg_advisory_xact_lock($1, $2)", [SOCIAL_LOCK_SPACE, accountId]);
-    const results = statements.map(([text, values]) => this.client.query(text, values));
-    const commit = this.client.query("COMMIT");
-    const settled = await Promise.allSettled([begin, lock, ...results, commit]);
-    const failed = settled.find((outcome) => outcome.status === "rejected");
-    if (failed !== undefined) {
-      // A statement failed: the transaction is aborted and its COMMIT rolled it back (or the connection is
-      // gone, and the transaction with it). Nothing was written.
-      throw (failed as PromiseRejectedResult).reason;
-    }
-    return settled
-      .slice(2, 2 + statements.length)
-      .map((outcome) => (outcome as PromiseFulfilledResult<{ rows: unknown[] }>).value.rows);
+  private locked(accountId: number, statements: [string, unknown[]][]): Promise<unknown[][]> {
+    return this.client.transaction(async (tx) => {
+      await tx.query("SELECT pg_advisory_xact_lock($1, $2)", [SOCIAL_LOCK_SPACE, accountId]);
+      const rows: unknown[][] = [];
+      for (const [text, values] of statements) rows.push((await tx.query(text, values)).rows);
+      return rows;
+    });
   }
 }

@@ -10,7 +10,7 @@
 // A friend's coming and going travels on the chat relay's channel (chat-relay.ts: `{presence}`), heard by
 // every region at once; this directory answers the questions asked later.
 import type { Redis } from "ioredis";
-import type { PlayerRef, SocialElsewhere } from "../server/social/social-room.js";
+import type { PlayerRef, PlayerThere, SocialElsewhere } from "../server/social/social-room.js";
 import { nickKey } from "../server/sessions/nick.js";
 
 /** How long an entry outlives the region that stopped writing it (a region killed). */
@@ -91,7 +91,7 @@ export class PlayersOnline implements Pick<SocialElsewhere, "onlineOf" | "player
     return new Set(asked.filter((_, index) => values[index] !== null));
   }
 
-  async playerNamed(nick: string): Promise<PlayerRef | null> {
+  async playerNamed(nick: string): Promise<PlayerThere | null> {
     this.counted(1);
     const value = await this.redis.get(`${this.prefix}nick:${nickKey(nick)}`);
     return value === null ? null : parseEntry(value);
@@ -116,17 +116,21 @@ export class PlayersOnline implements Pick<SocialElsewhere, "onlineOf" | "player
   }
 }
 
-/** A directory entry ("<region> <json>") as a PlayerRef; null for one that is not well formed. */
-function parseEntry(value: string): PlayerRef | null {
+/** A directory entry ("<region> <json>") as the player and its region; null for one that is not well formed. */
+function parseEntry(value: string): PlayerThere | null {
   const space = value.indexOf(" ");
+  const region = Number(value.slice(0, space));
   try {
     const player = JSON.parse(value.slice(space + 1)) as Record<string, unknown>;
     if (
+      space > 0 &&
+      Number.isInteger(region) &&
+      region >= 0 &&
       typeof player.key === "string" &&
       typeof player.nick === "string" &&
       (player.accountId === null || Number.isSafeInteger(player.accountId))
     ) {
-      return { key: player.key, nick: player.nick, accountId: player.accountId as number | null };
+      return { key: player.key, nick: player.nick, accountId: player.accountId as number | null, region };
     }
   } catch {
     // not JSON: as if nobody

@@ -18,6 +18,7 @@ import type { QuestRecord } from "../server/persistence/quest-store.js";
 import type { SessionArrival } from "../server/session-lifecycle.js";
 import type { ChatService } from "../server/talk/chat.js";
 import type { PartyRoom } from "../server/social/parties.js";
+import type { PartyLinkRoom } from "./party-link.js";
 import type { SocialRoom } from "../server/social/social-room.js";
 import type { TradeRoom } from "../server/social/trades.js";
 import type { Doors } from "../server/world/doors.js";
@@ -57,18 +58,7 @@ export interface RegionGame extends ApiGame {
     | "settled"
   >;
   /** Parties whose members play in several regions (party-link.ts). */
-  readonly parties: Pick<
-    PartyRoom,
-    | "homeOf"
-    | "handOver"
-    | "adopted"
-    | "remoteVerb"
-    | "remoteMoved"
-    | "remoteGone"
-    | "remoteBack"
-    | "fromHome"
-    | "elsewhere"
-  >;
+  readonly parties: PartyLinkRoom & Pick<PartyRoom, "homeOf" | "handOver" | "adopted">;
   /** Trades with a player of another region (trade-link.ts). */
   readonly trades: Pick<TradeRoom, "fromHome" | "fromAway" | "elsewhere" | "active">;
   /** Mutes carried in a handoff; the admin API. */

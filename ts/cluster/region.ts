@@ -787,7 +787,10 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       combat: game.combat.stats,
       chat: game.chat.stats,
       accounts: accounts?.stats ?? null,
-      store: store === null ? null : { up: store.connection.up, ...store.connection.stats },
+      store:
+        store === null
+          ? null
+          : { up: store.connection.up, ...store.connection.stats, commits: store.connection.commits },
       items: { store: store?.items.stats ?? null, room: game.items.stats },
       kicks: kicks?.stats ?? null,
       owned: [...owned].map(([id, fromMs]) => ({ id, fromMs })),

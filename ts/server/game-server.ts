@@ -474,7 +474,9 @@ export class Game {
       chat,
       dialogs,
       pushOwnDetail: (session) => this.details.send(session, session.entity),
-      ignores: (session, other) => this.social.ignores(session, other),
+      ignoresKey: (session, key) => !this.social.hearsKey(session, key),
+      socialKeyOf: (session) => this.social.keyOf(session),
+      byNick: (nick) => this.lifecycle.sessionByNick(nick),
       inPlay: (session) => sessions.byTokenValue(session.token) === session,
       // A member's key (parties.ts keyOf): an account's "a12", a guest's "s" + its token in hex.
       sessionOfKey: (key) =>

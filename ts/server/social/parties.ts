@@ -9,6 +9,10 @@
 // formed, its home; a member handed to another region stays a member there, "playing elsewhere" (`region`),
 // and that region mirrors the party for it (`mirrors`): the home sends each such member its party TLV and
 // its lines, and the member's region sends the home its place and health and its verbs (`elsewhere`).
+// An invitation is checked in two places, each for what only it knows: the home (the inviter leads, the
+// party has room: `inviteAs`) and the invited player's region (in a party already, ignoring the inviter,
+// declined a moment ago: `showInvitation`, which shows the dialog); a Join is checked again at the home
+// (`join`), and a player of another region joins as a member playing there.
 //
 // Time here is the world's tick, never the wall clock: who is in a party decides who shares a kill.
 import { taggedSpeaker } from "../../protocol/chat-speakers.js";
@@ -66,8 +70,12 @@ export interface PartyPorts {
   readonly dialogs: Pick<DialogService, "open">;
   /** Sends a player its own EntityDetail (which carries the party TLV). */
   readonly pushOwnDetail: (session: Session) => void;
-  /** Whether `session` ignores `other` (its invitations are refused). */
-  readonly ignores: (session: Session, other: Session) => boolean;
+  /** Whether `session` ignores the player whose social key (social-room.ts: "a12", a guest's nick fold) is `key`. */
+  readonly ignoresKey: (session: Session, key: string) => boolean;
+  /** A session's social key: what an ignore list names (social-room.ts's playerKey). */
+  readonly socialKeyOf: (session: Session) => string;
+  /** The session in play here under a nick (an invitation sent here from a party's home names its player so). */
+  readonly byNick: (nick: string) => Session | undefined;
   /** Whether `session` is still in play here (an answer may come after its player left). */
   readonly inPlay: (session: Session) => boolean;
   /** The session in play here of a member key (an account's "a12", a guest's "s" + token), for a cluster's messages. */
@@ -95,10 +103,70 @@ export interface PartyElsewhere {
   gone(home: number, key: string): void;
   /** To every region: an account plays again here; the home of a party it is away from takes it back. */
   back(key: string): void;
+  /** To the home: its leader `key`, playing here, invites a player who plays in `target.region`. */
+  askInvite(home: number, key: string, target: InviteAsked): void;
+  /** From a party's home (or a leader-to-be's region) to the region of the player invited by `key`. */
+  invitation(region: number, key: string, invitation: Invitation): void;
+  /** Back to it: what became of `key`'s invitation. */
+  invited(home: number, key: string, answer: InvitationAnswer): void;
 }
 
-/** What a member playing in another region may ask of its party's home. */
-export type RemoteVerb = "speak" | "leave" | "list";
+/** What a member playing in another region may ask of its party's home (`kick`: the text is the nick). */
+export type RemoteVerb = "speak" | "leave" | "list" | "kick";
+
+/** A player invited by nick, in the region that plays it; `socialKey` is the inviter's (what ignores name). */
+export interface InviteAsked {
+  readonly nick: string;
+  readonly region: number;
+  readonly socialKey: string;
+}
+
+/** An invitation as the invited player's region sees it. */
+export interface Invitation {
+  /** The invited player. */
+  readonly nick: string;
+  readonly inviterNick: string;
+  /** The inviter's social key: an invited player who ignores it is not asked. */
+  readonly socialKey: string;
+  /** The inviter's party (0: none yet) and how many it holds (1 when none). */
+  readonly partyId: number;
+  readonly size: number;
+}
+
+/** What the invited player's region says of an invitation: shown, declined, refused (`text`: why), or joined. */
+export interface InvitationAnswer {
+  readonly outcome: "shown" | "declined" | "refused" | "joined";
+  /** The invited player's nick (or the nick asked for, when nobody has it). */
+  readonly nick: string;
+  readonly inviterNick: string;
+  readonly text?: string;
+  /** Who joined: its member key, entity, place and health. */
+  readonly joiner?: RemoteJoiner;
+}
+
+export interface RemoteJoiner {
+  readonly key: string;
+  readonly entityId: number;
+  readonly x: number;
+  readonly y: number;
+  readonly hp: number;
+  readonly hpMax: number;
+}
+
+/** Who invites, as the party's home knows it: its member key, nick and social key. */
+interface Inviter {
+  readonly key: string;
+  readonly nick: string;
+  readonly socialKey: string;
+}
+
+/** Whom an invitation is for: a session here, or a player another region plays (by nick). */
+type InviteTarget = { readonly session: Session } | { readonly nick: string; readonly region: number };
+
+/** Who answered Join: a session here, or a player of region `region`. */
+type Joiner =
+  | { readonly session: Session; readonly nick: string; readonly key: string }
+  | { readonly remote: RemoteJoiner; readonly region: number; readonly nick: string; readonly key: string };
 
 /** A party as the region of a member playing away from its home sees it. */
 interface Mirror {
@@ -143,35 +211,15 @@ export class PartyRoom implements PartyVerbs {
     return this.parties.size;
   }
 
+  /** `/invite` of a player who plays here. */
   invite(session: Session, target: Session): void {
     if (target === session) return this.say(session, "That is you.");
-    if (this.mirrors.has(keyOf(session))) return this.say(session, LED_AT_HOME);
-    const party = this.partyOf(session);
-    if (party !== undefined && party.members[0].session !== session)
-      return this.say(session, `Only ${party.members[0].nick}, who leads your party, invites.`);
-    if (party !== undefined && party.members.length >= PARTY_MAX)
-      return this.say(session, `Your party is full (${PARTY_MAX}).`);
-    const theirs = this.partyOf(target);
-    if (theirs !== undefined || this.mirrors.has(keyOf(target)))
-      return this.say(
-        session,
-        theirs === party ? `${target.nick} is in your party.` : `${target.nick} is in another party.`,
-      );
-    if (this.ports.ignores(target, session)) return this.say(session, `${target.nick} is not taking your invitations.`);
-    const declinedKey = `${keyOf(session)}>${keyOf(target)}`;
-    const declinedAt = this.declined.get(declinedKey);
-    if (declinedAt !== undefined && this.ports.clock.tick - declinedAt < DECLINED_COOLDOWN_SECONDS * this.ports.tickHz)
-      return this.say(session, `${target.nick} declined a moment ago: give them time.`);
-    this.stats.invites++;
-    const size = party?.members.length ?? 1;
-    const spec = conversation(
-      "Party",
-      `${session.nick} invites you to play together as a party (${size + 1} of at most ${PARTY_MAX}).`,
-      ["Join", "Decline"],
-    );
-    // One invitation open at a time: a newer one replaces it (the older one's inviter hears it lapsed).
-    this.ports.dialogs.open(target, spec, (reply) => this.answered(session, target, reply), { key: "party-invite" });
-    this.say(session, `You invited ${target.nick}.`);
+    this.inviteFrom(session, { session: target });
+  }
+
+  /** `/invite` of a player another region of a cluster plays (named in the directory of players). */
+  inviteAcross(session: Session, nick: string, region: number): void {
+    this.inviteFrom(session, { nick, region });
   }
 
   leave(session: Session): void {
@@ -183,17 +231,13 @@ export class PartyRoom implements PartyVerbs {
   }
 
   kick(session: Session, nick: string): void {
-    if (this.mirrors.has(keyOf(session))) return this.say(session, LED_AT_HOME);
+    if (this.toHome(session, "kick", nick)) return;
     const party = this.partyOf(session);
     if (party === undefined) return this.say(session, "You are in no party.");
-    if (party.members[0].session !== session)
+    const kicker = this.memberOf(party, session);
+    if (kicker === undefined || party.members[0] !== kicker)
       return this.say(session, `Only ${party.members[0].nick}, who leads your party, removes members.`);
-    const wanted = nickKey(nick);
-    const member = party.members.find((candidate) => nickKey(candidate.nick) === wanted);
-    if (member === undefined) return this.say(session, `Nobody called ${nick} is in your party.`);
-    if (member.session === session) return this.say(session, "That is you: /leave to leave.");
-    this.tellMember(member, `${session.nick} removed you from the party.`);
-    this.remove(party, member, `${session.nick} removed ${member.nick} from the party.`);
+    this.kickAs(party, kicker, nick);
   }
 
   /** A line on the party channel: to every member present, the speaker too (that is its echo). */
@@ -222,6 +266,8 @@ export class PartyRoom implements PartyVerbs {
     const out = [session];
     const mirror = this.mirrors.get(keyOf(session));
     if (mirror !== undefined) {
+      // A mirror waiting for its home's first detail (partyId 0: joining) shares with nobody yet.
+      if (mirror.partyId === 0) return out;
       for (const [key, other] of this.mirrors) {
         if (other === mirror || other.home !== mirror.home || other.partyId !== mirror.partyId) continue;
         const sharer = this.ports.sessionOfKey(key);
@@ -359,8 +405,44 @@ export class PartyRoom implements PartyVerbs {
     if (party === undefined || member === undefined) return this.elsewhere?.over(from, key);
     if (verb === "speak") return this.speakAs(party, member.entityId, member.nick, text);
     if (verb === "list") return this.tellMember(member, listLine(party));
+    if (verb === "kick") {
+      if (party.members[0] !== member)
+        return this.tellMember(member, `Only ${party.members[0].nick}, who leads your party, removes members.`);
+      return this.kickAs(party, member, text);
+    }
     this.tellMember(member, "You left the party.");
     this.remove(party, member, `${member.nick} left the party.`);
+  }
+
+  /** The home hears its leader, playing in region `from`, invite a player (who plays in `target.region`). */
+  remoteInvite(from: number, key: string, target: InviteAsked): void {
+    const { party, member } = this.playingElsewhere(from, key);
+    if (party === undefined || member === undefined) return this.elsewhere?.over(from, key);
+    this.inviteAs({ key, nick: member.nick, socialKey: target.socialKey }, party, target);
+  }
+
+  /** The invited player's region hears an invitation of `key` from region `from` (the party's home). */
+  remoteInvitation(from: number, key: string, invitation: Invitation): void {
+    const target = this.ports.byNick(invitation.nick);
+    if (target === undefined)
+      return this.elsewhere?.invited(from, key, {
+        outcome: "refused",
+        nick: invitation.nick,
+        inviterNick: invitation.inviterNick,
+        text: `Nobody called ${invitation.nick} is playing now.`,
+      });
+    this.showInvitation(from, key, target, invitation);
+  }
+
+  /** The home hears from the invited player's region what became of `key`'s invitation. */
+  remoteInvited(from: number, key: string, answer: InvitationAnswer): void {
+    if (answer.outcome !== "joined" || answer.joiner === undefined) return this.tellInviter(key, answer);
+    this.join(key, answer.inviterNick, {
+      remote: answer.joiner,
+      region: from,
+      nick: answer.nick,
+      key: answer.joiner.key,
+    });
   }
 
   /** The home hears where a member playing in region `from` stands. */
@@ -456,31 +538,128 @@ export class PartyRoom implements PartyVerbs {
     }
   }
 
-  private answered(inviter: Session, target: Session, reply: DialogReply): void {
-    const tell = (session: Session, text: string): void => this.say(session, text);
-    if (reply.returnCode !== JOIN) {
-      this.stats.declined++;
-      this.declined.set(`${keyOf(inviter)}>${keyOf(target)}`, this.ports.clock.tick);
-      return tell(inviter, `${target.nick} declined your invitation.`);
+  /** An invitation by `session`: run by the party's home (here, or asked of it by its leader playing here). */
+  private inviteFrom(session: Session, target: InviteTarget): void {
+    const key = keyOf(session);
+    const socialKey = this.ports.socialKeyOf(session);
+    const mirror = this.mirrors.get(key);
+    if (mirror !== undefined && this.elsewhere !== null) {
+      const asked = "session" in target ? { nick: target.session.nick, region: this.elsewhere.region } : target;
+      return this.elsewhere.askInvite(mirror.home, key, { ...asked, socialKey });
     }
-    // Everything may have changed while the dialog stood open: checked again.
-    if (this.partyOf(target) !== undefined || this.mirrors.has(keyOf(target)))
-      return tell(target, "You are in a party already: /leave it first.");
-    let party = this.partyOf(inviter);
-    if (party !== undefined && party.members[0].session !== inviter)
-      return tell(target, `${inviter.nick} no longer leads a party.`);
-    if (!this.ports.inPlay(inviter) || !this.ports.inPlay(target) || this.mirrors.has(keyOf(inviter)))
-      return tell(target, `${inviter.nick} is no longer playing.`);
+    this.inviteAs({ key, nick: session.nick, socialKey }, this.partyOf(session), target);
+  }
+
+  /**
+   * The home's part of an invitation: only the leader invites, into a party not full; the invitation is
+   * then shown where the invited player plays (here, or its region asked).
+   */
+  private inviteAs(inviter: Inviter, party: Party | undefined, target: InviteTarget): void {
+    if (party !== undefined && party.members[0].key !== inviter.key)
+      return this.tellKey(inviter.key, `Only ${party.members[0].nick}, who leads your party, invites.`);
     if (party !== undefined && party.members.length >= PARTY_MAX)
-      return tell(target, `${inviter.nick}'s party is full.`);
+      return this.tellKey(inviter.key, `Your party is full (${PARTY_MAX}).`);
+    const invitation = (nick: string): Invitation => ({
+      nick,
+      inviterNick: inviter.nick,
+      socialKey: inviter.socialKey,
+      partyId: party?.id ?? 0,
+      size: party?.members.length ?? 1,
+    });
+    if ("session" in target)
+      return this.showInvitation(null, inviter.key, target.session, invitation(target.session.nick));
+    if (this.elsewhere === null || target.region !== this.elsewhere.region)
+      return this.elsewhere?.invitation(target.region, inviter.key, invitation(target.nick));
+    const here = this.ports.byNick(target.nick);
+    if (here === undefined) return this.tellKey(inviter.key, `Nobody called ${target.nick} is playing now.`);
+    this.showInvitation(null, inviter.key, here, invitation(here.nick));
+  }
+
+  /**
+   * The invited player's region: what only it knows is checked (a party already, an ignore, a decline a
+   * moment ago), and the dialog shown. `home` is the region to answer (null: the party's home is here).
+   */
+  private showInvitation(home: number | null, inviterKey: string, target: Session, invitation: Invitation): void {
+    const answer = (outcome: InvitationAnswer["outcome"], text?: string, joiner?: RemoteJoiner): void => {
+      const said: InvitationAnswer = { outcome, nick: target.nick, inviterNick: invitation.inviterNick, text, joiner };
+      if (home === null) this.tellInviter(inviterKey, said);
+      else this.elsewhere?.invited(home, inviterKey, said);
+    };
+    const key = keyOf(target);
+    if (key === inviterKey) return answer("refused", "That is you.");
+    const theirs = this.partyOf(target);
+    const mirror = this.mirrors.get(key);
+    if (theirs !== undefined || mirror !== undefined) {
+      const ours =
+        invitation.partyId !== 0 &&
+        (home === null
+          ? theirs?.id === invitation.partyId
+          : mirror?.home === home && mirror.partyId === invitation.partyId);
+      return answer("refused", ours ? `${target.nick} is in your party.` : `${target.nick} is in another party.`);
+    }
+    if (this.ports.ignoresKey(target, invitation.socialKey))
+      return answer("refused", `${target.nick} is not taking your invitations.`);
+    const declinedAt = this.declined.get(`${inviterKey}>${key}`);
+    if (declinedAt !== undefined && this.ports.clock.tick - declinedAt < DECLINED_COOLDOWN_SECONDS * this.ports.tickHz)
+      return answer("refused", `${target.nick} declined a moment ago: give them time.`);
+    this.stats.invites++;
+    const spec = conversation(
+      "Party",
+      `${invitation.inviterNick} invites you to play together as a party (${invitation.size + 1} of at most ${PARTY_MAX}).`,
+      ["Join", "Decline"],
+    );
+    // One invitation open at a time: a newer one replaces it.
+    const replied = (reply: DialogReply): void => {
+      if (reply.returnCode !== JOIN) {
+        this.stats.declined++;
+        this.declined.set(`${inviterKey}>${key}`, this.ports.clock.tick);
+        return answer("declined");
+      }
+      // Everything may have changed while the dialog stood open: checked again, here and at the home.
+      if (this.partyOf(target) !== undefined || this.mirrors.has(key))
+        return this.say(target, "You are in a party already: /leave it first.");
+      if (!this.ports.inPlay(target)) return;
+      if (home === null)
+        return this.join(inviterKey, invitation.inviterNick, { session: target, nick: target.nick, key });
+      // Joining a party whose home is another region: a mirror for it at once (no other invitation taken
+      // meanwhile), filled by the home's detail — or dropped by its `over`, with a line saying why.
+      this.mirrors.set(key, { home, partyId: 0, members: [], sent: null });
+      const { x, y, hp, hpMax } = target.entity;
+      answer("joined", undefined, { key, entityId: target.entity.id, x, y, hp, hpMax });
+    };
+    this.ports.dialogs.open(target, spec, replied, { key: "party-invite" });
+    answer("shown");
+  }
+
+  /** The home: `joiner` answered Join to `inviterKey`'s invitation; everything is checked again, then it joins. */
+  private join(inviterKey: string, inviterNick: string, joiner: Joiner): void {
+    const refuse = (text: string): void => {
+      if ("session" in joiner) return this.say(joiner.session, text);
+      this.elsewhere?.tell(joiner.region, joiner.key, text);
+      this.elsewhere?.over(joiner.region, joiner.key);
+    };
+    if (!("session" in joiner) && this.byKey.has(joiner.key))
+      return refuse("You are in a party already: /leave it first.");
+    let party = this.byKey.get(inviterKey);
+    const leader = party?.members[0];
+    if (leader !== undefined && leader.key !== inviterKey) return refuse(`${inviterNick} no longer leads a party.`);
+    const inviter = leader === undefined ? this.ports.sessionOfKey(inviterKey) : (leader.session ?? undefined);
+    const playing =
+      leader !== undefined && leader.region !== null
+        ? true
+        : inviter !== undefined && this.ports.inPlay(inviter) && !this.mirrors.has(inviterKey);
+    const joinerPlays = "session" in joiner ? this.ports.inPlay(joiner.session) : true;
+    if (!playing || !joinerPlays) return refuse(`${inviterNick} is no longer playing.`);
+    if (party !== undefined && party.members.length >= PARTY_MAX) return refuse(`${inviterNick}'s party is full.`);
     if (party === undefined) {
       party = { id: this.nextId++, members: [], lootTurn: 0, dirty: true };
       this.parties.set(party.id, party);
-      this.add(party, inviter);
+      this.add(party, inviter!);
       this.stats.formed++;
     }
-    this.add(party, target);
-    this.tellParty(party, `${target.nick} joined the party.`);
+    if ("session" in joiner) this.add(party, joiner.session);
+    else this.addRemote(party, joiner.key, joiner.nick, joiner.remote, joiner.region);
+    this.tellParty(party, `${joiner.nick} joined the party.`);
   }
 
   private add(party: Party, session: Session): void {
@@ -499,6 +678,41 @@ export class PartyRoom implements PartyVerbs {
     party.members.push(member);
     this.byKey.set(member.key, party);
     party.dirty = true;
+  }
+
+  /** A member who plays in region `region`: the home sends it the party from the next second on. */
+  private addRemote(party: Party, key: string, nick: string, joiner: RemoteJoiner, region: number): void {
+    const { entityId, x, y, hp, hpMax } = joiner;
+    party.members.push({ key, nick, session: null, region, entityId, goneAtTick: 0, x, y, hp, hpMax });
+    this.byKey.set(key, party);
+    party.dirty = true;
+  }
+
+  /** The leader `kicker` removes the member called `nick`. */
+  private kickAs(party: Party, kicker: Member, nick: string): void {
+    const wanted = nickKey(nick);
+    const member = party.members.find((candidate) => nickKey(candidate.nick) === wanted);
+    if (member === undefined) return this.tellMember(kicker, `Nobody called ${nick} is in your party.`);
+    if (member === kicker) return this.tellMember(kicker, "That is you: /leave to leave.");
+    this.tellMember(member, `${kicker.nick} removed you from the party.`);
+    this.remove(party, member, `${kicker.nick} removed ${member.nick} from the party.`);
+  }
+
+  /** The inviter `key` hears what became of its invitation (all but a Join, which the home runs). */
+  private tellInviter(key: string, answer: InvitationAnswer): void {
+    if (answer.outcome === "shown") return this.tellKey(key, `You invited ${answer.nick}.`);
+    if (answer.outcome === "declined") return this.tellKey(key, `${answer.nick} declined your invitation.`);
+    if (answer.text !== undefined) this.tellKey(key, answer.text);
+  }
+
+  /** A system line to the player of member key `key`: a member wherever it plays, or a session here. */
+  private tellKey(key: string, text: string): void {
+    const party = this.byKey.get(key);
+    const member = party?.members.find((candidate) => candidate.key === key);
+    if (member !== undefined && (member.session !== null || member.region !== null))
+      return this.tellMember(member, text);
+    const session = this.ports.sessionOfKey(key);
+    if (session !== undefined) this.say(session, text);
   }
 
   /** Removes `member`, which then sees no party; the next member leads if it led; a party of one is over. */
@@ -644,9 +858,6 @@ export class PartyRoom implements PartyVerbs {
     this.ports.chat.tell(session, text);
   }
 }
-
-/** Said to a member whose party's home is another region, asked to invite or remove. */
-const LED_AT_HOME = "Your party is led from the region where it formed: invite and remove there.";
 
 /** `/party`'s answer: the members, who leads, who is away. */
 function listLine(party: Party): string {

@@ -25,6 +25,8 @@ import { HELP_LINES, type Command, nickSplits, parseCommand, unescapedLine } fro
 /** What the party room answers to (parties.ts). */
 export interface PartyVerbs {
   invite(session: Session, target: Session): void;
+  /** `/invite` of a player that another region of a cluster plays. */
+  inviteAcross(session: Session, nick: string, region: number): void;
   leave(session: Session): void;
   kick(session: Session, nick: string): void;
   speak(session: Session, text: string): void;
@@ -63,6 +65,14 @@ export interface PlayerRef {
   readonly accountId: number | null;
 }
 
+/** A player in play in a region of a cluster (the directory of players names it so). */
+export interface PlayerThere extends PlayerRef {
+  readonly region: number;
+}
+
+/** A player in play that a command named: a session here, or a player of another region. */
+type FoundPlayer = PlayerRef & ({ readonly session: Session } | { readonly region: number });
+
 /**
  * The other regions of a cluster, as the social room sees them (ts/cluster/players-online.ts and the chat
  * relay); null in one process, where every player in play is one of its own sessions.
@@ -72,8 +82,8 @@ export interface SocialElsewhere {
   presence(accountId: number, nick: string, online: boolean): void;
   /** Which of these accounts' players play in another region now. */
   onlineOf(accountIds: readonly number[]): Promise<Set<number>>;
-  /** The player in play in another region under `nick` (as nickKey folds it), or null. */
-  playerNamed(nick: string): Promise<PlayerRef | null>;
+  /** The player in play in another region under `nick` (as nickKey folds it), and that region; or null. */
+  playerNamed(nick: string): Promise<PlayerThere | null>;
 }
 
 /**
@@ -414,11 +424,13 @@ export class SocialRoom implements ChatCommands, Hearing {
         return this.unfriend(session, command.rest);
       case "friends":
         return this.listFriends(session);
-      case "invite": {
-        const target = this.playerNamed(session, command.rest, "invite");
-        if (target !== null) parties.invite(session, target);
-        return;
-      }
+      case "invite":
+        // A player here, or in a cluster one that another region plays (the directory of players).
+        return this.findPlayer(session, command.rest, "invite", (target) =>
+          "session" in target
+            ? parties.invite(session, target.session)
+            : parties.inviteAcross(session, target.nick, target.region),
+        );
       case "leave":
         return parties.leave(session);
       case "kick":
@@ -732,7 +744,7 @@ export class SocialRoom implements ChatCommands, Hearing {
    * The player in play that `rest` names — here, or in a cluster in another region — given to `then`;
    * or `session` is told there is none.
    */
-  private findPlayer(session: Session, rest: string, verb: string, then: (target: PlayerRef) => void): void {
+  private findPlayer(session: Session, rest: string, verb: string, then: (target: FoundPlayer) => void): void {
     if (rest === "") return this.say(session, `Whom? /${verb} nick`);
     const nicks = nickSplits(rest)
       .filter((split) => split.text === "")
@@ -740,7 +752,7 @@ export class SocialRoom implements ChatCommands, Hearing {
     for (const nick of nicks) {
       const target = this.ports.byNick(nick);
       if (target !== undefined)
-        return then({ key: this.keyOf(target), nick: target.nick, accountId: target.accountId });
+        return then({ key: this.keyOf(target), nick: target.nick, accountId: target.accountId, session: target });
     }
     const nobody = () => this.say(session, `Nobody called ${rest} is playing now.`);
     const elsewhere = this.elsewhere;
