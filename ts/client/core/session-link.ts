@@ -42,8 +42,8 @@ export class SessionLink {
   private readonly moveFn: MoveFn | undefined;
   /** Which of the session's gateways the link goes through (0: the one it joined through, listed first). */
   private gatewayIndex = 0;
-  /** When the link last started or moved (a move is tried again only after GATEWAY_SILENT_MS more). */
-  private movedAtMs: number;
+  /** When a move was last tried (the next is tried only GATEWAY_SILENT_MS later); none yet: -Infinity. */
+  private movedAtMs = -Infinity;
   private moving = false;
   /** The link closed under a session that may move (its gateway killed): it moves without waiting for silence. */
   private linkClosed = false;
@@ -58,7 +58,6 @@ export class SessionLink {
     this.onDatagram = config.onDatagram;
     this.onNewSession = config.onNewSession;
     this.moveFn = config.moveTo;
-    this.movedAtMs = parts.now();
   }
 
   get session(): GuestSession {
