@@ -9,6 +9,7 @@
 // Needs /usr/bin/chromium, redis-server and PostgreSQL; without them the suite says so and is skipped.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { PeerConnection } from "node-datachannel";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -35,6 +36,8 @@ if (skip !== null) process.stderr.write(`test/e2e/browser-cluster.test.ts skippe
 const DAGGER = itemDef({ id: 2, name: "dagger", kind: "weapon", damage: 9 });
 /** Region 1's ground (x ≥ 32), a chest beside it. */
 const SPAWN = { x: 40, y: 35 };
+/** The gateways' WebRTC ports (--rtc-ports), cut in two by the launcher: the second half is gateway 1's. */
+const RTC_PORTS = { min: 46_100, max: 46_139 };
 
 describe.skipIf(skip !== null)("the browser client in a cluster", () => {
   let cluster: TestCluster;
@@ -50,7 +53,11 @@ describe.skipIf(skip !== null)("the browser client in a cluster", () => {
       items: [DAGGER],
       chests: [{ name: "box", x: SPAWN.x + 1, y: SPAWN.y, items: "dagger" }],
     });
-    cluster = await startTestCluster(2, ["--client-dir", builtClientDir()], map);
+    cluster = await startTestCluster(
+      2,
+      ["--client-dir", builtClientDir(), "--rtc-ports", `${RTC_PORTS.min}-${RTC_PORTS.max}`],
+      map,
+    );
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   }, 120_000);
 
@@ -306,4 +313,35 @@ describe.skipIf(skip !== null)("the browser client in a cluster", () => {
       udp.close();
     }
   }, 60_000);
+
+  it("each gateway answers a data channel from its own share of --rtc-ports", async () => {
+    const g1 = cluster.ready.gateways[1];
+    const join = await fetch(`http://127.0.0.1:${g1.httpPort}/api/guest`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ nick: "Ports" }),
+    });
+    const { token } = (await join.json()) as { token: string };
+    const offerer = new PeerConnection("ports", { iceServers: [] });
+    offerer.onStateChange(() => {}); // lets node-datachannel free the connection when it closes
+    try {
+      const channel = offerer.createDataChannel("datagrams", { unordered: true, maxRetransmits: 0 });
+      channel.onClosed(() => {});
+      offerer.setLocalDescription();
+      await until("the offer gathered", async () => offerer.gatheringState() === "complete");
+      const answer = await fetch(`http://127.0.0.1:${g1.httpPort}/api/rtc`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ token, sdp: offerer.localDescription()!.sdp }),
+      });
+      expect(answer.status).toBe(200);
+      const { sdp } = (await answer.json()) as { sdp: string };
+      const port = Number(/a=candidate:.* 127\.0\.0\.1 (\d+) typ host/.exec(sdp)?.[1]);
+      const half = (RTC_PORTS.max - RTC_PORTS.min + 1) / 2;
+      expect(port).toBeGreaterThanOrEqual(RTC_PORTS.min + half);
+      expect(port).toBeLessThanOrEqual(RTC_PORTS.max);
+    } finally {
+      offerer.close();
+    }
+  }, 30_000);
 });

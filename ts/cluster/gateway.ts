@@ -91,6 +91,10 @@ export interface GatewayOptions {
    * that go on through it (docs/protocol.md § 6.2). Absent: the host a client joined through, at httpPort.
    */
   publicUrl?: string;
+  /** STUN/TURN servers for the WebRTC peer connections (default none). */
+  iceServers?: string[];
+  /** This gateway's UDP ports for WebRTC peer connections (default any free port). */
+  rtcPorts?: { min: number; max: number };
 }
 
 interface Route {
@@ -407,6 +411,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     {
       ...DEFAULT_WEBRTC_OPTIONS,
       bindAddress: rtcBindAddress(options.host),
+      iceServers: options.iceServers ?? DEFAULT_WEBRTC_OPTIONS.iceServers,
+      portRange: options.rtcPorts,
       maxPeers: maxClients,
       unboundGraceMs: 10_000,
     },

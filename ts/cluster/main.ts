@@ -5,6 +5,7 @@
 // every process it started — regions, gateways, its redis-server and its PostgreSQL — restarting each
 // whenever it ends, forever (supervisor.ts), and prints where to play. The same file runs the children:
 // --role region | gateway.
+import { iceServerFlag, RtcFlagError, rtcPortsFlag, splitRtcPorts } from "../server/transports/rtc-flags.js";
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, realpathSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -57,6 +58,10 @@ usage: npm run -s cluster -- [options]
                        (e.g. https://g0.example.org): where browsers reach it when that is not the host
                        they joined through at its --http-port (another host, a TLS proxy). A join's answer
                        lists it, and each gateway lets the pages of exactly these origins use it
+  --ice-server URL     STUN/TURN server for the gateways' WebRTC peer connections, repeatable:
+                       stun:HOST:PORT, turn:USER:PASS@HOST:PORT[?transport=tcp], turns:... (default none)
+  --rtc-ports MIN-MAX  UDP ports for the gateways' WebRTC peer connections, cut into one range per gateway
+                       in order (default any free port)
   --pvp                players may attack each other outside the map's safe zones, across borders too
   --max-players N      sessions one region holds at most, joins beyond refused (default ${DEFAULT_GAME_OPTIONS.maxPlayers})
   --join-rate N        guest joins per minute per source address, kept by each gateway (default 60)
@@ -91,6 +96,8 @@ const { values } = parseArgs({
     "client-dir": { type: "string", default: DEFAULT_CLIENT_DIR },
     "gateway-url": { type: "string", multiple: true, default: [] },
     "public-url": { type: "string" },
+    "ice-server": { type: "string", multiple: true, default: [] },
+    "rtc-ports": { type: "string" },
     "log-level": { type: "string", default: "warn" },
     json: { type: "boolean", default: false },
     pvp: { type: "boolean", default: false },
@@ -177,6 +184,8 @@ async function runGateway(): Promise<void> {
     logger,
     postgresUrl: values.postgres,
     publicUrl: values["public-url"] === undefined ? undefined : gatewayUrl(values["public-url"]),
+    iceServers: rtcFlag(() => (values["ice-server"] ?? []).map(iceServerFlag)),
+    rtcPorts: rtcFlag(() => (values["rtc-ports"] === undefined ? undefined : rtcPortsFlag(values["rtc-ports"]))),
   });
   process.stdout.write(
     `${JSON.stringify({ ready: "gateway", id: running.id, httpPort: running.httpPort, udpPort: running.udpPort })}\n`,
@@ -193,6 +202,16 @@ function exitWithParent(stop: () => void): void {
   setInterval(() => {
     if (process.ppid !== parent) stop();
   }, 1000).unref();
+}
+
+/** A WebRTC flag's value (rtc-flags.ts), or exit 2 with its error. */
+function rtcFlag<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof RtcFlagError) fail(error.message);
+    throw error;
+  }
 }
 
 /** A gateway's public base URL (--gateway-url): an http(s) origin, nothing after the host and port. */
@@ -290,6 +309,10 @@ async function runCluster(): Promise<void> {
   const joinsPerMinute = joinRate();
   const gatewayUrls = (values["gateway-url"] ?? []).map(gatewayUrl);
   if (gatewayUrls.length > gatewayCount) fail(`${gatewayUrls.length} --gateway-url for ${gatewayCount} gateways`);
+  const iceServers = rtcFlag(() => (values["ice-server"] ?? []).map(iceServerFlag));
+  const rtcPorts = values["rtc-ports"];
+  const gatewayRtcPorts =
+    rtcPorts === undefined ? null : rtcFlag(() => splitRtcPorts(rtcPortsFlag(rtcPorts), gatewayCount));
   // The admin token reaches the regions through the environment, not their command lines (ps shows those).
   try {
     const fromFile =
@@ -460,6 +483,10 @@ async function runCluster(): Promise<void> {
       "--client-dir",
       values["client-dir"],
       ...(index < gatewayUrls.length ? ["--public-url", gatewayUrls[index]] : []),
+      ...iceServers.flatMap((server) => ["--ice-server", server]),
+      ...(gatewayRtcPorts === null
+        ? []
+        : ["--rtc-ports", `${gatewayRtcPorts[index].min}-${gatewayRtcPorts[index].max}`]),
       ...common,
     ];
     const name = `gateway ${index}`;
