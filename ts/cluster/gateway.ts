@@ -246,30 +246,26 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
    * A session another gateway routed, found in the directory in `region`: routed here from now on. Only a
    * route: the region moves the session to a link of this gateway on a tagged, fresh ActionPacket alone.
    */
-  function routeFound(low: number, high: number, region: number): Route {
-    const known = routeOf(low, high);
-    if (known !== undefined) return known;
+  function routeFound(low: number, high: number, region: number): void {
+    if (routeOf(low, high) !== undefined) return;
     const tokenHex = tokenHexOf(low, high);
     const route: Route = { low: low | 0, high: high | 0, tokenHex, region, lastUsedMs: performance.now() };
     routes.set(route.low & TOKEN_KEY_MASK, route);
     stats.sessionsFound++;
     directory.putSessions([{ tokenHex, gateway: options.id, region }]).catch(() => {});
-    return route;
   }
 
   /**
    * Whether a browser may signal a data channel for session `token`: one this gateway routes, or — a
    * browser going on from a gateway that stopped answering — one the directory names, asked under the
-   * RouteFinder's limits (a flood of made-up tokens costs its sender, as over UDP).
+   * RouteFinder's limits (a flood of made-up tokens costs its sender, as over UDP). Nothing is routed
+   * here yet (the token is no secret): the channel's first ActionPacket finds the route as a datagram does.
    */
   async function signalledSession(token: bigint, source: string): Promise<boolean> {
     const low = Number(token & 0xffffffffn) | 0;
     const high = Number(token >> 32n) | 0;
     if (routeOf(low, high) !== undefined) return true;
-    const region = await finder.region(tokenHexOf(low, high), addressKey(source), performance.now());
-    if (region === null) return false;
-    routeFound(low, high, region);
-    return true;
+    return (await finder.region(tokenHexOf(low, high), addressKey(source), performance.now())) !== null;
   }
 
   function forget(client: Client): void {
