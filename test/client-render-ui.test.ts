@@ -258,6 +258,9 @@ describe("debug overlay text", () => {
     expect(lines).toContain("in 24 dg/s 2.0 KiB/s");
     expect(lines).toContain("out 6.3 dg/s 300 B/s");
     expect(lines).toContain("loss 1.3% (pings; states 0.4%)");
+    expect(
+      debugLines({ ...stats, gatewayMoves: 2, reconnects: 1 }, { entitiesInView: 0, framesPerSecond: 0 }),
+    ).toContain("links moved 2 rejoined 1");
     const before = debugLines(
       { ...stats, confirmed: null, serverTick: NaN },
       { entitiesInView: 0, framesPerSecond: 0 },

@@ -49,6 +49,11 @@ describe("npm run cluster's command line", () => {
     [["--join-rate", "0"], /--join-rate must be a whole number/],
     [["--admin-token-file", "/nonexistent/admin-token"], /admin token: ENOENT/],
     [["--admin-token-file", "/dev/null"], /admin token: the admin token must be at least 32 characters/],
+    [["--gateway-url", "https://g0.example.org/play"], /--gateway-url must be an http\(s\) origin/],
+    [["--gateways", "1", "--gateway-url", "http://a:1", "--gateway-url", "http://b:2"], /2 --gateway-url for 1/],
+    [["--ice-server", "http://stun.example"], /--ice-server must be a stun:, turn: or turns: URL/],
+    [["--rtc-ports", "6000-5000"], /--rtc-ports must be MIN-MAX/],
+    [["--gateways", "3", "--rtc-ports", "6000-6001"], /--rtc-ports 6000-6001 has 2 ports for 3 gateways/],
   ])(
     "refuses %j with exit 2 and leaves nothing running",
     async (args, message) => {

@@ -4,14 +4,18 @@
 // lists both gateways — takes a dagger from the chest and walks; gateway 0 is killed with SIGKILL; the
 // client goes on through gateway 1 with its next signed ActionPacket: the same session (token, entity id),
 // where it stood, the dagger in its bag, and it walks on. Bots joined through gateway 0 (started again on its
-// ports) move to gateway 1 by themselves when gateway 0 is killed again, in their sessions. (Before, the region ended every session of a
+// ports) move to gateway 1 by themselves when gateway 0 is stopped, in their sessions; and a client core on
+// a signed WebSocket, as the browser's, moves on as soon as gateway 0, killed, closes it. (Before, the region ended every session of a
 // gateway whose link closed, and a gateway dropped every datagram of a session it had not routed.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresSkipReason } from "../ts/cluster/postgres-process.js";
 import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
 import type { ItemStack } from "../ts/protocol/tlv.js";
 import { ENTITY_TYPE_CHEST } from "../ts/item-types.js";
+import WebSocket from "ws";
 import { Swarm } from "../ts/bots/swarm.js";
+import { connectGuest, GameClient, gatewayBaseUrl, signedTransport } from "../ts/client/core/index.js";
+import { connectWebSocket } from "../ts/client/transport/connect.js";
 import { loadCore } from "../ts/wasm/node.js";
 import {
   BORDER_X,
@@ -166,4 +170,54 @@ describe.skipIf(skip !== null)("a gateway lost: its clients go on through anothe
       swarm.stop();
     }
   }, 90_000);
+
+  it("a browser's link, a signed WebSocket, goes on through the other gateway when its own, killed, closes it", async () => {
+    // The client core as the page runs it (ts/client/main.ts): its links signed, its moves to the next
+    // gateway at that gateway's own address; Node's WebSocket stands in for the page's.
+    const gateway0 = await until(
+      "gateway 0 up",
+      async () => {
+        const part = await health("gateway 0");
+        return part.state === "up" && part;
+      },
+      30_000,
+    );
+    const joinedThrough = `http://127.0.0.1:${cluster.ready.gateways[0].httpPort}`;
+    const open = (base: string, key: Uint8Array | undefined) =>
+      connectWebSocket(base, { WebSocket: WebSocket as unknown as typeof globalThis.WebSocket }).then((link) =>
+        signedTransport(link, key),
+      );
+    const connection = await connectGuest(joinedThrough, "Wes", (session) => open(joinedThrough, session.key));
+    const client = GameClient.create({
+      core: await loadCore(),
+      ...connection,
+      moveTo: (session, gateway) => open(gatewayBaseUrl(joinedThrough, gateway), session.key),
+    });
+    const driver = setInterval(() => client.update(), 20);
+    try {
+      await until("playing over the WebSocket", async () => client.state === "playing" && client.confirmed !== null);
+      expect(client.transportName).toBe("websocket");
+      const entityId = client.ownEntityId;
+      // Killed: its WebSocket closes, and the link goes on through gateway 1 without waiting out the 3 s of
+      // silence a frozen gateway costs.
+      process.kill(gateway0.pid!, "SIGKILL");
+      const killedAt = performance.now();
+      await until(
+        "moved to gateway 1",
+        async () => client.stats.gatewayMoves === 1 && client.state === "playing",
+        10_000,
+      );
+      process.stderr.write(
+        `test/cluster-gateway-lost: a WebSocket client went on through gateway 1 ${Math.round(performance.now() - killedAt)} ms after the kill\n`,
+      );
+      expect(client.stats.reconnects).toBe(0);
+      expect(client.ownEntityId).toBe(entityId);
+      const held = [...(await cluster.regionStatus(0)).positions, ...(await cluster.regionStatus(1)).positions];
+      expect(held.filter((p) => p.id === entityId)).toHaveLength(1);
+      await startedAgain(cluster.ready.gateways[1].httpPort, gateway0);
+    } finally {
+      clearInterval(driver);
+      client.close();
+    }
+  }, 60_000);
 });

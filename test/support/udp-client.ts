@@ -146,6 +146,11 @@ export class UdpTestClient {
     return this;
   }
 
+  /** The sequence of the last signed ActionPacket (0: none yet). */
+  sequenceSent(): number {
+    return this.sequence;
+  }
+
   /** Carries on the signed sequence of `other` (the same client on a new socket). */
   continueFrom(other: UdpTestClient): this {
     this.sign();

@@ -8,6 +8,7 @@ import {
   connectGuest,
   type FetchFn,
   GameClient,
+  gatewayBaseUrl,
   type GuestSession,
   impairTransport,
   type Transport,
@@ -170,8 +171,9 @@ export class Swarm {
     const config = this.config;
     const nick = `${config.nickPrefix}${index + 1}`;
     let links = 0;
-    const makeTransport = async (session: GuestSession): Promise<Transport> => {
-      const host = config.server?.host ?? new URL(config.http).hostname;
+    /** `base`: where the session's gateway answers HTTP (the host its UDP port is on). */
+    const makeTransport = async (session: GuestSession, base = config.http): Promise<Transport> => {
+      const host = config.server?.host ?? new URL(base).hostname;
       const port = config.server?.port ?? session.udpPort;
       // Signed with the session key, as every UDP client should: its session can then follow an address change.
       const udp = await UdpNodeTransport.connect(host, port, session.key);
@@ -196,7 +198,8 @@ export class Swarm {
     const client = GameClient.create({
       core,
       ...connection,
-      moveTo: (session, gateway) => makeTransport({ ...session, udpPort: gateway.udpPort }),
+      moveTo: (session, gateway) =>
+        makeTransport({ ...session, udpPort: gateway.udpPort }, gatewayBaseUrl(config.http, gateway)),
     });
     if (this.stopping) client.close();
     return {

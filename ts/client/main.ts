@@ -23,8 +23,10 @@ import {
   connectSpectator,
   fetchMapArt,
   GameClient,
+  gatewayBaseUrl,
   type GuestConnection,
   type MakeTransport,
+  signedTransport,
   type SpectateRequest,
 } from "./core/index.js";
 import { type Atlas, installTileLooks, uploadAtlas } from "./render/atlas.js";
@@ -69,6 +71,11 @@ function element<T extends HTMLElement>(id: string): T {
 
 /** A replay's page drops its link only after an hour of silence: a paused replay sends no frames. */
 const REPLAY_DISCONNECT_AFTER_MS = 3_600_000;
+/**
+ * How long a link to another gateway may take to open, each way (the data channel, then the WebSocket): a
+ * gateway that does not answer within it is passed over for the next, within the session's 10 s.
+ */
+const MOVE_LINK_TIMEOUT_MS = 2_500;
 
 const query = new URLSearchParams(location.search);
 // The server is where the page was served from, under its path: the origin for the game's own page at /, a
@@ -292,8 +299,10 @@ async function play(request: JoinRequest): Promise<void> {
     return taken;
   };
   try {
-    const joining = connect(request, (joined) =>
-      connectBest(serverUrl, joined.token, { ...linkOptions, offer: firstOffer() }),
+    // Every link signs its ActionPackets with the session key (signed-transport.ts): a cluster's session can
+    // then go on through another gateway when its own stops answering (moveTo below).
+    const joining = connect(request, async (joined) =>
+      signedTransport(await connectBest(serverUrl, joined.token, { ...linkOptions, offer: firstOffer() }), joined.key),
     );
     // After the join's request has gone: the first RTCPeerConnection of a page can take a moment to make.
     if (!linkOptions.disableWebRtc) offer = startOffer();
@@ -305,6 +314,17 @@ async function play(request: JoinRequest): Promise<void> {
       session: connection.session,
       world: connection.world,
       reconnect: connection.reconnect,
+      // A cluster's gateway that stops answering: the same session goes on through the next one the join
+      // named, at its own origin (docs/protocol.md § 6.2), each way tried for at most MOVE_LINK_TIMEOUT_MS.
+      moveTo: async (moving, gateway) =>
+        signedTransport(
+          await connectBest(gatewayBaseUrl(serverUrl, gateway), moving.token, {
+            ...linkOptions,
+            webRtcTimeoutMs: MOVE_LINK_TIMEOUT_MS,
+            webSocketTimeoutMs: MOVE_LINK_TIMEOUT_MS,
+          }),
+          moving.key,
+        ),
     });
     // Leaving the page closes the link (for WebRTC that sends the close the server waits for), so the
     // server ends the session at once and the others read "left" now, not after its 10 s timeout.

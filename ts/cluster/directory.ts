@@ -25,6 +25,11 @@ export interface GatewayEndpoint {
   readonly id: string;
   readonly httpPort: number;
   readonly udpPort: number;
+  /**
+   * Its public base URL, when the operator gave one (`--gateway-url`): the origin a browser reaches it at,
+   * whose host also serves its UDP port. Absent: the host a client joined through, at `httpPort`.
+   */
+  readonly url?: string;
 }
 
 /** How long a region's (or a gateway's) entry lives without a refresh; they refresh every REFRESH_MS. */

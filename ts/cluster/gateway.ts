@@ -13,13 +13,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { isValidAction, readActionTokenHigh, readActionTokenLow } from "../protocol/action.js";
 import { addressKey } from "../server/edge/address-key.js";
 import { HttpApi } from "../server/http/http-api.js";
-import { DEFAULT_HTTP_LIMITS } from "../server/http/http-guard.js";
+import { DEFAULT_HTTP_LIMITS, refuseForeignOrigin } from "../server/http/http-guard.js";
 import { Logger } from "../server/ops/log.js";
 import { KeyedRateLimiter } from "../server/edge/rate-limit.js";
 import type { Peer } from "../server/edge/peer.js";
 import { staticFiles } from "../server/transports/static-files.js";
 import { DEFAULT_WEBSOCKET_OPTIONS, WebSocketTransport } from "../server/transports/websocket.js";
-import { installRtcSignalling } from "../server/transports/signalling.js";
+import { installRtcSignalling, RTC_SIGNALLING_PATH } from "../server/transports/signalling.js";
 import { DEFAULT_WEBRTC_OPTIONS, rtcBindAddress, WebRtcTransport } from "../server/transports/webrtc.js";
 import { UdpTransport } from "../server/transports/udp-transport.js";
 import { adminFanOut } from "./admin-fanout.js";
@@ -31,6 +31,7 @@ import { healthMetricsText } from "./cluster-health.js";
 import type { PartHealth } from "./supervisor.js";
 import { Directory, type GatewayEndpoint, REFRESH_MS } from "./directory.js";
 import { RouteFinder } from "./route-finder.js";
+import { isGatewayOrigin } from "./gateway-origins.js";
 import type { HandoffState } from "./handoff.js";
 import {
   FRAME_CLOSE,
@@ -84,6 +85,16 @@ export interface GatewayOptions {
    * and again (pg-bans.ts), and a join from a banned address is refused here. Absent: no address bans.
    */
   postgresUrl?: string;
+  /**
+   * This gateway's public base URL (an http(s) origin), when browsers reach it by a name or port its
+   * `host` and `httpPort` do not say (another host, a TLS proxy): listed in the join's answer for clients
+   * that go on through it (docs/protocol.md § 6.2). Absent: the host a client joined through, at httpPort.
+   */
+  publicUrl?: string;
+  /** STUN/TURN servers for the WebRTC peer connections (default none). */
+  iceServers?: string[];
+  /** This gateway's UDP ports for WebRTC peer connections (default any free port). */
+  rtcPorts?: { min: number; max: number };
 }
 
 interface Route {
@@ -223,18 +234,38 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   /** Asks the directory for the region of the session an ActionPacket names; routes it, and the packet, once known. */
   function findRoute(low: number, high: number, datagram: Uint8Array, peer: Peer, nowMs: number): void {
     stats.unrouted++;
-    const tokenHex = ((BigInt(high >>> 0) << 32n) | BigInt(low >>> 0)).toString(16).padStart(16, "0");
     // The transport may reuse the datagram's bytes once this returns.
     const copy = datagram.slice();
-    finder.find(tokenHex, addressKey(peer.address), nowMs, (region) => {
-      if (routeOf(low, high) === undefined) {
-        const route: Route = { low: low | 0, high: high | 0, tokenHex, region, lastUsedMs: performance.now() };
-        routes.set(route.low & TOKEN_KEY_MASK, route);
-        stats.sessionsFound++;
-        directory.putSessions([{ tokenHex, gateway: options.id, region }]).catch(() => {});
-      }
+    finder.find(tokenHexOf(low, high), addressKey(peer.address), nowMs, (region) => {
+      routeFound(low, high, region);
       onDatagram(copy, peer);
     });
+  }
+
+  /**
+   * A session another gateway routed, found in the directory in `region`: routed here from now on. Only a
+   * route: the region moves the session to a link of this gateway on a tagged, fresh ActionPacket alone.
+   */
+  function routeFound(low: number, high: number, region: number): void {
+    if (routeOf(low, high) !== undefined) return;
+    const tokenHex = tokenHexOf(low, high);
+    const route: Route = { low: low | 0, high: high | 0, tokenHex, region, lastUsedMs: performance.now() };
+    routes.set(route.low & TOKEN_KEY_MASK, route);
+    stats.sessionsFound++;
+    directory.putSessions([{ tokenHex, gateway: options.id, region }]).catch(() => {});
+  }
+
+  /**
+   * Whether a browser may signal a data channel for session `token`: one this gateway routes, or — a
+   * browser going on from a gateway that stopped answering — one the directory names, asked under the
+   * RouteFinder's limits (a flood of made-up tokens costs its sender, as over UDP). Nothing is routed
+   * here yet (the token is no secret): the channel's first ActionPacket finds the route as a datagram does.
+   */
+  async function signalledSession(token: bigint, source: string): Promise<boolean> {
+    const low = Number(token & 0xffffffffn) | 0;
+    const high = Number(token >> 32n) | 0;
+    if (routeOf(low, high) !== undefined) return true;
+    return (await finder.region(tokenHexOf(low, high), addressKey(source), performance.now())) !== null;
   }
 
   function forget(client: Client): void {
@@ -336,18 +367,36 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   }
 
   const udp = await UdpTransport.listen(options.host, options.udpPort, onDatagram);
+  // This gateway and the others as the directory lists them (set once listening, read again every REFRESH_MS).
+  let self: GatewayEndpoint = { id: options.id, httpPort: options.httpPort, udpPort: udp.port };
+  let otherGateways: GatewayEndpoint[] = [];
   const limits = {
     ...DEFAULT_HTTP_LIMITS,
     guestJoinsPerAddress: options.guestJoinsPerAddress ?? DEFAULT_HTTP_LIMITS.guestJoinsPerAddress,
   };
   const http = new HttpApi((error) => log.error("http handler failed", { error: String(error) }), limits);
   const joins = new KeyedRateLimiter(limits.guestJoinsPerAddress / 60, 60, 100_000);
+  // The pages that may use this gateway from another origin: its sibling gateways' (gateway-origins.ts),
+  // for the WebRTC signalling and the WebSocket a browser goes on through when its own gateway stops answering.
+  const siblingOrigin = (origin: string, req: IncomingMessage) =>
+    isGatewayOrigin(origin, req, [self, ...otherGateways]);
   const websocket = new WebSocketTransport(
     http.server,
     { datagram: onDatagram, closed: (peer) => forgetPeer(peer.key) },
     { isBound: (key) => clients.has(key), drop: () => stats.unrouted++ },
     log,
-    { ...DEFAULT_WEBSOCKET_OPTIONS, maxConnections: maxClients, unboundGraceMs: 10_000 },
+    {
+      ...DEFAULT_WEBSOCKET_OPTIONS,
+      maxConnections: maxClients,
+      unboundGraceMs: 10_000,
+      clientAddress: http.clientAddress,
+      // A page of another site opens no game link here (an upgrade has no CORS to stop it).
+      refuse: (req) =>
+        refuseForeignOrigin(
+          req,
+          (origin, request) => limits.allowedOrigins.includes(origin) || siblingOrigin(origin, request),
+        ),
+    },
   );
   // Browsers' first choice (docs/netcode.md § Transports): a WebRTC data channel, signalled here by the
   // live sessions this gateway routes, its datagrams forwarded like the UDP socket's and the WebSocket's.
@@ -358,13 +407,14 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     {
       ...DEFAULT_WEBRTC_OPTIONS,
       bindAddress: rtcBindAddress(options.host),
+      iceServers: options.iceServers ?? DEFAULT_WEBRTC_OPTIONS.iceServers,
+      portRange: options.rtcPorts,
       maxPeers: maxClients,
       unboundGraceMs: 10_000,
     },
   );
-  installRtcSignalling(http, rtc, {
-    byTokenValue: (token) => routeOf(Number(token & 0xffffffffn) | 0, Number(token >> 32n) | 0),
-  });
+  installRtcSignalling(http, rtc, { byTokenValue: signalledSession });
+  http.shareAcrossOrigins(RTC_SIGNALLING_PATH, siblingOrigin);
   function forgetPeer(key: string): void {
     const client = clients.get(key);
     if (client !== undefined) forget(client);
@@ -520,7 +570,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         // The gateways a client may go on through if this one stops answering (docs/protocol.md § 6.2):
         // as the directory has them now (one started a moment ago included), else as last read.
         await meetGateways().catch(directory.failed("reading the gateways"));
-        const gateways = [self, ...otherGateways].map(({ httpPort, udpPort }) => ({ httpPort, udpPort }));
+        const gateways = [self, ...otherGateways].map(({ httpPort, udpPort, url }) =>
+          url === undefined ? { httpPort, udpPort } : { httpPort, udpPort, url },
+        );
         return reply(res, 200, { ...json, udpPort: udp.port, gateways });
       }
     }
@@ -537,12 +589,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   });
   await linkRegions();
   // This gateway in the directory, and the others read from it, every REFRESH_MS: a join's answer lists them.
-  const self: GatewayEndpoint = {
+  self = {
     id: options.id,
     httpPort: (http.server.address() as AddressInfo).port,
     udpPort: udp.port,
+    ...(options.publicUrl === undefined ? {} : { url: options.publicUrl }),
   };
-  let otherGateways: GatewayEndpoint[] = [];
   const meetGateways = async () => {
     await directory.registerGateway(self);
     otherGateways = (await directory.gateways()).filter((gateway) => gateway.id !== options.id);
@@ -599,4 +651,9 @@ function pathOf(req: IncomingMessage): string {
 function reply(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
+}
+
+/** A token's 16 hex digits (the directory's key) from its two u32 words. */
+function tokenHexOf(low: number, high: number): string {
+  return ((BigInt(high >>> 0) << 32n) | BigInt(low >>> 0)).toString(16).padStart(16, "0");
 }

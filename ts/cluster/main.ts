@@ -5,6 +5,7 @@
 // every process it started — regions, gateways, its redis-server and its PostgreSQL — restarting each
 // whenever it ends, forever (supervisor.ts), and prints where to play. The same file runs the children:
 // --role region | gateway.
+import { iceServerFlag, RtcFlagError, rtcPortsFlag, splitRtcPorts } from "../server/transports/rtc-flags.js";
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, realpathSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -53,6 +54,14 @@ usage: npm run -s cluster -- [options]
   --http-port PORT     the first gateway's HTTP port, the next ones count up (default 8080; 0: free ports)
   --udp-port PORT      the first gateway's UDP port, the next ones count up (default 7777; 0: free ports)
   --client-dir PATH    the built browser client the gateways serve (default dist/client)
+  --gateway-url URL    the public base URL of a gateway, repeatable, the first for gateway 0 and so on
+                       (e.g. https://g0.example.org): where browsers reach it when that is not the host
+                       they joined through at its --http-port (another host, a TLS proxy). A join's answer
+                       lists it, and each gateway lets the pages of exactly these origins use it
+  --ice-server URL     STUN/TURN server for the gateways' WebRTC peer connections, repeatable:
+                       stun:HOST:PORT, turn:USER:PASS@HOST:PORT[?transport=tcp], turns:... (default none)
+  --rtc-ports MIN-MAX  UDP ports for the gateways' WebRTC peer connections, cut into one range per gateway
+                       in order (default any free port)
   --pvp                players may attack each other outside the map's safe zones, across borders too
   --max-players N      sessions one region holds at most, joins beyond refused (default ${DEFAULT_GAME_OPTIONS.maxPlayers})
   --join-rate N        guest joins per minute per source address, kept by each gateway (default 60)
@@ -85,6 +94,10 @@ const { values } = parseArgs({
     "http-port": { type: "string", default: "8080" },
     "udp-port": { type: "string", default: "7777" },
     "client-dir": { type: "string", default: DEFAULT_CLIENT_DIR },
+    "gateway-url": { type: "string", multiple: true, default: [] },
+    "public-url": { type: "string" },
+    "ice-server": { type: "string", multiple: true, default: [] },
+    "rtc-ports": { type: "string" },
     "log-level": { type: "string", default: "warn" },
     json: { type: "boolean", default: false },
     pvp: { type: "boolean", default: false },
@@ -170,6 +183,9 @@ async function runGateway(): Promise<void> {
     guestJoinsPerAddress: joinRate(),
     logger,
     postgresUrl: values.postgres,
+    publicUrl: values["public-url"] === undefined ? undefined : gatewayUrl(values["public-url"]),
+    iceServers: rtcFlag(() => (values["ice-server"] ?? []).map(iceServerFlag)),
+    rtcPorts: rtcFlag(() => (values["rtc-ports"] === undefined ? undefined : rtcPortsFlag(values["rtc-ports"]))),
   });
   process.stdout.write(
     `${JSON.stringify({ ready: "gateway", id: running.id, httpPort: running.httpPort, udpPort: running.udpPort })}\n`,
@@ -186,6 +202,30 @@ function exitWithParent(stop: () => void): void {
   setInterval(() => {
     if (process.ppid !== parent) stop();
   }, 1000).unref();
+}
+
+/** A WebRTC flag's value (rtc-flags.ts), or exit 2 with its error. */
+function rtcFlag<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof RtcFlagError) fail(error.message);
+    throw error;
+  }
+}
+
+/** A gateway's public base URL (--gateway-url): an http(s) origin, nothing after the host and port. */
+function gatewayUrl(value: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    // said below
+  }
+  if (url === null || (url.protocol !== "http:" && url.protocol !== "https:") || url.href !== `${url.origin}/`) {
+    fail(`--gateway-url must be an http(s) origin such as https://g0.example.org, got "${value}"`);
+  }
+  return url.origin;
 }
 
 /** --join-rate: a whole number of joins per minute, at least 1. */
@@ -267,6 +307,12 @@ async function runCluster(): Promise<void> {
   const udpBase = port("udp-port", values["udp-port"]);
   const players = maxPlayers();
   const joinsPerMinute = joinRate();
+  const gatewayUrls = (values["gateway-url"] ?? []).map(gatewayUrl);
+  if (gatewayUrls.length > gatewayCount) fail(`${gatewayUrls.length} --gateway-url for ${gatewayCount} gateways`);
+  const iceServers = rtcFlag(() => (values["ice-server"] ?? []).map(iceServerFlag));
+  const rtcPorts = values["rtc-ports"];
+  const gatewayRtcPorts =
+    rtcPorts === undefined ? null : rtcFlag(() => splitRtcPorts(rtcPortsFlag(rtcPorts), gatewayCount));
   // The admin token reaches the regions through the environment, not their command lines (ps shows those).
   try {
     const fromFile =
@@ -436,6 +482,11 @@ async function runCluster(): Promise<void> {
       String(joinsPerMinute),
       "--client-dir",
       values["client-dir"],
+      ...(index < gatewayUrls.length ? ["--public-url", gatewayUrls[index]] : []),
+      ...iceServers.flatMap((server) => ["--ice-server", server]),
+      ...(gatewayRtcPorts === null
+        ? []
+        : ["--rtc-ports", `${gatewayRtcPorts[index].min}-${gatewayRtcPorts[index].max}`]),
       ...common,
     ];
     const name = `gateway ${index}`;

@@ -27,7 +27,8 @@ export interface RouteFinderStats {
 
 export class RouteFinder {
   readonly stats: RouteFinderStats = { asked: 0, found: 0, unknown: 0, limited: 0 };
-  private readonly pending = new Set<string>();
+  /** The questions out, by token: a second asker for the same token shares the first one's. */
+  private readonly pending = new Map<string, Promise<number | null>>();
   /** Tokens the directory did not know, and until when they are not asked about. */
   private readonly unknownUntil = new Map<string, number>();
   private readonly limiter = new KeyedRateLimiter(LOOKUPS_PER_SECOND, LOOKUP_BURST, 100_000);
@@ -40,30 +41,48 @@ export class RouteFinder {
   /**
    * Asks for the region of session `tokenHex`, unless the limits say no: `found` runs with it once known
    * (not at all when no region holds it, or the question failed). `source` is the asker's address key.
+   * A datagram arriving while its token's question is out is dropped (the client sends another).
    */
   find(tokenHex: string, source: string, nowMs: number, found: (region: number) => void): void {
     if (this.pending.has(tokenHex)) return;
+    void this.region(tokenHex, source, nowMs).then((region) => {
+      if (region !== null) found(region);
+    });
+  }
+
+  /**
+   * The region of session `tokenHex`, or null when no region holds it, the question failed or the limits
+   * refused it; a question already out for the token is shared (a browser's WebRTC signalling asks so:
+   * gateway.ts).
+   */
+  region(tokenHex: string, source: string, nowMs: number): Promise<number | null> {
+    const out = this.pending.get(tokenHex);
+    if (out !== undefined) return out;
     const until = this.unknownUntil.get(tokenHex);
     if (until !== undefined) {
-      if (until > nowMs) return;
+      if (until > nowMs) return Promise.resolve(null);
       this.unknownUntil.delete(tokenHex);
     }
     if (this.pending.size >= MAX_PENDING || !this.limiter.take(source, nowMs)) {
       this.stats.limited++;
-      return;
+      return Promise.resolve(null);
     }
-    this.pending.add(tokenHex);
     this.stats.asked++;
-    this.regionOf(tokenHex)
+    const question = this.regionOf(tokenHex)
       .then(
         (region) => {
-          if (region === null) return this.forget(tokenHex, nowMs);
-          this.stats.found++;
-          found(region);
+          if (region === null) this.forget(tokenHex, nowMs);
+          else this.stats.found++;
+          return region;
         },
-        () => this.forget(tokenHex, nowMs),
+        () => {
+          this.forget(tokenHex, nowMs);
+          return null;
+        },
       )
       .finally(() => this.pending.delete(tokenHex));
+    this.pending.set(tokenHex, question);
+    return question;
   }
 
   private forget(tokenHex: string, nowMs: number): void {

@@ -1,4 +1,5 @@
 // `npm start`: runs the game server on the bundled map (or --map).
+import { iceServerFlag, RtcFlagError, rtcPortsFlag } from "./transports/rtc-flags.js";
 import { DEFAULT_RECORDING_LIMITS } from "./recording/recording-files.js";
 import { startupSummary } from "./ops/startup-summary.js";
 import { DAY_MINUTES_MAX, DAY_MINUTES_MIN } from "../world-time.js";
@@ -124,14 +125,14 @@ function port(name: string, value: string): number {
   return n;
 }
 
-function portRange(value: string): { min: number; max: number } {
-  const match = /^(\d+)-(\d+)$/.exec(value);
-  const min = Number(match?.[1]);
-  const max = Number(match?.[2]);
-  if (!match || min < 1 || max > 65535 || min > max) {
-    fail(`--rtc-ports must be MIN-MAX with 1 <= MIN <= MAX <= 65535, got "${value}"`);
+/** A WebRTC flag's value (rtc-flags.ts), or exit 2 with its error. */
+function rtcFlag<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof RtcFlagError) fail(error.message);
+    throw error;
   }
-  return { min, max };
 }
 
 function sendThreadOption(value: string): { nice: number } | null {
@@ -139,13 +140,6 @@ function sendThreadOption(value: string): { nice: number } | null {
   const nice = Number(value);
   if (!/^\d+$/.test(value) || nice > 19) fail(`--udp-send-thread must be a niceness 0..19 or "off", got "${value}"`);
   return { nice };
-}
-
-function iceServer(value: string): string {
-  if (!/^(stun|turns?):[^\s]+$/.test(value)) {
-    fail(`--ice-server must be a stun:, turn: or turns: URL, got "${value}"`);
-  }
-  return value;
 }
 
 function netsimSpec(value: string): NonNullable<ServerOptions["netsim"]> {
@@ -291,9 +285,10 @@ async function main(): Promise<void> {
   if (!/^\d+$/.test(intervalText) || udpReceiveIntervalMs > 1000) {
     fail(`--udp-receive-interval must be whole milliseconds 0..1000, got "${intervalText}"`);
   }
-  const webrtc: ServerOptions["webrtc"] = { iceServers: v["ice-server"]!.map(iceServer) };
+  const webrtc: ServerOptions["webrtc"] = { iceServers: rtcFlag(() => v["ice-server"]!.map(iceServerFlag)) };
   if (v["rtc-bind"] !== undefined) webrtc.bindAddress = v["rtc-bind"];
-  if (v["rtc-ports"] !== undefined) webrtc.portRange = portRange(v["rtc-ports"]);
+  const rtcPorts = v["rtc-ports"];
+  if (rtcPorts !== undefined) webrtc.portRange = rtcFlag(() => rtcPortsFlag(rtcPorts));
   let adminToken: string | undefined;
   try {
     const fromFile = v["admin-token-file"] === undefined ? undefined : readFileSync(v["admin-token-file"], "utf8");

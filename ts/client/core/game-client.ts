@@ -68,8 +68,8 @@ export interface GameClientConfig {
   reconnect?: ReconnectFn;
   /**
    * Opens a link for the same session through another gateway of a cluster (the session's `gateways`):
-   * with it, a link silent for GATEWAY_SILENT_MS goes on through the next gateway instead of waiting to
-   * rejoin (docs/scaling.md § A gateway lost). Absent: never moves.
+   * with it, a link silent for GATEWAY_SILENT_MS (or closed) goes on through the next gateway instead of
+   * waiting to rejoin (docs/scaling.md § A gateway lost). Absent: never moves.
    */
   moveTo?: MoveFn;
   /**

@@ -15,6 +15,7 @@ export type { Transport, TransportName, DatagramHandler } from "./transport.js";
 export {
   fetchWorld,
   fetchMapArt,
+  gatewayBaseUrl,
   joinGuest,
   parseToken,
   SessionError,
@@ -25,6 +26,7 @@ export {
   type WorldInfo,
   type WorldTile,
 } from "./session-api.js";
+export { signedTransport } from "./signed-transport.js";
 export type { ConnectionState } from "./connection.js";
 export type { ClientStats } from "./stats.js";
 export type { EntityInfo } from "./entity-table.js";

@@ -21,16 +21,21 @@ export interface GuestSession {
   udpPort: number;
   /**
    * The gateways of a cluster the session may go on through when its own stops answering, its own first
-   * (docs/protocol.md § 6.2), on the host the client joined through; absent: one server.
+   * (docs/protocol.md § 6.2); absent: one server.
    */
   gateways?: GatewayAddress[];
 }
 
-/** A gateway of a cluster, on the host the client joined through. */
+/** A gateway of a cluster: at its `url` when the join named one, else on the host the client joined through. */
 export interface GatewayAddress {
   httpPort: number;
   udpPort: number;
+  /** Its public base URL (an http(s) origin): where a browser reaches it, and the host of its udpPort. */
+  url?: string;
 }
+
+/** The most characters of a gateway's url accepted. */
+const MAX_GATEWAY_URL_CHARS = 256;
 
 export interface WorldTile {
   id: number;
@@ -113,16 +118,45 @@ function integerField(record: Record<string, unknown>, name: string, what: strin
   return value;
 }
 
-/** The `gateways` of a join answer: absent (undefined), or a list of ports; throws SessionError when malformed. */
+/**
+ * The `gateways` of a join answer: absent (undefined), or a list of ports, each with a url or not; throws
+ * SessionError when malformed.
+ */
 export function parseGateways(value: unknown, what: string): GatewayAddress[] | undefined {
   if (value === undefined) return undefined;
   const port = (raw: unknown) => typeof raw === "number" && Number.isInteger(raw) && raw > 0 && raw <= 65535;
   if (!Array.isArray(value) || value.length > 64) throw new SessionError(`${what}: gateways must be a list`, 0);
   return value.map((entry: unknown) => {
-    const { httpPort, udpPort } = (entry ?? {}) as Record<string, unknown>;
+    const { httpPort, udpPort, url } = (entry ?? {}) as Record<string, unknown>;
     if (!port(httpPort) || !port(udpPort)) throw new SessionError(`${what}: a gateway needs httpPort and udpPort`, 0);
-    return { httpPort: httpPort as number, udpPort: udpPort as number };
+    const gateway: GatewayAddress = { httpPort: httpPort as number, udpPort: udpPort as number };
+    if (url === undefined) return gateway;
+    const origin = typeof url === "string" && url.length <= MAX_GATEWAY_URL_CHARS ? originOf(url) : null;
+    if (origin === null) throw new SessionError(`${what}: a gateway's url must be an http(s) origin`, 0);
+    return { ...gateway, url: origin };
   });
+}
+
+/** `text` as an http(s) origin ("https://host:port", nothing after it), or null when it is something else. */
+function originOf(text: string): string | null {
+  try {
+    const url = new URL(text);
+    const web = url.protocol === "http:" || url.protocol === "https:";
+    return web && url.href === `${url.origin}/` ? url.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Where `gateway` answers HTTP (and a browser's WebRTC signalling and WebSocket): its url, else the host
+ * the client joined through (`joinedThrough`, a base URL) at the gateway's httpPort.
+ */
+export function gatewayBaseUrl(joinedThrough: string, gateway: GatewayAddress): string {
+  if (gateway.url !== undefined) return gateway.url;
+  const base = new URL(joinedThrough);
+  base.port = String(gateway.httpPort);
+  return base.origin;
 }
 
 /** The u64 value of a 16-hex-digit token. */

@@ -42,9 +42,11 @@ export class SessionLink {
   private readonly moveFn: MoveFn | undefined;
   /** Which of the session's gateways the link goes through (0: the one it joined through, listed first). */
   private gatewayIndex = 0;
-  /** When the link last started or moved (a move is tried again only after GATEWAY_SILENT_MS more). */
-  private movedAtMs: number;
+  /** When a move was last tried (the next is tried only GATEWAY_SILENT_MS later); none yet: -Infinity. */
+  private movedAtMs = -Infinity;
   private moving = false;
+  /** The link closed under a session that may move (its gateway killed): it moves without waiting for silence. */
+  private linkClosed = false;
 
   constructor(
     private readonly parts: LinkParts,
@@ -56,7 +58,6 @@ export class SessionLink {
     this.onDatagram = config.onDatagram;
     this.onNewSession = config.onNewSession;
     this.moveFn = config.moveTo;
-    this.movedAtMs = parts.now();
   }
 
   get session(): GuestSession {
@@ -117,6 +118,13 @@ export class SessionLink {
     });
     transport.onClose?.((reason) => {
       if (id !== this.linkId) return;
+      // A cluster's gateway that went away (a browser's WebSocket ends at once when its gateway is killed)
+      // costs the link, not the session: the next check() goes on through another gateway.
+      if (this.mayMove()) {
+        this.linkId++;
+        this.linkClosed = true;
+        return;
+      }
       this.parts.connection.lose(this.parts.now(), `transport closed: ${reason}`);
       this.drop();
     });
@@ -128,16 +136,26 @@ export class SessionLink {
     this.transportValue.close();
   }
 
-  /** Whether the link of a session that played has been silent long enough to go on through another gateway. */
-  private moveDue(nowMs: number): boolean {
+  /** Whether the session may go on through another gateway: it plays, and its cluster named more than one. */
+  private mayMove(): boolean {
     const gateways = this.sessionValue.gateways;
     return (
       this.moveFn !== undefined &&
-      !this.moving &&
       gateways !== undefined &&
       gateways.length > 1 &&
-      this.parts.connection.state === "playing" &&
-      this.parts.connection.silentMs(nowMs) >= GATEWAY_SILENT_MS &&
+      this.parts.connection.state === "playing"
+    );
+  }
+
+  /**
+   * Whether the link of a session that played has been silent long enough (or closed) to go on through
+   * another gateway; a move is tried again only GATEWAY_SILENT_MS after the last.
+   */
+  private moveDue(nowMs: number): boolean {
+    return (
+      !this.moving &&
+      this.mayMove() &&
+      (this.linkClosed || this.parts.connection.silentMs(nowMs) >= GATEWAY_SILENT_MS) &&
       nowMs - this.movedAtMs >= GATEWAY_SILENT_MS
     );
   }
@@ -161,6 +179,7 @@ export class SessionLink {
           return;
         }
         this.drop();
+        this.linkClosed = false;
         this.transportValue = transport;
         this.parts.outbox.moveTo(transport);
         this.listen(transport);
@@ -192,6 +211,7 @@ export class SessionLink {
   private attach(session: GuestSession, transport: Transport): void {
     this.sessionValue = session;
     this.gatewayIndex = 0;
+    this.linkClosed = false;
     this.transportValue = transport;
     this.parts.outbox.rebind(transport, session.token);
     this.listen(transport);

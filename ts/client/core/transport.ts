@@ -19,10 +19,11 @@ export interface Transport {
   /** Sets a callback for a link that knows it has closed (WebSocket, data channel); UDP never calls it. */
   onClose?(handler: (reason: string) => void): void;
   /**
-   * Signs ActionPackets with the session key (docs/protocol.md § 6.1), on a link
-   * whose datagrams nothing else authenticates (UDP). Absent on WebRTC (DTLS) and
-   * WebSocket (TCP) links, which are bound to their connection: their packets go
-   * without the trailer.
+   * Signs ActionPackets with the session key (docs/protocol.md § 6.1): a Node
+   * client's UDP link (whose datagrams nothing else authenticates), and the
+   * browser's links (signed-transport.ts), so that a session may move onto
+   * another link — a new address, or a cluster's other gateway (§ 6.2). Absent:
+   * the packets go without the trailer, and the session never moves.
    */
   readonly actionMac?: ActionMac;
   /** Closes the link; no datagram is delivered afterwards. Safe to call twice. */

@@ -1,6 +1,7 @@
-// The debug overlay's lines (F3). Tests and tools read it, so three lines have
-// a fixed form: `transport NAME`, `pos X,Y` (the server-confirmed tile) and
-// `floats N: TEXT …` (damage numbers floated so far, and those floating now).
+// The debug overlay's lines (F3). Tests and tools read it, so four lines have
+// a fixed form: `transport NAME`, `pos X,Y` (the server-confirmed tile),
+// `floats N: TEXT …` (damage numbers floated so far, and those floating now) and
+// `links moved N rejoined M` (links moved to another gateway, rejoins).
 import { TICK_HZ } from "../../constants.js";
 import type { ClientStats } from "../core/stats.js";
 
@@ -48,6 +49,8 @@ export function debugLines(stats: ClientStats, extras: DebugExtras): string[] {
       ? `loss ${stats.lossPercent.toFixed(1)}% (pings; states ${stats.stateLossPercent.toFixed(1)}%)`
       : `loss ${stats.lossPercent.toFixed(1)}% (states)`,
     `fps ${Math.round(extras.framesPerSecond)}`,
+    // A cluster's gateway lost: the link went on through another gateway (same session), or the client rejoined.
+    `links moved ${stats.gatewayMoves} rejoined ${stats.reconnects}`,
     ...(extras.floats ? [`floats ${extras.floats.total}: ${extras.floats.live.join(" ") || "-"}`] : []),
   ];
 }

@@ -8,6 +8,8 @@ import {
   DEFAULT_HTTP_LIMITS,
   guardConnections,
   type HttpLimits,
+  type OriginPolicy,
+  refuseForeignOrigin,
   refuseStateChange,
   timeoutOptions,
 } from "./http-guard.js";
@@ -15,6 +17,11 @@ import { ClientAddresses } from "../edge/client-address.js";
 
 /** Largest request body accepted, in bytes. */
 const BODY_LIMIT_BYTES = 16 * 1024;
+/** How long a browser may keep a preflight's answer (seconds). */
+const PREFLIGHT_MAX_AGE_S = 600;
+
+/** Decides whether a page of `origin` (not this server's own) may call a path shared across origins. */
+export type CrossOriginRule = (origin: string, req: IncomingMessage) => boolean;
 
 export class HttpError extends Error {
   constructor(
@@ -43,6 +50,8 @@ export type FallbackHandler = (req: IncomingMessage, res: ServerResponse) => Pro
 
 export class HttpApi {
   private readonly routes = new Map<string, Handler>();
+  /** The paths pages of other origins may POST to, each with the rule naming those origins (shareAcrossOrigins). */
+  private readonly shared = new Map<string, CrossOriginRule>();
   private fallback: FallbackHandler | null = null;
   readonly server: Server;
   /** Open and refused connections (http-guard.ts). */
@@ -66,6 +75,16 @@ export class HttpApi {
     this.routes.set(`${method} ${path}`, handler);
   }
 
+  /**
+   * Lets the pages of the origins `rule` accepts POST to `path` from another origin (CORS): the browser's
+   * preflight is answered for them alone, and their answers name their origin in
+   * Access-Control-Allow-Origin. Every other origin is refused as before (refuseForeignOrigin). A cluster's
+   * gateways share their WebRTC signalling so with their sibling gateways' pages (docs/transports.md).
+   */
+  shareAcrossOrigins(path: string, rule: CrossOriginRule): void {
+    this.shared.set(path, rule);
+  }
+
   setFallback(handler: FallbackHandler): void {
     this.fallback = handler;
   }
@@ -83,14 +102,26 @@ export class HttpApi {
   }
 
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // The answer to a page of another origin allowed on a shared path names that origin (else its browser
+    // keeps the answer from it); none otherwise.
+    let crossOrigin: Record<string, string> | undefined;
     try {
       const path = new URL(req.url ?? "/", "http://localhost").pathname;
+      const sharedRule = this.shared.get(path);
+      const origins: OriginPolicy =
+        sharedRule === undefined
+          ? this.limits.allowedOrigins
+          : (origin, request) => this.limits.allowedOrigins.includes(origin) || sharedRule(origin, request);
+      if (req.method === "OPTIONS" && sharedRule !== undefined) return preflight(req, res, origins);
       // Before any handler, the fallback's too: a cluster's gateway serves the admin API and the joins through
       // its fallback (a relay to the regions, which see no Origin from it), and a page of another site must be
       // refused there as here.
       if (req.method === "POST") {
-        const refused = refuseStateChange(req, this.limits.allowedOrigins);
+        const refused = refuseStateChange(req, origins);
         if (refused) throw new HttpError(refused.status, refused.message);
+        if (sharedRule !== undefined && req.headers.origin !== undefined) {
+          crossOrigin = { "access-control-allow-origin": req.headers.origin, vary: "Origin" };
+        }
       }
       const handler = this.routes.get(`${req.method} ${path}`);
       if (!handler) {
@@ -102,16 +133,46 @@ export class HttpApi {
       }
       const body = req.method === "POST" ? await readJsonBody(req) : undefined;
       const reply = await handler({ body, raw: req });
-      send(res, reply);
+      send(res, crossOrigin === undefined ? reply : { ...reply, headers: { ...reply.headers, ...crossOrigin } });
     } catch (error) {
       if (error instanceof HttpError) {
-        send(res, { status: error.status, body: { error: error.message }, headers: error.headers });
+        send(res, {
+          status: error.status,
+          body: { error: error.message },
+          headers: { ...error.headers, ...crossOrigin },
+        });
       } else {
         this.onError(error);
-        send(res, { status: 500, body: { error: "internal server error" } });
+        send(res, { status: 500, body: { error: "internal server error" }, headers: crossOrigin });
       }
     }
   }
+}
+
+/**
+ * A browser's preflight before a POST from another origin to a shared path: allowed (204, naming the
+ * origin, the method and the JSON content type) for the origins `origins` accepts, refused (403) otherwise.
+ */
+function preflight(req: IncomingMessage, res: ServerResponse, origins: OriginPolicy): void {
+  const origin = req.headers.origin;
+  const refused =
+    origin === undefined
+      ? { status: 400, message: "a preflight names its Origin" }
+      : req.headers["access-control-request-method"] !== "POST"
+        ? { status: 405, message: "only POST is shared across origins here" }
+        : refuseForeignOrigin(req, origins);
+  if (refused !== null) {
+    send(res, { status: refused.status, body: { error: refused.message } });
+    return;
+  }
+  res.writeHead(204, {
+    "access-control-allow-origin": origin!,
+    "access-control-allow-methods": "POST",
+    "access-control-allow-headers": "content-type",
+    "access-control-max-age": String(PREFLIGHT_MAX_AGE_S),
+    vary: "Origin",
+  });
+  res.end();
 }
 
 function send(res: ServerResponse, reply: HttpReply): void {

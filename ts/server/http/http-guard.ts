@@ -132,10 +132,16 @@ export function guardConnections(
   return stats;
 }
 
+/**
+ * The origins besides a server's own whose pages may use it: a fixed list (HttpLimits.allowedOrigins), or a
+ * rule asked with the request (a cluster gateway's sibling gateways, ts/cluster/gateway-origins.ts).
+ */
+export type OriginPolicy = readonly string[] | ((origin: string, req: IncomingMessage) => boolean);
+
 /** Why a state-changing request is refused, with its status; null when it may proceed. */
 export function refuseStateChange(
   req: IncomingMessage,
-  allowedOrigins: readonly string[],
+  allowedOrigins: OriginPolicy,
 ): { status: number; message: string } | null {
   const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
   if (type !== "application/json") {
@@ -147,16 +153,17 @@ export function refuseStateChange(
 /**
  * A request from a page of another site (its Origin neither this server's nor an allowed one), refused
  * with 403; null when it may proceed. For POSTs (above) and for WebSocket upgrades a browser sends the
- * operator's saved login with (the replay viewers' links, replay-viewer/viewer-routes.ts).
+ * operator's saved login with (the replay viewers' links, replay-viewer/viewer-routes.ts), and a cluster
+ * gateway's game WebSocket (only its sibling gateways' pages may open one: ts/cluster/gateway.ts).
  */
 export function refuseForeignOrigin(
   req: IncomingMessage,
-  allowedOrigins: readonly string[],
+  allowedOrigins: OriginPolicy,
 ): { status: number; message: string } | null {
   const origin = req.headers.origin;
   // Native clients and bots send no Origin; a browser always does on a POST and an upgrade.
   if (origin === undefined) return null;
-  if (allowedOrigins.includes(origin)) return null;
+  if (typeof allowedOrigins === "function" ? allowedOrigins(origin, req) : allowedOrigins.includes(origin)) return null;
   const host = req.headers.host;
   if (host !== undefined && (origin === `http://${host}` || origin === `https://${host}`)) return null;
   return { status: 403, message: `requests from pages of ${origin} are not accepted here` };

@@ -17,13 +17,22 @@ const OFFERS_PER_SECOND = 0.5;
 const OFFER_BURST = 3;
 
 /**
- * `sessions`: who may ask — the game's registry, or a cluster gateway's routes (ts/cluster/gateway.ts),
- * anything that knows a live session's token.
+ * Who may ask: something truthy for a live session's token. `source` is the asker's address, for a lookup
+ * that costs (a cluster gateway asks its directory for a session another gateway routed, under the
+ * RouteFinder's limits: ts/cluster/gateway.ts); the answer may come later.
+ */
+export interface RtcSessions {
+  byTokenValue(token: bigint, source: string): unknown;
+}
+
+/**
+ * `sessions`: who may ask — the game's registry, or a cluster gateway's routes and directory
+ * (ts/cluster/gateway.ts), anything that knows a live session's token.
  */
 export function installRtcSignalling(
   http: HttpApi,
   rtc: WebRtcTransport,
-  sessions: Pick<SessionRegistry, "byTokenValue"> | { byTokenValue(token: bigint): unknown },
+  sessions: Pick<SessionRegistry, "byTokenValue"> | RtcSessions,
 ): void {
   const offerLimiter = new KeyedRateLimiter(OFFERS_PER_SECOND, OFFER_BURST, 4096);
   http.route("POST", RTC_SIGNALLING_PATH, async ({ body, raw }) => {
@@ -35,7 +44,8 @@ export function installRtcSignalling(
     if (typeof token !== "string" || token === "") {
       throw new HttpError(401, '"token" is required: join first (POST /api/guest) and send its token');
     }
-    if (!/^[0-9a-fA-F]{16}$/.test(token) || !sessions.byTokenValue(BigInt(`0x${token}`))) {
+    const source = http.clientAddress(raw) || "unknown";
+    if (!/^[0-9a-fA-F]{16}$/.test(token) || !(await sessions.byTokenValue(BigInt(`0x${token}`), source))) {
       throw new HttpError(403, "unknown or expired session token");
     }
     const sdp = fields.sdp;
@@ -49,7 +59,7 @@ export function installRtcSignalling(
     if (!offerLimiter.take(owner, performance.now()))
       throw new HttpError(429, "too many offers; retry in a few seconds");
     try {
-      const answer = await rtc.answer(owner, sdp, http.clientAddress(raw) || "unknown");
+      const answer = await rtc.answer(owner, sdp, source);
       return { body: { type: "answer", sdp: answer } };
     } catch (error) {
       if (error instanceof RtcRefusal) throw new HttpError(error.status, error.message);

@@ -38,6 +38,11 @@ export interface WebSocketTransportOptions {
    * asked first; true when it took the upgrade. Absent: every upgrade is this transport's to answer.
    */
   elsewhere?: (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean;
+  /**
+   * Why an upgrade is refused before it is taken (a cluster gateway: a page of a site that is not one of its
+   * gateways, refuseForeignOrigin), or null. Absent: every upgrade to the path is taken, within the limits.
+   */
+  refuse?: (req: IncomingMessage) => { status: number; message: string } | null;
 }
 
 const NO_PROXIES = new ClientAddresses();
@@ -135,6 +140,8 @@ export class WebSocketTransport {
     const address = this.options.clientAddress(req) || "unknown";
     if (path !== WEBSOCKET_PATH) return this.refuse(socket, 404, `no WebSocket endpoint at ${path}`);
     if (this.closed) return this.refuse(socket, 503, "server shutting down");
+    const refused = this.options.refuse?.(req) ?? null;
+    if (refused !== null) return this.refuse(socket, refused.status, refused.message);
     if (this.links.size >= this.options.maxConnections) {
       return this.refuse(socket, 503, `WebSocket connection limit reached (${this.options.maxConnections})`);
     }
