@@ -100,6 +100,26 @@ describe("a replayed ActionPacket from another address (item 1)", () => {
   });
 });
 
+describe("a captured keep-alive, the newest packet a signing client sent", () => {
+  // A keep-alive over a session's proven link was not hashed (sending one again changes nothing there), so its
+  // sequence was never recorded: captured and sent from another address, newer than every sequence the session
+  // had checked, it moved the session there (found in issue 41's browser work; docs/security.md).
+  it("does not move the session to the sender's address", async () => {
+    const victim = await playing("keeper", true);
+    victim.action(0, 0); // numbered and signed, over its proven link: its newest packet
+    const captured = victim.lastSent!;
+    expect(captured.length).toBe(ACTION_AUTH_BYTES);
+    await sleep(150); // the server has it
+    const session = server.game.sessions.byTokenValue(victim.token)!;
+    const bound = session.peer!.key;
+    const attacker = track(await UdpTestClient.withSession(victim.joined, "127.0.0.6"));
+    attacker.sendRaw(captured);
+    await sleep(400);
+    expect(session.peer!.key).toBe(bound);
+    expect(attacker.received.length).toBe(0);
+  });
+});
+
 describe("a replayed step from the same address (item 1)", () => {
   it("executes once", async () => {
     const c = await playing("stepper", true);

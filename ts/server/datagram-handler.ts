@@ -325,20 +325,19 @@ export class DatagramHandler {
     if (tagged) {
       // Counted for the console's loss figure: over the link, checked or not; from elsewhere once checked.
       if (onLink) session.arrivals.accept(readActionSequence(bytes));
-      // The tag is checked whenever it matters: to bind or move the session, to
-      // schedule a step (a replayed step must not run twice), and while the address
-      // is unproven (the echo). A keep-alive over the proven link skips the hash:
-      // sending one again changes nothing but a re-sent chunk.
-      if (!onLink || targetTick !== 0 || !proof.proven || !session.keyed) {
-        if (!actionTagValid(bytes, session.key)) return metrics.drop("bad_tag");
-        // A move follows the client's newest packet only: one it sent earlier that comes late over another
-        // link (held up in a cluster gateway that froze and thawed, or reordered across a NAT rebinding)
-        // would move the session back to a way in the client has left.
-        if (!onLink && readActionSequence(bytes) <= session.replay.newestAccepted) return metrics.drop("stale_move");
-        if (!session.replay.accept(readActionSequence(bytes))) return metrics.drop("replayed");
-        if (!onLink) session.arrivals.accept(readActionSequence(bytes));
-        session.keyed = true;
-      }
+      // Every tagged packet's tag is checked and its sequence recorded, keep-alives over the proven link
+      // too: a move must be newer than every packet the client sent, and a keep-alive is often its newest.
+      // (One over the link once skipped the hash — sending it again changes nothing there — and, never
+      // recorded, it moved the session when captured and sent from elsewhere: docs/security.md.) An idle
+      // client sends few; a walking one hashes each step anyway.
+      if (!actionTagValid(bytes, session.key)) return metrics.drop("bad_tag");
+      // A move follows the client's newest packet only: one it sent earlier that comes late over another
+      // link (held up in a cluster gateway that froze and thawed, or reordered across a NAT rebinding)
+      // would move the session back to a way in the client has left.
+      if (!onLink && readActionSequence(bytes) <= session.replay.newestAccepted) return metrics.drop("stale_move");
+      if (!session.replay.accept(readActionSequence(bytes))) return metrics.drop("replayed");
+      if (!onLink) session.arrivals.accept(readActionSequence(bytes));
+      session.keyed = true;
     } else if (session.keyed) {
       // A keyed client always tags: an untagged packet for its session is a spec-only replay.
       return metrics.drop("untagged");
