@@ -245,8 +245,8 @@ describe.skipIf(skip !== null)("the admin API of a cluster, at a gateway", () =>
       // Dee's panel says which region holds it.
       await view.click("#players li:text('Dee')");
       await view.waitForFunction(() => /region1/.test(document.getElementById("selected")?.textContent ?? ""));
-      // No Follow here: a cluster's gateways serve no spectators yet.
-      expect(await view.isHidden("#do-follow")).toBe(true);
+      // Follow is offered at a gateway too (test/e2e/admin-console-cluster-follow.test.ts follows across a border).
+      expect(await view.isVisible("#do-follow")).toBe(true);
       // The Health tab picks the region whose graphs it draws.
       await view.click("button[data-tab=health]");
       await view.waitForFunction(() => !document.getElementById("health-region")!.hidden);
