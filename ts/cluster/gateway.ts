@@ -23,6 +23,7 @@ import { installRtcSignalling } from "../server/transports/signalling.js";
 import { DEFAULT_WEBRTC_OPTIONS, rtcBindAddress, WebRtcTransport } from "../server/transports/webrtc.js";
 import { UdpTransport } from "../server/transports/udp-transport.js";
 import { adminFanOut } from "./admin-fanout.js";
+import { SharedAnswer } from "./shared-answer.js";
 import { addressRefusal } from "../server/admin/admin-service.js";
 import { WAYS_IN } from "../server/http/api-routes.js";
 import { AddressBanWatch, PgBans } from "./pg-bans.js";
@@ -401,6 +402,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       redis: { up: directory.up, ...directory.connection },
       addressBans: addressBans === null ? null : { inForce: addressBans.size, ...addressBans.stats },
       routeLookups: finder.stats,
+      consoleWorld: worldAnswers.stats,
       gateways: otherGateways,
       ...stats,
       webrtc: rtc.counts(),
@@ -438,6 +440,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     res.end(Buffer.from(await answer.arrayBuffer()));
   }
 
+  const worldAnswers = new SharedAnswer();
   /** An operator's request: to the regions' own admin routes, their answers put together (admin-fanout.ts). */
   async function admin(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const source = addressKey(req.socket.remoteAddress ?? "");
@@ -454,10 +457,17 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     if (regions.length < options.regionCount) {
       return reply(res, 503, { error: "not every region is linked to this gateway yet: try again in a moment" });
     }
-    const answer = await adminFanOut(
-      { method: req.method ?? "GET", url: req.url ?? "/", authorization: req.headers.authorization, body },
-      regions,
-    );
+    const request = {
+      method: req.method ?? "GET",
+      url: req.url ?? "/",
+      authorization: req.headers.authorization,
+      body,
+    };
+    // The whole world, asked by every open console each second: put together once for all of them (shared-answer.ts).
+    const answer =
+      req.method === "GET" && pathOf(req) === "/api/admin/world"
+        ? await worldAnswers.get(req.headers.authorization, performance.now(), () => adminFanOut(request, regions))
+        : await adminFanOut(request, regions);
     // A ban or unban made here holds here at once (the other gateways read it within a second).
     if (answer.status === 200 && req.method === "POST" && BAN_CHANGES.has(pathOf(req))) await addressBans?.reread();
     const headers: Record<string, string> = { "content-type": "application/json" };
