@@ -215,6 +215,10 @@ describe.skipIf(skip !== null)("the admin API of a cluster, at a gateway", () =>
     expect((await admin("GET", "history")).body.region).toBe(0);
     const nowhere = await admin("GET", "history?region=7");
     expect(nowhere).toMatchObject({ status: 400, body: { error: 'region must be one of 0, 1, got "7"' } });
+    // The recordings: none in a cluster yet, said plainly (docs/recording.md § In a cluster).
+    const recordings = await admin("GET", "recordings");
+    expect(recordings).toMatchObject({ status: 501, body: { error: expect.stringContaining("keep no recordings") } });
+    expect((await admin("GET", "recordings", undefined, "e".repeat(40))).status).toBe(401);
     // One entity, from the region that owns it.
     const entity = await admin("GET", `entity?id=${dee.joined.entityId}`);
     expect(entity).toMatchObject({ status: 200, body: { kind: "player", nick: "Dee", region: 1 } });

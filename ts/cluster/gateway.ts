@@ -464,10 +464,20 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       body,
     };
     // The whole world, asked by every open console each second: put together once for all of them (shared-answer.ts).
-    const answer =
+    let answer =
       req.method === "GET" && pathOf(req) === "/api/admin/world"
         ? await worldAnswers.get(req.headers.authorization, performance.now(), () => adminFanOut(request, regions))
         : await adminFanOut(request, regions);
+    // Regions record nothing yet (docs/recording.md § In a cluster): said plainly, rather than "not found" — to
+    // an operator only (region 0, which has no such route, checks the login on its admin log instead).
+    if (answer.status === 404 && /^\/api\/admin\/(recordings|viewers)(\/|$)/.test(pathOf(req))) {
+      const login = await adminFanOut(
+        { ...request, method: "GET", url: "/api/admin/log?limit=1", body: undefined },
+        regions.slice(0, 1),
+      );
+      const untracked = "a cluster's regions keep no recordings yet (docs/recording.md § In a cluster)";
+      answer = login.status !== 200 ? login : { status: 501, body: { error: untracked } };
+    }
     // A ban or unban made here holds here at once (the other gateways read it within a second).
     if (answer.status === 200 && req.method === "POST" && BAN_CHANGES.has(pathOf(req))) await addressBans?.reread();
     const headers: Record<string, string> = { "content-type": "application/json" };
