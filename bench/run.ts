@@ -83,7 +83,7 @@ const HELP = `usage: npm run bench -- [--quick] [--only SUITE[,SUITE...]] [--bot
                  that order. 2000 talking bots (100 with --quick), 20,000 NPCs of which 2,000 are talked to
   --big-bots LIST  server5000 suite (only with --only): the bot counts (default 5000), each with seed packets and deltas
   --bot-cores LIST server5000 suite: one bot process per entry, pinned to that core (default 1,1)
-  --cpu-prof DIR server5000, npcs and content suites: run the server under node --cpu-prof, one .cpuprofile per
+  --cpu-prof DIR server5000, npcs, content and consoles suites: run the server under node --cpu-prof, one .cpuprofile per
                  row in DIR (npx tsx bench/server/profile-summary.ts FILE says where the time went)
 `;
 

@@ -181,6 +181,20 @@ describe.skipIf(skip !== null)("the admin API of a cluster, at a gateway", () =>
     expect(listed.map((p) => `${p.nick}@${p.region}`).sort()).toEqual(["Cid@0", "Dee@1"]);
     expect(world.regions.map((r) => r.region).sort((a, b) => a - b)).toEqual([0, 1]);
     expect(world.regions.find((r) => r.region === 1)!.rects[0]).toMatchObject({ x0: BORDER_X, y0: 0 });
+    // Ten consoles asking at once are answered with one world, put together once (shared-answer.ts); a wrong
+    // login is never given it, but asked of the regions, which refuse it.
+    const sharing = async () =>
+      ((await (await fetch(`${base}/api/gateway`)).json()) as { consoleWorld: { asked: number; shared: number } })
+        .consoleWorld;
+    const before = await sharing();
+    const ten = await Promise.all(Array.from({ length: 10 }, () => admin("GET", "world")));
+    expect(ten.map((answer) => answer.status)).toEqual(Array(10).fill(200));
+    expect(new Set(ten.map((answer) => answer.body.tick)).size).toBe(1);
+    const after = await sharing();
+    // Every ask is one or the other; most are shared (one put together is shared while it is, and for 500 ms).
+    expect(after.asked - before.asked + (after.shared - before.shared)).toBe(10);
+    expect(after.shared - before.shared).toBeGreaterThanOrEqual(5);
+    expect((await admin("GET", "world", undefined, "d".repeat(40))).status).toBe(401);
     // The chat each region keeps of the lines said in it, as one list: newest first, each line's region named.
     expect(await say(cid, "from the west")).toBe("posted");
     expect(await say(dee, "from the east")).toBe("posted");
@@ -201,6 +215,10 @@ describe.skipIf(skip !== null)("the admin API of a cluster, at a gateway", () =>
     expect((await admin("GET", "history")).body.region).toBe(0);
     const nowhere = await admin("GET", "history?region=7");
     expect(nowhere).toMatchObject({ status: 400, body: { error: 'region must be one of 0, 1, got "7"' } });
+    // The recordings: none in a cluster yet, said plainly (docs/recording.md § In a cluster).
+    const recordings = await admin("GET", "recordings");
+    expect(recordings).toMatchObject({ status: 501, body: { error: expect.stringContaining("keep no recordings") } });
+    expect((await admin("GET", "recordings", undefined, "e".repeat(40))).status).toBe(401);
     // One entity, from the region that owns it.
     const entity = await admin("GET", `entity?id=${dee.joined.entityId}`);
     expect(entity).toMatchObject({ status: 200, body: { kind: "player", nick: "Dee", region: 1 } });
@@ -245,8 +263,8 @@ describe.skipIf(skip !== null)("the admin API of a cluster, at a gateway", () =>
       // Dee's panel says which region holds it.
       await view.click("#players li:text('Dee')");
       await view.waitForFunction(() => /region1/.test(document.getElementById("selected")?.textContent ?? ""));
-      // No Follow here: a cluster's gateways serve no spectators yet.
-      expect(await view.isHidden("#do-follow")).toBe(true);
+      // Follow is offered at a gateway too (test/e2e/admin-console-cluster-follow.test.ts follows across a border).
+      expect(await view.isVisible("#do-follow")).toBe(true);
       // The Health tab picks the region whose graphs it draws.
       await view.click("button[data-tab=health]");
       await view.waitForFunction(() => !document.getElementById("health-region")!.hidden);

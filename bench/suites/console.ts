@@ -79,7 +79,9 @@ function pollConsole(http: string): ConsolePoller {
   };
 }
 
-export async function runConsoles(options: RunOptions & { npcBots?: number }): Promise<SuiteResult> {
+export async function runConsoles(
+  options: RunOptions & { npcBots?: number; cpuProfileDir?: string },
+): Promise<SuiteResult> {
   const loadStart = loadNow();
   const bots = options.npcBots ?? (options.quick ? 100 : DEFAULT_BOTS);
   const warmupS = options.quick ? 3 : 10;
@@ -96,6 +98,8 @@ export async function runConsoles(options: RunOptions & { npcBots?: number }): P
         await runScale(mapPath, bots, false, warmupS, measureS, "auto", {
           sampleNpcs: false,
           consoles: { count, tokenFile, poll: pollConsole },
+          // Where a console's cost goes (one .cpuprofile per row): profiling rows, slower, not figures.
+          nodeArgs: options.cpuProfileDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfileDir] : undefined,
         }),
       );
     }

@@ -10,7 +10,7 @@
 // the list of bans go to region 0, which reads and writes the same store.
 
 import { sameNick } from "../server/admin/admin-service.js";
-import { CONSOLE_CREATURES_MAX } from "../server/http/admin-console.js";
+import { CONSOLE_CREATURES_MAX } from "../server/http/console-world-answer.js";
 
 /** An admin request as the gateway received it. */
 export interface AdminRequest {

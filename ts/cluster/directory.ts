@@ -182,6 +182,13 @@ export class Directory {
     await multi.exec();
   }
 
+  /** The layout the launcher published (publishLayout), or null before it did. */
+  async layout(): Promise<ClusterLayout | null> {
+    this.commands++;
+    const text = await this.redis.get(`${this.prefix}layout`);
+    return text === null ? null : (JSON.parse(text) as ClusterLayout);
+  }
+
   async registerRegion(endpoint: RegionEndpoint): Promise<void> {
     this.commands++;
     await this.redis.set(`${this.prefix}region:${endpoint.region}`, JSON.stringify(endpoint), "PX", REGION_TTL_MS);

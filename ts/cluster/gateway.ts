@@ -23,6 +23,7 @@ import { installRtcSignalling, RTC_SIGNALLING_PATH } from "../server/transports/
 import { DEFAULT_WEBRTC_OPTIONS, rtcBindAddress, WebRtcTransport } from "../server/transports/webrtc.js";
 import { UdpTransport } from "../server/transports/udp-transport.js";
 import { adminFanOut } from "./admin-fanout.js";
+import { SharedAnswer } from "./shared-answer.js";
 import { addressRefusal } from "../server/admin/admin-service.js";
 import { WAYS_IN } from "../server/http/api-routes.js";
 import { AddressBanWatch, PgBans } from "./pg-bans.js";
@@ -32,6 +33,7 @@ import type { PartHealth } from "./supervisor.js";
 import { Directory, type GatewayEndpoint, REFRESH_MS } from "./directory.js";
 import { RouteFinder } from "./route-finder.js";
 import { isGatewayOrigin } from "./gateway-origins.js";
+import { regionOfTile } from "./layout.js";
 import type { HandoffState } from "./handoff.js";
 import {
   FRAME_CLOSE,
@@ -64,6 +66,8 @@ const CONSOLE_RELAYED = /^\/admin(\/uplot\.(js|css))?$|^\/api\/admin\/map$/;
 const BAN_CHANGES: ReadonlySet<string> = new Set(["/api/admin/ban", "/api/admin/unban"]);
 /** HTTP bodies the gateway passes on. */
 const MAX_PROXY_BODY_BYTES = 64 * 1024;
+/** Spectators a gateway relays at once (the console's Follow), unless told otherwise; joins beyond: 503. */
+export const GATEWAY_SPECTATORS_MAX = 32;
 
 export interface GatewayOptions {
   id: string;
@@ -80,6 +84,8 @@ export interface GatewayOptions {
   logger?: Logger;
   /** The health of the cluster's parts, as the launcher last sent it (null: not yet, or no launcher). */
   health?: () => readonly PartHealth[] | null;
+  /** Spectators relayed at once (GATEWAY_SPECTATORS_MAX when absent). */
+  maxSpectators?: number;
   /**
    * The shared PostgreSQL the regions keep bans in: the address bans in force are read from it again
    * and again (pg-bans.ts), and a join from a banned address is refused here. Absent: no address bans.
@@ -103,6 +109,8 @@ interface Route {
   readonly tokenHex: string;
   region: number;
   lastUsedMs: number;
+  /** A spectator's (the console's Follow): forgotten with its client link, and counted against maxSpectators. */
+  readonly spectator?: boolean;
 }
 
 interface Client {
@@ -141,6 +149,9 @@ export interface GatewayStats {
   badFrames: number;
   /** Sessions another gateway routed, found in the directory when their clients came here. */
   sessionsFound: number;
+  /** Spectators joined through this gateway, and refused at its bound. */
+  spectatorsJoined: number;
+  spectatorsRefused: number;
 }
 
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
@@ -174,7 +185,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     clientsDropped: 0,
     badFrames: 0,
     sessionsFound: 0,
+    spectatorsJoined: 0,
+    spectatorsRefused: 0,
   };
+  const maxSpectators = options.maxSpectators ?? GATEWAY_SPECTATORS_MAX;
+  /** The spectators' routes (a subset of `routes`): each ends with its client link. */
+  const spectatorRoutes = new Set<Route>();
 
   const routeOf = (low: number, high: number): Route | undefined => {
     const route = routes.get(low & TOKEN_KEY_MASK);
@@ -271,6 +287,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   function forget(client: Client): void {
     clients.delete(client.peer.key);
     clientsById.delete(client.id);
+    // A spectator's session ends with its link (its region ends it on the CLOSE below): so does its route.
+    if (client.route.spectator === true) dropRoute(client.route);
     for (const link of links.values()) {
       if (link.opened.delete(client.id)) link.writer.send(FRAME_CLOSE, client.id, new Uint8Array(0));
     }
@@ -415,6 +433,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   );
   installRtcSignalling(http, rtc, { byTokenValue: signalledSession });
   http.shareAcrossOrigins(RTC_SIGNALLING_PATH, siblingOrigin);
+  function dropRoute(route: Route): void {
+    const key = route.low & TOKEN_KEY_MASK;
+    if (routes.get(key) === route) routes.delete(key);
+    spectatorRoutes.delete(route);
+  }
   function forgetPeer(key: string): void {
     const client = clients.get(key);
     if (client !== undefined) forget(client);
@@ -429,6 +452,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       redis: { up: directory.up, ...directory.connection },
       addressBans: addressBans === null ? null : { inForce: addressBans.size, ...addressBans.stats },
       routeLookups: finder.stats,
+      consoleWorld: worldAnswers.stats,
       gateways: otherGateways,
       ...stats,
       webrtc: rtc.counts(),
@@ -439,6 +463,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     if (req.method === "GET" && CONSOLE_RELAYED.test(path)) await relayConsole(req, res);
     else if (!path.startsWith("/api/") && path !== "/metrics") return statics(req, res);
     else if (path.startsWith("/api/admin/")) await admin(req, res);
+    else if (req.method === "POST" && path === "/api/spectate") await spectate(req, res);
     else if (req.method === "GET" && (path === "/api/cluster" || path === "/metrics")) await status(res, path);
     else await proxy(req, res, path);
     return true;
@@ -465,6 +490,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     res.end(Buffer.from(await answer.arrayBuffer()));
   }
 
+  const worldAnswers = new SharedAnswer();
   /** An operator's request: to the regions' own admin routes, their answers put together (admin-fanout.ts). */
   async function admin(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const source = addressKey(req.socket.remoteAddress ?? "");
@@ -481,16 +507,133 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     if (regions.length < options.regionCount) {
       return reply(res, 503, { error: "not every region is linked to this gateway yet: try again in a moment" });
     }
-    const answer = await adminFanOut(
-      { method: req.method ?? "GET", url: req.url ?? "/", authorization: req.headers.authorization, body },
-      regions,
-    );
+    const request = {
+      method: req.method ?? "GET",
+      url: req.url ?? "/",
+      authorization: req.headers.authorization,
+      body,
+    };
+    // The whole world, asked by every open console each second: put together once for all of them (shared-answer.ts).
+    let answer =
+      req.method === "GET" && pathOf(req) === "/api/admin/world"
+        ? await worldAnswers.get(req.headers.authorization, performance.now(), () => adminFanOut(request, regions))
+        : await adminFanOut(request, regions);
+    // Regions record nothing yet (docs/recording.md § In a cluster): said plainly, rather than "not found" — to
+    // an operator only (region 0, which has no such route, checks the login on its admin log instead).
+    if (answer.status === 404 && /^\/api\/admin\/(recordings|viewers)(\/|$)/.test(pathOf(req))) {
+      const login = await adminFanOut(
+        { ...request, method: "GET", url: "/api/admin/log?limit=1", body: undefined },
+        regions.slice(0, 1),
+      );
+      const untracked = "a cluster's regions keep no recordings yet (docs/recording.md § In a cluster)";
+      answer = login.status !== 200 ? login : { status: 501, body: { error: untracked } };
+    }
     // A ban or unban made here holds here at once (the other gateways read it within a second).
     if (answer.status === 200 && req.method === "POST" && BAN_CHANGES.has(pathOf(req))) await addressBans?.reread();
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (answer.status === 401) headers["www-authenticate"] = 'Bearer realm="admin"';
     res.writeHead(answer.status, headers);
     res.end(JSON.stringify(answer.body));
+  }
+
+  /**
+   * A spectator's join (the console's Follow, docs/scaling.md § Following across regions): passed with its
+   * login to the region holding the entity it follows — the directory's owner of a player, else the region
+   * whose ground holds the tile the console last saw it on — which checks the admin token itself (admins
+   * only: a gateway holds no secret) and answers as one server would; the token is routed there and the
+   * answer names this gateway's UDP port. When the entity crosses a border, that region hands the spectator
+   * on with it (spectator-handoff.ts) on the link its datagrams come by, as a player's handoff goes. At most
+   * `maxSpectators` at once through this gateway; each ends with its client's link.
+   */
+  async function spectate(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const source = addressKey(req.socket.remoteAddress ?? "");
+    if (!joins.take(source, Date.now())) {
+      return reply(res, 429, { error: "too many requests from this address: try again in a minute" });
+    }
+    if (addressBans !== null) {
+      const banned = addressRefusal(addressBans, http.clientAddress(req), Date.now());
+      if (banned !== null) return reply(res, 403, { error: banned });
+    }
+    if (spectatorRoutes.size >= maxSpectators) {
+      stats.spectatorsRefused++;
+      return reply(res, 503, { error: `spectators full at this gateway (${maxSpectators}): close a view first` });
+    }
+    const body = await bodyOf(req);
+    if (body === null) return reply(res, 413, { error: "request body too large" });
+    let asked: { follow?: unknown; x?: unknown; y?: unknown } = {};
+    try {
+      const parsed: unknown = JSON.parse(body === "" ? "{}" : body);
+      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) asked = parsed;
+    } catch {
+      // The region says what is wrong with it, as one server would.
+    }
+    const region = await spectatedRegion(asked);
+    const link = links.get(region) ?? links.get(0);
+    if (link === undefined) return reply(res, 503, { error: "the world is starting: try again in a moment" });
+    const answer = await fetch(`${link.httpBase}/api/spectate`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        ...(req.headers.authorization === undefined ? {} : { authorization: req.headers.authorization }),
+      },
+      body,
+      signal: AbortSignal.timeout(5000),
+    }).catch(() => null);
+    if (answer === null) return reply(res, 502, { error: `region ${link.region} did not answer` });
+    const text = await answer.text();
+    let json: { token?: unknown; udpPort?: unknown } | null;
+    try {
+      json = JSON.parse(text) as { token?: unknown } | null;
+    } catch {
+      json = null;
+    }
+    if (
+      answer.status !== 200 ||
+      json === null ||
+      typeof json.token !== "string" ||
+      !/^[0-9a-f]{16}$/.test(json.token)
+    ) {
+      const headers: Record<string, string> = {
+        "content-type": answer.headers.get("content-type") ?? "application/json",
+      };
+      const challenge = answer.headers.get("www-authenticate");
+      if (challenge !== null) headers["www-authenticate"] = challenge;
+      res.writeHead(answer.status === 200 ? 502 : answer.status, headers);
+      return void res.end(
+        answer.status === 200 ? JSON.stringify({ error: "the region's answer was not a join" }) : text,
+      );
+    }
+    const token = BigInt(`0x${json.token}`);
+    const route: Route = {
+      low: Number(token & 0xffffffffn) | 0,
+      high: Number(token >> 32n) | 0,
+      tokenHex: json.token,
+      region: link.region,
+      lastUsedMs: performance.now(),
+      spectator: true,
+    };
+    routes.set(route.low & TOKEN_KEY_MASK, route);
+    spectatorRoutes.add(route);
+    stats.spectatorsJoined++;
+    return reply(res, 200, { ...json, udpPort: udp.port });
+  }
+
+  /** The region a spectator's join goes to: the owner of the entity it follows, else the one under its tile, else 0. */
+  async function spectatedRegion(asked: { follow?: unknown; x?: unknown; y?: unknown }): Promise<number> {
+    try {
+      if (Number.isSafeInteger(asked.follow) && (asked.follow as number) > 0) {
+        const owner = await directory.ownerOf(asked.follow as number);
+        if (owner !== null && links.has(owner)) return owner;
+      }
+      if (Number.isSafeInteger(asked.x) && Number.isSafeInteger(asked.y)) {
+        const layout = await directory.layout();
+        if (layout !== null) return regionOfTile(layout, asked.x as number, asked.y as number);
+      }
+    } catch (error) {
+      // Redis away: region 0 serves the view; a camera following a ghost there goes to its owner (region.ts).
+      log.warn("a spectator's region not looked up", { error: String(error) });
+    }
+    return 0;
   }
 
   /**
@@ -606,7 +749,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     meetGateways().catch(directory.failed("registering the gateway"));
     const nowMs = performance.now();
     for (const client of [...clients.values()]) if (nowMs - client.lastSeenMs > CLIENT_IDLE_MS) forget(client);
-    for (const [key, route] of routes) if (nowMs - route.lastUsedMs > ROUTE_IDLE_MS) routes.delete(key);
+    for (const route of [...routes.values()]) if (nowMs - route.lastUsedMs > ROUTE_IDLE_MS) dropRoute(route);
     websocket.sweep(nowMs);
     rtc.sweep(nowMs);
     if (++rounds % 5 === 0) writeRoutes();

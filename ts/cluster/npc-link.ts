@@ -108,9 +108,10 @@ export class NpcLink {
 
   /**
    * After a tick in which creatures moved: hands each one that stands past the margin on a neighbour's
-   * ground to it, and tells the homes of deaths that waited for their link.
+   * ground to it, and tells the homes of deaths that waited for their link. `moved` is told each creature
+   * handed on and where (a spectator following it goes with it: spectator-handoff.ts).
    */
-  handOff(): void {
+  handOff(moved?: (entityId: number, target: number) => void): void {
     const { layout, region } = this.ports;
     this.tellUntold();
     const crossing = this.crossing;
@@ -135,6 +136,7 @@ export class NpcLink {
       if (home === region) this.awayIn.set(e.id, { region: target, hops });
       link.sendJson(FRAME_NPC_HANDOFF, 0, { npc: transfer, hops });
       this.stats.handedOut++;
+      moved?.(e.id, target);
     }
     crossing.length = 0;
   }

@@ -22,8 +22,10 @@ import type { PartyLinkRoom } from "./party-link.js";
 import type { SocialRoom } from "../server/social/social-room.js";
 import type { TradeRoom } from "../server/social/trades.js";
 import type { Doors } from "../server/world/doors.js";
+import type { SpectateGame } from "../server/http/spectate-route.js";
+import type { SpectatorRoom } from "../server/spectators/spectator-room.js";
 
-export interface RegionGame extends ApiGame {
+export interface RegionGame extends ApiGame, SpectateGame {
   /** The tick last run: a region sets it to the world's tick at start, and when it rejoins the timeline. */
   tick: number;
   readonly nextWindow: number;
@@ -70,6 +72,11 @@ export interface RegionGame extends ApiGame {
     NpcRoom,
     "size" | "awake" | "stats" | "lastTick" | "values" | "release" | "adopt" | "awayDied" | "get" | "foreignDeath"
   >;
+  /**
+   * The spectators watching through a gateway (the console's Follow): each is handed on with the entity its
+   * camera follows when that entity crosses a border (spectator-handoff.ts).
+   */
+  readonly spectators: Pick<SpectatorRoom, "following" | "adopt" | "release" | "size">;
   /** The sessions in play: who stands where, and the session of a token or an entity. */
   readonly sessions: Pick<SessionRegistry, "byTokenValue" | "byEntityId" | "size" | "values">;
 

@@ -18,6 +18,7 @@ import { CHUNK_SIZE } from "../constants.js";
 import { HEALTH_SAMPLE_MS, HealthSampler } from "../server/http/health-sampler.js";
 import { REPLACED_ELSEWHERE } from "../server/session-lifecycle.js";
 import { installApiRoutes } from "../server/http/api-routes.js";
+import { installSpectateRoute } from "../server/http/spectate-route.js";
 import { Game } from "../server/game-server.js";
 import type { RegionGame } from "./region-game.js";
 import { ENTITY_TYPE_SIGN_POST, NOTICE_BOARD_KIND, noticeBoardKey } from "../server/world/interactables.js";
@@ -64,6 +65,12 @@ import {
   socialOf,
 } from "./handoff.js";
 import { type ClusterLayout, distanceToRegion, handoffTarget, neighboursOf } from "./layout.js";
+import {
+  isSpectatorHandoff,
+  type SpectatorHandoff,
+  spectatorArrivalOf,
+  spectatorHandoffOf,
+} from "./spectator-handoff.js";
 import { npcLinkFor } from "./npc-link.js";
 import {
   FRAME_CLOSE,
@@ -101,6 +108,12 @@ const MAX_PEERS_PER_GATEWAY = 65_536;
 const TOMBSTONE_MS = 10_000;
 /** A region more ticks than this behind the world's timeline (after a stall) jumps to it. */
 export const MAX_TICKS_BEHIND = 2;
+/**
+ * A camera following a neighbour's ghost this many ticks (a second) goes to that neighbour: it joined here
+ * while the entity was across the border. Not at once: an entity handed here through another gateway may
+ * be a ghost for the moment its spectator arrives ahead of it.
+ */
+const GHOST_FOLLOW_TICKS = 24;
 /** Closed ownership intervals kept for /api/cluster. */
 const OWNERSHIP_LOG_MAX = 20_000;
 
@@ -353,6 +366,11 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     stepsLostAtRejoin: 0,
     /** Gateway links closed (a gateway stopped or died): their clients' sessions wait to be bound again. */
     gatewayLinksLost: 0,
+    /** Spectators handed on with the entity they follow (spectator-handoff.ts), and taken from a neighbour. */
+    spectatorsOut: 0,
+    spectatorsIn: 0,
+    /** Spectator handoffs refused here (a token in play already): that spectator's page joins again. */
+    spectatorsRefused: 0,
   };
   // What this region held when it last died (its checkpoint), adopted again as each comes back; forgotten
   // after CHECKPOINT_TTL_MS (those clients have given up by then).
@@ -458,8 +476,11 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
         game.linkClosed(peer.key);
         return;
       }
-      case FRAME_HANDOFF:
-        return arrive(link, client, jsonOf(payload, "handoff") as HandoffState);
+      case FRAME_HANDOFF: {
+        const state = jsonOf(payload, "handoff");
+        if (isSpectatorHandoff(state)) return arriveSpectator(link, client, state);
+        return arrive(link, client, state as HandoffState);
+      }
       default:
         throw new FrameError(`gateway frame of kind ${kind}`);
     }
@@ -495,6 +516,22 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     bans
       ?.checkArrival(session, () => game.leave(session, "banned"))
       .catch((error: unknown) => log.warn("an arrival not checked against the bans", { error: String(error) }));
+  }
+
+  /** A spectator handed here with the entity it follows (or back to us when its target was down). */
+  function arriveSpectator(link: GatewayLink, client: number, state: SpectatorHandoff): void {
+    const peer = link.peers.get(client);
+    if (peer === undefined) throw new FrameError("spectator handoff for a client never opened");
+    const arrival = spectatorArrivalOf(state);
+    link.tombstones.delete(client);
+    try {
+      game.spectators.adopt(arrival, peer, performance.now());
+      stats.spectatorsIn++;
+    } catch (error) {
+      // Not the link's fault (a token in play here already): the page finds its link silent and joins again.
+      stats.spectatorsRefused++;
+      log.warn("a spectator handed here was refused", { error: String(error) });
+    }
   }
 
   /**
@@ -555,6 +592,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     game.releaseSession(session);
     disown(session.entity.id);
     players.movedOn(session.entity.id);
+    movedAway.set(session.entity.id, target);
     at.link.tombstones.set(at.client, performance.now());
     at.link.writer.sendJson(FRAME_HANDOFF, at.client, state);
     stats.handoffsOut++;
@@ -651,8 +689,11 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
 
   /** What runs after each tick of the game: new and gone sessions, handoffs, ghosts. */
   const scratch: Session[] = [];
+  /** The entities handed on this tick (players and creatures), by id, and the region each went to. */
+  const movedAway = new Map<number, number>();
   function afterTick(): void {
     scratch.length = 0;
+    movedAway.clear();
     for (const session of game.sessions.values()) {
       const id = session.entity.id;
       if (!owned.has(id)) {
@@ -677,8 +718,46 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     }
     if (game.tick % BROADCAST_EVERY_TICKS === 0) {
       // Creatures first: one handed off now is published by its new owner, not as a ghost from here.
-      npcLink.handOff();
+      npcLink.handOff((id, target) => movedAway.set(id, target));
       publishGhosts();
+    }
+    handOffSpectators();
+  }
+
+  /** Since which tick each camera has followed a neighbour's ghost (GHOST_FOLLOW_TICKS). */
+  const followingGhost = new WeakMap<Session, number>();
+  const spectatorsMoving: [Session, number, number][] = [];
+  /**
+   * The spectators whose camera follows an entity this region no longer holds go where it went, on their
+   * gateway's link (as a player's handoff does): an entity handed on this tick takes its spectators along;
+   * a camera that has followed a neighbour's ghost for a second goes to that neighbour.
+   */
+  function handOffSpectators(): void {
+    spectatorsMoving.length = 0;
+    for (const [session, followId] of game.spectators.following()) {
+      let target = movedAway.get(followId);
+      if (target === undefined) {
+        const owner = ghosts.ownerOf(followId);
+        if (owner === null) {
+          followingGhost.delete(session);
+          continue;
+        }
+        const since = followingGhost.get(session);
+        if (since === undefined) followingGhost.set(session, game.tick);
+        if (since === undefined || game.tick - since < GHOST_FOLLOW_TICKS) continue;
+        target = owner;
+      }
+      spectatorsMoving.push([session, followId, target]);
+    }
+    for (const [session, followId, target] of spectatorsMoving) {
+      followingGhost.delete(session);
+      const at = session.peer === null ? undefined : peerLinks.get(session.peer.key);
+      if (at === undefined || target === region) continue;
+      const state = spectatorHandoffOf(session, followId, region, target, game.tick);
+      game.spectators.release(session);
+      at.link.tombstones.set(at.client, performance.now());
+      at.link.writer.sendJson(FRAME_HANDOFF, at.client, state);
+      stats.spectatorsOut++;
     }
   }
 
@@ -726,6 +805,15 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     registrationsPerAddress: 1_000_000,
   });
   installApiRoutes(http, game, () => 0);
+  // Spectators through a gateway (the console's Follow): admins only, the gateway relays the link here and
+  // rewrites the join's UDP port to its own (gateway.ts); a camera goes on with its entity across borders.
+  installSpectateRoute(http, game, {
+    policy: "admin",
+    authorize:
+      options.adminToken === undefined ? null : adminAuthorizer(game.admin, options.adminToken, http.clientAddress),
+    udpPort: () => 0,
+    joinsPerMinute: DEFAULT_HTTP_LIMITS.guestJoinsPerAddress,
+  });
   const health = new HealthSampler(wholeGame, HEALTH_SAMPLE_MS);
   if (options.adminToken !== undefined) {
     if (bans === null) {

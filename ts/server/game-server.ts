@@ -712,10 +712,13 @@ export class Game {
    * A datagram a cluster's handoff carried here: the region that let its session go received it after,
    * and sent it back through the gateway (REROUTE). Handled as any, except that a step in it that missed
    * its window is owed — run in order at the next windows — rather than left for the client's next step
-   * to replace (schedule.ts). Not recorded: a cluster's regions record nothing (recording/).
+   * to replace (schedule.ts). Not recorded: a cluster's regions record nothing (recording/). A spectator's
+   * (its camera handed here with the entity it follows) owes no step: its room handles it as any other.
    */
   receiveRerouted(datagram: Uint8Array, peer: Peer): void {
-    this.handler.handle(datagram, peer, performance.now(), true);
+    const nowMs = performance.now();
+    if (this.spectators.claims(datagram, peer)) return this.spectators.receive(datagram, peer, nowMs);
+    this.handler.handle(datagram, peer, nowMs, true);
   }
 
   /**

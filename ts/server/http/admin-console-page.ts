@@ -226,8 +226,8 @@ async function showSelected() {
     return;
   }
   selected = answer;
-  // A cluster's gateways do not serve spectators yet (docs/server.md § Spectators): no Follow there.
-  document.getElementById("watch-row").hidden = world !== null && world.regions !== undefined;
+  // At a cluster's gateway too: the region holding the entity serves the view, and hands it on across borders.
+  document.getElementById("watch-row").hidden = false;
   if (answer.region !== undefined) row(list, "region", answer.region);
   if (answer.kind === "player") {
     row(list, "player", answer.nick);

@@ -14,9 +14,7 @@ import type { AdminService } from "../admin/admin-service.js";
 import { levelOf } from "../combat/experience.js";
 import type { HealthHistory } from "../ops/health-history.js";
 import { UPLOT_FILES, uplotFile } from "./admin-console-assets.js";
-
-/** The most creatures one answer lists (a world of 100,000 would be megabytes a second); the count says the rest. */
-export const CONSOLE_CREATURES_MAX = 20_000;
+import { ConsoleWorldAnswer } from "./console-world-answer.js";
 
 /** What the console shows of the game (the Game is one). */
 export interface ConsoleWorld {
@@ -131,42 +129,10 @@ export function installAdminConsole(
       },
     };
   });
+  // Built at most once per WORLD_ANSWER_MAX_AGE_MS and shared by every console that asks (console-world-answer.ts).
+  const worldAnswer = new ConsoleWorldAnswer(game);
   http.route("GET", "/api/admin/world", ({ raw }) => {
     guarded("world", raw);
-    const players: { entityId: number; nick: string; x: number; y: number; hp: number; hpMax: number }[] = [];
-    // Creatures as [id, x, y, hp, hpMax, typeId]: the bulk of the answer, kept compact; their kinds' names once.
-    const creatures: number[][] = [];
-    const kinds: Record<number, string> = {};
-    let creatureCount = 0;
-    for (const entity of game.entities.values()) {
-      const session = game.sessions.byEntityId(entity.id);
-      if (session !== undefined) {
-        players.push({
-          entityId: entity.id,
-          nick: session.nick,
-          x: entity.x,
-          y: entity.y,
-          hp: entity.hp,
-          hpMax: entity.hpMax,
-        });
-      } else {
-        creatureCount++;
-        if (creatures.length < CONSOLE_CREATURES_MAX) {
-          creatures.push([entity.id, entity.x, entity.y, entity.hp, entity.hpMax, entity.typeId]);
-          kinds[entity.typeId] ??= entity.name;
-        }
-      }
-    }
-    return {
-      body: {
-        tick: game.tick,
-        map: { name: game.world.name, width: game.world.mapWidth, height: game.world.mapHeight },
-        players,
-        creatures,
-        creatureCount,
-        kinds,
-        ...(game.ground === undefined ? {} : { regions: [game.ground] }),
-      },
-    };
+    return { body: worldAnswer.current(), contentType: "application/json" };
   });
 }

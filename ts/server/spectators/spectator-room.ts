@@ -34,6 +34,7 @@ import type { Logger } from "../ops/log.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { ChatService } from "../talk/chat.js";
 import { JoinError } from "../sessions/join-error.js";
+import type { ChatChannelState } from "../sessions/chat-channel.js";
 import { type Session, SessionRegistry } from "../sessions/session.js";
 import type { ChunkStream } from "../world/chunk-stream.js";
 import type { World } from "../world/world.js";
@@ -79,6 +80,27 @@ export interface SpectatorOptions {
   readonly unboundSessionTimeoutMs: number;
 }
 
+/**
+ * A spectator arriving from another process of a cluster (ts/cluster/spectator-handoff.ts): the camera
+ * followed an entity across a border, and the region now holding the entity goes on serving the same
+ * session — its token and key, its link (through the same gateway), what its link had proven, its replay
+ * window and the public lines it was overhearing — so the page watching notices nothing.
+ */
+export interface SpectatorArrival {
+  readonly token: bigint;
+  readonly key: Uint8Array;
+  readonly keyed: boolean;
+  readonly proven: boolean;
+  readonly joinSource: string | null;
+  readonly reads: number;
+  /** Where the camera stood, and the entity it follows (on its way here, or here already). */
+  readonly camera: { readonly x: number; readonly y: number; readonly followEntityId: number };
+  /** The old process's tick: it may have sent the spectator frames up to it (Session.quietThroughTick). */
+  readonly quietThroughTick: number;
+  readonly replay: { newest: number; received: readonly number[] };
+  readonly chat: ChatChannelState;
+}
+
 /** The sends a spectator's broadcast takes (the Game's Broadcaster). */
 export interface SpectatorBroadcast {
   sendTo(session: Session): void;
@@ -89,7 +111,17 @@ export class SpectatorRoom implements CombatOnlookers {
   readonly sessions: SessionRegistry;
   private readonly cameras = new Map<Session, { camera: Camera; moves: TokenBucket }>();
   private readonly handler: DatagramHandler;
-  readonly stats = { joined: 0, refusedFull: 0, left: 0, cameraMoves: 0, follows: 0, blowsShown: 0 };
+  readonly stats = {
+    joined: 0,
+    refusedFull: 0,
+    left: 0,
+    cameraMoves: 0,
+    follows: 0,
+    blowsShown: 0,
+    /** Spectators handed to another process of a cluster with the entity they follow, and taken from one. */
+    handedOut: 0,
+    handedIn: 0,
+  };
   /** One spectator's share of a tick's blows, BLOW_FIELDS numbers each (reused). */
   private readonly blowScratch: number[] = [];
   /**
@@ -153,6 +185,51 @@ export class SpectatorRoom implements CombatOnlookers {
     this.stats.joined++;
     log.info("spectator joined", { x: session.entity.x, y: session.entity.y, spectators: this.sessions.size });
     return session;
+  }
+
+  /**
+   * A spectator handed here by another process (a cluster's region: its camera follows an entity that crossed
+   * a border). Taken even at `maxSpectators`: it moved, the number watching the world did not grow (the
+   * gateway that relays it bounds those). Throws when a session with its token is here already.
+   */
+  adopt(arrival: SpectatorArrival, peer: Peer, nowMs: number): Session {
+    const { world, log } = this.ports;
+    const { camera: at } = arrival;
+    const session = this.sessions.create(cameraRecord(at.x, at.y, world), "spectator", nowMs, null, {
+      token: arrival.token,
+      key: arrival.key,
+    });
+    session.keyed = arrival.keyed;
+    session.joinSource = arrival.joinSource;
+    session.reads = arrival.reads;
+    session.quietThroughTick = arrival.quietThroughTick;
+    session.replay.restore(arrival.replay);
+    session.chat.restore(arrival.chat);
+    this.sessions.bind(session, peer, arrival.proven);
+    const camera = new Camera(session.entity);
+    // Followed on: the entity is here already, or on its way (its own handoff may come a moment later on
+    // another link); the next broadcast finds it, or frees the camera where it stands if it never comes.
+    camera.followId = at.followEntityId;
+    this.cameras.set(session, {
+      camera,
+      moves: new TokenBucket(CAMERA_MOVES_PER_SECOND, CAMERA_MOVES_PER_SECOND * 2, nowMs),
+    });
+    this.stats.handedIn++;
+    log.info("spectator arrived", { follows: at.followEntityId, spectators: this.sessions.size });
+    return session;
+  }
+
+  /** A spectator handed on to another process: it stops here, with no "left" (it watches on there). */
+  release(session: Session): void {
+    if (this.sessions.byTokenValue(session.token) !== session) return;
+    this.sessions.remove(session);
+    this.cameras.delete(session);
+    this.stats.handedOut++;
+  }
+
+  /** Each spectator whose camera follows an entity, with that entity's id (a region hands them on with it). */
+  *following(): IterableIterator<[Session, number]> {
+    for (const [session, { camera }] of this.cameras) if (camera.followId !== 0) yield [session, camera.followId];
   }
 
   /**
