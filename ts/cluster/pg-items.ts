@@ -15,8 +15,9 @@
 // there and then, and its COMMIT rolls back.
 //
 // What a process reads: at start, the chests and piles of its own ground (so the item room starts
-// as it does over SQLite, synchronously); a character's bag when its session starts here, once the
-// character's lease is here — after the process it came from wrote its last change.
+// as it does over SQLite, synchronously), and the piles kept with the dungeon levels it holds (a level
+// comes back from its seed with them: ts/cluster/cluster-levels.ts); a character's bag when its session
+// starts here, once the character's lease is here — after the process it came from wrote its last change.
 import type pg from "pg";
 import type {
   ItemStorePort,
