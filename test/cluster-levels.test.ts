@@ -3,8 +3,9 @@
 // the bundled map cut so that its far stairs down lie on region 1's first column. Ada plays in region 0 and
 // steps onto them from the west — still region 0's by the handoff margin — and Bob plays in region 1 and
 // steps onto them from the east: both go down into the one level region 1 holds below those stairs, and see
-// each other there. Ada goes up and is on the stairs. Region 1 is killed with SIGKILL: restored from its
-// checkpoint, Bob is back in the level (made again from its seed) at his cell and Ada on the stairs. Then Bob
+// each other there. Ada leaves a torch below (its row names the level and the cell), goes up and is on the
+// stairs. Region 1 is killed with SIGKILL: restored from its checkpoint, Bob is back in the level (made again
+// from its seed) at his cell, the torch at its cell (read from PostgreSQL), and Ada on the stairs. Then Bob
 // logs in again through the gateway — region 0 runs every login — and is back at his cell below region 1's
 // stairs, his place read from PostgreSQL.
 import { resolve } from "node:path";
@@ -12,8 +13,10 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENTITY_TYPE_PLAYER } from "../ts/entity-types.js";
+import { ENTITY_TYPE_CHEST, ENTITY_TYPE_ITEM } from "../ts/item-types.js";
 import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
 import { isFreeTile } from "../ts/tile-flags.js";
 import { postgresSkipReason } from "../ts/cluster/postgres-process.js";
@@ -32,6 +35,7 @@ import {
 import { postJson } from "./support/game-harness.js";
 import { type Joined, UdpTestClient } from "./support/udp-client.js";
 import { walkSteps } from "./support/walk.js";
+import { bagOf, itemRequest } from "./support/item-client.js";
 
 const skip = clusterSkipReason() ?? postgresSkipReason();
 if (skip !== null) process.stderr.write(`test/cluster-levels.test.ts skipped: ${skip}\n`);
@@ -40,14 +44,42 @@ const BUNDLED = resolve(import.meta.dirname, "../maps/caves.tmj");
 /** The far hall's spiders, which would bite the players waiting there (a death sends one to the spawn). */
 const FAR_HALL_SPIDERS = { x: 1464, y: 184 };
 
-/** The bundled map, without the far hall's spiders, in `dir` with its tile data, kinds and items beside it. */
+/** A chest by the far stairs on region 0's ground (tile units), holding a torch for Ada to leave below. */
+const HALL_CHEST = { x: 189, y: 30 };
+
+/**
+ * The bundled map, without the far hall's spiders and with HALL_CHEST, in `dir` with its tile data, kinds and
+ * items beside it.
+ */
 function writeMap(dir: string): string {
-  const tmj = JSON.parse(readFileSync(BUNDLED, "utf8")) as { layers: { objects?: { x: number; y: number }[] }[] };
+  const tmj = JSON.parse(readFileSync(BUNDLED, "utf8")) as {
+    layers: { name: string; objects?: { x: number; y: number }[] }[];
+    tilewidth: number;
+  };
   for (const layer of tmj.layers) {
     layer.objects = layer.objects?.filter(
       (object) => object.x !== FAR_HALL_SPIDERS.x || object.y !== FAR_HALL_SPIDERS.y,
     );
   }
+  const px = (tile: number) => tile * tmj.tilewidth + tmj.tilewidth / 2;
+  tmj.layers
+    .find((layer) => layer.name === "interactables")!
+    .objects!.push({
+      id: 9001,
+      name: "hall chest",
+      type: "",
+      x: px(HALL_CHEST.x),
+      y: px(HALL_CHEST.y),
+      width: 0,
+      height: 0,
+      rotation: 0,
+      visible: true,
+      point: true,
+      properties: [
+        { name: "items", type: "string", value: "torch" },
+        { name: "kind", type: "string", value: "chest" },
+      ],
+    } as { x: number; y: number });
   const path = join(dir, "caves.tmj");
   writeFileSync(path, JSON.stringify(tmj));
   for (const side of ["tiles", "npcs", "items"]) {
@@ -85,6 +117,8 @@ const slotOf = (at: { x: number; y: number } | undefined): AreaRect | undefined 
 describe.skipIf(skip !== null)("dungeon levels in a cluster", () => {
   let cluster: TestCluster;
   let dir: string;
+  /** The cluster's PostgreSQL, as the test reads it. */
+  let store: pg.Client | undefined;
   const clients: UdpTestClient[] = [];
   const gateway = () => cluster.ready.gateways[0].httpPort;
 
@@ -102,6 +136,7 @@ describe.skipIf(skip !== null)("dungeon levels in a cluster", () => {
 
   afterAll(async () => {
     for (const client of clients) client.close();
+    await store?.end().catch(() => {});
     await cluster?.stop();
     rmSync(dir, { recursive: true, force: true });
   }, 20_000);
@@ -137,13 +172,13 @@ describe.skipIf(skip !== null)("dungeon levels in a cluster", () => {
   }
   const free = (x: number, y: number) => isFreeTile(world.flags, world.tiles[y * world.width + x], 0);
   const freeInLevel = (x: number, y: number) => isFreeTile(world.flags, LEVEL.tiles[y * LEVEL.width + x], 0);
-  /** A step from the level's stairs up onto a free cell beside them, and its way back. */
+  /** Steps from the level's stairs up onto the free cells beside them. */
   const offEntry = [
     [1, 0],
     [-1, 0],
     [0, 1],
     [0, -1],
-  ].find(([dx, dy]) => freeInLevel(LEVEL.entry.x + dx, LEVEL.entry.y + dy))!;
+  ].filter(([dx, dy]) => freeInLevel(LEVEL.entry.x + dx, LEVEL.entry.y + dy));
 
   it("two players from two regions take the same stairs into one level and meet; up is back on the stairs; a SIGKILL of the level's region and a new login bring the player back into it", async () => {
     // The hall around the far stairs is open floor: three tiles west (region 0's ground), five east (region 1's).
@@ -154,6 +189,13 @@ describe.skipIf(skip !== null)("dungeon levels in a cluster", () => {
     const bob = await register("bob");
     await teleport(ada, west);
     await teleport(bob, east);
+    // Ada takes the torch from the chest beside her (region 0's), to leave it below.
+    const chest = await ada.waitFor(
+      "the hall chest in view",
+      () => ada.inView(ENTITY_TYPE_CHEST).find((seen) => seen.x === HALL_CHEST.x && seen.y === HALL_CHEST.y)?.id,
+    );
+    expect(await itemRequest(ada, 1, "take", { container: chest, slot: 0 })).toBe("ok");
+    const [torch] = await bagOf(ada);
     await until(
       "Ada in region 0, Bob in region 1",
       async () =>
@@ -186,11 +228,34 @@ describe.skipIf(skip !== null)("dungeon levels in a cluster", () => {
       bob.inView(ENTITY_TYPE_PLAYER).some((entity) => entity.id === ada.joined.entityId),
     );
 
-    // Bob steps off the stairs up; Ada steps off and on again: up, back on the map's stairs.
-    const [dx, dy] = offEntry;
+    // Bob steps off the stairs up; Ada steps off them the other way, leaves the torch there, and steps back
+    // on: up, back on the map's stairs.
+    const [[dx, dy], [ex, ey]] = offEntry;
     const cell = { x: LEVEL.entry.x + dx, y: LEVEL.entry.y + dy };
+    const pileCell = { x: LEVEL.entry.x + ex, y: LEVEL.entry.y + ey };
     expect(await walkSteps(bob, [step(dx, dy)])).toEqual({ x: entry.x + cell.x, y: entry.y + cell.y });
-    await walkSteps(ada, [step(dx, dy), step(-dx, -dy)]);
+    expect(await walkSteps(ada, [step(ex, ey)])).toEqual({ x: entry.x + pileCell.x, y: entry.y + pileCell.y });
+    expect(await itemRequest(ada, 2, "drop", { slot: torch.slot, count: 1 })).toBe("ok");
+    // Written with the level's identity and its level-relative cell (one process's rule).
+    const db = (store = await connectStore(cluster));
+    const pileRows = async () =>
+      (
+        await db.query<{ x: string; y: string; seed: string; depth: string; item: string }>(
+          `SELECT x, y, level_seed AS seed, level_depth AS depth, item_id AS item FROM item_piles
+           WHERE level_seed IS NOT NULL`,
+        )
+      ).rows;
+    const kept = [
+      {
+        x: String(pileCell.x),
+        y: String(pileCell.y),
+        seed: String(LEVEL.seed),
+        depth: "1",
+        item: String(torch.itemId),
+      },
+    ];
+    expect(await pileRows()).toEqual(kept);
+    await walkSteps(ada, [step(-ex, -ey)]);
     await ada.waitFor("Ada up on the stairs", () => {
       const at = ada.position();
       return at?.x === STAIRS.x && at.y === STAIRS.y;
@@ -225,6 +290,11 @@ describe.skipIf(skip !== null)("dungeon levels in a cluster", () => {
       }
       const slot = slotOf(bob.position())!;
       expect(bob.position()).toEqual({ x: slot.x + cell.x, y: slot.y + cell.y });
+      // The torch lies at its cell again: read from PostgreSQL by the new process, back with the level.
+      await bob.waitFor("the torch at its cell", () =>
+        bob.inView(ENTITY_TYPE_ITEM).some((pile) => pile.x === slot.x + pileCell.x && pile.y === slot.y + pileCell.y),
+      );
+      expect(await pileRows()).toEqual(kept);
       expect(ada.position()).toEqual({ x: STAIRS.x, y: STAIRS.y });
       cluster.ready.regions.find((entry) => entry.region === 1)!.httpPort = (await endpoint())!.httpPort;
       expect(await levelsOf(1)).toMatchObject({ held: 1, broughtBack: 1 });
@@ -234,30 +304,25 @@ describe.skipIf(skip !== null)("dungeon levels in a cluster", () => {
 
     // Bob logs in again (his session there ends, saved below): region 0 runs the login, reads his place from
     // PostgreSQL — below region 1's stairs — and hands him to region 1, which takes him back to his cell.
-    const db = await connectStore(cluster);
-    try {
-      const login = await postJson(gateway(), "/api/login", { name: "bob", password: "bob-password" });
-      expect(login.status).toBe(200);
-      const again = await playing(login.body as unknown as Joined);
-      const back = await again.waitFor("Bob below again", () => slotOf(again.position()), 30_000);
-      expect(again.position()).toEqual({ x: back.x + cell.x, y: back.y + cell.y });
-      const row = (
-        await db.query<{ seed: string; depth: string; x: string; y: string; stairsX: string; stairsY: string }>(
-          `SELECT dungeon_seed AS seed, dungeon_depth AS depth, dungeon_x AS x, dungeon_y AS y,
-                  c.x AS "stairsX", c.y AS "stairsY"
-           FROM characters c JOIN accounts a ON a.id = c.account_id WHERE a.name_key = 'bob'`,
-        )
-      ).rows[0];
-      expect(row).toEqual({
-        seed: String(LEVEL.seed),
-        depth: "1",
-        x: String(cell.x),
-        y: String(cell.y),
-        stairsX: String(STAIRS.x),
-        stairsY: String(STAIRS.y),
-      });
-    } finally {
-      await db.end();
-    }
+    const login = await postJson(gateway(), "/api/login", { name: "bob", password: "bob-password" });
+    expect(login.status).toBe(200);
+    const again = await playing(login.body as unknown as Joined);
+    const back = await again.waitFor("Bob below again", () => slotOf(again.position()), 30_000);
+    expect(again.position()).toEqual({ x: back.x + cell.x, y: back.y + cell.y });
+    const row = (
+      await db.query<{ seed: string; depth: string; x: string; y: string; stairsX: string; stairsY: string }>(
+        `SELECT dungeon_seed AS seed, dungeon_depth AS depth, dungeon_x AS x, dungeon_y AS y,
+                c.x AS "stairsX", c.y AS "stairsY"
+         FROM characters c JOIN accounts a ON a.id = c.account_id WHERE a.name_key = 'bob'`,
+      )
+    ).rows[0];
+    expect(row).toEqual({
+      seed: String(LEVEL.seed),
+      depth: "1",
+      x: String(cell.x),
+      y: String(cell.y),
+      stairsX: String(STAIRS.x),
+      stairsY: String(STAIRS.y),
+    });
   }, 180_000);
 });
