@@ -122,6 +122,57 @@ describe.skipIf(skip !== null)("items on PostgreSQL", () => {
     expect(await accountsB.drain(5000)).toBe(true);
   }, 30_000);
 
+  it("the piles kept with a dungeon level are read by the region holding it, kept in step with its writes, and put on the map once no stairs lead there", async () => {
+    const mine = { seed: 4_000_000_001, depth: 2, size: 256 };
+    const theirs = { seed: 17, depth: 1, size: 256 };
+    const gone = { seed: 99, depth: 3, size: 256 };
+    const keeps = (level: { seed: number }) => level.seed !== theirs.seed;
+    const openKeeping = (keepsLevel?: (level: { seed: number; depth: number; size: number }) => boolean) =>
+      PgItemStore.open(a, {
+        world: "levels",
+        chestKeys: [],
+        owns: () => true,
+        leased: (id) => accountsA.leased(id),
+        keepsLevel,
+      });
+    const first = await openKeeping(keeps);
+    // Dropped in three levels (cells relative to each level's corner), as the item room writes them.
+    const [coins, dagger, other, lost] = await first.write({
+      newPiles: [
+        { x: 3, y: 4, itemId: COIN, count: 5, level: mine },
+        { x: 6, y: 7, itemId: DAGGER, count: 1, level: mine },
+        { x: 1, y: 1, itemId: COIN, count: 2, level: theirs },
+        { x: 2, y: 2, itemId: COIN, count: 9, level: gone },
+      ],
+    });
+    // This process's own writes: two coins taken, the dagger picked up.
+    await first.write({ changedPiles: [{ id: coins, count: 3 }], pilesWere: [{ id: coins, count: 5 }] });
+    await first.write({ removedPiles: [dagger], pilesWere: [{ id: dagger, count: 1 }] });
+    expect(first.levelPiles(mine)).toEqual([{ id: coins, x: 3, y: 4, itemId: COIN, count: 3 }]);
+
+    // A region started again reads the rows of the levels it holds — not another region's.
+    const restarted = await openKeeping(keeps);
+    expect(restarted.levelPiles(mine)).toEqual([{ id: coins, x: 3, y: 4, itemId: COIN, count: 3 }]);
+    expect(restarted.levelPiles(theirs)).toEqual([]);
+    expect(restarted.pileLevels()).toEqual([
+      { ...mine, piles: 1 },
+      { ...gone, piles: 1 },
+    ]);
+    expect((await openKeeping(({ seed }) => seed === theirs.seed)).levelPiles(theirs)).toEqual([
+      { id: other, x: 1, y: 1, itemId: COIN, count: 2 },
+    ]);
+    // Without levels of its own (the default), none.
+    expect((await openKeeping()).pileLevels()).toEqual([]);
+
+    // A level no stairs lead to any more: its piles go onto the map, in one statement.
+    expect(restarted.unlevelPiles(gone, 40, 41)).toBe(1);
+    expect(restarted.pileLevels()).toEqual([{ ...mine, piles: 1 }]);
+    await vi.waitFor(async () => {
+      const row = (await a.query("SELECT x, y, level_seed FROM item_piles WHERE id = $1", [lost])).rows[0];
+      expect(row).toEqual({ x: "40", y: "41", level_seed: null });
+    });
+  });
+
   it("a pile two processes both hold is taken once: the second copy's count is stale", async () => {
     const store = await open(a, accountsA);
     const [id] = await store.write({ newPiles: [{ x: 10, y: 20, itemId: COIN, count: 9 }] });

@@ -3,9 +3,10 @@
 // private PostgreSQL where it is installed, region processes, gateways, all on loopback and free ports),
 // on the test map cut in two at chunk column 1 — region 0 owns tiles x 0…31, region 1 x 32…79 — and
 // stopped with everything it started.
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import pg from "pg";
-import { join, dirname } from "node:path";
+import { join } from "node:path";
 import { findRedisServer } from "../../ts/cluster/redis-process.js";
 import type { PartHealth } from "../../ts/cluster/supervisor.js";
 import { writeTestMap } from "./test-map.js";
@@ -134,17 +135,16 @@ export async function startTestCluster(
   gateways = 1,
   extraArgs: string[] = [],
   map: { path: string; dispose(): void } = writeTestMap(),
+  /** The regions' chunk rectangles (the test map's by default); written beside the layout's own temp dir. */
+  regions: { region: number; chunks: [number, number, number, number] }[] = [
+    { region: 0, chunks: [0, 0, 1, 3] },
+    { region: 1, chunks: [1, 0, 3, 3] },
+  ],
 ): Promise<TestCluster> {
-  const layoutPath = join(dirname(map.path), "layout.json");
-  writeFileSync(
-    layoutPath,
-    JSON.stringify({
-      regions: [
-        { region: 0, chunks: [0, 0, 1, 3] },
-        { region: 1, chunks: [1, 0, 3, 3] },
-      ],
-    }),
-  );
+  // In a directory of its own: a map given by path (maps/caves.tmj) lies in the repository.
+  const layoutDir = mkdtempSync(join(tmpdir(), "caves-layout-"));
+  const layoutPath = join(layoutDir, "layout.json");
+  writeFileSync(layoutPath, JSON.stringify({ regions }));
   const child = spawnBundle("cluster", [
     "--layout",
     layoutPath,
@@ -165,6 +165,7 @@ export async function startTestCluster(
     child.kill("SIGTERM");
     await Promise.race([child.exited, new Promise((resolve) => setTimeout(resolve, 8000))]);
     map.dispose();
+    rmSync(layoutDir, { recursive: true, force: true });
   };
   try {
     await Promise.race([

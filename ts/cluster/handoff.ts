@@ -20,6 +20,9 @@ import { ACTION_MAX, ACTION_NOOP } from "../protocol/action.js";
 import { OWED_MAX } from "../server/entities/schedule.js";
 import { nextWindowAfter, tickOfWindow } from "../window.js";
 import { FrameError } from "./link-frames.js";
+import type { SavedPlace } from "../server/persistence/character-saver.js";
+import type { DungeonPlace } from "../server/persistence/character-store.js";
+import { DUNGEON_MAX_DEPTH } from "../server/dungeon/generate-dungeon.js";
 
 /** The JSON a HANDOFF frame carries. */
 export interface HandoffState {
@@ -77,6 +80,42 @@ export interface HandoffState {
   readonly social?: CarriedSocial;
   /** The region its party lives in (PartyRoom.homeOf); absent or null: in no party. */
   readonly party?: number | null;
+  /**
+   * Its player is in a dungeon level, or on its way back into one (Game.placeOf): the map's stairs down it
+   * came by (x, y) and the level's identity and its cell in it. The region arrived at puts it on those stairs
+   * and takes it down to that cell (Game.arrivedAt; ts/cluster/cluster-levels.ts). Absent or null: on a map.
+   */
+  readonly below?: SavedPlace | null;
+}
+
+/**
+ * The dungeon level a handoff's player is in or going back into, checked ({x, y}: the map's stairs it came
+ * by; `dungeon`: the level and the cell); null for none. Throws FrameError on a malformed one.
+ */
+export function belowOf(state: HandoffState): { x: number; y: number; dungeon: DungeonPlace } | null {
+  const below = state.below ?? null;
+  if (below === null) return null;
+  const place = below.dungeon;
+  const tile = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0 && (n as number) < 65_536;
+  if (
+    typeof below !== "object" ||
+    !tile(below.x) ||
+    !tile(below.y) ||
+    typeof place !== "object" ||
+    place === null ||
+    !(Number.isInteger(place.seed) && place.seed >= 0 && place.seed <= 0xffffffff) ||
+    !(Number.isInteger(place.depth) && place.depth >= 1 && place.depth <= DUNGEON_MAX_DEPTH) ||
+    !(tile(place.size) && place.size > 0) ||
+    !(tile(place.x) && place.x < place.size) ||
+    !(tile(place.y) && place.y < place.size)
+  ) {
+    throw new FrameError("handoff: bad dungeon place");
+  }
+  return {
+    x: below.x,
+    y: below.y,
+    dungeon: { seed: place.seed, depth: place.depth, size: place.size, x: place.x, y: place.y },
+  };
 }
 
 /** The home region of the party a handoff carries, checked; null for none. Throws FrameError on a bad one. */
@@ -198,6 +237,7 @@ export function handoffStateOf(
   quests: readonly QuestRecord[] = [],
   social?: CarriedSocial,
   party: number | null = null,
+  below: SavedPlace | null = null,
 ): HandoffState {
   const entity = session.entity;
   const steps: [number, number][] = [];
@@ -243,6 +283,7 @@ export function handoffStateOf(
     quests: quests.map((record) => [record.quest, record.state, record.progress]),
     social,
     party,
+    below: below?.dungeon ? below : null,
   };
 }
 

@@ -50,6 +50,8 @@ export interface NpcLinkPorts {
   readonly region: number;
   /** This region's link to neighbour `region`, if it is up. */
   readonly linkTo: (region: number) => FrameWriter | undefined;
+  /** Whether a creature standing on (x, y) is never handed over: in a dungeon level (cluster-levels.ts). Absent: none. */
+  readonly staysAt?: (x: number, y: number) => boolean;
 }
 
 export interface NpcLinkStats {
@@ -118,6 +120,7 @@ export class NpcLink {
     crossing.length = 0;
     for (const npc of this.ports.npcs.values()) {
       const e = npc.entity;
+      if (this.ports.staysAt?.(e.x, e.y) === true) continue;
       const target = handoffTarget(layout, region, e.x, e.y);
       if (target >= 0 && target !== region && e.hp > 0) crossing.push([npc, target]);
     }
@@ -286,6 +289,7 @@ export function npcLinkFor(
   layout: ClusterLayout,
   region: number,
   linkTo: (region: number) => FrameWriter | undefined,
+  staysAt?: (x: number, y: number) => boolean,
 ): NpcLink {
   const homes = new Map(spawns.map((spawn) => [spawn.objectId, regionOfTile(layout, spawn.x, spawn.y)]));
   const kindsByName = new Map(kinds.map((kind) => [kind.name, kind]));
@@ -299,5 +303,6 @@ export function npcLinkFor(
     layout,
     region,
     linkTo,
+    staysAt,
   });
 }

@@ -17,7 +17,7 @@ import { accountNameKey } from "../server/accounts/account-rules.js";
 import { type AccountRecord, NameTakenError } from "../server/accounts/account-store.js";
 import type { Logger } from "../server/ops/log.js";
 import type { CharacterSink } from "../server/persistence/character-saver.js";
-import { type CharacterState, NEW_CHARACTER } from "../server/persistence/character-store.js";
+import { type CharacterState, type DungeonPlace, NEW_CHARACTER } from "../server/persistence/character-store.js";
 import { QUEST_STATES, type QuestRecord, type QuestState } from "../server/persistence/quest-store.js";
 import { StoreUnavailableError } from "../server/persistence/store-unavailable.js";
 import type { Queryable } from "./pg-connection.js";
@@ -77,6 +77,19 @@ interface CharacterRow {
   hp_max: string;
   elo: string;
   xp: string;
+  dungeon_seed: string | null;
+  dungeon_depth: string | null;
+  dungeon_size: string | null;
+  dungeon_x: string | null;
+  dungeon_y: string | null;
+}
+
+/** The row's place in a dungeon level (migration 0012), when all of its columns are set. */
+function dungeonOf(row: CharacterRow): DungeonPlace | null {
+  const columns = [row.dungeon_seed, row.dungeon_depth, row.dungeon_size, row.dungeon_x, row.dungeon_y];
+  if (columns.some((value) => value === null)) return null;
+  const [seed, depth, size, x, y] = columns.map(Number);
+  return { seed, depth, size, x, y };
 }
 
 /** A quest standing waiting to be written, and the saves that settle when it is. */
@@ -231,7 +244,8 @@ export class PgAccounts implements AccountPort, CharacterSink {
     const local = this.pending.get(accountId) ?? this.inFlight.get(accountId);
     if (local !== undefined) return local.state;
     const result = await this.client.query<CharacterRow>(
-      "SELECT map, x, y, hp, hp_max, elo, xp FROM characters WHERE account_id = $1",
+      `SELECT map, x, y, hp, hp_max, elo, xp, dungeon_seed, dungeon_depth, dungeon_size, dungeon_x, dungeon_y
+       FROM characters WHERE account_id = $1`,
       [accountId],
     );
     const row = result.rows[0];
@@ -244,6 +258,7 @@ export class PgAccounts implements AccountPort, CharacterSink {
       hpMax: Number(row.hp_max),
       elo: Number(row.elo),
       xp: Number(row.xp),
+      dungeon: dungeonOf(row),
     };
   }
 
@@ -579,7 +594,13 @@ export class PgAccounts implements AccountPort, CharacterSink {
     const elos: number[] = [];
     const xps: number[] = [];
     const times: number[] = [];
+    // Where in a dungeon level (null columns: on the map), as one process saves it (docs/dungeons.md).
+    const dungeon: (number | null)[][] = [[], [], [], [], []];
     for (const [accountId, { state, nowMs }] of batch) {
+      const place = state.dungeon ?? null;
+      [place?.seed, place?.depth, place?.size, place?.x, place?.y].forEach((value, column) =>
+        dungeon[column].push(value ?? null),
+      );
       ids.push(accountId);
       maps.push(state.map);
       xs.push(state.x);
@@ -593,12 +614,15 @@ export class PgAccounts implements AccountPort, CharacterSink {
     const result = await this.client.query<{ account_id: string }>(
       `UPDATE characters AS c
        SET map = u.map, x = u.x, y = u.y, hp = u.hp, hp_max = u.hp_max, elo = u.elo, xp = u.xp,
-           saved_at_ms = u.saved_at_ms
+           saved_at_ms = u.saved_at_ms, dungeon_seed = u.dungeon_seed, dungeon_depth = u.dungeon_depth,
+           dungeon_size = u.dungeon_size, dungeon_x = u.dungeon_x, dungeon_y = u.dungeon_y
        FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[],
-                   $8::bigint[], $9::bigint[]) AS u(account_id, map, x, y, hp, hp_max, elo, xp, saved_at_ms)
+                   $8::bigint[], $9::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[])
+         AS u(account_id, map, x, y, hp, hp_max, elo, xp, saved_at_ms,
+              dungeon_seed, dungeon_depth, dungeon_size, dungeon_x, dungeon_y)
        WHERE c.account_id = u.account_id AND ${leaseHeld("u.account_id", "$10")}
        RETURNING c.account_id`,
-      [ids, maps, xs, ys, hps, hpMaxes, elos, xps, times, CHARACTER_LOCK_SPACE],
+      [ids, maps, xs, ys, hps, hpMaxes, elos, xps, times, CHARACTER_LOCK_SPACE, ...dungeon],
     );
     const written = result.rows.length;
     this.stats.batches++;

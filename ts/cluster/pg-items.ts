@@ -16,8 +16,9 @@
 // exactly when the store holds it, so this process's copy never parts from the store's.
 //
 // What a process reads: at start, the chests and piles of its own ground (so the item room starts
-// as it does over SQLite, synchronously); a character's bag when its session starts here, once the
-// character's lease is here — after the process it came from wrote its last change.
+// as it does over SQLite, synchronously), and the piles kept with the dungeon levels it holds (a level
+// comes back from its seed with them: ts/cluster/cluster-levels.ts); a character's bag when its session
+// starts here, once the character's lease is here — after the process it came from wrote its last change.
 import type {
   ItemStorePort,
   ItemWrite,
@@ -52,6 +53,64 @@ export interface PgItemStoreOptions {
   owns(x: number, y: number): boolean;
   /** Whether this process holds (or, once a taking under way ends, will hold) a character's lease (PgAccounts.leased). */
   leased(accountId: number): Promise<boolean>;
+  /**
+   * Whether the piles kept with dungeon level `level` are this process's (ClusterLevels.keepsLevel: the region
+   * holding the level): read at start and kept in step with this process's own writes. Absent: none are.
+   */
+  keepsLevel?(level: LevelIdentity): boolean;
+}
+
+/** The piles kept with the dungeon levels this process holds, as the store has them (levelPiles answers in the same turn). */
+class LevelPiles {
+  private readonly byLevel = new Map<string, { level: LevelIdentity; piles: StoredPile[] }>();
+  /** Each kept pile's level key, by row id. */
+  private readonly levelOfRow = new Map<number, string>();
+
+  add(level: LevelIdentity, pile: StoredPile): void {
+    const key = `${level.seed}:${level.depth}:${level.size}`;
+    let entry = this.byLevel.get(key);
+    if (entry === undefined) {
+      entry = { level: { seed: level.seed, depth: level.depth, size: level.size }, piles: [] };
+      this.byLevel.set(key, entry);
+    }
+    entry.piles.push(pile);
+    this.levelOfRow.set(pile.id, key);
+  }
+
+  of(level: LevelIdentity): StoredPile[] {
+    return (this.byLevel.get(`${level.seed}:${level.depth}:${level.size}`)?.piles ?? []).map((pile) => ({ ...pile }));
+  }
+
+  levels(): (LevelIdentity & { piles: number })[] {
+    return [...this.byLevel.values()]
+      .filter((entry) => entry.piles.length > 0)
+      .map((entry) => ({ ...entry.level, piles: entry.piles.length }));
+  }
+
+  /** A written change's piles: a kept pile's new count, or its row gone. */
+  changed(id: number, count: number): void {
+    const key = this.levelOfRow.get(id);
+    const pile = key === undefined ? undefined : this.byLevel.get(key)?.piles.find((each) => each.id === id);
+    if (pile !== undefined) pile.count = count;
+  }
+
+  removed(id: number): void {
+    const key = this.levelOfRow.get(id);
+    if (key === undefined) return;
+    this.levelOfRow.delete(id);
+    const entry = this.byLevel.get(key)!;
+    entry.piles = entry.piles.filter((pile) => pile.id !== id);
+  }
+
+  /** Forgets a level's piles (put on the map); returns how many. */
+  drop(level: LevelIdentity): number {
+    const key = `${level.seed}:${level.depth}:${level.size}`;
+    const entry = this.byLevel.get(key);
+    if (entry === undefined) return 0;
+    this.byLevel.delete(key);
+    for (const pile of entry.piles) this.levelOfRow.delete(pile.id);
+    return entry.piles.length;
+  }
 }
 
 const UPSERT_CONTAINER = `
@@ -110,6 +169,7 @@ export class PgItemStore implements ItemStorePort {
     /** The chests read at start, given to the item room once each. */
     private readonly chests: Map<string, StoredContainer>,
     private readonly ground: StoredPile[],
+    private readonly kept: LevelPiles,
   ) {
     this.unplaced = new Set(options.chestKeys);
   }
@@ -133,7 +193,31 @@ export class PgItemStore implements ItemStorePort {
         count: Number(row.count),
       }))
       .filter((pile) => options.owns(pile.x, pile.y));
-    return new PgItemStore(client, options, chests, ground);
+    const kept = new LevelPiles();
+    const keepsLevel = options.keepsLevel;
+    if (keepsLevel !== undefined) {
+      const rows = await client.query<{
+        id: string;
+        x: string;
+        y: string;
+        item_id: string;
+        count: string;
+        seed: string;
+        depth: string;
+        size: string;
+      }>(
+        `SELECT id, x, y, item_id, count, level_seed AS seed, level_depth AS depth, level_size AS size
+         FROM item_piles WHERE world = $1 AND level_seed IS NOT NULL ORDER BY id`,
+        [options.world],
+      );
+      for (const row of rows.rows) {
+        const level = { seed: Number(row.seed), depth: Number(row.depth), size: Number(row.size) };
+        if (!keepsLevel(level)) continue;
+        const pile = { id: Number(row.id), x: Number(row.x), y: Number(row.y), itemId: Number(row.item_id) };
+        kept.add(level, { ...pile, count: Number(row.count) });
+      }
+    }
+    return new PgItemStore(client, options, chests, ground, kept);
   }
 
   load(key: string): StoredContainer | undefined | Promise<StoredContainer | undefined> {
@@ -209,6 +293,19 @@ export class PgItemStore implements ItemStorePort {
     return written.then(
       (inserted) => {
         this.stats.writes++;
+        // The piles of this process's levels, as written: what a level brings back when it comes again.
+        for (const pile of write.changedPiles ?? []) this.kept.changed(pile.id, pile.count);
+        for (const id of write.removedPiles ?? []) this.kept.removed(id);
+        (write.newPiles ?? []).forEach((pile, index) => {
+          if (pile.level)
+            this.kept.add(pile.level, {
+              id: inserted[index],
+              x: pile.x,
+              y: pile.y,
+              itemId: pile.itemId,
+              count: pile.count,
+            });
+        });
         return inserted;
       },
       (error: Error & { code?: string }) => {
@@ -233,17 +330,30 @@ export class PgItemStore implements ItemStorePort {
     return this.ground;
   }
 
-  // Dungeon levels are not played in a cluster (docs/scaling.md § Not built yet): no level keeps piles here.
-  levelPiles(_level: LevelIdentity): StoredPile[] {
-    return [];
+  /** The piles kept with `level`, at cells relative to its corner (read at start, then as this process wrote them). */
+  levelPiles(level: LevelIdentity): StoredPile[] {
+    return this.kept.of(level);
   }
 
+  /** The levels of this process some pile is kept with, and how many each. */
   pileLevels(): (LevelIdentity & { piles: number })[] {
-    return [];
+    return this.kept.levels();
   }
 
-  unlevelPiles(_level: LevelIdentity, _x: number, _y: number): number {
-    return 0;
+  /**
+   * Puts every pile kept with `level` (one no stairs lead to any more) on the map at (x, y), in one statement.
+   * The item room places them at once; should the statement fail, the rows still name the level and the
+   * next start puts them there again (a take of one meanwhile is guarded by its count as always).
+   */
+  unlevelPiles(level: LevelIdentity, x: number, y: number): number {
+    this.client
+      .query(
+        `UPDATE item_piles SET level_seed = NULL, level_depth = NULL, level_size = NULL, x = $1, y = $2
+         WHERE world = $3 AND level_seed = $4 AND level_depth = $5 AND level_size = $6`,
+        [x, y, this.options.world, level.seed, level.depth, level.size],
+      )
+      .catch(() => this.stats.failures++);
+    return this.kept.drop(level);
   }
 }
 

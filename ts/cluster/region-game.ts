@@ -24,6 +24,9 @@ import type { TradeRoom } from "../server/social/trades.js";
 import type { Doors } from "../server/world/doors.js";
 import type { SpectateGame } from "../server/http/spectate-route.js";
 import type { SpectatorRoom } from "../server/spectators/spectator-room.js";
+import type { World } from "../server/world/world.js";
+import type { SavedPlace } from "../server/persistence/character-saver.js";
+import type { DungeonPlace } from "../server/persistence/character-store.js";
 
 export interface RegionGame extends ApiGame, SpectateGame {
   /** The tick last run: a region sets it to the world's tick at start, and when it rejoins the timeline. */
@@ -104,6 +107,12 @@ export interface RegionGame extends ApiGame, SpectateGame {
   releaseSession(session: Session): void;
   /** The quests a handoff of `session` carries (its arrival gives them to the new region's game). */
   questsOf(session: Session): QuestRecord[];
+  /** Where a session's player is saved — in a dungeon level, or on its way back into one — which a handoff carries. */
+  placeOf(session: Session): SavedPlace;
+  /** A session adopted here whose player was below (or on its way below): taken back down (cluster-levels.ts). */
+  arrivedAt(session: Session, dungeon: DungeonPlace | null, restored: boolean): void;
+  /** The world (the API's view of it), and its dungeon level slots: no border there (cluster-levels.ts). */
+  readonly world: ApiGame["world"] & Pick<World, "levelSlots">;
   /** The session of an account in play here (a login elsewhere asks it to end). */
   sessionOfAccount(accountId: number): Session | undefined;
 

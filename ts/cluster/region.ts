@@ -23,14 +23,16 @@ import { Game } from "../server/game-server.js";
 import type { RegionGame } from "./region-game.js";
 import { ENTITY_TYPE_SIGN_POST, NOTICE_BOARD_KIND, noticeBoardKey } from "../server/world/interactables.js";
 import { chestKey } from "../server/items/chests-and-piles.js";
-import type { GameOptions } from "../server/game-options.js";
+import { DEFAULT_GAME_OPTIONS, type GameOptions } from "../server/game-options.js";
 import { HttpApi } from "../server/http/http-api.js";
 import { DEFAULT_HTTP_LIMITS } from "../server/http/http-guard.js";
 import { Logger } from "../server/ops/log.js";
 import type { Session } from "../server/sessions/session.js";
 import type { Peer } from "../server/edge/peer.js";
 import { TickLoop } from "../server/ops/tick-loop.js";
-import { readWorldMap } from "../server/world/world-map.js";
+import { readWorldMapAndSource } from "../server/world/world-map.js";
+import { stairsOfMap } from "../server/world/world-areas.js";
+import { ClusterLevels, dungeonShareOf } from "./cluster-levels.js";
 import { loadMigrations } from "../server/persistence/migrate.js";
 import { AccountKicks } from "./account-kicks.js";
 import { ChatRelay } from "./chat-relay.js";
@@ -57,6 +59,7 @@ import { LuaRuntime } from "../server/scripting/lua-sandbox.js";
 import type { QuestStorePort } from "../server/persistence/quest-store.js";
 import {
   arrivalOf,
+  belowOf,
   type HandoffState,
   handoffStateOf,
   muteOf,
@@ -176,7 +179,16 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const { region, layout } = options;
   const log = options.logger ?? new Logger("info");
   const core = await loadCore();
-  const map = readWorldMap(options.mapPath);
+  const { world: mapAlone, loaded } = readWorldMapAndSource(options.mapPath);
+  // Its stairs down lead to dungeon levels, each held by the region of its stairs (cluster-levels.ts).
+  const map = { ...mapAlone, warps: stairsOfMap(loaded, options.mapPath) };
+  const gameOptions = { ...DEFAULT_GAME_OPTIONS, ...options.game };
+  const firstStairs = map.warps.find((warp) => warp.stairs === "down") ?? map.spawns[0];
+  const levels = new ClusterLevels(layout, region, map.warps, {
+    dungeonSeed: gameOptions.dungeonSeed,
+    levelSize: gameOptions.levelSize,
+    settleTo: firstStairs,
+  });
   // The spawns and chests of this region's ground live here (a creature crosses borders, npc-link.ts, but
   // its spawn stays); so do the piles lying on it, when items are kept in the shared store.
   const owns = (x: number, y: number) => distanceToRegion(layout, region, x, y) === 0;
@@ -194,6 +206,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
             world: map.name,
             chestKeys: chests.map((chest) => chestKey(map.name, chest.id)),
             owns,
+            keepsLevel: (level) => levels.keepsLevel(level),
           },
           (map.interactables ?? [])
             .filter((object) => object.kind === NOTICE_BOARD_KIND)
@@ -224,13 +237,13 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       sharedValues: store?.values,
       // Friends, ignores and waiting lines too: kept once, whichever region a player logs in to.
       sharedSocial: store?.social,
-      // No dungeon levels in a cluster yet: each region would generate its own copy of a level below the
-      // same stairs, and its players would never meet those of another (docs/scaling.md § Not built yet).
-      levelSlots: 0,
+      // Its share of the world's dungeon level slots, and the stairs down on its ground (cluster-levels.ts).
+      dungeonShare: dungeonShareOf(layout, region, gameOptions.levelSlots, map.warps),
     },
     log,
   );
   const game: RegionGame = wholeGame;
+  levels.placed(game.world.levelSlots);
   // Bans kept in the shared store, decided by the one process's rules (cluster-bans.ts).
   const bans = store === null ? null : new ClusterBans(wholeGame.admin, new PgBans(store.connection));
 
@@ -282,6 +295,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     layout,
     region,
     (n) => neighbours.get(n)?.writer,
+    // A dungeon level's creatures stay in it: it is no border (cluster-levels.ts).
+    (x, y) => levels.inLevel(x, y),
   );
   // A creature by a border wakes for a player across it, as in one process.
   game.otherPlayers = () => ghosts.players();
@@ -490,13 +505,22 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   function arrive(link: GatewayLink, client: number, state: HandoffState): void {
     const peer = link.peers.get(client);
     if (peer === undefined) throw new FrameError("handoff for a client never opened");
-    const arrival = arrivalOf(state);
+    // Below (or on its way below): it arrives on the map's stairs it came by, and goes down from there; the
+    // steps it had scheduled were for where it stood (as at a teleport).
+    const below = belowOf(state);
+    const carried = arrivalOf(state);
+    const arrival = below === null ? carried : { ...carried, entity: { ...carried.entity, x: below.x, y: below.y } };
     const mute = muteOf(state);
     const social = socialOf(state);
     const partyHome = partyHomeOf(state);
     ghosts.drop(arrival.entity.id);
     const session = game.adoptSession(arrival, peer, performance.now());
-    const restored = restoreSession(session, state, game.nextWindow);
+    const restored = restoreSession(
+      session,
+      below === null ? state : { ...state, steps: [], owed: [] },
+      game.nextWindow,
+    );
+    game.arrivedAt(session, below?.dungeon ?? null, state.from === region);
     // An operator's mute goes where the player goes (and survives this region's restart: the checkpoint).
     if (mute !== null) game.admin.restoreMute(session, mute);
     // Its ignores, friends and last teller come with it; the directory of players names this region now.
@@ -569,6 +593,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       game.questsOf(session),
       game.social.carried(session),
       game.parties.homeOf(session),
+      game.placeOf(session),
     );
   }
 
@@ -706,7 +731,12 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       if (session.accountId === null || accounts !== null) scratch.push(session);
     }
     for (const session of scratch) {
-      const target = handoffTarget(layout, region, session.entity.x, session.entity.y);
+      const { x, y } = session.entity;
+      // A dungeon level is its region's alone: no border there (cluster-levels.ts).
+      if (levels.inLevel(x, y)) continue;
+      // On a neighbour's stairs down (within the margin of its ground): to the region that holds their levels.
+      const pulled = levels.pulledTo(x, y);
+      const target = pulled >= 0 ? pulled : handoffTarget(layout, region, x, y);
       if (target >= 0 && target !== region) handOff(session, target);
     }
     for (const id of owned.keys()) {
@@ -782,6 +812,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   function* ownEntities() {
     for (const entity of game.entities.values()) {
       if (entity.typeId === ENTITY_TYPE_SIGN_POST || ghosts.isGhost(entity.id)) continue;
+      // What stands in a dungeon level is seen from there only (levels are no neighbour's: cluster-levels.ts).
+      if (levels.inLevel(entity.x, entity.y)) continue;
       yield entity;
     }
   }

@@ -66,6 +66,12 @@ export interface GameOptions {
   /** Seed of the dungeon levels below the map's stairs (each level's seed follows from it and the stairs). */
   dungeonSeed: number;
   /**
+   * A cluster region's share of the dungeon (ts/cluster/cluster-levels.ts): the world lays out `worldSlots`
+   * level slots, of which this game fills its `levelSlots` from `firstSlot` on, and it follows only the map's
+   * stairs down for which `followsStairs` holds. Absent: one process, every slot and every stairs its own.
+   */
+  dungeonShare?: DungeonShare;
+  /**
    * Where accounts and characters live (openGameDatabase). Without one the game
    * opens an in-memory database: accounts work, nothing survives the process.
    * The game closes it in shutdown().
@@ -105,6 +111,12 @@ export interface GameOptions {
   tape?: WorldTape;
   /** Seconds between a recording's checkpoints (every entity's fields, the items' census). */
   checkpointSeconds: number;
+}
+
+export interface DungeonShare {
+  worldSlots: number;
+  firstSlot: number;
+  followsStairs(x: number, y: number): boolean;
 }
 
 export const DEFAULT_GAME_OPTIONS: GameOptions = {

@@ -62,7 +62,8 @@ import { KnownAddresses } from "./accounts/known-addresses.js";
 import { LoginAddressStore } from "./accounts/login-address-store.js";
 import { DoorStore } from "./persistence/door-store.js";
 import { Enclosure } from "./world/enclosure.js";
-import { CharacterStore, NEW_CHARACTER } from "./persistence/character-store.js";
+import { CharacterStore, type DungeonPlace, NEW_CHARACTER } from "./persistence/character-store.js";
+import type { SavedPlace } from "./persistence/character-saver.js";
 import { NoticeStore } from "./persistence/notice-store.js";
 import { type GameDatabase, MEMORY_DATABASE, openGameDatabase } from "./persistence/database.js";
 import { KeyedRateLimiter } from "./edge/rate-limit.js";
@@ -81,7 +82,7 @@ import { TradeRoom } from "./social/trades.js";
 import { World, type WorldMap } from "./world/world.js";
 import type { WorldWarp } from "./world/areas.js";
 import { Warps } from "./world/warps.js";
-import { DungeonLevels } from "./dungeon/levels.js";
+import { DungeonLevels, type LevelPorts } from "./dungeon/levels.js";
 import type { Recorder } from "./recording/recorder.js";
 import { LIVE_TAPE, type WorldTape } from "./ops/world-tape.js";
 import { WorldDigest, encodeCheckpoint } from "./recording/world-digest.js";
@@ -280,7 +281,12 @@ export class Game {
     // The world, its entities and sessions, and the ways out.
     this.entities = new EntityStore(o.firstEntityId);
     const levelSlots = levelSlotsFor(map, o.levelSlots, log);
-    this.world = new World(core, map, { levelSlots, levelSize: o.levelSize });
+    // A cluster's region lays out every region's slots (so a level's cells are the same world-wide) and fills its own.
+    const share = o.dungeonShare;
+    this.world = new World(core, map, {
+      levelSlots: levelSlots > 0 && share !== undefined ? share.worldSlots : levelSlots,
+      levelSize: o.levelSize,
+    });
     const limits = { ratePerSecond: o.sessionRatePerSecond, burst: o.sessionRatePerSecond * 2 };
     this.sessions = new SessionRegistry(limits, lifecycle.startsPlaying, tape);
     this.addressLimiter = new KeyedRateLimiter(o.addressRatePerSecond, o.addressRatePerSecond * 2, 4096);
@@ -393,11 +399,14 @@ export class Game {
       world.chests,
       { seed: o.combatSeed, kinds: world.npcKinds },
     );
-    const warps = (map.warps ?? []).filter((warp) => levelSlots > 0 || warp.stairs === null);
+    const follows = share === undefined ? undefined : (x: number, y: number) => share.followsStairs(x, y);
+    const warps = (map.warps ?? []).filter(
+      (warp) => warp.stairs === null || (levelSlots > 0 && (follows === undefined || follows(warp.x, warp.y))),
+    );
     this.warps = new Warps({ entities, levels }, warps);
     this.levels = new DungeonLevels(
       {
-        world,
+        world: share === undefined ? world : ownSlots(world, share.firstSlot, levelSlots),
         warps: this.warps,
         npcs: this.npcs,
         items: this.items,
@@ -414,6 +423,7 @@ export class Game {
         keepEmptyMs: o.levelKeepEmptyMs,
         seed: o.dungeonSeed,
         stairs: levelSlots > 0 ? (map.warps ?? []).filter((warp) => warp.stairs === "down") : [],
+        follows,
       },
     );
     this.levels.settleKeptPiles(this.items, firstStairsDown(map) ?? world.spawns[0]);
@@ -836,6 +846,26 @@ export class Game {
     return this.scripts?.quests.recordsFor(session) ?? [];
   }
 
+  /**
+   * Where `session`'s player is saved (CharacterSaver's rule): on a map, its cell; in a dungeon level — or on
+   * its way back into one — the level's identity and cell, with the map's stairs down it came by as x, y. A
+   * cluster's handoff and checkpoint carry it, so a level is never left by a region's restart.
+   */
+  placeOf(session: Session): SavedPlace {
+    return this.levels.placeOf(session.entity);
+  }
+
+  /**
+   * A session adopted from another process (or from this region's checkpoint) whose player was in a dungeon
+   * level, or on its way into one: standing on the map's stairs down it came by, it goes back to its cell as a
+   * login does (SessionLifecycle.returnBelow). `restored`: its player stood where it stands when this process
+   * last ran, so stairs under it do not send it (as at a join); a player handed over onto stairs is sent.
+   */
+  arrivedAt(session: Session, dungeon: DungeonPlace | null, restored: boolean): void {
+    if (restored || dungeon !== null) this.warps.arrive(session.entity);
+    if (dungeon !== null) this.lifecycle.returnBelow(session, dungeon);
+  }
+
   /** A session handed over to another process of a cluster stops here, without a "left" notice or a save. */
   releaseSession(session: Session): void {
     this.lifecycle.release(session);
@@ -1109,7 +1139,7 @@ export class Game {
       warps: { cells: this.warps.size, ...this.warps.stats },
       levels: {
         held: this.levels.size,
-        slots: this.world.levelSlots.length,
+        slots: this.levels.slots,
         ...this.levels.stats,
         installMs: [...this.levels.stats.installMs],
         generationMs: [...this.levelGenerator.timesMs],
@@ -1200,6 +1230,19 @@ function levelSlotsFor(map: WorldMap, wanted: number, log: Logger): number {
   if (hasStairs && map.art)
     log.warn("stairs not followed: dungeon levels use the built-in tiles, the map has its own art");
   return hasStairs && !map.art ? wanted : 0;
+}
+
+/**
+ * The level slots a cluster's region fills (DungeonShare): `count` of the world's, from `first` on, numbered
+ * from 0 for DungeonLevels, which knows nothing of the others.
+ */
+function ownSlots(world: World, first: number, count: number): LevelPorts["world"] {
+  return {
+    levelSlots: world.levelSlots.slice(first, first + count),
+    fillSlot: (slot, tiles, width, height) => world.fillSlot(first + slot, tiles, width, height),
+    clearSlot: (slot) => world.clearSlot(first + slot),
+    walkable: (x, y) => world.walkable(x, y),
+  };
 }
 
 /** The map's first stairs down, if any. */

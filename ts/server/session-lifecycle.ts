@@ -235,19 +235,21 @@ export class SessionLifecycle implements AccountHost {
     const session = this.enter(account.nick, spot, state, account.id, account.appearance ?? defaultLook(account.id));
     this.accountSessions.set(account.id, session);
     characters.track({ accountId: account.id, entity: session.entity }, state);
-    if (state.dungeon) this.backBelow(session, state.dungeon, spot);
+    if (state.dungeon) this.returnBelow(session, state.dungeon);
     else this.letOut(session);
     return session;
   }
 
   /**
    * A character saved in a dungeon level goes back into it, at its cell (issue 41: never silently at the
-   * spawn). When that level can never come back, or no level slot is free, it stays where it started — the
-   * map's stairs down to the level — and is told why.
+   * spawn), from where it stands: the map's stairs down to the level. When that level can never come back, or
+   * no level slot is free, it stays there and is told why. Below another region's stairs (a cluster), it
+   * waits on them for that region, which takes it down once it is handed there (Game.arrivedAt).
    */
-  private backBelow(session: Session, place: DungeonPlace, from: { x: number; y: number }): void {
+  returnBelow(session: Session, place: DungeonPlace): void {
+    const from = { x: session.entity.x, y: session.entity.y };
     const outcome = this.ports.levels.bringBack(session, place);
-    if (outcome === "back") return;
+    if (outcome === "back" || outcome === "elsewhere") return;
     this.ports.log.info("a character saved in a dungeon level starts above it", {
       entityId: session.entity.id,
       nick: session.nick,

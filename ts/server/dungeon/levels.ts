@@ -74,6 +74,12 @@ export interface LevelOptions {
   seed: number;
   /** The map's stairs down (world tiles): what every first level's seed follows from. */
   stairs: readonly { x: number; y: number }[];
+  /**
+   * Whether the levels below the map's stairs down at (x, y) are held here. In one process all are; a
+   * cluster's region holds those below the stairs on its ground (ts/cluster/cluster-levels.ts), and a
+   * character saved below another region's stairs waits on them to be handed there (bringBack: "elsewhere").
+   */
+  follows?: (x: number, y: number) => boolean;
 }
 
 export interface LevelStats {
@@ -126,7 +132,12 @@ export type BroughtBack =
   /** The world can never enter that level again: it stays on the map's stairs. */
   | "gone"
   /** Every level slot holds a level someone is in: it stays on the map's stairs. */
-  | "crowded";
+  | "crowded"
+  /**
+   * The level lies below stairs this process does not follow (a cluster's other region's): it waits on those
+   * stairs, saved as below them still, for that region to take it down (ts/cluster/cluster-levels.ts).
+   */
+  | "elsewhere";
 
 /** One round of a 32-bit mix (splitmix-like): a child seed from a parent's and a number. */
 export function levelSeed(parent: number, salt: number): number {
@@ -139,6 +150,28 @@ export function levelSeed(parent: number, salt: number): number {
 /** The seed of the first level below a map's stairs down at world tile (x, y). */
 function firstLevelSeed(dungeonSeed: number, stairs: { x: number; y: number }): number {
   return levelSeed(dungeonSeed, stairs.y * 65536 + stairs.x);
+}
+
+/**
+ * Every level the map's `stairs` down lead to (99 below each), by key `seed:depth`, with the stairs its chain
+ * starts from: the levels a world can ever enter again (canComeBack), and in a cluster which region holds
+ * each (the one whose ground holds those stairs: ts/cluster/cluster-levels.ts). The first stairs win a key
+ * two chains share (a 2⁻³² chance).
+ */
+export function levelsBelow<S extends { x: number; y: number }>(
+  dungeonSeed: number,
+  stairs: readonly S[],
+): Map<string, S> {
+  const below = new Map<string, S>();
+  for (const each of stairs) {
+    let seed = firstLevelSeed(dungeonSeed, each);
+    for (let depth = 1; depth <= DUNGEON_MAX_DEPTH; depth++) {
+      const key = `${seed}:${depth}`;
+      if (!below.has(key)) below.set(key, each);
+      seed = levelSeed(seed, depth + 1);
+    }
+  }
+  return below;
 }
 
 export class DungeonLevels {
@@ -162,7 +195,7 @@ export class DungeonLevels {
   /** Players on their way back into the level they were saved in (by entity id): saved there while they wait. */
   private readonly returning = new Map<number, { stairs: { x: number; y: number }; place: DungeonPlace }>();
   /** Keys (seed:depth) of every level the map's stairs lead to, for canComeBack; built on first use. */
-  private reachable: Set<string> | null = null;
+  private reachable: Map<string, unknown> | null = null;
 
   constructor(
     private readonly ports: LevelPorts,
@@ -189,17 +222,8 @@ export class DungeonLevels {
    */
   canComeBack(level: LevelIdentity): boolean {
     if (this.bySlot.length === 0 || level.size !== this.options.levelSize) return false;
-    if (this.reachable === null) {
-      // 99 seeds a stairs: computed once, at the first question (start-up).
-      this.reachable = new Set();
-      for (const stairs of this.options.stairs) {
-        let seed = firstLevelSeed(this.options.seed, stairs);
-        for (let depth = 1; depth <= DUNGEON_MAX_DEPTH; depth++) {
-          this.reachable.add(`${seed}:${depth}`);
-          seed = levelSeed(seed, depth + 1);
-        }
-      }
-    }
+    // 99 seeds a stairs: computed once, at the first question (start-up).
+    this.reachable ??= levelsBelow(this.options.seed, this.options.stairs);
     return this.reachable.has(`${level.seed}:${level.depth}`);
   }
   /**
@@ -218,6 +242,11 @@ export class DungeonLevels {
 
   private identityOf(id: LevelId): LevelIdentity {
     return { seed: id.seed, depth: id.depth, size: this.options.levelSize };
+  }
+
+  /** The level slots this process fills (a cluster's region: its share of the world's). */
+  get slots(): number {
+    return this.bySlot.length;
   }
 
   /** Levels held now (generating or ready). */
@@ -269,6 +298,11 @@ export class DungeonLevels {
       return "gone";
     }
     const stairs = this.rootStairs(chain);
+    if (this.options.follows !== undefined && !this.options.follows(stairs.x, stairs.y)) {
+      // Another region's stairs: the player waits on them, still saved below, until that region takes it.
+      this.returning.set(session.entity.id, { stairs, place });
+      return "elsewhere";
+    }
     const to = { x: place.x, y: place.y };
     if (!this.go(session, chain, to)) return "crowded";
     this.stats.broughtBack++;

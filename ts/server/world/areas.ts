@@ -11,7 +11,7 @@
 //
 // Layout: the maps in a column at x = 0 (the first map at the origin, so a
 // one-map world keeps its coordinates), the level slots in a second column
-// beside them. The grid holds the bounding rectangle; memory is bounded by the
+// beside them (more columns when one would pass the grid's edge). The grid holds the bounding rectangle; memory is bounded by the
 // slot count, never by how many levels players visit.
 import { CHUNK_SIZE } from "../../constants.js";
 
@@ -64,16 +64,22 @@ export function layoutAreas(
   if (levelSlots > 0) {
     const left = (mapsWidthChunks + AREA_GAP_CHUNKS) * CHUNK_SIZE;
     const slotChunks = chunksOf(levelSize);
+    const pitchChunks = slotChunks + AREA_GAP_CHUNKS;
+    // One column while it fits the grid's edge (one process's 4 slots always do); more beside it when not —
+    // a cluster lays out every region's slots (ts/cluster/cluster-levels.ts).
+    const fitInColumn = Math.max(1, Math.floor((GRID_MAX_EDGE_TILES / CHUNK_SIZE + AREA_GAP_CHUNKS) / pitchChunks));
+    const perColumn = Math.min(levelSlots, fitInColumn);
+    const columns = Math.ceil(levelSlots / perColumn);
     for (let slot = 0; slot < levelSlots; slot++) {
       slots.push({
-        x: left,
-        y: slot * (slotChunks + AREA_GAP_CHUNKS) * CHUNK_SIZE,
+        x: left + Math.floor(slot / perColumn) * pitchChunks * CHUNK_SIZE,
+        y: (slot % perColumn) * pitchChunks * CHUNK_SIZE,
         width: levelSize,
         height: levelSize,
       });
     }
-    widthChunks += AREA_GAP_CHUNKS + slotChunks;
-    heightChunks = Math.max(heightChunks, levelSlots * (slotChunks + AREA_GAP_CHUNKS) - AREA_GAP_CHUNKS);
+    widthChunks += columns * pitchChunks;
+    heightChunks = Math.max(heightChunks, perColumn * pitchChunks - AREA_GAP_CHUNKS);
   }
   const gridWidth = widthChunks * CHUNK_SIZE;
   const gridHeight = heightChunks * CHUNK_SIZE;

@@ -97,20 +97,35 @@ export function readWorld(path: string): ComposedWorld {
       const report = resolveWarp(warp, files[index], loaded, files, layout.maps, map);
       reports.push(report);
       if (report.unfollowed !== null) continue;
-      warps.push({
-        name: warp.name,
-        file: files[index],
-        objectId: warp.id,
-        x: warp.x + area.x,
-        y: warp.y + area.y,
-        width: warp.width,
-        height: warp.height,
-        to: report.arrival,
-        stairs: warp.direction,
-      });
+      warps.push(worldWarpOf(warp, files[index], area, report.arrival));
     }
   });
   return { map: { ...map, warps }, files, areas: layout.maps, warps, reports, loaded };
+}
+
+/** A map's warp in world tiles: its cells moved to its map's `area`, landing at `to` (null for stairs). */
+function worldWarpOf(warp: WarpSpec, file: string, area: AreaRect, to: { x: number; y: number } | null): WorldWarp {
+  return {
+    name: warp.name,
+    file,
+    objectId: warp.id,
+    x: warp.x + area.x,
+    y: warp.y + area.y,
+    width: warp.width,
+    height: warp.height,
+    to,
+    stairs: warp.direction,
+  };
+}
+
+/**
+ * The stairs of `map` (read from `file`) alone, the map at the origin: what a cluster's region follows
+ * (ts/cluster/cluster-levels.ts), which plays one map — its warps to other maps are not followed there.
+ */
+export function stairsOfMap(map: LoadedMap, file: string): WorldWarp[] {
+  return warpsOf(map.objects, file)
+    .filter((warp) => warp.kind === "stairs" && warp.unfollowed === null)
+    .map((warp) => worldWarpOf(warp, file, { x: 0, y: 0, width: map.width, height: map.height }, null));
 }
 
 /** Where a warp lands, in world tiles, or why it cannot be followed. */
