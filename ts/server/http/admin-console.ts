@@ -10,52 +10,13 @@ import type { HttpApi } from "./http-api.js";
 import type { AdminAuthorizer } from "./admin-routes.js";
 import { HttpError } from "./http-api.js";
 import { ADMIN_CONSOLE_PAGE } from "./admin-console-page.js";
-import type { AdminService } from "../admin/admin-service.js";
 import { levelOf } from "../combat/experience.js";
 import type { HealthHistory } from "../ops/health-history.js";
 import { UPLOT_FILES, uplotFile } from "./admin-console-assets.js";
-import { ConsoleWorldAnswer } from "./console-world-answer.js";
+import { type ConsoleWorld, ConsoleWorldAnswer } from "./console-world-answer.js";
 
-/** What the console shows of the game (the Game is one). */
-export interface ConsoleWorld {
-  readonly tick: number;
-  readonly world: {
-    readonly name: string;
-    readonly mapWidth: number;
-    readonly mapHeight: number;
-    walkable(x: number, y: number): boolean;
-  };
-  readonly entities: {
-    readonly size: number;
-    values(): Iterable<ConsoleEntity>;
-    get(id: number): ConsoleEntity | undefined;
-  };
-  readonly sessions: { byEntityId(id: number): { readonly nick: string } | undefined };
-  /** Players are described as the admin API lists them (one description: AdminService.player). */
-  readonly admin: Pick<AdminService, "player">;
-  /**
-   * In a cluster's region: the ground it owns, in tiles (x0, y0 inclusive, x1, y1 exclusive), so a gateway's
-   * console can draw the regions' borders (ts/cluster/admin-fanout.ts). Absent in one process.
-   */
-  readonly ground?: ConsoleGround;
-}
-
-/** A region's ground, as the console's world answer carries it (`regions`). */
-export interface ConsoleGround {
-  readonly region: number;
-  readonly rects: readonly { readonly x0: number; readonly y0: number; readonly x1: number; readonly y1: number }[];
-}
-
-interface ConsoleEntity {
-  id: number;
-  name: string;
-  typeId: number;
-  x: number;
-  y: number;
-  hp: number;
-  hpMax: number;
-  xp: number;
-}
+// What the console reads of the game is declared beside the answer built from it (one way: this file → that one).
+export type { ConsoleGround, ConsoleWorld } from "./console-world-answer.js";
 
 /** The server's health over the last hour (http/health-sampler.ts), and how often it is sampled. */
 export interface ConsoleHealth {

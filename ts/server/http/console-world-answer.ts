@@ -6,7 +6,48 @@
 // has run a tick since, however many consoles ask: the cost is a constant, not one per console. An answer
 // is at most MAX_AGE_MS older than the request; the page redraws once a second.
 import { performance } from "node:perf_hooks";
-import type { ConsoleWorld } from "./admin-console.js";
+import type { AdminService } from "../admin/admin-service.js";
+
+/** What the console shows of the game (the Game is one). */
+export interface ConsoleWorld {
+  readonly tick: number;
+  readonly world: {
+    readonly name: string;
+    readonly mapWidth: number;
+    readonly mapHeight: number;
+    walkable(x: number, y: number): boolean;
+  };
+  readonly entities: {
+    readonly size: number;
+    values(): Iterable<ConsoleEntity>;
+    get(id: number): ConsoleEntity | undefined;
+  };
+  readonly sessions: { byEntityId(id: number): { readonly nick: string } | undefined };
+  /** Players are described as the admin API lists them (one description: AdminService.player). */
+  readonly admin: Pick<AdminService, "player">;
+  /**
+   * In a cluster's region: the ground it owns, in tiles (x0, y0 inclusive, x1, y1 exclusive), so a gateway's
+   * console can draw the regions' borders (ts/cluster/admin-fanout.ts). Absent in one process.
+   */
+  readonly ground?: ConsoleGround;
+}
+
+/** A region's ground, as the console's world answer carries it (`regions`). */
+export interface ConsoleGround {
+  readonly region: number;
+  readonly rects: readonly { readonly x0: number; readonly y0: number; readonly x1: number; readonly y1: number }[];
+}
+
+interface ConsoleEntity {
+  id: number;
+  name: string;
+  typeId: number;
+  x: number;
+  y: number;
+  hp: number;
+  hpMax: number;
+  xp: number;
+}
 
 /** How long one world answer serves every console (ms): half the page's refresh period. */
 export const WORLD_ANSWER_MAX_AGE_MS = 500;
