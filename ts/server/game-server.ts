@@ -701,9 +701,9 @@ export class Game {
     let lost = 0;
     if (toWindow > fromWindow) {
       for (const entity of this.entities.actors()) {
-        const before = entity.slots.owedSteps().length;
-        lost += entity.slots.oweSkipped(fromWindow, toWindow);
-        owed += entity.slots.owedSteps().length - before;
+        const skipped = entity.slots.oweSkipped(fromWindow, toWindow);
+        owed += skipped.owed;
+        lost += skipped.lost;
       }
     }
     return { owed, lost };

@@ -85,7 +85,7 @@ describe("tick-addressed action slots", () => {
     slots.offer(44, 0, 10); // window 11: a NOOP
     slots.offer(48, 2, 10); // window 12
     slots.offer(52, 3, 10); // window 13, not passed over
-    expect(slots.oweSkipped(10, 13)).toBe(0);
+    expect(slots.oweSkipped(10, 13)).toEqual({ owed: 2, lost: 0 });
     expect(slots.owedSteps()).toEqual([1, 2]);
     // Windows 13, 14, 15: the owed first, then window 13's own step, owed behind them.
     expect([slots.take(13), slots.take(14), slots.take(15), slots.take(16)]).toEqual([1, 2, 3, -1]);
@@ -96,6 +96,6 @@ describe("tick-addressed action slots", () => {
     for (let index = 0; index < OWED_MAX; index++) slots.owe(4);
     slots.offer(40, 1, 10);
     slots.offer(44, 2, 10);
-    expect(slots.oweSkipped(10, 12)).toBe(2);
+    expect(slots.oweSkipped(10, 12)).toEqual({ owed: 0, lost: 2 });
   });
 });

@@ -115,18 +115,21 @@ export class ActionSlots {
 
   /**
    * Owes, in window order, the steps scheduled for windows `fromWindow` … `toWindow` − 1, which will never
-   * run (the clock jumped past them); returns how many of them were lost because the owed queue was full.
+   * run (the clock jumped past them); returns how many were owed, and how many lost (the owed queue full).
    */
-  oweSkipped(fromWindow: number, toWindow: number): number {
+  oweSkipped(fromWindow: number, toWindow: number): { owed: number; lost: number } {
+    let owed = 0;
     let lost = 0;
     for (let window = fromWindow; window < toWindow && window < fromWindow + SLOT_COUNT; window++) {
       const slot = window % SLOT_COUNT;
       if (this.windows[slot] !== window) continue;
       this.windows[slot] = EMPTY;
       const action = this.actions[slot];
-      if (action !== ACTION_NOOP && !this.owe(action)) lost++;
+      if (action === ACTION_NOOP) continue;
+      if (this.owe(action)) owed++;
+      else lost++;
     }
-    return lost;
+    return { owed, lost };
   }
 
   /** The steps owed, oldest first: a handoff carries them on before the scheduled ones. */
