@@ -12,13 +12,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HANDOFF_MARGIN_TILES } from "../ts/cluster/layout.js";
+import { GHOST_RADIUS_TILES, HANDOFF_MARGIN_TILES } from "../ts/cluster/layout.js";
 import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
 import { CHAT_STATUS_NAMES } from "../ts/protocol/chat-post-ack.js";
 import { encodePacketToBytes } from "../ts/protocol/packet.js";
 import { BORDER_X, clusterSkipReason, startTestCluster, type TestCluster, until } from "./support/cluster-process.js";
 import { postJson } from "./support/game-harness.js";
-import { type Joined, UdpTestClient } from "./support/udp-client.js";
+import { type Joined, joinSpectator, UdpTestClient } from "./support/udp-client.js";
 import { walkSteps } from "./support/walk.js";
 import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM } from "./e2e/browser-support.js";
 
@@ -278,6 +278,53 @@ describe.skipIf(skip !== null)("the admin API of a cluster, at a gateway", () =>
       await browser.close();
     }
   }, 120_000);
+
+  it("hands a free camera looked at the other region's ground to that region, which shows who stands there", async () => {
+    // Cam walks far onto region 0's ground: out of the ghost radius of region 1's, so only region 0 has her.
+    const cam = await guest("Cam");
+    const farWest = BORDER_X - GHOST_RADIUS_TILES - 4;
+    await walkSteps(
+      cam,
+      Array.from({ length: SPAWN_X - farWest }, () => WEST),
+    );
+    const at = cam.position()!;
+    expect(at.x).toBe(farWest);
+    await until("Cam in region 0", async () => (await cluster.ownerOf(cam.joined.entityId)) === 0);
+    // A spectator joins through the gateway looking at region 1's ground: region 1 serves it.
+    const joined = await joinSpectator(gateway(), { adminToken: TOKEN, at: { x: SPAWN_X + 10, y: at.y } });
+    const spectator = (await UdpTestClient.withSession(joined)).sign();
+    clients.push(spectator);
+    spectator.action(0, 0);
+    await spectator.waitFor("the spectator's first state", () => {
+      if (spectator.states.length === 0) spectator.action(0, 0);
+      return spectator.states.length > 0;
+    });
+    /** Region `region`'s spectators, as its /api/status counts them. */
+    const spectatorsOf = async (region: number) => {
+      const entry = cluster.ready.regions.find((r) => r.region === region)!;
+      const status = (await (await fetch(`http://127.0.0.1:${entry.httpPort}/api/status`)).json()) as {
+        spectators: { count: number; following: number; handedIn: number };
+      };
+      return status.spectators;
+    };
+    const handedIn = async (region: number) => (await spectatorsOf(region)).handedIn;
+    const before = await handedIn(0);
+    // Panned onto region 0's ground, onto Cam: after a second there region 1 hands the camera to region 0,
+    // whose State shows Cam — region 1 would show the tiles only (she is no ghost of its).
+    spectator.camera(at.x, at.y);
+    await spectator.waitFor(
+      "Cam in the free camera's view",
+      () => {
+        spectator.action(0, 0);
+        return spectator.inView().some((entity) => entity.id === cam.joined.entityId);
+      },
+      10_000,
+    );
+    expect(await handedIn(0)).toBe(before + 1);
+    expect((await spectatorsOf(1)).count).toBe(0);
+    expect(await spectatorsOf(0)).toMatchObject({ count: 1, following: 0 });
+    spectator.close();
+  }, 60_000);
 
   it("refuses a page of another site at the gateway, as one process does: its admin actions and its joins", async () => {
     // A browser holding the operator's login sends it with a form posted from any site; one process refuses a

@@ -77,9 +77,10 @@ export interface RegionGame extends ApiGame, SpectateGame {
   >;
   /**
    * The spectators watching through a gateway (the console's Follow): each is handed on with the entity its
-   * camera follows when that entity crosses a border (spectator-handoff.ts).
+   * camera follows when that entity crosses a border, or to the region whose ground its free camera looks at
+   * (spectator-handoff.ts).
    */
-  readonly spectators: Pick<SpectatorRoom, "following" | "adopt" | "release" | "size">;
+  readonly spectators: Pick<SpectatorRoom, "cameraTargets" | "adopt" | "release" | "size">;
   /** The sessions in play: who stands where, and the session of a token or an entity. */
   readonly sessions: Pick<SessionRegistry, "byTokenValue" | "byEntityId" | "size" | "values">;
 

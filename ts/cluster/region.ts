@@ -114,9 +114,10 @@ export const MAX_TICKS_BEHIND = 2;
 /**
  * A camera following a neighbour's ghost this many ticks (a second) goes to that neighbour: it joined here
  * while the entity was across the border. Not at once: an entity handed here through another gateway may
- * be a ghost for the moment its spectator arrives ahead of it.
+ * be a ghost for the moment its spectator arrives ahead of it. A free camera looking at a neighbour's ground
+ * waits as long before it goes there (handOffSpectators).
  */
-const GHOST_FOLLOW_TICKS = 24;
+const CAMERA_AWAY_TICKS = 24;
 /** Closed ownership intervals kept for /api/cluster. */
 const OWNERSHIP_LOG_MAX = 20_000;
 
@@ -754,33 +755,43 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     handOffSpectators();
   }
 
-  /** Since which tick each camera has followed a neighbour's ghost (GHOST_FOLLOW_TICKS). */
-  const followingGhost = new WeakMap<Session, number>();
+  /**
+   * Since which tick each camera has wanted another region: followed a neighbour's ghost, or (free) looked at
+   * a neighbour's ground — for CAMERA_AWAY_TICKS before it goes.
+   */
+  const wantsAway = new WeakMap<Session, { target: number; since: number }>();
   const spectatorsMoving: [Session, number, number][] = [];
   /**
    * The spectators whose camera follows an entity this region no longer holds go where it went, on their
    * gateway's link (as a player's handoff does): an entity handed on this tick takes its spectators along;
-   * a camera that has followed a neighbour's ghost for a second goes to that neighbour.
+   * a camera that has followed a neighbour's ghost for a second goes to that neighbour; and a free camera
+   * that has looked at a neighbour's ground for a second (past the margin a player's handoff allows, not in
+   * a dungeon level) goes to the region whose ground that is, so it sees who stands there and not only the
+   * tiles. The second keeps a camera panned along a border, or across a region on its way, where it is.
    */
   function handOffSpectators(): void {
     spectatorsMoving.length = 0;
-    for (const [session, followId] of game.spectators.following()) {
-      let target = movedAway.get(followId);
+    for (const [session, followId] of game.spectators.cameraTargets()) {
+      let target = followId === 0 ? undefined : movedAway.get(followId);
       if (target === undefined) {
-        const owner = ghosts.ownerOf(followId);
-        if (owner === null) {
-          followingGhost.delete(session);
+        const { x, y } = session.entity;
+        let wanted: number;
+        if (followId !== 0) wanted = ghosts.ownerOf(followId) ?? -1;
+        else wanted = levels.inLevel(x, y) ? -1 : handoffTarget(layout, region, x, y);
+        if (wanted < 0 || wanted === region) {
+          wantsAway.delete(session);
           continue;
         }
-        const since = followingGhost.get(session);
-        if (since === undefined) followingGhost.set(session, game.tick);
-        if (since === undefined || game.tick - since < GHOST_FOLLOW_TICKS) continue;
-        target = owner;
+        const since = wantsAway.get(session);
+        if (since === undefined || since.target !== wanted)
+          wantsAway.set(session, { target: wanted, since: game.tick });
+        if (since === undefined || since.target !== wanted || game.tick - since.since < CAMERA_AWAY_TICKS) continue;
+        target = wanted;
       }
       spectatorsMoving.push([session, followId, target]);
     }
     for (const [session, followId, target] of spectatorsMoving) {
-      followingGhost.delete(session);
+      wantsAway.delete(session);
       const at = session.peer === null ? undefined : peerLinks.get(session.peer.key);
       if (at === undefined || target === region) continue;
       const state = spectatorHandoffOf(session, followId, region, target, game.tick);

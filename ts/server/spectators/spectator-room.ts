@@ -227,9 +227,13 @@ export class SpectatorRoom implements CombatOnlookers {
     this.stats.handedOut++;
   }
 
-  /** Each spectator whose camera follows an entity, with that entity's id (a region hands them on with it). */
-  *following(): IterableIterator<[Session, number]> {
-    for (const [session, { camera }] of this.cameras) if (camera.followId !== 0) yield [session, camera.followId];
+  /**
+   * Each spectator with the id of the entity its camera follows, 0 for a free camera (which stands where its
+   * session's record stands): a cluster's region hands a camera on with its entity, or to the region whose
+   * ground a free one looks at.
+   */
+  *cameraTargets(): IterableIterator<[Session, number]> {
+    for (const [session, { camera }] of this.cameras) yield [session, camera.followId];
   }
 
   /**
