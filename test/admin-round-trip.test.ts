@@ -2,8 +2,12 @@
 // the entity acknowledgements its client sends anyway (sessions/round-trip.ts, docs/server.md § Admin), over
 // real UDP on loopback — a bot (the shared client core, asking for compact deltas) has one, present in the
 // admin API's answers and positive; a spec-only client, which acknowledges nothing, has none, said as null.
+// And its loss on the way down, from the pong counts its client reports in its Pings (docs/protocol.md § 12.4,
+// sessions/downstream-loss.ts): none for the bot on a clean link, some for one behind a link that drops half
+// of what comes down (netsim), none measured for the spec-only client.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Swarm } from "../ts/bots/swarm.js";
+import { parseProfileSpec } from "../ts/netsim/index.js";
 import { Logger } from "../ts/server/ops/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
@@ -17,10 +21,12 @@ interface Described {
   transport: string;
   rtt: { ms: number; lastMs: number; samples: number } | null;
   inboundLoss: { sent: number; lost: number } | null;
+  outboundLoss: { sent: number; lost: number } | null;
 }
 
 let server: RunningServer;
 let bots: Swarm;
+let lossy: Swarm;
 let plain: UdpTestClient;
 let startedMs: number;
 let keepAlive: NodeJS.Timeout | undefined;
@@ -50,6 +56,21 @@ beforeAll(async () => {
   });
   await bots.joinAll();
   bots.start();
+  lossy = new Swarm({
+    count: 1,
+    http: `http://127.0.0.1:${server.httpPort}`,
+    server: null,
+    behaviour: "wander",
+    goal: null,
+    netsim: parseProfileSpec("down-loss=50").profile,
+    seed: 4,
+    nickPrefix: "lossy",
+    joinParallel: 1,
+    updateMs: 20,
+    loadCore: () => loadCore(),
+  });
+  await lossy.joinAll();
+  lossy.start();
   plain = await UdpTestClient.connect(server.httpPort, "Plain");
   plain.action(0, 0);
   await plain.waitFor("its position", () => plain.position());
@@ -59,6 +80,7 @@ beforeAll(async () => {
 afterAll(async () => {
   clearInterval(keepAlive);
   bots?.stop();
+  lossy?.stop();
   plain?.close();
   await server?.close();
 });
@@ -103,4 +125,26 @@ describe("a session's round trip, timed by the server", () => {
     const described = (await players()).find((player) => player.nick === "Plain")!;
     expect(described.rtt).toBeNull();
   });
+});
+
+describe("a session's loss on the way down, from the pongs its client reports", () => {
+  it("is none on a clean link, some behind a link that drops half, and not measured for a spec-only client", async () => {
+    // One Ping a second: 16 pongs in the window make "none lost" of the lossy link a 1-in-65,536 chance.
+    const windowFull = async () => {
+      const all = await players();
+      const sent = (nick: string) => all.find((player) => player.nick === nick)?.outboundLoss?.sent ?? 0;
+      return sent("timed1") >= 16 && sent("lossy1") >= 16;
+    };
+    await expect.poll(windowFull, { timeout: 30_000, interval: 500 }).toBe(true);
+    const all = await players();
+    const clean = all.find((player) => player.nick === "timed1")!.outboundLoss!;
+    const lossyLink = all.find((player) => player.nick === "lossy1")!.outboundLoss!;
+    process.stderr.write(
+      `test/admin-round-trip: pongs lost down: clean ${clean.lost} of ${clean.sent}, lossy ${lossyLink.lost} of ${lossyLink.sent}\n`,
+    );
+    expect(clean.lost).toBe(0);
+    expect(lossyLink.lost).toBeGreaterThan(0);
+    expect(lossyLink.lost).toBeLessThan(lossyLink.sent);
+    expect(all.find((player) => player.nick === "Plain")!.outboundLoss).toBeNull();
+  }, 40_000);
 });

@@ -242,6 +242,15 @@ const challengePacket = fc.record({
   challenge: fc.bigInt({ min: 1n, max: 0xffffffffffffffffn }),
 });
 
+/** A reporting Ping (docs/protocol.md § 12.4): a Ping with its client's counts. */
+const reportingPing = fc.record({
+  type: fc.constant("ping" as const),
+  clientType: u16,
+  timestampMs: u64,
+  pingsSent: u32,
+  pongsReceived: u32,
+});
+
 export const anyPacket: fc.Arbitrary<Packet> = fc.oneof(
   statePacket,
   actionPacket,
@@ -252,6 +261,7 @@ export const anyPacket: fc.Arbitrary<Packet> = fc.oneof(
   detailPacket,
   pingPacket,
   challengePacket,
+  reportingPing,
 );
 
 /**

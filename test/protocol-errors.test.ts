@@ -190,10 +190,16 @@ describe("action", () => {
 
 describe("pong as a challenge (§ 12.1)", () => {
   const pongBytes = patched(pingBytes, 3, [7]);
-  it("a 22-byte Pong carries a cookie, never 0; a 22-byte Ping is trailing_bytes", () => {
+  it("a 22-byte Pong carries a cookie, never 0; a 22-byte Ping a report (§ 12.4); other lengths are trailing_bytes", () => {
     expectOk([...pongBytes, 1, 0, 0, 0, 0, 0, 0, 0]);
     expectError([...pongBytes, ...zeros(8)], "bad_challenge", 14);
-    expectError([...pingBytes, 1, 0, 0, 0, 0, 0, 0, 0], "trailing_bytes", 14);
+    expectOk([...pingBytes, 1, 0, 0, 0, 0, 0, 0, 0]);
+    expect(decodePacket(new Uint8Array([...pingBytes, 3, 0, 0, 0, 2, 0, 0, 0]))).toMatchObject({
+      ok: true,
+      packet: { type: "ping", pingsSent: 3, pongsReceived: 2 },
+    });
+    expectError([...pingBytes, 1, 0, 0, 0], "trailing_bytes", 14);
+    expectError([...pingBytes, 1, 0, 0, 0, 0, 0, 0, 0, 0], "trailing_bytes", 14);
     expectError([...pongBytes, 1, 0, 0, 0, 0, 0, 0, 0, 0], "trailing_bytes", 14);
   });
 });

@@ -17,7 +17,9 @@ import {
   MANIFEST_ENTRIES,
   PACKET_ACTION,
   PACKET_LAYOUTS,
+  PACKET_PING,
   PACKET_PONG,
+  PING_REPORT_LAYOUT,
   PACKET_TYPE_NAMES,
   createActionPacket,
   decodePacket,
@@ -128,9 +130,16 @@ describe("packet layouts", () => {
         const bytes = encoded(packet);
         const layout = PACKET_LAYOUTS[bytes[3]];
         const variable = layout.fields.some((field) => field.size < 0);
-        // The optional tails: an ActionPacket's authentication trailer, a Pong's challenge (§ 6.1, § 12.1).
+        // The optional tails: an ActionPacket's authentication trailer, a Pong's challenge, a Ping's report
+        // (§ 6.1, § 12.1, § 12.4).
         const tail =
-          bytes[3] === PACKET_ACTION ? ACTION_AUTH_LAYOUT : bytes[3] === PACKET_PONG ? CHALLENGE_LAYOUT : null;
+          bytes[3] === PACKET_ACTION
+            ? ACTION_AUTH_LAYOUT
+            : bytes[3] === PACKET_PONG
+              ? CHALLENGE_LAYOUT
+              : bytes[3] === PACKET_PING
+                ? PING_REPORT_LAYOUT
+                : null;
         if (variable) expect(bytes.length).toBeGreaterThanOrEqual(layout.fixedBytes);
         else expect([layout.fixedBytes, tail?.fixedBytes]).toContain(bytes.length);
       }),

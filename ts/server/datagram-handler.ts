@@ -36,7 +36,14 @@ import {
   isValidEntityAck,
 } from "../protocol/entity-ack.js";
 import { EntityBaselines } from "./sessions/entity-baselines.js";
-import { CHALLENGE_BYTES, PING_BYTES, PING_TIMESTAMP_OFFSET, isValidPing, writeChallenge } from "../protocol/ping.js";
+import {
+  CHALLENGE_BYTES,
+  PING_BYTES,
+  PING_TIMESTAMP_OFFSET,
+  isValidPing,
+  pingReportOf,
+  writeChallenge,
+} from "../protocol/ping.js";
 import { MANIFEST_ENTRIES } from "../protocol/state.js";
 import { addressKey } from "./edge/address-key.js";
 import type { ChatService } from "./talk/chat.js";
@@ -437,6 +444,10 @@ export class DatagramHandler {
     session.lastSeenMs = nowMs;
     // An unproven address gets no Pong (Egress would hold it back); its bytes count toward its challenge budget.
     if (!session.proof.proven) return this.receivedUnproven(session, ping.length);
+    // A reporting Ping (§ 12.4): the client's counts, before this one is answered.
+    const report = pingReportOf(ping);
+    if (report !== null) session.downstream.report(report.pingsSent, report.pongsReceived);
+    session.downstream.pongSent();
     const slab = this.egress.slab;
     slab.reserve(PING_BYTES);
     const out = slab.bytes;

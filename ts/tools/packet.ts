@@ -15,6 +15,7 @@ import {
   type ActionAuth,
   ACTION_AUTH_LAYOUT,
   CHALLENGE_LAYOUT,
+  PING_REPORT_LAYOUT,
   CHUNK_LAYOUT,
   EncodeError,
   HEADER_LAYOUT,
@@ -277,6 +278,9 @@ export function packetToJson(packet: Packet): Json {
   }
   if (packet.type === "pong" && packet.challenge !== undefined) {
     fieldsJson(CHALLENGE_LAYOUT, packet as unknown as Values, json);
+  }
+  if (packet.type === "ping" && packet.pingsSent !== undefined) {
+    fieldsJson(PING_REPORT_LAYOUT, packet as unknown as Values, json);
   }
   return json;
 }
@@ -687,6 +691,9 @@ export function packetFromJson(value: unknown): Packet {
   }
   if (packet.type === "pong" && fields.has("challenge")) {
     fieldsFromJson(CHALLENGE_LAYOUT, fields, packet as unknown as Values);
+  }
+  if (packet.type === "ping" && (fields.has("pings_sent") || fields.has("pongs_received"))) {
+    fieldsFromJson(PING_REPORT_LAYOUT, fields, packet as unknown as Values);
   }
   fields.done();
   return packet;

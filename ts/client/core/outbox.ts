@@ -87,8 +87,19 @@ export class Outbox {
     this.flush(size);
   }
 
-  sendPing(timestampMs: bigint): void {
-    this.flush(encodePing({ type: "ping", clientType: this.clientType, timestampMs }, this.scratch));
+  /**
+   * A reporting Ping (docs/protocol.md § 12.4): with the pings sent (this one too) and the pongs received so
+   * far, from which the server sees this link's loss on the way down.
+   */
+  sendPing(timestampMs: bigint, pingsSent: number, pongsReceived: number): void {
+    const packet = {
+      type: "ping" as const,
+      clientType: this.clientType,
+      timestampMs,
+      pingsSent: pingsSent >>> 0,
+      pongsReceived: pongsReceived >>> 0,
+    };
+    this.flush(encodePing(packet, this.scratch));
   }
 
   sendEntityQuery(entityId: number): void {

@@ -55,7 +55,10 @@ export class LinkUpkeep {
     const { options, outbox, pinger, chunks, chunkRequests, entityTable, nameDirectory, counters } = this.parts;
     // Only a signing (UDP) link can have its address changed under it; a silent one hellos until it hears again.
     if (outbox.signs && this.parts.connection.silentMs(nowMs) >= options.silenceHelloAfterMs) this.hello(nowMs);
-    if (pinger.due(nowMs)) outbox.sendPing(pinger.send(nowMs));
+    if (pinger.due(nowMs)) {
+      const stamp = pinger.send(nowMs);
+      outbox.sendPing(stamp, pinger.sent, pinger.answered);
+    }
     const manifest = this.manifest.manifest;
     const missing = manifest ? chunks.missingCount(manifest) : 0;
     let ackSent = false;

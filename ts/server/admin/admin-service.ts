@@ -396,9 +396,11 @@ export class AdminService {
       // player whose link went quiet shows it here first. Null: no datagram yet.
       lastHeardMsAgo: session.everBound ? Math.max(0, Math.round(performance.now() - session.lastSeenMs)) : null,
       // Its ActionPackets lost on the way in, over the newest it numbered (a keyed client numbers each one:
-      // Session.arrivals); null for a client that does not (the spec's own, untagged). The way out is not
-      // measured: acknowledgements are cumulative and sparse, so a lost broadcast leaves no trace.
+      // Session.arrivals); null for a client that does not (the spec's own, untagged).
       inboundLoss: session.keyed ? session.arrivals.inboundLoss() : null,
+      // Its pongs lost on the way out over the last 20 s, from the counts its client reports in its Pings
+      // (sessions/downstream-loss.ts); null for a client that reports none (the spec's own), or before two.
+      outboundLoss: session.downstream.figures(),
       // Its round trip, timed from its entity acknowledgements (sessions/round-trip.ts); null for a client
       // that asks for no deltas (the spec's own), or before its first timed acknowledgement.
       rtt: roundTripOf(session),

@@ -244,7 +244,8 @@ async function showSelected() {
     row(list, "loss in", loss === null ? "not measured (its packets are not numbered)" : loss.sent === 0 ? "–" : (100 * loss.lost / loss.sent).toFixed(1) + " % (" + loss.lost + " of the last " + loss.sent + " actions)");
     const rtt = answer.rtt;
     row(list, "rtt", rtt === null ? "not measured yet (timed from its entity acknowledgements; a client that sends none has none)" : rtt.ms + " ms (newest " + rtt.lastMs + " ms, " + rtt.samples + " samples)");
-    row(list, "loss out", "not measured by the server");
+    const out = answer.outboundLoss;
+    row(list, "loss out", out === null || out === undefined ? "not measured (its client reports no pongs)" : out.sent === 0 ? "–" : (100 * out.lost / out.sent).toFixed(1) + " % (" + out.lost + " of the last " + out.sent + " pongs)");
     row(list, "chat", answer.muted ? "muted" : "may speak");
     actions.hidden = false;
   } else {

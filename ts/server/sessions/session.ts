@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import { createSessionKey } from "../../protocol/action-mac-node.js";
 import { AddressProof } from "../edge/address-proof.js";
 import { ReplayWindow } from "../edge/replay-window.js";
+import { DownstreamLoss } from "./downstream-loss.js";
 import { BROADCAST_EVERY_TICKS } from "../../constants.js";
 import { ChatChannel } from "./chat-channel.js";
 import type { EntityBaselines } from "./entity-baselines.js";
@@ -42,6 +43,8 @@ export interface Session {
    * operators' console (ReplayWindow.inboundLoss). A figure to look at; nothing is decided by it.
    */
   readonly arrivals: ReplayWindow;
+  /** The pongs it was sent and those its client says it received: its loss on the way down (§ 12.4). */
+  readonly downstream: DownstreamLoss;
   /** Whether the bound address receives (return routability), and its amplification budget. */
   readonly proof: AddressProof;
   /**
@@ -181,6 +184,7 @@ export class SessionRegistry {
       keyed: false,
       replay: new ReplayWindow(),
       arrivals: new ReplayWindow(),
+      downstream: new DownstreamLoss(),
       proof: new AddressProof(),
       joinSource: null,
       reads: 0,
