@@ -34,6 +34,7 @@ type SuiteOptions = RunOptions & {
   botCores?: number[];
   cpuProfileDir?: string;
   contentRows?: ContentScriptSet[];
+  repeat?: number;
 };
 
 const SUITES: Record<string, (options: SuiteOptions) => Promise<SuiteResult>> = {
@@ -83,6 +84,8 @@ const HELP = `usage: npm run bench -- [--quick] [--only SUITE[,SUITE...]] [--bot
                  that order. 2000 talking bots (100 with --quick), 20,000 NPCs of which 2,000 are talked to
   --big-bots LIST  server5000 suite (only with --only): the bot counts (default 5000), each with seed packets and deltas
   --bot-cores LIST server5000 suite: one bot process per entry, pinned to that core (default 1,1)
+  --repeat N     consoles suite: the pairs of rows (without, with ten consoles) to run, the verdict on their median
+                 (default 3; 1 with --quick)
   --cpu-prof DIR server5000, npcs, content and consoles suites: run the server under node --cpu-prof, one .cpuprofile per
                  row in DIR (npx tsx bench/server/profile-summary.ts FILE says where the time went)
 `;
@@ -99,6 +102,7 @@ const { values } = parseArgs({
     "bot-cores": { type: "string" },
     "cpu-prof": { type: "string" },
     content: { type: "string" },
+    repeat: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
@@ -155,6 +159,7 @@ const positiveList = (text: string | undefined, flag: string, min: number): numb
 };
 const bigBots = positiveList(values["big-bots"], "--big-bots", 1);
 const botCores = positiveList(values["bot-cores"], "--bot-cores", 0);
+const repeat = positiveList(values.repeat, "--repeat", 1)?.[0];
 const cpuProfileDir = values["cpu-prof"] === undefined ? undefined : resolve(values["cpu-prof"]);
 if (cpuProfileDir) mkdirSync(cpuProfileDir, { recursive: true });
 
@@ -171,6 +176,7 @@ for (const name of names) {
     botCores,
     cpuProfileDir,
     contentRows,
+    repeat,
   });
   writeFileSync(join(RESULTS_DIR, `${name}.json`), JSON.stringify(result, null, 1) + "\n");
   log(`   wrote bench/results/${name}.json`);
