@@ -95,6 +95,46 @@ describe("EntityStore's spatial index", () => {
   });
 });
 
+// A crowded view (the 100,000-creature world: ~100 entities in a view, from up to nine buckets whose ids
+// interleave) is sorted by merging the buckets' runs rather than by insertion (slotsInSquare): the same
+// answer as a brute-force scan, for any crowd, any ids and any square.
+describe("a crowded square", () => {
+  it("lists every entity in it, by id, whatever the buckets' runs", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ x: fc.integer({ min: -70, max: 70 }), y: fc.integer({ min: -70, max: 70 }) }), {
+          minLength: 33,
+          maxLength: 400,
+        }),
+        fc.array(fc.nat({ max: 1_000_000 }), { minLength: 400, maxLength: 400 }),
+        fc.integer({ min: -40, max: 40 }),
+        fc.integer({ min: -40, max: 40 }),
+        fc.integer({ min: 15, max: 60 }),
+        (spots, idPool, x, y, radius) => {
+          const store = new EntityStore();
+          const used = new Set<number>();
+          const alive: StoredEntity[] = [];
+          spots.forEach((spot, index) => {
+            let id = idPool[index] + 1;
+            while (used.has(id)) id++;
+            used.add(id);
+            alive.push(
+              store.spawn({ typeId: 1, ...spot, hp: 1, hpMax: 1, elo: 0, flags: 0, name: "", meta: [] }, "actions", id),
+            );
+          });
+          const slots: number[] = [];
+          const count = store.slotsInSquare(x, y, radius, slots);
+          const expected = alive
+            .filter((e) => Math.abs(e.x - x) <= radius && Math.abs(e.y - y) <= radius)
+            .sort((a, b) => a.id - b.id);
+          expect(slots.slice(0, count).map((slot) => store.atSlot(slot))).toEqual(expected);
+        },
+      ),
+      { numRuns: 200, seed: 11 },
+    );
+  });
+});
+
 // A cluster region can be given an entity under an id it already stores (a ghost of the neighbour's, or a
 // player its checkpoint still had when it restarted). The chaos run's region died of it: the id map was
 // overwritten alone, the old entity stayed in its bucket, and removing the old one afterwards took the
