@@ -52,7 +52,8 @@
 // the compact form (P-25) as the official client asks by default — CompactAckPackets, and
 // StateDeltaCompactPackets applied the same way.
 // stdout: JSON lines {"event":"joined"|"measure-start"|"measure-end"|"result", ...}
-import { createSocket, type Socket } from "node:dgram";
+import { type UdpBackend, UDP_BACKENDS } from "../../ts/server/transports/udp-transport.js";
+import { type BotSocket, botSocketFactory } from "./bot-sockets.js";
 import { parseArgs } from "node:util";
 import { TICK_HZ } from "../../ts/constants.js";
 import {
@@ -131,6 +132,8 @@ in one process, each a real protocol client over UDP with its own socket and ses
                  walk up to one in view, use it every 3-6 s, read the dialog it opens and press a button
   --deltas       ask for entity deltas (P-21); --compact for the compact form (P-25)
   --seed N       the bots' random stream (default 1)
+  --udp-backend B  how the bots' sockets are read and written: auto (native/udp-mmsg where it is built, else
+                 node:dgram; the default), mmsg (insist on the addon) or dgram (bench/server/bot-sockets.ts)
   --first N      the first bot's number (nicks are bot<N>): several processes on one server (default 0)
   --wait-go      after joining, wait for "go" on stdin before the warm-up (several processes in step)
   --hall K       the first K bots take the delve world's hall; --delve: they take its stairs over and over
@@ -160,6 +163,7 @@ const OPTIONS = {
   deltas: { type: "boolean", default: false },
   compact: { type: "boolean", default: false },
   seed: { type: "string", default: "1" },
+  "udp-backend": { type: "string", default: "auto" },
   "wait-go": { type: "boolean", default: false },
   // The first bot's number (nicks are bot<N>): several bot processes on one server need distinct nicks.
   first: { type: "string", default: "0" },
@@ -199,6 +203,19 @@ if (talk && (fight || values.idle)) {
 const compact = values.compact!;
 const deltas = values.deltas! || compact;
 const hallBots = option("hall");
+const udpBackend = values["udp-backend"] as UdpBackend;
+if (!UDP_BACKENDS.includes(udpBackend)) {
+  process.stderr.write(`bots: --udp-backend must be one of ${UDP_BACKENDS.join(", ")}, got ${udpBackend}\n`);
+  process.exit(2);
+}
+const sockets = (() => {
+  try {
+    return botSocketFactory(udpBackend);
+  } catch (error) {
+    process.stderr.write(`bots: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
+})();
 const delve = values.delve!;
 /** A delver that stood this long on stairs without going down (every level slot in use) tries other stairs. */
 const STAIRS_WAIT_MS = 3000;
@@ -304,7 +321,8 @@ function nearestStairs(x: number, y: number): number {
 const byType = new Map<string, number>();
 
 class Bot {
-  readonly socket: Socket;
+  /** Set once its socket is open (start()); nothing is sent before. */
+  socket!: BotSocket;
   readonly action = createActionPacket();
   readonly out = new Uint8Array(ACTION_BYTES);
   /** The Ping never changes (timestamp 0: the bots do not measure RTT), so it is encoded once. */
@@ -388,9 +406,6 @@ class Bot {
       tick: 0,
     };
     encodePing({ type: "ping", clientType: CLIENT_TYPE_OFFICIAL, timestampMs: 0n }, this.pingOut, 0);
-    this.socket = createSocket("udp4");
-    this.socket.on("message", (message) => this.receive(message));
-    this.socket.on("error", () => {});
     this.nextMoveMs = nowMs + random() * WINDOW_MS;
     this.nextPingMs = nowMs + random() * PING_INTERVAL_MS;
     this.nextTurnMs = nowMs + TURN_AFTER_MIN_MS + random() * TURN_AFTER_SPREAD_MS;
@@ -423,8 +438,8 @@ class Bot {
     this.sendAction(NO_TARGET_TICK, ACTION_NOOP);
   }
 
-  receive(message: Buffer): void {
-    const bytes = new Uint8Array(message.buffer, message.byteOffset, message.length);
+  /** One datagram from the server (a view its socket may reuse once this returns). */
+  receive(bytes: Uint8Array): void {
     const result = decodePacket(bytes);
     if (measuring) {
       totals.datagramsIn++;
@@ -876,10 +891,7 @@ let next = 0;
 async function start(index: number, role: Bot["role"]): Promise<void> {
   const { token, port, entityId } = await join(firstBot + index);
   const bot = new Bot(token, port, entityId, performance.now(), role);
-  await new Promise<void>((resolve) => bot.socket.bind(0, "127.0.0.1", () => resolve()));
-  // Connected: each send skips node:dgram's address lookup (a lookup call and an IPv4 test per datagram) and
-  // the kernel's route lookup, and only the server's datagrams are let in.
-  await new Promise<void>((resolve) => bot.socket.connect(port, "127.0.0.1", () => resolve()));
+  bot.socket = await sockets.open(port, (bytes) => bot.receive(bytes));
   bot.lastHelloMs = performance.now();
   bot.sendCacheAck(); // binds the session to this socket
   bots.push(bot); // played by the timer from now on
@@ -930,9 +942,15 @@ setTimeout(() => {
     const perBotPerSecond = (value: number) => value / bots.length / seconds;
     emit("result", {
       bots: bots.length,
+      udpBackend: sockets.backend,
+      sendFailures: sockets.sendFailures(),
       idle,
       seconds,
       botProcessCpuPercent: (cpu.user + cpu.system) / 1e4 / seconds,
+      // Split as /proc splits it: the bots' own code, and the kernel working for them (on loopback their
+      // sends' delivery into the server's socket is charged here).
+      botProcessUserPercent: cpu.user / 1e4 / seconds,
+      botProcessSystemPercent: cpu.system / 1e4 / seconds,
       perBot: {
         datagramsInPerSecond: perBotPerSecond(totals.datagramsIn),
         ipBytesInPerSecond: perBotPerSecond(totals.bytesIn),

@@ -230,6 +230,13 @@ interface BotResult {
   bots: number;
   seconds: number;
   botProcessCpuPercent: number;
+  /** The bot processes' CPU split into their own code (user) and the kernel's work for them (system). */
+  botProcessUserPercent: number;
+  botProcessSystemPercent: number;
+  /** How the bots' sockets were read and written (bench/server/bot-sockets.ts; several processes: the first's). */
+  udpBackend?: "mmsg" | "dgram";
+  /** Datagrams the bots' kernel refused or could not take, over the run (summed over processes). */
+  sendFailures?: number;
   perBot: {
     datagramsInPerSecond: number;
     ipBytesInPerSecond: number;
@@ -436,6 +443,10 @@ interface NpcRunOptions {
   botCores?: number[];
   /** Extra arguments for the server's node (e.g. --cpu-prof). */
   nodeArgs?: string[];
+  /** Node options for each bot process (e.g. --cpu-prof: where a bot process's time goes, docs/benchmarks.md). */
+  botNodeArgs?: string[];
+  /** How the bots' sockets are read and written (bench/server/bots.ts --udp-backend; default auto). */
+  botUdpBackend?: UdpBackendChoice;
   /** The first this many bots stand in the delve world's hall (bench/server/bots.ts --hall), and with `delve` take its stairs. */
   hall?: number;
   delve?: boolean;
@@ -479,6 +490,7 @@ export async function runScale(
     const share = (index: number) => Math.floor(bots / botCores.length) + (index < bots % botCores.length ? 1 : 0);
     const botProcesses = botCores.map((core, index) => {
       const [command, args] = pinned(core, process.execPath, [
+        ...(npcRun?.botNodeArgs ?? []),
         "--import",
         "tsx",
         BOTS,
@@ -495,6 +507,7 @@ export async function runScale(
         "--first",
         String(botCores.slice(0, index).reduce((sum, _core, before) => sum + share(before), 0)),
         ...(botCores.length > 1 ? ["--wait-go"] : []),
+        ...(npcRun?.botUdpBackend ? ["--udp-backend", npcRun.botUdpBackend] : []),
         ...(idle ? ["--idle"] : []),
         ...(npcRun?.fight ? ["--fight"] : []),
         ...(npcRun?.talk ? ["--talk"] : []),
@@ -786,6 +799,10 @@ function combineBotResults(results: BotResult[]): BotResult {
     bots,
     seconds: weighted((result) => result.seconds),
     botProcessCpuPercent: results.reduce((sum, result) => sum + result.botProcessCpuPercent, 0),
+    botProcessUserPercent: results.reduce((sum, result) => sum + result.botProcessUserPercent, 0),
+    botProcessSystemPercent: results.reduce((sum, result) => sum + result.botProcessSystemPercent, 0),
+    udpBackend: results[0].udpBackend,
+    sendFailures: results.reduce((sum, result) => sum + (result.sendFailures ?? 0), 0),
     perBot,
     checksumMismatches: results.reduce((sum, result) => sum + result.checksumMismatches, 0),
     datagramsInPerBotSecondByType: byType,
