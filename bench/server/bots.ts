@@ -66,6 +66,13 @@ import {
   type ChunkEntry,
   CLIENT_TYPE_OFFICIAL,
   ENTITY_CHECKSUM_START,
+  PACKET_STATE,
+  STATE_BYTES,
+  type StatePacket,
+  checkHeader,
+  createStatePacket,
+  readPacketType,
+  readStateFields,
   MANIFEST_ENTRIES,
   PING_BYTES,
   createActionPacket,
@@ -317,18 +324,26 @@ function nearestStairs(x: number, y: number): number {
   });
   return best;
 }
+/** Every bot's States are read into this one packet (Bot.receive), each handled before the next is read. */
+const stateScratch = createStatePacket();
 /** Datagrams received per packet type name ("undecodable" for any that fail to decode), during the window. */
 const byType = new Map<string, number>();
 
 class Bot {
   /** Set once its socket is open (start()); nothing is sent before. */
   socket!: BotSocket;
+  /** Its place in `bots` and `dueMs`. */
+  index = -1;
   readonly action = createActionPacket();
   readonly out = new Uint8Array(ACTION_BYTES);
   /** The Ping never changes (timestamp 0: the bots do not measure RTT), so it is encoded once. */
   readonly pingOut = new Uint8Array(PING_BYTES);
   tick = 0;
-  manifest: ChunkEntry[] = [];
+  /** The newest State's manifest (chunk id and version per entry; version 0: no chunk there). */
+  readonly manifestIds = new Uint32Array(MANIFEST_ENTRIES);
+  readonly manifestVersions = new Uint32Array(MANIFEST_ENTRIES);
+  /** Whether every chunk that manifest lists was held when last looked: unchanged, it is not looked at again. */
+  manifestComplete = false;
   readonly held = new Map<number, number>();
   direction = randomDirection();
   nextTurnMs = 0;
@@ -424,10 +439,10 @@ class Bot {
     this.action.action = action;
     const cache = this.action.cache;
     for (let i = 0; i < MANIFEST_ENTRIES; i++) {
-      const entry = this.manifest[i];
-      const version = entry ? this.held.get(entry.chunkId) : undefined;
-      cache[i].chunkId = entry ? entry.chunkId : 0;
-      cache[i].version = version !== undefined && entry && version === entry.version ? version : 0;
+      const chunkId = this.manifestIds[i];
+      const version = this.held.get(chunkId);
+      cache[i].chunkId = chunkId;
+      cache[i].version = version !== undefined && version === this.manifestVersions[i] ? version : 0;
     }
     encodeAction(this.action, this.out, 0);
     this.send(this.out);
@@ -440,10 +455,25 @@ class Bot {
 
   /** One datagram from the server (a view its socket may reuse once this returns). */
   receive(bytes: Uint8Array): void {
-    const result = decodePacket(bytes);
     if (measuring) {
       totals.datagramsIn++;
       totals.bytesIn += bytes.length + IP_UDP_OVERHEAD_BYTES;
+    }
+    // States are most of what arrives (12 a second each): read in place by the protocol's own reader, with the
+    // checks decodePacket makes, into one packet all bots reuse (decodePacket allocates a packet and its
+    // manifest per State). Anything else, or a State that fails a check, goes through decodePacket.
+    if (
+      bytes.length === STATE_BYTES &&
+      checkHeader(bytes) === null &&
+      readPacketType(bytes) === PACKET_STATE &&
+      readStateFields(bytes, stateScratch) === null
+    ) {
+      if (measuring) byType.set("state", (byType.get("state") ?? 0) + 1);
+      this.onState(stateScratch);
+      return;
+    }
+    const result = decodePacket(bytes);
+    if (measuring) {
       const kind = result.ok ? result.packet.type : "undecodable";
       byType.set(kind, (byType.get(kind) ?? 0) + 1);
     }
@@ -465,19 +495,8 @@ class Bot {
         this.applyDelta(delta);
         return;
       }
-      case "state": {
-        if (measuring) totals.state++;
-        // A delta bot asks for deltas at once: tick 0 names the empty list, so the first delta is the whole view.
-        if (deltas && this.ackedTick < 0) this.sendEntityAck(0);
-        // The previous broadcast's entities have arrived by now (they follow their State); compare its checksum.
-        if (this.sawState && this.stateChecksum !== this.heldChecksum) {
-          if (measuring) totals.checksumMismatches++;
-          this.sendCacheAck();
-        }
-        this.observe(packet);
-        this.stateChecksum = packet.entityChecksum;
-        return;
-      }
+      case "state":
+        return this.onState(packet);
       case "entity":
         if (measuring) totals.entity++;
         if (packet.tick !== this.entityTick) {
@@ -492,7 +511,7 @@ class Bot {
         if (measuring) totals.chunk++;
         this.held.set(packet.chunkId, packet.version);
         if (this.held.size > HELD_CHUNKS_MAX) {
-          const keep = new Set(this.manifest.map((entry) => entry.chunkId));
+          const keep = new Set(this.manifestIds);
           for (const id of this.held.keys()) if (!keep.has(id)) this.held.delete(id);
         }
         return;
@@ -525,15 +544,47 @@ class Bot {
     }
   }
 
-  /** What a State (or a StateDelta's State part) says: the tick, the manifest, and whether chunks are missing. */
-  observe(packet: { tick: number; chunks: ChunkEntry[] }): void {
-    this.sawState = true;
+  onState(packet: Omit<StatePacket, "type">): void {
+    if (measuring) totals.state++;
+    // A delta bot asks for deltas at once: tick 0 names the empty list, so the first delta is the whole view.
+    if (deltas && this.ackedTick < 0) this.sendEntityAck(0);
+    // The previous broadcast's entities have arrived by now (they follow their State); compare its checksum.
+    if (this.sawState && this.stateChecksum !== this.heldChecksum) {
+      if (measuring) totals.checksumMismatches++;
+      this.sendCacheAck();
+    }
+    this.observe(packet);
+    this.stateChecksum = packet.entityChecksum;
+  }
+
+  /**
+   * What a State (or a StateDelta's State part) says: the tick, the manifest, and whether chunks are missing.
+   * `packet` may be reused once this returns: the manifest is copied.
+   */
+  observe(packet: { tick: number; chunks: readonly ChunkEntry[] }): void {
+    if (!this.sawState) {
+      this.sawState = true;
+      dueMs[this.index] = 0; // its moves start now
+    }
     this.tick = packet.tick;
-    this.manifest = packet.chunks;
-    const now = performance.now();
+    const chunks = packet.chunks;
+    for (let i = 0; i < MANIFEST_ENTRIES; i++) {
+      const entry = chunks[i];
+      if (entry.chunkId !== this.manifestIds[i] || entry.version !== this.manifestVersions[i]) {
+        this.manifestIds[i] = entry.chunkId;
+        this.manifestVersions[i] = entry.version;
+        this.manifestComplete = false;
+      }
+    }
+    // Mostly the same manifest as the State before, all of it held: nothing to look up.
+    if (this.manifestComplete) return;
     let missing = false;
-    for (const entry of this.manifest)
-      if (entry.version !== 0 && this.held.get(entry.chunkId) !== entry.version) missing = true;
+    for (let i = 0; i < MANIFEST_ENTRIES; i++) {
+      const version = this.manifestVersions[i];
+      if (version !== 0 && this.held.get(this.manifestIds[i]) !== version) missing = true;
+    }
+    this.manifestComplete = !missing;
+    const now = performance.now();
     if (missing && now - this.lastChunkRequestMs >= CHUNK_RETRY_MS) {
       this.lastChunkRequestMs = now;
       this.sendCacheAck();
@@ -827,6 +878,15 @@ class Bot {
     return actionFromDelta(Math.sign(target.x - this.x), Math.sign(target.y - this.y));
   }
 
+  /**
+   * When step next has something to do, as of `now`: the timer skips the bot until then. Every round while it
+   * says hello (until the first State) and for a talker (its conversation's timers); else its next ping or move.
+   */
+  nextDueMs(now: number): number {
+    if (talk || !this.sawState) return now;
+    return idle || this.role === "stand" ? this.nextPingMs : Math.min(this.nextPingMs, this.nextMoveMs);
+  }
+
   step(now: number): void {
     // Until the first State arrives the link may not be bound (a lost first datagram, a server still warming
     // up): repeat the binding ActionPacket like the official client's hello.
@@ -884,6 +944,8 @@ async function join(index: number): Promise<{ token: bigint; port: number; entit
 }
 
 const bots: Bot[] = [];
+/** When each bot (by index) is next due for a step (Bot.nextDueMs); 0: at the next round. */
+const dueMs = new Float64Array(count);
 const JOIN_CONCURRENCY = 16;
 let next = 0;
 
@@ -893,6 +955,7 @@ async function start(index: number, role: Bot["role"]): Promise<void> {
   const bot = new Bot(token, port, entityId, performance.now(), role);
   bot.socket = await sockets.open(port, (bytes) => bot.receive(bytes));
   bot.lastHelloMs = performance.now();
+  bot.index = bots.length;
   bot.sendCacheAck(); // binds the session to this socket
   bots.push(bot); // played by the timer from now on
 }
@@ -900,9 +963,17 @@ async function start(index: number, role: Bot["role"]): Promise<void> {
 // Each bot plays from its join on — while the others join and while the harness has not said "go": a
 // session silent for the server's session timeout (10 s) is ended, and 2000 joins through a cluster take
 // longer than that.
+// One timer for all: each round steps only the bots whose step has something to do (dueMs), so a round
+// reads one array instead of every bot (at 2000 bots, 100 rounds a second over every bot cost ~8 % of the
+// process: docs/benchmarks.md § The bots' own cost).
 const timer = setInterval(() => {
   const now = performance.now();
-  for (const bot of bots) bot.step(now);
+  for (let index = 0; index < bots.length; index++) {
+    if (now < dueMs[index]) continue;
+    const bot = bots[index];
+    bot.step(now);
+    dueMs[index] = bot.nextDueMs(now);
+  }
 }, 10);
 
 // The hall bots first, one at a time: the server hands guests the map's spawn points in order, and the
@@ -944,6 +1015,7 @@ setTimeout(() => {
       bots: bots.length,
       udpBackend: sockets.backend,
       sendFailures: sockets.sendFailures(),
+      chunksHeldPerBot: bots.reduce((sum, bot) => sum + bot.held.size, 0) / bots.length,
       idle,
       seconds,
       botProcessCpuPercent: (cpu.user + cpu.system) / 1e4 / seconds,

@@ -24,6 +24,7 @@ import { STATE_BYTES } from "../../ts/protocol/index.js";
 import { windowsPerSecond } from "../../ts/window.js";
 import type { SuiteResult, Target } from "../lib/results.js";
 import { IP_UDP_OVERHEAD_BYTES } from "../server/ip-overhead.js";
+import type { UdpBackend } from "../../ts/server/transports/udp-transport.js";
 import {
   clockTicks,
   cpuSeconds,
@@ -237,6 +238,8 @@ interface BotResult {
   udpBackend?: "mmsg" | "dgram";
   /** Datagrams the bots' kernel refused or could not take, over the run (summed over processes). */
   sendFailures?: number;
+  /** Chunks each bot held at the end, on average (every manifest chunk it asked for and was sent). */
+  chunksHeldPerBot?: number;
   perBot: {
     datagramsInPerSecond: number;
     ipBytesInPerSecond: number;
@@ -446,7 +449,7 @@ interface NpcRunOptions {
   /** Node options for each bot process (e.g. --cpu-prof: where a bot process's time goes, docs/benchmarks.md). */
   botNodeArgs?: string[];
   /** How the bots' sockets are read and written (bench/server/bots.ts --udp-backend; default auto). */
-  botUdpBackend?: UdpBackendChoice;
+  botUdpBackend?: UdpBackend;
   /** The first this many bots stand in the delve world's hall (bench/server/bots.ts --hall), and with `delve` take its stairs. */
   hall?: number;
   delve?: boolean;
@@ -803,6 +806,7 @@ function combineBotResults(results: BotResult[]): BotResult {
     botProcessSystemPercent: results.reduce((sum, result) => sum + result.botProcessSystemPercent, 0),
     udpBackend: results[0].udpBackend,
     sendFailures: results.reduce((sum, result) => sum + (result.sendFailures ?? 0), 0),
+    chunksHeldPerBot: weighted((result) => result.chunksHeldPerBot ?? 0),
     perBot,
     checksumMismatches: results.reduce((sum, result) => sum + result.checksumMismatches, 0),
     datagramsInPerBotSecondByType: byType,
