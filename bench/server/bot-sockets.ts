@@ -32,11 +32,15 @@ export interface BotSocketFactory {
   open(serverPort: number, sink: BotDatagramSink): Promise<BotSocket>;
 }
 
-/** The factory for `choice`: "auto" takes the addon where it loads; "mmsg" insists on it (throws without). */
-export function botSocketFactory(choice: UdpBackend): BotSocketFactory {
+/**
+ * The factory for `choice`: "auto" takes the addon where it loads; "mmsg" insists on it (throws without).
+ * `commonBytes`: the size of most datagrams that arrive (the bots': a StatePacket's); the batched path hands
+ * those over as views made once, not one per datagram.
+ */
+export function botSocketFactory(choice: UdpBackend, commonBytes = 0): BotSocketFactory {
   if (choice !== "dgram") {
     const { binding, reason } = udpMmsgBinding();
-    if (binding !== null) return mmsgFactory(binding);
+    if (binding !== null) return mmsgFactory(binding, commonBytes);
     if (choice === "mmsg") throw new Error(`--udp-backend mmsg: ${reason}`);
     return dgramFactory(reason);
   }
@@ -70,13 +74,17 @@ function dgramFactory(reason: string): BotSocketFactory {
 
 const STAT_SIZE = 6;
 
-function mmsgFactory(binding: Binding): BotSocketFactory {
+function mmsgFactory(binding: Binding, commonBytes: number): BotSocketFactory {
   const { BATCH, RECV_SLOT, ADDR_BYTES, MSG_TRUNC, AF_INET } = binding.constants;
   // One set of receive buffers for every bot: the addon fills them just before it calls the socket's
   // onReadable, which hands each datagram on before it returns, so no two sockets' batches overlap.
   const receiveData = new Uint8Array(BATCH * RECV_SLOT);
   const receiveMeta = new Int32Array(2 * BATCH);
   const receiveAddresses = new Uint8Array(BATCH * ADDR_BYTES);
+  /** A view of each receive slot `commonBytes` long: most datagrams need no view of their own. */
+  const commonViews = Array.from({ length: BATCH }, (_, index) =>
+    receiveData.subarray(index * RECV_SLOT, index * RECV_SLOT + commonBytes),
+  );
   // A send is one entry: the datagram is the whole of the bytes handed over, to the server's address.
   const sendMeta = new Int32Array(3);
   sendMeta[2] = 16; // sizeof(struct sockaddr_in)
@@ -91,7 +99,7 @@ function mmsgFactory(binding: Binding): BotSocketFactory {
       // protocol's decoder rejects it as too long.
       const length = (receiveMeta[2 * index + 1] & MSG_TRUNC) !== 0 ? RECV_SLOT : receiveMeta[2 * index];
       const start = index * RECV_SLOT;
-      this.sink(receiveData.subarray(start, start + length));
+      this.sink(length === commonBytes ? commonViews[index] : receiveData.subarray(start, start + length));
     }
   }
 

@@ -217,7 +217,7 @@ if (!UDP_BACKENDS.includes(udpBackend)) {
 }
 const sockets = (() => {
   try {
-    return botSocketFactory(udpBackend);
+    return botSocketFactory(udpBackend, STATE_BYTES);
   } catch (error) {
     process.stderr.write(`bots: ${(error as Error).message}\n`);
     process.exit(2);
