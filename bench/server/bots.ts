@@ -1,5 +1,6 @@
 // Load generator for the server-scale benchmark: N wandering bots in one
-// process, each a real protocol client over UDP (its own socket and session).
+// process, each a real protocol client over UDP (its own socket and session; the sockets are read and
+// written through native/udp-mmsg where it is built: bench/server/bot-sockets.ts).
 // Each bot joins with POST /api/guest, reads State packets to know the tick,
 // sends one ActionPacket move intent per movement window (6 per second) for
 // the next window in a random direction that changes every 1.5–2.5 s,
@@ -46,7 +47,7 @@
 //
 // usage: node --import tsx bench/server/bots.ts --http http://127.0.0.1:PORT --count N
 //        [--warmup S] [--measure S] [--idle | --fight] [--deltas] [--compact] [--seed N] [--wait-go] [--first N]
-//        [--hall K [--delve]] [--talk]
+//        [--hall K [--delve]] [--talk] [--udp-backend auto|mmsg|dgram]
 // --deltas: each bot asks for entity deltas (P-21) — it acknowledges the lists it verifies
 // (EntityAckPacket) and applies each StateDeltaPacket to its baseline. --compact (implies --deltas):
 // the compact form (P-25) as the official client asks by default — CompactAckPackets, and

@@ -717,7 +717,7 @@ export async function runScale(
     log(
       `server: N=${bots}${idle ? " idle" : ""}: cpu ${fmt(row.serverCpuPercent)} %, ${fmt(row.cpuUsPerClientSecond)} µs/client-s, ` +
         `tick p99 ${fmt(row.tickMs.p99)} ms, ${fmt(tickRateHz)} Hz, state ${fmt(bot.perBot.statePerSecond)}/s per bot, ` +
-        `down ${fmt(bot.perBot.ipBytesInPerSecond)} B/s per bot, bots' cpu ${fmt(bot.botProcessCpuPercent)} %, ` +
+        `down ${fmt(bot.perBot.ipBytesInPerSecond)} B/s per bot, bots' cpu ${fmt(bot.botProcessCpuPercent)} % (user ${fmt(bot.botProcessUserPercent)} / system ${fmt(bot.botProcessSystemPercent)}${bot.udpBackend ? `, ${bot.udpBackend}` : ""}), ` +
         `in by type ${JSON.stringify(bot.datagramsInPerBotSecondByType)}, load ${row.load!.before[0]} → ${row.load!.after[0]}` +
         (row.npcs
           ? `; NPCs ${row.npcs.count}: awake ${fmt(row.npcs.awakeMean)}, ${fmt(row.npcs.decisionsPerSecond)} decisions/s ` +
