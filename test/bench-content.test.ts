@@ -167,6 +167,8 @@ function scaleRow(fields: Partial<ScaleRow> = {}, talks = 0): ScaleRow {
       bots: CONTENT_BOTS,
       seconds: 30,
       botProcessCpuPercent: 60,
+      botProcessUserPercent: 45,
+      botProcessSystemPercent: 15,
       perBot: {
         datagramsInPerSecond: 14,
         ipBytesInPerSecond: 2000,

@@ -1,5 +1,6 @@
 // Load generator for the server-scale benchmark: N wandering bots in one
-// process, each a real protocol client over UDP (its own socket and session).
+// process, each a real protocol client over UDP (its own socket and session; the sockets are read and
+// written through native/udp-mmsg where it is built: bench/server/bot-sockets.ts).
 // Each bot joins with POST /api/guest, reads State packets to know the tick,
 // sends one ActionPacket move intent per movement window (6 per second) for
 // the next window in a random direction that changes every 1.5–2.5 s,
@@ -46,13 +47,14 @@
 //
 // usage: node --import tsx bench/server/bots.ts --http http://127.0.0.1:PORT --count N
 //        [--warmup S] [--measure S] [--idle | --fight] [--deltas] [--compact] [--seed N] [--wait-go] [--first N]
-//        [--hall K [--delve]] [--talk]
+//        [--hall K [--delve]] [--talk] [--udp-backend auto|mmsg|dgram]
 // --deltas: each bot asks for entity deltas (P-21) — it acknowledges the lists it verifies
 // (EntityAckPacket) and applies each StateDeltaPacket to its baseline. --compact (implies --deltas):
 // the compact form (P-25) as the official client asks by default — CompactAckPackets, and
 // StateDeltaCompactPackets applied the same way.
 // stdout: JSON lines {"event":"joined"|"measure-start"|"measure-end"|"result", ...}
-import { createSocket, type Socket } from "node:dgram";
+import { type UdpBackend, UDP_BACKENDS } from "../../ts/server/transports/udp-transport.js";
+import { type BotSocket, botSocketFactory } from "./bot-sockets.js";
 import { parseArgs } from "node:util";
 import { TICK_HZ } from "../../ts/constants.js";
 import {
@@ -65,6 +67,13 @@ import {
   type ChunkEntry,
   CLIENT_TYPE_OFFICIAL,
   ENTITY_CHECKSUM_START,
+  PACKET_STATE,
+  STATE_BYTES,
+  type StatePacket,
+  checkHeader,
+  createStatePacket,
+  readPacketType,
+  readStateFields,
   MANIFEST_ENTRIES,
   PING_BYTES,
   createActionPacket,
@@ -131,6 +140,8 @@ in one process, each a real protocol client over UDP with its own socket and ses
                  walk up to one in view, use it every 3-6 s, read the dialog it opens and press a button
   --deltas       ask for entity deltas (P-21); --compact for the compact form (P-25)
   --seed N       the bots' random stream (default 1)
+  --udp-backend B  how the bots' sockets are read and written: auto (native/udp-mmsg where it is built, else
+                 node:dgram; the default), mmsg (insist on the addon) or dgram (bench/server/bot-sockets.ts)
   --first N      the first bot's number (nicks are bot<N>): several processes on one server (default 0)
   --wait-go      after joining, wait for "go" on stdin before the warm-up (several processes in step)
   --hall K       the first K bots take the delve world's hall; --delve: they take its stairs over and over
@@ -160,6 +171,7 @@ const OPTIONS = {
   deltas: { type: "boolean", default: false },
   compact: { type: "boolean", default: false },
   seed: { type: "string", default: "1" },
+  "udp-backend": { type: "string", default: "auto" },
   "wait-go": { type: "boolean", default: false },
   // The first bot's number (nicks are bot<N>): several bot processes on one server need distinct nicks.
   first: { type: "string", default: "0" },
@@ -199,6 +211,19 @@ if (talk && (fight || values.idle)) {
 const compact = values.compact!;
 const deltas = values.deltas! || compact;
 const hallBots = option("hall");
+const udpBackend = values["udp-backend"] as UdpBackend;
+if (!UDP_BACKENDS.includes(udpBackend)) {
+  process.stderr.write(`bots: --udp-backend must be one of ${UDP_BACKENDS.join(", ")}, got ${udpBackend}\n`);
+  process.exit(2);
+}
+const sockets = (() => {
+  try {
+    return botSocketFactory(udpBackend, STATE_BYTES);
+  } catch (error) {
+    process.stderr.write(`bots: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
+})();
 const delve = values.delve!;
 /** A delver that stood this long on stairs without going down (every level slot in use) tries other stairs. */
 const STAIRS_WAIT_MS = 3000;
@@ -300,17 +325,26 @@ function nearestStairs(x: number, y: number): number {
   });
   return best;
 }
+/** Every bot's States are read into this one packet (Bot.receive), each handled before the next is read. */
+const stateScratch = createStatePacket();
 /** Datagrams received per packet type name ("undecodable" for any that fail to decode), during the window. */
 const byType = new Map<string, number>();
 
 class Bot {
-  readonly socket: Socket;
+  /** Set once its socket is open (start()); nothing is sent before. */
+  socket!: BotSocket;
+  /** Its place in `bots` and `dueMs`. */
+  index = -1;
   readonly action = createActionPacket();
   readonly out = new Uint8Array(ACTION_BYTES);
   /** The Ping never changes (timestamp 0: the bots do not measure RTT), so it is encoded once. */
   readonly pingOut = new Uint8Array(PING_BYTES);
   tick = 0;
-  manifest: ChunkEntry[] = [];
+  /** The newest State's manifest (chunk id and version per entry; version 0: no chunk there). */
+  readonly manifestIds = new Uint32Array(MANIFEST_ENTRIES);
+  readonly manifestVersions = new Uint32Array(MANIFEST_ENTRIES);
+  /** Whether every chunk that manifest lists was held when last looked: unchanged, it is not looked at again. */
+  manifestComplete = false;
   readonly held = new Map<number, number>();
   direction = randomDirection();
   nextTurnMs = 0;
@@ -388,9 +422,6 @@ class Bot {
       tick: 0,
     };
     encodePing({ type: "ping", clientType: CLIENT_TYPE_OFFICIAL, timestampMs: 0n }, this.pingOut, 0);
-    this.socket = createSocket("udp4");
-    this.socket.on("message", (message) => this.receive(message));
-    this.socket.on("error", () => {});
     this.nextMoveMs = nowMs + random() * WINDOW_MS;
     this.nextPingMs = nowMs + random() * PING_INTERVAL_MS;
     this.nextTurnMs = nowMs + TURN_AFTER_MIN_MS + random() * TURN_AFTER_SPREAD_MS;
@@ -409,10 +440,10 @@ class Bot {
     this.action.action = action;
     const cache = this.action.cache;
     for (let i = 0; i < MANIFEST_ENTRIES; i++) {
-      const entry = this.manifest[i];
-      const version = entry ? this.held.get(entry.chunkId) : undefined;
-      cache[i].chunkId = entry ? entry.chunkId : 0;
-      cache[i].version = version !== undefined && entry && version === entry.version ? version : 0;
+      const chunkId = this.manifestIds[i];
+      const version = this.held.get(chunkId);
+      cache[i].chunkId = chunkId;
+      cache[i].version = version !== undefined && version === this.manifestVersions[i] ? version : 0;
     }
     encodeAction(this.action, this.out, 0);
     this.send(this.out);
@@ -423,12 +454,27 @@ class Bot {
     this.sendAction(NO_TARGET_TICK, ACTION_NOOP);
   }
 
-  receive(message: Buffer): void {
-    const bytes = new Uint8Array(message.buffer, message.byteOffset, message.length);
-    const result = decodePacket(bytes);
+  /** One datagram from the server (a view its socket may reuse once this returns). */
+  receive(bytes: Uint8Array): void {
     if (measuring) {
       totals.datagramsIn++;
       totals.bytesIn += bytes.length + IP_UDP_OVERHEAD_BYTES;
+    }
+    // States are most of what arrives (12 a second each): read in place by the protocol's own reader, with the
+    // checks decodePacket makes, into one packet all bots reuse (decodePacket allocates a packet and its
+    // manifest per State). Anything else, or a State that fails a check, goes through decodePacket.
+    if (
+      bytes.length === STATE_BYTES &&
+      checkHeader(bytes) === null &&
+      readPacketType(bytes) === PACKET_STATE &&
+      readStateFields(bytes, stateScratch) === null
+    ) {
+      if (measuring) byType.set("state", (byType.get("state") ?? 0) + 1);
+      this.onState(stateScratch);
+      return;
+    }
+    const result = decodePacket(bytes);
+    if (measuring) {
       const kind = result.ok ? result.packet.type : "undecodable";
       byType.set(kind, (byType.get(kind) ?? 0) + 1);
     }
@@ -450,19 +496,8 @@ class Bot {
         this.applyDelta(delta);
         return;
       }
-      case "state": {
-        if (measuring) totals.state++;
-        // A delta bot asks for deltas at once: tick 0 names the empty list, so the first delta is the whole view.
-        if (deltas && this.ackedTick < 0) this.sendEntityAck(0);
-        // The previous broadcast's entities have arrived by now (they follow their State); compare its checksum.
-        if (this.sawState && this.stateChecksum !== this.heldChecksum) {
-          if (measuring) totals.checksumMismatches++;
-          this.sendCacheAck();
-        }
-        this.observe(packet);
-        this.stateChecksum = packet.entityChecksum;
-        return;
-      }
+      case "state":
+        return this.onState(packet);
       case "entity":
         if (measuring) totals.entity++;
         if (packet.tick !== this.entityTick) {
@@ -477,7 +512,7 @@ class Bot {
         if (measuring) totals.chunk++;
         this.held.set(packet.chunkId, packet.version);
         if (this.held.size > HELD_CHUNKS_MAX) {
-          const keep = new Set(this.manifest.map((entry) => entry.chunkId));
+          const keep = new Set(this.manifestIds);
           for (const id of this.held.keys()) if (!keep.has(id)) this.held.delete(id);
         }
         return;
@@ -510,15 +545,47 @@ class Bot {
     }
   }
 
-  /** What a State (or a StateDelta's State part) says: the tick, the manifest, and whether chunks are missing. */
-  observe(packet: { tick: number; chunks: ChunkEntry[] }): void {
-    this.sawState = true;
+  onState(packet: Omit<StatePacket, "type">): void {
+    if (measuring) totals.state++;
+    // A delta bot asks for deltas at once: tick 0 names the empty list, so the first delta is the whole view.
+    if (deltas && this.ackedTick < 0) this.sendEntityAck(0);
+    // The previous broadcast's entities have arrived by now (they follow their State); compare its checksum.
+    if (this.sawState && this.stateChecksum !== this.heldChecksum) {
+      if (measuring) totals.checksumMismatches++;
+      this.sendCacheAck();
+    }
+    this.observe(packet);
+    this.stateChecksum = packet.entityChecksum;
+  }
+
+  /**
+   * What a State (or a StateDelta's State part) says: the tick, the manifest, and whether chunks are missing.
+   * `packet` may be reused once this returns: the manifest is copied.
+   */
+  observe(packet: { tick: number; chunks: readonly ChunkEntry[] }): void {
+    if (!this.sawState) {
+      this.sawState = true;
+      dueMs[this.index] = 0; // its moves start now
+    }
     this.tick = packet.tick;
-    this.manifest = packet.chunks;
-    const now = performance.now();
+    const chunks = packet.chunks;
+    for (let i = 0; i < MANIFEST_ENTRIES; i++) {
+      const entry = chunks[i];
+      if (entry.chunkId !== this.manifestIds[i] || entry.version !== this.manifestVersions[i]) {
+        this.manifestIds[i] = entry.chunkId;
+        this.manifestVersions[i] = entry.version;
+        this.manifestComplete = false;
+      }
+    }
+    // Mostly the same manifest as the State before, all of it held: nothing to look up.
+    if (this.manifestComplete) return;
     let missing = false;
-    for (const entry of this.manifest)
-      if (entry.version !== 0 && this.held.get(entry.chunkId) !== entry.version) missing = true;
+    for (let i = 0; i < MANIFEST_ENTRIES; i++) {
+      const version = this.manifestVersions[i];
+      if (version !== 0 && this.held.get(this.manifestIds[i]) !== version) missing = true;
+    }
+    this.manifestComplete = !missing;
+    const now = performance.now();
     if (missing && now - this.lastChunkRequestMs >= CHUNK_RETRY_MS) {
       this.lastChunkRequestMs = now;
       this.sendCacheAck();
@@ -812,6 +879,15 @@ class Bot {
     return actionFromDelta(Math.sign(target.x - this.x), Math.sign(target.y - this.y));
   }
 
+  /**
+   * When step next has something to do, as of `now`: the timer skips the bot until then. Every round while it
+   * says hello (until the first State) and for a talker (its conversation's timers); else its next ping or move.
+   */
+  nextDueMs(now: number): number {
+    if (talk || !this.sawState) return now;
+    return idle || this.role === "stand" ? this.nextPingMs : Math.min(this.nextPingMs, this.nextMoveMs);
+  }
+
   step(now: number): void {
     // Until the first State arrives the link may not be bound (a lost first datagram, a server still warming
     // up): repeat the binding ActionPacket like the official client's hello.
@@ -869,6 +945,8 @@ async function join(index: number): Promise<{ token: bigint; port: number; entit
 }
 
 const bots: Bot[] = [];
+/** When each bot (by index) is next due for a step (Bot.nextDueMs); 0: at the next round. */
+const dueMs = new Float64Array(count);
 const JOIN_CONCURRENCY = 16;
 let next = 0;
 
@@ -876,11 +954,9 @@ let next = 0;
 async function start(index: number, role: Bot["role"]): Promise<void> {
   const { token, port, entityId } = await join(firstBot + index);
   const bot = new Bot(token, port, entityId, performance.now(), role);
-  await new Promise<void>((resolve) => bot.socket.bind(0, "127.0.0.1", () => resolve()));
-  // Connected: each send skips node:dgram's address lookup (a lookup call and an IPv4 test per datagram) and
-  // the kernel's route lookup, and only the server's datagrams are let in.
-  await new Promise<void>((resolve) => bot.socket.connect(port, "127.0.0.1", () => resolve()));
+  bot.socket = await sockets.open(port, (bytes) => bot.receive(bytes));
   bot.lastHelloMs = performance.now();
+  bot.index = bots.length;
   bot.sendCacheAck(); // binds the session to this socket
   bots.push(bot); // played by the timer from now on
 }
@@ -888,9 +964,17 @@ async function start(index: number, role: Bot["role"]): Promise<void> {
 // Each bot plays from its join on — while the others join and while the harness has not said "go": a
 // session silent for the server's session timeout (10 s) is ended, and 2000 joins through a cluster take
 // longer than that.
+// One timer for all: each round steps only the bots whose step has something to do (dueMs), so a round
+// reads one array instead of every bot (at 2000 bots, 100 rounds a second over every bot cost ~8 % of the
+// process: docs/benchmarks.md § The bots' own cost).
 const timer = setInterval(() => {
   const now = performance.now();
-  for (const bot of bots) bot.step(now);
+  for (let index = 0; index < bots.length; index++) {
+    if (now < dueMs[index]) continue;
+    const bot = bots[index];
+    bot.step(now);
+    dueMs[index] = bot.nextDueMs(now);
+  }
 }, 10);
 
 // The hall bots first, one at a time: the server hands guests the map's spawn points in order, and the
@@ -930,9 +1014,16 @@ setTimeout(() => {
     const perBotPerSecond = (value: number) => value / bots.length / seconds;
     emit("result", {
       bots: bots.length,
+      udpBackend: sockets.backend,
+      sendFailures: sockets.sendFailures(),
+      chunksHeldPerBot: bots.reduce((sum, bot) => sum + bot.held.size, 0) / bots.length,
       idle,
       seconds,
       botProcessCpuPercent: (cpu.user + cpu.system) / 1e4 / seconds,
+      // Split as /proc splits it: the bots' own code, and the kernel working for them (on loopback their
+      // sends' delivery into the server's socket is charged here).
+      botProcessUserPercent: cpu.user / 1e4 / seconds,
+      botProcessSystemPercent: cpu.system / 1e4 / seconds,
       perBot: {
         datagramsInPerSecond: perBotPerSecond(totals.datagramsIn),
         ipBytesInPerSecond: perBotPerSecond(totals.bytesIn),

@@ -24,6 +24,7 @@ import { STATE_BYTES } from "../../ts/protocol/index.js";
 import { windowsPerSecond } from "../../ts/window.js";
 import type { SuiteResult, Target } from "../lib/results.js";
 import { IP_UDP_OVERHEAD_BYTES } from "../server/ip-overhead.js";
+import type { UdpBackend } from "../../ts/server/transports/udp-transport.js";
 import {
   clockTicks,
   cpuSeconds,
@@ -230,6 +231,15 @@ interface BotResult {
   bots: number;
   seconds: number;
   botProcessCpuPercent: number;
+  /** The bot processes' CPU split into their own code (user) and the kernel's work for them (system). */
+  botProcessUserPercent: number;
+  botProcessSystemPercent: number;
+  /** How the bots' sockets were read and written (bench/server/bot-sockets.ts; several processes: the first's). */
+  udpBackend?: "mmsg" | "dgram";
+  /** Datagrams the bots' kernel refused or could not take, over the run (summed over processes). */
+  sendFailures?: number;
+  /** Chunks each bot held at the end, on average (every manifest chunk it asked for and was sent). */
+  chunksHeldPerBot?: number;
   perBot: {
     datagramsInPerSecond: number;
     ipBytesInPerSecond: number;
@@ -436,6 +446,10 @@ interface NpcRunOptions {
   botCores?: number[];
   /** Extra arguments for the server's node (e.g. --cpu-prof). */
   nodeArgs?: string[];
+  /** Node options for each bot process (e.g. --cpu-prof: where a bot process's time goes, docs/benchmarks.md). */
+  botNodeArgs?: string[];
+  /** How the bots' sockets are read and written (bench/server/bots.ts --udp-backend; default auto). */
+  botUdpBackend?: UdpBackend;
   /** The first this many bots stand in the delve world's hall (bench/server/bots.ts --hall), and with `delve` take its stairs. */
   hall?: number;
   delve?: boolean;
@@ -479,6 +493,7 @@ export async function runScale(
     const share = (index: number) => Math.floor(bots / botCores.length) + (index < bots % botCores.length ? 1 : 0);
     const botProcesses = botCores.map((core, index) => {
       const [command, args] = pinned(core, process.execPath, [
+        ...(npcRun?.botNodeArgs ?? []),
         "--import",
         "tsx",
         BOTS,
@@ -495,6 +510,7 @@ export async function runScale(
         "--first",
         String(botCores.slice(0, index).reduce((sum, _core, before) => sum + share(before), 0)),
         ...(botCores.length > 1 ? ["--wait-go"] : []),
+        ...(npcRun?.botUdpBackend ? ["--udp-backend", npcRun.botUdpBackend] : []),
         ...(idle ? ["--idle"] : []),
         ...(npcRun?.fight ? ["--fight"] : []),
         ...(npcRun?.talk ? ["--talk"] : []),
@@ -701,7 +717,7 @@ export async function runScale(
     log(
       `server: N=${bots}${idle ? " idle" : ""}: cpu ${fmt(row.serverCpuPercent)} %, ${fmt(row.cpuUsPerClientSecond)} µs/client-s, ` +
         `tick p99 ${fmt(row.tickMs.p99)} ms, ${fmt(tickRateHz)} Hz, state ${fmt(bot.perBot.statePerSecond)}/s per bot, ` +
-        `down ${fmt(bot.perBot.ipBytesInPerSecond)} B/s per bot, bots' cpu ${fmt(bot.botProcessCpuPercent)} %, ` +
+        `down ${fmt(bot.perBot.ipBytesInPerSecond)} B/s per bot, bots' cpu ${fmt(bot.botProcessCpuPercent)} % (user ${fmt(bot.botProcessUserPercent)} / system ${fmt(bot.botProcessSystemPercent)}${bot.udpBackend ? `, ${bot.udpBackend}` : ""}), ` +
         `in by type ${JSON.stringify(bot.datagramsInPerBotSecondByType)}, load ${row.load!.before[0]} → ${row.load!.after[0]}` +
         (row.npcs
           ? `; NPCs ${row.npcs.count}: awake ${fmt(row.npcs.awakeMean)}, ${fmt(row.npcs.decisionsPerSecond)} decisions/s ` +
@@ -786,6 +802,11 @@ function combineBotResults(results: BotResult[]): BotResult {
     bots,
     seconds: weighted((result) => result.seconds),
     botProcessCpuPercent: results.reduce((sum, result) => sum + result.botProcessCpuPercent, 0),
+    botProcessUserPercent: results.reduce((sum, result) => sum + result.botProcessUserPercent, 0),
+    botProcessSystemPercent: results.reduce((sum, result) => sum + result.botProcessSystemPercent, 0),
+    udpBackend: results[0].udpBackend,
+    sendFailures: results.reduce((sum, result) => sum + (result.sendFailures ?? 0), 0),
+    chunksHeldPerBot: weighted((result) => result.chunksHeldPerBot ?? 0),
     perBot,
     checksumMismatches: results.reduce((sum, result) => sum + result.checksumMismatches, 0),
     datagramsInPerBotSecondByType: byType,
