@@ -12,6 +12,7 @@ import { RecordingError } from "../server/recording/bytes.js";
 import { CUT_AFTER_S, CUT_BEFORE_S, CutRequestError, cutFile, cutWindow, summarize } from "../server/recording/cut.js";
 import { type ByteSource, fileSource } from "../server/recording/format.js";
 import { replayRecording } from "../server/replay-world.js";
+import { regionReplayHost } from "../cluster/region-replay.js";
 import { Logger } from "../server/ops/log.js";
 import { MAX_REPLAY_SPEED, MIN_REPLAY_SPEED } from "../replay-control.js";
 import { openWatch } from "../server/replay-viewer/open-watch.js";
@@ -125,6 +126,8 @@ async function verify(file: string, mapPath: string | undefined, until: string |
   const result = await replayRecording({
     file,
     mapPath,
+    // A cluster's region replays alone, its Game made as the region made it (docs/recording.md § In a cluster).
+    hostFor: regionReplayHost,
     untilTick,
     onProgress: (tick) => process.stderr.write(`  … tick ${tick}\n`),
     progressEveryTicks: 24 * 60,
