@@ -422,8 +422,12 @@ export class RegionRoom {
     this.stats.stepsLostAtRejoin += lost;
   }
 
-  /** What this region writes down of `session` for region `to` (a handoff, or its own checkpoint). */
-  stateOf(session: Session, to: number): HandoffState {
+  /**
+   * What this region writes down of `session` for region `to`: a handoff, or (with `checkpointMs`, the
+   * machine's wall clock: the checkpoint is written beside the ticks, no input of the world, so it reads
+   * nothing off the world's tape) its own checkpoint.
+   */
+  stateOf(session: Session, to: number, checkpointMs?: number): HandoffState {
     const game = this.game;
     return handoffStateOf(
       session,
@@ -432,7 +436,7 @@ export class RegionRoom {
       game.nextWindow,
       game.items.carrying(session),
       game.tick,
-      game.admin.muteStateOf(session),
+      game.admin.muteStateOf(session, checkpointMs),
       game.questsOf(session),
       game.social.carried(session),
       game.parties.homeOf(session),

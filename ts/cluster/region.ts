@@ -508,7 +508,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     for (const session of game.sessions.values()) {
       if (session.peer === null || !peerLinks.has(session.peer.key)) continue;
       if (session.accountId !== null && accounts === null) continue;
-      const state = room.stateOf(session, region);
+      const state = room.stateOf(session, region, Date.now());
       states.set(session.tokenHex, JSON.stringify(state));
     }
     stats.checkpointed = states.size;
