@@ -331,6 +331,7 @@ async function runCluster(): Promise<void> {
   const udpBase = port("udp-port", values["udp-port"]);
   const players = maxPlayers();
   const joinsPerMinute = joinRate();
+  recordFlag(); // checked before anything starts; each region reads it again
   const gatewayUrls = (values["gateway-url"] ?? []).map(gatewayUrl);
   if (gatewayUrls.length > gatewayCount) fail(`${gatewayUrls.length} --gateway-url for ${gatewayCount} gateways`);
   const iceServers = rtcFlag(() => (values["ice-server"] ?? []).map(iceServerFlag));
@@ -459,7 +460,6 @@ async function runCluster(): Promise<void> {
     );
   }
   const common = ["--redis", redisUrl, "--map", values.map, "--host", values.host, "--log-level", level];
-  recordFlag(); // checked here, before any region starts
   const regionArgs = (region: number) => [
     "--record",
     values.record!,
