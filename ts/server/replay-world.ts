@@ -197,8 +197,6 @@ export class ReplayRun {
   checkpoints = 0;
   inputs = 0;
   ended: string | null = null;
-  /** The first tick replayed (a region's recording starts where the world's timeline stood). */
-  private firstTickRun: number | null = null;
   private divergenceFound: { tick: number; what: string[] } | null = null;
   private details: string[] = [];
   private checkpointTick: number | null = null;
@@ -217,6 +215,8 @@ export class ReplayRun {
     private readonly untilTick: number | undefined,
     private readonly startMs: number,
     private readonly host: ReplayHostInputs | null,
+    /** The first tick the recording has (the one after its snapshot: a region's, after the tick it joined the world at). */
+    readonly firstTick: number,
   ) {}
 
   /**
@@ -267,6 +267,8 @@ export class ReplayRun {
     const blocks = reader.blocks();
     let records: Generator<RawRecord> | null = null;
     let peers: Peer[] = [];
+    /** The first block's first tick: a region's recording starts where the world's timeline stood. */
+    let firstTick: number | null = null;
     const next = (): RawRecord | null => {
       for (;;) {
         if (records !== null) {
@@ -275,6 +277,7 @@ export class ReplayRun {
         }
         const block = blocks.next();
         if (block.done) return null;
+        firstTick ??= block.value.firstTick;
         // Links are named per block (recorder.ts): a new block names them again.
         peers = [];
         records = recordsOf(block.value);
@@ -357,12 +360,8 @@ export class ReplayRun {
       untilTick,
       startMs,
       host?.attach(game, log) ?? null,
+      firstTick ?? header.firstTick + 1,
     );
-  }
-
-  /** The first tick the recording has (the one after its snapshot). */
-  get firstTick(): number {
-    return this.firstTickRun ?? this.header.firstTick + 1;
   }
 
   /** Whether the replay has ended (the recording, its window or a divergence that stops it). */
@@ -501,7 +500,6 @@ export class ReplayRun {
               if (payload.u32() !== digest[part]) differing.push(DIGEST_PART_NAMES[part]);
             }
             this.lastTick = tick;
-            this.firstTickRun ??= tick;
             this.ticks++;
             if (differing.length > 0 && this.divergenceFound === null) this.divergenceFound = { tick, what: differing };
             return true;
