@@ -21,7 +21,7 @@ import { Logger } from "../ts/server/ops/log.js";
 import type { ByteReader } from "../ts/server/recording/bytes.js";
 import { BlockReader, fileSource, RECORD, readHeader } from "../ts/server/recording/format.js";
 import { BORDER_X, clusterSkipReason } from "./support/cluster-process.js";
-import { withoutRecord } from "./support/recording-edit.js";
+import { listRecords, withoutRecord } from "./support/recording-edit.js";
 import { TEST_MAP_HEIGHT, TEST_MAP_WIDTH, writeTestMap } from "./support/test-map.js";
 import { UdpTestClient } from "./support/udp-client.js";
 import { walkSteps } from "./support/walk.js";
@@ -182,23 +182,59 @@ describe.skipIf(skip !== null)("a cluster's regions, each recorded and replayed 
       expect(verified.code).toBe(0);
     }
 
-    // Region 0 without the first ghost frame that showed it something (the walker near the border, on region 1's
-    // ground): the ghost stands in the world a broadcast later in the replay, and the digest says so at once.
+    // Region 0 without a ghost frame that showed it something new (the walker near the border, on region 1's
+    // ground, one step on): the first whose entries differ from the frame before it and that a tick followed before
+    // the next frame came — frames that came together between two ticks, the last one's ghosts are all the tick sees.
+    const records0 = listRecords(join(dir, files[0]), RECORD.tickEnd);
+    let lastGhosts = "[]";
+    let dropIndex = -1;
+    let divergesAt = -1;
+    for (const [at, record] of records0.entries()) {
+      if (record.type !== RECORD.regionFrame) continue;
+      const { origin, kind, body } = frameOf(record.read());
+      if (origin !== ORIGIN_NEIGHBOUR || kind !== FRAME_GHOSTS) continue;
+      const previous = lastGhosts;
+      lastGhosts = body;
+      if (body === previous) continue;
+      const next = records0.slice(at + 1).find((later) => {
+        if (later.type === RECORD.tickStart) return true;
+        return later.type === RECORD.regionFrame && frameOf(later.read()).kind === FRAME_GHOSTS;
+      });
+      if (next?.type !== RECORD.tickStart) continue;
+      dropIndex = record.index;
+      divergesAt = next.read().varint();
+      break;
+    }
+    expect(dropIndex).toBeGreaterThan(0);
     const lostGhost = join(dir, "lost-ghost.fcrec");
     const ghostAfter = withoutRecord(
       join(dir, files[0]),
       lostGhost,
-      ({ type, payload }) => {
-        if (type !== RECORD.regionFrame) return false;
-        const { origin, kind, body } = frameOf(payload);
-        return origin === ORIGIN_NEIGHBOUR && kind === FRAME_GHOSTS && body !== "[]";
-      },
+      ({ index }) => index === dropIndex,
       RECORD.tickEnd,
     );
     expect(ghostAfter).not.toBeNull();
     const ghostCaught = await replayTool("verify", lostGhost);
-    expect(ghostCaught.out).toMatch(new RegExp(`DIVERGED at tick ${ghostAfter! + 1}: entities`));
+    expect(ghostCaught.out).toMatch(new RegExp(`DIVERGED at tick ${divergesAt}: entities`));
     expect(ghostCaught.code).toBe(1);
+
+    // A cut of region 0's recording around that moment replays alone too, as a region's; `info` names the region.
+    const cut = join(dir, "cut.fcrec");
+    const cutDone = await replayTool(
+      "cut",
+      join(dir, files[0]),
+      "--at-tick",
+      String(ghostAfter),
+      "--after",
+      "1",
+      "--out",
+      cut,
+    );
+    expect(cutDone.code).toBe(0);
+    const cutVerified = await replayTool("verify", cut);
+    expect(cutVerified.out).toMatch(/exact: every tick's digest matches/);
+    expect(cutVerified.code).toBe(0);
+    expect((await replayTool("info", cut)).out).toMatch(/^region +0 of 2 /m);
 
     // Region 1 without the walker's arrival from region 0 on its way back: the session is missing from then on.
     const lostArrival = join(dir, "lost-arrival.fcrec");

@@ -12,20 +12,45 @@ import {
   readHeader,
 } from "../../ts/server/recording/format.js";
 
-/** A record as the edit sees it: its type, its payload, and the last tick ended before it. */
+/** A record as the edit sees it: its place among the file's records, its type, its payload, and the last tick ended before it. */
 export interface EditedRecord {
+  readonly index: number;
   readonly type: number;
   readonly payload: ByteReader;
   readonly afterTick: number;
 }
 
+/** A record listed: `read()` gives a new reader of its payload each time. */
+export interface ListedRecord {
+  readonly index: number;
+  readonly type: number;
+  readonly afterTick: number;
+  read(): ByteReader;
+}
+
+/** Every record of `path` in order. */
+export function listRecords(path: string, tickEndType: number): ListedRecord[] {
+  const list: ListedRecord[] = [];
+  withoutRecord(
+    path,
+    null,
+    ({ index, type, payload, afterTick }) => {
+      const { bytes, at, end } = payload;
+      list.push({ index, type, afterTick, read: () => new ByteReader(bytes, at, end, "a record") });
+      return false;
+    },
+    tickEndType,
+  );
+  return list;
+}
+
 /**
- * Writes `out`: `path` without the first record `drop` picks. Returns the tick after which the dropped
- * record stood (null: none picked, `out` is a copy).
+ * Writes `out` (null: nothing): `path` without the first record `drop` picks. Returns the tick after which the
+ * dropped record stood (null: none picked, `out` is a copy).
  */
 export function withoutRecord(
   path: string,
-  out: string,
+  out: string | null,
   drop: (record: EditedRecord) => boolean,
   tickEndType: number,
 ): number | null {
@@ -35,6 +60,7 @@ export function withoutRecord(
     const parts: Uint8Array[] = [source.read(0, blocksAt)];
     let dropped: number | null = null;
     let afterTick = 0;
+    let index = 0;
     for (const block of new BlockReader(source, blocksAt).blocks()) {
       const raw = block.records;
       const kept: Uint8Array[] = [];
@@ -47,7 +73,7 @@ export function withoutRecord(
         const payload = new ByteReader(raw, payloadAt, payloadAt + length, "a record");
         reader.at += length;
         const end = reader.at;
-        const pick = dropped === null && drop({ type, payload, afterTick });
+        const pick = dropped === null && drop({ index: index++, type, payload, afterTick });
         if (type === tickEndType) afterTick = new ByteReader(raw, payloadAt, payloadAt + length, "tick").varint();
         if (pick) dropped = afterTick;
         else kept.push(raw.subarray(start, end));
@@ -62,7 +88,7 @@ export function withoutRecord(
       head.writeUInt32LE(block.lastTick, 16);
       parts.push(head, body);
     }
-    writeFileSync(out, Buffer.concat(parts));
+    if (out !== null) writeFileSync(out, Buffer.concat(parts));
     return dropped;
   } finally {
     source.close();
