@@ -394,23 +394,15 @@ export class ReplayRun {
             this.namePeer(index, replayPeer(key, address, TRANSPORTS[payload.u8()] ?? "udp"));
             break;
           }
-          case RECORD.datagram: {
-            this.inputs++;
-            const peer = this.peerAt(payload.varint());
-            if (peer === undefined)
-              throw new RecordingError("a datagram names a link its block never named", "corrupt");
-            const nowMs = payload.f64();
-            game.handler.handle(payload.blob(), peer, nowMs);
-            break;
-          }
+          case RECORD.datagram:
           case RECORD.rerouted: {
-            // A datagram a cluster's gateway brought back from the region its session left (Game.receiveRerouted).
+            // Rerouted: one a cluster's gateway brought back from the region its session left (Game.receiveRerouted).
             this.inputs++;
             const peer = this.peerAt(payload.varint());
             if (peer === undefined)
               throw new RecordingError("a datagram names a link its block never named", "corrupt");
             const nowMs = payload.f64();
-            game.handler.handle(payload.blob(), peer, nowMs, true);
+            game.handler.handle(payload.blob(), peer, nowMs, record.type === RECORD.rerouted);
             break;
           }
           case RECORD.linkClosed:
