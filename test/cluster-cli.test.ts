@@ -53,6 +53,7 @@ describe("npm run cluster's command line", () => {
     [["--gateways", "1", "--gateway-url", "http://a:1", "--gateway-url", "http://b:2"], /2 --gateway-url for 1/],
     [["--ice-server", "http://stun.example"], /--ice-server must be a stun:, turn: or turns: URL/],
     [["--rtc-ports", "6000-5000"], /--rtc-ports must be MIN-MAX/],
+    [["--record-max-mb", "0"], /--record-max-mb must be a whole number of MiB/],
     [["--gateways", "3", "--rtc-ports", "6000-6001"], /--rtc-ports 6000-6001 has 2 ports for 3 gateways/],
   ])(
     "refuses %j with exit 2 and leaves nothing running",

@@ -14,7 +14,7 @@ import type { DoorSpec } from "../server/map/map-doors.js";
 import type { Session } from "../server/sessions/session.js";
 import type { GhostTable } from "./ghosts.js";
 import { type ClusterLayout, distanceToRegion, GHOST_RADIUS_TILES } from "./layout.js";
-import { FRAME_DOOR_ANSWER, FRAME_DOOR_USE, FrameError, type FrameWriter } from "./link-frames.js";
+import { FRAME_DOOR_ANSWER, FRAME_DOOR_USE, FrameError, type FrameSink } from "./link-frames.js";
 
 /** Cells of doors a neighbour sends per round at most (a frame of ~40 bytes each): beyond, a bad frame. */
 const MAX_DOOR_CELLS = 65_536;
@@ -28,7 +28,7 @@ export interface DoorLinkPorts {
   /** Every door of the map (this region's and its neighbours'), for a ghost door's key and its two tiles. */
   readonly specs: readonly DoorSpec[];
   /** This region's link to neighbour `region`, if it is up. */
-  linkTo(region: number): FrameWriter | undefined;
+  linkTo(region: number): FrameSink | undefined;
   /** Whether `session`'s player holds the item named `key` (its bag is here). */
   holds(session: Session, key: string): boolean;
   /** The tile (x, y) shows here, and a change of it (TileUpdates.set, told to the clients in view). */

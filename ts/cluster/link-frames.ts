@@ -38,7 +38,16 @@ const STAGE_BYTES = 64 * 1024;
  * microtask): one system call for many frames instead of one each. Measured by bench/link-transport.ts.
  * Nothing waits longer than the turn that sent it, and the order is the order of send.
  */
-export class FrameWriter {
+/** Where frames go: a link's writer, or nowhere (a replay of a region's recording: region-replay.ts). */
+export interface FrameSink {
+  send(kind: number, client: number, payload: Uint8Array): void;
+  sendJson(kind: number, client: number, value: unknown): void;
+}
+
+/** A link that goes nowhere: what a replayed region sends is dropped. */
+export const NOWHERE: FrameSink = { send: () => {}, sendJson: () => {} };
+
+export class FrameWriter implements FrameSink {
   framesOut = 0;
   bytesOut = 0;
   /** Socket writes (each one a batch of frames). */

@@ -23,7 +23,12 @@ import { startGateway } from "./gateway.js";
 import { type ClusterLayout, gridLayout, layoutJson, LayoutError, parseLayout, readLayout } from "./layout.js";
 import { type PostgresProcess, postgresSkipReason, startPostgres } from "./postgres-process.js";
 import { type RedisProcess, startRedis } from "./redis-process.js";
-import { startRegion } from "./region.js";
+import { type RegionOptions, startRegion } from "./region.js";
+import { DEFAULT_RECORDING_LIMITS } from "../server/recording/recording-files.js";
+
+const MIB = 1024 * 1024;
+/** Where the regions record by default (docs/recording.md § In a cluster): as one process's data/recordings. */
+const DEFAULT_CLUSTER_RECORDINGS = "data/recordings";
 import { isHealthList } from "./cluster-health.js";
 import { DEFAULT_BACKOFF, type PartHealth, type RunningPart, SupervisedPart } from "./supervisor.js";
 
@@ -68,6 +73,11 @@ usage: npm run -s cluster -- [options]
   --admin-token-file F serve the admin API at the gateways (/api/admin/*: players, kick, ban, mute, announce,
                        log; docs/server.md § Admin) to requests bearing the token in file F (at least 32
                        characters); or the environment's CAVES_ADMIN_TOKEN. Bans are kept in the PostgreSQL
+  --record DIR         each region records its inputs into DIR (docs/recording.md § In a cluster), one file
+                       per region and start (caves-r<N>-….fcrec), replayable alone with npm run -s replay;
+                       "off" records nothing (default data/recordings; bounds as --record-max-mb and the
+                       server's defaults). A region with the shared PostgreSQL store is not recorded yet.
+  --record-max-mb N    one region's recording stops (loudly; the world plays on) past N MiB (default ${DEFAULT_RECORDING_LIMITS.maxBytes / MIB})
   --log-level LEVEL    debug | info | warn | error | silent (default warn)
   --json               print one JSON line with every port once all are up (for tests and scripts)
   -h, --help           this text
@@ -98,6 +108,8 @@ const { values } = parseArgs({
     "public-url": { type: "string" },
     "ice-server": { type: "string", multiple: true, default: [] },
     "rtc-ports": { type: "string" },
+    record: { type: "string", default: DEFAULT_CLUSTER_RECORDINGS },
+    "record-max-mb": { type: "string", default: String(DEFAULT_RECORDING_LIMITS.maxBytes / MIB) },
     "log-level": { type: "string", default: "warn" },
     json: { type: "boolean", default: false },
     pvp: { type: "boolean", default: false },
@@ -135,6 +147,17 @@ function port(name: string, value: string): number {
   return n;
 }
 
+/** --record and --record-max-mb: where a region records and within what, or undefined (off). */
+function recordFlag(): RegionOptions["record"] {
+  const dir = values.record!;
+  const maxMb = Number(values["record-max-mb"]);
+  if (!Number.isInteger(maxMb) || maxMb < 1) {
+    fail(`--record-max-mb must be a whole number of MiB, at least 1, got "${values["record-max-mb"]}"`);
+  }
+  if (dir === "off") return undefined;
+  return { dir, limits: { maxBytes: maxMb * MIB } };
+}
+
 async function runRegion(): Promise<void> {
   const region = Number(values.region);
   const map = readWorldMap(values.map);
@@ -151,6 +174,7 @@ async function runRegion(): Promise<void> {
     game: { pvp: values.pvp, maxPlayers: maxPlayers() },
     logger,
     postgresUrl: values.postgres,
+    record: recordFlag(),
     // Checked by the launcher, which set it.
     adminToken: process.env.CAVES_ADMIN_TOKEN,
   });
@@ -307,6 +331,7 @@ async function runCluster(): Promise<void> {
   const udpBase = port("udp-port", values["udp-port"]);
   const players = maxPlayers();
   const joinsPerMinute = joinRate();
+  recordFlag(); // checked before anything starts; each region reads it again
   const gatewayUrls = (values["gateway-url"] ?? []).map(gatewayUrl);
   if (gatewayUrls.length > gatewayCount) fail(`${gatewayUrls.length} --gateway-url for ${gatewayCount} gateways`);
   const iceServers = rtcFlag(() => (values["ice-server"] ?? []).map(iceServerFlag));
@@ -436,6 +461,10 @@ async function runCluster(): Promise<void> {
   }
   const common = ["--redis", redisUrl, "--map", values.map, "--host", values.host, "--log-level", level];
   const regionArgs = (region: number) => [
+    "--record",
+    values.record!,
+    "--record-max-mb",
+    values["record-max-mb"]!,
     ...(postgresUrl === undefined ? [] : ["--postgres", postgresUrl]),
     "--role",
     "region",

@@ -30,7 +30,7 @@ import {
   neighboursOf,
   regionOfTile,
 } from "./layout.js";
-import { FRAME_NPC_DIED, FRAME_NPC_HANDOFF, FRAME_NPC_HELD, FrameError, type FrameWriter } from "./link-frames.js";
+import { FRAME_NPC_DIED, FRAME_NPC_HANDOFF, FRAME_NPC_HELD, FrameError, type FrameSink } from "./link-frames.js";
 
 /** The longest creature name a handoff may carry (a kind's name is far shorter). */
 const NAME_MAX = 64;
@@ -49,7 +49,7 @@ export interface NpcLinkPorts {
   readonly layout: ClusterLayout;
   readonly region: number;
   /** This region's link to neighbour `region`, if it is up. */
-  readonly linkTo: (region: number) => FrameWriter | undefined;
+  readonly linkTo: (region: number) => FrameSink | undefined;
   /** Whether a creature standing on (x, y) is never handed over: in a dungeon level (cluster-levels.ts). Absent: none. */
   readonly staysAt?: (x: number, y: number) => boolean;
 }
@@ -288,7 +288,7 @@ export function npcLinkFor(
   ghosts: GhostTable,
   layout: ClusterLayout,
   region: number,
-  linkTo: (region: number) => FrameWriter | undefined,
+  linkTo: (region: number) => FrameSink | undefined,
   staysAt?: (x: number, y: number) => boolean,
 ): NpcLink {
   const homes = new Map(spawns.map((spawn) => [spawn.objectId, regionOfTile(layout, spawn.x, spawn.y)]));

@@ -10,7 +10,6 @@ import { createServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { BROADCAST_EVERY_TICKS } from "../constants.js";
-import { isValidAction, readActionTokenHigh, readActionTokenLow } from "../protocol/action.js";
 import { loadCore } from "../wasm/node.js";
 import { adminAuthorizer, installAdminRoutes } from "../server/http/admin-routes.js";
 import { type ConsoleGround, type ConsoleWorld, installAdminConsole } from "../server/http/admin-console.js";
@@ -28,11 +27,7 @@ import { HttpApi } from "../server/http/http-api.js";
 import { DEFAULT_HTTP_LIMITS } from "../server/http/http-guard.js";
 import { Logger } from "../server/ops/log.js";
 import type { Session } from "../server/sessions/session.js";
-import type { Peer } from "../server/edge/peer.js";
 import { TickLoop } from "../server/ops/tick-loop.js";
-import { readWorldMapAndSource } from "../server/world/world-map.js";
-import { stairsOfMap } from "../server/world/world-areas.js";
-import { ClusterLevels, dungeonShareOf } from "./cluster-levels.js";
 import { loadMigrations } from "../server/persistence/migrate.js";
 import { AccountKicks } from "./account-kicks.js";
 import { ChatRelay } from "./chat-relay.js";
@@ -48,65 +43,41 @@ import { PgConnection } from "./pg-connection.js";
 import { PgItemStore, type PgItemStoreOptions } from "./pg-items.js";
 import { migratePostgres } from "./pg-migrate.js";
 import { CHECKPOINT_TTL_MS, Directory, REFRESH_MS } from "./directory.js";
-import { GhostTable, ghostsFor } from "./ghosts.js";
-import { StrikeLink } from "./strikes.js";
-import { DoorLink } from "./door-link.js";
+import { type GhostTable, ghostsFor } from "./ghosts.js";
 import { PgNoticeStore } from "./pg-notices.js";
 import { CLOCK_POLL_MS, deadlineOf, nextSegment, tickAt, WorldStretch } from "./world-dilation.js";
 import { PgWorldValues } from "./pg-values.js";
 import { readContentFiles } from "../server/content/content-files.js";
 import { LuaRuntime } from "../server/scripting/lua-sandbox.js";
 import type { QuestStorePort } from "../server/persistence/quest-store.js";
+import type { HandoffState } from "./handoff.js";
+import { type ClusterLayout, handoffTarget, neighboursOf } from "./layout.js";
+import { spectatorHandoffOf } from "./spectator-handoff.js";
 import {
-  arrivalOf,
-  belowOf,
-  type HandoffState,
-  handoffStateOf,
-  muteOf,
-  partyHomeOf,
-  restoreSession,
-  socialOf,
-} from "./handoff.js";
-import { type ClusterLayout, distanceToRegion, handoffTarget, neighboursOf } from "./layout.js";
-import {
-  isSpectatorHandoff,
-  type SpectatorHandoff,
-  spectatorArrivalOf,
-  spectatorHandoffOf,
-} from "./spectator-handoff.js";
-import { npcLinkFor } from "./npc-link.js";
-import {
-  FRAME_CLOSE,
-  FRAME_DATA,
-  FRAME_DOOR_ANSWER,
   FRAME_DOOR_TILES,
-  FRAME_DOOR_USE,
   FRAME_GHOSTS,
   FRAME_HANDOFF,
   FRAME_HELLO,
-  FRAME_NPC_DIED,
-  FRAME_NPC_HANDOFF,
-  FRAME_NPC_HELD,
-  FRAME_OPEN,
-  FRAME_REROUTE,
-  FRAME_STRIKE,
-  FRAME_STRIKE_ANSWER,
   FrameError,
   FrameReader,
   FrameWriter,
   dialLink,
   jsonOf,
 } from "./link-frames.js";
+import { ENTITY_ID_RANGE, regionWorldOf } from "./region-world.js";
+import { type GatewayLink, RegionRoom } from "./region-room.js";
+import { regionInputsOf } from "./region-recording.js";
+import type { Recorder } from "../server/recording/recorder.js";
+import { DEFAULT_RECORDING_LIMITS, type RecordingLimits, startRecording } from "../server/recording/recording-files.js";
+import { type GameDatabase, MEMORY_DATABASE, openGameDatabase } from "../server/persistence/database.js";
+import { readWorld } from "../server/world/world-areas.js";
 
-/** Each region hands out entity ids from its own range: (region + 1) × 2^24 onwards. */
-export const ENTITY_ID_RANGE = 2 ** 24;
+export { ENTITY_ID_RANGE };
 /**
  * Ids a region may hand out between two checkpoints (a second apart) and still not see again after a
  * restart: far more than a second's joins and spawns. A restart uses this much of its 2²⁴ range up.
  */
 const IDS_AFTER_CHECKPOINT = 50_000;
-/** Client links one gateway may open here (a gateway is trusted, but its memory here is bounded still). */
-const MAX_PEERS_PER_GATEWAY = 65_536;
 /** A session handed off is remembered this long, so its datagrams still in flight are sent back to route again. */
 const TOMBSTONE_MS = 10_000;
 /** A region more ticks than this behind the world's timeline (after a stall) jumps to it. */
@@ -144,21 +115,11 @@ export interface RegionOptions {
    * PostgreSQL (cluster-bans.ts); without one they are refused (501).
    */
   adminToken?: string;
-}
-
-/** A gateway's link here: its client links (virtual peers) and the sessions handed off from them. */
-interface GatewayLink {
-  readonly id: string;
   /**
-   * This link's number among the gateway links this region accepted: part of its clients' peer keys, so
-   * the clients of a gateway started again (numbered from 1 again) never share a key — nor a bound link
-   * or a proven address — with its last life's.
+   * Record the region's inputs into this folder (docs/recording.md § In a cluster), within these bounds;
+   * absent: not recorded. A region with the shared store (postgresUrl) is not recorded yet.
    */
-  readonly serial: number;
-  readonly writer: FrameWriter;
-  readonly peers: Map<number, Peer>;
-  /** Clients whose session left this region, and when: their datagrams go back to the gateway. */
-  readonly tombstones: Map<number, number>;
+  record?: { dir: string; limits?: Partial<RecordingLimits> };
 }
 
 /** One period of a region owning an entity, wall-clock ms (Date.now: one clock for every process here). */
@@ -180,23 +141,33 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const { region, layout } = options;
   const log = options.logger ?? new Logger("info");
   const core = await loadCore();
-  const { world: mapAlone, loaded } = readWorldMapAndSource(options.mapPath);
-  // Its stairs down lead to dungeon levels, each held by the region of its stairs (cluster-levels.ts).
-  const map = { ...mapAlone, warps: stairsOfMap(loaded, options.mapPath) };
-  const gameOptions = { ...DEFAULT_GAME_OPTIONS, ...options.game };
-  const firstStairs = map.warps.find((warp) => warp.stairs === "down") ?? map.spawns[0];
-  const levels = new ClusterLevels(layout, region, map.warps, {
-    dungeonSeed: gameOptions.dungeonSeed,
-    levelSize: gameOptions.levelSize,
-    settleTo: firstStairs,
-  });
-  // The spawns and chests of this region's ground live here (a creature crosses borders, npc-link.ts, but
-  // its spawn stays); so do the piles lying on it, when items are kept in the shared store.
-  const owns = (x: number, y: number) => distanceToRegion(layout, region, x, y) === 0;
-  const npcSpawns = (map.npcSpawns ?? []).filter((spawn) => owns(spawn.x, spawn.y));
-  const chests = (map.chests ?? []).filter((chest) => owns(chest.x, chest.y));
-  // Doors too: a neighbour's door is a ghost here, its cell kept as its region says (door-link.ts).
-  const doors = (map.doors ?? []).filter((door) => owns(door.x, door.y));
+  const {
+    map,
+    ground,
+    levels,
+    owns,
+    options: groundOptions,
+  } = regionWorldOf(options.mapPath, layout, region, options.game);
+  const chests = ground.chests ?? [];
+  // The directory first: the world's epoch, this region's checkpoint and the ids its last life gave out are
+  // read before its Game is made, so a recording of the region starts with them (its header).
+  const directory = new Directory(options.redisUrl);
+  // Redis lost: the region plays on; when it is back, it writes its part of the directory again.
+  let writeDirectoryAgain: (() => void) | null = null;
+  directory.watch(log, () => writeDirectoryAgain?.());
+  await directory.connect();
+  const epochMs = await directory.tickEpochMs(Date.now());
+  // What this region held when it last died (its checkpoint), adopted again as each comes back; forgotten
+  // after CHECKPOINT_TTL_MS (those clients have given up by then).
+  const restorable = new Map<string, HandoffState>();
+  for (const [tokenHex, json] of Object.entries(await directory.checkpoint(region))) {
+    try {
+      restorable.set(tokenHex, JSON.parse(json) as HandoffState);
+    } catch {
+      log.warn("checkpoint: an entry is not JSON", { tokenHex });
+    }
+  }
+  const idsReservedThrough = reservedThrough(region, restorable.values(), await directory.nextEntityIdOf(region));
   const store =
     options.postgresUrl === undefined
       ? null
@@ -221,14 +192,40 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const content =
     options.game?.content ??
     (contentFiles.length > 0 ? { runtime: await LuaRuntime.load(), files: contentFiles } : undefined);
+  // The flight recorder (docs/recording.md § In a cluster): a region without the shared store records its
+  // inputs as one process does, from the database it starts from. With the shared store its world is made
+  // from PostgreSQL's rows and takes that store's answers as they complete, neither of which is recorded yet:
+  // such a region is not recorded (said once in its log).
+  let recorder: Recorder | undefined;
+  let database: GameDatabase | undefined;
+  if (options.record !== undefined && store !== null) {
+    log.info("this region is not recorded: a region with the shared store is not recorded yet (docs/recording.md)", {
+      region,
+    });
+  } else if (options.record !== undefined) {
+    database = openGameDatabase(MEMORY_DATABASE);
+    recorder = await startRecording({
+      dir: options.record.dir,
+      mapPath: options.mapPath,
+      mapFiles: readWorld(options.mapPath).files,
+      options: { ...DEFAULT_GAME_OPTIONS, ...options.game, ...groundOptions },
+      database: database.db.serialize(),
+      content: content?.files ?? [],
+      limits: { ...DEFAULT_RECORDING_LIMITS, ...options.record.limits },
+      log,
+      region: { id: region, layout, epochMs, idsReservedThrough },
+    });
+  }
   // The whole Game is returned for tests and tools; the region itself reaches it through its port only.
   const wholeGame = new Game(
     core,
-    { ...map, npcSpawns, chests, doors },
+    ground,
     {
       ...options.game,
+      ...groundOptions,
       content,
-      firstEntityId: (region + 1) * ENTITY_ID_RANGE + 1,
+      database,
+      recorder,
       sharedAccounts: accounts ?? undefined,
       sharedItems: store?.items,
       // The boards' notices in the shared store: kept when this region restarts, and seen from every region.
@@ -238,21 +235,46 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       sharedValues: store?.values,
       // Friends, ignores and waiting lines too: kept once, whichever region a player logs in to.
       sharedSocial: store?.social,
-      // Its share of the world's dungeon level slots, and the stairs down on its ground (cluster-levels.ts).
-      dungeonShare: dungeonShareOf(layout, region, gameOptions.levelSlots, map.warps),
     },
     log,
   );
   const game: RegionGame = wholeGame;
-  levels.placed(game.world.levelSlots);
+  // Ids this region's last life gave out are not handed out again: their players come back.
+  if (idsReservedThrough !== null) game.entities.reserveThrough(idsReservedThrough);
+  // Everything its links bring to its Game, recorded at its door (region-room.ts).
+  const room = new RegionRoom({
+    game,
+    region,
+    layout,
+    npcKinds: map.npcKinds ?? [],
+    npcSpawns: map.npcSpawns ?? [],
+    doors: map.doors ?? [],
+    levels,
+    inputs: recorder === undefined ? null : regionInputsOf(recorder),
+    sharedAccounts: accounts !== null,
+    host: {
+      arrived: (session, state) => {
+        listPlayer(session);
+        own(session.entity.id);
+        if (state.from !== region) claim(session.entity.id, state.from);
+        // Banned while it was on its way here (in no region's list when the ban's sessions were ended).
+        bans
+          ?.checkArrival(session, () => game.leave(session, "banned"))
+          .catch((error: unknown) => log.warn("an arrival not checked against the bans", { error: String(error) }));
+      },
+      handedOn: (session, target) => {
+        disown(session.entity.id);
+        players.movedOn(session.entity.id);
+        movedAway.set(session.entity.id, target);
+      },
+    },
+    log,
+  });
+  const { ghosts, strikes, doorLink, npcLink, stats, gateways, peerLinks } = room;
+  for (const [tokenHex, state] of restorable) room.restorable.set(tokenHex, state);
   // Bans kept in the shared store, decided by the one process's rules (cluster-bans.ts).
   const bans = store === null ? null : new ClusterBans(wholeGame.admin, new PgBans(store.connection));
 
-  const directory = new Directory(options.redisUrl);
-  // Redis lost: the region plays on; when it is back, it writes its part of the directory again.
-  let writeDirectoryAgain: (() => void) | null = null;
-  directory.watch(log, () => writeDirectoryAgain?.());
-  await directory.connect();
   const kicks = accounts === null ? null : new AccountKicks(region, directory.redis, game, log);
   if (accounts !== null) {
     // A lease taken elsewhere while the store was unreachable: this region's copy of the character is no
@@ -269,38 +291,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     accounts!.onBusy = (accountId) => kicks.ask(accountId);
   }
   const tickPeriodMs = 1000 / game.options.tickHz;
-  const epochMs = await directory.tickEpochMs(Date.now());
-
-  const ghosts = new GhostTable(game.entities);
-  const neighbours = new Map<number, { writer: FrameWriter; socket: Socket }>();
-  const strikes = new StrikeLink(game.combat, ghosts, (n) => neighbours.get(n)?.writer);
-  const doorLink = new DoorLink({
-    doors: game.doors,
-    ghosts,
-    layout,
-    region,
-    specs: map.doors ?? [],
-    linkTo: (n) => neighbours.get(n)?.writer,
-    holds: (session, key) => game.items.holds(session, key),
-    tileAt: (x, y) => game.tileAt(x, y),
-    setTile: (x, y, tile) => game.setTile(x, y, tile),
-    sessionOf: (id) => game.sessions.byEntityId(id),
-    tell: (session, text, speaker) => game.chat.tell(session, text, speaker),
-  });
-  // Creatures cross borders as players do; each spawn's home is the region of its ground.
-  const npcLink = npcLinkFor(
-    game,
-    map.npcKinds ?? [],
-    map.npcSpawns ?? [],
-    ghosts,
-    layout,
-    region,
-    (n) => neighbours.get(n)?.writer,
-    // A dungeon level's creatures stay in it: it is no border (cluster-levels.ts).
-    (x, y) => levels.inLevel(x, y),
-  );
-  // A creature by a border wakes for a player across it, as in one process.
-  game.otherPlayers = () => ghosts.players();
+  /** The sockets of this region's links to its neighbours (it dials each: linkNeighbours). */
+  const neighbours = new Map<number, Socket>();
   const chatRelay = new ChatRelay(region, directory.redis, game.chat, log, "fc:", game.social);
   await chatRelay.start();
   // Who plays where, for the social room: players named across regions, friends online anywhere.
@@ -338,81 +330,12 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       nick: session.nick,
       accountId: session.accountId,
     });
-  const gateways = new Map<string, GatewayLink>();
-  let gatewayLinkSerial = 0;
-  /** Where each virtual peer (by key) came from: the handoff answers on the same link. */
-  const peerLinks = new Map<string, { link: GatewayLink; client: number }>();
   const connecting = new Set<number>();
   const owned = new Map<number, number>(); // player entity id → owned since (ms)
   const ownershipLog: Ownership[] = [];
-  const stats = {
-    handoffsOut: 0,
-    handoffsIn: 0,
-    /**
-     * Steps carried in handoffs' states; of them, run at a later window (owed: schedule.ts), lost (no room
-     * in the owed queue or beyond the horizon), and doubled (for a window the old region had run).
-     */
-    stepsCarried: 0,
-    stepsMovedWindow: 0,
-    stepsLost: 0,
-    stepsDoubled: 0,
-    /**
-     * GHOSTS frames received, by how many ticks this region had run past the tick the sender published
-     * it after: 0, its entities are in each player's next broadcast one tick after an entity of this
-     * region's own would be; 1, two ticks after (one broadcast period); 2 or more, later than that.
-     */
-    ghostFramesIn: 0,
-    ghostLagTicks: [0, 0, 0] as [number, number, number],
-    rerouted: 0,
-    /** Datagrams the gateway brought back from the region a session left (REROUTE), handled here. */
-    reroutedIn: 0,
-    claimConflicts: 0,
-    claims: 0,
-    badFrames: 0,
-    unknownClient: 0,
-    ghostFramesOut: 0,
-    restored: 0,
-    checkpointed: 0,
-    handoffsWaitedForItems: 0,
-    handoffsWaitedForSocial: 0,
-    /** Ticks jumped to rejoin the world's timeline after a stall (MAX_TICKS_BEHIND). */
-    ticksRejoined: 0,
-    /** Steps of the windows those jumps passed over: owed (run at the next windows, in order), or lost (queue full). */
-    stepsOwedAtRejoin: 0,
-    stepsLostAtRejoin: 0,
-    /** Gateway links closed (a gateway stopped or died): their clients' sessions wait to be bound again. */
-    gatewayLinksLost: 0,
-    /** Spectators handed on with the entity they follow (spectator-handoff.ts), and taken from a neighbour. */
-    spectatorsOut: 0,
-    spectatorsIn: 0,
-    /** Spectator handoffs refused here (a token in play already): that spectator's page joins again. */
-    spectatorsRefused: 0,
-  };
-  // What this region held when it last died (its checkpoint), adopted again as each comes back; forgotten
-  // after CHECKPOINT_TTL_MS (those clients have given up by then).
-  const restorable = new Map<string, HandoffState>();
-  for (const [tokenHex, json] of Object.entries(await directory.checkpoint(region))) {
-    try {
-      restorable.set(tokenHex, JSON.parse(json) as HandoffState);
-    } catch {
-      log.warn("checkpoint: an entry is not JSON", { tokenHex });
-    }
-  }
-  // Ids this region's last life gave out (its own range) are not handed out again: their players come back.
-  const ownRange = (id: number) => id > (region + 1) * ENTITY_ID_RANGE && id <= (region + 2) * ENTITY_ID_RANGE;
-  for (const state of restorable.values()) {
-    if (Number.isInteger(state.entity?.id) && ownRange(state.entity.id)) game.entities.reserveThrough(state.entity.id);
-  }
-  // Nor any its last life gave a player who then left for another region (not in the checkpoint, still in
-  // play there — two entities under one id corrupted the store of the region holding both, issue 41's chaos
-  // run): past the id it wrote down last, with room for what it handed out in the second after.
-  const nextIdBefore = await directory.nextEntityIdOf(region);
-  if (nextIdBefore !== null && ownRange(nextIdBefore)) {
-    game.entities.reserveThrough(Math.min(nextIdBefore + IDS_AFTER_CHECKPOINT, (region + 2) * ENTITY_ID_RANGE - 1));
-  }
   if (restorable.size > 0) {
     log.warn("restarting with a checkpoint", { region, sessions: restorable.size });
-    setTimeout(() => restorable.clear(), CHECKPOINT_TTL_MS).unref();
+    setTimeout(() => room.restorable.clear(), CHECKPOINT_TTL_MS).unref();
   }
 
   const own = (id: number) => {
@@ -439,221 +362,18 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     );
   };
 
-  function onGatewayFrame(link: GatewayLink, kind: number, client: number, payload: Buffer): void {
-    switch (kind) {
-      case FRAME_OPEN: {
-        const { address, transport } = jsonOf(payload, "open") as { address?: unknown; transport?: unknown };
-        if (
-          typeof address !== "string" ||
-          (transport !== "udp" && transport !== "webrtc" && transport !== "websocket")
-        ) {
-          throw new FrameError("open: bad address or transport");
-        }
-        if (!link.peers.has(client) && link.peers.size >= MAX_PEERS_PER_GATEWAY) throw new FrameError("open: too many");
-        const key = `gw:${link.id}/${link.serial}:${client}`;
-        const peer: Peer = {
-          key,
-          address,
-          transport,
-          send: (datagram) => link.writer.send(FRAME_DATA, client, datagram),
-        };
-        link.peers.set(client, peer);
-        peerLinks.set(key, { link, client });
-        return;
-      }
-      case FRAME_DATA:
-      case FRAME_REROUTE: {
-        const peer = link.peers.get(client);
-        if (peer === undefined) {
-          stats.unknownClient++;
-          return;
-        }
-        if (link.tombstones.has(client)) {
-          stats.rerouted++;
-          link.writer.send(FRAME_REROUTE, client, payload);
-          return;
-        }
-        if (kind === FRAME_REROUTE) {
-          // Sent to the region this session left, after it left: a step in it that missed its window is
-          // owed, not left for the client's next step to replace (schedule.ts).
-          stats.reroutedIn++;
-          return game.receiveRerouted(payload, peer);
-        }
-        if (restorable.size > 0 && isValidAction(payload)) restore(link, client, payload);
-        game.receive(payload, peer);
-        return;
-      }
-      case FRAME_CLOSE: {
-        const peer = link.peers.get(client);
-        if (peer === undefined) return;
-        link.peers.delete(client);
-        link.tombstones.delete(client);
-        peerLinks.delete(peer.key);
-        game.linkClosed(peer.key);
-        return;
-      }
-      case FRAME_HANDOFF: {
-        const state = jsonOf(payload, "handoff");
-        if (isSpectatorHandoff(state)) return arriveSpectator(link, client, state);
-        return arrive(link, client, state as HandoffState);
-      }
-      default:
-        throw new FrameError(`gateway frame of kind ${kind}`);
-    }
-  }
-
-  /** A session handed here by the gateway (from a neighbour, or back to us when its target was down). */
-  function arrive(link: GatewayLink, client: number, state: HandoffState): void {
-    const peer = link.peers.get(client);
-    if (peer === undefined) throw new FrameError("handoff for a client never opened");
-    // Below (or on its way below): it arrives on the map's stairs it came by, and goes down from there; the
-    // steps it had scheduled were for where it stood (as at a teleport).
-    const below = belowOf(state);
-    const carried = arrivalOf(state);
-    const arrival = below === null ? carried : { ...carried, entity: { ...carried.entity, x: below.x, y: below.y } };
-    const mute = muteOf(state);
-    const social = socialOf(state);
-    const partyHome = partyHomeOf(state);
-    ghosts.drop(arrival.entity.id);
-    const session = game.adoptSession(arrival, peer, performance.now());
-    const restored = restoreSession(
-      session,
-      below === null ? state : { ...state, steps: [], owed: [] },
-      game.nextWindow,
-    );
-    game.arrivedAt(session, below?.dungeon ?? null, state.from === region);
-    // An operator's mute goes where the player goes (and survives this region's restart: the checkpoint).
-    if (mute !== null) game.admin.restoreMute(session, mute);
-    // Its ignores, friends and last teller come with it; the directory of players names this region now.
-    game.social.adopt(session, social);
-    listPlayer(session);
-    // Still in its party: back at its home, or mirrored here for it (parties.ts).
-    game.parties.adopted(session, partyHome);
-    link.tombstones.delete(client);
-    stats.handoffsIn++;
-    stats.stepsCarried += restored.steps;
-    stats.stepsMovedWindow += restored.moved;
-    stats.stepsLost += restored.lost;
-    stats.stepsDoubled += restored.doubled;
-    own(session.entity.id);
-    if (state.from !== region) claim(session.entity.id, state.from);
-    // Banned while it was on its way here (in no region's list when the ban's sessions were ended).
-    bans
-      ?.checkArrival(session, () => game.leave(session, "banned"))
-      .catch((error: unknown) => log.warn("an arrival not checked against the bans", { error: String(error) }));
-  }
-
-  /** A spectator handed here with the entity it follows (or back to us when its target was down). */
-  function arriveSpectator(link: GatewayLink, client: number, state: SpectatorHandoff): void {
-    const peer = link.peers.get(client);
-    if (peer === undefined) throw new FrameError("spectator handoff for a client never opened");
-    const arrival = spectatorArrivalOf(state);
-    link.tombstones.delete(client);
-    try {
-      game.spectators.adopt(arrival, peer, performance.now());
-      stats.spectatorsIn++;
-    } catch (error) {
-      // Not the link's fault (a token in play here already): the page finds its link silent and joins again.
-      stats.spectatorsRefused++;
-      log.warn("a spectator handed here was refused", { error: String(error) });
-    }
-  }
-
-  /**
-   * After a restart: the first ActionPacket of a session this region held when it died (its checkpoint
-   * in Redis, at most REFRESH_MS old) adopts it again on the link it arrives by, where it stood then —
-   * the same session, token and entity; the steps since the checkpoint are lost (what the client
-   * predicted is corrected, as after any lost steps).
-   */
-  function restore(link: GatewayLink, client: number, payload: Uint8Array): void {
-    const low = readActionTokenLow(payload);
-    const high = readActionTokenHigh(payload);
-    const tokenHex = ((BigInt(high >>> 0) << 32n) | BigInt(low >>> 0)).toString(16).padStart(16, "0");
-    const state = restorable.get(tokenHex);
-    if (state === undefined || game.sessions.byTokenValue(BigInt(`0x${tokenHex}`)) !== undefined) return;
-    restorable.delete(tokenHex);
-    try {
-      arrive(link, client, { ...state, from: region, to: region });
-      stats.restored++;
-    } catch (error) {
-      log.warn("checkpoint: a session could not be restored", { error: String(error) });
-    }
-  }
-
-  /** What this region writes down of `session` for region `to` (a handoff, or its own checkpoint). */
-  function stateOf(session: Session, to: number): HandoffState {
-    const carrying = game.items.carrying(session);
-    return handoffStateOf(
-      session,
-      region,
-      to,
-      game.nextWindow,
-      carrying,
-      game.tick,
-      game.admin.muteStateOf(session),
-      game.questsOf(session),
-      game.social.carried(session),
-      game.parties.homeOf(session),
-      game.placeOf(session),
-    );
-  }
-
-  function handOff(session: Session, target: number): void {
-    const at = session.peer === null ? undefined : peerLinks.get(session.peer.key);
-    if (at === undefined) return; // not behind a gateway link (yet): it stays
-    // An item change of its own still being written: it goes once that is applied (a tick or so later),
-    // so what a guest carries over is what it holds, and an account's bag is read after its last write.
-    if (!game.items.settled(session)) {
-      stats.handoffsWaitedForItems++;
-      return;
-    }
-    // Its friends and ignores still being read from the shared store: it goes once they are, with them.
-    if (!game.social.settled(session)) {
-      stats.handoffsWaitedForSocial++;
-      return;
-    }
-    const state = stateOf(session, target);
-    // A member of a party at home here plays on in the region it goes to (before its session is released).
-    game.parties.handOver(session, target);
-    game.releaseSession(session);
-    disown(session.entity.id);
-    players.movedOn(session.entity.id);
-    movedAway.set(session.entity.id, target);
-    at.link.tombstones.set(at.client, performance.now());
-    at.link.writer.sendJson(FRAME_HANDOFF, at.client, state);
-    stats.handoffsOut++;
-  }
-
   function acceptLink(socket: Socket): void {
     socket.setNoDelay(true);
     const writer = new FrameWriter(socket);
     let gateway: GatewayLink | null = null;
     let neighbour: number | null = null;
     const reader = new FrameReader((kind, client, payload) => {
-      if (gateway !== null) return onGatewayFrame(gateway, kind, client, payload);
-      if (neighbour !== null) {
-        if (kind === FRAME_GHOSTS) {
-          ghosts.apply(neighbour, jsonOf(payload, "ghosts"));
-          // The frame's client field is the tick it was published after (publishGhosts).
-          stats.ghostFramesIn++;
-          stats.ghostLagTicks[Math.min(2, Math.max(0, game.tick - client))]++;
-          return;
-        }
-        if (kind === FRAME_STRIKE) return strikes.onStrike(neighbour, jsonOf(payload, "strike"));
-        if (kind === FRAME_STRIKE_ANSWER) return strikes.onAnswer(jsonOf(payload, "strike answer"));
-        if (kind === FRAME_DOOR_USE) return doorLink.onUse(neighbour, jsonOf(payload, "door use"));
-        if (kind === FRAME_DOOR_ANSWER) return doorLink.onAnswer(jsonOf(payload, "door answer"));
-        if (kind === FRAME_DOOR_TILES) return doorLink.onCells(neighbour, jsonOf(payload, "door tiles"));
-        if (kind === FRAME_NPC_HANDOFF) return npcLink.onHandoff(jsonOf(payload, "npc handoff"));
-        if (kind === FRAME_NPC_HELD) return npcLink.onHeld(neighbour, jsonOf(payload, "npc held"));
-        if (kind === FRAME_NPC_DIED) return npcLink.onDied(jsonOf(payload, "npc died"));
-        throw new FrameError(`region frame of kind ${kind}`);
-      }
+      if (gateway !== null) return room.gatewayFrame(gateway, kind, client, payload, performance.now());
+      if (neighbour !== null) return room.neighbourFrame(neighbour, kind, client, payload, performance.now());
       if (kind !== FRAME_HELLO) throw new FrameError("the first frame must be a hello");
       const hello = jsonOf(payload, "hello") as { role?: unknown; id?: unknown };
       if (hello.role === "gateway" && typeof hello.id === "string" && /^[\w-]{1,32}$/.test(hello.id)) {
-        gateway = { id: hello.id, serial: ++gatewayLinkSerial, writer, peers: new Map(), tombstones: new Map() };
-        gateways.set(hello.id, gateway);
+        gateway = room.gatewayLinked(hello.id, writer);
       } else if (hello.role === "region" && Number.isInteger(hello.id) && (hello.id as number) < layout.regionCount) {
         neighbour = hello.id as number;
       } else {
@@ -671,18 +391,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     });
     socket.on("error", () => {});
     socket.on("close", () => {
-      const closed = gateway;
-      if (closed === null) return;
-      stats.gatewayLinksLost++;
-      // A gateway started again may have linked anew before this close was seen: that link stays.
-      if (gateways.get(closed.id) === closed) gateways.delete(closed.id);
-      // The gateway is gone, not its clients: their sessions stay, unbound, until each client binds its
-      // own again through another gateway (a signed ActionPacket; docs/scaling.md § A gateway lost) or
-      // the session timeout ends it.
-      for (const peer of closed.peers.values()) {
-        peerLinks.delete(peer.key);
-        game.linkLost(peer.key);
-      }
+      // The gateway is gone, not its clients (room.gatewayLost).
+      if (gateway !== null) room.gatewayLost(gateway);
     });
   }
 
@@ -700,14 +410,15 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
         { role: "region", id: region },
         (writer, socket) => {
           connecting.delete(n);
-          neighbours.set(n, { writer, socket });
+          neighbours.set(n, socket);
+          room.neighbourLinked(n, writer);
         },
         (socket) => {
           connecting.delete(n);
-          if (neighbours.get(n)?.socket !== socket) return;
+          if (neighbours.get(n) !== socket) return;
           neighbours.delete(n);
           // The neighbour's process is gone: creatures that crossed between us are settled (npc-link.ts).
-          npcLink.linkLost(n);
+          room.neighbourLost(n);
         },
       );
     }
@@ -729,7 +440,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
         listPlayer(session);
       }
       // Without a shared store, accounts stay where their character lives: region 0 (docs/scaling.md).
-      if (session.accountId === null || accounts !== null) scratch.push(session);
+      if (room.mayCross(session)) scratch.push(session);
     }
     for (const session of scratch) {
       const { x, y } = session.entity;
@@ -738,7 +449,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       // On a neighbour's stairs down (within the margin of its ground): to the region that holds their levels.
       const pulled = levels.pulledTo(x, y);
       const target = pulled >= 0 ? pulled : handoffTarget(layout, region, x, y);
-      if (target >= 0 && target !== region) handOff(session, target);
+      if (target >= 0 && target !== region) room.handOff(session, target);
     }
     for (const id of owned.keys()) {
       if (game.sessions.byEntityId(id) === undefined) {
@@ -749,7 +460,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     }
     if (game.tick % BROADCAST_EVERY_TICKS === 0) {
       // Creatures first: one handed off now is published by its new owner, not as a ghost from here.
-      npcLink.handOff((id, target) => movedAway.set(id, target));
+      room.creaturesCross((id, target) => movedAway.set(id, target));
       publishGhosts();
     }
     handOffSpectators();
@@ -808,7 +519,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     for (const session of game.sessions.values()) {
       if (session.peer === null || !peerLinks.has(session.peer.key)) continue;
       if (session.accountId !== null && accounts === null) continue;
-      const state = stateOf(session, region);
+      const state = room.stateOf(session, region, Date.now());
       states.set(session.tokenHex, JSON.stringify(state));
     }
     stats.checkpointed = states.size;
@@ -830,7 +541,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   }
 
   function publishGhosts(): void {
-    for (const [n, { writer }] of neighbours) {
+    for (const n of neighbours.keys()) {
+      const writer = room.linkTo(n)!;
       // The client field carries this tick: the neighbour measures how late its ghosts are (ghostLagTicks).
       writer.sendJson(FRAME_GHOSTS, game.tick, ghostsFor(layout, n, ownEntities()));
       stats.ghostFramesOut++;
@@ -957,7 +669,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   let segment = await directory.worldClock(epochMs, tickPeriodMs);
   const nextTick = Math.ceil(tickAt(segment, Date.now()));
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, deadlineOf(segment, nextTick) - Date.now())));
-  game.tick = nextTick;
+  room.startAt(nextTick);
   // Overload: NPC thinking shed by this region's governor; the period is the world's (one timeline), which
   // the lowest live region stretches to the largest stretch any region wishes.
   const world = new WorldStretch(game.overload, segment, tickPeriodMs, () => game.tick);
@@ -968,13 +680,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       // Behind the world's timeline (the loop skipped ticks after a stall): rejoin it, so this region's
       // ticks stay the ones its neighbours run and its players' clients have seen.
       const worldTick = Math.floor(world.timelineAt(Date.now()));
-      if (worldTick - game.tick > MAX_TICKS_BEHIND) {
-        stats.ticksRejoined += worldTick - 1 - game.tick;
-        // The windows jumped over do not run: their steps are owed, not lost (Game.jumpClock).
-        const { owed, lost } = game.jumpClock(worldTick - 1);
-        stats.stepsOwedAtRejoin += owed;
-        stats.stepsLostAtRejoin += lost;
-      }
+      // The windows jumped over do not run: their steps are owed, not lost (Game.jumpClock).
+      if (worldTick - game.tick > MAX_TICKS_BEHIND) room.rejoin(worldTick - 1);
       game.step();
       afterTick();
     },
@@ -1039,12 +746,13 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       health.stop();
       clearInterval(refresher);
       clearInterval(clockWork);
-      for (const { socket } of neighbours.values()) socket.destroy();
+      for (const socket of neighbours.values()) socket.destroy();
       linkServer.close();
       http.server.closeAllConnections();
       await new Promise<void>((resolve) => http.server.close(() => resolve()));
       game.eventLoopDelay.stop();
       game.shutdown();
+      await recorder?.close("the region stopped");
       await kicks?.close();
       if (store !== null) await store.close();
       await chatRelay.close();
@@ -1103,6 +811,31 @@ async function openSharedStore(
       await connection.end();
     },
   };
+}
+
+/**
+ * The last entity id this region's last life may have given out (its own range), or null: the ids of the
+ * sessions its checkpoint holds (their players come back), and past the id it wrote down last, with room for
+ * what it handed out in the second after — not in the checkpoint, a player who then left for another region
+ * is still in play there (two entities under one id corrupted the store of the region holding both, issue
+ * 41's chaos run).
+ */
+function reservedThrough(
+  region: number,
+  restorable: Iterable<HandoffState>,
+  nextIdBefore: number | null,
+): number | null {
+  const ownRange = (id: number) => id > (region + 1) * ENTITY_ID_RANGE && id <= (region + 2) * ENTITY_ID_RANGE;
+  let through: number | null = null;
+  for (const state of restorable) {
+    if (Number.isInteger(state.entity?.id) && ownRange(state.entity.id))
+      through = Math.max(through ?? 0, state.entity.id);
+  }
+  if (nextIdBefore !== null && ownRange(nextIdBefore)) {
+    const past = Math.min(nextIdBefore + IDS_AFTER_CHECKPOINT, (region + 2) * ENTITY_ID_RANGE - 1);
+    through = Math.max(through ?? 0, past);
+  }
+  return through;
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

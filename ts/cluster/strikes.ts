@@ -10,7 +10,7 @@
 // ghost, and its own bumps come back the same way.
 import type { CombatRoom, RemoteCombat, StrikeOutcome } from "../server/combat/combat-room.js";
 import type { GhostTable } from "./ghosts.js";
-import { FRAME_STRIKE, FRAME_STRIKE_ANSWER, FrameError, type FrameWriter } from "./link-frames.js";
+import { FRAME_STRIKE, FRAME_STRIKE_ANSWER, FrameError, type FrameSink } from "./link-frames.js";
 
 export interface StrikeStats {
   sent: number;
@@ -30,7 +30,7 @@ export class StrikeLink implements RemoteCombat {
     private readonly combat: CombatRoom,
     private readonly ghosts: GhostTable,
     /** This region's link to neighbour `region`, if it is up. */
-    private readonly linkTo: (region: number) => FrameWriter | undefined,
+    private readonly linkTo: (region: number) => FrameSink | undefined,
   ) {
     combat.remote = this;
   }

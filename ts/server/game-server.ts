@@ -722,12 +722,14 @@ export class Game {
    * A datagram a cluster's handoff carried here: the region that let its session go received it after,
    * and sent it back through the gateway (REROUTE). Handled as any, except that a step in it that missed
    * its window is owed — run in order at the next windows — rather than left for the client's next step
-   * to replace (schedule.ts). Not recorded: a cluster's regions record nothing (recording/). A spectator's
-   * (its camera handed here with the entity it follows) owes no step: its room handles it as any other.
+   * to replace (schedule.ts). Recorded as a rerouted datagram (a region's recording: docs/recording.md § In a
+   * cluster). A spectator's (its camera handed here with the entity it follows) owes no step: its room handles
+   * it as any other.
    */
   receiveRerouted(datagram: Uint8Array, peer: Peer): void {
     const nowMs = performance.now();
     if (this.spectators.claims(datagram, peer)) return this.spectators.receive(datagram, peer, nowMs);
+    this.recorder?.datagram(peer, nowMs, datagram, true);
     this.handler.handle(datagram, peer, nowMs, true);
   }
 
@@ -750,7 +752,8 @@ export class Game {
    * A link lost without its client leaving — a cluster's gateway died (ts/cluster/region.ts) — unlike
    * linkClosed, which ends a session whose client closed its link: the session is unbound, not ended, so
    * its client may bind it again from another link (a signed ActionPacket, docs/protocol.md § 6.1) before
-   * the session timeout ends it. (Regions record no flight: nothing is recorded here.)
+   * the session timeout ends it. Not recorded here: a region records the gateway's link lost at its room's
+   * door (ts/cluster/region-room.ts), which calls this for each of that link's clients.
    */
   linkLost(peerKey: string): void {
     this.sessions.unbindPeer(peerKey);

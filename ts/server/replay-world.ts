@@ -17,7 +17,9 @@ import type { CharacterState } from "./persistence/character-store.js";
 import { LuaRuntime } from "./scripting/lua-sandbox.js";
 import type { AccountEntry } from "./session-lifecycle.js";
 import { readWorld } from "./world/world-areas.js";
-import { RecordingError } from "./recording/bytes.js";
+import type { WorldMap } from "./world/world.js";
+import type { GameOptions } from "./game-options.js";
+import { type ByteReader, RecordingError } from "./recording/bytes.js";
 import {
   BlockReader,
   type ByteSource,
@@ -35,8 +37,29 @@ import { decodeCheckpoint, describeDifferences } from "./recording/world-digest.
 
 const RECORD_NAMES = new Map<number, string>(Object.entries(RECORD).map(([name, type]) => [type, name]));
 
+/**
+ * A host of the Game other than one process — a cluster's region (ts/cluster/region-replay.ts): how its world
+ * is made from the map, and the records of its own inputs, which it applies to the world it made.
+ */
+export interface ReplayHost {
+  /** The map and the options (beyond the recorded plain ones) the host's Game is made with. */
+  world(map: WorldMap, mapPath: string): { map: WorldMap; options: Partial<GameOptions> };
+  /** The Game is made: the host attaches what drives it, and answers its own records from then on. */
+  attach(game: Game, log: Logger): ReplayHostInputs;
+}
+
+export interface ReplayHostInputs {
+  /**
+   * Applies a record of the host's (its payload at its start): true when it was one, false for a type the
+   * host does not know either. Throws OffTheRecord where the replay cannot follow the recording.
+   */
+  input(type: number, payload: ByteReader): boolean;
+}
+
 export interface ReplayOptions {
   readonly file: string;
+  /** The host a recording's header names (a cluster's region), or undefined: one process. */
+  readonly hostFor?: (header: RecordingHeader) => ReplayHost | undefined;
   /** The map to make the world from instead of the recorded path (a moved checkout): still checked by hash. */
   readonly mapPath?: string;
   /** Stop after this tick (a partial replay). */
@@ -79,7 +102,7 @@ export interface ReplayResult {
 }
 
 /** The replay stopped following the recording (a tape read where the recording has something else). */
-class OffTheRecord extends Error {}
+export class OffTheRecord extends Error {}
 
 /** Answers the world's reads of the tape from the recording's records, in order. */
 class ReplayTape implements WorldTape {
@@ -162,7 +185,7 @@ export async function replayRecording(options: ReplayOptions): Promise<ReplayRes
 }
 
 /** What a replay is made from: the file, the map when it moved, where it stops, and the log. */
-export type ReplayOpenOptions = Pick<ReplayOptions, "file" | "mapPath" | "untilTick" | "log">;
+export type ReplayOpenOptions = Pick<ReplayOptions, "file" | "mapPath" | "untilTick" | "log" | "hostFor">;
 
 /**
  * One replay of a recording, a tick at a time: `verify` runs it through as fast as it goes, `watch`
@@ -191,6 +214,9 @@ export class ReplayRun {
     private readonly buildNotes: string[],
     private readonly untilTick: number | undefined,
     private readonly startMs: number,
+    private readonly host: ReplayHostInputs | null,
+    /** The first tick the recording has (the one after its snapshot: a region's, after the tick it joined the world at). */
+    readonly firstTick: number,
   ) {}
 
   /**
@@ -241,6 +267,8 @@ export class ReplayRun {
     const blocks = reader.blocks();
     let records: Generator<RawRecord> | null = null;
     let peers: Peer[] = [];
+    /** The first block's first tick: a region's recording starts where the world's timeline stood. */
+    let firstTick: number | null = null;
     const next = (): RawRecord | null => {
       for (;;) {
         if (records !== null) {
@@ -249,6 +277,7 @@ export class ReplayRun {
         }
         const block = blocks.next();
         if (block.done) return null;
+        firstTick ??= block.value.firstTick;
         // Links are named per block (recorder.ts): a new block names them again.
         peers = [];
         records = recordsOf(block.value);
@@ -305,11 +334,14 @@ export class ReplayRun {
     }
     const core = await loadCore();
     const runtime = content.length > 0 ? await LuaRuntime.load() : null;
+    const host = options.hostFor?.(header);
+    const made = host?.world(composed.map, mapPath) ?? { map: composed.map, options: {} };
     const game = new Game(
       core,
-      composed.map,
+      made.map,
       {
         ...(header.options as object),
+        ...made.options,
         database,
         tape,
         content: runtime === null ? undefined : { runtime, files: content },
@@ -327,12 +359,9 @@ export class ReplayRun {
       buildNotes,
       untilTick,
       startMs,
+      host?.attach(game, log) ?? null,
+      firstTick ?? header.firstTick + 1,
     );
-  }
-
-  /** The first tick the recording has (the one after its snapshot). */
-  get firstTick(): number {
-    return this.header.firstTick + 1;
   }
 
   /** Whether the replay has ended (the recording, its window or a divergence that stops it). */
@@ -365,13 +394,15 @@ export class ReplayRun {
             this.namePeer(index, replayPeer(key, address, TRANSPORTS[payload.u8()] ?? "udp"));
             break;
           }
-          case RECORD.datagram: {
+          case RECORD.datagram:
+          case RECORD.rerouted: {
+            // Rerouted: one a cluster's gateway brought back from the region its session left (Game.receiveRerouted).
             this.inputs++;
             const peer = this.peerAt(payload.varint());
             if (peer === undefined)
               throw new RecordingError("a datagram names a link its block never named", "corrupt");
             const nowMs = payload.f64();
-            game.handler.handle(payload.blob(), peer, nowMs);
+            game.handler.handle(payload.blob(), peer, nowMs, record.type === RECORD.rerouted);
             break;
           }
           case RECORD.linkClosed:
@@ -479,7 +510,9 @@ export class ReplayRun {
               `the recording read ${RECORD_NAMES.get(record.type)} where the replay read nothing (between inputs, at tick ${game.tick})`,
             );
           default:
-            // A record type this build does not know: skipped (its length says where the next begins).
+            // A record of the host's (a region's inputs), or of a type this build does not know: skipped (its
+            // length says where the next begins).
+            if (this.host?.input(record.type, payload) === true) this.inputs++;
             break;
         }
       }

@@ -12,6 +12,7 @@ import { RecordingError } from "../server/recording/bytes.js";
 import { CUT_AFTER_S, CUT_BEFORE_S, CutRequestError, cutFile, cutWindow, summarize } from "../server/recording/cut.js";
 import { type ByteSource, fileSource } from "../server/recording/format.js";
 import { replayRecording } from "../server/replay-world.js";
+import { regionReplayHost } from "../cluster/region-replay.js";
 import { Logger } from "../server/ops/log.js";
 import { MAX_REPLAY_SPEED, MIN_REPLAY_SPEED } from "../replay-control.js";
 import { openWatch } from "../server/replay-viewer/open-watch.js";
@@ -125,6 +126,8 @@ async function verify(file: string, mapPath: string | undefined, until: string |
   const result = await replayRecording({
     file,
     mapPath,
+    // A cluster's region replays alone, its Game made as the region made it (docs/recording.md § In a cluster).
+    hostFor: regionReplayHost,
     untilTick,
     onProgress: (tick) => process.stderr.write(`  … tick ${tick}\n`),
     progressEveryTicks: 24 * 60,
@@ -172,6 +175,7 @@ async function watch(file: string, values: Record<string, string | boolean | und
   }
   const watched = await openWatch(file, {
     mapPath: values.map as string | undefined,
+    hostFor: regionReplayHost,
     host,
     httpPort: port,
     clientDir: DEFAULT_CLIENT_DIR,
@@ -203,18 +207,27 @@ function info(file: string, source: ByteSource): number {
   const summary = summarize(source);
   const { header } = summary;
   const tickHz = Number(header.options.tickHz ?? 24);
+  // A region's recording starts where the world's timeline stood when it started (its first block's first tick).
+  const firstTick = summary.frames[0]?.firstTick ?? header.firstTick + 1;
   const lines = [
     `recording  ${file} (${summary.bytes} bytes, ${summary.blocks} blocks)`,
     `build      ${header.build.version} commit ${header.build.commit ?? "unknown"} core ${header.build.core}`,
     `map        ${header.map.path} (${header.map.files.length} files, sha256 ${header.map.sha256.slice(0, 12)})`,
     `started    ${header.startedAt}`,
-    `ticks      ${header.firstTick + 1}–${summary.lastTick} (${((summary.lastTick - header.firstTick) / tickHz).toFixed(1)} s at ${tickHz} Hz)`,
+    `ticks      ${firstTick}–${summary.lastTick} (${((summary.lastTick - firstTick + 1) / tickHz).toFixed(1)} s at ${tickHz} Hz)`,
     `snapshot   database ${summary.snapshotBytes} bytes, ${summary.contentFiles} content files`,
     `inputs     ${Object.entries(summary.inputs)
       .map(([name, count]) => `${name} ${count}`)
       .join(", ")}`,
     `ends       ${summary.truncated ?? (summary.ended === null ? "without an end record" : `cleanly: ${summary.ended}`)}`,
   ];
+  if (header.region !== undefined) {
+    const { id, layout, epochMs } = header.region;
+    const count = (layout as { regionCount?: unknown } | null)?.regionCount;
+    lines.push(
+      `region     ${id} of ${String(count)} (the world's epoch ${new Date(epochMs).toISOString()}; docs/recording.md § In a cluster)`,
+    );
+  }
   if (header.window)
     lines.push(
       `window     ticks ${header.window.fromTick}–${header.window.toTick} (cut from ${header.window.cutFrom})`,

@@ -268,9 +268,13 @@ export class AdminService {
     return this.record("unmute", { target }, { entityId: session.entity.id, nick: session.nick, lifted });
   }
 
-  /** The mute in force on `session`, to travel with it to another process (a cluster's handoff); null: none. */
-  muteStateOf(session: Session): MuteState | null {
-    const mute = this.muteOf(session, this.ports.muteClock());
+  /**
+   * The mute in force on `session`, to travel with it to another process (a cluster's handoff); null: none.
+   * `nowMs`: the wall clock to judge it by when the question is no part of the world — a region's checkpoint
+   * of its sessions, written beside the ticks — so it is not read off the world's tape (docs/recording.md).
+   */
+  muteStateOf(session: Session, nowMs = this.ports.muteClock()): MuteState | null {
+    const mute = this.muteOf(session, nowMs);
     return mute === null ? null : { untilMs: mute.untilMs, reason: mute.reason };
   }
 

@@ -67,6 +67,19 @@ export const RECORD = {
   tickStart: 20,
   /** Once a second: a tick and the wall time (ms since 1970) it ended at — for finding "21:03" (replay cut). */
   clockMark: 21,
+  // A cluster's region (ts/cluster/region-recording.ts): what its Game takes from its links, beyond datagrams.
+  /** A frame from a gateway or a neighbour: origin (0 gateway link, 1 neighbour), its serial or region, kind, client, arrival ms, payload. */
+  regionFrame: 22,
+  /** A link came or went: event (0 gateway linked, 1 gateway lost, 2 neighbour linked, 3 neighbour lost), serial or region, gateway id. */
+  regionLink: 23,
+  /** A player handed on to a neighbour after the tick: entity id, target region. */
+  handOff: 24,
+  /** After a broadcast tick: the creatures past the margin go to their neighbours (the point it ran at): tick. */
+  creaturesCross: 25,
+  /** The region set its Game's clock on the world's timeline: tick, jumped (0 at start, 1 a rejoin after a stall). */
+  clockSet: 26,
+  /** A datagram the region a session left sent back through its gateway: as datagram. */
+  rerouted: 27,
 } as const;
 
 export type RecordType = (typeof RECORD)[keyof typeof RECORD];
@@ -86,6 +99,17 @@ export interface RecordingHeader {
   readonly firstTick: number;
   /** A cut's window of interest (replay cut): ticks the viewer starts at and ends at. */
   readonly window?: { readonly fromTick: number; readonly toTick: number; readonly cutFrom?: string };
+  /**
+   * A cluster's region (ts/cluster/region-recording.ts): its number, the layout, the world's epoch (ms since
+   * 1970: tick T ran at epoch + T × period, stretched by the world's segments) and the entity id its last life
+   * reserved through (null: none).
+   */
+  readonly region?: {
+    readonly id: number;
+    readonly layout: unknown;
+    readonly epochMs: number;
+    readonly idsReservedThrough: number | null;
+  };
 }
 
 export interface Block {

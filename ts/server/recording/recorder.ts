@@ -149,10 +149,11 @@ export class Recorder implements WorldTape {
     }
   }
 
-  datagram(peer: Peer, nowMs: number, bytes: Uint8Array): void {
+  /** A datagram given to the handler; `rerouted`: one a cluster's gateway brought back from the region its session left. */
+  datagram(peer: Peer, nowMs: number, bytes: Uint8Array, rerouted = false): void {
     if (!this.recording) return;
     const index = this.peerIndex(peer);
-    const out = this.begin(RECORD.datagram);
+    const out = this.begin(rerouted ? RECORD.rerouted : RECORD.datagram);
     out.varint(index);
     out.f64(nowMs);
     out.blob(bytes);
@@ -216,6 +217,28 @@ export class Recorder implements WorldTape {
 
   admin(op: string, args: readonly unknown[]): void {
     this.json(RECORD.admin, { op, args });
+  }
+
+  /** A record of a type a host of the Game defines (a cluster's region: ts/cluster/region-recording.ts), its payload written by `fill`. */
+  hostRecord(type: number, fill: (out: ByteWriter) => void): void {
+    if (!this.recording) return;
+    const out = this.begin(type);
+    fill(out);
+    this.end(out);
+  }
+
+  /**
+   * The host set the world's clock to `tick` (a region joins the world's timeline at start, and again after
+   * a stall): the next block starts after it, and the ticks passed over are in no block.
+   */
+  clockSet(tick: number, jumped: boolean): void {
+    if (!this.recording) return;
+    const out = this.begin(RECORD.clockSet);
+    out.varint(tick);
+    out.u8(jumped ? 1 : 0);
+    this.end(out);
+    if (this.lastTick === this.blockFirstTick - 1) this.blockFirstTick = tick + 1;
+    this.lastTick = tick;
   }
 
   /** Where the buffer stands: an input that turns out refused (a join) is taken back to here. */

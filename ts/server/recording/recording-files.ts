@@ -88,6 +88,8 @@ export interface RecordingStart {
   readonly content: readonly { name: string; source: string }[];
   readonly limits: RecordingLimits;
   readonly log: Logger;
+  /** A cluster's region: its number, the layout, the world's epoch (the header's `region`). */
+  readonly region?: RecordingHeader["region"];
 }
 
 /**
@@ -105,18 +107,22 @@ export async function startRecording(start: RecordingStart): Promise<Recorder> {
     options: plainOptions(start.options),
     startedAt: startedAt.toISOString(),
     firstTick: 0,
+    ...(start.region === undefined ? {} : { region: start.region }),
   };
-  const path = join(start.dir, recordingName(startedAt));
+  const path = join(start.dir, recordingName(startedAt, start.region?.id));
   const recorder = await Recorder.create({ path, header, maxBytes: start.limits.maxBytes, log: start.log });
   recorder.snapshot(start.database, start.content);
   start.log.info("recording the world", { path, snapshotBytes: start.database.length });
   return recorder;
 }
 
-/** caves-20261207-052233-<pid>.fcrec: sorts by time, never clashes with another process's. */
-function recordingName(at: Date): string {
+/**
+ * caves-20261207-052233-<pid>.fcrec (a region's: caves-r1-20261207-052233-<pid>.fcrec): sorts by time, never
+ * clashes with another process's.
+ */
+function recordingName(at: Date, region: number | undefined): string {
   const stamp = at.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
-  return `caves-${stamp}-${process.pid}${RECORDING_SUFFIX}`;
+  return `caves-${region === undefined ? "" : `r${region}-`}${stamp}-${process.pid}${RECORDING_SUFFIX}`;
 }
 
 /** Deletes the folder's oldest recordings past `keepDays` or beyond `keepBytes` together. */

@@ -6,13 +6,15 @@ import { RecordingError } from "../recording/bytes.js";
 import { summarize } from "../recording/cut.js";
 import { fileSource } from "../recording/format.js";
 import type { Logger } from "../ops/log.js";
-import type { Divergence } from "../replay-world.js";
+import type { Divergence, ReplayOpenOptions } from "../replay-world.js";
 import { ReplayPlayer } from "./replay-player.js";
 import { serveReplay, type ViewerServer } from "./viewer-server.js";
 
 export interface OpenWatchOptions {
   /** The map, when not where the recording's header says it was. */
   readonly mapPath?: string;
+  /** The host a recording's header names (a cluster's region: replay-world.ts's ReplayHost), when not one process. */
+  readonly hostFor?: ReplayOpenOptions["hostFor"];
   readonly host: string;
   /** HTTP port; 0: any free one. */
   readonly httpPort: number;
@@ -53,6 +55,7 @@ export async function openWatch(file: string, options: OpenWatchOptions): Promis
   const player = await ReplayPlayer.open({
     file,
     mapPath: options.mapPath,
+    hostFor: options.hostFor,
     lastTick,
     log: options.log,
     onDivergence: options.onDivergence,
