@@ -30,8 +30,8 @@
 // DialogClose, which it acknowledges), and wanders on. With none in view, or stuck
 // on a wall, it wanders as the others do.
 // --social N (the social suite, issue 39): the first N bots (a multiple of 4) join
-// first, one at a time, so they take the social world's camps (bench/server/world.ts
-// `social`), and play together as bench/server/social.ts says: each takes what its
+// before the others, so they take the social world's camps (bench/server/world.ts
+// `social`; each finds its seat by the spawn point it was placed on), and play together as bench/server/social.ts says: each takes what its
 // chest holds, the camp forms a party (/invite, Join), neighbours trade (/trade,
 // /offer, Confirm) and every social bot talks at chat's rate limit (public lines,
 // /tell, /p). They stand at their camp (a trade needs both within 2 tiles). After
@@ -123,7 +123,7 @@ import { EntityCursor } from "../../ts/protocol/entity.js";
 import { NO_TARGET_TICK, nextWindowAfter, tickOfWindow, windowPeriodMs } from "../../ts/window.js";
 import { mulberry32 } from "../lib/data.js";
 import { ENTITY_TYPE_CHEST } from "../../ts/item-types.js";
-import { HALL_STAIRS, HALL_TILES, HALL_X, HALL_Y } from "./world.js";
+import { HALL_STAIRS, HALL_TILES, HALL_X, HALL_Y, SOCIAL_CAMP, socialCampCorners } from "./world.js";
 import { SocialBot, campCensus, zeroSocialCounts } from "./social.js";
 import { IP_UDP_OVERHEAD_BYTES } from "./ip-overhead.js";
 
@@ -226,6 +226,15 @@ const social = zeroSocialCounts();
 /** After the window: how long open trades are given to end before the census is asked, and how long it may take. */
 const SOCIAL_SETTLE_MS = 2000;
 const SOCIAL_CENSUS_MS = 10_000;
+/** The camps' seats by spawn point ("x,y" → camp × 4 + member), and the nick seated in each. */
+const seats = new Map<string, number>(
+  socialCampCorners(socialBots / 4).flatMap((corner, camp) =>
+    SOCIAL_CAMP.members.map(
+      (member, index) => [`${corner.x + member.x},${corner.y + member.y}`, camp * 4 + index] as const,
+    ),
+  ),
+);
+const seatNicks: string[] = [];
 /** A delver that stood this long on stairs without going down (every level slot in use) tries other stairs. */
 const STAIRS_WAIT_MS = 3000;
 /** Windows a delver tries one direction off the stairs up before the next. */
@@ -409,8 +418,8 @@ class Bot {
      * social: a social bot (--social), standing at its camp.
      */
     readonly role: "wander" | "stand" | "delve" | "social" = "wander",
-    /** A social bot's number among the social bots (role social). */
-    socialIndex = -1,
+    /** A social bot's nick (role social). */
+    nick = "",
   ) {
     this.action.authToken = token;
     this.chatAck = { type: "chat_ack", clientType: CLIENT_TYPE_OFFICIAL, authToken: token, seq: 0 };
@@ -430,11 +439,12 @@ class Bot {
     this.social =
       role === "social"
         ? new SocialBot(
-            socialIndex,
             entityId,
             {
               link: { send: (bytes) => this.send(bytes), token: () => token, clientType: CLIENT_TYPE_OFFICIAL },
-              nickOf: (index) => `bot${firstBot + index}`,
+              nickOf: (index) => seatNicks[index],
+              seatAt: (x, y) => seats.get(`${x},${y}`) ?? -1,
+              seated: (index) => (seatNicks[index] = nick),
               socialBots,
               random,
               counts: () => (measuring ? social : null),
@@ -944,7 +954,7 @@ let next = 0;
 /** Joins bot `index` (of this process) in `role`, binds its socket and sends its hello. */
 async function start(index: number, role: Bot["role"]): Promise<void> {
   const { token, port, entityId } = await join(firstBot + index);
-  const bot = new Bot(token, port, entityId, performance.now(), role, role === "social" ? index : -1);
+  const bot = new Bot(token, port, entityId, performance.now(), role, `bot${firstBot + index}`);
   await new Promise<void>((resolve) => bot.socket.bind(0, "127.0.0.1", () => resolve()));
   // Connected: each send skips node:dgram's address lookup (a lookup call and an IPv4 test per datagram) and
   // the kernel's route lookup, and only the server's datagrams are let in.
@@ -965,15 +975,18 @@ const timer = setInterval(() => {
 // The hall bots first, one at a time: the server hands guests the map's spawn points in order, and the
 // delve world's first ones are in its hall.
 for (; next < Math.min(hallBots, count); next++) await start(next, delve ? "delve" : "stand");
-// The social bots likewise, so social bot 4c + m takes camp c's member m's spawn point.
-for (; next < socialBots; next++) await start(next, "social");
-await Promise.all(
-  Array.from({ length: JOIN_CONCURRENCY }, async () => {
-    while (next < count) {
-      await start(next++, "wander");
-    }
-  }),
-);
+// The social bots next, all of them before any wanderer, so they take the camps' spawn points (in whatever
+// order the server answers the joins: each finds its seat by where it was placed).
+for (const [until, role] of [
+  [socialBots, "social"],
+  [count, "wander"],
+] as const) {
+  await Promise.all(
+    Array.from({ length: JOIN_CONCURRENCY }, async () => {
+      while (next < until) await start(next++, role);
+    }),
+  );
+}
 emit("joined", { bots: bots.length });
 // --wait-go: the harness runs several bot processes and says "go" on stdin once all have joined, so their
 // warm-ups and windows line up.

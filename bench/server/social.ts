@@ -166,8 +166,12 @@ type LineKind = "said" | "tells" | "partyLines" | "tradeLines" | "invites";
 /** What a social bot needs of the process: its link, the nicks of the social bots, a random draw, the counts. */
 export interface SocialPorts {
   readonly link: ChannelLink;
-  /** The nick of social bot `index` (the process's first social bots are bot<first>, bot<first+1>, …). */
-  nickOf(index: number): string;
+  /** The nick of the social bot in seat `index` (camp × 4 + member), once one sits there. */
+  nickOf(index: number): string | undefined;
+  /** The seat whose spawn point is (x, y), or -1: a social bot's seat is where it was placed. */
+  seatAt(x: number, y: number): number;
+  /** This bot sits in seat `index` (its nick is known there from now on). */
+  seated(index: number): void;
   readonly socialBots: number;
   random(): number;
   /** The window's counts, or null outside it. */
@@ -176,7 +180,9 @@ export interface SocialPorts {
 
 /** One social bot's play: fed the packets it is about, stepped every round of the process's timer. */
 export class SocialBot {
-  readonly role: ReturnType<typeof campRole>;
+  /** Its seat (camp × 4 + member) and what that makes it, once placed. */
+  index = -1;
+  role: ReturnType<typeof campRole> | null = null;
   readonly chat: ChatDelivery;
   readonly dialogs: DialogState;
   /** The own bag as the newest own EntityDetail says: item id → count. */
@@ -215,12 +221,10 @@ export class SocialBot {
   private chestAnswered = false;
 
   constructor(
-    readonly index: number,
     readonly entityId: number,
     private readonly ports: SocialPorts,
     nowMs: number,
   ) {
-    this.role = campRole(index);
     this.chat = new ChatDelivery(ports.link);
     this.dialogs = new DialogState(ports.link);
     this.nextLineMs = nowMs + ports.random() * LINE_EVERY_MS;
@@ -247,8 +251,14 @@ export class SocialBot {
     if (this.chestId === 0 && this.chestsSeen.size < 16) this.chestsSeen.set(id, { x, y });
   }
 
-  /** The own position (from an entity update): the own chest is the one seen beside it. */
+  /** The own position (from an entity update): the seat it was placed in, and the chest seen beside it. */
   placedAt(x: number, y: number): void {
+    if (this.role === null) {
+      this.index = this.ports.seatAt(x, y);
+      if (this.index < 0) return;
+      this.role = campRole(this.index);
+      this.ports.seated(this.index);
+    }
     if (this.chestId !== 0) return;
     for (const [id, chest] of this.chestsSeen)
       if (Math.max(Math.abs(chest.x - x), Math.abs(chest.y - y)) <= 1) {
@@ -311,6 +321,8 @@ export class SocialBot {
     this.chat.update(nowMs);
     this.dialogs.update(nowMs);
     if (this.censusAskedMs !== Infinity) return this.askCensus(nowMs);
+    const role = this.role;
+    if (role === null) return;
     for (const [dialogId, press] of this.presses) {
       if (nowMs < press.atMs) continue;
       this.presses.delete(dialogId);
@@ -322,17 +334,20 @@ export class SocialBot {
     if (this.finishing) return;
     if (!this.chestTaken && this.chestId !== 0 && nowMs - this.itemRequestSentMs >= ITEM_RETRY_MS)
       this.takeChest(nowMs);
-    if (this.role.member === 0 && !this.invited) {
-      this.invited = true;
-      for (let member = 1; member < 4; member++)
-        this.queue.push({ text: `/invite ${this.ports.nickOf(this.role.camp * 4 + member)}`, kind: "invites" });
+    if (role.member === 0 && !this.invited) {
+      // Once the whole camp is seated: the leader invites the three others.
+      const nicks = [1, 2, 3].map((member) => this.ports.nickOf(role.camp * 4 + member));
+      if (nicks.every((nick) => nick !== undefined)) {
+        this.invited = true;
+        for (const nick of nicks) this.queue.push({ text: `/invite ${nick}`, kind: "invites" });
+      }
     }
-    if (this.role.asks && this.chestTaken) this.trade(nowMs);
+    if (role.asks && this.chestTaken) this.trade(nowMs, role.partner);
     if (nowMs >= this.nextLineMs) {
       this.nextLineMs += LINE_EVERY_MS;
       // Behind by more than a slot (a stalled timer): the slot is now, not a burst to catch up.
       if (this.nextLineMs < nowMs) this.nextLineMs = nowMs + LINE_EVERY_MS;
-      this.post(this.queue.shift() ?? this.chatterLine(), nowMs);
+      this.post(this.queue.shift() ?? this.chatterLine(role.camp), nowMs);
     }
   }
 
@@ -341,7 +356,7 @@ export class SocialBot {
     this.finishing = true;
     this.queue.length = 0;
     this.presses.clear();
-    if (this.role.asks && this.askedMs !== 0) this.post({ text: "/cancel", kind: "tradeLines" }, nowMs);
+    if (this.role?.asks === true && this.askedMs !== 0) this.post({ text: "/cancel", kind: "tradeLines" }, nowMs);
   }
 
   /** Asks for the own EntityDetail and the chest's until both come: their inventories are the census. */
@@ -392,7 +407,7 @@ export class SocialBot {
     link.send(this.itemOut);
   }
 
-  private trade(nowMs: number): void {
+  private trade(nowMs: number, partner: number): void {
     if (this.askedMs !== 0) {
       if (nowMs - this.askedMs < TRADE_GIVE_UP_MS) return;
       // Not done in time (a refusal, a lost moment): call it off and ask again later.
@@ -402,10 +417,11 @@ export class SocialBot {
       this.tradeEnded(nowMs);
       return;
     }
-    if (nowMs < this.nextTradeMs) return;
+    const nick = this.ports.nickOf(partner);
+    if (nowMs < this.nextTradeMs || nick === undefined) return;
     this.askedMs = nowMs;
     this.offered = false;
-    this.queue.push({ text: `/trade ${this.ports.nickOf(this.role.partner)}`, kind: "tradeLines" });
+    this.queue.push({ text: `/trade ${nick}`, kind: "tradeLines" });
     const counts = this.ports.counts();
     if (counts) counts.tradesAsked++;
   }
@@ -417,15 +433,16 @@ export class SocialBot {
   }
 
   /** The next line of chatter: a public line, a private one to another social bot, a party line, in turn. */
-  private chatterLine(): { text: string; kind: LineKind } {
+  private chatterLine(camp: number): { text: string; kind: LineKind } {
     const turn = this.chatter++ % 3;
-    if (turn === 0) return { text: `hello from camp ${this.role.camp}`, kind: "said" };
     if (turn === 1) {
       let to = Math.floor(this.ports.random() * this.ports.socialBots);
       if (to === this.index) to = (to + 1) % this.ports.socialBots;
-      return { text: `/tell ${this.ports.nickOf(to)} see you at camp ${this.role.camp}`, kind: "tells" };
+      const nick = this.ports.nickOf(to);
+      if (nick !== undefined) return { text: `/tell ${nick} see you at camp ${camp}`, kind: "tells" };
     }
-    return { text: `/p holding camp ${this.role.camp}`, kind: "partyLines" };
+    if (turn === 2) return { text: `/p holding camp ${camp}`, kind: "partyLines" };
+    return { text: `hello from camp ${camp}`, kind: "said" };
   }
 
   private post(line: { text: string; kind: LineKind }, nowMs: number): void {
@@ -434,7 +451,7 @@ export class SocialBot {
 
   private heard(speakerEntityId: number, speakerName: string, text: string, counts: SocialCounts | null): void {
     if (speakerEntityId === 0 && text.startsWith("Trade done:")) {
-      if (this.role.asks && this.askedMs !== 0) {
+      if (this.role?.asks === true && this.askedMs !== 0) {
         if (counts) counts.tradesDone++;
         this.tradeEnded(performance.now());
       }

@@ -34,7 +34,8 @@
 // beside a chest of its own (1 tile, an item's reach, and at least 3 from the others' chests) that holds
 // what its member trades with (CAMP_CHESTS). The camps stand on cleared floor at seeded random places
 // (a stream of their own); the world then carries the bundled item catalogue. The bench's social bots
-// (bench/server/bots.ts --social) join first, one at a time, so camp c's members are bots 4c … 4c+3.
+// (bench/server/bots.ts --social) join before the others, so they take these spawn points, and each finds its
+// seat in a camp by the spawn point it was placed on.
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
