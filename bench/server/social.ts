@@ -8,7 +8,8 @@
 //    who press Trade; each side `/offer`s what it has more of (OFFER_UNITS) and presses Confirm once the window
 //    shows both offers — the server then writes both bags in one transaction and says "Trade done";
 //  - talk at chat's rate limit (1 line a second): every line slot not taken by a trade or an invitation is a
-//    public line, a `/tell` to another social bot or a `/p` line to the party, in turn.
+//    `/tell` to another social bot or a `/p` line to the party, in turn, and one in PUBLIC_EVERY_LINES a
+//    public line (heard by the whole world, so a realistic share of them, not one a second per bot).
 // Lines go through the client core's ChatDelivery (numbered, re-sent until acknowledged) and windows through
 // its DialogState (acknowledged, the reply re-sent until the server's DialogClose), as the browser's do.
 // At the end (`finish`) the askers call off any trade still open, and every social bot asks for its own
@@ -37,6 +38,12 @@ import {
 
 /** One chat line a second: chat's rate limit (1 a second, bursts of 5), which every command shares. */
 export const LINE_EVERY_MS = 1000;
+/**
+ * One line in this many is public; the others are /tell and /p in turn. A public line is heard by every
+ * player of the world (docs/protocol.md § 14): a thousand bots each saying one a second would send two
+ * million lines a second to 2000 players — a flood no world sees, which would measure the fan-out alone.
+ */
+export const PUBLIC_EVERY_LINES = 60;
 /** An asker asks its neighbour to trade again this long after the last trade ended (uniform in the range). */
 export const TRADE_AGAIN_MS = { min: 6000, max: 10_000 } as const;
 /** An asker calls off a trade that has not been done this long after it asked. */
@@ -434,15 +441,15 @@ export class SocialBot {
 
   /** The next line of chatter: a public line, a private one to another social bot, a party line, in turn. */
   private chatterLine(camp: number): { text: string; kind: LineKind } {
-    const turn = this.chatter++ % 3;
-    if (turn === 1) {
+    const turn = this.chatter++ % PUBLIC_EVERY_LINES;
+    if (turn === 0) return { text: `hello from camp ${camp}`, kind: "said" };
+    if (turn % 2 === 1) {
       let to = Math.floor(this.ports.random() * this.ports.socialBots);
       if (to === this.index) to = (to + 1) % this.ports.socialBots;
       const nick = this.ports.nickOf(to);
       if (nick !== undefined) return { text: `/tell ${nick} see you at camp ${camp}`, kind: "tells" };
     }
-    if (turn === 2) return { text: `/p holding camp ${camp}`, kind: "partyLines" };
-    return { text: `hello from camp ${camp}`, kind: "said" };
+    return { text: `/p holding camp ${camp}`, kind: "partyLines" };
   }
 
   private post(line: { text: string; kind: LineKind }, nowMs: number): void {

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { TICK_HZ, BROADCAST_EVERY_TICKS } from "../../ts/constants.js";
 import { type RunOptions, commandLine, fmt, gitCommit, log, loadNow, machineNow } from "../lib/harness.js";
 import type { SuiteResult, Target } from "../lib/results.js";
-import { LINE_EVERY_MS, TRADE_AGAIN_MS } from "../server/social.js";
+import { LINE_EVERY_MS, PUBLIC_EVERY_LINES, TRADE_AGAIN_MS } from "../server/social.js";
 import { CAMP_CHESTS, writeWorld } from "../server/world.js";
 import { type ScaleRow, holdsRates, loadCell, ratesText, runScale } from "./server.js";
 
@@ -180,7 +180,8 @@ export async function runSocial(
           "each takes its chest's items (take_all), member 0 invites the other three (/invite, Join), members 0 and 2 ask 1 and 3 to trade " +
           `every ${TRADE_AGAIN_MS.min / 1000}–${TRADE_AGAIN_MS.max / 1000} s (/trade, Trade; /offer 5 gold coin or 1 healing potion, whichever the bag holds more offers of; ` +
           `Confirm once the window shows both offers), and every social bot posts one line each ${LINE_EVERY_MS} ms (chat's limit) — a trade's or ` +
-          "an invitation's command when one waits, else a public line, a /tell to a random social bot and a /p line in turn. The other bots wander. " +
+          `an invitation's command when one waits, else a /tell to a random social bot and a /p line in turn, one line in ${PUBLIC_EVERY_LINES} a public one ` +
+          "(heard by every player of the world: one a second from each social bot would be a fan-out no world sees). The other bots wander. " +
           'Lines posted: acknowledged as posted; trades done: "Trade done" heard by the asker. Census: the bags and chests of every camp ' +
           "after the window against what the chests held at the start. " +
           `Holds: ≥ 95 % of ${TICK_HZ} ticks/s and ${BROADCAST_HZ} States/s per bot, p99 tick under ${TICK_P99_GOAL_MS} ms, census conserved.`,
