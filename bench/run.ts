@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --only codec,pathfind,blit,server,npcs,combat,levels,content,recording,client]`: runs the
+// `npm run bench [-- --quick] [-- --only codec,pathfind,blit,server,npcs,combat,levels,content,recording,client,consoles,social]`: runs the
 // benchmark suites, writes bench/results/<suite>.json and regenerates
 // bench/REPORT.md with its SVG charts. docs/benchmarks.md explains the output.
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -16,6 +16,7 @@ import { parseContentRows, runServerContent } from "./suites/content.js";
 import { runServerLevels } from "./suites/levels.js";
 import { runRecording } from "./suites/recording.js";
 import { runConsoles } from "./suites/console.js";
+import { runSocial } from "./suites/social.js";
 import { runPathfind } from "./suites/pathfind.js";
 import {
   type NpcRowSpec,
@@ -50,6 +51,7 @@ const SUITES: Record<string, (options: SuiteOptions) => Promise<SuiteResult>> = 
   recording: runRecording,
   client: runClient,
   consoles: runConsoles,
+  social: runSocial,
 };
 /** Suites `npm run bench` runs without --only (server5000 takes two cores' worth of bots and minutes of joins). */
 const DEFAULT_SUITES = [
@@ -64,6 +66,7 @@ const DEFAULT_SUITES = [
   "recording",
   "client",
   "consoles",
+  "social",
 ];
 
 const HELP = `usage: npm run bench -- [--quick] [--only SUITE[,SUITE...]] [--bots N[,N...]]
@@ -78,7 +81,7 @@ const HELP = `usage: npm run bench -- [--quick] [--only SUITE[,SUITE...]] [--bot
                  server's --npc-budget), "+deltas" after either for bots that ask for entity deltas (P-21), "+compact" for compact ones (P-25);
                  0 is the row without NPCs the others are compared with (default 0,20000,100000,
                  20000@20000000,0+deltas,20000+deltas,100000+deltas; with --quick 0,20000 at 100 bots)
-  --npc-bots N   npcs, combat, levels, content, recording and consoles suites: bots in every row (default 2000)
+  --npc-bots N   npcs, combat, levels, content, recording, consoles and social suites: bots in every row (default 2000)
   --content LIST content suite: the rows, of none (no scripts: the comparison), realistic (a dialog per talk) and
                  hostile (every talk runs into the instruction budget and the memory cap); default all three, in
                  that order. 2000 talking bots (100 with --quick), 20,000 NPCs of which 2,000 are talked to

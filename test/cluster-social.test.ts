@@ -3,7 +3,8 @@
 // players in two regions befriend each other (each found in the other's region through the directory of
 // players in Redis), see each other online, hear each other go; a line to the one who went waits in
 // PostgreSQL and reaches them when they log in again, in whichever region they play; and an ignore holds
-// for public lines relayed from the other region, kept in PostgreSQL across the login.
+// for public lines relayed from the other region, kept in PostgreSQL across the login. "Ada added you as a
+// friend." reaches the new friend in the other region, or waits for their next login when they went offline.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
@@ -22,6 +23,8 @@ import { postJson } from "./support/game-harness.js";
 import { type Joined, UdpTestClient } from "./support/udp-client.js";
 import { walkSteps } from "./support/walk.js";
 import { HANDOFF_MARGIN_TILES } from "../ts/cluster/layout.js";
+import { SOCIAL_LOCK_SPACE } from "../ts/cluster/pg-social.js";
+import { BEFRIENDED_WAITING_TEXT } from "../ts/server/social/social-room.js";
 
 const skip = clusterSkipReason() ?? postgresSkipReason();
 if (skip !== null) process.stderr.write(`test/cluster-social.test.ts skipped: ${skip}\n`);
@@ -86,10 +89,13 @@ describe.skipIf(skip !== null)("friends, waiting lines and ignores across a clus
     expect(await until("Bob in region 1", async () => (await cluster.ownerOf(bo.joined.entityId)) === 1)).toBe(true);
 
     // Each names the other, who plays in the other region: found through the directory of players.
+    // And each is told in its own region, through the directory of players and the chat relay.
     await say(ada, "/friend Bob");
     await system(ada, "Bob befriended", "Bob is now your friend: you will hear when they come and go.");
+    await system(bo, "told by the other region", "Ada added you as a friend.");
     await say(bo, "/friend Ada");
     await system(bo, "Ada befriended", "Ada is now your friend: you will hear when they come and go.");
+    await system(ada, "told by the other region", "Bob added you as a friend.");
     const rows = await db.query<{ who: string; friend: string }>(
       `SELECT a.nick AS who, b.nick AS friend FROM friends f
        JOIN accounts a ON a.id = f.account_id JOIN accounts b ON b.id = f.friend_id ORDER BY a.nick`,
@@ -181,5 +187,45 @@ describe.skipIf(skip !== null)("friends, waiting lines and ignores across a clus
     await say(ada, "third hello");
     const heard = await hearLine(bo3, "Ada's line once unignored", (line) => line.text === "third hello");
     expect(heard.speakerName).toBe("Ada");
+  }, 60_000);
+
+  it("a new friend gone offline by the time the friendship is written finds the notice waiting at the next login", async () => {
+    const ada = clients[0];
+    const dee = await playing(await register("Dee"));
+    expect(await until("Dee in region 1", async () => (await cluster.ownerOf(dee.joined.entityId)) === 1)).toBe(true);
+    // Ada's social rows are written under her account's advisory lock: held here, Ada's /friend Dee waits in
+    // PostgreSQL while Dee leaves, so the friendship is written with Dee offline in every region.
+    const ids = await db.query<{ id: number }>("SELECT id FROM accounts WHERE name_key = 'ada'");
+    const lock = [SOCIAL_LOCK_SPACE, ids.rows[0].id];
+    await db.query("SELECT pg_advisory_lock($1, $2)", lock);
+    try {
+      const seq = (seqs.get(ada) ?? 0) + 1;
+      seqs.set(ada, seq);
+      post(ada, seq, "/friend Dee");
+      await until(
+        "Ada's friendship waiting for the lock",
+        async () =>
+          (await db.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows.length > 0,
+      );
+      dee.leave();
+      await until("Dee gone", async () => (await cluster.ownerOf(dee.joined.entityId)) === null);
+    } finally {
+      await db.query("SELECT pg_advisory_unlock($1, $2)", lock);
+    }
+    await system(ada, "Dee befriended", "Dee is now your friend: you will hear when they come and go.");
+    await until("the notice kept for Dee", async () =>
+      (
+        await db.query<{ text: string }>(
+          "SELECT m.text FROM mail m JOIN accounts a ON a.id = m.to_account WHERE a.name_key = 'dee'",
+        )
+      ).rows.some((row) => row.text === BEFRIENDED_WAITING_TEXT),
+    );
+
+    const login = await postJson(http(), "/api/login", { name: "dee", password: "long enough" });
+    expect(login.status).toBe(200);
+    const dee2 = await playing(login.body as unknown as Joined);
+    await system(dee2, "the waiting line announced", "A line came while you were away:");
+    const notice = await hearLine(dee2, "the notice", (line) => line.text === BEFRIENDED_WAITING_TEXT);
+    expect(notice.speakerName).toBe("Ada (private)");
   }, 60_000);
 });

@@ -30,6 +30,14 @@
 // "shown" at once), presses one of its buttons (a DialogReply, re-sent until the
 // DialogClose, which it acknowledges), and wanders on. With none in view, or stuck
 // on a wall, it wanders as the others do.
+// --social N (the social suite, issue 39): the first N bots (a multiple of 4) join
+// before the others, so they take the social world's camps (bench/server/world.ts
+// `social`; each finds its seat by the spawn point it was placed on), and play together as bench/server/social.ts says: each takes what its
+// chest holds, the camp forms a party (/invite, Join), neighbours trade (/trade,
+// /offer, Confirm) and every social bot talks at chat's rate limit (public lines,
+// /tell, /p). They stand at their camp (a trade needs both within 2 tiles). After
+// the window they call off open trades and ask for their own and their chest's
+// EntityDetail: the census of every camp's items, against what the chests held.
 //
 // Why not the shared client core (ts/client/core, which ts/bots drives): this
 // process must hold 2000 bots on one core (the harness pins it to core 1) so
@@ -47,7 +55,7 @@
 //
 // usage: node --import tsx bench/server/bots.ts --http http://127.0.0.1:PORT --count N
 //        [--warmup S] [--measure S] [--idle | --fight] [--deltas] [--compact] [--seed N] [--wait-go] [--first N]
-//        [--hall K [--delve]] [--talk] [--udp-backend auto|mmsg|dgram]
+//        [--hall K [--delve]] [--talk] [--social N] [--udp-backend auto|mmsg|dgram]
 // --deltas: each bot asks for entity deltas (P-21) — it acknowledges the lists it verifies
 // (EntityAckPacket) and applies each StateDeltaPacket to its baseline. --compact (implies --deltas):
 // the compact form (P-25) as the official client asks by default — CompactAckPackets, and
@@ -102,6 +110,7 @@ import {
   type DialogPacket,
   ENTITY_QUERY_BYTES,
   MAX_DATAGRAM_BYTES,
+  decodeTlvs,
   encodeDialogAck,
   encodeDialogReply,
   encodeEntityQuery,
@@ -122,7 +131,9 @@ import { actionFromDelta } from "../../ts/protocol/action.js";
 import { EntityCursor } from "../../ts/protocol/entity.js";
 import { NO_TARGET_TICK, nextWindowAfter, tickOfWindow, windowPeriodMs } from "../../ts/window.js";
 import { mulberry32 } from "../lib/data.js";
-import { HALL_STAIRS, HALL_TILES, HALL_X, HALL_Y } from "./world.js";
+import { ENTITY_TYPE_CHEST } from "../../ts/item-types.js";
+import { HALL_STAIRS, HALL_TILES, HALL_X, HALL_Y, SOCIAL_CAMP, socialCampCorners } from "./world.js";
+import { SocialBot, campCensus, zeroSocialCounts } from "./social.js";
 import { IP_UDP_OVERHEAD_BYTES } from "./ip-overhead.js";
 
 const HELP = `usage: node --import tsx bench/server/bots.ts --http http://127.0.0.1:PORT [options]
@@ -145,6 +156,8 @@ in one process, each a real protocol client over UDP with its own socket and ses
   --first N      the first bot's number (nicks are bot<N>): several processes on one server (default 0)
   --wait-go      after joining, wait for "go" on stdin before the warm-up (several processes in step)
   --hall K       the first K bots take the delve world's hall; --delve: they take its stairs over and over
+  --social N     the first N bots (a multiple of 4) take the social world's camps and play together: a party of
+                 four, trades with a neighbour, chat at its rate limit (bench/server/social.ts)
   -h, --help     this text
 
 stdout: JSON lines {"event":"joined"|"measure-start"|"measure-end"|"result", ...}
@@ -177,6 +190,7 @@ const OPTIONS = {
   first: { type: "string", default: "0" },
   hall: { type: "string", default: "0" },
   delve: { type: "boolean", default: false },
+  social: { type: "string", default: "0" },
 } as const;
 const { values } = parseOptions();
 if (values.help) {
@@ -189,7 +203,7 @@ if (values.http === undefined) {
 }
 const httpBase = values.http;
 /** A whole number ≥ 0 (or any number ≥ 0 with `fraction`), else a clear exit naming the option. */
-function option(name: "count" | "first" | "warmup" | "measure" | "hall" | "seed", fraction = false): number {
+function option(name: "count" | "first" | "warmup" | "measure" | "hall" | "seed" | "social", fraction = false): number {
   const value = Number(values[name]);
   if (!(value >= 0) || (!fraction && !Number.isInteger(value))) {
     process.stderr.write(`bots: --${name} must be a ${fraction ? "" : "whole "}number ≥ 0, got ${values[name]}\n`);
@@ -225,6 +239,27 @@ const sockets = (() => {
   }
 })();
 const delve = values.delve!;
+const socialBots = option("social");
+if (socialBots % 4 !== 0 || socialBots > count || (socialBots > 0 && (hallBots > 0 || talk))) {
+  process.stderr.write(
+    `bots: --social takes camps of four (a multiple of 4, at most --count), and goes with neither --hall nor --talk; got ${socialBots}\n`,
+  );
+  process.exit(2);
+}
+/** Social bots, during the window (bench/server/social.ts SocialCounts). */
+const social = zeroSocialCounts();
+/** After the window: how long open trades are given to end before the census is asked, and how long it may take. */
+const SOCIAL_SETTLE_MS = 2000;
+const SOCIAL_CENSUS_MS = 10_000;
+/** The camps' seats by spawn point ("x,y" → camp × 4 + member), and the nick seated in each. */
+const seats = new Map<string, number>(
+  socialCampCorners(socialBots / 4).flatMap((corner, camp) =>
+    SOCIAL_CAMP.members.map(
+      (member, index) => [`${corner.x + member.x},${corner.y + member.y}`, camp * 4 + index] as const,
+    ),
+  ),
+);
+const seatNicks: string[] = [];
 /** A delver that stood this long on stairs without going down (every level slot in use) tries other stairs. */
 const STAIRS_WAIT_MS = 3000;
 /** Windows a delver tries one direction off the stairs up before the next. */
@@ -391,6 +426,8 @@ class Bot {
   nextTalkMs = 0;
   standUntilMs = 0;
   readonly conversation = new Conversation();
+  /** A social bot's play (role social), else null. */
+  readonly social: SocialBot | null;
   readonly queryOut = new Uint8Array(ENTITY_QUERY_BYTES);
   readonly dialogAckOut = new Uint8Array(DIALOG_ACK_BYTES);
   /** The ChatAck sent back, like the official client's: seq is the highest chat message received in order. */
@@ -410,8 +447,13 @@ class Bot {
     readonly port: number,
     readonly entityId: number,
     nowMs: number,
-    /** wander (or fight, or idle, by the flags); stand: a hall bot without --delve; delve: a hall bot with it. */
-    readonly role: "wander" | "stand" | "delve" = "wander",
+    /**
+     * wander (or fight, or idle, by the flags); stand: a hall bot without --delve; delve: a hall bot with it;
+     * social: a social bot (--social), standing at its camp.
+     */
+    readonly role: "wander" | "stand" | "delve" | "social" = "wander",
+    /** A social bot's nick (role social). */
+    nick = "",
   ) {
     this.action.authToken = token;
     this.chatAck = { type: "chat_ack", clientType: CLIENT_TYPE_OFFICIAL, authToken: token, seq: 0 };
@@ -425,6 +467,22 @@ class Bot {
     this.nextMoveMs = nowMs + random() * WINDOW_MS;
     this.nextPingMs = nowMs + random() * PING_INTERVAL_MS;
     this.nextTurnMs = nowMs + TURN_AFTER_MIN_MS + random() * TURN_AFTER_SPREAD_MS;
+    this.social =
+      role === "social"
+        ? new SocialBot(
+            entityId,
+            {
+              link: { send: (bytes) => this.send(bytes), token: () => token, clientType: CLIENT_TYPE_OFFICIAL },
+              nickOf: (index) => seatNicks[index],
+              seatAt: (x, y) => seats.get(`${x},${y}`) ?? -1,
+              seated: (index) => (seatNicks[index] = nick),
+              socialBots,
+              random,
+              counts: () => (measuring ? social : null),
+            },
+            nowMs,
+          )
+        : null;
   }
 
   send(bytes: Uint8Array): void {
@@ -506,7 +564,7 @@ class Bot {
         }
         this.entityHash = entityChecksumUpdate(this.entityHash, bytes);
         if (!packet.more) this.heldChecksum = this.entityHash;
-        if (fight || talk || this.role === "delve") this.findFoe(packet);
+        if (fight || talk || this.role === "delve" || this.social) this.findFoe(packet);
         return;
       case "chunk":
         if (measuring) totals.chunk++;
@@ -519,19 +577,32 @@ class Bot {
       case "dialog":
         if (measuring) totals.other++;
         if (talk) this.onDialog(packet, performance.now());
+        this.social?.receiveDialog(packet, performance.now());
         return;
       case "dialog_close":
         if (measuring) totals.other++;
         if (talk) this.onDialogClose(packet.dialogId);
+        this.social?.receiveDialogClose(packet);
+        return;
+      case "chat_post_ack":
+        if (measuring) totals.other++;
+        this.social?.receivePostAck(packet, performance.now());
+        return;
+      case "item_result":
+        if (measuring) totals.other++;
+        this.social?.receiveItemResult(packet);
         return;
       case "entity_detail":
         if (measuring) totals.other++;
+        this.social?.receiveDetail(packet.entityId, decodeTlvs(packet.bytes, packet.metaStart, packet.metaEnd));
         if (talk && packet.entityId === this.conversation.queryId) {
           this.conversation.queryId = 0;
           if (measuring) talks.details++;
         }
         return;
       case "chat": {
+        // A social bot's lines are shown and acknowledged by its ChatDelivery, as the client's.
+        if (this.social) return this.social.receiveChat(packet);
         // Messages below oldestSeq were dropped by the server and will never come: skip past them.
         const ack = this.chatAck;
         ack.seq = Math.max(ack.seq, packet.oldestSeq - 1);
@@ -622,7 +693,7 @@ class Bot {
     held.push(list);
     this.spareList = held.length > BASELINES_KEPT ? held.shift()! : new EntryList();
     if (performance.now() - this.lastEntityAckMs >= ENTITY_ACK_INTERVAL_MS) this.sendEntityAck(list.tick);
-    if (fight || talk) this.findFoeIn(list);
+    if (fight || talk || this.social) this.findFoeIn(list);
   }
 
   /** Fighters with deltas: findFoe over a list's entries. */
@@ -653,6 +724,10 @@ class Bot {
       this.x = x;
       this.y = y;
       this.placed = true;
+      return;
+    }
+    if (this.social) {
+      if (typeId === ENTITY_TYPE_CHEST) this.social.sawChest(id, x, y);
       return;
     }
     if (talk) {
@@ -884,7 +959,8 @@ class Bot {
    * says hello (until the first State) and for a talker (its conversation's timers); else its next ping or move.
    */
   nextDueMs(now: number): number {
-    if (talk || !this.sawState) return now;
+    // Talkers and social bots keep their own clocks (a dialog to read, a line a second to say): every round.
+    if (talk || this.social || !this.sawState) return now;
     return idle || this.role === "stand" ? this.nextPingMs : Math.min(this.nextPingMs, this.nextMoveMs);
   }
 
@@ -900,7 +976,11 @@ class Bot {
       this.send(this.pingOut);
     }
     if (talk && this.sawState) this.converse(now);
-    if (idle || this.role === "stand" || !this.sawState || now < this.nextMoveMs) return;
+    if (this.social && this.sawState) {
+      if (this.placed) this.social.placedAt(this.x, this.y);
+      this.social.step(now);
+    }
+    if (idle || this.role === "stand" || this.role === "social" || !this.sawState || now < this.nextMoveMs) return;
     this.nextMoveMs += WINDOW_MS;
     // A talker stands while it waits for a dialog and while it reads one.
     if (talk && now < this.standUntilMs) return;
@@ -953,7 +1033,7 @@ let next = 0;
 /** Joins bot `index` (of this process) in `role`, binds its socket and sends its hello. */
 async function start(index: number, role: Bot["role"]): Promise<void> {
   const { token, port, entityId } = await join(firstBot + index);
-  const bot = new Bot(token, port, entityId, performance.now(), role);
+  const bot = new Bot(token, port, entityId, performance.now(), role, `bot${firstBot + index}`);
   bot.socket = await sockets.open(port, (bytes) => bot.receive(bytes));
   bot.lastHelloMs = performance.now();
   bot.index = bots.length;
@@ -980,13 +1060,18 @@ const timer = setInterval(() => {
 // The hall bots first, one at a time: the server hands guests the map's spawn points in order, and the
 // delve world's first ones are in its hall.
 for (; next < Math.min(hallBots, count); next++) await start(next, delve ? "delve" : "stand");
-await Promise.all(
-  Array.from({ length: JOIN_CONCURRENCY }, async () => {
-    while (next < count) {
-      await start(next++, "wander");
-    }
-  }),
-);
+// The social bots next, all of them before any wanderer, so they take the camps' spawn points (in whatever
+// order the server answers the joins: each finds its seat by where it was placed).
+for (const [until, role] of [
+  [socialBots, "social"],
+  [count, "wander"],
+] as const) {
+  await Promise.all(
+    Array.from({ length: JOIN_CONCURRENCY }, async () => {
+      while (next < until) await start(next++, role);
+    }),
+  );
+}
 emit("joined", { bots: bots.length });
 // --wait-go: the harness runs several bot processes and says "go" on stdin once all have joined, so their
 // warm-ups and windows line up.
@@ -998,6 +1083,36 @@ if (values["wait-go"]) {
   });
 }
 
+/**
+ * After the window: the social bots call off open trades, wait SOCIAL_SETTLE_MS, then ask for their own and
+ * their chest's details; the census sums them over the camps (item id → count) beside what the chests held.
+ */
+async function socialCensus(): Promise<{
+  census: Record<string, number>;
+  expected: Record<string, number>;
+  answered: number;
+  bots: number;
+}> {
+  const socials = bots.flatMap((bot) => (bot.social ? [bot.social] : []));
+  for (const bot of socials) bot.finish(performance.now());
+  await new Promise((resolve) => setTimeout(resolve, SOCIAL_SETTLE_MS));
+  for (const bot of socials) bot.census(performance.now());
+  const deadline = performance.now() + SOCIAL_CENSUS_MS;
+  while (performance.now() < deadline && socials.some((bot) => !bot.censusDone))
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  const census = new Map<number, number>();
+  for (const bot of socials)
+    for (const held of [bot.bag, bot.chest]) for (const [id, n] of held) census.set(id, (census.get(id) ?? 0) + n);
+  const record = (map: ReadonlyMap<number, number>) =>
+    Object.fromEntries([...map].sort(([a], [b]) => a - b).map(([id, n]) => [String(id), n]));
+  return {
+    census: record(census),
+    expected: record(campCensus(socials.length / 4)),
+    answered: socials.filter((bot) => bot.censusDone).length,
+    bots: socials.length,
+  };
+}
+
 const cpuStart = { value: process.cpuUsage() };
 let measureStartMs = 0;
 setTimeout(() => {
@@ -1005,42 +1120,47 @@ setTimeout(() => {
   measureStartMs = performance.now();
   cpuStart.value = process.cpuUsage();
   emit("measure-start");
-  setTimeout(() => {
-    measuring = false;
-    const seconds = (performance.now() - measureStartMs) / 1000;
-    const cpu = process.cpuUsage(cpuStart.value);
-    emit("measure-end");
-    clearInterval(timer);
-    const perBotPerSecond = (value: number) => value / bots.length / seconds;
-    emit("result", {
-      bots: bots.length,
-      udpBackend: sockets.backend,
-      sendFailures: sockets.sendFailures(),
-      chunksHeldPerBot: bots.reduce((sum, bot) => sum + bot.held.size, 0) / bots.length,
-      idle,
-      seconds,
-      botProcessCpuPercent: (cpu.user + cpu.system) / 1e4 / seconds,
-      // Split as /proc splits it: the bots' own code, and the kernel working for them (on loopback their
-      // sends' delivery into the server's socket is charged here).
-      botProcessUserPercent: cpu.user / 1e4 / seconds,
-      botProcessSystemPercent: cpu.system / 1e4 / seconds,
-      perBot: {
-        datagramsInPerSecond: perBotPerSecond(totals.datagramsIn),
-        ipBytesInPerSecond: perBotPerSecond(totals.bytesIn),
-        statePerSecond: perBotPerSecond(totals.state),
-        entityPerSecond: perBotPerSecond(totals.entity),
-        chunkPerSecond: perBotPerSecond(totals.chunk),
-        datagramsOutPerSecond: perBotPerSecond(totals.datagramsOut),
-        ipBytesOutPerSecond: perBotPerSecond(totals.bytesOut),
-      },
-      checksumMismatches: totals.checksumMismatches,
-      delves: hallBots > 0 ? delves : undefined,
-      talks: talk ? talks : undefined,
-      datagramsInPerBotSecondByType: Object.fromEntries(
-        [...byType].sort(([a], [b]) => a.localeCompare(b)).map(([type, n]) => [type, perBotPerSecond(n)]),
-      ),
-    });
-    for (const bot of bots) bot.socket.close();
-    setTimeout(() => process.exit(0), 100);
-  }, measureMs);
+  setTimeout(() => void endWindow(), measureMs);
 }, warmupMs);
+
+/** The window's end: its figures (and, with social bots, the census after it), then the process ends. */
+async function endWindow(): Promise<void> {
+  measuring = false;
+  const seconds = (performance.now() - measureStartMs) / 1000;
+  const cpu = process.cpuUsage(cpuStart.value);
+  emit("measure-end");
+  const socialEnd = socialBots > 0 ? await socialCensus() : undefined;
+  clearInterval(timer);
+  const perBotPerSecond = (value: number) => value / bots.length / seconds;
+  emit("result", {
+    bots: bots.length,
+    udpBackend: sockets.backend,
+    sendFailures: sockets.sendFailures(),
+    chunksHeldPerBot: bots.reduce((sum, bot) => sum + bot.held.size, 0) / bots.length,
+    idle,
+    seconds,
+    botProcessCpuPercent: (cpu.user + cpu.system) / 1e4 / seconds,
+    // Split as /proc splits it: the bots' own code, and the kernel working for them (on loopback their
+    // sends' delivery into the server's socket is charged here).
+    botProcessUserPercent: cpu.user / 1e4 / seconds,
+    botProcessSystemPercent: cpu.system / 1e4 / seconds,
+    perBot: {
+      datagramsInPerSecond: perBotPerSecond(totals.datagramsIn),
+      ipBytesInPerSecond: perBotPerSecond(totals.bytesIn),
+      statePerSecond: perBotPerSecond(totals.state),
+      entityPerSecond: perBotPerSecond(totals.entity),
+      chunkPerSecond: perBotPerSecond(totals.chunk),
+      datagramsOutPerSecond: perBotPerSecond(totals.datagramsOut),
+      ipBytesOutPerSecond: perBotPerSecond(totals.bytesOut),
+    },
+    checksumMismatches: totals.checksumMismatches,
+    delves: hallBots > 0 ? delves : undefined,
+    talks: talk ? talks : undefined,
+    social: socialEnd ? { ...social, ...socialEnd } : undefined,
+    datagramsInPerBotSecondByType: Object.fromEntries(
+      [...byType].sort(([a], [b]) => a.localeCompare(b)).map(([type, n]) => [type, perBotPerSecond(n)]),
+    ),
+  });
+  for (const bot of bots) bot.socket.close();
+  setTimeout(() => process.exit(0), 100);
+}

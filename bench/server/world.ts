@@ -28,6 +28,14 @@
 // bench/server/content/<scripts>/): "realistic" scripts answer a talk with a dialog,
 // "hostile" ones burn their budget and memory cap; "none" writes no folder, so the
 // talkers are creatures like any other (the row the others are compared with).
+//
+// With `social` (the social suite, issue 39), the world's first spawn points are `camps` camps of four
+// (SOCIAL_CAMP): four cells two tiles apart — near enough for any two of them to trade (2 tiles) — each
+// beside a chest of its own (1 tile, an item's reach, and at least 3 from the others' chests) that holds
+// what its member trades with (CAMP_CHESTS). The camps stand on cleared floor at seeded random places
+// (a stream of their own); the world then carries the bundled item catalogue. The bench's social bots
+// (bench/server/bots.ts --social) join before the others, so they take these spawn points, and each finds its
+// seat in a camp by the spawn point it was placed on.
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -113,6 +121,32 @@ export const TALKER_KIND = {
 export const CONTENT_SCRIPT_SETS = ["none", "realistic", "hostile"] as const;
 export type ContentScriptSet = (typeof CONTENT_SCRIPT_SETS)[number];
 
+/** Seed of the social camps' places: a stream of its own. */
+export const SOCIAL_SEED = 20240603;
+/**
+ * A social camp, from its corner: where its four members stand (in join order) and where each one's chest
+ * stands (member i's chest is chests[i]; Chebyshev 1 from it, 2 or more from every other member).
+ */
+export const SOCIAL_CAMP = {
+  members: [
+    { x: 1, y: 1 },
+    { x: 3, y: 1 },
+    { x: 1, y: 3 },
+    { x: 3, y: 3 },
+  ],
+  chests: [
+    { x: 0, y: 1 },
+    { x: 4, y: 1 },
+    { x: 0, y: 3 },
+    { x: 4, y: 3 },
+  ],
+  /** The cleared square: the camp's 5 × 5 and a ring of floor around it. */
+  clearFrom: -1,
+  clearTo: 5,
+} as const;
+/** What each member's chest holds (the map's `items` property): members 0 and 2 coins, 1 and 3 potions. */
+export const CAMP_CHESTS = ["gold coin:50", "healing potion:10", "gold coin:50", "healing potion:10"] as const;
+
 /** The delve world's hall: interior HALL_TILES × HALL_TILES at (HALL_X, HALL_Y), inside a ring of wall. */
 export const HALL_TILES = 40;
 export const HALL_X = (WORLD_SIZE - HALL_TILES) >> 1;
@@ -155,6 +189,23 @@ export interface WorldOptions {
   delve?: boolean;
   /** `talkers` of the `npcs` are TALKER_KIND, and the map carries `scripts` (the content suite); absent: the original bytes. */
   scripted?: { talkers: number; scripts: ContentScriptSet };
+  /** The first 4 × `camps` spawn points in camps of four with a chest each (the social suite); absent: the original bytes. */
+  social?: { camps: number };
+}
+
+/** The corners of `camps` social camps: seeded random places, apart from each other, inside the map. */
+export function socialCampCorners(camps: number): { x: number; y: number }[] {
+  const random = mulberry32(SOCIAL_SEED);
+  const span = SOCIAL_CAMP.clearTo - SOCIAL_CAMP.clearFrom + 1;
+  const corners: { x: number; y: number }[] = [];
+  while (corners.length < camps) {
+    const x = 2 + Math.floor(random() * (WORLD_SIZE - span - 4));
+    const y = 2 + Math.floor(random() * (WORLD_SIZE - span - 4));
+    // Camps at least a clearing apart, so no member reaches another camp's chest or player.
+    if (corners.some((other) => Math.abs(other.x - x) < span + 3 && Math.abs(other.y - y) < span + 3)) continue;
+    corners.push({ x, y });
+  }
+  return corners;
 }
 
 /** A Tiled point object at the centre of tile (x, y). */
@@ -234,6 +285,14 @@ export function writeWorld(dir: string, options: WorldOptions = {}): string {
     }
     for (const spawn of HALL_SPAWNS) objects.push(pointObject(objects.length + 1, "spawn", spawn.x, spawn.y));
   }
+  const camps = options.social ? socialCampCorners(options.social.camps) : [];
+  for (const corner of camps) {
+    for (let dy = SOCIAL_CAMP.clearFrom; dy <= SOCIAL_CAMP.clearTo; dy++)
+      for (let dx = SOCIAL_CAMP.clearFrom; dx <= SOCIAL_CAMP.clearTo; dx++)
+        data[(corner.y + dy) * WORLD_SIZE + corner.x + dx] = FLOOR;
+    for (const member of SOCIAL_CAMP.members)
+      objects.push(pointObject(objects.length + 1, "spawn", corner.x + member.x, corner.y + member.y));
+  }
   const spawnsEnd = objects.length + SPAWN_COUNT;
   while (objects.length < spawnsEnd) {
     const x = Math.floor(random() * WORLD_SIZE);
@@ -294,6 +353,37 @@ export function writeWorld(dir: string, options: WorldOptions = {}): string {
         },
       ]
     : [];
+  const chestFirstId = objects.length + npcObjects.length + stairsObjects.length + 1;
+  const chestObjects = camps.flatMap((corner, camp) =>
+    SOCIAL_CAMP.chests.map((chest, member) =>
+      pointObject(
+        chestFirstId + camp * SOCIAL_CAMP.chests.length + member,
+        "",
+        corner.x + chest.x,
+        corner.y + chest.y,
+        [
+          { name: "items", type: "string", value: CAMP_CHESTS[member] },
+          { name: "kind", type: "string", value: "chest" },
+        ],
+      ),
+    ),
+  );
+  const chestLayers =
+    chestObjects.length > 0
+      ? [
+          {
+            id: 3 + npcLayers.length + warpLayers.length,
+            type: "objectgroup",
+            name: "interactables",
+            x: 0,
+            y: 0,
+            opacity: 1,
+            visible: true,
+            draworder: "topdown",
+            objects: chestObjects,
+          },
+        ]
+      : [];
   const map = {
     type: "map",
     version: "1.10",
@@ -304,8 +394,8 @@ export function writeWorld(dir: string, options: WorldOptions = {}): string {
     tilewidth: 8,
     tileheight: 8,
     infinite: false,
-    nextlayerid: 3 + npcLayers.length + warpLayers.length,
-    nextobjectid: objects.length + npcObjects.length + stairsObjects.length + 1,
+    nextlayerid: 3 + npcLayers.length + warpLayers.length + chestLayers.length,
+    nextobjectid: chestFirstId + chestObjects.length,
     properties: [{ name: "name", type: "string", value: "bench 1024x1024 10% walls" }],
     tilesets: [
       {
@@ -349,6 +439,7 @@ export function writeWorld(dir: string, options: WorldOptions = {}): string {
       },
       ...npcLayers,
       ...warpLayers,
+      ...chestLayers,
     ],
   };
   const mapPath = join(dir, "map.tmj");
@@ -370,6 +461,8 @@ export function writeWorld(dir: string, options: WorldOptions = {}): string {
       }
     }
   }
+  // What the camps' chests hold, by name (the bundled catalogue).
+  if (camps.length > 0) copyFileSync(CAVES_ITEMS, join(dir, "map.items.json"));
   if (delve) {
     // What the dungeon levels' creature spawns and chests name (the bundled world's kinds and catalogue).
     if (npcs === 0) copyFileSync(CAVES_NPCS, join(dir, "map.npcs.json"));

@@ -25,6 +25,7 @@ import { windowsPerSecond } from "../../ts/window.js";
 import type { SuiteResult, Target } from "../lib/results.js";
 import { IP_UDP_OVERHEAD_BYTES } from "../server/ip-overhead.js";
 import type { UdpBackend } from "../../ts/server/transports/udp-transport.js";
+import type { SocialCounts } from "../server/social.js";
 import {
   clockTicks,
   cpuSeconds,
@@ -255,7 +256,19 @@ interface BotResult {
   delves?: { descents: number; returns: number; gaveUp: number };
   /** Talkers (--talk): talks begun, queries, details, dialogs shown, replies, re-sent replies, closes, in the window. */
   talks?: TalkCounts;
+  /** Social bots (--social): their counts in the window, and the census after it (bench/server/social.ts). */
+  social?: SocialResult;
 }
+
+/** What the social bots did in the window, and the census of their camps' items after it. */
+export type SocialResult = SocialCounts & {
+  /** Item id → count over every camp's bags and chests after the window, and what the chests held at the start. */
+  census: Record<string, number>;
+  expected: Record<string, number>;
+  /** Social bots whose own and chest's details answered the census, of `bots`. */
+  answered: number;
+  bots: number;
+};
 
 export interface TalkCounts {
   talks: number;
@@ -455,6 +468,10 @@ interface NpcRunOptions {
   delve?: boolean;
   /** The bots talk to the creatures content scripts talk for (bench/server/bots.ts --talk). */
   talk?: boolean;
+  /** The first this many bots play together in the social world's camps (bench/server/bots.ts --social). */
+  social?: number;
+  /** The server's --db (":memory:" for a world that must start as the map says); absent: its default file. */
+  db?: string;
   /**
    * Operators' consoles open through the window (console.ts): the server runs with an admin token and each
    * console asks what the console's page asks on its map tab; their requests are counted into the row.
@@ -482,6 +499,7 @@ export async function runScale(
   // The flight recorder is on by default beside the database: a row measures it only when it says so.
   extraArgs.push("--record", npcRun?.recordDir ?? "off");
   if (npcRun?.consoles !== undefined) extraArgs.push("--admin-token-file", npcRun.consoles.tokenFile);
+  if (npcRun?.db !== undefined) extraArgs.push("--db", npcRun.db);
   const { child: server, http } = await startServer(mapPath, eldFile, udpBackend, extraArgs, npcRun?.nodeArgs);
   const serverPid = server.pid!;
   // Let the fresh server settle (JIT, first ticks) before the joins start.
@@ -517,6 +535,8 @@ export async function runScale(
         ...(npcRun?.deltas ? [npcRun.compact ? "--compact" : "--deltas"] : []),
         // Hall bots only in the first process: they must be the first to join.
         ...(npcRun?.hall && index === 0 ? ["--hall", String(npcRun.hall), ...(npcRun.delve ? ["--delve"] : [])] : []),
+        // Social bots too: they take the first spawn points, the camps.
+        ...(npcRun?.social && index === 0 ? ["--social", String(npcRun.social)] : []),
       ]);
       return spawn(command, args, { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
     });
@@ -818,6 +838,7 @@ function combineBotResults(results: BotResult[]): BotResult {
           ]),
         ) as unknown as TalkCounts)
       : undefined,
+    social: results.find((result) => result.social)?.social,
   };
 }
 

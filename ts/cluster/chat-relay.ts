@@ -10,7 +10,8 @@
 // region is published as {tell}; the region whose player it names delivers it (ignores and all, by that
 // player's rules) and answers {answer, to} to the sender's region, which echoes it to the sender — or,
 // hearing nothing within a few seconds, tells the sender nobody has that nick. And an account's player
-// coming or going ({presence}) is heard by every region, whose players who keep it as a friend are told.
+// coming or going ({presence}) is heard by every region, whose players who keep it as a friend are told;
+// and "Ada added you as a friend." ({befriended}) is told by the region that plays the new friend.
 import type { Redis } from "ioredis";
 import type { ChatService, RelayedLine } from "../server/talk/chat.js";
 import type { RemoteTell, RemoteTellAnswer, SocialRoom } from "../server/social/social-room.js";
@@ -41,13 +42,14 @@ export class ChatRelay {
     /** The region's social room: private lines across regions (none: only the lines everyone hears). */
     private readonly social: Pick<
       SocialRoom,
-      "deliverRemote" | "remoteAnswered" | "remote" | "friendCameOrWent"
+      "deliverRemote" | "remoteAnswered" | "remote" | "friendCameOrWent" | "befriendedHere"
     > | null = null,
   ) {
     this.channel = new RegionChannel(region, publisher, `${prefix}chat`, MAX_MESSAGE_BYTES, log, (fields) => {
       if ("tell" in fields) return this.onTell(fields.from as number, fields.tell);
       if ("answer" in fields) return this.onAnswer(fields.to, fields.answer);
       if ("presence" in fields) return this.onPresence(fields.presence);
+      if ("befriended" in fields) return this.onBefriended(fields.befriended);
       const line = fields.line;
       if (typeof line !== "object" || line === null || !this.chat.deliverRelayed(line as RelayedLine)) return false;
       this.received++;
@@ -88,6 +90,29 @@ export class ChatRelay {
       return false;
     this.received++;
     this.social.friendCameOrWent(accountId as number, nick, online);
+    return true;
+  }
+
+  /** Tells the other regions that `by` added an account as a friend (SocialElsewhere.befriended). */
+  befriended(accountId: number, by: { nick: string; key: string }): void {
+    this.published++;
+    this.channel.publish({ befriended: { accountId, nick: by.nick, key: by.key } });
+  }
+
+  private onBefriended(befriended: unknown): boolean {
+    if (this.social === null) return true;
+    if (typeof befriended !== "object" || befriended === null) return false;
+    const { accountId, nick, key } = befriended as Record<string, unknown>;
+    if (
+      !Number.isSafeInteger(accountId) ||
+      typeof nick !== "string" ||
+      nick.length > 64 ||
+      typeof key !== "string" ||
+      key.length > 200
+    )
+      return false;
+    this.received++;
+    this.social.befriendedHere(accountId as number, { nick, key });
     return true;
   }
 

@@ -57,6 +57,7 @@ export interface RegionGame extends ApiGame, SpectateGame {
     | "remote"
     | "elsewhere"
     | "friendCameOrWent"
+    | "befriendedHere"
     | "carried"
     | "adopt"
     | "keyOf"

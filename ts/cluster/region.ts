@@ -301,6 +301,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     presence: (accountId, nick, online) => chatRelay.presence(accountId, nick, online),
     onlineOf: (accountIds) => players.onlineOf(accountIds),
     playerNamed: (nick) => players.playerNamed(nick),
+    befriended: (accountId, by) => chatRelay.befriended(accountId, by),
   };
   // A party whose members play in several regions: its home and their regions talk on `fc:party`.
   const partyLink = new PartyLink(region, directory.redis, game.parties, log);

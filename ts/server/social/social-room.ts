@@ -82,6 +82,11 @@ export interface SocialElsewhere {
   presence(accountId: number, nick: string, online: boolean): void;
   /** Which of these accounts' players play in another region now. */
   onlineOf(accountIds: readonly number[]): Promise<Set<number>>;
+  /**
+   * Tells the other regions that `by` (its nick and key) added `accountId` as a friend: the region that plays
+   * that account tells its player (SocialRoom.befriendedHere).
+   */
+  befriended(accountId: number, by: { nick: string; key: string }): void;
   /** The player in play in another region under `nick` (as nickKey folds it), and that region; or null. */
   playerNamed(nick: string): Promise<PlayerThere | null>;
 }
@@ -97,6 +102,12 @@ export interface CarriedSocial {
   readonly delivering?: [number, number][];
   readonly lastFrom: { readonly key: string; readonly nick: string; readonly accountId: number | null } | null;
 }
+
+/**
+ * What a new friend who is offline finds waiting (a line from the one who added them, stored and bounded as
+ * a /tell to an offline friend is): "Ada (private): added you as a friend."
+ */
+export const BEFRIENDED_WAITING_TEXT = "added you as a friend.";
 
 /** How long a private line waits for another region's answer before the player is told nobody has that nick. */
 export const REMOTE_TELL_SECONDS = 2;
@@ -623,11 +634,54 @@ export class SocialRoom implements ChatCommands, Hearing {
         this.keepFriend(session, this.stateOf(session), { accountId: friendId, nick: target.nick });
         if (outcome === "already") return this.say(session, `${target.nick} is your friend already.`);
         this.say(session, `${target.nick} is now your friend: you will hear when they come and go.`);
-        const other = this.ports.byAccount(friendId);
-        if (other !== undefined && !this.ignores(other, session))
-          this.say(other, `${session.nick} added you as a friend.`);
+        this.tellNewFriend(session, friendId);
       });
     });
+  }
+
+  /**
+   * "Ada added you as a friend." to the account just added: its player here, or in the region of a cluster
+   * that plays it (the directory of players, then the chat relay), or — offline by the time the friendship was
+   * written — as a line that waits for its next login, bounded and refused for an ignorer as any waiting line
+   * (the adder was told the friendship was made; a notice that cannot be kept is not worth a second answer).
+   */
+  private tellNewFriend(session: Session, friendId: number): void {
+    const other = this.ports.byAccount(friendId);
+    if (other !== undefined) {
+      if (!this.ignores(other, session)) this.say(other, `${session.nick} added you as a friend.`);
+      return;
+    }
+    const by = { nick: session.nick, key: this.keyOf(session) };
+    const from = session.accountId!;
+    const store = this.ports.store!;
+    const failed = (error: unknown) => {
+      this.stats.storeFailures++;
+      this.ports.log.warn("a new friend's notice was not kept", { nick: by.nick, friendId, error: String(error) });
+    };
+    const leaveWaiting = (): void => {
+      void Promise.resolve()
+        .then(() => store.putMail(friendId, from, by.nick, BEFRIENDED_WAITING_TEXT, this.ports.nowMs()))
+        .then((outcome) => {
+          if (outcome === "stored") this.stats.mailStored++;
+        }, failed);
+    };
+    const elsewhere = this.elsewhere;
+    if (elsewhere === null) return leaveWaiting();
+    elsewhere.onlineOf([friendId]).then((there) => {
+      if (there.has(friendId)) elsewhere.befriended(friendId, by);
+      else leaveWaiting();
+    }, failed);
+  }
+
+  /**
+   * Another region's player (`by`) added `accountId` as a friend: its player, if it plays here and does not
+   * ignore them, is told. False when it does not play here.
+   */
+  befriendedHere(accountId: number, by: { nick: string; key: string }): boolean {
+    const session = this.ports.byAccount(accountId);
+    if (session === undefined) return false;
+    if (this.hearsKey(session, by.key)) this.say(session, `${by.nick} added you as a friend.`);
+    return true;
   }
 
   private unfriend(session: Session, nick: string): void {
