@@ -4,9 +4,11 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { RELEASE_WASM } from "../../wasm/node.js";
 import type { Logger } from "../ops/log.js";
 import { FORMAT_VERSION, type RecordingHeader } from "./format.js";
+import { gitCommit } from "./git-commit.js";
 import { Recorder } from "./recorder.js";
 
 /** What a recording file's name ends with. */
@@ -34,22 +36,12 @@ export function buildInfo(): RecordingHeader["build"] {
   let commit: string | null = process.env.CAVES_COMMIT ?? null;
   try {
     const root = new URL("../../../", import.meta.url);
-    commit ??= gitCommit(root);
+    commit ??= gitCommit(fileURLToPath(root));
     version = (JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { version: string }).version;
   } catch {
     // A single-file build (no package.json, no checkout beside it): the version stays unknown.
   }
   return { version, commit, core: fileHash(RELEASE_WASM) };
-}
-
-function gitCommit(root: URL): string | null {
-  try {
-    const head = readFileSync(new URL(".git/HEAD", root), "utf8").trim();
-    if (!head.startsWith("ref: ")) return head;
-    return readFileSync(new URL(`.git/${head.slice(5)}`, root), "utf8").trim();
-  } catch {
-    return null;
-  }
 }
 
 function fileHash(path: string): string {
