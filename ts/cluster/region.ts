@@ -117,6 +117,14 @@ export const MAX_TICKS_BEHIND = 2;
  * be a ghost for the moment its spectator arrives ahead of it.
  */
 const GHOST_FOLLOW_TICKS = 24;
+/**
+ * A handoff the gateway sent back (no link to its target: that region is down) is not tried again for this
+ * long. Without it a player standing on a region's ground, or on its stairs down — a login below a level whose
+ * region is down (cluster-levels.ts) — was released and adopted again every tick until that region was back.
+ */
+export const HANDOFF_RETRY_MS = 1000;
+/** A player waiting on a down region's stairs is told so again after this long (not at every retry). */
+const HANDOFF_WAIT_TOLD_MS = 30_000;
 /** Closed ownership intervals kept for /api/cluster. */
 const OWNERSHIP_LOG_MAX = 20_000;
 
@@ -347,6 +355,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const stats = {
     handoffsOut: 0,
     handoffsIn: 0,
+    /** Handoffs the gateway sent back (their target down): each held HANDOFF_RETRY_MS before the next try. */
+    handoffsBounced: 0,
     /**
      * Steps carried in handoffs' states; of them, run at a later window (owed: schedule.ts), lost (no room
      * in the owed queue or beyond the horizon), and doubled (for a window the old region had run).
@@ -521,6 +531,8 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       game.nextWindow,
     );
     game.arrivedAt(session, below?.dungeon ?? null, state.from === region);
+    // Back from the gateway: the region it was handed to is down.
+    if (state.from === region) bounced(session);
     // An operator's mute goes where the player goes (and survives this region's restart: the checkpoint).
     if (mute !== null) game.admin.restoreMute(session, mute);
     // Its ignores, friends and last teller come with it; the directory of players names this region now.
@@ -597,9 +609,35 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     );
   }
 
+  /** Players whose last handoff came back (target down), by entity id: the tick of the next try, when last told. */
+  const handoffsHeld = new Map<number, { retryAtTick: number; toldAtTick: number }>();
+  const ticksOf = (ms: number) => Math.ceil(ms / tickPeriodMs);
+
+  /** A handoff of `session` came back: the next try waits HANDOFF_RETRY_MS; one pulled below is told why it waits. */
+  function bounced(session: Session): void {
+    stats.handoffsBounced++;
+    const id = session.entity.id;
+    const held = handoffsHeld.get(id);
+    const toldAtTick = held?.toldAtTick ?? -Infinity;
+    const tell =
+      levels.pulledTo(session.entity.x, session.entity.y) >= 0 &&
+      game.tick - toldAtTick >= ticksOf(HANDOFF_WAIT_TOLD_MS);
+    handoffsHeld.set(id, {
+      retryAtTick: game.tick + ticksOf(HANDOFF_RETRY_MS),
+      toldAtTick: tell ? game.tick : toldAtTick,
+    });
+    if (tell)
+      game.chat.tell(
+        session,
+        "The level below is held by a part of the world that is not answering: you wait on the stairs and go down once it is back.",
+      );
+  }
+
   function handOff(session: Session, target: number): void {
     const at = session.peer === null ? undefined : peerLinks.get(session.peer.key);
     if (at === undefined) return; // not behind a gateway link (yet): it stays
+    const held = handoffsHeld.get(session.entity.id);
+    if (held !== undefined && game.tick < held.retryAtTick) return; // its last try came back: not yet again
     // An item change of its own still being written: it goes once that is applied (a tick or so later),
     // so what a guest carries over is what it holds, and an account's bag is read after its last write.
     if (!game.items.settled(session)) {
@@ -793,6 +831,9 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
 
   /** Every second: the state of each session behind a gateway, for a restart of this region (restore). */
   function writeCheckpoint(): void {
+    // Held handoffs long past their retry (the player went on, or away) are forgotten.
+    for (const [id, held] of handoffsHeld)
+      if (game.tick - held.retryAtTick > ticksOf(HANDOFF_WAIT_TOLD_MS)) handoffsHeld.delete(id);
     const states = new Map<string, string>();
     for (const session of game.sessions.values()) {
       if (session.peer === null || !peerLinks.has(session.peer.key)) continue;
