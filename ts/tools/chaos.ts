@@ -323,6 +323,9 @@ async function main(): Promise<number> {
     // on (or a step from) stairs down — a level is left by its stairs up, or a restore puts the player on
     // them; anywhere else (the spawn) it was taken out of its level without a word: trapped.
     const wasBelow = swarm.bots.map(() => false);
+    /** Seen dead since it was last on the map: a death below respawns at the spawn (as in one process), no trap. */
+    const diedBelow = swarm.bots.map(() => false);
+    let deathsBelow = 0;
     const wentDown = new Set<number>();
     const trapped: string[] = [];
     /** Bots seen walking (a new place) since `walkedSince` was reset, at the quiet end. */
@@ -340,11 +343,16 @@ async function main(): Promise<number> {
           placeAt[index] = place;
         }
         const below = !onChaosMap(at.x, at.y);
-        if (below) wentDown.add(index);
+        if (below) {
+          wentDown.add(index);
+          // A bot stepping onto another's tile strikes it (PvP): bots walking about near a level's stairs kill.
+          if (bot.client.entities.get(bot.client.ownEntityId)?.hp === 0) diedBelow[index] = true;
+        } else if (wasBelow[index] && diedBelow[index]) deathsBelow++;
         else if (wasBelow[index] && !nearStairs(at.x, at.y)) {
           trapped.push(`${bot.nick} out of its level at (${at.x}, ${at.y}), ${elapsed().trim()} s`);
           say(`${bot.nick} came out of its level at (${at.x}, ${at.y}), not on the stairs`);
         }
+        if (!below) diedBelow[index] = false;
         wasBelow[index] = below;
       });
     };
@@ -468,7 +476,16 @@ async function main(): Promise<number> {
     while (performance.now() - playStartMs < durationMs) await sleep(500);
     const stuck = swarm.bots
       .filter((_, index) => !walked.has(index))
-      .map((bot) => `${bot.nick} at ${placeAt[bot.index]}`);
+      .map((bot) => {
+        // What it was doing, for the run's reader: alive, fighting, walking a click, trading, steps unconfirmed.
+        const client = bot.client;
+        const own = client.entities.get(client.ownEntityId);
+        return (
+          `${bot.nick} at ${placeAt[bot.index]} (hp ${own?.hp ?? "?"}, attacking ${client.attackTarget}, ` +
+          `goal ${client.goal === null ? "none" : `${client.goal.x},${client.goal.y}`}, ${client.pending.length} steps pending, ` +
+          `${client.items.pending.length} item requests pending, ${client.dialogs.shown.size} windows, trading ${trades.trading(client)})`
+        );
+      });
     const belowAtEnd = swarm.bots.filter((_, index) => wasBelow[index]).length;
     const health = await healthOf(ready);
     const notUp =
@@ -542,7 +559,7 @@ async function main(): Promise<number> {
       steps: totals,
       botActions: carrier.counts,
       trades: trades.counts,
-      stairs: { wentDown: wentDown.size, belowAtEnd, trapped },
+      stairs: { wentDown: wentDown.size, belowAtEnd, deathsBelow, trapped },
       stuck,
       notUp,
     };
@@ -573,11 +590,13 @@ async function main(): Promise<number> {
     );
     say(
       `  trades: ${trades.counts.asked} asked, ${trades.counts.accepted} accepted, ${trades.counts.done / 2} done ` +
-        `(each heard by both), ${trades.counts.off} called off, ${trades.counts.gaveUp} given up by a bot`,
+        `(each heard by both), ${trades.counts.off} called off, ${trades.counts.gaveUp} given up by a bot; the lines that ended them: ` +
+        [...trades.endings].map(([line, n]) => `${n} × "${line}"`).join(", "),
     );
     say(
-      `  stairs: ${carrier.counts.stairsDown} walks down, ${carrier.counts.arrivedBelow} arrivals below, ${carrier.counts.stairsUp} walks up; ` +
-        `${wentDown.size} bots went below, ${belowAtEnd} below at the end; out of a level elsewhere than its stairs: ${trapped.length === 0 ? "none" : trapped.join(", ")}`,
+      `  stairs: ${carrier.counts.stairsDown} walks down, ${carrier.counts.arrivedBelow} arrivals below, ${carrier.counts.stairsUp} clicks on the stairs up; ` +
+        `${wentDown.size} bots went below, ${belowAtEnd} below at the end, ${deathsBelow} killed below (respawned at the spawn); ` +
+        `out of a level elsewhere than its stairs, alive: ${trapped.length === 0 ? "none" : trapped.join(", ")}`,
     );
     say(`  not walking at the end: ${stuck.length === 0 ? "none" : stuck.join(", ")}`);
     say(`  parts not up at the end: ${notUp.length === 0 ? "none" : notUp.join(", ")}`);

@@ -61,6 +61,8 @@ const button = (dialog: ShownDialog, label: string) =>
 
 export class BotTrades implements TradeHook {
   readonly counts: TradeCounts = { asked: 0, accepted: 0, done: 0, off: 0, gaveUp: 0 };
+  /** How often each kind of line ended a trade (nicks taken out), for the report. */
+  readonly endings = new Map<string, number>();
   private readonly state = new Map<GameClient, BotTrade>();
 
   constructor(
@@ -109,6 +111,11 @@ export class BotTrades implements TradeHook {
     return true;
   }
 
+  /** Whether the bot is in a trade (asked, or asking). */
+  trading(client: GameClient): boolean {
+    return (this.state.get(client)?.sinceMs ?? null) !== null;
+  }
+
   tryTrade(mind: BotMind, otherEntityId: number, nowMs: number): boolean {
     const trade = this.stateOf(mind.client);
     if (trade.sinceMs !== null || nowMs < trade.nextAskMs) return false;
@@ -138,6 +145,8 @@ export class BotTrades implements TradeHook {
       this.state.set(client, created);
       client.chat.listen((event) => {
         if (event.kind !== "line" || event.speakerEntityId !== 0 || !ENDED.test(event.text)) return;
+        const kind = event.text.replace(/Chaos\d+/gu, "X").replace(/ gave .*/u, "");
+        this.endings.set(kind, (this.endings.get(kind) ?? 0) + 1);
         if (event.text.startsWith("Trade done:")) this.counts.done++;
         else if (created.sinceMs !== null) this.counts.off++;
         this.end(created, performance.now());
