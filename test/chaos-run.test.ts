@@ -1,9 +1,10 @@
 // The chaos run as a user runs it (docs/scaling.md § The chaos run): a real process that starts the
 // launcher's cluster (its redis-server, its PostgreSQL, two regions, two gateways), account bots that carry
-// gold and gear across the border and fight, and three seeded faults — region 0 killed with SIGKILL, the
+// gold and gear across the border, trade, fight and take the stairs down and back up, and three seeded faults — region 0 killed with SIGKILL, the
 // PostgreSQL killed with SIGKILL, gateway 0 frozen with SIGSTOP and thawed — over 75 s. It must exit 0 with
-// every item the world created found once, every account there, every player back, no step lost or
-// doubled at a handoff; and nothing it started may outlive it. Bad command lines exit 2.
+// every item the world created found once (trades done among the moves), every account there, every player
+// back, none out of a level but by its stairs, every one walking at the end, no step lost or doubled at a
+// handoff; and nothing it started may outlive it. Bad command lines exit 2.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -40,6 +41,9 @@ interface Report {
   items: { item: string; created: number; found: number }[];
   accounts: { registered: number; missing: string[] };
   steps: { handoffsIn: number; lost: number; doubled: number };
+  trades: { asked: number; done: number };
+  stairs: { wentDown: number; trapped: string[] };
+  stuck: string[];
   notUp: string[];
   lost: boolean;
 }
@@ -82,6 +86,11 @@ describe("the chaos run", () => {
       expect(report.accounts).toEqual({ registered: 6, missing: [] });
       expect(report.steps.handoffsIn).toBeGreaterThan(0);
       expect(report.steps.lost + report.steps.doubled).toBe(0);
+      // Trades were done (each heard by both of its players) and bots went below, with nothing lost over them.
+      expect(report.trades.done).toBeGreaterThan(0);
+      expect(report.stairs.wentDown).toBeGreaterThan(0);
+      expect(report.stairs.trapped).toEqual([]);
+      expect(report.stuck).toEqual([]);
       expect(report.notUp).toEqual([]);
       expect(report.lost).toBe(false);
       // Nothing it started is left: no process names its world's files.

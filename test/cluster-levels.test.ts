@@ -36,6 +36,7 @@ import { postJson } from "./support/game-harness.js";
 import { type Joined, UdpTestClient } from "./support/udp-client.js";
 import { walkSteps } from "./support/walk.js";
 import { bagOf, itemRequest } from "./support/item-client.js";
+import { lines } from "./support/chat-lines.js";
 
 const skip = clusterSkipReason() ?? postgresSkipReason();
 if (skip !== null) process.stderr.write(`test/cluster-levels.test.ts skipped: ${skip}\n`);
@@ -324,5 +325,53 @@ describe.skipIf(skip !== null)("dungeon levels in a cluster", () => {
       stairsX: String(STAIRS.x),
       stairsY: String(STAIRS.y),
     });
-  }, 180_000);
+
+    // Bob leaves (saved below) and logs in while region 1 is down — killed, with the launcher frozen so it is
+    // not started again yet. Region 0 holds him on the stairs and tries to hand him to region 1 once a second
+    // (the gateway sends each try back), not every tick, and tells him why he waits; once region 1 is back
+    // he goes down to his cell.
+    again.leave();
+    await until("Bob's session ended", async () => (await cluster.ownerOf(again.joined.entityId)) === null);
+    const redisNow = new Redis(cluster.ready.redis);
+    const launcher = cluster.process.pid;
+    let frozen = false;
+    try {
+      const down = JSON.parse((await redisNow.get("fc:region:1"))!) as { pid: number };
+      process.kill(launcher, "SIGSTOP");
+      frozen = true;
+      process.kill(down.pid, "SIGKILL");
+      const relogin = await postJson(gateway(), "/api/login", { name: "bob", password: "bob-password" });
+      expect(relogin.status).toBe(200);
+      const waiting = await playing(relogin.body as unknown as Joined);
+      const keepAlive = setInterval(() => waiting.action(0, 0), 200);
+      try {
+        await waiting.waitFor("Bob on the stairs, waiting", () => {
+          const at = waiting.position();
+          return at?.x === STAIRS.x && at.y === STAIRS.y;
+        });
+        const first = await cluster.regionStatus(0);
+        await new Promise((resolve) => setTimeout(resolve, 4_000));
+        const later = await cluster.regionStatus(0);
+        const seconds = (later.tick - first.tick) / DEFAULT_GAME_OPTIONS.tickHz;
+        const tries = later.handoffsOut - first.handoffsOut;
+        // At most one try a second (HANDOFF_RETRY_MS); every tick, as before, was tickHz a second.
+        expect(tries).toBeGreaterThan(0);
+        expect(tries).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+        expect((later as unknown as { handoffsBounced: number }).handoffsBounced).toBeGreaterThan(0);
+        expect(waiting.position()).toEqual({ x: STAIRS.x, y: STAIRS.y });
+        expect(
+          lines(waiting).filter((line) => line.text.startsWith("The level below is held by a part of the world")),
+        ).toHaveLength(1);
+        process.kill(launcher, "SIGCONT");
+        frozen = false;
+        const slot = await waiting.waitFor("Bob below once region 1 is back", () => slotOf(waiting.position()), 40_000);
+        expect(waiting.position()).toEqual({ x: slot.x + cell.x, y: slot.y + cell.y });
+      } finally {
+        clearInterval(keepAlive);
+      }
+    } finally {
+      if (frozen) process.kill(launcher, "SIGCONT");
+      redisNow.disconnect();
+    }
+  }, 240_000);
 });

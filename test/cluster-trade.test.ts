@@ -13,6 +13,7 @@ import { ACTION_DX, ACTION_DY } from "../ts/protocol/action.js";
 import type { ChatPacket, DialogPacket } from "../ts/protocol/index.js";
 import type { ItemStack } from "../ts/protocol/tlv.js";
 import { postgresSkipReason } from "../ts/cluster/postgres-process.js";
+import { GHOST_RADIUS_TILES } from "../ts/cluster/layout.js";
 import { ENTITY_TYPE_CHEST } from "../ts/item-types.js";
 import {
   BORDER_X,
@@ -201,7 +202,8 @@ describe.skipIf(skip !== null)("a trade across a region border", () => {
 
   /**
    * Ada asks Bob, he accepts, and both see the trade window. Just after a region's restart Ada's region may
-   * not see Bob yet (his region publishes its ghosts again within a tick or so): she is told so, and asks again.
+   * not see Bob for a while (his region links to hers again and publishes its ghosts): her request waits
+   * TRADE_FIND_SECONDS for his ghost, then she is told to stand next to him, and asks again.
    */
   async function open(): Promise<void> {
     for (let tries = 0; ; tries++) {
@@ -348,6 +350,22 @@ describe.skipIf(skip !== null)("a trade across a region border", () => {
     await system(bob, "You walked apart; the trade is off.");
     await walkSteps(bob, [WEST, WEST, WEST]);
     expect(await census()).toEqual(WORLD);
+    // Bob out of sight of region 0 (beyond the ghost radius): he plays, in region 1 — the directory of players
+    // says so — and Ada is told to stand next to him, never that nobody called Bob is playing (issue 41: the
+    // answer she got whenever his ghost had not reached her region yet).
+    const far = GHOST_RADIUS_TILES + 2;
+    await walkSteps(
+      bob,
+      Array.from({ length: far }, () => EAST),
+    );
+    await say(ada, "/trade Bob");
+    await system(ada, /^(Stand next to Bob to trade\.|Nobody called Bob is playing now\.)$/).then((line) =>
+      expect(line.text).toBe("Stand next to Bob to trade."),
+    );
+    await walkSteps(
+      bob,
+      Array.from({ length: far }, () => WEST),
+    );
     // A guest by the border is not asked across it: its bag lives only in its region.
     const gus = (await UdpTestClient.connect(http(), "Gus")).sign();
     clients.push(gus);

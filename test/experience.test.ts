@@ -15,6 +15,7 @@ import type { Tlv } from "../ts/protocol/tlv.js";
 import { hpMaxAtLevel, LEVEL_MAX, xpForLevel } from "../ts/progression.js";
 import { mulberry32 } from "../ts/random.js";
 import { UNARMED_DAMAGE } from "../ts/server/combat/combat-room.js";
+import { PLAYER_RESPAWN_SECONDS } from "../ts/combat-rules.js";
 import { resolveBlow } from "../ts/server/combat/formula.js";
 import { Game } from "../ts/server/game-server.js";
 import { Logger } from "../ts/server/ops/log.js";
@@ -248,6 +249,33 @@ describe("experience in a handoff between regions", () => {
       const { xp: _carried, ...withoutXp } = state.entity;
       expect(arrivalOf({ ...state, entity: withoutXp }).entity.xp).toBe(0);
       expect(() => arrivalOf({ ...state, entity: { ...state.entity, xp: -3 } })).toThrow(FrameError);
+    } finally {
+      old.shutdown();
+      next.shutdown();
+    }
+  });
+
+  it("a player handed over dead (or restored dead from a checkpoint) lies dead, then stands up at a spawn", () => {
+    const spawn = { x: 32, y: 32 };
+    const old = new Game(core, floorMap("open", 64, spawn), { firstEntityId: 1 }, quiet);
+    const next = new Game(core, floorMap("open", 64, spawn), { firstEntityId: 1 << 24 }, quiet);
+    try {
+      const { session, peer } = boundGuest(old, "Fallen", "gw:g0:1");
+      old.entities.move(session.entity, 40, 36);
+      session.entity.hp = 0;
+      const state = JSON.parse(
+        JSON.stringify(handoffStateOf(session, 0, 1, old.nextWindow, old.items.carrying(session), old.tick)),
+      ) as HandoffState;
+      old.releaseSession(session);
+      const adopted = next.adoptSession(arrivalOf(state), peer, performance.now());
+      restoreSession(adopted, state, next.nextWindow);
+      // Dead here: its actions are ignored until it respawns (before, it lay at hp 0 for good).
+      expect(next.combat.isDown(adopted.entity)).toBe(true);
+      expect(next.combat.deadPlayers).toBe(1);
+      for (let tick = 0; tick <= PLAYER_RESPAWN_SECONDS * next.options.tickHz; tick++) next.step();
+      expect(adopted.entity.hp).toBe(adopted.entity.hpMax);
+      expect({ x: adopted.entity.x, y: adopted.entity.y }).toEqual(spawn);
+      expect(next.combat.isDown(adopted.entity)).toBe(false);
     } finally {
       old.shutdown();
       next.shutdown();

@@ -3,7 +3,9 @@
 // when the store holds it — and the process's copy of the container (its version) stays the store's, so
 // the next change to it is taken. On a real PostgreSQL, through the region's own connection (PgConnection,
 // which makes a lost connection again) behind a loopback proxy that cuts the link around a COMMIT; and with
-// the backend ended by pg_terminate_backend while its COMMIT runs.
+// the backend ended by pg_terminate_backend while its COMMIT runs. And a link cut while its backend waits on
+// a row lock (so it outlives the link, holding the character leases): the new connection ends it before it
+// takes the leases again, and no session's lease is lost to it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PgAccounts } from "../ts/cluster/pg-accounts.js";
 import { PgConnection } from "../ts/cluster/pg-connection.js";
@@ -25,6 +27,7 @@ describe.skipIf(skip !== null)("an item change whose connection dies around its 
   let proxy: PgCutProxy;
   let connection: PgConnection;
   let store: PgItemStore;
+  let accounts: PgAccounts;
 
   /** A chest's change from `version - 1` to `version`, holding `coins`. */
   const chestAt = (key: string, version: number, coins: number): ItemWrite => ({
@@ -44,7 +47,7 @@ describe.skipIf(skip !== null)("an item change whose connection dies around its 
     url.port = String(proxy.port);
     connection = new PgConnection(url.toString(), quiet);
     await connection.connect();
-    const accounts = new PgAccounts(connection, quiet);
+    accounts = new PgAccounts(connection, quiet);
     connection.reopened = (client) => accounts.relock(client);
     store = await PgItemStore.open(connection, {
       world: "caves",
@@ -122,6 +125,47 @@ describe.skipIf(skip !== null)("an item change whose connection dies around its 
     expect(await versionOf(key)).toBe(1);
     expect(connection.commits.commitsLost).toBe(before.commitsLost + 1);
     expect(connection.commits.foundAborted).toBe(before.foundAborted + 1);
+    await expect(store.write(chestAt(key, 2, 4))).resolves.toEqual([]);
+    expect(await versionOf(key)).toBe(2);
+  }, 30_000);
+
+  it("a backend that outlives its cut link is ended before the leases are taken again: no lease is lost to it", async () => {
+    const lostLeases: number[] = [];
+    accounts.onLeaseLost = (accountId) => lostLeases.push(accountId);
+    const character = 4242;
+    expect(await accounts.acquire(character)).toBe(true);
+    const key = "chest:caves:outlived";
+    await store.write(chestAt(key, 1, 5));
+    // The test holds the chest's row: the region's next change to it waits on the lock, in its backend.
+    const blocker = await postgres.connect();
+    await blocker.query("BEGIN");
+    await blocker.query("SELECT 1 FROM item_containers WHERE key = $1 FOR UPDATE", [key]);
+    const outcome = store.write(chestAt(key, 2, 4)).then(
+      () => "written",
+      () => "not written",
+    );
+    let waiting = false;
+    for (let tries = 0; tries < 400 && !waiting; tries++) {
+      const rows = await blocker.query(
+        "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+      );
+      waiting = rows.rows.length > 0;
+      if (!waiting) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(waiting).toBe(true);
+    const back = connection.stats.back;
+    // The link is cut; its backend, waiting on the lock, does not notice and holds the lease on.
+    proxy.cutNow();
+    for (let tries = 0; tries < 400 && connection.stats.back === back; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(connection.stats.back).toBe(back + 1);
+    await blocker.query("ROLLBACK");
+    await blocker.end();
+    // Before, the lease stayed with the old backend and its session was ended as if taken elsewhere.
+    expect(lostLeases).toEqual([]);
+    expect(accounts.holds(character)).toBe(true);
+    expect(await outcome).toBe("not written");
+    expect(await versionOf(key)).toBe(1);
     await expect(store.write(chestAt(key, 2, 4))).resolves.toEqual([]);
     expect(await versionOf(key)).toBe(2);
   }, 30_000);

@@ -32,6 +32,12 @@ export class PgCutProxy {
     this.armed = when;
   }
 
+  /** Cuts every connection open now, whatever it is doing (its backend may not notice yet). */
+  cutNow(): void {
+    this.cuts++;
+    for (const socket of [...this.sockets]) socket.destroy();
+  }
+
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));

@@ -4,8 +4,12 @@
 // answered as done before it is written — and the region plays on; a new connection is tried with
 // backoff until one is made. The character leases were held on the connection that died (PostgreSQL
 // freed them with it): before the new connection serves anything else, `reopened` takes them again
-// there (pg-accounts.ts), so no save goes out on a connection that does not hold its lease. One log
-// line when the store is lost, one when it is back.
+// there (pg-accounts.ts), so no save goes out on a connection that does not hold its lease. A link can
+// die while its backend lives on (cut by the network or a proxy, the backend waiting on a lock or running a
+// statement, so it does not notice): it would keep every lease, and the taking again would end each of
+// those sessions as if another process had taken it. So the old backend is ended first (pg_terminate_backend,
+// named by its pid and start time, so a pid reused after a server restart is never hit) and waited for. One
+// log line when the store is lost, one when it is back.
 //
 // Every statement goes through one StatementQueue (pg-statements.ts): one at a time, a transaction with the
 // connection to itself, and a transaction whose COMMIT's answer was lost looked up on the next connection.
@@ -17,6 +21,15 @@ export type { Queryable, Transactional } from "./pg-statements.js";
 
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 5_000;
+/** How long a new connection waits for the backend of the one lost to be gone before it takes the leases. */
+const OLD_BACKEND_WAIT_MS = 5_000;
+const OLD_BACKEND_POLL_MS = 50;
+
+/** A backend, as PostgreSQL names it: its pid, and when it started (a pid alone may be reused). */
+interface Backend {
+  readonly pid: number;
+  readonly startedAt: string;
+}
 
 export class PgConnection implements Transactional {
   /** Times the connection was lost, and made again. */
@@ -32,6 +45,9 @@ export class PgConnection implements Transactional {
   private retryTimer: NodeJS.Timeout | null = null;
   /** Run on each new connection before it serves anything else (the leases taken again). */
   reopened: ((client: Queryable) => Promise<void>) | null = null;
+  /** Each connection's backend; and the backend of the connection lost last, ended before the next serves. */
+  private readonly backends = new WeakMap<pg.Client, Backend>();
+  private lostBackend: Backend | null = null;
 
   constructor(
     private readonly url: string,
@@ -100,12 +116,46 @@ export class PgConnection implements Transactional {
     client.on("error", () => this.lost(client));
     client.on("end", () => this.lost(client));
     await client.connect();
+    try {
+      const result = await client.query<{ pid: number; started_at: string }>(
+        "SELECT pid, backend_start::text AS started_at FROM pg_stat_activity WHERE pid = pg_backend_pid()",
+      );
+      const row = result.rows[0];
+      if (row !== undefined) this.backends.set(client, { pid: row.pid, startedAt: row.started_at });
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
     return client;
+  }
+
+  /**
+   * Ends the backend of the connection lost last if it outlived its link, and waits (OLD_BACKEND_WAIT_MS at
+   * most) until it is gone: it holds the leases, and a statement of it under way is rolled back or, a commit
+   * under way, finishes first.
+   */
+  private async endLostBackend(client: pg.Client): Promise<void> {
+    const old = this.lostBackend;
+    if (old === null) return;
+    const deadline = performance.now() + OLD_BACKEND_WAIT_MS;
+    const same = "FROM pg_stat_activity WHERE pid = $1 AND backend_start::text = $2";
+    await client.query(`SELECT pg_terminate_backend(pid) ${same}`, [old.pid, old.startedAt]);
+    while ((await client.query(`SELECT 1 ${same}`, [old.pid, old.startedAt])).rows.length > 0) {
+      if (performance.now() > deadline) {
+        this.log.error("the backend of the connection lost outlives it: its leases are not free yet", {
+          pid: old.pid,
+        });
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, OLD_BACKEND_POLL_MS));
+    }
+    if (this.lostBackend === old) this.lostBackend = null;
   }
 
   private lost(client: pg.Client): void {
     if (this.client !== client || this.closing) return;
     this.client = null;
+    this.lostBackend = this.backends.get(client) ?? null;
     this.stats.lost++;
     this.log.error(
       "the shared store (PostgreSQL) is unreachable: playing on, durable changes refused until it is back",
@@ -137,6 +187,7 @@ export class PgConnection implements Transactional {
   private async reopen(): Promise<pg.Client> {
     const client = await this.open();
     try {
+      await this.endLostBackend(client);
       await this.reopened?.(client);
       return client;
     } catch (error) {

@@ -104,10 +104,21 @@ export interface RegionRoomOptions {
   readonly log: Logger;
 }
 
+/**
+ * A handoff the gateway sent back (no link to its target: that region is down) is not tried again for this
+ * long. Without it a player standing on a region's ground, or on its stairs down — a login below a level whose
+ * region is down (cluster-levels.ts) — was released and adopted again every tick until that region was back.
+ */
+export const HANDOFF_RETRY_MS = 1000;
+/** A player waiting on a down region's stairs is told so again after this long (not at every retry). */
+const HANDOFF_WAIT_TOLD_MS = 30_000;
+
 export function newRegionStats() {
   return {
     handoffsOut: 0,
     handoffsIn: 0,
+    /** Handoffs the gateway sent back (their target down): each held HANDOFF_RETRY_MS before the next try. */
+    handoffsBounced: 0,
     /**
      * Steps carried in handoffs' states; of them, run at a later window (owed: schedule.ts), lost (no room
      * in the owed queue or beyond the horizon), and doubled (for a window the old region had run).
@@ -364,6 +375,41 @@ export class RegionRoom {
     }
   }
 
+  /** Players whose last handoff came back (target down), by entity id: the tick of the next try, when last told. */
+  private readonly handoffsHeld = new Map<number, { retryAtTick: number; toldAtTick: number }>();
+
+  private ticksOf(ms: number): number {
+    return Math.ceil((ms * this.game.options.tickHz) / 1000);
+  }
+
+  /**
+   * A handoff of `session` came back: the next try waits HANDOFF_RETRY_MS; one pulled below is told why it
+   * waits (again after HANDOFF_WAIT_TOLD_MS). Held handoffs long past their retry are forgotten here, on the
+   * world's ticks (a replay holds the same).
+   */
+  private bounced(session: Session): void {
+    const { game } = this;
+    this.stats.handoffsBounced++;
+    const forgetAfter = this.ticksOf(HANDOFF_WAIT_TOLD_MS);
+    for (const [id, held] of this.handoffsHeld)
+      if (game.tick - held.retryAtTick > forgetAfter) this.handoffsHeld.delete(id);
+    const id = session.entity.id;
+    const held = this.handoffsHeld.get(id);
+    const toldAtTick = held?.toldAtTick ?? -Infinity;
+    const tell =
+      this.options.levels.pulledTo(session.entity.x, session.entity.y) >= 0 && game.tick - toldAtTick >= forgetAfter;
+    this.handoffsHeld.set(id, {
+      retryAtTick: game.tick + this.ticksOf(HANDOFF_RETRY_MS),
+      toldAtTick: tell ? game.tick : toldAtTick,
+    });
+    if (tell) {
+      game.chat.tell(
+        session,
+        "The level below is held by a part of the world that is not answering: you wait on the stairs and go down once it is back.",
+      );
+    }
+  }
+
   /**
    * After a tick: `session` stands on `target`'s ground — it goes there through its gateway, unless an item
    * change or its friends are still being written or read (it goes a tick or so later, with them).
@@ -371,6 +417,8 @@ export class RegionRoom {
   handOff(session: Session, target: number): void {
     const at = session.peer === null ? undefined : this.peerLinks.get(session.peer.key);
     if (at === undefined) return; // not behind a gateway link (yet): it stays
+    const held = this.handoffsHeld.get(session.entity.id);
+    if (held !== undefined && this.game.tick < held.retryAtTick) return; // its last try came back: not yet again
     // An item change of its own still being written: it goes once that is applied (a tick or so later),
     // so what a guest carries over is what it holds, and an account's bag is read after its last write.
     if (!this.game.items.settled(session)) {
@@ -472,6 +520,8 @@ export class RegionRoom {
       game.nextWindow,
     );
     game.arrivedAt(session, below?.dungeon ?? null, state.from === this.region);
+    // Back from the gateway: the region it was handed to is down.
+    if (state.from === this.region) this.bounced(session);
     // An operator's mute goes where the player goes (and survives this region's restart: the checkpoint).
     if (mute !== null) game.admin.restoreMute(session, mute);
     // Its ignores, friends and last teller come with it.

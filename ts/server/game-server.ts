@@ -838,6 +838,8 @@ export class Game {
   /** A session handed over by another process of a cluster starts here as it was (ts/cluster/handoff.ts). */
   adoptSession(arrival: SessionArrival, peer: Peer, nowMs: number): Session {
     const session = this.lifecycle.adopt(arrival, peer, nowMs);
+    // Handed over dead: it lies dead here and stands up at a spawn, as it would have there.
+    this.combat.adoptedDead(session.entity, this.tick);
     // Its quests come with it: what the process it left knew, written there or about to be (a border
     // crossed never loses a quest step, a guest's included).
     if (arrival.quests !== undefined) this.scripts?.quests.adopt(session, arrival.quests);

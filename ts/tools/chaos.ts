@@ -1,14 +1,16 @@
 // `npm run -s chaos -- --minutes 10` (docs/scaling.md § The chaos run): the launcher's own cluster
 // (`npm run -s cluster`, from its bundle) on the chaos world (chaos/world.ts: two regions, chests full of
 // gold and gear on both sides of the border, PvP, nothing that creates or consumes an item), with bots
-// that register accounts, walk between the chests across the border, take, put, drop and pick up, and
-// fight each other (chaos/carrier.ts) — while the run kills, at seeded random times, a region, a gateway,
+// that register accounts, walk between the chests across the border, take, put, drop and pick up, trade
+// with each other (chaos/trader.ts), fight each other and take the stairs down to dungeon levels and back up
+// (chaos/carrier.ts) — while the run kills, at seeded random times, a region, a gateway,
 // the redis-server or the PostgreSQL with SIGKILL, or freezes one with SIGSTOP and thaws it with SIGCONT
 // (chaos/faults.ts). At the end it reports every fault and how long until every player it affected was
 // playing again (chaos/recovery.ts), whether every item the world created is still there once and only
-// once (PostgreSQL: the chests, the piles and the accounts' bags, each written before it was answered),
-// whether every account is there, and the steps lost or doubled at handoffs (each region's counts). Exit
-// 1 on any loss.
+// once (PostgreSQL: the chests, the piles and the accounts' bags, each written before it was answered —
+// every trade included), whether every account is there, whether a player who went down the stairs ever
+// came out of its level anywhere but on the stairs (trapped), whether every player still walks at the end,
+// and the steps lost or doubled at handoffs (each region's counts). Exit 1 on any loss.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createWriteStream, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,7 +26,8 @@ import { loadCore } from "../wasm/node.js";
 import { Carrier } from "./chaos/carrier.js";
 import { type Fault, planFaults } from "./chaos/faults.js";
 import { quantile, RecoveryTracker } from "./chaos/recovery.js";
-import { CHAOS_CHESTS, CHAOS_ITEMS, createdItems, writeChaosWorld } from "./chaos/world.js";
+import { BotTrades } from "./chaos/trader.js";
+import { CHAOS_CHESTS, CHAOS_ITEMS, CHAOS_STAIRS, createdItems, onChaosMap, writeChaosWorld } from "./chaos/world.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -43,8 +46,9 @@ usage: npm run -s chaos -- [options]
   --log FILE       where the cluster's log goes (default: caves-chaos-<pid>.log in the temporary folder)
   -h, --help       this text
 
-Exit status: 0 when nothing was lost, 1 on any loss (an item, an account, a player never back, a step
-lost or doubled at a handoff, a part of the cluster not up at the end), 2 on bad arguments.
+Exit status: 0 when nothing was lost, 1 on any loss (an item, an account, a player never back, a player
+out of a dungeon level anywhere but on its stairs, a player not walking at the end, a step lost or doubled
+at a handoff, a part of the cluster not up at the end), 2 on bad arguments.
 `;
 
 const OPTIONS = {
@@ -249,7 +253,11 @@ async function main(): Promise<number> {
   const redis = new Redis(ready.redis, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on("error", () => {}); // it is killed on purpose; reconnects by itself
   const steps = new Map<string, StepCounts>();
-  const carrier = new Carrier(CHAOS_CHESTS);
+  // The bots trade with each other: the run knows each one's entity id and nick.
+  const nickOf = (entityId: number): string | null =>
+    swarm.bots.find((bot) => bot.client.ownEntityId === entityId)?.nick ?? null;
+  const trades = new BotTrades(nickOf);
+  const carrier = new Carrier(CHAOS_CHESTS, trades, { down: CHAOS_STAIRS, onMap: onChaosMap });
   const swarm = new Swarm({
     count: botCount,
     http: `http://127.0.0.1:${ready.gateways[0].httpPort}`,
@@ -311,9 +319,47 @@ async function main(): Promise<number> {
         }
         return bot.client.state === "playing" && nowMs - last.atMs < 1000;
       });
+    // Each bot's place, sampled with it: one that was below (in a level) and is next seen on the map must be
+    // on (or a step from) stairs down — a level is left by its stairs up, or a restore puts the player on
+    // them; anywhere else (the spawn) it was taken out of its level without a word: trapped.
+    const wasBelow = swarm.bots.map(() => false);
+    /** Seen dead since it was last on the map: a death below respawns at the spawn (as in one process), no trap. */
+    const diedBelow = swarm.bots.map(() => false);
+    let deathsBelow = 0;
+    const wentDown = new Set<number>();
+    const trapped: string[] = [];
+    /** Bots seen walking (a new place) since `walkedSince` was reset, at the quiet end. */
+    const walked = new Set<number>();
+    const placeAt = swarm.bots.map(() => "");
+    const nearStairs = (x: number, y: number) =>
+      CHAOS_STAIRS.some((stairs) => Math.max(Math.abs(stairs.x - x), Math.abs(stairs.y - y)) <= 2);
+    const samplePlaces = () => {
+      swarm.bots.forEach((bot, index) => {
+        const at = bot.client.state === "playing" ? bot.client.confirmed : null;
+        if (at === null) return;
+        const place = `${at.x},${at.y}`;
+        if (place !== placeAt[index]) {
+          if (placeAt[index] !== "") walked.add(index);
+          placeAt[index] = place;
+        }
+        const below = !onChaosMap(at.x, at.y);
+        if (below) {
+          wentDown.add(index);
+          // A bot stepping onto another's tile strikes it (PvP): bots walking about near a level's stairs kill.
+          if (bot.client.entities.get(bot.client.ownEntityId)?.hp === 0) diedBelow[index] = true;
+        } else if (wasBelow[index] && diedBelow[index]) deathsBelow++;
+        else if (wasBelow[index] && !nearStairs(at.x, at.y)) {
+          trapped.push(`${bot.nick} out of its level at (${at.x}, ${at.y}), ${elapsed().trim()} s`);
+          say(`${bot.nick} came out of its level at (${at.x}, ${at.y}), not on the stairs`);
+        }
+        if (!below) diedBelow[index] = false;
+        wasBelow[index] = below;
+      });
+    };
     const sampler = setInterval(() => {
       const nowMs = performance.now();
       tracker.sample(nowMs, playingNow(nowMs));
+      samplePlaces();
     }, 100);
 
     // Each region's step counts, every 2 s, by region life.
@@ -376,7 +422,8 @@ async function main(): Promise<number> {
           say(
             `${playing}/${swarm.bots.length} playing; ${done.length}/${faults.length} faults; ` +
               `${totals.handoffsIn} handoffs, steps carried ${totals.carried}, owed ${totals.owed}, lost ${totals.lost}, doubled ${totals.doubled}; ` +
-              `bots took ${carrier.counts.takes}, put ${carrier.counts.puts}, dropped ${carrier.counts.drops}, attacked ${carrier.counts.attacks}`,
+              `bots took ${carrier.counts.takes}, put ${carrier.counts.puts}, dropped ${carrier.counts.drops}, attacked ${carrier.counts.attacks}, ` +
+              `traded ${trades.counts.done / 2} (asked ${trades.counts.asked}), went below ${carrier.counts.arrivedBelow}`,
           );
         }
       }
@@ -422,8 +469,24 @@ async function main(): Promise<number> {
         }, fault.stopMs);
       }
     }
-    // The quiet end: every player should be back, every part up.
+    // The quiet end: every player should be back, every part up, and walking again: a bot seen at one place
+    // only through the last 25 s (its trades give up within 20) cannot play.
+    while (performance.now() - playStartMs < durationMs - 25_000) await sleep(500);
+    walked.clear();
     while (performance.now() - playStartMs < durationMs) await sleep(500);
+    const stuck = swarm.bots
+      .filter((_, index) => !walked.has(index))
+      .map((bot) => {
+        // What it was doing, for the run's reader: alive, fighting, walking a click, trading, steps unconfirmed.
+        const client = bot.client;
+        const own = client.entities.get(client.ownEntityId);
+        return (
+          `${bot.nick} at ${placeAt[bot.index]} (hp ${own?.hp ?? "?"}, attacking ${client.attackTarget}, ` +
+          `goal ${client.goal === null ? "none" : `${client.goal.x},${client.goal.y}`}, ${client.pending.length} steps pending, ` +
+          `${client.items.pending.length} item requests pending, ${client.dialogs.shown.size} windows, trading ${trades.trading(client)})`
+        );
+      });
+    const belowAtEnd = swarm.bots.filter((_, index) => wasBelow[index]).length;
     const health = await healthOf(ready);
     const notUp =
       health === null ? ["(no gateway answers)"] : health.filter((p) => p.state !== "up").map((p) => p.name);
@@ -495,6 +558,9 @@ async function main(): Promise<number> {
       accounts: { registered: swarm.bots.length, missing: missingAccounts },
       steps: totals,
       botActions: carrier.counts,
+      trades: trades.counts,
+      stairs: { wentDown: wentDown.size, belowAtEnd, deathsBelow, trapped },
+      stuck,
       notUp,
     };
     const ms = (value: number) => (Number.isNaN(value) ? "—" : `${(value / 1000).toFixed(2)} s`);
@@ -520,13 +586,26 @@ async function main(): Promise<number> {
         `owed ${totals.owed}, lost ${totals.lost}, doubled ${totals.doubled} (counted over every region life seen)`,
     );
     say(
-      `  bots: took ${carrier.counts.takes}, put ${carrier.counts.puts}, dropped ${carrier.counts.drops}, attacked ${carrier.counts.attacks}, traded ${carrier.counts.trades}`,
+      `  bots: took ${carrier.counts.takes}, put ${carrier.counts.puts}, dropped ${carrier.counts.drops}, attacked ${carrier.counts.attacks}`,
     );
+    say(
+      `  trades: ${trades.counts.asked} asked, ${trades.counts.accepted} accepted, ${trades.counts.done / 2} done ` +
+        `(each heard by both), ${trades.counts.off} called off, ${trades.counts.gaveUp} given up by a bot; the lines that ended them: ` +
+        [...trades.endings].map(([line, n]) => `${n} × "${line}"`).join(", "),
+    );
+    say(
+      `  stairs: ${carrier.counts.stairsDown} walks down, ${carrier.counts.arrivedBelow} arrivals below, ${carrier.counts.stairsUp} clicks on the stairs up; ` +
+        `${wentDown.size} bots went below, ${belowAtEnd} below at the end, ${deathsBelow} killed below (respawned at the spawn); ` +
+        `out of a level elsewhere than its stairs, alive: ${trapped.length === 0 ? "none" : trapped.join(", ")}`,
+    );
+    say(`  not walking at the end: ${stuck.length === 0 ? "none" : stuck.join(", ")}`);
     say(`  parts not up at the end: ${notUp.length === 0 ? "none" : notUp.join(", ")}`);
     const lost =
       itemLoss.length > 0 ||
       missingAccounts.length > 0 ||
       neverBack.length > 0 ||
+      trapped.length > 0 ||
+      stuck.length > 0 ||
       totals.lost > 0 ||
       totals.doubled > 0 ||
       notUp.length > 0;

@@ -444,6 +444,19 @@ export class CombatRoom {
     this.flush(tick);
   }
 
+  /**
+   * A player adopted from another process (a handoff, a region's checkpoint) dead — it died there, or in the
+   * second before its region was killed — lies dead here a whole respawn delay and stands up at a spawn. Its
+   * death was that process's: before, no process counted it dead, and it never stood up (the chaos run's
+   * players with hp 0 to its end).
+   */
+  adoptedDead(entity: StoredEntity, tick: number): void {
+    if (entity.hp > 0 || this.deadIds.has(entity.id)) return;
+    // Every entry waits respawnTicks from a tick no later than this one: the list stays in respawn order.
+    this.dead.push({ entity, respawnTick: tick + this.respawnTicks });
+    this.deadIds.add(entity.id);
+  }
+
   private respawn(entity: StoredEntity): void {
     this.deadIds.delete(entity.id);
     // A player who left while dead is gone from the store: nothing to stand up (its saved hp 0 respawns it at login).

@@ -117,6 +117,8 @@ export interface TradeVerbs {
   ask(session: Session, target: Session): void;
   /** `/trade nick` naming nobody here: a player of another region by the border is asked (false: none). */
   askAcross(session: Session, nicks: readonly string[]): boolean;
+  /** `/trade nick` naming `nick`, who plays in another region (the directory says): asked once seen here, if soon. */
+  askWhenSeen(session: Session, nicks: readonly string[], nick: string): void;
   offer(session: Session, rest: string): void;
   unoffer(session: Session, rest: string): void;
   confirm(session: Session): void;
@@ -459,6 +461,14 @@ export class SocialRoom implements ChatCommands, Hearing {
           .map((split) => split.nick);
         if (command.rest !== "" && !nicks.some((nick) => this.ports.byNick(nick) !== undefined)) {
           if (this.ports.trades.askAcross(session, nicks)) return;
+          // Not seen here: it may play in another region — out of sight of this border, or by it with its
+          // ghost not here yet (a frame late, its region just restarted). The directory of players says.
+          if (this.elsewhere !== null)
+            return this.findPlayer(session, command.rest, "trade", (target) =>
+              "session" in target
+                ? this.ports.trades.ask(session, target.session)
+                : this.ports.trades.askWhenSeen(session, nicks, target.nick),
+            );
         }
         const target = this.playerNamed(session, command.rest, "trade");
         if (target !== null) this.ports.trades.ask(session, target);

@@ -27,6 +27,12 @@ export const TRADE_REACH = 2;
 export const TRADE_STACKS_MAX = 8;
 /** An unanswered request to trade lapses after this long. */
 export const TRADE_ASK_SECONDS = 30;
+/**
+ * How long `/trade nick` waits to see a player of another region by the border (its ghost here) once the
+ * directory of players says it plays there: a ghost is published each broadcast, but may come late (a loaded
+ * neighbour, or one just restarted that has not linked to this region again yet).
+ */
+export const TRADE_FIND_SECONDS = 3;
 /** A trade across a region border is off when the other region said nothing (it says something each second) for this long. */
 export const TRADE_SILENCE_SECONDS = 5;
 
@@ -188,6 +194,8 @@ export class TradeRoom {
   private readonly byId = new Map<number, Trade>();
   /** Players here whose trade's home is another region. */
   private readonly away = new Map<Session, Away>();
+  /** Players whose `/trade nick` names a player of another region not seen here yet: until which tick they wait. */
+  private readonly seeking = new Map<Session, { nicks: readonly string[]; nick: string; untilTick: number }>();
   private serial = 0;
 
   constructor(private readonly ports: TradePorts) {}
@@ -248,6 +256,20 @@ export class TradeRoom {
     const target = new RemoteTrader(found.region, found.entityId, found.nick, this.ports.clock.tick);
     this.ask(session, target);
     return true;
+  }
+
+  /**
+   * `/trade nick` naming `nick`, a player of another region (the directory of players says) not seen here: it
+   * is asked as soon as it is seen by the border (the once-a-second sweep looks), or `session` is told to stand
+   * next to it after TRADE_FIND_SECONDS — never that nobody of that name plays.
+   */
+  askWhenSeen(session: Session, nicks: readonly string[], nick: string): void {
+    if (this.askAcross(session, nicks)) return;
+    this.seeking.set(session, {
+      nicks,
+      nick,
+      untilTick: this.ports.clock.tick + TRADE_FIND_SECONDS * this.ports.tickHz,
+    });
   }
 
   /** `/offer [count] item`: sets what `session` offers of an item from its bag (0 takes it out). */
@@ -312,6 +334,7 @@ export class TradeRoom {
 
   /** A session ended (or moved to another region): its trade is cancelled — unless its exchange is being written. */
   left(session: Session): void {
+    this.seeking.delete(session);
     const away = this.away.get(session);
     if (away !== undefined) {
       // Its bag held for an exchange: the home writes it or not, and the bag here is fenced (holdForTrade).
@@ -325,7 +348,8 @@ export class TradeRoom {
   }
 
   /**
-   * Once a second: trades whose players walked apart are cancelled, unanswered requests lapse; a trade with
+   * Once a second: a `/trade nick` waiting to see a player of another region asks it once seen (or gives up);
+   * trades whose players walked apart are cancelled, unanswered requests lapse; a trade with
    * another region's player is off once that region is silent too long — and each region tells the other
    * the trade still stands.
    */
@@ -340,6 +364,13 @@ export class TradeRoom {
       else if (trade.state === "asked" && tick - trade.askedAtTick >= TRADE_ASK_SECONDS * this.ports.tickHz)
         this.cancel(trade, `${b.trader.nick} did not answer; the trade is off.`);
       else if (isRemote(b.trader)) this.elsewhere?.toAway(b.trader, trade.id, { kind: "keep" });
+    }
+    for (const [session, seeking] of [...this.seeking]) {
+      if (!this.inPlay(session) || this.askAcross(session, seeking.nicks)) this.seeking.delete(session);
+      else if (tick >= seeking.untilTick) {
+        this.seeking.delete(session);
+        this.say(session, `Stand next to ${seeking.nick} to trade.`);
+      }
     }
     for (const [session, away] of [...this.away]) {
       if (away.held !== null) continue;

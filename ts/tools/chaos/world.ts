@@ -2,6 +2,11 @@
 // with chests full of gold and gear on both sides and no creatures, no shop and no scripts — so nothing
 // but the map's chests ever creates an item and nothing consumes one (the bots never use what they
 // carry), and the world's total of every item must equal what the chests held at its first start.
+// Two stairs lead down to dungeon levels, one held by each region (cluster-levels.ts); one of them lies on
+// region 1's first column, so a player of region 0 stepping on it is pulled across the border. The levels
+// below have neither creatures (the world has no kinds file) nor chests: the generator fills its chests
+// with "gold coin" and "healing potion", names this world's catalogue does not have (its items are
+// "coin" and "potion"), so a level's chests are refused whole and create nothing either.
 // Written as a Tiled map with its tile data and item catalogue, beside a two-region layout.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,9 +27,23 @@ export const CHAOS_SPAWN = { x: CHAOS_BORDER_X + 3, y: CHUNK_SIZE };
 export const CHAOS_ITEMS = [
   { id: 1, name: "dagger", kind: "weapon", stack: 1, sprite: "dagger", damage: 9 },
   { id: 2, name: "leather armor", kind: "armor", stack: 1, sprite: "leather", armor: 3 },
-  { id: 3, name: "healing potion", kind: "consumable", stack: 10, sprite: "potion", heal: 30 },
-  { id: 4, name: "gold coin", kind: "treasure", stack: 999, sprite: "coin" },
+  { id: 3, name: "potion", kind: "consumable", stack: 10, sprite: "potion", heal: 30 },
+  { id: 4, name: "coin", kind: "treasure", stack: 999, sprite: "coin" },
 ] as const;
+
+/**
+ * The stairs down: region 1's on its first column (a player of region 0 may stand on it within the handoff
+ * margin, and is pulled to region 1, which holds the level), region 0's well inside its ground.
+ */
+export const CHAOS_STAIRS: readonly { readonly x: number; readonly y: number }[] = [
+  { x: CHAOS_BORDER_X, y: CHUNK_SIZE - 14 },
+  { x: CHAOS_BORDER_X - 12, y: CHUNK_SIZE + 14 },
+];
+
+/** Whether (x, y) is on the map: a player elsewhere stands in a dungeon level (the level slots lie beyond it). */
+export function onChaosMap(x: number, y: number): boolean {
+  return x >= 0 && y >= 0 && x < CHAOS_WIDTH && y < CHAOS_HEIGHT;
+}
 
 export interface ChaosChest {
   readonly name: string;
@@ -127,7 +146,7 @@ export function writeChaosWorld(): ChaosWorld {
     height: CHAOS_HEIGHT,
     tilewidth: TILE_PX,
     tileheight: TILE_PX,
-    nextlayerid: 4,
+    nextlayerid: 5,
     nextobjectid: 100,
     properties: [{ name: "pvp", type: "bool", value: true }],
     layers: [
@@ -157,6 +176,16 @@ export function writeChaosWorld(): ChaosWorld {
             },
           ]),
         ),
+      ),
+      layer(
+        4,
+        "warps",
+        CHAOS_STAIRS.map((stairs, index) => ({
+          ...pointObject(nextId++, `stairs down ${index + 1}`, stairs.x, stairs.y, [
+            { name: "direction", type: "string", value: "down" },
+          ]),
+          type: "stairs",
+        })),
       ),
     ],
     tilesets: [
