@@ -76,15 +76,20 @@ describe.skipIf(skip !== null)("a trade across a region border", () => {
       seqs.set(client, seq);
       const since = client.received.length;
       post(client, seq, text);
-      const acked = await client.waitFor(
-        `the answer to line ${seq}`,
-        () =>
-          client.received
-            .slice(since)
-            .map(({ packet }) => (packet?.type === "chat_post_ack" ? packet.seq : -1))
-            .find((acked) => acked === seq || (acked >= 0 && acked < seq - 1)),
-        15_000,
-      );
+      // Re-sent until acknowledged, as the client does (docs/protocol.md § 14): a line posted while its region is
+      // being restored, or its gateway route found again, is lost like any datagram.
+      const again = setInterval(() => post(client, seq, text), 1000);
+      const acked = await client
+        .waitFor(
+          `the answer to line ${seq}`,
+          () =>
+            client.received
+              .slice(since)
+              .map(({ packet }) => (packet?.type === "chat_post_ack" ? packet.seq : -1))
+              .find((acked) => acked === seq || (acked >= 0 && acked < seq - 1)),
+          15_000,
+        )
+        .finally(() => clearInterval(again));
       if (acked === seq) break;
       if (tries === 3) throw new Error(`line "${text}" not taken`);
       seqs.set(client, acked);

@@ -710,8 +710,8 @@ export class Game {
   }
 
   /** Handles one inbound datagram from any transport. Never throws. */
-  receive(datagram: Uint8Array, peer: Peer): void {
-    const nowMs = performance.now();
+  /** A datagram from `peer`, at `nowMs` (the machine's clock by default; a test may hold it still). */
+  receive(datagram: Uint8Array, peer: Peer, nowMs = performance.now()): void {
     // A spectator's datagrams are no input of the world: handled apart, and not recorded.
     if (this.spectators.claims(datagram, peer)) return this.spectators.receive(datagram, peer, nowMs);
     this.recorder?.datagram(peer, nowMs, datagram);
