@@ -7,7 +7,7 @@
 // of what comes down (netsim), none measured for the spec-only client.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Swarm } from "../ts/bots/swarm.js";
-import { parseProfileSpec } from "../ts/netsim/index.js";
+import { type DuplexProfile, parseProfileSpec } from "../ts/netsim/index.js";
 import { Logger } from "../ts/server/ops/log.js";
 import { type RunningServer, startServer } from "../ts/server/server.js";
 import { loadCore } from "../ts/wasm/node.js";
@@ -31,6 +31,26 @@ let plain: UdpTestClient;
 let startedMs: number;
 let keepAlive: NodeJS.Timeout | undefined;
 
+/** One wandering bot (the shared client core, asking for compact deltas) behind `netsim`, playing. */
+async function wanderer(nickPrefix: string, netsim: DuplexProfile | null, seed: number): Promise<Swarm> {
+  const swarm = new Swarm({
+    count: 1,
+    http: `http://127.0.0.1:${server.httpPort}`,
+    server: null,
+    behaviour: "wander",
+    goal: null,
+    netsim,
+    seed,
+    nickPrefix,
+    joinParallel: 1,
+    updateMs: 20,
+    loadCore: () => loadCore(),
+  });
+  await swarm.joinAll();
+  swarm.start();
+  return swarm;
+}
+
 beforeAll(async () => {
   server = await startServer({
     host: "127.0.0.1",
@@ -41,36 +61,8 @@ beforeAll(async () => {
     adminToken: TOKEN,
   });
   startedMs = performance.now();
-  bots = new Swarm({
-    count: 1,
-    http: `http://127.0.0.1:${server.httpPort}`,
-    server: null,
-    behaviour: "wander",
-    goal: null,
-    netsim: null,
-    seed: 3,
-    nickPrefix: "timed",
-    joinParallel: 1,
-    updateMs: 20,
-    loadCore: () => loadCore(),
-  });
-  await bots.joinAll();
-  bots.start();
-  lossy = new Swarm({
-    count: 1,
-    http: `http://127.0.0.1:${server.httpPort}`,
-    server: null,
-    behaviour: "wander",
-    goal: null,
-    netsim: parseProfileSpec("down-loss=50").profile,
-    seed: 4,
-    nickPrefix: "lossy",
-    joinParallel: 1,
-    updateMs: 20,
-    loadCore: () => loadCore(),
-  });
-  await lossy.joinAll();
-  lossy.start();
+  bots = await wanderer("timed", null, 3);
+  lossy = await wanderer("lossy", parseProfileSpec("down-loss=50").profile, 4);
   plain = await UdpTestClient.connect(server.httpPort, "Plain");
   plain.action(0, 0);
   await plain.waitFor("its position", () => plain.position());
