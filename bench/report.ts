@@ -14,6 +14,7 @@ const SUITE_ORDER = [
   "pathfind",
   "blit",
   "server",
+  "capacity",
   "server5000",
   "npcs",
   "combat",

@@ -10,6 +10,7 @@ import type { SuiteResult } from "./lib/results.js";
 import type { ContentScriptSet } from "./server/world.js";
 import { RESULTS_DIR, writeReport } from "./report.js";
 import { runBlit } from "./suites/blit.js";
+import { runCapacity } from "./suites/capacity.js";
 import { runClient } from "./suites/client.js";
 import { runCodec } from "./suites/codec.js";
 import { parseContentRows, runServerContent } from "./suites/content.js";
@@ -46,6 +47,7 @@ const SUITES: Record<string, (options: SuiteOptions) => Promise<SuiteResult>> = 
   npcs: runServerNpcs,
   combat: runServerCombat,
   server5000: runServer5000,
+  capacity: runCapacity,
   levels: runServerLevels,
   content: runServerContent,
   recording: runRecording,
@@ -53,7 +55,10 @@ const SUITES: Record<string, (options: SuiteOptions) => Promise<SuiteResult>> = 
   consoles: runConsoles,
   social: runSocial,
 };
-/** Suites `npm run bench` runs without --only (server5000 takes two cores' worth of bots and minutes of joins). */
+/**
+ * Suites `npm run bench` runs without --only (server5000 takes two cores' worth of bots and minutes of joins; capacity
+ * sweeps both servers up to where they stop holding, ~15 minutes).
+ */
 const DEFAULT_SUITES = [
   "codec",
   "pathfind",
@@ -85,8 +90,10 @@ const HELP = `usage: npm run bench -- [--quick] [--only SUITE[,SUITE...]] [--bot
   --content LIST content suite: the rows, of none (no scripts: the comparison), realistic (a dialog per talk) and
                  hostile (every talk runs into the instruction budget and the memory cap); default all three, in
                  that order. 2000 talking bots (100 with --quick), 20,000 NPCs of which 2,000 are talked to
-  --big-bots LIST  server5000 suite (only with --only): the bot counts (default 5000), each with seed packets and deltas
-  --bot-cores LIST server5000 suite: one bot process per entry, pinned to that core (default 1,1)
+  --big-bots LIST  server5000 suite (only with --only): the bot counts (default 5000), each with seed packets and deltas;
+                 capacity suite: our sweep's steps (default 1000,2000,...,8000, stopping at the first that does not hold)
+  --colyseus LIST  (capacity suite) Colyseus's sweep's steps (default 250,500,...,2000, stopping the same way)
+  --bot-cores LIST server5000 and capacity suites: one bot process per entry, pinned to that core (default 1,1)
   --repeat N     consoles suite: the pairs of rows (without, with ten consoles) to run, the verdict on their median
                  (default 3; 1 with --quick)
   --cpu-prof DIR server5000, npcs, content and consoles suites: run the server under node --cpu-prof, one .cpuprofile per
