@@ -25,6 +25,8 @@ const TIMING_SENSITIVE = [
 export default defineConfig({
   test: {
     globalSetup: ["test/global-setup.ts"],
+    // With CAVES_TEST_CPU=<file>, each file's CPU (its worker's and its reaped processes') to <file>; else nothing.
+    setupFiles: ["test/support/cpu-account.ts"],
     // The slowest files first, on a clean clone too (test/support/slowest-first.ts; test/durations.json).
     sequence: { sequencer: SlowestFirstSequencer },
     // Every Game in the tests, and every server they start, checks that each write to an entity's
