@@ -2,7 +2,7 @@
 // before the first that did not; when the bots' own core was full, the figure is only a lower bound ("≥"), so a
 // load generator that ran out is never reported as the server's limit.
 import { describe, expect, it } from "vitest";
-import { sweepOf } from "../bench/suites/capacity.js";
+import { sweepOf, withFailure } from "../bench/suites/capacity.js";
 
 const row = (bots: number, holds: boolean, botsFull = false) => ({ bots, holds, botsFull });
 
@@ -32,5 +32,11 @@ describe("the capacity sweep's verdict", () => {
       atLeast: true,
     });
     expect(sweepOf([row(250, false)], [250, 500])).toMatchObject({ capacity: 0, atLeast: false });
+  });
+
+  it("is a lower bound, saying why, when a row could not be measured", () => {
+    const cut = withFailure(sweepOf([row(1000, true)], [1000, 2000, 3000]), "the row at 2000 failed: fetch failed");
+    expect(cut).toEqual({ capacity: 1000, stopped: "the row at 2000 failed: fetch failed", atLeast: true });
+    expect(withFailure(sweepOf([row(250, false)], [250]), null)).toMatchObject({ capacity: 0, atLeast: false });
   });
 });

@@ -77,6 +77,11 @@ export function sweepOf(
   return { capacity, stopped: ranAll ? "the last step held" : "not run", atLeast: true };
 }
 
+/** A sweep cut short by a row that could not be measured: its capacity is a lower bound, and says why. */
+export function withFailure(sweep: Sweep, failed: string | null): Sweep {
+  return failed === null ? sweep : { capacity: sweep.capacity, stopped: failed, atLeast: true };
+}
+
 export async function runCapacity(options: CapacityOptions): Promise<SuiteResult> {
   const loadStart = loadNow();
   const oursSteps = options.bigBots ?? (options.quick ? [200, 400] : OURS_STEPS);
@@ -88,6 +93,8 @@ export async function runCapacity(options: CapacityOptions): Promise<SuiteResult
   const ours: ScaleRow[] = [];
   const colyseus: ColyseusRow[] = [];
   let colyseusSkipped: string | null = null;
+  let oursFailed: string | null = null;
+  let colyseusFailed: string | null = null;
   // The bots' CPU is a share of one core per process, pinned: "full" is most of the cores they have.
   const botsFull = (percent: number) => percent >= BOTS_FULL_PERCENT * new Set(botCores).size;
   try {
@@ -98,37 +105,56 @@ export async function runCapacity(options: CapacityOptions): Promise<SuiteResult
     } else colyseusSkipped = "not asked for (--colyseus none)";
     for (const bots of colyseusSkipped === null ? colyseusSteps : []) {
       log(`capacity: Colyseus at ${bots}`);
-      const row = await runColyseusRow(mapPath, bots, warmupS, measureS);
-      colyseus.push(row);
-      if (!colyseusHolds(row) || row.bot.botProcessCpuPercent >= BOTS_FULL_PERCENT) break;
+      try {
+        const row = await runColyseusRow(mapPath, bots, warmupS, measureS);
+        colyseus.push(row);
+        if (!colyseusHolds(row) || row.bot.botProcessCpuPercent >= BOTS_FULL_PERCENT) break;
+      } catch (error) {
+        // A row that could not be measured ends the sweep where it stands, said, with the rows before it kept.
+        colyseusFailed = `the row at ${bots} failed: ${(error as Error).message.slice(0, 300)}`;
+        log(`capacity: Colyseus: ${colyseusFailed}`);
+        break;
+      }
     }
     for (const bots of oursSteps) {
       log(`capacity: ours at ${bots} (bots in ${botCores.length} processes, cores ${botCores.join(", ")})`);
-      const row = await runScale(mapPath, bots, false, warmupS, measureS, "auto", { sampleNpcs: false, botCores });
-      ours.push(row);
-      if (!holdsRates(row, CAPACITY_TICK_P99_MS) || botsFull(row.bot.botProcessCpuPercent)) break;
+      try {
+        const row = await runScale(mapPath, bots, false, warmupS, measureS, "auto", { sampleNpcs: false, botCores });
+        ours.push(row);
+        if (!holdsRates(row, CAPACITY_TICK_P99_MS) || botsFull(row.bot.botProcessCpuPercent)) break;
+      } catch (error) {
+        oursFailed = `the row at ${bots} failed: ${(error as Error).message.slice(0, 300)}`;
+        log(`capacity: ours: ${oursFailed}`);
+        break;
+      }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const oursSweep = sweepOf(
-    ours.map((row) => ({
-      bots: row.bots,
-      holds: holdsRates(row, CAPACITY_TICK_P99_MS),
-      botsFull: botsFull(row.bot.botProcessCpuPercent),
-    })),
-    oursSteps,
+  const oursSweep = withFailure(
+    sweepOf(
+      ours.map((row) => ({
+        bots: row.bots,
+        holds: holdsRates(row, CAPACITY_TICK_P99_MS),
+        botsFull: botsFull(row.bot.botProcessCpuPercent),
+      })),
+      oursSteps,
+    ),
+    oursFailed,
   );
   const colyseusSweep: Sweep =
     colyseusSkipped !== null
       ? { capacity: 0, stopped: colyseusSkipped, atLeast: false }
-      : sweepOf(
-          colyseus.map((row) => ({
-            bots: row.bots,
-            holds: colyseusHolds(row),
-            botsFull: row.bot.botProcessCpuPercent >= BOTS_FULL_PERCENT,
-          })),
-          colyseusSteps,
+      : withFailure(
+          sweepOf(
+            colyseus.map((row) => ({
+              bots: row.bots,
+              holds: colyseusHolds(row),
+              botsFull: row.bot.botProcessCpuPercent >= BOTS_FULL_PERCENT,
+            })),
+            colyseusSteps,
+          ),
+          colyseusFailed,
         );
   const ratio = colyseusSweep.capacity > 0 ? oursSweep.capacity / colyseusSweep.capacity : null;
   const capacityText = (sweep: Sweep) => `${sweep.atLeast ? "≥ " : ""}${sweep.capacity} (${sweep.stopped})`;

@@ -438,8 +438,18 @@ async function startServer(
 
 /** The server's status; with `ticks`, its tick and broadcast percentiles cover only the newest ticks. */
 async function status(http: string, ticks?: number): Promise<Status> {
-  const response = await fetch(`${http}/api/status${ticks === undefined ? "" : `?ticks=${ticks}`}`);
-  return (await response.json()) as Status;
+  const url = `${http}/api/status${ticks === undefined ? "" : `?ticks=${ticks}`}`;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const response = await fetch(url);
+      return (await response.json()) as Status;
+    } catch (error) {
+      // A kept-alive connection the server closed as it was reused ("other side closed", seen at load 11): the
+      // status is a read, so it is asked again on a new connection rather than losing the whole row.
+      const code = ((error as Error).cause as { code?: string } | undefined)?.code;
+      if (code !== "UND_ERR_SOCKET" || attempt >= 3) throw error;
+    }
+  }
 }
 
 /** NPC rows: the server's --npc-budget, and whether to sample the NPC room through the window. */
