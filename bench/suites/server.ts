@@ -480,7 +480,7 @@ interface NpcRunOptions {
   talk?: boolean;
   /** The first this many bots play together in the social world's camps (bench/server/bots.ts --social). */
   social?: number;
-  /** The server's --db (":memory:" for a world that must start as the map says); absent: its default file. */
+  /** The server's --db (":memory:" for a world that must start as the map says); absent: a fresh file for the row. */
   db?: string;
   /**
    * Operators' consoles open through the window (console.ts): the server runs with an admin token and each
@@ -509,7 +509,10 @@ export async function runScale(
   // The flight recorder is on by default beside the database: a row measures it only when it says so.
   extraArgs.push("--record", npcRun?.recordDir ?? "off");
   if (npcRun?.consoles !== undefined) extraArgs.push("--admin-token-file", npcRun.consoles.tokenFile);
-  if (npcRun?.db !== undefined) extraArgs.push("--db", npcRun.db);
+  // Each row its own database unless it names one: a row must not start from what an earlier row left (piles,
+  // world values, notices), nor write into the checkout's data/ (the server's default, from the cwd).
+  const dbDir = npcRun?.db === undefined ? mkdtempSync(join(tmpdir(), "fc-bench-db-")) : null;
+  extraArgs.push("--db", npcRun?.db ?? join(dbDir!, "world.sqlite"));
   const { child: server, http } = await startServer(mapPath, eldFile, udpBackend, extraArgs, npcRun?.nodeArgs);
   const serverPid = server.pid!;
   // Let the fresh server settle (JIT, first ticks) before the joins start.
@@ -765,6 +768,7 @@ export async function runScale(
   } finally {
     await stop(server);
     rmSync(eldFile, { force: true });
+    if (dbDir !== null) rmSync(dbDir, { recursive: true, force: true });
   }
 }
 
@@ -1116,7 +1120,7 @@ export async function runServer(
     ],
     targets,
     notes: [
-      "Server command (reproducible on any machine): node --import tsx ts/server/main.ts --map <dir>/map.tmj --http-port 0 --udp-port 0 --max-players 5000 --session-rate 200 --address-rate 1000000 --join-rate 1000000 --log-level warn --udp-backend auto (plus the event-loop-delay preload).",
+      "Server command (reproducible on any machine): node --import tsx ts/server/main.ts --map <dir>/map.tmj --http-port 0 --udp-port 0 --max-players 5000 --session-rate 200 --address-rate 1000000 --join-rate 1000000 --log-level warn --udp-backend auto --db <a fresh file per row> (plus the event-loop-delay preload).",
     ],
     // The Colyseus rows follow ours, each tagged with framework "colyseus".
     raw: [...rows, ...colyseusRows.map((row) => ({ framework: "colyseus", ...row }))],
