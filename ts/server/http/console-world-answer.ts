@@ -7,6 +7,7 @@
 // is at most MAX_AGE_MS older than the request; the page redraws once a second.
 import { performance } from "node:perf_hooks";
 import type { AdminService } from "../admin/admin-service.js";
+import { JsonBytes } from "./json-bytes.js";
 
 /** What the console shows of the game (the Game is one). */
 export interface ConsoleWorld {
@@ -59,6 +60,9 @@ export class ConsoleWorldAnswer {
   /** Answers built, and answers given (each request one): the second over the first is what sharing saves. */
   readonly stats = { built: 0, served: 0 };
   private json: Buffer | null = null;
+  /** Scratch the answers are written into, grown once and reused (json-bytes.ts). */
+  private readonly out = new JsonBytes();
+  private readonly creatures = new JsonBytes();
   private builtAtMs = 0;
   private builtTick = -1;
 
@@ -74,7 +78,7 @@ export class ConsoleWorldAnswer {
     const nowMs = this.nowMs();
     const fresh = this.json !== null && (nowMs - this.builtAtMs < this.maxAgeMs || this.game.tick === this.builtTick);
     if (!fresh) {
-      this.json = Buffer.from(JSON.stringify(this.build()));
+      this.json = this.build();
       this.builtAtMs = nowMs;
       this.builtTick = this.game.tick;
       this.stats.built++;
@@ -83,41 +87,44 @@ export class ConsoleWorldAnswer {
     return this.json!;
   }
 
-  /** Every player and (up to CONSOLE_CREATURES_MAX) creature, as the console's page reads them (docs/server.md § Admin). */
-  private build(): Record<string, unknown> {
+  /**
+   * Every player and (up to CONSOLE_CREATURES_MAX) creature, as the console's page reads them (docs/server.md §
+   * Admin), as JSON bytes written straight out (json-bytes.ts says why).
+   */
+  private build(): Buffer {
     const game = this.game;
-    const players: { entityId: number; nick: string; x: number; y: number; hp: number; hpMax: number }[] = [];
+    const out = this.out.reset();
     // Creatures as [id, x, y, hp, hpMax, typeId]: the bulk of the answer, kept compact; their kinds' names once.
-    const creatures: number[][] = [];
+    const creatures = this.creatures.reset();
     const kinds: Record<number, string> = {};
+    let listed = 0;
     let creatureCount = 0;
+    out
+      .raw('{"tick":')
+      .number(game.tick)
+      .raw(',"map":')
+      .value({ name: game.world.name, width: game.world.mapWidth, height: game.world.mapHeight })
+      .raw(',"players":[');
+    let players = 0;
     for (const entity of game.entities.values()) {
       const session = game.sessions.byEntityId(entity.id);
       if (session !== undefined) {
-        players.push({
-          entityId: entity.id,
-          nick: session.nick,
-          x: entity.x,
-          y: entity.y,
-          hp: entity.hp,
-          hpMax: entity.hpMax,
-        });
+        out.raw(players++ === 0 ? '{"entityId":' : ',{"entityId":').number(entity.id);
+        out.raw(',"nick":').value(session.nick);
+        out.raw(',"x":').number(entity.x).raw(',"y":').number(entity.y);
+        out.raw(',"hp":').number(entity.hp).raw(',"hpMax":').number(entity.hpMax).raw("}");
       } else {
         creatureCount++;
-        if (creatures.length < CONSOLE_CREATURES_MAX) {
-          creatures.push([entity.id, entity.x, entity.y, entity.hp, entity.hpMax, entity.typeId]);
+        if (listed < CONSOLE_CREATURES_MAX) {
+          if (listed++ > 0) creatures.raw(",");
+          creatures.row6(entity.id, entity.x, entity.y, entity.hp, entity.hpMax, entity.typeId);
           kinds[entity.typeId] ??= entity.name;
         }
       }
     }
-    return {
-      tick: game.tick,
-      map: { name: game.world.name, width: game.world.mapWidth, height: game.world.mapHeight },
-      players,
-      creatures,
-      creatureCount,
-      kinds,
-      ...(game.ground === undefined ? {} : { regions: [game.ground] }),
-    };
+    out.raw('],"creatures":[').append(creatures).raw('],"creatureCount":').number(creatureCount);
+    out.raw(',"kinds":').value(kinds);
+    if (game.ground !== undefined) out.raw(',"regions":').value([game.ground]);
+    return out.raw("}").bytes();
   }
 }
