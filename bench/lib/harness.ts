@@ -158,7 +158,8 @@ export function gitCommit(): string {
 export function commandLine(): string {
   const npmScript = process.env.npm_lifecycle_event;
   const args = process.argv.slice(2).join(" ");
-  if (npmScript) return `npm run ${npmScript}${args ? ` -- ${args}` : ""}`;
+  // npx sets npm_lifecycle_event too ("npx"): a report once said `npm run npx -- --only client`.
+  if (npmScript && npmScript !== "npx") return `npm run ${npmScript}${args ? ` -- ${args}` : ""}`;
   return `npx tsx ${process.argv[1]?.replace(process.cwd() + "/", "") ?? "bench/run.ts"}${args ? ` ${args}` : ""}`;
 }
 
