@@ -191,3 +191,20 @@ export function iqrPercent(spread: Spread): number {
 export function log(message: string): void {
   process.stderr.write(`${message}\n`);
 }
+
+/**
+ * What every suite's result opens with (SuiteResult's date, command, quick, gitCommit and machine): when, how,
+ * from which commit and on what machine it ran, the load from `loadStart` (loadNow() at the suite's start) to now.
+ */
+export function runHeader(
+  quick: boolean,
+  loadStart: number,
+): { date: string; command: string; quick: boolean; gitCommit: string; machine: Machine } {
+  return {
+    date: new Date().toISOString(),
+    command: commandLine(),
+    quick,
+    gitCommit: gitCommit(),
+    machine: machineNow(loadStart),
+  };
+}

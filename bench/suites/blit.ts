@@ -17,18 +17,16 @@ import { WasmSim } from "../../ts/wasm/sim.js";
 import { buildLightTables } from "../../ts/client/render/light.js";
 import {
   type RunOptions,
-  commandLine,
   fmt,
   fmtRatio,
   fmtSpread,
-  gitCommit,
   iqrPercent,
   loadNow,
   log,
-  machineNow,
   runTasks,
   scaleSpread,
   type TaskSpec,
+  runHeader,
 } from "../lib/harness.js";
 import type { SuiteResult } from "../lib/results.js";
 
@@ -317,11 +315,7 @@ export async function runBlit(options: RunOptions): Promise<SuiteResult> {
   return {
     suite: "blit",
     title: "Client frame: wasm blitter vs JS reference",
-    date: new Date().toISOString(),
-    command: commandLine(),
-    quick: options.quick,
-    gitCommit: gitCommit(),
-    machine: machineNow(loadStart),
+    ...runHeader(options.quick, loadStart),
     timing: "wall clock (tinybench), one frame or part per sample; median (p25–p75)",
     tables: [
       {

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BROADCAST_EVERY_TICKS, TICK_HZ } from "../../ts/constants.js";
-import { type RunOptions, commandLine, fmt, gitCommit, loadNow, log, machineNow } from "../lib/harness.js";
+import { type RunOptions, fmt, loadNow, log, runHeader } from "../lib/harness.js";
 import type { SuiteResult, Target } from "../lib/results.js";
 import { writeWorld } from "../server/world.js";
 import { type ColyseusRow, ensureColyseus, runColyseusRow } from "./colyseus.js";
@@ -174,11 +174,7 @@ export async function runCapacity(options: CapacityOptions): Promise<SuiteResult
   return {
     suite: "capacity",
     title: "Capacity, side by side: players one process serves, ours and Colyseus 0.17",
-    date: new Date().toISOString(),
-    command: commandLine(),
-    quick: options.quick,
-    gitCommit: gitCommit(),
-    machine: machineNow(loadStart),
+    ...runHeader(options.quick, loadStart),
     timing: `per row: a fresh server, ${warmupS} s warm-up after all joins, then a ${measureS} s window; each sweep stops at its first row that does not hold`,
     tables: [
       {

@@ -17,7 +17,7 @@ import { type Browser, type Page, chromium } from "playwright-core";
 import { Logger } from "../../ts/server/ops/log.js";
 import { type RunningServer, startServer } from "../../ts/server/server.js";
 import { FIRST_FRAME_MARK, type FirstFrameDetail, PLAY_MARK } from "../../ts/client/browser/timing-marks.js";
-import { type RunOptions, commandLine, fmt, gitCommit, log, loadNow, machineNow } from "../lib/harness.js";
+import { type RunOptions, fmt, log, loadNow, runHeader } from "../lib/harness.js";
 import type { SuiteResult, Target } from "../lib/results.js";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
@@ -308,11 +308,7 @@ export async function runClient(options: RunOptions): Promise<SuiteResult> {
   return {
     suite: "client",
     title: `The player's device: the browser client in Chromium, first frame and frames with the CPU throttled ${THROTTLE}×`,
-    date: new Date().toISOString(),
-    command: commandLine(),
-    quick: options.quick,
-    gitCommit: gitCommit(),
-    machine: machineNow(loadStart),
+    ...runHeader(options.quick, loadStart),
     timing: `the page's User Timing marks (Play pressed, first frame of the world: ts/client/browser/timing-marks.ts) and its resource timings, a fresh browser context per first-frame run (empty cache); frames from a requestAnimationFrame loop of the bench's own over a ${windowS} s window and the browser's long-animation-frame entries; the server in the bench's process, Chromium ${chromiumVersion()} headless (--disable-gpu: the canvas is drawn in software)`,
     tables: [
       {

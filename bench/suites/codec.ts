@@ -51,18 +51,16 @@ import { caveChunk, randomBytes, scatteredChunk, wideChunk, xorshift } from "../
 import {
   type RunOptions,
   type Spread,
-  commandLine,
   fmt,
   fmtRatio,
   fmtSpread,
-  gitCommit,
   iqrPercent,
   loadNow,
   log,
-  machineNow,
   runTasks,
   scaleSpread,
   type TaskSpec,
+  runHeader,
 } from "../lib/harness.js";
 import type { SuiteResult, Target } from "../lib/results.js";
 
@@ -710,11 +708,7 @@ export async function runCodec(options: RunOptions): Promise<SuiteResult> {
   return {
     suite: "codec",
     title: "Codec: wasm kernels vs the JS reference",
-    date: new Date().toISOString(),
-    command: commandLine(),
-    quick: options.quick,
-    gitCommit: gitCommit(),
-    machine: machineNow(loadStart),
+    ...runHeader(options.quick, loadStart),
     timing: `wall clock (tinybench, performance.now), ${BATCH} calls per sample; median (p25–p75) of the samples`,
     tables: [
       {

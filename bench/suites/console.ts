@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { type RunOptions, commandLine, fmt, gitCommit, log, loadNow, machineNow } from "../lib/harness.js";
+import { type RunOptions, fmt, log, loadNow, runHeader } from "../lib/harness.js";
 import type { SuiteResult, Target } from "../lib/results.js";
 import { writeWorld } from "../server/world.js";
 import { type ConsolePoller, type ScaleRow, loadCell, runScale } from "./server.js";
@@ -153,11 +153,7 @@ export async function runConsoles(
   return {
     suite: "consoles",
     title: `Operators' consoles open on a busy world (${bots} bots, 0 and ${CONSOLES} consoles)`,
-    date: new Date().toISOString(),
-    command: commandLine(),
-    quick: options.quick,
-    gitCommit: gitCommit(),
-    machine: machineNow(loadStart),
+    ...runHeader(options.quick, loadStart),
     timing: `per row: a fresh server with an admin token, ${warmupS} s warm-up after all joins, then a ${measureS} s window with the consoles polling through it; ${pairs} pair${pairs === 1 ? "" : "s"} of rows (without, then with the consoles), the verdict on the median of the pairs' p99 ratios`,
     tables: [
       {

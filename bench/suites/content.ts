@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { BROADCAST_EVERY_TICKS, TICK_HZ } from "../../ts/constants.js";
 import { EVENT_BUDGET, SCRIPT_MEMORY_BYTES } from "../../ts/server/scripting/script-room.js";
 import { READ_MS, TALK_AGAIN_MS, TALK_WAIT_MS } from "../../ts/bots/talk.js";
-import { type RunOptions, commandLine, fmt, gitCommit, log, loadNow, machineNow } from "../lib/harness.js";
+import { type RunOptions, fmt, log, loadNow, runHeader } from "../lib/harness.js";
 import type { SuiteResult, Target } from "../lib/results.js";
 import { CONTENT_SCRIPT_SETS, type ContentScriptSet, TALKER_KIND, writeWorld } from "../server/world.js";
 import { type ScaleRow, holdsRates, loadCell, ratesText, runScale } from "./server.js";
@@ -253,11 +253,7 @@ export async function runServerContent(
   return {
     suite: "content",
     title: "Server with content scripts: 2000 bots talking to 2,000 scripted creatures among 20,000",
-    date: new Date().toISOString(),
-    command: commandLine(),
-    quick: options.quick,
-    gitCommit: gitCommit(),
-    machine: machineNow(loadStart),
+    ...runHeader(options.quick, loadStart),
     timing:
       `per row: a fresh server, ${warmupS} s warm-up after all joins, then a ${measureS} s window; server CPU from /proc/<pid>/stat; ` +
       "tick and lateness percentiles over the window's ticks (/api/status?ticks=…); script figures from /api/status scripts at both ends " +

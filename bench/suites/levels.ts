@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BROADCAST_EVERY_TICKS, TICK_HZ } from "../../ts/constants.js";
 import { DEFAULT_GAME_OPTIONS } from "../../ts/server/game-options.js";
-import { type RunOptions, commandLine, fmt, gitCommit, log, loadNow, machineNow } from "../lib/harness.js";
+import { type RunOptions, fmt, log, loadNow, runHeader } from "../lib/harness.js";
 import type { SuiteResult, Target } from "../lib/results.js";
 import { HALL_SPAWNS, HALL_STAIRS, writeWorld } from "../server/world.js";
 import { dungeonLevelTable } from "./dungeon-levels.js";
@@ -68,11 +68,7 @@ export async function runServerLevels(options: RunOptions & { npcBots?: number }
     suite: "levels",
     title:
       "Server while dungeon levels are generated: 2000 bots, delvers taking the stairs on the 1024×1024 delve world",
-    date: new Date().toISOString(),
-    command: commandLine(),
-    quick: options.quick,
-    gitCommit: gitCommit(),
-    machine: machineNow(loadStart),
+    ...runHeader(options.quick, loadStart),
     timing: `per row: a fresh server, ${warmupS} s warm-up after all joins, then a ${measureS} s window; tick percentiles over the window's ticks (/api/status?ticks=…), levels' counts from /api/status at both ends; load average before and after each row in the table`,
     tables: [
       generation,

@@ -19,15 +19,13 @@ import { caveWalls, mulberry32, perfectMazeOpen } from "../lib/data.js";
 import {
   type RunOptions,
   type Spread,
-  commandLine,
   fmt,
   fmtRatio,
-  gitCommit,
   loadNow,
   log,
-  machineNow,
   runTasks,
   spreadOf,
+  runHeader,
 } from "../lib/harness.js";
 import type { SuiteResult, Table, Target } from "../lib/results.js";
 
@@ -621,11 +619,7 @@ export async function runPathfind(options: RunOptions): Promise<SuiteResult> {
   return {
     suite: "pathfind",
     title: "Pathfinding: wasm A* vs JS reference, PathFinding.js, easystarjs, rot-js and C",
-    date: new Date().toISOString(),
-    command: commandLine(),
-    quick: options.quick,
-    gitCommit: gitCommit(),
-    machine: machineNow(loadStart),
+    ...runHeader(options.quick, loadStart),
     timing: `process CPU time (process.cpuUsage) per sweep of ${pairCount} start/goal pairs, tinybench; C: CLOCK_PROCESS_CPUTIME_ID`,
     tables,
     charts: [

@@ -9,7 +9,7 @@ import { performance } from "node:perf_hooks";
 import { summarize } from "../../ts/server/recording/cut.js";
 import { bytesSource } from "../../ts/server/recording/format.js";
 import { replayRecording } from "../../ts/server/replay-world.js";
-import { type RunOptions, commandLine, fmt, gitCommit, log, loadNow, machineNow } from "../lib/harness.js";
+import { type RunOptions, fmt, log, loadNow, runHeader } from "../lib/harness.js";
 import type { SuiteResult, Target } from "../lib/results.js";
 import { writeWorld } from "../server/world.js";
 import { type ScaleRow, loadCell, runScale } from "./server.js";
@@ -91,11 +91,7 @@ export async function runRecording(options: RunOptions & { npcBots?: number }): 
   return {
     suite: "recording",
     title: `The flight recorder: its cost, its size per player-hour, and replay speed (${bots} bots, ${fmt(NPCS)} NPCs)`,
-    date: new Date().toISOString(),
-    command: commandLine(),
-    quick: options.quick,
-    gitCommit: gitCommit(),
-    machine: machineNow(loadStart),
+    ...runHeader(options.quick, loadStart),
     timing: `per row: a fresh server (--record off, then --record DIR), ${warmupS} s warm-up after all joins, then a ${measureS} s window; the replay timed on the wall clock in the bench's process`,
     tables: [
       {

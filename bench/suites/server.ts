@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { type RunOptions, commandLine, fmt, fmtRatio, gitCommit, loadNow, log, machineNow } from "../lib/harness.js";
+import { type RunOptions, fmt, fmtRatio, loadNow, log, runHeader } from "../lib/harness.js";
 import { type ColyseusRow, ensureColyseus, runColyseusRow } from "./colyseus.js";
 import { BROADCAST_EVERY_TICKS, TICK_HZ } from "../../ts/constants.js";
 import { STATE_BYTES } from "../../ts/protocol/index.js";
@@ -1047,11 +1047,7 @@ export async function runServer(
   return {
     suite: "server",
     title: "Server scale: wandering bots on a 1024×1024 world",
-    date: new Date().toISOString(),
-    command: commandLine(),
-    quick: options.quick,
-    gitCommit: gitCommit(),
-    machine: machineNow(loadStart),
+    ...runHeader(options.quick, loadStart),
     timing: `per N: ${warmupS} s warm-up after all joins, then a ${measureS} s window; server CPU from /proc/<pid>/stat (utime+stime, ${clockTicks} ticks/s)`,
     tables: [
       {
@@ -1553,11 +1549,7 @@ export async function runServerNpcs(
   return {
     suite: "npcs",
     title: "Server with NPCs: 2000 wandering bots and 20,000 / 100,000 creatures on the 1024×1024 world",
-    date: new Date().toISOString(),
-    command: commandLine(),
-    quick: options.quick,
-    gitCommit: gitCommit(),
-    machine: machineNow(loadStart),
+    ...runHeader(options.quick, loadStart),
     timing:
       `per row: a fresh server, ${warmupS} s warm-up after all joins, then a ${measureS} s window; server CPU from /proc/<pid>/stat; ` +
       `NPC figures from /api/status at both ends of the window (counter differences), NPC time percentiles over the window's ` +
@@ -1702,11 +1694,7 @@ export async function runServerCombat(options: RunOptions & { npcBots?: number }
   return {
     suite: "combat",
     title: "Server with combat: 2000 bots fighting among 20,000 creatures on the 1024×1024 world",
-    date: new Date().toISOString(),
-    command: commandLine(),
-    quick: options.quick,
-    gitCommit: gitCommit(),
-    machine: machineNow(loadStart),
+    ...runHeader(options.quick, loadStart),
     timing: `per row: a fresh server, ${warmupS} s warm-up after all joins, then a ${measureS} s window; server CPU from /proc/<pid>/stat; combat figures from /api/status at both ends of the window; load average before and after each row in the table`,
     tables: [
       {
@@ -1818,11 +1806,7 @@ export async function runServer5000(
   return {
     suite: "server5000",
     title: `Server with ${counts.join(", ")} wandering bots in one process`,
-    date: new Date().toISOString(),
-    command: commandLine(),
-    quick: options.quick,
-    gitCommit: gitCommit(),
-    machine: machineNow(loadStart),
+    ...runHeader(options.quick, loadStart),
     timing: `per row: a fresh server, ${warmupS} s warm-up after all joins, then a ${measureS} s window${options.cpuProfileDir ? "; the server under node --cpu-prof (slower: these are profiling rows, not figures)" : ""}`,
     tables: [
       {

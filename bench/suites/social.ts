@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TICK_HZ, BROADCAST_EVERY_TICKS } from "../../ts/constants.js";
-import { type RunOptions, commandLine, fmt, gitCommit, log, loadNow, machineNow } from "../lib/harness.js";
+import { type RunOptions, fmt, log, loadNow, runHeader } from "../lib/harness.js";
 import type { SuiteResult, Target } from "../lib/results.js";
 import { LINE_EVERY_MS, PUBLIC_EVERY_LINES, TRADE_AGAIN_MS } from "../server/social.js";
 import { CAMP_CHESTS, writeWorld } from "../server/world.js";
@@ -160,11 +160,7 @@ export async function runSocial(
   return {
     suite: "social",
     title: `Playing together: ${bots} bots, ${socialBotsOf(bots)} of them in parties of four trading and messaging`,
-    date: new Date().toISOString(),
-    command: commandLine(),
-    quick: options.quick,
-    gitCommit: gitCommit(),
-    machine: machineNow(loadStart),
+    ...runHeader(options.quick, loadStart),
     timing:
       `a fresh server, ${warmupS} s warm-up after all joins, then a ${measureS} s window; server CPU from /proc/<pid>/stat; ` +
       "tick percentiles over the window's ticks; the bots' counts over the window; the census after it (open trades called off, " +
