@@ -362,33 +362,14 @@ export function drawPicture(
   const drawnHeight = diagonal ? picture.width : picture.height;
   const left = anchorDx * width + picture.offsetXPx;
   const top = (anchorDy + 1) * height + picture.offsetYPx - drawnHeight;
-  const image = picture.image;
   for (let y = Math.max(0, top); y < Math.min(height, top + drawnHeight); y++) {
     for (let x = Math.max(0, left); x < Math.min(width, left + drawnWidth); x++) {
       let u = x - left;
       let v = y - top;
       if (flipH) u = drawnWidth - 1 - u;
       if (flipV) v = drawnHeight - 1 - v;
-      const sourceX = diagonal ? v : u;
-      const sourceY = diagonal ? u : v;
-      let red = 0;
-      let green = 0;
-      let blue = 0;
-      let alpha = 255;
-      if (image === null) {
-        // The placeholder: a magenta and black 4 px checker, which no real art looks like.
-        if (((sourceX >> 2) + (sourceY >> 2)) & 1) red = blue = 255;
-      } else {
-        const imageX = picture.x + sourceX;
-        const imageY = picture.y + sourceY;
-        if (imageX < 0 || imageY < 0 || imageX >= image.width || imageY >= image.height) continue;
-        const from = (imageY * image.width + imageX) * 4;
-        red = image.data[from];
-        green = image.data[from + 1];
-        blue = image.data[from + 2];
-        alpha = image.data[from + 3];
-      }
-      blendOver(rgba, (y * width + x) * 4, red, green, blue, alpha, layerAlpha, tint);
+      if (!samplePicture(picture, diagonal ? v : u, diagonal ? u : v)) continue;
+      blendOver(rgba, (y * width + x) * 4, SAMPLE[0], SAMPLE[1], SAMPLE[2], SAMPLE[3], layerAlpha, tint);
     }
   }
 }
@@ -419,7 +400,6 @@ export function drawFreeObject(
   // Tiled moves a tile object by its tileset's offset too, unscaled.
   const anchorX = object.xPx + picture.offsetXPx;
   const anchorY = object.yPx + picture.offsetYPx;
-  const image = picture.image;
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const dx = cellX * width + x + 0.5 - anchorX;
@@ -432,25 +412,38 @@ export function drawFreeObject(
       let sourceY = Math.floor((v * picture.height) / object.heightPx);
       if (flipH) sourceX = picture.width - 1 - sourceX;
       if (flipV) sourceY = picture.height - 1 - sourceY;
-      let red = 0;
-      let green = 0;
-      let blue = 0;
-      let alpha = 255;
-      if (image === null) {
-        if (((sourceX >> 2) + (sourceY >> 2)) & 1) red = blue = 255;
-      } else {
-        const imageX = picture.x + sourceX;
-        const imageY = picture.y + sourceY;
-        if (imageX < 0 || imageY < 0 || imageX >= image.width || imageY >= image.height) continue;
-        const from = (imageY * image.width + imageX) * 4;
-        red = image.data[from];
-        green = image.data[from + 1];
-        blue = image.data[from + 2];
-        alpha = image.data[from + 3];
-      }
-      blendOver(rgba, (y * width + x) * 4, red, green, blue, alpha, layerAlpha, tint);
+      if (!samplePicture(picture, sourceX, sourceY)) continue;
+      blendOver(rgba, (y * width + x) * 4, SAMPLE[0], SAMPLE[1], SAMPLE[2], SAMPLE[3], layerAlpha, tint);
     }
   }
+}
+
+/** The pixel samplePicture read last: red, green, blue, alpha (one buffer, so sampling allocates nothing). */
+const SAMPLE = new Uint8Array(4);
+
+/**
+ * Reads pixel (`sourceX`, `sourceY`) of the picture's rectangle into SAMPLE; false where it lies outside the
+ * image. A missing image is the placeholder: a magenta and black 4 px checker, which no real art looks like.
+ */
+function samplePicture(picture: TilePicture, sourceX: number, sourceY: number): boolean {
+  const image = picture.image;
+  if (image === null) {
+    const magenta = ((sourceX >> 2) + (sourceY >> 2)) & 1 ? 255 : 0;
+    SAMPLE[0] = magenta;
+    SAMPLE[1] = 0;
+    SAMPLE[2] = magenta;
+    SAMPLE[3] = 255;
+    return true;
+  }
+  const imageX = picture.x + sourceX;
+  const imageY = picture.y + sourceY;
+  if (imageX < 0 || imageY < 0 || imageX >= image.width || imageY >= image.height) return false;
+  const from = (imageY * image.width + imageX) * 4;
+  SAMPLE[0] = image.data[from];
+  SAMPLE[1] = image.data[from + 1];
+  SAMPLE[2] = image.data[from + 2];
+  SAMPLE[3] = image.data[from + 3];
+  return true;
 }
 
 /** Blends one pixel over `rgba` at `to`: its alpha times the layer's, its colour times the tint; straight-alpha "over". */
