@@ -1,14 +1,17 @@
 // Tile objects (objects with a gid, issue 16) drawn as static things: stamped
 // at load into a drawn layer at their object layer's place, in the cell whose
-// bottom-left corner is nearest their anchor; off-grid ones snap (counted),
+// bottom-left corner is nearest their anchor; off-grid ones stand in that cell
+// (counted) but are drawn free at their own place, as are scaled and rotated
+// ones (issue 42: tile-objects.ts; their pixels: map-free-objects.test.ts);
 // ones turned by a multiple of 90° are their tile with the flips of that turn,
-// anchored where the turned tile lands; others rotated, or scaled, are not
-// drawn (listed). The real forest example's 13 are all on its grid.
+// anchored where the turned tile lands. The real forest example's 13 are all
+// on its grid.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadMap } from "../ts/server/map/load-map.js";
+import { FREE_OBJECT_GID_BASE } from "../ts/server/map/gid.js";
 import { rotatedFlips } from "../ts/server/map/tile-objects.js";
 import { OPAQUE, plainEntry, STACK_ENTRY_LENGTH } from "../ts/server/map/tile-stacks.js";
 import type { RgbaImage } from "../ts/server/map/tileset-images.js";
@@ -70,16 +73,16 @@ describe("tile objects", () => {
     expect(map.tileData.get(map.tiles[1 * SIZE + 1])!.collides).toBe(true);
     // Cell (3, 2): ground and the object without a size (it takes its tile's).
     expect(stackAt(map, 3, 2)).toEqual([1, 0, 0, 2, 0, 0]);
-    expect(map.source.tileObjects).toEqual({ stamped: 3, snapped: 0, maxSnapPx: 0, notDrawn: [] });
+    expect(map.source.tileObjects).toEqual({ stamped: 3, snapped: 0, maxSnapPx: 0, free: 0, scaled: 0, notDrawn: [] });
   });
 
-  it("off the grid snap to the nearest cell; rotated, scaled or hidden ones are not drawn", () => {
+  it("off the grid stand in the nearest cell but are drawn free, as rotated and scaled ones are; hidden ones are not drawn", () => {
     const map = loadMap(
       write(
         tmx(
           "",
           `<objectgroup id="4" name="things">
-            <object id="1" gid="2" x="11" y="21" width="8" height="8"/>
+            <object id="1" gid="5" x="11" y="21" width="8" height="8"/>
             <object id="2" gid="2" x="32" y="32" width="8" height="8" rotation="45"/>
             <object id="3" name="big" gid="2" x="32" y="40" width="16" height="16"/>
             <object id="4" gid="2" x="0" y="8" width="8" height="8" visible="0"/>
@@ -88,17 +91,27 @@ describe("tile objects", () => {
         ),
       ),
     );
-    expect(stackAt(map, 1, 2)).toEqual([1, 0, 0, 2, 0, 0]); // (11, 21) → bottom-left (8, 24): moved 3 px
+    // Object 1 at (11, 21) spans x 11..19, y 13..21: cells (1..2, 1..2) each get a piece of free object 0,
+    // anchored at world cell (0, 0); its bottom-left (11, 21) is nearest cell (1, 2)'s, 3 px away: that cell is
+    // its tile 5 (which collides) but draws only the ground and the piece.
+    const piece = FREE_OBJECT_GID_BASE;
+    expect(stackAt(map, 1, 2)).toEqual([1, 0, 0, piece, -1, -2]);
+    expect(stackAt(map, 2, 1)).toEqual([1, 0, 0, piece, -2, -1]);
+    const stood = map.tileData.get(map.tiles[2 * SIZE + 1])!;
+    expect([stood.twinOf, stood.collides]).toEqual([5, true]);
+    // The pieces of the free ones do not collide: cell (2, 1) is ground as ever.
+    expect(map.tileData.get(map.tiles[1 * SIZE + 2])!.collides).toBe(false);
     expect(stackAt(map, 0, 0)).toEqual([1, 0, 0]);
+    // Object 2 turned 45° about (32, 32) reaches x 32..43.3, y 26.3..37.7: its box touches cells (4..5, 3..4);
+    // object 3, 16 × 16 from (32, 24) to (48, 40), cells (4..5, 3..4) too, over it (top-down: lower y first).
+    expect(stackAt(map, 5, 4)).toEqual([1, 0, 0, piece + 1, -5, -4, piece + 2, -5, -4]);
     expect(map.source.tileObjects).toEqual({
       stamped: 1,
       snapped: 1,
       maxSnapPx: 3,
-      notDrawn: [
-        'tile object 2 in "things" is rotated 45°: only tile objects rotated by a multiple of 90° are drawn',
-        'tile object 3 ("big") in "things" is drawn at 16×16 px, its tile is 8×8: scaled tile objects are not drawn',
-        'tile object 5 in "things": tile id 99 is in no tileset',
-      ],
+      free: 3,
+      scaled: 1,
+      notDrawn: ['tile object 5 in "things": tile id 99 is in no tileset'],
     });
   });
 
@@ -164,6 +177,6 @@ describe("tile objects", () => {
 
   it("the forest example's trees and squirrel are all stamped, none snapped", () => {
     const map = loadMap(resolve(MAPS_REAL, "mapeditor-tiled/forest/forest.tmx"));
-    expect(map.source.tileObjects).toEqual({ stamped: 13, snapped: 0, maxSnapPx: 0, notDrawn: [] });
+    expect(map.source.tileObjects).toEqual({ stamped: 13, snapped: 0, maxSnapPx: 0, free: 0, scaled: 0, notDrawn: [] });
   });
 });

@@ -100,10 +100,10 @@ describe("map check", () => {
       expect(lines.join("\n")).not.toContain("without an area");
       expect(lines).toContain("  tile collision shapes: 1 tiles with shapes drawn inside block 1 cells");
       expect(lines).toContain(
-        "tile objects: 2 drawn as tiles of their object layer's place in the stack (1 off the grid moved to the nearest cell, at most 1 px)",
+        "tile objects: 2 are their cells' tiles (collision, drawn id) at their object layer's place in the stack (1 off the grid stand in the nearest cell, at most 1 px away)",
       );
       expect(lines).toContain(
-        '  not drawn: tile object 5 in "things" is rotated 30°: only tile objects rotated by a multiple of 90° are drawn',
+        "  2 drawn free at their own place, size and rotation (0 scaled; the scaled, rotated and outside ones block nothing)",
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });

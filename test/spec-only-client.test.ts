@@ -93,7 +93,7 @@ async function join(running: RunningServer, nick: string, seed: SeedTap | null):
 }
 
 describe("a seed-spec client plays every real map", () => {
-  for (const { file, wide } of MAPS) {
+  for (const { file, wide, walks } of MAPS) {
     it(`${file}: every chunk in view completes as ChunkPackets, of the same classes as the full client's, and it walks`, async () => {
       server = await startServer({
         host: "127.0.0.1",
@@ -176,7 +176,7 @@ describe("a seed-spec client plays every real map", () => {
       const entity = running.game.entities.get(seed.ownEntityId)!;
       expect({ x: entity.x, y: entity.y }).toEqual(seed.confirmed);
       expectCorrectionsExplained(seed, running.game);
-      if (file !== "rs-tiled/tiled_flipped.tmx") expect(goal).not.toEqual(start);
+      if (walks !== false) expect(goal).not.toEqual(start);
     }, 60_000);
   }
 });

@@ -4,6 +4,8 @@
 // Checked with Tiled itself: Debian's `tiled` package's tmxrasterizer renders maps/caves.tmj and a written
 // level, and every cell of the picture must show, pixel for pixel, the game's art for that cell's tile
 // (tiles.tga) — not Tiled's red "missing image" squares (what it drew before), nor a shifted sheet.
+// And the other way round: Tiled's sticker-knight examples, scenes of scaled tile objects over a background
+// colour, drawn by the game's atlas as tmxrasterizer draws them (cell by cell, mean colours).
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +15,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { rgb24FromRgb332, toTiles } from "../ts/client/assets/image.js";
 import { CELL_SIZE_PX, TILES_FILE } from "../ts/client/assets/sheets.js";
 import { decodeTga } from "../ts/client/assets/tga.js";
+import { loadMap } from "../ts/server/map/load-map.js";
+import { buildMapArt } from "../ts/server/map/map-atlas.js";
 import { main as dungeonCli } from "../ts/tools/dungeon.js";
+import { worldPicture } from "./support/map-picture.js";
+import { STICKER_KNIGHT } from "./support/maps-real.js";
 
 const TMXRASTERIZER = "/usr/bin/tmxrasterizer";
 let skip: string | null = null;
@@ -36,9 +42,9 @@ const art = toTiles(
   CELL_SIZE_PX,
 );
 
-/** Renders `map`'s tile layer(s) with Tiled's tmxrasterizer at its own scale; the picture as RGBA. */
+/** Renders `map`'s tile layer(s) (none named: every visible layer) with Tiled's tmxrasterizer at its own scale; the picture as RGBA. */
 function rasterize(map: string, layers: readonly string[]): { width: number; height: number; data: Uint8Array } {
-  const out = join(dir, `${layers.join("-")}-${Math.random().toString(36).slice(2)}.png`);
+  const out = join(dir, `${layers.join("-") || "all"}-${Math.random().toString(36).slice(2)}.png`);
   execFileSync(TMXRASTERIZER, [...layers.flatMap((layer) => ["--show-layer", layer]), map, out], {
     env: { ...process.env, QT_QPA_PLATFORM: "offscreen", XDG_RUNTIME_DIR: dir },
     stdio: "ignore",
@@ -109,4 +115,73 @@ describe.skipIf(skip !== null)("the project's maps in Tiled (tmxrasterizer)", ()
     expect(cells).toBeGreaterThan(1000);
     expect(wrong).toEqual([]);
   }, 60_000);
+});
+
+/**
+ * Per map cell, the largest difference of one channel's mean over the cell between the game's picture and
+ * Tiled's (composited over the map's background colour: this tmxrasterizer, Tiled 1.8's, leaves it
+ * transparent where the editor paints it); and the same over the whole map.
+ */
+function meanDifferences(
+  ours: { width: number; height: number; data: Uint8Array },
+  tiled: { width: number; height: number; data: Uint8Array },
+  cellPx: number,
+  background: number,
+): { cells: number[]; whole: number } {
+  const back = [(background >>> 16) & 0xff, (background >>> 8) & 0xff, background & 0xff];
+  const cells: number[] = [];
+  const sumOurs = [0, 0, 0];
+  const sumTiled = [0, 0, 0];
+  for (let top = 0; top < ours.height; top += cellPx) {
+    for (let left = 0; left < ours.width; left += cellPx) {
+      const mine = [0, 0, 0];
+      const theirs = [0, 0, 0];
+      for (let y = top; y < top + cellPx; y++) {
+        for (let x = left; x < left + cellPx; x++) {
+          const at = (y * ours.width + x) * 4;
+          const alpha = tiled.data[at + 3] / 255;
+          for (let channel = 0; channel < 3; channel++) {
+            mine[channel] += ours.data[at + channel];
+            theirs[channel] += tiled.data[at + channel] * alpha + back[channel] * (1 - alpha);
+          }
+        }
+      }
+      cells.push(Math.max(...[0, 1, 2].map((channel) => Math.abs(mine[channel] - theirs[channel]) / cellPx ** 2)));
+      for (let channel = 0; channel < 3; channel++) {
+        sumOurs[channel] += mine[channel];
+        sumTiled[channel] += theirs[channel];
+      }
+    }
+  }
+  const pixels = ours.width * ours.height;
+  return {
+    cells,
+    whole: Math.max(...[0, 1, 2].map((channel) => Math.abs(sumOurs[channel] - sumTiled[channel]) / pixels)),
+  };
+}
+
+describe.skipIf(skip !== null)("Tiled's sticker-knight examples as Tiled draws them (tmxrasterizer)", () => {
+  // Tolerances: RGB332 with 4 × 4 Bayer dithering keeps a 32 × 32 cell's mean colour within a few levels of
+  // the full colour (measured: the median cell within 0.8 and 1.6 per channel, 99 % within 3); what is left is
+  // Tiled's smooth sampling against the atlas's nearest pixel along the stickers' edges, and the few objects
+  // placed through templates (the hero, blocks, gems: .tx files, not read), which only Tiled draws. Before the
+  // objects were drawn free, most of either map was the darkness and no cell of sky had its colour.
+  for (const name of ["sandbox", "sandbox2"]) {
+    it(`${name}.tmx: every cell drawn, within 8 levels of Tiled's mean colour in 99 % of cells`, () => {
+      const file = join(STICKER_KNIGHT, "map", `${name}.tmx`);
+      const map = loadMap(file);
+      const art = buildMapArt({ ...map.art!, tiles: map.tiles, tileData: map.tileData })!;
+      expect(art.problems).toEqual([]);
+      expect(map.art!.backgroundColor).toBeDefined();
+      // Every cell shows something: the background at least, never the darkness.
+      expect([...map.tiles].filter((id) => !art.looks.has(id))).toEqual([]);
+      const ours = worldPicture(map, art);
+      const tiled = rasterize(file, []);
+      expect([tiled.width, tiled.height]).toEqual([ours.width, ours.height]);
+      const { cells, whole } = meanDifferences(ours, tiled, art.tileWidthPx, map.art!.backgroundColor!);
+      const close = cells.filter((difference) => difference <= 8).length;
+      expect(close / cells.length).toBeGreaterThanOrEqual(0.99);
+      expect(whole).toBeLessThanOrEqual(2);
+    }, 60_000);
+  }
 });

@@ -93,17 +93,27 @@ function collisionShapeLines(map: LoadedMap): string[] {
   return lines;
 }
 
-/** Tile objects (objects with a gid): stamped into the drawn layers, snapped, or not drawn and why. */
+/** Tile objects (objects with a gid): their cells' tiles (snapped or not), drawn free, or not drawn and why. */
 function tileObjectLines(map: LoadedMap): string[] {
   const report = map.source.tileObjects;
-  if (report.stamped === 0 && report.notDrawn.length === 0) return [];
-  const lines = [
-    `tile objects: ${report.stamped} drawn as tiles of their object layer's place in the stack` +
-      (report.snapped > 0
-        ? ` (${report.snapped} off the grid moved to the nearest cell, at most ${report.maxSnapPx} px)`
-        : ""),
-  ];
+  const lines: string[] = [];
+  if (report.stamped > 0 || report.free > 0 || report.notDrawn.length > 0) {
+    lines.push(
+      `tile objects: ${report.stamped} are their cells' tiles (collision, drawn id) at their object layer's place in the stack` +
+        (report.snapped > 0
+          ? ` (${report.snapped} off the grid stand in the nearest cell, at most ${report.maxSnapPx} px away)`
+          : ""),
+    );
+  }
+  if (report.free > 0) {
+    lines.push(
+      `  ${report.free} drawn free at their own place, size and rotation (${report.scaled} scaled; the scaled, rotated and outside ones block nothing)`,
+    );
+  }
   for (const reason of report.notDrawn) lines.push(`  not drawn: ${reason}`);
+  if (map.art?.backgroundColor !== undefined) {
+    lines.push(`background colour: #${map.art.backgroundColor.toString(16).padStart(6, "0")}, behind every layer`);
+  }
   return lines;
 }
 

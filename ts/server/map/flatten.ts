@@ -15,7 +15,7 @@
 //   over stack instead (`overStack`), which the client draws after the
 //   entities; a cell with an over stack is never plain.
 import { TILE_FLAG_COLLIDES, TILE_FLAG_OPAQUE } from "../../constants.js";
-import { maskGid, MAX_WORLD_TILE_ID } from "./gid.js";
+import { isFreeObjectGid, maskGid, MAX_WORLD_TILE_ID } from "./gid.js";
 import { MapError } from "../content/map-error.js";
 import { hasCollisionProperty, propertyIgnoringCase } from "../content/properties.js";
 import type { RawTileLayer } from "./raw-map.js";
@@ -164,6 +164,12 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
             cellFlags[cell] |= TILE_FLAG_COLLIDES;
             continue;
           }
+          if (isFreeObjectGid(gid)) {
+            // A piece of a free-placed tile object (tile-objects.ts): art only, anchored at world cell (0, 0).
+            if (footprints && alpha !== 0)
+              addToStack(cell, gid, -(chunk.x + x - originX), -(chunk.y + y - originY), alpha, tint);
+            continue;
+          }
           if (gid > MAX_WORLD_TILE_ID) {
             throw new MapError(
               file,
@@ -175,6 +181,11 @@ export function flattenLayers(input: FlattenInput): FlatWorld {
           if (alpha === 0) continue;
           topIds[cell] = gid;
           if (!footprints) continue;
+          // The tile of an object drawn free: the cell is it, but shows it only through the object's pieces.
+          if (layer.undrawn === true) {
+            into[cell] ??= [];
+            continue;
+          }
           const rawGid = (gids[y * chunk.width + x] & STACK_GID_BITS) >>> 0;
           const footprint = footprints.of(rawGid);
           if (isOneCell(footprint)) {

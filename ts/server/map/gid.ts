@@ -17,3 +17,15 @@ export const MAX_WORLD_TILE_ID = 0xfffd;
 export function maskGid(rawGid: number): number {
   return rawGid & GID_TILE_MASK;
 }
+
+/**
+ * Stack GIDs from here up name no tile of a tileset but a free-placed tile object (tile-objects.ts): GID
+ * FREE_OBJECT_GID_BASE + i is the map's free object i, drawn at its own place and size. They appear only in
+ * stacks (art), never as a cell's id; no tileset reaches them, as a drawn GID above MAX_WORLD_TILE_ID is refused.
+ */
+export const FREE_OBJECT_GID_BASE = 0x0f000000;
+
+/** Whether a (masked) stack GID names a free-placed tile object rather than a tile. */
+export function isFreeObjectGid(gid: number): boolean {
+  return gid >= FREE_OBJECT_GID_BASE && gid <= GID_TILE_MASK;
+}

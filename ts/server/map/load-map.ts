@@ -32,7 +32,7 @@ import {
 } from "./tile-data.js";
 import { tilesetHasLocalId, type Tileset } from "./tileset.js";
 import { Footprints } from "./tile-stacks.js";
-import { stampTileObjects, type TileObjectReport } from "./tile-objects.js";
+import { type FreeObject, stampTileObjects, type TileObjectReport } from "./tile-objects.js";
 import { usesBuiltInArt } from "./map-atlas.js";
 import { readBoundedText } from "../content/bounded-file.js";
 
@@ -52,6 +52,10 @@ export interface MapArtSource {
   kindTiles: KindGid[];
   /** The creature kinds drawn with an image beside the map (NpcKind.image). */
   kindImages: { typeId: number; image: KindImage }[];
+  /** The tile objects drawn at their own place and size (tile-objects.ts): art only, they block nothing of their own. */
+  freeObjects: FreeObject[];
+  /** Tiled's map `backgroundcolor`, 0xRRGGBB: drawn behind every layer and in the empty cells; absent: none. */
+  backgroundColor?: number;
 }
 
 /** A creature kind and the GID of the tile that draws it. */
@@ -220,8 +224,12 @@ export function loadMap(path: string): LoadedMap {
   if (map.orientation !== "orthogonal") throw new MapError(path, `unsupported orientation: ${map.orientation}`);
   const { originX, originY, width, height } = worldExtent(map);
   const warnings = [...map.warnings, ...(map.format !== "csv" ? emptyCellsOutsideTilesets(map) : [])];
-  // Tile objects become tiles of extra drawn layers at their object layer's place (tile-objects.ts).
-  const { layers: drawnLayers, report: tileObjects } = stampTileObjects(map, { originX, originY, width, height });
+  // Tile objects: their cells' tiles in extra layers at their object layer's place, the rest drawn free (tile-objects.ts).
+  const {
+    layers: drawnLayers,
+    report: tileObjects,
+    freeObjects,
+  } = stampTileObjects(map, { originX, originY, width, height });
 
   const tileData = tileDataFromTilesets(map.tilesets);
   tileData.set(0, emptyTileInfo());
@@ -317,6 +325,8 @@ export function loadMap(path: string): LoadedMap {
           footprints,
           kindTiles,
           kindImages,
+          freeObjects,
+          ...(map.backgroundColor === undefined ? {} : { backgroundColor: map.backgroundColor }),
         }
       : null,
     source: {

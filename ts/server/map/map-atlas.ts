@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MAP_ATLAS_BYTES, MAP_ATLAS_COLUMNS } from "../../blit-layout.js";
-import { GID_TILE_MASK } from "./gid.js";
+import { FREE_OBJECT_GID_BASE, GID_TILE_MASK, isFreeObjectGid } from "./gid.js";
 import { ditherRgb332 } from "./rgb332-dither.js";
 import { stackTimeline } from "./stack-animation.js";
 import {
@@ -26,6 +26,7 @@ import type { KindImage } from "../content/npc-kinds.js";
 import type { TileData } from "./tile-data.js";
 import { type TilePicture, TilesetImages } from "./tileset-images.js";
 import type { Tileset } from "./tileset.js";
+import type { FreeObject } from "./tile-objects.js";
 
 /** The client's own tile sheet: a map whose tilesets show only it (maps/caves.tmj) keeps the client's built-in art. */
 export const BUILT_IN_TILE_SHEET = fileURLToPath(new URL("../../client/assets/tiles.tga", import.meta.url));
@@ -105,6 +106,13 @@ export interface MapArtInput {
   kindTiles?: readonly { typeId: number; gid: number }[];
   /** Creature kinds drawn with an image beside the map (map loader's kindImages); none when absent. */
   kindImages?: readonly { typeId: number; image: KindImage }[];
+  /** The tile objects drawn free (tile-objects.ts): stack GID FREE_OBJECT_GID_BASE + i is the i-th. */
+  freeObjects?: readonly FreeObject[];
+  /**
+   * The map's background colour, 0xRRGGBB (Tiled's `backgroundcolor`): every look is composited over it
+   * instead of black, and the cells that draw nothing (id 0, stacks with nothing under the entities) show it.
+   */
+  backgroundColor?: number;
 }
 
 /** The Tiled copy of the client's sheet (scripts/make-art.ts): what the bundled map's and generated levels' tilesets name. */
@@ -153,6 +161,7 @@ export function buildMapArt(input: MapArtInput): MapArt | null {
   const frames = new Map<number, AtlasFrame[]>();
   let reducedStacks = 0;
   const rgba = new Float32Array(width * height * 4);
+  const background = input.backgroundColor ?? 0;
   /**
    * The atlas tile of a stack, composited the first time it is met; null when the atlas is full. An over
    * stack has its own key space and is cut transparent (quantiseOver).
@@ -165,16 +174,17 @@ export function buildMapArt(input: MapArtInput): MapArt | null {
         return null;
       }
       paint();
-      tilePixels.push(over ? quantiseOver(rgba, width, height) : quantise(rgba, width, height));
+      tilePixels.push(over ? quantiseOver(rgba, width, height) : quantise(rgba, width, height, background));
       cell = tilePixels.length - 1;
       cellOfStack.set(key, cell);
     }
     return cell;
   };
+  const freeObjects = input.freeObjects ?? [];
   const tileOf = (stack: readonly number[], over: boolean): number | null =>
     cellFor(
       over ? `over ${stack.join(",")}` : stack.join(","),
-      () => composite(rgba, stack, width, height, footprints, images),
+      () => composite(rgba, stack, width, height, footprints, images, freeObjects),
       over,
     );
   const cellOf = (stack: readonly number[]): number | null => tileOf(stack, false);
@@ -188,8 +198,13 @@ export function buildMapArt(input: MapArtInput): MapArt | null {
     }
     // A collision twin of a plain cell draws the tile it twins.
     const stack = info.stack ?? plainEntry(info.twinOf ?? id);
-    // A cell whose every tile is over the entities draws nothing under them.
-    if (stack.length === 0) continue;
+    // A cell whose every tile is over the entities draws nothing under them (but the map's background).
+    if (stack.length === 0) {
+      if (input.backgroundColor === undefined) continue;
+      const cell = cellOf(stack);
+      if (cell !== null) looks.set(id, cell);
+      continue;
+    }
     const timeline = stackTimeline(stack, footprints);
     if (timeline === null) {
       const cell = cellOf(stack);
@@ -210,6 +225,11 @@ export function buildMapArt(input: MapArtInput): MapArt | null {
     const first = tilePixels[segments[0].look];
     const changes = segments.some(({ look }) => !sameBytes(tilePixels[look], first));
     if (changes && segments.length === timeline.frames.length) frames.set(id, segments);
+  }
+  // The empty cells (id 0) show the map's background colour, as Tiled draws it behind every layer.
+  if (sized && input.backgroundColor !== undefined) {
+    const cell = cellOf([]);
+    if (cell !== null) looks.set(0, cell);
   }
   // The creatures drawn with the map's tiles: the cells each covers, cut transparent, animated as Tiled says.
   const kindLooks = new Map<number, KindLook>();
@@ -284,11 +304,32 @@ function composite(
   height: number,
   footprints: Footprints,
   images: TilesetImages,
+  freeObjects: readonly FreeObject[],
 ): void {
   rgba.fill(0);
   for (let at = 0; at < stack.length; at += STACK_ENTRY_LENGTH) {
     const raw = stack[at] >>> 0;
     const gid = raw & GID_TILE_MASK;
+    if (isFreeObjectGid(gid)) {
+      const object = freeObjects[gid - FREE_OBJECT_GID_BASE];
+      const tileset = object ? footprints.owner(object.gid) : undefined;
+      const picture = tileset ? images.picture(tileset, object.gid - tileset.firstGid) : null;
+      // The entry's anchor is world cell (0, 0): this cell is (−dx, −dy).
+      if (picture) {
+        drawFreeObject(
+          rgba,
+          width,
+          height,
+          picture,
+          object,
+          -stack[at + 1],
+          -stack[at + 2],
+          stack[at + 3],
+          stack[at + 4],
+        );
+      }
+      continue;
+    }
     const tileset = footprints.owner(gid);
     const picture = tileset ? images.picture(tileset, gid - tileset.firstGid) : null;
     if (!picture) continue;
@@ -314,9 +355,6 @@ export function drawPicture(
   /** The layer's tint, 0xRRGGBB: every pixel's colour multiplied by it, channel by channel (as Tiled draws it). */
   tint: number = NO_TINT,
 ): void {
-  const tintRed = ((tint >>> 16) & 0xff) / 255;
-  const tintGreen = ((tint >>> 8) & 0xff) / 255;
-  const tintBlue = (tint & 0xff) / 255;
   const flipH = (raw & GID_FLIP_HORIZONTAL) !== 0;
   const flipV = (raw & GID_FLIP_VERTICAL) !== 0;
   const diagonal = (raw & GID_FLIP_DIAGONAL) !== 0;
@@ -324,57 +362,122 @@ export function drawPicture(
   const drawnHeight = diagonal ? picture.width : picture.height;
   const left = anchorDx * width + picture.offsetXPx;
   const top = (anchorDy + 1) * height + picture.offsetYPx - drawnHeight;
-  const image = picture.image;
   for (let y = Math.max(0, top); y < Math.min(height, top + drawnHeight); y++) {
     for (let x = Math.max(0, left); x < Math.min(width, left + drawnWidth); x++) {
       let u = x - left;
       let v = y - top;
       if (flipH) u = drawnWidth - 1 - u;
       if (flipV) v = drawnHeight - 1 - v;
-      const sourceX = diagonal ? v : u;
-      const sourceY = diagonal ? u : v;
-      let red = 0;
-      let green = 0;
-      let blue = 0;
-      let alpha = 255;
-      if (image === null) {
-        // The placeholder: a magenta and black 4 px checker, which no real art looks like.
-        if (((sourceX >> 2) + (sourceY >> 2)) & 1) red = blue = 255;
-      } else {
-        const imageX = picture.x + sourceX;
-        const imageY = picture.y + sourceY;
-        if (imageX < 0 || imageY < 0 || imageX >= image.width || imageY >= image.height) continue;
-        const from = (imageY * image.width + imageX) * 4;
-        red = image.data[from];
-        green = image.data[from + 1];
-        blue = image.data[from + 2];
-        alpha = image.data[from + 3];
-      }
-      if (layerAlpha !== OPAQUE) alpha = (alpha * layerAlpha) / OPAQUE;
-      if (tint !== NO_TINT) {
-        red *= tintRed;
-        green *= tintGreen;
-        blue *= tintBlue;
-      }
-      if (alpha === 0) continue;
-      const to = (y * width + x) * 4;
-      if (alpha === 255) {
-        rgba[to] = red;
-        rgba[to + 1] = green;
-        rgba[to + 2] = blue;
-        rgba[to + 3] = 255;
-        continue;
-      }
-      // Straight-alpha "over": the result's colour is the weighted mix, its alpha the union.
-      const a = alpha / 255;
-      const keep = (rgba[to + 3] / 255) * (1 - a);
-      const out = a + keep;
-      rgba[to] = (red * a + rgba[to] * keep) / out;
-      rgba[to + 1] = (green * a + rgba[to + 1] * keep) / out;
-      rgba[to + 2] = (blue * a + rgba[to + 2] * keep) / out;
-      rgba[to + 3] = out * 255;
+      if (!samplePicture(picture, diagonal ? v : u, diagonal ? u : v)) continue;
+      blendOver(rgba, (y * width + x) * 4, SAMPLE[0], SAMPLE[1], SAMPLE[2], SAMPLE[3], layerAlpha, tint);
     }
   }
+}
+
+/**
+ * Draws the part of a free-placed tile object (tile-objects.ts FreeObject) that falls in world cell
+ * (`cellX`, `cellY`) over `rgba`, as Tiled draws a tile object: its tile stretched to the object's size
+ * (nearest pixel), flipped, its bottom-left at the object's anchor, turned clockwise about it. Each pixel's
+ * centre is mapped back into the tile, so scale, flips and any rotation are one rule.
+ */
+export function drawFreeObject(
+  rgba: Float32Array,
+  width: number,
+  height: number,
+  picture: TilePicture,
+  object: FreeObject,
+  cellX: number,
+  cellY: number,
+  layerAlpha: number = OPAQUE,
+  tint: number = NO_TINT,
+): void {
+  if (object.widthPx <= 0 || object.heightPx <= 0) return;
+  const radians = (object.rotationDeg * Math.PI) / 180;
+  const cos = Math.cos(radians);
+  const sin = Math.sin(radians);
+  const flipH = (object.flips & GID_FLIP_HORIZONTAL) !== 0;
+  const flipV = (object.flips & GID_FLIP_VERTICAL) !== 0;
+  // Tiled moves a tile object by its tileset's offset too, unscaled.
+  const anchorX = object.xPx + picture.offsetXPx;
+  const anchorY = object.yPx + picture.offsetYPx;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const dx = cellX * width + x + 0.5 - anchorX;
+      const dy = cellY * height + y + 0.5 - anchorY;
+      // Undo the turn: the pixel in the object's own frame, (0, 0) its bottom-left, y down.
+      const u = dx * cos + dy * sin;
+      const v = -dx * sin + dy * cos + object.heightPx;
+      if (u < 0 || v < 0 || u >= object.widthPx || v >= object.heightPx) continue;
+      let sourceX = Math.floor((u * picture.width) / object.widthPx);
+      let sourceY = Math.floor((v * picture.height) / object.heightPx);
+      if (flipH) sourceX = picture.width - 1 - sourceX;
+      if (flipV) sourceY = picture.height - 1 - sourceY;
+      if (!samplePicture(picture, sourceX, sourceY)) continue;
+      blendOver(rgba, (y * width + x) * 4, SAMPLE[0], SAMPLE[1], SAMPLE[2], SAMPLE[3], layerAlpha, tint);
+    }
+  }
+}
+
+/** The pixel samplePicture read last: red, green, blue, alpha (one buffer, so sampling allocates nothing). */
+const SAMPLE = new Uint8Array(4);
+
+/**
+ * Reads pixel (`sourceX`, `sourceY`) of the picture's rectangle into SAMPLE; false where it lies outside the
+ * image. A missing image is the placeholder: a magenta and black 4 px checker, which no real art looks like.
+ */
+function samplePicture(picture: TilePicture, sourceX: number, sourceY: number): boolean {
+  const image = picture.image;
+  if (image === null) {
+    const magenta = ((sourceX >> 2) + (sourceY >> 2)) & 1 ? 255 : 0;
+    SAMPLE[0] = magenta;
+    SAMPLE[1] = 0;
+    SAMPLE[2] = magenta;
+    SAMPLE[3] = 255;
+    return true;
+  }
+  const imageX = picture.x + sourceX;
+  const imageY = picture.y + sourceY;
+  if (imageX < 0 || imageY < 0 || imageX >= image.width || imageY >= image.height) return false;
+  const from = (imageY * image.width + imageX) * 4;
+  SAMPLE[0] = image.data[from];
+  SAMPLE[1] = image.data[from + 1];
+  SAMPLE[2] = image.data[from + 2];
+  SAMPLE[3] = image.data[from + 3];
+  return true;
+}
+
+/** Blends one pixel over `rgba` at `to`: its alpha times the layer's, its colour times the tint; straight-alpha "over". */
+function blendOver(
+  rgba: Float32Array,
+  to: number,
+  red: number,
+  green: number,
+  blue: number,
+  alpha: number,
+  layerAlpha: number,
+  tint: number,
+): void {
+  if (layerAlpha !== OPAQUE) alpha = (alpha * layerAlpha) / OPAQUE;
+  if (tint !== NO_TINT) {
+    red *= ((tint >>> 16) & 0xff) / 255;
+    green *= ((tint >>> 8) & 0xff) / 255;
+    blue *= (tint & 0xff) / 255;
+  }
+  if (alpha === 0) return;
+  if (alpha === 255) {
+    rgba[to] = red;
+    rgba[to + 1] = green;
+    rgba[to + 2] = blue;
+    rgba[to + 3] = 255;
+    return;
+  }
+  const a = alpha / 255;
+  const keep = (rgba[to + 3] / 255) * (1 - a);
+  const out = a + keep;
+  rgba[to] = (red * a + rgba[to] * keep) / out;
+  rgba[to + 1] = (green * a + rgba[to + 1] * keep) / out;
+  rgba[to + 2] = (blue * a + rgba[to + 2] * keep) / out;
+  rgba[to + 3] = out * 255;
 }
 
 /**
@@ -484,8 +587,14 @@ function imageLookOf(
 /** Black in an over look, where 0 is transparent: RGB332 0x20 (red 36, green 0, blue 0), a non-zero index next to black. */
 export const OVER_BLACK = 0x20;
 
-/** The composited tile over black (the darkness around the map), dithered to RGB332. */
-function quantise(rgba: Float32Array, width: number, height: number): Uint8Array {
+/**
+ * The composited tile over the map's background colour (0xRRGGBB; black, the darkness around the map, when it
+ * has none), dithered to RGB332.
+ */
+function quantise(rgba: Float32Array, width: number, height: number, background: number): Uint8Array {
+  const backRed = (background >>> 16) & 0xff;
+  const backGreen = (background >>> 8) & 0xff;
+  const backBlue = background & 0xff;
   const out = new Uint8Array(width * height);
   for (let y = 0, at = 0, pixel = 0; y < height; y++) {
     for (let x = 0; x < width; x++, at += 4, pixel++) {
@@ -495,9 +604,9 @@ function quantise(rgba: Float32Array, width: number, height: number): Uint8Array
       } else {
         const a = alpha / 255;
         out[pixel] = ditherRgb332(
-          (rgba[at] * a + 0.5) | 0,
-          (rgba[at + 1] * a + 0.5) | 0,
-          (rgba[at + 2] * a + 0.5) | 0,
+          (rgba[at] * a + backRed * (1 - a) + 0.5) | 0,
+          (rgba[at + 1] * a + backGreen * (1 - a) + 0.5) | 0,
+          (rgba[at + 2] * a + backBlue * (1 - a) + 0.5) | 0,
           x,
           y,
         );

@@ -36,6 +36,11 @@ export interface RawTileLayer {
   properties: Properties;
   /** One chunk covering the map for finite maps; the file's chunks, in file order, for infinite maps. */
   chunks: GidChunk[];
+  /**
+   * True for the layers of tile objects drawn free (tile-objects.ts): its tiles are the cells' tiles (drawn
+   * id, flags, collision shapes) but draw nothing, as the free object draws them where Tiled does.
+   */
+  undrawn?: boolean;
 }
 
 export interface RawObject {
@@ -70,6 +75,8 @@ export interface RawObjectLayer {
   /** As a tile layer's: how its tile objects are drawn (Tiled applies an object layer's opacity and tint to them). */
   opacity?: number;
   tint?: number;
+  /** Tiled's `draworder="index"`: its objects drawn in file order; otherwise ("topdown", the default) by y. */
+  indexOrder?: boolean;
 }
 
 export interface RawMap {
@@ -93,6 +100,27 @@ export interface RawMap {
   groupLayerCount: number;
   /** What the parser left out where Tiled would go on (a layer of a type it does not know); LoadedMap.warnings. */
   warnings: string[];
+  /** Tiled's map `backgroundcolor`, 0xRRGGBB (its alpha folded in over black); absent: none. */
+  backgroundColor?: number;
+}
+
+/**
+ * A map's `backgroundcolor` ("#RRGGBB" or "#AARRGGBB", as Tiled writes it in both formats) as 0xRRGGBB, a
+ * colour with alpha mixed over black; undefined when absent or fully transparent; not a colour: undefined
+ * and a warning, as Tiled then draws none.
+ */
+export function mapBackgroundColor(value: unknown, warnings: string[]): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const match = typeof value === "string" ? /^#?([0-9a-fA-F]{2})?([0-9a-fA-F]{6})$/.exec(value.trim()) : null;
+  if (match === null) {
+    warnings.push(`map backgroundcolor ${JSON.stringify(value)} is not a colour: no background drawn`);
+    return undefined;
+  }
+  const alpha = match[1] === undefined ? 255 : parseInt(match[1], 16);
+  if (alpha === 0) return undefined;
+  const rgb = parseInt(match[2], 16);
+  const channel = (shift: number): number => Math.round((((rgb >>> shift) & 0xff) * alpha) / 255) << shift;
+  return (channel(16) | channel(8) | channel(0)) >>> 0;
 }
 
 /** A layer's tint as Tiled combines them down the groups: colours multiplied channel by channel, alphas too. */

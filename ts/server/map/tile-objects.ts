@@ -1,30 +1,55 @@
 // Tile objects (Tiled objects with a `gid`: a tile placed freely, like the
-// forest example's trees and squirrel) drawn as static things with the map's
-// art, the simplest honest way: each visible one is stamped at load into a
-// tile layer of its own, at its object layer's place in the layer order, in the
-// cell whose bottom-left corner is nearest the object's anchor (Tiled anchors
-// a tile object at its bottom-left on orthogonal maps). From there it is an
-// ordinary tile of the stack (tile-stacks.ts: a large one leaves a piece in
-// every cell it covers), with its tile's flags and collision shapes. An object
-// off the grid moves to the nearest cell (by less than half a tile; counted as
-// snapped). One rotated by a multiple of 90° is its tile with the flips that
-// rotation is (90° clockwise = diagonal + horizontal), anchored where the
-// rotated tile's bottom-left lands. One rotated otherwise, or drawn at another
-// size than its tile (Tiled scales it), cannot be a cell's tile and is not
-// drawn (listed, with the reason).
-import { GID_TILE_MASK } from "./gid.js";
+// forest example's trees and squirrel, or sticker-knight's scaled stickers).
+// Collision and the look are two questions here, answered apart:
+// - What collides is the grid's, as before: a visible tile object at its
+//   tile's size, unrotated or turned by a multiple of 90°, is stamped at load
+//   into a tile layer of its own, at its object layer's place in the layer
+//   order, in the cell whose bottom-left corner is nearest the object's anchor
+//   (Tiled anchors a tile object at its bottom-left on orthogonal maps), and is
+//   from there an ordinary tile of that cell (its flags, its collision shapes,
+//   the drawn id when on top). Any other (scaled, or rotated otherwise) is art
+//   only: it blocks nothing, as it always did.
+// - What is drawn is what Tiled draws: an object that sits on the grid is drawn
+//   by its stamp (tile-stacks.ts: a large one leaves a piece in every cell it
+//   covers). Every other one — off the grid, scaled, rotated by any angle — is a
+//   *free object*: a piece of it goes into the stack of every cell its drawn
+//   box touches, at its object layer's place, as GID FREE_OBJECT_GID_BASE + i,
+//   and the atlas (map-atlas.ts) draws it there at its exact place, size, flips
+//   and rotation. An off-grid object's stamp then only says what the cell is
+//   (its layer is `undrawn`), so it is not drawn twice.
+import { FREE_OBJECT_GID_BASE, GID_TILE_MASK } from "./gid.js";
 import type { RawMap, RawTileLayer } from "./raw-map.js";
 import { GID_FLIP_DIAGONAL, GID_FLIP_HORIZONTAL, GID_FLIP_VERTICAL } from "./tile-stacks.js";
 import { tileSizeOf, tilesetHasLocalId, type Tileset } from "./tileset.js";
 
 export interface TileObjectReport {
-  /** Tile objects stamped into the map's drawn layers. */
+  /** Tile objects stamped into the map's layers: they are their cells' tiles (collision, drawn id). */
   stamped: number;
-  /** Of those, the ones that were off the grid and moved to the nearest cell, and the largest move in px. */
+  /** Of those, the ones that were off the grid and stand in the nearest cell, and the largest move in px. */
   snapped: number;
   maxSnapPx: number;
+  /** Tile objects drawn free (`freeObjects`): off the grid, scaled or rotated; the scaled and rotated ones block nothing. */
+  free: number;
+  /** Of the free ones, those drawn at another size than their tile's (Tiled scales them). */
+  scaled: number;
   /** Visible tile objects that are not drawn, and why. */
   notDrawn: string[];
+}
+
+/**
+ * A tile object drawn at its own place (map-atlas.ts draws it into the cells it touches): its tile, drawn
+ * `widthPx` × `heightPx` with its bottom-left at (`xPx`, `yPx`) in world pixels (world cell (0, 0)'s
+ * top-left is 0, 0), flipped as `flips` says (horizontal, vertical), then turned `rotationDeg` clockwise
+ * about that corner, as Tiled draws tile objects on orthogonal maps.
+ */
+export interface FreeObject {
+  gid: number;
+  flips: number;
+  xPx: number;
+  yPx: number;
+  widthPx: number;
+  heightPx: number;
+  rotationDeg: number;
 }
 
 /** The world box the stamped layers cover, in Tiled tile coordinates. */
@@ -42,22 +67,28 @@ export interface StampExtent {
 export function stampTileObjects(
   map: RawMap,
   extent: StampExtent,
-): { layers: RawTileLayer[]; report: TileObjectReport } {
-  const report: TileObjectReport = { stamped: 0, snapped: 0, maxSnapPx: 0, notDrawn: [] };
+): { layers: RawTileLayer[]; report: TileObjectReport; freeObjects: FreeObject[] } {
+  const report: TileObjectReport = { stamped: 0, snapped: 0, maxSnapPx: 0, free: 0, scaled: 0, notDrawn: [] };
+  const freeObjects: FreeObject[] = [];
   const tilesets = [...map.tilesets].sort((a, b) => b.firstGid - a.firstGid);
   const inserts: { before: number; layers: RawTileLayer[] }[] = [];
   const tileW = map.tileWidthPx;
   const tileH = map.tileHeightPx;
   for (const objectLayer of map.objectLayers) {
     const stamped: RawTileLayer[] = [];
-    const layerFor = (cell: number): RawTileLayer => {
-      let layer = stamped.find((candidate) => candidate.chunks[0].gids[cell] === 0);
+    // The cells' tiles of objects drawn free instead (off the grid): what the cells are, not what they show.
+    const undrawn: RawTileLayer[] = [];
+    const layerFor = (cell: number, drawn = true): RawTileLayer => {
+      const layers = drawn ? stamped : undrawn;
+      let layer = layers.find((candidate) => candidate.chunks[0].gids[cell] === 0);
       if (!layer) {
+        const label = drawn ? "tile objects" : "tile objects drawn free";
         layer = {
           // Not "collision(s)" and no properties, so a stamped layer is always drawn (flatten.ts).
-          name: `${objectLayer.name} (tile objects ${stamped.length + 1})`,
-          path: `${objectLayer.path} (tile objects ${stamped.length + 1})`,
+          name: `${objectLayer.name} (${label} ${layers.length + 1})`,
+          path: `${objectLayer.path} (${label} ${layers.length + 1})`,
           visible: true,
+          ...(drawn ? {} : { undrawn: true }),
           // Drawn as the object layer is: its opacity and tint apply to its tile objects in Tiled.
           opacity: objectLayer.opacity,
           ...(objectLayer.tint === undefined ? {} : { tint: objectLayer.tint }),
@@ -72,12 +103,32 @@ export function stampTileObjects(
             },
           ],
         };
-        stamped.push(layer);
+        layers.push(layer);
       }
       return layer;
     };
-    for (const object of map.objects) {
-      if (object.layer !== objectLayer.path || object.gid === 0 || !object.visible) continue;
+    // A free object: a piece in every cell its drawn box touches (the box turned about its anchor), in order.
+    const drawFree = (object: FreeObject): void => {
+      const index = freeObjects.length;
+      freeObjects.push(object);
+      report.free++;
+      const box = freeObjectBox(object);
+      const firstX = Math.max(0, Math.floor(box.left / tileW));
+      const lastX = Math.min(extent.width - 1, Math.ceil(box.right / tileW) - 1);
+      const firstY = Math.max(0, Math.floor(box.top / tileH));
+      const lastY = Math.min(extent.height - 1, Math.ceil(box.bottom / tileH) - 1);
+      for (let y = firstY; y <= lastY; y++) {
+        for (let x = firstX; x <= lastX; x++) {
+          const cell = y * extent.width + x;
+          layerFor(cell).chunks[0].gids[cell] = FREE_OBJECT_GID_BASE + index;
+        }
+      }
+    };
+    const ownObjects = map.objects.filter((object) => object.layer === objectLayer.path);
+    // Tiled draws an object layer top-down (by y, ties in file order) unless its draworder is "index".
+    if (objectLayer.indexOrder !== true) ownObjects.sort((a, b) => a.pixelY - b.pixelY);
+    for (const object of ownObjects) {
+      if (object.gid === 0 || !object.visible) continue;
       const name = `tile object ${object.id}${object.name !== "" ? ` ("${object.name}")` : ""} in "${object.layer}"`;
       const gid = object.gid & GID_TILE_MASK;
       const tileset: Tileset | undefined = tilesets.find((candidate) => candidate.firstGid <= gid);
@@ -85,23 +136,26 @@ export function stampTileObjects(
         report.notDrawn.push(`${name}: tile id ${gid} is in no tileset`);
         continue;
       }
-      const quarterTurns = quarterTurnsOf(object.shape.rotationDeg);
-      if (quarterTurns === null) {
-        report.notDrawn.push(
-          `${name} is rotated ${object.shape.rotationDeg}°: only tile objects rotated by a multiple of 90° are drawn`,
-        );
-        continue;
-      }
+      if (tileW <= 0 || tileH <= 0) continue;
       const size = tileSizeOf(tileset, gid - tileset.firstGid);
       const widthPx = object.widthPx > 0 ? object.widthPx : size.widthPx;
       const heightPx = object.heightPx > 0 ? object.heightPx : size.heightPx;
-      if (widthPx !== size.widthPx || heightPx !== size.heightPx) {
-        report.notDrawn.push(
-          `${name} is drawn at ${widthPx}×${heightPx} px, its tile is ${size.widthPx}×${size.heightPx}: scaled tile objects are not drawn`,
-        );
+      const free: FreeObject = {
+        gid,
+        flips: (object.gid & (GID_FLIP_HORIZONTAL | GID_FLIP_VERTICAL)) >>> 0,
+        xPx: object.pixelX - extent.originX * tileW,
+        yPx: object.pixelY - extent.originY * tileH,
+        widthPx,
+        heightPx,
+        rotationDeg: object.shape.rotationDeg,
+      };
+      const quarterTurns = quarterTurnsOf(object.shape.rotationDeg);
+      if (quarterTurns === null || widthPx !== size.widthPx || heightPx !== size.heightPx) {
+        // Tiled scales or turns it: no cell's tile can be it, so it is drawn free and blocks nothing (as before).
+        if (quarterTurns !== null) report.scaled++;
+        drawFree(free);
         continue;
       }
-      if (tileW <= 0 || tileH <= 0) continue;
       // Where the (rotated) tile's bottom-left corner is: Tiled turns it clockwise about its anchor.
       const [leftPx, bottomPx] = [
         [object.pixelX, object.pixelY],
@@ -116,29 +170,54 @@ export function stampTileObjects(
       const x = column - extent.originX;
       const y = row - extent.originY;
       if (x < 0 || y < 0 || x >= extent.width || y >= extent.height) {
-        report.notDrawn.push(`${name} is anchored outside the map (cell ${column}, ${row})`);
+        // No cell of the map is its own: the part inside the map is drawn, and it blocks nothing (as before).
+        drawFree(free);
         continue;
       }
       const cell = y * extent.width + x;
       // A tile object keeps its horizontal and vertical flips (objects have no diagonal flip), then turns.
-      const flips = rotatedFlips(object.gid & (GID_FLIP_HORIZONTAL | GID_FLIP_VERTICAL), quarterTurns);
-      layerFor(cell).chunks[0].gids[cell] = (gid | flips) >>> 0;
+      const flips = rotatedFlips(free.flips, quarterTurns);
+      // Off the grid, the cell's tile is the object (collision as ever) but it is drawn where Tiled draws it.
+      layerFor(cell, snapPx === 0).chunks[0].gids[cell] = (gid | flips) >>> 0;
       report.stamped++;
       if (snapPx > 0) {
         report.snapped++;
         report.maxSnapPx = Math.max(report.maxSnapPx, snapPx);
+        drawFree(free);
       }
     }
-    if (stamped.length > 0) inserts.push({ before: objectLayer.tileLayersBefore, layers: stamped });
+    if (stamped.length + undrawn.length > 0) {
+      inserts.push({ before: objectLayer.tileLayersBefore, layers: [...undrawn, ...stamped] });
+    }
   }
-  if (inserts.length === 0) return { layers: map.tileLayers, report };
+  if (inserts.length === 0) return { layers: map.tileLayers, report, freeObjects };
   const layers: RawTileLayer[] = [];
   let next = 0;
   for (let index = 0; index <= map.tileLayers.length; index++) {
     while (next < inserts.length && inserts[next].before === index) layers.push(...inserts[next++].layers);
     if (index < map.tileLayers.length) layers.push(map.tileLayers[index]);
   }
-  return { layers, report };
+  return { layers, report, freeObjects };
+}
+
+/** A free object's drawn box in world pixels: its rectangle turned about its anchor, bounded. */
+export function freeObjectBox(object: FreeObject): { left: number; top: number; right: number; bottom: number } {
+  const radians = (object.rotationDeg * Math.PI) / 180;
+  const cos = Math.cos(radians);
+  const sin = Math.sin(radians);
+  const xs: number[] = [];
+  const ys: number[] = [];
+  // The corners relative to the anchor (bottom-left), y down, turned clockwise on screen.
+  for (const [u, v] of [
+    [0, 0],
+    [object.widthPx, 0],
+    [0, -object.heightPx],
+    [object.widthPx, -object.heightPx],
+  ]) {
+    xs.push(object.xPx + u * cos - v * sin);
+    ys.push(object.yPx + u * sin + v * cos);
+  }
+  return { left: Math.min(...xs), top: Math.min(...ys), right: Math.max(...xs), bottom: Math.max(...ys) };
 }
 
 /** 0..3 clockwise quarter turns for a rotation in degrees, or null when it is not a multiple of 90°. */

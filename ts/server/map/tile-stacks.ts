@@ -5,7 +5,7 @@
 // anchored, as Tiled draws orthogonal maps, at the bottom-left of its own cell,
 // and every cell it covers gets a piece of it in its stack. The flattener
 // gives each distinct (stack, flags) its own world id (docs/maps.md § Stacks).
-import { GID_TILE_MASK } from "./gid.js";
+import { GID_TILE_MASK, isFreeObjectGid } from "./gid.js";
 import { tileSizeOf, type Tileset } from "./tileset.js";
 
 /** Tiled's flip bits (docs/maps.md § Formats). The diagonal flip swaps x and y before the other two apply. */
@@ -59,8 +59,9 @@ export class Footprints {
     this.descending = [...tilesets].sort((a, b) => b.firstGid - a.firstGid);
   }
 
-  /** The tileset a (masked) GID belongs to, or undefined. */
+  /** The tileset a (masked) GID belongs to, or undefined (a free-placed tile object's GID belongs to none). */
   owner(gid: number): Tileset | undefined {
+    if (isFreeObjectGid(gid)) return undefined;
     return this.descending.find((tileset) => tileset.firstGid <= gid);
   }
 

@@ -10,6 +10,7 @@ import {
   layerOpacity,
   layerTint,
   type LayerTint,
+  mapBackgroundColor,
   type RawMap,
   type RawObject,
   type RawTileLayer,
@@ -58,6 +59,8 @@ export function parseTmj(text: string, file: string): RawMap {
   const decodes = new LayerDecodes();
   walkLayers(arrayField(root, "layers", file, "map"), map, "", true, 1, UNTINTED, decodes);
   decodes.run();
+  const background = mapBackgroundColor(root.backgroundcolor, map.warnings);
+  if (background !== undefined) map.backgroundColor = background;
   return map;
 }
 
@@ -101,6 +104,7 @@ function walkLayers(
           properties: propertiesFromJson(layer.properties),
           tileLayersBefore: map.tileLayers.length,
           ...layerLook(opacity, tint),
+          ...(layer.draworder === "index" ? { indexOrder: true } : {}),
         });
         readObjects(layer, map, path, visible);
         break;

@@ -10,6 +10,7 @@ import {
   layerOpacity,
   layerTint,
   type LayerTint,
+  mapBackgroundColor,
   type RawMap,
   type RawObject,
   type RawTileLayer,
@@ -47,6 +48,8 @@ export function parseTmx(text: string, file: string): RawMap {
   const decodes = new LayerDecodes();
   walkLayers(root.children, map, "", true, 1, UNTINTED, decodes);
   decodes.run();
+  const background = mapBackgroundColor(root.attrs.backgroundcolor, map.warnings);
+  if (background !== undefined) map.backgroundColor = background;
   return map;
 }
 
@@ -86,6 +89,7 @@ function walkLayers(
         properties: xmlProperties(element),
         tileLayersBefore: map.tileLayers.length,
         ...layerLook(opacity, tint),
+        ...(element.attrs.draworder === "index" ? { indexOrder: true } : {}),
       });
       readObjects(element, map, path, visible);
     } else {
