@@ -68,7 +68,17 @@ import { ENTITY_ID_RANGE, regionWorldOf } from "./region-world.js";
 import { type GatewayLink, RegionRoom } from "./region-room.js";
 import { regionInputsOf } from "./region-recording.js";
 import type { Recorder } from "../server/recording/recorder.js";
-import { DEFAULT_RECORDING_LIMITS, type RecordingLimits, startRecording } from "../server/recording/recording-files.js";
+import {
+  DEFAULT_RECORDING_LIMITS,
+  recordingPrefix,
+  type RecordingLimits,
+  startRecording,
+} from "../server/recording/recording-files.js";
+import { installRecordingRoutes } from "../server/http/recording-routes.js";
+import { refuseUpgrade } from "../server/http/pass-on.js";
+import { installViewerRoutes, type ViewerDoors } from "../server/replay-viewer/viewer-routes.js";
+import { ReplayViewers } from "../server/replay-viewer/viewer-pool.js";
+import { DEFAULT_CLIENT_DIR, DEFAULT_MAX_REPLAY_VIEWERS, REPLAY_VIEWER_IDLE_MS } from "../server/server.js";
 import { type GameDatabase, MEMORY_DATABASE, openGameDatabase } from "../server/persistence/database.js";
 import { readWorld } from "../server/world/world-areas.js";
 
@@ -120,6 +130,8 @@ export interface RegionOptions {
    * absent: not recorded. A region with the shared store (postgresUrl) is not recorded yet.
    */
   record?: { dir: string; limits?: Partial<RecordingLimits> };
+  /** The built browser client a replay viewer of this region's recordings serves (default the server's, dist/client). */
+  clientDir?: string;
 }
 
 /** One period of a region owning an entity, wall-clock ms (Date.now: one clock for every process here). */
@@ -602,6 +614,43 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     );
     health.start();
   }
+  // The console's Recordings tab at a gateway (docs/recording.md § The Recordings tab at a gateway): this region's
+  // own files of the folder the regions share, cut and watched here, the gateway naming the region (`?region=N`).
+  let replayViewers: ReplayViewers | null = null;
+  let viewerDoors: ViewerDoors | null = null;
+  if (options.adminToken !== undefined && options.record !== undefined) {
+    const prefix = recordingPrefix(region);
+    const owns = (name: string) => name.startsWith(prefix);
+    const noted = (action: string, request: Record<string, unknown>, result: Record<string, unknown>) =>
+      wholeGame.admin.noted(action, { ...request, region }, result);
+    installRecordingRoutes(http, adminAuthorizer(game.admin, options.adminToken, http.clientAddress), {
+      dir: options.record.dir,
+      live: () => (recorder === undefined || recorder.status.stopped !== null ? null : recorder.status.path),
+      noted,
+      owns,
+    });
+    replayViewers = new ReplayViewers({
+      maxViewers: DEFAULT_MAX_REPLAY_VIEWERS,
+      idleMs: REPLAY_VIEWER_IDLE_MS,
+      startTimeoutMs: 120_000,
+      clientDir: options.clientDir ?? DEFAULT_CLIENT_DIR,
+      mapPath: options.mapPath,
+      log,
+      // A viewer's id names its region: a gateway passes its page and link on here by the id alone.
+      idPrefix: `r${region}-`,
+    });
+    viewerDoors = installViewerRoutes(
+      http,
+      adminAuthorizer(game.admin, options.adminToken, http.clientAddress, 'Basic realm="admin"'),
+      replayViewers,
+      { dir: options.record.dir, owns, noted },
+    );
+  }
+  http.setFallback((req, res) => viewerDoors?.request(req, res) === true);
+  // A region takes no WebSocket of its own but a replay viewer's link, passed on to it from a gateway.
+  http.server.on("upgrade", (req, socket, head: Buffer) => {
+    if (viewerDoors?.upgrade(req, socket, head) !== true) refuseUpgrade(socket, 404, "Not Found");
+  });
   http.route("GET", "/api/cluster", () => ({
     body: {
       region,
@@ -753,6 +802,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       await new Promise<void>((resolve) => http.server.close(() => resolve()));
       game.eventLoopDelay.stop();
       game.shutdown();
+      await replayViewers?.close();
       await recorder?.close("the region stopped");
       await kicks?.close();
       if (store !== null) await store.close();
