@@ -23,8 +23,17 @@ import { Logger } from "../ts/server/ops/log.js";
 import { DEFAULT_CLIENT_DIR } from "../ts/server/server.js";
 import type { ByteReader } from "../ts/server/recording/bytes.js";
 import { BlockReader, fileSource, RECORD, readHeader } from "../ts/server/recording/format.js";
-import { BORDER_X, clusterSkipReason } from "./support/cluster-process.js";
-import { listRecords, withoutRecord } from "./support/recording-edit.js";
+import { BORDER_X, clusterSkipReason, until } from "./support/cluster-process.js";
+import { listRecords, withoutRecord, withRecordReplaced } from "./support/recording-edit.js";
+import { deserialize, serialize } from "node:v8";
+import { type PostgresProcess, postgresSkipReason, startPostgres } from "../ts/cluster/postgres-process.js";
+import { ByteWriter } from "../ts/server/recording/bytes.js";
+import { ENTITY_TYPE_CHEST } from "../ts/item-types.js";
+import { hearLine, post } from "./support/chat-lines.js";
+import { postJson } from "./support/game-harness.js";
+import { bagOf, itemDef, itemRequest } from "./support/item-client.js";
+import { type NpcMap, writeNpcMap } from "./support/npc-map.js";
+import { type Joined } from "./support/udp-client.js";
 import { TEST_MAP_HEIGHT, TEST_MAP_WIDTH, writeTestMap } from "./support/test-map.js";
 import { UdpTestClient } from "./support/udp-client.js";
 import { walkSteps } from "./support/walk.js";
@@ -539,5 +548,179 @@ describe.skipIf(skip !== null)("a cluster's recordings at a gateway", () => {
     expect(byAction("recording cut")).toEqual(browsed === 1 ? [0, 1] : [0]);
     expect(byAction("recording watch")).toEqual(Array(1 + browsed).fill(0));
     expect(byAction("viewer stop")).toEqual(Array(1 + browsed).fill(0));
+  }, 180_000);
+});
+
+// A region on the shared PostgreSQL store (the default cluster), recorded (docs/recording.md § In a cluster): its
+// Game's every call on the store numbered and its answer taped when the Game gets it (ts/cluster/store-tape.ts),
+// the rows its world is made from at start among them. Two regions on a private PostgreSQL and redis-server, a
+// gateway, two accounts on real UDP in region 1: one takes from a chest (a bag read and written in PostgreSQL),
+// befriends the other (the friend's account and the new friendship: the store's answers) and walks. Region 1's
+// recording verifies alone (exit 0) with no database; with the bag the store answered at the login edited, the
+// replay diverges (exit 1) at the next checkpoint.
+const pgSkip = skip ?? postgresSkipReason();
+describe.skipIf(pgSkip !== null)("a region on the shared store, recorded and replayed alone", () => {
+  const dir = mkdtempSync(join(tmpdir(), "caves-cluster-recording-pg-"));
+  let redis: RedisProcess | null = null;
+  let postgres: PostgresProcess | null = null;
+  let map: NpcMap | null = null;
+  const regions: RunningRegion[] = [];
+  let gateway: RunningGateway | null = null;
+  const clients: UdpTestClient[] = [];
+  const POTION = itemDef({ id: 4, name: "potion", kind: "consumable", stack: 5, heal: 30 });
+  const COIN = itemDef({ id: 5, name: "coin", kind: "treasure", stack: 100 });
+  const SPAWN = { x: 40, y: 35 };
+
+  async function stopAll(): Promise<void> {
+    for (const client of clients.splice(0)) client.close();
+    await gateway?.close();
+    gateway = null;
+    for (const region of regions.splice(0)) await region.close();
+  }
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    postgres = await startPostgres();
+    map = writeNpcMap({
+      width: 80,
+      height: 70,
+      spawn: SPAWN,
+      kinds: [],
+      spawns: [],
+      items: [POTION, COIN],
+      chests: [{ name: "box", x: SPAWN.x + 1, y: SPAWN.y, items: "coin:40, potion:3" }],
+      boards: [],
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await stopAll();
+    await redis?.stop();
+    postgres?.stop();
+    map?.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }, 30_000);
+
+  it("records a login, a chest taken from, a friend made and a walk; the file verifies alone, an edited answer is caught", async () => {
+    const layout = parseLayout(
+      JSON.stringify({
+        regions: [
+          { region: 0, chunks: [0, 0, 1, 3] },
+          { region: 1, chunks: [1, 0, 3, 3] },
+        ],
+      }),
+      3,
+      3,
+    );
+    const quiet = new Logger("silent");
+    for (const region of [0, 1]) {
+      regions.push(
+        await startRegion({
+          region,
+          layout,
+          redisUrl: redis!.url,
+          postgresUrl: postgres!.url,
+          mapPath: map!.path,
+          host: "127.0.0.1",
+          linkPort: 0,
+          httpPort: 0,
+          logger: quiet,
+          record: { dir },
+        }),
+      );
+    }
+    gateway = await startGateway({
+      id: "g0",
+      host: "127.0.0.1",
+      httpPort: 0,
+      udpPort: 0,
+      redisUrl: redis!.url,
+      postgresUrl: postgres!.url,
+      regionCount: 2,
+      clientDir: dir,
+      logger: quiet,
+    });
+    const register = async (name: string) => {
+      const answer = await postJson(gateway!.httpPort, "/api/register", { name, password: "long enough", nick: name });
+      expect(answer.status).toBe(200);
+      const client = (await UdpTestClient.withSession(answer.body as unknown as Joined)).sign();
+      clients.push(client);
+      return client.placed();
+    };
+    const packer = await register("Packer");
+    await register("Buddy");
+    await until("both in region 1", async () => regions[1].game.sessions.size === 2);
+    // A chest's coins into the bag: the bag read from PostgreSQL (an answer that came later) and written back.
+    const chest = await packer.waitFor("the chest in view", () => packer.inView(ENTITY_TYPE_CHEST)[0]?.id, 5000);
+    expect(await itemRequest(packer, 1, "take", { container: chest, slot: 0 })).toBe("ok");
+    expect(await bagOf(packer)).toEqual([{ slot: 0, itemId: COIN.id, count: 40 }]);
+    // A friend: the friend's account and the friendship are the store's answers.
+    post(packer, 1, "/friend Buddy");
+    await hearLine(
+      packer,
+      "Buddy befriended",
+      (line) => line.speakerEntityId === 0 && line.text.startsWith("Buddy is now your friend"),
+    );
+    // A walk, still on region 1's ground.
+    const start = packer.position()!;
+    const walked = await walkSteps(packer, [WEST, WEST, EAST]);
+    expect(walked.x).toBe(start.x - 1);
+    // On past a checkpoint (every 10 s of the world's ticks) after the take.
+    const past = regions[1].game.tick + 24 * 11;
+    await until("a checkpoint after the take", async () => regions[1].game.tick > past, 20_000);
+    await stopAll();
+
+    const files = readdirSync(dir)
+      .filter((name) => name.endsWith(".fcrec"))
+      .sort();
+    expect(files).toHaveLength(2);
+    const region1 = join(dir, files[1]);
+    expect(files[1]).toMatch(/^caves-r1-/);
+    const answers = listRecords(region1, RECORD.tickEnd).filter((record) => record.type === RECORD.storeAnswer);
+    const methods = answers.map((record) => {
+      const payload = record.read();
+      const port = payload.u8();
+      return `${port}:${payload.text()}:${payload.varint() > 0 ? payload.u8() : -1}`;
+    });
+    // The bag's read and write came later (3 at the call, 1 resolved when applied), the friendship too.
+    expect(methods).toContain("0:load:3");
+    expect(methods).toContain("0:load:1");
+    expect(methods).toContain("0:write:1");
+    expect(methods).toContain("4:addFriend:1");
+    for (const file of files) {
+      const verified = await replayTool("verify", join(dir, file));
+      expect(verified.out, file).toMatch(/exact: every tick's digest matches/);
+      expect(verified.code).toBe(0);
+    }
+
+    // Packer's bag as the store answered it at the login, with seven coins in it: the replayed bag holds them, and
+    // the items' census differs at the next checkpoint (a bag is in no tick's digest).
+    const edited = join(dir, "edited-answer.fcrec");
+    const editedAfter = withRecordReplaced(
+      region1,
+      edited,
+      ({ type, payload }) => {
+        if (type !== RECORD.storeAnswer) return null;
+        const port = payload.u8();
+        const method = payload.text();
+        const call = payload.varint();
+        const outcome = payload.u8();
+        if (port !== 0 || method !== "load" || outcome !== 1) return null;
+        const bag = deserialize(payload.blob()) as { version: number } | undefined;
+        const out = new ByteWriter();
+        out.u8(port);
+        out.text(method);
+        out.varint(call);
+        out.u8(outcome);
+        out.blob(serialize({ version: bag?.version ?? 1, stacks: [{ slot: 5, itemId: COIN.id, count: 7 }] }));
+        return out.view0();
+      },
+      RECORD.tickEnd,
+    );
+    expect(editedAfter).not.toBeNull();
+    const caught = await replayTool("verify", edited);
+    expect(caught.out).toMatch(/DIVERGED at tick \d+: the checkpoint/);
+    expect(caught.out).toMatch(/census/);
+    expect(caught.code).toBe(1);
   }, 180_000);
 });

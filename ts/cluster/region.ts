@@ -67,6 +67,7 @@ import {
 import { ENTITY_ID_RANGE, regionWorldOf } from "./region-world.js";
 import { type GatewayLink, RegionRoom } from "./region-room.js";
 import { regionInputsOf } from "./region-recording.js";
+import { recordedPorts, type SharedPorts } from "./store-tape.js";
 import type { Recorder } from "../server/recording/recorder.js";
 import {
   DEFAULT_RECORDING_LIMITS,
@@ -127,7 +128,7 @@ export interface RegionOptions {
   adminToken?: string;
   /**
    * Record the region's inputs into this folder (docs/recording.md § In a cluster), within these bounds;
-   * absent: not recorded. A region with the shared store (postgresUrl) is not recorded yet.
+   * absent: not recorded.
    */
   record?: { dir: string; limits?: Partial<RecordingLimits> };
   /** The built browser client a replay viewer of this region's recordings serves (default the server's, dist/client). */
@@ -204,17 +205,23 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const content =
     options.game?.content ??
     (contentFiles.length > 0 ? { runtime: await LuaRuntime.load(), files: contentFiles } : undefined);
-  // The flight recorder (docs/recording.md § In a cluster): a region without the shared store records its
-  // inputs as one process does, from the database it starts from. With the shared store its world is made
-  // from PostgreSQL's rows and takes that store's answers as they complete, neither of which is recorded yet:
-  // such a region is not recorded (said once in its log).
+  // The flight recorder (docs/recording.md § In a cluster): a region records its inputs as one process does, from
+  // the database it starts from (its notices and admin records, in memory). With the shared store, the store's
+  // answers to its Game are inputs too — the rows its world is made from at start among them —, each written
+  // when the Game gets it (store-tape.ts).
   let recorder: Recorder | undefined;
   let database: GameDatabase | undefined;
-  if (options.record !== undefined && store !== null) {
-    log.info("this region is not recorded: a region with the shared store is not recorded yet (docs/recording.md)", {
-      region,
-    });
-  } else if (options.record !== undefined) {
+  let shared: SharedPorts = {
+    sharedItems: store?.items,
+    // The boards' notices in the shared store: kept when this region restarts, and seen from every region.
+    sharedNotices: store?.notices,
+    // Quests and the scripts' world values too: a quest step survives a border and a restart.
+    sharedQuests: store?.quests,
+    sharedValues: store?.values,
+    // Friends, ignores and waiting lines too: kept once, whichever region a player logs in to.
+    sharedSocial: store?.social,
+  };
+  if (options.record !== undefined) {
     database = openGameDatabase(MEMORY_DATABASE);
     recorder = await startRecording({
       dir: options.record.dir,
@@ -225,8 +232,9 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       content: content?.files ?? [],
       limits: { ...DEFAULT_RECORDING_LIMITS, ...options.record.limits },
       log,
-      region: { id: region, layout, epochMs, idsReservedThrough },
+      region: { id: region, layout, epochMs, idsReservedThrough, sharedStore: store !== null },
     });
+    if (store !== null) shared = recordedPorts(shared, recorder);
   }
   // The whole Game is returned for tests and tools; the region itself reaches it through its port only.
   const wholeGame = new Game(
@@ -239,14 +247,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       database,
       recorder,
       sharedAccounts: accounts ?? undefined,
-      sharedItems: store?.items,
-      // The boards' notices in the shared store: kept when this region restarts, and seen from every region.
-      sharedNotices: store?.notices,
-      // Quests and the scripts' world values too: a quest step survives a border and a restart.
-      sharedQuests: store?.quests,
-      sharedValues: store?.values,
-      // Friends, ignores and waiting lines too: kept once, whichever region a player logs in to.
-      sharedSocial: store?.social,
+      ...shared,
     },
     log,
   );
