@@ -3,12 +3,9 @@
 // Two real regions and a real gateway in this process on a private redis-server (no shared PostgreSQL: a
 // region with it is not recorded yet), a protocol client on real UDP walking over the border and back; then
 // `replay verify` on each region's file, and on one with a ghost frame taken out of it. Bounded, cleans up.
-import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { chromium } from "playwright-core";
@@ -24,6 +21,7 @@ import { DEFAULT_CLIENT_DIR } from "../ts/server/server.js";
 import type { ByteReader } from "../ts/server/recording/bytes.js";
 import { BlockReader, fileSource, RECORD, readHeader } from "../ts/server/recording/format.js";
 import { BORDER_X, clusterSkipReason, until } from "./support/cluster-process.js";
+import { replayTool } from "./support/replay-tool.js";
 import { listRecords, withoutRecord, withRecordReplaced } from "./support/recording-edit.js";
 import { deserialize, serialize } from "node:v8";
 import { type PostgresProcess, postgresSkipReason, startPostgres } from "../ts/cluster/postgres-process.js";
@@ -42,22 +40,8 @@ import { CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM } from "./e2e/browser-support.js
 const skip = clusterSkipReason();
 if (skip !== null) process.stderr.write(`test/cluster-recording.test.ts skipped: ${skip}\n`);
 
-const TSX = fileURLToPath(new URL("../node_modules/.bin/tsx", import.meta.url));
-const REPLAY_TOOL = fileURLToPath(new URL("../ts/tools/replay.ts", import.meta.url));
-const run = promisify(execFile);
 const WEST = ACTION_DX.findIndex((dx, code) => code > 0 && dx === -1 && ACTION_DY[code] === 0);
 const EAST = ACTION_DX.findIndex((dx, code) => code > 0 && dx === 1 && ACTION_DY[code] === 0);
-
-/** `npm run -s replay -- ARGS` (the tool itself, under tsx): its exit status and what it printed. */
-async function replayTool(...args: string[]): Promise<{ code: number; out: string }> {
-  try {
-    const { stdout, stderr } = await run(TSX, [REPLAY_TOOL, ...args], { timeout: 60_000 });
-    return { code: 0, out: stdout + stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, out: failed.stdout + failed.stderr };
-  }
-}
 
 /** A region frame record's origin, kind and payload as text (the payload read past its other fields). */
 function frameOf(payload: ByteReader): { origin: number; kind: number; body: string } {
