@@ -464,11 +464,11 @@ describe.skipIf(skip !== null)("a cluster's recordings at a gateway", () => {
         const row1 = page.locator(`#recording-list tbody tr[data-name="${ofRegion1.name}"]`);
         await row1.waitFor();
         expect(await row1.getAttribute("data-region")).toBe("1");
-        expect(await row1.locator("td").nth(1).textContent()).toBe("1");
+        expect(await row1.locator("td.recording-region").textContent()).toBe("1");
         expect(await page.isVisible("#recording-list th.recording-region")).toBe(true);
-        expect(await page.locator(`#recording-list tbody tr[data-name="${cutName}"] td`).nth(1).textContent()).toBe(
-          "0",
-        );
+        expect(
+          await page.locator(`#recording-list tbody tr[data-name="${cutName}"] td.recording-region`).textContent(),
+        ).toBe("0");
         // Cut region 1's recording from the form: the region named in the answer, the cut listed under region 1.
         await page.selectOption("#cut-name", `1 ${ofRegion1.name}`);
         await page.fill("#cut-at", String(regions[1].game.tick - 24 * 2));

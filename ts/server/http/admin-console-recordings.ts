@@ -22,7 +22,7 @@ export const RECORDINGS_MARKUP = `
     <button id="cut-go" type="submit">Cut</button>
   </form>
   <h2>Recordings</h2>
-  <div class="table"><table id="recording-list"><thead><tr><th></th><th class="recording-region" hidden>region</th><th>name</th><th>size</th><th>span</th><th>state</th><th>cut window</th></tr></thead><tbody></tbody></table></div>
+  <div class="table"><table id="recording-list"><thead><tr><th></th><th>name</th><th>size</th><th>span</th><th>state</th><th>cut window</th><th class="recording-region" hidden>region</th></tr></thead><tbody></tbody></table></div>
   </div>
 </div>`;
 
@@ -141,14 +141,15 @@ function showRecordings(recordings) {
     const actions = cell(tr, "");
     actions.textContent = "";
     actions.append(button("Download", () => void downloadRecording(recording)), watchRecordingCell(recording));
-    const region = cell(tr, recording.region === undefined ? "" : String(recording.region));
-    region.className = "recording-region";
-    region.hidden = !inCluster;
     cell(tr, (recording.folder === "" ? "" : recording.folder + "/") + recording.name);
     cell(tr, sizeText(recording.bytes));
     cell(tr, spanText(recording));
     cell(tr, recording.error !== undefined ? "unreadable: " + recording.error : recording.live ? "live" : "done");
     cell(tr, recording.window === undefined ? "" : "ticks " + recording.window.fromTick + "–" + recording.window.toTick + " of " + recording.window.cutFrom);
+    // At a cluster's gateway: the region whose file it is (hidden in one process), last so the columns before stay put.
+    const region = cell(tr, recording.region === undefined ? "" : String(recording.region));
+    region.className = "recording-region";
+    region.hidden = !inCluster;
     return tr;
   }));
 }
