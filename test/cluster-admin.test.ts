@@ -40,7 +40,7 @@ describe.skipIf(skip !== null)("the admin API of a cluster, at a gateway", () =>
     dir = mkdtempSync(join(tmpdir(), "caves-cluster-admin-"));
     const tokenFile = join(dir, "admin-token");
     writeFileSync(tokenFile, `${TOKEN}\n`);
-    cluster = await startTestCluster(1, ["--admin-token-file", tokenFile]);
+    cluster = await startTestCluster(1, ["--admin-token-file", tokenFile, "--record", join(dir, "recordings")]);
   }, 120_000);
 
   afterAll(async () => {
@@ -215,9 +215,13 @@ describe.skipIf(skip !== null)("the admin API of a cluster, at a gateway", () =>
     expect((await admin("GET", "history")).body.region).toBe(0);
     const nowhere = await admin("GET", "history?region=7");
     expect(nowhere).toMatchObject({ status: 400, body: { error: 'region must be one of 0, 1, got "7"' } });
-    // The recordings: none in a cluster yet, said plainly (docs/recording.md § In a cluster).
+    // The recordings: every region's own files of the folder they share, each with its region (docs/recording.md
+    // § The Recordings tab at a gateway; test/cluster-recording.test.ts downloads, cuts and watches them).
     const recordings = await admin("GET", "recordings");
-    expect(recordings).toMatchObject({ status: 501, body: { error: expect.stringContaining("keep no recordings") } });
+    expect(recordings.status).toBe(200);
+    const recorded = recordings.body.recordings as { name: string; region: number; live: boolean }[];
+    expect(recorded.filter((r) => r.live).map((r) => r.region)).toEqual(expect.arrayContaining([0, 1]));
+    for (const recording of recorded) expect(recording.name.startsWith(`caves-r${recording.region}-`)).toBe(true);
     expect((await admin("GET", "recordings", undefined, "e".repeat(40))).status).toBe(401);
     // One entity, from the region that owns it.
     const entity = await admin("GET", `entity?id=${dee.joined.entityId}`);

@@ -6,13 +6,12 @@
 // world). A change made behind the recorder's back (an entity's rating set by the test, as nondeterministic
 // code would) is caught at its tick and named to the entity and field; and the command line says what is
 // wrong with a file that is not a whole recording.
-import { type ChildProcess, execFile } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GameClient } from "../ts/client/core/index.js";
 import { Swarm, type SwarmConfig } from "../ts/bots/swarm.js";
@@ -31,11 +30,9 @@ import { playAccount } from "./support/account-client.js";
 import { startServerProcess } from "./support/server-process.js";
 import { writeTestMap } from "./support/test-map.js";
 import { joinSpectator, UdpTestClient } from "./support/udp-client.js";
+import { replayTool } from "./support/replay-tool.js";
 
-const run = promisify(execFile);
 const CAVES = fileURLToPath(new URL("../maps/caves.tmj", import.meta.url));
-const TSX = fileURLToPath(new URL("../node_modules/.bin/tsx", import.meta.url));
-const REPLAY_TOOL = fileURLToPath(new URL("../ts/tools/replay.ts", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "caves-recorder-"));
 const SESSION_MS = 120_000;
 
@@ -81,16 +78,6 @@ async function recordedServer(options: Partial<ServerOptions>): Promise<RunningS
     ...options,
   });
   return server.game;
-}
-
-async function replayTool(...args: string[]): Promise<{ code: number; out: string }> {
-  try {
-    const { stdout, stderr } = await run(TSX, [REPLAY_TOOL, ...args], { timeout: 120_000 });
-    return { code: 0, out: stdout + stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, out: failed.stdout + failed.stderr };
-  }
 }
 
 async function stopAll(): Promise<void> {

@@ -159,6 +159,10 @@ export async function startTestCluster(
     "--json",
     "--log-level",
     "warn",
+    // The regions record (the default), into this cluster's own folder, removed with it: not the checkout's
+    // data/recordings. A test that reads them names its own folder (a later --record wins).
+    "--record",
+    join(layoutDir, "recordings"),
     ...extraArgs,
   ]);
   const stop = async () => {

@@ -1,6 +1,7 @@
-// Rewrites a flight recording without one of its records (a test's deliberate loss of an input): the head
-// copied, every block decompressed, the record left out, and the block compressed and framed again as the
-// recorder frames it (ts/server/recording/format.ts).
+// Rewrites a flight recording without one of its records (a test's deliberate loss of an input), or with one
+// record's payload replaced (an input edited): the head copied, every block decompressed, the record left out
+// or rewritten, and the block compressed and framed again as the recorder frames it
+// (ts/server/recording/format.ts).
 import { writeFileSync } from "node:fs";
 import { deflateSync } from "node:zlib";
 import { ByteReader } from "../../ts/server/recording/bytes.js";
@@ -54,6 +55,28 @@ export function withoutRecord(
   drop: (record: EditedRecord) => boolean,
   tickEndType: number,
 ): number | null {
+  return rewritten(path, out, (record) => (drop(record) ? "drop" : null), tickEndType);
+}
+
+/**
+ * Writes `out`: `path` with the payload of the first record `edit` gives a new one for replaced by it. Returns
+ * the tick after which the edited record stood (null: none edited, `out` is a copy).
+ */
+export function withRecordReplaced(
+  path: string,
+  out: string,
+  edit: (record: EditedRecord) => Uint8Array | null,
+  tickEndType: number,
+): number | null {
+  return rewritten(path, out, edit, tickEndType);
+}
+
+function rewritten(
+  path: string,
+  out: string | null,
+  pick: (record: EditedRecord) => Uint8Array | "drop" | null,
+  tickEndType: number,
+): number | null {
   const source = fileSource(path);
   try {
     const { blocksAt } = readHeader(source);
@@ -73,10 +96,13 @@ export function withoutRecord(
         const payload = new ByteReader(raw, payloadAt, payloadAt + length, "a record");
         reader.at += length;
         const end = reader.at;
-        const pick = dropped === null && drop({ index: index++, type, payload, afterTick });
+        const picked = dropped === null ? pick({ index: index++, type, payload, afterTick }) : null;
         if (type === tickEndType) afterTick = new ByteReader(raw, payloadAt, payloadAt + length, "tick").varint();
-        if (pick) dropped = afterTick;
-        else kept.push(raw.subarray(start, end));
+        if (picked === null) kept.push(raw.subarray(start, end));
+        else {
+          dropped = afterTick;
+          if (picked !== "drop") kept.push(recordBytes(type, picked));
+        }
       }
       const records = Buffer.concat(kept);
       const body = deflateSync(records, { level: 1 });
@@ -93,4 +119,15 @@ export function withoutRecord(
   } finally {
     source.close();
   }
+}
+
+/** A record framed as the recorder frames it: its type, its payload's length (LEB128), the payload. */
+function recordBytes(type: number, payload: Uint8Array): Uint8Array {
+  const length: number[] = [];
+  let rest = payload.length;
+  do {
+    length.push((rest & 0x7f) | (rest >= 0x80 ? 0x80 : 0));
+    rest >>>= 7;
+  } while (rest > 0);
+  return Buffer.concat([Uint8Array.of(type, ...length), payload]);
 }

@@ -7,10 +7,13 @@
 // acts (a handoff between the two steps only moves which one), the others answer 404. "announce" goes to
 // region 0, whose chat relay (chat-relay.ts) carries the line to every region. A ban is kept by one region
 // in the shared store and its sessions ended in every region (banEverywhere, cluster-bans.ts); unban and
-// the list of bans go to region 0, which reads and writes the same store.
+// the list of bans go to region 0, which reads and writes the same store. The recordings are each region's
+// own: listed together, cut and watched in the region named (gateway-recordings.ts).
 
 import { sameNick } from "../server/admin/admin-service.js";
 import { CONSOLE_CREATURES_MAX } from "../server/http/console-world-answer.js";
+import { VIEWERS_PATH } from "../server/replay-viewer/viewer-pool.js";
+import { regionAsked, regionOfViewer } from "./gateway-recordings.js";
 
 /** An admin request as the gateway received it. */
 export interface AdminRequest {
@@ -33,6 +36,8 @@ export interface AdminRegion {
   httpBase: string;
 }
 
+/** A recording's cut and its Watch: done by the region `?region=N` names, whose file it is. */
+const ONE_REGION_RECORDINGS = new Set(["/api/admin/recordings/cut", "/api/admin/recordings/watch"]);
 const EVERY_REGION_READS = new Set(["/api/admin/players", "/api/admin/log", "/api/admin/world", "/api/admin/chat"]);
 const ONE_PLAYER = new Set([
   "/api/admin/kick",
@@ -78,26 +83,61 @@ export async function adminFanOut(request: AdminRequest, regions: readonly Admin
   if (path === "/api/admin/ban" && request.method === "POST") return banEverywhere(request, regions);
   // A region's health graphs (the console's Health tab): each region samples its own process, on its own
   // times, so the histories are not added up but shown one region at a time, `?region=N` (0 by default).
-  if (path === "/api/admin/history") {
-    const asked = url.searchParams.get("region") ?? "0";
-    const region = regions.find((r) => String(r.region) === asked);
-    if (region === undefined) {
-      return {
-        status: 400,
-        body: {
-          error: `region must be one of ${regions.map((r) => r.region).join(", ")}, got ${JSON.stringify(asked)}`,
-        },
-      };
-    }
-    const [answer] = await everywhere(request, [region]);
-    return answer.status === 200
-      ? { status: 200, body: { ...(answer.body as object), region: region.region } }
-      : answer;
+  // A region's recordings are its own too (gateway-recordings.ts): cut and watched where they are.
+  if (path === "/api/admin/history" || (request.method === "POST" && ONE_REGION_RECORDINGS.has(path))) {
+    return inRegion(
+      request,
+      regions,
+      regionAsked(
+        url,
+        regions.map((r) => r.region),
+      ),
+    );
+  }
+  // Every region's recordings and replay viewers in one list, each with its region, newest first.
+  if (path === "/api/admin/recordings" && request.method === "GET") {
+    const answers = await everywhere(request, regions);
+    const failed = firstFailure(answers);
+    if (failed !== undefined) return failed;
+    const recordings = answers.flatMap((a) => listOf(a, "recordings"));
+    recordings.sort(
+      (a, b) => String(b.modified).localeCompare(String(a.modified)) || String(a.name).localeCompare(String(b.name)),
+    );
+    return { status: 200, body: { dir: (answers[0].body as { dir?: unknown }).dir, recordings } };
+  }
+  if (path === VIEWERS_PATH && request.method === "GET") {
+    const answers = await everywhere(request, regions);
+    return firstFailure(answers) ?? { status: 200, body: { viewers: answers.flatMap((a) => listOf(a, "viewers")) } };
+  }
+  // A viewer is stopped by the region its id names (`r1-…`).
+  if (path === `${VIEWERS_PATH}/stop` && request.method === "POST") {
+    const id = objectOf(request)?.id;
+    const region = typeof id === "string" ? regionOfViewer(id) : null;
+    return inRegion(
+      request,
+      regions,
+      region ?? { error: `no replay viewer ${JSON.stringify(id ?? null)}`, status: 404 },
+    );
   }
   // announce, unban, bans (kept in the shared store: any region reads and writes it), and whatever
   // region 0 says of a route it does not have.
   const [answer] = await everywhere(request, regions.slice(0, 1));
   return answer;
+}
+
+/** `request` answered by region `asked` alone, its answer naming the region; or the refusal `asked` is. */
+async function inRegion(
+  request: AdminRequest,
+  regions: readonly AdminRegion[],
+  asked: number | { error: string; status?: number },
+): Promise<AdminAnswer> {
+  const region = typeof asked === "number" ? regions.find((r) => r.region === asked) : undefined;
+  if (region === undefined) {
+    const refusal = typeof asked === "number" ? { error: `region ${asked} is not linked`, status: 503 } : asked;
+    return { status: refusal.status ?? 400, body: { error: refusal.error } };
+  }
+  const [answer] = await everywhere(request, [region]);
+  return answer.status === 200 ? { status: 200, body: { ...(answer.body as object), region: region.region } } : answer;
 }
 
 /**

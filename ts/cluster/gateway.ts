@@ -23,6 +23,7 @@ import { installRtcSignalling, RTC_SIGNALLING_PATH } from "../server/transports/
 import { DEFAULT_WEBRTC_OPTIONS, rtcBindAddress, WebRtcTransport } from "../server/transports/webrtc.js";
 import { UdpTransport } from "../server/transports/udp-transport.js";
 import { adminFanOut } from "./admin-fanout.js";
+import { passRecordingRequest, passRecordingUpgrade } from "./gateway-recordings.js";
 import { SharedAnswer } from "./shared-answer.js";
 import { addressRefusal } from "../server/admin/admin-service.js";
 import { WAYS_IN } from "../server/http/api-routes.js";
@@ -408,6 +409,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       maxConnections: maxClients,
       unboundGraceMs: 10_000,
       clientAddress: http.clientAddress,
+      // A replay viewer's link (the console's Watch), once its page's Origin is this gateway's or a sibling's:
+      // passed on to the region running the viewer (gateway-recordings.ts).
+      elsewhere: (req, socket, head) =>
+        refuseForeignOrigin(
+          req,
+          (origin, request) => limits.allowedOrigins.includes(origin) || siblingOrigin(origin, request),
+        ) === null && passRecordingUpgrade(req, socket, head, regionBases()),
       // A page of another site opens no game link here (an upgrade has no CORS to stop it).
       refuse: (req) =>
         refuseForeignOrigin(
@@ -433,6 +441,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   );
   installRtcSignalling(http, rtc, { byTokenValue: signalledSession });
   http.shareAcrossOrigins(RTC_SIGNALLING_PATH, siblingOrigin);
+  /** Each linked region's HTTP base, by region. */
+  const regionBases = () => new Map([...links].map(([region, link]) => [region, link.httpBase]));
   function dropRoute(route: Route): void {
     const key = route.low & TOKEN_KEY_MASK;
     if (routes.get(key) === route) routes.delete(key);
@@ -462,6 +472,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (req.method === "GET" && CONSOLE_RELAYED.test(path)) await relayConsole(req, res);
     else if (!path.startsWith("/api/") && path !== "/metrics") return statics(req, res);
+    // A recording's download and a replay viewer's page: streamed from the region named (gateway-recordings.ts).
+    else if (passRecordingRequest(req, res, regionBases())) return true;
     else if (path.startsWith("/api/admin/")) await admin(req, res);
     else if (req.method === "POST" && path === "/api/spectate") await spectate(req, res);
     else if (req.method === "GET" && (path === "/api/cluster" || path === "/metrics")) await status(res, path);
@@ -514,20 +526,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       body,
     };
     // The whole world, asked by every open console each second: put together once for all of them (shared-answer.ts).
-    let answer =
+    const answer =
       req.method === "GET" && pathOf(req) === "/api/admin/world"
         ? await worldAnswers.get(req.headers.authorization, performance.now(), () => adminFanOut(request, regions))
         : await adminFanOut(request, regions);
-    // Regions record nothing yet (docs/recording.md § In a cluster): said plainly, rather than "not found" — to
-    // an operator only (region 0, which has no such route, checks the login on its admin log instead).
-    if (answer.status === 404 && /^\/api\/admin\/(recordings|viewers)(\/|$)/.test(pathOf(req))) {
-      const login = await adminFanOut(
-        { ...request, method: "GET", url: "/api/admin/log?limit=1", body: undefined },
-        regions.slice(0, 1),
-      );
-      const untracked = "a cluster's regions keep no recordings yet (docs/recording.md § In a cluster)";
-      answer = login.status !== 200 ? login : { status: 501, body: { error: untracked } };
-    }
     // A ban or unban made here holds here at once (the other gateways read it within a second).
     if (answer.status === 200 && req.method === "POST" && BAN_CHANGES.has(pathOf(req))) await addressBans?.reread();
     const headers: Record<string, string> = { "content-type": "application/json" };

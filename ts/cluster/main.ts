@@ -76,7 +76,7 @@ usage: npm run -s cluster -- [options]
   --record DIR         each region records its inputs into DIR (docs/recording.md § In a cluster), one file
                        per region and start (caves-r<N>-….fcrec), replayable alone with npm run -s replay;
                        "off" records nothing (default data/recordings; bounds as --record-max-mb and the
-                       server's defaults). A region with the shared PostgreSQL store is not recorded yet.
+                       server's defaults).
   --record-max-mb N    one region's recording stops (loudly; the world plays on) past N MiB (default ${DEFAULT_RECORDING_LIMITS.maxBytes / MIB})
   --log-level LEVEL    debug | info | warn | error | silent (default warn)
   --json               print one JSON line with every port once all are up (for tests and scripts)

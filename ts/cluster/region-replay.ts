@@ -6,7 +6,8 @@
 // (datagrams, joins, the tape) are replayed by replay-world.ts as for one process.
 import { RecordingError } from "../server/recording/bytes.js";
 import type { GameOptions } from "../server/game-options.js";
-import type { RecordingHeader } from "../server/recording/format.js";
+import { RECORD, type RecordingHeader } from "../server/recording/format.js";
+import { REPLAYED_ACCOUNTS, type ReplayedStore, replayedPorts } from "./store-tape.js";
 import type { ReplayHost } from "../server/replay-world.js";
 import { OffTheRecord } from "../server/replay-world.js";
 import type { ClusterLayout } from "./layout.js";
@@ -41,10 +42,17 @@ export function regionReplayHost(header: RecordingHeader): ReplayHost | undefine
     throw new RecordingError("the recording's header names a region without a whole layout", "corrupt");
   }
   let ground: RegionWorld | null = null;
+  /** A region on the shared store: its answers, from the recording (store-tape.ts). */
+  let store: ReplayedStore | null = null;
   return {
-    world(_map, mapPath) {
+    world(_map, mapPath, take) {
       ground = regionWorldOf(mapPath, layout, recorded.id, header.options as Partial<GameOptions>);
-      return { map: ground.ground, options: ground.options };
+      if (recorded.sharedStore !== true) return { map: ground.ground, options: ground.options };
+      store = replayedPorts(take);
+      return {
+        map: ground.ground,
+        options: { ...ground.options, ...store.ports, sharedAccounts: REPLAYED_ACCOUNTS },
+      };
     },
     attach(game: RegionGame, log) {
       const made = ground!;
@@ -58,18 +66,23 @@ export function regionReplayHost(header: RecordingHeader): ReplayHost | undefine
         doors: made.map.doors ?? [],
         levels: made.levels,
         inputs: null,
-        // A region recorded runs without the shared store (region.ts): its accounts stay in region 0.
-        sharedAccounts: false,
+        // Without the shared store a region's accounts stay in region 0; with it they cross borders.
+        sharedAccounts: recorded.sharedStore === true,
         host: { arrived: () => {}, handedOn: () => {} },
         log,
       });
       return {
         input(type, payload) {
+          if (type === RECORD.storeAnswer && store !== null) {
+            store.answer(payload);
+            return true;
+          }
           const record = readRegionRecord(type, payload);
           if (record === null) return false;
           apply(room, game, record);
           return true;
         },
+        actsLater: (type) => type === RECORD.storeAnswer,
       };
     },
   };

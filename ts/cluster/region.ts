@@ -67,8 +67,19 @@ import {
 import { ENTITY_ID_RANGE, regionWorldOf } from "./region-world.js";
 import { type GatewayLink, RegionRoom } from "./region-room.js";
 import { regionInputsOf } from "./region-recording.js";
+import { recordedPorts, type SharedPorts } from "./store-tape.js";
 import type { Recorder } from "../server/recording/recorder.js";
-import { DEFAULT_RECORDING_LIMITS, type RecordingLimits, startRecording } from "../server/recording/recording-files.js";
+import {
+  DEFAULT_RECORDING_LIMITS,
+  recordingPrefix,
+  type RecordingLimits,
+  startRecording,
+} from "../server/recording/recording-files.js";
+import { installRecordingRoutes } from "../server/http/recording-routes.js";
+import { refuseUpgrade } from "../server/http/pass-on.js";
+import { installViewerRoutes, type ViewerDoors } from "../server/replay-viewer/viewer-routes.js";
+import { ReplayViewers } from "../server/replay-viewer/viewer-pool.js";
+import { DEFAULT_CLIENT_DIR, DEFAULT_MAX_REPLAY_VIEWERS, REPLAY_VIEWER_IDLE_MS } from "../server/server.js";
 import { type GameDatabase, MEMORY_DATABASE, openGameDatabase } from "../server/persistence/database.js";
 import { readWorld } from "../server/world/world-areas.js";
 
@@ -117,9 +128,11 @@ export interface RegionOptions {
   adminToken?: string;
   /**
    * Record the region's inputs into this folder (docs/recording.md § In a cluster), within these bounds;
-   * absent: not recorded. A region with the shared store (postgresUrl) is not recorded yet.
+   * absent: not recorded.
    */
   record?: { dir: string; limits?: Partial<RecordingLimits> };
+  /** The built browser client a replay viewer of this region's recordings serves (default the server's, dist/client). */
+  clientDir?: string;
 }
 
 /** One period of a region owning an entity, wall-clock ms (Date.now: one clock for every process here). */
@@ -192,17 +205,23 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   const content =
     options.game?.content ??
     (contentFiles.length > 0 ? { runtime: await LuaRuntime.load(), files: contentFiles } : undefined);
-  // The flight recorder (docs/recording.md § In a cluster): a region without the shared store records its
-  // inputs as one process does, from the database it starts from. With the shared store its world is made
-  // from PostgreSQL's rows and takes that store's answers as they complete, neither of which is recorded yet:
-  // such a region is not recorded (said once in its log).
+  // The flight recorder (docs/recording.md § In a cluster): a region records its inputs as one process does, from
+  // the database it starts from (its notices and admin records, in memory). With the shared store, the store's
+  // answers to its Game are inputs too — the rows its world is made from at start among them —, each written
+  // when the Game gets it (store-tape.ts).
   let recorder: Recorder | undefined;
   let database: GameDatabase | undefined;
-  if (options.record !== undefined && store !== null) {
-    log.info("this region is not recorded: a region with the shared store is not recorded yet (docs/recording.md)", {
-      region,
-    });
-  } else if (options.record !== undefined) {
+  let shared: SharedPorts = {
+    sharedItems: store?.items,
+    // The boards' notices in the shared store: kept when this region restarts, and seen from every region.
+    sharedNotices: store?.notices,
+    // Quests and the scripts' world values too: a quest step survives a border and a restart.
+    sharedQuests: store?.quests,
+    sharedValues: store?.values,
+    // Friends, ignores and waiting lines too: kept once, whichever region a player logs in to.
+    sharedSocial: store?.social,
+  };
+  if (options.record !== undefined) {
     database = openGameDatabase(MEMORY_DATABASE);
     recorder = await startRecording({
       dir: options.record.dir,
@@ -213,8 +232,9 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       content: content?.files ?? [],
       limits: { ...DEFAULT_RECORDING_LIMITS, ...options.record.limits },
       log,
-      region: { id: region, layout, epochMs, idsReservedThrough },
+      region: { id: region, layout, epochMs, idsReservedThrough, sharedStore: store !== null },
     });
+    if (store !== null) shared = recordedPorts(shared, recorder);
   }
   // The whole Game is returned for tests and tools; the region itself reaches it through its port only.
   const wholeGame = new Game(
@@ -227,14 +247,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       database,
       recorder,
       sharedAccounts: accounts ?? undefined,
-      sharedItems: store?.items,
-      // The boards' notices in the shared store: kept when this region restarts, and seen from every region.
-      sharedNotices: store?.notices,
-      // Quests and the scripts' world values too: a quest step survives a border and a restart.
-      sharedQuests: store?.quests,
-      sharedValues: store?.values,
-      // Friends, ignores and waiting lines too: kept once, whichever region a player logs in to.
-      sharedSocial: store?.social,
+      ...shared,
     },
     log,
   );
@@ -602,6 +615,43 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
     );
     health.start();
   }
+  // The console's Recordings tab at a gateway (docs/recording.md § The Recordings tab at a gateway): this region's
+  // own files of the folder the regions share, cut and watched here, the gateway naming the region (`?region=N`).
+  let replayViewers: ReplayViewers | null = null;
+  let viewerDoors: ViewerDoors | null = null;
+  if (options.adminToken !== undefined && options.record !== undefined) {
+    const prefix = recordingPrefix(region);
+    const owns = (name: string) => name.startsWith(prefix);
+    const noted = (action: string, request: Record<string, unknown>, result: Record<string, unknown>) =>
+      wholeGame.admin.noted(action, { ...request, region }, result);
+    installRecordingRoutes(http, adminAuthorizer(game.admin, options.adminToken, http.clientAddress), {
+      dir: options.record.dir,
+      live: () => (recorder === undefined || recorder.status.stopped !== null ? null : recorder.status.path),
+      noted,
+      owns,
+    });
+    replayViewers = new ReplayViewers({
+      maxViewers: DEFAULT_MAX_REPLAY_VIEWERS,
+      idleMs: REPLAY_VIEWER_IDLE_MS,
+      startTimeoutMs: 120_000,
+      clientDir: options.clientDir ?? DEFAULT_CLIENT_DIR,
+      mapPath: options.mapPath,
+      log,
+      // A viewer's id names its region: a gateway passes its page and link on here by the id alone.
+      idPrefix: `r${region}-`,
+    });
+    viewerDoors = installViewerRoutes(
+      http,
+      adminAuthorizer(game.admin, options.adminToken, http.clientAddress, 'Basic realm="admin"'),
+      replayViewers,
+      { dir: options.record.dir, owns, noted },
+    );
+  }
+  http.setFallback((req, res) => viewerDoors?.request(req, res) === true);
+  // A region takes no WebSocket of its own but a replay viewer's link, passed on to it from a gateway.
+  http.server.on("upgrade", (req, socket, head: Buffer) => {
+    if (viewerDoors?.upgrade(req, socket, head) !== true) refuseUpgrade(socket, 404, "Not Found");
+  });
   http.route("GET", "/api/cluster", () => ({
     body: {
       region,
@@ -753,6 +803,7 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
       await new Promise<void>((resolve) => http.server.close(() => resolve()));
       game.eventLoopDelay.stop();
       game.shutdown();
+      await replayViewers?.close();
       await recorder?.close("the region stopped");
       await kicks?.close();
       if (store !== null) await store.close();

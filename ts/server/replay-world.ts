@@ -42,8 +42,15 @@ const RECORD_NAMES = new Map<number, string>(Object.entries(RECORD).map(([name, 
  * is made from the map, and the records of its own inputs, which it applies to the world it made.
  */
 export interface ReplayHost {
-  /** The map and the options (beyond the recorded plain ones) the host's Game is made with. */
-  world(map: WorldMap, mapPath: string): { map: WorldMap; options: Partial<GameOptions> };
+  /**
+   * The map and the options (beyond the recorded plain ones) the host's Game is made with; `take` reads the
+   * record the world reads next off the tape (the host's own reads of the machine: a shared store's answers).
+   */
+  world(
+    map: WorldMap,
+    mapPath: string,
+    take: (type: number, what: string) => RawRecord,
+  ): { map: WorldMap; options: Partial<GameOptions> };
   /** The Game is made: the host attaches what drives it, and answers its own records from then on. */
   attach(game: Game, log: Logger): ReplayHostInputs;
 }
@@ -54,6 +61,11 @@ export interface ReplayHostInputs {
    * host does not know either. Throws OffTheRecord where the replay cannot follow the recording.
    */
   input(type: number, payload: ByteReader): boolean;
+  /**
+   * Whether the world acts on a record of this type after it is applied, not at once (a promise it waits on
+   * settled): the replay then lets it act before it reads on, as the live world did before its next input.
+   */
+  actsLater?(type: number): boolean;
 }
 
 export interface ReplayOptions {
@@ -110,7 +122,7 @@ class ReplayTape implements WorldTape {
 
   constructor(private readonly next: () => RawRecord | null) {}
 
-  private take(type: number, what: string): RawRecord {
+  take(type: number, what: string): RawRecord {
     const record = this.next();
     if (record === null) throw new OffTheRecord(`the recording ends where the replay ${what}`);
     if (record.type !== type) {
@@ -335,7 +347,10 @@ export class ReplayRun {
     const core = await loadCore();
     const runtime = content.length > 0 ? await LuaRuntime.load() : null;
     const host = options.hostFor?.(header);
-    const made = host?.world(composed.map, mapPath) ?? { map: composed.map, options: {} };
+    const made = host?.world(composed.map, mapPath, (type, what) => tape.take(type, what)) ?? {
+      map: composed.map,
+      options: {},
+    };
     const game = new Game(
       core,
       made.map,
@@ -512,7 +527,11 @@ export class ReplayRun {
           default:
             // A record of the host's (a region's inputs), or of a type this build does not know: skipped (its
             // length says where the next begins).
-            if (this.host?.input(record.type, payload) === true) this.inputs++;
+            if (this.host?.input(record.type, payload) === true) {
+              this.inputs++;
+              // An answer a promise of the world waited on: what the world does on it runs now, before the next record.
+              if (this.host.actsLater?.(record.type) === true) await new Promise((resolve) => setImmediate(resolve));
+            }
             break;
         }
       }

@@ -93,7 +93,7 @@ export interface ServerOptions extends Partial<GameOptions> {
 /** Replay viewers at once, by default: each is a world made again, as costly as the one it recorded. */
 export const DEFAULT_MAX_REPLAY_VIEWERS = 2;
 /** A replay viewer nothing went through for this long is stopped. */
-const REPLAY_VIEWER_IDLE_MS = 10 * 60_000;
+export const REPLAY_VIEWER_IDLE_MS = 10 * 60_000;
 
 export interface RunningServer {
   game: Game;

@@ -4,7 +4,8 @@
 // the command line's cut: recording-routes.ts) and says what the answer says, and a download of each
 // (GET /api/admin/recordings/file?name=) fetched with the browser's own credentials into a blob, so neither the
 // token nor a refusal ends up in an address or a log; a refusal is shown in words. A server started without
-// --record has none of these routes (404), and the tab says so. The script avoids `${` and backquotes: it lives
+// --record has none of these routes (404), and the tab says so. At a cluster's gateway every region's files are
+// listed, each with its region (a column of its own), and its download, cut and Watch name it (`?region=N`). The script avoids `${` and backquotes: it lives
 // in a template string.
 
 /** The tab's markup: the list, the cut form and the answer line. */
@@ -21,7 +22,7 @@ export const RECORDINGS_MARKUP = `
     <button id="cut-go" type="submit">Cut</button>
   </form>
   <h2>Recordings</h2>
-  <div class="table"><table id="recording-list"><thead><tr><th></th><th>name</th><th>size</th><th>span</th><th>state</th><th>cut window</th></tr></thead><tbody></tbody></table></div>
+  <div class="table"><table id="recording-list"><thead><tr><th></th><th>name</th><th>size</th><th>span</th><th>state</th><th>cut window</th><th class="recording-region" hidden>region</th></tr></thead><tbody></tbody></table></div>
   </div>
 </div>`;
 
@@ -29,6 +30,17 @@ export const RECORDINGS_SCRIPT = `
 "use strict";
 /** Whether this server records at all (its routes answered), once known. */
 let recordingsServed = null;
+
+/** The query naming a recording's region at a cluster's gateway ("?region=N" or "&region=N"), "" in one process. */
+function regionQuery(recording, first) {
+  return recording.region === undefined ? "" : (first ? "?" : "&") + "region=" + recording.region;
+}
+
+/** A recording as the list and the cut form name it: its region's number first at a gateway. */
+function recordingLabel(recording) {
+  return (recording.region === undefined ? "" : "region " + recording.region + ": ") +
+    (recording.folder === "" ? "" : recording.folder + "/") + recording.name;
+}
 
 function sizeText(bytes) {
   if (bytes < 1024) return bytes + " B";
@@ -60,16 +72,17 @@ async function refusalOf(response) {
 // opens in the frame over the main area, as Follow's does; closing the frame stops the viewer.
 function watchRecordingCell(recording) {
   if (recording.error !== undefined) return document.createTextNode("");
-  const watch = button("Watch", () => void watchRecording(recording.name, watch));
+  const watch = button("Watch", () => void watchRecording(recording, watch));
   watch.dataset.watch = recording.name;
   return watch;
 }
 
-async function watchRecording(name, watch) {
+async function watchRecording(recording, watch) {
+  const name = recording.name;
   watch.disabled = true;
   recordingsSay("starting a replay of " + name + "…", false);
   try {
-    const response = await fetch("/api/admin/recordings/watch", {
+    const response = await fetch("/api/admin/recordings/watch" + regionQuery(recording, true), {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ name: name }),
@@ -87,8 +100,9 @@ async function watchRecording(name, watch) {
 }
 
 /** Downloads one recording: fetched with the page's credentials, handed to the browser as a file from a blob. */
-async function downloadRecording(name) {
-  const response = await fetch("/api/admin/recordings/file?name=" + encodeURIComponent(name));
+async function downloadRecording(recording) {
+  const name = recording.name;
+  const response = await fetch("/api/admin/recordings/file?name=" + encodeURIComponent(name) + regionQuery(recording, false));
   if (!response.ok) return recordingsSay("download refused " + (await refusalOf(response)), true);
   const blob = await response.blob();
   const link = document.createElement("a");
@@ -104,27 +118,38 @@ async function downloadRecording(name) {
 function showRecordings(recordings) {
   const select = document.getElementById("cut-name");
   const chosen = select.value;
+  // An option's value is its region and name (two regions' files may be chosen from at a gateway).
+  const valueOf = (recording) => (recording.region === undefined ? "" : recording.region + " ") + recording.name;
   select.replaceChildren(...recordings.map((recording) => {
     const option = document.createElement("option");
-    option.value = recording.name;
-    option.textContent = (recording.folder === "" ? "" : recording.folder + "/") + recording.name + (recording.live ? " (live)" : "");
+    option.value = valueOf(recording);
+    if (recording.region !== undefined) option.dataset.region = String(recording.region);
+    option.dataset.name = recording.name;
+    option.textContent = recordingLabel(recording) + (recording.live ? " (live)" : "");
     return option;
   }));
   // The recording being written is the one cut by default; a choice made stays chosen.
   const live = recordings.find((recording) => recording.live);
-  if (recordings.some((recording) => recording.name === chosen)) select.value = chosen;
-  else if (live !== undefined) select.value = live.name;
+  if (recordings.some((recording) => valueOf(recording) === chosen)) select.value = chosen;
+  else if (live !== undefined) select.value = valueOf(live);
+  const inCluster = recordings.some((recording) => recording.region !== undefined);
+  for (const header of document.querySelectorAll(".recording-region")) header.hidden = !inCluster;
   document.querySelector("#recording-list tbody").replaceChildren(...recordings.map((recording) => {
     const tr = document.createElement("tr");
     tr.dataset.name = recording.name;
+    if (recording.region !== undefined) tr.dataset.region = String(recording.region);
     const actions = cell(tr, "");
     actions.textContent = "";
-    actions.append(button("Download", () => void downloadRecording(recording.name)), watchRecordingCell(recording));
+    actions.append(button("Download", () => void downloadRecording(recording)), watchRecordingCell(recording));
     cell(tr, (recording.folder === "" ? "" : recording.folder + "/") + recording.name);
     cell(tr, sizeText(recording.bytes));
     cell(tr, spanText(recording));
     cell(tr, recording.error !== undefined ? "unreadable: " + recording.error : recording.live ? "live" : "done");
     cell(tr, recording.window === undefined ? "" : "ticks " + recording.window.fromTick + "–" + recording.window.toTick + " of " + recording.window.cutFrom);
+    // At a cluster's gateway: the region whose file it is (hidden in one process), last so the columns before stay put.
+    const region = cell(tr, recording.region === undefined ? "" : String(recording.region));
+    region.className = "recording-region";
+    region.hidden = !inCluster;
     return tr;
   }));
 }
@@ -147,7 +172,10 @@ document.getElementById("cut-form").addEventListener("submit", async (event) => 
   event.preventDefault();
   const at = document.getElementById("cut-at").value.trim();
   if (at === "") return recordingsSay("give the moment to cut around: a time (HH:MM:SS, UTC) or a tick", true);
-  const body = { name: document.getElementById("cut-name").value };
+  const chosen = document.getElementById("cut-name").selectedOptions[0];
+  if (chosen === undefined) return recordingsSay("no recording to cut", true);
+  const body = { name: chosen.dataset.name };
+  const region = chosen.dataset.region === undefined ? "" : "?region=" + chosen.dataset.region;
   if (/^[0-9]+$/.test(at)) body.atTick = Number(at); else body.at = at;
   for (const [field, id] of [["before", "cut-before"], ["after", "cut-after"]]) {
     const value = document.getElementById(id).value.trim();
@@ -157,14 +185,14 @@ document.getElementById("cut-form").addEventListener("submit", async (event) => 
   go.disabled = true;
   recordingsSay("cutting " + body.name + "…", false);
   try {
-    const response = await fetch("/api/admin/recordings/cut", {
+    const response = await fetch("/api/admin/recordings/cut" + region, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(body),
     });
     if (!response.ok) return recordingsSay("cut refused " + (await refusalOf(response)), true);
     const cut = await response.json();
-    recordingsSay("cut ticks " + cut.fromTick + "–" + cut.toTick + " of " + cut.from + " (around tick " + cut.atTick + ") into " + cut.folder + "/" + cut.name + ", " + sizeText(cut.bytes), false);
+    recordingsSay("cut ticks " + cut.fromTick + "–" + cut.toTick + " of " + cut.from + (cut.region === undefined ? "" : " (region " + cut.region + ")") + " (around tick " + cut.atTick + ") into " + cut.folder + "/" + cut.name + ", " + sizeText(cut.bytes), false);
     await refreshRecordings();
     await showLog();
   } catch (error) {

@@ -30,6 +30,11 @@ export interface RecordingRoutesOptions {
   readonly live: () => string | null;
   /** Writes a done action to the admin log (AdminService.noted). */
   readonly noted: (action: string, request: Record<string, unknown>, result: Record<string, unknown>) => void;
+  /**
+   * Which files of the folder are this server's (a cluster's region: its own, `caves-rN-…`, of a folder the
+   * regions share); absent: all of them.
+   */
+  readonly owns?: (name: string) => boolean;
 }
 
 /** One recording as listed. */
@@ -55,14 +60,15 @@ export function installRecordingRoutes(
   const cutsDir = join(options.dir, CUTS_FOLDER);
   let cutting = false;
 
-  const find = (name: unknown) => findRecording(options.dir, name);
+  const owns = options.owns ?? (() => true);
+  const find = (name: unknown) => findRecording(options.dir, name, owns);
 
   http.route("GET", "/api/admin/recordings", ({ raw }) => {
     authorize(raw, "recordings");
     const live = options.live();
     const listed = [
-      ...names(options.dir).map((name) => listing(options.dir, "", name, live)),
-      ...names(cutsDir).map((name) => listing(cutsDir, CUTS_FOLDER, name, live)),
+      ...names(options.dir, owns).map((name) => listing(options.dir, "", name, live)),
+      ...names(cutsDir, owns).map((name) => listing(cutsDir, CUTS_FOLDER, name, live)),
     ].sort((a, b) => b.modified.localeCompare(a.modified) || a.name.localeCompare(b.name));
     return { body: { dir: options.dir, recordings: listed } };
   });
@@ -132,13 +138,16 @@ export function installRecordingRoutes(
   });
 }
 
-/** The recordings in `dir` (none when it does not exist). */
 /**
- * The recording called `name` in the recordings' folder `dir` or its cuts: its path, folder ("" or "cuts")
- * and size. A 400 for a name that is not a recording's file name, a 404 when there is none: a name is looked
- * up among the files there, never joined into a path as given.
+ * The recording called `name` in the recordings' folder `dir` or its cuts (of those `owns` accepts): its path,
+ * folder ("" or "cuts") and size. A 400 for a name that is not a recording's file name, a 404 when there is
+ * none: a name is looked up among the files there, never joined into a path as given.
  */
-export function findRecording(dir: string, name: unknown): { path: string; folder: string; bytes: number } {
+export function findRecording(
+  dir: string,
+  name: unknown,
+  owns: (name: string) => boolean = () => true,
+): { path: string; folder: string; bytes: number } {
   if (typeof name !== "string" || !NAME.test(name)) {
     throw new HttpError(
       400,
@@ -149,17 +158,18 @@ export function findRecording(dir: string, name: unknown): { path: string; folde
     ["", dir],
     [CUTS_FOLDER, join(dir, CUTS_FOLDER)],
   ] as const) {
-    if (!names(folderDir).includes(name)) continue;
+    if (!names(folderDir, owns).includes(name)) continue;
     const path = join(folderDir, name);
     return { path, folder, bytes: statSync(path).size };
   }
   throw new HttpError(404, `no recording called ${name}`);
 }
 
-function names(dir: string): string[] {
+/** The recordings in `dir` that `owns` accepts (none when it does not exist). */
+function names(dir: string, owns: (name: string) => boolean = () => true): string[] {
   try {
     return readdirSync(dir, { withFileTypes: true })
-      .filter((entry) => entry.isFile() && NAME.test(entry.name))
+      .filter((entry) => entry.isFile() && NAME.test(entry.name) && owns(entry.name))
       .map((entry) => entry.name);
   } catch {
     return [];

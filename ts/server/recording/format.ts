@@ -80,6 +80,11 @@ export const RECORD = {
   clockSet: 26,
   /** A datagram the region a session left sent back through its gateway: as datagram. */
   rerouted: 27,
+  /**
+   * The shared store's answer to a region's Game (ts/cluster/store-tape.ts): port u8, method, call number,
+   * outcome u8 (0 returned, 1 resolved, 2 rejected, 3 pending: written at an async call), the value (v8 serialized; a rejection's message).
+   */
+  storeAnswer: 28,
 } as const;
 
 export type RecordType = (typeof RECORD)[keyof typeof RECORD];
@@ -109,6 +114,8 @@ export interface RecordingHeader {
     readonly layout: unknown;
     readonly epochMs: number;
     readonly idsReservedThrough: number | null;
+    /** Whether its Game took the shared PostgreSQL store's answers (on the tape: `storeAnswer` records). */
+    readonly sharedStore?: boolean;
   };
 }
 

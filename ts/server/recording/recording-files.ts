@@ -114,7 +114,16 @@ export async function startRecording(start: RecordingStart): Promise<Recorder> {
  */
 function recordingName(at: Date, region: number | undefined): string {
   const stamp = at.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
-  return `caves-${region === undefined ? "" : `r${region}-`}${stamp}-${process.pid}${RECORDING_SUFFIX}`;
+  return `${recordingPrefix(region)}${stamp}-${process.pid}${RECORDING_SUFFIX}`;
+}
+
+/**
+ * What the name of every recording of one process (`caves-`) or of region N (`caves-rN-`) starts with, its
+ * cuts' too (a cut's name starts with its recording's): how a region tells its own files in a folder the
+ * cluster's regions share.
+ */
+export function recordingPrefix(region: number | undefined): string {
+  return `caves-${region === undefined ? "" : `r${region}-`}`;
 }
 
 /** Deletes the folder's oldest recordings past `keepDays` or beyond `keepBytes` together. */

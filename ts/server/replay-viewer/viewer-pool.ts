@@ -15,12 +15,20 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
-import { type IncomingHttpHeaders, type IncomingMessage, request, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { dirname, sep } from "node:path";
 import { isSea } from "node:sea";
 import type { Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "../ops/log.js";
+import {
+  answerError,
+  headersPassedOn,
+  passRequestOn,
+  passUpgradeOn,
+  type PassOnTarget,
+  refuseUpgrade,
+} from "../http/pass-on.js";
 import type { ViewerMessage } from "./viewer-process.js";
 
 /** Where the viewers are reached: /api/admin/viewers/ID/ is viewer ID's own root. */
@@ -52,6 +60,8 @@ export interface ViewerPoolOptions {
   readonly idleMs: number;
   /** How long a viewer may take to read its recording and start serving (a long recording is read whole). */
   readonly startTimeoutMs: number;
+  /** What each viewer's id starts with (a cluster's region: `r1-`, so a gateway knows where it runs); default none. */
+  readonly idPrefix?: string;
   /** The built browser client the viewers serve. */
   readonly clientDir: string;
   /** The map the recordings were made on (this server's). */
@@ -156,7 +166,7 @@ export class ReplayViewers {
           reject(new ViewerError(500, `the viewer stopped before it served (${signal ?? `exit ${code}`})`));
         });
       });
-      const id = randomBytes(8).toString("hex");
+      const id = `${this.options.idPrefix ?? ""}${randomBytes(8).toString("hex")}`;
       const viewer: Viewer = {
         id,
         name,
@@ -224,18 +234,9 @@ export class ReplayViewers {
    */
   proxy(id: string, path: string, req: IncomingMessage, res: ServerResponse): void {
     const viewer = this.viewers.get(id);
-    if (viewer === undefined) return answer(res, 404, "no such replay viewer (it was closed, or stopped unused)");
+    if (viewer === undefined) return answerError(res, 404, "no such replay viewer (it was closed, or stopped unused)");
     viewer.lastUsedMs = performance.now();
-    const upstream = request(
-      { host: "127.0.0.1", port: viewer.httpPort, method: req.method, path, headers: passedOn(req.headers, false) },
-      (reply) => {
-        res.writeHead(reply.statusCode ?? 502, reply.headers);
-        reply.pipe(res);
-      },
-    );
-    upstream.once("error", (error) => answer(res, 502, `the replay viewer did not answer: ${error.message}`));
-    res.once("close", () => upstream.destroy());
-    req.pipe(upstream);
+    passRequestOn(this.target(viewer, path, req, false), req, res, "the replay viewer");
   }
 
   /** Passes a WebSocket upgrade for `id` at `path` to the viewer, then the link's bytes both ways. */
@@ -243,39 +244,16 @@ export class ReplayViewers {
     const viewer = this.viewers.get(id);
     if (viewer === undefined) return refuseUpgrade(socket, 404, "Not Found");
     viewer.lastUsedMs = performance.now();
-    const upstream = request({
-      host: "127.0.0.1",
-      port: viewer.httpPort,
-      method: "GET",
-      path,
-      headers: passedOn(req.headers, true),
-    });
-    upstream.once("upgrade", (reply, link, linkHead) => {
-      const lines = [`HTTP/1.1 101 Switching Protocols`];
-      for (let i = 0; i < reply.rawHeaders.length; i += 2)
-        lines.push(`${reply.rawHeaders[i]}: ${reply.rawHeaders[i + 1]}`);
-      socket.write(`${lines.join("\r\n")}\r\n\r\n`);
-      if (linkHead.length > 0) socket.write(linkHead);
-      if (head.length > 0) link.write(head);
-      viewer.sockets.add(socket);
-      const end = () => {
-        viewer.sockets.delete(socket);
-        link.destroy();
-        socket.destroy();
-      };
+    passUpgradeOn(this.target(viewer, path, req, true), socket, head, {
+      opened: () => viewer.sockets.add(socket),
+      closed: () => viewer.sockets.delete(socket),
       // The link's traffic keeps the viewer in use.
-      link.on("data", () => (viewer.lastUsedMs = performance.now()));
-      link.once("close", end).once("error", end);
-      socket.once("close", end).once("error", end);
-      link.pipe(socket);
-      socket.pipe(link);
+      data: () => (viewer.lastUsedMs = performance.now()),
     });
-    upstream.once("response", (reply) => {
-      refuseUpgrade(socket, reply.statusCode ?? 502, reply.statusMessage ?? "Bad Gateway");
-      reply.resume();
-    });
-    upstream.once("error", () => refuseUpgrade(socket, 502, "Bad Gateway"));
-    upstream.end();
+  }
+
+  private target(viewer: Viewer, path: string, req: IncomingMessage, upgrade: boolean): PassOnTarget {
+    return { host: "127.0.0.1", port: viewer.httpPort, path, headers: headersPassedOn(req.headers, WITHHELD, upgrade) };
   }
 
   /** Stops the viewers unused for `idleMs` as of `nowMs`. */
@@ -322,26 +300,4 @@ function viewerArgs(): string[] {
   const entry = process.argv[1];
   const fromBundles = entry !== undefined && existsSync(entry) && realpathSync(entry).startsWith(dirname(BUNDLE) + sep);
   return fromBundles && existsSync(BUNDLE) ? ["--enable-source-maps", BUNDLE] : ["--import", "tsx", SOURCE];
-}
-
-/** The request's headers as the viewer is given them: without the login, and (but for an upgrade) hop-by-hop ones. */
-function passedOn(headers: IncomingHttpHeaders, upgrade: boolean): IncomingHttpHeaders {
-  const out: IncomingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (WITHHELD.has(name)) continue;
-    if (!upgrade && (name === "connection" || name === "keep-alive" || name === "upgrade")) continue;
-    out[name] = value;
-  }
-  return out;
-}
-
-function answer(res: ServerResponse, status: number, error: string): void {
-  if (res.headersSent) return void res.destroy();
-  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
-  res.end(JSON.stringify({ error }));
-}
-
-function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
-  if (socket.writable) socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
-  socket.destroy();
 }

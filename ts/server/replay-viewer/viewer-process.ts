@@ -10,6 +10,9 @@ import { parseArgs } from "node:util";
 import { RecordingError } from "../recording/bytes.js";
 import { Logger } from "../ops/log.js";
 import { openWatch } from "./open-watch.js";
+// A process of its own, as the replay tool is: a cluster's region's recording replays as the region's Game
+// (docs/recording.md § In a cluster), the console's Watch at a gateway starting a viewer in that region.
+import { regionReplayHost } from "../../cluster/region-replay.js";
 
 /** What the process says to its parent, once. */
 export type ViewerMessage =
@@ -31,6 +34,7 @@ async function main(): Promise<void> {
   try {
     watched = await openWatch(values.file, {
       mapPath: values.map,
+      hostFor: regionReplayHost,
       host: "127.0.0.1",
       httpPort: 0,
       clientDir: values.client,

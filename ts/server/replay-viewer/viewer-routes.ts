@@ -18,6 +18,8 @@ import { ReplayViewers, VIEWERS_PATH, ViewerError } from "./viewer-pool.js";
 export interface ViewerRoutesOptions {
   /** The recordings' folder (--record DIR): the names a start may give. */
   readonly dir: string;
+  /** Which files of the folder are this server's (as the recording routes' `owns`); absent: all of them. */
+  readonly owns?: (name: string) => boolean;
   /** Writes a done action to the admin log (AdminService.noted). */
   readonly noted: (action: string, request: Record<string, unknown>, result: Record<string, unknown>) => void;
 }
@@ -51,7 +53,7 @@ export function installViewerRoutes(
   http.route("POST", "/api/admin/recordings/watch", async ({ body, raw }) => {
     authorize(raw, "recording watch");
     const name = field(body, "name");
-    const found = findRecording(options.dir, name);
+    const found = findRecording(options.dir, name, options.owns);
     try {
       const viewer = await viewers.start(name, found.path);
       options.noted("recording watch", { name }, { id: viewer.id });
