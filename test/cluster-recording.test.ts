@@ -533,6 +533,20 @@ describe.skipIf(skip !== null)("a cluster's recordings at a gateway", () => {
     expect(byAction("recording watch")).toEqual(Array(1 + browsed).fill(0));
     expect(byAction("viewer stop")).toEqual(Array(1 + browsed).fill(0));
   }, 180_000);
+
+  it("makes a viewer's controls pay the address's request budget at the gateway, as the admin API's routes do", async () => {
+    // Wrong tokens posted to a viewer's controls: each region refuses them (401), and once the address has spent
+    // its budget (a burst of 60, shared with this file's other POSTs) the gateway refuses them itself (429), so a
+    // token cannot be guessed through a viewer's path for free. Before, every one reached a region.
+    const wrong = { authorization: `Bearer ${"x".repeat(TOKEN.length)}` };
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 70; attempt++) {
+      statuses.push((await call("/api/admin/viewers/r0-abcdef/api/replay", { play: true }, wrong)).status);
+    }
+    expect(new Set(statuses)).toEqual(new Set([401, 429]));
+    const firstRefused = statuses.indexOf(429);
+    expect(statuses.slice(firstRefused).every((status) => status === 429)).toBe(true);
+  }, 60_000);
 });
 
 // A region on the shared PostgreSQL store (the default cluster), recorded (docs/recording.md § In a cluster): its

@@ -472,6 +472,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (req.method === "GET" && CONSOLE_RELAYED.test(path)) await relayConsole(req, res);
     else if (!path.startsWith("/api/") && path !== "/metrics") return statics(req, res);
+    // Token guesses pay the address's request budget, as joins do (each region logs a wrong token too): every
+    // POST of the admin API, a replay viewer's controls passed on to a region among them.
+    else if (path.startsWith("/api/admin/") && req.method === "POST" && !joins.take(addressOf(req), Date.now())) {
+      reply(res, 429, { error: "too many requests from this address: try again in a minute" });
+    }
     // A recording's download and a replay viewer's page: streamed from the region named (gateway-recordings.ts).
     else if (passRecordingRequest(req, res, regionBases())) return true;
     else if (path.startsWith("/api/admin/")) await admin(req, res);
@@ -502,14 +507,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     res.end(Buffer.from(await answer.arrayBuffer()));
   }
 
+  /** The request budget's key for `req`'s sender (an IPv6 address's /64). */
+  const addressOf = (req: IncomingMessage): string => addressKey(req.socket.remoteAddress ?? "");
+
   const worldAnswers = new SharedAnswer();
   /** An operator's request: to the regions' own admin routes, their answers put together (admin-fanout.ts). */
   async function admin(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const source = addressKey(req.socket.remoteAddress ?? "");
-    // Token guesses pay the address's request budget, as joins do (each region logs a wrong token too).
-    if (req.method === "POST" && !joins.take(source, Date.now())) {
-      return reply(res, 429, { error: "too many requests from this address: try again in a minute" });
-    }
+    // Its POSTs have paid the address's request budget (the fallback above).
     const body = req.method === "POST" ? await bodyOf(req) : undefined;
     if (body === null) return reply(res, 413, { error: "request body too large" });
     const regions = [...links.entries()]
