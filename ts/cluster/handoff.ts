@@ -17,7 +17,7 @@ import { MAX_FRIENDS, MAX_IGNORES, MAX_MAIL_PER_RECIPIENT } from "../server/pers
 import type { CarriedSocial } from "../server/social/social-room.js";
 import type { SessionArrival } from "../server/session-lifecycle.js";
 import { ACTION_MAX, ACTION_NOOP } from "../protocol/action.js";
-import { OWED_MAX } from "../server/entities/schedule.js";
+import { CARRIED_BEYOND_HORIZON, OWED_MAX } from "../server/entities/schedule.js";
 import { nextWindowAfter, tickOfWindow } from "../window.js";
 import { FrameError } from "./link-frames.js";
 import type { SavedPlace } from "../server/persistence/character-saver.js";
@@ -241,7 +241,8 @@ export function handoffStateOf(
 ): HandoffState {
   const entity = session.entity;
   const steps: [number, number][] = [];
-  for (let window = nextWindow; window <= nextWindow + ACTION_WINDOW_HORIZON; window++) {
+  // Up to the horizon, and one past it: a step carried here early (schedule.ts) travels on with the rest.
+  for (let window = nextWindow; window <= nextWindow + ACTION_WINDOW_HORIZON + CARRIED_BEYOND_HORIZON; window++) {
     const action = entity.slots.peek(window);
     if (action >= 0) steps.push([window, action]);
   }

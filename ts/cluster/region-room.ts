@@ -112,6 +112,8 @@ export interface RegionRoomOptions {
 export const HANDOFF_RETRY_MS = 1000;
 /** A player waiting on a down region's stairs is told so again after this long (not at every retry). */
 const HANDOFF_WAIT_TOLD_MS = 30_000;
+/** A region more ticks than this behind the world's timeline (after a stall) jumps to it (RegionRoom.keepUp). */
+export const MAX_TICKS_BEHIND = 2;
 
 export function newRegionStats() {
   return {
@@ -180,6 +182,8 @@ export class RegionRoom {
   private readonly neighbours = new Map<number, FrameSink>();
   private readonly gatewaysBySerial = new Map<number, GatewayLink>();
   private gatewayLinkSerial = 0;
+  /** The world's timeline at this moment (region.ts, once this region has joined it); null: not yet, or a replay. */
+  private timeline: (() => number) | null = null;
   private readonly game: RegionGame;
   private readonly region: number;
   private readonly inputs: RegionInputs | null;
@@ -275,6 +279,7 @@ export class RegionRoom {
 
   /** A frame from a gateway's link (throws FrameError for one that breaks the link's rules). */
   gatewayFrame(link: GatewayLink, kind: number, client: number, payload: Uint8Array, nowMs: number): void {
+    this.keepUp();
     const { game, stats } = this;
     switch (kind) {
       case FRAME_OPEN: {
@@ -345,6 +350,7 @@ export class RegionRoom {
 
   /** A frame from neighbour `from`'s link (throws FrameError for one that breaks the link's rules). */
   neighbourFrame(from: number, kind: number, client: number, payload: Uint8Array, nowMs: number): void {
+    this.keepUp();
     this.inputs?.frame(ORIGIN_NEIGHBOUR, from, kind, client, nowMs, payload);
     const { strikes, doorLink, npcLink } = this;
     switch (kind) {
@@ -459,6 +465,28 @@ export class RegionRoom {
   startAt(tick: number): void {
     this.inputs?.clockSet(tick, false);
     this.game.tick = tick;
+  }
+
+  /**
+   * From now on this region keeps up with the world's timeline (`timeline`: the world's tick at this moment):
+   * before each tick, and before it applies any frame (keepUp). Not in a replay: the recorded jumps drive it.
+   */
+  followTimeline(timeline: () => number): void {
+    this.timeline = timeline;
+  }
+
+  /**
+   * More than MAX_TICKS_BEHIND ticks behind the world's timeline (a stall: the machine gave the process no time,
+   * or it was stopped in the middle of its work): the clock jumps to it before anything else is applied. Not at
+   * the next tick only: a Node process back from a stall reads its sockets before it runs its overdue timers, so
+   * a handoff taken first met a clock seconds behind, and the steps it carried, for the world's next windows,
+   * were beyond this clock's horizon: dropped (issue 41). Each jump is recorded where it happens, between frames.
+   */
+  keepUp(): void {
+    if (this.timeline === null) return;
+    const worldTick = Math.floor(this.timeline());
+    // The tick loop runs worldTick next: the jump stops one short of it.
+    if (worldTick - this.game.tick > MAX_TICKS_BEHIND) this.rejoin(worldTick - 1);
   }
 
   /** Behind the world's timeline after a stall: the clock jumps to `tick`, the windows passed over owed (Game.jumpClock). */

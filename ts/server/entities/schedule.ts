@@ -4,7 +4,7 @@
 // arrival order: window w = ceil(target_tick / TICKS_PER_MOVE) executes on tick
 // w * TICKS_PER_MOVE (ts/window.ts owns that arithmetic). This replaced a FIFO
 // queue that let two free-running clocks (client send timer, server move timer)
-// race each other. The slot table is a fixed ring of ADDRESSABLE_WINDOWS entries
+// race each other. The slot table is a fixed ring of ADDRESSABLE_WINDOWS (+1) entries
 // per entity, so no client behaviour can grow server memory or move an entity
 // more than once per window.
 //
@@ -18,10 +18,18 @@
 // turn in the same queue (docs/scaling.md § Handoff with hysteresis). The same holds for
 // the steps of windows a region's clock jumps over to rejoin the world's timeline after a
 // stall (oweSkipped): those windows never run, so their steps are owed.
+//
+// A carried step can also be early: the region it left runs the world's ticks too, but its timer may fire a
+// tick or two before this region's (MAX_TICKS_BEHIND), and a handoff follows the window that carried the player
+// past the margin — so the old region's farthest window can be one past this region's horizon for a few ms.
+// Such a step was dropped as beyond the horizon (issue 41: a step lost at a handoff); the ring holds one
+// window more, for carried steps only (a client's own still end at the horizon).
 import { ACTION_NOOP } from "../../protocol/action.js";
 import { ADDRESSABLE_WINDOWS, farthestWindow, NO_TARGET_TICK, windowOfTick } from "../../window.js";
 
-const SLOT_COUNT = ADDRESSABLE_WINDOWS;
+/** Windows past this region's horizon a carried step may address (a handoff's old region ran a window ahead). */
+export const CARRIED_BEYOND_HORIZON = 1;
+const SLOT_COUNT = ADDRESSABLE_WINDOWS + CARRIED_BEYOND_HORIZON;
 const EMPTY = -1;
 /**
  * Most steps owed at once: every window a handoff can carry, twice over (the state's and the rerouted
@@ -44,7 +52,7 @@ export type ScheduleOutcome =
 /**
  * Per-entity action slots for the upcoming windows. `nextWindow` is the first
  * window that has not executed yet; slots hold windows nextWindow ..
- * farthestWindow(nextWindow).
+ * farthestWindow(nextWindow) (+ CARRIED_BEYOND_HORIZON for a carried step).
  */
 export class ActionSlots {
   private readonly windows = new Int32Array(SLOT_COUNT).fill(EMPTY);
@@ -62,7 +70,7 @@ export class ActionSlots {
     if (targetTick === NO_TARGET_TICK) return "no_intent";
     const window = windowOfTick(targetTick);
     const farthest = farthestWindow(nextWindow);
-    if (window > farthest) return "beyond_horizon";
+    if (window > farthest + (carried ? CARRIED_BEYOND_HORIZON : 0)) return "beyond_horizon";
     if (window >= nextWindow) {
       const slot = window % SLOT_COUNT;
       const replaced = this.windows[slot] === window;
