@@ -7,10 +7,7 @@
 // the delays are set, not waited for.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { arrivalOf, handoffStateOf, restoreSession } from "../ts/cluster/handoff.js";
-import { gridLayout } from "../ts/cluster/layout.js";
-import { FRAME_HANDOFF, FRAME_OPEN, type FrameSink } from "../ts/cluster/link-frames.js";
-import { RegionRoom } from "../ts/cluster/region-room.js";
-import { regionWorldOf } from "../ts/cluster/region-world.js";
+import { FRAME_HANDOFF } from "../ts/cluster/link-frames.js";
 import { ACTION_BYTES, createActionPacket, encodeAction } from "../ts/protocol/action.js";
 import { Game } from "../ts/server/game-server.js";
 import { Logger } from "../ts/server/ops/log.js";
@@ -19,6 +16,7 @@ import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { tickOfWindow } from "../ts/window.js";
 import { boundGuest, floorMap } from "./support/game-without-network.js";
+import { jsonBytes, regionRoomOn } from "./support/region-room.js";
 import { writeTestMap } from "./support/test-map.js";
 
 const WEST = 4;
@@ -124,31 +122,13 @@ describe("a handoff taken by a region back from a stall", () => {
 
   it("jumps to the world's timeline before it applies the handoff: the steps carried for the world's next windows run", () => {
     const quiet = new Logger("silent");
-    // Region 0 of the test map cut in two (tiles x 0…31 and 32…79), as region.ts makes it, with its room.
-    const layout = gridLayout(3, 3, 2);
-    const made = regionWorldOf(map.path, layout, 0, {});
-    const game = new Game(core, made.ground, made.options, quiet);
-    const room = new RegionRoom({
-      game,
-      region: 0,
-      layout,
-      npcKinds: [],
-      npcSpawns: [],
-      doors: [],
-      levels: made.levels,
-      inputs: null,
-      sharedAccounts: false,
-      host: { arrived: () => {}, handedOn: () => {} },
-      log: quiet,
-    });
+    // Region 0 of the test map cut in two, as region.ts makes it, with its room.
+    const { game, room, link, open } = regionRoomOn(core, map.path, 0);
     let worldTick = 4000;
     room.startAt(worldTick - 1);
     room.followTimeline(() => worldTick);
     game.step();
-    const sink: FrameSink = { send: () => {}, sendJson: () => {} };
-    const link = room.gatewayLinked("g0", sink);
-    const json = (value: unknown) => new Uint8Array(Buffer.from(JSON.stringify(value)));
-    room.gatewayFrame(link, FRAME_OPEN, 7, json({ address: "10.0.0.1", transport: "udp" }), 0);
+    open(7);
 
     // Region 0 stalls 1.5 s (36 ticks). Meanwhile region 1, on time, runs the window that takes a player past
     // the margin onto region 0's ground and hands it on with its steps for the next three windows.
@@ -164,7 +144,7 @@ describe("a handoff taken by a region back from a stall", () => {
     old.shutdown();
 
     // Back from the stall, the region reads its link before its overdue tick runs: the handoff comes first.
-    room.gatewayFrame(link, FRAME_HANDOFF, 7, json(state), 0);
+    room.gatewayFrame(link, FRAME_HANDOFF, 7, jsonBytes(state), 0);
     expect(room.stats.stepsCarried).toBe(3);
     expect(room.stats.stepsLost).toBe(0);
     expect(room.stats.ticksRejoined).toBeGreaterThan(30);

@@ -57,6 +57,11 @@ export interface HandoffState {
   readonly proven: boolean;
   readonly replay: { newest: number; received: number[] };
   readonly chat: ChatChannelState;
+  /**
+   * The session's next dialog id. Ids are unique per session (docs/protocol.md § Dialogs): its client answers a
+   * window under an id it has answered already "closed", unseen. Absent (an older process): numbered from 1.
+   */
+  readonly dialogs?: number;
   /** The steps scheduled and not executed yet: [window, action]. */
   readonly steps: [number, number][];
   /** Steps owed from an earlier handoff (ActionSlots.owedSteps), oldest first; absent (an older process): none. */
@@ -274,6 +279,7 @@ export function handoffStateOf(
     proven: session.proof.proven,
     replay: session.replay.snapshot(),
     chat: session.chat.snapshot(),
+    dialogs: session.dialogs.nextId,
     steps,
     owed: entity.slots.owedSteps(),
     carrying:
@@ -372,6 +378,9 @@ export function restoreSession(
   if (Number.isSafeInteger(state.tick)) session.quietThroughTick = state.tick;
   session.replay.restore(state.replay);
   session.chat.restore(state.chat);
+  // Its windows go on under new ids: one numbered from 1 again came under an id its client had answered at the
+  // old region, and was acknowledged "closed" unseen — a dismissal (a trade request "declined").
+  session.dialogs.nextId = dialogIdOf(state);
   // What the old region ran: every window before this one (its windows run at the world's ticks).
   const oldNext = Number.isSafeInteger(state.tick) ? nextWindowAfter(state.tick) : -Infinity;
   let moved = 0;
@@ -390,6 +399,13 @@ export function restoreSession(
     else if (outcome === "owed_dropped" || outcome === "beyond_horizon" || outcome === "late_dropped") lost++;
   }
   return { steps: owed.length + state.steps.length, moved, lost, doubled };
+}
+
+/** The next dialog id a handoff carries, checked; absent (an older process) is 1. Throws FrameError on a bad one. */
+function dialogIdOf(state: HandoffState): number {
+  const next = state.dialogs ?? 1;
+  if (!(Number.isInteger(next) && next >= 1 && next <= 0xffffffff)) throw new FrameError("handoff: bad dialog id");
+  return next;
 }
 
 /** A handoff's `reads` bits, checked; absent (an older process) is none. Throws FrameError on a bad one. */

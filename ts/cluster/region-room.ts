@@ -112,6 +112,11 @@ export interface RegionRoomOptions {
 export const HANDOFF_RETRY_MS = 1000;
 /** A player waiting on a down region's stairs is told so again after this long (not at every retry). */
 const HANDOFF_WAIT_TOLD_MS = 30_000;
+/**
+ * Dialog ids a session may be given between two checkpoints (a second apart) and still not be given again after
+ * a restart from the checkpoint: far more windows than a player opens in a second.
+ */
+export const DIALOG_IDS_AFTER_CHECKPOINT = 1000;
 /** A region more ticks than this behind the world's timeline (after a stall) jumps to it (RegionRoom.keepUp). */
 export const MAX_TICKS_BEHIND = 2;
 
@@ -594,7 +599,9 @@ export class RegionRoom {
     const state = this.restorable.get(tokenHex);
     if (state === undefined || this.game.sessions.byTokenValue(BigInt(`0x${tokenHex}`)) !== undefined) return;
     this.restorable.delete(tokenHex);
-    const arrival = { ...state, from: this.region, to: this.region };
+    // The windows opened since the checkpoint (at most REFRESH_MS old) had ids past the one it holds: skip them.
+    const dialogs = Math.min(0xffffffff, (state.dialogs ?? 1) + DIALOG_IDS_AFTER_CHECKPOINT);
+    const arrival = { ...state, from: this.region, to: this.region, dialogs };
     try {
       this.inputs?.frame(
         ORIGIN_GATEWAY,
