@@ -119,7 +119,10 @@ async function startCluster(
   layoutPath: string,
   logPath: string,
 ): Promise<{ child: ChildProcess; ready: Ready }> {
-  execFileSync(process.execPath, [join(ROOT, "scripts/build-node.mjs"), "--if-missing"], { stdio: "inherit" });
+  // Built when its sources changed since (by content: scripts/build-node.mjs), the cluster bundle alone.
+  execFileSync(process.execPath, [join(ROOT, "scripts/build-node.mjs"), "--if-missing", "--only", "cluster"], {
+    stdio: "inherit",
+  });
   const child = spawn(
     process.execPath,
     [
