@@ -14,7 +14,7 @@ import { Logger } from "../ts/server/ops/log.js";
 import type { Session } from "../ts/server/sessions/session.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
-import { tickOfWindow } from "../ts/window.js";
+import { tickOfWindow, windowOfTick } from "../ts/window.js";
 import { boundGuest, floorMap } from "./support/game-without-network.js";
 import { jsonBytes, regionRoomOn } from "./support/region-room.js";
 import { writeTestMap } from "./support/test-map.js";
@@ -106,7 +106,7 @@ describe("a handoff to a region whose clock is a tick or two behind", () => {
       next.tick = old.tick - behind;
       const adopted = next.adoptSession(arrivalOf(state), peer, performance.now());
       const restored = restoreSession(adopted, state, next.nextWindow);
-      expect(restored).toEqual({ steps: 4, moved: 0, lost: 0, doubled: 0 });
+      expect(restored).toEqual({ steps: 4, moved: 0, lost: 0, doubled: 0, lostOwedFull: 0 });
       runThrough(next, first + 8);
       // Four steps west, each once, at their windows.
       expect({ x: adopted.entity.x, y: adopted.entity.y }).toEqual({ x: start.x - 4, y: start.y });
@@ -157,5 +157,60 @@ describe("a handoff taken by a region back from a stall", () => {
     // Three steps west, at the world's windows they were sent for (before: none, the three beyond the horizon).
     expect({ x: adopted.entity.x, y: adopted.entity.y }).toEqual({ x: state.entity.x - 3, y: state.entity.y });
     game.shutdown();
+  });
+});
+
+describe("a handoff of a player whose owed queue a stall filled", () => {
+  it("owes the late steps it carries on top of that queue: none lost", () => {
+    const quiet = new Logger("silent");
+    const old = new Game(core, floorMap("open", 64, { x: 50, y: 32 }), { firstEntityId: 1 }, quiet);
+    const next = new Game(core, floorMap("open", 64, { x: 50, y: 32 }), { firstEntityId: 1 << 24 }, quiet);
+    const { session, peer } = boundGuest(old, "Stalled", "gw:g0:1");
+    old.tick = 4000;
+    old.step();
+    const start = { x: session.entity.x, y: session.entity.y };
+    // The client walks west, a step per window, sent for the windows up to the horizon.
+    let sent = 0;
+    let sentThrough = old.nextWindow - 1;
+    const sendAhead = () => {
+      for (let window = sentThrough + 1; window <= old.nextWindow + 3; window++, sent++)
+        old.receive(stepDatagram(session, window), peer);
+      sentThrough = old.nextWindow + 3;
+    };
+    sendAhead();
+    // Its region stalls 1.5 s (36 ticks), twice (a loaded machine's stalls add up the same way, a window at a
+    // time): the windows it jumps over owe their steps, and the client's steps of those 1.5 s come late behind
+    // them — they take the next windows, and join the queue as those run. It walks on meanwhile: the queue stays.
+    for (let stall = 0; stall < 2; stall++) {
+      const stalledAt = old.nextWindow;
+      old.jumpClock(old.tick + 36);
+      expect(old.nextWindow - stalledAt).toBeGreaterThan(8);
+      for (let window = sentThrough + 1; window < old.nextWindow; window++, sent++)
+        old.receive(stepDatagram(session, window), peer);
+      sentThrough = old.nextWindow - 1;
+      for (let i = 0; i < 6; i++) {
+        sendAhead();
+        runThrough(old, old.nextWindow);
+      }
+    }
+    // Then it is handed on; the handoff reaches the new region two windows late.
+    sendAhead();
+    const state = JSON.parse(
+      JSON.stringify(handoffStateOf(session, 0, 1, old.nextWindow, old.items.carrying(session), old.tick)),
+    ) as ReturnType<typeof handoffStateOf>;
+    expect(state.owed!.length + state.steps.length).toBeGreaterThan(8);
+    const ranAtOld = start.x - session.entity.x;
+    old.releaseSession(session);
+    next.tick = old.tick;
+    runThrough(next, windowOfTick(old.tick) + 2);
+    const adopted = next.adoptSession(arrivalOf(state), peer, performance.now());
+    const restored = restoreSession(adopted, state, next.nextWindow);
+    // Before (8 owed at most): the steps past the eighth were dropped and counted lost.
+    expect(restored.lost).toBe(0);
+    runThrough(next, next.nextWindow + 40);
+    // Every step it carried ran, once: the walk ends where its steps at the old region and those carried take it.
+    expect(start.x - adopted.entity.x).toBe(ranAtOld + state.owed!.length + state.steps.length);
+    old.shutdown();
+    next.shutdown();
   });
 });

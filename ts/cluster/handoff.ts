@@ -372,7 +372,7 @@ export function restoreSession(
   session: Session,
   state: HandoffState,
   nextWindow: number,
-): { steps: number; moved: number; lost: number; doubled: number } {
+): { steps: number; moved: number; lost: number; doubled: number; lostOwedFull: number } {
   const owed = owedOf(state);
   // The old region may have broadcast to it up to its tick (not sooner than ours, when our clock lags).
   if (Number.isSafeInteger(state.tick)) session.quietThroughTick = state.tick;
@@ -386,10 +386,16 @@ export function restoreSession(
   let moved = 0;
   let lost = 0;
   let doubled = 0;
+  /** Of the lost, those the owed queue had no room for (the rest: beyond this region's horizon). */
+  let lostOwedFull = 0;
   const slots = session.entity.slots;
   for (const action of owed) {
-    if (slots.owe(action)) moved++;
-    else lost++;
+    if (slots.owe(action)) {
+      moved++;
+    } else {
+      lost++;
+      lostOwedFull++;
+    }
   }
   for (const [window, action] of state.steps) {
     // A carried step for a window the old region had run would run a second time here.
@@ -397,8 +403,9 @@ export function restoreSession(
     const outcome = slots.offer(tickOfWindow(window), action, nextWindow, true);
     if (outcome === "late_owed") moved++;
     else if (outcome === "owed_dropped" || outcome === "beyond_horizon" || outcome === "late_dropped") lost++;
+    if (outcome === "owed_dropped") lostOwedFull++;
   }
-  return { steps: owed.length + state.steps.length, moved, lost, doubled };
+  return { steps: owed.length + state.steps.length, moved, lost, doubled, lostOwedFull };
 }
 
 /** The next dialog id a handoff carries, checked; absent (an older process) is 1. Throws FrameError on a bad one. */

@@ -133,6 +133,11 @@ export function newRegionStats() {
     stepsCarried: 0,
     stepsMovedWindow: 0,
     stepsLost: 0,
+    /** Of stepsLost: no room in the owed queue (the rest were beyond the horizon); and lost at a restore from the checkpoint. */
+    stepsLostOwedFull: 0,
+    stepsLostAtRestore: 0,
+    /** The longest owed queue a handoff or a checkpoint brought here. */
+    owedCarriedMax: 0,
     stepsDoubled: 0,
     /**
      * GHOSTS frames received, by how many ticks this region had run past the tick the sender published
@@ -566,6 +571,9 @@ export class RegionRoom {
     stats.stepsCarried += restored.steps;
     stats.stepsMovedWindow += restored.moved;
     stats.stepsLost += restored.lost;
+    stats.stepsLostOwedFull += restored.lostOwedFull;
+    if (state.from === state.to) stats.stepsLostAtRestore += restored.lost;
+    stats.owedCarriedMax = Math.max(stats.owedCarriedMax, state.owed?.length ?? 0);
     stats.stepsDoubled += restored.doubled;
     this.options.host.arrived(session, state);
   }

@@ -32,10 +32,15 @@ export const CARRIED_BEYOND_HORIZON = 1;
 const SLOT_COUNT = ADDRESSABLE_WINDOWS + CARRIED_BEYOND_HORIZON;
 const EMPTY = -1;
 /**
- * Most steps owed at once: every window a handoff can carry, twice over (the state's and the rerouted
- * datagrams'). A client sends at most one step per window, so a queue this long drains as it walks.
+ * Most steps owed at once. Steps are owed by a stall's jump (each window it passes over, and behind them the
+ * client's late steps of the stall, which take the next windows and then join the queue), by a handoff (its
+ * late steps, and the rerouted datagrams'), and by a restore from a checkpoint (every step in it is late); and a
+ * queue drains only in the windows the client sends no step of its own — while it walks on, it stays as long.
+ * 8, one handoff's worth twice over, overflows when a handoff or a restore comes on top of a queue stalls have
+ * filled (issue 41: a chaos run found a region's queue full at a jump, and lost 2 carried steps):
+ * 32 windows, 5.3 s of walking.
  */
-export const OWED_MAX = 2 * ADDRESSABLE_WINDOWS;
+export const OWED_MAX = 8 * ADDRESSABLE_WINDOWS;
 
 /** What happened to an offered action; the server counts these. */
 export type ScheduleOutcome =
