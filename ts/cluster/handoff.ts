@@ -17,7 +17,7 @@ import { MAX_FRIENDS, MAX_IGNORES, MAX_MAIL_PER_RECIPIENT } from "../server/pers
 import type { CarriedSocial } from "../server/social/social-room.js";
 import type { SessionArrival } from "../server/session-lifecycle.js";
 import { ACTION_MAX, ACTION_NOOP } from "../protocol/action.js";
-import { OWED_MAX } from "../server/entities/schedule.js";
+import { CARRIED_BEYOND_HORIZON, OWED_MAX } from "../server/entities/schedule.js";
 import { nextWindowAfter, tickOfWindow } from "../window.js";
 import { FrameError } from "./link-frames.js";
 import type { SavedPlace } from "../server/persistence/character-saver.js";
@@ -57,6 +57,11 @@ export interface HandoffState {
   readonly proven: boolean;
   readonly replay: { newest: number; received: number[] };
   readonly chat: ChatChannelState;
+  /**
+   * The session's next dialog id. Ids are unique per session (docs/protocol.md § Dialogs): its client answers a
+   * window under an id it has answered already "closed", unseen. Absent (an older process): numbered from 1.
+   */
+  readonly dialogs?: number;
   /** The steps scheduled and not executed yet: [window, action]. */
   readonly steps: [number, number][];
   /** Steps owed from an earlier handoff (ActionSlots.owedSteps), oldest first; absent (an older process): none. */
@@ -241,7 +246,8 @@ export function handoffStateOf(
 ): HandoffState {
   const entity = session.entity;
   const steps: [number, number][] = [];
-  for (let window = nextWindow; window <= nextWindow + ACTION_WINDOW_HORIZON; window++) {
+  // Up to the horizon, and one past it: a step carried here early (schedule.ts) travels on with the rest.
+  for (let window = nextWindow; window <= nextWindow + ACTION_WINDOW_HORIZON + CARRIED_BEYOND_HORIZON; window++) {
     const action = entity.slots.peek(window);
     if (action >= 0) steps.push([window, action]);
   }
@@ -273,6 +279,7 @@ export function handoffStateOf(
     proven: session.proof.proven,
     replay: session.replay.snapshot(),
     chat: session.chat.snapshot(),
+    dialogs: session.dialogs.nextId,
     steps,
     owed: entity.slots.owedSteps(),
     carrying:
@@ -365,21 +372,30 @@ export function restoreSession(
   session: Session,
   state: HandoffState,
   nextWindow: number,
-): { steps: number; moved: number; lost: number; doubled: number } {
+): { steps: number; moved: number; lost: number; doubled: number; lostOwedFull: number } {
   const owed = owedOf(state);
   // The old region may have broadcast to it up to its tick (not sooner than ours, when our clock lags).
   if (Number.isSafeInteger(state.tick)) session.quietThroughTick = state.tick;
   session.replay.restore(state.replay);
   session.chat.restore(state.chat);
+  // Its windows go on under new ids: one numbered from 1 again came under an id its client had answered at the
+  // old region, and was acknowledged "closed" unseen — a dismissal (a trade request "declined").
+  session.dialogs.nextId = dialogIdOf(state);
   // What the old region ran: every window before this one (its windows run at the world's ticks).
   const oldNext = Number.isSafeInteger(state.tick) ? nextWindowAfter(state.tick) : -Infinity;
   let moved = 0;
   let lost = 0;
   let doubled = 0;
+  /** Of the lost, those the owed queue had no room for (the rest: beyond this region's horizon). */
+  let lostOwedFull = 0;
   const slots = session.entity.slots;
   for (const action of owed) {
-    if (slots.owe(action)) moved++;
-    else lost++;
+    if (slots.owe(action)) {
+      moved++;
+    } else {
+      lost++;
+      lostOwedFull++;
+    }
   }
   for (const [window, action] of state.steps) {
     // A carried step for a window the old region had run would run a second time here.
@@ -387,8 +403,16 @@ export function restoreSession(
     const outcome = slots.offer(tickOfWindow(window), action, nextWindow, true);
     if (outcome === "late_owed") moved++;
     else if (outcome === "owed_dropped" || outcome === "beyond_horizon" || outcome === "late_dropped") lost++;
+    if (outcome === "owed_dropped") lostOwedFull++;
   }
-  return { steps: owed.length + state.steps.length, moved, lost, doubled };
+  return { steps: owed.length + state.steps.length, moved, lost, doubled, lostOwedFull };
+}
+
+/** The next dialog id a handoff carries, checked; absent (an older process) is 1. Throws FrameError on a bad one. */
+function dialogIdOf(state: HandoffState): number {
+  const next = state.dialogs ?? 1;
+  if (!(Number.isInteger(next) && next >= 1 && next <= 0xffffffff)) throw new FrameError("handoff: bad dialog id");
+  return next;
 }
 
 /** A handoff's `reads` bits, checked; absent (an older process) is none. Throws FrameError on a bad one. */

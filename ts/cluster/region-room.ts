@@ -112,6 +112,13 @@ export interface RegionRoomOptions {
 export const HANDOFF_RETRY_MS = 1000;
 /** A player waiting on a down region's stairs is told so again after this long (not at every retry). */
 const HANDOFF_WAIT_TOLD_MS = 30_000;
+/**
+ * Dialog ids a session may be given between two checkpoints (a second apart) and still not be given again after
+ * a restart from the checkpoint: far more windows than a player opens in a second.
+ */
+export const DIALOG_IDS_AFTER_CHECKPOINT = 1000;
+/** A region more ticks than this behind the world's timeline (after a stall) jumps to it (RegionRoom.keepUp). */
+export const MAX_TICKS_BEHIND = 2;
 
 export function newRegionStats() {
   return {
@@ -126,6 +133,11 @@ export function newRegionStats() {
     stepsCarried: 0,
     stepsMovedWindow: 0,
     stepsLost: 0,
+    /** Of stepsLost: no room in the owed queue (the rest were beyond the horizon); and lost at a restore from the checkpoint. */
+    stepsLostOwedFull: 0,
+    stepsLostAtRestore: 0,
+    /** The longest owed queue a handoff or a checkpoint brought here. */
+    owedCarriedMax: 0,
     stepsDoubled: 0,
     /**
      * GHOSTS frames received, by how many ticks this region had run past the tick the sender published
@@ -180,6 +192,8 @@ export class RegionRoom {
   private readonly neighbours = new Map<number, FrameSink>();
   private readonly gatewaysBySerial = new Map<number, GatewayLink>();
   private gatewayLinkSerial = 0;
+  /** The world's timeline at this moment (region.ts, once this region has joined it); null: not yet, or a replay. */
+  private timeline: (() => number) | null = null;
   private readonly game: RegionGame;
   private readonly region: number;
   private readonly inputs: RegionInputs | null;
@@ -275,6 +289,7 @@ export class RegionRoom {
 
   /** A frame from a gateway's link (throws FrameError for one that breaks the link's rules). */
   gatewayFrame(link: GatewayLink, kind: number, client: number, payload: Uint8Array, nowMs: number): void {
+    this.keepUp();
     const { game, stats } = this;
     switch (kind) {
       case FRAME_OPEN: {
@@ -345,6 +360,7 @@ export class RegionRoom {
 
   /** A frame from neighbour `from`'s link (throws FrameError for one that breaks the link's rules). */
   neighbourFrame(from: number, kind: number, client: number, payload: Uint8Array, nowMs: number): void {
+    this.keepUp();
     this.inputs?.frame(ORIGIN_NEIGHBOUR, from, kind, client, nowMs, payload);
     const { strikes, doorLink, npcLink } = this;
     switch (kind) {
@@ -461,6 +477,28 @@ export class RegionRoom {
     this.game.tick = tick;
   }
 
+  /**
+   * From now on this region keeps up with the world's timeline (`timeline`: the world's tick at this moment):
+   * before each tick, and before it applies any frame (keepUp). Not in a replay: the recorded jumps drive it.
+   */
+  followTimeline(timeline: () => number): void {
+    this.timeline = timeline;
+  }
+
+  /**
+   * More than MAX_TICKS_BEHIND ticks behind the world's timeline (a stall: the machine gave the process no time,
+   * or it was stopped in the middle of its work): the clock jumps to it before anything else is applied. Not at
+   * the next tick only: a Node process back from a stall reads its sockets before it runs its overdue timers, so
+   * a handoff taken first met a clock seconds behind, and the steps it carried, for the world's next windows,
+   * were beyond this clock's horizon: dropped (issue 41). Each jump is recorded where it happens, between frames.
+   */
+  keepUp(): void {
+    if (this.timeline === null) return;
+    const worldTick = Math.floor(this.timeline());
+    // The tick loop runs worldTick next: the jump stops one short of it.
+    if (worldTick - this.game.tick > MAX_TICKS_BEHIND) this.rejoin(worldTick - 1);
+  }
+
   /** Behind the world's timeline after a stall: the clock jumps to `tick`, the windows passed over owed (Game.jumpClock). */
   rejoin(tick: number): void {
     this.inputs?.clockSet(tick, true);
@@ -533,6 +571,9 @@ export class RegionRoom {
     stats.stepsCarried += restored.steps;
     stats.stepsMovedWindow += restored.moved;
     stats.stepsLost += restored.lost;
+    stats.stepsLostOwedFull += restored.lostOwedFull;
+    if (state.from === state.to) stats.stepsLostAtRestore += restored.lost;
+    stats.owedCarriedMax = Math.max(stats.owedCarriedMax, state.owed?.length ?? 0);
     stats.stepsDoubled += restored.doubled;
     this.options.host.arrived(session, state);
   }
@@ -566,7 +607,9 @@ export class RegionRoom {
     const state = this.restorable.get(tokenHex);
     if (state === undefined || this.game.sessions.byTokenValue(BigInt(`0x${tokenHex}`)) !== undefined) return;
     this.restorable.delete(tokenHex);
-    const arrival = { ...state, from: this.region, to: this.region };
+    // The windows opened since the checkpoint (at most REFRESH_MS old) had ids past the one it holds: skip them.
+    const dialogs = Math.min(0xffffffff, (state.dialogs ?? 1) + DIALOG_IDS_AFTER_CHECKPOINT);
+    const arrival = { ...state, from: this.region, to: this.region, dialogs };
     try {
       this.inputs?.frame(
         ORIGIN_GATEWAY,

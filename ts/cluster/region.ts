@@ -65,7 +65,7 @@ import {
   jsonOf,
 } from "./link-frames.js";
 import { ENTITY_ID_RANGE, regionWorldOf } from "./region-world.js";
-import { type GatewayLink, RegionRoom } from "./region-room.js";
+import { type GatewayLink, MAX_TICKS_BEHIND, RegionRoom } from "./region-room.js";
 import { regionInputsOf } from "./region-recording.js";
 import { recordedPorts, type SharedPorts } from "./store-tape.js";
 import type { Recorder } from "../server/recording/recorder.js";
@@ -83,7 +83,7 @@ import { DEFAULT_CLIENT_DIR, DEFAULT_MAX_REPLAY_VIEWERS, REPLAY_VIEWER_IDLE_MS }
 import { type GameDatabase, MEMORY_DATABASE, openGameDatabase } from "../server/persistence/database.js";
 import { readWorld } from "../server/world/world-areas.js";
 
-export { ENTITY_ID_RANGE };
+export { ENTITY_ID_RANGE, MAX_TICKS_BEHIND };
 /**
  * Ids a region may hand out between two checkpoints (a second apart) and still not see again after a
  * restart: far more than a second's joins and spawns. A restart uses this much of its 2²⁴ range up.
@@ -91,8 +91,6 @@ export { ENTITY_ID_RANGE };
 const IDS_AFTER_CHECKPOINT = 50_000;
 /** A session handed off is remembered this long, so its datagrams still in flight are sent back to route again. */
 const TOMBSTONE_MS = 10_000;
-/** A region more ticks than this behind the world's timeline (after a stall) jumps to it. */
-export const MAX_TICKS_BEHIND = 2;
 /**
  * A camera following a neighbour's ghost this many ticks (a second) goes to that neighbour: it joined here
  * while the entity was across the border. Not at once: an entity handed here through another gateway may
@@ -725,14 +723,14 @@ export async function startRegion(options: RegionOptions): Promise<RunningRegion
   // the lowest live region stretches to the largest stretch any region wishes.
   const world = new WorldStretch(game.overload, segment, tickPeriodMs, () => game.tick);
   game.appliedStretch = () => world.stretch;
+  // Behind the world's timeline (the loop skipped ticks after a stall): rejoin it — before a tick, and before
+  // any frame is applied — so this region's ticks stay the ones its neighbours run and its players' clients
+  // have seen. The windows jumped over do not run: their steps are owed, not lost (Game.jumpClock).
+  room.followTimeline(() => world.timelineAt(Date.now()));
   const loop = new TickLoop(
     game.options.tickHz,
     () => {
-      // Behind the world's timeline (the loop skipped ticks after a stall): rejoin it, so this region's
-      // ticks stay the ones its neighbours run and its players' clients have seen.
-      const worldTick = Math.floor(world.timelineAt(Date.now()));
-      // The windows jumped over do not run: their steps are owed, not lost (Game.jumpClock).
-      if (worldTick - game.tick > MAX_TICKS_BEHIND) room.rejoin(worldTick - 1);
+      room.keepUp();
       game.step();
       afterTick();
     },

@@ -119,7 +119,10 @@ async function startCluster(
   layoutPath: string,
   logPath: string,
 ): Promise<{ child: ChildProcess; ready: Ready }> {
-  execFileSync(process.execPath, [join(ROOT, "scripts/build-node.mjs"), "--if-missing"], { stdio: "inherit" });
+  // Built when its sources changed since (by content: scripts/build-node.mjs), the cluster bundle alone.
+  execFileSync(process.execPath, [join(ROOT, "scripts/build-node.mjs"), "--if-missing", "--only", "cluster"], {
+    stdio: "inherit",
+  });
   const child = spawn(
     process.execPath,
     [
@@ -223,6 +226,13 @@ interface StepCounts {
   carried: number;
   owed: number;
   lost: number;
+  /** Of the lost: no room in the owed queue; lost at a restore from a checkpoint. */
+  lostOwedFull: number;
+  lostAtRestore: number;
+  /** Steps a region's clock jumped over after a stall that found the owed queue full (not a handoff's). */
+  lostAtRejoin: number;
+  /** The longest owed queue carried in (a maximum, not a sum). */
+  owedCarriedMax: number;
   doubled: number;
   rerouted: number;
 }
@@ -385,6 +395,10 @@ async function main(): Promise<number> {
               carried: n("stepsCarried"),
               owed: n("stepsMovedWindow") + (body.stepOutcomes?.late_owed ?? 0),
               lost: n("stepsLost") + (body.stepOutcomes?.owed_dropped ?? 0),
+              lostOwedFull: n("stepsLostOwedFull") + (body.stepOutcomes?.owed_dropped ?? 0),
+              lostAtRestore: n("stepsLostAtRestore"),
+              lostAtRejoin: n("stepsLostAtRejoin"),
+              owedCarriedMax: n("owedCarriedMax"),
               doubled: n("stepsDoubled"),
               rerouted: n("reroutedIn"),
             });
@@ -395,9 +409,22 @@ async function main(): Promise<number> {
       );
     };
     const stepTotals = (): StepCounts => {
-      const total: StepCounts = { handoffsIn: 0, carried: 0, owed: 0, lost: 0, doubled: 0, rerouted: 0 };
+      const total: StepCounts = {
+        handoffsIn: 0,
+        carried: 0,
+        owed: 0,
+        lost: 0,
+        lostOwedFull: 0,
+        lostAtRestore: 0,
+        lostAtRejoin: 0,
+        owedCarriedMax: 0,
+        doubled: 0,
+        rerouted: 0,
+      };
       for (const counts of steps.values()) {
-        for (const key of Object.keys(total) as (keyof StepCounts)[]) total[key] += counts[key];
+        for (const key of Object.keys(total) as (keyof StepCounts)[]) {
+          total[key] = key === "owedCarriedMax" ? Math.max(total[key], counts[key]) : total[key] + counts[key];
+        }
       }
       return total;
     };
@@ -583,7 +610,10 @@ async function main(): Promise<number> {
     );
     say(
       `  handoffs: ${totals.handoffsIn}; steps carried ${totals.carried}, rerouted datagrams ${totals.rerouted}, ` +
-        `owed ${totals.owed}, lost ${totals.lost}, doubled ${totals.doubled} (counted over every region life seen)`,
+        `owed ${totals.owed}, lost ${totals.lost} (${totals.lostOwedFull} for want of room in the owed queue, ` +
+        `${totals.lost - totals.lostOwedFull} beyond a horizon; ${totals.lostAtRestore} at a restore from a checkpoint), ` +
+        `doubled ${totals.doubled} (counted over every region life seen); the longest owed queue carried ${totals.owedCarriedMax}; ` +
+        `steps of windows a stalled region jumped over that found the owed queue full ${totals.lostAtRejoin}`,
     );
     say(
       `  bots: took ${carrier.counts.takes}, put ${carrier.counts.puts}, dropped ${carrier.counts.drops}, attacked ${carrier.counts.attacks}`,

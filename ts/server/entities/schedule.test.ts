@@ -22,6 +22,18 @@ describe("tick-addressed action slots", () => {
     expect(slots.take(13)).toBe(1);
   });
 
+  it("takes a carried step one window past the horizon (its old region ran a window ahead), and no further", () => {
+    const slots = new ActionSlots();
+    // nextWindow 10: a client's own step ends at window 13, a carried one at 14; the ring holds both apart.
+    expect(slots.offer(4 * 14, 1, 10)).toBe("beyond_horizon");
+    expect(slots.offer(4 * 10, 2, 10, true)).toBe("scheduled");
+    expect(slots.offer(4 * 14, 1, 10, true)).toBe("scheduled");
+    expect(slots.offer(4 * 15, 1, 10, true)).toBe("beyond_horizon");
+    expect(slots.take(10)).toBe(2);
+    expect([11, 12, 13].map((window) => slots.take(window))).toEqual([-1, -1, -1]);
+    expect(slots.take(14)).toBe(1);
+  });
+
   it("moves late movement actions to the first empty upcoming window, in order", () => {
     const slots = new ActionSlots();
     slots.offer(40, 3, 10); // window 10 taken

@@ -4,7 +4,7 @@
 // arrival order: window w = ceil(target_tick / TICKS_PER_MOVE) executes on tick
 // w * TICKS_PER_MOVE (ts/window.ts owns that arithmetic). This replaced a FIFO
 // queue that let two free-running clocks (client send timer, server move timer)
-// race each other. The slot table is a fixed ring of ADDRESSABLE_WINDOWS entries
+// race each other. The slot table is a fixed ring of ADDRESSABLE_WINDOWS (+1) entries
 // per entity, so no client behaviour can grow server memory or move an entity
 // more than once per window.
 //
@@ -18,16 +18,29 @@
 // turn in the same queue (docs/scaling.md § Handoff with hysteresis). The same holds for
 // the steps of windows a region's clock jumps over to rejoin the world's timeline after a
 // stall (oweSkipped): those windows never run, so their steps are owed.
+//
+// A carried step can also be early: the region it left runs the world's ticks too, but its timer may fire a
+// tick or two before this region's (MAX_TICKS_BEHIND), and a handoff follows the window that carried the player
+// past the margin — so the old region's farthest window can be one past this region's horizon for a few ms.
+// Such a step was dropped as beyond the horizon (issue 41: a step lost at a handoff); the ring holds one
+// window more, for carried steps only (a client's own still end at the horizon).
 import { ACTION_NOOP } from "../../protocol/action.js";
 import { ADDRESSABLE_WINDOWS, farthestWindow, NO_TARGET_TICK, windowOfTick } from "../../window.js";
 
-const SLOT_COUNT = ADDRESSABLE_WINDOWS;
+/** Windows past this region's horizon a carried step may address (a handoff's old region ran a window ahead). */
+export const CARRIED_BEYOND_HORIZON = 1;
+const SLOT_COUNT = ADDRESSABLE_WINDOWS + CARRIED_BEYOND_HORIZON;
 const EMPTY = -1;
 /**
- * Most steps owed at once: every window a handoff can carry, twice over (the state's and the rerouted
- * datagrams'). A client sends at most one step per window, so a queue this long drains as it walks.
+ * Most steps owed at once. Steps are owed by a stall's jump (each window it passes over, and behind them the
+ * client's late steps of the stall, which take the next windows and then join the queue), by a handoff (its
+ * late steps, and the rerouted datagrams'), and by a restore from a checkpoint (every step in it is late); and a
+ * queue drains only in the windows the client sends no step of its own — while it walks on, it stays as long.
+ * 8, one handoff's worth twice over, overflows when a handoff or a restore comes on top of a queue stalls have
+ * filled (issue 41: a chaos run found a region's queue full at a jump, and lost 2 carried steps):
+ * 32 windows, 5.3 s of walking.
  */
-export const OWED_MAX = 2 * ADDRESSABLE_WINDOWS;
+export const OWED_MAX = 8 * ADDRESSABLE_WINDOWS;
 
 /** What happened to an offered action; the server counts these. */
 export type ScheduleOutcome =
@@ -44,7 +57,7 @@ export type ScheduleOutcome =
 /**
  * Per-entity action slots for the upcoming windows. `nextWindow` is the first
  * window that has not executed yet; slots hold windows nextWindow ..
- * farthestWindow(nextWindow).
+ * farthestWindow(nextWindow) (+ CARRIED_BEYOND_HORIZON for a carried step).
  */
 export class ActionSlots {
   private readonly windows = new Int32Array(SLOT_COUNT).fill(EMPTY);
@@ -62,7 +75,7 @@ export class ActionSlots {
     if (targetTick === NO_TARGET_TICK) return "no_intent";
     const window = windowOfTick(targetTick);
     const farthest = farthestWindow(nextWindow);
-    if (window > farthest) return "beyond_horizon";
+    if (window > farthest + (carried ? CARRIED_BEYOND_HORIZON : 0)) return "beyond_horizon";
     if (window >= nextWindow) {
       const slot = window % SLOT_COUNT;
       const replaced = this.windows[slot] === window;

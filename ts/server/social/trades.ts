@@ -632,12 +632,17 @@ export class TradeRoom {
     }
   }
 
-  /** The trade is over: forgotten here, and by the other player's region (after every line it was to hear). */
+  /**
+   * The trade is over: forgotten here, and by the other player's region (after every line it was to hear, and
+   * its windows closed there), and its windows here closed — a done trade left the window of the one who had
+   * confirmed first ("waiting", Cancel) open for good once that player crossed a border.
+   */
   private end(trade: Trade): void {
     this.trades.delete(trade);
     this.byId.delete(trade.id);
     for (const side of [trade.a, trade.b]) {
       if (this.byTrader.get(side.trader) === trade) this.byTrader.delete(side.trader);
+      if (!isRemote(side.trader) && this.ports.inPlay(side.trader)) this.closeWindows(side.trader);
     }
     const other = trade.b.trader;
     if (isRemote(other) && !other.gone) this.elsewhere?.toAway(other, trade.id, { kind: "over" });
@@ -651,9 +656,7 @@ export class TradeRoom {
         if (!trader.gone) this.say(trader, why);
         continue;
       }
-      if (!this.ports.inPlay(trader)) continue;
-      this.say(trader, why);
-      this.closeWindows(trader);
+      if (this.ports.inPlay(trader)) this.say(trader, why);
     }
     this.end(trade);
   }
