@@ -3,7 +3,7 @@
 // chunk corners so views span four buckets and need several datagrams, every
 // State and Entity datagram a client receives equals what encodeState and
 // splitEntities make of an independently computed view (every entity within 15
-// tiles, by id), the entity datagrams are skipped exactly when the checksum is
+// tiles — in a crowd the VIEW_ENTITIES_MAX nearest — by id), the entity datagrams are skipped exactly when the checksum is
 // unchanged, and a keep-alive re-sends them.
 import { beforeAll, describe, expect, it } from "vitest";
 import { BROADCAST_EVERY_TICKS, CHUNK_SIZE } from "../ts/constants.js";
@@ -38,7 +38,7 @@ import { Game } from "../ts/server/game-server.js";
 import { Logger } from "../ts/server/ops/log.js";
 import type { Session } from "../ts/server/sessions/session.js";
 import type { Peer } from "../ts/server/edge/peer.js";
-import { VIEW_RADIUS } from "../ts/server/entities/view.js";
+import { VIEW_ENTITIES_MAX, VIEW_RADIUS } from "../ts/server/entities/view.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { CapturingPeer, floorMap } from "./support/game-without-network.js";
@@ -60,10 +60,16 @@ function bind(game: Game, session: Session, peer: Peer, targetTick = 0): void {
   game.receive(bytes, peer);
 }
 
-/** What the client should see: every entity within the view square, by id, as plain entries. */
+/**
+ * What the client should see: every entity within the view square — in a crowd, the VIEW_ENTITIES_MAX nearest
+ * (Chebyshev distance, then the lower id) — by id, as plain entries.
+ */
 function expectedView(game: Game, x: number, y: number): EntityEntry[] {
+  const distance = (e: { x: number; y: number }): number => Math.max(Math.abs(e.x - x), Math.abs(e.y - y));
   return [...game.entities.values()]
-    .filter((e) => Math.abs(e.x - x) <= VIEW_RADIUS && Math.abs(e.y - y) <= VIEW_RADIUS)
+    .filter((e) => distance(e) <= VIEW_RADIUS)
+    .sort((a, b) => distance(a) - distance(b) || a.id - b.id)
+    .slice(0, VIEW_ENTITIES_MAX)
     .sort((a, b) => a.id - b.id)
     .map(({ id, typeId, x, y, hp, hpMax, elo, flags, meta }) => ({ id, typeId, x, y, hp, hpMax, elo, flags, meta }));
 }
@@ -184,7 +190,11 @@ describe("per-client broadcast", () => {
         lastChecksum[i] = checksum;
       });
     }
-    // Both paths ran, and the crowded view needed more than one datagram.
+    // Both paths ran, the crowded view was capped, and it still needed more than one datagram.
+    const inSquare = [...game.entities.values()].filter(
+      (e) => Math.abs(e.x - viewers[0].entity.x) <= VIEW_RADIUS && Math.abs(e.y - viewers[0].entity.y) <= VIEW_RADIUS,
+    );
+    expect(inSquare.length).toBeGreaterThan(VIEW_ENTITIES_MAX);
     expect(entityRounds).toBeGreaterThan(10);
     expect(skippedRounds).toBeGreaterThan(2);
     expect(splitEntities(expectedView(game, viewers[0].entity.x, viewers[0].entity.y), 1).length).toBeGreaterThan(1);
@@ -246,7 +256,8 @@ for (const compact of [false, true])
     it("sends StateDeltas that rebuild exactly the view from any acknowledged baseline, the seed's packets when too big, and idles", () => {
       const game = new Game(core, floorMap("open", SIZE, { x: 64, y: 64 }), {}, new Logger("silent"));
       const random = mulberry32(20240602);
-      // A crowd too big for one delta from nothing (140 entries), then a sparse view for steady deltas.
+      // A crowd too big for one delta from nothing (140 entries, of which a view sends the VIEW_ENTITIES_MAX
+      // nearest; every other one named, so even those do not fit), then a sparse view for steady deltas.
       const crowd = Array.from({ length: 140 }, (_, i) =>
         game.entities.spawn({
           typeId: 16 + (i % 3),
@@ -257,7 +268,8 @@ for (const compact of [false, true])
           elo: 1000,
           flags: 0,
           name: "",
-          meta: i % 4 === 0 ? [{ kind: "weapon", value: 2 }] : [],
+          meta:
+            i % 4 === 0 ? [{ kind: "weapon", value: 2 }] : i % 2 === 1 ? [{ kind: "name", value: `crowd ${i}` }] : [],
         }),
       );
       const viewer = game.join("dee");

@@ -37,7 +37,7 @@ import type { Egress } from "../edge/egress.js";
 import { ACTIVE_AFTER_STEP_TICKS, type EntityBaselines } from "../sessions/entity-baselines.js";
 import type { EntityStore } from "../entities/entities.js";
 import type { Session } from "../sessions/session.js";
-import { VIEW_RADIUS } from "../entities/view.js";
+import { VIEW_ENTITIES_MAX, VIEW_RADIUS } from "../entities/view.js";
 import type { ChunkStream } from "../world/chunk-stream.js";
 
 const ENTRY_MAX_BYTES = ENTITY_ENTRY_BYTES + ENTITY_META_MAX_BYTES;
@@ -157,7 +157,7 @@ export class Broadcaster {
     const entity = session.entity;
     const inView = this.view;
     if (this.entities.slotCount > this.encodedRound.length) this.fitSlots();
-    const count = this.entities.slotsInSquare(entity.x, entity.y, VIEW_RADIUS, inView);
+    const count = this.entities.slotsInSquare(entity.x, entity.y, VIEW_RADIUS, inView, VIEW_ENTITIES_MAX);
     const centreX = Math.floor(entity.x / CHUNK_SIZE);
     const centreY = Math.floor(entity.y / CHUNK_SIZE);
     const versions = this.versions;
