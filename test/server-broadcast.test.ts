@@ -201,6 +201,65 @@ describe("per-client broadcast", () => {
     game.shutdown();
   });
 
+  it("keeps every entry right while its slots grow mid-game and long entries overflow the round's area", () => {
+    // The broadcaster keeps one record per entity slot and writes entries too long to keep (a long name) into
+    // a round's area after the records; both grow while the game runs — the records when the store's slots
+    // pass theirs, the area when a round's long entries pass it. Every datagram must stay what the plain
+    // encoders make of the view throughout (sendUnchangedEntities: each broadcast sends the entries).
+    const size = 400;
+    const game = new Game(
+      core,
+      floorMap("open", size, { x: 200, y: 200 }),
+      { sendUnchangedEntities: true, maxPlayers: 64 },
+      new Logger("silent"),
+    );
+    const random = mulberry32(20261208);
+    const names = [[], [{ kind: "name", value: "a name too long to be kept ok" }]] as Tlv[][];
+    const spawnSome = (count: number): void => {
+      for (let i = 0; i < count; i++) {
+        game.entities.spawn({
+          typeId: 16 + (i % 4),
+          x: 60 + Math.floor(random() * 280),
+          y: 60 + Math.floor(random() * 280),
+          hp: 5,
+          hpMax: 9,
+          elo: i,
+          flags: 0,
+          name: "",
+          meta: names[i % 2],
+        });
+      }
+    };
+    spawnSome(600);
+    const viewers = Array.from({ length: 40 }, (_, i) => game.join(`v${i}`));
+    const peers = viewers.map((_, i) => new CapturingPeer(`test:g${i}`, `10.0.1.${i}`));
+    viewers.forEach((session, i) => {
+      bind(game, session, peers[i]);
+      game.entities.move(session.entity, 70 + Math.floor(random() * 260), 70 + Math.floor(random() * 260));
+    });
+    let checked = 0;
+    for (let step = 0; step < 16; step++) {
+      // 400 more creatures every other step: the store's slots pass 1024 and then 2048 on the way.
+      if (step % 2 === 0) spawnSome(400);
+      for (const entity of game.entities.values()) {
+        if (entity.typeId !== 0 && random() < 0.2) {
+          game.entities.move(entity, entity.x + Math.floor(random() * 3) - 1, entity.y + Math.floor(random() * 3) - 1);
+        }
+      }
+      for (const peer of peers) peer.datagrams.length = 0;
+      game.step();
+      viewers.forEach((session, i) => {
+        if (game.tick % BROADCAST_EVERY_TICKS !== session.sendPhase) return;
+        const received = peers[i].datagrams.filter((d) => d[3] === PACKET_ENTITY);
+        expect(received).toEqual(splitEntities(expectedView(game, session.entity.x, session.entity.y), game.tick));
+        checked++;
+      });
+    }
+    expect(game.entities.slotCount).toBeGreaterThan(2048);
+    expect(checked).toBeGreaterThan(200);
+    game.shutdown();
+  });
+
   it("a field written without EntityStore.changed is caught when verifying, and otherwise goes out stale", () => {
     // The broadcast keeps each entry while its change count stands still (EntityStore.changed): what a
     // writer that forgets the call would do to its viewers, and the tests' guard that finds the writer.
