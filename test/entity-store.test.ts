@@ -135,6 +135,68 @@ describe("a crowded square", () => {
   });
 });
 
+// A crowded view is capped (VIEW_ENTITIES_MAX): slotsInSquare with `max` keeps the `max` nearest by Chebyshev
+// distance, the lowest ids among those at the farthest distance kept, and lists them by id — the same answer as
+// the simple way (sort everything in the square by distance then id, take the first `max`, sort by id), for any
+// crowd, ids, square and cap, after moves that carry entities across buckets.
+describe("a crowded square with a cap", () => {
+  it("keeps the nearest `max`, ties by lowest id, listed by id", () => {
+    fc.assert(
+      fc.property(
+        // size "max": lengths spread over the whole range (fast-check's default keeps arrays short, and the cap
+        // would seldom bite).
+        fc.array(fc.record({ x: fc.integer({ min: -50, max: 50 }), y: fc.integer({ min: -50, max: 50 }) }), {
+          minLength: 1,
+          maxLength: 300,
+          size: "max",
+        }),
+        fc.array(fc.nat({ max: 1_000_000 }), { minLength: 300, maxLength: 300 }),
+        fc.array(
+          fc.record({ pick: fc.nat(), dx: fc.integer({ min: -3, max: 3 }), dy: fc.integer({ min: -3, max: 3 }) }),
+          {
+            maxLength: 60,
+          },
+        ),
+        fc.integer({ min: -40, max: 40 }),
+        fc.integer({ min: -40, max: 40 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.integer({ min: 0, max: 120 }),
+        (spots, idPool, moves, x, y, radius, max) => {
+          const store = new EntityStore();
+          const used = new Set<number>();
+          const alive: StoredEntity[] = [];
+          spots.forEach((spot, index) => {
+            let id = idPool[index] + 1;
+            while (used.has(id)) id++;
+            used.add(id);
+            alive.push(
+              store.spawn({ typeId: 1, ...spot, hp: 1, hpMax: 1, elo: 0, flags: 0, name: "", meta: [] }, "actions", id),
+            );
+          });
+          for (const move of moves) {
+            const entity = alive[move.pick % alive.length];
+            store.move(entity, entity.x + move.dx, entity.y + move.dy);
+          }
+          const distance = (e: StoredEntity): number => Math.max(Math.abs(e.x - x), Math.abs(e.y - y));
+          const expected = alive
+            .filter((e) => distance(e) <= radius)
+            .sort((a, b) => distance(a) - distance(b) || a.id - b.id)
+            .slice(0, max)
+            .sort((a, b) => a.id - b.id);
+          const slots: number[] = [];
+          const count = store.slotsInSquare(x, y, radius, slots, max);
+          expect(slots.slice(0, count).map((slot) => store.atSlot(slot).id)).toEqual(expected.map((e) => e.id));
+          // No cap, or one the square does not reach: everything in it.
+          const all = alive.filter((e) => distance(e) <= radius).length;
+          expect(store.slotsInSquare(x, y, radius, slots, all)).toBe(all);
+          expect(store.slotsInSquare(x, y, radius, slots)).toBe(all);
+        },
+      ),
+      { numRuns: 300, seed: 38 },
+    );
+  });
+});
+
 // A cluster region can be given an entity under an id it already stores (a ghost of the neighbour's, or a
 // player its checkpoint still had when it restarted). The chaos run's region died of it: the id map was
 // overwritten alone, the old entity stayed in its bucket, and removing the old one afterwards took the

@@ -3,7 +3,7 @@
 // chunk corners so views span four buckets and need several datagrams, every
 // State and Entity datagram a client receives equals what encodeState and
 // splitEntities make of an independently computed view (every entity within 15
-// tiles, by id), the entity datagrams are skipped exactly when the checksum is
+// tiles — in a crowd the VIEW_ENTITIES_MAX nearest — by id), the entity datagrams are skipped exactly when the checksum is
 // unchanged, and a keep-alive re-sends them.
 import { beforeAll, describe, expect, it } from "vitest";
 import { BROADCAST_EVERY_TICKS, CHUNK_SIZE } from "../ts/constants.js";
@@ -38,7 +38,7 @@ import { Game } from "../ts/server/game-server.js";
 import { Logger } from "../ts/server/ops/log.js";
 import type { Session } from "../ts/server/sessions/session.js";
 import type { Peer } from "../ts/server/edge/peer.js";
-import { VIEW_RADIUS } from "../ts/server/entities/view.js";
+import { VIEW_ENTITIES_MAX, VIEW_RADIUS } from "../ts/server/entities/view.js";
 import type { Core } from "../ts/wasm/core.js";
 import { loadCore } from "../ts/wasm/node.js";
 import { CapturingPeer, floorMap } from "./support/game-without-network.js";
@@ -60,10 +60,16 @@ function bind(game: Game, session: Session, peer: Peer, targetTick = 0): void {
   game.receive(bytes, peer);
 }
 
-/** What the client should see: every entity within the view square, by id, as plain entries. */
+/**
+ * What the client should see: every entity within the view square — in a crowd, the VIEW_ENTITIES_MAX nearest
+ * (Chebyshev distance, then the lower id) — by id, as plain entries.
+ */
 function expectedView(game: Game, x: number, y: number): EntityEntry[] {
+  const distance = (e: { x: number; y: number }): number => Math.max(Math.abs(e.x - x), Math.abs(e.y - y));
   return [...game.entities.values()]
-    .filter((e) => Math.abs(e.x - x) <= VIEW_RADIUS && Math.abs(e.y - y) <= VIEW_RADIUS)
+    .filter((e) => distance(e) <= VIEW_RADIUS)
+    .sort((a, b) => distance(a) - distance(b) || a.id - b.id)
+    .slice(0, VIEW_ENTITIES_MAX)
     .sort((a, b) => a.id - b.id)
     .map(({ id, typeId, x, y, hp, hpMax, elo, flags, meta }) => ({ id, typeId, x, y, hp, hpMax, elo, flags, meta }));
 }
@@ -184,10 +190,73 @@ describe("per-client broadcast", () => {
         lastChecksum[i] = checksum;
       });
     }
-    // Both paths ran, and the crowded view needed more than one datagram.
+    // Both paths ran, the crowded view was capped, and it still needed more than one datagram.
+    const inSquare = [...game.entities.values()].filter(
+      (e) => Math.abs(e.x - viewers[0].entity.x) <= VIEW_RADIUS && Math.abs(e.y - viewers[0].entity.y) <= VIEW_RADIUS,
+    );
+    expect(inSquare.length).toBeGreaterThan(VIEW_ENTITIES_MAX);
     expect(entityRounds).toBeGreaterThan(10);
     expect(skippedRounds).toBeGreaterThan(2);
     expect(splitEntities(expectedView(game, viewers[0].entity.x, viewers[0].entity.y), 1).length).toBeGreaterThan(1);
+    game.shutdown();
+  });
+
+  it("keeps every entry right while its slots grow mid-game and long entries overflow the round's area", () => {
+    // The broadcaster keeps one record per entity slot and writes entries too long to keep (a long name) into
+    // a round's area after the records; both grow while the game runs — the records when the store's slots
+    // pass theirs, the area when a round's long entries pass it. Every datagram must stay what the plain
+    // encoders make of the view throughout (sendUnchangedEntities: each broadcast sends the entries).
+    const size = 400;
+    const game = new Game(
+      core,
+      floorMap("open", size, { x: 200, y: 200 }),
+      { sendUnchangedEntities: true, maxPlayers: 64 },
+      new Logger("silent"),
+    );
+    const random = mulberry32(20261208);
+    const names = [[], [{ kind: "name", value: "a name too long to be kept ok" }]] as Tlv[][];
+    const spawnSome = (count: number): void => {
+      for (let i = 0; i < count; i++) {
+        game.entities.spawn({
+          typeId: 16 + (i % 4),
+          x: 60 + Math.floor(random() * 280),
+          y: 60 + Math.floor(random() * 280),
+          hp: 5,
+          hpMax: 9,
+          elo: i,
+          flags: 0,
+          name: "",
+          meta: names[i % 2],
+        });
+      }
+    };
+    spawnSome(600);
+    const viewers = Array.from({ length: 40 }, (_, i) => game.join(`v${i}`));
+    const peers = viewers.map((_, i) => new CapturingPeer(`test:g${i}`, `10.0.1.${i}`));
+    viewers.forEach((session, i) => {
+      bind(game, session, peers[i]);
+      game.entities.move(session.entity, 70 + Math.floor(random() * 260), 70 + Math.floor(random() * 260));
+    });
+    let checked = 0;
+    for (let step = 0; step < 16; step++) {
+      // 400 more creatures every other step: the store's slots pass 1024 and then 2048 on the way.
+      if (step % 2 === 0) spawnSome(400);
+      for (const entity of game.entities.values()) {
+        if (entity.typeId !== 0 && random() < 0.2) {
+          game.entities.move(entity, entity.x + Math.floor(random() * 3) - 1, entity.y + Math.floor(random() * 3) - 1);
+        }
+      }
+      for (const peer of peers) peer.datagrams.length = 0;
+      game.step();
+      viewers.forEach((session, i) => {
+        if (game.tick % BROADCAST_EVERY_TICKS !== session.sendPhase) return;
+        const received = peers[i].datagrams.filter((d) => d[3] === PACKET_ENTITY);
+        expect(received).toEqual(splitEntities(expectedView(game, session.entity.x, session.entity.y), game.tick));
+        checked++;
+      });
+    }
+    expect(game.entities.slotCount).toBeGreaterThan(2048);
+    expect(checked).toBeGreaterThan(200);
     game.shutdown();
   });
 
@@ -246,7 +315,8 @@ for (const compact of [false, true])
     it("sends StateDeltas that rebuild exactly the view from any acknowledged baseline, the seed's packets when too big, and idles", () => {
       const game = new Game(core, floorMap("open", SIZE, { x: 64, y: 64 }), {}, new Logger("silent"));
       const random = mulberry32(20240602);
-      // A crowd too big for one delta from nothing (140 entries), then a sparse view for steady deltas.
+      // A crowd too big for one delta from nothing (140 entries, of which a view sends the VIEW_ENTITIES_MAX
+      // nearest; every other one named, so even those do not fit), then a sparse view for steady deltas.
       const crowd = Array.from({ length: 140 }, (_, i) =>
         game.entities.spawn({
           typeId: 16 + (i % 3),
@@ -257,7 +327,8 @@ for (const compact of [false, true])
           elo: 1000,
           flags: 0,
           name: "",
-          meta: i % 4 === 0 ? [{ kind: "weapon", value: 2 }] : [],
+          meta:
+            i % 4 === 0 ? [{ kind: "weapon", value: 2 }] : i % 2 === 1 ? [{ kind: "name", value: `crowd ${i}` }] : [],
         }),
       );
       const viewer = game.join("dee");

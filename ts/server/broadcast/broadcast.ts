@@ -18,6 +18,8 @@
 // straight into the outbound slab.
 import { CHUNK_SIZE, IDLE_STATE_EVERY_TICKS } from "../../constants.js";
 import { ENTITY_CHECKSUM_START, entityChecksumEntries } from "../../protocol/entity-checksum.js";
+import { FNV_PRIME } from "../../protocol/fnv1a.js";
+import { readU32 } from "../../protocol/bytes.js";
 import {
   ENTITIES_PER_DATAGRAM_MAX,
   ENTITY_ENTRY_BYTES,
@@ -37,16 +39,35 @@ import type { Egress } from "../edge/egress.js";
 import { ACTIVE_AFTER_STEP_TICKS, type EntityBaselines } from "../sessions/entity-baselines.js";
 import type { EntityStore } from "../entities/entities.js";
 import type { Session } from "../sessions/session.js";
-import { VIEW_RADIUS } from "../entities/view.js";
+import { VIEW_ENTITIES_MAX, VIEW_RADIUS } from "../entities/view.js";
 import type { ChunkStream } from "../world/chunk-stream.js";
 
 const ENTRY_MAX_BYTES = ENTITY_ENTRY_BYTES + ENTITY_META_MAX_BYTES;
 /**
- * Each slot's entry is kept between rounds at slot × ENTRY_STRIDE and written again only when one of
- * its fields changed; an entry longer than this (meta over 14 bytes) is written into the round's area
- * every round instead.
+ * Each slot has a record of RECORD_BYTES at slot × RECORD_BYTES: five i32s saying what its entry is, then
+ * the entry itself, kept between rounds and written again only when one of its fields changed. One record
+ * is one cache line: among 100,000 creatures a view's entries lie all over memory, and reading the round,
+ * offset and length from three arrays and the bytes from a fourth cost four cache misses an entry where
+ * this costs one. An entry longer than KEPT_ENTRY_MAX (meta over 26 bytes) is written into the round's
+ * area, after the records, every round instead.
  */
-const ENTRY_STRIDE = 32;
+const RECORD_BYTES = 64;
+const RECORD_INTS = RECORD_BYTES / 4;
+/** The record's i32s: the round its entry was last looked at (a differing one is looked at again)… */
+const R_ROUND = 0;
+/** … where the entry is (a byte offset: inside the record when kept, else in the round's area) and how long… */
+const R_OFFSET = 1;
+const R_BYTES = 2;
+/**
+ * … the store's change count (EntityStore.changeCounts) the kept entry was written at, and whether one is
+ * kept (0: none, or too long to keep). A count that stands still means the bytes are still the entity's
+ * entry: no field of its object is read.
+ */
+const R_COUNT = 3;
+const R_KEPT = 4;
+/** Where in its record a kept entry starts, and the longest kept. */
+const RECORD_ENTRY_AT = 20;
+const KEPT_ENTRY_MAX = RECORD_BYTES - RECORD_ENTRY_AT;
 /** The fields an entry is made of, kept by slot when verifying that the change counts tell every change. */
 const KEPT_FIELDS = 8;
 const KEPT_FIELD_NAMES = ["id", "typeId", "x", "y", "hp", "hpMax", "elo", "flags"] as const;
@@ -71,31 +92,21 @@ export interface BroadcastPorts {
 
 export class Broadcaster {
   /**
-   * The encoded entries: first every slot's kept entry (slot × ENTRY_STRIDE), then this round's area
-   * (from `roundArea`) for entries too long to keep. The per-slot arrays below point into it.
+   * By entity slot (StoredEntity.slot), its record (RECORD_BYTES at slot × RECORD_BYTES), then this round's
+   * area (from `roundArea`) for entries too long to keep: `entries` and `records` view the same memory, as
+   * bytes and as i32s. The per-client loops touch an entity's object once per round at most, and write its
+   * bytes only when it changed.
    */
-  private entries = new Uint8Array(1024 * ENTRY_STRIDE + 16 * 1024);
-  private roundArea = 1024 * ENTRY_STRIDE;
-  private entriesUsed = this.roundArea;
-  /** Bumped by beginRound; an entity whose slot's encodedRound differs is looked at again. */
+  private entries: Uint8Array = new Uint8Array(0);
+  private records: Int32Array = new Int32Array(0);
+  /** Slots the records hold. */
+  private slots = 0;
+  private roundArea = 0;
+  private entriesUsed = 0;
+  /** Bumped by beginRound; an entity whose record's round differs is looked at again. */
   private round = 0;
   /** When this round of broadcasts began (performance.now() ms): stamps the delta sessions' lists (beginRound). */
   private roundStartMs = NaN;
-  /**
-   * By entity slot (StoredEntity.slot): the round its entry was last looked at, and where in
-   * `entries` it is and how long. Packed arrays, so the per-client loops touch an entity's object
-   * once per round at most, and write its bytes only when it changed.
-   */
-  private encodedRound = new Int32Array(1024).fill(-1);
-  private entryOffset = new Int32Array(1024);
-  private entryBytes = new Int32Array(1024);
-  /**
-   * By slot: the store's change count (EntityStore.changeCounts) the kept entry was written at, and
-   * whether one is kept (0: none, or too long to keep). A count that stands still means the bytes are
-   * still the entity's entry: no field of its object is read.
-   */
-  private keptCount = new Int32Array(1024);
-  private kept = new Uint8Array(1024);
   /** Only when verifying: by slot, the fields and the meta array the kept entry was written from. */
   private keptFields: Float64Array | null = null;
   private readonly keptMeta: (readonly unknown[] | null)[] = [];
@@ -117,6 +128,24 @@ export class Broadcaster {
     this.egress = ports.egress;
     this.sendUnchangedEntities = ports.sendUnchangedEntities;
     if (ports.verifyEntityChanges === true) this.keptFields = new Float64Array(1024 * KEPT_FIELDS);
+    this.allocate(1024, 16 * 1024);
+  }
+
+  /**
+   * Makes room for `slots` records and a round's area of `roundBytes`, keeping the records there are (the
+   * round's area is not kept: see fitSlots). A new record starts never looked at.
+   */
+  private allocate(slots: number, roundBytes: number): void {
+    const buffer = new ArrayBuffer(slots * RECORD_BYTES + roundBytes);
+    const entries = new Uint8Array(buffer);
+    entries.set(this.entries.subarray(0, this.slots * RECORD_BYTES));
+    const records = new Int32Array(buffer);
+    for (let slot = this.slots; slot < slots; slot++) records[slot * RECORD_INTS + R_ROUND] = -1;
+    this.entries = entries;
+    this.records = records;
+    this.slots = slots;
+    this.roundArea = slots * RECORD_BYTES;
+    this.entriesUsed = this.roundArea;
   }
 
   /**
@@ -131,33 +160,29 @@ export class Broadcaster {
     this.entriesUsed = this.roundArea;
   }
 
-  /** Grows the per-slot arrays to the store's slots (new slots start never encoded). */
+  /** Grows the records to the store's slots (new slots start never encoded). */
   private fitSlots(): void {
     const needed = this.entities.slotCount;
-    if (needed <= this.encodedRound.length) return;
-    const size = Math.max(needed, this.encodedRound.length * 2);
-    this.encodedRound = grown(this.encodedRound, new Int32Array(size).fill(-1));
-    this.entryOffset = grown(this.entryOffset, new Int32Array(size));
-    this.entryBytes = grown(this.entryBytes, new Int32Array(size));
-    this.keptCount = grown(this.keptCount, new Int32Array(size));
-    this.kept = grown(this.kept, new Uint8Array(size));
+    if (needed <= this.slots) return;
+    const size = Math.max(needed, this.slots * 2);
     if (this.keptFields !== null) this.keptFields = grown(this.keptFields, new Float64Array(size * KEPT_FIELDS));
-    // The kept entries keep their offsets; the round's area moves up behind them (its entries are stale
-    // by now: fitSlots runs only before a round's first query).
-    const entries = new Uint8Array(size * ENTRY_STRIDE + (this.entries.length - this.roundArea));
-    entries.set(this.entries.subarray(0, this.roundArea));
-    this.entries = entries;
-    this.roundArea = size * ENTRY_STRIDE;
-    this.entriesUsed = this.roundArea;
-    for (let slot = 0; slot < size; slot++) if (this.encodedRound[slot] === this.round) this.encodedRound[slot] = -1;
+    // The kept entries keep their records, and their offsets with them (a kept entry's offset is inside its own
+    // record); the round's area moves up behind them and starts empty. fitSlots runs before a round's first
+    // query, or mid-round when a slot was added since: then this round's entries are looked at again, so
+    // none points into the area left behind.
+    this.allocate(size, this.entries.length - this.roundArea);
+    const records = this.records;
+    for (let slot = 0; slot < size; slot++) {
+      if (records[slot * RECORD_INTS + R_ROUND] === this.round) records[slot * RECORD_INTS + R_ROUND] = -1;
+    }
   }
 
   /** Sends one broadcast to `session` (which must be bound to a peer). */
   sendTo(session: Session): void {
     const entity = session.entity;
     const inView = this.view;
-    if (this.entities.slotCount > this.encodedRound.length) this.fitSlots();
-    const count = this.entities.slotsInSquare(entity.x, entity.y, VIEW_RADIUS, inView);
+    if (this.entities.slotCount > this.slots) this.fitSlots();
+    const count = this.entities.slotsInSquare(entity.x, entity.y, VIEW_RADIUS, inView, VIEW_ENTITIES_MAX);
     const centreX = Math.floor(entity.x / CHUNK_SIZE);
     const centreY = Math.floor(entity.y / CHUNK_SIZE);
     const versions = this.versions;
@@ -216,40 +241,65 @@ export class Broadcaster {
       return this.sendDelta(session, baselines, list, count, checksum, centreX, centreY, tick, sameView);
     }
     const list = this.viewList(baselines, count);
-    return this.sendDelta(session, baselines, list, count, list.computeChecksum(), centreX, centreY, tick, sameView);
+    return this.sendDelta(session, baselines, list, count, list.checksum, centreX, centreY, tick, sameView);
   }
 
   /** entity_checksum of the view's first `count` entries in send order (encoding any not yet encoded this round). */
   private viewChecksum(count: number): number {
     const inView = this.view;
-    const encodedRound = this.encodedRound;
-    const entryOffset = this.entryOffset;
-    const entryBytes = this.entryBytes;
     const round = this.round;
     let checksum = ENTITY_CHECKSUM_START;
     for (let index = 0; index < count; index++) {
       const slot = inView[index];
-      if (encodedRound[slot] !== round) this.encodeEntry(slot, index);
-      const from = entryOffset[slot];
-      checksum = entityChecksumEntries(checksum, this.entries, from, from + entryBytes[slot]);
+      const record = slot * RECORD_INTS;
+      if (this.records[record + R_ROUND] !== round) this.encodeEntry(slot, index);
+      // Read after encodeEntry, which may have grown the memory they view.
+      const records = this.records;
+      const from = records[record + R_OFFSET];
+      checksum = entityChecksumEntries(checksum, this.entries, from, from + records[record + R_BYTES]);
     }
     return checksum;
   }
 
-  /** The view's first `count` entries copied into the session's next list (encoding any not yet encoded). */
+  /**
+   * The view's first `count` entries copied into the session's next list and hashed on the way (its checksum
+   * set), encoding any not yet encoded. One pass over the bytes, written straight into the list's arrays: at
+   * ~64 entries a view and a thousand views a tick, the per-entry append (two capacity checks, the id read
+   * back from the bytes) and a second pass to hash were most of the view's cost.
+   */
   private viewList(baselines: EntityBaselines, count: number): EntryList {
     const inView = this.view;
-    const encodedRound = this.encodedRound;
-    const entryOffset = this.entryOffset;
-    const entryBytes = this.entryBytes;
     const round = this.round;
-    const list = baselines.next(this.roundStartMs);
+    let byteLength = 0;
     for (let index = 0; index < count; index++) {
-      const slot = inView[index];
-      if (encodedRound[slot] !== round) this.encodeEntry(slot, index);
-      const from = entryOffset[slot];
-      list.append(this.entries, from, from + entryBytes[slot]);
+      const record = inView[index] * RECORD_INTS;
+      if (this.records[record + R_ROUND] !== round) this.encodeEntry(inView[index], index);
+      byteLength += this.records[record + R_BYTES];
     }
+    const list = baselines.next(this.roundStartMs);
+    list.prepare(count, byteLength);
+    const bytes = list.bytes;
+    const starts = list.starts;
+    const ids = list.ids;
+    const entries = this.entries;
+    const records = this.records;
+    let at = 0;
+    let hash = ENTITY_CHECKSUM_START | 0;
+    for (let index = 0; index < count; index++) {
+      const record = inView[index] * RECORD_INTS;
+      const from = records[record + R_OFFSET];
+      const to = from + records[record + R_BYTES];
+      starts[index] = at;
+      ids[index] = readU32(entries, from); // the entry's id: its first field
+      for (let byte = from; byte < to; byte++) {
+        const value = entries[byte];
+        bytes[at++] = value;
+        // FNV-1a (protocol/fnv1a.ts), folded here so the bytes are read once.
+        hash = Math.imul(hash ^ value, FNV_PRIME);
+      }
+    }
+    starts[count] = at;
+    list.filled(count, hash >>> 0);
     return list;
   }
 
@@ -342,9 +392,9 @@ export class Broadcaster {
   private sendEntities(session: Session, inView: number[], count: number, tick: number): void {
     const egress = this.egress;
     const slab = egress.slab;
+    // Every entry in view is current (viewChecksum or viewList ran first): nothing grows these meanwhile.
     const entries = this.entries;
-    const entryOffset = this.entryOffset;
-    const entryBytes = this.entryBytes;
+    const records = this.records;
     let start = 0;
     do {
       let size = ENTITY_HEADER_BYTES;
@@ -352,17 +402,18 @@ export class Broadcaster {
       while (
         end < count &&
         end - start < ENTITIES_PER_DATAGRAM_MAX &&
-        size + entryBytes[inView[end]] <= MAX_DATAGRAM_BYTES
+        size + records[inView[end] * RECORD_INTS + R_BYTES] <= MAX_DATAGRAM_BYTES
       ) {
-        size += entryBytes[inView[end]];
+        size += records[inView[end] * RECORD_INTS + R_BYTES];
         end++;
       }
       slab.reserve(size);
       const out = slab.bytes;
       let at = slab.at + encodeEntityHeader(0, tick, end - start, end < count, out, slab.at);
       for (let index = start; index < end; index++) {
-        const from = entryOffset[inView[index]];
-        const to = from + entryBytes[inView[index]];
+        const record = inView[index] * RECORD_INTS;
+        const from = records[record + R_OFFSET];
+        const to = from + records[record + R_BYTES];
         for (let byte = from; byte < to; byte++) out[at++] = entries[byte];
       }
       egress.sendWritten(session, size);
@@ -376,36 +427,40 @@ export class Broadcaster {
    */
   private encodeEntry(slot: number, index: number): void {
     const count = this.entities.changeCounts[slot];
-    if (this.kept[slot] === 1 && this.keptCount[slot] === count) {
+    const record = slot * RECORD_INTS;
+    if (this.records[record + R_KEPT] === 1 && this.records[record + R_COUNT] === count) {
       if (this.keptFields !== null) this.verifyKept(slot);
-      this.encodedRound[slot] = this.round;
+      this.records[record + R_ROUND] = this.round;
       return;
     }
     const entity = this.entities.atSlot(slot);
-    this.kept[slot] = 0;
+    this.records[record + R_KEPT] = 0;
     // The meta (a few TLVs, checked like everything sent) is encoded once per change, not per round.
     if (entity.metaEncodedFrom !== entity.meta) {
       entity.metaEncoded = encodeEntityMeta(entity);
       entity.metaEncodedFrom = entity.meta;
     }
-    const keep = ENTITY_ENTRY_BYTES + entity.metaEncoded.length <= ENTRY_STRIDE;
+    const keep = ENTITY_ENTRY_BYTES + entity.metaEncoded.length <= KEPT_ENTRY_MAX;
     if (!keep && this.entriesUsed + ENTRY_MAX_BYTES > this.entries.length) {
-      // Offsets stay valid: the bytes keep their positions in the larger array.
-      const grown = new Uint8Array(this.entries.length * 2);
-      grown.set(this.entries.subarray(0, this.entriesUsed));
-      this.entries = grown;
+      // Offsets stay valid: the records and the round's area keep their positions in the larger memory.
+      const buffer = new ArrayBuffer(this.entries.length * 2);
+      const entries = new Uint8Array(buffer);
+      entries.set(this.entries.subarray(0, this.entriesUsed));
+      this.entries = entries;
+      this.records = new Int32Array(buffer);
     }
-    const at = keep ? slot * ENTRY_STRIDE : this.entriesUsed;
+    const records = this.records;
+    const at = keep ? slot * RECORD_BYTES + RECORD_ENTRY_AT : this.entriesUsed;
     const size = encodeEntityEntryWithMeta(entity, entity.metaEncoded, this.entries, at, index);
-    this.encodedRound[slot] = this.round;
-    this.entryOffset[slot] = at;
-    this.entryBytes[slot] = size;
+    records[record + R_ROUND] = this.round;
+    records[record + R_OFFSET] = at;
+    records[record + R_BYTES] = size;
     if (!keep) {
       this.entriesUsed += size;
       return;
     }
-    this.kept[slot] = 1;
-    this.keptCount[slot] = count;
+    records[record + R_KEPT] = 1;
+    records[record + R_COUNT] = count;
     const fields = this.keptFields;
     if (fields === null) return;
     const k = slot * KEPT_FIELDS;

@@ -262,8 +262,13 @@ export class EntityStore {
    * the square into `out`, sorted by id, and returns the count. It reads only the buckets' packed
    * arrays — positions, ids, slots — and no entity's object: at 2000 clients with ~20 creatures in
    * each view, touching each object in every view was most of the view's cost (docs/server.md).
+   *
+   * With more than `max` entities in the square only the `max` nearest are written (Chebyshev distance;
+   * of those at the farthest distance kept, the lowest ids): a crowded view's cost then stops growing
+   * with the crowd (the cap is VIEW_ENTITIES_MAX, view.ts; docs/protocol.md § 8.3). The choice is a
+   * function of positions and ids alone, so it is deterministic.
    */
-  slotsInSquare(x: number, y: number, radius: number, out: number[]): number {
+  slotsInSquare(x: number, y: number, radius: number, out: number[], max = Infinity): number {
     const cx0 = Math.floor((x - radius) / CHUNK_SIZE);
     const cx1 = Math.floor((x + radius) / CHUNK_SIZE);
     const cy0 = Math.floor((y - radius) / CHUNK_SIZE);
@@ -272,8 +277,13 @@ export class EntityStore {
     let runs = 0;
     const buckets = this.buckets;
     let ids = sortIds;
+    let distances = sortDistances;
     const maxRuns = (cx1 - cx0 + 1) * (cy1 - cy0 + 1);
     if (runStarts.length < maxRuns + 1) runStarts = new Int32Array(maxRuns + 1);
+    // Entities in the square by their distance from its centre (0 … radius), for the cap.
+    if (ringCounts.length < radius + 1) ringCounts = new Int32Array(radius + 1);
+    const rings = ringCounts;
+    rings.fill(0, 0, radius + 1);
     for (let cy = cy0; cy <= cy1; cy++) {
       for (let cx = cx0; cx <= cx1; cx++) {
         const bucket = buckets.get(cx, cy);
@@ -282,18 +292,31 @@ export class EntityStore {
         const xs = bucket.xs;
         const ys = bucket.ys;
         const length = xs.length;
-        if (ids.length < count + length) ids = sortIds = growIds(count + length);
+        if (ids.length < count + length) {
+          ids = sortIds = growIds(count + length);
+          distances = sortDistances = growDistances(ids.length);
+        }
         for (let index = 0; index < length; index++) {
-          if (Math.abs(xs[index] - x) <= radius && Math.abs(ys[index] - y) <= radius) {
+          const dx = Math.abs(xs[index] - x);
+          const dy = Math.abs(ys[index] - y);
+          if (dx <= radius && dy <= radius) {
             const slot = bucket.slots[index];
             if (count < out.length) out[count] = slot;
             else out.push(slot);
             ids[count] = bucket.ids[index];
+            const distance = dx > dy ? dx : dy;
+            distances[count] = distance;
+            rings[distance]++;
             count++;
           }
         }
         if (count > runStart) runStarts[runs++] = runStart;
       }
+    }
+    runStarts[runs] = count;
+    if (count > max) {
+      runs = keepNearest(out, ids, distances, rings, runs, count, max);
+      count = runStarts[runs];
     }
     // Each bucket's run is sorted by id already. A few entries in more than one run are merged by an
     // insertion sort over the ids gathered beside the slots (nearly sorted input, ~20 entries); a crowded
@@ -302,7 +325,6 @@ export class EntityStore {
     // views of ~105 among 100,000 entities (2 cores, load 11, best of 10): 19.5 µs a view by insertion,
     // 9.4 µs by merging.
     if (runs > 1) {
-      runStarts[runs] = count;
       if (count <= INSERTION_SORT_MAX) sortSlotsByIds(out, ids, count);
       else mergeRuns(out, ids, runs, count);
     }
@@ -404,6 +426,77 @@ function growIds(atLeast: number): Float64Array<ArrayBuffer> {
   const grown = new Float64Array(Math.max(atLeast, sortIds.length * 2));
   grown.set(sortIds);
   return grown;
+}
+
+/** slotsInSquare's distances (Chebyshev, from the square's centre) beside its slots and ids. Only ever grows. */
+let sortDistances = new Int32Array(256);
+/** slotsInSquare's count of entries at each distance. */
+let ringCounts = new Int32Array(16);
+/** keepNearest's ids of the entries at the farthest distance kept, to find the lowest of them. */
+let tieIds = new Float64Array(64);
+
+function growDistances(atLeast: number): Int32Array<ArrayBuffer> {
+  const grown = new Int32Array(Math.max(atLeast, sortDistances.length * 2));
+  grown.set(sortDistances);
+  return grown;
+}
+
+/**
+ * Keeps the `max` nearest of the `count` entries gathered by slotsInSquare (`rings`: how many lie at each
+ * distance): every one nearer than the distance where the count passes `max`, and of those at that distance
+ * the lowest ids. Filters each run in place, so the runs stay sorted by id; returns the runs left, their
+ * starts (and the new count after them) in runStarts.
+ */
+function keepNearest(
+  slots: number[],
+  ids: Float64Array,
+  distances: Int32Array,
+  rings: Int32Array,
+  runs: number,
+  count: number,
+  max: number,
+): number {
+  let farthest = 0;
+  let nearer = 0;
+  while (nearer + rings[farthest] <= max) nearer += rings[farthest++];
+  // `max - nearer` of the rings[farthest] entries at that distance are kept: those with ids up to idLimit.
+  const wanted = max - nearer;
+  let idLimit = -1;
+  if (wanted > 0) {
+    if (tieIds.length < rings[farthest]) tieIds = new Float64Array(Math.max(rings[farthest], tieIds.length * 2));
+    let ties = 0;
+    for (let index = 0; index < count; index++) if (distances[index] === farthest) tieIds[ties++] = ids[index];
+    // A ring's worth (~a dozen in the crowd of the 100,000-creature bench): an insertion sort, in place.
+    for (let i = 1; i < ties; i++) {
+      const id = tieIds[i];
+      let j = i - 1;
+      while (j >= 0 && tieIds[j] > id) {
+        tieIds[j + 1] = tieIds[j];
+        j--;
+      }
+      tieIds[j + 1] = id;
+    }
+    idLimit = tieIds[wanted - 1];
+  }
+  let kept = 0;
+  let runsKept = 0;
+  for (let run = 0; run < runs; run++) {
+    const start = runStarts[run];
+    const end = runStarts[run + 1];
+    const runStart = kept;
+    for (let index = start; index < end; index++) {
+      const distance = distances[index];
+      if (distance < farthest || (distance === farthest && ids[index] <= idLimit)) {
+        slots[kept] = slots[index];
+        ids[kept] = ids[index];
+        kept++;
+      }
+    }
+    // runStarts[run + 1] is read before it can be written: runsKept ≤ run.
+    if (kept > runStart) runStarts[runsKept++] = runStart;
+  }
+  runStarts[runsKept] = kept;
+  return runsKept;
 }
 
 /** slotsInSquare's runs (one per bucket with entries in the square): where each starts, then the count. */
