@@ -7,7 +7,7 @@
 // with its checks per datagram sent (docs/benchmarks.md § The bots' own cost). Through the addon every bot's
 // socket sits in one epoll set: a read visits only the sockets with data, one recvmmsg each, into buffers
 // all the bots share, and each bot gets a view of its datagrams, with one call into JS per read instead of
-// one per socket (−18 to −20 % of the bots' CPU, measured in pairs); a send is one send(2) of the bot's own
+// one per socket (−16 to −20 % of the bots' CPU, measured in pairs); a send is one send(2) of the bot's own
 // bytes on its connected socket, no copy and no request object. --socket-set off reads a socket at a time.
 import { createSocket } from "node:dgram";
 import type { UdpBackend } from "../../ts/server/transports/udp-transport.js";
