@@ -7,8 +7,8 @@
 // set of their own, and libuv polls only the set's descriptor. When it is readable, epoll_wait says which
 // sockets have data, each is read with one recvmmsg into the next free slots of buffers JavaScript owns,
 // every slot tagged with the socket's id, and JavaScript is called once for up to SET_SLOTS datagrams.
-// With an interval the set is read at most once per interval, so the datagrams of a broadcast (a State
-// and the EntityPackets after it) are read together, one recvmmsg per socket.
+// With an interval the set is read at most once per interval: fewer wake-ups of the loop, and more
+// datagrams per call into JavaScript.
 //
 // The sockets are connected to their one peer (the server): a send names no address, the kernel keeps
 // the route, and only the peer's datagrams are let in, so a received slot carries no source address.
