@@ -4,10 +4,14 @@
 // batched-UDP addon (npm install builds it once; an edit to its C source would
 // otherwise be tested against the old binary).
 import { execFileSync } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 
 const ADDON = "native/udp-mmsg/build/Release/udp_mmsg.node";
-const ADDON_SOURCES = ["native/udp-mmsg/src/udp_mmsg.c", "native/udp-mmsg/binding.gyp"];
+/** Every file the addon is built from: its C sources and headers (src/), and binding.gyp. */
+const ADDON_SOURCES = [
+  "native/udp-mmsg/binding.gyp",
+  ...readdirSync("native/udp-mmsg/src").map((name) => `native/udp-mmsg/src/${name}`),
+];
 
 export default function setup(): void {
   if (!process.env.CORE_WASM) {

@@ -55,14 +55,15 @@
 //
 // usage: node --import tsx bench/server/bots.ts --http http://127.0.0.1:PORT --count N
 //        [--warmup S] [--measure S] [--idle | --fight] [--deltas] [--compact] [--seed N] [--wait-go] [--first N]
-//        [--hall K [--delve]] [--talk] [--social N] [--udp-backend auto|mmsg|dgram]
+//        [--hall K [--delve]] [--talk] [--social N] [--udp-backend auto|mmsg|dgram] [--socket-set on|off]
+//        [--set-interval-ms N]
 // --deltas: each bot asks for entity deltas (P-21) — it acknowledges the lists it verifies
 // (EntityAckPacket) and applies each StateDeltaPacket to its baseline. --compact (implies --deltas):
 // the compact form (P-25) as the official client asks by default — CompactAckPackets, and
 // StateDeltaCompactPackets applied the same way.
 // stdout: JSON lines {"event":"joined"|"measure-start"|"measure-end"|"result", ...}
 import { type UdpBackend, UDP_BACKENDS } from "../../ts/server/transports/udp-transport.js";
-import { type BotSocket, botSocketFactory } from "./bot-sockets.js";
+import { type BotSocket, DEFAULT_SET_INTERVAL_MS, botSocketFactory } from "./bot-sockets.js";
 import { parseArgs } from "node:util";
 import { TICK_HZ } from "../../ts/constants.js";
 import {
@@ -153,6 +154,9 @@ in one process, each a real protocol client over UDP with its own socket and ses
   --seed N       the bots' random stream (default 1)
   --udp-backend B  how the bots' sockets are read and written: auto (native/udp-mmsg where it is built, else
                  node:dgram; the default), mmsg (insist on the addon) or dgram (bench/server/bot-sockets.ts)
+  --socket-set on|off  with the addon, read every bot's socket through one epoll set (on, the default) or
+                 each socket on its own (off)
+  --set-interval-ms N  read the epoll set at most once per N ms (default ${DEFAULT_SET_INTERVAL_MS}; 0: at once)
   --first N      the first bot's number (nicks are bot<N>): several processes on one server (default 0)
   --wait-go      after joining, wait for "go" on stdin before the warm-up (several processes in step)
   --hall K       the first K bots take the delve world's hall; --delve: they take its stairs over and over
@@ -185,6 +189,8 @@ const OPTIONS = {
   compact: { type: "boolean", default: false },
   seed: { type: "string", default: "1" },
   "udp-backend": { type: "string", default: "auto" },
+  "socket-set": { type: "string", default: "on" },
+  "set-interval-ms": { type: "string", default: String(DEFAULT_SET_INTERVAL_MS) },
   "wait-go": { type: "boolean", default: false },
   // The first bot's number (nicks are bot<N>): several bot processes on one server need distinct nicks.
   first: { type: "string", default: "0" },
@@ -230,9 +236,17 @@ if (!UDP_BACKENDS.includes(udpBackend)) {
   process.stderr.write(`bots: --udp-backend must be one of ${UDP_BACKENDS.join(", ")}, got ${udpBackend}\n`);
   process.exit(2);
 }
+const socketSet = values["socket-set"];
+const setIntervalMs = Number(values["set-interval-ms"]);
+if ((socketSet !== "on" && socketSet !== "off") || !Number.isInteger(setIntervalMs) || !(setIntervalMs >= 0)) {
+  process.stderr.write(
+    `bots: --socket-set is on or off and --set-interval-ms a whole number ≥ 0; got ${socketSet}, ${values["set-interval-ms"]}\n`,
+  );
+  process.exit(2);
+}
 const sockets = (() => {
   try {
-    return botSocketFactory(udpBackend, STATE_BYTES);
+    return botSocketFactory(udpBackend, STATE_BYTES, { enabled: socketSet === "on", intervalMs: setIntervalMs });
   } catch (error) {
     process.stderr.write(`bots: ${(error as Error).message}\n`);
     process.exit(2);
@@ -1135,6 +1149,7 @@ async function endWindow(): Promise<void> {
   emit("result", {
     bots: bots.length,
     udpBackend: sockets.backend,
+    socketSet: sockets.socketSet,
     sendFailures: sockets.sendFailures(),
     chunksHeldPerBot: bots.reduce((sum, bot) => sum + bot.held.size, 0) / bots.length,
     idle,

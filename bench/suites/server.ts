@@ -237,6 +237,8 @@ interface BotResult {
   botProcessSystemPercent: number;
   /** How the bots' sockets were read and written (bench/server/bot-sockets.ts; several processes: the first's). */
   udpBackend?: "mmsg" | "dgram";
+  /** With the addon: whether the bots' sockets were read through one epoll set (bench/server/bot-sockets.ts). */
+  socketSet?: boolean;
   /** Datagrams the bots' kernel refused or could not take, over the run (summed over processes). */
   sendFailures?: number;
   /** Chunks each bot held at the end, on average (every manifest chunk it asked for and was sent). */
@@ -473,6 +475,8 @@ interface NpcRunOptions {
   botNodeArgs?: string[];
   /** How the bots' sockets are read and written (bench/server/bots.ts --udp-backend; default auto). */
   botUdpBackend?: UdpBackend;
+  /** More options for each bot process (e.g. --socket-set off: bench/server/bots.ts --help). */
+  botArgs?: string[];
   /** The first this many bots stand in the delve world's hall (bench/server/bots.ts --hall), and with `delve` take its stairs. */
   hall?: number;
   delve?: boolean;
@@ -542,6 +546,7 @@ export async function runScale(
         String(botCores.slice(0, index).reduce((sum, _core, before) => sum + share(before), 0)),
         ...(botCores.length > 1 ? ["--wait-go"] : []),
         ...(npcRun?.botUdpBackend ? ["--udp-backend", npcRun.botUdpBackend] : []),
+        ...(npcRun?.botArgs ?? []),
         ...(idle ? ["--idle"] : []),
         ...(npcRun?.fight ? ["--fight"] : []),
         ...(npcRun?.talk ? ["--talk"] : []),
@@ -750,7 +755,7 @@ export async function runScale(
     log(
       `server: N=${bots}${idle ? " idle" : ""}: cpu ${fmt(row.serverCpuPercent)} %, ${fmt(row.cpuUsPerClientSecond)} µs/client-s, ` +
         `tick p99 ${fmt(row.tickMs.p99)} ms, ${fmt(tickRateHz)} Hz, state ${fmt(bot.perBot.statePerSecond)}/s per bot, ` +
-        `down ${fmt(bot.perBot.ipBytesInPerSecond)} B/s per bot, bots' cpu ${fmt(bot.botProcessCpuPercent)} % (user ${fmt(bot.botProcessUserPercent)} / system ${fmt(bot.botProcessSystemPercent)}${bot.udpBackend ? `, ${bot.udpBackend}` : ""}), ` +
+        `down ${fmt(bot.perBot.ipBytesInPerSecond)} B/s per bot, bots' cpu ${fmt(bot.botProcessCpuPercent)} % (user ${fmt(bot.botProcessUserPercent)} / system ${fmt(bot.botProcessSystemPercent)}${bot.udpBackend ? `, ${bot.udpBackend}${bot.socketSet ? " epoll set" : ""}` : ""}), ` +
         `in by type ${JSON.stringify(bot.datagramsInPerBotSecondByType)}, load ${row.load!.before[0]} → ${row.load!.after[0]}` +
         (row.npcs
           ? `; NPCs ${row.npcs.count}: awake ${fmt(row.npcs.awakeMean)}, ${fmt(row.npcs.decisionsPerSecond)} decisions/s ` +
@@ -839,6 +844,7 @@ function combineBotResults(results: BotResult[]): BotResult {
     botProcessUserPercent: results.reduce((sum, result) => sum + result.botProcessUserPercent, 0),
     botProcessSystemPercent: results.reduce((sum, result) => sum + result.botProcessSystemPercent, 0),
     udpBackend: results[0].udpBackend,
+    socketSet: results[0].socketSet,
     sendFailures: results.reduce((sum, result) => sum + (result.sendFailures ?? 0), 0),
     chunksHeldPerBot: weighted((result) => result.chunksHeldPerBot ?? 0),
     perBot,

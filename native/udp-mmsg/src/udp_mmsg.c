@@ -30,14 +30,9 @@
 #include <unistd.h>
 #include <uv.h>
 
-// Datagrams per sendmmsg/recvmmsg call (the kernel caps a call at UIO_MAXIOV, 1024).
-#define BATCH 64
-// Bytes per socket-address slot: a sockaddr_in6, the larger of the two families.
-#define ADDR_BYTES 28
-// Bytes per receive slot. Valid datagrams are at most 1200 bytes; a larger one
-// still arrives whole up to this size, so the protocol layer rejects it with
-// its own reason, and beyond it MSG_TRUNC marks it.
-#define RECV_SLOT 1500
+#include "napi_util.h"
+#include "socket_set.h"
+
 // recvmmsg rounds per readable event, so a flood cannot starve timers (the tick loop).
 #define RECV_ROUNDS 16
 #define SOCKET_BUFFER_BYTES (4 * 1024 * 1024)
@@ -113,37 +108,6 @@ typedef struct {
 static void finalize(napi_env env, void *data, void *hint);
 static void on_env_cleanup(napi_async_cleanup_hook_handle hook, void *arg);
 
-#define CHECK(call)                                                        \
-  do {                                                                     \
-    if ((call) != napi_ok) {                                               \
-      const napi_extended_error_info *info_;                               \
-      napi_get_last_error_info(env, &info_);                               \
-      bool pending_;                                                       \
-      napi_is_exception_pending(env, &pending_);                           \
-      if (!pending_)                                                       \
-        napi_throw_error(env, NULL,                                        \
-                         info_->error_message ? info_->error_message       \
-                                              : "udp-mmsg: N-API failure"); \
-      return NULL;                                                         \
-    }                                                                      \
-  } while (0)
-
-static napi_value throw_errno(napi_env env, const char *what, int code) {
-  char message[160];
-  snprintf(message, sizeof message, "%s: %s", what, strerror(code));
-  // The same fields node:dgram's errors carry: code "EADDRINUSE", errno -98, syscall "bind".
-  napi_value error, code_value, message_value, errno_value, syscall_value;
-  napi_create_string_utf8(env, message, NAPI_AUTO_LENGTH, &message_value);
-  napi_create_string_utf8(env, uv_err_name(-code), NAPI_AUTO_LENGTH, &code_value);
-  napi_create_error(env, code_value, message_value, &error);
-  napi_create_int32(env, -code, &errno_value);
-  napi_set_named_property(env, error, "errno", errno_value);
-  napi_create_string_utf8(env, what, NAPI_AUTO_LENGTH, &syscall_value);
-  napi_set_named_property(env, error, "syscall", syscall_value);
-  napi_throw(env, error);
-  return NULL;
-}
-
 // Marks handles made by open(), so an external from another addon is refused, not misread.
 static const napi_type_tag SOCKET_TAG = {0x8f3c0d2a6b5e4f17ULL, 0xa1d94c7e20b36f58ULL};
 
@@ -162,22 +126,6 @@ static Socket *unwrap(napi_env env, napi_value value) {
   return socket;
 }
 
-// A typed array's bytes, checked to be of the expected element type.
-static void *typed_array(napi_env env, napi_value value, napi_typedarray_type want, size_t *length) {
-  bool is_typed = false;
-  napi_is_typedarray(env, value, &is_typed);
-  if (!is_typed) {
-    napi_throw_type_error(env, NULL, "udp-mmsg: expected a typed array");
-    return NULL;
-  }
-  napi_typedarray_type type;
-  void *data = NULL;
-  if (napi_get_typedarray_info(env, value, &type, length, &data, NULL, NULL) != napi_ok || type != want) {
-    napi_throw_type_error(env, NULL, "udp-mmsg: typed array of the wrong element type");
-    return NULL;
-  }
-  return data;
-}
 
 // open(family 4|6, host, port) -> [handle, boundPort]
 static napi_value Open(napi_env env, napi_callback_info info) {
@@ -190,33 +138,9 @@ static napi_value Open(napi_env env, napi_callback_info info) {
   CHECK(napi_get_value_int32(env, argv[0], &family));
   CHECK(napi_get_value_string_utf8(env, argv[1], host, sizeof host, &host_length));
   CHECK(napi_get_value_int32(env, argv[2], &port));
-  if ((family != 4 && family != 6) || port < 0 || port > 65535) {
-    napi_throw_range_error(env, NULL, "udp-mmsg: family must be 4 or 6 and port 0-65535");
-    return NULL;
-  }
-
   struct sockaddr_storage address;
   socklen_t address_length;
-  memset(&address, 0, sizeof address);
-  if (family == 4) {
-    struct sockaddr_in *v4 = (struct sockaddr_in *)&address;
-    v4->sin_family = AF_INET;
-    v4->sin_port = htons((uint16_t)port);
-    if (inet_pton(AF_INET, host, &v4->sin_addr) != 1) {
-      napi_throw_type_error(env, NULL, "udp-mmsg: host is not an IPv4 address");
-      return NULL;
-    }
-    address_length = sizeof *v4;
-  } else {
-    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&address;
-    v6->sin6_family = AF_INET6;
-    v6->sin6_port = htons((uint16_t)port);
-    if (inet_pton(AF_INET6, host, &v6->sin6_addr) != 1) {
-      napi_throw_type_error(env, NULL, "udp-mmsg: host is not an IPv6 address");
-      return NULL;
-    }
-    address_length = sizeof *v6;
-  }
+  if (parse_address(env, family, host, port, &address, &address_length) != 0) return NULL;
 
   int fd = socket(family == 4 ? AF_INET : AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return throw_errno(env, "socket", errno);
@@ -230,11 +154,7 @@ static napi_value Open(napi_env env, napi_callback_info info) {
     close(fd);
     return throw_errno(env, "bind", code);
   }
-  struct sockaddr_storage bound;
-  socklen_t bound_length = sizeof bound;
-  getsockname(fd, (struct sockaddr *)&bound, &bound_length);
-  int bound_port = ntohs(family == 4 ? ((struct sockaddr_in *)&bound)->sin_port
-                                     : ((struct sockaddr_in6 *)&bound)->sin6_port);
+  int port_bound = bound_port(fd);
 
   Socket *socket_state = calloc(1, sizeof *socket_state);
   if (socket_state == NULL) {
@@ -273,7 +193,7 @@ static napi_value Open(napi_env env, napi_callback_info info) {
   CHECK(napi_create_external(env, socket_state, finalize, NULL, &handle));
   CHECK(napi_type_tag_object(env, handle, &SOCKET_TAG));
   CHECK(napi_add_async_cleanup_hook(env, on_env_cleanup, socket_state, &socket_state->cleanup_hook));
-  CHECK(napi_create_int32(env, bound_port, &port_value));
+  CHECK(napi_create_int32(env, port_bound, &port_value));
   CHECK(napi_create_array_with_length(env, 2, &result));
   CHECK(napi_set_element(env, result, 0, handle));
   CHECK(napi_set_element(env, result, 1, port_value));
@@ -281,28 +201,8 @@ static napi_value Open(napi_env env, napi_callback_info info) {
 }
 
 static void call_js(Socket *socket, napi_ref function_ref, int argc, int32_t arg) {
-  if (socket->env_gone || function_ref == NULL) return;
-  napi_env env = socket->env;
-  napi_handle_scope scope;
-  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
-  napi_value self, function, argv[1], result;
-  // make_callback needs an object to call on: the owner, or (closed before receiving) the global.
-  if (socket->self != NULL) napi_get_reference_value(env, socket->self, &self);
-  else napi_get_global(env, &self);
-  napi_get_reference_value(env, function_ref, &function);
-  napi_create_int32(env, arg, &argv[0]);
-  // make_callback, not call_function: it runs the microtask queue afterwards
-  // and keeps async_hooks' view of where the work came from.
-  if (napi_make_callback(env, socket->async_context, self, function, (size_t)argc, argv, &result) != napi_ok) {
-    bool pending = false;
-    napi_is_exception_pending(env, &pending);
-    if (pending) {
-      napi_value error;
-      napi_get_and_clear_last_exception(env, &error);
-      napi_fatal_exception(env, error);
-    }
-  }
-  napi_close_handle_scope(env, scope);
+  if (socket->env_gone) return;
+  call_back(socket->env, socket->async_context, socket->self, function_ref, argc, arg);
 }
 
 // Re-reads the receive buffers' addresses: the pointers stored at startReceive
@@ -961,6 +861,7 @@ static napi_value Init(napi_env env, napi_value exports) {
     napi_create_int32(env, values[i].value, &value);
     napi_set_named_property(env, constants, values[i].name, value);
   }
+  socket_set_init(env, exports, constants);
   napi_set_named_property(env, exports, "constants", constants);
   return exports;
 }

@@ -14,7 +14,45 @@
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 
-interface Binding {
+/**
+ * Many sockets read through one epoll set (native/udp-mmsg/src/socket_set.c; the bench's bots): once
+ * readable — at most once per intervalMs (0–1000; 0: at once) — every socket with data is read into
+ * `data`'s RECV_SLOT-byte slots and onReadable(count) is called once per SET_SLOTS datagrams. Slot i came
+ * from socket meta[3i], is meta[3i + 1] bytes long, with msg_flags meta[3i + 2]. A build older than the
+ * set lacks these (hasSocketSet).
+ */
+export interface SocketSetBinding {
+  openSet(
+    self: object,
+    data: Uint8Array,
+    meta: Int32Array,
+    onReadable: (count: number) => void,
+    intervalMs: number,
+  ): object;
+  /** A socket of the set bound to host (a port of its own) and connected to the peer: [id, boundPort]. */
+  setOpen(set: object, host: string, peerHost: string, peerPort: number): [number, number];
+  /** Sends one datagram to the peer: 0, or the errno of one the kernel did not take (EAGAIN: buffer full). */
+  setSend(set: object, id: number, data: Uint8Array): number;
+  /** Closes one socket of the set (its id may be handed out again). */
+  setCloseSocket(set: object, id: number): void;
+  /** Closes every socket of the set; onClosed once the set's descriptor is released. */
+  closeSet(set: object, onClosed: () => void): void;
+  constants: {
+    /** Datagrams per onReadable call, and the slots the receive buffers must hold. */
+    SET_SLOTS: number;
+    /** Int32s per slot in meta: socket id, length, msg_flags. */
+    SET_META: number;
+    RECV_SLOT: number;
+    MSG_TRUNC: number;
+  };
+}
+
+/** Whether this build of the addon has socket sets. */
+export function hasSocketSet<B extends object>(binding: B): binding is B & SocketSetBinding {
+  return typeof (binding as Partial<SocketSetBinding>).openSet === "function";
+}
+
+interface Binding extends Partial<Omit<SocketSetBinding, "constants">> {
   open(family: 4 | 6, host: string, port: number): [object, number];
   startReceive(
     handle: object,
