@@ -35,7 +35,7 @@ const NODE_BUNDLES = {
   // `npm run cluster` and the cluster tests; it starts its regions and gateways from the same file.
   cluster: "ts/cluster/main.ts",
   // A replay viewer the console starts, a process of its own (ts/server/replay-viewer/viewer-pool.ts).
-  "replay-viewer": "ts/server/replay-viewer/viewer-process.ts",
+  "replay-viewer": "ts/tools/replay-viewer.ts",
 };
 
 const { values: args } = parseArgs({

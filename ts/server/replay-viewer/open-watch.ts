@@ -1,7 +1,7 @@
 // A recording opened to be watched (docs/recording.md § Watch): read whole once (a bad block is refused now,
 // with verify's words, not minutes into the replay), its replay made (ReplayPlayer) and served to viewers
 // (serveReplay), a cut opened at its window's start. One way to do it for `npm run -s replay -- watch` and
-// for a viewer the operators' console starts (viewer-process.ts).
+// for a viewer the operators' console starts (ts/tools/replay-viewer.ts).
 import { RecordingError } from "../recording/bytes.js";
 import { summarize } from "../recording/cut.js";
 import { fileSource } from "../recording/format.js";

@@ -1,5 +1,5 @@
 // The replay viewers a running server starts for the operators' console (docs/recording.md § Watching from
-// the console): each a process of its own (viewer-process.ts) serving one recording's replay on 127.0.0.1,
+// the console): each a process of its own (ts/tools/replay-viewer.ts) serving one recording's replay on 127.0.0.1,
 // reached only through this server's own HTTP, under /api/admin/viewers/ID/, behind the admin login. So
 // the operator's browser, wherever it is, reaches the viewer where it reaches the console, and no one
 // without the login reaches it at all (its port is this machine's alone).
@@ -29,12 +29,12 @@ import {
   type PassOnTarget,
   refuseUpgrade,
 } from "../http/pass-on.js";
-import type { ViewerMessage } from "./viewer-process.js";
+import type { ViewerMessage } from "./viewer-message.js";
 
 /** Where the viewers are reached: /api/admin/viewers/ID/ is viewer ID's own root. */
 export const VIEWERS_PATH = "/api/admin/viewers";
 
-const SOURCE = fileURLToPath(new URL("./viewer-process.ts", import.meta.url));
+const SOURCE = fileURLToPath(new URL("../../tools/replay-viewer.ts", import.meta.url));
 const BUNDLE = fileURLToPath(new URL("../../../build/node/replay-viewer.mjs", import.meta.url));
 /** A viewer told to stop that has not ended this long after is killed. */
 const STOP_GRACE_MS = 5000;

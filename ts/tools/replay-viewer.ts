@@ -1,23 +1,22 @@
 // A replay viewer as a process of its own, started by a running server for the operators' console
-// (viewer-pool.ts; docs/recording.md § Watching from the console). It opens the recording as
+// (server/replay-viewer/viewer-pool.ts; docs/recording.md § Watching from the console). It opens the recording as
 // `replay watch` does (open-watch.ts) and serves it on 127.0.0.1 only, on a port the system picks; the
 // server that started it is its only way in (it passes the console's requests on, behind the admin
 // login). It tells its parent over the IPC channel that it is ready (and its port) or why it is not, and
 // ends when told to (SIGTERM) or when its parent is gone (the channel closes): never a replay left behind.
 //
-//   node viewer-process.ts --file REC --client DIR [--map PATH]
+// It lives with the tools, not the server's replay-viewer/: like `replay` it may open a cluster's region's recording
+// (cluster/region-replay.ts), and the server's modules never import the cluster above them.
+//
+//   node replay-viewer.ts --file REC --client DIR [--map PATH]
 import { parseArgs } from "node:util";
-import { RecordingError } from "../recording/bytes.js";
-import { Logger } from "../ops/log.js";
-import { openWatch } from "./open-watch.js";
-// A process of its own, as the replay tool is: a cluster's region's recording replays as the region's Game
-// (docs/recording.md § In a cluster), the console's Watch at a gateway starting a viewer in that region.
-import { regionReplayHost } from "../../cluster/region-replay.js";
-
-/** What the process says to its parent, once. */
-export type ViewerMessage =
-  | { readonly type: "ready"; readonly httpPort: number; readonly firstTick: number; readonly lastTick: number }
-  | { readonly type: "failed"; readonly message: string };
+import { RecordingError } from "../server/recording/bytes.js";
+import { Logger } from "../server/ops/log.js";
+import { openWatch } from "../server/replay-viewer/open-watch.js";
+import type { ViewerMessage } from "../server/replay-viewer/viewer-message.js";
+// A cluster's region's recording replays as the region's Game (docs/recording.md § In a cluster): the console's
+// Watch at a gateway starts a viewer in that region.
+import { regionReplayHost } from "../cluster/region-replay.js";
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
