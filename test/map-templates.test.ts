@@ -181,15 +181,17 @@ describe("object templates", () => {
       "tpl/map.tx": `<?xml version="1.0"?><map/>`,
       "tpl/bad.tj": `{"type": "template", "object": `,
       "tpl/lost.tx": GEM_TX.replace("../art/other.tsx", "../art/lost.tsx"),
+      "tpl/untiled.tx": GEM_TX.replace(/ <tileset [^>]*\/>\n/, ""),
       "map.tmx": tmx(`
   <object id="3" template="tpl/nothere.tx" x="8" y="8"/>
   <object id="4" name="b" template="tpl/broken.tx" x="8" y="8"/>
   <object id="5" template="tpl/map.tx" x="8" y="8"/>
   <object id="6" template="tpl/bad.tj" x="8" y="8"/>
-  <object id="7" template="tpl/lost.tx" x="16" y="24"/>`),
+  <object id="7" template="tpl/lost.tx" x="16" y="24"/>
+  <object id="8" template="tpl/untiled.tx" x="16" y="24"/>`),
     });
     const map = loadMap(join(root, "map.tmx"));
-    expect(map.warnings).toHaveLength(5);
+    expect(map.warnings).toHaveLength(6);
     expect(map.warnings[0]).toBe(
       'object 3 in layer "objects": template "tpl/nothere.tx" cannot be read (ENOENT): the object kept as the map states it',
     );
@@ -199,9 +201,12 @@ describe("object templates", () => {
     expect(map.warnings[4]).toMatch(
       /^object 7 in layer "objects": template "tpl\/lost.tx" has tileset "..\/art\/lost.tsx" that cannot be used \(.*ENOENT.*\): its tile is not drawn$/,
     );
+    expect(map.warnings[5]).toBe(
+      'object 8 in layer "objects": template "tpl/untiled.tx" has a tile (gid 6) but no <tileset>: its tile is not drawn',
+    );
     // The objects are there as the map states them; the one with a lost tileset keeps the template's other fields.
-    expect(map.objects.map((object) => object.id)).toEqual([3, 4, 5, 6, 7]);
-    expect(map.objects[4].type).toBe("coin");
+    expect(map.objects.map((object) => object.id)).toEqual([3, 4, 5, 6, 7, 8]);
+    expect(map.objects.slice(4).map((object) => object.type)).toEqual(["coin", "coin"]);
     expect(map.source.tileObjects).toMatchObject({ stamped: 0, free: 0 });
     const core: Core = await loadCore();
     const check = checkMap(join(root, "map.tmx"), core);
