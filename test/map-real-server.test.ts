@@ -110,8 +110,8 @@ function expectNeighbourhoodAsServer(running: RunningServer, client: GameClient)
 }
 
 describe("the real maps start, serve over UDP and play", () => {
-  for (const { file, wide, walks } of MAPS) {
-    it(`${file}: neighbourhood as the server has it${wide ? " (wide chunks)" : ""}, and a walk`, async () => {
+  for (const { file, name, wide, walks } of MAPS) {
+    it(`${name}: neighbourhood as the server has it${wide ? " (wide chunks)" : ""}, and a walk`, async () => {
       const running = await serve(file);
       const tap = newTap();
       const client = await join(running, "Walker", tap);

@@ -93,8 +93,8 @@ async function join(running: RunningServer, nick: string, seed: SeedTap | null):
 }
 
 describe("a seed-spec client plays every real map", () => {
-  for (const { file, wide, walks } of MAPS) {
-    it(`${file}: every chunk in view completes as ChunkPackets, of the same classes as the full client's, and it walks`, async () => {
+  for (const { file, name, wide, walks } of MAPS) {
+    it(`${name}: every chunk in view completes as ChunkPackets, of the same classes as the full client's, and it walks`, async () => {
       server = await startServer({
         host: "127.0.0.1",
         httpPort: 0,

@@ -7,7 +7,7 @@
 // And the other way round: Tiled's sticker-knight examples, scenes of scaled tile objects over a background
 // colour, drawn by the game's atlas as tmxrasterizer draws them (cell by cell, mean colours).
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decode } from "fast-png";
@@ -15,11 +15,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { rgb24FromRgb332, toTiles } from "../ts/client/assets/image.js";
 import { CELL_SIZE_PX, TILES_FILE } from "../ts/client/assets/sheets.js";
 import { decodeTga } from "../ts/client/assets/tga.js";
-import { loadMap } from "../ts/server/map/load-map.js";
+import { loadMap, readRawMap } from "../ts/server/map/load-map.js";
 import { buildMapArt } from "../ts/server/map/map-atlas.js";
 import { main as dungeonCli } from "../ts/tools/dungeon.js";
 import { worldPicture } from "./support/map-picture.js";
 import { STICKER_KNIGHT } from "./support/maps-real.js";
+import { detachedCopy } from "./support/tiled-detach.js";
 
 const TMXRASTERIZER = "/usr/bin/tmxrasterizer";
 let skip: string | null = null;
@@ -163,8 +164,8 @@ function meanDifferences(
 describe.skipIf(skip !== null)("Tiled's sticker-knight examples as Tiled draws them (tmxrasterizer)", () => {
   // Tolerances: RGB332 with 4 × 4 Bayer dithering keeps a 32 × 32 cell's mean colour within a few levels of
   // the full colour (measured: the median cell within 0.8 and 1.6 per channel, 99 % within 3); what is left is
-  // Tiled's smooth sampling against the atlas's nearest pixel along the stickers' edges, and the few objects
-  // placed through templates (the hero, blocks, gems: .tx files, not read), which only Tiled draws. Before the
+  // Tiled's smooth sampling against the atlas's nearest pixel along the stickers' edges. Tiled's picture is of
+  // the map with its templates detached (support/tiled-detach.ts: this tmxrasterizer reads no template). Before the
   // objects were drawn free, most of either map was the darkness and no cell of sky had its colour.
   for (const name of ["sandbox", "sandbox2"]) {
     it(`${name}.tmx: every cell drawn, within 8 levels of Tiled's mean colour in 99 % of cells`, () => {
@@ -176,12 +177,87 @@ describe.skipIf(skip !== null)("Tiled's sticker-knight examples as Tiled draws t
       // Every cell shows something: the background at least, never the darkness.
       expect([...map.tiles].filter((id) => !art.looks.has(id))).toEqual([]);
       const ours = worldPicture(map, art);
-      const tiled = rasterize(file, []);
+      const detachedFile = detachedCopy(file, `${name}-whole`);
+      let tiled: ReturnType<typeof rasterize>;
+      try {
+        tiled = rasterize(detachedFile, []);
+      } finally {
+        rmSync(detachedFile, { force: true });
+      }
       expect([tiled.width, tiled.height]).toEqual([ours.width, ours.height]);
       const { cells, whole } = meanDifferences(ours, tiled, art.tileWidthPx, map.art!.backgroundColor!);
       const close = cells.filter((difference) => difference <= 8).length;
+      process.stderr.write(
+        `${name}: ${((100 * close) / cells.length).toFixed(2)} % of ${cells.length} cells within 8, whole ${whole.toFixed(2)}\n`,
+      );
       expect(close / cells.length).toBeGreaterThanOrEqual(0.99);
       expect(whole).toBeLessThanOrEqual(2);
     }, 60_000);
   }
+
+  // The hero, blocks and gems are placed through templates (templates/*.tx); Tiled's picture is of the map
+  // with them detached (support/tiled-detach.ts: this tmxrasterizer reads no template). Where they stand, the game's picture of the templated map must be
+  // that picture as closely as elsewhere; and the map with its templates taken away (what was drawn before
+  // templates were read: nothing there) must be far from it, so the check can fail.
+  for (const [name, ids] of Object.entries(TEMPLATED)) {
+    it(`${name}.tmx: the cells its templated objects cover are Tiled's picture of them detached`, () => {
+      const file = join(STICKER_KNIGHT, "map", `${name}.tmx`);
+      const detachedFile = detachedCopy(file, name);
+      const bare = join(STICKER_KNIGHT, "map", `${name}-untemplated-${process.pid}.tmx`);
+      writeFileSync(bare, readFileSync(file, "utf8").replace(/ template="[^"]*"/g, ""));
+      try {
+        const tiled = rasterize(detachedFile, []);
+        const covered = coveredCells(detachedFile, ids);
+        const differences = (path: string): number[] => {
+          const map = loadMap(path);
+          const art = buildMapArt({ ...map.art!, tiles: map.tiles, tileData: map.tileData })!;
+          const { cells } = meanDifferences(worldPicture(map, art), tiled, art.tileWidthPx, map.art!.backgroundColor!);
+          return covered(map.width).map((cell) => cells[cell]);
+        };
+        const templated = differences(file);
+        const without = differences(bare);
+        const median = (values: number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1];
+        const close = (values: number[]): number =>
+          values.filter((difference) => difference <= 8).length / values.length;
+        process.stderr.write(
+          `${name}: ${templated.length} cells under templated objects: median ${median(templated).toFixed(1)}, ` +
+            `${(100 * close(templated)).toFixed(0)} % within 8; without the templates median ${median(without).toFixed(1)}, ` +
+            `${(100 * close(without)).toFixed(0)} % within 8\n`,
+        );
+        expect(templated.length).toBeGreaterThan(20);
+        expect(median(templated)).toBeLessThanOrEqual(3);
+        expect(close(templated)).toBeGreaterThanOrEqual(0.95);
+        expect(median(without)).toBeGreaterThan(20);
+      } finally {
+        rmSync(detachedFile, { force: true });
+        rmSync(bare, { force: true });
+      }
+    }, 60_000);
+  }
 });
+
+/** The objects sticker-knight's maps place through templates/hero.tx, block.tx and diamond.tx (by id). */
+const TEMPLATED: Record<string, number[]> = {
+  sandbox: [58, 111, 182, 190, 191, 192, 200, 201, 202],
+  sandbox2: [58, 111, 231],
+};
+
+/**
+ * The map cells (row-major indexes, for a map `width` cells wide) that the tile objects `ids` of `file` cover,
+ * each anchored at its bottom-left (none of them is rotated), as Tiled places a tile object.
+ */
+function coveredCells(file: string, ids: readonly number[]): (width: number) => number[] {
+  const raw = readRawMap(file);
+  return (width) => {
+    const cells = new Set<number>();
+    for (const object of raw.objects.filter((each) => ids.includes(each.id))) {
+      const left = Math.floor(object.pixelX / raw.tileWidthPx);
+      const right = Math.ceil((object.pixelX + object.widthPx) / raw.tileWidthPx);
+      const top = Math.floor((object.pixelY - object.heightPx) / raw.tileHeightPx);
+      const bottom = Math.ceil(object.pixelY / raw.tileHeightPx);
+      for (let y = Math.max(0, top); y < bottom; y++)
+        for (let x = Math.max(0, left); x < right; x++) cells.add(y * width + x);
+    }
+    return [...cells].sort((a, b) => a - b);
+  };
+}

@@ -3,7 +3,7 @@
 // git worktree kept in a folder beside the main clone; and the walk the tests of those maps take.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
 
@@ -59,28 +59,43 @@ export const STICKER_KNIGHT = existsSync(resolve(TILED_EXAMPLES, "sticker-knight
  * whether it has chunks of more than 64 tile ids (sent as ChunkWidePackets to a client that reads them), and
  * `walks: false` where its spawn has no free cell to walk to.
  */
-export const ORTHOGONAL_MAPS: readonly { readonly file: string; readonly wide: boolean; readonly walks?: false }[] = [
-  { file: "mapeditor-tiled/rpg/island.tmx", wide: true },
-  { file: "workadventure-map-starter-kit/office.tmj", wide: true },
-  { file: "sourceoftales/maps/goldenfields/main.tmx", wide: true },
-  // Wide since issue 16's tile objects are drawn: its 13 trees and squirrel are stamped into the stack (184 ids).
-  { file: "mapeditor-tiled/forest/forest.tmx", wide: true },
-  { file: "rs-tiled/tiled_base64.tmx", wide: false },
-  { file: "rs-tiled/tiled_base64_gzip.tmx", wide: false },
-  { file: "rs-tiled/tiled_base64_zstandard.tmx", wide: false },
-  { file: "rs-tiled/tiled_base64_zlib_infinite.tmx", wide: false },
-  // A few isolated cells.
-  { file: "rs-tiled/tiled_flipped.tmx", wide: false, walks: false },
-  // Absolute: resolve(MAPS_REAL, file) is the path itself.
-  { file: resolve(TILED_EXAMPLES, "desert.tmx"), wide: false },
-  { file: resolve(TILED_EXAMPLES, "sewers.tmx"), wide: false },
-  { file: resolve(TILED_EXAMPLES, "perspective_walls.tmx"), wide: true },
-  // Side-view scenes of tile objects, most scaled, over a background colour (issue 42). Nothing to walk on:
-  // only the cell a sticker at its tile's size stands in is its tile (walkable); the other cells it covers,
-  // and everything scaled, are art over empty cells, which are solid. So the player stands on one sticker.
-  { file: resolve(STICKER_KNIGHT, "map/sandbox.tmx"), wide: true, walks: false },
-  { file: resolve(STICKER_KNIGHT, "map/sandbox2.tmx"), wide: true, walks: false },
-];
+export const ORTHOGONAL_MAPS: readonly {
+  readonly file: string;
+  /** For test names: `file` relative to maps-real, or to Tiled's examples (`tiled-examples/…`, `sticker-knight/…`), never a temporary path. */
+  readonly name: string;
+  readonly wide: boolean;
+  readonly walks?: false;
+}[] = (
+  [
+    { file: "mapeditor-tiled/rpg/island.tmx", wide: true },
+    { file: "workadventure-map-starter-kit/office.tmj", wide: true },
+    { file: "sourceoftales/maps/goldenfields/main.tmx", wide: true },
+    // Wide since issue 16's tile objects are drawn: its 13 trees and squirrel are stamped into the stack (184 ids).
+    { file: "mapeditor-tiled/forest/forest.tmx", wide: true },
+    { file: "rs-tiled/tiled_base64.tmx", wide: false },
+    { file: "rs-tiled/tiled_base64_gzip.tmx", wide: false },
+    { file: "rs-tiled/tiled_base64_zstandard.tmx", wide: false },
+    { file: "rs-tiled/tiled_base64_zlib_infinite.tmx", wide: false },
+    // A few isolated cells.
+    { file: "rs-tiled/tiled_flipped.tmx", wide: false, walks: false },
+    // Absolute: resolve(MAPS_REAL, file) is the path itself.
+    { file: resolve(TILED_EXAMPLES, "desert.tmx"), wide: false },
+    { file: resolve(TILED_EXAMPLES, "sewers.tmx"), wide: false },
+    { file: resolve(TILED_EXAMPLES, "perspective_walls.tmx"), wide: true },
+    // Side-view scenes of tile objects, most scaled, over a background colour (issue 42). Nothing to walk on:
+    // only the cell a sticker at its tile's size stands in is its tile (walkable); the other cells it covers,
+    // and everything scaled, are art over empty cells, which are solid. So the player stands on one sticker.
+    { file: resolve(STICKER_KNIGHT, "map/sandbox.tmx"), wide: true, walks: false },
+    { file: resolve(STICKER_KNIGHT, "map/sandbox2.tmx"), wide: true, walks: false },
+  ] as const
+).map((entry) => ({ ...entry, name: stableName(entry.file) }));
+
+/** A map's name that is the same on every machine and run: the sticker-knight copy's folder is per user. */
+function stableName(file: string): string {
+  if (file.startsWith(`${STICKER_KNIGHT}/`)) return `sticker-knight/${relative(STICKER_KNIGHT, file)}`;
+  if (file.startsWith(`${TILED_EXAMPLES}/`)) return `tiled-examples/${relative(TILED_EXAMPLES, file)}`;
+  return file;
+}
 
 /**
  * The free cell farthest (in orthogonal steps, at most `limit`) from `start`

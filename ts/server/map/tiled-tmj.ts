@@ -3,6 +3,7 @@
 import { decodeEncodedGids, gidsFromJsonArray, LayerDecodes, type DataSite } from "./layer-data.js";
 import { MapError } from "../content/map-error.js";
 import { shapeFromJson } from "./object-shapes.js";
+import { ObjectTemplates, statedFromJson } from "./object-templates.js";
 import { propertiesFromJson } from "../content/properties.js";
 import {
   type GidChunk,
@@ -57,7 +58,7 @@ export function parseTmj(text: string, file: string): RawMap {
   };
   for (const entry of arrayField(root, "tilesets", file, "map")) map.tilesets.push(readTileset(entry, file));
   const decodes = new LayerDecodes();
-  walkLayers(arrayField(root, "layers", file, "map"), map, "", true, 1, UNTINTED, decodes);
+  walkLayers(arrayField(root, "layers", file, "map"), map, "", true, 1, UNTINTED, decodes, new ObjectTemplates(map));
   decodes.run();
   const background = mapBackgroundColor(root.backgroundcolor, map.warnings);
   if (background !== undefined) map.backgroundColor = background;
@@ -79,6 +80,7 @@ function walkLayers(
   parentOpacity: number,
   parentTint: LayerTint,
   decodes: LayerDecodes,
+  templates: ObjectTemplates,
 ): void {
   for (const json of layers) {
     const layer = asObject(json, map.file, "a layer");
@@ -106,7 +108,7 @@ function walkLayers(
           ...layerLook(opacity, tint),
           ...(layer.draworder === "index" ? { indexOrder: true } : {}),
         });
-        readObjects(layer, map, path, visible);
+        readObjects(layer, map, path, visible, templates);
         break;
       case "group":
         map.groupLayerCount++;
@@ -118,6 +120,7 @@ function walkLayers(
           opacity,
           tint,
           decodes,
+          templates,
         );
         break;
       case "imagelayer":
@@ -184,7 +187,13 @@ function readData(layer: JsonObject, data: unknown, cellCount: number, site: Dat
   return decodeEncodedGids(data, encoding, compression, cellCount, site);
 }
 
-function readObjects(layer: JsonObject, map: RawMap, layerPath: string, layerVisible: boolean): void {
+function readObjects(
+  layer: JsonObject,
+  map: RawMap,
+  layerPath: string,
+  layerVisible: boolean,
+  templates: ObjectTemplates,
+): void {
   const { file } = map;
   for (const json of arrayField(layer, "objects", file, `object layer "${layerPath}"`)) {
     const object = asObject(json, file, `an object in "${layerPath}"`);
@@ -206,7 +215,12 @@ function readObjects(layer: JsonObject, map: RawMap, layerPath: string, layerVis
       visible: layerVisible && object.visible !== false,
       properties: propertiesFromJson(object.properties),
     };
-    map.objects.push(raw);
+    const template = object.template;
+    map.objects.push(
+      typeof template === "string" && template !== ""
+        ? templates.apply(raw, statedFromJson(object, file), template)
+        : raw,
+    );
   }
 }
 

@@ -4,6 +4,7 @@
 import { decodeEncodedGids, LayerDecodes, parseGid, type DataSite } from "./layer-data.js";
 import { MapError } from "../content/map-error.js";
 import { shapeFromXml } from "./object-shapes.js";
+import { ObjectTemplates, statedFromXml } from "./object-templates.js";
 import {
   type GidChunk,
   layerLook,
@@ -46,7 +47,7 @@ export function parseTmx(text: string, file: string): RawMap {
     if (child.name === "tileset") map.tilesets.push(readTileset(child, file));
   }
   const decodes = new LayerDecodes();
-  walkLayers(root.children, map, "", true, 1, UNTINTED, decodes);
+  walkLayers(root.children, map, "", true, 1, UNTINTED, decodes, new ObjectTemplates(map));
   decodes.run();
   const background = mapBackgroundColor(root.attrs.backgroundcolor, map.warnings);
   if (background !== undefined) map.backgroundColor = background;
@@ -67,6 +68,7 @@ function walkLayers(
   parentOpacity: number,
   parentTint: LayerTint,
   decodes: LayerDecodes,
+  templates: ObjectTemplates,
 ): void {
   for (const element of children) {
     if (element.name !== "layer" && element.name !== "objectgroup" && element.name !== "group") continue;
@@ -91,10 +93,10 @@ function walkLayers(
         ...layerLook(opacity, tint),
         ...(element.attrs.draworder === "index" ? { indexOrder: true } : {}),
       });
-      readObjects(element, map, path, visible);
+      readObjects(element, map, path, visible, templates);
     } else {
       map.groupLayerCount++;
-      walkLayers(element.children, map, path, visible, opacity, tint, decodes);
+      walkLayers(element.children, map, path, visible, opacity, tint, decodes, templates);
     }
   }
 }
@@ -154,7 +156,13 @@ function readData(data: XmlElement, holder: XmlElement, cellCount: number, site:
   return gids;
 }
 
-function readObjects(group: XmlElement, map: RawMap, layerPath: string, layerVisible: boolean): void {
+function readObjects(
+  group: XmlElement,
+  map: RawMap,
+  layerPath: string,
+  layerVisible: boolean,
+  templates: ObjectTemplates,
+): void {
   const { file } = map;
   for (const element of group.children) {
     if (element.name !== "object") continue;
@@ -174,6 +182,7 @@ function readObjects(group: XmlElement, map: RawMap, layerPath: string, layerVis
       visible: layerVisible && element.attrs.visible !== "0",
       properties: xmlProperties(element),
     };
-    map.objects.push(object);
+    const template = element.attrs.template;
+    map.objects.push(template === undefined ? object : templates.apply(object, statedFromXml(element, file), template));
   }
 }
