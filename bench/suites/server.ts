@@ -368,6 +368,7 @@ async function startServer(
   mapPath: string,
   eldFile: string,
   udpBackend: UdpBackendChoice,
+  maxPlayers: number,
   extraArgs: string[] = [],
   nodeArgs: string[] = [],
 ): Promise<{ child: ChildProcess; http: string }> {
@@ -385,7 +386,7 @@ async function startServer(
     "--udp-port",
     "0",
     "--max-players",
-    "5000",
+    String(maxPlayers),
     "--session-rate",
     "200",
     "--address-rate",
@@ -517,7 +518,16 @@ export async function runScale(
   // world values, notices), nor write into the checkout's data/ (the server's default, from the cwd).
   const dbDir = npcRun?.db === undefined ? mkdtempSync(join(tmpdir(), "fc-bench-db-")) : null;
   extraArgs.push("--db", npcRun?.db ?? join(dbDir!, "world.sqlite"));
-  const { child: server, http } = await startServer(mapPath, eldFile, udpBackend, extraArgs, npcRun?.nodeArgs);
+  // Room for every bot of the row (the capacity sweep goes past 5000: its 6000 row's bots were refused at the door).
+  const maxPlayers = Math.max(5000, bots);
+  const { child: server, http } = await startServer(
+    mapPath,
+    eldFile,
+    udpBackend,
+    maxPlayers,
+    extraArgs,
+    npcRun?.nodeArgs,
+  );
   const serverPid = server.pid!;
   // Let the fresh server settle (JIT, first ticks) before the joins start.
   await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -1122,7 +1132,7 @@ export async function runServer(
     ],
     targets,
     notes: [
-      "Server command (reproducible on any machine): node --import tsx ts/server/main.ts --map <dir>/map.tmj --http-port 0 --udp-port 0 --max-players 5000 --session-rate 200 --address-rate 1000000 --join-rate 1000000 --log-level warn --udp-backend auto --db <a fresh file per row> (plus the event-loop-delay preload).",
+      "Server command (reproducible on any machine): node --import tsx ts/server/main.ts --map <dir>/map.tmj --http-port 0 --udp-port 0 --max-players max(5000, N) --session-rate 200 --address-rate 1000000 --join-rate 1000000 --log-level warn --udp-backend auto --db <a fresh file per row> (plus the event-loop-delay preload).",
     ],
     // The Colyseus rows follow ours, each tagged with framework "colyseus".
     raw: [...rows, ...colyseusRows.map((row) => ({ framework: "colyseus", ...row }))],
