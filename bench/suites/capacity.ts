@@ -92,6 +92,9 @@ export async function runCapacity(options: CapacityOptions): Promise<SuiteResult
   const dir = mkdtempSync(join(tmpdir(), "fc-capacity-"));
   const ours: ScaleRow[] = [];
   const colyseus: ColyseusRow[] = [];
+  /** Each row's verdict, decided once as it ran: what stops the sweep and what sweepOf reads. */
+  const oursVerdicts: { bots: number; holds: boolean; botsFull: boolean }[] = [];
+  const colyseusVerdicts: { bots: number; holds: boolean; botsFull: boolean }[] = [];
   let colyseusSkipped: string | null = null;
   let oursFailed: string | null = null;
   let colyseusFailed: string | null = null;
@@ -108,7 +111,13 @@ export async function runCapacity(options: CapacityOptions): Promise<SuiteResult
       try {
         const row = await runColyseusRow(mapPath, bots, warmupS, measureS);
         colyseus.push(row);
-        if (!colyseusHolds(row) || row.bot.botProcessCpuPercent >= BOTS_FULL_PERCENT) break;
+        const verdict = {
+          bots,
+          holds: colyseusHolds(row),
+          botsFull: row.bot.botProcessCpuPercent >= BOTS_FULL_PERCENT,
+        };
+        colyseusVerdicts.push(verdict);
+        if (!verdict.holds || verdict.botsFull) break;
       } catch (error) {
         // A row that could not be measured ends the sweep where it stands, said, with the rows before it kept.
         colyseusFailed = `the row at ${bots} failed: ${(error as Error).message.slice(0, 300)}`;
@@ -121,7 +130,13 @@ export async function runCapacity(options: CapacityOptions): Promise<SuiteResult
       try {
         const row = await runScale(mapPath, bots, false, warmupS, measureS, "auto", { sampleNpcs: false, botCores });
         ours.push(row);
-        if (!holdsRates(row, CAPACITY_TICK_P99_MS) || botsFull(row.bot.botProcessCpuPercent)) break;
+        const verdict = {
+          bots,
+          holds: holdsRates(row, CAPACITY_TICK_P99_MS),
+          botsFull: botsFull(row.bot.botProcessCpuPercent),
+        };
+        oursVerdicts.push(verdict);
+        if (!verdict.holds || verdict.botsFull) break;
       } catch (error) {
         oursFailed = `the row at ${bots} failed: ${(error as Error).message.slice(0, 300)}`;
         log(`capacity: ours: ${oursFailed}`);
@@ -131,31 +146,11 @@ export async function runCapacity(options: CapacityOptions): Promise<SuiteResult
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const oursSweep = withFailure(
-    sweepOf(
-      ours.map((row) => ({
-        bots: row.bots,
-        holds: holdsRates(row, CAPACITY_TICK_P99_MS),
-        botsFull: botsFull(row.bot.botProcessCpuPercent),
-      })),
-      oursSteps,
-    ),
-    oursFailed,
-  );
+  const oursSweep = withFailure(sweepOf(oursVerdicts, oursSteps), oursFailed);
   const colyseusSweep: Sweep =
     colyseusSkipped !== null
       ? { capacity: 0, stopped: colyseusSkipped, atLeast: false }
-      : withFailure(
-          sweepOf(
-            colyseus.map((row) => ({
-              bots: row.bots,
-              holds: colyseusHolds(row),
-              botsFull: row.bot.botProcessCpuPercent >= BOTS_FULL_PERCENT,
-            })),
-            colyseusSteps,
-          ),
-          colyseusFailed,
-        );
+      : withFailure(sweepOf(colyseusVerdicts, colyseusSteps), colyseusFailed);
   const ratio = colyseusSweep.capacity > 0 ? oursSweep.capacity / colyseusSweep.capacity : null;
   const capacityText = (sweep: Sweep) => `${sweep.atLeast ? "≥ " : ""}${sweep.capacity} (${sweep.stopped})`;
   const targets: Target[] = [
