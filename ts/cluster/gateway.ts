@@ -468,6 +468,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       webrtc: rtc.counts(),
     },
   }));
+  /** The request budget's key for `req`'s sender (an IPv6 address's /64). */
+  const addressOf = (req: IncomingMessage): string => addressKey(req.socket.remoteAddress ?? "");
+
   http.setFallback(async (req, res) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (req.method === "GET" && CONSOLE_RELAYED.test(path)) await relayConsole(req, res);
@@ -506,9 +509,6 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     res.writeHead(answer.status, headers);
     res.end(Buffer.from(await answer.arrayBuffer()));
   }
-
-  /** The request budget's key for `req`'s sender (an IPv6 address's /64). */
-  const addressOf = (req: IncomingMessage): string => addressKey(req.socket.remoteAddress ?? "");
 
   const worldAnswers = new SharedAnswer();
   /** An operator's request: to the regions' own admin routes, their answers put together (admin-fanout.ts). */
@@ -552,7 +552,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
    * `maxSpectators` at once through this gateway; each ends with its client's link.
    */
   async function spectate(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const source = addressKey(req.socket.remoteAddress ?? "");
+    const source = addressOf(req);
     if (!joins.take(source, Date.now())) {
       return reply(res, 429, { error: "too many requests from this address: try again in a minute" });
     }
@@ -684,7 +684,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   async function proxy(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const link = links.get(0);
     if (link === undefined) return reply(res, 503, { error: "the world is starting: try again in a moment" });
-    const source = addressKey(req.socket.remoteAddress ?? "");
+    const source = addressOf(req);
     if (req.method === "POST" && !joins.take(source, Date.now())) {
       return reply(res, 429, { error: "too many requests from this address: try again in a minute" });
     }
